@@ -1,0 +1,76 @@
+"""phylanx: NumPy-style Python and PhySL compiled to execution trees of primitives,
+evaluated asynchronously with futures.
+
+Quick start::
+
+    import phylanx
+    phylanx.evaluate("block(define(f, n, if(n < 2, n, f(n-1) + f(n-2))), f(20))")  # 6765
+
+    from phylanx import Phylanx
+    @Phylanx
+    def axpy(a, x, y):
+        return a * x + y
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from . import config, execution_tree
+from .errors import (
+    PhylanxAssertionError,
+    PhylanxCompileError,
+    PhylanxError,
+    PhylanxRuntimeError,
+    PhylanxSyntaxError,
+    PhylanxTypeError,
+    PhylanxValueError,
+)
+from .execution_tree import parallel
+from .session import PhylanxSession
+
+__version__ = "0.1.0"
+
+
+def major_version() -> int:
+    return int(__version__.split(".")[0])
+
+
+def minor_version() -> int:
+    return int(__version__.split(".")[1])
+
+
+def subminor_version() -> int:
+    return int(__version__.split(".")[2])
+
+
+def full_version() -> str:
+    return __version__
+
+
+full_version_as_string = full_version
+
+
+def evaluate(code: str, *args: Any, **kwargs: Any) -> Any:
+    """Run PhySL ``code`` in a fresh compiler state and return its value.
+
+    If the code evaluates to a function, it is called with ``args``/``kwargs``::
+
+        phylanx.evaluate("lambda(x, y, x * y)", 6, 7)   # 42
+    """
+    return execution_tree.eval(execution_tree.compiler_state("evaluate", "<evaluate>"),
+                               code, *args, **kwargs)
+
+
+def __getattr__(name: str) -> Any:
+    # The frontend is imported on first use so that PhySL-only users do not pay for it.
+    if name in ("Phylanx", "PhylanxDecorator"):
+        from .frontend import decorator
+        return getattr(decorator, name)
+    raise AttributeError(f"module 'phylanx' has no attribute {name!r}")
+
+
+__all__ = [
+    "Phylanx", "PhylanxAssertionError", "PhylanxCompileError", "PhylanxError",
+    "PhylanxRuntimeError", "PhylanxSession", "PhylanxSyntaxError", "PhylanxTypeError",
+    "PhylanxValueError", "config", "evaluate", "execution_tree", "parallel",
+]

@@ -1,0 +1,296 @@
+"""PhySL AST -> execution tree.
+
+:class:`Compiler` resolves every name lexically (scopes.py), binds arguments
+against each primitive's declared signature (binding.py) and builds a
+:class:`~phylanx.runtime.nodes.Node` per primitive call whose ``run`` closure
+evaluates it.  Special forms (``define``, ``lambda``, ``store`` ...) are compiled
+by their declarations in ``special_forms.py``.  Every compile error is a
+:class:`PhylanxCompileError` with ``file:line:col``, the line and a caret.
+"""
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any
+
+import numpy as np
+
+from ..errors import PhylanxCompileError, PhylanxError
+from ..language import ast
+from ..primitives import registry
+from ..runtime.nodes import Node, build_eager, constant
+from ..source import SourceLoc
+from ..values import Builtin, ControlSignal, Function
+from . import binding, scopes
+
+#: named constants of §2.1 (a local variable of the same name shadows them)
+CONSTANTS: dict[str, Any] = {
+    "nil": None, "true": np.True_, "false": np.False_,
+    "inf": np.float64(np.inf), "ninf": np.float64(-np.inf), "nan": np.float64(np.nan),
+    "NZERO": np.float64(-0.0), "PZERO": np.float64(0.0),
+    "euler": np.float64(math.e), "euler_gamma": np.float64(np.euler_gamma),
+    "pi": np.float64(math.pi),
+    "int": "int64", "float": "float64", "bool": "bool",
+}
+
+_ARRAY_DTYPES = {"bool": np.bool_, "int": np.int64, "float": np.float64}
+
+
+def literal_value(value: Any) -> Any:
+    """A Python literal as the PhySL value it denotes (ints are int64 ...)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return np.bool_(value)
+    if isinstance(value, int):
+        return np.int64(value)
+    if isinstance(value, float):
+        return np.float64(value)
+    return value
+
+
+def with_dtype(impl, dtype: str):
+    """The ``name__int``-style variant of ``impl``: compute and return in ``dtype``."""
+    target = np.dtype(dtype)
+
+    def cast(v):
+        if isinstance(v, (np.ndarray, np.generic, int, float, bool)):
+            out = np.asarray(v).astype(target)
+            return out[()] if out.ndim == 0 else out
+        if isinstance(v, list):
+            return [cast(x) for x in v]
+        return v
+
+    def variant(*args):
+        return cast(impl(*[cast(a) for a in args]))
+
+    variant.__name__ = getattr(impl, "__name__", "variant") + "_" + dtype
+    return variant
+
+
+class Compiler:
+    """Compiles PhySL ASTs within one compiler state (shared global scope)."""
+
+    def __init__(self, file_name: str = "<physl>") -> None:
+        self.file_name = file_name
+        self.globals = scopes.GlobalScope()
+        self.compile_id = 0
+        self._seq: dict[str, int] = {}
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
+
+    # -- entry points -------------------------------------------------------
+    def compile_program(self, program: ast.Program) -> Node:
+        """Compile top-level expressions into one node returning the last value."""
+        self.compile_id += 1
+        body = [self.compile(e, self.globals) for e in program.body]
+        node = self.new_node("block", program.loc, body)
+        if not body:
+            return node.set_run(lambda frame: None)
+        if len(body) == 1:
+            only = body[0]
+            return node.set_run(lambda frame: only.run(frame))
+
+        def run(frame):
+            result = None
+            for stmt in body:
+                result = stmt.run(frame)
+            return result
+        return node.set_run(run)
+
+    def new_node(self, primitive: str, loc: SourceLoc | None, children=(),
+                 instance: str | None = None) -> Node:
+        node = Node(primitive, loc, tuple(children), instance)
+        node.seq = self._seq.get(primitive, 0)
+        self._seq[primitive] = node.seq + 1
+        node.compile_id = self.compile_id
+        return node
+
+    def error(self, message: str, loc: SourceLoc | None, primitive: str | None = None):
+        return PhylanxCompileError(message, loc, primitive)
+
+    # -- expressions --------------------------------------------------------
+    def compile(self, expr: Any, scope: scopes.Scope) -> Node:
+        t = type(expr)
+        if t is ast.Literal:
+            return constant(literal_value(expr.value), expr.loc)
+        if t is ast.Identifier:
+            return self.compile_name(expr.name, expr.loc, scope)
+        if t is ast.Call:
+            return self.compile_call(expr, scope)
+        if t is ast.BinOp:
+            prim = ast.BINARY_OPS[expr.op][1]
+            return self.compile_primitive(prim, (expr.left, expr.right), expr.loc, scope)
+        if t is ast.UnaryOp:
+            prim = ast.UNARY_OPS[expr.op]
+            if prim is None:
+                return self.compile(expr.operand, scope)
+            return self.compile_primitive(prim, (expr.operand,), expr.loc, scope)
+        if t is ast.ArrayLiteral:
+            return self.compile_array(expr)
+        if t is ast.QuotedList:
+            return self.compile_primitive("list", expr.items, expr.loc, scope)
+        if t is ast.KeywordArg:
+            raise self.error(f"keyword argument '{expr.name}' outside of a call", expr.loc)
+        raise self.error(f"cannot compile {t.__name__}", getattr(expr, "loc", None))
+
+    def compile_array(self, expr: ast.ArrayLiteral) -> Node:
+        arr = np.array(expr.value, dtype=_ARRAY_DTYPES[expr.kind])
+        if arr.size == 0:
+            arr = arr.reshape((0,) * expr.ndim) if arr.ndim != expr.ndim else arr
+        node = self.new_node("array", expr.loc)
+        # a fresh copy per evaluation: stores into a slice must not change the literal
+        return node.set_run(lambda frame: arr.copy())
+
+    def compile_name(self, name: str, loc: SourceLoc | None, scope: scopes.Scope) -> Node:
+        where = scopes.resolve(scope, name)
+        if where is not None:
+            node = self.new_node("access-variable", loc, instance=name)
+            return node.set_run(scopes.reader(where, self.globals.frame))
+        if name in CONSTANTS:
+            return constant(CONSTANTS[name], loc)
+        spec = registry.lookup(name)
+        if spec is not None and not spec.special and not spec.lazy:
+            return constant(self.builtin_value(name, spec, loc), loc)
+        if spec is not None:
+            raise self.error(f"'{name}' is a special form and cannot be used as a value", loc)
+        raise self.error(f"couldn't find variable '{name}' in symbol table", loc)
+
+    def builtin_value(self, name: str, spec, loc) -> Builtin:
+        impl = spec.impl
+        suffix = registry.dtype_suffix(name)
+        if suffix:
+            impl = with_dtype(impl, suffix)
+
+        def call(*args, **kwargs):
+            try:
+                return impl(*args, **kwargs)
+            except (PhylanxError, ControlSignal) as e:
+                if isinstance(e, PhylanxError) and e.primitive is None:
+                    e.primitive = name
+                raise
+            except Exception as e:
+                fake = Node(name, loc)
+                raise fake.wrap(e) from e
+        return Builtin(name, call)
+
+    def compile_call(self, call: ast.Call, scope: scopes.Scope) -> Node:
+        name = call.func
+        if call.attribute is not None:
+            self.check_attribute(call)
+        where = scopes.resolve(scope, name)
+        if where is not None:
+            return self.compile_function_call(call, where, scope)
+        return self.compile_primitive(name, call.args, call.loc, scope, call)
+
+    def check_attribute(self, call: ast.Call) -> None:
+        attr = call.attribute.strip()
+        if attr.startswith("L#"):
+            from ..runtime.locality import here
+            try:
+                target = int(attr[2:])
+            except ValueError:
+                raise self.error(f"bad locality attribute '{{{attr}}}'", call.loc, call.func) from None
+            if not 0 <= target < here().count():
+                raise self.error(
+                    f"locality {target} does not exist ({here().count()} localities)",
+                    call.loc, call.func)
+            return
+        raise self.error(f"unknown attribute '{{{attr}}}' (only L#<locality> is known)",
+                         call.loc, call.func)
+
+    def compile_primitive(self, name: str, args: tuple, loc, scope, call=None) -> Node:
+        spec = registry.lookup(name)
+        if spec is None:
+            raise self.error(f"couldn't find function '{name}' in symbol table", loc)
+        if spec.special:
+            if call is None:
+                call = ast.Call(name, tuple(args), None, loc)
+            return spec.impl(self, call, scope)
+        slots, _ = binding.bind(spec, name, tuple(args), loc)
+        children = []
+        for i, a in enumerate(slots):
+            if a is None:
+                children.append(constant(binding.default_for(spec, i, name, loc), loc))
+            else:
+                children.append(self.compile(a, scope))
+        node = self.new_node(name, loc, children)
+        if spec.lazy:
+            return node.set_run(spec.impl(node, node.children))
+        impl = spec.impl
+        suffix = registry.dtype_suffix(name)
+        if suffix:
+            impl = with_dtype(impl, suffix)
+        elif len(children) == 2 and "binary" in spec.flags:
+            impl = spec.flags["binary"]   # two operands: the operator itself, no wrapper
+        return build_eager(node, impl)
+
+    def compile_function_call(self, call: ast.Call, where, scope) -> Node:
+        get = scopes.reader(where, self.globals.frame)
+        positional = [a for a in call.args if not isinstance(a, ast.KeywordArg)]
+        keywords = [a for a in call.args if isinstance(a, ast.KeywordArg)]
+        args = [self.compile(a, scope) for a in positional]
+        kwargs = {k.name: self.compile(k.value, scope) for k in keywords}
+        node = self.new_node("call-function", call.loc, args, instance=call.func)
+        return node.set_run(make_call(node, call.func, get, args, kwargs))
+
+
+def call_value(fn: Any, args: list, kwargs: dict | None, name: str) -> Any:
+    """Invoke any function value with already evaluated arguments."""
+    t = type(fn)
+    if t is Function or t is Builtin:
+        return fn.invoke(args, kwargs)
+    if callable(fn):
+        return fn(*args, **(kwargs or {}))
+    from ..errors import PhylanxTypeError
+    from ..values import type_name
+    raise PhylanxTypeError(f"'{name}' is a {type_name(fn)}, not a function")
+
+
+def make_call(node: Node, name: str, get, args: list, kwargs: dict):
+    """The closure of a ``call-function`` node (fast path for one plain argument)."""
+    loc = node.loc
+
+    def fail(e: PhylanxError):
+        if e.loc is None:
+            e.loc = loc
+        e.add_frame(name, loc)
+        return e
+
+    if len(args) == 1 and not kwargs:
+        a0 = args[0]
+
+        def run1(frame):
+            fn = get(frame)
+            value = a0.run(frame)
+            try:
+                if type(fn) is Function and fn.nparams == 1 and not fn.catches_return:
+                    new = [None] * fn.frame_size
+                    new[0] = fn.closure
+                    new[1] = value
+                    return fn.body.run(new)
+                return call_value(fn, [value], None, name)
+            except PhylanxError as e:
+                raise fail(e)
+            except ControlSignal:
+                raise
+            except RecursionError as e:
+                raise fail(node.wrap(e)) from None
+            except Exception as e:
+                raise fail(node.wrap(e)) from e
+        return run1
+
+    def run(frame):
+        fn = get(frame)
+        values = [a.run(frame) for a in args]
+        kw = {k: v.run(frame) for k, v in kwargs.items()} if kwargs else None
+        try:
+            return call_value(fn, values, kw, name)
+        except PhylanxError as e:
+            raise fail(e)
+        except ControlSignal:
+            raise
+        except RecursionError as e:
+            raise fail(node.wrap(e)) from None
+        except Exception as e:
+            raise fail(node.wrap(e)) from e
+    return run

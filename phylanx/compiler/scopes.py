@@ -1,0 +1,103 @@
+"""Compile-time scopes: names -> frame slots, and the nodes that read and write them.
+
+The global scope belongs to a compiler state and owns a growable list (the
+global frame) shared by every snippet compiled in that state.  A function
+scope numbers its parameters 1..n and its locals after them; slot 0 of a
+frame links to the frame the function was created in, so a name defined
+``depth`` functions out is ``frame[0][0]...[i]``.  Blocks and loop bodies do
+not open scopes (Python semantics).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+
+class GlobalScope:
+    def __init__(self) -> None:
+        self.slots: dict[str, int] = {}
+        self.frame: list[Any] = [None]   # slot 0 unused: globals have no enclosing frame
+
+    def lookup_local(self, name: str) -> int | None:
+        return self.slots.get(name)
+
+    def declare(self, name: str) -> int:
+        if name not in self.slots:
+            self.slots[name] = len(self.frame)
+            self.frame.append(None)
+        return self.slots[name]
+
+
+class FunctionScope:
+    def __init__(self, parent: GlobalScope | FunctionScope, name: str, params: list[str]):
+        self.parent = parent
+        self.name = name
+        self.slots: dict[str, int] = {p: i + 1 for i, p in enumerate(params)}
+        self.size = len(params) + 1
+        self.has_return = False
+
+    def lookup_local(self, name: str) -> int | None:
+        return self.slots.get(name)
+
+    def declare(self, name: str) -> int:
+        if name not in self.slots:
+            self.slots[name] = self.size
+            self.size += 1
+        return self.slots[name]
+
+
+Scope = GlobalScope | FunctionScope
+
+
+def root(scope: Scope) -> GlobalScope:
+    while isinstance(scope, FunctionScope):
+        scope = scope.parent
+    return scope
+
+
+def resolve(scope: Scope, name: str) -> tuple[int | None, int] | None:
+    """``(depth, slot)`` for a local at ``depth`` functions out, ``(None, slot)`` for a
+    global, None if unknown."""
+    depth = 0
+    while isinstance(scope, FunctionScope):
+        slot = scope.lookup_local(name)
+        if slot is not None:
+            return depth, slot
+        scope, depth = scope.parent, depth + 1
+    slot = scope.lookup_local(name)
+    return (None, slot) if slot is not None else None
+
+
+def reader(where: tuple[int | None, int], globals_frame: list) -> Callable[[list], Any]:
+    """A closure reading the slot ``where`` from the current frame."""
+    depth, i = where
+    if depth is None:
+        g = globals_frame
+        return lambda frame: g[i]
+    if depth == 0:
+        return lambda frame: frame[i]
+    if depth == 1:
+        return lambda frame: frame[0][i]
+    if depth == 2:
+        return lambda frame: frame[0][0][i]
+
+    def deep(frame):
+        for _ in range(depth):
+            frame = frame[0]
+        return frame[i]
+    return deep
+
+
+def owner(where: tuple[int | None, int], globals_frame: list) -> Callable[[list], list]:
+    """A closure returning the frame (list) that holds the slot ``where``."""
+    depth, _ = where
+    if depth is None:
+        g = globals_frame
+        return lambda frame: g
+    if depth == 0:
+        return lambda frame: frame
+
+    def up(frame):
+        for _ in range(depth):
+            frame = frame[0]
+        return frame
+    return up

@@ -1,0 +1,222 @@
+"""Special forms: primitives the compiler builds itself (``define``, ``lambda``, ``store``).
+
+They are declared in the registry like every other primitive (``special=True``);
+the declared function receives ``(compiler, call_ast, scope)`` and returns the node.
+"""
+from __future__ import annotations
+
+from ..errors import PhylanxCompileError
+from ..language import ast
+from ..primitives import indexing
+from ..primitives.registry import primitive
+from ..values import Function
+from . import scopes
+
+_SLICE_FORMS = ("slice", "slice_row", "slice_column", "slice_page", "tuple_slice")
+
+
+def _params(call: ast.Call, items) -> tuple[list[str], list]:
+    names, defaults, seen_default = [], [], False
+    for p in items:
+        if isinstance(p, ast.Identifier):
+            if seen_default:
+                raise PhylanxCompileError(
+                    f"parameter '{p.name}' without a default follows one with a default",
+                    p.loc, call.func)
+            names.append(p.name)
+            defaults.append(None)
+        elif isinstance(p, ast.KeywordArg):
+            seen_default = True
+            names.append(p.name)
+            defaults.append(p.value)
+        else:
+            raise PhylanxCompileError(
+                "function parameters must be names or __arg(name, default)",
+                getattr(p, "loc", call.loc), call.func)
+        if names.count(names[-1]) > 1:
+            raise PhylanxCompileError(f"duplicate parameter '{names[-1]}'",
+                                      getattr(p, "loc", call.loc), call.func)
+    return names, defaults
+
+
+def compile_function(compiler, call: ast.Call, scope, name: str, param_items, body_ast):
+    """Compile a function body; returns a factory ``make(frame) -> Function``."""
+    params, default_asts = _params(call, param_items)
+    fscope = scopes.FunctionScope(scope, name, params)
+    defaults = [None if d is None else compiler.compile(d, fscope) for d in default_asts]
+    body = compiler.compile(body_ast, fscope)
+    loc = call.loc
+
+    def make(frame):
+        return Function(name, params, body, frame, fscope.size, defaults, loc, fscope.has_return)
+    return make, body
+
+
+def _define(compiler, call: ast.Call, scope, global_: bool):
+    args = call.args
+    if len(args) < 2 or not isinstance(args[0], ast.Identifier):
+        raise PhylanxCompileError(
+            f"{call.func} needs a name and a body: {call.func}(name, [args...,] body)",
+            call.loc, call.func)
+    name = args[0].name
+    target_scope = scopes.root(scope) if global_ else scope
+    slot = target_scope.declare(name)
+    g = compiler.globals.frame
+    is_global = isinstance(target_scope, scopes.GlobalScope)
+    body_ast = args[-1]
+    if len(args) > 2 or (isinstance(body_ast, ast.Call) and body_ast.func == "lambda"):
+        if len(args) > 2:
+            make, body = compile_function(compiler, call, scope, name, args[1:-1], body_ast)
+        else:
+            make, body = compile_function(compiler, body_ast, scope, name,
+                                          body_ast.args[:-1], body_ast.args[-1]) \
+                if body_ast.args else (None, None)
+            if make is None:
+                raise PhylanxCompileError("lambda needs a body", body_ast.loc, "lambda")
+        node = compiler.new_node("define-function", call.loc, (body,), instance=name)
+
+        if is_global:
+            def run(frame):
+                fn = g[slot] = make(frame)
+                return fn
+        else:
+            def run(frame):
+                fn = frame[slot] = make(frame)
+                return fn
+        return node.set_run(run)
+
+    body = compiler.compile(body_ast, scope)
+    node = compiler.new_node("define-variable", call.loc, (body,), instance=name)
+    if is_global:
+        def run(frame):
+            value = g[slot] = body.run(frame)
+            return value
+    else:
+        def run(frame):
+            value = frame[slot] = body.run(frame)
+            return value
+    return node.set_run(run)
+
+
+@primitive("define", "define(__1)", category="core", special=True,
+           example="block(define(sq, x, x * x), sq(4))", result="16",
+           no_oracle="special form: binds a name")
+def define(compiler, call, scope):
+    """Define a variable ``define(x, value)`` or a function ``define(f, a, b, body)``.
+
+    Parameters may have defaults: ``define(f, a, __arg(b, 2), a + b)``.
+    Functions are closures over the frame they are defined in; every call gets
+    fresh locals, so recursion works.
+    """
+    return _define(compiler, call, scope, global_=False)
+
+
+@primitive("define_global", "define_global(__1)", category="core", special=True,
+           example="block(define_global(g, 2), g * 3)", result="6",
+           no_oracle="special form: binds a name")
+def define_global(compiler, call, scope):
+    """Like ``define``, in the outermost (global) scope."""
+    return _define(compiler, call, scope, global_=True)
+
+
+@primitive("lambda", "lambda(__1)", category="core", special=True,
+           example="apply(lambda(a, b, a - b), list(5, 3))", result="2",
+           no_oracle="special form: makes a function value")
+def lambda_(compiler, call, scope):
+    """Anonymous function ``lambda(a1, ..., aN, body)``; a closure over the current frame."""
+    if not call.args:
+        raise PhylanxCompileError("lambda needs a body: lambda(args..., body)", call.loc, "lambda")
+    make, body = compile_function(compiler, call, scope, "lambda", call.args[:-1], call.args[-1])
+    node = compiler.new_node("lambda", call.loc, (body,))
+    return node.set_run(make)
+
+
+@primitive("store", "store(_1, _2)", category="core", special=True,
+           example="block(define(x, [1, 2, 3]), store(slice(x, 0), 7), x)", result="[7, 2, 3]",
+           no_oracle="special form: assignment")
+def store(compiler, call, scope):
+    """Assign to a variable, or into a slice of one: ``store(slice(x, 0, nil), v)``.
+
+    ``slice_row``, ``slice_column``, ``slice_page`` and ``tuple_slice`` targets
+    assign along that axis.  Storing into an undefined name is a compile error.
+    Returns nil.
+    """
+    if len(call.args) != 2:
+        raise PhylanxCompileError(
+            f"store takes 2 arguments (target, value), got {len(call.args)}", call.loc, "store")
+    target, value_ast = call.args
+    value = compiler.compile(value_ast, scope)
+    if isinstance(target, ast.Identifier):
+        where = scopes.resolve(scope, target.name)
+        if where is None:
+            raise PhylanxCompileError(
+                f"couldn't find variable '{target.name}' in symbol table", target.loc, "store")
+        owner = scopes.owner(where, compiler.globals.frame)
+        slot = where[1]
+        node = compiler.new_node("store", call.loc, (value,), instance=target.name)
+
+        def run(frame):
+            owner(frame)[slot] = value.run(frame)
+        return node.set_run(run)
+    if isinstance(target, ast.Call) and target.func in _SLICE_FORMS and target.args:
+        kind = target.func
+        base = compiler.compile(target.args[0], scope)
+        indices = [compiler.compile(a, scope) for a in target.args[1:]]
+        node = compiler.new_node("store", call.loc, (base, *indices, value), instance=kind)
+
+        def run(frame):
+            container = base.run(frame)
+            idx = [i.run(frame) for i in indices]
+            if kind == "tuple_slice":
+                idx = list(idx[0]) if idx else []
+            elif kind != "slice":
+                idx = indexing.axis_indices(kind, container, idx)
+            indexing.put(container, idx, value.run(frame))
+        return _located(node, run)
+    raise PhylanxCompileError(
+        "store target must be a variable or a slice of one "
+        "(slice, slice_row, slice_column, slice_page, tuple_slice)",
+        getattr(target, "loc", call.loc), "store")
+
+
+def _located(node, run):
+    from ..errors import PhylanxError
+    from ..values import ControlSignal
+
+    def located(frame):
+        try:
+            return run(frame)
+        except PhylanxError as e:
+            raise node.locate(e)
+        except ControlSignal:
+            raise
+        except Exception as e:
+            raise node.wrap(e) from e
+    return node.set_run(located)
+
+
+@primitive("return", "return(__arg(_1_value, nil))", category="controls", special=True,
+           extension=True, example="block(define(f, x, block(if(x > 0, return(1)), 0)), f(5))",
+           result="1", no_oracle="control flow")
+def return_(compiler, call, scope):
+    """Leave the enclosing function with a value (early ``return`` of Python)."""
+    from ..values import ReturnSignal
+    if len(call.args) > 1:
+        raise PhylanxCompileError("return takes at most one value", call.loc, "return")
+    if not isinstance(scope, scopes.FunctionScope):
+        raise PhylanxCompileError("return outside of a function", call.loc, "return")
+    scope.has_return = True
+    value = compiler.compile(call.args[0], scope) if call.args else None
+    node = compiler.new_node("return", call.loc, (value,) if value else ())
+
+    def run(frame):
+        raise ReturnSignal(value.run(frame) if value is not None else None)
+    return node.set_run(run)
+
+
+@primitive("__arg", "__arg(_1, _2)", category="core", special=True,
+           no_oracle="compiler-internal marker")
+def arg_marker(compiler, call, scope):
+    """Keyword argument or parameter default marker ``__arg(name, value)``."""
+    raise PhylanxCompileError("__arg(name, value) is only valid as an argument of a call",
+                              call.loc, "__arg")

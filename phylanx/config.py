@@ -1,0 +1,85 @@
+"""Every runtime setting in one registry, each backed by an environment variable.
+
+``config.get("threads")`` reads the current value; ``config.set(name, value)``
+changes it for this process.  The evaluation-policy thresholds mirror the
+original's ini keys (``phylanx.eval_count_threshold`` and friends, §2.8).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: Any
+    parse: Callable[[str], Any]
+    doc: str
+
+    @property
+    def env(self) -> str:
+        return "PHYLANX_" + self.name.upper()
+
+
+def _bool(text: str) -> bool:
+    return text.strip().lower() in ("1", "true", "yes", "on")
+
+
+SETTINGS: dict[str, Setting] = {
+    s.name: s
+    for s in (
+        Setting("threads", 0, int, "worker threads of the pool executor (0: one per core)"),
+        Setting("sync_execution", False, _bool,
+                "run everything on the calling thread (deterministic; pdb works)"),
+        Setting("eval_count_threshold", 5, int,
+                "evaluations a node is timed before the inline/async decision"),
+        Setting("exec_time_upper_threshold", 500_000, int,
+                "mean ns per evaluation above which a node runs as a task"),
+        Setting("exec_time_lower_threshold", 350_000, int,
+                "mean ns per evaluation below which a node runs inline"),
+        Setting("tracing", False, _bool, "record instrumentation events"),
+        Setting("cache_dir", "", str, "directory of the on-disk PhySL cache ('' = off)"),
+    )
+}
+
+_overrides: dict[str, Any] = {}
+_cache: dict[str, Any] = {}
+
+
+def get(name: str) -> Any:
+    """Current value of setting ``name`` (override, then environment, then default).
+
+    The environment is read once per setting (``get`` sits on hot paths).
+    """
+    try:
+        return _cache[name]
+    except KeyError:
+        pass
+    setting = SETTINGS[name]
+    if name in _overrides:
+        value = _overrides[name]
+    else:
+        raw = os.environ.get(setting.env)
+        value = setting.parse(raw) if raw is not None else setting.default
+    _cache[name] = value
+    return value
+
+
+def set(name: str, value: Any) -> None:  # noqa: A001 - mirrors get()
+    """Override setting ``name`` for this process."""
+    if name not in SETTINGS:
+        raise KeyError(f"unknown phylanx setting {name!r}; known: {', '.join(SETTINGS)}")
+    _overrides[name] = value
+    _cache.pop(name, None)
+
+
+def reset(name: str | None = None) -> None:
+    """Drop overrides (all, or one)."""
+    if name is None:
+        _overrides.clear()
+        _cache.clear()
+    else:
+        _overrides.pop(name, None)
+        _cache.pop(name, None)

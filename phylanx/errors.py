@@ -1,0 +1,60 @@
+"""The PhylanxError hierarchy.
+
+Every error a user can see is a :class:`PhylanxError` carrying a location, the
+primitive (or construct) concerned and, for run-time errors, the stack of
+PhySL/Python frames it passed through (innermost last).  Internal Python
+exceptions raised by a kernel are wrapped, never shown bare.
+"""
+from __future__ import annotations
+
+from .source import SourceLoc, format_located
+
+
+class PhylanxError(Exception):
+    """Base class of all errors raised by phylanx."""
+
+    def __init__(self, message: str, loc: SourceLoc | None = None, primitive: str | None = None):
+        self.message = message
+        self.loc = loc
+        self.primitive = primitive
+        self.frames: list[tuple[str, SourceLoc | None]] = []
+        super().__init__(message)
+
+    def add_frame(self, function: str, loc: SourceLoc | None) -> None:
+        """Record that the error passed through a call of ``function`` at ``loc``."""
+        self.frames.append((function, loc))
+
+    def __str__(self) -> str:
+        head = f"{self.primitive}: {self.message}" if self.primitive else self.message
+        text = format_located(self.loc, head)
+        if self.frames:
+            stack = "\n".join(
+                f"  [{i}]: {loc if loc is not None else '<unknown>'}: {fn}"
+                for i, (fn, loc) in enumerate(reversed(self.frames), 1)
+            )
+            text = f"{text}\nstack (outermost first):\n{stack}"
+        return text
+
+
+class PhylanxSyntaxError(PhylanxError):
+    """Malformed PhySL, or Python that the frontend cannot translate."""
+
+
+class PhylanxCompileError(PhylanxError):
+    """Unknown names, wrong arity or keywords, redefined constants."""
+
+
+class PhylanxRuntimeError(PhylanxError):
+    """A primitive failed while evaluating (shape mismatch, bad index, ...)."""
+
+
+class PhylanxTypeError(PhylanxRuntimeError, TypeError):
+    """An operand of the wrong type or dtype."""
+
+
+class PhylanxValueError(PhylanxRuntimeError, ValueError):
+    """An operand with a wrong value (shape, axis, range)."""
+
+
+class PhylanxAssertionError(PhylanxRuntimeError, AssertionError):
+    """Raised by the ``assert`` primitive."""

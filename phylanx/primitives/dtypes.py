@@ -1,0 +1,92 @@
+"""dtype and axis arguments: the names PhySL accepts and their checks.
+
+``"bool"``, ``"int"``/``"int64"``/``"int32"``..., ``"float"``/``"float64"``/``"float32"``
+(prefix match as in the original), or nil for "keep the input's dtype".
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import PhylanxTypeError, PhylanxValueError
+from ..values import type_name
+
+_NAMES = {
+    "bool": np.bool_, "int": np.int64, "int64": np.int64, "int32": np.int32,
+    "int16": np.int16, "int8": np.int8, "uint8": np.uint8, "float": np.float64,
+    "float64": np.float64, "float32": np.float32, "float16": np.float16, "double": np.float64,
+    "complex": np.complex128, "complex128": np.complex128,
+}
+
+
+def to_dtype(value: Any, default: Any = None) -> np.dtype | None:
+    """The NumPy dtype named by a PhySL dtype argument (None -> ``default``)."""
+    if value is None:
+        return None if default is None else np.dtype(default)
+    if isinstance(value, np.dtype):
+        return value
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return np.dtype(value)
+    if value in (bool, int, float):
+        return np.dtype({bool: np.bool_, int: np.int64, float: np.float64}[value])
+    if isinstance(value, str):
+        key = value.strip().lower()
+        if key in _NAMES:
+            return np.dtype(_NAMES[key])
+        for prefix, dt in (("bool", np.bool_), ("int", np.int64), ("float", np.float64)):
+            if key.startswith(prefix):
+                return np.dtype(dt)
+        raise PhylanxValueError(
+            f"unknown dtype '{value}' (use bool, int, int64, int32, float, float64, float32)")
+    raise PhylanxTypeError(f"a dtype must be a string such as \"float\", got a {type_name(value)}")
+
+
+def to_axis(axis: Any, ndim: int, what: str = "axis") -> int | None:
+    """A validated, non-negative axis (None stays None)."""
+    if axis is None:
+        return None
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
+        raise PhylanxTypeError(f"{what} must be an integer, got a {type_name(axis)}")
+    a = int(axis)
+    n = max(ndim, 1)
+    if not -n <= a < n:
+        raise PhylanxValueError(f"{what} {a} is out of bounds for a {ndim}-d array "
+                                f"(valid: {-n} to {n - 1})")
+    return a % n
+
+
+def to_axes(axis: Any, ndim: int) -> int | tuple[int, ...] | None:
+    """An axis or a list of axes (for reductions)."""
+    if isinstance(axis, (list, tuple)):
+        axes = tuple(to_axis(a, ndim) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise PhylanxValueError(f"repeated axis in {list(axis)}")
+        return axes
+    return to_axis(axis, ndim)
+
+
+def to_bool(value: Any, default: bool = False) -> bool:
+    """A flag argument (nil -> ``default``)."""
+    if value is None:
+        return default
+    if isinstance(value, np.ndarray):
+        value = value.reshape(()) if value.size == 1 else value
+    return bool(value)
+
+
+def to_int(value: Any, what: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, (float, np.floating)) and float(value).is_integer():
+            return int(value)
+        raise PhylanxTypeError(f"{what} must be an integer, got a {type_name(value)}")
+    return int(value)
+
+
+def to_shape(value: Any, what: str = "shape") -> tuple[int, ...]:
+    """A shape argument: an integer or a list of integers."""
+    if isinstance(value, (list, tuple, range)):
+        return tuple(to_int(v, what) for v in value)
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        return tuple(to_int(v, what) for v in value.tolist())
+    return (to_int(value, what),)

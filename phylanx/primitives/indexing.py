@@ -1,0 +1,136 @@
+"""PhySL index arguments -> NumPy/Python indices, shared by ``slice`` and ``store``.
+
+An index argument is an integer (negative counts from the end), nil (the whole
+axis), a list ``list(start, stop[, step])`` (a range; nil bounds allowed), a
+``range`` value, or an integer/boolean array (advanced indexing).  Lists,
+dictionaries and strings are indexed like their Python counterparts.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import PhylanxTypeError, PhylanxValueError
+from ..values import type_name
+
+
+def _bound(v: Any, what: str) -> int | None:
+    if v is None:
+        return None
+    if isinstance(v, (bool, np.bool_)):
+        raise PhylanxTypeError(f"slice {what} must be an integer or nil, got a boolean")
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return int(v)
+    raise PhylanxTypeError(f"slice {what} must be an integer or nil, got a {type_name(v)}")
+
+
+def to_index(spec: Any) -> Any:
+    """One PhySL index argument as a Python index."""
+    if spec is None:
+        return slice(None)
+    t = type(spec)
+    if t is list or t is tuple:
+        if not 1 <= len(spec) <= 3:
+            raise PhylanxValueError(
+                f"a slice list needs 1 to 3 elements (start, stop[, step]), got {len(spec)}")
+        parts = [_bound(v, w) for v, w in zip(spec, ("start", "stop", "step"))]
+        if len(parts) == 3 and parts[2] == 0:
+            raise PhylanxValueError("slice step cannot be zero")
+        if len(parts) == 1:
+            return slice(parts[0], None)
+        return slice(*parts)
+    if t is range:
+        return slice(spec.start, spec.stop, spec.step)
+    if isinstance(spec, np.ndarray):
+        if spec.dtype == np.bool_ or np.issubdtype(spec.dtype, np.integer):
+            return spec
+        if np.issubdtype(spec.dtype, np.floating) and np.all(np.mod(spec, 1) == 0):
+            return spec.astype(np.int64)
+        raise PhylanxTypeError(f"an index array must hold integers or booleans, got {spec.dtype}")
+    if isinstance(spec, (np.bool_, bool)):
+        return bool(spec)
+    if isinstance(spec, (int, np.integer)):
+        return int(spec)
+    if isinstance(spec, (float, np.floating)) and float(spec).is_integer():
+        return int(spec)
+    raise PhylanxTypeError(f"cannot index with a {type_name(spec)}")
+
+
+def index_tuple(indices: tuple | list) -> Any:
+    idx = tuple(to_index(i) for i in indices)
+    return idx[0] if len(idx) == 1 else idx
+
+
+def get(value: Any, indices: tuple | list) -> Any:
+    """``slice(value, i1, i2, ...)``."""
+    if isinstance(value, dict):
+        if len(indices) != 1:
+            raise PhylanxValueError("a dictionary takes exactly one key")
+        key = indices[0]
+        if key not in value:
+            raise PhylanxValueError(f"key {key!r} not found in dictionary")
+        return value[key]
+    if isinstance(value, np.ndarray):
+        if len(indices) > max(value.ndim, 1) and not any(
+                isinstance(i, np.ndarray) for i in indices):
+            raise PhylanxValueError(
+                f"too many indices ({len(indices)}) for a {value.ndim}-d array")
+        if value.ndim == 0:
+            raise PhylanxValueError("cannot index a 0-d value")
+        out = value[index_tuple(indices)]
+        return out[()] if isinstance(out, np.ndarray) and out.ndim == 0 else out
+    if isinstance(value, (list, range, str)):
+        if len(indices) == 1:
+            return value[to_index(indices[0])]
+        # nested lists: index level by level
+        first = value[to_index(indices[0])]
+        if isinstance(indices[0], (list, tuple, range)):
+            return [get(v, indices[1:]) for v in first]
+        return get(first, indices[1:])
+    if isinstance(value, np.generic):
+        raise PhylanxValueError("cannot index a scalar")
+    raise PhylanxTypeError(f"cannot index a {type_name(value)}")
+
+
+def put(target: Any, indices: tuple | list, value: Any) -> None:
+    """``store(slice(target, i1, ...), value)``: assign in place."""
+    if isinstance(target, dict):
+        target[indices[0]] = value
+        return
+    if isinstance(target, np.ndarray):
+        if target.ndim == 0:
+            raise PhylanxValueError("cannot assign into a slice of a 0-d value")
+        target[index_tuple(indices)] = value
+        return
+    if isinstance(target, list):
+        if len(indices) == 1:
+            idx = to_index(indices[0])
+            if isinstance(idx, slice) and not isinstance(value, list):
+                value = list(value) if isinstance(value, (np.ndarray, range)) else [value]
+            target[idx] = value
+            return
+        put(target[to_index(indices[0])], indices[1:], value)
+        return
+    raise PhylanxTypeError(f"cannot assign into a slice of a {type_name(target)}")
+
+
+#: which axis ``slice_row``/``slice_column``/``slice_page`` index, by rank
+_AXIS = {
+    "slice_page": {3: 0, 4: 1},
+    "slice_row": {1: 0, 2: 0, 3: 1, 4: 2},
+    "slice_column": {1: 0, 2: 1, 3: 2, 4: 3},
+}
+
+
+def axis_indices(kind: str, value: Any, indices: tuple | list) -> list:
+    """Full index list for ``slice_row(x, r)`` and friends: ``r`` on the right axis."""
+    if len(indices) != 1:
+        raise PhylanxValueError(f"{kind} takes exactly one index, got {len(indices)}")
+    ndim = np.ndim(value) if isinstance(value, np.ndarray) else 1
+    axis = _AXIS[kind].get(ndim)
+    if axis is None:
+        raise PhylanxValueError(f"{kind} does not apply to a {ndim}-d value")
+    return [None] * axis + [indices[0]]

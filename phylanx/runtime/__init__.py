@@ -1,0 +1,1 @@
+"""Futures, executors, execution-tree nodes, the evaluation policy and localities."""

@@ -1,0 +1,81 @@
+"""Localities: where code runs.  One process is locality 0 of 1.
+
+The interface is what the MPI implementation (one locality per rank) will fill
+in: an id, a count, a host name, collectives returning futures, and a way to
+run a function on another locality.
+"""
+from __future__ import annotations
+
+import socket
+from typing import Any, Callable
+
+from .futures import Future, ready
+
+
+class Locality:
+    """Interface of the locality layer."""
+
+    def id(self) -> int:
+        raise NotImplementedError
+
+    def count(self) -> int:
+        raise NotImplementedError
+
+    def hostname(self) -> str:
+        return socket.gethostname()
+
+    def all_gather(self, value: Any, name: str) -> Future:
+        raise NotImplementedError
+
+    def all_reduce(self, value: Any, op: Callable[[Any, Any], Any], name: str) -> Future:
+        raise NotImplementedError
+
+    def broadcast(self, value: Any, root: int, name: str) -> Future:
+        raise NotImplementedError
+
+    def barrier(self, name: str) -> Future:
+        raise NotImplementedError
+
+    def run_on(self, locality: int, fn: Callable[..., Any], *args: Any) -> Future:
+        raise NotImplementedError
+
+
+class SingleLocality(Locality):
+    """The only locality of a single-process run."""
+
+    def id(self) -> int:
+        return 0
+
+    def count(self) -> int:
+        return 1
+
+    def all_gather(self, value: Any, name: str) -> Future:
+        return ready([value])
+
+    def all_reduce(self, value: Any, op: Callable[[Any, Any], Any], name: str) -> Future:
+        return ready(value)
+
+    def broadcast(self, value: Any, root: int, name: str) -> Future:
+        return ready(value)
+
+    def barrier(self, name: str) -> Future:
+        return ready(None)
+
+    def run_on(self, locality: int, fn: Callable[..., Any], *args: Any) -> Future:
+        if locality != 0:
+            raise ValueError(f"locality {locality} does not exist (1 locality)")
+        return ready(fn(*args))
+
+
+_current: Locality = SingleLocality()
+
+
+def here() -> Locality:
+    """The locality this process is."""
+    return _current
+
+
+def set_locality(locality: Locality) -> None:
+    """Install another locality layer (the MPI one)."""
+    global _current
+    _current = locality

@@ -1,0 +1,241 @@
+"""Execution-tree nodes and the closures that evaluate them.
+
+The compiler turns every primitive call into a :class:`Node` whose ``run(frame)``
+is a specialised Python closure: operands that are literals are captured as
+values, operator calls of arity one and two get their own closure, and errors
+are caught once per node to attach the node's location.  ``run`` is an
+attribute, so the evaluation policy (``policy.py``) and instrumentation can swap
+in a measuring wrapper and later swap it out again.
+
+A frame is a Python list: slot 0 is the enclosing frame (the closure link),
+the other slots hold arguments and locals (resolved to indices at compile time).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..errors import (
+    PhylanxError,
+    PhylanxRuntimeError,
+    PhylanxTypeError,
+    PhylanxValueError,
+)
+from ..source import SourceLoc
+from ..values import ControlSignal, type_name
+from .executors import get_executor
+from .futures import Future
+
+
+class Node:
+    """One node of an execution tree."""
+
+    __slots__ = (
+        "run", "primitive", "loc", "children", "instance", "seq", "compile_id",
+        "inline", "count", "time_ns", "eval_direct", "parent", "async_children",
+        "value", "is_const", "__weakref__",
+    )
+
+    def __init__(self, primitive: str, loc: SourceLoc | None, children: tuple = (),
+                 instance: str | None = None):
+        self.primitive = primitive
+        self.loc = loc
+        self.children = tuple(children)
+        self.instance = instance
+        self.seq = 0
+        self.compile_id = 0
+        self.count = 0
+        self.time_ns = 0
+        self.eval_direct = -1
+        self.parent: Node | None = None
+        self.async_children = False
+        self.value: Any = None
+        self.is_const = False
+        self.inline: Callable[[list], Any] = _unbuilt
+        self.run: Callable[[list], Any] = _unbuilt
+        for child in self.children:
+            child.parent = self
+
+    def set_run(self, fn: Callable[[list], Any]) -> Node:
+        self.inline = fn
+        self.run = fn
+        return self
+
+    # -- naming (§2.5) ------------------------------------------------------
+    @property
+    def display_name(self) -> str:
+        name = self.primitive.lstrip("_") or self.primitive
+        if self.instance:
+            name += f"/{self.instance}"
+        if self.loc is not None and self.loc.line > 0:
+            name += f"({self.loc.line}, {self.loc.col})"
+        return name
+
+    @property
+    def full_name(self) -> str:
+        inst = f"${self.instance}" if self.instance else ""
+        line = self.loc.line if self.loc is not None else -1
+        col = self.loc.col if self.loc is not None else -1
+        return f"/phylanx$0/{self.primitive}${self.seq}{inst}/{self.compile_id}${line}${col}"
+
+    def walk(self):
+        """This node and all nodes below it, parents first."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    # -- errors -------------------------------------------------------------
+    def locate(self, error: PhylanxError) -> PhylanxError:
+        if error.loc is None:
+            error.loc = self.loc
+        if error.primitive is None:
+            error.primitive = self.primitive
+        return error
+
+    def wrap(self, exc: BaseException) -> PhylanxError:
+        """A located PhylanxError for an internal exception raised by a kernel."""
+        if isinstance(exc, RecursionError):
+            return PhylanxRuntimeError("recursion too deep", self.loc, self.primitive)
+        cls = PhylanxRuntimeError
+        if isinstance(exc, (ValueError, IndexError, KeyError, ZeroDivisionError)):
+            cls = PhylanxValueError
+        elif isinstance(exc, TypeError):
+            cls = PhylanxTypeError
+        text = str(exc) or type(exc).__name__
+        if isinstance(exc, KeyError):
+            text = f"key {text} not found"
+        return cls(text, self.loc, self.primitive)
+
+    def __repr__(self) -> str:
+        return f"<Node {self.display_name}>"
+
+
+def _unbuilt(frame: list) -> Any:  # pragma: no cover - guards compiler bugs
+    raise PhylanxRuntimeError("internal error: node evaluated before it was built")
+
+
+def constant(value: Any, loc: SourceLoc | None = None) -> Node:
+    """A literal operand."""
+    node = Node("literal", loc)
+    node.value = value
+    node.is_const = True
+
+    def run(frame: list) -> Any:
+        return value
+
+    return node.set_run(run)
+
+
+def resolve_args(node: Node, frame: list) -> list:
+    """Evaluate a node's children, spawning those the policy marked asynchronous.
+
+    The last child always runs on this thread, so the caller works while the
+    spawned tasks run; the futures are then waited on in order.
+    """
+    children = node.children
+    executor = get_executor()
+    pending: list[Any] = []
+    last = len(children) - 1
+    for i, child in enumerate(children):
+        if child.eval_direct == 0 and i != last:
+            pending.append(executor.submit(child.run, frame))
+        else:
+            pending.append(child)
+    out = []
+    for item in pending:
+        if type(item) is Future:
+            out.append(item.result())
+        else:
+            out.append(item.run(frame))
+    return out
+
+
+def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
+    """Give ``node`` a closure that evaluates its children, then calls ``impl``."""
+    children = node.children
+    n = len(children)
+    consts = [c.is_const for c in children]
+    dynamic = n - sum(consts)
+
+    if n == 0:
+        def run(frame):
+            try:
+                return impl()
+            except (PhylanxError, ControlSignal) as e:
+                raise node.locate(e) if isinstance(e, PhylanxError) else e
+            except Exception as e:
+                raise node.wrap(e) from e
+    elif n == 1 and not consts[0]:
+        a = children[0]
+
+        def run(frame):
+            try:
+                return impl(a.run(frame))
+            except PhylanxError as e:
+                raise node.locate(e)
+            except ControlSignal:
+                raise
+            except Exception as e:
+                raise node.wrap(e) from e
+    elif n == 2 and dynamic == 2:
+        a, b = children
+
+        def run(frame):
+            try:
+                if node.async_children:
+                    return impl(*resolve_args(node, frame))
+                return impl(a.run(frame), b.run(frame))
+            except PhylanxError as e:
+                raise node.locate(e)
+            except ControlSignal:
+                raise
+            except Exception as e:
+                raise node.wrap(e) from e
+    elif n == 2 and consts[1] and not consts[0]:
+        a, bv = children[0], children[1].value
+
+        def run(frame):
+            try:
+                return impl(a.run(frame), bv)
+            except PhylanxError as e:
+                raise node.locate(e)
+            except ControlSignal:
+                raise
+            except Exception as e:
+                raise node.wrap(e) from e
+    elif n == 2 and consts[0] and not consts[1]:
+        av, b = children[0].value, children[1]
+
+        def run(frame):
+            try:
+                return impl(av, b.run(frame))
+            except PhylanxError as e:
+                raise node.locate(e)
+            except ControlSignal:
+                raise
+            except Exception as e:
+                raise node.wrap(e) from e
+    else:
+        def run(frame):
+            try:
+                if node.async_children:
+                    return impl(*resolve_args(node, frame))
+                return impl(*[c.run(frame) for c in children])
+            except PhylanxError as e:
+                raise node.locate(e)
+            except ControlSignal:
+                raise
+            except Exception as e:
+                raise node.wrap(e) from e
+
+    node.set_run(run)
+    if dynamic >= 2:
+        from .policy import watch_children
+        watch_children(node)
+    return node
+
+
+def check_callable(value: Any, what: str) -> None:
+    if not callable(value):
+        raise PhylanxTypeError(f"{what} must be a function, got a {type_name(value)}")

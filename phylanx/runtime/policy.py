@@ -1,0 +1,75 @@
+"""Direct-versus-asynchronous evaluation policy (the original's §2.8).
+
+A node whose siblings could run alongside it is *watched*: its first
+``eval_count_threshold`` evaluations are timed.  Then, by mean time per
+evaluation, it is marked inline (``eval_direct = 1``, below the lower
+threshold) or asynchronous (``eval_direct = 0``, above the upper threshold,
+after which its parent spawns it as a task).  Between the thresholds it keeps
+being measured (hysteresis) up to ten times the count, then stays inline.
+With ``sync_execution`` set, nothing is ever spawned.
+"""
+from __future__ import annotations
+
+from time import perf_counter_ns
+from typing import TYPE_CHECKING
+
+from .. import config
+
+if TYPE_CHECKING:
+    from .nodes import Node
+
+
+class Thresholds:
+    """The three numbers of the policy, read once from :mod:`phylanx.config`."""
+
+    count = 5
+    upper_ns = 500_000
+    lower_ns = 350_000
+
+    @classmethod
+    def reload(cls) -> None:
+        cls.count = int(config.get("eval_count_threshold"))
+        cls.upper_ns = int(config.get("exec_time_upper_threshold"))
+        cls.lower_ns = int(config.get("exec_time_lower_threshold"))
+
+
+Thresholds.reload()
+
+
+def watch_children(parent: Node) -> None:
+    """Time the non-literal children of ``parent`` until each is decided."""
+    for child in parent.children:
+        if not child.is_const and child.eval_direct == -1:
+            _watch(child)
+
+
+def _watch(node: Node) -> None:
+    inline = node.inline
+
+    def measuring(frame):
+        start = perf_counter_ns()
+        try:
+            return inline(frame)
+        finally:
+            # recursion re-enters the same node: only completions before the
+            # decision count, later (outer) ones must not overturn it
+            if node.eval_direct == -1:
+                node.count += 1
+                node.time_ns += perf_counter_ns() - start
+                if node.count >= Thresholds.count:
+                    decide(node)
+
+    node.run = measuring
+
+
+def decide(node: Node) -> None:
+    mean = node.time_ns / max(node.count, 1)
+    if mean > Thresholds.upper_ns and not config.get("sync_execution"):
+        node.eval_direct = 0
+        if node.parent is not None:
+            node.parent.async_children = True
+    elif mean < Thresholds.lower_ns or node.count >= 10 * Thresholds.count:
+        node.eval_direct = 1
+    else:
+        return  # undecided: keep measuring
+    node.run = node.inline

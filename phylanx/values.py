@@ -1,0 +1,258 @@
+"""Run-time values of PhySL and their conversion to and from Python.
+
+Values are plain Python/NumPy objects so kernels stay cheap:
+
+* arrays: ``numpy.ndarray``; 0-d results: NumPy scalars (``np.int64`` ...);
+* nil: ``None``; strings: ``str``; lists: ``list`` (``range`` for lazy ranges);
+  dictionaries: ``dict``;
+* functions: :class:`Function` (compiled PhySL lambdas and defines) and
+  :class:`Builtin` (a primitive used as a value, e.g. ``fmap(sqrt, xs)``).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .errors import PhylanxError, PhylanxTypeError
+
+SCALAR_TYPES = (np.generic, int, float, bool)
+
+
+class ControlSignal(Exception):  # noqa: N818 - not an error, a jump
+    """Base of the jumps used for ``break``, ``continue`` and early ``return``."""
+
+
+class BreakSignal(ControlSignal):
+    pass
+
+
+class ContinueSignal(ControlSignal):
+    pass
+
+
+class ReturnSignal(ControlSignal):
+    def __init__(self, value: Any):
+        self.value = value
+
+
+class Function:
+    """A compiled PhySL function (``lambda`` or ``define(f, args..., body)``).
+
+    ``frame_size`` slots are allocated per call: slot 0 links to the frame the
+    function was created in (its closure), slots 1..n hold the arguments,
+    the rest its locals.  ``defaults`` holds, per optional parameter, a node
+    evaluated in the new frame when the caller omits that argument.
+    """
+
+    __slots__ = ("name", "params", "body", "closure", "frame_size", "defaults",
+                 "nparams", "min_args", "loc", "catches_return")
+
+    def __init__(self, name, params, body, closure, frame_size, defaults, loc=None,
+                 catches_return=False):
+        self.name = name
+        self.params = params
+        self.body = body
+        self.closure = closure
+        self.frame_size = frame_size
+        self.defaults = defaults
+        self.nparams = len(params)
+        self.min_args = self.nparams - sum(1 for d in defaults if d is not None)
+        self.loc = loc
+        self.catches_return = catches_return
+
+    def invoke(self, args: list | tuple, kwargs: dict | None = None) -> Any:
+        n = len(args)
+        if kwargs:
+            args = self._bind_keywords(list(args), kwargs)
+            n = len(args)
+        if n > self.nparams:
+            if not (self.nparams == 0 and n == 1 and args[0] is None):
+                raise PhylanxTypeError(
+                    f"function '{self.name}' takes {self.nparams} argument(s), got {n}",
+                    self.loc, self.name)
+            n = 0
+            args = ()
+        frame = [None] * self.frame_size
+        frame[0] = self.closure
+        frame[1:n + 1] = args
+        if n < self.nparams:
+            for i in range(n, self.nparams):
+                default = self.defaults[i]
+                if default is None:
+                    raise PhylanxTypeError(
+                        f"function '{self.name}' is missing argument '{self.params[i]}' "
+                        f"(takes {self.min_args} to {self.nparams}, got {n})", self.loc, self.name)
+                frame[i + 1] = default.run(frame)
+        if self.catches_return:
+            try:
+                return self.body.run(frame)
+            except ReturnSignal as ret:
+                return ret.value
+        return self.body.run(frame)
+
+    def _bind_keywords(self, args: list, kwargs: dict) -> list:
+        _missing = object()
+        slots = args + [_missing] * (self.nparams - len(args))
+        for key, value in kwargs.items():
+            if key not in self.params:
+                raise PhylanxTypeError(
+                    f"function '{self.name}' has no argument named '{key}' "
+                    f"(arguments: {', '.join(self.params) or 'none'})", self.loc, self.name)
+            i = self.params.index(key)
+            if i < len(args):
+                raise PhylanxTypeError(
+                    f"function '{self.name}' got argument '{key}' twice", self.loc, self.name)
+            slots[i] = value
+        # trailing omitted arguments take their defaults; holes in the middle are filled
+        # by evaluating the default here (in a frame holding what is known so far)
+        while slots and slots[-1] is _missing:
+            slots.pop()
+        for i, value in enumerate(slots):
+            if value is _missing:
+                default = self.defaults[i]
+                if default is None:
+                    raise PhylanxTypeError(
+                        f"function '{self.name}' is missing argument '{self.params[i]}'",
+                        self.loc, self.name)
+                frame = [self.closure] + slots[:i] + [None] * (self.frame_size - 1 - i)
+                slots[i] = default.run(frame)
+        return slots
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.invoke(args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<PhySL function {self.name}({', '.join(self.params)})>"
+
+
+class Builtin:
+    """A primitive used as a value: ``fmap(sqrt, x)``, ``apply(vstack, xs)``."""
+
+    __slots__ = ("name", "call")
+
+    def __init__(self, name: str, call: Callable[..., Any]):
+        self.name = name
+        self.call = call
+
+    def invoke(self, args: list | tuple, kwargs: dict | None = None) -> Any:
+        return self.call(*args, **(kwargs or {}))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.call(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<primitive {self.name}>"
+
+
+def call(fn: Any, *args: Any) -> Any:
+    """Call a function value (PhySL function, primitive, or Python callable)."""
+    if type(fn) is Function or type(fn) is Builtin:
+        return fn.invoke(args)
+    if callable(fn):
+        return fn(*args)
+    raise PhylanxTypeError(f"a {type_name(fn)} is not a function and cannot be called")
+
+
+def truth(value: Any) -> bool:
+    """PhySL truthiness: nil is false, arrays must have one element (as NumPy)."""
+    if value is None:
+        return False
+    if isinstance(value, np.ndarray):
+        if value.size != 1:
+            raise PhylanxTypeError(
+                f"the truth value of an array with {value.size} elements is ambiguous; "
+                "use all() or any()")
+        return bool(value.reshape(()))
+    return bool(value)
+
+
+_TYPE_NAMES = {
+    type(None): "nil", str: "string", list: "list", range: "list", dict: "dictionary",
+    Function: "function", Builtin: "primitive",
+}
+
+
+def type_name(value: Any) -> str:
+    """A short name of a value's kind for error messages: 'float64 array (2, 3)'."""
+    if isinstance(value, np.ndarray):
+        return f"{value.dtype} array of shape {value.shape}"
+    if isinstance(value, np.generic):
+        return f"{value.dtype} scalar"
+    return _TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+def scalarize(value: Any) -> Any:
+    """0-d arrays become NumPy scalars; everything else is returned as is."""
+    if type(value) is np.ndarray and value.ndim == 0:
+        return value[()]
+    return value
+
+
+def from_python(value: Any) -> Any:
+    """Python argument -> PhySL value (arrays pass through without copying)."""
+    t = type(value)
+    if t is np.ndarray:
+        return value[()] if value.ndim == 0 else value
+    if t is bool:
+        return np.bool_(value)
+    if t is int:
+        if not -(2**63) <= value < 2**63:
+            raise PhylanxTypeError(f"integer {value} does not fit in int64")
+        return np.int64(value)
+    if t is float:
+        return np.float64(value)
+    if value is None or t is str or isinstance(value, (np.generic, Function, Builtin, range)):
+        return value
+    if t is list or t is tuple:
+        return [from_python(v) for v in value]
+    if t is dict:
+        return {from_python(k) if not isinstance(k, str) else k: from_python(v)
+                for k, v in value.items()}
+    if isinstance(value, np.ndarray):  # subclasses such as np.matrix
+        return np.asarray(value)
+    if callable(value):
+        return value
+    raise PhylanxTypeError(f"cannot pass a Python {t.__name__} to PhySL")
+
+
+def to_python(value: Any) -> Any:
+    """PhySL value -> Python result: 0-d as NumPy scalars, lists as lists."""
+    t = type(value)
+    if t is np.ndarray:
+        return value[()] if value.ndim == 0 else value
+    if t is bool:
+        return np.bool_(value)
+    if t is int:
+        return np.int64(value)
+    if t is float:
+        return np.float64(value)
+    if t is list or t is tuple:
+        return [to_python(v) for v in value]
+    if t is range:
+        return list(map(np.int64, value))
+    if t is dict:
+        return {k: to_python(v) for k, v in value.items()}
+    return value
+
+
+__all__ = [
+    "Builtin", "Function", "PhylanxError", "call", "from_python", "scalarize", "to_python",
+    "truth", "type_name",
+]
+
+
+def display(value: Any) -> str:
+    """How ``cout`` and ``phylanx physl --print`` show a value (Python-like)."""
+    t = type(value)
+    if t is list or t is tuple:
+        return "[" + ", ".join(display(v) for v in value) + "]"
+    if t is range:
+        return display(list(value))
+    if t is dict:
+        return "{" + ", ".join(f"{display(k)}: {display(v)}" for k, v in value.items()) + "}"
+    if t is str:
+        return value
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, separator=", ") if value.ndim else str(value[()])
+    return str(value)
