@@ -7,8 +7,9 @@ original's ini keys (``phylanx.eval_count_threshold`` and friends, §2.8).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ Values are plain Python/NumPy objects so kernels stay cheap:
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

@@ -189,7 +189,8 @@ class Compiler:
             try:
                 target = int(attr[2:])
             except ValueError:
-                raise self.error(f"bad locality attribute '{{{attr}}}'", call.loc, call.func) from None
+                raise self.error(f"bad locality attribute '{{{attr}}}'", call.loc,
+                                 call.func) from None
             if not 0 <= target < here().count():
                 raise self.error(
                     f"locality {target} does not exist ({here().count()} localities)",

@@ -9,7 +9,8 @@ not open scopes (Python semantics).
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 class GlobalScope:

@@ -8,7 +8,6 @@ the compiler maps them onto the operator primitives (``+`` -> ``__add``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 from ..source import UNKNOWN, SourceLoc
 
@@ -107,7 +106,7 @@ class BinOp:
     loc: SourceLoc = _loc()
 
 
-Expr = Union[Literal, ArrayLiteral, Identifier, Call, KeywordArg, QuotedList, UnaryOp, BinOp]
+Expr = Literal | ArrayLiteral | Identifier | Call | KeywordArg | QuotedList | UnaryOp | BinOp
 
 
 @dataclass(frozen=True)

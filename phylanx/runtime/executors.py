@@ -12,7 +12,8 @@ import atexit
 import collections
 import os
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import config
 from .futures import Future

@@ -7,7 +7,8 @@ run a function on another locality.
 from __future__ import annotations
 
 import socket
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .futures import Future, ready
 

@@ -12,7 +12,8 @@ the other slots hold arguments and locals (resolved to indices at compile time).
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import (
     PhylanxError,
