@@ -71,7 +71,7 @@ class Function:
             if not (self.nparams == 0 and n == 1 and args[0] is None):
                 raise PhylanxTypeError(
                     f"function '{self.name}' takes {self.nparams} argument(s), got {n}",
-                    self.loc, self.name)
+                    None, self.name)
             n = 0
             args = ()
         frame = [None] * self.frame_size
@@ -83,7 +83,7 @@ class Function:
                 if default is None:
                     raise PhylanxTypeError(
                         f"function '{self.name}' is missing argument '{self.params[i]}' "
-                        f"(takes {self.min_args} to {self.nparams}, got {n})", self.loc, self.name)
+                        f"(takes {self.min_args} to {self.nparams}, got {n})", None, self.name)
                 frame[i + 1] = default.run(frame)
         if self.catches_return:
             try:

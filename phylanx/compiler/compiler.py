@@ -216,7 +216,10 @@ class Compiler:
                 children.append(self.compile(a, scope))
         node = self.new_node(name, loc, children)
         if spec.lazy:
-            return node.set_run(spec.impl(node, node.children))
+            run = spec.impl(node, node.children)
+            if not spec.flags.get("locates_errors"):
+                run = located(node, run)
+            return node.set_run(run)
         impl = spec.impl
         suffix = registry.dtype_suffix(name)
         if suffix:
@@ -233,6 +236,20 @@ class Compiler:
         kwargs = {k.name: self.compile(k.value, scope) for k in keywords}
         node = self.new_node("call-function", call.loc, args, instance=call.func)
         return node.set_run(make_call(node, call.func, get, args, kwargs))
+
+
+def located(node: Node, run):
+    """Wrap a lazy primitive's closure so errors it raises itself carry its location."""
+    def run_located(frame):
+        try:
+            return run(frame)
+        except PhylanxError as e:
+            raise node.locate(e)
+        except ControlSignal:
+            raise
+        except Exception as e:
+            raise node.wrap(e) from e
+    return run_located
 
 
 def call_value(fn: Any, args: list, kwargs: dict | None, name: str) -> Any:

@@ -11,6 +11,7 @@ from ..primitives import indexing
 from ..primitives.registry import primitive
 from ..values import Function
 from . import scopes
+from .compiler import located
 
 _SLICE_FORMS = ("slice", "slice_row", "slice_column", "slice_page", "tuple_slice")
 
@@ -172,27 +173,11 @@ def store(compiler, call, scope):
             elif kind != "slice":
                 idx = indexing.axis_indices(kind, container, idx)
             indexing.put(container, idx, value.run(frame))
-        return _located(node, run)
+        return node.set_run(located(node, run))
     raise PhylanxCompileError(
         "store target must be a variable or a slice of one "
         "(slice, slice_row, slice_column, slice_page, tuple_slice)",
         getattr(target, "loc", call.loc), "store")
-
-
-def _located(node, run):
-    from ..errors import PhylanxError
-    from ..values import ControlSignal
-
-    def located(frame):
-        try:
-            return run(frame)
-        except PhylanxError as e:
-            raise node.locate(e)
-        except ControlSignal:
-            raise
-        except Exception as e:
-            raise node.wrap(e) from e
-    return node.set_run(located)
 
 
 @primitive("return", "return(__arg(_1_value, nil))", category="controls", special=True,

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PhylanxCompileError, PhylanxTypeError
+from ..errors import PhylanxCompileError, PhylanxError, PhylanxTypeError
 from ..language import ast
 from ..runtime.executors import get_executor
 from ..runtime.futures import Future
@@ -28,6 +28,7 @@ from .registry import primitive
 
 
 @primitive("block", "block(__1)", category="controls", lazy=True,
+           flags={"locates_errors": True},
            example="block(1, 2, 3)", result="3", no_oracle="sequencing")
 def block(node, children):
     """Evaluate the statements in order; the value of the last (nil if empty)."""
@@ -72,16 +73,24 @@ def parallel_block(node, children):
 
 
 @primitive("if", "if(_1, _2, _3)", "if(_1, _2)", category="controls", lazy=True,
+           flags={"locates_errors": True},
            example="if(2 > 1, 10, 20)", result="10", no_oracle="control flow")
 def if_(node, children):
     """``if(cond, then[, else])``: evaluate only the branch selected by ``cond``."""
+    # Fast path for genuine booleans; anything else goes through truth(), whose
+    # errors (an ambiguous array) are located here (this hot form is not wrapped).
+    def test(v):
+        try:
+            return truth(v)
+        except PhylanxError as err:
+            raise node.locate(err)
+
     if len(children) == 2:
         c, t = children
 
         def run2(frame):
             v = c.run(frame)
-            if v is True or v is np.True_ or (v is not False and v is not np.False_
-                                               and truth(v)):
+            if v is np.True_ or (v is not np.False_ and test(v)):
                 return t.run(frame)
             return None
         return run2
@@ -89,7 +98,7 @@ def if_(node, children):
 
     def run3(frame):
         v = c.run(frame)
-        if v is True or v is np.True_ or (v is not False and v is not np.False_ and truth(v)):
+        if v is np.True_ or (v is not np.False_ and test(v)):
             return t.run(frame)
         return e.run(frame)
     return run3

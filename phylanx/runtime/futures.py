@@ -122,6 +122,11 @@ class Future:
                 raise FutureTimeoutError("timed out waiting for a future")
             event.wait(0.001 if remaining is None else min(0.001, remaining))
 
+    def __bool__(self) -> bool:
+        # ``if(async(...), ...)``: the truth of a future is the truth of its value
+        from ..values import truth
+        return truth(self.result())
+
     def __repr__(self) -> str:
         state = ("pending", "running", "done")[self._state]
         return f"<Future {state}>"

@@ -153,7 +153,13 @@ def resolve_args(node: Node, frame: list) -> list:
 
 
 def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
-    """Give ``node`` a closure that evaluates its children, then calls ``impl``."""
+    """Give ``node`` a closure that evaluates its children, then calls ``impl``.
+
+    The closures are specialised by arity and by which operands are literals:
+    this is the hot path of every program.  Children locate their own errors, so
+    only the kernel call sits in the ``try``; a kernel failure caused by an
+    operand that is still a future (``async``) is retried with its value.
+    """
     children = node.children
     n = len(children)
     consts = [c.is_const for c in children]
@@ -163,78 +169,100 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
         def run(frame):
             try:
                 return impl()
-            except (PhylanxError, ControlSignal) as e:
-                raise node.locate(e) if isinstance(e, PhylanxError) else e
+            except PhylanxError as e:
+                raise node.locate(e)
+            except ControlSignal:
+                raise
             except Exception as e:
-                raise node.wrap(e) from e
+                return node_failed(node, impl, (), e)
     elif n == 1 and not consts[0]:
         a = children[0]
 
         def run(frame):
+            x = a.run(frame)
             try:
-                return impl(a.run(frame))
+                return impl(x)
             except PhylanxError as e:
                 raise node.locate(e)
             except ControlSignal:
                 raise
             except Exception as e:
-                raise node.wrap(e) from e
+                return node_failed(node, impl, (x,), e)
     elif n == 2 and dynamic == 2:
         a, b = children
 
         def run(frame):
+            if node.async_children:
+                args = resolve_args(node, frame)
+            else:
+                args = (a.run(frame), b.run(frame))
             try:
-                if node.async_children:
-                    return impl(*resolve_args(node, frame))
-                return impl(a.run(frame), b.run(frame))
+                return impl(*args)
             except PhylanxError as e:
                 raise node.locate(e)
             except ControlSignal:
                 raise
             except Exception as e:
-                raise node.wrap(e) from e
+                return node_failed(node, impl, args, e)
     elif n == 2 and consts[1] and not consts[0]:
         a, bv = children[0], children[1].value
 
         def run(frame):
+            x = a.run(frame)
             try:
-                return impl(a.run(frame), bv)
+                return impl(x, bv)
             except PhylanxError as e:
                 raise node.locate(e)
             except ControlSignal:
                 raise
             except Exception as e:
-                raise node.wrap(e) from e
+                return node_failed(node, impl, (x, bv), e)
     elif n == 2 and consts[0] and not consts[1]:
         av, b = children[0].value, children[1]
 
         def run(frame):
+            y = b.run(frame)
             try:
-                return impl(av, b.run(frame))
+                return impl(av, y)
             except PhylanxError as e:
                 raise node.locate(e)
             except ControlSignal:
                 raise
             except Exception as e:
-                raise node.wrap(e) from e
+                return node_failed(node, impl, (av, y), e)
     else:
         def run(frame):
+            if node.async_children:
+                args = resolve_args(node, frame)
+            else:
+                args = [c.run(frame) for c in children]
             try:
-                if node.async_children:
-                    return impl(*resolve_args(node, frame))
-                return impl(*[c.run(frame) for c in children])
+                return impl(*args)
             except PhylanxError as e:
                 raise node.locate(e)
             except ControlSignal:
                 raise
             except Exception as e:
-                raise node.wrap(e) from e
+                return node_failed(node, impl, args, e)
 
     node.set_run(run)
     if dynamic >= 2:
         from .policy import watch_children
         watch_children(node)
     return node
+
+
+def node_failed(node: Node, impl: Callable[..., Any], args, exc: Exception) -> Any:
+    """A kernel raised ``exc``: retry once if an operand was a future, else locate it."""
+    if any(type(a) is Future for a in args):
+        values = [a.result() if type(a) is Future else a for a in args]
+        try:
+            return impl(*values)
+        except PhylanxError as e:
+            raise node.locate(e)
+        except Exception as e:
+            raise node.wrap(e) from e
+    raise node.wrap(exc) from exc
 
 
 def check_callable(value: Any, what: str) -> None:

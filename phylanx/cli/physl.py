@@ -1,0 +1,102 @@
+"""``phylanx physl``: the PhySL interpreter (the original's ``physl`` tool, §2.10).
+
+    phylanx physl script.physl [ARGS...]     run a file; ARGS are PhySL expressions
+                                             bound, as a list, to ``sys_argv``
+    phylanx physl -c 'CODE' [--print]        run code given on the command line
+
+Errors are printed as located messages (``file:line:col: ...``) with exit status 1.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from ..errors import PhylanxError
+from ..execution_tree import compiler_state
+from ..language import parse, parse_expr, to_physl
+from ..values import display
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="phylanx physl", description="Run a PhySL program.",
+        epilog="example: phylanx physl -c 'block(define(f, n, if(n < 2, n, "
+               "f(n-1) + f(n-2))), f(20))' --print")
+    p.add_argument("file", nargs="?", help="PhySL source file")
+    p.add_argument("args", nargs="*", help="PhySL expressions bound to sys_argv")
+    p.add_argument("-c", "--code", help="PhySL code to run instead of a file")
+    p.add_argument("-p", "--print", dest="print_result", action="store_true",
+                   help="print the value of the last expression")
+    p.add_argument("-d", "--dump-ast", nargs="?", const="-", metavar="FILE",
+                   help="print the canonical form of the parsed program (to FILE or stdout)")
+    p.add_argument("--dry-run", action="store_true", help="parse and compile, do not run")
+    p.add_argument("--time", action="store_true", help="print compile and run times")
+    p.add_argument("--docs", action="store_true", help="print every primitive and its help")
+    return p
+
+
+def print_docs() -> None:
+    from ..primitives.registry import all_specs
+    for spec in all_specs():
+        print(f"{spec.name}: {' ; '.join(spec.patterns)}")
+        for line in spec.doc.splitlines():
+            print(f"    {line}")
+        print()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.docs:
+        print_docs()
+        return 0
+    if args.code is not None:
+        source, file_name = args.code, "<command line>"
+        if args.file is not None:  # with -c, every positional is an argument
+            args.args.insert(0, args.file)
+    elif args.file is not None:
+        file_name = args.file
+        try:
+            with open(args.file, encoding="utf-8") as fh:
+                source = fh.read()
+        except OSError as e:
+            print(f"phylanx physl: cannot read {args.file}: {e.strerror}", file=sys.stderr)
+            return 2
+    else:
+        print("phylanx physl: give a FILE or -c CODE (see --help)", file=sys.stderr)
+        return 2
+    try:
+        t0 = time.perf_counter()
+        program = parse(source, file_name)
+        if args.dump_ast is not None:
+            text = to_physl(program) + "\n"
+            if args.dump_ast == "-":
+                sys.stdout.write(text)
+            else:
+                with open(args.dump_ast, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+        state = compiler_state("physl", file_name)
+        argv_values = [state.run(state.compile_text(parse_expr(a, "<argv>"), "<argv>"))
+                       for a in args.args]
+        state.globals[state.compiler.globals.declare("sys_argv")] = argv_values
+        node = state.compile_text(program, file_name)
+        t1 = time.perf_counter()
+        if args.dry_run:
+            result = None
+        else:
+            result = state.run(node)
+        t2 = time.perf_counter()
+    except PhylanxError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    if args.print_result and not args.dry_run:
+        from ..runtime.futures import resolve
+        print(display(resolve(result)))
+    if args.time:
+        print(f"compile: {1e3 * (t1 - t0):.3f} ms, run: {1e3 * (t2 - t1):.3f} ms",
+              file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
