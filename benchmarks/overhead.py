@@ -1,0 +1,129 @@
+"""Evaluation overhead of the execution tree against plain Python and peers.
+
+Measures, in one run:
+
+* inline evaluation: a PhySL loop doing 10,000 scalar additions (cost per
+  primitive node evaluated) and recursive fib(20) (against plain CPython);
+* asynchronous evaluation: 10,000 independent tiny tasks under
+  ``parallel_block`` (cost per task), against ``concurrent.futures`` and,
+  when installed, ``dask.delayed``.
+
+Prints microseconds per node/task and ratios.  Run: ``python benchmarks/overhead.py``.
+Targets (from the foundation issue; measured, not asserted): inline <= 1 us per
+primitive node, async task <= 10 us, fib(20) within 20x of CPython.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import os
+import platform
+import time
+
+import phylanx
+from phylanx import execution_tree as et
+
+N_ADD = 10_000
+N_TASKS = 10_000
+
+
+def best_of(fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def count_nodes_per_iteration() -> int:
+    # while(i < n, block(store(s, s + i), store(i, i + 1))): per iteration the
+    # evaluated nodes are: __lt, block, store, __add, store, __add, plus the
+    # variable reads (s, i, i, i) -> 10 nodes
+    return 10
+
+
+def inline_chain(repeat: int) -> dict:
+    state = et.compiler_state("bench")
+    et.compile(state, "<bench>", "adds", """
+        define(adds, n, block(define(s, 0), define(i, 0),
+            while(i < n, block(store(s, s + i), store(i, i + 1))), s))""")
+    fn = et.code_for(state, "<bench>", "adds")
+    t = best_of(lambda: et.invoke(fn, (N_ADD,), {}), repeat)
+
+    def plain(n):
+        s = i = 0
+        while i < n:
+            s = s + i
+            i = i + 1
+        return s
+    tp = best_of(lambda: plain(N_ADD), repeat)
+    nodes = N_ADD * count_nodes_per_iteration()
+    return {"phylanx_s": t, "python_s": tp, "us_per_node": 1e6 * t / nodes}
+
+
+def fib_bench(repeat: int) -> dict:
+    state = et.compiler_state("fib")
+    et.compile(state, "<bench>", "fib", "define(fib, n, if(n < 2, n, fib(n - 1) + fib(n - 2)))")
+    fn = et.code_for(state, "<bench>", "fib")
+    t = best_of(lambda: et.invoke(fn, (20,), {}), repeat)
+
+    def fib(n):
+        return n if n < 2 else fib(n - 1) + fib(n - 2)
+    tp = best_of(lambda: fib(20), repeat)
+    return {"phylanx_s": t, "python_s": tp, "ratio": t / tp}
+
+
+def async_tasks(repeat: int) -> dict:
+    stmts = ", ".join(f"{i} + 1" for i in range(N_TASKS))
+    state = et.compiler_state("tasks")
+    node = state.compile_text(f"parallel_block({stmts})")
+    t = best_of(lambda: state.run(node), repeat)
+    out = {"phylanx_s": t, "us_per_task": 1e6 * t / N_TASKS}
+    with cf.ThreadPoolExecutor(os.cpu_count()) as pool:
+        def run_cf():
+            futures = [pool.submit(int.__add__, i, 1) for i in range(N_TASKS)]
+            for f in futures:
+                f.result()
+        out["concurrent_futures_s"] = best_of(run_cf, repeat)
+    try:
+        import dask
+        from dask import delayed
+
+        def run_dask():
+            dask.compute(*[delayed(int.__add__)(i, 1) for i in range(N_TASKS)],
+                         scheduler="threads")
+        out["dask_delayed_s"] = best_of(run_dask, max(1, repeat // 2))
+    except ImportError:
+        out["dask_delayed_s"] = None
+    return out
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=5, help="best of N runs (default 5)")
+    args = ap.parse_args(argv)
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+          f"{platform.python_version()}, phylanx {phylanx.__version__}")
+    r = inline_chain(args.repeat)
+    print(f"inline  : {N_ADD} scalar additions in a while loop: {1e3 * r['phylanx_s']:.2f} ms "
+          f"= {r['us_per_node']:.3f} us per primitive node "
+          f"(plain Python {1e3 * r['python_s']:.2f} ms, "
+          f"ratio {r['phylanx_s'] / r['python_s']:.1f}x)"
+          f"  [target <= 1 us/node]")
+    f = fib_bench(args.repeat)
+    print(f"fib(20) : {1e3 * f['phylanx_s']:.2f} ms vs CPython {1e3 * f['python_s']:.2f} ms, "
+          f"ratio {f['ratio']:.1f}x  [target <= 20x]")
+    a = async_tasks(max(1, args.repeat // 2))
+    line = (f"async   : {N_TASKS} tasks under parallel_block: {1e3 * a['phylanx_s']:.1f} ms = "
+            f"{a['us_per_task']:.2f} us per task; concurrent.futures "
+            f"{1e6 * a['concurrent_futures_s'] / N_TASKS:.2f} us/task "
+            f"(ratio {a['phylanx_s'] / a['concurrent_futures_s']:.2f}x)")
+    if a["dask_delayed_s"] is not None:
+        line += (f"; dask.delayed {1e6 * a['dask_delayed_s'] / N_TASKS:.2f} us/task "
+                 f"(ratio {a['phylanx_s'] / a['dask_delayed_s']:.2f}x)")
+    print(line + "  [target <= 10 us/task]")
+
+
+if __name__ == "__main__":
+    main()
