@@ -164,3 +164,40 @@ __all__ = [
     "bound_code_for", "code_for", "compile", "compiler_state", "eval", "global_compiler_state",
     "parallel", "variable",
 ]
+
+
+# -- instrumentation (§1.8, §5) ---------------------------------------------
+def enable_measurements(state: compiler_state, reset_counters: bool = False) -> list[str]:
+    """Count and time every node compiled in ``state`` so far."""
+    from .instrumentation import enable_measurements as enable
+    return enable(state.snippets, reset_counters)
+
+
+def retrieve_counter_data(state: compiler_state) -> str:
+    """The counters of every node of ``state`` as CSV (§5.1)."""
+    from .instrumentation import counter_csv
+    return counter_csv(state.snippets)
+
+
+def _function_tree(state: compiler_state, code: str):
+    for root in reversed(state.snippets):
+        for node in root.walk():
+            if node.primitive == "define-function" and node.instance == code:
+                return node
+    return state.compile_text(code)
+
+
+def retrieve_newick_tree_topology(state: compiler_state, file_name: str, code: str) -> str:
+    from .instrumentation import newick_tree
+    return newick_tree(code, _function_tree(state, code))
+
+
+def retrieve_dot_tree_topology(state: compiler_state, file_name: str, code: str) -> str:
+    from .instrumentation import dot_tree
+    return dot_tree(code, _function_tree(state, code))
+
+
+def retrieve_tree_topology(state: compiler_state, file_name: str, code: str) -> list[str]:
+    """``[newick, dot]`` of the function (or code) ``code``."""
+    return [retrieve_newick_tree_topology(state, file_name, code),
+            retrieve_dot_tree_topology(state, file_name, code)]

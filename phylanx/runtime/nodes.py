@@ -33,7 +33,7 @@ class Node:
     __slots__ = (
         "run", "primitive", "loc", "children", "instance", "seq", "compile_id",
         "inline", "count", "time_ns", "eval_direct", "parent", "async_children",
-        "value", "is_const", "__weakref__",
+        "value", "is_const", "measured_run", "watched", "__weakref__",
     )
 
     def __init__(self, primitive: str, loc: SourceLoc | None, children: tuple = (),
@@ -51,6 +51,8 @@ class Node:
         self.async_children = False
         self.value: Any = None
         self.is_const = False
+        self.measured_run: Callable[[list], Any] | None = None
+        self.watched = False
         self.inline: Callable[[list], Any] = _unbuilt
         self.run: Callable[[list], Any] = _unbuilt
         for child in self.children:

@@ -44,6 +44,7 @@ def watch_children(parent: Node) -> None:
 
 
 def _watch(node: Node) -> None:
+    node.watched = True
     inline = node.inline
 
     def measuring(frame):
@@ -72,4 +73,4 @@ def decide(node: Node) -> None:
         node.eval_direct = 1
     else:
         return  # undecided: keep measuring
-    node.run = node.inline
+    node.run = node.measured_run or node.inline

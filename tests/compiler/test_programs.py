@@ -132,7 +132,7 @@ def test_store_into_slices():
 
 def test_array_literal_is_fresh_on_every_evaluation():
     code = """
-    block(define(f, block(define(x, [1, 2]), store(slice(x, 0), slice(x, 0) + 1), x)),
+    block(define(f, lambda(block(define(x, [1, 2]), store(slice(x, 0), slice(x, 0) + 1), x))),
           f(), f())
     """
     np.testing.assert_array_equal(phylanx.evaluate(code), [2, 2])

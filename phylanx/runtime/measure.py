@@ -1,0 +1,54 @@
+"""Per-node measurements: count, inclusive time, and the instrumentation hooks.
+
+``enable(root)`` wraps every node below ``root`` so that each evaluation is
+counted and timed and reported to the installed hooks (``hooks.py``);
+``disable(root)`` restores the plain closures.  Nothing is measured unless
+enabled, so the hot path stays free of timing.
+"""
+from __future__ import annotations
+
+import threading
+from time import perf_counter_ns
+
+from . import hooks
+from .nodes import Node
+from .policy import Thresholds, decide
+
+
+def _wrap(node: Node) -> None:
+    inner = node.inline
+
+    def counted(frame):
+        start = perf_counter_ns()
+        try:
+            return inner(frame)
+        finally:
+            end = perf_counter_ns()
+            node.count += 1
+            node.time_ns += end - start
+            if node.watched and node.eval_direct == -1 and node.count >= Thresholds.count:
+                decide(node)
+            for hook in hooks.active():
+                on_eval = getattr(hook, "on_eval", None)
+                if on_eval is not None:
+                    on_eval(node, start, end, threading.get_ident())
+    node.measured_run = counted
+    node.run = counted
+
+
+def enable(root: Node, reset: bool = False) -> list[Node]:
+    """Measure every node of the tree under ``root``; returns the nodes."""
+    nodes = [n for n in root.walk() if not n.is_const]
+    for node in nodes:
+        if reset:
+            node.count = node.time_ns = 0
+        if node.measured_run is None:
+            _wrap(node)
+    return nodes
+
+
+def disable(root: Node) -> None:
+    for node in root.walk():
+        if node.measured_run is not None:
+            node.measured_run = None
+            node.run = node.inline

@@ -1,0 +1,43 @@
+"""Counters, CSV and tree topology through the execution_tree API (§5)."""
+from __future__ import annotations
+
+import csv
+import io
+
+from phylanx import execution_tree as et
+from phylanx.runtime import hooks
+
+
+def test_counters_csv_and_topology():
+    state = et.compiler_state("inst", "<inst>")
+    et.compile(state, "<inst>", "fib", "define(fib, n, if(n < 2, n, fib(n - 1) + fib(n - 2)))")
+    names = et.enable_measurements(state, True)
+    assert any("/if$" in n for n in names)
+    assert et.eval(state, "fib", 10) == 55
+    text = et.retrieve_counter_data(state)
+    assert text.splitlines()[0] == "primitive_instance,display_name,count,time,eval_direct"
+    rows = {row[1]: row for row in csv.reader(io.StringIO(text))}
+    assert int(rows["if(1, 16)"][2]) == 177  # fib(10) evaluates the body 177 times
+    newick, dot = et.retrieve_tree_topology(state, "<inst>", "fib")
+    assert newick.endswith(") fib;") and "/phylanx$0/if$0/" in newick
+    assert dot.startswith('graph "fib" {') and '" -- "' in dot
+
+
+def test_hooks_receive_evaluations():
+    seen = []
+
+    class Hook:
+        def on_eval(self, node, start, end, thread):
+            seen.append((node.primitive, end - start >= 0))
+
+    state = et.compiler_state("hooks")
+    et.compile(state, "<h>", "f", "define(f, x, x * 2 + 1)")
+    et.enable_measurements(state)
+    hook = Hook()
+    hooks.install(hook)
+    try:
+        assert et.eval(state, "f", 3) == 7
+    finally:
+        hooks.remove(hook)
+    prims = {p for p, ok in seen if ok}
+    assert {"__mul", "__add"} <= prims
