@@ -1,0 +1,302 @@
+"""Direct and iterative solvers, ``lu`` and the Krylov eigenvalue estimates against NumPy/SciPy."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+import phylanx
+from phylanx.errors import PhylanxTypeError, PhylanxValueError
+
+RNG = np.random.default_rng(1234)
+
+
+def _spd(n, rng=RNG):
+    m = rng.standard_normal((n, n))
+    return m @ m.T + n * np.eye(n)
+
+
+def _general(n, rng=RNG):
+    return rng.standard_normal((n, n)) + n * np.eye(n)
+
+
+def solve(name, a, b, *extra):
+    params = ", ".join(["a", "b"] + [f"e{i}" for i in range(len(extra))])
+    return phylanx.evaluate(f"lambda({params}, {name}({params}))", a, b, *extra)
+
+
+DIRECT = ["linear_solver_lu", "linear_solver_ldlt", "linear_solver_cholesky"]
+ITERATIVE_SPD = ["conjugate_gradient", "bicgstab_cholesky", "cg_jacobi", "cg_ssor",
+                 "cg_incompleteCholesky", "cg_symmetric_gauss_seidel"]
+ITERATIVE_GENERAL = ["bicgstab", "bicgstab_lu", "bicgstab_rq", "bicgstab_qr", "gmres"]
+
+
+# --- direct solvers ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", DIRECT)
+@pytest.mark.parametrize("rhs_shape", [(6,), (6, 3)])
+def test_direct_solvers_match_numpy(name, rhs_shape):
+    a = _spd(6)
+    b = RNG.standard_normal(rhs_shape)
+    x = solve(name, a, b)
+    assert x.shape == rhs_shape and x.dtype == np.float64
+    np.testing.assert_allclose(x, np.linalg.solve(a, b), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", DIRECT)
+def test_direct_solvers_keep_float32_and_promote_int(name):
+    a = np.array([[4, 1], [1, 3]])
+    b = np.array([1, 2])
+    assert solve(name, a, b).dtype == np.linalg.solve(a, b).dtype == np.float64
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    x = solve(name, a32, b32)
+    assert x.dtype == np.linalg.solve(a32, b32).dtype == np.float32
+    np.testing.assert_allclose(x, np.linalg.solve(a32, b32), rtol=1e-5)
+    assert solve(name, a32, b).dtype == np.float64
+
+
+def test_lu_solver_pivots_and_handles_general_matrices():
+    a = _general(5)
+    a[0, 0] = 0.0          # needs pivoting
+    b = RNG.standard_normal(5)
+    np.testing.assert_allclose(solve("linear_solver_lu", a, b), np.linalg.solve(a, b))
+
+
+def test_ldlt_handles_indefinite_symmetric_matrices():
+    a = np.array([[1.0, 2.0, 0.0], [2.0, -1.0, 3.0], [0.0, 3.0, 0.5]])
+    b = np.array([1.0, 0.0, -2.0])
+    np.testing.assert_allclose(solve("linear_solver_ldlt", a, b), np.linalg.solve(a, b))
+
+
+@pytest.mark.parametrize("name", ["linear_solver_ldlt", "linear_solver_cholesky"])
+@pytest.mark.parametrize("uplo", ["L", "U", "l"])
+def test_uplo_reads_only_that_triangle(name, uplo):
+    full = _spd(4)
+    b = RNG.standard_normal(4)
+    garbage = full.copy()
+    if uplo.upper() == "L":
+        garbage[np.triu_indices(4, 1)] = 99.0
+    else:
+        garbage[np.tril_indices(4, -1)] = -99.0
+    np.testing.assert_allclose(solve(name, garbage, b, uplo), np.linalg.solve(full, b))
+
+
+def test_uplo_default_is_lower():
+    full = _spd(3)
+    garbage = full.copy()
+    garbage[0, 2] = 1e3
+    b = np.ones(3)
+    np.testing.assert_allclose(solve("linear_solver_cholesky", garbage, b),
+                               np.linalg.solve(full, b))
+
+
+@pytest.mark.parametrize("name, a, message", [
+    ("linear_solver_lu", [[1.0, 2.0], [2.0, 4.0]], "singular"),
+    ("linear_solver_ldlt", [[0.0, 0.0], [0.0, 1.0]], "singular"),
+    ("linear_solver_cholesky", [[1.0, 2.0], [2.0, 1.0]], "not positive definite"),
+    ("linear_solver_lu", [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "must be square"),
+])
+def test_direct_solver_failures(name, a, message):
+    with pytest.raises(PhylanxValueError, match=message):
+        solve(name, np.array(a), np.ones(len(a)))
+
+
+@pytest.mark.parametrize("b, error, message", [
+    (np.ones(3), PhylanxValueError, "has 3 rows but the matrix a has 2"),
+    (np.ones((2, 2, 2)), PhylanxValueError, "must be 1-d or 2-d"),
+    ("text", PhylanxTypeError, "real numeric array"),
+])
+def test_direct_solver_bad_right_hand_side(b, error, message):
+    with pytest.raises(error, match=message):
+        solve("linear_solver_lu", np.eye(2), b)
+
+
+def test_bad_uplo():
+    with pytest.raises(PhylanxValueError, match='uplo must be "L" or "U"'):
+        solve("linear_solver_cholesky", np.eye(2), np.ones(2), "X")
+
+
+def test_empty_system():
+    x = solve("linear_solver_lu", np.zeros((0, 0)), np.zeros(0))
+    assert x.shape == (0,)
+
+
+# --- lu ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3), (1, 1)])
+def test_lu_is_a_equals_l_u_p(shape):
+    a = RNG.standard_normal(shape)
+    lower, upper, perm = phylanx.evaluate("lambda(a, lu(a))", a)
+    k = min(shape)
+    assert lower.shape == (shape[0], k) and upper.shape == (k, shape[1])
+    assert perm.shape == (shape[1], shape[1])
+    np.testing.assert_allclose(lower @ upper @ perm, a, atol=1e-12)
+    assert np.allclose(np.tril(lower), lower)
+    assert np.allclose(np.triu(upper), upper) and np.allclose(np.diag(upper), 1.0)
+    # a permutation matrix: one 1 per row and column
+    assert np.array_equal(perm.sum(axis=0), np.ones(shape[1]))
+    assert np.array_equal(perm.sum(axis=1), np.ones(shape[1]))
+
+
+def test_lu_matches_scipy_on_the_transpose():
+    # our A = L U P is SciPy's A.T = P' L' U' transposed (column pivoting)
+    a = _general(4)
+    lower, upper, perm = phylanx.evaluate("lambda(a, lu(a))", a)
+    p_s, l_s, u_s = scipy.linalg.lu(a.T)
+    np.testing.assert_allclose(lower, u_s.T)
+    np.testing.assert_allclose(upper, l_s.T)
+    np.testing.assert_array_equal(perm, p_s.T)
+
+
+def test_lu_pivots_on_the_largest_entry_of_the_row():
+    lower, upper, perm = phylanx.evaluate("lu([[1.0, 2.0], [3.0, 4.0]])")
+    np.testing.assert_array_equal(perm, [[0.0, 1.0], [1.0, 0.0]])
+    np.testing.assert_allclose(lower, [[2.0, 0.0], [4.0, 1.0]])
+
+
+def test_lu_rejects_non_finite_and_non_matrices():
+    with pytest.raises(PhylanxValueError, match="inf or NaN"):
+        phylanx.evaluate("lambda(a, lu(a))", np.array([[np.nan, 1.0], [1.0, 1.0]]))
+    with pytest.raises(PhylanxValueError, match="must be 2-d"):
+        phylanx.evaluate("lu([1.0, 2.0])")
+
+
+# --- iterative linear solvers -------------------------------------------------------------
+
+@pytest.mark.parametrize("suffix", ITERATIVE_SPD + ITERATIVE_GENERAL)
+def test_iterative_solvers_on_spd_systems(suffix):
+    a = _spd(8)
+    b = RNG.standard_normal(8)
+    x = solve(f"iterative_solver_{suffix}", a, b)
+    assert x.dtype == np.float64
+    np.testing.assert_allclose(x, np.linalg.solve(a, b), rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("suffix", ITERATIVE_GENERAL)
+def test_iterative_solvers_on_nonsymmetric_systems(suffix):
+    a = _general(8)
+    b = RNG.standard_normal(8)
+    np.testing.assert_allclose(solve(f"iterative_solver_{suffix}", a, b),
+                               np.linalg.solve(a, b), rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("suffix", ["conjugate_gradient", "bicgstab", "gmres"])
+def test_tolerance_argument_controls_accuracy(suffix):
+    a = _spd(30)
+    b = RNG.standard_normal(30)
+    exact = np.linalg.solve(a, b)
+    loose = solve(f"iterative_solver_{suffix}", a, b, 1e-2)
+    tight = solve(f"iterative_solver_{suffix}", a, b, 1e-12)
+    assert np.linalg.norm(b - a @ loose) <= 1e-2 * np.linalg.norm(b)
+    assert np.linalg.norm(b - a @ tight) <= 1e-10 * np.linalg.norm(b)
+    assert np.abs(tight - exact).max() <= np.abs(loose - exact).max()
+
+
+def test_iterative_solvers_keep_float32():
+    a = _spd(4).astype(np.float32)
+    b = np.ones(4, np.float32)
+    x = solve("iterative_solver_conjugate_gradient", a, b)
+    assert x.dtype == np.float32
+    np.testing.assert_allclose(x, np.linalg.solve(a, b), rtol=1e-5)
+
+
+@pytest.mark.parametrize("suffix, title", [
+    ("conjugate_gradient", "conjugate gradient"), ("gmres", "GMRES"), ("bicgstab", "BiCGSTAB"),
+])
+def test_non_convergence_names_the_solver(suffix, title):
+    # inconsistent singular system: no iterate can reach the tolerance
+    a = np.array([[1.0, 0.0], [0.0, 0.0]])
+    with pytest.raises(PhylanxValueError, match=title):
+        solve(f"iterative_solver_{suffix}", a, np.array([1.0, 1.0]))
+
+
+@pytest.mark.parametrize("suffix, message", [
+    ("bicgstab_cholesky", "symmetric positive definite"),
+    ("cg_incompleteCholesky", "positive definite"),
+    ("cg_jacobi", "non-zero diagonal"),
+    ("bicgstab_lu", "non-singular"),
+    ("bicgstab_qr", "non-singular"),
+])
+def test_preconditioner_failures(suffix, message):
+    a = np.array([[0.0, 1.0], [1.0, 0.0]]) if suffix != "bicgstab_lu" else np.zeros((2, 2))
+    if suffix == "bicgstab_qr":
+        a = np.array([[1.0, 1.0], [1.0, 1.0]])
+    with pytest.raises(PhylanxValueError, match=message):
+        solve(f"iterative_solver_{suffix}", a, np.ones(2))
+
+
+def test_iterative_input_errors():
+    with pytest.raises(PhylanxValueError, match="must be a vector"):
+        solve("iterative_solver_gmres", np.eye(2), np.ones((2, 2)))
+    with pytest.raises(PhylanxValueError, match="tolerance must be positive"):
+        solve("iterative_solver_gmres", np.eye(2), np.ones(2), -1.0)
+
+
+def test_incomplete_cholesky_keeps_the_sparsity_pattern():
+    # on a tridiagonal SPD matrix IC(0) has no fill-in, so it is the exact Cholesky factor
+    # and CG converges at once; check the solution against NumPy
+    n = 12
+    a = 4 * np.eye(n) - np.eye(n, k=1) - np.eye(n, k=-1)
+    b = np.arange(n, dtype=float)
+    np.testing.assert_allclose(solve("iterative_solver_cg_incompleteCholesky", a, b),
+                               np.linalg.solve(a, b), rtol=1e-9)
+
+
+# --- Lanczos and Arnoldi ------------------------------------------------------------------
+
+def test_lanczos_full_dimension_gives_all_eigenvalues():
+    a = _spd(7) - 10 * np.eye(7)      # indefinite symmetric is fine for Lanczos
+    b = RNG.standard_normal(7)
+    values = solve("iterative_solver_lanczos", a, b)
+    np.testing.assert_allclose(values, np.linalg.eigvalsh(a), rtol=1e-9, atol=1e-9)
+
+
+def test_lanczos_fewer_steps_bracket_the_extreme_eigenvalues():
+    a = _spd(20)
+    b = np.ones(20)
+    ritz = solve("iterative_solver_lanczos", a, b, 6)
+    exact = np.linalg.eigvalsh(a)
+    assert ritz.shape == (6,)
+    # Ritz values lie inside the spectrum (Cauchy interlacing) ...
+    assert exact[0] - 1e-9 <= ritz.min() and ritz.max() <= exact[-1] + 1e-9
+    # ... and the largest converges first
+    assert abs(ritz.max() - exact[-1]) < 1e-2 * exact[-1]
+
+
+def test_lanczos_stops_when_the_krylov_space_closes():
+    a = np.diag([1.0, 2.0, 3.0, 4.0])
+    values = solve("iterative_solver_lanczos", a, np.array([1.0, 1.0, 0.0, 0.0]))
+    np.testing.assert_allclose(values, [1.0, 2.0])
+
+
+def test_arnoldi_nonsymmetric_and_complex_eigenvalues():
+    a = _general(6)
+    b = RNG.standard_normal(6)
+    np.testing.assert_allclose(solve("iterative_solver_arnoldi", a, b),
+                               np.sort_complex(np.linalg.eigvals(a)), atol=1e-9)
+    rotation = np.array([[0.0, -1.0], [1.0, 0.0]])
+    values = solve("iterative_solver_arnoldi", rotation, np.array([1.0, 0.0]))
+    assert values.dtype.kind == "c"
+    np.testing.assert_allclose(values, [-1j, 1j], atol=1e-12)
+
+
+def test_arnoldi_few_steps():
+    a = np.diag(np.arange(1.0, 11.0)) + np.triu(np.ones((10, 10)), 1) * 0.1
+    assert solve("iterative_solver_arnoldi", a, np.ones(10), 3).shape == (3,)
+
+
+@pytest.mark.parametrize("name", ["iterative_solver_lanczos", "iterative_solver_arnoldi"])
+@pytest.mark.parametrize("a, b, extra, message", [
+    (np.eye(3), np.zeros(3), (), "non-zero"),
+    (np.eye(3), np.ones(2), (), "must have 3 elements"),
+    (np.eye(3), np.ones(3), (4,), "between 1 and 3"),
+    (np.eye(3), np.ones(3), (0,), "between 1 and 3"),
+])
+def test_eigen_input_errors(name, a, b, extra, message):
+    with pytest.raises(PhylanxValueError, match=message):
+        solve(name, a, b, *extra)
+
+
+def test_lanczos_requires_symmetry():
+    with pytest.raises(PhylanxValueError, match="symmetric"):
+        solve("iterative_solver_lanczos", np.array([[1.0, 2.0], [0.0, 1.0]]), np.ones(2))
