@@ -192,10 +192,9 @@ def get_seed():
 )
 def shuffle(x):
     """Shuffle an array (along its first axis) or a list in place and return it."""
-    if isinstance(x, np.ndarray):
-        if x.ndim == 0:
-            raise PhylanxValueError("cannot shuffle a 0-d value")
-    elif not isinstance(x, list):
+    if isinstance(x, np.generic) or (isinstance(x, np.ndarray) and x.ndim == 0):
+        raise PhylanxValueError("cannot shuffle a 0-d value")
+    if not isinstance(x, (np.ndarray, list)):
         raise PhylanxTypeError(f"shuffle needs an array or a list, got a {type_name(x)}")
     with _lock:
         _rng.shuffle(x)
