@@ -218,7 +218,7 @@ def _square(a: Any, what: str, stacked: bool = True) -> np.ndarray:
 
 @primitive("determinant", "determinant(_1)", category="matrixops", oracle=np.linalg.det,
            samples=[(np.array([[1., 2.], [3., 4.]]),),
-                    (np.array([[2, 0, 1], [1, 3, 2], [1, 1, 1]]),),
+                    (np.array([[2, 0, 1], [1, 3, 2], [1, 1, 2]]),),
                     (np.float32([[1, 2], [3, 4]]),), (np.array([[1., 2.], [2., 4.]]),),
                     (np.arange(8.).reshape(2, 2, 2),), (np.arange(6.).reshape(2, 3),)],
            example="determinant([[1, 2], [3, 4]])", result="-2.0")
@@ -229,7 +229,7 @@ def determinant(a):
 
 @primitive("inverse", "inverse(_1)", category="matrixops", oracle=np.linalg.inv,
            samples=[(np.array([[1., 2.], [3., 4.]]),),
-                    (np.array([[2, 0, 1], [1, 3, 2], [1, 1, 1]]),),
+                    (np.array([[2, 0, 1], [1, 3, 2], [1, 1, 2]]),),
                     (np.float32([[1, 2], [3, 4]]),), (np.array([[1., 2.], [2., 4.]]),),
                     (np.arange(8.).reshape(2, 2, 2) ** 2,), (np.arange(6.).reshape(2, 3),)],
            example="inverse([[2, 0], [0, 4]])", result="[[0.5, 0], [0, 0.25]]")
