@@ -49,8 +49,12 @@ def literal_value(value: Any) -> Any:
     return value
 
 
-def with_dtype(impl, dtype: str):
-    """The ``name__int``-style variant of ``impl``: compute and return in ``dtype``."""
+def with_dtype(impl, dtype: str, data_args: tuple[int, ...] | None = None):
+    """The ``name__int``-style variant of ``impl``: compute and return in ``dtype``.
+
+    ``data_args`` (the spec flag ``dtype_args``) names the argument positions that
+    hold data; the others (counts, sizes) are passed unchanged.  None: all.
+    """
     target = np.dtype(dtype)
 
     def cast(v):
@@ -62,7 +66,9 @@ def with_dtype(impl, dtype: str):
         return v
 
     def variant(*args):
-        return cast(impl(*[cast(a) for a in args]))
+        if data_args is None:
+            return cast(impl(*[cast(a) for a in args]))
+        return cast(impl(*[cast(a) if i in data_args else a for i, a in enumerate(args)]))
 
     variant.__name__ = getattr(impl, "__name__", "variant") + "_" + dtype
     return variant
@@ -159,7 +165,7 @@ class Compiler:
         impl = spec.impl
         suffix = registry.dtype_suffix(name)
         if suffix:
-            impl = with_dtype(impl, suffix)
+            impl = with_dtype(impl, suffix, spec.flags.get("dtype_args"))
 
         def call(*args, **kwargs):
             try:
@@ -223,7 +229,7 @@ class Compiler:
         impl = spec.impl
         suffix = registry.dtype_suffix(name)
         if suffix:
-            impl = with_dtype(impl, suffix)
+            impl = with_dtype(impl, suffix, spec.flags.get("dtype_args"))
         elif len(children) == 2 and "binary" in spec.flags:
             impl = spec.flags["binary"]   # two operands: the operator itself, no wrapper
         return build_eager(node, impl)

@@ -165,6 +165,7 @@ def full_like(a, value, dtype=None):
 
 @primitive(
     "linspace", "linspace(_1, _2, _3)", category="matrixops", supports_dtype=True,
+    flags={"dtype_args": (0, 1)},
     oracle=lambda start, stop, num: np.linspace(start, stop, num),
     samples=[(0, 1, 5), (2.0, 3.0, 1), (0, 10, 0), (5, -5, 11), (np.float32(0), np.float32(1), 3)],
     example="linspace(0, 1, 5)", result="[0., 0.25, 0.5, 0.75, 1.]",
@@ -184,7 +185,7 @@ def _linearmatrix_reference(nx, ny, x0, dx, dy):
 
 @primitive(
     "linearmatrix", "linearmatrix(_1, _2, _3, _4, _5)", category="matrixops",
-    supports_dtype=True, oracle=_linearmatrix_reference,
+    supports_dtype=True, flags={"dtype_args": (2, 3, 4)}, oracle=_linearmatrix_reference,
     samples=[(2, 3, 1.0, 2.0, 3.0), (3, 1, 0, 1, 1), (0, 2, 1.0, 1.0, 1.0),
              (2, 2, np.float32(0.5), np.float32(1), np.float32(2))],
     example="linearmatrix(2, 3, 1.0, 2.0, 3.0)", result="[[1., 3., 5.], [4., 6., 8.]]",

@@ -163,6 +163,7 @@ def _split(x, sections: tuple, axis: int, name: str) -> list:
 
 @primitive(
     "hsplit", "hsplit(_1, __2)", category="matrixops", supports_dtype=True,
+    flags={"dtype_args": (0,)},
     oracle=lambda x, *s: list(np.hsplit(x, s[0] if len(s) == 1 else list(s))),
     samples=[(np.arange(6), 3), (_A23, 3), (_A23, [1]), (_I23, [1, 2]), (_I23, 1, 2),
              (np.arange(24).reshape(2, 4, 3), 2), (_A23, 2), (np.arange(4), [1, 9])],
@@ -179,6 +180,7 @@ def hsplit(x, *indices_or_sections):
 
 @primitive(
     "vsplit", "vsplit(_1, __2)", category="matrixops", supports_dtype=True,
+    flags={"dtype_args": (0,)},
     oracle=lambda x, *s: list(np.vsplit(x, s[0] if len(s) == 1 else list(s))),
     samples=[(np.arange(12).reshape(4, 3), 2), (_A23, [1]), (_A23, 2), (np.arange(4), 2),
              (np.arange(24).reshape(4, 3, 2), [1, 3]), (_I23, 3)],
