@@ -171,23 +171,9 @@ def any_(a, axis=None, keepdims=None, dummy0=None, dummy1=None):
     return scalarize(np.any(a, axis=axes, keepdims=keep))
 
 
-def _uncast_axis(axis: Any) -> Any:
-    """Undo the compiler's cast of *every* argument in ``logsumexp__float/__bool`` calls.
-
-    The suffix variants turn an axis of 1 into 1.0 or True; integral values are taken back.
-    """
-    if isinstance(axis, (np.floating, np.bool_)) and float(axis).is_integer():
-        return int(axis)
-    if isinstance(axis, np.ndarray) and axis.dtype.kind in "bf" and np.all(axis % 1 == 0):
-        return axis.astype(np.int64)
-    if isinstance(axis, list):
-        return [_uncast_axis(a) for a in axis]
-    return axis
-
-
 @primitive("logsumexp", _pattern("logsumexp", "dummy_"), category="statistics",
            samples="reduction", oracle=_oracle(scipy.special.logsumexp),
-           supports_dtype=True, differentiable=True,
+           supports_dtype=True, differentiable=True, flags={"dtype_args": (0,)},
            example="logsumexp([0.0, 0.0])", result="0.6931471805599453")
 def logsumexp(a, axis=None, keepdims=None, dummy_=None, dtype=None):
     """``log(sum(exp(a)))`` along ``axis`` computed stably, like scipy.special.logsumexp.
@@ -195,7 +181,7 @@ def logsumexp(a, axis=None, keepdims=None, dummy_=None, dtype=None):
     Integer input gives float64, float32 stays float32; an empty reduction gives -inf.
     A float ``dtype`` is computed in; other dtypes cast the result.  4th argument ignored.
     """
-    a, axes, keep = _prepare(a, _uncast_axis(axis), keepdims)
+    a, axes, keep = _prepare(a, axis, keepdims)
     dt = to_dtype(dtype)
     if dt is not None and dt.kind in "fc":
         a = a.astype(dt)

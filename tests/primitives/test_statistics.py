@@ -167,6 +167,10 @@ def test_logsumexp_dtype_variants():
     check(call("logsumexp__int", x), scipy.special.logsumexp(x.astype(int)).astype(np.int64))
     check(call("logsumexp__float", x.astype(int), [0, 1], np.bool_(True)),
           scipy.special.logsumexp(x.astype(int), axis=(0, 1), keepdims=True))
+    # only the data is cast: an axis of 2 must not turn into True (= 1) in the __bool variant
+    cube = np.arange(24.0).reshape(2, 3, 4) - 12
+    check(call("logsumexp__bool", cube, np.int64(2)),
+          scipy.special.logsumexp(cube.astype(bool).astype(float), axis=2).astype(bool))
 
 
 def test_reductions_reject_non_numbers():
