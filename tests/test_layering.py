@@ -1,0 +1,147 @@
+"""The import direction between the packages of phylanx/ (architecture layering).
+
+Every ``import`` in every module (also those inside functions) is parsed with
+``ast`` and resolved to a top-level unit of the package (``errors``,
+``language``, ``primitives`` ...).  The rules:
+
+* the base modules ``source errors config values exceptions`` import only each other;
+* ``language`` imports only the base modules;
+* ``runtime`` imports only the base modules and ``language``;
+* ``primitives`` does not import ``compiler`` (except the registry's lazy ``_load_all``,
+  which loads the compiler's special forms), ``frontend`` or ``cli``;
+* ``compiler`` does not import ``frontend`` or ``cli``;
+* nothing but ``phylanx/__main__.py`` imports ``cli``.
+"""
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent / "phylanx"
+BASE = {"source", "errors", "config", "values", "exceptions"}
+
+#: unit -> units it may import (besides itself); None: no allow-list
+ALLOWED: dict[str, set[str] | None] = {
+    **{unit: BASE for unit in BASE},
+    "language": BASE,
+    "runtime": BASE | {"language"},
+}
+#: unit -> units it must not import
+FORBIDDEN: dict[str, set[str]] = {
+    "primitives": {"compiler", "frontend", "cli"},
+    "compiler": {"frontend", "cli"},
+}
+#: (module, function the import sits in, imported unit): deliberate exceptions
+EXCEPTIONS = {
+    ("phylanx.primitives.registry", "_load_all", "compiler"):
+        "loads the compiler's special forms into the registry on first lookup",
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _unit(module: str) -> str | None:
+    """The top-level unit of a ``phylanx.*`` module name (None outside phylanx)."""
+    parts = module.split(".")
+    if parts[0] != "phylanx":
+        return None
+    return parts[1] if len(parts) > 1 else "phylanx"
+
+
+def _is_submodule(module: str) -> bool:
+    path = ROOT.parent.joinpath(*module.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
+class _Imports(ast.NodeVisitor):
+    """Collects (imported module, enclosing function) for one file."""
+
+    def __init__(self, module: str, is_package: bool):
+        self.package = module if is_package else module.rpartition(".")[0]
+        self.found: list[tuple[str, str | None, int]] = []
+        self.function: str | None = None
+
+    def visit_FunctionDef(self, node):  # noqa: N802 - ast visitor API
+        outer, self.function = self.function, self.function or node.name
+        self.generic_visit(node)
+        self.function = outer
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Import(self, node):  # noqa: N802
+        for alias in node.names:
+            self.found.append((alias.name, self.function, node.lineno))
+
+    def visit_ImportFrom(self, node):  # noqa: N802
+        if node.level:
+            base = self.package.split(".")
+            base = base[: len(base) - (node.level - 1)]
+            target = ".".join(base + ([node.module] if node.module else []))
+        else:
+            target = node.module or ""
+        for alias in node.names:
+            # `from .. import compiler` imports the submodule phylanx.compiler
+            candidate = f"{target}.{alias.name}"
+            self.found.append((candidate if _is_submodule(candidate) else target,
+                               self.function, node.lineno))
+
+
+def _all_imports():
+    for path in sorted(ROOT.rglob("*.py")):
+        module = _module_name(path)
+        visitor = _Imports(module, path.name == "__init__.py")
+        visitor.visit(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+        for imported, function, line in visitor.found:
+            yield module, path, imported, function, line
+
+
+def _violations() -> list[str]:
+    out = []
+    for module, path, imported, function, line in _all_imports():
+        src, dst = _unit(module), _unit(imported)
+        if dst is None or dst == src:
+            continue
+        where = f"{path.relative_to(ROOT.parent)}:{line}: {module} imports {imported}"
+        if (module, function, dst) in EXCEPTIONS:
+            continue
+        if dst == "cli" and src != "__main__":
+            out.append(f"{where} (only phylanx/__main__.py may import phylanx.cli)")
+        allowed = ALLOWED.get(src)
+        if allowed is not None and dst not in allowed:
+            out.append(f"{where} ({src} may import only {sorted(allowed)})")
+        if dst in FORBIDDEN.get(src, ()):
+            out.append(f"{where} ({src} must not import {dst})")
+    return out
+
+
+def test_import_direction():
+    violations = _violations()
+    assert not violations, "layering violations:\n" + "\n".join(violations)
+
+
+def test_the_checker_sees_imports():
+    # the parser must resolve relative imports, or the test above could never fail
+    found = {(m, i) for m, _, i, _, _ in _all_imports()}
+    assert ("phylanx.primitives.registry", "phylanx.errors") in found
+    assert ("phylanx.primitives.registry", "phylanx.compiler.special_forms") in found
+    assert ("phylanx.__main__", "phylanx.cli.main") in found
+
+
+@pytest.mark.parametrize("module, imported, expected", [
+    ("phylanx.language.parser", "phylanx.runtime.futures", "language may import only"),
+    ("phylanx.values", "phylanx.language", "values may import only"),
+    ("phylanx.primitives.core", "phylanx.frontend.tables", "primitives must not import"),
+    ("phylanx.compiler.binding", "phylanx.cli.main", "only phylanx/__main__.py"),
+])
+def test_rules_reject(monkeypatch, module, imported, expected):
+    fake = [(module, ROOT / "x.py", imported, None, 1)]
+    monkeypatch.setattr(sys.modules[__name__], "_all_imports", lambda: iter(fake))
+    assert any(expected in v for v in _violations())
