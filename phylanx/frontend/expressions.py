@@ -1,0 +1,531 @@
+"""Python expressions -> PhySL AST (the expression half of the translator).
+
+Every node built here carries the location of the Python node it came from,
+so compile and run-time errors point at the user's line and column.  Names
+are resolved in this order: locals of the enclosing translated scopes, the
+function itself (recursion), then the Python namespace (closure cells,
+module globals, built-ins) through :mod:`.resolve`.
+"""
+from __future__ import annotations
+
+import ast
+import math
+
+from ..language import ast as past
+from ..primitives import registry
+from . import tables
+from .resolve import Kind
+
+#: primitives printed as infix operators in the generated PhySL (easier to read)
+_INFIX = {prim: op for op, (_, prim) in past.BINARY_OPS.items()}
+_PREFIX = {"__minus": "-", "__not": "!"}
+
+
+class ExpressionMixin:
+    """Expression rules; mixed into :class:`~.translator.FunctionTranslator`."""
+
+    # -- helpers ------------------------------------------------------------
+    def call(self, func: str, args, node):
+        infix = _INFIX.get(func)
+        if infix is not None and len(args) == 2 and not any(
+                isinstance(a, past.KeywordArg) for a in args):
+            return past.BinOp(infix, args[0], args[1], self.loc(node))
+        if func in _PREFIX and len(args) == 1:
+            return past.UnaryOp(_PREFIX[func], args[0], self.loc(node))
+        return past.Call(func, tuple(args), None, self.loc(node))
+
+    def lit(self, value, node) -> past.Literal:
+        return past.Literal(value, self.loc(node))
+
+    def ident(self, name: str, node) -> past.Identifier:
+        return past.Identifier(name, self.loc(node))
+
+    def need_primitive(self, name: str, node, what: str) -> str:
+        if registry.lookup(name) is None:
+            raise self.error(node, f"{what} is not supported: Phylanx has no primitive '{name}'")
+        return name
+
+    def exprs(self, nodes) -> list:
+        return [self.expr(n) for n in nodes]
+
+    def expr(self, node):
+        method = getattr(self, "x_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(node, f"unsupported Python expression: {type(node).__name__}")
+        return method(node)
+
+    # -- literals -----------------------------------------------------------
+    def x_Constant(self, node):
+        v = node.value
+        if isinstance(v, int) and not isinstance(v, bool) and not -(2**63) <= v < 2**63:
+            raise self.error(node, f"integer {v} does not fit in 64 bits")
+        if v is Ellipsis:
+            raise self.error(node, "'...' is not supported here")
+        return self.lit(v, node)
+
+    def x_List(self, node):
+        return self.call("list", self.exprs(node.elts), node)
+
+    x_Tuple = x_List
+
+    def x_Dict(self, node):
+        if any(k is None for k in node.keys):
+            raise self.error(node, "'**' in a dict literal is not supported; build the dict "
+                                   "with explicit keys")
+        pairs = [self.call("list", [self.expr(k), self.expr(v)], k)
+                 for k, v in zip(node.keys, node.values)]
+        return self.call("dict", [self.call("list", pairs, node)], node)
+
+    def x_JoinedStr(self, node):
+        fmt, args = [], []
+        for part in node.values:
+            if isinstance(part, ast.Constant):
+                fmt.append(str(part.value).replace("{", "{{").replace("}", "}}"))
+                continue
+            spec = ""
+            if part.format_spec is not None:
+                if not all(isinstance(p, ast.Constant) for p in part.format_spec.values):
+                    raise self.error(part, "computed format specs in f-strings are not "
+                                           "supported; write the spec literally")
+                spec = ":" + "".join(str(p.value) for p in part.format_spec.values)
+            value = self.expr(part.value)
+            if part.conversion not in (-1, ord("s")):
+                raise self.error(part, "only !s conversions are supported in f-strings")
+            if part.conversion == ord("s"):
+                value = self.call("string", [value], part)
+            fmt.append("{" + spec + "}")
+            args.append(value)
+        return self.call("format", [self.lit("".join(fmt), node), *args], node)
+
+    # -- operators ----------------------------------------------------------
+    def x_BinOp(self, node):
+        prim = tables.BINARY_OPS[type(node.op)]
+        self.need_primitive(prim, node, f"the operator {_op_text(node.op)}")
+        return self.call(prim, [self.expr(node.left), self.expr(node.right)], node)
+
+    def x_UnaryOp(self, node):
+        prim = tables.UNARY_OPS[type(node.op)]
+        if (prim == "__minus" and isinstance(node.operand, ast.Constant)
+                and isinstance(node.operand.value, (int, float))
+                and not isinstance(node.operand.value, bool)):
+            return self.lit(-node.operand.value, node)
+        operand = self.expr(node.operand)
+        if prim is None:
+            return operand
+        return self.call(prim, [operand], node)
+
+    def x_BoolOp(self, node):
+        values = self.exprs(node.values)
+        if all(_is_boolean(v) for v in node.values):
+            # comparisons: the short-circuiting logical primitives give the same value
+            return self.call("__and" if isinstance(node.op, ast.And) else "__or", values, node)
+        # Python semantics: the value of the deciding operand, evaluated at most once
+        result = values[-1]
+        for value, src in zip(reversed(values[:-1]), reversed(node.values[:-1])):
+            tmp = self.temp(src)
+            test = self.ident(tmp, src)
+            branch = ([result, test] if isinstance(node.op, ast.And) else [test, result])
+            result = self.call("block", [self.define(tmp, value, src),
+                                         self.call("if", [test, *branch], src)], src)
+        return result
+
+    def x_Compare(self, node):
+        parts, left = [], node.left
+        for op, right in zip(node.ops, node.comparators):
+            parts.append(self.compare(op, left, right, node))
+            left = right
+        return parts[0] if len(parts) == 1 else self.call("__and", parts, node)
+
+    def compare(self, op, left, right, node):
+        if isinstance(op, (ast.In, ast.NotIn)):
+            test = self.call("__contains", [self.expr(right), self.expr(left)], node)
+            return self.call("__not", [test], node) if isinstance(op, ast.NotIn) else test
+        if isinstance(op, (ast.Is, ast.IsNot)):
+            test = self.call("__is", [self.expr(left), self.expr(right)], node)
+            return self.call("__not", [test], node) if isinstance(op, ast.IsNot) else test
+        return self.call(tables.COMPARE_OPS[type(op)], [self.expr(left), self.expr(right)], node)
+
+    def x_IfExp(self, node):
+        return self.call("if", [self.expr(node.test), self.expr(node.body),
+                                self.expr(node.orelse)], node)
+
+    # -- names and attributes ----------------------------------------------
+    def x_Name(self, node):
+        name = node.id
+        if self.is_local(name):
+            return self.ident(name, node)
+        if name in self.global_names():
+            return self.ident(self.external_global(name, node), node)
+        if name == self.fn_name:
+            return self.ident(self.state_name, node)
+        res = self.resolver.lookup(name)
+        if res is None:
+            if registry.lookup(name) is not None:
+                return self.ident(name, node)   # a primitive used as a value
+            raise self.error(node, f"name '{name}' is not defined")
+        return self.value_of(res, name, node)
+
+    def value_of(self, res, name, node):
+        kind, obj = res.kind, res.value
+        if kind in (Kind.DECORATED, Kind.FUNCTION):
+            return self.ident(self.dependency(obj, node), node)
+        if kind is Kind.DTYPE:
+            return self.lit(res.extra, node)
+        if kind is Kind.NUMPY_FUNC:
+            return self.ident(self.numpy_name(res.extra, node), node)
+        if kind is Kind.BUILTIN:
+            if name in tables.BUILTIN_DTYPES:
+                return self.lit(tables.BUILTIN_DTYPES[name], node)
+            return self.ident(self.need_primitive(tables.BUILTIN_CALLS.get(name, name), node,
+                                                  f"the built-in '{name}' as a value"), node)
+        if kind is Kind.VALUE:
+            return self.ident(self.external(res, name, node), node)
+        raise self.error(node, f"'{name}' ({type(obj).__name__}) cannot be used as a value "
+                               "inside a Phylanx function")
+
+    def x_Attribute(self, node):
+        qual = self.qualified(node)
+        if qual is not None:
+            module, dotted = qual
+            if module == "numpy":
+                last = dotted.rsplit(".", 1)[-1]
+                if dotted in tables.NUMPY_CONSTANTS:
+                    return self.lit(tables.NUMPY_CONSTANTS[dotted], node)
+                if last in tables.NUMPY_DTYPES:
+                    return self.lit(tables.NUMPY_DTYPES[last], node)
+                return self.ident(self.numpy_name(dotted, node), node)
+            if module == "math" and dotted in tables.MATH_CONSTANTS:
+                return self.lit(tables.MATH_CONSTANTS[dotted], node)
+            raise self.error(node, f"'{module}.{dotted}' cannot be used inside a Phylanx "
+                                   "function")
+        prim = tables.ATTRIBUTES.get(node.attr)
+        if prim is None:
+            raise self.error(node, f"attribute '.{node.attr}' is not supported (supported: "
+                             f"{', '.join(sorted(tables.ATTRIBUTES))})")
+        self.need_primitive(prim, node, f"the attribute '.{node.attr}'")
+        return self.call(prim, [self.expr(node.value)], node)
+
+    def qualified(self, node):
+        """``("numpy", "linalg.inv")`` for module attribute chains, None for values."""
+        if isinstance(node, ast.Name):
+            if self.is_local(node.id) or node.id in self.global_names():
+                return None
+            res = self.resolver.lookup(node.id)
+            if res is None or res.kind is not Kind.MODULE:
+                return None
+            return res.extra
+        if isinstance(node, ast.Attribute):
+            base = self.qualified(node.value)
+            if base is None:
+                return None
+            return base[0], f"{base[1]}.{node.attr}" if base[1] else node.attr
+        return None
+
+    # -- subscripts ---------------------------------------------------------
+    def x_Subscript(self, node):
+        return self.call("slice", [self.expr(node.value), *self.indices(node.slice)], node)
+
+    def indices(self, index):
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        return [self.index(p) for p in parts]
+
+    def index(self, p):
+        if isinstance(p, ast.Slice):
+            bounds = [p.lower, p.upper] + ([p.step] if p.step is not None else [])
+            return self.call("list", [self.lit(None, p) if b is None else self.expr(b)
+                                      for b in bounds], p)
+        if isinstance(p, ast.List):
+            literal = _array_literal(p)
+            if literal is not None:
+                return past.ArrayLiteral(literal[0], literal[1], literal[2], self.loc(p))
+            return self.call("__array", [self.expr(p)], p)
+        return self.expr(p)
+
+    # -- functions ----------------------------------------------------------
+    def x_Lambda(self, node):
+        return self.function_value(node, "lambda")
+
+    def x_ListComp(self, node):
+        return self.comprehension(lambda: self.expr(node.elt), node.generators, node)
+
+    x_GeneratorExp = x_ListComp
+
+    def x_DictComp(self, node):
+        pair = lambda: self.call("list", [self.expr(node.key), self.expr(node.value)], node)  # noqa: E731
+        return self.call("dict", [self.comprehension(pair, node.generators, node)], node)
+
+    def comprehension(self, element, generators, node):
+        gen = generators[0]
+        if gen.is_async:
+            raise self.error(gen, "async comprehensions are not supported")
+        iterable = self.expr(gen.iter)
+
+        def lambda_of(body_builder):
+            with self.lambda_scope(gen.target) as (param, prologue):
+                body = body_builder()
+                body = self.call("block", [*prologue, body], gen) if prologue else body
+                return self.call("lambda", [self.ident(param, gen.target), body], gen)
+
+        for cond in gen.ifs:
+            test = lambda_of(lambda c=cond: self.expr(c))
+            iterable = self.call("filter", [test, iterable], cond)
+        if len(generators) > 1:
+            inner = lambda_of(lambda: self.comprehension(element, generators[1:], node))
+            return self.call("__flatten1", [self.call("fmap", [inner, iterable], gen)], node)
+        return self.call("fmap", [lambda_of(element), iterable], node)
+
+    # -- calls --------------------------------------------------------------
+    def arguments(self, node, skip_keywords=()):
+        args = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                raise self.error(a, "'*' arguments are not supported; pass them one by one")
+            args.append(self.expr(a))
+        for k in node.keywords:
+            if k.arg is None:
+                raise self.error(k, "'**' arguments are not supported; pass keywords one by one")
+            if k.arg in skip_keywords:
+                continue
+            args.append(past.KeywordArg(k.arg, self.expr(k.value), self.loc(k.value)))
+        return args
+
+    def x_Call(self, node):
+        func = node.func
+        if isinstance(func, ast.Name):
+            name = func.id
+            if self.is_local(name) or name in self.global_names():
+                target = name if self.is_local(name) else self.external_global(name, func)
+                return self.call(target, self.arguments(node), node)
+            if name == self.fn_name:
+                return self.call(self.state_name, self.arguments(node), node)
+            res = self.resolver.lookup(name)
+            if res is None:
+                if registry.lookup(name) is not None:   # a primitive called by its name
+                    return self.call(name, self.arguments(node), node)
+                raise self.error(func, f"name '{name}' is not defined")
+            return self.call_resolved(res, name, node)
+        if isinstance(func, ast.Attribute):
+            qual = self.qualified(func)
+            if qual is not None:
+                module, dotted = qual
+                if module in ("numpy", "math"):
+                    return self.numpy_call(dotted, node, module)
+                raise self.error(func, f"functions of module '{module}' cannot be called inside "
+                                       "a Phylanx function (only numpy and math)")
+            return self.method_call(func, node)
+        # any other callee: an expression whose value is a function
+        return self.call("apply", [self.expr(func), self.call("list", self.arguments(node),
+                                                               node)], node)
+
+    def call_resolved(self, res, name, node):
+        kind = res.kind
+        if kind in (Kind.DECORATED, Kind.FUNCTION):
+            return self.call(self.dependency(res.value, node), self.arguments(node), node)
+        if kind is Kind.NUMPY_FUNC:
+            return self.numpy_call(res.extra, node, "numpy")
+        if kind is Kind.BUILTIN:
+            return self.builtin_call(name, node)
+        if kind is Kind.DTYPE:
+            return self.call("__pycast", [*self.arguments(node), self.lit(res.extra, node)],
+                             node)
+        if kind is Kind.VALUE and callable(res.value):
+            return self.call(self.external(res, name, node), self.arguments(node), node)
+        if kind is Kind.PRANGE:
+            raise self.error(node, "prange(...) can only be used as the iterable of a for loop")
+        raise self.error(node.func, f"'{name}' ({type(res.value).__name__}) cannot be called "
+                                    "inside a Phylanx function")
+
+    def builtin_call(self, name, node):
+        if name == "print":
+            for k in node.keywords:
+                if k.arg in ("sep", "end", "file", "flush"):
+                    raise self.error(k, f"print(..., {k.arg}=...) is not supported; print "
+                                        "one formatted string (an f-string) instead")
+            return self.call("cout", self.arguments(node), node)
+        if name in ("list", "tuple", "dict") and not node.args and not node.keywords:
+            return self.call("list" if name != "dict" else "dict", [], node)
+        if name in ("sum", "max", "min", "any", "all", "sorted", "list", "tuple") and \
+                len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp):
+            pass  # a generator argument becomes a list comprehension (x_GeneratorExp)
+        if name in tables.BUILTIN_DTYPES:
+            if not node.args:   # float() is 0.0, int() is 0, bool() is False
+                return self.call("__pycast", [self.lit(0, node),
+                                              self.lit(tables.BUILTIN_DTYPES[name], node)], node)
+            return self.call("__pycast", [*self.arguments(node),
+                                          self.lit(tables.BUILTIN_DTYPES[name], node)], node)
+        if name == "isinstance":
+            raise self.error(node, "isinstance is not supported; PhySL values have no classes")
+        prim = tables.BUILTIN_CALLS.get(name)
+        if prim is None:
+            raise self.error(node.func, f"the built-in '{name}' is not supported inside a "
+                                        "Phylanx function")
+        self.need_primitive(prim, node.func, f"the built-in '{name}'")
+        return self.call(prim, self.arguments(node), node)
+
+    def method_call(self, func, node):
+        method = func.attr
+        prim = tables.METHODS.get(method)
+        if prim is None:
+            raise self.error(func, f"method '.{method}()' is not supported (supported: "
+                             f"{', '.join(sorted(tables.METHODS))})")
+        self.need_primitive(prim, func, f"the method '.{method}()'")
+        receiver = self.expr(func.value)
+        args = self.arguments(node)
+        positional = [a for a in args if not isinstance(a, past.KeywordArg)]
+        if method in ("reshape", "transpose") and len(positional) > 1:
+            keywords = [a for a in args if isinstance(a, past.KeywordArg)]
+            args = [self.call("list", positional, node), *keywords]
+        return self.call(prim, [receiver, *args], node)
+
+    # -- NumPy --------------------------------------------------------------
+    def numpy_name(self, dotted: str, node) -> str:
+        prim = tables.NUMPY_RENAMES.get(dotted) or dotted.rsplit(".", 1)[-1]
+        if registry.lookup(prim) is None:
+            raise self.error(node, f"np.{dotted} is not supported: Phylanx has no primitive "
+                                   f"for it (see 'phylanx primitives' for what exists)")
+        return prim
+
+    def numpy_call(self, dotted: str, node, module: str = "numpy"):
+        if module == "math":
+            dotted = tables.MATH_RENAMES.get(dotted, dotted)
+        for k in node.keywords:
+            if k.arg == "out":
+                raise self.error(k, "the 'out=' argument is not supported; assign the result")
+        special = getattr(self, "np_" + dotted.replace(".", "_"), None)
+        if special is not None:
+            return special(node)
+        return self.call(self.numpy_name(dotted, node.func), self.arguments(node), node)
+
+    def _filled(self, value, node, like=False):
+        args = self.arguments(node)
+        return self.call("constant_like" if like else "constant",
+                         [self.lit(value, node), *args], node)
+
+    def np_zeros(self, node):
+        return self._filled(0, node)
+
+    def np_ones(self, node):
+        return self._filled(1, node)
+
+    np_empty = np_zeros
+
+    def np_zeros_like(self, node):
+        return self._filled(0, node, like=True)
+
+    def np_ones_like(self, node):
+        return self._filled(1, node, like=True)
+
+    np_empty_like = np_zeros_like
+
+    def np_array(self, node, copy=True):
+        if node.args and not node.keywords and len(node.args) == 1:
+            literal = _array_literal(node.args[0])
+            if literal is not None:
+                return past.ArrayLiteral(literal[0], literal[1], literal[2], self.loc(node))
+        args = self.arguments(node, skip_keywords=("copy", "order", "ndmin"))
+        if not copy:
+            args.append(past.KeywordArg("copy", self.lit(False, node), self.loc(node)))
+        return self.call("__array", args, node)
+
+    def np_asarray(self, node):
+        return self.np_array(node, copy=False)
+
+    np_asanyarray = np_ascontiguousarray = np_asarray
+
+    def np_random_rand(self, node):
+        if not node.args:
+            return self.call("random_sample", [], node)
+        shape = self.call("list", self.arguments(node), node)
+        return self.call("random", [shape, self.lit("uniform", node)], node)
+
+    def _distribution(self, node, dist, names, defaults):
+        bound = _bind(node, names, self)
+        params = [bound.get(n) or self.lit(d, node) for n, d in zip(names[:-1], defaults)]
+        size = bound.get(names[-1]) or self.lit(None, node)
+        return self.call("random", [size, self.call("list", [self.lit(dist, node), *params],
+                                                    node)], node)
+
+    def np_random_uniform(self, node):
+        return self._distribution(node, "uniform", ("low", "high", "size"), (0.0, 1.0))
+
+    def np_random_normal(self, node):
+        return self._distribution(node, "normal", ("loc", "scale", "size"), (0.0, 1.0))
+
+    def np_random_randint(self, node):
+        bound = _bind(node, ("low", "high", "size"), self)
+        low, high = bound.get("low"), bound.get("high")
+        if high is None:
+            low, high = self.lit(0, node), low
+        high = self.call("__sub", [high, self.lit(1, node)], node)   # C++ bounds are inclusive
+        size = bound.get("size") or self.lit(None, node)
+        return self.call("random", [size, self.call("list", [self.lit("uniform_int", node), low,
+                                                             high], node)], node)
+
+
+def _bind(node, names, tr) -> dict:
+    out = {}
+    for name, a in zip(names, node.args):
+        out[name] = tr.expr(a)
+    for k in node.keywords:
+        if k.arg not in names:
+            raise tr.error(k, f"unknown keyword '{k.arg}' (expected: {', '.join(names)})")
+        out[k.arg] = tr.expr(k.value)
+    return out
+
+
+def _is_boolean(node) -> bool:
+    if isinstance(node, ast.Compare):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return True
+    if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        return True
+    return isinstance(node, ast.BoolOp) and all(_is_boolean(v) for v in node.values)
+
+
+def _array_literal(node):
+    """``(nested tuple, kind, ndim)`` for a rectangular literal of numbers, else None."""
+    def walk(n, depth):
+        if isinstance(n, (ast.List, ast.Tuple)):
+            items = [walk(e, depth + 1) for e in n.elts]
+            if any(i is None for i in items) or not items:
+                return None
+            shapes = {i[1] for i in items}
+            if len(shapes) != 1:
+                return None
+            return tuple(i[0] for i in items), (len(items),) + shapes.pop()
+        v = n.value if isinstance(n, ast.Constant) else None
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) and isinstance(
+                n.operand, ast.Constant):
+            v = -n.operand.value if isinstance(n.operand.value, (int, float)) and not \
+                isinstance(n.operand.value, bool) else None
+        if isinstance(v, (bool, int, float)) and (not isinstance(v, float) or math.isfinite(v)):
+            return v, ()
+        return None
+    found = walk(node, 0) if isinstance(node, (ast.List, ast.Tuple)) else None
+    if found is None or not 1 <= len(found[1]) <= 4:
+        return None
+    flat = _flatten(found[0])
+    if all(isinstance(v, bool) for v in flat):
+        kind = "bool"
+    elif any(isinstance(v, bool) for v in flat):
+        return None
+    elif all(isinstance(v, int) for v in flat):
+        if not all(-(2**63) <= v < 2**63 for v in flat):
+            return None
+        kind = "int"
+    else:
+        kind = "float"
+    return found[0], kind, len(found[1])
+
+
+def _flatten(value):
+    if isinstance(value, tuple):
+        return [x for v in value for x in _flatten(v)]
+    return [value]
+
+
+def _op_text(op) -> str:
+    return {ast.FloorDiv: "//", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|",
+            ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>", ast.Pow: "**"}.get(
+        type(op), type(op).__name__)

@@ -1,0 +1,153 @@
+"""What a free name of a decorated function refers to in Python.
+
+A name that is not local to the translated code is looked up like Python
+does (closure cells, then module globals, then built-ins) and classified:
+a module (numpy, numpy.linalg, numpy.random, math), another decorated
+function, a plain Python function (translated on the fly), a NumPy function,
+a built-in, a dtype, ``prange``/``parallel``, or a data value that is read
+afresh at every call.
+"""
+from __future__ import annotations
+
+import builtins
+import enum
+import types
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import tables
+
+
+class Kind(enum.Enum):
+    MODULE = "module"
+    DECORATED = "decorated"
+    FUNCTION = "function"
+    NUMPY_FUNC = "numpy function"
+    BUILTIN = "builtin"
+    DTYPE = "dtype"
+    PRANGE = "prange"
+    PARALLEL = "parallel"
+    VALUE = "value"
+    OTHER = "other"
+
+
+@dataclass
+class Resolved:
+    kind: Kind
+    value: Any
+    where: str          # "cell", "global" or "builtin"
+    extra: Any = None   # module: (family, dotted prefix); numpy func: dotted name; dtype: str
+
+
+_KNOWN_BUILTINS = set(tables.BUILTIN_CALLS) | set(tables.BUILTIN_DTYPES) | {"isinstance"}
+_VALUE_TYPES = (int, float, bool, str, list, tuple, dict, np.ndarray, np.generic, type(None),
+                range)
+
+
+def _numpy_dotted(obj: Any) -> str | None:
+    name = getattr(obj, "__name__", None)
+    if not isinstance(name, str):
+        return None
+    for prefix, module in (("", np), ("linalg.", np.linalg), ("random.", np.random)):
+        if getattr(module, name, None) is obj:
+            return prefix + name
+    return None
+
+
+def _module_family(mod: types.ModuleType) -> tuple[str, str]:
+    name = mod.__name__
+    if name == "numpy":
+        return "numpy", ""
+    if name.startswith("numpy."):
+        sub = name.split(".")[1]
+        return "numpy", {"linalg": "linalg", "random": "random"}.get(sub, sub)
+    if name == "math":
+        return "math", ""
+    return name, ""
+
+
+def classify(value: Any) -> tuple[Kind, Any]:
+    """The kind of a Python object met as a free name, plus kind-specific data."""
+    from ..execution_tree import _Parallel
+    from ..util import prange
+    from .decorator import LazyDecorator, PhylanxDecorator
+
+    if isinstance(value, types.ModuleType):
+        return Kind.MODULE, _module_family(value)
+    if isinstance(value, (PhylanxDecorator, LazyDecorator)):
+        return Kind.DECORATED, None
+    if value is prange:
+        return Kind.PRANGE, None
+    if isinstance(value, _Parallel):
+        return Kind.PARALLEL, None
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return Kind.DTYPE, str(np.dtype(value))
+    if isinstance(value, np.dtype):
+        return Kind.DTYPE, str(value)
+    if isinstance(value, types.FunctionType):
+        return Kind.FUNCTION, None
+    dotted = _numpy_dotted(value) if callable(value) else None
+    if dotted is not None:
+        return Kind.NUMPY_FUNC, dotted
+    if isinstance(value, (types.BuiltinFunctionType, type)) and \
+            getattr(builtins, getattr(value, "__name__", ""), None) is value:
+        return Kind.BUILTIN, None
+    if isinstance(value, _VALUE_TYPES):
+        return Kind.VALUE, None
+    return Kind.OTHER, None
+
+
+class Resolver:
+    """Looks names up in a Python function's closure, globals and built-ins."""
+
+    def __init__(self, fn: types.FunctionType):
+        self.globals = fn.__globals__
+        self.cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+
+    def lookup(self, name: str) -> Resolved | None:
+        cell = self.cells.get(name)
+        if cell is not None:
+            try:
+                value = cell.cell_contents
+            except ValueError:   # an empty cell: assigned later in the enclosing function
+                return None
+            where = "cell"
+        elif name in self.globals:
+            value, where = self.globals[name], "global"
+        elif hasattr(builtins, name) and name in _KNOWN_BUILTINS:
+            value, where = getattr(builtins, name), "builtin"
+        else:
+            return None
+        kind, extra = classify(value)
+        if where == "builtin":
+            kind = Kind.BUILTIN
+        return Resolved(kind, value, where, extra)
+
+    def getter(self, name: str, where: str):
+        """A function returning the current value of ``name`` (read before every call)."""
+        if where == "cell":
+            cell = self.cells[name]
+            return lambda: cell.cell_contents
+        g = self.globals
+        return lambda: g[name]
+
+    def setter(self, name: str, where: str):
+        if where == "cell":
+            cell = self.cells[name]
+
+            def set_cell(v):
+                cell.cell_contents = v
+            return set_cell
+        g = self.globals
+
+        def set_global(v):
+            g[name] = v
+        return set_global
+
+    def key(self, name: str, where: str) -> tuple:
+        """Identifies the storage of ``name`` (two functions reading it share a slot)."""
+        if where == "cell":
+            return ("cell", id(self.cells[name]), name)
+        return ("global", id(self.globals), name)

@@ -1,0 +1,137 @@
+"""Lookup tables of the Python -> PhySL translation.
+
+Operators map onto operator primitives; NumPy, ``math`` and Python built-in
+names map onto primitive names.  A NumPy name missing from :data:`NUMPY_RENAMES`
+is used as is (``np.exp`` -> ``exp``) when a primitive of that name exists.
+Tables only hold names; :mod:`.expressions` decides how arguments are passed.
+"""
+from __future__ import annotations
+
+import ast
+import math
+
+import numpy as np
+
+#: Python binary operator -> primitive
+BINARY_OPS: dict[type, str] = {
+    ast.Add: "__add", ast.Sub: "__sub", ast.Mult: "__mul", ast.Div: "__div",
+    ast.FloorDiv: "__floordiv", ast.Mod: "__mod", ast.Pow: "power", ast.MatMult: "matmul",
+    ast.BitAnd: "__bitand", ast.BitOr: "__bitor", ast.BitXor: "__bitxor",
+    ast.LShift: "__lshift", ast.RShift: "__rshift",
+}
+
+#: Python comparison operator -> primitive (``in``/``is`` are handled by the translator)
+COMPARE_OPS: dict[type, str] = {
+    ast.Eq: "__eq", ast.NotEq: "__ne", ast.Lt: "__lt", ast.LtE: "__le",
+    ast.Gt: "__gt", ast.GtE: "__ge",
+}
+
+UNARY_OPS: dict[type, str | None] = {
+    ast.USub: "__minus", ast.UAdd: None, ast.Not: "__not", ast.Invert: "__invert",
+}
+
+#: NumPy (and numpy.linalg / numpy.random, written ``linalg.x`` / ``random.x``) -> primitive
+NUMPY_RENAMES: dict[str, str] = {
+    "add": "__add", "subtract": "__sub", "multiply": "__mul", "divide": "__div",
+    "true_divide": "__div", "negative": "__minus", "mod": "__mod", "remainder": "__mod",
+    "floor_divide": "__floordiv", "positive": "__copy",
+    "equal": "__eq", "not_equal": "__ne", "less": "__lt", "less_equal": "__le",
+    "greater": "__gt", "greater_equal": "__ge",
+    "bitwise_and": "__bitand", "bitwise_or": "__bitor", "bitwise_xor": "__bitxor",
+    "invert": "__invert", "bitwise_not": "__invert", "left_shift": "__lshift",
+    "right_shift": "__rshift",
+    "max": "amax", "min": "amin", "abs": "absolute", "fabs": "absolute",
+    "diagonal": "diag", "ravel": "flatten", "copy": "__copy", "round": "rint",
+    "around": "rint", "concat": "concatenate", "asarray": "__array", "array": "__array",
+    "asanyarray": "__array", "ascontiguousarray": "__array",
+    "linalg.inv": "inverse", "linalg.det": "determinant", "linalg.norm": "norm",
+    "linalg.solve": "linear_solver_lu", "linalg.matmul": "matmul",
+    "random.seed": "set_seed", "random.rand": "__random_rand", "random.randn": "randn",
+    "random.random": "random_sample", "random.random_sample": "random_sample",
+    "random.sample": "random_sample", "random.ranf": "random_sample",
+    "random.shuffle": "shuffle", "random.random_integers": "random_integers",
+}
+
+#: NumPy names that need a rewrite of their arguments (handled in expressions.py)
+NUMPY_SPECIAL = frozenset({
+    "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
+    "array", "asarray", "asanyarray", "ascontiguousarray", "vstack", "hstack", "dstack",
+    "stack", "concatenate", "concat", "reshape", "transpose",
+    "random.rand", "random.uniform", "random.normal", "random.randint",
+    "shape", "size", "ndim",
+})
+
+#: NumPy scalar types and constants usable as values
+NUMPY_DTYPES: dict[str, str] = {
+    "float64": "float64", "float32": "float32", "float_": "float64", "double": "float64",
+    "single": "float32", "int64": "int64", "int32": "int32", "int_": "int64", "intp": "int64",
+    "bool_": "bool", "bool": "bool", "uint8": "uint8", "int8": "int8", "int16": "int16",
+    "float16": "float16", "complex128": "complex128",
+}
+NUMPY_CONSTANTS: dict[str, float] = {
+    "pi": math.pi, "e": math.e, "inf": math.inf, "Inf": math.inf, "Infinity": math.inf,
+    "PINF": math.inf, "infty": math.inf, "NINF": -math.inf, "nan": math.nan, "NaN": math.nan,
+    "NAN": math.nan, "euler_gamma": float(np.euler_gamma), "PZERO": 0.0, "NZERO": -0.0,
+}
+#: ``math`` functions -> primitive (same names as NumPy where they exist)
+MATH_RENAMES: dict[str, str] = {"fabs": "absolute", "pow": "power", "isnan": "isnan"}
+MATH_CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf,
+                                    "nan": math.nan, "tau": math.tau}
+
+#: Python built-in functions -> primitive
+BUILTIN_CALLS: dict[str, str] = {
+    "len": "__len", "print": "cout", "abs": "absolute", "range": "range", "str": "string",
+    "list": "__pylist",
+    "tuple": "__pylist", "enumerate": "__enumerate", "zip": "__zip", "sum": "__pysum",
+    "max": "__pymax", "min": "__pymin", "sorted": "__sorted", "reversed": "__reversed",
+    "round": "__round", "map": "fmap", "filter": "filter", "pow": "power", "any": "any",
+    "all": "all", "dict": "dict",
+}
+#: built-ins used as dtype values (``dtype=float``)
+BUILTIN_DTYPES: dict[str, str] = {"float": "float64", "int": "int64", "bool": "bool",
+                                  "complex": "complex128"}
+
+#: array attributes -> primitive applied to the array
+ATTRIBUTES: dict[str, str] = {
+    "shape": "shape", "T": "transpose", "ndim": "ndim", "size": "size", "dtype": "__dtype",
+    "real": "real", "imag": "imag",
+}
+
+#: methods of arrays, lists and dictionaries -> primitive (receiver first)
+METHODS: dict[str, str] = {
+    "sum": "sum", "mean": "mean", "std": "std", "var": "var", "prod": "prod", "any": "any",
+    "all": "all", "max": "amax", "min": "amin", "argmax": "argmax", "argmin": "argmin",
+    "cumsum": "cumsum", "cumprod": "cumprod", "dot": "dot", "transpose": "transpose",
+    "reshape": "reshape", "flatten": "flatten", "ravel": "flatten", "astype": "astype",
+    "copy": "__copy", "clip": "clip", "squeeze": "squeeze", "tolist": "__tolist",
+    "item": "__item", "nonzero": "nonzero", "round": "rint", "trace": "trace",
+    "diagonal": "diag", "conj": "conj",
+    "append": "__list_append", "extend": "__list_extend", "pop": "__list_pop",
+    "get": "__dict_get", "items": "__items", "keys": "__keys", "values": "__values",
+    "format": "format",
+}
+#: methods that take their shape as separate arguments (``x.reshape(2, 3)``)
+VARARG_SHAPE_METHODS = frozenset({"reshape"})
+#: methods that change the receiver in place (their value is nil in Python)
+IN_PLACE_METHODS = frozenset({"append", "extend"})
+
+#: what the error message suggests for constructs we reject (see checks.py)
+SUGGESTIONS: dict[type, str] = {
+    ast.Try: "try/except is not supported inside a Phylanx function; test the condition "
+             "with 'if', or catch the error around the call in plain Python",
+    ast.ClassDef: "define classes outside the decorated function",
+    ast.Yield: "generators are not supported; build a list and return it",
+    ast.YieldFrom: "generators are not supported; build a list and return it",
+    ast.Await: "async code is not supported; use 'with parallel:' or prange for concurrency",
+    ast.AsyncFunctionDef: "async functions are not supported; use 'with parallel:' or prange",
+    ast.AsyncFor: "async for is not supported; use 'for i in prange(...)' for parallel loops",
+    ast.AsyncWith: "async with is not supported; use 'with parallel:'",
+    ast.Import: "import modules at the top of the file, outside the decorated function",
+    ast.ImportFrom: "import modules at the top of the file, outside the decorated function",
+    ast.Delete: "del is not supported; assign a new value instead",
+    ast.Set: "sets are not supported; use a list or a dict",
+    ast.SetComp: "set comprehensions are not supported; use a list or dict comprehension",
+    ast.Match: "match statements are not supported; use if/elif/else",
+}
+if hasattr(ast, "TryStar"):
+    SUGGESTIONS[ast.TryStar] = SUGGESTIONS[ast.Try]

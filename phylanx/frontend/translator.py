@@ -1,0 +1,576 @@
+"""Python function -> PhySL AST: statements, scopes and functions.
+
+:func:`translate` turns one decorated Python function into a
+``define(name, params..., body)`` PhySL AST whose every node is located at
+the user's Python source.  Statement rules live here, expression rules in
+:mod:`.expressions`.  Python scoping is kept: the names a function assigns
+are its locals (``define`` on first assignment, ``store`` after), ``global``
+and ``nonlocal`` are honoured, a ``return`` in tail position is just the
+function's value and any other ``return`` becomes ``return(value)``.
+"""
+from __future__ import annotations
+
+import ast
+import contextlib
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..language import ast as past
+from . import checks
+from .expressions import ExpressionMixin
+from .resolve import Kind, Resolver
+
+TRANSLATIONS = itertools.count(1)   # how many functions were translated (tests count it)
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.DictComp,
+           ast.SetComp, ast.GeneratorExp)
+_EXCEPTIONS = {"ValueError", "TypeError", "RuntimeError", "AssertionError", "Exception",
+               "IndexError", "KeyError", "ZeroDivisionError", "NotImplementedError",
+               "ArithmeticError"}
+
+
+@dataclass
+class Translation:
+    """The result of translating one function."""
+
+    program: past.Program
+    state_name: str
+    deps: list = field(default_factory=list)            # decorators compiled before this one
+    externals: dict = field(default_factory=dict)       # PhySL name -> (getter, setter | None)
+    returns_tuple: bool = False
+    params: list = field(default_factory=list)
+
+
+class Scope:
+    def __init__(self, kind: str, parent: Scope | None, params=(), locals_=(),
+                 globals_=(), nonlocals=()):
+        self.kind = kind                   # "function" or "lambda"
+        self.parent = parent
+        self.locals = set(locals_) | set(params)
+        self.declared = set(params)
+        self.globals = set(globals_)
+        self.nonlocals = set(nonlocals)
+
+
+def scope_names(fn) -> tuple[set, set, set, list]:
+    """(locals, globals, nonlocals, params) of a def or lambda, as Python sees them."""
+    a = fn.args
+    params = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]
+    stored, globals_, nonlocals = set(), set(), set()
+    body = fn.body if isinstance(fn.body, list) else [fn.body]
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Global):
+            globals_.update(node.names)
+        elif isinstance(node, ast.Nonlocal):
+            nonlocals.update(node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stored.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            stored.add(node.name)
+            stack.extend(node.args.defaults + [d for d in node.args.kw_defaults if d])
+            continue
+        if isinstance(node, _NESTED) and node not in body:
+            if isinstance(node, (ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp)):
+                stack.append(node.generators[0].iter)   # evaluated in the enclosing scope
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    locals_ = (stored | set(params)) - globals_ - nonlocals
+    return locals_, globals_, nonlocals, params
+
+
+def needs_predeclare(fn, locals_: set, params) -> list[str]:
+    """Locals read before their first assignment, or read by nested functions."""
+    first: dict[str, tuple] = {}
+    nested_reads: set[str] = set()
+
+    def visit(node, nested):
+        for child in ast.iter_child_nodes(node):
+            inner = nested or isinstance(child, _NESTED)
+            if isinstance(child, ast.Name) and child.id in locals_:
+                if inner and isinstance(child.ctx, ast.Load):
+                    nested_reads.add(child.id)
+                elif not inner:
+                    pos = (child.lineno, child.col_offset)
+                    load = isinstance(child.ctx, ast.Load)
+                    if child.id not in first or pos < first[child.id][0]:
+                        first[child.id] = (pos, load)
+            visit(child, inner)
+    for stmt in (fn.body if isinstance(fn.body, list) else [fn.body]):
+        visit(stmt, False)
+    out = {n for n, (_, load) in first.items() if load} | nested_reads
+    return sorted(out - set(params))
+
+
+def always_returns(stmts) -> bool:
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return True
+    if isinstance(last, ast.If):
+        return always_returns(last.body) and always_returns(last.orelse)
+    return False
+
+
+class FunctionTranslator(ExpressionMixin):
+    """Translates one decorated function (and what is nested in it)."""
+
+    def __init__(self, fn_node, pyfunc, locator: checks.Locator, state_name: str, linker,
+                 default_values=None):
+        self.fn_node = fn_node
+        self.fn_name = getattr(fn_node, "name", None)
+        self.state_name = state_name
+        self.loc = locator
+        self.error = locator.error
+        self.resolver = Resolver(pyfunc)
+        self.linker = linker
+        self.default_values = default_values or {}
+        self.scope: Scope | None = None
+        self.temps = itertools.count(1)
+        self.deps: list = []
+        self.externals: dict = {}
+        self.loop_kinds: list[str] = []
+
+    # -- scopes -------------------------------------------------------------
+    def is_local(self, name: str) -> bool:
+        s = self.scope
+        while s is not None:
+            if name in s.globals:
+                return False
+            if name not in s.nonlocals:
+                if s.kind == "function" and name in s.locals:
+                    return True
+                if s.kind == "lambda" and name in s.declared:
+                    return True
+            s = s.parent
+        return False
+
+    def global_names(self) -> set:
+        s = self.scope
+        while s is not None and s.kind != "function":
+            s = s.parent
+        return s.globals if s is not None else set()
+
+    def declared_anywhere(self, name: str) -> bool:
+        s = self.scope
+        while s is not None:
+            if name in s.declared:
+                return True
+            s = s.parent
+        return False
+
+    def temp(self, node) -> str:
+        return f"__t{next(self.temps)}"
+
+    def define(self, name: str, value, node):
+        self.scope.declared.add(name)
+        return self.call("define", [self.ident(name, node), value], node)
+
+    @contextlib.contextmanager
+    def lambda_scope(self, target):
+        """A PhySL lambda with one parameter bound to ``target`` (a name or a tuple)."""
+        outer = self.scope
+        self.scope = Scope("lambda", outer)
+        try:
+            if isinstance(target, ast.Name):
+                self.scope.declared.add(target.id)
+                yield target.id, []
+            else:
+                param = self.temp(target)
+                self.scope.declared.add(param)
+                yield param, self.assign(target, self.ident(param, target), target)
+        finally:
+            self.scope = outer
+
+    # -- links to other functions and Python values --------------------------
+    def dependency(self, obj, node) -> str:
+        dec = self.linker.decorator_for(obj, node, self.loc)
+        if dec not in self.deps:
+            self.deps.append(dec)
+        return dec.state_name
+
+    def external(self, res, name, node) -> str:
+        key = self.resolver.key(name, res.where)
+        mangled = self.linker.external_name(key, name)
+        self.externals[mangled] = (self.resolver.getter(name, res.where), None)
+        return mangled
+
+    def external_global(self, name, node) -> str:
+        g = self.resolver.globals
+        mangled = self.linker.external_name(("global", id(g), name), name)
+        self.externals[mangled] = (lambda: g.get(name), self.resolver.setter(name, "global"))
+        return mangled
+
+    # -- functions ----------------------------------------------------------
+    def function_value(self, fn, name: str | None, top: bool = False):
+        """``define(name, params..., body)`` (or a ``lambda`` when name is 'lambda')."""
+        locals_, globals_, nonlocals, params = scope_names(fn)
+        defaults = self.parameter_defaults(fn, top)
+        outer = self.scope
+        self.scope = Scope("function", outer, params, locals_, globals_, nonlocals)
+        saved_loops, self.loop_kinds = self.loop_kinds, []
+        try:
+            pre = [self.define(n, self.lit(None, fn), fn)
+                   for n in needs_predeclare(fn, locals_, params)]
+            if isinstance(fn, ast.Lambda):
+                body = self.expr(fn.body)
+            else:
+                body = self.block(pre + self.tail(fn.body), fn)
+                pre = []
+            if pre:
+                body = self.call("block", [*pre, body], fn)
+        finally:
+            self.scope = outer
+            self.loop_kinds = saved_loops
+        plist = []
+        for p in params:
+            if p in defaults:
+                plist.append(past.KeywordArg(p, defaults[p], self.loc(fn)))
+            elif plist and isinstance(plist[-1], past.KeywordArg):
+                raise self.error(fn, f"parameter '{p}' without a default follows parameters "
+                                     "with defaults; give it a default or move it first")
+            else:
+                plist.append(self.ident(p, fn))
+        if name == "lambda":
+            return self.call("lambda", [*plist, body], fn)
+        if not plist:
+            body = self.call("lambda", [body], fn)
+        return self.call("define", [self.ident(name, fn), *plist, body], fn)
+
+    def parameter_defaults(self, fn, top: bool) -> dict:
+        a = fn.args
+        positional = a.posonlyargs + a.args
+        pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults))
+        pairs += [(k, d) for k, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+        out = {}
+        for arg, default in pairs:
+            if top and arg.arg in self.default_values:
+                out[arg.arg] = self.value_literal(self.default_values[arg.arg], default,
+                                                  arg.arg)
+            else:
+                out[arg.arg] = self.expr(default)
+        return out
+
+    def value_literal(self, value, node, param):
+        """A Python default value as PhySL: a literal, or a global slot holding it."""
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return self.lit(value, node)
+        if isinstance(value, (list, tuple)) and all(
+                v is None or isinstance(v, (bool, int, float, str)) for v in value):
+            return self.call("list", [self.lit(v, node) for v in value], node)
+        mangled = self.linker.external_name(("default", id(self.fn_node), param),
+                                            f"default_{param}")
+        self.externals[mangled] = ((lambda v=value: v), None)
+        return self.ident(mangled, node)
+
+    # -- statement lists ----------------------------------------------------
+    def block(self, exprs, node):
+        if len(exprs) == 1:
+            return exprs[0]
+        return self.call("block", exprs, node)
+
+    def tail(self, stmts) -> list:
+        """Statements whose last value is the function's result."""
+        out = []
+        for i, s in enumerate(stmts):
+            if isinstance(s, ast.Return):
+                out.append(self.return_value(s))
+                return out
+            if isinstance(s, ast.If) and (i == len(stmts) - 1 or always_returns(s.body)):
+                rest = stmts[i + 1:]
+                then = self.block(self.tail(s.body), s)
+                other = self.block(self.tail(s.orelse + rest), s)
+                out.append(self.call("if", [self.expr(s.test), then, other], s))
+                return out
+            if isinstance(s, ast.Raise):
+                out.append(self.stmt(s))
+                return out
+            out.extend(self.stmt_list([s]))
+        out.append(self.lit(None, stmts[-1] if stmts else None))
+        return out
+
+    def return_value(self, node):
+        if node.value is None:
+            return self.lit(None, node)
+        return self.expr(node.value)
+
+    def stmt_list(self, stmts) -> list:
+        out = []
+        for s in stmts:
+            e = self.stmt(s)
+            if e is None:
+                continue
+            out.extend(e if isinstance(e, list) else [e])
+        return out
+
+    def body(self, stmts, node):
+        exprs = self.stmt_list(stmts)
+        return self.block(exprs, node) if exprs else self.call("block", [], node)
+
+    def stmt(self, node):
+        method = getattr(self, "s_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(node, f"unsupported Python statement: {type(node).__name__}")
+        return method(node)
+
+    # -- simple statements --------------------------------------------------
+    def s_Expr(self, node):
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return None   # a docstring or a bare string: no effect
+        return self.expr(node.value)
+
+    def s_Pass(self, node):
+        return None
+
+    def s_Global(self, node):
+        return None
+
+    s_Nonlocal = s_Global
+
+    def s_Return(self, node):
+        if "parallel" in self.loop_kinds:
+            raise self.error(node, "return inside a prange loop is not supported")
+        value = [] if node.value is None else [self.expr(node.value)]
+        return self.call("return", value, node)
+
+    def s_Break(self, node):
+        if self.loop_kinds and self.loop_kinds[-1] == "parallel":
+            raise self.error(node, "break inside a prange loop is not supported: iterations "
+                                   "run concurrently")
+        return self.call("break", [], node)
+
+    def s_Continue(self, node):
+        if self.loop_kinds and self.loop_kinds[-1] == "parallel":
+            return self.call("return", [], node)   # ends this iteration's function call
+        return self.call("continue", [], node)
+
+    def s_Assert(self, node):
+        args = [self.expr(node.test)] + ([self.expr(node.msg)] if node.msg else [])
+        return self.call("assert", args, node)
+
+    def s_Raise(self, node):
+        exc = node.exc
+        if isinstance(exc, ast.Call) and isinstance(exc.func, ast.Name) and \
+                exc.func.id in _EXCEPTIONS and len(exc.args) <= 1 and not exc.keywords:
+            msg = self.expr(exc.args[0]) if exc.args else self.lit("", exc)
+            return self.call("__raise", [self.lit(exc.func.id, exc), msg], node)
+        if isinstance(exc, ast.Name) and exc.id in _EXCEPTIONS:
+            return self.call("__raise", [self.lit(exc.id, exc), self.lit("", exc)], node)
+        raise self.error(node, "only 'raise ValueError(message)' (or another built-in "
+                               "exception with one message) is supported")
+
+    def s_FunctionDef(self, node):
+        if node.decorator_list:
+            raise self.error(node.decorator_list[0], "decorators on nested functions are not "
+                                                     "supported")
+        return self.assign_name(node.name, self.function_value(node, "lambda"), node)
+
+    # -- assignment ---------------------------------------------------------
+    def s_Assign(self, node):
+        target = node.targets[0]
+        if (len(node.targets) == 1 and isinstance(target, (ast.Tuple, ast.List))
+                and isinstance(node.value, (ast.Tuple, ast.List))
+                and len(target.elts) == len(node.value.elts)
+                and all(isinstance(t, ast.Name) for t in target.elts)):
+            return self.parallel_assign(target.elts, node.value.elts, node)
+        value = self.expr(node.value)
+        if len(node.targets) == 1:
+            return self.assign(node.targets[0], value, node)
+        tmp = self.temp(node)
+        out = [self.define(tmp, value, node)]
+        for t in node.targets:
+            out.extend(self.assign(t, self.ident(tmp, node), node))
+        return out
+
+    def parallel_assign(self, names, values, node) -> list:
+        """``a, b = x, y`` without building a list; temporaries only when a target is read."""
+        targets = {t.id for t in names}
+        read = {n.id for v in values for n in ast.walk(v) if isinstance(n, ast.Name)}
+        exprs = [self.expr(v) for v in values]
+        if not targets & read:
+            return [self.assign_name(t.id, e, t) for t, e in zip(names, exprs)]
+        temps = [self.temp(v) for v in values]
+        out = [self.define(tmp, e, v) for tmp, e, v in zip(temps, exprs, values)]
+        out += [self.assign_name(t.id, self.ident(tmp, t), t) for t, tmp in zip(names, temps)]
+        return out
+
+    def s_AnnAssign(self, node):
+        if node.value is None:
+            return None
+        return self.assign(node.target, self.expr(node.value), node)
+
+    def s_AugAssign(self, node):
+        prim = self.binary_primitive(node)
+        t = node.target
+        if isinstance(t, ast.Name):
+            current = self.x_Name(ast.copy_location(ast.Name(t.id, ast.Load()), t))
+            return self.assign(t, self.call(prim, [current, self.expr(node.value)], node), node)
+        if isinstance(t, ast.Subscript):
+            target = self.call("slice", [self.expr(t.value), *self.indices(t.slice)], t)
+            return self.call("store", [target, self.call(prim, [target, self.expr(node.value)],
+                                                         node)], node)
+        raise self.error(t, "augmented assignment needs a name or a subscript target")
+
+    def binary_primitive(self, node) -> str:
+        from .tables import BINARY_OPS
+        prim = BINARY_OPS[type(node.op)]
+        self.need_primitive(prim, node, "this operator")
+        return prim
+
+    def assign(self, target, value, node, pairs=False) -> list:
+        if isinstance(target, ast.Name):
+            return [self.assign_name(target.id, value, target)]
+        if isinstance(target, ast.Subscript):
+            sliced = self.call("slice", [self.expr(target.value), *self.indices(target.slice)],
+                               target)
+            return [self.call("store", [sliced, value], node)]
+        if isinstance(target, (ast.Tuple, ast.List)):
+            star = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)),
+                        None)
+            n = len(target.elts)
+            if isinstance(value, past.Identifier):
+                out, src = [], value
+            else:
+                tmp = self.temp(target)
+                out = [self.define(tmp, value, target)]
+                src = self.ident(tmp, target)
+            if not pairs:
+                out.append(self.call("__check_unpack",
+                                     [src, self.lit(n if star is None else -n, target)], target))
+            for i, elt in enumerate(target.elts):
+                if star is not None and i == star:
+                    stop = i - n + 1
+                    rng = [self.lit(i, elt), self.lit(stop if stop < 0 else None, elt)]
+                    out.extend(self.assign(elt.value, self.call(
+                        "__pylist", [self.call("slice", [src, self.call("list", rng, elt)],
+                                               elt)], elt), node))
+                    continue
+                index = i if star is None or i < star else i - n
+                out.extend(self.assign(elt, self.call("slice", [src, self.lit(index, elt)], elt),
+                                       node))
+            return out
+        raise self.error(target, f"cannot assign to {type(target).__name__}")
+
+    def assign_name(self, name: str, value, node):
+        s = self.scope
+        if name in self.global_names():
+            return self.call("store", [self.ident(self.external_global(name, node), node), value],
+                             node)
+        if s.kind == "function":
+            if name in s.nonlocals or name in s.declared:
+                return self.call("store", [self.ident(name, node), value], node)
+            return self.define(name, value, node)
+        if self.declared_anywhere(name):
+            return self.call("store", [self.ident(name, node), value], node)
+        return self.define(name, value, node)
+
+    # -- compound statements ------------------------------------------------
+    def s_If(self, node):
+        args = [self.expr(node.test), self.body(node.body, node)]
+        if node.orelse:
+            args.append(self.body(node.orelse, node.orelse[0]))
+        return self.call("if", args, node)
+
+    def s_While(self, node):
+        test = self.expr(node.test)
+        self.loop_kinds.append("loop")
+        try:
+            return self.call("while", [test, self.body(node.body, node)], node)
+        finally:
+            self.loop_kinds.pop()
+
+    def s_For(self, node):
+        it = node.iter
+        if isinstance(it, ast.Call) and self.is_prange(it.func):
+            return self.parallel_for(node)
+        iterable = self.expr(it)
+        self.loop_kinds.append("loop")
+        try:
+            if isinstance(node.target, ast.Name):
+                var = node.target.id
+                if var in self.global_names() or self.scope.kind != "function" and \
+                        not self.declared_anywhere(var):
+                    raise self.error(node.target, "this loop variable cannot be a global; "
+                                                  "use a local name")
+                self.scope.declared.add(var)
+                param, prologue = var, []
+            else:
+                param = self.temp(node.target)
+                self.scope.declared.add(param)
+                pairs = (isinstance(iterable, past.Call) and len(node.target.elts) == 2 and
+                         iterable.func in ("__enumerate", "__items") or
+                         isinstance(iterable, past.Call) and iterable.func == "__zip" and
+                         len(iterable.args) == len(node.target.elts))
+                prologue = self.assign(node.target, self.ident(param, node.target), node,
+                                       pairs=pairs)
+            body = prologue + self.stmt_list(node.body)
+        finally:
+            self.loop_kinds.pop()
+        fn = self.call("lambda", [self.ident(param, node.target),
+                                  self.block(body, node) if body else self.lit(None, node)], node)
+        return self.call("for_each", [fn, iterable], node)
+
+    def is_prange(self, func) -> bool:
+        if isinstance(func, ast.Name):
+            if self.is_local(func.id):
+                return False
+            res = self.resolver.lookup(func.id)
+            return res is not None and res.kind is Kind.PRANGE
+        if isinstance(func, ast.Attribute) and func.attr == "prange":
+            return self.qualified(func) is not None
+        return False
+
+    def parallel_for(self, node):
+        call = node.iter
+        rng = self.call("range", self.arguments(call), call)
+        self.loop_kinds.append("parallel")
+        try:
+            with self.lambda_scope(node.target) as (param, prologue):
+                body = prologue + self.stmt_list(node.body)
+                fn = self.call("lambda", [self.ident(param, node.target),
+                                          self.block(body, node) if body else
+                                          self.lit(None, node)], node)
+        finally:
+            self.loop_kinds.pop()
+        return self.call("parallel_map", [fn, rng], node)
+
+    def s_With(self, node):
+        if len(node.items) != 1 or node.items[0].optional_vars is not None or \
+                not self.is_parallel(node.items[0].context_expr):
+            raise self.error(node, "only 'with parallel:' is supported (from phylanx import "
+                                   "parallel); other context managers cannot be translated")
+        return self.call("parallel_block", self.stmt_list(node.body) or [self.lit(None, node)],
+                         node)
+
+    def is_parallel(self, expr) -> bool:
+        if isinstance(expr, ast.Name) and not self.is_local(expr.id):
+            res = self.resolver.lookup(expr.id)
+            return res is not None and res.kind is Kind.PARALLEL
+        if isinstance(expr, ast.Attribute) and expr.attr == "parallel":
+            return self.qualified(expr) is not None
+        return False
+
+
+def translate(fn_node, pyfunc, locator, state_name: str, linker,
+              default_values: dict[str, Any] | None = None) -> Translation:
+    """Translate the parsed ``def`` of ``pyfunc`` into a :class:`Translation`."""
+    checks.check_function(fn_node, locator)
+    tr = FunctionTranslator(fn_node, pyfunc, locator, state_name, linker, default_values)
+    define = tr.function_value(fn_node, state_name, top=True)
+    next(TRANSLATIONS)
+    returns = [n for n in _own_nodes(fn_node) if isinstance(n, ast.Return)]
+    returns_tuple = bool(returns) and all(isinstance(r.value, ast.Tuple) for r in returns)
+    _, _, _, params = scope_names(fn_node)
+    return Translation(past.Program((define,), locator(fn_node)), state_name, tr.deps,
+                       tr.externals, returns_tuple, params)
+
+
+def _own_nodes(fn):
+    stack = list(fn.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _NESTED):
+            stack.extend(ast.iter_child_nodes(node))
