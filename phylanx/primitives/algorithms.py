@@ -66,6 +66,7 @@ def _say(*parts: Any) -> None:
 # --- logistic regression ------------------------------------------------------------------
 
 @primitive("lra", "lra(_1, _2, _3, _4, _5)", "lra(_1, _2, _3, _4)", category="algorithms",
+           side_effects=True,  # prints with enable_output
            no_oracle="an iterative algorithm; checked in tests against a NumPy reference",
            example="lra([[1.0, 2.0], [2.0, 1.0], [-1.0, -1.5]], [1.0, 1.0, 0.0], 0.1, 2)",
            result="[0.34090491453779925, 0.38377782160623475]")
@@ -110,7 +111,7 @@ def _als_sweep(factors: np.ndarray, other: np.ndarray, confidence: np.ndarray,
 
 
 @primitive("als", "als(_1, _2, _3, _4, _5, _6)", "als(_1, _2, _3, _4, _5)",
-           category="algorithms",
+           category="algorithms", side_effects=True,  # prints with enable_output
            no_oracle="an iterative algorithm; checked in tests against a NumPy reference",
            example="__len(car(als([[1.0, 0.0], [0.0, 2.0], [3.0, 0.0]], 0.1, 2, 3, 40.0)))",
            result="3")
