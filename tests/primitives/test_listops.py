@@ -133,7 +133,8 @@ def test_list_pop_matches_python(index):
 
 
 def test_list_pop_keyword_index():
-    got = phylanx.evaluate("block(define(xs, list(1, 2)), list(__list_pop(xs, __arg(index, 0)), xs))")
+    got = phylanx.evaluate("block(define(xs, list(1, 2)),"
+                           " list(__list_pop(xs, __arg(index, 0)), xs))")
     assert _plain(got) == [1, [2]]
 
 
