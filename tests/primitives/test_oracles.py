@@ -91,3 +91,49 @@ def _shapes(args: tuple) -> str:
 def test_some_oracle_cases_exist():
     # guards against a silently empty parametrisation (e.g. a broken registry import)
     assert len(_cases()) > 50
+
+
+# -- the harness itself must be able to fail ---------------------------------------------
+
+def test_harness_detects_wrong_values_dtypes_and_shapes():
+    from types import SimpleNamespace
+
+    from .harness import assert_same
+
+    x = np.array([1.0, np.nan])
+    assert_same(x.copy(), x)                                   # NaN-aware
+    for actual, expected in [(x.astype(np.float32), x), (x[:1], x), (list(x), x),
+                             (np.array([1.0, 2.0]), x), (np.int64(1), np.float64(1))]:
+        with pytest.raises(AssertionError):
+            assert_same(actual, expected)
+    wrong = SimpleNamespace(name="__add", oracle=np.subtract)
+    with pytest.raises(AssertionError):
+        test_against_oracle(wrong, (np.array([1, 2]), np.int64(3)))
+    refusing = SimpleNamespace(name="__add", oracle=lambda a, b: 1 / 0)
+    with pytest.raises(pytest.fail.Exception):
+        test_against_oracle(refusing, (np.array([1, 2]), np.int64(3)))
+
+
+def test_small_numpy_types_are_widened_only_when_phylanx_widened():
+    args = (np.array([True, False]),)
+    expected = np.arccos(args[0])                                # float16 in NumPy
+    assert widen_small_types(np.zeros(2), expected, args).dtype == np.float64
+    assert widen_small_types(expected, expected, args).dtype == np.float16
+    assert widen_small_types(np.zeros(2), expected, (expected,)).dtype == np.float16
+
+
+def test_families_cover_ranks_dtypes_and_specials():
+    from .families import FAMILIES
+
+    for name, family in FAMILIES.items():
+        cases = family()
+        assert cases and all(isinstance(c, tuple) for c in cases), name
+    arrays = [c[0] for c in FAMILIES["unary"]()]
+    assert {np.ndim(a) for a in arrays} == {0, 1, 2, 3, 4}
+    assert {np.asarray(a).dtype for a in arrays} == {np.dtype(t) for t in
+                                                    (bool, np.int64, np.float32, np.float64)}
+    assert any(np.size(a) == 0 for a in arrays)
+    assert any(np.isnan(a).any() for a in arrays if np.asarray(a).dtype.kind == "f")
+    axes = {c[1] for c in FAMILIES["reduction"]()}
+    assert None in axes and any(a is not None and a < 0 for a in axes)
+    assert {bool(c[2]) for c in FAMILIES["reduction"]()} == {False, True}
