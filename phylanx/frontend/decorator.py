@@ -251,8 +251,8 @@ class PhylanxDecorator:
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as e:
-            raise PhylanxTypeError(f"{self.__name__}(): {e}", self.locator(self._node),
-                                   self.__name__) from None
+            raise PhylanxTypeError(f"{self.__name__}(): {e}",
+                                   self.locator(self._node)) from None
         bound.apply_defaults()
         return [bound.arguments[p] for p in self._signature.parameters]
 

@@ -568,7 +568,7 @@ def translate(fn_node, pyfunc, locator, state_name: str, linker,
 
 
 def _own_nodes(fn):
-    stack = list(fn.body)
+    stack = list(fn.body) if isinstance(fn.body, list) else [fn.body]
     while stack:
         node = stack.pop()
         yield node
