@@ -128,7 +128,7 @@ def _l2_oracle(x, axis=None):
 
 
 @primitive("l2_normalize", "l2_normalize(_1)", "l2_normalize(_1,_2)",
-           category="keras_support", differentiable=True, oracle=_l2_oracle,
+           category="keras_support", oracle=_l2_oracle,
            samples=[(np.array([3.0, 4.0]),), (np.arange(6.0).reshape(2, 3), 1),
                     (np.arange(6.0).reshape(2, 3), -2), (np.zeros((2, 2)),),
                     (np.arange(6, dtype=np.float32).reshape(3, 2), 0), (np.arange(4),)],
@@ -165,7 +165,7 @@ def _batch_axes(axes, x_ndim: int, y_ndim: int) -> tuple[int, int]:
 
 
 @primitive("batch_dot", "batch_dot(_1, _2)", "batch_dot(_1, _2, _3)",
-           category="keras_support", differentiable=True,
+           category="keras_support",
            no_oracle="Keras semantics with no NumPy counterpart; checked against "
            "per-sample tensordot in tests/primitives/test_keras_support.py",
            example="batch_dot([[1, 2], [3, 4]], [[5, 6], [7, 8]])", result="[[17], [53]]")

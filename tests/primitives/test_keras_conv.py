@@ -95,6 +95,21 @@ def test_conv1d_matches_loop_reference(padding, length, k, s, d):
                                atol=1e-12)
 
 
+@pytest.mark.parametrize("padding", ["valid", "same", "causal"])
+@pytest.mark.parametrize("length, k, s, d", [(9, 3, 2, 1), (10, 2, 1, 3), (6, 4, 3, 1)])
+def test_conv1d_with_many_channels(padding, length, k, s, d):
+    # From 8 input channels on, the implementation loops over kernel taps instead.
+    x = RNG.normal(size=(2, length, 9))
+    kernel = RNG.normal(size=(k, 9, 5))
+    np.testing.assert_allclose(conv1d(x, kernel, padding, np.int64(s), np.int64(d)),
+                               ref_conv1d(x, kernel, padding, s, d), rtol=1e-11, atol=1e-11)
+    ints = RNG.integers(-5, 5, size=(1, length, 8))
+    kernel_ints = RNG.integers(-3, 3, size=(k, 8, 2))
+    got = conv1d(ints, kernel_ints, padding, np.int64(s), np.int64(d))
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, ref_conv1d(ints, kernel_ints, padding, s, d))
+
+
 def test_conv1d_same_padding_puts_the_odd_cell_on_the_right():
     # L=4, k=2, s=1: total padding 1, all of it after (TensorFlow), so the last output
     # sees x[3] and a zero, the first sees x[0] and x[1].
@@ -172,6 +187,18 @@ def test_conv2d_matches_loop_reference(padding, size, ksize, s, d):
                            padding, list(s), list(d))
     np.testing.assert_allclose(got, ref_conv2d(x, kernel, padding, s, d), rtol=1e-12,
                                atol=1e-12)
+
+
+@pytest.mark.parametrize("padding", ["valid", "same"])
+@pytest.mark.parametrize("size, ksize, s, d", CONV2D_CASES[1:4])
+def test_conv2d_with_many_channels(padding, size, ksize, s, d):
+    x = RNG.normal(size=(2, *size, 8)).astype(np.float32)
+    kernel = RNG.normal(size=(*ksize, 8, 3)).astype(np.float32)
+    got = phylanx.evaluate("lambda(x, k, p, s, d, conv2d(x, k, p, s, d))", x, kernel,
+                           padding, list(s), list(d))
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, ref_conv2d(x.astype(float), kernel.astype(float), padding,
+                                               s, d), rtol=1e-4, atol=1e-4)
 
 
 def test_conv2d_integer_strides_and_errors():
@@ -272,8 +299,8 @@ def test_convolutions_match_torch():
         np.testing.assert_allclose(conv1d(x, kernel, "same", np.int64(1), np.int64(d)),
                                    expected.transpose(0, 2, 1), rtol=1e-10, atol=1e-10)
 
-    x2 = RNG.normal(size=(2, 8, 7, 3))
-    kernel2 = RNG.normal(size=(2, 3, 3, 4))
+    x2 = RNG.normal(size=(2, 8, 7, 12))   # many channels: the tap-loop path
+    kernel2 = RNG.normal(size=(2, 3, 12, 4))
     x2t = torch.from_numpy(x2.transpose(0, 3, 1, 2).copy())
     weight2 = torch.from_numpy(kernel2.transpose(3, 2, 0, 1).copy())
     for s, d in [((1, 1), (1, 1)), ((2, 3), (1, 1)), ((1, 1), (2, 1))]:
