@@ -26,10 +26,10 @@ from . import binding, scopes
 #: named constants of §2.1 (a local variable of the same name shadows them)
 CONSTANTS: dict[str, Any] = {
     "nil": None, "true": np.True_, "false": np.False_,
-    "inf": np.float64(np.inf), "ninf": np.float64(-np.inf), "nan": np.float64(np.nan),
-    "NZERO": np.float64(-0.0), "PZERO": np.float64(0.0),
-    "euler": np.float64(math.e), "euler_gamma": np.float64(np.euler_gamma),
-    "pi": np.float64(math.pi),
+    "inf": math.inf, "ninf": -math.inf, "nan": math.nan,
+    "NZERO": -0.0, "PZERO": 0.0,
+    "euler": math.e, "euler_gamma": float(np.euler_gamma),
+    "pi": math.pi,
     "int": "int64", "float": "float64", "bool": "bool",
 }
 
@@ -37,15 +37,15 @@ _ARRAY_DTYPES = {"bool": np.bool_, "int": np.int64, "float": np.float64}
 
 
 def literal_value(value: Any) -> Any:
-    """A Python literal as the PhySL value it denotes (ints are int64 ...)."""
-    if value is None or isinstance(value, str):
-        return value
+    """A literal as the PhySL value it denotes.
+
+    Numbers stay Python ``int``/``float``: NumPy treats them as *weak* scalars,
+    so ``x * 2`` keeps a float32 array float32, exactly as the same expression
+    in NumPy code does.  Results reach Python as ``np.int64``/``np.float64``.
+    Booleans are ``np.bool_`` (``true + true`` is ``true``, as in NumPy).
+    """
     if isinstance(value, bool):
         return np.bool_(value)
-    if isinstance(value, int):
-        return np.int64(value)
-    if isinstance(value, float):
-        return np.float64(value)
     return value
 
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 from ..errors import PhylanxCompileError
 from ..language import ast
 from ..primitives import indexing
+from ..primitives.controls import iterate
 from ..primitives.registry import primitive
-from ..values import Function
+from ..values import BreakSignal, ContinueSignal, Function
+from ..values import call as call_fn
 from . import scopes
 from .compiler import located
 
@@ -196,6 +198,60 @@ def return_(compiler, call, scope):
 
     def run(frame):
         raise ReturnSignal(value.run(frame) if value is not None else None)
+    return node.set_run(run)
+
+
+@primitive("for_each", "for_each(_1, _2)", category="controls", special=True,
+           example="block(define(s, 0), for_each(lambda(x, store(s, s + x)), [1, 2, 3]), s)",
+           result="6", no_oracle="control flow")
+def for_each(compiler, call, scope):
+    """Call ``f(item)`` for every element of an iterable; the value of the last call.
+
+    With a literal one-argument ``lambda`` the body runs in the enclosing frame.
+    """
+    if len(call.args) != 2:
+        raise PhylanxCompileError(
+            f"for_each takes 2 arguments (function, iterable), got {len(call.args)}",
+            call.loc, "for_each")
+    fn_ast, it_ast = call.args
+    iterable = compiler.compile(it_ast, scope)
+    if (isinstance(fn_ast, ast.Call) and fn_ast.func == "lambda" and len(fn_ast.args) == 2
+            and isinstance(fn_ast.args[0], ast.Identifier)):
+        var = fn_ast.args[0].name
+        slot = scope.declare(var)
+        body = compiler.compile(fn_ast.args[1], scope)
+        node = compiler.new_node("for_each", call.loc, (iterable, body), instance=var)
+        frame_of = scopes.owner((None if isinstance(scope, scopes.GlobalScope) else 0, slot),
+                                compiler.globals.frame)
+
+        def run_inline(frame):
+            target = frame_of(frame)
+            result = None
+            for item in iterate(iterable.run(frame)):
+                target[slot] = item
+                try:
+                    result = body.run(frame)
+                except BreakSignal:
+                    break
+                except ContinueSignal:
+                    continue
+            return result
+        return node.set_run(run_inline)
+
+    fn = compiler.compile(fn_ast, scope)
+    node = compiler.new_node("for_each", call.loc, (fn, iterable))
+
+    def run(frame):
+        f = fn.run(frame)
+        result = None
+        for item in iterate(iterable.run(frame)):
+            try:
+                result = call_fn(f, item)
+            except BreakSignal:
+                break
+            except ContinueSignal:
+                continue
+        return result
     return node.set_run(run)
 
 

@@ -13,8 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PhylanxCompileError, PhylanxError, PhylanxTypeError
-from ..language import ast
+from ..errors import PhylanxError, PhylanxTypeError
 from ..runtime.executors import get_executor
 from ..runtime.futures import Future
 from ..values import (
@@ -90,7 +89,8 @@ def if_(node, children):
 
         def run2(frame):
             v = c.run(frame)
-            if v is np.True_ or (v is not np.False_ and test(v)):
+            if v is np.True_ or v is True or (v is not np.False_ and v is not False
+                                               and test(v)):
                 return t.run(frame)
             return None
         return run2
@@ -98,7 +98,7 @@ def if_(node, children):
 
     def run3(frame):
         v = c.run(frame)
-        if v is np.True_ or (v is not np.False_ and test(v)):
+        if v is np.True_ or v is True or (v is not np.False_ and v is not False and test(v)):
             return t.run(frame)
         return e.run(frame)
     return run3
@@ -162,67 +162,6 @@ def iterate(value: Any):
     if isinstance(value, Future):
         return iterate(value.result())
     raise PhylanxTypeError(f"cannot iterate over a {type_name(value)}")
-
-
-@primitive("for_each", "for_each(_1, _2)", category="controls", special=True,
-           example="block(define(s, 0), for_each(lambda(x, store(s, s + x)), [1, 2, 3]), s)",
-           result="6", no_oracle="control flow")
-def for_each(compiler, call, scope):
-    """Call ``f(item)`` for every element of an iterable; the value of the last call.
-
-    With a literal one-argument ``lambda`` the body runs in the enclosing frame.
-    """
-    if len(call.args) != 2:
-        raise PhylanxCompileError(
-            f"for_each takes 2 arguments (function, iterable), got {len(call.args)}",
-            call.loc, "for_each")
-    fn_ast, it_ast = call.args
-    iterable = compiler.compile(it_ast, scope)
-    if (isinstance(fn_ast, ast.Call) and fn_ast.func == "lambda" and len(fn_ast.args) == 2
-            and isinstance(fn_ast.args[0], ast.Identifier)
-            and compiler_scope_is_plain(compiler, scope, fn_ast.args[0].name)):
-        from ..compiler import scopes
-        var = fn_ast.args[0].name
-        slot = scope.declare(var)
-        body = compiler.compile(fn_ast.args[1], scope)
-        node = compiler.new_node("for_each", call.loc, (iterable, body), instance=var)
-        frame_of = scopes.owner((None if isinstance(scope, scopes.GlobalScope) else 0, slot),
-                                compiler.globals.frame)
-
-        def run_inline(frame):
-            target = frame_of(frame)
-            result = None
-            for item in iterate(iterable.run(frame)):
-                target[slot] = item
-                try:
-                    result = body.run(frame)
-                except BreakSignal:
-                    break
-                except ContinueSignal:
-                    continue
-            return result
-        return node.set_run(run_inline)
-
-    fn = compiler.compile(fn_ast, scope)
-    node = compiler.new_node("for_each", call.loc, (fn, iterable))
-
-    def run(frame):
-        f = fn.run(frame)
-        result = None
-        for item in iterate(iterable.run(frame)):
-            try:
-                result = call(f, item)
-            except BreakSignal:
-                break
-            except ContinueSignal:
-                continue
-        return result
-    return node.set_run(run)
-
-
-def compiler_scope_is_plain(compiler, scope, name: str) -> bool:
-    """The loop variable may live in the enclosing scope (always, today)."""
-    return True
 
 
 def _zip_items(iterables):
@@ -368,7 +307,11 @@ def fromfunction(function, shape, dtype="float"):
 
 
 @primitive("indices", "indices(_1, __arg(_2_dtype, \"int\"), __arg(_3_sparse, false))",
-           category="controls", oracle=lambda d, dtype="int", sparse=False: np.indices(d),
+           category="controls", samples=[((2, 3),), ((3,), "float"), ((2, 2), "int", True)],
+           oracle=lambda d, dtype="int", sparse=False: (
+               list(np.indices(d, dtype=np.float64 if dtype == "float" else np.int64,
+                               sparse=True)) if sparse else
+               np.indices(d, dtype=np.float64 if dtype == "float" else np.int64)),
            example="indices(list(2, 2))", result="[[[0, 0], [1, 1]], [[0, 1], [0, 1]]]")
 def indices(dimensions, dtype="int", sparse=False):
     """numpy.indices(dimensions, dtype, sparse): grid index arrays (a list if sparse)."""
