@@ -100,6 +100,9 @@ def invoke(fn: Any, args: tuple, kwargs: dict) -> Any:
 
 
 def _looks_like_file(text: str) -> bool:
+    """A file name, not code: no spaces or parentheses, and a file-like form."""
+    if any(c in text for c in " \t\n(),"):
+        return False
     return text.startswith("<") or text.endswith((".py", ".physl")) or "/" in text
 
 

@@ -195,14 +195,8 @@ def from_python(value: Any) -> Any:
     t = type(value)
     if t is np.ndarray:
         return value[()] if value.ndim == 0 else value
-    if t is bool:
-        return np.bool_(value)
-    if t is int:
-        if not -(2**63) <= value < 2**63:
-            raise PhylanxTypeError(f"integer {value} does not fit in int64")
-        return np.int64(value)
-    if t is float:
-        return np.float64(value)
+    if t is int or t is float or t is bool:
+        return value  # weak scalars, as in NumPy code (see compiler.literal_value)
     if value is None or t is str or isinstance(value, (np.generic, Function, Builtin, range)):
         return value
     if t is list or t is tuple:
@@ -225,7 +219,7 @@ def to_python(value: Any) -> Any:
     if t is bool:
         return np.bool_(value)
     if t is int:
-        return np.int64(value)
+        return np.int64(value) if -(2**63) <= value < 2**63 else value
     if t is float:
         return np.float64(value)
     if t is list or t is tuple:

@@ -24,14 +24,9 @@ ALS_SEED = 0
 
 
 def _with_global_generator(draw: Callable[[np.random.Generator], Any]) -> Any:
-    """``draw(rng)`` with the generator that ``set_seed`` controls, under its lock."""
-    try:
-        from . import matrixops_random as shared
-        lock, rng = shared._lock, shared._rng
-    except (ImportError, AttributeError):  # the random module is absent: a fresh generator
-        return draw(np.random.default_rng())
-    with lock:
-        return draw(rng)
+    """``draw(rng)`` with the generator that ``set_seed`` controls."""
+    from .matrixops_random import with_generator
+    return with_generator(draw)
 
 
 def _matrix(value: Any, what: str) -> np.ndarray:

@@ -15,9 +15,25 @@ import numpy as np
 from .registry import primitive
 
 
+def _numpy_on_zero(op, ufunc):
+    """``op`` on Python scalars, but NumPy's result (inf/nan/0 and a warning) on a zero
+    divisor instead of Python's ZeroDivisionError; zero cost when nothing is raised."""
+    def binary(a, b):
+        try:
+            return op(a, b)
+        except ZeroDivisionError:
+            return ufunc(a, b)[()]
+    binary.__name__ = op.__name__
+    return binary
+
+
+true_divide = _numpy_on_zero(operator.truediv, np.true_divide)
+remainder = _numpy_on_zero(operator.mod, np.mod)
+
+
 def _nary(op):
-    def impl(a, b, *rest):
-        r = op(a, b)
+    def impl(a, *rest):
+        r = a
         for x in rest:
             r = op(r, x)
         return r
@@ -45,16 +61,16 @@ mul = _declare("__mul", "*", operator.mul, np.multiply, "[[1, 2], [3, 4]] * [10,
                "[[10, 200], [30, 400]]",
                "Element-wise (Hadamard) n-ary multiplication with broadcasting, not a matrix "
                "product.")
-div = _declare("__div", "/", operator.truediv, np.true_divide, "[3, 4] / 2", "[1.5, 2.0]",
+div = _declare("__div", "/", true_divide, np.true_divide, "[3, 4] / 2", "[1.5, 2.0]",
                "Element-wise true division with broadcasting (int / int gives float64).")
 
 
 @primitive("__mod", "_1 % _2", "__mod(_1, _2)", category="arithmetics", oracle=np.mod,
            samples="binary", elementwise=True, distributable=True, supports_dtype=True,
-           infix="%", example="[7, -7] % 3", result="[1, 2]", flags={"binary": operator.mod})
+           infix="%", example="[7, -7] % 3", result="[1, 2]", flags={"binary": remainder})
 def mod(a, b):
     """Element-wise remainder with the sign of the divisor (NumPy/Python ``%``)."""
-    return operator.mod(a, b)
+    return remainder(a, b)
 
 
 @primitive("__minus", "-_1", "__minus(_1)", category="arithmetics", oracle=np.negative,

@@ -71,12 +71,26 @@ def _logical(name, infix, short_value, combine, oracle, example, result):
         return run
 
     build.__name__ = name
-    build.__doc__ = (f"Logical {'AND' if not short_value else 'OR'} of two or more operands "
-                     f"(infix ``{infix}``); element-wise on arrays, short-circuit on scalars.")
+    word, decider, python = (("AND", "false", "and") if not short_value
+                             else ("OR", "true", "or"))
+    build.__doc__ = (f"Logical {word} of two or more operands (infix ``{infix}``).\n\n"
+                     "Element-wise on arrays (NumPy broadcasting); a scalar operand that "
+                     f"decides the result ({decider}) stops the evaluation of the rest, like "
+                     f"Python's ``{python}``.")
     primitive(name, f"_1 {infix} __2", f"{name}(_1, __2)", category="booleans", lazy=True,
-              oracle=lambda *xs: _fold(combine, xs), samples="binary_bool", elementwise=True,
+              oracle=lambda *xs: _fold(combine, xs), samples=_samples(short_value),
+              elementwise=True,
               infix=infix, example=example, result=result)(build)
     return build
+
+
+def _samples(short_value: bool) -> list[tuple]:
+    """Oracle inputs.  A scalar first operand equal to ``short_value`` short-circuits
+    (``false && x`` is ``false`` whatever ``x`` is), which NumPy cannot express."""
+    b = np.array([True, False, True])
+    m = np.array([[1, 0], [0, 2]])
+    return [(b, ~b), (b, True), (m, np.array([1, 0])), (b, b, ~b), (np.zeros((0, 2)), m[:1]),
+            (not short_value, b), (not short_value, m, 0), (True, False), (0, 1), (1.5, 0.0)]
 
 
 def _fold(combine, xs):

@@ -128,8 +128,10 @@ _TYPE_INDEX = {type(None): 0, str: 3, list: 7, range: 7, dict: 8}
 @primitive("__type", "__type(_1)", category="core", example="__type(1.5)", result="4",
            no_oracle="type tag of the original's variant")
 def type_(value):
-    """Index of the value's kind: 0 nil, 1 bool, 2 int, 3 string, 4 float, 5 function,
-    6 future, 7 list, 8 dictionary."""
+    """Index of the value's kind in the original's variant.
+
+    0 nil, 1 bool, 2 int, 3 string, 4 float, 5 function, 6 future, 7 list, 8 dictionary.
+    """
     if isinstance(value, (np.ndarray, np.generic, bool, int, float)):
         kind = np.asarray(value).dtype.kind
         return np.int64({"b": 1, "i": 2, "u": 2}.get(kind, 4))
@@ -143,8 +145,8 @@ def type_(value):
            no_oracle="debugging aid")
 def name_(value):
     """Name of the value's type (``float64``, ``list``, ``function`` ...)."""
-    if isinstance(value, (np.ndarray, np.generic)):
-        return str(value.dtype)
+    if isinstance(value, (np.ndarray, np.generic, bool, int, float)):
+        return str(np.asarray(value).dtype)
     from ..values import type_name
     return type_name(value)
 
@@ -162,15 +164,13 @@ def enable_tracing(flag):
     config.set("tracing", _tracing)
 
 
-_annotations: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# arrays are unhashable: annotations are keyed by id, dropped when the array dies
+_annotations: dict[int, Any] = {}
 
 
 def annotation_of(value: Any) -> Any:
     """The annotation attached to an array by ``annotate``, or None."""
-    try:
-        return _annotations.get(value)
-    except TypeError:
-        return None
+    return _annotations.get(id(value)) if isinstance(value, np.ndarray) else None
 
 
 @primitive("annotate", "annotate(_1_target, __arg(_2_args, nil))", category="core",
@@ -180,5 +180,8 @@ def annotate(target, args=None):
     """Attach a (non-distributed) annotation list to an array; returns the array."""
     if not isinstance(target, np.ndarray):
         target = np.asarray(target)
-    _annotations[target] = args
+    key = id(target)
+    if key not in _annotations:
+        weakref.finalize(target, _annotations.pop, key, None)
+    _annotations[key] = args
     return target

@@ -90,31 +90,48 @@ def get(value: Any, indices: tuple | list) -> Any:
         if isinstance(indices[0], (list, tuple, range)):
             return [get(v, indices[1:]) for v in first]
         return get(first, indices[1:])
-    if isinstance(value, np.generic):
+    if isinstance(value, (np.generic, int, float, bool)):
         raise PhylanxValueError("cannot index a scalar")
     raise PhylanxTypeError(f"cannot index a {type_name(value)}")
 
 
 def put(target: Any, indices: tuple | list, value: Any) -> None:
-    """``store(slice(target, i1, ...), value)``: assign in place."""
-    if isinstance(target, dict):
-        target[indices[0]] = value
-        return
+    """``store(slice(target, i1, ...), value)``: assign in place.
+
+    Arrays follow NumPy assignment (broadcasting); lists and dictionaries take
+    the first index and pass the rest on to the element, as nested Python
+    subscripts do.
+    """
     if isinstance(target, np.ndarray):
         if target.ndim == 0:
             raise PhylanxValueError("cannot assign into a slice of a 0-d value")
         target[index_tuple(indices)] = value
         return
-    if isinstance(target, list):
-        if len(indices) == 1:
-            idx = to_index(indices[0])
-            if isinstance(idx, slice) and not isinstance(value, list):
-                value = list(value) if isinstance(value, (np.ndarray, range)) else [value]
-            target[idx] = value
-            return
-        put(target[to_index(indices[0])], indices[1:], value)
+    if not isinstance(target, (dict, list)):
+        raise PhylanxTypeError(f"cannot assign into a slice of a {type_name(target)}")
+    if not indices:
+        raise PhylanxValueError("store into a slice needs at least one index")
+    if len(indices) > 1:
+        put(get(target, indices[:1]), indices[1:], value)
         return
-    raise PhylanxTypeError(f"cannot assign into a slice of a {type_name(target)}")
+    if isinstance(target, dict):
+        target[indices[0]] = value
+        return
+    idx = to_index(indices[0])
+    if isinstance(idx, slice):
+        if not isinstance(value, (list, tuple, range, np.ndarray)):
+            raise PhylanxTypeError("only a list (or array) can be assigned to a slice of a list")
+        target[idx] = list(value)
+    elif isinstance(idx, np.ndarray):
+        positions = np.flatnonzero(idx) if idx.dtype == np.bool_ else idx.ravel()
+        values = list(value) if isinstance(value, (list, tuple, np.ndarray)) else None
+        if values is not None and len(values) != len(positions):
+            raise PhylanxValueError(
+                f"cannot assign {len(values)} values to {len(positions)} list positions")
+        for k, pos in enumerate(positions):
+            target[int(pos)] = values[k] if values is not None else value
+    else:
+        target[idx] = value
 
 
 #: which axis ``slice_row``/``slice_column``/``slice_page`` index, by rank

@@ -177,7 +177,8 @@ def linspace(start, stop, num):
 
 
 def _linearmatrix_reference(nx, ny, x0, dx, dy):
-    dt = np.result_type(x0, dx, dy, np.float32)
+    # 0-d arrays: Python floats count as float64 here (NumPy would treat them as weak)
+    dt = np.result_type(*(np.asarray(v) for v in (x0, dx, dy)), np.float32)
     rows = np.arange(nx).reshape(-1, 1)
     cols = np.arange(ny).reshape(1, -1)
     return (x0 + cols * dx + rows * dy).astype(dt)
@@ -199,7 +200,7 @@ def linearmatrix(nx, ny, x0, dx, dy):
     for name, v in (("x0", x0), ("dx", dx), ("dy", dy)):
         if as_array(v, name).ndim != 0:
             raise PhylanxValueError(f"{name} must be a scalar")
-    dt = np.result_type(x0, dx, dy, np.float32)
+    dt = np.result_type(*(np.asarray(v) for v in (x0, dx, dy)), np.float32)
     i = np.arange(rows, dtype=dt).reshape(-1, 1)
     j = np.arange(cols, dtype=dt).reshape(1, -1)
     return (dt.type(x0) + j * dt.type(dx) + i * dt.type(dy)).astype(dt, copy=False)

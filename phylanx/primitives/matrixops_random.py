@@ -30,6 +30,16 @@ _seed: int = int(np.random.SeedSequence().entropy % 2**32)
 _rng: np.random.Generator = np.random.default_rng(_seed)
 
 
+def with_generator(draw: Callable[[np.random.Generator], Any]) -> Any:
+    """``draw(rng)`` with the generator that ``set_seed`` controls, under its lock.
+
+    Every primitive that draws random numbers goes through here, so one
+    ``set_seed`` makes a whole program reproducible.
+    """
+    with _lock:
+        return draw(_rng)
+
+
 def _truncated_normal(rng: np.random.Generator, mean: float, stddev: float,
                       size: tuple[int, ...]) -> np.ndarray:
     """Normal samples more than two standard deviations from the mean are drawn again."""
@@ -192,7 +202,7 @@ def get_seed():
 )
 def shuffle(x):
     """Shuffle an array (along its first axis) or a list in place and return it."""
-    if isinstance(x, np.generic) or (isinstance(x, np.ndarray) and x.ndim == 0):
+    if isinstance(x, (np.generic, int, float)) or (isinstance(x, np.ndarray) and x.ndim == 0):
         raise PhylanxValueError("cannot shuffle a 0-d value")
     if not isinstance(x, (np.ndarray, list)):
         raise PhylanxTypeError(f"shuffle needs an array or a list, got a {type_name(x)}")

@@ -137,7 +137,9 @@ def unique(a, axis=None):
 def _power_operand(value: Any, what: str) -> Any:
     if isinstance(value, (np.ndarray, np.generic)):
         return value
-    if isinstance(value, (list, tuple, range, int, float, bool)):
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value  # a weak Python scalar: x ** 2 keeps float32 as in NumPy
+    if isinstance(value, (list, tuple, range, bool)):
         return numeric(value, what)
     raise PhylanxTypeError(f"{what} of power must be a number or an array, got a "
                            f"{type_name(value)}")
