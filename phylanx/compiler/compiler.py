@@ -151,6 +151,8 @@ class Compiler:
         where = scopes.resolve(scope, name)
         if where is not None:
             node = self.new_node("access-variable", loc, instance=name)
+            if where[0] == 0:
+                node.slot = where[1]  # parents read frame[slot] themselves (see build_eager)
             return node.set_run(scopes.reader(where, self.globals.frame))
         if name in CONSTANTS:
             return constant(CONSTANTS[name], loc)

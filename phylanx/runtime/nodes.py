@@ -33,7 +33,7 @@ class Node:
     __slots__ = (
         "run", "primitive", "loc", "children", "instance", "seq", "compile_id",
         "inline", "count", "time_ns", "eval_direct", "parent", "async_children",
-        "value", "is_const", "measured_run", "watched", "__weakref__",
+        "value", "is_const", "measured_run", "watched", "slot", "__weakref__",
     )
 
     def __init__(self, primitive: str, loc: SourceLoc | None, children: tuple = (),
@@ -53,6 +53,7 @@ class Node:
         self.is_const = False
         self.measured_run: Callable[[list], Any] | None = None
         self.watched = False
+        self.slot: int | None = None   # set on reads of a local of the current frame
         self.inline: Callable[[list], Any] = _unbuilt
         self.run: Callable[[list], Any] = _unbuilt
         for child in self.children:
@@ -177,6 +178,19 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
                 raise
             except Exception as e:
                 return node_failed(node, impl, (), e)
+    elif n == 1 and children[0].slot is not None:
+        i = children[0].slot
+
+        def run(frame):
+            x = frame[i]
+            try:
+                return impl(x)
+            except PhylanxError as e:
+                raise node.locate(e)
+            except ControlSignal:
+                raise
+            except Exception as e:
+                return node_failed(node, impl, (x,), e)
     elif n == 1 and not consts[0]:
         a = children[0]
 
@@ -206,6 +220,33 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
                 raise
             except Exception as e:
                 return node_failed(node, impl, args, e)
+    elif n == 2 and consts[1] and children[0].slot is not None:
+        # the commonest operator shape in loops and recursion: ``n - 1``, ``i < n``
+        i, bv = children[0].slot, children[1].value
+
+        def run(frame):
+            x = frame[i]
+            try:
+                return impl(x, bv)
+            except PhylanxError as e:
+                raise node.locate(e)
+            except ControlSignal:
+                raise
+            except Exception as e:
+                return node_failed(node, impl, (x, bv), e)
+    elif n == 2 and children[0].slot is not None and children[1].slot is not None:
+        i, j = children[0].slot, children[1].slot
+
+        def run(frame):
+            x, y = frame[i], frame[j]
+            try:
+                return impl(x, y)
+            except PhylanxError as e:
+                raise node.locate(e)
+            except ControlSignal:
+                raise
+            except Exception as e:
+                return node_failed(node, impl, (x, y), e)
     elif n == 2 and consts[1] and not consts[0]:
         a, bv = children[0], children[1].value
 
@@ -248,7 +289,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
                 return node_failed(node, impl, args, e)
 
     node.set_run(run)
-    if dynamic >= 2:
+    if dynamic - sum(c.slot is not None for c in children) >= 2:
         from .policy import watch_children
         watch_children(node)
     return node
