@@ -9,8 +9,12 @@ module globals, built-ins) through :mod:`.resolve`.
 from __future__ import annotations
 
 import ast
+import inspect
 import math
 
+import numpy as np
+
+from ..compiler.compiler import CONSTANTS
 from ..language import ast as past
 from ..primitives import registry
 from . import tables
@@ -37,8 +41,8 @@ class ExpressionMixin:
     def lit(self, value, node) -> past.Literal:
         return past.Literal(value, self.loc(node))
 
-    def ident(self, name: str, node) -> past.Identifier:
-        return past.Identifier(name, self.loc(node))
+    def ident(self, name: str, node, raw: bool = False) -> past.Identifier:
+        return past.Identifier(name if raw else local_name(name), self.loc(node))
 
     def need_primitive(self, name: str, node, what: str) -> str:
         if registry.lookup(name) is None:
@@ -161,7 +165,7 @@ class ExpressionMixin:
         res = self.resolver.lookup(name)
         if res is None:
             if registry.lookup(name) is not None:
-                return self.ident(name, node)   # a primitive used as a value
+                return self.ident(name, node, raw=True)   # a primitive used as a value
             raise self.error(node, f"name '{name}' is not defined")
         return self.value_of(res, name, node)
 
@@ -172,12 +176,13 @@ class ExpressionMixin:
         if kind is Kind.DTYPE:
             return self.lit(res.extra, node)
         if kind is Kind.NUMPY_FUNC:
-            return self.ident(self.numpy_name(res.extra, node), node)
+            return self.ident(self.numpy_name(res.extra, node), node, raw=True)
         if kind is Kind.BUILTIN:
             if name in tables.BUILTIN_DTYPES:
                 return self.lit(tables.BUILTIN_DTYPES[name], node)
             return self.ident(self.need_primitive(tables.BUILTIN_CALLS.get(name, name), node,
-                                                  f"the built-in '{name}' as a value"), node)
+                                                  f"the built-in '{name}' as a value"), node,
+                              raw=True)
         if kind is Kind.VALUE:
             return self.ident(self.external(res, name, node), node)
         raise self.error(node, f"'{name}' ({type(obj).__name__}) cannot be used as a value "
@@ -193,7 +198,7 @@ class ExpressionMixin:
                     return self.lit(tables.NUMPY_CONSTANTS[dotted], node)
                 if last in tables.NUMPY_DTYPES:
                     return self.lit(tables.NUMPY_DTYPES[last], node)
-                return self.ident(self.numpy_name(dotted, node), node)
+                return self.ident(self.numpy_name(dotted, node), node, raw=True)
             if module == "math" and dotted in tables.MATH_CONSTANTS:
                 return self.lit(tables.MATH_CONSTANTS[dotted], node)
             raise self.error(node, f"'{module}.{dotted}' cannot be used inside a Phylanx "
@@ -275,7 +280,7 @@ class ExpressionMixin:
         return self.call("fmap", [lambda_of(element), iterable], node)
 
     # -- calls --------------------------------------------------------------
-    def arguments(self, node, skip_keywords=()):
+    def arguments(self, node, skip_keywords=(), user_function=False):
         args = []
         for a in node.args:
             if isinstance(a, ast.Starred):
@@ -286,7 +291,8 @@ class ExpressionMixin:
                 raise self.error(k, "'**' arguments are not supported; pass keywords one by one")
             if k.arg in skip_keywords:
                 continue
-            args.append(past.KeywordArg(k.arg, self.expr(k.value), self.loc(k.value)))
+            key = local_name(k.arg) if user_function else k.arg
+            args.append(past.KeywordArg(key, self.expr(k.value), self.loc(k.value)))
         return args
 
     def x_Call(self, node):
@@ -294,10 +300,12 @@ class ExpressionMixin:
         if isinstance(func, ast.Name):
             name = func.id
             if self.is_local(name) or name in self.global_names():
-                target = name if self.is_local(name) else self.external_global(name, func)
-                return self.call(target, self.arguments(node), node)
+                target = local_name(name) if self.is_local(name) else \
+                    self.external_global(name, func)
+                return self.call(target, self.arguments(node, user_function=True), node)
             if name == self.fn_name:
-                return self.call(self.state_name, self.arguments(node), node)
+                return self.call(self.state_name, self.arguments(node, user_function=True),
+                                 node)
             res = self.resolver.lookup(name)
             if res is None:
                 if registry.lookup(name) is not None:   # a primitive called by its name
@@ -320,7 +328,8 @@ class ExpressionMixin:
     def call_resolved(self, res, name, node):
         kind = res.kind
         if kind in (Kind.DECORATED, Kind.FUNCTION):
-            return self.call(self.dependency(res.value, node), self.arguments(node), node)
+            return self.call(self.dependency(res.value, node),
+                             self.arguments(node, user_function=True), node)
         if kind is Kind.NUMPY_FUNC:
             return self.numpy_call(res.extra, node, "numpy")
         if kind is Kind.BUILTIN:
@@ -394,7 +403,8 @@ class ExpressionMixin:
         special = getattr(self, "np_" + dotted.replace(".", "_"), None)
         if special is not None:
             return special(node)
-        return self.call(self.numpy_name(dotted, node.func), self.arguments(node), node)
+        prim = self.numpy_name(dotted, node.func)
+        return self.call(prim, _positional_keywords(prim, dotted, self.arguments(node)), node)
 
     def _filled(self, value, node, like=False):
         args = self.arguments(node)
@@ -460,6 +470,45 @@ class ExpressionMixin:
         size = bound.get("size") or self.lit(None, node)
         return self.call("random", [size, self.call("list", [self.lit("uniform_int", node), low,
                                                              high], node)], node)
+
+
+def local_name(name: str) -> str:
+    """The PhySL name of a Python local: names of primitives and constants get a ``_``
+    suffix, because inside a function a variable would hide the primitive."""
+    while name in CONSTANTS or registry.lookup(name) is not None:
+        name += "_"
+    return name
+
+
+def _numpy_parameters(dotted: str) -> list[str] | None:
+    obj = np
+    for part in dotted.split("."):
+        obj = getattr(obj, part, None)
+    try:
+        return list(inspect.signature(obj).parameters)
+    except (TypeError, ValueError):
+        return None
+
+
+def _positional_keywords(prim: str, dotted: str, args: list) -> list:
+    """NumPy keywords the primitive only takes by position (``np.argmin(x, axis=1)`` ->
+    ``argmin(x, 1)``), moved into place using NumPy's own signature."""
+    spec = registry.lookup(prim)
+    known = spec.signature.keywords if spec is not None else {}
+    keywords = [a for a in args if isinstance(a, past.KeywordArg) and a.name not in known]
+    if not keywords:
+        return args
+    params = _numpy_parameters(dotted)
+    if params is None:
+        return args
+    out = [a for a in args if not isinstance(a, past.KeywordArg)]
+    rest = [a for a in args if isinstance(a, past.KeywordArg) and a.name in known]
+    for kw in sorted(keywords, key=lambda k: params.index(k.name) if k.name in params else 99):
+        if kw.name in params and params.index(kw.name) == len(out):
+            out.append(kw.value)
+        else:
+            rest.append(kw)   # the compiler reports it as an unknown keyword, located
+    return out + rest
 
 
 def _bind(node, names, tr) -> dict:

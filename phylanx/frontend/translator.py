@@ -18,7 +18,7 @@ from typing import Any
 
 from ..language import ast as past
 from . import checks
-from .expressions import ExpressionMixin
+from .expressions import ExpressionMixin, local_name
 from .resolve import Kind, Resolver
 
 TRANSLATIONS = itertools.count(1)   # how many functions were translated (tests count it)
@@ -227,7 +227,7 @@ class FunctionTranslator(ExpressionMixin):
         plist = []
         for p in params:
             if p in defaults:
-                plist.append(past.KeywordArg(p, defaults[p], self.loc(fn)))
+                plist.append(past.KeywordArg(local_name(p), defaults[p], self.loc(fn)))
             elif plist and isinstance(plist[-1], past.KeywordArg):
                 raise self.error(fn, f"parameter '{p}' without a default follows parameters "
                                      "with defaults; give it a default or move it first")

@@ -104,7 +104,7 @@ def test_undefined_name_is_located():
 def test_runtime_error_names_primitive_and_points_at_python_line():
     @Phylanx
     def mismatch(a, b):
-        c = a + 1
+        c = a + 1  # noqa: F841
         return np.dot(a, b)
 
     with pytest.raises(PhylanxError) as info:

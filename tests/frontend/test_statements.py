@@ -99,7 +99,7 @@ def zipped(xs, ys):
     d = {"a": 1, "b": 2}
     s = 0
     for k, v in d.items():
-        s += v
+        s += v + len(k)
     return out, s, d.get("c", 7), list(d.keys()), "a" in d, 3 not in xs
 
 
