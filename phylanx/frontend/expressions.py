@@ -9,15 +9,12 @@ module globals, built-ins) through :mod:`.resolve`.
 from __future__ import annotations
 
 import ast
-import inspect
-import math
-
-import numpy as np
 
 from ..compiler.compiler import CONSTANTS
 from ..language import ast as past
 from ..primitives import registry
 from . import tables
+from .numpy_calls import NumpyMixin, array_literal
 from .resolve import Kind
 
 #: primitives printed as infix operators in the generated PhySL (easier to read)
@@ -25,7 +22,7 @@ _INFIX = {prim: op for op, (_, prim) in past.BINARY_OPS.items()}
 _PREFIX = {"__minus": "-", "__not": "!"}
 
 
-class ExpressionMixin:
+class ExpressionMixin(NumpyMixin):
     """Expression rules; mixed into :class:`~.translator.FunctionTranslator`."""
 
     # -- helpers ------------------------------------------------------------
@@ -240,7 +237,7 @@ class ExpressionMixin:
             return self.call("list", [self.lit(None, p) if b is None else self.expr(b)
                                       for b in bounds], p)
         if isinstance(p, ast.List):
-            literal = _array_literal(p)
+            literal = array_literal(p)
             if literal is not None:
                 return past.ArrayLiteral(literal[0], literal[1], literal[2], self.loc(p))
             return self.call("__array", [self.expr(p)], p)
@@ -386,140 +383,12 @@ class ExpressionMixin:
             args = [self.call("list", positional, node), *keywords]
         return self.call(prim, [receiver, *args], node)
 
-    # -- NumPy --------------------------------------------------------------
-    def numpy_name(self, dotted: str, node) -> str:
-        prim = tables.NUMPY_RENAMES.get(dotted) or dotted.rsplit(".", 1)[-1]
-        if registry.lookup(prim) is None:
-            raise self.error(node, f"np.{dotted} is not supported: Phylanx has no primitive "
-                                   f"for it (see 'phylanx primitives' for what exists)")
-        return prim
-
-    def numpy_call(self, dotted: str, node, module: str = "numpy"):
-        if module == "math":
-            dotted = tables.MATH_RENAMES.get(dotted, dotted)
-        for k in node.keywords:
-            if k.arg == "out":
-                raise self.error(k, "the 'out=' argument is not supported; assign the result")
-        special = getattr(self, "np_" + dotted.replace(".", "_"), None)
-        if special is not None:
-            return special(node)
-        prim = self.numpy_name(dotted, node.func)
-        return self.call(prim, _positional_keywords(prim, dotted, self.arguments(node)), node)
-
-    def _filled(self, value, node, like=False):
-        args = self.arguments(node)
-        return self.call("constant_like" if like else "constant",
-                         [self.lit(value, node), *args], node)
-
-    def np_zeros(self, node):
-        return self._filled(0, node)
-
-    def np_ones(self, node):
-        return self._filled(1, node)
-
-    np_empty = np_zeros
-
-    def np_zeros_like(self, node):
-        return self._filled(0, node, like=True)
-
-    def np_ones_like(self, node):
-        return self._filled(1, node, like=True)
-
-    np_empty_like = np_zeros_like
-
-    def np_array(self, node, copy=True):
-        if node.args and not node.keywords and len(node.args) == 1:
-            literal = _array_literal(node.args[0])
-            if literal is not None:
-                return past.ArrayLiteral(literal[0], literal[1], literal[2], self.loc(node))
-        args = self.arguments(node, skip_keywords=("copy", "order", "ndmin"))
-        if not copy:
-            args.append(past.KeywordArg("copy", self.lit(False, node), self.loc(node)))
-        return self.call("__array", args, node)
-
-    def np_asarray(self, node):
-        return self.np_array(node, copy=False)
-
-    np_asanyarray = np_ascontiguousarray = np_asarray
-
-    def np_random_rand(self, node):
-        if not node.args:
-            return self.call("random_sample", [], node)
-        shape = self.call("list", self.arguments(node), node)
-        return self.call("random", [shape, self.lit("uniform", node)], node)
-
-    def _distribution(self, node, dist, names, defaults):
-        bound = _bind(node, names, self)
-        params = [bound.get(n) or self.lit(d, node) for n, d in zip(names[:-1], defaults)]
-        size = bound.get(names[-1]) or self.lit(None, node)
-        return self.call("random", [size, self.call("list", [self.lit(dist, node), *params],
-                                                    node)], node)
-
-    def np_random_uniform(self, node):
-        return self._distribution(node, "uniform", ("low", "high", "size"), (0.0, 1.0))
-
-    def np_random_normal(self, node):
-        return self._distribution(node, "normal", ("loc", "scale", "size"), (0.0, 1.0))
-
-    def np_random_randint(self, node):
-        bound = _bind(node, ("low", "high", "size"), self)
-        low, high = bound.get("low"), bound.get("high")
-        if high is None:
-            low, high = self.lit(0, node), low
-        high = self.call("__sub", [high, self.lit(1, node)], node)   # C++ bounds are inclusive
-        size = bound.get("size") or self.lit(None, node)
-        return self.call("random", [size, self.call("list", [self.lit("uniform_int", node), low,
-                                                             high], node)], node)
-
-
 def local_name(name: str) -> str:
     """The PhySL name of a Python local: names of primitives and constants get a ``_``
     suffix, because inside a function a variable would hide the primitive."""
     while name in CONSTANTS or registry.lookup(name) is not None:
         name += "_"
     return name
-
-
-def _numpy_parameters(dotted: str) -> list[str] | None:
-    obj = np
-    for part in dotted.split("."):
-        obj = getattr(obj, part, None)
-    try:
-        return list(inspect.signature(obj).parameters)
-    except (TypeError, ValueError):
-        return None
-
-
-def _positional_keywords(prim: str, dotted: str, args: list) -> list:
-    """NumPy keywords the primitive only takes by position (``np.argmin(x, axis=1)`` ->
-    ``argmin(x, 1)``), moved into place using NumPy's own signature."""
-    spec = registry.lookup(prim)
-    known = spec.signature.keywords if spec is not None else {}
-    keywords = [a for a in args if isinstance(a, past.KeywordArg) and a.name not in known]
-    if not keywords:
-        return args
-    params = _numpy_parameters(dotted)
-    if params is None:
-        return args
-    out = [a for a in args if not isinstance(a, past.KeywordArg)]
-    rest = [a for a in args if isinstance(a, past.KeywordArg) and a.name in known]
-    for kw in sorted(keywords, key=lambda k: params.index(k.name) if k.name in params else 99):
-        if kw.name in params and params.index(kw.name) == len(out):
-            out.append(kw.value)
-        else:
-            rest.append(kw)   # the compiler reports it as an unknown keyword, located
-    return out + rest
-
-
-def _bind(node, names, tr) -> dict:
-    out = {}
-    for name, a in zip(names, node.args):
-        out[name] = tr.expr(a)
-    for k in node.keywords:
-        if k.arg not in names:
-            raise tr.error(k, f"unknown keyword '{k.arg}' (expected: {', '.join(names)})")
-        out[k.arg] = tr.expr(k.value)
-    return out
 
 
 def _is_boolean(node) -> bool:
@@ -530,48 +399,6 @@ def _is_boolean(node) -> bool:
     if isinstance(node, ast.Constant) and isinstance(node.value, bool):
         return True
     return isinstance(node, ast.BoolOp) and all(_is_boolean(v) for v in node.values)
-
-
-def _array_literal(node):
-    """``(nested tuple, kind, ndim)`` for a rectangular literal of numbers, else None."""
-    def walk(n, depth):
-        if isinstance(n, (ast.List, ast.Tuple)):
-            items = [walk(e, depth + 1) for e in n.elts]
-            if any(i is None for i in items) or not items:
-                return None
-            shapes = {i[1] for i in items}
-            if len(shapes) != 1:
-                return None
-            return tuple(i[0] for i in items), (len(items),) + shapes.pop()
-        v = n.value if isinstance(n, ast.Constant) else None
-        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) and isinstance(
-                n.operand, ast.Constant):
-            v = -n.operand.value if isinstance(n.operand.value, (int, float)) and not \
-                isinstance(n.operand.value, bool) else None
-        if isinstance(v, (bool, int, float)) and (not isinstance(v, float) or math.isfinite(v)):
-            return v, ()
-        return None
-    found = walk(node, 0) if isinstance(node, (ast.List, ast.Tuple)) else None
-    if found is None or not 1 <= len(found[1]) <= 4:
-        return None
-    flat = _flatten(found[0])
-    if all(isinstance(v, bool) for v in flat):
-        kind = "bool"
-    elif any(isinstance(v, bool) for v in flat):
-        return None
-    elif all(isinstance(v, int) for v in flat):
-        if not all(-(2**63) <= v < 2**63 for v in flat):
-            return None
-        kind = "int"
-    else:
-        kind = "float"
-    return found[0], kind, len(found[1])
-
-
-def _flatten(value):
-    if isinstance(value, tuple):
-        return [x for v in value for x in _flatten(v)]
-    return [value]
 
 
 def _op_text(op) -> str:

@@ -13,105 +13,25 @@ from __future__ import annotations
 import ast
 import contextlib
 import itertools
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..language import ast as past
 from . import checks
 from .expressions import ExpressionMixin, local_name
 from .resolve import Kind, Resolver
+from .scopes import (
+    Scope,
+    Translation,
+    always_returns,
+    needs_predeclare,
+    own_nodes,
+    scope_names,
+)
 
 TRANSLATIONS = itertools.count(1)   # how many functions were translated (tests count it)
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.DictComp,
-           ast.SetComp, ast.GeneratorExp)
 _EXCEPTIONS = {"ValueError", "TypeError", "RuntimeError", "AssertionError", "Exception",
                "IndexError", "KeyError", "ZeroDivisionError", "NotImplementedError",
                "ArithmeticError"}
-
-
-@dataclass
-class Translation:
-    """The result of translating one function."""
-
-    program: past.Program
-    state_name: str
-    deps: list = field(default_factory=list)            # decorators compiled before this one
-    externals: dict = field(default_factory=dict)       # PhySL name -> (getter, setter | None)
-    returns_tuple: bool = False
-    params: list = field(default_factory=list)
-
-
-class Scope:
-    def __init__(self, kind: str, parent: Scope | None, params=(), locals_=(),
-                 globals_=(), nonlocals=()):
-        self.kind = kind                   # "function" or "lambda"
-        self.parent = parent
-        self.locals = set(locals_) | set(params)
-        self.declared = set(params)
-        self.globals = set(globals_)
-        self.nonlocals = set(nonlocals)
-
-
-def scope_names(fn) -> tuple[set, set, set, list]:
-    """(locals, globals, nonlocals, params) of a def or lambda, as Python sees them."""
-    a = fn.args
-    params = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]
-    stored, globals_, nonlocals = set(), set(), set()
-    body = fn.body if isinstance(fn.body, list) else [fn.body]
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Global):
-            globals_.update(node.names)
-        elif isinstance(node, ast.Nonlocal):
-            nonlocals.update(node.names)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            stored.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            stored.add(node.name)
-            stack.extend(node.args.defaults + [d for d in node.args.kw_defaults if d])
-            continue
-        if isinstance(node, _NESTED) and node not in body:
-            if isinstance(node, (ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp)):
-                stack.append(node.generators[0].iter)   # evaluated in the enclosing scope
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-    locals_ = (stored | set(params)) - globals_ - nonlocals
-    return locals_, globals_, nonlocals, params
-
-
-def needs_predeclare(fn, locals_: set, params) -> list[str]:
-    """Locals read before their first assignment, or read by nested functions."""
-    first: dict[str, tuple] = {}
-    nested_reads: set[str] = set()
-
-    def visit(node, nested):
-        for child in ast.iter_child_nodes(node):
-            inner = nested or isinstance(child, _NESTED)
-            if isinstance(child, ast.Name) and child.id in locals_:
-                if inner and isinstance(child.ctx, ast.Load):
-                    nested_reads.add(child.id)
-                elif not inner:
-                    pos = (child.lineno, child.col_offset)
-                    load = isinstance(child.ctx, ast.Load)
-                    if child.id not in first or pos < first[child.id][0]:
-                        first[child.id] = (pos, load)
-            visit(child, inner)
-    for stmt in (fn.body if isinstance(fn.body, list) else [fn.body]):
-        visit(stmt, False)
-    out = {n for n, (_, load) in first.items() if load} | nested_reads
-    return sorted(out - set(params))
-
-
-def always_returns(stmts) -> bool:
-    if not stmts:
-        return False
-    last = stmts[-1]
-    if isinstance(last, (ast.Return, ast.Raise)):
-        return True
-    if isinstance(last, ast.If):
-        return always_returns(last.body) and always_returns(last.orelse)
-    return False
 
 
 class FunctionTranslator(ExpressionMixin):
@@ -560,17 +480,8 @@ def translate(fn_node, pyfunc, locator, state_name: str, linker,
     tr = FunctionTranslator(fn_node, pyfunc, locator, state_name, linker, default_values)
     define = tr.function_value(fn_node, state_name, top=True)
     next(TRANSLATIONS)
-    returns = [n for n in _own_nodes(fn_node) if isinstance(n, ast.Return)]
+    returns = [n for n in own_nodes(fn_node) if isinstance(n, ast.Return)]
     returns_tuple = bool(returns) and all(isinstance(r.value, ast.Tuple) for r in returns)
     _, _, _, params = scope_names(fn_node)
     return Translation(past.Program((define,), locator(fn_node)), state_name, tr.deps,
                        tr.externals, returns_tuple, params)
-
-
-def _own_nodes(fn):
-    stack = list(fn.body) if isinstance(fn.body, list) else [fn.body]
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, _NESTED):
-            stack.extend(ast.iter_child_nodes(node))
