@@ -20,6 +20,23 @@ from .errors import PhylanxError, PhylanxTypeError
 SCALAR_TYPES = (np.generic, int, float, bool)
 
 
+class _NewAxis:
+    """The value of ``None``/``np.newaxis`` inside a Python subscript (a new length-1 axis)."""
+
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "newaxis"
+
+
+NEWAXIS = _NewAxis()
+
+
 class ControlSignal(Exception):  # noqa: N818 - not an error, a jump
     """Base of the jumps used for ``break``, ``continue`` and early ``return``."""
 

@@ -75,8 +75,6 @@ def check_function(fn: ast.FunctionDef | ast.Lambda, loc: Locator) -> None:
                 _check_target(t, loc)
         elif kind is ast.Constant and isinstance(node.value, (bytes, complex)):
             raise loc.error(node, f"{type(node.value).__name__} literals are not supported")
-        elif kind is ast.Subscript:
-            _check_index(node.slice, loc)
 
 
 def _check_arguments(args: ast.arguments, loc: Locator) -> None:
@@ -98,17 +96,6 @@ def _check_target(target: ast.AST, loc: Locator) -> None:
             raise loc.error(stars[1], "only one '*' target is allowed")
         for e in target.elts:
             _check_target(e.value if isinstance(e, ast.Starred) else e, loc)
-
-
-def _check_index(index: ast.AST, loc: Locator) -> None:
-    parts = index.elts if isinstance(index, ast.Tuple) else [index]
-    for p in parts:
-        if isinstance(p, ast.Constant) and p.value is Ellipsis:
-            raise loc.error(p, "'...' in an index is not supported; write ':' for every axis")
-        if isinstance(p, ast.Constant) and p.value is None or (
-                isinstance(p, ast.Attribute) and p.attr == "newaxis"):
-            raise loc.error(p, "new axes in an index (None/np.newaxis) are not supported; "
-                               "use np.expand_dims(x, axis) or x.reshape(...)")
 
 
 def _starred_ok(fn: ast.AST, star: ast.Starred) -> bool:

@@ -232,6 +232,11 @@ class ExpressionMixin(NumpyMixin):
         return [self.index(p) for p in parts]
 
     def index(self, p):
+        if isinstance(p, ast.Constant) and p.value is None or (
+                isinstance(p, ast.Attribute) and p.attr == "newaxis"):
+            return self.call("__newaxis", [], p)
+        if isinstance(p, ast.Constant) and p.value is Ellipsis:
+            return self.call("__ellipsis", [], p)
         if isinstance(p, ast.Slice):
             bounds = [p.lower, p.upper] + ([p.step] if p.step is not None else [])
             return self.call("list", [self.lit(None, p) if b is None else self.expr(b)

@@ -15,7 +15,7 @@ from functools import reduce
 import numpy as np
 
 from ..errors import PhylanxError, PhylanxTypeError, PhylanxValueError
-from ..values import scalarize, truth, type_name
+from ..values import NEWAXIS, scalarize, truth, type_name
 from .controls import iterate
 from .dtypes import to_dtype
 from .registry import primitive
@@ -351,3 +351,19 @@ def raise_(kind, message):
     if cls is None:
         raise PhylanxError(text)
     raise cls(text)
+
+
+@primitive("__newaxis", "__newaxis()", category="core", extension=True,
+           example="shape(slice([1, 2, 3], nil, __newaxis()))", result="list(3, 1)",
+           no_oracle="an index marker (None/np.newaxis in a Python subscript)")
+def newaxis():
+    """The index ``None``/``np.newaxis``: insert a length-1 axis (``x[:, None]``)."""
+    return NEWAXIS
+
+
+@primitive("__ellipsis", "__ellipsis()", category="core", extension=True,
+           example="slice([[1, 2], [3, 4]], __ellipsis(), 0)", result="[1, 3]",
+           no_oracle="an index marker (... in a Python subscript)")
+def ellipsis():
+    """The index ``...``: as many whole axes as needed (``x[..., 0]``)."""
+    return Ellipsis

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import PhylanxTypeError, PhylanxValueError
-from ..values import type_name
+from ..values import NEWAXIS, type_name
 
 
 def _bound(v: Any, what: str) -> int | None:
@@ -31,6 +31,10 @@ def to_index(spec: Any) -> Any:
     """One PhySL index argument as a Python index."""
     if spec is None:
         return slice(None)
+    if spec is NEWAXIS:
+        return None
+    if spec is Ellipsis:
+        return Ellipsis
     t = type(spec)
     if t is list or t is tuple:
         if not 1 <= len(spec) <= 3:
@@ -74,11 +78,12 @@ def get(value: Any, indices: tuple | list) -> Any:
             raise PhylanxValueError(f"key {key!r} not found in dictionary")
         return value[key]
     if isinstance(value, np.ndarray):
-        if len(indices) > max(value.ndim, 1) and not any(
+        real = [i for i in indices if i is not NEWAXIS and i is not Ellipsis]
+        if len(real) > max(value.ndim, 1) and not any(
                 isinstance(i, np.ndarray) for i in indices):
             raise PhylanxValueError(
                 f"too many indices ({len(indices)}) for a {value.ndim}-d array")
-        if value.ndim == 0:
+        if value.ndim == 0 and real:
             raise PhylanxValueError("cannot index a 0-d value")
         out = value[index_tuple(indices)]
         return out[()] if isinstance(out, np.ndarray) and out.ndim == 0 else out

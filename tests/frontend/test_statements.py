@@ -221,3 +221,20 @@ def raises(x):
 def test_raise_builtin_exception_is_a_located_value_error():
     with pytest.raises(ValueError, match="negative input"):
         raises(-1)
+
+
+@Phylanx
+def _broadcast_distances(points, centroids):
+    d = ((points[:, None, :] - centroids[np.newaxis, :, :]) ** 2).sum(axis=2)
+    first = points[..., 0]
+    points[:, None][0, 0, 1] = -1.0
+    return d, first, points
+
+
+def test_newaxis_and_ellipsis_in_subscripts():
+    rng = np.random.default_rng(3)
+    pts, cen = rng.normal(size=(5, 2)), rng.normal(size=(3, 2))
+    got = _broadcast_distances(pts.copy(), cen)
+    want = _broadcast_distances.python(pts.copy(), cen)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w)
