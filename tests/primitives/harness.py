@@ -7,6 +7,10 @@ binding is exercised, not just the kernel) and calls it with the arguments.
 ``assert_same`` compares recursively: arrays and scalars by shape, dtype
 (exact or by kind) and NaN-aware closeness; lists, tuples, dicts, strings
 and nil structurally.
+
+Hand-written test modules use ``call`` (``NAME(a0, a1, ...)``), ``evaluate_with``
+(any PhySL expression of ``a0, a1, ...``) and ``assert_like_numpy`` (the strict
+comparison with a NumPy result: exact dtype, NumPy scalar for 0-d).
 """
 from __future__ import annotations
 
@@ -38,6 +42,21 @@ def call_primitive(name: str, *args: Any) -> Any:
     """Evaluate the primitive ``name`` through PhySL with ``args`` (deep-copied)."""
     return phylanx.execution_tree.eval(_STATE, lambda_code(name, len(args)),
                                        *copy.deepcopy(args))
+
+
+def _parameters(nargs: int) -> str:
+    return ", ".join(f"a{i}" for i in range(nargs))
+
+
+def evaluate_with(code: str, *args: Any) -> Any:
+    """``lambda(a0, a1, ..., CODE)`` evaluated with ``args``: CODE refers to ``a0, a1 ...``."""
+    params = _parameters(len(args))
+    return phylanx.evaluate(f"lambda({params + ', ' if params else ''}{code})", *args)
+
+
+def call(name: str, *args: Any) -> Any:
+    """``NAME(a0, a1, ...)`` through PhySL with the given Python/NumPy arguments."""
+    return evaluate_with(f"{name}({_parameters(len(args))})", *args)
 
 
 def as_phylanx_arguments(args: tuple) -> tuple:
@@ -92,6 +111,33 @@ def assert_same(actual: Any, expected: Any, dtype: str = "exact", where: str = "
         _assert_arrays(np.asarray(actual), np.asarray(expected), dtype, where)
         return
     assert actual == expected, f"{where}: expected {expected!r}, got {describe(actual)}"
+
+
+def assert_like_numpy(actual: Any, expected: Any, rtol: float | None = None,
+                      atol: float = 0.0) -> None:
+    """``actual`` (phylanx) is the NumPy result ``expected``, strictly.
+
+    An ndarray where NumPy's result has rank >= 1 and a NumPy scalar where it is 0-d
+    (or a Python number); same shape and exact dtype; floating values NaN-aware close
+    (``rtol`` defaults to 1e-5 for float32, 1e-12 otherwise), others exactly equal.
+    """
+    expected_array = np.asarray(expected)
+    if expected_array.ndim == 0:
+        assert isinstance(actual, np.generic), f"0-d result should be a NumPy scalar: {actual!r}"
+    else:
+        assert isinstance(actual, np.ndarray), f"expected an array, got {describe(actual)}"
+    actual_array = np.asarray(actual)
+    assert actual_array.shape == expected_array.shape, (
+        f"shape {actual_array.shape} != expected {expected_array.shape}")
+    assert actual_array.dtype == expected_array.dtype, (
+        f"dtype {actual_array.dtype} != expected {expected_array.dtype}")
+    if expected_array.dtype.kind in "fc":
+        if rtol is None:
+            rtol = 1e-5 if expected_array.dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(actual_array, expected_array, rtol=rtol, atol=atol,
+                                   equal_nan=True)
+    else:
+        np.testing.assert_array_equal(actual_array, expected_array)
 
 
 def _assert_arrays(actual: np.ndarray, expected: np.ndarray, dtype: str, where: str) -> None:

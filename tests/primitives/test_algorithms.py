@@ -14,12 +14,9 @@ import phylanx
 from phylanx.errors import PhylanxTypeError, PhylanxValueError
 from phylanx.primitives.registry import lookup
 
+from .harness import evaluate_with
+
 BREAST_CANCER = Path("/work/shared/data/breast_cancer.csv")
-
-
-def run(code, *args):
-    names = ", ".join(f"a{i}" for i in range(len(args)))
-    return phylanx.evaluate(f"lambda({names}, {code})", *args)
 
 
 # --- references -----------------------------------------------------------------------------
@@ -115,14 +112,14 @@ def _classification_data(n=40, seed=3):
 @pytest.mark.parametrize("alpha, iterations", [(0.01, 1), (0.05, 50), (0.1, 0)])
 def test_lra_matches_reference(alpha, iterations):
     x, y = _classification_data()
-    w = run("lra(a0, a1, a2, a3)", x, y, alpha, iterations)
+    w = evaluate_with("lra(a0, a1, a2, a3)", x, y, alpha, iterations)
     assert w.shape == (3,) and w.dtype == np.float64
     np.testing.assert_allclose(w, lra_reference(x, y, alpha, iterations), rtol=1e-12, atol=1e-15)
 
 
 def test_lra_learns_a_separating_direction():
     x, y = _classification_data(200)
-    w = run("lra(a0, a1, 0.05, 200)", x, y)
+    w = evaluate_with("lra(a0, a1, 0.05, 200)", x, y)
     accuracy = np.mean(((x @ w) > 0) == (y == 1))
     assert accuracy > 0.95
 
@@ -132,14 +129,14 @@ def test_lra_breast_cancer_like_the_original_example():
         pytest.skip(f"data set {BREAST_CANCER} is not available on this machine")
     data = np.loadtxt(BREAST_CANCER, delimiter=",", skiprows=1)
     x, y = data[:, :30], data[:, 30]
-    w = run(f'block(define(d, file_read_csv("{BREAST_CANCER.as_posix()}")), '
+    w = evaluate_with(f'block(define(d, file_read_csv("{BREAST_CANCER.as_posix()}")), '
             "lra(a0, a1, 1e-5, 750))", x, y)
     np.testing.assert_allclose(w, lra_reference(x, y, 1e-5, 750), rtol=1e-9, atol=1e-12)
 
 
 def test_lra_enable_output_prints_every_step(capsys):
     x, y = _classification_data(10)
-    run("lra(a0, a1, 0.1, 3, true)", x, y)
+    evaluate_with("lra(a0, a1, 0.1, 3, true)", x, y)
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in lines] == ["step 0", "step 1", "step 2"]
 
@@ -169,7 +166,7 @@ def _ratings():
 @pytest.mark.parametrize("iterations, factors", [(1, 3), (5, 2)])
 def test_als_matches_reference(iterations, factors):
     ratings = _ratings()
-    x, y = run("als(a0, 0.1, a1, a2, 40.0)", ratings, factors, iterations)
+    x, y = evaluate_with("als(a0, 0.1, a1, a2, 40.0)", ratings, factors, iterations)
     ref_x, ref_y = als_reference(ratings, 0.1, factors, iterations, 40.0)
     assert x.shape == (10, factors) and y.shape == (5, factors)
     np.testing.assert_allclose(x, ref_x, rtol=1e-8, atol=1e-10)
@@ -178,8 +175,8 @@ def test_als_matches_reference(iterations, factors):
 
 def test_als_is_deterministic_and_fits_preferences():
     ratings = _ratings()
-    first = run("als(a0, 0.1, 3, 10, 40.0)", ratings)
-    second = run("als(a0, 0.1, 3, 10, 40.0, false)", ratings)
+    first = evaluate_with("als(a0, 0.1, 3, 10, 40.0)", ratings)
+    second = evaluate_with("als(a0, 0.1, 3, 10, 40.0, false)", ratings)
     np.testing.assert_array_equal(first[0], second[0])
     scores = first[0] @ first[1].T
     # observed cells score higher than unobserved ones on average
@@ -187,14 +184,14 @@ def test_als_is_deterministic_and_fits_preferences():
 
 
 def test_als_enable_output(capsys):
-    run("als(a0, 0.1, 2, 2, 40.0, true)", _ratings())
+    evaluate_with("als(a0, 0.1, 2, 2, 40.0, true)", _ratings())
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 2 and lines[0].startswith("iteration 0: weighted loss")
 
 
 def test_als_errors():
     with pytest.raises(PhylanxValueError, match="num_factors must be at least 1"):
-        run("als(a0, 0.1, 0, 1, 40.0)", _ratings())
+        evaluate_with("als(a0, 0.1, 0, 1, 40.0)", _ratings())
     with pytest.raises(PhylanxValueError, match="2-d matrix"):
         phylanx.evaluate("als([1.0, 2.0], 0.1, 2, 1, 40.0)")
 
@@ -213,13 +210,13 @@ INITIAL = np.array([[-3.0, 14.75], [1.5, 2.75], [3.0, 0.0]])
 @pytest.mark.parametrize("iterations", [1, 5])
 def test_kmeans_with_initial_centroids(iterations):
     points = _three_clusters()
-    got = run("kmeans(a0, 3, a1, false, nil, a2)", points, iterations, INITIAL)
+    got = evaluate_with("kmeans(a0, 3, a1, false, nil, a2)", points, iterations, INITIAL)
     np.testing.assert_allclose(got, kmeans_reference(points, INITIAL, iterations), rtol=1e-12)
 
 
 def test_kmeans_keywords_and_defaults():
     points = _three_clusters()
-    got = run("kmeans(a0, __arg(initial_centroids, a1))", points, INITIAL)
+    got = evaluate_with("kmeans(a0, __arg(initial_centroids, a1))", points, INITIAL)
     np.testing.assert_allclose(got, kmeans_reference(points, INITIAL, 10), rtol=1e-12)
 
 
@@ -227,7 +224,7 @@ def test_kmeans_keywords_and_defaults():
 def test_kmeans_seed_picks_distinct_points(seed):
     points = _three_clusters()
     start = points[np.random.default_rng(seed).choice(len(points), 3, replace=False)]
-    got = run("kmeans(a0, 3, 4, false, a1)", points, seed)
+    got = evaluate_with("kmeans(a0, 3, 4, false, a1)", points, seed)
     np.testing.assert_allclose(got, kmeans_reference(points, start, 4), rtol=1e-12)
 
 
@@ -235,8 +232,8 @@ def test_kmeans_without_seed_uses_the_global_generator():
     if lookup("set_seed") is None:
         pytest.skip("set_seed is not available")
     points = _three_clusters()
-    first = run("block(set_seed(21), kmeans(a0, 3, 0))", points)
-    second = run("block(set_seed(21), kmeans(a0, 3, 0))", points)
+    first = evaluate_with("block(set_seed(21), kmeans(a0, 3, 0))", points)
+    second = evaluate_with("block(set_seed(21), kmeans(a0, 3, 0))", points)
     np.testing.assert_array_equal(first, second)
     start = points[np.random.default_rng(21).choice(len(points), 3, replace=False)]
     np.testing.assert_array_equal(first, start)
@@ -245,13 +242,13 @@ def test_kmeans_without_seed_uses_the_global_generator():
 def test_kmeans_empty_cluster_keeps_its_centroid_and_3d_points():
     points = np.array([[0.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, 1.0]])
     initial = np.array([[0.0, 0.5, 0.0], [100.0, 100.0, 100.0]])
-    got = run("kmeans(a0, 2, 3, false, nil, a1)", points, initial)
+    got = evaluate_with("kmeans(a0, 2, 3, false, nil, a1)", points, initial)
     np.testing.assert_allclose(got, kmeans_reference(points, initial, 3))
     np.testing.assert_array_equal(got[1], [100.0, 100.0, 100.0])
 
 
 def test_kmeans_show_result(capsys):
-    run("kmeans(a0, 3, 2, true, nil, a1)", _three_clusters(), INITIAL)
+    evaluate_with("kmeans(a0, 3, 2, true, nil, a1)", _three_clusters(), INITIAL)
     out = capsys.readouterr().out
     assert out.startswith("centroids:") and "cluster sizes: [10, 10, 10]" in out
 
@@ -273,7 +270,7 @@ CORPUS = np.array([[2, 1, 0, 0], [1, 3, 0, 0], [0, 1, 0, 0],
 
 
 def test_lda_count_invariants():
-    word_topic, doc_topic = run("lda_trainer(a0, 3, 0.1, 0.01, 4)", CORPUS)
+    word_topic, doc_topic = evaluate_with("lda_trainer(a0, 3, 0.1, 0.01, 4)", CORPUS)
     assert word_topic.shape == (6, 3) and doc_topic.shape == (4, 3)
     np.testing.assert_array_equal(word_topic.sum(axis=1), CORPUS.sum(axis=1))
     np.testing.assert_array_equal(doc_topic.sum(axis=1), CORPUS.sum(axis=0))
@@ -281,7 +278,7 @@ def test_lda_count_invariants():
 
 
 def test_lda_single_topic_is_exact():
-    word_topic, doc_topic = run("lda_trainer(a0, 1, 0.1, 0.01, 2)", CORPUS)
+    word_topic, doc_topic = evaluate_with("lda_trainer(a0, 1, 0.1, 0.01, 2)", CORPUS)
     np.testing.assert_array_equal(word_topic[:, 0], CORPUS.sum(axis=1))
     np.testing.assert_array_equal(doc_topic[:, 0], CORPUS.sum(axis=0))
 
@@ -290,8 +287,8 @@ def test_lda_single_topic_is_exact():
 def test_lda_matches_reference_after_set_seed(seed, topics, iterations):
     if lookup("set_seed") is None:
         pytest.skip("set_seed is not available")
-    got = run(f"block(set_seed({seed}), lda_trainer(a0, {topics}, 0.1, 0.01, {iterations}))",
-              CORPUS)
+    got = evaluate_with(
+        f"block(set_seed({seed}), lda_trainer(a0, {topics}, 0.1, 0.01, {iterations}))", CORPUS)
     expected = lda_reference(CORPUS, topics, 0.1, 0.01, iterations, seed)
     np.testing.assert_array_equal(got[0], expected[0])
     np.testing.assert_array_equal(got[1], expected[1])
@@ -301,7 +298,7 @@ def test_lda_separates_two_disjoint_vocabularies():
     if lookup("set_seed") is None:
         pytest.skip("set_seed is not available")
     corpus = np.kron(np.eye(2), np.full((5, 5), 3))     # words 0-4 in docs 0-4, 5-9 in 5-9
-    _, doc_topic = run("block(set_seed(1), lda_trainer(a0, 2, 0.1, 0.01, 30))", corpus)
+    _, doc_topic = evaluate_with("block(set_seed(1), lda_trainer(a0, 2, 0.1, 0.01, 30))", corpus)
     dominant = doc_topic.argmax(axis=1)
     share = doc_topic.max(axis=1) / doc_topic.sum(axis=1)
     assert len(set(dominant[:5])) == 1 and len(set(dominant[5:])) == 1
@@ -314,6 +311,6 @@ def test_lda_separates_two_disjoint_vocabularies():
 ])
 def test_lda_errors(matrix, message):
     with pytest.raises(PhylanxValueError, match=message):
-        run("lda_trainer(a0, 2, 0.1, 0.01, 1)", matrix)
+        evaluate_with("lda_trainer(a0, 2, 0.1, 0.01, 1)", matrix)
     with pytest.raises(PhylanxValueError, match="must be positive"):
-        run("lda_trainer(a0, 2, 0.0, 0.01, 1)", CORPUS)
+        evaluate_with("lda_trainer(a0, 2, 0.0, 0.01, 1)", CORPUS)

@@ -10,22 +10,9 @@ import pytest
 import phylanx
 from phylanx.errors import PhylanxError
 
+from .harness import assert_like_numpy, call
+
 ev = phylanx.evaluate
-
-
-def call(name, *args):
-    params = ", ".join(f"a{i}" for i in range(len(args)))
-    return ev(f"lambda({params}, {name}({params}))", *args)
-
-
-def check(got, expected):
-    expected = np.asarray(expected)
-    if expected.ndim == 0:
-        assert isinstance(got, np.generic), f"0-d result should be a NumPy scalar: {got!r}"
-    got = np.asarray(got)
-    assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
-    assert got.shape == expected.shape
-    np.testing.assert_array_equal(got, expected)
 
 
 @pytest.mark.parametrize("x", [
@@ -34,12 +21,12 @@ def check(got, expected):
     np.zeros((1, 2, 1, 2)), np.bool_(True),
 ])
 def test_logical_not(x):
-    check(call("logical_not", x), np.logical_not(x))
+    assert_like_numpy(call("logical_not", x), np.logical_not(x))
 
 
 def test_logical_not_of_nil_and_list():
     assert ev("logical_not(nil)") is np.True_
-    check(ev("logical_not(list(0, 2))"), np.array([True, False]))
+    assert_like_numpy(ev("logical_not(list(0, 2))"), np.array([True, False]))
 
 
 NARY = {"logical_and": np.logical_and, "logical_or": np.logical_or,
@@ -57,7 +44,7 @@ NARY_ARGS = [
 @pytest.mark.parametrize("name", sorted(NARY))
 @pytest.mark.parametrize("args", NARY_ARGS, ids=range(len(NARY_ARGS)))
 def test_nary_logical(name, args):
-    check(call(name, *args), reduce(NARY[name], args))
+    assert_like_numpy(call(name, *args), reduce(NARY[name], args))
 
 
 def test_nary_logical_is_eager_and_checks_arity():
@@ -83,7 +70,7 @@ def test_nonzero_and_where_of_condition(name, x):
     expected = np.nonzero(x)
     assert isinstance(got, list) and len(got) == len(expected)
     for g, e in zip(got, expected):
-        check(g, e)
+        assert_like_numpy(g, e)
 
 
 def test_nonzero_errors():
@@ -104,7 +91,7 @@ def test_nonzero_errors():
     (np.ones((2, 1, 2, 1), bool), np.arange(4).reshape(2, 2), np.zeros((1, 1, 1, 2))),
 ])
 def test_where_selects(c, x, y):
-    check(call("where", c, x, y), np.where(c, x, y))
+    assert_like_numpy(call("where", c, x, y), np.where(c, x, y))
 
 
 def test_where_errors():

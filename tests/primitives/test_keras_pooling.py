@@ -15,6 +15,8 @@ import pytest
 import phylanx
 from phylanx.errors import PhylanxTypeError, PhylanxValueError
 
+from .harness import call
+
 RNG = np.random.default_rng(99)
 
 
@@ -39,11 +41,6 @@ def ref_pool(x, pool, padding, strides, reduce):
     return result
 
 
-def pool(name, *args):
-    names = ", ".join(f"a{i}" for i in range(len(args)))
-    return phylanx.evaluate(f"lambda({names}, {name}({names}))", *args)
-
-
 CASES_2D = [((6, 7), (2, 2), (2, 2)), ((5, 5), (3, 3), (1, 1)), ((7, 6), (3, 2), (2, 3)),
             ((4, 9), (1, 4), (1, 2)), ((5, 4), (2, 2), (3, 3))]
 
@@ -53,7 +50,7 @@ CASES_2D = [((6, 7), (2, 2), (2, 2)), ((5, 5), (3, 3), (1, 1)), ((7, 6), (3, 2),
 def test_pool2d_matches_loop_reference(padding, size, pool_size, strides):
     x = RNG.normal(size=(2, *size, 3))
     for name, reduce in (("max_pool2d", np.max), ("avg_pool2d", np.mean)):
-        got = pool(name, x, list(pool_size), padding, list(strides))
+        got = call(name, x, list(pool_size), padding, list(strides))
         np.testing.assert_allclose(got, ref_pool(x, pool_size, padding, strides, reduce),
                                    rtol=1e-12, err_msg=name)
 
@@ -67,14 +64,14 @@ CASES_3D = [((4, 5, 6), (2, 2, 2), (2, 2, 2)), ((5, 4, 3), (3, 2, 1), (1, 2, 1))
 def test_pool3d_matches_loop_reference(padding, size, pool_size, strides):
     x = RNG.normal(size=(2, *size, 2))
     for name, reduce in (("max_pool3d", np.max), ("avg_pool3d", np.mean)):
-        got = pool(name, x, list(pool_size), padding, list(strides))
+        got = call(name, x, list(pool_size), padding, list(strides))
         np.testing.assert_allclose(got, ref_pool(x, pool_size, padding, strides, reduce),
                                    rtol=1e-12, err_msg=name)
 
 
 def test_pool_default_strides_are_one_and_int_pool_size_is_repeated():
     x = RNG.normal(size=(1, 4, 5, 1))
-    np.testing.assert_allclose(pool("max_pool2d", x, np.int64(2)),
+    np.testing.assert_allclose(call("max_pool2d", x, np.int64(2)),
                                ref_pool(x, (2, 2), "valid", (1, 1), np.max))
     got = phylanx.evaluate('lambda(x, avg_pool2d(x, list(2, 3), __arg(padding, "same")))', x)
     np.testing.assert_allclose(got, ref_pool(x, (2, 3), "same", (1, 1), np.mean))
@@ -84,32 +81,32 @@ def test_same_padding_never_lets_padding_win_or_count():
     # All values negative: a zero-padded max would return 0 at the border; a
     # zero-counting average would shrink toward 0.
     x = -np.arange(1.0, 10.0).reshape(1, 3, 3, 1)
-    got_max = pool("max_pool2d", x, [2, 2], "same", [1, 1])[0, :, :, 0]
+    got_max = call("max_pool2d", x, [2, 2], "same", [1, 1])[0, :, :, 0]
     np.testing.assert_array_equal(got_max[-1], [-7.0, -8.0, -9.0])
-    got_avg = pool("avg_pool2d", x, [2, 2], "same", [1, 1])[0, :, :, 0]
+    got_avg = call("avg_pool2d", x, [2, 2], "same", [1, 1])[0, :, :, 0]
     assert got_avg[2, 2] == -9.0 and got_avg[1, 2] == -7.5
 
 
 def test_pooling_dtypes_and_layouts():
     ints = np.arange(24).reshape(1, 4, 6, 1)
-    got = pool("max_pool2d", ints, [2, 2], "same", [2, 2])
+    got = call("max_pool2d", ints, [2, 2], "same", [2, 2])
     assert got.dtype == np.int64
     np.testing.assert_array_equal(got, ref_pool(ints, (2, 2), "same", (2, 2), np.max))
-    avg = pool("avg_pool2d", ints, [2, 2])
+    avg = call("avg_pool2d", ints, [2, 2])
     assert avg.dtype == np.float64
     x32 = RNG.normal(size=(1, 4, 4, 2)).astype(np.float32)
-    assert pool("avg_pool2d", x32, [2, 2], "same", [2, 2]).dtype == np.float32
-    assert pool("max_pool2d", x32, [2, 2]).dtype == np.float32
+    assert call("avg_pool2d", x32, [2, 2], "same", [2, 2]).dtype == np.float32
+    assert call("max_pool2d", x32, [2, 2]).dtype == np.float32
     # without the batch axis, and without batch and channels
     x = RNG.normal(size=(5, 6, 3))
-    np.testing.assert_allclose(pool("avg_pool2d", x, [2, 3], "same", [2, 2]),
+    np.testing.assert_allclose(call("avg_pool2d", x, [2, 3], "same", [2, 2]),
                                ref_pool(x[None], (2, 3), "same", (2, 2), np.mean)[0])
     m = RNG.normal(size=(5, 6))
-    np.testing.assert_allclose(pool("max_pool2d", m, [3, 3], "valid", [2, 2]),
+    np.testing.assert_allclose(call("max_pool2d", m, [3, 3], "valid", [2, 2]),
                                ref_pool(m[None, :, :, None], (3, 3), "valid", (2, 2),
                                         np.max)[0, :, :, 0])
     v = RNG.normal(size=(4, 4, 4))
-    np.testing.assert_allclose(pool("max_pool3d", v, [2, 2, 2], "valid", [2, 2, 2]),
+    np.testing.assert_allclose(call("max_pool3d", v, [2, 2, 2], "valid", [2, 2, 2]),
                                ref_pool(v[None, ..., None], (2, 2, 2), "valid", (2, 2, 2),
                                         np.max)[0, ..., 0])
 
@@ -117,22 +114,22 @@ def test_pooling_dtypes_and_layouts():
 def test_max_pool_propagates_nan():
     x = np.arange(16.0).reshape(1, 4, 4, 1)
     x[0, 0, 0, 0] = np.nan
-    got = pool("max_pool2d", x, [2, 2], "valid", [2, 2])[0, :, :, 0]
+    got = call("max_pool2d", x, [2, 2], "valid", [2, 2])[0, :, :, 0]
     assert np.isnan(got[0, 0]) and not np.isnan(got[1, 1])
 
 
 def test_pooling_errors():
     x = np.ones((1, 4, 4, 1))
     with pytest.raises(PhylanxValueError, match="pool_size must be an integer or a list of 2"):
-        pool("max_pool2d", x, [2, 2, 2])
+        call("max_pool2d", x, [2, 2, 2])
     with pytest.raises(PhylanxValueError, match="2-d array"):
-        pool("max_pool2d", np.ones((1, 1, 4, 4, 1)), [2, 2])
+        call("max_pool2d", np.ones((1, 1, 4, 4, 1)), [2, 2])
     with pytest.raises(PhylanxValueError, match="padding must be one of"):
-        pool("avg_pool3d", np.ones((1, 4, 4, 4, 1)), [2, 2, 2], "causal")
+        call("avg_pool3d", np.ones((1, 4, 4, 4, 1)), [2, 2, 2], "causal")
     with pytest.raises(PhylanxValueError, match="shorter than the window"):
-        pool("avg_pool2d", x, [5, 1])
+        call("avg_pool2d", x, [5, 1])
     with pytest.raises(PhylanxTypeError, match="pool_size must hold integers"):
-        pool("max_pool2d", x, ["a", "b"])
+        call("max_pool2d", x, ["a", "b"])
 
 
 def test_pooling_matches_torch():
@@ -144,21 +141,21 @@ def test_pooling_matches_torch():
         for name, fn in (("max_pool2d", functional.max_pool2d),
                          ("avg_pool2d", functional.avg_pool2d)):
             expected = fn(xt, k, s).numpy().transpose(0, 2, 3, 1)
-            np.testing.assert_allclose(pool(name, x, list(k), "valid", list(s)), expected,
+            np.testing.assert_allclose(call(name, x, list(k), "valid", list(s)), expected,
                                        rtol=1e-12, err_msg=name)
     # odd pools with stride 1: "same" pads k//2 on both sides, which torch can express
     expected = functional.avg_pool2d(xt, 3, 1, padding=1, count_include_pad=False)
-    np.testing.assert_allclose(pool("avg_pool2d", x, [3, 3], "same"),
+    np.testing.assert_allclose(call("avg_pool2d", x, [3, 3], "same"),
                                expected.numpy().transpose(0, 2, 3, 1), rtol=1e-12)
     expected = functional.max_pool2d(xt, 3, 1, padding=1)
-    np.testing.assert_allclose(pool("max_pool2d", x, [3, 3], "same"),
+    np.testing.assert_allclose(call("max_pool2d", x, [3, 3], "same"),
                                expected.numpy().transpose(0, 2, 3, 1), rtol=1e-12)
     v = RNG.normal(size=(2, 6, 5, 4, 2))
     vt = torch.from_numpy(v.transpose(0, 4, 1, 2, 3).copy())
     for name, fn in (("max_pool3d", functional.max_pool3d),
                      ("avg_pool3d", functional.avg_pool3d)):
         expected = fn(vt, (2, 2, 2), (2, 1, 2)).numpy().transpose(0, 2, 3, 4, 1)
-        np.testing.assert_allclose(pool(name, v, [2, 2, 2], "valid", [2, 1, 2]), expected,
+        np.testing.assert_allclose(call(name, v, [2, 2, 2], "valid", [2, 1, 2]), expected,
                                    rtol=1e-12, err_msg=name)
 
 

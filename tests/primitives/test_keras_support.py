@@ -16,6 +16,8 @@ import phylanx
 from phylanx.errors import PhylanxTypeError, PhylanxValueError
 from phylanx.primitives.registry import lookup
 
+from .harness import call
+
 RNG = np.random.default_rng(7)
 
 KERAS_NAMES = [
@@ -28,11 +30,6 @@ KERAS_NAMES = [
 DIFFERENTIABLE = {"sigmoid", "softplus", "hard_sigmoid", "softsign", "relu", "elu", "softmax",
                   "categorical_crossentropy", "binary_crossentropy", "conv1d", "conv2d",
                   "max_pool2d", "avg_pool2d", "max_pool3d", "avg_pool3d", "bias_add"}
-
-
-def call(name, *args):
-    names = ", ".join(f"a{i}" for i in range(len(args)))
-    return phylanx.evaluate(f"lambda({names}, {name}({names}))", *args)
 
 
 def elementwise(fn, x):

@@ -13,21 +13,9 @@ import pytest
 import phylanx
 from phylanx.errors import PhylanxError, PhylanxTypeError, PhylanxValueError
 
+from .harness import assert_like_numpy
 
-def run(code: str, *args):
-    return phylanx.evaluate(code, *args)
-
-
-def same(actual, expected):
-    """Same type/shape/dtype and values (NaN-aware)."""
-    expected_arr = np.asarray(expected)
-    if isinstance(expected, np.ndarray):
-        assert isinstance(actual, np.ndarray), f"expected an array, got {actual!r}"
-    else:
-        assert isinstance(actual, np.generic), f"expected a NumPy scalar, got {actual!r}"
-    assert actual.shape == expected_arr.shape
-    assert actual.dtype == expected_arr.dtype, (actual.dtype, expected_arr.dtype)
-    np.testing.assert_allclose(actual, expected_arr, rtol=1e-6, equal_nan=True)
+run = phylanx.evaluate
 
 
 # -- eye / identity -------------------------------------------------------------------------
@@ -43,7 +31,7 @@ def same(actual, expected):
     ("identity(0)", np.identity(0)),
 ])
 def test_eye_identity(code, expected):
-    same(run(code), expected)
+    assert_like_numpy(run(code), expected)
 
 
 def test_eye_negative_size_is_an_error():
@@ -63,7 +51,7 @@ def test_eye_negative_size_is_an_error():
     ("arange(__arg(stop, 3))", np.arange(3)),
 ])
 def test_arange(code, expected):
-    same(run(code), expected)
+    assert_like_numpy(run(code), expected)
 
 
 def test_arange_errors():
@@ -87,7 +75,7 @@ def test_arange_errors():
     ("constant(true, 2, \"bool\")", np.ones(2, dtype=bool)),
 ])
 def test_constant(code, expected):
-    same(run(code), expected)
+    assert_like_numpy(run(code), expected)
 
 
 def test_constant_nil_value_is_uninitialised_of_the_right_shape_and_dtype():
@@ -116,13 +104,13 @@ def test_constant_shape_errors():
     ("lambda(a, full(2, a))", (np.float32(2.5),), np.full(2, np.float32(2.5))),
 ])
 def test_like_and_full(code, args, expected):
-    same(run(code, *args), expected)
+    assert_like_numpy(run(code, *args), expected)
 
 
 def test_full_infers_dtype_from_the_value():
-    same(run("full(list(2), 3)"), np.full(2, 3))
-    same(run("full(list(2), true)"), np.full(2, True))
-    same(run("full(3, 1.0, \"float32\")"), np.full(3, 1.0, np.float32))
+    assert_like_numpy(run("full(list(2), 3)"), np.full(2, 3))
+    assert_like_numpy(run("full(list(2), true)"), np.full(2, True))
+    assert_like_numpy(run("full(3, 1.0, \"float32\")"), np.full(3, 1.0, np.float32))
 
 
 def test_constant_like_nil_value_keeps_shape_and_dtype():
@@ -143,7 +131,7 @@ def test_constant_like_nil_value_keeps_shape_and_dtype():
     ("linspace__int(0, 10, 5)", (), np.linspace(0, 10, 5).astype(np.int64)),
 ])
 def test_linspace(code, args, expected):
-    same(run(code, *args), expected)
+    assert_like_numpy(run(code, *args), expected)
 
 
 def test_linspace_negative_num_is_an_error():
@@ -165,7 +153,7 @@ def _linear(nx, ny, x0, dx, dy, dtype=np.float64):
     ("linearmatrix__int(2, 2, 1.0, 1.0, 2.0)", (), _linear(2, 2, 1, 1, 2, np.int64)),
 ])
 def test_linearmatrix(code, args, expected):
-    same(run(code, *args), expected)
+    assert_like_numpy(run(code, *args), expected)
 
 
 # -- random family --------------------------------------------------------------------------

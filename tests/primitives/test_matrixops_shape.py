@@ -12,31 +12,19 @@ import pytest
 import phylanx
 from phylanx.errors import PhylanxError, PhylanxValueError
 
+from .harness import assert_like_numpy
+
+run = phylanx.evaluate
+
 A23 = np.arange(6.0).reshape(2, 3)
 A234 = np.arange(24).reshape(2, 3, 4)
 F32 = np.arange(6, dtype=np.float32).reshape(3, 2)
 
 
-def run(code: str, *args):
-    return phylanx.evaluate(code, *args)
-
-
-def same(actual, expected):
-    """Same type/shape/dtype and values (NaN-aware)."""
-    expected_arr = np.asarray(expected)
-    if isinstance(expected, np.ndarray):
-        assert isinstance(actual, np.ndarray), f"expected an array, got {actual!r}"
-    else:
-        assert isinstance(actual, np.generic), f"expected a NumPy scalar, got {actual!r}"
-    assert actual.shape == expected_arr.shape
-    assert actual.dtype == expected_arr.dtype, (actual.dtype, expected_arr.dtype)
-    np.testing.assert_allclose(actual, expected_arr, rtol=1e-6, equal_nan=True)
-
-
 def same_list(actual, expected):
     assert isinstance(actual, list) and len(actual) == len(expected)
     for a, e in zip(actual, expected):
-        same(a, e)
+        assert_like_numpy(a, e)
 
 
 # -- reshape / flatten / squeeze / expand_dims --------------------------------------------------
@@ -59,7 +47,7 @@ def same_list(actual, expected):
     ("expand_dims(2, 0)", (), np.expand_dims(np.int64(2), 0)),
 ])
 def test_reshape_family(code, args, expected):
-    same(run(code, *args), expected)
+    assert_like_numpy(run(code, *args), expected)
 
 
 def test_reshape_errors_name_both_shapes():
@@ -98,7 +86,7 @@ def test_squeeze_expand_dims_flatten_errors():
     ("lambda(x, flip(x, 0))", (np.zeros((0, 2)),), np.zeros((0, 2))),
 ])
 def test_transpose_flip(code, args, expected):
-    same(run(code, *args), expected)
+    assert_like_numpy(run(code, *args), expected)
 
 
 def test_transpose_flip_errors():
@@ -161,7 +149,7 @@ def test_count_nonzero():
      np.pad(np.arange(3.0), (1, 2), constant_values=0.5)),
 ])
 def test_astype_tile_repeat_pad(code, args, expected):
-    same(run(code, *args), expected)
+    assert_like_numpy(run(code, *args), expected)
 
 
 def test_tile_repeat_pad_errors():
@@ -198,7 +186,7 @@ def test_tile_repeat_pad_errors():
     ("lambda(x, gradient(x, -1))", (A23 ** 2,), np.gradient(A23 ** 2, axis=-1)),
 ])
 def test_diag_clip_gradient(code, args, expected):
-    same(run(code, *args), expected)
+    assert_like_numpy(run(code, *args), expected)
 
 
 def test_gradient_of_a_matrix_is_a_list_per_axis():
@@ -243,7 +231,7 @@ def test_diag_gradient_errors():
     ("lambda(a, concatenate(list(a, a), 1))", (np.zeros((2, 0)),), np.zeros((2, 0))),
 ])
 def test_stacking(code, args, expected):
-    same(run(code, *args), expected)
+    assert_like_numpy(run(code, *args), expected)
 
 
 def test_stacking_errors():
@@ -272,7 +260,7 @@ def test_stacking_errors():
     ("insert([1.5, 2.5], 0, 1, __arg(dtype, \"int\"))", (), np.array([1, 1, 2])),
 ])
 def test_insert(code, args, expected):
-    same(run(code, *args), expected)
+    assert_like_numpy(run(code, *args), expected)
 
 
 def test_insert_out_of_bounds_is_an_error():

@@ -11,24 +11,13 @@ import phylanx
 from phylanx.errors import PhylanxError, PhylanxTypeError, PhylanxValueError
 from phylanx.primitives.matrixops_slicing import slice_
 
+from .harness import assert_like_numpy
+
+ev = phylanx.evaluate
+
 M = np.arange(12.).reshape(3, 4)
 T = np.arange(24).reshape(2, 3, 4)
 Q = np.arange(48.).reshape(2, 2, 3, 4)
-
-
-def ev(code, *args):
-    return phylanx.evaluate(code, *args)
-
-
-def assert_array_same(actual, expected):
-    """Same type of result (array vs NumPy scalar), shape, dtype and values."""
-    if isinstance(expected, np.ndarray):
-        assert isinstance(actual, np.ndarray), f"expected an array, got {actual!r}"
-        assert actual.shape == expected.shape
-    else:
-        assert isinstance(actual, np.generic) and not isinstance(actual, np.ndarray)
-    assert actual.dtype == expected.dtype
-    np.testing.assert_array_equal(actual, expected)
 
 
 # (PhySL index arguments, the NumPy subscript they mean)
@@ -57,7 +46,7 @@ ARRAY_CASES = [
 
 @pytest.mark.parametrize("physl, index", ARRAY_CASES, ids=[c[0] for c in ARRAY_CASES])
 def test_matrix_basic_indexing(physl, index):
-    assert_array_same(ev(f"lambda(x, slice(x, {physl}))", M), M[index])
+    assert_like_numpy(ev(f"lambda(x, slice(x, {physl}))", M), M[index])
 
 
 @pytest.mark.parametrize("physl, index", [
@@ -66,22 +55,22 @@ def test_matrix_basic_indexing(physl, index):
                                                        np.s_[::-1, :, 1:3]),
 ])
 def test_tensor_indexing(physl, index):
-    assert_array_same(ev(f"lambda(x, slice(x, {physl}))", T), T[index])
+    assert_like_numpy(ev(f"lambda(x, slice(x, {physl}))", T), T[index])
 
 
 def test_vector_indexing_returns_numpy_scalars():
     v = np.array([1.5, 2.5, 3.5])
     out = ev("lambda(v, slice(v, -1))", v)
     assert type(out) is np.float64 and out == 3.5
-    assert_array_same(ev("lambda(v, slice(v, list(nil, nil, -2)))", v), v[::-2])
+    assert_like_numpy(ev("lambda(v, slice(v, list(nil, nil, -2)))", v), v[::-2])
 
 
 def test_float32_and_bool_keep_their_dtype():
     f = np.float32([[1, 2], [3, 4]])
-    assert_array_same(ev("lambda(x, slice(x, nil, 1))", f), f[:, 1])
+    assert_like_numpy(ev("lambda(x, slice(x, nil, 1))", f), f[:, 1])
     assert type(ev("lambda(x, slice(x, 1, 1))", f)) is np.float32
     b = np.array([True, False, True])
-    assert_array_same(ev("lambda(x, slice(x, list(nil, nil, -1)))", b), b[::-1])
+    assert_like_numpy(ev("lambda(x, slice(x, list(nil, nil, -1)))", b), b[::-1])
 
 
 @pytest.mark.parametrize("index_args, index", [
@@ -98,18 +87,18 @@ def test_float32_and_bool_keep_their_dtype():
 def test_advanced_indexing(index_args, index):
     names = [f"i{k}" for k in range(len(index_args))]
     code = f"lambda(x, {', '.join(names)}, slice(x, {', '.join(names)}))"
-    assert_array_same(ev(code, M, *index_args), M[index])
+    assert_like_numpy(ev(code, M, *index_args), M[index])
 
 
 def test_advanced_indexing_literal_arrays_in_physl():
-    assert_array_same(ev("lambda(x, slice(x, [2, 0], nil))", M), M[[2, 0], :])
-    assert_array_same(ev("lambda(x, slice(x, nil, [true, false, false, true]))", M),
+    assert_like_numpy(ev("lambda(x, slice(x, [2, 0], nil))", M), M[[2, 0], :])
+    assert_like_numpy(ev("lambda(x, slice(x, nil, [true, false, false, true]))", M),
                       M[:, [True, False, False, True]])
 
 
 def test_python_range_value_is_a_slice():
     # a lazy range value (not the PhySL range primitive, which builds a list) means start:stop:step
-    assert_array_same(slice_(M, range(2, 0, -1)), M[2:0:-1])
+    assert_like_numpy(slice_(M, range(2, 0, -1)), M[2:0:-1])
 
 
 @pytest.mark.parametrize("physl, index", [
@@ -158,22 +147,22 @@ def test_slice_row_and_column_axes(x, physl, index):
     row_axis = 0 if x.ndim <= 2 else x.ndim - 2
     full_row = (slice(None),) * row_axis + (index,)
     full_col = (Ellipsis, index) if x.ndim > 1 else index   # x[..., i] of a vector is 0-d
-    assert_array_same(ev(f"lambda(x, slice_row(x, {physl}))", x), x[full_row])
-    assert_array_same(ev(f"lambda(x, slice_column(x, {physl}))", x), x[full_col])
+    assert_like_numpy(ev(f"lambda(x, slice_row(x, {physl}))", x), x[full_row])
+    assert_like_numpy(ev(f"lambda(x, slice_column(x, {physl}))", x), x[full_col])
 
 
 @pytest.mark.parametrize("x, axis", [(T, 0), (Q, 1)], ids=["3d", "4d"])
 def test_slice_page(x, axis):
     for physl, index in (("1", 1), ("-1", -1), ("list(nil, nil, -1)", np.s_[::-1])):
         expected = x[(slice(None),) * axis + (index,)]
-        assert_array_same(ev(f"lambda(x, slice_page(x, {physl}))", x), expected)
+        assert_like_numpy(ev(f"lambda(x, slice_page(x, {physl}))", x), expected)
 
 
 def test_tuple_slice_is_slice_with_a_list_of_indices():
-    assert_array_same(ev("lambda(x, tuple_slice(x, list(-1, list(nil, nil, -1))))", M),
+    assert_like_numpy(ev("lambda(x, tuple_slice(x, list(-1, list(nil, nil, -1))))", M),
                       M[-1, ::-1])
-    assert_array_same(ev("lambda(x, tuple_slice(x, list(1, 2, 3)))", T), T[1, 2, 3])
-    assert_array_same(ev("lambda(x, tuple_slice(x, 1))", M), M[1])
+    assert_like_numpy(ev("lambda(x, tuple_slice(x, list(1, 2, 3)))", T), T[1, 2, 3])
+    assert_like_numpy(ev("lambda(x, tuple_slice(x, 1))", M), M[1])
 
 
 # -- store into slices ------------------------------------------------------------------
@@ -200,7 +189,7 @@ def test_store_into_slices(target, value, index, py_value):
     out = ev(f"block(define(x, {start}), store({target}, {value}), x)")
     expected = np.arange(12).reshape(3, 4)
     expected[index] = py_value
-    assert_array_same(out, expected)
+    assert_like_numpy(out, expected)
 
 
 def test_store_into_pages_and_3d_rows():
@@ -209,7 +198,7 @@ def test_store_into_pages_and_3d_rows():
     expected = T.copy()
     expected[-1] = 0
     expected[:, 0] = 7
-    assert_array_same(out, expected)
+    assert_like_numpy(out, expected)
 
 
 def test_store_into_list_and_dict():

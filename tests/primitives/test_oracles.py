@@ -114,6 +114,20 @@ def test_harness_detects_wrong_values_dtypes_and_shapes():
         test_against_oracle(refusing, (np.array([1, 2]), np.int64(3)))
 
 
+def test_strict_numpy_comparison_detects_wrong_kinds_dtypes_and_values():
+    from .harness import assert_like_numpy
+
+    x = np.array([1.0, np.nan], dtype=np.float32)
+    assert_like_numpy(x.copy(), x)                             # NaN-aware
+    assert_like_numpy(np.float64(2.0), 2.0)
+    for actual, expected in [(x.astype(np.float64), x), (np.array(2.0), np.float64(2.0)),
+                             (np.float64(2.0), np.array([2.0])), (list(x), x),
+                             (np.array([1.0, 2.0], np.float32), x), (np.int64(3), np.int64(2)),
+                             (np.float64(1.0 + 1e-9), np.float64(1.0))]:
+        with pytest.raises(AssertionError):
+            assert_like_numpy(actual, expected)
+
+
 def test_small_numpy_types_are_widened_only_when_phylanx_widened():
     args = (np.array([True, False]),)
     expected = np.arccos(args[0])                                # float16 in NumPy
