@@ -16,7 +16,7 @@ import scipy.special
 
 from ..errors import PhylanxTypeError, PhylanxValueError
 from ..values import display, type_name
-from .dtypes import to_bool, to_int
+from .dtypes import to_bool, to_count
 from .registry import primitive
 
 #: seed of the initial factors of ``als``
@@ -46,13 +46,6 @@ def _number(value: Any, what: str) -> float:
     return float(arr.reshape(()))
 
 
-def _count(value: Any, what: str, minimum: int = 0) -> int:
-    n = to_int(value, what)
-    if n < minimum:
-        raise PhylanxValueError(f"{what} must be at least {minimum}, got {n}")
-    return n
-
-
 def _say(*parts: Any) -> None:
     sys.stdout.write(" ".join(p if isinstance(p, str) else display(p) for p in parts) + "\n")
     sys.stdout.flush()
@@ -79,7 +72,7 @@ def lra(x, y, alpha, iterations, enable_output=False):
         raise PhylanxValueError(f"y must be a vector of {features.shape[0]} labels (one per row "
                                 f"of x), got a {type_name(y)}")
     step = _number(alpha, "alpha")
-    steps = _count(iterations, "iterations")
+    steps = to_count(iterations, "iterations")
     verbose = to_bool(enable_output)
     weights = np.zeros(features.shape[1])
     transposed = features.T
@@ -122,8 +115,8 @@ def als(ratings, regularization, num_factors, iterations, alpha, enable_output=F
     input always gives the same factors)."""
     r = _matrix(ratings, "ratings")
     reg = _number(regularization, "regularization")
-    factors = _count(num_factors, "num_factors", 1)
-    steps = _count(iterations, "iterations")
+    factors = to_count(num_factors, "num_factors", 1)
+    steps = to_count(iterations, "iterations")
     confidence = _number(alpha, "alpha") * r
     verbose = to_bool(enable_output)
     rng = np.random.default_rng(ALS_SEED)
@@ -166,20 +159,20 @@ def kmeans(points, num_centroid=3, iterations=10, show_result=False, seed=None,
     where it is.  ``show_result`` prints the final centroids and cluster sizes."""
     data = _matrix(points, "points")
     n = data.shape[0]
-    steps = _count(iterations, "iterations")
+    steps = to_count(iterations, "iterations")
     if initial_centroids is not None:
         centroids = _matrix(initial_centroids, "initial_centroids").copy()
         if centroids.shape[1] != data.shape[1] or centroids.shape[0] == 0:
             raise PhylanxValueError(f"initial_centroids must be k x {data.shape[1]} with k >= 1, "
                                     f"got shape {centroids.shape}")
     else:
-        k = _count(num_centroid, "num_centroid", 1)
+        k = to_count(num_centroid, "num_centroid", 1)
         if k > n:
             raise PhylanxValueError(f"num_centroid {k} is larger than the number of points {n}")
 
         def pick(rng: np.random.Generator) -> np.ndarray:
             return rng.choice(n, k, replace=False)
-        chosen = (pick(np.random.default_rng(_count(seed, "seed"))) if seed is not None
+        chosen = (pick(np.random.default_rng(to_count(seed, "seed"))) if seed is not None
                   else _with_global_generator(pick))
         centroids = data[chosen].copy()
     labels = np.zeros(n, dtype=np.int64)
@@ -229,11 +222,11 @@ def lda_trainer(word_doc_matrix, topics, alpha, beta, iterations):
     matrix = _matrix(word_doc_matrix, "word_doc_matrix")
     if np.any(matrix < 0) or np.any(matrix != np.round(matrix)):
         raise PhylanxValueError("word_doc_matrix must hold non-negative integer counts")
-    n_topics = _count(topics, "topics", 1)
+    n_topics = to_count(topics, "topics", 1)
     a, b = _number(alpha, "alpha"), _number(beta, "beta")
     if not (a > 0 and b > 0):
         raise PhylanxValueError(f"alpha and beta must be positive, got {a} and {b}")
-    steps = _count(iterations, "iterations")
+    steps = to_count(iterations, "iterations")
     words, docs = _tokens(matrix)
     n_tokens = words.size
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PhylanxError, PhylanxTypeError
+from ..errors import PhylanxError, PhylanxTypeError, PhylanxValueError
 from ..runtime.executors import get_executor
 from ..runtime.futures import Future
 from ..values import (
@@ -23,6 +23,7 @@ from ..values import (
     truth,
     type_name,
 )
+from .dtypes import to_int
 from .registry import primitive
 
 
@@ -261,21 +262,14 @@ def async_(node, children):
            example="range(1, 7, 2)", result="list(1, 3, 5)")
 def range_(a, b=None, c=None):
     """Python-style lazy range ``range(stop)``, ``range(start, stop[, step])``."""
-    def as_int(v, what):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
-            if isinstance(v, (float, np.floating)) and float(v).is_integer():
-                return int(v)
-            raise PhylanxTypeError(f"range {what} must be an integer, got a {type_name(v)}")
-        return int(v)
     if b is None:
-        return range(as_int(a, "stop"))
+        return range(to_int(a, "range stop"))
     if c is None:
-        return range(as_int(a, "start"), as_int(b, "stop"))
-    step = as_int(c, "step")
+        return range(to_int(a, "range start"), to_int(b, "range stop"))
+    step = to_int(c, "range step")
     if step == 0:
-        from ..errors import PhylanxValueError
         raise PhylanxValueError("range step must not be zero")
-    return range(as_int(a, "start"), as_int(b, "stop"), step)
+    return range(to_int(a, "range start"), to_int(b, "range stop"), step)
 
 
 @primitive("break", "break()", category="controls", extension=True,

@@ -76,11 +76,21 @@ def to_bool(value: Any, default: bool = False) -> bool:
 
 
 def to_int(value: Any, what: str) -> int:
+    """An integer argument (an integral float such as 2.0 is accepted; bools are not)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         if isinstance(value, (float, np.floating)) and float(value).is_integer():
             return int(value)
         raise PhylanxTypeError(f"{what} must be an integer, got a {type_name(value)}")
     return int(value)
+
+
+def to_count(value: Any, what: str, minimum: int = 0) -> int:
+    """An integer argument of at least ``minimum`` (sizes, counts, iterations)."""
+    n = to_int(value, what)
+    if n < minimum:
+        expected = {0: "non-negative", 1: "positive"}.get(minimum, f"at least {minimum}")
+        raise PhylanxValueError(f"{what} must be {expected}, got {n}")
+    return n
 
 
 def to_shape(value: Any, what: str = "shape") -> tuple[int, ...]:

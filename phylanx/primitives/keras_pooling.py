@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PhylanxTypeError, PhylanxValueError
-from ..values import type_name
+from ..errors import PhylanxValueError
+from .dtypes import to_count
 from .keras_windows import (
     as_array,
     check_rank,
@@ -101,12 +101,8 @@ def _pair(value: Any, what: str) -> tuple[int, int]:
         value = value.tolist()
     if not isinstance(value, (list, tuple)) or len(value) != 2:
         raise PhylanxValueError(f"{what} must be a list of two integers (before, after)")
-    for v in value:
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
-            raise PhylanxTypeError(f"{what} must hold integers, got a {type_name(v)}")
-        if v < 0:
-            raise PhylanxValueError(f"{what} must not be negative, got {int(v)}")
-    return int(value[0]), int(value[1])
+    before, after = (to_count(v, what) for v in value)
+    return before, after
 
 
 @primitive(

@@ -15,6 +15,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..errors import PhylanxTypeError, PhylanxValueError
 from ..values import type_name
+from .dtypes import to_count
 
 
 def as_array(value: Any, what: str) -> np.ndarray:
@@ -50,15 +51,7 @@ def to_positive_ints(value: Any, count: int, what: str) -> tuple[int, ...]:
     if len(items) != count:
         raise PhylanxValueError(f"{what} must be an integer or a list of {count} integers, "
                                 f"got a list of {len(items)}")
-    result = []
-    for item in items:
-        if isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, np.integer)):
-            if not (isinstance(item, (float, np.floating)) and float(item).is_integer()):
-                raise PhylanxTypeError(f"{what} must hold integers, got a {type_name(item)}")
-        if int(item) < 1:
-            raise PhylanxValueError(f"{what} must be positive, got {int(item)}")
-        result.append(int(item))
-    return tuple(result)
+    return tuple(to_count(item, what, 1) for item in items)
 
 
 def to_padding_mode(value: Any, allowed: tuple[str, ...]) -> str:

@@ -12,16 +12,9 @@ import numpy as np
 
 from ..errors import PhylanxValueError
 from ..values import scalarize
-from .dtypes import to_dtype, to_int
+from .dtypes import to_count, to_dtype, to_int
 from .matrixops_args import as_array, as_shape, numpy_call
 from .registry import primitive
-
-
-def _count(value, what: str) -> int:
-    n = to_int(value, what)
-    if n < 0:
-        raise PhylanxValueError(f"{what} must be non-negative, got {n}")
-    return n
 
 
 @primitive(
@@ -34,8 +27,8 @@ def _count(value, what: str) -> int:
 )
 def eye(N, M=None, k=0, dtype="float"):
     """An N x M matrix with ones on the k-th diagonal (numpy.eye)."""
-    rows = _count(N, "N")
-    cols = rows if M is None else _count(M, "M")
+    rows = to_count(N, "N")
+    cols = rows if M is None else to_count(M, "M")
     return np.eye(rows, cols, to_int(k, "k"), dtype=to_dtype(dtype, np.float64))
 
 
@@ -47,7 +40,7 @@ def eye(N, M=None, k=0, dtype="float"):
 )
 def identity(n, dtype=None):
     """The n x n identity matrix (numpy.identity), float64 unless ``dtype`` says otherwise."""
-    return np.identity(_count(n, "n"), dtype=to_dtype(dtype, np.float64))
+    return np.identity(to_count(n, "n"), dtype=to_dtype(dtype, np.float64))
 
 
 def _arange_oracle(start=None, stop=None, step=1, dtype=None):
@@ -172,7 +165,7 @@ def full_like(a, value, dtype=None):
 )
 def linspace(start, stop, num):
     """``num`` evenly spaced samples from ``start`` to ``stop`` inclusive (numpy.linspace)."""
-    count = _count(num, "num")
+    count = to_count(num, "num")
     return numpy_call(np.linspace, as_array(start, "start"), as_array(stop, "stop"), count)
 
 
@@ -196,7 +189,7 @@ def linearmatrix(nx, ny, x0, dx, dy):
 
     The result is floating point (float32 only if all of x0, dx, dy are float32).
     """
-    rows, cols = _count(nx, "nx"), _count(ny, "ny")
+    rows, cols = to_count(nx, "nx"), to_count(ny, "ny")
     for name, v in (("x0", x0), ("dx", dx), ("dy", dy)):
         if as_array(v, name).ndim != 0:
             raise PhylanxValueError(f"{name} must be a scalar")

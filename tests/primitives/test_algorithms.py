@@ -144,7 +144,7 @@ def test_lra_enable_output_prints_every_step(capsys):
 @pytest.mark.parametrize("code, error, message", [
     ("lra([[1.0, 2.0]], [1.0, 0.0], 0.1, 2)", PhylanxValueError, "vector of 1 labels"),
     ("lra([1.0, 2.0], [1.0, 0.0], 0.1, 2)", PhylanxValueError, "2-d matrix"),
-    ("lra([[1.0]], [1.0], 0.1, -1)", PhylanxValueError, "at least 0"),
+    ("lra([[1.0]], [1.0], 0.1, -1)", PhylanxValueError, "iterations must be non-negative"),
     ("lra([[1.0]], [1.0], \"fast\", 1)", PhylanxTypeError, "alpha must be a number"),
 ])
 def test_lra_errors(code, error, message):
@@ -190,7 +190,7 @@ def test_als_enable_output(capsys):
 
 
 def test_als_errors():
-    with pytest.raises(PhylanxValueError, match="num_factors must be at least 1"):
+    with pytest.raises(PhylanxValueError, match="num_factors must be positive"):
         evaluate_with("als(a0, 0.1, 0, 1, 40.0)", _ratings())
     with pytest.raises(PhylanxValueError, match="2-d matrix"):
         phylanx.evaluate("als([1.0, 2.0], 0.1, 2, 1, 40.0)")
@@ -255,7 +255,7 @@ def test_kmeans_show_result(capsys):
 
 @pytest.mark.parametrize("code, message", [
     ("kmeans([[1.0, 2.0]], 2)", "larger than the number of points"),
-    ("kmeans([[1.0, 2.0]], 0)", "at least 1"),
+    ("kmeans([[1.0, 2.0]], 0)", "num_centroid must be positive"),
     ("kmeans([[1.0, 2.0]], 1, 1, false, nil, [[1.0, 2.0, 3.0]])", "k x 2"),
 ])
 def test_kmeans_errors(code, message):

@@ -128,7 +128,7 @@ def test_pooling_errors():
         call("avg_pool3d", np.ones((1, 4, 4, 4, 1)), [2, 2, 2], "causal")
     with pytest.raises(PhylanxValueError, match="shorter than the window"):
         call("avg_pool2d", x, [5, 1])
-    with pytest.raises(PhylanxTypeError, match="pool_size must hold integers"):
+    with pytest.raises(PhylanxTypeError, match="pool_size must be an integer"):
         call("max_pool2d", x, ["a", "b"])
 
 
@@ -170,10 +170,15 @@ def test_spatial_2d_padding():
     assert np.count_nonzero(got) == np.count_nonzero(x)
     got = phylanx.evaluate("lambda(x, spatial_2d_padding(x, list(list(0, 2), list(3, 1))))", x)
     np.testing.assert_array_equal(got, np.pad(x, [(0, 0), (0, 2), (3, 1), (0, 0)]))
-    with pytest.raises(PhylanxValueError, match="must not be negative"):
+    with pytest.raises(PhylanxValueError, match="must be non-negative"):
         phylanx.evaluate("lambda(x, spatial_2d_padding(x, list(list(0, -1), list(1, 1))))", x)
     with pytest.raises(PhylanxValueError, match="4-d"):
         phylanx.evaluate("lambda(x, spatial_2d_padding(x))", x[0])
+    # integral floats count as integers, as in every other integer argument (dtypes.to_int)
+    got = phylanx.evaluate("lambda(x, spatial_2d_padding(x, list(list(0, 2.0), list(1, 1))))", x)
+    np.testing.assert_array_equal(got, np.pad(x, [(0, 0), (0, 2), (1, 1), (0, 0)]))
+    with pytest.raises(PhylanxTypeError, match="padding of the rows must be an integer"):
+        phylanx.evaluate("lambda(x, spatial_2d_padding(x, list(list(0, 1.5), list(1, 1))))", x)
 
 
 def ref_bilinear(x, fy, fx):
