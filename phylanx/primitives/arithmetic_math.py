@@ -9,8 +9,8 @@ model does not have (the result *kind* is NumPy's).
 ``dtype`` given: a float or complex dtype is computed in (the input is cast first, as with
 NumPy's ``dtype=``); any other dtype (``"int"``, ``"bool"``) casts the result.
 
-The small helpers at the top (:func:`as_numeric`, :func:`finish`) are shared by the other
-``arithmetic_*``, ``boolean_*`` and ``statistics`` modules.
+The small helpers at the top (:func:`as_numeric`, :func:`as_operand`, :func:`finish`) are
+shared by the other ``arithmetic_*``, ``boolean_*`` and ``statistics`` modules.
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from .dtypes import to_dtype
 from .registry import primitive
 
 _NUMERIC_CONTAINERS = (list, tuple, range)
+_PYTHON_NUMBERS = (bool, int, float, complex)
 
 
 def as_numeric(x: Any, what: str = "argument") -> Any:
@@ -44,6 +45,18 @@ def as_numeric(x: Any, what: str = "argument") -> Any:
             raise PhylanxTypeError(f"{what} must be numeric, got a list of {a.dtype}")
         return a
     raise PhylanxTypeError(f"{what} must be a number or an array, got a {type_name(x)}")
+
+
+def as_operand(x: Any, what: str = "argument") -> Any:
+    """Like :func:`as_numeric`, but a Python number stays a Python number.
+
+    For operands combined with others (``where``, ``maximum``, ``clip`` ...): Python numbers
+    are weak in NumPy's promotion, so ``maximum(2, x)`` keeps a float32 ``x`` float32;
+    :func:`as_numeric` would make the 2 a strong int64 and the result float64.
+    """
+    if type(x) in _PYTHON_NUMBERS:
+        return x
+    return as_numeric(x, what)
 
 
 def widen_for(ufunc: np.ufunc, a: Any) -> Any:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import PhylanxValueError
 from ..values import scalarize
-from .arithmetic_math import as_numeric, finish, float_of
+from .arithmetic_math import as_numeric, as_operand, finish, float_of
 from .dtypes import to_axis, to_dtype
 from .registry import primitive
 
@@ -98,7 +98,7 @@ def _extremum(name: str, ufunc: np.ufunc, example: str, result: str, doc: str):
     def impl(a, *others):
         if not others:
             raise PhylanxValueError("at least two arguments are needed, got one")
-        return scalarize(reduce(ufunc, others, as_numeric(a)))
+        return scalarize(reduce(ufunc, others, as_operand(a)))
 
     impl.__name__ = name
     impl.__doc__ = doc

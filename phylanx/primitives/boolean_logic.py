@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import PhylanxValueError
 from ..values import scalarize, truth
-from .arithmetic_math import as_numeric
+from .arithmetic_math import as_numeric, as_operand
 from .registry import primitive
 
 
@@ -120,4 +120,4 @@ def where(condition, x=None, y=None):
         raise PhylanxValueError("where takes 1 argument (the condition) or 3 "
                                 "(condition, x, y), got 2")
     cond = as_numeric(condition, "condition")
-    return scalarize(np.where(cond, as_numeric(x, "x"), as_numeric(y, "y")))
+    return scalarize(np.where(cond, as_operand(x, "x"), as_operand(y, "y")))

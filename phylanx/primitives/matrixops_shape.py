@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import PhylanxTypeError, PhylanxValueError
 from ..values import scalarize, type_name
+from .arithmetic_math import as_operand
 from .dtypes import to_axes, to_axis, to_dtype, to_int
 from .matrixops_args import as_array, as_int_list, as_shape, numpy_call
 from .registry import primitive
@@ -313,8 +314,9 @@ def diag(v, k=0):
 def clip(a, a_min, a_max):
     """numpy.clip: limit values to [a_min, a_max] (either bound may be nil)."""
     arr = as_array(a, "a")
-    lo = None if a_min is None else as_array(a_min, "a_min")
-    hi = None if a_max is None else as_array(a_max, "a_max")
+    # Python-number bounds stay weak, as in NumPy: clip(float32 x, 0, 1) stays float32
+    lo = None if a_min is None else as_operand(a_min, "a_min")
+    hi = None if a_max is None else as_operand(a_max, "a_max")
     return scalarize(numpy_call(np.clip, arr, lo, hi))
 
 

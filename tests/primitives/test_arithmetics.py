@@ -209,6 +209,15 @@ def test_extremum_dtype_variants(suffix, dtype):
                       np.minimum(np.minimum(*cast), np.asarray(-1.0).astype(dtype)).astype(dtype))
 
 
+# Python numbers (literals, numbers passed from Python) are weak scalars in NumPy's promotion:
+# combined with a float32 array they keep it float32, in any argument position.
+@pytest.mark.parametrize("name, fn", [("maximum", np.maximum), ("minimum", np.minimum)])
+def test_extremum_keeps_python_numbers_weak(name, fn):
+    x = np.array([0.5, 3.0], dtype=np.float32)
+    for args in [(2, x, x), (x, 2, x), (x, 2.5), (2, x)]:
+        assert_like_numpy(call(name, *args), reduce(fn, args))
+
+
 def test_extremum_errors():
     with pytest.raises(PhylanxError, match="at least two arguments"):
         ev("maximum([1, 2])")

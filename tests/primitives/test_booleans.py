@@ -94,6 +94,15 @@ def test_where_selects(c, x, y):
     assert_like_numpy(call("where", c, x, y), np.where(c, x, y))
 
 
+# Python numbers (literals, numbers passed from Python) are weak scalars in NumPy's promotion:
+# combined with a float32 array they keep it float32, in any argument position.
+def test_where_keeps_python_numbers_weak():
+    c = np.array([True, False])
+    x = np.array([0.5, 3.0], dtype=np.float32)
+    for args in [(c, 2, x), (c, x, 2.5), (c, 2, 3), (True, 2.5, 1)]:
+        assert_like_numpy(call("where", *args), np.where(*args))
+
+
 def test_where_errors():
     with pytest.raises(PhylanxError, match="1 argument .* or 3"):
         ev("where([true, false], [1, 2])")

@@ -296,3 +296,13 @@ def test_split_errors():
         run("lambda(x, hsplit(x, 0))", A23)
     with pytest.raises(PhylanxValueError, match="at least 1 dimension"):
         run("hsplit(1.0, 1)")
+
+
+# Python numbers (literals, numbers passed from Python) are weak scalars in NumPy's promotion:
+# combined with a float32 array they keep it float32, in any argument position.
+def test_clip_keeps_python_number_bounds_weak():
+    x = np.array([-1.0, 0.5, 3.0], dtype=np.float32)
+    for bounds in [(0, 1), (None, 2.5), (0.25, None), (0, np.float32(1))]:
+        assert_like_numpy(phylanx.evaluate("lambda(x, lo, hi, clip(x, lo, hi))", x, *bounds),
+                          np.clip(x, *bounds))
+    assert_like_numpy(phylanx.evaluate("clip(5, 0, 2)"), np.clip(5, 0, 2))
