@@ -82,9 +82,14 @@ def _switch_oracle(condition, then_expression, else_expression):
     cond = np.asarray(condition).astype(bool)
     if cond.ndim == 0:
         return then_expression if cond else else_expression
-    then_ = np.asarray(then_expression)
-    return np.where(cond.reshape(cond.shape + (1,) * (then_.ndim - cond.ndim)),
-                    then_, else_expression)
+    rank = max(np.ndim(then_expression), np.ndim(else_expression))
+    return np.where(cond.reshape(cond.shape + (1,) * (rank - cond.ndim)),
+                    then_expression, else_expression)
+
+
+def _value(value, what: str):
+    # Python numbers stay weak in NumPy's promotion (a float32 array with 2.5 stays float32)
+    return value if type(value) in (bool, int, float) else as_array(value, what)
 
 
 @primitive("switch", "switch(_1, _2, _3)", category="keras_support",
@@ -104,19 +109,20 @@ def switch(condition, then_expression, else_expression):
     cond = as_array(condition, "condition").astype(bool)
     if cond.ndim == 0:
         return then_expression if cond else else_expression
-    then_ = as_array(then_expression, "then_expression")
-    else_ = as_array(else_expression, "else_expression")
-    rank = max(then_.ndim, else_.ndim)
+    then_ = _value(then_expression, "then_expression")
+    else_ = _value(else_expression, "else_expression")
+    rank = max(np.ndim(then_), np.ndim(else_))
     if cond.ndim > rank:
         raise PhylanxValueError(
             f"condition has rank {cond.ndim}, more than the rank {rank} of the values")
-    cond = cond.reshape(cond.shape + (1,) * (then_.ndim - cond.ndim))
+    # the condition covers the leading axes of the value of the highest rank
+    cond = cond.reshape(cond.shape + (1,) * (rank - cond.ndim))
     try:
         return scalarize(np.where(cond, then_, else_))
     except ValueError:
         raise PhylanxValueError(
-            f"condition of shape {cond.shape} does not match values of shapes {then_.shape} "
-            f"and {else_.shape}") from None
+            f"condition of shape {cond.shape} does not match values of shapes "
+            f"{np.shape(then_)} and {np.shape(else_)}") from None
 
 
 _L2_EPSILON = 1e-12

@@ -197,6 +197,17 @@ def test_switch():
         call("switch", np.ones((2, 3, 1)), then_, else_)
 
 
+def test_switch_condition_covers_the_leading_axes_of_either_value():
+    # a scalar "then" and a matrix "else": the condition still picks rows, not columns
+    got = call("switch", np.array([True, False]), np.int64(0), np.array([[1, 2], [3, 4]]))
+    np.testing.assert_array_equal(got, [[0, 0], [3, 4]])
+    # a Python number is weak in NumPy's promotion: float32 values stay float32
+    x = np.ones(3, np.float32)
+    got = call("switch", np.array([True, False, True]), x, 2.5)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, [1.0, 2.5, 1.0])
+
+
 def test_l2_normalize():
     x = RNG.normal(size=(3, 4))
     whole = x / math.sqrt(sum(v * v for v in x.ravel()))
