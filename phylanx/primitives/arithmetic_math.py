@@ -162,10 +162,6 @@ def _real(a):
     return np.array(np.real(a), copy=True) if np.ndim(a) else np.real(a)
 
 
-def _imag(a):
-    return np.imag(a)
-
-
 absolute = _declare("absolute", np.absolute,
                     "Element-wise absolute value |x| (magnitude for complex).",
                     "absolute([-1.5, 2])", "[1.5, 2.0]", oracle=np.absolute,
@@ -184,7 +180,7 @@ conj = _declare("conj", np.conjugate,
                 "conj([1.5, -2.0])", "[1.5, -2.0]", oracle=widened(np.conjugate))
 real = _declare("real", _real, "Element-wise real part (a copy of the input for real inputs).",
                 "real([1.5, -2.0])", "[1.5, -2.0]", oracle=np.real)
-imag = _declare("imag", _imag,
+imag = _declare("imag", np.imag,
                 "Element-wise imaginary part (zeros of the input's type for real inputs).",
                 "imag([1.5, -2.0])", "[0.0, 0.0]", oracle=np.imag, differentiable=False)
 sqrt = _declare("sqrt", np.sqrt, "Element-wise square root (NaN, with a warning, below 0).",
