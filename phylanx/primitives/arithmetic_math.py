@@ -90,6 +90,8 @@ def finish(result: Any, dtype: np.dtype | None) -> Any:
 
 def apply_elementwise(fn: Callable, x: Any, dtype: Any, ufunc: np.ufunc | None = None) -> Any:
     """Run the element-wise ``fn`` on ``x`` with the dtype rules of the module docstring."""
+    if dtype is None and type(x) is np.ndarray and x.dtype.kind in "fc":
+        return fn(x)  # the common case (a float array, no dtype): nothing to check or cast
     a = as_numeric(x)
     dt = to_dtype(dtype)
     if dt is not None and dt.kind in "fc":

@@ -63,6 +63,10 @@ def dot(a, b):
     Scalars multiply; vector.vector is the inner product; otherwise the last axis of
     ``a`` is contracted with the second-to-last axis of ``b`` (its only axis if 1-d).
     """
+    if (type(a) is np.ndarray and type(b) is np.ndarray and a.ndim and b.ndim
+            and a.dtype.kind in "fc" and b.dtype.kind in "fc"
+            and a.shape[-1] == b.shape[-2 if b.ndim >= 2 else -1]):
+        return scalarize(np.dot(a, b))  # the hot case: float arrays that fit
     a = numeric(a, "the first operand")
     b = numeric(b, "the second operand")
     if a.ndim and b.ndim:
