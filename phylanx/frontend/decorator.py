@@ -13,6 +13,7 @@ import ast
 import functools
 import inspect
 import itertools
+import linecache
 import textwrap
 import threading
 import types
@@ -107,6 +108,9 @@ def _function_source(fn) -> tuple[ast.AST, str, int, int, str]:
         if not isinstance(node, ast.FunctionDef):
             raise PhylanxTypeError(f"@Phylanx needs a function, got {type(node).__name__}")
         return node, file, first - 1, indent, text
+    found = _lambda_in_file(fn, file)
+    if found is not None:
+        return found
     # a lambda: parse the smallest enclosing statement text and find it by its parameters
     params = list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
     for candidate in (text, text.strip().rstrip(",)") + "\n", "(" + text.strip() + ")"):
@@ -118,6 +122,29 @@ def _function_source(fn) -> tuple[ast.AST, str, int, int, str]:
             if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == params:
                 return node, file, first - 1, indent, text
     raise PhylanxTypeError("cannot find the source of this lambda; define it with def")
+
+
+def _lambda_in_file(fn, file: str):
+    """The lambda node of ``fn`` found by where its code starts in the file (two lambdas
+    with the same parameters on one line, ``f(lambda x: x + 1, lambda x: 2 * x)``, are told
+    apart by column), or None when positions or the file's source are not available."""
+    starts = [(line, col) for line, _, col, end in fn.__code__.co_positions()
+              if line is not None and col is not None and end is not None and end > col]
+    lines = linecache.getlines(file)
+    if not starts or not lines:
+        return None
+    text = "".join(lines)
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    start = min(starts)
+    params = list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Lambda) and (node.body.lineno, node.body.col_offset) == start
+                and [a.arg for a in node.args.args] == params):
+            return node, file, 0, 0, text
+    return None
 
 
 class PhylanxDecorator:
@@ -256,16 +283,26 @@ class PhylanxDecorator:
         bound.apply_defaults()
         return [bound.arguments[p] for p in self._signature.parameters]
 
-    def _argument(self, value):
+    def _argument(self, value, passed: list | None = None):
         if isinstance(value, (PhylanxDecorator, LazyDecorator, types.FunctionType)):
             dec = linker_of(self.state).decorator_for(value)
             dec._ensure_compiled()
+            if passed is not None and dec is not self:
+                passed.append(dec)   # its free names are loaded before the call, like ours
             return dec._function
         return from_python(value)
 
-    def _run(self, values: list) -> Any:
+    def _arguments(self, args) -> tuple[list, list]:
+        passed: list = []
+        return [self._argument(a, passed) for a in args], passed
+
+    def _run(self, values: list, passed=()) -> Any:
         g = self.state.globals
-        for slot, get in self._slots:
+        slots, writeback = list(self._slots), list(self._writeback)
+        for dec in passed:
+            slots += dec._slots
+            writeback += dec._writeback
+        for slot, get in slots:
             try:
                 g[slot] = self._argument(get())
             except (KeyError, ValueError):
@@ -275,7 +312,7 @@ class PhylanxDecorator:
             if isinstance(result, Future):
                 result = result.result()
         finally:
-            for slot, put in self._writeback:
+            for slot, put in writeback:
                 put(to_python(g[slot]))
         return result
 
@@ -284,15 +321,15 @@ class PhylanxDecorator:
             return self.python(*args, **kwargs)
         self._ensure_compiled()
         if self._doc_src:
-            values = [self._argument(a) for a in args]
+            values, passed = self._arguments(args)
         else:
-            values = [self._argument(a) for a in self._bind(args, kwargs)]
+            values, passed = self._arguments(self._bind(args, kwargs))
         if self.performance:
             with instrument.measure(self) as perf:
-                result = self._run(values)
+                result = self._run(values, passed)
             self.__perfdata__ = perf.data
         else:
-            result = self._run(values)
+            result = self._run(values, passed)
         result = to_python(result)
         if self.translation.returns_tuple and isinstance(result, list):
             result = tuple(result)
@@ -306,8 +343,8 @@ class PhylanxDecorator:
         self._ensure_compiled()
         if not args and not kwargs:
             return self._function
-        values = [self._argument(a) for a in self._bind(args, kwargs)]
-        return execution_tree.variable(None, _thunk=lambda: self._run(values))
+        values, passed = self._arguments(self._bind(args, kwargs))
+        return execution_tree.variable(None, _thunk=lambda: self._run(values, passed))
 
     # -- introspection ------------------------------------------------------
     def get_physl_source(self) -> str:

@@ -14,7 +14,7 @@ from ..compiler.compiler import CONSTANTS
 from ..language import ast as past
 from ..primitives import registry
 from . import tables
-from .numpy_calls import NumpyMixin, array_literal
+from .numpy_calls import NumpyMixin, array_literal, positional_keywords
 from .resolve import Kind
 
 #: primitives printed as infix operators in the generated PhySL (easier to read)
@@ -386,7 +386,8 @@ class ExpressionMixin(NumpyMixin):
         if method in ("reshape", "transpose") and len(positional) > 1:
             keywords = [a for a in args if isinstance(a, past.KeywordArg)]
             args = [self.call("list", positional, node), *keywords]
-        return self.call(prim, [receiver, *args], node)
+        # x.argmin(axis=1) -> argmin(x, 1) when the primitive takes axis by position only
+        return self.call(prim, positional_keywords(prim, method, [receiver, *args]), node)
 
 def local_name(name: str) -> str:
     """The PhySL name of a Python local: names of primitives and constants get a ``_``

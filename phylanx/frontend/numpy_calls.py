@@ -39,8 +39,11 @@ class NumpyMixin:
         special = getattr(self, "np_" + dotted.replace(".", "_"), None)
         if special is not None:
             return special(node)
+        if module == "numpy" and dotted in tables.NUMPY_DTYPES:   # np.float32(x)
+            return self.call("__pycast", [*self.arguments(node),
+                                          self.lit(tables.NUMPY_DTYPES[dotted], node)], node)
         prim = self.numpy_name(dotted, node.func)
-        return self.call(prim, _positional_keywords(prim, dotted, self.arguments(node)), node)
+        return self.call(prim, positional_keywords(prim, dotted, self.arguments(node)), node)
 
     def _filled(self, value, node, like=False):
         args = self.arguments(node)
@@ -104,8 +107,8 @@ class NumpyMixin:
             low, high = self.lit(0, node), low
         high = self.call("__sub", [high, self.lit(1, node)], node)   # C++ bounds are inclusive
         size = bound.get("size") or self.lit(None, node)
-        return self.call("random", [size, self.call("list", [self.lit("uniform_int", node), low,
-                                                             high], node)], node)
+        dist = self.call("list", [self.lit("uniform_int", node), low, high], node)
+        return self.call("random", [size, dist, self.lit("int64", node)], node)
 
 
 
@@ -119,7 +122,7 @@ def _numpy_parameters(dotted: str) -> list[str] | None:
         return None
 
 
-def _positional_keywords(prim: str, dotted: str, args: list) -> list:
+def positional_keywords(prim: str, dotted: str, args: list) -> list:
     """NumPy keywords the primitive only takes by position (``np.argmin(x, axis=1)`` ->
     ``argmin(x, 1)``), moved into place using NumPy's own signature."""
     spec = registry.lookup(prim)

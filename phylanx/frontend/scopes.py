@@ -37,6 +37,7 @@ class Scope:
         self.declared = set(params)
         self.globals = set(globals_)
         self.nonlocals = set(nonlocals)
+        self.accumulators: set[str] = set()   # see scalar_accumulators
 
 
 def scope_names(fn) -> tuple[set, set, set, list]:
@@ -110,3 +111,69 @@ def own_nodes(fn):
         yield node
         if not isinstance(node, _NESTED):
             stack.extend(ast.iter_child_nodes(node))
+
+
+#: calls that never keep a reference to their arguments
+_NON_ALIASING_CALLS = frozenset({"print", "len", "range", "float", "int", "bool", "str", "abs",
+                                 "round"})
+
+
+def scalar_accumulators(fn) -> set[str]:
+    """Locals that ``x += v`` may rebind instead of changing in place: first bound to a
+    number literal, only ever updated by augmented assignment and read where no second
+    reference to their value can be made (operands, tests, indices, return, print).
+
+    For any other name ``x += v`` goes through ``__inplace`` so an array shared with
+    another name changes in place, as in Python; these counters skip that cost.
+    """
+    parents: dict = {}
+    nodes = list(own_nodes(fn))
+    for node in nodes:
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+    candidates, rejected = set(), set()
+    a = fn.args
+    rejected.update(x.arg for x in a.posonlyargs + a.args + a.kwonlyargs)
+    for node in nodes:
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            rejected.update(node.names)
+        elif isinstance(node, _NESTED):
+            rejected.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.Name):
+            parent = parents.get(node)
+            if isinstance(node.ctx, ast.Store):
+                if isinstance(parent, ast.Assign) and parent.targets == [node] and \
+                        _is_number(parent.value):
+                    candidates.add(node.id)
+                elif not (isinstance(parent, ast.AugAssign) and parent.target is node):
+                    rejected.add(node.id)
+            elif not _harmless_read(node, parent, parents):
+                rejected.add(node.id)
+    return candidates - rejected
+
+
+def _is_number(node) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
+        not isinstance(node.value, bool)
+
+
+def _harmless_read(node, parent, parents) -> bool:
+    if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.FormattedValue,
+                           ast.Assert, ast.AugAssign)):
+        return True
+    if isinstance(parent, (ast.If, ast.While, ast.IfExp)):
+        return parent.test is node
+    if isinstance(parent, ast.Subscript):
+        return parent.slice is node
+    if isinstance(parent, ast.Tuple):
+        outer = parents.get(parent)
+        return isinstance(outer, ast.Return) or isinstance(outer, ast.Subscript) and \
+            outer.slice is parent
+    if isinstance(parent, ast.Return):
+        return True
+    if isinstance(parent, ast.Call):
+        return isinstance(parent.func, ast.Name) and parent.func.id in _NON_ALIASING_CALLS \
+            and node in parent.args
+    return False

@@ -25,6 +25,7 @@ from .scopes import (
     always_returns,
     needs_predeclare,
     own_nodes,
+    scalar_accumulators,
     scope_names,
 )
 
@@ -66,6 +67,12 @@ class FunctionTranslator(ExpressionMixin):
                     return True
             s = s.parent
         return False
+
+    def function_scope(self) -> Scope:
+        s = self.scope
+        while s.kind != "function":
+            s = s.parent
+        return s
 
     def global_names(self) -> set:
         s = self.scope
@@ -130,6 +137,7 @@ class FunctionTranslator(ExpressionMixin):
         defaults = self.parameter_defaults(fn, top)
         outer = self.scope
         self.scope = Scope("function", outer, params, locals_, globals_, nonlocals)
+        self.scope.accumulators = scalar_accumulators(fn)
         saved_loops, self.loop_kinds = self.loop_kinds, []
         try:
             pre = [self.define(n, self.lit(None, fn), fn)
@@ -326,7 +334,11 @@ class FunctionTranslator(ExpressionMixin):
         t = node.target
         if isinstance(t, ast.Name):
             current = self.x_Name(ast.copy_location(ast.Name(t.id, ast.Load()), t))
-            return self.assign(t, self.call(prim, [current, self.expr(node.value)], node), node)
+            value = self.call(prim, [current, self.expr(node.value)], node)
+            if t.id not in self.function_scope().accumulators:
+                # arrays and lists change in place, as in Python (other names see the change)
+                value = self.call("__inplace", [current, value], node)
+            return self.assign(t, value, node)
         if isinstance(t, ast.Subscript):
             target = self.call("slice", [self.expr(t.value), *self.indices(t.slice)], t)
             return self.call("store", [target, self.call(prim, [target, self.expr(node.value)],

@@ -367,3 +367,51 @@ def newaxis():
 def ellipsis():
     """The index ``...``: as many whole axes as needed (``x[..., 0]``)."""
     return Ellipsis
+
+
+@primitive("__inplace", "__inplace(_1, _2)", category="core", extension=True,
+           oracle=lambda target, value: value,
+           samples=[(np.zeros(3), np.arange(3.)), (np.int64(1), np.int64(2)), ([1], [1, 2])],
+           example="__inplace([1.0, 2.0], [3.0, 4.0])", result="[3.0, 4.0]",
+           flags={"binary": lambda target, value: inplace(target, value)})
+def inplace(target, value):
+    """``x += v``: an array or list ``target`` takes the new value in place, else ``value``.
+
+    As in Python, other names of the same array (or list) see the change.
+    """
+    if isinstance(target, np.ndarray) and target.ndim and target is not value:
+        if not target.flags.writeable:
+            return value
+        try:
+            np.copyto(target, value, casting="same_kind")
+        except TypeError:
+            raise PhylanxTypeError(f"cannot store a {np.asarray(value).dtype} result in place "
+                                   f"into a {target.dtype} array; convert with "
+                                   f".astype() first") from None
+        except ValueError:
+            raise PhylanxValueError(f"a result of shape {np.shape(value)} does not fit in "
+                                    f"place into an array of shape {target.shape}") from None
+        return target
+    if isinstance(target, list) and isinstance(value, list) and target is not value:
+        target[:] = value
+        return target
+    return value
+
+
+@primitive("__npround", "__npround(_1, __arg(_2_decimals, 0))", category="core",
+           extension=True, elementwise=True, oracle=np.round,
+           samples=[(np.array([1.25, -2.5, 3.5]),), (np.array([1.2345, 2.5]), 2),
+                    (np.float64(2.5),), (np.array([15, 25]), -1)],
+           example="__npround([1.256, 2.5], 2)", result="[1.26, 2.5]")
+def npround(x, decimals=0):
+    """``np.round(x, decimals)`` / ``x.round(decimals)`` (half to even, dtype kept)."""
+    return scalarize(np.round(x, int(decimals)))
+
+
+@primitive("__divmod", "__divmod(_1, _2)", category="core", extension=True,
+           oracle=lambda a, b: list(np.divmod(a, b)),
+           samples=[(np.int64(7), np.int64(-2)), (np.array([7.5, -3.0]), np.float64(2.0))],
+           example="__divmod(7, 2)", result="list(3, 1)")
+def divmod_(a, b):
+    """``divmod(a, b)``: the list ``[a // b, a % b]`` (element-wise on arrays)."""
+    return [operator.floordiv(a, b), operator.mod(a, b)]
