@@ -355,9 +355,8 @@ class ExpressionMixin(NumpyMixin):
             return self.call("cout", self.arguments(node), node)
         if name in ("list", "tuple", "dict") and not node.args and not node.keywords:
             return self.call("list" if name != "dict" else "dict", [], node)
-        if name in ("sum", "max", "min", "any", "all", "sorted", "list", "tuple") and \
-                len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp):
-            pass  # a generator argument becomes a list comprehension (x_GeneratorExp)
+        if name in ("max", "min") and node.keywords:
+            return self.extreme_with_keywords(name, node)
         if name in tables.BUILTIN_DTYPES:
             if not node.args:   # float() is 0.0, int() is 0, bool() is False
                 return self.call("__pycast", [self.lit(0, node),
@@ -372,6 +371,21 @@ class ExpressionMixin(NumpyMixin):
                                         "Phylanx function")
         self.need_primitive(prim, node.func, f"the built-in '{name}'")
         return self.call(prim, self.arguments(node), node)
+
+    def extreme_with_keywords(self, name, node):
+        """``max(items, key=f, default=d)`` -> ``__best(items, f, true, d, true)``."""
+        keywords = {k.arg: k for k in node.keywords}
+        unknown = set(keywords) - {"key", "default"}
+        if unknown or len(node.args) != 1:
+            bad = keywords[sorted(unknown)[0]] if unknown else node
+            raise self.error(bad, f"{name}() takes one iterable and the keywords key= and "
+                                  "default= here")
+        key = keywords.get("key")
+        args = [self.expr(node.args[0]), self.lit(None, node) if key is None else
+                self.expr(key.value), self.lit(name == "max", node)]
+        if "default" in keywords:
+            args += [self.expr(keywords["default"].value), self.lit(True, node)]
+        return self.call("__best", args, node)
 
     def method_call(self, func, node):
         method = func.attr

@@ -422,8 +422,7 @@ class FunctionTranslator(ExpressionMixin):
         try:
             if isinstance(node.target, ast.Name):
                 var = node.target.id
-                if var in self.global_names() or self.scope.kind != "function" and \
-                        not self.declared_anywhere(var):
+                if var in self.global_names():
                     raise self.error(node.target, "this loop variable cannot be a global; "
                                                   "use a local name")
                 self.scope.declared.add(var)

@@ -15,7 +15,7 @@ from functools import reduce
 import numpy as np
 
 from ..errors import PhylanxError, PhylanxTypeError, PhylanxValueError
-from ..values import NEWAXIS, scalarize, truth, type_name
+from ..values import NEWAXIS, call, scalarize, truth, type_name
 from .controls import iterate
 from .dtypes import to_dtype
 from .registry import primitive
@@ -231,13 +231,41 @@ primitive("__pymin", "__pymin(_1, __2)", category="core", extension=True, oracle
           samples=[([3, 1, 4],), (1, 5, 2)], example="__pymin(3, 7, 5)", result="3")(_pymin)
 
 
-@primitive("__sorted", "__sorted(_1, __arg(_2_reverse, false))", category="core",
-           extension=True, oracle=lambda x, reverse=False: sorted(x, reverse=reverse),
+@primitive("__sorted", "__sorted(_1, __arg(_2_reverse, false), __arg(_3_key, nil))",
+           category="core", extension=True,
+           oracle=lambda x, reverse=False, key=None: sorted(x, reverse=reverse),
            samples=[([3, 1, 2],), ([3, 1, 2], True)], example="__sorted(list(3, 1, 2))",
            result="list(1, 2, 3)")
-def sorted_(items, reverse=False):
-    """Python's ``sorted(items, reverse=...)`` as a list."""
-    return sorted(iterate(items), reverse=bool(truth(reverse)))
+def sorted_(items, reverse=False, key=None):
+    """Python's ``sorted(items, key=..., reverse=...)`` as a list (a stable sort)."""
+    items = list(iterate(items))
+    if key is None:
+        return sorted(items, reverse=bool(truth(reverse)))
+    keys = [call(key, v) for v in items]
+    order = sorted(range(len(items)), key=keys.__getitem__, reverse=bool(truth(reverse)))
+    return [items[i] for i in order]
+
+
+@primitive("__best", "__best(_1, _2_key, _3_largest, __arg(_4_default, nil), "
+           "__arg(_5_has_default, false))", category="core", extension=True,
+           oracle=lambda x, key, largest, default=None, has_default=False:
+           (max if largest else min)(x),
+           samples=[([3, 1, 4, 1],), ([2, 7],)], example="__best(list(3, -7, 5), nil, true)",
+           result="5")
+def best(items, key, largest, default=None, has_default=False):
+    """``max(items, key=f, default=d)`` / ``min(...)``: the first best item by ``key``."""
+    items = list(iterate(items))
+    if not items:
+        if truth(has_default):
+            return default
+        raise PhylanxValueError(f"{'max' if truth(largest) else 'min'}() of an empty sequence")
+    keys = items if key is None else [call(key, v) for v in items]
+    pick = operator.gt if truth(largest) else operator.lt
+    index = 0
+    for i in range(1, len(items)):
+        if truth(pick(keys[i], keys[index])):
+            index = i
+    return items[index]
 
 
 @primitive("__reversed", "__reversed(_1)", category="core", extension=True,
