@@ -395,6 +395,8 @@ class ExpressionMixin(NumpyMixin):
                              f"{', '.join(sorted(tables.METHODS))})")
         self.need_primitive(prim, func, f"the method '.{method}()'")
         receiver = self.expr(func.value)
+        if method in ("std", "var"):
+            return self.moment(method, node, receiver)
         args = self.arguments(node)
         positional = [a for a in args if not isinstance(a, past.KeywordArg)]
         if method in ("reshape", "transpose") and len(positional) > 1:

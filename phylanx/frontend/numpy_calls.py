@@ -111,6 +111,51 @@ class NumpyMixin:
         return self.call("random", [size, dist, self.lit("int64", node)], node)
 
 
+    def moment(self, prim, node, receiver=None):
+        """``np.std(x, axis, ddof=k)``/``x.var(ddof=k)``: the primitives have no ddof."""
+        names = ("axis", "dtype", "out", "ddof", "keepdims")
+        bound = _bind(node, names if receiver is not None else ("a", *names), self)
+        if receiver is not None:
+            bound["a"] = receiver
+        if "ddof" not in bound:
+            rest = [past.KeywordArg(k, v, self.loc(node)) for k, v in bound.items()
+                    if k not in ("a", "out")]
+            return self.call(prim, [bound["a"], *rest], node)
+        if "dtype" in bound or "out" in bound:
+            raise self.error(node, f"{prim}(..., ddof=...) takes no dtype= or out= here; "
+                                   "convert with .astype() first")
+        args = [bound["a"], bound["ddof"], bound.get("axis") or self.lit(None, node),
+                bound.get("keepdims") or self.lit(False, node)]
+        return self.call(f"__{prim}_ddof", args, node)
+
+    def np_std(self, node):
+        return self.moment("std", node)
+
+    def np_var(self, node):
+        return self.moment("var", node)
+
+    def np_pad(self, node):
+        args = self.arguments(node)
+        positional = [a for a in args if not isinstance(a, past.KeywordArg)]
+        if len(positional) == 2 and not any(isinstance(a, past.KeywordArg) and a.name == "mode"
+                                            for a in args):
+            args.insert(2, self.lit("constant", node))   # NumPy's default mode
+        return self.call("pad", positional_keywords("pad", "pad", args), node)
+
+    def np_count_nonzero(self, node):
+        bound = _bind(node, ("a", "axis", "keepdims"), self)
+        if "axis" not in bound:
+            return self.call("count_nonzero", [bound["a"]], node)
+        nonzero = self.call("__ne", [bound["a"], self.lit(0, node)], node)
+        return self.call("sum", [nonzero, bound["axis"],
+                                 bound.get("keepdims") or self.lit(False, node)], node)
+
+    def np_size(self, node):
+        bound = _bind(node, ("a", "axis"), self)
+        if "axis" not in bound:
+            return self.call("size", [bound["a"]], node)
+        return self.call("slice", [self.call("shape", [bound["a"]], node), bound["axis"]], node)
+
 
 def _numpy_parameters(dotted: str) -> list[str] | None:
     obj = np

@@ -35,6 +35,7 @@ NUMPY_RENAMES: dict[str, str] = {
     "add": "__add", "subtract": "__sub", "multiply": "__mul", "divide": "__div",
     "true_divide": "__div", "negative": "__minus", "mod": "__mod", "remainder": "__mod",
     "floor_divide": "__floordiv", "positive": "__copy", "divmod": "__divmod",
+    "append": "__npappend", "fix": "trunc",
     "equal": "__eq", "not_equal": "__ne", "less": "__lt", "less_equal": "__le",
     "greater": "__gt", "greater_equal": "__ge",
     "bitwise_and": "__bitand", "bitwise_or": "__bitor", "bitwise_xor": "__bitxor",
@@ -58,7 +59,7 @@ NUMPY_SPECIAL = frozenset({
     "array", "asarray", "asanyarray", "ascontiguousarray", "vstack", "hstack", "dstack",
     "stack", "concatenate", "concat", "reshape", "transpose",
     "random.rand", "random.uniform", "random.normal", "random.randint",
-    "shape", "size", "ndim",
+    "shape", "size", "ndim", "std", "var", "pad", "count_nonzero",
 })
 
 #: NumPy scalar types and constants usable as values
@@ -106,14 +107,19 @@ METHODS: dict[str, str] = {
     "copy": "__copy", "clip": "clip", "squeeze": "squeeze", "tolist": "__tolist",
     "item": "__item", "nonzero": "nonzero", "round": "__npround", "trace": "trace",
     "diagonal": "diag", "conj": "conj",
-    "append": "__list_append", "extend": "__list_extend", "pop": "__list_pop",
+    "argsort": "argsort", "repeat": "repeat", "fill": "__fill", "sort": "__sort_inplace",
+    "append": "__list_append", "extend": "__list_extend", "pop": "__pop",
+    "insert": "__list_insert", "remove": "__list_remove", "reverse": "__list_reverse",
+    "index": "__index", "count": "__count",
     "get": "__dict_get", "items": "__items", "keys": "__keys", "values": "__values",
+    "update": "__dict_update", "setdefault": "__setdefault",
     "format": "format",
 }
 #: methods that take their shape as separate arguments (``x.reshape(2, 3)``)
 VARARG_SHAPE_METHODS = frozenset({"reshape"})
 #: methods that change the receiver in place (their value is nil in Python)
-IN_PLACE_METHODS = frozenset({"append", "extend"})
+IN_PLACE_METHODS = frozenset({"append", "extend", "sort", "insert", "remove", "reverse",
+                              "update", "fill"})
 
 #: what the error message suggests for constructs we reject (see checks.py)
 SUGGESTIONS: dict[type, str] = {
