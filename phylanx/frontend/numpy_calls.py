@@ -87,18 +87,46 @@ class NumpyMixin:
         shape = self.call("list", self.arguments(node), node)
         return self.call("random", [shape, self.lit("uniform", node)], node)
 
-    def _distribution(self, node, dist, names, defaults):
+    def _distribution(self, node, dist, names, defaults, dtype=None):
         bound = _bind(node, names, self)
-        params = [bound.get(n) or self.lit(d, node) for n, d in zip(names[:-1], defaults)]
+        params = []
+        for name, default in zip(names[:-1], defaults):
+            if name not in bound and default is None:
+                raise self.error(node, f"np.random.{_dotted_name(node)}() needs '{name}'")
+            params.append(bound.get(name) or self.lit(default, node))
         size = bound.get(names[-1]) or self.lit(None, node)
-        return self.call("random", [size, self.call("list", [self.lit(dist, node), *params],
-                                                    node)], node)
+        args = [size, self.call("list", [self.lit(dist, node), *params], node)]
+        if dtype is not None:
+            args.append(self.lit(dtype, node))
+        return self.call("random", args, node)
 
     def np_random_uniform(self, node):
         return self._distribution(node, "uniform", ("low", "high", "size"), (0.0, 1.0))
 
     def np_random_normal(self, node):
         return self._distribution(node, "normal", ("loc", "scale", "size"), (0.0, 1.0))
+
+    def np_random_exponential(self, node):
+        # the C++ distribution takes the rate, NumPy the scale (its inverse)
+        bound = _bind(node, ("scale", "size"), self)
+        rate = self.call("__div", [self.lit(1.0, node), bound.get("scale") or
+                                   self.lit(1.0, node)], node)
+        size = bound.get("size") or self.lit(None, node)
+        return self.call("random", [size, self.call("list", [self.lit("exponential", node),
+                                                             rate], node)], node)
+
+    def np_random_geometric(self, node):
+        # C++ counts the failures before the first success, NumPy the trials
+        draws = self._distribution(node, "geometric", ("p", "size"), (None,), "int64")
+        return self.call("__add", [draws, self.lit(1, node)], node)
+
+    def np_random_weibull(self, node):
+        bound = _bind(node, ("a", "size"), self)
+        if "a" not in bound:
+            raise self.error(node, "np.random.weibull() needs 'a'")
+        dist = self.call("list", [self.lit("weibull", node), bound["a"], self.lit(1.0, node)],
+                         node)
+        return self.call("random", [bound.get("size") or self.lit(None, node), dist], node)
 
     def np_random_randint(self, node):
         bound = _bind(node, ("low", "high", "size"), self)
@@ -155,6 +183,38 @@ class NumpyMixin:
         if "axis" not in bound:
             return self.call("size", [bound["a"]], node)
         return self.call("slice", [self.call("shape", [bound["a"]], node), bound["axis"]], node)
+
+
+#: np.random.<name>(params..., size) -> random(size, list(<C++ name>, params...), dtype)
+_DISTRIBUTIONS = {
+    "standard_normal": ("normal", (), (), None),
+    "standard_cauchy": ("cauchy", (), (), None),
+    "standard_exponential": ("exponential", (), (), None),
+    "binomial": ("binomial", ("n", "p"), (None, None), "int64"),
+    "negative_binomial": ("negative_binomial", ("n", "p"), (None, None), "int64"),
+    "poisson": ("poisson", ("lam",), (1.0,), "int64"),
+    "gamma": ("gamma", ("shape", "scale"), (None, 1.0), None),
+    "lognormal": ("lognormal", ("mean", "sigma"), (0.0, 1.0), None),
+    "chisquare": ("chi_squared", ("df",), (None,), None),
+    "standard_t": ("student_t", ("df",), (None,), None),
+    "f": ("fisher_f", ("dfnum", "dfden"), (None, None), None),
+    "gumbel": ("extreme_value", ("loc", "scale"), (0.0, 1.0), None),
+}
+
+
+def _distribution_rule(dist, names, defaults, dtype):
+    def rule(self, node):
+        return self._distribution(node, dist, (*names, "size"), defaults, dtype)
+    return rule
+
+
+for _name, (_dist, _names, _defaults, _dtype) in _DISTRIBUTIONS.items():
+    setattr(NumpyMixin, f"np_random_{_name}", _distribution_rule(_dist, _names, _defaults,
+                                                                  _dtype))
+
+
+def _dotted_name(node) -> str:
+    return node.func.attr if isinstance(node.func, ast.Attribute) else "?"
 
 
 def _numpy_parameters(dotted: str) -> list[str] | None:
