@@ -91,7 +91,8 @@ class ExpressionMixin(NumpyMixin):
                 spec = ":" + "".join(str(p.value) for p in part.format_spec.values)
             value = self.expr(part.value)
             if part.conversion not in (-1, ord("s")):
-                raise self.error(part, "only !s conversions are supported in f-strings")
+                raise self.error(part, "only !s conversions are supported in f-strings; write "
+                                       "{x} or {x!s} instead (repr() has no PhySL twin)")
             if part.conversion == ord("s"):
                 value = self.call("string", [value], part)
             fmt.append("{" + spec + "}")

@@ -88,12 +88,12 @@ def classify(value: Any) -> tuple[Kind, Any]:
         return Kind.DTYPE, str(value)
     if isinstance(value, types.FunctionType):
         return Kind.FUNCTION, None
+    if isinstance(value, (types.BuiltinFunctionType, type)) and \
+            getattr(builtins, getattr(value, "__name__", ""), None) is value:
+        return Kind.BUILTIN, None   # before NumPy: np.str etc. warn when looked up
     dotted = _numpy_dotted(value) if callable(value) else None
     if dotted is not None:
         return Kind.NUMPY_FUNC, dotted
-    if isinstance(value, (types.BuiltinFunctionType, type)) and \
-            getattr(builtins, getattr(value, "__name__", ""), None) is value:
-        return Kind.BUILTIN, None
     if isinstance(value, _VALUE_TYPES):
         return Kind.VALUE, None
     return Kind.OTHER, None

@@ -259,7 +259,7 @@ def report(x, n, name):
     print(f"{x:.3f} {n:5d} {name:>6} {x:e} {n:03d} {name!s} {x:8.2f}|")
     print(f"{name}={{x}}", f"{n * 2}")
     print()
-    return f"{name}: {x:.1f}"
+    return f"{name}: {x:.1f}", "{} and {:.2f}".format(n, x)  # noqa: UP032 - .format is what is tested, str(n) + "!"
 
 
 @pytest.mark.parametrize("x, n, name", [(3.14159, 7, "pi"), (-0.5, 123, "neg"), (0.0, 0, "")])
@@ -268,3 +268,29 @@ def test_print_and_fstrings_match_python(capsys, x, n, name):
     want = capsys.readouterr().out
     assert report(x, n, name) == expected
     assert capsys.readouterr().out == want
+
+
+@Phylanx
+def untranslatable_repr(x):
+    return f"{x!r}"
+
+
+@Phylanx
+def untranslatable_string_method(name):
+    return name.upper()
+
+
+@Phylanx
+def untranslatable_numpy(x):
+    return np.median(x)
+
+
+@pytest.mark.parametrize("fn, hint", [
+    (untranslatable_repr, r"write \{x\} or \{x!s\} instead"),
+    (untranslatable_string_method, r"method '\.upper\(\)' is not supported"),
+    (untranslatable_numpy, "np.median is not supported"),
+])
+def test_untranslatable_code_is_a_located_error_with_a_hint(fn, hint):
+    with pytest.raises(PhylanxError, match=hint) as info:
+        fn("x")
+    assert "test_functions.py:" in str(info.value)
