@@ -41,7 +41,6 @@ SETTINGS: dict[str, Setting] = {
         Setting("exec_time_lower_threshold", 350_000, int,
                 "mean ns per evaluation below which a node runs inline"),
         Setting("tracing", False, _bool, "record instrumentation events"),
-        Setting("cache_dir", "", str, "directory of the on-disk PhySL cache ('' = off)"),
     )
 }
 

@@ -217,10 +217,17 @@ def from_python(value: Any) -> Any:
     if value is None or t is str or isinstance(value, (np.generic, Function, Builtin, range)):
         return value
     if t is list or t is tuple:
-        return [from_python(v) for v in value]
+        items = [from_python(v) for v in value]
+        # a list that needs no conversion is passed as itself, so in-place changes
+        # (append, item stores) are seen by the caller, as in Python
+        if t is list and all(a is b for a, b in zip(items, value)):
+            return value
+        return items
     if t is dict:
-        return {from_python(k) if not isinstance(k, str) else k: from_python(v)
-                for k, v in value.items()}
+        converted = {k: from_python(v) for k, v in value.items()}
+        if all(converted[k] is v for k, v in value.items()):
+            return value
+        return converted
     if isinstance(value, np.ndarray):  # subclasses such as np.matrix
         return np.asarray(value)
     if callable(value):

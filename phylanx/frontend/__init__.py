@@ -3,8 +3,9 @@
 ``decorator`` (the decorator object), ``checks`` (unsupported syntax, located
 errors), ``translator``/``expressions``/``numpy_calls`` (the ``ast`` visitor),
 ``scopes`` (Python scoping facts), ``tables`` (operators, NumPy and built-in
-names), ``resolve`` (what free names refer to), ``cache`` (optional on-disk
-cache) and ``instrument`` (perf data, topology).
+names), ``resolve`` (what free names refer to) and ``instrument`` (perf data,
+topology).  A function is translated once, at its first call or compilation,
+and the result is kept on the decorated object.
 """
 from __future__ import annotations
 

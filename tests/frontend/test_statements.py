@@ -238,3 +238,16 @@ def test_newaxis_and_ellipsis_in_subscripts():
     want = _broadcast_distances.python(pts.copy(), cen)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w)
+
+
+@Phylanx
+def _grow(items, d):
+    items.append(4)
+    d["new"] = 1
+    return len(items)
+
+
+def test_lists_and_dicts_are_passed_without_copying():
+    items, d = [1, 2, 3], {"a": 0}
+    assert _grow(items, d) == 4
+    assert items == [1, 2, 3, 4] and d == {"a": 0, "new": 1}
