@@ -178,6 +178,10 @@ class PhylanxDecorator:
         self._slots: list = []
         self._writeback: list = []
         self._signature = inspect.signature(fn)
+        # calls passing exactly the positional parameters skip Signature.bind (slow)
+        params = self._signature.parameters.values()
+        self._plain_arity = (len(self._signature.parameters) if all(
+            p.kind is p.POSITIONAL_OR_KEYWORD for p in params) else -1)
         self._doc_src = options.get("doc_src", False)
         startatlineone = options.get("startatlineone", PhylanxSession.startatlineone)
         if self._doc_src:
@@ -272,7 +276,9 @@ class PhylanxDecorator:
             dep._collect_externals(out, seen)
 
     # -- calling ------------------------------------------------------------
-    def _bind(self, args, kwargs) -> list:
+    def _bind(self, args, kwargs) -> list | tuple:
+        if not kwargs and len(args) == self._plain_arity:
+            return args
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as e:
@@ -296,10 +302,12 @@ class PhylanxDecorator:
 
     def _run(self, values: list, passed=()) -> Any:
         g = self.state.globals
-        slots, writeback = list(self._slots), list(self._writeback)
-        for dec in passed:
-            slots += dec._slots
-            writeback += dec._writeback
+        slots, writeback = self._slots, self._writeback
+        if passed:
+            slots, writeback = list(slots), list(writeback)
+            for dec in passed:
+                slots += dec._slots
+                writeback += dec._writeback
         for slot, get in slots:
             try:
                 g[slot] = self._argument(get())
@@ -317,7 +325,8 @@ class PhylanxDecorator:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.disable_decorator:
             return self.python(*args, **kwargs)
-        self._ensure_compiled()
+        if not self._compiled:
+            self._ensure_compiled()
         if self._doc_src:
             values, passed = self._arguments(args)
         else:
