@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import PhylanxValueError
 from ..values import scalarize
-from .dtypes import to_count, to_dtype, to_int
+from .dtypes import to_bool, to_count, to_dtype, to_int
 from .matrixops_args import as_array, as_shape, numpy_call
 from .registry import primitive
 
@@ -157,16 +157,22 @@ def full_like(a, value, dtype=None):
 
 
 @primitive(
-    "linspace", "linspace(_1, _2, _3)", category="matrixops", supports_dtype=True,
-    flags={"dtype_args": (0, 1)},
-    oracle=lambda start, stop, num: np.linspace(start, stop, num),
-    samples=[(0, 1, 5), (2.0, 3.0, 1), (0, 10, 0), (5, -5, 11), (np.float32(0), np.float32(1), 3)],
+    "linspace", "linspace(_1, _2, _3, __arg(_4_endpoint, true))", category="matrixops",
+    supports_dtype=True, flags={"dtype_args": (0, 1)},
+    oracle=lambda start, stop, num, endpoint=True: np.linspace(start, stop, num, endpoint),
+    samples=[(0, 1, 5), (2.0, 3.0, 1), (0, 10, 0), (5, -5, 11), (np.float32(0), np.float32(1), 3),
+             (0, 1, 4, False), (2.0, 3.0, 1, False), (0, 10, 0, False), (-1, 1, 5, True)],
     example="linspace(0, 1, 5)", result="[0., 0.25, 0.5, 0.75, 1.]",
 )
-def linspace(start, stop, num):
-    """``num`` evenly spaced samples from ``start`` to ``stop`` inclusive (numpy.linspace)."""
+def linspace(start, stop, num, endpoint=True):
+    """``num`` evenly spaced samples from ``start`` to ``stop`` (numpy.linspace).
+
+    ``stop`` is the last sample unless ``endpoint`` is false (an extension of the
+    original's three-argument form); then the step is (stop - start) / num.
+    """
     count = to_count(num, "num")
-    return numpy_call(np.linspace, as_array(start, "start"), as_array(stop, "stop"), count)
+    return numpy_call(np.linspace, as_array(start, "start"), as_array(stop, "stop"), count,
+                      to_bool(endpoint, True))
 
 
 def _linearmatrix_reference(nx, ny, x0, dx, dy):

@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import PhylanxTypeError, PhylanxValueError
 from ..values import scalarize, type_name
 from .arithmetic_math import as_operand
-from .dtypes import to_axes, to_axis, to_dtype, to_int
+from .dtypes import to_axes, to_axis, to_bool, to_dtype, to_int
 from .matrixops_args import as_array, as_int_list, as_shape, numpy_call
 from .registry import primitive
 
@@ -281,12 +281,23 @@ def pad(a, pad_width, mode, constant_values=None):
 
 
 @primitive(
-    "count_nonzero", "count_nonzero(_1)", category="matrixops", oracle=np.count_nonzero,
-    samples="unary", example="count_nonzero([0, 1, 2, 0])", result="2",
+    "count_nonzero", "count_nonzero(_1, __arg(_2_axis, nil), __arg(_3_keepdims, false))",
+    category="matrixops",
+    oracle=lambda a, axis=None, keepdims=False: np.count_nonzero(a, axis, keepdims=bool(keepdims)),
+    samples="reduction", example="count_nonzero([0, 1, 2, 0])", result="2",
 )
-def count_nonzero(a):
-    """Number of non-zero (true) elements, as an int64."""
-    return np.int64(np.count_nonzero(as_array(a, "a")))
+def count_nonzero(a, axis=None, keepdims=False):
+    """Number of non-zero (true) elements (along ``axis``), as int64, like numpy.count_nonzero.
+
+    ``axis`` (nil: everything; an int or a list of ints) and ``keepdims`` extend the
+    original's one-argument form.
+    """
+    arr = as_array(a, "a")
+    if axis is None and not to_bool(keepdims):
+        return np.int64(np.count_nonzero(arr))
+    axes = _axes_arg(axis, arr.ndim) if arr.ndim else None
+    counts = np.count_nonzero(arr, axis=axes, keepdims=to_bool(keepdims))
+    return scalarize(np.asarray(counts, dtype=np.int64))
 
 
 @primitive(

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import scipy.special
 
-from ..errors import PhylanxValueError
-from ..values import scalarize
+from ..errors import PhylanxTypeError, PhylanxValueError
+from ..values import scalarize, type_name
 from .arithmetic_math import as_numeric, finish
 from .dtypes import to_axes, to_bool, to_dtype
 from .registry import primitive
@@ -129,22 +129,50 @@ def mean(a, axis=None, keepdims=None, dummy_=None, dtype=None):
     return scalarize(np.mean(a, axis=axes, keepdims=keep, dtype=to_dtype(dtype)))
 
 
-@primitive("var", _pattern("var", "dummy_"), category="statistics", samples="reduction",
-           oracle=_oracle(np.var), differentiable=True,
+def _moment_pattern(name: str) -> str:
+    # ddof is a trailing slot beyond the original's five, so the original's calls still work
+    return _pattern(name, "dummy_")[:-1] + ", __arg(_6_ddof, 0))"
+
+
+def _moment_oracle(fn):
+    def oracle(a, axis=None, keepdims=None, dummy_=None, dtype=None, ddof=0):
+        return fn(a, axis=axis, keepdims=bool(keepdims), dtype=dtype, ddof=ddof)
+    return oracle
+
+
+def _ddof(ddof: Any) -> Any:
+    if isinstance(ddof, (bool, np.bool_)) or not isinstance(
+            ddof, (int, float, np.integer, np.floating)):
+        raise PhylanxTypeError(f"ddof must be a number, got a {type_name(ddof)}")
+    return ddof
+
+
+@primitive("var", _moment_pattern("var"), category="statistics", samples="reduction",
+           oracle=_moment_oracle(np.var), differentiable=True,
            example="var([1, 2, 3, 4])", result="1.25")
-def var(a, axis=None, keepdims=None, dummy_=None, dtype=None):
-    """Population variance (ddof 0) along ``axis``, like numpy.var; 4th argument ignored."""
+def var(a, axis=None, keepdims=None, dummy_=None, dtype=None, ddof=0):
+    """Variance along ``axis`` with ``ddof`` delta degrees of freedom, like numpy.var.
+
+    ``ddof`` 0 (the default) is the population variance, 1 the sample variance; the
+    divisor is N - ddof.  The 4th argument is ignored; ``ddof`` extends the original.
+    """
     a, axes, keep = _prepare(a, axis, keepdims, axis_of_0d=False)
-    return scalarize(np.var(a, axis=axes, keepdims=keep, dtype=to_dtype(dtype)))
+    return scalarize(np.var(a, axis=axes, keepdims=keep, dtype=to_dtype(dtype),
+                            ddof=_ddof(ddof)))
 
 
-@primitive("std", _pattern("std", "dummy_"), category="statistics", samples="reduction",
-           oracle=_oracle(np.std), differentiable=True,
+@primitive("std", _moment_pattern("std"), category="statistics", samples="reduction",
+           oracle=_moment_oracle(np.std), differentiable=True,
            example="std([1, 2, 3, 4])", result="1.118033988749895")
-def std(a, axis=None, keepdims=None, dummy_=None, dtype=None):
-    """Population standard deviation (ddof 0), like numpy.std; 4th argument ignored."""
+def std(a, axis=None, keepdims=None, dummy_=None, dtype=None, ddof=0):
+    """Standard deviation along ``axis`` with ``ddof`` delta degrees of freedom (numpy.std).
+
+    ``ddof`` 0 (the default) is the population standard deviation; the divisor is
+    N - ddof.  The 4th argument is ignored; ``ddof`` extends the original.
+    """
     a, axes, keep = _prepare(a, axis, keepdims, axis_of_0d=False)
-    return scalarize(np.std(a, axis=axes, keepdims=keep, dtype=to_dtype(dtype)))
+    return scalarize(np.std(a, axis=axes, keepdims=keep, dtype=to_dtype(dtype),
+                            ddof=_ddof(ddof)))
 
 
 @primitive("all", _pattern("all", "dummy0", "dummy1"), category="statistics",
