@@ -140,21 +140,17 @@ class NumpyMixin:
 
 
     def moment(self, prim, node, receiver=None):
-        """``np.std(x, axis, ddof=k)``/``x.var(ddof=k)``: the primitives have no ddof."""
+        """``np.std(x, axis, dtype, out, ddof, keepdims)``/``x.var(...)``: NumPy's positions
+        bound by name and passed as keywords (the primitives order their slots differently)."""
         names = ("axis", "dtype", "out", "ddof", "keepdims")
         bound = _bind(node, names if receiver is not None else ("a", *names), self)
         if receiver is not None:
             bound["a"] = receiver
-        if "ddof" not in bound:
-            rest = [past.KeywordArg(k, v, self.loc(node)) for k, v in bound.items()
-                    if k not in ("a", "out")]
-            return self.call(prim, [bound["a"], *rest], node)
-        if "dtype" in bound or "out" in bound:
-            raise self.error(node, f"{prim}(..., ddof=...) takes no dtype= or out= here; "
-                                   "convert with .astype() first")
-        args = [bound["a"], bound["ddof"], bound.get("axis") or self.lit(None, node),
-                bound.get("keepdims") or self.lit(False, node)]
-        return self.call(f"__{prim}_ddof", args, node)
+        out = bound.pop("out", None)
+        if out is not None and not (isinstance(out, past.Literal) and out.value is None):
+            raise self.error(node, "the 'out=' argument is not supported; assign the result")
+        rest = [past.KeywordArg(k, v, self.loc(node)) for k, v in bound.items() if k != "a"]
+        return self.call(prim, [bound["a"], *rest], node)
 
     def np_std(self, node):
         return self.moment("std", node)
@@ -169,14 +165,6 @@ class NumpyMixin:
                                             for a in args):
             args.insert(2, self.lit("constant", node))   # NumPy's default mode
         return self.call("pad", positional_keywords("pad", "pad", args), node)
-
-    def np_count_nonzero(self, node):
-        bound = _bind(node, ("a", "axis", "keepdims"), self)
-        if "axis" not in bound:
-            return self.call("count_nonzero", [bound["a"]], node)
-        nonzero = self.call("__ne", [bound["a"], self.lit(0, node)], node)
-        return self.call("sum", [nonzero, bound["axis"],
-                                 bound.get("keepdims") or self.lit(False, node)], node)
 
     def np_size(self, node):
         bound = _bind(node, ("a", "axis"), self)

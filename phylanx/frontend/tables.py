@@ -59,7 +59,7 @@ NUMPY_SPECIAL = frozenset({
     "array", "asarray", "asanyarray", "ascontiguousarray", "vstack", "hstack", "dstack",
     "stack", "concatenate", "concat", "reshape", "transpose",
     "random.rand", "random.uniform", "random.normal", "random.randint",
-    "shape", "size", "ndim", "std", "var", "pad", "count_nonzero",
+    "shape", "size", "ndim", "std", "var", "pad",
 })
 
 #: NumPy scalar types and constants usable as values
