@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import PhylanxTypeError, PhylanxValueError
-from ..values import call, scalarize, truth, type_name
+from ..values import call, type_name
 from .dtypes import to_axis, to_bool
 from .registry import primitive
 
@@ -171,26 +171,4 @@ def npappend(arr, values, axis=None):
     except ValueError as e:
         raise PhylanxValueError(f"cannot append: {e}") from None
 
-
-def _moment(name: str, fn):
-    def impl(x, ddof, axis=None, keepdims=False):
-        a = np.asarray(x)
-        axes = None if axis is None else (tuple(to_axis(v, a.ndim) for v in axis)
-                                          if isinstance(axis, (list, tuple))
-                                          else to_axis(axis, a.ndim))
-        return scalarize(fn(a, axis=axes, ddof=int(ddof), keepdims=truth(keepdims)))
-    impl.__name__ = name
-    impl.__doc__ = (f"``np.{fn.__name__}(x, axis, ddof=k)``: the {fn.__name__} with ``k`` "
-                    "delta degrees of freedom.")
-    return impl
-
-
-for _name, _fn in (("__var_ddof", np.var), ("__std_ddof", np.std)):
-    primitive(_name, f"{_name}(_1, _2_ddof, __arg(_3_axis, nil), __arg(_4_keepdims, false))",
-              category="core", extension=True,
-              oracle=lambda x, ddof, axis=None, keepdims=False, f=_fn: f(
-                  x, axis=axis, ddof=ddof, keepdims=keepdims),
-              samples=[(np.arange(6.).reshape(2, 3), np.int64(1)),
-                       (np.arange(6.).reshape(2, 3), np.int64(0), np.int64(1))],
-              example=f"{_name}([1.0, 2.0, 3.0], 1)", result="1.0")(_moment(_name, _fn))
 
