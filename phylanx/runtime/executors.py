@@ -48,12 +48,22 @@ class SyncExecutor(Executor):
 
 
 class PoolExecutor(Executor):
-    """A fixed pool of daemon threads with one FIFO queue and help-while-waiting."""
+    """A fixed pool of daemon threads with one FIFO queue and help-while-waiting.
+
+    ``deque.append``/``popleft`` are atomic, so submitting takes no lock; the
+    condition variable is only touched to wake an idle worker.  A worker that
+    misses a wake-up (it counted itself idle just after a submitter looked)
+    wakes on its own within ``_IDLE_WAIT`` seconds, and nothing waits on it
+    meanwhile: a waiter runs unstarted tasks itself.
+    """
+
+    _IDLE_WAIT = 0.01
 
     def __init__(self, num_threads: int):
         self.num_threads = max(1, num_threads)
         self._queue: collections.deque[Future] = collections.deque()
         self._cv = threading.Condition(threading.Lock())
+        self._idle = 0
         self._stop = False
         self._threads = [
             threading.Thread(target=self._worker, name=f"phylanx-worker-{i}", daemon=True)
@@ -63,14 +73,15 @@ class PoolExecutor(Executor):
             t.start()
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
+        if self._stop:
+            raise RuntimeError("executor is shut down")
         future = Future()
         future._task = (lambda: fn(*args)) if args else fn
         future._executor = self
-        with self._cv:
-            if self._stop:
-                raise RuntimeError("executor is shut down")
-            self._queue.append(future)
-            self._cv.notify()
+        self._queue.append(future)
+        if self._idle:
+            with self._cv:
+                self._cv.notify()
         return future
 
     def _pop(self, newest: bool = False) -> Future | None:
@@ -92,16 +103,19 @@ class PoolExecutor(Executor):
 
     def _worker(self) -> None:
         while True:
-            with self._cv:
-                while not self._queue and not self._stop:
-                    self._cv.wait()
-                if self._stop and not self._queue:
-                    return
-                future = self._pop()
-            if future is not None:
-                task = future._claim()
-                if task is not None:
-                    future._run_claimed(task)
+            future = self._pop()
+            if future is None:
+                with self._cv:
+                    if self._stop:
+                        return
+                    if not self._queue:
+                        self._idle += 1
+                        self._cv.wait(self._IDLE_WAIT)
+                        self._idle -= 1
+                continue
+            task = future._claim()
+            if task is not None:
+                future._run_claimed(task)
 
     def shutdown(self) -> None:
         with self._cv:
