@@ -8,10 +8,10 @@ import sys
 import numpy as np
 import pytest
 
+from ..shared_data import shared_file
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-CSV_CANDIDATES = [ROOT.parent / "shared" / "data" / "breast_cancer.csv",
-                  pathlib.Path("/work/shared/data/breast_cancer.csv")]
 
 
 def load(name: str):
@@ -25,10 +25,7 @@ def load(name: str):
 
 
 def breast_cancer_csv() -> pathlib.Path:
-    for path in CSV_CANDIDATES:
-        if path.exists():
-            return path
-    pytest.skip("breast_cancer.csv (shared data) is not available")
+    return shared_file("breast_cancer.csv")
 
 
 def test_lra_on_breast_cancer_csv_matches_numpy():

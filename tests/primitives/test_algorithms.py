@@ -5,8 +5,6 @@ The references follow the definitions of reference §6.2 in the plainest form
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -14,10 +12,8 @@ import phylanx
 from phylanx.errors import PhylanxTypeError, PhylanxValueError
 from phylanx.primitives.registry import lookup
 
+from ..shared_data import shared_file
 from .harness import evaluate_with
-
-BREAST_CANCER = Path("/work/shared/data/breast_cancer.csv")
-
 
 # --- references -----------------------------------------------------------------------------
 
@@ -125,8 +121,7 @@ def test_lra_learns_a_separating_direction():
 
 
 def test_lra_breast_cancer_like_the_original_example():
-    if not BREAST_CANCER.is_file():
-        pytest.skip(f"data set {BREAST_CANCER} is not available on this machine")
+    BREAST_CANCER = shared_file("breast_cancer.csv")
     data = np.loadtxt(BREAST_CANCER, delimiter=",", skiprows=1)
     x, y = data[:, :30], data[:, 30]
     w = evaluate_with(f'block(define(d, file_read_csv("{BREAST_CANCER.as_posix()}")), '

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import pickle
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,7 +10,8 @@ import pytest
 import phylanx
 from phylanx.errors import PhylanxError, PhylanxTypeError, PhylanxValueError
 
-BREAST_CANCER = Path("/work/shared/data/breast_cancer.csv")
+from ..shared_data import shared_file
+
 _STATE = phylanx.execution_tree.compiler_state("test_fileio", "<test_fileio>")
 
 
@@ -129,8 +129,7 @@ def test_csv_errors(tmp_path):
 
 
 def test_breast_cancer_data_set():
-    if not BREAST_CANCER.is_file():
-        pytest.skip(f"data set {BREAST_CANCER} is not available on this machine")
+    BREAST_CANCER = shared_file("breast_cancer.csv")
     data = read_csv(BREAST_CANCER)
     assert data.shape == (569, 31)
     np.testing.assert_array_equal(data, np.loadtxt(BREAST_CANCER, delimiter=",", skiprows=1))
