@@ -93,8 +93,9 @@ class ExpressionMixin(NumpyMixin):
             if part.conversion not in (-1, ord("s")):
                 raise self.error(part, "only !s conversions are supported in f-strings; write "
                                        "{x} or {x!s} instead (repr() has no PhySL twin)")
-            if part.conversion == ord("s"):
-                value = self.call("string", [value], part)
+            if part.conversion == ord("s") or not spec:
+                # Python's str(): lists of numbers show as [1, 2], not as NumPy scalars
+                value = self.call("__pystr", [value], part)
             fmt.append("{" + spec + "}")
             args.append(value)
         return self.call("format", [self.lit("".join(fmt), node), *args], node)
@@ -349,11 +350,12 @@ class ExpressionMixin(NumpyMixin):
 
     def builtin_call(self, name, node):
         if name == "print":
-            for k in node.keywords:
-                if k.arg in ("sep", "end", "file", "flush"):
-                    raise self.error(k, f"print(..., {k.arg}=...) is not supported; print "
-                                        "one formatted string (an f-string) instead")
-            return self.call("cout", self.arguments(node), node)
+            return self.print_call(node)
+        if name == "str" and len(node.args) + len(node.keywords) != 1:
+            if node.args or node.keywords:
+                raise self.error(node, "only str(x) of one value is supported; use an f-string "
+                                       "to join several values")
+            return self.lit("", node)
         if name in ("list", "tuple", "dict") and not node.args and not node.keywords:
             return self.call("list" if name != "dict" else "dict", [], node)
         if name in ("max", "min") and node.keywords:
@@ -372,6 +374,19 @@ class ExpressionMixin(NumpyMixin):
                                         "Phylanx function")
         self.need_primitive(prim, node.func, f"the built-in '{name}'")
         return self.call(prim, self.arguments(node), node)
+
+    def print_call(self, node):
+        """``print(*values, sep=s, end=e)`` -> ``__print(s, e, values...)`` (Python's text)."""
+        keywords = {"sep": self.lit(None, node), "end": self.lit(None, node)}
+        for k in node.keywords:
+            if k.arg == "flush":
+                continue   # every print is flushed
+            if k.arg not in keywords:
+                raise self.error(k, f"print(..., {k.arg}=...) is not supported; print to "
+                                    "stdout, or return the values and write them in Python")
+            keywords[k.arg] = self.expr(k.value)
+        values = self.arguments(node, skip_keywords=("sep", "end", "flush"))
+        return self.call("__print", [keywords["sep"], keywords["end"], *values], node)
 
     def extreme_with_keywords(self, name, node):
         """``max(items, key=f, default=d)`` -> ``__best(items, f, true, d, true)``."""

@@ -81,7 +81,7 @@ MATH_CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf,
 
 #: Python built-in functions -> primitive
 BUILTIN_CALLS: dict[str, str] = {
-    "len": "__len", "print": "cout", "abs": "absolute", "range": "range", "str": "string",
+    "len": "__len", "print": "__print", "abs": "absolute", "range": "range", "str": "__pystr",
     "list": "__pylist",
     "tuple": "__pylist", "enumerate": "__enumerate", "zip": "__zip", "sum": "__pysum",
     "max": "__pymax", "min": "__pymin", "sorted": "__sorted", "reversed": "__reversed",

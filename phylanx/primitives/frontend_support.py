@@ -286,6 +286,10 @@ def round_(x, ndigits=None):
         if isinstance(x, np.ndarray) and x.ndim:
             return np.round(x)
         return np.int64(round(float(x)))
+    if type(x) is float:
+        # a Python float: Python rounds its exact binary value (round(3.55, 1) is 3.5);
+        # NumPy (and so round() of an np.float64 in Python too) scales first: 3.6
+        return np.float64(round(x, int(ndigits)))
     return scalarize(np.round(x, int(ndigits)))
 
 
