@@ -3,7 +3,8 @@
 The file is run as a module named ``__phylanx_translate__`` (so its
 ``if __name__ == "__main__":`` block does not run); each decorated function
 found in it is translated and printed, in source order, after a comment line
-naming it.  Translation errors are printed located, and the exit status is 1.
+naming it; the plain Python functions it calls are translated with it and printed
+before it.  Translation errors are printed located, and the exit status is 1.
 """
 from __future__ import annotations
 
@@ -60,16 +61,29 @@ def main(argv: list[str] | None = None) -> int:
     if not found:
         print(f"no @Phylanx functions found in {args.file}", file=sys.stderr)
         return 1
-    status = 0
+    status, shown = 0, set()
     for dec in found:
-        try:
-            text = pretty(dec.generate_ast()[0])
-        except PhylanxError as e:
-            print(f"error: {e}", file=sys.stderr)
-            status = 1
-            continue
-        print(f"# {dec.__name__} ({args.file}:{dec.python.__code__.co_firstlineno})")
-        print(text)
+        status |= _show(dec, shown)
+    return status
+
+
+def _show(dec, shown: set) -> int:
+    """Print the PhySL of ``dec`` after that of the plain Python functions it calls (they
+    are translated with it); 1 if any of them cannot be translated."""
+    if id(dec) in shown:
+        return 0
+    shown.add(id(dec))
+    try:
+        text = pretty(dec.generate_ast()[0])
+    except PhylanxError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    status = 0
+    for dep in dec.translation.deps:
+        if dep is not dec:
+            status |= _show(dep, shown)
+    print(f"# {dec.__name__} ({dec.file}:{dec.python.__code__.co_firstlineno})")
+    print(text)
     return status
 
 

@@ -184,6 +184,21 @@ def test_translate_cli_reports_located_errors(tmp_path, capsys):
     assert f"{src}:5:5" in capsys.readouterr().err
 
 
+def test_translate_cli_shows_plain_helpers_and_their_errors(tmp_path, capsys):
+    # a plain function called from a decorated one is translated too: its PhySL is shown,
+    # and what cannot be translated in it is a located error, not a silent success
+    src = tmp_path / "helpers.py"
+    src.write_text("import numpy as np\nfrom phylanx import Phylanx\n\n"
+                   "def scale(x):\n    return 2 * x\n\n"
+                   "def interp(x):\n    return np.interp(x, x, x)\n\n"
+                   "@Phylanx\ndef good(x):\n    return scale(x)\n\n"
+                   "@Phylanx\ndef bad(x):\n    return interp(x)\n")
+    assert translate_main([str(src)]) == 1
+    out, err = capsys.readouterr()
+    assert "# scale" in out and "2 * x" in out and "# good" in out
+    assert f"{src}:8:12" in err and "np.interp" in err
+
+
 @pytest.mark.parametrize("bad", ["np.fft.fft(x)", "x.unknown()", "np.newaxis"])
 def test_unsupported_expressions_raise_syntax_errors(bad):
     namespace = {"Phylanx": Phylanx, "np": np}
