@@ -14,7 +14,13 @@ from functools import reduce
 
 import numpy as np
 
-from ..errors import PhylanxError, PhylanxTypeError, PhylanxValueError
+from ..errors import (
+    PhylanxAssertionError,
+    PhylanxError,
+    PhylanxRuntimeError,
+    PhylanxTypeError,
+    PhylanxValueError,
+)
 from ..values import NEWAXIS, call, scalarize, truth, type_name
 from .controls import iterate
 from .dtypes import to_dtype
@@ -146,6 +152,8 @@ def array(x, dtype=None, copy=True):
 def pycast(x, dtype):
     """``float(x)``, ``int(x)``, ``bool(x)``, ``np.float32(x)``: a NumPy scalar of ``dtype``."""
     dt = to_dtype(dtype)
+    if dt.kind == "b" and isinstance(x, (str, list, tuple, dict, range)):
+        return np.bool_(len(x) > 0)   # Python truth: a container is true when not empty
     if isinstance(x, str):
         try:
             return dt.type(float(x) if dt.kind == "f" else int(x))
@@ -376,13 +384,22 @@ def check_unpack(value, count):
            result="1")
 def raise_(kind, message):
     """``raise ValueError(message)``: a located Phylanx error of the matching kind."""
-    cls = {"ValueError": PhylanxValueError, "TypeError": PhylanxTypeError,
-           "IndexError": PhylanxValueError, "KeyError": PhylanxValueError,
-           "ZeroDivisionError": PhylanxValueError}.get(kind)
     text = f"{kind}: {message}" if message != "" else kind
-    if cls is None:
-        raise PhylanxError(text)
-    raise cls(text)
+    raise _RAISED.get(kind, PhylanxError)(text)
+
+
+def _raised_class(builtin: type) -> type:
+    # both a Phylanx error (located by the evaluator) and the Python built-in, so
+    # `except KeyError:` around the call catches it as it would the undecorated function's
+    return type(f"Phylanx{builtin.__name__}", (PhylanxRuntimeError, builtin),
+                {"__doc__": f"``raise {builtin.__name__}(...)`` inside a Phylanx function."})
+
+
+_RAISED = {"ValueError": PhylanxValueError, "TypeError": PhylanxTypeError,
+           "AssertionError": PhylanxAssertionError,
+           **{cls.__name__: _raised_class(cls) for cls in (
+               IndexError, KeyError, ZeroDivisionError, RuntimeError, NotImplementedError,
+               ArithmeticError)}}
 
 
 @primitive("__newaxis", "__newaxis()", category="core", extension=True,

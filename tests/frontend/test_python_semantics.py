@@ -1,0 +1,89 @@
+"""Corners of Python semantics, each decorated function against its ``.python``.
+
+Augmented assignment to subscripts (evaluated once, arrays changed in place), ``bool()``
+of containers, and built-in exceptions raised inside a decorated function keep their
+Python class so ``except KeyError`` around the call works.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from phylanx import Phylanx
+
+from .helpers import check
+
+EVALUATED: list = []
+
+
+def position(i):
+    EVALUATED.append(i)
+    return i
+
+
+@Phylanx
+def bump_at_computed_index(items, i):
+    items[position(i)] += 10
+    return items
+
+
+@pytest.mark.parametrize("items", [[1, 2, 3], np.array([1.0, 2.0, 3.0])])
+def test_augmented_subscript_evaluates_its_index_once(items):
+    EVALUATED.clear()
+    want = bump_at_computed_index.python(items.copy(), -1)
+    assert EVALUATED == [-1]
+    EVALUATED.clear()
+    got = bump_at_computed_index(items, -1)
+    assert EVALUATED == [-1]
+    assert np.array_equal(got, want)
+
+
+@Phylanx
+def bump_array_kept_in_a_list(a, m):
+    arrays = [a, m]
+    arrays[0] += 1
+    arrays[1][0] *= 2   # a row of m, changed in place
+    return a, m
+
+
+def test_augmented_subscript_changes_an_array_element_in_place():
+    a, m = np.zeros(2), np.ones((2, 2))
+    got = check(bump_array_kept_in_a_list, a, m)
+    assert got[0] is a and np.array_equal(a, [1.0, 1.0]) and np.array_equal(m[0], [2.0, 2.0])
+
+
+@Phylanx
+def truth_of_containers(items, mapping, text):
+    return bool(items), bool(mapping), bool(text), bool([]), bool([0]), bool({}), bool("")
+
+
+@pytest.mark.parametrize("items, mapping, text", [([], {}, ""), ([0.0], {"a": 0}, "x"),
+                                                  ([1, 2], {}, "no")])
+def test_bool_of_lists_dicts_and_strings_is_python_truth(items, mapping, text):
+    check(truth_of_containers, items, mapping, text)
+
+
+@Phylanx
+def raising(kind):
+    if kind == "key":
+        raise KeyError("missing")
+    if kind == "index":
+        raise IndexError("too far")
+    if kind == "zero":
+        raise ZeroDivisionError("divide")
+    if kind == "runtime":
+        raise RuntimeError("failed")
+    if kind == "not_implemented":
+        raise NotImplementedError("later")
+    raise ValueError("bad")
+
+
+@pytest.mark.parametrize("kind, cls", [("key", KeyError), ("index", IndexError),
+                                       ("zero", ZeroDivisionError), ("runtime", RuntimeError),
+                                       ("not_implemented", NotImplementedError),
+                                       ("other", ValueError)])
+def test_raised_builtin_exceptions_keep_their_python_class(kind, cls):
+    with pytest.raises(cls):
+        raising.python(kind)
+    with pytest.raises(cls, match="raising|missing|too far|divide|failed|later|bad"):
+        raising(kind)
