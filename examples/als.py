@@ -27,10 +27,14 @@ def synthetic(users=20, items=15, factors=3, seed=3):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--factors", type=int, default=3)
-    parser.add_argument("--iterations", type=int, default=10)
-    parser.add_argument("--reg", type=float, default=0.1)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--factors", type=int, default=3,
+                        help="latent factors per user and per item")
+    parser.add_argument("--iterations", type=int, default=10,
+                        help="alternating least-squares sweeps")
+    parser.add_argument("--reg", type=float, default=0.1,
+                        help="ridge regularisation weight")
     args = parser.parse_args(argv)
     ratings = synthetic(factors=args.factors)
     rng = np.random.default_rng(0)

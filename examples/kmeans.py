@@ -37,9 +37,12 @@ def blobs(k=3, per=50, seed=2):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--k", type=int, default=3)
-    parser.add_argument("--iterations", type=int, default=10)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--k", type=int, default=3,
+                        help="clusters (and generated blobs)")
+    parser.add_argument("--iterations", type=int, default=10,
+                        help="assignment/update rounds")
     args = parser.parse_args(argv)
     points, _ = blobs(args.k)
     initial = points[:: len(points) // args.k][: args.k].copy()

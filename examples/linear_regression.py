@@ -32,9 +32,12 @@ def synthetic(n=400, d=5, seed=1):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--iterations", type=int, default=500)
-    parser.add_argument("--alpha", type=float, default=0.05)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--iterations", type=int, default=500,
+                        help="gradient steps")
+    parser.add_argument("--alpha", type=float, default=0.05,
+                        help="learning rate")
     args = parser.parse_args(argv)
     x, y, true_w = synthetic()
     w, b = linear_regression(x, y, args.alpha, args.iterations)

@@ -37,7 +37,8 @@ def accuracy(x, y, weights) -> float:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--iterations", type=int, default=750, help="gradient steps")
     parser.add_argument("--alpha", type=float, default=1e-3, help="learning rate")
     parser.add_argument("--csv", help="CSV file: header line, features, label in last column")

@@ -35,10 +35,12 @@ def predict(x, w1, w2):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hidden", type=int, default=16)
-    parser.add_argument("--epochs", type=int, default=300)
-    parser.add_argument("--lr", type=float, default=0.5)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--hidden", type=int, default=16, help="hidden units")
+    parser.add_argument("--epochs", type=int, default=300,
+                        help="full-batch gradient steps")
+    parser.add_argument("--lr", type=float, default=0.5, help="learning rate")
     parser.add_argument("--csv", help="CSV file: header line, features, label in last column")
     args = parser.parse_args(argv)
     x, y, what = breast_cancer(args.csv)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib.util
 import pathlib
+import re
 import sys
 
 import numpy as np
@@ -84,4 +85,10 @@ def test_examples_have_help(name, capsys):
     with pytest.raises(SystemExit) as info:
         load(name).main(["--help"])
     assert info.value.code == 0
-    assert "usage" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "usage" in text
+    # a first-time user learns what each option does and its default
+    entries = re.split(r"\n  (?=--)", text.split("options:")[1])[1:]
+    assert entries
+    for entry in entries:
+        assert "(default:" in " ".join(entry.split()), entry
