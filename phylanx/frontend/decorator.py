@@ -14,6 +14,7 @@ import functools
 import inspect
 import itertools
 import linecache
+import re
 import textwrap
 import threading
 import types
@@ -147,6 +148,25 @@ def _lambda_in_file(fn, file: str):
     return None
 
 
+_STRING_OPENING = re.compile(r"[rRuU]?(\"\"\"|'''|\"|')")
+
+
+def _docstring_source(fn):
+    """(docstring node, file, PhySL text, locator) of a ``doc_src`` function; the text
+    stands at the docstring's own lines and columns, so PhySL errors point into the file."""
+    node, file, offset, indent, _ = _function_source(fn)
+    locator = checks.Locator(file, offset, None, indent)
+    doc = node.body[0] if node.body else None
+    if not (isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant)
+            and isinstance(doc.value.value, str)):
+        raise locator.error(node, "@Phylanx(doc_src=True) needs a docstring holding the "
+                                  "PhySL source, e.g. \"\"\"define(f, x, x + 1)\"\"\"")
+    line, col = doc.lineno + offset, doc.col_offset + indent
+    opening = _STRING_OPENING.match(linecache.getline(file, line)[col:])
+    col += opening.end() if opening else 0
+    return doc, file, "\n" * (line - 1) + " " * col + doc.value.value, locator
+
+
 class PhylanxDecorator:
     """The object ``@Phylanx`` returns (the original's ``_PhylanxDecorator``)."""
 
@@ -185,8 +205,7 @@ class PhylanxDecorator:
         self._doc_src = options.get("doc_src", False)
         startatlineone = options.get("startatlineone", PhylanxSession.startatlineone)
         if self._doc_src:
-            self._node, self.file, text = None, fn.__code__.co_filename, None
-            self.locator = checks.Locator(self.file)
+            self._node, self.file, text, self.locator = _docstring_source(fn)
         else:
             self._node, self.file, offset, indent, text = _function_source(fn)
             if startatlineone:
@@ -215,10 +234,7 @@ class PhylanxDecorator:
         if self.print_progress:
             print(f"physl: compiling {self.__name__}({self.file})")
         if self._doc_src:
-            from ..language import parse
-            from .translator import Translation
-            program = parse(inspect.getdoc(self.python) or "", self.file)
-            return Translation(program, self.python.__name__)
+            return self._docstring_translation()
         defaults = {p.name: p.default for p in self._signature.parameters.values()
                     if p.default is not inspect.Parameter.empty}
         # Translated once per function and kept on this object.  There is no on-disk
@@ -226,6 +242,20 @@ class PhylanxDecorator:
         # than reading and validating a cache entry would save.
         return translate(self._node, self.python, self.locator, self.state_name,
                          linker_of(self.state), defaults)
+
+    def _docstring_translation(self):
+        from ..language import parse
+        from .translator import Translation
+        program = parse(self._source_text, self.file)
+        name = self.python.__name__
+        defined = [e.args[0].name for e in program.body if isinstance(e, past.Call)
+                   and e.func == "define" and e.args and isinstance(e.args[0], past.Identifier)]
+        if name not in defined:
+            also = f"; it defines {', '.join(defined)}" if defined else ""
+            raise self.locator.error(self._node, "the PhySL docstring of a doc_src function "
+                                     f"must define '{name}', e.g. define({name}, x, x + 1)"
+                                     + also)
+        return Translation(program, name)
 
     def _ensure_compiled(self) -> None:
         if self._compiled:

@@ -161,6 +161,35 @@ def test_doc_src_uses_the_docstring_as_physl():
     assert h(2) == 20
 
 
+@Phylanx(doc_src=True)
+def doc_defines_another_name(x):
+    """define(other_name, x, x)"""
+
+
+@Phylanx(doc_src=True)
+def doc_does_not_parse(x):
+    """
+    define(doc_does_not_parse, x,
+           x + )
+    """
+
+
+def test_doc_src_errors_point_into_the_docstring():
+    here = doc_does_not_parse.python.__code__.co_firstlineno
+    with pytest.raises(phylanx.PhylanxSyntaxError, match=f"test_api.py:{here + 4}:16"):
+        doc_does_not_parse(1)
+    with pytest.raises(phylanx.PhylanxSyntaxError, match="must define 'doc_defines_another_name'"
+                       ".*it defines other_name"):
+        doc_defines_another_name(1)
+
+
+def test_doc_src_without_a_docstring_is_an_error_at_decoration():
+    with pytest.raises(phylanx.PhylanxSyntaxError, match="needs a docstring"):
+        @Phylanx(doc_src=True)
+        def no_docstring(x):
+            return x
+
+
 def test_public_imports():
     assert phylanx.Phylanx is Phylanx
     assert list(prange(3)) == [0, 1, 2]
