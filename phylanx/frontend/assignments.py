@@ -72,15 +72,6 @@ class AssignmentMixin:
             return out
         raise self.error(t, "augmented assignment needs a name or a subscript target")
 
-    def pinned(self, expr, node, out: list):
-        """``expr``, or a temporary holding its value (defined in ``out``) when evaluating
-        it twice could differ or repeat a side effect."""
-        if _is_pure(expr):
-            return expr
-        tmp = self.temp(node)
-        out.append(self.define(tmp, expr, node))
-        return self.ident(tmp, node)
-
     def binary_primitive(self, node) -> str:
         from .tables import BINARY_OPS
         prim = BINARY_OPS[type(node.op)]
@@ -133,11 +124,3 @@ class AssignmentMixin:
         if self.declared_anywhere(name):
             return self.call("store", [self.ident(name, node), value], node)
         return self.define(name, value, node)
-
-
-def _is_pure(expr) -> bool:
-    """A name, a literal or a list of them: evaluating it again gives the same value."""
-    if isinstance(expr, (past.Identifier, past.Literal, past.ArrayLiteral)):
-        return True
-    return isinstance(expr, past.Call) and expr.func in ("list", "__newaxis", "__ellipsis") \
-        and all(_is_pure(a) for a in expr.args)

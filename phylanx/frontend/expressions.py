@@ -14,7 +14,7 @@ from ..compiler.compiler import CONSTANTS
 from ..language import ast as past
 from ..primitives import registry
 from . import tables
-from .numpy_calls import NumpyMixin, array_literal, positional_keywords
+from .numpy_calls import NumpyMixin, array_literal
 from .resolve import Kind
 
 #: primitives printed as infix operators in the generated PhySL (easier to read)
@@ -133,20 +133,28 @@ class ExpressionMixin(NumpyMixin):
         return result
 
     def x_Compare(self, node):
-        parts, left = [], node.left
-        for op, right in zip(node.ops, node.comparators):
-            parts.append(self.compare(op, left, right, node))
-            left = right
-        return parts[0] if len(parts) == 1 else self.call("__and", parts, node)
+        return self.comparison_chain(self.expr(node.left), node, 0)
+
+    def comparison_chain(self, left, node, i: int):
+        """``a < b < c``: ``b`` is evaluated once, and ``c`` only when ``a < b`` holds."""
+        op, right = node.ops[i], self.expr(node.comparators[i])
+        if i == len(node.ops) - 1:
+            return self.compare(op, left, right, node)
+        out: list = []
+        right = self.pinned(right, node.comparators[i], out)
+        test = self.call("__and", [self.compare(op, left, right, node),
+                                   self.comparison_chain(right, node, i + 1)], node)
+        return self.call("block", [*out, test], node) if out else test
 
     def compare(self, op, left, right, node):
+        """One comparison of the translated operands ``left`` and ``right``."""
         if isinstance(op, (ast.In, ast.NotIn)):
-            test = self.call("__contains", [self.expr(right), self.expr(left)], node)
+            test = self.call("__contains", [right, left], node)
             return self.call("__not", [test], node) if isinstance(op, ast.NotIn) else test
         if isinstance(op, (ast.Is, ast.IsNot)):
-            test = self.call("__is", [self.expr(left), self.expr(right)], node)
+            test = self.call("__is", [left, right], node)
             return self.call("__not", [test], node) if isinstance(op, ast.IsNot) else test
-        return self.call(tables.COMPARE_OPS[type(op)], [self.expr(left), self.expr(right)], node)
+        return self.call(tables.COMPARE_OPS[type(op)], [left, right], node)
 
     def x_IfExp(self, node):
         return self.call("if", [self.expr(node.test), self.expr(node.body),
@@ -419,7 +427,7 @@ class ExpressionMixin(NumpyMixin):
             keywords = [a for a in args if isinstance(a, past.KeywordArg)]
             args = [self.call("list", positional, node), *keywords]
         # x.argmin(axis=1) -> argmin(x, 1) when the primitive takes axis by position only
-        return self.call(prim, positional_keywords(prim, method, [receiver, *args]), node)
+        return self.keyword_call(prim, method, [receiver, *args], node)
 
 def local_name(name: str) -> str:
     """The PhySL name of a Python local: names of primitives and constants get a ``_``

@@ -23,6 +23,29 @@ from . import tables
 class NumpyMixin:
     """NumPy call rules; mixed into the expression translator."""
 
+    def pinned(self, expr, node, out: list):
+        """``expr``, or a temporary holding its value (defined in ``out``) when evaluating
+        it twice could differ or repeat a side effect."""
+        if is_pure(expr):
+            return expr
+        tmp = self.temp(node)
+        out.append(self.define(tmp, expr, node))
+        return self.ident(tmp, node)
+
+    def keyword_call(self, prim: str, dotted: str, args: list, node):
+        """``prim(args)`` with the NumPy keywords it takes by position moved into place;
+        arguments with effects are still evaluated in the order written, as in Python
+        (``np.clip(x, a_max=f(), a_min=g())`` calls f first)."""
+        moved = positional_keywords(prim, dotted, args)
+        effects = [id(_value(a)) for a in args if not is_pure(_value(a))]
+        if [id(_value(a)) for a in moved if not is_pure(_value(a))] == effects:
+            return self.call(prim, moved, node)
+        out: list = []
+        args = [past.KeywordArg(a.name, self.pinned(a.value, node, out), a.loc)
+                if isinstance(a, past.KeywordArg) else self.pinned(a, node, out) for a in args]
+        return self.call("block", [*out, self.call(prim, positional_keywords(prim, dotted, args),
+                                                    node)], node)
+
     def numpy_name(self, dotted: str, node) -> str:
         prim = tables.NUMPY_RENAMES.get(dotted) or dotted.rsplit(".", 1)[-1]
         if registry.lookup(prim) is None:
@@ -43,7 +66,7 @@ class NumpyMixin:
             return self.call("__pycast", [*self.arguments(node),
                                           self.lit(tables.NUMPY_DTYPES[dotted], node)], node)
         prim = self.numpy_name(dotted, node.func)
-        return self.call(prim, positional_keywords(prim, dotted, self.arguments(node)), node)
+        return self.keyword_call(prim, dotted, self.arguments(node), node)
 
     def _filled(self, value, node, like=False):
         args = self.arguments(node)
@@ -164,7 +187,7 @@ class NumpyMixin:
         if len(positional) == 2 and not any(isinstance(a, past.KeywordArg) and a.name == "mode"
                                             for a in args):
             args.insert(2, self.lit("constant", node))   # NumPy's default mode
-        return self.call("pad", positional_keywords("pad", "pad", args), node)
+        return self.keyword_call("pad", "pad", args, node)
 
     def np_size(self, node):
         bound = _bind(node, ("a", "axis"), self)
@@ -234,6 +257,18 @@ def positional_keywords(prim: str, dotted: str, args: list) -> list:
         else:
             rest.append(kw)   # the compiler reports it as an unknown keyword, located
     return out + rest
+
+
+def is_pure(expr) -> bool:
+    """A name, a literal or a list of them: evaluating it again gives the same value."""
+    if isinstance(expr, (past.Identifier, past.Literal, past.ArrayLiteral)):
+        return True
+    return isinstance(expr, past.Call) and expr.func in ("list", "__newaxis", "__ellipsis") \
+        and all(is_pure(a) for a in expr.args)
+
+
+def _value(arg):
+    return arg.value if isinstance(arg, past.KeywordArg) else arg
 
 
 def _bind(node, names, tr) -> dict:

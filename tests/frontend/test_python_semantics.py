@@ -87,3 +87,29 @@ def test_raised_builtin_exceptions_keep_their_python_class(kind, cls):
         raising.python(kind)
     with pytest.raises(cls, match="raising|missing|too far|divide|failed|later|bad"):
         raising(kind)
+
+
+@Phylanx
+def chained_comparison(x):
+    return 0 < position(x) < 10, 5 < position(x) < position(-x) < 100
+
+
+@pytest.mark.parametrize("x", [3, 7, 20])
+def test_chained_comparison_evaluates_each_operand_once_and_stops_early(x):
+    EVALUATED.clear()
+    want = chained_comparison.python(x)
+    evaluated_by_python = list(EVALUATED)
+    EVALUATED.clear()
+    assert chained_comparison(x) == want
+    assert EVALUATED == evaluated_by_python
+
+
+@Phylanx
+def keywords_out_of_order(x):
+    return np.clip(x, a_max=position(3), a_min=position(1)), np.sum(x, keepdims=True, axis=0)
+
+
+def test_numpy_keywords_are_evaluated_in_the_order_written():
+    EVALUATED.clear()
+    check(keywords_out_of_order, np.arange(6.0))
+    assert EVALUATED == [3, 1, 3, 1]   # the Python original, then the decorated function
