@@ -37,6 +37,19 @@ class _NewAxis:
 NEWAXIS = _NewAxis()
 
 
+class Deferred:
+    """A value still being computed: the base of ``runtime.futures.Future``.
+
+    Declared here so conversions (:func:`to_python`, :func:`display`, :func:`call`)
+    can wait for an ``async`` value without importing the runtime.
+    """
+
+    __slots__ = ()
+
+    def result(self, timeout: float | None = None) -> Any:
+        raise NotImplementedError
+
+
 class ControlSignal(Exception):  # noqa: N818 - not an error, a jump
     """Base of the jumps used for ``break``, ``continue`` and early ``return``."""
 
@@ -169,6 +182,8 @@ def call(fn: Any, *args: Any) -> Any:
         return fn.invoke(args)
     if callable(fn):
         return fn(*args)
+    if isinstance(fn, Deferred):   # ``async(lambda(...))``
+        return call(fn.result(), *args)
     raise PhylanxTypeError(f"a {type_name(fn)} is not a function and cannot be called")
 
 
@@ -252,12 +267,14 @@ def to_python(value: Any) -> Any:
         return list(map(np.int64, value))
     if t is dict:
         return {k: to_python(v) for k, v in value.items()}
+    if isinstance(value, Deferred):   # ``async`` values reach Python as their values
+        return to_python(value.result())
     return value
 
 
 __all__ = [
-    "Builtin", "Function", "PhylanxError", "call", "from_python", "scalarize", "to_python",
-    "truth", "type_name",
+    "Builtin", "Deferred", "Function", "PhylanxError", "call", "from_python", "scalarize",
+    "to_python", "truth", "type_name",
 ]
 
 
@@ -274,4 +291,6 @@ def display(value: Any) -> str:
         return value
     if isinstance(value, np.ndarray):
         return np.array2string(value, separator=", ") if value.ndim else str(value[()])
+    if isinstance(value, Deferred):
+        return display(value.result())
     return str(value)

@@ -20,7 +20,7 @@ from ..language import ast
 from ..primitives import registry
 from ..runtime.nodes import Node, build_eager, constant
 from ..source import SourceLoc
-from ..values import Builtin, ControlSignal, Function
+from ..values import Builtin, ControlSignal, Deferred, Function
 from . import binding, scopes
 
 #: named constants of §2.1 (a local variable of the same name shadows them)
@@ -267,6 +267,8 @@ def call_value(fn: Any, args: list, kwargs: dict | None, name: str) -> Any:
         return fn.invoke(args, kwargs)
     if callable(fn):
         return fn(*args, **(kwargs or {}))
+    if isinstance(fn, Deferred):   # ``define(f, async(lambda(...)))``
+        return call_value(fn.result(), args, kwargs, name)
     from ..errors import PhylanxTypeError
     from ..values import type_name
     raise PhylanxTypeError(f"'{name}' is a {type_name(fn)}, not a function")

@@ -10,6 +10,7 @@ from ..language import ast
 from ..primitives import indexing
 from ..primitives.controls import iterate
 from ..primitives.registry import primitive
+from ..runtime.futures import resolve_deep
 from ..values import BreakSignal, ContinueSignal, Function
 from ..values import call as call_fn
 from . import scopes
@@ -168,13 +169,14 @@ def store(compiler, call, scope):
         node = compiler.new_node("store", call.loc, (base, *indices, value), instance=kind)
 
         def run(frame):
-            container = base.run(frame)
-            idx = [i.run(frame) for i in indices]
+            # ``async`` values are resolved here, where they are consumed
+            container = resolve_deep(base.run(frame))
+            idx = [resolve_deep(i.run(frame)) for i in indices]
             if kind == "tuple_slice":
                 idx = list(idx[0]) if idx else []
             elif kind != "slice":
                 idx = indexing.axis_indices(kind, container, idx)
-            indexing.put(container, idx, value.run(frame))
+            indexing.put(container, idx, resolve_deep(value.run(frame)))
         return node.set_run(located(node, run))
     raise PhylanxCompileError(
         "store target must be a variable or a slice of one "

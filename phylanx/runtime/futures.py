@@ -8,10 +8,13 @@ helps the executor run other queued tasks while it waits.
 """
 from __future__ import annotations
 
+import operator
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
+
+from ..values import Deferred, truth
 
 _PENDING, _RUNNING, _DONE = 0, 1, 2
 
@@ -20,7 +23,7 @@ class FutureTimeoutError(TimeoutError):
     pass
 
 
-class Future:
+class Future(Deferred):
     """The eventual value of a computation."""
 
     __slots__ = ("_state", "_value", "_error", "_lock", "_event", "_callbacks", "_task",
@@ -122,10 +125,53 @@ class Future:
                 raise FutureTimeoutError("timed out waiting for a future")
             event.wait(0.001 if remaining is None else min(0.001, remaining))
 
+    # -- used as its value ------------------------------------------------
+    # ``async`` values are "resolved when consumed" (§3 of the reference).  Kernels
+    # that reject a future are retried with its value (nodes.node_failed); the
+    # conversions below make the rest see the value instead of silently using the
+    # future object: NumPy (``__array__``, ``__float__``, ``__index__``), truth
+    # tests and comparisons, which Python would otherwise answer by identity.
     def __bool__(self) -> bool:
-        # ``if(async(...), ...)``: the truth of a future is the truth of its value
-        from ..values import truth
         return truth(self.result())
+
+    def __array__(self, dtype=None, copy=None):
+        import numpy as np
+        return np.asarray(self.result(), dtype=dtype)
+
+    def __float__(self) -> float:
+        return float(self.result())
+
+    def __int__(self) -> int:
+        return int(self.result())
+
+    def __index__(self) -> int:
+        return operator.index(self.result())
+
+    def __complex__(self) -> complex:
+        return complex(self.result())
+
+    def __format__(self, spec: str) -> str:
+        return format(self.result(), spec)
+
+    def __eq__(self, other):
+        return self.result() == resolve(other)
+
+    def __ne__(self, other):
+        return self.result() != resolve(other)
+
+    def __lt__(self, other):
+        return self.result() < resolve(other)
+
+    def __le__(self, other):
+        return self.result() <= resolve(other)
+
+    def __gt__(self, other):
+        return self.result() > resolve(other)
+
+    def __ge__(self, other):
+        return self.result() >= resolve(other)
+
+    __hash__ = object.__hash__   # identity, as before (futures sit in queues)
 
     def __repr__(self) -> str:
         state = ("pending", "running", "done")[self._state]
@@ -143,3 +189,31 @@ def ready(value: Any) -> Future:
 def resolve(value: Any) -> Any:
     """The value itself, or the result of a future."""
     return value.result() if type(value) is Future else value
+
+
+def resolve_deep(value: Any) -> Any:
+    """Like :func:`resolve`, also inside lists, tuples and dictionaries (``list(async(1))``)."""
+    t = type(value)
+    if t is Future:
+        return resolve_deep(value.result())
+    if t is list or t is tuple:
+        items = [resolve_deep(v) for v in value]
+        if all(a is b for a, b in zip(items, value)):
+            return value      # nothing to resolve: keep the very object (aliasing)
+        return items if t is list else tuple(items)
+    if t is dict:
+        items = {k: resolve_deep(v) for k, v in value.items()}
+        return value if all(items[k] is v for k, v in value.items()) else items
+    return value
+
+
+def holds_future(value: Any) -> bool:
+    """True if ``value`` is a future or a list/tuple/dict holding one (at any depth)."""
+    t = type(value)
+    if t is Future:
+        return True
+    if t is list or t is tuple:
+        return any(holds_future(v) for v in value)
+    if t is dict:
+        return any(holds_future(v) for v in value.values())
+    return False

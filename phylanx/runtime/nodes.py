@@ -24,7 +24,7 @@ from ..errors import (
 from ..source import SourceLoc
 from ..values import ControlSignal, type_name
 from .executors import get_executor
-from .futures import Future
+from .futures import Future, holds_future, resolve_deep
 
 
 class Node:
@@ -172,8 +172,6 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
         def run(frame):
             try:
                 return impl()
-            except PhylanxError as e:
-                raise node.locate(e)
             except ControlSignal:
                 raise
             except Exception as e:
@@ -185,8 +183,6 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             x = frame[i]
             try:
                 return impl(x)
-            except PhylanxError as e:
-                raise node.locate(e)
             except ControlSignal:
                 raise
             except Exception as e:
@@ -198,8 +194,6 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             x = a.run(frame)
             try:
                 return impl(x)
-            except PhylanxError as e:
-                raise node.locate(e)
             except ControlSignal:
                 raise
             except Exception as e:
@@ -214,8 +208,6 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
                 args = (a.run(frame), b.run(frame))
             try:
                 return impl(*args)
-            except PhylanxError as e:
-                raise node.locate(e)
             except ControlSignal:
                 raise
             except Exception as e:
@@ -228,8 +220,6 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             x = frame[i]
             try:
                 return impl(x, bv)
-            except PhylanxError as e:
-                raise node.locate(e)
             except ControlSignal:
                 raise
             except Exception as e:
@@ -241,8 +231,6 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             x, y = frame[i], frame[j]
             try:
                 return impl(x, y)
-            except PhylanxError as e:
-                raise node.locate(e)
             except ControlSignal:
                 raise
             except Exception as e:
@@ -254,8 +242,6 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             x = a.run(frame)
             try:
                 return impl(x, bv)
-            except PhylanxError as e:
-                raise node.locate(e)
             except ControlSignal:
                 raise
             except Exception as e:
@@ -267,8 +253,6 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             y = b.run(frame)
             try:
                 return impl(av, y)
-            except PhylanxError as e:
-                raise node.locate(e)
             except ControlSignal:
                 raise
             except Exception as e:
@@ -281,8 +265,6 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
                 args = [c.run(frame) for c in children]
             try:
                 return impl(*args)
-            except PhylanxError as e:
-                raise node.locate(e)
             except ControlSignal:
                 raise
             except Exception as e:
@@ -296,15 +278,24 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
 
 
 def node_failed(node: Node, impl: Callable[..., Any], args, exc: Exception) -> Any:
-    """A kernel raised ``exc``: retry once if an operand was a future, else locate it."""
-    if any(type(a) is Future for a in args):
-        values = [a.result() if type(a) is Future else a for a in args]
+    """A kernel raised ``exc``: retry once if an operand held a future, else locate it.
+
+    ``async`` values are resolved when consumed; the closures pass them on
+    unchecked (no per-operand test on the hot path), so a kernel that cannot use
+    a future, or a list holding one, fails and lands here.
+    """
+    if any(holds_future(a) for a in args):
+        values = [resolve_deep(a) for a in args]
         try:
             return impl(*values)
         except PhylanxError as e:
-            raise node.locate(e)
+            raise node.locate(e) from None
+        except ControlSignal:
+            raise
         except Exception as e:
             raise node.wrap(e) from e
+    if isinstance(exc, PhylanxError):
+        raise node.locate(exc)
     raise node.wrap(exc) from exc
 
 
