@@ -14,7 +14,7 @@ from .errors import PhylanxError, PhylanxRuntimeError, PhylanxTypeError
 from .language import ast as past
 from .language import parse
 from .runtime.futures import Future
-from .values import Builtin, Function, from_python, to_python, type_name
+from .values import Builtin, ControlSignal, Function, from_python, to_python, type_name
 
 
 class compiler_state:  # noqa: N801 - the original's name
@@ -60,6 +60,8 @@ class compiler_state:  # noqa: N801 - the original's name
             return node.run(self.globals)
         except PhylanxError:
             raise
+        except ControlSignal as jump:   # break() with no loop around it
+            raise jump.as_error() from None
         except Exception as e:  # an internal failure: still located at the program
             raise PhylanxRuntimeError(f"internal error: {type(e).__name__}: {e}",
                                       node.loc) from e
@@ -96,7 +98,11 @@ def invoke(fn: Any, args: tuple, kwargs: dict) -> Any:
     """Call a PhySL function value from Python (arguments and result converted)."""
     values = [from_python(a) for a in args]
     kw = {k: from_python(v) for k, v in kwargs.items()} if kwargs else None
-    return to_python(_resolve(call_value(fn, values, kw, getattr(fn, "name", "function"))))
+    try:
+        result = call_value(fn, values, kw, getattr(fn, "name", "function"))
+    except ControlSignal as jump:   # break() in a function called from Python
+        raise jump.as_error() from None
+    return to_python(result)
 
 
 def _looks_like_file(text: str) -> bool:

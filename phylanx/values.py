@@ -51,19 +51,38 @@ class Deferred:
 
 
 class ControlSignal(Exception):  # noqa: N818 - not an error, a jump
-    """Base of the jumps used for ``break``, ``continue`` and early ``return``."""
+    """Base of the jumps used for ``break``, ``continue`` and early ``return``.
+
+    ``loc`` is where the jump was made, for the error raised when nothing catches it.
+    """
+
+    keyword = "jump"
+    outside = "outside of a loop"
+
+    def __init__(self, loc: Any = None):
+        super().__init__()
+        self.loc = loc
+
+    def as_error(self) -> PhylanxError:
+        """The located error for a jump that escaped every loop (or function)."""
+        from .errors import PhylanxRuntimeError
+        return PhylanxRuntimeError(f"{self.keyword}() {self.outside}", self.loc, self.keyword)
 
 
 class BreakSignal(ControlSignal):
-    pass
+    keyword = "break"
 
 
 class ContinueSignal(ControlSignal):
-    pass
+    keyword = "continue"
 
 
 class ReturnSignal(ControlSignal):
-    def __init__(self, value: Any):
+    keyword = "return"
+    outside = "outside of a function"
+
+    def __init__(self, value: Any, loc: Any = None):
+        super().__init__(loc)
         self.value = value
 
 
@@ -151,7 +170,12 @@ class Function:
         return slots
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.invoke(args, kwargs)
+        # called as a Python callable (from Python, or by a kernel): no loop of the
+        # caller can catch a break() from here
+        try:
+            return self.invoke(args, kwargs)
+        except ControlSignal as jump:
+            raise jump.as_error() from None
 
     def __repr__(self) -> str:
         return f"<PhySL function {self.name}({', '.join(self.params)})>"

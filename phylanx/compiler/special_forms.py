@@ -198,8 +198,10 @@ def return_(compiler, call, scope):
     value = compiler.compile(call.args[0], scope) if call.args else None
     node = compiler.new_node("return", call.loc, (value,) if value else ())
 
+    loc = call.loc
+
     def run(frame):
-        raise ReturnSignal(value.run(frame) if value is not None else None)
+        raise ReturnSignal(value.run(frame) if value is not None else None, loc)
     return node.set_run(run)
 
 

@@ -272,21 +272,29 @@ def range_(a, b=None, c=None):
     return range(to_int(a, "range start"), to_int(b, "range stop"), step)
 
 
-@primitive("break", "break()", category="controls", extension=True,
+@primitive("break", "break()", category="controls", extension=True, lazy=True,
            example="block(define(i, 0), while(true, if(i == 3, break(), store(i, i + 1))), i)",
            result="3", no_oracle="control flow", side_effects=True)
-def break_():
+def break_(node, children):
     """Leave the innermost loop (Python ``break``)."""
-    raise BreakSignal()
+    loc = node.loc   # a break that no loop catches is reported here
+
+    def run(frame):
+        raise BreakSignal(loc)
+    return run
 
 
-@primitive("continue", "continue()", category="controls", extension=True,
+@primitive("continue", "continue()", category="controls", extension=True, lazy=True,
            example="block(define(s, 0), for_each(lambda(x, if(x == 2, continue(), "
                    "store(s, s + x))), [1, 2, 3]), s)",
            result="4", no_oracle="control flow", side_effects=True)
-def continue_():
+def continue_(node, children):
     """Skip to the next iteration of the innermost loop (Python ``continue``)."""
-    raise ContinueSignal()
+    loc = node.loc
+
+    def run(frame):
+        raise ContinueSignal(loc)
+    return run
 
 
 @primitive("fromfunction", "fromfunction(_1, _2, __arg(_2_dtype, \"float\"))",

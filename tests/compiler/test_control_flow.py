@@ -1,0 +1,84 @@
+"""break/continue/return in unusual places, and the errors for jumps nothing catches.
+
+Expected values are those of the equivalent Python loops (written next to each case).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import phylanx
+from phylanx import execution_tree as et
+from phylanx.errors import PhylanxRuntimeError
+
+
+def python_nested_break():
+    n = 0
+    for _i in range(3):
+        for j in range(3):
+            if j == 1:
+                break
+            n += 1
+    return n
+
+
+def python_return_in_nested_loops():
+    for i in range(3):
+        for j in range(5):
+            if j == 2:
+                return i * 10 + j
+    return -1
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("block(define(n, 0), for_each(lambda(i, for_each(lambda(j, if(j == 1, break(), "
+     "store(n, n + 1))), range(3))), range(3)), n)", python_nested_break()),
+    ("block(define(f, lambda(block(for_each(lambda(i, for_each(lambda(j, if(j == 2, "
+     "return(i * 10 + j))), range(5))), range(3)), -1))), f())",
+     python_return_in_nested_loops()),
+    ("block(define(s, list()), for_each(lambda(k, store(s, append(s, k))), "
+     "dict(list(list(\"a\", 1), list(\"b\", 2)))), s)", list({"a": 1, "b": 2})),
+    ("block(define(s, \"\"), for_each(lambda(c, store(s, string(c, s))), \"abc\"), s)", "cba"),
+    ("for_each(lambda(x, x), list())", None),
+    ("block(define(i, 0), define(s, 0), while(i < 5, block(store(i, i + 1), "
+     "if(i == 3, continue()), store(s, s + i))), s)", 1 + 2 + 4 + 5),
+    # a jump from a parallel_block statement reaches the loop around it
+    ("block(define(i, 0), while(true, parallel_block(1, if(i > 3, break(), store(i, i + 1)))), "
+     "i)", 4),
+    ("block(define(i, 0), while(true, parallel_block(if(i > 3, break(), store(i, i + 1)), 1)), "
+     "i)", 4),
+    ("block(define(f, lambda(block(parallel_block(1, return(5)), 7))), f())", 5),
+    ("block(define(f, lambda(block(parallel_block(return(5), 1), 7))), f())", 5),
+])
+def test_jumps_match_python(code, expected):
+    assert phylanx.evaluate(code) == expected
+
+
+@pytest.mark.parametrize("code, keyword, col", [
+    ("break()", "break", 1),
+    ("continue()", "continue", 1),
+    ("block(1, break())", "break", 10),
+    ("block(define(f, block(1, continue())), f())", "continue", 26),
+    ("fmap(lambda(x, break()), list(1))", "break", 16),
+    ("parallel_map(lambda(x, break()), list(1, 2, 3))", "break", 24),
+])
+def test_jump_outside_a_loop_is_a_located_error(code, keyword, col):
+    with pytest.raises(PhylanxRuntimeError) as info:
+        phylanx.evaluate(code)
+    err = info.value
+    assert err.primitive == keyword
+    assert err.message == f"{keyword}() outside of a loop"
+    assert (err.loc.line, err.loc.col) == (1, col)
+
+
+def test_break_in_a_function_called_from_python_is_a_located_error():
+    fn = et.eval(et.compiler_state(), "lambda(x, if(x, break(), x))")
+    assert fn(0) == 0
+    with pytest.raises(PhylanxRuntimeError, match=r"break\(\) outside of a loop"):
+        fn(1)
+
+
+def test_async_holding_a_jump_reports_it_where_consumed():
+    with pytest.raises(PhylanxRuntimeError, match="outside of a loop"):
+        phylanx.evaluate("async(break()) + 1")
+    assert np.all(phylanx.evaluate("block(async(break()), [1])") == [1])  # never consumed
