@@ -192,7 +192,14 @@ def parallel_map(f, *iterables):
     if not items:
         return []
     futures = [executor.submit(call, f, *xs) for xs in items[:-1]]
-    last = call(f, *items[-1])
+    try:
+        last = call(f, *items[-1])
+    finally:
+        # wait for every task, also when one failed: none may still run (and change
+        # shared state) after the caller has seen the error
+        errors = [err for err in (fut.exception() for fut in futures) if err is not None]
+    if errors:
+        raise errors[0]
     return [fut.result() for fut in futures] + [last]
 
 
