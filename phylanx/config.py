@@ -46,6 +46,18 @@ SETTINGS: dict[str, Setting] = {
 
 _overrides: dict[str, Any] = {}
 _cache: dict[str, Any] = {}
+_listeners: list[Callable[[], None]] = []
+
+
+def on_change(listener: Callable[[], None]) -> None:
+    """Call ``listener()`` after every ``set``/``reset`` (for values cached elsewhere,
+    such as the evaluation-policy thresholds)."""
+    _listeners.append(listener)
+
+
+def _changed() -> None:
+    for listener in _listeners:
+        listener()
 
 
 def get(name: str) -> Any:
@@ -73,6 +85,7 @@ def set(name: str, value: Any) -> None:  # noqa: A001 - mirrors get()
         raise KeyError(f"unknown phylanx setting {name!r}; known: {', '.join(SETTINGS)}")
     _overrides[name] = value
     _cache.pop(name, None)
+    _changed()
 
 
 def reset(name: str | None = None) -> None:
@@ -83,3 +96,4 @@ def reset(name: str | None = None) -> None:
     else:
         _overrides.pop(name, None)
         _cache.pop(name, None)
+    _changed()

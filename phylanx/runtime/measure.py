@@ -12,7 +12,7 @@ from time import perf_counter_ns
 
 from . import hooks
 from .nodes import Node
-from .policy import Thresholds, decide
+from .policy import Thresholds, decide, watch
 
 
 def _wrap(node: Node) -> None:
@@ -52,3 +52,5 @@ def disable(root: Node) -> None:
         if node.measured_run is not None:
             node.measured_run = None
             node.run = node.inline
+            if node.watched and node.eval_direct == -1:
+                watch(node)   # still undecided: the policy keeps timing it

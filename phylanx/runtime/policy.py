@@ -34,16 +34,17 @@ class Thresholds:
 
 
 Thresholds.reload()
+config.on_change(Thresholds.reload)   # config.set(...) takes effect at once
 
 
 def watch_children(parent: Node) -> None:
     """Time the non-literal children of ``parent`` until each is decided."""
     for child in parent.children:
         if not child.is_const and child.eval_direct == -1:
-            _watch(child)
+            watch(child)
 
 
-def _watch(node: Node) -> None:
+def watch(node: Node) -> None:
     node.watched = True
     inline = node.inline
 
