@@ -102,6 +102,10 @@ def invoke(fn: Any, args: tuple, kwargs: dict) -> Any:
         result = call_value(fn, values, kw, getattr(fn, "name", "function"))
     except ControlSignal as jump:   # break() in a function called from Python
         raise jump.as_error() from None
+    except PhylanxError as err:    # a wrong call from Python: point at the definition
+        if err.loc is None:
+            err.loc = getattr(fn, "loc", None)
+        raise
     return to_python(result)
 
 

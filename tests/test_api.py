@@ -7,6 +7,7 @@ import pytest
 import phylanx
 from phylanx import PhylanxSession
 from phylanx import execution_tree as et
+from phylanx.errors import PhylanxError
 from phylanx.exceptions import RuntimeAlreadyInitializedError
 
 
@@ -111,3 +112,11 @@ def test_evaluate_entry_point_and_versions():
     assert phylanx.evaluate("lambda(x, y, x * y)", 6, 7) == 42
     assert phylanx.full_version() == phylanx.__version__
     assert phylanx.parallel.is_parallel_block()
+
+
+def test_wrong_call_from_python_points_at_the_function_definition():
+    state = et.compiler_state()
+    with pytest.raises(PhylanxError) as info:
+        et.eval(state, "block(1,\n  lambda(x, x + 1))", 1, 2)
+    assert "takes 1 argument(s), got 2" in info.value.message
+    assert (info.value.loc.line, info.value.loc.col) == (2, 3)
