@@ -147,11 +147,19 @@ def resolve_args(node: Node, frame: list) -> list:
         else:
             pending.append(child)
     out = []
-    for item in pending:
-        if type(item) is Future:
-            out.append(item.result())
-        else:
-            out.append(item.run(frame))
+    try:
+        for item in pending:
+            if type(item) is Future:
+                out.append(item.result())
+            else:
+                out.append(item.run(frame))
+    except BaseException:
+        # no spawned operand may still run (and change shared state) once the
+        # caller has seen the error
+        for item in pending:
+            if type(item) is Future:
+                item.exception()
+        raise
     return out
 
 

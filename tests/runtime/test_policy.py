@@ -5,6 +5,7 @@ import pytest
 
 from phylanx import config
 from phylanx import execution_tree as et
+from phylanx.errors import PhylanxError
 from phylanx.runtime import measure
 from phylanx.runtime.policy import Thresholds
 
@@ -64,3 +65,20 @@ def test_switching_measurements_off_keeps_undecided_nodes_watched(settings):
     for _ in range(4):
         state.run(node)
     assert [c.eval_direct for c in _calls(node)] == [0, 0]
+
+
+def test_an_error_waits_for_the_operands_spawned_alongside(settings):
+    settings.set("eval_count_threshold", 1)
+    settings.set("exec_time_upper_threshold", 1_000)
+    settings.set("exec_time_lower_threshold", 500)
+    state = et.compiler_state("policy-error")
+    et.eval(state, f"block({WORK}, define_global(done, list()), define_global(runs, 0))")
+    # operands are waited for in order: the failing one comes before the spawned one
+    node = state.compile_text(
+        "list(block(store(runs, runs + 1), if(runs > 1, slice([1], 5), 0)), "
+        "block(work(50000), __list_append(done, 1), 0), 0)")
+    assert state.run(node) == [0, 0, 0]   # first run: timed inline, then marked async
+    assert node.children[0].children[1].eval_direct == 0   # program -> list -> block
+    with pytest.raises(PhylanxError):
+        state.run(node)                  # the spawned operand is still busy when this fails
+    assert len(state.lookup("done")) == 2
