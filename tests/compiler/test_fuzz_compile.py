@@ -159,8 +159,9 @@ def check(program: ast.Program) -> None:
         str(error)  # formatting never fails
 
 
+# 100 programs on the pool and 100 under sync_execution (a few seconds)
 @pytest.mark.parametrize("sync", [False, True])
-@settings(max_examples=200, deadline=None,
+@settings(max_examples=100, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(program=programs)
 def test_random_programs_raise_only_phylanx_errors(sync, program):
