@@ -56,5 +56,16 @@ class PhylanxValueError(PhylanxRuntimeError, ValueError):
     """An operand with a wrong value (shape, axis, range)."""
 
 
+class PhylanxIndexError(PhylanxValueError, IndexError):
+    """An index out of range (also an ``IndexError``, as in Python)."""
+
+
+class PhylanxKeyError(PhylanxValueError, KeyError):
+    """A missing dictionary key (also a ``KeyError``, as in Python)."""
+
+    def __str__(self) -> str:  # KeyError would quote the whole message
+        return PhylanxError.__str__(self)
+
+
 class PhylanxAssertionError(PhylanxRuntimeError, AssertionError):
     """Raised by the ``assert`` primitive."""

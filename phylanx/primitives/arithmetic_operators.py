@@ -15,7 +15,7 @@ import numpy as np
 from .registry import primitive
 
 
-def _numpy_on_zero(op, ufunc):
+def numpy_on_zero(op, ufunc):
     """``op`` on Python scalars, but NumPy's result (inf/nan/0 and a warning) on a zero
     divisor instead of Python's ZeroDivisionError; zero cost when nothing is raised."""
     def binary(a, b):
@@ -27,8 +27,8 @@ def _numpy_on_zero(op, ufunc):
     return binary
 
 
-true_divide = _numpy_on_zero(operator.truediv, np.true_divide)
-remainder = _numpy_on_zero(operator.mod, np.mod)
+true_divide = numpy_on_zero(operator.truediv, np.true_divide)
+remainder = numpy_on_zero(operator.mod, np.mod)
 
 
 def _nary(op):

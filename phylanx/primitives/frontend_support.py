@@ -22,6 +22,7 @@ from ..errors import (
     PhylanxValueError,
 )
 from ..values import NEWAXIS, call, scalarize, truth, type_name
+from .arithmetic_operators import numpy_on_zero
 from .controls import iterate
 from .dtypes import to_dtype
 from .registry import primitive
@@ -41,7 +42,8 @@ def _binary(name: str, op, oracle, doc: str, samples, example: str, result: str)
     return impl
 
 
-floordiv = _binary("__floordiv", operator.floordiv, np.floor_divide,
+floordiv = _binary("__floordiv", numpy_on_zero(operator.floordiv, np.floor_divide),
+                   np.floor_divide,
                    "Floor division ``a // b`` (Python/NumPy semantics, rounding to -inf).",
                    [(np.array([7., -7.]), np.float64(2.)), (np.int64(-7), np.int64(2))],
                    "__floordiv([7, -7], 2)", "[3, -4]")

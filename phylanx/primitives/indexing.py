@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PhylanxTypeError, PhylanxValueError
+from ..errors import PhylanxKeyError, PhylanxTypeError, PhylanxValueError
 from ..values import NEWAXIS, type_name
 
 
@@ -75,7 +75,7 @@ def get(value: Any, indices: tuple | list) -> Any:
             raise PhylanxValueError("a dictionary takes exactly one key")
         key = indices[0]
         if key not in value:
-            raise PhylanxValueError(f"key {key!r} not found in dictionary")
+            raise PhylanxKeyError(f"key {key!r} not found in dictionary")
         return value[key]
     if isinstance(value, np.ndarray):
         real = [i for i in indices if i is not NEWAXIS and i is not Ellipsis]

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PhylanxTypeError, PhylanxValueError
+from ..errors import PhylanxIndexError, PhylanxKeyError, PhylanxTypeError, PhylanxValueError
 from ..values import type_name
 from . import indexing
 from .registry import primitive
@@ -48,7 +48,7 @@ def _sequence_pick(seq: Any, index: np.ndarray) -> list | str:
         positions = index.tolist()
         for p in positions:
             if not -n <= p < n:
-                raise PhylanxValueError(f"index {p} is out of bounds for a sequence of length {n}")
+                raise PhylanxIndexError(f"index {p} is out of bounds for a sequence of length {n}")
     picked = [seq[p] for p in positions]
     return "".join(picked) if isinstance(seq, str) else picked
 
@@ -66,7 +66,7 @@ def _sequence_get(seq: Any, indices: list) -> Any:
         else:
             n = len(seq)
             if not -n <= py_index < n:
-                raise PhylanxValueError(
+                raise PhylanxIndexError(
                     f"index {py_index} is out of bounds for a {type_name(seq)} of length {n}")
             selected, many = seq[py_index], False
     if not rest:
@@ -89,7 +89,7 @@ def get_item(value: Any, indices: list) -> Any:
         if isinstance(key, (np.ndarray, list, dict)):
             raise PhylanxTypeError(f"a dictionary key cannot be a {type_name(key)}")
         if key not in value:
-            raise PhylanxValueError(f"key {key!r} not found in dictionary")
+            raise PhylanxKeyError(f"key {key!r} not found in dictionary")
         return get_item(value[key], indices[1:])
     if isinstance(value, np.ndarray) and value.ndim == 0:
         raise PhylanxValueError("cannot index a 0-d value")

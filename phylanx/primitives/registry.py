@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -209,13 +210,20 @@ def _load_all() -> None:
 
 
 _loaded = False
+_load_lock = threading.RLock()
 
 
 def _ensure_loaded() -> None:
+    """Import every primitive module once.  ``_loaded`` is set only when the whole
+    table is there, so a thread asking meanwhile waits instead of seeing half of it
+    (the RLock lets the loading thread itself look names up while it imports)."""
     global _loaded
-    if not _loaded:
-        _loaded = True
-        _load_all()
+    if _loaded:
+        return
+    with _load_lock:
+        if not _loaded:
+            _load_all()
+            _loaded = True
 
 
 def lookup(name: str) -> PrimitiveSpec | None:

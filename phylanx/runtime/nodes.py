@@ -17,6 +17,8 @@ from typing import Any
 
 from ..errors import (
     PhylanxError,
+    PhylanxIndexError,
+    PhylanxKeyError,
     PhylanxRuntimeError,
     PhylanxTypeError,
     PhylanxValueError,
@@ -102,7 +104,11 @@ class Node:
         if isinstance(exc, RecursionError):
             return PhylanxRuntimeError("recursion too deep", self.loc, self.primitive)
         cls = PhylanxRuntimeError
-        if isinstance(exc, (ValueError, IndexError, KeyError, ZeroDivisionError)):
+        if isinstance(exc, IndexError):
+            cls = PhylanxIndexError
+        elif isinstance(exc, KeyError):
+            cls = PhylanxKeyError
+        elif isinstance(exc, (ValueError, ZeroDivisionError)):
             cls = PhylanxValueError
         elif isinstance(exc, TypeError):
             cls = PhylanxTypeError

@@ -87,3 +87,20 @@ def test_numpy_semantics_for_division_by_zero():
 def test_deep_recursion_is_an_error_not_a_crash():
     with pytest.raises(PhylanxRuntimeError, match="recursion too deep"):
         phylanx.evaluate("block(define(f, n, f(n + 1)), f(0))")
+
+
+def test_index_and_key_errors_are_also_python_index_and_key_errors():
+    from phylanx.errors import PhylanxIndexError, PhylanxKeyError
+    for code in ("slice(list(1), 5)", "slice([1, 2], 5)", "slice([[1, 2]], 0, 7)"):
+        with pytest.raises(IndexError) as info:
+            phylanx.evaluate(code)
+        assert isinstance(info.value, PhylanxIndexError) and info.value.loc.line == 1
+    with pytest.raises(KeyError) as info:
+        phylanx.evaluate('slice(dict(list(list("a", 1))), "b")')
+    assert isinstance(info.value, PhylanxKeyError)
+    assert "key 'b' not found" in str(info.value) and "^" in str(info.value)
+
+
+def test_integer_floor_division_by_zero_follows_numpy():
+    with np.errstate(divide="ignore"):
+        assert phylanx.evaluate("__floordiv(5, 0)") == 0
