@@ -186,9 +186,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
         def run(frame):
             try:
                 return impl()
-            except ControlSignal:
-                raise
-            except Exception as e:
+            except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, (), e)
     elif n == 1 and children[0].slot is not None:
         i = children[0].slot
@@ -197,9 +195,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             x = frame[i]
             try:
                 return impl(x)
-            except ControlSignal:
-                raise
-            except Exception as e:
+            except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, (x,), e)
     elif n == 1 and not consts[0]:
         a = children[0]
@@ -208,9 +204,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             x = a.run(frame)
             try:
                 return impl(x)
-            except ControlSignal:
-                raise
-            except Exception as e:
+            except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, (x,), e)
     elif n == 2 and dynamic == 2:
         a, b = children
@@ -222,9 +216,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
                 args = (a.run(frame), b.run(frame))
             try:
                 return impl(*args)
-            except ControlSignal:
-                raise
-            except Exception as e:
+            except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, args, e)
     elif n == 2 and consts[1] and children[0].slot is not None:
         # the commonest operator shape in loops and recursion: ``n - 1``, ``i < n``
@@ -234,9 +226,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             x = frame[i]
             try:
                 return impl(x, bv)
-            except ControlSignal:
-                raise
-            except Exception as e:
+            except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, (x, bv), e)
     elif n == 2 and children[0].slot is not None and children[1].slot is not None:
         i, j = children[0].slot, children[1].slot
@@ -245,9 +235,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             x, y = frame[i], frame[j]
             try:
                 return impl(x, y)
-            except ControlSignal:
-                raise
-            except Exception as e:
+            except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, (x, y), e)
     elif n == 2 and consts[1] and not consts[0]:
         a, bv = children[0], children[1].value
@@ -256,9 +244,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             x = a.run(frame)
             try:
                 return impl(x, bv)
-            except ControlSignal:
-                raise
-            except Exception as e:
+            except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, (x, bv), e)
     elif n == 2 and consts[0] and not consts[1]:
         av, b = children[0].value, children[1]
@@ -267,9 +253,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             y = b.run(frame)
             try:
                 return impl(av, y)
-            except ControlSignal:
-                raise
-            except Exception as e:
+            except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, (av, y), e)
     else:
         def run(frame):
@@ -279,9 +263,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
                 args = [c.run(frame) for c in children]
             try:
                 return impl(*args)
-            except ControlSignal:
-                raise
-            except Exception as e:
+            except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, args, e)
 
     node.set_run(run)
@@ -298,6 +280,8 @@ def node_failed(node: Node, impl: Callable[..., Any], args, exc: Exception) -> A
     unchecked (no per-operand test on the hot path), so a kernel that cannot use
     a future, or a list holding one, fails and lands here.
     """
+    if isinstance(exc, ControlSignal):
+        raise exc  # break/continue/return: not an error
     if any(holds_future(a) for a in args):
         values = [resolve_deep(a) for a in args]
         try:
