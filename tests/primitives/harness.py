@@ -165,3 +165,25 @@ def _assert_arrays(actual: np.ndarray, expected: np.ndarray, dtype: str, where: 
 def _kind(dtype: np.dtype) -> str:
     # unsigned and signed integers are one kind for this comparison
     return "i" if dtype.kind == "u" else dtype.kind
+
+
+def decorated_numpy_module(folder, module_name: str, calls: list[tuple[str, str, int]]):
+    """Write and import a module of ``@Phylanx`` functions, one per ``(function name,
+    numpy attribute, arity)``: ``def name(a0, a1): return np.<attr>(a0, a1)``.
+
+    The decorator needs real source, so the functions live in a file under ``folder``.
+    """
+    import importlib.util
+    import sys
+
+    lines = ["import numpy as np", "from phylanx import Phylanx", ""]
+    for name, attr, arity in calls:
+        params = ", ".join(f"a{i}" for i in range(arity))
+        lines += ["@Phylanx", f"def {name}({params}):", f"    return np.{attr}({params})", ""]
+    path = folder / f"{module_name}.py"
+    path.write_text("\n".join(lines))
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return module

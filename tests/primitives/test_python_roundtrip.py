@@ -8,9 +8,6 @@ primitive together, with NumPy (the plain Python run) as the oracle.
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import numpy as np
 import pytest
 
@@ -18,7 +15,7 @@ from phylanx.errors import PhylanxError
 from phylanx.primitives.registry import all_specs
 
 from .families import samples_of
-from .harness import as_phylanx_arguments, assert_same, quiet_numpy
+from .harness import as_phylanx_arguments, assert_same, decorated_numpy_module, quiet_numpy
 
 
 def numpy_twin(spec) -> str | None:
@@ -52,18 +49,8 @@ CASES = _cases()
 def twins(tmp_path_factory):
     """One generated module holding a decorated function per (twin, arity)."""
     wanted = sorted({(twin, len(args)) for _, twin, args in (c.values for c in CASES)})
-    lines = ["import numpy as np", "from phylanx import Phylanx", ""]
-    for twin, n in wanted:
-        params = ", ".join(f"a{i}" for i in range(n))
-        lines += ["@Phylanx", f"def {twin.replace('.', '_')}_{n}({params}):",
-                  f"    return np.{twin}({params})", ""]
-    path = tmp_path_factory.mktemp("roundtrip") / "numpy_twins.py"
-    path.write_text("\n".join(lines))
-    spec = importlib.util.spec_from_file_location("numpy_twins", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["numpy_twins"] = module
-    spec.loader.exec_module(module)
-    return module
+    calls = [(f"{twin.replace('.', '_')}_{n}", twin, n) for twin, n in wanted]
+    return decorated_numpy_module(tmp_path_factory.mktemp("roundtrip"), "numpy_twins", calls)
 
 
 def test_there_are_twins():
