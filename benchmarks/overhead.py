@@ -6,7 +6,8 @@ Measures, in one run:
   primitive node evaluated) and recursive fib(20) (against plain CPython);
 * asynchronous evaluation: 10,000 independent tiny tasks under
   ``parallel_block`` (cost per task), against ``concurrent.futures`` and,
-  when installed, ``dask.delayed``.
+  when installed, ``dask.delayed``;
+* the one-time cost of translating and compiling a decorated function.
 
 Prints microseconds per node/task and ratios.  Run: ``python benchmarks/overhead.py``.
 Targets (from the foundation issue; measured, not asserted): inline <= 1 us per
@@ -99,6 +100,28 @@ def async_tasks(repeat: int) -> dict:
     return out
 
 
+def translation_cost(repeat: int) -> dict:
+    """Translate (Python -> PhySL) and compile the LRA function of examples/lra.py."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    sys.path.insert(0, str(examples))
+    best_t = best_c = float("inf")
+    for _ in range(repeat):
+        spec = importlib.util.spec_from_file_location("lra_example", examples / "lra.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)   # a fresh decorated object each time
+        t0 = time.perf_counter()
+        _ = module.lra.translation        # Python AST -> PhySL AST (a cached property)
+        t1 = time.perf_counter()
+        module.lra._ensure_compiled()     # PhySL AST -> execution tree
+        t2 = time.perf_counter()
+        best_t, best_c = min(best_t, t1 - t0), min(best_c, t2 - t1)
+    return {"translate_s": best_t, "compile_s": best_c}
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=5, help="best of N runs (default 5)")
@@ -123,6 +146,9 @@ def main(argv=None) -> None:
         line += (f"; dask.delayed {1e6 * a['dask_delayed_s'] / N_TASKS:.2f} us/task "
                  f"(ratio {a['phylanx_s'] / a['dask_delayed_s']:.2f}x)")
     print(line + "  [target <= 10 us/task]")
+    c = translation_cost(args.repeat)
+    print(f"frontend: examples/lra.py's function translated in {1e3 * c['translate_s']:.2f} ms, "
+          f"compiled in {1e3 * c['compile_s']:.2f} ms (once per function)")
 
 
 if __name__ == "__main__":

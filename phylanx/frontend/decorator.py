@@ -238,8 +238,8 @@ class PhylanxDecorator:
         defaults = {p.name: p.default for p in self._signature.parameters.values()
                     if p.default is not inspect.Parameter.empty}
         # Translated once per function and kept on this object.  There is no on-disk
-        # cache: translation takes milliseconds (4.5 ms for examples/lra.py), less
-        # than reading and validating a cache entry would save.
+        # cache: translation takes a few milliseconds (benchmarks/overhead.py measures
+        # it), less than reading and validating a cache entry would save.
         return translate(self._node, self.python, self.locator, self.state_name,
                          linker_of(self.state), defaults)
 
