@@ -93,6 +93,10 @@ def matmul(a, b):
     Scalars are rejected (use ``*``); a 1-d operand is a row/column vector whose
     added axis is removed from the result.
     """
+    if (type(a) is np.ndarray and type(b) is np.ndarray and a.ndim and b.ndim
+            and a.dtype.kind in "fc" and b.dtype.kind in "fc"
+            and a.shape[-1] == b.shape[-2 if b.ndim >= 2 else -1]):
+        return scalarize(np.matmul(a, b))  # the hot case: float arrays that fit
     a = numeric(a, "the first operand")
     b = numeric(b, "the second operand")
     for arr, which in ((a, "first"), (b, "second")):

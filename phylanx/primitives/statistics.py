@@ -40,6 +40,14 @@ def _prepare(a: Any, axis: Any, keepdims: Any, *, axis_of_0d: bool = True
     return a, reduction_axes(axis, np.ndim(a)), to_bool(keepdims)
 
 
+def _plain(a: Any, axis: Any, *options: Any) -> bool:
+    """The hot case: a non-empty numeric array, no options, axis nil or an in-range int.
+    Then the NumPy call needs no checks or conversions."""
+    return (type(a) is np.ndarray and a.size and a.dtype.kind in "biuf"
+            and all(o is None for o in options)
+            and (axis is None or (type(axis) is int and -a.ndim <= axis < a.ndim)))
+
+
 def _empty_error(what: str, a: Any, axis: Any) -> PhylanxValueError:
     where = "" if axis is None else f" along axis {axis}"
     return PhylanxValueError(f"cannot take the {what} of an empty array{where} (shape "
@@ -69,6 +77,8 @@ def sum_(a, axis=None, keepdims=None, initial=None, dtype=None):
 
     bool and int inputs sum as int64; ``dtype`` sets the accumulator and result type.
     """
+    if _plain(a, axis, keepdims, initial, dtype):
+        return scalarize(np.sum(a, axis=axis))
     a, axes, keep = _prepare(a, axis, keepdims)
     extra = {} if initial is None else {"initial": initial}
     return scalarize(np.sum(a, axis=axes, keepdims=keep, dtype=to_dtype(dtype), **extra))
@@ -125,6 +135,8 @@ def mean(a, axis=None, keepdims=None, dummy_=None, dtype=None):
 
     The mean of nothing is NaN with NumPy's warning.  The 4th argument is ignored.
     """
+    if _plain(a, axis, keepdims, dtype):
+        return scalarize(np.mean(a, axis=axis))
     a, axes, keep = _prepare(a, axis, keepdims, axis_of_0d=False)
     return scalarize(np.mean(a, axis=axes, keepdims=keep, dtype=to_dtype(dtype)))
 
