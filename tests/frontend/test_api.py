@@ -135,7 +135,7 @@ def test_decorated_object_members():
     assert "define(f" in f.get_physl_source() and f.__src__ == f.get_physl_source()
     assert len(f.generate_ast()) == 1
     newick, dot = f.tree()
-    assert newick.endswith(";") and dot.startswith("digraph")
+    assert newick.endswith(";") and dot.startswith("graph")
     csv, _, _ = f.__perfdata__
     assert csv.startswith("primitive_instance,display_name,count,time,eval_direct")
     assert ",1," in csv
