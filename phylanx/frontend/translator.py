@@ -391,7 +391,10 @@ def translate(fn_node, pyfunc, locator, state_name: str, linker,
     define = tr.function_value(fn_node, state_name, top=True)
     next(TRANSLATIONS)
     returns = [n for n in own_nodes(fn_node) if isinstance(n, ast.Return)]
-    returns_tuple = bool(returns) and all(isinstance(r.value, ast.Tuple) for r in returns)
+    # tuple literals and ``x.shape`` are tuples in Python: give them back as tuples
+    returns_tuple = bool(returns) and all(
+        isinstance(r.value, ast.Tuple)
+        or (isinstance(r.value, ast.Attribute) and r.value.attr == "shape") for r in returns)
     _, _, _, params = scope_names(fn_node)
     return Translation(past.Program((define,), locator(fn_node)), state_name, tr.deps,
                        tr.externals, returns_tuple, params)

@@ -251,3 +251,14 @@ def test_lists_and_dicts_are_passed_without_copying():
     items, d = [1, 2, 3], {"a": 0}
     assert _grow(items, d) == 4
     assert items == [1, 2, 3, 4] and d == {"a": 0, "new": 1}
+
+
+@Phylanx
+def _shape_of(x):
+    return x.shape
+
+
+def test_returned_shape_is_a_tuple():
+    x = np.zeros((2, 3))
+    assert _shape_of(x) == _shape_of.python(x) == (2, 3)
+    assert isinstance(_shape_of(x), tuple)
