@@ -240,7 +240,7 @@ def for_each(compiler, call, scope):
                 except ContinueSignal:
                     continue
             return result
-        return node.set_run(run_inline)
+        return node.set_run(located(node, run_inline))  # iterate() errors
 
     fn = compiler.compile(fn_ast, scope)
     node = compiler.new_node("for_each", call.loc, (fn, iterable))
@@ -256,7 +256,7 @@ def for_each(compiler, call, scope):
             except ContinueSignal:
                 continue
         return result
-    return node.set_run(run)
+    return node.set_run(located(node, run))
 
 
 @primitive("__arg", "__arg(_1, _2)", category="core", special=True,

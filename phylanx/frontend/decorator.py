@@ -286,7 +286,6 @@ class PhylanxDecorator:
         program = past.Program(declare + tr.program.body, tr.program.loc)
         node = state.compile_text(program, self.file)
         state.run(node)
-        self._program_node = node
         self._function = state.lookup(tr.state_name)
         externals = {}
         self._collect_externals(externals, set())

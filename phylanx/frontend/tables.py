@@ -53,15 +53,6 @@ NUMPY_RENAMES: dict[str, str] = {
     "random.shuffle": "shuffle", "random.random_integers": "random_integers",
 }
 
-#: NumPy names that need a rewrite of their arguments (handled in expressions.py)
-NUMPY_SPECIAL = frozenset({
-    "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
-    "array", "asarray", "asanyarray", "ascontiguousarray", "vstack", "hstack", "dstack",
-    "stack", "concatenate", "concat", "reshape", "transpose",
-    "random.rand", "random.uniform", "random.normal", "random.randint",
-    "shape", "size", "ndim", "std", "var", "pad",
-})
-
 #: NumPy scalar types and constants usable as values
 NUMPY_DTYPES: dict[str, str] = {
     "float64": "float64", "float32": "float32", "float_": "float64", "double": "float64",
@@ -115,11 +106,6 @@ METHODS: dict[str, str] = {
     "update": "__dict_update", "setdefault": "__setdefault",
     "format": "format",
 }
-#: methods that take their shape as separate arguments (``x.reshape(2, 3)``)
-VARARG_SHAPE_METHODS = frozenset({"reshape"})
-#: methods that change the receiver in place (their value is nil in Python)
-IN_PLACE_METHODS = frozenset({"append", "extend", "sort", "insert", "remove", "reverse",
-                              "update", "fill"})
 
 #: what the error message suggests for constructs we reject (see checks.py)
 SUGGESTIONS: dict[type, str] = {

@@ -38,6 +38,21 @@ def numeric(value: Any, what: str) -> np.ndarray:
     return arr
 
 
+def _float_arrays_that_fit(a: Any, b: Any) -> bool:
+    """The hot case of dot/matmul: float arrays (>= 1-d) whose contracted axes agree;
+    they need no conversion or check before NumPy."""
+    return (type(a) is np.ndarray and type(b) is np.ndarray and a.ndim > 0 and b.ndim > 0
+            and a.dtype.kind in "fc" and b.dtype.kind in "fc"
+            and a.shape[-1] == b.shape[-2 if b.ndim >= 2 else -1])
+
+
+def _check_contraction(a: np.ndarray, b: np.ndarray) -> None:
+    """The last axis of ``a`` against the second-to-last (or only) axis of ``b``."""
+    axis_b = -2 if b.ndim >= 2 else -1
+    if a.shape[-1] != b.shape[axis_b]:
+        raise _mismatch(a, b, a.ndim - 1, b.ndim + axis_b)
+
+
 def _mismatch(a: np.ndarray, b: np.ndarray, axis_a: int, axis_b: int) -> PhylanxValueError:
     return PhylanxValueError(
         f"shapes {a.shape} and {b.shape} are not aligned: axis {axis_a} of the first operand "
@@ -63,16 +78,11 @@ def dot(a, b):
     Scalars multiply; vector.vector is the inner product; otherwise the last axis of
     ``a`` is contracted with the second-to-last axis of ``b`` (its only axis if 1-d).
     """
-    if (type(a) is np.ndarray and type(b) is np.ndarray and a.ndim and b.ndim
-            and a.dtype.kind in "fc" and b.dtype.kind in "fc"
-            and a.shape[-1] == b.shape[-2 if b.ndim >= 2 else -1]):
-        return scalarize(np.dot(a, b))  # the hot case: float arrays that fit
-    a = numeric(a, "the first operand")
-    b = numeric(b, "the second operand")
-    if a.ndim and b.ndim:
-        axis_b = -2 if b.ndim >= 2 else -1
-        if a.shape[-1] != b.shape[axis_b]:
-            raise _mismatch(a, b, a.ndim - 1, b.ndim + axis_b)
+    if not _float_arrays_that_fit(a, b):
+        a = numeric(a, "the first operand")
+        b = numeric(b, "the second operand")
+        if a.ndim and b.ndim:
+            _check_contraction(a, b)
     return scalarize(np.dot(a, b))
 
 
@@ -93,20 +103,15 @@ def matmul(a, b):
     Scalars are rejected (use ``*``); a 1-d operand is a row/column vector whose
     added axis is removed from the result.
     """
-    if (type(a) is np.ndarray and type(b) is np.ndarray and a.ndim and b.ndim
-            and a.dtype.kind in "fc" and b.dtype.kind in "fc"
-            and a.shape[-1] == b.shape[-2 if b.ndim >= 2 else -1]):
-        return scalarize(np.matmul(a, b))  # the hot case: float arrays that fit
-    a = numeric(a, "the first operand")
-    b = numeric(b, "the second operand")
-    for arr, which in ((a, "first"), (b, "second")):
-        if arr.ndim == 0:
-            raise PhylanxValueError(
-                f"the {which} operand must have at least one dimension, "
-                "got a scalar (use * for scalar products)")
-    axis_b = -2 if b.ndim >= 2 else -1
-    if a.shape[-1] != b.shape[axis_b]:
-        raise _mismatch(a, b, a.ndim - 1, b.ndim + axis_b)
+    if not _float_arrays_that_fit(a, b):
+        a = numeric(a, "the first operand")
+        b = numeric(b, "the second operand")
+        for arr, which in ((a, "first"), (b, "second")):
+            if arr.ndim == 0:
+                raise PhylanxValueError(
+                    f"the {which} operand must have at least one dimension, "
+                    "got a scalar (use * for scalar products)")
+        _check_contraction(a, b)
     return scalarize(np.matmul(a, b))
 
 

@@ -34,8 +34,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import PhylanxError
-
 CATEGORIES = (
     "core", "arithmetics", "booleans", "controls", "listops", "matrixops",
     "statistics", "solvers", "fileio", "keras_support", "algorithms",
@@ -266,6 +264,3 @@ def all_names() -> list[str]:
             names.update(spec.name + s for s in DTYPE_SUFFIXES)
     return sorted(names)
 
-
-class PrimitiveUsageError(PhylanxError):
-    """Raised by registry helpers for malformed declarations."""

@@ -1,8 +1,8 @@
 """The instrumentation hook protocol: the only way the evaluator talks to instrumentation.
 
-A hook object may implement any of ``on_compile(tree)``, ``on_eval(node, ns, direct)``
-and ``on_task(node, start_ns, end_ns, thread)``.  With no hooks installed the
-evaluator pays nothing: nodes only call ``on_eval`` while measuring is enabled.
+A hook is any object with ``on_eval(node, start_ns, end_ns, thread_id)``; it is
+called after every evaluation of a *measured* node (``measure.enable``).  With
+no measured nodes the evaluator pays nothing.
 """
 from __future__ import annotations
 
@@ -10,29 +10,22 @@ from typing import Any, Protocol
 
 
 class Hook(Protocol):
-    def on_eval(self, node: Any, duration_ns: int, direct: bool) -> None: ...
+    def on_eval(self, node: Any, start_ns: int, end_ns: int, thread_id: int) -> None: ...
 
 
-_hooks: list[Any] = []
+_hooks: list[Hook] = []
 
 
-def install(hook: Any) -> None:
+def install(hook: Hook) -> None:
     """Add an instrumentation hook (counters, tracer, timeline)."""
     if hook not in _hooks:
         _hooks.append(hook)
 
 
-def remove(hook: Any) -> None:
+def remove(hook: Hook) -> None:
     if hook in _hooks:
         _hooks.remove(hook)
 
 
-def active() -> list[Any]:
+def active() -> list[Hook]:
     return _hooks
-
-
-def emit(event: str, *args: Any) -> None:
-    for hook in _hooks:
-        fn = getattr(hook, event, None)
-        if fn is not None:
-            fn(*args)

@@ -24,7 +24,7 @@ from ..errors import (
     PhylanxValueError,
 )
 from ..source import SourceLoc
-from ..values import ControlSignal, type_name
+from ..values import ControlSignal
 from .executors import get_executor
 from .futures import Future, holds_future, resolve_deep
 
@@ -295,8 +295,3 @@ def node_failed(node: Node, impl: Callable[..., Any], args, exc: Exception) -> A
     if isinstance(exc, PhylanxError):
         raise node.locate(exc)
     raise node.wrap(exc) from exc
-
-
-def check_callable(value: Any, what: str) -> None:
-    if not callable(value):
-        raise PhylanxTypeError(f"{what} must be a function, got a {type_name(value)}")

@@ -104,3 +104,10 @@ def test_index_and_key_errors_are_also_python_index_and_key_errors():
 def test_integer_floor_division_by_zero_follows_numpy():
     with np.errstate(divide="ignore"):
         assert phylanx.evaluate("__floordiv(5, 0)") == 0
+
+
+@pytest.mark.parametrize("code", ["for_each(lambda(i, i), 5)", "for_each(0, 0)"])
+def test_for_each_over_a_non_iterable_is_located(code):
+    err = error_of(code)
+    assert (err.loc.line, err.loc.col) == (1, 1) and err.primitive == "for_each"
+    assert "cannot iterate over" in str(err)
