@@ -40,7 +40,8 @@ SETTINGS: dict[str, Setting] = {
                 "mean ns per evaluation above which a node runs as a task"),
         Setting("exec_time_lower_threshold", 350_000, int,
                 "mean ns per evaluation below which a node runs inline"),
-        Setting("tracing", False, _bool, "record instrumentation events"),
+        Setting("tracing", False, _bool,
+                "log every evaluation of newly compiled code to the phylanx.trace logger"),
     )
 }
 

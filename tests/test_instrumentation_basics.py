@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 
 from phylanx import execution_tree as et
 from phylanx.runtime import hooks
@@ -41,3 +42,19 @@ def test_hooks_receive_evaluations():
         hooks.remove(hook)
     prims = {p for p, ok in seen if ok}
     assert {"__mul", "__add"} <= prims
+
+
+def test_enable_tracing_logs_evaluations_of_code_compiled_afterwards(caplog):
+    import phylanx
+    try:
+        phylanx.evaluate("enable_tracing(true)")
+        with caplog.at_level(logging.DEBUG, logger="phylanx.trace"):
+            assert phylanx.evaluate("block(define(x, 2), x * 21)") == 42
+        traced = [r.getMessage() for r in caplog.records if r.name == "phylanx.trace"]
+        assert any("/__mul$" in m and " ns " in m for m in traced), traced
+    finally:
+        phylanx.evaluate("enable_tracing(false)")
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="phylanx.trace"):
+        phylanx.evaluate("3 * 4")
+    assert not [r for r in caplog.records if r.name == "phylanx.trace"]

@@ -15,9 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from .. import config
 from ..errors import PhylanxCompileError, PhylanxError
 from ..language import ast
 from ..primitives import registry
+from ..runtime import hooks, measure
 from ..runtime.nodes import Node, build_eager, constant
 from ..source import SourceLoc
 from ..values import Builtin, ControlSignal, Deferred, Function
@@ -89,6 +91,11 @@ class Compiler:
         """Compile top-level expressions into one node returning the last value."""
         self.compile_id += 1
         body = [self.compile(e, self.globals) for e in program.body]
+        if config.get("tracing"):
+            if measure.TRACE_LOG not in hooks.active():
+                hooks.install(measure.TRACE_LOG)   # tracing switched on by the environment
+            for stmt in body:
+                measure.enable(stmt)
         node = self.new_node("block", program.loc, body)
         if not body:
             return node.set_run(lambda frame: None)

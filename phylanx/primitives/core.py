@@ -151,17 +151,22 @@ def name_(value):
     return type_name(value)
 
 
-_tracing = False
-
-
 @primitive("enable_tracing", "enable_tracing(_1)", category="core", side_effects=True,
            example="enable_tracing(false)", result="nil", no_oracle="switches tracing")
 def enable_tracing(flag):
-    """Globally switch evaluation tracing on or off."""
-    global _tracing
-    _tracing = truth(flag)
+    """Globally switch evaluation tracing on or off.
+
+    While on, code compiled from then on logs every evaluation (node name and
+    nanoseconds) at DEBUG level to the ``phylanx.trace`` logger; trees compiled
+    earlier are traced through ``execution_tree.enable_measurements``.  Also
+    ``PHYLANX_TRACING=1``.
+    """
     from .. import config
-    config.set("tracing", _tracing)
+    from ..runtime import hooks
+    from ..runtime.measure import TRACE_LOG
+    on = truth(flag)
+    config.set("tracing", on)
+    (hooks.install if on else hooks.remove)(TRACE_LOG)
 
 
 # arrays are unhashable: annotations are keyed by id, dropped when the array dies

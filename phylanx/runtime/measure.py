@@ -7,6 +7,7 @@ enabled, so the hot path stays free of timing.
 """
 from __future__ import annotations
 
+import logging
 import threading
 from time import perf_counter_ns
 
@@ -34,6 +35,18 @@ def _wrap(node: Node) -> None:
                     on_eval(node, start, end, threading.get_ident())
     node.measured_run = counted
     node.run = counted
+
+
+class _TraceLog:
+    """The hook of ``enable_tracing``: one DEBUG record per evaluation."""
+
+    logger = logging.getLogger("phylanx.trace")
+
+    def on_eval(self, node: Node, start_ns: int, end_ns: int, thread_id: int) -> None:
+        self.logger.debug("%s %d ns (thread %d)", node.full_name, end_ns - start_ns, thread_id)
+
+
+TRACE_LOG = _TraceLog()
 
 
 def enable(root: Node, reset: bool = False) -> list[Node]:
