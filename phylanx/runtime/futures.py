@@ -8,6 +8,7 @@ helps the executor run other queued tasks while it waits.
 """
 from __future__ import annotations
 
+import logging
 import operator
 import threading
 import time
@@ -57,14 +58,16 @@ class Future(Deferred):
         if event is not None:
             event.set()
         for cb in callbacks:
-            cb(self)
+            _run_callback(cb, self)
 
     def add_done_callback(self, fn: Callable[[Future], None]) -> None:
+        """Call ``fn(self)`` when done (now, if already done); its errors are logged,
+        never allowed to kill the thread that completed the future."""
         with self._lock:
             if self._state != _DONE:
                 self._callbacks.append(fn)
                 return
-        fn(self)
+        _run_callback(fn, self)
 
     # -- task claiming (used by executors) --------------------------------
     def _claim(self) -> Callable[[], Any] | None:
@@ -176,6 +179,13 @@ class Future(Deferred):
     def __repr__(self) -> str:
         state = ("pending", "running", "done")[self._state]
         return f"<Future {state}>"
+
+
+def _run_callback(fn: Callable[[Future], None], future: Future) -> None:
+    try:
+        fn(future)
+    except Exception:  # noqa: BLE001 - a callback's bug must not take a worker down
+        logging.getLogger("phylanx.runtime").exception("a future's done-callback raised")
 
 
 def ready(value: Any) -> Future:

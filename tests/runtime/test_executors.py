@@ -130,3 +130,17 @@ def test_policy_marks_expensive_operands_async():
         assert 0 in decided, decided
     finally:
         Thresholds.count, Thresholds.upper_ns, Thresholds.lower_ns = old
+
+
+def test_a_raising_done_callback_does_not_kill_the_worker(pool2, caplog):
+    def bad_callback(future):
+        raise RuntimeError("callback bug")
+    f = pool2.submit(lambda: 5)
+    f.add_done_callback(bad_callback)
+    assert f.result(timeout=10) == 5
+    # the pool still works afterwards, and the bug was logged
+    assert [pool2.submit(lambda i=i: i).result(timeout=10) for i in range(20)] == list(range(20))
+    late = Future()
+    late.set_result(1)
+    late.add_done_callback(bad_callback)
+    assert any("done-callback raised" in r.getMessage() for r in caplog.records)
