@@ -11,6 +11,9 @@ The original offered these only in BlazeIterative builds; here they are always p
   QR and Cholesky are exact (BiCGSTAB then converges in one step); Jacobi, SSOR
   (omega = 1.2), symmetric Gauss-Seidel (SSOR with omega = 1) and incomplete Cholesky
   IC(0) (restricted to the non-zero pattern of ``a``) are the classic approximations.
+  A preconditioner refuses a matrix whose pivots (or, for Jacobi and SSOR, diagonal
+  entries) are zero relative to n * eps * ||a||_F (``solvers.first_negligible``), not
+  only exact zeros: which of the two rounding leaves depends on the BLAS kernel.
 * ``iterative_solver_lanczos`` / ``_arnoldi(a, b[, n])``: approximate eigenvalues of
   ``a`` (see their docstrings; the third argument is the number of Krylov steps).
 """
@@ -26,7 +29,15 @@ from scipy.linalg import lapack
 from ..errors import PhylanxValueError
 from .dtypes import to_int
 from .registry import primitive
-from .solvers import float_operand, system_operands
+from .solvers import (
+    RELATIVE_TO,
+    factorise,
+    first_negligible,
+    float_operand,
+    rounding_tolerance,
+    symmetric_from_triangle,
+    system_operands,
+)
 
 DEFAULT_TOLERANCE = 1e-10
 SSOR_OMEGA = 1.2
@@ -45,52 +56,64 @@ def _tolerance(tolerance) -> float:
 
 def _lu_preconditioner(a):
     # LAPACK getrf directly: scipy.linalg.lu_factor only warns about a singular matrix
-    getrf, getrs = lapack.get_lapack_funcs(("getrf", "getrs"), (a,))
-    factors, pivots, info = getrf(a)
-    if info != 0:
-        raise PhylanxValueError("the LU preconditioner needs a non-singular matrix")
+    (factors, pivots), bad = factorise(a, "getrf")
+    if bad is not None:
+        raise PhylanxValueError("the LU preconditioner needs a non-singular matrix (pivot "
+                                f"{bad} of its LU factorisation is zero {RELATIVE_TO})")
+    getrs, = lapack.get_lapack_funcs(("getrs",), (a,))
     return lambda v: getrs(factors, pivots, v)[0]
 
 
-def _triangular_inverse_check(r, name):
-    if np.any(np.diag(r) == 0):
-        raise PhylanxValueError(f"the {name} preconditioner needs a non-singular matrix")
+def _triangular_inverse_check(a, r, name):
+    # R's diagonal carries a's singular directions; rounding makes their entries tiny
+    # rather than zero (how tiny, and of which sign, depends on the BLAS kernel)
+    bad = first_negligible(np.diag(r), a)
+    if bad is not None:
+        raise PhylanxValueError(f"the {name} preconditioner needs a non-singular matrix "
+                                f"(r[{bad}, {bad}] of its {name} factorisation is zero "
+                                f"{RELATIVE_TO})")
 
 
 def _rq_preconditioner(a):
     r, q = scipy.linalg.rq(a, check_finite=False)          # a = r q, so inv(a) = q.T inv(r)
-    _triangular_inverse_check(r, "RQ")
+    _triangular_inverse_check(a, r, "RQ")
     return lambda v: q.T @ scipy.linalg.solve_triangular(r, v, check_finite=False)
 
 
 def _qr_preconditioner(a):
     q, r = scipy.linalg.qr(a, check_finite=False)          # a = q r, so inv(a) = inv(r) q.T
-    _triangular_inverse_check(r, "QR")
+    _triangular_inverse_check(a, r, "QR")
     return lambda v: scipy.linalg.solve_triangular(r, q.T @ v, check_finite=False)
 
 
 def _cholesky_preconditioner(a):
-    try:
-        factor = scipy.linalg.cho_factor(a, lower=True, check_finite=False)
-    except np.linalg.LinAlgError:
+    (factor,), bad = factorise(a, "potrf", lower=1)
+    if bad is not None:
         raise PhylanxValueError(
-            "the Cholesky preconditioner needs a symmetric positive definite matrix") from None
-    return lambda v: scipy.linalg.cho_solve(factor, v, check_finite=False)
+            "the Cholesky preconditioner needs a symmetric positive definite matrix (pivot "
+            f"{bad} of its Cholesky factorisation is not positive {RELATIVE_TO})")
+    return lambda v: scipy.linalg.cho_solve((factor, True), v, check_finite=False)
+
+
+def _nonzero_diagonal(a, name):
+    # a diagonal entry at rounding level relative to the matrix is as bad as an exact zero
+    diagonal = np.diag(a)
+    bad = first_negligible(diagonal, a)
+    if bad is not None:
+        raise PhylanxValueError(f"the {name} preconditioner needs a non-zero diagonal "
+                                f"(a[{bad}, {bad}] is zero {RELATIVE_TO})")
+    return diagonal
 
 
 def _jacobi_preconditioner(a):
-    diagonal = np.diag(a)
-    if np.any(diagonal == 0):
-        raise PhylanxValueError("the Jacobi preconditioner needs a non-zero diagonal")
+    diagonal = _nonzero_diagonal(a, "Jacobi")
     return lambda v: v / diagonal
 
 
 def _ssor_preconditioner(a, omega=SSOR_OMEGA):
     # M = omega/(2-omega) (D/omega + L) inv(D/omega) (D/omega + L^T): inverted by a
     # forward and a backward triangular solve
-    diagonal = np.diag(a)
-    if np.any(diagonal == 0):
-        raise PhylanxValueError("the SSOR/Gauss-Seidel preconditioner needs a non-zero diagonal")
+    diagonal = _nonzero_diagonal(a, "SSOR/Gauss-Seidel")
     scaled = diagonal / omega
     lower = np.tril(a, -1) + np.diag(scaled)
     upper = np.triu(a, 1) + np.diag(scaled)
@@ -107,11 +130,14 @@ def _incomplete_cholesky_preconditioner(a):
     n = a.shape[0]
     factor = np.tril(a).astype(np.float64)
     pattern = factor != 0
+    # a pivot that is positive only by rounding is a breakdown too (it would blow up M)
+    tolerance = rounding_tolerance(symmetric_from_triangle(a, 1))
     for k in range(n):
         pivot = factor[k, k]
-        if not pivot > 0:
+        if not pivot > tolerance:
             raise PhylanxValueError("the incomplete Cholesky preconditioner broke down (pivot "
-                                    f"{k} is not positive): a must be positive definite")
+                                    f"{k + 1} is not positive {RELATIVE_TO}): a must be "
+                                    "positive definite")
         factor[k, k] = np.sqrt(pivot)
         column = factor[k + 1:, k] / factor[k, k]
         factor[k + 1:, k] = column
@@ -240,9 +266,14 @@ def _orthonormal_step(a, basis, j):
     return w, coefficients + correction
 
 
+#: relative size (to max|a|) below which a Krylov residual, an asymmetry or an imaginary
+#: part is rounding noise; relative so that a scaled matrix gets the same verdict
+KRYLOV_RELATIVE = 1e-12
+
+
 def _breakdown(norm, scale):
     # the Krylov space is invariant: the Ritz values found so far are exact eigenvalues
-    return norm <= 1e-12 * max(scale, 1.0)
+    return norm <= KRYLOV_RELATIVE * scale
 
 
 @primitive("iterative_solver_lanczos", "iterative_solver_lanczos(_1, _2)",
@@ -261,7 +292,7 @@ def iterative_solver_lanczos(a, b, n=None):
     fully re-orthogonalised).  If the Krylov space closes early, fewer (exact) values are
     returned.  A non-symmetric ``a`` is an error: use ``iterative_solver_arnoldi``."""
     a, q, k = _krylov_operands(a, b, n, "Lanczos")
-    if not np.allclose(a, a.T, rtol=1e-10, atol=1e-12 * max(np.abs(a).max(initial=0.0), 1.0)):
+    if not np.allclose(a, a.T, rtol=1e-10, atol=KRYLOV_RELATIVE * np.abs(a).max(initial=0.0)):
         raise PhylanxValueError("Lanczos needs a symmetric matrix a")
     basis = np.zeros((k, a.shape[0]))
     basis[0] = q
@@ -310,6 +341,6 @@ def iterative_solver_arnoldi(a, b, n=None):
         hessenberg[j + 1, j] = norm
         basis[j + 1] = w / norm
     values = np.sort_complex(np.linalg.eigvals(hessenberg[:size, :size]))
-    if np.all(np.abs(values.imag) <= 1e-12 * max(scale, 1.0)):
+    if np.all(np.abs(values.imag) <= KRYLOV_RELATIVE * scale):
         return values.real.copy()
     return values

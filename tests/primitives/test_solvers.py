@@ -90,15 +90,90 @@ def test_uplo_default_is_lower():
                                np.linalg.solve(full, b))
 
 
+# Singular in exact arithmetic, but rounding leaves pivots of about eps * ||a|| whose size
+# and sign depend on the BLAS kernel (an exact zero on one machine, -4.7e-17 on another)
+_U, _V = np.random.default_rng(99).standard_normal((2, 6, 3))
+SINGULAR = {
+    "1..9": np.arange(1.0, 10.0).reshape(3, 3),
+    "u@v.T": _U @ _V.T,                                # rank 3 of 6
+    "ones*1e-3": 1e-3 * np.ones((2, 2)),
+    "ones*1e3": 1e3 * np.ones((2, 2)),
+}
+SINGULAR_SYMMETRIC = {
+    "hankel": np.array([[2.0, 3.0, 4.0], [3.0, 4.0, 5.0], [4.0, 5.0, 6.0]]),  # indefinite
+    "u@u.T": _U @ _U.T,                                # positive semi-definite, rank 3 of 6
+    "ones*1e-3": 1e-3 * np.ones((2, 2)),
+    "ones*1e3": 1e3 * np.ones((2, 2)),
+}
+SINGULAR_PSD = {k: v for k, v in SINGULAR_SYMMETRIC.items() if k != "hankel"}
+SCALES = [1.0, 1e-8, 1e8]
+
+
+def _raises_located(name, message, *args):
+    with pytest.raises(PhylanxValueError, match=message) as info:
+        solve(name, *args)
+    assert info.value.primitive == name and info.value.loc is not None
+    return info.value
+
+
+@pytest.mark.parametrize("scale", SCALES)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("key", SINGULAR)
+def test_lu_solver_numerically_singular(key, dtype, scale):
+    # the same verdict at every scale: the test is relative to the matrix
+    a = (scale * SINGULAR[key]).astype(dtype)
+    error = _raises_located("linear_solver_lu", r"singular \(pivot \d+ of its LU", a,
+                            np.ones(len(a), dtype))
+    assert "relative to n * eps * ||a||_F" in str(error)
+
+
+@pytest.mark.parametrize("scale", SCALES)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("key", SINGULAR_SYMMETRIC)
+def test_ldlt_solver_numerically_singular(key, dtype, scale):
+    a = (scale * SINGULAR_SYMMETRIC[key]).astype(dtype)
+    _raises_located("linear_solver_ldlt", r"singular \(pivot \d+ of its LDL\^T", a,
+                    np.ones(len(a), dtype))
+
+
+@pytest.mark.parametrize("scale", SCALES)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("key", SINGULAR_PSD)
+def test_cholesky_solver_numerically_singular(key, dtype, scale):
+    # semi-definite: potrf may see a tiny positive pivot and succeed
+    a = (scale * SINGULAR_PSD[key]).astype(dtype)
+    _raises_located("linear_solver_cholesky", "not positive definite", a, np.ones(len(a), dtype))
+
+
+@pytest.mark.parametrize("name", DIRECT)
+@pytest.mark.parametrize("scale", [1e-12, 1e12])
+def test_direct_solvers_do_not_call_a_scaled_well_conditioned_matrix_singular(name, scale):
+    # a tiny (or huge) matrix is not a singular one: 1e-12 * identity has pivots 1e-12
+    for a in (scale * np.eye(3), scale * _spd(5)):
+        b = np.arange(1.0, len(a) + 1)
+        x = solve(name, a, b)
+        np.testing.assert_allclose(x, np.linalg.solve(a, b), rtol=1e-10)
+        assert np.linalg.norm(a @ x - b) <= 1e-12 * np.linalg.norm(b)
+
+
 @pytest.mark.parametrize("name, a, message", [
-    ("linear_solver_lu", [[1.0, 2.0], [2.0, 4.0]], "singular"),
     ("linear_solver_ldlt", [[0.0, 0.0], [0.0, 1.0]], "singular"),
     ("linear_solver_cholesky", [[1.0, 2.0], [2.0, 1.0]], "not positive definite"),
+    ("linear_solver_lu", np.zeros((2, 2)), "singular"),
     ("linear_solver_lu", [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "must be square"),
 ])
 def test_direct_solver_failures(name, a, message):
-    with pytest.raises(PhylanxValueError, match=message):
-        solve(name, np.array(a), np.ones(len(a)))
+    _raises_located(name, message, np.array(a), np.ones(len(a)))
+
+
+def test_ldlt_checks_two_by_two_pivot_blocks():
+    # Bunch-Kaufman pivots this with a 2x2 block; the matrix is singular (rows 1 and 3
+    # are equal), which must be found inside the block too
+    a = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]) * 1e-3
+    _raises_located("linear_solver_ldlt", "singular", a, np.ones(3))
+    well = np.array([[0.0, 1.0], [1.0, 0.0]]) * 1e-12       # a 2x2 block, not singular
+    np.testing.assert_allclose(solve("linear_solver_ldlt", well, np.ones(2)),
+                               np.linalg.solve(well, np.ones(2)), rtol=1e-12)
 
 
 @pytest.mark.parametrize("b, error, message", [
@@ -214,15 +289,57 @@ def test_non_convergence_names_the_solver(suffix, title):
     ("bicgstab_cholesky", "symmetric positive definite"),
     ("cg_incompleteCholesky", "positive definite"),
     ("cg_jacobi", "non-zero diagonal"),
+    ("cg_ssor", "non-zero diagonal"),
     ("bicgstab_lu", "non-singular"),
     ("bicgstab_qr", "non-singular"),
+    ("bicgstab_rq", "non-singular"),
 ])
 def test_preconditioner_failures(suffix, message):
     a = np.array([[0.0, 1.0], [1.0, 0.0]]) if suffix != "bicgstab_lu" else np.zeros((2, 2))
-    if suffix == "bicgstab_qr":
+    if suffix in ("bicgstab_qr", "bicgstab_rq"):
         a = np.array([[1.0, 1.0], [1.0, 1.0]])
-    with pytest.raises(PhylanxValueError, match=message):
-        solve(f"iterative_solver_{suffix}", a, np.ones(2))
+    _raises_located(f"iterative_solver_{suffix}", message, a, np.ones(2))
+
+
+@pytest.mark.parametrize("scale", SCALES)
+@pytest.mark.parametrize("key", SINGULAR)
+@pytest.mark.parametrize("suffix, factorisation", [
+    ("bicgstab_lu", "LU"), ("bicgstab_qr", "QR"), ("bicgstab_rq", "RQ")])
+def test_factorising_preconditioners_find_numerical_singularity(suffix, factorisation, key,
+                                                                 scale):
+    # b = a @ 1 is consistent, so without the check BiCGSTAB would happily "solve" it
+    a = scale * SINGULAR[key]
+    _raises_located(f"iterative_solver_{suffix}",
+                    rf"needs a non-singular matrix \(.* of its {factorisation} factorisation",
+                    a, a @ np.ones(len(a)))
+
+
+@pytest.mark.parametrize("scale", SCALES)
+@pytest.mark.parametrize("key", SINGULAR_PSD)
+@pytest.mark.parametrize("suffix", ["bicgstab_cholesky", "cg_incompleteCholesky"])
+def test_cholesky_preconditioners_find_semidefinite_matrices(suffix, key, scale):
+    a = scale * SINGULAR_PSD[key]
+    _raises_located(f"iterative_solver_{suffix}", "positive definite", a, a @ np.ones(len(a)))
+
+
+@pytest.mark.parametrize("scale", SCALES)
+@pytest.mark.parametrize("suffix", ["cg_jacobi", "cg_ssor", "cg_symmetric_gauss_seidel"])
+def test_diagonal_preconditioners_judge_the_diagonal_relative_to_the_matrix(suffix, scale):
+    # a diagonal entry 1e-20 times the matrix's size is as unusable as an exact zero ...
+    a = scale * np.array([[1e-20, 1.0], [1.0, 2.0]])
+    _raises_located(f"iterative_solver_{suffix}", r"non-zero diagonal \(a\[1, 1\]", a,
+                    np.ones(2))
+
+
+@pytest.mark.parametrize("suffix", ITERATIVE_SPD + ITERATIVE_GENERAL)
+def test_iterative_solvers_accept_a_tiny_well_conditioned_matrix(suffix):
+    # ... but a matrix whose every entry is tiny is not singular
+    a = 1e-12 * _spd(5)
+    b = RNG.standard_normal(5)
+    x = solve(f"iterative_solver_{suffix}", a, b)
+    assert np.linalg.norm(a @ x - b) <= 1e-9 * np.linalg.norm(b)
+    x = solve(f"iterative_solver_{suffix}", 1e-12 * np.eye(3), np.ones(3))
+    np.testing.assert_allclose(x, 1e12 * np.ones(3), rtol=1e-9)
 
 
 def test_iterative_input_errors():
@@ -297,6 +414,20 @@ def test_eigen_input_errors(name, a, b, extra, message):
         solve(name, a, b, *extra)
 
 
-def test_lanczos_requires_symmetry():
+@pytest.mark.parametrize("scale", [1.0, 1e-14, 1e14])
+def test_lanczos_requires_symmetry(scale):
+    # relative to the matrix: a tiny non-symmetric matrix is still not symmetric
     with pytest.raises(PhylanxValueError, match="symmetric"):
-        solve("iterative_solver_lanczos", np.array([[1.0, 2.0], [0.0, 1.0]]), np.ones(2))
+        solve("iterative_solver_lanczos", scale * np.array([[1.0, 2.0], [0.0, 1.0]]), np.ones(2))
+
+
+@pytest.mark.parametrize("name", ["iterative_solver_lanczos", "iterative_solver_arnoldi"])
+@pytest.mark.parametrize("scale", [1e-14, 1e14])
+def test_krylov_eigenvalues_of_scaled_matrices(name, scale):
+    # the breakdown test is relative: a tiny matrix does not look like a closed Krylov space
+    a = scale * _spd(5)
+    b = RNG.standard_normal(5)
+    exact = np.linalg.eigvalsh(a)
+    values = solve(name, a, b)
+    assert values.shape == (5,) and values.dtype == np.float64
+    np.testing.assert_allclose(values, exact, rtol=1e-8, atol=1e-10 * exact.max())
