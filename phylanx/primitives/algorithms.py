@@ -12,12 +12,14 @@ import sys
 from typing import Any, Callable
 
 import numpy as np
+import scipy.linalg
 import scipy.special
 
 from ..errors import PhylanxTypeError, PhylanxValueError
 from ..values import display, type_name
 from .dtypes import to_bool, to_count
 from .registry import primitive
+from .solvers import RELATIVE_TO, factorise
 
 #: seed of the initial factors of ``als``
 ALS_SEED = 0
@@ -95,7 +97,14 @@ def _als_sweep(factors: np.ndarray, other: np.ndarray, confidence: np.ndarray,
         preference = (conf != 0).astype(np.float64)
         system = gram + other.T @ (conf[:, None] * other)        # Y^T Y + Y^T C_u Y + reg I
         rhs = other.T @ ((conf + 1.0) * preference)               # Y^T (C_u + I) p_u
-        factors[row] = np.linalg.solve(system, rhs)
+        # LU with the relative pivot test: np.linalg.solve would accept a numerically
+        # singular system (rounding leaves tiny pivots, not zeros) and return garbage
+        lu, bad = factorise(system, "getrf")
+        if bad is not None:
+            raise PhylanxValueError(
+                f"a least-squares system of ALS (row {row}) is singular: pivot {bad} of its LU "
+                f"factorisation is zero {RELATIVE_TO}; use a positive regularization")
+        factors[row] = scipy.linalg.lu_solve(lu, rhs, check_finite=False)
 
 
 @primitive("als", "als(_1, _2, _3, _4, _5, _6)", "als(_1, _2, _3, _4, _5)",
@@ -112,7 +121,9 @@ def als(ratings, regularization, num_factors, iterations, alpha, enable_output=F
     row ``X[u] = inv(Y^T Y + Y^T C_u Y + lambda I) Y^T (C_u + I) p_u`` and then each
     item row of ``Y`` likewise against the new ``X``.  ``X`` (users x f) and ``Y``
     (items x f) start uniform in [0, 1) from a fixed seed (``ALS_SEED``: the same
-    input always gives the same factors)."""
+    input always gives the same factors).  A (numerically) singular system, possible
+    without regularization, is a PhylanxValueError (see
+    ``linear_solver_lu``)."""
     r = _matrix(ratings, "ratings")
     reg = _number(regularization, "regularization")
     factors = to_count(num_factors, "num_factors", 1)
@@ -123,12 +134,8 @@ def als(ratings, regularization, num_factors, iterations, alpha, enable_output=F
     users = rng.random((r.shape[0], factors))
     items = rng.random((r.shape[1], factors))
     for k in range(steps):
-        try:
-            _als_sweep(users, items, confidence, reg)
-            _als_sweep(items, users, confidence.T, reg)
-        except np.linalg.LinAlgError:
-            raise PhylanxValueError("a least-squares system of ALS is singular: use a "
-                                    "positive regularization") from None
+        _als_sweep(users, items, confidence, reg)
+        _als_sweep(items, users, confidence.T, reg)
         if verbose:
             loss = np.sum((confidence + 1.0) * ((confidence != 0) - users @ items.T) ** 2)
             _say(f"iteration {k}: weighted loss {loss:.6g}")

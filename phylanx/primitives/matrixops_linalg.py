@@ -6,7 +6,9 @@ NumPy semantics throughout (``numpy.dot``, ``numpy.tensordot``, ``numpy.matmul``
 ``numpy.linalg``): dtype promotion (float32 stays float32), any rank NumPy accepts,
 0-d results as NumPy scalars.  Shape mismatches and singular matrices are reported as
 ``PhylanxValueError`` naming the operands' shapes.  ``invGJE`` is our own Gauss-Jordan
-elimination with partial pivoting.
+elimination with partial pivoting.  ``inverse`` and ``invGJE`` call a matrix singular
+when a pivot is zero relative to n * eps * ||a||_F (``solvers.rounding_tolerance``), so
+they are stricter than ``numpy.linalg.inv``, which refuses only exactly zero pivots.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from ..errors import PhylanxTypeError, PhylanxValueError
 from ..values import scalarize, type_name
 from .dtypes import to_axes, to_bool, to_int
 from .registry import primitive
+from .solvers import RELATIVE_TO, factorise, rounding_tolerance
 
 _NUMERIC_KINDS = "biufc"
 
@@ -249,13 +252,34 @@ def determinant(a):
 def inverse(a):
     """Inverse of a square matrix (or of each matrix of a stack), numpy.linalg.inv.
 
-    A singular matrix raises a PhylanxValueError.
+    A singular matrix raises a PhylanxValueError.  Stricter than numpy.linalg.inv: also a
+    numerically singular one, whose LU factorisation (LAPACK getrf) has a pivot of
+    magnitude at most n * eps * ||a||_F; NumPy refuses only exactly zero pivots, and
+    whether rounding leaves one depends on the BLAS kernel (``inverse([[1, 2, 3],
+    [4, 5, 6], [7, 8, 9]])`` is an error here, huge garbage or an error in NumPy).
     """
     arr = _square(a, "the argument")
+    _check_not_singular(arr)
     try:
         return np.linalg.inv(arr)
     except np.linalg.LinAlgError:
         raise PhylanxValueError("the matrix is singular and has no inverse") from None
+
+
+def _check_not_singular(arr: np.ndarray) -> None:
+    """PhylanxValueError if a matrix of ``arr`` has a negligible LU pivot (inf/NaN entries
+    are left to NumPy, whose result is then NaN like theirs)."""
+    work = arr if arr.dtype.kind in "fc" and arr.dtype.itemsize >= 4 else arr.astype(np.float64)
+    if work.shape[-1] == 0 or not np.all(np.isfinite(work)):
+        return
+    stacked = work.ndim > 2
+    for index in np.ndindex(work.shape[:-2]):
+        _, bad = factorise(np.array(work[index], order="F"), "getrf")
+        if bad is not None:
+            where = f" (matrix {list(index)} of the stack)" if stacked else ""
+            raise PhylanxValueError(
+                f"the matrix is singular and has no inverse{where}: pivot {bad} of its LU "
+                f"factorisation is zero {RELATIVE_TO}")
 
 
 @primitive("invGJE", "invGJE(_1)", category="matrixops", oracle=np.linalg.inv,
@@ -267,8 +291,9 @@ def inverse(a):
 def inv_gje(a):
     """Inverse of a square matrix by Gauss-Jordan elimination with partial pivoting.
 
-    Integer/bool input gives float64, float32 stays float32.  A pivot that is zero
-    relative to the matrix's magnitude means the matrix is singular: PhylanxValueError.
+    Integer/bool input gives float64, float32 stays float32.  A pivot of magnitude at most
+    n * eps * ||a||_F means the matrix is singular: PhylanxValueError (stricter than
+    numpy.linalg.inv, as ``inverse``).
     """
     arr = _square(a, "the argument", stacked=False)
     dtype = arr.dtype if arr.dtype.kind in "fc" else np.dtype(np.float64)
@@ -279,7 +304,7 @@ def inv_gje(a):
     if not np.all(np.isfinite(work)):
         raise PhylanxValueError("the argument contains NaN or infinity")
     # a pivot below this is rounding noise of an exactly singular matrix
-    tolerance = n * np.finfo(dtype).eps * np.max(np.abs(arr))
+    tolerance = rounding_tolerance(arr, dtype)
     for col in range(n):
         pivot = col + int(np.argmax(np.abs(work[col:, col])))
         if not np.abs(work[pivot, col]) > tolerance:

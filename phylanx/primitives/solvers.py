@@ -55,7 +55,8 @@ def rounding_tolerance(a: np.ndarray, dtype=None) -> float:
 
     The one place the tolerance formula lives.  ``dtype`` is that of the arithmetic
     (default: ``a``'s floating type, float64 for integers).  The norm is taken as
-    ``max|a| * ||a / max|a| ||_F`` so that it neither overflows nor underflows."""
+    ``max|a| * ||a / max|a| ||_F`` so that it neither overflows nor underflows.  Inf or
+    NaN in ``a`` give an infinite tolerance, which :func:`first_negligible` does not judge."""
     a = np.asarray(a)
     if dtype is None:
         dtype = a.dtype if a.dtype.kind in "fc" else np.float64
@@ -63,7 +64,9 @@ def rounding_tolerance(a: np.ndarray, dtype=None) -> float:
     n = max(a.shape[-2:], default=1) if a.ndim >= 2 else max(a.size, 1)
     magnitude = np.abs(a)
     largest = float(magnitude.max(initial=0.0))
-    if not largest > 0:
+    if not np.isfinite(largest):
+        return float("inf")
+    if largest == 0:
         return 0.0
     return float(n * eps * largest * np.linalg.norm(magnitude / largest))
 
