@@ -9,28 +9,26 @@ NumPy scalars, tuples when the Python function returns tuples).
 """
 from __future__ import annotations
 
-import ast
 import functools
 import inspect
 import itertools
-import linecache
-import re
-import textwrap
 import threading
 import types
 from typing import Any
 
 from .. import execution_tree
-from ..compiler.compiler import CONSTANTS, call_value
-from ..errors import PhylanxError, PhylanxTypeError
+from ..compiler.compiler import call_value
+from ..errors import PhylanxTypeError
 from ..exceptions import InvalidDecoratorArgumentError
 from ..language import ast as past
 from ..language import to_physl
-from ..primitives import registry
 from ..runtime.futures import Future
 from ..session import PhylanxSession
 from ..values import Function, from_python, to_python
 from . import checks, instrument
+from .linking import linker_of
+from .markers import DecoratedFunction
+from .source import docstring_source, function_source
 from .translator import translate
 
 OPTIONS = ("debug", "performance", "startatlineone", "print_progress", "disable_decorator",
@@ -43,131 +41,7 @@ class UnknownOptionError(InvalidDecoratorArgumentError, NotImplementedError):
     """``@Phylanx(bad=...)``: an option the decorator does not know."""
 
 
-class Linker:
-    """Per compiler state: unique PhySL names for functions and Python values."""
-
-    def __init__(self, state):
-        self.state = state
-        self.used: dict[str, Any] = {}
-        self.helpers: dict[int, tuple[Any, PhylanxDecorator]] = {}
-
-    def unique(self, base: str, key: Any) -> str:
-        for n in itertools.count(1):
-            name = base if n == 1 else f"{base}_{n}"
-            owner = self.used.get(name)
-            if owner is not None and owner == key:
-                return name
-            if owner is None and name not in CONSTANTS and registry.lookup(name) is None:
-                self.used[name] = key
-                return name
-        raise AssertionError("unreachable")
-
-    def external_name(self, key: tuple, name: str) -> str:
-        return self.unique(name, key)
-
-    def decorator_for(self, obj, node=None, locator=None) -> PhylanxDecorator:
-        if isinstance(obj, LazyDecorator):
-            obj = obj.decorated
-        if isinstance(obj, PhylanxDecorator):
-            if obj.state is not self.state and locator is not None:
-                raise locator.error(node, f"'{obj.__name__}' was decorated with another "
-                                          "compiler_state and cannot be called from here")
-            return obj
-        entry = self.helpers.get(id(obj))
-        if entry is not None and entry[0] is obj:
-            return entry[1]
-        try:
-            helper = PhylanxDecorator(obj, compiler_state=self.state)
-        except PhylanxError:
-            raise
-        except (OSError, TypeError) as e:
-            if locator is None:
-                raise PhylanxTypeError(f"cannot translate {obj!r}: {e}") from None
-            raise locator.error(node, f"cannot translate '{getattr(obj, '__name__', obj)}': "
-                                      "its Python source is not available") from None
-        self.helpers[id(obj)] = (obj, helper)
-        return helper
-
-
-def linker_of(state) -> Linker:
-    linker = state.__dict__.get("_frontend_linker")
-    if linker is None:
-        linker = state._frontend_linker = Linker(state)
-    return linker
-
-
-def _function_source(fn) -> tuple[ast.AST, str, int, int, str]:
-    """(def or lambda node, file, line offset, column shift, dedented source)."""
-    lines, first = inspect.getsourcelines(fn)
-    source = "".join(lines)
-    indent = len(lines[0]) - len(lines[0].lstrip())
-    text = textwrap.dedent(source)
-    file = inspect.getsourcefile(fn) or fn.__code__.co_filename
-    if fn.__name__ != "<lambda>":
-        tree = ast.parse(text)
-        node = tree.body[0]
-        if not isinstance(node, ast.FunctionDef):
-            raise PhylanxTypeError(f"@Phylanx needs a function, got {type(node).__name__}")
-        return node, file, first - 1, indent, text
-    found = _lambda_in_file(fn, file)
-    if found is not None:
-        return found
-    # a lambda: parse the smallest enclosing statement text and find it by its parameters
-    params = list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
-    for candidate in (text, text.strip().rstrip(",)") + "\n", "(" + text.strip() + ")"):
-        try:
-            tree = ast.parse(candidate)
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == params:
-                return node, file, first - 1, indent, text
-    raise PhylanxTypeError("cannot find the source of this lambda; define it with def")
-
-
-def _lambda_in_file(fn, file: str):
-    """The lambda node of ``fn`` found by where its code starts in the file (two lambdas
-    with the same parameters on one line, ``f(lambda x: x + 1, lambda x: 2 * x)``, are told
-    apart by column), or None when positions or the file's source are not available."""
-    starts = [(line, col) for line, _, col, end in fn.__code__.co_positions()
-              if line is not None and col is not None and end is not None and end > col]
-    lines = linecache.getlines(file)
-    if not starts or not lines:
-        return None
-    text = "".join(lines)
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return None
-    start = min(starts)
-    params = list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Lambda) and (node.body.lineno, node.body.col_offset) == start
-                and [a.arg for a in node.args.args] == params):
-            return node, file, 0, 0, text
-    return None
-
-
-_STRING_OPENING = re.compile(r"[rRuU]?(\"\"\"|'''|\"|')")
-
-
-def _docstring_source(fn):
-    """(docstring node, file, PhySL text, locator) of a ``doc_src`` function; the text
-    stands at the docstring's own lines and columns, so PhySL errors point into the file."""
-    node, file, offset, indent, _ = _function_source(fn)
-    locator = checks.Locator(file, offset, None, indent)
-    doc = node.body[0] if node.body else None
-    if not (isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant)
-            and isinstance(doc.value.value, str)):
-        raise locator.error(node, "@Phylanx(doc_src=True) needs a docstring holding the "
-                                  "PhySL source, e.g. \"\"\"define(f, x, x + 1)\"\"\"")
-    line, col = doc.lineno + offset, doc.col_offset + indent
-    opening = _STRING_OPENING.match(linecache.getline(file, line)[col:])
-    col += opening.end() if opening else 0
-    return doc, file, "\n" * (line - 1) + " " * col + doc.value.value, locator
-
-
-class PhylanxDecorator:
+class PhylanxDecorator(DecoratedFunction):
     """The object ``@Phylanx`` returns (the original's ``_PhylanxDecorator``)."""
 
     def __init__(self, fn, **options: Any):
@@ -205,9 +79,9 @@ class PhylanxDecorator:
         self._doc_src = options.get("doc_src", False)
         startatlineone = options.get("startatlineone", PhylanxSession.startatlineone)
         if self._doc_src:
-            self._node, self.file, text, self.locator = _docstring_source(fn)
+            self._node, self.file, text, self.locator = docstring_source(fn)
         else:
-            self._node, self.file, offset, indent, text = _function_source(fn)
+            self._node, self.file, offset, indent, text = function_source(fn)
             if startatlineone:
                 own = "\n".join(text.splitlines()[self._node.lineno - 1:])
                 self.locator = checks.Locator(self.file, -(self._node.lineno - 1), own)
@@ -216,7 +90,8 @@ class PhylanxDecorator:
             checks.check_function(self._node, self.locator)
         self._source_text = text
         base = fn.__name__ if fn.__name__ != "<lambda>" else f"__Physl_lambda_{next(_lambda_ids)}"
-        self.state_name = linker_of(self.state).unique(base, self)
+        self.linker = linker_of(self.state, PhylanxDecorator)
+        self.state_name = self.linker.unique(base, self)
         if self.debug:
             self._ensure_compiled()
             print(self.get_physl_source())
@@ -241,7 +116,7 @@ class PhylanxDecorator:
         # cache: translation takes a few milliseconds (benchmarks/overhead.py measures
         # it), less than reading and validating a cache entry would save.
         return translate(self._node, self.python, self.locator, self.state_name,
-                         linker_of(self.state), defaults)
+                         self.linker, defaults)
 
     def _docstring_translation(self):
         from ..language import parse
@@ -317,8 +192,8 @@ class PhylanxDecorator:
         return [bound.arguments[p] for p in self._signature.parameters]
 
     def _argument(self, value, passed: list | None = None):
-        if isinstance(value, (PhylanxDecorator, LazyDecorator, types.FunctionType)):
-            dec = linker_of(self.state).decorator_for(value)
+        if isinstance(value, (DecoratedFunction, types.FunctionType)):
+            dec = self.linker.decorator_for(value)
             dec._ensure_compiled()
             if passed is not None and dec is not self:
                 passed.append(dec)   # its free names are loaded before the call, like ours
@@ -406,13 +281,16 @@ class PhylanxDecorator:
         return self if obj is None else functools.partial(self, obj)
 
 
-class LazyDecorator:
+class LazyDecorator(DecoratedFunction):
     """``Phylanx.lazy(decorated)``: calling it returns ``decorated.lazy(*args)``."""
 
     def __init__(self, decorated: PhylanxDecorator):
         if not isinstance(decorated, PhylanxDecorator):
             raise InvalidDecoratorArgumentError("Phylanx.lazy needs a @Phylanx function")
         self.decorated = decorated
+
+    def decorator(self) -> PhylanxDecorator:
+        return self.decorated
 
     def __call__(self, *args: Any, **kwargs: Any):
         return self.decorated.lazy(*args, **kwargs)

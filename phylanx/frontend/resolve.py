@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import tables
+from .markers import DecoratedFunction, Parallel, prange
 
 
 class Kind(enum.Enum):
@@ -70,17 +71,13 @@ def _module_family(mod: types.ModuleType) -> tuple[str, str]:
 
 def classify(value: Any) -> tuple[Kind, Any]:
     """The kind of a Python object met as a free name, plus kind-specific data."""
-    from ..execution_tree import _Parallel
-    from ..util import prange
-    from .decorator import LazyDecorator, PhylanxDecorator
-
     if isinstance(value, types.ModuleType):
         return Kind.MODULE, _module_family(value)
-    if isinstance(value, (PhylanxDecorator, LazyDecorator)):
+    if isinstance(value, DecoratedFunction):
         return Kind.DECORATED, None
     if value is prange:
         return Kind.PRANGE, None
-    if isinstance(value, _Parallel):
+    if isinstance(value, Parallel):
         return Kind.PARALLEL, None
     if isinstance(value, type) and issubclass(value, np.generic):
         return Kind.DTYPE, str(np.dtype(value))
