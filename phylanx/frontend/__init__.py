@@ -11,6 +11,7 @@ and the result is kept on the decorated object.
 """
 from __future__ import annotations
 
+from .checks import PhylanxNameError
 from .decorator import LazyDecorator, Phylanx, PhylanxDecorator
 
-__all__ = ["LazyDecorator", "Phylanx", "PhylanxDecorator"]
+__all__ = ["LazyDecorator", "Phylanx", "PhylanxDecorator", "PhylanxNameError"]

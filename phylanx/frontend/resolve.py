@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from . import tables
 from .markers import DecoratedFunction, Parallel, prange
 
 
@@ -42,7 +41,6 @@ class Resolved:
     extra: Any = None   # module: (family, dotted prefix); numpy func: dotted name; dtype: str
 
 
-_KNOWN_BUILTINS = set(tables.BUILTIN_CALLS) | set(tables.BUILTIN_DTYPES) | {"isinstance"}
 _VALUE_TYPES = (int, float, bool, str, list, tuple, dict, np.ndarray, np.generic, type(None),
                 range)
 
@@ -101,6 +99,9 @@ class Resolver:
 
     def __init__(self, fn: types.FunctionType):
         self.globals = fn.__globals__
+        # the built-ins Python itself would use: those of the function's globals
+        found = self.globals.get("__builtins__", builtins)
+        self.builtins = found if isinstance(found, dict) else vars(found)
         self.cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
 
     def lookup(self, name: str) -> Resolved | None:
@@ -113,8 +114,8 @@ class Resolver:
             where = "cell"
         elif name in self.globals:
             value, where = self.globals[name], "global"
-        elif hasattr(builtins, name) and name in _KNOWN_BUILTINS:
-            value, where = getattr(builtins, name), "builtin"
+        elif name in self.builtins:   # supported or not: Python knows the name
+            value, where = self.builtins[name], "builtin"
         else:
             return None
         kind, extra = classify(value)

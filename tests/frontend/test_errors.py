@@ -97,8 +97,10 @@ def test_undefined_name_is_located():
     def undefined(x):
         return x + not_defined_anywhere  # noqa: F821
 
-    with pytest.raises(PhylanxSyntaxError, match="not_defined_anywhere"):
+    with pytest.raises(NameError, match="name 'not_defined_anywhere' is not defined") as info:
         undefined(1)
+    assert isinstance(info.value, PhylanxError)
+    assert info.value.loc.line == line_of(undefined.python, "return x + not_defined")
 
 
 def test_runtime_error_names_primitive_and_points_at_python_line():
