@@ -28,32 +28,22 @@ from ..values import Function, from_python, to_python
 from . import checks, instrument
 from .linking import linker_of
 from .markers import DecoratedFunction
+from .options import caller_loc, check_options, definition_loc
 from .source import docstring_source, function_source
 from .translator import translate
 
-OPTIONS = ("debug", "performance", "startatlineone", "print_progress", "disable_decorator",
-           "doc_src", "compiler_state", "localities", "target", "fglobals")
 _LOCK = threading.RLock()
 _lambda_ids = itertools.count()
-
-
-class UnknownOptionError(InvalidDecoratorArgumentError, NotImplementedError):
-    """``@Phylanx(bad=...)``: an option the decorator does not know."""
 
 
 class PhylanxDecorator(DecoratedFunction):
     """The object ``@Phylanx`` returns (the original's ``_PhylanxDecorator``)."""
 
     def __init__(self, fn, **options: Any):
-        for key in options:
-            if key not in OPTIONS:
-                raise UnknownOptionError(f"Unknown Phylanx argument '{key}'.")
         if not isinstance(fn, types.FunctionType):
             raise InvalidDecoratorArgumentError(
                 f"@Phylanx decorates functions, not {type(fn).__name__} objects")
-        target = options.get("target", "PhySL")
-        if target != "PhySL":
-            raise NotImplementedError(f"Unknown target '{target}' (only 'PhySL')")
+        check_options(options, definition_loc(fn))
         self.python = fn
         self.kwargs = options
         self.debug = options.get("debug", PhylanxSession.debug)
@@ -61,7 +51,11 @@ class PhylanxDecorator(DecoratedFunction):
         self.print_progress = options.get("print_progress", PhylanxSession.print_progress)
         self.disable_decorator = options.get("disable_decorator",
                                              PhylanxSession.disable_decorator)
-        self.localities = options.get("localities")
+        self.localities = options.get("localities")   # None or 1: this process
+        # the globals free names are resolved in (the original's fglobals option)
+        self.fglobals = options.get("fglobals")
+        if self.fglobals is None:
+            self.fglobals = fn.__globals__
         self.state = options.get("compiler_state") or execution_tree.global_compiler_state()
         self.__perfdata__ = (None, None, None)
         functools.update_wrapper(self, fn)
@@ -116,7 +110,7 @@ class PhylanxDecorator(DecoratedFunction):
         # cache: translation takes a few milliseconds (benchmarks/overhead.py measures
         # it), less than reading and validating a cache entry would save.
         return translate(self._node, self.python, self.locator, self.state_name,
-                         self.linker, defaults)
+                         self.linker, defaults, self.fglobals)
 
     def _docstring_translation(self):
         from ..language import parse
@@ -300,10 +294,8 @@ class LazyDecorator(DecoratedFunction):
 
 
 def Phylanx(*args: Any, **kwargs: Any):  # noqa: N802 - the original's name
-    """``@Phylanx`` or ``@Phylanx(debug=True, ...)`` (options: see :data:`OPTIONS`)."""
-    for key in kwargs:
-        if key not in OPTIONS:
-            raise UnknownOptionError(f"Unknown Phylanx argument '{key}'.")
+    """``@Phylanx`` or ``@Phylanx(debug=True, ...)`` (options: see :mod:`.options`)."""
+    check_options(kwargs, caller_loc(1))
     if len(args) == 1 and not kwargs and isinstance(args[0], types.FunctionType):
         return PhylanxDecorator(args[0])
     if args:

@@ -97,8 +97,8 @@ def classify(value: Any) -> tuple[Kind, Any]:
 class Resolver:
     """Looks names up in a Python function's closure, globals and built-ins."""
 
-    def __init__(self, fn: types.FunctionType):
-        self.globals = fn.__globals__
+    def __init__(self, fn: types.FunctionType, fglobals: dict | None = None):
+        self.globals = fn.__globals__ if fglobals is None else fglobals
         # the built-ins Python itself would use: those of the function's globals
         found = self.globals.get("__builtins__", builtins)
         self.builtins = found if isinstance(found, dict) else vars(found)
