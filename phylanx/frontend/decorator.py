@@ -17,7 +17,7 @@ import types
 from typing import Any
 
 from .. import execution_tree
-from ..compiler.compiler import call_value
+from ..compiler.compiler import call_value, deep_recursion
 from ..errors import PhylanxTypeError
 from ..exceptions import InvalidDecoratorArgumentError
 from ..language import ast as past
@@ -96,7 +96,8 @@ class PhylanxDecorator(DecoratedFunction):
         if self._translation is None:
             with _LOCK:
                 if self._translation is None:
-                    self._translation = self._translate()
+                    with deep_recursion():   # the translator recurses along the Python AST
+                        self._translation = self._translate()
         return self._translation
 
     def _translate(self):
@@ -212,9 +213,10 @@ class PhylanxDecorator(DecoratedFunction):
             except (KeyError, ValueError):
                 g[slot] = None
         try:
-            result = call_value(self._function, values, None, self.__name__)
-            if isinstance(result, Future):
-                result = result.result()
+            with deep_recursion():
+                result = call_value(self._function, values, None, self.__name__)
+                if isinstance(result, Future):
+                    result = result.result()
         finally:
             for slot, put in writeback:
                 put(to_python(g[slot]))
