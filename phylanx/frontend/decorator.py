@@ -72,15 +72,17 @@ class PhylanxDecorator(DecoratedFunction):
             p.kind is p.POSITIONAL_OR_KEYWORD for p in params) else -1)
         self._doc_src = options.get("doc_src", False)
         startatlineone = options.get("startatlineone", PhylanxSession.startatlineone)
+        source = options.get("source")
         if self._doc_src:
-            self._node, self.file, text, self.locator = docstring_source(fn)
+            self._node, self.file, text, self.locator = docstring_source(fn, source)
         else:
-            self._node, self.file, offset, indent, text = function_source(fn)
+            src = function_source(fn, source)
+            self._node, self.file, text = src.node, src.file, src.text
             if startatlineone:
                 own = "\n".join(text.splitlines()[self._node.lineno - 1:])
                 self.locator = checks.Locator(self.file, -(self._node.lineno - 1), own)
             else:
-                self.locator = checks.Locator(self.file, offset, None, indent)
+                self.locator = src.locator()
             checks.check_function(self._node, self.locator)
         self._source_text = text
         base = fn.__name__ if fn.__name__ != "<lambda>" else f"__Physl_lambda_{next(_lambda_ids)}"

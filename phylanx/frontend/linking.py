@@ -22,6 +22,7 @@ from ..compiler.compiler import CONSTANTS
 from ..errors import PhylanxError, PhylanxTypeError
 from ..primitives import registry
 from .markers import DecoratedFunction
+from .source import SourceUnavailableError
 
 _LOCK = threading.Lock()
 #: id(compiler state) -> its linker; a linker keeps its state alive, so an id is not
@@ -70,6 +71,11 @@ class Linker:
             return entry[1]
         try:
             helper = self.make_decorator(obj, compiler_state=self.state)
+        except SourceUnavailableError as e:
+            if locator is None:
+                raise
+            # point at the call in the decorated function: that is the line the user wrote
+            raise locator.error(node, f"cannot translate the call: {e.message}") from None
         except PhylanxError:
             raise
         except (OSError, TypeError) as e:

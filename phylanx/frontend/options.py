@@ -15,6 +15,7 @@ none is accepted and silently ignored.  Errors are located at the decorator
 ``target``             ``"PhySL"`` (the only backend)
 ``fglobals``           the globals dict free names are resolved in
 ``localities``         ``None`` or ``1``: one locality (several: not yet)
+``source``             the function's source text, when Python cannot find it
 =====================  =====================================================
 """
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ..execution_tree import compiler_state
 from ..source import SourceLoc
 
 OPTIONS = ("debug", "performance", "startatlineone", "print_progress", "disable_decorator",
-           "doc_src", "compiler_state", "localities", "target", "fglobals")
+           "doc_src", "compiler_state", "localities", "target", "fglobals", "source")
 
 
 class UnknownOptionError(InvalidDecoratorArgumentError, NotImplementedError):
@@ -84,6 +85,10 @@ def check_options(options: dict[str, Any], loc: SourceLoc) -> None:
         raise UnsupportedOptionError(
             f"fglobals must be a dict of globals (like f.__globals__), not "
             f"{type(fglobals).__name__}", loc)
+    source = options.get("source")
+    if source is not None and not isinstance(source, str):
+        raise UnsupportedOptionError("source must be the function's source text (a str), "
+                                     f"not {type(source).__name__}", loc)
     state = options.get("compiler_state")
     if state is not None:
         if not isinstance(state, compiler_state):
