@@ -1,7 +1,8 @@
 """The Python frontend: ``@Phylanx`` and the Python -> PhySL translator.
 
-``decorator`` (the decorator object), ``source`` (recovering a function's
-source), ``linking`` (unique names within a compiler state), ``markers`` (the
+``decorator`` (the decorator object), ``options`` (its options, checked),
+``arguments`` (binding calls from Python as Python does), ``source`` (recovering
+a function's source), ``linking`` (unique names within a compiler state), ``markers`` (the
 types recognised in globals; a leaf module), ``checks`` (unsupported syntax,
 located errors), ``translator``/``expressions``/``numpy_calls`` (the ``ast``
 visitor), ``scopes`` (Python scoping facts), ``tables`` (operators, NumPy and

@@ -18,14 +18,13 @@ from typing import Any
 
 from .. import execution_tree
 from ..compiler.compiler import call_value, deep_recursion
-from ..errors import PhylanxTypeError
 from ..exceptions import InvalidDecoratorArgumentError
 from ..language import ast as past
 from ..language import to_physl
 from ..runtime.futures import Future
 from ..session import PhylanxSession
 from ..values import Function, from_python, to_python
-from . import checks, instrument
+from . import arguments, checks, instrument
 from .linking import linker_of
 from .markers import DecoratedFunction
 from .options import caller_loc, check_options, definition_loc
@@ -180,13 +179,8 @@ class PhylanxDecorator(DecoratedFunction):
     def _bind(self, args, kwargs) -> list | tuple:
         if not kwargs and len(args) == self._plain_arity:
             return args
-        try:
-            bound = self._signature.bind(*args, **kwargs)
-        except TypeError as e:
-            raise PhylanxTypeError(f"{self.__name__}(): {e}",
-                                   self.locator(self._node)) from None
-        bound.apply_defaults()
-        return [bound.arguments[p] for p in self._signature.parameters]
+        # located at the caller's line (frames: _bind, __call__ or lazy, the caller)
+        return arguments.bind(self.python, self._signature, args, kwargs, caller_loc(2))
 
     def _argument(self, value, passed: list | None = None):
         if isinstance(value, (DecoratedFunction, types.FunctionType)):
@@ -201,7 +195,7 @@ class PhylanxDecorator(DecoratedFunction):
         passed: list = []
         return [self._argument(a, passed) for a in args], passed
 
-    def _run(self, values: list, passed=()) -> Any:
+    def _run(self, values: list, passed=(), keywords: dict | None = None) -> Any:
         g = self.state.globals
         slots, writeback = self._slots, self._writeback
         if passed:
@@ -216,7 +210,7 @@ class PhylanxDecorator(DecoratedFunction):
                 g[slot] = None
         try:
             with deep_recursion():
-                result = call_value(self._function, values, None, self.__name__)
+                result = call_value(self._function, values, keywords, self.__name__)
                 if isinstance(result, Future):
                     result = result.result()
         finally:
@@ -229,16 +223,18 @@ class PhylanxDecorator(DecoratedFunction):
             return self.python(*args, **kwargs)
         if not self._compiled:
             self._ensure_compiled()
-        if self._doc_src:
+        keywords = None
+        if self._doc_src:   # the PhySL define's parameters bind the call, keywords too
             values, passed = self._arguments(args)
+            keywords = {k: self._argument(v, passed) for k, v in kwargs.items()} or None
         else:
             values, passed = self._arguments(self._bind(args, kwargs))
         if self.performance:
             with instrument.measure(self) as perf:
-                result = self._run(values, passed)
+                result = self._run(values, passed, keywords)
             self.__perfdata__ = perf.data
         else:
-            result = self._run(values, passed)
+            result = self._run(values, passed, keywords)
         result = to_python(result)
         if self.translation.returns_tuple and isinstance(result, list):
             result = tuple(result)

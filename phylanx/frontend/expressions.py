@@ -11,9 +11,11 @@ from __future__ import annotations
 import ast
 
 from ..compiler.compiler import CONSTANTS
+from ..errors import PhylanxTypeError
 from ..language import ast as past
 from ..primitives import registry
-from . import tables
+from . import arguments, tables
+from .markers import DecoratedFunction
 from .numpy_calls import NumpyMixin, array_literal
 from .resolve import Kind
 
@@ -317,6 +319,7 @@ class ExpressionMixin(NumpyMixin):
                     self.external_global(name, func)
                 return self.call(target, self.arguments(node, user_function=True), node)
             if name == self.fn_name:
+                self.check_call_shape(self.pyfunc, node)
                 return self.call(self.state_name, self.arguments(node, user_function=True),
                                  node)
             res = self.resolver.lookup(name)
@@ -339,6 +342,7 @@ class ExpressionMixin(NumpyMixin):
     def call_resolved(self, res, name, node):
         kind = res.kind
         if kind in (Kind.DECORATED, Kind.FUNCTION):
+            self.check_call_shape(res.value, node)
             return self.call(self.dependency(res.value, node),
                              self.arguments(node, user_function=True), node)
         if kind is Kind.NUMPY_FUNC:
@@ -354,6 +358,23 @@ class ExpressionMixin(NumpyMixin):
             raise self.error(node, "prange(...) can only be used as the iterable of a for loop")
         raise self.error(node.func, f"'{name}' ({type(res.value).__name__}) cannot be called "
                                     "inside a Phylanx function")
+
+    def check_call_shape(self, target, node):
+        """A call of a Python or decorated function that Python would reject for its
+        arguments (how many, which keywords) is Python's ``TypeError``, raised here at
+        translation (the first call) and located at the call."""
+        if isinstance(target, DecoratedFunction):
+            target = target.decorator()
+            if target._doc_src:
+                return   # its parameters are those of the PhySL define, checked there
+            target = target.python
+        if any(isinstance(a, ast.Starred) for a in node.args) or \
+                any(k.arg is None for k in node.keywords):
+            return
+        message = arguments.python_message(target, (None,) * len(node.args),
+                                           {k.arg: None for k in node.keywords})
+        if message is not None:
+            raise PhylanxTypeError(message, self.loc(node))
 
     def builtin_call(self, name, node):
         if name == "print":

@@ -44,6 +44,7 @@ class FunctionTranslator(AssignmentMixin, ExpressionMixin):
                  default_values=None, fglobals: dict | None = None):
         self.fn_node = fn_node
         self.fn_name = getattr(fn_node, "name", None)
+        self.pyfunc = pyfunc
         self.state_name = state_name
         self.loc = locator
         self.error = locator.error
