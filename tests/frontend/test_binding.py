@@ -108,3 +108,14 @@ def test_the_stub_has_the_signature_of_the_function():
         return a
 
     assert inspect.signature(_stub(everything)) == inspect.signature(everything)
+
+
+def test_doc_src_functions_take_keywords_by_their_physl_names():
+    @Phylanx(doc_src=True)
+    def minus(a, b):
+        """define(minus, a, b, a - b)"""
+
+    assert minus(5, b=2) == 3
+    assert minus(b=5, a=2) == -3   # dropped keywords would have been a wrong result
+    with pytest.raises(PhylanxTypeError, match="no argument named 'c'"):
+        minus(1, c=3)
