@@ -1,11 +1,13 @@
 """``@Phylanx``: decorate a NumPy-style Python function to run it as PhySL.
 
-At decoration the function's source is parsed and checked (unsupported syntax
-is a located :class:`PhylanxSyntaxError` right there).  On first use it is
-translated once (:mod:`.translator`), compiled into the compiler state, and
-every call then binds the arguments like Python, passes NumPy arrays without
-copying, runs the compiled function and returns NumPy values (0-d results as
-NumPy scalars, tuples when the Python function returns tuples).
+At decoration the options are checked (:mod:`.options`), the function's source
+is found (:mod:`.source`) and checked: unsupported syntax is a located
+:class:`PhylanxSyntaxError` right there.  On first use it is translated once
+(:mod:`.translator`, names given by the state's :mod:`.linking`), compiled
+into the compiler state, and every call then binds the arguments like Python
+(:mod:`.arguments`), passes NumPy arrays without copying, runs the compiled
+function and returns NumPy values (0-d results as NumPy scalars, tuples when
+the Python function returns tuples).
 """
 from __future__ import annotations
 
