@@ -10,6 +10,7 @@ import threading
 from typing import Any
 
 from .compiler import Compiler, call_value
+from .compiler.compiler import deep_recursion
 from .errors import PhylanxError, PhylanxRuntimeError, PhylanxTypeError
 from .language import ast as past
 from .language import parse
@@ -57,7 +58,8 @@ class compiler_state:  # noqa: N801 - the original's name
 
     def run(self, node) -> Any:
         try:
-            return node.run(self.globals)
+            with deep_recursion():
+                return node.run(self.globals)
         except PhylanxError:
             raise
         except ControlSignal as jump:   # break() with no loop around it
@@ -99,7 +101,8 @@ def invoke(fn: Any, args: tuple, kwargs: dict) -> Any:
     values = [from_python(a) for a in args]
     kw = {k: from_python(v) for k, v in kwargs.items()} if kwargs else None
     try:
-        result = call_value(fn, values, kw, getattr(fn, "name", "function"))
+        with deep_recursion():
+            result = call_value(fn, values, kw, getattr(fn, "name", "function"))
     except ControlSignal as jump:   # break() in a function called from Python
         raise jump.as_error() from None
     except PhylanxError as err:    # a wrong call from Python: point at the definition

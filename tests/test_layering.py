@@ -10,7 +10,9 @@ Every ``import`` in every module (also those inside functions) is parsed with
 * ``primitives`` does not import ``compiler`` (except the registry's lazy ``_load_all``,
   which loads the compiler's special forms), ``frontend`` or ``cli``;
 * ``compiler`` does not import ``frontend`` or ``cli``;
-* nothing but ``phylanx/__main__.py`` imports ``cli``.
+* nothing but ``phylanx/__main__.py`` imports ``cli``;
+* the modules of ``frontend`` import each other without a cycle (imports inside
+  functions count: a lazy import only hides a cycle).
 """
 from __future__ import annotations
 
@@ -145,3 +147,56 @@ def test_rules_reject(monkeypatch, module, imported, expected):
     fake = [(module, ROOT / "x.py", imported, None, 1)]
     monkeypatch.setattr(sys.modules[__name__], "_all_imports", lambda: iter(fake))
     assert any(expected in v for v in _violations())
+
+
+def _frontend_graph(imports) -> dict[str, set[str]]:
+    """frontend module -> the frontend modules it imports (the package is its __init__)."""
+    graph: dict[str, set[str]] = {}
+    for module, _, imported, _, _ in imports:
+        if module.startswith("phylanx.frontend") and imported.startswith("phylanx.frontend") \
+                and imported != module:
+            graph.setdefault(module, set()).add(imported)
+    return graph
+
+
+def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle ``[a, b, ..., a]`` of ``graph``, or None."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        if node in path:
+            return path[path.index(node):] + [node]
+        if node in done:
+            return None
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            cycle = visit(nxt)
+            if cycle:
+                return cycle
+        path.pop()
+        done.add(node)
+        return None
+
+    for start in sorted(graph):
+        cycle = visit(start)
+        if cycle:
+            return cycle
+    return None
+
+
+def test_frontend_has_no_import_cycle():
+    graph = _frontend_graph(_all_imports())
+    assert "phylanx.frontend.translator" in graph["phylanx.frontend.decorator"]  # sees edges
+    cycle = _find_cycle(graph)
+    assert cycle is None, "import cycle in the frontend: " + " -> ".join(cycle)
+    assert not graph.get("phylanx.frontend.markers"), "markers must import no frontend module"
+
+
+def test_the_cycle_check_finds_a_lazy_import_cycle():
+    fake = [("phylanx.frontend.resolve", None, "phylanx.frontend.markers", None, 1),
+            ("phylanx.frontend.decorator", None, "phylanx.frontend.resolve", None, 1),
+            ("phylanx.frontend.resolve", "classify", "phylanx.frontend.decorator", None, 9)]
+    assert _find_cycle(_frontend_graph(fake)) == [
+        "phylanx.frontend.decorator", "phylanx.frontend.resolve", "phylanx.frontend.decorator"]
+    assert _find_cycle(_frontend_graph(fake[:2])) is None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import sys
+import threading
 from typing import Any
 
 import numpy as np
@@ -76,6 +77,50 @@ def with_dtype(impl, dtype: str, data_args: tuple[int, ...] | None = None):
     return variant
 
 
+#: the recursion limit while a tree is evaluated: every level of a recursive PhySL
+#: function is a few Python frames, so Python's default (1000) would stop at ~200 levels
+DEEP_RECURSION_LIMIT = 20000
+
+
+class _DeepRecursion:
+    """Raise the recursion limit for the evaluations inside, restore it after the last.
+
+    The limit is process-wide, so concurrent evaluations (several Python threads calling
+    compiled code) share one raise: a count under a lock restores the limit only when
+    the last of them ends.  Used at every entry from Python into a tree (compiler state
+    runs, ``execution_tree.invoke``, decorated-function calls) and around compiling;
+    nesting is cheap.  One shared instance, :data:`deep_recursion`; state in a list, not
+    on the class (setting a class attribute would flush the type cache on every call).
+    """
+
+    __slots__ = ()
+    _lock = threading.Lock()
+    _count_and_saved = [0, 0]
+
+    def __call__(self) -> _DeepRecursion:   # ``with deep_recursion():`` reads naturally
+        return self
+
+    def __enter__(self) -> None:
+        state = self._count_and_saved
+        with self._lock:
+            if state[0] == 0:
+                state[1] = sys.getrecursionlimit()
+                if state[1] < DEEP_RECURSION_LIMIT:
+                    sys.setrecursionlimit(DEEP_RECURSION_LIMIT)
+            state[0] += 1
+
+    def __exit__(self, *exc) -> None:
+        state = self._count_and_saved
+        with self._lock:
+            state[0] -= 1
+            # restore unless the program set its own limit meanwhile
+            if state[0] == 0 and sys.getrecursionlimit() == DEEP_RECURSION_LIMIT:
+                sys.setrecursionlimit(state[1])
+
+
+deep_recursion = _DeepRecursion()
+
+
 class Compiler:
     """Compiles PhySL ASTs within one compiler state (shared global scope)."""
 
@@ -84,13 +129,13 @@ class Compiler:
         self.globals = scopes.GlobalScope()
         self.compile_id = 0
         self._seq: dict[str, int] = {}
-        sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
 
     # -- entry points -------------------------------------------------------
     def compile_program(self, program: ast.Program) -> Node:
         """Compile top-level expressions into one node returning the last value."""
         self.compile_id += 1
-        body = [self.compile(e, self.globals) for e in program.body]
+        with deep_recursion():   # compiling recurses along the AST's depth as well
+            body = [self.compile(e, self.globals) for e in program.body]
         if config.get("tracing"):
             if measure.TRACE_LOG not in hooks.active():
                 hooks.install(measure.TRACE_LOG)   # tracing switched on by the environment

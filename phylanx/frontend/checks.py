@@ -8,9 +8,20 @@ from __future__ import annotations
 
 import ast
 
-from ..errors import PhylanxSyntaxError
+from ..errors import PhylanxCompileError, PhylanxSyntaxError
 from ..source import SourceLoc
 from .tables import SUGGESTIONS
+
+
+class PhylanxNameError(PhylanxCompileError, NameError):
+    """A free name of a decorated function that Python could not resolve either.
+
+    Also a ``NameError``, with Python's message, so ``except NameError`` works.
+    """
+
+    def __init__(self, message: str, loc: SourceLoc | None = None, name: str | None = None):
+        super().__init__(message, loc)
+        self.name = name
 
 
 class Locator:
@@ -31,6 +42,9 @@ class Locator:
 
     def error(self, node: ast.AST | None, message: str) -> PhylanxSyntaxError:
         return PhylanxSyntaxError(message, self(node))
+
+    def name_error(self, node: ast.AST, name: str) -> PhylanxNameError:
+        return PhylanxNameError(f"name '{name}' is not defined", self(node), name)
 
 
 def _describe(node: ast.AST) -> str:

@@ -1,185 +1,50 @@
 """``@Phylanx``: decorate a NumPy-style Python function to run it as PhySL.
 
-At decoration the function's source is parsed and checked (unsupported syntax
-is a located :class:`PhylanxSyntaxError` right there).  On first use it is
-translated once (:mod:`.translator`), compiled into the compiler state, and
-every call then binds the arguments like Python, passes NumPy arrays without
-copying, runs the compiled function and returns NumPy values (0-d results as
-NumPy scalars, tuples when the Python function returns tuples).
+At decoration the options are checked (:mod:`.options`), the function's source
+is found (:mod:`.source`) and checked: unsupported syntax is a located
+:class:`PhylanxSyntaxError` right there.  On first use it is translated once
+(:mod:`.translator`, names given by the state's :mod:`.linking`), compiled
+into the compiler state, and every call then binds the arguments like Python
+(:mod:`.arguments`), passes NumPy arrays without copying, runs the compiled
+function and returns NumPy values (0-d results as NumPy scalars, tuples when
+the Python function returns tuples).
 """
 from __future__ import annotations
 
-import ast
 import functools
 import inspect
 import itertools
-import linecache
-import re
-import textwrap
 import threading
 import types
 from typing import Any
 
 from .. import execution_tree
-from ..compiler.compiler import CONSTANTS, call_value
-from ..errors import PhylanxError, PhylanxTypeError
+from ..compiler.compiler import call_value, deep_recursion
 from ..exceptions import InvalidDecoratorArgumentError
 from ..language import ast as past
 from ..language import to_physl
-from ..primitives import registry
 from ..runtime.futures import Future
 from ..session import PhylanxSession
 from ..values import Function, from_python, to_python
-from . import checks, instrument
+from . import arguments, checks, instrument
+from .linking import linker_of
+from .markers import DecoratedFunction
+from .options import caller_loc, check_options, definition_loc
+from .source import docstring_source, function_source
 from .translator import translate
 
-OPTIONS = ("debug", "performance", "startatlineone", "print_progress", "disable_decorator",
-           "doc_src", "compiler_state", "localities", "target", "fglobals")
 _LOCK = threading.RLock()
 _lambda_ids = itertools.count()
 
 
-class UnknownOptionError(InvalidDecoratorArgumentError, NotImplementedError):
-    """``@Phylanx(bad=...)``: an option the decorator does not know."""
-
-
-class Linker:
-    """Per compiler state: unique PhySL names for functions and Python values."""
-
-    def __init__(self, state):
-        self.state = state
-        self.used: dict[str, Any] = {}
-        self.helpers: dict[int, tuple[Any, PhylanxDecorator]] = {}
-
-    def unique(self, base: str, key: Any) -> str:
-        for n in itertools.count(1):
-            name = base if n == 1 else f"{base}_{n}"
-            owner = self.used.get(name)
-            if owner is not None and owner == key:
-                return name
-            if owner is None and name not in CONSTANTS and registry.lookup(name) is None:
-                self.used[name] = key
-                return name
-        raise AssertionError("unreachable")
-
-    def external_name(self, key: tuple, name: str) -> str:
-        return self.unique(name, key)
-
-    def decorator_for(self, obj, node=None, locator=None) -> PhylanxDecorator:
-        if isinstance(obj, LazyDecorator):
-            obj = obj.decorated
-        if isinstance(obj, PhylanxDecorator):
-            if obj.state is not self.state and locator is not None:
-                raise locator.error(node, f"'{obj.__name__}' was decorated with another "
-                                          "compiler_state and cannot be called from here")
-            return obj
-        entry = self.helpers.get(id(obj))
-        if entry is not None and entry[0] is obj:
-            return entry[1]
-        try:
-            helper = PhylanxDecorator(obj, compiler_state=self.state)
-        except PhylanxError:
-            raise
-        except (OSError, TypeError) as e:
-            if locator is None:
-                raise PhylanxTypeError(f"cannot translate {obj!r}: {e}") from None
-            raise locator.error(node, f"cannot translate '{getattr(obj, '__name__', obj)}': "
-                                      "its Python source is not available") from None
-        self.helpers[id(obj)] = (obj, helper)
-        return helper
-
-
-def linker_of(state) -> Linker:
-    linker = state.__dict__.get("_frontend_linker")
-    if linker is None:
-        linker = state._frontend_linker = Linker(state)
-    return linker
-
-
-def _function_source(fn) -> tuple[ast.AST, str, int, int, str]:
-    """(def or lambda node, file, line offset, column shift, dedented source)."""
-    lines, first = inspect.getsourcelines(fn)
-    source = "".join(lines)
-    indent = len(lines[0]) - len(lines[0].lstrip())
-    text = textwrap.dedent(source)
-    file = inspect.getsourcefile(fn) or fn.__code__.co_filename
-    if fn.__name__ != "<lambda>":
-        tree = ast.parse(text)
-        node = tree.body[0]
-        if not isinstance(node, ast.FunctionDef):
-            raise PhylanxTypeError(f"@Phylanx needs a function, got {type(node).__name__}")
-        return node, file, first - 1, indent, text
-    found = _lambda_in_file(fn, file)
-    if found is not None:
-        return found
-    # a lambda: parse the smallest enclosing statement text and find it by its parameters
-    params = list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
-    for candidate in (text, text.strip().rstrip(",)") + "\n", "(" + text.strip() + ")"):
-        try:
-            tree = ast.parse(candidate)
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == params:
-                return node, file, first - 1, indent, text
-    raise PhylanxTypeError("cannot find the source of this lambda; define it with def")
-
-
-def _lambda_in_file(fn, file: str):
-    """The lambda node of ``fn`` found by where its code starts in the file (two lambdas
-    with the same parameters on one line, ``f(lambda x: x + 1, lambda x: 2 * x)``, are told
-    apart by column), or None when positions or the file's source are not available."""
-    starts = [(line, col) for line, _, col, end in fn.__code__.co_positions()
-              if line is not None and col is not None and end is not None and end > col]
-    lines = linecache.getlines(file)
-    if not starts or not lines:
-        return None
-    text = "".join(lines)
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return None
-    start = min(starts)
-    params = list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Lambda) and (node.body.lineno, node.body.col_offset) == start
-                and [a.arg for a in node.args.args] == params):
-            return node, file, 0, 0, text
-    return None
-
-
-_STRING_OPENING = re.compile(r"[rRuU]?(\"\"\"|'''|\"|')")
-
-
-def _docstring_source(fn):
-    """(docstring node, file, PhySL text, locator) of a ``doc_src`` function; the text
-    stands at the docstring's own lines and columns, so PhySL errors point into the file."""
-    node, file, offset, indent, _ = _function_source(fn)
-    locator = checks.Locator(file, offset, None, indent)
-    doc = node.body[0] if node.body else None
-    if not (isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant)
-            and isinstance(doc.value.value, str)):
-        raise locator.error(node, "@Phylanx(doc_src=True) needs a docstring holding the "
-                                  "PhySL source, e.g. \"\"\"define(f, x, x + 1)\"\"\"")
-    line, col = doc.lineno + offset, doc.col_offset + indent
-    opening = _STRING_OPENING.match(linecache.getline(file, line)[col:])
-    col += opening.end() if opening else 0
-    return doc, file, "\n" * (line - 1) + " " * col + doc.value.value, locator
-
-
-class PhylanxDecorator:
+class PhylanxDecorator(DecoratedFunction):
     """The object ``@Phylanx`` returns (the original's ``_PhylanxDecorator``)."""
 
     def __init__(self, fn, **options: Any):
-        for key in options:
-            if key not in OPTIONS:
-                raise UnknownOptionError(f"Unknown Phylanx argument '{key}'.")
         if not isinstance(fn, types.FunctionType):
             raise InvalidDecoratorArgumentError(
                 f"@Phylanx decorates functions, not {type(fn).__name__} objects")
-        target = options.get("target", "PhySL")
-        if target != "PhySL":
-            raise NotImplementedError(f"Unknown target '{target}' (only 'PhySL')")
+        check_options(options, definition_loc(fn))
         self.python = fn
         self.kwargs = options
         self.debug = options.get("debug", PhylanxSession.debug)
@@ -187,7 +52,11 @@ class PhylanxDecorator:
         self.print_progress = options.get("print_progress", PhylanxSession.print_progress)
         self.disable_decorator = options.get("disable_decorator",
                                              PhylanxSession.disable_decorator)
-        self.localities = options.get("localities")
+        self.localities = options.get("localities")   # None or 1: this process
+        # the globals free names are resolved in (the original's fglobals option)
+        self.fglobals = options.get("fglobals")
+        if self.fglobals is None:
+            self.fglobals = fn.__globals__
         self.state = options.get("compiler_state") or execution_tree.global_compiler_state()
         self.__perfdata__ = (None, None, None)
         functools.update_wrapper(self, fn)
@@ -204,19 +73,22 @@ class PhylanxDecorator:
             p.kind is p.POSITIONAL_OR_KEYWORD for p in params) else -1)
         self._doc_src = options.get("doc_src", False)
         startatlineone = options.get("startatlineone", PhylanxSession.startatlineone)
+        source = options.get("source")
         if self._doc_src:
-            self._node, self.file, text, self.locator = _docstring_source(fn)
+            self._node, self.file, text, self.locator = docstring_source(fn, source)
         else:
-            self._node, self.file, offset, indent, text = _function_source(fn)
+            src = function_source(fn, source)
+            self._node, self.file, text = src.node, src.file, src.text
             if startatlineone:
                 own = "\n".join(text.splitlines()[self._node.lineno - 1:])
                 self.locator = checks.Locator(self.file, -(self._node.lineno - 1), own)
             else:
-                self.locator = checks.Locator(self.file, offset, None, indent)
+                self.locator = src.locator()
             checks.check_function(self._node, self.locator)
         self._source_text = text
         base = fn.__name__ if fn.__name__ != "<lambda>" else f"__Physl_lambda_{next(_lambda_ids)}"
-        self.state_name = linker_of(self.state).unique(base, self)
+        self.linker = linker_of(self.state, PhylanxDecorator)
+        self.state_name = self.linker.unique(base, self)
         if self.debug:
             self._ensure_compiled()
             print(self.get_physl_source())
@@ -227,7 +99,8 @@ class PhylanxDecorator:
         if self._translation is None:
             with _LOCK:
                 if self._translation is None:
-                    self._translation = self._translate()
+                    with deep_recursion():   # the translator recurses along the Python AST
+                        self._translation = self._translate()
         return self._translation
 
     def _translate(self):
@@ -241,7 +114,7 @@ class PhylanxDecorator:
         # cache: translation takes a few milliseconds (benchmarks/overhead.py measures
         # it), less than reading and validating a cache entry would save.
         return translate(self._node, self.python, self.locator, self.state_name,
-                         linker_of(self.state), defaults)
+                         self.linker, defaults, self.fglobals)
 
     def _docstring_translation(self):
         from ..language import parse
@@ -308,17 +181,12 @@ class PhylanxDecorator:
     def _bind(self, args, kwargs) -> list | tuple:
         if not kwargs and len(args) == self._plain_arity:
             return args
-        try:
-            bound = self._signature.bind(*args, **kwargs)
-        except TypeError as e:
-            raise PhylanxTypeError(f"{self.__name__}(): {e}",
-                                   self.locator(self._node)) from None
-        bound.apply_defaults()
-        return [bound.arguments[p] for p in self._signature.parameters]
+        # located at the caller's line (frames: _bind, __call__ or lazy, the caller)
+        return arguments.bind(self.python, self._signature, args, kwargs, caller_loc(2))
 
     def _argument(self, value, passed: list | None = None):
-        if isinstance(value, (PhylanxDecorator, LazyDecorator, types.FunctionType)):
-            dec = linker_of(self.state).decorator_for(value)
+        if isinstance(value, (DecoratedFunction, types.FunctionType)):
+            dec = self.linker.decorator_for(value)
             dec._ensure_compiled()
             if passed is not None and dec is not self:
                 passed.append(dec)   # its free names are loaded before the call, like ours
@@ -329,7 +197,7 @@ class PhylanxDecorator:
         passed: list = []
         return [self._argument(a, passed) for a in args], passed
 
-    def _run(self, values: list, passed=()) -> Any:
+    def _run(self, values: list, passed=(), keywords: dict | None = None) -> Any:
         g = self.state.globals
         slots, writeback = self._slots, self._writeback
         if passed:
@@ -343,9 +211,10 @@ class PhylanxDecorator:
             except (KeyError, ValueError):
                 g[slot] = None
         try:
-            result = call_value(self._function, values, None, self.__name__)
-            if isinstance(result, Future):
-                result = result.result()
+            with deep_recursion():
+                result = call_value(self._function, values, keywords, self.__name__)
+                if isinstance(result, Future):
+                    result = result.result()
         finally:
             for slot, put in writeback:
                 put(to_python(g[slot]))
@@ -356,16 +225,18 @@ class PhylanxDecorator:
             return self.python(*args, **kwargs)
         if not self._compiled:
             self._ensure_compiled()
-        if self._doc_src:
+        keywords = None
+        if self._doc_src:   # the PhySL define's parameters bind the call, keywords too
             values, passed = self._arguments(args)
+            keywords = {k: self._argument(v, passed) for k, v in kwargs.items()} or None
         else:
             values, passed = self._arguments(self._bind(args, kwargs))
         if self.performance:
             with instrument.measure(self) as perf:
-                result = self._run(values, passed)
+                result = self._run(values, passed, keywords)
             self.__perfdata__ = perf.data
         else:
-            result = self._run(values, passed)
+            result = self._run(values, passed, keywords)
         result = to_python(result)
         if self.translation.returns_tuple and isinstance(result, list):
             result = tuple(result)
@@ -406,13 +277,16 @@ class PhylanxDecorator:
         return self if obj is None else functools.partial(self, obj)
 
 
-class LazyDecorator:
+class LazyDecorator(DecoratedFunction):
     """``Phylanx.lazy(decorated)``: calling it returns ``decorated.lazy(*args)``."""
 
     def __init__(self, decorated: PhylanxDecorator):
         if not isinstance(decorated, PhylanxDecorator):
             raise InvalidDecoratorArgumentError("Phylanx.lazy needs a @Phylanx function")
         self.decorated = decorated
+
+    def decorator(self) -> PhylanxDecorator:
+        return self.decorated
 
     def __call__(self, *args: Any, **kwargs: Any):
         return self.decorated.lazy(*args, **kwargs)
@@ -422,10 +296,8 @@ class LazyDecorator:
 
 
 def Phylanx(*args: Any, **kwargs: Any):  # noqa: N802 - the original's name
-    """``@Phylanx`` or ``@Phylanx(debug=True, ...)`` (options: see :data:`OPTIONS`)."""
-    for key in kwargs:
-        if key not in OPTIONS:
-            raise UnknownOptionError(f"Unknown Phylanx argument '{key}'.")
+    """``@Phylanx`` or ``@Phylanx(debug=True, ...)`` (options: see :mod:`.options`)."""
+    check_options(kwargs, caller_loc(1))
     if len(args) == 1 and not kwargs and isinstance(args[0], types.FunctionType):
         return PhylanxDecorator(args[0])
     if args:

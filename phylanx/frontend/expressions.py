@@ -11,9 +11,11 @@ from __future__ import annotations
 import ast
 
 from ..compiler.compiler import CONSTANTS
+from ..errors import PhylanxTypeError
 from ..language import ast as past
 from ..primitives import registry
-from . import tables
+from . import arguments, tables
+from .markers import DecoratedFunction
 from .numpy_calls import NumpyMixin, array_literal
 from .resolve import Kind
 
@@ -170,10 +172,8 @@ class ExpressionMixin(NumpyMixin):
         if name == self.fn_name:
             return self.ident(self.state_name, node)
         res = self.resolver.lookup(name)
-        if res is None:
-            if registry.lookup(name) is not None:
-                return self.ident(name, node, raw=True)   # a primitive used as a value
-            raise self.error(node, f"name '{name}' is not defined")
+        if res is None:   # as Python: a primitive's name is no Python name
+            raise self.loc.name_error(node, name)
         return self.value_of(res, name, node)
 
     def value_of(self, res, name, node):
@@ -187,7 +187,10 @@ class ExpressionMixin(NumpyMixin):
         if kind is Kind.BUILTIN:
             if name in tables.BUILTIN_DTYPES:
                 return self.lit(tables.BUILTIN_DTYPES[name], node)
-            return self.ident(self.need_primitive(tables.BUILTIN_CALLS.get(name, name), node,
+            if name not in tables.BUILTIN_CALLS:
+                raise self.error(node, f"the built-in '{name}' cannot be used as a value inside "
+                                       "a Phylanx function")
+            return self.ident(self.need_primitive(tables.BUILTIN_CALLS[name], node,
                                                   f"the built-in '{name}' as a value"), node,
                               raw=True)
         if kind is Kind.VALUE:
@@ -316,13 +319,12 @@ class ExpressionMixin(NumpyMixin):
                     self.external_global(name, func)
                 return self.call(target, self.arguments(node, user_function=True), node)
             if name == self.fn_name:
+                self.check_call_shape(self.pyfunc, node)
                 return self.call(self.state_name, self.arguments(node, user_function=True),
                                  node)
             res = self.resolver.lookup(name)
-            if res is None:
-                if registry.lookup(name) is not None:   # a primitive called by its name
-                    return self.call(name, self.arguments(node), node)
-                raise self.error(func, f"name '{name}' is not defined")
+            if res is None:   # cumsum(x) without numpy is Python's NameError, not a primitive
+                raise self.loc.name_error(func, name)
             return self.call_resolved(res, name, node)
         if isinstance(func, ast.Attribute):
             qual = self.qualified(func)
@@ -340,6 +342,7 @@ class ExpressionMixin(NumpyMixin):
     def call_resolved(self, res, name, node):
         kind = res.kind
         if kind in (Kind.DECORATED, Kind.FUNCTION):
+            self.check_call_shape(res.value, node)
             return self.call(self.dependency(res.value, node),
                              self.arguments(node, user_function=True), node)
         if kind is Kind.NUMPY_FUNC:
@@ -355,6 +358,23 @@ class ExpressionMixin(NumpyMixin):
             raise self.error(node, "prange(...) can only be used as the iterable of a for loop")
         raise self.error(node.func, f"'{name}' ({type(res.value).__name__}) cannot be called "
                                     "inside a Phylanx function")
+
+    def check_call_shape(self, target, node):
+        """A call of a Python or decorated function that Python would reject for its
+        arguments (how many, which keywords) is Python's ``TypeError``, raised here at
+        translation (the first call) and located at the call."""
+        if isinstance(target, DecoratedFunction):
+            target = target.decorator()
+            if target._doc_src:
+                return   # its parameters are those of the PhySL define, checked there
+            target = target.python
+        if any(isinstance(a, ast.Starred) for a in node.args) or \
+                any(k.arg is None for k in node.keywords):
+            return
+        message = arguments.python_message(target, (None,) * len(node.args),
+                                           {k.arg: None for k in node.keywords})
+        if message is not None:
+            raise PhylanxTypeError(message, self.loc(node))
 
     def builtin_call(self, name, node):
         if name == "print":
@@ -374,6 +394,8 @@ class ExpressionMixin(NumpyMixin):
                                               self.lit(tables.BUILTIN_DTYPES[name], node)], node)
             return self.call("__pycast", [*self.arguments(node),
                                           self.lit(tables.BUILTIN_DTYPES[name], node)], node)
+        if name == "format":
+            return self.format_call(node)
         if name == "isinstance":
             raise self.error(node, "isinstance is not supported; PhySL values have no classes")
         prim = tables.BUILTIN_CALLS.get(name)
@@ -382,6 +404,17 @@ class ExpressionMixin(NumpyMixin):
                                         "Phylanx function")
         self.need_primitive(prim, node.func, f"the built-in '{name}'")
         return self.call(prim, self.arguments(node), node)
+
+    def format_call(self, node):
+        """``format(v, spec)`` -> ``format("{:spec}", v)`` (Python's built-in format)."""
+        args = node.args
+        spec = args[1] if len(args) == 2 else None
+        if node.keywords or not args or len(args) > 2 or not (
+                spec is None or isinstance(spec, ast.Constant) and isinstance(spec.value, str)):
+            raise self.error(node, "only format(value) and format(value, 'spec') with a "
+                                   "literal spec are supported; use an f-string")
+        text = "{:" + spec.value + "}" if spec is not None else "{}"
+        return self.call("format", [self.lit(text, node), self.expr(args[0])], node)
 
     def print_call(self, node):
         """``print(*values, sep=s, end=e)`` -> ``__print(s, e, values...)`` (Python's text)."""

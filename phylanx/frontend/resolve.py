@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from . import tables
+from .markers import DecoratedFunction, Parallel, prange
 
 
 class Kind(enum.Enum):
@@ -41,7 +41,6 @@ class Resolved:
     extra: Any = None   # module: (family, dotted prefix); numpy func: dotted name; dtype: str
 
 
-_KNOWN_BUILTINS = set(tables.BUILTIN_CALLS) | set(tables.BUILTIN_DTYPES) | {"isinstance"}
 _VALUE_TYPES = (int, float, bool, str, list, tuple, dict, np.ndarray, np.generic, type(None),
                 range)
 
@@ -70,17 +69,13 @@ def _module_family(mod: types.ModuleType) -> tuple[str, str]:
 
 def classify(value: Any) -> tuple[Kind, Any]:
     """The kind of a Python object met as a free name, plus kind-specific data."""
-    from ..execution_tree import _Parallel
-    from ..util import prange
-    from .decorator import LazyDecorator, PhylanxDecorator
-
     if isinstance(value, types.ModuleType):
         return Kind.MODULE, _module_family(value)
-    if isinstance(value, (PhylanxDecorator, LazyDecorator)):
+    if isinstance(value, DecoratedFunction):
         return Kind.DECORATED, None
     if value is prange:
         return Kind.PRANGE, None
-    if isinstance(value, _Parallel):
+    if isinstance(value, Parallel):
         return Kind.PARALLEL, None
     if isinstance(value, type) and issubclass(value, np.generic):
         return Kind.DTYPE, str(np.dtype(value))
@@ -102,8 +97,11 @@ def classify(value: Any) -> tuple[Kind, Any]:
 class Resolver:
     """Looks names up in a Python function's closure, globals and built-ins."""
 
-    def __init__(self, fn: types.FunctionType):
-        self.globals = fn.__globals__
+    def __init__(self, fn: types.FunctionType, fglobals: dict | None = None):
+        self.globals = fn.__globals__ if fglobals is None else fglobals
+        # the built-ins Python itself would use: those of the function's globals
+        found = self.globals.get("__builtins__", builtins)
+        self.builtins = found if isinstance(found, dict) else vars(found)
         self.cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
 
     def lookup(self, name: str) -> Resolved | None:
@@ -116,8 +114,8 @@ class Resolver:
             where = "cell"
         elif name in self.globals:
             value, where = self.globals[name], "global"
-        elif hasattr(builtins, name) and name in _KNOWN_BUILTINS:
-            value, where = getattr(builtins, name), "builtin"
+        elif name in self.builtins:   # supported or not: Python knows the name
+            value, where = self.builtins[name], "builtin"
         else:
             return None
         kind, extra = classify(value)

@@ -41,13 +41,14 @@ class FunctionTranslator(AssignmentMixin, ExpressionMixin):
     """Translates one decorated function (and what is nested in it)."""
 
     def __init__(self, fn_node, pyfunc, locator: checks.Locator, state_name: str, linker,
-                 default_values=None):
+                 default_values=None, fglobals: dict | None = None):
         self.fn_node = fn_node
         self.fn_name = getattr(fn_node, "name", None)
+        self.pyfunc = pyfunc
         self.state_name = state_name
         self.loc = locator
         self.error = locator.error
-        self.resolver = Resolver(pyfunc)
+        self.resolver = Resolver(pyfunc, fglobals)
         self.linker = linker
         self.default_values = default_values or {}
         self.scope: Scope | None = None
@@ -384,10 +385,13 @@ class FunctionTranslator(AssignmentMixin, ExpressionMixin):
 
 
 def translate(fn_node, pyfunc, locator, state_name: str, linker,
-              default_values: dict[str, Any] | None = None) -> Translation:
-    """Translate the parsed ``def`` of ``pyfunc`` into a :class:`Translation`."""
+              default_values: dict[str, Any] | None = None,
+              fglobals: dict | None = None) -> Translation:
+    """Translate the parsed ``def`` of ``pyfunc`` into a :class:`Translation` (free names
+    are resolved in ``fglobals``, by default ``pyfunc.__globals__``)."""
     checks.check_function(fn_node, locator)
-    tr = FunctionTranslator(fn_node, pyfunc, locator, state_name, linker, default_values)
+    tr = FunctionTranslator(fn_node, pyfunc, locator, state_name, linker, default_values,
+                            fglobals)
     define = tr.function_value(fn_node, state_name, top=True)
     next(TRANSLATIONS)
     returns = [n for n in own_nodes(fn_node) if isinstance(n, ast.Return)]

@@ -97,8 +97,10 @@ def test_undefined_name_is_located():
     def undefined(x):
         return x + not_defined_anywhere  # noqa: F821
 
-    with pytest.raises(PhylanxSyntaxError, match="not_defined_anywhere"):
+    with pytest.raises(NameError, match="name 'not_defined_anywhere' is not defined") as info:
         undefined(1)
+    assert isinstance(info.value, PhylanxError)
+    assert info.value.loc.line == line_of(undefined.python, "return x + not_defined")
 
 
 def test_runtime_error_names_primitive_and_points_at_python_line():
@@ -130,9 +132,10 @@ def test_wrong_argument_count_and_keyword_are_type_errors():
     def two(a, b):
         return a + b
 
-    with pytest.raises(PhylanxTypeError, match="missing a required argument"):
+    # Python's own messages (tests/frontend/test_binding.py compares them all)
+    with pytest.raises(PhylanxTypeError, match="missing 1 required positional argument: 'b'"):
         two(1)
-    with pytest.raises(PhylanxTypeError, match="too many"):
+    with pytest.raises(PhylanxTypeError, match="takes 2 positional arguments but 3 were"):
         two(1, 2, 3)
     with pytest.raises(PhylanxTypeError, match="unexpected keyword"):
         two(1, 2, c=3)

@@ -1,0 +1,96 @@
+"""Linking decorated functions within one compiler state.
+
+All ``@Phylanx`` functions compiled into one compiler state share its global
+scope, so each gets a unique PhySL name there, and so does every Python value
+they read (a global, a closure cell, a default).  The :class:`Linker` of a
+state hands out those names and the decorators of plain Python functions
+called from decorated ones (translated on the fly, once per state).
+
+The linker belongs to the frontend, not to the compiler state: :func:`linker_of`
+keeps one per live state in a mapping that holds it weakly.  The linker
+lives as long as some decorated function of the state refers to it (every
+``PhylanxDecorator`` keeps its linker), so nothing outlives its users.
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+import weakref
+from typing import Any, Callable
+
+from ..compiler.compiler import CONSTANTS
+from ..errors import PhylanxError, PhylanxTypeError
+from ..primitives import registry
+from .markers import DecoratedFunction
+from .source import SourceUnavailableError
+
+_LOCK = threading.Lock()
+#: id(compiler state) -> its linker; a linker keeps its state alive, so an id is not
+#: reused while its entry exists
+_LINKERS: weakref.WeakValueDictionary[int, Linker] = weakref.WeakValueDictionary()
+
+
+class Linker:
+    """Per compiler state: unique PhySL names for functions and Python values."""
+
+    def __init__(self, state, make_decorator: Callable[..., DecoratedFunction]):
+        self.state = state
+        self.make_decorator = make_decorator   # PhylanxDecorator (defined above this module)
+        self.used: dict[str, Any] = {}
+        self.helpers: dict[int, tuple[Any, DecoratedFunction]] = {}
+
+    def unique(self, base: str, key: Any) -> str:
+        """``base`` or ``base_2``, ``base_3`` ...: a name free in the state for ``key``."""
+        taken = self.state.compiler.globals.slots
+        for n in itertools.count(1):
+            name = base if n == 1 else f"{base}_{n}"
+            owner = self.used.get(name)
+            if owner is not None and owner == key:
+                return name
+            # a name the state already defines (by PhySL, or by an earlier linker of the
+            # state whose functions are all gone) is not handed out again
+            if (owner is None and name not in CONSTANTS and name not in taken
+                    and registry.lookup(name) is None):
+                self.used[name] = key
+                return name
+        raise AssertionError("unreachable")
+
+    def external_name(self, key: tuple, name: str) -> str:
+        return self.unique(name, key)
+
+    def decorator_for(self, obj, node=None, locator=None) -> DecoratedFunction:
+        """The decorator of a decorated function, or of a plain function (made once)."""
+        if isinstance(obj, DecoratedFunction):
+            obj = obj.decorator()
+            if obj.state is not self.state and locator is not None:
+                raise locator.error(node, f"'{obj.__name__}' was decorated with another "
+                                          "compiler_state and cannot be called from here")
+            return obj
+        entry = self.helpers.get(id(obj))
+        if entry is not None and entry[0] is obj:
+            return entry[1]
+        try:
+            helper = self.make_decorator(obj, compiler_state=self.state)
+        except SourceUnavailableError as e:
+            if locator is None:
+                raise
+            # point at the call in the decorated function: that is the line the user wrote
+            raise locator.error(node, f"cannot translate the call: {e.message}") from None
+        except PhylanxError:
+            raise
+        except (OSError, TypeError) as e:
+            if locator is None:
+                raise PhylanxTypeError(f"cannot translate {obj!r}: {e}") from None
+            raise locator.error(node, f"cannot translate '{getattr(obj, '__name__', obj)}': "
+                                      "its Python source is not available") from None
+        self.helpers[id(obj)] = (obj, helper)
+        return helper
+
+
+def linker_of(state, make_decorator: Callable[..., DecoratedFunction]) -> Linker:
+    """The linker of ``state`` (made on first use)."""
+    with _LOCK:
+        linker = _LINKERS.get(id(state))
+        if linker is None:
+            linker = _LINKERS[id(state)] = Linker(state, make_decorator)
+        return linker
