@@ -20,9 +20,9 @@ from ..errors import PhylanxCompileError, PhylanxError
 from ..language import ast
 from ..primitives import registry
 from ..runtime import hooks, measure
-from ..runtime.nodes import Node, build_eager, constant
+from ..runtime.nodes import Node, build_eager, constant, resolving
 from ..source import SourceLoc
-from ..values import Builtin, ControlSignal, Deferred, Function
+from ..values import Builtin, ControlSignal, Function, call_function
 from . import binding, scopes
 
 #: named constants of §2.1 (a local variable of the same name shadows them)
@@ -34,6 +34,7 @@ CONSTANTS: dict[str, Any] = {
     "pi": math.pi,
     "int": "int64", "float": "float64", "bool": "bool",
 }
+
 
 _ARRAY_DTYPES = {"bool": np.bool_, "int": np.int64, "float": np.float64}
 
@@ -241,6 +242,8 @@ class Compiler:
             impl = with_dtype(impl, suffix, spec.flags.get("dtype_args"))
         elif len(children) == 2 and "binary" in spec.flags:
             impl = spec.flags["binary"]   # two operands: the operator itself, no wrapper
+        if spec.side_effects:
+            impl = resolving(impl)   # never run twice (no retry on a future operand)
         return build_eager(node, impl)
 
     def compile_function_call(self, call: ast.Call, where, scope) -> Node:
@@ -267,18 +270,8 @@ def located(node: Node, run):
     return run_located
 
 
-def call_value(fn: Any, args: list, kwargs: dict | None, name: str) -> Any:
-    """Invoke any function value with already evaluated arguments."""
-    t = type(fn)
-    if t is Function or t is Builtin:
-        return fn.invoke(args, kwargs)
-    if callable(fn):
-        return fn(*args, **(kwargs or {}))
-    if isinstance(fn, Deferred):   # ``define(f, async(lambda(...)))``
-        return call_value(fn.result(), args, kwargs, name)
-    from ..errors import PhylanxTypeError
-    from ..values import type_name
-    raise PhylanxTypeError(f"'{name}' is a {type_name(fn)}, not a function")
+#: the name the frontend knows; one implementation: ``values.call_function``
+call_value = call_function
 
 
 def make_call(node: Node, name: str, get, args: list, kwargs: dict):
@@ -303,7 +296,7 @@ def make_call(node: Node, name: str, get, args: list, kwargs: dict):
                     new[0] = fn.closure
                     new[1] = value
                     return fn.body.run(new)
-                return call_value(fn, [value], None, name)
+                return call_function(fn, [value], None, name)
             except PhylanxError as e:
                 raise fail(e)
             except ControlSignal:
@@ -319,7 +312,7 @@ def make_call(node: Node, name: str, get, args: list, kwargs: dict):
         values = [a.run(frame) for a in args]
         kw = {k: v.run(frame) for k, v in kwargs.items()} if kwargs else None
         try:
-            return call_value(fn, values, kw, name)
+            return call_function(fn, values, kw, name)
         except PhylanxError as e:
             raise fail(e)
         except ControlSignal:
