@@ -35,6 +35,8 @@ CONSTANTS: dict[str, Any] = {
     "int": "int64", "float": "float64", "bool": "bool",
 }
 
+#: primitives whose operands run concurrently in the enclosing frame (branch scopes)
+_BRANCHES = frozenset(("parallel_block", "async"))
 
 _ARRAY_DTYPES = {"bool": np.bool_, "int": np.int64, "float": np.float64}
 
@@ -215,6 +217,23 @@ class Compiler:
         raise self.error(f"unknown attribute '{{{attr}}}' (only L#<locality> is known)",
                          call.loc, call.func)
 
+    def compile_branch(self, expr: Any, scope: scopes.Scope) -> Node:
+        """Compile one branch of ``parallel_block``/``async``: it runs concurrently with
+        its siblings in the same frame, so every name it declares gets a slot of its
+        own (scopes.py, "branch-local slots") — except the name a branch that *is* a
+        ``define`` defines (``with parallel: a = ...``), which stays visible after."""
+        saved = scope.private, scope.in_loop
+        private = dict(saved[0] or {})
+        if (isinstance(expr, ast.Call) and expr.func == "define" and expr.args
+                and isinstance(expr.args[0], ast.Identifier)):
+            name = expr.args[0].name
+            private[name] = scope.declare(name)     # declared as outside the branch
+        scope.private, scope.in_loop = private, True
+        try:
+            return self.compile(expr, scope)
+        finally:
+            scope.private, scope.in_loop = saved
+
     def compile_primitive(self, name: str, args: tuple, loc, scope, call=None) -> Node:
         spec = registry.lookup(name)
         if spec is None:
@@ -225,11 +244,12 @@ class Compiler:
             return spec.impl(self, call, scope)
         slots, _ = binding.bind(spec, name, tuple(args), loc)
         children = []
+        compile_child = self.compile_branch if name in _BRANCHES else self.compile
         for i, a in enumerate(slots):
             if a is None:
                 children.append(constant(binding.default_for(spec, i, name, loc), loc))
             else:
-                children.append(self.compile(a, scope))
+                children.append(compile_child(a, scope))
         node = self.new_node(name, loc, children)
         if spec.lazy:
             run = spec.impl(node, node.children)
