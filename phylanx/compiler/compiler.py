@@ -19,11 +19,11 @@ from .. import config
 from ..errors import PhylanxCompileError, PhylanxError
 from ..language import ast
 from ..primitives import registry
-from ..runtime import hooks, measure
+from ..runtime import hooks, measure, overlap
 from ..runtime.nodes import Node, build_eager, constant, resolving
 from ..source import SourceLoc
 from ..values import Builtin, ControlSignal, Function, call_function
-from . import binding, scopes
+from . import binding, dependencies, scopes
 
 #: named constants of §2.1 (a local variable of the same name shadows them)
 CONSTANTS: dict[str, Any] = {
@@ -105,6 +105,9 @@ class Compiler:
         if len(body) == 1:
             only = body[0]
             return node.set_run(lambda frame: only.run(frame))
+        plan = dependencies.overlap_plan(body)
+        if plan:
+            return node.set_run(overlap.sequence(body, plan))
 
         def run(frame):
             result = None
@@ -255,6 +258,10 @@ class Compiler:
             run = spec.impl(node, node.children)
             if not spec.flags.get("locates_errors"):
                 run = located(node, run)
+            if name == "block":
+                plan = dependencies.overlap_plan(children)
+                if plan:
+                    run = overlap.sequence(children, plan)
             return node.set_run(run)
         impl = spec.impl
         suffix = registry.dtype_suffix(name)

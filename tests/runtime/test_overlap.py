@@ -70,7 +70,52 @@ def test_async_operands_run_concurrently(policy):
     _assert_overlapped(_run_recorded("define(f, a, b, c, d, dot(a, b) + dot(c, d))"))
 
 
+def test_independent_statements_run_concurrently(policy):
+    _assert_overlapped(_run_recorded(
+        "define(f, a, b, c, d, block(define(x, dot(a, b)), define(y, dot(c, d)), x + y))"))
+
+
 def test_parallel_block_runs_concurrently(policy):
     _assert_overlapped(_run_recorded(
         "define(f, a, b, c, d, block(define(x, 0), define(y, 0), "
         "parallel_block(store(x, dot(a, b)), store(y, dot(c, d))), x + y))"))
+
+
+def _plan(code: str):
+    from phylanx.compiler.dependencies import overlap_plan
+    state = et.compiler_state("plan")
+    block = state.compile_text(f"block({code})").children[0]
+    return {i: (v.primitive, j) for i, (v, j) in overlap_plan(list(block.children)).items()}
+
+
+@pytest.mark.parametrize("code, plan", [
+    # independent: x overlaps y's statement, joined before x + y
+    ("define(a, 1), define(x, dot(a, a)), define(y, dot(a, a)), x + y",
+     {1: ("dot", 3)}),
+    # the next statement reads x: nothing to overlap with
+    ("define(a, 1), define(x, dot(a, a)), define(y, x * 2), y", {}),
+    # a side effect (cout) keeps program order
+    ("define(a, 1), define(x, dot(a, a)), define(y, dot(a, a)), cout(a), x + y",
+     {1: ("dot", 3)}),
+    # a statement assigning what the value reads must not run before it
+    ("define(a, 1), define(x, dot(a, a)), store(a, 2), x",
+     {}),
+    # calls of functions are unknown code: program order
+    ("define(g, lambda(1)), define(x, dot(2, 2)), g(), x", {}),
+    # a value with a side effect, or assigning, is never spawned
+    ("define(x, block(cout(1), 2)), define(y, 3 + 1), x + y", {}),
+])
+def test_dependency_analysis_of_block_statements(code, plan):
+    assert _plan(code) == plan
+
+
+def test_overlapped_statements_keep_their_results(policy):
+    state = et.compiler_state("keep")
+    code = ("define(f, a, block(define(x, dot(a, a)), define(s, 0), "
+            "for_each(lambda(i, store(s, s + i)), range(100)), define(y, dot(a, a)), "
+            "x + y + s))")
+    et.compile(state, "<t>", "f", code)
+    fn = et.code_for(state, "<t>", "f")
+    a = np.random.default_rng(2).random((300, 300))
+    for _ in range(6):
+        np.testing.assert_allclose(et.invoke(fn, (a,), {}), 2 * (a @ a) + 4950)
