@@ -9,13 +9,22 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .compiler import Compiler, call_value
+from .compiler import Compiler
 from .compiler.compiler import deep_recursion
 from .errors import PhylanxError, PhylanxRuntimeError, PhylanxTypeError
 from .language import ast as past
 from .language import parse
+from .runtime.forkjoin import evaluate
 from .runtime.futures import Future
-from .values import Builtin, ControlSignal, Function, from_python, to_python, type_name
+from .values import (
+    Builtin,
+    ControlSignal,
+    Function,
+    call_function,
+    from_python,
+    to_python,
+    type_name,
+)
 
 
 class compiler_state:  # noqa: N801 - the original's name
@@ -59,7 +68,7 @@ class compiler_state:  # noqa: N801 - the original's name
     def run(self, node) -> Any:
         try:
             with deep_recursion():
-                return node.run(self.globals)
+                return evaluate(node.run, self.globals)
         except PhylanxError:
             raise
         except ControlSignal as jump:   # break() with no loop around it
@@ -102,7 +111,7 @@ def invoke(fn: Any, args: tuple, kwargs: dict) -> Any:
     kw = {k: from_python(v) for k, v in kwargs.items()} if kwargs else None
     try:
         with deep_recursion():
-            result = call_value(fn, values, kw, getattr(fn, "name", "function"))
+            result = evaluate(call_function, fn, values, kw, getattr(fn, "name", "function"))
     except ControlSignal as jump:   # break() in a function called from Python
         raise jump.as_error() from None
     except PhylanxError as err:    # a wrong call from Python: point at the definition

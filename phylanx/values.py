@@ -200,15 +200,31 @@ class Builtin:
         return f"<primitive {self.name}>"
 
 
-def call(fn: Any, *args: Any) -> Any:
-    """Call a function value (PhySL function, primitive, or Python callable)."""
-    if type(fn) is Function or type(fn) is Builtin:
-        return fn.invoke(args)
+def call_function(fn: Any, args: list | tuple, kwargs: dict | None = None,
+                  name: str | None = None) -> Any:
+    """Call a function value with evaluated arguments: the one way to do it.
+
+    ``fn`` is a PhySL :class:`Function`, a :class:`Builtin` primitive, any Python
+    callable, or a future of one (``define(f, async(lambda(...)))``).  ``name`` is
+    how the caller spelled it, for the error when ``fn`` is not a function.
+    The compiler's ``call-function`` nodes, the higher-order primitives (via
+    :func:`call`) and ``execution_tree.invoke`` (from Python) all end here.
+    """
+    t = type(fn)
+    if t is Function or t is Builtin:
+        return fn.invoke(args, kwargs)
+    if isinstance(fn, Deferred):
+        return call_function(fn.result(), args, kwargs, name)
     if callable(fn):
-        return fn(*args)
-    if isinstance(fn, Deferred):   # ``async(lambda(...))``
-        return call(fn.result(), *args)
+        return fn(*args, **(kwargs or {}))
+    if name is not None:
+        raise PhylanxTypeError(f"'{name}' is a {type_name(fn)}, not a function")
     raise PhylanxTypeError(f"a {type_name(fn)} is not a function and cannot be called")
+
+
+def call(fn: Any, *args: Any) -> Any:
+    """``call_function(fn, args)``: the spelling used by the higher-order primitives."""
+    return call_function(fn, args)
 
 
 def truth(value: Any) -> bool:
@@ -221,7 +237,12 @@ def truth(value: Any) -> bool:
                 f"the truth value of an array with {value.size} elements is ambiguous; "
                 "use all() or any()")
         return bool(value.reshape(()))
-    return bool(value)
+    try:
+        return bool(value)
+    except TypeError:
+        if isinstance(value, Deferred):   # a future does not guess: use its value
+            return truth(value.result())
+        raise
 
 
 _TYPE_NAMES = {
@@ -297,8 +318,8 @@ def to_python(value: Any) -> Any:
 
 
 __all__ = [
-    "Builtin", "Deferred", "Function", "PhylanxError", "call", "from_python", "scalarize",
-    "to_python", "truth", "type_name",
+    "Builtin", "Deferred", "Function", "PhylanxError", "call", "call_function", "from_python",
+    "scalarize", "to_python", "truth", "type_name",
 ]
 
 

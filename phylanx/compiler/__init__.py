@@ -1,4 +1,4 @@
 """PhySL AST -> execution tree (names, scopes, argument binding, special forms)."""
-from .compiler import Compiler, call_value
+from .compiler import Compiler
 
-__all__ = ["Compiler", "call_value"]
+__all__ = ["Compiler"]

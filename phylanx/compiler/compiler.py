@@ -20,11 +20,11 @@ from .. import config
 from ..errors import PhylanxCompileError, PhylanxError
 from ..language import ast
 from ..primitives import registry
-from ..runtime import hooks, measure
-from ..runtime.nodes import Node, build_eager, constant
+from ..runtime import hooks, measure, overlap
+from ..runtime.nodes import Node, build_eager, constant, resolving
 from ..source import SourceLoc
-from ..values import Builtin, ControlSignal, Deferred, Function
-from . import binding, scopes
+from ..values import Builtin, ControlSignal, Function, call_function
+from . import binding, dependencies, scopes
 
 #: named constants of §2.1 (a local variable of the same name shadows them)
 CONSTANTS: dict[str, Any] = {
@@ -35,6 +35,9 @@ CONSTANTS: dict[str, Any] = {
     "pi": math.pi,
     "int": "int64", "float": "float64", "bool": "bool",
 }
+
+#: primitives whose operands run concurrently in the enclosing frame (branch scopes)
+_BRANCHES = frozenset(("parallel_block", "async"))
 
 _ARRAY_DTYPES = {"bool": np.bool_, "int": np.int64, "float": np.float64}
 
@@ -147,6 +150,9 @@ class Compiler:
         if len(body) == 1:
             only = body[0]
             return node.set_run(lambda frame: only.run(frame))
+        plan = dependencies.overlap_plan(body)
+        if plan:
+            return node.set_run(overlap.sequence(body, plan))
 
         def run(frame):
             result = None
@@ -259,6 +265,23 @@ class Compiler:
         raise self.error(f"unknown attribute '{{{attr}}}' (only L#<locality> is known)",
                          call.loc, call.func)
 
+    def compile_branch(self, expr: Any, scope: scopes.Scope) -> Node:
+        """Compile one branch of ``parallel_block``/``async``: it runs concurrently with
+        its siblings in the same frame, so every name it declares gets a slot of its
+        own (scopes.py, "branch-local slots") — except the name a branch that *is* a
+        ``define`` defines (``with parallel: a = ...``), which stays visible after."""
+        saved = scope.private, scope.in_loop
+        private = dict(saved[0] or {})
+        if (isinstance(expr, ast.Call) and expr.func == "define" and expr.args
+                and isinstance(expr.args[0], ast.Identifier)):
+            name = expr.args[0].name
+            private[name] = scope.declare(name)     # declared as outside the branch
+        scope.private, scope.in_loop = private, True
+        try:
+            return self.compile(expr, scope)
+        finally:
+            scope.private, scope.in_loop = saved
+
     def compile_primitive(self, name: str, args: tuple, loc, scope, call=None) -> Node:
         spec = registry.lookup(name)
         if spec is None:
@@ -269,16 +292,21 @@ class Compiler:
             return spec.impl(self, call, scope)
         slots, _ = binding.bind(spec, name, tuple(args), loc)
         children = []
+        compile_child = self.compile_branch if name in _BRANCHES else self.compile
         for i, a in enumerate(slots):
             if a is None:
                 children.append(constant(binding.default_for(spec, i, name, loc), loc))
             else:
-                children.append(self.compile(a, scope))
+                children.append(compile_child(a, scope))
         node = self.new_node(name, loc, children)
         if spec.lazy:
             run = spec.impl(node, node.children)
             if not spec.flags.get("locates_errors"):
                 run = located(node, run)
+            if name == "block":
+                plan = dependencies.overlap_plan(children)
+                if plan:
+                    run = overlap.sequence(children, plan)
             return node.set_run(run)
         impl = spec.impl
         suffix = registry.dtype_suffix(name)
@@ -286,6 +314,8 @@ class Compiler:
             impl = with_dtype(impl, suffix, spec.flags.get("dtype_args"))
         elif len(children) == 2 and "binary" in spec.flags:
             impl = spec.flags["binary"]   # two operands: the operator itself, no wrapper
+        if spec.side_effects:
+            impl = resolving(impl)   # never run twice (no retry on a future operand)
         return build_eager(node, impl)
 
     def compile_function_call(self, call: ast.Call, where, scope) -> Node:
@@ -312,18 +342,7 @@ def located(node: Node, run):
     return run_located
 
 
-def call_value(fn: Any, args: list, kwargs: dict | None, name: str) -> Any:
-    """Invoke any function value with already evaluated arguments."""
-    t = type(fn)
-    if t is Function or t is Builtin:
-        return fn.invoke(args, kwargs)
-    if callable(fn):
-        return fn(*args, **(kwargs or {}))
-    if isinstance(fn, Deferred):   # ``define(f, async(lambda(...)))``
-        return call_value(fn.result(), args, kwargs, name)
-    from ..errors import PhylanxTypeError
-    from ..values import type_name
-    raise PhylanxTypeError(f"'{name}' is a {type_name(fn)}, not a function")
+#: the name the frontend knows; one implementation: ``values.call_function``
 
 
 def make_call(node: Node, name: str, get, args: list, kwargs: dict):
@@ -348,7 +367,7 @@ def make_call(node: Node, name: str, get, args: list, kwargs: dict):
                     new[0] = fn.closure
                     new[1] = value
                     return fn.body.run(new)
-                return call_value(fn, [value], None, name)
+                return call_function(fn, [value], None, name)
             except PhylanxError as e:
                 raise fail(e)
             except ControlSignal:
@@ -364,7 +383,7 @@ def make_call(node: Node, name: str, get, args: list, kwargs: dict):
         values = [a.run(frame) for a in args]
         kw = {k: v.run(frame) for k, v in kwargs.items()} if kwargs else None
         try:
-            return call_value(fn, values, kw, name)
+            return call_function(fn, values, kw, name)
         except PhylanxError as e:
             raise fail(e)
         except ControlSignal:

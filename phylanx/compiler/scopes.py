@@ -6,6 +6,18 @@ scope numbers its parameters 1..n and its locals after them; slot 0 of a
 frame links to the frame the function was created in, so a name defined
 ``depth`` functions out is ``frame[0][0]...[i]``.  Blocks and loop bodies do
 not open scopes (Python semantics).
+
+Branch-local slots.  The branches of ``parallel_block`` and ``async`` run in
+the enclosing frame, concurrently.  So that two branches never share loop
+state, the compiler gives every branch a ``private`` overlay of names: inside
+a branch, ``declare`` — a ``for_each`` loop variable, ``for``'s init, any
+``define`` — allocates a fresh slot of the same frame, visible only to that
+branch (and not after the block).  One exception keeps ``with parallel:``
+working: a branch that *is* ``define(a, ...)`` (``a = ...``) defines an
+ordinary variable, visible after the block.  Variables that exist before the
+block are shared: ``store`` into one from two branches is a data race, as in
+Python threads.  (``parallel_map`` needs none of this: its function gets a
+fresh frame per call.)
 """
 from __future__ import annotations
 
@@ -13,22 +25,46 @@ from collections.abc import Callable
 from typing import Any
 
 
-class GlobalScope:
+class _Scope:
+    """Name lookup with the branch-private overlay (see the module docstring)."""
+
+    slots: dict[str, int]
+    private: dict[str, int] | None = None   # names private to the branch being compiled
+    in_loop = False                          # new names go to ``private`` (in a branch)
+
+    def lookup_local(self, name: str) -> int | None:
+        private = self.private
+        if private and name in private:
+            return private[name]
+        return self.slots.get(name)
+
+    def declare(self, name: str) -> int:
+        private = self.private
+        if private is not None:
+            if name in private:
+                return private[name]
+            if self.in_loop:
+                private[name] = slot = self._new_slot()
+                return slot
+        if name not in self.slots:
+            self.slots[name] = self._new_slot()
+        return self.slots[name]
+
+    def _new_slot(self) -> int:
+        raise NotImplementedError
+
+
+class GlobalScope(_Scope):
     def __init__(self) -> None:
         self.slots: dict[str, int] = {}
         self.frame: list[Any] = [None]   # slot 0 unused: globals have no enclosing frame
 
-    def lookup_local(self, name: str) -> int | None:
-        return self.slots.get(name)
-
-    def declare(self, name: str) -> int:
-        if name not in self.slots:
-            self.slots[name] = len(self.frame)
-            self.frame.append(None)
-        return self.slots[name]
+    def _new_slot(self) -> int:
+        self.frame.append(None)
+        return len(self.frame) - 1
 
 
-class FunctionScope:
+class FunctionScope(_Scope):
     def __init__(self, parent: GlobalScope | FunctionScope, name: str, params: list[str]):
         self.parent = parent
         self.name = name
@@ -36,14 +72,9 @@ class FunctionScope:
         self.size = len(params) + 1
         self.has_return = False
 
-    def lookup_local(self, name: str) -> int | None:
-        return self.slots.get(name)
-
-    def declare(self, name: str) -> int:
-        if name not in self.slots:
-            self.slots[name] = self.size
-            self.size += 1
-        return self.slots[name]
+    def _new_slot(self) -> int:
+        self.size += 1
+        return self.size - 1
 
 
 Scope = GlobalScope | FunctionScope

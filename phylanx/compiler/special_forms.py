@@ -10,6 +10,7 @@ from ..language import ast
 from ..primitives import indexing
 from ..primitives.controls import iterate
 from ..primitives.registry import primitive
+from ..runtime.cancel import PENDING, check
 from ..runtime.futures import resolve_deep
 from ..values import BreakSignal, ContinueSignal, Function
 from ..values import call as call_fn
@@ -232,6 +233,8 @@ def for_each(compiler, call, scope):
             target = frame_of(frame)
             result = None
             for item in iterate(iterable.run(frame)):
+                if PENDING[0]:
+                    check()   # a cancelled branch stops at its next iteration
                 target[slot] = item
                 try:
                     result = body.run(frame)
@@ -249,6 +252,8 @@ def for_each(compiler, call, scope):
         f = fn.run(frame)
         result = None
         for item in iterate(iterable.run(frame)):
+            if PENDING[0]:
+                check()
             try:
                 result = call_fn(f, item)
             except BreakSignal:

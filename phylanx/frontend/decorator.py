@@ -19,13 +19,14 @@ import types
 from typing import Any
 
 from .. import execution_tree
-from ..compiler.compiler import call_value, deep_recursion
+from ..compiler.compiler import deep_recursion
 from ..exceptions import InvalidDecoratorArgumentError
 from ..language import ast as past
 from ..language import to_physl
+from ..runtime.forkjoin import evaluate
 from ..runtime.futures import Future
 from ..session import PhylanxSession
-from ..values import Function, from_python, to_python
+from ..values import Function, call_function, from_python, to_python
 from . import arguments, checks, instrument
 from .linking import linker_of
 from .markers import DecoratedFunction
@@ -212,7 +213,8 @@ class PhylanxDecorator(DecoratedFunction):
                 g[slot] = None
         try:
             with deep_recursion():
-                result = call_value(self._function, values, keywords, self.__name__)
+                result = evaluate(call_function, self._function, values, keywords,
+                                  self.__name__)
                 if isinstance(result, Future):
                     result = result.result()
         finally:

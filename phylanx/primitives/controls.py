@@ -4,17 +4,21 @@ Control forms are lazy builders: they receive their operand nodes and decide
 what to evaluate.  ``for_each`` over a literal ``lambda`` runs the body in the
 enclosing frame (no call per iteration; variables assigned in the body stay
 visible after the loop, as in Python).  ``parallel_block`` and ``parallel_map``
-spawn tasks on the executor; the calling thread runs the last piece itself and
-helps while waiting, so nesting never deadlocks.
+are ``runtime.forkjoin.fork_join`` (the calling thread runs the last piece
+itself and helps while waiting, so nesting never deadlocks; the first error
+cancels the rest); ``async`` is ``runtime.forkjoin.spawn``.  Loops check for
+cancellation once per iteration.
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from ..errors import PhylanxError, PhylanxTypeError, PhylanxValueError
-from ..runtime.executors import get_executor
+from ..runtime.cancel import PENDING, check
+from ..runtime.forkjoin import fork_join, spawn
 from ..runtime.futures import Future
 from ..values import (
     BreakSignal,
@@ -56,19 +60,7 @@ def parallel_block(node, children):
     def run(frame):
         if not body:
             return None
-        executor = get_executor()
-        futures = [executor.submit(stmt.run, frame) for stmt in body[:-1]]
-        try:
-            last = body[-1].run(frame)
-        finally:
-            errors = []
-            for f in futures:
-                err = f.exception()
-                if err is not None:
-                    errors.append(err)
-        if errors:
-            raise errors[0]
-        return last
+        return fork_join([partial(stmt.run, frame) for stmt in body])[-1]
     return run
 
 
@@ -115,6 +107,8 @@ def while_(node, children):
     def run(frame):
         result = None
         while truth(c.run(frame)):
+            if PENDING[0]:
+                check()   # stop here if this branch was cancelled
             try:
                 result = body.run(frame)
             except BreakSignal:
@@ -136,6 +130,8 @@ def for_(node, children):
         init.run(frame)
         result = None
         while truth(c.run(frame)):
+            if PENDING[0]:
+                check()   # stop here if this branch was cancelled
             try:
                 result = body.run(frame)
             except BreakSignal:
@@ -186,21 +182,9 @@ def fmap(f, *iterables):
            no_oracle="higher-order: list(map(f, xs)), concurrently")
 def parallel_map(f, *iterables):
     """Like ``fmap`` with every application run as a concurrent task."""
-    executor = get_executor()
     items = ([[x] for x in iterate(iterables[0])] if len(iterables) == 1
              else _zip_items(iterables))
-    if not items:
-        return []
-    futures = [executor.submit(call, f, *xs) for xs in items[:-1]]
-    try:
-        last = call(f, *items[-1])
-    finally:
-        # wait for every task, also when one failed: none may still run (and change
-        # shared state) after the caller has seen the error
-        errors = [err for err in (fut.exception() for fut in futures) if err is not None]
-    if errors:
-        raise errors[0]
-    return [fut.result() for fut in futures] + [last]
+    return fork_join([partial(call, f, *xs) for xs in items])
 
 
 @primitive("filter", "filter(_1, _2)", category="controls",
@@ -260,7 +244,7 @@ def async_(node, children):
     (expr,) = children
 
     def run(frame):
-        return get_executor().submit(expr.run, frame)
+        return spawn(expr.run, frame)
     return run
 
 

@@ -1,8 +1,12 @@
 """Executors: a synchronous one and a work-helping thread pool behind one interface.
 
-``submit(fn, *args) -> Future``.  The pool keeps one shared queue; a worker (or
-any thread) waiting on a future runs queued tasks itself, so recursive
-parallel code (``parallel_block`` fibonacci) completes even on two threads.
+``submit(fn, *args) -> Future``.  The pool keeps one shared FIFO queue; idle
+workers take the oldest task.  A thread waiting on a future helps (see
+``futures.py`` for which task it may take), so recursive parallel code
+(``parallel_block`` fibonacci) completes even on two threads.  A task records
+the task that spawned it (``_parent``) and the cancellation scope it belongs
+to (``_token``), both taken from the submitting thread.
+
 ``phylanx.config`` ``sync_execution`` switches everything to the synchronous
 executor, which runs each task when it is submitted.
 """
@@ -10,13 +14,20 @@ from __future__ import annotations
 
 import atexit
 import collections
+import itertools
 import os
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
 from .. import config
+from . import cancel, futures
+from .cancel import CancelledError, context
 from .futures import Future
+
+#: how many of the newest queued tasks a waiter scans for work of the awaited task
+HELP_SCAN = 64
 
 
 class Executor:
@@ -31,7 +42,7 @@ class Executor:
         """Run one queued task on the calling thread; False if there was none."""
         return False
 
-    def shutdown(self) -> None:
+    def shutdown(self, timeout: float = 1.0) -> None:
         pass
 
 
@@ -40,10 +51,11 @@ class SyncExecutor(Executor):
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
         future = Future()
-        try:
-            future.set_result(fn(*args))
-        except BaseException as exc:  # noqa: BLE001 - delivered to the waiter
-            future.set_exception(exc)
+        future._token = context.token
+        future._task = (lambda: fn(*args)) if args else fn
+        future._state = futures._RUNNING
+        task, future._task = future._task, None
+        future._run_claimed(task)
         return future
 
 
@@ -78,28 +90,69 @@ class PoolExecutor(Executor):
         future = Future()
         future._task = (lambda: fn(*args)) if args else fn
         future._executor = self
+        ctx = context
+        future._parent = ctx.task
+        future._token = ctx.token
         self._queue.append(future)
         if self._idle:
             with self._cv:
                 self._cv.notify()
         return future
 
-    def _pop(self, newest: bool = False) -> Future | None:
+    def _pop(self) -> Future | None:
         try:
-            return self._queue.pop() if newest else self._queue.popleft()
+            return self._queue.popleft()
         except IndexError:
             return None
 
     def help_once(self) -> bool:
-        # A waiter takes the newest task: the most recently spawned work is the
-        # smallest and most likely what it is waiting for (as in work stealing).
-        future = self._pop(newest=True)
-        if future is None:
-            return False
-        task = future._claim()
-        if task is not None:
-            future._run_claimed(task)
-        return True
+        """Run the oldest queued task here (what an idle worker would do)."""
+        while True:
+            future = self._pop()
+            if future is None:
+                return False
+            task = future._claim()
+            if task is not None:
+                future._run_claimed(task)
+                return True
+
+    def help_for(self, awaited: Future) -> bool:
+        """Run one queued task on behalf of a thread waiting for ``awaited``.
+
+        A task (``awaited._executor`` set) is waited for by running tasks it spawned,
+        directly or not, newest first: they are what it waits for, so running them
+        cannot delay it.  A bare future may be completed by any queued task: the
+        oldest is run.
+        """
+        if awaited._executor is None:
+            return self.help_once()
+        try:
+            for future in itertools.islice(reversed(self._queue), HELP_SCAN):
+                if future._state != futures._PENDING:
+                    continue
+                parent = future._parent
+                while parent is not None and parent is not awaited:
+                    parent = parent._parent
+                if parent is None:
+                    continue
+                task = future._claim()
+                if task is not None:
+                    future._run_claimed(task)
+                    return True
+        except RuntimeError:   # the queue changed while scanning: try again later
+            pass
+        return False
+
+    def drain(self, reason: str = "cancelled: interrupted") -> int:
+        """Fail every queued task with CancelledError (Ctrl-C, shutdown); how many."""
+        n = 0
+        while True:
+            future = self._pop()
+            if future is None:
+                return n
+            if future._claim() is not None:
+                future._finish(None, CancelledError(reason))
+                n += 1
 
     def _worker(self) -> None:
         while True:
@@ -117,13 +170,18 @@ class PoolExecutor(Executor):
             if task is not None:
                 future._run_claimed(task)
 
-    def shutdown(self) -> None:
+    def shutdown(self, timeout: float = 1.0) -> None:
+        """Stop: queued tasks are cancelled, running ones finish (they stop at their next
+        check if their scope was cancelled); all threads are joined within one
+        overall ``timeout`` (daemon threads still running after it are left behind)."""
+        deadline = time.monotonic() + timeout
         with self._cv:
             self._stop = True
             self._cv.notify_all()
+        self.drain("cancelled: the executor shut down")
         for t in self._threads:
             if t is not threading.current_thread():
-                t.join(timeout=5)
+                t.join(timeout=max(0.0, deadline - time.monotonic()))
 
 
 _lock = threading.Lock()
@@ -146,6 +204,7 @@ def get_executor() -> Executor:
         with _lock:
             if _pool is None:
                 _pool = PoolExecutor(default_threads())
+                futures._helper = _pool.help_for
             pool = _pool
     return pool
 
@@ -155,12 +214,22 @@ def set_threads(num_threads: int) -> None:
     global _pool
     with _lock:
         old, _pool = _pool, None
+        futures._helper = None
         config.set("threads", num_threads)
     if old is not None:
         old.shutdown()
 
 
+def _drain_on_interrupt() -> None:
+    pool = _pool
+    if pool is not None:
+        pool.drain()
+
+
+cancel.on_interrupt(_drain_on_interrupt)
+
+
 @atexit.register
 def _shutdown() -> None:
     if _pool is not None:
-        _pool.shutdown()
+        _pool.shutdown(timeout=1.0)

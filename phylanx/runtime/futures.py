@@ -1,10 +1,23 @@
-"""Futures that can be completed from any thread, and waited on without deadlock.
+"""Futures that can be completed from any thread, composed, cancelled, and waited on
+without deadlock.
 
-A :class:`Future` is completed with :meth:`set_result`/:meth:`set_exception`
-(by a pool worker, or by a communication progress engine on another thread).
-Waiting inside a pool worker never blocks a thread that the awaited work
-needs: :meth:`result` first tries to *claim* the task and run it inline, then
-helps the executor run other queued tasks while it waits.
+A :class:`Future` is completed with :meth:`~Future.set_result`/:meth:`~Future.set_exception`
+(or the ``try_`` forms, which report instead of raising when it is already done)
+by a pool worker, a progress engine (MPI) or any thread.  Futures compose:
+:meth:`~Future.then`, :func:`when_all`, :func:`dataflow`; a future not yet
+started can be :meth:`~Future.cancel`-led.
+
+Waiting never blocks a thread the awaited work needs.  :meth:`~Future.result`
+first *claims* the future's task and runs it inline if nobody started it;
+otherwise, until it is done, it polls the registered progress sources
+(``progress.py``) and helps the process's pool (``executors.py``) run queued
+tasks.  A helper never takes a task that could delay the awaited one by more
+than that one's own work: waiting on a *task*, it runs only tasks spawned
+(transitively) by that task, which the task has to wait for anyway; waiting
+on a *bare* future (completed by someone else: a queued task, a progress
+source), whose completer it cannot know, it runs the oldest queued task, as an
+idle worker would — that is what lets a future completed by queued work
+finish even when every worker is busy.
 """
 from __future__ import annotations
 
@@ -12,12 +25,17 @@ import logging
 import operator
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..values import Deferred, truth
+from ..values import Deferred
+from . import progress
+from .cancel import PENDING, CancelledError, _describe, check, context, interrupt
 
 _PENDING, _RUNNING, _DONE = 0, 1, 2
+
+#: ``help(awaited) -> bool``: run one queued task on behalf of a waiter (set by the pool)
+_helper: Callable[[Future], bool] | None = None
 
 
 class FutureTimeoutError(TimeoutError):
@@ -28,7 +46,7 @@ class Future(Deferred):
     """The eventual value of a computation."""
 
     __slots__ = ("_state", "_value", "_error", "_lock", "_event", "_callbacks", "_task",
-                 "_executor")
+                 "_executor", "_parent", "_token", "_retrieved")
 
     def __init__(self) -> None:
         self._state = _PENDING
@@ -38,19 +56,32 @@ class Future(Deferred):
         self._event: threading.Event | None = None
         self._callbacks: list[Callable[[Future], None]] = []
         self._task: Callable[[], Any] | None = None
-        self._executor = None
+        self._executor = None          # set for tasks: the pool that runs them
+        self._parent: Future | None = None   # the task that spawned this one
+        self._token = None             # cancellation scope the task runs in
+        self._retrieved = False        # someone looked at the outcome
 
     # -- completion -------------------------------------------------------
     def set_result(self, value: Any) -> None:
-        self._finish(value, None)
+        if not self._finish(value, None):
+            raise RuntimeError("future completed twice")
 
     def set_exception(self, error: BaseException) -> None:
-        self._finish(None, error)
+        if not self._finish(None, error):
+            raise RuntimeError("future completed twice")
 
-    def _finish(self, value: Any, error: BaseException | None) -> None:
+    def try_set_result(self, value: Any) -> bool:
+        """Complete with ``value`` unless already done; True if this call completed it."""
+        return self._finish(value, None)
+
+    def try_set_exception(self, error: BaseException) -> bool:
+        """Fail with ``error`` unless already done; True if this call completed it."""
+        return self._finish(None, error)
+
+    def _finish(self, value: Any, error: BaseException | None) -> bool:
         with self._lock:
             if self._state == _DONE:
-                raise RuntimeError("future completed twice")
+                return False
             self._value, self._error, self._state = value, error, _DONE
             self._task = None
             event, callbacks = self._event, self._callbacks
@@ -59,6 +90,15 @@ class Future(Deferred):
             event.set()
         for cb in callbacks:
             _run_callback(cb, self)
+        return True
+
+    def cancel(self) -> bool:
+        """Fail with :class:`CancelledError` if not started yet; False if running or done."""
+        with self._lock:
+            if self._state != _PENDING:
+                return False
+            self._task = None
+        return self._finish(None, CancelledError("cancelled before it started"))
 
     def add_done_callback(self, fn: Callable[[Future], None]) -> None:
         """Call ``fn(self)`` when done (now, if already done); its errors are logged,
@@ -69,9 +109,27 @@ class Future(Deferred):
                 return
         _run_callback(fn, self)
 
+    def then(self, fn: Callable[[Future], Any]) -> Future:
+        """A future of ``fn(self)``, called once this one is done (HPX ``then``).
+
+        ``fn`` runs on the thread that completes this future (or at once if it is
+        done): keep it short, or spawn inside it.  Its exception fails the result.
+        """
+        out = Future()
+
+        def cont(done: Future) -> None:
+            try:
+                out.try_set_result(fn(done))
+            except Exception as exc:  # noqa: BLE001 - delivered through ``out``
+                out.try_set_exception(exc)
+        self.add_done_callback(cont)
+        return out
+
     # -- task claiming (used by executors) --------------------------------
     def _claim(self) -> Callable[[], Any] | None:
         """Take the task for running; None if someone else already did."""
+        if self._state != _PENDING:
+            return None
         with self._lock:
             if self._state != _PENDING or self._task is None:
                 return None
@@ -80,12 +138,33 @@ class Future(Deferred):
             return task
 
     def _run_claimed(self, task: Callable[[], Any]) -> None:
+        """Run a claimed task as this thread's current task, in its cancellation scope.
+
+        A ``KeyboardInterrupt`` (or ``SystemExit``) is never stored: the future fails
+        with :class:`CancelledError` so nobody waits forever, every open scope is
+        cancelled, and the interrupt propagates.
+        """
+        ctx = context
+        prev_task, prev_token = ctx.task, ctx.token
+        ctx.task, ctx.token = self, self._token
         try:
+            if PENDING[0]:
+                check()      # a task of a failed or interrupted group does not start
             value = task()
-        except BaseException as exc:  # noqa: BLE001 - delivered to the waiter
+        except Exception as exc:  # noqa: BLE001 - delivered to the waiter
+            token = self._token
+            if token is not None and token.error is None and type(exc) is not CancelledError:
+                token.cancel(exc)   # the first failure stops the task's group
             self._finish(None, exc)
+        except BaseException as exc:
+            self._finish(None, CancelledError(_describe(exc), exc))
+            if isinstance(exc, KeyboardInterrupt):
+                interrupt(exc)
+            raise
         else:
             self._finish(value, None)
+        finally:
+            ctx.task, ctx.token = prev_task, prev_token
 
     # -- waiting ----------------------------------------------------------
     def done(self) -> bool:
@@ -94,6 +173,7 @@ class Future(Deferred):
     def result(self, timeout: float | None = None) -> Any:
         if self._state != _DONE:
             self._wait(timeout)
+        self._retrieved = True
         if self._error is not None:
             raise self._error
         return self._value
@@ -103,7 +183,17 @@ class Future(Deferred):
     def exception(self, timeout: float | None = None) -> BaseException | None:
         if self._state != _DONE:
             self._wait(timeout)
+        self._retrieved = True
         return self._error
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until done (helping meanwhile); False on timeout instead of raising."""
+        try:
+            if self._state != _DONE:
+                self._wait(timeout)
+        except FutureTimeoutError:
+            return False
+        return True
 
     def _wait(self, timeout: float | None) -> None:
         task = self._claim()
@@ -111,7 +201,6 @@ class Future(Deferred):
             self._run_claimed(task)
             return
         deadline = None if timeout is None else time.monotonic() + timeout
-        executor = self._executor
         with self._lock:
             if self._state == _DONE:
                 return
@@ -119,9 +208,11 @@ class Future(Deferred):
                 self._event = threading.Event()
             event = self._event
         while not event.is_set():
-            # help: run other queued work instead of idling (keeps recursion on a
-            # small pool deadlock-free)
-            if executor is not None and executor.help_once():
+            # drive external completions, then help the pool, then sleep briefly
+            if progress._sources and progress.poll():
+                continue
+            helper = _helper
+            if helper is not None and helper(self):
                 continue
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
@@ -129,13 +220,20 @@ class Future(Deferred):
             event.wait(0.001 if remaining is None else min(0.001, remaining))
 
     # -- used as its value ------------------------------------------------
-    # ``async`` values are "resolved when consumed" (§3 of the reference).  Kernels
-    # that reject a future are retried with its value (nodes.node_failed); the
-    # conversions below make the rest see the value instead of silently using the
-    # future object: NumPy (``__array__``, ``__float__``, ``__index__``), truth
-    # tests and comparisons, which Python would otherwise answer by identity.
+    # ``async`` values are "resolved when consumed" (§3 of the reference).  Numeric
+    # conversions (``__array__``, ``__float__``, ``__index__``...) are explicit
+    # requests for the value and wait for it.  Truth tests and comparisons do not
+    # wait (a hidden wait inside ``==`` or ``if f:`` in runtime code could hang): they
+    # raise TypeError, so a kernel comparing a future fails and is retried with the
+    # value (nodes.node_failed, pure kernels only) and ``values.truth`` resolves.
     def __bool__(self) -> bool:
-        return truth(self.result())
+        raise TypeError("the truth value of a future is its value's: resolve it first")
+
+    def _no_compare(self, other):
+        raise TypeError("a future cannot be compared before it is resolved")
+
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _no_compare
+    __hash__ = object.__hash__   # identity (futures sit in queues and sets)
 
     def __array__(self, dtype=None, copy=None):
         import numpy as np
@@ -156,26 +254,6 @@ class Future(Deferred):
     def __format__(self, spec: str) -> str:
         return format(self.result(), spec)
 
-    def __eq__(self, other):
-        return self.result() == resolve(other)
-
-    def __ne__(self, other):
-        return self.result() != resolve(other)
-
-    def __lt__(self, other):
-        return self.result() < resolve(other)
-
-    def __le__(self, other):
-        return self.result() <= resolve(other)
-
-    def __gt__(self, other):
-        return self.result() > resolve(other)
-
-    def __ge__(self, other):
-        return self.result() >= resolve(other)
-
-    __hash__ = object.__hash__   # identity, as before (futures sit in queues)
-
     def __repr__(self) -> str:
         state = ("pending", "running", "done")[self._state]
         return f"<Future {state}>"
@@ -194,6 +272,56 @@ def ready(value: Any) -> Future:
     f._state = _DONE
     f._value = value
     return f
+
+
+def failed(error: BaseException) -> Future:
+    """A future that already holds the exception ``error``."""
+    f = Future()
+    f._state = _DONE
+    f._error = error
+    return f
+
+
+def when_all(futures: Iterable[Future]) -> Future:
+    """A future of the list of ``futures``, done when every one of them is (HPX ``when_all``).
+
+    It never fails: inspect the futures it holds.
+    """
+    items = list(futures)
+    out = Future()
+    if not items:
+        out.set_result(items)
+        return out
+    left = [len(items)]
+    lock = threading.Lock()
+
+    def one_done(_: Future) -> None:
+        with lock:
+            left[0] -= 1
+            last = left[0] == 0
+        if last:
+            out.try_set_result(items)
+    for f in items:
+        f.add_done_callback(one_done)
+    return out
+
+
+def dataflow(fn: Callable[..., Any], *args: Any) -> Future:
+    """A future of ``fn(*values)``, called once every future among ``args`` is done.
+
+    Arguments that are not futures are passed as they are; the first failed
+    argument (in order) fails the result and ``fn`` is not called.  ``fn`` runs on
+    the thread that completes the last argument.
+    """
+    futures = [a for a in args if type(a) is Future]
+
+    def call(_: Future) -> Any:
+        for f in futures:
+            if f._error is not None:
+                f._retrieved = True
+                raise f._error
+        return fn(*[a._value if type(a) is Future else a for a in args])
+    return when_all(futures).then(call)
 
 
 def resolve(value: Any) -> Any:

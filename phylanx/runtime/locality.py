@@ -10,7 +10,7 @@ import socket
 from collections.abc import Callable
 from typing import Any
 
-from .futures import Future, ready
+from .futures import Future, failed, ready
 
 
 class Locality:
@@ -63,9 +63,14 @@ class SingleLocality(Locality):
         return ready(None)
 
     def run_on(self, locality: int, fn: Callable[..., Any], *args: Any) -> Future:
+        """``fn(*args)`` here; every failure (also a bad locality) is in the future,
+        as it will be for a remote call."""
         if locality != 0:
-            raise ValueError(f"locality {locality} does not exist (1 locality)")
-        return ready(fn(*args))
+            return failed(ValueError(f"locality {locality} does not exist (1 locality)"))
+        try:
+            return ready(fn(*args))
+        except Exception as exc:  # noqa: BLE001 - delivered through the future
+            return failed(exc)
 
 
 _current: Locality = SingleLocality()

@@ -25,8 +25,8 @@ from ..errors import (
 )
 from ..source import SourceLoc
 from ..values import ControlSignal
-from .executors import get_executor
-from .futures import Future, holds_future, resolve_deep
+from .forkjoin import fork_join
+from .futures import holds_future, resolve_deep
 
 
 class Node:
@@ -140,33 +140,41 @@ def constant(value: Any, loc: SourceLoc | None = None) -> Node:
 def resolve_args(node: Node, frame: list) -> list:
     """Evaluate a node's children, spawning those the policy marked asynchronous.
 
-    The last child always runs on this thread, so the caller works while the
-    spawned tasks run; the futures are then waited on in order.
+    The asynchronous ones are spawned first, the others are evaluated here, and
+    the tasks are joined last (``fork_join``), so the spawned work overlaps with
+    everything else this node needs.  If every child is asynchronous, the last
+    one runs here: this thread would only wait otherwise.
     """
     children = node.children
-    executor = get_executor()
-    pending: list[Any] = []
-    last = len(children) - 1
-    for i, child in enumerate(children):
-        if child.eval_direct == 0 and i != last:
-            pending.append(executor.submit(child.run, frame))
-        else:
-            pending.append(child)
-    out = []
-    try:
-        for item in pending:
-            if type(item) is Future:
-                out.append(item.result())
-            else:
-                out.append(item.run(frame))
-    except BaseException:
-        # no spawned operand may still run (and change shared state) once the
-        # caller has seen the error
-        for item in pending:
-            if type(item) is Future:
-                item.exception()
-        raise
-    return out
+    spawn = [c.eval_direct == 0 for c in children]
+    if not any(spawn):
+        return [c.run(frame) for c in children]
+    if all(spawn):
+        spawn[-1] = False
+    return fork_join([_thunk(c, frame) for c in children], spawn)
+
+
+def _thunk(child: Node, frame: list) -> Callable[[], Any]:
+    return lambda: child.run(frame)   # reads child.run late: the policy may swap it
+
+
+def writes_frame(node: Node) -> bool:
+    """True if evaluating ``node`` may assign a variable of the frame it runs in
+    (``define``, ``store``, a ``for_each`` loop variable): such a node must not run
+    concurrently with its siblings.  Function bodies (``lambda``) are not entered:
+    defining a function does not run it."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        p = n.primitive
+        if p in _WRITERS or (p == "for_each" and n.instance):
+            return True
+        if p != "lambda":
+            stack.extend(n.children)
+    return False
+
+
+_WRITERS = frozenset(("define-variable", "define-function", "store"))
 
 
 def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
@@ -206,6 +214,25 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
                 return impl(x)
             except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, (x,), e)
+    elif n == 2 and children[0].slot is not None and children[1].slot is not None:
+        i, j = children[0].slot, children[1].slot
+
+        def run(frame):
+            x, y = frame[i], frame[j]
+            try:
+                return impl(x, y)
+            except Exception as e:  # also ControlSignal: node_failed passes it on
+                return node_failed(node, impl, (x, y), e)
+    elif n == 2 and consts[1] and children[0].slot is not None:
+        # the commonest operator shape in loops and recursion: ``n - 1``, ``i < n``
+        i, bv = children[0].slot, children[1].value
+
+        def run(frame):
+            x = frame[i]
+            try:
+                return impl(x, bv)
+            except Exception as e:  # also ControlSignal: node_failed passes it on
+                return node_failed(node, impl, (x, bv), e)
     elif n == 2 and dynamic == 2:
         a, b = children
 
@@ -218,25 +245,6 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
                 return impl(*args)
             except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, args, e)
-    elif n == 2 and consts[1] and children[0].slot is not None:
-        # the commonest operator shape in loops and recursion: ``n - 1``, ``i < n``
-        i, bv = children[0].slot, children[1].value
-
-        def run(frame):
-            x = frame[i]
-            try:
-                return impl(x, bv)
-            except Exception as e:  # also ControlSignal: node_failed passes it on
-                return node_failed(node, impl, (x, bv), e)
-    elif n == 2 and children[0].slot is not None and children[1].slot is not None:
-        i, j = children[0].slot, children[1].slot
-
-        def run(frame):
-            x, y = frame[i], frame[j]
-            try:
-                return impl(x, y)
-            except Exception as e:  # also ControlSignal: node_failed passes it on
-                return node_failed(node, impl, (x, y), e)
     elif n == 2 and consts[1] and not consts[0]:
         a, bv = children[0], children[1].value
 
@@ -273,6 +281,22 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
     return node
 
 
+def resolving(impl: Callable[..., Any]) -> Callable[..., Any]:
+    """``impl`` called with its operands' futures resolved first.
+
+    For kernels with side effects (printing, writing files, changing a list in
+    place): they must never run twice, so they cannot use the retry of
+    :func:`node_failed`, which is only safe for pure kernels.
+    """
+    def kernel(*args):
+        if any(holds_future(a) for a in args):
+            args = [resolve_deep(a) for a in args]
+        return impl(*args)
+    kernel.resolves_futures = True
+    kernel.__name__ = getattr(impl, "__name__", "kernel")
+    return kernel
+
+
 def node_failed(node: Node, impl: Callable[..., Any], args, exc: Exception) -> Any:
     """A kernel raised ``exc``: retry once if an operand held a future, else locate it.
 
@@ -282,7 +306,7 @@ def node_failed(node: Node, impl: Callable[..., Any], args, exc: Exception) -> A
     """
     if isinstance(exc, ControlSignal):
         raise exc  # break/continue/return: not an error
-    if any(holds_future(a) for a in args):
+    if not getattr(impl, "resolves_futures", False) and any(holds_future(a) for a in args):
         values = [resolve_deep(a) for a in args]
         try:
             return impl(*values)

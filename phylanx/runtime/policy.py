@@ -10,6 +10,7 @@ With ``sync_execution`` set, nothing is ever spawned.
 """
 from __future__ import annotations
 
+import threading
 from time import perf_counter_ns
 from typing import TYPE_CHECKING
 
@@ -34,14 +35,23 @@ class Thresholds:
 
 
 Thresholds.reload()
+_lock = threading.Lock()
 config.on_change(Thresholds.reload)   # config.set(...) takes effect at once
 
 
 def watch_children(parent: Node) -> None:
-    """Time the non-literal children of ``parent`` until each is decided."""
+    """Time the non-literal children of ``parent`` until each is decided.
+
+    A child that assigns variables of the frame (``define``, ``store``, a loop
+    variable) is never run concurrently with its siblings: it stays inline.
+    """
+    from .nodes import writes_frame
     for child in parent.children:
         if not child.is_const and child.eval_direct == -1:
-            watch(child)
+            if writes_frame(child):
+                child.eval_direct = 1
+            else:
+                watch(child)
 
 
 def watch(node: Node) -> None:
@@ -54,12 +64,17 @@ def watch(node: Node) -> None:
             return inline(frame)
         finally:
             # recursion re-enters the same node: only completions before the
-            # decision count, later (outer) ones must not overturn it
+            # decision count, later (outer) ones must not overturn it.  Concurrent
+            # evaluations (tasks, threads) update the counters under a lock: only
+            # the first Thresholds.count evaluations pay for it.
             if node.eval_direct == -1:
-                node.count += 1
-                node.time_ns += perf_counter_ns() - start
-                if node.count >= Thresholds.count:
-                    decide(node)
+                elapsed = perf_counter_ns() - start
+                with _lock:
+                    if node.eval_direct == -1:
+                        node.count += 1
+                        node.time_ns += elapsed
+                        if node.count >= Thresholds.count:
+                            decide(node)
 
     node.run = measuring
 

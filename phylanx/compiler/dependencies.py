@@ -1,0 +1,103 @@
+"""Dependencies between the statements of a ``block``: which may overlap.
+
+A statement ``define(x, V)`` or ``store(x, V)`` may run concurrently with the
+statements after it, up to the first one that
+
+* reads or assigns ``x`` (it needs the value, or would be overwritten),
+* assigns a variable ``V`` reads (``V`` must see the value from before), or
+* is *impure*: calls a function value (unknown code), has side effects
+  (``cout``, file I/O, in-place changes of a list or array, ``store`` into a
+  slice), jumps (``break``/``continue``/``return``) or uses a higher-order
+  primitive;
+
+and only if ``V`` itself assigns nothing and is pure.  Variables are compared
+by name, which is conservative (two variables of one name count as one).  The
+runtime (``runtime/overlap.py``) spawns such a statement only once the policy
+has measured ``V`` as expensive; everything else keeps program order.
+"""
+from __future__ import annotations
+
+from ..primitives import registry
+from ..runtime.nodes import Node
+
+_PURE_INTERNAL = frozenset(("literal", "array", "access-variable", "block"))
+_IMPURE_NAMES = frozenset(("return", "break", "continue", "call-function"))
+
+
+def _primitive_is_pure(name: str) -> bool:
+    spec = registry.lookup(name)
+    if spec is None:
+        return False
+    if spec.side_effects or name in _IMPURE_NAMES:
+        return False
+    text = f"{spec.no_oracle or ''} {spec.doc}"
+    return "in place" not in text and "higher-order" not in text \
+        and "takes a function" not in text
+
+
+_pure_cache: dict[str, bool] = {}
+
+
+def summarize(node: Node) -> tuple[set[str], set[str], bool]:
+    """``(reads, writes, impure)`` of evaluating ``node`` (function bodies not entered)."""
+    reads: set[str] = set()
+    writes: set[str] = set()
+    impure = False
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        p = n.primitive
+        if p == "lambda" or n.is_const:
+            continue
+        if p == "access-variable":
+            reads.add(n.instance)
+        elif p in ("define-variable", "define-function"):
+            writes.add(n.instance)
+            if p == "define-function":
+                continue          # its child is the body, not run here
+        elif p == "store":
+            if len(n.children) == 1:
+                writes.add(n.instance)
+            else:
+                impure = True     # into a slice: changes a shared container
+        elif p == "for_each":
+            if n.instance:
+                writes.add(n.instance)
+        elif p in _IMPURE_NAMES:
+            impure = True
+        elif p not in _PURE_INTERNAL:
+            pure = _pure_cache.get(p)
+            if pure is None:
+                pure = _pure_cache[p] = _primitive_is_pure(p)
+            impure = impure or not pure
+        stack.extend(n.children)
+    return reads, writes, impure
+
+
+def overlap_plan(stmts: list[Node]) -> dict[int, tuple[Node, int]]:
+    """``{i: (V, j)}``: statement ``i`` (computing ``V``) may overlap statements
+    ``i+1 .. j-1``.  Empty when nothing may (the block then runs as before)."""
+    n = len(stmts)
+    if n < 3:
+        return {}
+    summaries = [summarize(s) for s in stmts]
+    plan: dict[int, tuple[Node, int]] = {}
+    for i, stmt in enumerate(stmts[:-1]):
+        if stmt.primitive not in ("define-variable", "store") or len(stmt.children) != 1:
+            continue
+        value = stmt.children[0]
+        if value.is_const or value.primitive == "access-variable":
+            continue
+        v_reads, v_writes, v_impure = summarize(value)
+        if v_writes or v_impure:
+            continue
+        var = stmt.instance
+        join = n
+        for k in range(i + 1, n):
+            reads, writes, impure = summaries[k]
+            if impure or var in reads or var in writes or (writes & v_reads):
+                join = k
+                break
+        if join > i + 1:
+            plan[i] = (value, join)
+    return plan

@@ -1,0 +1,64 @@
+"""Overlapping independent statements of a ``block``.
+
+The compiler (``compiler/dependencies.py``) finds statements ``define(x, V)`` /
+``store(x, V)`` whose value ``V`` is pure and whose variable is not used by the
+next few statements, and says where the value is needed first (the *join*).
+:func:`sequence` builds the block's closure: while the policy has not marked
+``V`` asynchronous, statements simply run in order; once it has, the statement
+is spawned and the statements up to its join run meanwhile, both under one
+``fork_join`` — the same rule for errors and cancellation as everywhere.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
+
+from .forkjoin import fork_join
+from .nodes import Node
+from .policy import watch
+
+_SPAWN_FIRST = (True, False)
+
+
+def sequence(stmts: Sequence[Node], forks: dict[int, tuple[Node, int]]) -> Callable[[list], Any]:
+    """The closure running ``stmts`` in order, value of the last.
+
+    ``forks[i] = (V, j)``: statement ``i`` may run concurrently with statements
+    ``i+1 .. j-1`` once ``V`` (the value it computes) is marked asynchronous.
+    """
+    for value, _ in forks.values():
+        if value.eval_direct == -1 and not value.watched:
+            watch(value)
+    return _build(tuple(stmts), forks, 0, len(stmts))
+
+
+def _build(stmts, forks, lo: int, hi: int) -> Callable[[list], Any]:
+    steps: list[tuple] = []
+    i = lo
+    while i < hi:
+        fork = forks.get(i)
+        if fork is not None and i < hi - 1:
+            value, join = fork
+            join = min(join, hi)
+            if join > i + 1:
+                steps.append((stmts[i], value, _build(stmts, forks, i + 1, join)))
+                i = join
+                continue
+        steps.append((stmts[i], None, None))
+        i += 1
+    steps = tuple(steps)
+
+    def run(frame):
+        result = None
+        for stmt, value, rest in steps:
+            if value is None:
+                result = stmt.run(frame)
+            elif value.eval_direct == 0:
+                result = fork_join((partial(stmt.run, frame), partial(rest, frame)),
+                                   _SPAWN_FIRST)[1]
+            else:
+                stmt.run(frame)
+                result = rest(frame)
+        return result
+    return run

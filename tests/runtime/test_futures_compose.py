@@ -1,0 +1,182 @@
+"""Futures compose, complete once, never block in a comparison, and waiting helps (issue 14)."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from phylanx import config
+from phylanx import execution_tree as et
+from phylanx.runtime import executors
+from phylanx.runtime.futures import Future, ready
+from phylanx.runtime.locality import SingleLocality
+
+
+@pytest.fixture
+def pool1():
+    executors.set_threads(1)
+    yield executors.get_executor()
+    executors.set_threads(0)
+    config.reset("threads")
+
+
+def test_then_when_all_dataflow():
+    from phylanx.runtime.futures import dataflow, when_all
+    a, b = Future(), Future()
+    doubled = a.then(lambda f: f.result() * 2)
+    both = when_all([a, b])
+    summed = dataflow(lambda x, y, z: x + y + z, a, b, 100)
+    assert not both.done() and not summed.done()
+    a.set_result(1)
+    assert doubled.result(timeout=1) == 2 and not both.done()
+    b.set_result(2)
+    assert both.result(timeout=1) == [a, b]
+    assert summed.result(timeout=1) == 103
+    bad = Future()
+    out = dataflow(lambda x: x, bad)
+    bad.set_exception(ValueError("no"))
+    with pytest.raises(ValueError):
+        out.result(timeout=1)
+    with pytest.raises(ZeroDivisionError):
+        ready(1).then(lambda f: 1 / 0).result(timeout=1)
+
+
+def test_try_set_and_cancel():
+    from phylanx.runtime.cancel import CancelledError
+    f = Future()
+    assert f.try_set_result(1) is True
+    assert f.try_set_result(2) is False and f.try_set_exception(ValueError()) is False
+    assert f.result() == 1
+    with pytest.raises(RuntimeError):
+        f.set_result(3)
+    g = Future()
+    assert g.cancel() is True and g.cancel() is False
+    with pytest.raises(CancelledError):
+        g.result(timeout=1)
+
+
+def test_comparisons_and_truth_of_a_future_do_not_block():
+    f = Future()
+    outcome = []
+
+    def probe():
+        for op in (lambda: f == 1, lambda: bool(f), lambda: f < 2):
+            try:
+                op()
+                outcome.append("value")
+            except TypeError:
+                outcome.append("TypeError")
+    t = threading.Thread(target=probe, daemon=True)
+    t.start()
+    t.join(2)
+    assert not t.is_alive(), "comparing a pending future blocked"
+    assert outcome == ["TypeError"] * 3
+    assert {f} == {f}   # identity hashing still works
+
+
+def test_waiting_on_a_bare_future_runs_the_queued_task_that_completes_it(pool1):
+    started = threading.Event()
+    pool1.submit(lambda: (started.set(), time.sleep(1.5)))   # the only worker is busy
+    assert started.wait(5)
+    bare = Future()
+    ran_on = []
+    pool1.submit(lambda: (ran_on.append(threading.current_thread()), bare.set_result(7)))
+    t0 = time.monotonic()
+    assert bare.result(timeout=10) == 7
+    assert ran_on == [threading.current_thread()]   # the waiter ran it
+    assert time.monotonic() - t0 < 1.0
+
+
+def test_a_waiter_does_not_take_unrelated_work(pool1):
+    started = threading.Event()
+    awaited = pool1.submit(lambda: (started.set(), time.sleep(0.2), 1)[-1])
+    assert started.wait(5)           # the worker runs it
+    ran_on = []
+    unrelated = pool1.submit(lambda: (ran_on.append(threading.current_thread()),
+                                      time.sleep(1.0)))
+    t0 = time.monotonic()
+    assert awaited.result(timeout=10) == 1
+    waited = time.monotonic() - t0
+    assert threading.current_thread() not in ran_on, "the waiter ran an unrelated task"
+    assert waited < 0.9
+    unrelated.result(timeout=10)
+
+
+def test_a_waiter_runs_work_spawned_by_the_awaited_task(pool1):
+    inner_ran_on = []
+
+    def outer():
+        inner = pool1.submit(lambda: inner_ran_on.append(threading.current_thread()))
+        time.sleep(0.05)
+        return inner
+    f = pool1.submit(outer)
+    time.sleep(0.01)
+    inner = f.result(timeout=10)
+    inner.result(timeout=10)
+    assert len(inner_ran_on) == 1
+
+
+def test_waiters_poll_registered_progress_sources():
+    from phylanx.runtime import progress
+    f = Future()
+    calls = []
+
+    def poll() -> bool:
+        calls.append(1)
+        if len(calls) == 3:
+            f.set_result("done")
+            return True
+        return False
+    progress.register(poll)
+    try:
+        assert f.result(timeout=5) == "done"
+    finally:
+        progress.unregister(poll)
+    assert len(calls) >= 3
+
+
+def test_run_on_reports_failures_in_the_future():
+    here = SingleLocality()
+    assert isinstance(here.run_on(3, lambda: 1).exception(), ValueError)
+    assert isinstance(here.run_on(0, lambda: 1 / 0).exception(), ZeroDivisionError)
+    assert here.run_on(0, lambda x: x + 1, 1).result() == 2
+
+
+def test_policy_counters_are_not_lost_under_concurrency():
+    import sys
+    config.set("eval_count_threshold", 10**9)   # never decide: keep counting
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        state = et.compiler_state("counters")
+        node = state.compile_text("define(f, x, (x + 1) * (x + 2))")
+        state.run(node)
+        call = state.compile_text("f(1) + f(2)")
+        threads = [threading.Thread(target=lambda: [state.run(call) for _ in range(300)])
+                   for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        operands = [c for c in call.walk() if c.primitive == "call-function"]
+        assert [c.count for c in operands] == [1800, 1800]
+    finally:
+        sys.setswitchinterval(old)
+        config.reset("eval_count_threshold")
+
+
+def test_the_two_variable_fast_path_is_used():
+    state = et.compiler_state("fast")
+    node = state.compile_text("define(f, x, y, x + y)")
+    add = next(n for n in node.walk() if n.primitive == "__add")
+    assert {"i", "j"} <= set(add.inline.__code__.co_freevars)
+
+
+def test_side_effect_kernels_see_values_not_futures():
+    from phylanx.runtime.futures import Future as F
+    state = et.compiler_state("effects")
+    et.eval(state, "define_global(xs, list())")
+    et.eval(state, "__list_append(xs, async(1 + 1))")
+    assert [type(v) for v in state.lookup("xs")] != [F]
+    assert state.lookup("xs") == [2]
