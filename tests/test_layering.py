@@ -138,7 +138,7 @@ def test_the_checker_sees_imports():
 @pytest.mark.parametrize("module, imported, expected", [
     ("phylanx.language.parser", "phylanx.runtime.futures", "language may import only"),
     ("phylanx.values", "phylanx.language", "values may import only"),
-    ("phylanx.primitives.core", "phylanx.frontend.tables", "primitives must not import"),
+    ("phylanx.primitives.core.general", "phylanx.frontend.tables", "primitives must not import"),
     ("phylanx.compiler.binding", "phylanx.cli.main", "only phylanx/__main__.py"),
 ])
 def test_rules_reject(monkeypatch, module, imported, expected):

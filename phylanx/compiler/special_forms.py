@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..errors import PhylanxCompileError
 from ..language import ast
 from ..primitives import indexing
-from ..primitives.controls import iterate
+from ..primitives.controls.control_flow import iterate
 from ..primitives.registry import primitive
 from ..runtime.futures import resolve_deep
 from ..values import BreakSignal, ContinueSignal, Function

@@ -1,0 +1,152 @@
+"""Direct linear solvers and the LU decomposition: ``linear_solver_*`` and ``lu``.
+
+The solvers call LAPACK through ``scipy.linalg.lapack`` (``getrf/getrs``,
+``sytrf/sytrs``, ``potrf/potrs``) so that a singular or indefinite matrix is a
+checked ``PhylanxValueError`` rather than a warning.  Integer and boolean inputs
+are solved in float64; float32 inputs give float32 results, as ``numpy.linalg.solve``.
+
+``lu`` follows the original (Blaze, row-major storage): ``A = L @ U @ P`` with
+``L`` lower triangular, ``U`` *unit* upper triangular and ``P`` a permutation of
+the columns.  SciPy factors ``A = P' L' U'`` (row pivoting), so ``lu`` factors the
+transpose: ``A.T = P' L' U'`` gives ``A = U'.T @ L'.T @ P'.T``.
+
+The iterative solvers are in ``solvers_iterative.py``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+from scipy.linalg import lapack
+
+from ...errors import PhylanxTypeError, PhylanxValueError
+from ...values import type_name
+from ..registry import primitive
+
+
+def float_operand(value, what: str, ndims: tuple[int, ...]) -> np.ndarray:
+    """``value`` as a float32/float64 array of one of the ranks ``ndims``."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "biuf" or arr.dtype == object:
+        raise PhylanxTypeError(f"{what} must be a real numeric array, got a {type_name(value)}")
+    if arr.ndim not in ndims:
+        ranks = " or ".join(f"{n}-d" for n in ndims)
+        raise PhylanxValueError(f"{what} must be {ranks}, got a {arr.ndim}-d array "
+                                f"of shape {arr.shape}")
+    if arr.dtype not in (np.float32, np.float64):
+        arr = arr.astype(np.float64)
+    return arr
+
+
+def system_operands(a, b) -> tuple[np.ndarray, np.ndarray, np.dtype]:
+    """Check ``a x = b``: square ``a``, ``b`` a vector or matrix with as many rows.
+
+    Returns both in the common float dtype (float32 only if both are float32)."""
+    a = float_operand(a, "the matrix a", (2,))
+    b = float_operand(b, "the right-hand side b", (1, 2))
+    if a.shape[0] != a.shape[1]:
+        raise PhylanxValueError(f"the matrix a must be square, got shape {a.shape}")
+    if b.shape[0] != a.shape[0]:
+        raise PhylanxValueError(f"the right-hand side b has {b.shape[0]} rows but the matrix "
+                                f"a has {a.shape[0]} (shapes {a.shape} and {b.shape})")
+    dtype = np.result_type(a.dtype, b.dtype)
+    return a.astype(dtype, copy=False), b.astype(dtype, copy=False), dtype
+
+
+def _lower_flag(uplo) -> int:
+    if uplo is None:
+        return 1
+    if not isinstance(uplo, str) or uplo.strip().upper() not in ("L", "U"):
+        raise PhylanxValueError(f"uplo must be \"L\" or \"U\", got {uplo!r}")
+    return 1 if uplo.strip().upper() == "L" else 0
+
+
+def _solve_with(a, b, factor_name: str, solve_name: str, lower: int | None, failure: str):
+    """Factor ``a`` with LAPACK ``factor_name`` and solve with ``solve_name``."""
+    a, b, dtype = system_operands(a, b)
+    if a.shape[0] == 0:
+        return np.zeros(b.shape, dtype=dtype)
+    rhs = b.reshape(b.shape[0], -1)
+    factor, solve = lapack.get_lapack_funcs((factor_name, solve_name), (a, rhs))
+    flags = {} if lower is None else {"lower": lower}
+    *factors, info = factor(a, **flags)
+    if info > 0:
+        raise PhylanxValueError(failure.format(info=info))
+    if info < 0:  # pragma: no cover - only on malformed input, which we check above
+        raise PhylanxValueError(f"LAPACK {factor_name} rejected argument {-info}")
+    x, info = solve(*factors, rhs, **flags)
+    return x.reshape(b.shape).astype(dtype, copy=False)
+
+
+_SOLVE_SAMPLES = [
+    (np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]]), np.array([1.0, 2.0, 3.0])),
+    (np.array([[2.0, 1.0], [1.0, 5.0]]), np.array([[1.0, 0.0], [0.0, 1.0]])),
+    (np.array([[4, 2], [2, 3]]), np.array([2, 1])),
+    (np.array([[4.0, 2.0], [2.0, 3.0]], dtype=np.float32), np.array([1.0, 2.0], np.float32)),
+]
+
+
+@primitive("linear_solver_lu", "linear_solver_lu(_1, _2)", "linear_solver_lu(_1, _2, _3)",
+           category="solvers",
+           oracle=lambda a, b, uplo=None: np.linalg.solve(a, b), samples=_SOLVE_SAMPLES + [
+               (np.array([[0.0, 2.0], [3.0, 1.0]]), np.array([4.0, 5.0]))],
+           example="linear_solver_lu([[0.0, 2.0], [3.0, 1.0]], [4.0, 5.0])", result="[1.0, 2.0]")
+def linear_solver_lu(a, b, uplo=None):
+    """Solve ``a x = b`` by LU decomposition with partial pivoting (LAPACK getrf/getrs).
+
+    ``b`` is a vector or a matrix of right-hand sides.  The optional third argument is
+    accepted for the original's shared solver signature; it must be "L", "U" or nil and
+    does not change the result (LU uses the whole matrix).  A singular ``a`` is an error."""
+    _lower_flag(uplo)
+    return _solve_with(a, b, "getrf", "getrs", None,
+                       "the matrix a is singular (pivot {info} of its LU factorisation is zero)")
+
+
+@primitive("linear_solver_ldlt", "linear_solver_ldlt(_1, _2)", "linear_solver_ldlt(_1, _2, _3)",
+           category="solvers",
+           oracle=lambda a, b, uplo=None: np.linalg.solve(a, b), samples=_SOLVE_SAMPLES + [
+               (np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([3.0, 3.0]))],
+           example="linear_solver_ldlt([[1.0, 2.0], [2.0, 1.0]], [3.0, 3.0])", result="[1.0, 1.0]")
+def linear_solver_ldlt(a, b, uplo=None):
+    """Solve ``a x = b`` for symmetric ``a`` by an LDL^T (Bunch-Kaufman) factorisation.
+
+    Only the triangle named by ``uplo`` ("L", the default, or "U") is read, as in LAPACK
+    sytrf: the other triangle is assumed to mirror it.  ``a`` may be indefinite; a
+    singular ``a`` is an error."""
+    return _solve_with(a, b, "sytrf", "sytrs", _lower_flag(uplo),
+                       "the matrix a is singular (pivot {info} of its LDL^T factorisation is zero)")
+
+
+@primitive("linear_solver_cholesky", "linear_solver_cholesky(_1, _2)",
+           "linear_solver_cholesky(_1, _2, _3)", category="solvers",
+           oracle=lambda a, b, uplo=None: np.linalg.solve(a, b), samples=_SOLVE_SAMPLES,
+           example="linear_solver_cholesky([[4.0, 2.0], [2.0, 3.0]], [6.0, 5.0])",
+           result="[1.0, 1.0]")
+def linear_solver_cholesky(a, b, uplo=None):
+    """Solve ``a x = b`` for symmetric positive definite ``a`` by Cholesky (LL^T).
+
+    Only the triangle named by ``uplo`` ("L", the default, or "U") is read.  A matrix
+    that is not positive definite is an error."""
+    return _solve_with(
+        a, b, "potrf", "potrs", _lower_flag(uplo),
+        "the matrix a is not positive definite (leading minor {info} is not positive)")
+
+
+@primitive("lu", "lu(_1)", category="solvers",
+           no_oracle="A = L U P (column pivoting) has no NumPy counterpart; "
+                     "checked in tests against scipy.linalg.lu",
+           example="lu([[1.0, 2.0], [3.0, 4.0]])",
+           result="list([[2.0, 0.0], [4.0, 1.0]], [[1.0, 0.5], [0.0, 1.0]], "
+                  "[[0.0, 1.0], [1.0, 0.0]])")
+def lu(a):
+    """LU decomposition ``A = L @ U @ P`` -> ``list(L, U, P)`` (the original's convention).
+
+    ``L`` is lower triangular, ``U`` unit upper triangular, ``P`` a column permutation
+    matrix (float); ``A`` may be rectangular (``L`` is m x k, ``U`` k x n with
+    k = min(m, n)).  Note the order differs from ``scipy.linalg.lu`` (``A = P L U``):
+    this is that factorisation of ``A.T``, transposed."""
+    a = float_operand(a, "the matrix", (2,))
+    if not np.all(np.isfinite(a)):
+        raise PhylanxValueError("the matrix must not contain inf or NaN")
+    p_t, l_t, u_t = scipy.linalg.lu(a.T)
+    return [np.ascontiguousarray(u_t.T), np.ascontiguousarray(l_t.T),
+            np.ascontiguousarray(p_t.T)]
