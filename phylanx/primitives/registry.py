@@ -36,7 +36,7 @@ from typing import Any
 
 CATEGORIES = (
     "core", "arithmetics", "booleans", "controls", "listops", "matrixops",
-    "statistics", "solvers", "fileio", "keras_support", "algorithms",
+    "statistics", "solvers", "fileio", "keras_support", "algorithms", "frontend_support",
     "dist_matrixops", "dist_keras_support",
 )
 
@@ -177,18 +177,34 @@ def merge_signatures(sigs: list[Signature]) -> Signature:
     return Signature(params)
 
 
-def primitive(name: str, *patterns: str, category: str, **options: Any) -> Callable:
-    """Declare a primitive; see the module docstring.  Returns ``impl`` unchanged."""
-    if category not in CATEGORIES:
-        raise ValueError(f"unknown category {category!r} for primitive {name!r}")
+def category_of(module: str, name: str) -> str:
+    """The category of a primitive declared in ``module``: its package under primitives/."""
+    parts = module.split(".")
+    if parts[:2] == ["phylanx", "primitives"] and len(parts) > 3 and parts[2] in CATEGORIES:
+        return parts[2]
+    raise ValueError(
+        f"primitive {name!r} is declared in {module}, outside a category package "
+        f"(phylanx.primitives.<category>.<module>, category one of {', '.join(CATEGORIES)})")
 
+
+def primitive(name: str, *patterns: str, category: str | None = None,
+              **options: Any) -> Callable:
+    """Declare a primitive; see the module docstring.  Returns ``impl`` unchanged.
+
+    The category is the package the implementation is defined in (``impl.__module__``);
+    ``category=`` is accepted only for the compiler's special forms, declared outside
+    phylanx/primitives/ until they move there.
+    """
     def register(impl: Callable) -> Callable:
         if name in _REGISTRY:
             raise ValueError(f"primitive {name!r} declared twice")
+        cat = category if category is not None else category_of(impl.__module__, name)
+        if cat not in CATEGORIES:
+            raise ValueError(f"unknown category {cat!r} for primitive {name!r}")
         call_patterns = [p for p in patterns if re.match(r"^\s*[A-Za-z_]\w*\s*\(", p)]
         sigs = [parse_pattern(p) for p in call_patterns] or [Signature(())]
         spec = PrimitiveSpec(
-            name=name, patterns=tuple(patterns), impl=impl, category=category,
+            name=name, patterns=tuple(patterns), impl=impl, category=cat,
             doc=inspect.getdoc(impl) or "", signature=merge_signatures(sigs), **options,
         )
         _REGISTRY[name] = spec

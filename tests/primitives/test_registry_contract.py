@@ -26,6 +26,7 @@ from phylanx.primitives.registry import (
     DTYPE_SUFFIXES,
     all_names,
     all_specs,
+    category_of,
     lookup,
     parse_pattern,
 )
@@ -217,6 +218,22 @@ def test_category_and_extension_flag(spec):
         f"{spec.name}: category {spec.category!r}, the original's is {original!r}")
     assert spec.supports_dtype == (spec.name in SUPPORTS_DTYPE), (
         f"{spec.name}: supports_dtype should be {spec.name in SUPPORTS_DTYPE} (§2.4)")
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if not s.special],
+                         ids=[s.name for s in SPECS if not s.special])
+def test_category_is_the_declaring_package(spec):
+    module = spec.impl.__module__
+    assert module.split(".")[2] == spec.category, (
+        f"{spec.name}: declared in {module}, category {spec.category!r}")
+
+
+def test_declarations_outside_a_category_package_are_refused():
+    assert category_of("phylanx.primitives.matrixops.shape", "f") == "matrixops"
+    for module in ("phylanx.primitives.dtypes", "phylanx.compiler.x",
+                   "phylanx.primitives.nonsense.x", "tests.primitives.x"):
+        with pytest.raises(ValueError, match="outside a category package"):
+            category_of(module, "f")
 
 
 # -- dtype variants ----------------------------------------------------------------------

@@ -53,7 +53,7 @@ def _say(*parts: Any) -> None:
 
 # --- logistic regression ------------------------------------------------------------------
 
-@primitive("lra", "lra(_1, _2, _3, _4, _5)", "lra(_1, _2, _3, _4)", category="algorithms",
+@primitive("lra", "lra(_1, _2, _3, _4, _5)", "lra(_1, _2, _3, _4)",
            side_effects=True,  # prints with enable_output
            no_oracle="an iterative algorithm; checked in tests against a NumPy reference",
            example="lra([[1.0, 2.0], [2.0, 1.0], [-1.0, -1.5]], [1.0, 1.0, 0.0], 0.1, 2)",
@@ -99,7 +99,7 @@ def _als_sweep(factors: np.ndarray, other: np.ndarray, confidence: np.ndarray,
 
 
 @primitive("als", "als(_1, _2, _3, _4, _5, _6)", "als(_1, _2, _3, _4, _5)",
-           category="algorithms", side_effects=True,  # prints with enable_output
+           side_effects=True,  # prints with enable_output
            no_oracle="an iterative algorithm; checked in tests against a NumPy reference",
            example="__len(car(als([[1.0, 0.0], [0.0, 2.0], [3.0, 0.0]], 0.1, 2, 3, 40.0)))",
            result="3")
@@ -140,7 +140,7 @@ def als(ratings, regularization, num_factors, iterations, alpha, enable_output=F
 @primitive("kmeans",
            "kmeans(_1_points, __arg(_2_num_centroid, 3), __arg(_3_iterations, 10), "
            "__arg(_4_show_result, false), __arg(_5_seed, nil), __arg(_6_initial_centroids, nil))",
-           category="algorithms", side_effects=True,
+           side_effects=True,
            no_oracle="an iterative algorithm; checked in tests against a NumPy reference",
            example="kmeans([[0, 0], [0, 1], [10, 10], [10, 11]], 2, 5, false, nil, "
                    "[[0.0, 0.0], [10.0, 10.0]])",
@@ -199,7 +199,7 @@ def _tokens(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return cells // matrix.shape[1], cells % matrix.shape[1]
 
 
-@primitive("lda_trainer", "lda_trainer(_1, _2, _3, _4, _5)", category="algorithms",
+@primitive("lda_trainer", "lda_trainer(_1, _2, _3, _4, _5)",
            side_effects=True,
            no_oracle="a random sampler; checked in tests against a NumPy reference",
            example="__len(car(lda_trainer([[1, 2], [0, 3], [2, 0]], 2, 0.1, 0.01, 5)))",

@@ -27,7 +27,7 @@ def _cumulative(fn, a: Any, axis: Any, dtype: Any) -> Any:
 
 @primitive(
     "cumsum", "cumsum(_1_a, __arg(_2_axis, nil), __arg(_3_dtype, nil))",
-    category="arithmetics", samples="axis", differentiable=True,
+    samples="axis", differentiable=True,
     oracle=lambda a, axis=None, dtype=None: np.cumsum(a, axis=axis, dtype=dtype),
     example="cumsum([1, 2, 3])", result="[1, 3, 6]",
 )
@@ -38,7 +38,7 @@ def cumsum(a, axis=None, dtype=None):
 
 @primitive(
     "cumprod", "cumprod(_1_a, __arg(_2_axis, nil), __arg(_3_dtype, nil))",
-    category="arithmetics", samples="axis", differentiable=True,
+    samples="axis", differentiable=True,
     oracle=lambda a, axis=None, dtype=None: np.cumprod(a, axis=axis, dtype=dtype),
     example="cumprod([[1, 2], [3, 4]], 0)", result="[[1, 2], [3, 8]]",
 )
@@ -54,7 +54,7 @@ def _normalize_oracle(a):
 
 
 @primitive(
-    "normalize", "normalize(_1, __arg(_2_dtype, nil))", category="arithmetics",
+    "normalize", "normalize(_1, __arg(_2_dtype, nil))",
     oracle=_normalize_oracle, differentiable=True,
     samples=[(np.array([3.0, 4.0]),), (np.array([1, 2, 2]),), (np.float64(-2.5),),
              (np.array([[1.0, 2.0], [2.0, 4.0]], dtype=np.float32),),
@@ -75,7 +75,7 @@ def normalize(a, dtype=None):
 
 
 @primitive(
-    "trace", "trace(_1, __arg(_2_dtype, nil))", category="arithmetics",
+    "trace", "trace(_1, __arg(_2_dtype, nil))",
     oracle=lambda a, dtype=None: np.trace(a, dtype=dtype), differentiable=True,
     samples=[(np.arange(9).reshape(3, 3),), (np.ones((2, 3), dtype=np.float32),),
              (np.arange(24.0).reshape(2, 3, 4),), (np.eye(3, dtype=bool),),
@@ -103,7 +103,7 @@ def _extremum(name: str, ufunc: np.ufunc, example: str, result: str, doc: str):
     impl.__name__ = name
     impl.__doc__ = doc
     primitive(
-        name, f"{name}(_1, __2)", category="arithmetics", supports_dtype=True,
+        name, f"{name}(_1, __2)", supports_dtype=True,
         oracle=lambda *xs: reduce(ufunc, xs), samples="binary", elementwise=True,
         distributable=True, example=example, result=result, flags={"binary": ufunc},
     )(impl)
@@ -125,7 +125,7 @@ def _test(name: str, fn, example: str, result: str, doc: str):
     impl.__name__ = name
     impl.__doc__ = doc
     primitive(
-        name, f"{name}(_1)", category="arithmetics", supports_dtype=True, oracle=fn,
+        name, f"{name}(_1)", supports_dtype=True, oracle=fn,
         samples="unary", elementwise=True, distributable=True, example=example, result=result,
     )(impl)
     return impl

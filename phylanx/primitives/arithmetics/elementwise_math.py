@@ -135,7 +135,7 @@ def _declare(name: str, fn: Callable, doc: str, example: str, result: str, *,
     impl.__name__ = name
     impl.__doc__ = doc
     primitive(
-        name, f"{name}(_1, __arg(_2_dtype, nil))", category="arithmetics",
+        name, f"{name}(_1, __arg(_2_dtype, nil))",
         oracle=oracle, samples=samples, example=example, result=result,
         elementwise=True, distributable=True, differentiable=differentiable,
     )(impl)

@@ -34,7 +34,7 @@ def _binary(name: str, ufunc: np.ufunc, example: str, result: str, doc: str):
     impl.__name__ = name
     impl.__doc__ = doc
     primitive(
-        name, f"{name}(_1_x1, _2_x2)", category="arithmetics", extension=True,
+        name, f"{name}(_1_x1, _2_x2)", extension=True,
         oracle=ufunc if "??->?" in ufunc.types else widened_oracle, samples="binary",
         elementwise=True, example=example, result=result,
     )(impl)

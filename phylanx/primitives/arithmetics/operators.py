@@ -45,7 +45,7 @@ def _declare(name, infix, op, oracle, example, result, doc):
     impl.__doc__ = doc
     impl.__name__ = name
     primitive(
-        name, f"_1 {infix} __2", f"{name}(_1, __2)", category="arithmetics",
+        name, f"_1 {infix} __2", f"{name}(_1, __2)",
         oracle=lambda *xs: reduce(oracle, xs), samples="binary", elementwise=True,
         differentiable=True, distributable=True, supports_dtype=True, infix=infix,
         example=example, result=result, flags={"binary": op},
@@ -65,7 +65,7 @@ div = _declare("__div", "/", true_divide, np.true_divide, "[3, 4] / 2", "[1.5, 2
                "Element-wise true division with broadcasting (int / int gives float64).")
 
 
-@primitive("__mod", "_1 % _2", "__mod(_1, _2)", category="arithmetics", oracle=np.mod,
+@primitive("__mod", "_1 % _2", "__mod(_1, _2)", oracle=np.mod,
            samples="binary", elementwise=True, distributable=True, supports_dtype=True,
            infix="%", example="[7, -7] % 3", result="[1, 2]", flags={"binary": remainder})
 def mod(a, b):
@@ -73,7 +73,7 @@ def mod(a, b):
     return remainder(a, b)
 
 
-@primitive("__minus", "-_1", "__minus(_1)", category="arithmetics", oracle=np.negative,
+@primitive("__minus", "-_1", "__minus(_1)", oracle=np.negative,
            samples="unary", elementwise=True, differentiable=True, distributable=True,
            supports_dtype=True, infix="-", example="__minus([1, -2])", result="[-1, 2]")
 def minus(a):

@@ -24,7 +24,7 @@ def _logical_operand(x: Any) -> Any:
     return as_numeric(x)
 
 
-@primitive("logical_not", "logical_not(_1)", category="booleans", oracle=np.logical_not,
+@primitive("logical_not", "logical_not(_1)", oracle=np.logical_not,
            samples="unary", elementwise=True, distributable=True,
            example="logical_not([1, 0, 2])", result="[false, true, false]")
 def logical_not(a):
@@ -44,7 +44,7 @@ def _nary(name: str, ufunc: np.ufunc, example: str, result: str, doc: str):
     impl.__name__ = name
     impl.__doc__ = doc
     primitive(
-        name, f"{name}(_1, __2)", category="booleans", samples="binary_bool",
+        name, f"{name}(_1, __2)", samples="binary_bool",
         oracle=lambda *xs: reduce(ufunc, xs), elementwise=True, distributable=True,
         example=example, result=result,
     )(impl)
@@ -83,7 +83,7 @@ _COND_SAMPLES = [
 ]
 
 
-@primitive("nonzero", "nonzero(_1)", category="booleans",
+@primitive("nonzero", "nonzero(_1)",
            oracle=lambda a: list(np.nonzero(a)), samples=_COND_SAMPLES,
            example="nonzero([[1, 0], [0, 2]])", result="list([0, 1], [0, 1])")
 def nonzero(a):
@@ -98,7 +98,7 @@ def _where_oracle(condition, *xy):
     return np.where(condition, *xy) if xy else list(np.nonzero(condition))
 
 
-@primitive("where", "where(_1)", "where(_1, _2, _3)", category="booleans",
+@primitive("where", "where(_1)", "where(_1, _2, _3)",
            oracle=_where_oracle,
            samples=_COND_SAMPLES + [
                (np.array([True, False, True]), np.array([1, 2, 3]), np.float64(-1.0)),

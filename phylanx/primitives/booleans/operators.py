@@ -29,7 +29,7 @@ def _compare(name, infix, op, oracle, example, result):
                     "argument ``true`` the result is 1/0 in the operands' type.")
     primitive(
         name, f"_1 {infix} _2", f"{name}(_1, _2)", f"{name}(_1, _2, _3)",
-        category="booleans", oracle=oracle, samples="binary", elementwise=True,
+        oracle=oracle, samples="binary", elementwise=True,
         distributable=True, infix=infix, example=example, result=result,
         flags={"binary": op},
     )(impl)
@@ -77,7 +77,7 @@ def _logical(name, infix, short_value, combine, oracle, example, result):
                      "Element-wise on arrays (NumPy broadcasting); a scalar operand that "
                      f"decides the result ({decider}) stops the evaluation of the rest, like "
                      f"Python's ``{python}``.")
-    primitive(name, f"_1 {infix} __2", f"{name}(_1, __2)", category="booleans", lazy=True,
+    primitive(name, f"_1 {infix} __2", f"{name}(_1, __2)", lazy=True,
               oracle=lambda *xs: _fold(combine, xs), samples=_samples(short_value),
               elementwise=True,
               infix=infix, example=example, result=result)(build)
@@ -106,7 +106,7 @@ or_ = _logical("__or", "||", True, np.logical_or, np.logical_or,
                "[true, false] || false", "[true, false]")
 
 
-@primitive("__not", "!_1", "__not(_1)", category="booleans", oracle=np.logical_not,
+@primitive("__not", "!_1", "__not(_1)", oracle=np.logical_not,
            samples="unary", elementwise=True, distributable=True, infix="!",
            example="!([1, 0])", result="[false, true]")
 def not_(a):

@@ -27,7 +27,7 @@ from ..dtypes import to_int
 from ..registry import primitive
 
 
-@primitive("block", "block(__1)", category="controls", lazy=True,
+@primitive("block", "block(__1)", lazy=True,
            flags={"locates_errors": True},
            example="block(1, 2, 3)", result="3", no_oracle="sequencing")
 def block(node, children):
@@ -47,7 +47,7 @@ def block(node, children):
     return run
 
 
-@primitive("parallel_block", "parallel_block(__1)", category="controls", lazy=True,
+@primitive("parallel_block", "parallel_block(__1)", lazy=True,
            example="parallel_block(1 + 1, 2 * 3)", result="6", no_oracle="concurrency")
 def parallel_block(node, children):
     """Evaluate all statements concurrently; the value of the last one."""
@@ -72,7 +72,7 @@ def parallel_block(node, children):
     return run
 
 
-@primitive("if", "if(_1, _2, _3)", "if(_1, _2)", category="controls", lazy=True,
+@primitive("if", "if(_1, _2, _3)", "if(_1, _2)", lazy=True,
            flags={"locates_errors": True},
            example="if(2 > 1, 10, 20)", result="10", no_oracle="control flow")
 def if_(node, children):
@@ -105,7 +105,7 @@ def if_(node, children):
     return run3
 
 
-@primitive("while", "while(_1, _2)", category="controls", lazy=True,
+@primitive("while", "while(_1, _2)", lazy=True,
            example="block(define(i, 0), while(i < 5, store(i, i + 1)), i)", result="5",
            no_oracle="control flow")
 def while_(node, children):
@@ -125,7 +125,7 @@ def while_(node, children):
     return run
 
 
-@primitive("for", "for(_1, _2, _3, _4)", category="controls", lazy=True,
+@primitive("for", "for(_1, _2, _3, _4)", lazy=True,
            example="block(define(s, 0), for(define(i, 0), i < 4, store(i, i + 1), "
                    "store(s, s + i)), s)", result="6", no_oracle="control flow")
 def for_(node, children):
@@ -171,7 +171,7 @@ def _zip_items(iterables):
     return [[s[i] for s in seqs] for i in range(n)]
 
 
-@primitive("fmap", "fmap(_1, __2)", category="controls",
+@primitive("fmap", "fmap(_1, __2)",
            example="fmap(lambda(x, x * 2), list(1, 2, 3))", result="list(2, 4, 6)",
            no_oracle="higher-order: list(map(f, xs))")
 def fmap(f, *iterables):
@@ -181,7 +181,7 @@ def fmap(f, *iterables):
     return [call(f, *xs) for xs in _zip_items(iterables)]
 
 
-@primitive("parallel_map", "parallel_map(_1, __2)", category="controls",
+@primitive("parallel_map", "parallel_map(_1, __2)",
            example="parallel_map(lambda(x, x * x), list(1, 2, 3))", result="list(1, 4, 9)",
            no_oracle="higher-order: list(map(f, xs)), concurrently")
 def parallel_map(f, *iterables):
@@ -203,7 +203,7 @@ def parallel_map(f, *iterables):
     return [fut.result() for fut in futures] + [last]
 
 
-@primitive("filter", "filter(_1, _2)", category="controls",
+@primitive("filter", "filter(_1, _2)",
            example="filter(lambda(x, x > 1), list(1, 2, 3))", result="list(2, 3)",
            no_oracle="higher-order: [x for x in xs if f(x)]")
 def filter_(f, iterable):
@@ -211,7 +211,7 @@ def filter_(f, iterable):
     return [x for x in iterate(iterable) if truth(call(f, x))]
 
 
-@primitive("fold_left", "fold_left(_1_func, _2_initial, _3_data)", category="controls",
+@primitive("fold_left", "fold_left(_1_func, _2_initial, _3_data)",
            example="fold_left(lambda(c, x, c - x), 10, list(1, 2))", result="7",
            no_oracle="higher-order: functools.reduce")
 def fold_left(func, initial, data):
@@ -227,7 +227,7 @@ def fold_left(func, initial, data):
     return acc
 
 
-@primitive("fold_right", "fold_right(_1_func, _2_initial, _3_data)", category="controls",
+@primitive("fold_right", "fold_right(_1_func, _2_initial, _3_data)",
            example="fold_right(lambda(x, c, x - c), 0, list(1, 2, 3))", result="2",
            no_oracle="higher-order: right fold")
 def fold_right(func, initial, data):
@@ -243,7 +243,7 @@ def fold_right(func, initial, data):
     return acc
 
 
-@primitive("apply", "apply(_1, _2)", category="controls",
+@primitive("apply", "apply(_1, _2)",
            example="apply(lambda(a, b, a * b), list(6, 7))", result="42",
            no_oracle="higher-order: f(*args)")
 def apply(f, args):
@@ -253,7 +253,7 @@ def apply(f, args):
     return call(f, *args)
 
 
-@primitive("async", "async(_1)", category="controls", lazy=True,
+@primitive("async", "async(_1)", lazy=True,
            example="async(1 + 2) + 1", result="4", no_oracle="concurrency")
 def async_(node, children):
     """Evaluate the expression as a task; the result is a future, waited for where used."""
@@ -264,7 +264,7 @@ def async_(node, children):
     return run
 
 
-@primitive("range", "range(_1)", "range(_1, _2)", "range(_1, _2, _3)", category="controls",
+@primitive("range", "range(_1)", "range(_1, _2)", "range(_1, _2, _3)",
            oracle=lambda *a: list(range(*[int(x) for x in a])), samples="range",
            example="range(1, 7, 2)", result="list(1, 3, 5)")
 def range_(a, b=None, c=None):
@@ -279,7 +279,7 @@ def range_(a, b=None, c=None):
     return range(to_int(a, "range start"), to_int(b, "range stop"), step)
 
 
-@primitive("break", "break()", category="controls", extension=True, lazy=True,
+@primitive("break", "break()", extension=True, lazy=True,
            example="block(define(i, 0), while(true, if(i == 3, break(), store(i, i + 1))), i)",
            result="3", no_oracle="control flow", side_effects=True)
 def break_(node, children):
@@ -291,7 +291,7 @@ def break_(node, children):
     return run
 
 
-@primitive("continue", "continue()", category="controls", extension=True, lazy=True,
+@primitive("continue", "continue()", extension=True, lazy=True,
            example="block(define(s, 0), for_each(lambda(x, if(x == 2, continue(), "
                    "store(s, s + x))), [1, 2, 3]), s)",
            result="4", no_oracle="control flow", side_effects=True)
@@ -305,7 +305,7 @@ def continue_(node, children):
 
 
 @primitive("fromfunction", "fromfunction(_1, _2, __arg(_2_dtype, \"float\"))",
-           category="controls", example="fromfunction(lambda(i, j, i + j), list(2, 2))",
+           example="fromfunction(lambda(i, j, i + j), list(2, 2))",
            result="[[0., 1.], [1., 2.]]",
            oracle=None, no_oracle="takes a function; checked against np.fromfunction in tests")
 def fromfunction(function, shape, dtype="float"):
@@ -316,7 +316,7 @@ def fromfunction(function, shape, dtype="float"):
 
 
 @primitive("indices", "indices(_1, __arg(_2_dtype, \"int\"), __arg(_3_sparse, false))",
-           category="controls", samples=[((2, 3),), ((3,), "float"), ((2, 2), "int", True)],
+           samples=[((2, 3),), ((3,), "float"), ((2, 2), "int", True)],
            oracle=lambda d, dtype="int", sparse=False: (
                list(np.indices(d, dtype=np.float64 if dtype == "float" else np.int64,
                                sparse=True)) if sparse else

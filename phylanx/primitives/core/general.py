@@ -24,7 +24,7 @@ _print_lock = threading.Lock()
 _debug_buffer = io.StringIO()
 
 
-@primitive("cout", "cout(__1)", category="core", side_effects=True,
+@primitive("cout", "cout(__1)", side_effects=True,
            example="cout(\"x =\", 42)", result="nil", no_oracle="writes to stdout")
 def cout(*args):
     """Print the arguments separated by spaces and a newline to stdout; returns nil."""
@@ -34,7 +34,7 @@ def cout(*args):
         sys.stdout.flush()
 
 
-@primitive("debug", "debug(__1)", category="core", side_effects=True,
+@primitive("debug", "debug(__1)", side_effects=True,
            example="debug(\"checkpoint\", 1)", result="nil",
            no_oracle="writes to the debug buffer")
 def debug(*args):
@@ -48,7 +48,7 @@ def debug_output() -> str:
     return _debug_buffer.getvalue()
 
 
-@primitive("assert", "assert(_1_test, __arg(_2_msg, nil))", category="core",
+@primitive("assert", "assert(_1_test, __arg(_2_msg, nil))",
            side_effects=True, example="assert(1 < 2, \"order\")", result="nil",
            no_oracle="raises on failure")
 def assert_(test, msg=None):
@@ -59,7 +59,7 @@ def assert_(test, msg=None):
                                                           else ""))
 
 
-@primitive("format", "format(_1, __2)", category="core",
+@primitive("format", "format(_1, __2)",
            example="format(\"{} + {} = {}\", 1, 2, 3)", result="\"1 + 2 = 3\"",
            oracle=lambda s, *a: s.format(*a), samples=[("{}-{:>3}", 1, 2), ("{1}{0}", "a", "b")])
 def format_(fmt, *args):
@@ -72,7 +72,7 @@ def format_(fmt, *args):
         raise PhylanxValueError(f"bad format string {fmt!r}: {e}") from None
 
 
-@primitive("string", "string(__1)", category="core",
+@primitive("string", "string(__1)",
            example="string(\"n=\", 3)", result="\"n=3\"",
            oracle=lambda *a: "".join(map(str, a)), samples=[("a", 1), (2.5,)])
 def string(*args):
@@ -80,7 +80,7 @@ def string(*args):
     return "".join(display(a) for a in args)
 
 
-@primitive("timer", "timer(_1, _2)", category="core", lazy=True, side_effects=True,
+@primitive("timer", "timer(_1, _2)", lazy=True, side_effects=True,
            example="timer(1 + 1, lambda(t, nil))", result="2", no_oracle="measures time")
 def timer(node, children):
     """Evaluate ``expr``, call ``done(elapsed_seconds)``; the value of ``expr``."""
@@ -94,28 +94,28 @@ def timer(node, children):
     return run
 
 
-@primitive("find_here", "find_here()", category="core", example="find_here()", result="0",
+@primitive("find_here", "find_here()", example="find_here()", result="0",
            no_oracle="locality id")
 def find_here():
     """Id of the locality running this node (0 in a single process)."""
     return np.int64(here().id())
 
 
-@primitive("num_localities", "num_localities()", category="core", example="num_localities()",
+@primitive("num_localities", "num_localities()", example="num_localities()",
            result="1", no_oracle="locality count")
 def num_localities():
     """Number of localities (MPI ranks) of the application."""
     return np.int64(here().count())
 
 
-@primitive("find_all_localities", "find_all_localities()", category="core",
+@primitive("find_all_localities", "find_all_localities()",
            example="find_all_localities()", result="list(0)", no_oracle="locality list")
 def find_all_localities():
     """List of all locality ids."""
     return [np.int64(i) for i in range(here().count())]
 
 
-@primitive("hostname", "hostname()", category="core", example="__len(hostname()) > 0",
+@primitive("hostname", "hostname()", example="__len(hostname()) > 0",
            result="true", no_oracle="host name")
 def hostname():
     """Host name of the locality running this node."""
@@ -125,7 +125,7 @@ def hostname():
 _TYPE_INDEX = {type(None): 0, str: 3, list: 7, range: 7, dict: 8}
 
 
-@primitive("__type", "__type(_1)", category="core", example="__type(1.5)", result="4",
+@primitive("__type", "__type(_1)", example="__type(1.5)", result="4",
            no_oracle="type tag of the original's variant")
 def type_(value):
     """Index of the value's kind in the original's variant.
@@ -141,7 +141,7 @@ def type_(value):
     return np.int64(_TYPE_INDEX.get(type(value), 5))
 
 
-@primitive("__name", "__name(_1)", category="core", example="__name(1)", result="\"int64\"",
+@primitive("__name", "__name(_1)", example="__name(1)", result="\"int64\"",
            no_oracle="debugging aid")
 def name_(value):
     """Name of the value's type (``float64``, ``list``, ``function`` ...)."""
@@ -151,7 +151,7 @@ def name_(value):
     return type_name(value)
 
 
-@primitive("enable_tracing", "enable_tracing(_1)", category="core", side_effects=True,
+@primitive("enable_tracing", "enable_tracing(_1)", side_effects=True,
            example="enable_tracing(false)", result="nil", no_oracle="switches tracing")
 def enable_tracing(flag):
     """Globally switch evaluation tracing on or off.
@@ -178,7 +178,7 @@ def annotation_of(value: Any) -> Any:
     return _annotations.get(id(value)) if isinstance(value, np.ndarray) else None
 
 
-@primitive("annotate", "annotate(_1_target, __arg(_2_args, nil))", category="core",
+@primitive("annotate", "annotate(_1_target, __arg(_2_args, nil))",
            example="annotate([1, 2], list(\"tile\", list(\"columns\", 0, 2)))", result="[1, 2]",
            no_oracle="attaches metadata")
 def annotate(target, args=None):

@@ -80,7 +80,7 @@ def _csv_rows(text: str, filename: str) -> list[list[float]]:
 
 @primitive("file_read_csv",
            "file_read_csv(_1_filename, __arg(_2_mode3d, false), __arg(_3_page_nrows, 1))",
-           category="fileio", side_effects=True,
+           side_effects=True,
            example=f'block(file_write_csv("{_EXAMPLE_DIR}/phylanx_csv_example.csv", '
                    f'[[1, 2], [3, 4]]), file_read_csv("{_EXAMPLE_DIR}/phylanx_csv_example.csv"))',
            result="[[1.0, 2.0], [3.0, 4.0]]",
@@ -116,7 +116,7 @@ def _csv_line(row: np.ndarray) -> str:
     return ",".join(repr(v) for v in row.tolist())
 
 
-@primitive("file_write_csv", "file_write_csv(_1, _2)", category="fileio", side_effects=True,
+@primitive("file_write_csv", "file_write_csv(_1, _2)", side_effects=True,
            example=f'file_write_csv("{_EXAMPLE_DIR}/phylanx_csv_example.csv", [1.5, 2.0])',
            result="[1.5, 2.0]",
            no_oracle="writes a file; checked in tests against numpy.loadtxt")
@@ -186,7 +186,7 @@ def _check_serialisable(value: Any, path: str = "the value") -> None:
                            "(only data: arrays, numbers, strings, nil, lists, dicts)")
 
 
-@primitive("file_write", "file_write(_1, _2)", category="fileio", side_effects=True,
+@primitive("file_write", "file_write(_1, _2)", side_effects=True,
            example=f'file_write("{_EXAMPLE_DIR}/phylanx_file_example.bin", list(1, "a", [2.5]))',
            result='list(1, "a", [2.5])',
            no_oracle="writes a file; checked in tests by reading it back")
@@ -205,7 +205,7 @@ def file_write(filename, value):
     return value
 
 
-@primitive("file_read", "file_read(_1)", category="fileio", side_effects=True,
+@primitive("file_read", "file_read(_1)", side_effects=True,
            example=f'block(file_write("{_EXAMPLE_DIR}/phylanx_file_example.bin", '
                    f'list(1, "a", [2.5])), file_read("{_EXAMPLE_DIR}/phylanx_file_example.bin"))',
            result='list(1, "a", [2.5])',
@@ -248,7 +248,7 @@ def _dataset_name(value: Any) -> str:
     return _filename(value, "dataset name")
 
 
-@primitive("file_write_hdf5", "file_write_hdf5(_1, _2, _3)", category="fileio",
+@primitive("file_write_hdf5", "file_write_hdf5(_1, _2, _3)",
            side_effects=True,
            example=f'file_write_hdf5("{_EXAMPLE_DIR}/phylanx_example.h5", "x", [1.0, 2.0])',
            result="[1.0, 2.0]",
@@ -274,7 +274,7 @@ def file_write_hdf5(filename, dataset, data):
     return data
 
 
-@primitive("file_read_hdf5", "file_read_hdf5(_1, _2)", category="fileio", side_effects=True,
+@primitive("file_read_hdf5", "file_read_hdf5(_1, _2)", side_effects=True,
            example=f'block(file_write_hdf5("{_EXAMPLE_DIR}/phylanx_example.h5", "x", [1.0, 2.0]),'
                    f' file_read_hdf5("{_EXAMPLE_DIR}/phylanx_example.h5", "x"))',
            result="[1.0, 2.0]",

@@ -32,7 +32,7 @@ def _same(a, b) -> bool:
 
 
 @primitive("__sort_inplace", "__sort_inplace(_1, __arg(_2_axis, -1), "
-           "__arg(_3_reverse, false), __arg(_4_key, nil))", category="core", extension=True,
+           "__arg(_3_reverse, false), __arg(_4_key, nil))", extension=True,
            side_effects=True, no_oracle="sorts its argument in place and returns nil",
            example="__sort_inplace(list(3, 1, 2))", result="nil")
 def sort_inplace(x, axis=-1, reverse=False, key=None):
@@ -47,7 +47,7 @@ def sort_inplace(x, axis=-1, reverse=False, key=None):
     return None
 
 
-@primitive("__list_insert", "__list_insert(_1, _2, _3)", category="core", extension=True,
+@primitive("__list_insert", "__list_insert(_1, _2, _3)", extension=True,
            side_effects=True, no_oracle="changes its argument in place and returns nil",
            example="__list_insert(list(1, 2), 0, 5)", result="nil")
 def list_insert(items, index, value):
@@ -55,7 +55,7 @@ def list_insert(items, index, value):
     _list(items, "insert").insert(int(index), value)
 
 
-@primitive("__list_remove", "__list_remove(_1, _2)", category="core", extension=True,
+@primitive("__list_remove", "__list_remove(_1, _2)", extension=True,
            side_effects=True, no_oracle="changes its argument in place and returns nil",
            example="__list_remove(list(1, 2), 2)", result="nil")
 def list_remove(items, value):
@@ -68,7 +68,7 @@ def list_remove(items, value):
     raise PhylanxValueError("list.remove(x): x not in list")
 
 
-@primitive("__list_reverse", "__list_reverse(_1)", category="core", extension=True,
+@primitive("__list_reverse", "__list_reverse(_1)", extension=True,
            side_effects=True, no_oracle="changes its argument in place and returns nil",
            example="__list_reverse(list(1, 2))", result="nil")
 def list_reverse(items):
@@ -76,7 +76,7 @@ def list_reverse(items):
     _list(items, "reverse").reverse()
 
 
-@primitive("__index", "__index(_1, _2)", category="core", extension=True,
+@primitive("__index", "__index(_1, _2)", extension=True,
            oracle=lambda seq, v: np.int64(seq.index(v)), samples=[([3, 1, 3], np.int64(3))],
            example="__index(list(3, 1, 2), 2)", result="2")
 def index(seq, value):
@@ -92,7 +92,7 @@ def index(seq, value):
     raise PhylanxValueError("list.index(x): x not in list")
 
 
-@primitive("__count", "__count(_1, _2)", category="core", extension=True,
+@primitive("__count", "__count(_1, _2)", extension=True,
            oracle=lambda seq, v: np.int64(seq.count(v)), samples=[([3, 1, 3], np.int64(3))],
            example="__count(list(3, 1, 3), 3)", result="2")
 def count(seq, value):
@@ -103,7 +103,7 @@ def count(seq, value):
 
 
 @primitive("__pop", "__pop(_1, __arg(_2_key, nil), __arg(_3_default, \"" + _MISSING + "\"))",
-           category="core", extension=True, side_effects=True,
+           extension=True, side_effects=True,
            no_oracle="changes its argument in place",
            example="__pop(list(1, 2, 3))", result="3")
 def pop(container, key=None, default=_MISSING):
@@ -123,7 +123,7 @@ def pop(container, key=None, default=_MISSING):
     return items.pop(i)
 
 
-@primitive("__dict_update", "__dict_update(_1, _2)", category="core", extension=True,
+@primitive("__dict_update", "__dict_update(_1, _2)", extension=True,
            side_effects=True, no_oracle="changes its argument in place and returns nil",
            example="__dict_update(dict(list(list(\"a\", 1))), dict(list(list(\"b\", 2))))",
            result="nil")
@@ -135,7 +135,7 @@ def dict_update(d, other):
     d.update(other)
 
 
-@primitive("__setdefault", "__setdefault(_1, _2, __arg(_3_default, nil))", category="core",
+@primitive("__setdefault", "__setdefault(_1, _2, __arg(_3_default, nil))",
            extension=True, side_effects=True, no_oracle="changes its argument in place",
            example="__setdefault(dict(list(list(\"a\", 1))), \"b\", 2)", result="2")
 def setdefault(d, key, default=None):
@@ -145,7 +145,7 @@ def setdefault(d, key, default=None):
     return d.setdefault(key, default)
 
 
-@primitive("__fill", "__fill(_1, _2)", category="core", extension=True, side_effects=True,
+@primitive("__fill", "__fill(_1, _2)", extension=True, side_effects=True,
            no_oracle="changes its argument in place and returns nil",
            example="__fill([1.0, 2.0], 0)", result="nil")
 def fill(x, value):
@@ -155,7 +155,7 @@ def fill(x, value):
     x.fill(value)
 
 
-@primitive("__npappend", "__npappend(_1, _2, __arg(_3_axis, nil))", category="core",
+@primitive("__npappend", "__npappend(_1, _2, __arg(_3_axis, nil))",
            extension=True, oracle=np.append,
            samples=[(np.arange(3.), np.array([7., 8.])), (np.arange(6).reshape(2, 3),
                                                           np.int64(1)),

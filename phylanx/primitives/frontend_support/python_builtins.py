@@ -36,7 +36,7 @@ def _binary(name: str, op, oracle, doc: str, samples, example: str, result: str)
         return op(a, b)
     impl.__name__ = name
     impl.__doc__ = doc
-    primitive(name, f"{name}(_1, _2)", category="core", extension=True, elementwise=True,
+    primitive(name, f"{name}(_1, _2)", extension=True, elementwise=True,
               oracle=oracle, samples=samples, example=example, result=result,
               flags={"binary": op})(impl)
     return impl
@@ -62,7 +62,7 @@ rshift = _binary("__rshift", operator.rshift, np.right_shift, "Right shift ``a >
                  [(np.array([8, 16]), np.int64(2))], "__rshift(16, 2)", "4")
 
 
-@primitive("__invert", "__invert(_1)", category="core", extension=True, elementwise=True,
+@primitive("__invert", "__invert(_1)", extension=True, elementwise=True,
            oracle=np.invert, samples=[(np.array([True, False]),), (np.array([1, -2]),)],
            example="__invert([true, false])", result="[false, true]")
 def invert(a):
@@ -72,7 +72,7 @@ def invert(a):
     return operator.invert(a)
 
 
-@primitive("__contains", "__contains(_1, _2)", category="core", extension=True,
+@primitive("__contains", "__contains(_1, _2)", extension=True,
            oracle=lambda c, x: np.bool_(x in c),
            samples=[([1, 2, 3], np.int64(2)), ("abc", "d"), ({"a": 1}, "a")],
            example="__contains(list(1, 2, 3), 2)", result="true")
@@ -100,7 +100,7 @@ def _same(a, b) -> bool:
     return bool(r)
 
 
-@primitive("__is", "__is(_1, _2)", category="core", extension=True,
+@primitive("__is", "__is(_1, _2)", extension=True,
            oracle=lambda a, b: np.bool_(a is b), samples=[(None, None), (np.int64(1), None)],
            example="__is(nil, nil)", result="true")
 def is_(a, b):
@@ -112,7 +112,7 @@ def is_(a, b):
     return np.bool_(a is b)
 
 
-@primitive("__copy", "__copy(_1)", category="core", extension=True, oracle=_copy.copy,
+@primitive("__copy", "__copy(_1)", extension=True, oracle=_copy.copy,
            samples=[(np.arange(3.),), ([1, 2],)], example="__copy([1, 2])", result="[1, 2]")
 def copy_(x):
     """A shallow copy (``x.copy()``, ``np.copy(x)``)."""
@@ -121,7 +121,7 @@ def copy_(x):
     return _copy.copy(x)
 
 
-@primitive("__dtype", "__dtype(_1)", category="core", extension=True,
+@primitive("__dtype", "__dtype(_1)", extension=True,
            oracle=lambda x: str(np.asarray(x).dtype), samples=[(np.arange(3.),), (np.int64(1),)],
            example="__dtype([1, 2])", result="\"int64\"")
 def dtype_(x):
@@ -132,7 +132,7 @@ def dtype_(x):
 
 
 @primitive("__array", "__array(_1, __arg(_2_dtype, nil), __arg(_3_copy, true))",
-           category="core", extension=True,
+           extension=True,
            oracle=lambda x, dtype=None, copy=True: np.array(x, dtype=to_dtype(dtype)),
            samples=[([[1, 2], [3, 4]],), ([1.5, 2],), ([1, 2], "float32")],
            example="__array(list(list(1, 2), list(3, 4)))", result="[[1, 2], [3, 4]]")
@@ -147,7 +147,7 @@ def array(x, dtype=None, copy=True):
     return scalarize(out)
 
 
-@primitive("__pycast", "__pycast(_1, _2_dtype)", category="core", extension=True,
+@primitive("__pycast", "__pycast(_1, _2_dtype)", extension=True,
            oracle=lambda x, dtype: np.asarray(x).astype(to_dtype(dtype))[()],
            samples=[(np.float64(2.7), "int64"), (np.int64(3), "float64"), ("1.5", "float64")],
            example="__pycast(2.7, \"int64\")", result="2")
@@ -172,14 +172,14 @@ def pycast(x, dtype):
     return a.astype(dt).reshape(())[()]
 
 
-@primitive("__pylist", "__pylist(_1)", category="core", extension=True, oracle=list,
+@primitive("__pylist", "__pylist(_1)", extension=True, oracle=list,
            samples=[("ab",), ([1, 2],)], example="__pylist(range(3))", result="list(0, 1, 2)")
 def pylist(x):
     """``list(x)``/``tuple(x)``: the items of any iterable (array rows, dict keys ...)."""
     return list(iterate(x))
 
 
-@primitive("__enumerate", "__enumerate(_1, __arg(_2_start, 0))", category="core",
+@primitive("__enumerate", "__enumerate(_1, __arg(_2_start, 0))",
            extension=True, oracle=lambda x, start=0: [list(p) for p in enumerate(x, start)],
            samples=[(["a", "b"],), (["a"], 5)], example="__enumerate(list(\"a\", \"b\"))",
            result="list(list(0, \"a\"), list(1, \"b\"))")
@@ -188,7 +188,7 @@ def enumerate_(x, start=0):
     return [[np.int64(i), v] for i, v in enumerate(iterate(x), int(start))]
 
 
-@primitive("__zip", "__zip(__1)", category="core", extension=True,
+@primitive("__zip", "__zip(__1)", extension=True,
            oracle=lambda *xs: [list(p) for p in zip(*xs)], samples=[([1, 2], ["a", "b", "c"])],
            example="__zip(list(1, 2), list(3, 4))", result="list(list(1, 3), list(2, 4))")
 def zip_(*iterables):
@@ -196,7 +196,7 @@ def zip_(*iterables):
     return [list(p) for p in zip(*[list(iterate(x)) for x in iterables])]
 
 
-@primitive("__flatten1", "__flatten1(_1)", category="core", extension=True,
+@primitive("__flatten1", "__flatten1(_1)", extension=True,
            oracle=lambda xs: [y for x in xs for y in x], samples=[([[1], [2, 3]],)],
            example="__flatten1(list(list(1), list(2, 3)))", result="list(1, 2, 3)")
 def flatten1(lists):
@@ -204,7 +204,7 @@ def flatten1(lists):
     return [y for x in lists for y in iterate(x)]
 
 
-@primitive("__pysum", "__pysum(_1, __arg(_2_start, 0))", category="core", extension=True,
+@primitive("__pysum", "__pysum(_1, __arg(_2_start, 0))", extension=True,
            oracle=sum, samples=[([1, 2, 3],), ([1.5, 2], 10)],
            example="__pysum(list(1, 2, 3))", result="6")
 def pysum(items, start=0):
@@ -235,14 +235,14 @@ def _pymin(*args):
     return _extreme("min", operator.lt)(*args)
 
 
-primitive("__pymax", "__pymax(_1, __2)", category="core", extension=True, oracle=max,
+primitive("__pymax", "__pymax(_1, __2)", extension=True, oracle=max,
           samples=[([3, 1, 4],), (1, 5, 2)], example="__pymax(3, 7, 5)", result="7")(_pymax)
-primitive("__pymin", "__pymin(_1, __2)", category="core", extension=True, oracle=min,
+primitive("__pymin", "__pymin(_1, __2)", extension=True, oracle=min,
           samples=[([3, 1, 4],), (1, 5, 2)], example="__pymin(3, 7, 5)", result="3")(_pymin)
 
 
 @primitive("__sorted", "__sorted(_1, __arg(_2_reverse, false), __arg(_3_key, nil))",
-           category="core", extension=True,
+           extension=True,
            oracle=lambda x, reverse=False, key=None: sorted(x, reverse=reverse),
            samples=[([3, 1, 2],), ([3, 1, 2], True)], example="__sorted(list(3, 1, 2))",
            result="list(1, 2, 3)")
@@ -257,7 +257,7 @@ def sorted_(items, reverse=False, key=None):
 
 
 @primitive("__best", "__best(_1, _2_key, _3_largest, __arg(_4_default, nil), "
-           "__arg(_5_has_default, false))", category="core", extension=True,
+           "__arg(_5_has_default, false))", extension=True,
            oracle=lambda x, key, largest, default=None, has_default=False:
            (max if largest else min)(x),
            samples=[([3, 1, 4, 1],), ([2, 7],)], example="__best(list(3, -7, 5), nil, true)",
@@ -278,7 +278,7 @@ def best(items, key, largest, default=None, has_default=False):
     return items[index]
 
 
-@primitive("__reversed", "__reversed(_1)", category="core", extension=True,
+@primitive("__reversed", "__reversed(_1)", extension=True,
            oracle=lambda x: list(reversed(x)), samples=[([1, 2, 3],)],
            example="__reversed(list(1, 2))", result="list(2, 1)")
 def reversed_(items):
@@ -286,7 +286,7 @@ def reversed_(items):
     return list(iterate(items))[::-1]
 
 
-@primitive("__round", "__round(_1, __arg(_2_ndigits, nil))", category="core", extension=True,
+@primitive("__round", "__round(_1, __arg(_2_ndigits, nil))", extension=True,
            oracle=lambda x, n=None: np.round(x, n or 0) if n is not None else np.int64(round(x)),
            samples=[(np.float64(2.5),), (np.float64(1.2345), 2)],
            example="__round(2.6)", result="3")
@@ -303,7 +303,7 @@ def round_(x, ndigits=None):
     return scalarize(np.round(x, int(ndigits)))
 
 
-@primitive("__item", "__item(_1)", category="core", extension=True,
+@primitive("__item", "__item(_1)", extension=True,
            oracle=lambda x: np.asarray(x).reshape(-1)[0] if np.size(x) == 1 else None,
            samples=[(np.array([[2.5]]),)], example="__item([[3]])", result="3")
 def item(x):
@@ -314,7 +314,7 @@ def item(x):
     return a.reshape(())[()]
 
 
-@primitive("__tolist", "__tolist(_1)", category="core", extension=True,
+@primitive("__tolist", "__tolist(_1)", extension=True,
            oracle=lambda x: np.asarray(x).tolist(), samples=[(np.array([[1, 2], [3, 4]]),)],
            example="__tolist([1, 2])", result="list(1, 2)")
 def tolist(x):
@@ -325,7 +325,7 @@ def tolist(x):
     return [tolist(row) for row in a]
 
 
-@primitive("__items", "__items(_1)", category="core", extension=True,
+@primitive("__items", "__items(_1)", extension=True,
            oracle=lambda d: [list(p) for p in d.items()], samples=[({"a": 1, "b": 2},)],
            example="__items(dict(list(list(\"a\", 1))))", result="list(list(\"a\", 1))")
 def items(d):
@@ -333,7 +333,7 @@ def items(d):
     return [[k, v] for k, v in _dict(d, "items").items()]
 
 
-@primitive("__keys", "__keys(_1)", category="core", extension=True, oracle=lambda d: list(d),
+@primitive("__keys", "__keys(_1)", extension=True, oracle=lambda d: list(d),
            samples=[({"a": 1, "b": 2},)], example="__keys(dict(list(list(\"a\", 1))))",
            result="list(\"a\")")
 def keys(d):
@@ -341,7 +341,7 @@ def keys(d):
     return list(_dict(d, "keys"))
 
 
-@primitive("__values", "__values(_1)", category="core", extension=True,
+@primitive("__values", "__values(_1)", extension=True,
            oracle=lambda d: list(d.values()), samples=[({"a": 1, "b": 2},)],
            example="__values(dict(list(list(\"a\", 1))))", result="list(1)")
 def values(d):
@@ -349,7 +349,7 @@ def values(d):
     return list(_dict(d, "values").values())
 
 
-@primitive("__dict_get", "__dict_get(_1, _2, __arg(_3_default, nil))", category="core",
+@primitive("__dict_get", "__dict_get(_1, _2, __arg(_3_default, nil))",
            extension=True, oracle=lambda d, k, default=None: d.get(k, default),
            samples=[({"a": 1}, "a"), ({"a": 1}, "b", 5)],
            example="__dict_get(dict(list(list(\"a\", 1))), \"b\", 7)", result="7")
@@ -364,7 +364,7 @@ def _dict(d, method: str) -> dict:
     return d
 
 
-@primitive("__check_unpack", "__check_unpack(_1, _2)", category="core", extension=True,
+@primitive("__check_unpack", "__check_unpack(_1, _2)", extension=True,
            no_oracle="raises or returns nil", example="__check_unpack(list(1, 2), 2)",
            result="nil")
 def check_unpack(value, count):
@@ -381,7 +381,7 @@ def check_unpack(value, count):
                                 f"got {n})")
 
 
-@primitive("__raise", "__raise(_1, _2)", category="core", extension=True, side_effects=True,
+@primitive("__raise", "__raise(_1, _2)", extension=True, side_effects=True,
            no_oracle="raises", example="if(false, __raise(\"ValueError\", \"bad\"), 1)",
            result="1")
 def raise_(kind, message):
@@ -404,7 +404,7 @@ _RAISED = {"ValueError": PhylanxValueError, "TypeError": PhylanxTypeError,
                ArithmeticError)}}
 
 
-@primitive("__newaxis", "__newaxis()", category="core", extension=True,
+@primitive("__newaxis", "__newaxis()", extension=True,
            example="shape(slice([1, 2, 3], nil, __newaxis()))", result="list(3, 1)",
            no_oracle="an index marker (None/np.newaxis in a Python subscript)")
 def newaxis():
@@ -412,7 +412,7 @@ def newaxis():
     return NEWAXIS
 
 
-@primitive("__ellipsis", "__ellipsis()", category="core", extension=True,
+@primitive("__ellipsis", "__ellipsis()", extension=True,
            example="slice([[1, 2], [3, 4]], __ellipsis(), 0)", result="[1, 3]",
            no_oracle="an index marker (... in a Python subscript)")
 def ellipsis():
@@ -420,7 +420,7 @@ def ellipsis():
     return Ellipsis
 
 
-@primitive("__inplace", "__inplace(_1, _2)", category="core", extension=True,
+@primitive("__inplace", "__inplace(_1, _2)", extension=True,
            oracle=lambda target, value: value,
            samples=[(np.zeros(3), np.arange(3.)), (np.int64(1), np.int64(2)), ([1], [1, 2])],
            example="__inplace([1.0, 2.0], [3.0, 4.0])", result="[3.0, 4.0]",
@@ -449,7 +449,7 @@ def inplace(target, value):
     return value
 
 
-@primitive("__npround", "__npround(_1, __arg(_2_decimals, 0))", category="core",
+@primitive("__npround", "__npround(_1, __arg(_2_decimals, 0))",
            extension=True, elementwise=True, oracle=np.round,
            samples=[(np.array([1.25, -2.5, 3.5]),), (np.array([1.2345, 2.5]), 2),
                     (np.float64(2.5),), (np.array([15, 25]), -1)],
@@ -459,7 +459,7 @@ def npround(x, decimals=0):
     return scalarize(np.round(x, int(decimals)))
 
 
-@primitive("__divmod", "__divmod(_1, _2)", category="core", extension=True,
+@primitive("__divmod", "__divmod(_1, _2)", extension=True,
            oracle=lambda a, b: list(np.divmod(a, b)),
            samples=[(np.int64(7), np.int64(-2)), (np.array([7.5, -3.0]), np.float64(2.0))],
            example="__divmod(7, 2)", result="list(3, 1)")

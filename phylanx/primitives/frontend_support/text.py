@@ -42,7 +42,7 @@ def python_str(value) -> str:
     return str(_as_python(value))
 
 
-@primitive("__pystr", "__pystr(_1)", category="core", extension=True, oracle=lambda x: str(x),
+@primitive("__pystr", "__pystr(_1)", extension=True, oracle=lambda x: str(x),
            samples=[(np.arange(3.0),), ({"a": 1},), ("text",), (np.float64(0.1),)],
            example="__pystr(list(1, \"a\"))", result="\"[1, 'a']\"")
 def pystr(value):
@@ -61,7 +61,7 @@ def _separator(value, name: str, default: str) -> str:
     return value
 
 
-@primitive("__print", "__print(_1_sep, _2_end, __3)", category="core", extension=True,
+@primitive("__print", "__print(_1_sep, _2_end, __3)", extension=True,
            side_effects=True, no_oracle="prints to stdout and returns nil",
            example="__print(nil, nil, \"x =\", [1.0, 2.0])", result="nil")
 def print_(sep, end, *values):

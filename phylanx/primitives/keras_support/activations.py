@@ -25,7 +25,7 @@ _ACTIVATION_SAMPLES = [
 ]
 
 
-@primitive("sigmoid", "sigmoid(_1)", category="keras_support", elementwise=True,
+@primitive("sigmoid", "sigmoid(_1)", elementwise=True,
            differentiable=True, oracle=scipy.special.expit, samples=_ACTIVATION_SAMPLES,
            example="sigmoid([0., 2.])", result="[0.5, 0.8807970779778823]")
 def sigmoid(x):
@@ -33,7 +33,7 @@ def sigmoid(x):
     return scalarize(scipy.special.expit(as_float_array(x, "x")))
 
 
-@primitive("hard_sigmoid", "hard_sigmoid(_1)", category="keras_support", elementwise=True,
+@primitive("hard_sigmoid", "hard_sigmoid(_1)", elementwise=True,
            differentiable=True,
            oracle=lambda x: np.clip(0.2 * np.asarray(x, dtype=np.result_type(x, 0.0)) + 0.5,
                                     0, 1),
@@ -44,7 +44,7 @@ def hard_sigmoid(x):
     return scalarize(np.clip(0.2 * as_float_array(x, "x") + 0.5, 0.0, 1.0))
 
 
-@primitive("softplus", "softplus(_1)", category="keras_support", elementwise=True,
+@primitive("softplus", "softplus(_1)", elementwise=True,
            differentiable=True,
            oracle=lambda x: np.logaddexp(0, np.asarray(x, dtype=np.result_type(x, 0.0))),
            samples=_ACTIVATION_SAMPLES,
@@ -54,7 +54,7 @@ def softplus(x):
     return scalarize(np.logaddexp(0, as_float_array(x, "x")))
 
 
-@primitive("softsign", "softsign(_1)", category="keras_support", elementwise=True,
+@primitive("softsign", "softsign(_1)", elementwise=True,
            differentiable=True,
            oracle=lambda x: (lambda f: f / (1 + np.abs(f)))(
                np.asarray(x, dtype=np.result_type(x, 0.0))),
@@ -78,7 +78,7 @@ def _relu_oracle(x, alpha=0.0, max_value=None, threshold=0.0):
 
 @primitive("relu", "relu(_1, __arg(_2_alpha, 0.), __arg(_3_max_value, nil), "
            "__arg(_4_threshold, 0.))",
-           category="keras_support", elementwise=True, differentiable=True,
+           elementwise=True, differentiable=True,
            oracle=_relu_oracle,
            samples=[(np.array([-2.0, -0.5, 0.0, 0.5, 3.0, 7.0]),),
                     (np.array([-2.0, -0.5, 0.0, 0.5, 3.0, 7.0]), 0.1, 6.0, 0.5),
@@ -108,7 +108,7 @@ def relu(x, alpha=0.0, max_value=None, threshold=0.0):
     return scalarize(out)
 
 
-@primitive("elu", "elu(_1, _2)", category="keras_support", elementwise=True,
+@primitive("elu", "elu(_1, _2)", elementwise=True,
            differentiable=True,
            oracle=lambda x, alpha: np.where(np.asarray(x) > 0, x, alpha * np.expm1(
                np.minimum(np.asarray(x, dtype=np.result_type(x, 0.0)), 0))),
@@ -132,7 +132,7 @@ def stable_softmax(values: np.ndarray, axis: int) -> np.ndarray:
     return exp / np.sum(exp, axis=axis, keepdims=True)
 
 
-@primitive("softmax", "softmax(_1)", "softmax(_1, _2)", category="keras_support",
+@primitive("softmax", "softmax(_1)", "softmax(_1, _2)",
            differentiable=True,
            oracle=lambda x, axis=-1: scipy.special.softmax(
                np.asarray(x, dtype=np.result_type(x, 0.0)), axis=axis),

@@ -71,7 +71,7 @@ def convolve(x: np.ndarray, kernel: np.ndarray, padding: str, strides: tuple[int
     "conv1d",
     'conv1d(_1, _2_kernel, __arg(_3_padding, "valid"), __arg(_4_strides, 1), '
     "__arg(_5_dilation_rate, 1))",
-    category="keras_support", no_oracle=_NO_ORACLE, differentiable=True,
+    no_oracle=_NO_ORACLE, differentiable=True,
     example="conv1d([[[1.], [2.], [3.], [4.]]], [[[1.]], [[1.]]])",
     result="[[[3.], [5.], [7.]]]",
 )
@@ -96,7 +96,7 @@ def conv1d(x, kernel, padding="valid", strides=1, dilation_rate=1):
     "conv2d",
     'conv2d(_1, _2_kernel, __arg(_3_padding, "valid"), __arg(_4_strides, list(1,1)), '
     "__arg(_5_dilation_rate, list(1,1)))",
-    category="keras_support", no_oracle=_NO_ORACLE, differentiable=True,
+    no_oracle=_NO_ORACLE, differentiable=True,
     example="conv2d([[[[1.], [2.]], [[3.], [4.]]]], [[[[1.]], [[1.]]], [[[1.]], [[1.]]]])",
     result="[[[[10.]]]]",
 )
@@ -120,7 +120,7 @@ def conv2d(x, kernel, padding="valid", strides=(1, 1), dilation_rate=(1, 1)):
     "separable_conv1d",
     "separable_conv1d(_1, _2_depthwise_kernel, _3_pointwise_kernel, "
     '__arg(_4_padding, "valid"), __arg(_5_strides, 1), __arg(_6_dilation_rate, 1))',
-    category="keras_support", no_oracle=_NO_ORACLE,
+    no_oracle=_NO_ORACLE,
     example="separable_conv1d([[[1.], [2.], [3.]]], [[[1.]], [[2.]]], [[[3.]]])",
     result="[[[15.], [24.]]]",
 )
@@ -189,7 +189,7 @@ def _output_shape(value: Any, batch: int, channels: int) -> tuple[int, ...]:
     "conv2d_transpose(_1, _2_kernel, _3_output_shape, "
     '__arg(_4_padding, "valid"), __arg(_5_strides, list(1,1)), '
     "__arg(_6_dilation_rate, list(1,1)))",
-    category="keras_support", no_oracle=_NO_ORACLE,
+    no_oracle=_NO_ORACLE,
     example="conv2d_transpose([[[[1.], [2.]]]], [[[[1.]], [[1.]]]], list(1, 1, 3, 1))",
     result="[[[[1.], [3.], [2.]]]]",
 )

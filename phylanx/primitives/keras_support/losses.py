@@ -37,7 +37,7 @@ def _operands(target, output) -> tuple[np.ndarray, np.ndarray]:
     "categorical_crossentropy",
     "categorical_crossentropy(_1_target,_2_output,__arg(_3_from_logits,false),"
     "__arg(_4_axis,-1))",
-    category="keras_support", differentiable=True,
+    differentiable=True,
     no_oracle="returns a list [loss, clipped output]; checked against direct formulas in "
     "tests/primitives/test_keras_support.py",
     example="categorical_crossentropy([0., 1.], [0.25, 0.75])",
@@ -78,7 +78,7 @@ def _binary_oracle(target, output, from_logits=False):
 @primitive(
     "binary_crossentropy",
     "binary_crossentropy(_1_target,_2_output,__arg(_3_from_logits,false))",
-    category="keras_support", elementwise=True, differentiable=True,
+    elementwise=True, differentiable=True,
     oracle=_binary_oracle,
     samples=[(np.array([0.0, 1.0, 1.0, 0.0]), np.array([0.1, 0.9, 0.0, 1.0])),
              (np.array([[1.0, 0.0]]), np.array([[0.3, 0.6]]), False),
@@ -162,7 +162,6 @@ def _dense(sequences: list[np.ndarray]) -> np.ndarray:
     "ctc_decode",
     "ctc_decode(_1, _2, __arg(_3_greedy, 1), __arg(_4_beam_width, 100), "
     "__arg(_5_top_paths, 1))",
-    category="keras_support",
     no_oracle="decoding; checked against brute-force enumeration of alignments in "
     "tests/primitives/test_keras_support.py",
     example="ctc_decode([[[0.6, 0.4], [0.7, 0.3]]], [2])",

@@ -81,7 +81,7 @@ def _declare_pool(name: str, kind: str, nsp: int, example: str, result: str):
         f'"valid" or "same" (TensorFlow\'s). Arrays without the batch axis, or without '
         "batch and channel axes, are pooled over all their axes."
         + (" Integers are averaged in float64." if kind == "avg" else ""))
-    return primitive(name, pattern, category="keras_support", no_oracle=_NO_ORACLE,
+    return primitive(name, pattern, no_oracle=_NO_ORACLE,
                      differentiable=True, example=example, result=result)(pool)
 
 
@@ -108,7 +108,7 @@ def _pair(value: Any, what: str) -> tuple[int, int]:
 @primitive(
     "spatial_2d_padding",
     "spatial_2d_padding(_1, __arg(_2_padding, list(list(1,1),list(1,1))))",
-    category="keras_support", no_oracle="np.pad with a fixed layout; tested in "
+    no_oracle="np.pad with a fixed layout; tested in "
     "tests/primitives/test_keras_pooling.py",
     example="spatial_2d_padding([[[[1.]]]])",
     result="[[[[0.], [0.], [0.]], [[0.], [1.], [0.]], [[0.], [0.], [0.]]]]",
@@ -141,7 +141,6 @@ def _bilinear_axis(source_len: int, factor: int) -> tuple[np.ndarray, np.ndarray
 @primitive(
     "resize_images",
     'resize_images(_1, _2_height_factor, _3_width_factor, __arg(_4_interpolation,"nearest"))',
-    category="keras_support",
     no_oracle="no NumPy equivalent; tested against loop references in "
     "tests/primitives/test_keras_pooling.py",
     example="resize_images([[[[1], [2]]]], 1, 2)", result="[[[[1], [1], [2], [2]]]]",

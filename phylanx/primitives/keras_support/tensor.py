@@ -18,7 +18,7 @@ def _one_hot_oracle(indices, num_classes):
     return (idx[..., None] == np.arange(num_classes)).astype(np.int64)
 
 
-@primitive("one_hot", "one_hot(_1,_2)", category="keras_support",
+@primitive("one_hot", "one_hot(_1,_2)",
            oracle=_one_hot_oracle,
            samples=[(np.array([0, 2, 1]), 3), (np.array([[1, 5], [-1, 0]]), 4),
                     (np.int64(2), 3), (np.array([], dtype=np.int64), 2),
@@ -52,7 +52,7 @@ def _bias_add_oracle(x, bias):
     return x + bias
 
 
-@primitive("bias_add", "bias_add(_1, _2)", category="keras_support", differentiable=True,
+@primitive("bias_add", "bias_add(_1, _2)", differentiable=True,
            oracle=_bias_add_oracle,
            samples=[(np.arange(6.0).reshape(2, 3), np.array([1.0, 2.0, 3.0])),
                     (np.ones((2, 3, 4), np.float32), np.arange(4, dtype=np.float32)),
@@ -92,7 +92,7 @@ def _value(value, what: str):
     return value if type(value) in (bool, int, float) else as_array(value, what)
 
 
-@primitive("switch", "switch(_1, _2, _3)", category="keras_support",
+@primitive("switch", "switch(_1, _2, _3)",
            oracle=_switch_oracle,
            samples=[(np.array([True, False, True]), np.arange(3), -np.arange(3)),
                     (np.array([1, 0]), np.ones((2, 3)), np.zeros((2, 3))),
@@ -134,7 +134,7 @@ def _l2_oracle(x, axis=None):
 
 
 @primitive("l2_normalize", "l2_normalize(_1)", "l2_normalize(_1,_2)",
-           category="keras_support", oracle=_l2_oracle,
+           oracle=_l2_oracle,
            samples=[(np.array([3.0, 4.0]),), (np.arange(6.0).reshape(2, 3), 1),
                     (np.arange(6.0).reshape(2, 3), -2), (np.zeros((2, 2)),),
                     (np.arange(6, dtype=np.float32).reshape(3, 2), 0), (np.arange(4),)],
@@ -171,7 +171,6 @@ def _batch_axes(axes, x_ndim: int, y_ndim: int) -> tuple[int, int]:
 
 
 @primitive("batch_dot", "batch_dot(_1, _2)", "batch_dot(_1, _2, _3)",
-           category="keras_support",
            no_oracle="Keras semantics with no NumPy counterpart; checked against "
            "per-sample tensordot in tests/primitives/test_keras_support.py",
            example="batch_dot([[1, 2], [3, 4]], [[5, 6], [7, 8]])", result="[[17], [53]]")

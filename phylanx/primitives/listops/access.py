@@ -55,7 +55,7 @@ def _cdr(value: Any) -> Any:
 _STEPS = {"a": _car, "d": _cdr}
 
 
-@primitive("car", "car(_1)", category="listops",
+@primitive("car", "car(_1)",
            example="car(list(1, 2, 3))", result="1",
            oracle=lambda x: x[0], samples=[([1, 2, 3],), ([[4, 5], 6],), (["a"],)])
 def car(value):
@@ -63,7 +63,7 @@ def car(value):
     return _car(value)
 
 
-@primitive("cdr", "cdr(_1)", category="listops",
+@primitive("cdr", "cdr(_1)",
            example="cdr(list(1, 2, 3))", result="list(2, 3)",
            oracle=lambda x: list(x[1:]), samples=[([1, 2, 3],), ([1],), (["a", [2]],)])
 def cdr(value):
@@ -108,7 +108,7 @@ def _register_composition(letters: str) -> None:
         "Each step checks that it receives a non-empty list.")
     example, expected = _example_for(letters)
     primitive(
-        name, f"{name}(_1)", category="listops",
+        name, f"{name}(_1)",
         example=f"{name}({example})", result=expected,
         oracle=_python_path(letters), samples=[(_nested_sample(),)],
     )(composition)
@@ -141,7 +141,7 @@ for _letters in COMPOSITIONS:
     _register_composition(_letters)
 
 
-@primitive("prepend", "prepend(_1, _2)", category="listops",
+@primitive("prepend", "prepend(_1, _2)",
            example="prepend(list(2, 3), 1)", result="list(1, 2, 3)",
            oracle=lambda lst, v: [v] + list(lst), samples=[([2, 3], 1), ([], "a")])
 def prepend(lst, value):
@@ -149,7 +149,7 @@ def prepend(lst, value):
     return [value] + [from_python(v) for v in _as_sequence(lst, "the first argument")]
 
 
-@primitive("append", "append(_1, _2)", category="listops",
+@primitive("append", "append(_1, _2)",
            example="append(list(1, 2), 3)", result="list(1, 2, 3)",
            oracle=lambda lst, v: list(lst) + [v], samples=[([1, 2], 3), ([], [1])])
 def append(lst, value):
@@ -157,7 +157,7 @@ def append(lst, value):
     return [from_python(v) for v in _as_sequence(lst, "the first argument")] + [value]
 
 
-@primitive("__list_append", "__list_append(_1, _2)", category="listops",
+@primitive("__list_append", "__list_append(_1, _2)",
            extension=True, side_effects=True,
            example="block(define(xs, list(1)), __list_append(xs, 2), xs)", result="list(1, 2)",
            no_oracle="modifies its argument in place; checked in tests")
@@ -166,7 +166,7 @@ def list_append(lst, value):
     _mutable_list(lst, "the list given to append").append(value)
 
 
-@primitive("__list_extend", "__list_extend(_1, _2)", category="listops",
+@primitive("__list_extend", "__list_extend(_1, _2)",
            extension=True, side_effects=True,
            example="block(define(xs, list(1)), __list_extend(xs, list(2, 3)), xs)",
            result="list(1, 2, 3)",
@@ -188,7 +188,7 @@ def list_extend(lst, values):
                       for v in _as_sequence(values, "the second argument of extend"))
 
 
-@primitive("__list_pop", "__list_pop(_1, __arg(_2_index, -1))", category="listops",
+@primitive("__list_pop", "__list_pop(_1, __arg(_2_index, -1))",
            extension=True, side_effects=True,
            example="block(define(xs, list(1, 2, 3)), list(__list_pop(xs, 0), xs))",
            result="list(1, list(2, 3))",

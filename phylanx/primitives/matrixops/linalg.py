@@ -59,7 +59,7 @@ def _mismatch(a: np.ndarray, b: np.ndarray, axis_a: int, axis_b: int) -> Phylanx
         f"({a.shape[axis_a]}) != axis {axis_b} of the second ({b.shape[axis_b]})")
 
 
-@primitive("dot", "dot(_1, _2)", category="matrixops", oracle=np.dot, differentiable=True,
+@primitive("dot", "dot(_1, _2)", oracle=np.dot, differentiable=True,
            samples=[(np.float64(2.5), np.arange(3.)), (np.arange(3.), np.float32(2)),
                     (np.arange(3.), np.arange(3.)), (np.arange(6.).reshape(2, 3), np.arange(3)),
                     (np.arange(2), np.arange(6.).reshape(2, 3)),
@@ -86,7 +86,7 @@ def dot(a, b):
     return scalarize(np.dot(a, b))
 
 
-@primitive("matmul", "matmul(_1, _2)", category="matrixops", extension=True,
+@primitive("matmul", "matmul(_1, _2)", extension=True,
            oracle=np.matmul, differentiable=True,
            samples=[(np.arange(3.), np.arange(3.)), (np.arange(6.).reshape(2, 3), np.arange(3)),
                     (np.arange(2), np.arange(6.).reshape(2, 3)),
@@ -136,7 +136,7 @@ def _tensordot_axes(axes: Any) -> int | tuple[list[int], list[int]]:
     return to_int(axes, "tensordot axes")
 
 
-@primitive("tensordot", "tensordot(_1, _2)", "tensordot(_1, _2, _3)", category="matrixops",
+@primitive("tensordot", "tensordot(_1, _2)", "tensordot(_1, _2, _3)",
            oracle=lambda a, b, axes=2: np.tensordot(a, b, axes), differentiable=True,
            samples=[(np.arange(24.).reshape(2, 3, 4), np.arange(60.).reshape(3, 4, 5)),
                     (np.arange(6.).reshape(2, 3), np.arange(12.).reshape(3, 4), 1),
@@ -178,7 +178,7 @@ def tensordot(a, b, axes=2):
     return scalarize(np.tensordot(a, b, (axes_a, axes_b)))
 
 
-@primitive("outer", "outer(_1, _2)", category="matrixops", oracle=np.outer, differentiable=True,
+@primitive("outer", "outer(_1, _2)", oracle=np.outer, differentiable=True,
            samples=[(np.arange(3.), np.arange(4)), (np.float64(2), np.arange(3.)),
                     (np.arange(6.).reshape(2, 3), np.arange(2.)),
                     (np.float32([1, 2]), np.float32([3, 4, 5])), (np.arange(0.), np.arange(3.))],
@@ -193,7 +193,7 @@ def _with_zero_z(v: np.ndarray) -> np.ndarray:
     return np.concatenate([v, np.zeros(v.shape[:-1] + (1,), dtype=v.dtype)], axis=-1)
 
 
-@primitive("cross", "cross(_1, _2)", category="matrixops", oracle=np.cross, differentiable=True,
+@primitive("cross", "cross(_1, _2)", oracle=np.cross, differentiable=True,
            samples=[(np.arange(3.), np.array([4., -1., 2.])),
                     (np.arange(6.).reshape(2, 3), np.array([1, 0, 0])),
                     (np.float32([1, 2, 3]), np.float32([3, 2, 1]))],
@@ -229,7 +229,7 @@ def _square(a: Any, what: str, stacked: bool = True) -> np.ndarray:
     return arr
 
 
-@primitive("determinant", "determinant(_1)", category="matrixops", oracle=np.linalg.det,
+@primitive("determinant", "determinant(_1)", oracle=np.linalg.det,
            samples=[(np.array([[1., 2.], [3., 4.]]),),
                     (np.array([[2, 0, 1], [1, 3, 2], [1, 1, 2]]),),
                     (np.float32([[1, 2], [3, 4]]),), (np.array([[1., 2.], [2., 4.]]),),
@@ -240,7 +240,7 @@ def determinant(a):
     return scalarize(np.linalg.det(_square(a, "the argument")))
 
 
-@primitive("inverse", "inverse(_1)", category="matrixops", oracle=np.linalg.inv,
+@primitive("inverse", "inverse(_1)", oracle=np.linalg.inv,
            samples=[(np.array([[1., 2.], [3., 4.]]),),
                     (np.array([[2, 0, 1], [1, 3, 2], [1, 1, 2]]),),
                     (np.float32([[1, 2], [3, 4]]),), (np.array([[1., 2.], [2., 4.]]),),
@@ -258,7 +258,7 @@ def inverse(a):
         raise PhylanxValueError("the matrix is singular and has no inverse") from None
 
 
-@primitive("invGJE", "invGJE(_1)", category="matrixops", oracle=np.linalg.inv,
+@primitive("invGJE", "invGJE(_1)", oracle=np.linalg.inv,
            samples=[(np.array([[1., 2.], [3., 4.]]),),
                     (np.array([[0, 1, 2], [1, 0, 3], [4, -3, 8]]),),
                     (np.float32([[4, 7], [2, 6]]),), (np.array([[1., 2.], [2., 4.]]),),
@@ -305,7 +305,6 @@ def _norm_order(ord_: Any) -> Any:
 
 
 @primitive("norm", "norm(x, __arg(_1_ord, nil), __arg(_2_axis, nil), __arg(_3_keepdims, false))",
-           category="matrixops",
            oracle=lambda x, ord=None, axis=None, keepdims=False: np.linalg.norm(
                x, ord, tuple(axis) if isinstance(axis, list) else axis, bool(keepdims)),
            samples=[(np.array([3., 4.]),), (np.arange(6.).reshape(2, 3),),

@@ -66,7 +66,7 @@ _SQUARE_SAMPLES = [(_SPD,), (_GENERAL,), (_ROTATION,), (_SPD.astype(_F32),), (_S
 
 
 @primitive(
-    "eig", "eig(_1_a)", category="matrixops", extension=True, oracle=_listed(np.linalg.eig),
+    "eig", "eig(_1_a)", extension=True, oracle=_listed(np.linalg.eig),
     samples=_SQUARE_SAMPLES,
     example="eig([[2.0, 0.0], [0.0, 3.0]])", result="list([2.0, 3.0], [[1.0, 0.0], [0.0, 1.0]])",
 )
@@ -79,7 +79,7 @@ def eig(a):
 
 
 @primitive(
-    "eigvals", "eigvals(_1_a)", category="matrixops", extension=True,
+    "eigvals", "eigvals(_1_a)", extension=True,
     oracle=np.linalg.eigvals, samples=_SQUARE_SAMPLES,
     example="eigvals([[2.0, 0.0], [0.0, 3.0]])", result="[2.0, 3.0]",
 )
@@ -94,7 +94,7 @@ _SYMMETRIC_SAMPLES = [(_SPD,), (_SPD, "U"), (np.triu(_GENERAL), "U"), (np.tril(_
 
 
 @primitive(
-    "eigh", "eigh(_1_a, __arg(_2_UPLO, \"L\"))", category="matrixops", extension=True,
+    "eigh", "eigh(_1_a, __arg(_2_UPLO, \"L\"))", extension=True,
     oracle=_listed(np.linalg.eigh), samples=_SYMMETRIC_SAMPLES,
     example="eigh([[2.0, 0.0], [0.0, 1.0]])", result="list([1.0, 2.0], [[0.0, 1.0], [1.0, 0.0]])",
 )
@@ -107,7 +107,7 @@ def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's keyword name
 
 
 @primitive(
-    "eigvalsh", "eigvalsh(_1_a, __arg(_2_UPLO, \"L\"))", category="matrixops", extension=True,
+    "eigvalsh", "eigvalsh(_1_a, __arg(_2_UPLO, \"L\"))", extension=True,
     oracle=np.linalg.eigvalsh, samples=_SYMMETRIC_SAMPLES,
     example="eigvalsh([[2.0, 1.0], [1.0, 2.0]])", result="[1.0, 3.0]",
 )
@@ -120,7 +120,7 @@ def eigvalsh(a, UPLO="L"):  # noqa: N803 - NumPy's keyword name
     "svd",
     "svd(_1_a, __arg(_2_full_matrices, true), __arg(_3_compute_uv, true), "
     "__arg(_4_hermitian, false))",
-    category="matrixops", extension=True, oracle=_listed(np.linalg.svd),
+    extension=True, oracle=_listed(np.linalg.svd),
     samples=[(_TALL,), (_TALL, False), (_WIDE, True), (_WIDE, False), (_TALL, True, False),
              (_SPD, True, True, True), (_TALL.astype(_F32), False), (_STACK, False),
              (np.arange(6).reshape(2, 3),), (np.zeros((0, 2)), False), (np.arange(3.0),)],
@@ -142,7 +142,7 @@ _QR_MODES = ("reduced", "complete", "r", "raw")
 
 
 @primitive(
-    "qr", "qr(_1_a, __arg(_2_mode, \"reduced\"))", category="matrixops", extension=True,
+    "qr", "qr(_1_a, __arg(_2_mode, \"reduced\"))", extension=True,
     oracle=_listed(np.linalg.qr),
     samples=[(_TALL,), (_TALL, "complete"), (_TALL, "r"), (_TALL, "raw"), (_WIDE,),
              (_SPD.astype(_F32),), (_STACK, "complete"), (np.arange(4).reshape(2, 2),),
@@ -163,7 +163,7 @@ def qr(a, mode="reduced"):
 
 
 @primitive(
-    "cholesky", "cholesky(_1_a, __arg(_2_upper, false))", category="matrixops",
+    "cholesky", "cholesky(_1_a, __arg(_2_upper, false))",
     extension=True, oracle=lambda a, upper=False: np.linalg.cholesky(a, upper=upper),
     samples=[(_SPD,), (_SPD, True), (_SPD.astype(_F32),), (_STACK,), (_SINGULAR,),
              (np.array([[4, 2], [2, 3]]),), (_GENERAL,), (_TALL,)],
@@ -180,7 +180,7 @@ def cholesky(a, upper=False):
 
 @primitive(
     "pinv", "pinv(_1_a, __arg(_2_rcond, nil), __arg(_3_hermitian, false))",
-    category="matrixops", extension=True, oracle=np.linalg.pinv,
+    extension=True, oracle=np.linalg.pinv,
     samples=[(_TALL,), (_WIDE,), (_SINGULAR,), (_SINGULAR, 0.5), (_SPD, None, True),
              (_TALL.astype(_F32),), (_STACK,), (np.arange(6).reshape(3, 2),)],
     example="pinv([[2.0, 0.0], [0.0, 0.0]])", result="[[0.5, 0.0], [0.0, 0.0]]",
@@ -200,7 +200,7 @@ def _lstsq(a, b, rcond=None):
 
 
 @primitive(
-    "lstsq", "lstsq(_1_a, _2_b, __arg(_3_rcond, nil))", category="matrixops", extension=True,
+    "lstsq", "lstsq(_1_a, _2_b, __arg(_3_rcond, nil))", extension=True,
     oracle=_lstsq,
     samples=[(_TALL, np.array([1.0, 2.0, 2.5])), (_TALL, np.eye(3)[:, :2]),
              (_WIDE, np.array([1.0, 2.0])), (_SINGULAR, np.array([1.0, 2.0])),
@@ -225,7 +225,7 @@ def lstsq(a, b, rcond=None):
 
 @primitive(
     "matrix_rank", "matrix_rank(_1_A, __arg(_2_tol, nil), __arg(_3_hermitian, false))",
-    category="matrixops", extension=True, oracle=np.linalg.matrix_rank,
+    extension=True, oracle=np.linalg.matrix_rank,
     samples=[(_SPD,), (_SINGULAR,), (_TALL,), (np.zeros((3, 3)),), (_SPD, 2.5),
              (_SPD, None, True), (_STACK,), (np.arange(4.0),), (np.float64(2.0),),
              (_TALL.astype(_F32),)],

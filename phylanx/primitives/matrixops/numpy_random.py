@@ -53,7 +53,7 @@ def _probabilities(p, n: int) -> np.ndarray | None:
 @primitive(
     "choice",
     "choice(_1_a, __arg(_2_size, nil), __arg(_3_replace, true), __arg(_4_p, nil))",
-    category="matrixops", extension=True, side_effects=True,
+    extension=True, side_effects=True,
     no_oracle="random draws; tests check support, shape, uniqueness and frequencies",
     example="choice(5, 3, false)", result=None,
 )
@@ -81,7 +81,7 @@ def choice(a, size=None, replace=True, p=None):
 
 
 @primitive(
-    "permutation", "permutation(_1_x)", category="matrixops", extension=True,
+    "permutation", "permutation(_1_x)", extension=True,
     side_effects=True, no_oracle="random permutation; tests check it is one",
     example="permutation(4)", result=None,
 )
@@ -114,7 +114,7 @@ def _shape_parameter(value, what: str):
 
 
 @primitive(
-    "beta", "beta(_1_a, _2_b, __arg(_3_size, nil))", category="matrixops", extension=True,
+    "beta", "beta(_1_a, _2_b, __arg(_3_size, nil))", extension=True,
     side_effects=True, no_oracle="random draws; tests check the moments",
     example="beta(2.0, 5.0, 3)", result=None,
 )

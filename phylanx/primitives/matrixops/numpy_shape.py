@@ -32,7 +32,7 @@ def _axis_list(axis, ndim: int, what: str = "axis"):
 
 
 @primitive(
-    "roll", "roll(_1_a, _2_shift, __arg(_3_axis, nil))", category="matrixops", extension=True,
+    "roll", "roll(_1_a, _2_shift, __arg(_3_axis, nil))", extension=True,
     oracle=np.roll,
     samples=[(np.arange(5), 2), (np.arange(5), -7), (_A23, 1), (_A23, 1, 1), (_A23, -1, -1),
              (_A234, [1, -2], [0, 2]), (_A234, 2, [0, 1]), (_A23.astype(np.float32), 4, 0),
@@ -52,7 +52,7 @@ def roll(a, shift, axis=None):
 
 
 @primitive(
-    "column_stack", "column_stack(_1_tup)", category="matrixops", extension=True,
+    "column_stack", "column_stack(_1_tup)", extension=True,
     oracle=np.column_stack,
     samples=[([np.arange(3), np.arange(3, 6)],), ([_A23.T, np.arange(3)],),
              ([np.arange(2.0, dtype=np.float32), np.arange(2, dtype=np.float32)],),
@@ -84,7 +84,7 @@ _TRIANGLE_SAMPLES = [(_SQUARE,), (_SQUARE, 1), (_SQUARE, -2), (_A23, 0), (_A23, 
 
 
 @primitive(
-    "tril", "tril(_1_m, __arg(_2_k, 0))", category="matrixops", extension=True,
+    "tril", "tril(_1_m, __arg(_2_k, 0))", extension=True,
     oracle=np.tril, samples=_TRIANGLE_SAMPLES,
     example="tril([[1, 2], [3, 4]])", result="[[1, 0], [3, 4]]",
 )
@@ -97,7 +97,7 @@ def tril(m, k=0):
 
 
 @primitive(
-    "triu", "triu(_1_m, __arg(_2_k, 0))", category="matrixops", extension=True,
+    "triu", "triu(_1_m, __arg(_2_k, 0))", extension=True,
     oracle=np.triu, samples=_TRIANGLE_SAMPLES,
     example="triu([[1, 2], [3, 4]], 1)", result="[[0, 2], [0, 0]]",
 )

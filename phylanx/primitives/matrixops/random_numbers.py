@@ -105,7 +105,7 @@ def _distribution(dist: Any) -> tuple[str, list[float]]:
 
 
 @primitive(
-    "random", "random(_1, __arg(_2_dist, nil), __arg(_3_dtype, nil))", category="matrixops",
+    "random", "random(_1, __arg(_2_dist, nil), __arg(_3_dtype, nil))",
     side_effects=True, no_oracle="random numbers; distributions checked by moments in tests",
     example="random(list(2, 3), list(\"uniform\", 0, 1))", result=None,
 )
@@ -130,7 +130,7 @@ def random(size, dist=None, dtype=None):
 
 
 @primitive(
-    "random_sample", "random_sample(__arg(_1_size, nil))", category="matrixops",
+    "random_sample", "random_sample(__arg(_1_size, nil))",
     side_effects=True, no_oracle="random numbers", example="random_sample(3)", result=None,
 )
 def random_sample(size=None):
@@ -142,7 +142,7 @@ def random_sample(size=None):
 
 @primitive(
     "random_integers", "random_integers(low, __arg(_2_high, nil), __arg(_3_size, nil))",
-    category="matrixops", side_effects=True, no_oracle="random numbers",
+    side_effects=True, no_oracle="random numbers",
     example="random_integers(1, 6, 4)", result=None,
 )
 def random_integers(low, high=None, size=None):
@@ -160,7 +160,7 @@ def random_integers(low, high=None, size=None):
 
 
 @primitive(
-    "randn", "randn(__1)", category="matrixops", side_effects=True,
+    "randn", "randn(__1)", side_effects=True,
     no_oracle="random numbers", example="randn(2, 3)", result=None,
 )
 def randn(*dims):
@@ -173,7 +173,7 @@ def randn(*dims):
 
 
 @primitive(
-    "set_seed", "set_seed(_1)", category="matrixops", side_effects=True,
+    "set_seed", "set_seed(_1)", side_effects=True,
     no_oracle="seeds the generator", example="set_seed(42)", result=None,
 )
 def set_seed(seed):
@@ -188,7 +188,7 @@ def set_seed(seed):
 
 
 @primitive(
-    "get_seed", "get_seed()", category="matrixops", no_oracle="global state",
+    "get_seed", "get_seed()", no_oracle="global state",
     example="get_seed() >= 0", result="true",
 )
 def get_seed():
@@ -197,7 +197,7 @@ def get_seed():
 
 
 @primitive(
-    "shuffle", "shuffle(_1)", category="matrixops", side_effects=True,
+    "shuffle", "shuffle(_1)", side_effects=True,
     no_oracle="random permutation", example="shuffle([1, 2, 3, 4])", result=None,
 )
 def shuffle(x):

@@ -30,7 +30,7 @@ def _axes_arg(axis, ndim: int):
 
 
 @primitive(
-    "reshape", "reshape(_1, _2)", category="matrixops",
+    "reshape", "reshape(_1, _2)",
     oracle=lambda a, shape: np.reshape(a, shape),
     samples=[(np.arange(6), [2, 3]), (_A23, [-1]), (_A234, [4, -1, 2]), (np.arange(4.0), 4),
              (np.zeros((0, 3)), [3, 0]), (np.float64(5), [1, 1]), (np.arange(1), []),
@@ -50,7 +50,7 @@ def reshape(a, shape):
 
 
 @primitive(
-    "flatten", "flatten(_1, _2)", "flatten(_1)", category="matrixops",
+    "flatten", "flatten(_1, _2)", "flatten(_1)",
     oracle=lambda a, order=None: np.asarray(a).flatten(order or "C"),
     samples=[(_A23,), (_A234, "F"), (np.float32(2),), (np.zeros((2, 0)),), (_A23, "C")],
     example="flatten([[1, 2], [3, 4]])", result="[1, 2, 3, 4]",
@@ -65,7 +65,7 @@ def flatten(a, order=None):
 
 
 @primitive(
-    "squeeze", "squeeze(_1)", "squeeze(_1,_2)", category="matrixops",
+    "squeeze", "squeeze(_1)", "squeeze(_1,_2)",
     oracle=lambda a, axis=None: np.squeeze(a, tuple(axis) if isinstance(axis, list) else axis),
     samples=[(np.zeros((1, 3, 1)),), (np.zeros((1, 3, 1)), -1), (np.ones((1, 1)),),
              (np.zeros((2, 1, 0)), 1), (np.zeros((1, 2, 1, 1)), [0, 2]), (np.zeros((2, 3)), 0)],
@@ -83,7 +83,7 @@ def squeeze(a, axis=None):
 
 
 @primitive(
-    "expand_dims", "expand_dims(_1,_2)", category="matrixops",
+    "expand_dims", "expand_dims(_1,_2)",
     oracle=np.expand_dims,
     samples=[(np.arange(3), 0), (np.arange(3), -1), (_A23, 1), (np.float64(2), 0),
              (_A234, [0, 4]), (np.zeros((0,)), 1), (np.arange(3), 2)],
@@ -98,7 +98,7 @@ def expand_dims(a, axis):
 
 
 @primitive(
-    "transpose", "transpose(_1)", "transpose(_1,_2)", category="matrixops",
+    "transpose", "transpose(_1)", "transpose(_1,_2)",
     oracle=lambda a, axes=None: np.transpose(a, axes),
     samples=[(_A23,), (_A234,), (_A234, [1, 0, 2]), (_A234, [-1, 0, 1]), (np.arange(3),),
              (np.float32(1),), (np.zeros((0, 2)),), (_A23, [0, 0])],
@@ -119,7 +119,7 @@ def transpose(a, axes=None):
 
 
 @primitive(
-    "flip", "flip(_1,_2)", "flip(_1)", category="matrixops",
+    "flip", "flip(_1,_2)", "flip(_1)",
     oracle=lambda a, axis=None: np.flip(a, axis),
     samples=[(np.arange(4),), (_A23, 0), (_A234, -1), (_A234, [0, 2]), (_A23,),
              (np.float64(1),), (np.zeros((0, 2)), 1)],
@@ -135,7 +135,7 @@ def flip(a, axis=None):
 
 
 @primitive(
-    "flipud", "flipud(_1)", category="matrixops", oracle=np.flipud,
+    "flipud", "flipud(_1)", oracle=np.flipud,
     samples=[(np.arange(4),), (_A23,), (_A234,), (np.float64(3),)],
     example="flipud([[1, 2], [3, 4]])", result="[[3, 4], [1, 2]]",
 )
@@ -148,7 +148,7 @@ def flipud(a):
 
 
 @primitive(
-    "fliplr", "fliplr(_1)", category="matrixops", oracle=np.fliplr,
+    "fliplr", "fliplr(_1)", oracle=np.fliplr,
     samples=[(_A23,), (_A234,), (np.arange(4),)],
     example="fliplr([[1, 2], [3, 4]])", result="[[2, 1], [4, 3]]",
 )
@@ -166,7 +166,7 @@ def _sized_list(x):
 
 
 @primitive(
-    "size", "size(_1)", category="matrixops", oracle=np.size,
+    "size", "size(_1)", oracle=np.size,
     samples=[(_A23,), (np.float64(1),), (np.zeros((0, 3)),), (_A234,)],
     example="size([[1, 2, 3], [4, 5, 6]])", result="6",
 )
@@ -178,7 +178,7 @@ def size(a):
 
 
 @primitive(
-    "ndim", "ndim(_1)", category="matrixops", oracle=np.ndim,
+    "ndim", "ndim(_1)", oracle=np.ndim,
     samples=[(_A23,), (np.float64(1),), (np.zeros((0,)),), (_A234,)],
     example="ndim([[1, 2], [3, 4]])", result="2",
 )
@@ -195,7 +195,7 @@ def _shape_oracle(a, dim=None):
 
 
 @primitive(
-    "shape", "shape(_1, _2)", "shape(_1)", category="matrixops", oracle=_shape_oracle,
+    "shape", "shape(_1, _2)", "shape(_1)", oracle=_shape_oracle,
     samples=[(_A23,), (_A234, -1), (_A234, 1), (np.float64(1),), (np.zeros((0, 2)), 0),
              (_A23, 2)],
     example="shape([[1, 2, 3], [4, 5, 6]])", result="list(2, 3)",
@@ -211,7 +211,7 @@ def shape(a, dim=None):
 
 
 @primitive(
-    "astype", "astype(_1_x, _2_dtype)", category="matrixops",
+    "astype", "astype(_1_x, _2_dtype)",
     oracle=lambda x, dtype: np.asarray(x).astype(dtype),
     samples=[(np.array([1.7, -2.2]), "int"), (np.arange(3), "float"), (np.arange(3), "bool"),
              (np.float64(2.5), "int64"), (_A23, "float32"), (np.zeros((0,)), "int")],
@@ -223,7 +223,7 @@ def astype(x, dtype):
 
 
 @primitive(
-    "tile", "tile(_1,_2)", category="matrixops", oracle=np.tile,
+    "tile", "tile(_1,_2)", oracle=np.tile,
     samples=[(np.arange(3), 2), (np.arange(3), [2, 2]), (_A23, [2, 1]), (_A23, 0),
              (np.float64(2), 3), (_A234, [1, 2]), (np.arange(2, dtype=np.float32), [2, 1, 2])],
     example="tile([1, 2], 2)", result="[1, 2, 1, 2]",
@@ -237,7 +237,7 @@ def tile(a, reps):
 
 
 @primitive(
-    "repeat", "repeat(_1,_2)", "repeat(_1,_2,_3)", category="matrixops",
+    "repeat", "repeat(_1,_2)", "repeat(_1,_2,_3)",
     oracle=lambda a, repeats, axis=None: np.repeat(a, repeats, axis),
     samples=[(np.arange(3), 2), (_A23, 2, 1), (_A23, [1, 2], 0), (_A23, 2, -1),
              (np.float64(4), 3), (_A23, [1, 2], 1), (np.zeros((0, 2)), 2, 0)],
@@ -258,7 +258,7 @@ def _pad_oracle(a, pad_width, mode, constant_values=None):
 
 
 @primitive(
-    "pad", "pad(_1, _2, _3)", "pad(_1, _2, _3, _4)", category="matrixops", oracle=_pad_oracle,
+    "pad", "pad(_1, _2, _3)", "pad(_1, _2, _3, _4)", oracle=_pad_oracle,
     samples=[(np.arange(3), 2, "constant"), (np.arange(3), [1, 2], "constant", 9),
              (_A23, [[1, 0], [0, 2]], "constant", -1), (_A23, [1, 2], "constant"),
              (np.arange(3.0, dtype=np.float32), 1, "constant", 0.5), (np.arange(3), 1, "edge")],
@@ -282,7 +282,6 @@ def pad(a, pad_width, mode, constant_values=None):
 
 @primitive(
     "count_nonzero", "count_nonzero(_1, __arg(_2_axis, nil), __arg(_3_keepdims, false))",
-    category="matrixops",
     oracle=lambda a, axis=None, keepdims=False: np.count_nonzero(a, axis, keepdims=bool(keepdims)),
     samples="reduction", example="count_nonzero([0, 1, 2, 0])", result="2",
 )
@@ -301,7 +300,7 @@ def count_nonzero(a, axis=None, keepdims=False):
 
 
 @primitive(
-    "diag", "diag(_1)", "diag(_1, _2)", category="matrixops",
+    "diag", "diag(_1)", "diag(_1, _2)",
     oracle=lambda v, k=0: np.diag(v, k),
     samples=[(np.arange(3),), (np.arange(3), 1), (np.arange(3), -2), (_A23,), (_A23, 1),
              (_A23, -1), (_A23, 5), (np.zeros((0,)),), (_A234,), (np.float32([1, 2]),)],
@@ -316,7 +315,7 @@ def diag(v, k=0):
 
 
 @primitive(
-    "clip", "clip(_1, _2, _3)", category="matrixops", oracle=np.clip,
+    "clip", "clip(_1, _2, _3)", oracle=np.clip,
     samples=[(np.arange(6), 1, 4), (np.arange(6.0), None, 3.5), (_A23, np.array([1, 2, 3]), 4),
              (np.float32([0.5, 3]), np.float32(1), np.float32(2)), (np.float64(5), 0, 1),
              (np.array([np.nan, 1.0]), 0, 0.5), (np.arange(6), 1.5, 3)],
@@ -337,7 +336,7 @@ def _gradient_oracle(f, axis=None):
 
 
 @primitive(
-    "gradient", "gradient(_1, _2)", "gradient(_1)", category="matrixops",
+    "gradient", "gradient(_1, _2)", "gradient(_1)",
     oracle=_gradient_oracle,
     samples=[(np.array([1.0, 2, 4, 7, 11]),), (np.array([1, 2, 4]),), (_A23 ** 2, 1),
              (_A23 ** 2, -2), (_A23 ** 2,), (np.float32([1, 4, 9]),), (_A234, [0, 2]),

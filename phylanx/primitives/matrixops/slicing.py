@@ -98,7 +98,7 @@ def get_item(value: Any, indices: list) -> Any:
     return indexing.get(value, list(indices))
 
 
-@primitive("slice", "slice(_1, __2)", category="matrixops", differentiable=True,
+@primitive("slice", "slice(_1, __2)", differentiable=True,
            oracle=lambda x, *idx: x[tuple(idx)],
            samples=[(np.arange(12.).reshape(3, 4), -1),
                     (np.arange(12).reshape(3, 4), 1, -2),
@@ -123,7 +123,7 @@ def _along_axis(kind: str, value: Any, indices: tuple) -> Any:
     return get_item(value, indexing.axis_indices(kind, value, list(indices)))
 
 
-@primitive("slice_row", "slice_row(_1, __2)", category="matrixops", differentiable=True,
+@primitive("slice_row", "slice_row(_1, __2)", differentiable=True,
            oracle=lambda x, i: x[i] if x.ndim <= 2 else x[(slice(None),) * (x.ndim - 2) + (i,)],
            samples=[(np.arange(12.).reshape(3, 4), 1), (np.arange(12.).reshape(3, 4), -1),
                     (np.arange(24).reshape(2, 3, 4), 2), (np.arange(5.), 3)],
@@ -136,7 +136,7 @@ def slice_row(value, *indices):
     return _along_axis("slice_row", value, indices)
 
 
-@primitive("slice_column", "slice_column(_1, __2)", category="matrixops", differentiable=True,
+@primitive("slice_column", "slice_column(_1, __2)", differentiable=True,
            oracle=lambda x, i: x[..., i],
            samples=[(np.arange(12.).reshape(3, 4), 1), (np.arange(12.).reshape(3, 4), -1),
                     (np.arange(24).reshape(2, 3, 4), 2), (np.arange(5.), 3)],
@@ -147,7 +147,7 @@ def slice_column(value, *indices):
     return _along_axis("slice_column", value, indices)
 
 
-@primitive("slice_page", "slice_page(_1, __2)", category="matrixops", differentiable=True,
+@primitive("slice_page", "slice_page(_1, __2)", differentiable=True,
            oracle=lambda x, i: x[i] if x.ndim == 3 else x[:, i],
            samples=[(np.arange(24.).reshape(2, 3, 4), 1), (np.arange(24).reshape(2, 3, 4), -2),
                     (np.arange(48.).reshape(2, 2, 3, 4), 1)],
@@ -159,7 +159,7 @@ def slice_page(value, *indices):
     return _along_axis("slice_page", value, indices)
 
 
-@primitive("tuple_slice", "tuple_slice(_1, _2)", category="matrixops", differentiable=True,
+@primitive("tuple_slice", "tuple_slice(_1, _2)", differentiable=True,
            oracle=lambda x, idx: x[tuple(idx)],
            samples=[(np.arange(12.).reshape(3, 4), [np.int64(1), np.int64(-1)]),
                     (np.arange(24).reshape(2, 3, 4), [np.int64(0), np.int64(2), np.int64(1)])],

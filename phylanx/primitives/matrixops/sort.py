@@ -37,7 +37,7 @@ def _search(name: str, finder, a: Any, axis: Any) -> Any:
     return scalarize(finder(arr, axis=axis))
 
 
-@primitive("argmax", "argmax(_1, _2)", "argmax(_1)", category="matrixops",
+@primitive("argmax", "argmax(_1, _2)", "argmax(_1)",
            oracle=lambda a, axis=None: np.argmax(a, axis=axis), samples=_AXIS_SAMPLES,
            example="argmax([[1, 9], [8, 2]], 0)", result="[1, 0]")
 def argmax(a, axis=None):
@@ -48,7 +48,7 @@ def argmax(a, axis=None):
     return _search("argmax", np.argmax, a, axis)
 
 
-@primitive("argmin", "argmin(_1, _2)", "argmin(_1)", category="matrixops",
+@primitive("argmin", "argmin(_1, _2)", "argmin(_1)",
            oracle=lambda a, axis=None: np.argmin(a, axis=axis), samples=_AXIS_SAMPLES,
            example="argmin([[1, 9], [8, 2]], 1)", result="[0, 1]")
 def argmin(a, axis=None):
@@ -77,7 +77,6 @@ def _sort_args(name: str, a: Any, axis: Any, kind: Any, order: Any):
 
 @primitive("argsort",
            "argsort(_1, __arg(_2_axis, -1), __arg(_3_kind, \"quicksort\"), __arg(_4_order, nil))",
-           category="matrixops",
            oracle=lambda a, axis=-1, kind="quicksort", order=None: np.argsort(
                a, axis=axis, kind=kind, order=order),
            samples=[(np.array([3., 1., 2.]), -1, "stable"), (np.array([[3, 1, 1], [0, 5, 0]]), 0,
@@ -99,7 +98,6 @@ def argsort(a, axis=-1, kind="quicksort", order=None):
 
 @primitive("sort",
            "sort(_1, __arg(_2_axis, -1), __arg(_3_kind, \"quicksort\"), __arg(_4_order, nil))",
-           category="matrixops",
            oracle=lambda a, axis=-1, kind="quicksort", order=None: np.sort(
                a, axis=axis, kind=kind, order=order),
            samples=[(np.array([3., 1., 2.]),), (np.array([[3, 1, 1], [0, 5, 0]]), 0),
@@ -117,7 +115,7 @@ def sort(a, axis=-1, kind="quicksort", order=None):
     return np.sort(arr, axis=axis, kind=kind)
 
 
-@primitive("unique", "unique(_1)", "unique(_1, _2)", category="matrixops",
+@primitive("unique", "unique(_1)", "unique(_1, _2)",
            oracle=lambda a, axis=None: np.unique(a, axis=axis),
            samples=[(np.array([3, 1, 3, 2, 1]),), (np.array([[1., 2.], [2., 1.]]),),
                     (np.array([[1, 2], [1, 2], [0, 5]]), 0),
@@ -145,7 +143,7 @@ def _power_operand(value: Any, what: str) -> Any:
                            f"{type_name(value)}")
 
 
-@primitive("power", "power(_1, _2)", category="matrixops", oracle=np.power,
+@primitive("power", "power(_1, _2)", oracle=np.power,
            supports_dtype=True, elementwise=True, differentiable=True,
            samples=[(np.arange(4.), np.float64(2)), (np.array([2, 3]), np.array([[0], [3]])),
                     (np.float32([1, 2]), np.float32(0.5)), (np.array([8., 4.]), 1 / 3),

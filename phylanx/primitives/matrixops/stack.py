@@ -33,7 +33,7 @@ def _nonempty(arrays: list, name: str) -> list:
 
 
 @primitive(
-    "concatenate", "concatenate(_1, __arg(_2_axis, 0))", category="matrixops",
+    "concatenate", "concatenate(_1, __arg(_2_axis, 0))",
     oracle=lambda arrays, axis=0: np.concatenate(arrays, axis),
     samples=[([np.arange(2), np.arange(3.0)],), ([_A23, _A23], 1), ([_A23, _I23], -2),
              ([_A23, np.arange(4)], None), ([np.zeros((0, 3)), _A23],),
@@ -52,7 +52,7 @@ def concatenate(arrays, axis=0):
 
 
 @primitive(
-    "hstack", "hstack(_1, __arg(_2_dtype, nil))", category="matrixops",
+    "hstack", "hstack(_1, __arg(_2_dtype, nil))",
     oracle=lambda arrays, dtype=None: np.hstack(arrays).astype(dtype or np.hstack(arrays).dtype),
     samples=[([1, 2, 3],), ([1, 2.5],), ([True, False],), ([np.arange(2), 5],),
              ([_A23, _I23],), ([1.7, 2], "int"), ([np.float32([1]), np.float32(2)],),
@@ -71,7 +71,7 @@ def hstack(arrays, dtype=None):
 
 
 @primitive(
-    "vstack", "vstack(_1, __arg(_2_dtype, nil))", category="matrixops",
+    "vstack", "vstack(_1, __arg(_2_dtype, nil))",
     oracle=lambda arrays, dtype=None: np.vstack(arrays).astype(dtype or np.vstack(arrays).dtype),
     samples=[([np.arange(3), np.arange(3.0)],), ([1, 2],), ([_A23, _I23],),
              ([np.arange(2), np.arange(2)], "float32"), ([np.arange(2), np.arange(3)],),
@@ -85,7 +85,7 @@ def vstack(arrays, dtype=None):
 
 
 @primitive(
-    "dstack", "dstack(_1, __arg(_2_dtype, nil))", category="matrixops",
+    "dstack", "dstack(_1, __arg(_2_dtype, nil))",
     oracle=lambda arrays, dtype=None: np.dstack(arrays).astype(dtype or np.dstack(arrays).dtype),
     samples=[([np.arange(3), np.arange(3.0)],), ([_A23, _I23],), ([1, 2],),
              ([_A23, _A23], "int"), ([np.arange(2), np.arange(3)],)],
@@ -98,7 +98,7 @@ def dstack(arrays, dtype=None):
 
 
 @primitive(
-    "stack", "stack(_1, __arg(_2_axis, 0), __arg(_3_dtype, nil))", category="matrixops",
+    "stack", "stack(_1, __arg(_2_axis, 0), __arg(_3_dtype, nil))",
     oracle=lambda arrays, axis=0, dtype=None: np.stack(arrays, axis).astype(
         dtype or np.stack(arrays, axis).dtype),
     samples=[([np.arange(3), np.arange(3.0)],), ([_A23, _I23], 2), ([_A23, _I23], -1),
@@ -124,7 +124,7 @@ def _insert_oracle(arr, obj, values, axis=None, dtype=None):
 
 @primitive(
     "insert", "insert(_1, _2, _3, __arg(_4_axis, nil), __arg(_5_dtype, nil))",
-    category="matrixops", oracle=_insert_oracle,
+    oracle=_insert_oracle,
     samples=[(np.arange(4), 1, 9), (np.arange(4), [1, 3], [7, 8]), (_A23, 1, 5),
              (_A23, 1, 5, 1), (_A23, 0, [1, 2, 3], 0), (_A23, -1, 0, -1),
              (np.arange(3.0), 1, 2.5, None, "int"), (np.arange(3), 7, 1),
@@ -162,7 +162,7 @@ def _split(x, sections: tuple, axis: int, name: str) -> list:
 
 
 @primitive(
-    "hsplit", "hsplit(_1, __2)", category="matrixops", supports_dtype=True,
+    "hsplit", "hsplit(_1, __2)", supports_dtype=True,
     flags={"dtype_args": (0,)},
     oracle=lambda x, *s: list(np.hsplit(x, s[0] if len(s) == 1 else list(s))),
     samples=[(np.arange(6), 3), (_A23, 3), (_A23, [1]), (_I23, [1, 2]), (_I23, 1, 2),
@@ -179,7 +179,7 @@ def hsplit(x, *indices_or_sections):
 
 
 @primitive(
-    "vsplit", "vsplit(_1, __2)", category="matrixops", supports_dtype=True,
+    "vsplit", "vsplit(_1, __2)", supports_dtype=True,
     flags={"dtype_args": (0,)},
     oracle=lambda x, *s: list(np.vsplit(x, s[0] if len(s) == 1 else list(s))),
     samples=[(np.arange(12).reshape(4, 3), 2), (_A23, [1]), (_A23, 2), (np.arange(4), 2),

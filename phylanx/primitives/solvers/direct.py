@@ -86,7 +86,6 @@ _SOLVE_SAMPLES = [
 
 
 @primitive("linear_solver_lu", "linear_solver_lu(_1, _2)", "linear_solver_lu(_1, _2, _3)",
-           category="solvers",
            oracle=lambda a, b, uplo=None: np.linalg.solve(a, b), samples=_SOLVE_SAMPLES + [
                (np.array([[0.0, 2.0], [3.0, 1.0]]), np.array([4.0, 5.0]))],
            example="linear_solver_lu([[0.0, 2.0], [3.0, 1.0]], [4.0, 5.0])", result="[1.0, 2.0]")
@@ -102,7 +101,6 @@ def linear_solver_lu(a, b, uplo=None):
 
 
 @primitive("linear_solver_ldlt", "linear_solver_ldlt(_1, _2)", "linear_solver_ldlt(_1, _2, _3)",
-           category="solvers",
            oracle=lambda a, b, uplo=None: np.linalg.solve(a, b), samples=_SOLVE_SAMPLES + [
                (np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([3.0, 3.0]))],
            example="linear_solver_ldlt([[1.0, 2.0], [2.0, 1.0]], [3.0, 3.0])", result="[1.0, 1.0]")
@@ -117,7 +115,7 @@ def linear_solver_ldlt(a, b, uplo=None):
 
 
 @primitive("linear_solver_cholesky", "linear_solver_cholesky(_1, _2)",
-           "linear_solver_cholesky(_1, _2, _3)", category="solvers",
+           "linear_solver_cholesky(_1, _2, _3)",
            oracle=lambda a, b, uplo=None: np.linalg.solve(a, b), samples=_SOLVE_SAMPLES,
            example="linear_solver_cholesky([[4.0, 2.0], [2.0, 3.0]], [6.0, 5.0])",
            result="[1.0, 1.0]")
@@ -131,7 +129,7 @@ def linear_solver_cholesky(a, b, uplo=None):
         "the matrix a is not positive definite (leading minor {info} is not positive)")
 
 
-@primitive("lu", "lu(_1)", category="solvers",
+@primitive("lu", "lu(_1)",
            no_oracle="A = L U P (column pivoting) has no NumPy counterpart; "
                      "checked in tests against scipy.linalg.lu",
            example="lu([[1.0, 2.0], [3.0, 4.0]])",

@@ -178,7 +178,7 @@ def _register_linear(suffix: str, title: str, method: Callable, preconditioner, 
                (np.array([[2, 1], [1, 2]]), np.array([3, 3]))]
     if not symmetric:
         samples.append((_NONSYMMETRIC, _RHS))
-    primitive(name, f"{name}(_1, _2)", f"{name}(_1, _2, _3)", category="solvers",
+    primitive(name, f"{name}(_1, _2)", f"{name}(_1, _2, _3)",
               oracle=lambda a, b, tolerance=None: np.linalg.solve(a, b), samples=samples,
               example=f"{name}{_EXAMPLE}", result=_EXAMPLE_RESULT)(solver)
     globals()[name] = solver
@@ -246,7 +246,7 @@ def _breakdown(norm, scale):
 
 
 @primitive("iterative_solver_lanczos", "iterative_solver_lanczos(_1, _2)",
-           "iterative_solver_lanczos(_1, _2, _3)", category="solvers",
+           "iterative_solver_lanczos(_1, _2, _3)",
            oracle=lambda a, b, n=None: np.linalg.eigvalsh(a),
            samples=[(_SPD, _RHS), (np.array([[2.0, 1.0], [1.0, -3.0]]), np.array([1.0, 1.0]))],
            example="iterative_solver_lanczos([[2.0, 1.0], [1.0, 2.0]], [1.0, 0.0])",
@@ -279,7 +279,7 @@ def iterative_solver_lanczos(a, b, n=None):
 
 
 @primitive("iterative_solver_arnoldi", "iterative_solver_arnoldi(_1, _2)",
-           "iterative_solver_arnoldi(_1, _2, _3)", category="solvers",
+           "iterative_solver_arnoldi(_1, _2, _3)",
            oracle=lambda a, b, n=None: np.sort_complex(np.linalg.eigvals(a)).real,
            samples=[(_SPD, _RHS), (_NONSYMMETRIC, _RHS)],
            example="iterative_solver_arnoldi([[2.0, 1.0], [0.0, 3.0]], [1.0, 2.0])",

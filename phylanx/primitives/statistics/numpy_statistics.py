@@ -40,7 +40,7 @@ def _method(method) -> str:
 
 @primitive(
     "median", "median(_1_a, __arg(_2_axis, nil), __arg(_3_keepdims, false))",
-    category="statistics", extension=True,
+    extension=True,
     oracle=lambda a, axis=None, keepdims=False: np.median(a, axis=axis, keepdims=keepdims),
     samples=[(_A23,), (_A23, 1), (_A23, -2), (_A23, 0, True), (_ODD, None, True),
              (np.arange(24).reshape(2, 3, 4), [0, 2]), (_A23.astype(_F32), 1),
@@ -89,7 +89,7 @@ _Q_SAMPLES = [
     "percentile",
     "percentile(_1_a, _2_q, __arg(_3_axis, nil), __arg(_4_method, \"linear\"), "
     "__arg(_5_keepdims, false))",
-    category="statistics", extension=True, oracle=_order_oracle(np.percentile),
+    extension=True, oracle=_order_oracle(np.percentile),
     samples=_Q_SAMPLES, example="percentile([1, 2, 3, 4, 5], list(25, 50))",
     result="[2.0, 3.0]",
 )
@@ -106,7 +106,7 @@ def percentile(a, q, axis=None, method="linear", keepdims=False):
     "quantile",
     "quantile(_1_a, _2_q, __arg(_3_axis, nil), __arg(_4_method, \"linear\"), "
     "__arg(_5_keepdims, false))",
-    category="statistics", extension=True, oracle=_order_oracle(np.quantile),
+    extension=True, oracle=_order_oracle(np.quantile),
     samples=[(a, q / 100 if isinstance(q, (int, float)) else np.asarray(q) / 100, *rest)
              for a, q, *rest in _Q_SAMPLES],
     example="quantile([1, 2, 3, 4, 5], 0.25)", result="2.0",
@@ -137,7 +137,7 @@ def _ddof(ddof):
     "cov(_1_m, __arg(_2_y, nil), __arg(_3_rowvar, true), __arg(_4_bias, false), "
     "__arg(_5_ddof, nil), __arg(_6_fweights, nil), __arg(_7_aweights, nil), "
     "__arg(_8_dtype, nil))",
-    category="statistics", extension=True, oracle=np.cov,
+    extension=True, oracle=np.cov,
     samples=[(_DATA,), (_DATA, None, False), (_DATA, None, True, True), (_DATA[0], _DATA[1]),
              (_DATA, None, True, False, 2), (_DATA, None, False, False, None,
                                              np.array([1, 2, 1])),
@@ -164,7 +164,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
 
 @primitive(
     "corrcoef", "corrcoef(_1_x, __arg(_2_y, nil), __arg(_3_rowvar, true), __arg(_4_dtype, nil))",
-    category="statistics", extension=True, oracle=np.corrcoef,
+    extension=True, oracle=np.corrcoef,
     samples=[(_DATA,), (_DATA, None, False), (_DATA[0], _DATA[2]), (_DATA.astype(_F32),),
              (np.array([[1, 2, 3], [3, 1, 2]]),), (np.zeros((3, 2, 2)),),
              (np.array([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]]),)],

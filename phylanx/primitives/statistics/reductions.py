@@ -69,7 +69,7 @@ def _pattern(name: str, fourth: str, fifth: str = "dtype") -> str:
     return _REDUCE_PATTERN.format(name=name, fourth=fourth, fifth=fifth)
 
 
-@primitive("sum", _pattern("sum", "initial"), category="statistics", samples="reduction",
+@primitive("sum", _pattern("sum", "initial"), samples="reduction",
            oracle=_oracle(np.sum), differentiable=True,
            example="sum([[1, 2], [3, 4]], 0)", result="[4, 6]")
 def sum_(a, axis=None, keepdims=None, initial=None, dtype=None):
@@ -84,7 +84,7 @@ def sum_(a, axis=None, keepdims=None, initial=None, dtype=None):
     return scalarize(np.sum(a, axis=axes, keepdims=keep, dtype=to_dtype(dtype), **extra))
 
 
-@primitive("prod", _pattern("prod", "initial"), category="statistics", samples="reduction",
+@primitive("prod", _pattern("prod", "initial"), samples="reduction",
            oracle=_oracle(np.prod), differentiable=True,
            example="prod([[1, 2], [3, 4]], 1)", result="[2, 12]")
 def prod(a, axis=None, keepdims=None, initial=None, dtype=None):
@@ -107,7 +107,7 @@ def _extreme(fn, what: str, a, axis, keepdims, initial, dtype):
     return scalarize(fn(a, axis=axes, keepdims=keep, **extra))
 
 
-@primitive("amax", _pattern("amax", "initial"), category="statistics", samples="reduction",
+@primitive("amax", _pattern("amax", "initial"), samples="reduction",
            oracle=_oracle(np.max), example="amax([[1, 5], [3, 4]], 0)", result="[3, 5]")
 def amax(a, axis=None, keepdims=None, initial=None, dtype=None):
     """Largest element (along ``axis``; NaN if any is NaN), like numpy.max.
@@ -117,7 +117,7 @@ def amax(a, axis=None, keepdims=None, initial=None, dtype=None):
     return _extreme(np.max, "maximum", a, axis, keepdims, initial, dtype)
 
 
-@primitive("amin", _pattern("amin", "initial"), category="statistics", samples="reduction",
+@primitive("amin", _pattern("amin", "initial"), samples="reduction",
            oracle=_oracle(np.min), example="amin([[1, 5], [3, 4]], 1)", result="[1, 3]")
 def amin(a, axis=None, keepdims=None, initial=None, dtype=None):
     """Smallest element (along ``axis``; NaN if any is NaN), like numpy.min.
@@ -127,7 +127,7 @@ def amin(a, axis=None, keepdims=None, initial=None, dtype=None):
     return _extreme(np.min, "minimum", a, axis, keepdims, initial, dtype)
 
 
-@primitive("mean", _pattern("mean", "dummy_"), category="statistics", samples="reduction",
+@primitive("mean", _pattern("mean", "dummy_"), samples="reduction",
            oracle=_oracle(np.mean), differentiable=True,
            example="mean([[1, 2], [3, 4]], 0)", result="[2.0, 3.0]")
 def mean(a, axis=None, keepdims=None, dummy_=None, dtype=None):
@@ -159,7 +159,7 @@ def _ddof(ddof: Any) -> Any:
     return ddof
 
 
-@primitive("var", _moment_pattern("var"), category="statistics", samples="reduction",
+@primitive("var", _moment_pattern("var"), samples="reduction",
            oracle=_moment_oracle(np.var), differentiable=True,
            example="var([1, 2, 3, 4])", result="1.25")
 def var(a, axis=None, keepdims=None, dummy_=None, dtype=None, ddof=0):
@@ -173,7 +173,7 @@ def var(a, axis=None, keepdims=None, dummy_=None, dtype=None, ddof=0):
                             ddof=_ddof(ddof)))
 
 
-@primitive("std", _moment_pattern("std"), category="statistics", samples="reduction",
+@primitive("std", _moment_pattern("std"), samples="reduction",
            oracle=_moment_oracle(np.std), differentiable=True,
            example="std([1, 2, 3, 4])", result="1.118033988749895")
 def std(a, axis=None, keepdims=None, dummy_=None, dtype=None, ddof=0):
@@ -187,7 +187,7 @@ def std(a, axis=None, keepdims=None, dummy_=None, dtype=None, ddof=0):
                             ddof=_ddof(ddof)))
 
 
-@primitive("all", _pattern("all", "dummy0", "dummy1"), category="statistics",
+@primitive("all", _pattern("all", "dummy0", "dummy1"),
            samples="reduction", oracle=_oracle(np.all),
            example="all([[true, false], [true, true]], 1)", result="[false, true]")
 def all_(a, axis=None, keepdims=None, dummy0=None, dummy1=None):
@@ -199,7 +199,7 @@ def all_(a, axis=None, keepdims=None, dummy0=None, dummy1=None):
     return scalarize(np.all(a, axis=axes, keepdims=keep))
 
 
-@primitive("any", _pattern("any", "dummy0", "dummy1"), category="statistics",
+@primitive("any", _pattern("any", "dummy0", "dummy1"),
            samples="reduction", oracle=_oracle(np.any),
            example="any([[0, 0], [0, 3]], 1)", result="[false, true]")
 def any_(a, axis=None, keepdims=None, dummy0=None, dummy1=None):
@@ -211,7 +211,7 @@ def any_(a, axis=None, keepdims=None, dummy0=None, dummy1=None):
     return scalarize(np.any(a, axis=axes, keepdims=keep))
 
 
-@primitive("logsumexp", _pattern("logsumexp", "dummy_"), category="statistics",
+@primitive("logsumexp", _pattern("logsumexp", "dummy_"),
            samples="reduction", oracle=_oracle(scipy.special.logsumexp),
            supports_dtype=True, differentiable=True, flags={"dtype_args": (0,)},
            example="logsumexp([0.0, 0.0])", result="0.6931471805599453")
