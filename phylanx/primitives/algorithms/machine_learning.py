@@ -12,12 +12,15 @@ import sys
 from typing import Any, Callable
 
 import numpy as np
-import scipy.special
 
 from ...errors import PhylanxTypeError, PhylanxValueError
 from ...values import display, type_name
 from ..dtypes import to_bool, to_count
+from ..lazy_modules import lazy_module
 from ..registry import primitive
+
+# SciPy loads on first use (``import phylanx`` stays fast)
+scipy = lazy_module("scipy")
 
 #: seed of the initial factors of ``als``
 ALS_SEED = 0

@@ -17,11 +17,11 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numpy as np
-import scipy.special
 
 from ...errors import PhylanxTypeError, PhylanxValueError
 from ...values import scalarize, type_name
 from ..dtypes import to_dtype
+from ..lazy_modules import lazy_attribute
 from ..registry import primitive
 
 _NUMERIC_CONTAINERS = (list, tuple, range)
@@ -149,6 +149,11 @@ def _no_bool(a: Any) -> Any:
     return a
 
 
+# SciPy loads on the first call (import time); ufunc= keeps the input widening of erf
+_ERF = lazy_attribute("scipy.special", "erf")
+_ERFC = lazy_attribute("scipy.special", "erfc")
+
+
 def _recip(fn: Callable) -> Callable:
     def recip(a):
         return np.reciprocal(fn(float_of(a)))
@@ -200,7 +205,7 @@ exp = _declare("exp", np.exp, "Element-wise natural exponential e**x.",
 exp2 = _declare("exp2", np.exp2, "Element-wise 2**x.", "exp2([3, -1])", "[8.0, 0.5]",
                 oracle=widened(np.exp2))
 exp10 = _declare("exp10", _exp10, "Element-wise 10**x (float result).", "exp10([2, -1])",
-                 "[100.0, 0.1]", oracle=scipy.special.exp10, ufunc=np.exp)
+                 "[100.0, 0.1]", oracle=lazy_attribute("scipy.special", "exp10"), ufunc=np.exp)
 log = _declare("log", np.log, "Element-wise natural logarithm (-inf at 0, NaN below).",
                "log([1.0, 7.38905609893065])", "[0.0, 2.0]", oracle=widened(np.log),
                samples=POSITIVE)
@@ -237,11 +242,11 @@ arctanh = _declare("arctanh", np.arctanh,
                    "Element-wise inverse hyperbolic tangent (-1 < x < 1; +-inf at +-1).",
                    "arctanh([0.0, 0.5])", "[0.0, 0.5493061443340549]", oracle=widened(np.arctanh),
                    samples=UNIT_OPEN)
-erf = _declare("erf", scipy.special.erf, "Element-wise error function (scipy.special.erf).",
-               "erf([0.0, 1.0])", "[0.0, 0.8427007929497149]", oracle=scipy.special.erf)
-erfc = _declare("erfc", scipy.special.erfc,
+erf = _declare("erf", _ERF, "Element-wise error function (scipy.special.erf).",
+               "erf([0.0, 1.0])", "[0.0, 0.8427007929497149]", oracle=_ERF, ufunc=_ERF)
+erfc = _declare("erfc", _ERFC,
                 "Element-wise complementary error function 1 - erf(x) (scipy.special.erfc).",
-                "erfc([0.0, 1.0])", "[1.0, 0.15729920705028513]", oracle=scipy.special.erfc)
+                "erfc([0.0, 1.0])", "[1.0, 0.15729920705028513]", oracle=_ERFC, ufunc=_ERFC)
 square = _declare("square", np.square, "Element-wise square x*x (ints stay ints).",
                   "square([-3, 2])", "[9, 4]", oracle=widened(np.square))
 sign = _declare("sign", np.sign, "Element-wise sign: -1, 0 or 1 (NaN for NaN); not for bool.",

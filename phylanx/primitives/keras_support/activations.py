@@ -7,12 +7,15 @@ numerically stable: no overflow for large ``|x|``.
 from __future__ import annotations
 
 import numpy as np
-import scipy.special
 
 from ...values import scalarize
 from ..dtypes import to_axis
+from ..lazy_modules import lazy_attribute, lazy_module
 from ..registry import primitive
 from ._windows import as_array, as_float_array, to_float
+
+# SciPy loads on first use (``import phylanx`` stays fast)
+scipy = lazy_module("scipy")
 
 _ACTIVATION_SAMPLES = [
     (np.array([-800.0, -3.5, -1.0, 0.0, 0.25, 2.0, 800.0]),),
@@ -26,7 +29,8 @@ _ACTIVATION_SAMPLES = [
 
 
 @primitive("sigmoid", "sigmoid(_1)", elementwise=True,
-           differentiable=True, oracle=scipy.special.expit, samples=_ACTIVATION_SAMPLES,
+           differentiable=True, oracle=lazy_attribute("scipy.special", "expit"),
+           samples=_ACTIVATION_SAMPLES,
            example="sigmoid([0., 2.])", result="[0.5, 0.8807970779778823]")
 def sigmoid(x):
     """Logistic function 1/(1+exp(-x))."""

@@ -15,12 +15,15 @@ The iterative solvers are in ``solvers_iterative.py``.
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
-from scipy.linalg import lapack
 
 from ...errors import PhylanxTypeError, PhylanxValueError
 from ...values import type_name
+from ..lazy_modules import lazy_module
 from ..registry import primitive
+
+# SciPy loads on first use (``import phylanx`` stays fast)
+scipy = lazy_module("scipy")
+lapack = lazy_module("scipy.linalg.lapack")
 
 
 def float_operand(value, what: str, ndims: tuple[int, ...]) -> np.ndarray:

@@ -19,14 +19,17 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-import scipy.linalg
-import scipy.sparse.linalg as sla
-from scipy.linalg import lapack
 
 from ...errors import PhylanxValueError
 from ..dtypes import to_int
+from ..lazy_modules import lazy_functions, lazy_module
 from ..registry import primitive
 from .direct import float_operand, system_operands
+
+# SciPy loads on first use (``import phylanx`` stays fast)
+scipy = lazy_module("scipy")
+sla = lazy_functions("scipy.sparse.linalg")   # its solvers sit in _LINEAR_SOLVERS
+lapack = lazy_module("scipy.linalg.lapack")
 
 DEFAULT_TOLERANCE = 1e-10
 SSOR_OMEGA = 1.2

@@ -12,13 +12,16 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.special
 
 from ...errors import PhylanxTypeError, PhylanxValueError
 from ...values import scalarize, type_name
 from ..arithmetics.elementwise_math import as_numeric, finish
 from ..dtypes import to_axes, to_bool, to_dtype
+from ..lazy_modules import lazy_attribute, lazy_module
 from ..registry import primitive
+
+# SciPy loads on first use (``import phylanx`` stays fast)
+scipy = lazy_module("scipy")
 
 
 def reduction_axes(axis: Any, ndim: int) -> int | tuple[int, ...] | None:
@@ -212,7 +215,7 @@ def any_(a, axis=None, keepdims=None, dummy0=None, dummy1=None):
 
 
 @primitive("logsumexp", _pattern("logsumexp", "dummy_"),
-           samples="reduction", oracle=_oracle(scipy.special.logsumexp),
+           samples="reduction", oracle=_oracle(lazy_attribute("scipy.special", "logsumexp")),
            supports_dtype=True, differentiable=True, flags={"dtype_args": (0,)},
            example="logsumexp([0.0, 0.0])", result="0.6931471805599453")
 def logsumexp(a, axis=None, keepdims=None, dummy_=None, dtype=None):
