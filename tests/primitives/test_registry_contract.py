@@ -31,8 +31,9 @@ from phylanx.primitives.registry import (
     parse_pattern,
 )
 
-from .families import FAMILIES, samples_of
+from .families import FAMILIES, samples_for
 from .harness import as_phylanx_arguments, assert_same, call_primitive, quiet_numpy
+from .samples import explicit_samples
 
 SPECS = all_specs()
 ids = [s.name for s in SPECS]
@@ -194,13 +195,25 @@ def test_oracle_or_reason(spec):
     if spec.no_oracle is not None:
         assert spec.no_oracle.strip(), f"{spec.name}: empty no_oracle reason"
         return
-    assert spec.samples is not None, f"{spec.name}: an oracle without samples is never run"
-    if isinstance(spec.samples, str):
+    explicit = explicit_samples().get(spec.name)
+    assert (spec.samples is None) != (explicit is None), (
+        f"{spec.name}: an oracle needs exactly one of samples=\"<family>\" in the declaration "
+        "and a list in tests/primitives/samples.py")
+    if explicit is None:
+        assert isinstance(spec.samples, str), (
+            f"{spec.name}: samples= names a family; lists go to tests/primitives/samples.py")
         assert spec.samples in FAMILIES, f"{spec.name}: unknown family {spec.samples!r}"
     else:
-        assert samples_of(spec.samples), f"{spec.name}: empty samples"
-        assert all(isinstance(s, tuple) for s in spec.samples), (
+        assert samples_for(spec), f"{spec.name}: empty samples"
+        assert all(isinstance(s, tuple) for s in explicit), (
             f"{spec.name}: samples must be argument tuples")
+
+
+def test_explicit_samples_belong_to_primitives_with_an_oracle():
+    for name in explicit_samples():
+        spec = lookup(name)
+        assert spec is not None, f"samples.py: {name!r} is not a primitive"
+        assert spec.oracle is not None, f"samples.py: {name!r} has no oracle to compare with"
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=ids)
@@ -245,7 +258,7 @@ _KIND = {"bool": "b", "int64": "i", "float64": "f"}
 def _variant_input(spec):
     """Arguments on which the plain primitive works: the first non-empty oracle sample."""
     with quiet_numpy():
-        for args in samples_of(spec.samples) if spec.oracle else []:
+        for args in samples_for(spec) if spec.oracle else []:
             if any(getattr(a, "size", 1) == 0 for a in args):
                 continue
             try:

@@ -20,9 +20,6 @@ def _one_hot_oracle(indices, num_classes):
 
 @primitive("one_hot", "one_hot(_1,_2)",
            oracle=_one_hot_oracle,
-           samples=[(np.array([0, 2, 1]), 3), (np.array([[1, 5], [-1, 0]]), 4),
-                    (np.int64(2), 3), (np.array([], dtype=np.int64), 2),
-                    (np.array([1.0, 0.0]), 2)],
            example="one_hot([0, 2], 3)", result="[[1, 0, 0], [0, 0, 1]]")
 def one_hot(indices, num_classes):
     """One-hot encoding of integer ``indices``: shape ``indices.shape + (num_classes,)``.
@@ -54,10 +51,6 @@ def _bias_add_oracle(x, bias):
 
 @primitive("bias_add", "bias_add(_1, _2)", differentiable=True,
            oracle=_bias_add_oracle,
-           samples=[(np.arange(6.0).reshape(2, 3), np.array([1.0, 2.0, 3.0])),
-                    (np.ones((2, 3, 4), np.float32), np.arange(4, dtype=np.float32)),
-                    (np.ones((2, 3, 4)), np.arange(12.0).reshape(3, 4)),
-                    (np.ones((2, 3)), np.ones(2)), (np.ones((2, 3, 4)), np.ones((2, 4)))],
            example="bias_add([[1, 2], [3, 4]], [10, 20])", result="[[11, 22], [13, 24]]")
 def bias_add(x, bias):
     """Add ``bias`` along the last (channels) axis of ``x``.
@@ -94,10 +87,6 @@ def _value(value, what: str):
 
 @primitive("switch", "switch(_1, _2, _3)",
            oracle=_switch_oracle,
-           samples=[(np.array([True, False, True]), np.arange(3), -np.arange(3)),
-                    (np.array([1, 0]), np.ones((2, 3)), np.zeros((2, 3))),
-                    (np.array([[1, 0], [0, 1]]), np.arange(8.0).reshape(2, 2, 2), np.float64(-1)),
-                    (np.bool_(False), np.arange(3), np.float64(0.5))],
            example="switch([true, false], [1, 2], [3, 4])", result="[1, 4]")
 def switch(condition, then_expression, else_expression):
     """Select element-wise between two values by ``condition`` (Keras ``switch``).
@@ -135,9 +124,6 @@ def _l2_oracle(x, axis=None):
 
 @primitive("l2_normalize", "l2_normalize(_1)", "l2_normalize(_1,_2)",
            oracle=_l2_oracle,
-           samples=[(np.array([3.0, 4.0]),), (np.arange(6.0).reshape(2, 3), 1),
-                    (np.arange(6.0).reshape(2, 3), -2), (np.zeros((2, 2)),),
-                    (np.arange(6, dtype=np.float32).reshape(3, 2), 0), (np.arange(4),)],
            example="l2_normalize([3., 4.])", result="[0.6, 0.8]")
 def l2_normalize(x, axis=None):
     """x / sqrt(max(sum(x**2, axis), 1e-12)): unit L2 norm along ``axis`` (nil: all)."""

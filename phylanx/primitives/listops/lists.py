@@ -14,7 +14,7 @@ from ..registry import primitive
 
 @primitive("list", "list(__1)", aliases=(),
            example="list(1, \"two\", [3])", result="'(1, \"two\", [3])",
-           oracle=lambda *a: list(a), samples=[(1, 2), ()])
+           oracle=lambda *a: list(a))
 def list_(*items):
     """A list of the arguments (also what quoted lists ``'(...)`` and Python literals become)."""
     return list(items)
@@ -22,7 +22,7 @@ def list_(*items):
 
 @primitive("make_list", "make_list(__1)",
            example="make_list(1, 2)", result="list(1, 2)",
-           oracle=lambda *a: list(a), samples=[(1, 2)])
+           oracle=lambda *a: list(a))
 def make_list(*items):
     """Alias of ``list``."""
     return list(items)
@@ -48,7 +48,6 @@ def dict_(*pairs):
 
 
 @primitive("__len", "__len(_1)", oracle=len,
-           samples=[([1, 2, 3],), ("abc",), ({"a": 1},)],
            example="__len([[1, 2], [3, 4], [5, 6]])", result="3")
 def len_(value):
     """Length along the outermost dimension of an array, list, dict or string."""

@@ -18,9 +18,6 @@ from ..array_args import as_array, as_int_list, as_shape, numpy_call
 from ..dtypes import to_axes, to_axis, to_bool, to_dtype, to_int
 from ..registry import primitive
 
-_A23 = np.arange(6.0).reshape(2, 3)
-_A234 = np.arange(24).reshape(2, 3, 4)
-
 
 def _axes_arg(axis, ndim: int):
     """An axis or a list of axes, validated against ``ndim``."""
@@ -32,9 +29,6 @@ def _axes_arg(axis, ndim: int):
 @primitive(
     "reshape", "reshape(_1, _2)",
     oracle=lambda a, shape: np.reshape(a, shape),
-    samples=[(np.arange(6), [2, 3]), (_A23, [-1]), (_A234, [4, -1, 2]), (np.arange(4.0), 4),
-             (np.zeros((0, 3)), [3, 0]), (np.float64(5), [1, 1]), (np.arange(1), []),
-             (np.arange(6, dtype=np.float32), [3, 2]), (np.arange(6), [4, -1])],
     example="reshape([1, 2, 3, 4], list(2, 2))", result="[[1, 2], [3, 4]]",
 )
 def reshape(a, shape):
@@ -52,7 +46,6 @@ def reshape(a, shape):
 @primitive(
     "flatten", "flatten(_1, _2)", "flatten(_1)",
     oracle=lambda a, order=None: np.asarray(a).flatten(order or "C"),
-    samples=[(_A23,), (_A234, "F"), (np.float32(2),), (np.zeros((2, 0)),), (_A23, "C")],
     example="flatten([[1, 2], [3, 4]])", result="[1, 2, 3, 4]",
 )
 def flatten(a, order=None):
@@ -67,8 +60,6 @@ def flatten(a, order=None):
 @primitive(
     "squeeze", "squeeze(_1)", "squeeze(_1,_2)",
     oracle=lambda a, axis=None: np.squeeze(a, tuple(axis) if isinstance(axis, list) else axis),
-    samples=[(np.zeros((1, 3, 1)),), (np.zeros((1, 3, 1)), -1), (np.ones((1, 1)),),
-             (np.zeros((2, 1, 0)), 1), (np.zeros((1, 2, 1, 1)), [0, 2]), (np.zeros((2, 3)), 0)],
     example="squeeze([[1, 2, 3]])", result="[1, 2, 3]",
 )
 def squeeze(a, axis=None):
@@ -85,8 +76,6 @@ def squeeze(a, axis=None):
 @primitive(
     "expand_dims", "expand_dims(_1,_2)",
     oracle=np.expand_dims,
-    samples=[(np.arange(3), 0), (np.arange(3), -1), (_A23, 1), (np.float64(2), 0),
-             (_A234, [0, 4]), (np.zeros((0,)), 1), (np.arange(3), 2)],
     example="expand_dims([1, 2], 1)", result="[[1], [2]]",
 )
 def expand_dims(a, axis):
@@ -100,8 +89,6 @@ def expand_dims(a, axis):
 @primitive(
     "transpose", "transpose(_1)", "transpose(_1,_2)",
     oracle=lambda a, axes=None: np.transpose(a, axes),
-    samples=[(_A23,), (_A234,), (_A234, [1, 0, 2]), (_A234, [-1, 0, 1]), (np.arange(3),),
-             (np.float32(1),), (np.zeros((0, 2)),), (_A23, [0, 0])],
     example="transpose([[1, 2], [3, 4]])", result="[[1, 3], [2, 4]]",
 )
 def transpose(a, axes=None):
@@ -121,8 +108,6 @@ def transpose(a, axes=None):
 @primitive(
     "flip", "flip(_1,_2)", "flip(_1)",
     oracle=lambda a, axis=None: np.flip(a, axis),
-    samples=[(np.arange(4),), (_A23, 0), (_A234, -1), (_A234, [0, 2]), (_A23,),
-             (np.float64(1),), (np.zeros((0, 2)), 1)],
     example="flip([1, 2, 3])", result="[3, 2, 1]",
 )
 def flip(a, axis=None):
@@ -136,7 +121,6 @@ def flip(a, axis=None):
 
 @primitive(
     "flipud", "flipud(_1)", oracle=np.flipud,
-    samples=[(np.arange(4),), (_A23,), (_A234,), (np.float64(3),)],
     example="flipud([[1, 2], [3, 4]])", result="[[3, 4], [1, 2]]",
 )
 def flipud(a):
@@ -149,7 +133,6 @@ def flipud(a):
 
 @primitive(
     "fliplr", "fliplr(_1)", oracle=np.fliplr,
-    samples=[(_A23,), (_A234,), (np.arange(4),)],
     example="fliplr([[1, 2], [3, 4]])", result="[[2, 1], [4, 3]]",
 )
 def fliplr(a):
@@ -167,7 +150,6 @@ def _sized_list(x):
 
 @primitive(
     "size", "size(_1)", oracle=np.size,
-    samples=[(_A23,), (np.float64(1),), (np.zeros((0, 3)),), (_A234,)],
     example="size([[1, 2, 3], [4, 5, 6]])", result="6",
 )
 def size(a):
@@ -179,7 +161,6 @@ def size(a):
 
 @primitive(
     "ndim", "ndim(_1)", oracle=np.ndim,
-    samples=[(_A23,), (np.float64(1),), (np.zeros((0,)),), (_A234,)],
     example="ndim([[1, 2], [3, 4]])", result="2",
 )
 def ndim(a):
@@ -196,8 +177,6 @@ def _shape_oracle(a, dim=None):
 
 @primitive(
     "shape", "shape(_1, _2)", "shape(_1)", oracle=_shape_oracle,
-    samples=[(_A23,), (_A234, -1), (_A234, 1), (np.float64(1),), (np.zeros((0, 2)), 0),
-             (_A23, 2)],
     example="shape([[1, 2, 3], [4, 5, 6]])", result="list(2, 3)",
 )
 def shape(a, dim=None):
@@ -213,8 +192,6 @@ def shape(a, dim=None):
 @primitive(
     "astype", "astype(_1_x, _2_dtype)",
     oracle=lambda x, dtype: np.asarray(x).astype(dtype),
-    samples=[(np.array([1.7, -2.2]), "int"), (np.arange(3), "float"), (np.arange(3), "bool"),
-             (np.float64(2.5), "int64"), (_A23, "float32"), (np.zeros((0,)), "int")],
     example="astype([1.5, 2.7], \"int\")", result="[1, 2]",
 )
 def astype(x, dtype):
@@ -224,8 +201,6 @@ def astype(x, dtype):
 
 @primitive(
     "tile", "tile(_1,_2)", oracle=np.tile,
-    samples=[(np.arange(3), 2), (np.arange(3), [2, 2]), (_A23, [2, 1]), (_A23, 0),
-             (np.float64(2), 3), (_A234, [1, 2]), (np.arange(2, dtype=np.float32), [2, 1, 2])],
     example="tile([1, 2], 2)", result="[1, 2, 1, 2]",
 )
 def tile(a, reps):
@@ -239,8 +214,6 @@ def tile(a, reps):
 @primitive(
     "repeat", "repeat(_1,_2)", "repeat(_1,_2,_3)",
     oracle=lambda a, repeats, axis=None: np.repeat(a, repeats, axis),
-    samples=[(np.arange(3), 2), (_A23, 2, 1), (_A23, [1, 2], 0), (_A23, 2, -1),
-             (np.float64(4), 3), (_A23, [1, 2], 1), (np.zeros((0, 2)), 2, 0)],
     example="repeat([1, 2], 2)", result="[1, 1, 2, 2]",
 )
 def repeat(a, repeats, axis=None):
@@ -259,9 +232,6 @@ def _pad_oracle(a, pad_width, mode, constant_values=None):
 
 @primitive(
     "pad", "pad(_1, _2, _3)", "pad(_1, _2, _3, _4)", oracle=_pad_oracle,
-    samples=[(np.arange(3), 2, "constant"), (np.arange(3), [1, 2], "constant", 9),
-             (_A23, [[1, 0], [0, 2]], "constant", -1), (_A23, [1, 2], "constant"),
-             (np.arange(3.0, dtype=np.float32), 1, "constant", 0.5), (np.arange(3), 1, "edge")],
     example="pad([1, 2], list(1, 2), \"constant\")", result="[0, 1, 2, 0, 0]",
 )
 def pad(a, pad_width, mode, constant_values=None):
@@ -302,8 +272,6 @@ def count_nonzero(a, axis=None, keepdims=False):
 @primitive(
     "diag", "diag(_1)", "diag(_1, _2)",
     oracle=lambda v, k=0: np.diag(v, k),
-    samples=[(np.arange(3),), (np.arange(3), 1), (np.arange(3), -2), (_A23,), (_A23, 1),
-             (_A23, -1), (_A23, 5), (np.zeros((0,)),), (_A234,), (np.float32([1, 2]),)],
     example="diag([1, 2])", result="[[1, 0], [0, 2]]",
 )
 def diag(v, k=0):
@@ -316,9 +284,6 @@ def diag(v, k=0):
 
 @primitive(
     "clip", "clip(_1, _2, _3)", oracle=np.clip,
-    samples=[(np.arange(6), 1, 4), (np.arange(6.0), None, 3.5), (_A23, np.array([1, 2, 3]), 4),
-             (np.float32([0.5, 3]), np.float32(1), np.float32(2)), (np.float64(5), 0, 1),
-             (np.array([np.nan, 1.0]), 0, 0.5), (np.arange(6), 1.5, 3)],
     example="clip([1, 5, 9], 2, 6)", result="[2, 5, 6]",
 )
 def clip(a, a_min, a_max):
@@ -338,9 +303,6 @@ def _gradient_oracle(f, axis=None):
 @primitive(
     "gradient", "gradient(_1, _2)", "gradient(_1)",
     oracle=_gradient_oracle,
-    samples=[(np.array([1.0, 2, 4, 7, 11]),), (np.array([1, 2, 4]),), (_A23 ** 2, 1),
-             (_A23 ** 2, -2), (_A23 ** 2,), (np.float32([1, 4, 9]),), (_A234, [0, 2]),
-             (np.array([1.0]),)],
     example="gradient([1., 2., 4., 7.])", result="[1., 1.5, 2.5, 3.]",
 )
 def gradient(f, axis=None):

@@ -20,14 +20,6 @@ from .linalg import numeric
 
 _SORT_KINDS = ("quicksort", "mergesort", "heapsort", "stable")
 
-_AXIS_SAMPLES = [
-    (np.array([3., 1., 4., 1., 5.]),), (np.array([[3, 1, 4], [1, 5, 9]]),),
-    (np.array([[3, 1, 4], [1, 5, 9]]), 0), (np.array([[3., 1., 4.], [1., 5., 9.]]), -1),
-    (np.arange(24.).reshape(2, 3, 4) % 5, 1), (np.array([1., np.nan, 3.]),),
-    (np.float32([[2, 7], [8, 1]]), 1), (np.array([True, False, True]),), (np.array([]),),
-    (np.arange(4.).reshape(2, 2), 2),
-]
-
 
 def _search(name: str, finder, a: Any, axis: Any) -> Any:
     arr = numeric(a, "the argument")
@@ -38,7 +30,7 @@ def _search(name: str, finder, a: Any, axis: Any) -> Any:
 
 
 @primitive("argmax", "argmax(_1, _2)", "argmax(_1)",
-           oracle=lambda a, axis=None: np.argmax(a, axis=axis), samples=_AXIS_SAMPLES,
+           oracle=lambda a, axis=None: np.argmax(a, axis=axis),
            example="argmax([[1, 9], [8, 2]], 0)", result="[1, 0]")
 def argmax(a, axis=None):
     """Index of the first maximum in the flattened array, or per-axis indices along ``axis``.
@@ -49,7 +41,7 @@ def argmax(a, axis=None):
 
 
 @primitive("argmin", "argmin(_1, _2)", "argmin(_1)",
-           oracle=lambda a, axis=None: np.argmin(a, axis=axis), samples=_AXIS_SAMPLES,
+           oracle=lambda a, axis=None: np.argmin(a, axis=axis),
            example="argmin([[1, 9], [8, 2]], 1)", result="[0, 1]")
 def argmin(a, axis=None):
     """Index of the first minimum in the flattened array, or per-axis indices along ``axis``.
@@ -79,12 +71,6 @@ def _sort_args(name: str, a: Any, axis: Any, kind: Any, order: Any):
            "argsort(_1, __arg(_2_axis, -1), __arg(_3_kind, \"quicksort\"), __arg(_4_order, nil))",
            oracle=lambda a, axis=-1, kind="quicksort", order=None: np.argsort(
                a, axis=axis, kind=kind, order=order),
-           samples=[(np.array([3., 1., 2.]), -1, "stable"), (np.array([[3, 1, 1], [0, 5, 0]]), 0,
-                                                             "stable"),
-                    (np.array([[3., 1., 2.], [0., 5., 4.]]), None, "mergesort"),
-                    (np.arange(24.).reshape(2, 3, 4) % 7, 1, "stable"),
-                    (np.array([2., np.nan, 1.]), -1, "stable"), (np.float32([2, 1]), 0, "stable"),
-                    (np.array([1, 2]), 1, "stable")],
            example="argsort([3, 1, 2])", result="[1, 2, 0]")
 def argsort(a, axis=-1, kind="quicksort", order=None):
     """Indices that sort ``a`` along ``axis`` (nil: the flattened array), numpy.argsort.
@@ -100,11 +86,6 @@ def argsort(a, axis=-1, kind="quicksort", order=None):
            "sort(_1, __arg(_2_axis, -1), __arg(_3_kind, \"quicksort\"), __arg(_4_order, nil))",
            oracle=lambda a, axis=-1, kind="quicksort", order=None: np.sort(
                a, axis=axis, kind=kind, order=order),
-           samples=[(np.array([3., 1., 2.]),), (np.array([[3, 1, 1], [0, 5, 0]]), 0),
-                    (np.array([[3., 1., 2.], [0., 5., 4.]]), None),
-                    (np.arange(24.).reshape(2, 3, 4) % 7, -2, "heapsort"),
-                    (np.array([2., np.nan, 1., -np.inf]),), (np.float32([2, 1]),),
-                    (np.array([True, False]),), (np.array([1, 2]), 1), (np.float64(3),)],
            example="sort([[3, 1], [0, 2]], 0)", result="[[0, 1], [3, 2]]")
 def sort(a, axis=-1, kind="quicksort", order=None):
     """Sorted copy of ``a`` along ``axis`` (nil: flattened first), numpy.sort.
@@ -117,11 +98,6 @@ def sort(a, axis=-1, kind="quicksort", order=None):
 
 @primitive("unique", "unique(_1)", "unique(_1, _2)",
            oracle=lambda a, axis=None: np.unique(a, axis=axis),
-           samples=[(np.array([3, 1, 3, 2, 1]),), (np.array([[1., 2.], [2., 1.]]),),
-                    (np.array([[1, 2], [1, 2], [0, 5]]), 0),
-                    (np.array([[1, 2, 1], [3, 4, 3]]), -1), (np.array([]),),
-                    (np.array([1., np.nan, 1.]),), (np.float32([2, 2, 1]),),
-                    (np.array([True, False, True]),), (np.array([[1, 2]]), 2)],
            example="unique([3, 1, 3, 2])", result="[1, 2, 3]")
 def unique(a, axis=None):
     """Sorted unique elements (flattened), or the unique sub-arrays along ``axis``.
@@ -145,11 +121,6 @@ def _power_operand(value: Any, what: str) -> Any:
 
 @primitive("power", "power(_1, _2)", oracle=np.power,
            supports_dtype=True, elementwise=True, differentiable=True,
-           samples=[(np.arange(4.), np.float64(2)), (np.array([2, 3]), np.array([[0], [3]])),
-                    (np.float32([1, 2]), np.float32(0.5)), (np.array([8., 4.]), 1 / 3),
-                    (np.array([2, 3]), np.int64(-1)), (np.array([2., 3.]), np.int64(-1)),
-                    (np.array([True, False]), np.array([2, 0])), (np.int64(3), np.int64(4)),
-                    (np.array([0.5, 2.]), np.array([-1., np.inf]))],
            example="power([1, 2, 3], 2)", result="[1, 4, 9]")
 def power(base, exponent):
     """Element-wise ``base ** exponent`` with broadcasting (numpy.power).
