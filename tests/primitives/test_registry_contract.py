@@ -233,12 +233,21 @@ def test_category_and_extension_flag(spec):
         f"{spec.name}: supports_dtype should be {spec.name in SUPPORTS_DTYPE} (§2.4)")
 
 
-@pytest.mark.parametrize("spec", [s for s in SPECS if not s.special],
-                         ids=[s.name for s in SPECS if not s.special])
+@pytest.mark.parametrize("spec", SPECS, ids=ids)
 def test_category_is_the_declaring_package(spec):
-    module = spec.impl.__module__
-    assert module.split(".")[2] == spec.category, (
-        f"{spec.name}: declared in {module}, category {spec.category!r}")
+    assert spec.module.split(".")[2] == spec.category, (
+        f"{spec.name}: declared in {spec.module}, category {spec.category!r}")
+    if spec.special:
+        assert spec.impl is None, f"{spec.name}: a special form's builder is the compiler's"
+    else:
+        assert spec.impl.__module__ == spec.module
+
+
+def test_every_special_form_has_one_builder_in_the_compiler():
+    from phylanx.compiler.special_forms import SPECIAL_FORMS, missing_builders
+
+    assert missing_builders() == ([], [])
+    assert {s.name for s in SPECS if s.special} == set(SPECIAL_FORMS) and SPECIAL_FORMS
 
 
 def test_declarations_outside_a_category_package_are_refused():
@@ -321,3 +330,13 @@ def test_variant_input_found_for_operators():
     spec = lookup("__add")
     assert _variant_input(spec) is not None
     assert as_phylanx_arguments((np.zeros(()),))[0].shape == ()
+
+
+def test_missing_builders_reports_both_directions(monkeypatch):
+    from phylanx.compiler import special_forms
+
+    table = dict(special_forms.SPECIAL_FORMS)
+    del table["store"]
+    table["no_such_form"] = table["define"]
+    monkeypatch.setattr(special_forms, "SPECIAL_FORMS", table)
+    assert special_forms.missing_builders() == (["store"], ["no_such_form"])
