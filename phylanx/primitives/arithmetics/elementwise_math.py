@@ -10,7 +10,7 @@ model does not have (the result *kind* is NumPy's).
 NumPy's ``dtype=``); any other dtype (``"int"``, ``"bool"``) casts the result.
 
 The small helpers at the top (:func:`as_numeric`, :func:`as_operand`, :func:`finish`) are
-shared by the other ``arithmetic_*``, ``boolean_*`` and ``statistics`` modules.
+shared by the other arithmetics modules and by the booleans, matrixops and statistics ones.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Binary element-wise NumPy math the original lacks (extensions): ``arctan2 hypot fmax fmin``.
 
 Each is the NumPy ufunc of the same name with broadcasting and NumPy's result types, with the
-one widening of ``arithmetic_math``: bool operands of ``arctan2``/``hypot`` are computed as
+one widening of ``elementwise_math``: bool operands of ``arctan2``/``hypot`` are computed as
 int64 (NumPy would answer in float16, a type the PhySL value model does not have).
 ``fmax``/``fmin`` ignore NaN where the other operand is a number (``maximum`` propagates it).
 """

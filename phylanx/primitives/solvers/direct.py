@@ -10,7 +10,7 @@ are solved in float64; float32 inputs give float32 results, as ``numpy.linalg.so
 the columns.  SciPy factors ``A = P' L' U'`` (row pivoting), so ``lu`` factors the
 transpose: ``A.T = P' L' U'`` gives ``A = U'.T @ L'.T @ P'.T``.
 
-The iterative solvers are in ``solvers_iterative.py``.
+The iterative solvers are in ``iterative.py``.
 """
 from __future__ import annotations
 
