@@ -6,7 +6,7 @@ the loop ``for i in prange(n)`` runs its iterations concurrently.
 """
 from __future__ import annotations
 
-from .primitives.core import debug_output
+from .primitives.core.general import debug_output
 from .primitives.registry import all_specs, lookup
 
 

@@ -7,8 +7,8 @@ Every ``import`` in every module (also those inside functions) is parsed with
 * the base modules ``source errors config values exceptions`` import only each other;
 * ``language`` imports only the base modules;
 * ``runtime`` imports only the base modules and ``language``;
-* ``primitives`` does not import ``compiler`` (except the registry's lazy ``_load_all``,
-  which loads the compiler's special forms), ``frontend`` or ``cli``;
+* ``primitives`` does not import ``compiler``, ``frontend`` or ``cli`` (the special
+  forms' builders live in the compiler; the registry holds only their declarations);
 * ``compiler`` does not import ``frontend`` or ``cli``;
 * nothing but ``phylanx/__main__.py`` imports ``cli``;
 * the modules of ``frontend`` import each other without a cycle (imports inside
@@ -36,13 +36,6 @@ FORBIDDEN: dict[str, set[str]] = {
     "primitives": {"compiler", "frontend", "cli"},
     "compiler": {"frontend", "cli"},
 }
-#: (module, function the import sits in, imported unit): deliberate exceptions
-EXCEPTIONS = {
-    ("phylanx.primitives.registry", "_load_all", "compiler"):
-        "loads the compiler's special forms into the registry on first lookup",
-}
-
-
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
     if parts[-1] == "__init__":
@@ -64,23 +57,15 @@ def _is_submodule(module: str) -> bool:
 
 
 class _Imports(ast.NodeVisitor):
-    """Collects (imported module, enclosing function) for one file."""
+    """Collects (imported module, line) for one file."""
 
     def __init__(self, module: str, is_package: bool):
         self.package = module if is_package else module.rpartition(".")[0]
-        self.found: list[tuple[str, str | None, int]] = []
-        self.function: str | None = None
-
-    def visit_FunctionDef(self, node):  # noqa: N802 - ast visitor API
-        outer, self.function = self.function, self.function or node.name
-        self.generic_visit(node)
-        self.function = outer
-
-    visit_AsyncFunctionDef = visit_FunctionDef
+        self.found: list[tuple[str, int]] = []
 
     def visit_Import(self, node):  # noqa: N802
         for alias in node.names:
-            self.found.append((alias.name, self.function, node.lineno))
+            self.found.append((alias.name, node.lineno))
 
     def visit_ImportFrom(self, node):  # noqa: N802
         if node.level:
@@ -93,7 +78,7 @@ class _Imports(ast.NodeVisitor):
             # `from .. import compiler` imports the submodule phylanx.compiler
             candidate = f"{target}.{alias.name}"
             self.found.append((candidate if _is_submodule(candidate) else target,
-                               self.function, node.lineno))
+                               node.lineno))
 
 
 def _all_imports():
@@ -101,19 +86,17 @@ def _all_imports():
         module = _module_name(path)
         visitor = _Imports(module, path.name == "__init__.py")
         visitor.visit(ast.parse(path.read_text(encoding="utf-8"), str(path)))
-        for imported, function, line in visitor.found:
-            yield module, path, imported, function, line
+        for imported, line in visitor.found:
+            yield module, path, imported, line
 
 
 def _violations() -> list[str]:
     out = []
-    for module, path, imported, function, line in _all_imports():
+    for module, path, imported, line in _all_imports():
         src, dst = _unit(module), _unit(imported)
         if dst is None or dst == src:
             continue
         where = f"{path.relative_to(ROOT.parent)}:{line}: {module} imports {imported}"
-        if (module, function, dst) in EXCEPTIONS:
-            continue
         if dst == "cli" and src != "__main__":
             out.append(f"{where} (only phylanx/__main__.py may import phylanx.cli)")
         allowed = ALLOWED.get(src)
@@ -131,20 +114,21 @@ def test_import_direction():
 
 def test_the_checker_sees_imports():
     # the parser must resolve relative imports, or the test above could never fail
-    found = {(m, i) for m, _, i, _, _ in _all_imports()}
+    found = {(m, i) for m, _, i, _ in _all_imports()}
     assert ("phylanx.primitives.indexing", "phylanx.errors") in found
-    assert ("phylanx.primitives.registry", "phylanx.compiler.special_forms") in found
+    assert ("phylanx.compiler.special_forms", "phylanx.primitives.indexing") in found
+    assert ("phylanx.primitives.matrixops.slicing", "phylanx.primitives.indexing") in found
     assert ("phylanx.__main__", "phylanx.cli.main") in found
 
 
 @pytest.mark.parametrize("module, imported, expected", [
     ("phylanx.language.parser", "phylanx.runtime.futures", "language may import only"),
     ("phylanx.values", "phylanx.language", "values may import only"),
-    ("phylanx.primitives.core", "phylanx.frontend.tables", "primitives must not import"),
+    ("phylanx.primitives.core.general", "phylanx.frontend.tables", "primitives must not import"),
     ("phylanx.compiler.binding", "phylanx.cli.main", "only phylanx/__main__.py"),
 ])
 def test_rules_reject(monkeypatch, module, imported, expected):
-    fake = [(module, ROOT / "x.py", imported, None, 1)]
+    fake = [(module, ROOT / "x.py", imported, 1)]
     monkeypatch.setattr(sys.modules[__name__], "_all_imports", lambda: iter(fake))
     assert any(expected in v for v in _violations())
 
@@ -152,7 +136,7 @@ def test_rules_reject(monkeypatch, module, imported, expected):
 def _frontend_graph(imports) -> dict[str, set[str]]:
     """frontend module -> the frontend modules it imports (the package is its __init__)."""
     graph: dict[str, set[str]] = {}
-    for module, _, imported, _, _ in imports:
+    for module, _, imported, _ in imports:
         if module.startswith("phylanx.frontend") and imported.startswith("phylanx.frontend") \
                 and imported != module:
             graph.setdefault(module, set()).add(imported)
@@ -194,9 +178,10 @@ def test_frontend_has_no_import_cycle():
 
 
 def test_the_cycle_check_finds_a_lazy_import_cycle():
-    fake = [("phylanx.frontend.resolve", None, "phylanx.frontend.markers", None, 1),
-            ("phylanx.frontend.decorator", None, "phylanx.frontend.resolve", None, 1),
-            ("phylanx.frontend.resolve", "classify", "phylanx.frontend.decorator", None, 9)]
+    # (module, path, imported, line); the last import sits inside a function
+    fake = [("phylanx.frontend.resolve", None, "phylanx.frontend.markers", 1),
+            ("phylanx.frontend.decorator", None, "phylanx.frontend.resolve", 1),
+            ("phylanx.frontend.resolve", None, "phylanx.frontend.decorator", 9)]
     assert _find_cycle(_frontend_graph(fake)) == [
         "phylanx.frontend.decorator", "phylanx.frontend.resolve", "phylanx.frontend.decorator"]
     assert _find_cycle(_frontend_graph(fake[:2])) is None

@@ -6,7 +6,9 @@
     phylanx primitives --markdown            docs/primitives.md (generated, do not edit by hand)
     phylanx primitives --markdown --check docs/primitives.md
                                              exit 1 if that file differs from what would be written
-    phylanx primitives --coverage            which names of the original exist here
+    phylanx primitives --coverage            which names of the original exist here, and
+                                             each rule table's coverage (VJP, distribution,
+                                             fusion)
 
 Everything is read from ``phylanx.primitives.registry``; nothing is listed by hand.
 """
@@ -19,6 +21,7 @@ from collections.abc import Iterable
 
 from ..primitives.original_names import coverage_report
 from ..primitives.registry import CATEGORIES, PrimitiveSpec, all_names, all_specs, lookup
+from ..primitives.rules import TABLES
 
 #: boolean flags of a spec shown in listings, in this order
 FLAGS = ("elementwise", "differentiable", "distributable", "supports_dtype", "side_effects",
@@ -38,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", metavar="FILE",
                    help="with --markdown: exit 1 if FILE differs from the generated text")
     p.add_argument("--coverage", action="store_true",
-                   help="report which names of the original Phylanx exist here")
+                   help="report which names of the original Phylanx exist here and "
+                        "which primitives each rule table (vjp, distribution, fusion) covers")
     return p
 
 
@@ -183,6 +187,12 @@ def coverage_text() -> str:
         out.append(f"    missing: {' '.join(report.distributed_missing)}")
     if report.extensions:
         out.append(f"  extensions (not in the original): {' '.join(report.extensions)}")
+    out.append("Rule tables (phylanx/primitives/rules.py):")
+    for table in TABLES:
+        out.append(f"  {table.coverage_line()}")
+        missing = table.missing()
+        if missing:
+            out.append(f"    without a rule: {' '.join(missing)}")
     return "\n".join(out) + "\n"
 
 

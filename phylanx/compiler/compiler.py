@@ -4,8 +4,8 @@
 against each primitive's declared signature (binding.py) and builds a
 :class:`~phylanx.runtime.nodes.Node` per primitive call whose ``run`` closure
 evaluates it.  Special forms (``define``, ``lambda``, ``store`` ...) are compiled
-by their declarations in ``special_forms.py``.  Every compile error is a
-:class:`PhylanxCompileError` with ``file:line:col``, the line and a caret.
+by their builders in ``special_forms.py`` (the registry holds only their docs).
+Every compile error is a :class:`PhylanxCompileError` with ``file:line:col``, the line and a caret.
 """
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ from ..runtime.nodes import Node, build_eager, constant, resolving
 from ..source import SourceLoc
 from ..values import Builtin, ControlSignal, Function, call_function
 from . import binding, dependencies, scopes
+from .locating import located
+from .special_forms import SPECIAL_FORMS
 
 #: named constants of §2.1 (a local variable of the same name shadows them)
 CONSTANTS: dict[str, Any] = {
@@ -289,7 +291,7 @@ class Compiler:
         if spec.special:
             if call is None:
                 call = ast.Call(name, tuple(args), None, loc)
-            return spec.impl(self, call, scope)
+            return SPECIAL_FORMS[spec.name](self, call, scope)
         slots, _ = binding.bind(spec, name, tuple(args), loc)
         children = []
         compile_child = self.compile_branch if name in _BRANCHES else self.compile
@@ -328,21 +330,6 @@ class Compiler:
         return node.set_run(make_call(node, call.func, get, args, kwargs))
 
 
-def located(node: Node, run):
-    """Wrap a lazy primitive's closure so errors it raises itself carry its location."""
-    def run_located(frame):
-        try:
-            return run(frame)
-        except PhylanxError as e:
-            raise node.locate(e)
-        except ControlSignal:
-            raise
-        except Exception as e:
-            raise node.wrap(e) from e
-    return run_located
-
-
-#: the name the frontend knows; one implementation: ``values.call_function``
 
 
 def make_call(node: Node, name: str, get, args: list, kwargs: dict):

@@ -1,21 +1,47 @@
-"""Special forms: primitives the compiler builds itself (``define``, ``lambda``, ``store``).
+"""Special forms: primitives the compiler builds itself (``define``, ``lambda``, ``store`` ...).
 
-They are declared in the registry like every other primitive (``special=True``);
-the declared function receives ``(compiler, call_ast, scope)`` and returns the node.
+The registry declares their names, patterns and documentation (``special=True``, in
+``primitives/core/special_forms.py`` and ``primitives/controls/special_forms.py``) and
+holds no implementation; the builders are here, in :data:`SPECIAL_FORMS`, which only
+the compiler reads.  A builder receives ``(compiler, call_ast, scope)`` and returns
+the node.  :func:`missing_builders` compares the two tables (a test keeps them equal).
 """
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import PhylanxCompileError
 from ..language import ast
 from ..primitives import indexing
-from ..primitives.controls import iterate
-from ..primitives.registry import primitive
+from ..primitives.controls.control_flow import iterate
+from ..primitives.registry import all_specs
 from ..runtime.cancel import PENDING, check
 from ..runtime.futures import resolve_deep
 from ..values import BreakSignal, ContinueSignal, Function
 from ..values import call as call_fn
 from . import scopes
-from .compiler import located
+from .locating import located
+
+#: special form name -> builder ``(compiler, call_ast, scope) -> Node``
+SPECIAL_FORMS: dict[str, Callable[..., Any]] = {}
+
+
+def special_form(name: str) -> Callable:
+    """Register the builder of the special form ``name`` (declared in the registry)."""
+    def register(builder: Callable) -> Callable:
+        if name in SPECIAL_FORMS:
+            raise ValueError(f"special form {name!r} has two builders")
+        SPECIAL_FORMS[name] = builder
+        return builder
+    return register
+
+
+def missing_builders() -> tuple[list[str], list[str]]:
+    """(registry specials without a builder, builders without a registry special)."""
+    declared = {spec.name for spec in all_specs() if spec.special}
+    return sorted(declared - SPECIAL_FORMS.keys()), sorted(SPECIAL_FORMS.keys() - declared)
+
 
 _SLICE_FORMS = ("slice", "slice_row", "slice_column", "slice_page", "tuple_slice")
 
@@ -103,32 +129,21 @@ def _define(compiler, call: ast.Call, scope, global_: bool):
     return node.set_run(run)
 
 
-@primitive("define", "define(__1)", category="core", special=True,
-           example="block(define(sq, x, x * x), sq(4))", result="16",
-           no_oracle="special form: binds a name")
+@special_form("define")
 def define(compiler, call, scope):
-    """Define a variable ``define(x, value)`` or a function ``define(f, a, b, body)``.
-
-    Parameters may have defaults: ``define(f, a, __arg(b, 2), a + b)``.
-    Functions are closures over the frame they are defined in; every call gets
-    fresh locals, so recursion works.
-    """
+    """Build ``define`` (documented in primitives/core/special_forms.py)."""
     return _define(compiler, call, scope, global_=False)
 
 
-@primitive("define_global", "define_global(__1)", category="core", special=True,
-           example="block(define_global(g, 2), g * 3)", result="6",
-           no_oracle="special form: binds a name")
+@special_form("define_global")
 def define_global(compiler, call, scope):
-    """Like ``define``, in the outermost (global) scope."""
+    """Build ``define_global`` (documented in primitives/core/special_forms.py)."""
     return _define(compiler, call, scope, global_=True)
 
 
-@primitive("lambda", "lambda(__1)", category="core", special=True,
-           example="apply(lambda(a, b, a - b), list(5, 3))", result="2",
-           no_oracle="special form: makes a function value")
+@special_form("lambda")
 def lambda_(compiler, call, scope):
-    """Anonymous function ``lambda(a1, ..., aN, body)``; a closure over the current frame."""
+    """Build ``lambda`` (documented in primitives/core/special_forms.py)."""
     if not call.args:
         raise PhylanxCompileError("lambda needs a body: lambda(args..., body)", call.loc, "lambda")
     make, body = compile_function(compiler, call, scope, "lambda", call.args[:-1], call.args[-1])
@@ -136,16 +151,9 @@ def lambda_(compiler, call, scope):
     return node.set_run(make)
 
 
-@primitive("store", "store(_1, _2)", category="core", special=True,
-           example="block(define(x, [1, 2, 3]), store(slice(x, 0), 7), x)", result="[7, 2, 3]",
-           no_oracle="special form: assignment")
+@special_form("store")
 def store(compiler, call, scope):
-    """Assign to a variable, or into a slice of one: ``store(slice(x, 0, nil), v)``.
-
-    ``slice_row``, ``slice_column``, ``slice_page`` and ``tuple_slice`` targets
-    assign along that axis.  Storing into an undefined name is a compile error.
-    Returns nil.
-    """
+    """Build ``store`` (documented in primitives/core/special_forms.py)."""
     if len(call.args) != 2:
         raise PhylanxCompileError(
             f"store takes 2 arguments (target, value), got {len(call.args)}", call.loc, "store")
@@ -185,11 +193,9 @@ def store(compiler, call, scope):
         getattr(target, "loc", call.loc), "store")
 
 
-@primitive("return", "return(__arg(_1_value, nil))", category="controls", special=True,
-           extension=True, example="block(define(f, x, block(if(x > 0, return(1)), 0)), f(5))",
-           result="1", no_oracle="control flow")
+@special_form("return")
 def return_(compiler, call, scope):
-    """Leave the enclosing function with a value (early ``return`` of Python)."""
+    """Build ``return`` (documented in primitives/controls/special_forms.py)."""
     from ..values import ReturnSignal
     if len(call.args) > 1:
         raise PhylanxCompileError("return takes at most one value", call.loc, "return")
@@ -206,14 +212,9 @@ def return_(compiler, call, scope):
     return node.set_run(run)
 
 
-@primitive("for_each", "for_each(_1, _2)", category="controls", special=True,
-           example="block(define(s, 0), for_each(lambda(x, store(s, s + x)), [1, 2, 3]), s)",
-           result="6", no_oracle="control flow")
+@special_form("for_each")
 def for_each(compiler, call, scope):
-    """Call ``f(item)`` for every element of an iterable; the value of the last call.
-
-    With a literal one-argument ``lambda`` the body runs in the enclosing frame.
-    """
+    """Build ``for_each`` (documented in primitives/controls/special_forms.py)."""
     if len(call.args) != 2:
         raise PhylanxCompileError(
             f"for_each takes 2 arguments (function, iterable), got {len(call.args)}",
@@ -264,9 +265,8 @@ def for_each(compiler, call, scope):
     return node.set_run(located(node, run))
 
 
-@primitive("__arg", "__arg(_1, _2)", category="core", special=True,
-           no_oracle="compiler-internal marker")
+@special_form("__arg")
 def arg_marker(compiler, call, scope):
-    """Keyword argument or parameter default marker ``__arg(name, value)``."""
+    """Build ``__arg`` (documented in primitives/core/special_forms.py)."""
     raise PhylanxCompileError("__arg(name, value) is only valid as an argument of a call",
                               call.loc, "__arg")

@@ -1,20 +1,23 @@
 """The single table of primitives: ``PrimitiveSpec`` and the ``@primitive`` decorator.
 
-A primitive is declared exactly once, next to its implementation::
+A primitive is declared exactly once, next to its implementation, in a module of
+the package of its category (``primitives/statistics/reductions.py`` declares
+category ``statistics``: the category is the declaring package, never an argument)::
 
     @primitive(
         "sum", "sum(_1, __arg(_2_axis, nil), __arg(_3_keepdims, nil), ...)",
-        category="statistics", oracle=np.sum, samples="reduction",
+        oracle=np.sum, samples="reduction",
         example="sum([[1, 2], [3, 4]], 0)", result="[4, 6]",
     )
     def sum_(a, axis=None, keepdims=None, initial=None, dtype=None):
         '''Sum of the elements, optionally along an axis.'''
 
 The compiler (argument binding), the docs (``phylanx primitives --markdown``), the
-tests (parametrised over :func:`all_specs`), autodiff and distribution coverage
-read this table.  Nothing is registered anywhere else.
+tests (parametrised over :func:`all_specs`) and the rule tables of later layers
+(``rules.py``: VJP, distribution, fusion) read this table.  Nothing is registered
+anywhere else.
 
-Kinds of implementation:
+Two calling conventions of ``impl``:
 
 * eager (default): ``impl(*values)`` receives evaluated argument values, bound
   positionally to the signature (omitted optional arguments take the Python
@@ -22,21 +25,27 @@ Kinds of implementation:
 * ``lazy=True``: ``impl(node, children)`` is a *builder* called at compile time;
   it returns a ``run(frame) -> value`` closure that evaluates children itself
   (``child.run(frame)``): control flow, short-circuit logic, parallel forms.
-* ``special=True``: a compiler form (``define``, ``lambda``, ``store`` ...); the
-  compiler calls ``impl(compiler, call_ast, scope)`` to build the node.
+
+``special=True`` declares a compiler form (``define``, ``lambda``, ``store`` ...):
+the decorated function carries only the documentation and ``impl`` is None; the
+compiler builds the node from the call's syntax with its own builder
+(``phylanx/compiler/special_forms.py``).  The registry never imports the compiler.
+
+The table is complete once ``phylanx.primitives`` is imported, which importing this
+module always does first (the package's ``__init__`` imports every category), so
+lookups need no lock: Python's import lock makes other threads wait for the package.
 """
 from __future__ import annotations
 
 import inspect
 import re
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 CATEGORIES = (
     "core", "arithmetics", "booleans", "controls", "listops", "matrixops",
-    "statistics", "solvers", "fileio", "keras_support", "algorithms",
+    "statistics", "solvers", "fileio", "keras_support", "algorithms", "frontend_support",
     "dist_matrixops", "dist_keras_support",
 )
 
@@ -90,7 +99,7 @@ class PrimitiveSpec:
 
     name: str
     patterns: tuple[str, ...]
-    impl: Callable[..., Any]
+    impl: Callable[..., Any] | None   # None for special forms (built by the compiler)
     category: str
     doc: str
     signature: Signature
@@ -110,6 +119,7 @@ class PrimitiveSpec:
     infix: str | None = None     # PhySL operator text, for operator primitives
     aliases: tuple[str, ...] = ()
     flags: dict[str, Any] = field(default_factory=dict)
+    module: str = ""             # the declaring module
 
     @property
     def summary(self) -> str:
@@ -177,19 +187,32 @@ def merge_signatures(sigs: list[Signature]) -> Signature:
     return Signature(params)
 
 
-def primitive(name: str, *patterns: str, category: str, **options: Any) -> Callable:
-    """Declare a primitive; see the module docstring.  Returns ``impl`` unchanged."""
-    if category not in CATEGORIES:
-        raise ValueError(f"unknown category {category!r} for primitive {name!r}")
+def category_of(module: str, name: str) -> str:
+    """The category of a primitive declared in ``module``: its package under primitives/."""
+    parts = module.split(".")
+    if parts[:2] == ["phylanx", "primitives"] and len(parts) > 3 and parts[2] in CATEGORIES:
+        return parts[2]
+    raise ValueError(
+        f"primitive {name!r} is declared in {module}, outside a category package "
+        f"(phylanx.primitives.<category>.<module>, category one of {', '.join(CATEGORIES)})")
 
+
+def primitive(name: str, *patterns: str, **options: Any) -> Callable:
+    """Declare a primitive; see the module docstring.  Returns the function unchanged.
+
+    The category is the package the function is defined in (``__module__``).
+    """
     def register(impl: Callable) -> Callable:
         if name in _REGISTRY:
             raise ValueError(f"primitive {name!r} declared twice")
+        category = category_of(impl.__module__, name)
         call_patterns = [p for p in patterns if re.match(r"^\s*[A-Za-z_]\w*\s*\(", p)]
         sigs = [parse_pattern(p) for p in call_patterns] or [Signature(())]
         spec = PrimitiveSpec(
-            name=name, patterns=tuple(patterns), impl=impl, category=category,
-            doc=inspect.getdoc(impl) or "", signature=merge_signatures(sigs), **options,
+            name=name, patterns=tuple(patterns),
+            impl=None if options.get("special") else impl, category=category,
+            doc=inspect.getdoc(impl) or "", signature=merge_signatures(sigs),
+            module=impl.__module__, **options,
         )
         _REGISTRY[name] = spec
         for alias in spec.aliases:
@@ -200,33 +223,8 @@ def primitive(name: str, *patterns: str, category: str, **options: Any) -> Calla
     return register
 
 
-def _load_all() -> None:
-    # Importing the category modules runs their @primitive declarations; the
-    # compiler's special forms live with the compiler.
-    from .. import primitives  # noqa: F401
-    from ..compiler import special_forms  # noqa: F401
-
-
-_loaded = False
-_load_lock = threading.RLock()
-
-
-def _ensure_loaded() -> None:
-    """Import every primitive module once.  ``_loaded`` is set only when the whole
-    table is there, so a thread asking meanwhile waits instead of seeing half of it
-    (the RLock lets the loading thread itself look names up while it imports)."""
-    global _loaded
-    if _loaded:
-        return
-    with _load_lock:
-        if not _loaded:
-            _load_all()
-            _loaded = True
-
-
 def lookup(name: str) -> PrimitiveSpec | None:
     """The spec of ``name`` (including ``name__int``-style dtype variants), or None."""
-    _ensure_loaded()
     spec = _REGISTRY.get(name)
     if spec is not None:
         return spec
@@ -248,7 +246,6 @@ def dtype_suffix(name: str) -> str | None:
 
 def all_specs() -> list[PrimitiveSpec]:
     """Every declared primitive once (aliases excluded), sorted by category and name."""
-    _ensure_loaded()
     seen: dict[int, PrimitiveSpec] = {}
     for spec in _REGISTRY.values():
         seen.setdefault(id(spec), spec)
@@ -257,7 +254,6 @@ def all_specs() -> list[PrimitiveSpec]:
 
 def all_names() -> list[str]:
     """Every callable PhySL name, including aliases and dtype variants."""
-    _ensure_loaded()
     names = set(_REGISTRY)
     for spec in all_specs():
         if spec.supports_dtype:

@@ -1,11 +1,12 @@
 """Input families for the oracle tests (see docs/writing-primitives.md).
 
-A primitive declares ``samples="<family>"``; ``test_oracles.py`` calls the
-primitive through PhySL and its NumPy oracle with every argument tuple that
-the family returns.  Each family is a function returning a fresh list of
-tuples of NumPy values (arrays, ``np.int64``/``np.float64``/``np.bool_``
-scalars, None).  The lists are deterministic (a fixed seed) and kept small:
-the whole registry runs a few thousand cases.
+A primitive declares ``samples="<family>"`` (or has an explicit list in
+``samples.py``); ``test_oracles.py`` calls the primitive through PhySL and its
+NumPy oracle with every argument tuple that the family returns.  Each family
+is a function returning a fresh list of tuples of NumPy values (arrays,
+``np.int64``/``np.float64``/``np.bool_`` scalars, None).  The lists are
+deterministic (a fixed seed) and kept small: the whole registry runs a few
+thousand cases.
 
 Coverage per family: ranks 0..4, dtypes bool/int64/float32/float64, empty
 arrays, NaN/±inf/-0.0, broadcasting pairs (and one incompatible pair, where
@@ -190,7 +191,7 @@ FAMILIES: dict[str, Callable[[], list[tuple]]] = {
 
 
 def samples_of(samples) -> list[tuple]:
-    """The argument tuples of a spec's ``samples`` (a family name or an explicit list)."""
+    """The argument tuples of a family name or of an explicit list (None: none)."""
     if samples is None:
         return []
     if isinstance(samples, str):
@@ -198,3 +199,11 @@ def samples_of(samples) -> list[tuple]:
             raise KeyError(f"unknown input family {samples!r} (known: {sorted(FAMILIES)})")
         return FAMILIES[samples]()
     return [s if isinstance(s, tuple) else (s,) for s in samples]
+
+
+def samples_for(spec) -> list[tuple]:
+    """The oracle inputs of a primitive: its list in ``samples.py``, else its family's."""
+    from .samples import explicit_samples
+
+    explicit = explicit_samples().get(spec.name)
+    return samples_of(explicit if explicit is not None else spec.samples)

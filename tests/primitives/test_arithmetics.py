@@ -1,5 +1,5 @@
-"""Hand tests of the arithmetics primitives (arithmetic_math.py, arithmetic_misc.py) against
-NumPy: dtypes and ranks, empty and float32 inputs, NaN/inf, dtype arguments and suffixes,
+"""Hand tests of the arithmetics primitives (elementwise_math.py, cumulative_and_tests.py)
+against NumPy: dtypes and ranks, empty and float32 inputs, NaN/inf, dtype arguments and suffixes,
 axis handling and error messages."""
 from __future__ import annotations
 

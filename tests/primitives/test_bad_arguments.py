@@ -16,7 +16,7 @@ import phylanx
 from phylanx.errors import PhylanxError
 from phylanx.primitives.registry import all_specs
 
-from .families import samples_of
+from .families import samples_for
 
 #: primitives that legitimately block, print, touch files or take seconds on bad sizes
 SKIP = {"cout", "debug", "file_write", "file_write_csv", "file_write_hdf5", "file_read",
@@ -41,7 +41,7 @@ def _cases():
 
 def _sample(spec):
     try:
-        samples = samples_of(spec.samples) if spec.samples is not None else []
+        samples = samples_for(spec)
     except KeyError:
         samples = []
     return samples[0] if samples else None

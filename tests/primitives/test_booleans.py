@@ -1,4 +1,4 @@
-"""Hand tests of the named logical primitives (boolean_logic.py) against NumPy:
+"""Hand tests of the named logical primitives (booleans/logic.py) against NumPy:
 ``logical_not``, the n-ary ``logical_and/or/xor`` and ``__xor``, ``nonzero`` and ``where``."""
 from __future__ import annotations
 

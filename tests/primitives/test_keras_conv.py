@@ -1,4 +1,4 @@
-"""Keras convolutions (keras_conv.py) against direct-loop references (and torch when installed).
+"""Keras convolutions (conv.py) against direct-loop references (and torch when installed).
 
 The references loop over output positions and kernel taps and skip taps that fall in
 the padding, so they share no code with the window-view implementation.  Padding

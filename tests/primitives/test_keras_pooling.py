@@ -1,4 +1,4 @@
-"""Keras pooling, spatial_2d_padding and resize_images (keras_pooling.py) against loop references.
+"""Keras pooling, spatial_2d_padding and resize_images (pooling.py) against loop references.
 
 The pooling references visit each output position and gather the in-range cells of
 its window (TensorFlow's "same": padded cells are ignored, averages count only real

@@ -1,4 +1,4 @@
-"""List access and update primitives (listops_access.py) against plain Python lists."""
+"""List access and update primitives (listops/access.py) against plain Python lists."""
 from __future__ import annotations
 
 import itertools

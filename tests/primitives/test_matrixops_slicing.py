@@ -9,7 +9,7 @@ import pytest
 
 import phylanx
 from phylanx.errors import PhylanxError, PhylanxTypeError, PhylanxValueError
-from phylanx.primitives.matrixops_slicing import slice_
+from phylanx.primitives.matrixops.slicing import slice_
 
 from .harness import assert_like_numpy
 

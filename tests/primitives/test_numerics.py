@@ -11,7 +11,7 @@ import pytest
 
 import phylanx
 from phylanx.errors import PhylanxValueError
-from phylanx.primitives.solvers import first_negligible, rounding_tolerance
+from phylanx.primitives.solvers.direct import first_negligible, rounding_tolerance
 
 from .harness import assert_like_numpy, evaluate_with
 

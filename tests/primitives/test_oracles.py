@@ -14,13 +14,13 @@ import pytest
 from phylanx.errors import PhylanxError
 from phylanx.primitives.registry import all_specs
 
-from .families import samples_of
+from .families import samples_for
 from .harness import as_phylanx_arguments, assert_same, call_primitive, quiet_numpy
 
 #: The one promotion difference applied to every oracle: the PhySL value model has no
 #: float16/int8/int16/uint8 (bool < int64 < float32/float64).  Where NumPy answers in such a
 #: small type although no input had it (float16 from math on bool, int8 from bool % bool),
-#: phylanx may widen to float64/int64 instead (arithmetic_math.py widens bool inputs to int64
+#: phylanx may widen to float64/int64 instead (elementwise_math.py widens bool inputs to int64
 #: first); NumPy's own small type is accepted too.
 _WIDENED = {np.dtype(np.float16): np.dtype(np.float64), np.dtype(np.int8): np.dtype(np.int64),
             np.dtype(np.int16): np.dtype(np.int64), np.dtype(np.uint8): np.dtype(np.int64),
@@ -34,10 +34,10 @@ DTYPE_KIND_ONLY: dict[str, str] = {}
 def _cases():
     cases = []
     for spec in all_specs():
-        if spec.oracle is None or spec.samples is None:
+        if spec.oracle is None:
             continue
         try:
-            samples = samples_of(spec.samples)
+            samples = samples_for(spec)
         except KeyError as e:  # reported by the contract test; keep collection going
             cases.append(pytest.param(spec, None, id=f"{spec.name}-bad-samples",
                                       marks=pytest.mark.skip(reason=str(e))))

@@ -14,7 +14,7 @@ import pytest
 from phylanx.errors import PhylanxError
 from phylanx.primitives.registry import all_specs
 
-from .families import samples_of
+from .families import samples_for
 from .harness import as_phylanx_arguments, assert_same, decorated_numpy_module, quiet_numpy
 
 
@@ -35,9 +35,9 @@ def _cases():
     cases = []
     for spec in all_specs():
         twin = numpy_twin(spec)
-        if twin is None or spec.samples is None:
+        if twin is None:
             continue
-        for i, args in enumerate(samples_of(spec.samples)[:6]):
+        for i, args in enumerate(samples_for(spec)[:6]):
             cases.append(pytest.param(spec.name, twin, args, id=f"{spec.name}-{i}"))
     return cases
 

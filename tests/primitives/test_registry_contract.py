@@ -26,12 +26,14 @@ from phylanx.primitives.registry import (
     DTYPE_SUFFIXES,
     all_names,
     all_specs,
+    category_of,
     lookup,
     parse_pattern,
 )
 
-from .families import FAMILIES, samples_of
+from .families import FAMILIES, samples_for
 from .harness import as_phylanx_arguments, assert_same, call_primitive, quiet_numpy
+from .samples import explicit_samples
 
 SPECS = all_specs()
 ids = [s.name for s in SPECS]
@@ -193,13 +195,25 @@ def test_oracle_or_reason(spec):
     if spec.no_oracle is not None:
         assert spec.no_oracle.strip(), f"{spec.name}: empty no_oracle reason"
         return
-    assert spec.samples is not None, f"{spec.name}: an oracle without samples is never run"
-    if isinstance(spec.samples, str):
+    explicit = explicit_samples().get(spec.name)
+    assert (spec.samples is None) != (explicit is None), (
+        f"{spec.name}: an oracle needs exactly one of samples=\"<family>\" in the declaration "
+        "and a list in tests/primitives/samples.py")
+    if explicit is None:
+        assert isinstance(spec.samples, str), (
+            f"{spec.name}: samples= names a family; lists go to tests/primitives/samples.py")
         assert spec.samples in FAMILIES, f"{spec.name}: unknown family {spec.samples!r}"
     else:
-        assert samples_of(spec.samples), f"{spec.name}: empty samples"
-        assert all(isinstance(s, tuple) for s in spec.samples), (
+        assert samples_for(spec), f"{spec.name}: empty samples"
+        assert all(isinstance(s, tuple) for s in explicit), (
             f"{spec.name}: samples must be argument tuples")
+
+
+def test_explicit_samples_belong_to_primitives_with_an_oracle():
+    for name in explicit_samples():
+        spec = lookup(name)
+        assert spec is not None, f"samples.py: {name!r} is not a primitive"
+        assert spec.oracle is not None, f"samples.py: {name!r} has no oracle to compare with"
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=ids)
@@ -219,6 +233,31 @@ def test_category_and_extension_flag(spec):
         f"{spec.name}: supports_dtype should be {spec.name in SUPPORTS_DTYPE} (§2.4)")
 
 
+@pytest.mark.parametrize("spec", SPECS, ids=ids)
+def test_category_is_the_declaring_package(spec):
+    assert spec.module.split(".")[2] == spec.category, (
+        f"{spec.name}: declared in {spec.module}, category {spec.category!r}")
+    if spec.special:
+        assert spec.impl is None, f"{spec.name}: a special form's builder is the compiler's"
+    else:
+        assert spec.impl.__module__ == spec.module
+
+
+def test_every_special_form_has_one_builder_in_the_compiler():
+    from phylanx.compiler.special_forms import SPECIAL_FORMS, missing_builders
+
+    assert missing_builders() == ([], [])
+    assert {s.name for s in SPECS if s.special} == set(SPECIAL_FORMS) and SPECIAL_FORMS
+
+
+def test_declarations_outside_a_category_package_are_refused():
+    assert category_of("phylanx.primitives.matrixops.shape", "f") == "matrixops"
+    for module in ("phylanx.primitives.dtypes", "phylanx.compiler.x",
+                   "phylanx.primitives.nonsense.x", "tests.primitives.x"):
+        with pytest.raises(ValueError, match="outside a category package"):
+            category_of(module, "f")
+
+
 # -- dtype variants ----------------------------------------------------------------------
 
 DTYPE_SPECS = [s for s in SPECS if s.supports_dtype]
@@ -228,7 +267,7 @@ _KIND = {"bool": "b", "int64": "i", "float64": "f"}
 def _variant_input(spec):
     """Arguments on which the plain primitive works: the first non-empty oracle sample."""
     with quiet_numpy():
-        for args in samples_of(spec.samples) if spec.oracle else []:
+        for args in samples_for(spec) if spec.oracle else []:
             if any(getattr(a, "size", 1) == 0 for a in args):
                 continue
             try:
@@ -291,3 +330,13 @@ def test_variant_input_found_for_operators():
     spec = lookup("__add")
     assert _variant_input(spec) is not None
     assert as_phylanx_arguments((np.zeros(()),))[0].shape == ()
+
+
+def test_missing_builders_reports_both_directions(monkeypatch):
+    from phylanx.compiler import special_forms
+
+    table = dict(special_forms.SPECIAL_FORMS)
+    del table["store"]
+    table["no_such_form"] = table["define"]
+    monkeypatch.setattr(special_forms, "SPECIAL_FORMS", table)
+    assert special_forms.missing_builders() == (["store"], ["no_such_form"])

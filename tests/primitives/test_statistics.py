@@ -1,4 +1,4 @@
-"""Hand tests of the reductions (statistics.py) against NumPy/SciPy: axis None/int/negative/
+"""Hand tests of the reductions (reductions.py) against NumPy/SciPy: axis None/int/negative/
 list, keepdims, initial, dtype, empty and 0-d inputs, NaN, dtype variants and errors."""
 from __future__ import annotations
 

@@ -1,0 +1,254 @@
+"""Element-wise math of the arithmetics category (§3.3.3): ``sqrt exp log sin ... erf sign``.
+
+Every function here has the pattern ``name(_1, __arg(_2_dtype, nil))``.  Result types follow
+NumPy (int64 -> float64, float32 stays float32, ``floor`` of an int stays int), with one
+deliberate difference: bool and small-int inputs are widened to int64 first when the ufunc
+has no loop of their own, because NumPy would answer in float16/int8, types the PhySL value
+model does not have (the result *kind* is NumPy's).
+
+``dtype`` given: a float or complex dtype is computed in (the input is cast first, as with
+NumPy's ``dtype=``); any other dtype (``"int"``, ``"bool"``) casts the result.
+
+The small helpers at the top (:func:`as_numeric`, :func:`as_operand`, :func:`finish`) are
+shared by the other arithmetics modules and by the booleans, matrixops and statistics ones.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ...errors import PhylanxTypeError, PhylanxValueError
+from ...values import scalarize, type_name
+from ..dtypes import to_dtype
+from ..lazy_modules import lazy_attribute
+from ..registry import primitive
+
+_NUMERIC_CONTAINERS = (list, tuple, range)
+_PYTHON_NUMBERS = (bool, int, float, complex)
+
+
+def as_numeric(x: Any, what: str = "argument") -> Any:
+    """``x`` as a NumPy array or scalar; PhySL lists become arrays, other kinds are refused."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        if x.dtype.kind not in "biufc":
+            raise PhylanxTypeError(f"{what} must be numeric, got a {type_name(x)}")
+        return x
+    if isinstance(x, (bool, int, float, complex)):
+        return np.asarray(x)[()]
+    if isinstance(x, _NUMERIC_CONTAINERS):
+        try:
+            a = np.asarray(x)
+        except ValueError as e:
+            raise PhylanxValueError(f"{what} is a list that is not a regular array: {e}") from None
+        if a.dtype.kind not in "biufc" and a.size:
+            raise PhylanxTypeError(f"{what} must be numeric, got a list of {a.dtype}")
+        return a
+    raise PhylanxTypeError(f"{what} must be a number or an array, got a {type_name(x)}")
+
+
+def as_operand(x: Any, what: str = "argument") -> Any:
+    """Like :func:`as_numeric`, but a Python number stays a Python number.
+
+    For operands combined with others (``where``, ``maximum``, ``clip`` ...): Python numbers
+    are weak in NumPy's promotion, so ``maximum(2, x)`` keeps a float32 ``x`` float32;
+    :func:`as_numeric` would make the 2 a strong int64 and the result float64.
+    """
+    if type(x) in _PYTHON_NUMBERS:
+        return x
+    return as_numeric(x, what)
+
+
+def widen_for(ufunc: np.ufunc, a: Any) -> Any:
+    """Cast bool/small ints to int64 when ``ufunc`` has no loop of their own (see above)."""
+    kind = a.dtype.kind
+    if kind in "biu" and a.dtype != np.int64:
+        own = a.dtype.char + "->"
+        if not any(t.startswith(own) for t in ufunc.types):
+            return a.astype(np.int64)
+    return a
+
+
+def widened(ufunc: np.ufunc) -> Callable:
+    """The NumPy oracle of ``ufunc`` with the input widening of this module (see above)."""
+    def oracle(x):
+        return ufunc(widen_for(ufunc, np.asarray(x)))
+    return oracle
+
+
+def float_of(a: Any) -> Any:
+    """``a`` itself if it is float/complex, else as float64 (NumPy's int -> float rule)."""
+    return a if a.dtype.kind in "fc" else a.astype(np.float64)
+
+
+def finish(result: Any, dtype: np.dtype | None) -> Any:
+    """Cast ``result`` to ``dtype`` (if given) and turn 0-d arrays into NumPy scalars."""
+    if dtype is not None and result.dtype != dtype:
+        result = result.astype(dtype)
+    return scalarize(result)
+
+
+def apply_elementwise(fn: Callable, x: Any, dtype: Any, ufunc: np.ufunc | None = None) -> Any:
+    """Run the element-wise ``fn`` on ``x`` with the dtype rules of the module docstring."""
+    if dtype is None and type(x) is np.ndarray and x.dtype.kind in "fc":
+        return fn(x)  # the common case (a float array, no dtype): nothing to check or cast
+    a = as_numeric(x)
+    dt = to_dtype(dtype)
+    if dt is not None and dt.kind in "fc":
+        a = a.astype(dt)
+    elif ufunc is not None:
+        a = widen_for(ufunc, a)
+    return finish(fn(a), dt)
+
+
+# explicit oracle inputs for functions whose domain is restricted (``unary`` would warn)
+_F32 = np.float32
+POSITIVE = [
+    (np.array([0.25, 1.0, 4.0, 1e10]),), (np.array([[0.5, 2.0], [3.0, 9.0]], dtype=_F32),),
+    (np.int64(9),), (np.arange(1, 7).reshape(2, 3),), (np.array([], dtype=np.float64),),
+    (np.array([np.inf, np.nan]),), (np.ones((2, 1, 2, 3)),), (np.float32(2.0),),
+]
+UNIT_OPEN = [
+    (np.array([-0.5, 0.0, 0.25, 0.9]),), (np.array([[0.5, -0.1]], dtype=_F32),),
+    (np.float64(0.3),), (np.zeros((2, 2, 2), dtype=np.int64),), (np.array([]),),
+    (np.array([np.nan]),),
+]
+UNIT_CLOSED = UNIT_OPEN + [(np.array([-1.0, 1.0]),), (np.array([True, False]),)]
+AT_LEAST_ONE = [
+    (np.array([1.0, 2.0, 10.0, np.inf]),), (np.array([[1.5], [3.0]], dtype=_F32),),
+    (np.int64(3),), (np.arange(1, 9).reshape(2, 2, 2),), (np.array([]),),
+]
+
+
+def _declare(name: str, fn: Callable, doc: str, example: str, result: str, *,
+             oracle: Callable, ufunc: np.ufunc | None = None, samples: Any = "unary",
+             differentiable: bool = True, prepare: Callable | None = None) -> Callable:
+    """Declare ``name(x, dtype=nil)`` computing ``fn`` element-wise."""
+    if ufunc is None and isinstance(fn, np.ufunc):
+        ufunc = fn
+
+    def impl(x, dtype=None):
+        if prepare is not None:
+            x = prepare(as_numeric(x))
+        return apply_elementwise(fn, x, dtype, ufunc)
+
+    impl.__name__ = name
+    impl.__doc__ = doc
+    primitive(
+        name, f"{name}(_1, __arg(_2_dtype, nil))",
+        oracle=oracle, samples=samples, example=example, result=result,
+        elementwise=True, distributable=True, differentiable=differentiable,
+    )(impl)
+    return impl
+
+
+def _no_bool(a: Any) -> Any:
+    if a.dtype == np.bool_:
+        raise PhylanxTypeError("the argument must be an int or float array, not bool "
+                               "(as in NumPy)")
+    return a
+
+
+# SciPy loads on the first call (import time); ufunc= keeps the input widening of erf
+_ERF = lazy_attribute("scipy.special", "erf")
+_ERFC = lazy_attribute("scipy.special", "erfc")
+
+
+def _recip(fn: Callable) -> Callable:
+    def recip(a):
+        return np.reciprocal(fn(float_of(a)))
+    return recip
+
+
+def _exp10(a):
+    a = float_of(a)
+    return np.power(a.dtype.type(10), a)
+
+
+def _real(a):
+    return np.array(np.real(a), copy=True) if np.ndim(a) else np.real(a)
+
+
+absolute = _declare("absolute", np.absolute,
+                    "Element-wise absolute value |x| (magnitude for complex).",
+                    "absolute([-1.5, 2])", "[1.5, 2.0]", oracle=np.absolute,
+                    differentiable=False)
+floor = _declare("floor", np.floor, "Element-wise floor (ints stay ints, as NumPy 2).",
+                 "floor([-1.5, 2.7])", "[-2.0, 2.0]", oracle=np.floor, differentiable=False)
+ceil = _declare("ceil", np.ceil, "Element-wise ceiling (ints stay ints, as NumPy 2).",
+                "ceil([-1.5, 2.2])", "[-1.0, 3.0]", oracle=np.ceil, differentiable=False)
+trunc = _declare("trunc", np.trunc, "Element-wise truncation toward zero.",
+                 "trunc([-1.5, 2.7])", "[-1.0, 2.0]", oracle=np.trunc, differentiable=False)
+rint = _declare("rint", np.rint, "Element-wise rounding to the nearest integer (half to even).",
+                "rint([0.5, 1.5, -2.6])", "[0.0, 2.0, -3.0]", oracle=widened(np.rint),
+                differentiable=False)
+conj = _declare("conj", np.conjugate,
+                "Element-wise complex conjugate (the identity for real inputs).",
+                "conj([1.5, -2.0])", "[1.5, -2.0]", oracle=widened(np.conjugate))
+real = _declare("real", _real, "Element-wise real part (a copy of the input for real inputs).",
+                "real([1.5, -2.0])", "[1.5, -2.0]", oracle=np.real)
+imag = _declare("imag", np.imag,
+                "Element-wise imaginary part (zeros of the input's type for real inputs).",
+                "imag([1.5, -2.0])", "[0.0, 0.0]", oracle=np.imag, differentiable=False)
+sqrt = _declare("sqrt", np.sqrt, "Element-wise square root (NaN, with a warning, below 0).",
+                "sqrt([4.0, 9.0])", "[2.0, 3.0]", oracle=widened(np.sqrt), samples=None)
+invsqrt = _declare("invsqrt", _recip(np.sqrt), "Element-wise reciprocal square root 1/sqrt(x).",
+                   "invsqrt([4.0, 0.25])", "[0.5, 2.0]", oracle=lambda x: 1 / np.sqrt(x),
+                   ufunc=np.sqrt, samples=None)
+cbrt = _declare("cbrt", np.cbrt, "Element-wise cube root (defined for negative x).",
+                "cbrt([8.0, -27.0])", "[2.0, -3.0]", oracle=widened(np.cbrt))
+invcbrt = _declare("invcbrt", _recip(np.cbrt), "Element-wise reciprocal cube root 1/cbrt(x).",
+                   "invcbrt([8.0, -0.125])", "[0.5, -2.0]", oracle=lambda x: 1 / np.cbrt(x),
+                   ufunc=np.cbrt, samples=None)
+exp = _declare("exp", np.exp, "Element-wise natural exponential e**x.",
+               "exp([0.0, 1.0])", "[1.0, 2.718281828459045]", oracle=widened(np.exp))
+exp2 = _declare("exp2", np.exp2, "Element-wise 2**x.", "exp2([3, -1])", "[8.0, 0.5]",
+                oracle=widened(np.exp2))
+exp10 = _declare("exp10", _exp10, "Element-wise 10**x (float result).", "exp10([2, -1])",
+                 "[100.0, 0.1]", oracle=lazy_attribute("scipy.special", "exp10"), ufunc=np.exp)
+log = _declare("log", np.log, "Element-wise natural logarithm (-inf at 0, NaN below).",
+               "log([1.0, 7.38905609893065])", "[0.0, 2.0]", oracle=widened(np.log),
+               samples=None)
+log2 = _declare("log2", np.log2, "Element-wise base-2 logarithm.", "log2([8, 1])",
+                "[3.0, 0.0]", oracle=widened(np.log2), samples=None)
+log10 = _declare("log10", np.log10, "Element-wise base-10 logarithm.", "log10([1000, 1])",
+                 "[3.0, 0.0]", oracle=widened(np.log10), samples=None)
+sin = _declare("sin", np.sin, "Element-wise sine (radians).", "sin([0.0, 1.5707963267948966])",
+               "[0.0, 1.0]", oracle=widened(np.sin))
+cos = _declare("cos", np.cos, "Element-wise cosine (radians).", "cos([0.0, 3.141592653589793])",
+               "[1.0, -1.0]", oracle=widened(np.cos))
+tan = _declare("tan", np.tan, "Element-wise tangent (radians).",
+               "tan([0.0, 0.7853981633974483])", "[0.0, 1.0]", oracle=widened(np.tan))
+sinh = _declare("sinh", np.sinh, "Element-wise hyperbolic sine.", "sinh([0.0, 1.0])",
+                "[0.0, 1.1752011936438014]", oracle=widened(np.sinh))
+cosh = _declare("cosh", np.cosh, "Element-wise hyperbolic cosine.", "cosh([0.0, 1.0])",
+                "[1.0, 1.5430806348152437]", oracle=widened(np.cosh))
+tanh = _declare("tanh", np.tanh, "Element-wise hyperbolic tangent.", "tanh([0.0, 1.0])",
+                "[0.0, 0.7615941559557649]", oracle=widened(np.tanh))
+arcsin = _declare("arcsin", np.arcsin, "Element-wise inverse sine (NaN outside [-1, 1]).",
+                  "arcsin([0.0, 1.0])", "[0.0, 1.5707963267948966]", oracle=widened(np.arcsin),
+                  samples=None)
+arccos = _declare("arccos", np.arccos, "Element-wise inverse cosine (NaN outside [-1, 1]).",
+                  "arccos([1.0, 0.0])", "[0.0, 1.5707963267948966]", oracle=widened(np.arccos),
+                  samples=None)
+arctan = _declare("arctan", np.arctan, "Element-wise inverse tangent.", "arctan([0.0, 1.0])",
+                  "[0.0, 0.7853981633974483]", oracle=widened(np.arctan))
+arcsinh = _declare("arcsinh", np.arcsinh, "Element-wise inverse hyperbolic sine.",
+                   "arcsinh([0.0, 1.0])", "[0.0, 0.881373587019543]", oracle=widened(np.arcsinh))
+arccosh = _declare("arccosh", np.arccosh, "Element-wise inverse hyperbolic cosine (x >= 1).",
+                   "arccosh([1.0, 2.0])", "[0.0, 1.3169578969248166]", oracle=widened(np.arccosh),
+                   samples=None)
+arctanh = _declare("arctanh", np.arctanh,
+                   "Element-wise inverse hyperbolic tangent (-1 < x < 1; +-inf at +-1).",
+                   "arctanh([0.0, 0.5])", "[0.0, 0.5493061443340549]", oracle=widened(np.arctanh),
+                   samples=None)
+erf = _declare("erf", _ERF, "Element-wise error function (scipy.special.erf).",
+               "erf([0.0, 1.0])", "[0.0, 0.8427007929497149]", oracle=_ERF, ufunc=_ERF)
+erfc = _declare("erfc", _ERFC,
+                "Element-wise complementary error function 1 - erf(x) (scipy.special.erfc).",
+                "erfc([0.0, 1.0])", "[1.0, 0.15729920705028513]", oracle=_ERFC, ufunc=_ERFC)
+square = _declare("square", np.square, "Element-wise square x*x (ints stay ints).",
+                  "square([-3, 2])", "[9, 4]", oracle=widened(np.square))
+sign = _declare("sign", np.sign, "Element-wise sign: -1, 0 or 1 (NaN for NaN); not for bool.",
+                "sign([-2.5, 0.0, 3.0])", "[-1.0, 0.0, 1.0]", oracle=np.sign,
+                differentiable=False, prepare=_no_bool)

@@ -1,0 +1,312 @@
+"""Control primitives: block, parallel_block, if, while, for, for_each, maps and folds.
+
+Control forms are lazy builders: they receive their operand nodes and decide
+what to evaluate.  ``for_each`` over a literal ``lambda`` runs the body in the
+enclosing frame (no call per iteration; variables assigned in the body stay
+visible after the loop, as in Python).  ``parallel_block`` and ``parallel_map``
+are ``runtime.forkjoin.fork_join`` (the calling thread runs the last piece
+itself and helps while waiting, so nesting never deadlocks; the first error
+cancels the rest); ``async`` is ``runtime.forkjoin.spawn``.  Loops check for
+cancellation once per iteration.
+"""
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from ...errors import PhylanxError, PhylanxTypeError, PhylanxValueError
+from ...runtime.cancel import PENDING, check
+from ...runtime.forkjoin import fork_join, spawn
+from ...runtime.futures import Future
+from ...values import (
+    BreakSignal,
+    ContinueSignal,
+    call,
+    truth,
+    type_name,
+)
+from ..dtypes import to_int
+from ..registry import primitive
+
+
+@primitive("block", "block(__1)", lazy=True,
+           flags={"locates_errors": True},
+           example="block(1, 2, 3)", result="3", no_oracle="sequencing")
+def block(node, children):
+    """Evaluate the statements in order; the value of the last (nil if empty)."""
+    if not children:
+        return lambda frame: None
+    if len(children) == 1:
+        only = children[0]
+        return lambda frame: only.run(frame)
+    body = tuple(children)
+
+    def run(frame):
+        result = None
+        for stmt in body:
+            result = stmt.run(frame)
+        return result
+    return run
+
+
+@primitive("parallel_block", "parallel_block(__1)", lazy=True,
+           example="parallel_block(1 + 1, 2 * 3)", result="6", no_oracle="concurrency")
+def parallel_block(node, children):
+    """Evaluate all statements concurrently; the value of the last one."""
+    body = tuple(children)
+
+    def run(frame):
+        if not body:
+            return None
+        return fork_join([partial(stmt.run, frame) for stmt in body])[-1]
+    return run
+
+
+@primitive("if", "if(_1, _2, _3)", "if(_1, _2)", lazy=True,
+           flags={"locates_errors": True},
+           example="if(2 > 1, 10, 20)", result="10", no_oracle="control flow")
+def if_(node, children):
+    """``if(cond, then[, else])``: evaluate only the branch selected by ``cond``."""
+    # Fast path for genuine booleans; anything else goes through truth(), whose
+    # errors (an ambiguous array) are located here (this hot form is not wrapped).
+    def test(v):
+        try:
+            return truth(v)
+        except PhylanxError as err:
+            raise node.locate(err)
+
+    if len(children) == 2:
+        c, t = children
+
+        def run2(frame):
+            v = c.run(frame)
+            if v is np.True_ or v is True or (v is not np.False_ and v is not False
+                                               and test(v)):
+                return t.run(frame)
+            return None
+        return run2
+    c, t, e = children
+
+    def run3(frame):
+        v = c.run(frame)
+        if v is np.True_ or v is True or (v is not np.False_ and v is not False and test(v)):
+            return t.run(frame)
+        return e.run(frame)
+    return run3
+
+
+@primitive("while", "while(_1, _2)", lazy=True,
+           example="block(define(i, 0), while(i < 5, store(i, i + 1)), i)", result="5",
+           no_oracle="control flow")
+def while_(node, children):
+    """``while(cond, body)``: repeat ``body`` while ``cond`` holds; value of the last body."""
+    c, body = children
+
+    def run(frame):
+        result = None
+        while truth(c.run(frame)):
+            if PENDING[0]:
+                check()   # stop here if this branch was cancelled
+            try:
+                result = body.run(frame)
+            except BreakSignal:
+                break
+            except ContinueSignal:
+                continue
+        return result
+    return run
+
+
+@primitive("for", "for(_1, _2, _3, _4)", lazy=True,
+           example="block(define(s, 0), for(define(i, 0), i < 4, store(i, i + 1), "
+                   "store(s, s + i)), s)", result="6", no_oracle="control flow")
+def for_(node, children):
+    """C-style loop ``for(init, cond, step, body)``; value of the last body."""
+    init, c, step, body = children
+
+    def run(frame):
+        init.run(frame)
+        result = None
+        while truth(c.run(frame)):
+            if PENDING[0]:
+                check()   # stop here if this branch was cancelled
+            try:
+                result = body.run(frame)
+            except BreakSignal:
+                break
+            except ContinueSignal:
+                pass
+            step.run(frame)
+        return result
+    return run
+
+
+def iterate(value: Any):
+    """What ``for_each``/``fmap`` iterate over: list items, array rows or elements,
+    dictionary keys, string characters, range values."""
+    if isinstance(value, (list, tuple, str)):
+        return value
+    if isinstance(value, range):
+        return map(np.int64, value)
+    if isinstance(value, np.ndarray):
+        if value.ndim == 0:
+            raise PhylanxTypeError("cannot iterate over a 0-d value")
+        return list(value)
+    if isinstance(value, dict):
+        return list(value)
+    if isinstance(value, Future):
+        return iterate(value.result())
+    raise PhylanxTypeError(f"cannot iterate over a {type_name(value)}")
+
+
+def _zip_items(iterables):
+    seqs = [list(iterate(it)) for it in iterables]
+    n = min(len(s) for s in seqs) if seqs else 0
+    return [[s[i] for s in seqs] for i in range(n)]
+
+
+@primitive("fmap", "fmap(_1, __2)",
+           example="fmap(lambda(x, x * 2), list(1, 2, 3))", result="list(2, 4, 6)",
+           no_oracle="higher-order: list(map(f, xs))")
+def fmap(f, *iterables):
+    """Apply ``f`` to each element (zipped across several lists); a list of the results."""
+    if len(iterables) == 1:
+        return [call(f, x) for x in iterate(iterables[0])]
+    return [call(f, *xs) for xs in _zip_items(iterables)]
+
+
+@primitive("parallel_map", "parallel_map(_1, __2)",
+           example="parallel_map(lambda(x, x * x), list(1, 2, 3))", result="list(1, 4, 9)",
+           no_oracle="higher-order: list(map(f, xs)), concurrently")
+def parallel_map(f, *iterables):
+    """Like ``fmap`` with every application run as a concurrent task."""
+    items = ([[x] for x in iterate(iterables[0])] if len(iterables) == 1
+             else _zip_items(iterables))
+    return fork_join([partial(call, f, *xs) for xs in items])
+
+
+@primitive("filter", "filter(_1, _2)",
+           example="filter(lambda(x, x > 1), list(1, 2, 3))", result="list(2, 3)",
+           no_oracle="higher-order: [x for x in xs if f(x)]")
+def filter_(f, iterable):
+    """The elements of ``iterable`` for which ``f`` is true, as a list."""
+    return [x for x in iterate(iterable) if truth(call(f, x))]
+
+
+@primitive("fold_left", "fold_left(_1_func, _2_initial, _3_data)",
+           example="fold_left(lambda(c, x, c - x), 10, list(1, 2))", result="7",
+           no_oracle="higher-order: functools.reduce")
+def fold_left(func, initial, data):
+    """Left fold: ``c = initial; for x in data: c = func(c, x)``."""
+    items = list(iterate(data))
+    acc = initial
+    if acc is None:
+        if not items:
+            return None
+        acc, items = items[0], items[1:]
+    for x in items:
+        acc = call(func, acc, x)
+    return acc
+
+
+@primitive("fold_right", "fold_right(_1_func, _2_initial, _3_data)",
+           example="fold_right(lambda(x, c, x - c), 0, list(1, 2, 3))", result="2",
+           no_oracle="higher-order: right fold")
+def fold_right(func, initial, data):
+    """Right fold: ``c = initial; for x in reversed(data): c = func(x, c)``."""
+    items = list(iterate(data))
+    acc = initial
+    if acc is None:
+        if not items:
+            return None
+        acc, items = items[-1], items[:-1]
+    for x in reversed(items):
+        acc = call(func, x, acc)
+    return acc
+
+
+@primitive("apply", "apply(_1, _2)",
+           example="apply(lambda(a, b, a * b), list(6, 7))", result="42",
+           no_oracle="higher-order: f(*args)")
+def apply(f, args):
+    """Call ``f`` once with the elements of the list ``args`` as its arguments."""
+    if not isinstance(args, (list, tuple, range)):
+        raise PhylanxTypeError(f"apply needs a list of arguments, got a {type_name(args)}")
+    return call(f, *args)
+
+
+@primitive("async", "async(_1)", lazy=True,
+           example="async(1 + 2) + 1", result="4", no_oracle="concurrency")
+def async_(node, children):
+    """Evaluate the expression as a task; the result is a future, waited for where used."""
+    (expr,) = children
+
+    def run(frame):
+        return spawn(expr.run, frame)
+    return run
+
+
+@primitive("range", "range(_1)", "range(_1, _2)", "range(_1, _2, _3)",
+           oracle=lambda *a: list(range(*[int(x) for x in a])), samples="range",
+           example="range(1, 7, 2)", result="list(1, 3, 5)")
+def range_(a, b=None, c=None):
+    """Python-style lazy range ``range(stop)``, ``range(start, stop[, step])``."""
+    if b is None:
+        return range(to_int(a, "range stop"))
+    if c is None:
+        return range(to_int(a, "range start"), to_int(b, "range stop"))
+    step = to_int(c, "range step")
+    if step == 0:
+        raise PhylanxValueError("range step must not be zero")
+    return range(to_int(a, "range start"), to_int(b, "range stop"), step)
+
+
+@primitive("break", "break()", extension=True, lazy=True,
+           example="block(define(i, 0), while(true, if(i == 3, break(), store(i, i + 1))), i)",
+           result="3", no_oracle="control flow", side_effects=True)
+def break_(node, children):
+    """Leave the innermost loop (Python ``break``)."""
+    loc = node.loc   # a break that no loop catches is reported here
+
+    def run(frame):
+        raise BreakSignal(loc)
+    return run
+
+
+@primitive("continue", "continue()", extension=True, lazy=True,
+           example="block(define(s, 0), for_each(lambda(x, if(x == 2, continue(), "
+                   "store(s, s + x))), [1, 2, 3]), s)",
+           result="4", no_oracle="control flow", side_effects=True)
+def continue_(node, children):
+    """Skip to the next iteration of the innermost loop (Python ``continue``)."""
+    loc = node.loc
+
+    def run(frame):
+        raise ContinueSignal(loc)
+    return run
+
+
+@primitive("fromfunction", "fromfunction(_1, _2, __arg(_2_dtype, \"float\"))",
+           example="fromfunction(lambda(i, j, i + j), list(2, 2))",
+           result="[[0., 1.], [1., 2.]]",
+           oracle=None, no_oracle="takes a function; checked against np.fromfunction in tests")
+def fromfunction(function, shape, dtype="float"):
+    """numpy.fromfunction: call ``function`` with the coordinate arrays of ``shape``."""
+    from ..dtypes import to_dtype
+    coords = np.indices([int(s) for s in shape], dtype=to_dtype(dtype))
+    return call(function, *coords)
+
+
+@primitive("indices", "indices(_1, __arg(_2_dtype, \"int\"), __arg(_3_sparse, false))",
+           oracle=lambda d, dtype="int", sparse=False: (
+               list(np.indices(d, dtype=np.float64 if dtype == "float" else np.int64,
+                               sparse=True)) if sparse else
+               np.indices(d, dtype=np.float64 if dtype == "float" else np.int64)),
+           example="indices(list(2, 2))", result="[[[0, 0], [1, 1]], [[0, 1], [0, 1]]]")
+def indices(dimensions, dtype="int", sparse=False):
+    """numpy.indices(dimensions, dtype, sparse): grid index arrays (a list if sparse)."""
+    from ..dtypes import to_dtype
+    out = np.indices([int(d) for d in dimensions], dtype=to_dtype(dtype), sparse=truth(sparse))
+    return list(out) if truth(sparse) else out

@@ -1,0 +1,171 @@
+"""Extension primitives for Python methods that change their receiver, and NumPy calls
+whose primitive twin lacks an argument (names start with ``__``).
+
+``lst.sort()``, ``x.sort()``, ``lst.insert/remove/reverse/index/count``,
+``d.update/pop/setdefault``, ``x.fill(v)``, ``np.append(x, v)`` and
+``np.std/var(..., ddof=k)``.  Methods that change the receiver do it in place and
+return nil, as in Python, so other names of the same list or array see the change.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import PhylanxTypeError, PhylanxValueError
+from ...values import call, type_name
+from ..dtypes import to_axis, to_bool
+from ..registry import primitive
+
+_MISSING = "__phylanx_missing__"   # default of an optional argument that was not given
+
+
+def _list(x, method: str) -> list:
+    if not isinstance(x, list):
+        raise PhylanxTypeError(f".{method}() needs a list, got a {type_name(x)}")
+    return x
+
+
+def _same(a, b) -> bool:
+    r = a == b
+    if isinstance(r, np.ndarray):
+        return bool(r.all()) if r.size else np.shape(a) == np.shape(b)
+    return bool(r)
+
+
+@primitive("__sort_inplace", "__sort_inplace(_1, __arg(_2_axis, -1), "
+           "__arg(_3_reverse, false), __arg(_4_key, nil))", extension=True,
+           side_effects=True, no_oracle="sorts its argument in place and returns nil",
+           example="__sort_inplace(list(3, 1, 2))", result="nil")
+def sort_inplace(x, axis=-1, reverse=False, key=None):
+    """``lst.sort(key=..., reverse=...)`` or ``x.sort(axis)``: sorts in place, nil."""
+    if isinstance(x, np.ndarray) and x.ndim:
+        x.sort(axis=to_axis(axis, x.ndim))
+        return None
+    items = _list(x, "sort")
+    keys = items if key is None else [call(key, v) for v in items]
+    order = sorted(range(len(items)), key=keys.__getitem__, reverse=to_bool(reverse))
+    items[:] = [items[i] for i in order]
+    return None
+
+
+@primitive("__list_insert", "__list_insert(_1, _2, _3)", extension=True,
+           side_effects=True, no_oracle="changes its argument in place and returns nil",
+           example="__list_insert(list(1, 2), 0, 5)", result="nil")
+def list_insert(items, index, value):
+    """``lst.insert(index, value)`` (in place, nil)."""
+    _list(items, "insert").insert(int(index), value)
+
+
+@primitive("__list_remove", "__list_remove(_1, _2)", extension=True,
+           side_effects=True, no_oracle="changes its argument in place and returns nil",
+           example="__list_remove(list(1, 2), 2)", result="nil")
+def list_remove(items, value):
+    """``lst.remove(value)``: drop the first equal item (in place, nil)."""
+    items = _list(items, "remove")
+    for i, v in enumerate(items):
+        if _same(v, value):
+            del items[i]
+            return None
+    raise PhylanxValueError("list.remove(x): x not in list")
+
+
+@primitive("__list_reverse", "__list_reverse(_1)", extension=True,
+           side_effects=True, no_oracle="changes its argument in place and returns nil",
+           example="__list_reverse(list(1, 2))", result="nil")
+def list_reverse(items):
+    """``lst.reverse()`` (in place, nil)."""
+    _list(items, "reverse").reverse()
+
+
+@primitive("__index", "__index(_1, _2)", extension=True,
+           oracle=lambda seq, v: np.int64(seq.index(v)),
+           example="__index(list(3, 1, 2), 2)", result="2")
+def index(seq, value):
+    """``seq.index(value)``: position of the first equal item of a list or string."""
+    if isinstance(seq, str):
+        found = seq.find(value)
+        if found < 0:
+            raise PhylanxValueError("substring not found")
+        return np.int64(found)
+    for i, v in enumerate(_list(seq, "index")):
+        if _same(v, value):
+            return np.int64(i)
+    raise PhylanxValueError("list.index(x): x not in list")
+
+
+@primitive("__count", "__count(_1, _2)", extension=True,
+           oracle=lambda seq, v: np.int64(seq.count(v)),
+           example="__count(list(3, 1, 3), 3)", result="2")
+def count(seq, value):
+    """``seq.count(value)``: how many items of a list (or substrings) equal ``value``."""
+    if isinstance(seq, str):
+        return np.int64(seq.count(value))
+    return np.int64(sum(_same(v, value) for v in _list(seq, "count")))
+
+
+@primitive("__pop", "__pop(_1, __arg(_2_key, nil), __arg(_3_default, \"" + _MISSING + "\"))",
+           extension=True, side_effects=True,
+           no_oracle="changes its argument in place",
+           example="__pop(list(1, 2, 3))", result="3")
+def pop(container, key=None, default=_MISSING):
+    """``lst.pop([index])`` or ``d.pop(key[, default])``: remove and return an item."""
+    if isinstance(container, dict):
+        if key in container:
+            return container.pop(key)
+        if isinstance(default, str) and default == _MISSING:
+            raise PhylanxValueError(f"KeyError: {key!r}")
+        return default
+    items = _list(container, "pop")
+    if not items:
+        raise PhylanxValueError("pop from empty list")
+    i = -1 if key is None else int(key)
+    if not -len(items) <= i < len(items):
+        raise PhylanxValueError("pop index out of range")
+    return items.pop(i)
+
+
+@primitive("__dict_update", "__dict_update(_1, _2)", extension=True,
+           side_effects=True, no_oracle="changes its argument in place and returns nil",
+           example="__dict_update(dict(list(list(\"a\", 1))), dict(list(list(\"b\", 2))))",
+           result="nil")
+def dict_update(d, other):
+    """``d.update(other)`` (in place, nil)."""
+    if not isinstance(d, dict) or not isinstance(other, dict):
+        raise PhylanxTypeError(f".update() needs two dictionaries, got a {type_name(d)} and "
+                               f"a {type_name(other)}")
+    d.update(other)
+
+
+@primitive("__setdefault", "__setdefault(_1, _2, __arg(_3_default, nil))",
+           extension=True, side_effects=True, no_oracle="changes its argument in place",
+           example="__setdefault(dict(list(list(\"a\", 1))), \"b\", 2)", result="2")
+def setdefault(d, key, default=None):
+    """``d.setdefault(key, default)``: the value of ``key``, inserting ``default`` first."""
+    if not isinstance(d, dict):
+        raise PhylanxTypeError(f".setdefault() needs a dictionary, got a {type_name(d)}")
+    return d.setdefault(key, default)
+
+
+@primitive("__fill", "__fill(_1, _2)", extension=True, side_effects=True,
+           no_oracle="changes its argument in place and returns nil",
+           example="__fill([1.0, 2.0], 0)", result="nil")
+def fill(x, value):
+    """``x.fill(value)``: every element of the array becomes ``value`` (in place, nil)."""
+    if not isinstance(x, np.ndarray) or not x.ndim:
+        raise PhylanxTypeError(f".fill() needs an array, got a {type_name(x)}")
+    x.fill(value)
+
+
+@primitive("__npappend", "__npappend(_1, _2, __arg(_3_axis, nil))",
+           extension=True, oracle=np.append,
+           example="__npappend([1, 2], 3)", result="[1, 2, 3]")
+def npappend(arr, values, axis=None):
+    """``np.append(arr, values, axis)``: a new array (flattened when axis is nil)."""
+    arr = np.asarray(arr)
+    if axis is not None:
+        axis = int(axis)
+    try:
+        return np.append(arr, values, axis=axis)
+    except ValueError as e:
+        raise PhylanxValueError(f"cannot append: {e}") from None
+
+

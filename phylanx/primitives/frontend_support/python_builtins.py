@@ -1,0 +1,455 @@
+"""Extension primitives the Python frontend translates to (names start with ``__``).
+
+Python operators and built-ins with no primitive of the original: ``//``,
+bitwise operators, ``in``, ``is``, ``float()``/``int()``, ``enumerate``,
+``zip``, Python's ``sum``/``max``/``min``, dict views, ``x.dtype``, ``np.array``
+of any nesting, tuple-unpacking checks and ``raise``.  Each follows Python (or
+NumPy, for arrays) exactly, so a decorated function behaves like the original.
+"""
+from __future__ import annotations
+
+import copy as _copy
+import operator
+from functools import reduce
+
+import numpy as np
+
+from ...errors import (
+    PhylanxAssertionError,
+    PhylanxError,
+    PhylanxRuntimeError,
+    PhylanxTypeError,
+    PhylanxValueError,
+)
+from ...values import NEWAXIS, call, scalarize, truth, type_name
+from ..arithmetics.operators import numpy_on_zero
+from ..controls.control_flow import iterate
+from ..dtypes import to_dtype
+from ..registry import primitive
+
+
+def _binary(name: str, op, oracle, doc: str, example: str, result: str):
+    def impl(a, b):
+        return op(a, b)
+    impl.__name__ = name
+    impl.__doc__ = doc
+    primitive(name, f"{name}(_1, _2)", extension=True, elementwise=True,
+              oracle=oracle, example=example, result=result,
+              flags={"binary": op})(impl)
+    return impl
+
+
+floordiv = _binary("__floordiv", numpy_on_zero(operator.floordiv, np.floor_divide),
+                   np.floor_divide,
+                   "Floor division ``a // b`` (Python/NumPy semantics, rounding to -inf).",
+                   "__floordiv([7, -7], 2)", "[3, -4]")
+bitand = _binary("__bitand", operator.and_, np.bitwise_and,
+                 "Bitwise/logical and ``a & b`` (element-wise on arrays).",
+                 "__bitand([true, false], true)", "[true, false]")
+bitor = _binary("__bitor", operator.or_, np.bitwise_or,
+                "Bitwise/logical or ``a | b`` (element-wise on arrays).",
+                "__bitor([true, false], false)", "[true, false]")
+bitxor = _binary("__bitxor", operator.xor, np.bitwise_xor,
+                 "Bitwise/logical exclusive or ``a ^ b`` (element-wise on arrays).",
+                 "__bitxor([true, false], true)", "[false, true]")
+lshift = _binary("__lshift", operator.lshift, np.left_shift, "Left shift ``a << b``.",
+                 "__lshift(1, 3)", "8")
+rshift = _binary("__rshift", operator.rshift, np.right_shift, "Right shift ``a >> b``.",
+                 "__rshift(16, 2)", "4")
+
+
+@primitive("__invert", "__invert(_1)", extension=True, elementwise=True,
+           oracle=np.invert,
+           example="__invert([true, false])", result="[false, true]")
+def invert(a):
+    """``~a``: logical not of booleans, bitwise not of integers (as NumPy)."""
+    if isinstance(a, bool):
+        a = np.bool_(a)
+    return operator.invert(a)
+
+
+@primitive("__contains", "__contains(_1, _2)", extension=True,
+           oracle=lambda c, x: np.bool_(x in c),
+           example="__contains(list(1, 2, 3), 2)", result="true")
+def contains(container, item):
+    """``item in container`` (lists, strings, dict keys, array elements)."""
+    if isinstance(container, dict):
+        if isinstance(item, np.ndarray):
+            raise PhylanxTypeError("an array cannot be a dictionary key")
+        return np.bool_(item in container)
+    if isinstance(container, (list, tuple, range)):
+        return np.bool_(any(_same(item, v) for v in container))
+    if isinstance(container, str):
+        if not isinstance(item, str):
+            raise PhylanxTypeError(f"'in <string>' needs a string, got a {type_name(item)}")
+        return np.bool_(item in container)
+    if isinstance(container, np.ndarray):
+        return np.bool_(item in container)
+    raise PhylanxTypeError(f"a {type_name(container)} does not support 'in'")
+
+
+def _same(a, b) -> bool:
+    r = a == b
+    if isinstance(r, np.ndarray):
+        return bool(r.all()) if r.size else np.shape(a) == np.shape(b)
+    return bool(r)
+
+
+@primitive("__is", "__is(_1, _2)", extension=True,
+           oracle=lambda a, b: np.bool_(a is b),
+           example="__is(nil, nil)", result="true")
+def is_(a, b):
+    """``a is b``: identity for nil and booleans (what ``is`` is used for), else object identity."""
+    if a is None or b is None:
+        return np.bool_(a is None and b is None)
+    if isinstance(a, (bool, np.bool_)) and isinstance(b, (bool, np.bool_)):
+        return np.bool_(bool(a) == bool(b))
+    return np.bool_(a is b)
+
+
+@primitive("__copy", "__copy(_1)", extension=True, oracle=_copy.copy,
+           example="__copy([1, 2])", result="[1, 2]")
+def copy_(x):
+    """A shallow copy (``x.copy()``, ``np.copy(x)``)."""
+    if isinstance(x, np.ndarray):
+        return x.copy()
+    return _copy.copy(x)
+
+
+@primitive("__dtype", "__dtype(_1)", extension=True,
+           oracle=lambda x: str(np.asarray(x).dtype),
+           example="__dtype([1, 2])", result="\"int64\"")
+def dtype_(x):
+    """The dtype name of an array or scalar (``x.dtype``), e.g. ``"float64"``."""
+    if not isinstance(x, (np.ndarray, np.generic, bool, int, float)):
+        raise PhylanxTypeError(f"a {type_name(x)} has no dtype")
+    return str(np.asarray(x).dtype)
+
+
+@primitive("__array", "__array(_1, __arg(_2_dtype, nil), __arg(_3_copy, true))",
+           extension=True,
+           oracle=lambda x, dtype=None, copy=True: np.array(x, dtype=to_dtype(dtype)),
+           example="__array(list(list(1, 2), list(3, 4)))", result="[[1, 2], [3, 4]]")
+def array(x, dtype=None, copy=True):
+    """``np.array(x, dtype)`` / ``np.asarray(x, dtype)`` (``copy=false``) of nested lists."""
+    try:
+        out = np.array(x, dtype=to_dtype(dtype), copy=None if not truth(copy) else True)
+    except ValueError as e:
+        raise PhylanxValueError(f"cannot make an array: {e}") from None
+    if out.dtype == object:
+        raise PhylanxValueError("cannot make an array of ragged or mixed lists")
+    return scalarize(out)
+
+
+@primitive("__pycast", "__pycast(_1, _2_dtype)", extension=True,
+           oracle=lambda x, dtype: np.asarray(x).astype(to_dtype(dtype))[()],
+           example="__pycast(2.7, \"int64\")", result="2")
+def pycast(x, dtype):
+    """``float(x)``, ``int(x)``, ``bool(x)``, ``np.float32(x)``: a NumPy scalar of ``dtype``."""
+    dt = to_dtype(dtype)
+    if dt.kind == "b" and isinstance(x, (str, list, tuple, dict, range)):
+        return np.bool_(len(x) > 0)   # Python truth: a container is true when not empty
+    if isinstance(x, str):
+        try:
+            return dt.type(float(x) if dt.kind == "f" else int(x))
+        except ValueError:
+            raise PhylanxValueError(f"cannot convert {x!r} to {dt}") from None
+    a = np.asarray(x)
+    if a.ndim and a.size != 1:
+        if dt.kind == "b" and a.dtype != object:
+            raise PhylanxTypeError(f"the truth value of an array with {a.size} elements is "
+                                   "ambiguous; use any() or all()")
+        return a.astype(dt)
+    if dt.kind == "b":
+        return np.bool_(truth(x))
+    return a.astype(dt).reshape(())[()]
+
+
+@primitive("__pylist", "__pylist(_1)", extension=True, oracle=list,
+           example="__pylist(range(3))", result="list(0, 1, 2)")
+def pylist(x):
+    """``list(x)``/``tuple(x)``: the items of any iterable (array rows, dict keys ...)."""
+    return list(iterate(x))
+
+
+@primitive("__enumerate", "__enumerate(_1, __arg(_2_start, 0))",
+           extension=True, oracle=lambda x, start=0: [list(p) for p in enumerate(x, start)],
+           example="__enumerate(list(\"a\", \"b\"))",
+           result="list(list(0, \"a\"), list(1, \"b\"))")
+def enumerate_(x, start=0):
+    """``enumerate(x, start)`` as a list of ``[index, item]`` pairs."""
+    return [[np.int64(i), v] for i, v in enumerate(iterate(x), int(start))]
+
+
+@primitive("__zip", "__zip(__1)", extension=True,
+           oracle=lambda *xs: [list(p) for p in zip(*xs)],
+           example="__zip(list(1, 2), list(3, 4))", result="list(list(1, 3), list(2, 4))")
+def zip_(*iterables):
+    """``zip(a, b, ...)`` as a list of lists (shortest input wins)."""
+    return [list(p) for p in zip(*[list(iterate(x)) for x in iterables])]
+
+
+@primitive("__flatten1", "__flatten1(_1)", extension=True,
+           oracle=lambda xs: [y for x in xs for y in x],
+           example="__flatten1(list(list(1), list(2, 3)))", result="list(1, 2, 3)")
+def flatten1(lists):
+    """Concatenate a list of lists (nested comprehensions)."""
+    return [y for x in lists for y in iterate(x)]
+
+
+@primitive("__pysum", "__pysum(_1, __arg(_2_start, 0))", extension=True,
+           oracle=sum,
+           example="__pysum(list(1, 2, 3))", result="6")
+def pysum(items, start=0):
+    """Python's ``sum(items, start)``: adds the items (arrays element-wise) to ``start``."""
+    return reduce(operator.add, iterate(items), start)
+
+
+def _extreme(name: str, pick):
+    def impl(*args):
+        items = list(iterate(args[0])) if len(args) == 1 else list(args)
+        if not items:
+            raise PhylanxValueError(f"{name}() of an empty sequence")
+        best = items[0]
+        for v in items[1:]:
+            if truth(pick(v, best)):
+                best = v
+        return best
+    return impl
+
+
+def _pymax(*args):
+    """Python's ``max(a, b, ...)`` or ``max(iterable)`` (the first largest item)."""
+    return _extreme("max", operator.gt)(*args)
+
+
+def _pymin(*args):
+    """Python's ``min(a, b, ...)`` or ``min(iterable)`` (the first smallest item)."""
+    return _extreme("min", operator.lt)(*args)
+
+
+primitive("__pymax", "__pymax(_1, __2)", extension=True, oracle=max,
+          example="__pymax(3, 7, 5)", result="7")(_pymax)
+primitive("__pymin", "__pymin(_1, __2)", extension=True, oracle=min,
+          example="__pymin(3, 7, 5)", result="3")(_pymin)
+
+
+@primitive("__sorted", "__sorted(_1, __arg(_2_reverse, false), __arg(_3_key, nil))",
+           extension=True,
+           oracle=lambda x, reverse=False, key=None: sorted(x, reverse=reverse),
+           example="__sorted(list(3, 1, 2))",
+           result="list(1, 2, 3)")
+def sorted_(items, reverse=False, key=None):
+    """Python's ``sorted(items, key=..., reverse=...)`` as a list (a stable sort)."""
+    items = list(iterate(items))
+    if key is None:
+        return sorted(items, reverse=bool(truth(reverse)))
+    keys = [call(key, v) for v in items]
+    order = sorted(range(len(items)), key=keys.__getitem__, reverse=bool(truth(reverse)))
+    return [items[i] for i in order]
+
+
+@primitive("__best", "__best(_1, _2_key, _3_largest, __arg(_4_default, nil), "
+           "__arg(_5_has_default, false))", extension=True,
+           oracle=lambda x, key, largest, default=None, has_default=False:
+           (max if largest else min)(x),
+           example="__best(list(3, -7, 5), nil, true)",
+           result="5")
+def best(items, key, largest, default=None, has_default=False):
+    """``max(items, key=f, default=d)`` / ``min(...)``: the first best item by ``key``."""
+    items = list(iterate(items))
+    if not items:
+        if truth(has_default):
+            return default
+        raise PhylanxValueError(f"{'max' if truth(largest) else 'min'}() of an empty sequence")
+    keys = items if key is None else [call(key, v) for v in items]
+    pick = operator.gt if truth(largest) else operator.lt
+    index = 0
+    for i in range(1, len(items)):
+        if truth(pick(keys[i], keys[index])):
+            index = i
+    return items[index]
+
+
+@primitive("__reversed", "__reversed(_1)", extension=True,
+           oracle=lambda x: list(reversed(x)),
+           example="__reversed(list(1, 2))", result="list(2, 1)")
+def reversed_(items):
+    """Python's ``reversed(items)`` as a list."""
+    return list(iterate(items))[::-1]
+
+
+@primitive("__round", "__round(_1, __arg(_2_ndigits, nil))", extension=True,
+           oracle=lambda x, n=None: np.round(x, n or 0) if n is not None else np.int64(round(x)),
+           example="__round(2.6)", result="3")
+def round_(x, ndigits=None):
+    """Python's ``round(x[, ndigits])`` (half to even; an integer without ndigits)."""
+    if ndigits is None:
+        if isinstance(x, np.ndarray) and x.ndim:
+            return np.round(x)
+        return np.int64(round(float(x)))
+    if type(x) is float:
+        # a Python float: Python rounds its exact binary value (round(3.55, 1) is 3.5);
+        # NumPy (and so round() of an np.float64 in Python too) scales first: 3.6
+        return np.float64(round(x, int(ndigits)))
+    return scalarize(np.round(x, int(ndigits)))
+
+
+@primitive("__item", "__item(_1)", extension=True,
+           oracle=lambda x: np.asarray(x).reshape(-1)[0] if np.size(x) == 1 else None,
+           example="__item([[3]])", result="3")
+def item(x):
+    """``x.item()``: the only element of a one-element array, as a NumPy scalar."""
+    a = np.asarray(x)
+    if a.size != 1:
+        raise PhylanxValueError(f"item() needs an array of size 1, got size {a.size}")
+    return a.reshape(())[()]
+
+
+@primitive("__tolist", "__tolist(_1)", extension=True,
+           oracle=lambda x: np.asarray(x).tolist(),
+           example="__tolist([1, 2])", result="list(1, 2)")
+def tolist(x):
+    """``x.tolist()``: nested lists of NumPy scalars."""
+    a = np.asarray(x)
+    if a.ndim == 0:
+        return a[()]
+    return [tolist(row) for row in a]
+
+
+@primitive("__items", "__items(_1)", extension=True,
+           oracle=lambda d: [list(p) for p in d.items()],
+           example="__items(dict(list(list(\"a\", 1))))", result="list(list(\"a\", 1))")
+def items(d):
+    """``d.items()`` as a list of ``[key, value]`` pairs."""
+    return [[k, v] for k, v in _dict(d, "items").items()]
+
+
+@primitive("__keys", "__keys(_1)", extension=True, oracle=lambda d: list(d),
+           example="__keys(dict(list(list(\"a\", 1))))",
+           result="list(\"a\")")
+def keys(d):
+    """``d.keys()`` as a list."""
+    return list(_dict(d, "keys"))
+
+
+@primitive("__values", "__values(_1)", extension=True,
+           oracle=lambda d: list(d.values()),
+           example="__values(dict(list(list(\"a\", 1))))", result="list(1)")
+def values(d):
+    """``d.values()`` as a list."""
+    return list(_dict(d, "values").values())
+
+
+@primitive("__dict_get", "__dict_get(_1, _2, __arg(_3_default, nil))",
+           extension=True, oracle=lambda d, k, default=None: d.get(k, default),
+           example="__dict_get(dict(list(list(\"a\", 1))), \"b\", 7)", result="7")
+def dict_get(d, key, default=None):
+    """``d.get(key, default)``."""
+    return _dict(d, "get").get(key, default)
+
+
+def _dict(d, method: str) -> dict:
+    if not isinstance(d, dict):
+        raise PhylanxTypeError(f".{method}() needs a dictionary, got a {type_name(d)}")
+    return d
+
+
+@primitive("__check_unpack", "__check_unpack(_1, _2)", extension=True,
+           no_oracle="raises or returns nil", example="__check_unpack(list(1, 2), 2)",
+           result="nil")
+def check_unpack(value, count):
+    """Check that ``value`` unpacks into ``count`` targets (``-n``: at least n-1, one starred)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 or not isinstance(
+            value, (list, tuple, np.ndarray, str, range, dict)):
+        raise PhylanxTypeError(f"cannot unpack a {type_name(value)}")
+    n, want = len(value), int(count)
+    if want >= 0 and n != want:
+        more = "too many values" if n > want else "not enough values"
+        raise PhylanxValueError(f"{more} to unpack (expected {want}, got {n})")
+    if want < 0 and n < -want - 1:
+        raise PhylanxValueError(f"not enough values to unpack (expected at least {-want - 1}, "
+                                f"got {n})")
+
+
+@primitive("__raise", "__raise(_1, _2)", extension=True, side_effects=True,
+           no_oracle="raises", example="if(false, __raise(\"ValueError\", \"bad\"), 1)",
+           result="1")
+def raise_(kind, message):
+    """``raise ValueError(message)``: a located Phylanx error of the matching kind."""
+    text = f"{kind}: {message}" if message != "" else kind
+    raise _RAISED.get(kind, PhylanxError)(text)
+
+
+def _raised_class(builtin: type) -> type:
+    # both a Phylanx error (located by the evaluator) and the Python built-in, so
+    # `except KeyError:` around the call catches it as it would the undecorated function's
+    return type(f"Phylanx{builtin.__name__}", (PhylanxRuntimeError, builtin),
+                {"__doc__": f"``raise {builtin.__name__}(...)`` inside a Phylanx function."})
+
+
+_RAISED = {"ValueError": PhylanxValueError, "TypeError": PhylanxTypeError,
+           "AssertionError": PhylanxAssertionError,
+           **{cls.__name__: _raised_class(cls) for cls in (
+               IndexError, KeyError, ZeroDivisionError, RuntimeError, NotImplementedError,
+               ArithmeticError)}}
+
+
+@primitive("__newaxis", "__newaxis()", extension=True,
+           example="shape(slice([1, 2, 3], nil, __newaxis()))", result="list(3, 1)",
+           no_oracle="an index marker (None/np.newaxis in a Python subscript)")
+def newaxis():
+    """The index ``None``/``np.newaxis``: insert a length-1 axis (``x[:, None]``)."""
+    return NEWAXIS
+
+
+@primitive("__ellipsis", "__ellipsis()", extension=True,
+           example="slice([[1, 2], [3, 4]], __ellipsis(), 0)", result="[1, 3]",
+           no_oracle="an index marker (... in a Python subscript)")
+def ellipsis():
+    """The index ``...``: as many whole axes as needed (``x[..., 0]``)."""
+    return Ellipsis
+
+
+@primitive("__inplace", "__inplace(_1, _2)", extension=True,
+           oracle=lambda target, value: value,
+           example="__inplace([1.0, 2.0], [3.0, 4.0])", result="[3.0, 4.0]",
+           flags={"binary": lambda target, value: inplace(target, value)})
+def inplace(target, value):
+    """``x += v``: an array or list ``target`` takes the new value in place, else ``value``.
+
+    As in Python, other names of the same array (or list) see the change.
+    """
+    if isinstance(target, np.ndarray) and target.ndim and target is not value:
+        if not target.flags.writeable:
+            return value
+        try:
+            np.copyto(target, value, casting="same_kind")
+        except TypeError:
+            raise PhylanxTypeError(f"cannot store a {np.asarray(value).dtype} result in place "
+                                   f"into a {target.dtype} array; convert with "
+                                   f".astype() first") from None
+        except ValueError:
+            raise PhylanxValueError(f"a result of shape {np.shape(value)} does not fit in "
+                                    f"place into an array of shape {target.shape}") from None
+        return target
+    if isinstance(target, list) and isinstance(value, list) and target is not value:
+        target[:] = value
+        return target
+    return value
+
+
+@primitive("__npround", "__npround(_1, __arg(_2_decimals, 0))",
+           extension=True, elementwise=True, oracle=np.round,
+           example="__npround([1.256, 2.5], 2)", result="[1.26, 2.5]")
+def npround(x, decimals=0):
+    """``np.round(x, decimals)`` / ``x.round(decimals)`` (half to even, dtype kept)."""
+    return scalarize(np.round(x, int(decimals)))
+
+
+@primitive("__divmod", "__divmod(_1, _2)", extension=True,
+           oracle=lambda a, b: list(np.divmod(a, b)),
+           example="__divmod(7, 2)", result="list(3, 1)")
+def divmod_(a, b):
+    """``divmod(a, b)``: the list ``[a // b, a % b]`` (element-wise on arrays)."""
+    return [operator.floordiv(a, b), operator.mod(a, b)]

@@ -1,0 +1,60 @@
+"""List and dictionary basics: ``list``, ``make_list``, ``dict``, ``__len``.
+
+Lists are Python lists (copied on construction); ``dict`` builds a dictionary
+from ``[key, value]`` pairs.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import PhylanxTypeError, PhylanxValueError
+from ...values import type_name
+from ..registry import primitive
+
+
+@primitive("list", "list(__1)", aliases=(),
+           example="list(1, \"two\", [3])", result="'(1, \"two\", [3])",
+           oracle=lambda *a: list(a))
+def list_(*items):
+    """A list of the arguments (also what quoted lists ``'(...)`` and Python literals become)."""
+    return list(items)
+
+
+@primitive("make_list", "make_list(__1)",
+           example="make_list(1, 2)", result="list(1, 2)",
+           oracle=lambda *a: list(a))
+def make_list(*items):
+    """Alias of ``list``."""
+    return list(items)
+
+
+@primitive("dict", "dict(__1)",
+           example="slice(dict(list(list(\"a\", 1), list(\"b\", 2))), \"b\")", result="2",
+           no_oracle="builds a dict from pairs; checked in tests")
+def dict_(*pairs):
+    """A dictionary from a list of ``[key, value]`` pairs (or the pairs as arguments)."""
+    if len(pairs) == 1 and isinstance(pairs[0], (list, tuple)) and (
+            not pairs[0] or isinstance(pairs[0][0], (list, tuple))):
+        pairs = tuple(pairs[0])
+    out = {}
+    for p in pairs:
+        if not isinstance(p, (list, tuple)) or len(p) != 2:
+            raise PhylanxValueError(f"dict needs [key, value] pairs, got {type_name(p)}")
+        key = p[0]
+        if isinstance(key, np.ndarray):
+            raise PhylanxTypeError("an array cannot be a dictionary key")
+        out[key] = p[1]
+    return out
+
+
+@primitive("__len", "__len(_1)", oracle=len,
+           example="__len([[1, 2], [3, 4], [5, 6]])", result="3")
+def len_(value):
+    """Length along the outermost dimension of an array, list, dict or string."""
+    if isinstance(value, np.ndarray):
+        if value.ndim == 0:
+            raise PhylanxTypeError("a 0-d value has no length")
+        return np.int64(value.shape[0])
+    if isinstance(value, (list, tuple, range, dict, str)):
+        return np.int64(len(value))
+    raise PhylanxTypeError(f"a {type_name(value)} has no length")

@@ -1,0 +1,301 @@
+"""Products and linear algebra: dot, tensordot, outer, cross, matmul, determinants, inverses, norm.
+
+Primitives: ``dot tensordot outer cross matmul determinant inverse invGJE norm``.
+
+NumPy semantics throughout (``numpy.dot``, ``numpy.tensordot``, ``numpy.matmul``,
+``numpy.linalg``): dtype promotion (float32 stays float32), any rank NumPy accepts,
+0-d results as NumPy scalars.  Shape mismatches and singular matrices are reported as
+``PhylanxValueError`` naming the operands' shapes.  ``invGJE`` is our own Gauss-Jordan
+elimination with partial pivoting.  ``inverse`` and ``invGJE`` call a matrix singular
+when a pivot is zero relative to n * eps * ||a||_F (``solvers.rounding_tolerance``), so
+they are stricter than ``numpy.linalg.inv``, which refuses only exactly zero pivots.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import PhylanxTypeError, PhylanxValueError
+from ...values import scalarize, type_name
+from ..dtypes import to_axes, to_bool, to_int
+from ..registry import primitive
+from ..solvers.direct import RELATIVE_TO, factorise, rounding_tolerance
+
+_NUMERIC_KINDS = "biufc"
+
+
+def numeric(value: Any, what: str) -> np.ndarray:
+    """``value`` as a numeric array, or a PhylanxTypeError naming the argument ``what``."""
+    if isinstance(value, np.ndarray):
+        arr = value
+    elif isinstance(value, (np.generic, int, float, bool, list, tuple, range)):
+        try:
+            arr = np.asarray(value)
+        except ValueError as e:
+            raise PhylanxValueError(f"{what} is not a rectangular array: {e}") from None
+    else:
+        raise PhylanxTypeError(f"{what} must be a numeric array, got a {type_name(value)}")
+    if arr.dtype.kind not in _NUMERIC_KINDS:
+        raise PhylanxTypeError(f"{what} must be a numeric array, got a {type_name(value)}")
+    return arr
+
+
+def _float_arrays_that_fit(a: Any, b: Any) -> bool:
+    """The hot case of dot/matmul: float arrays (>= 1-d) whose contracted axes agree;
+    they need no conversion or check before NumPy."""
+    return (type(a) is np.ndarray and type(b) is np.ndarray and a.ndim > 0 and b.ndim > 0
+            and a.dtype.kind in "fc" and b.dtype.kind in "fc"
+            and a.shape[-1] == b.shape[-2 if b.ndim >= 2 else -1])
+
+
+def _check_contraction(a: np.ndarray, b: np.ndarray) -> None:
+    """The last axis of ``a`` against the second-to-last (or only) axis of ``b``."""
+    axis_b = -2 if b.ndim >= 2 else -1
+    if a.shape[-1] != b.shape[axis_b]:
+        raise _mismatch(a, b, a.ndim - 1, b.ndim + axis_b)
+
+
+def _mismatch(a: np.ndarray, b: np.ndarray, axis_a: int, axis_b: int) -> PhylanxValueError:
+    return PhylanxValueError(
+        f"shapes {a.shape} and {b.shape} are not aligned: axis {axis_a} of the first operand "
+        f"({a.shape[axis_a]}) != axis {axis_b} of the second ({b.shape[axis_b]})")
+
+
+@primitive("dot", "dot(_1, _2)", oracle=np.dot, differentiable=True,
+           example="dot([[1, 2], [3, 4]], [5, 6])", result="[17, 39]")
+def dot(a, b):
+    """Dot product with numpy.dot semantics for any ranks.
+
+    Scalars multiply; vector.vector is the inner product; otherwise the last axis of
+    ``a`` is contracted with the second-to-last axis of ``b`` (its only axis if 1-d).
+    """
+    if not _float_arrays_that_fit(a, b):
+        a = numeric(a, "the first operand")
+        b = numeric(b, "the second operand")
+        if a.ndim and b.ndim:
+            _check_contraction(a, b)
+    return scalarize(np.dot(a, b))
+
+
+@primitive("matmul", "matmul(_1, _2)", extension=True,
+           oracle=np.matmul, differentiable=True,
+           example="matmul([[1, 2], [3, 4]], [[5], [6]])", result="[[17], [39]]")
+def matmul(a, b):
+    """Matrix product with numpy.matmul semantics (Python's ``@``); stacks broadcast.
+
+    Scalars are rejected (use ``*``); a 1-d operand is a row/column vector whose
+    added axis is removed from the result.
+    """
+    if not _float_arrays_that_fit(a, b):
+        a = numeric(a, "the first operand")
+        b = numeric(b, "the second operand")
+        for arr, which in ((a, "first"), (b, "second")):
+            if arr.ndim == 0:
+                raise PhylanxValueError(
+                    f"the {which} operand must have at least one dimension, "
+                    "got a scalar (use * for scalar products)")
+        _check_contraction(a, b)
+    return scalarize(np.matmul(a, b))
+
+
+def _tensordot_axes(axes: Any) -> int | tuple[list[int], list[int]]:
+    """The ``axes`` argument of tensordot: a count, or a pair of axis lists."""
+    if isinstance(axes, np.ndarray):
+        axes = axes.tolist() if axes.ndim else axes[()]
+    if isinstance(axes, (list, tuple, range)):
+        if len(axes) != 2:
+            raise PhylanxValueError(
+                f"tensordot axes must be a count or a pair of axis lists, got a list of "
+                f"{len(axes)} elements")
+        pair = []
+        for part in axes:
+            if isinstance(part, np.ndarray):
+                part = part.tolist()
+            if isinstance(part, (list, tuple, range)):
+                pair.append([to_int(v, "a tensordot axis") for v in part])
+            else:
+                pair.append([to_int(part, "a tensordot axis")])
+        return pair[0], pair[1]
+    return to_int(axes, "tensordot axes")
+
+
+@primitive("tensordot", "tensordot(_1, _2)", "tensordot(_1, _2, _3)",
+           oracle=lambda a, b, axes=2: np.tensordot(a, b, axes), differentiable=True,
+           example="tensordot([[1, 2], [3, 4]], [[1, 0], [0, 1]])", result="5")
+def tensordot(a, b, axes=2):
+    """Tensor contraction like numpy.tensordot(a, b, axes).
+
+    ``axes`` is a count N (the last N axes of ``a`` with the first N of ``b``) or a pair
+    ``list(axes_a, axes_b)`` of equally long axis lists (or single axes).
+    """
+    a = numeric(a, "the first operand")
+    b = numeric(b, "the second operand")
+    spec = _tensordot_axes(axes)
+    if isinstance(spec, int):
+        n = spec
+        if n < 0 or n > a.ndim or n > b.ndim:
+            raise PhylanxValueError(
+                f"the axes count {n} must be between 0 and the smaller rank "
+                f"({min(a.ndim, b.ndim)})")
+        axes_a, axes_b = list(range(a.ndim - n, a.ndim)), list(range(n))
+    else:
+        axes_a, axes_b = spec
+        if len(axes_a) != len(axes_b):
+            raise PhylanxValueError(
+                f"tensordot axis lists differ in length ({len(axes_a)} and {len(axes_b)})")
+        axes_a = list(to_axes(axes_a, a.ndim)) if a.ndim else axes_a
+        axes_b = list(to_axes(axes_b, b.ndim)) if b.ndim else axes_b
+        if (axes_a and not a.ndim) or (axes_b and not b.ndim):
+            raise PhylanxValueError("tensordot cannot contract an axis of a scalar")
+    for i, j in zip(axes_a, axes_b):
+        if a.shape[i] != b.shape[j]:
+            raise _mismatch(a, b, i, j)
+    return scalarize(np.tensordot(a, b, (axes_a, axes_b)))
+
+
+@primitive("outer", "outer(_1, _2)", oracle=np.outer, differentiable=True,
+           example="outer([1, 2], [3, 4, 5])", result="[[3, 4, 5], [6, 8, 10]]")
+def outer(a, b):
+    """Outer product: always a matrix; the inputs are flattened first (numpy.outer)."""
+    return np.outer(numeric(a, "the first operand"), numeric(b, "the second operand"))
+
+
+def _with_zero_z(v: np.ndarray) -> np.ndarray:
+    """A 2-vector (x, y) as (x, y, 0), so 2-d/3-d mixes go through numpy.cross."""
+    return np.concatenate([v, np.zeros(v.shape[:-1] + (1,), dtype=v.dtype)], axis=-1)
+
+
+@primitive("cross", "cross(_1, _2)", oracle=np.cross, differentiable=True,
+           example="cross([1, 0, 0], [0, 1, 0])", result="[0, 0, 1]")
+def cross(a, b):
+    """Cross product of (stacks of) 3-vectors, like numpy.cross.
+
+    Two 2-vectors give the z component (a scalar per pair); a 2-vector crossed with a
+    3-vector is taken with z = 0, as NumPy does.
+    """
+    a = numeric(a, "the first operand")
+    b = numeric(b, "the second operand")
+    for arr, which in ((a, "first"), (b, "second")):
+        if arr.ndim == 0 or arr.shape[-1] not in (2, 3):
+            raise PhylanxValueError(
+                f"the {which} operand must have a last axis of length 2 or 3, "
+                f"got shape {arr.shape}")
+    # NumPy 2 deprecates 2-vectors in numpy.cross (a warning); compute them ourselves
+    if a.shape[-1] == 2 and b.shape[-1] == 2:
+        return scalarize(a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0])
+    if a.shape[-1] == 2:
+        a = _with_zero_z(a)
+    if b.shape[-1] == 2:
+        b = _with_zero_z(b)
+    return np.cross(a, b)
+
+
+def _square(a: Any, what: str, stacked: bool = True) -> np.ndarray:
+    arr = numeric(a, what)
+    if arr.ndim < 2 or (not stacked and arr.ndim != 2) or arr.shape[-1] != arr.shape[-2]:
+        kind = "a square matrix (or a stack of them)" if stacked else "a square matrix"
+        raise PhylanxValueError(f"{what} must be {kind}, got shape {arr.shape}")
+    return arr
+
+
+@primitive("determinant", "determinant(_1)", oracle=np.linalg.det,
+           example="determinant([[1, 2], [3, 4]])", result="-2.0")
+def determinant(a):
+    """Determinant of a square matrix (or of each matrix of a stack), numpy.linalg.det."""
+    return scalarize(np.linalg.det(_square(a, "the argument")))
+
+
+@primitive("inverse", "inverse(_1)", oracle=np.linalg.inv,
+           example="inverse([[2, 0], [0, 4]])", result="[[0.5, 0], [0, 0.25]]")
+def inverse(a):
+    """Inverse of a square matrix (or of each matrix of a stack), numpy.linalg.inv.
+
+    A singular matrix raises a PhylanxValueError.  Stricter than numpy.linalg.inv: also a
+    numerically singular one, whose LU factorisation (LAPACK getrf) has a pivot of
+    magnitude at most n * eps * ||a||_F; NumPy refuses only exactly zero pivots, and
+    whether rounding leaves one depends on the BLAS kernel (``inverse([[1, 2, 3],
+    [4, 5, 6], [7, 8, 9]])`` is an error here, huge garbage or an error in NumPy).
+    """
+    arr = _square(a, "the argument")
+    _check_not_singular(arr)
+    try:
+        return np.linalg.inv(arr)
+    except np.linalg.LinAlgError:
+        raise PhylanxValueError("the matrix is singular and has no inverse") from None
+
+
+def _check_not_singular(arr: np.ndarray) -> None:
+    """PhylanxValueError if a matrix of ``arr`` has a negligible LU pivot (inf/NaN entries
+    are left to NumPy, whose result is then NaN like theirs)."""
+    work = arr if arr.dtype.kind in "fc" and arr.dtype.itemsize >= 4 else arr.astype(np.float64)
+    if work.shape[-1] == 0 or not np.all(np.isfinite(work)):
+        return
+    stacked = work.ndim > 2
+    for index in np.ndindex(work.shape[:-2]):
+        _, bad = factorise(np.array(work[index], order="F"), "getrf")
+        if bad is not None:
+            where = f" (matrix {list(index)} of the stack)" if stacked else ""
+            raise PhylanxValueError(
+                f"the matrix is singular and has no inverse{where}: pivot {bad} of its LU "
+                f"factorisation is zero {RELATIVE_TO}")
+
+
+@primitive("invGJE", "invGJE(_1)", oracle=np.linalg.inv,
+           example="invGJE([[2, 0], [0, 4]])", result="[[0.5, 0], [0, 0.25]]")
+def inv_gje(a):
+    """Inverse of a square matrix by Gauss-Jordan elimination with partial pivoting.
+
+    Integer/bool input gives float64, float32 stays float32.  A pivot of magnitude at most
+    n * eps * ||a||_F means the matrix is singular: PhylanxValueError (stricter than
+    numpy.linalg.inv, as ``inverse``).
+    """
+    arr = _square(a, "the argument", stacked=False)
+    dtype = arr.dtype if arr.dtype.kind in "fc" else np.dtype(np.float64)
+    n = arr.shape[0]
+    if n == 0:
+        return np.zeros((0, 0), dtype=dtype)
+    work = np.concatenate([arr.astype(dtype), np.eye(n, dtype=dtype)], axis=1)
+    if not np.all(np.isfinite(work)):
+        raise PhylanxValueError("the argument contains NaN or infinity")
+    # a pivot below this is rounding noise of an exactly singular matrix
+    tolerance = rounding_tolerance(arr, dtype)
+    for col in range(n):
+        pivot = col + int(np.argmax(np.abs(work[col:, col])))
+        if not np.abs(work[pivot, col]) > tolerance:
+            raise PhylanxValueError("the matrix is singular and has no inverse")
+        if pivot != col:
+            work[[col, pivot]] = work[[pivot, col]]
+        work[col] /= work[col, col]
+        factors = work[:, col].copy()
+        factors[col] = 0
+        work -= np.outer(factors, work[col])
+    return work[:, n:].copy()
+
+
+def _norm_order(ord_: Any) -> Any:
+    if ord_ is None or isinstance(ord_, str):
+        return ord_
+    if isinstance(ord_, np.ndarray) and ord_.ndim == 0:
+        ord_ = ord_[()]
+    if isinstance(ord_, (bool, np.bool_)) or not isinstance(ord_, (int, float, np.number)):
+        raise PhylanxTypeError(
+            f"norm order must be nil, a number, inf or \"fro\"/\"nuc\", got a {type_name(ord_)}")
+    return ord_.item() if isinstance(ord_, np.generic) else ord_
+
+
+@primitive("norm", "norm(x, __arg(_1_ord, nil), __arg(_2_axis, nil), __arg(_3_keepdims, false))",
+           oracle=lambda x, ord=None, axis=None, keepdims=False: np.linalg.norm(
+               x, ord, tuple(axis) if isinstance(axis, list) else axis, bool(keepdims)),
+           example="norm([3, 4])", result="5.0")
+def norm(x, ord=None, axis=None, keepdims=False):
+    """Matrix or vector norm, numpy.linalg.norm(x, ord, axis, keepdims).
+
+    ``ord``: nil (2-norm / Frobenius), a number, ``inf``/``-inf``, ``"fro"`` or ``"nuc"``;
+    ``axis``: nil, an axis, or a list of two axes (matrix norms).
+    """
+    arr = numeric(x, "the argument")
+    if isinstance(axis, np.ndarray):
+        axis = axis.tolist()
+    axes = to_axes(axis, arr.ndim)
+    return scalarize(np.linalg.norm(arr, _norm_order(ord), axes, to_bool(keepdims)))

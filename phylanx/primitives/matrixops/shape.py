@@ -1,0 +1,319 @@
+"""matrixops, shape manipulation and queries: ``reshape flatten squeeze expand_dims transpose
+flip flipud fliplr size ndim shape astype tile repeat pad count_nonzero diag clip gradient``.
+
+Each follows the NumPy function of the same name on arrays of any rank (views
+where NumPy returns views, like NumPy); numbers count as 0-d arrays and 0-d
+results are NumPy scalars.  ``pad`` supports only the 'constant' mode of the
+original.  The queries ``size``/``ndim``/``shape`` also accept PhySL lists
+(their length is their only dimension).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import PhylanxTypeError, PhylanxValueError
+from ...values import scalarize, type_name
+from ..arithmetics.elementwise_math import as_operand
+from ..array_args import as_array, as_int_list, as_shape, numpy_call
+from ..dtypes import to_axes, to_axis, to_bool, to_dtype, to_int
+from ..registry import primitive
+
+
+def _axes_arg(axis, ndim: int):
+    """An axis or a list of axes, validated against ``ndim``."""
+    if isinstance(axis, np.ndarray) and axis.ndim == 1:
+        axis = axis.tolist()
+    return to_axes(list(axis) if isinstance(axis, (tuple, range)) else axis, ndim)
+
+
+@primitive(
+    "reshape", "reshape(_1, _2)",
+    oracle=lambda a, shape: np.reshape(a, shape),
+    example="reshape([1, 2, 3, 4], list(2, 2))", result="[[1, 2], [3, 4]]",
+)
+def reshape(a, shape):
+    """The data of ``a`` in a new shape (numpy.reshape); one entry may be -1 (inferred)."""
+    arr = as_array(a, "a")
+    dims = as_shape(shape, "shape", allow_unknown=True)
+    try:
+        return scalarize(np.reshape(arr, dims))
+    except ValueError:
+        raise PhylanxValueError(
+            f"cannot reshape an array of shape {arr.shape} ({arr.size} elements) into "
+            f"shape {dims}") from None
+
+
+@primitive(
+    "flatten", "flatten(_1, _2)", "flatten(_1)",
+    oracle=lambda a, order=None: np.asarray(a).flatten(order or "C"),
+    example="flatten([[1, 2], [3, 4]])", result="[1, 2, 3, 4]",
+)
+def flatten(a, order=None):
+    """A 1-d copy of ``a`` in row-major ("C", default) or column-major ("F") order."""
+    if order is None:
+        order = "C"
+    if order not in ("C", "F", "A", "K"):
+        raise PhylanxValueError(f"order must be one of 'C', 'F', 'A', 'K', got {order!r}")
+    return as_array(a, "a").flatten(order)
+
+
+@primitive(
+    "squeeze", "squeeze(_1)", "squeeze(_1,_2)",
+    oracle=lambda a, axis=None: np.squeeze(a, tuple(axis) if isinstance(axis, list) else axis),
+    example="squeeze([[1, 2, 3]])", result="[1, 2, 3]",
+)
+def squeeze(a, axis=None):
+    """Remove axes of length one (all of them, or the given axis/axes)."""
+    arr = as_array(a, "a")
+    axes = None if axis is None else _axes_arg(axis, arr.ndim)
+    for ax in (axes if isinstance(axes, tuple) else () if axes is None else (axes,)):
+        if arr.shape[ax] != 1:
+            raise PhylanxValueError(
+                f"cannot squeeze axis {ax} of an array of shape {arr.shape}: its length is not 1")
+    return scalarize(np.squeeze(arr, axes))
+
+
+@primitive(
+    "expand_dims", "expand_dims(_1,_2)",
+    oracle=np.expand_dims,
+    example="expand_dims([1, 2], 1)", result="[[1], [2]]",
+)
+def expand_dims(a, axis):
+    """Insert a length-1 axis at ``axis`` (or several at a list of axes) of the result."""
+    arr = as_array(a, "a")
+    axes = as_int_list(axis, "axis")
+    count = len(axes) if isinstance(axes, list) else 1
+    return np.expand_dims(arr, _axes_arg(axes, arr.ndim + count))
+
+
+@primitive(
+    "transpose", "transpose(_1)", "transpose(_1,_2)",
+    oracle=lambda a, axes=None: np.transpose(a, axes),
+    example="transpose([[1, 2], [3, 4]])", result="[[1, 3], [2, 4]]",
+)
+def transpose(a, axes=None):
+    """Reverse the axes, or permute them in the order of the list ``axes``."""
+    arr = as_array(a, "a")
+    if axes is None:
+        return scalarize(np.transpose(arr))
+    perm = as_int_list(axes, "axes")
+    perm = perm if isinstance(perm, list) else [perm]
+    if len(perm) != arr.ndim:
+        raise PhylanxValueError(
+            f"axes {perm} must list each of the {arr.ndim} axes of the array exactly once")
+    order = _axes_arg(perm, arr.ndim) if perm else ()
+    return scalarize(np.transpose(arr, order))
+
+
+@primitive(
+    "flip", "flip(_1,_2)", "flip(_1)",
+    oracle=lambda a, axis=None: np.flip(a, axis),
+    example="flip([1, 2, 3])", result="[3, 2, 1]",
+)
+def flip(a, axis=None):
+    """Reverse the order of elements along the given axis/axes (all axes if omitted)."""
+    arr = as_array(a, "a")
+    axes = None if axis is None else _axes_arg(axis, arr.ndim)
+    if arr.ndim == 0:
+        return scalarize(arr)
+    return np.flip(arr, axes)
+
+
+@primitive(
+    "flipud", "flipud(_1)", oracle=np.flipud,
+    example="flipud([[1, 2], [3, 4]])", result="[[3, 4], [1, 2]]",
+)
+def flipud(a):
+    """Reverse the order of the rows (axis 0); needs at least one dimension."""
+    arr = as_array(a, "a")
+    if arr.ndim < 1:
+        raise PhylanxValueError("flipud needs an array of at least 1 dimension, got a 0-d value")
+    return np.flipud(arr)
+
+
+@primitive(
+    "fliplr", "fliplr(_1)", oracle=np.fliplr,
+    example="fliplr([[1, 2], [3, 4]])", result="[[2, 1], [4, 3]]",
+)
+def fliplr(a):
+    """Reverse the order of the columns (axis 1); needs at least two dimensions."""
+    arr = as_array(a, "a")
+    if arr.ndim < 2:
+        raise PhylanxValueError(
+            f"fliplr needs an array of at least 2 dimensions, got a {arr.ndim}-d value")
+    return np.fliplr(arr)
+
+
+def _sized_list(x):
+    return isinstance(x, (list, tuple, range))
+
+
+@primitive(
+    "size", "size(_1)", oracle=np.size,
+    example="size([[1, 2, 3], [4, 5, 6]])", result="6",
+)
+def size(a):
+    """Total number of elements (the length of a list)."""
+    if _sized_list(a):
+        return np.int64(len(a))
+    return np.int64(as_array(a, "a").size)
+
+
+@primitive(
+    "ndim", "ndim(_1)", oracle=np.ndim,
+    example="ndim([[1, 2], [3, 4]])", result="2",
+)
+def ndim(a):
+    """Number of dimensions (0 for a number, 1 for a list)."""
+    if _sized_list(a):
+        return np.int64(1)
+    return np.int64(as_array(a, "a").ndim)
+
+
+def _shape_oracle(a, dim=None):
+    shape = np.shape(a)
+    return list(shape) if dim is None else shape[dim]
+
+
+@primitive(
+    "shape", "shape(_1, _2)", "shape(_1)", oracle=_shape_oracle,
+    example="shape([[1, 2, 3], [4, 5, 6]])", result="list(2, 3)",
+)
+def shape(a, dim=None):
+    """The list of dimension sizes (int64), or the size of dimension ``dim``."""
+    dims = (len(a),) if _sized_list(a) else as_array(a, "a").shape
+    if dim is None:
+        return [np.int64(d) for d in dims]
+    if not dims:
+        raise PhylanxValueError(f"a 0-d value has no dimension {dim}")
+    return np.int64(dims[to_axis(dim, len(dims), "dim")])
+
+
+@primitive(
+    "astype", "astype(_1_x, _2_dtype)",
+    oracle=lambda x, dtype: np.asarray(x).astype(dtype),
+    example="astype([1.5, 2.7], \"int\")", result="[1, 2]",
+)
+def astype(x, dtype):
+    """A copy of ``x`` cast to ``dtype`` ("bool", "int"/"int64", "float"/"float64", ...)."""
+    return scalarize(as_array(x, "x").astype(to_dtype(dtype, np.float64)))
+
+
+@primitive(
+    "tile", "tile(_1,_2)", oracle=np.tile,
+    example="tile([1, 2], 2)", result="[1, 2, 1, 2]",
+)
+def tile(a, reps):
+    """numpy.tile: ``a`` repeated ``reps`` times (an integer or a list, one per axis)."""
+    counts = as_int_list(reps, "reps")
+    if any(c < 0 for c in (counts if isinstance(counts, list) else [counts])):
+        raise PhylanxValueError(f"reps {counts} must be non-negative")
+    return scalarize(np.tile(as_array(a, "a"), counts))
+
+
+@primitive(
+    "repeat", "repeat(_1,_2)", "repeat(_1,_2,_3)",
+    oracle=lambda a, repeats, axis=None: np.repeat(a, repeats, axis),
+    example="repeat([1, 2], 2)", result="[1, 1, 2, 2]",
+)
+def repeat(a, repeats, axis=None):
+    """numpy.repeat: repeat each element (along ``axis``, flattened if omitted)."""
+    arr = as_array(a, "a")
+    counts = as_int_list(repeats, "repeats")
+    if any(c < 0 for c in (counts if isinstance(counts, list) else [counts])):
+        raise PhylanxValueError(f"repeats {counts} must be non-negative")
+    return numpy_call(np.repeat, arr, counts, to_axis(axis, arr.ndim))
+
+
+def _pad_oracle(a, pad_width, mode, constant_values=None):
+    return np.pad(a, pad_width, mode, constant_values=0 if constant_values is None
+                  else constant_values)
+
+
+@primitive(
+    "pad", "pad(_1, _2, _3)", "pad(_1, _2, _3, _4)", oracle=_pad_oracle,
+    example="pad([1, 2], list(1, 2), \"constant\")", result="[0, 1, 2, 0, 0]",
+)
+def pad(a, pad_width, mode, constant_values=None):
+    """numpy.pad in 'constant' mode: pad_width per axis (before, after), filled with a constant.
+
+    ``pad_width`` is an integer, ``[before, after]`` or one such pair per axis;
+    ``constant_values`` (default 0) likewise.  Other modes are not supported.
+    """
+    if mode != "constant":
+        raise PhylanxValueError(f"pad supports only mode 'constant', got {mode!r}")
+    arr = as_array(a, "a")
+    widths = as_array(pad_width, "pad_width")
+    if widths.dtype.kind not in "iub" or np.any(widths < 0):
+        raise PhylanxValueError("pad_width must hold non-negative integers")
+    values = 0 if constant_values is None else as_array(constant_values, "constant_values")
+    return numpy_call(np.pad, arr, widths.astype(np.int64), "constant", constant_values=values)
+
+
+@primitive(
+    "count_nonzero", "count_nonzero(_1, __arg(_2_axis, nil), __arg(_3_keepdims, false))",
+    oracle=lambda a, axis=None, keepdims=False: np.count_nonzero(a, axis, keepdims=bool(keepdims)),
+    samples="reduction", example="count_nonzero([0, 1, 2, 0])", result="2",
+)
+def count_nonzero(a, axis=None, keepdims=False):
+    """Number of non-zero (true) elements (along ``axis``), as int64, like numpy.count_nonzero.
+
+    ``axis`` (nil: everything; an int or a list of ints) and ``keepdims`` extend the
+    original's one-argument form.
+    """
+    arr = as_array(a, "a")
+    if axis is None and not to_bool(keepdims):
+        return np.int64(np.count_nonzero(arr))
+    axes = _axes_arg(axis, arr.ndim) if arr.ndim else None
+    counts = np.count_nonzero(arr, axis=axes, keepdims=to_bool(keepdims))
+    return scalarize(np.asarray(counts, dtype=np.int64))
+
+
+@primitive(
+    "diag", "diag(_1)", "diag(_1, _2)",
+    oracle=lambda v, k=0: np.diag(v, k),
+    example="diag([1, 2])", result="[[1, 0], [0, 2]]",
+)
+def diag(v, k=0):
+    """The k-th diagonal of a matrix, or a matrix with a vector on its k-th diagonal."""
+    arr = as_array(v, "v")
+    if arr.ndim not in (1, 2):
+        raise PhylanxValueError(f"diag needs a 1-d or a 2-d array, got a {arr.ndim}-d value")
+    return np.diag(arr, 0 if k is None else to_int(k, "k"))
+
+
+@primitive(
+    "clip", "clip(_1, _2, _3)", oracle=np.clip,
+    example="clip([1, 5, 9], 2, 6)", result="[2, 5, 6]",
+)
+def clip(a, a_min, a_max):
+    """numpy.clip: limit values to [a_min, a_max] (either bound may be nil)."""
+    arr = as_array(a, "a")
+    # Python-number bounds stay weak, as in NumPy: clip(float32 x, 0, 1) stays float32
+    lo = None if a_min is None else as_operand(a_min, "a_min")
+    hi = None if a_max is None else as_operand(a_max, "a_max")
+    return scalarize(numpy_call(np.clip, arr, lo, hi))
+
+
+def _gradient_oracle(f, axis=None):
+    out = np.gradient(f, axis=axis)
+    return list(out) if isinstance(out, tuple) else out
+
+
+@primitive(
+    "gradient", "gradient(_1, _2)", "gradient(_1)",
+    oracle=_gradient_oracle,
+    example="gradient([1., 2., 4., 7.])", result="[1., 1.5, 2.5, 3.]",
+)
+def gradient(f, axis=None):
+    """numpy.gradient: central differences inside, one-sided at the ends.
+
+    With one axis (or a 1-d input) the result is an array; otherwise a list of
+    arrays, one per axis.
+    """
+    arr = as_array(f, "f")
+    if arr.dtype.kind not in "biuf":
+        raise PhylanxTypeError(f"gradient needs a numeric array, got {type_name(f)}")
+    axes = None if axis is None else _axes_arg(axis, arr.ndim)
+    out = numpy_call(np.gradient, arr, axis=axes)
+    return list(out) if isinstance(out, tuple) else out

@@ -1,0 +1,160 @@
+"""Indexing primitives: ``slice``, ``slice_row``, ``slice_column``, ``slice_page``, ``tuple_slice``.
+
+Index arguments follow ``indexing.py``: an integer (negative counts from the end), nil
+(the whole axis), ``list(start, stop[, step])`` (a range; nil bounds and negative steps
+allowed), a ``range`` value, or an integer/boolean array (advanced indexing, as NumPy).
+Arrays are indexed like NumPy subscripts (basic slices are views, as in NumPy); lists,
+strings and dictionaries like their Python counterparts, level by level for nested lists.
+``store(slice(x, ...), v)`` is compiled by the ``store`` special form through
+``indexing.put``; these primitives only read.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import PhylanxIndexError, PhylanxKeyError, PhylanxTypeError, PhylanxValueError
+from ...values import type_name
+from .. import indexing
+from ..registry import primitive
+
+
+def _as_value(item: Any) -> Any:
+    """Python ints/floats/bools that come out of ranges or Python lists become NumPy scalars."""
+    t = type(item)
+    if t is int:
+        return np.int64(item)
+    if t is float:
+        return np.float64(item)
+    if t is bool:
+        return np.bool_(item)
+    return item
+
+
+def _sequence_pick(seq: Any, index: np.ndarray) -> list | str:
+    """Advanced indexing of a list/string with an integer or boolean array (1-d)."""
+    if index.ndim != 1:
+        raise PhylanxValueError(
+            f"a list can only be indexed with a 1-d index array, got shape {index.shape}")
+    n = len(seq)
+    if index.dtype == np.bool_:
+        if index.shape[0] != n:
+            raise PhylanxValueError(
+                f"boolean index of length {index.shape[0]} does not match a sequence of "
+                f"length {n}")
+        positions = np.flatnonzero(index).tolist()
+    else:
+        positions = index.tolist()
+        for p in positions:
+            if not -n <= p < n:
+                raise PhylanxIndexError(f"index {p} is out of bounds for a sequence of length {n}")
+    picked = [seq[p] for p in positions]
+    return "".join(picked) if isinstance(seq, str) else picked
+
+
+def _sequence_get(seq: Any, indices: list) -> Any:
+    """Index a list/range/string; later indices apply to each selected element."""
+    first = indices[0]
+    rest = indices[1:]
+    if isinstance(first, np.ndarray):
+        selected, many = _sequence_pick(seq, indexing.to_index(first)), True
+    else:
+        py_index = indexing.to_index(first)
+        if isinstance(py_index, slice):
+            selected, many = seq[py_index], True
+        else:
+            n = len(seq)
+            if not -n <= py_index < n:
+                raise PhylanxIndexError(
+                    f"index {py_index} is out of bounds for a {type_name(seq)} of length {n}")
+            selected, many = seq[py_index], False
+    if not rest:
+        if many and isinstance(selected, (list, range)):
+            return [_as_value(v) for v in selected]
+        return _as_value(selected)
+    if many:
+        return [get_item(element, rest) for element in selected]
+    return get_item(_as_value(selected), rest)
+
+
+def get_item(value: Any, indices: list) -> Any:
+    """``slice(value, i1, i2, ...)`` for every indexable kind of value."""
+    if not indices:
+        return value
+    if isinstance(value, (list, tuple, range, str)):
+        return _sequence_get(value, list(indices))
+    if isinstance(value, dict):
+        key = indices[0]
+        if isinstance(key, (np.ndarray, list, dict)):
+            raise PhylanxTypeError(f"a dictionary key cannot be a {type_name(key)}")
+        if key not in value:
+            raise PhylanxKeyError(f"key {key!r} not found in dictionary")
+        return get_item(value[key], indices[1:])
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        raise PhylanxValueError("cannot index a 0-d value")
+    if isinstance(value, (np.generic, int, float, bool)):
+        raise PhylanxValueError(f"cannot index a scalar ({type_name(value)})")
+    return indexing.get(value, list(indices))
+
+
+@primitive("slice", "slice(_1, __2)", differentiable=True,
+           oracle=lambda x, *idx: x[tuple(idx)],
+           example="slice([[1, 2, 3], [4, 5, 6]], 1, list(nil, nil, -1))", result="[6, 5, 4]")
+def slice_(value, *indices):
+    """Index or slice an array, list, dictionary or string: ``slice(x, rows, cols, ...)``.
+
+    Each index is an integer (negative from the end), nil (whole axis),
+    ``list(start, stop[, step])``, a range, or an integer/boolean array (advanced
+    indexing). ``slice(x, 1, list(nil, nil, -1))`` is NumPy's ``x[1, ::-1]``.
+    """
+    return get_item(value, list(indices))
+
+
+def _along_axis(kind: str, value: Any, indices: tuple) -> Any:
+    if not isinstance(value, (np.ndarray, list, tuple, range, str)):
+        raise PhylanxTypeError(f"{kind} needs an array or a list, got a {type_name(value)}")
+    return get_item(value, indexing.axis_indices(kind, value, list(indices)))
+
+
+@primitive("slice_row", "slice_row(_1, __2)", differentiable=True,
+           oracle=lambda x, i: x[i] if x.ndim <= 2 else x[(slice(None),) * (x.ndim - 2) + (i,)],
+           example="slice_row([[1, 2], [3, 4], [5, 6]], list(1, nil))", result="[[3, 4], [5, 6]]")
+def slice_row(value, *indices):
+    """Index along the row axis only (axis 0 of a matrix, -2 of a 3-d/4-d array).
+
+    On a vector the index applies to its only axis.
+    """
+    return _along_axis("slice_row", value, indices)
+
+
+@primitive("slice_column", "slice_column(_1, __2)", differentiable=True,
+           oracle=lambda x, i: x[..., i],
+           example="slice_column([[1, 2, 3], [4, 5, 6]], list(nil, nil, -1))",
+           result="[[3, 2, 1], [6, 5, 4]]")
+def slice_column(value, *indices):
+    """Index along the column axis only (the last axis); on a vector, its only axis."""
+    return _along_axis("slice_column", value, indices)
+
+
+@primitive("slice_page", "slice_page(_1, __2)", differentiable=True,
+           oracle=lambda x, i: x[i] if x.ndim == 3 else x[:, i],
+           example="slice_page([[[1, 2]], [[3, 4]]], 1)", result="[[3, 4]]")
+def slice_page(value, *indices):
+    """Index along the page axis of a 3-d array (axis 0; axis 1 of a 4-d array)."""
+    if not isinstance(value, np.ndarray):
+        raise PhylanxTypeError(f"slice_page needs a 3-d or 4-d array, got a {type_name(value)}")
+    return _along_axis("slice_page", value, indices)
+
+
+@primitive("tuple_slice", "tuple_slice(_1, _2)", differentiable=True,
+           oracle=lambda x, idx: x[tuple(idx)],
+           example="tuple_slice([[1, 2, 3], [4, 5, 6]], list(1, list(0, 2)))", result="[4, 5]")
+def tuple_slice(value, index_tuple):
+    """``tuple_slice(x, list(i1, i2, ...))`` is ``slice(x, i1, i2, ...)``: indices given as a list.
+
+    A single index that is not a list is used as is.
+    """
+    if isinstance(index_tuple, (list, tuple, range)):
+        return get_item(value, [_as_value(i) for i in index_tuple])
+    return get_item(value, [index_tuple])

@@ -1,0 +1,139 @@
+"""Searching and sorting (``argmax argmin argsort sort unique``) and element-wise ``power``.
+
+All follow NumPy (``numpy.argmax``, ``numpy.sort`` ...): nil axis means the flattened
+array, negative axes count from the end, sort kinds are NumPy's, and 0-d results are
+NumPy scalars.  ``power`` lives here because the matrixops catalogue lists it with
+these array primitives; it is NumPy's ``**`` including its errors (an integer to a
+negative integer power is a PhylanxValueError, as NumPy raises).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import PhylanxTypeError, PhylanxValueError
+from ...values import scalarize, type_name
+from ..dtypes import to_axis
+from ..registry import primitive
+from .linalg import numeric
+
+_SORT_KINDS = ("quicksort", "mergesort", "heapsort", "stable")
+
+
+def _search(name: str, finder, a: Any, axis: Any) -> Any:
+    arr = numeric(a, "the argument")
+    axis = to_axis(axis, arr.ndim)
+    if arr.size == 0 and (axis is None or arr.shape[axis] == 0):
+        raise PhylanxValueError(f"an empty array (shape {arr.shape}) has no {name[3:]}imum")
+    return scalarize(finder(arr, axis=axis))
+
+
+@primitive("argmax", "argmax(_1, _2)", "argmax(_1)",
+           oracle=lambda a, axis=None: np.argmax(a, axis=axis),
+           example="argmax([[1, 9], [8, 2]], 0)", result="[1, 0]")
+def argmax(a, axis=None):
+    """Index of the first maximum in the flattened array, or per-axis indices along ``axis``.
+
+    NaN counts as the maximum (first NaN wins), like numpy.argmax.
+    """
+    return _search("argmax", np.argmax, a, axis)
+
+
+@primitive("argmin", "argmin(_1, _2)", "argmin(_1)",
+           oracle=lambda a, axis=None: np.argmin(a, axis=axis),
+           example="argmin([[1, 9], [8, 2]], 1)", result="[0, 1]")
+def argmin(a, axis=None):
+    """Index of the first minimum in the flattened array, or per-axis indices along ``axis``.
+
+    NaN counts as the minimum (first NaN wins), like numpy.argmin.
+    """
+    return _search("argmin", np.argmin, a, axis)
+
+
+def _sort_args(name: str, a: Any, axis: Any, kind: Any, order: Any):
+    arr = numeric(a, "the argument")
+    if axis is not None:
+        if arr.ndim == 0:
+            raise PhylanxValueError(
+                f"a 0-d value can only be sorted with axis nil (got axis {axis})")
+        axis = to_axis(axis, arr.ndim)
+    if kind is not None and kind not in _SORT_KINDS:
+        raise PhylanxValueError(
+            f"sort kind must be one of {', '.join(_SORT_KINDS)}, got {kind!r}")
+    if order is not None:
+        # arrays here never have named fields, as NumPy says for plain arrays
+        raise PhylanxValueError("cannot specify an order: the array has no fields")
+    return arr, axis, kind
+
+
+@primitive("argsort",
+           "argsort(_1, __arg(_2_axis, -1), __arg(_3_kind, \"quicksort\"), __arg(_4_order, nil))",
+           oracle=lambda a, axis=-1, kind="quicksort", order=None: np.argsort(
+               a, axis=axis, kind=kind, order=order),
+           example="argsort([3, 1, 2])", result="[1, 2, 0]")
+def argsort(a, axis=-1, kind="quicksort", order=None):
+    """Indices that sort ``a`` along ``axis`` (nil: the flattened array), numpy.argsort.
+
+    ``kind`` is quicksort, mergesort, heapsort or stable (stable keeps ties in order);
+    NaN sorts last.
+    """
+    arr, axis, kind = _sort_args("argsort", a, axis, kind, order)
+    return np.argsort(arr, axis=axis, kind=kind)
+
+
+@primitive("sort",
+           "sort(_1, __arg(_2_axis, -1), __arg(_3_kind, \"quicksort\"), __arg(_4_order, nil))",
+           oracle=lambda a, axis=-1, kind="quicksort", order=None: np.sort(
+               a, axis=axis, kind=kind, order=order),
+           example="sort([[3, 1], [0, 2]], 0)", result="[[0, 1], [3, 2]]")
+def sort(a, axis=-1, kind="quicksort", order=None):
+    """Sorted copy of ``a`` along ``axis`` (nil: flattened first), numpy.sort.
+
+    ``kind`` is quicksort, mergesort, heapsort or stable; NaN sorts last.
+    """
+    arr, axis, kind = _sort_args("sort", a, axis, kind, order)
+    return np.sort(arr, axis=axis, kind=kind)
+
+
+@primitive("unique", "unique(_1)", "unique(_1, _2)",
+           oracle=lambda a, axis=None: np.unique(a, axis=axis),
+           example="unique([3, 1, 3, 2])", result="[1, 2, 3]")
+def unique(a, axis=None):
+    """Sorted unique elements (flattened), or the unique sub-arrays along ``axis``.
+
+    Like numpy.unique: only the values are returned (no indices or counts).
+    """
+    arr = numeric(a, "the argument")
+    return np.unique(arr, axis=to_axis(axis, arr.ndim))
+
+
+def _power_operand(value: Any, what: str) -> Any:
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value  # a weak Python scalar: x ** 2 keeps float32 as in NumPy
+    if isinstance(value, (list, tuple, range, bool)):
+        return numeric(value, what)
+    raise PhylanxTypeError(f"{what} of power must be a number or an array, got a "
+                           f"{type_name(value)}")
+
+
+@primitive("power", "power(_1, _2)", oracle=np.power,
+           supports_dtype=True, elementwise=True, differentiable=True,
+           example="power([1, 2, 3], 2)", result="[1, 4, 9]")
+def power(base, exponent):
+    """Element-wise ``base ** exponent`` with broadcasting (numpy.power).
+
+    An integer base to a negative integer exponent raises, as in NumPy.
+    """
+    b = _power_operand(base, "the base")
+    e = _power_operand(exponent, "the exponent")
+    try:
+        return scalarize(np.power(b, e))
+    except ValueError as err:
+        if "negative integer powers" in str(err):
+            raise PhylanxValueError(
+                "an integer base cannot be raised to a negative integer exponent "
+                "(as in NumPy); make the base a float") from None
+        raise

@@ -1,0 +1,99 @@
+"""Rule tables: what a later layer knows about a primitive, kept apart from its declaration.
+
+A primitive's identity (name, signature, implementation, docs) is declared once, in
+its category module.  What a *transformation* needs to know about it — how to
+differentiate it, how to run it on tiled distributed arrays, whether it can be fused
+into an element-wise loop — is a *rule* that the transformation's own layer attaches
+by name, the way JAX keeps a primitive apart from the rules each interpreter registers.
+The declaration says which primitives a table is meant to cover (a flag), the layer
+supplies the rules::
+
+    from phylanx.primitives.rules import VJP
+
+    @VJP.register("sin")
+    def sin_vjp(cotangent, x, dtype=None):
+        return (cotangent * np.cos(x),)
+
+    VJP.get("sin")          # the rule, or None
+    VJP.missing()           # differentiable primitives without a rule yet
+
+Registering a rule for an unknown name, twice, or for a primitive the table does not
+apply to (a VJP rule for a primitive not flagged ``differentiable``) raises
+``ValueError`` naming it.  ``phylanx primitives --coverage`` prints each table's
+coverage; ``tests/primitives/test_rules.py`` checks every registered rule.
+
+The three tables and the flag each covers (the rules' calling conventions are the
+business of the layer that interprets them):
+
+* :data:`VJP` — reverse-mode derivatives (autodiff), covers ``differentiable``;
+* :data:`DISTRIBUTION` — tiled distributed execution, covers ``distributable``;
+* :data:`FUSION` — element-wise loop fusion, covers ``elementwise``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .registry import PrimitiveSpec, all_specs, lookup
+
+
+class RuleTable:
+    """Rules of one transformation, keyed by primitive name."""
+
+    def __init__(self, name: str, applies_to: Callable[[PrimitiveSpec], bool],
+                 covers: str) -> None:
+        self.name = name
+        self.applies_to = applies_to
+        self.covers = covers            # what ``applies_to`` selects, for messages
+        self._rules: dict[str, Any] = {}
+
+    def defrule(self, primitive_name: str, rule: Any) -> Any:
+        """Attach ``rule`` to the primitive ``primitive_name``; returns ``rule``."""
+        spec = lookup(primitive_name)
+        if spec is None or spec.name != primitive_name:
+            raise ValueError(f"{self.name} rule for {primitive_name!r}: no such primitive "
+                             "(an alias or dtype variant shares its primitive's rule)")
+        if primitive_name in self._rules:
+            raise ValueError(f"{self.name} rule for {primitive_name!r} registered twice")
+        if not self.applies_to(spec):
+            raise ValueError(f"{self.name} rule for {primitive_name!r}: the primitive is not "
+                             f"{self.covers} (set the flag in its declaration first)")
+        self._rules[primitive_name] = rule
+        return rule
+
+    def register(self, primitive_name: str) -> Callable[[Any], Any]:
+        """Decorator form of :meth:`defrule`."""
+        return lambda rule: self.defrule(primitive_name, rule)
+
+    def get(self, primitive_name: str) -> Any | None:
+        """The rule of ``primitive_name`` (aliases and dtype variants included), or None."""
+        spec = lookup(primitive_name)
+        return None if spec is None else self._rules.get(spec.name)
+
+    def names(self) -> list[str]:
+        """The primitives that have a rule."""
+        return sorted(self._rules)
+
+    def expected(self) -> list[str]:
+        """The primitives this table should cover (``applies_to``)."""
+        return sorted(spec.name for spec in all_specs() if self.applies_to(spec))
+
+    def missing(self) -> list[str]:
+        """The primitives this table should cover but has no rule for."""
+        return [name for name in self.expected() if name not in self._rules]
+
+    def coverage_line(self) -> str:
+        expected = self.expected()
+        covered = sum(1 for name in expected if name in self._rules)
+        return f"{self.name} rules: {covered} of {len(expected)} {self.covers} primitives"
+
+    def __repr__(self) -> str:
+        return f"<RuleTable {self.name}: {len(self._rules)} rules>"
+
+
+VJP = RuleTable("vjp", lambda spec: spec.differentiable, "differentiable")
+DISTRIBUTION = RuleTable("distribution", lambda spec: spec.distributable, "distributable")
+FUSION = RuleTable("fusion", lambda spec: spec.elementwise, "elementwise")
+
+#: every rule table, for coverage reports and tests
+TABLES: tuple[RuleTable, ...] = (VJP, DISTRIBUTION, FUSION)

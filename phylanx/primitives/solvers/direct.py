@@ -1,0 +1,255 @@
+"""Direct linear solvers and the LU decomposition: ``linear_solver_*`` and ``lu``.
+
+The solvers call LAPACK through ``scipy.linalg.lapack`` (``getrf/getrs``,
+``sytrf/sytrs``, ``potrf/potrs``) so that a singular or indefinite matrix is a
+checked ``PhylanxValueError`` rather than a warning.  Integer and boolean inputs
+are solved in float64; float32 inputs give float32 results, as ``numpy.linalg.solve``.
+
+Numerical singularity: LAPACK's ``info`` only flags a pivot that is exactly zero, and
+whether rounding leaves an exact zero or something like -4.7e-17 depends on the BLAS
+kernel.  So every singularity, rank or definiteness check of the primitives goes through
+:func:`first_negligible`, which calls a pivot zero when it is at most
+:func:`rounding_tolerance` = n * eps(dtype) * ||a||_F: the size of the rounding errors of
+an n x n factorisation of ``a`` (``numpy.linalg.matrix_rank`` uses the same form with
+the largest singular value, which ||a||_F bounds from above).  Being relative to ``a``,
+the verdict does not change when ``a`` is scaled.
+
+``lu`` follows the original (Blaze, row-major storage): ``A = L @ U @ P`` with
+``L`` lower triangular, ``U`` *unit* upper triangular and ``P`` a permutation of
+the columns.  SciPy factors ``A = P' L' U'`` (row pivoting), so ``lu`` factors the
+transpose: ``A.T = P' L' U'`` gives ``A = U'.T @ L'.T @ P'.T``.
+
+The iterative solvers are in ``iterative.py``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import PhylanxTypeError, PhylanxValueError
+from ...values import type_name
+from ..lazy_modules import lazy_module
+from ..registry import primitive
+
+# SciPy loads on first use (``import phylanx`` stays fast)
+scipy = lazy_module("scipy")
+lapack = lazy_module("scipy.linalg.lapack")
+
+
+def float_operand(value, what: str, ndims: tuple[int, ...]) -> np.ndarray:
+    """``value`` as a float32/float64 array of one of the ranks ``ndims``."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "biuf" or arr.dtype == object:
+        raise PhylanxTypeError(f"{what} must be a real numeric array, got a {type_name(value)}")
+    if arr.ndim not in ndims:
+        ranks = " or ".join(f"{n}-d" for n in ndims)
+        raise PhylanxValueError(f"{what} must be {ranks}, got a {arr.ndim}-d array "
+                                f"of shape {arr.shape}")
+    if arr.dtype not in (np.float32, np.float64):
+        arr = arr.astype(np.float64)
+    return arr
+
+
+#: how error messages state the test of :func:`first_negligible`
+RELATIVE_TO = "relative to n * eps * ||a||_F"
+
+
+def rounding_tolerance(a: np.ndarray, dtype=None) -> float:
+    """n * eps(dtype) * ||a||_F for an n x n (or m x n, n the larger side) matrix ``a``.
+
+    The one place the tolerance formula lives.  ``dtype`` is that of the arithmetic
+    (default: ``a``'s floating type, float64 for integers).  The norm is taken as
+    ``max|a| * ||a / max|a| ||_F`` so that it neither overflows nor underflows.  Inf or
+    NaN in ``a`` give an infinite tolerance, which :func:`first_negligible` does not judge."""
+    a = np.asarray(a)
+    if dtype is None:
+        dtype = a.dtype if a.dtype.kind in "fc" else np.float64
+    eps = np.finfo(dtype).eps
+    n = max(a.shape[-2:], default=1) if a.ndim >= 2 else max(a.size, 1)
+    magnitude = np.abs(a)
+    largest = float(magnitude.max(initial=0.0))
+    if not np.isfinite(largest):
+        return float("inf")
+    if largest == 0:
+        return 0.0
+    return float(n * eps * largest * np.linalg.norm(magnitude / largest))
+
+
+def first_negligible(values, a: np.ndarray, dtype=None) -> int | None:
+    """1-based position of the first of ``values`` (pivots, a diagonal, ...) whose magnitude
+    is at most ``rounding_tolerance(a, dtype)``, else None.
+
+    An all-zero ``a`` has tolerance 0, so its (zero) pivots count.  A non-finite tolerance
+    or pivot (inf/NaN in ``a``) is not judged here: LAPACK's own result stands."""
+    tolerance = rounding_tolerance(a, dtype)
+    if not np.isfinite(tolerance):
+        return None
+    small = np.abs(np.asarray(values)) <= tolerance        # NaN compares False
+    return int(np.argmax(small)) + 1 if small.any() else None
+
+
+def symmetric_from_triangle(a: np.ndarray, lower: int) -> np.ndarray:
+    """The symmetric matrix that LAPACK's symmetric routines read from one triangle of ``a``."""
+    if lower:
+        return np.tril(a) + np.tril(a, -1).T
+    return np.triu(a) + np.triu(a, 1).T
+
+
+def lu_pivots(factors, lower=None) -> np.ndarray:
+    """The pivots of a getrf result ``(lu, ipiv)``: the diagonal of U."""
+    return np.diag(factors[0])
+
+
+def ldlt_pivots(factors, lower) -> np.ndarray:
+    """The pivots of a sytrf result ``(ldu, ipiv)``: the eigenvalues of D's 1x1 and 2x2 blocks
+    (a is singular exactly when one is zero); one value per row, 2x2 blocks give the
+    smaller eigenvalue (in magnitude) to their first row and the larger to the second."""
+    ldu, ipiv = factors
+    n = len(ipiv)
+    values = np.empty(n, dtype=np.abs(np.diag(ldu)).dtype)
+    k = 0
+    while k < n:
+        if ipiv[k] > 0 or k + 1 == n:           # a 1x1 block (LAPACK marks 2x2 blocks < 0)
+            values[k] = abs(ldu[k, k])
+            k += 1
+            continue
+        off = ldu[k + 1, k] if lower else ldu[k, k + 1]
+        block = np.array([[ldu[k, k], off], [off, ldu[k + 1, k + 1]]], dtype=np.float64)
+        values[k:k + 2] = np.sort(np.abs(np.linalg.eigvalsh(block)))
+        k += 2
+    return values
+
+
+def cholesky_pivots(factors, lower=None) -> np.ndarray:
+    """The pivots of a potrf result ``(c,)``: the squared diagonal (the Schur complements)."""
+    return np.diag(factors[0]) ** 2
+
+
+_PIVOTS = {"getrf": lu_pivots, "sytrf": ldlt_pivots, "potrf": cholesky_pivots}
+
+
+def factorise(a: np.ndarray, factor_name: str, lower: int | None = None):
+    """LAPACK ``factor_name`` of the float matrix ``a`` -> ``(factors, bad)``.
+
+    ``bad`` is the 1-based index of the first pivot that is zero (LAPACK ``info``) or
+    negligible relative to ``a`` (:func:`first_negligible`; for sytrf/potrf ``a`` is the
+    symmetric matrix read from the ``lower`` triangle), else None."""
+    factor, = lapack.get_lapack_funcs((factor_name,), (a,))
+    flags = {} if lower is None else {"lower": lower}
+    *factors, info = factor(a, **flags)
+    if info < 0:  # pragma: no cover - only on malformed input, which callers check
+        raise PhylanxValueError(f"LAPACK {factor_name} rejected argument {-info}")
+    if info > 0:
+        return factors, int(info)
+    read = a if lower is None else symmetric_from_triangle(a, lower)
+    return factors, first_negligible(_PIVOTS[factor_name](factors, lower), read, a.dtype)
+
+
+def system_operands(a, b) -> tuple[np.ndarray, np.ndarray, np.dtype]:
+    """Check ``a x = b``: square ``a``, ``b`` a vector or matrix with as many rows.
+
+    Returns both in the common float dtype (float32 only if both are float32)."""
+    a = float_operand(a, "the matrix a", (2,))
+    b = float_operand(b, "the right-hand side b", (1, 2))
+    if a.shape[0] != a.shape[1]:
+        raise PhylanxValueError(f"the matrix a must be square, got shape {a.shape}")
+    if b.shape[0] != a.shape[0]:
+        raise PhylanxValueError(f"the right-hand side b has {b.shape[0]} rows but the matrix "
+                                f"a has {a.shape[0]} (shapes {a.shape} and {b.shape})")
+    dtype = np.result_type(a.dtype, b.dtype)
+    return a.astype(dtype, copy=False), b.astype(dtype, copy=False), dtype
+
+
+def _lower_flag(uplo) -> int:
+    if uplo is None:
+        return 1
+    if not isinstance(uplo, str) or uplo.strip().upper() not in ("L", "U"):
+        raise PhylanxValueError(f"uplo must be \"L\" or \"U\", got {uplo!r}")
+    return 1 if uplo.strip().upper() == "L" else 0
+
+
+def _solve_with(a, b, factor_name: str, solve_name: str, lower: int | None, failure: str):
+    """Factor ``a`` with LAPACK ``factor_name`` and solve with ``solve_name``."""
+    a, b, dtype = system_operands(a, b)
+    if a.shape[0] == 0:
+        return np.zeros(b.shape, dtype=dtype)
+    rhs = b.reshape(b.shape[0], -1)
+    factors, bad = factorise(a, factor_name, lower)
+    if bad is not None:
+        raise PhylanxValueError(failure.format(info=bad))
+    solve, = lapack.get_lapack_funcs((solve_name,), (a, rhs))
+    flags = {} if lower is None else {"lower": lower}
+    x, info = solve(*factors, rhs, **flags)
+    return x.reshape(b.shape).astype(dtype, copy=False)
+
+
+_RELATIVE = "zero " + RELATIVE_TO
+
+
+@primitive("linear_solver_lu", "linear_solver_lu(_1, _2)", "linear_solver_lu(_1, _2, _3)",
+           oracle=lambda a, b, uplo=None: np.linalg.solve(a, b),
+           example="linear_solver_lu([[0.0, 2.0], [3.0, 1.0]], [4.0, 5.0])", result="[1.0, 2.0]")
+def linear_solver_lu(a, b, uplo=None):
+    """Solve ``a x = b`` by LU decomposition with partial pivoting (LAPACK getrf/getrs).
+
+    ``b`` is a vector or a matrix of right-hand sides.  The optional third argument is
+    accepted for the original's shared solver signature; it must be "L", "U" or nil and
+    does not change the result (LU uses the whole matrix).  A singular ``a`` is an error,
+    also a numerically singular one: a pivot of magnitude at most n * eps * ||a||_F (see
+    the module docstring).  ``numpy.linalg.solve`` only refuses exactly zero pivots."""
+    _lower_flag(uplo)
+    return _solve_with(a, b, "getrf", "getrs", None,
+                       "the matrix a is singular (pivot {info} of its LU factorisation is "
+                       + _RELATIVE + ")")
+
+
+@primitive("linear_solver_ldlt", "linear_solver_ldlt(_1, _2)", "linear_solver_ldlt(_1, _2, _3)",
+           oracle=lambda a, b, uplo=None: np.linalg.solve(a, b),
+           example="linear_solver_ldlt([[1.0, 2.0], [2.0, 1.0]], [3.0, 3.0])", result="[1.0, 1.0]")
+def linear_solver_ldlt(a, b, uplo=None):
+    """Solve ``a x = b`` for symmetric ``a`` by an LDL^T (Bunch-Kaufman) factorisation.
+
+    Only the triangle named by ``uplo`` ("L", the default, or "U") is read, as in LAPACK
+    sytrf: the other triangle is assumed to mirror it.  ``a`` may be indefinite; a
+    singular ``a`` is an error, also a numerically singular one (an eigenvalue of a pivot
+    block of D of magnitude at most n * eps * ||a||_F)."""
+    return _solve_with(a, b, "sytrf", "sytrs", _lower_flag(uplo),
+                       "the matrix a is singular (pivot {info} of its LDL^T factorisation is "
+                       + _RELATIVE + ")")
+
+
+@primitive("linear_solver_cholesky", "linear_solver_cholesky(_1, _2)",
+           "linear_solver_cholesky(_1, _2, _3)",
+           oracle=lambda a, b, uplo=None: np.linalg.solve(a, b),
+           example="linear_solver_cholesky([[4.0, 2.0], [2.0, 3.0]], [6.0, 5.0])",
+           result="[1.0, 1.0]")
+def linear_solver_cholesky(a, b, uplo=None):
+    """Solve ``a x = b`` for symmetric positive definite ``a`` by Cholesky (LL^T).
+
+    Only the triangle named by ``uplo`` ("L", the default, or "U") is read.  A matrix
+    that is not positive definite is an error, also a numerically singular positive
+    semi-definite one (a pivot l_kk^2 of magnitude at most n * eps * ||a||_F)."""
+    return _solve_with(
+        a, b, "potrf", "potrs", _lower_flag(uplo),
+        "the matrix a is not positive definite (pivot {info} of its Cholesky factorisation "
+        "is not positive " + RELATIVE_TO + ")")
+
+
+@primitive("lu", "lu(_1)",
+           no_oracle="A = L U P (column pivoting) has no NumPy counterpart; "
+                     "checked in tests against scipy.linalg.lu",
+           example="lu([[1.0, 2.0], [3.0, 4.0]])",
+           result="list([[2.0, 0.0], [4.0, 1.0]], [[1.0, 0.5], [0.0, 1.0]], "
+                  "[[0.0, 1.0], [1.0, 0.0]])")
+def lu(a):
+    """LU decomposition ``A = L @ U @ P`` -> ``list(L, U, P)`` (the original's convention).
+
+    ``L`` is lower triangular, ``U`` unit upper triangular, ``P`` a column permutation
+    matrix (float); ``A`` may be rectangular (``L`` is m x k, ``U`` k x n with
+    k = min(m, n)).  Note the order differs from ``scipy.linalg.lu`` (``A = P L U``):
+    this is that factorisation of ``A.T``, transposed."""
+    a = float_operand(a, "the matrix", (2,))
+    if not np.all(np.isfinite(a)):
+        raise PhylanxValueError("the matrix must not contain inf or NaN")
+    p_t, l_t, u_t = scipy.linalg.lu(a.T)
+    return [np.ascontiguousarray(u_t.T), np.ascontiguousarray(l_t.T),
+            np.ascontiguousarray(p_t.T)]

@@ -1,0 +1,233 @@
+"""Reductions of the statistics category (§3.3.8): ``sum prod amax amin mean var std all any
+logsumexp``.
+
+All share the five-slot pattern ``name(_1, axis, keepdims, <4th>, <5th>)``; the 4th slot is
+``initial`` for ``sum prod amax amin``, an ignored ``dummy_`` elsewhere (the original keeps
+the slot to line up with NumPy's keywords), and the 5th ``dtype`` (``dummy1`` for
+``all``/``any``).  ``axis`` is nil (everything), an int (negative counts from the end) or a
+list/1-d array of ints.  Results follow NumPy, 0-d ones as NumPy scalars.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import PhylanxTypeError, PhylanxValueError
+from ...values import scalarize, type_name
+from ..arithmetics.elementwise_math import as_numeric, finish
+from ..dtypes import to_axes, to_bool, to_dtype
+from ..lazy_modules import lazy_attribute, lazy_module
+from ..registry import primitive
+
+# SciPy loads on first use (``import phylanx`` stays fast)
+scipy = lazy_module("scipy")
+
+
+def reduction_axes(axis: Any, ndim: int) -> int | tuple[int, ...] | None:
+    """A checked axis or tuple of axes for a reduction over an ``ndim``-d array."""
+    if isinstance(axis, np.ndarray):
+        axis = axis.tolist() if axis.ndim else axis[()]
+    axes = to_axes(axis, ndim)
+    # a 0-d value has no axes: an axis of 0 or -1 (accepted by to_axes) reduces everything,
+    # as NumPy does for an integer axis
+    return None if ndim == 0 else axes
+
+
+def _prepare(a: Any, axis: Any, keepdims: Any, *, axis_of_0d: bool = True
+             ) -> tuple[Any, Any, bool]:
+    a = as_numeric(a)
+    if not axis_of_0d and axis is not None and np.ndim(a) == 0:
+        # numpy.mean/var/std (unlike sum/max/all) refuse any axis for a 0-d value
+        raise PhylanxValueError(f"axis {axis} is out of bounds for a 0-d array (give nil)")
+    return a, reduction_axes(axis, np.ndim(a)), to_bool(keepdims)
+
+
+def _plain(a: Any, axis: Any, *options: Any) -> bool:
+    """The hot case: a non-empty numeric array, no options, axis nil or an in-range int.
+    Then the NumPy call needs no checks or conversions."""
+    return (type(a) is np.ndarray and a.size and a.dtype.kind in "biuf"
+            and all(o is None for o in options)
+            and (axis is None or (type(axis) is int and -a.ndim <= axis < a.ndim)))
+
+
+def _empty_error(what: str, a: Any, axis: Any) -> PhylanxValueError:
+    where = "" if axis is None else f" along axis {axis}"
+    return PhylanxValueError(f"cannot take the {what} of an empty array{where} (shape "
+                             f"{np.shape(a)}) without an 'initial' value")
+
+
+def _oracle(fn, **fixed):
+    """An oracle taking the impl's positional arguments (axis, keepdims, ...)."""
+    def oracle(a, axis=None, keepdims=None, *_ignored):
+        return fn(a, axis=axis, keepdims=bool(keepdims), **fixed)
+    return oracle
+
+
+_REDUCE_PATTERN = ("{name}(_1, __arg(_2_axis, nil), __arg(_3_keepdims, nil), "
+                   "__arg(_4_{fourth}, nil), __arg(_5_{fifth}, nil))")
+
+
+def _pattern(name: str, fourth: str, fifth: str = "dtype") -> str:
+    return _REDUCE_PATTERN.format(name=name, fourth=fourth, fifth=fifth)
+
+
+@primitive("sum", _pattern("sum", "initial"), samples="reduction",
+           oracle=_oracle(np.sum), differentiable=True,
+           example="sum([[1, 2], [3, 4]], 0)", result="[4, 6]")
+def sum_(a, axis=None, keepdims=None, initial=None, dtype=None):
+    """Sum of the elements (along ``axis``), plus ``initial`` if given, like numpy.sum.
+
+    bool and int inputs sum as int64; ``dtype`` sets the accumulator and result type.
+    """
+    if _plain(a, axis, keepdims, initial, dtype):
+        return scalarize(np.sum(a, axis=axis))
+    a, axes, keep = _prepare(a, axis, keepdims)
+    extra = {} if initial is None else {"initial": initial}
+    return scalarize(np.sum(a, axis=axes, keepdims=keep, dtype=to_dtype(dtype), **extra))
+
+
+@primitive("prod", _pattern("prod", "initial"), samples="reduction",
+           oracle=_oracle(np.prod), differentiable=True,
+           example="prod([[1, 2], [3, 4]], 1)", result="[2, 12]")
+def prod(a, axis=None, keepdims=None, initial=None, dtype=None):
+    """Product of the elements (along ``axis``), times ``initial`` if given, like numpy.prod."""
+    a, axes, keep = _prepare(a, axis, keepdims)
+    extra = {} if initial is None else {"initial": initial}
+    return scalarize(np.prod(a, axis=axes, keepdims=keep, dtype=to_dtype(dtype), **extra))
+
+
+def _extreme(fn, what: str, a, axis, keepdims, initial, dtype):
+    a, axes, keep = _prepare(a, axis, keepdims)
+    dt = to_dtype(dtype)
+    if dt is not None:
+        a = a.astype(dt)   # max/min commute with (monotonic) casts, so casting first is exact
+    extra = {} if initial is None else {"initial": initial}
+    if a.size == 0 and initial is None:
+        reduced = range(np.ndim(a)) if axes is None else np.atleast_1d(axes)
+        if any(np.shape(a)[i] == 0 for i in reduced):
+            raise _empty_error(what, a, axis)
+    return scalarize(fn(a, axis=axes, keepdims=keep, **extra))
+
+
+@primitive("amax", _pattern("amax", "initial"), samples="reduction",
+           oracle=_oracle(np.max), example="amax([[1, 5], [3, 4]], 0)", result="[3, 5]")
+def amax(a, axis=None, keepdims=None, initial=None, dtype=None):
+    """Largest element (along ``axis``; NaN if any is NaN), like numpy.max.
+
+    An empty reduction needs ``initial``, which also takes part in the maximum.
+    """
+    return _extreme(np.max, "maximum", a, axis, keepdims, initial, dtype)
+
+
+@primitive("amin", _pattern("amin", "initial"), samples="reduction",
+           oracle=_oracle(np.min), example="amin([[1, 5], [3, 4]], 1)", result="[1, 3]")
+def amin(a, axis=None, keepdims=None, initial=None, dtype=None):
+    """Smallest element (along ``axis``; NaN if any is NaN), like numpy.min.
+
+    An empty reduction needs ``initial``, which also takes part in the minimum.
+    """
+    return _extreme(np.min, "minimum", a, axis, keepdims, initial, dtype)
+
+
+@primitive("mean", _pattern("mean", "dummy_"), samples="reduction",
+           oracle=_oracle(np.mean), differentiable=True,
+           example="mean([[1, 2], [3, 4]], 0)", result="[2.0, 3.0]")
+def mean(a, axis=None, keepdims=None, dummy_=None, dtype=None):
+    """Arithmetic mean (along ``axis``), like numpy.mean: ints give float64, float32 stays.
+
+    The mean of nothing is NaN with NumPy's warning.  The 4th argument is ignored.
+    """
+    if _plain(a, axis, keepdims, dtype):
+        return scalarize(np.mean(a, axis=axis))
+    a, axes, keep = _prepare(a, axis, keepdims, axis_of_0d=False)
+    return scalarize(np.mean(a, axis=axes, keepdims=keep, dtype=to_dtype(dtype)))
+
+
+def _moment_pattern(name: str) -> str:
+    # ddof is a trailing slot beyond the original's five, so the original's calls still work
+    return _pattern(name, "dummy_")[:-1] + ", __arg(_6_ddof, 0))"
+
+
+def _moment_oracle(fn):
+    def oracle(a, axis=None, keepdims=None, dummy_=None, dtype=None, ddof=0):
+        return fn(a, axis=axis, keepdims=bool(keepdims), dtype=dtype, ddof=ddof)
+    return oracle
+
+
+def _ddof(ddof: Any) -> Any:
+    if isinstance(ddof, (bool, np.bool_)) or not isinstance(
+            ddof, (int, float, np.integer, np.floating)):
+        raise PhylanxTypeError(f"ddof must be a number, got a {type_name(ddof)}")
+    return ddof
+
+
+@primitive("var", _moment_pattern("var"), samples="reduction",
+           oracle=_moment_oracle(np.var), differentiable=True,
+           example="var([1, 2, 3, 4])", result="1.25")
+def var(a, axis=None, keepdims=None, dummy_=None, dtype=None, ddof=0):
+    """Variance along ``axis`` with ``ddof`` delta degrees of freedom, like numpy.var.
+
+    ``ddof`` 0 (the default) is the population variance, 1 the sample variance; the
+    divisor is N - ddof.  The 4th argument is ignored; ``ddof`` extends the original.
+    """
+    a, axes, keep = _prepare(a, axis, keepdims, axis_of_0d=False)
+    return scalarize(np.var(a, axis=axes, keepdims=keep, dtype=to_dtype(dtype),
+                            ddof=_ddof(ddof)))
+
+
+@primitive("std", _moment_pattern("std"), samples="reduction",
+           oracle=_moment_oracle(np.std), differentiable=True,
+           example="std([1, 2, 3, 4])", result="1.118033988749895")
+def std(a, axis=None, keepdims=None, dummy_=None, dtype=None, ddof=0):
+    """Standard deviation along ``axis`` with ``ddof`` delta degrees of freedom (numpy.std).
+
+    ``ddof`` 0 (the default) is the population standard deviation; the divisor is
+    N - ddof.  The 4th argument is ignored; ``ddof`` extends the original.
+    """
+    a, axes, keep = _prepare(a, axis, keepdims, axis_of_0d=False)
+    return scalarize(np.std(a, axis=axes, keepdims=keep, dtype=to_dtype(dtype),
+                            ddof=_ddof(ddof)))
+
+
+@primitive("all", _pattern("all", "dummy0", "dummy1"),
+           samples="reduction", oracle=_oracle(np.all),
+           example="all([[true, false], [true, true]], 1)", result="[false, true]")
+def all_(a, axis=None, keepdims=None, dummy0=None, dummy1=None):
+    """True where all elements (along ``axis``) are non-zero, like numpy.all.
+
+    NaN counts as true; the 4th and 5th arguments are ignored.
+    """
+    a, axes, keep = _prepare(a, axis, keepdims)
+    return scalarize(np.all(a, axis=axes, keepdims=keep))
+
+
+@primitive("any", _pattern("any", "dummy0", "dummy1"),
+           samples="reduction", oracle=_oracle(np.any),
+           example="any([[0, 0], [0, 3]], 1)", result="[false, true]")
+def any_(a, axis=None, keepdims=None, dummy0=None, dummy1=None):
+    """True where any element (along ``axis``) is non-zero, like numpy.any.
+
+    NaN counts as true; the 4th and 5th arguments are ignored.
+    """
+    a, axes, keep = _prepare(a, axis, keepdims)
+    return scalarize(np.any(a, axis=axes, keepdims=keep))
+
+
+@primitive("logsumexp", _pattern("logsumexp", "dummy_"),
+           samples="reduction", oracle=_oracle(lazy_attribute("scipy.special", "logsumexp")),
+           supports_dtype=True, differentiable=True, flags={"dtype_args": (0,)},
+           example="logsumexp([0.0, 0.0])", result="0.6931471805599453")
+def logsumexp(a, axis=None, keepdims=None, dummy_=None, dtype=None):
+    """``log(sum(exp(a)))`` along ``axis`` computed stably, like scipy.special.logsumexp.
+
+    Integer input gives float64, float32 stays float32; an empty reduction gives -inf.
+    A float ``dtype`` is computed in; other dtypes cast the result.  4th argument ignored.
+    """
+    a, axes, keep = _prepare(a, axis, keepdims)
+    dt = to_dtype(dtype)
+    if dt is not None and dt.kind in "fc":
+        a = a.astype(dt)
+    elif a.dtype == np.bool_:
+        a = a.astype(np.float64)
+    return finish(np.asarray(scipy.special.logsumexp(a, axis=axes, keepdims=keep)), dt)
