@@ -10,6 +10,10 @@ Every ``import`` in every module (also those inside functions) is parsed with
 * ``primitives`` does not import ``compiler`` (except the registry's lazy ``_load_all``,
   which loads the compiler's special forms), ``frontend`` or ``cli``;
 * ``compiler`` does not import ``frontend`` or ``cli``;
+* ``distributed`` (MPI localities) sits above ``runtime`` and ``compiler``: it does not
+  import ``frontend`` or ``cli``, and ``runtime``/``compiler`` do not import it (the
+  runtime gets the MPI locality through ``set_locality_factory``; the registry's
+  ``_load_all`` loads its PhySL collectives);
 * nothing but ``phylanx/__main__.py`` imports ``cli``.
 """
 from __future__ import annotations
@@ -32,12 +36,15 @@ ALLOWED: dict[str, set[str] | None] = {
 #: unit -> units it must not import
 FORBIDDEN: dict[str, set[str]] = {
     "primitives": {"compiler", "frontend", "cli"},
-    "compiler": {"frontend", "cli"},
+    "compiler": {"frontend", "cli", "distributed"},
+    "distributed": {"frontend", "cli"},
 }
 #: (module, function the import sits in, imported unit): deliberate exceptions
 EXCEPTIONS = {
     ("phylanx.primitives.registry", "_load_all", "compiler"):
         "loads the compiler's special forms into the registry on first lookup",
+    ("phylanx.primitives.registry", "_load_all", "distributed"):
+        "loads the PhySL collectives into the registry on first lookup",
 }
 
 

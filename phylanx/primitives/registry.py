@@ -205,6 +205,7 @@ def _load_all() -> None:
     # compiler's special forms live with the compiler.
     from .. import primitives  # noqa: F401
     from ..compiler import special_forms  # noqa: F401
+    from ..distributed import collectives_primitives  # noqa: F401 - PhySL collectives
 
 
 _loaded = False
