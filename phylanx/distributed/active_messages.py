@@ -7,9 +7,11 @@ Each rank has a service thread probing a communicator of its own (a duplicate of
   so the service keeps answering) or read a registered array; answered with
 * ``REPLY`` (request id, ok, value or error text), which completes the future of the
   request with that id, and
-* ``LEAVING``: the sender finished.  Requests to it then fail at once instead of
-  waiting; at shutdown a rank announces it is leaving and keeps serving until every
-  other rank has said the same (or ``shutdown_timeout`` passed).
+* ``LEAVING``: the sender's program finished; it keeps serving requests until every
+  other rank has finished too (a barrier-like handshake), or ``shutdown_timeout``
+  passed, then says
+* ``GONE``: the sender stopped serving.  Requests to it fail at once, and requests
+  still waiting for it fail, instead of hanging.
 
 Functions travel pickled; one that does not pickle (a ``@Phylanx`` function, a
 PhySL function) travels by name and is looked up on the other rank in the table of
@@ -34,7 +36,7 @@ from . import settings
 from .errors import PhylanxRemoteError
 from .mpi import MPI, mpi_lock
 
-REQUEST, REPLY, LEAVING = 11, 12, 13
+REQUEST, REPLY, LEAVING, GONE = 11, 12, 13, 14
 _NAME_WAIT = 5.0      # seconds a rank waits for a function name to be defined (SPMD lag)
 
 
@@ -53,7 +55,8 @@ class Service:
         self.rank, self.size = comm.Get_rank(), comm.Get_size()
         self.functions: dict[str, Callable[..., Any]] = {}
         self.arrays: dict[str, Any] = {}
-        self.left: set[int] = set()
+        self.left: set[int] = set()     # ranks whose program finished (still serving)
+        self.gone: set[int] = set()     # ranks that stopped serving
         self._pending: dict[int, tuple[Future, float, int, str, SourceLoc | None]] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -69,7 +72,7 @@ class Service:
         """Send a request to ``target``; the future gets its answer."""
         future = Future()
         with self._lock:
-            if target in self.left:
+            if target in self.gone:
                 future.set_exception(self._gone(target, what, where))
                 return future
             request_id = next(self._ids)
@@ -80,8 +83,7 @@ class Service:
 
     def _gone(self, target: int, what: str, where: SourceLoc | None) -> PhylanxRemoteError:
         return PhylanxRemoteError(
-            f"{what}: locality {target} has finished (it announced it was leaving); "
-            "requests to it fail", where)
+            f"{what}: locality {target} has finished and stopped serving requests", where)
 
     def _send(self, message: Any, target: int, tag: int) -> None:
         with mpi_lock():
@@ -158,6 +160,10 @@ class Service:
         elif tag == LEAVING:
             with self._lock:
                 self.left.add(source)
+        elif tag == GONE:
+            with self._lock:
+                self.left.add(source)
+                self.gone.add(source)
                 gone = [(i, p) for i, p in self._pending.items() if p[2] == source]
                 for i, _ in gone:
                     del self._pending[i]
@@ -207,7 +213,7 @@ class Service:
     # -- leaving ------------------------------------------------------------------
     def leave(self, timeout: float) -> set[int]:
         """Announce we are leaving, serve until every other rank left too (or
-        ``timeout``); returns the ranks that had not left by then."""
+        ``timeout``), then say we are gone; returns the ranks that had not left."""
         for other in range(self.size):
             if other != self.rank:
                 self._send(None, other, LEAVING)
@@ -220,6 +226,9 @@ class Service:
             time.sleep(0.005)
         with self._lock:
             missing = others - self.left
+        for other in range(self.size):
+            if other != self.rank and other not in self.gone:
+                self._send(None, other, GONE)
         # let our last messages (replies, LEAVING) go out before the loop stops
         end = time.monotonic() + 1.0
         while (self._sends or self._new_sends) and time.monotonic() < end:
