@@ -9,6 +9,7 @@ this rank's local frames).
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +22,7 @@ from . import scopes
 
 #: key -> callable run on this rank when another rank asks for the key
 _published: dict[str, Callable[..., Any]] = {}
+_COMPILE_WAIT = 10.0    # seconds to wait for this rank to compile what another one calls
 
 
 class Published:
@@ -32,6 +34,10 @@ class Published:
 
     def __call__(self, *args: Any) -> Any:
         target = _published.get(self.key)
+        deadline = time.monotonic() + _COMPILE_WAIT
+        while target is None and time.monotonic() < deadline:
+            time.sleep(0.005)     # SPMD ranks run at their own pace: it may compile it soon
+            target = _published.get(self.key)
         if target is None:
             raise PhylanxRuntimeError(
                 f"{self.key} was not compiled on locality {here().id()} (every locality "
@@ -77,19 +83,17 @@ def _placed_define(compiler, call: ast.Call, scope, target: int):
             f"{call.func}{{L#{target}}}: only a top-level variable, "
             f"{call.func}{{L#n}}(name, value), can be placed on another locality",
             call.loc, call.func)
-    plain = ast.Call(call.func, call.args, None, call.loc)
-    define_node = compiler.compile(plain, scope)     # declares the variable here too
+    name = call.args[0].name
+    slot = scopes.root(scope).declare(name)
+    body = compiler.compile(call.args[1], scope)
     frame = compiler.globals.frame
-    key = f"{call.func} {call.args[0].name}@{call.loc}"
-    _published[key] = lambda: define_node.run(frame)   # evaluated (and kept) there
-    slot = scopes.resolve(scope, call.args[0].name)
-    owner = scopes.owner(slot, frame)
-    node = compiler.new_node("define-variable", call.loc, (define_node,),
-                             instance=call.args[0].name)
+    key = f"{call.func} {name}@{call.loc}"
+    # the other rank evaluates its copy of the body; the variable is set here
+    _published[key] = lambda: body.run(frame)
+    node = compiler.new_node("define-variable", call.loc, (body,), instance=name)
     remote = Published(key)
 
     def run(frame_):
-        value = here().run_on(target, remote).result()
-        owner(frame_)[slot[1]] = value
+        value = frame[slot] = here().run_on(target, remote).result()
         return value
     return node.set_run(run)

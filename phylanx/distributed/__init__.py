@@ -36,8 +36,15 @@ __all__ = [
 ]
 
 
-def _caller() -> SourceLoc:
-    """Where the user's code called us (errors of communication point there)."""
+#: default of ``where``: the Python line that called the API function
+CALLER: Any = object()
+
+
+def _caller(where: Any = CALLER) -> SourceLoc | None:
+    """Where errors of this communication point: the user's Python line that called
+    us, unless the caller (a PhySL primitive: None, its node locates) says otherwise."""
+    if where is not CALLER:
+        return where
     frame = sys._getframe(2)
     return SourceLoc(frame.f_code.co_filename, frame.f_lineno, 1)
 
@@ -67,7 +74,8 @@ def hostname() -> str:
 
 
 # -- collectives ------------------------------------------------------------------
-def all_reduce(value: Any, op: str | Callable = "sum", name: str | None = None) -> Future:
+def all_reduce(value: Any, op: str | Callable = "sum", name: str | None = None, *,
+               where: Any = CALLER) -> Future:
     """Combine every rank's value with ``op`` (sum, prod, min, max, land, lor, lxor,
     band, bor, bxor, or a Python function); every rank gets the result."""
     mpi = _mpi()
@@ -75,35 +83,35 @@ def all_reduce(value: Any, op: str | Callable = "sum", name: str | None = None) 
         if isinstance(op, str):
             agreement.op_name(op)
         return ready(value)
-    return mpi.all_reduce(value, op, name, _caller())
+    return mpi.all_reduce(value, op, name, _caller(where))
 
 
 def reduce(value: Any, op: str | Callable = "sum", root: int = 0,
-           name: str | None = None) -> Future:
+           name: str | None = None, *, where: Any = CALLER) -> Future:
     """Like :func:`all_reduce`, but only ``root`` gets the result (the others None)."""
     mpi = _mpi()
-    return ready(value) if mpi is None else mpi.reduce(value, op, root, name, _caller())
+    return ready(value) if mpi is None else mpi.reduce(value, op, root, name, _caller(where))
 
 
-def all_gather(value: Any, name: str | None = None) -> Future:
+def all_gather(value: Any, name: str | None = None, *, where: Any = CALLER) -> Future:
     """The list of every rank's value, on every rank."""
     mpi = _mpi()
-    return ready([value]) if mpi is None else mpi.all_gather(value, name, _caller())
+    return ready([value]) if mpi is None else mpi.all_gather(value, name, _caller(where))
 
 
-def gather(value: Any, root: int = 0, name: str | None = None) -> Future:
+def gather(value: Any, root: int = 0, name: str | None = None, *, where: Any = CALLER) -> Future:
     """The list of every rank's value on ``root``; None elsewhere."""
     mpi = _mpi()
-    return ready([value]) if mpi is None else mpi.gather(value, root, name, _caller())
+    return ready([value]) if mpi is None else mpi.gather(value, root, name, _caller(where))
 
 
-def broadcast(value: Any, root: int = 0, name: str | None = None) -> Future:
+def broadcast(value: Any, root: int = 0, name: str | None = None, *, where: Any = CALLER) -> Future:
     """``root``'s value on every rank (the others' ``value`` is ignored)."""
     mpi = _mpi()
-    return ready(value) if mpi is None else mpi.broadcast(value, root, name, _caller())
+    return ready(value) if mpi is None else mpi.broadcast(value, root, name, _caller(where))
 
 
-def scatter(value: Any, root: int = 0, name: str | None = None) -> Future:
+def scatter(value: Any, root: int = 0, name: str | None = None, *, where: Any = CALLER) -> Future:
     """Rank i gets item i of ``root``'s list, or block i of its array split along
     the first axis (``numpy.array_split``); the others' ``value`` is ignored."""
     mpi = _mpi()
@@ -111,13 +119,13 @@ def scatter(value: Any, root: int = 0, name: str | None = None) -> Future:
         if isinstance(value, (list, tuple)) and len(value) == 1:
             return ready(value[0])
         return ready(value)
-    return mpi.scatter(value, root, name, _caller())
+    return mpi.scatter(value, root, name, _caller(where))
 
 
-def barrier(name: str | None = None) -> Future:
+def barrier(name: str | None = None, *, where: Any = CALLER) -> Future:
     """Completes when every rank has reached it."""
     mpi = _mpi()
-    return ready(None) if mpi is None else mpi.barrier(name, _caller())
+    return ready(None) if mpi is None else mpi.barrier(name, _caller(where))
 
 
 # -- remote execution -------------------------------------------------------------
@@ -175,14 +183,14 @@ def unregister_array(name: str) -> None:
     (mpi.service.arrays if mpi is not None else _arrays).pop(name, None)
 
 
-def get_remote(locality: int, name: str, index: Any = None) -> Future:
+def get_remote(locality: int, name: str, index: Any = None, *, where: Any = CALLER) -> Future:
     """A copy of ``array[index]`` (the whole array if None) registered as ``name`` on
     ``locality``; the owner's program does not take part."""
     mpi = _mpi()
     if mpi is not None:
-        return mpi.get_remote(locality, name, index, _caller())
+        return mpi.get_remote(locality, name, index, _caller(where))
     if locality != 0 or name not in _arrays:
         raise PhylanxRemoteError(f"no array registered as {name!r} on locality {locality}",
-                                 _caller(), "get_remote")
+                                 _caller(where), "get_remote")
     array = _arrays[name]
     return ready(array.copy() if index is None else array[index].copy())

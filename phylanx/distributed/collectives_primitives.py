@@ -39,7 +39,7 @@ def all_reduce(value, op="sum", name=""):
 
     ``op``: sum, prod, min, max, land, lor, lxor, band, bor or bxor.
     """
-    return _wait(api.all_reduce(value, str(op), _name(name)))
+    return _wait(api.all_reduce(value, str(op), _name(name), where=None))
 
 
 @primitive("reduce", 'reduce(_1, __arg(_2_op, "sum"), __arg(_3_root, 0), __arg(_4_name, ""))',
@@ -47,7 +47,7 @@ def all_reduce(value, op="sum", name=""):
            no_oracle="collective over localities")
 def reduce(value, op="sum", root=0, name=""):
     """Like ``all_reduce``, but only locality ``root`` gets the result (the others nil)."""
-    return _wait(api.reduce(value, str(op), int(root), _name(name)))
+    return _wait(api.reduce(value, str(op), int(root), _name(name), where=None))
 
 
 @primitive("all_gather", 'all_gather(_1, __arg(_2_name, ""))', **_DIST,
@@ -55,14 +55,14 @@ def reduce(value, op="sum", root=0, name=""):
            no_oracle="collective over localities")
 def all_gather(value, name=""):
     """List of every locality's value (in locality order), on every locality."""
-    return _wait(api.all_gather(value, _name(name)))
+    return _wait(api.all_gather(value, _name(name), where=None))
 
 
 @primitive("gather", 'gather(_1, __arg(_2_root, 0), __arg(_3_name, ""))', **_DIST,
            example="gather(7, 0)", result="list(7)", no_oracle="collective over localities")
 def gather(value, root=0, name=""):
     """List of every locality's value on locality ``root``; nil elsewhere."""
-    return _wait(api.gather(value, int(root), _name(name)))
+    return _wait(api.gather(value, int(root), _name(name), where=None))
 
 
 @primitive("broadcast", 'broadcast(_1, __arg(_2_root, 0), __arg(_3_name, ""))',
@@ -70,7 +70,7 @@ def gather(value, root=0, name=""):
            no_oracle="collective over localities")
 def broadcast(value, root=0, name=""):
     """Locality ``root``'s value on every locality (the others' value is ignored)."""
-    return _wait(api.broadcast(value, int(root), _name(name)))
+    return _wait(api.broadcast(value, int(root), _name(name), where=None))
 
 
 @primitive("scatter", 'scatter(_1, __arg(_2_root, 0), __arg(_3_name, ""))', **_DIST,
@@ -80,14 +80,14 @@ def scatter(value, root=0, name=""):
 
     An array is split along its first axis as ``numpy.array_split`` does.
     """
-    return _wait(api.scatter(value, int(root), _name(name)))
+    return _wait(api.scatter(value, int(root), _name(name), where=None))
 
 
 @primitive("barrier", 'barrier(__arg(_1_name, ""))', **_DIST, side_effects=True,
            example="barrier()", result="nil", no_oracle="collective over localities")
 def barrier(name=""):
     """Wait until every locality has reached this barrier; returns nil."""
-    return _wait(api.barrier(_name(name)))
+    return _wait(api.barrier(_name(name), where=None))
 
 
 @primitive("register_array", "register_array(_1_name, _2_array)", **_DIST,
@@ -111,4 +111,4 @@ def get_remote(locality, name, index=None):
         index = slice(int(index[0]), int(index[1]))
     elif index is not None:
         index = int(index)
-    return _wait(api.get_remote(int(locality), str(name), index))
+    return _wait(api.get_remote(int(locality), str(name), index, where=None))

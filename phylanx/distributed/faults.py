@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 import traceback
 from typing import Any
 
@@ -35,15 +36,18 @@ def report_and_abort(error: BaseException, rank: int, size: int, world: Any = No
         threading.Event().wait(30)
         os._exit(1)
     try:
+        sys.stdout.flush()
         if not isinstance(error, PhylanxError):
             stack = "".join(traceback.format_tb(error.__traceback__))
             if stack:
                 sys.stderr.write(f"[rank {rank}] Traceback (most recent call last):\n{stack}")
         sys.stderr.write(describe(error, rank) + "\n")
         sys.stderr.flush()
-        sys.stdout.flush()
     finally:
         if world is not None and size > 1:
+            # the launcher stops forwarding output when it tears the job down: give it a
+            # moment to pass on what we just wrote
+            time.sleep(0.2)
             world.Abort(1)
         os._exit(1)
 

@@ -122,12 +122,16 @@ class MPILocality(Locality):
     def run_on(self, locality: int, fn: Callable[..., Any], *args: Any,
                where: SourceLoc | None = None) -> Future:
         self._check_locality(locality, "run_on", where)
-        if locality == self.rank:
+        what = f"run_on({locality}, {getattr(fn, '__name__', None) or getattr(fn, 'name', '?')})"
+        if locality == self.rank:     # the same errors as a remote call would give
             try:
+                if isinstance(fn, ByName):
+                    fn = self.service._lookup(fn.name)
                 return ready(fn(*args))
-            except BaseException as e:  # noqa: BLE001 - delivered to the waiter
-                return _failed(e)
-        what = f"run_on({locality}, {getattr(fn, '__name__', type(fn).__name__)})"
+            except Exception as e:  # noqa: BLE001 - delivered to the waiter
+                from .errors import PhylanxRemoteError
+                return _failed(PhylanxRemoteError(
+                    f"{what} failed on locality {locality}: {type(e).__name__}: {e}", where))
         try:
             payload = _pickle_call(fn, args)
         except Exception as e:
@@ -165,9 +169,23 @@ class MPILocality(Locality):
                   "when this one gave up waiting for them (shutdown_timeout)",
                   file=sys.stderr)
         self.engine.stop()
+        if self.engine.timed_out:
+            # a collective that timed out may still be pending inside MPI (a communicator
+            # being created, a request never matched): MPI_Finalize would hang or crash
+            import os
+            import sys
+            print(f"[rank {self.rank}] a collective timed out earlier, so MPI cannot be "
+                  "finalized cleanly: aborting the job", file=sys.stderr)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            if self.size > 1:
+                self.world.Abort(1)
+            os._exit(1)
 
 
 def _pickle_call(fn: Callable[..., Any], args: tuple) -> bytes:
+    """The call as bytes: the function itself if it pickles, else its name (SPMD: the
+    other rank has it too, e.g. a ``@Phylanx`` or PhySL function defined by the script)."""
     import pickle
     try:
         return pickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL)

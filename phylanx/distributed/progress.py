@@ -114,6 +114,7 @@ class ProgressEngine:
         self._poll_lock = threading.Lock()   # one poller at a time; others skip
         self._finish_lock = threading.Lock()
         self._next_deadline_check = 0.0
+        self.timed_out = False
         self._stop = _register_progress(self.poll)
 
     def track(self, timeout: float, on_timeout: Callable[[], BaseException],
@@ -199,6 +200,7 @@ class ProgressEngine:
         with self._finish_lock:
             late = [r for r in self._running if r.deadline < now and not r.finished]
         for running in late:
+            self.timed_out = True       # MPI may still be inside that collective
             self._finish(running, None, running.describe())
 
     def outstanding(self) -> int:
