@@ -17,9 +17,9 @@ _SETTINGS = (
             "seconds a finished rank waits for the others to finish before it exits"),
     Setting("check_collectives", True, _bool,
             "exchange a header before each collective to report disagreeing ranks"),
-    Setting("progress_polling", "thread", str,
-            "how MPI requests are completed: 'thread' (progress thread) or 'wait' "
-            "(also polled by waiting threads)"),
+    Setting("progress_polling", "wait", str,
+            "how MPI requests are completed: 'wait' (waiting threads poll too, when the "
+            "runtime has progress sources; the faster) or 'thread' (progress thread only)"),
 )
 
 for _setting in _SETTINGS:
