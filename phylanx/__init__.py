@@ -74,3 +74,6 @@ __all__ = [
     "PhylanxRuntimeError", "PhylanxSession", "PhylanxSyntaxError", "PhylanxTypeError",
     "PhylanxValueError", "config", "evaluate", "execution_tree", "parallel",
 ]
+
+from .distributed import bootstrap as _distributed_bootstrap  # noqa: E402,F401 - MPI locality when launched
+from .distributed import primitives as _distributed_primitives  # noqa: E402,F401 - their PhySL names

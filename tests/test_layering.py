@@ -10,6 +10,10 @@ Every ``import`` in every module (also those inside functions) is parsed with
 * ``primitives`` does not import ``compiler``, ``frontend`` or ``cli`` (the special
   forms' builders live in the compiler; the registry holds only their declarations);
 * ``compiler`` does not import ``frontend`` or ``cli``;
+* ``distributed`` (MPI localities) sits above ``runtime`` and ``compiler``: it does not
+  import ``frontend`` or ``cli``, and ``runtime``/``compiler`` do not import it (the
+  runtime gets the MPI locality through ``set_locality_factory``; ``phylanx/__init__``
+  loads its PhySL primitives, declared in ``distributed/primitives/<category>/``);
 * nothing but ``phylanx/__main__.py`` imports ``cli``;
 * the modules of ``frontend`` import each other without a cycle (imports inside
   functions count: a lazy import only hides a cycle).
@@ -34,7 +38,8 @@ ALLOWED: dict[str, set[str] | None] = {
 #: unit -> units it must not import
 FORBIDDEN: dict[str, set[str]] = {
     "primitives": {"compiler", "frontend", "cli"},
-    "compiler": {"frontend", "cli"},
+    "compiler": {"frontend", "cli", "distributed"},
+    "distributed": {"frontend", "cli"},
 }
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)

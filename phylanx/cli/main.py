@@ -17,6 +17,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "physl": ("physl", "run a PhySL program (file or -c CODE)"),
     "primitives": ("primitives", "list the primitives, write docs/primitives.md, coverage"),
     "translate": ("translate", "translate a Python function to PhySL"),
+    "run": ("run", "run a program on N localities (MPI ranks): run -n N PROGRAM"),
 }
 
 

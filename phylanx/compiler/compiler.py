@@ -246,6 +246,10 @@ class Compiler:
         if call.attribute is not None:
             self.check_attribute(call)
         where = scopes.resolve(scope, name)
+        if call.attribute is not None:   # f{L#n}(...): placed on locality n
+            from . import remote_call
+            return remote_call.compile_placed_call(self, call, where, scope,
+                                                   remote_call.placement(call))
         if where is not None:
             return self.compile_function_call(call, where, scope)
         return self.compile_primitive(name, call.args, call.loc, scope, call)

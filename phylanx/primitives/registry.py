@@ -192,9 +192,14 @@ def category_of(module: str, name: str) -> str:
     parts = module.split(".")
     if parts[:2] == ["phylanx", "primitives"] and len(parts) > 3 and parts[2] in CATEGORIES:
         return parts[2]
+    # the distributed primitives sit above the compiler (they call the MPI layer)
+    if parts[:3] == ["phylanx", "distributed", "primitives"] and len(parts) > 4 \
+            and parts[3] in CATEGORIES:
+        return parts[3]
     raise ValueError(
         f"primitive {name!r} is declared in {module}, outside a category package "
-        f"(phylanx.primitives.<category>.<module>, category one of {', '.join(CATEGORIES)})")
+        f"(phylanx[.distributed].primitives.<category>.<module>, category one of "
+        f"{', '.join(CATEGORIES)})")
 
 
 def primitive(name: str, *patterns: str, **options: Any) -> Callable:

@@ -7,6 +7,7 @@ run a function on another locality.
 from __future__ import annotations
 
 import socket
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -73,12 +74,33 @@ class SingleLocality(Locality):
             return failed(exc)
 
 
-_current: Locality = SingleLocality()
+_current: Locality | None = None
+#: builds the locality on first use; phylanx.distributed installs one that returns
+#: an MPI locality when a launcher started the process (the runtime cannot import it)
+_factory: Callable[[], Locality] = SingleLocality
+_create_lock = threading.Lock()
 
 
 def here() -> Locality:
-    """The locality this process is."""
-    return _current
+    """The locality this process is (created on first use by the installed factory)."""
+    current = _current
+    if current is None:
+        current = _create_once()
+    return current
+
+
+def _create_once() -> Locality:
+    global _current
+    with _create_lock:
+        if _current is None:
+            _current = _factory()
+        return _current
+
+
+def set_locality_factory(factory: Callable[[], Locality]) -> None:
+    """Choose how the locality is created at its first use (before ``here()``)."""
+    global _factory
+    _factory = factory
 
 
 def set_locality(locality: Locality) -> None:

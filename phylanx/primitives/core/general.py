@@ -6,7 +6,6 @@ writes to a buffer that ``phylanx.util.debug_output()`` returns.
 from __future__ import annotations
 
 import io
-import socket
 import sys
 import threading
 import time
@@ -119,7 +118,7 @@ def find_all_localities():
            result="true", no_oracle="host name")
 def hostname():
     """Host name of the locality running this node."""
-    return socket.gethostname()
+    return here().hostname()
 
 
 _TYPE_INDEX = {type(None): 0, str: 3, list: 7, range: 7, dict: 8}

@@ -1,0 +1,196 @@
+"""Multi-locality execution over MPI: the Python API.
+
+A locality is an MPI rank; every rank runs the same program (SPMD).  In a process
+that no launcher started everything here still works, as locality 0 of 1, and
+mpi4py is never imported.  Start several with ``phylanx run -n 4 script.py`` (or
+``mpiexec``/``srun``); see ``docs/distributed.md``.
+
+Collectives return ``Future``\\ s (call ``.result()``); the same name must be used
+in the same order on every rank (see ``collectives.py``)::
+
+    from phylanx import distributed as dist
+    total = dist.all_reduce(np.ones(3), op="sum").result()
+    dist.run_on(1, np.linalg.norm, x).result()
+"""
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from ..runtime.futures import Future, ready
+from ..runtime.locality import here
+from ..source import SourceLoc
+from . import agreement
+from .errors import (
+    PhylanxCollectiveMismatchError,
+    PhylanxDistributedError,
+    PhylanxRemoteError,
+)
+
+__all__ = [
+    "PhylanxCollectiveMismatchError", "PhylanxDistributedError", "PhylanxRemoteError",
+    "all_gather", "all_reduce", "barrier", "broadcast", "find_all_localities", "find_here",
+    "gather", "get_remote", "hostname", "num_localities", "reduce", "register_array",
+    "register_function", "run_on", "scatter", "unregister_array",
+]
+
+
+#: default of ``where``: the Python line that called the API function
+CALLER: Any = object()
+
+
+def _caller(where: Any = CALLER) -> SourceLoc | None:
+    """Where errors of this communication point: the user's Python line that called
+    us, unless the caller (a PhySL primitive: None, its node locates) says otherwise."""
+    if where is not CALLER:
+        return where
+    frame = sys._getframe(2)
+    return SourceLoc(frame.f_code.co_filename, frame.f_lineno, 1)
+
+
+def _mpi() -> Any:
+    """The MPI locality, or None in a single process."""
+    locality = here()
+    return None if type(locality).__name__ != "MPILocality" else locality
+
+
+# -- where am I -------------------------------------------------------------------
+def find_here() -> int:
+    """This locality's id (the MPI rank)."""
+    return here().id()
+
+
+def num_localities() -> int:
+    return here().count()
+
+
+def find_all_localities() -> list[int]:
+    return list(range(here().count()))
+
+
+def hostname() -> str:
+    return here().hostname()
+
+
+# -- collectives ------------------------------------------------------------------
+def all_reduce(value: Any, op: str | Callable = "sum", name: str | None = None, *,
+               where: Any = CALLER) -> Future:
+    """Combine every rank's value with ``op`` (sum, prod, min, max, land, lor, lxor,
+    band, bor, bxor, or a Python function); every rank gets the result."""
+    mpi = _mpi()
+    if mpi is None:
+        if isinstance(op, str):
+            agreement.op_name(op)
+        return ready(value)
+    return mpi.all_reduce(value, op, name, _caller(where))
+
+
+def reduce(value: Any, op: str | Callable = "sum", root: int = 0,
+           name: str | None = None, *, where: Any = CALLER) -> Future:
+    """Like :func:`all_reduce`, but only ``root`` gets the result (the others None)."""
+    mpi = _mpi()
+    return ready(value) if mpi is None else mpi.reduce(value, op, root, name, _caller(where))
+
+
+def all_gather(value: Any, name: str | None = None, *, where: Any = CALLER) -> Future:
+    """The list of every rank's value, on every rank."""
+    mpi = _mpi()
+    return ready([value]) if mpi is None else mpi.all_gather(value, name, _caller(where))
+
+
+def gather(value: Any, root: int = 0, name: str | None = None, *, where: Any = CALLER) -> Future:
+    """The list of every rank's value on ``root``; None elsewhere."""
+    mpi = _mpi()
+    return ready([value]) if mpi is None else mpi.gather(value, root, name, _caller(where))
+
+
+def broadcast(value: Any, root: int = 0, name: str | None = None, *, where: Any = CALLER) -> Future:
+    """``root``'s value on every rank (the others' ``value`` is ignored)."""
+    mpi = _mpi()
+    return ready(value) if mpi is None else mpi.broadcast(value, root, name, _caller(where))
+
+
+def scatter(value: Any, root: int = 0, name: str | None = None, *, where: Any = CALLER) -> Future:
+    """Rank i gets item i of ``root``'s list, or block i of its array split along
+    the first axis (``numpy.array_split``); the others' ``value`` is ignored."""
+    mpi = _mpi()
+    if mpi is None:
+        if isinstance(value, (list, tuple)) and len(value) == 1:
+            return ready(value[0])
+        return ready(value)
+    return mpi.scatter(value, root, name, _caller(where))
+
+
+def barrier(name: str | None = None, *, where: Any = CALLER) -> Future:
+    """Completes when every rank has reached it."""
+    mpi = _mpi()
+    return ready(None) if mpi is None else mpi.barrier(name, _caller(where))
+
+
+# -- remote execution -------------------------------------------------------------
+def run_on(locality: int, fn: Callable[..., Any] | str, *args: Any) -> Future:
+    """Run ``fn(*args)`` on ``locality``: a picklable function, or a name registered
+    with :func:`register_function` (or defined in the script) on every rank."""
+    loc = here()
+    if isinstance(fn, str):
+        from .active_messages import ByName
+        fn = ByName(fn) if _mpi() is not None else _local_function(fn)
+    if _mpi() is None:
+        return _run_here(locality, fn, args)
+    return loc.run_on(locality, fn, *args, where=_caller())
+
+
+def _local_function(name: str) -> Callable[..., Any]:
+    if name in _functions:
+        return _functions[name]
+    main = sys.modules.get("__main__")
+    if main is not None and callable(getattr(main, name, None)):
+        return getattr(main, name)
+    raise PhylanxRemoteError(f"no function named {name!r} on locality 0", None, "run_on")
+
+
+def _run_here(locality: int, fn: Callable[..., Any], args: tuple) -> Future:
+    if locality != 0:
+        raise PhylanxRemoteError(f"locality {locality} does not exist (1 locality)",
+                                 None, "run_on")
+    future = Future()
+    try:
+        future.set_result(fn(*args))
+    except BaseException as e:  # noqa: BLE001 - delivered to the waiter
+        future.set_exception(e)
+    return future
+
+
+_functions: dict[str, Callable[..., Any]] = {}
+_arrays: dict[str, Any] = {}
+
+
+def register_function(name: str, fn: Callable[..., Any]) -> None:
+    """Make ``fn`` callable by name from other localities (call it on every rank)."""
+    mpi = _mpi()
+    (mpi.service.functions if mpi is not None else _functions)[name] = fn
+
+
+def register_array(name: str, array: Any) -> None:
+    """Let other localities read ``array`` with :func:`get_remote` (no code of ours runs)."""
+    mpi = _mpi()
+    (mpi.service.arrays if mpi is not None else _arrays)[name] = array
+
+
+def unregister_array(name: str) -> None:
+    mpi = _mpi()
+    (mpi.service.arrays if mpi is not None else _arrays).pop(name, None)
+
+
+def get_remote(locality: int, name: str, index: Any = None, *, where: Any = CALLER) -> Future:
+    """A copy of ``array[index]`` (the whole array if None) registered as ``name`` on
+    ``locality``; the owner's program does not take part."""
+    mpi = _mpi()
+    if mpi is not None:
+        return mpi.get_remote(locality, name, index, _caller(where))
+    if locality != 0 or name not in _arrays:
+        raise PhylanxRemoteError(f"no array registered as {name!r} on locality {locality}",
+                                 _caller(where), "get_remote")
+    array = _arrays[name]
+    return ready(array.copy() if index is None else array[index].copy())

@@ -1,0 +1,238 @@
+"""Active messages: run a function on another locality, fetch part of a remote array.
+
+Each rank has a service thread probing a communicator of its own (a duplicate of
+``COMM_WORLD``) for three kinds of message:
+
+* ``REQUEST`` (request id, what, payload): run a function (in a thread of its own,
+  so the service keeps answering) or read a registered array; answered with
+* ``REPLY`` (request id, ok, value or error text), which completes the future of the
+  request with that id, and
+* ``LEAVING``: the sender's program finished; it keeps serving requests until every
+  other rank has finished too (a barrier-like handshake), or ``shutdown_timeout``
+  passed, then says
+* ``GONE``: the sender stopped serving.  Requests to it fail at once, and requests
+  still waiting for it fail, instead of hanging.
+
+Functions travel pickled; one that does not pickle (a ``@Phylanx`` function, a
+PhySL function) travels by name and is looked up on the other rank in the table of
+:meth:`Service.register_function`, then in ``__main__`` (SPMD: every rank ran the
+same script).  Sends are non-blocking, so two ranks answering each other's large
+requests cannot deadlock.  A request gets no answer after ``remote_timeout``: it fails.
+"""
+from __future__ import annotations
+
+import itertools
+import pickle
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from ..runtime.futures import Future, resolve_deep
+from ..source import SourceLoc
+from . import settings
+from .errors import PhylanxRemoteError
+from .mpi import MPI, mpi_lock
+
+REQUEST, REPLY, LEAVING, GONE = 11, 12, 13, 14
+_NAME_WAIT = 5.0      # seconds a rank waits for a function name to be defined (SPMD lag)
+
+
+class ByName:
+    """A function sent by its name (it does not pickle, but every rank defines it)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class Service:
+    """The active-message endpoint of one rank."""
+
+    def __init__(self, comm: Any) -> None:
+        self.comm = comm
+        self.rank, self.size = comm.Get_rank(), comm.Get_size()
+        self.functions: dict[str, Callable[..., Any]] = {}
+        self.arrays: dict[str, Any] = {}
+        self.left: set[int] = set()     # ranks whose program finished (still serving)
+        self.gone: set[int] = set()     # ranks that stopped serving
+        self._pending: dict[int, tuple[Future, float, int, str, SourceLoc | None]] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._new_sends: deque = deque()
+        self._sends: list[Any] = []
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="phylanx-mpi-service",
+                                        daemon=True)
+        self._thread.start()
+
+    # -- asking ------------------------------------------------------------------
+    def request(self, target: int, what: str, payload: Any, where: SourceLoc | None) -> Future:
+        """Send a request to ``target``; the future gets its answer."""
+        future = Future()
+        with self._lock:
+            if target in self.gone:
+                future.set_exception(self._gone(target, what, where))
+                return future
+            request_id = next(self._ids)
+            deadline = time.monotonic() + float(settings.get("remote_timeout"))
+            self._pending[request_id] = (future, deadline, target, what, where)
+        self._send((request_id, what, payload), target, REQUEST)
+        return future
+
+    def _gone(self, target: int, what: str, where: SourceLoc | None) -> PhylanxRemoteError:
+        return PhylanxRemoteError(
+            f"{what}: locality {target} has finished and stopped serving requests", where)
+
+    def _send(self, message: Any, target: int, tag: int) -> None:
+        with mpi_lock():
+            request = self.comm.isend(message, dest=target, tag=tag)
+        self._new_sends.append(request)
+
+    # -- the service loop ---------------------------------------------------------
+    def _loop(self) -> None:
+        status = MPI().Status()
+        nap, next_check = 0.0, 0.0
+        while not self._stopping.is_set():
+            with mpi_lock():
+                message = self.comm.improbe(MPI().ANY_SOURCE, MPI().ANY_TAG, status)
+                data = message.recv() if message is not None else None
+            worked = message is not None
+            if worked:
+                self._dispatch(status.Get_source(), status.Get_tag(), data)
+            worked |= self._complete_sends()
+            now = time.monotonic()
+            if now >= next_check:
+                next_check = now + 0.05
+                self._expire(now)
+            if worked:
+                nap = 0.0
+                time.sleep(0)
+            else:
+                nap = min(0.002, nap * 2 or 0.00005)
+                time.sleep(nap)
+
+    def _complete_sends(self) -> bool:
+        while self._new_sends:
+            self._sends.append(self._new_sends.popleft())
+        if not self._sends:
+            return False
+        with mpi_lock():
+            done = MPI().Request.Testsome(self._sends)
+        if not done:
+            return False
+        finished = set(done)
+        self._sends = [r for i, r in enumerate(self._sends) if i not in finished]
+        return True
+
+    def _expire(self, now: float) -> None:
+        with self._lock:
+            late = [(i, p) for i, p in self._pending.items() if p[1] < now]
+            for i, _ in late:
+                del self._pending[i]
+        for _, (future, _, target, what, where) in late:
+            future.set_exception(PhylanxRemoteError(
+                f"{what}: locality {target} did not answer within "
+                f"{settings.get('remote_timeout'):g} s", where))
+
+    def _dispatch(self, source: int, tag: int, data: Any) -> None:
+        if tag == REPLY:
+            request_id, ok, value = data
+            with self._lock:
+                entry = self._pending.pop(request_id, None)
+            if entry is None:
+                return          # it timed out already
+            future, _, target, what, where = entry
+            if ok:
+                future.set_result(value)
+            else:
+                future.set_exception(PhylanxRemoteError(
+                    f"{what} failed on locality {target}: {value}", where))
+        elif tag == REQUEST:
+            request_id, what, payload = data
+            if what.startswith("get_remote"):
+                self._answer(source, request_id, lambda: self._read_array(*payload))
+            else:
+                threading.Thread(target=self._answer, args=(source, request_id,
+                                 lambda: self._run(payload)), daemon=True,
+                                 name="phylanx-mpi-remote-call").start()
+        elif tag == LEAVING:
+            with self._lock:
+                self.left.add(source)
+        elif tag == GONE:
+            with self._lock:
+                self.left.add(source)
+                self.gone.add(source)
+                gone = [(i, p) for i, p in self._pending.items() if p[2] == source]
+                for i, _ in gone:
+                    del self._pending[i]
+            for _, (future, _, target, what, where) in gone:
+                future.set_exception(self._gone(target, what, where))
+
+    def _answer(self, source: int, request_id: int, compute: Callable[[], Any]) -> None:
+        try:
+            value = compute()
+            pickle.dumps(value)     # fail here, with a message, rather than in isend
+            reply = (request_id, True, value)
+        except BaseException as e:  # noqa: BLE001 - sent back to the requester
+            reply = (request_id, False, f"{type(e).__name__}: {e}")
+        self._send(reply, source, REPLY)
+
+    # -- serving ------------------------------------------------------------------
+    def _run(self, payload: bytes) -> Any:
+        deadline = time.monotonic() + _NAME_WAIT
+        while True:
+            try:
+                fn, args = pickle.loads(payload)
+                if isinstance(fn, ByName):
+                    fn = self._lookup(fn.name)
+                break
+            except (AttributeError, KeyError):
+                # SPMD ranks run at their own pace: this one may not have defined it yet
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+        return resolve_deep(fn(*args))
+
+    def _lookup(self, name: str) -> Callable[..., Any]:
+        if name in self.functions:
+            return self.functions[name]
+        main = sys.modules.get("__main__")
+        if main is not None and callable(getattr(main, name, None)):
+            return getattr(main, name)
+        raise KeyError(f"no function named {name!r} on locality {self.rank} "
+                       "(register it with phylanx.distributed.register_function)")
+
+    def _read_array(self, name: str, index: Any) -> Any:
+        if name not in self.arrays:
+            raise KeyError(f"no array registered as {name!r} on locality {self.rank}")
+        array = self.arrays[name]
+        return array.copy() if index is None else array[index].copy()
+
+    # -- leaving ------------------------------------------------------------------
+    def leave(self, timeout: float) -> set[int]:
+        """Announce we are leaving, serve until every other rank left too (or
+        ``timeout``), then say we are gone; returns the ranks that had not left."""
+        for other in range(self.size):
+            if other != self.rank:
+                self._send(None, other, LEAVING)
+        others = set(range(self.size)) - {self.rank}
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if others <= self.left:
+                    break
+            time.sleep(0.005)
+        with self._lock:
+            missing = others - self.left
+        for other in range(self.size):
+            if other != self.rank and other not in self.gone:
+                self._send(None, other, GONE)
+        # let our last messages (replies, LEAVING) go out before the loop stops
+        end = time.monotonic() + 1.0
+        while (self._sends or self._new_sends) and time.monotonic() < end:
+            time.sleep(0.002)
+        self._stopping.set()
+        self._thread.join(timeout=1.0)
+        return missing

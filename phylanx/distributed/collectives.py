@@ -1,0 +1,354 @@
+"""Collectives as MPI non-blocking operations returning futures.
+
+all_reduce, all_gather, broadcast, gather, scatter, reduce and barrier each start
+``Iallreduce``/``Iallgather(v)``/``Ibcast``/``Igather(v)``/``Iscatter(v)``/``Ireduce``/
+``Ibarrier`` and return a ``Future`` that the progress engine completes.  NumPy arrays
+(and scalars) move as raw bytes; other values are pickled, with the byte counts taken
+from the header exchange (``agreement.py``).
+
+**The ordering rule.**  MPI matches collective calls on a communicator by their order,
+so every rank must issue them in the same order.  Here each collective *name* gets a
+communicator of its own (MPI-4 ``Comm_create_from_group`` with the name as string tag,
+which ranks may create in any order), and collectives of one name run one after the
+other, in the order this rank called them.  So: **collectives with the same name must
+be called in the same order on every rank; collectives with different names may be
+called in any order, from any thread, and overlap.**  An unnamed collective is named
+after its kind (``"all_reduce"``), so unnamed ones of one kind follow the rule together.
+Without MPI-4 or ``MPI_THREAD_MULTIPLE`` all collectives share one communicator and
+must all be called in the same order on every rank.
+
+A collective whose other ranks never arrive fails after ``collective_timeout``
+seconds; disagreeing ranks (kind, op, root, dtype, shape) fail at once, all of them
+with the same error naming the ranks (``check_collectives``, on by default: it costs
+one small all-gather per collective).
+"""
+from __future__ import annotations
+
+import functools
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import PhylanxError
+from ..runtime.futures import Future
+from ..source import SourceLoc
+from . import agreement as ag
+from . import settings
+from .errors import PhylanxCollectiveMismatchError, PhylanxDistributedError
+from .mpi import MPI, can_create_named_communicators
+from .progress import ProgressEngine
+
+
+def _byte_view(array: np.ndarray) -> np.ndarray:
+    return array.reshape(-1).view(np.uint8)    # (``array`` is C-contiguous already)
+
+
+def _displacements(counts: list[int]) -> list[int]:
+    return [0, *np.cumsum(counts[:-1]).tolist()] if counts else []
+
+
+def _prepare_for_op(array: np.ndarray, op: str) -> tuple[np.ndarray, Callable]:
+    """The array MPI can reduce with ``op`` and the conversion of the result back
+    (NumPy semantics: bools sum as integers, logical ops give bools)."""
+    keep = lambda a: a  # noqa: E731
+    if op in ("land", "lor", "lxor"):
+        return array.astype(bool), keep
+    if array.dtype == np.bool_:
+        if op in ("sum", "prod"):
+            return array.astype(np.int64), keep
+        return array.astype(np.uint8), lambda a: a.astype(bool)
+    if array.dtype == np.float16:
+        return array.astype(np.float32), lambda a: a.astype(np.float16)
+    return array, keep
+
+
+class _Channel:
+    """The communicator of one collective name and the queue of its collectives."""
+
+    def __init__(self) -> None:
+        self.comm: Any = None
+        self.queue: deque = deque()
+        self.current: Any = None    # the collective running on the communicator
+
+
+class Collectives:
+    """The collectives of one rank (over ``world``, completed by ``engine``)."""
+
+    def __init__(self, world: Any, engine: ProgressEngine) -> None:
+        self.world, self.engine = world, engine
+        self.rank, self.size = world.Get_rank(), world.Get_size()
+        self._named = can_create_named_communicators()
+        self._group = world.Get_group() if self._named else None
+        self._shared = None if self._named else world.Dup()
+        self._channels: dict[str, _Channel] = {}
+        self._lock = threading.Lock()
+
+    # -- scheduling ---------------------------------------------------------
+    def _submit(self, kind: str, name: str | None, make: Callable[[Any, str], Any],
+                where: SourceLoc | None) -> Future:
+        name = name or kind
+        timeout = float(settings.get("collective_timeout"))
+
+        def on_timeout() -> BaseException:
+            return PhylanxDistributedError(
+                f"{kind} {name!r} did not complete within {timeout:g} s on rank {self.rank}: "
+                "another rank did not call it, or called collectives of this name in "
+                "another order", where, kind)
+
+        with self._lock:
+            channel = self._channels.get(name)
+            if channel is None:
+                channel = self._channels[name] = _Channel()
+                self._open(channel, name)
+            running = self.engine.track(timeout, on_timeout,
+                                        on_finish=lambda r: self._next(channel, finished=r))
+            channel.queue.append((running, lambda comm: self._located(make(comm, name),
+                                                                        where, kind)))
+        self._next(channel)
+        return running.future
+
+    def _open(self, channel: _Channel, name: str) -> None:
+        if not self._named:
+            channel.comm = self._shared
+            return
+
+        def create() -> None:
+            # blocks until every rank asked for this name: hence its own thread
+            comm = MPI().Intracomm.Create_from_group(self._group, f"phylanx:{name}")
+            with self._lock:
+                channel.comm = comm
+            self._next(channel)
+        threading.Thread(target=create, name=f"phylanx-comm-{name}", daemon=True).start()
+
+    def _next(self, channel: _Channel, finished: Any = None) -> None:
+        """Start the channel's next collective once the previous one is done."""
+        with self._lock:
+            if finished is not None:
+                if channel.current is not finished:
+                    return      # one that timed out while queued: nothing to start
+                channel.current = None
+            if channel.current is not None or channel.comm is None:
+                return
+            while channel.queue:
+                running, make = channel.queue.popleft()
+                if not running.finished:       # (one that timed out in the queue is skipped)
+                    channel.current = running
+                    break
+            else:
+                return
+        self.engine.run(running, make(channel.comm))
+
+    @staticmethod
+    def _located(operation, where: SourceLoc | None, kind: str):
+        try:
+            return (yield from operation)
+        except PhylanxError as e:
+            if e.loc is None:
+                e.loc = where
+            if e.primitive is None:
+                e.primitive = kind
+            raise
+        except Exception as e:
+            raise PhylanxDistributedError(f"{type(e).__name__}: {e}", where, kind) from e
+
+    # -- the pieces every operation uses ----------------------------------------
+    def _headers(self, comm, header: np.ndarray):
+        headers = np.empty((self.size, ag.HEADER_LENGTH), np.int64)
+        yield comm.Iallgather(header, headers)
+        return headers
+
+    def _sizes(self, comm, nbytes: int):
+        sizes = np.empty(self.size, np.int64)
+        yield comm.Iallgather(np.array([nbytes], np.int64), sizes)
+        return [int(s) for s in sizes]
+
+    def _gather_bytes(self, comm, data: np.ndarray, counts: list[int], root: int | None):
+        """Every rank's bytes, as a list of arrays (on every rank, or only on ``root``)."""
+        if root is not None and self.rank != root:
+            yield comm.Igatherv([data, MPI().BYTE], None, root)
+            return None
+        received = np.empty(sum(counts), np.uint8)
+        displs = _displacements(counts)
+        spec = [received, (counts, displs), MPI().BYTE]
+        if root is None:
+            yield comm.Iallgatherv([data, MPI().BYTE], spec)
+        else:
+            yield comm.Igatherv([data, MPI().BYTE], spec, root)
+        return [received[d:d + c] for d, c in zip(displs, counts)]
+
+    # -- the operations ---------------------------------------------------------
+    def all_reduce(self, value: Any, op: str = "sum", name: str | None = None,
+                   where: SourceLoc | None = None, root: int | None = None) -> Future:
+        op = ag.op_name(op)
+        kind = "all_reduce" if root is None else "reduce"
+        self._check_root(root, kind, where)
+        return self._submit(kind, name,
+                            lambda comm, n: self._reduce_op(comm, n, kind, value, op, root), where)
+
+    def reduce(self, value: Any, op: str = "sum", root: int = 0, name: str | None = None,
+               where: SourceLoc | None = None) -> Future:
+        return self.all_reduce(value, op, name, where, root)
+
+    def _reduce_op(self, comm, name, kind, value, op, root):
+        array = ag.as_array(value)
+        scalar = array is not None and not isinstance(value, np.ndarray)
+        payload = None if array is not None else _byte_view(np.frombuffer(ag.pack(value),
+                                                                          np.uint8))
+        header = ag.header(kind, name, op, root, ag.ARRAY if array is not None else ag.PICKLED,
+                           array, 0 if payload is None else payload.size)
+        headers = None
+        if array is None or settings.get("check_collectives"):
+            headers = yield from self._headers(comm, header)
+            ag.check(headers, name, same_data=True)
+        if array is not None:
+            send, back = _prepare_for_op(array, op)
+            mpi_op = getattr(MPI(), op.upper())
+            out = np.empty_like(send)
+            if root is None:
+                yield comm.Iallreduce(send, out, mpi_op)
+            else:
+                yield comm.Ireduce(send, out if self.rank == root else None, mpi_op, root)
+                if self.rank != root:
+                    return None
+            result = back(out)
+            return result[()] if scalar else result
+        parts = yield from self._gather_bytes(comm, payload, [int(n) for n in headers[:, 7]],
+                                              root)
+        if parts is None:
+            return None
+        return functools.reduce(ag.OPS[op][1], [ag.unpack(p) for p in parts])
+
+    def all_gather(self, value: Any, name: str | None = None,
+                   where: SourceLoc | None = None, root: int | None = None) -> Future:
+        kind = "all_gather" if root is None else "gather"
+        self._check_root(root, kind, where)
+        return self._submit(kind, name,
+                            lambda comm, n: self._gather_op(comm, n, kind, value, root), where)
+
+    def gather(self, value: Any, root: int = 0, name: str | None = None,
+               where: SourceLoc | None = None) -> Future:
+        return self.all_gather(value, name, where, root)
+
+    def _gather_op(self, comm, name, kind, value, root):
+        array = ag.as_array(value)
+        header = ag.header(kind, name, None, root, ag.ARRAY if array is not None else ag.PICKLED,
+                           array)
+        headers = yield from self._headers(comm, header)
+        ag.check(headers, name, same_data=False)
+        raw = bool((headers[:, 4] == ag.ARRAY).all() and (headers[:, 5] == headers[0, 5]).all())
+        if raw:
+            parts = yield from self._gather_bytes(comm, _byte_view(array),
+                                                  [int(n) for n in headers[:, 7]], root)
+            if parts is None:
+                return None
+            items = [ag.array_from_bytes(p, h) for p, h in zip(parts, headers)]
+            scalar = not isinstance(value, np.ndarray)
+            return [item[()] if scalar and item.ndim == 0 else item for item in items]
+        payload = _byte_view(np.frombuffer(ag.pack(value), np.uint8))
+        sizes = yield from self._sizes(comm, payload.size)
+        parts = yield from self._gather_bytes(comm, payload, sizes, root)
+        return None if parts is None else [ag.unpack(p) for p in parts]
+
+    def broadcast(self, value: Any, root: int = 0, name: str | None = None,
+                  where: SourceLoc | None = None) -> Future:
+        self._check_root(root, "broadcast", where)
+        return self._submit("broadcast", name,
+                            lambda comm, n: self._broadcast_op(comm, n, value, root), where)
+
+    def _broadcast_op(self, comm, name, value, root):
+        is_root = self.rank == root
+        array = ag.as_array(value) if is_root else None
+        data = None
+        if not is_root:
+            header = ag.header("broadcast", name, None, root, ag.NOTHING)
+        elif array is not None:
+            data = _byte_view(array)
+            header = ag.header("broadcast", name, None, root, ag.ARRAY, array)
+        else:
+            data = _byte_view(np.frombuffer(ag.pack(value), np.uint8))
+            header = ag.header("broadcast", name, None, root, ag.PICKLED, nbytes=data.size)
+        headers = yield from self._headers(comm, header)
+        ag.check(headers, name, same_data=False)
+        sent = headers[root]
+        if not is_root:
+            data = np.empty(int(sent[7]), np.uint8)
+        yield comm.Ibcast([data, MPI().BYTE], root)
+        if is_root:
+            return value
+        if sent[4] == ag.ARRAY:
+            result = ag.array_from_bytes(data, sent)
+            return result[()] if result.ndim == 0 else result
+        return ag.unpack(data)
+
+    def scatter(self, value: Any, root: int = 0, name: str | None = None,
+                where: SourceLoc | None = None) -> Future:
+        self._check_root(root, "scatter", where)
+        return self._submit("scatter", name,
+                            lambda comm, n: self._scatter_op(comm, n, value, root), where)
+
+    def _scatter_op(self, comm, name, value, root):
+        is_root, size = self.rank == root, self.size
+        problem, array, pieces = None, None, None
+        if is_root:
+            array = ag.as_array(value)
+            if array is not None and array.ndim >= 1:
+                header = ag.header("scatter", name, None, root, ag.ARRAY, array)
+            elif isinstance(value, (list, tuple)) and len(value) == size:
+                pieces = [np.frombuffer(ag.pack(v), np.uint8) for v in value]
+                header = ag.header("scatter", name, None, root, ag.PICKLED,
+                                   nbytes=sum(p.size for p in pieces))
+            else:
+                problem = (f"scatter needs a list of {size} items (one per rank) or an array "
+                           f"with a first axis; got {type(value).__name__}"
+                           + (f" of length {len(value)}" if isinstance(value, (list, tuple))
+                              else ""))
+                header = ag.header("scatter", name, None, root, ag.INVALID)
+        else:
+            header = ag.header("scatter", name, None, root, ag.NOTHING)
+        headers = yield from self._headers(comm, header)
+        ag.check(headers, name, same_data=False)
+        if problem is not None:
+            raise PhylanxCollectiveMismatchError(problem)
+        ag.check_invalid(headers, root)
+        sent = headers[root]
+        if sent[4] == ag.ARRAY:
+            shape = ag.shape_of(sent)
+            rows = [shape[0] // size + (i < shape[0] % size) for i in range(size)]
+            row_bytes = int(np.prod(shape[1:], dtype=np.int64)) * ag.dtype_of(sent).itemsize
+            counts = [r * row_bytes for r in rows]
+            received = np.empty(counts[self.rank], np.uint8)
+            send = [_byte_view(array), (counts, _displacements(counts)), MPI().BYTE] \
+                if is_root else None
+            yield comm.Iscatterv(send, [received, MPI().BYTE], root)
+            return np.frombuffer(received, ag.dtype_of(sent)) \
+                .reshape((rows[self.rank], *shape[1:])).copy()
+        sizes = np.array([p.size for p in pieces], np.int64) if is_root else None
+        my_size = np.empty(1, np.int64)
+        yield comm.Iscatter(sizes, my_size, root)
+        received = np.empty(int(my_size[0]), np.uint8)
+        send = None
+        if is_root:
+            counts = [int(s) for s in sizes]
+            send = [np.concatenate(pieces) if pieces else np.empty(0, np.uint8),
+                    (counts, _displacements(counts)), MPI().BYTE]
+        yield comm.Iscatterv(send, [received, MPI().BYTE], root)
+        return ag.unpack(received)
+
+    def barrier(self, name: str | None = None, where: SourceLoc | None = None) -> Future:
+        return self._submit("barrier", name, lambda comm, n: self._barrier_op(comm, n), where)
+
+    def _barrier_op(self, comm, name):
+        if settings.get("check_collectives"):
+            headers = yield from self._headers(comm, ag.header("barrier", name, None, None,
+                                                               ag.NOTHING))
+            ag.check(headers, name, same_data=False)
+        yield comm.Ibarrier()
+        return None
+
+    def _check_root(self, root: int | None, kind: str, where: SourceLoc | None) -> None:
+        if root is not None and not 0 <= root < self.size:
+            raise PhylanxDistributedError(
+                f"root {root} is not a locality (there are {self.size})", where, kind)

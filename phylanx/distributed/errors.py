@@ -1,0 +1,16 @@
+"""Errors of multi-locality execution; all are located ``PhylanxRuntimeError``\\ s."""
+from __future__ import annotations
+
+from ..errors import PhylanxRuntimeError
+
+
+class PhylanxDistributedError(PhylanxRuntimeError):
+    """Base of the errors below (MPI missing, communication failed, timed out)."""
+
+
+class PhylanxCollectiveMismatchError(PhylanxDistributedError):
+    """Ranks called a collective with different kinds, ops, roots, shapes or dtypes."""
+
+
+class PhylanxRemoteError(PhylanxDistributedError):
+    """A request to another locality failed there, timed out, or that locality is gone."""

@@ -1,0 +1,196 @@
+"""``MPILocality``: the ``Locality`` interface when every MPI rank is a locality.
+
+Created at first use (``bootstrap.py``) in a process a launcher started.  It owns
+the progress engine (completes non-blocking MPI calls), the collectives (one
+communicator per collective name) and the active-message service (remote calls
+and array reads).  At exit it announces it is leaving and waits for the others
+(``shutdown_timeout``), so a late request to it fails fast instead of hanging.
+"""
+from __future__ import annotations
+
+import atexit
+import operator
+import socket
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..runtime.futures import Future, ready
+from ..runtime.locality import Locality
+from ..source import SourceLoc
+from . import faults, settings
+from .active_messages import ByName, Service
+from .collectives import Collectives
+from .mpi import MPI
+from .progress import ProgressEngine
+
+#: Python callables understood as reduction ops
+_CALLABLE_OPS: dict[Any, str] = {
+    operator.add: "sum", np.add: "sum", operator.mul: "prod",
+    np.multiply: "prod", min: "min", max: "max", np.minimum: "min", np.maximum: "max",
+    np.logical_and: "land", np.logical_or: "lor", np.logical_xor: "lxor",
+}
+
+
+def _failed(error: BaseException) -> Future:
+    future = Future()
+    future.set_exception(error)
+    return future
+
+
+class MPILocality(Locality):
+    """This rank, as a locality."""
+
+    @classmethod
+    def start(cls) -> MPILocality:
+        locality = cls()
+        faults.install(locality.rank, locality.size, locality.world)
+        atexit.register(locality.shutdown)
+        return locality
+
+    def __init__(self) -> None:
+        mpi = MPI()
+        self.world = mpi.COMM_WORLD
+        self.rank, self.size = self.world.Get_rank(), self.world.Get_size()
+        self.engine = ProgressEngine()
+        self.collectives = Collectives(self.world, self.engine)
+        self.service = Service(self.world.Dup())
+        self._host = socket.gethostname()
+        self._closed = False
+
+    # -- the Locality interface --------------------------------------------------
+    def id(self) -> int:
+        return self.rank
+
+    def count(self) -> int:
+        return self.size
+
+    def hostname(self) -> str:
+        return self._host
+
+    def all_gather(self, value: Any, name: str | None = None,
+                   where: SourceLoc | None = None) -> Future:
+        return self.collectives.all_gather(value, name, where)
+
+    def all_reduce(self, value: Any, op: Any = "sum", name: str | None = None,
+                   where: SourceLoc | None = None) -> Future:
+        if callable(op):
+            if op not in _CALLABLE_OPS:
+                return self._custom_reduce(value, op, name, where)
+            op = _CALLABLE_OPS[op]
+        return self.collectives.all_reduce(value, op, name, where)
+
+    def _custom_reduce(self, value: Any, op: Callable[[Any, Any], Any], name, where) -> Future:
+        """Reduction with an arbitrary function: gather everything, fold in rank order."""
+        gathered = self.collectives.all_gather(value, name, where)
+        result = Future()
+
+        def fold(f: Future) -> None:
+            try:
+                values = f.result()
+                acc = values[0]
+                for v in values[1:]:
+                    acc = op(acc, v)
+                result.set_result(acc)
+            except BaseException as e:  # noqa: BLE001 - delivered to the waiter
+                result.set_exception(e)
+        gathered.add_done_callback(fold)
+        return result
+
+    def broadcast(self, value: Any, root: int = 0, name: str | None = None,
+                  where: SourceLoc | None = None) -> Future:
+        return self.collectives.broadcast(value, root, name, where)
+
+    def gather(self, value: Any, root: int = 0, name: str | None = None,
+               where: SourceLoc | None = None) -> Future:
+        return self.collectives.gather(value, root, name, where)
+
+    def scatter(self, value: Any, root: int = 0, name: str | None = None,
+                where: SourceLoc | None = None) -> Future:
+        return self.collectives.scatter(value, root, name, where)
+
+    def reduce(self, value: Any, op: Any = "sum", root: int = 0, name: str | None = None,
+               where: SourceLoc | None = None) -> Future:
+        if callable(op):
+            op = _CALLABLE_OPS.get(op, op)
+        return self.collectives.reduce(value, op, root, name, where)
+
+    def barrier(self, name: str | None = None, where: SourceLoc | None = None) -> Future:
+        return self.collectives.barrier(name, where)
+
+    def run_on(self, locality: int, fn: Callable[..., Any], *args: Any,
+               where: SourceLoc | None = None) -> Future:
+        self._check_locality(locality, "run_on", where)
+        what = f"run_on({locality}, {getattr(fn, '__name__', None) or getattr(fn, 'name', '?')})"
+        if locality == self.rank:     # the same errors as a remote call would give
+            try:
+                if isinstance(fn, ByName):
+                    fn = self.service._lookup(fn.name)
+                return ready(fn(*args))
+            except Exception as e:  # noqa: BLE001 - delivered to the waiter
+                from .errors import PhylanxRemoteError
+                return _failed(PhylanxRemoteError(
+                    f"{what} failed on locality {locality}: {type(e).__name__}: {e}", where))
+        try:
+            payload = _pickle_call(fn, args)
+        except Exception as e:
+            from .errors import PhylanxRemoteError
+            return _failed(PhylanxRemoteError(f"{what}: cannot send the call: {e}", where))
+        return self.service.request(locality, what, payload, where)
+
+    def get_remote(self, locality: int, name: str, index: Any = None,
+                   where: SourceLoc | None = None) -> Future:
+        self._check_locality(locality, "get_remote", where)
+        what = f"get_remote({locality}, {name!r})"
+        if locality == self.rank:
+            try:
+                return ready(self.service._read_array(name, index))
+            except KeyError as e:
+                from .errors import PhylanxRemoteError
+                return _failed(PhylanxRemoteError(f"{what}: {e.args[0]}", where))
+        return self.service.request(locality, what, (name, index), where)
+
+    def _check_locality(self, locality: int, what: str, where: SourceLoc | None) -> None:
+        if not 0 <= locality < self.size:
+            from .errors import PhylanxRemoteError
+            raise PhylanxRemoteError(
+                f"locality {locality} does not exist ({self.size} localities)", where, what)
+
+    # -- shutdown ------------------------------------------------------------------
+    def shutdown(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        missing = self.service.leave(float(settings.get("shutdown_timeout")))
+        if missing:
+            import sys
+            print(f"[rank {self.rank}] warning: ranks {sorted(missing)} had not finished "
+                  "when this one gave up waiting for them (shutdown_timeout)",
+                  file=sys.stderr)
+        self.engine.stop()
+        if self.engine.timed_out:
+            # a collective that timed out may still be pending inside MPI (a communicator
+            # being created, a request never matched): MPI_Finalize would hang or crash
+            import os
+            import sys
+            print(f"[rank {self.rank}] a collective timed out earlier, so MPI cannot be "
+                  "finalized cleanly: aborting the job", file=sys.stderr)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            if self.size > 1:
+                self.world.Abort(1)
+            os._exit(1)
+
+
+def _pickle_call(fn: Callable[..., Any], args: tuple) -> bytes:
+    """The call as bytes: the function itself if it pickles, else its name (SPMD: the
+    other rank has it too, e.g. a ``@Phylanx`` or PhySL function defined by the script)."""
+    import pickle
+    try:
+        return pickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        name = getattr(fn, "__name__", None) or getattr(fn, "name", None)
+        if not isinstance(name, str):
+            raise
+        return pickle.dumps((ByName(name), args), protocol=pickle.HIGHEST_PROTOCOL)

@@ -1,0 +1,1 @@
+"""Distributed matrix operations and collectives (category ``dist_matrixops``)."""

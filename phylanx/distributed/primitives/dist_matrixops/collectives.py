@@ -1,0 +1,114 @@
+"""PhySL primitives for the collectives: ``all_reduce``, ``all_gather``, ``broadcast``,
+``gather``, ``scatter``, ``reduce``, ``barrier``, plus ``register_array``/``get_remote``.
+
+The original has no PhySL-level collective besides ``all_gather_d`` (reference
+§4.3), so the names and signatures are ours, matching the Python API of
+``phylanx.distributed``.  Each waits for its result (the wait helps the executor, so
+other work proceeds); ``async(all_reduce(x))`` overlaps one with computation.  The
+optional ``name`` keys the collective: calls of one name must come in the same order
+on every rank.  In a single process they return what the one rank contributed.
+
+Loaded by ``phylanx/__init__`` (through ``phylanx.distributed.primitives``); importing it
+does not import mpi4py.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .... import distributed as api
+from ....primitives.registry import primitive
+from ... import settings
+
+_DIST = {"extension": True}
+
+
+def _wait(future) -> Any:
+    # the collective fails by itself after collective_timeout; this is a backstop
+    return future.result(timeout=float(settings.get("collective_timeout")) + 30.0)
+
+
+def _name(name: Any) -> str | None:
+    return str(name) if name not in (None, "") else None
+
+
+@primitive("all_reduce", 'all_reduce(_1, __arg(_2_op, "sum"), __arg(_3_name, ""))',
+           **_DIST, example='all_reduce(3, "max")', result="3",
+           no_oracle="collective over localities")
+def all_reduce(value, op="sum", name=""):
+    """Every locality's value combined with ``op``, on every locality.
+
+    ``op``: sum, prod, min, max, land, lor, lxor, band, bor or bxor.
+    """
+    return _wait(api.all_reduce(value, str(op), _name(name), where=None))
+
+
+@primitive("reduce", 'reduce(_1, __arg(_2_op, "sum"), __arg(_3_root, 0), __arg(_4_name, ""))',
+           **_DIST, example='reduce([1, 2], "sum", 0)', result="[1, 2]",
+           no_oracle="collective over localities")
+def reduce(value, op="sum", root=0, name=""):
+    """Like ``all_reduce``, but only locality ``root`` gets the result (the others nil)."""
+    return _wait(api.reduce(value, str(op), int(root), _name(name), where=None))
+
+
+@primitive("all_gather", 'all_gather(_1, __arg(_2_name, ""))', **_DIST,
+           example="all_gather(find_here())", result="list(0)",
+           no_oracle="collective over localities")
+def all_gather(value, name=""):
+    """List of every locality's value (in locality order), on every locality."""
+    return _wait(api.all_gather(value, _name(name), where=None))
+
+
+@primitive("gather", 'gather(_1, __arg(_2_root, 0), __arg(_3_name, ""))', **_DIST,
+           example="gather(7, 0)", result="list(7)", no_oracle="collective over localities")
+def gather(value, root=0, name=""):
+    """List of every locality's value on locality ``root``; nil elsewhere."""
+    return _wait(api.gather(value, int(root), _name(name), where=None))
+
+
+@primitive("broadcast", 'broadcast(_1, __arg(_2_root, 0), __arg(_3_name, ""))',
+           **_DIST, example="broadcast([1, 2], 0)", result="[1, 2]",
+           no_oracle="collective over localities")
+def broadcast(value, root=0, name=""):
+    """Locality ``root``'s value on every locality (the others' value is ignored)."""
+    return _wait(api.broadcast(value, int(root), _name(name), where=None))
+
+
+@primitive("scatter", 'scatter(_1, __arg(_2_root, 0), __arg(_3_name, ""))', **_DIST,
+           example="scatter(list(5), 0)", result="5", no_oracle="collective over localities")
+def scatter(value, root=0, name=""):
+    """Item i of ``root``'s list (or block i of its array) on locality i.
+
+    An array is split along its first axis as ``numpy.array_split`` does.
+    """
+    return _wait(api.scatter(value, int(root), _name(name), where=None))
+
+
+@primitive("barrier", 'barrier(__arg(_1_name, ""))', **_DIST, side_effects=True,
+           example="barrier()", result="nil", no_oracle="collective over localities")
+def barrier(name=""):
+    """Wait until every locality has reached this barrier; returns nil."""
+    return _wait(api.barrier(_name(name), where=None))
+
+
+@primitive("register_array", "register_array(_1_name, _2_array)", **_DIST,
+           side_effects=True, example='register_array("t", [1, 2])',
+           result="nil", no_oracle="publishes an array to other localities")
+def register_array(name, array):
+    """Let other localities read ``array`` with ``get_remote(locality, name, ...)``."""
+    api.register_array(str(name), array)
+
+
+@primitive("get_remote", 'get_remote(_1_locality, _2_name, __arg(_3_index, nil))',
+           **_DIST,
+           example='block(register_array("t", [1, 2, 3]), get_remote(0, "t", 1))', result="2",
+           no_oracle="reads another locality's registered array")
+def get_remote(locality, name, index=None):
+    """Copy of the array registered as ``name`` on ``locality`` (owner not involved).
+
+    ``index`` selects a row, or rows with ``list(start, stop)``.
+    """
+    if isinstance(index, list) and len(index) == 2:
+        index = slice(int(index[0]), int(index[1]))
+    elif index is not None:
+        index = int(index)
+    return _wait(api.get_remote(int(locality), str(name), index, where=None))

@@ -1,0 +1,30 @@
+"""The distributed settings, added to ``phylanx.config`` (``PHYLANX_<NAME>`` env vars).
+
+They live here rather than in ``config.py`` so that the configuration of a
+single-process run does not list them unless the distributed layer is loaded.
+"""
+from __future__ import annotations
+
+from .. import config
+from ..config import Setting, _bool
+
+_SETTINGS = (
+    Setting("collective_timeout", 60.0, float,
+            "seconds a collective may wait for the other ranks before it fails"),
+    Setting("remote_timeout", 60.0, float,
+            "seconds a request to another locality (run_on, get_remote) may take"),
+    Setting("shutdown_timeout", 60.0, float,
+            "seconds a finished rank waits for the others to finish before it exits"),
+    Setting("check_collectives", True, _bool,
+            "exchange a header before each collective to report disagreeing ranks"),
+    Setting("progress_polling", "wait", str,
+            "how MPI requests are completed: 'wait' (waiting threads poll too, when the "
+            "runtime has progress sources; the faster) or 'thread' (progress thread only)"),
+)
+
+for _setting in _SETTINGS:
+    config.SETTINGS.setdefault(_setting.name, _setting)
+
+
+def get(name: str):
+    return config.get(name)

@@ -1,0 +1,69 @@
+"""Faults for any number of ranks; argv[1] chooses which:
+
+* ``exception``: the last rank raises; the others wait in a collective (must be ended);
+* ``kill``: the last rank kills itself with SIGKILL; the others wait in a collective;
+* ``timeout``: only rank 0 calls a collective: it times out, the job ends;
+* ``mismatch``: ranks disagree in collectives; every rank gets a located error naming
+  the ranks, then the job ends normally ('OK <rank>').
+"""
+import os
+import signal
+import sys
+import time
+
+import numpy as np
+
+import phylanx
+from phylanx import distributed as dist
+
+r, n = dist.find_here(), dist.num_localities()
+mode = sys.argv[1]
+dist.barrier("start").result()
+
+if mode == "exception":
+    if r == n - 1:
+        time.sleep(0.2)
+        raise ValueError(f"boom from rank {r}")
+    dist.all_reduce(1, name="never completes").result()
+
+elif mode == "kill":
+    if r == n - 1:
+        time.sleep(0.2)
+        os.kill(os.getpid(), signal.SIGKILL)
+    dist.all_reduce(1, name="never completes").result()
+
+elif mode == "timeout":
+    # a collective only rank 0 calls: a located timeout error, then the job ends
+    if r == 0:
+        phylanx.config.set("collective_timeout", 2.0)
+        dist.all_reduce(1, name="only rank 0").result()
+
+elif mode == "mismatch":
+    cases = [
+        ("shape", lambda: dist.all_reduce(np.zeros(2 if r == 0 else 3))),
+        ("dtype", lambda: dist.all_reduce(np.zeros(2, dtype="int64" if r == 0 else "float64"))),
+        ("op", lambda: dist.all_reduce(1.0, "sum" if r == 0 else "max", name="ops")),
+        ("kind", lambda: dist.broadcast(1, name="kinds") if r == 0
+         else dist.all_gather(1, name="kinds")),
+        ("root", lambda: dist.broadcast(1, root=0 if r == 0 else n - 1, name="roots")),
+    ]
+    for what, start in cases:
+        try:
+            start().result()
+        except dist.PhylanxCollectiveMismatchError as e:
+            text = str(e)
+            assert n > 1 and "faults.py" in text and "rank 0" in text, text
+            assert f"{n - 1}:" in text, text            # the other ranks are named
+            if r == 0:
+                print(f"MISMATCH {what}: {text.splitlines()[0]}", flush=True)
+        else:
+            assert n == 1, f"{what}: no error on {n} ranks"
+    # from PhySL: located at the primitive call
+    try:
+        phylanx.evaluate(f"all_reduce(linspace(0, 1, {2 + (r > 0)}))", )
+    except dist.PhylanxCollectiveMismatchError as e:
+        assert n > 1 and "all_reduce" in str(e) and "<evaluate>:1:1" in str(e), str(e)
+        if r == 0:
+            print(f"MISMATCH physl: {str(e).splitlines()[0]}", flush=True)
+    dist.barrier("end").result()
+    print(f"OK {r}", flush=True)

@@ -1,0 +1,130 @@
+"""Multi-locality tests: small SPMD programs (``programs/``) under ``mpiexec -n k``.
+
+Each program asserts on its own results on every rank and prints ``OK <rank>``; a
+failing assertion aborts the whole job (that is the fault handling under test too).
+The launcher is the one the ``mpich`` wheel puts next to this Python.  Timeouts keep a
+broken build from hanging the suite; the machine may be oversubscribed.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from phylanx.cli.run import find_mpiexec
+
+pytestmark = pytest.mark.mpi
+
+ROOT = Path(__file__).resolve().parents[2]
+PROGRAMS = Path(__file__).resolve().parent / "programs"
+RANKS = (1, 2, 3, 4)
+
+
+def launch(k: int, *command: str, timeout: float = 90, **env: str):
+    mpiexec = find_mpiexec()
+    assert mpiexec, "no mpiexec: install the mpi extra (pip install -e '.[mpi]')"
+    environ = dict(os.environ, PYTHONPATH=str(ROOT), **env)
+    for name in ("PHYLANX_MPI", "PHYLANX_COLLECTIVE_TIMEOUT", "PHYLANX_SHUTDOWN_TIMEOUT"):
+        environ.pop(name, None) if name not in env else None
+    start = time.monotonic()
+    done = subprocess.run([mpiexec, "-n", str(k), *command], env=environ, cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout)
+    return done, time.monotonic() - start
+
+
+def program(k: int, name: str, *args: str, **kw):
+    return launch(k, sys.executable, str(PROGRAMS / name), *args, **kw)
+
+
+def assert_all_ok(done, k: int) -> None:
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    # (the launcher may join lines of different ranks)
+    assert sorted(re.findall(r"OK \d+", done.stdout)) == sorted(f"OK {r}" for r in range(k)), \
+        output
+
+
+@pytest.mark.parametrize("k", RANKS)
+def test_localities_and_collectives(k):
+    done, _ = program(k, "collectives.py")
+    assert_all_ok(done, k)
+
+
+@pytest.mark.parametrize("k", RANKS)
+def test_remote_execution_and_fetch(k):
+    done, _ = program(k, "remote.py")
+    assert_all_ok(done, k)
+    if k > 1:    # the request to the rank that had finished failed fast
+        assert "finished-rank error:" in done.stdout and "has finished" in done.stdout
+
+
+@pytest.mark.parametrize("k", RANKS)
+def test_mismatched_collectives_raise_located_errors_naming_ranks(k):
+    done, _ = program(k, "faults.py", "mismatch")
+    assert_all_ok(done, k)
+    if k > 1:
+        for what in ("shape", "dtype", "op", "kind", "root", "physl"):
+            assert f"MISMATCH {what}:" in done.stdout, done.stdout
+        others = ", ".join(str(r) for r in range(1, k))
+        assert f"rank{'s' if k > 2 else ''} {others}:" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("k", (2, 3))
+def test_a_collective_other_ranks_never_call_times_out_and_ends_the_job(k):
+    done, elapsed = program(k, "faults.py", "timeout", timeout=60)
+    output = done.stdout + done.stderr
+    assert done.returncode != 0 and elapsed < 10, (elapsed, output)
+    assert output.count(f"[rank 0] {PROGRAMS / 'faults.py'}:") == 1, output
+    assert "all_reduce 'only rank 0' did not complete within 2 s" in output, output
+
+
+@pytest.mark.parametrize("k", RANKS)
+def test_exception_on_one_rank_ends_all_with_one_message(k):
+    done, elapsed = program(k, "faults.py", "exception", timeout=60)
+    output = done.stdout + done.stderr
+    assert done.returncode != 0 and elapsed < 10, (elapsed, output)
+    source = (PROGRAMS / "faults.py").read_text().splitlines()
+    line = next(i for i, text in enumerate(source, 1) if "raise ValueError" in text)
+    message = f"[rank {k - 1}] {PROGRAMS / 'faults.py'}:{line}: ValueError: boom from rank {k - 1}"
+    assert output.count(message) == 1, output
+    assert len([line for line in output.splitlines()
+                if line.startswith("[rank ") and "Traceback" not in line]) == 1, output
+
+
+@pytest.mark.parametrize("k", (2, 4))
+def test_a_rank_killed_by_a_signal_ends_the_job(k):
+    done, elapsed = program(k, "faults.py", "kill", timeout=60)
+    assert done.returncode != 0 and elapsed < 10, (elapsed, done.stdout + done.stderr)
+
+
+def test_phylanx_run_physl_error_is_located_and_forwarded(tmp_path):
+    script = tmp_path / "prog.physl"
+    script.write_text('block(define(s, all_reduce(find_here() + 1)),\n'
+                      '  if(find_here() == 0, cout("sum", s, car(sys_argv)), nil),\n'
+                      '  if(find_here() == 1, [1, 2] + [1, 2, 3], nil))\n')
+    done = subprocess.run([sys.executable, "-m", "phylanx", "run", "-n", "2", str(script), "7"],
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "sum 3 7", done.stdout + done.stderr
+    assert done.returncode == 1
+    assert done.stderr.count(f"[rank 1] {script}:3:") == 1, done.stderr
+
+
+def test_phylanx_run_python_script_exit_status(tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text("import sys\nfrom phylanx import distributed as d\n"
+                      "seen = d.all_gather((d.find_here(), d.num_localities(), sys.argv[1:]))\n"
+                      "if d.find_here() == 0:\n    print('seen', seen.result())\n"
+                      "d.barrier().result()\nsys.exit(3 if d.find_here() == 0 else 0)\n")
+    done = subprocess.run([sys.executable, "-m", "phylanx", "run", "-n", "2", str(script), "x"],
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    # (one rank prints: the launcher may interleave the lines of several)
+    assert done.stdout.strip() == "seen [(0, 2, ['x']), (1, 2, ['x'])]", \
+        done.stdout + done.stderr
+    assert done.returncode == 3, done.stderr
