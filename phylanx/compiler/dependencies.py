@@ -28,11 +28,8 @@ def _primitive_is_pure(name: str) -> bool:
     spec = registry.lookup(name)
     if spec is None:
         return False
-    if spec.side_effects or name in _IMPURE_NAMES:
-        return False
-    text = f"{spec.no_oracle or ''} {spec.doc}"
-    return "in place" not in text and "higher-order" not in text \
-        and "takes a function" not in text
+    # the registry's flags, not the docs, say what may be reordered
+    return not (spec.side_effects or spec.higher_order or name in _IMPURE_NAMES)
 
 
 _pure_cache: dict[str, bool] = {}

@@ -114,7 +114,8 @@ class PrimitiveSpec:
     differentiable: bool = False
     distributable: bool = False
     supports_dtype: bool = False
-    side_effects: bool = False
+    side_effects: bool = False  # order matters: random, I/O, in-place changes, collectives
+    higher_order: bool = False  # calls function values it is given (unknown code)
     extension: bool = False      # not a name of the original (our addition)
     infix: str | None = None     # PhySL operator text, for operator primitives
     aliases: tuple[str, ...] = ()

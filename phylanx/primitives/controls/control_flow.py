@@ -169,7 +169,7 @@ def _zip_items(iterables):
 
 @primitive("fmap", "fmap(_1, __2)",
            example="fmap(lambda(x, x * 2), list(1, 2, 3))", result="list(2, 4, 6)",
-           no_oracle="higher-order: list(map(f, xs))")
+           no_oracle="higher-order: list(map(f, xs))", higher_order=True)
 def fmap(f, *iterables):
     """Apply ``f`` to each element (zipped across several lists); a list of the results."""
     if len(iterables) == 1:
@@ -179,7 +179,7 @@ def fmap(f, *iterables):
 
 @primitive("parallel_map", "parallel_map(_1, __2)",
            example="parallel_map(lambda(x, x * x), list(1, 2, 3))", result="list(1, 4, 9)",
-           no_oracle="higher-order: list(map(f, xs)), concurrently")
+           no_oracle="higher-order: list(map(f, xs)), concurrently", higher_order=True)
 def parallel_map(f, *iterables):
     """Like ``fmap`` with every application run as a concurrent task."""
     items = ([[x] for x in iterate(iterables[0])] if len(iterables) == 1
@@ -189,7 +189,7 @@ def parallel_map(f, *iterables):
 
 @primitive("filter", "filter(_1, _2)",
            example="filter(lambda(x, x > 1), list(1, 2, 3))", result="list(2, 3)",
-           no_oracle="higher-order: [x for x in xs if f(x)]")
+           no_oracle="higher-order: [x for x in xs if f(x)]", higher_order=True)
 def filter_(f, iterable):
     """The elements of ``iterable`` for which ``f`` is true, as a list."""
     return [x for x in iterate(iterable) if truth(call(f, x))]
@@ -197,7 +197,7 @@ def filter_(f, iterable):
 
 @primitive("fold_left", "fold_left(_1_func, _2_initial, _3_data)",
            example="fold_left(lambda(c, x, c - x), 10, list(1, 2))", result="7",
-           no_oracle="higher-order: functools.reduce")
+           no_oracle="higher-order: functools.reduce", higher_order=True)
 def fold_left(func, initial, data):
     """Left fold: ``c = initial; for x in data: c = func(c, x)``."""
     items = list(iterate(data))
@@ -213,7 +213,7 @@ def fold_left(func, initial, data):
 
 @primitive("fold_right", "fold_right(_1_func, _2_initial, _3_data)",
            example="fold_right(lambda(x, c, x - c), 0, list(1, 2, 3))", result="2",
-           no_oracle="higher-order: right fold")
+           no_oracle="higher-order: right fold", higher_order=True)
 def fold_right(func, initial, data):
     """Right fold: ``c = initial; for x in reversed(data): c = func(x, c)``."""
     items = list(iterate(data))
@@ -229,7 +229,7 @@ def fold_right(func, initial, data):
 
 @primitive("apply", "apply(_1, _2)",
            example="apply(lambda(a, b, a * b), list(6, 7))", result="42",
-           no_oracle="higher-order: f(*args)")
+           no_oracle="higher-order: f(*args)", higher_order=True)
 def apply(f, args):
     """Call ``f`` once with the elements of the list ``args`` as its arguments."""
     if not isinstance(args, (list, tuple, range)):
@@ -291,7 +291,8 @@ def continue_(node, children):
 @primitive("fromfunction", "fromfunction(_1, _2, __arg(_2_dtype, \"float\"))",
            example="fromfunction(lambda(i, j, i + j), list(2, 2))",
            result="[[0., 1.], [1., 2.]]",
-           oracle=None, no_oracle="takes a function; checked against np.fromfunction in tests")
+           oracle=None, no_oracle="takes a function; checked against np.fromfunction in tests",
+           higher_order=True)
 def fromfunction(function, shape, dtype="float"):
     """numpy.fromfunction: call ``function`` with the coordinate arrays of ``shape``."""
     from ..dtypes import to_dtype

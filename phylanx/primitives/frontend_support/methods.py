@@ -33,7 +33,8 @@ def _same(a, b) -> bool:
 
 @primitive("__sort_inplace", "__sort_inplace(_1, __arg(_2_axis, -1), "
            "__arg(_3_reverse, false), __arg(_4_key, nil))", extension=True,
-           side_effects=True, no_oracle="sorts its argument in place and returns nil",
+           side_effects=True, higher_order=True,
+           no_oracle="sorts its argument in place and returns nil",
            example="__sort_inplace(list(3, 1, 2))", result="nil")
 def sort_inplace(x, axis=-1, reverse=False, key=None):
     """``lst.sort(key=..., reverse=...)`` or ``x.sort(axis)``: sorts in place, nil."""

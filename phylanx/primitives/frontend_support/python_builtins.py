@@ -235,6 +235,7 @@ primitive("__pymin", "__pymin(_1, __2)", extension=True, oracle=min,
 
 
 @primitive("__sorted", "__sorted(_1, __arg(_2_reverse, false), __arg(_3_key, nil))",
+           higher_order=True,
            extension=True,
            oracle=lambda x, reverse=False, key=None: sorted(x, reverse=reverse),
            example="__sorted(list(3, 1, 2))",
@@ -250,7 +251,7 @@ def sorted_(items, reverse=False, key=None):
 
 
 @primitive("__best", "__best(_1, _2_key, _3_largest, __arg(_4_default, nil), "
-           "__arg(_5_has_default, false))", extension=True,
+           "__arg(_5_has_default, false))", extension=True, higher_order=True,
            oracle=lambda x, key, largest, default=None, has_default=False:
            (max if largest else min)(x),
            example="__best(list(3, -7, 5), nil, true)",
@@ -411,7 +412,7 @@ def ellipsis():
     return Ellipsis
 
 
-@primitive("__inplace", "__inplace(_1, _2)", extension=True,
+@primitive("__inplace", "__inplace(_1, _2)", extension=True, side_effects=True,
            oracle=lambda target, value: value,
            example="__inplace([1.0, 2.0], [3.0, 4.0])", result="[3.0, 4.0]",
            flags={"binary": lambda target, value: inplace(target, value)})

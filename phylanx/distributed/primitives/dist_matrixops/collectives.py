@@ -19,7 +19,8 @@ from .... import distributed as api
 from ....primitives.registry import primitive
 from ... import settings
 
-_DIST = {"extension": True}
+# every rank must issue collectives in one order: never reordered (``side_effects``)
+_DIST = {"extension": True, "side_effects": True}
 
 
 def _wait(future) -> Any:
@@ -83,7 +84,7 @@ def scatter(value, root=0, name=""):
     return _wait(api.scatter(value, int(root), _name(name), where=None))
 
 
-@primitive("barrier", 'barrier(__arg(_1_name, ""))', **_DIST, side_effects=True,
+@primitive("barrier", 'barrier(__arg(_1_name, ""))', **_DIST,
            example="barrier()", result="nil", no_oracle="collective over localities")
 def barrier(name=""):
     """Wait until every locality has reached this barrier; returns nil."""
@@ -91,7 +92,7 @@ def barrier(name=""):
 
 
 @primitive("register_array", "register_array(_1_name, _2_array)", **_DIST,
-           side_effects=True, example='register_array("t", [1, 2])',
+           example='register_array("t", [1, 2])',
            result="nil", no_oracle="publishes an array to other localities")
 def register_array(name, array):
     """Let other localities read ``array`` with ``get_remote(locality, name, ...)``."""
