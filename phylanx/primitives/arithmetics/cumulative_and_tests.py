@@ -14,8 +14,8 @@ import numpy as np
 from ...errors import PhylanxValueError
 from ...values import scalarize
 from ..dtypes import to_axis, to_dtype
+from ..numeric_args import as_numeric, as_operand, finish, float_of
 from ..registry import primitive
-from .elementwise_math import as_numeric, as_operand, finish, float_of
 
 
 def _cumulative(fn, a: Any, axis: Any, dtype: Any) -> Any:

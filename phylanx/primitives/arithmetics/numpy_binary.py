@@ -11,8 +11,8 @@ import numpy as np
 
 from ...values import scalarize
 from ..array_args import numpy_call
+from ..numeric_args import as_operand
 from ..registry import primitive
-from .elementwise_math import as_operand
 
 
 def widen_pair(ufunc: np.ufunc, a, b):

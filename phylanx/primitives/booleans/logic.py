@@ -13,7 +13,7 @@ import numpy as np
 
 from ...errors import PhylanxValueError
 from ...values import scalarize, truth
-from ..arithmetics.elementwise_math import as_numeric, as_operand
+from ..numeric_args import as_numeric, as_operand
 from ..registry import primitive
 
 

@@ -13,9 +13,9 @@ import numpy as np
 
 from ...errors import PhylanxTypeError, PhylanxValueError
 from ...values import scalarize, type_name
-from ..arithmetics.elementwise_math import as_operand
 from ..array_args import as_array, as_int_list, as_shape, numpy_call
 from ..dtypes import to_axes, to_axis, to_bool, to_dtype, to_int
+from ..numeric_args import as_operand
 from ..registry import primitive
 
 

@@ -12,9 +12,9 @@ import numpy as np
 
 from ...errors import PhylanxTypeError
 from ...values import scalarize, type_name
-from ..arithmetics.elementwise_math import as_numeric
 from ..array_args import numpy_call
 from ..dtypes import to_bool, to_dtype
+from ..numeric_args import as_numeric
 from ..registry import primitive
 from .reductions import reduction_axes
 

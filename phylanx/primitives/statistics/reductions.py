@@ -15,9 +15,9 @@ import numpy as np
 
 from ...errors import PhylanxTypeError, PhylanxValueError
 from ...values import scalarize, type_name
-from ..arithmetics.elementwise_math import as_numeric, finish
 from ..dtypes import to_axes, to_bool, to_dtype
 from ..lazy_modules import lazy_attribute, lazy_module
+from ..numeric_args import as_numeric, finish
 from ..registry import primitive
 
 # SciPy loads on first use (``import phylanx`` stays fast)
