@@ -5,6 +5,8 @@ the declared function receives ``(compiler, call_ast, scope)`` and returns the n
 """
 from __future__ import annotations
 
+import weakref
+
 from ..errors import PhylanxCompileError
 from ..language import ast
 from ..primitives import indexing
@@ -17,6 +19,10 @@ from . import scopes
 from .compiler import located
 
 _SLICE_FORMS = ("slice", "slice_row", "slice_column", "slice_page", "tuple_slice")
+
+#: body node -> what compiled it (compiler, call, scope, name, parameters, body AST), so that
+#: autodiff can compile a recording twin of any function (weak: dies with the function)
+FUNCTION_SOURCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _params(call: ast.Call, items) -> tuple[list[str], list]:
@@ -49,6 +55,7 @@ def compile_function(compiler, call: ast.Call, scope, name: str, param_items, bo
     fscope = scopes.FunctionScope(scope, name, params)
     defaults = [None if d is None else compiler.compile(d, fscope) for d in default_asts]
     body = compiler.compile(body_ast, fscope)
+    FUNCTION_SOURCES[body] = (compiler, call, scope, name, param_items, body_ast)
     loc = call.loc
 
     def make(frame):
