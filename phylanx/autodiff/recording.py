@@ -1,0 +1,200 @@
+"""Recording copies ("twins") of compiled functions: their primitives append to a tape.
+
+The normal execution tree is never slowed down: a function being differentiated is
+compiled a second time, from the source its compiler remembered
+(``compiler.special_forms.FUNCTION_SOURCES``), by :class:`RecordingCompiler`, which wraps
+the kernel of every eager primitive so that it appends ``(primitive, operands, output,
+node)`` to the active :class:`~.tape.Tape`.  Control flow (``if``, ``while``, ``for``,
+recursion) needs nothing special: only what runs is recorded.
+
+The twin shares the original's scopes and global frame, so it reads the same globals;
+functions it calls, and function values handed to kernels (``fmap(f, xs)``), are replaced
+by their own twins, compiled once per function body and kept while the body lives.
+"""
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Callable
+from contextlib import contextmanager
+from typing import Any
+
+from ..compiler.compiler import Compiler, make_call
+from ..compiler.special_forms import FUNCTION_SOURCES, compile_function
+from ..errors import PhylanxError
+from ..language import ast
+from ..runtime.futures import resolve_deep
+from ..runtime.nodes import build_eager
+from ..values import Builtin, Function
+from . import tape as tapes
+from .rule_helpers import axis_indices, put
+
+#: primitives that change their first operand in place (arrays or lists)
+MUTATORS = frozenset({
+    "__inplace", "__fill", "__sort_inplace", "shuffle", "__list_append", "__list_extend",
+    "__list_insert", "__list_remove", "__list_reverse", "__list_pop", "__pop",
+})
+
+_SLICE_FORMS = ("slice", "slice_row", "slice_column", "slice_page", "tuple_slice")
+
+# -- the active tape: one differentiation at a time (worker threads of that evaluation
+# record into it too, which a thread-local tape would miss)
+_active: tapes.Tape | None = None
+_owner: int | None = None
+_lock = threading.Lock()
+
+
+def active_tape() -> tapes.Tape | None:
+    return _active
+
+
+@contextmanager
+def recording(tape: tapes.Tape):
+    """Make ``tape`` the active tape while the block runs."""
+    global _active, _owner
+    if _owner == threading.get_ident():
+        raise tapes.PhylanxGradientError(
+            "grad/value_and_grad called inside a function being differentiated "
+            "(higher-order differentiation is not supported)")
+    with _lock:
+        _active, _owner = tape, threading.get_ident()
+        try:
+            yield tape
+        finally:
+            _active, _owner = None, None
+
+
+def recording_kernel(name: str, impl: Callable[..., Any], node: Any) -> Callable[..., Any]:
+    """``impl`` that also records its application on the active tape."""
+    mutates = name in MUTATORS or name.startswith("__inplace")
+
+    def recorded(*args):
+        tape = _active
+        if tape is None:
+            return impl(*args)
+        if tape.twin_of is not None and any(type(a) is Function for a in args):
+            args = tuple(tape.twin_of(a) if type(a) is Function else a for a in args)
+        if mutates and args:
+            target = args[0]
+            tape.before_mutation(target)
+            out = impl(*args)
+            changed = out is target or out is None   # None: the in-place methods return nil
+            if changed or type(target) is list:
+                tape.after_mutation(name, target, list(args[1:]), node)
+            if changed:
+                return out
+        else:
+            out = impl(*args)
+        tape.record(name, args, out, node)
+        return out
+
+    recorded.__name__ = getattr(impl, "__name__", name)
+    return recorded
+
+
+class RecordingCompiler(Compiler):
+    """A compiler whose eager primitives record on the active tape (see module doc)."""
+
+    def __init__(self, original: Compiler, twins: TwinCache) -> None:
+        super().__init__(original.file_name)
+        self.globals = original.globals     # same global frame: the twin reads the same values
+        self.twins = twins
+
+    def build_eager(self, node, impl, spec):
+        return build_eager(node, recording_kernel(node.primitive, impl, node))
+
+    def builtin_value(self, name, spec, loc) -> Builtin:
+        plain = super().builtin_value(name, spec, loc)
+        return Builtin(name, recording_kernel(name, plain.call, None))
+
+    def compile_function_call(self, call: ast.Call, where, scope):
+        from ..compiler import scopes
+        read = scopes.reader(where, self.globals.frame)
+        twins = self.twins
+
+        def get(frame):
+            fn = read(frame)
+            return twins.twin(fn) if type(fn) is Function else fn
+
+        positional = [a for a in call.args if not isinstance(a, ast.KeywordArg)]
+        keywords = [a for a in call.args if isinstance(a, ast.KeywordArg)]
+        args = [self.compile(a, scope) for a in positional]
+        kwargs = {k.name: self.compile(k.value, scope) for k in keywords}
+        node = self.new_node("call-function", call.loc, args, instance=call.func)
+        return node.set_run(make_call(node, call.func, get, args, kwargs))
+
+    def compile_primitive(self, name, args, loc, scope, call=None):
+        if (name == "store" and len(args) == 2 and isinstance(args[0], ast.Call)
+                and args[0].func in _SLICE_FORMS and args[0].args):
+            return self.compile_store_into_slice(args[0], args[1], loc, scope)
+        return super().compile_primitive(name, args, loc, scope, call)
+
+    def compile_store_into_slice(self, target: ast.Call, value_ast, loc, scope):
+        """``store(slice(x, i...), v)`` that records the change of ``x`` (the same
+        evaluation as the special form ``store``)."""
+        kind = target.func
+        base = self.compile(target.args[0], scope)
+        indices = [self.compile(a, scope) for a in target.args[1:]]
+        value = self.compile(value_ast, scope)
+        node = self.new_node("store", loc, (base, *indices, value), instance=kind)
+
+        def run(frame):
+            container = resolve_deep(base.run(frame))
+            idx = [resolve_deep(i.run(frame)) for i in indices]
+            if kind == "tuple_slice":
+                idx = list(idx[0]) if idx else []
+            elif kind != "slice":
+                idx = axis_indices(kind, container, idx)
+            v = resolve_deep(value.run(frame))
+            tape = _active
+            if tape is not None:
+                tape.before_mutation(container)
+            put(container, idx, v)
+            if tape is not None:
+                tape.after_mutation("store", container, [v, *idx], node)
+
+        from ..compiler.compiler import located
+        return node.set_run(located(node, run))
+
+
+class TwinCache:
+    """Recording twins of functions, compiled once per function body."""
+
+    def __init__(self) -> None:
+        # original body node -> the twin's factory ``make(closure) -> Function``
+        self._makers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._lock = threading.RLock()
+
+    def twin(self, fn: Function) -> Function:
+        body = fn.body
+        source = FUNCTION_SOURCES.get(body)
+        if source is not None and isinstance(source[0], RecordingCompiler):
+            return fn      # compiled by a recorder already (a lambda inside a twin)
+        make = self._makers.get(body)
+        if make is None:
+            make = self._compile(fn)
+        return make(fn.closure)
+
+    def _compile(self, fn: Function):
+        source = FUNCTION_SOURCES.get(fn.body)
+        if source is None:
+            raise tapes.PhylanxGradientError(
+                f"cannot differentiate through function '{fn.name}': its source is not "
+                "known (it was not compiled by phylanx's compiler)", fn.loc, fn.name)
+        compiler, call, scope, name, params, body_ast = source
+        with self._lock:
+            make = self._makers.get(fn.body)
+            if make is not None:
+                return make
+            recorder = RecordingCompiler(compiler, self)
+            try:
+                make, _ = compile_function(recorder, call, scope, name, params,
+                                                   body_ast)
+            except PhylanxError:
+                raise
+            self._makers[fn.body] = make
+            return make
+
+
+#: the process-wide cache of twins
+TWINS = TwinCache()
