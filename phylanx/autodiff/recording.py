@@ -19,6 +19,8 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
+
 from ..compiler.compiler import Compiler, make_call
 from ..compiler.special_forms import FUNCTION_SOURCES, compile_function
 from ..errors import PhylanxError
@@ -72,8 +74,18 @@ def recording_kernel(name: str, impl: Callable[..., Any], node: Any) -> Callable
         tape = _active
         if tape is None:
             return impl(*args)
-        if tape.twin_of is not None and any(type(a) is Function for a in args):
+        calls_functions = any(type(a) is Function or type(a) is Builtin for a in args)
+        if calls_functions:
             args = tuple(tape.twin_of(a) if type(a) is Function else a for a in args)
+            before = len(tape.entries)
+            out = impl(*args)
+            if len(tape.entries) > before:
+                # the function it called computed with tracked values: the result depends on
+                # them in a way only a rule for this primitive could say
+                tape.record(name, args, out, node, hidden=tape.entries[-1])
+            else:
+                tape.record(name, args, out, node)
+            return out
         if mutates and args:
             target = args[0]
             tape.before_mutation(target)
@@ -123,11 +135,26 @@ class RecordingCompiler(Compiler):
         node = self.new_node("call-function", call.loc, args, instance=call.func)
         return node.set_run(make_call(node, call.func, get, args, kwargs))
 
+    def compile_name(self, name, loc, scope):
+        node = super().compile_name(name, loc, scope)
+        if node.primitive == "access-variable":
+            read, twins = node.run, self.twins
+
+            def run(frame):     # a function read from a variable: its twin records too
+                value = read(frame)
+                return twins.twin(value) if type(value) is Function else value
+            node.set_run(run)
+        return node
+
     def compile_primitive(self, name, args, loc, scope, call=None):
         if (name == "store" and len(args) == 2 and isinstance(args[0], ast.Call)
                 and args[0].func in _SLICE_FORMS and args[0].args):
             return self.compile_store_into_slice(args[0], args[1], loc, scope)
-        return super().compile_primitive(name, args, loc, scope, call)
+        node = super().compile_primitive(name, args, loc, scope, call)
+        if name == "for_each" and len(node.children) == 2:
+            iterable = node.children[0] if node.instance is not None else node.children[1]
+            record_items(iterable, node)
+        return node
 
     def compile_store_into_slice(self, target: ast.Call, value_ast, loc, scope):
         """``store(slice(x, i...), v)`` that records the change of ``x`` (the same
@@ -155,6 +182,21 @@ class RecordingCompiler(Compiler):
 
         from ..compiler.compiler import located
         return node.set_run(located(node, run))
+
+
+def record_items(iterable, loop) -> None:
+    """Make the items a ``for_each`` takes from a tracked array or list tracked too (each
+    is ``slice(iterable, i)``), wrapping the iterable's closure."""
+    produce = iterable.run
+
+    def run(frame):
+        value = produce(frame)
+        tape = _active
+        if tape is None or type(value) not in (list, np.ndarray) or np.ndim(value) == 0 \
+                or tape.tracked(value) is None:
+            return value
+        return [tape.item(value, i, loop) for i in range(len(value))]
+    iterable.set_run(run)
 
 
 class TwinCache:

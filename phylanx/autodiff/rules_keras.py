@@ -44,16 +44,24 @@ def hard_sigmoid_vjp(ct, out, x):
 @VJP.register("relu")
 def relu_vjp(ct, out, x, alpha=0.0, max_value=None, threshold=0.0):
     x = arr(x)
-    slope = np.where(x >= float(threshold), 1.0, float(alpha))
-    if max_value is not None:
-        slope = np.where(x >= float(max_value), 0.0, slope)
-    return (ct * slope,)
+    ct = np.asarray(ct)
+    below = x < float(threshold)
+    capped = np.zeros(x.shape, bool) if max_value is None else x >= float(max_value)
+    slope = np.where(capped, 0.0, np.where(below, float(alpha), 1.0))
+    leak = below & ~capped
+    return (ct * slope,
+            np.sum(np.where(leak, ct * (x - float(threshold)), 0.0)),
+            None if max_value is None else np.sum(np.where(capped, ct, 0.0)),
+            np.sum(np.where(leak, -float(alpha) * ct, 0.0)))
 
 
 @VJP.register("elu")
 def elu_vjp(ct, out, x, alpha):
     x = arr(x)
-    return (ct * np.where(x > 0, 1.0, float(alpha) * np.exp(np.minimum(x, 0))),)
+    ct = np.asarray(ct)
+    negative = np.expm1(np.minimum(x, 0))
+    return (ct * np.where(x > 0, 1.0, float(alpha) * (negative + 1.0)),
+            np.sum(np.where(x > 0, 0.0, ct * negative)))
 
 
 @VJP.register("softmax")

@@ -89,7 +89,11 @@ def pad_vjp(ct, out, a, pad_width, mode, constant_values=None):
     widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (ndim, 2))
     inner = tuple(slice(int(before), int(before) + n)
                   for (before, _), n in zip(widths, np.shape(a)))
-    return (np.asarray(ct)[inner],)
+    ct = np.asarray(ct)
+    # one constant fills the border: its cotangent is the border's; per-axis constants are
+    # not differentiated
+    border = np.sum(ct) - np.sum(ct[inner]) if np.ndim(constant_values) == 0 else None
+    return ct[inner], None, None, None if constant_values is None else border
 
 
 @VJP.register("diag")

@@ -100,3 +100,33 @@ def store_vjp(ct, out, old, value, *indices):
     rest = ct.copy()
     rest[index] = 0
     return (rest, ct[index]) + (None,) * len(indices)
+
+
+# -- conversions the frontend emits (np.array(x), float(x), x.item(), list(x), sum(xs)) --
+@VJP.register("__array", "__pycast", "__item")
+def convert_vjp(ct, out, x, *options):
+    if type(x) is list:
+        return (np.asarray(ct),)        # the engine gives item i of the list row i
+    return (np.reshape(ct, np.shape(x)),)
+
+
+def _dense(ct: Any, like: Any) -> np.ndarray:
+    """A list cotangent (``None`` for items without one) as an array shaped like ``like``."""
+    shape = np.shape(like)
+    if type(ct) is not list:
+        return np.zeros(shape) if ct is None else np.reshape(ct, shape)
+    return np.stack([_dense(c, np.zeros(shape[1:])) for c in ct]) if ct else np.zeros(shape)
+
+
+@VJP.register("__tolist", "__pylist")
+def to_list_vjp(ct, out, x):
+    if type(x) is list:
+        return (ct,)
+    return (_dense(ct, x),)
+
+
+@VJP.register("__pysum")
+def pysum_vjp(ct, out, items, start=0):
+    if type(items) is list:
+        return [ct] * len(items), ct
+    return np.broadcast_to(ct, np.shape(items)[:1] + np.shape(ct)), ct

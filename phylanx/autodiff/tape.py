@@ -104,8 +104,13 @@ class Tape:
             return None
         return self._append("list", list(value), value, None, parents)
 
-    def record(self, name: str, args: tuple | list, out: Any, node: Any) -> None:
-        """Append ``out = name(*args)`` if it depends on a tracked value (see module doc)."""
+    def record(self, name: str, args: tuple | list, out: Any, node: Any,
+               hidden: Entry | None = None) -> None:
+        """Append ``out = name(*args)`` if it depends on a tracked value (see module doc).
+
+        ``hidden``: an entry ``out`` depends on although no operand is tracked (a function
+        the primitive called computed it); the entry then has no usable rule.
+        """
         if type(out) is not list and not is_float_value(out):
             return
         if id(out) in self.producer:
@@ -114,11 +119,22 @@ class Tape:
             if out is a:
                 return                 # a selection of an operand: locally constant
         parents = [self.tracked(a) for a in args]
+        if hidden is not None and not any(p is not None for p in parents):
+            parents.append(hidden)
+            args = list(args) + [None]
         if not any(p is not None for p in parents):
             return
         # lists may change later (append): keep them as they were when used
         kept = [list(a) if type(a) is list else a for a in args]
         self._append(name, kept, out, node, parents)
+
+    def item(self, container: Any, index: int, node: Any) -> Any:
+        """``container[index]`` (as ``slice`` computes it), recorded as a ``slice``."""
+        value = container[index]
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            value = value[()]
+        self.record("slice", [container, np.int64(index)], value, node)
+        return value
 
     def before_mutation(self, target: Any) -> None:
         """``target`` is about to change in place: copy what the tape holds of its memory."""
@@ -175,7 +191,12 @@ def fit(ct: Any, value: Any) -> Any:
     """``ct`` summed over broadcast axes and cast so that it matches the operand ``value``."""
     if type(value) is list:
         if type(ct) is not list:
-            raise PhylanxGradientError("internal: list operand got an array cotangent")
+            # a list used as an array (``sum(list(a, b))``): item i is row i of the array
+            ct = np.asarray(ct)
+            if ct.shape[:1] != (len(value),):
+                ct = np.broadcast_to(ct, (len(value),) + ct.shape[1:] if ct.ndim else
+                                     (len(value),))
+            ct = list(ct)
         return [None if c is None or not is_float_value(v) and type(v) is not list
                 else fit(c, v) for c, v in zip(ct, value)]
     ct = np.asarray(ct)
