@@ -14,7 +14,6 @@ by their own twins, compiled once per function body and kept while the body live
 from __future__ import annotations
 
 import threading
-import weakref
 from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Any
@@ -22,10 +21,9 @@ from typing import Any
 import numpy as np
 
 from ..compiler.compiler import Compiler, make_call
-from ..compiler.special_forms import FUNCTION_SOURCES, compile_function
-from ..errors import PhylanxError
+from ..compiler.special_forms import compile_function, function_source
 from ..language import ast
-from ..runtime.futures import resolve_deep
+from ..runtime.futures import holds_future, resolve_deep
 from ..runtime.nodes import build_eager
 from ..values import Builtin, Function
 from . import tape as tapes
@@ -74,6 +72,10 @@ def recording_kernel(name: str, impl: Callable[..., Any], node: Any) -> Callable
         tape = _active
         if tape is None:
             return impl(*args)
+        if any(holds_future(a) for a in args):
+            # ``async`` values: what the kernel consumes is the future's value, which is
+            # what the tape tracks (NumPy would read a future through __array__ unseen)
+            args = tuple(resolve_deep(a) for a in args)
         calls_functions = any(type(a) is Function or type(a) is Builtin for a in args)
         if calls_functions:
             args = tuple(tape.twin_of(a) if type(a) is Function else a for a in args)
@@ -200,42 +202,33 @@ def record_items(iterable, loop) -> None:
 
 
 class TwinCache:
-    """Recording twins of functions, compiled once per function body."""
+    """Recording twins of functions, compiled once per function body.
+
+    The twin's factory is kept on the body's :class:`FunctionSource`, which its compiler
+    owns: nothing here keeps a compiler state alive.
+    """
 
     def __init__(self) -> None:
-        # original body node -> the twin's factory ``make(closure) -> Function``
-        self._makers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._lock = threading.RLock()
 
     def twin(self, fn: Function) -> Function:
-        body = fn.body
-        source = FUNCTION_SOURCES.get(body)
-        if source is not None and isinstance(source[0], RecordingCompiler):
-            return fn      # compiled by a recorder already (a lambda inside a twin)
-        make = self._makers.get(body)
-        if make is None:
-            make = self._compile(fn)
-        return make(fn.closure)
-
-    def _compile(self, fn: Function):
-        source = FUNCTION_SOURCES.get(fn.body)
+        source = function_source(fn.body)
         if source is None:
             raise tapes.PhylanxGradientError(
                 f"cannot differentiate through function '{fn.name}': its source is not "
                 "known (it was not compiled by phylanx's compiler)", fn.loc, fn.name)
-        compiler, call, scope, name, params, body_ast = source
-        with self._lock:
-            make = self._makers.get(fn.body)
-            if make is not None:
-                return make
-            recorder = RecordingCompiler(compiler, self)
-            try:
-                make, _ = compile_function(recorder, call, scope, name, params,
-                                                   body_ast)
-            except PhylanxError:
-                raise
-            self._makers[fn.body] = make
-            return make
+        if isinstance(source.compiler, RecordingCompiler):
+            return fn      # compiled by a recorder already (a lambda inside a twin)
+        make = source.twin
+        if make is None:
+            with self._lock:
+                if source.twin is None:
+                    recorder = RecordingCompiler(source.compiler, self)
+                    source.twin, _ = compile_function(recorder, source.call, source.scope,
+                                                      source.name, source.params,
+                                                      source.body_ast)
+                make = source.twin
+        return make(fn.closure)
 
 
 #: the process-wide cache of twins

@@ -14,6 +14,7 @@ marked so that a gradient flowing through them is an error instead of a wrong nu
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,6 +73,8 @@ class Tape:
         # memory (position -1: the output), for :meth:`before_mutation`
         self.holders: dict[int, list[tuple[Entry, int]]] = {}
         self.twin_of = None   # set by the recorder: Function -> its recording twin
+        # tasks of parallel_block/async record from worker threads too
+        self.lock = threading.RLock()
 
     # -- recording ----------------------------------------------------------
     def leaf(self, value: Any) -> Entry:
@@ -79,6 +82,11 @@ class Tape:
         return entry
 
     def _append(self, name: str, args: list, out: Any, node: Any, parents: list) -> Entry:
+        with self.lock:
+            return self._append_locked(name, args, out, node, parents)
+
+    def _append_locked(self, name: str, args: list, out: Any, node: Any, parents: list
+                       ) -> Entry:
         entry = Entry(len(self.entries), name, args, out, node, parents,
                       np.shape(out) if not isinstance(out, list) else (),
                       getattr(out, "dtype", None))
@@ -138,39 +146,41 @@ class Tape:
 
     def before_mutation(self, target: Any) -> None:
         """``target`` is about to change in place: copy what the tape holds of its memory."""
-        if not isinstance(target, np.ndarray):
-            return
-        holders = self.holders.pop(id(_root(target)), [])
-        stale = {}
-        for entry, pos in holders:
-            held = entry.out if pos < 0 else entry.args[pos]
-            copy = held.copy()
-            if pos < 0:
-                entry.out = copy
-                if held is not target and self.producer.get(id(held)) is entry:
-                    stale[id(held)] = (held, entry)
-            else:
-                entry.args[pos] = copy
-            self._hold(entry, pos, copy)
-        for held, entry in stale.values():
-            # another name of the changed memory (a view): its tape value is out of date
-            marker = self._append(CHANGED_IN_PLACE, [entry.out], held, entry.node, [entry])
-            marker.loc = entry.loc
+        with self.lock:
+            if not isinstance(target, np.ndarray):
+                return
+            holders = self.holders.pop(id(_root(target)), [])
+            stale = {}
+            for entry, pos in holders:
+                held = entry.out if pos < 0 else entry.args[pos]
+                copy = held.copy()
+                if pos < 0:
+                    entry.out = copy
+                    if held is not target and self.producer.get(id(held)) is entry:
+                        stale[id(held)] = (held, entry)
+                else:
+                    entry.args[pos] = copy
+                self._hold(entry, pos, copy)
+            for held, entry in stale.values():
+                # another name of the changed memory (a view): its tape value is out of date
+                marker = self._append(CHANGED_IN_PLACE, [entry.out], held, entry.node, [entry])
+                marker.loc = entry.loc
 
     def after_mutation(self, name: str, target: Any, args: list, node: Any) -> None:
         """``target`` was changed in place by ``name(target, *args)``: its id now names
         the new value, recorded with the old value's shape as operand 0 (rules see zeros
         there: they need only the shape, and the old values were overwritten)."""
-        if type(target) is list:
-            self.producer.pop(id(target), None)   # re-tracked from its items when used
-            return
-        if not isinstance(target, np.ndarray):
-            return
-        old = self.producer.pop(id(target), None)
-        parents = [old] + [self.tracked(a) for a in args]
-        if any(p is not None for p in parents) and is_float_value(target):
-            shape_of_old = np.broadcast_to(np.zeros((), target.dtype), target.shape)
-            self._append(name, [shape_of_old, *args], target, node, parents)
+        with self.lock:
+            if type(target) is list:
+                self.producer.pop(id(target), None)   # re-tracked from its items when used
+                return
+            if not isinstance(target, np.ndarray):
+                return
+            old = self.producer.pop(id(target), None)
+            parents = [old] + [self.tracked(a) for a in args]
+            if any(p is not None for p in parents) and is_float_value(target):
+                shape_of_old = np.broadcast_to(np.zeros((), target.dtype), target.shape)
+                self._append(name, [shape_of_old, *args], target, node, parents)
 
 
 def zeros_for(entry_or_value: Any) -> Any:
