@@ -74,10 +74,10 @@ def _differentiate(call, f, positions, argnums, args, kwargs) -> tuple[Any, Any]
             raise PhylanxValueError(
                 f"argnums {i} is out of range: {getattr(f, '__name__', 'f')} was called with "
                 f"{len(args)} positional argument(s)", getattr(f, "loc", None))
-    leaves = []
+    structures = []
     for i in positions:
-        args[i] = _as_input(args[i], i)
-        leaves.append(tape.leaf(args[i]))
+        args[i], leaves = _as_input(args[i], i, tape)
+        structures.append(leaves)
     with recording(tape):
         result = call(args, kwargs)
         if isinstance(result, Future):
@@ -85,12 +85,17 @@ def _differentiate(call, f, positions, argnums, args, kwargs) -> tuple[Any, Any]
     _check_output(result, f)
     seed = np.ones((), dtype=tapes._float_dtype(result))
     cotangents = tapes.backward(tape, result, seed)
-    grads = tuple(_gradient(cotangents.get(leaf.index), leaf.out) for leaf in leaves)
+    grads = tuple(_gradients(cotangents, leaves) for leaves in structures)
     return to_python(result), grads[0] if isinstance(argnums, (int, np.integer)) else grads
 
 
-def _as_input(value: Any, position: int) -> Any:
-    """A fresh float copy of a differentiated argument (a new identity to track)."""
+def _as_input(value: Any, position: int, tape: tapes.Tape) -> tuple[Any, Any]:
+    """A fresh float copy of a differentiated argument (a new identity to track) and its
+    leaf entries: one for an array or number, a list (tuple) of them for a list (tuple)."""
+    if isinstance(value, (list, tuple)) and value and not all(
+            isinstance(v, (int, float, np.number)) for v in value):
+        pairs = [_as_input(v, position, tape) for v in value]
+        return [p[0] for p in pairs], type(value)(p[1] for p in pairs)
     if isinstance(value, (np.ndarray, np.generic, int, float, list, tuple)) \
             and not isinstance(value, (bool, np.bool_)):
         array = np.asarray(value)
@@ -101,9 +106,17 @@ def _as_input(value: Any, position: int) -> Any:
         else:
             array = None
         if array is not None:
-            return array if array.ndim else array.dtype.type(array[()])
+            leaf_value = array if array.ndim else array.dtype.type(array[()])
+            return leaf_value, tape.leaf(leaf_value)
     raise PhylanxTypeError(f"cannot differentiate with respect to argument {position}: a "
-                           f"{type_name(value)} (gradients need float arrays or numbers)")
+                           f"{type_name(value)} (gradients need float arrays or numbers, or "
+                           "lists and tuples of them)")
+
+
+def _gradients(cotangents: dict, leaves: Any) -> Any:
+    if isinstance(leaves, (list, tuple)):
+        return type(leaves)(_gradients(cotangents, leaf) for leaf in leaves)
+    return _gradient(cotangents.get(leaves.index), leaves.out)
 
 
 def _check_output(result: Any, f: Any) -> None:

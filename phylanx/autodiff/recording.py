@@ -24,7 +24,7 @@ from ..compiler.compiler import Compiler, make_call
 from ..compiler.special_forms import compile_function, function_source
 from ..language import ast
 from ..runtime.futures import holds_future, resolve_deep
-from ..runtime.nodes import build_eager
+from ..runtime.nodes import Node, build_eager
 from ..values import Builtin, Function
 from . import tape as tapes
 from .rule_helpers import axis_indices, put
@@ -119,7 +119,8 @@ class RecordingCompiler(Compiler):
 
     def builtin_value(self, name, spec, loc) -> Builtin:
         plain = super().builtin_value(name, spec, loc)
-        return Builtin(name, recording_kernel(name, plain.call, None))
+        where = Node(name, loc)          # for the location of errors of the backward pass
+        return Builtin(name, recording_kernel(name, plain.call, where))
 
     def compile_function_call(self, call: ast.Call, where, scope):
         from ..compiler import scopes

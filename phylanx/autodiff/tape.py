@@ -15,7 +15,7 @@ marked so that a gradient flowing through them is an error instead of a wrong nu
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -43,10 +43,7 @@ class Entry:
     out: Any
     node: Any                         # the tree node (location), None for leaves
     parents: list                     # per argument: the producing Entry, or None
-    shape: tuple = ()                 # of ``out``: leaves need no values, only these
-    dtype: Any = None
     loc: Any = None
-    extra: dict = field(default_factory=dict)
 
 
 def is_float_value(value: Any) -> bool:
@@ -88,9 +85,7 @@ class Tape:
     def _append_locked(self, name: str, args: list, out: Any, node: Any, parents: list
                        ) -> Entry:
         entry = Entry(len(self.entries), name, args, out, node, parents,
-                      np.shape(out) if not isinstance(out, list) else (),
-                      getattr(out, "dtype", None))
-        entry.loc = getattr(node, "loc", None)
+                      getattr(node, "loc", None))
         self.entries.append(entry)
         self.producer[id(out)] = entry
         for pos, value in enumerate(args):
@@ -181,13 +176,6 @@ class Tape:
             if any(p is not None for p in parents) and is_float_value(target):
                 shape_of_old = np.broadcast_to(np.zeros((), target.dtype), target.shape)
                 self._append(name, [shape_of_old, *args], target, node, parents)
-
-
-def zeros_for(entry_or_value: Any) -> Any:
-    """A zero cotangent shaped like a value (a list of Nones for a list)."""
-    if isinstance(entry_or_value, list):
-        return [None] * len(entry_or_value)
-    return np.zeros(np.shape(entry_or_value), dtype=_float_dtype(entry_or_value))
 
 
 def _float_dtype(value: Any) -> np.dtype:

@@ -145,3 +145,41 @@ def test_normal_calls_are_not_recorded_after_grad():
     assert weighted(np.ones((2, 2)), np.ones(2), 0.0) == calls
     from phylanx.autodiff.recording import active_tape
     assert active_tape() is None
+
+
+def test_list_of_parameters_gives_a_list_of_gradients():
+    @Phylanx
+    def two_layer(params, x):
+        w1, w2 = params
+        return np.sum(np.tanh(x @ w1) @ w2)
+
+    w1, w2, x = RNG.standard_normal((3, 4)), RNG.standard_normal(4), RNG.standard_normal((2, 3))
+    g1, g2 = grad(two_layer)([w1, w2], x)
+    assert_grad_close(g1, numeric_grad(lambda a: two_layer.python([a, w2], x), [w1]))
+    assert_grad_close(g2, numeric_grad(lambda b: two_layer.python([w1, b], x), [w2]))
+    assert isinstance(grad(two_layer)((w1, w2), x), tuple)
+
+
+@pytest.mark.parametrize(("x", "want"), [(1.5, 1.0), (-1.5, 0.0)])
+def test_scalar_identity_and_selection_of_a_literal(x, want):
+    @Phylanx
+    def identity(v):
+        return v
+
+    @Phylanx
+    def clamp(v):
+        return max(v, 0.0)
+
+    assert grad(identity)(x) == 1.0
+    assert grad(clamp)(x) == want
+
+
+def test_in_place_change_of_an_alias_of_the_input():
+    @Phylanx
+    def alias(x):
+        y = x
+        y += 1.0
+        return np.sum(x * y)
+
+    x = np.array([0.5, 2.0])
+    np.testing.assert_allclose(grad(alias)(x), 2 * (x + 1.0))
