@@ -43,10 +43,26 @@ def minus_vjp(ct, out, a):
     return (-np.asarray(ct),)
 
 
+def _repeated_list_vjp(ct: list, operands: tuple) -> tuple:
+    """``list * n`` (or ``n * list``): each item's cotangent sums those of its n copies."""
+    grads = []
+    for operand in operands:
+        if type(operand) is not list or not operand:
+            grads.append(None)
+            continue
+        n = len(operand)
+        summed = [None] * n
+        for k, c in enumerate(ct):
+            if c is not None:
+                summed[k % n] = c if summed[k % n] is None else summed[k % n] + c
+        grads.append(summed)
+    return tuple(grads)
+
+
 @VJP.register("__mul")
 def mul_vjp(ct, out, *operands):
     if type(out) is list:                     # list * n repeats: every copy contributes
-        return (None,) * len(operands)
+        return _repeated_list_vjp(ct, operands)
     values = [arr(v) for v in operands]
     grads = []
     for i in range(len(values)):

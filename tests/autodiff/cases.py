@@ -58,9 +58,9 @@ CASES: dict[str, list[tuple]] = {name: [(x,), (f(0.7) if name not in (
     "arccosh",) else f(1.7),)] for name, x in UNARY_DOMAINS.items()}
 
 CASES.update({
-    "__add": [(A34, normal(4)), (A34, f(2.5), B34)],
+    "__add": [(A34, normal(4)), (A34, f(2.5), B34), ([normal(2)], [normal(3), normal(1)])],
     "__sub": [(A34, normal(4)), (normal(3), normal(3), normal(3))],
-    "__mul": [(A34, B34), (A34, normal(4), f(1.3))],
+    "__mul": [(A34, B34), (A34, normal(4), f(1.3)), ([normal(2), normal(3)], 3)],
     "__div": [(A34, positive(3, 4)), (A34, positive(4), positive(3, 4))],
     "__minus": [(A34,)],
     "__mod": [(np.array([2.3, 5.7, 1.1]), np.array([1.5, 2.0, 0.7]))],
@@ -103,7 +103,7 @@ CASES.update({
     "squeeze": [(normal(1, 3, 1),)],
     "expand_dims": [(A34, 1)],
     "astype": [(A34, "float64")],
-    "__copy": [(A34,)],
+    "__copy": [(A34,), ([normal(3), normal(2)],)],
     "flatten": [(A34,), (A234, "F")],
     "transpose": [(A234,), (A234, [1, 0, 2])],
     "flip": [(A34, 1), (A34,)],

@@ -183,3 +183,15 @@ def test_in_place_change_of_an_alias_of_the_input():
 
     x = np.array([0.5, 2.0])
     np.testing.assert_allclose(grad(alias)(x), 2 * (x + 1.0))
+
+
+def test_lists_built_repeated_and_copied():
+    @Phylanx
+    def listy(x):
+        items = [x * 2.0] * 3
+        more = items.copy()
+        more.append(np.sin(x))
+        return np.sum(np.array(more))
+
+    x = np.array([0.1, 0.4])
+    np.testing.assert_allclose(grad(listy)(x), 6.0 + np.cos(x))
