@@ -66,13 +66,17 @@ def __getattr__(name: str) -> Any:
     if name in ("Phylanx", "PhylanxDecorator"):
         from .frontend import decorator
         return getattr(decorator, name)
+    if name in ("grad", "value_and_grad"):   # autodiff, also imported on first use
+        from . import autodiff
+        return getattr(autodiff, name)
     raise AttributeError(f"module 'phylanx' has no attribute {name!r}")
 
 
 __all__ = [
     "Phylanx", "PhylanxAssertionError", "PhylanxCompileError", "PhylanxError",
     "PhylanxRuntimeError", "PhylanxSession", "PhylanxSyntaxError", "PhylanxTypeError",
-    "PhylanxValueError", "config", "evaluate", "execution_tree", "parallel",
+    "PhylanxValueError", "config", "evaluate", "execution_tree", "grad", "parallel",
+    "value_and_grad",
 ]
 
 from .distributed import bootstrap as _distributed_bootstrap  # noqa: E402,F401 - MPI locality when launched

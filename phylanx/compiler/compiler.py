@@ -322,6 +322,11 @@ class Compiler:
             impl = spec.flags["binary"]   # two operands: the operator itself, no wrapper
         if spec.side_effects:
             impl = resolving(impl)   # never run twice (no retry on a future operand)
+        return self.build_eager(node, impl, spec)
+
+    def build_eager(self, node: Node, impl, spec) -> Node:
+        """The evaluation closure of an eager primitive's node (a hook: autodiff's
+        recording compiler wraps ``impl`` to append each application to its tape)."""
         return build_eager(node, impl)
 
     def compile_function_call(self, call: ast.Call, where, scope) -> Node:

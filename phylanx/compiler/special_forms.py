@@ -8,6 +8,7 @@ the node.  :func:`missing_builders` compares the two tables (a test keeps them e
 """
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -46,6 +47,31 @@ def missing_builders() -> tuple[list[str], list[str]]:
 _SLICE_FORMS = ("slice", "slice_row", "slice_column", "slice_page", "tuple_slice")
 
 
+class FunctionSource:
+    """What compiled a function body, so that autodiff can compile a recording twin of it.
+
+    The compiler keeps its records (``compiler.function_sources``); the table below maps
+    a body to its record only weakly, so both die with the compiler state.
+    """
+
+    __slots__ = ("compiler", "call", "scope", "name", "params", "body_ast", "twin",
+                 "__weakref__")
+
+    def __init__(self, compiler, call, scope, name, params, body_ast):
+        self.compiler, self.call, self.scope = compiler, call, scope
+        self.name, self.params, self.body_ast = name, params, body_ast
+        self.twin = None      # autodiff's factory of the recording twin, once compiled
+
+
+#: body node -> weak reference to its FunctionSource
+FUNCTION_SOURCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def function_source(body) -> FunctionSource | None:
+    ref = FUNCTION_SOURCES.get(body)
+    return ref() if ref is not None else None
+
+
 def _params(call: ast.Call, items) -> tuple[list[str], list]:
     names, defaults, seen_default = [], [], False
     for p in items:
@@ -76,6 +102,9 @@ def compile_function(compiler, call: ast.Call, scope, name: str, param_items, bo
     fscope = scopes.FunctionScope(scope, name, params)
     defaults = [None if d is None else compiler.compile(d, fscope) for d in default_asts]
     body = compiler.compile(body_ast, fscope)
+    source = FunctionSource(compiler, call, scope, name, param_items, body_ast)
+    compiler.__dict__.setdefault("function_sources", []).append(source)
+    FUNCTION_SOURCES[body] = weakref.ref(source)
     loc = call.loc
 
     def make(frame):

@@ -184,6 +184,8 @@ class ExpressionMixin(NumpyMixin):
             return self.lit(res.extra, node)
         if kind is Kind.NUMPY_FUNC:
             return self.ident(self.numpy_name(res.extra, node), node, raw=True)
+        if kind is Kind.PRIMITIVE:
+            return self.ident(res.extra, node, raw=True)
         if kind is Kind.BUILTIN:
             if name in tables.BUILTIN_DTYPES:
                 return self.lit(tables.BUILTIN_DTYPES[name], node)
@@ -211,6 +213,8 @@ class ExpressionMixin(NumpyMixin):
                 return self.ident(self.numpy_name(dotted, node), node, raw=True)
             if module == "math" and dotted in tables.MATH_CONSTANTS:
                 return self.lit(tables.MATH_CONSTANTS[dotted], node)
+            if module == "phylanx.ops":
+                return self.ident(self.ops_name(dotted, node), node, raw=True)
             raise self.error(node, f"'{module}.{dotted}' cannot be used inside a Phylanx "
                                    "function")
         prim = tables.ATTRIBUTES.get(node.attr)
@@ -219,6 +223,13 @@ class ExpressionMixin(NumpyMixin):
                              f"{', '.join(sorted(tables.ATTRIBUTES))})")
         self.need_primitive(prim, node, f"the attribute '.{node.attr}'")
         return self.call(prim, [self.expr(node.value)], node)
+
+    def ops_name(self, dotted: str, node) -> str:
+        """The primitive ``phylanx.ops.<dotted>`` names (a located error if none)."""
+        from ..primitives.registry import lookup
+        if "." in dotted or lookup(dotted) is None:
+            raise self.error(node, f"phylanx.ops has no primitive '{dotted}'")
+        return dotted
 
     def qualified(self, node):
         """``("numpy", "linalg.inv")`` for module attribute chains, None for values."""
@@ -332,8 +343,10 @@ class ExpressionMixin(NumpyMixin):
                 module, dotted = qual
                 if module in ("numpy", "math"):
                     return self.numpy_call(dotted, node, module)
+                if module == "phylanx.ops":
+                    return self.call(self.ops_name(dotted, func), self.arguments(node), node)
                 raise self.error(func, f"functions of module '{module}' cannot be called inside "
-                                       "a Phylanx function (only numpy and math)")
+                                       "a Phylanx function (only numpy, math and phylanx.ops)")
             return self.method_call(func, node)
         # any other callee: an expression whose value is a function
         return self.call("apply", [self.expr(func), self.call("list", self.arguments(node),
@@ -347,6 +360,8 @@ class ExpressionMixin(NumpyMixin):
                              self.arguments(node, user_function=True), node)
         if kind is Kind.NUMPY_FUNC:
             return self.numpy_call(res.extra, node, "numpy")
+        if kind is Kind.PRIMITIVE:
+            return self.call(res.extra, self.arguments(node), node)
         if kind is Kind.BUILTIN:
             return self.builtin_call(name, node)
         if kind is Kind.DTYPE:

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..ops import Primitive
 from .markers import DecoratedFunction, Parallel, prange
 
 
@@ -29,6 +30,7 @@ class Kind(enum.Enum):
     DTYPE = "dtype"
     PRANGE = "prange"
     PARALLEL = "parallel"
+    PRIMITIVE = "primitive"   # phylanx.ops.<name>: a PhySL primitive called by its name
     VALUE = "value"
     OTHER = "other"
 
@@ -71,6 +73,8 @@ def classify(value: Any) -> tuple[Kind, Any]:
     """The kind of a Python object met as a free name, plus kind-specific data."""
     if isinstance(value, types.ModuleType):
         return Kind.MODULE, _module_family(value)
+    if isinstance(value, Primitive):
+        return Kind.PRIMITIVE, value.name
     if isinstance(value, DecoratedFunction):
         return Kind.DECORATED, None
     if value is prange:

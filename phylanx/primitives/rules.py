@@ -61,9 +61,16 @@ class RuleTable:
         self._rules[primitive_name] = rule
         return rule
 
-    def register(self, primitive_name: str) -> Callable[[Any], Any]:
-        """Decorator form of :meth:`defrule`."""
-        return lambda rule: self.defrule(primitive_name, rule)
+    def register(self, *primitive_names: str) -> Callable[[Any], Any]:
+        """Decorator form of :meth:`defrule`; one rule may serve several primitives."""
+        def attach(rule: Any) -> Any:
+            for name in primitive_names:
+                self.defrule(name, rule)
+            return rule
+        return attach
+
+    def __contains__(self, primitive_name: str) -> bool:
+        return self.get(primitive_name) is not None
 
     def get(self, primitive_name: str) -> Any | None:
         """The rule of ``primitive_name`` (aliases and dtype variants included), or None."""

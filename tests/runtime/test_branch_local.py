@@ -42,11 +42,13 @@ def test_two_loops_over_one_name_in_a_parallel_block(kind):
 
 
 def test_loops_in_async_and_parallel_map_branches():
-    code = (f"block(define(a, 0), define(f, async({LOOPS['for_each'].format(s='a', n=N)})), "
+    # ``f + 0`` consumes the future (reading ``f`` alone would not wait for it)
+    code = (f"block(define(a, 0), "
+            f"define(f, async(block({LOOPS['for_each'].format(s='a', n=N)}, a))), "
             f"define(b, 0), {LOOPS['for_each'].format(s='b', n=N)}, "
             f"define(c, parallel_map(lambda(k, block(define(s, 0), "
             f"for_each(lambda(i, store(s, s + i * k)), range({N})), s)), list(1, 2, 3))), "
-            f"f, list(a, b, c))")
+            f"list(f + 0, b, c))")
     for _ in range(10):
         got = phylanx.evaluate(code)
         assert got[:2] == [TOTAL, TOTAL]

@@ -99,7 +99,8 @@ def _extremum(name: str, ufunc: np.ufunc, example: str, result: str, doc: str):
     primitive(
         name, f"{name}(_1, __2)", supports_dtype=True,
         oracle=lambda *xs: reduce(ufunc, xs), samples="binary", elementwise=True,
-        distributable=True, example=example, result=result, flags={"binary": ufunc},
+        distributable=True, differentiable=True, example=example, result=result,
+        flags={"binary": ufunc},
     )(impl)
     return impl
 

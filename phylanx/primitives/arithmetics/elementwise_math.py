@@ -83,8 +83,7 @@ def _real(a):
 
 absolute = _declare("absolute", np.absolute,
                     "Element-wise absolute value |x| (magnitude for complex).",
-                    "absolute([-1.5, 2])", "[1.5, 2.0]", oracle=np.absolute,
-                    differentiable=False)
+                    "absolute([-1.5, 2])", "[1.5, 2.0]", oracle=np.absolute)
 floor = _declare("floor", np.floor, "Element-wise floor (ints stay ints, as NumPy 2).",
                  "floor([-1.5, 2.7])", "[-2.0, 2.0]", oracle=np.floor, differentiable=False)
 ceil = _declare("ceil", np.ceil, "Element-wise ceiling (ints stay ints, as NumPy 2).",

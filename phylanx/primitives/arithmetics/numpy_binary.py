@@ -36,7 +36,7 @@ def _binary(name: str, ufunc: np.ufunc, example: str, result: str, doc: str):
     primitive(
         name, f"{name}(_1_x1, _2_x2)", extension=True,
         oracle=ufunc if "??->?" in ufunc.types else widened_oracle, samples="binary",
-        elementwise=True, example=example, result=result,
+        elementwise=True, differentiable=True, example=example, result=result,
     )(impl)
     return impl
 

@@ -67,7 +67,8 @@ div = _declare("__div", "/", true_divide, np.true_divide, "[3, 4] / 2", "[1.5, 2
 
 @primitive("__mod", "_1 % _2", "__mod(_1, _2)", oracle=np.mod,
            samples="binary", elementwise=True, distributable=True, supports_dtype=True,
-           infix="%", example="[7, -7] % 3", result="[1, 2]", flags={"binary": remainder})
+           infix="%", example="[7, -7] % 3", result="[1, 2]", flags={"binary": remainder},
+           differentiable=True)
 def mod(a, b):
     """Element-wise remainder with the sign of the divisor (NumPy/Python ``%``)."""
     return remainder(a, b)

@@ -93,7 +93,8 @@ def _where_oracle(condition, *xy):
 
 @primitive("where", "where(_1)", "where(_1, _2, _3)",
            oracle=_where_oracle,
-           example="where([true, false, true], [1, 2, 3], 0)", result="[1, 0, 3]")
+           example="where([true, false, true], [1, 2, 3], 0)", result="[1, 0, 3]",
+           differentiable=True)
 def where(condition, x=None, y=None):
     """``where(c, x, y)`` picks ``x`` where ``c`` is true, else ``y`` (broadcasting).
 

@@ -41,7 +41,7 @@ def lambda_():
 
 @primitive("store", "store(_1, _2)", special=True,
            example="block(define(x, [1, 2, 3]), store(slice(x, 0), 7), x)", result="[7, 2, 3]",
-           no_oracle="special form: assignment")
+           no_oracle="special form: assignment", differentiable=True)
 def store():
     """Assign to a variable, or into a slice of one: ``store(slice(x, 0, nil), v)``.
 

@@ -148,7 +148,7 @@ def setdefault(d, key, default=None):
 
 @primitive("__fill", "__fill(_1, _2)", extension=True, side_effects=True,
            no_oracle="changes its argument in place and returns nil",
-           example="__fill([1.0, 2.0], 0)", result="nil")
+           example="__fill([1.0, 2.0], 0)", result="nil", differentiable=True)
 def fill(x, value):
     """``x.fill(value)``: every element of the array becomes ``value`` (in place, nil)."""
     if not isinstance(x, np.ndarray) or not x.ndim:

@@ -108,7 +108,7 @@ def is_(a, b):
 
 
 @primitive("__copy", "__copy(_1)", extension=True, oracle=_copy.copy,
-           example="__copy([1, 2])", result="[1, 2]")
+           example="__copy([1, 2])", result="[1, 2]", differentiable=True)
 def copy_(x):
     """A shallow copy (``x.copy()``, ``np.copy(x)``)."""
     if isinstance(x, np.ndarray):
@@ -129,7 +129,8 @@ def dtype_(x):
 @primitive("__array", "__array(_1, __arg(_2_dtype, nil), __arg(_3_copy, true))",
            extension=True,
            oracle=lambda x, dtype=None, copy=True: np.array(x, dtype=to_dtype(dtype)),
-           example="__array(list(list(1, 2), list(3, 4)))", result="[[1, 2], [3, 4]]")
+           example="__array(list(list(1, 2), list(3, 4)))", result="[[1, 2], [3, 4]]",
+           differentiable=True)
 def array(x, dtype=None, copy=True):
     """``np.array(x, dtype)`` / ``np.asarray(x, dtype)`` (``copy=false``) of nested lists."""
     try:
@@ -143,7 +144,7 @@ def array(x, dtype=None, copy=True):
 
 @primitive("__pycast", "__pycast(_1, _2_dtype)", extension=True,
            oracle=lambda x, dtype: np.asarray(x).astype(to_dtype(dtype))[()],
-           example="__pycast(2.7, \"int64\")", result="2")
+           example="__pycast(2.7, \"int64\")", result="2", differentiable=True)
 def pycast(x, dtype):
     """``float(x)``, ``int(x)``, ``bool(x)``, ``np.float32(x)``: a NumPy scalar of ``dtype``."""
     dt = to_dtype(dtype)
@@ -166,7 +167,7 @@ def pycast(x, dtype):
 
 
 @primitive("__pylist", "__pylist(_1)", extension=True, oracle=list,
-           example="__pylist(range(3))", result="list(0, 1, 2)")
+           example="__pylist(range(3))", result="list(0, 1, 2)", differentiable=True)
 def pylist(x):
     """``list(x)``/``tuple(x)``: the items of any iterable (array rows, dict keys ...)."""
     return list(iterate(x))
@@ -199,7 +200,7 @@ def flatten1(lists):
 
 @primitive("__pysum", "__pysum(_1, __arg(_2_start, 0))", extension=True,
            oracle=sum,
-           example="__pysum(list(1, 2, 3))", result="6")
+           example="__pysum(list(1, 2, 3))", result="6", differentiable=True)
 def pysum(items, start=0):
     """Python's ``sum(items, start)``: adds the items (arrays element-wise) to ``start``."""
     return reduce(operator.add, iterate(items), start)
@@ -298,7 +299,7 @@ def round_(x, ndigits=None):
 
 @primitive("__item", "__item(_1)", extension=True,
            oracle=lambda x: np.asarray(x).reshape(-1)[0] if np.size(x) == 1 else None,
-           example="__item([[3]])", result="3")
+           example="__item([[3]])", result="3", differentiable=True)
 def item(x):
     """``x.item()``: the only element of a one-element array, as a NumPy scalar."""
     a = np.asarray(x)
@@ -309,7 +310,7 @@ def item(x):
 
 @primitive("__tolist", "__tolist(_1)", extension=True,
            oracle=lambda x: np.asarray(x).tolist(),
-           example="__tolist([1, 2])", result="list(1, 2)")
+           example="__tolist([1, 2])", result="list(1, 2)", differentiable=True)
 def tolist(x):
     """``x.tolist()``: nested lists of NumPy scalars."""
     a = np.asarray(x)
@@ -415,7 +416,7 @@ def ellipsis():
 @primitive("__inplace", "__inplace(_1, _2)", extension=True, side_effects=True,
            oracle=lambda target, value: value,
            example="__inplace([1.0, 2.0], [3.0, 4.0])", result="[3.0, 4.0]",
-           flags={"binary": lambda target, value: inplace(target, value)})
+           flags={"binary": lambda target, value: inplace(target, value)}, differentiable=True)
 def inplace(target, value):
     """``x += v``: an array or list ``target`` takes the new value in place, else ``value``.
 

@@ -124,7 +124,7 @@ def _l2_oracle(x, axis=None):
 
 @primitive("l2_normalize", "l2_normalize(_1)", "l2_normalize(_1,_2)",
            oracle=_l2_oracle,
-           example="l2_normalize([3., 4.])", result="[0.6, 0.8]")
+           example="l2_normalize([3., 4.])", result="[0.6, 0.8]", differentiable=True)
 def l2_normalize(x, axis=None):
     """x / sqrt(max(sum(x**2, axis), 1e-12)): unit L2 norm along ``axis`` (nil: all)."""
     f = as_float_array(x, "x")

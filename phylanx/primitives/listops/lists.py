@@ -14,7 +14,7 @@ from ..registry import primitive
 
 @primitive("list", "list(__1)", aliases=(),
            example="list(1, \"two\", [3])", result="'(1, \"two\", [3])",
-           oracle=lambda *a: list(a))
+           oracle=lambda *a: list(a), differentiable=True)
 def list_(*items):
     """A list of the arguments (also what quoted lists ``'(...)`` and Python literals become)."""
     return list(items)

@@ -200,14 +200,14 @@ def _square(a: Any, what: str, stacked: bool = True) -> np.ndarray:
 
 
 @primitive("determinant", "determinant(_1)", oracle=np.linalg.det,
-           example="determinant([[1, 2], [3, 4]])", result="-2.0")
+           example="determinant([[1, 2], [3, 4]])", result="-2.0", differentiable=True)
 def determinant(a):
     """Determinant of a square matrix (or of each matrix of a stack), numpy.linalg.det."""
     return scalarize(np.linalg.det(_square(a, "the argument")))
 
 
 @primitive("inverse", "inverse(_1)", oracle=np.linalg.inv,
-           example="inverse([[2, 0], [0, 4]])", result="[[0.5, 0], [0, 0.25]]")
+           example="inverse([[2, 0], [0, 4]])", result="[[0.5, 0], [0, 0.25]]", differentiable=True)
 def inverse(a):
     """Inverse of a square matrix (or of each matrix of a stack), numpy.linalg.inv.
 
@@ -242,7 +242,7 @@ def _check_not_singular(arr: np.ndarray) -> None:
 
 
 @primitive("invGJE", "invGJE(_1)", oracle=np.linalg.inv,
-           example="invGJE([[2, 0], [0, 4]])", result="[[0.5, 0], [0, 0.25]]")
+           example="invGJE([[2, 0], [0, 4]])", result="[[0.5, 0], [0, 0.25]]", differentiable=True)
 def inv_gje(a):
     """Inverse of a square matrix by Gauss-Jordan elimination with partial pivoting.
 
@@ -287,7 +287,7 @@ def _norm_order(ord_: Any) -> Any:
 @primitive("norm", "norm(x, __arg(_1_ord, nil), __arg(_2_axis, nil), __arg(_3_keepdims, false))",
            oracle=lambda x, ord=None, axis=None, keepdims=False: np.linalg.norm(
                x, ord, tuple(axis) if isinstance(axis, list) else axis, bool(keepdims)),
-           example="norm([3, 4])", result="5.0")
+           example="norm([3, 4])", result="5.0", differentiable=True)
 def norm(x, ord=None, axis=None, keepdims=False):
     """Matrix or vector norm, numpy.linalg.norm(x, ord, axis, keepdims).
 

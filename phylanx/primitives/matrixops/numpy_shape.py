@@ -47,6 +47,7 @@ def roll(a, shift, axis=None):
     "column_stack", "column_stack(_1_tup)", extension=True,
     oracle=np.column_stack,
     example="column_stack(list([1, 2], [3, 4]))", result="[[1, 3], [2, 4]]",
+    differentiable=True,
 )
 def column_stack(tup):
     """Stack 1-d arrays as columns (and 2-d arrays as they are) into a 2-d array.

@@ -30,6 +30,7 @@ def _axes_arg(axis, ndim: int):
     "reshape", "reshape(_1, _2)",
     oracle=lambda a, shape: np.reshape(a, shape),
     example="reshape([1, 2, 3, 4], list(2, 2))", result="[[1, 2], [3, 4]]",
+    differentiable=True,
 )
 def reshape(a, shape):
     """The data of ``a`` in a new shape (numpy.reshape); one entry may be -1 (inferred)."""
@@ -47,6 +48,7 @@ def reshape(a, shape):
     "flatten", "flatten(_1, _2)", "flatten(_1)",
     oracle=lambda a, order=None: np.asarray(a).flatten(order or "C"),
     example="flatten([[1, 2], [3, 4]])", result="[1, 2, 3, 4]",
+    differentiable=True,
 )
 def flatten(a, order=None):
     """A 1-d copy of ``a`` in row-major ("C", default) or column-major ("F") order."""
@@ -61,6 +63,7 @@ def flatten(a, order=None):
     "squeeze", "squeeze(_1)", "squeeze(_1,_2)",
     oracle=lambda a, axis=None: np.squeeze(a, tuple(axis) if isinstance(axis, list) else axis),
     example="squeeze([[1, 2, 3]])", result="[1, 2, 3]",
+    differentiable=True,
 )
 def squeeze(a, axis=None):
     """Remove axes of length one (all of them, or the given axis/axes)."""
@@ -77,6 +80,7 @@ def squeeze(a, axis=None):
     "expand_dims", "expand_dims(_1,_2)",
     oracle=np.expand_dims,
     example="expand_dims([1, 2], 1)", result="[[1], [2]]",
+    differentiable=True,
 )
 def expand_dims(a, axis):
     """Insert a length-1 axis at ``axis`` (or several at a list of axes) of the result."""
@@ -90,6 +94,7 @@ def expand_dims(a, axis):
     "transpose", "transpose(_1)", "transpose(_1,_2)",
     oracle=lambda a, axes=None: np.transpose(a, axes),
     example="transpose([[1, 2], [3, 4]])", result="[[1, 3], [2, 4]]",
+    differentiable=True,
 )
 def transpose(a, axes=None):
     """Reverse the axes, or permute them in the order of the list ``axes``."""
@@ -109,6 +114,7 @@ def transpose(a, axes=None):
     "flip", "flip(_1,_2)", "flip(_1)",
     oracle=lambda a, axis=None: np.flip(a, axis),
     example="flip([1, 2, 3])", result="[3, 2, 1]",
+    differentiable=True,
 )
 def flip(a, axis=None):
     """Reverse the order of elements along the given axis/axes (all axes if omitted)."""
@@ -122,6 +128,7 @@ def flip(a, axis=None):
 @primitive(
     "flipud", "flipud(_1)", oracle=np.flipud,
     example="flipud([[1, 2], [3, 4]])", result="[[3, 4], [1, 2]]",
+    differentiable=True,
 )
 def flipud(a):
     """Reverse the order of the rows (axis 0); needs at least one dimension."""
@@ -134,6 +141,7 @@ def flipud(a):
 @primitive(
     "fliplr", "fliplr(_1)", oracle=np.fliplr,
     example="fliplr([[1, 2], [3, 4]])", result="[[2, 1], [4, 3]]",
+    differentiable=True,
 )
 def fliplr(a):
     """Reverse the order of the columns (axis 1); needs at least two dimensions."""
@@ -193,6 +201,7 @@ def shape(a, dim=None):
     "astype", "astype(_1_x, _2_dtype)",
     oracle=lambda x, dtype: np.asarray(x).astype(dtype),
     example="astype([1.5, 2.7], \"int\")", result="[1, 2]",
+    differentiable=True,
 )
 def astype(x, dtype):
     """A copy of ``x`` cast to ``dtype`` ("bool", "int"/"int64", "float"/"float64", ...)."""
@@ -202,6 +211,7 @@ def astype(x, dtype):
 @primitive(
     "tile", "tile(_1,_2)", oracle=np.tile,
     example="tile([1, 2], 2)", result="[1, 2, 1, 2]",
+    differentiable=True,
 )
 def tile(a, reps):
     """numpy.tile: ``a`` repeated ``reps`` times (an integer or a list, one per axis)."""
@@ -215,6 +225,7 @@ def tile(a, reps):
     "repeat", "repeat(_1,_2)", "repeat(_1,_2,_3)",
     oracle=lambda a, repeats, axis=None: np.repeat(a, repeats, axis),
     example="repeat([1, 2], 2)", result="[1, 1, 2, 2]",
+    differentiable=True,
 )
 def repeat(a, repeats, axis=None):
     """numpy.repeat: repeat each element (along ``axis``, flattened if omitted)."""
@@ -233,6 +244,7 @@ def _pad_oracle(a, pad_width, mode, constant_values=None):
 @primitive(
     "pad", "pad(_1, _2, _3)", "pad(_1, _2, _3, _4)", oracle=_pad_oracle,
     example="pad([1, 2], list(1, 2), \"constant\")", result="[0, 1, 2, 0, 0]",
+    differentiable=True,
 )
 def pad(a, pad_width, mode, constant_values=None):
     """numpy.pad in 'constant' mode: pad_width per axis (before, after), filled with a constant.
@@ -273,6 +285,7 @@ def count_nonzero(a, axis=None, keepdims=False):
     "diag", "diag(_1)", "diag(_1, _2)",
     oracle=lambda v, k=0: np.diag(v, k),
     example="diag([1, 2])", result="[[1, 0], [0, 2]]",
+    differentiable=True,
 )
 def diag(v, k=0):
     """The k-th diagonal of a matrix, or a matrix with a vector on its k-th diagonal."""
@@ -285,6 +298,7 @@ def diag(v, k=0):
 @primitive(
     "clip", "clip(_1, _2, _3)", oracle=np.clip,
     example="clip([1, 5, 9], 2, 6)", result="[2, 5, 6]",
+    differentiable=True,
 )
 def clip(a, a_min, a_max):
     """numpy.clip: limit values to [a_min, a_max] (either bound may be nil)."""

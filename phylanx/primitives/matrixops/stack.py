@@ -33,6 +33,7 @@ def _nonempty(arrays: list, name: str) -> list:
     "concatenate", "concatenate(_1, __arg(_2_axis, 0))",
     oracle=lambda arrays, axis=0: np.concatenate(arrays, axis),
     example="concatenate(list([1, 2], [3]))", result="[1, 2, 3]",
+    differentiable=True,
 )
 def concatenate(arrays, axis=0):
     """Join a list of arrays along an existing axis (flattening them first if axis is nil)."""
@@ -49,6 +50,7 @@ def concatenate(arrays, axis=0):
     "hstack", "hstack(_1, __arg(_2_dtype, nil))",
     oracle=lambda arrays, dtype=None: np.hstack(arrays).astype(dtype or np.hstack(arrays).dtype),
     example="hstack(list(1, 2, 3))", result="[1, 2, 3]",
+    differentiable=True,
 )
 def hstack(arrays, dtype=None):
     """Stack a list of arrays/scalars horizontally (numpy.hstack); scalars make a 1-d array.
@@ -65,6 +67,7 @@ def hstack(arrays, dtype=None):
     "vstack", "vstack(_1, __arg(_2_dtype, nil))",
     oracle=lambda arrays, dtype=None: np.vstack(arrays).astype(dtype or np.vstack(arrays).dtype),
     example="vstack(list([1, 2], [3, 4]))", result="[[1, 2], [3, 4]]",
+    differentiable=True,
 )
 def vstack(arrays, dtype=None):
     """Stack a list of arrays vertically (row-wise, numpy.vstack); 1-d inputs become rows."""
@@ -76,6 +79,7 @@ def vstack(arrays, dtype=None):
     "dstack", "dstack(_1, __arg(_2_dtype, nil))",
     oracle=lambda arrays, dtype=None: np.dstack(arrays).astype(dtype or np.dstack(arrays).dtype),
     example="dstack(list([1, 2], [3, 4]))", result="[[[1, 3], [2, 4]]]",
+    differentiable=True,
 )
 def dstack(arrays, dtype=None):
     """Stack a list of arrays depth-wise (along the third axis, numpy.dstack)."""
@@ -88,6 +92,7 @@ def dstack(arrays, dtype=None):
     oracle=lambda arrays, axis=0, dtype=None: np.stack(arrays, axis).astype(
         dtype or np.stack(arrays, axis).dtype),
     example="stack(list([1, 2], [3, 4]), 1)", result="[[1, 3], [2, 4]]",
+    differentiable=True,
 )
 def stack(arrays, axis=0, dtype=None):
     """Join a list of same-shaped arrays along a new axis (numpy.stack)."""
@@ -145,6 +150,7 @@ def _split(x, sections: tuple, axis: int, name: str) -> list:
     flags={"dtype_args": (0,)},
     oracle=lambda x, *s: list(np.hsplit(x, s[0] if len(s) == 1 else list(s))),
     example="hsplit([[1, 2, 3, 4]], 2)", result="list([[1, 2]], [[3, 4]])",
+    differentiable=True,
 )
 def hsplit(x, *indices_or_sections):
     """Split into column blocks (along axis 1, axis 0 for 1-d) -> list of arrays.
@@ -160,6 +166,7 @@ def hsplit(x, *indices_or_sections):
     flags={"dtype_args": (0,)},
     oracle=lambda x, *s: list(np.vsplit(x, s[0] if len(s) == 1 else list(s))),
     example="vsplit([[1, 2], [3, 4]], 2)", result="list([[1, 2]], [[3, 4]])",
+    differentiable=True,
 )
 def vsplit(x, *indices_or_sections):
     """Split into row blocks (along axis 0; needs at least 2 dimensions) -> list of arrays.

@@ -111,7 +111,8 @@ def _extreme(fn, what: str, a, axis, keepdims, initial, dtype):
 
 
 @primitive("amax", _pattern("amax", "initial"), samples="reduction",
-           oracle=_oracle(np.max), example="amax([[1, 5], [3, 4]], 0)", result="[3, 5]")
+           oracle=_oracle(np.max), example="amax([[1, 5], [3, 4]], 0)", result="[3, 5]",
+           differentiable=True)
 def amax(a, axis=None, keepdims=None, initial=None, dtype=None):
     """Largest element (along ``axis``; NaN if any is NaN), like numpy.max.
 
@@ -121,7 +122,8 @@ def amax(a, axis=None, keepdims=None, initial=None, dtype=None):
 
 
 @primitive("amin", _pattern("amin", "initial"), samples="reduction",
-           oracle=_oracle(np.min), example="amin([[1, 5], [3, 4]], 1)", result="[1, 3]")
+           oracle=_oracle(np.min), example="amin([[1, 5], [3, 4]], 1)", result="[1, 3]",
+           differentiable=True)
 def amin(a, axis=None, keepdims=None, initial=None, dtype=None):
     """Smallest element (along ``axis``; NaN if any is NaN), like numpy.min.
 

@@ -1,0 +1,27 @@
+"""Reverse-mode automatic differentiation of execution trees (``grad``, ``value_and_grad``).
+
+* :mod:`.api`: ``grad`` and ``value_and_grad`` (JAX-like) for ``@Phylanx`` functions and
+  PhySL function values;
+* :mod:`.recording`: recording twins of compiled functions, whose primitives append to a
+  tape while they run (control flow is handled by recording only what runs);
+* :mod:`.tape`: the tape, dependence tracking by identity, and the reverse pass;
+* :mod:`.table`: the VJP table (``VJP``), one rule per differentiable primitive;
+* ``rules_*``: the rules, by category.
+
+See docs/autodiff.md.
+"""
+from __future__ import annotations
+
+from . import (  # noqa: F401  (importing a rules module attaches its rules to VJP)
+    rules_arithmetic,
+    rules_keras,
+    rules_linalg,
+    rules_reductions,
+    rules_shape,
+    rules_structure,
+)
+from .api import grad, value_and_grad
+from .table import VJP, RuleTable
+from .tape import PhylanxGradientError
+
+__all__ = ["VJP", "PhylanxGradientError", "RuleTable", "grad", "value_and_grad"]

@@ -1,0 +1,186 @@
+"""``grad`` and ``value_and_grad``: reverse-mode derivatives of phylanx functions (JAX-like).
+
+::
+
+    @Phylanx
+    def loss(w, x, y):
+        return np.mean((x @ w - y) ** 2)
+
+    dloss = phylanx.grad(loss)                 # d loss / d w
+    value, (dw, dx) = phylanx.value_and_grad(loss, argnums=(0, 1))(w, x, y)
+
+``f`` may be a ``@Phylanx`` function or a PhySL function value (what
+``execution_tree.eval`` returns for a ``lambda`` or ``code_for`` for a ``define``).  The
+function runs once through its recording twin (:mod:`.recording`), which fills a tape;
+the reverse pass (:func:`.tape.backward`) then applies one VJP rule per recorded
+primitive.  ``f`` must return a float scalar.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import PhylanxTypeError, PhylanxValueError
+from ..runtime.futures import Future
+from ..values import ControlSignal, Function, from_python, to_python, type_name
+from . import tape as tapes
+from .recording import TWINS, recording
+
+
+def grad(f: Any, argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+    """A function computing the gradient of the scalar function ``f`` with respect to the
+    positional argument(s) ``argnums`` (a tuple of gradients for a tuple of argnums)."""
+    value_and_gradient = value_and_grad(f, argnums)
+
+    def gradient(*args: Any, **kwargs: Any) -> Any:
+        return value_and_gradient(*args, **kwargs)[1]
+
+    gradient.__name__ = f"grad_{getattr(f, '__name__', 'f')}"
+    gradient.__doc__ = f"Gradient of {getattr(f, '__name__', 'f')} (argnums={argnums!r})."
+    return gradient
+
+
+def value_and_grad(f: Any, argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+    """Like :func:`grad`, but the function returns ``(f(*args), gradient)``."""
+    positions = _check_argnums(argnums)
+    call = _caller(f)
+
+    def value_and_gradient(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        return _differentiate(call, f, positions, argnums, args, kwargs)
+
+    value_and_gradient.__name__ = f"value_and_grad_{getattr(f, '__name__', 'f')}"
+    return value_and_gradient
+
+
+def _check_argnums(argnums: Any) -> tuple[int, ...]:
+    items = (argnums,) if isinstance(argnums, (int, np.integer)) else tuple(argnums)
+    if not items or not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool)
+                            for i in items):
+        raise PhylanxTypeError(f"argnums must be an int or a non-empty tuple of ints, got "
+                               f"{argnums!r}")
+    if len(set(items)) != len(items):
+        raise PhylanxValueError(f"argnums repeats a position: {argnums!r}")
+    return tuple(int(i) for i in items)
+
+
+def _differentiate(call, f, positions, argnums, args, kwargs) -> tuple[Any, Any]:
+    tape = tapes.Tape()
+    tape.twin_of = TWINS.twin
+    args = list(args)
+    for i in positions:
+        if not -len(args) <= i < len(args):
+            raise PhylanxValueError(
+                f"argnums {i} is out of range: {getattr(f, '__name__', 'f')} was called with "
+                f"{len(args)} positional argument(s)", getattr(f, "loc", None))
+    structures = []
+    for i in positions:
+        args[i], leaves = _as_input(args[i], i, tape)
+        structures.append(leaves)
+    with recording(tape):
+        result = call(args, kwargs)
+        if isinstance(result, Future):
+            result = result.result()
+    _check_output(result, f)
+    seed = np.ones((), dtype=tapes._float_dtype(result))
+    cotangents = tapes.backward(tape, result, seed)
+    grads = tuple(_gradients(cotangents, leaves) for leaves in structures)
+    return to_python(result), grads[0] if isinstance(argnums, (int, np.integer)) else grads
+
+
+def _as_input(value: Any, position: int, tape: tapes.Tape) -> tuple[Any, Any]:
+    """A fresh float copy of a differentiated argument (a new identity to track) and its
+    leaf entries: one for an array or number, a list (tuple) of them for a list (tuple)."""
+    if isinstance(value, (list, tuple)) and value and not all(
+            isinstance(v, (int, float, np.number)) for v in value):
+        pairs = [_as_input(v, position, tape) for v in value]
+        return [p[0] for p in pairs], type(value)(p[1] for p in pairs)
+    if isinstance(value, (np.ndarray, np.generic, int, float, list, tuple)) \
+            and not isinstance(value, (bool, np.bool_)):
+        array = np.asarray(value)
+        if array.dtype.kind in "fc":
+            array = array.copy()
+        elif array.dtype.kind in "iu":
+            array = array.astype(np.float64)
+        else:
+            array = None
+        if array is not None:
+            leaf_value = array if array.ndim else array.dtype.type(array[()])
+            return leaf_value, tape.leaf(leaf_value)
+    raise PhylanxTypeError(f"cannot differentiate with respect to argument {position}: a "
+                           f"{type_name(value)} (gradients need float arrays or numbers, or "
+                           "lists and tuples of them)")
+
+
+def _gradients(cotangents: dict, leaves: Any) -> Any:
+    if isinstance(leaves, (list, tuple)):
+        return type(leaves)(_gradients(cotangents, leaf) for leaf in leaves)
+    return _gradient(cotangents.get(leaves.index), leaves.out)
+
+
+def _check_output(result: Any, f: Any) -> None:
+    name = getattr(f, "__name__", getattr(f, "name", "f"))
+    if not tapes.is_float_value(result) and not isinstance(result, (int, np.integer)):
+        raise PhylanxTypeError(f"grad needs a function returning a float scalar; "
+                               f"{name} returned a {type_name(result)}",
+                               getattr(f, "loc", None))
+    if np.ndim(result) != 0:
+        raise PhylanxValueError(f"grad needs a function returning a scalar; {name} returned "
+                                f"shape {np.shape(result)} (reduce it, e.g. with sum)",
+                                getattr(f, "loc", None))
+
+
+def _gradient(ct: Any, value: Any) -> Any:
+    if ct is None:
+        ct = np.zeros(np.shape(value), dtype=value.dtype)
+    ct = tapes.fit(ct, value)
+    return ct.dtype.type(ct) if ct.ndim == 0 else np.ascontiguousarray(ct)
+
+
+# -- calling the recording twin of f -------------------------------------------------
+def _caller(f: Any) -> Callable[[list, dict], Any]:
+    """``call(args, kwargs)`` running the recording twin of ``f``."""
+    if type(f) is Function:
+        return lambda args, kwargs: _invoke(TWINS.twin(f), args, kwargs)
+    from ..frontend.decorator import LazyDecorator, PhylanxDecorator
+    if isinstance(f, LazyDecorator):
+        f = f.decorated
+    if isinstance(f, PhylanxDecorator):
+        return lambda args, kwargs: _call_decorated(f, args, kwargs)
+    raise PhylanxTypeError(f"grad needs a @Phylanx function or a PhySL function value, got "
+                           f"{type_name(f)}")
+
+
+def _invoke(fn: Function, args: list, kwargs: dict) -> Any:
+    values = [from_python(a) for a in args]
+    kw = {k: from_python(v) for k, v in kwargs.items()} or None
+    try:
+        return fn.invoke(values, kw)
+    except ControlSignal as jump:
+        raise jump.as_error() from None
+
+
+def _call_decorated(dec: Any, args: list, kwargs: dict) -> Any:
+    """What ``PhylanxDecorator.__call__`` does, with the twin in place of the function."""
+    if dec.disable_decorator:
+        raise PhylanxTypeError(f"cannot differentiate {dec.__name__}: its decorator is "
+                               "disabled (it runs as plain Python)")
+    dec._ensure_compiled()
+    bound = dec._bind(tuple(args), kwargs)
+    values, passed = dec._arguments(bound)
+    g = dec.state.globals
+    slots, writeback = list(dec._slots), list(dec._writeback)
+    for other in passed:
+        slots += other._slots
+        writeback += other._writeback
+    for slot, get in slots:
+        try:
+            g[slot] = dec._argument(get())
+        except (KeyError, ValueError):
+            g[slot] = None
+    try:
+        return _invoke(TWINS.twin(dec._function), values, {})
+    finally:
+        for slot, put in writeback:
+            put(to_python(g[slot]))

@@ -1,0 +1,236 @@
+"""Recording copies ("twins") of compiled functions: their primitives append to a tape.
+
+The normal execution tree is never slowed down: a function being differentiated is
+compiled a second time, from the source its compiler remembered
+(``compiler.special_forms.FUNCTION_SOURCES``), by :class:`RecordingCompiler`, which wraps
+the kernel of every eager primitive so that it appends ``(primitive, operands, output,
+node)`` to the active :class:`~.tape.Tape`.  Control flow (``if``, ``while``, ``for``,
+recursion) needs nothing special: only what runs is recorded.
+
+The twin shares the original's scopes and global frame, so it reads the same globals;
+functions it calls, and function values handed to kernels (``fmap(f, xs)``), are replaced
+by their own twins, compiled once per function body and kept while the body lives.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from ..compiler.compiler import Compiler, make_call
+from ..compiler.special_forms import compile_function, function_source
+from ..language import ast
+from ..runtime.futures import holds_future, resolve_deep
+from ..runtime.nodes import Node, build_eager
+from ..values import Builtin, Function
+from . import tape as tapes
+from .rule_helpers import axis_indices, put
+
+#: primitives that change their first operand in place (arrays or lists)
+MUTATORS = frozenset({
+    "__inplace", "__fill", "__sort_inplace", "shuffle", "__list_append", "__list_extend",
+    "__list_insert", "__list_remove", "__list_reverse", "__list_pop", "__pop",
+})
+
+_SLICE_FORMS = ("slice", "slice_row", "slice_column", "slice_page", "tuple_slice")
+
+# -- the active tape: one differentiation at a time (worker threads of that evaluation
+# record into it too, which a thread-local tape would miss)
+_active: tapes.Tape | None = None
+_owner: int | None = None
+_lock = threading.Lock()
+
+
+def active_tape() -> tapes.Tape | None:
+    return _active
+
+
+@contextmanager
+def recording(tape: tapes.Tape):
+    """Make ``tape`` the active tape while the block runs."""
+    global _active, _owner
+    if _owner == threading.get_ident():
+        raise tapes.PhylanxGradientError(
+            "grad/value_and_grad called inside a function being differentiated "
+            "(higher-order differentiation is not supported)")
+    with _lock:
+        _active, _owner = tape, threading.get_ident()
+        try:
+            yield tape
+        finally:
+            _active, _owner = None, None
+
+
+def recording_kernel(name: str, impl: Callable[..., Any], node: Any) -> Callable[..., Any]:
+    """``impl`` that also records its application on the active tape."""
+    mutates = name in MUTATORS or name.startswith("__inplace")
+
+    def recorded(*args):
+        tape = _active
+        if tape is None:
+            return impl(*args)
+        if any(holds_future(a) for a in args):
+            # ``async`` values: what the kernel consumes is the future's value, which is
+            # what the tape tracks (NumPy would read a future through __array__ unseen)
+            args = tuple(resolve_deep(a) for a in args)
+        calls_functions = any(type(a) is Function or type(a) is Builtin for a in args)
+        if calls_functions:
+            args = tuple(tape.twin_of(a) if type(a) is Function else a for a in args)
+            before = len(tape.entries)
+            out = impl(*args)
+            if len(tape.entries) > before:
+                # the function it called computed with tracked values: the result depends on
+                # them in a way only a rule for this primitive could say
+                tape.record(name, args, out, node, hidden=tape.entries[-1])
+            else:
+                tape.record(name, args, out, node)
+            return out
+        if mutates and args:
+            target = args[0]
+            tape.before_mutation(target)
+            out = impl(*args)
+            changed = out is target or out is None   # None: the in-place methods return nil
+            if changed or type(target) is list:
+                tape.after_mutation(name, target, list(args[1:]), node)
+            if changed:
+                return out
+        else:
+            out = impl(*args)
+        tape.record(name, args, out, node)
+        return out
+
+    recorded.__name__ = getattr(impl, "__name__", name)
+    return recorded
+
+
+class RecordingCompiler(Compiler):
+    """A compiler whose eager primitives record on the active tape (see module doc)."""
+
+    def __init__(self, original: Compiler, twins: TwinCache) -> None:
+        super().__init__(original.file_name)
+        self.globals = original.globals     # same global frame: the twin reads the same values
+        self.twins = twins
+
+    def build_eager(self, node, impl, spec):
+        return build_eager(node, recording_kernel(node.primitive, impl, node))
+
+    def builtin_value(self, name, spec, loc) -> Builtin:
+        plain = super().builtin_value(name, spec, loc)
+        where = Node(name, loc)          # for the location of errors of the backward pass
+        return Builtin(name, recording_kernel(name, plain.call, where))
+
+    def compile_function_call(self, call: ast.Call, where, scope):
+        from ..compiler import scopes
+        read = scopes.reader(where, self.globals.frame)
+        twins = self.twins
+
+        def get(frame):
+            fn = read(frame)
+            return twins.twin(fn) if type(fn) is Function else fn
+
+        positional = [a for a in call.args if not isinstance(a, ast.KeywordArg)]
+        keywords = [a for a in call.args if isinstance(a, ast.KeywordArg)]
+        args = [self.compile(a, scope) for a in positional]
+        kwargs = {k.name: self.compile(k.value, scope) for k in keywords}
+        node = self.new_node("call-function", call.loc, args, instance=call.func)
+        return node.set_run(make_call(node, call.func, get, args, kwargs))
+
+    def compile_name(self, name, loc, scope):
+        node = super().compile_name(name, loc, scope)
+        if node.primitive == "access-variable":
+            read, twins = node.run, self.twins
+
+            def run(frame):     # a function read from a variable: its twin records too
+                value = read(frame)
+                return twins.twin(value) if type(value) is Function else value
+            node.set_run(run)
+        return node
+
+    def compile_primitive(self, name, args, loc, scope, call=None):
+        if (name == "store" and len(args) == 2 and isinstance(args[0], ast.Call)
+                and args[0].func in _SLICE_FORMS and args[0].args):
+            return self.compile_store_into_slice(args[0], args[1], loc, scope)
+        node = super().compile_primitive(name, args, loc, scope, call)
+        if name == "for_each" and len(node.children) == 2:
+            iterable = node.children[0] if node.instance is not None else node.children[1]
+            record_items(iterable, node)
+        return node
+
+    def compile_store_into_slice(self, target: ast.Call, value_ast, loc, scope):
+        """``store(slice(x, i...), v)`` that records the change of ``x`` (the same
+        evaluation as the special form ``store``)."""
+        kind = target.func
+        base = self.compile(target.args[0], scope)
+        indices = [self.compile(a, scope) for a in target.args[1:]]
+        value = self.compile(value_ast, scope)
+        node = self.new_node("store", loc, (base, *indices, value), instance=kind)
+
+        def run(frame):
+            container = resolve_deep(base.run(frame))
+            idx = [resolve_deep(i.run(frame)) for i in indices]
+            if kind == "tuple_slice":
+                idx = list(idx[0]) if idx else []
+            elif kind != "slice":
+                idx = axis_indices(kind, container, idx)
+            v = resolve_deep(value.run(frame))
+            tape = _active
+            if tape is not None:
+                tape.before_mutation(container)
+            put(container, idx, v)
+            if tape is not None:
+                tape.after_mutation("store", container, [v, *idx], node)
+
+        from ..compiler.compiler import located
+        return node.set_run(located(node, run))
+
+
+def record_items(iterable, loop) -> None:
+    """Make the items a ``for_each`` takes from a tracked array or list tracked too (each
+    is ``slice(iterable, i)``), wrapping the iterable's closure."""
+    produce = iterable.run
+
+    def run(frame):
+        value = produce(frame)
+        tape = _active
+        if tape is None or type(value) not in (list, np.ndarray) or np.ndim(value) == 0 \
+                or tape.tracked(value) is None:
+            return value
+        return [tape.item(value, i, loop) for i in range(len(value))]
+    iterable.set_run(run)
+
+
+class TwinCache:
+    """Recording twins of functions, compiled once per function body.
+
+    The twin's factory is kept on the body's :class:`FunctionSource`, which its compiler
+    owns: nothing here keeps a compiler state alive.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+
+    def twin(self, fn: Function) -> Function:
+        source = function_source(fn.body)
+        if source is None:
+            raise tapes.PhylanxGradientError(
+                f"cannot differentiate through function '{fn.name}': its source is not "
+                "known (it was not compiled by phylanx's compiler)", fn.loc, fn.name)
+        if isinstance(source.compiler, RecordingCompiler):
+            return fn      # compiled by a recorder already (a lambda inside a twin)
+        make = source.twin
+        if make is None:
+            with self._lock:
+                if source.twin is None:
+                    recorder = RecordingCompiler(source.compiler, self)
+                    source.twin, _ = compile_function(recorder, source.call, source.scope,
+                                                      source.name, source.params,
+                                                      source.body_ast)
+                make = source.twin
+        return make(fn.closure)
+
+
+#: the process-wide cache of twins
+TWINS = TwinCache()

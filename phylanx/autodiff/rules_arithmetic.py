@@ -1,0 +1,203 @@
+"""VJP rules of element-wise arithmetic: operators, math functions, min/max, where, clip.
+
+Each rule returns cotangents of the broadcast (output) shape; the engine sums them back to
+each operand's shape.  At kinks (``maximum`` of equal values, ``abs`` at 0) the rules
+take the mean of the one-sided derivatives, as JAX does.
+"""
+from __future__ import annotations
+
+from functools import reduce
+
+import numpy as np
+
+from .rule_helpers import arr, unary
+from .table import VJP
+
+_LN2, _LN10 = np.log(2.0), np.log(10.0)
+
+
+def _split_list(ct: list, parts: tuple) -> tuple:
+    """``+`` of lists concatenates: each operand list gets its slice of the cotangent."""
+    out, start = [], 0
+    for p in parts:
+        n = len(p) if type(p) is list else 0
+        out.append(list(ct[start:start + n]) if type(p) is list else None)
+        start += n
+    return tuple(out)
+
+
+@VJP.register("__add")
+def add_vjp(ct, out, *operands):
+    if type(out) is list:
+        return _split_list(ct, operands)
+    return (ct,) * len(operands)
+
+
+@VJP.register("__sub")
+def sub_vjp(ct, out, first, *rest):
+    return (ct,) + (-np.asarray(ct),) * len(rest)
+
+
+@VJP.register("__minus")
+def minus_vjp(ct, out, a):
+    return (-np.asarray(ct),)
+
+
+def _repeated_list_vjp(ct: list, operands: tuple) -> tuple:
+    """``list * n`` (or ``n * list``): each item's cotangent sums those of its n copies."""
+    grads = []
+    for operand in operands:
+        if type(operand) is not list or not operand:
+            grads.append(None)
+            continue
+        n = len(operand)
+        summed = [None] * n
+        for k, c in enumerate(ct):
+            if c is not None:
+                summed[k % n] = c if summed[k % n] is None else summed[k % n] + c
+        grads.append(summed)
+    return tuple(grads)
+
+
+@VJP.register("__mul")
+def mul_vjp(ct, out, *operands):
+    if type(out) is list:                     # list * n repeats: every copy contributes
+        return _repeated_list_vjp(ct, operands)
+    values = [arr(v) for v in operands]
+    grads = []
+    for i in range(len(values)):
+        others = [v for j, v in enumerate(values) if j != i]
+        grads.append(ct * reduce(np.multiply, others) if others else ct)
+    return tuple(grads)
+
+
+@VJP.register("__div")
+def div_vjp(ct, out, first, *rest):
+    divisors = [arr(v) for v in rest]
+    denominator = reduce(np.multiply, divisors)
+    ct = np.asarray(ct)
+    out = np.asarray(out)
+    return (ct / denominator,) + tuple(-ct * out / d for d in divisors)
+
+
+@VJP.register("__mod")
+def mod_vjp(ct, out, a, b):
+    # a % b = a - floor(a / b) * b: slope 1 in a, -floor(a / b) in b (between the jumps)
+    return ct, -np.asarray(ct) * np.floor(arr(a) / arr(b))
+
+
+@VJP.register("power")
+def power_vjp(ct, out, base, exponent):
+    b, e = arr(base), arr(exponent)
+    ct = np.asarray(ct)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_base = ct * e * np.power(b, e - 1)
+        d_base = np.where(e == 0, 0.0, d_base)          # x**0 is constant, even at 0
+        log_b = np.log(np.where(b > 0, b, 1.0))           # d/de is defined for b > 0 only
+        d_exp = ct * np.asarray(out) * log_b
+    return d_base, d_exp
+
+
+def _extremum_vjp(ct, out, *operands):
+    """``maximum``/``minimum``/``fmax``/``fmin`` of n operands: the cotangent goes to the
+    operands equal to the result, shared equally between ties."""
+    result = np.asarray(out)
+    hits = [(arr(v) == result).astype(np.float64) for v in operands]
+    count = reduce(np.add, hits)
+    ct = np.asarray(ct)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return tuple(np.where(count > 0, ct * h / count, 0.0) for h in hits)
+
+
+VJP.register("maximum", "minimum", "fmax", "fmin")(_extremum_vjp)
+
+
+@VJP.register("hypot")
+def hypot_vjp(ct, out, a, b):
+    r = np.asarray(out)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(r == 0, 0.0, ct * arr(a) / r), np.where(r == 0, 0.0, ct * arr(b) / r)
+
+
+@VJP.register("arctan2")
+def arctan2_vjp(ct, out, y, x):
+    y, x = arr(y), arr(x)
+    r2 = x * x + y * y
+    return ct * x / r2, -np.asarray(ct) * y / r2
+
+
+@VJP.register("where")
+def where_vjp(ct, out, condition, x=None, y=None):
+    chosen = np.asarray(condition).astype(bool)
+    ct = np.asarray(ct)
+    return None, np.where(chosen, ct, 0.0), np.where(chosen, 0.0, ct)
+
+
+@VJP.register("clip")
+def clip_vjp(ct, out, a, a_min, a_max):
+    x = arr(a)
+    ct = np.asarray(ct)
+    low = np.zeros(x.shape, bool) if a_min is None else x < arr(a_min)
+    high = np.zeros(x.shape, bool) if a_max is None else x > arr(a_max)
+    inside = ~(low | high)
+    return (np.where(inside, ct, 0.0),
+            None if a_min is None else np.where(low & ~high, ct, 0.0),
+            None if a_max is None else np.where(high, ct, 0.0))
+
+
+def _sign_mean(x, out):
+    return np.sign(x)      # 0 at 0: the mean of the one-sided slopes -1 and 1
+
+
+def _d_sqrt(x, out):
+    return 0.5 / out
+
+
+def _d_invsqrt(x, out):
+    return -0.5 * out ** 3
+
+
+def _d_cbrt(x, out):
+    return 1.0 / (3.0 * out * out)
+
+
+def _d_invcbrt(x, out):
+    return -(out ** 4) / 3.0
+
+
+def _d_erf(x, out):
+    return 2.0 / np.sqrt(np.pi) * np.exp(-x * x)
+
+
+_UNARY = {
+    "absolute": _sign_mean,
+    "sqrt": _d_sqrt,
+    "invsqrt": _d_invsqrt,
+    "cbrt": _d_cbrt,
+    "invcbrt": _d_invcbrt,
+    "exp": lambda x, out: out,
+    "exp2": lambda x, out: out * _LN2,
+    "exp10": lambda x, out: out * _LN10,
+    "log": lambda x, out: 1.0 / x,
+    "log2": lambda x, out: 1.0 / (x * _LN2),
+    "log10": lambda x, out: 1.0 / (x * _LN10),
+    "sin": lambda x, out: np.cos(x),
+    "cos": lambda x, out: -np.sin(x),
+    "tan": lambda x, out: 1.0 + out * out,
+    "sinh": lambda x, out: np.cosh(x),
+    "cosh": lambda x, out: np.sinh(x),
+    "tanh": lambda x, out: 1.0 - out * out,
+    "arcsin": lambda x, out: 1.0 / np.sqrt(1.0 - x * x),
+    "arccos": lambda x, out: -1.0 / np.sqrt(1.0 - x * x),
+    "arctan": lambda x, out: 1.0 / (1.0 + x * x),
+    "arcsinh": lambda x, out: 1.0 / np.sqrt(x * x + 1.0),
+    "arccosh": lambda x, out: 1.0 / np.sqrt(x * x - 1.0),
+    "arctanh": lambda x, out: 1.0 / (1.0 - x * x),
+    "erf": _d_erf,
+    "erfc": lambda x, out: -_d_erf(x, out),
+    "square": lambda x, out: 2.0 * x,
+    "conj": lambda x, out: np.ones_like(x),
+    "real": lambda x, out: np.ones_like(x),
+}
+for _name, _derivative in _UNARY.items():
+    VJP.defrule(_name, unary(_derivative))

@@ -1,0 +1,214 @@
+"""VJP rules of the keras_support kernels: activations, softmax, bias_add, l2_normalize,
+the cross-entropy losses, convolutions and pooling.
+
+Convolutions and pooling are sums over kernel taps of strided slices of the padded input,
+so their VJPs loop over the taps too: each tap's slice gets its share of the output
+cotangent (positions within one tap's slice are distinct, so plain ``+=`` is exact).
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import scipy.special
+
+from ..errors import PhylanxValueError
+from .rule_helpers import arr, int_list, pad_amounts, reduced_axes, to_bool
+from .table import VJP
+
+EPSILON = 1e-7      # Keras' clipping of probabilities, as in the loss kernels
+
+
+@VJP.register("sigmoid")
+def sigmoid_vjp(ct, out, x):
+    s = np.asarray(out)
+    return (ct * s * (1.0 - s),)
+
+
+@VJP.register("softplus")
+def softplus_vjp(ct, out, x):
+    return (ct * scipy.special.expit(arr(x)),)
+
+
+@VJP.register("softsign")
+def softsign_vjp(ct, out, x):
+    return (ct / (1.0 + np.abs(arr(x))) ** 2,)
+
+
+@VJP.register("hard_sigmoid")
+def hard_sigmoid_vjp(ct, out, x):
+    inner = 0.2 * arr(x) + 0.5
+    return (np.where((inner > 0) & (inner < 1), 0.2 * np.asarray(ct), 0.0),)
+
+
+@VJP.register("relu")
+def relu_vjp(ct, out, x, alpha=0.0, max_value=None, threshold=0.0):
+    x = arr(x)
+    ct = np.asarray(ct)
+    below = x < float(threshold)
+    capped = np.zeros(x.shape, bool) if max_value is None else x >= float(max_value)
+    slope = np.where(capped, 0.0, np.where(below, float(alpha), 1.0))
+    leak = below & ~capped
+    return (ct * slope,
+            np.sum(np.where(leak, ct * (x - float(threshold)), 0.0)),
+            None if max_value is None else np.sum(np.where(capped, ct, 0.0)),
+            np.sum(np.where(leak, -float(alpha) * ct, 0.0)))
+
+
+@VJP.register("elu")
+def elu_vjp(ct, out, x, alpha):
+    x = arr(x)
+    ct = np.asarray(ct)
+    negative = np.expm1(np.minimum(x, 0))
+    return (ct * np.where(x > 0, 1.0, float(alpha) * (negative + 1.0)),
+            np.sum(np.where(x > 0, 0.0, ct * negative)))
+
+
+@VJP.register("softmax")
+def softmax_vjp(ct, out, x, axis=-1):
+    s = np.asarray(out)
+    ct = np.asarray(ct)
+    if s.ndim == 0:
+        return (np.zeros_like(ct),)
+    ax = int(axis) % s.ndim
+    return (s * (ct - np.sum(ct * s, axis=ax, keepdims=True)),)
+
+
+@VJP.register("bias_add")
+def bias_add_vjp(ct, out, x, bias):
+    ct = np.asarray(ct)
+    lead = ct.ndim - np.ndim(bias)
+    return ct, ct.sum(axis=tuple(range(lead)))
+
+
+@VJP.register("l2_normalize")
+def l2_normalize_vjp(ct, out, x, axis=None):
+    v = arr(x)
+    axes = reduced_axes(axis, v.ndim) or None
+    square_sum = np.sum(v * v, axis=axes, keepdims=True)
+    norm = np.sqrt(np.maximum(square_sum, 1e-12))
+    ct = np.asarray(ct)
+    # below the floor the norm is a constant: only the division by it remains
+    projected = np.where(square_sum > 1e-12, np.sum(ct * v, axis=axes, keepdims=True), 0.0)
+    return (ct / norm - v * projected / norm ** 3,)
+
+
+@VJP.register("binary_crossentropy")
+def binary_crossentropy_vjp(ct, out, target, output, from_logits=False):
+    t, o = arr(target), arr(output)
+    ct = np.asarray(ct)
+    if to_bool(from_logits):
+        return ct * -o, ct * (scipy.special.expit(o) - t)
+    p = np.clip(o, EPSILON, 1 - EPSILON)
+    inside = (o > EPSILON) & (o < 1 - EPSILON)          # clipped values are constants
+    d_output = np.where(inside, -(t / p) + (1 - t) / (1 - p), 0.0)
+    return ct * -(np.log(p) - np.log1p(-p)), ct * d_output
+
+
+@VJP.register("categorical_crossentropy")
+def categorical_crossentropy_vjp(ct, out, target, output, from_logits=False, axis=-1):
+    """The result is ``list(loss, output')``; only the loss may carry a gradient."""
+    ct_loss, ct_probs = ct
+    if ct_probs is not None and np.any(np.asarray(ct_probs)):
+        raise PhylanxValueError("the gradient of the second result of "
+                                "categorical_crossentropy (the clipped output) is not computed")
+    t, o = arr(target), arr(output)
+    ax = int(axis) % o.ndim
+    if ct_loss is None:
+        return None, None
+    g = np.expand_dims(np.asarray(ct_loss), ax)
+    if to_bool(from_logits):
+        shifted = o - np.max(o, axis=ax, keepdims=True)
+        log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=ax, keepdims=True))
+        probs = np.exp(log_probs)
+        return (-g * log_probs,
+                g * (probs * np.sum(t, axis=ax, keepdims=True) - t))
+    total = np.sum(o, axis=ax, keepdims=True)
+    q = o / total
+    probs = np.clip(q, EPSILON, 1 - EPSILON)
+    inside = (q > EPSILON) & (q < 1 - EPSILON)
+    d_q = np.where(inside, -t / probs, 0.0)              # d loss / d (o / sum o)
+    d_output = (d_q - np.sum(d_q * q, axis=ax, keepdims=True)) / total
+    return -g * np.log(probs), g * d_output
+
+
+# -- convolutions and pooling --------------------------------------------------------
+def _per_axis(value, nsp: int) -> tuple[int, ...]:
+    return tuple(int(v) for v in np.broadcast_to(np.asarray(int_list(value)), (nsp,)))
+
+
+def _tap_slices(tap, strides, dilations, out_sizes) -> tuple:
+    """The padded-input cells that kernel tap ``tap`` meets, for every output position."""
+    return (slice(None),) + tuple(
+        slice(t * d, t * d + s * (n - 1) + 1, s)
+        for t, s, d, n in zip(tap, strides, dilations, out_sizes)) + (slice(None),)
+
+
+def _padded(x: np.ndarray, pads, fill=0.0) -> np.ndarray:
+    return np.pad(x, [(0, 0), *pads, (0, 0)], constant_values=fill)
+
+
+def _crop(grad: np.ndarray, pads) -> np.ndarray:
+    return grad[(slice(None),) + tuple(slice(b, grad.shape[i + 1] - a)
+                                       for i, (b, a) in enumerate(pads)) + (slice(None),)]
+
+
+def _conv_vjp(ct, out, x, kernel, padding="valid", strides=1, dilation_rate=1):
+    x, k = arr(x), arr(kernel)
+    ct = np.asarray(ct)
+    nsp = k.ndim - 2
+    sizes = k.shape[:nsp]
+    steps, dilations = _per_axis(strides, nsp), _per_axis(dilation_rate, nsp)
+    pads = pad_amounts(x.shape[1:1 + nsp], sizes, steps, dilations, str(padding).lower())
+    xpad = _padded(x, pads)
+    grad_xpad = np.zeros(xpad.shape, np.result_type(x, k, ct))
+    grad_k = np.zeros(k.shape, np.result_type(x, k, ct))
+    out_sizes = ct.shape[1:1 + nsp]
+    spatial = list(range(nsp + 1))                       # batch and output positions
+    for tap in itertools.product(*(range(n) for n in sizes)):
+        where = _tap_slices(tap, steps, dilations, out_sizes)
+        cells = xpad[where]                              # (B, *out, C)
+        grad_k[tap] = np.tensordot(cells, ct, axes=(spatial, spatial))
+        grad_xpad[where] += ct @ k[tap].T
+    return _crop(grad_xpad, pads), grad_k
+
+
+VJP.register("conv1d", "conv2d")(_conv_vjp)
+
+
+def _pool_vjp(nsp: int, kind: str):
+    def rule(ct, out, x, pool_size, padding="valid", strides=None):
+        a = arr(x)
+        lead = nsp + 2 - a.ndim                          # the batch/channel axes added
+        layout = (np.newaxis,) * min(lead, 1) + (Ellipsis,) + (np.newaxis,) * (lead == 2)
+        a4, ct4 = a[layout], np.asarray(ct)[layout]
+        best = np.asarray(out)[layout]
+        sizes = _per_axis(pool_size, nsp)
+        steps = _per_axis(1 if strides is None else strides, nsp)
+        ones = (1,) * nsp
+        pads = pad_amounts(a4.shape[1:1 + nsp], sizes, steps, ones, str(padding).lower())
+        grad = np.zeros(_padded(a4, pads).shape, ct4.dtype)
+        out_sizes = ct4.shape[1:1 + nsp]
+        if kind == "max":
+            xpad = _padded(a4, pads, -np.inf)
+            taken = np.zeros(ct4.shape, bool)            # the first maximum of a window wins
+            for tap in itertools.product(*(range(n) for n in sizes)):
+                where = _tap_slices(tap, steps, ones, out_sizes)
+                hit = (xpad[where] == best) & ~taken
+                taken |= hit
+                grad[where] += np.where(hit, ct4, 0.0)
+        else:
+            counts = np.zeros(ct4.shape[:1] and (1,) + ct4.shape[1:-1] + (1,))
+            real = _padded(np.ones((1,) + a4.shape[1:-1] + (1,)), pads)
+            taps = list(itertools.product(*(range(n) for n in sizes)))
+            for tap in taps:
+                counts = counts + real[_tap_slices(tap, steps, ones, out_sizes)]
+            for tap in taps:
+                grad[_tap_slices(tap, steps, ones, out_sizes)] += ct4 / counts
+        return (_crop(grad, pads).reshape(a.shape),)
+    return rule
+
+
+for _nsp in (2, 3):
+    VJP.defrule(f"max_pool{_nsp}d", _pool_vjp(_nsp, "max"))
+    VJP.defrule(f"avg_pool{_nsp}d", _pool_vjp(_nsp, "avg"))

@@ -1,0 +1,132 @@
+"""VJP rules of indexing and containers: the slice primitives, ``list``, and the in-place
+changes the recorder turns into tape entries (``__inplace``, ``store`` into a slice,
+``__fill``).
+
+A list's cotangent is a list (``None`` for items that get none); the slice of an array
+scatters its cotangent into zeros of the array's shape (adding where an advanced index
+repeats an element).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import PhylanxValueError
+from .rule_helpers import axis_indices, index_tuple
+from .table import VJP
+
+
+def _scatter(ct: Any, value: np.ndarray, indices: list) -> np.ndarray:
+    """Zeros shaped like ``value`` with ``ct`` added at ``value[indices]``."""
+    grad = np.zeros(np.shape(value), dtype=np.result_type(np.asarray(ct).dtype, np.float64)
+                    if np.asarray(value).dtype.kind not in "fc" else np.asarray(value).dtype)
+    index = index_tuple(indices)
+    np.add.at(grad, index, np.reshape(ct, np.shape(grad[index])))
+    return grad
+
+
+def _list_cotangent(ct: Any, value: list, indices: list) -> list:
+    if len(indices) != 1:
+        raise PhylanxValueError("gradients through multi-index slices of lists are not "
+                                "supported; index one level at a time")
+    spec = indices[0]
+    grads: list = [None] * len(value)
+    positions = range(len(value))
+    if isinstance(spec, (list, tuple, range)) or spec is None:
+        chosen = positions[index_tuple([spec])]
+        for c, p in zip(ct, chosen):
+            grads[p] = c
+    elif isinstance(spec, np.ndarray):
+        chosen = np.flatnonzero(spec) if spec.dtype == np.bool_ else spec.ravel()
+        for c, p in zip(ct, chosen):
+            grads[int(p)] = c if grads[int(p)] is None else grads[int(p)] + c
+    else:
+        grads[int(spec)] = ct
+    return grads
+
+
+def _slice_cotangent(ct: Any, value: Any, indices: list) -> Any:
+    if type(value) is list:
+        return _list_cotangent(ct, value, indices)
+    if isinstance(value, np.ndarray):
+        return _scatter(ct, value, indices)
+    return None                                  # strings, dictionaries: no gradient
+
+
+@VJP.register("slice")
+def slice_vjp(ct, out, value, *indices):
+    return (_slice_cotangent(ct, value, list(indices)),)
+
+
+def _along_axis_vjp(kind: str):
+    def rule(ct, out, value, *indices):
+        return (_slice_cotangent(ct, value, axis_indices(kind, value, list(indices))),)
+    return rule
+
+
+for _kind in ("slice_row", "slice_column", "slice_page"):
+    VJP.defrule(_kind, _along_axis_vjp(_kind))
+
+
+@VJP.register("tuple_slice")
+def tuple_slice_vjp(ct, out, value, index_list):
+    indices = list(index_list) if isinstance(index_list, (list, tuple, range)) else [index_list]
+    return (_slice_cotangent(ct, value, indices),)
+
+
+@VJP.register("list")
+def list_vjp(ct, out, *items):
+    return tuple(ct) + (None,) * (len(items) - len(ct))
+
+
+@VJP.register("__inplace")
+def inplace_vjp(ct, out, old, value):
+    # ``x += v`` overwrote the whole array with ``v``: nothing of the old values is left
+    return None, ct
+
+
+@VJP.register("__fill")
+def fill_vjp(ct, out, old, value):
+    return None, np.sum(ct)
+
+
+@VJP.register("store")
+def store_vjp(ct, out, old, value, *indices):
+    """``store(slice(x, i...), v)``: the stored elements' cotangent goes to ``v``, the rest
+    to the old ``x``."""
+    ct = np.asarray(ct)
+    index = index_tuple(list(indices))
+    rest = ct.copy()
+    rest[index] = 0
+    return (rest, ct[index]) + (None,) * len(indices)
+
+
+# -- conversions the frontend emits (np.array(x), float(x), x.item(), list(x), sum(xs)) --
+@VJP.register("__array", "__pycast", "__item")
+def convert_vjp(ct, out, x, *options):
+    if type(x) is list:
+        return (np.asarray(ct),)        # the engine gives item i of the list row i
+    return (np.reshape(ct, np.shape(x)),)
+
+
+def _dense(ct: Any, like: Any) -> np.ndarray:
+    """A list cotangent (``None`` for items without one) as an array shaped like ``like``."""
+    shape = np.shape(like)
+    if type(ct) is not list:
+        return np.zeros(shape) if ct is None else np.reshape(ct, shape)
+    return np.stack([_dense(c, np.zeros(shape[1:])) for c in ct]) if ct else np.zeros(shape)
+
+
+@VJP.register("__tolist", "__pylist")
+def to_list_vjp(ct, out, x):
+    if type(x) is list:
+        return (ct,)
+    return (_dense(ct, x),)
+
+
+@VJP.register("__pysum")
+def pysum_vjp(ct, out, items, start=0):
+    if type(items) is list:
+        return [ct] * len(items), ct
+    return np.broadcast_to(ct, np.shape(items)[:1] + np.shape(ct)), ct

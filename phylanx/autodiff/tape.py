@@ -1,0 +1,286 @@
+"""The tape: primitive applications recorded while a function runs, and the reverse pass.
+
+Dependence on the differentiated inputs is tracked by *identity*: ``producer`` maps
+``id(value)`` of every value that depends on an input to the tape entry that made it
+(inputs are leaf entries).  Entries keep their arguments and outputs alive, so an id
+cannot be reused while the tape exists.  An application is recorded only when one of its
+operands is tracked and its output is a new float value or a list; outputs that are one of
+the operands (a selection), integers and booleans carry no gradient and are not recorded.
+
+In-place changes (``x += v``, ``x[i] = v``, ``x.fill(0)``) would corrupt the values kept on
+the tape, so :meth:`Tape.before_mutation` replaces the tape's references to the changed
+memory by copies first, and values that see the change through another name (views) are
+marked so that a gradient flowing through them is an error instead of a wrong number.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import PhylanxError, PhylanxRuntimeError
+from ..values import Function
+from .table import VJP
+
+#: entry names that are not primitives
+LEAF = "<input>"
+CHANGED_IN_PLACE = "<changed in place>"
+
+
+class PhylanxGradientError(PhylanxRuntimeError):
+    """A gradient cannot be computed (no VJP rule on the path, unsupported construct)."""
+
+
+@dataclass(eq=False)
+class Entry:
+    """One recorded application: ``out = name(*args)`` evaluated at ``node``."""
+
+    index: int
+    name: str
+    args: list
+    out: Any
+    node: Any                         # the tree node (location), None for leaves
+    parents: list                     # per argument: the producing Entry, or None
+    loc: Any = None
+
+
+def is_float_value(value: Any) -> bool:
+    """True for values that can carry a gradient: float (or complex) arrays and scalars."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.dtype.kind in "fc"
+    return type(value) is float
+
+
+def _root(array: np.ndarray) -> np.ndarray:
+    """The array owning the memory of ``array`` (itself unless it is a view)."""
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
+class Tape:
+    """Recorded applications, in evaluation order (a topological order of the graph)."""
+
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+        self.producer: dict[int, Entry] = {}
+        # id of a memory owner -> (entry, position) of every array on the tape using that
+        # memory (position -1: the output), for :meth:`before_mutation`
+        self.holders: dict[int, list[tuple[Entry, int]]] = {}
+        self.twin_of = None   # set by the recorder: Function -> its recording twin
+        # tasks of parallel_block/async record from worker threads too
+        self.lock = threading.RLock()
+
+    # -- recording ----------------------------------------------------------
+    def leaf(self, value: Any) -> Entry:
+        entry = self._append(LEAF, [], value, None, [])
+        return entry
+
+    def _append(self, name: str, args: list, out: Any, node: Any, parents: list) -> Entry:
+        with self.lock:
+            return self._append_locked(name, args, out, node, parents)
+
+    def _append_locked(self, name: str, args: list, out: Any, node: Any, parents: list
+                       ) -> Entry:
+        entry = Entry(len(self.entries), name, args, out, node, parents,
+                      getattr(node, "loc", None))
+        self.entries.append(entry)
+        self.producer[id(out)] = entry
+        for pos, value in enumerate(args):
+            self._hold(entry, pos, value)
+        self._hold(entry, -1, out)
+        return entry
+
+    def _hold(self, entry: Entry, pos: int, value: Any) -> None:
+        if isinstance(value, np.ndarray) and value.ndim:
+            self.holders.setdefault(id(_root(value)), []).append((entry, pos))
+
+    def tracked(self, value: Any) -> Entry | None:
+        """The entry producing ``value``; a list of tracked values gets a ``list`` entry."""
+        entry = self.producer.get(id(value))
+        if entry is not None or type(value) is not list:
+            return entry
+        parents = [self.tracked(v) for v in value]
+        if not any(p is not None for p in parents):
+            return None
+        return self._append("list", list(value), value, None, parents)
+
+    def record(self, name: str, args: tuple | list, out: Any, node: Any,
+               hidden: Entry | None = None) -> None:
+        """Append ``out = name(*args)`` if it depends on a tracked value (see module doc).
+
+        ``hidden``: an entry ``out`` depends on although no operand is tracked (a function
+        the primitive called computed it); the entry then has no usable rule.
+        """
+        if type(out) is not list and not is_float_value(out):
+            return
+        if id(out) in self.producer:
+            return                     # the very object already tracked: same dependence
+        for a in args:
+            if out is a:
+                return                 # a selection of an operand: locally constant
+        parents = [self.tracked(a) for a in args]
+        if hidden is not None and not any(p is not None for p in parents):
+            parents.append(hidden)
+            args = list(args) + [None]
+        if not any(p is not None for p in parents):
+            return
+        # lists may change later (append): keep them as they were when used
+        kept = [list(a) if type(a) is list else a for a in args]
+        self._append(name, kept, out, node, parents)
+
+    def item(self, container: Any, index: int, node: Any) -> Any:
+        """``container[index]`` (as ``slice`` computes it), recorded as a ``slice``."""
+        value = container[index]
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            value = value[()]
+        self.record("slice", [container, np.int64(index)], value, node)
+        return value
+
+    def before_mutation(self, target: Any) -> None:
+        """``target`` is about to change in place: copy what the tape holds of its memory."""
+        with self.lock:
+            if not isinstance(target, np.ndarray):
+                return
+            holders = self.holders.pop(id(_root(target)), [])
+            stale = {}
+            for entry, pos in holders:
+                held = entry.out if pos < 0 else entry.args[pos]
+                copy = held.copy()
+                if pos < 0:
+                    entry.out = copy
+                    if held is not target and self.producer.get(id(held)) is entry:
+                        stale[id(held)] = (held, entry)
+                else:
+                    entry.args[pos] = copy
+                self._hold(entry, pos, copy)
+            for held, entry in stale.values():
+                # another name of the changed memory (a view): its tape value is out of date
+                marker = self._append(CHANGED_IN_PLACE, [entry.out], held, entry.node, [entry])
+                marker.loc = entry.loc
+
+    def after_mutation(self, name: str, target: Any, args: list, node: Any) -> None:
+        """``target`` was changed in place by ``name(target, *args)``: its id now names
+        the new value, recorded with the old value's shape as operand 0 (rules see zeros
+        there: they need only the shape, and the old values were overwritten)."""
+        with self.lock:
+            if type(target) is list:
+                self.producer.pop(id(target), None)   # re-tracked from its items when used
+                return
+            if not isinstance(target, np.ndarray):
+                return
+            old = self.producer.pop(id(target), None)
+            parents = [old] + [self.tracked(a) for a in args]
+            if any(p is not None for p in parents) and is_float_value(target):
+                shape_of_old = np.broadcast_to(np.zeros((), target.dtype), target.shape)
+                self._append(name, [shape_of_old, *args], target, node, parents)
+
+
+def _float_dtype(value: Any) -> np.dtype:
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None and dtype.kind in "fc":
+        return dtype
+    return np.dtype(np.float64)
+
+
+def fit(ct: Any, value: Any) -> Any:
+    """``ct`` summed over broadcast axes and cast so that it matches the operand ``value``."""
+    if type(value) is list:
+        if type(ct) is not list:
+            # a list used as an array (``sum(list(a, b))``): item i is row i of the array
+            ct = np.asarray(ct)
+            if ct.shape[:1] != (len(value),):
+                ct = np.broadcast_to(ct, (len(value),) + ct.shape[1:] if ct.ndim else
+                                     (len(value),))
+            ct = list(ct)
+        return [None if c is None or not is_float_value(v) and type(v) is not list
+                else fit(c, v) for c, v in zip(ct, value)]
+    ct = np.asarray(ct)
+    shape = np.shape(value)
+    if ct.shape != shape:
+        extra = ct.ndim - len(shape)
+        if extra > 0:
+            ct = ct.sum(axis=tuple(range(extra)))
+        elif extra < 0:
+            ct = ct.reshape((1,) * -extra + ct.shape)
+        axes = tuple(i for i, (c, s) in enumerate(zip(ct.shape, shape)) if s == 1 and c != 1)
+        if axes:
+            ct = ct.sum(axis=axes, keepdims=True)
+        if ct.shape != shape:
+            ct = np.broadcast_to(ct, shape)   # a scalar cotangent of a whole operand
+    dtype = _float_dtype(value)
+    if ct.dtype != dtype:
+        ct = ct.astype(dtype) if dtype.kind == "c" or ct.dtype.kind != "c" else \
+            ct.real.astype(dtype)
+    return ct
+
+
+def add_cotangents(a: Any, b: Any) -> Any:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if type(a) is list:
+        return [add_cotangents(x, y) for x, y in zip(a, b)]
+    return a + b   # never in place: rules may return views of a shared cotangent
+
+
+def backward(tape: Tape, result: Any, seed: Any) -> dict[int, Any]:
+    """Cotangents of the leaf entries (by entry index) for ``result`` seeded with ``seed``."""
+    start = tape.producer.get(id(result))
+    leaves: dict[int, Any] = {}
+    if start is None:
+        return leaves
+    cts: dict[int, Any] = {start.index: seed}
+    for index in range(start.index, -1, -1):
+        ct = cts.pop(index, None)
+        if ct is None:
+            continue
+        entry = tape.entries[index]
+        if entry.name == LEAF:
+            leaves[index] = ct
+            continue
+        for pos, g in enumerate(_apply_rule(entry, ct)):
+            parent = entry.parents[pos] if pos < len(entry.parents) else None
+            if parent is None or g is None:
+                continue
+            arg = entry.args[pos]
+            if type(arg) is not list and not is_float_value(arg):
+                continue               # integer and boolean operands get no gradient
+            g = fit(g, arg)
+            cts[parent.index] = add_cotangents(cts.get(parent.index), g)
+    return leaves
+
+
+def _apply_rule(entry: Entry, ct: Any) -> tuple:
+    if entry.name == CHANGED_IN_PLACE:
+        raise PhylanxGradientError(
+            "cannot differentiate through a value that was changed in place through another "
+            "name (a view of the same array); copy it before changing it", entry.loc,
+            getattr(entry.node, "primitive", None))
+    rule = VJP.get(entry.name)
+    if rule is None:
+        raise PhylanxGradientError(
+            f"cannot differentiate through '{entry.name}': it has no VJP rule (the gradient "
+            "flows through it); see docs/autodiff.md to add one", entry.loc, entry.name)
+    try:
+        out = rule(ct, entry.out, *entry.args)
+    except PhylanxError as e:
+        if e.loc is None:
+            e.loc = entry.loc
+        if e.primitive is None:
+            e.primitive = entry.name
+        raise
+    except Exception as e:
+        raise PhylanxGradientError(f"the VJP rule failed: {type(e).__name__}: {e}",
+                                   entry.loc, entry.name) from e
+    return tuple(out)
+
+
+def translate_function(tape: Tape | None, value: Any) -> Any:
+    """A function value passed to a kernel, replaced by its recording twin."""
+    if tape is not None and type(value) is Function and tape.twin_of is not None:
+        return tape.twin_of(value)
+    return value

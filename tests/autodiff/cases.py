@@ -1,0 +1,164 @@
+"""Inputs for the finite-difference check of every VJP rule (tests/autodiff/test_rules.py).
+
+Per primitive, a few argument tuples in float64, chosen away from kinks and domain edges
+(positive inputs for log/sqrt, |x| < 1 for arcsin, distinct values for max/min ...).
+Every float array or float scalar argument (also inside a list argument) is perturbed.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+_rng = np.random.default_rng(20261203)
+
+
+def normal(*shape):
+    return _rng.standard_normal(shape)
+
+
+def away_from_zero(*shape):
+    """Normal values with |x| >= 0.2 (no kink of abs/relu/sign at 0 nearby)."""
+    x = _rng.standard_normal(shape)
+    return np.where(x >= 0, x + 0.2, x - 0.2)
+
+
+def uniform(low, high, *shape):
+    return _rng.uniform(low, high, shape)
+
+
+def positive(*shape):
+    return uniform(0.5, 2.0, *shape)
+
+
+def distinct(*shape):
+    """Values at least 0.05 apart (a unique maximum in every window or reduction)."""
+    n = int(np.prod(shape))
+    return (_rng.permutation(n) * 0.1 - n * 0.05).reshape(shape) + 0.01
+
+
+def f(x):
+    return np.float64(x)
+
+
+A23, B23, A34, B34 = normal(2, 3), normal(2, 3), normal(3, 4), normal(3, 4)
+A234 = normal(2, 3, 4)
+UNIT = uniform(-0.8, 0.8, 3, 4)
+
+UNARY_DOMAINS = {
+    "absolute": away_from_zero(3, 4), "sqrt": positive(3, 4), "invsqrt": positive(3, 4),
+    "cbrt": away_from_zero(3, 4), "invcbrt": positive(3, 4), "exp": A34, "exp2": A34,
+    "exp10": A34, "log": positive(3, 4), "log2": positive(3, 4), "log10": positive(3, 4),
+    "sin": A34, "cos": A34, "tan": UNIT, "sinh": A34, "cosh": A34, "tanh": A34,
+    "arcsin": UNIT, "arccos": UNIT, "arctan": A34, "arcsinh": A34,
+    "arccosh": uniform(1.5, 3.0, 3, 4), "arctanh": UNIT, "erf": A34, "erfc": A34,
+    "square": A34, "conj": A34, "real": A34, "sigmoid": A34, "softplus": A34,
+    "softsign": A34, "hard_sigmoid": uniform(-2.0, 2.0, 3, 4),
+}
+
+CASES: dict[str, list[tuple]] = {name: [(x,), (f(0.7) if name not in (
+    "arccosh",) else f(1.7),)] for name, x in UNARY_DOMAINS.items()}
+
+CASES.update({
+    "__add": [(A34, normal(4)), (A34, f(2.5), B34), ([normal(2)], [normal(3), normal(1)])],
+    "__sub": [(A34, normal(4)), (normal(3), normal(3), normal(3))],
+    "__mul": [(A34, B34), (A34, normal(4), f(1.3)), ([normal(2), normal(3)], 3)],
+    "__div": [(A34, positive(3, 4)), (A34, positive(4), positive(3, 4))],
+    "__minus": [(A34,)],
+    "__mod": [(np.array([2.3, 5.7, 1.1]), np.array([1.5, 2.0, 0.7]))],
+    "power": [(positive(3, 4), f(2.5)), (positive(3, 4), 0.5 * A34)],
+    "maximum": [(distinct(3, 4), distinct(3, 4) + 0.02), (distinct(3), distinct(3) + 0.02,
+                                                          distinct(3) + 0.03)],
+    "minimum": [(distinct(3, 4), distinct(3, 4) + 0.02)],
+    "fmax": [(distinct(3, 4), distinct(3, 4) + 0.02)],
+    "fmin": [(distinct(3, 4), distinct(4) + 0.02)],
+    "hypot": [(away_from_zero(3, 4), away_from_zero(3, 4))],
+    "arctan2": [(away_from_zero(3, 4), away_from_zero(3, 4))],
+    "where": [(A34 > 0, B34, normal(4))],
+    "clip": [(np.array([-0.9, -0.3, 0.2, 0.8, 0.45, -0.7]), -0.5, 0.5),
+             (np.array([-0.9, -0.3, 0.2, 0.8]), np.array([-0.5, -0.5, 0.0, 0.0]), f(0.6))],
+    "relu": [(away_from_zero(3, 4),), (np.array([-2.0, -0.5, 0.45, 0.8, 1.5]), 0.1, 1.0, 0.2)],
+    "elu": [(away_from_zero(3, 4), 1.3)],
+    "softmax": [(A34,), (A34, 0), (A234, 1)],
+    "bias_add": [(A234, normal(4)), (A234, A34)],
+    "l2_normalize": [(A34,), (A34, 1)],
+    "binary_crossentropy": [(uniform(0, 1, 3, 4), uniform(0.1, 0.9, 3, 4)),
+                            (uniform(0, 1, 3, 4), A34, True)],
+    "categorical_crossentropy": [(uniform(0, 1, 3, 4), positive(3, 4)),
+                                 (uniform(0, 1, 3, 4), A34, True),
+                                 (uniform(0, 1, 3, 4), positive(3, 4), False, 0)],
+    "sum": [(A234,), (A234, 1), (A234, [0, 2], True), (A234, None, None, f(2.0))],
+    "mean": [(A234,), (A234, -1), (A234, [0, 1], True)],
+    "prod": [(positive(2, 3, 4), 1), (np.array([[0.0, 1.5, 2.0], [0.5, 0.0, 0.0]]), 1),
+             (positive(2, 3),)],
+    "amax": [(distinct(2, 3, 4),), (distinct(2, 3, 4), 2), (distinct(2, 3, 4), 1, True)],
+    "amin": [(distinct(2, 3, 4), 0)],
+    "var": [(A234,), (A234, 1), (A234, None, None, None, None, 1)],
+    "std": [(A234,), (A234, 2, True)],
+    "logsumexp": [(A234,), (A234, 1)],
+    "cumsum": [(A34,), (A34, 1)],
+    "cumprod": [(positive(3, 4),), (positive(3, 4), 0)],
+    "trace": [(normal(3, 3),), (A234,)],
+    "normalize": [(A34,)],
+    "norm": [(A34,), (normal(3),), (A34, None, 1)],
+    "reshape": [(A234, [6, 4])],
+    "squeeze": [(normal(1, 3, 1),)],
+    "expand_dims": [(A34, 1)],
+    "astype": [(A34, "float64")],
+    "__copy": [(A34,), ([normal(3), normal(2)],)],
+    "flatten": [(A34,), (A234, "F")],
+    "transpose": [(A234,), (A234, [1, 0, 2])],
+    "flip": [(A34, 1), (A34,)],
+    "flipud": [(A34,)],
+    "fliplr": [(A34,)],
+    "tile": [(A23, [2, 1]), (normal(3), 2), (A23, [2, 1, 2])],
+    "repeat": [(A23, 2, 1), (A23, [1, 2], 0), (A23, 2)],
+    "pad": [(A23, [1, 2], "constant"), (A23, [[1, 0], [0, 2]], "constant", 0.5)],
+    "diag": [(normal(3),), (A34, 1), (normal(3), -1)],
+    "concatenate": [([A23, normal(3, 3)],), ([A23, normal(2, 2)], 1), ([A23, normal(4)], None)],
+    "hstack": [([A23, normal(2, 2)],), ([normal(3), normal(2)],)],
+    "vstack": [([normal(3), normal(3)],), ([A23, normal(3)],)],
+    "dstack": [([A23, B23],)],
+    "column_stack": [([normal(3), normal(3, 2)],)],
+    "stack": [([A23, B23], 1)],
+    "hsplit": [(normal(2, 4), 2)],
+    "vsplit": [(normal(4, 2), [1])],
+    "slice": [(A34, np.int64(1)), (A34, [0, 2], None), (A34, np.array([2, 0, 2])),
+              (A34, None, np.int64(1)), (A34, np.int64(1), np.int64(2))],
+    "slice_row": [(A34, np.int64(1))],
+    "slice_column": [(A34, [1, 3])],
+    "slice_page": [(A234, np.int64(1))],
+    "tuple_slice": [(A34, [np.int64(1), np.int64(2)])],
+    "list": [(normal(3), normal(2, 2))],
+    "__array": [(A34,), ([normal(3), normal(3)],)],
+    "__pycast": [(np.array([0.7]), "float64")],
+    "__item": [(np.array([[0.7]]),)],
+    "__tolist": [(A23,)],
+    "__pylist": [(A23,), ([normal(3), normal(2)],)],
+    "__pysum": [([normal(3), normal(3)],), (normal(2, 3), f(0.5))],
+    "dot": [(f(1.5), normal(3)), (normal(3), normal(3)), (A34, normal(4)),
+            (normal(3), A34), (A34, normal(4, 5)), (A234, normal(4)), (A234, normal(4, 5)),
+            (normal(3), normal(2, 3, 5)), (A234, normal(5, 4, 6))],
+    "matmul": [(A34, normal(4, 5)), (normal(3), A34), (A34, normal(4)),
+               (A234, normal(4, 5)), (A234, normal(1, 4, 5))],
+    "tensordot": [(A234, normal(3, 4, 5)), (A234, normal(4, 3), [[2, 1], [0, 1]]),
+                  (A34, normal(4, 5), 1)],
+    "outer": [(normal(3), normal(4)), (A23, normal(2))],
+    "cross": [(normal(3), normal(3)), (A23, normal(3)), (normal(2), normal(2)),
+              (normal(2), normal(3))],
+    "determinant": [(normal(3, 3) + 3 * np.eye(3),)],
+    "inverse": [(normal(3, 3) + 3 * np.eye(3),)],
+    "invGJE": [(normal(3, 3) + 3 * np.eye(3),)],
+    "conv1d": [(normal(2, 7, 3), normal(3, 3, 2)), (normal(2, 7, 3), normal(3, 3, 2), "same", 2),
+               (normal(1, 6, 2), normal(2, 2, 2), "causal", 1, 2)],
+    "conv2d": [(normal(1, 5, 6, 2), normal(2, 3, 2, 3)),
+               (normal(1, 5, 6, 2), normal(2, 2, 2, 1), "same", [2, 1])],
+    "max_pool2d": [(distinct(2, 5, 6, 3), [2, 2]), (distinct(2, 5, 6, 3), [3, 2], "same", [2, 2]),
+                   (distinct(4, 6), [2, 3])],
+    "avg_pool2d": [(normal(2, 5, 6, 3), [2, 2]), (normal(2, 5, 6, 3), [3, 2], "same", [2, 2]),
+                   (normal(5, 6, 2), [2, 3], "valid", [1, 2])],
+    "max_pool3d": [(distinct(1, 4, 4, 4, 2), [2, 2, 2])],
+    "avg_pool3d": [(normal(1, 4, 4, 4, 2), [2, 2, 2], "same", [2, 2, 1])],
+})
+
+#: rules whose operands the recorder builds (in-place changes): checked end to end in
+#: test_control_flow.py instead
+RECORDER_ONLY = {"__inplace", "__fill", "store"}

@@ -1,0 +1,197 @@
+"""The ``grad``/``value_and_grad`` API: argnums, values, PhySL functions, and the errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import phylanx
+from phylanx import Phylanx
+from phylanx.autodiff import PhylanxGradientError, grad, value_and_grad
+
+from .helpers import assert_grad_close, numeric_grad
+
+RNG = np.random.default_rng(11)
+
+
+@Phylanx
+def weighted(x, w, b):
+    return np.sum(np.tanh(x @ w + b) ** 2)
+
+
+def test_argnums_tuple_and_value():
+    x, w, b = RNG.standard_normal((3, 4)), RNG.standard_normal(4), 0.3
+    value, grads = value_and_grad(weighted, argnums=(0, 1, 2))(x, w, b)
+    assert value == weighted(x, w, b)
+    assert isinstance(grads, tuple) and len(grads) == 3
+    for i, g in enumerate(grads):
+        assert_grad_close(g, numeric_grad(weighted.python, [x, w, b], i))
+    assert isinstance(grads[2], np.float64)          # a scalar argument: a scalar gradient
+
+
+def test_grad_of_int_argnum_is_not_a_tuple():
+    x, w = RNG.standard_normal((3, 4)), RNG.standard_normal(4)
+    g = phylanx.grad(weighted, 1)(x, w, 0.0)
+    assert isinstance(g, np.ndarray) and g.shape == (4,)
+
+
+def test_inputs_are_not_changed_and_integers_are_differentiated_as_floats():
+    @Phylanx
+    def cube(x):
+        x += 1
+        return np.sum(x ** 3)
+
+    x = np.array([1, 2, 3])
+    g = grad(cube)(x)
+    np.testing.assert_array_equal(x, [1, 2, 3])
+    np.testing.assert_allclose(g, 3 * (x + 1.0) ** 2)
+
+
+def test_float32_gradient_stays_float32():
+    @Phylanx
+    def sq(x):
+        return np.sum(x * x)
+
+    g = grad(sq)(np.ones(3, dtype=np.float32))
+    assert g.dtype == np.float32
+
+
+def test_physl_lambda_from_evaluate_and_define():
+    state = phylanx.execution_tree.compiler_state()
+    f = phylanx.execution_tree.eval(state, "lambda(x, y, sum(x * x * y))")
+    x, y = RNG.standard_normal(3), RNG.standard_normal(3)
+    gx, gy = grad(f, (0, 1))(x, y)
+    assert_grad_close(gx, 2 * x * y)
+    assert_grad_close(gy, x * x)
+    phylanx.execution_tree.compile(state, "<test>", "h", "define(h, x, exp(x) * 2.0)")
+    h = phylanx.execution_tree.code_for(state, "<test>", "h")
+    assert np.isclose(grad(h)(0.5), 2 * np.exp(0.5))
+
+
+def test_output_that_does_not_depend_on_the_input_has_zero_gradient():
+    @Phylanx
+    def constant(x):
+        return 3.0
+
+    assert grad(constant)(np.ones(2)).tolist() == [0.0, 0.0]
+
+
+def test_non_scalar_output_is_an_error():
+    @Phylanx
+    def vector(x):
+        return x * 2.0
+
+    with pytest.raises(phylanx.PhylanxValueError, match="scalar"):
+        grad(vector)(np.ones(3))
+
+
+def test_bad_argnums():
+    with pytest.raises(phylanx.PhylanxTypeError, match="argnums"):
+        grad(weighted, argnums="x")
+    with pytest.raises(phylanx.PhylanxValueError, match="out of range"):
+        grad(weighted, argnums=5)(np.ones((2, 2)), np.ones(2), 0.0)
+
+
+def test_non_function_is_an_error():
+    with pytest.raises(phylanx.PhylanxTypeError, match="@Phylanx"):
+        grad(lambda x: x)
+
+
+def test_non_differentiable_primitive_on_the_path_is_a_located_error():
+    @Phylanx
+    def floored(x):
+        y = np.floor(x * 3.0)
+        return np.sum(y * x)
+
+    with pytest.raises(PhylanxGradientError, match="'floor'") as info:
+        grad(floored)(np.array([0.25, 1.5]))
+    assert info.value.loc is not None and info.value.loc.line > 0
+    assert "np.floor" in str(info.value)              # the excerpt of the user's line
+
+
+def test_non_differentiable_primitive_off_the_path_is_fine():
+    @Phylanx
+    def branch_on_floor(x):
+        k = np.floor(np.sum(x))        # used only in a comparison: no gradient flows
+        if k > 0:
+            return np.sum(x * x)
+        return np.sum(x)
+
+    np.testing.assert_allclose(grad(branch_on_floor)(np.array([0.7, 0.9])), [1.4, 1.8])
+
+
+def test_function_values_called_by_kernels_are_never_silently_ignored():
+    @Phylanx
+    def mapped(x, w):
+        ys = map(lambda v: v * w, x)   # the PhySL primitive fmap
+        return np.sum(ys)
+
+    with pytest.raises(PhylanxGradientError, match="fmap"):
+        grad(mapped, 1)(np.ones(3), 2.0)
+
+
+def test_value_and_grad_value_equals_the_call():
+    @Phylanx
+    def loss(w):
+        return np.mean((np.arange(4.0) * w - 1.0) ** 2)
+
+    value, g = value_and_grad(loss)(0.3)
+    assert value == loss(0.3)
+    assert np.isclose(g, numeric_grad(loss.python, [0.3]))
+
+
+def test_normal_calls_are_not_recorded_after_grad():
+    calls = weighted(np.ones((2, 2)), np.ones(2), 0.0)
+    grad(weighted)(np.ones((2, 2)), np.ones(2), 0.0)
+    assert weighted(np.ones((2, 2)), np.ones(2), 0.0) == calls
+    from phylanx.autodiff.recording import active_tape
+    assert active_tape() is None
+
+
+def test_list_of_parameters_gives_a_list_of_gradients():
+    @Phylanx
+    def two_layer(params, x):
+        w1, w2 = params
+        return np.sum(np.tanh(x @ w1) @ w2)
+
+    w1, w2, x = RNG.standard_normal((3, 4)), RNG.standard_normal(4), RNG.standard_normal((2, 3))
+    g1, g2 = grad(two_layer)([w1, w2], x)
+    assert_grad_close(g1, numeric_grad(lambda a: two_layer.python([a, w2], x), [w1]))
+    assert_grad_close(g2, numeric_grad(lambda b: two_layer.python([w1, b], x), [w2]))
+    assert isinstance(grad(two_layer)((w1, w2), x), tuple)
+
+
+@pytest.mark.parametrize(("x", "want"), [(1.5, 1.0), (-1.5, 0.0)])
+def test_scalar_identity_and_selection_of_a_literal(x, want):
+    @Phylanx
+    def identity(v):
+        return v
+
+    @Phylanx
+    def clamp(v):
+        return max(v, 0.0)
+
+    assert grad(identity)(x) == 1.0
+    assert grad(clamp)(x) == want
+
+
+def test_in_place_change_of_an_alias_of_the_input():
+    @Phylanx
+    def alias(x):
+        y = x
+        y += 1.0
+        return np.sum(x * y)
+
+    x = np.array([0.5, 2.0])
+    np.testing.assert_allclose(grad(alias)(x), 2 * (x + 1.0))
+
+
+def test_lists_built_repeated_and_copied():
+    @Phylanx
+    def listy(x):
+        items = [x * 2.0] * 3
+        more = items.copy()
+        more.append(np.sin(x))
+        return np.sum(np.array(more))
+
+    x = np.array([0.1, 0.4])
+    np.testing.assert_allclose(grad(listy)(x), 6.0 + np.cos(x))
