@@ -45,6 +45,7 @@ NUMPY_RENAMES: dict[str, str] = {
     "diagonal": "diag", "ravel": "flatten", "copy": "__copy", "round": "__npround",
     "around": "__npround", "concat": "concatenate", "asarray": "__array", "array": "__array",
     "asanyarray": "__array", "ascontiguousarray": "__array",
+    "radians": "deg2rad", "degrees": "rad2deg",
     "linalg.inv": "inverse", "linalg.det": "determinant", "linalg.norm": "norm",
     "linalg.solve": "linear_solver_lu", "linalg.matmul": "matmul",
     "random.seed": "set_seed", "random.rand": "__random_rand", "random.randn": "randn",
