@@ -47,7 +47,7 @@ NUMPY_RENAMES: dict[str, str] = {
     "asanyarray": "__array", "ascontiguousarray": "__array",
     "radians": "deg2rad", "degrees": "rad2deg",
     "linalg.inv": "inverse", "linalg.det": "determinant", "linalg.norm": "norm",
-    "linalg.solve": "linear_solver_lu", "linalg.matmul": "matmul",
+    "linalg.solve": "solve", "linalg.matmul": "matmul",
     "random.seed": "set_seed", "random.rand": "__random_rand", "random.randn": "randn",
     "random.random": "random_sample", "random.random_sample": "random_sample",
     "random.sample": "random_sample", "random.ranf": "random_sample",
