@@ -6,9 +6,10 @@
     phylanx primitives --markdown            docs/primitives.md (generated, do not edit by hand)
     phylanx primitives --markdown --check docs/primitives.md
                                              exit 1 if that file differs from what would be written
-    phylanx primitives --coverage            which names of the original exist here, and
-                                             each rule table's coverage (VJP, distribution,
-                                             fusion)
+    phylanx primitives --coverage            which names of the original exist here, each
+                                             rule table's coverage (VJP, distribution,
+                                             fusion), and how many of the 200 most used
+                                             NumPy functions translate under @Phylanx
 
 Everything is read from ``phylanx.primitives.registry``; nothing is listed by hand.
 """
@@ -41,8 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", metavar="FILE",
                    help="with --markdown: exit 1 if FILE differs from the generated text")
     p.add_argument("--coverage", action="store_true",
-                   help="report which names of the original Phylanx exist here and "
-                        "which primitives each rule table (vjp, distribution, fusion) covers")
+                   help="report which names of the original Phylanx exist here, which "
+                        "primitives each rule table (vjp, distribution, fusion) covers and "
+                        "which of the 200 most used NumPy functions translate")
     return p
 
 
@@ -193,7 +195,10 @@ def coverage_text() -> str:
         missing = table.missing()
         if missing:
             out.append(f"    without a rule: {' '.join(missing)}")
-    return "\n".join(out) + "\n"
+    # imported here: it loads the frontend, which no other listing needs
+    from .numpy_coverage import numpy_coverage_text
+
+    return "\n".join(out) + "\n" + numpy_coverage_text()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,9 +18,10 @@ import numpy as np
 from ..language import ast as past
 from ..primitives import registry
 from . import tables
+from .numpy_more import NumpyMoreMixin
 
 
-class NumpyMixin:
+class NumpyMixin(NumpyMoreMixin):
     """NumPy call rules; mixed into the expression translator."""
 
     def pinned(self, expr, node, out: list):

@@ -354,10 +354,11 @@ def _solvers_iterative_linear() -> dict[str, list[tuple]]:
 def _builders() -> list:
     """Every function named ``_<category>_<module>...`` of this module and of
     ``samples_matrixops``: one per declaring module, each returning ``{name: samples}``."""
-    from . import samples_matrixops
+    from . import samples_matrixops, samples_numpy, samples_numpy_matrixops
 
     builders = []
-    for module in (sys.modules[__name__], samples_matrixops):
+    for module in (sys.modules[__name__], samples_matrixops, samples_numpy,
+                   samples_numpy_matrixops):
         builders += [f for name, f in sorted(vars(module).items())
                      if name.startswith("_") and not name.startswith("__")
                      and inspect.isfunction(f) and f.__module__ == module.__name__

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...errors import PhylanxTypeError, PhylanxValueError
 from ...values import scalarize, type_name
-from ..dtypes import to_axis
+from ..dtypes import to_axis, to_bool
 from ..registry import primitive
 from .linalg import numeric
 
@@ -96,16 +96,35 @@ def sort(a, axis=-1, kind="quicksort", order=None):
     return np.sort(arr, axis=axis, kind=kind)
 
 
-@primitive("unique", "unique(_1)", "unique(_1, _2)",
-           oracle=lambda a, axis=None: np.unique(a, axis=axis),
+def _unique_oracle(a, axis=None, return_index=False, return_inverse=False,
+                   return_counts=False, equal_nan=True):
+    result = np.unique(a, return_index, return_inverse, return_counts, axis,
+                       equal_nan=equal_nan)
+    return list(result) if isinstance(result, tuple) else result
+
+
+# The original's second positional argument is ``axis`` (NumPy's is return_index), so the
+# NumPy flags are trailing keyword slots; decorated Python binds np.unique's arguments by
+# name (frontend/numpy_calls.py np_unique).
+@primitive("unique", "unique(_1, __arg(_2_axis, nil), __arg(_3_return_index, false), "
+           "__arg(_4_return_inverse, false), __arg(_5_return_counts, false), "
+           "__arg(_6_equal_nan, true))",
+           oracle=_unique_oracle,
            example="unique([3, 1, 3, 2])", result="[1, 2, 3]")
-def unique(a, axis=None):
+def unique(a, axis=None, return_index=False, return_inverse=False, return_counts=False,
+           equal_nan=True):
     """Sorted unique elements (flattened), or the unique sub-arrays along ``axis``.
 
-    Like numpy.unique: only the values are returned (no indices or counts).
+    Like numpy.unique.  With any of ``return_index`` (first occurrence of each unique
+    value), ``return_inverse`` (indices rebuilding the input from the unique values) and
+    ``return_counts`` (occurrences) the result is ``list(unique, <those asked for, in that
+    order>)``.  ``equal_nan`` false keeps every NaN apart.
     """
     arr = numeric(a, "the argument")
-    return np.unique(arr, axis=to_axis(axis, arr.ndim))
+    flags = [to_bool(f) for f in (return_index, return_inverse, return_counts)]
+    result = np.unique(arr, *flags, axis=to_axis(axis, arr.ndim),
+                       equal_nan=to_bool(equal_nan, True))
+    return list(result) if isinstance(result, tuple) else result
 
 
 def _power_operand(value: Any, what: str) -> Any:

@@ -1,0 +1,112 @@
+"""matrixops, NumPy products and the stacked solver the original lacks (extensions): ``inner
+kron einsum solve``.
+
+Each is the NumPy function of the same name (``solve`` is ``numpy.linalg.solve``) with
+NumPy's result types: integers stay integers in the products, float32 stays float32.
+``solve`` works on stacks of matrices with NumPy 2's broadcasting rule (see its
+docstring) and, like ``inverse`` and ``linear_solver_lu``, also refuses a numerically
+singular matrix (a pivot at most n * eps * ||a||_F, see solvers/direct.py), where NumPy
+only refuses exactly zero pivots and otherwise returns huge garbage.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import PhylanxTypeError, PhylanxValueError
+from ...values import scalarize, type_name
+from ..array_args import numpy_call
+from ..registry import primitive
+from ..solvers.direct import RELATIVE_TO, factorise
+from .linalg import numeric
+
+
+@primitive(
+    "inner", "inner(_1_a, _2_b)", extension=True, oracle=np.inner,
+    example="inner([[1, 2], [3, 4]], [1, 10])", result="[21, 43]",
+)
+def inner(a, b):
+    """Inner product over the last axes, like numpy.inner (numbers multiply).
+
+    For vectors the dot product; in general ``out[i..., j...] = sum(a[i..., :] *
+    b[j..., :])``, so the last axes must have the same length.
+    """
+    x, y = numeric(a, "a"), numeric(b, "b")
+    return scalarize(np.asarray(numpy_call(np.inner, x, y)))
+
+
+@primitive(
+    "kron", "kron(_1_a, _2_b)", extension=True, oracle=np.kron,
+    example="kron([[1, 2]], [[1], [10]])", result="[[1, 2], [10, 20]]",
+)
+def kron(a, b):
+    """Kronecker product: blocks ``a[i, j] * b``, like numpy.kron (any ranks)."""
+    x, y = numeric(a, "a"), numeric(b, "b")
+    return scalarize(np.asarray(numpy_call(np.kron, x, y)))
+
+
+@primitive(
+    "einsum", "einsum(_1_subscripts, __2)", extension=True, oracle=np.einsum,
+    example="einsum(\"ij,j->i\", [[1, 2], [3, 4]], [1, 10])", result="[21, 43]",
+)
+def einsum(subscripts, *operands):
+    """Einstein summation over the operands as written in ``subscripts``, like numpy.einsum.
+
+    ``"ij,jk->ik"`` is a matrix product, ``"ii"`` a trace, ``"ij->ji"`` a transpose,
+    ``"...ij,...jk"`` broadcasts over leading axes; without ``->`` the output holds the
+    indices that occur once, in alphabetical order.
+    """
+    if not isinstance(subscripts, str):
+        raise PhylanxTypeError(f"subscripts must be a string such as \"ij,jk->ik\", got a "
+                               f"{type_name(subscripts)}")
+    arrays = [numeric(op, f"operand {i + 1}") for i, op in enumerate(operands)]
+    if not arrays:
+        raise PhylanxValueError("einsum needs at least one operand")
+    return scalarize(np.asarray(numpy_call(np.einsum, subscripts, *arrays)))
+
+
+def _stack(value, what: str) -> np.ndarray:
+    arr = numeric(value, what)
+    if arr.dtype.kind == "c":
+        raise PhylanxTypeError(f"{what} must be real, got a complex array")
+    return arr
+
+
+def _check_regular(a: np.ndarray) -> None:
+    """PhylanxValueError if a matrix of the stack ``a`` has a negligible LU pivot."""
+    work = a if a.dtype in (np.float32, np.float64) else a.astype(np.float64)
+    if work.shape[-1] == 0 or not np.all(np.isfinite(work)):
+        return   # inf/NaN: NumPy's NaN result stands, as in inverse
+    for index in np.ndindex(work.shape[:-2]):
+        _, bad = factorise(np.array(work[index], order="F"), "getrf")
+        if bad is not None:
+            where = f" (matrix {list(index)} of the stack)" if work.ndim > 2 else ""
+            raise PhylanxValueError(f"the matrix a is singular{where}: pivot {bad} of its LU "
+                                    f"factorisation is zero {RELATIVE_TO}")
+
+
+@primitive(
+    "solve", "solve(_1_a, _2_b)", extension=True, oracle=np.linalg.solve,
+    example="solve([[0.0, 2.0], [3.0, 1.0]], [4.0, 5.0])", result="[1.0, 2.0]",
+)
+def solve(a, b):
+    """Solve ``a @ x = b`` for square ``a`` or a stack of them, like numpy.linalg.solve.
+
+    ``a`` has shape (..., M, M).  A 1-d ``b`` of length M is one right-hand side for every
+    matrix (x has shape (..., M)); otherwise ``b`` has shape (..., M, K), K columns of
+    right-hand sides, and the leading axes of ``a`` and ``b`` broadcast (NumPy 2's rule: a
+    stack of vectors (..., M) must be given as (..., M, 1)).  Integers are solved in
+    float64, float32 stays float32.  A singular matrix is an error, also a numerically
+    singular one (see the module docstring).
+    """
+    lhs, rhs = _stack(a, "a"), _stack(b, "b")
+    if lhs.ndim < 2 or lhs.shape[-1] != lhs.shape[-2]:
+        raise PhylanxValueError(f"a must be a square matrix or a stack of them (..., M, M), "
+                                f"got shape {lhs.shape}")
+    if rhs.ndim == 0:
+        raise PhylanxValueError("b must be an array of at least 1 dimension, got a 0-d value")
+    if rhs.shape[-1 if rhs.ndim == 1 else -2] != lhs.shape[-1]:
+        expected = "(M,)" if rhs.ndim == 1 else "(..., M, K)"
+        raise PhylanxValueError(f"b of shape {rhs.shape} does not match a of shape {lhs.shape}"
+                                f": expected {expected} with M = {lhs.shape[-1]}")
+    _check_regular(lhs)
+    return numpy_call(np.linalg.solve, lhs, rhs)

@@ -1,0 +1,222 @@
+"""matrixops, NumPy searching, counting and unbuffered updates the original lacks
+(extensions): ``argwhere flatnonzero searchsorted digitize unravel_index bincount histogram
+add_at``.
+
+Each follows the NumPy function of the same name with NumPy's argument names as keyword
+slots; where NumPy returns a tuple (``unravel_index``, ``histogram``) the result is a PhySL
+list.  Index results are int64.  ``add_at`` is ``numpy.add.at``: it changes its first
+argument in place, like ``store``, and returns it (NumPy returns None; decorated Python's
+``np.add.at(a, i, v)`` is a statement).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import PhylanxTypeError, PhylanxValueError
+from ...values import scalarize, type_name
+from ..array_args import as_array, as_shape, numpy_call
+from ..dtypes import to_bool, to_count
+from ..registry import primitive
+
+
+def _values(value, what: str) -> np.ndarray:
+    arr = as_array(value, what)
+    if arr.dtype.kind not in "biuf":
+        raise PhylanxTypeError(f"{what} must be numeric, got a {type_name(value)}")
+    return arr
+
+
+@primitive(
+    "argwhere", "argwhere(_1_a)", extension=True, oracle=np.argwhere,
+    example="argwhere([[0, 3], [5, 0]])", result="[[0, 1], [1, 0]]",
+)
+def argwhere(a):
+    """Indices of the non-zero elements, one row per element, like numpy.argwhere.
+
+    The result is an int64 matrix of shape (count, a.ndim), in row-major order (a 0-d
+    value gives shape (1, 0) or (0, 0)).
+    """
+    return np.argwhere(_values(a, "a"))
+
+
+@primitive(
+    "flatnonzero", "flatnonzero(_1_a)", extension=True, oracle=np.flatnonzero,
+    example="flatnonzero([[0, 3], [5, 0]])", result="[1, 2]",
+)
+def flatnonzero(a):
+    """Indices of the non-zero elements of the flattened array, like numpy.flatnonzero."""
+    return np.flatnonzero(_values(a, "a"))
+
+
+@primitive(
+    "searchsorted",
+    "searchsorted(_1_a, _2_v, __arg(_3_side, \"left\"), __arg(_4_sorter, nil))",
+    extension=True, oracle=np.searchsorted,
+    example="searchsorted([1, 3, 5, 7], [0, 3, 6])", result="[0, 1, 3]",
+)
+def searchsorted(a, v, side="left", sorter=None):
+    """Where to insert ``v`` into the sorted 1-d ``a`` to keep it sorted, like numpy.searchsorted.
+
+    ``side`` "left" gives the first suitable index, "right" the last; ``sorter`` holds the
+    indices that sort ``a`` (argsort) when ``a`` itself is not sorted.  ``a`` is not checked
+    for being sorted (as in NumPy).
+    """
+    arr = _values(a, "a")
+    if arr.ndim != 1:
+        raise PhylanxValueError(f"a must be 1-d, got shape {arr.shape}")
+    if side not in ("left", "right"):
+        raise PhylanxValueError(f"side must be \"left\" or \"right\", got {side!r}")
+    order = None if sorter is None else _values(sorter, "sorter")
+    return scalarize(np.asarray(numpy_call(np.searchsorted, arr, _values(v, "v"), side,
+                                           order)))
+
+
+@primitive(
+    "digitize", "digitize(_1_x, _2_bins, __arg(_3_right, false))", extension=True,
+    oracle=np.digitize,
+    example="digitize([0.5, 1.0, 2.5, 9.0], [1.0, 2.0, 3.0])", result="[0, 1, 2, 3]",
+)
+def digitize(x, bins, right=False):
+    """Index of the bin of each value of ``x``, like numpy.digitize.
+
+    ``bins`` is monotonic (increasing or decreasing); with increasing bins value ``v`` gets
+    ``i`` such that ``bins[i-1] <= v < bins[i]`` (``<`` and ``<=`` swapped if ``right``).
+    """
+    edges = _values(bins, "bins")
+    if edges.ndim != 1:
+        raise PhylanxValueError(f"bins must be 1-d, got shape {edges.shape}")
+    return scalarize(np.asarray(numpy_call(np.digitize, _values(x, "x"), edges,
+                                           to_bool(right))))
+
+
+def _unravel_index(indices, shape, order="C"):
+    return list(np.unravel_index(indices, shape, order=order))
+
+
+@primitive(
+    "unravel_index", "unravel_index(_1_indices, _2_shape, __arg(_3_order, \"C\"))",
+    extension=True, oracle=_unravel_index,
+    example="unravel_index([5, 1], list(2, 3))", result="list([1, 0], [2, 1])",
+)
+def unravel_index(indices, shape, order="C"):
+    """The coordinates of flat indices in an array of ``shape``, like numpy.unravel_index.
+
+    Returns a list with one int64 array (or number) per dimension; ``order`` "C" (row-major)
+    or "F" (column-major).  An index outside the array is an error.
+    """
+    idx = _values(indices, "indices")
+    if order not in ("C", "F"):
+        raise PhylanxValueError(f"order must be \"C\" or \"F\", got {order!r}")
+    coords = numpy_call(np.unravel_index, idx, as_shape(shape), order=order)
+    return [scalarize(np.asarray(c)) for c in coords]
+
+
+@primitive(
+    "bincount", "bincount(_1_x, __arg(_2_weights, nil), __arg(_3_minlength, 0))",
+    extension=True, oracle=np.bincount,
+    example="bincount([0, 1, 1, 3])", result="[1, 2, 0, 1]",
+)
+def bincount(x, weights=None, minlength=0):
+    """Occurrences of each value 0..max(x) in the non-negative integer vector ``x``.
+
+    Like numpy.bincount: with ``weights`` (same length as ``x``) the weights of equal
+    values are summed instead (float64); the result has at least ``minlength`` entries.
+    """
+    values = _values(x, "x")
+    if values.ndim != 1:
+        raise PhylanxValueError(f"x must be 1-d, got shape {values.shape}")
+    w = None if weights is None else _values(weights, "weights")
+    return numpy_call(np.bincount, values, w, to_count(minlength, "minlength"))
+
+
+def _histogram(a, bins=10, range=None, density=None, weights=None):
+    hist, edges = np.histogram(a, bins, None if range is None else tuple(range), density,
+                               weights)
+    return [hist, edges]
+
+
+def _bins(bins):
+    if isinstance(bins, str):
+        return bins
+    edges = _values(bins, "bins")
+    if edges.ndim == 0:
+        return to_count(edges[()], "bins", 1)
+    return edges
+
+
+@primitive(
+    "histogram",
+    "histogram(_1_a, __arg(_2_bins, 10), __arg(_3_range, nil), __arg(_4_density, nil), "
+    "__arg(_5_weights, nil))",
+    extension=True, oracle=_histogram,
+    example="histogram([1, 2, 2, 3, 4], 3)",
+    result="list([1, 2, 2], [1.0, 2.0, 3.0, 4.0])",
+)
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    """Histogram of ``a`` as ``list(counts, bin_edges)``, like numpy.histogram.
+
+    ``bins`` is a number of equal-width bins over ``range`` (a list (low, high); default
+    the data's min and max), an increasing list of edges, or a NumPy bin-width rule
+    ("auto", "fd", ...).  Each bin is half-open except the last.  ``density`` true
+    normalises to a probability density; ``weights`` gives each value a weight.
+    """
+    data = _values(a, "a")
+    limits = None
+    if range is not None:
+        limits = _values(range, "range")
+        if limits.shape != (2,):
+            raise PhylanxValueError(f"range must be a list (low, high), got shape "
+                                    f"{limits.shape}")
+        limits = limits.tolist()
+    w = None if weights is None else _values(weights, "weights")
+    density = None if density is None else to_bool(density)
+    return numpy_call(_histogram, data, _bins(bins), limits, density, w)
+
+
+def _position(index, what: str):
+    """One element of a list of per-axis indices (``np.add.at(a, (i, j), v)``)."""
+    if index is None:
+        return slice(None)
+    if isinstance(index, range):
+        return slice(index.start, index.stop, index.step)
+    arr = as_array(index, what)
+    if arr.dtype.kind not in "biu":
+        raise PhylanxTypeError(f"{what} must hold integers or booleans, got {arr.dtype} values")
+    return arr[()] if arr.ndim == 0 else arr
+
+
+def _at_indices(indices):
+    """NumPy's index for ``ufunc.at``: an integer/bool array or number, or a list with one
+    index per axis (a list of plain numbers is one index array, as a Python list is)."""
+    if isinstance(indices, (list, tuple)):
+        if all(isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
+               for i in indices):
+            return np.asarray(indices, dtype=np.int64)
+        return tuple(_position(i, f"index {k} of indices") for k, i in enumerate(indices))
+    return _position(indices, "indices")
+
+
+@primitive(
+    "add_at", "add_at(_1_a, _2_indices, _3_b)", extension=True,
+    oracle=lambda a, indices, b: (np.add.at(
+        a, tuple(indices) if isinstance(indices, list) else indices, b), a)[1],
+    example="add_at([0.0, 0.0, 0.0], [0, 2, 0], 1.5)", result="[3.0, 0.0, 1.5]",
+)
+def add_at(a, indices, b):
+    """Add ``b`` to ``a`` at ``indices`` unbuffered, in place, and return ``a`` (numpy.add.at).
+
+    Unlike ``a[indices] += b``, a repeated index adds once per occurrence.  ``indices`` is
+    an integer (or bool) array or number, or a list with one index per axis (arrays,
+    numbers, nil for a whole axis); ``b`` broadcasts to the indexed elements.  As with
+    ``store``, other names of ``a`` see the change.  ``a`` keeps its dtype: ``b`` is cast
+    to it as NumPy's ``add.at`` does (0.5 added into an integer array adds 0).
+    """
+    if not isinstance(a, np.ndarray) or a.ndim == 0:
+        raise PhylanxTypeError(f"a must be an array of at least 1 dimension (it is changed "
+                               f"in place), got a {type_name(a)}")
+    values = _values(b, "b")
+    try:
+        numpy_call(np.add.at, a, _at_indices(indices), values)
+    except IndexError as e:
+        raise PhylanxValueError(str(e)) from None
+    return a
