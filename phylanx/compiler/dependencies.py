@@ -18,7 +18,7 @@ has measured ``V`` as expensive; everything else keeps program order.
 from __future__ import annotations
 
 from ..primitives import registry
-from ..runtime.nodes import Node
+from ..runtime.nodes import ORDERED, Node
 
 _PURE_INTERNAL = frozenset(("literal", "array", "access-variable", "block"))
 _IMPURE_NAMES = frozenset(("return", "break", "continue", "call-function"))
@@ -28,7 +28,7 @@ def _primitive_is_pure(name: str) -> bool:
     spec = registry.lookup(name)
     if spec is None:
         return False
-    if spec.side_effects or name in _IMPURE_NAMES:
+    if spec.side_effects or name in _IMPURE_NAMES or name in ORDERED:  # (collectives)
         return False
     text = f"{spec.no_oracle or ''} {spec.doc}"
     return "in place" not in text and "higher-order" not in text \

@@ -19,7 +19,7 @@ from .... import distributed as api
 from ....primitives.registry import primitive
 from ... import settings
 
-_DIST = {"extension": True}
+_DIST = {"extension": True, "flags": {"ordered": True}}  # communicates in program order
 
 
 def _wait(future) -> Any:
