@@ -28,7 +28,7 @@ def ev(code, *args):
     names = ", ".join("abc"[:len(args)])
     return phylanx.evaluate(f"lambda({names}, {code})", *args)
 
-groups = sys.argv[1:] or ["basic", "errors"]
+groups = sys.argv[1:] or ["basic", "products", "conv", "errors"]
 
 
 def close(got, want, what):
@@ -201,6 +201,86 @@ def basic():
               f'{n}), list("rows", 0, 2), list("columns", {r * 3 // n}, {(r + 1) * 3 // n})))',
               cd)
     check_tiled(user, cube, "user retile")
+
+
+def result_of(value):
+    return value.gather() if isinstance(value, dist.DistributedArray) else value
+
+
+def products():
+    rng = np.random.default_rng(7)
+    m, k, p = n + 2, 2 * n + 1, n + 3
+    A, B = rng.normal(size=(m, k)), rng.normal(size=(k, p))
+    u, w = rng.normal(size=k), rng.normal(size=m)
+    tilings = ("sym", "row", "column")
+    for ka in tilings:
+        a = dist.tiled(A, ka, name="A")
+        for kb in tilings:
+            b = dist.tiled(B, kb, name="B")
+            close(result_of(ev("dot_d(a, b)", a, b)), A @ B, f"dot_d 2d2d {ka} {kb}")
+        close(result_of(ev("dot_d(a, b)", a, dist.tiled(u, name="u"))), A @ u,
+              f"dot_d 2d1d {ka}")
+        close(result_of(ev("dot_d(a, b)", dist.tiled(w, name="w"), a)), w @ A,
+              f"dot_d 1d2d {ka}")
+        close(result_of(ev("dot_d(a, b)", a, B)), A @ B, f"dot_d tiled·plain {ka}")
+        close(result_of(ev("dot_d(a, b)", A, dist.tiled(B, ka, name="B"))), A @ B,
+              f"dot_d plain·tiled {ka}")
+    close(ev("dot_d(a, b)", dist.tiled(u, name="u"), dist.tiled(u[::-1].copy(), name="v")),
+          u @ u[::-1], "dot_d 1d1d")
+    # results: tiled by the lhs rows when it is row-split, else replicated
+    d = ev("dot_d(a, b)", dist.tiled(A, "row", name="A"), dist.tiled(B, "sym", name="B"))
+    assert isinstance(d, dist.DistributedArray) and d.full_name == "A/1"
+    replicated = ev("dot_d(a, b)", dist.tiled(A, "column", name="A"), B)
+    assert isinstance(replicated, np.ndarray) or n == 1
+    mo = dist.tiled(A, "row", 1 if m >= 2 * n else 0, name="Ao")
+    close(result_of(ev("dot_d(a, b)", mo, u)), A @ u, "dot_d overlapping lhs")
+    close(result_of(ev("dot_d(a, b)", dist.tiled(A, "column", 1 if k >= 2 * n else 0,
+                                                 name="Ac"), u)), A @ u,
+          "dot_d overlapping contraction")
+
+    # cannon on square grids; any other rank count is an error on every rank
+    if n in (1, 4):
+        S, T = rng.normal(size=(4, 6)), rng.normal(size=(6, 5))
+        c = ev("cannon_product_d(a, b)", dist.tiled(S, name="S"), dist.tiled(T, name="T"))
+        check_tiled(c, S @ T, "cannon_product_d", "S/1")
+    else:
+        expect_error("cannon_product_d(a, b)", ["square number of localities", str(n)],
+                     dist.tiled(A, name="A"), dist.tiled(B, name="B"))
+
+    # inverse_d: column tiles (and others, fetched into columns)
+    size = n + 2
+    M = rng.normal(size=(size, size)) + size * np.eye(size)
+    M[[0, 1]] = M[[1, 0]]
+    M[0, 0] = 0.0                     # the first pivot needs a row swap
+    for kind in ("column", "sym", "row"):
+        inv = ev("inverse_d(a)", dist.tiled(M, kind, name="M"))
+        check_tiled(inv, np.linalg.inv(M), f"inverse_d {kind}", "M/1")
+    singular = np.ones((size, size))
+    expect_error("inverse_d(a)", ["singular"], dist.tiled(singular, "column", name="S"))
+
+
+def conv():
+    from phylanx.primitives.keras_support.conv import conv1d
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(n, 4 * n + 1, 2))
+    kernel = rng.normal(size=(3, 2, 3))
+    layouts = [("page", 0), ("row", 0), ("sym", 0), ("row", 1)]
+    for kind, over in layouts:
+        if kind == "sym" and n > 1 and x.shape[0] < 2:
+            continue
+        xd = dist.tiled(x, kind, over, name="x")
+        for padding in ("valid", "same", "causal"):
+            for strides, dilation in ((1, 1), (2, 1), (1, 2), (3, 2)):
+                out = ev(f'conv1d_d(a, b, "{padding}", {strides}, {dilation})', xd, kernel)
+                want = conv1d(x, kernel, padding, strides, dilation)
+                check_tiled(out, want, f"conv1d_d {kind}/{over} {padding} {strides} {dilation}",
+                            "x/1")
+    out = ev('conv1d_d(a, b, "same", 1, 1, "y")', dist.tiled(x, "row", name="x"), kernel)
+    assert out.full_name == "y"
+    if n > 1:    # channels split across localities
+        expect_error("conv1d_d(a, b)", ["channels"],
+                     dist.tiled(rng.normal(size=(1, 2, 2 * n)), "column", name="xc"),
+                     rng.normal(size=(1, 2 * n, 1)))
 
 
 def errors():
