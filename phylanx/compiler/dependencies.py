@@ -18,7 +18,7 @@ has measured ``V`` as expensive; everything else keeps program order.
 from __future__ import annotations
 
 from ..primitives import registry
-from ..runtime.nodes import Node
+from ..runtime.nodes import ORDERED, Node
 
 _PURE_INTERNAL = frozenset(("literal", "array", "access-variable", "block"))
 _IMPURE_NAMES = frozenset(("return", "break", "continue", "call-function"))
@@ -28,8 +28,10 @@ def _primitive_is_pure(name: str) -> bool:
     spec = registry.lookup(name)
     if spec is None:
         return False
-    # the registry's flags, not the docs, say what may be reordered
-    return not (spec.side_effects or spec.higher_order or name in _IMPURE_NAMES)
+    # the registry's flags, not the docs, say what may be reordered; ORDERED primitives
+    # communicate, so every rank must run them in program order
+    return not (spec.side_effects or spec.higher_order or name in _IMPURE_NAMES
+                or name in ORDERED)
 
 
 _pure_cache: dict[str, bool] = {}

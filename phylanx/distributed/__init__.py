@@ -183,14 +183,43 @@ def unregister_array(name: str) -> None:
     (mpi.service.arrays if mpi is not None else _arrays).pop(name, None)
 
 
-def get_remote(locality: int, name: str, index: Any = None, *, where: Any = CALLER) -> Future:
+def get_remote(locality: int, name: str, index: Any = None, *, where: Any = CALLER,
+               wait: bool = False) -> Future:
     """A copy of ``array[index]`` (the whole array if None) registered as ``name`` on
-    ``locality``; the owner's program does not take part."""
+    ``locality``; the owner's program does not take part.  ``wait``: if ``name`` is
+    not registered there yet, wait for it (up to ``remote_timeout``) instead of failing."""
     mpi = _mpi()
     if mpi is not None:
-        return mpi.get_remote(locality, name, index, _caller(where))
+        return mpi.get_remote(locality, name, index, _caller(where), wait=wait)
     if locality != 0 or name not in _arrays:
         raise PhylanxRemoteError(f"no array registered as {name!r} on locality {locality}",
                                  _caller(where), "get_remote")
     array = _arrays[name]
     return ready(array.copy() if index is None else array[index].copy())
+
+
+# -- tiled arrays (darray.py, tiles.py, tiling.py; PhySL: constant_d, annotate_d ...) ---
+from .darray import DistributedArray  # noqa: E402
+
+
+def annotate(local: Any, name: str, tile: Any = None) -> DistributedArray:
+    """Collective: ``local`` as this rank's tile of the distributed array ``name``;
+    ``tile`` is the PhySL ``list("tile", ...)`` as a Python list, e.g.
+    ``["tile", ["rows", 0, 2], ["columns", 0, 3]]`` (None: the whole array)."""
+    from .primitives.core.annotation import annotate_d
+    return annotate_d(local, name, tile)
+
+
+def tiled(array: Any, tiling_type: str = "sym", intersection: Any = None,
+          name: str = "") -> DistributedArray:
+    """Collective: every rank passes the same whole ``array``; each keeps its tile of
+    the ``tiling_type`` tiling (sym, row, column, page) with overlap ``intersection``."""
+    import numpy as np
+
+    from .primitives._support import auto_name, box_slices, create
+    whole = np.asarray(array)
+    return create(auto_name(name, "array"), whole.shape, None, None, tiling_type,
+                  intersection, lambda box: whole[box_slices(box)].copy())
+
+
+__all__ += ["DistributedArray", "annotate", "tiled"]

@@ -152,7 +152,13 @@ class Service:
         elif tag == REQUEST:
             request_id, what, payload = data
             if what.startswith("get_remote"):
-                self._answer(source, request_id, lambda: self._read_array(*payload))
+                name, index, wait = payload
+                if name in self.arrays or not wait:
+                    self._answer(source, request_id, lambda: self._read_array(name, index))
+                else:   # not registered yet (SPMD lag): wait for it off the service thread
+                    threading.Thread(target=self._answer, args=(source, request_id,
+                                     lambda: self._read_array(name, index, wait=True)),
+                                     daemon=True, name="phylanx-mpi-read").start()
             else:
                 threading.Thread(target=self._answer, args=(source, request_id,
                                  lambda: self._run(payload)), daemon=True,
@@ -204,7 +210,10 @@ class Service:
         raise KeyError(f"no function named {name!r} on locality {self.rank} "
                        "(register it with phylanx.distributed.register_function)")
 
-    def _read_array(self, name: str, index: Any) -> Any:
+    def _read_array(self, name: str, index: Any, wait: bool = False) -> Any:
+        deadline = time.monotonic() + float(settings.get("remote_timeout"))
+        while wait and name not in self.arrays and time.monotonic() < deadline:
+            time.sleep(0.001)
         if name not in self.arrays:
             raise KeyError(f"no array registered as {name!r} on locality {self.rank}")
         array = self.arrays[name]

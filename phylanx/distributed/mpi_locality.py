@@ -140,7 +140,7 @@ class MPILocality(Locality):
         return self.service.request(locality, what, payload, where)
 
     def get_remote(self, locality: int, name: str, index: Any = None,
-                   where: SourceLoc | None = None) -> Future:
+                   where: SourceLoc | None = None, wait: bool = False) -> Future:
         self._check_locality(locality, "get_remote", where)
         what = f"get_remote({locality}, {name!r})"
         if locality == self.rank:
@@ -149,7 +149,7 @@ class MPILocality(Locality):
             except KeyError as e:
                 from .errors import PhylanxRemoteError
                 return _failed(PhylanxRemoteError(f"{what}: {e.args[0]}", where))
-        return self.service.request(locality, what, (name, index), where)
+        return self.service.request(locality, what, (name, index, wait), where)
 
     def _check_locality(self, locality: int, what: str, where: SourceLoc | None) -> None:
         if not 0 <= locality < self.size:

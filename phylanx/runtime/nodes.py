@@ -160,14 +160,14 @@ def _thunk(child: Node, frame: list) -> Callable[[], Any]:
 
 def writes_frame(node: Node) -> bool:
     """True if evaluating ``node`` may assign a variable of the frame it runs in
-    (``define``, ``store``, a ``for_each`` loop variable): such a node must not run
-    concurrently with its siblings.  Function bodies (``lambda``) are not entered:
-    defining a function does not run it."""
+    (``define``, ``store``, a ``for_each`` loop variable), or communicates in program
+    order (``ORDERED``): such a node must not run concurrently with its siblings.
+    Function bodies (``lambda``) are not entered: defining a function does not run it."""
     stack = [node]
     while stack:
         n = stack.pop()
         p = n.primitive
-        if p in _WRITERS or (p == "for_each" and n.instance):
+        if p in _WRITERS or p in ORDERED or (p == "for_each" and n.instance):
             return True
         if p != "lambda":
             stack.extend(n.children)
@@ -297,6 +297,15 @@ def resolving(impl: Callable[..., Any]) -> Callable[..., Any]:
     return kernel
 
 
+#: ``handler(node, impl, args, exc)`` for operands a kernel cannot take, tried on the
+#: failure path only (so ordinary evaluation pays nothing); NotImplemented: not mine
+operand_handlers: list[Callable[..., Any]] = []
+
+#: primitives that communicate in program order (collectives of the distributed
+#: layer): a subtree holding one is never spawned concurrently with its siblings
+ORDERED: set[str] = set()
+
+
 def node_failed(node: Node, impl: Callable[..., Any], args, exc: Exception) -> Any:
     """A kernel raised ``exc``: retry once if an operand held a future, else locate it.
 
@@ -306,6 +315,17 @@ def node_failed(node: Node, impl: Callable[..., Any], args, exc: Exception) -> A
     """
     if isinstance(exc, ControlSignal):
         raise exc  # break/continue/return: not an error
+    for handler in operand_handlers:   # e.g. tiled arrays (phylanx.distributed.darray)
+        try:
+            result = handler(node, impl, args, exc)
+        except PhylanxError as e:
+            raise node.locate(e) from None
+        except ControlSignal:
+            raise
+        except Exception as e:
+            raise node.wrap(e) from e
+        if result is not NotImplemented:
+            return result
     if not getattr(impl, "resolves_futures", False) and any(holds_future(a) for a in args):
         values = [resolve_deep(a) for a in args]
         try:

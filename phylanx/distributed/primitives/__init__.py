@@ -5,6 +5,10 @@ category from the package (``phylanx.distributed.primitives.<category>``).  They
 here, above the compiler, because they call the MPI layer; ``phylanx/__init__``
 imports this package, so the registry is complete once ``phylanx`` is imported.
 Importing it does not import mpi4py.
+
+Primitives flagged ``flags={"ordered": True}`` communicate, so every rank must run
+them in the same order: they are added to ``runtime.nodes.ORDERED``, which keeps the
+runtime from spawning them concurrently with their siblings.
 """
 from __future__ import annotations
 
@@ -18,3 +22,8 @@ for _package in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     for _info in sorted(pkgutil.iter_modules(_category.__path__), key=lambda m: m.name):
         if not _info.name.startswith("_"):
             importlib.import_module(f"{_category.__name__}.{_info.name}")
+
+from ...primitives.registry import all_specs as _all_specs  # noqa: E402
+from ...runtime.nodes import ORDERED as _ORDERED  # noqa: E402
+
+_ORDERED.update(spec.name for spec in _all_specs() if spec.flags.get("ordered"))

@@ -78,7 +78,7 @@ def squeeze(a, axis=None):
 
 @primitive(
     "expand_dims", "expand_dims(_1,_2)",
-    oracle=np.expand_dims,
+    oracle=np.expand_dims, distributable=True,
     example="expand_dims([1, 2], 1)", result="[[1], [2]]",
     differentiable=True,
 )

@@ -19,8 +19,8 @@ from .... import distributed as api
 from ....primitives.registry import primitive
 from ... import settings
 
-# every rank must issue collectives in one order: never reordered (``side_effects``)
-_DIST = {"extension": True, "side_effects": True}
+# every rank must issue collectives in one order: never reordered or spawned
+_DIST = {"extension": True, "side_effects": True, "flags": {"ordered": True}}
 
 
 def _wait(future) -> Any:

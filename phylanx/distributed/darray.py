@@ -1,0 +1,237 @@
+"""``DistributedArray``: a tiled array as a PhySL value (reference §4.2).
+
+One object per rank holds this rank's tile (``.local``), the :class:`~.tiles.Layout`
+of all tiles (global shape, one box per locality) and the global name and
+generation.  It is an ordinary PhySL value: variables hold it, decorated functions
+take and return it, ``phylanx.evaluate`` accepts it.
+
+**How kernels see it.**  Non-distributed evaluation must pay nothing, so no
+primitive checks its operands for tiles.  Instead, the wrapper refuses to become a
+NumPy array *inside an evaluation* (``__array__`` raises :class:`TiledOperand`,
+and kernels that check types refuse it too): the kernel fails, and the runtime's
+failure path (``runtime.nodes.node_failed``, already the place where ``async``
+operands are resolved) hands the call to :func:`on_tiled_operand`, which applies
+the primitive's rule from the ``DISTRIBUTION`` table (element-wise primitives:
+tile by tile, annotation kept with a new generation), or, for primitives without
+a rule, runs the kernel on this rank's tile (the original's behaviour: ``shape(x)``
+is the local shape, ``slice_row`` uses local indices).  NumPy ufuncs and operators
+(``x + 1``, ``np.sqrt(x)``) go tile by tile through ``__array_ufunc__``.  Outside
+an evaluation, ``np.asarray(x)`` gathers the whole array (``x.gather()``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.lib.mixins import NDArrayOperatorsMixin
+
+from .. import distributed as api
+from ..errors import PhylanxError, PhylanxTypeError, PhylanxValueError
+from ..runtime.cancel import context
+from . import tiles
+from .tiles import Layout
+
+
+class TiledOperand(Exception):  # noqa: N818 - a signal to the failure path, not an error
+    """Raised when a kernel tries to turn a DistributedArray into a NumPy array."""
+
+
+def in_evaluation() -> bool:
+    return context.token is not None
+
+
+class DistributedArray(NDArrayOperatorsMixin):
+    """This rank's tile of a tiled array, with the layout of all tiles and its name."""
+
+    __phylanx_value__ = True     # values.from_python passes it through
+    __hash__ = object.__hash__
+
+    def __init__(self, local: np.ndarray, layout: Layout, name: str, generation: int = 0):
+        self.local = local
+        self.layout = layout
+        self.name = name
+        self.generation = int(generation)
+
+    # -- what it is ------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The global shape."""
+        return self.layout.shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self.layout.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.layout.shape))
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.local.dtype
+
+    @property
+    def box(self) -> tuple[tuple[int, int], ...]:
+        """This rank's spans (global, half-open), in axis order."""
+        return self.layout.boxes[api.find_here()]
+
+    @property
+    def full_name(self) -> str:
+        """``name/<generation>`` (just ``name`` for generation 0)."""
+        return self.name if self.generation == 0 else f"{self.name}/{self.generation}"
+
+    def tile(self) -> list:
+        """This rank's ``list("tile", ...)`` annotation."""
+        return self.layout.tile(api.find_here())
+
+    def annotation(self) -> list:
+        """The localities annotation of reference §4.2, as a PhySL list."""
+        count = len(self.layout.boxes)
+        return ["localities", ["locality", np.int64(api.find_here()), np.int64(count)],
+                *[[f"meta_{r}", self.layout.tile(r)] for r in range(count)],
+                ["name", self.name, np.int64(self.generation)]]
+
+    def derive(self, local: np.ndarray, layout: Layout | None = None, suffix: str = "",
+               name: str | None = None) -> DistributedArray:
+        """A result computed from this array: same base name (plus ``suffix``), the
+        next generation; or ``name`` (generation 0) if one was given."""
+        if name:
+            return DistributedArray(local, layout or self.layout, name, 0)
+        return DistributedArray(local, layout or self.layout, self.name + suffix,
+                                self.generation + 1)
+
+    # -- conversions -----------------------------------------------------------------
+    def gather(self) -> np.ndarray:
+        """Collective: the whole array, on every rank."""
+        return tiles.gather(self.local, self.layout)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        if in_evaluation():
+            raise TiledOperand(self.full_name)
+        whole = self.gather()
+        return whole if dtype is None else whole.astype(dtype)
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):
+        if method == "__call__" and "out" not in kwargs:
+            return elementwise(lambda *xs: ufunc(*xs, **kwargs), inputs)
+        if in_evaluation():
+            raise TiledOperand(self.full_name)
+        plain = [x.gather() if isinstance(x, DistributedArray) else x for x in inputs]
+        return getattr(ufunc, method)(*plain, **kwargs)
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise PhylanxTypeError(f"the truth value of a distributed array with {self.size} "
+                                   "elements is ambiguous; use all() or any()")
+        return bool(self.gather().reshape(()))
+
+    def __len__(self) -> int:
+        return self.layout.shape[0]
+
+    def __repr__(self) -> str:
+        return (f"DistributedArray({self.full_name!r}, shape={self.shape}, "
+                f"tile={list(self.box)}, local={self.local!r})")
+
+    __str__ = __repr__
+
+
+# -- element-wise operations -----------------------------------------------------------
+def _is_tiled(value: Any) -> bool:
+    return type(value) is DistributedArray
+
+
+def holds_tiled(value: Any) -> bool:
+    t = type(value)
+    if t is DistributedArray:
+        return True
+    return (t is list or t is tuple) and any(type(v) is DistributedArray for v in value)
+
+
+def _plain_part(value: np.ndarray, box: tuple, shape: tuple[int, ...]) -> np.ndarray:
+    """The part of a plain array that meets the tile ``box`` once broadcast to ``shape``."""
+    if value.ndim > len(shape) or np.broadcast_shapes(value.shape, shape) != shape:
+        raise PhylanxValueError(
+            f"an array of shape {value.shape} does not broadcast to the tiled array's "
+            f"global shape {shape} (element-wise operations on tiled arrays keep the shape)")
+    lead = len(shape) - value.ndim
+    index = tuple(slice(None) if value.shape[j] == 1 else slice(*box[lead + j])
+                  for j in range(value.ndim))
+    return value[index]
+
+
+def elementwise(fn: Any, args: Any) -> Any:
+    """``fn`` tile by tile: the first tiled operand decides the layout; other tiled
+    operands of the same global shape are brought to it (fetched), plain arrays and
+    scalars are broadcast against the global shape (each tile gets its part).  The
+    result has the first tiled operand's name, next generation."""
+    driver = next(a for a in args if _is_tiled(a))
+    box = driver.box
+    local_args = []
+    for a in args:
+        if _is_tiled(a):
+            if a is driver or a.layout == driver.layout:
+                local_args.append(a.local)
+            elif a.shape == driver.shape:
+                local_args.append(tiles.fetch(a.local, a.layout, [box])[0])
+            else:
+                raise PhylanxValueError(
+                    f"tiled operands of global shapes {driver.shape} and {a.shape}: element-"
+                    "wise operations need tiled operands of one shape")
+        elif type(a) is np.ndarray and a.ndim > 0:
+            local_args.append(_plain_part(a, box, driver.shape))
+        elif type(a) is list and a and not isinstance(a[0], str):
+            local_args.append(_plain_part(np.asarray(a), box, driver.shape))
+        else:
+            local_args.append(a)
+    result = fn(*local_args)
+    if isinstance(result, np.generic) and driver.local.size == 1:
+        result = np.asarray(result).reshape(driver.local.shape)
+    if not isinstance(result, np.ndarray) or result.shape != driver.local.shape:
+        raise PhylanxValueError(
+            f"the element-wise result of a tile of shape {driver.local.shape} has shape "
+            f"{np.shape(result)}")
+    return driver.derive(result)
+
+
+def localize(value: Any) -> Any:
+    """A tiled array as its local tile (lists of them too)."""
+    t = type(value)
+    if t is DistributedArray:
+        return value.local
+    if t is list or t is tuple:
+        return t(localize(v) for v in value)
+    return value
+
+
+def on_tiled_operand(node: Any, impl: Any, args: Any, exc: BaseException) -> Any:
+    """The runtime's failure hook: a kernel failed on operands holding tiled arrays."""
+    if not any(holds_tiled(a) for a in args):
+        return NotImplemented
+    from ..primitives.registry import lookup
+    from ..primitives.rules import DISTRIBUTION
+    spec = lookup(node.primitive)
+    if spec is not None and spec.flags.get("ordered"):
+        return NotImplemented       # a distributed primitive failed: its own error
+    rule = DISTRIBUTION.get(node.primitive)
+    if rule is not None:
+        return rule(impl, list(args))
+    if not isinstance(exc, (TiledOperand, TypeError)):
+        return NotImplemented       # failed for another reason than the operand's type
+    try:
+        return impl(*[localize(a) for a in args])
+    except TiledOperand:    # (nested values we did not unwrap)
+        raise PhylanxTypeError(f"{node.primitive} cannot take a distributed array here; "
+                               "gather it first (all_gather_d)") from None
+
+
+def as_tiled(value: Any, what: str = "argument") -> DistributedArray:
+    """``value`` if it is a DistributedArray, else a located-by-caller type error."""
+    if type(value) is not DistributedArray:
+        from ..values import type_name
+        raise PhylanxTypeError(f"{what} must be a distributed array (from annotate_d, "
+                               f"constant_d, ...), got a {type_name(value)}")
+    return value
+
+
+__all__ = ["DistributedArray", "PhylanxError", "TiledOperand", "as_tiled", "elementwise",
+           "holds_tiled", "localize", "on_tiled_operand"]

@@ -1,0 +1,1 @@
+"""Distributed primitives of the original's ``core`` category: ``annotate_d``."""

@@ -1,0 +1,1 @@
+"""Distributed Keras-style primitives (category ``dist_keras_support``): ``conv1d_d``."""

@@ -1,0 +1,180 @@
+"""Products of tiled arrays (reference §4.3): ``dot_d`` and ``cannon_product_d``.
+
+``dot_d`` follows numpy.dot for the four rank combinations 1-d·1-d, 1-d·2-d,
+2-d·1-d, 2-d·2-d (either operand may also be a plain, replicated array):
+
+* when the lhs (2-d) is split along rows only, each locality multiplies its rows
+  with the whole rhs (fetched): the result is tiled by the lhs's rows;
+* else, when the rhs (2-d) is split along columns only, each locality multiplies
+  the whole lhs with its columns: the result is tiled by the rhs's columns;
+* otherwise (a split contraction axis, and always for 1-d·1-d) each locality
+  multiplies the cells it *owns* with the matching parts of the other operand, and
+  the partial results are summed over all localities: the result is replicated.
+
+Every result has NumPy's shape (the original returned a wrong one for one case).
+``cannon_product_d`` is Cannon's algorithm on a q x q grid of tiles (P = q*q
+localities): locality (i, j) accumulates A[i, l] @ B[l, j] over l, all blocks
+fetched at once (so later steps' blocks arrive while earlier ones multiply).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .... import distributed as api
+from ....errors import PhylanxValueError
+from ....primitives.registry import primitive
+from ....values import scalarize
+from ... import tiles, tiling
+from ...darray import DistributedArray
+from ...tiles import Layout
+from .._support import ORDERED
+
+_NO_ORACLE = {"no_oracle": "products of tiled operands (tested under mpiexec against numpy)"}
+
+
+def _operand(x: Any, what: str) -> Any:
+    if isinstance(x, DistributedArray):
+        if x.ndim not in (1, 2):
+            raise PhylanxValueError(f"dot_d: {what} must be 1-d or 2-d, not {x.ndim}-d")
+        return x
+    a = np.asarray(x)
+    if a.ndim not in (1, 2):
+        raise PhylanxValueError(f"dot_d: {what} must be 1-d or 2-d, not {a.ndim}-d")
+    return a
+
+
+def _parts(x: Any, boxes: list) -> list[np.ndarray]:
+    """Collective for a tiled ``x``: the global ``boxes`` of ``x`` (plain: slices)."""
+    if isinstance(x, DistributedArray):
+        return tiles.fetch(x.local, x.layout, boxes)
+    return [x[tuple(slice(s, e) for s, e in b)] for b in boxes]
+
+
+def _cells(x: DistributedArray) -> list[tuple[tiling.Box, np.ndarray]]:
+    rank = api.find_here()
+    box = x.layout.boxes[rank]
+    return [(c, x.local[tiling.to_local(c, box)]) for c in x.layout.owned[rank]]
+
+
+def _summed(partial: np.ndarray) -> Any:
+    """The sum over localities, added in locality order (the same bits everywhere)."""
+    parts = tiles.all_gather(partial) if api.num_localities() > 1 else [partial]
+    total = parts[0]
+    for p in parts[1:]:
+        total = total + p
+    return scalarize(np.asarray(total))
+
+
+def _only_split(x: Any, axes: set[int]) -> bool:
+    return isinstance(x, DistributedArray) and set(x.layout.split_axes()) <= axes
+
+
+@primitive("dot_d", "dot_d(_1, _2)", flags=ORDERED, **_NO_ORACLE,
+           example='dot_d(annotate_d([1, 2], "u", list("tile", list("columns", 0, 2))), '
+                   '[3, 4])', result="11")
+def dot_d(a, b):
+    """numpy.dot of distributed (tiled) operands: 1-d·1-d, 1-d·2-d, 2-d·1-d, 2-d·2-d.
+
+    The result is tiled when one operand's tiles hold whole contraction slices
+    (lhs split by rows only, or rhs by columns only), else it is summed over the
+    localities and replicated on each.
+    """
+    a, b = _operand(a, "the first argument"), _operand(b, "the second argument")
+    if not isinstance(a, DistributedArray) and not isinstance(b, DistributedArray):
+        return scalarize(np.asarray(np.dot(a, b)))
+    k_a, k_b = a.shape[-1], b.shape[0]
+    if k_a != k_b:
+        raise PhylanxValueError(f"dot_d: shapes {a.shape} and {b.shape} are not aligned "
+                                f"({k_a} != {k_b})")
+    dtype = np.result_type(a.dtype, b.dtype)
+    if a.ndim == 2 and _only_split(a, {0}):          # rows of a -> rows of the result
+        whole_b = _parts(b, [tuple((0, n) for n in b.shape)])[0]
+        local = np.dot(a.local, whole_b).astype(dtype, copy=False)
+        boxes = [(bx[0],) + tuple((0, n) for n in b.shape[1:]) for bx in a.layout.boxes]
+        shape = a.shape[:1] + b.shape[1:]
+        return a.derive(local, Layout(boxes, shape, "rows"))
+    if b.ndim == 2 and _only_split(b, {1}):          # columns of b -> columns of the result
+        whole_a = _parts(a, [tuple((0, n) for n in a.shape)])[0]
+        local = np.dot(whole_a, b.local).astype(dtype, copy=False)
+        boxes = [tuple((0, n) for n in a.shape[:-1]) + (bx[1],) for bx in b.layout.boxes]
+        shape = a.shape[:-1] + b.shape[1:]
+        named = a if isinstance(a, DistributedArray) else b
+        return named.derive(local, Layout(boxes, shape, "columns"))
+    # a contraction axis is split: partial products of owned cells, summed everywhere
+    shape = a.shape[:-1] + b.shape[1:]
+    partial = np.zeros(shape, dtype)
+    if isinstance(a, DistributedArray):
+        cells = _cells(a)
+        others = _parts(b, [(c[-1],) + tuple((0, n) for n in b.shape[1:]) for c, _ in cells])
+        for (cell, block), other in zip(cells, others):
+            where = (slice(*cell[0]),) if a.ndim == 2 else ()
+            partial[where] += np.dot(block, other)
+    else:
+        cells = _cells(b)
+        others = _parts(a, [((0, a.shape[0]), c[0]) if a.ndim == 2 else (c[0],)
+                            for c, _ in cells])
+        for (cell, block), other in zip(cells, others):
+            where = (Ellipsis, slice(*cell[1])) if b.ndim == 2 else ()
+            partial[where] += np.dot(other, block)
+    return _summed(partial)
+
+
+def _grid_spans(x: DistributedArray, q: int, what: str) -> tuple[list, list]:
+    """Row spans of grid rows and column spans of grid columns, checked."""
+    boxes = x.layout.boxes
+    rows = [boxes[i * q][0] for i in range(q)]
+    cols = [boxes[j][1] for j in range(q)]
+    for i in range(q):
+        for j in range(q):
+            if boxes[i * q + j] != (rows[i], cols[j]):
+                raise PhylanxValueError(
+                    f"cannon_product_d: the {what} is not tiled on a {q} x {q} grid numbered "
+                    f"row-major (as tiling_type \"sym\" does): locality {i * q + j} holds "
+                    f"{list(boxes[i * q + j])}")
+    for spans, axis in ((rows, 0), (cols, 1)):
+        if spans[0][0] != 0 or any(p[1] != s[0] for p, s in zip(spans, spans[1:])) \
+                or spans[-1][1] != x.shape[axis]:
+            raise PhylanxValueError(f"cannon_product_d: the {what}'s tiles must not overlap")
+    return rows, cols
+
+
+@primitive("cannon_product_d", "cannon_product_d(_1, _2)", flags=ORDERED, **_NO_ORACLE,
+           example='all_gather_d(cannon_product_d(constant_d(1, list(2, 2)), '
+                   'constant_d(2, list(2, 2))))', result="[[4.0, 4.0], [4.0, 4.0]]")
+def cannon_product_d(a, b):
+    """Matrix product with Cannon's algorithm on a q x q grid of tiles (P = q*q localities).
+
+    Both matrices must be tiled on that grid (``tiling_type`` sym with 1, 4, 9, ...
+    localities) with the lhs's column spans equal to the rhs's row spans; the result
+    is tiled like the lhs (rows) and rhs (columns), named after the lhs.
+    """
+    count = api.num_localities()
+    q = math.isqrt(count)
+    if q * q != count:
+        raise PhylanxValueError(
+            f"cannon_product_d needs a square number of localities (1, 4, 9, ...) to form "
+            f"a grid of tiles, got {count}")
+    for x, what in ((a, "first argument"), (b, "second argument")):
+        if not isinstance(x, DistributedArray) or x.ndim != 2:
+            raise PhylanxValueError(f"cannon_product_d: the {what} must be a tiled matrix")
+    if a.shape[1] != b.shape[0]:
+        raise PhylanxValueError(f"cannon_product_d: shapes {a.shape} and {b.shape} are not "
+                                "aligned")
+    a_rows, a_cols = _grid_spans(a, q, "first argument")
+    b_rows, b_cols = _grid_spans(b, q, "second argument")
+    if a_cols != b_rows:
+        raise PhylanxValueError("cannon_product_d: the first argument's column spans "
+                                f"{a_cols} differ from the second's row spans {b_rows}")
+    i, j = divmod(api.find_here(), q)
+    steps = [(i + j + s) % q for s in range(q)]      # Cannon's skewed order
+    lhs = tiles.fetch(a.local, a.layout, [(a_rows[i], a_cols[l]) for l in steps])
+    rhs = tiles.fetch(b.local, b.layout, [(b_rows[l], b_cols[j]) for l in steps])
+    local = np.zeros((a_rows[i][1] - a_rows[i][0], b_cols[j][1] - b_cols[j][0]),
+                     np.result_type(a.dtype, b.dtype))
+    for left, right in zip(lhs, rhs):
+        local += left @ right
+    boxes = [(a_rows[r // q], b_cols[r % q]) for r in range(count)]
+    return a.derive(local, Layout(boxes, (a.shape[0], b.shape[1])))

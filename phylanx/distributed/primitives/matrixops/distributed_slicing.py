@@ -1,0 +1,108 @@
+"""Global shape and slices of distributed arrays (reference §4.3): ``shape_d``,
+``slice_row_d``, ``slice_column_d``.
+
+No communication: every locality knows every tile's box, so each computes the new
+layout by itself.  (``shape`` and ``slice_row`` on a distributed array work on the
+local tile, as in the original.)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .... import distributed as api
+from ....errors import PhylanxValueError
+from ....primitives import indexing
+from ....primitives.dtypes import to_int
+from ....primitives.registry import primitive
+from ...darray import DistributedArray, as_tiled
+from ...tiles import Layout
+from .._support import ORDERED
+
+_LOCAL = {"no_oracle": "works on the tiles' layout (tested under mpiexec)"}
+
+
+@primitive("shape_d", "shape_d(_1, _2)", "shape_d(_1)", flags=ORDERED, **_LOCAL,
+           example='shape_d(annotate_d([1, 2], "s", list("tile", list("columns", 0, 2))), 0)',
+           result="2")
+def shape_d(a, dim=None):
+    """The global shape of a distributed array, or its extent along ``dim``.
+
+    (``shape`` gives the local tile's.)"""
+    shape = as_tiled(a, "the argument").shape
+    if dim is None:
+        return [np.int64(n) for n in shape]
+    d = to_int(dim, "dim")
+    if not -len(shape) <= d < len(shape):
+        raise PhylanxValueError(f"dim {d} is out of range for a {len(shape)}-d array")
+    return np.int64(shape[d])
+
+
+def _slice_axis(a: DistributedArray, axis: int, indices: tuple, kind: str) -> DistributedArray:
+    """Select global indices along ``axis``; every tile keeps what it holds of them."""
+    if len(indices) != 1:
+        raise PhylanxValueError(f"{kind} takes one index (an integer or list(start, stop"
+                                f"[, step])), got {len(indices)}")
+    index = indexing.to_index(indices[0])
+    n = a.shape[axis]
+    try:
+        chosen = np.arange(n)[index]
+    except IndexError as e:
+        raise PhylanxValueError(f"index {indices[0]!r} along an axis of {n}: {e}") from None
+    drop = chosen.ndim == 0
+    chosen = np.atleast_1d(chosen)
+    if chosen.size > 1 and not (np.all(np.diff(chosen) > 0) or np.all(np.diff(chosen) < 0)):
+        raise PhylanxValueError(f"{kind} needs indices in increasing or decreasing order")
+    boxes, mine = [], None
+    rank = api.find_here()
+    for r, box in enumerate(a.layout.boxes):
+        start, stop = box[axis]
+        held = np.nonzero((chosen >= start) & (chosen < stop))[0]
+        k0, k1 = (int(held[0]), int(held[-1]) + 1) if held.size else (0, 0)
+        if drop:
+            new = box[:axis] + box[axis + 1:] if held.size else \
+                tuple((0, 0) for _ in range(a.ndim - 1))
+        else:
+            new = box[:axis] + ((k0, k1),) + box[axis + 1:]
+        boxes.append(new)
+        if r == rank:
+            local_index = [slice(None)] * a.ndim
+            if drop:
+                local_index[axis] = int(chosen[0]) - start if held.size else slice(0, 0)
+            else:
+                local_index[axis] = chosen[k0:k1] - start
+            mine = a.local[tuple(local_index)]
+            if drop and not held.size:
+                mine = np.zeros((0,) * (a.ndim - 1), a.dtype)
+    if drop and a.ndim == 1:
+        raise PhylanxValueError(f"{kind} with one index of a vector gives a scalar; "
+                                "use a range, list(i, i + 1)")
+    shape = a.shape[:axis] + ((len(chosen),) if not drop else ()) + a.shape[axis + 1:]
+    key = a.layout.key1d
+    if drop and len(shape) == 1:    # a row of a matrix is a row vector, a column a column
+        key = "columns" if axis == 0 else "rows"
+    return a.derive(mine, Layout(boxes, shape, key), suffix="_sliced")
+
+
+def _row_axis(ndim: int) -> int:
+    return 0 if ndim <= 2 else ndim - 2
+
+
+@primitive("slice_row_d", "slice_row_d(_1, __2)", flags=ORDERED, **_LOCAL,
+           example='shape_d(slice_row_d(constant_d(1, list(4, 3)), list(1, 3)))',
+           result="list(2, 3)")
+def slice_row_d(a, *indices):
+    """Rows of a distributed array selected with *global* indices.
+
+    The index is an integer or ``list(start, stop[, step])``; each locality keeps
+    the part of its tile in the selection, annotated as ``<name>_sliced``.
+    (``slice_row`` on a distributed array uses the local tile and local indices.)"""
+    a = as_tiled(a, "the argument")
+    return _slice_axis(a, _row_axis(a.ndim), indices, "slice_row_d")
+
+
+@primitive("slice_column_d", "slice_column_d(_1, __2)", flags=ORDERED, **_LOCAL,
+           example='shape_d(slice_column_d(constant_d(1, list(4, 3)), 1))', result="list(4)")
+def slice_column_d(a, *indices):
+    """Columns (the last axis) of a distributed array selected with global indices."""
+    a = as_tiled(a, "the argument")
+    return _slice_axis(a, a.ndim - 1, indices, "slice_column_d")

@@ -1,0 +1,71 @@
+"""Every ``distributable`` primitive on a tiled operand (one locality) equals the same
+primitive on the plain array, keeps the layout and bumps the generation; the
+failure hook is not on the path of plain evaluation.  Multi-locality behaviour is
+in ``programs/tiles.py``."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import phylanx
+from phylanx import distributed as dist
+from phylanx.primitives.registry import lookup
+from phylanx.primitives.rules import DISTRIBUTION
+
+X = np.array([[0.25, 0.5, 0.75], [0.125, 0.375, 0.625]])
+Y = np.array([[0.5, 0.25, 0.75], [1.0, 0.375, 0.125]])
+_DOMAIN = {"arccosh": 1.0}     # shift into the function's domain
+
+
+def run(code, *args):
+    names = ", ".join("abc"[:len(args)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return phylanx.evaluate(f"lambda({names}, {code})", *args)
+
+
+@pytest.mark.parametrize("name", DISTRIBUTION.expected())
+def test_rule_matches_the_plain_primitive(name):
+    assert DISTRIBUTION.get(name) is not None, f"{name}: no distribution rule"
+    if name == "expand_dims":
+        got = run("expand_dims(a, 1)", dist.tiled(X, name="x"))
+        assert got.shape == (2, 1, 3) and got.full_name == "x/1"
+        assert np.array_equal(got.local, X[:, None])
+        return
+    x, y = X + _DOMAIN.get(name, 0.0), Y + _DOMAIN.get(name, 0.0)
+    params = lookup(name).signature.params
+    binary = len(params) >= 2 and (params[1].required or params[1].variadic)
+    code = f"{name}(a, b)" if binary else f"{name}(a)"
+    plain = run(code, x, y) if binary else run(code, x)
+    tiled = run(code, dist.tiled(x, name="x"), y) if binary else \
+        run(code, dist.tiled(x, name="x"))
+    assert isinstance(tiled, dist.DistributedArray), (name, tiled)
+    assert tiled.full_name == "x/1" and tiled.shape == np.shape(plain)
+    assert tiled.local.dtype.kind == np.asarray(plain).dtype.kind
+    np.testing.assert_allclose(tiled.local, plain, equal_nan=True)
+
+
+def test_python_values_and_decorated_functions(tmp_path):
+    x = dist.tiled(X, name="p")
+    assert np.array_equal(np.asarray(x), X)            # outside an evaluation: gathers
+    assert (x + 1).full_name == "p/1" and np.array_equal((2 * x).local, 2 * X)
+    assert phylanx.evaluate("lambda(a, a)", x) is x     # passes through unchanged
+    module = tmp_path / "decorated_tiles.py"
+    module.write_text("import numpy as np\nfrom phylanx import Phylanx\n\n\n@Phylanx\n"
+                      "def f(a):\n    return np.sqrt(a) * 2\n")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("decorated_tiles", module)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    got = mod.f(x)
+    assert isinstance(got, dist.DistributedArray) and got.full_name == "p/2"
+    np.testing.assert_allclose(got.local, np.sqrt(X) * 2)
+
+
+def test_local_primitives_see_the_tile():
+    x = dist.tiled(np.arange(6.0).reshape(2, 3), name="l")
+    assert list(phylanx.evaluate("lambda(a, shape(a))", x)) == [2, 3]
+    assert list(phylanx.evaluate("lambda(a, shape_d(a))", x)) == [2, 3]
+    assert phylanx.evaluate("lambda(a, sum(a))", x) == 15.0
