@@ -8,7 +8,6 @@ the node.  :func:`missing_builders` compares the two tables (a test keeps them e
 """
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -50,12 +49,11 @@ _SLICE_FORMS = ("slice", "slice_row", "slice_column", "slice_page", "tuple_slice
 class FunctionSource:
     """What compiled a function body, so that autodiff can compile a recording twin of it.
 
-    The compiler keeps its records (``compiler.function_sources``); the table below maps
-    a body to its record only weakly, so both die with the compiler state.
+    The body node holds its record (``body.function_source``): the record lives exactly
+    as long as the function it describes, whichever compiler object built it.
     """
 
-    __slots__ = ("compiler", "call", "scope", "name", "params", "body_ast", "twin",
-                 "__weakref__")
+    __slots__ = ("compiler", "call", "scope", "name", "params", "body_ast", "twin")
 
     def __init__(self, compiler, call, scope, name, params, body_ast):
         self.compiler, self.call, self.scope = compiler, call, scope
@@ -63,13 +61,8 @@ class FunctionSource:
         self.twin = None      # autodiff's factory of the recording twin, once compiled
 
 
-#: body node -> weak reference to its FunctionSource
-FUNCTION_SOURCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def function_source(body) -> FunctionSource | None:
-    ref = FUNCTION_SOURCES.get(body)
-    return ref() if ref is not None else None
+    return getattr(body, "function_source", None)
 
 
 def _params(call: ast.Call, items) -> tuple[list[str], list]:
@@ -102,9 +95,7 @@ def compile_function(compiler, call: ast.Call, scope, name: str, param_items, bo
     fscope = scopes.FunctionScope(scope, name, params)
     defaults = [None if d is None else compiler.compile(d, fscope) for d in default_asts]
     body = compiler.compile(body_ast, fscope)
-    source = FunctionSource(compiler, call, scope, name, param_items, body_ast)
-    compiler.__dict__.setdefault("function_sources", []).append(source)
-    FUNCTION_SOURCES[body] = weakref.ref(source)
+    body.function_source = FunctionSource(compiler, call, scope, name, param_items, body_ast)
     loc = call.loc
 
     def make(frame):

@@ -41,11 +41,20 @@ class RuleTable:
     """Rules of one transformation, keyed by primitive name."""
 
     def __init__(self, name: str, applies_to: Callable[[PrimitiveSpec], bool],
-                 covers: str) -> None:
+                 covers: str, filled_by: str | None = None) -> None:
         self.name = name
         self.applies_to = applies_to
         self.covers = covers            # what ``applies_to`` selects, for messages
         self._rules: dict[str, Any] = {}
+        # the interpreter's package whose import registers the rules; imported on the
+        # first question about the whole table, so that reports see every rule without
+        # ``import phylanx`` paying for that layer
+        self.filled_by = filled_by
+
+    def _fill(self) -> None:
+        if self.filled_by is not None:
+            import importlib
+            importlib.import_module(self.filled_by)
 
     def defrule(self, primitive_name: str, rule: Any) -> Any:
         """Attach ``rule`` to the primitive ``primitive_name``; returns ``rule``."""
@@ -79,6 +88,7 @@ class RuleTable:
 
     def names(self) -> list[str]:
         """The primitives that have a rule."""
+        self._fill()
         return sorted(self._rules)
 
     def expected(self) -> list[str]:
@@ -87,9 +97,11 @@ class RuleTable:
 
     def missing(self) -> list[str]:
         """The primitives this table should cover but has no rule for."""
+        self._fill()
         return [name for name in self.expected() if name not in self._rules]
 
     def coverage_line(self) -> str:
+        self._fill()
         expected = self.expected()
         covered = sum(1 for name in expected if name in self._rules)
         return f"{self.name} rules: {covered} of {len(expected)} {self.covers} primitives"
@@ -98,8 +110,9 @@ class RuleTable:
         return f"<RuleTable {self.name}: {len(self._rules)} rules>"
 
 
-VJP = RuleTable("vjp", lambda spec: spec.differentiable, "differentiable")
-DISTRIBUTION = RuleTable("distribution", lambda spec: spec.distributable, "distributable")
+VJP = RuleTable("vjp", lambda spec: spec.differentiable, "differentiable", "phylanx.autodiff")
+DISTRIBUTION = RuleTable("distribution", lambda spec: spec.distributable, "distributable",
+                         "phylanx.distributed.primitives")
 FUSION = RuleTable("fusion", lambda spec: spec.elementwise, "elementwise")
 
 #: every rule table, for coverage reports and tests

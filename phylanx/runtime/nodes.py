@@ -35,7 +35,8 @@ class Node:
     __slots__ = (
         "run", "primitive", "loc", "children", "instance", "seq", "compile_id",
         "inline", "count", "time_ns", "eval_direct", "parent", "async_children",
-        "value", "is_const", "measured_run", "watched", "slot", "__weakref__",
+        "value", "is_const", "measured_run", "watched", "slot", "function_source",
+        "__weakref__",
     )
 
     def __init__(self, primitive: str, loc: SourceLoc | None, children: tuple = (),
@@ -56,6 +57,7 @@ class Node:
         self.measured_run: Callable[[list], Any] | None = None
         self.watched = False
         self.slot: int | None = None   # set on reads of a local of the current frame
+        self.function_source = None   # a function body's compile-time record (autodiff)
         self.inline: Callable[[list], Any] = _unbuilt
         self.run: Callable[[list], Any] = _unbuilt
         for child in self.children:
