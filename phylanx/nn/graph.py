@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from ..primitives import registry
+
 
 @dataclass(eq=False)
 class Var:
@@ -60,13 +62,21 @@ class Graph:
     def op(self, primitive: str, *operands: Any, shape: tuple = (), hint: str = "") -> Var:
         """``define(v, primitive(operands...))``; operands are Vars, lists of Vars, or
         constants (numbers, strings, None, nested lists of them)."""
-        out = Var(self.fresh(hint), tuple(shape), any(_active(a) for a in operands))
+        active = _differentiable(primitive) and any(_active(a) for a in operands)
+        out = Var(self.fresh(hint), tuple(shape), active)
         self.stmts.append(Stmt(out, primitive, operands))
         return out
 
     def physl(self) -> list[str]:
         """The statements as PhySL ``define`` forms."""
         return [f"define({s.out.name}, {call(s.primitive, s.operands)})" for s in self.stmts]
+
+
+def _differentiable(primitive: str) -> bool:
+    """Outputs of primitives without a derivative (comparisons, ``shape``, random draws,
+    ``argmax``) carry no gradient, whatever their operands."""
+    spec = registry.lookup(primitive)
+    return spec is not None and spec.differentiable
 
 
 def _active(value: Any) -> bool:
