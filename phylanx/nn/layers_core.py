@@ -27,7 +27,9 @@ def clear_session() -> None:
 
 
 def _auto_name(cls_name: str) -> str:
-    base = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", cls_name).lower()
+    # Keras' rule: Conv1D -> conv1d, BatchNormalization -> batch_normalization
+    base = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", cls_name)
+    base = re.sub(r"([a-z])([A-Z])", r"\1_\2", base).lower()
     count = _name_counts.get(base, 0)
     _name_counts[base] = count + 1
     return base if count == 0 else f"{base}_{count}"

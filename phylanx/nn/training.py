@@ -56,7 +56,7 @@ class Program:
         x = g.input("x_batch", model.input_shape)
         out = model.emit(ctx_for, x)
         names = [v.name for v in params + consts] + ["x_batch"]
-        results: list = [out]
+        results: Any = out
         self.slot_names: tuple[str, ...] = ()
         self.updated: list = []
         if kind != "predict":
