@@ -1,0 +1,64 @@
+"""Activation functions by Keras name, emitted as primitives of a layer's program.
+
+``relu sigmoid tanh softmax linear elu selu softplus softsign hard_sigmoid exponential
+swish`` (``silu``); ``None`` and ``"linear"`` are the identity.
+"""
+from __future__ import annotations
+
+from ..errors import PhylanxValueError
+from .graph import Graph, Var
+
+_SELU_ALPHA = 1.6732632423543772
+_SELU_SCALE = 1.0507009873554805
+
+
+def _simple(primitive: str):
+    return lambda g, x: g.op(primitive, x, shape=x.shape, hint=primitive)
+
+
+def _softmax(g: Graph, x: Var) -> Var:
+    return g.op("softmax", x, -1, shape=x.shape, hint="softmax")
+
+
+def _elu(g: Graph, x: Var) -> Var:
+    return g.op("elu", x, 1.0, shape=x.shape, hint="elu")
+
+
+def _selu(g: Graph, x: Var) -> Var:
+    inner = g.op("elu", x, _SELU_ALPHA, shape=x.shape, hint="selu")
+    return g.op("__mul", inner, _SELU_SCALE, shape=x.shape, hint="selu")
+
+
+def _swish(g: Graph, x: Var) -> Var:
+    s = g.op("sigmoid", x, shape=x.shape)
+    return g.op("__mul", x, s, shape=x.shape, hint="swish")
+
+
+ACTIVATIONS = {
+    "linear": lambda g, x: x,
+    "relu": _simple("relu"),
+    "sigmoid": _simple("sigmoid"),
+    "tanh": _simple("tanh"),
+    "softmax": _softmax,
+    "elu": _elu,
+    "selu": _selu,
+    "softplus": _simple("softplus"),
+    "softsign": _simple("softsign"),
+    "hard_sigmoid": _simple("hard_sigmoid"),
+    "exponential": _simple("exp"),
+    "swish": _swish,
+    "silu": _swish,
+}
+
+
+def check(name: str | None) -> str:
+    """The canonical name of an activation (``None`` -> ``"linear"``), or a clear error."""
+    key = "linear" if name is None else str(name).lower()
+    if key not in ACTIVATIONS:
+        raise PhylanxValueError(f"unknown activation {name!r}; known: "
+                                f"{', '.join(sorted(ACTIVATIONS))}")
+    return key
+
+
+def apply(name: str, g: Graph, x: Var) -> Var:
+    return ACTIVATIONS[check(name)](g, x)

@@ -1,0 +1,163 @@
+"""Straight-line PhySL programs built by layers, and their derivative as more PhySL.
+
+A model's forward pass is a list of statements ``define(v, primitive(operands...))``
+(single assignment, no control flow: recurrent layers unroll their time steps, which
+are known from the input shape).  :func:`gradients` differentiates such a program
+*symbolically*: walking the statements backwards it appends, for every statement that
+depends on a parameter, statements computing its operands' cotangents:
+
+* ``dot`` gets ``dot(ct, transpose(b))`` / ``dot(transpose(a), ct)``, emitted only for
+  operands that need a gradient (the input batch does not), as separate statements so
+  that the runtime may run the two products of a layer concurrently;
+* every other primitive gets ``vjp("name", ct, out, operands...)``, which applies the
+  primitive's registered VJP rule (``phylanx.autodiff``) inside the tree, and one
+  ``slice(g, i)`` per operand that needs its cotangent.
+
+Cotangents reaching a value along several paths are added.  The result is one program
+(forward, backward, and whatever the caller appends, e.g. an optimizer's update) that
+is compiled once and evaluated for every batch; nothing is recorded at run time.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..primitives import registry
+
+
+@dataclass(eq=False)
+class Var:
+    """A PhySL variable of the program: its name, static shape (None: the batch axis, or
+    any unknown size) and whether it depends on a parameter being differentiated."""
+
+    name: str
+    shape: tuple
+    active: bool = False
+
+
+@dataclass(eq=False)
+class Stmt:
+    out: Var
+    primitive: str
+    operands: tuple
+
+
+@dataclass(eq=False)
+class Graph:
+    """Statements in program order; :meth:`op` appends one and returns its variable."""
+
+    prefix: str = "v"
+    stmts: list[Stmt] = field(default_factory=list)
+    _count: int = 0
+
+    def fresh(self, hint: str = "") -> str:
+        self._count += 1
+        return f"{self.prefix}{self._count}{'_' + hint if hint else ''}"
+
+    def input(self, name: str, shape: tuple, active: bool = False) -> Var:
+        return Var(name, tuple(shape), active)
+
+    def op(self, primitive: str, *operands: Any, shape: tuple = (), hint: str = "") -> Var:
+        """``define(v, primitive(operands...))``; operands are Vars, lists of Vars, or
+        constants (numbers, strings, None, nested lists of them)."""
+        active = _differentiable(primitive) and any(_active(a) for a in operands)
+        out = Var(self.fresh(hint), tuple(shape), active)
+        self.stmts.append(Stmt(out, primitive, operands))
+        return out
+
+    def physl(self) -> list[str]:
+        """The statements as PhySL ``define`` forms."""
+        return [f"define({s.out.name}, {call(s.primitive, s.operands)})" for s in self.stmts]
+
+
+def _differentiable(primitive: str) -> bool:
+    """Outputs of primitives without a derivative (comparisons, ``shape``, random draws,
+    ``argmax``) carry no gradient, whatever their operands."""
+    spec = registry.lookup(primitive)
+    return spec is not None and spec.differentiable
+
+
+def _active(value: Any) -> bool:
+    if isinstance(value, Var):
+        return value.active
+    if isinstance(value, (list, tuple)):
+        return any(_active(v) for v in value)
+    return False
+
+
+def literal(value: Any) -> str:
+    """PhySL text of an operand."""
+    if isinstance(value, Var):
+        return value.name
+    if value is None:
+        return "nil"
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        text = repr(float(value))
+        return text if any(c in text for c in ".en") else text + ".0"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (list, tuple)):
+        return "list(" + ", ".join(literal(v) for v in value) + ")"
+    raise TypeError(f"no PhySL literal for {type(value).__name__}")
+
+
+def call(primitive: str, operands: tuple) -> str:
+    return f"{primitive}({', '.join(literal(a) for a in operands)})"
+
+
+def gradients(graph: Graph, loss: Var, wrt: list[Var]) -> list[Var | None]:
+    """Append the statements computing d loss / d w for each ``w`` in ``wrt`` (see the
+    module doc); None for a ``w`` the loss does not depend on."""
+    cotangents: dict[int, list[Var]] = {id(loss): []}
+    seed = 1.0
+    forward = list(graph.stmts)
+
+    def add(var: Var, ct: Var) -> None:
+        cotangents.setdefault(id(var), []).append(ct)
+
+    def total(var: Var) -> Any:
+        parts = cotangents.pop(id(var), None)
+        if parts is None:
+            return None
+        if var is loss and not parts:
+            return seed
+        acc = parts[0]
+        for part in parts[1:]:
+            acc = graph.op("__add", acc, part, shape=var.shape, hint="ct")
+        return acc
+
+    for stmt in reversed(forward):
+        if not stmt.out.active or id(stmt.out) not in cotangents:
+            continue
+        ct = total(stmt.out)
+        _backward(graph, stmt, ct, add)
+    return [total(w) for w in wrt]
+
+
+def _backward(graph: Graph, stmt: Stmt, ct: Any, add) -> None:
+    a = stmt.operands
+    if stmt.primitive == "dot" and len(a) == 2 and all(
+            isinstance(v, Var) and len(v.shape) == 2 for v in a):
+        left, right = a
+        if left.active:
+            t = graph.op("transpose", right, shape=right.shape[::-1])
+            add(left, graph.op("dot", ct, t, shape=left.shape, hint="ct"))
+        if right.active:
+            t = graph.op("transpose", left, shape=left.shape[::-1])
+            add(right, graph.op("dot", t, ct, shape=right.shape, hint="ct"))
+        return
+    g = graph.op("vjp", stmt.primitive, ct, stmt.out, *a, shape=(), hint="g")
+    for pos, operand in enumerate(a):
+        if isinstance(operand, Var) and operand.active:
+            add(operand, graph.op("slice", g, pos, shape=operand.shape, hint="ct"))
+        elif isinstance(operand, (list, tuple)) and _active(operand):
+            items = graph.op("slice", g, pos, shape=(), hint="cts")
+            for i, item in enumerate(operand):
+                if isinstance(item, Var) and item.active:
+                    add(item, graph.op("slice", items, i, shape=item.shape, hint="ct"))

@@ -1,0 +1,157 @@
+"""Convolution and pooling over sequences (channels last): Conv1D, MaxPooling1D,
+AveragePooling1D, GlobalAveragePooling1D, GlobalMaxPooling1D.
+
+Conv1D is the ``conv1d`` primitive; the 1-D poolings are the 2-D pooling primitives over
+a ``(batch, steps, 1, channels)`` view, pooling ``(pool_size, 1)`` windows.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import PhylanxValueError
+from . import activations
+from .layers_core import Layer, ShapeMismatch, _init_name, expect_rank
+
+_PADDINGS = ("valid", "same")
+
+
+def _padding(value: str) -> str:
+    padding = str(value).lower()
+    if padding not in _PADDINGS:
+        raise PhylanxValueError(f"padding must be 'valid' or 'same', got {value!r}")
+    return padding
+
+
+def _one_int(value: Any, what: str) -> int:
+    if isinstance(value, (list, tuple)):
+        if len(value) != 1:
+            raise PhylanxValueError(f"{what} must be one integer for a 1-D layer, got {value}")
+        value = value[0]
+    if int(value) < 1:
+        raise PhylanxValueError(f"{what} must be positive, got {value}")
+    return int(value)
+
+
+def _out_length(length, window: int, stride: int, padding: str, dilation: int = 1):
+    if length is None:
+        return None
+    if padding == "same":
+        return -(-length // stride)
+    span = dilation * (window - 1) + 1
+    return (length - span) // stride + 1 if length >= span else 0
+
+
+class Conv1D(Layer):
+    """``activation(conv1d(x, kernel) + bias)``; kernel shape ``(kernel_size, channels,
+    filters)``."""
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = 1,
+                 padding: str = "valid", dilation_rate: Any = 1,
+                 activation: str | None = None, use_bias: bool = True,
+                 kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.filters = int(filters)
+        self.kernel_size = _one_int(kernel_size, "kernel_size")
+        self.strides = _one_int(strides, "strides")
+        self.dilation_rate = _one_int(dilation_rate, "dilation_rate")
+        self.padding = _padding(padding)
+        self.activation = activations.check(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
+
+    def compute_output_shape(self, input_shape):
+        expect_rank(self, input_shape, 3)
+        steps = _out_length(input_shape[1], self.kernel_size, self.strides, self.padding,
+                            self.dilation_rate)
+        if steps == 0:
+            raise ShapeMismatch(f"kernel_size {self.kernel_size} (dilation "
+                                f"{self.dilation_rate}) is longer than the {input_shape[1]} "
+                                f"steps of its input shape {input_shape}")
+        return (input_shape[0], steps, self.filters)
+
+    def build(self, input_shape):
+        self.add_weight("kernel", (self.kernel_size, input_shape[-1], self.filters),
+                        self.kernel_initializer)
+        if self.use_bias:
+            self.add_weight("bias", (self.filters,), self.bias_initializer)
+
+    def forward(self, ctx, x):
+        g, w = ctx.graph, ctx.weights
+        shape = self.compute_output_shape(x.shape)
+        y = g.op("conv1d", x, w["kernel"], self.padding, self.strides, self.dilation_rate,
+                 shape=shape, hint="conv")
+        if self.use_bias:
+            y = g.op("__add", y, w["bias"], shape=shape)
+        return activations.apply(self.activation, g, y)
+
+    def layer_config(self):
+        return {"filters": self.filters, "kernel_size": self.kernel_size,
+                "strides": self.strides, "padding": self.padding,
+                "dilation_rate": self.dilation_rate, "activation": self.activation,
+                "use_bias": self.use_bias,
+                "kernel_initializer": _init_name(self.kernel_initializer),
+                "bias_initializer": _init_name(self.bias_initializer)}
+
+
+class _Pooling1D(Layer):
+    primitive = ""
+
+    def __init__(self, pool_size: Any = 2, strides: Any = None, padding: str = "valid",
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.pool_size = _one_int(pool_size, "pool_size")
+        self.strides = self.pool_size if strides is None else _one_int(strides, "strides")
+        self.padding = _padding(padding)
+
+    def compute_output_shape(self, input_shape):
+        expect_rank(self, input_shape, 3)
+        steps = _out_length(input_shape[1], self.pool_size, self.strides, self.padding)
+        if steps == 0:
+            raise ShapeMismatch(f"pool_size {self.pool_size} is longer than the "
+                                f"{input_shape[1]} steps of its input shape {input_shape}")
+        return (input_shape[0], steps, input_shape[2])
+
+    def forward(self, ctx, x):
+        g = ctx.graph
+        shape = self.compute_output_shape(x.shape)
+        wide = g.op("expand_dims", x, 2, shape=(x.shape[0], x.shape[1], 1, x.shape[2]))
+        pooled = g.op(self.primitive, wide, [self.pool_size, 1], self.padding,
+                      [self.strides, 1], shape=(shape[0], shape[1], 1, shape[2]), hint="pool")
+        return g.op("squeeze", pooled, 2, shape=shape)
+
+    def layer_config(self):
+        return {"pool_size": self.pool_size, "strides": self.strides, "padding": self.padding}
+
+
+class MaxPooling1D(_Pooling1D):
+    """The maximum of each window of ``pool_size`` steps (stride ``strides``)."""
+
+    primitive = "max_pool2d"
+
+
+class AveragePooling1D(_Pooling1D):
+    """The mean of each window of ``pool_size`` steps (with 'same' padding, of the real
+    steps only, as Keras)."""
+
+    primitive = "avg_pool2d"
+
+
+class GlobalAveragePooling1D(Layer):
+    """The mean over the steps: ``(batch, steps, channels)`` to ``(batch, channels)``."""
+
+    reduction = "mean"
+
+    def compute_output_shape(self, input_shape):
+        expect_rank(self, input_shape, 3)
+        return (input_shape[0], input_shape[2])
+
+    def forward(self, ctx, x):
+        return ctx.graph.op(self.reduction, x, 1, shape=self.compute_output_shape(x.shape),
+                            hint="global_pool")
+
+
+class GlobalMaxPooling1D(GlobalAveragePooling1D):
+    """The maximum over the steps."""
+
+    reduction = "amax"

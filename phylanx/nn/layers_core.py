@@ -1,0 +1,260 @@
+"""The layer protocol and the core layers: Dense, Activation, Flatten, Dropout.
+
+A layer owns its weights (float32 NumPy arrays, created by ``build`` from the input
+shape) and knows three things: the shape it outputs for an input shape
+(``compute_output_shape``, which rejects shapes it cannot take), how its forward pass
+is written as primitives of a program (``forward``, given a :class:`Context`), and its
+Keras config.  Shapes carry ``None`` for the batch axis.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import PhylanxValueError
+from . import activations, initializers
+from .graph import Graph, Var
+
+_name_counts: dict[str, int] = {}
+
+
+def clear_session() -> None:
+    """Restart automatic layer names (``dense``, ``dense_1`` ...), as Keras does."""
+    _name_counts.clear()
+
+
+def _auto_name(cls_name: str) -> str:
+    # Keras' rule: Conv1D -> conv1d, BatchNormalization -> batch_normalization
+    base = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", cls_name)
+    base = re.sub(r"([a-z])([A-Z])", r"\1_\2", base).lower()
+    count = _name_counts.get(base, 0)
+    _name_counts[base] = count + 1
+    return base if count == 0 else f"{base}_{count}"
+
+
+class ShapeMismatch(PhylanxValueError):
+    """A layer cannot take the shape it is given (the model names the layers involved)."""
+
+
+@dataclass(eq=False)
+class Weight:
+    name: str
+    value: np.ndarray
+    trainable: bool = True
+
+
+@dataclass(eq=False)
+class Context:
+    """What ``forward`` writes into: the program, the layer's weights as variables, the
+    mode, and the new values of non-trainable weights (batch-norm moving statistics)."""
+
+    graph: Graph
+    weights: dict[str, Var]
+    training: bool
+    updates: list[tuple[Weight, Var]] = field(default_factory=list)
+
+
+class Layer:
+    """Base class: see the module doc."""
+
+    def __init__(self, name: str | None = None, input_shape: Any = None,
+                 input_dim: int | None = None, trainable: bool = True, **unused: Any) -> None:
+        unknown = set(unused) - {"dtype", "batch_input_shape"}
+        if unknown:
+            raise PhylanxValueError(f"{type(self).__name__}: unknown argument(s) "
+                                    f"{', '.join(sorted(unknown))}")
+        self.name = name or _auto_name(type(self).__name__)
+        self.trainable = trainable
+        if input_dim is not None:
+            input_shape = (input_dim,)
+        self.batch_input_shape = None if input_shape is None else \
+            (None,) + tuple(int(d) if d is not None else None for d in input_shape)
+        self.weights: list[Weight] = []
+        self.built = False
+        self.input_shape: tuple | None = None
+        self.output_shape: tuple | None = None
+
+    # -- to be provided by layers -----------------------------------------------
+    def build(self, input_shape: tuple) -> None:
+        """Create the weights for inputs of ``input_shape``."""
+
+    def compute_output_shape(self, input_shape: tuple) -> tuple:
+        return input_shape
+
+    def forward(self, ctx: Context, x: Var) -> Var:
+        raise NotImplementedError
+
+    def layer_config(self) -> dict:
+        return {}
+
+    # -- shared machinery ----------------------------------------------------------
+    def build_for(self, input_shape: tuple) -> tuple:
+        """Check ``input_shape``, build on first use, and return the output shape."""
+        input_shape = tuple(input_shape)
+        if self.built and self.input_shape is not None and \
+                _known(self.input_shape[1:]) != _known(input_shape[1:]):
+            raise ShapeMismatch(f"expects input shape {self.input_shape}, got {input_shape}")
+        out = tuple(self.compute_output_shape(input_shape))
+        if not self.built:
+            self.build(input_shape)
+            self.built = True
+        self.input_shape, self.output_shape = input_shape, out
+        return out
+
+    def add_weight(self, name: str, shape: tuple, initializer: Any,
+                   trainable: bool = True) -> Weight:
+        value = initializers.get(initializer)(tuple(int(s) for s in shape))
+        weight = Weight(f"{self.name}/{name}", np.asarray(value, np.float32), trainable)
+        self.weights.append(weight)
+        return weight
+
+    @property
+    def trainable_weights(self) -> list[Weight]:
+        return [w for w in self.weights if w.trainable and self.trainable]
+
+    def count_params(self) -> int:
+        return int(sum(w.value.size for w in self.weights))
+
+    def get_weights(self) -> list[np.ndarray]:
+        return [w.value.copy() for w in self.weights]
+
+    def set_weights(self, values: list) -> None:
+        if len(values) != len(self.weights):
+            raise PhylanxValueError(f"layer {self.name} has {len(self.weights)} weight(s), "
+                                    f"got {len(values)}")
+        for w, v in zip(self.weights, values):
+            v = np.asarray(v)
+            if v.shape != w.value.shape:
+                raise PhylanxValueError(f"weight {w.name} has shape {w.value.shape}, got "
+                                        f"{v.shape}")
+            w.value = v.astype(np.float32)
+
+    def get_config(self) -> dict:
+        config = {"name": self.name, "trainable": self.trainable, **self.layer_config()}
+        if self.batch_input_shape is not None:
+            config["batch_input_shape"] = list(self.batch_input_shape)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict) -> Layer:
+        config = dict(config)
+        shape = config.pop("batch_input_shape", None)
+        layer = cls(**config)
+        if shape is not None:
+            layer.batch_input_shape = tuple(shape)
+        return layer
+
+    def __call__(self, tensor: Any) -> Any:
+        from .model import call_layer
+        return call_layer(self, tensor)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+def _known(shape: tuple) -> tuple:
+    return tuple(d for d in shape if d is not None)
+
+
+def expect_rank(layer: Layer, input_shape: tuple, rank: int, hint: str = "") -> None:
+    if len(input_shape) != rank:
+        raise ShapeMismatch(f"expects inputs of rank {rank} {_rank_words(rank)}, got shape "
+                            f"{input_shape}{hint}")
+
+
+def _rank_words(rank: int) -> str:
+    return {2: "(batch, features)", 3: "(batch, steps, channels)"}.get(rank, "")
+
+
+class Dense(Layer):
+    """``activation(x @ kernel + bias)`` for 2-D inputs ``(batch, features)``."""
+
+    def __init__(self, units: int, activation: str | None = None, use_bias: bool = True,
+                 kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.units = int(units)
+        self.activation = activations.check(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
+
+    def compute_output_shape(self, input_shape):
+        expect_rank(self, input_shape, 2, " (add a Flatten or a global pooling layer before it)")
+        return (input_shape[0], self.units)
+
+    def build(self, input_shape):
+        self.add_weight("kernel", (input_shape[-1], self.units), self.kernel_initializer)
+        if self.use_bias:
+            self.add_weight("bias", (self.units,), self.bias_initializer)
+
+    def forward(self, ctx, x):
+        g, w = ctx.graph, ctx.weights
+        shape = (x.shape[0], self.units)
+        y = g.op("dot", x, w["kernel"], shape=shape, hint="dense")
+        if self.use_bias:
+            y = g.op("__add", y, w["bias"], shape=shape)
+        return activations.apply(self.activation, g, y)
+
+    def layer_config(self):
+        return {"units": self.units, "activation": self.activation, "use_bias": self.use_bias,
+                "kernel_initializer": _init_name(self.kernel_initializer),
+                "bias_initializer": _init_name(self.bias_initializer)}
+
+
+def _init_name(init: Any) -> Any:
+    return init if isinstance(init, str) else getattr(init, "__name__", str(init))
+
+
+class Activation(Layer):
+    """An activation by name (see :mod:`.activations`)."""
+
+    def __init__(self, activation: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.activation = activations.check(activation)
+
+    def forward(self, ctx, x):
+        return activations.apply(self.activation, ctx.graph, x)
+
+    def layer_config(self):
+        return {"activation": self.activation}
+
+
+class Flatten(Layer):
+    """``(batch, d1, d2, ...)`` to ``(batch, d1 * d2 * ...)``."""
+
+    def compute_output_shape(self, input_shape):
+        if any(d is None for d in input_shape[1:]):
+            raise ShapeMismatch(f"needs every axis but the batch known, got {input_shape}")
+        return (input_shape[0], int(np.prod(input_shape[1:], dtype=np.int64)))
+
+    def forward(self, ctx, x):
+        shape = self.compute_output_shape(x.shape)
+        return ctx.graph.op("reshape", x, [-1, shape[1]], shape=shape, hint="flatten")
+
+
+class Dropout(Layer):
+    """In training, zeroes a fraction ``rate`` of the inputs and scales the rest by
+    ``1 / (1 - rate)``; the identity otherwise.  The mask is drawn inside the step."""
+
+    def __init__(self, rate: float, seed: int | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if not 0.0 <= float(rate) < 1.0:
+            raise PhylanxValueError(f"Dropout rate must be in [0, 1), got {rate}")
+        self.rate = float(rate)
+        self.seed = seed
+
+    def forward(self, ctx, x):
+        if not ctx.training or self.rate == 0.0:
+            return x
+        g = ctx.graph
+        size = g.op("shape", x, shape=(len(x.shape),))
+        noise = g.op("random_sample", size, shape=x.shape)
+        keep = g.op("__ge", noise, self.rate, shape=x.shape, hint="keep")
+        kept = g.op("__mul", x, keep, shape=x.shape)
+        return g.op("__mul", kept, 1.0 / (1.0 - self.rate), shape=x.shape, hint="dropout")
+
+    def layer_config(self):
+        return {"rate": self.rate, "seed": self.seed}

@@ -1,0 +1,117 @@
+"""BatchNormalization and Embedding.
+
+Batch normalisation is written with ordinary primitives (``mean``, ``var``, arithmetic,
+``sqrt``): its gradient needs no special kernel.  Its moving statistics are
+non-trainable weights whose new values the training step returns beside the parameters.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import PhylanxValueError
+from . import initializers
+from .layers_core import Layer, ShapeMismatch
+
+
+def _uniform_005(shape: tuple, seed: int | None = None) -> np.ndarray:
+    """Keras' Embedding default: uniform in [-0.05, 0.05]."""
+    return initializers.generator(seed).uniform(-0.05, 0.05, shape).astype(np.float32)
+
+
+initializers.INITIALIZERS.setdefault("uniform", _uniform_005)
+
+
+class BatchNormalization(Layer):
+    """``gamma * (x - mean) / sqrt(var + epsilon) + beta`` over the last axis: batch
+    statistics in training (which also update the moving ones), moving ones otherwise."""
+
+    def __init__(self, axis: int = -1, momentum: float = 0.99, epsilon: float = 1e-3,
+                 center: bool = True, scale: bool = True, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if axis not in (-1,):
+            raise PhylanxValueError("BatchNormalization supports axis=-1 (channels last) only")
+        self.axis, self.momentum, self.epsilon = axis, float(momentum), float(epsilon)
+        self.center, self.scale = center, scale
+
+    def compute_output_shape(self, input_shape):
+        if len(input_shape) < 2 or input_shape[-1] is None:
+            raise ShapeMismatch(f"needs a known last axis, got shape {input_shape}")
+        return input_shape
+
+    def build(self, input_shape):
+        channels = (input_shape[-1],)
+        if self.scale:
+            self.add_weight("gamma", channels, "ones")
+        if self.center:
+            self.add_weight("beta", channels, "zeros")
+        self.add_weight("moving_mean", channels, "zeros", trainable=False)
+        self.add_weight("moving_variance", channels, "ones", trainable=False)
+
+    def forward(self, ctx, x):
+        g, w = ctx.graph, ctx.weights
+        channels = (x.shape[-1],)
+        if ctx.training:
+            axes = list(range(len(x.shape) - 1))
+            mean = g.op("mean", x, axes, shape=channels, hint="bn_mean")
+            variance = g.op("var", x, axes, shape=channels, hint="bn_var")
+            keep = self.momentum
+            for name, batch in (("moving_mean", mean), ("moving_variance", variance)):
+                old = g.op("__mul", w[name], keep, shape=channels)
+                new = g.op("__add", old, g.op("__mul", batch, 1.0 - keep, shape=channels),
+                           shape=channels, hint=name)
+                ctx.updates.append((self._weight(name), new))
+        else:
+            mean, variance = w["moving_mean"], w["moving_variance"]
+        shifted = g.op("__sub", x, mean, shape=x.shape)
+        spread = g.op("sqrt", g.op("__add", variance, self.epsilon, shape=channels),
+                      shape=channels)
+        y = g.op("__div", shifted, spread, shape=x.shape, hint="bn")
+        if self.scale:
+            y = g.op("__mul", y, w["gamma"], shape=x.shape)
+        if self.center:
+            y = g.op("__add", y, w["beta"], shape=x.shape)
+        return y
+
+    def _weight(self, name: str):
+        return next(w for w in self.weights if w.name.endswith("/" + name))
+
+    def layer_config(self):
+        return {"axis": self.axis, "momentum": self.momentum, "epsilon": self.epsilon,
+                "center": self.center, "scale": self.scale}
+
+
+class Embedding(Layer):
+    """Rows of ``embeddings`` picked by integer indices: ``(batch, steps)`` to
+    ``(batch, steps, output_dim)``."""
+
+    def __init__(self, input_dim: int, output_dim: int,
+                 embeddings_initializer: Any = "uniform", input_length: int | None = None,
+                 **kwargs: Any) -> None:
+        if input_length is not None and "input_shape" not in kwargs:
+            kwargs["input_shape"] = (input_length,)
+        super().__init__(**kwargs)
+        self.input_dim, self.output_dim = int(input_dim), int(output_dim)
+        self.embeddings_initializer = embeddings_initializer
+        self.input_dtype = "int64"
+
+    def compute_output_shape(self, input_shape):
+        if len(input_shape) < 2:
+            raise ShapeMismatch(f"expects (batch, steps) indices, got shape {input_shape}")
+        return tuple(input_shape) + (self.output_dim,)
+
+    def build(self, input_shape):
+        self.add_weight("embeddings", (self.input_dim, self.output_dim),
+                        self.embeddings_initializer)
+
+    def forward(self, ctx, x):
+        g = ctx.graph
+        indices = g.op("astype", x, "int64", shape=x.shape)
+        return g.op("slice", ctx.weights["embeddings"], indices,
+                    shape=self.compute_output_shape(x.shape), hint="embedding")
+
+    def layer_config(self):
+        init = self.embeddings_initializer
+        return {"input_dim": self.input_dim, "output_dim": self.output_dim,
+                "embeddings_initializer": init if isinstance(init, str) else "uniform"}

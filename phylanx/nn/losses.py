@@ -1,0 +1,116 @@
+"""Losses by Keras name, written into the step's program, and checks of the labels.
+
+``mse`` (``mean_squared_error``), ``mae``, ``binary_crossentropy``,
+``categorical_crossentropy``, ``sparse_categorical_crossentropy``; the cross-entropies
+take ``from_logits`` (pass a :class:`Loss` instance, e.g.
+``losses.CategoricalCrossentropy(from_logits=True)``).  Every loss is the mean over the
+batch (and, as in Keras, over the last axis for the element-wise ones).  Probabilities
+are clipped to ``[1e-7, 1 - 1e-7]`` by the loss kernels, as Keras does.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import PhylanxValueError
+from .graph import Graph, Var
+
+ALIASES = {"mean_squared_error": "mse", "mean_absolute_error": "mae"}
+
+
+@dataclass
+class Loss:
+    name: str
+    from_logits: bool = False
+
+    def emit(self, g: Graph, y: Var, p: Var) -> Var:
+        """The scalar loss of outputs ``p`` for targets ``y``."""
+        if self.name == "mse":
+            err = g.op("__sub", p, y, shape=p.shape)
+            return g.op("mean", g.op("square", err, shape=p.shape), shape=(), hint="loss")
+        if self.name == "mae":
+            err = g.op("__sub", p, y, shape=p.shape)
+            return g.op("mean", g.op("absolute", err, shape=p.shape), shape=(), hint="loss")
+        if self.name == "binary_crossentropy":
+            each = g.op("binary_crossentropy", y, p, self.from_logits, shape=p.shape)
+            return g.op("mean", each, shape=(), hint="loss")
+        if self.name == "sparse_categorical_crossentropy":
+            y = one_hot(g, y, p.shape[-1])
+        both = g.op("categorical_crossentropy", y, p, self.from_logits, -1, shape=())
+        each = g.op("slice", both, 0, shape=p.shape[:-1])
+        return g.op("mean", each, shape=(), hint="loss")
+
+    def check_targets(self, y: np.ndarray, output_shape: tuple) -> np.ndarray:
+        """``y`` as the step takes it (float32, or int64 labels), or a clear error."""
+        out = tuple(output_shape)
+        if self.name == "sparse_categorical_crossentropy":
+            labels = np.asarray(y)
+            if labels.ndim == len(out) and labels.shape[-1] == 1:
+                labels = labels[..., 0]
+            if labels.shape[1:] != tuple(out[1:-1]):
+                raise PhylanxValueError(
+                    f"sparse_categorical_crossentropy needs one integer label per sample "
+                    f"(shape {(len(labels),) + tuple(out[1:-1])}), got labels of shape "
+                    f"{np.shape(y)} for outputs of shape {out}")
+            if labels.dtype.kind == "f" and np.any(labels != np.round(labels)):
+                raise PhylanxValueError("sparse_categorical_crossentropy needs integer labels")
+            labels = labels.astype(np.int64)
+            n = out[-1]
+            if labels.size and (labels.min() < 0 or labels.max() >= n):
+                bad = labels[(labels < 0) | (labels >= n)][0]
+                raise PhylanxValueError(
+                    f"label {bad} is out of range for sparse_categorical_crossentropy with "
+                    f"{n} output classes (labels must be in 0..{n - 1})")
+            return labels
+        target = np.asarray(y, dtype=np.float32)
+        if target.ndim == 1 and len(out) == 2 and out[1] == 1:
+            target = target[:, None]
+        if target.shape[1:] != tuple(out[1:]):
+            hint = " (integer labels? use sparse_categorical_crossentropy)" \
+                if self.name == "categorical_crossentropy" and target.ndim == 1 else ""
+            raise PhylanxValueError(f"{self.name}: targets of shape {np.shape(y)} do not fit "
+                                    f"the model's outputs of shape {out}{hint}")
+        if self.name == "binary_crossentropy" and target.size and (
+                target.min() < 0 or target.max() > 1):
+            raise PhylanxValueError("binary_crossentropy needs targets in [0, 1], got values "
+                                    f"from {target.min()} to {target.max()}")
+        if self.name == "categorical_crossentropy" and target.size and target.min() < 0:
+            raise PhylanxValueError("categorical_crossentropy needs non-negative targets "
+                                    "(one-hot rows)")
+        return target
+
+
+def one_hot(g: Graph, labels: Var, classes: int) -> Var:
+    shape = tuple(labels.shape) + (classes,)
+    hot = g.op("one_hot", labels, classes, shape=shape)
+    return g.op("astype", hot, "float32", shape=shape, hint="one_hot")
+
+
+def BinaryCrossentropy(from_logits: bool = False) -> Loss:  # noqa: N802 - Keras' name
+    return Loss("binary_crossentropy", from_logits)
+
+
+def CategoricalCrossentropy(from_logits: bool = False) -> Loss:  # noqa: N802
+    return Loss("categorical_crossentropy", from_logits)
+
+
+def SparseCategoricalCrossentropy(from_logits: bool = False) -> Loss:  # noqa: N802
+    return Loss("sparse_categorical_crossentropy", from_logits)
+
+
+def MeanSquaredError() -> Loss:  # noqa: N802
+    return Loss("mse")
+
+
+KNOWN = ("mse", "mae", "binary_crossentropy", "categorical_crossentropy",
+         "sparse_categorical_crossentropy")
+
+
+def get(loss) -> Loss:
+    if isinstance(loss, Loss):
+        return loss
+    name = ALIASES.get(str(loss).lower(), str(loss).lower())
+    if name not in KNOWN:
+        raise PhylanxValueError(f"unknown loss {loss!r}; known: {', '.join(KNOWN)}")
+    return Loss(name)

@@ -1,0 +1,247 @@
+"""Models: the functional ``Model(inputs, outputs)`` over ``Input`` tensors, and
+``Sequential``; their structure, weights, summary and config.
+
+Calling a layer on a symbolic :class:`Tensor` builds it for the tensor's shape and
+returns the output tensor; a shape the layer cannot take is an error naming both layers
+and the shape.  Training, evaluation and prediction live in :mod:`.training`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import PhylanxValueError
+from .graph import Var
+from .layers_core import Layer, ShapeMismatch, _auto_name
+from .training import TrainingMixin
+
+
+@dataclass(eq=False)
+class Tensor:
+    """A symbolic tensor: its shape (batch axis None), the layer that produced it (None
+    for an ``Input``) and that layer's input tensor."""
+
+    shape: tuple
+    layer: Layer | None = None
+    inbound: Tensor | None = None
+    name: str = ""
+    dtype: str = "float32"
+
+    def source(self) -> str:
+        if self.layer is None:
+            return f"input '{self.name}'"
+        return f"layer '{self.layer.name}' ({type(self.layer).__name__})"
+
+
+def Input(shape: Any, dtype: str = "float32", name: str | None = None) -> Tensor:  # noqa: N802
+    """A model input of ``shape`` (without the batch axis)."""
+    dims = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    return Tensor((None,) + tuple(None if d is None else int(d) for d in dims), None, None,
+                  name or _auto_name("InputLayer"), dtype)
+
+
+def build_layer(layer: Layer, shape: tuple, source: str) -> tuple:
+    """``layer`` built for inputs of ``shape`` coming from ``source``; shape errors name
+    both."""
+    try:
+        return layer.build_for(shape)
+    except ShapeMismatch as e:
+        raise PhylanxValueError(f"layer '{layer.name}' ({type(layer).__name__}) cannot take "
+                                f"the output of {source}, of shape {tuple(shape)}: "
+                                f"{e.message if hasattr(e, 'message') else e}") from None
+
+
+def call_layer(layer: Layer, tensor: Any) -> Tensor:
+    if not isinstance(tensor, Tensor):
+        raise PhylanxValueError(f"layer '{layer.name}' was called on a "
+                                f"{type(tensor).__name__}; call layers on Input() tensors "
+                                "(or use model.predict for data)")
+    out = build_layer(layer, tensor.shape, tensor.source())
+    return Tensor(out, layer, tensor, layer.name, tensor.dtype)
+
+
+class Model(TrainingMixin):
+    """A model from an input tensor to an output tensor (Keras' functional API)."""
+
+    def __init__(self, inputs: Any = None, outputs: Any = None, name: str | None = None):
+        self.name = name or _auto_name(type(self).__name__)
+        self._chain: list[Layer] = []
+        self.input: Tensor | None = None
+        self.output: Tensor | None = None
+        if inputs is not None or outputs is not None:
+            self._set_graph(_single(inputs, "inputs"), _single(outputs, "outputs"))
+        super().__init__()
+
+    def _set_graph(self, inputs: Tensor, outputs: Tensor) -> None:
+        chain: list[Layer] = []
+        tensor = outputs
+        while tensor is not inputs:
+            if tensor is None or tensor.layer is None:
+                raise PhylanxValueError("the model's outputs are not computed from its inputs")
+            chain.append(tensor.layer)
+            tensor = tensor.inbound
+        self._chain = chain[::-1]
+        self.input, self.output = inputs, outputs
+
+    # -- structure ---------------------------------------------------------------
+    @property
+    def layers(self) -> list[Layer]:
+        seen: list[Layer] = []
+        for layer in self._chain:
+            if layer not in seen:
+                seen.append(layer)
+        return seen
+
+    @property
+    def built(self) -> bool:
+        return self.input is not None
+
+    @property
+    def input_shape(self) -> tuple:
+        self._require_built()
+        return self.input.shape
+
+    @property
+    def output_shape(self) -> tuple:
+        self._require_built()
+        return self.output.shape
+
+    def _require_built(self) -> None:
+        if not self.built:
+            raise PhylanxValueError(f"model '{self.name}' is not built yet: give the first "
+                                    "layer an input_shape, start with Input(...), or fit it")
+
+    def emit(self, ctx_for, x: Var) -> Var:
+        """Write the forward pass into a program; ``ctx_for(layer)`` gives each layer's
+        :class:`Context`."""
+        for layer in self._chain:
+            x = layer.forward(ctx_for(layer), x)
+        return x
+
+    @property
+    def weights(self):
+        return [w for layer in self.layers for w in layer.weights]
+
+    @property
+    def trainable_weights(self):
+        return [w for layer in self.layers for w in layer.trainable_weights]
+
+    @property
+    def non_trainable_weights(self):
+        trainable = set(map(id, self.trainable_weights))
+        return [w for w in self.weights if id(w) not in trainable]
+
+    def count_params(self) -> int:
+        return sum(layer.count_params() for layer in self.layers)
+
+    def get_weights(self) -> list[np.ndarray]:
+        return [w.value.copy() for w in self.weights]
+
+    def set_weights(self, values: list) -> None:
+        weights = self.weights
+        if len(values) != len(weights):
+            raise PhylanxValueError(f"model '{self.name}' has {len(weights)} weight arrays, "
+                                    f"got {len(values)}")
+        for w, v in zip(weights, values):
+            v = np.asarray(v)
+            if v.shape != w.value.shape:
+                raise PhylanxValueError(f"weight {w.name} has shape {w.value.shape}, got "
+                                        f"{v.shape}")
+            w.value = v.astype(np.float32)
+
+    def get_layer(self, name: str) -> Layer:
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        raise PhylanxValueError(f"no layer named {name!r} in model '{self.name}'")
+
+    def summary(self, print_fn=print) -> None:
+        """Keras' table of layers, output shapes and parameter counts."""
+        self._require_built()
+        line = "_" * 65
+        print_fn(f'Model: "{self.name}"')
+        print_fn(line)
+        print_fn(f" {'Layer (type)':<28}{'Output Shape':<26}{'Param #':<10}")
+        print_fn("=" * 65)
+        for i, layer in enumerate(self._chain):
+            label = f"{layer.name} ({type(layer).__name__})"
+            print_fn(f" {label:<28}{str(layer.output_shape):<26}{layer.count_params():<10}")
+            print_fn("=" * 65 if i == len(self._chain) - 1 else "")
+        trainable = sum(w.value.size for w in self.trainable_weights)
+        total = self.count_params()
+        print_fn(f"Total params: {total:,}")
+        print_fn(f"Trainable params: {trainable:,}")
+        print_fn(f"Non-trainable params: {total - trainable:,}")
+        print_fn(line)
+
+    def get_config(self) -> dict:
+        self._require_built()
+        return {"name": self.name, "input_shape": list(self.input.shape),
+                "input_dtype": self.input.dtype,
+                "layers": [{"class_name": type(layer).__name__, "config": layer.get_config()}
+                           for layer in self._chain]}
+
+    def save(self, path: str) -> None:
+        from .saving import save_model
+        save_model(self, path)
+
+
+def _single(tensors: Any, what: str) -> Tensor:
+    if isinstance(tensors, (list, tuple)):
+        if len(tensors) != 1:
+            raise PhylanxValueError(f"models with several {what} are not supported yet")
+        tensors = tensors[0]
+    if not isinstance(tensors, Tensor):
+        raise PhylanxValueError(f"Model {what} must be tensors made with Input() and layer "
+                                f"calls, got {type(tensors).__name__}")
+    return tensors
+
+
+class Sequential(Model):
+    """A stack of layers, each taking the previous one's output."""
+
+    def __init__(self, layers: list | None = None, name: str | None = None) -> None:
+        super().__init__(name=name)
+        self._pending: list[Layer] = []
+        for layer in layers or []:
+            self.add(layer)
+
+    def add(self, layer: Any) -> None:
+        if isinstance(layer, Tensor):           # Sequential([Input(...), Dense(...)])
+            if self.built or self._pending:
+                raise PhylanxValueError("an Input can only be the first item of a Sequential")
+            self.input = self.output = layer
+            return
+        if not isinstance(layer, Layer):
+            raise PhylanxValueError(f"Sequential.add takes layers, got {type(layer).__name__}")
+        if not self.built and not self._pending and layer.batch_input_shape is not None:
+            self.input = self.output = Input(layer.batch_input_shape[1:])
+        if self.built:
+            self.output = call_layer(layer, self.output)
+            self._chain.append(layer)
+        else:
+            self._pending.append(layer)
+        self._reset_programs()
+
+    def pop(self) -> None:
+        if not self._chain and not self._pending:
+            raise PhylanxValueError("pop from an empty Sequential")
+        if self._pending:
+            self._pending.pop()
+        else:
+            self._chain.pop()
+            self.output = self.output.inbound
+        self._reset_programs()
+
+    def build(self, input_shape: tuple) -> None:
+        """Build the layers for inputs of ``input_shape`` (with the batch axis)."""
+        if self.built and not self._pending:
+            return
+        if not self.built:
+            self.input = self.output = Input(tuple(input_shape)[1:])
+        for layer in self._pending:
+            self.output = call_layer(layer, self.output)
+            self._chain.append(layer)
+        self._pending = []

@@ -1,0 +1,70 @@
+"""save_model / load_model: one ``.npz`` file holding the weights and, as JSON, the
+architecture and the compile settings (optimizer slots are not saved)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import PhylanxValueError
+
+FORMAT = "phylanx.nn/1"
+
+
+def _layer_classes() -> dict[str, type]:
+    from . import layers
+    return {name: getattr(layers, name) for name in layers.__all__}
+
+
+def save_model(model: Any, path: str | Path) -> Path:
+    path = Path(path)
+    if path.suffix != ".npz":
+        path = path.with_suffix(path.suffix + ".npz") if path.suffix else \
+            path.with_suffix(".npz")
+    config = {"format": FORMAT, "class_name": type(model).__name__,
+              "config": model.get_config(), "compile": model.compile_config}
+    arrays = {f"weight_{i}": w for i, w in enumerate(model.get_weights())}
+    np.savez(path, __config__=np.array(json.dumps(config)), **arrays)
+    return path
+
+
+def load_model(path: str | Path) -> Any:
+    """The model saved at ``path`` (compiled again if it was compiled)."""
+    from .model import Input, Model, Sequential
+    path = Path(path)
+    if not path.exists() and path.with_suffix(".npz").exists():
+        path = path.with_suffix(".npz")
+    with np.load(path, allow_pickle=False) as data:
+        if "__config__" not in data:
+            raise PhylanxValueError(f"{path} is not a model saved by phylanx.nn (no config)")
+        saved = json.loads(str(data["__config__"]))
+        weights = [data[f"weight_{i}"] for i in range(len(data.files) - 1)]
+    if saved.get("format") != FORMAT:
+        raise PhylanxValueError(f"{path}: unknown format {saved.get('format')!r}")
+    classes = _layer_classes()
+    config = saved["config"]
+    layers = []
+    for item in config["layers"]:
+        cls = classes.get(item["class_name"])
+        if cls is None:
+            raise PhylanxValueError(f"{path}: unknown layer class {item['class_name']!r}")
+        layers.append(cls.from_config(item["config"]))
+    inputs = Input(tuple(config["input_shape"])[1:], dtype=config.get("input_dtype", "float32"))
+    if saved["class_name"] == "Sequential":
+        model = Sequential([inputs, *layers], name=config["name"])
+    else:
+        tensor = inputs
+        for layer in layers:
+            tensor = layer(tensor)
+        model = Model(inputs, tensor, name=config["name"])
+    model.set_weights(weights)
+    settings = saved.get("compile")
+    if settings:
+        from . import losses, optimizers
+        model.compile(optimizers.from_config(settings["optimizer"],
+                                             settings["optimizer_config"]),
+                      losses.Loss(settings["loss"], settings["from_logits"]),
+                      settings["metrics"])
+    return model

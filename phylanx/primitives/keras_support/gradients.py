@@ -1,0 +1,69 @@
+"""Keras-support gradients: ``vjp``, one recorded VJP rule applied inside an execution tree.
+
+``phylanx.nn`` compiles a training step (forward, backward, update) into one PhySL
+function.  Its backward statements are generated from the forward statements; most are
+ordinary primitives (``dot``, ``transpose``, arithmetic), but the cotangents of kernels
+such as ``conv1d`` or ``categorical_crossentropy`` are what their VJP rule computes, and
+``vjp`` applies that rule as a pure primitive, so the statements around it may still run
+concurrently (a call of a Python function value would stop the block's overlap).
+"""
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+from ...errors import PhylanxValueError
+from ..registry import primitive
+from ..rules import VJP
+
+
+def _rule(name: str):
+    rule = VJP.get(name)
+    if rule is None and not VJP.names():
+        # the rules are registered by phylanx.autodiff, a layer above the primitives:
+        # loaded on first use, so PhySL code may call vjp without importing it
+        importlib.import_module("phylanx.autodiff")
+        rule = VJP.get(name)
+    if rule is None:
+        raise PhylanxValueError(f"vjp: '{name}' has no VJP rule (see docs/autodiff.md)")
+    return rule
+
+
+def _fit(ct, operand):
+    """``ct`` summed over the axes ``operand`` was broadcast along, in its float type."""
+    if ct is None or isinstance(operand, (list, str)) or operand is None:
+        return ct if isinstance(operand, list) else None
+    dtype = np.asarray(operand).dtype
+    if dtype.kind not in "fc":
+        return None                    # integer and boolean operands carry no gradient
+    ct = np.asarray(ct)
+    shape = np.shape(operand)
+    if ct.shape != shape:
+        extra = ct.ndim - len(shape)
+        if extra > 0:
+            ct = ct.sum(axis=tuple(range(extra)))
+        axes = tuple(i for i, (c, s) in enumerate(zip(ct.shape, shape)) if s == 1 and c != 1)
+        if axes:
+            ct = ct.sum(axis=axes, keepdims=True)
+        ct = np.broadcast_to(ct, shape)
+    ct = ct.astype(dtype, copy=False)
+    return ct[()] if ct.ndim == 0 else ct
+
+
+@primitive(
+    "vjp", "vjp(_1_primitive, _2_cotangent, _3_output, __1)", extension=True,
+    no_oracle="applies the VJP rules, which tests/autodiff/test_rules.py checks against "
+    "finite differences; vjp itself is checked in tests/nn/test_graph.py",
+    example='vjp("__mul", 1.0, 6.0, 2.0, 3.0)', result="list(3.0, 2.0)",
+)
+def vjp(primitive, cotangent, output, *operands):
+    """The cotangents of ``operands`` of ``output = primitive(*operands)`` for ``cotangent``.
+
+    One item per operand, shaped and typed like it (nil where no gradient flows: integer
+    operands, or operands the rule leaves out).  The operands must be passed positionally,
+    exactly as the primitive got them.
+    """
+    grads = tuple(_rule(str(primitive))(cotangent, output, *operands))
+    grads += (None,) * (len(operands) - len(grads))
+    return [_fit(g, a) for g, a in zip(grads, operands)]

@@ -1,0 +1,98 @@
+"""The backward pass generated for each layer, loss and activation equals central finite
+differences of the same step's loss (float64 parameters)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from phylanx import nn
+
+from .helpers import numerical_gradient, step_loss_and_gradient
+
+RNG = np.random.default_rng(1)
+
+
+def _check(model, x, y, loss="mse", tol=1e-5):
+    model.compile(nn.SGD(), loss)
+    x = model._inputs(x).astype(np.float64)
+    y = model._targets(x, y)
+    y = y.astype(np.float64) if y.dtype.kind == "f" else y
+    params = [w.value.astype(np.float64) for w in model.trainable_weights]
+    _, grads = step_loss_and_gradient(model, x, y, params)
+    assert any(np.any(g != 0) for g in grads)
+    for i, g in enumerate(grads):
+        expected = numerical_gradient(model, x, y, params, i)
+        np.testing.assert_allclose(g, expected, rtol=tol, atol=tol,
+                                   err_msg=model.trainable_weights[i].name)
+
+
+def _seq(input_shape, *layers):
+    nn.set_seed(3)
+    return nn.Sequential([nn.Input(input_shape), *layers])
+
+
+@pytest.mark.parametrize("activation", ["relu", "sigmoid", "tanh", "softmax", "elu",
+                                        "selu", "softplus", "softsign", "swish", "linear"])
+def test_dense_with_each_activation(activation):
+    model = _seq((4,), nn.Dense(3, activation=activation), nn.Dense(2))
+    _check(model, RNG.normal(size=(5, 4)), RNG.normal(size=(5, 2)))
+
+
+@pytest.mark.parametrize("loss,target", [
+    ("binary_crossentropy", lambda: RNG.integers(0, 2, (6, 1))),
+    ("categorical_crossentropy", lambda: np.eye(3)[RNG.integers(0, 3, 6)]),
+    ("sparse_categorical_crossentropy", lambda: RNG.integers(0, 3, 6)),
+    ("mae", lambda: RNG.normal(size=(6, 3))),
+])
+def test_losses(loss, target):
+    y = target()
+    units = 1 if loss == "binary_crossentropy" else 3
+    last = "sigmoid" if units == 1 else ("softmax" if "entropy" in loss else None)
+    model = _seq((4,), nn.Dense(5, activation="tanh"), nn.Dense(units, activation=last))
+    _check(model, RNG.normal(size=(6, 4)), y, loss)
+
+
+@pytest.mark.parametrize("name", ["categorical_crossentropy", "binary_crossentropy"])
+def test_losses_from_logits(name):
+    units = 3 if name.startswith("cat") else 1
+    y = np.eye(3)[RNG.integers(0, 3, 6)] if units == 3 else RNG.integers(0, 2, (6, 1))
+    model = _seq((4,), nn.Dense(units))
+    _check(model, RNG.normal(size=(6, 4)), y, nn.losses.Loss(name, from_logits=True))
+
+
+@pytest.mark.parametrize("padding,strides", [("valid", 1), ("same", 2)])
+def test_conv1d_pooling_flatten(padding, strides):
+    model = _seq((7, 3), nn.Conv1D(4, 3, strides=strides, padding=padding, activation="relu"),
+                 nn.MaxPooling1D(2, padding="same"), nn.Flatten(), nn.Dense(2))
+    _check(model, RNG.normal(size=(3, 7, 3)), RNG.normal(size=(3, 2)))
+
+
+def test_average_and_global_pooling():
+    model = _seq((8, 2), nn.Conv1D(3, 2), nn.AveragePooling1D(2), nn.Conv1D(2, 2),
+                 nn.GlobalAveragePooling1D(), nn.Dense(2))
+    _check(model, RNG.normal(size=(3, 8, 2)), RNG.normal(size=(3, 2)))
+
+
+def test_batch_normalization_in_training_mode():
+    model = _seq((4,), nn.Dense(3), nn.BatchNormalization(), nn.Dense(2))
+    _check(model, RNG.normal(size=(6, 4)), RNG.normal(size=(6, 2)))
+
+
+def test_dropout_with_a_fixed_mask():
+    model = _seq((6,), nn.Dense(8), nn.Dropout(0.5), nn.Dense(2))
+    _check(model, RNG.normal(size=(5, 6)), RNG.normal(size=(5, 2)))
+
+
+@pytest.mark.parametrize("layer", [
+    lambda: nn.SimpleRNN(3), lambda: nn.LSTM(3),
+    lambda: nn.SimpleRNN(2, return_sequences=True), lambda: nn.LSTM(2, return_sequences=True),
+])
+def test_recurrent(layer):
+    model = _seq((4, 2), layer(), nn.Flatten())
+    x = RNG.normal(size=(3, 4, 2))
+    _check(model, x, RNG.normal(size=(3,) + model.output_shape[1:]))
+
+
+def test_embedding():
+    model = _seq((5,), nn.Embedding(7, 3), nn.GlobalAveragePooling1D(), nn.Dense(2))
+    _check(model, RNG.integers(0, 7, (4, 5)), RNG.normal(size=(4, 2)))
