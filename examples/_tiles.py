@@ -46,3 +46,24 @@ def classification(seed: int, features: int, start: int, stop: int):
         noise = rng.normal(scale=0.3 * np.sqrt(features), size=rows)
         return x, (x @ truth + noise > 0).astype(float)
     return seeded_rows(make, seed, start, stop)
+
+
+def blobs(seed: int, k: int, dims: int, start: int, stop: int) -> np.ndarray:
+    """Rows ``[start, stop)`` of ``k`` Gaussian blobs (point ``i`` is in blob ``i % k``)
+    around centres drawn uniformly from [-10, 10]."""
+    centres = np.random.default_rng([seed, 2**31]).uniform(-10, 10, size=(k, dims))
+
+    def make(rng, first, rows):
+        return (centres[np.arange(first, first + rows) % k] + rng.normal(size=(rows, dims)),)
+    return seeded_rows(make, seed, start, stop)[0]
+
+
+def low_rank(seed: int, items: int, factors: int, start: int, stop: int):
+    """Rows ``[start, stop)`` (users) of a rank-``factors`` ratings matrix with
+    ``items`` columns, and the users' starting factors: ``(ratings, x0)``."""
+    item_factors = np.random.default_rng([seed, 2**31]).uniform(size=(factors, items))
+
+    def make(rng, _first, rows):
+        users = rng.uniform(size=(rows, factors))
+        return users @ item_factors, rng.uniform(size=(rows, factors))
+    return seeded_rows(make, seed, start, stop)
