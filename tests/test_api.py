@@ -41,7 +41,7 @@ def test_values_in_and_out():
     assert isinstance(et.eval(state, "ident", np.array(7)), np.int64)  # 0-d -> scalar
     assert et.eval(state, "ident", None) is None
     assert et.eval(state, "ident", "s") == "s"
-    assert et.eval(state, "ident", (1, [2, 3])) == [1, [2, 3]]
+    assert et.eval(state, "ident", (1, [2, 3])) == (1, [2, 3])   # a tuple stays a tuple
     assert et.eval(state, "ident", {"a": 1}) == {"a": 1}
 
 

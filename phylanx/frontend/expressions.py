@@ -69,7 +69,9 @@ class ExpressionMixin(NumpyMixin):
     def x_List(self, node):
         return self.call("list", self.exprs(node.elts), node)
 
-    x_Tuple = x_List
+    def x_Tuple(self, node):
+        # a tuple stays a tuple: hashable, a per-axis index, the operand of % formatting
+        return self.call("tuple", self.exprs(node.elts), node)
 
     def x_Dict(self, node):
         if any(k is None for k in node.keys):
@@ -259,7 +261,11 @@ class ExpressionMixin(NumpyMixin):
             if literal is not None:
                 return past.ArrayLiteral(literal[0], literal[1], literal[2], self.loc(p))
             return self.call("__array", [self.expr(p)], p)
-        return self.expr(p)
+        if _plain_index(p):
+            return self.expr(p)
+        # the index's kind is known only at run time: a list must be NumPy's index
+        # array and a tuple one index per axis, never PhySL's list-as-a-range
+        return self.call("__pyindex", [self.expr(p)], p)
 
     # -- functions ----------------------------------------------------------
     def x_Lambda(self, node):
@@ -385,7 +391,7 @@ class ExpressionMixin(NumpyMixin):
                                        "to join several values")
             return self.lit("", node)
         if name in ("list", "tuple", "dict") and not node.args and not node.keywords:
-            return self.call("list" if name != "dict" else "dict", [], node)
+            return self.call(name, [], node)
         if name in ("max", "min") and node.keywords:
             return self.extreme_with_keywords(name, node)
         if name in tables.BUILTIN_DTYPES:
@@ -468,6 +474,26 @@ def local_name(name: str) -> str:
     while name in CONSTANTS or registry.lookup(name) is not None:
         name += "_"
     return name
+
+
+def _plain_index(node) -> bool:
+    """True if the subscript index ``node`` cannot be a list or a tuple (a number, a
+    string, arithmetic that gives numbers or arrays): no ``__pyindex`` needed."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return True   # -x, not x, ~x never give a list or a tuple
+    if isinstance(node, ast.Compare):
+        return True
+    if isinstance(node, ast.BinOp):
+        if isinstance(node.op, (ast.Add, ast.Mult)):
+            # list + list, tuple * n: plain only when an operand is a number
+            return any(isinstance(v, ast.Constant) and isinstance(v.value, (int, float))
+                       for v in (node.left, node.right)) and \
+                (isinstance(node.op, ast.Add) or all(_plain_index(v)
+                                                     for v in (node.left, node.right)))
+        return True
+    return False
 
 
 def _is_boolean(node) -> bool:

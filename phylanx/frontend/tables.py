@@ -74,7 +74,7 @@ MATH_CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf,
 BUILTIN_CALLS: dict[str, str] = {
     "len": "__len", "print": "__print", "abs": "absolute", "range": "range", "str": "__pystr",
     "list": "__pylist",
-    "tuple": "__pylist", "enumerate": "__enumerate", "zip": "__zip", "sum": "__pysum",
+    "tuple": "__pytuple", "enumerate": "__enumerate", "zip": "__zip", "sum": "__pysum",
     "max": "__pymax", "min": "__pymin", "sorted": "__sorted", "reversed": "__reversed",
     "round": "__round", "map": "fmap", "filter": "filter", "pow": "power", "any": "any",
     "all": "all", "dict": "dict", "divmod": "__divmod",

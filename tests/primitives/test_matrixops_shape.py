@@ -111,11 +111,11 @@ def test_size_ndim_shape():
     assert run("lambda(x, ndim(x))", A234) == 3 and run("ndim(2.0)") == 0
     assert run("ndim(list(1, [2, 3]))") == 1
     dims = run("lambda(x, shape(x))", A234)
-    assert dims == [2, 3, 4] and all(type(d) is np.int64 for d in dims)
-    assert run("shape(5)") == []
+    assert dims == (2, 3, 4) and all(type(d) is np.int64 for d in dims)
+    assert run("shape(5)") == ()
     assert run("lambda(x, shape(x, -1))", A234) == np.int64(4)
     assert run("lambda(x, shape(x, 0))", np.zeros((0, 5))) == 0
-    assert run("shape(list(1, 2))") == [2]
+    assert run("shape(list(1, 2))") == (2,)
     with pytest.raises(PhylanxValueError, match="dim 3 is out of bounds for a 3-d array"):
         run("lambda(x, shape(x, 3))", A234)
     with pytest.raises(PhylanxValueError, match="0-d value has no dimension"):

@@ -133,7 +133,10 @@ def test_strings_index_like_python():
 def test_dictionaries():
     d = 'dict(list(list("a", 1), list("b", [4, 5, 6])))'
     assert ev(f'slice({d}, "a")') == 1
-    assert ev(f'slice({d}, "b", -1)') == 6
+    assert ev(f'slice(slice({d}, "b"), -1)') == 6
+    # several indices on a dictionary are one tuple key, as Python's d[a, b]
+    pairs = 'dict(list(list(tuple("b", -1), 7)))'
+    assert ev(f'slice({pairs}, "b", -1)') == 7 and ev(f'slice({pairs}, tuple("b", -1))') == 7
     with pytest.raises(PhylanxValueError, match="key 'c' not found"):
         ev(f'slice({d}, "c")')
     assert ev("lambda(d, slice(d, 3))", {3: "three"}) == "three"

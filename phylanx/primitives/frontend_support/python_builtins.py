@@ -173,20 +173,20 @@ def pylist(x):
 
 
 @primitive("__enumerate", "__enumerate(_1, __arg(_2_start, 0))",
-           extension=True, oracle=lambda x, start=0: [list(p) for p in enumerate(x, start)],
+           extension=True, oracle=lambda x, start=0: list(enumerate(x, start)),
            example="__enumerate(list(\"a\", \"b\"))",
-           result="list(list(0, \"a\"), list(1, \"b\"))")
+           result="list(tuple(0, \"a\"), tuple(1, \"b\"))")
 def enumerate_(x, start=0):
-    """``enumerate(x, start)`` as a list of ``[index, item]`` pairs."""
-    return [[np.int64(i), v] for i, v in enumerate(iterate(x), int(start))]
+    """``enumerate(x, start)`` as a list of ``(index, item)`` tuples."""
+    return [(np.int64(i), v) for i, v in enumerate(iterate(x), int(start))]
 
 
 @primitive("__zip", "__zip(__1)", extension=True,
-           oracle=lambda *xs: [list(p) for p in zip(*xs)],
-           example="__zip(list(1, 2), list(3, 4))", result="list(list(1, 3), list(2, 4))")
+           oracle=lambda *xs: list(zip(*xs)),
+           example="__zip(list(1, 2), list(3, 4))", result="list(tuple(1, 3), tuple(2, 4))")
 def zip_(*iterables):
-    """``zip(a, b, ...)`` as a list of lists (shortest input wins)."""
-    return [list(p) for p in zip(*[list(iterate(x)) for x in iterables])]
+    """``zip(a, b, ...)`` as a list of tuples (shortest input wins)."""
+    return list(zip(*[list(iterate(x)) for x in iterables]))
 
 
 @primitive("__flatten1", "__flatten1(_1)", extension=True,
@@ -318,11 +318,11 @@ def tolist(x):
 
 
 @primitive("__items", "__items(_1)", extension=True,
-           oracle=lambda d: [list(p) for p in d.items()],
-           example="__items(dict(list(list(\"a\", 1))))", result="list(list(\"a\", 1))")
+           oracle=lambda d: list(d.items()),
+           example="__items(dict(list(list(\"a\", 1))))", result="list(tuple(\"a\", 1))")
 def items(d):
-    """``d.items()`` as a list of ``[key, value]`` pairs."""
-    return [[k, v] for k, v in _dict(d, "items").items()]
+    """``d.items()`` as a list of ``(key, value)`` tuples."""
+    return list(_dict(d, "items").items())
 
 
 @primitive("__keys", "__keys(_1)", extension=True, oracle=lambda d: list(d),
@@ -448,8 +448,8 @@ def npround(x, decimals=0):
 
 
 @primitive("__divmod", "__divmod(_1, _2)", extension=True,
-           oracle=lambda a, b: list(np.divmod(a, b)),
-           example="__divmod(7, 2)", result="list(3, 1)")
+           oracle=lambda a, b: tuple(np.divmod(a, b)),
+           example="__divmod(7, 2)", result="tuple(3, 1)")
 def divmod_(a, b):
-    """``divmod(a, b)``: the list ``[a // b, a % b]`` (element-wise on arrays)."""
-    return [operator.floordiv(a, b), operator.mod(a, b)]
+    """``divmod(a, b)``: the tuple ``(a // b, a % b)`` (element-wise on arrays)."""
+    return (operator.floordiv(a, b), operator.mod(a, b))

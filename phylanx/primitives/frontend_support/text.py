@@ -26,8 +26,10 @@ def _as_python(value):
     numbers become Python numbers, inside lists and dicts too; arrays stay arrays."""
     if isinstance(value, _PYTHON_TWINS):
         return value.item()
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, list):
         return [_as_python(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_as_python(v) for v in value)
     if isinstance(value, dict):
         return {_as_python(k): _as_python(v) for k, v in value.items()}
     if isinstance(value, range):

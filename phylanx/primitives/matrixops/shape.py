@@ -172,18 +172,18 @@ def ndim(a):
 
 def _shape_oracle(a, dim=None):
     shape = np.shape(a)
-    return list(shape) if dim is None else shape[dim]
+    return shape if dim is None else shape[dim]
 
 
 @primitive(
     "shape", "shape(_1, _2)", "shape(_1)", oracle=_shape_oracle,
-    example="shape([[1, 2, 3], [4, 5, 6]])", result="list(2, 3)",
+    example="shape([[1, 2, 3], [4, 5, 6]])", result="tuple(2, 3)",
 )
 def shape(a, dim=None):
-    """The list of dimension sizes (int64), or the size of dimension ``dim``."""
+    """The tuple of dimension sizes (as NumPy's ``x.shape``), or the size of dimension ``dim``."""
     dims = (len(a),) if _sized_list(a) else as_array(a, "a").shape
     if dim is None:
-        return [np.int64(d) for d in dims]
+        return tuple(np.int64(d) for d in dims)
     if not dims:
         raise PhylanxValueError(f"a 0-d value has no dimension {dim}")
     return np.int64(dims[to_axis(dim, len(dims), "dim")])
