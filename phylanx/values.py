@@ -312,18 +312,14 @@ def to_python(value: Any) -> Any:
     t = type(value)
     if t is np.ndarray:
         return value[()] if value.ndim == 0 else value
-    if t is bool:
-        return np.bool_(value)
-    if t is int:
-        return np.int64(value) if -(2**63) <= value < 2**63 else value
-    if t is float:
-        return np.float64(value)
+    if t is int or t is float or t is bool or t is str or value is None:
+        return value
     if t is list:
         return [to_python(v) for v in value]
     if t is tuple:
         return tuple(to_python(v) for v in value)
     if t is range:
-        return list(map(np.int64, value))
+        return list(value)
     if t is dict:
         return {to_python(k): to_python(v) for k, v in value.items()}
     if isinstance(value, Deferred):   # ``async`` values reach Python as their values

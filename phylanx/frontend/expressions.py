@@ -60,10 +60,16 @@ class ExpressionMixin(NumpyMixin):
     # -- literals -----------------------------------------------------------
     def x_Constant(self, node):
         v = node.value
-        if isinstance(v, int) and not isinstance(v, bool) and not -(2**63) <= v < 2**63:
-            raise self.error(node, f"integer {v} does not fit in 64 bits")
         if v is Ellipsis:
             raise self.error(node, "'...' is not supported here")
+        return self.constant(v, node)
+
+    def constant(self, v, node):
+        """A Python constant as PhySL: ``True``/``False`` are Python's booleans (the
+        PhySL names ``True``/``False``; ``true`` is NumPy's ``np.True_``), so
+        ``True + True`` is 2 as in Python; ints are Python's (unbounded)."""
+        if type(v) is bool:
+            return past.Identifier("True" if v else "False", self.loc(node))
         return self.lit(v, node)
 
     def x_List(self, node):
@@ -396,10 +402,11 @@ class ExpressionMixin(NumpyMixin):
             return self.extreme_with_keywords(name, node)
         if name in tables.BUILTIN_DTYPES:
             if not node.args:   # float() is 0.0, int() is 0, bool() is False
-                return self.call("__pycast", [self.lit(0, node),
-                                              self.lit(tables.BUILTIN_DTYPES[name], node)], node)
-            return self.call("__pycast", [*self.arguments(node),
-                                          self.lit(tables.BUILTIN_DTYPES[name], node)], node)
+                return self.constant({"int": 0, "float": 0.0, "bool": False,
+                                      "complex": 0j}[name], node)
+            # Python's conversion: a Python number (int(x) is unbounded, never np.int64)
+            return self.call("__pyconvert", [*self.arguments(node), self.lit(name, node)],
+                             node)
         if name == "format":
             return self.format_call(node)
         if name == "isinstance":

@@ -69,22 +69,22 @@ def invert(a):
 
 
 @primitive("__contains", "__contains(_1, _2)", extension=True,
-           oracle=lambda c, x: np.bool_(x in c),
+           oracle=lambda c, x: x in c,
            example="__contains(list(1, 2, 3), 2)", result="true")
 def contains(container, item):
-    """``item in container`` (lists, strings, dict keys, array elements)."""
+    """``item in container`` (lists, strings, dict keys, array elements): a Python bool."""
     if isinstance(container, dict):
         if isinstance(item, np.ndarray):
             raise PhylanxTypeError("an array cannot be a dictionary key")
-        return np.bool_(item in container)
+        return item in container
     if isinstance(container, (list, tuple, range)):
-        return np.bool_(any(_same(item, v) for v in container))
+        return any(_same(item, v) for v in container)
     if isinstance(container, str):
         if not isinstance(item, str):
             raise PhylanxTypeError(f"'in <string>' needs a string, got a {type_name(item)}")
-        return np.bool_(item in container)
+        return item in container
     if isinstance(container, np.ndarray):
-        return np.bool_(item in container)
+        return bool(item in container)
     raise PhylanxTypeError(f"a {type_name(container)} does not support 'in'")
 
 
@@ -96,15 +96,17 @@ def _same(a, b) -> bool:
 
 
 @primitive("__is", "__is(_1, _2)", extension=True,
-           oracle=lambda a, b: np.bool_(a is b),
+           oracle=lambda a, b: a is b,
            example="__is(nil, nil)", result="true")
 def is_(a, b):
-    """``a is b``: identity for nil and booleans (what ``is`` is used for), else object identity."""
+    """``a is b``: identity for nil and booleans (what ``is`` is used for), else of objects.
+
+    The result is a Python bool, as Python's ``is``."""
     if a is None or b is None:
-        return np.bool_(a is None and b is None)
+        return a is None and b is None
     if isinstance(a, (bool, np.bool_)) and isinstance(b, (bool, np.bool_)):
-        return np.bool_(bool(a) == bool(b))
-    return np.bool_(a is b)
+        return bool(a) == bool(b)
+    return a is b
 
 
 @primitive("__copy", "__copy(_1)", extension=True, oracle=_copy.copy,
@@ -178,7 +180,7 @@ def pylist(x):
            result="list(tuple(0, \"a\"), tuple(1, \"b\"))")
 def enumerate_(x, start=0):
     """``enumerate(x, start)`` as a list of ``(index, item)`` tuples."""
-    return [(np.int64(i), v) for i, v in enumerate(iterate(x), int(start))]
+    return list(enumerate(iterate(x), int(start)))
 
 
 @primitive("__zip", "__zip(__1)", extension=True,
@@ -280,41 +282,38 @@ def reversed_(items):
 
 
 @primitive("__round", "__round(_1, __arg(_2_ndigits, nil))", extension=True,
-           oracle=lambda x, n=None: np.round(x, n or 0) if n is not None else np.int64(round(x)),
+           oracle=lambda x, n=None: round(x, n),
            example="__round(2.6)", result="3")
 def round_(x, ndigits=None):
-    """Python's ``round(x[, ndigits])`` (half to even; an integer without ndigits)."""
-    if ndigits is None:
-        if isinstance(x, np.ndarray) and x.ndim:
-            return np.round(x)
-        return np.int64(round(float(x)))
-    if type(x) is float:
-        # a Python float: Python rounds its exact binary value (round(3.55, 1) is 3.5);
-        # NumPy (and so round() of an np.float64 in Python too) scales first: 3.6
-        return np.float64(round(x, int(ndigits)))
-    return scalarize(np.round(x, int(ndigits)))
+    """Python's ``round(x[, ndigits])`` (half to even; an ``int`` without ndigits).
+
+    Python's own ``round``: a Python float rounds its exact binary value
+    (``round(3.55, 1)`` is 3.5), a NumPy scalar rounds as NumPy does and stays one.
+    """
+    if isinstance(x, np.ndarray):
+        if x.ndim:
+            return np.round(x, 0 if ndigits is None else int(ndigits))
+        x = x[()]
+    return round(x) if ndigits is None else round(x, int(ndigits))
 
 
 @primitive("__item", "__item(_1)", extension=True,
-           oracle=lambda x: np.asarray(x).reshape(-1)[0] if np.size(x) == 1 else None,
+           oracle=lambda x: np.asarray(x).item() if np.size(x) == 1 else None,
            example="__item([[3]])", result="3")
 def item(x):
-    """``x.item()``: the only element of a one-element array, as a NumPy scalar."""
+    """``x.item()``: the only element of a one-element array, as a Python number (NumPy)."""
     a = np.asarray(x)
     if a.size != 1:
         raise PhylanxValueError(f"item() needs an array of size 1, got size {a.size}")
-    return a.reshape(())[()]
+    return a.item()
 
 
 @primitive("__tolist", "__tolist(_1)", extension=True,
            oracle=lambda x: np.asarray(x).tolist(),
            example="__tolist([1, 2])", result="list(1, 2)")
 def tolist(x):
-    """``x.tolist()``: nested lists of NumPy scalars."""
-    a = np.asarray(x)
-    if a.ndim == 0:
-        return a[()]
-    return [tolist(row) for row in a]
+    """``x.tolist()``: nested lists of Python numbers, as NumPy's."""
+    return np.asarray(x).tolist()
 
 
 @primitive("__items", "__items(_1)", extension=True,

@@ -22,14 +22,7 @@ from ..registry import primitive
 
 
 def _as_value(item: Any) -> Any:
-    """Python ints/floats/bools that come out of ranges or Python lists become NumPy scalars."""
-    t = type(item)
-    if t is int:
-        return np.int64(item)
-    if t is float:
-        return np.float64(item)
-    if t is bool:
-        return np.bool_(item)
+    """An element of a list or range as it is: a Python number stays one (as in Python)."""
     return item
 
 
