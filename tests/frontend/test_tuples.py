@@ -106,7 +106,7 @@ def tuple_keys(a, b):
 
 def test_tuples_are_dictionary_keys():
     got = tuple_keys(1, 2)
-    assert exact(got, tuple_keys.python(1, 2)) or got == tuple_keys.python(1, 2)
+    assert exact(got, tuple_keys.python(1, 2))
     assert list(got[0]) == [(1, 2), (1, 3)]
 
 
@@ -132,6 +132,7 @@ def shape_in_list(x):
 
 def test_tuples_come_back_as_tuples_at_any_depth():
     got = nested()
+    assert exact(got, nested.python())
     assert type(got[0][1]) is tuple and type(got[1]) is list and type(got[1][1]) is tuple
     assert type(got[2]["k"]) is tuple
     assert type(quotient(7, 2)) is tuple and quotient(7, 2) == (3, 1)
