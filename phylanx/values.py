@@ -2,8 +2,11 @@
 
 Values are plain Python/NumPy objects so kernels stay cheap:
 
-* arrays: ``numpy.ndarray``; 0-d results: NumPy scalars (``np.int64`` ...);
+* arrays: ``numpy.ndarray``; 0-d results of array operations: NumPy scalars
+  (``np.int64`` ...); Python numbers (literals, ``len``, loop counters, arithmetic on
+  them) stay Python ``int``/``float``/``bool``, as in the undecorated code;
 * nil: ``None``; strings: ``str``; lists: ``list`` (``range`` for lazy ranges);
+  tuples: ``tuple`` (immutable and hashable: dict keys, one index per axis);
   dictionaries: ``dict``;
 * functions: :class:`Function` (compiled PhySL lambdas and defines) and
   :class:`Builtin` (a primitive used as a value, e.g. ``fmap(sqrt, xs)``).
@@ -246,7 +249,8 @@ def truth(value: Any) -> bool:
 
 
 _TYPE_NAMES = {
-    type(None): "nil", str: "string", list: "list", range: "list", dict: "dictionary",
+    type(None): "nil", str: "string", list: "list", range: "list", tuple: "tuple",
+    dict: "dictionary",
     Function: "function", Builtin: "primitive",
 }
 
@@ -276,13 +280,16 @@ def from_python(value: Any) -> Any:
         return value  # weak scalars, as in NumPy code (see compiler.literal_value)
     if value is None or t is str or isinstance(value, (np.generic, Function, Builtin, range)):
         return value
-    if t is list or t is tuple:
+    if t is list:
         items = [from_python(v) for v in value]
         # a list that needs no conversion is passed as itself, so in-place changes
         # (append, item stores) are seen by the caller, as in Python
-        if t is list and all(a is b for a, b in zip(items, value)):
+        if all(a is b for a, b in zip(items, value)):
             return value
         return items
+    if t is tuple:
+        items = tuple(from_python(v) for v in value)
+        return value if all(a is b for a, b in zip(items, value)) else items
     if t is dict:
         converted = {k: from_python(v) for k, v in value.items()}
         if all(converted[k] is v for k, v in value.items()):
@@ -296,22 +303,25 @@ def from_python(value: Any) -> Any:
 
 
 def to_python(value: Any) -> Any:
-    """PhySL value -> Python result: 0-d as NumPy scalars, lists as lists."""
+    """PhySL value -> Python result.
+
+    0-d arrays become NumPy scalars; Python and NumPy scalars are returned as they
+    are (a Python number stays one, as in the undecorated code); lists, tuples and
+    dicts are converted element by element and keep their kind at any depth.
+    """
     t = type(value)
     if t is np.ndarray:
         return value[()] if value.ndim == 0 else value
-    if t is bool:
-        return np.bool_(value)
-    if t is int:
-        return np.int64(value) if -(2**63) <= value < 2**63 else value
-    if t is float:
-        return np.float64(value)
-    if t is list or t is tuple:
+    if t is int or t is float or t is bool or t is str or value is None:
+        return value
+    if t is list:
         return [to_python(v) for v in value]
+    if t is tuple:
+        return tuple(to_python(v) for v in value)
     if t is range:
-        return list(map(np.int64, value))
+        return list(value)
     if t is dict:
-        return {k: to_python(v) for k, v in value.items()}
+        return {to_python(k): to_python(v) for k, v in value.items()}
     if isinstance(value, Deferred):   # ``async`` values reach Python as their values
         return to_python(value.result())
     return value
@@ -326,8 +336,10 @@ __all__ = [
 def display(value: Any) -> str:
     """How ``cout`` and ``phylanx physl --print`` show a value (Python-like)."""
     t = type(value)
-    if t is list or t is tuple:
+    if t is list:
         return "[" + ", ".join(display(v) for v in value) + "]"
+    if t is tuple:
+        return "(" + ", ".join(display(v) for v in value) + ("," if len(value) == 1 else "") + ")"
     if t is range:
         return display(list(value))
     if t is dict:

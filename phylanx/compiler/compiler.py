@@ -31,6 +31,8 @@ from .special_forms import SPECIAL_FORMS
 #: named constants of §2.1 (a local variable of the same name shadows them)
 CONSTANTS: dict[str, Any] = {
     "nil": None, "true": np.True_, "false": np.False_,
+    # Python's booleans (what the frontend writes for True/False): True + True is 2
+    "True": True, "False": False,
     "inf": math.inf, "ninf": -math.inf, "nan": math.nan,
     "NZERO": -0.0, "PZERO": 0.0,
     "euler": math.e, "euler_gamma": float(np.euler_gamma),
@@ -49,8 +51,9 @@ def literal_value(value: Any) -> Any:
 
     Numbers stay Python ``int``/``float``: NumPy treats them as *weak* scalars,
     so ``x * 2`` keeps a float32 array float32, exactly as the same expression
-    in NumPy code does.  Results reach Python as ``np.int64``/``np.float64``.
-    Booleans are ``np.bool_`` (``true + true`` is ``true``, as in NumPy).
+    in NumPy code does, and reach Python as the Python numbers they are.
+    ``true``/``false`` are ``np.bool_`` (``true + true`` is ``true``, as in NumPy);
+    Python's ``True``/``False`` are the named constants of that spelling.
     """
     if isinstance(value, bool):
         return np.bool_(value)

@@ -240,8 +240,6 @@ class PhylanxDecorator(DecoratedFunction):
         else:
             result = self._run(values, passed, keywords)
         result = to_python(result)
-        if self.translation.returns_tuple and isinstance(result, list):
-            result = tuple(result)
         return result
 
     def lazy(self, *args: Any, **kwargs: Any):

@@ -60,16 +60,24 @@ class ExpressionMixin(NumpyMixin):
     # -- literals -----------------------------------------------------------
     def x_Constant(self, node):
         v = node.value
-        if isinstance(v, int) and not isinstance(v, bool) and not -(2**63) <= v < 2**63:
-            raise self.error(node, f"integer {v} does not fit in 64 bits")
         if v is Ellipsis:
             raise self.error(node, "'...' is not supported here")
+        return self.constant(v, node)
+
+    def constant(self, v, node):
+        """A Python constant as PhySL: ``True``/``False`` are Python's booleans (the
+        PhySL names ``True``/``False``; ``true`` is NumPy's ``np.True_``), so
+        ``True + True`` is 2 as in Python; ints are Python's (unbounded)."""
+        if type(v) is bool:
+            return past.Identifier("True" if v else "False", self.loc(node))
         return self.lit(v, node)
 
     def x_List(self, node):
         return self.call("list", self.exprs(node.elts), node)
 
-    x_Tuple = x_List
+    def x_Tuple(self, node):
+        # a tuple stays a tuple: hashable, a per-axis index, the operand of % formatting
+        return self.call("tuple", self.exprs(node.elts), node)
 
     def x_Dict(self, node):
         if any(k is None for k in node.keys):
@@ -270,7 +278,11 @@ class ExpressionMixin(NumpyMixin):
             if literal is not None:
                 return past.ArrayLiteral(literal[0], literal[1], literal[2], self.loc(p))
             return self.call("__array", [self.expr(p)], p)
-        return self.expr(p)
+        if _plain_index(p):
+            return self.expr(p)
+        # the index's kind is known only at run time: a list must be NumPy's index
+        # array and a tuple one index per axis, never PhySL's list-as-a-range
+        return self.call("__pyindex", [self.expr(p)], p)
 
     # -- functions ----------------------------------------------------------
     def x_Lambda(self, node):
@@ -400,15 +412,16 @@ class ExpressionMixin(NumpyMixin):
                                        "to join several values")
             return self.lit("", node)
         if name in ("list", "tuple", "dict") and not node.args and not node.keywords:
-            return self.call("list" if name != "dict" else "dict", [], node)
+            return self.call(name, [], node)
         if name in ("max", "min") and node.keywords:
             return self.extreme_with_keywords(name, node)
         if name in tables.BUILTIN_DTYPES:
             if not node.args:   # float() is 0.0, int() is 0, bool() is False
-                return self.call("__pycast", [self.lit(0, node),
-                                              self.lit(tables.BUILTIN_DTYPES[name], node)], node)
-            return self.call("__pycast", [*self.arguments(node),
-                                          self.lit(tables.BUILTIN_DTYPES[name], node)], node)
+                return self.constant({"int": 0, "float": 0.0, "bool": False,
+                                      "complex": 0j}[name], node)
+            # Python's conversion: a Python number (int(x) is unbounded, never np.int64)
+            return self.call("__pyconvert", [*self.arguments(node), self.lit(name, node)],
+                             node)
         if name == "format":
             return self.format_call(node)
         if name == "isinstance":
@@ -483,6 +496,26 @@ def local_name(name: str) -> str:
     while name in CONSTANTS or registry.lookup(name) is not None:
         name += "_"
     return name
+
+
+def _plain_index(node) -> bool:
+    """True if the subscript index ``node`` cannot be a list or a tuple (a number, a
+    string, arithmetic that gives numbers or arrays): no ``__pyindex`` needed."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return True   # -x, not x, ~x never give a list or a tuple
+    if isinstance(node, ast.Compare):
+        return True
+    if isinstance(node, ast.BinOp):
+        if isinstance(node.op, (ast.Add, ast.Mult)):
+            # list + list, tuple * n: plain only when an operand is a number
+            return any(isinstance(v, ast.Constant) and isinstance(v.value, (int, float))
+                       for v in (node.left, node.right)) and \
+                (isinstance(node.op, ast.Add) or all(_plain_index(v)
+                                                     for v in (node.left, node.right)))
+        return True
+    return False
 
 
 def _is_boolean(node) -> bool:

@@ -56,7 +56,18 @@ class NumpyMixin(NumpyMoreMixin):
 
     def numpy_call(self, dotted: str, node, module: str = "numpy"):
         if module == "math":
-            dotted = tables.MATH_RENAMES.get(dotted, dotted)
+            # math returns Python numbers: the NumPy primitive's result converted
+            kind = "int" if dotted in tables.MATH_INT_RESULTS else \
+                "bool" if dotted in tables.MATH_BOOL_RESULTS else "float"
+            value = self.numpy_call_of(tables.MATH_RENAMES.get(dotted, dotted), node, module)
+            return self.call("__pyconvert", [value, self.lit(kind, node)], node)
+        value = self.numpy_call_of(dotted, node, module)
+        if isinstance(value, (past.Call, past.BinOp, past.UnaryOp)) and \
+                _primitive_of(value) in tables.NUMPY_SCALAR_RESULTS:
+            return self.call("__asnumpy", [value], node)
+        return value
+
+    def numpy_call_of(self, dotted: str, node, module: str):
         for k in node.keywords:
             if k.arg == "out":
                 raise self.error(k, "the 'out=' argument is not supported; assign the result")
@@ -266,6 +277,15 @@ def is_pure(expr) -> bool:
         return True
     return isinstance(expr, past.Call) and expr.func in ("list", "__newaxis", "__ellipsis") \
         and all(is_pure(a) for a in expr.args)
+
+
+def _primitive_of(expr) -> str | None:
+    """The primitive a translated call is (an infix operator shows as BinOp/UnaryOp)."""
+    if isinstance(expr, past.Call):
+        return expr.func
+    if isinstance(expr, past.BinOp):
+        return past.BINARY_OPS[expr.op][1]
+    return past.UNARY_OPS.get(expr.op)
 
 
 def _value(arg):

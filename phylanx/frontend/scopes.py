@@ -24,7 +24,6 @@ class Translation:
     state_name: str
     deps: list = field(default_factory=list)            # decorators compiled before this one
     externals: dict = field(default_factory=dict)       # PhySL name -> (getter, setter | None)
-    returns_tuple: bool = False
     params: list = field(default_factory=list)
 
 

@@ -27,7 +27,7 @@ COMPARE_OPS: dict[type, str] = {
 }
 
 UNARY_OPS: dict[type, str | None] = {
-    ast.USub: "__minus", ast.UAdd: None, ast.Not: "__not", ast.Invert: "__invert",
+    ast.USub: "__minus", ast.UAdd: None, ast.Not: "__pynot", ast.Invert: "__invert",
 }
 
 #: NumPy (and numpy.linalg / numpy.random, written ``linalg.x`` / ``random.x``) -> primitive
@@ -68,14 +68,24 @@ NUMPY_CONSTANTS: dict[str, float] = {
 }
 #: ``math`` functions -> primitive (same names as NumPy where they exist)
 MATH_RENAMES: dict[str, str] = {"fabs": "absolute", "pow": "power", "isnan": "isnan"}
+#: ``math`` functions whose Python result is an ``int`` (the others give ``float`` or
+#: ``bool``): the NumPy primitive's result is converted, as ``math`` returns Python numbers
+MATH_INT_RESULTS = frozenset({"floor", "ceil", "trunc"})
+MATH_BOOL_RESULTS = frozenset({"isnan", "isinf", "isfinite"})
+#: primitives that keep Python numbers Python (operators): as NumPy functions
+#: (``np.add(1, 2)``) their results are given NumPy's kind
+NUMPY_SCALAR_RESULTS = frozenset({
+    "__add", "__sub", "__mul", "__div", "__floordiv", "__mod", "__minus", "__divmod",
+    "__eq", "__ne", "__lt", "__le", "__gt", "__ge", "__bitand", "__bitor", "__bitxor",
+    "__lshift", "__rshift", "__invert", "power", "__copy"})
 MATH_CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf,
                                     "nan": math.nan, "tau": math.tau}
 
 #: Python built-in functions -> primitive
 BUILTIN_CALLS: dict[str, str] = {
-    "len": "__len", "print": "__print", "abs": "absolute", "range": "range", "str": "__pystr",
+    "len": "__len", "print": "__print", "abs": "__pyabs", "range": "range", "str": "__pystr",
     "list": "__pylist",
-    "tuple": "__pylist", "enumerate": "__enumerate", "zip": "__zip", "sum": "__pysum",
+    "tuple": "__pytuple", "enumerate": "__enumerate", "zip": "__zip", "sum": "__pysum",
     "max": "__pymax", "min": "__pymin", "sorted": "__sorted", "reversed": "__reversed",
     "round": "__round", "map": "fmap", "filter": "filter", "pow": "power", "any": "any",
     "all": "all", "dict": "dict", "divmod": "__divmod",

@@ -26,7 +26,6 @@ from .scopes import (
     Translation,
     always_returns,
     needs_predeclare,
-    own_nodes,
     scalar_accumulators,
     scope_names,
 )
@@ -190,7 +189,8 @@ class FunctionTranslator(AssignmentMixin, ExpressionMixin):
             return self.lit(value, node)
         if isinstance(value, (list, tuple)) and all(
                 v is None or isinstance(v, (bool, int, float, str)) for v in value):
-            return self.call("list", [self.lit(v, node) for v in value], node)
+            return self.call(type(value).__name__ if type(value) in (list, tuple) else "list",
+                             [self.lit(v, node) for v in value], node)
         mangled = self.linker.external_name(("default", id(self.fn_node), param),
                                             f"default_{param}")
         self.externals[mangled] = ((lambda v=value: v), None)
@@ -394,11 +394,6 @@ def translate(fn_node, pyfunc, locator, state_name: str, linker,
                             fglobals)
     define = tr.function_value(fn_node, state_name, top=True)
     next(TRANSLATIONS)
-    returns = [n for n in own_nodes(fn_node) if isinstance(n, ast.Return)]
-    # tuple literals and ``x.shape`` are tuples in Python: give them back as tuples
-    returns_tuple = bool(returns) and all(
-        isinstance(r.value, ast.Tuple)
-        or (isinstance(r.value, ast.Attribute) and r.value.attr == "shape") for r in returns)
     _, _, _, params = scope_names(fn_node)
     return Translation(past.Program((define,), locator(fn_node)), state_name, tr.deps,
-                       tr.externals, returns_tuple, params)
+                       tr.externals, params)

@@ -4,6 +4,12 @@ An index argument is an integer (negative counts from the end), nil (the whole
 axis), a list ``list(start, stop[, step])`` (a range; nil bounds allowed), a
 ``range`` value, or an integer/boolean array (advanced indexing).  Lists,
 dictionaries and strings are indexed like their Python counterparts.
+
+A tuple is Python's index tuple, never a range: as the only index of an array it
+gives one index per axis (NumPy's ``x[t]``), its elements with their Python meaning
+(``None`` a new axis, a list an index array); among other indices it is an index
+array, as NumPy reads a tuple nested in a subscript.  A dictionary's key may be a
+tuple, and several indices on a dictionary are one tuple key (Python's ``d[a, b]``).
 """
 from __future__ import annotations
 
@@ -36,7 +42,9 @@ def to_index(spec: Any) -> Any:
     if spec is Ellipsis:
         return Ellipsis
     t = type(spec)
-    if t is list or t is tuple:
+    if t is tuple:   # nested in a subscript, NumPy makes an index array of it
+        return to_index(advanced(spec))
+    if t is list:
         if not 1 <= len(spec) <= 3:
             raise PhylanxValueError(
                 f"a slice list needs 1 to 3 elements (start, stop[, step]), got {len(spec)}")
@@ -63,21 +71,57 @@ def to_index(spec: Any) -> Any:
     raise PhylanxTypeError(f"cannot index with a {type_name(spec)}")
 
 
+def advanced(spec: list | tuple) -> np.ndarray:
+    """A Python list or tuple used as an index: NumPy's index array of it."""
+    try:
+        out = np.asarray(spec)
+    except ValueError as e:
+        raise PhylanxValueError(f"cannot index with a ragged {type_name(spec)}: {e}") from None
+    if out.size == 0:
+        return out.astype(np.intp)
+    if out.dtype == object:
+        raise PhylanxTypeError(f"cannot index with a {type_name(spec)} of mixed values")
+    return out
+
+
+def _axis_index(v: Any) -> Any:
+    """An element of an index tuple, with its Python meaning."""
+    if v is None:
+        return NEWAXIS
+    t = type(v)
+    if t is list or t is tuple:
+        return advanced(v)
+    return v
+
+
+def per_axis(indices: tuple | list) -> tuple | list:
+    """A tuple that is the only index stands for one index per axis (NumPy's ``x[t]``)."""
+    if len(indices) == 1 and type(indices[0]) is tuple:
+        return [_axis_index(v) for v in indices[0]]
+    return indices
+
+
+def dict_key(indices: tuple | list) -> Any:
+    """The key of ``d[i1, i2, ...]``: the index itself, or the tuple of several (Python)."""
+    if len(indices) == 1:
+        return indices[0]
+    return tuple(indices)
+
+
 def index_tuple(indices: tuple | list) -> Any:
-    idx = tuple(to_index(i) for i in indices)
+    idx = tuple(to_index(i) for i in per_axis(indices))
     return idx[0] if len(idx) == 1 else idx
 
 
 def get(value: Any, indices: tuple | list) -> Any:
     """``slice(value, i1, i2, ...)``."""
     if isinstance(value, dict):
-        if len(indices) != 1:
-            raise PhylanxValueError("a dictionary takes exactly one key")
-        key = indices[0]
+        key = dict_key(indices)
         if key not in value:
             raise PhylanxKeyError(f"key {key!r} not found in dictionary")
         return value[key]
     if isinstance(value, np.ndarray):
+        indices = per_axis(indices)
         real = [i for i in indices if i is not NEWAXIS and i is not Ellipsis]
         if len(real) > max(value.ndim, 1) and not any(
                 isinstance(i, np.ndarray) for i in indices):
@@ -87,11 +131,11 @@ def get(value: Any, indices: tuple | list) -> Any:
             raise PhylanxValueError("cannot index a 0-d value")
         out = value[index_tuple(indices)]
         return out[()] if isinstance(out, np.ndarray) and out.ndim == 0 else out
-    if isinstance(value, (list, range, str)):
+    if isinstance(value, (list, tuple, range, str)):
         if len(indices) == 1:
-            return value[to_index(indices[0])]
+            return value[to_index(sequence_index(indices[0]))]
         # nested lists: index level by level
-        first = value[to_index(indices[0])]
+        first = value[to_index(sequence_index(indices[0]))]
         if isinstance(indices[0], (list, tuple, range)):
             return [get(v, indices[1:]) for v in first]
         return get(first, indices[1:])
@@ -113,16 +157,22 @@ def put(target: Any, indices: tuple | list, value: Any) -> None:
         target[index_tuple(indices)] = value
         return
     if not isinstance(target, (dict, list)):
+        if isinstance(target, tuple):
+            raise PhylanxTypeError("a tuple does not support item assignment (it is "
+                                   "immutable); build a new tuple or use a list")
         raise PhylanxTypeError(f"cannot assign into a slice of a {type_name(target)}")
     if not indices:
         raise PhylanxValueError("store into a slice needs at least one index")
+    if isinstance(target, dict):
+        key = dict_key(indices)
+        if isinstance(key, (np.ndarray, list, dict)):
+            raise PhylanxTypeError(f"a dictionary key cannot be a {type_name(key)}")
+        target[key] = value
+        return
     if len(indices) > 1:
         put(get(target, indices[:1]), indices[1:], value)
         return
-    if isinstance(target, dict):
-        target[indices[0]] = value
-        return
-    idx = to_index(indices[0])
+    idx = to_index(sequence_index(indices[0]))
     if isinstance(idx, slice):
         if not isinstance(value, (list, tuple, range, np.ndarray)):
             raise PhylanxTypeError("only a list (or array) can be assigned to a slice of a list")
@@ -137,6 +187,13 @@ def put(target: Any, indices: tuple | list, value: Any) -> None:
             target[int(pos)] = values[k] if values is not None else value
     else:
         target[idx] = value
+
+
+def sequence_index(spec: Any) -> Any:
+    """An index of a list or string: a tuple is Python's TypeError, not a range."""
+    if type(spec) is tuple:
+        raise PhylanxTypeError("list indices must be integers or slices, not tuple")
+    return spec
 
 
 #: which axis ``slice_row``/``slice_column``/``slice_page`` index, by rank

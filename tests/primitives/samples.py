@@ -118,6 +118,12 @@ def _frontend_support_python_builtins() -> dict[str, list[tuple]]:
         "__array": [([[1, 2], [3, 4]],), ([1.5, 2],), ([1, 2], "float32")],
         "__pycast": [(np.float64(2.7), "int64"), (np.int64(3), "float64"), ("1.5", "float64")],
         "__pylist": [("ab",), ([1, 2],)],
+        "__pytuple": [("ab",), ([1, 2],), ((3, 4),)],
+        "__pyconvert": [(2.7, "int"), (np.float64(-2.5), "int"), (3, "float"), ("12", "int"),
+                        ([], "bool"), (np.array(4.5), "float")],
+        "__pyabs": [(-3,), (-2.5,), (np.int64(-4),), (np.array([-1.0, 2.0]),)],
+        "__pynot": [([],), (0,), (np.float64(2.0),), ("x",)],
+        "__asnumpy": [(3,), (2.5,), (True,), (np.float32(1.5),)],
         "__enumerate": [(["a", "b"],), (["a"], 5)],
         "__zip": [([1, 2], ["a", "b", "c"])],
         "__flatten1": [([[1], [2, 3]],)],
@@ -212,6 +218,7 @@ def _listops_lists() -> dict[str, list[tuple]]:
     return {
         "list": [(1, 2), ()],
         "make_list": [(1, 2)],
+        "tuple": [(1, 2), (), ("a", (1, 2))],
         "__len": [([1, 2, 3],), ("abc",), ({"a": 1},)],
     }
 

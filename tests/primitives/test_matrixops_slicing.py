@@ -118,7 +118,7 @@ def test_lists_with_index_arrays_and_nested_indices():
     assert ev(f"slice({nested}, nil, 0)") == [1, 4]                 # [row[0] for row in rows]
     assert ev(f"slice({nested}, list(nil, nil, -1), list(1, nil))") == [[5, 6], [2, 3]]
     item = ev("slice(list(1.5, 2.5), 0)")
-    assert type(item) is np.float64
+    assert type(item) is float   # the element as it is in the list, as in Python
 
 
 def test_strings_index_like_python():
@@ -133,7 +133,10 @@ def test_strings_index_like_python():
 def test_dictionaries():
     d = 'dict(list(list("a", 1), list("b", [4, 5, 6])))'
     assert ev(f'slice({d}, "a")') == 1
-    assert ev(f'slice({d}, "b", -1)') == 6
+    assert ev(f'slice(slice({d}, "b"), -1)') == 6
+    # several indices on a dictionary are one tuple key, as Python's d[a, b]
+    pairs = 'dict(list(list(tuple("b", -1), 7)))'
+    assert ev(f'slice({pairs}, "b", -1)') == 7 and ev(f'slice({pairs}, tuple("b", -1))') == 7
     with pytest.raises(PhylanxValueError, match="key 'c' not found"):
         ev(f'slice({d}, "c")')
     assert ev("lambda(d, slice(d, 3))", {3: "three"}) == "three"

@@ -59,14 +59,16 @@ def _logical(name, infix, short_value, combine, oracle, example, result):
                 if acc is None:
                     if not _is_array(v):
                         if truth(v) == short_value:
-                            return np.bool_(short_value)
-                        acc = np.bool_(not short_value)
+                            return _scalar(v, short_value)
+                        acc = _scalar(v, not short_value)
                         continue
                     acc = np.asarray(v, dtype=bool)
                 elif _is_array(v) or _is_array(acc):
                     acc = combine(acc, v)
                 elif truth(v) == short_value:
-                    return np.bool_(short_value)
+                    return _scalar(v, short_value)
+                else:
+                    acc = _scalar(v, not short_value)
             return acc
         return run
 
@@ -82,6 +84,12 @@ def _logical(name, infix, short_value, combine, oracle, example, result):
               elementwise=True,
               infix=infix, example=example, result=result)(build)
     return build
+
+
+def _scalar(v, value: bool):
+    """The result for a deciding scalar operand ``v`` of truth ``value``: a Python bool
+    stays itself (Python's ``a < b and c < d`` is a Python bool), else ``np.bool_``."""
+    return v if type(v) is bool else np.bool_(value)
 
 
 def _fold(combine, xs):

@@ -149,7 +149,7 @@ def iterate(value: Any):
     if isinstance(value, (list, tuple, str)):
         return value
     if isinstance(value, range):
-        return map(np.int64, value)
+        return value   # Python ints, as Python's loop counters
     if isinstance(value, np.ndarray):
         if value.ndim == 0:
             raise PhylanxTypeError("cannot iterate over a 0-d value")

@@ -24,6 +24,11 @@ def _list(x, method: str) -> list:
     return x
 
 
+def _items(x, method: str) -> list | tuple:
+    """A list or a tuple (``index``/``count`` read, they do not change the receiver)."""
+    return x if isinstance(x, tuple) else _list(x, method)
+
+
 def _same(a, b) -> bool:
     r = a == b
     if isinstance(r, np.ndarray):
@@ -78,7 +83,7 @@ def list_reverse(items):
 
 
 @primitive("__index", "__index(_1, _2)", extension=True,
-           oracle=lambda seq, v: np.int64(seq.index(v)),
+           oracle=lambda seq, v: seq.index(v),
            example="__index(list(3, 1, 2), 2)", result="2")
 def index(seq, value):
     """``seq.index(value)``: position of the first equal item of a list or string."""
@@ -86,21 +91,21 @@ def index(seq, value):
         found = seq.find(value)
         if found < 0:
             raise PhylanxValueError("substring not found")
-        return np.int64(found)
-    for i, v in enumerate(_list(seq, "index")):
+        return found
+    for i, v in enumerate(_items(seq, "index")):
         if _same(v, value):
-            return np.int64(i)
+            return i
     raise PhylanxValueError("list.index(x): x not in list")
 
 
 @primitive("__count", "__count(_1, _2)", extension=True,
-           oracle=lambda seq, v: np.int64(seq.count(v)),
+           oracle=lambda seq, v: seq.count(v),
            example="__count(list(3, 1, 3), 3)", result="2")
 def count(seq, value):
     """``seq.count(value)``: how many items of a list (or substrings) equal ``value``."""
     if isinstance(seq, str):
-        return np.int64(seq.count(value))
-    return np.int64(sum(_same(v, value) for v in _list(seq, "count")))
+        return seq.count(value)
+    return sum(_same(v, value) for v in _items(seq, "count"))
 
 
 @primitive("__pop", "__pop(_1, __arg(_2_key, nil), __arg(_3_default, \"" + _MISSING + "\"))",

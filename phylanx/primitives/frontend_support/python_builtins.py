@@ -69,22 +69,22 @@ def invert(a):
 
 
 @primitive("__contains", "__contains(_1, _2)", extension=True,
-           oracle=lambda c, x: np.bool_(x in c),
+           oracle=lambda c, x: x in c,
            example="__contains(list(1, 2, 3), 2)", result="true")
 def contains(container, item):
-    """``item in container`` (lists, strings, dict keys, array elements)."""
+    """``item in container`` (lists, strings, dict keys, array elements): a Python bool."""
     if isinstance(container, dict):
         if isinstance(item, np.ndarray):
             raise PhylanxTypeError("an array cannot be a dictionary key")
-        return np.bool_(item in container)
+        return item in container
     if isinstance(container, (list, tuple, range)):
-        return np.bool_(any(_same(item, v) for v in container))
+        return any(_same(item, v) for v in container)
     if isinstance(container, str):
         if not isinstance(item, str):
             raise PhylanxTypeError(f"'in <string>' needs a string, got a {type_name(item)}")
-        return np.bool_(item in container)
+        return item in container
     if isinstance(container, np.ndarray):
-        return np.bool_(item in container)
+        return bool(item in container)
     raise PhylanxTypeError(f"a {type_name(container)} does not support 'in'")
 
 
@@ -96,15 +96,17 @@ def _same(a, b) -> bool:
 
 
 @primitive("__is", "__is(_1, _2)", extension=True,
-           oracle=lambda a, b: np.bool_(a is b),
+           oracle=lambda a, b: a is b,
            example="__is(nil, nil)", result="true")
 def is_(a, b):
-    """``a is b``: identity for nil and booleans (what ``is`` is used for), else object identity."""
+    """``a is b``: identity for nil and booleans (what ``is`` is used for), else of objects.
+
+    The result is a Python bool, as Python's ``is``."""
     if a is None or b is None:
-        return np.bool_(a is None and b is None)
+        return a is None and b is None
     if isinstance(a, (bool, np.bool_)) and isinstance(b, (bool, np.bool_)):
-        return np.bool_(bool(a) == bool(b))
-    return np.bool_(a is b)
+        return bool(a) == bool(b)
+    return a is b
 
 
 @primitive("__copy", "__copy(_1)", extension=True, oracle=_copy.copy,
@@ -174,20 +176,20 @@ def pylist(x):
 
 
 @primitive("__enumerate", "__enumerate(_1, __arg(_2_start, 0))",
-           extension=True, oracle=lambda x, start=0: [list(p) for p in enumerate(x, start)],
+           extension=True, oracle=lambda x, start=0: list(enumerate(x, start)),
            example="__enumerate(list(\"a\", \"b\"))",
-           result="list(list(0, \"a\"), list(1, \"b\"))")
+           result="list(tuple(0, \"a\"), tuple(1, \"b\"))")
 def enumerate_(x, start=0):
-    """``enumerate(x, start)`` as a list of ``[index, item]`` pairs."""
-    return [[np.int64(i), v] for i, v in enumerate(iterate(x), int(start))]
+    """``enumerate(x, start)`` as a list of ``(index, item)`` tuples."""
+    return list(enumerate(iterate(x), int(start)))
 
 
 @primitive("__zip", "__zip(__1)", extension=True,
-           oracle=lambda *xs: [list(p) for p in zip(*xs)],
-           example="__zip(list(1, 2), list(3, 4))", result="list(list(1, 3), list(2, 4))")
+           oracle=lambda *xs: list(zip(*xs)),
+           example="__zip(list(1, 2), list(3, 4))", result="list(tuple(1, 3), tuple(2, 4))")
 def zip_(*iterables):
-    """``zip(a, b, ...)`` as a list of lists (shortest input wins)."""
-    return [list(p) for p in zip(*[list(iterate(x)) for x in iterables])]
+    """``zip(a, b, ...)`` as a list of tuples (shortest input wins)."""
+    return list(zip(*[list(iterate(x)) for x in iterables]))
 
 
 @primitive("__flatten1", "__flatten1(_1)", extension=True,
@@ -282,49 +284,46 @@ def reversed_(items):
 
 
 @primitive("__round", "__round(_1, __arg(_2_ndigits, nil))", extension=True,
-           oracle=lambda x, n=None: np.round(x, n or 0) if n is not None else np.int64(round(x)),
+           oracle=lambda x, n=None: round(x, n),
            example="__round(2.6)", result="3")
 def round_(x, ndigits=None):
-    """Python's ``round(x[, ndigits])`` (half to even; an integer without ndigits)."""
-    if ndigits is None:
-        if isinstance(x, np.ndarray) and x.ndim:
-            return np.round(x)
-        return np.int64(round(float(x)))
-    if type(x) is float:
-        # a Python float: Python rounds its exact binary value (round(3.55, 1) is 3.5);
-        # NumPy (and so round() of an np.float64 in Python too) scales first: 3.6
-        return np.float64(round(x, int(ndigits)))
-    return scalarize(np.round(x, int(ndigits)))
+    """Python's ``round(x[, ndigits])`` (half to even; an ``int`` without ndigits).
+
+    Python's own ``round``: a Python float rounds its exact binary value
+    (``round(3.55, 1)`` is 3.5), a NumPy scalar rounds as NumPy does and stays one.
+    """
+    if isinstance(x, np.ndarray):
+        if x.ndim:
+            return np.round(x, 0 if ndigits is None else int(ndigits))
+        x = x[()]
+    return round(x) if ndigits is None else round(x, int(ndigits))
 
 
 @primitive("__item", "__item(_1)", extension=True,
-           oracle=lambda x: np.asarray(x).reshape(-1)[0] if np.size(x) == 1 else None,
+           oracle=lambda x: np.asarray(x).item() if np.size(x) == 1 else None,
            example="__item([[3]])", result="3", differentiable=True)
 def item(x):
-    """``x.item()``: the only element of a one-element array, as a NumPy scalar."""
+    """``x.item()``: the only element of a one-element array, as a Python number (NumPy)."""
     a = np.asarray(x)
     if a.size != 1:
         raise PhylanxValueError(f"item() needs an array of size 1, got size {a.size}")
-    return a.reshape(())[()]
+    return a.item()
 
 
 @primitive("__tolist", "__tolist(_1)", extension=True,
            oracle=lambda x: np.asarray(x).tolist(),
            example="__tolist([1, 2])", result="list(1, 2)", differentiable=True)
 def tolist(x):
-    """``x.tolist()``: nested lists of NumPy scalars."""
-    a = np.asarray(x)
-    if a.ndim == 0:
-        return a[()]
-    return [tolist(row) for row in a]
+    """``x.tolist()``: nested lists of Python numbers, as NumPy's."""
+    return np.asarray(x).tolist()
 
 
 @primitive("__items", "__items(_1)", extension=True,
-           oracle=lambda d: [list(p) for p in d.items()],
-           example="__items(dict(list(list(\"a\", 1))))", result="list(list(\"a\", 1))")
+           oracle=lambda d: list(d.items()),
+           example="__items(dict(list(list(\"a\", 1))))", result="list(tuple(\"a\", 1))")
 def items(d):
-    """``d.items()`` as a list of ``[key, value]`` pairs."""
-    return [[k, v] for k, v in _dict(d, "items").items()]
+    """``d.items()`` as a list of ``(key, value)`` tuples."""
+    return list(_dict(d, "items").items())
 
 
 @primitive("__keys", "__keys(_1)", extension=True, oracle=lambda d: list(d),
@@ -450,8 +449,8 @@ def npround(x, decimals=0):
 
 
 @primitive("__divmod", "__divmod(_1, _2)", extension=True,
-           oracle=lambda a, b: list(np.divmod(a, b)),
-           example="__divmod(7, 2)", result="list(3, 1)")
+           oracle=lambda a, b: tuple(np.divmod(a, b)),
+           example="__divmod(7, 2)", result="tuple(3, 1)")
 def divmod_(a, b):
-    """``divmod(a, b)``: the list ``[a // b, a % b]`` (element-wise on arrays)."""
-    return [operator.floordiv(a, b), operator.mod(a, b)]
+    """``divmod(a, b)``: the tuple ``(a // b, a % b)`` (element-wise on arrays)."""
+    return (operator.floordiv(a, b), operator.mod(a, b))

@@ -3,43 +3,32 @@
 PhySL's ``cout``/``string`` show values the PhySL way (``[1., 2.]``, ``{a: 1}``); a
 decorated function must print exactly what its Python original prints, so the frontend
 translates ``print``/``str()``/``f"{x}"`` to these, which use Python's own ``str``.
-Inside lists and dicts, ``np.int64``/``np.float64``/``np.bool_`` items are shown as the
-Python ``int``/``float``/``bool`` they stand for (Phylanx keeps Python numbers as NumPy
-scalars), so ``print([1, 2])`` shows ``[1, 2]``, not ``[np.int64(1), np.int64(2)]``.
+Python numbers are Python numbers at run time, so Python's ``str`` of a value is the
+original's text, inside lists, tuples and dicts too.
 """
 from __future__ import annotations
 
 import sys
 import threading
 
-import numpy as np
-
 from ...errors import PhylanxTypeError
+from ...values import Deferred
 from ..registry import primitive
 
-_PYTHON_TWINS = (np.int64, np.float64, np.bool_)
 _print_lock = threading.Lock()   # lines printed from parallel loops do not interleave
 
 
-def _as_python(value):
-    """The value the Python original would hold: PhySL's NumPy stand-ins for Python
-    numbers become Python numbers, inside lists and dicts too; arrays stay arrays."""
-    if isinstance(value, _PYTHON_TWINS):
-        return value.item()
-    if isinstance(value, (list, tuple)):
-        return [_as_python(v) for v in value]
-    if isinstance(value, dict):
-        return {_as_python(k): _as_python(v) for k, v in value.items()}
-    if isinstance(value, range):
-        return list(value)
-    return value
-
-
 def python_str(value) -> str:
-    """Python's ``str(value)`` of a PhySL value."""
-    if isinstance(value, (np.generic, np.ndarray)):
-        return str(value)   # np.float32(0.1) shows as 0.1, like the original
-    return str(_as_python(value))
+    """Python's ``str(value)`` of a PhySL value.
+
+    Values keep their Python kinds (a Python number stays one, a NumPy scalar from an
+    array stays NumPy's), so Python's own ``str`` shows what the original shows:
+    ``[1, 2]`` for a list of ints, ``[np.float64(0.5)]`` for a list holding an element
+    of an array, ``(1, 2)`` for a tuple.
+    """
+    if isinstance(value, Deferred):
+        value = value.result()
+    return str(value)
 
 
 @primitive("__pystr", "__pystr(_1)", extension=True, oracle=lambda x: str(x),

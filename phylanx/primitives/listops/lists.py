@@ -54,7 +54,7 @@ def len_(value):
     if isinstance(value, np.ndarray):
         if value.ndim == 0:
             raise PhylanxTypeError("a 0-d value has no length")
-        return np.int64(value.shape[0])
+        return value.shape[0]   # Python's len() is a Python int
     if isinstance(value, (list, tuple, range, dict, str)):
-        return np.int64(len(value))
+        return len(value)
     raise PhylanxTypeError(f"a {type_name(value)} has no length")

@@ -163,8 +163,8 @@ def _sized_list(x):
 def size(a):
     """Total number of elements (the length of a list)."""
     if _sized_list(a):
-        return np.int64(len(a))
-    return np.int64(as_array(a, "a").size)
+        return len(a)
+    return as_array(a, "a").size   # a Python int, as NumPy's x.size
 
 
 @primitive(
@@ -174,27 +174,27 @@ def size(a):
 def ndim(a):
     """Number of dimensions (0 for a number, 1 for a list)."""
     if _sized_list(a):
-        return np.int64(1)
-    return np.int64(as_array(a, "a").ndim)
+        return 1
+    return as_array(a, "a").ndim   # a Python int, as NumPy's x.ndim
 
 
 def _shape_oracle(a, dim=None):
     shape = np.shape(a)
-    return list(shape) if dim is None else shape[dim]
+    return shape if dim is None else shape[dim]
 
 
 @primitive(
     "shape", "shape(_1, _2)", "shape(_1)", oracle=_shape_oracle,
-    example="shape([[1, 2, 3], [4, 5, 6]])", result="list(2, 3)",
+    example="shape([[1, 2, 3], [4, 5, 6]])", result="tuple(2, 3)",
 )
 def shape(a, dim=None):
-    """The list of dimension sizes (int64), or the size of dimension ``dim``."""
+    """The tuple of dimension sizes (as NumPy's ``x.shape``), or the size of dimension ``dim``."""
     dims = (len(a),) if _sized_list(a) else as_array(a, "a").shape
     if dim is None:
-        return [np.int64(d) for d in dims]
+        return tuple(dims)   # Python ints, as NumPy's x.shape
     if not dims:
         raise PhylanxValueError(f"a 0-d value has no dimension {dim}")
-    return np.int64(dims[to_axis(dim, len(dims), "dim")])
+    return dims[to_axis(dim, len(dims), "dim")]
 
 
 @primitive(
@@ -275,7 +275,7 @@ def count_nonzero(a, axis=None, keepdims=False):
     """
     arr = as_array(a, "a")
     if axis is None and not to_bool(keepdims):
-        return np.int64(np.count_nonzero(arr))
+        return np.count_nonzero(arr)
     axes = _axes_arg(axis, arr.ndim) if arr.ndim else None
     counts = np.count_nonzero(arr, axis=axes, keepdims=to_bool(keepdims))
     return scalarize(np.asarray(counts, dtype=np.int64))

@@ -2,7 +2,8 @@
 
 Index arguments follow ``indexing.py``: an integer (negative counts from the end), nil
 (the whole axis), ``list(start, stop[, step])`` (a range; nil bounds and negative steps
-allowed), a ``range`` value, or an integer/boolean array (advanced indexing, as NumPy).
+allowed), a ``range`` value, an integer/boolean array (advanced indexing, as NumPy), or
+a tuple (as the only index: one index per axis, NumPy's ``x[t]``; a dictionary key).
 Arrays are indexed like NumPy subscripts (basic slices are views, as in NumPy); lists,
 strings and dictionaries like their Python counterparts, level by level for nested lists.
 ``store(slice(x, ...), v)`` is compiled by the ``store`` special form through
@@ -21,14 +22,7 @@ from ..registry import primitive
 
 
 def _as_value(item: Any) -> Any:
-    """Python ints/floats/bools that come out of ranges or Python lists become NumPy scalars."""
-    t = type(item)
-    if t is int:
-        return np.int64(item)
-    if t is float:
-        return np.float64(item)
-    if t is bool:
-        return np.bool_(item)
+    """An element of a list or range as it is: a Python number stays one (as in Python)."""
     return item
 
 
@@ -55,7 +49,7 @@ def _sequence_pick(seq: Any, index: np.ndarray) -> list | str:
 
 def _sequence_get(seq: Any, indices: list) -> Any:
     """Index a list/range/string; later indices apply to each selected element."""
-    first = indices[0]
+    first = indexing.sequence_index(indices[0])
     rest = indices[1:]
     if isinstance(first, np.ndarray):
         selected, many = _sequence_pick(seq, indexing.to_index(first)), True
@@ -85,12 +79,16 @@ def get_item(value: Any, indices: list) -> Any:
     if isinstance(value, (list, tuple, range, str)):
         return _sequence_get(value, list(indices))
     if isinstance(value, dict):
-        key = indices[0]
+        key = indexing.dict_key(indices)   # d[a, b] is d[(a, b)], as in Python
         if isinstance(key, (np.ndarray, list, dict)):
             raise PhylanxTypeError(f"a dictionary key cannot be a {type_name(key)}")
-        if key not in value:
-            raise PhylanxKeyError(f"key {key!r} not found in dictionary")
-        return get_item(value[key], indices[1:])
+        try:
+            return value[key]
+        except KeyError:
+            raise PhylanxKeyError(f"key {key!r} not found in dictionary") from None
+        except TypeError as e:   # a tuple key holding a list
+            raise PhylanxTypeError(f"a dictionary key cannot be a {type_name(key)}: {e}") \
+                from None
     if isinstance(value, np.ndarray) and value.ndim == 0:
         raise PhylanxValueError("cannot index a 0-d value")
     if isinstance(value, (np.generic, int, float, bool)):

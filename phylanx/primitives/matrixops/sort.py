@@ -146,6 +146,14 @@ def power(base, exponent):
 
     An integer base to a negative integer exponent raises, as in NumPy.
     """
+    tb, te = type(base), type(exponent)
+    if (tb is int or tb is float or tb is bool) and (te is int or te is float or te is bool):
+        # Python numbers: Python's ** (unbounded ints; 2 ** -1 is 0.5), as the same
+        # expression gives in plain Python
+        try:
+            return base ** exponent
+        except ZeroDivisionError:
+            raise PhylanxValueError("0 cannot be raised to a negative power") from None
     b = _power_operand(base, "the base")
     e = _power_operand(exponent, "the exponent")
     try:

@@ -1,0 +1,85 @@
+"""Python's scalar built-ins: ``int()``/``float()``/``bool()``, ``abs``, ``not``, and
+NumPy's scalar results of operator functions.
+
+A decorated function must give the value *and the kind* its Python original gives:
+``int(x)`` is a Python ``int`` (unbounded), ``abs(-3)`` is ``3`` not ``np.int64(3)``,
+``not x`` a Python ``bool``, ``math.floor(2.5)`` the int ``2``.  These primitives call
+Python's own built-ins.  The other way round, ``np.add(1, 2)`` is ``np.int64(3)`` in
+NumPy while the operator primitive it maps to keeps Python numbers Python:
+``__asnumpy`` gives such results NumPy's kind.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ...errors import PhylanxTypeError, PhylanxValueError
+from ...values import truth, type_name
+from ..registry import primitive
+
+_CONVERSIONS = {"int": int, "float": float, "bool": bool, "complex": complex}
+
+
+@primitive("__pyconvert", "__pyconvert(_1, _2_kind)", extension=True,
+           oracle=lambda x, kind: _CONVERSIONS[kind](x),
+           example="__pyconvert(2.7, \"int\")", result="2")
+def pyconvert(x, kind):
+    """Python's ``int(x)``, ``float(x)``, ``bool(x)`` or ``complex(x)`` (``kind`` names it).
+
+    The result is a Python number, as in Python; an array converts only when it holds
+    one element (Python's rule), ``bool`` of a list, dict or string is its truth.
+    """
+    convert = _CONVERSIONS.get(kind)
+    if convert is None:
+        raise PhylanxValueError(f"unknown conversion '{kind}' (int, float, bool, complex)")
+    if kind == "bool":
+        return bool(truth(x))
+    if isinstance(x, np.ndarray) and x.size != 1:
+        raise PhylanxTypeError(f"only arrays of one element can be converted to {kind}, got a "
+                               f"{type_name(x)}")
+    if isinstance(x, (list, tuple, dict, range)) or x is None:
+        raise PhylanxTypeError(f"{kind}() argument must be a string or a number, not a "
+                               f"{type_name(x)}")
+    try:
+        return convert(x.reshape(())[()] if isinstance(x, np.ndarray) else x)
+    except ValueError as e:
+        raise PhylanxValueError(str(e)) from None
+
+
+@primitive("__pyabs", "__pyabs(_1)", extension=True, oracle=abs,
+           example="__pyabs(-3)", result="3")
+def pyabs(x):
+    """Python's ``abs(x)``: a Python number stays one, arrays element-wise.
+
+    As ``abs`` of an array in Python: NumPy's absolute value, element-wise."""
+    try:
+        return operator.abs(x)
+    except TypeError:
+        raise PhylanxTypeError(f"bad operand type for abs(): a {type_name(x)}") from None
+
+
+@primitive("__pynot", "__pynot(_1)", extension=True, oracle=operator.not_,
+           example="__pynot(list())", result="true")
+def pynot(x):
+    """Python's ``not x``: always a Python bool; an array must have one element (as NumPy)."""
+    return not truth(x)
+
+
+def _numpy_kind(v):
+    t = type(v)
+    if t is int or t is float or t is bool:
+        return np.asarray(v)[()]
+    if t is tuple:
+        return tuple(_numpy_kind(x) for x in v)
+    return v
+
+
+@primitive("__asnumpy", "__asnumpy(_1)", extension=True,
+           oracle=lambda x: np.asarray(x)[()],
+           example="__asnumpy(3)", result="3")
+def asnumpy(x):
+    """A Python number as the NumPy scalar NumPy would give (``np.add(1, 2)``: ``np.int64(3)``).
+
+    Tuples (``np.divmod``) element-wise; everything else unchanged."""
+    return _numpy_kind(x)
