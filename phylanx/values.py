@@ -290,6 +290,9 @@ def from_python(value: Any) -> Any:
         return converted
     if isinstance(value, np.ndarray):  # subclasses such as np.matrix
         return np.asarray(value)
+    conv = getattr(t, "__phylanx_value__", None)
+    if conv is not None:   # execution_tree.variable/primitive: their current value
+        return conv(value)
     if callable(value):
         return value
     raise PhylanxTypeError(f"cannot pass a Python {t.__name__} to PhySL")
