@@ -10,8 +10,14 @@ from __future__ import annotations
 from .source import SourceLoc, format_located
 
 
-class PhylanxError(Exception):
-    """Base class of all errors raised by phylanx."""
+class PhylanxError(RuntimeError):
+    """Base class of all errors raised by phylanx.
+
+    A ``RuntimeError`` because the original's errors reached Python as one (pybind11
+    turns ``std::runtime_error`` into ``RuntimeError``): code written for it catches
+    ``except RuntimeError``.  The subclasses keep their Python bases as well
+    (``PhylanxTypeError`` is a ``TypeError``, ...).
+    """
 
     def __init__(self, message: str, loc: SourceLoc | None = None, primitive: str | None = None):
         self.message = message

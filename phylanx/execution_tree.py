@@ -183,11 +183,11 @@ class _Parallel:
 
 parallel = _Parallel()
 
-from .variable import variable  # noqa: E402  (uses invoke above)
+from .variable import primitive, variable, variable_impl  # noqa: E402  (uses invoke above)
 
 __all__ = [
     "bound_code_for", "code_for", "compile", "compiler_state", "eval", "global_compiler_state",
-    "parallel", "variable",
+    "parallel", "primitive", "variable", "variable_impl",
 ]
 
 

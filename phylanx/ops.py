@@ -36,7 +36,9 @@ class Primitive:
             from .errors import PhylanxTypeError
             raise PhylanxTypeError(f"'{self.name}' is a control or special form: it can only "
                                    "be used in PhySL code, not called from Python")
-        return _caller(self.name, len(args), tuple(kwargs))(*args, *kwargs.values())
+        from .values import from_python  # variables become their values, as in calls
+        values = [from_python(a) for a in (*args, *kwargs.values())]
+        return _caller(self.name, len(args), tuple(kwargs))(*values)
 
     def __repr__(self) -> str:
         return f"<PhySL primitive {self.name}>"

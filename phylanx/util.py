@@ -1,11 +1,15 @@
 """Helpers of the original ``phylanx.util``: ``prange``, ``phyhelp``, ``phylist``,
-``debug_output``.
+``debug_output``, ``serialize``/``unserialize``, and ``hostname()``.
 
 ``prange(...)`` is an ordinary ``range`` in plain Python; inside ``@Phylanx``
 the loop ``for i in prange(n)`` runs its iterations concurrently.
 """
 from __future__ import annotations
 
+import pickle
+from typing import Any
+
+from .errors import PhylanxTypeError
 from .primitives.core.general import debug_output
 from .primitives.registry import all_specs, lookup
 
@@ -47,4 +51,37 @@ def phylist() -> dict[str, list[str]]:
     return out
 
 
-__all__ = ["debug_output", "phyhelp", "phyhelpex", "phylist", "prange"]
+def hostname() -> str:
+    """The host name of the machine running this locality (PhySL ``hostname()``)."""
+    from .runtime.locality import here
+    return here().hostname()
+
+
+def serialize(obj: Any) -> bytes:
+    """Bytes of a PhySL AST (an expression or a list of them) or of a value."""
+    from .language import ast as past
+    if isinstance(obj, past.Program):
+        obj = list(obj.body)
+    return pickle.dumps(obj)
+
+
+def unserialize(data: bytes | bytearray | list) -> list:
+    """The list of AST expressions (or the value) that :func:`serialize` wrote."""
+    from .language import ast as past
+    obj = pickle.loads(bytes(data))
+    return [obj] if isinstance(obj, past.Expr) else obj
+
+
+def unserialize_expr(data: bytes | bytearray | list) -> Any:
+    """The single AST expression that :func:`serialize` wrote."""
+    obj = unserialize(data)
+    if isinstance(obj, list):
+        if len(obj) != 1:
+            raise PhylanxTypeError(f"unserialize_expr: the data holds {len(obj)} expressions, "
+                                   "not one; use unserialize")
+        return obj[0]
+    return obj
+
+
+__all__ = ["debug_output", "hostname", "phyhelp", "phyhelpex", "phylist", "prange",
+           "serialize", "unserialize", "unserialize_expr"]

@@ -297,8 +297,11 @@ def from_python(value: Any) -> Any:
         return converted
     if isinstance(value, np.ndarray):  # subclasses such as np.matrix
         return np.asarray(value)
-    if callable(value) or getattr(value, "__phylanx_value__", False):
-        return value     # (a DistributedArray says it is a PhySL value)
+    conv = getattr(t, "__phylanx_value__", None)
+    if conv is not None:   # a variable's current value; a DistributedArray is itself
+        return conv(value)
+    if callable(value):
+        return value
     raise PhylanxTypeError(f"cannot pass a Python {t.__name__} to PhySL")
 
 

@@ -24,11 +24,12 @@ import numpy as np
 from ..compiler.compiler import Compiler, make_call
 from ..compiler.special_forms import compile_function, function_source
 from ..language import ast
+from ..primitives.original_index import store_indices
 from ..runtime.futures import holds_future, resolve_deep
 from ..runtime.nodes import Node, build_eager
 from ..values import Builtin, Function
 from . import tape as tapes
-from .rule_helpers import axis_indices, put
+from .rule_helpers import put
 
 #: primitives that change their first operand in place (arrays or lists)
 MUTATORS = frozenset({
@@ -36,7 +37,7 @@ MUTATORS = frozenset({
     "__list_insert", "__list_remove", "__list_reverse", "__list_pop", "__pop",
 })
 
-_SLICE_FORMS = ("slice", "slice_row", "slice_column", "slice_page", "tuple_slice")
+_SLICE_FORMS = ("__subscript", "slice", "slice_row", "slice_column", "slice_page", "tuple_slice")
 
 # -- the active tape: one differentiation at a time (worker threads of that evaluation
 # record into it too, which a thread-local tape would miss)
@@ -172,11 +173,9 @@ class RecordingCompiler(Compiler):
         def run(frame):
             container = resolve_deep(base.run(frame))
             idx = [resolve_deep(i.run(frame)) for i in indices]
-            if kind == "tuple_slice":
-                idx = list(idx[0]) if idx else []
-            elif kind != "slice":
-                idx = axis_indices(kind, container, idx)
             v = resolve_deep(value.run(frame))
+            if kind != "__subscript":   # PhySL's slice forms read indices as the original
+                idx, v = store_indices(kind, container, idx, v)
             tape = _active
             if tape is not None:
                 tape.before_mutation(container)

@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import PhylanxValueError
-from .rule_helpers import axis_indices, index_tuple
+from ..primitives.original_index import form_indices, read_indices
+from .rule_helpers import index_tuple
 from .table import VJP
 
 
@@ -54,25 +55,23 @@ def _slice_cotangent(ct: Any, value: Any, indices: list) -> Any:
     return None                                  # strings, dictionaries: no gradient
 
 
-@VJP.register("slice")
-def slice_vjp(ct, out, value, *indices):
+@VJP.register("__subscript")
+def subscript_vjp(ct, out, value, *indices):
     return (_slice_cotangent(ct, value, list(indices)),)
 
 
-def _along_axis_vjp(kind: str):
+def _original_vjp(kind: str):
+    """PhySL's slice forms: the original's indices, read as NumPy ones first."""
     def rule(ct, out, value, *indices):
-        return (_slice_cotangent(ct, value, axis_indices(kind, value, list(indices))),)
+        idx = form_indices(kind, list(indices))
+        if isinstance(value, np.ndarray) and value.ndim:
+            idx = read_indices(value, idx)
+        return (_slice_cotangent(ct, value, idx),)
     return rule
 
 
-for _kind in ("slice_row", "slice_column", "slice_page"):
-    VJP.defrule(_kind, _along_axis_vjp(_kind))
-
-
-@VJP.register("tuple_slice")
-def tuple_slice_vjp(ct, out, value, index_list):
-    indices = list(index_list) if isinstance(index_list, (list, tuple, range)) else [index_list]
-    return (_slice_cotangent(ct, value, indices),)
+for _kind in ("slice", "slice_row", "slice_column", "slice_page", "tuple_slice"):
+    VJP.defrule(_kind, _original_vjp(_kind))
 
 
 @VJP.register("list")

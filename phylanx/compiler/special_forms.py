@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import PhylanxCompileError
 from ..language import ast
-from ..primitives import indexing
+from ..primitives import indexing, original_index
 from ..primitives.controls.control_flow import iterate
 from ..primitives.registry import all_specs
 from ..runtime.cancel import PENDING, check
@@ -43,7 +43,7 @@ def missing_builders() -> tuple[list[str], list[str]]:
     return sorted(declared - SPECIAL_FORMS.keys()), sorted(SPECIAL_FORMS.keys() - declared)
 
 
-_SLICE_FORMS = ("slice", "slice_row", "slice_column", "slice_page", "tuple_slice")
+_SLICE_FORMS = ("__subscript", "slice", "slice_row", "slice_column", "slice_page", "tuple_slice")
 
 
 class FunctionSource:
@@ -201,15 +201,14 @@ def store(compiler, call, scope):
             # ``async`` values are resolved here, where they are consumed
             container = resolve_deep(base.run(frame))
             idx = [resolve_deep(i.run(frame)) for i in indices]
-            if kind == "tuple_slice":
-                idx = list(idx[0]) if idx else []
-            elif kind != "slice":
-                idx = indexing.axis_indices(kind, container, idx)
-            indexing.put(container, idx, resolve_deep(value.run(frame)))
+            v = resolve_deep(value.run(frame))
+            if kind != "__subscript":   # PhySL's slice forms read indices as the original
+                idx, v = original_index.store_indices(kind, container, idx, v)
+            indexing.put(container, idx, v)
         return node.set_run(located(node, run))
     raise PhylanxCompileError(
         "store target must be a variable or a slice of one "
-        "(slice, slice_row, slice_column, slice_page, tuple_slice)",
+        "(slice, slice_row, slice_column, slice_page, tuple_slice, __subscript)",
         getattr(target, "loc", call.loc), "store")
 
 

@@ -43,7 +43,9 @@ def in_evaluation() -> bool:
 class DistributedArray(NDArrayOperatorsMixin):
     """This rank's tile of a tiled array, with the layout of all tiles and its name."""
 
-    __phylanx_value__ = True     # values.from_python passes it through
+    def __phylanx_value__(self) -> DistributedArray:
+        # values.from_python asks a PhySL-aware object for its value: a tiled array is one
+        return self
     __hash__ = object.__hash__
 
     def __init__(self, local: np.ndarray, layout: Layout, name: str, generation: int = 0):

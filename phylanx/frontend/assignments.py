@@ -65,9 +65,9 @@ class AssignmentMixin:
             # is an array (a row, or an array kept in a list) changes in place
             out: list = []
             parts = [self.pinned(e, t, out) for e in [self.expr(t.value), *self.indices(t.slice)]]
-            current = self.call("slice", parts, t)
+            current = self.call("__subscript", parts, t)
             value = self.call(prim, [current, self.expr(node.value)], node)
-            out.append(self.call("store", [self.call("slice", parts, t),
+            out.append(self.call("store", [self.call("__subscript", parts, t),
                                            self.call("__inplace", [current, value], node)], node))
             return out
         raise self.error(t, "augmented assignment needs a name or a subscript target")
@@ -82,8 +82,8 @@ class AssignmentMixin:
         if isinstance(target, ast.Name):
             return [self.assign_name(target.id, value, target)]
         if isinstance(target, ast.Subscript):
-            sliced = self.call("slice", [self.expr(target.value), *self.indices(target.slice)],
-                               target)
+            sliced = self.call("__subscript",
+                               [self.expr(target.value), *self.indices(target.slice)], target)
             return [self.call("store", [sliced, value], node)]
         if isinstance(target, (ast.Tuple, ast.List)):
             star = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)),
@@ -103,12 +103,12 @@ class AssignmentMixin:
                     stop = i - n + 1
                     rng = [self.lit(i, elt), self.lit(stop if stop < 0 else None, elt)]
                     out.extend(self.assign(elt.value, self.call(
-                        "__pylist", [self.call("slice", [src, self.call("list", rng, elt)],
+                        "__pylist", [self.call("__subscript", [src, self.call("list", rng, elt)],
                                                elt)], elt), node))
                     continue
                 index = i if star is None or i < star else i - n
-                out.extend(self.assign(elt, self.call("slice", [src, self.lit(index, elt)], elt),
-                                       node))
+                item = self.call("__subscript", [src, self.lit(index, elt)], elt)
+                out.extend(self.assign(elt, item, node))
             return out
         raise self.error(target, f"cannot assign to {type(target).__name__}")
 

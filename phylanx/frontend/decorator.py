@@ -243,15 +243,30 @@ class PhylanxDecorator(DecoratedFunction):
         return result
 
     def lazy(self, *args: Any, **kwargs: Any):
-        """An unevaluated ``execution_tree.variable`` of this call (the function if no args)."""
+        """An unevaluated ``execution_tree.variable`` of this call (addendum B.5).
+
+        Without arguments it wraps the function itself (``.eval(a, b)`` calls it);
+        with arguments, a bound call: ``.eval(*more)`` runs it, appending ``more``
+        to the bound arguments.  Keywords bind as in a call.
+        """
         if self.disable_decorator:
-            return functools.partial(self.python, *args, **kwargs) if args or kwargs \
-                else self.python
+            return functools.partial(self.python, *args, **kwargs)
         self._ensure_compiled()
+        et = execution_tree
         if not args and not kwargs:
-            return self._function
-        values, passed = self._arguments(self._bind(args, kwargs))
-        return execution_tree.variable(None, _thunk=lambda: self._run(values, passed))
+            fn = self._function
+            return et.variable(et.primitive(self.state_name, value=fn), name=self.__name__)
+        try:   # arguments that can never bind fail here, at the caller's line
+            self._signature.bind_partial(*args, **kwargs)
+        except TypeError:
+            self._bind(args, kwargs)
+        bound = list(args)
+        keywords = kwargs
+
+        def call(*more: Any):
+            values, passed = self._arguments(self._bind((*bound, *more), keywords))
+            return self._run(values, passed)
+        return et.variable(et.primitive(f"{self.state_name}_bound", call, partial=True))
 
     # -- introspection ------------------------------------------------------
     def get_physl_source(self) -> str:

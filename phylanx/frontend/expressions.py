@@ -257,7 +257,7 @@ class ExpressionMixin(NumpyMixin):
 
     # -- subscripts ---------------------------------------------------------
     def x_Subscript(self, node):
-        return self.call("slice", [self.expr(node.value), *self.indices(node.slice)], node)
+        return self.call("__subscript", [self.expr(node.value), *self.indices(node.slice)], node)
 
     def indices(self, index):
         parts = index.elts if isinstance(index, ast.Tuple) else [index]

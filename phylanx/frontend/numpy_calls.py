@@ -205,7 +205,8 @@ class NumpyMixin(NumpyMoreMixin):
         bound = _bind(node, ("a", "axis"), self)
         if "axis" not in bound:
             return self.call("size", [bound["a"]], node)
-        return self.call("slice", [self.call("shape", [bound["a"]], node), bound["axis"]], node)
+        return self.call("__subscript", [self.call("shape", [bound["a"]], node), bound["axis"]],
+                         node)
 
 
 #: np.random.<name>(params..., size) -> random(size, list(<C++ name>, params...), dtype)

@@ -126,6 +126,7 @@ class PoolExecutor(Executor):
         """
         if awaited._executor is None:
             return self.help_once()
+        claimed = None
         try:
             for future in itertools.islice(reversed(self._queue), HELP_SCAN):
                 if future._state != futures._PENDING:
@@ -137,10 +138,15 @@ class PoolExecutor(Executor):
                     continue
                 task = future._claim()
                 if task is not None:
-                    future._run_claimed(task)
-                    return True
-        except RuntimeError:   # the queue changed while scanning: try again later
+                    claimed = (future, task)
+                    break
+        except RuntimeError:   # the deque changed while scanning: try again later
             pass
+        # run outside the try: only the scan's "deque mutated" error may be ignored
+        # (PhylanxErrors are RuntimeErrors too)
+        if claimed is not None:
+            claimed[0]._run_claimed(claimed[1])
+            return True
         return False
 
     def drain(self, reason: str = "cancelled: interrupted") -> int:

@@ -95,9 +95,11 @@ def test_index_and_key_errors_are_also_python_index_and_key_errors():
         with pytest.raises(IndexError) as info:
             phylanx.evaluate(code)
         assert isinstance(info.value, PhylanxIndexError) and info.value.loc.line == 1
-    with pytest.raises(KeyError) as info:
-        phylanx.evaluate('slice(dict(list(list("a", 1))), "b")')
+    with pytest.raises(KeyError) as info:   # a Python subscript d["b"]
+        phylanx.evaluate('__subscript(dict(list(list("a", 1))), "b")')
     assert isinstance(info.value, PhylanxKeyError)
+    # PhySL's slice gives nil for a missing key, as the original (addendum A.1.7)
+    assert phylanx.evaluate('slice(dict(list(list("a", 1))), "b")') is None
     assert "key 'b' not found" in str(info.value) and "^" in str(info.value)
 
 

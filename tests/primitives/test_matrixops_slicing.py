@@ -1,6 +1,8 @@
-"""Hand tests of slice, slice_row, slice_column, slice_page, tuple_slice and store into slices.
+"""Hand tests of ``__subscript`` (Python subscripts, NumPy meaning), slice_row, slice_column,
+slice_page, tuple_slice and store into them.
 
-NumPy subscripts (and Python indexing for lists and strings) are the oracle.
+NumPy subscripts (and Python indexing for lists and strings) are the oracle; PhySL's
+``slice`` with the original's rules is tested in test_original_slicing.py.
 """
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import pytest
 
 import phylanx
 from phylanx.errors import PhylanxError, PhylanxTypeError, PhylanxValueError
-from phylanx.primitives.matrixops.slicing import slice_
+from phylanx.primitives.matrixops.slicing import subscript as slice_
 
 from .harness import assert_like_numpy
 
@@ -46,7 +48,7 @@ ARRAY_CASES = [
 
 @pytest.mark.parametrize("physl, index", ARRAY_CASES, ids=[c[0] for c in ARRAY_CASES])
 def test_matrix_basic_indexing(physl, index):
-    assert_like_numpy(ev(f"lambda(x, slice(x, {physl}))", M), M[index])
+    assert_like_numpy(ev(f"lambda(x, __subscript(x, {physl}))", M), M[index])
 
 
 @pytest.mark.parametrize("physl, index", [
@@ -55,22 +57,22 @@ def test_matrix_basic_indexing(physl, index):
                                                        np.s_[::-1, :, 1:3]),
 ])
 def test_tensor_indexing(physl, index):
-    assert_like_numpy(ev(f"lambda(x, slice(x, {physl}))", T), T[index])
+    assert_like_numpy(ev(f"lambda(x, __subscript(x, {physl}))", T), T[index])
 
 
 def test_vector_indexing_returns_numpy_scalars():
     v = np.array([1.5, 2.5, 3.5])
-    out = ev("lambda(v, slice(v, -1))", v)
+    out = ev("lambda(v, __subscript(v, -1))", v)
     assert type(out) is np.float64 and out == 3.5
-    assert_like_numpy(ev("lambda(v, slice(v, list(nil, nil, -2)))", v), v[::-2])
+    assert_like_numpy(ev("lambda(v, __subscript(v, list(nil, nil, -2)))", v), v[::-2])
 
 
 def test_float32_and_bool_keep_their_dtype():
     f = np.float32([[1, 2], [3, 4]])
-    assert_like_numpy(ev("lambda(x, slice(x, nil, 1))", f), f[:, 1])
-    assert type(ev("lambda(x, slice(x, 1, 1))", f)) is np.float32
+    assert_like_numpy(ev("lambda(x, __subscript(x, nil, 1))", f), f[:, 1])
+    assert type(ev("lambda(x, __subscript(x, 1, 1))", f)) is np.float32
     b = np.array([True, False, True])
-    assert_like_numpy(ev("lambda(x, slice(x, list(nil, nil, -1)))", b), b[::-1])
+    assert_like_numpy(ev("lambda(x, __subscript(x, list(nil, nil, -1)))", b), b[::-1])
 
 
 @pytest.mark.parametrize("index_args, index", [
@@ -86,13 +88,13 @@ def test_float32_and_bool_keep_their_dtype():
 ])
 def test_advanced_indexing(index_args, index):
     names = [f"i{k}" for k in range(len(index_args))]
-    code = f"lambda(x, {', '.join(names)}, slice(x, {', '.join(names)}))"
+    code = f"lambda(x, {', '.join(names)}, __subscript(x, {', '.join(names)}))"
     assert_like_numpy(ev(code, M, *index_args), M[index])
 
 
 def test_advanced_indexing_literal_arrays_in_physl():
-    assert_like_numpy(ev("lambda(x, slice(x, [2, 0], nil))", M), M[[2, 0], :])
-    assert_like_numpy(ev("lambda(x, slice(x, nil, [true, false, false, true]))", M),
+    assert_like_numpy(ev("lambda(x, __subscript(x, [2, 0], nil))", M), M[[2, 0], :])
+    assert_like_numpy(ev("lambda(x, __subscript(x, nil, [true, false, false, true]))", M),
                       M[:, [True, False, False, True]])
 
 
@@ -107,58 +109,40 @@ def test_python_range_value_is_a_slice():
 ])
 def test_lists_index_like_python(physl, index):
     items = [np.int64(10), np.int64(20), np.int64(30), np.int64(40)]
-    assert ev(f"slice(list(10, 20, 30, 40), {physl})") == items[index]
+    assert ev(f"__subscript(list(10, 20, 30, 40), {physl})") == items[index]
 
 
 def test_lists_with_index_arrays_and_nested_indices():
-    assert ev("slice(list(10, 20, 30), [2, 0])") == [30, 10]
-    assert ev("slice(list(10, 20, 30), [true, false, true])") == [10, 30]
+    assert ev("__subscript(list(10, 20, 30), [2, 0])") == [30, 10]
+    assert ev("__subscript(list(10, 20, 30), [true, false, true])") == [10, 30]
     nested = "list(list(1, 2, 3), list(4, 5, 6))"
-    assert ev(f"slice({nested}, 1, -1)") == 6
-    assert ev(f"slice({nested}, nil, 0)") == [1, 4]                 # [row[0] for row in rows]
-    assert ev(f"slice({nested}, list(nil, nil, -1), list(1, nil))") == [[5, 6], [2, 3]]
-    item = ev("slice(list(1.5, 2.5), 0)")
+    assert ev(f"__subscript({nested}, 1, -1)") == 6
+    assert ev(f"__subscript({nested}, nil, 0)") == [1, 4]                 # [row[0] for row in rows]
+    assert ev(f"__subscript({nested}, list(nil, nil, -1), list(1, nil))") == [[5, 6], [2, 3]]
+    item = ev("__subscript(list(1.5, 2.5), 0)")
     assert type(item) is float   # the element as it is in the list, as in Python
 
 
 def test_strings_index_like_python():
     s = "phylanx"
-    assert ev(f'slice("{s}", 0)') == s[0]
-    assert ev(f'slice("{s}", -1)') == s[-1]
-    assert ev(f'slice("{s}", list(nil, nil, -1))') == s[::-1]
-    assert ev(f'slice("{s}", list(1, 5, 2))') == s[1:5:2]
-    assert ev(f'slice("{s}", [0, 2])') == s[0] + s[2]
+    assert ev(f'__subscript("{s}", 0)') == s[0]
+    assert ev(f'__subscript("{s}", -1)') == s[-1]
+    assert ev(f'__subscript("{s}", list(nil, nil, -1))') == s[::-1]
+    assert ev(f'__subscript("{s}", list(1, 5, 2))') == s[1:5:2]
+    assert ev(f'__subscript("{s}", [0, 2])') == s[0] + s[2]
 
 
 def test_dictionaries():
     d = 'dict(list(list("a", 1), list("b", [4, 5, 6])))'
-    assert ev(f'slice({d}, "a")') == 1
-    assert ev(f'slice(slice({d}, "b"), -1)') == 6
+    assert ev(f'__subscript({d}, "a")') == 1
+    assert ev(f'__subscript(__subscript({d}, "b"), -1)') == 6
     # several indices on a dictionary are one tuple key, as Python's d[a, b]
     pairs = 'dict(list(list(tuple("b", -1), 7)))'
-    assert ev(f'slice({pairs}, "b", -1)') == 7 and ev(f'slice({pairs}, tuple("b", -1))') == 7
+    assert ev(f'__subscript({pairs}, "b", -1)') == 7
+    assert ev(f'__subscript({pairs}, tuple("b", -1))') == 7
     with pytest.raises(PhylanxValueError, match="key 'c' not found"):
-        ev(f'slice({d}, "c")')
-    assert ev("lambda(d, slice(d, 3))", {3: "three"}) == "three"
-
-
-@pytest.mark.parametrize("x", [np.arange(5.), M, T, Q], ids=["1d", "2d", "3d", "4d"])
-@pytest.mark.parametrize("physl, index", [
-    ("1", 1), ("-1", -1), ("list(nil, nil, -1)", np.s_[::-1]), ("list(1, nil)", np.s_[1:]),
-])
-def test_slice_row_and_column_axes(x, physl, index):
-    row_axis = 0 if x.ndim <= 2 else x.ndim - 2
-    full_row = (slice(None),) * row_axis + (index,)
-    full_col = (Ellipsis, index) if x.ndim > 1 else index   # x[..., i] of a vector is 0-d
-    assert_like_numpy(ev(f"lambda(x, slice_row(x, {physl}))", x), x[full_row])
-    assert_like_numpy(ev(f"lambda(x, slice_column(x, {physl}))", x), x[full_col])
-
-
-@pytest.mark.parametrize("x, axis", [(T, 0), (Q, 1)], ids=["3d", "4d"])
-def test_slice_page(x, axis):
-    for physl, index in (("1", 1), ("-1", -1), ("list(nil, nil, -1)", np.s_[::-1])):
-        expected = x[(slice(None),) * axis + (index,)]
-        assert_like_numpy(ev(f"lambda(x, slice_page(x, {physl}))", x), expected)
+        ev(f'__subscript({d}, "c")')
+    assert ev("lambda(d, __subscript(d, 3))", {3: "three"}) == "three"
 
 
 def test_tuple_slice_is_slice_with_a_list_of_indices():
@@ -171,12 +155,12 @@ def test_tuple_slice_is_slice_with_a_list_of_indices():
 # -- store into slices ------------------------------------------------------------------
 
 STORE_CASES = [
-    ("slice(x, 1)", "[7, 8, 9, 10]", np.s_[1], [7, 8, 9, 10]),
-    ("slice(x, -1, -1)", "42", np.s_[-1, -1], 42),
-    ("slice(x, nil, list(nil, nil, -1))", "[1, 2, 3, 4]", np.s_[:, ::-1], [1, 2, 3, 4]),
-    ("slice(x, list(-1, nil, -2), 0)", "[5, 6]", np.s_[-1::-2, 0], [5, 6]),
-    ("slice(x, [2, 0])", "0", np.s_[[2, 0]], 0),
-    ("slice(x, [true, false, true], 1)", "[-1, -2]", np.s_[[True, False, True], 1], [-1, -2]),
+    ("__subscript(x, 1)", "[7, 8, 9, 10]", np.s_[1], [7, 8, 9, 10]),
+    ("__subscript(x, -1, -1)", "42", np.s_[-1, -1], 42),
+    ("__subscript(x, nil, list(nil, nil, -1))", "[1, 2, 3, 4]", np.s_[:, ::-1], [1, 2, 3, 4]),
+    ("__subscript(x, list(-1, nil, -2), 0)", "[5, 6]", np.s_[-1::-2, 0], [5, 6]),
+    ("__subscript(x, [2, 0])", "0", np.s_[[2, 0]], 0),
+    ("__subscript(x, [true, false, true], 1)", "[-1, -2]", np.s_[[True, False, True], 1], [-1, -2]),
     ("slice_row(x, 0)", "[1, 1, 1, 1]", np.s_[0], [1, 1, 1, 1]),
     ("slice_row(x, list(nil, nil, -1))", "[[0, 1, 2, 3]]", np.s_[::-1], [[0, 1, 2, 3]]),
     ("slice_column(x, -1)", "[9, 8, 7]", np.s_[:, -1], [9, 8, 7]),
@@ -195,53 +179,42 @@ def test_store_into_slices(target, value, index, py_value):
     assert_like_numpy(out, expected)
 
 
-def test_store_into_pages_and_3d_rows():
-    out = ev("lambda(t, block(store(slice_page(t, -1), 0), store(slice_row(t, 0), 7), t))",
-             T.copy())
-    expected = T.copy()
-    expected[-1] = 0
-    expected[:, 0] = 7
-    assert_like_numpy(out, expected)
-
-
 def test_store_into_list_and_dict():
-    assert ev("block(define(xs, list(1, 2, 3)), store(slice(xs, -1), 9), xs)") == [1, 2, 9]
-    code = "block(define(xs, list(1, 2, 3, 4)), store(slice(xs, list(nil, nil, -2)), [7, 8]), xs)"
+    assert ev("block(define(xs, list(1, 2, 3)), store(__subscript(xs, -1), 9), xs)") == [1, 2, 9]
+    code = ("block(define(xs, list(1, 2, 3, 4)), "
+            "store(__subscript(xs, list(nil, nil, -2)), [7, 8]), xs)")
     expected = [1, 2, 3, 4]
     expected[::-2] = [7, 8]
     assert ev(code) == expected
-    d = ev('block(define(d, dict(list(list("a", 1)))), store(slice(d, "b"), 2), d)')
+    d = ev('block(define(d, dict(list(list("a", 1)))), store(__subscript(d, "b"), 2), d)')
     assert d == {"a": 1, "b": 2}
 
 
 def test_store_through_python_argument_changes_it_like_numpy():
     x = np.zeros(4)
-    ev("lambda(x, store(slice(x, list(nil, nil, 2)), 1.5))", x)
+    ev("lambda(x, store(__subscript(x, list(nil, nil, 2)), 1.5))", x)
     np.testing.assert_array_equal(x, [1.5, 0, 1.5, 0])
 
 
 # -- errors --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("code, error, message", [
-    ("slice([1, 2, 3], 3)", PhylanxValueError, "out of bounds"),
-    ("slice([1, 2, 3], -4)", PhylanxValueError, "out of bounds"),
-    ("slice([[1, 2], [3, 4]], 0, 2)", PhylanxValueError, "out of bounds"),
-    ("slice([[1, 2], [3, 4]], [0, 5])", PhylanxValueError, "out of bounds"),
-    ("slice([1, 2, 3], [true, false])", PhylanxValueError, "boolean index"),
-    ("slice([1, 2, 3], 0, 0)", PhylanxValueError, "too many indices"),
-    ("slice([1, 2, 3], list(0, 3, 0))", PhylanxValueError, "step cannot be zero"),
-    ("slice([1, 2, 3], list(0, 1, 2, 3))", PhylanxValueError, "1 to 3 elements"),
-    ("slice([1, 2, 3], \"a\")", PhylanxTypeError, "cannot index with a string"),
-    ("slice([1, 2, 3], list(0.5, 2))", PhylanxTypeError, "slice start"),
-    ("slice([1.0, 2.0], [0.5])", PhylanxTypeError, "index array"),
-    ("slice(list(1, 2), 2)", PhylanxValueError, "out of bounds for a list of length 2"),
-    ("slice(list(1, 2), [0, 2])", PhylanxValueError, "out of bounds"),
-    ("slice(\"ab\", 5)", PhylanxValueError, "out of bounds"),
-    ("slice(5, 0)", PhylanxValueError, "cannot index a scalar"),
-    ("slice_page([[1, 2]], 0)", PhylanxValueError, "does not apply to a 2-d"),
-    ("slice_row([[1, 2]], 0, 1)", PhylanxValueError, "exactly one index"),
-    ("slice_row(nil, 0)", PhylanxTypeError, "needs an array or a list"),
-    ("block(define(x, [1, 2]), store(slice(x, 2), 0))", PhylanxValueError, "out of bounds"),
+    ("__subscript([1, 2, 3], 3)", PhylanxValueError, "out of bounds"),
+    ("__subscript([1, 2, 3], -4)", PhylanxValueError, "out of bounds"),
+    ("__subscript([[1, 2], [3, 4]], 0, 2)", PhylanxValueError, "out of bounds"),
+    ("__subscript([[1, 2], [3, 4]], [0, 5])", PhylanxValueError, "out of bounds"),
+    ("__subscript([1, 2, 3], [true, false])", PhylanxValueError, "boolean index"),
+    ("__subscript([1, 2, 3], 0, 0)", PhylanxValueError, "too many indices"),
+    ("__subscript([1, 2, 3], list(0, 3, 0))", PhylanxValueError, "step cannot be zero"),
+    ("__subscript([1, 2, 3], list(0, 1, 2, 3))", PhylanxValueError, "1 to 3 elements"),
+    ("__subscript([1, 2, 3], \"a\")", PhylanxTypeError, "cannot index with a string"),
+    ("__subscript([1, 2, 3], list(0.5, 2))", PhylanxTypeError, "slice start"),
+    ("__subscript([1.0, 2.0], [0.5])", PhylanxTypeError, "index array"),
+    ("__subscript(list(1, 2), 2)", PhylanxValueError, "out of bounds for a list of length 2"),
+    ("__subscript(list(1, 2), [0, 2])", PhylanxValueError, "out of bounds"),
+    ("__subscript(\"ab\", 5)", PhylanxValueError, "out of bounds"),
+    ("__subscript(5, 0)", PhylanxValueError, "cannot index a scalar"),
+    ("block(define(x, [1, 2]), store(__subscript(x, 2), 0))", PhylanxValueError, "out of bounds"),
 ])
 def test_errors_are_located(code, error, message):
     with pytest.raises(error, match=message) as info:
@@ -250,7 +223,7 @@ def test_errors_are_located(code, error, message):
 
 
 def test_out_of_range_error_points_at_the_slice():
-    code = "block(\n  define(x, [1, 2, 3]),\n  slice(x, 7)\n)"
+    code = "block(\n  define(x, [1, 2, 3]),\n  __subscript(x, 7)\n)"
     with pytest.raises(PhylanxError) as info:
         ev(code)
-    assert info.value.loc.line == 3 and info.value.primitive == "slice"
+    assert info.value.loc.line == 3 and info.value.primitive == "__subscript"

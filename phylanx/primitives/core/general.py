@@ -37,9 +37,12 @@ def cout(*args):
            example="debug(\"checkpoint\", 1)", result="nil",
            no_oracle="writes to the debug buffer")
 def debug(*args):
-    """Like ``cout``, to the debug stream (read it with ``phylanx.util.debug_output()``)."""
+    """Write the arguments without separators and a newline to the debug stream.
+
+    No separators, as the original; read the stream with ``phylanx.util.debug_output()``.
+    """
     with _print_lock:
-        _debug_buffer.write(" ".join(display(a) for a in args) + "\n")
+        _debug_buffer.write("".join(display(a) for a in args) + "\n")
 
 
 def debug_output() -> str:

@@ -397,7 +397,7 @@ _RAISED = {"ValueError": PhylanxValueError, "TypeError": PhylanxTypeError,
 
 
 @primitive("__newaxis", "__newaxis()", extension=True,
-           example="shape(slice([1, 2, 3], nil, __newaxis()))", result="list(3, 1)",
+           example="shape(__subscript([1, 2, 3], nil, __newaxis()))", result="list(3, 1)",
            no_oracle="an index marker (None/np.newaxis in a Python subscript)")
 def newaxis():
     """The index ``None``/``np.newaxis``: insert a length-1 axis (``x[:, None]``)."""
@@ -405,7 +405,7 @@ def newaxis():
 
 
 @primitive("__ellipsis", "__ellipsis()", extension=True,
-           example="slice([[1, 2], [3, 4]], __ellipsis(), 0)", result="[1, 3]",
+           example="__subscript([[1, 2], [3, 4]], __ellipsis(), 0)", result="[1, 3]",
            no_oracle="an index marker (... in a Python subscript)")
 def ellipsis():
     """The index ``...``: as many whole axes as needed (``x[..., 0]``)."""

@@ -1,4 +1,6 @@
-"""Indexing primitives: ``slice``, ``slice_row``, ``slice_column``, ``slice_page``, ``tuple_slice``.
+"""``__subscript``: Python subscripts with NumPy's meaning (the frontend's indexing).
+
+PhySL's ``slice`` family reads indices as the original did: see ``original_slicing.py``.
 
 Index arguments follow ``indexing.py``: an integer (negative counts from the end), nil
 (the whole axis), ``list(start, stop[, step])`` (a range; nil bounds and negative steps
@@ -6,8 +8,8 @@ allowed), a ``range`` value, an integer/boolean array (advanced indexing, as Num
 a tuple (as the only index: one index per axis, NumPy's ``x[t]``; a dictionary key).
 Arrays are indexed like NumPy subscripts (basic slices are views, as in NumPy); lists,
 strings and dictionaries like their Python counterparts, level by level for nested lists.
-``store(slice(x, ...), v)`` is compiled by the ``store`` special form through
-``indexing.put``; these primitives only read.
+``store(__subscript(x, ...), v)`` is compiled by the ``store`` special form through
+``indexing.put``; this primitive only reads.
 """
 from __future__ import annotations
 
@@ -96,63 +98,16 @@ def get_item(value: Any, indices: list) -> Any:
     return indexing.get(value, list(indices))
 
 
-@primitive("slice", "slice(_1, __2)", differentiable=True,
+@primitive("__subscript", "__subscript(_1, __2)", differentiable=True, extension=True,
            oracle=lambda x, *idx: x[tuple(idx)],
-           example="slice([[1, 2, 3], [4, 5, 6]], 1, list(nil, nil, -1))", result="[6, 5, 4]")
-def slice_(value, *indices):
-    """Index or slice an array, list, dictionary or string: ``slice(x, rows, cols, ...)``.
+           example="__subscript([[1, 2, 3], [4, 5, 6]], 1, list(nil, nil, -1))",
+           result="[6, 5, 4]")
+def subscript(value, *indices):
+    """A Python subscript ``x[rows, cols, ...]`` with NumPy's meaning (what ``@Phylanx`` emits).
 
     Each index is an integer (negative from the end), nil (whole axis),
-    ``list(start, stop[, step])``, a range, or an integer/boolean array (advanced
-    indexing). ``slice(x, 1, list(nil, nil, -1))`` is NumPy's ``x[1, ::-1]``.
+    ``list(start, stop[, step])`` (clamped like a Python slice), a range, an
+    integer/boolean array, ``__newaxis()`` or ``__ellipsis()``.  PhySL's ``slice``
+    reads its indices as the original did (``docs/physl.md`` lists the differences).
     """
     return get_item(value, list(indices))
-
-
-def _along_axis(kind: str, value: Any, indices: tuple) -> Any:
-    if not isinstance(value, (np.ndarray, list, tuple, range, str)):
-        raise PhylanxTypeError(f"{kind} needs an array or a list, got a {type_name(value)}")
-    return get_item(value, indexing.axis_indices(kind, value, list(indices)))
-
-
-@primitive("slice_row", "slice_row(_1, __2)", differentiable=True,
-           oracle=lambda x, i: x[i] if x.ndim <= 2 else x[(slice(None),) * (x.ndim - 2) + (i,)],
-           example="slice_row([[1, 2], [3, 4], [5, 6]], list(1, nil))", result="[[3, 4], [5, 6]]")
-def slice_row(value, *indices):
-    """Index along the row axis only (axis 0 of a matrix, -2 of a 3-d/4-d array).
-
-    On a vector the index applies to its only axis.
-    """
-    return _along_axis("slice_row", value, indices)
-
-
-@primitive("slice_column", "slice_column(_1, __2)", differentiable=True,
-           oracle=lambda x, i: x[..., i],
-           example="slice_column([[1, 2, 3], [4, 5, 6]], list(nil, nil, -1))",
-           result="[[3, 2, 1], [6, 5, 4]]")
-def slice_column(value, *indices):
-    """Index along the column axis only (the last axis); on a vector, its only axis."""
-    return _along_axis("slice_column", value, indices)
-
-
-@primitive("slice_page", "slice_page(_1, __2)", differentiable=True,
-           oracle=lambda x, i: x[i] if x.ndim == 3 else x[:, i],
-           example="slice_page([[[1, 2]], [[3, 4]]], 1)", result="[[3, 4]]")
-def slice_page(value, *indices):
-    """Index along the page axis of a 3-d array (axis 0; axis 1 of a 4-d array)."""
-    if not isinstance(value, np.ndarray):
-        raise PhylanxTypeError(f"slice_page needs a 3-d or 4-d array, got a {type_name(value)}")
-    return _along_axis("slice_page", value, indices)
-
-
-@primitive("tuple_slice", "tuple_slice(_1, _2)", differentiable=True,
-           oracle=lambda x, idx: x[tuple(idx)],
-           example="tuple_slice([[1, 2, 3], [4, 5, 6]], list(1, list(0, 2)))", result="[4, 5]")
-def tuple_slice(value, index_tuple):
-    """``tuple_slice(x, list(i1, i2, ...))`` is ``slice(x, i1, i2, ...)``: indices given as a list.
-
-    A single index that is not a list is used as is.
-    """
-    if isinstance(index_tuple, (list, tuple, range)):
-        return get_item(value, [_as_value(i) for i in index_tuple])
-    return get_item(value, [index_tuple])

@@ -1,0 +1,1 @@
+"""Helpers the original shipped for other projects (``phylanx.plugins.keras``)."""
