@@ -53,8 +53,9 @@ class RuleTable:
 
     def _fill(self) -> None:
         if self.filled_by is not None:
+            filled_by, self.filled_by = self.filled_by, None   # once (and no re-entry)
             import importlib
-            importlib.import_module(self.filled_by)
+            importlib.import_module(filled_by)
 
     def defrule(self, primitive_name: str, rule: Any) -> Any:
         """Attach ``rule`` to the primitive ``primitive_name``; returns ``rule``."""
@@ -83,6 +84,7 @@ class RuleTable:
 
     def get(self, primitive_name: str) -> Any | None:
         """The rule of ``primitive_name`` (aliases and dtype variants included), or None."""
+        self._fill()
         spec = lookup(primitive_name)
         return None if spec is None else self._rules.get(spec.name)
 

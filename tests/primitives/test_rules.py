@@ -135,3 +135,19 @@ def check_elementwise(spec) -> None:
                 f"result but {element!r} computed alone")
         checked += 1
     assert checked, f"{spec.name}: no sample to check the elementwise flag on"
+
+
+def test_a_table_loads_the_layer_that_fills_it_on_first_question():
+    # a fresh process that never imports phylanx.autodiff itself (the vjp primitive and
+    # the coverage report ask the table first; they once saw it empty)
+    import subprocess
+    import sys
+    code = ("import sys, phylanx\n"
+            "from phylanx.primitives.rules import VJP\n"
+            "assert 'phylanx.autodiff' not in sys.modules\n"
+            "assert VJP.get('mean') is not None\n"
+            "print(phylanx.evaluate('vjp(\"sin\", 1.0, sin(0.0), 0.0)'))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "1.0" in out.stdout

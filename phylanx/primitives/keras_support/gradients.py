@@ -9,8 +9,6 @@ concurrently (a call of a Python function value would stop the block's overlap).
 """
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 
 from ...errors import PhylanxValueError
@@ -19,12 +17,9 @@ from ..rules import VJP
 
 
 def _rule(name: str):
+    # the rules are registered by phylanx.autodiff, a layer above the primitives: the
+    # table imports it on first use, so PhySL code may call vjp without importing it
     rule = VJP.get(name)
-    if rule is None and not VJP.names():
-        # the rules are registered by phylanx.autodiff, a layer above the primitives:
-        # loaded on first use, so PhySL code may call vjp without importing it
-        importlib.import_module("phylanx.autodiff")
-        rule = VJP.get(name)
     if rule is None:
         raise PhylanxValueError(f"vjp: '{name}' has no VJP rule (see docs/autodiff.md)")
     return rule
