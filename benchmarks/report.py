@@ -39,7 +39,11 @@ def cpu_model() -> str:
 
 def machine(args, repeat, peers) -> dict:
     versions = {}
+    # only the requested peers' modules: importing torch and jax costs seconds
+    wanted = {"numpy", "phylanx"} | {p.replace("numpy-1t", "threadpoolctl") for p in peers}
     for name in ("numpy", "phylanx", "numexpr", "dask", "jax", "torch", "threadpoolctl"):
+        if name not in wanted:
+            continue
         module = sys.modules.get(name)
         if module is None:
             try:

@@ -76,8 +76,10 @@ def one_thread(setup):
 
 
 def short(exc: BaseException) -> str:
-    text = " ".join(f"{type(exc).__name__}: {exc}".split())
-    return text[:160] + ("..." if len(text) > 160 else "")
+    # the first line only: phylanx errors go on with the whole located source line
+    first = (str(exc).strip().splitlines() or [""])[0]
+    text = " ".join(f"{type(exc).__name__}: {first}".split())
+    return text[:140] + ("..." if len(text) > 140 else "")
 
 
 def run_case(case, peers: list[str], repeat: int, log) -> dict:
