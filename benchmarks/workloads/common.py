@@ -1,0 +1,68 @@
+"""What a workload hands to the harness: a :class:`Case` and its peers' setups.
+
+A peer's *setup* is a function of no arguments doing the untimed work (converting data
+to the peer's arrays, jit-compiling, building a model) and returning the *runner*: a
+function of no arguments whose call is what gets timed and whose return value is
+checked against NumPy's.
+"""
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+Setup = Callable[[], Callable[[], Any]]
+
+
+@dataclass
+class Case:
+    workload: str            # "W1" ... "W6": what --only selects
+    name: str                # a row of the results table
+    setups: dict[str, Setup]  # peer name -> setup; "numpy" is the reference
+    tol: float = 1e-6        # max |peer - numpy| / max |numpy| allowed, per array
+    why_missing: dict[str, str] = field(default_factory=dict)  # peer -> why not written
+    compare: Callable[[Any], Any] | None = None  # what of a result is compared (W4: updates)
+
+
+def optional(module: str):
+    """The module, or None when it is not installed (the harness reports the skip)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+
+
+def jax_x64():
+    """JAX with float64 enabled (its default is float32, which would not agree)."""
+    jax = optional("jax")
+    if jax is not None:
+        jax.config.update("jax_enable_x64", True)
+        jax.config.update("jax_platforms", "cpu")
+    return jax
+
+
+def as_arrays(value: Any) -> list[np.ndarray]:
+    """A result (array, tuple, list, torch tensor, jax array, scalar) as NumPy arrays."""
+    if isinstance(value, (tuple, list)):
+        return [a for v in value for a in as_arrays(v)]
+    if hasattr(value, "detach"):                 # torch tensor
+        value = value.detach().cpu().numpy()
+    return [np.asarray(value)]
+
+
+def max_rel_err(got: Any, want: Any) -> float:
+    """Largest |got - want| relative to the magnitude of the reference data, over arrays."""
+    got, want = as_arrays(got), as_arrays(want)
+    if len(got) != len(want):
+        return float("inf")
+    worst = 0.0
+    for g, w in zip(got, want):
+        if g.shape != w.shape:
+            return float("inf")
+        w64, g64 = w.astype(np.float64), g.astype(np.float64)
+        scale = max(float(np.max(np.abs(w64), initial=0.0)), 1e-300)
+        worst = max(worst, float(np.max(np.abs(g64 - w64), initial=0.0)) / scale)
+    return worst
