@@ -30,6 +30,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from ..runtime import hooks
 from ..runtime.futures import Future, resolve_deep
 from ..source import SourceLoc
 from . import settings
@@ -78,6 +79,9 @@ class Service:
             request_id = next(self._ids)
             deadline = time.monotonic() + float(settings.get("remote_timeout"))
             self._pending[request_id] = (future, deadline, target, what, where)
+        recorder = hooks.recorder      # a timeline is being recorded: one span per request
+        if recorder is not None:
+            recorder.remote_request(target, request_id, what, future)
         self._send((request_id, what, payload), target, REQUEST)
         return future
 
@@ -151,12 +155,17 @@ class Service:
                     f"{what} failed on locality {target}: {value}", where))
         elif tag == REQUEST:
             request_id, what, payload = data
-            if what.startswith("get_remote"):
-                self._answer(source, request_id, lambda: self._read_array(*payload))
+            reading = what.startswith("get_remote")
+            compute = (lambda: self._read_array(*payload)) if reading \
+                else (lambda: self._run(payload))
+            recorder = hooks.recorder
+            if recorder is not None:
+                compute = recorder.remote_execution(source, request_id, what, compute)
+            if reading:
+                self._answer(source, request_id, compute)
             else:
-                threading.Thread(target=self._answer, args=(source, request_id,
-                                 lambda: self._run(payload)), daemon=True,
-                                 name="phylanx-mpi-remote-call").start()
+                threading.Thread(target=self._answer, args=(source, request_id, compute),
+                                 daemon=True, name="phylanx-mpi-remote-call").start()
         elif tag == LEAVING:
             with self._lock:
                 self.left.add(source)
