@@ -138,6 +138,10 @@ def launch(args) -> int:
         except TraceFileError as e:
             print(f"phylanx trace: {e}", file=sys.stderr)
             return status or 1
+        unique: dict[int, dict] = {}
+        for t in traces:         # (a rank's part may also be inside ``out`` already)
+            unique.setdefault(tuple(t["otherData"]["ranks"]), t)
+        traces = list(unique.values())
         have = {r for t in traces for r in t["otherData"]["ranks"]}
         missing = [r for r in range(args.localities) if r not in have]
         merged = trace_file.pair_flows(trace_file.merge(traces, missing))

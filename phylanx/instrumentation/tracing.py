@@ -11,6 +11,7 @@ writes what it recorded (rank 0 to ``path``, rank r to ``path.rank<r>``), a line
 """
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -79,13 +80,22 @@ class trace:  # noqa: N801 - used like a function: ``with phylanx.trace(path):``
                            "method": "ping-pong with rank 0, shortest round trip"}}
         local = trace_file.build(rec, self.offset_ns, self.ref_ns, extra)
         path = self.path
-        if rec.size > 1 and failed is None:
-            gathered = self.comm.gather(local, root=0)
-            if rec.rank != 0:
-                return None
-            local = trace_file.merge(gathered)
-        elif rec.size > 1 and rec.rank != 0:
-            path = f"{self.path}.rank{rec.rank}"
+        if rec.size > 1:
+            # each rank's part goes to disk first: if another rank fails while we
+            # gather, the launcher (``phylanx trace -n``) merges the parts it finds
+            part = f"{self.path}.rank{rec.rank}"
+            trace_file.write(local, part)
+            if failed is not None:
+                if rec.rank != 0:
+                    path = part
+                else:
+                    os.remove(part)      # rank 0's goes to ``path`` itself
+            else:
+                gathered = self.comm.gather(local, root=0)
+                os.remove(part)
+                if rec.rank != 0:
+                    return None
+                local = trace_file.merge(gathered)
         trace_file.write(trace_file.pair_flows(local), path)
         self.written = path
         if failed is not None:
