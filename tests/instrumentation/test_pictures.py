@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from phylanx import Phylanx
 from phylanx import execution_tree as et
 from phylanx.instrumentation import tree_data, tree_picture
 from phylanx.runtime import measure
@@ -84,13 +85,12 @@ def test_without_dot_and_matplotlib_png_says_what_to_install(tmp_path, monkeypat
     assert not (tmp_path / "t.png").exists()
 
 
+@Phylanx(performance=True)
+def poly(x):
+    return x * x + 2 * x + 1
+
+
 def test_decorated_functions_draw_their_tree(tmp_path):
-    from phylanx import Phylanx
-
-    @Phylanx(performance=True)
-    def poly(x):
-        return x * x + 2 * x + 1
-
     assert poly(3) == 16
     csv_text, newick, dot = poly.__perfdata__        # the original's triple is kept
     assert csv_text.startswith("primitive_instance,") and newick.endswith(";")

@@ -7,6 +7,7 @@ import json
 import pytest
 
 import phylanx
+from phylanx import Phylanx
 from phylanx import execution_tree as et
 from phylanx.instrumentation import timeline, trace
 from phylanx.instrumentation.timeline import Recorder
@@ -56,6 +57,7 @@ def test_spans_respect_the_threshold_and_recursion_is_recorded():
 
 
 def test_tasks_become_spans_with_paired_spawn_flows(tmp_path):
+    assert phylanx.trace is trace            # the package exposes the recorder
     path = tmp_path / "t.json"
     code = "parallel_block(" + ", ".join(f"{i} * 2" for i in range(40)) + ")"
     with trace(str(path), threshold_us=0):
@@ -93,13 +95,12 @@ def test_a_failing_block_still_writes_its_trace(tmp_path, capsys):
     assert hooks.recorder is None
 
 
+@Phylanx
+def axpy(a, x, y):
+    return a * x + y
+
+
 def test_decorated_functions_store_their_sources(tmp_path):
-    from phylanx import Phylanx
-
-    @Phylanx
-    def axpy(a, x, y):
-        return a * x + y
-
     path = tmp_path / "t.json"
     with trace(str(path), functions=[axpy]):
         assert axpy(2, 3, 4) == 10
