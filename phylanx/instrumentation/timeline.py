@@ -257,9 +257,9 @@ class Recorder:
             if len(events) >= limit:
                 rec._full()
                 return submit(fn, *args)
-            fid = base | next(ids)
-            events.append((FLOW_OUT, fid, get_ident(), clock(), "spawn"))
-            node = _node_of(fn)
+            # one event per task: the spawn (thread, time) travels with it, so a task
+            # and its flow are kept or dropped together
+            spawner, spawned = get_ident(), clock()
 
             def task():
                 t0 = clock()
@@ -267,7 +267,9 @@ class Recorder:
                     return fn(*args)
                 finally:
                     if len(events) < limit:
-                        events.append((TASK, node, get_ident(), t0, clock() - t0, fid))
+                        # (the node, not the thunk: a thunk keeps its frame's arrays alive)
+                        events.append((TASK, _node_of(fn), get_ident(), t0, clock() - t0,
+                                       base | next(ids), spawner, spawned))
             return submit(task)
 
         executor.submit = traced_submit

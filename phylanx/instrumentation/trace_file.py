@@ -75,6 +75,8 @@ def build(rec: Recorder, offset_ns: int = 0, ref_ns: int | None = None,
             events.append(e)
             per_thread.setdefault(ident, []).append((t0, dur, node if kind == NODE else None))
             if kind == TASK:
+                events.append({"ph": "s", "name": "spawn", "cat": "flow", "id": ev[5],
+                               "pid": pid, "tid": tid_of(ev[6]), "ts": _us(ev[7], shift)})
                 events.append({"ph": "f", "bp": "e", "name": "spawn", "cat": "flow",
                                "id": ev[5], "pid": pid, "tid": e["tid"], "ts": e["ts"]})
         elif kind == SPAN:
