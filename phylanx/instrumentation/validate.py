@@ -84,7 +84,9 @@ def load(path: str, flows_paired: bool = False) -> dict:
     try:
         trace = json.loads(text)
     except json.JSONDecodeError as e:
-        cut = e.pos >= len(text.rstrip()) - 1
+        # a JSON object that does not end like one was cut (a full disk, a killed writer)
+        body = text.strip()
+        cut = body.startswith("{") and not body.endswith("}") or e.pos >= len(body) - 1
         what = "cut short (truncated JSON)" if cut else f"not JSON ({e.msg})"
         raise TraceFileError(f"{path}: {what} at line {e.lineno}, column {e.colno}") \
             from None
