@@ -9,7 +9,9 @@ Measures, in one run:
   when installed, ``dask.delayed``;
 * the one-time cost of translating and compiling a decorated function.
 
-Prints microseconds per node/task and ratios.  Run: ``python benchmarks/overhead.py``.
+Prints microseconds per node/task and ratios.  Run: ``python benchmarks/overhead.py``;
+``--trace`` measures the same with a timeline being recorded (``phylanx.trace``), and
+writes it to ``--trace-file`` if given.
 Targets (from the foundation issue; measured, not asserted): inline <= 1 us per
 primitive node, async task <= 10 us, fib(20) within 20x of CPython.
 """
@@ -125,7 +127,24 @@ def translation_cost(repeat: int) -> dict:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=5, help="best of N runs (default 5)")
+    ap.add_argument("--trace", action="store_true",
+                    help="measure with a timeline being recorded (phylanx.trace)")
+    ap.add_argument("--trace-file", help="with --trace: write the timeline here")
     args = ap.parse_args(argv)
+    if args.trace:
+        import tempfile
+
+        from phylanx.instrumentation import trace
+        path = args.trace_file or os.path.join(tempfile.mkdtemp(), "overhead-trace.json")
+        with trace(path) as recording:
+            measure_all(args)
+        print(f"(timeline recorded: {len(recording.recorder.events)} events, "
+              f"written to {path})")
+    else:
+        measure_all(args)
+
+
+def measure_all(args) -> None:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, phylanx {phylanx.__version__}")
     r = inline_chain(args.repeat)

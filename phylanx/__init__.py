@@ -66,6 +66,9 @@ def __getattr__(name: str) -> Any:
     if name in ("Phylanx", "PhylanxDecorator"):
         from .frontend import decorator
         return getattr(decorator, name)
+    if name == "trace":                      # the timeline recorder, imported on first use
+        from .instrumentation.tracing import trace
+        return trace
     if name in ("grad", "value_and_grad"):   # autodiff, also imported on first use
         from . import autodiff
         return getattr(autodiff, name)
@@ -75,7 +78,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "Phylanx", "PhylanxAssertionError", "PhylanxCompileError", "PhylanxError",
     "PhylanxRuntimeError", "PhylanxSession", "PhylanxSyntaxError", "PhylanxTypeError",
-    "PhylanxValueError", "config", "evaluate", "execution_tree", "grad", "parallel",
+    "PhylanxValueError", "config", "evaluate", "execution_tree", "grad", "parallel", "trace",
     "value_and_grad",
 ]
 

@@ -42,6 +42,8 @@ SETTINGS: dict[str, Setting] = {
                 "mean ns per evaluation below which a node runs inline"),
         Setting("tracing", False, _bool,
                 "log every evaluation of newly compiled code to the phylanx.trace logger"),
+        Setting("trace_threshold_us", 50.0, float,
+                "timeline recording: inline evaluations shorter than this are not recorded"),
     )
 }
 

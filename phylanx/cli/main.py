@@ -18,6 +18,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "primitives": ("primitives", "list the primitives, write docs/primitives.md, coverage"),
     "translate": ("translate", "translate a Python function to PhySL"),
     "run": ("run", "run a program on N localities (MPI ranks): run -n N PROGRAM"),
+    "trace": ("trace", "record a run as a timeline: trace [-n N] -o trace.json PROGRAM"),
+    "report": ("report", "an HTML report (or Gantt/scaling PNG) of a trace file"),
 }
 
 

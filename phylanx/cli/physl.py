@@ -4,6 +4,12 @@
                                              bound, as a list, to ``sys_argv``
     phylanx physl -c 'CODE' [--print]        run code given on the command line
 
+Instrumentation (§5.1-§5.2 of the reference): ``--performance`` prints the tree
+(Newick, DOT) and the counters CSV after the run; ``--dump-counters``,
+``--dump-newick-tree``, ``--dump-dot`` write one of them (to FILE, or stdout without
+one); ``--print-counters`` prints the counters as a table sorted by time;
+``--dump-svg``/``--dump-png`` draw the tree coloured by time (``--color-by``).
+
 Errors are printed as located messages (``file:line:col: ...``) with exit status 1.
 """
 from __future__ import annotations
@@ -33,7 +39,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="parse and compile, do not run")
     p.add_argument("--time", action="store_true", help="print compile and run times")
     p.add_argument("--docs", action="store_true", help="print every primitive and its help")
+    g = p.add_argument_group("instrumentation (counters, tree dumps, pictures)")
+    g.add_argument("--performance", action="store_true",
+                   help="after the run print the tree (Newick, DOT) and the counters CSV")
+    for flag, what in (("--dump-counters", "the counters CSV"),
+                       ("--dump-newick-tree", "the tree in Newick form"),
+                       ("--dump-dot", "the tree in DOT form")):
+        g.add_argument(flag, nargs="?", const="-", metavar="FILE",
+                       help=f"write {what} to FILE (stdout without FILE)")
+    g.add_argument("--print-counters", action="store_true",
+                   help="print the counters as a table, slowest first")
+    g.add_argument("--dump-svg", metavar="FILE", help="draw the tree, coloured by time, as SVG")
+    g.add_argument("--dump-png", metavar="FILE", help="draw the tree, coloured by time, as PNG")
+    g.add_argument("--color-by", choices=("time", "self"), default="time",
+                   help="colour the pictures by inclusive (time) or exclusive (self) time")
     return p
+
+
+def _wants_counters(args) -> bool:
+    return bool(args.performance or args.dump_counters or args.dump_newick_tree
+                or args.dump_dot or args.print_counters or args.dump_svg or args.dump_png)
 
 
 def print_docs() -> None:
@@ -80,6 +105,9 @@ def main(argv: list[str] | None = None) -> int:
                        for a in args.args]
         state.globals[state.compiler.globals.declare("sys_argv")] = argv_values
         node = state.compile_text(program, file_name)
+        if _wants_counters(args):
+            from ..runtime import measure
+            measure.enable(node, reset=True)
         t1 = time.perf_counter()
         if args.dry_run:
             result = None
@@ -92,6 +120,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.print_result and not args.dry_run:
         from ..runtime.futures import resolve
         print(display(resolve(result)))
+    if _wants_counters(args) and not args.dry_run:
+        from .instruments import write_instruments
+        status = write_instruments(args, node, file_name)
+        if status:
+            return status
     if args.time:
         print(f"compile: {1e3 * (t1 - t0):.3f} ms, run: {1e3 * (t2 - t1):.3f} ms",
               file=sys.stderr)

@@ -144,6 +144,7 @@ class Compiler:
         self.compile_id += 1
         with deep_recursion():   # compiling recurses along the AST's depth as well
             body = [self.compile(e, self.globals) for e in program.body]
+        hooks.compiled(body)   # a timeline recording (now or later) reaches this code
         if config.get("tracing"):
             if measure.TRACE_LOG not in hooks.active():
                 hooks.install(measure.TRACE_LOG)   # tracing switched on by the environment

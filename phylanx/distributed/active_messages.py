@@ -21,6 +21,7 @@ requests cannot deadlock.  A request gets no answer after ``remote_timeout``: it
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import pickle
 import sys
@@ -30,6 +31,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from ..runtime import hooks
 from ..runtime.futures import Future, resolve_deep
 from ..source import SourceLoc
 from . import settings
@@ -78,6 +80,9 @@ class Service:
             request_id = next(self._ids)
             deadline = time.monotonic() + float(settings.get("remote_timeout"))
             self._pending[request_id] = (future, deadline, target, what, where)
+        recorder = hooks.recorder      # a timeline is being recorded: one span per request
+        if recorder is not None:
+            recorder.remote_request(target, request_id, what, future)
         self._send((request_id, what, payload), target, REQUEST)
         return future
 
@@ -153,16 +158,21 @@ class Service:
             request_id, what, payload = data
             if what.startswith("get_remote"):
                 name, index, wait = payload
-                if name in self.arrays or not wait:
-                    self._answer(source, request_id, lambda: self._read_array(name, index))
-                else:   # not registered yet (SPMD lag): wait for it off the service thread
-                    threading.Thread(target=self._answer, args=(source, request_id,
-                                     lambda: self._read_array(name, index, wait=True)),
-                                     daemon=True, name="phylanx-mpi-read").start()
+                ready = name in self.arrays or not wait
+                compute = functools.partial(self._read_array, name, index, wait=not ready)
+                # not registered yet (SPMD lag): wait for it off the service thread
+                thread_name = None if ready else "phylanx-mpi-read"
             else:
-                threading.Thread(target=self._answer, args=(source, request_id,
-                                 lambda: self._run(payload)), daemon=True,
-                                 name="phylanx-mpi-remote-call").start()
+                compute = functools.partial(self._run, payload)
+                thread_name = "phylanx-mpi-remote-call"
+            recorder = hooks.recorder
+            if recorder is not None:
+                compute = recorder.remote_execution(source, request_id, what, compute)
+            if thread_name is None:
+                self._answer(source, request_id, compute)
+            else:
+                threading.Thread(target=self._answer, args=(source, request_id, compute),
+                                 daemon=True, name=thread_name).start()
         elif tag == LEAVING:
             with self._lock:
                 self.left.add(source)

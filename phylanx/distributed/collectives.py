@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import PhylanxError
+from ..runtime import hooks
 from ..runtime.futures import Future
 from ..source import SourceLoc
 from . import agreement as ag
@@ -88,7 +89,7 @@ class Collectives:
 
     # -- scheduling ---------------------------------------------------------
     def _submit(self, kind: str, name: str | None, make: Callable[[Any, str], Any],
-                where: SourceLoc | None) -> Future:
+                where: SourceLoc | None, value: Any = None) -> Future:
         name = name or kind
         timeout = float(settings.get("collective_timeout"))
 
@@ -107,6 +108,9 @@ class Collectives:
                                         on_finish=lambda r: self._next(channel, finished=r))
             channel.queue.append((running, lambda comm: self._located(make(comm, name),
                                                                         where, kind)))
+        recorder = hooks.recorder      # a timeline is being recorded: one span per collective
+        if recorder is not None:
+            recorder.collective(kind, name, value, running.future)
         self._next(channel)
         return running.future
 
@@ -186,7 +190,8 @@ class Collectives:
         kind = "all_reduce" if root is None else "reduce"
         self._check_root(root, kind, where)
         return self._submit(kind, name,
-                            lambda comm, n: self._reduce_op(comm, n, kind, value, op, root), where)
+                            lambda comm, n: self._reduce_op(comm, n, kind, value, op, root), where,
+                            value)
 
     def reduce(self, value: Any, op: str = "sum", root: int = 0, name: str | None = None,
                where: SourceLoc | None = None) -> Future:
@@ -226,7 +231,8 @@ class Collectives:
         kind = "all_gather" if root is None else "gather"
         self._check_root(root, kind, where)
         return self._submit(kind, name,
-                            lambda comm, n: self._gather_op(comm, n, kind, value, root), where)
+                            lambda comm, n: self._gather_op(comm, n, kind, value, root), where,
+                            value)
 
     def gather(self, value: Any, root: int = 0, name: str | None = None,
                where: SourceLoc | None = None) -> Future:
@@ -256,7 +262,8 @@ class Collectives:
                   where: SourceLoc | None = None) -> Future:
         self._check_root(root, "broadcast", where)
         return self._submit("broadcast", name,
-                            lambda comm, n: self._broadcast_op(comm, n, value, root), where)
+                            lambda comm, n: self._broadcast_op(comm, n, value, root), where,
+                            value if self.rank == root else None)
 
     def _broadcast_op(self, comm, name, value, root):
         is_root = self.rank == root
@@ -287,7 +294,8 @@ class Collectives:
                 where: SourceLoc | None = None) -> Future:
         self._check_root(root, "scatter", where)
         return self._submit("scatter", name,
-                            lambda comm, n: self._scatter_op(comm, n, value, root), where)
+                            lambda comm, n: self._scatter_op(comm, n, value, root), where,
+                            value if self.rank == root else None)
 
     def _scatter_op(self, comm, name, value, root):
         is_root, size = self.rank == root, self.size

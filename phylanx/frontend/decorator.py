@@ -285,6 +285,12 @@ class PhylanxDecorator(DecoratedFunction):
         self._ensure_compiled()
         return instrument.topology(self._function, self.state_name)
 
+    def tree_picture(self, path: str, by: str = "time") -> str:
+        """Draw this function's tree (.svg or .png), coloured by the counters of the last
+        ``performance=True`` call (zero otherwise); returns the engine ("dot"/"python")."""
+        self._ensure_compiled()
+        return instrument.picture(self._function, path, by, self.__name__)
+
     def __repr__(self) -> str:
         return f"<Phylanx function {self.__name__}>"
 

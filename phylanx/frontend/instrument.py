@@ -25,6 +25,15 @@ def topology(function, name: str) -> list[str]:
     return [newick_tree(name, body), dot_tree(name, body)]
 
 
+def picture(function, path: str, by: str, title: str) -> str:
+    """Draw the tree below ``function``'s body (``instrumentation.tree_picture``)."""
+    from ..instrumentation import tree_data, tree_picture
+    body = _body(function)
+    if body is None:
+        raise ValueError(f"{title} has no execution tree to draw")
+    return tree_picture.write(tree_data.from_node(body), path, by, title)
+
+
 class _Perf:
     data = (None, None, None)
 

@@ -3,9 +3,17 @@
 A hook is any object with ``on_eval(node, start_ns, end_ns, thread_id)``; it is
 called after every evaluation of a *measured* node (``measure.enable``).  With
 no measured nodes the evaluator pays nothing.
+
+Two more slots serve the timeline (``phylanx.instrumentation.timeline``):
+``recorder`` is the recording in progress (None otherwise: the distributed layer
+tests it once per collective or remote call, never per node), and ``programs``
+holds every compiled program's statements weakly, so that a recording started
+later reaches code compiled before it.
 """
 from __future__ import annotations
 
+import weakref
+from collections.abc import Iterable
 from typing import Any, Protocol
 
 
@@ -14,6 +22,11 @@ class Hook(Protocol):
 
 
 _hooks: list[Hook] = []
+
+#: the timeline recording now, or None
+recorder: Any = None
+#: the top-level statements of every compiled program (weakly: they die with their state)
+programs: weakref.WeakSet = weakref.WeakSet()
 
 
 def install(hook: Hook) -> None:
@@ -29,3 +42,12 @@ def remove(hook: Hook) -> None:
 
 def active() -> list[Hook]:
     return _hooks
+
+
+def compiled(statements: Iterable[Any]) -> None:
+    """The compiler built these statements (once per compile, not per evaluation)."""
+    rec = recorder
+    for node in statements:
+        programs.add(node)
+        if rec is not None:
+            rec.add_tree(node)

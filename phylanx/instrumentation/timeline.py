@@ -1,0 +1,395 @@
+"""Recording a timeline: spans of nodes, tasks, collectives and remote calls.
+
+A :class:`Recorder` swaps recording closures in while it runs and swaps them out
+when it stops, the way ``runtime.measure`` does for counters, so code that is not
+recorded pays nothing:
+
+* **Nodes.**  Every node's ``run`` is wrapped by a *sampling* closure that times
+  its first ``SAMPLES`` evaluations.  Then a node that was not slower than the
+  threshold (at least twice) gets its old ``run`` back (a scalar ``+`` in a loop
+  costs nothing after a few iterations); one that was, or a function body that
+  recursion re-entered, keeps a lean closure that records every evaluation
+  longer than the threshold, except, for recursion, evaluations nested more than
+  ``RECURSION_DEPTH`` deep in themselves (they run bare).  So a node whose first
+  evaluations were all quick and later ones slow is missed, as are deep levels of
+  a recursion: the price of a recording that costs little.
+  Nodes measured for counters (``measure.enable``) are recorded through the
+  ``on_eval`` hook instead, exactly.
+* **Tasks.**  The executors' ``submit`` is replaced (an instance attribute
+  shadowing the method): each task becomes a span, with a flow from the thread
+  that spawned it.
+* **Collectives and remote calls** report through ``runtime.hooks.recorder``
+  (see ``collective``, ``remote_request``, ``remote_execution``).
+
+Events are kept as tuples and converted to trace-event JSON by ``trace_file``.
+Recording stops by itself when the estimated file size reaches ``max_size``.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import sys
+import threading
+from collections.abc import Callable
+from time import perf_counter_ns as clock
+from typing import Any
+
+from .. import config
+from ..runtime import executors, hooks
+from ..runtime.nodes import Node
+from ..runtime.policy import watch
+
+#: evaluations a node is timed before the recorder decides whether to keep timing it
+SAMPLES = 16
+#: evaluations of a recursive node nested deeper than this in themselves are not timed
+RECURSION_DEPTH = 8
+#: estimated bytes of one event in the JSON file (for the size limit)
+EVENT_BYTES = 170
+DEFAULT_MAX_SIZE = 200 * 1024 * 1024
+
+# event kinds (first item of each tuple)
+NODE, TASK, SPAN, FLOW_OUT, FLOW_IN = range(5)
+_BODY_PARENTS = ("define-function", "lambda")
+
+
+def flow_id(*key: Any) -> int:
+    """An id for a flow both ranks can compute from the same key (53 bits: JSON-safe)."""
+    digest = hashlib.blake2b(repr(key).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 11
+
+
+def payload_bytes(value: Any) -> int:
+    """Bytes a value moves in a collective (arrays: their buffer; others: pickled)."""
+    nbytes = getattr(value, "nbytes", None)
+    if isinstance(nbytes, int):
+        return nbytes
+    if value is None:
+        return 0
+    try:
+        import pickle
+        return len(pickle.dumps(value))
+    except Exception:   # noqa: BLE001 - a count for display only
+        return 0
+
+
+class Recorder:
+    """One recording (at most one runs at a time: ``hooks.recorder``)."""
+
+    def __init__(self, threshold_us: float | None = None,
+                 max_size: int = DEFAULT_MAX_SIZE, rank: int = 0, size: int = 1) -> None:
+        if threshold_us is None:
+            threshold_us = float(config.get("trace_threshold_us"))
+        self.threshold_ns = int(threshold_us * 1000)
+        self.max_size = max_size
+        self.limit = max(100, max_size // EVENT_BYTES)
+        self.rank, self.size = rank, size
+        self.events: list[tuple] = []
+        self.roots: list[Node] = []
+        self.stopped: str | None = None       # why recording stopped early
+        self.thread_names: dict[int, str] = {}
+        self.start_ns = self.end_ns = 0
+        self._restore: list[Callable[[], None]] = []
+        self._executors: list[Any] = []
+        self._spawn_ids = itertools.count(1)
+        self._seq: dict[str, itertools.count] = {}
+        self._lock = threading.Lock()
+        self.active = False
+
+    # -- start / stop -----------------------------------------------------------
+    def start(self) -> Recorder:
+        if hooks.recorder is not None:
+            raise RuntimeError("a timeline is already being recorded")
+        self.active = True
+        self.start_ns = clock()
+        hooks.recorder = self
+        hooks.install(self)
+        for root in list(hooks.programs):
+            self.add_tree(root)
+        self._trace_executor(executors._sync)
+        self._trace_executor(executors.get_executor())
+        return self
+
+    def stop(self) -> None:
+        if not self.active:
+            return
+        self.active = False
+        self.end_ns = clock()
+        if hooks.recorder is self:
+            hooks.recorder = None
+        hooks.remove(self)
+        for restore in reversed(self._restore):
+            restore()
+        self._restore.clear()
+        for executor in self._executors:
+            executor.__dict__.pop("submit", None)
+        self._executors.clear()
+        self.note_threads()
+
+    def note_threads(self) -> None:
+        for t in threading.enumerate():
+            if t.ident is not None:
+                self.thread_names.setdefault(t.ident, t.name)
+
+    def _full(self) -> None:
+        if self.stopped is None:
+            mb = self.max_size / 2**20
+            self.stopped = (f"the trace reached its size limit ({mb:g} MB, about "
+                            f"{self.limit} events): recording stopped")
+            print(f"phylanx trace: {self.stopped}", file=sys.stderr)
+
+    # -- nodes ----------------------------------------------------------------------
+    def add_tree(self, root: Node) -> None:
+        self.roots.append(root)
+        for node in root.walk():
+            if not node.is_const and node.measured_run is None:
+                self._wrap(node)
+
+    def on_eval(self, node: Node, start_ns: int, end_ns: int, thread_id: int) -> None:
+        """The hook of nodes measured for counters: record the slow evaluations."""
+        if end_ns - start_ns >= self.threshold_ns:
+            events = self.events
+            if len(events) < self.limit:
+                events.append((NODE, node, thread_id, start_ns, end_ns - start_ns))
+            else:
+                self._full()
+
+    def _wrap(self, node: Node) -> None:
+        rec = self
+        events, limit, thr = self.events, self.limit, self.threshold_ns
+        get_ident = threading.get_ident
+        parent = node.parent
+        body_root = parent is not None and parent.primitive in _BODY_PARENTS
+        prev = node.run
+        seen = slow = depth = 0
+        reentered = False
+
+        def record(t0: int, d: int) -> None:
+            if len(events) < limit:
+                events.append((NODE, node, get_ident(), t0, d))
+            else:
+                rec._full()
+
+        def steady(frame):
+            t0 = clock()
+            try:
+                value = prev(frame)
+            except BaseException:
+                d = clock() - t0
+                if d >= thr:
+                    record(t0, d)
+                raise
+            d = clock() - t0
+            if d >= thr:
+                record(t0, d)
+            return value
+
+        def recursive(frame):
+            # a node recursion re-enters: its evaluations nested deeper than
+            # RECURSION_DEPTH in themselves run bare (``run`` swapped back meanwhile),
+            # so deep, short calls cost nothing (on this thread; others skip meanwhile)
+            nonlocal depth
+            depth += 1
+            deep = depth >= RECURSION_DEPTH
+            if deep:
+                node.run = prev
+            t0 = clock()
+            try:
+                return prev(frame)
+            finally:
+                d = clock() - t0
+                if deep and rec.active:
+                    node.run = recursive
+                depth -= 1
+                if d >= thr:
+                    record(t0, d)
+
+        def sampling(frame):
+            nonlocal prev, seen, depth, slow, reentered
+            depth += 1
+            if depth > 1:
+                reentered = True
+            t0 = clock()
+            try:
+                value = prev(frame)
+            finally:
+                d = clock() - t0
+                depth -= 1
+                if d >= thr:
+                    slow += 1
+                    record(t0, d)
+                seen += 1
+                run = node.run
+                if run is not sampling and run is not prev and run is not steady \
+                        and run is not recursive and rec.active and node.measured_run is None:
+                    # the evaluation policy decided and swapped ``run``: wrap its choice
+                    prev = run
+                    node.run = sampling
+                if seen >= SAMPLES and node.run is sampling \
+                        and not (node.watched and node.eval_direct == -1):
+                    # one slow sample may be the machine's hiccup; two are the node's
+                    if slow >= 2 or (reentered and body_root):
+                        node.run = recursive if reentered else steady
+                    else:
+                        node.run = prev
+            return value
+
+        def restore() -> None:
+            if node.run in (sampling, steady, recursive):
+                node.run = node.inline
+                if node.watched and node.eval_direct == -1:
+                    watch(node)        # still undecided: the policy keeps timing it
+
+        node.run = sampling
+        self._restore.append(restore)
+
+    # -- tasks ------------------------------------------------------------------------
+    def _trace_executor(self, executor: Any) -> None:
+        if "submit" in executor.__dict__:
+            return
+        submit = executor.submit
+        events, limit = self.events, self.limit
+        get_ident = threading.get_ident
+        ids = self._spawn_ids
+        base = self.rank << 40
+        rec = self
+
+        def traced_submit(fn, *args):
+            if len(events) >= limit:
+                rec._full()
+                return submit(fn, *args)
+            # one event per task: the spawn (thread, time) travels with it, so a task
+            # and its flow are kept or dropped together
+            spawner, spawned = get_ident(), clock()
+
+            def task():
+                t0 = clock()
+                try:
+                    return fn(*args)
+                finally:
+                    if len(events) < limit:
+                        # (the node, not the thunk: a thunk keeps its frame's arrays alive)
+                        events.append((TASK, _node_of(fn), get_ident(), t0, clock() - t0,
+                                       base | next(ids), spawner, spawned))
+            return submit(task)
+
+        executor.submit = traced_submit
+        self._executors.append(executor)
+
+    # -- spans other layers report -------------------------------------------------------
+    def span(self, name: str, cat: str, t0: int, t1: int, track: Any = None,
+             args: dict | None = None, flow_in: int | None = None,
+             flow_out: int | None = None) -> None:
+        """A finished span on ``track`` (a thread id, or a key naming a virtual track)."""
+        events = self.events
+        if len(events) >= self.limit:
+            self._full()
+            return
+        tid = get_ident_or(track)
+        events.append((SPAN, name, cat, tid, t0, max(0, t1 - t0), args))
+        if flow_in is not None:
+            events.append((FLOW_IN, flow_in, tid, t0, cat))
+        if flow_out is not None:
+            events.append((FLOW_OUT, flow_out, tid, t1, cat))
+
+    def collective(self, kind: str, name: str, value: Any, future: Any) -> None:
+        """A collective started on this rank; its span ends when ``future`` completes.
+
+        Collectives of one name run in the same order on every rank, so (name,
+        sequence number) identifies one across ranks: each rank's start is linked
+        by a flow to its completion on rank 0.
+        """
+        t0 = clock()
+        with self._lock:
+            seq = next(self._seq.setdefault(name, itertools.count()))
+        nbytes = payload_bytes(value)
+        rank, size = self.rank, self.size
+        track = ("collective", name)
+
+        def done(f) -> None:
+            if not self.active:
+                return
+            t1 = clock()
+            failed = f._error is not None
+            args = {"kind": kind, "name": name, "seq": seq, "bytes": nbytes,
+                    "ranks": size, "ok": not failed}
+            self.span(f"{kind} {name}" if name != kind else kind, "collective", t0, t1,
+                      track, args)
+            if rank != 0:
+                self.events.append((FLOW_OUT, flow_id("c", name, seq, rank),
+                                    get_ident_or(track), t0, "collective"))
+            else:
+                for other in range(1, size):
+                    self.events.append((FLOW_IN, flow_id("c", name, seq, other),
+                                        get_ident_or(track), max(t0, t1 - 1000), "collective"))
+        future.add_done_callback(done)
+
+    def remote_request(self, target: int, request_id: int, what: str, future: Any) -> None:
+        """This rank asked ``target`` to run something; the span lasts until the reply."""
+        t0 = clock()
+        rank = self.rank
+
+        track = ("remote calls", None)
+
+        def done(f) -> None:
+            if self.active:
+                t1 = clock()
+                self.span(f"remote {what} -> {target}", "remote", t0, t1, track,
+                          {"target": target, "what": what, "ok": f._error is None})
+                self.events.append((FLOW_OUT, flow_id("req", rank, request_id), track, t0,
+                                    "remote"))
+                self.events.append((FLOW_IN, flow_id("rep", rank, request_id), track,
+                                    max(t0, t1 - 1000), "remote"))
+        future.add_done_callback(done)
+
+    def remote_execution(self, source: int, request_id: int, what: str,
+                         compute: Callable[[], Any]) -> Callable[[], Any]:
+        """``compute`` (a request from ``source``) wrapped to record its execution here."""
+        def traced():
+            t0 = clock()
+            try:
+                return compute()
+            finally:
+                if self.active:
+                    self.thread_names.setdefault(threading.get_ident(),
+                                                 threading.current_thread().name)
+                    self.span(f"serve {what} <- {source}", "remote", t0, clock(), None,
+                              {"source": source, "what": what},
+                              flow_in=flow_id("req", source, request_id),
+                              flow_out=flow_id("rep", source, request_id))
+        return traced
+
+
+def get_ident_or(track: Any) -> Any:
+    return threading.get_ident() if track is None else track
+
+
+#: code object of a task thunk -> index of the closure cell holding its node (or -1)
+_NODE_CELL: dict[Any, int] = {}
+
+
+def _node_of(fn: Callable) -> Node | None:
+    """The node a task thunk evaluates (``lambda: child.run(frame)``), if any.
+
+    Thunks of one kind share a code object, so where the node sits in the closure is
+    looked up once per code object, not per task."""
+    cells = getattr(fn, "__closure__", None)
+    if not cells:
+        return None
+    index = _NODE_CELL.get(fn.__code__)
+    if index is None:
+        index = -1
+        for i, cell in enumerate(cells):
+            try:
+                if isinstance(cell.cell_contents, Node):
+                    index = i
+                    break
+            except ValueError:
+                continue
+        _NODE_CELL[fn.__code__] = index
+    if index < 0 or index >= len(cells):
+        return None
+    try:
+        value = cells[index].cell_contents
+    except ValueError:
+        return None
+    return value if isinstance(value, Node) else None
