@@ -229,6 +229,11 @@ class _Flow:
 
     s_TryStar = s_Try
 
+    def s_Import(self, node, state):
+        return _add(state, {(a.asname or a.name).split(".")[0] for a in node.names})
+
+    s_ImportFrom = s_Import
+
     # -- assignment targets ---------------------------------------------------
     def target(self, t, state):
         if isinstance(t, ast.Name):
@@ -305,6 +310,10 @@ def _free_reads(scope) -> list:
         if isinstance(n, ast.Name):
             if isinstance(n.ctx, ast.Load) and n.id not in own:
                 out.append(n)
+        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            if n.target.id not in own:       # ``nonlocal x; x += 1`` reads x first
+                out.append(n.target)
+            stack.append(n.value)
         elif isinstance(n, _FUNCS + _COMPS):
             stack.extend(_outer_parts(n))
             out.extend(r for r in _free_reads(n) if r.id not in own)
