@@ -75,3 +75,13 @@ class PhylanxKeyError(PhylanxValueError, KeyError):
 
 class PhylanxAssertionError(PhylanxRuntimeError, AssertionError):
     """Raised by the ``assert`` primitive."""
+
+
+class PhylanxUnboundNameError(PhylanxRuntimeError, NameError):
+    """A variable of an enclosing function read by a nested one (or a comprehension)
+    before the enclosing function assigned it (also a ``NameError``, as in Python)."""
+
+
+class PhylanxUnboundLocalError(PhylanxUnboundNameError, UnboundLocalError):
+    """A local variable read where it has no value on the path taken (also an
+    ``UnboundLocalError``, as in Python)."""

@@ -14,7 +14,7 @@ from ..compiler.compiler import CONSTANTS
 from ..errors import PhylanxTypeError
 from ..language import ast as past
 from ..primitives import registry
-from . import arguments, tables
+from . import arguments, definite, tables
 from .markers import DecoratedFunction
 from .numpy_calls import NumpyMixin, array_literal
 from .resolve import Kind
@@ -174,6 +174,10 @@ class ExpressionMixin(NumpyMixin):
     def x_Name(self, node):
         name = node.id
         if self.is_local(name):
+            free = self.unbound.get(definite.key(node))
+            if free is not None:   # may be unassigned here: Python's UnboundLocalError
+                return self.call("__bound", [self.ident(name, node), self.lit(name, node)] +
+                                 ([self.constant(True, node)] if free else []), node)
             return self.ident(name, node)
         if name in self.global_names():
             return self.ident(self.external_global(name, node), node)

@@ -17,7 +17,7 @@ import itertools
 from typing import Any
 
 from ..language import ast as past
-from . import checks
+from . import checks, definite
 from .assignments import AssignmentMixin
 from .expressions import ExpressionMixin, local_name
 from .resolve import Kind, Resolver
@@ -55,6 +55,7 @@ class FunctionTranslator(AssignmentMixin, ExpressionMixin):
         self.deps: list = []
         self.externals: dict = {}
         self.loop_kinds: list[str] = []
+        self.unbound: dict = {}   # reads needing __bound (definite.key -> free), all scopes
 
     # -- scopes -------------------------------------------------------------
     def is_local(self, name: str) -> bool:
@@ -142,8 +143,14 @@ class FunctionTranslator(AssignmentMixin, ExpressionMixin):
         self.scope.accumulators = scalar_accumulators(fn)
         saved_loops, self.loop_kinds = self.loop_kinds, []
         try:
-            pre = [self.define(n, self.lit(None, fn), fn)
-                   for n in needs_predeclare(fn, locals_, params)]
+            # locals read where they may be unassigned start as __unbound() (the reads are
+            # checked); the others read before assignment in the text start as nil
+            found = definite.unbound_reads(fn)
+            self.unbound.update(found.reads)
+            checked = found.names - set(params)
+            pre = [self.define(n, self.call("__unbound", [], fn) if n in checked else
+                               self.lit(None, fn), fn)
+                   for n in sorted(checked.union(needs_predeclare(fn, locals_, params)))]
             if isinstance(fn, ast.Lambda):
                 body = self.expr(fn.body)
             else:
