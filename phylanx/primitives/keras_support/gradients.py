@@ -20,9 +20,10 @@ from ..rules import VJP
 
 def _rule(name: str):
     rule = VJP.get(name)
-    if rule is None and not VJP.names():
+    if rule is None:
         # the rules are registered by phylanx.autodiff, a layer above the primitives:
-        # loaded on first use, so PhySL code may call vjp without importing it
+        # loaded on first use, so PhySL code may call vjp without importing it.  (Some
+        # rules are registered before that, so an empty table is not the test.)
         importlib.import_module("phylanx.autodiff")
         rule = VJP.get(name)
     if rule is None:
