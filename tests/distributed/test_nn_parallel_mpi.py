@@ -1,7 +1,8 @@
 """Data-parallel ``fit`` under ``mpiexec -n 2, 3`` == single-process ``fit`` (losses and
 weights, with Adam/SGD, dropout, uneven and empty shards), and the gradient
 all_reduces overlap the backward pass (``programs/nn_data_parallel.py``); the activity
-recognition example ends with the same loss on 1 and 2 localities."""
+recognition example ends with the same loss on 1 and 2 localities; the model-parallel
+Conv1D and Dense give the single-process outputs and gradients."""
 from __future__ import annotations
 
 import re
@@ -34,3 +35,9 @@ def test_activity_recognition_example_has_the_same_final_loss_on_1_and_2_localit
         losses[k] = float(found[0][1])
     # only the order of the float32 sums differs (shards, then the all_reduce)
     assert losses[2] == pytest.approx(losses[1], rel=1e-5), losses
+
+
+@pytest.mark.parametrize("k", (2, 3))
+def test_model_parallel_conv1d_and_dense_match_the_single_process_layers(k):
+    done, _ = program(k, "nn_model_parallel.py", timeout=120)
+    assert_all_ok(done, k)
