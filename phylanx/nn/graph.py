@@ -37,6 +37,14 @@ class Var:
     active: bool = False
 
 
+@dataclass(frozen=True)
+class Raw:
+    """PhySL text used verbatim as an operand (a nested call such as
+    ``all_reduce(...)`` under ``async``, which :meth:`Graph.op` cannot nest)."""
+
+    text: str
+
+
 @dataclass(eq=False)
 class Stmt:
     out: Var
@@ -91,6 +99,8 @@ def literal(value: Any) -> str:
     """PhySL text of an operand."""
     if isinstance(value, Var):
         return value.name
+    if isinstance(value, Raw):
+        return value.text
     if value is None:
         return "nil"
     if isinstance(value, (bool, np.bool_)):

@@ -55,6 +55,9 @@ class Context:
     weights: dict[str, Var]
     training: bool
     updates: list[tuple[Weight, Var]] = field(default_factory=list)
+    #: data parallel: (offset, stop, global batch) Vars of this rank's shard, so that
+    #: random draws are made for the whole batch and sliced (same as one process)
+    shard: tuple | None = None
 
 
 class Layer:
@@ -250,8 +253,15 @@ class Dropout(Layer):
         if not ctx.training or self.rate == 0.0:
             return x
         g = ctx.graph
-        size = g.op("shape", x, shape=(len(x.shape),))
-        noise = g.op("random_sample", size, shape=x.shape)
+        if ctx.shard is not None and all(d is not None for d in x.shape[1:]):
+            # every rank draws the global batch's mask (same seed) and keeps its rows:
+            # the masks, hence the losses, are those of one process
+            offset, stop, total = ctx.shard
+            whole = g.op("random_sample", [total, *x.shape[1:]], shape=x.shape)
+            noise = g.op("slice", whole, [offset, stop], shape=x.shape)
+        else:
+            size = g.op("shape", x, shape=(len(x.shape),))
+            noise = g.op("random_sample", size, shape=x.shape)
         keep = g.op("__ge", noise, self.rate, shape=x.shape, hint="keep")
         kept = g.op("__mul", x, keep, shape=x.shape)
         return g.op("__mul", kept, 1.0 / (1.0 - self.rate), shape=x.shape, hint="dropout")

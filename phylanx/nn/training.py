@@ -18,8 +18,9 @@ import numpy as np
 
 from .. import execution_tree
 from ..errors import PhylanxRuntimeError, PhylanxValueError
+from ..runtime.futures import Future
 from . import callbacks as cbs
-from . import initializers, losses, metrics, optimizers
+from . import data_parallel, initializers, losses, metrics, optimizers
 from .graph import Graph, gradients
 from .layers_core import Context
 
@@ -36,7 +37,7 @@ class TrainingDivergedError(PhylanxRuntimeError):
 class Program:
     """One compiled PhySL function of a model and what its inputs and outputs mean."""
 
-    def __init__(self, model: Any, kind: str) -> None:
+    def __init__(self, model: Any, kind: str, parallel: bool = False) -> None:
         trainable = model.trainable_weights if kind == "train" else []
         fixed = [w for w in model.weights if all(w is not t for t in trainable)]
         self.trainable, self.fixed = trainable, fixed
@@ -46,11 +47,15 @@ class Program:
         consts = [g.input(f"fixed{i}", w.value.shape) for i, w in enumerate(fixed)]
         by_weight = {id(w): v for w, v in zip(trainable + fixed, params + consts)}
         updates: list = []
+        # data parallel (see data_parallel.py): shard inputs, reduced gradients
+        self.parallel = data_parallel.Inputs(g, data_parallel.recording()) if parallel else None
 
         def ctx_for(layer):
             local = {w.name.split("/", 1)[1]: by_weight[id(w)] for w in layer.weights}
             ctx = Context(g, local, kind == "train")
             ctx.updates = updates
+            if self.parallel is not None:
+                ctx.shard = self.parallel.shard
             return ctx
 
         x = g.input("x_batch", model.input_shape)
@@ -72,6 +77,14 @@ class Program:
                      for s in self.slot_names}
             lr, t = g.input("learning_rate", ()), g.input("step_number", ())
             grads = gradients(g, loss, params)
+            if self.parallel is not None:
+                labels = [data_parallel.collective_name(w.name) for w in trainable]
+                reduced = data_parallel.reduce_in_place(
+                    g, self.parallel, [loss, *found, *grads],
+                    ["nn_loss", *(f"nn_metric{i}" for i in range(len(found))), *labels])
+                loss, found, grads = reduced[0], reduced[1:1 + len(found)], \
+                    reduced[1 + len(found):]
+                results = [loss, found]
             shared = opt.prepare(g, lr, t)
             new_params, new_slots = [], {s: [] for s in self.slot_names}
             for i, (p, grad) in enumerate(zip(params, grads)):
@@ -87,18 +100,41 @@ class Program:
             self.updated = [w for w, _ in updates]
             names += [v.name for s in self.slot_names for v in slots[s]]
             names += ["learning_rate", "step_number"]
+            if self.parallel is not None:
+                names += self.parallel.names()
             results += [new_params, [v for s in self.slot_names for v in new_slots[s]],
                         [v for _, v in updates]]
         body = ", ".join(g.physl() + [_render(results)])
         self.text = f"define({kind}_step, {', '.join(names)}, block({body}))"
         self.statements = len(g.stmts)
-        state = execution_tree.compiler_state(f"nn:{model.name}:{kind}", f"<nn {model.name}>")
+        key = kind + ("_data_parallel" if parallel else "")
+        state = execution_tree.compiler_state(f"nn:{model.name}:{key}", f"<nn {model.name}>")
         execution_tree.compile(state, f"<nn {model.name}>", f"{kind}_step", self.text)
         self.function = state.lookup(f"{kind}_step")
         COMPILATIONS[kind] += 1
 
     def __call__(self, *args: Any) -> Any:
         return execution_tree.invoke(self.function, args, {})
+
+
+def _shard(step: Program, take: np.ndarray, rank: int, count: int):
+    """This rank's rows of the global batch ``take`` and the step's shard inputs."""
+    offset, stop = data_parallel.shard_bounds(len(take), rank, count)
+    if stop > offset:
+        return take[offset:stop], step.parallel.values(offset, stop, len(take))
+    # more ranks than rows: run one row with weight 0 (it contributes nothing, and every
+    # rank still joins every collective)
+    offset = min(offset, len(take) - 1)
+    return take[offset:offset + 1], step.parallel.values(offset, offset + 1, len(take), 0.0)
+
+
+def _resolved(value: Any) -> Any:
+    """Futures (the reduced loss, metrics and gradients of data parallel) waited for."""
+    if isinstance(value, Future):
+        return _resolved(value.result())
+    if isinstance(value, (list, tuple)):
+        return [_resolved(v) for v in value]
+    return value
 
 
 def _render(value: Any) -> str:
@@ -156,7 +192,8 @@ class TrainingMixin:
     def _program(self, kind: str) -> Program:
         program = self._programs.get(kind)
         if program is None:
-            program = self._programs[kind] = Program(self, kind)
+            base, _, mode = kind.partition(":")       # "train:data": data parallel
+            program = self._programs[kind] = Program(self, base, parallel=mode == "data")
         return program
 
     def _require_compiled(self) -> None:
@@ -191,9 +228,15 @@ class TrainingMixin:
     def fit(self, x: Any, y: Any, batch_size: int = 32, epochs: int = 1, verbose: int = 1,
             callbacks: list | None = None, validation_split: float = 0.0,
             validation_data: Any = None, shuffle: bool = True, initial_epoch: int = 0,
-            stop_on_nan: bool = True) -> cbs.History:
-        """Train for ``epochs`` passes over ``(x, y)``; returns the :class:`History`."""
+            stop_on_nan: bool = True, distributed: str | None = None) -> cbs.History:
+        """Train for ``epochs`` passes over ``(x, y)``; returns the :class:`History`.
+
+        ``distributed="data"``: data parallel over the localities (every rank passes
+        the same data; see :mod:`.data_parallel`)."""
         self._require_compiled()
+        if distributed not in (None, "data"):
+            raise PhylanxValueError(f"distributed must be None or 'data', got {distributed!r}"
+                                    " (model-parallel layers: phylanx.nn.model_parallel)")
         x = self._inputs(x)
         y = self._targets(x, y)
         if validation_data is None and validation_split:
@@ -208,7 +251,10 @@ class TrainingMixin:
             vy = self._targets(vx, validation_data[1])
         if len(x) == 0:
             raise PhylanxValueError("fit needs at least one training sample")
-        step = self._program("train")
+        step = self._program("train" if distributed is None else "train:data")
+        if distributed is not None:
+            data_parallel.broadcast_weights(self)
+            rank, count = data_parallel.rank_and_count()
         opt = self.optimizer
         if any(len(opt.state.get(s, ())) != len(step.trainable) for s in step.slot_names):
             opt.init_state([w.value for w in step.trainable])
@@ -232,8 +278,13 @@ class TrainingMixin:
             seen = 0
             for b in range(steps):
                 take = order[b * batch_size:(b + 1) * batch_size]
-                values = self._train_batch(step, x[take], y[take], stop_on_nan, epoch, b,
-                                           history)
+                extra: list = []
+                if distributed is not None:
+                    mine, extra = _shard(step, take, rank, count)
+                else:
+                    mine = take
+                values = self._train_batch(step, x[mine], y[mine], stop_on_nan, epoch, b,
+                                           history, extra)
                 seen += len(take)
                 for k, v in values.items():
                     totals[k] = totals.get(k, 0.0) + v * len(take)
@@ -251,12 +302,14 @@ class TrainingMixin:
             cb.on_train_end()
         return history
 
-    def _train_batch(self, step: Program, xb, yb, stop_on_nan, epoch, batch, history):
+    def _train_batch(self, step: Program, xb, yb, stop_on_nan, epoch, batch, history,
+                     extra=()):
         opt = self.optimizer
         slots = [v for s in step.slot_names for v in opt.state[s]]
         out = step(*[w.value for w in step.trainable], *[w.value for w in step.fixed], xb, yb,
-                   *slots, np.float32(opt.learning_rate), np.float32(opt.iterations + 1))
-        loss, found, new_params, new_slots, updates = out
+                   *slots, np.float32(opt.learning_rate), np.float32(opt.iterations + 1),
+                   *extra)
+        loss, found, new_params, new_slots, updates = _resolved(out)
         if not np.isfinite(loss) and stop_on_nan:
             error = TrainingDivergedError(
                 f"the loss is {float(loss)} at epoch {epoch + 1}, batch {batch + 1}: training "

@@ -1,0 +1,194 @@
+"""Model-parallel layers over localities: Conv1D on a tiled input, Dense with
+column-tiled weights (forward and backward; every rank calls them, SPMD).
+
+* :class:`ParallelConv1D` — the input ``(batch, steps, channels)`` is a
+  ``DistributedArray`` tiled by batch (``dist.tiled(x, "page")``) or by length
+  (``"row"``); the weights are replicated.  ``forward`` is ``conv1d_d`` (halos fetched
+  from the neighbours for a length tiling) plus bias and activation, tile by tile: the
+  output is tiled like the input.  ``backward(ct)`` (batch tiling) differentiates the
+  local computation (the generated backward of :mod:`.graph`) and all-reduces the kernel
+  and bias gradients, so every rank gets the full-batch gradient; the input gradient
+  stays tiled.
+* :class:`ColumnParallelDense` — the kernel ``(in, units)`` and the bias are split by
+  columns (rank r keeps units ``[c0, c1)``); the input is replicated.  ``forward`` is
+  ``dot_d(x, kernel)`` (tiled by the kernel's columns) plus the bias tile and an
+  element-wise activation (not softmax, which would need every column).  ``backward``
+  gives this rank's kernel and bias columns' gradients (no communication) and the input
+  gradient, summed over the ranks' column blocks with one all_reduce.
+
+Both are checked against the single-process layer (``tests/distributed/programs/
+nn_model_parallel.py``).  Not done: the backward pass of a length-tiled Conv1D (its
+input gradient needs the cotangent's halos), and using these layers inside ``fit``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import distributed as dist
+from .. import execution_tree
+from ..errors import PhylanxValueError
+from .data_parallel import shard_bounds
+from .graph import Graph, gradients
+from .layers_conv import Conv1D
+from .layers_core import Context, Dense
+
+
+def _compile(name: str, g: Graph, inputs: list, results: Any) -> Any:
+    from .graph import literal
+    body = ", ".join(g.physl() + [literal(results)])
+    text = f"define({name}, {', '.join(v.name for v in inputs)}, block({body}))"
+    state = execution_tree.compiler_state(f"nn:mp:{name}", f"<nn {name}>")
+    execution_tree.compile(state, f"<nn {name}>", name, text)
+    function = state.lookup(name)
+    return lambda *args: execution_tree.invoke(function, args, {})
+
+
+def _local_backward(layer: Any, x_shape: tuple, k_shape: tuple, b_shape: tuple | None,
+                    reduce_params: bool, reduce_input: bool, forward_op: str):
+    """A program ``(x, kernel[, bias], ct) -> list(dx, dkernel[, dbias])``: the layer's
+    forward on the local block differentiated with cotangent ``ct``; gradients the
+    ranks share are all-reduced (sum) in the program, each under its own name."""
+    g = Graph(prefix="m")
+    x = g.input("x", x_shape, active=True)
+    k = g.input("kernel", k_shape, active=True)
+    weights = {"kernel": k}
+    if b_shape is not None:
+        weights["bias"] = g.input("bias", b_shape, active=True)
+    out = layer.forward(Context(g, weights, True), x)
+    ct = g.input("ct", out.shape)
+    loss = g.op("sum", g.op("__mul", out, ct, shape=out.shape), shape=())
+    wrt = [x, *weights.values()]
+    grads = gradients(g, loss, wrt)
+    results = []
+    for var, grad, what in zip(wrt, grads, ["input", *weights]):
+        if grad is None:
+            grad = g.op("__mul", var, 0.0, shape=var.shape)
+        if (what == "input" and reduce_input) or (what != "input" and reduce_params):
+            grad = g.op("all_reduce", grad, "sum", f"mp_{layer.name}_{what}", shape=var.shape)
+        results.append(grad)
+    return _compile(f"{forward_op}_{layer.name}_backward", g, [*wrt, ct], results)
+
+
+def _epilogue(layer: Any, shape: tuple):
+    """``activation(y + bias)`` on a local block, as a compiled program."""
+    g = Graph(prefix="e")
+    y = g.input("y", shape)
+    inputs = [y]
+    if layer.use_bias:
+        b = g.input("bias", (shape[-1],))
+        inputs.append(b)
+        y = g.op("__add", y, b, shape=shape)
+    from . import activations
+    out = activations.apply(layer.activation, g, y)
+    return _compile(f"epilogue_{layer.name}", g, inputs, out)
+
+
+class ParallelConv1D:
+    """A built :class:`~.layers_conv.Conv1D` applied to a tiled input (see module doc)."""
+
+    def __init__(self, layer: Conv1D) -> None:
+        if not isinstance(layer, Conv1D) or not layer.built:
+            raise PhylanxValueError("ParallelConv1D takes a built Conv1D layer")
+        self.layer = layer
+        self._backward = None
+        self._x: Any = None
+
+    def forward(self, x: dist.DistributedArray) -> dist.DistributedArray:
+        layer = self.layer
+        kernel = layer.weights[0].value
+        y = _conv1d_d(layer, x, kernel)
+        self._x = x
+        epilogue = _epilogue(layer, (None,) + tuple(y.local.shape[1:]))
+        args = [y.local] + ([layer.weights[1].value] if layer.use_bias else [])
+        return y.derive(np.asarray(epilogue(*args), np.float32), y.layout)
+
+    def backward(self, ct: Any) -> tuple[dist.DistributedArray, list[np.ndarray]]:
+        """(input gradient tiled like the input, [kernel gradient, bias gradient]) for
+        the cotangent ``ct`` of the output (tiled like it, or this rank's block)."""
+        x = self._x
+        if x is None:
+            raise PhylanxValueError("ParallelConv1D.backward needs a forward first")
+        if any(axis != 0 for axis in x.layout.split_axes()):
+            raise PhylanxValueError(
+                f"ParallelConv1D '{self.layer.name}': backward needs the input tiled by "
+                "batch only (dist.tiled(x, 'page')); length tilings have forward only")
+        layer = self.layer
+        if self._backward is None:
+            self._backward = _local_backward(
+                layer, (None,) + tuple(x.local.shape[1:]), layer.weights[0].value.shape,
+                layer.weights[1].value.shape if layer.use_bias else None,
+                reduce_params=True, reduce_input=False, forward_op="conv1d")
+        block = ct.local if isinstance(ct, dist.DistributedArray) else np.asarray(ct)
+        grads = self._backward(x.local, *[w.value for w in layer.weights], block)
+        return x.derive(np.asarray(grads[0]), x.layout), [np.asarray(g) for g in grads[1:]]
+
+
+def _conv1d_d(layer: Conv1D, x: Any, kernel: np.ndarray) -> Any:
+    import phylanx
+    return phylanx.evaluate(f'lambda(x, k, conv1d_d(x, k, "{layer.padding}", '
+                            f'{layer.strides}, {layer.dilation_rate}))', x, kernel)
+
+
+class ColumnParallelDense:
+    """A built :class:`~.layers_core.Dense` whose kernel and bias columns are split over
+    the localities (see module doc)."""
+
+    def __init__(self, layer: Dense) -> None:
+        if not isinstance(layer, Dense) or not layer.built:
+            raise PhylanxValueError("ColumnParallelDense takes a built Dense layer")
+        if layer.activation == "softmax":
+            raise PhylanxValueError(
+                f"ColumnParallelDense '{layer.name}': softmax needs every column; use a "
+                "linear layer and apply softmax to the gathered output")
+        units = layer.units
+        rank, count = dist.find_here(), dist.num_localities()
+        if units < count:
+            raise PhylanxValueError(f"ColumnParallelDense '{layer.name}': {units} units "
+                                    f"cannot be split over {count} localities")
+        self.layer = layer
+        self.columns = shard_bounds(units, rank, count)
+        c0, c1 = self.columns
+        kernel = layer.weights[0].value
+        self.kernel = dist.annotate(np.ascontiguousarray(kernel[:, c0:c1]),
+                                    f"{layer.name}_kernel",
+                                    ["tile", ["rows", 0, kernel.shape[0]], ["columns", c0, c1]])
+        self.bias = layer.weights[1].value[c0:c1] if layer.use_bias else None
+        self._backward = None
+        self._x: Any = None
+
+    def forward(self, x: Any) -> dist.DistributedArray:
+        """``activation(x @ kernel + bias)`` tiled by columns (``x`` replicated)."""
+        import phylanx
+        x = np.asarray(x, np.float32)
+        y = phylanx.evaluate("lambda(x, w, dot_d(x, w))", x, self.kernel)
+        self._x = x
+        epilogue = _epilogue(self.layer, (None, self.columns[1] - self.columns[0]))
+        args = [y.local] + ([self.bias] if self.bias is not None else [])
+        return y.derive(np.asarray(epilogue(*args), np.float32), y.layout)
+
+    def backward(self, ct: Any) -> tuple[np.ndarray, list[np.ndarray]]:
+        """(input gradient, replicated; [this rank's kernel columns' gradient, its bias
+        entries' gradient]) for the output cotangent ``ct`` (tiled like the output, or
+        this rank's column block)."""
+        if self._x is None:
+            raise PhylanxValueError("ColumnParallelDense.backward needs a forward first")
+        layer = self.layer
+        if self._backward is None:
+            self._backward = _local_backward(
+                _LocalDense(layer, self.columns), (None, self._x.shape[1]),
+                self.kernel.local.shape, self.bias.shape if self.bias is not None else None,
+                reduce_params=False, reduce_input=True, forward_op="dense")
+        block = ct.local if isinstance(ct, dist.DistributedArray) else np.asarray(ct)
+        args = [self._x, self.kernel.local] + ([self.bias] if self.bias is not None else [])
+        grads = self._backward(*args, block)
+        return np.asarray(grads[0]), [np.asarray(g) for g in grads[1:]]
+
+
+class _LocalDense(Dense):
+    """The rank's column block of a Dense layer, for writing its local program."""
+
+    def __init__(self, layer: Dense, columns: tuple[int, int]) -> None:
+        self.__dict__.update(layer.__dict__)
+        self.units = columns[1] - columns[0]

@@ -1,0 +1,43 @@
+"""Data-parallel ``fit`` under ``mpiexec -n 2, 3`` == single-process ``fit`` (losses and
+weights, with Adam/SGD, dropout, uneven and empty shards), and the gradient
+all_reduces overlap the backward pass (``programs/nn_data_parallel.py``); the activity
+recognition example ends with the same loss on 1 and 2 localities; the model-parallel
+Conv1D and Dense give the single-process outputs and gradients."""
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+
+from .test_mpi import ROOT, assert_all_ok, launch, program
+
+pytestmark = pytest.mark.mpi
+
+
+@pytest.mark.parametrize("k", (2, 3))
+def test_data_parallel_fit_matches_one_process_and_overlaps(k):
+    done, _ = program(k, "nn_data_parallel.py", "--overlap", timeout=120)
+    assert_all_ok(done, k)
+    # rank 0 reports the overlap of each of 3 steps (the assertion ran on every rank)
+    assert len(re.findall(r"^overlap: first all_reduce", done.stdout, re.M)) == 3, done.stdout
+
+
+def test_activity_recognition_example_has_the_same_final_loss_on_1_and_2_localities():
+    losses = {}
+    for k in (1, 2):
+        done, _ = launch(k, sys.executable, str(ROOT / "examples" / "nn_activity_recognition.py"),
+                         "--epochs", "2", "--samples", "24", "--batch-size", "12",
+                         timeout=180)
+        assert done.returncode == 0, done.stdout + done.stderr
+        found = re.findall(r"^(\d) localit\w+: final loss ([0-9.]+)", done.stdout, re.M)
+        assert len(found) == 1 and int(found[0][0]) == k, done.stdout
+        losses[k] = float(found[0][1])
+    # only the order of the float32 sums differs (shards, then the all_reduce)
+    assert losses[2] == pytest.approx(losses[1], rel=1e-5), losses
+
+
+@pytest.mark.parametrize("k", (2, 3))
+def test_model_parallel_conv1d_and_dense_match_the_single_process_layers(k):
+    done, _ = program(k, "nn_model_parallel.py", timeout=120)
+    assert_all_ok(done, k)
