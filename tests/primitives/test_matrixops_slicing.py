@@ -116,9 +116,13 @@ def test_lists_with_index_arrays_and_nested_indices():
     assert ev("__subscript(list(10, 20, 30), [2, 0])") == [30, 10]
     assert ev("__subscript(list(10, 20, 30), [true, false, true])") == [10, 30]
     nested = "list(list(1, 2, 3), list(4, 5, 6))"
-    assert ev(f"__subscript({nested}, 1, -1)") == 6
-    assert ev(f"__subscript({nested}, nil, 0)") == [1, 4]                 # [row[0] for row in rows]
-    assert ev(f"__subscript({nested}, list(nil, nil, -1), list(1, nil))") == [[5, 6], [2, 3]]
+    assert ev(f"__subscript(__subscript({nested}, 1), -1)") == 6          # l[1][-1]
+    # l[1, -1] on a list is Python's TypeError, never silently l[1][-1]
+    for kind, value in (("list", nested), ("tuple", "tuple(1, 2)"), ("range", "range(3)")):
+        with pytest.raises(PhylanxTypeError, match=f"{kind} indices must be integers"):
+            ev(f"__subscript({value}, 1, -1)")
+    with pytest.raises(TypeError, match="string indices must be integers"):
+        ev('__subscript("ab", 0, 0)')
     item = ev("__subscript(list(1.5, 2.5), 0)")
     assert type(item) is float   # the element as it is in the list, as in Python
 

@@ -109,5 +109,12 @@ def subscript(value, *indices):
     ``list(start, stop[, step])`` (clamped like a Python slice), a range, an
     integer/boolean array, ``__newaxis()`` or ``__ellipsis()``.  PhySL's ``slice``
     reads its indices as the original did (``docs/physl.md`` lists the differences).
+    Several indices on a list, tuple, range or string are Python's TypeError (``l[i, j]``
+    is not ``l[i][j]`` in Python).
     """
+    if len(indices) > 1 and isinstance(value, (list, tuple, range, str)):
+        kind = {list: "list", tuple: "tuple", range: "range"}.get(type(value))
+        raise PhylanxTypeError(
+            f"{kind} indices must be integers or slices, not tuple" if kind
+            else "string indices must be integers, not 'tuple'")
     return get_item(value, list(indices))
