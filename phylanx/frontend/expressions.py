@@ -130,8 +130,13 @@ class ExpressionMixin(NumpyMixin):
     def x_BoolOp(self, node):
         values = self.exprs(node.values)
         if all(_is_boolean(v) for v in node.values):
-            # comparisons: the short-circuiting logical primitives give the same value
-            return self.call("__and" if isinstance(node.op, ast.And) else "__or", values, node)
+            # comparisons: the short-circuiting logical primitives give the same value; they
+            # take exactly two operands (as the original's), so ``a and b and c`` nests
+            prim = "__and" if isinstance(node.op, ast.And) else "__or"
+            result = values[-1]
+            for value in reversed(values[:-1]):
+                result = self.call(prim, [value, result], node)
+            return result
         # Python semantics: the value of the deciding operand, evaluated at most once
         result = values[-1]
         for value, src in zip(reversed(values[:-1]), reversed(node.values[:-1])):

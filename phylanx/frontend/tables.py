@@ -36,6 +36,8 @@ NUMPY_RENAMES: dict[str, str] = {
     "true_divide": "__div", "negative": "__minus", "mod": "__mod", "remainder": "__mod",
     "floor_divide": "__floordiv", "positive": "__copy", "divmod": "__divmod",
     "append": "__npappend", "fix": "trunc",
+    # the PhySL primitives follow the original on 0-d input (docs/physl.md)
+    "nonzero": "__npnonzero", "where": "__npwhere",
     "equal": "__eq", "not_equal": "__ne", "less": "__lt", "less_equal": "__le",
     "greater": "__gt", "greater_equal": "__ge",
     "bitwise_and": "__bitand", "bitwise_or": "__bitor", "bitwise_xor": "__bitxor",
@@ -107,7 +109,7 @@ METHODS: dict[str, str] = {
     "cumsum": "cumsum", "cumprod": "cumprod", "dot": "dot", "transpose": "transpose",
     "reshape": "reshape", "flatten": "flatten", "ravel": "flatten", "astype": "astype",
     "copy": "__copy", "clip": "clip", "squeeze": "squeeze", "tolist": "__tolist",
-    "item": "__item", "nonzero": "nonzero", "round": "__npround", "trace": "trace",
+    "item": "__item", "nonzero": "__npnonzero", "round": "__npround", "trace": "trace",
     "diagonal": "diag", "conj": "conj",
     "argsort": "argsort", "repeat": "repeat", "fill": "__fill", "sort": "__sort_inplace",
     "append": "__list_append", "extend": "__list_extend", "pop": "__pop",

@@ -70,8 +70,16 @@ def _booleans_logic() -> dict[str, list[tuple]]:
         (np.arange(16).reshape(2, 2, 2, 2) % 3,), (np.array([], dtype=bool),),
     ]
     return {
-        "nonzero": _COND_SAMPLES,
-        "where": _COND_SAMPLES + [
+        "nonzero": _COND_SAMPLES + [(np.int64(3),), (np.float64(0.0),)],
+        "__npnonzero": _COND_SAMPLES + [(np.int64(3),)],
+        "where": _COND_SAMPLES + [(np.int64(2),), (np.bool_(False),),
+             (np.array([True, False, True]), np.array([1, 2, 3]), np.float64(-1.0)),
+             (np.array([[1], [0]]), np.array([[1.5, 2.5]], dtype=np.float32),
+              np.array([[0.0, 0.0]], dtype=np.float32)),
+             (np.bool_(False), np.int64(1), np.int64(2)),
+             (np.array([], dtype=bool), np.array([]), np.int64(0)),
+            ],
+        "__npwhere": _COND_SAMPLES + [
              (np.array([True, False, True]), np.array([1, 2, 3]), np.float64(-1.0)),
              (np.array([[1], [0]]), np.array([[1.5, 2.5]], dtype=np.float32),
               np.array([[0.0, 0.0]], dtype=np.float32)),
@@ -289,7 +297,7 @@ def _listops_access() -> dict[str, list[tuple]]:
     return {
         "car": [([1, 2, 3],), ([[4, 5], 6],), (["a"],)],
         "cdr": [([1, 2, 3],), ([1],), (["a", [2]],)],
-        "prepend": [([2, 3], 1), ([], "a")],
+        "prepend": [(1, [2, 3]), ("a", []), ([1], [2])],
         "append": [([1, 2], 3), ([], [1])],
     }
 
@@ -316,8 +324,8 @@ def short_circuit_samples(short_value: bool) -> list[tuple]:
     (``false && x`` is ``false`` whatever ``x`` is), which NumPy cannot express."""
     b = np.array([True, False, True])
     m = np.array([[1, 0], [0, 2]])
-    return [(b, ~b), (b, True), (m, np.array([1, 0])), (b, b, ~b), (np.zeros((0, 2)), m[:1]),
-            (not short_value, b), (not short_value, m, 0), (True, False), (0, 1), (1.5, 0.0)]
+    return [(b, ~b), (b, True), (m, np.array([1, 0])), (np.zeros((0, 2)), m[:1]),
+            (not short_value, b), (not short_value, m), (True, False), (0, 1), (1.5, 0.0)]
 
 
 def _booleans_operators() -> dict[str, list[tuple]]:

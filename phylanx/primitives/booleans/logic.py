@@ -68,27 +68,58 @@ xor = _nary(
     "Element-wise logical XOR of two or more arguments (the same as ``logical_xor``).")
 
 
-def _nonzero(a: Any) -> list:
+def _nonzero(a: Any, numpy: bool = False) -> list:
     a = as_numeric(a, "condition")
     if np.ndim(a) == 0:
-        raise PhylanxValueError("the argument must be an array of at least 1 dimension "
-                                "(NumPy refuses nonzero of a 0-d value)")
+        if numpy:
+            raise PhylanxValueError("the argument must be an array of at least 1 dimension "
+                                    "(NumPy refuses nonzero of a 0-d value)")
+        # the original: one index vector, [0] for a non-zero value (compat addendum A.3.3)
+        return [np.zeros(1 if a else 0, dtype=np.int64)]
     return list(np.nonzero(a))
 
 
+def _nonzero_oracle(a):
+    return [np.zeros(1 if a else 0, np.int64)] if np.ndim(a) == 0 else list(np.nonzero(a))
+
+
 @primitive("nonzero", "nonzero(_1)",
-           oracle=lambda a: list(np.nonzero(a)),
+           oracle=_nonzero_oracle,
            example="nonzero([[1, 0], [0, 2]])", result="list([0, 1], [0, 1])")
 def nonzero(a):
     """Indices of the non-zero elements: a list of int64 index arrays, one per dimension.
 
-    As numpy.nonzero (NaN counts as non-zero; a 1-d input gives a list of one array).
+    As numpy.nonzero (NaN counts as non-zero; a 1-d input gives a list of one array);
+    a 0-d value gives ``list([0])`` when non-zero and ``list([])`` otherwise, as in the
+    original (NumPy refuses it: ``np.nonzero`` compiles to ``__npnonzero``).
     """
     return _nonzero(a)
 
 
+@primitive("__npnonzero", "__npnonzero(_1)", extension=True,
+           oracle=lambda a: list(np.nonzero(a)),
+           example="__npnonzero([[1, 0], [0, 2]])", result="list([0, 1], [0, 1])")
+def npnonzero(a):
+    """``np.nonzero(a)``: ``nonzero`` with NumPy's refusal of a 0-d value."""
+    return _nonzero(a, numpy=True)
+
+
 def _where_oracle(condition, *xy):
+    return np.where(condition, *xy) if xy else _nonzero_oracle(condition)
+
+
+def _np_where_oracle(condition, *xy):
     return np.where(condition, *xy) if xy else list(np.nonzero(condition))
+
+
+def _where(condition, x, y, numpy: bool):
+    if x is None and y is None:
+        return _nonzero(condition, numpy)
+    if x is None or y is None:
+        raise PhylanxValueError("where takes 1 argument (the condition) or 3 "
+                                "(condition, x, y), got 2")
+    cond = as_numeric(condition, "condition")
+    return scalarize(np.where(cond, as_operand(x, "x"), as_operand(y, "y")))
 
 
 @primitive("where", "where(_1)", "where(_1, _2, _3)",
@@ -98,13 +129,16 @@ def _where_oracle(condition, *xy):
 def where(condition, x=None, y=None):
     """``where(c, x, y)`` picks ``x`` where ``c`` is true, else ``y`` (broadcasting).
 
-    ``where(c)`` alone is ``nonzero(c)``.  Types follow numpy.where (the common type of
-    ``x`` and ``y``); a 0-d result is a scalar.
+    ``where(c)`` alone is ``nonzero(c)`` (so a 0-d ``c`` gives a list of one index
+    vector, as in the original).  Types follow numpy.where (the common type of ``x`` and
+    ``y``); a 0-d result is a scalar.
     """
-    if x is None and y is None:
-        return _nonzero(condition)
-    if x is None or y is None:
-        raise PhylanxValueError("where takes 1 argument (the condition) or 3 "
-                                "(condition, x, y), got 2")
-    cond = as_numeric(condition, "condition")
-    return scalarize(np.where(cond, as_operand(x, "x"), as_operand(y, "y")))
+    return _where(condition, x, y, numpy=False)
+
+
+@primitive("__npwhere", "__npwhere(_1)", "__npwhere(_1, _2, _3)", extension=True,
+           oracle=_np_where_oracle,
+           example="__npwhere([true, false, true], [1, 2, 3], 0)", result="[1, 0, 3]")
+def npwhere(condition, x=None, y=None):
+    """``np.where``: ``where`` with NumPy's refusal of a 0-d condition alone."""
+    return _where(condition, x, y, numpy=True)

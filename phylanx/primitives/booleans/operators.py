@@ -11,6 +11,7 @@ import operator
 
 import numpy as np
 
+from ...errors import PhylanxValueError
 from ...values import truth
 from ..registry import primitive
 
@@ -49,10 +50,15 @@ def _is_array(v) -> bool:
 
 
 def _logical(name, infix, short_value, combine, oracle, example, result):
-    """Build a short-circuiting n-ary logical operator (a lazy primitive)."""
+    """Build a short-circuiting two-operand logical operator (a lazy primitive)."""
 
     def build(node, children):
         def run(frame):
+            if len(children) != 2:
+                # the original's pattern takes more, its evaluation exactly two (A.3.7)
+                raise PhylanxValueError(f"the logical primitive {name} requires exactly two "
+                                        f"operands, got {len(children)}; nest them: "
+                                        f"{name}(a, {name}(b, c))")
             acc = None
             for child in children:
                 v = child.run(frame)
@@ -75,12 +81,12 @@ def _logical(name, infix, short_value, combine, oracle, example, result):
     build.__name__ = name
     word, decider, python = (("AND", "false", "and") if not short_value
                              else ("OR", "true", "or"))
-    build.__doc__ = (f"Logical {word} of two or more operands (infix ``{infix}``).\n\n"
+    build.__doc__ = (f"Logical {word} of exactly two operands (infix ``{infix}``).\n\n"
                      "Element-wise on arrays (NumPy broadcasting); a scalar operand that "
                      f"decides the result ({decider}) stops the evaluation of the rest, like "
                      f"Python's ``{python}``.")
     primitive(name, f"_1 {infix} __2", f"{name}(_1, __2)", lazy=True,
-              oracle=lambda *xs: _fold(combine, xs),
+              oracle=lambda a, b: combine(a, b),
               elementwise=True,
               infix=infix, example=example, result=result)(build)
     return build
@@ -90,13 +96,6 @@ def _scalar(v, value: bool):
     """The result for a deciding scalar operand ``v`` of truth ``value``: a Python bool
     stays itself (Python's ``a < b and c < d`` is a Python bool), else ``np.bool_``."""
     return v if type(v) is bool else np.bool_(value)
-
-
-def _fold(combine, xs):
-    r = xs[0]
-    for x in xs[1:]:
-        r = combine(r, x)
-    return r
 
 
 and_ = _logical("__and", "&&", False, np.logical_and, np.logical_and,

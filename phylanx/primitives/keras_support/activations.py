@@ -75,17 +75,15 @@ def relu(x, alpha=0.0, max_value=None, threshold=0.0):
     """Rectified linear unit with a leak, a cap and a threshold (Keras).
 
     ``max_value`` for x >= max_value, ``x`` for threshold <= x < max_value, and
-    ``alpha * (x - threshold)`` below the threshold.
+    ``alpha * (x - threshold)`` below the threshold.  Int and bool input gives
+    float64, as in the original.
     """
     arr = as_array(x, "x")
     params = [to_float(alpha, "alpha"), to_float(threshold, "threshold")]
     if max_value is not None:
         params.append(to_float(max_value, "max_value"))
-    if arr.dtype.kind in "iu" and all(p.is_integer() for p in params):
-        # Integer input with integral parameters stays integer, as numpy.maximum would.
-        params = [int(p) for p in params]
-    else:
-        arr = as_float_array(arr, "x")
+    # float64 for int and bool input, always, as the original (compat addendum A.2)
+    arr = as_float_array(arr, "x")
     alpha_, threshold_ = params[:2]
     out = np.where(arr >= threshold_, arr, alpha_ * (arr - threshold_)).astype(
         np.result_type(arr, *params), copy=False)

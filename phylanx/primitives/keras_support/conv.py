@@ -15,7 +15,7 @@ import numpy as np
 from ...errors import PhylanxValueError
 from ..registry import primitive
 from ._windows import (
-    as_array,
+    as_float_array,
     check_rank,
     effective_size,
     pad_amounts,
@@ -29,9 +29,9 @@ _NO_ORACLE = ("NumPy has no convolution of this layout; checked against loop ref
 
 
 def _operand(value: Any, what: str) -> np.ndarray:
-    """A convolution operand: bool is summed as int64 (a product-sum, not a logical one)."""
-    arr = as_array(value, what)
-    return arr.astype(np.int64) if arr.dtype == np.bool_ else arr
+    """A convolution operand: bool and int are read as float64, as the original reads them
+    (compat addendum A.2: the result is float64); float32 stays float32."""
+    return as_float_array(value, what)
 
 
 def _check_channels(x: np.ndarray, kernel: np.ndarray, axis: int) -> None:

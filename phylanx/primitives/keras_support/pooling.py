@@ -16,6 +16,7 @@ from ..dtypes import to_count
 from ..registry import primitive
 from ._windows import (
     as_array,
+    as_float_array,
     check_rank,
     pad_amounts,
     restore_layout,
@@ -39,7 +40,8 @@ def _lowest(dtype: np.dtype) -> Any:
 
 
 def _pool(x: Any, pool_size: Any, padding: Any, strides: Any, nsp: int, kind: str):
-    arr, shape = spatial_layout(as_array(x, "input"), nsp, "input")
+    # int and bool inputs are read as float64, as the original's (compat addendum A.2)
+    arr, shape = spatial_layout(as_float_array(x, "input"), nsp, "input")
     sizes = to_positive_ints(pool_size, nsp, "pool_size")
     steps = to_positive_ints(strides, nsp, "strides")
     mode = to_padding_mode(padding, ("valid", "same"))
@@ -86,11 +88,11 @@ def _declare_pool(name: str, kind: str, nsp: int, example: str, result: str):
 
 
 max_pool2d = _declare_pool("max_pool2d", "max", 2, "max_pool2d([[1, 5, 2], [4, 3, 6]], "
-                           "list(2, 2))", "[[5, 6]]")
+                           "list(2, 2))", "[[5., 6.]]")
 avg_pool2d = _declare_pool("avg_pool2d", "avg", 2, "avg_pool2d([[1, 5, 2], [4, 3, 6]], "
                            'list(2, 2), "same", list(2, 2))', "[[3.25, 4.]]")
 max_pool3d = _declare_pool("max_pool3d", "max", 3, "max_pool3d([[[1, 2], [3, 4]], "
-                           "[[8, 7], [6, 5]]], list(2, 2, 2))", "[[[8]]]")
+                           "[[8, 7], [6, 5]]], list(2, 2, 2))", "[[[8.]]]")
 avg_pool3d = _declare_pool("avg_pool3d", "avg", 3, "avg_pool3d([[[1, 2], [3, 4]], "
                            "[[8, 7], [6, 5]]], list(2, 2, 1))", "[[[4.5, 4.5]]]")
 
@@ -118,7 +120,7 @@ def spatial_2d_padding(x, padding=((1, 1), (1, 1))):
 
     ``padding`` is ``list(list(top, bottom), list(left, right))``.
     """
-    arr = as_array(x, "input")
+    arr = as_float_array(x, "input")   # float64 for int/bool, as the original (A.2)
     check_rank(arr, (4,), "input (batch, rows, cols, channels)")
     if isinstance(padding, np.ndarray):
         padding = padding.tolist()

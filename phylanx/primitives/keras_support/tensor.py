@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import PhylanxValueError
+from ...errors import PhylanxTypeError, PhylanxValueError
 from ...values import scalarize
 from ..dtypes import to_axes, to_int
 from ..registry import primitive
@@ -15,29 +15,29 @@ from ._windows import as_array, as_float_array
 
 def _one_hot_oracle(indices, num_classes):
     idx = np.asarray(indices)
-    return (idx[..., None] == np.arange(num_classes)).astype(np.int64)
+    if idx.dtype.kind != "i":
+        raise TypeError("integer indices only")
+    return (idx[..., None] == np.arange(num_classes)).astype(np.float64)
 
 
 @primitive("one_hot", "one_hot(_1,_2)",
            oracle=_one_hot_oracle,
-           example="one_hot([0, 2], 3)", result="[[1, 0, 0], [0, 0, 1]]")
+           example="one_hot([0, 2], 3)", result="[[1., 0., 0.], [0., 0., 1.]]")
 def one_hot(indices, num_classes):
     """One-hot encoding of integer ``indices``: shape ``indices.shape + (num_classes,)``.
 
-    The result is int64; an index outside ``[0, num_classes)`` gives a row of zeros
+    The result is float64 0/1 and the indices must be integers, as in the original
+    (compat addendum A.2); an index outside ``[0, num_classes)`` gives a row of zeros
     (as TensorFlow's ``one_hot``).
     """
     idx = as_array(indices, "indices")
-    if idx.dtype.kind == "f":
-        if not np.all(np.mod(idx, 1) == 0):
-            raise PhylanxValueError("indices must hold integers")
-        idx = idx.astype(np.int64)
-    elif idx.dtype.kind == "b":
-        idx = idx.astype(np.int64)
+    if idx.dtype.kind not in "iu":
+        raise PhylanxTypeError(f"one_hot: the indices do not hold an integer value type "
+                               f"(got {idx.dtype}); convert them with astype(int)")
     depth = to_int(num_classes, "num_classes")
     if depth < 0:
         raise PhylanxValueError(f"num_classes must not be negative, got {depth}")
-    return (idx[..., np.newaxis] == np.arange(depth)).astype(np.int64)
+    return (idx[..., np.newaxis] == np.arange(depth)).astype(np.float64)
 
 
 def _bias_add_oracle(x, bias):
@@ -46,19 +46,19 @@ def _bias_add_oracle(x, bias):
         raise ValueError("bad bias")
     if bias.ndim != 1 and bias.shape != x.shape[1:]:
         raise ValueError("bad bias")
-    return x + bias
+    return x + bias if x.dtype.kind == "f" else x.astype(np.float64) + bias
 
 
 @primitive("bias_add", "bias_add(_1, _2)", differentiable=True,
            oracle=_bias_add_oracle,
-           example="bias_add([[1, 2], [3, 4]], [10, 20])", result="[[11, 22], [13, 24]]")
+           example="bias_add([[1, 2], [3, 4]], [10, 20])", result="[[11., 22.], [13., 24.]]")
 def bias_add(x, bias):
     """Add ``bias`` along the last (channels) axis of ``x``.
 
     ``bias`` is a vector of length ``x.shape[-1]``, or an array of shape ``x.shape[1:]``
     (one bias per position, as Keras allows).
     """
-    arr = as_array(x, "x")
+    arr = as_float_array(x, "x")   # float64 for int/bool, as the original (A.2)
     b = as_array(bias, "bias")
     if arr.ndim < 1:
         raise PhylanxValueError("x must be an array with a channels axis, got a scalar")
@@ -73,6 +73,7 @@ def bias_add(x, bias):
 
 def _switch_oracle(condition, then_expression, else_expression):
     cond = np.asarray(condition).astype(bool)
+    then_expression, else_expression = _float(then_expression), _float(else_expression)
     if cond.ndim == 0:
         return then_expression if cond else else_expression
     rank = max(np.ndim(then_expression), np.ndim(else_expression))
@@ -80,24 +81,32 @@ def _switch_oracle(condition, then_expression, else_expression):
                     then_expression, else_expression)
 
 
+def _float(value):
+    """The original computes switch in float64 (compat addendum A.2); float32 stays."""
+    arr = np.asarray(value)
+    return value if arr.dtype.kind == "f" else scalarize(arr.astype(np.float64))
+
+
 def _value(value, what: str):
-    # Python numbers stay weak in NumPy's promotion (a float32 array with 2.5 stays float32)
-    return value if type(value) in (bool, int, float) else as_array(value, what)
+    # Python floats stay weak in NumPy's promotion (a float32 array with 2.5 stays float32)
+    return float(value) if type(value) in (bool, int, float) else as_float_array(value, what)
 
 
 @primitive("switch", "switch(_1, _2, _3)",
            oracle=_switch_oracle,
-           example="switch([true, false], [1, 2], [3, 4])", result="[1, 4]")
+           example="switch([true, false], [1, 2], [3, 4])", result="[1., 4.]")
 def switch(condition, then_expression, else_expression):
     """Select element-wise between two values by ``condition`` (Keras ``switch``).
 
+    The result is float64 for int and bool values, as in the original (compat addendum
+    A.2; it did not turn an inf in the unselected value into NaN, we do not either).
     A scalar condition picks one value whole.  An array condition of lower rank than
     ``then_expression`` applies to its leading axes (it is broadcast over the trailing
     ones); the results are broadcast as ``where`` does.
     """
     cond = as_array(condition, "condition").astype(bool)
     if cond.ndim == 0:
-        return then_expression if cond else else_expression
+        return _float(then_expression if cond else else_expression)
     then_ = _value(then_expression, "then_expression")
     else_ = _value(else_expression, "else_expression")
     rank = max(np.ndim(then_), np.ndim(else_))

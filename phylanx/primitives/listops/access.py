@@ -131,11 +131,14 @@ for _letters in COMPOSITIONS:
 
 
 @primitive("prepend", "prepend(_1, _2)",
-           example="prepend(list(2, 3), 1)", result="list(1, 2, 3)",
-           oracle=lambda lst, v: [v] + list(lst))
-def prepend(lst, value):
-    """A new list with ``value`` in front of the elements of ``lst`` (``lst`` is unchanged)."""
-    return [value] + [from_python(v) for v in _as_sequence(lst, "the first argument")]
+           example="prepend(1, list(2, 3))", result="list(1, 2, 3)",
+           oracle=lambda v, lst: [v] + list(lst))
+def prepend(value, lst):
+    """A new list with ``value`` in front of the elements of ``lst`` (``lst`` is unchanged).
+
+    The value comes first, as in the original (``append`` takes the list first).
+    """
+    return [value] + [from_python(v) for v in _as_sequence(lst, "the second argument")]
 
 
 @primitive("append", "append(_1, _2)",

@@ -250,11 +250,16 @@ def pad(a, pad_width, mode, constant_values=None):
     """numpy.pad in 'constant' mode: pad_width per axis (before, after), filled with a constant.
 
     ``pad_width`` is an integer, ``[before, after]`` or one such pair per axis;
-    ``constant_values`` (default 0) likewise.  Other modes are not supported.
+    ``constant_values`` (default 0) likewise.  As in the original, ``list(w, nil)`` is
+    ``w`` and ``list(list(b, e), nil)`` is ``(b, e)`` on every axis.  Other modes are not
+    supported.
     """
     if mode != "constant":
         raise PhylanxValueError(f"pad supports only mode 'constant', got {mode!r}")
     arr = as_array(a, "a")
+    if isinstance(pad_width, (list, tuple)) and len(pad_width) == 2 and pad_width[1] is None:
+        # the original's form with a trailing nil: the first entry on every axis (A.3.5)
+        pad_width = pad_width[0]
     widths = as_array(pad_width, "pad_width")
     if widths.dtype.kind not in "iub" or np.any(widths < 0):
         raise PhylanxValueError("pad_width must hold non-negative integers")
