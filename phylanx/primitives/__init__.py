@@ -11,10 +11,18 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-for _package in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-    if not _package.ispkg or _package.name.startswith("_"):
-        continue
-    _category = importlib.import_module(f"{__name__}.{_package.name}")
-    for _info in sorted(pkgutil.iter_modules(_category.__path__), key=lambda m: m.name):
-        if not _info.name.startswith("_"):
-            importlib.import_module(f"{_category.__name__}.{_info.name}")
+
+def load_categories(package: str, path) -> None:
+    """Import every module of every category subpackage of ``package`` (whose
+    ``__path__`` is ``path``), except names starting with ``_``; this runs their
+    declarations.  Also used by ``phylanx.distributed.primitives``."""
+    for found in sorted(pkgutil.iter_modules(path), key=lambda m: m.name):
+        if not found.ispkg or found.name.startswith("_"):
+            continue
+        category = importlib.import_module(f"{package}.{found.name}")
+        for info in sorted(pkgutil.iter_modules(category.__path__), key=lambda m: m.name):
+            if not info.name.startswith("_"):
+                importlib.import_module(f"{category.__name__}.{info.name}")
+
+
+load_categories(__name__, __path__)

@@ -12,18 +12,6 @@ runtime from spawning them concurrently with their siblings.
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
+from ...primitives import load_categories
 
-for _package in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-    if not _package.ispkg or _package.name.startswith("_"):
-        continue
-    _category = importlib.import_module(f"{__name__}.{_package.name}")
-    for _info in sorted(pkgutil.iter_modules(_category.__path__), key=lambda m: m.name):
-        if not _info.name.startswith("_"):
-            importlib.import_module(f"{_category.__name__}.{_info.name}")
-
-from ...primitives.registry import all_specs as _all_specs  # noqa: E402
-from ...runtime.nodes import ORDERED as _ORDERED  # noqa: E402
-
-_ORDERED.update(spec.name for spec in _all_specs() if spec.flags.get("ordered"))
+load_categories(__name__, __path__)
