@@ -44,6 +44,8 @@ def missing_builders() -> tuple[list[str], list[str]]:
 
 
 _SLICE_FORMS = ("slice", "slice_row", "slice_column", "slice_page", "tuple_slice")
+#: slices of tiled arrays by global index (``phylanx/distributed``) as store targets
+_SLICE_D_FORMS = ("slice_row_d", "slice_column_d")
 
 
 class FunctionSource:
@@ -191,7 +193,8 @@ def store(compiler, call, scope):
         def run(frame):
             owner(frame)[slot] = value.run(frame)
         return node.set_run(run)
-    if isinstance(target, ast.Call) and target.func in _SLICE_FORMS and target.args:
+    if isinstance(target, ast.Call) and target.func in _SLICE_FORMS + _SLICE_D_FORMS \
+            and target.args:
         kind = target.func
         base = compiler.compile(target.args[0], scope)
         indices = [compiler.compile(a, scope) for a in target.args[1:]]
@@ -201,6 +204,11 @@ def store(compiler, call, scope):
             # ``async`` values are resolved here, where they are consumed
             container = resolve_deep(base.run(frame))
             idx = [resolve_deep(i.run(frame)) for i in indices]
+            if kind in _SLICE_D_FORMS:     # a tiled array: each locality writes its part
+                from ..distributed.primitives.matrixops import distributed_slicing
+                distributed_slicing.store_slice(kind, container, idx,
+                                                resolve_deep(value.run(frame)))
+                return
             if kind == "tuple_slice":
                 idx = list(idx[0]) if idx else []
             elif kind != "slice":
@@ -209,7 +217,8 @@ def store(compiler, call, scope):
         return node.set_run(located(node, run))
     raise PhylanxCompileError(
         "store target must be a variable or a slice of one "
-        "(slice, slice_row, slice_column, slice_page, tuple_slice)",
+        "(slice, slice_row, slice_column, slice_page, tuple_slice, slice_row_d, "
+        "slice_column_d)",
         getattr(target, "loc", call.loc), "store")
 
 
