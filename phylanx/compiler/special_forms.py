@@ -44,8 +44,10 @@ def missing_builders() -> tuple[list[str], list[str]]:
 
 
 _SLICE_FORMS = ("slice", "slice_row", "slice_column", "slice_page", "tuple_slice")
-#: slices of tiled arrays by global index (``phylanx/distributed``) as store targets
-_SLICE_D_FORMS = ("slice_row_d", "slice_column_d")
+#: more store targets, registered by the layers above the compiler (which it must
+#: not import): ``name -> store(name, container, indices, value)``; the distributed
+#: layer adds ``slice_row_d`` and ``slice_column_d``
+SLICE_STORES: dict[str, Callable[[str, Any, list, Any], None]] = {}
 
 
 class FunctionSource:
@@ -193,8 +195,8 @@ def store(compiler, call, scope):
         def run(frame):
             owner(frame)[slot] = value.run(frame)
         return node.set_run(run)
-    if isinstance(target, ast.Call) and target.func in _SLICE_FORMS + _SLICE_D_FORMS \
-            and target.args:
+    if isinstance(target, ast.Call) and target.args and (
+            target.func in _SLICE_FORMS or target.func in SLICE_STORES):
         kind = target.func
         base = compiler.compile(target.args[0], scope)
         indices = [compiler.compile(a, scope) for a in target.args[1:]]
@@ -204,10 +206,8 @@ def store(compiler, call, scope):
             # ``async`` values are resolved here, where they are consumed
             container = resolve_deep(base.run(frame))
             idx = [resolve_deep(i.run(frame)) for i in indices]
-            if kind in _SLICE_D_FORMS:     # a tiled array: each locality writes its part
-                from ..distributed.primitives.matrixops import distributed_slicing
-                distributed_slicing.store_slice(kind, container, idx,
-                                                resolve_deep(value.run(frame)))
+            if kind in SLICE_STORES:
+                SLICE_STORES[kind](kind, container, idx, resolve_deep(value.run(frame)))
                 return
             if kind == "tuple_slice":
                 idx = list(idx[0]) if idx else []

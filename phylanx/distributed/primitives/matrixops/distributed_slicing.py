@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .... import distributed as api
+from ....compiler import special_forms
 from ....errors import PhylanxValueError
 from ....primitives import indexing
 from ....primitives.dtypes import to_int
@@ -142,3 +143,7 @@ def slice_column_d(a, *indices):
     """Columns (the last axis) of a distributed array selected with global indices."""
     a = as_tiled(a, "the argument")
     return _slice_axis(a, a.ndim - 1, indices, "slice_column_d")
+
+
+# ``store(slice_row_d(a, i), v)``: the compiler's store special form calls store_slice
+special_forms.SLICE_STORES.update(slice_row_d=store_slice, slice_column_d=store_slice)
