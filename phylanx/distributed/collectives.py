@@ -168,11 +168,12 @@ class Collectives:
 
     # -- the pieces every operation uses ----------------------------------------
     def _headers(self, comm, header: np.ndarray):
-        headers = np.empty((self.size, ag.HEADER_LENGTH), np.int64)
-        yield comm.Iallgather(header, headers)
+        # every header exchange sends the same _SLOT bytes, so that ranks calling
+        # different kinds of collective under one name still make matching MPI calls
+        headers, _ = yield from self._headers_with(comm, header, None)
         return headers
 
-    def _headers_with(self, comm, header: np.ndarray, data: np.ndarray):
+    def _headers_with(self, comm, header: np.ndarray, data: np.ndarray | None):
         """The headers, and every rank's ``data`` if it fits in a fixed-size slot.
 
         One all-gather of ``_SLOT`` bytes per rank: the header, then the data if it
@@ -182,7 +183,7 @@ class Collectives:
         """
         slot = np.zeros(_SLOT, np.uint8)
         slot[:_HEADER_BYTES] = header.view(np.uint8)
-        fits = data.nbytes <= _SLOT - _HEADER_BYTES
+        fits = data is not None and data.nbytes <= _SLOT - _HEADER_BYTES
         if fits:
             slot[_HEADER_BYTES:_HEADER_BYTES + data.nbytes] = _byte_view(data)
         slots = np.empty((self.size, _SLOT), np.uint8)
