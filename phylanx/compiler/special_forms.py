@@ -44,6 +44,10 @@ def missing_builders() -> tuple[list[str], list[str]]:
 
 
 _SLICE_FORMS = ("__subscript", "slice", "slice_row", "slice_column", "slice_page", "tuple_slice")
+#: more store targets, registered by the layers above the compiler (which it must
+#: not import): ``name -> store(name, container, indices, value)``; the distributed
+#: layer adds ``slice_row_d`` and ``slice_column_d``
+SLICE_STORES: dict[str, Callable[[str, Any, list, Any], None]] = {}
 
 
 class FunctionSource:
@@ -191,7 +195,8 @@ def store(compiler, call, scope):
         def run(frame):
             owner(frame)[slot] = value.run(frame)
         return node.set_run(run)
-    if isinstance(target, ast.Call) and target.func in _SLICE_FORMS and target.args:
+    if isinstance(target, ast.Call) and target.args and (
+            target.func in _SLICE_FORMS or target.func in SLICE_STORES):
         kind = target.func
         base = compiler.compile(target.args[0], scope)
         indices = [compiler.compile(a, scope) for a in target.args[1:]]
@@ -202,13 +207,17 @@ def store(compiler, call, scope):
             container = resolve_deep(base.run(frame))
             idx = [resolve_deep(i.run(frame)) for i in indices]
             v = resolve_deep(value.run(frame))
+            if kind in SLICE_STORES:
+                SLICE_STORES[kind](kind, container, idx, v)
+                return
             if kind != "__subscript":   # PhySL's slice forms read indices as the original
                 idx, v = original_index.store_indices(kind, container, idx, v)
             indexing.put(container, idx, v)
         return node.set_run(located(node, run))
     raise PhylanxCompileError(
         "store target must be a variable or a slice of one "
-        "(slice, slice_row, slice_column, slice_page, tuple_slice, __subscript)",
+        "(slice, slice_row, slice_column, slice_page, tuple_slice, __subscript, "
+        "slice_row_d, slice_column_d)",
         getattr(target, "loc", call.loc), "store")
 
 

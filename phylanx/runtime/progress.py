@@ -17,6 +17,11 @@ so a rank whose workers all wait on communication still makes progress::
 Sources must be cheap, non-blocking and thread-safe (several waiters may poll
 at once); an exception a source raises is logged and the source is removed,
 so one broken source cannot hang or crash every waiter.
+
+A source may also say that it has work *in flight* (``register(poll, busy=...)``):
+MPI advances a non-blocking collective only while it is tested, so a waiter whose
+poll completed nothing keeps polling (yielding the GIL and the core, for a bounded
+time: ``futures.Future._wait``) instead of sleeping while :func:`busy` is true.
 """
 from __future__ import annotations
 
@@ -24,11 +29,15 @@ import logging
 from collections.abc import Callable
 
 _sources: tuple[Callable[[], bool], ...] = ()   # replaced, never mutated: lock-free reads
+_busy: dict[Callable[[], bool], Callable[[], bool]] = {}   # poll -> its busy() query
 
 
-def register(poll: Callable[[], bool]) -> None:
-    """Poll ``poll()`` whenever a thread waits on a future (idempotent)."""
+def register(poll: Callable[[], bool], busy: Callable[[], bool] | None = None) -> None:
+    """Poll ``poll()`` whenever a thread waits on a future (idempotent); ``busy()``,
+    if given, says whether the source has work in flight that polling advances."""
     global _sources
+    if busy is not None:
+        _busy[poll] = busy
     if poll not in _sources:
         _sources = _sources + (poll,)
 
@@ -37,10 +46,23 @@ def unregister(poll: Callable[[], bool]) -> None:
     """Stop polling ``poll`` (no error if it was not registered)."""
     global _sources
     _sources = tuple(s for s in _sources if s is not poll)
+    _busy.pop(poll, None)
 
 
 def sources() -> tuple[Callable[[], bool], ...]:
     return _sources
+
+
+def busy() -> bool:
+    """True if some source has work in flight (polling it again may complete it)."""
+    for query in tuple(_busy.values()):
+        try:
+            if query():
+                return True
+        except Exception:  # noqa: BLE001 - a broken query only stops the spinning
+            logging.getLogger("phylanx.runtime").exception("busy query %r raised", query)
+            _busy.pop(next((p for p, q in tuple(_busy.items()) if q is query), None), None)
+    return False
 
 
 def poll() -> bool:

@@ -136,6 +136,55 @@ def test_waiters_poll_registered_progress_sources():
     assert len(calls) >= 3
 
 
+def test_waiters_keep_polling_a_busy_source_instead_of_sleeping(monkeypatch):
+    """While a source says it has work in flight, a waiter polls without the 1 ms
+    sleep (bounded by SPIN_SECONDS); the sleeps it takes are counted here."""
+    from phylanx.runtime import futures, progress
+    f = Future()
+    calls = []
+    naps = []
+    real_wait = threading.Event.wait
+    me = threading.current_thread()
+
+    def counting_wait(self, timeout=None):
+        if threading.current_thread() is me:     # (pool workers wait too)
+            naps.append(timeout)
+        return real_wait(self, timeout)
+    monkeypatch.setattr(threading.Event, "wait", counting_wait)
+    monkeypatch.setattr(futures, "SPIN_SECONDS", 60.0)   # never runs out here
+
+    def poll() -> bool:
+        calls.append(1)
+        if len(calls) == 200:
+            f.set_result("done")
+            return True
+        return False
+    progress.register(poll, busy=lambda: not f.done())
+    try:
+        assert f.result(timeout=30) == "done"
+    finally:
+        progress.unregister(poll)
+    assert len(calls) >= 200
+    assert naps == [], naps          # it never slept while the source was busy
+    assert poll not in progress._busy
+
+
+def test_a_broken_busy_query_only_stops_the_spinning():
+    from phylanx.runtime import progress
+
+    def poll() -> bool:
+        return False
+
+    def busy() -> bool:
+        raise RuntimeError("broken")
+    progress.register(poll, busy)
+    try:
+        assert progress.busy() is False
+        assert poll not in progress._busy and poll in progress.sources()
+    finally:
+        progress.unregister(poll)
+
+
 def test_run_on_reports_failures_in_the_future():
     here = SingleLocality()
     assert isinstance(here.run_on(3, lambda: 1).exception(), ValueError)

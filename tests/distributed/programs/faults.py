@@ -43,8 +43,14 @@ elif mode == "mismatch":
         ("shape", lambda: dist.all_reduce(np.zeros(2 if r == 0 else 3))),
         ("dtype", lambda: dist.all_reduce(np.zeros(2, dtype="int64" if r == 0 else "float64"))),
         ("op", lambda: dist.all_reduce(1.0, "sum" if r == 0 else "max", name="ops")),
+        # data small enough to travel with the header on one rank only, then on none
+        ("shape, 1 KiB boundary", lambda: dist.all_reduce(np.zeros(128 if r == 0 else 129))),
+        ("shape, large", lambda: dist.all_reduce(np.zeros(4096 if r == 0 else 4097))),
+        ("shape, reduce", lambda: dist.reduce(np.zeros(2 if r == 0 else 3), root=n - 1)),
         ("kind", lambda: dist.broadcast(1, name="kinds") if r == 0
          else dist.all_gather(1, name="kinds")),
+        ("kind, all_reduce", lambda: dist.all_reduce(1.0, name="kinds2") if r == 0
+         else dist.all_gather(1.0, name="kinds2")),
         ("root", lambda: dist.broadcast(1, root=0 if r == 0 else n - 1, name="roots")),
     ]
     for what, start in cases:

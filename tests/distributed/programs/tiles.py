@@ -4,7 +4,8 @@ Every result is compared with NumPy on the whole array (every rank knows it), bo
 the local tile (against the part of the whole its box names) and the gathered
 array; annotations (spans, name/generation) are checked against the tiling
 arithmetic.  Bad input must raise the same located error on every rank.  The
-argument selects a group of checks (``basic``, ``products``, ``conv``, ``errors``);
+argument selects a group of checks (``basic``, ``stores``, ``products``, ``conv``,
+``errors``);
 prints 'OK <rank>' at the end.
 """
 import os
@@ -28,7 +29,7 @@ def ev(code, *args):
     names = ", ".join("abc"[:len(args)])
     return phylanx.evaluate(f"lambda({names}, {code})", *args)
 
-groups = sys.argv[1:] or ["basic", "products", "conv", "errors"]
+groups = sys.argv[1:] or ["basic", "stores", "products", "conv", "errors"]
 
 
 def close(got, want, what):
@@ -201,6 +202,62 @@ def basic():
               f'{n}), list("rows", 0, 2), list("columns", {r * 3 // n}, {(r + 1) * 3 // n})))',
               cd)
     check_tiled(user, cube, "user retile")
+
+
+def stores():
+    """``store(slice_row_d(a, i), v)`` / ``store(slice_column_d(a, j), v)`` against
+    NumPy's ``g[i] = v``: a whole value, a scalar, a tiled value laid out like the
+    slice (used as is) or otherwise (gathered), and a 3-d array."""
+    g = np.arange(float((n + 3) * (n + 4))).reshape(n + 3, n + 4)
+    for kind in ("sym", "row", "column"):
+        for form, axis in (("slice_row_d", 0), ("slice_column_d", 1)):
+            for idx, sel in (("list(1, nil)", np.s_[1:]), ("list(nil, nil, 2)", np.s_[::2]),
+                             ("list(nil, nil, -1)", np.s_[::-1]), ("2", 2),
+                             ("list(1, 2)", np.s_[1:2])):
+                where = (sel,) if axis == 0 else (slice(None), sel)
+                want = g.copy()
+                v = -1 - np.arange(float(want[where].size)).reshape(want[where].shape)
+                want[where] = v
+                what = f"store {form} {idx} {kind}"
+                a = dist.tiled(g, kind, name="s")
+                check_tiled(ev(f"block(store({form}(a, {idx}), b), a)", a, v), want, what)
+                check_tiled(a, want, what + " (in place)")
+                # a scalar broadcasts
+                want = g.copy()
+                want[where] = 7
+                a = dist.tiled(g, kind, name="s")
+                check_tiled(ev(f"block(store({form}(a, {idx}), 7), a)", a), want,
+                            what + " scalar")
+                # a tiled value laid out like the slice, then one laid out otherwise
+                want = g.copy()
+                want[where] = 10 * g[where]
+                a, b = dist.tiled(g, kind, name="s"), dist.tiled(10 * g, kind, name="t")
+                check_tiled(ev(f"block(store({form}(a, {idx}), {form}(b, {idx})), a)", a, b),
+                            want, what + " tiled value")
+                if np.ndim(v) >= 1:
+                    other = "sym" if v.ndim == 1 else "row" if len(v) >= n else "column"
+                    a, b = dist.tiled(g, kind, name="s"), dist.tiled(v, other, name="v")
+                    want = g.copy()
+                    want[where] = v
+                    check_tiled(ev(f"block(store({form}(a, {idx}), b), a)", a, b), want,
+                                what + " tiled value, other layout")
+    # 3-d: rows are the second-to-last axis, columns the last
+    h = np.arange(float((n + 1) * (n + 2) * (n + 3))).reshape(n + 1, n + 2, n + 3)
+    for kind in ("page", "row", "column", "sym"):
+        want = h.copy()
+        want[:, 1:n + 1, :] = 0.5
+        a = dist.tiled(h, kind, name="h")
+        check_tiled(ev(f"block(store(slice_row_d(a, list(1, {n + 1})), 0.5), a)", a), want,
+                    f"store slice_row_d 3-d {kind}")
+        want[:, :, 2] = -h[:, :, 2]
+        check_tiled(ev("block(store(slice_column_d(a, 2), b), a)", a, -h[:, :, 2]), want,
+                    f"store slice_column_d 3-d {kind}")
+    a = dist.tiled(g, "row", name="s")
+    expect_error("store(slice_row_d(a, list(0, 2)), b)", ["does not broadcast", "(2,"], a,
+                 np.ones((3, 3)))
+    expect_error("store(slice_column_d(a, 1), b)", ["global shape"], a,
+                 dist.tiled(np.ones(n + 2), name="w"))
+    expect_error("store(slice_row_d(a, list(0, 1), 2), 1)", ["takes one index"], a)
 
 
 def result_of(value):

@@ -1,5 +1,5 @@
 """Global shape and slices of distributed arrays (reference §4.3): ``shape_d``,
-``slice_row_d``, ``slice_column_d``.
+``slice_row_d``, ``slice_column_d`` (also as ``store`` targets: ``store_slice``).
 
 No communication: every locality knows every tile's box, so each computes the new
 layout by itself.  (``shape`` and ``slice_row`` on a distributed array work on the
@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .... import distributed as api
+from ....compiler import special_forms
 from ....errors import PhylanxValueError
 from ....primitives import indexing
 from ....primitives.dtypes import to_int
@@ -37,8 +38,10 @@ def shape_d(a, dim=None):
     return np.int64(shape[d])
 
 
-def _slice_axis(a: DistributedArray, axis: int, indices: tuple, kind: str) -> DistributedArray:
-    """Select global indices along ``axis``; every tile keeps what it holds of them."""
+def _plan(a: DistributedArray, axis: int, indices: tuple, kind: str):
+    """Where global ``indices`` along ``axis`` fall: the slice's layout, and the index
+    of this locality's part of it in its tile (None if it holds none and the axis is
+    dropped)."""
     if len(indices) != 1:
         raise PhylanxValueError(f"{kind} takes one index (an integer or list(start, stop"
                                 f"[, step])), got {len(indices)}")
@@ -52,6 +55,9 @@ def _slice_axis(a: DistributedArray, axis: int, indices: tuple, kind: str) -> Di
     chosen = np.atleast_1d(chosen)
     if chosen.size > 1 and not (np.all(np.diff(chosen) > 0) or np.all(np.diff(chosen) < 0)):
         raise PhylanxValueError(f"{kind} needs indices in increasing or decreasing order")
+    if drop and a.ndim == 1:
+        raise PhylanxValueError(f"{kind} with one index of a vector gives a scalar; "
+                                "use a range, list(i, i + 1)")
     boxes, mine = [], None
     rank = api.find_here()
     for r, box in enumerate(a.layout.boxes):
@@ -64,23 +70,54 @@ def _slice_axis(a: DistributedArray, axis: int, indices: tuple, kind: str) -> Di
         else:
             new = box[:axis] + ((k0, k1),) + box[axis + 1:]
         boxes.append(new)
-        if r == rank:
-            local_index = [slice(None)] * a.ndim
-            if drop:
-                local_index[axis] = int(chosen[0]) - start if held.size else slice(0, 0)
-            else:
-                local_index[axis] = chosen[k0:k1] - start
-            mine = a.local[tuple(local_index)]
-            if drop and not held.size:
-                mine = np.zeros((0,) * (a.ndim - 1), a.dtype)
-    if drop and a.ndim == 1:
-        raise PhylanxValueError(f"{kind} with one index of a vector gives a scalar; "
-                                "use a range, list(i, i + 1)")
+        if r == rank and (held.size or not drop):
+            mine = [slice(None)] * a.ndim
+            mine[axis] = int(chosen[0]) - start if drop else chosen[k0:k1] - start
+            mine = tuple(mine)
     shape = a.shape[:axis] + ((len(chosen),) if not drop else ()) + a.shape[axis + 1:]
     key = a.layout.key1d
     if drop and len(shape) == 1:    # a row of a matrix is a row vector, a column a column
         key = "columns" if axis == 0 else "rows"
-    return a.derive(mine, Layout(boxes, shape, key), suffix="_sliced")
+    return Layout(boxes, shape, key), mine
+
+
+def _slice_axis(a: DistributedArray, axis: int, indices: tuple, kind: str) -> DistributedArray:
+    """Select global indices along ``axis``; every tile keeps what it holds of them."""
+    layout, mine = _plan(a, axis, indices, kind)
+    local = a.local[mine] if mine is not None else np.zeros((0,) * (a.ndim - 1), a.dtype)
+    return a.derive(local, layout, suffix="_sliced")
+
+
+def store_slice(kind: str, a, indices: list, value) -> None:
+    """``store(slice_row_d(a, i), value)`` / ``store(slice_column_d(a, j), value)``:
+    each locality writes the part of its tile the global selection covers.
+
+    ``value`` is a scalar or array broadcastable to the slice's global shape (every
+    locality passes the same), or a distributed array of that shape: its tiles are
+    used as they are if they are laid out like the slice, else it is gathered
+    (every locality knows every layout, so all decide alike and gather together).
+    """
+    a = as_tiled(a, "the store target")
+    axis = _row_axis(a.ndim) if kind == "slice_row_d" else a.ndim - 1
+    layout, mine = _plan(a, axis, indices, kind)
+    if isinstance(value, DistributedArray):
+        if value.shape != layout.shape:
+            raise PhylanxValueError(f"store into {kind}: the value's global shape "
+                                    f"{value.shape} is not the slice's {layout.shape}")
+        if [tuple(b) for b in value.layout.boxes] == [tuple(b) for b in layout.boxes]:
+            if mine is not None:
+                a.local[mine] = value.local
+            return
+        value = value.gather()
+    try:
+        whole = np.broadcast_to(np.asarray(value), layout.shape)
+    except ValueError:
+        raise PhylanxValueError(
+            f"store into {kind}: a value of shape {np.shape(value)} does not broadcast to "
+            f"the slice's global shape {layout.shape}") from None
+    if mine is not None:
+        box = layout.boxes[api.find_here()]
+        a.local[mine] = whole[tuple(slice(s, e) for s, e in box)]
 
 
 def _row_axis(ndim: int) -> int:
@@ -106,3 +143,7 @@ def slice_column_d(a, *indices):
     """Columns (the last axis) of a distributed array selected with global indices."""
     a = as_tiled(a, "the argument")
     return _slice_axis(a, a.ndim - 1, indices, "slice_column_d")
+
+
+# ``store(slice_row_d(a, i), v)``: the compiler's store special form calls store_slice
+special_forms.SLICE_STORES.update(slice_row_d=store_slice, slice_column_d=store_slice)
