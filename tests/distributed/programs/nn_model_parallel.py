@@ -1,11 +1,12 @@
 """Model-parallel Conv1D (conv1d_d, input tiled by batch or length) and column-tiled
 Dense (dot_d) == the single-process layers: outputs and gradients, on every rank.
 
-The oracle is torch autograd (the layers' Keras semantics: channels last, kernel
-(k, in, out)), fed the whole arrays.  Prints ``OK <rank>``.
+The oracle is NumPy: the layers' forward pass and its hand-written gradients (Keras
+semantics: channels last, kernel (k, in, out)), fed the whole arrays; torch is not needed
+(it is only an optional test extra).  Prints ``OK <rank>``.
 """
 import numpy as np
-import torch
+from numpy.lib.stride_tricks import sliding_window_view
 
 from phylanx import distributed as dist
 from phylanx import nn
@@ -20,15 +21,20 @@ def close(got, want, what):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=f"rank {rank}: {what}")
 
 
-def torch_conv(x, kernel, bias, ct, padding):
-    xt = torch.tensor(x, requires_grad=True)
-    kt = torch.tensor(kernel, requires_grad=True)
-    bt = torch.tensor(bias, requires_grad=True)
-    y = torch.nn.functional.conv1d(xt.permute(0, 2, 1), kt.permute(2, 1, 0),
-                                   padding=padding).permute(0, 2, 1)
-    out = torch.relu(y + bt)
-    (out * torch.tensor(ct)).sum().backward()
-    return out.detach().numpy(), xt.grad.numpy(), kt.grad.numpy(), bt.grad.numpy()
+def numpy_conv(x, kernel, bias, ct, padding):
+    """relu(conv1d(x) + bias), and the gradients of sum(out * ct) by x, kernel, bias."""
+    x, kernel, ct = (a.astype(np.float64) for a in (x, kernel, ct))
+    k = kernel.shape[0]
+    xp = np.pad(x, ((0, 0), (padding, padding), (0, 0)))
+    windows = sliding_window_view(xp, k, axis=1)            # (n, out_len, in, k)
+    y = np.einsum("nlck,kco->nlo", windows, kernel) + bias
+    out = np.maximum(y, 0.0)
+    g = ct * (y > 0)
+    dk = np.einsum("nlck,nlo->kco", windows, g)
+    dxp = np.zeros_like(xp)
+    for j in range(k):
+        dxp[:, j:j + g.shape[1], :] += np.einsum("nlo,co->nlc", g, kernel[j])
+    return out, dxp[:, padding:padding + x.shape[1]], dk, g.sum(axis=(0, 1))
 
 
 # -- Conv1D: 6 samples of 9 steps x 2 channels, 4 filters of length 3 ----------------
@@ -40,7 +46,7 @@ for padding in ("valid", "same"):
     kernel, bias = (w.value for w in layer.weights)
     out_len = 7 if padding == "valid" else 9
     ct = rng.normal(size=(6, out_len, 4)).astype(np.float32)
-    want = torch_conv(x, kernel, bias, ct, 0 if padding == "valid" else 1)
+    want = numpy_conv(x, kernel, bias, ct, 0 if padding == "valid" else 1)
     for tiling in ("page", "row"):
         mp = ParallelConv1D(layer)
         out = mp.forward(dist.tiled(x, tiling, name=f"x_{padding}_{tiling}"))
@@ -64,18 +70,17 @@ layer.build_for((None, 7))
 layer.weights[1].value = rng.normal(size=6).astype(np.float32)
 x = rng.normal(size=(5, 7)).astype(np.float32)
 ct = rng.normal(size=(5, 6)).astype(np.float32)
-xt = torch.tensor(x, requires_grad=True)
-kt = torch.tensor(layer.weights[0].value, requires_grad=True)
-bt = torch.tensor(layer.weights[1].value, requires_grad=True)
-yt = torch.tanh(xt @ kt + bt)
-(yt * torch.tensor(ct)).sum().backward()
+kernel, bias = (w.value.astype(np.float64) for w in layer.weights)
+y = np.tanh(x @ kernel + bias)
+g = ct * (1.0 - y ** 2)
+want_dx, want_dk, want_db = g @ kernel.T, x.T @ g, g.sum(axis=0)
 mp = ColumnParallelDense(layer)
 c0, c1 = mp.columns
 out = mp.forward(x)
-close(out.local, yt.detach().numpy()[:, c0:c1], "dense output block")
-close(out.gather(), yt.detach().numpy(), "dense output")
+close(out.local, y[:, c0:c1], "dense output block")
+close(out.gather(), y, "dense output")
 dx, (dk, db) = mp.backward(ct[:, c0:c1])
-close(dx, xt.grad.numpy(), "dense input gradient")
-close(dk, kt.grad.numpy()[:, c0:c1], "dense kernel columns' gradient")
-close(db, bt.grad.numpy()[c0:c1], "dense bias gradient")
+close(dx, want_dx, "dense input gradient")
+close(dk, want_dk[:, c0:c1], "dense kernel columns' gradient")
+close(db, want_db[c0:c1], "dense bias gradient")
 print(f"OK {rank}", flush=True)
