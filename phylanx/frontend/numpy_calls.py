@@ -251,9 +251,17 @@ def _numpy_parameters(dotted: str) -> list[str] | None:
         return None
 
 
+# NumPy keyword-only aliases of positional parameters (NumPy >= 2.1: np.clip(a, min=, max=))
+KEYWORD_ALIASES = {"clip": {"min": "a_min", "max": "a_max"}}
+
+
 def positional_keywords(prim: str, dotted: str, args: list) -> list:
     """NumPy keywords the primitive only takes by position (``np.argmin(x, axis=1)`` ->
     ``argmin(x, 1)``), moved into place using NumPy's own signature."""
+    aliases = KEYWORD_ALIASES.get(dotted)
+    if aliases:
+        args = [past.KeywordArg(aliases[a.name], a.value, a.loc)
+                if isinstance(a, past.KeywordArg) and a.name in aliases else a for a in args]
     spec = registry.lookup(prim)
     known = spec.signature.keywords if spec is not None else {}
     keywords = [a for a in args if isinstance(a, past.KeywordArg) and a.name not in known]
