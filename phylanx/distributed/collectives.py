@@ -43,6 +43,13 @@ from .mpi import MPI, can_create_named_communicators
 from .progress import ProgressEngine
 
 
+def _like(value: Any, result: np.ndarray) -> Any:
+    """A 0-d ``result`` as the kind of scalar ``value`` was: a Python number stays a
+    Python number (it travelled as a 0-d array), a NumPy scalar a NumPy scalar."""
+    item = result[()]
+    return item.item() if type(value) in (bool, int, float, complex) else item
+
+
 def _byte_view(array: np.ndarray) -> np.ndarray:
     return array.reshape(-1).view(np.uint8)    # (``array`` is C-contiguous already)
 
@@ -251,7 +258,7 @@ class Collectives:
                 if root is not None and self.rank != root:
                     return None
                 result = back(np.asarray(functools.reduce(_UFUNCS[op], parts)))
-                return result[()] if scalar else result
+                return _like(value, result) if scalar else result
         elif array is None or settings.get("check_collectives"):
             headers = yield from self._headers(comm, header)
             ag.check(headers, name, same_data=True)
@@ -266,7 +273,7 @@ class Collectives:
                 if self.rank != root:
                     return None
             result = back(out)
-            return result[()] if scalar else result
+            return _like(value, result) if scalar else result
         parts = yield from self._gather_bytes(comm, payload, [int(n) for n in headers[:, 7]],
                                               root)
         if parts is None:
@@ -299,7 +306,7 @@ class Collectives:
                 return None
             items = [ag.array_from_bytes(p, h) for p, h in zip(parts, headers)]
             scalar = not isinstance(value, np.ndarray)
-            return [item[()] if scalar and item.ndim == 0 else item for item in items]
+            return [_like(value, item) if scalar and item.ndim == 0 else item for item in items]
         payload = _byte_view(np.frombuffer(ag.pack(value), np.uint8))
         sizes = yield from self._sizes(comm, payload.size)
         parts = yield from self._gather_bytes(comm, payload, sizes, root)

@@ -45,6 +45,12 @@ assert np.array_equal(dist.all_reduce(np.bitwise_left_shift(1, r), "bor").result
                       2 ** n - 1)
 
 # -- gathers -------------------------------------------------------------------------
+# Python numbers come back as Python numbers, NumPy scalars as NumPy scalars
+ranks = dist.all_gather(int(r)).result()
+assert ranks == list(range(n)) and all(type(k) is int for k in ranks), ranks
+total = dist.all_reduce(float(r)).result()
+assert type(total) is float and total == sum(range(n)), total
+assert type(dist.all_reduce(np.float32(r)).result()) is np.float32
 parts = dist.all_gather(np.full((r + 1, 2), r, dtype=np.int16)).result()
 assert [p.shape for p in parts] == [(k + 1, 2) for k in range(n)] and parts[-1].dtype == np.int16
 assert [int(p[0, 0]) for p in parts] == list(range(n))
