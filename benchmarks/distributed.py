@@ -230,7 +230,9 @@ def main(argv=None) -> None:
     report = {"date": datetime.date.today().isoformat(),
               "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
                          f"{platform.python_version()}, NumPy {np.__version__}",
-              "note": "shared with other work during the run: timings are noisy",
+              # the note follows the measured load, not an assumption
+              "note": ("other work was running (load average above 1): timings are noisy"
+                       if os.getloadavg()[0] > 1.0 else "quiet machine (load average below 1)"),
               "load_average_before": os.getloadavg(), "scaling": {}}
     with tempfile.TemporaryDirectory() as tmp:
         for ranks in (1, 2):

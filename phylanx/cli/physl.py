@@ -24,6 +24,12 @@ from ..language import parse, parse_expr, to_physl
 from ..values import display
 
 
+def bind_argv(state, argv: list[str]) -> None:
+    """Evaluate each command-line argument as a PhySL expression and bind the list of
+    values to ``sys_argv`` in ``state`` (as the original's ``physl`` driver did)."""
+    values = [state.run(state.compile_text(parse_expr(a, "<argv>"), "<argv>")) for a in argv]
+    state.globals[state.compiler.globals.declare("sys_argv")] = values
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="phylanx physl", description="Run a PhySL program.",
@@ -101,9 +107,7 @@ def main(argv: list[str] | None = None) -> int:
                 with open(args.dump_ast, "w", encoding="utf-8") as fh:
                     fh.write(text)
         state = compiler_state("physl", file_name)
-        argv_values = [state.run(state.compile_text(parse_expr(a, "<argv>"), "<argv>"))
-                       for a in args.args]
-        state.globals[state.compiler.globals.declare("sys_argv")] = argv_values
+        bind_argv(state, args.args)
         node = state.compile_text(program, file_name)
         if _wants_counters(args):
             from ..runtime import measure

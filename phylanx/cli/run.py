@@ -93,10 +93,10 @@ def run_worker(program: str, argv: list[str]) -> int:
 
 def _run_physl(program: str, argv: list[str]) -> None:
     from ..execution_tree import compiler_state
-    from ..language import parse, parse_expr
+    from ..language import parse
+    from . import physl as physl_cli
     with open(program, encoding="utf-8") as fh:
         source = fh.read()
     state = compiler_state("physl", program)
-    values = [state.run(state.compile_text(parse_expr(a, "<argv>"), "<argv>")) for a in argv]
-    state.globals[state.compiler.globals.declare("sys_argv")] = values
+    physl_cli.bind_argv(state, argv)
     state.run(state.compile_text(parse(source, program), program))

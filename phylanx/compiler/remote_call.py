@@ -19,6 +19,7 @@ from ..runtime.futures import resolve_deep
 from ..runtime.locality import here
 from ..values import call as call_value
 from . import scopes
+from .locating import located
 
 #: key -> callable run on this rank when another rank asks for the key
 _published: dict[str, Callable[..., Any]] = {}
@@ -73,8 +74,9 @@ def compile_placed_call(compiler, call: ast.Call, where, scope, target: int):
 
     def run(frame):
         values = [resolve_deep(a.run(frame)) for a in args]
+        # the request fails by itself after remote_timeout (active_messages), never hangs
         return here().run_on(target, remote, *values).result()
-    return node.set_run(run)
+    return node.set_run(located(node, run))
 
 
 def _placed_define(compiler, call: ast.Call, scope, target: int):
@@ -82,6 +84,10 @@ def _placed_define(compiler, call: ast.Call, scope, target: int):
         raise PhylanxCompileError(
             f"{call.func}{{L#{target}}}: only a top-level variable, "
             f"{call.func}{{L#n}}(name, value), can be placed on another locality",
+            call.loc, call.func)
+    if not isinstance(call.args[0], ast.Identifier):
+        raise PhylanxCompileError(
+            f"{call.func}{{L#{target}}}: the first argument must be the variable's name",
             call.loc, call.func)
     name = call.args[0].name
     slot = scopes.root(scope).declare(name)
@@ -96,4 +102,4 @@ def _placed_define(compiler, call: ast.Call, scope, target: int):
     def run(frame_):
         value = frame[slot] = here().run_on(target, remote).result()
         return value
-    return node.set_run(run)
+    return node.set_run(located(node, run))

@@ -81,7 +81,7 @@ def all_reduce(value: Any, op: str | Callable = "sum", name: str | None = None, 
     mpi = _mpi()
     if mpi is None:
         if isinstance(op, str):
-            agreement.op_name(op)
+            agreement.op_name(op, _caller(where))
         return ready(value)
     return mpi.all_reduce(value, op, name, _caller(where))
 

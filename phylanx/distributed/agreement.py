@@ -47,11 +47,14 @@ OP_ALIASES = {"+": "sum", "add": "sum", "plus": "sum", "*": "prod", "mul": "prod
 _OP_NAMES = {code: name for name, (code, _) in OPS.items()}
 
 
-def op_name(op: str) -> str:
-    """The canonical name of a reduction op (``"+"`` -> ``"sum"``)."""
+def op_name(op: str, where=None, kind: str = "all_reduce") -> str:
+    """The canonical name of a reduction op (``"+"`` -> ``"sum"``); an unknown one is a
+    PhylanxDistributedError located at ``where``."""
     name = OP_ALIASES.get(op, op) if isinstance(op, str) else op
     if name not in OPS:
-        raise ValueError(f"unknown reduction op {op!r}; known: {', '.join(OPS)}")
+        from .errors import PhylanxDistributedError
+        raise PhylanxDistributedError(
+            f"unknown reduction op {op!r}; known: {', '.join(OPS)}", where, kind)
     return name
 
 

@@ -230,8 +230,8 @@ class Collectives:
     # -- the operations ---------------------------------------------------------
     def all_reduce(self, value: Any, op: str = "sum", name: str | None = None,
                    where: SourceLoc | None = None, root: int | None = None) -> Future:
-        op = ag.op_name(op)
         kind = "all_reduce" if root is None else "reduce"
+        op = ag.op_name(op, where, kind)
         self._check_root(root, kind, where)
         return self._submit(kind, name,
                             lambda comm, n: self._reduce_op(comm, n, kind, value, op, root), where,

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime.futures import Future, ready
+from ..runtime.futures import Future, failed, ready
 from ..runtime.locality import Locality
 from ..source import SourceLoc
 from . import faults, settings
@@ -32,11 +32,6 @@ _CALLABLE_OPS: dict[Any, str] = {
     np.logical_and: "land", np.logical_or: "lor", np.logical_xor: "lxor",
 }
 
-
-def _failed(error: BaseException) -> Future:
-    future = Future()
-    future.set_exception(error)
-    return future
 
 
 class MPILocality(Locality):
@@ -130,13 +125,13 @@ class MPILocality(Locality):
                 return ready(fn(*args))
             except Exception as e:  # noqa: BLE001 - delivered to the waiter
                 from .errors import PhylanxRemoteError
-                return _failed(PhylanxRemoteError(
+                return failed(PhylanxRemoteError(
                     f"{what} failed on locality {locality}: {type(e).__name__}: {e}", where))
         try:
             payload = _pickle_call(fn, args)
         except Exception as e:
             from .errors import PhylanxRemoteError
-            return _failed(PhylanxRemoteError(f"{what}: cannot send the call: {e}", where))
+            return failed(PhylanxRemoteError(f"{what}: cannot send the call: {e}", where))
         return self.service.request(locality, what, payload, where)
 
     def get_remote(self, locality: int, name: str, index: Any = None,
@@ -148,7 +143,7 @@ class MPILocality(Locality):
                 return ready(self.service._read_array(name, index))
             except KeyError as e:
                 from .errors import PhylanxRemoteError
-                return _failed(PhylanxRemoteError(f"{what}: {e.args[0]}", where))
+                return failed(PhylanxRemoteError(f"{what}: {e.args[0]}", where))
         return self.service.request(locality, what, (name, index, wait), where)
 
     def _check_locality(self, locality: int, what: str, where: SourceLoc | None) -> None:

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from phylanx import Phylanx
+from phylanx.errors import PhylanxError
 
 PARAMS = {"a": "int", "b": "int", "x": "float", "flag": "bool", "arr": "array"}
 
@@ -221,7 +222,9 @@ def test_decorated_equals_undecorated_in_value_and_kind(source, args):
     if isinstance(want, Exception):
         try:
             got = decorated(*args, arr.copy())
-        except Exception:   # noqa: BLE001
+        except PhylanxError as e:
+            # the same kind of error as Python's (PhylanxErrors keep Python's classes)
+            assert isinstance(e, type(want)), f"Python raised {want!r}, Phylanx {e!r}\n{source}"
             return
         raise AssertionError(f"Python raised {want!r}, Phylanx returned {got!r}\n{source}")
     got = decorated(*args, arr.copy())
