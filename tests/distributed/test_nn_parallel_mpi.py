@@ -20,7 +20,8 @@ def test_data_parallel_fit_matches_one_process_and_overlaps(k):
     done, _ = program(k, "nn_data_parallel.py", "--overlap", timeout=120)
     assert_all_ok(done, k)
     # rank 0 reports the overlap of each of 3 steps (the assertion ran on every rank)
-    assert len(re.findall(r"^overlap: first all_reduce", done.stdout, re.M)) == 3, done.stdout
+    # not anchored at a line start: mpiexec may interleave another rank's "OK 1" mid-line
+    assert len(re.findall(r"overlap: first all_reduce", done.stdout)) == 3, done.stdout
 
 
 def test_activity_recognition_example_has_the_same_final_loss_on_1_and_2_localities():
