@@ -31,7 +31,7 @@ def test_activity_recognition_example_has_the_same_final_loss_on_1_and_2_localit
                          "--epochs", "2", "--samples", "24", "--batch-size", "12",
                          timeout=180)
         assert done.returncode == 0, done.stdout + done.stderr
-        found = re.findall(r"^(\d) localit\w+: final loss ([0-9.]+)", done.stdout, re.M)
+        found = re.findall(r"(\d) localit\w+: final loss ([0-9.]+)", done.stdout)
         assert len(found) == 1 and int(found[0][0]) == k, done.stdout
         losses[k] = float(found[0][1])
     # only the order of the float32 sums differs (shards, then the all_reduce)
