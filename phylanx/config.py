@@ -42,6 +42,9 @@ SETTINGS: dict[str, Setting] = {
                 "mean ns per evaluation below which a node runs inline"),
         Setting("tracing", False, _bool,
                 "log every evaluation of newly compiled code to the phylanx.trace logger"),
+        Setting("optimize", True, _bool,
+                "rewrite programs before compiling them (compiler/rewrite: folding, CSE, "
+                "hoisting, cache blocking); 0 compiles the program as written"),
         Setting("trace_threshold_us", 50.0, float,
                 "timeline recording: inline evaluations shorter than this are not recorded"),
     )

@@ -142,6 +142,7 @@ class Compiler:
     def compile_program(self, program: ast.Program) -> Node:
         """Compile top-level expressions into one node returning the last value."""
         self.compile_id += 1
+        program = self.rewrite(program)
         with deep_recursion():   # compiling recurses along the AST's depth as well
             body = [self.compile(e, self.globals) for e in program.body]
         hooks.compiled(body)   # a timeline recording (now or later) reaches this code
@@ -166,6 +167,11 @@ class Compiler:
                 result = stmt.run(frame)
             return result
         return node.set_run(run)
+
+    def rewrite(self, program: ast.Program) -> ast.Program:
+        """``program`` after the whole-program rewrites (compiler/rewrite)."""
+        from .rewrite import optimize
+        return optimize(program)
 
     def new_node(self, primitive: str, loc: SourceLoc | None, children=(),
                  instance: str | None = None) -> Node:

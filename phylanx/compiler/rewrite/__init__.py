@@ -1,0 +1,30 @@
+"""Whole-program rewrites of the PhySL AST, run before it is compiled.
+
+The compiler sees the whole computation, which NumPy never does; these passes use
+that (constant folding, common subexpressions, loop-invariant hoisting, cache-blocked
+patterns).  Each pass is a module of this package exposing ``run(program) -> program``
+and is listed once in :data:`PASSES`, in the order they run.  A pass must keep the
+program's meaning exactly (NumPy is the oracle), keep source locations on what it
+builds, and leave untouched what it does not understand.
+
+``config.get("optimize")`` switches all of them off (``PHYLANX_OPTIMIZE=0``).
+Autodiff recompiles function bodies from the AST compiled here (``FunctionSource``),
+so a primitive a pass introduces needs a VJP rule of its own, or the pass must keep
+it out of code whose gradient can be taken.
+"""
+from __future__ import annotations
+
+from ...language import ast
+
+#: (name, run) of every pass, in order; run(program: ast.Program) -> ast.Program
+PASSES: list = []
+
+
+def optimize(program: ast.Program) -> ast.Program:
+    """``program`` after every enabled pass (the same object when none changes it)."""
+    from ... import config
+    if not PASSES or not config.get("optimize"):
+        return program
+    for _name, run in PASSES:
+        program = run(program)
+    return program
