@@ -22,6 +22,7 @@ from ..runtime.futures import Future, ready
 from ..runtime.locality import here
 from ..source import SourceLoc
 from . import agreement
+from .by_name import ByName, find_function
 from .errors import (
     PhylanxCollectiveMismatchError,
     PhylanxDistributedError,
@@ -133,21 +134,19 @@ def run_on(locality: int, fn: Callable[..., Any] | str, *args: Any) -> Future:
     """Run ``fn(*args)`` on ``locality``: a picklable function, or a name registered
     with :func:`register_function` (or defined in the script) on every rank."""
     loc = here()
+    where = _caller()
     if isinstance(fn, str):
-        from .active_messages import ByName
-        fn = ByName(fn) if _mpi() is not None else _local_function(fn)
+        fn = ByName(fn) if _mpi() is not None else _local_function(fn, where)
     if _mpi() is None:
         return _run_here(locality, fn, args)
-    return loc.run_on(locality, fn, *args, where=_caller())
+    return loc.run_on(locality, fn, *args, where=where)
 
 
-def _local_function(name: str) -> Callable[..., Any]:
-    if name in _functions:
-        return _functions[name]
-    main = sys.modules.get("__main__")
-    if main is not None and callable(getattr(main, name, None)):
-        return getattr(main, name)
-    raise PhylanxRemoteError(f"no function named {name!r} on locality 0", None, "run_on")
+def _local_function(name: str, where: SourceLoc | None) -> Callable[..., Any]:
+    try:
+        return find_function(_functions, name, 0)
+    except KeyError as e:
+        raise PhylanxRemoteError(e.args[0], where, "run_on") from None
 
 
 def _run_here(locality: int, fn: Callable[..., Any], args: tuple) -> Future:
@@ -175,7 +174,10 @@ def register_function(name: str, fn: Callable[..., Any]) -> None:
 def register_array(name: str, array: Any) -> None:
     """Let other localities read ``array`` with :func:`get_remote` (no code of ours runs)."""
     mpi = _mpi()
-    (mpi.service.arrays if mpi is not None else _arrays)[name] = array
+    if mpi is not None:
+        mpi.service.register_array(name, array)
+    else:
+        _arrays[name] = array
 
 
 def unregister_array(name: str) -> None:

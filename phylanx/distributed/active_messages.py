@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import itertools
 import pickle
-import sys
 import threading
 import time
 from collections import deque
@@ -35,18 +34,12 @@ from ..runtime import hooks
 from ..runtime.futures import Future, resolve_deep
 from ..source import SourceLoc
 from . import settings
+from .by_name import ByName, find_function
 from .errors import PhylanxRemoteError
 from .mpi import MPI, mpi_lock
 
 REQUEST, REPLY, LEAVING, GONE = 11, 12, 13, 14
 _NAME_WAIT = 5.0      # seconds a rank waits for a function name to be defined (SPMD lag)
-
-
-class ByName:
-    """A function sent by its name (it does not pickle, but every rank defines it)."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
 
 
 class Service:
@@ -62,6 +55,7 @@ class Service:
         self._pending: dict[int, tuple[Future, float, int, str, SourceLoc | None]] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
+        self._registered = threading.Condition()   # signalled by register_array
         self._new_sends: deque = deque()
         self._sends: list[Any] = []
         self._stopping = threading.Event()
@@ -212,18 +206,19 @@ class Service:
         return resolve_deep(fn(*args))
 
     def _lookup(self, name: str) -> Callable[..., Any]:
-        if name in self.functions:
-            return self.functions[name]
-        main = sys.modules.get("__main__")
-        if main is not None and callable(getattr(main, name, None)):
-            return getattr(main, name)
-        raise KeyError(f"no function named {name!r} on locality {self.rank} "
-                       "(register it with phylanx.distributed.register_function)")
+        return find_function(self.functions, name, self.rank)
+
+    def register_array(self, name: str, array: Any) -> None:
+        """Make ``array`` readable by other ranks; wakes reads waiting for ``name``."""
+        with self._registered:
+            self.arrays[name] = array
+            self._registered.notify_all()
 
     def _read_array(self, name: str, index: Any, wait: bool = False) -> Any:
-        deadline = time.monotonic() + float(settings.get("remote_timeout"))
-        while wait and name not in self.arrays and time.monotonic() < deadline:
-            time.sleep(0.001)
+        if wait:   # SPMD lag: the owner may register it a little later
+            with self._registered:
+                self._registered.wait_for(lambda: name in self.arrays,
+                                          float(settings.get("remote_timeout")))
         if name not in self.arrays:
             raise KeyError(f"no array registered as {name!r} on locality {self.rank}")
         array = self.arrays[name]

@@ -20,7 +20,8 @@ from ..runtime.futures import Future, failed, ready
 from ..runtime.locality import Locality
 from ..source import SourceLoc
 from . import faults, settings
-from .active_messages import ByName, Service
+from .active_messages import Service
+from .by_name import ByName
 from .collectives import Collectives
 from .mpi import MPI
 from .progress import ProgressEngine
