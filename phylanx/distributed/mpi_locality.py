@@ -77,17 +77,32 @@ class MPILocality(Locality):
             op = _CALLABLE_OPS[op]
         return self.collectives.all_reduce(value, op, name, where)
 
-    def _custom_reduce(self, value: Any, op: Callable[[Any, Any], Any], name, where) -> Future:
-        """Reduction with an arbitrary function: gather everything, fold in rank order."""
-        gathered = self.collectives.all_gather(value, name, where)
+    def _custom_reduce(self, value: Any, op: Callable[[Any, Any], Any], name, where,
+                       root: int | None = None) -> Future:
+        """Reduction with an arbitrary function: gather everything (to ``root``, or to
+        every rank when None), fold in rank order; the function's error is located."""
+        if root is None:
+            gathered = self.collectives.all_gather(value, name, where)
+        else:
+            gathered = self.collectives.gather(value, root, name, where)
         result = Future()
 
         def fold(f: Future) -> None:
             try:
                 values = f.result()
+                if values is None:          # reduce: not the root
+                    result.set_result(None)
+                    return
                 acc = values[0]
                 for v in values[1:]:
-                    acc = op(acc, v)
+                    try:
+                        acc = op(acc, v)
+                    except Exception as e:
+                        from .errors import PhylanxDistributedError
+                        label = getattr(op, "__name__", repr(op))
+                        raise PhylanxDistributedError(
+                            f"reduction function {label} failed: {type(e).__name__}: {e}",
+                            where) from e
                 result.set_result(acc)
             except BaseException as e:  # noqa: BLE001 - delivered to the waiter
                 result.set_exception(e)
@@ -109,7 +124,9 @@ class MPILocality(Locality):
     def reduce(self, value: Any, op: Any = "sum", root: int = 0, name: str | None = None,
                where: SourceLoc | None = None) -> Future:
         if callable(op):
-            op = _CALLABLE_OPS.get(op, op)
+            if op not in _CALLABLE_OPS:
+                return self._custom_reduce(value, op, name, where, root)
+            op = _CALLABLE_OPS[op]
         return self.collectives.reduce(value, op, root, name, where)
 
     def barrier(self, name: str | None = None, where: SourceLoc | None = None) -> Future:

@@ -40,6 +40,15 @@ assert dist.all_reduce(np.float64(r), "sum").result() == sum(range(n))
 assert dist.all_reduce([r], "sum").result() == list(range(n))           # pickled: lists add
 assert dist.all_reduce(r % 2 == 0, "land").result() == (n == 1)
 assert dist.all_reduce({r}, lambda a, b: a | b).result() == set(range(n))  # any function
+assert dist.reduce({r}, lambda a, b: a | b, root=n - 1).result() == (
+    set(range(n)) if r == n - 1 else None)
+if n > 1:       # a failing reduction function is a located error on the folding rank
+    try:
+        dist.reduce(r, lambda a, b: a / 0, root=0).result()
+    except dist.PhylanxDistributedError as e:
+        assert r == 0 and "ZeroDivisionError" in str(e) and "collectives.py" in str(e), e
+    else:
+        assert r != 0
 assert dist.all_reduce(np.zeros((0, 3)), "sum").result().shape == (0, 3)
 assert np.array_equal(dist.all_reduce(np.bitwise_left_shift(1, r), "bor").result(),
                       2 ** n - 1)
