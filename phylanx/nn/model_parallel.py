@@ -15,10 +15,12 @@ column-tiled weights (forward and backward; every rank calls them, SPMD).
   and differentiates ``conv1d`` of its rows over the outputs it now has.
 * :class:`ColumnParallelDense` — the kernel ``(in, units)`` and the bias are split by
   columns (rank r keeps units ``[c0, c1)``); the input is replicated.  ``forward`` is
-  ``dot_d(x, kernel)`` (tiled by the kernel's columns) plus the bias tile and an
-  element-wise activation (not softmax, which would need every column).  ``backward``
-  gives this rank's kernel and bias columns' gradients (no communication) and the input
-  gradient, summed over the ranks' column blocks with one all_reduce.
+  ``dot_d(x, kernel)`` (tiled by the kernel's columns) plus the bias tile and the
+  activation.  Softmax runs over the column tiles (:func:`_column_softmax`: the rows'
+  maxima and sums of exponentials all-reduced).  ``backward`` gives this rank's kernel
+  and bias columns' gradients and the input gradient, summed over the ranks' column
+  blocks with one all_reduce (and, for softmax, the sum's cotangent all-reduced: the
+  generated backward of a summing all_reduce, see ``graph._backward``).
 
 Both are checked against the single-process layer (``tests/distributed/programs/
 nn_model_parallel.py``).  Not done: using these layers inside ``fit``.
@@ -74,8 +76,30 @@ def _local_backward(layer: Any, x_shape: tuple, k_shape: tuple, b_shape: tuple |
     return _compile(f"{forward_op}_{layer.name}_backward", g, [*wrt, ct], results)
 
 
-def _epilogue(layer: Any, shape: tuple):
-    """``activation(y + bias)`` on a local block, as a compiled program."""
+def _column_softmax(g: Graph, z: Var, name: str) -> Var:
+    """Softmax over the last axis of logits whose columns are split over the ranks (this
+    rank's block ``z``): every row's maximum and sum of exponentials all-reduced.  The
+    maximum only keeps ``exp`` finite and cancels in the result: its all_reduce is not
+    differentiated; the sum's is (its cotangents are all-reduced)."""
+    rows = (z.shape[0], 1)
+    top = g.op("all_reduce", g.op("amax", z, -1, True, shape=rows), "max",
+               f"mp_{name}_softmax_max", shape=rows)
+    e = g.op("exp", g.op("__sub", z, top, shape=z.shape), shape=z.shape)
+    total = g.op("all_reduce", g.op("sum", e, -1, True, shape=rows), "sum",
+                 f"mp_{name}_softmax_sum", shape=rows)
+    return g.op("__div", e, total, shape=z.shape, hint="softmax")
+
+
+def _activate(layer: Any, g: Graph, y: Var, split_columns: bool) -> Var:
+    from . import activations
+    if split_columns and layer.activation == "softmax":
+        return _column_softmax(g, y, layer.name)
+    return activations.apply(layer.activation, g, y)
+
+
+def _epilogue(layer: Any, shape: tuple, split_columns: bool = False):
+    """``activation(y + bias)`` on a local block (its columns split over the ranks when
+    ``split_columns``), as a compiled program."""
     g = Graph(prefix="e")
     y = g.input("y", shape)
     inputs = [y]
@@ -83,8 +107,7 @@ def _epilogue(layer: Any, shape: tuple):
         b = g.input("bias", (shape[-1],))
         inputs.append(b)
         y = g.op("__add", y, b, shape=shape)
-    from . import activations
-    out = activations.apply(layer.activation, g, y)
+    out = _activate(layer, g, y, split_columns)
     return _compile(f"epilogue_{layer.name}", g, inputs, out)
 
 
@@ -145,10 +168,6 @@ class ColumnParallelDense:
     def __init__(self, layer: Dense) -> None:
         if not isinstance(layer, Dense) or not layer.built:
             raise PhylanxValueError("ColumnParallelDense takes a built Dense layer")
-        if layer.activation == "softmax":
-            raise PhylanxValueError(
-                f"ColumnParallelDense '{layer.name}': softmax needs every column; use a "
-                "linear layer and apply softmax to the gathered output")
         units = layer.units
         rank, count = dist.find_here(), dist.num_localities()
         if units < count:
@@ -171,7 +190,8 @@ class ColumnParallelDense:
         x = np.asarray(x, np.float32)
         y = phylanx.evaluate("lambda(x, w, dot_d(x, w))", x, self.kernel)
         self._x = x
-        epilogue = _epilogue(self.layer, (None, self.columns[1] - self.columns[0]))
+        epilogue = _epilogue(self.layer, (None, self.columns[1] - self.columns[0]),
+                             split_columns=True)
         args = [y.local] + ([self.bias] if self.bias is not None else [])
         return y.derive(np.asarray(epilogue(*args), np.float32), y.layout)
 
@@ -199,6 +219,14 @@ class _LocalDense(Dense):
     def __init__(self, layer: Dense, columns: tuple[int, int]) -> None:
         self.__dict__.update(layer.__dict__)
         self.units = columns[1] - columns[0]
+
+    def forward(self, ctx, x):
+        g, w = ctx.graph, ctx.weights
+        shape = (x.shape[0], self.units)
+        y = g.op("dot", x, w["kernel"], shape=shape, hint="dense")
+        if self.use_bias:
+            y = g.op("__add", y, w["bias"], shape=shape)
+        return _activate(self, g, y, split_columns=True)
 
 
 def _gradient_program(name: str, g: Graph, loss: Var, wrt: list[Var], extra: list[Var]):

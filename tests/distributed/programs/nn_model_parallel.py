@@ -97,23 +97,40 @@ for padding, stride, dilation, with_bias in cases:
     else:
         raise AssertionError("a cotangent of the wrong shape must be refused")
 
-# -- Dense: 5 samples x 7 features -> 6 units, columns split over the ranks ----------
-layer = nn.Dense(6, activation="tanh")
-layer.build_for((None, 7))
-layer.weights[1].value = rng.normal(size=6).astype(np.float32)
-x = rng.normal(size=(5, 7)).astype(np.float32)
-ct = rng.normal(size=(5, 6)).astype(np.float32)
-kernel, bias = (w.value.astype(np.float64) for w in layer.weights)
-y = np.tanh(x @ kernel + bias)
-g = ct * (1.0 - y ** 2)
-want_dx, want_dk, want_db = g @ kernel.T, x.T @ g, g.sum(axis=0)
-mp = ColumnParallelDense(layer)
-c0, c1 = mp.columns
-out = mp.forward(x)
-close(out.local, y[:, c0:c1], "dense output block")
-close(out.gather(), y, "dense output")
-dx, (dk, db) = mp.backward(ct[:, c0:c1])
-close(dx, want_dx, "dense input gradient")
-close(dk, want_dk[:, c0:c1], "dense kernel columns' gradient")
-close(db, want_db[c0:c1], "dense bias gradient")
+# -- Dense: 5 samples x 7 features -> 6 or 7 units, columns split over the ranks -----
+def numpy_dense(x, kernel, bias, ct, activation):
+    """act(x @ kernel + bias) and the gradients of sum(out * ct) by x, kernel, bias."""
+    z = x @ kernel + bias
+    if activation == "tanh":
+        y = np.tanh(z)
+        g = ct * (1.0 - y ** 2)
+    else:                                   # softmax over every column
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        y = e / e.sum(axis=1, keepdims=True)
+        g = y * (ct - (ct * y).sum(axis=1, keepdims=True))
+    return y, g @ kernel.T, x.T @ g, g.sum(axis=0)
+
+
+# softmax: 7 units split unevenly; logits near 100 on some columns (exp overflows
+# float32 unless shifted by the global row maximum)
+for units, activation, shift in ((6, "tanh", 0.0), (7, "softmax", 0.0), (7, "softmax", 100.0)):
+    layer = nn.Dense(units, activation=activation)
+    layer.build_for((None, 7))
+    layer.weights[1].value = (rng.normal(size=units) +
+                              shift * (np.arange(units) % 3 == 1)).astype(np.float32)
+    x = rng.normal(size=(5, 7)).astype(np.float32)
+    ct = rng.normal(size=(5, units)).astype(np.float32)
+    kernel, bias = (w.value.astype(np.float64) for w in layer.weights)
+    y, want_dx, want_dk, want_db = numpy_dense(x.astype(np.float64), kernel, bias, ct,
+                                               activation)
+    what = f"dense {activation} (logit shift {shift})"
+    mp = ColumnParallelDense(layer)
+    c0, c1 = mp.columns
+    out = mp.forward(x)
+    close(out.local, y[:, c0:c1], f"{what} output block")
+    close(out.gather(), y, f"{what} output")
+    dx, (dk, db) = mp.backward(ct[:, c0:c1])
+    close(dx, want_dx, f"{what} input gradient")
+    close(dk, want_dk[:, c0:c1], f"{what} kernel columns' gradient")
+    close(db, want_db[c0:c1], f"{what} bias gradient")
 print(f"OK {rank}", flush=True)
