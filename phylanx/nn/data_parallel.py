@@ -14,12 +14,12 @@ every loss is a mean over the batch, so the sum over ranks of share x shard loss
 full-batch loss and the sum of its gradients the full-batch gradient, also for a smaller
 last batch.  (Weighting the loss rather than the gradients keeps that true through the
 collectives of synchronised batch normalisation, whose cotangents the ranks add up: see
-``graph._backward``.)  The ``async`` collective starts
-as soon as its gradient exists and runs while the backward pass goes on to the earlier
-layers; only the optimizer's update statements at the end consume ``r`` (waiting for it
-there).  Each collective has its own name, hence its own communicator, so the ranks may
-start them in any order.  The loss and metrics are reduced the same way (started right
-after the loss, before the backward pass), so every rank reports the global values (share-weighted).
+``graph._backward``.)  The ``async`` collective starts as soon as its gradient exists
+and runs while the backward pass goes on to the earlier layers; only the optimizer's
+update statements at the end consume ``r`` (waiting for it there).  Each collective has
+its own name, hence its own communicator, so the ranks may start them in any order.  The
+loss and metrics are reduced likewise, share-weighted (started right after the loss,
+before the backward pass), so every rank reports the global values.
 
 Dropout masks are drawn for the whole global batch on every rank and sliced to the
 shard (``Context.shard``), so with the same seed training matches one process.
