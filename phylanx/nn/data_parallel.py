@@ -3,23 +3,32 @@
 Every locality passes the same full ``x, y`` (and seed); each trains on its shard of
 every global batch (rows ``offset:stop``, a near-equal split by rank), starting from
 rank 0's weights (broadcast when ``fit`` begins).  The step program is the ordinary one
-(forward, generated backward, optimizer update) plus, *right after the statement that
-completes each weight gradient*::
+(forward, generated backward, optimizer update), except that the backward pass starts
+from ``loss * shard_weight``, plus, *right after the statement that completes each
+weight gradient*::
 
-    define(r, async(all_reduce(__mul(grad, shard_weight), "sum", "grad_<layer>_<weight>")))
+    define(r, async(all_reduce(grad, "sum", "grad_<layer>_<weight>")))
 
 ``shard_weight`` is this shard's share of the global batch (``(stop - offset) / batch``):
-every loss is a mean over the batch, so the sum over ranks of share x shard gradient is
-the full-batch gradient, also for a smaller last batch.  The ``async`` collective starts
-as soon as its gradient exists and runs while the backward pass goes on to the earlier
-layers; only the optimizer's update statements at the end consume ``r`` (waiting for it
-there).  Each collective has its own name, hence its own communicator, so the ranks may
-start them in any order.  The loss and metrics are reduced the same way (started right
-after the loss, before the backward pass), so every rank reports the global values.
+every loss is a mean over the batch, so the sum over ranks of share x shard loss is the
+full-batch loss and the sum of its gradients the full-batch gradient, also for a smaller
+last batch.  (Weighting the loss rather than the gradients keeps that true through the
+collectives of synchronised batch normalisation, whose cotangents the ranks add up: see
+``graph._backward``.)  The ``async`` collective starts as soon as its gradient exists
+and runs while the backward pass goes on to the earlier layers; only the optimizer's
+update statements at the end consume ``r`` (waiting for it there).  Each collective has
+its own name, hence its own communicator, so the ranks may start them in any order.  The
+loss and metrics are reduced likewise, share-weighted (started right after the loss,
+before the backward pass), so every rank reports the global values.
 
 Dropout masks are drawn for the whole global batch on every rank and sliced to the
 shard (``Context.shard``), so with the same seed training matches one process.
-BatchNormalization uses the shard's statistics (not synchronised).
+BatchNormalization (:func:`global_moments`, unless ``fit(sync_batchnorm=False)``)
+normalises with the global batch's mean and variance: the channel sums of the shard
+(zero for a rank without rows), all-reduced, over the global count; then the same for
+the squared deviations from that mean (two passes, as one process's ``var``).  Their
+backward pass all-reduces the cotangents of those sums, so the gradients are the
+full-batch ones too.  With ``sync_batchnorm=False`` each shard uses its own statistics.
 
 :func:`record_timeline` makes the next compiled data-parallel step wrap each gradient
 statement and each collective in ``timer``, appending ``(label, start, end)``
@@ -73,7 +82,8 @@ def collective_name(weight_name: str) -> str:
 class Inputs:
     """The extra step inputs of data-parallel training, as program variables."""
 
-    def __init__(self, g: Graph, trace: bool) -> None:
+    def __init__(self, g: Graph, trace: bool, sync_batchnorm: bool = True) -> None:
+        self.sync_batchnorm = bool(sync_batchnorm)
         self.weight = g.input("shard_weight", ())
         self.shard = (g.input("shard_offset", ()), g.input("shard_stop", ()),
                       g.input("shard_total", ()))
@@ -95,23 +105,27 @@ def _timed(inputs: Inputs, expr: str, label: str) -> str:
     return f'timer({expr}, lambda(t, {inputs.trace.name}("{label}", t)))'
 
 
-def _reduction(g: Graph, inputs: Inputs, value: Var, name: str) -> Stmt:
-    expr = f'all_reduce(__mul({value.name}, {inputs.weight.name}), "sum", "{name}")'
+def _reduction(g: Graph, inputs: Inputs, value: Var, name: str, weighted: bool) -> Stmt:
+    term = f"__mul({value.name}, {inputs.weight.name})" if weighted else value.name
+    expr = f'all_reduce({term}, "sum", "{name}")'
     out = Var(g.fresh("reduced"), value.shape)
     return Stmt(out, "async", (Raw(_timed(inputs, expr, "reduce " + name)),))
 
 
-def reduce_in_place(g: Graph, inputs: Inputs, values: list, names: list[str]) -> list:
+def reduce_in_place(g: Graph, inputs: Inputs, values: list, names: list[str],
+                    weighted: list[bool] | None = None) -> list:
     """Insert, right after the statement defining each of ``values`` (Vars, or None),
-    its share-weighted all_reduce (see the module doc); the reduced Vars (None kept).
-    With tracing, the defining statement is wrapped in ``timer`` as well."""
+    its all_reduce, share-weighted where ``weighted`` (default: all; see the module
+    doc); the reduced Vars (None kept).  With tracing, the defining statement is wrapped
+    in ``timer`` as well."""
     made: dict[int, Stmt] = {}
     result = []
-    for value, name in zip(values, names):
+    weighted = [True] * len(values) if weighted is None else weighted
+    for value, name, weigh in zip(values, names, weighted):
         if value is None:
             result.append(None)
             continue
-        stmt = _reduction(g, inputs, value, name)
+        stmt = _reduction(g, inputs, value, name, weigh)
         made[id(value)] = (stmt, name)
         result.append(stmt.out)
     stmts = []
@@ -150,3 +164,32 @@ def broadcast_weights(model: Any) -> None:
 def rank_and_count() -> tuple[int, int]:
     from .. import distributed as dist
     return dist.find_here(), dist.num_localities()
+
+
+def global_moments(g: Graph, inputs: Inputs, x: Var, name: str) -> tuple[Var, Var]:
+    """Mean and (biased) variance of ``x`` over all its axes but the last, taken over
+    the global batch: the shards' channel sums all-reduced over the global count (a
+    rank running a stand-in row for an empty shard adds zeros); then, around that
+    mean, the squared deviations likewise.  Differentiable (see ``graph._backward``)."""
+    from ..errors import PhylanxValueError
+    inner = x.shape[1:-1]
+    if any(d is None for d in inner):
+        raise PhylanxValueError(
+            f"BatchNormalization '{name}': synchronised statistics need the input's "
+            f"non-batch axes known, got shape {x.shape}; pass sync_batchnorm=False")
+    channels = (x.shape[-1],)
+    axes = list(range(len(x.shape) - 1))
+    label = re.sub(r"\W", "_", name)
+    rows = g.op("astype", g.op("__gt", inputs.weight, 0.0, shape=()), "float32", shape=())
+    count = g.op("astype", g.op("__mul", inputs.shard[2], int(np.prod(inner, dtype=np.int64)),
+                                shape=()), "float32", shape=())
+
+    def global_mean(value: Var, what: str) -> Var:
+        local = g.op("__mul", g.op("sum", value, axes, shape=channels), rows, shape=channels)
+        total = g.op("all_reduce", local, "sum", f"bn_{label}_{what}", shape=channels)
+        return g.op("__div", total, count, shape=channels, hint=f"bn_{what}")
+
+    mean = global_mean(x, "mean")
+    deviation = g.op("__sub", x, mean, shape=x.shape)
+    squares = g.op("__mul", deviation, deviation, shape=x.shape)
+    return mean, global_mean(squares, "var")

@@ -70,7 +70,7 @@ class Graph:
     def op(self, primitive: str, *operands: Any, shape: tuple = (), hint: str = "") -> Var:
         """``define(v, primitive(operands...))``; operands are Vars, lists of Vars, or
         constants (numbers, strings, None, nested lists of them)."""
-        active = _differentiable(primitive) and any(_active(a) for a in operands)
+        active = _differentiable(primitive, operands) and any(_active(a) for a in operands)
         out = Var(self.fresh(hint), tuple(shape), active)
         self.stmts.append(Stmt(out, primitive, operands))
         return out
@@ -80,9 +80,12 @@ class Graph:
         return [f"define({s.out.name}, {call(s.primitive, s.operands)})" for s in self.stmts]
 
 
-def _differentiable(primitive: str) -> bool:
+def _differentiable(primitive: str, operands: tuple = ()) -> bool:
     """Outputs of primitives without a derivative (comparisons, ``shape``, random draws,
-    ``argmax``) carry no gradient, whatever their operands."""
+    ``argmax``) carry no gradient, whatever their operands.  A summing ``all_reduce`` is
+    linear: :func:`_backward` differentiates it (synchronised batch statistics)."""
+    if primitive == "all_reduce":
+        return len(operands) < 2 or operands[1] == "sum"
     spec = registry.lookup(primitive)
     return spec is not None and spec.differentiable
 
@@ -161,6 +164,13 @@ def _backward(graph: Graph, stmt: Stmt, ct: Any, add) -> None:
         if right.active:
             t = graph.op("transpose", left, shape=left.shape[::-1])
             add(right, graph.op("dot", t, ct, shape=right.shape, hint="ct"))
+        return
+    if stmt.primitive == "all_reduce":
+        # SPMD: the ranks' objectives add up and each depends on the sum of the ranks'
+        # addends, so the cotangent of an addend is the sum of the ranks' cotangents
+        name = str(a[2]) if len(a) > 2 else ""
+        add(a[0], graph.op("all_reduce", ct, "sum", name + "/ct" if name else "",
+                           shape=a[0].shape, hint="ct"))
         return
     g = graph.op("vjp", stmt.primitive, ct, stmt.out, *a, shape=(), hint="g")
     for pos, operand in enumerate(a):

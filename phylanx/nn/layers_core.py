@@ -58,6 +58,9 @@ class Context:
     #: data parallel: (offset, stop, global batch) Vars of this rank's shard, so that
     #: random draws are made for the whole batch and sliced (same as one process)
     shard: tuple | None = None
+    #: data parallel: the step's :class:`~.data_parallel.Inputs` (shard weight, whether
+    #: BatchNormalization synchronises its statistics over the ranks)
+    parallel: Any = None
 
 
 class Layer:

@@ -1,8 +1,10 @@
 """BatchNormalization and Embedding.
 
 Batch normalisation is written with ordinary primitives (``mean``, ``var``, arithmetic,
-``sqrt``): its gradient needs no special kernel.  Its moving statistics are
-non-trainable weights whose new values the training step returns beside the parameters.
+``sqrt``): its gradient needs no special kernel.  In data-parallel training its batch
+statistics are those of the global batch (``data_parallel.global_moments``).  Its
+moving statistics are non-trainable weights whose new values the training step returns
+beside the parameters.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import numpy as np
 
 from ..errors import PhylanxValueError
 from . import initializers
+from .data_parallel import global_moments
 from .layers_core import Layer, ShapeMismatch
 
 
@@ -54,8 +57,12 @@ class BatchNormalization(Layer):
         channels = (x.shape[-1],)
         if ctx.training:
             axes = list(range(len(x.shape) - 1))
-            mean = g.op("mean", x, axes, shape=channels, hint="bn_mean")
-            variance = g.op("var", x, axes, shape=channels, hint="bn_var")
+            if ctx.parallel is not None and ctx.parallel.sync_batchnorm:
+                # over every rank's shard (data parallel)
+                mean, variance = global_moments(g, ctx.parallel, x, self.name)
+            else:
+                mean = g.op("mean", x, axes, shape=channels, hint="bn_mean")
+                variance = g.op("var", x, axes, shape=channels, hint="bn_var")
             keep = self.momentum
             for name, batch in (("moving_mean", mean), ("moving_variance", variance)):
                 old = g.op("__mul", w[name], keep, shape=channels)

@@ -37,7 +37,8 @@ class TrainingDivergedError(PhylanxRuntimeError):
 class Program:
     """One compiled PhySL function of a model and what its inputs and outputs mean."""
 
-    def __init__(self, model: Any, kind: str, parallel: bool = False) -> None:
+    def __init__(self, model: Any, kind: str, parallel: bool = False,
+                 sync_batchnorm: bool = True) -> None:
         trainable = model.trainable_weights if kind == "train" else []
         fixed = [w for w in model.weights if all(w is not t for t in trainable)]
         self.trainable, self.fixed = trainable, fixed
@@ -48,14 +49,15 @@ class Program:
         by_weight = {id(w): v for w, v in zip(trainable + fixed, params + consts)}
         updates: list = []
         # data parallel (see data_parallel.py): shard inputs, reduced gradients
-        self.parallel = data_parallel.Inputs(g, data_parallel.recording()) if parallel else None
+        self.parallel = data_parallel.Inputs(g, data_parallel.recording(), sync_batchnorm) \
+            if parallel else None
 
         def ctx_for(layer):
             local = {w.name.split("/", 1)[1]: by_weight[id(w)] for w in layer.weights}
             ctx = Context(g, local, kind == "train")
             ctx.updates = updates
             if self.parallel is not None:
-                ctx.shard = self.parallel.shard
+                ctx.shard, ctx.parallel = self.parallel.shard, self.parallel
             return ctx
 
         x = g.input("x_batch", model.input_shape)
@@ -76,12 +78,16 @@ class Program:
             slots = {s: [g.input(f"slot_{s}{i}", w.value.shape) for i, w in enumerate(trainable)]
                      for s in self.slot_names}
             lr, t = g.input("learning_rate", ()), g.input("step_number", ())
-            grads = gradients(g, loss, params)
-            if self.parallel is not None:
+            if self.parallel is None:
+                grads = gradients(g, loss, params)
+            else:       # the shard's share of the loss: the ranks' gradients add up
+                share = g.op("__mul", loss, self.parallel.weight, shape=(), hint="share")
+                grads = gradients(g, share, params)
                 labels = [data_parallel.collective_name(w.name) for w in trainable]
                 reduced = data_parallel.reduce_in_place(
                     g, self.parallel, [loss, *found, *grads],
-                    ["nn_loss", *(f"nn_metric{i}" for i in range(len(found))), *labels])
+                    ["nn_loss", *(f"nn_metric{i}" for i in range(len(found))), *labels],
+                    [True] * (1 + len(found)) + [False] * len(grads))
                 loss, found, grads = reduced[0], reduced[1:1 + len(found)], \
                     reduced[1 + len(found):]
                 results = [loss, found]
@@ -192,8 +198,12 @@ class TrainingMixin:
     def _program(self, kind: str) -> Program:
         program = self._programs.get(kind)
         if program is None:
-            base, _, mode = kind.partition(":")       # "train:data": data parallel
-            program = self._programs[kind] = Program(self, base, parallel=mode == "data")
+            # "train:data": data parallel; "train:data:local_bn": without synchronised
+            # batch statistics
+            base, _, mode = kind.partition(":")
+            program = self._programs[kind] = Program(
+                self, base, parallel=mode.startswith("data"),
+                sync_batchnorm=mode != "data:local_bn")
         return program
 
     def _require_compiled(self) -> None:
@@ -228,11 +238,13 @@ class TrainingMixin:
     def fit(self, x: Any, y: Any, batch_size: int = 32, epochs: int = 1, verbose: int = 1,
             callbacks: list | None = None, validation_split: float = 0.0,
             validation_data: Any = None, shuffle: bool = True, initial_epoch: int = 0,
-            stop_on_nan: bool = True, distributed: str | None = None) -> cbs.History:
+            stop_on_nan: bool = True, distributed: str | None = None,
+            sync_batchnorm: bool = True) -> cbs.History:
         """Train for ``epochs`` passes over ``(x, y)``; returns the :class:`History`.
 
         ``distributed="data"``: data parallel over the localities (every rank passes
-        the same data; see :mod:`.data_parallel`)."""
+        the same data; see :mod:`.data_parallel`); BatchNormalization then uses the
+        global batch's statistics unless ``sync_batchnorm=False`` (each shard's own)."""
         self._require_compiled()
         if distributed not in (None, "data"):
             raise PhylanxValueError(f"distributed must be None or 'data', got {distributed!r}"
@@ -251,7 +263,8 @@ class TrainingMixin:
             vy = self._targets(vx, validation_data[1])
         if len(x) == 0:
             raise PhylanxValueError("fit needs at least one training sample")
-        step = self._program("train" if distributed is None else "train:data")
+        step = self._program("train" if distributed is None else
+                             "train:data" if sync_batchnorm else "train:data:local_bn")
         if distributed is not None:
             data_parallel.broadcast_weights(self)
             rank, count = data_parallel.rank_and_count()

@@ -1,8 +1,10 @@
 """Data-parallel ``fit`` under ``mpiexec -n 2, 3`` == single-process ``fit`` (losses and
-weights, with Adam/SGD, dropout, uneven and empty shards), and the gradient
+weights, with Adam/SGD, dropout, synchronised BatchNormalization, uneven and empty
+shards), and the gradient
 all_reduces overlap the backward pass (``programs/nn_data_parallel.py``); the activity
 recognition example ends with the same loss on 1 and 2 localities; the model-parallel
-Conv1D and Dense give the single-process outputs and gradients."""
+Conv1D (tiled by batch or by length) and Dense give the single-process outputs and
+gradients."""
 from __future__ import annotations
 
 import re

@@ -2,7 +2,10 @@
 
 Each rank trains a small Conv1D/Dropout/Dense model with ``distributed="data"`` and
 then, alone, the same model from the same seed without it (the oracle); losses and
-weights must agree to float32 rounding.  The step's timeline (``record_timeline``)
+weights must agree to float32 rounding.  So must a model with BatchNormalization (after
+a Conv1D and after a Dense): its statistics are synchronised over the ranks, moving
+statistics included; with ``sync_batchnorm=False`` (each shard's statistics) the losses
+must differ from one process's.  The step's timeline (``record_timeline``)
 must show the first gradient's all_reduce starting before the last gradient exists.
 Prints ``OK <rank>`` and the overlap figures on rank 0.
 """
@@ -35,18 +38,34 @@ def model(optimizer, steps=24, filters=8):
     return m
 
 
-def train(distributed, x, y, optimizer, batch_size, epochs=2):
-    m = model(optimizer)
+def bn_model(optimizer, steps=24):
+    # no bias before a normalisation: its gradient is zero but for rounding, which Adam
+    # would scale up to full steps (in one process as much as in several)
+    nn.set_seed(7)
+    nn.clear_session()
+    m = nn.Sequential([nn.Input((steps, 3)), nn.Conv1D(8, 3, use_bias=False),
+                       nn.BatchNormalization(momentum=0.8), nn.Activation("relu"),
+                       nn.MaxPooling1D(2), nn.Conv1D(8, 5, activation="relu"),
+                       nn.GlobalAveragePooling1D(), nn.Dense(6, use_bias=False),
+                       nn.BatchNormalization(momentum=0.8, epsilon=1e-2), nn.Activation("tanh"),
+                       nn.Dense(3, activation="softmax")])
+    m.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy",
+              metrics=["accuracy"])
+    return m
+
+
+def train(distributed, x, y, optimizer, batch_size, epochs=2, make=model, **kw):
+    m = make(optimizer)
     if distributed and dist.find_here() != 0:    # the broadcast must replace these
         m.set_weights([w + 1.0 for w in m.get_weights()])
     h = m.fit(x, y, batch_size=batch_size, epochs=epochs, verbose=0,
-              distributed="data" if distributed else None)
+              distributed="data" if distributed else None, **kw)
     return h.history, m.get_weights()
 
 
-def check(x, y, optimizer, batch_size, what):
-    got_h, got_w = train(True, x, y, optimizer(), batch_size)
-    want_h, want_w = train(False, x, y, optimizer(), batch_size)
+def check(x, y, optimizer, batch_size, what, make=model):
+    got_h, got_w = train(True, x, y, optimizer(), batch_size, make=make)
+    want_h, want_w = train(False, x, y, optimizer(), batch_size, make=make)
     for key in want_h:
         np.testing.assert_allclose(got_h[key], want_h[key], rtol=2e-5, atol=1e-6,
                                    err_msg=f"{what}: {key}")
@@ -94,6 +113,16 @@ def main():
     check(x, y, lambda: nn.Adam(0.01), 12, "adam, batch 12")
     check(x, y, lambda: nn.SGD(0.1, momentum=0.9), 16, "sgd, batch 16")
     check(x[:4], y[:4], lambda: nn.SGD(0.1), 2, "batch 2 (ranks without rows)")
+    check(x, y, lambda: nn.Adam(0.01), 12, "batchnorm, adam, batch 12", bn_model)
+    check(x, y, lambda: nn.SGD(0.1, momentum=0.9), 16, "batchnorm, sgd, batch 16", bn_model)
+    # 6 rows in batches of 4 and 2: on 3 ranks shards of 2, 1, 1 rows, then 1, 1, 0
+    check(x[:6], y[:6], lambda: nn.SGD(0.1), 4, "batchnorm, batch 4 (short, empty shards)",
+          bn_model)
+    if dist.num_localities() > 1:    # the synchronisation is what made them agree
+        local_h, _ = train(True, x, y, nn.SGD(0.1), 16, make=bn_model, sync_batchnorm=False)
+        want_h, _ = train(False, x, y, nn.SGD(0.1), 16, make=bn_model)
+        gap = abs(local_h["loss"][-1] - want_h["loss"][-1]) / abs(want_h["loss"][-1])
+        assert gap > 1e-3, (local_h, want_h)
     if "--overlap" in sys.argv:
         overlap(rank)
     print(f"OK {rank}", flush=True)
