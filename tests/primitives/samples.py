@@ -92,7 +92,10 @@ def _booleans_logic() -> dict[str, list[tuple]]:
 def _controls_control_flow() -> dict[str, list[tuple]]:
     """Samples of phylanx/primitives/controls/control_flow.py."""
     return {
-        "indices": [((2, 3),), ((3,), "float"), ((2, 2), "int", True)],
+        "indices": [((2, 3),), ((3,), "float"), ((2, 2), "int", True), ((2, 3, 2), "float", True),
+                    ((),), ((0, 3),), ((2,), "bool"), ((2,), "int32"), ((2,), "double"),
+                    ((1, 2, 1, 2),)],
+        "__npindices": [((2, 3),), ((3,), "float"), ((2, 2), "int", True), ((0, 3),), ((),)],
     }
 
 

@@ -84,7 +84,19 @@ def _matrixops_linalg() -> dict[str, list[tuple]]:
                    (np.array([[0, 1, 2], [1, 0, 3], [4, -3, 8]]),),
                    (np.float32([[4, 7], [2, 6]]),), (np.array([[1., 2.], [2., 4.]]),),
                    (np.zeros((0, 0)),), (np.arange(6.).reshape(2, 3),)],
-        "norm": [(np.array([3., 4.]),), (np.arange(6.).reshape(2, 3),),
+        "norm": [(np.array([3., 4.]),), (np.arange(6.).reshape(2, 3),), (np.array([1, 1]),),
+                 (np.array([3, 4]),), (np.array([True, False]),), (np.float32([3, 4]), 1),
+                 (np.array([1., -2., 3.]), 3), (np.array([1., -2., 3.]), 0),
+                 (np.array([1., -2., 3.]), -1), (np.array([1., -2., 3.]), np.float64(-np.inf)),
+                 (np.array([1., -2., 3.]), np.float64(2.0)), (np.array([1., 2.]), "nuc"),
+                 (np.array([1., 2.]), None, 0), (np.array([1., 2.]), None, -1, True),
+                 (np.array([1., 2.]), None, 1), (np.arange(6.).reshape(2, 3), 2),
+                 (np.arange(6.).reshape(2, 3), 1), (np.arange(6.).reshape(2, 3), None, 0),
+                 (np.arange(6.).reshape(2, 3), np.float64(np.inf)),
+                 (np.arange(6).reshape(2, 3), None, None, True), (np.float64(3.0),),
+                 (np.arange(6.).reshape(2, 3), "fro"), (np.arange(6.).reshape(2, 3), "nuc"),
+                 (np.arange(24.).reshape(2, 3, 4),)],
+        "__npnorm": [(np.array([3., 4.]),), (np.arange(6.).reshape(2, 3),),
                  (np.arange(6.).reshape(2, 3), "fro"), (np.arange(6.).reshape(2, 3), "nuc"),
                  (np.array([1., -2., 3.]), np.float64(np.inf)), (np.array([1., -2., 3.]), 1),
                  (np.arange(6.).reshape(2, 3), 2, 1),
@@ -258,6 +270,36 @@ def _matrixops_sort() -> dict[str, list[tuple]]:
     }
 
 
+def _matrixops_original_stack() -> dict[str, list[tuple]]:
+    """Samples of phylanx/primitives/matrixops/original_stack.py (the oracles are the
+    addendum's rules A.3.1, not NumPy's)."""
+    _A23 = np.arange(6.0).reshape(2, 3)
+    _I23 = np.arange(6).reshape(2, 3)
+    _T = np.arange(24).reshape(2, 3, 4)
+    return {
+        "hstack": [([1, 2, 3],), ([1, 2.5],), ([True, False],), ([np.arange(2), 5],),
+                   ([_A23, _I23],), ([1.7, 2], "int"), ([np.float32([1]), np.float32(2)],),
+                   ([np.zeros((2, 0)), _A23],), ([_A23, np.arange(2)],), ([],), ([], "int"),
+                   ([1, [2, 3], np.array([4.5])],), ([1, [2.5]],), ([[True, 2]],),
+                   ([1, 2], "float32"), ([1, 2], "int8"), ([1.5], "bool"), ([1, 2], "double"),
+                   ([_T, _T[:, :1]],), ([_A23, [1, 2]],)],
+        "vstack": [([np.arange(3), np.arange(3.0)],), ([1, 2],), ([_A23, _I23],),
+                   ([np.arange(2), np.arange(2)], "float32"), ([np.arange(2), np.arange(3)],),
+                   ([np.zeros(0)],), ([np.ones((1, 2, 2)), np.zeros((1, 2, 2))],), ([],),
+                   ([np.arange(3), _A23],), ([1, np.arange(2)],), ([[1, 2]],), ([_T, _T],),
+                   ([_T, _A23],), ([True, False],)],
+        "dstack": [([np.arange(3), np.arange(3.0)],), ([_A23, _I23],), ([1, 2],),
+                   ([_A23, _A23], "int"), ([np.arange(2), np.arange(3)],), ([],), ([2.5],),
+                   ([_A23, _T.reshape(2, 3, 4)],), ([np.arange(3), _A23],),
+                   ([1, np.arange(2)],), ([[1, 2]],)],
+        "stack": [([np.arange(3), np.arange(3.0)],), ([_A23, _I23], 2), ([_A23, _I23], -1),
+                  ([1, 2, 3],), ([_A23, _A23], 1, "int"), ([np.arange(2), np.arange(3)],),
+                  ([_A23], 3), ([_A23], 1), ([_A23], -2), ([np.arange(3)],), ([np.arange(3)], 1),
+                  ([_T], 0), ([_T], 1), ([_T], 2), ([1, 2], -1), ([1, 2], 1), ([5],),
+                  ([[1, 2]],), ([_T, _T], 3), ([np.arange(2), np.arange(2)], -2)],
+    }
+
+
 def _matrixops_stack() -> dict[str, list[tuple]]:
     """Samples of phylanx/primitives/matrixops/stack.py."""
     _A23 = np.arange(6.0).reshape(2, 3)
@@ -266,17 +308,17 @@ def _matrixops_stack() -> dict[str, list[tuple]]:
         "concatenate": [([np.arange(2), np.arange(3.0)],), ([_A23, _A23], 1), ([_A23, _I23], -2),
                         ([_A23, np.arange(4)], None), ([np.zeros((0, 3)), _A23],),
                         ([np.float32([1]), np.float32([2, 3])],), ([_A23, np.arange(3)],), ([],)],
-        "hstack": [([1, 2, 3],), ([1, 2.5],), ([True, False],), ([np.arange(2), 5],),
+        "__nphstack": [([1, 2, 3],), ([1, 2.5],), ([True, False],), ([np.arange(2), 5],),
                    ([_A23, _I23],), ([1.7, 2], "int"), ([np.float32([1]), np.float32(2)],),
                    ([np.zeros((2, 0)), _A23],), ([_A23, np.arange(2)],)],
-        "vstack": [([np.arange(3), np.arange(3.0)],), ([1, 2],), ([_A23, _I23],),
+        "__npvstack": [([np.arange(3), np.arange(3.0)],), ([1, 2],), ([_A23, _I23],),
                    ([np.arange(2), np.arange(2)], "float32"), ([np.arange(2), np.arange(3)],),
                    ([np.zeros(0)],), ([np.ones((1, 2, 2)), np.zeros((1, 2, 2))],)],
-        "dstack": [([np.arange(3), np.arange(3.0)],), ([_A23, _I23],), ([1, 2],),
-                   ([_A23, _A23], "int"), ([np.arange(2), np.arange(3)],)],
-        "stack": [([np.arange(3), np.arange(3.0)],), ([_A23, _I23], 2), ([_A23, _I23], -1),
+        "__npdstack": [([np.arange(3), np.arange(3.0)],), ([_A23, _I23],), ([1, 2],),
+                   ([_A23, _A23], "int"), ([np.arange(2), np.arange(3)],), ([1, 2],), ([],)],
+        "__npstack": [([np.arange(3), np.arange(3.0)],), ([_A23, _I23], 2), ([_A23, _I23], -1),
                   ([1, 2, 3],), ([_A23, _A23], 1, "int"), ([np.arange(2), np.arange(3)],),
-                  ([_A23], 3)],
+                  ([_A23], 3), ([_A23], 1), (_A23, 1), ([],)],
         "insert": [(np.arange(4), 1, 9), (np.arange(4), [1, 3], [7, 8]), (_A23, 1, 5),
                    (_A23, 1, 5, 1), (_A23, 0, [1, 2, 3], 0), (_A23, -1, 0, -1),
                    (np.arange(3.0), 1, 2.5, None, "int"), (np.arange(3), 7, 1),
