@@ -243,7 +243,8 @@ T = np.arange(24.).reshape(2, 3, 4) - 10
 def test_norm_like_numpy(x, args, kwargs):
     """``__npnorm`` (what np.linalg.norm compiles to); PhySL ``norm`` is the original's
     (tests/primitives/test_original_semantics.py)."""
-    assert_like_numpy(ev(f"lambda(x, __npnorm(x{args}))", x), np.linalg.norm(x, **kwargs), rtol=1e-6)
+    assert_like_numpy(ev(f"lambda(x, __npnorm(x{args}))", x), np.linalg.norm(x, **kwargs),
+                      rtol=1e-6)
 
 
 @pytest.mark.parametrize("args, error, message", [

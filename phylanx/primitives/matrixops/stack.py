@@ -65,7 +65,7 @@ def nphstack(arrays, dtype=None):
     differentiable=True, extension=True,
 )
 def npvstack(arrays, dtype=None):
-    """``np.vstack``: stack a list of arrays vertically (row-wise, numpy.vstack); 1-d inputs become rows."""
+    """``np.vstack``: stack a list of arrays vertically (row-wise); 1-d inputs become rows."""
     parts = _nonempty(array_sequence(arrays, "arrays"), "vstack")
     return _cast(numpy_call(np.vstack, parts), dtype)
 
