@@ -73,6 +73,7 @@ CASES.update({
     "hypot": [(away_from_zero(3, 4), away_from_zero(3, 4))],
     "arctan2": [(away_from_zero(3, 4), away_from_zero(3, 4))],
     "where": [(A34 > 0, B34, normal(4))],
+    "__npwhere": [(A34 > 0, B34, normal(4))],
     "clip": [(np.array([-0.9, -0.3, 0.2, 0.8, 0.45, -0.7]), -0.5, 0.5),
              (np.array([-0.9, -0.3, 0.2, 0.8]), np.array([-0.5, -0.5, 0.0, 0.0]), f(0.6))],
     "relu": [(away_from_zero(3, 4),), (np.array([-2.0, -0.5, 0.45, 0.8, 1.5]), 0.1, 1.0, 0.2)],

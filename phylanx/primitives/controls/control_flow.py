@@ -355,8 +355,9 @@ def indices(dimensions, dtype="int", sparse=False):
            example="__npindices(list(2, 2))", result="[[[0, 0], [1, 1]], [[0, 1], [0, 1]]]",
            extension=True)
 def npindices(dimensions, dtype="int", sparse=False):
-    """``np.indices(dimensions, dtype, sparse)``: one stacked array of grid indices (a list
-    of broadcastable arrays if sparse); zero sizes are allowed."""
+    """``np.indices(dimensions, dtype, sparse)``: one stacked array of grid indices.
+
+    A list of broadcastable arrays if sparse; zero sizes are allowed."""
     from ..dtypes import to_dtype
     shape = [to_int(d, f"element {i} of dimensions") for i, d in enumerate(
         dimensions if isinstance(dimensions, (list, tuple)) else [dimensions])]
