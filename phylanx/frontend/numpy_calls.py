@@ -82,7 +82,8 @@ class NumpyMixin(NumpyMoreMixin):
 
     def _filled(self, value, node, like=False):
         args = self.arguments(node)
-        return self.call("constant_like" if like else "constant",
+        # np.zeros_like keeps a's dtype; PhySL constant_like takes the value's (the original)
+        return self.call("__npconstant_like" if like else "constant",
                          [self.lit(value, node), *args], node)
 
     def np_zeros(self, node):

@@ -6,7 +6,8 @@ original's meaning differs: ``np.vstack([])`` is an error (PhySL: (0, 0)), ``np.
 scalars is (1, 1, n) (PhySL: (n, 1, 1)), ``np.stack([m])`` adds an axis (PhySL: the rows of
 ``m``), ``np.indices`` is one array and takes zero sizes (PhySL: a list, positive sizes),
 ``np.linalg.norm`` of an int vector is a float and ``ord=2`` of a matrix is the largest
-singular value (PhySL: truncated, element-wise), ``np.where``/``np.nonzero`` take lists.
+singular value (PhySL: truncated, element-wise), ``np.where``/``np.nonzero`` take lists,
+``np.zeros_like`` keeps the array's dtype (PhySL ``constant_like``: the value's).
 """
 from __future__ import annotations
 
@@ -94,6 +95,17 @@ def where3d(c, x):
 def test_np_where_of_3d_operands():
     c = np.arange(8).reshape(2, 2, 2) % 3 == 0
     check(where3d, c, np.arange(8.0).reshape(2, 2, 2), strict=True)
+
+
+@Phylanx
+def likes(a):
+    return np.zeros_like(a), np.ones_like(a), np.zeros_like(a, dtype=int), np.empty_like(a).shape
+
+
+def test_np_zeros_like_keeps_the_array_dtype():
+    """PhySL constant_like(0, a) takes the value's dtype (int64), np.zeros_like a's."""
+    got = check(likes, np.array([1.5, 2.5], np.float32), strict=True)
+    assert got[0].dtype == np.float32
 
 
 @Phylanx

@@ -1,5 +1,5 @@
 """PhySL primitives that follow the original where it and NumPy disagree, part 2 (compat
-addendum A.1.9, A.2, A.3.1, A.3.2, A.3.4, A.3.7, A.3.9, A.3.10), parametrised over the
+addendum A.1.9, A.2, A.3.1, A.3.2, A.3.4, A.3.6, A.3.7, A.3.9, A.3.10), parametrised over the
 addendum's rules and examples.
 
 Each case is ``(rule, PhySL code, expected)``; ``expected`` is a value compared strictly
@@ -261,6 +261,11 @@ WHERE_LOGIC_STORE = _cases(
      np.array([0, 2, 2, 0])),
     ("A.1.9 a list value is an error",
      "block(define(a, [0, 0]), store(slice(a, 0), list(1)), a)", (ERR, "must be numeric")),
+    ("A.3.6 constant_like takes the value's dtype", "constant_like(0, [1.5, 2.5])",
+     np.array([0, 0])),
+    ("A.3.6 constant_like takes the value's dtype", "constant_like(0.5, [[1, 2]])",
+     np.array([[0.5, 0.5]])),
+    ("A.3.6 constant_like with a dtype", "constant_like(1, [1.5], \"float\")", np.array([1.0])),
     ("A.1.9 a 2-d value into a vector slice",
      "block(define(a, [0, 0]), store(slice(a, 0), [[1]]), a)", (ERR, "unsupported data type")),
 )

@@ -109,18 +109,39 @@ def full(shape, value, dtype=None):
 def _constant_like_oracle(value, a, dtype=None):
     if value is None:
         return np.empty_like(a, dtype=dtype)
-    return np.full_like(a, value, dtype=dtype)
+    return np.full_like(a, value, dtype=dtype or np.asarray(value).dtype)
 
 
 @primitive(
     "constant_like", "constant_like(_1_value, _2_a, __arg(_3_dtype, nil))",
     oracle=_constant_like_oracle,
-    example="constant_like(1, [[1, 2], [3, 4]])", result="[[1, 1], [1, 1]]",
+    example="constant_like(0, [[1.5, 2.5]])", result="[[0, 0]]",
 )
 def constant_like(value, a, dtype=None):
-    """An array shaped like ``a`` (and of its dtype) filled with ``value`` (np.zeros_like ...).
+    """An array shaped like ``a`` filled with ``value``, of the VALUE's dtype (the original's).
 
-    ``value`` nil leaves it uninitialised (np.empty_like).
+    So ``constant_like(0, float_array)`` is int64 (``np.zeros_like``, which keeps ``a``'s
+    dtype, compiles to ``__npconstant_like``).  ``value`` nil leaves it uninitialised,
+    of ``a``'s dtype.
+    """
+    model = as_array(a, "a")
+    if value is None:
+        return scalarize(np.empty_like(model, dtype=to_dtype(dtype)))
+    fill = as_array(value, "value")
+    dt = to_dtype(dtype, fill.dtype)
+    return scalarize(numpy_call(np.full_like, model, fill, dtype=dt))
+
+
+@primitive(
+    "__npconstant_like", "__npconstant_like(_1_value, _2_a, __arg(_3_dtype, nil))",
+    oracle=lambda value, a, dtype=None: (np.empty_like(a, dtype=dtype) if value is None
+                                         else np.full_like(a, value, dtype=dtype)),
+    example="__npconstant_like(0, [[1.5, 2.5]])", result="[[0., 0.]]", extension=True,
+)
+def npconstant_like(value, a, dtype=None):
+    """``np.zeros_like``/``np.ones_like``/``np.empty_like``: ``a``'s dtype unless given.
+
+    ``value`` nil leaves the array uninitialised (np.empty_like).
     """
     model = as_array(a, "a")
     dt = to_dtype(dtype)
