@@ -1,6 +1,6 @@
 """NumPy calls -> primitives: renames, argument rewrites and array literals.
 
-``np.zeros(shape)`` becomes ``constant(0, shape)``, ``np.array([[1, 2]])`` an
+``np.zeros(shape)`` becomes ``__npconstant(0, shape)``, ``np.array([[1, 2]])`` an
 array literal, ``np.random.normal(m, s, n)`` ``random(n, list("normal", m, s))``;
 NumPy keywords that a primitive only takes by position are moved into place
 using NumPy's own signature.  Everything else maps by name through
@@ -82,8 +82,9 @@ class NumpyMixin(NumpyMoreMixin):
 
     def _filled(self, value, node, like=False):
         args = self.arguments(node)
-        # np.zeros_like keeps a's dtype; PhySL constant_like takes the value's (the original)
-        return self.call("__npconstant_like" if like else "constant",
+        # NumPy's dtypes: np.zeros_like keeps a's, np.zeros(n, np.float32) is float32; PhySL
+        # constant_like takes the value's and constant maps "float..." to float64 (the original)
+        return self.call("__npconstant_like" if like else "__npconstant",
                          [self.lit(value, node), *args], node)
 
     def np_zeros(self, node):

@@ -99,13 +99,15 @@ def test_np_where_of_3d_operands():
 
 @Phylanx
 def likes(a):
-    return np.zeros_like(a), np.ones_like(a), np.zeros_like(a, dtype=int), np.empty_like(a).shape
+    return (np.zeros_like(a), np.ones_like(a), np.zeros_like(a, dtype=int),
+            np.empty_like(a).shape, np.zeros(2, np.float32), np.ones((2, 1), dtype=np.int32))
 
 
 def test_np_zeros_like_keeps_the_array_dtype():
     """PhySL constant_like(0, a) takes the value's dtype (int64), np.zeros_like a's."""
     got = check(likes, np.array([1.5, 2.5], np.float32), strict=True)
-    assert got[0].dtype == np.float32
+    assert got[0].dtype == got[4].dtype == np.float32   # PhySL constant(0, 2, "float32"):
+    assert got[5].dtype == np.int32                     # float64; "int32": int64
 
 
 @Phylanx

@@ -67,7 +67,10 @@ def test_arange_errors():
     ("constant(0, list(2, 3))", np.zeros((2, 3))),
     ("constant(1, 3)", np.ones(3)),
     ("constant(7, list(2, 2), \"int\")", np.full((2, 2), 7, dtype=np.int64)),
-    ("constant(1.5, list(1, 2, 1, 2), \"float32\")", np.full((1, 2, 1, 2), 1.5, np.float32)),
+    # the original maps any "float..." to float64; np.zeros(.., np.float32) -> __npconstant
+    ("constant(1.5, list(1, 2, 1, 2), \"float32\")", np.full((1, 2, 1, 2), 1.5)),
+    ("__npconstant(1.5, list(1, 2, 1, 2), \"float32\")", np.full((1, 2, 1, 2), 1.5, np.float32)),
+    ("constant(1.5, 2, \"xyz\")", np.full(2, 1.5)),
     ("constant(2.5)", np.float64(2.5)),
     ("constant(3, nil, \"int\")", np.int64(3)),
     ("constant(1, list())", np.float64(1)),

@@ -23,33 +23,10 @@ import numpy as np
 from ...errors import PhylanxTypeError, PhylanxValueError
 from ...values import type_name
 from ..array_args import as_array, numpy_call
+from ..dtypes import original_dtype
 from ..registry import primitive
 
 _EMPTY_RANK = {"hstack": 1, "vstack": 2, "dstack": 3}
-
-
-def original_dtype(value: Any) -> np.dtype | None:
-    """The original's ``map_dtype``: bool, int64 or float64 for a recognised name, else None.
-
-    Strings: ``"bool"``; any starting with ``"int"`` -> int64, with ``"float"`` ->
-    float64.  Dtype objects (``int``, ``float32`` ...) map by kind."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        key = value.strip().lower()
-    else:
-        try:
-            key = np.dtype(value).name
-        except TypeError:
-            raise PhylanxTypeError(
-                f"a dtype must be a string such as \"float\", got a {type_name(value)}") from None
-    if key == "bool":
-        return np.dtype(np.bool_)
-    if key.startswith(("int", "uint")):
-        return np.dtype(np.int64)
-    if key.startswith("float"):
-        return np.dtype(np.float64)
-    return None
 
 
 def _operands(arrays: Any, name: str) -> tuple[list[np.ndarray], list[np.ndarray]]:
