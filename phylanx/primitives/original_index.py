@@ -256,6 +256,13 @@ def list_index(seq: Any, indices: list) -> Any:
     if kind == _ALL:
         return list(seq)
     if kind == _RANGE:
+        first, last, stride = payload
+        if stride not in (None, 1) and last is not None:
+            # the original cuts a stepped range at the list's end (step 1 is not clamped)
+            if stride > 0 and last > n:
+                payload = (first, n, stride)
+            elif stride < 0 and last < -n:
+                payload = (first, None, stride)
         start, stop, step = _range(payload, n, "the requested list elements")
         return list(seq)[slice(start, stop, step)]
     if kind == _INT:   # an index array gives its first element

@@ -1,5 +1,5 @@
 """PhySL primitives that follow the original where it and NumPy disagree, part 2 (compat
-addendum A.1.9, A.2, A.3.1, A.3.2, A.3.4, A.3.6, A.3.7, A.3.9, A.3.10), parametrised over the
+addendum A.1.7, A.1.9, A.2, A.3.1, A.3.2, A.3.4, A.3.6, A.3.7, A.3.9, A.3.10), parametrised over the
 addendum's rules and examples.
 
 Each case is ``(rule, PhySL code, expected)``; ``expected`` is a value compared strictly
@@ -271,6 +271,12 @@ WHERE_LOGIC_STORE = _cases(
     ("A.3.6 constant_like takes the value's dtype", "constant_like(0.5, [[1, 2]])",
      np.array([[0.5, 0.5]])),
     ("A.3.6 constant_like with a dtype", "constant_like(1, [1.5], \"float\")", np.array([1.0])),
+    ("A.1.7 a list range of step 1 is not clamped", "slice(list(1, 2, 3), list(0, 9))",
+     (ERR, "cannot extract the requested list elements")),
+    ("A.1.7 a list range of another step is cut at the end",
+     "slice(list(1, 2, 3, 4), list(1, 9, 2))", [2, 4]),
+    ("A.1.7 a list range of another step is cut at the end",
+     "slice(list(1, 2, 3, 4), list(3, -9, -2))", [4, 2]),
     ("A.1.9 a 2-d value into a vector slice",
      "block(define(a, [0, 0]), store(slice(a, 0), [[1]]), a)", (ERR, "unsupported data type")),
 )
