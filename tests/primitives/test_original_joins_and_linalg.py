@@ -1,5 +1,5 @@
 """PhySL primitives that follow the original where it and NumPy disagree, part 2 (compat
-addendum A.1.7, A.1.9, A.2, A.3.1, A.3.2, A.3.4, A.3.6, A.3.7, A.3.9, A.3.10), parametrised over the
+addendum A.1.7, A.1.9, A.2, A.3.1, A.3.2, A.3.4, A.3.6, A.3.7, A.3.8, A.3.9, A.3.10), parametrised over the
 addendum's rules and examples.
 
 Each case is ``(rule, PhySL code, expected)``; ``expected`` is a value compared strictly
@@ -277,6 +277,11 @@ WHERE_LOGIC_STORE = _cases(
      "slice(list(1, 2, 3, 4), list(1, 9, 2))", [2, 4]),
     ("A.1.7 a list range of another step is cut at the end",
      "slice(list(1, 2, 3, 4), list(3, -9, -2))", [4, 2]),
+    ("A.3.8 prepend: a nil operand is rejected", "prepend(nil, list(1))",
+     (ERR, "all the arguments be valid")),
+    ("A.3.8 append: a nil operand is rejected", "append(list(1), nil)",
+     (ERR, "all the arguments be valid")),
+    ("A.3.8 prepend: a nil list", "prepend(1, nil)", (ERR, "must be a list")),
     ("A.1.9 a 2-d value into a vector slice",
      "block(define(a, [0, 0]), store(slice(a, 0), [[1]]), a)", (ERR, "unsupported data type")),
 )
