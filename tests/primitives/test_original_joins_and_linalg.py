@@ -1,6 +1,6 @@
 """PhySL primitives that follow the original where it and NumPy disagree, part 2 (compat
-addendum A.1.7, A.1.9, A.2, A.3.1, A.3.2, A.3.4, A.3.6, A.3.7, A.3.8, A.3.9, A.3.10), parametrised over the
-addendum's rules and examples.
+addendum A.1.7, A.1.9, A.2, A.3.1, A.3.2, A.3.4-A.3.10), parametrised over the addendum's
+rules and examples.
 
 Each case is ``(rule, PhySL code, expected)``; ``expected`` is a value compared strictly
 (exact dtype) or ``(exception type, message pattern)``.  The NumPy spellings under
@@ -282,6 +282,9 @@ WHERE_LOGIC_STORE = _cases(
     ("A.3.8 append: a nil operand is rejected", "append(list(1), nil)",
      (ERR, "all the arguments be valid")),
     ("A.3.8 prepend: a nil list", "prepend(1, nil)", (ERR, "must be a list")),
+    ("A.3.5 the mode must be a string", "pad([1], 1, 3)", (ERR, "should be a string")),
+    ("A.3.5 constant mode only", "pad([1], 1, \"reflect\")",
+     (ERR, "only been implemented for constant mode")),
     ("A.1.9 a 2-d value into a vector slice",
      "block(define(a, [0, 0]), store(slice(a, 0), [[1]]), a)", (ERR, "unsupported data type")),
 )

@@ -254,8 +254,11 @@ def pad(a, pad_width, mode, constant_values=None):
     ``w`` and ``list(list(b, e), nil)`` is ``(b, e)`` on every axis.  Other modes are not
     supported.
     """
+    if not isinstance(mode, str):
+        raise PhylanxTypeError(f"the padding mode should be a string, got a {type_name(mode)}")
     if mode != "constant":
-        raise PhylanxValueError(f"pad supports only mode 'constant', got {mode!r}")
+        raise PhylanxValueError(f"the pad primitive has only been implemented for constant "
+                                f"mode, got {mode!r}")
     arr = as_array(a, "a")
     if isinstance(pad_width, (list, tuple)) and len(pad_width) == 2 and pad_width[1] is None:
         # the original's form with a trailing nil: the first entry on every axis (A.3.5)
