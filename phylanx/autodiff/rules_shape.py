@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..primitives.matrixops.original_stack import join_layout, stack_operands
+from ..primitives.matrixops.shape import pad_widths
 from .rule_helpers import arr, int_list
 from .table import VJP
 
@@ -92,7 +93,7 @@ def repeat_vjp(ct, out, a, repeats, axis=None):
 @VJP.register("pad")
 def pad_vjp(ct, out, a, pad_width, mode, constant_values=None):
     ndim = np.ndim(a)
-    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (ndim, 2))
+    widths = np.broadcast_to(pad_widths(pad_width), (ndim, 2))
     inner = tuple(slice(int(before), int(before) + n)
                   for (before, _), n in zip(widths, np.shape(a)))
     ct = np.asarray(ct)
@@ -100,6 +101,9 @@ def pad_vjp(ct, out, a, pad_width, mode, constant_values=None):
     # not differentiated
     border = np.sum(ct) - np.sum(ct[inner]) if np.ndim(constant_values) == 0 else None
     return ct[inner], None, None, None if constant_values is None else border
+
+
+VJP.defrule("__nppad", pad_vjp)       # np.pad
 
 
 @VJP.register("diag")

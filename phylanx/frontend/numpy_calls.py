@@ -201,7 +201,7 @@ class NumpyMixin(NumpyMoreMixin):
         if len(positional) == 2 and not any(isinstance(a, past.KeywordArg) and a.name == "mode"
                                             for a in args):
             args.insert(2, self.lit("constant", node))   # NumPy's default mode
-        return self.keyword_call("pad", "pad", args, node)
+        return self.keyword_call("__nppad", "pad", args, node)
 
     def np_size(self, node):
         bound = _bind(node, ("a", "axis"), self)

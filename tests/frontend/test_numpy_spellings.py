@@ -111,6 +111,26 @@ def test_np_zeros_like_keeps_the_array_dtype():
 
 
 @Phylanx
+def pad_none(a):
+    return np.pad(a, (1, None))
+
+
+@Phylanx
+def pad_ok(a):
+    return np.pad(a, (1, 2)), np.pad(a, 1, constant_values=7)
+
+
+def test_np_pad_refuses_the_originals_nil_widths():
+    """PhySL pad(a, list(1, nil), "constant") pads 1 on both sides (the original); NumPy
+    refuses None widths, and so does np.pad under @Phylanx, saying which meaning applies."""
+    check(pad_ok, np.arange(3))
+    with pytest.raises(TypeError):
+        pad_none.python(np.arange(3))
+    with pytest.raises(PhylanxError, match="PhySL pad primitive reads list"):
+        pad_none(np.arange(3))
+
+
+@Phylanx
 def logic(a, b):
     return a < 1 and b > 2 and a != b, a > 1 or b > 2
 
