@@ -305,8 +305,8 @@ def _original_indices_dtype(dtype) -> np.dtype:
     key = dtype.strip().lower() if isinstance(dtype, str) else (
         "int" if dtype is None else np.dtype(dtype).name)
     if key == "bool":
-        raise PhylanxTypeError("the dtype \"bool\" is not supported (use \"int\" "
-                               "or \"float\")")
+        raise PhylanxTypeError("the dtype \"bool\" is not supported by the original's "
+                               "indices (use \"int\" or \"float\"; np.indices is __npindices)")
     return np.dtype(np.int64 if key.startswith(("int", "uint")) else np.float64)
 
 

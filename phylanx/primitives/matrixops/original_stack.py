@@ -38,14 +38,16 @@ def _operands(arrays: Any, name: str) -> tuple[list[np.ndarray], list[np.ndarray
     only among float32 and bool operands)."""
     if not isinstance(arrays, (list, tuple)):
         raise PhylanxTypeError(f"the first argument to the {name} primitive has to be a list "
-                               f"of arrays to stack, got a {type_name(arrays)}")
+                               f"of arrays to stack, got a {type_name(arrays)} (the original's "
+                               f"rule; np.{name}, which takes an array too, is __np{name})")
     parts: list[np.ndarray] = []
     typed: list[np.ndarray] = []
     for i, item in enumerate(arrays):
         if isinstance(item, (list, tuple)):
             if name != "hstack":
                 raise PhylanxTypeError(f"element {i} is a list; lists cannot be "
-                                       "stacked (only hstack flattens nested lists)")
+                                       "stacked (only hstack flattens nested lists; "
+                                       f"np.{name} reads them as arrays: __np{name})")
             for j, inner in enumerate(item):
                 scalar = as_array(inner, f"element {j} of the nested list {i}")
                 if scalar.ndim:
