@@ -376,6 +376,9 @@ def _solvers_iterative_linear() -> dict[str, list[tuple]]:
     out = {f"iterative_solver_{s}": common for s in _SYMMETRIC_SOLVERS}
     out.update({f"iterative_solver_{s}": common + [(nonsymmetric, rhs)]
                 for s in _NONSYMMETRIC_SOLVERS})
+    out["iterative_solver_gmres"] = out["iterative_solver_gmres"] + [
+        (nonsymmetric, rhs, np.int64(3)), (nonsymmetric, rhs, np.int64(3), 1e-12),
+        (nonsymmetric, rhs, 0.5)]
     return out
 
 

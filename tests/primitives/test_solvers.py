@@ -274,8 +274,10 @@ def test_tolerance_argument_controls_accuracy(suffix):
     a = _spd(30)
     b = RNG.standard_normal(30)
     exact = np.linalg.solve(a, b)
-    loose = solve(f"iterative_solver_{suffix}", a, b, 1e-2)
-    tight = solve(f"iterative_solver_{suffix}", a, b, 1e-12)
+    # gmres: the third argument is the Krylov dimension n (the original's), then the tolerance
+    n = (np.int64(20),) if suffix == "gmres" else ()
+    loose = solve(f"iterative_solver_{suffix}", a, b, *n, 1e-2)
+    tight = solve(f"iterative_solver_{suffix}", a, b, *n, 1e-12)
     assert np.linalg.norm(b - a @ loose) <= 1e-2 * np.linalg.norm(b)
     assert np.linalg.norm(b - a @ tight) <= 1e-10 * np.linalg.norm(b)
     assert np.abs(tight - exact).max() <= np.abs(loose - exact).max()
@@ -360,7 +362,23 @@ def test_iterative_input_errors():
     with pytest.raises(PhylanxValueError, match="must be a vector"):
         solve("iterative_solver_gmres", np.eye(2), np.ones((2, 2)))
     with pytest.raises(PhylanxValueError, match="tolerance must be positive"):
-        solve("iterative_solver_gmres", np.eye(2), np.ones(2), -1.0)
+        solve("iterative_solver_gmres", np.eye(2), np.ones(2), np.int64(5), -1.0)
+    with pytest.raises(PhylanxValueError, match="tolerance must be positive"):
+        solve("iterative_solver_bicgstab", np.eye(2), np.ones(2), -1.0)
+
+
+def test_gmres_third_argument_is_the_krylov_dimension():
+    """As in the original (addendum A.3.9): gmres(a, b, n) with an integer n (the restart
+    length); a float there is an error that names the fourth argument, the tolerance."""
+    a = _general(12)
+    b = RNG.standard_normal(12)
+    for n in (1, 3, 12):
+        x = solve("iterative_solver_gmres", a + 12 * np.eye(12), b, np.int64(n))
+        np.testing.assert_allclose(x, np.linalg.solve(a + 12 * np.eye(12), b), rtol=1e-7)
+    with pytest.raises(PhylanxValueError, match="Krylov dimension n"):
+        solve("iterative_solver_gmres", a, b, 1e-3)
+    with pytest.raises(PhylanxValueError, match="must be positive"):
+        solve("iterative_solver_gmres", a, b, np.int64(0))
 
 
 def test_incomplete_cholesky_keeps_the_sparsity_pattern():
