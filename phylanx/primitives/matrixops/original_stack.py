@@ -70,13 +70,12 @@ def _result_dtype(typed: list[np.ndarray], dtype: Any) -> np.dtype:
     return np.result_type(*typed)
 
 
-def join_layout(name: str, shapes: list[tuple[int, ...]], axis: int = 0,
-                ) -> tuple[list[tuple[int, ...]], int]:
-    """How the original's ``name`` joins operands of ``shapes``: ``(piece shapes, axis)``.
+def join_layout(name: str, shapes: list[tuple[int, ...]]) -> tuple[list[tuple[int, ...]], int]:
+    """How the original's hstack/vstack/dstack joins operands of ``shapes``.
 
-    Every operand is reshaped to its piece shape and the pieces are concatenated along
-    the axis (for ``stack``: ``axis`` is the primitive's axis argument).  Raises a
-    PhylanxValueError for the forms the original refuses."""
+    Returns ``(piece shapes, axis)``: every operand is reshaped to its piece shape and
+    the pieces are concatenated along the axis.  Raises a PhylanxValueError for the forms
+    the original refuses."""
     ranks = [len(s) for s in shapes]
     top = max(ranks)
     if name == "hstack":
