@@ -133,6 +133,9 @@ def where_vjp(ct, out, condition, x=None, y=None):
     return None, np.where(chosen, ct, 0.0), np.where(chosen, 0.0, ct)
 
 
+VJP.defrule("__npwhere", where_vjp)      # np.where (NumPy's spelling of where)
+
+
 @VJP.register("clip")
 def clip_vjp(ct, out, a, a_min, a_max):
     x = arr(a)

@@ -47,7 +47,8 @@ def relu_vjp(ct, out, x, alpha=0.0, max_value=None, threshold=0.0):
     ct = np.asarray(ct)
     below = x < float(threshold)
     capped = np.zeros(x.shape, bool) if max_value is None else x >= float(max_value)
-    slope = np.where(capped, 0.0, np.where(below, float(alpha), 1.0))
+    clamped = ~below & (x < 0)           # at or above a negative threshold: 0 (the original)
+    slope = np.where(capped | clamped, 0.0, np.where(below, float(alpha), 1.0))
     leak = below & ~capped
     return (ct * slope,
             np.sum(np.where(leak, ct * (x - float(threshold)), 0.0)),

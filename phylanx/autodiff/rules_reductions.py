@@ -136,6 +136,19 @@ def normalize_vjp(ct, out, a, dtype=None):
 
 
 @VJP.register("norm")
+def original_norm_vjp(ct, out, x, ord=None, axis=None, keepdims=False):
+    """The original's norm: differentiable for its 2-norm of a vector and its (element-wise)
+    Frobenius norm of a matrix (ord nil, "fro" or 2)."""
+    if not (ord is None or ord == 2 or (isinstance(ord, str) and ord == "fro")):
+        raise PhylanxValueError("the gradient of norm is only computed for the 2-norm of "
+                                "vectors and the Frobenius norm (ord nil, \"fro\" or 2)")
+    v = arr(x)
+    r = np.asarray(out, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (np.where(r == 0, 0.0, np.asarray(ct) * v / r),)
+
+
+@VJP.register("__npnorm")
 def norm_vjp(ct, out, x, ord=None, axis=None, keepdims=False):
     if ord is not None and not (isinstance(ord, (int, float, np.number)) and ord == 2
                                 and (axis is None and np.ndim(x) == 1 or

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..primitives.matrixops.original_stack import join_layout, stack_operands
+from ..primitives.matrixops.shape import pad_widths
 from .rule_helpers import arr, int_list
 from .table import VJP
 
@@ -91,7 +93,7 @@ def repeat_vjp(ct, out, a, repeats, axis=None):
 @VJP.register("pad")
 def pad_vjp(ct, out, a, pad_width, mode, constant_values=None):
     ndim = np.ndim(a)
-    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (ndim, 2))
+    widths = np.broadcast_to(pad_widths(pad_width), (ndim, 2))
     inner = tuple(slice(int(before), int(before) + n)
                   for (before, _), n in zip(widths, np.shape(a)))
     ct = np.asarray(ct)
@@ -99,6 +101,9 @@ def pad_vjp(ct, out, a, pad_width, mode, constant_values=None):
     # not differentiated
     border = np.sum(ct) - np.sum(ct[inner]) if np.ndim(constant_values) == 0 else None
     return ct[inner], None, None, None if constant_values is None else border
+
+
+VJP.defrule("__nppad", pad_vjp)       # np.pad
 
 
 @VJP.register("diag")
@@ -148,18 +153,49 @@ def concatenate_vjp(ct, out, arrays, axis=0):
     return _join_vjp(_concat_promote, _concat_axis)(ct, out, arrays, axis)
 
 
-VJP.defrule("hstack", _join_vjp(np.atleast_1d,
-                                lambda pieces, options: 1 if pieces[0].ndim > 1 else 0))
-VJP.defrule("vstack", _join_vjp(np.atleast_2d, lambda pieces, options: 0))
-VJP.defrule("dstack", _join_vjp(np.atleast_3d, lambda pieces, options: 2))
+# the NumPy spellings (np.hstack ... np.stack compile to __nphstack ... __npstack)
+VJP.defrule("__nphstack", _join_vjp(np.atleast_1d,
+                                    lambda pieces, options: 1 if pieces[0].ndim > 1 else 0))
+VJP.defrule("__npvstack", _join_vjp(np.atleast_2d, lambda pieces, options: 0))
+VJP.defrule("__npdstack", _join_vjp(np.atleast_3d, lambda pieces, options: 2))
 VJP.defrule("column_stack", _join_vjp(
     lambda p: p.reshape(-1, 1) if p.ndim < 2 else p, lambda pieces, options: 1))
+
+
+@VJP.register("__npstack")
+def npstack_vjp(ct, out, arrays, axis=0, dtype=None):
+    ct = np.asarray(ct)
+    ax = int(0 if axis is None else axis) % ct.ndim
+    if isinstance(arrays, np.ndarray):      # np.stack(m, axis): the rows of m were joined
+        return (np.moveaxis(ct, ax, 0),)
+    return ([np.take(ct, i, axis=ax) for i in range(ct.shape[ax])],)
+
+
+def _original_join_vjp(name):
+    """The rule of the original's hstack/vstack/dstack (compat addendum A.3.1): the layout
+    of the forward primitive (:func:`join_layout`) cut back into the operands; the
+    scalars of a list nested in hstack get a list of cotangents."""
+    def rule(ct, out, arrays, dtype=None):
+        flat = [np.asarray(v) for item in arrays
+                for v in (item if isinstance(item, (list, tuple)) else (item,))]
+        pieces, axis = join_layout(name, [p.shape for p in flat])
+        cut = _split_along(ct, [np.empty(s) for s in pieces], axis)
+        grads = iter(c.reshape(p.shape) for c, p in zip(cut, flat))
+        return ([[next(grads) for _ in item] if isinstance(item, (list, tuple))
+                 else next(grads) for item in arrays],)
+    return rule
+
+
+for _name in ("hstack", "vstack", "dstack"):
+    VJP.defrule(_name, _original_join_vjp(_name))
 
 
 @VJP.register("stack")
 def stack_vjp(ct, out, arrays, axis=0, dtype=None):
     ct = np.asarray(ct)
     ax = int(0 if axis is None else axis) % ct.ndim
+    if stack_operands(arrays)[1]:           # one operand: its rows were joined
+        return ([np.moveaxis(ct, ax, 0)],)
     return ([np.take(ct, i, axis=ax) for i in range(ct.shape[ax])],)
 
 

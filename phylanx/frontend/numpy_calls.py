@@ -1,6 +1,6 @@
 """NumPy calls -> primitives: renames, argument rewrites and array literals.
 
-``np.zeros(shape)`` becomes ``constant(0, shape)``, ``np.array([[1, 2]])`` an
+``np.zeros(shape)`` becomes ``__npconstant(0, shape)``, ``np.array([[1, 2]])`` an
 array literal, ``np.random.normal(m, s, n)`` ``random(n, list("normal", m, s))``;
 NumPy keywords that a primitive only takes by position are moved into place
 using NumPy's own signature.  Everything else maps by name through
@@ -82,7 +82,9 @@ class NumpyMixin(NumpyMoreMixin):
 
     def _filled(self, value, node, like=False):
         args = self.arguments(node)
-        return self.call("constant_like" if like else "constant",
+        # NumPy's dtypes: np.zeros_like keeps a's, np.zeros(n, np.float32) is float32; PhySL
+        # constant_like takes the value's and constant maps "float..." to float64 (the original)
+        return self.call("__npconstant_like" if like else "__npconstant",
                          [self.lit(value, node), *args], node)
 
     def np_zeros(self, node):
@@ -199,7 +201,7 @@ class NumpyMixin(NumpyMoreMixin):
         if len(positional) == 2 and not any(isinstance(a, past.KeywordArg) and a.name == "mode"
                                             for a in args):
             args.insert(2, self.lit("constant", node))   # NumPy's default mode
-        return self.keyword_call("pad", "pad", args, node)
+        return self.keyword_call("__nppad", "pad", args, node)
 
     def np_size(self, node):
         bound = _bind(node, ("a", "axis"), self)

@@ -63,7 +63,9 @@ class _Recurrent(Layer):
         if not self.return_sequences:
             return hs[-1]
         batch = hs[0].shape[0]
-        return ctx.graph.op("stack", hs, 1, shape=(batch, len(hs), self.units), hint="seq")
+        # NumPy's stack: one step still gets its time axis (PhySL stack of one operand
+        # stacks its rows, the original's rule)
+        return ctx.graph.op("__npstack", hs, 1, shape=(batch, len(hs), self.units), hint="seq")
 
     def layer_config(self):
         return {"units": self.units, "activation": self.activation,

@@ -100,3 +100,27 @@ def to_shape(value: Any, what: str = "shape") -> tuple[int, ...]:
     if isinstance(value, np.ndarray) and value.ndim == 1:
         return tuple(to_int(v, what) for v in value.tolist())
     return (to_int(value, what),)
+
+
+def original_dtype(value: Any) -> np.dtype | None:
+    """The original's ``map_dtype``: bool, int64 or float64 for a recognised name, else None.
+
+    Strings: ``"bool"``; any starting with ``"int"`` -> int64, with ``"float"`` ->
+    float64.  Dtype objects (``int``, ``float32`` ...) map by kind."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        key = value.strip().lower()
+    else:
+        try:
+            key = np.dtype(value).name
+        except TypeError:
+            raise PhylanxTypeError(
+                f"a dtype must be a string such as \"float\", got a {type_name(value)}") from None
+    if key == "bool":
+        return np.dtype(np.bool_)
+    if key.startswith(("int", "uint")):
+        return np.dtype(np.int64)
+    if key.startswith("float"):
+        return np.dtype(np.float64)
+    return None

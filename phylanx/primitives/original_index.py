@@ -256,6 +256,13 @@ def list_index(seq: Any, indices: list) -> Any:
     if kind == _ALL:
         return list(seq)
     if kind == _RANGE:
+        first, last, stride = payload
+        if stride not in (None, 1) and last is not None:
+            # the original cuts a stepped range at the list's end (step 1 is not clamped)
+            if stride > 0 and last > n:
+                payload = (first, n, stride)
+            elif stride < 0 and last < -n:
+                payload = (first, None, stride)
         start, stop, step = _range(payload, n, "the requested list elements")
         return list(seq)[slice(start, stop, step)]
     if kind == _INT:   # an index array gives its first element
@@ -301,12 +308,27 @@ def store_indices(kind: str, container: Any, idx: list, value: Any) -> tuple[lis
                 return [_range(c[1], len(container), "the requested list elements"),
                         *idx[1:]], value
         return idx, value
+    if value is None or isinstance(value, (list, tuple, dict, str)):
+        # the original converts the value to the target's dtype: numbers and arrays only
+        raise PhylanxTypeError(f"the value stored into a slice of an array must be numeric, "
+                               f"got a {type_name(value)}")
     if container.ndim == 1 and len(idx) == 2 and not (_is_nil(idx[0]) and _is_nil(idx[1])):
         # the original stores through the first non-nil index only
         idx = [idx[0] if not _is_nil(idx[0]) else idx[1]]
     out = read_indices(container, idx)
+    if container.ndim == 1 and np.ndim(value) > 1:
+        raise PhylanxValueError(f"a {np.ndim(value)}-d value cannot be stored into a slice of "
+                                "a vector (source ir::node_data object holds unsupported data "
+                                "type)")
     if (container.ndim == 1 and len(out) == 1 and isinstance(out[0], np.ndarray)
-            and out[0].dtype == np.bool_ and np.ndim(value) == 1
-            and np.shape(value)[0] == container.shape[0] != int(out[0].sum())):
-        value = np.asarray(value)[:int(out[0].sum())]   # a full-length value: its first k
+            and out[0].dtype == np.bool_ and np.ndim(value) == 1):
+        # the original broadcasts the value to the vector's length n and writes its first k
+        # entries into the k selected places (NumPy's v[mask] = w takes k values)
+        n, k = container.shape[0], int(out[0].sum())
+        if np.shape(value)[0] not in (1, n):
+            raise PhylanxValueError(
+                f"cannot broadcast a vector into a vector of different size: a store through a "
+                f"boolean mask takes a value of the vector's length {n} (or 1), got "
+                f"{np.shape(value)[0]} (Python's v[mask] = w takes the {k} selected values)")
+        value = np.broadcast_to(np.asarray(value), (n,))[:k]
     return out, value

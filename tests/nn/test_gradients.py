@@ -93,6 +93,19 @@ def test_recurrent(layer):
     _check(model, x, RNG.normal(size=(3,) + model.output_shape[1:]))
 
 
+def test_recurrent_sequence_of_one_step():
+    """One time step keeps its time axis (the layer joins steps with NumPy's stack; the
+    PhySL stack of one operand would stack its rows, as the original's did)."""
+    nn.set_seed(3)
+    seq = nn.Sequential([nn.Input((1, 2)), nn.SimpleRNN(3, return_sequences=True)])
+    last = nn.Sequential([nn.Input((1, 2)), nn.SimpleRNN(3)])
+    last.set_weights(seq.get_weights())
+    x = RNG.normal(size=(4, 1, 2))
+    out = seq.predict(x)
+    assert out.shape == (4, 1, 3)
+    np.testing.assert_allclose(out[:, 0, :], last.predict(x), rtol=1e-12)
+
+
 def test_embedding():
     model = _seq((5,), nn.Embedding(7, 3), nn.GlobalAveragePooling1D(), nn.Dense(2))
     _check(model, RNG.integers(0, 7, (4, 5)), RNG.normal(size=(4, 2)))

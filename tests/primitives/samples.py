@@ -70,16 +70,20 @@ def _booleans_logic() -> dict[str, list[tuple]]:
         (np.arange(16).reshape(2, 2, 2, 2) % 3,), (np.array([], dtype=bool),),
     ]
     return {
-        "nonzero": _COND_SAMPLES + [(np.int64(3),), (np.float64(0.0),)],
-        "__npnonzero": _COND_SAMPLES + [(np.int64(3),)],
+        "nonzero": _COND_SAMPLES + [(np.int64(3),), (np.float64(0.0),), ([1, 0],)],
+        "__npnonzero": _COND_SAMPLES + [(np.int64(3),), ([1, 0],)],
         "where": _COND_SAMPLES + [(np.int64(2),), (np.bool_(False),),
              (np.array([True, False, True]), np.array([1, 2, 3]), np.float64(-1.0)),
              (np.array([[1], [0]]), np.array([[1.5, 2.5]], dtype=np.float32),
               np.array([[0.0, 0.0]], dtype=np.float32)),
              (np.bool_(False), np.int64(1), np.int64(2)),
              (np.array([], dtype=bool), np.array([]), np.int64(0)),
+             (np.array([True, False]), [1, 2], np.int64(0)), ([True, False], np.int64(1), 2.5),
+             (np.array([[True], [False]]), np.arange(3), np.float64(-1.0)),
+             (np.zeros((2, 1, 2)), np.ones((1, 2, 2)), np.int64(7)),
             ],
         "__npwhere": _COND_SAMPLES + [
+             (np.array([True, False]), [1, 2], np.int64(0)), ([True, False], np.int64(1), 2.5),
              (np.array([True, False, True]), np.array([1, 2, 3]), np.float64(-1.0)),
              (np.array([[1], [0]]), np.array([[1.5, 2.5]], dtype=np.float32),
               np.array([[0.0, 0.0]], dtype=np.float32)),
@@ -92,7 +96,10 @@ def _booleans_logic() -> dict[str, list[tuple]]:
 def _controls_control_flow() -> dict[str, list[tuple]]:
     """Samples of phylanx/primitives/controls/control_flow.py."""
     return {
-        "indices": [((2, 3),), ((3,), "float"), ((2, 2), "int", True)],
+        "indices": [((2, 3),), ((3,), "float"), ((2, 2), "int", True), ((2, 3, 2), "float", True),
+                    ((),), ((0, 3),), ((2,), "bool"), ((2,), "int32"), ((2,), "double"),
+                    ((1, 2, 1, 2),)],
+        "__npindices": [((2, 3),), ((3,), "float"), ((2, 2), "int", True), ((0, 3),), ((),)],
     }
 
 
@@ -239,12 +246,18 @@ def _solvers_direct() -> dict[str, list[tuple]]:
         (np.array([[4, 2], [2, 3]]), np.array([2, 1])),
         (np.array([[4.0, 2.0], [2.0, 3.0]], dtype=np.float32), np.array([1.0, 2.0], np.float32)),
     ]
+    # both triangles of _TWO are positive definite and differ: uplo decides the answer
+    _TWO = np.array([[4.0, 1.0], [2.0, 3.0]])
+    _RHS = np.array([1.0, 2.0])
+    _TRIANGLES = [(_TWO, _RHS), (_TWO, _RHS, "U"), (_TWO, _RHS, "L"), (_TWO, _RHS, "l"),
+                  (_TWO, _RHS, "X"), (_TWO, np.array([[1.0], [2.0]]), "L")]
     return {
         "linear_solver_lu": _SOLVE_SAMPLES + [
-            (np.array([[0.0, 2.0], [3.0, 1.0]]), np.array([4.0, 5.0]))],
-        "linear_solver_ldlt": _SOLVE_SAMPLES + [
+            (np.array([[0.0, 2.0], [3.0, 1.0]]), np.array([4.0, 5.0])), (_TWO, _RHS),
+            (np.array([True, False]), _RHS), (_TWO, np.float64(1.0))],
+        "linear_solver_ldlt": _SOLVE_SAMPLES + _TRIANGLES + [
             (np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([3.0, 3.0]))],
-        "linear_solver_cholesky": _SOLVE_SAMPLES,
+        "linear_solver_cholesky": _SOLVE_SAMPLES + _TRIANGLES,
     }
 
 
@@ -363,6 +376,9 @@ def _solvers_iterative_linear() -> dict[str, list[tuple]]:
     out = {f"iterative_solver_{s}": common for s in _SYMMETRIC_SOLVERS}
     out.update({f"iterative_solver_{s}": common + [(nonsymmetric, rhs)]
                 for s in _NONSYMMETRIC_SOLVERS})
+    out["iterative_solver_gmres"] = out["iterative_solver_gmres"] + [
+        (nonsymmetric, rhs, np.int64(3)), (nonsymmetric, rhs, np.int64(3), 1e-12),
+        (nonsymmetric, rhs, 0.5)]
     return out
 
 

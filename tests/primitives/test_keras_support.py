@@ -84,10 +84,12 @@ def test_activations_do_not_overflow():
 
 
 def relu_reference(v, alpha=0.0, max_value=None, threshold=0.0):
+    """Keras's relu, except that (as in the original, addendum A.2) values at or above a
+    negative threshold are clamped at 0."""
     if max_value is not None and v >= max_value:
         return max_value
     if v >= threshold:
-        return v
+        return max(v, 0.0)
     return alpha * (v - threshold)
 
 

@@ -67,7 +67,10 @@ def test_arange_errors():
     ("constant(0, list(2, 3))", np.zeros((2, 3))),
     ("constant(1, 3)", np.ones(3)),
     ("constant(7, list(2, 2), \"int\")", np.full((2, 2), 7, dtype=np.int64)),
-    ("constant(1.5, list(1, 2, 1, 2), \"float32\")", np.full((1, 2, 1, 2), 1.5, np.float32)),
+    # the original maps any "float..." to float64; np.zeros(.., np.float32) -> __npconstant
+    ("constant(1.5, list(1, 2, 1, 2), \"float32\")", np.full((1, 2, 1, 2), 1.5)),
+    ("__npconstant(1.5, list(1, 2, 1, 2), \"float32\")", np.full((1, 2, 1, 2), 1.5, np.float32)),
+    ("constant(1.5, 2, \"xyz\")", np.full(2, 1.5)),
     ("constant(2.5)", np.float64(2.5)),
     ("constant(3, nil, \"int\")", np.int64(3)),
     ("constant(1, list())", np.float64(1)),
@@ -92,12 +95,18 @@ def test_constant_shape_errors():
 
 
 @pytest.mark.parametrize("code, args, expected", [
+    # constant_like takes the value's dtype (the original, addendum A.3.6); what
+    # np.zeros_like compiles to, __npconstant_like, takes a's
     ("lambda(a, constant_like(0, a))", (np.ones((2, 3), np.float32),),
+     np.zeros((2, 3), np.int64)),
+    ("lambda(a, __npconstant_like(0, a))", (np.ones((2, 3), np.float32),),
      np.zeros((2, 3), np.float32)),
     ("lambda(a, constant_like(1, a))", (np.arange(4),), np.ones(4, np.int64)),
-    ("lambda(a, constant_like(2.7, a))", (np.arange(3),), np.full_like(np.arange(3), 2.7)),
+    ("lambda(a, constant_like(2.7, a))", (np.arange(3),), np.full(3, 2.7)),
+    ("lambda(a, __npconstant_like(2.7, a))", (np.arange(3),), np.full_like(np.arange(3), 2.7)),
     ("lambda(a, constant_like(1, a, \"float\"))", (np.arange(3),), np.ones(3)),
-    ("lambda(a, constant_like(1, a))", (np.zeros((0, 2)),), np.ones((0, 2))),
+    ("lambda(a, constant_like(1, a))", (np.zeros((0, 2)),), np.ones((0, 2), np.int64)),
+    ("lambda(a, __npconstant_like(1, a))", (np.zeros((0, 2)),), np.ones((0, 2))),
     ("lambda(a, full_like(a, 1.5))", (np.zeros(3, np.float32),), np.full(3, 1.5, np.float32)),
     ("lambda(a, full_like(a, 1.5, \"int\"))", (np.zeros(2),), np.ones(2, np.int64)),
     ("lambda(a, full(list(2, 3), a))", (np.arange(3.0),), np.full((2, 3), np.arange(3.0))),

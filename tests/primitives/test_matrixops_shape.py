@@ -153,7 +153,7 @@ def test_astype_tile_repeat_pad(code, args, expected):
 
 
 def test_tile_repeat_pad_errors():
-    with pytest.raises(PhylanxValueError, match="pad supports only mode 'constant', got 'edge'"):
+    with pytest.raises(PhylanxValueError, match="implemented for constant mode, got 'edge'"):
         run("pad([1, 2], 1, \"edge\")")
     with pytest.raises(PhylanxValueError, match="pad_width must hold non-negative integers"):
         run("pad([1, 2], -1, \"constant\")")
@@ -209,7 +209,9 @@ def test_diag_gradient_errors():
     ("hstack(list(1, 2.5))", (), np.array([1, 2.5])),
     ("hstack(list(true, false))", (), np.array([True, False])),
     ("hstack(list(1.7, 2.2), \"int\")", (), np.array([1, 2])),
-    ("hstack(list(1, 2), __arg(dtype, \"float32\"))", (), np.array([1, 2], np.float32)),
+    # the original maps any "float..." dtype to float64; the NumPy spelling keeps float32
+    ("hstack(list(1, 2), __arg(dtype, \"float32\"))", (), np.array([1.0, 2.0])),
+    ("__nphstack(list(1, 2), __arg(dtype, \"float32\"))", (), np.array([1, 2], np.float32)),
     ("hstack(list())", (), np.zeros(0)),
     ("hstack(list(), \"int\")", (), np.zeros(0, np.int64)),
     ("lambda(a, b, hstack(list(a, b)))", (A23, F32.reshape(2, 3)),
@@ -218,7 +220,8 @@ def test_diag_gradient_errors():
      np.hstack([np.float32([1, 2]), np.int64(5)])),
     ("vstack(list(hstack(list(1, 2)), hstack(list(3, 4))))", (), np.array([[1, 2], [3, 4]])),
     ("vstack(list(hstack(list())))", (), np.zeros((1, 0))),
-    ("vstack(list([1, 2], [3.5, 4]), \"float32\")", (), np.float32([[1, 2], [3.5, 4]])),
+    ("vstack(list([1, 2], [3.5, 4]), \"float32\")", (), np.array([[1, 2], [3.5, 4]])),
+    ("__npvstack(list([1, 2], [3.5, 4]), \"float32\")", (), np.float32([[1, 2], [3.5, 4]])),
     ("dstack(list(vstack(list([1, 2])), vstack(list([3, 4]))))", (),
      np.dstack([np.array([[1, 2]]), np.array([[3, 4]])])),
     ("lambda(a, stack(list(a, a), -1))", (A23,), np.stack([A23, A23], -1)),
@@ -236,7 +239,7 @@ def test_stacking(code, args, expected):
 
 def test_stacking_errors():
     with pytest.raises(PhylanxValueError, match="vstack needs a list of at least one array"):
-        run("vstack(list())")
+        run("__npvstack(list())")
     with pytest.raises(PhylanxValueError, match=r"stack needs arrays of one shape"):
         run("stack(list([1, 2], [1, 2, 3]))")
     with pytest.raises(PhylanxValueError, match="cannot join 0-d values"):
@@ -245,8 +248,10 @@ def test_stacking_errors():
         run("lambda(a, concatenate(list(a, a), 2))", A23)
     with pytest.raises(PhylanxError, match="dimensions"):
         run("vstack(list([1, 2], [1, 2, 3]))")
-    with pytest.raises(PhylanxError, match="must be a list of arrays"):
+    with pytest.raises(PhylanxError, match="has to be a list of arrays"):
         run("hstack(\"ab\")")
+    with pytest.raises(PhylanxError, match="must be a list of arrays"):
+        run("__nphstack(\"ab\")")
 
 
 # -- insert ------------------------------------------------------------------------------------

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import PhylanxValueError
-from ...values import scalarize, truth
+from ...errors import PhylanxTypeError, PhylanxValueError
+from ...values import scalarize, truth, type_name
 from ..numeric_args import as_numeric, as_operand
 from ..registry import primitive
 
@@ -68,8 +68,18 @@ xor = _nary(
     "Element-wise logical XOR of two or more arguments (the same as ``logical_xor``).")
 
 
+def _original_operand(x: Any, what: str) -> Any:
+    """An operand of the original's nonzero/where: a number or an array (addendum A.3.3,
+    A.3.4); lists, strings, dicts and nil are refused ("operand has unsupported type")."""
+    if x is None or isinstance(x, (list, tuple, dict, str)):
+        raise PhylanxTypeError(
+            f"{what}: operand has unsupported type ({type_name(x)}; the original takes numbers "
+            "and arrays only, np.nonzero/np.where also take lists)")
+    return as_operand(x, what)
+
+
 def _nonzero(a: Any, numpy: bool = False) -> list:
-    a = as_numeric(a, "condition")
+    a = as_numeric(a, "condition") if numpy else np.asarray(_original_operand(a, "condition"))
     if np.ndim(a) == 0:
         if numpy:
             raise PhylanxValueError("the argument must be an array of at least 1 dimension "
@@ -80,6 +90,8 @@ def _nonzero(a: Any, numpy: bool = False) -> list:
 
 
 def _nonzero_oracle(a):
+    if isinstance(a, (list, tuple)):
+        raise TypeError("the original's nonzero takes numbers and arrays only")
     return [np.zeros(1 if a else 0, np.int64)] if np.ndim(a) == 0 else list(np.nonzero(a))
 
 
@@ -91,7 +103,8 @@ def nonzero(a):
 
     As numpy.nonzero (NaN counts as non-zero; a 1-d input gives a list of one array);
     a 0-d value gives ``list([0])`` when non-zero and ``list([])`` otherwise, as in the
-    original (NumPy refuses it: ``np.nonzero`` compiles to ``__npnonzero``).
+    original; a PhySL list is refused, as in the original (NumPy refuses a 0-d value and
+    takes lists: ``np.nonzero`` compiles to ``__npnonzero``).
     """
     return _nonzero(a)
 
@@ -100,11 +113,13 @@ def nonzero(a):
            oracle=lambda a: list(np.nonzero(a)),
            example="__npnonzero([[1, 0], [0, 2]])", result="list([0, 1], [0, 1])")
 def npnonzero(a):
-    """``np.nonzero(a)``: ``nonzero`` with NumPy's refusal of a 0-d value."""
+    """``np.nonzero(a)``: ``nonzero`` with NumPy's refusal of a 0-d value (lists are arrays)."""
     return _nonzero(a, numpy=True)
 
 
 def _where_oracle(condition, *xy):
+    if any(v is None or isinstance(v, (list, tuple)) for v in (condition, *xy)):
+        raise TypeError("the original's where takes numbers and arrays only")
     return np.where(condition, *xy) if xy else _nonzero_oracle(condition)
 
 
@@ -112,33 +127,45 @@ def _np_where_oracle(condition, *xy):
     return np.where(condition, *xy) if xy else list(np.nonzero(condition))
 
 
+#: an omitted x/y of ``where`` (an explicit nil is an operand, refused by the original)
+_OMITTED = object()
+
+
 def _where(condition, x, y, numpy: bool):
-    if x is None and y is None:
+    if x is _OMITTED and y is _OMITTED:
         return _nonzero(condition, numpy)
-    if x is None or y is None:
+    if x is _OMITTED or y is _OMITTED:
         raise PhylanxValueError("where takes 1 argument (the condition) or 3 "
                                 "(condition, x, y), got 2")
-    cond = as_numeric(condition, "condition")
-    return scalarize(np.where(cond, as_operand(x, "x"), as_operand(y, "y")))
+    if numpy:
+        cond = as_numeric(condition, "condition")
+        return scalarize(np.where(cond, as_operand(x, "x"), as_operand(y, "y")))
+    cond = _original_operand(condition, "condition")
+    return scalarize(np.where(cond, _original_operand(x, "x"), _original_operand(y, "y")))
 
 
 @primitive("where", "where(_1)", "where(_1, _2, _3)",
            oracle=_where_oracle,
            example="where([true, false, true], [1, 2, 3], 0)", result="[1, 0, 3]",
            differentiable=True)
-def where(condition, x=None, y=None):
+def where(condition, x=_OMITTED, y=_OMITTED):
     """``where(c, x, y)`` picks ``x`` where ``c`` is true, else ``y`` (broadcasting).
 
     ``where(c)`` alone is ``nonzero(c)`` (so a 0-d ``c`` gives a list of one index
     vector, as in the original).  Types follow numpy.where (the common type of ``x`` and
-    ``y``); a 0-d result is a scalar.
+    ``y``, not ``c``'s: the original's truncation of ``x`` through a bool ``c`` is a
+    defect not copied); a 0-d result is a scalar.  As in the original, the operands are
+    numbers or arrays: PhySL lists and nil are refused (``np.where``, compiled to
+    ``__npwhere``, takes lists).  3-d and larger operands, which the original refused, work
+    as in NumPy.
     """
     return _where(condition, x, y, numpy=False)
 
 
 @primitive("__npwhere", "__npwhere(_1)", "__npwhere(_1, _2, _3)", extension=True,
            oracle=_np_where_oracle,
-           example="__npwhere([true, false, true], [1, 2, 3], 0)", result="[1, 0, 3]")
-def npwhere(condition, x=None, y=None):
-    """``np.where``: ``where`` with NumPy's refusal of a 0-d condition alone."""
+           example="__npwhere([true, false, true], [1, 2, 3], 0)", result="[1, 0, 3]",
+           differentiable=True)
+def npwhere(condition, x=_OMITTED, y=_OMITTED):
+    """``np.where``: NumPy's meaning (a 0-d condition alone is refused, lists are arrays)."""
     return _where(condition, x, y, numpy=True)

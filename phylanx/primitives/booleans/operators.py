@@ -11,8 +11,8 @@ import operator
 
 import numpy as np
 
-from ...errors import PhylanxValueError
-from ...values import truth
+from ...errors import PhylanxTypeError, PhylanxValueError
+from ...values import truth, type_name
 from ..registry import primitive
 
 
@@ -60,8 +60,15 @@ def _logical(name, infix, short_value, combine, oracle, example, result):
                                         f"operands, got {len(children)}; nest them: "
                                         f"{name}(a, {name}(b, c))")
             acc = None
+            first = children[0].run(frame)
+            if first is None:
+                # nil only with nil (false for both operators); never short-circuits
+                if children[1].run(frame) is not None:
+                    raise _incomparable(name, "nil with a value")
+                return np.bool_(False)
             for child in children:
-                v = child.run(frame)
+                v = first if child is children[0] else child.run(frame)
+                _check_operand(v, name)
                 if acc is None:
                     if not _is_array(v):
                         if truth(v) == short_value:
@@ -84,12 +91,29 @@ def _logical(name, infix, short_value, combine, oracle, example, result):
     build.__doc__ = (f"Logical {word} of exactly two operands (infix ``{infix}``).\n\n"
                      "Element-wise on arrays (NumPy broadcasting); a scalar operand that "
                      f"decides the result ({decider}) stops the evaluation of the rest, like "
-                     f"Python's ``{python}``.")
+                     f"Python's ``{python}``.  Operands are numbers and numeric arrays; "
+                     "``nil`` only with ``nil`` (the result is false), as in the original.")
     primitive(name, f"_1 {infix} __2", f"{name}(_1, __2)", lazy=True,
               oracle=lambda a, b: combine(a, b),
               elementwise=True,
               infix=infix, example=example, result=result)(build)
     return build
+
+
+def _incomparable(name: str, what: str) -> PhylanxTypeError:
+    return PhylanxTypeError(f"the operands of {name} can't be compared: {what} (numbers and "
+                            "arrays only, or nil with nil)")
+
+
+def _check_operand(v, name: str) -> None:
+    """The original's operands (A.3.7): numbers and numeric arrays; nil only with nil."""
+    if v is None:
+        raise _incomparable(name, "a value with nil")
+    if isinstance(v, (bool, int, float, np.bool_, np.number)):
+        return
+    if isinstance(v, np.ndarray) and v.dtype.kind in "biuf":
+        return
+    raise _incomparable(name, f"a {type_name(v)}")
 
 
 def _scalar(v, value: bool):

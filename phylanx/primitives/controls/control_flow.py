@@ -300,14 +300,68 @@ def fromfunction(function, shape, dtype="float"):
     return call(function, *coords)
 
 
+def _original_indices_dtype(dtype) -> np.dtype:
+    """The original's indices dtype: ``"int..."`` int64, ``"bool"`` an error, else float64."""
+    key = dtype.strip().lower() if isinstance(dtype, str) else (
+        "int" if dtype is None else np.dtype(dtype).name)
+    if key == "bool":
+        raise PhylanxTypeError("the dtype \"bool\" is not supported by the original's "
+                               "indices (use \"int\" or \"float\"; np.indices is __npindices)")
+    return np.dtype(np.int64 if key.startswith(("int", "uint")) else np.float64)
+
+
+def _positive_shape(dimensions) -> list[int]:
+    if not isinstance(dimensions, (list, tuple)):
+        raise PhylanxTypeError(f"the shape must be a list of positive integers, "
+                               f"got a {type_name(dimensions)}")
+    shape = [to_int(d, f"element {i} of the shape") for i, d in enumerate(dimensions)]
+    for i, d in enumerate(shape):
+        if d <= 0:
+            raise PhylanxValueError(f"element {i} of the shape ({d}) does not hold "
+                                    "a positive integer value type (np.indices accepts 0)")
+    return shape
+
+
+def _indices_oracle(dimensions, dtype="int", sparse=False):
+    if any(int(d) <= 0 for d in dimensions) or dtype == "bool":
+        raise ValueError("the original takes positive sizes and an int or float dtype")
+    dt = np.int64 if dtype.startswith("int") else np.float64
+    return list(np.indices(tuple(dimensions), dt, bool(sparse))) if len(dimensions) else []
+
+
 @primitive("indices", "indices(_1, __arg(_2_dtype, \"int\"), __arg(_3_sparse, false))",
+           oracle=_indices_oracle,
+           example="indices(list(2, 2))", result="list([[0, 0], [1, 1]], [[0, 1], [0, 1]])")
+def indices(dimensions, dtype="int", sparse=False):
+    """The original's indices(shape, dtype, sparse): a LIST of grid index arrays.
+
+    One array per dimension, each of the full shape (or, if ``sparse``, of broadcastable
+    shapes (r, 1) and (1, c) ...).  The sizes must be positive; an empty shape gives an
+    empty list.  dtype ``"int..."`` gives int64, ``"float..."`` or any other string
+    float64, ``"bool"`` is an error.  ``np.indices`` (one stacked array) compiles to
+    ``__npindices``."""
+    shape = _positive_shape(dimensions)
+    dt = _original_indices_dtype(dtype)
+    if not shape:
+        return []
+    return list(np.indices(shape, dtype=dt, sparse=truth(sparse)))
+
+
+@primitive("__npindices", "__npindices(_1, __arg(_2_dtype, \"int\"), __arg(_3_sparse, false))",
            oracle=lambda d, dtype="int", sparse=False: (
                list(np.indices(d, dtype=np.float64 if dtype == "float" else np.int64,
                                sparse=True)) if sparse else
                np.indices(d, dtype=np.float64 if dtype == "float" else np.int64)),
-           example="indices(list(2, 2))", result="[[[0, 0], [1, 1]], [[0, 1], [0, 1]]]")
-def indices(dimensions, dtype="int", sparse=False):
-    """numpy.indices(dimensions, dtype, sparse): grid index arrays (a list if sparse)."""
+           example="__npindices(list(2, 2))", result="[[[0, 0], [1, 1]], [[0, 1], [0, 1]]]",
+           extension=True)
+def npindices(dimensions, dtype="int", sparse=False):
+    """``np.indices(dimensions, dtype, sparse)``: one stacked array of grid indices.
+
+    A list of broadcastable arrays if sparse; zero sizes are allowed."""
     from ..dtypes import to_dtype
-    out = np.indices([int(d) for d in dimensions], dtype=to_dtype(dtype), sparse=truth(sparse))
+    shape = [to_int(d, f"element {i} of dimensions") for i, d in enumerate(
+        dimensions if isinstance(dimensions, (list, tuple)) else [dimensions])]
+    if any(d < 0 for d in shape):
+        raise PhylanxValueError(f"negative dimensions are not allowed, got {shape}")
+    out = np.indices(shape, dtype=to_dtype(dtype), sparse=truth(sparse))
     return list(out) if truth(sparse) else out

@@ -60,7 +60,8 @@ def _relu_oracle(x, alpha=0.0, max_value=None, threshold=0.0):
     # Parameters as Python floats: a float32 input keeps its type (Keras computes in it).
     x = np.asarray(x, dtype=np.result_type(x, 0.0))
     alpha, threshold = float(alpha), float(threshold)
-    out = np.where(x >= threshold, x, alpha * (x - threshold))
+    # the original clamps the values at or above the threshold below at 0 (A.2)
+    out = np.where(x >= threshold, np.maximum(x, 0), alpha * (x - threshold))
     if max_value is None:
         return out
     return np.where(x >= max_value, np.asarray(max_value, out.dtype), out)
@@ -74,9 +75,10 @@ def _relu_oracle(x, alpha=0.0, max_value=None, threshold=0.0):
 def relu(x, alpha=0.0, max_value=None, threshold=0.0):
     """Rectified linear unit with a leak, a cap and a threshold (Keras).
 
-    ``max_value`` for x >= max_value, ``x`` for threshold <= x < max_value, and
-    ``alpha * (x - threshold)`` below the threshold.  Int and bool input gives
-    float64, as in the original.
+    ``max_value`` for x >= max_value, ``max(x, 0)`` for threshold <= x < max_value, and
+    ``alpha * (x - threshold)`` below the threshold.  As in the original: int and bool
+    input gives float64, and values at or above a negative threshold are clamped at 0
+    (Keras keeps them).
     """
     arr = as_array(x, "x")
     params = [to_float(alpha, "alpha"), to_float(threshold, "threshold")]
@@ -85,7 +87,7 @@ def relu(x, alpha=0.0, max_value=None, threshold=0.0):
     # float64 for int and bool input, always, as the original (compat addendum A.2)
     arr = as_float_array(arr, "x")
     alpha_, threshold_ = params[:2]
-    out = np.where(arr >= threshold_, arr, alpha_ * (arr - threshold_)).astype(
+    out = np.where(arr >= threshold_, np.maximum(arr, 0), alpha_ * (arr - threshold_)).astype(
         np.result_type(arr, *params), copy=False)
     if max_value is not None:
         out = np.where(arr >= params[2], np.asarray(params[2], out.dtype), out)

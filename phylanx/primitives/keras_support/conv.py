@@ -80,7 +80,8 @@ def conv1d(x, kernel, padding="valid", strides=1, dilation_rate=1):
 
     ``padding`` is "valid", "same" (TensorFlow's: output length ceil(L/s)) or "causal"
     (``(k-1)*dilation_rate`` zeros on the left); ``strides`` and ``dilation_rate`` are
-    integers.  Like Keras, this is a cross-correlation (the kernel is not flipped).
+    integers, not both above 1 (as in the original and Keras).  Like Keras, this is a
+    cross-correlation (the kernel is not flipped).
     """
     x = _operand(x, "input")
     kernel = _operand(kernel, "kernel")
@@ -88,8 +89,12 @@ def conv1d(x, kernel, padding="valid", strides=1, dilation_rate=1):
     check_rank(kernel, (3,), "kernel (kernel_size, in_channels, out_channels)")
     _check_channels(x, kernel, 1)
     mode = to_padding_mode(padding, ("valid", "same", "causal"))
-    return convolve(x, kernel, mode, to_positive_ints(strides, 1, "strides"),
-                    to_positive_ints(dilation_rate, 1, "dilation_rate"))
+    strides_ = to_positive_ints(strides, 1, "strides")
+    dilations = to_positive_ints(dilation_rate, 1, "dilation_rate")
+    if strides_[0] > 1 and dilations[0] > 1:
+        raise PhylanxValueError(f"strides > 1 ({strides_[0]}) together with a "
+                                f"dilation_rate > 1 ({dilations[0]}) is not supported")
+    return convolve(x, kernel, mode, strides_, dilations)
 
 
 @primitive(

@@ -136,16 +136,27 @@ for _letters in COMPOSITIONS:
 def prepend(value, lst):
     """A new list with ``value`` in front of the elements of ``lst`` (``lst`` is unchanged).
 
-    The value comes first, as in the original (``append`` takes the list first).
+    The value comes first, as in the original (``append`` takes the list first); as
+    there, a nil operand is an error.
     """
+    _not_nil(value, "prepend")
     return [value] + [from_python(v) for v in _as_sequence(lst, "the second argument")]
+
+
+def _not_nil(value, name: str) -> None:
+    if value is None:
+        raise PhylanxTypeError(f"{name} requires that all the arguments be valid: the value "
+                               "is nil (the original rejects it)")
 
 
 @primitive("append", "append(_1, _2)",
            example="append(list(1, 2), 3)", result="list(1, 2, 3)",
            oracle=lambda lst, v: list(lst) + [v])
 def append(lst, value):
-    """A new list with ``value`` after the elements of ``lst`` (``lst`` is unchanged)."""
+    """A new list with ``value`` after the elements of ``lst`` (``lst`` is unchanged).
+
+    A nil operand is an error, as in the original."""
+    _not_nil(value, "append")
     return [from_python(v) for v in _as_sequence(lst, "the first argument")] + [value]
 
 

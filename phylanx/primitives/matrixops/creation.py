@@ -13,7 +13,7 @@ import numpy as np
 from ...errors import PhylanxValueError
 from ...values import scalarize
 from ..array_args import as_array, as_shape, numpy_call
-from ..dtypes import to_bool, to_count, to_dtype, to_int
+from ..dtypes import original_dtype, to_bool, to_count, to_dtype, to_int
 from ..registry import primitive
 
 
@@ -67,10 +67,13 @@ def arange(start=None, stop=None, step=1, dtype=None):
 
 
 def _constant_oracle(value, shape=None, dtype="float64"):
-    dt = np.dtype(dtype or "float64")
-    if shape is None:
-        return np.asarray(value).astype(dt)
-    return np.full(shape, value, dtype=dt)
+    """The addendum's rule A.3.6: a 0-d value; a dtype string maps as the original's
+    map_dtype (bool, "int..." int64, "float..." float64), anything else is float64."""
+    if np.ndim(value) or (isinstance(dtype, str) and not dtype):
+        raise ValueError("a 0-d value")
+    key = dtype.lower() if isinstance(dtype, str) else "float64"
+    dt = np.bool_ if key == "bool" else np.int64 if key.startswith("int") else np.float64
+    return np.full(() if shape is None else shape, value, dtype=dt)
 
 
 @primitive(
@@ -79,12 +82,21 @@ def _constant_oracle(value, shape=None, dtype="float64"):
     example="constant(1, list(2, 2))", result="[[1., 1.], [1., 1.]]",
 )
 def constant(value, shape=None, dtype="float64"):
-    """An array of ``shape`` filled with ``value`` (np.zeros/ones/empty); a scalar if no shape.
+    """An array of ``shape`` filled with the 0-d ``value``; a scalar if no shape.
 
-    ``value`` nil leaves the array uninitialised (np.empty); the dtype defaults to
-    float64 like NumPy's constructors.
+    As in the original: float64 by default whatever the value's type; a dtype string
+    ``"bool"``, ``"int..."`` (int64) or ``"float..."`` (float64, also ``"float32"``), any
+    other string float64.  ``value`` nil leaves the array uninitialised.  ``np.zeros``/
+    ``np.ones``/``np.empty`` compile to ``__npconstant`` (NumPy's dtypes).
     """
-    dt = to_dtype(dtype, np.float64)
+    dt = original_dtype(dtype) or np.dtype(np.float64)
+    if value is not None and np.ndim(as_array(value, "value")):
+        raise PhylanxValueError(f"the value of constant must be 0-d, got a "
+                                f"{np.ndim(value)}-d array (np.full takes arrays)")
+    return _filled_array(value, shape, dt)
+
+
+def _filled_array(value, shape, dt: np.dtype):
     if shape is None:
         if value is None:
             return dt.type(0)
@@ -93,6 +105,27 @@ def constant(value, shape=None, dtype="float64"):
     if value is None:
         return scalarize(np.empty(dims, dtype=dt))
     return scalarize(numpy_call(np.full, dims, as_array(value, "value"), dtype=dt))
+
+
+def _npconstant_oracle(value, shape=None, dtype="float64"):
+    dt = np.dtype(dtype or "float64")
+    if shape is None:
+        return np.asarray(value).astype(dt)
+    return np.full(shape, value, dtype=dt)
+
+
+@primitive(
+    "__npconstant",
+    "__npconstant(_1_value, __arg(_2_shape, nil), __arg(_3_dtype, \"float64\"))",
+    oracle=_npconstant_oracle, extension=True,
+    example="__npconstant(1, list(2), \"float32\")", result="[1., 1.]",
+)
+def npconstant(value, shape=None, dtype="float64"):
+    """``np.zeros``/``np.ones``/``np.empty``: ``constant`` with NumPy's dtypes (float32 ...).
+
+    The dtype defaults to float64 like NumPy's constructors; an unknown dtype is an error.
+    """
+    return _filled_array(value, shape, to_dtype(dtype, np.float64))
 
 
 @primitive(
@@ -109,18 +142,39 @@ def full(shape, value, dtype=None):
 def _constant_like_oracle(value, a, dtype=None):
     if value is None:
         return np.empty_like(a, dtype=dtype)
-    return np.full_like(a, value, dtype=dtype)
+    return np.full_like(a, value, dtype=dtype or np.asarray(value).dtype)
 
 
 @primitive(
     "constant_like", "constant_like(_1_value, _2_a, __arg(_3_dtype, nil))",
     oracle=_constant_like_oracle,
-    example="constant_like(1, [[1, 2], [3, 4]])", result="[[1, 1], [1, 1]]",
+    example="constant_like(0, [[1.5, 2.5]])", result="[[0, 0]]",
 )
 def constant_like(value, a, dtype=None):
-    """An array shaped like ``a`` (and of its dtype) filled with ``value`` (np.zeros_like ...).
+    """An array shaped like ``a`` filled with ``value``, of the VALUE's dtype (the original's).
 
-    ``value`` nil leaves it uninitialised (np.empty_like).
+    So ``constant_like(0, float_array)`` is int64 (``np.zeros_like``, which keeps ``a``'s
+    dtype, compiles to ``__npconstant_like``).  ``value`` nil leaves it uninitialised,
+    of ``a``'s dtype.
+    """
+    model = as_array(a, "a")
+    if value is None:
+        return scalarize(np.empty_like(model, dtype=to_dtype(dtype)))
+    fill = as_array(value, "value")
+    dt = to_dtype(dtype, fill.dtype)
+    return scalarize(numpy_call(np.full_like, model, fill, dtype=dt))
+
+
+@primitive(
+    "__npconstant_like", "__npconstant_like(_1_value, _2_a, __arg(_3_dtype, nil))",
+    oracle=lambda value, a, dtype=None: (np.empty_like(a, dtype=dtype) if value is None
+                                         else np.full_like(a, value, dtype=dtype)),
+    example="__npconstant_like(0, [[1.5, 2.5]])", result="[[0., 0.]]", extension=True,
+)
+def npconstant_like(value, a, dtype=None):
+    """``np.zeros_like``/``np.ones_like``/``np.empty_like``: ``a``'s dtype unless given.
+
+    ``value`` nil leaves the array uninitialised (np.empty_like).
     """
     model = as_array(a, "a")
     dt = to_dtype(dtype)

@@ -284,12 +284,13 @@ def _norm_order(ord_: Any) -> Any:
     return ord_.item() if isinstance(ord_, np.generic) else ord_
 
 
-@primitive("norm", "norm(x, __arg(_1_ord, nil), __arg(_2_axis, nil), __arg(_3_keepdims, false))",
+@primitive("__npnorm",
+           "__npnorm(x, __arg(_1_ord, nil), __arg(_2_axis, nil), __arg(_3_keepdims, false))",
            oracle=lambda x, ord=None, axis=None, keepdims=False: np.linalg.norm(
                x, ord, tuple(axis) if isinstance(axis, list) else axis, bool(keepdims)),
-           example="norm([3, 4])", result="5.0", differentiable=True)
-def norm(x, ord=None, axis=None, keepdims=False):
-    """Matrix or vector norm, numpy.linalg.norm(x, ord, axis, keepdims).
+           example="__npnorm([3, 4])", result="5.0", differentiable=True, extension=True)
+def npnorm(x, ord=None, axis=None, keepdims=False):
+    """``np.linalg.norm(x, ord, axis, keepdims)``: matrix or vector norm, NumPy's meaning.
 
     ``ord``: nil (2-norm / Frobenius), a number, ``inf``/``-inf``, ``"fro"`` or ``"nuc"``;
     ``axis``: nil, an axis, or a list of two axes (matrix norms).
@@ -299,3 +300,87 @@ def norm(x, ord=None, axis=None, keepdims=False):
         axis = axis.tolist()
     axes = to_axes(axis, arr.ndim)
     return scalarize(np.linalg.norm(arr, _norm_order(ord), axes, to_bool(keepdims)))
+
+
+def _integer_order(ord_: Any) -> int | None:
+    """``ord_`` as an int if it is an integer value (Python, NumPy or 0-d), else None."""
+    if isinstance(ord_, np.ndarray) and ord_.ndim == 0:
+        ord_ = ord_[()]
+    if isinstance(ord_, (int, np.integer)) and not isinstance(ord_, (bool, np.bool_)):
+        return int(ord_)
+    return None
+
+
+def _vector_norm(v: np.ndarray, ord_: Any) -> Any:
+    k = _integer_order(ord_)
+    if ord_ is None or k is not None:
+        return np.linalg.norm(v.astype(np.float64), None if ord_ is None else k)
+    if isinstance(ord_, str):
+        raise PhylanxValueError(f"unsupported requested norm type \"{ord_}\" for a vector "
+                                "(the original takes nil, an int, inf or -inf)")
+    if isinstance(ord_, (float, np.floating)) and abs(ord_) == np.inf:
+        magnitude = np.abs(v)
+        return magnitude.max() if ord_ > 0 else magnitude.min()
+    raise PhylanxValueError(f"unsupported requested norm type {ord_!r}: the original takes an "
+                            "int order, inf or -inf for a vector (2.0 is not 2; "
+                            "np.linalg.norm compiles to __npnorm)")
+
+
+def _matrix_norm(m: np.ndarray, ord_: Any) -> Any:
+    if ord_ is None or (ord_ == "fro" if isinstance(ord_, str) else _integer_order(ord_) == 2):
+        # the original's matrix "2-norm" is element-wise, the Frobenius norm (NumPy: the
+        # largest singular value)
+        return np.linalg.norm(m.astype(np.float64))
+    raise PhylanxValueError(f"Invalid (or not implemented) norm {ord_!r} for a matrix: the "
+                            "original takes nil, \"fro\" or 2 (np.linalg.norm compiles to "
+                            "__npnorm)")
+
+
+def _original_norm_oracle(x, ord=None, axis=None, keepdims=False):
+    """The addendum's rule A.3.10, written independently of :func:`norm`."""
+    x = np.asarray(x)
+    if x.ndim == 1 and axis in (None, 0, -1):
+        if isinstance(ord, str) or (isinstance(ord, float) and abs(ord) != np.inf):
+            raise ValueError("unsupported norm type")
+        a = np.abs(x.astype(float))
+        value = (np.sqrt(np.sum(a * a)) if ord is None else a.max() if ord == np.inf
+                 else a.min() if ord == -np.inf else np.count_nonzero(a) if ord == 0
+                 else np.sum(a ** ord) ** (1.0 / ord))
+    elif x.ndim == 2 and axis is None and (ord is None or ord == "fro" or
+                                           (type(ord) is int and ord == 2)):
+        value = np.sqrt(np.sum(x.astype(float) ** 2))
+    else:
+        raise ValueError("not a norm of the original")
+    out = np.asarray(value).astype(x.dtype)
+    return out.reshape((1,) * x.ndim) if keepdims else out[()]
+
+
+@primitive("norm", "norm(x, __arg(_1_ord, nil), __arg(_2_axis, nil), __arg(_3_keepdims, false))",
+           oracle=_original_norm_oracle,
+           example="norm([3., 4.])", result="5.0", differentiable=True)
+def norm(x, ord=None, axis=None, keepdims=False):
+    """The original's norm of a vector or matrix; the result has ``x``'s dtype.
+
+    So the norm of an int vector is truncated (``norm([1, 1])`` is 1).  Vectors: ``ord``
+    nil (2-norm), an int k (0 counts the non-zeros, others the k-norm), ``inf`` (max |x|)
+    or ``-inf`` (min |x|); other floats and strings are errors; ``axis`` nil, 0 or -1.
+    Matrices: ``ord`` nil, ``"fro"`` or 2 give the Frobenius norm (2 is element-wise, not
+    NumPy's largest singular value); no ``axis``.  ``keepdims`` (a bool) gives shape (1,)
+    or (1, 1).  ``np.linalg.norm`` compiles to ``__npnorm`` (NumPy's meaning)."""
+    arr = numeric(x, "the argument")
+    if arr.ndim not in (1, 2):
+        raise PhylanxValueError(f"norm takes a vector or a matrix, got a {arr.ndim}-d value "
+                                "(np.linalg.norm compiles to __npnorm)")
+    if not isinstance(keepdims, (bool, np.bool_)):
+        raise PhylanxTypeError(f"keepdims must be a bool, got a {type_name(keepdims)}")
+    if arr.ndim == 1:
+        if axis is not None and _integer_order(axis) not in (0, -1):
+            raise PhylanxValueError(f"axis {axis} is out of bounds for array of dimension 1")
+        value = _vector_norm(arr, ord)
+    else:
+        if axis is not None:
+            raise PhylanxValueError("norm of a matrix takes no axis (the original computes the "
+                                    "whole matrix norm; np.linalg.norm compiles to __npnorm)")
+        value = _matrix_norm(arr, ord)
+    out = np.asarray(value).astype(arr.dtype)
+    return out.reshape((1,) * arr.ndim) if keepdims else scalarize(out)

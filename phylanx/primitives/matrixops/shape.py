@@ -236,7 +236,7 @@ def repeat(a, repeats, axis=None):
     return numpy_call(np.repeat, arr, counts, to_axis(axis, arr.ndim))
 
 
-def _pad_oracle(a, pad_width, mode, constant_values=None):
+def _pad_oracle(a, pad_width, mode="constant", constant_values=None):
     return np.pad(a, pad_width, mode, constant_values=0 if constant_values is None
                   else constant_values)
 
@@ -254,17 +254,45 @@ def pad(a, pad_width, mode, constant_values=None):
     ``w`` and ``list(list(b, e), nil)`` is ``(b, e)`` on every axis.  Other modes are not
     supported.
     """
+    if not isinstance(mode, str):
+        raise PhylanxTypeError(f"the padding mode should be a string, got a {type_name(mode)}")
     if mode != "constant":
-        raise PhylanxValueError(f"pad supports only mode 'constant', got {mode!r}")
+        raise PhylanxValueError(f"the pad primitive has only been implemented for constant "
+                                f"mode, got {mode!r}")
     arr = as_array(a, "a")
+    values = 0 if constant_values is None else as_array(constant_values, "constant_values")
+    return numpy_call(np.pad, arr, pad_widths(pad_width), "constant", constant_values=values)
+
+
+def pad_widths(pad_width) -> np.ndarray:
+    """The pad widths as an int64 array NumPy takes (also read by the autodiff rule)."""
     if isinstance(pad_width, (list, tuple)) and len(pad_width) == 2 and pad_width[1] is None:
         # the original's form with a trailing nil: the first entry on every axis (A.3.5)
         pad_width = pad_width[0]
     widths = as_array(pad_width, "pad_width")
     if widths.dtype.kind not in "iub" or np.any(widths < 0):
         raise PhylanxValueError("pad_width must hold non-negative integers")
-    values = 0 if constant_values is None else as_array(constant_values, "constant_values")
-    return numpy_call(np.pad, arr, widths.astype(np.int64), "constant", constant_values=values)
+    return widths.astype(np.int64)
+
+
+def _has_nil(value) -> bool:
+    return value is None or (isinstance(value, (list, tuple)) and any(map(_has_nil, value)))
+
+
+@primitive(
+    "__nppad", "__nppad(_1_array, _2_pad_width, __arg(_3_mode, \"constant\"), "
+    "__arg(_4_constant_values, nil))", oracle=_pad_oracle,
+    example="__nppad([1, 2], list(1, 2), \"constant\")", result="[0, 1, 2, 0, 0]",
+    differentiable=True, extension=True,
+)
+def nppad(array, pad_width, mode="constant", constant_values=None):
+    """``np.pad(array, pad_width, "constant", constant_values=...)``: NumPy's pad.
+
+    ``pad`` without the original's nil widths (NumPy refuses ``(w, None)``)."""
+    if _has_nil(pad_width):
+        raise PhylanxTypeError("np.pad: pad_width must be of integral type, got None (the "
+                               "PhySL pad primitive reads list(w, nil) as the original did)")
+    return pad(array, pad_width, mode, constant_values)
 
 
 @primitive(

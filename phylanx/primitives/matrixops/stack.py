@@ -1,12 +1,12 @@
-"""matrixops, joining and splitting: ``concatenate hstack vstack dstack stack insert hsplit
-vsplit``.
+"""matrixops, joining and splitting: ``concatenate insert hsplit vsplit`` and the NumPy
+spellings ``__nphstack __npvstack __npdstack __npstack``.
 
-``hstack``/``vstack``/``dstack`` take ONE list of arrays or scalars; the Python
-frontend builds array literals with them (``np.array([1, 2])`` becomes
-``hstack(list(1, 2))``, 2-d literals ``vstack(list(hstack(...), ...))``), so
-``hstack`` of an empty list is an empty 1-d float64 array rather than NumPy's
-error.  A ``dtype`` casts the result like ``np.array(..., dtype=...)`` does.
-``hsplit``/``vsplit`` return lists of arrays.
+``np.hstack``/``np.vstack``/``np.dstack``/``np.stack`` compile to the ``__np`` twins,
+which keep NumPy's meaning (an array argument is the sequence of its rows, an empty
+sequence is an error, ``np.stack([m])`` adds an axis); the PhySL names ``hstack`` ...
+``stack`` follow the original (``original_stack.py``, compat addendum A.3.1).  A
+``dtype`` casts the result like ``np.hstack(..., dtype=...)`` does.  ``hsplit``/``vsplit``
+return lists of arrays.
 """
 from __future__ import annotations
 
@@ -47,55 +47,50 @@ def concatenate(arrays, axis=0):
 
 
 @primitive(
-    "hstack", "hstack(_1, __arg(_2_dtype, nil))",
+    "__nphstack", "__nphstack(_1, __arg(_2_dtype, nil))",
     oracle=lambda arrays, dtype=None: np.hstack(arrays).astype(dtype or np.hstack(arrays).dtype),
-    example="hstack(list(1, 2, 3))", result="[1, 2, 3]",
-    differentiable=True,
+    example="__nphstack(list(1, 2, 3))", result="[1, 2, 3]",
+    differentiable=True, extension=True,
 )
-def hstack(arrays, dtype=None):
-    """Stack a list of arrays/scalars horizontally (numpy.hstack); scalars make a 1-d array.
-
-    An empty list gives an empty 1-d array (of ``dtype``, float64 by default).
-    """
-    parts = array_sequence(arrays, "arrays")
-    if not parts:
-        return np.empty(0, dtype=to_dtype(dtype, np.float64))
+def nphstack(arrays, dtype=None):
+    """``np.hstack``: stack arrays/scalars horizontally; scalars make a 1-d array."""
+    parts = _nonempty(array_sequence(arrays, "arrays"), "hstack")
     return _cast(numpy_call(np.hstack, parts), dtype)
 
 
 @primitive(
-    "vstack", "vstack(_1, __arg(_2_dtype, nil))",
+    "__npvstack", "__npvstack(_1, __arg(_2_dtype, nil))",
     oracle=lambda arrays, dtype=None: np.vstack(arrays).astype(dtype or np.vstack(arrays).dtype),
-    example="vstack(list([1, 2], [3, 4]))", result="[[1, 2], [3, 4]]",
-    differentiable=True,
+    example="__npvstack(list([1, 2], [3, 4]))", result="[[1, 2], [3, 4]]",
+    differentiable=True, extension=True,
 )
-def vstack(arrays, dtype=None):
-    """Stack a list of arrays vertically (row-wise, numpy.vstack); 1-d inputs become rows."""
+def npvstack(arrays, dtype=None):
+    """``np.vstack``: stack a list of arrays vertically (row-wise); 1-d inputs become rows."""
     parts = _nonempty(array_sequence(arrays, "arrays"), "vstack")
     return _cast(numpy_call(np.vstack, parts), dtype)
 
 
 @primitive(
-    "dstack", "dstack(_1, __arg(_2_dtype, nil))",
+    "__npdstack", "__npdstack(_1, __arg(_2_dtype, nil))",
     oracle=lambda arrays, dtype=None: np.dstack(arrays).astype(dtype or np.dstack(arrays).dtype),
-    example="dstack(list([1, 2], [3, 4]))", result="[[[1, 3], [2, 4]]]",
-    differentiable=True,
+    example="__npdstack(list([1, 2], [3, 4]))", result="[[[1, 3], [2, 4]]]",
+    differentiable=True, extension=True,
 )
-def dstack(arrays, dtype=None):
-    """Stack a list of arrays depth-wise (along the third axis, numpy.dstack)."""
+def npdstack(arrays, dtype=None):
+    """``np.dstack``: stack a list of arrays depth-wise (along the third axis, numpy.dstack)."""
     parts = _nonempty(array_sequence(arrays, "arrays"), "dstack")
     return _cast(numpy_call(np.dstack, parts), dtype)
 
 
 @primitive(
-    "stack", "stack(_1, __arg(_2_axis, 0), __arg(_3_dtype, nil))",
+    "__npstack", "__npstack(_1, __arg(_2_axis, 0), __arg(_3_dtype, nil))",
     oracle=lambda arrays, axis=0, dtype=None: np.stack(arrays, axis).astype(
         dtype or np.stack(arrays, axis).dtype),
-    example="stack(list([1, 2], [3, 4]), 1)", result="[[1, 3], [2, 4]]",
-    differentiable=True,
+    example="__npstack(list([1, 2], [3, 4]), 1)", result="[[1, 3], [2, 4]]",
+    differentiable=True, extension=True,
 )
-def stack(arrays, axis=0, dtype=None):
-    """Join a list of same-shaped arrays along a new axis (numpy.stack)."""
+def npstack(arrays, axis=0, dtype=None):
+    """``np.stack``: join a list of same-shaped arrays along a new axis (numpy.stack)."""
     parts = _nonempty(array_sequence(arrays, "arrays"), "stack")
     shapes = {p.shape for p in parts}
     if len(shapes) > 1:

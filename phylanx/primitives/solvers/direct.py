@@ -3,7 +3,9 @@
 The solvers call LAPACK through ``scipy.linalg.lapack`` (``getrf/getrs``,
 ``sytrf/sytrs``, ``potrf/potrs``) so that a singular or indefinite matrix is a
 checked ``PhylanxValueError`` rather than a warning.  Integer and boolean inputs
-are solved in float64; float32 inputs give float32 results, as ``numpy.linalg.solve``.
+are solved in float64; as in the original (compat addendum A.3.9), ``linear_solver_*``
+take a matrix and ONE right-hand side vector and answer in float64 (``solve``, which
+``np.linalg.solve`` compiles to, takes stacks and keeps float32).
 
 Numerical singularity: LAPACK's ``info`` only flags a pivot that is exactly zero, and
 whether rounding leaves an exact zero or something like -4.7e-17 depends on the BLAS
@@ -159,77 +161,110 @@ def system_operands(a, b) -> tuple[np.ndarray, np.ndarray, np.dtype]:
     return a.astype(dtype, copy=False), b.astype(dtype, copy=False), dtype
 
 
-def _lower_flag(uplo) -> int:
+def _lower_flag(uplo, name: str) -> int:
+    """The original's uplo argument: exactly "L" or "U" (the default), as LAPACK's flag."""
     if uplo is None:
-        return 1
-    if not isinstance(uplo, str) or uplo.strip().upper() not in ("L", "U"):
-        raise PhylanxValueError(f"uplo must be \"L\" or \"U\", got {uplo!r}")
-    return 1 if uplo.strip().upper() == "L" else 0
+        return 0
+    if not isinstance(uplo, str) or uplo not in ("L", "U"):
+        raise PhylanxValueError(f"{name} requires the third argument to be either 'L' or 'U', "
+                                f"got {uplo!r}")
+    return 1 if uplo == "L" else 0
 
 
-def _solve_with(a, b, factor_name: str, solve_name: str, lower: int | None, failure: str):
+def _original_operands(a, b, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The original's operands: a matrix and a vector, both read as float64."""
+    for value in (a, b):
+        kind = np.asarray(value).dtype.kind
+        if kind not in "biuf":
+            raise PhylanxTypeError(f"{name} requires numeric operands, got a {type_name(value)}")
+    if np.ndim(a) != 2 or np.ndim(b) != 1:
+        raise PhylanxValueError(
+            f"{name} requires that first operand to be a matrix and the second operand to be a "
+            f"vector, got a {np.ndim(a)}-d and a {np.ndim(b)}-d value (several right-hand "
+            "sides: np.linalg.solve)")
+    a, b, _ = system_operands(np.asarray(a, np.float64), np.asarray(b, np.float64))
+    return a, b
+
+
+def _solve_with(name: str, a, b, factor_name: str, solve_name: str, lower: int | None,
+                failure: str):
     """Factor ``a`` with LAPACK ``factor_name`` and solve with ``solve_name``."""
-    a, b, dtype = system_operands(a, b)
+    a, b = _original_operands(a, b, name)
     if a.shape[0] == 0:
-        return np.zeros(b.shape, dtype=dtype)
-    rhs = b.reshape(b.shape[0], -1)
+        return np.zeros(0)
     factors, bad = factorise(a, factor_name, lower)
     if bad is not None:
         raise PhylanxValueError(failure.format(info=bad))
-    solve, = lapack.get_lapack_funcs((solve_name,), (a, rhs))
+    solve, = lapack.get_lapack_funcs((solve_name,), (a, b))
     flags = {} if lower is None else {"lower": lower}
-    x, info = solve(*factors, rhs, **flags)
-    return x.reshape(b.shape).astype(dtype, copy=False)
+    x, info = solve(*factors, b.reshape(-1, 1), **flags)
+    return x.reshape(-1)
 
 
 _RELATIVE = "zero " + RELATIVE_TO
 
 
-@primitive("linear_solver_lu", "linear_solver_lu(_1, _2)", "linear_solver_lu(_1, _2, _3)",
-           oracle=lambda a, b, uplo=None: np.linalg.solve(a, b),
+def _solve_oracle(triangle: bool):
+    """The addendum's rule A.3.9: a matrix and a vector, float64; the symmetric solvers read
+    the triangle named by uplo (default "U")."""
+    def oracle(a, b, uplo="U"):
+        a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+        if a.ndim != 2 or b.ndim != 1 or uplo not in ("L", "U"):
+            raise ValueError("a matrix, a vector and 'L' or 'U'")
+        if triangle:
+            a = np.tril(a) + np.tril(a, -1).T if uplo == "L" else np.triu(a) + np.triu(a, 1).T
+        return np.linalg.solve(a, b)
+    return oracle
+
+
+@primitive("linear_solver_lu", "linear_solver_lu(_1, _2)",
+           oracle=_solve_oracle(False),
            example="linear_solver_lu([[0.0, 2.0], [3.0, 1.0]], [4.0, 5.0])", result="[1.0, 2.0]")
-def linear_solver_lu(a, b, uplo=None):
+def linear_solver_lu(a, b):
     """Solve ``a x = b`` by LU decomposition with partial pivoting (LAPACK getrf/getrs).
 
-    ``b`` is a vector or a matrix of right-hand sides.  The optional third argument is
-    accepted for the original's shared solver signature; it must be "L", "U" or nil and
-    does not change the result (LU uses the whole matrix).  A singular ``a`` is an error,
-    also a numerically singular one: a pivot of magnitude at most n * eps * ||a||_F (see
-    the module docstring).  ``numpy.linalg.solve`` only refuses exactly zero pivots."""
-    _lower_flag(uplo)
-    return _solve_with(a, b, "getrf", "getrs", None,
+    As in the original: exactly two operands, ``a`` a square matrix and ``b`` a vector
+    (several right-hand sides: ``solve``, what np.linalg.solve compiles to), both read
+    as float64; the result is a float64 vector.  A singular ``a`` is an error, also a
+    numerically singular one: a pivot of magnitude at most n * eps * ||a||_F (see the
+    module docstring).  ``numpy.linalg.solve`` only refuses exactly zero pivots."""
+    return _solve_with("linear_solver_lu", a, b, "getrf", "getrs", None,
                        "the matrix a is singular (pivot {info} of its LU factorisation is "
                        + _RELATIVE + ")")
 
 
 @primitive("linear_solver_ldlt", "linear_solver_ldlt(_1, _2)", "linear_solver_ldlt(_1, _2, _3)",
-           oracle=lambda a, b, uplo=None: np.linalg.solve(a, b),
+           oracle=_solve_oracle(True),
            example="linear_solver_ldlt([[1.0, 2.0], [2.0, 1.0]], [3.0, 3.0])", result="[1.0, 1.0]")
 def linear_solver_ldlt(a, b, uplo=None):
     """Solve ``a x = b`` for symmetric ``a`` by an LDL^T (Bunch-Kaufman) factorisation.
 
-    Only the triangle named by ``uplo`` ("L", the default, or "U") is read, as in LAPACK
-    sytrf: the other triangle is assumed to mirror it.  ``a`` may be indefinite; a
-    singular ``a`` is an error, also a numerically singular one (an eigenvalue of a pivot
-    block of D of magnitude at most n * eps * ||a||_F)."""
-    return _solve_with(a, b, "sytrf", "sytrs", _lower_flag(uplo),
+    Only the triangle named by ``uplo`` ("U", the default, or "L") is read, as in LAPACK
+    sytrf: the other triangle is assumed to mirror it.  ``a`` a matrix and ``b`` a
+    vector, read as float64.  ``a`` may be indefinite; a singular ``a`` is an error, also
+    a numerically singular one (an eigenvalue of a pivot block of D of magnitude at most
+    n * eps * ||a||_F)."""
+    name = "linear_solver_ldlt"
+    return _solve_with(name, a, b, "sytrf", "sytrs", _lower_flag(uplo, name),
                        "the matrix a is singular (pivot {info} of its LDL^T factorisation is "
                        + _RELATIVE + ")")
 
 
 @primitive("linear_solver_cholesky", "linear_solver_cholesky(_1, _2)",
            "linear_solver_cholesky(_1, _2, _3)",
-           oracle=lambda a, b, uplo=None: np.linalg.solve(a, b),
+           oracle=_solve_oracle(True),
            example="linear_solver_cholesky([[4.0, 2.0], [2.0, 3.0]], [6.0, 5.0])",
            result="[1.0, 1.0]")
 def linear_solver_cholesky(a, b, uplo=None):
     """Solve ``a x = b`` for symmetric positive definite ``a`` by Cholesky (LL^T).
 
-    Only the triangle named by ``uplo`` ("L", the default, or "U") is read.  A matrix
-    that is not positive definite is an error, also a numerically singular positive
-    semi-definite one (a pivot l_kk^2 of magnitude at most n * eps * ||a||_F)."""
+    Only the triangle named by ``uplo`` ("U", the default, or "L") is read; ``a`` a matrix
+    and ``b`` a vector, read as float64.  A matrix that is not positive definite is an
+    error, also a numerically singular positive semi-definite one (a pivot l_kk^2 of
+    magnitude at most n * eps * ||a||_F)."""
+    name = "linear_solver_cholesky"
     return _solve_with(
-        a, b, "potrf", "potrs", _lower_flag(uplo),
+        name, a, b, "potrf", "potrs", _lower_flag(uplo, name),
         "the matrix a is not positive definite (pivot {info} of its Cholesky factorisation "
         "is not positive " + RELATIVE_TO + ")")
 

@@ -14,11 +14,14 @@ The original offered these only in BlazeIterative builds; here they are always p
   A preconditioner refuses a matrix whose pivots (or, for Jacobi and SSOR, diagonal
   entries) are zero relative to n * eps * ||a||_F (``solvers.first_negligible``), not
   only exact zeros: which of the two rounding leaves depends on the BLAS kernel.
+* ``iterative_solver_gmres(a, b[, n[, tolerance]])``: as the original, the third argument
+  is the Krylov dimension n (the restart length, an integer), the tolerance comes fourth.
 * ``iterative_solver_lanczos`` / ``_arnoldi(a, b[, n])``: approximate eigenvalues of
   ``a`` (see their docstrings; the third argument is the number of Krylov steps).
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -226,11 +229,42 @@ _LINEAR_SOLVERS = (
      True, " with an incomplete Cholesky IC(0) preconditioner"),
     ("cg_symmetric_gauss_seidel", "conjugate gradient", sla.cg,
      _symmetric_gauss_seidel_preconditioner, True, " with a symmetric Gauss-Seidel preconditioner"),
-    ("gmres", "GMRES", sla.gmres, None, False, " (restarted every 20 steps, as SciPy)"),
 )
 
 for _row in _LINEAR_SOLVERS:
     _register_linear(*_row)
+
+
+def _restart(n) -> int:
+    if n is None:
+        return 20
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise PhylanxValueError(
+            f"the third argument of iterative_solver_gmres is the Krylov dimension n (an "
+            f"integer, as in the original), got {n!r}; the tolerance is the fourth argument")
+    if int(n) < 1:
+        raise PhylanxValueError(f"the Krylov dimension n must be positive, got {int(n)}")
+    return int(n)
+
+
+def _gmres_oracle(a, b, n=None, tolerance=None):
+    if n is not None and not isinstance(n, (int, np.integer)):
+        raise TypeError("the original's gmres takes an integer Krylov dimension n")
+    return np.linalg.solve(a, b)
+
+
+@primitive("iterative_solver_gmres", "iterative_solver_gmres(_1, _2)",
+           "iterative_solver_gmres(_1, _2, _3)", "iterative_solver_gmres(_1, _2, _3, _4)",
+           oracle=_gmres_oracle,
+           example=f"iterative_solver_gmres{_EXAMPLE}", result=_EXAMPLE_RESULT)
+def iterative_solver_gmres(a, b, n=None, tolerance=None):
+    """Solve ``a x = b`` by GMRES restarted every ``n`` steps; needs a square, non-singular ``a``.
+
+    The third argument is the original's Krylov dimension n (an integer; default 20, as
+    SciPy; the original required it), the optional fourth the relative residual tolerance
+    (default 1e-10); not reaching it is a PhylanxValueError naming the method."""
+    method = partial(sla.gmres, restart=_restart(n))
+    return _krylov_solve("GMRES", method, a, b, tolerance)
 
 
 # --- eigenvalue estimates -------------------------------------------------------------

@@ -327,7 +327,7 @@ def conv():
             continue
         xd = dist.tiled(x, kind, over, name="x")
         for padding in ("valid", "same", "causal"):
-            for strides, dilation in ((1, 1), (2, 1), (1, 2), (3, 2)):
+            for strides, dilation in ((1, 1), (2, 1), (1, 2), (3, 1)):
                 out = ev(f'conv1d_d(a, b, "{padding}", {strides}, {dilation})', xd, kernel)
                 want = conv1d(x, kernel, padding, strides, dilation)
                 check_tiled(out, want, f"conv1d_d {kind}/{over} {padding} {strides} {dilation}",

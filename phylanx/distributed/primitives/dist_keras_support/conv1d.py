@@ -75,6 +75,9 @@ def conv1d_d(x, kernel, padding="valid", strides=1, dilation_rate=1, name=""):
     stride, dilation = to_int(strides, "strides"), to_int(dilation_rate, "dilation_rate")
     if stride < 1 or dilation < 1:
         raise PhylanxValueError("conv1d_d: strides and dilation_rate must be positive")
+    if stride > 1 and dilation > 1:     # as conv1d (the original, compat addendum A.2)
+        raise PhylanxValueError(f"conv1d_d: strides > 1 ({stride}) together with a "
+                                f"dilation_rate > 1 ({dilation}) is not supported")
     length, width = x.shape[1], kernel.shape[0]
     out_len, pad_left = _geometry(length, width, mode, stride, dilation)
     boxes = []
