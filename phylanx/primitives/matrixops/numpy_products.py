@@ -16,7 +16,7 @@ from ...errors import PhylanxTypeError, PhylanxValueError
 from ...values import scalarize, type_name
 from ..array_args import numpy_call
 from ..registry import primitive
-from ..solvers.direct import RELATIVE_TO, factorise
+from ..solvers.direct import RELATIVE_TO, first_singular_in_stack
 from .linalg import numeric
 
 
@@ -76,12 +76,12 @@ def _check_regular(a: np.ndarray) -> None:
     work = a if a.dtype in (np.float32, np.float64) else a.astype(np.float64)
     if work.shape[-1] == 0 or not np.all(np.isfinite(work)):
         return   # inf/NaN: NumPy's NaN result stands, as in inverse
-    for index in np.ndindex(work.shape[:-2]):
-        _, bad = factorise(np.array(work[index], order="F"), "getrf")
-        if bad is not None:
-            where = f" (matrix {list(index)} of the stack)" if work.ndim > 2 else ""
-            raise PhylanxValueError(f"the matrix a is singular{where}: pivot {bad} of its LU "
-                                    f"factorisation is zero {RELATIVE_TO}")
+    found = first_singular_in_stack(work)
+    if found is not None:
+        index, bad = found
+        where = f" (matrix {list(index)} of the stack)" if work.ndim > 2 else ""
+        raise PhylanxValueError(f"the matrix a is singular{where}: pivot {bad} of its LU "
+                                f"factorisation is zero {RELATIVE_TO}")
 
 
 @primitive(

@@ -144,6 +144,45 @@ def factorise(a: np.ndarray, factor_name: str, lower: int | None = None):
     return factors, first_negligible(_PIVOTS[factor_name](factors, lower), read, a.dtype)
 
 
+def first_singular_in_stack(work: np.ndarray) -> tuple[tuple[int, ...], int] | None:
+    """``(index, bad)`` of the first matrix of the float stack ``work`` (..., n, n) that
+    :func:`factorise` with getrf would call singular (``bad`` its 1-based pivot), else None.
+
+    Equal to calling ``factorise(work[index], "getrf")`` for every index in order, but the
+    tolerance of :func:`rounding_tolerance` is computed for the whole stack at once and
+    LAPACK is called without per-matrix Python work besides the call itself: a stacked
+    ``solve`` of thousands of small systems (ALS) spent most of its time here."""
+    n = work.shape[-1]
+    stack = work.reshape(-1, n, n)
+    count = stack.shape[0]
+    if count == 0 or n == 0:
+        return None
+    getrf, = lapack.get_lapack_funcs(("getrf",), (stack[0],))
+    # each swapped matrix, transposed back, is a Fortran-ordered copy LAPACK works in place
+    columns = np.ascontiguousarray(np.swapaxes(stack, 1, 2))
+    pivots = np.empty((count, n), dtype=np.abs(stack[:1, :1, :1]).dtype)
+    infos = np.zeros(count, dtype=np.int64)
+    for i in range(count):
+        lu, _, info = getrf(columns[i].T, overwrite_a=1)
+        pivots[i] = np.abs(lu.diagonal())
+        infos[i] = info
+    if np.any(infos < 0):  # pragma: no cover - only on malformed input, which callers check
+        raise PhylanxValueError(f"LAPACK getrf rejected argument {-int(infos.min())}")
+    eps = np.finfo(work.dtype if work.dtype.kind in "fc" else np.float64).eps
+    magnitude = np.abs(stack)
+    largest = magnitude.max(axis=(1, 2))
+    scale = np.where(largest > 0, largest, 1.0)
+    norms = np.sqrt(np.sum((magnitude / scale[:, None, None]) ** 2, axis=(1, 2)))
+    tolerance = np.where(largest > 0, n * eps * largest * norms, 0.0)
+    small = (pivots <= tolerance[:, None]) | (infos[:, None] > 0)
+    bad_rows = np.flatnonzero(small.any(axis=1))
+    if bad_rows.size == 0:
+        return None
+    first = int(bad_rows[0])
+    bad = int(infos[first]) if infos[first] > 0 else int(np.argmax(small[first])) + 1
+    return tuple(int(i) for i in np.unravel_index(first, work.shape[:-2])), bad
+
+
 def system_operands(a, b) -> tuple[np.ndarray, np.ndarray, np.dtype]:
     """Check ``a x = b``: square ``a``, ``b`` a vector or matrix with as many rows.
 
