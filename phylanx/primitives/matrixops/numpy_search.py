@@ -196,6 +196,47 @@ def _at_indices(indices):
     return _position(indices, "indices")
 
 
+#: ``_add_rows_fast`` handles at most this many target rows (one-hot columns per tile)
+ROWS_FAST_MAX = 64
+#: index rows per tile of the one-hot product (its one-hot block stays in cache)
+ROWS_FAST_TILE = 4096
+
+
+def _add_rows_fast(a: np.ndarray, index, values: np.ndarray) -> bool:
+    """``np.add.at(a, index, values)`` for the k-means shape, done fast; False if not that shape.
+
+    The shape: ``a`` a float (k, d) array with few rows, ``index`` one integer row per row of
+    ``values`` (n, d), all within 0..k-1.  ``np.add.at`` then costs about 1 us per row;
+    per-row sums as ``bincount`` per column (narrow ``d``) or as one-hot matrix products
+    tile by tile are 5-10x faster.  The sums are added in another order than NumPy's, so
+    the result equals it within float rounding.  A non-finite sum (inf/NaN in ``values``:
+    0 * inf in the one-hot product would spread NaN) is redone by ``np.add.at`` itself."""
+    if not (isinstance(index, np.ndarray) and index.ndim == 1 and index.dtype.kind in "iu"
+            and a.ndim == 2 and a.dtype.kind == "f" and values.dtype == a.dtype
+            and values.shape == (index.shape[0], a.shape[1])
+            and 0 < a.shape[0] <= ROWS_FAST_MAX and index.shape[0] >= ROWS_FAST_TILE):
+        return False
+    if np.may_share_memory(a, values):
+        return False        # NumPy's unbuffered order then decides what is read
+    k, d = a.shape
+    if index.min() < 0 or index.max() >= k:
+        return False        # negative (wrapping) or out-of-range indices: NumPy's own path
+    if d <= 4:
+        sums = np.stack([np.bincount(index, weights=values[:, j], minlength=k)
+                         for j in range(d)], axis=1).astype(a.dtype, copy=False)
+    else:
+        sums = np.zeros_like(a)
+        targets = np.arange(k, dtype=index.dtype)
+        for start in range(0, index.shape[0], ROWS_FAST_TILE):
+            rows = index[start:start + ROWS_FAST_TILE]
+            one_hot = (rows[:, None] == targets).astype(a.dtype)
+            sums += one_hot.T @ values[start:start + ROWS_FAST_TILE]
+    if not np.all(np.isfinite(sums)):
+        return False
+    a += sums
+    return True
+
+
 @primitive(
     "add_at", "add_at(_1_a, _2_indices, _3_b)", extension=True,
     oracle=lambda a, indices, b: (np.add.at(
@@ -215,8 +256,11 @@ def add_at(a, indices, b):
         raise PhylanxTypeError(f"a must be an array of at least 1 dimension (it is changed "
                                f"in place), got a {type_name(a)}")
     values = _values(b, "b")
+    index = _at_indices(indices)
+    if _add_rows_fast(a, index, values):
+        return a
     try:
-        numpy_call(np.add.at, a, _at_indices(indices), values)
+        numpy_call(np.add.at, a, index, values)
     except IndexError as e:
         raise PhylanxValueError(str(e)) from None
     return a
