@@ -221,16 +221,17 @@ def _add_rows_fast(a: np.ndarray, index, values: np.ndarray) -> bool:
     k, d = a.shape
     if index.min() < 0 or index.max() >= k:
         return False        # negative (wrapping) or out-of-range indices: NumPy's own path
-    if d <= 4:
-        sums = np.stack([np.bincount(index, weights=values[:, j], minlength=k)
-                         for j in range(d)], axis=1).astype(a.dtype, copy=False)
-    else:
-        sums = np.zeros_like(a)
-        targets = np.arange(k, dtype=index.dtype)
-        for start in range(0, index.shape[0], ROWS_FAST_TILE):
-            rows = index[start:start + ROWS_FAST_TILE]
-            one_hot = (rows[:, None] == targets).astype(a.dtype)
-            sums += one_hot.T @ values[start:start + ROWS_FAST_TILE]
+    with np.errstate(all="ignore"):   # a non-finite sum is redone by NumPy, which warns
+        if d <= 4:
+            sums = np.stack([np.bincount(index, weights=values[:, j], minlength=k)
+                             for j in range(d)], axis=1).astype(a.dtype, copy=False)
+        else:
+            sums = np.zeros_like(a)
+            targets = np.arange(k, dtype=index.dtype)
+            for start in range(0, index.shape[0], ROWS_FAST_TILE):
+                rows = index[start:start + ROWS_FAST_TILE]
+                one_hot = (rows[:, None] == targets).astype(a.dtype)
+                sums += one_hot.T @ values[start:start + ROWS_FAST_TILE]
     if not np.all(np.isfinite(sums)):
         return False
     a += sums
