@@ -87,10 +87,22 @@ def test_stacked_singularity_check_equals_the_per_matrix_loop(dtype):
     assert first_singular_in_stack(stack) == loop_first_singular(stack) == ((2, 0), 1)
 
 
-def test_stacked_solve_still_refuses_a_singular_matrix_and_names_it():
-    a = RNG.normal(size=(50, 5, 5))
+@pytest.mark.parametrize("magnitude", [1e-170, 1e-30, 1e160])
+def test_stacked_check_at_extreme_magnitudes_equals_the_loop(magnitude):
+    """Squares that underflow or overflow: the norms are taken scaled there."""
+    n = 5
+    stack = RNG.normal(size=(4, n, n)) * magnitude
+    stack[2, :, 4] = stack[2, :, 0] * 3
+    assert first_singular_in_stack(stack) == loop_first_singular(stack) == ((2,), 5)
+    stack[2] = np.eye(n) * magnitude
+    assert first_singular_in_stack(stack) is None is loop_first_singular(stack)
+
+
+@pytest.mark.parametrize("count", [50, 100])   # 100: checked while NumPy solves
+def test_stacked_solve_still_refuses_a_singular_matrix_and_names_it(count):
+    a = RNG.normal(size=(count, 5, 5))
     a[31, 4] = a[31, 0] + a[31, 1]
-    b = RNG.normal(size=(50, 5, 1))
+    b = RNG.normal(size=(count, 5, 1))
     with pytest.raises(PhylanxValueError, match=r"matrix \[31\] of the stack"):
         solve(a, b)
     a[31] = np.eye(5) * 3

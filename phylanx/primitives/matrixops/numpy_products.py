@@ -10,9 +10,12 @@ only refuses exactly zero pivots and otherwise returns huge garbage.
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
-from ...errors import PhylanxTypeError, PhylanxValueError
+from ...errors import PhylanxError, PhylanxTypeError, PhylanxValueError
+from ...runtime.forkjoin import fork_join
 from ...values import scalarize, type_name
 from ..array_args import numpy_call
 from ..registry import primitive
@@ -71,6 +74,10 @@ def _stack(value, what: str) -> np.ndarray:
     return arr
 
 
+#: stacks of at least this many matrices are checked while NumPy solves them
+OVERLAP_STACK = 64
+
+
 def _check_regular(a: np.ndarray) -> None:
     """PhylanxValueError if a matrix of the stack ``a`` has a negligible LU pivot."""
     work = a if a.dtype in (np.float32, np.float64) else a.astype(np.float64)
@@ -108,5 +115,19 @@ def solve(a, b):
         expected = "(M,)" if rhs.ndim == 1 else "(..., M, K)"
         raise PhylanxValueError(f"b of shape {rhs.shape} does not match a of shape {lhs.shape}"
                                 f": expected {expected} with M = {lhs.shape[-1]}")
-    _check_regular(lhs)
-    return numpy_call(np.linalg.solve, lhs, rhs)
+    if lhs.ndim == 2 or lhs.shape[-1] == 0 or lhs.size // lhs.shape[-1] ** 2 < OVERLAP_STACK:
+        _check_regular(lhs)
+        return numpy_call(np.linalg.solve, lhs, rhs)
+
+    # a large stack: the check (a Python loop over LAPACK calls) runs while NumPy solves
+    # (its loop releases the GIL); the check's error wins, NumPy's result is kept only
+    # when the check passed
+    def numpy_solve():
+        try:
+            return numpy_call(np.linalg.solve, lhs, rhs)
+        except PhylanxError as e:
+            return e
+    _, result = fork_join([partial(_check_regular, lhs), numpy_solve])
+    if isinstance(result, PhylanxError):
+        raise result
+    return result
