@@ -4,25 +4,29 @@ Two patterns, where ``x`` is a variable and ``f`` an element-wise expression (op
 and primitives declared ``elementwise``) of products ``matmul(x, m)`` and of operands
 that do not mention ``x``::
 
-    matmul(transpose(x), f(...))   ->  __rows_gram(lambda(t, m.., v.., f'), x, #m, m.., v..)
-    argmin(f(...), 1)              ->  __rows_argmin(lambda(...), 1, x, #m, m.., v..)
-    argmax(f(...), 1)              ->  __rows_argmax(...)
+    matmul(transpose(x), f(...))  ->  __rows_gram(lambda(t, m.., v.., matmul(transpose(t), f')),
+                                                  x, #m, m.., v..)
+    argmin(f(...), 1)             ->  __rows_concat(lambda(t, m.., v.., argmin(f', 1)), x, #m, ...)
 
-``f'`` is ``f`` with ``x`` replaced by the tile parameter ``t`` and every maximal
-subexpression without ``x`` by a parameter; those subexpressions (pure: no side effects,
-no calls of unknown functions) are evaluated once, before the tiles, as the primitive's
-operands.  ``primitives/matrixops/blocked.py`` decides at run time, from the values,
-whether the pass can be tiled (row alignment) and otherwise evaluates ``f`` whole: the
-rewrite never changes a result beyond float rounding.
+(``argmax`` too, axis 1 or -1.)  ``f'`` is ``f`` with ``x`` replaced by the tile
+parameter ``t`` and every maximal subexpression without ``x`` by a parameter; those
+subexpressions (pure: no side effects, no calls of unknown functions) are evaluated once,
+before the tiles, as the primitive's operands.  The lambda's body is the original
+expression over its parameters, so calling it on the whole ``x`` is the original
+evaluation: ``primitives/matrixops/blocked.py`` does that whenever the values do not
+allow tiling (row alignment, distributed arrays ...), and the rewrite never changes a
+result beyond float rounding.
 
 Logistic regression and k-means name the element-wise part first
 (``pred = sigmoid(x @ w)`` then ``x.T @ (pred - y)``; ``dist = ...`` then
-``argmin(dist, 1)``).  A ``define(v, e)`` immediately followed by the statement that
-uses ``v`` is inlined into a matched pattern when that is ``v``'s only use in the whole
-program (no other define, store or read of the name anywhere), ``e`` is pure and the
-using statement changes nothing before it reads ``v``; the define is then dropped.
+``argmin(dist, 1)``).  Inside a function, a ``define(v, e)`` immediately followed by the
+statement that uses ``v`` is inlined into a matched pattern when that is ``v``'s only use
+in the whole program (no other define, store or read of the name anywhere), ``e`` is pure
+and the using statement is pure too (it changes nothing before it reads ``v``; a
+``store``/``define`` of the statement binds only after its value is computed); the define
+is then dropped.
 
-Autodiff: each primitive's ``restore`` flag gives the expression back (with ``v``
+Autodiff: the primitives' ``restore`` flag gives the expression back (with ``v``
 inlined), which the recording compiler compiles in its place.
 """
 from __future__ import annotations
@@ -33,9 +37,9 @@ from typing import Any
 from ...language import ast
 from ...primitives import registry
 
-#: reduction -> internal primitive of its tiled pass
-ARG_REDUCTIONS = {"argmin": "__rows_argmin", "argmax": "__rows_argmax"}
-GRAM = "__rows_gram"
+#: reductions of each row whose tiles' values are concatenated (``__rows_concat``)
+ARG_REDUCTIONS = ("argmin", "argmax")
+GRAM, CONCAT = "__rows_gram", "__rows_concat"
 _DEFINES = ("define", "store")
 
 
@@ -205,6 +209,7 @@ def match(expr, inline: dict) -> tuple[Any, set[str]] | None:
     """``(rewritten call, names inlined)`` if ``expr`` is one of the patterns, else None."""
     if type(expr) is not ast.Call or expr.attribute is not None:
         return None
+    loc = expr.loc
     try:
         if expr.func == "matmul" and len(expr.args) == 2:
             left, right = expr.args
@@ -213,13 +218,10 @@ def match(expr, inline: dict) -> tuple[Any, set[str]] | None:
                     and type(left.args[0]) is ast.Identifier):
                 return None
             split = _Split(left.args[0].name, inline)
-            body = split.body(right)
-            if not split.products:
-                return None
-            call = ast.Call(GRAM, (split.function(body, expr.loc), *split.tail(expr.loc)),
-                            None, expr.loc)
-            return call, split.inlined
-        if expr.func in ARG_REDUCTIONS:
+            tile = ast.Call("transpose", (ast.Identifier("tile_x", left.loc),), None, left.loc)
+            body = ast.Call("matmul", (tile, split.body(right)), None, loc)
+            name = GRAM
+        elif expr.func in ARG_REDUCTIONS:
             axis = _axis(expr.args)
             if axis is None or type(expr.args[0]) is ast.KeywordArg:
                 return None
@@ -227,16 +229,16 @@ def match(expr, inline: dict) -> tuple[Any, set[str]] | None:
             if x is None:
                 return None
             split = _Split(x, inline)
-            body = split.body(expr.args[0])
-            if not split.products:
-                return None
-            call = ast.Call(ARG_REDUCTIONS[expr.func],
-                            (split.function(body, expr.loc), axis, *split.tail(expr.loc)),
-                            None, expr.loc)
-            return call, split.inlined
+            body = ast.Call(expr.func, (split.body(expr.args[0]), axis), None, loc)
+            name = CONCAT
+        else:
+            return None
     except _NoMatch:
         return None
-    return None
+    if not split.products:
+        return None
+    call = ast.Call(name, (split.function(body, loc), *split.tail(loc)), None, loc)
+    return call, split.inlined
 
 
 # -- the pass ----------------------------------------------------------------------------
@@ -246,6 +248,7 @@ class _Rewriter:
         self.uses = uses
         self.changed = False
         self.used: set[str] = set()    # names of the pending define a match inlined
+        self.functions = 0             # function bodies being rewritten, nested
 
     def inlinable(self, stmt) -> dict:
         """``{v: e}`` if ``stmt`` is ``define(v, e)`` that may be inlined into the next one."""
@@ -264,7 +267,10 @@ class _Rewriter:
         if t is ast.Call:
             if e.func == "block":
                 return ast.Call(e.func, self.block(e.args), e.attribute, e.loc)
+            function = e.func == "lambda" or (e.func == "define" and len(e.args) > 2)
+            self.functions += function
             args = tuple(self.expr(a) for a in e.args)
+            self.functions -= function
             e = ast.Call(e.func, args, e.attribute, e.loc) if args != e.args else e
             return self.matched(e, {})
         if t is ast.BinOp:
@@ -326,7 +332,8 @@ class _Rewriter:
             if self.used & pending.keys():
                 out.pop()             # the define was inlined into its only use
             out.append(new)
-            pending = self.inlinable(new)
+            # a define outside functions may be a global that later programs read
+            pending = self.inlinable(new) if self.functions else {}
         self.used = outer
         return tuple(out)
 

@@ -1,23 +1,26 @@
 """matrixops, cache-blocked passes over the rows of a tall matrix (internal primitives).
 
 ``compiler/rewrite/blocking.py`` turns ``x.T @ f(x @ w, ...)`` into ``__rows_gram`` and
-``argmin(f(x @ c, ...), 1)`` into ``__rows_argmin`` (``argmax``: ``__rows_argmax``),
-where ``f`` is element-wise.  NumPy reads a large ``x`` twice and materialises every
-intermediate of ``f`` at full height; here each tile of rows of ``x`` is read once while
-it is in cache, and all of ``f``'s work for it happens on tile-sized arrays::
+``argmin(f(x @ c, ...), 1)`` (or ``argmax``) into ``__rows_concat``, where ``f`` is
+element-wise.  NumPy reads a large ``x`` twice and materialises every intermediate of
+``f`` at full height; here each tile of rows of ``x`` is read once while it is in cache,
+and all of ``f``'s work for it happens on tile-sized arrays::
 
     for each tile t of rows:  out += x[t].T @ f(x[t] @ w, y[t], ...)      (gram)
-                              labels[t] = argmin(f(x[t] @ c, ...), 1)     (argmin)
+                              out[t] = argmin(f(x[t] @ c, ...), 1)        (concat)
 
-``f`` is a PhySL function built by the rewrite: its first parameter is the tile of ``x``,
-then the right operands of the products ``x @ m`` (never tiled), then every other operand
-of ``f``, each tiled when it is row-aligned with the result and passed whole when it
-broadcasts.  Row alignment is decided here, from the values: when it cannot be decided
-safely (a product operand that is not a matrix or vector, an operand whose rank could
-align ``x``'s rows with another axis, non-float ``x``, a single tile) the expression is
-evaluated whole, as written, and so is a tile pass that raises (so errors are NumPy's,
-for the whole arrays).  Tiles run concurrently, one contiguous group of tiles per
-worker thread (``runtime/blas_threads.py`` then gives BLAS one thread each).
+The first argument is a PhySL function ``g`` built by the rewrite: the *whole* replaced
+expression with ``x`` as its first parameter, then the right operands of the products
+``x @ m`` (never tiled), then every other operand of ``f``, each tiled when it is
+row-aligned with ``f``'s value and passed whole when it broadcasts.  ``g(x, ...)`` is
+the original expression; ``g(x[t], ...)`` is tile ``t``'s part.  Row alignment is
+decided here, from the values: when it cannot be decided safely (``x`` not a 2-d float
+NumPy array, e.g. a distributed array; a product operand that is not a matrix or vector;
+an operand whose rank could align ``x``'s rows with another axis; a single tile) ``g`` is
+called once on the whole operands, which evaluates the original expression through the
+execution tree as written, and so does a tile pass that raises (errors are those of the
+whole arrays).  Tiles run concurrently, one contiguous group of tiles per worker thread
+(``runtime/blas_threads.py`` then gives BLAS one thread each).
 
 Results equal the untiled expression within float rounding (the gram sums the tiles'
 products in another order; a tile's product may use another BLAS kernel than the whole).
@@ -37,9 +40,6 @@ from ...runtime.executors import get_executor
 from ...runtime.forkjoin import fork_join
 from ...values import call
 from ..registry import primitive
-from .linalg import matmul
-from .shape import transpose
-from .sort import argmax, argmin
 
 #: smallest tile (rows) chosen from ``tile_bytes``: below it per-tile costs dominate
 MIN_TILE_ROWS = 256
@@ -58,14 +58,16 @@ def _scalar(value: Any) -> bool:
         isinstance(value, np.ndarray) and value.ndim == 0)
 
 
-def plan(x: Any, products: int, operands: tuple) -> tuple[int, list[bool]] | None:
+def plan(x: Any, products: int, operands: tuple,
+         rank_needed: int | None = None) -> tuple[int, list[bool]] | None:
     """``(rows per tile, which operands to tile)``, or None: evaluate the whole expression.
 
     ``operands[:products]`` are the right operands of ``x @ m``: each must be a vector or
     a matrix (of one rank for all), so every product has ``x``'s rows on its axis 0 and
     rank ``r``.  Another operand is tiled if it has rank ``r`` and ``n`` rows, passed whole
     if it is a number, has a lower rank or one row (it broadcasts), and anything else
-    (a higher rank, another row count, a non-array) is left to the whole evaluation."""
+    (a higher rank, another row count, a non-array) is left to the whole evaluation.
+    ``rank_needed``: tile only if the products have that rank."""
     if not (isinstance(x, np.ndarray) and x.ndim == 2 and x.dtype.kind == "f"):
         return None
     n, d = x.shape
@@ -77,6 +79,8 @@ def plan(x: Any, products: int, operands: tuple) -> tuple[int, list[bool]] | Non
     if len(ranks) != 1:
         return None
     rank = ranks.pop()
+    if rank_needed is not None and rank != rank_needed:
+        return None
     width = max([d] + [m.shape[1] for m in mats if m.ndim == 2])
     rows = tile_rows(width, x.itemsize)
     if n <= rows:
@@ -115,20 +119,12 @@ def _run_groups(groups, work) -> list:
     return fork_join([lambda g=g: work(g) for g in groups])
 
 
-class _NotRowWise(Exception):
-    """A tile's value is not row-aligned after all: evaluate the whole expression."""
-
-
-def gram_tiles(f, x: np.ndarray, operands: tuple, rows: int, tiled: list[bool]):
-    """``x.T @ f(x, *operands)`` summed tile by tile (see the module docstring)."""
+def gram_tiles(g, x: np.ndarray, operands: tuple, rows: int, tiled: list[bool]):
+    """The sum over row tiles ``t`` of ``g(x[t], ...)`` (= ``x[t].T @ f(...)``)."""
     def work(group):
         total = None
         for start, stop in group:
-            value = call(f, *_tile_args(x, operands, tiled, start, stop))
-            if not isinstance(value, np.ndarray) or value.ndim == 0 \
-                    or value.shape[0] != stop - start:
-                raise _NotRowWise
-            part = matmul(x[start:stop].T, value)
+            part = call(g, *_tile_args(x, operands, tiled, start, stop))
             total = part if total is None else total + part
         return total
     parts = _run_groups(_groups(x.shape[0], rows), work)
@@ -138,24 +134,16 @@ def gram_tiles(f, x: np.ndarray, operands: tuple, rows: int, tiled: list[bool]):
     return total
 
 
-def arg_tiles(find, f, axis, x: np.ndarray, operands: tuple, rows: int, tiled: list[bool]):
-    """``find(f(x, *operands), axis)`` (argmin/argmax along the last of 2 axes) per tile."""
-    n = x.shape[0]
-    out = np.empty(n, dtype=np.intp)
+def concat_tiles(g, x: np.ndarray, operands: tuple, rows: int, tiled: list[bool]):
+    """``g(x[t], ...)`` (one value per row of the tile) for every row tile, concatenated."""
+    parts: list = [None] * -(-x.shape[0] // rows)
 
     def work(group):
         for start, stop in group:
-            value = call(f, *_tile_args(x, operands, tiled, start, stop))
-            if not isinstance(value, np.ndarray) or value.ndim != 2 \
-                    or value.shape[0] != stop - start:
-                raise _NotRowWise
-            out[start:stop] = find(value, axis)
-    _run_groups(_groups(n, rows), work)
-    return out
-
-
-def _whole(f, x, operands):
-    return call(f, x, *operands)
+            parts[start // rows] = np.asarray(call(g, *_tile_args(x, operands, tiled,
+                                                                  start, stop)))
+    _run_groups(_groups(x.shape[0], rows), work)
+    return np.concatenate(parts)
 
 
 def _products(value: Any) -> int:
@@ -186,25 +174,12 @@ def _substitute(expr, names: dict[str, Any]):
     return expr
 
 
-def _body(function: ast.Call, x, operands) -> Any:
-    *params, body = function.args
-    values = (x, *operands)
-    return _substitute(body, {p.name: v for p, v in zip(params, values)})
-
-
-def restore_gram(args: tuple, loc) -> Any:
-    """The AST of ``matmul(transpose(x), f(x, operands...))`` for ``__rows_gram``'s args."""
+def restore(args: tuple, loc) -> Any:
+    """The expression a ``__rows_*`` call replaced: its function's body with the
+    parameters replaced by the call's arguments (``x``, then the operands)."""
     function, x, _count, *operands = args
-    return ast.Call("matmul", (ast.Call("transpose", (x,), None, loc),
-                               _body(function, x, operands)), None, loc)
-
-
-def _restore_arg(name: str):
-    def restore(args: tuple, loc) -> Any:
-        function, axis, x, _count, *operands = args
-        return ast.Call(name, (_body(function, x, operands), axis), None, loc)
-    restore.__doc__ = f"The AST of ``{name}(f(x, operands...), axis)`` for ``__rows_{name}``."
-    return restore
+    *params, body = function.args
+    return _substitute(body, {p.name: v for p, v in zip(params, (x, *operands))})
 
 
 # -- the primitives ----------------------------------------------------------------------
@@ -213,59 +188,47 @@ _REASON = ("internal: introduced by compiler/rewrite/blocking.py; the oracle is 
            "expression it replaces (tests/compiler/test_rewrite_blocking.py)")
 
 
-@primitive("__rows_gram", "__rows_gram(_1_f, _2_x, _3_products, __4)", extension=True,
-           higher_order=True, no_oracle=_REASON, flags={"restore": restore_gram},
-           example="__rows_gram(lambda(t, m, matmul(t, m) - 1.0), [[1.0, 2.0], [3.0, 4.0]], "
-                   "1, [1.0, 1.0])",
-           result="[20.0, 28.0]")
-def rows_gram(f, x, products, *operands):
-    """``x.T @ f(x, *operands)`` computed tile by tile over the rows of ``x`` (cache blocking).
-
-    ``f`` is element-wise in the products ``x @ m`` of its tile argument with the first
-    ``products`` operands; the other operands are tiled when row-aligned.  Equal to the
-    untiled expression within float rounding (see the module docstring).
-    """
-    count = _products(products)
-    layout = plan(x, count, operands)
+def _tiled_or_whole(tiles, g, x, products, operands, rank_needed=None):
+    layout = plan(x, _products(products), operands, rank_needed)
     if layout is not None:
         try:
-            return gram_tiles(f, x, operands, *layout)
+            return tiles(g, x, operands, *layout)
         except CancelledError:
             raise
         except Exception:  # noqa: BLE001 - the whole evaluation gives the error, located
             pass
-    return matmul(transpose(x), _whole(f, x, operands))
+    return _whole(g, x, operands)
 
 
-def _declare_arg(name: str, find, example: str, result: str):
-    def impl(f, axis, x, products, *operands):
-        count = _products(products)
-        layout = plan(x, count, operands)
-        if layout is not None and not isinstance(axis, bool) \
-                and isinstance(axis, (int, np.integer)) and int(axis) in (1, -1):
-            try:
-                return arg_tiles(find, f, axis, x, operands, *layout)
-            except CancelledError:
-                raise
-            except Exception:  # noqa: BLE001 - the whole evaluation gives the error
-                pass
-        return find(_whole(f, x, operands), axis)
-    impl.__name__ = f"rows_{name}"
-    impl.__doc__ = (
-        f"``{name}(f(x, *operands), axis)`` computed tile by tile over the rows of ``x``.\n\n"
-        f"Tiled when the value of ``f`` has 2 axes with ``x``'s rows first and ``axis`` is 1 "
-        f"or -1 (the {name} of each row needs only that row); otherwise evaluated whole.")
-    primitive(f"__rows_{name}", f"__rows_{name}(_1_f, _2_axis, _3_x, _4_products, __5)",
-              extension=True, higher_order=True, no_oracle=_REASON,
-              flags={"restore": _restore_arg(name)}, example=example, result=result)(impl)
-    return impl
+def _whole(g, x, operands):
+    return call(g, x, *operands)
 
 
-rows_argmin = _declare_arg(
-    "argmin", argmin,
-    "__rows_argmin(lambda(t, m, matmul(t, m)), 1, [[1.0, 2.0], [3.0, -4.0]], 1, "
-    "[[1.0, 0.0], [0.0, -1.0]])", "[1, 0]")
-rows_argmax = _declare_arg(
-    "argmax", argmax,
-    "__rows_argmax(lambda(t, m, matmul(t, m)), 1, [[1.0, 2.0], [3.0, -4.0]], 1, "
-    "[[1.0, 0.0], [0.0, -1.0]])", "[0, 1]")
+@primitive("__rows_gram", "__rows_gram(_1_g, _2_x, _3_products, __4)", extension=True,
+           higher_order=True, no_oracle=_REASON, flags={"restore": restore},
+           example="__rows_gram(lambda(t, m, matmul(transpose(t), matmul(t, m) - 1.0)), "
+                   "[[1.0, 2.0], [3.0, 4.0]], 1, [1.0, 1.0])",
+           result="[20.0, 28.0]")
+def rows_gram(g, x, products, *operands):
+    """``g(x, *operands)``, which is ``x.T @ f(x, ...)``, summed over tiles of rows of ``x``.
+
+    Cache blocking: ``f`` is element-wise in the products ``x @ m`` of the tile with the
+    first ``products`` operands; the other operands are tiled when row-aligned.  Equal to
+    ``g(x, *operands)`` within float rounding (see the module docstring).
+    """
+    return _tiled_or_whole(gram_tiles, g, x, products, operands)
+
+
+@primitive("__rows_concat", "__rows_concat(_1_g, _2_x, _3_products, __4)", extension=True,
+           higher_order=True, no_oracle=_REASON, flags={"restore": restore},
+           example="__rows_concat(lambda(t, m, argmin(matmul(t, m), 1)), "
+                   "[[1.0, 2.0], [3.0, -4.0]], 1, [[1.0, 0.0], [0.0, -1.0]])",
+           result="[1, 0]")
+def rows_concat(g, x, products, *operands):
+    """``g(x, *operands)``, one value per row of ``x`` (``argmin(f(x, ...), 1)``), by tiles.
+
+    Cache blocking for a reduction of each row of an element-wise 2-d ``f`` of the products
+    ``x @ m`` (matrices): ``g`` of a tile gives that tile's rows, the tiles' values are
+    concatenated.  Tiled only when the products are matrices; otherwise ``g`` runs whole.
+    """
+    return _tiled_or_whole(concat_tiles, g, x, products, operands, rank_needed=2)
