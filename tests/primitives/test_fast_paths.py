@@ -34,6 +34,15 @@ def test_add_at_per_row_sums_equal_numpy(k, d, dtype):
     assert got.dtype == dtype
 
 
+def test_add_at_one_hot_sums_split_among_threads():
+    """Enough rows for one group of tiles per worker thread (summed in another order)."""
+    rows = numpy_search.ROWS_FAST_TILE * 8 + 77
+    a = RNG.normal(size=(8, 16))
+    index, b = RNG.integers(0, 8, rows), RNG.normal(size=(rows, 16))
+    got, want = add_at_both(a, index, b)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-11 * np.abs(want).max())
+
+
 def test_add_at_leaves_other_shapes_to_numpy():
     k, d = 8, 3
     b = RNG.normal(size=(ROWS, d))

@@ -10,9 +10,14 @@ argument in place, like ``store``, and returns it (NumPy returns None; decorated
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
+from ... import config
 from ...errors import PhylanxTypeError, PhylanxValueError
+from ...runtime.executors import get_executor
+from ...runtime.forkjoin import fork_join
 from ...values import scalarize, type_name
 from ..array_args import as_array, as_shape, numpy_call
 from ..dtypes import to_bool, to_count
@@ -226,16 +231,34 @@ def _add_rows_fast(a: np.ndarray, index, values: np.ndarray) -> bool:
             sums = np.stack([np.bincount(index, weights=values[:, j], minlength=k)
                              for j in range(d)], axis=1).astype(a.dtype, copy=False)
         else:
-            sums = np.zeros_like(a)
-            targets = np.arange(k, dtype=index.dtype)
-            for start in range(0, index.shape[0], ROWS_FAST_TILE):
-                rows = index[start:start + ROWS_FAST_TILE]
-                one_hot = (rows[:, None] == targets).astype(a.dtype)
-                sums += one_hot.T @ values[start:start + ROWS_FAST_TILE]
+            sums = _one_hot_sums(a, index, values)
     if not np.all(np.isfinite(sums)):
         return False
     a += sums
     return True
+
+
+def _one_hot_sums(a: np.ndarray, index: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per-target sums of the rows of ``values`` as one-hot products, tile by tile; the
+    tiles in one contiguous group per worker thread (NumPy releases the GIL in them)."""
+    targets = np.arange(a.shape[0], dtype=index.dtype)
+    n = index.shape[0]
+
+    def group(lo: int, hi: int) -> np.ndarray:
+        sums = np.zeros_like(a)
+        for start in range(lo, hi, ROWS_FAST_TILE):
+            stop = min(start + ROWS_FAST_TILE, hi)
+            one_hot = (index[start:stop, None] == targets).astype(a.dtype)
+            sums += one_hot.T @ values[start:stop]
+        return sums
+    workers = 1 if config.get("sync_execution") else get_executor().num_threads
+    workers = max(1, min(workers, n // (4 * ROWS_FAST_TILE)))
+    if workers == 1:
+        return group(0, n)
+    bounds = [n * i // workers // ROWS_FAST_TILE * ROWS_FAST_TILE for i in range(workers)]
+    bounds.append(n)
+    parts = fork_join([partial(group, lo, hi) for lo, hi in zip(bounds, bounds[1:])])
+    return sum(parts[1:], parts[0])
 
 
 @primitive(
