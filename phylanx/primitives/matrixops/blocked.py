@@ -19,8 +19,8 @@ NumPy array, e.g. a distributed array; a product operand that is not a matrix or
 an operand whose rank could align ``x``'s rows with another axis; a single tile) ``g`` is
 called once on the whole operands, which evaluates the original expression through the
 execution tree as written, and so does a tile pass that raises (errors are those of the
-whole arrays).  Tiles run concurrently, one contiguous group of tiles per worker thread
-(``runtime/blas_threads.py`` then gives BLAS one thread each).
+whole arrays).  Tiles run concurrently: each worker thread takes the next tile when it
+is done with one (``runtime/blas_threads.py`` then gives BLAS one thread each).
 
 Results equal the untiled expression within float rounding (the gram sums the tiles'
 products in another order; a tile's product may use another BLAS kernel than the whole).
@@ -29,6 +29,7 @@ from, which the recording compiler compiles instead (``flags["restore"]``).
 """
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -100,34 +101,39 @@ def plan(x: Any, products: int, operands: tuple,
     return rows, tiled
 
 
-def _groups(n: int, rows: int) -> list[list[tuple[int, int]]]:
-    """The tiles ``(start, stop)``, in one contiguous group per worker thread."""
-    tiles = [(start, min(start + rows, n)) for start in range(0, n, rows)]
-    workers = 1 if config.get("sync_execution") else get_executor().num_threads
-    workers = max(1, min(workers, len(tiles)))
-    size = -(-len(tiles) // workers)
-    return [tiles[i:i + size] for i in range(0, len(tiles), size)]
-
-
 def _tile_args(x, operands, tiled, start, stop) -> list:
     return [x[start:stop]] + [v[start:stop] if t else v for v, t in zip(operands, tiled)]
 
 
-def _run_groups(groups, work) -> list:
-    if len(groups) == 1:
-        return [work(groups[0])]
-    return fork_join([lambda g=g: work(g) for g in groups])
+def _each_tile(g, x: np.ndarray, operands: tuple, rows: int, tiled: list[bool]) -> list:
+    """``g`` of every row tile, in tile order.  The worker threads take the next tile
+    as they finish one (a loaded or descheduled thread delays no fixed share of the
+    work), and the values are kept per tile, so what follows (the sum of the gram) adds
+    them in the same order however the tiles were shared out: the result is the same on
+    every run."""
+    n = x.shape[0]
+    count = -(-n // rows)
+    values: list = [None] * count
+    claim = itertools.count()         # next() of a count is atomic under the GIL
+
+    def worker() -> None:
+        for i in iter(claim.__next__, None):
+            if i >= count:
+                return
+            start = i * rows
+            values[i] = call(g, *_tile_args(x, operands, tiled, start, min(start + rows, n)))
+    workers = 1 if config.get("sync_execution") else get_executor().num_threads
+    workers = max(1, min(workers, count))
+    if workers == 1:
+        worker()
+    else:
+        fork_join([worker] * workers)
+    return values
 
 
 def gram_tiles(g, x: np.ndarray, operands: tuple, rows: int, tiled: list[bool]):
-    """The sum over row tiles ``t`` of ``g(x[t], ...)`` (= ``x[t].T @ f(...)``)."""
-    def work(group):
-        total = None
-        for start, stop in group:
-            part = call(g, *_tile_args(x, operands, tiled, start, stop))
-            total = part if total is None else total + part
-        return total
-    parts = _run_groups(_groups(x.shape[0], rows), work)
+    """The sum over row tiles ``t`` of ``g(x[t], ...)`` (= ``x[t].T @ f(...)``), in order."""
+    parts = _each_tile(g, x, operands, rows, tiled)
     total = parts[0]
     for part in parts[1:]:
         total = total + part
@@ -136,14 +142,7 @@ def gram_tiles(g, x: np.ndarray, operands: tuple, rows: int, tiled: list[bool]):
 
 def concat_tiles(g, x: np.ndarray, operands: tuple, rows: int, tiled: list[bool]):
     """``g(x[t], ...)`` (one value per row of the tile) for every row tile, concatenated."""
-    parts: list = [None] * -(-x.shape[0] // rows)
-
-    def work(group):
-        for start, stop in group:
-            parts[start // rows] = np.asarray(call(g, *_tile_args(x, operands, tiled,
-                                                                  start, stop)))
-    _run_groups(_groups(x.shape[0], rows), work)
-    return np.concatenate(parts)
+    return np.concatenate([np.asarray(v) for v in _each_tile(g, x, operands, rows, tiled)])
 
 
 def _products(value: Any) -> int:
