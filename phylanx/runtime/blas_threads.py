@@ -19,6 +19,7 @@ thread count is in force at a time, whichever thread asked for it.
 """
 from __future__ import annotations
 
+import ctypes
 import os
 import threading
 from collections.abc import Iterator
@@ -32,6 +33,27 @@ _saved: int | None = None         # BLAS threads before the first open group
 _extra = 0                        # concurrent pieces beyond one, over all open groups
 
 
+def _calls(lib) -> tuple:
+    """``(get, set)`` of the thread count of one BLAS library.
+
+    For OpenBLAS on its own threads, its two C functions loaded through ``ctypes.PyDLL``:
+    they keep the GIL, where threadpoolctl's (``ctypes.CDLL``) release it at every call and
+    so hand it to a waiting worker thread (measured: +16 us per ``fork_join``).  Also,
+    threadpoolctl lets only the first thread that set OpenBLAS's count change it again;
+    the runtime sets it from any thread.  Other libraries: threadpoolctl's calls."""
+    try:
+        if lib.internal_api == "openblas" and lib.threading_layer != "openmp":
+            dll = ctypes.PyDLL(lib.filepath)
+            affix = (lib._symbol_prefix, lib._symbol_suffix)
+            get = getattr(dll, "{}openblas_get_num_threads{}".format(*affix))
+            put = getattr(dll, "{}openblas_set_num_threads{}".format(*affix))
+            get.restype, put.argtypes, put.restype = ctypes.c_int, [ctypes.c_int], None
+            return get, put
+    except (AttributeError, OSError):   # another threadpoolctl or build: the slow way
+        pass
+    return (lambda: lib.num_threads), lib.set_num_threads
+
+
 def _controllers() -> list:
     global _blas
     if _blas is None:
@@ -40,7 +62,7 @@ def _controllers() -> list:
         except ImportError:      # pragma: no cover - threadpoolctl is a dependency
             _blas = []
         else:
-            _blas = [c for c in ThreadpoolController().lib_controllers
+            _blas = [_calls(c) for c in ThreadpoolController().lib_controllers
                      if c.user_api == "blas"]
     return _blas
 
@@ -48,12 +70,12 @@ def _controllers() -> list:
 def current() -> int | None:
     """BLAS threads now in force (None without BLAS or threadpoolctl)."""
     blas = _controllers()
-    return blas[0].num_threads if blas else None
+    return blas[0][0]() if blas else None
 
 
 def _set(count: int) -> None:
-    for lib in _controllers():
-        lib.set_num_threads(count)
+    for _, put in _controllers():
+        put(count)
 
 
 def configure() -> None:
@@ -74,23 +96,38 @@ def one_per_rank() -> None:
             _set(1)
 
 
-@contextmanager
-def sharing(pieces: int) -> Iterator[None]:
-    """While the block runs ``pieces`` tasks concurrently, BLAS shares the cores with them:
-    ``max(1, threads before // concurrent pieces)`` (automatic mode only; nesting adds up;
-    the count before is restored when the last group ends)."""
+def share(pieces: int) -> int:
+    """Start running ``pieces`` tasks concurrently: BLAS shares the cores with them,
+    ``max(1, threads before // concurrent pieces)`` (automatic mode only; nesting adds
+    up).  Returns what :func:`unshare` needs (0: nothing was changed)."""
     global _extra, _saved
     if pieces <= 1 or int(config.get("blas_threads")) != 0 or not _controllers():
-        yield
-        return
+        return 0
     with _lock:
         if _extra == 0:
             _saved = current() or os.cpu_count() or 1
         _extra += pieces - 1
-        _set(max(1, _saved // (1 + _extra)))
+        if _saved > 1:
+            _set(max(1, _saved // (1 + _extra)))
+    return pieces - 1
+
+
+def unshare(extra: int) -> None:
+    """End what :func:`share` started; the count before the first group comes back when
+    the last one ends."""
+    global _extra
+    if extra:
+        with _lock:
+            _extra -= extra
+            if _saved > 1:
+                _set(_saved if _extra == 0 else max(1, _saved // (1 + _extra)))
+
+
+@contextmanager
+def sharing(pieces: int) -> Iterator[None]:
+    """:func:`share` and :func:`unshare` around a block."""
+    extra = share(pieces)
     try:
         yield
     finally:
-        with _lock:
-            _extra -= pieces - 1
-            _set(_saved if _extra == 0 else max(1, _saved // (1 + _extra)))
+        unshare(extra)

@@ -68,9 +68,8 @@ def fork_join(thunks: Sequence[Callable[[], Any]], spawn: Sequence[bool] | None 
     spawned: list[tuple[int, Future]] = []
     interrupted: BaseException | None = None
     # BLAS shares the cores with the pieces while they run (blas_threads.py)
-    sharing = blas_threads.sharing(min(n if spawn is None else sum(map(bool, spawn)) + 1,
-                                       _CORES))
-    sharing.__enter__()
+    shared = blas_threads.share(min(n if spawn is None else sum(map(bool, spawn)) + 1,
+                                    _CORES))
     try:
         try:
             submit = get_executor().submit
@@ -99,7 +98,7 @@ def fork_join(thunks: Sequence[Callable[[], Any]], spawn: Sequence[bool] | None 
     finally:
         ctx.token = outer
         close_token(group)
-        sharing.__exit__(None, None, None)
+        blas_threads.unshare(shared)
     if interrupted is not None:
         raise interrupted
     if group.error is not None:

@@ -69,3 +69,16 @@ def test_one_per_rank(two_blas_threads):
     with blas_threads.sharing(2):
         assert blas_threads.current() == 1
     assert blas_threads.current() == 1
+
+
+def test_any_thread_can_share(two_blas_threads):
+    """threadpoolctl lets only the first thread that set OpenBLAS change it again; the
+    runtime's groups start on any thread (pool workers, user threads)."""
+    import threading
+    seen = []
+    thread = threading.Thread(
+        target=lambda: seen.append(fork_join([blas_threads.current, blas_threads.current])))
+    thread.start()
+    thread.join(timeout=30)
+    assert seen == [[1, 1]]
+    assert blas_threads.current() == 2
