@@ -45,6 +45,16 @@ SETTINGS: dict[str, Setting] = {
         Setting("optimize", True, _bool,
                 "rewrite programs before compiling them (compiler/rewrite: folding, CSE, "
                 "hoisting, cache blocking); 0 compiles the program as written"),
+        Setting("cache_blocking", True, _bool,
+                "rewrite x.T @ f(x @ w) and argmin(f(x @ c), 1) into passes over row tiles of "
+                "x (compiler/rewrite/blocking.py; needs optimize)"),
+        Setting("tile_bytes", 1 << 20, int,
+                "bytes of the widest row block of a tiled pass (rows = this / row width)"),
+        Setting("tile_rows", 0, int,
+                "rows per tile of a tiled pass (0: from tile_bytes)"),
+        Setting("blas_threads", 0, int,
+                "BLAS threads (0: automatic: all cores, split among concurrent tasks, one "
+                "per rank under MPI; n > 0: always n)"),
         Setting("trace_threshold_us", 50.0, float,
                 "timeline recording: inline evaluations shorter than this are not recorded"),
     )

@@ -24,6 +24,7 @@ import numpy as np
 from ..compiler.compiler import Compiler, make_call
 from ..compiler.special_forms import compile_function, function_source
 from ..language import ast
+from ..primitives import registry
 from ..primitives.original_index import store_indices
 from ..runtime.futures import holds_future, resolve_deep
 from ..runtime.nodes import Node, build_eager
@@ -152,6 +153,10 @@ class RecordingCompiler(Compiler):
         return node
 
     def compile_primitive(self, name, args, loc, scope, call=None):
+        spec = registry.lookup(name)
+        restore = spec.flags.get("restore") if spec is not None else None
+        if restore is not None:   # a rewrite's primitive: record the expression it replaced
+            return self.compile(restore(tuple(args), loc), scope)
         if (name == "store" and len(args) == 2 and isinstance(args[0], ast.Call)
                 and args[0].func in _SLICE_FORMS and args[0].args):
             return self.compile_store_into_slice(args[0], args[1], loc, scope)

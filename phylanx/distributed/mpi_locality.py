@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..runtime import blas_threads
 from ..runtime.futures import Future, failed, ready
 from ..runtime.locality import Locality
 from ..source import SourceLoc
@@ -41,6 +42,8 @@ class MPILocality(Locality):
     @classmethod
     def start(cls) -> MPILocality:
         locality = cls()
+        if locality.size > 1:
+            blas_threads.one_per_rank()    # the node's ranks share its cores
         faults.install(locality.rank, locality.size, locality.world)
         atexit.register(locality.shutdown)
         return locality

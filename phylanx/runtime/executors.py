@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import config
-from . import cancel, futures
+from . import blas_threads, cancel, futures
 from .cancel import CancelledError, context
 from .futures import Future
 
@@ -211,6 +211,7 @@ def get_executor() -> Executor:
             if _pool is None:
                 _pool = PoolExecutor(default_threads())
                 futures._helper = _pool.help_for
+                blas_threads.configure()
             pool = _pool
     return pool
 

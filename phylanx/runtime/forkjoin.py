@@ -25,10 +25,12 @@ seconds for running tasks to reach a check, and re-raises it.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from . import blas_threads
 from .cancel import (
     PENDING,
     CancelledError,
@@ -40,6 +42,8 @@ from .cancel import (
 )
 from .executors import get_executor
 from .futures import _PENDING, Future
+
+_CORES = os.cpu_count() or 1
 
 #: seconds a scope that saw Ctrl-C waits for its tasks to stop before re-raising
 INTERRUPT_GRACE = 0.5
@@ -63,6 +67,9 @@ def fork_join(thunks: Sequence[Callable[[], Any]], spawn: Sequence[bool] | None 
     ctx.token = group               # tasks submitted below, and inline work, belong to it
     spawned: list[tuple[int, Future]] = []
     interrupted: BaseException | None = None
+    # BLAS shares the cores with the pieces while they run (blas_threads.py)
+    shared = blas_threads.share(min(n if spawn is None else sum(map(bool, spawn)) + 1,
+                                    _CORES))
     try:
         try:
             submit = get_executor().submit
@@ -91,6 +98,7 @@ def fork_join(thunks: Sequence[Callable[[], Any]], spawn: Sequence[bool] | None 
     finally:
         ctx.token = outer
         close_token(group)
+        blas_threads.unshare(shared)
     if interrupted is not None:
         raise interrupted
     if group.error is not None:

@@ -15,9 +15,11 @@ it out of code whose gradient can be taken.
 from __future__ import annotations
 
 from ...language import ast
+from . import blocking
 
 #: (name, run) of every pass, in order; run(program: ast.Program) -> ast.Program
 PASSES: list = []
+PASSES.append(("blocking", blocking.run))
 
 
 def optimize(program: ast.Program) -> ast.Program:

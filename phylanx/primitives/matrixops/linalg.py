@@ -20,7 +20,7 @@ from ...errors import PhylanxTypeError, PhylanxValueError
 from ...values import scalarize, type_name
 from ..dtypes import to_axes, to_bool, to_int
 from ..registry import primitive
-from ..solvers.direct import RELATIVE_TO, factorise, rounding_tolerance
+from ..solvers.direct import RELATIVE_TO, first_singular_in_stack, rounding_tolerance
 
 _NUMERIC_KINDS = "biufc"
 
@@ -231,14 +231,13 @@ def _check_not_singular(arr: np.ndarray) -> None:
     work = arr if arr.dtype.kind in "fc" and arr.dtype.itemsize >= 4 else arr.astype(np.float64)
     if work.shape[-1] == 0 or not np.all(np.isfinite(work)):
         return
-    stacked = work.ndim > 2
-    for index in np.ndindex(work.shape[:-2]):
-        _, bad = factorise(np.array(work[index], order="F"), "getrf")
-        if bad is not None:
-            where = f" (matrix {list(index)} of the stack)" if stacked else ""
-            raise PhylanxValueError(
-                f"the matrix is singular and has no inverse{where}: pivot {bad} of its LU "
-                f"factorisation is zero {RELATIVE_TO}")
+    found = first_singular_in_stack(work)
+    if found is not None:
+        index, bad = found
+        where = f" (matrix {list(index)} of the stack)" if work.ndim > 2 else ""
+        raise PhylanxValueError(
+            f"the matrix is singular and has no inverse{where}: pivot {bad} of its LU "
+            f"factorisation is zero {RELATIVE_TO}")
 
 
 @primitive("invGJE", "invGJE(_1)", oracle=np.linalg.inv,

@@ -10,13 +10,16 @@ only refuses exactly zero pivots and otherwise returns huge garbage.
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
-from ...errors import PhylanxTypeError, PhylanxValueError
+from ...errors import PhylanxError, PhylanxTypeError, PhylanxValueError
+from ...runtime.forkjoin import fork_join
 from ...values import scalarize, type_name
 from ..array_args import numpy_call
 from ..registry import primitive
-from ..solvers.direct import RELATIVE_TO, factorise
+from ..solvers.direct import RELATIVE_TO, first_singular_in_stack
 from .linalg import numeric
 
 
@@ -71,17 +74,21 @@ def _stack(value, what: str) -> np.ndarray:
     return arr
 
 
+#: stacks of at least this many matrices are checked while NumPy solves them
+OVERLAP_STACK = 64
+
+
 def _check_regular(a: np.ndarray) -> None:
     """PhylanxValueError if a matrix of the stack ``a`` has a negligible LU pivot."""
     work = a if a.dtype in (np.float32, np.float64) else a.astype(np.float64)
     if work.shape[-1] == 0 or not np.all(np.isfinite(work)):
         return   # inf/NaN: NumPy's NaN result stands, as in inverse
-    for index in np.ndindex(work.shape[:-2]):
-        _, bad = factorise(np.array(work[index], order="F"), "getrf")
-        if bad is not None:
-            where = f" (matrix {list(index)} of the stack)" if work.ndim > 2 else ""
-            raise PhylanxValueError(f"the matrix a is singular{where}: pivot {bad} of its LU "
-                                    f"factorisation is zero {RELATIVE_TO}")
+    found = first_singular_in_stack(work)
+    if found is not None:
+        index, bad = found
+        where = f" (matrix {list(index)} of the stack)" if work.ndim > 2 else ""
+        raise PhylanxValueError(f"the matrix a is singular{where}: pivot {bad} of its LU "
+                                f"factorisation is zero {RELATIVE_TO}")
 
 
 @primitive(
@@ -108,5 +115,19 @@ def solve(a, b):
         expected = "(M,)" if rhs.ndim == 1 else "(..., M, K)"
         raise PhylanxValueError(f"b of shape {rhs.shape} does not match a of shape {lhs.shape}"
                                 f": expected {expected} with M = {lhs.shape[-1]}")
-    _check_regular(lhs)
-    return numpy_call(np.linalg.solve, lhs, rhs)
+    if lhs.ndim == 2 or lhs.shape[-1] == 0 or lhs.size // lhs.shape[-1] ** 2 < OVERLAP_STACK:
+        _check_regular(lhs)
+        return numpy_call(np.linalg.solve, lhs, rhs)
+
+    # a large stack: the check (a Python loop over LAPACK calls) runs while NumPy solves
+    # (its loop releases the GIL); the check's error wins, NumPy's result is kept only
+    # when the check passed
+    def numpy_solve():
+        try:
+            return numpy_call(np.linalg.solve, lhs, rhs)
+        except PhylanxError as e:
+            return e
+    _, result = fork_join([partial(_check_regular, lhs), numpy_solve])
+    if isinstance(result, PhylanxError):
+        raise result
+    return result

@@ -10,9 +10,14 @@ argument in place, like ``store``, and returns it (NumPy returns None; decorated
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
+from ... import config
 from ...errors import PhylanxTypeError, PhylanxValueError
+from ...runtime.executors import get_executor
+from ...runtime.forkjoin import fork_join
 from ...values import scalarize, type_name
 from ..array_args import as_array, as_shape, numpy_call
 from ..dtypes import to_bool, to_count
@@ -196,6 +201,66 @@ def _at_indices(indices):
     return _position(indices, "indices")
 
 
+#: ``_add_rows_fast`` handles at most this many target rows (one-hot columns per tile)
+ROWS_FAST_MAX = 64
+#: index rows per tile of the one-hot product (its one-hot block stays in cache)
+ROWS_FAST_TILE = 4096
+
+
+def _add_rows_fast(a: np.ndarray, index, values: np.ndarray) -> bool:
+    """``np.add.at(a, index, values)`` for the k-means shape, done fast; False if not that shape.
+
+    The shape: ``a`` a float (k, d) array with few rows, ``index`` one integer row per row of
+    ``values`` (n, d), all within 0..k-1.  ``np.add.at`` then costs about 1 us per row;
+    per-row sums as ``bincount`` per column (narrow ``d``) or as one-hot matrix products
+    tile by tile are 5-10x faster.  The sums are added in another order than NumPy's, so
+    the result equals it within float rounding.  A non-finite sum (inf/NaN in ``values``:
+    0 * inf in the one-hot product would spread NaN) is redone by ``np.add.at`` itself."""
+    if not (isinstance(index, np.ndarray) and index.ndim == 1 and index.dtype.kind in "iu"
+            and a.ndim == 2 and a.dtype.kind == "f" and values.dtype == a.dtype
+            and values.shape == (index.shape[0], a.shape[1])
+            and 0 < a.shape[0] <= ROWS_FAST_MAX and index.shape[0] >= ROWS_FAST_TILE):
+        return False
+    if np.may_share_memory(a, values):
+        return False        # NumPy's unbuffered order then decides what is read
+    k, d = a.shape
+    if index.min() < 0 or index.max() >= k:
+        return False        # negative (wrapping) or out-of-range indices: NumPy's own path
+    with np.errstate(all="ignore"):   # a non-finite sum is redone by NumPy, which warns
+        if d <= 4:
+            sums = np.stack([np.bincount(index, weights=values[:, j], minlength=k)
+                             for j in range(d)], axis=1).astype(a.dtype, copy=False)
+        else:
+            sums = _one_hot_sums(a, index, values)
+    if not np.all(np.isfinite(sums)):
+        return False
+    a += sums
+    return True
+
+
+def _one_hot_sums(a: np.ndarray, index: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per-target sums of the rows of ``values`` as one-hot products, tile by tile; the
+    tiles in one contiguous group per worker thread (NumPy releases the GIL in them)."""
+    targets = np.arange(a.shape[0], dtype=index.dtype)
+    n = index.shape[0]
+
+    def group(lo: int, hi: int) -> np.ndarray:
+        sums = np.zeros_like(a)
+        for start in range(lo, hi, ROWS_FAST_TILE):
+            stop = min(start + ROWS_FAST_TILE, hi)
+            one_hot = (index[start:stop, None] == targets).astype(a.dtype)
+            sums += one_hot.T @ values[start:stop]
+        return sums
+    workers = 1 if config.get("sync_execution") else get_executor().num_threads
+    workers = max(1, min(workers, n // (4 * ROWS_FAST_TILE)))
+    if workers == 1:
+        return group(0, n)
+    bounds = [n * i // workers // ROWS_FAST_TILE * ROWS_FAST_TILE for i in range(workers)]
+    bounds.append(n)
+    parts = fork_join([partial(group, lo, hi) for lo, hi in zip(bounds, bounds[1:])])
+    return sum(parts[1:], parts[0])
+
+
 @primitive(
     "add_at", "add_at(_1_a, _2_indices, _3_b)", extension=True,
     oracle=lambda a, indices, b: (np.add.at(
@@ -215,8 +280,11 @@ def add_at(a, indices, b):
         raise PhylanxTypeError(f"a must be an array of at least 1 dimension (it is changed "
                                f"in place), got a {type_name(a)}")
     values = _values(b, "b")
+    index = _at_indices(indices)
+    if _add_rows_fast(a, index, values):
+        return a
     try:
-        numpy_call(np.add.at, a, _at_indices(indices), values)
+        numpy_call(np.add.at, a, index, values)
     except IndexError as e:
         raise PhylanxValueError(str(e)) from None
     return a

@@ -146,6 +146,62 @@ def factorise(a: np.ndarray, factor_name: str, lower: int | None = None):
     return factors, first_negligible(_PIVOTS[factor_name](factors, lower), read, a.dtype)
 
 
+def _frobenius_norms(stack: np.ndarray, info: np.finfo) -> np.ndarray:
+    """||a||_F of each matrix of ``stack`` (count, n, n), as :func:`rounding_tolerance` takes it.
+
+    Summing the squares directly is one pass; a matrix whose sum of squares overflowed, or
+    is too small to keep full precision (its largest square may be subnormal), is redone as
+    ``max|a| * ||a / max|a| ||_F``."""
+    n = stack.shape[-1]
+    if stack.dtype.kind == "f":
+        squares = np.einsum("ijk,ijk->i", stack, stack)
+        redo = ~(np.isfinite(squares) & (squares >= n * n * info.tiny / info.eps))
+        norms = np.sqrt(squares)
+    else:
+        redo = np.ones(stack.shape[0], dtype=bool)
+        norms = np.empty(stack.shape[0], dtype=info.dtype)
+    if redo.any():
+        magnitude = np.abs(stack[redo])
+        largest = magnitude.max(axis=(1, 2))
+        scale = np.where(largest > 0, largest, 1.0)
+        scaled = np.sqrt(np.sum((magnitude / scale[:, None, None]) ** 2, axis=(1, 2)))
+        norms[redo] = np.where(largest > 0, largest * scaled, 0.0)
+    return norms
+
+
+def first_singular_in_stack(work: np.ndarray) -> tuple[tuple[int, ...], int] | None:
+    """``(index, bad)`` of the first matrix of the float stack ``work`` (..., n, n) that
+    :func:`factorise` with getrf would call singular (``bad`` its 1-based pivot), else None.
+
+    Equal to calling ``factorise(work[index], "getrf")`` for every index in order, but the
+    tolerance of :func:`rounding_tolerance` is computed for the whole stack at once and
+    LAPACK is called without per-matrix Python work besides the call itself: a stacked
+    ``solve`` of thousands of small systems (ALS) spent most of its time here."""
+    n = work.shape[-1]
+    stack = work.reshape(-1, n, n)
+    count = stack.shape[0]
+    if count == 0 or n == 0:
+        return None
+    getrf, = lapack.get_lapack_funcs(("getrf",), (stack[0],))
+    # each swapped matrix, transposed back, is a Fortran-ordered copy that LAPACK factorises
+    # in place: the loop does nothing but call it, the pivots are read afterwards at once
+    columns = np.ascontiguousarray(np.swapaxes(stack, 1, 2))
+    infos = np.array([getrf(m, overwrite_a=1)[2] for m in columns.transpose(0, 2, 1)],
+                     dtype=np.int64)
+    if np.any(infos < 0):  # pragma: no cover - only on malformed input, which callers check
+        raise PhylanxValueError(f"LAPACK getrf rejected argument {-int(infos.min())}")
+    pivots = np.abs(np.diagonal(columns, axis1=1, axis2=2))
+    info = np.finfo(work.dtype if work.dtype.kind in "fc" else np.float64)
+    tolerance = n * info.eps * _frobenius_norms(stack, info)
+    small = (pivots <= tolerance[:, None]) | (infos[:, None] > 0)
+    bad_rows = np.flatnonzero(small.any(axis=1))
+    if bad_rows.size == 0:
+        return None
+    first = int(bad_rows[0])
+    bad = int(infos[first]) if infos[first] > 0 else int(np.argmax(small[first])) + 1
+    return tuple(int(i) for i in np.unravel_index(first, work.shape[:-2])), bad
+
+
 def system_operands(a, b) -> tuple[np.ndarray, np.ndarray, np.dtype]:
     """Check ``a x = b``: square ``a``, ``b`` a vector or matrix with as many rows.
 

@@ -1,0 +1,133 @@
+"""BLAS threads balanced against the runtime's task threads, so the cores are never
+oversubscribed (issue 11, item 4).
+
+NumPy's BLAS (OpenBLAS, MKL) starts its own threads, one per core, for every product.
+When the runtime runs tasks concurrently (``fork_join``: ``parallel_block``, async
+operands, tiled passes), each task's product would start as many again; on a 2-core
+machine two tasks then run four BLAS threads that fight over the cores (measured: a
+tall-skinny product 10x slower than alone).  The policy, setting ``blas_threads``:
+
+* ``0`` (automatic): BLAS gets all cores while one task runs; while ``fork_join`` groups
+  run ``k`` pieces concurrently it gets ``max(1, cores // k)``, restored when they end.
+  Under MPI (``distributed/mpi_locality.py`` calls :func:`one_per_rank`) every rank keeps
+  one BLAS thread: the ranks of a node already share its cores.
+* ``n > 0``: BLAS always has ``n`` threads, set when the runtime starts.
+
+threadpoolctl does the setting; it is imported on first use and, when it is missing,
+nothing changes (BLAS keeps its own default).  The setting is process-wide: one BLAS
+thread count is in force at a time, whichever thread asked for it.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from .. import config
+
+_lock = threading.Lock()
+_blas: list | None = None         # threadpoolctl controllers of the BLAS libraries
+_saved: int | None = None         # BLAS threads before the first open group
+_extra = 0                        # concurrent pieces beyond one, over all open groups
+
+
+def _calls(lib) -> tuple:
+    """``(get, set)`` of the thread count of one BLAS library.
+
+    For OpenBLAS on its own threads, its two C functions loaded through ``ctypes.PyDLL``:
+    they keep the GIL, where threadpoolctl's (``ctypes.CDLL``) release it at every call and
+    so hand it to a waiting worker thread (measured: +16 us per ``fork_join``).  Also,
+    threadpoolctl lets only the first thread that set OpenBLAS's count change it again;
+    the runtime sets it from any thread.  Other libraries: threadpoolctl's calls."""
+    try:
+        if lib.internal_api == "openblas" and lib.threading_layer != "openmp":
+            dll = ctypes.PyDLL(lib.filepath)
+            affix = (lib._symbol_prefix, lib._symbol_suffix)
+            get = getattr(dll, "{}openblas_get_num_threads{}".format(*affix))
+            put = getattr(dll, "{}openblas_set_num_threads{}".format(*affix))
+            get.restype, put.argtypes, put.restype = ctypes.c_int, [ctypes.c_int], None
+            return get, put
+    except (AttributeError, OSError):   # another threadpoolctl or build: the slow way
+        pass
+    return (lambda: lib.num_threads), lib.set_num_threads
+
+
+def _controllers() -> list:
+    global _blas
+    if _blas is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:      # pragma: no cover - threadpoolctl is a dependency
+            _blas = []
+        else:
+            _blas = [_calls(c) for c in ThreadpoolController().lib_controllers
+                     if c.user_api == "blas"]
+    return _blas
+
+
+def current() -> int | None:
+    """BLAS threads now in force (None without BLAS or threadpoolctl)."""
+    blas = _controllers()
+    return blas[0][0]() if blas else None
+
+
+def _set(count: int) -> None:
+    for _, put in _controllers():
+        put(count)
+
+
+def configure() -> None:
+    """Apply a fixed ``blas_threads`` (n > 0); called when the runtime's pool starts."""
+    fixed = int(config.get("blas_threads"))
+    if fixed > 0 and _controllers():
+        with _lock:
+            _set(fixed)
+
+
+def one_per_rank() -> None:
+    """One BLAS thread for this process from now on, unless ``blas_threads`` fixes a count
+    (an MPI rank: the node's ranks share its cores)."""
+    if int(config.get("blas_threads")) > 0:
+        configure()
+    elif _controllers():
+        with _lock:
+            _set(1)
+
+
+def share(pieces: int) -> int:
+    """Start running ``pieces`` tasks concurrently: BLAS shares the cores with them,
+    ``max(1, threads before // concurrent pieces)`` (automatic mode only; nesting adds
+    up).  Returns what :func:`unshare` needs (0: nothing was changed)."""
+    global _extra, _saved
+    if pieces <= 1 or int(config.get("blas_threads")) != 0 or not _controllers():
+        return 0
+    with _lock:
+        if _extra == 0:
+            _saved = current() or os.cpu_count() or 1
+        _extra += pieces - 1
+        if _saved > 1:
+            _set(max(1, _saved // (1 + _extra)))
+    return pieces - 1
+
+
+def unshare(extra: int) -> None:
+    """End what :func:`share` started; the count before the first group comes back when
+    the last one ends."""
+    global _extra
+    if extra:
+        with _lock:
+            _extra -= extra
+            if _saved > 1:
+                _set(_saved if _extra == 0 else max(1, _saved // (1 + _extra)))
+
+
+@contextmanager
+def sharing(pieces: int) -> Iterator[None]:
+    """:func:`share` and :func:`unshare` around a block."""
+    extra = share(pieces)
+    try:
+        yield
+    finally:
+        unshare(extra)
