@@ -20,6 +20,16 @@ from ...language import ast
 PASSES: list = []
 
 
+def _register_own_passes() -> None:
+    # folding first (it makes equal constants equal), then sharing, then hoisting
+    # (it moves the shared variables' uses too); each module says what it keeps exact
+    from . import cse, fold, hoist
+    PASSES.extend((("fold", fold.run), ("cse", cse.run), ("hoist", hoist.run)))
+
+
+_register_own_passes()
+
+
 def optimize(program: ast.Program) -> ast.Program:
     """``program`` after every enabled pass (the same object when none changes it)."""
     from ... import config

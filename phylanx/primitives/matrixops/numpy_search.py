@@ -198,6 +198,7 @@ def _at_indices(indices):
 
 @primitive(
     "add_at", "add_at(_1_a, _2_indices, _3_b)", extension=True,
+    side_effects=True,   # changes ``a`` in place: never reordered, shared or hoisted
     oracle=lambda a, indices, b: (np.add.at(
         a, tuple(indices) if isinstance(indices, list) else indices, b), a)[1],
     example="add_at([0.0, 0.0, 0.0], [0, 2, 0], 1.5)", result="[3.0, 0.0, 1.5]",
