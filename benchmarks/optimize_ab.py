@@ -1,0 +1,94 @@
+"""Old against new: the compiler's optimisations on and off, alternating runs.
+
+Runs ``benchmarks/run.py`` (``--quick`` by default) for the chosen workloads and
+``benchmarks/overhead.py`` as separate processes, alternately with
+``PHYLANX_OPTIMIZE=1`` (rewrites of compiler/rewrite and in-place reuse of temporaries,
+runtime/inplace.py) and ``PHYLANX_OPTIMIZE=0`` (the program compiled as written), so a
+burst of load from other users of the machine hits both settings alike.  Prints, per
+case and setting, the median over rounds of phylanx's ratio to NumPy from the same run,
+and the best (lowest) round; and the inline per-node and fib(20) overhead figures.
+
+    python benchmarks/optimize_ab.py --rounds 5 --only W1
+    python benchmarks/optimize_ab.py --rounds 3 --only W1 --full
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def one_run(optimize: bool, only: str, repeat: int, full: bool) -> dict:
+    env = dict(os.environ, PHYLANX_OPTIMIZE="1" if optimize else "0")
+    with tempfile.TemporaryDirectory() as out:
+        cmd = [sys.executable, str(HERE / "run.py"), "--only", only,
+               "--peers", "numpy,phylanx", "--repeat", str(repeat), "--out", out]
+        if not full:
+            cmd.append("--quick")
+        subprocess.run(cmd, env=env, check=True, capture_output=True, text=True)
+        data = json.loads(next(Path(out).glob("*.json")).read_text())
+    ratios = {}
+    for case in data["cases"]:
+        p = case["peers"].get("phylanx", {})
+        if p.get("status") == "ok":
+            ratios[case["name"]] = (p["ratio_to_numpy"], p["median_s"])
+    return ratios
+
+
+def overhead_run(optimize: bool) -> dict:
+    env = dict(os.environ, PHYLANX_OPTIMIZE="1" if optimize else "0")
+    text = subprocess.run([sys.executable, str(HERE / "overhead.py")], env=env, check=True,
+                          capture_output=True, text=True).stdout
+    figures = {}
+    for label, pattern in (("inline us/node", r"([\d.]+)\s*us per (?:primitive )?node"),
+                           ("fib(20) ratio", r"fib\(20\).*?([\d.]+)\s*x")):
+        m = re.search(pattern, text)
+        if m:
+            figures[label] = float(m.group(1))
+    return figures
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--only", default="W1")
+    ap.add_argument("--repeat", type=int, default=5, help="timed calls per run.py run")
+    ap.add_argument("--full", action="store_true", help="full sizes instead of --quick")
+    ap.add_argument("--no-overhead", action="store_true")
+    args = ap.parse_args()
+    print("load at start:", os.getloadavg())
+    ratios: dict = {True: {}, False: {}}
+    over: dict = {True: {}, False: {}}
+    for r in range(args.rounds):
+        for optimize in ((True, False) if r % 2 == 0 else (False, True)):
+            for name, (ratio, _t) in one_run(optimize, args.only, args.repeat,
+                                             args.full).items():
+                ratios[optimize].setdefault(name, []).append(ratio)
+            if not args.no_overhead:
+                for k, v in overhead_run(optimize).items():
+                    over[optimize].setdefault(k, []).append(v)
+    print("load at end:", os.getloadavg())
+    print(f"\n{args.rounds} alternating rounds; phylanx / NumPy (same run), median [best]")
+    print(f"{'case':70s} {'optimize=1':>18s} {'optimize=0':>18s}")
+    for name in ratios[True]:
+        cells = []
+        for optimize in (True, False):
+            xs = ratios[optimize].get(name, [])
+            cells.append(f"{statistics.median(xs):.2f}x [{min(xs):.2f}x]" if xs else "-")
+        print(f"{name:70s} {cells[0]:>18s} {cells[1]:>18s}")
+    for k in over[True]:
+        cells = [f"{statistics.median(over[o][k]):.3f} [{min(over[o][k]):.3f}]"
+                 if over[o].get(k) else "-" for o in (True, False)]
+        print(f"{'overhead: ' + k:70s} {cells[0]:>18s} {cells[1]:>18s}")
+
+
+if __name__ == "__main__":
+    main()
