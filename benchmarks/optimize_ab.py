@@ -49,7 +49,8 @@ def overhead_run(optimize: bool) -> dict:
                           capture_output=True, text=True).stdout
     figures = {}
     for label, pattern in (("inline us/node", r"([\d.]+)\s*us per (?:primitive )?node"),
-                           ("fib(20) ratio", r"fib\(20\).*?([\d.]+)\s*x")):
+                           ("fib(20) ratio", r"fib\(20\).*?([\d.]+)\s*x"),
+                           ("compile ms", r"compiled in ([\d.]+) ms")):
         m = re.search(pattern, text)
         if m:
             figures[label] = float(m.group(1))

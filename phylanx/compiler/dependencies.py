@@ -37,6 +37,15 @@ def _primitive_is_pure(name: str) -> bool:
 _pure_cache: dict[str, bool] = {}
 
 
+def primitive_is_pure(name: str) -> bool:
+    """The registry's word on ``name`` (cached): no side effects, not higher-order,
+    not a jump, not an ordered collective."""
+    pure = _pure_cache.get(name)
+    if pure is None:
+        pure = _pure_cache[name] = _primitive_is_pure(name)
+    return pure
+
+
 def summarize(node: Node) -> tuple[set[str], set[str], bool]:
     """``(reads, writes, impure)`` of evaluating ``node`` (function bodies not entered)."""
     reads: set[str] = set()

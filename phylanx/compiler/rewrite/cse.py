@@ -19,8 +19,7 @@ from __future__ import annotations
 import dataclasses
 
 from ...language import ast
-from ..dependencies import summarize_expr
-from .tree import Names, children, defined_names, key, may_mutate, rebuild
+from .tree import ExprFacts, Names, children, facts, key, rebuild
 
 #: forms whose operands (after the first, for if) are evaluated conditionally or elsewhere
 _CONDITIONAL = frozenset(("if", "while", "for", "for_each", "lambda", "parallel_block",
@@ -30,41 +29,43 @@ _STATEMENT_HOLDERS = ("block",)
 
 
 def run(program: ast.Program) -> ast.Program:
-    users = defined_names(program)
-    if may_mutate(program, users):
+    known = facts(program)
+    if known.mutates or not known.defined:
         return program
     names = Names(program, "__cse")
-    body = tuple(_visit(e, names, users, False) for e in program.body)
+    purity = ExprFacts(known.defined)
+    body = tuple(_visit(e, names, purity, False) for e in program.body)
     if all(a is b for a, b in zip(body, program.body)):
         return program
     return dataclasses.replace(program, body=body)
 
 
-def _visit(e, names, users, in_function):
+def _visit(e, names, purity, in_function):
     t = type(e)
     if t not in (ast.Call, ast.BinOp, ast.UnaryOp, ast.KeywordArg, ast.QuotedList):
         return e
-    if t is ast.Call and (e.func == "lambda" or (e.func == "define" and len(e.args) > 2)):
+    if t is ast.Call and e.args and (e.func == "lambda"
+                                     or (e.func == "define" and len(e.args) > 2)):
         # a function: its body (last argument) is a statement of a function
         new = list(e.args)
-        new[-1] = _statement(_visit(new[-1], names, users, True), names, users)
+        new[-1] = _statement(_visit(new[-1], names, purity, True), names, purity)
         return rebuild(e, tuple(new))
     if in_function and t is ast.Call and e.func in _STATEMENT_HOLDERS:
-        return rebuild(e, tuple(_statement(_visit(c, names, users, True), names, users)
+        return rebuild(e, tuple(_statement(_visit(c, names, purity, True), names, purity)
                                 for c in e.args))
     if in_function and t is ast.Call and e.func == "for_each" and len(e.args) == 2:
         fn = e.args[0]
         if type(fn) is ast.Call and fn.func == "lambda" and len(fn.args) == 2:
-            body = _statement(_visit(fn.args[1], names, users, True), names, users)
-            it = _visit(e.args[1], names, users, True)
+            body = _statement(_visit(fn.args[1], names, purity, True), names, purity)
+            it = _visit(e.args[1], names, purity, True)
             return rebuild(e, (rebuild(fn, (fn.args[0], body)), it))
     if in_function and t is ast.Call and e.func == "while" and len(e.args) == 2:
-        body = _statement(_visit(e.args[1], names, users, True), names, users)
-        return rebuild(e, (_visit(e.args[0], names, users, True), body))
-    return rebuild(e, tuple(_visit(c, names, users, in_function) for c in children(e)))
+        body = _statement(_visit(e.args[1], names, purity, True), names, purity)
+        return rebuild(e, (_visit(e.args[0], names, purity, True), body))
+    return rebuild(e, tuple(_visit(c, names, purity, in_function) for c in children(e)))
 
 
-def _statement(s, names, users):
+def _statement(s, names, purity):
     """``s`` with its common subexpressions bound to variables first, or ``s``."""
     target = None
     if (type(s) is ast.Call and s.func in ("define", "store") and len(s.args) == 2
@@ -74,9 +75,8 @@ def _statement(s, names, users):
         value = s
     if type(value) not in (ast.Call, ast.BinOp, ast.UnaryOp):
         return s
-    _reads, writes, impure = summarize_expr(value, users)
-    if writes or impure:
-        return s
+    if not purity(value)[1]:
+        return s                         # assigns, jumps, or is impure
     bindings: list = []                      # (name, expr), inner ones first
     for _ in range(8):                       # each round shares the largest repeat
         best = _largest_repeat(value, bindings)
@@ -102,13 +102,14 @@ def _largest_repeat(value, bindings):
     counts: dict = {}
     uncond: set = set()
     first: dict = {}
+    memo: dict = {}
 
     def scan(e, unconditional):
         t = type(e)
         if t not in (ast.Call, ast.BinOp, ast.UnaryOp, ast.KeywordArg, ast.QuotedList):
             return
         if t in (ast.Call, ast.BinOp, ast.UnaryOp) and _shareable(e):
-            k = key(e)
+            k = key(e, memo)
             counts[k] = counts.get(k, 0) + 1
             first.setdefault(k, e)
             if unconditional:
@@ -143,12 +144,14 @@ def _shareable(e) -> bool:
     return not (type(e) is ast.Call and e.func in _CONDITIONAL)
 
 
-def _substitute(e, k, name):
+def _substitute(e, k, name, memo=None):
+    if memo is None:
+        memo = {}
     t = type(e)
     if t not in (ast.Call, ast.BinOp, ast.UnaryOp, ast.KeywordArg, ast.QuotedList):
         return e
-    if t in (ast.Call, ast.BinOp, ast.UnaryOp) and key(e) == k:
+    if t in (ast.Call, ast.BinOp, ast.UnaryOp) and key(e, memo) == k:
         return ast.Identifier(name, e.loc)
     if t is ast.Call and e.func == "lambda":
         return e
-    return rebuild(e, tuple(_substitute(c, k, name) for c in children(e)))
+    return rebuild(e, tuple(_substitute(c, k, name, memo) for c in children(e)))

@@ -24,7 +24,7 @@ import dataclasses
 
 from ...language import ast
 from ..dependencies import summarize_expr
-from .tree import Names, children, defined_names, is_pure, key, may_mutate, rebuild, size
+from .tree import ExprFacts, Names, children, facts, key, rebuild
 
 #: primitive applications an expression needs to be worth a lazily bound variable
 MIN_SIZE = 2
@@ -35,10 +35,10 @@ _OPAQUE = frozenset(("parallel_block", "async", "parallel_map", "fmap", "apply")
 
 
 def run(program: ast.Program) -> ast.Program:
-    users = defined_names(program)
-    if may_mutate(program, users):
+    known = facts(program)
+    if known.mutates or not known.loops:
         return program
-    state = _State(Names(program, "__licm"), users)
+    state = _State(Names(program, "__licm"), known.defined)
     body = tuple(state.visit(e, in_function=False) for e in program.body)
     if all(a is b for a, b in zip(body, program.body)):
         return program
@@ -50,6 +50,8 @@ class _State:
         self.names = names
         self.users = users
         self.generated: set[int] = set()    # ids of the lazy bindings built here
+        self.expr_facts = ExprFacts(users)
+        self.keys: dict = {}
 
     def visit(self, e, in_function: bool):
         t = type(e)
@@ -104,13 +106,15 @@ class _State:
             if t is ast.Call and (e.func in _OPAQUE or e.func == "lambda"
                                   or (e.func == "define" and len(e.args) > 2)):
                 return e
-            if t in (ast.Call, ast.BinOp, ast.UnaryOp) and size(e) >= MIN_SIZE:
-                r, pure = is_pure(e, self.users)
-                if pure and not (r & writes) and _evaluates(e):
-                    k = key(e)
-                    if k not in found:
-                        found[k] = (self.names.fresh(), self.names.fresh(), e)
-                    return self.lazy(found[k], e.loc)
+            if t in (ast.Call, ast.BinOp, ast.UnaryOp):
+                r, pure, n = self.expr_facts(e)
+            else:
+                pure = False
+            if pure and n >= MIN_SIZE and not (r & writes) and _evaluates(e):
+                k = key(e, self.keys)
+                if k not in found:
+                    found[k] = (self.names.fresh(), self.names.fresh(), e)
+                return self.lazy(found[k], e.loc)
             return rebuild(e, tuple(replace(c) for c in children(e)))
 
         if body_of is not None:

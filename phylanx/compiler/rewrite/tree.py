@@ -10,7 +10,7 @@ import dataclasses
 import itertools
 
 from ...language import ast
-from ..dependencies import summarize_expr
+from ..dependencies import primitive_is_pure
 
 
 def children(e) -> tuple:
@@ -56,32 +56,81 @@ def walk(e):
         stack.extend(children(n))
 
 
-def defined_names(program: ast.Program) -> frozenset:
-    """Every name the program binds: variables, functions, parameters, loop variables."""
-    names = set()
-    for body in program.body:
-        for n in walk(body):
-            if type(n) is ast.Call and n.func in ("define", "define_global", "lambda"):
-                for a in n.args[:-1] if n.func == "lambda" else n.args[:-1] or n.args:
-                    if type(a) is ast.Identifier:
-                        names.add(a.name)
-                    elif type(a) is ast.KeywordArg:
-                        names.add(a.name)
-    return frozenset(names)
+class ProgramFacts:
+    """What the passes need to know about a whole program, from one walk over it:
+    the names it uses and binds, whether it may change arrays in place, whether it has
+    loops and literal arithmetic (a pass with nothing to do returns at once)."""
+
+    __slots__ = ("used", "defined", "mutates", "loops", "literal_ops")
+
+    def __init__(self, program: ast.Program):
+        from ...primitives import registry
+        used: set = set()
+        defined: set = set()
+        calls: list = []
+        loops = literal_ops = False
+        stack = list(program.body)
+        while stack:
+            n = stack.pop()
+            t = type(n)
+            if t is ast.Identifier:
+                used.add(n.name)
+                continue
+            if t is ast.Call:
+                f = n.func
+                used.add(f)
+                calls.append(n)
+                if f in ("define", "define_global", "lambda"):
+                    for a in (n.args[:-1] if f == "lambda" else n.args[:-1] or n.args):
+                        if type(a) is ast.Identifier or type(a) is ast.KeywordArg:
+                            defined.add(a.name)
+                elif f in ("while", "for", "for_each"):
+                    loops = True
+                stack.extend(n.args)
+            elif t is ast.BinOp:
+                literal_ops = literal_ops or (type(n.left) is ast.Literal
+                                              and type(n.right) is ast.Literal)
+                stack += (n.left, n.right)
+            elif t is ast.UnaryOp:
+                literal_ops = literal_ops or type(n.operand) is ast.Literal
+                stack.append(n.operand)
+            elif t is ast.KeywordArg:
+                stack.append(n.value)
+            elif t is ast.QuotedList:
+                stack.extend(n.items)
+        mutates = False
+        for n in calls:
+            f = n.func
+            if f == "store" and n.args and type(n.args[0]) is not ast.Identifier:
+                mutates = True
+                break
+            if f in defined:
+                continue                 # its body is in this program, scanned here
+            spec = registry.lookup(f)
+            if spec is None or (spec.side_effects and f not in _NON_MUTATING):
+                mutates = True           # an in-place primitive, or unknown code
+                break
+        self.used, self.defined = used, frozenset(defined)
+        self.mutates, self.loops, self.literal_ops = mutates, loops, literal_ops
+
+
+_facts_memo: list = [None, None]
+
+
+def facts(program: ast.Program) -> ProgramFacts:
+    """:class:`ProgramFacts` of ``program``, computed once for consecutive passes."""
+    memo = _facts_memo
+    if memo[0] is not program:
+        memo[1] = ProgramFacts(program)
+        memo[0] = program                # held: its id cannot be reused meanwhile
+    return memo[1]
 
 
 class Names:
     """Fresh variable names no part of the program uses (``__licm1``, ``__cse2`` ...)."""
 
     def __init__(self, program: ast.Program, prefix: str):
-        used = set()
-        for body in program.body:
-            for n in walk(body):
-                if type(n) is ast.Identifier:
-                    used.add(n.name)
-                elif type(n) is ast.Call:
-                    used.add(n.func)
-        self.used = used
+        self.used = set(facts(program).used)
         self.prefix = prefix
         self.counter = itertools.count(1)
 
@@ -93,61 +142,86 @@ class Names:
                 return name
 
 
-def is_pure(e, user_names: frozenset) -> tuple[set, bool]:
-    """(variables read, True) if evaluating ``e`` assigns nothing and is pure."""
-    reads, writes, impure = summarize_expr(e, user_names)
-    return reads, not writes and not impure
-
-
-def size(e) -> int:
-    """Primitive applications in ``e`` (what evaluating it costs in nodes, roughly)."""
-    return sum(1 for n in walk(e) if type(n) in (ast.Call, ast.BinOp, ast.UnaryOp))
-
-
 #: side-effect primitives that change no array or list they are given
 _NON_MUTATING = frozenset(("cout", "random", "randn", "random_integers", "random_sample",
                            "random_d", "set_seed"))
 
-
-def may_mutate(program: ast.Program, user_names: frozenset) -> bool:
-    """True if some code may change an array or list in place (a store into a slice,
-    an in-place primitive, a call of a function defined elsewhere): then two
-    evaluations of one expression must stay two objects, and CSE/hoisting keep off."""
-    from ...primitives import registry
-    for body in program.body:
-        for n in walk(body):
-            if type(n) is not ast.Call:
-                continue
-            if n.func == "store" and n.args and type(n.args[0]) is not ast.Identifier:
-                return True
-            spec = registry.lookup(n.func)
-            if n.func in user_names or spec is None:
-                if n.func not in user_names:
-                    return True          # a function of another program: unknown code
-                continue
-            if spec.side_effects and n.func not in _NON_MUTATING:
-                return True
-    return False
+#: forms that bind, jump or build closures: an expression holding one is not movable
+_NOT_MOVABLE = frozenset(("define", "define_global", "store", "lambda", "for_each",
+                          "break", "continue", "return"))
 
 
-def key(e):
+#: forms without side effects of their own (what they contain decides)
+_PURE_FORMS = frozenset(("block", "if", "while", "for"))
+
+
+class ExprFacts:
+    """Bottom-up facts of subexpressions, memoised by identity for one pass over one
+    program: (variables read, pure and movable, primitive applications).  "Pure" is
+    :func:`~phylanx.compiler.dependencies.summarize_expr`'s purity (the registry flags),
+    and an expression that assigns, jumps or makes a closure is not movable."""
+
+    def __init__(self, user_names: frozenset):
+        self.users = user_names
+        self.memo: dict = {}
+
+    def __call__(self, e) -> tuple[frozenset, bool, int]:
+        got = self.memo.get(id(e))
+        if got is not None and got[0] is e:
+            return got[1]
+        t = type(e)
+        if t is ast.Identifier:
+            out = (frozenset((e.name,)), True, 0)
+        elif t in (ast.Literal, ast.ArrayLiteral):
+            out = (frozenset(), True, 0)
+        else:
+            reads: frozenset = frozenset()
+            pure = True
+            n = 0
+            for c in children(e):
+                r, p, k = self(c)
+                reads, pure, n = reads | r, pure and p, n + k
+            if t is ast.Call:
+                n += 1
+                f = e.func
+                if f in _NOT_MOVABLE or e.attribute is not None or f in self.users:
+                    pure = False
+                elif pure and f not in _PURE_FORMS:
+                    pure = primitive_is_pure(f)
+            elif t in (ast.BinOp, ast.UnaryOp):
+                n += 1
+            out = (reads, pure, n)
+        self.memo[id(e)] = (e, out)
+        return out
+
+
+def key(e, memo: dict | None = None):
     """A structural key of ``e``: equal for expressions that compute the same thing
-    (locations ignored, literal types kept: ``1`` and ``1.0`` differ)."""
+    (locations ignored, literal types kept: ``1`` and ``1.0`` differ).  ``memo``
+    (id -> (expr, key)) saves recomputing the keys of subexpressions."""
+    if memo is not None:
+        got = memo.get(id(e))
+        if got is not None and got[0] is e:
+            return got[1]
     t = type(e)
     if t is ast.Literal:
-        return ("L", type(e.value).__name__, repr(e.value))
-    if t is ast.ArrayLiteral:
-        return ("A", e.kind, e.ndim, repr(e.value))
-    if t is ast.Identifier:
-        return ("I", e.name)
-    if t is ast.Call:
-        return ("C", e.func, e.attribute, tuple(key(a) for a in e.args))
-    if t is ast.BinOp:
-        return ("B", e.op, key(e.left), key(e.right))
-    if t is ast.UnaryOp:
-        return ("U", e.op, key(e.operand))
-    if t is ast.KeywordArg:
-        return ("K", e.name, key(e.value))
-    if t is ast.QuotedList:
-        return ("Q", tuple(key(i) for i in e.items))
-    return ("?", id(e))
+        k = ("L", type(e.value).__name__, repr(e.value))
+    elif t is ast.ArrayLiteral:
+        k = ("A", e.kind, e.ndim, repr(e.value))
+    elif t is ast.Identifier:
+        k = ("I", e.name)
+    elif t is ast.Call:
+        k = ("C", e.func, e.attribute, tuple(key(a, memo) for a in e.args))
+    elif t is ast.BinOp:
+        k = ("B", e.op, key(e.left, memo), key(e.right, memo))
+    elif t is ast.UnaryOp:
+        k = ("U", e.op, key(e.operand, memo))
+    elif t is ast.KeywordArg:
+        k = ("K", e.name, key(e.value, memo))
+    elif t is ast.QuotedList:
+        k = ("Q", tuple(key(i, memo) for i in e.items))
+    else:
+        k = ("?", id(e))
+    if memo is not None:
+        memo[id(e)] = (e, k)
+    return k
