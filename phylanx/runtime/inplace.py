@@ -126,9 +126,11 @@ def _take(pool, shape, dtype):
             b = pool.pop()
         except IndexError:             # another thread emptied it meanwhile
             return None
-        if b.shape == shape and b.dtype == dtype and _refs(b) == _TEMP:
-            pool.append(b)             # back in, it stays this node's buffer
-            return b
+        if _refs(b) == _TEMP:
+            if b.shape == shape and b.dtype == dtype:
+                pool.append(b)         # back in, it stays this node's buffer
+                return b
+            continue                   # free but of another shape: let it go
         pool.insert(0, b)              # busy: try the other one
     return None
 

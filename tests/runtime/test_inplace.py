@@ -159,3 +159,13 @@ def test_errors_stay_located():
     with pytest.raises(PhylanxError) as info:
         call(fn, np.ones(3), np.ones(4))
     assert info.value.loc is not None and info.value.loc.line == 2
+
+
+def test_a_loop_warmed_on_other_shapes_still_reuses_its_buffers():
+    # the benchmark's pattern: a tiny first call (compiling), then the real size
+    fn = compile_fn(LOGISTIC)
+    rng = np.random.default_rng(2)
+    n = 100_000
+    x, y = rng.normal(size=(n, 3)), (rng.random(n) > 0.5) * 1.0
+    call(fn, x[:4], y[:4], np.zeros(3), 1e-3, 1)
+    assert traced_peak(fn, x, y, np.zeros(3), 1e-3, 20) < n * 8 // 2
