@@ -15,16 +15,18 @@ anything else: not a variable, a constant, a list, an argument the caller owns, 
 operand shared by two parents or a value an autodiff tape recorded (each holds a
 reference).  Futures, lists, views, subclasses, read-only arrays and anything whose
 result shape or dtype would differ from the operand's are left to the ordinary kernel.
-The counts are calibrated at import on this interpreter rather than assumed.
+The counts are calibrated at import on this interpreter rather than assumed.  Arrays
+under :data:`MIN_ELEMENTS` are left alone: for them the tests cost what an allocation
+does.
 
 The compiler calls :func:`build` for eager primitives when ``optimize`` is on; a node
 that is not covered gets the ordinary closure of ``nodes.build_eager``.
 """
 from __future__ import annotations
 
+import math
 import sys
 import weakref
-from typing import Any
 
 import numpy as np
 
@@ -57,28 +59,33 @@ def _refs(y):
     return _getrefcount(y)
 
 
-def _calibrate() -> tuple[int, int]:
-    """(references of a fresh array held in one local, the same held by a list too)
-    as seen through :func:`_refs`, measured the way the closures below test them."""
+def _calibrate() -> tuple[int, int, int]:
+    """Reference counts of a fresh array held in one local: seen directly
+    (``getrefcount(y)`` in the closures), seen through :func:`_refs` (in ``_take``),
+    and seen directly while a pool list holds it too."""
     y = np.empty(1)
-    alone = _refs(y)
+    local = _getrefcount(y)
+    through = _refs(y)
     pool = [y]
-    pooled = _refs(y)
+    pooled = _getrefcount(y)
     del pool
-    return alone, pooled
+    return local, through, pooled
 
 
-_TEMP, _TEMP_POOLED = _calibrate()
+_LOCAL, _TEMP, _LOCAL_POOLED = _calibrate()
+
+#: smaller arrays are left to NumPy's allocator: for them the tests below cost about
+#: what a fresh allocation does (NumPy's own elision starts far higher, at 256 KiB)
+MIN_ELEMENTS = 2048
 
 
-def _is_temp(y, pool) -> bool:
-    """``y`` (held in one local of the caller) is a temporary nobody else can see."""
-    if type(y) is not _ndarray or y.base is not None or not y.flags.writeable:
+def _temp(y, rc: int, pool) -> bool:
+    """``y``, an array of which a closure's local holds ``rc`` references (counted
+    there), is a temporary nobody else can see."""
+    if rc != _LOCAL and not (rc == _LOCAL_POOLED and pool is not None
+                             and any(b is y for b in pool)):
         return False
-    n = _refs(y) - 1                   # this function's parameter
-    if n == _TEMP:
-        return True
-    return pool is not None and n == _TEMP_POOLED and any(b is y for b in pool)
+    return y.base is None and y.flags.writeable
 
 
 def _fits(y, x) -> bool:
@@ -236,16 +243,17 @@ def _unary(node, impl, ufunc, plain, pool, loop):
             return plain(frame)
         x = a.run(frame)
         try:
-            if _is_temp(x, a_pool) and x.dtype.kind == "f":
-                return ufunc(x, out=x)
-            if type(x) is _ndarray and x.dtype.kind == "f" and x.ndim and loop[0]:
-                b = _take(pool, x.shape, x.dtype)
-                if b is not None:
-                    return ufunc(x, out=b)
-                r = impl(x, *extra)
-                if type(r) is _ndarray:
-                    _keep(pool, r)
-                return r
+            if type(x) is _ndarray and x.size >= MIN_ELEMENTS and x.dtype.kind == "f":
+                if _temp(x, _getrefcount(x), a_pool):
+                    return ufunc(x, out=x)
+                if loop[0]:
+                    b = _take(pool, x.shape, x.dtype)
+                    if b is not None:
+                        return ufunc(x, out=b)
+                    r = impl(x, *extra)
+                    if type(r) is _ndarray:
+                        _keep(pool, r)
+                    return r
             return impl(x, *extra)
         except Exception as e:  # also ControlSignal: node_failed passes it on
             return node_failed(node, impl, (x, *extra), e)
@@ -264,11 +272,16 @@ def _binary(node, impl, ufunc, plain, pool, loop):
         x = av if a_const else a.run(frame)
         y = bv if b_const else b.run(frame)
         try:
-            if not a_const and _is_temp(x, a_pool) and _fits(x, y):
-                return ufunc(x, y, out=x)
-            if not b_const and _is_temp(y, b_pool) and _fits(y, x):
-                return ufunc(x, y, out=y)
-            if loop[0]:
+            big = False
+            if type(x) is _ndarray and x.size >= MIN_ELEMENTS:
+                big = True
+                if not a_const and _temp(x, _getrefcount(x), a_pool) and _fits(x, y):
+                    return ufunc(x, y, out=x)
+            if type(y) is _ndarray and y.size >= MIN_ELEMENTS:
+                big = True
+                if not b_const and _temp(y, _getrefcount(y), b_pool) and _fits(y, x):
+                    return ufunc(x, y, out=y)
+            if big and loop[0]:
                 like = _result_like(x, y)
                 if like is not None:
                     buf = _take(pool, *like)
@@ -291,12 +304,14 @@ def _matmul_shape(x, y):
         return None
     xs, ys = x.shape, y.shape
     if len(xs) == 2 and len(ys) == 2 and xs[1] == ys[0]:
-        return (xs[0], ys[1])
-    if len(xs) == 2 and len(ys) == 1 and xs[1] == ys[0]:
-        return (xs[0],)
-    if len(xs) == 1 and len(ys) == 2 and xs[0] == ys[0]:
-        return (ys[1],)
-    return None
+        shape = (xs[0], ys[1])
+    elif len(xs) == 2 and len(ys) == 1 and xs[1] == ys[0]:
+        shape = (xs[0],)
+    elif len(xs) == 1 and len(ys) == 2 and xs[0] == ys[0]:
+        shape = (ys[1],)
+    else:
+        return None
+    return shape if math.prod(shape) >= MIN_ELEMENTS else None
 
 
 def _matmul(node, impl, plain, pool, loop):
@@ -324,6 +339,3 @@ def _matmul(node, impl, plain, pool, loop):
     return run
 
 
-def reusable(value: Any) -> bool:   # pragma: no cover - a debugging aid
-    """True if ``value`` would count as a temporary here (for tests and debugging)."""
-    return _is_temp(value, None)
