@@ -298,20 +298,22 @@ def _binary(node, impl, ufunc, plain, pool, loop):
 
 
 def _matmul_shape(x, y):
-    """Result shape of ``x @ y`` for same-dtype float arrays of rank 1-2 that fit, else None."""
-    if not (type(x) is _ndarray and type(y) is _ndarray and x.dtype == y.dtype
-            and x.dtype.kind in "fc"):
+    """Result shape of ``x @ y`` for same-dtype float arrays of rank 1-2 that fit and
+    reach :data:`MIN_ELEMENTS`, else None (the cheap tests first)."""
+    if type(x) is not _ndarray or type(y) is not _ndarray:
         return None
     xs, ys = x.shape, y.shape
-    if len(xs) == 2 and len(ys) == 2 and xs[1] == ys[0]:
-        shape = (xs[0], ys[1])
-    elif len(xs) == 2 and len(ys) == 1 and xs[1] == ys[0]:
+    if len(xs) == 2 and len(ys) == 1 and xs[1] == ys[0]:
         shape = (xs[0],)
+    elif len(xs) == 2 and len(ys) == 2 and xs[1] == ys[0]:
+        shape = (xs[0], ys[1])
     elif len(xs) == 1 and len(ys) == 2 and xs[0] == ys[0]:
         shape = (ys[1],)
     else:
         return None
-    return shape if math.prod(shape) >= MIN_ELEMENTS else None
+    if math.prod(shape) < MIN_ELEMENTS or x.dtype != y.dtype or x.dtype.kind not in "fc":
+        return None
+    return shape
 
 
 def _matmul(node, impl, plain, pool, loop):
