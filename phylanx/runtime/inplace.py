@@ -237,14 +237,15 @@ def _unary(node, impl, ufunc, plain, pool, loop):
     a = node.children[0]
     a_pool = _POOLS.get(a)
     extra = (None,) if len(node.children) == 2 else ()
+    ai = a.slot if a.slot is not None else -1
 
     def run(frame):
         if node.async_children:
             return plain(frame)
-        x = a.run(frame)
+        x = frame[ai] if ai >= 0 else a.run(frame)
         try:
             if type(x) is _ndarray and x.size >= MIN_ELEMENTS and x.dtype.kind == "f":
-                if _temp(x, _getrefcount(x), a_pool):
+                if ai < 0 and _temp(x, _getrefcount(x), a_pool):
                     return ufunc(x, out=x)
                 if loop[0]:
                     b = _take(pool, x.shape, x.dtype)
@@ -264,22 +265,26 @@ def _binary(node, impl, ufunc, plain, pool, loop):
     a, b = node.children
     av, a_const = _value_of(a)
     bv, b_const = _value_of(b)
+    # a local read straight from the frame (as nodes.build_eager does): never a temporary
+    ai = a.slot if a.slot is not None else -1
+    bi = b.slot if b.slot is not None else -1
+    a_temp, b_temp = not a_const and ai < 0, not b_const and bi < 0
     a_pool, b_pool = _POOLS.get(a), _POOLS.get(b)
 
     def run(frame):
         if node.async_children:
             return plain(frame)
-        x = av if a_const else a.run(frame)
-        y = bv if b_const else b.run(frame)
+        x = av if a_const else frame[ai] if ai >= 0 else a.run(frame)
+        y = bv if b_const else frame[bi] if bi >= 0 else b.run(frame)
         try:
             big = False
             if type(x) is _ndarray and x.size >= MIN_ELEMENTS:
                 big = True
-                if not a_const and _temp(x, _getrefcount(x), a_pool) and _fits(x, y):
+                if a_temp and _temp(x, _getrefcount(x), a_pool) and _fits(x, y):
                     return ufunc(x, y, out=x)
             if type(y) is _ndarray and y.size >= MIN_ELEMENTS:
                 big = True
-                if not b_const and _temp(y, _getrefcount(y), b_pool) and _fits(y, x):
+                if b_temp and _temp(y, _getrefcount(y), b_pool) and _fits(y, x):
                     return ufunc(x, y, out=y)
             if big and loop[0]:
                 like = _result_like(x, y)
@@ -318,12 +323,14 @@ def _matmul_shape(x, y):
 
 def _matmul(node, impl, plain, pool, loop):
     a, b = node.children
+    ai = a.slot if a.slot is not None else -1
+    bi = b.slot if b.slot is not None else -1
 
     def run(frame):
         if node.async_children:
             return plain(frame)
-        x = a.run(frame)
-        y = b.run(frame)
+        x = frame[ai] if ai >= 0 else a.run(frame)
+        y = frame[bi] if bi >= 0 else b.run(frame)
         try:
             if loop[0]:
                 shape = _matmul_shape(x, y)
