@@ -10,6 +10,10 @@ and the best (lowest) round; and the inline per-node and fib(20) overhead figure
 
     python benchmarks/optimize_ab.py --rounds 5 --only W1
     python benchmarks/optimize_ab.py --rounds 3 --only W1 --full
+
+``--inprocess`` times W1 (the NumPy function, and ``Phylanx`` of it compiled once with
+and once without the optimisations) in one process, interleaved call by call, which
+cuts the noise of a shared machine further: ``--inprocess --rounds 21``.
 """
 from __future__ import annotations
 
@@ -57,6 +61,53 @@ def overhead_run(optimize: bool) -> dict:
     return figures
 
 
+def _time_w1(n: int, d: int, iters: int, rounds: int) -> dict:
+    """Median seconds of NumPy's W1 and phylanx's with optimize on (True) / off (False)."""
+    import time
+
+    import numpy as np
+
+    from benchmarks.workloads import w1_lra
+    from phylanx import Phylanx, config
+    x, y, _what = w1_lra.data(n, d, sklearn_ok=True)
+    alpha = 1e-3 if n < 1000 else 1e-5
+    compiled = {}
+    for flag in (True, False):
+        config.set("optimize", flag)
+        f = Phylanx(w1_lra.lra)
+        f(x[:4], y[:4], alpha, 1)                 # translate + compile with this setting
+        compiled[flag] = f
+    config.reset("optimize")
+    ref = w1_lra.lra(x, y, alpha, iters)
+    for f in compiled.values():
+        assert np.allclose(f(x, y, alpha, iters), ref, rtol=1e-9, atol=1e-12), \
+            "phylanx disagrees with NumPy"
+    runs = {"numpy": lambda: w1_lra.lra(x, y, alpha, iters),
+            True: lambda: compiled[True](x, y, alpha, iters),
+            False: lambda: compiled[False](x, y, alpha, iters)}
+    times: dict = {k: [] for k in runs}
+    order = list(runs)
+    for r in range(rounds):
+        for k in order[r % 3:] + order[:r % 3]:
+            t0 = time.perf_counter()
+            runs[k]()
+            times[k].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def inprocess(rounds: int, full: bool) -> None:
+    """W1, NumPy and phylanx with optimize on/off, interleaved call by call."""
+    sys.path.insert(0, str(HERE.parent))
+    sizes = [(569, 30, 750 if full else 100), (200_000, 100, 50) if full else (20_000, 100, 10)]
+    print(f"{'W1 case':34s} {'numpy':>16s} {'optimize=1':>22s} {'optimize=0':>22s}")
+    for n, d, iters in sizes:
+        med = _time_w1(n, d, iters, rounds)
+        cells = [f"{1e3 * med['numpy']:.2f} ms"] + [
+            f"{med[k] / med['numpy']:.2f}x ({1e3 * med[k]:.2f} ms)" for k in (True, False)]
+        print(f"{f'{n}x{d}, {iters} it.':34s} {cells[0]:>16s} {cells[1]:>22s} {cells[2]:>22s}")
+    print("medians over", rounds, "interleaved calls; ratios to NumPy's median")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=5)
@@ -64,8 +115,13 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5, help="timed calls per run.py run")
     ap.add_argument("--full", action="store_true", help="full sizes instead of --quick")
     ap.add_argument("--no-overhead", action="store_true")
+    ap.add_argument("--inprocess", action="store_true", help="W1 interleaved in one process")
     args = ap.parse_args()
     print("load at start:", os.getloadavg())
+    if args.inprocess:
+        inprocess(args.rounds, args.full)
+        print("load at end:", os.getloadavg())
+        return
     ratios: dict = {True: {}, False: {}}
     over: dict = {True: {}, False: {}}
     for r in range(args.rounds):

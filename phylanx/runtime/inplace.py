@@ -159,8 +159,9 @@ def _in_loop(node: Node) -> bool:
     return False
 
 
-#: evaluations a covered node is watched before it keeps the reusing closure (an
-#: array result seen) or goes back to the ordinary one (scalars only: nothing to reuse)
+#: evaluations a covered node is watched before it keeps the reusing closure (an array
+#: of MIN_ELEMENTS or more seen) or goes back to the ordinary one for good (scalars and
+#: small arrays only: the tests would cost more than they save)
 PROBE = 3
 
 
@@ -193,7 +194,9 @@ def build(node: Node, impl, spec) -> Node | None:
 def _probing(node: Node, fast, plain, loop):
     """The closure a covered node starts with: it runs ``fast`` for a few evaluations,
     then installs ``fast`` or ``plain`` for good, so scalar code (loop counters,
-    recursion) keeps the ordinary closure and pays nothing after its first evaluations."""
+    recursion) and small arrays keep the ordinary closure and pay nothing after the
+    first evaluations.  (A node that saw only small arrays stays ordinary when later
+    calls bring large ones: the decision is per node, once.)"""
     chosen: list = [None]
     left = [PROBE]
     temps_possible = any(not c.is_const and c.slot is None for c in node.children)
@@ -218,7 +221,7 @@ def _probing(node: Node, fast, plain, loop):
                 choose(plain)
                 return plain(frame)
         r = fast(frame)
-        if type(r) is _ndarray:
+        if type(r) is _ndarray and r.size >= MIN_ELEMENTS:
             choose(fast)
         else:
             left[0] -= 1
