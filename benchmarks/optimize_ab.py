@@ -11,9 +11,10 @@ and the best (lowest) round; and the inline per-node and fib(20) overhead figure
     python benchmarks/optimize_ab.py --rounds 5 --only W1
     python benchmarks/optimize_ab.py --rounds 3 --only W1 --full
 
-``--inprocess`` times W1 (the NumPy function, and ``Phylanx`` of it compiled once with
-and once without the optimisations) in one process, interleaved call by call, which
-cuts the noise of a shared machine further: ``--inprocess --rounds 21``.
+``--inprocess`` times W1 and a least-squares loop with loop invariants (the NumPy
+function, and ``Phylanx`` of it compiled once with and once without the optimisations)
+in one process, interleaved call by call, which cuts the noise of a shared machine
+further: ``--inprocess --rounds 21`` (``OPENBLAS_NUM_THREADS=1`` cuts it more).
 """
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import numpy as np
 
 HERE = Path(__file__).resolve().parent
 
@@ -61,11 +64,18 @@ def overhead_run(optimize: bool) -> dict:
     return figures
 
 
-def _time_w1(n: int, d: int, iters: int, rounds: int) -> dict:
-    """Median seconds of NumPy's W1 and phylanx's with optimize on (True) / off (False)."""
-    import time
+def least_squares(x, y, alpha, iterations):
+    """Gradient descent on ||x w - y||^2 written the direct way: x.T @ x and x.T @ y are
+    recomputed every iteration (invariants the hoisting pass computes once)."""
+    w = np.zeros(x.shape[1])
+    for _ in range(iterations):
+        w = w - alpha * ((x.T @ x) @ w - x.T @ y)
+    return w
 
-    import numpy as np
+
+def _time_case(fn, n: int, d: int, iters: int, rounds: int) -> dict:
+    """Median seconds of NumPy's ``fn`` and phylanx's with optimize on (True) / off (False)."""
+    import time
 
     from benchmarks.workloads import w1_lra
     from phylanx import Phylanx, config
@@ -74,15 +84,16 @@ def _time_w1(n: int, d: int, iters: int, rounds: int) -> dict:
     compiled = {}
     for flag in (True, False):
         config.set("optimize", flag)
-        f = Phylanx(w1_lra.lra)
+        f = Phylanx(fn)
         f(x[:4], y[:4], alpha, 1)                 # translate + compile with this setting
         compiled[flag] = f
     config.reset("optimize")
-    ref = w1_lra.lra(x, y, alpha, iters)
+    ref = fn(x, y, alpha, iters)
     for f in compiled.values():
-        assert np.allclose(f(x, y, alpha, iters), ref, rtol=1e-9, atol=1e-12), \
+        got = f(x, y, alpha, iters)
+        assert np.max(np.abs(got - ref)) <= 1e-9 * np.max(np.abs(ref)), \
             "phylanx disagrees with NumPy"
-    runs = {"numpy": lambda: w1_lra.lra(x, y, alpha, iters),
+    runs = {"numpy": lambda: fn(x, y, alpha, iters),
             True: lambda: compiled[True](x, y, alpha, iters),
             False: lambda: compiled[False](x, y, alpha, iters)}
     times: dict = {k: [] for k in runs}
@@ -96,15 +107,19 @@ def _time_w1(n: int, d: int, iters: int, rounds: int) -> dict:
 
 
 def inprocess(rounds: int, full: bool) -> None:
-    """W1, NumPy and phylanx with optimize on/off, interleaved call by call."""
+    """W1 (and a least-squares loop with invariants), NumPy and phylanx with optimize
+    on/off, interleaved call by call."""
     sys.path.insert(0, str(HERE.parent))
+    from benchmarks.workloads import w1_lra
     sizes = [(569, 30, 750 if full else 100), (200_000, 100, 50) if full else (20_000, 100, 10)]
-    print(f"{'W1 case':34s} {'numpy':>16s} {'optimize=1':>22s} {'optimize=0':>22s}")
-    for n, d, iters in sizes:
-        med = _time_w1(n, d, iters, rounds)
-        cells = [f"{1e3 * med['numpy']:.2f} ms"] + [
-            f"{med[k] / med['numpy']:.2f}x ({1e3 * med[k]:.2f} ms)" for k in (True, False)]
-        print(f"{f'{n}x{d}, {iters} it.':34s} {cells[0]:>16s} {cells[1]:>22s} {cells[2]:>22s}")
+    print(f"{'case':40s} {'numpy':>16s} {'optimize=1':>22s} {'optimize=0':>22s}")
+    for label, fn in (("W1", w1_lra.lra), ("least squares", least_squares)):
+        for n, d, iters in sizes:
+            med = _time_case(fn, n, d, iters, rounds)
+            cells = [f"{1e3 * med['numpy']:.2f} ms"] + [
+                f"{med[k] / med['numpy']:.2f}x ({1e3 * med[k]:.2f} ms)" for k in (True, False)]
+            name = f"{label} {n}x{d}, {iters} it."
+            print(f"{name:40s} {cells[0]:>16s} {cells[1]:>22s} {cells[2]:>22s}")
     print("medians over", rounds, "interleaved calls; ratios to NumPy's median")
 
 

@@ -286,3 +286,19 @@ def test_gradients_through_hoisted_and_shared_expressions(optimize_on):
     if optimize_on:
         text = rewritten(f.get_physl_source())
         assert "__licm" in text and "__cse" in text
+
+
+def test_invariant_products_sharing_a_transpose_are_both_hoisted():
+    # CSE would bind transpose(x) inside the loop body; hoisting runs first
+    def least_squares(x, y, alpha, n):
+        w = np.zeros(x.shape[1])
+        for _ in range(n):
+            w = w - alpha * ((x.T @ x) @ w - x.T @ y)
+        return w
+    f = Phylanx(least_squares)
+    rng = np.random.default_rng(5)
+    x, y = rng.normal(size=(20, 3)), rng.normal(size=20)
+    np.testing.assert_allclose(f(x, y, 0.01, 6), least_squares(x, y, 0.01, 6), rtol=1e-12)
+    text = rewritten(f.get_physl_source())
+    assert "store(__licm1, matmul(transpose(x), x))" in text
+    assert "store(__licm3, matmul(transpose(x), y))" in text

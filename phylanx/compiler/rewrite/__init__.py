@@ -21,10 +21,11 @@ PASSES: list = []
 
 
 def _register_own_passes() -> None:
-    # folding first (it makes equal constants equal), then sharing, then hoisting
-    # (it moves the shared variables' uses too); each module says what it keeps exact
+    # folding first (it makes equal constants equal), hoisting before sharing: a
+    # subexpression CSE binds to a variable inside a loop body would make every
+    # expression using it look loop-variant; each module says what it keeps exact
     from . import cse, fold, hoist
-    PASSES.extend((("fold", fold.run), ("cse", cse.run), ("hoist", hoist.run)))
+    PASSES.extend((("fold", fold.run), ("hoist", hoist.run), ("cse", cse.run)))
 
 
 _register_own_passes()
