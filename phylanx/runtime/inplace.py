@@ -49,7 +49,6 @@ POOL_MAX_BYTES = 256 << 20
 
 _getrefcount = sys.getrefcount
 _ndarray = np.ndarray
-_SCALARS = (float, int)
 
 #: node -> its pool, so a parent recognises a pooled child's result as a temporary
 _POOLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
