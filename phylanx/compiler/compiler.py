@@ -337,6 +337,11 @@ class Compiler:
     def build_eager(self, node: Node, impl, spec) -> Node:
         """The evaluation closure of an eager primitive's node (a hook: autodiff's
         recording compiler wraps ``impl`` to append each application to its tape)."""
+        if config.get("optimize"):
+            # element-wise nodes that write into dead operands (runtime/inplace.py)
+            from ..runtime import inplace
+            if inplace.build(node, impl, spec) is not None:
+                return node
         return build_eager(node, impl)
 
     def compile_function_call(self, call: ast.Call, where, scope) -> Node:

@@ -37,6 +37,15 @@ def _primitive_is_pure(name: str) -> bool:
 _pure_cache: dict[str, bool] = {}
 
 
+def primitive_is_pure(name: str) -> bool:
+    """The registry's word on ``name`` (cached): no side effects, not higher-order,
+    not a jump, not an ordered collective."""
+    pure = _pure_cache.get(name)
+    if pure is None:
+        pure = _pure_cache[name] = _primitive_is_pure(name)
+    return pure
+
+
 def summarize(node: Node) -> tuple[set[str], set[str], bool]:
     """``(reads, writes, impure)`` of evaluating ``node`` (function bodies not entered)."""
     reads: set[str] = set()
@@ -100,3 +109,67 @@ def overlap_plan(stmts: list[Node]) -> dict[int, tuple[Node, int]]:
         if join > i + 1:
             plan[i] = (value, join)
     return plan
+
+
+# -- the same summary on the AST, for the rewrites of compiler/rewrite ---------------
+
+#: forms whose operands are evaluated only under a condition, or not at all here
+CONDITIONAL = frozenset(("if", "while", "for", "for_each", "__and", "__or", "&&", "||",
+                         "lambda", "parallel_block", "async", "parallel_map", "case"))
+
+
+def summarize_expr(expr, user_names: frozenset = frozenset(),
+                   jumps_pure: bool = False) -> tuple[set, set, bool]:
+    """``(reads, writes, impure)`` of evaluating the AST ``expr``, by the rules of
+    :func:`summarize` (function bodies not entered).  A call of a name in
+    ``user_names`` (a variable or function the program defines) calls unknown code;
+    ``jumps_pure``: ``break``/``continue``/``return`` do not count as impure."""
+    from ..language import ast
+    reads: set[str] = set()
+    writes: set[str] = set()
+    impure = False
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        t = type(e)
+        if t is ast.Identifier:
+            reads.add(e.name)
+        elif t is ast.BinOp:
+            stack += (e.left, e.right)
+        elif t is ast.UnaryOp:
+            stack.append(e.operand)
+        elif t is ast.KeywordArg:
+            stack.append(e.value)
+        elif t is ast.QuotedList:
+            stack.extend(e.items)
+        elif t is ast.Call:
+            f, args = e.func, e.args
+            if f == "lambda":
+                continue
+            if f in ("define", "define_global") and args and type(args[0]) is ast.Identifier:
+                writes.add(args[0].name)
+                if len(args) == 2:
+                    stack.append(args[1])
+                continue                 # a function definition: its body is not run here
+            if f == "store" and len(args) == 2 and type(args[0]) is ast.Identifier:
+                writes.add(args[0].name)
+                stack.append(args[1])
+                continue
+            if (f == "for_each" and len(args) == 2 and type(args[0]) is ast.Call
+                    and args[0].func == "lambda" and len(args[0].args) == 2
+                    and type(args[0].args[0]) is ast.Identifier):
+                writes.add(args[0].args[0].name)
+                stack += (args[0].args[1], args[1])
+                continue
+            if jumps_pure and f in ("break", "continue", "return"):
+                pass
+            elif (e.attribute is not None or f in user_names or f in _IMPURE_NAMES
+                    or f == "store"):
+                impure = True            # unknown code, a jump or a store into a slice
+            elif f not in _PURE_INTERNAL:
+                pure = _pure_cache.get(f)
+                if pure is None:
+                    pure = _pure_cache[f] = _primitive_is_pure(f)
+                impure = impure or not pure
+            stack.extend(args)
+    return reads, writes, impure

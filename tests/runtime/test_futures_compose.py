@@ -218,6 +218,7 @@ def test_policy_counters_are_not_lost_under_concurrency():
 def test_the_two_variable_fast_path_is_used():
     state = et.compiler_state("fast")
     node = state.compile_text("define(f, x, y, x + y)")
+    assert et.invoke(state.run(node), (1, 2), {}) == 3   # settles on its closure when first run
     add = next(n for n in node.walk() if n.primitive == "__add")
     assert {"i", "j"} <= set(add.inline.__code__.co_freevars)
 

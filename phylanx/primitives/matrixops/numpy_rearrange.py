@@ -185,6 +185,7 @@ def take(a, indices, axis=None, mode="raise"):
 
 @primitive(
     "fill_diagonal", "fill_diagonal(_1_a, _2_val, __arg(_3_wrap, false))", extension=True,
+    side_effects=True,   # changes ``a`` in place: never reordered, shared or hoisted
     oracle=lambda a, val, wrap=False: (np.fill_diagonal(a, val, wrap), a)[1],
     example="fill_diagonal(constant(0, list(2, 3)), 7)",
     result="[[7.0, 0.0, 0.0], [0.0, 7.0, 0.0]]",

@@ -263,6 +263,7 @@ def _one_hot_sums(a: np.ndarray, index: np.ndarray, values: np.ndarray) -> np.nd
 
 @primitive(
     "add_at", "add_at(_1_a, _2_indices, _3_b)", extension=True,
+    side_effects=True,   # changes ``a`` in place: never reordered, shared or hoisted
     oracle=lambda a, indices, b: (np.add.at(
         a, tuple(indices) if isinstance(indices, list) else indices, b), a)[1],
     example="add_at([0.0, 0.0, 0.0], [0, 2, 0], 1.5)", result="[3.0, 0.0, 1.5]",
