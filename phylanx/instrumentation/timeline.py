@@ -31,7 +31,9 @@ import itertools
 import sys
 import threading
 from collections.abc import Callable
+from functools import partial
 from time import perf_counter_ns as clock
+from types import FunctionType
 from typing import Any
 
 from .. import config
@@ -90,7 +92,6 @@ class Recorder:
         self.start_ns = self.end_ns = 0
         self._restore: list[Callable[[], None]] = []
         self._executors: list[Any] = []
-        self._spawn_ids = itertools.count(1)
         self._seq: dict[str, itertools.count] = {}
         self._lock = threading.Lock()
         self.active = False
@@ -204,13 +205,13 @@ class Recorder:
                     record(t0, d)
 
         def sampling(frame):
-            nonlocal prev, seen, depth, slow, reentered
+            nonlocal seen, depth, slow, reentered
             depth += 1
             if depth > 1:
                 reentered = True
             t0 = clock()
             try:
-                value = prev(frame)
+                return prev(frame)
             finally:
                 d = clock() - t0
                 depth -= 1
@@ -218,20 +219,24 @@ class Recorder:
                     slow += 1
                     record(t0, d)
                 seen += 1
-                run = node.run
-                if run is not sampling and run is not prev and run is not steady \
-                        and run is not recursive and rec.active and node.measured_run is None:
-                    # the evaluation policy decided and swapped ``run``: wrap its choice
-                    prev = run
-                    node.run = sampling
-                if seen >= SAMPLES and node.run is sampling \
-                        and not (node.watched and node.eval_direct == -1):
-                    # one slow sample may be the machine's hiccup; two are the node's
-                    if slow >= 2 or (reentered and body_root):
-                        node.run = recursive if reentered else steady
-                    else:
-                        node.run = prev
-            return value
+                if seen >= SAMPLES or node.run is not sampling:
+                    settle()    # the rare decisions, out of the per-evaluation path
+
+        def settle() -> None:
+            nonlocal prev
+            run = node.run
+            if run is not sampling and run is not prev and run is not steady \
+                    and run is not recursive and rec.active and node.measured_run is None:
+                # the evaluation policy decided and swapped ``run``: wrap its choice
+                prev = run
+                node.run = sampling
+            if seen >= SAMPLES and node.run is sampling \
+                    and not (node.watched and node.eval_direct == -1):
+                # one slow sample may be the machine's hiccup; two are the node's
+                if slow >= 2 or (reentered and body_root):
+                    node.run = recursive if reentered else steady
+                else:
+                    node.run = prev
 
         def restore() -> None:
             if node.run in (sampling, steady, recursive):
@@ -248,9 +253,8 @@ class Recorder:
             return
         submit = executor.submit
         events, limit = self.events, self.limit
+        append = events.append
         get_ident = threading.get_ident
-        ids = self._spawn_ids
-        base = self.rank << 40
         rec = self
 
         def traced_submit(fn, *args):
@@ -258,7 +262,8 @@ class Recorder:
                 rec._full()
                 return submit(fn, *args)
             # one event per task: the spawn (thread, time) travels with it, so a task
-            # and its flow are kept or dropped together
+            # and its flow are kept or dropped together; the flow's id is given when
+            # the file is written (trace_file.build), not here
             spawner, spawned = get_ident(), clock()
 
             def task():
@@ -268,8 +273,8 @@ class Recorder:
                 finally:
                     if len(events) < limit:
                         # (the node, not the thunk: a thunk keeps its frame's arrays alive)
-                        events.append((TASK, _node_of(fn), get_ident(), t0, clock() - t0,
-                                       base | next(ids), spawner, spawned))
+                        append((TASK, _node_of(fn), get_ident(), t0, clock() - t0,
+                                spawner, spawned))
             return submit(task)
 
         executor.submit = traced_submit
@@ -368,11 +373,16 @@ _NODE_CELL: dict[Any, int] = {}
 
 
 def _node_of(fn: Callable) -> Node | None:
-    """The node a task thunk evaluates (``lambda: child.run(frame)``), if any.
+    """The node a task thunk evaluates (``lambda: child.run(frame)``, or
+    ``partial(stmt.run, frame)`` whose closure holds ``stmt``), if any.
 
     Thunks of one kind share a code object, so where the node sits in the closure is
     looked up once per code object, not per task."""
-    cells = getattr(fn, "__closure__", None)
+    if type(fn) is partial:
+        fn = fn.func
+    if type(fn) is not FunctionType:
+        return None
+    cells = fn.__closure__
     if not cells:
         return None
     index = _NODE_CELL.get(fn.__code__)
