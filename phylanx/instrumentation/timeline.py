@@ -52,6 +52,7 @@ DEFAULT_MAX_SIZE = 200 * 1024 * 1024
 # event kinds (first item of each tuple)
 NODE, TASK, SPAN, FLOW_OUT, FLOW_IN = range(5)
 _BODY_PARENTS = ("define-function", "lambda")
+_FORKING = frozenset(("parallel_block",))   # statements spawned as tasks (but the last)
 
 
 def flow_id(*key: Any) -> int:
@@ -89,6 +90,7 @@ class Recorder:
         self.roots: list[Node] = []
         self.stopped: str | None = None       # why recording stopped early
         self.thread_names: dict[int, str] = {}
+        self.task_nodes: dict[int, Node] = {}   # id -> node of the tasks recorded
         self.start_ns = self.end_ns = 0
         self._restore: list[Callable[[], None]] = []
         self._executors: list[Any] = []
@@ -141,8 +143,13 @@ class Recorder:
     # -- nodes ----------------------------------------------------------------------
     def add_tree(self, root: Node) -> None:
         self.roots.append(root)
+        as_tasks: set[int] = set()
         for node in root.walk():
-            if not node.is_const and node.measured_run is None:
+            if node.primitive in _FORKING:
+                # every statement but the last always runs as a task, which is recorded
+                # as a span named after it: timing it as a node too would only double it
+                as_tasks.update(id(c) for c in node.children[:-1])
+            if not node.is_const and node.measured_run is None and id(node) not in as_tasks:
                 self._wrap(node)
 
     def on_eval(self, node: Node, start_ns: int, end_ns: int, thread_id: int) -> None:
@@ -253,7 +260,6 @@ class Recorder:
             return
         submit = executor.submit
         events, limit = self.events, self.limit
-        append = events.append
         get_ident = threading.get_ident
         rec = self
 
@@ -262,20 +268,8 @@ class Recorder:
                 rec._full()
                 return submit(fn, *args)
             # one event per task: the spawn (thread, time) travels with it, so a task
-            # and its flow are kept or dropped together; the flow's id is given when
-            # the file is written (trace_file.build), not here
-            spawner, spawned = get_ident(), clock()
-
-            def task():
-                t0 = clock()
-                try:
-                    return fn(*args)
-                finally:
-                    if len(events) < limit:
-                        # (the node, not the thunk: a thunk keeps its frame's arrays alive)
-                        append((TASK, _node_of(fn), get_ident(), t0, clock() - t0,
-                                spawner, spawned))
-            return submit(task)
+            # and its flow are kept or dropped together
+            return submit(partial(_traced_task, rec, fn, args, get_ident(), clock()))
 
         executor.submit = traced_submit
         self._executors.append(executor)
@@ -362,6 +356,28 @@ class Recorder:
                               flow_in=flow_id("req", source, request_id),
                               flow_out=flow_id("rep", source, request_id))
         return traced
+
+
+def _traced_task(rec: Recorder, fn: Callable, args: tuple, spawner: int, spawned: int) -> Any:
+    """A task run under recording (a ``partial`` of this: two objects per task for the
+    garbage collector to see, not a closure's six).  Its event holds only numbers, which
+    the collector stops tracking: 10,000s of them do not make collections any slower.
+    The flow's id is given when the file is written (``trace_file.build``)."""
+    t0 = clock()
+    try:
+        return fn(*args)
+    finally:
+        t1 = clock()
+        events = rec.events
+        if len(events) < rec.limit:
+            # the node by id (kept in task_nodes), not the thunk: a thunk keeps its
+            # frame's arrays alive
+            node = _node_of(fn)
+            key = 0
+            if node is not None:
+                key = id(node)
+                rec.task_nodes[key] = node
+            events.append((TASK, key, threading.get_ident(), t0, t1 - t0, spawner, spawned))
 
 
 def get_ident_or(track: Any) -> Any:

@@ -66,6 +66,8 @@ def build(rec: Recorder, offset_ns: int = 0, ref_ns: int | None = None,
         kind = ev[0]
         if kind == NODE or kind == TASK:
             node, ident, t0, dur = ev[1], ev[2], ev[3], ev[4]
+            if kind == TASK:
+                node = rec.task_nodes.get(node)   # tasks hold their node's id
             if kind == NODE:
                 name, cat = node.display_name, "node"
                 args = {"node": node.full_name}
