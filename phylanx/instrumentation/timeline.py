@@ -38,6 +38,7 @@ from typing import Any
 
 from .. import config
 from ..runtime import executors, hooks
+from ..runtime.futures import Future
 from ..runtime.nodes import Node
 from ..runtime.policy import watch
 
@@ -91,6 +92,7 @@ class Recorder:
         self.stopped: str | None = None       # why recording stopped early
         self.thread_names: dict[int, str] = {}
         self.task_nodes: dict[int, Node] = {}   # id -> node of the tasks recorded
+        self._spawns: dict[int, tuple[int, int]] = {}   # id(task callable) -> spawn
         self.start_ns = self.end_ns = 0
         self._restore: list[Callable[[], None]] = []
         self._executors: list[Any] = []
@@ -110,6 +112,7 @@ class Recorder:
             self.add_tree(root)
         self._trace_executor(executors._sync)
         self._trace_executor(executors.get_executor())
+        self._trace_tasks()
         return self
 
     def stop(self) -> None:
@@ -126,6 +129,7 @@ class Recorder:
         for executor in self._executors:
             executor.__dict__.pop("submit", None)
         self._executors.clear()
+        self._spawns.clear()
         self.note_threads()
 
     def note_threads(self) -> None:
@@ -256,23 +260,63 @@ class Recorder:
 
     # -- tasks ------------------------------------------------------------------------
     def _trace_executor(self, executor: Any) -> None:
+        """Note each task's spawn (thread, time) at ``submit``, under the id of its
+        callable; :meth:`_trace_tasks` finds it there when the task runs.  No wrapper
+        object per task: the garbage collector's extra work for one was most of the
+        per-task cost."""
         if "submit" in executor.__dict__:
             return
         submit = executor.submit
-        events, limit = self.events, self.limit
+        events, limit, spawns = self.events, self.limit, self._spawns
         get_ident = threading.get_ident
         rec = self
 
         def traced_submit(fn, *args):
-            if len(events) >= limit:
+            if args:
+                fn = partial(fn, *args)   # the callable the task will run, as submitted
+            if len(events) < limit:
+                spawns[id(fn)] = (get_ident(), clock())
+            else:
                 rec._full()
-                return submit(fn, *args)
-            # one event per task: the spawn (thread, time) travels with it, so a task
-            # and its flow are kept or dropped together
-            return submit(partial(_traced_task, rec, fn, args, get_ident(), clock()))
+            return submit(fn)
 
         executor.submit = traced_submit
         self._executors.append(executor)
+
+    def _trace_tasks(self) -> None:
+        """Time every task spawned while recording where it runs (``Future._run_claimed``,
+        swapped on the class until :meth:`stop`): one event per task, a tuple of numbers
+        (its node by id), which the collector stops tracking.  The spawn flow's id is
+        given when the file is written (``trace_file.build``)."""
+        run_claimed = Future._run_claimed
+        events, limit, spawns, nodes = self.events, self.limit, self._spawns, self.task_nodes
+        rec = self
+
+        def traced_run_claimed(future, task):
+            # a callable is alive until it has run, so its id names one task; an entry
+            # left by a task that never ran is overwritten when the id is reused
+            spawn = spawns.pop(id(task), None)
+            if spawn is None:
+                return run_claimed(future, task)   # spawned before the recording
+            t0 = clock()
+            try:
+                return run_claimed(future, task)
+            finally:
+                t1 = clock()
+                if len(events) < limit:
+                    # the node by id, not the thunk: a thunk keeps its frame's arrays alive
+                    node = _node_of(task)
+                    key = 0
+                    if node is not None:
+                        key = id(node)
+                        nodes[key] = node
+                    events.append((TASK, key, threading.get_ident(), t0, t1 - t0,
+                                   spawn[0], spawn[1]))
+                else:
+                    rec._full()
+
+        Future._run_claimed = traced_run_claimed
+        self._restore.append(lambda: setattr(Future, "_run_claimed", run_claimed))
 
     # -- spans other layers report -------------------------------------------------------
     def span(self, name: str, cat: str, t0: int, t1: int, track: Any = None,
@@ -356,28 +400,6 @@ class Recorder:
                               flow_in=flow_id("req", source, request_id),
                               flow_out=flow_id("rep", source, request_id))
         return traced
-
-
-def _traced_task(rec: Recorder, fn: Callable, args: tuple, spawner: int, spawned: int) -> Any:
-    """A task run under recording (a ``partial`` of this: two objects per task for the
-    garbage collector to see, not a closure's six).  Its event holds only numbers, which
-    the collector stops tracking: 10,000s of them do not make collections any slower.
-    The flow's id is given when the file is written (``trace_file.build``)."""
-    t0 = clock()
-    try:
-        return fn(*args)
-    finally:
-        t1 = clock()
-        events = rec.events
-        if len(events) < rec.limit:
-            # the node by id (kept in task_nodes), not the thunk: a thunk keeps its
-            # frame's arrays alive
-            node = _node_of(fn)
-            key = 0
-            if node is not None:
-                key = id(node)
-                rec.task_nodes[key] = node
-            events.append((TASK, key, threading.get_ident(), t0, t1 - t0, spawner, spawned))
 
 
 def get_ident_or(track: Any) -> Any:
