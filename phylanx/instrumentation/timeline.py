@@ -91,7 +91,8 @@ class Recorder:
         self.roots: list[Node] = []
         self.stopped: str | None = None       # why recording stopped early
         self.thread_names: dict[int, str] = {}
-        self.task_nodes: dict[int, Node] = {}   # id -> node of the tasks recorded
+        #: id -> what names a recorded task: its node, or the function it ran (see node_of_task)
+        self.task_nodes: dict[int, Any] = {}
         self._spawns: dict[int, tuple[int, int]] = {}   # id(task callable) -> spawn
         self.start_ns = self.end_ns = 0
         self._restore: list[Callable[[], None]] = []
@@ -304,12 +305,16 @@ class Recorder:
             finally:
                 t1 = clock()
                 if len(events) < limit:
-                    # the node by id, not the thunk: a thunk keeps its frame's arrays alive
-                    node = _node_of(task)
-                    key = 0
-                    if node is not None:
-                        key = id(node)
-                        nodes[key] = node
+                    # what names the task, by id (found in task_nodes when the file is
+                    # written): ``partial(stmt.run, frame)``'s function, else the node
+                    # now (not the thunk: a thunk keeps its frame's arrays alive)
+                    if type(task) is partial:
+                        named = task.func
+                    else:
+                        named = _node_of(task)
+                    key = id(named)
+                    if key not in nodes:
+                        nodes[key] = named
                     events.append((TASK, key, threading.get_ident(), t0, t1 - t0,
                                    spawn[0], spawn[1]))
                 else:
@@ -400,6 +405,12 @@ class Recorder:
                               flow_in=flow_id("req", source, request_id),
                               flow_out=flow_id("rep", source, request_id))
         return traced
+
+
+def node_of_task(rec: Recorder, key: int) -> Node | None:
+    """The node a recorded task evaluated (its event holds ``key``)."""
+    named = rec.task_nodes.get(key)
+    return named if named is None or isinstance(named, Node) else _node_of(named)
 
 
 def get_ident_or(track: Any) -> Any:

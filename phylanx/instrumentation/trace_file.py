@@ -25,7 +25,7 @@ from typing import Any
 from .. import __version__
 from ..runtime.nodes import Node
 from . import tree_data
-from .timeline import FLOW_IN, FLOW_OUT, NODE, SPAN, TASK, Recorder
+from .timeline import FLOW_IN, FLOW_OUT, NODE, SPAN, TASK, Recorder, node_of_task
 
 FORMAT = "phylanx-trace"
 VERSION = 1
@@ -67,7 +67,7 @@ def build(rec: Recorder, offset_ns: int = 0, ref_ns: int | None = None,
         if kind == NODE or kind == TASK:
             node, ident, t0, dur = ev[1], ev[2], ev[3], ev[4]
             if kind == TASK:
-                node = rec.task_nodes.get(node)   # tasks hold their node's id
+                node = node_of_task(rec, node)   # tasks hold a key, not the node
             if kind == NODE:
                 name, cat = node.display_name, "node"
                 args = {"node": node.full_name}
