@@ -16,8 +16,8 @@ recorded pays nothing:
   Nodes measured for counters (``measure.enable``) are recorded through the
   ``on_eval`` hook instead, exactly.
 * **Tasks.**  The executors' ``submit`` is replaced (an instance attribute
-  shadowing the method): each task becomes a span, with a flow from the thread
-  that spawned it.
+  shadowing the method) to note each spawn, and ``Future._run_claimed`` (on the
+  class) to time each task where it runs: a span with a flow from the spawning thread.
 * **Collectives and remote calls** report through ``runtime.hooks.recorder``
   (see ``collective``, ``remote_request``, ``remote_execution``).
 

@@ -13,6 +13,7 @@ from phylanx.instrumentation import timeline, trace
 from phylanx.instrumentation.timeline import Recorder
 from phylanx.instrumentation.validate import load, problems
 from phylanx.runtime import executors, hooks
+from phylanx.runtime.futures import Future
 
 FIB = "define(fib, n, if(n < 2, n, fib(n - 1) + fib(n - 2)))"
 
@@ -29,13 +30,16 @@ def test_recording_restores_every_node_and_the_executor():
     nodes = [n for root in state.snippets for n in root.walk()
              if not n.is_const and n is not root]
     before = {id(n): n.run for n in nodes}
+    run_claimed = Future._run_claimed
     rec = Recorder(threshold_us=0).start()
+    assert Future._run_claimed is not run_claimed             # tasks are timed
     assert hooks.recorder is rec
     assert all(n.run is not before[id(n)] for n in nodes)     # wrapped
     assert et.eval(state, "fib", 12) == 144
     rec.stop()
     assert hooks.recorder is None
     assert "submit" not in executors.get_executor().__dict__
+    assert Future._run_claimed is run_claimed
     for n in nodes:   # back to the closure the policy wants (decided nodes: inline)
         assert n.run is n.inline or n.run.__name__ == "measuring", n
 
@@ -67,6 +71,9 @@ def test_tasks_become_spans_with_paired_spawn_flows(tmp_path):
     tasks = [e for e in data["traceEvents"] if e["ph"] == "X" and e["cat"] == "task"]
     flows = {e["id"] for e in data["traceEvents"] if e["ph"] == "s"}
     assert len(tasks) >= 30 and {t["args"]["flow"] for t in tasks} <= flows
+    # each statement run as a task is named after its node (the '*' it evaluates)
+    assert all(t["args"]["node"].startswith("/phylanx$0/__mul$") for t in tasks)
+    assert len({t["args"]["node"] for t in tasks}) == len(tasks)
     assert data["otherData"]["unpaired_flows"] == 0
     names = {e["args"]["name"] for e in data["traceEvents"]
              if e["ph"] == "M" and e["name"] == "thread_name"}
