@@ -15,9 +15,9 @@ recorded pays nothing:
   a recursion: the price of a recording that costs little.
   Nodes measured for counters (``measure.enable``) are recorded through the
   ``on_eval`` hook instead, exactly.
-* **Tasks.**  The executors' ``submit`` is replaced (an instance attribute
-  shadowing the method) to note each spawn, and ``Future._run_claimed`` (on the
-  class) to time each task where it runs: a span with a flow from the spawning thread.
+* **Tasks.**  While ``hooks.recorder`` is set, the executors' ``submit`` notes each
+  spawn and ``Future._run_claimed`` reports each task's run (``ran``): a span with a
+  flow from the spawning thread (off, each pays one test of ``hooks.recorder``).
 * **Collectives and remote calls** report through ``runtime.hooks.recorder``
   (see ``collective``, ``remote_request``, ``remote_execution``).
 
@@ -37,8 +37,7 @@ from types import FunctionType
 from typing import Any
 
 from .. import config
-from ..runtime import executors, hooks
-from ..runtime.futures import Future
+from ..runtime import hooks
 from ..runtime.nodes import Node
 from ..runtime.policy import watch
 
@@ -93,10 +92,10 @@ class Recorder:
         self.thread_names: dict[int, str] = {}
         #: id -> what names a recorded task: its node, or the function it ran (see node_of_task)
         self.task_nodes: dict[int, Any] = {}
-        self._spawns: dict[int, tuple[int, int]] = {}   # id(task callable) -> spawn
+        #: id(future) -> (thread, time) of its spawn, noted by the executors' submit
+        self.spawns: dict[int, tuple[int, int]] = {}
         self.start_ns = self.end_ns = 0
         self._restore: list[Callable[[], None]] = []
-        self._executors: list[Any] = []
         self._seq: dict[str, itertools.count] = {}
         self._lock = threading.Lock()
         self.active = False
@@ -111,9 +110,6 @@ class Recorder:
         hooks.install(self)
         for root in list(hooks.programs):
             self.add_tree(root)
-        self._trace_executor(executors._sync)
-        self._trace_executor(executors.get_executor())
-        self._trace_tasks()
         return self
 
     def stop(self) -> None:
@@ -127,10 +123,7 @@ class Recorder:
         for restore in reversed(self._restore):
             restore()
         self._restore.clear()
-        for executor in self._executors:
-            executor.__dict__.pop("submit", None)
-        self._executors.clear()
-        self._spawns.clear()
+        self.spawns.clear()
         self.note_threads()
 
     def note_threads(self) -> None:
@@ -260,68 +253,26 @@ class Recorder:
         self._restore.append(restore)
 
     # -- tasks ------------------------------------------------------------------------
-    def _trace_executor(self, executor: Any) -> None:
-        """Note each task's spawn (thread, time) at ``submit``, under the id of its
-        callable; :meth:`_trace_tasks` finds it there when the task runs.  No wrapper
-        object per task: the garbage collector's extra work for one was most of the
-        per-task cost."""
-        if "submit" in executor.__dict__:
+    def ran(self, future: Any, task: Callable, t0: int) -> None:
+        """A task finished (called by ``Future._run_claimed`` while ``hooks.recorder`` is
+        this recorder; the executors noted its spawn in ``spawns``).  One event per task,
+        a tuple of numbers, which Python's garbage collector stops tracking; what names
+        the task (``partial(stmt.run, frame)``'s function, else its node, never the thunk:
+        a thunk keeps its frame's arrays alive) is kept by id in ``task_nodes``, and the
+        spawn flow's id is given when the file is written (``trace_file.build``)."""
+        t1 = clock()
+        spawn = self.spawns.pop(id(future), None)
+        if spawn is None:
+            return              # spawned before the recording started
+        events = self.events
+        if len(events) >= self.limit:
+            self._full()
             return
-        submit = executor.submit
-        events, limit, spawns = self.events, self.limit, self._spawns
-        get_ident = threading.get_ident
-        rec = self
-
-        def traced_submit(fn, *args):
-            if args:
-                fn = partial(fn, *args)   # the callable the task will run, as submitted
-            if len(events) < limit:
-                spawns[id(fn)] = (get_ident(), clock())
-            else:
-                rec._full()
-            return submit(fn)
-
-        executor.submit = traced_submit
-        self._executors.append(executor)
-
-    def _trace_tasks(self) -> None:
-        """Time every task spawned while recording where it runs (``Future._run_claimed``,
-        swapped on the class until :meth:`stop`): one event per task, a tuple of numbers
-        (its node by id), which the collector stops tracking.  The spawn flow's id is
-        given when the file is written (``trace_file.build``)."""
-        run_claimed = Future._run_claimed
-        events, limit, spawns, nodes = self.events, self.limit, self._spawns, self.task_nodes
-        rec = self
-
-        def traced_run_claimed(future, task):
-            # a callable is alive until it has run, so its id names one task; an entry
-            # left by a task that never ran is overwritten when the id is reused
-            spawn = spawns.pop(id(task), None)
-            if spawn is None:
-                return run_claimed(future, task)   # spawned before the recording
-            t0 = clock()
-            try:
-                return run_claimed(future, task)
-            finally:
-                t1 = clock()
-                if len(events) < limit:
-                    # what names the task, by id (found in task_nodes when the file is
-                    # written): ``partial(stmt.run, frame)``'s function, else the node
-                    # now (not the thunk: a thunk keeps its frame's arrays alive)
-                    if type(task) is partial:
-                        named = task.func
-                    else:
-                        named = _node_of(task)
-                    key = id(named)
-                    if key not in nodes:
-                        nodes[key] = named
-                    events.append((TASK, key, threading.get_ident(), t0, t1 - t0,
-                                   spawn[0], spawn[1]))
-                else:
-                    rec._full()
-
-        Future._run_claimed = traced_run_claimed
-        self._restore.append(lambda: setattr(Future, "_run_claimed", run_claimed))
+        named = task.func if type(task) is partial else _node_of(task)
+        key = id(named)
+        if key not in self.task_nodes:
+            self.task_nodes[key] = named
+        events.append((TASK, key, threading.get_ident(), t0, t1 - t0, spawn[0], spawn[1]))
 
     # -- spans other layers report -------------------------------------------------------
     def span(self, name: str, cat: str, t0: int, t1: int, track: Any = None,

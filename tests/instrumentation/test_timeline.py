@@ -13,7 +13,6 @@ from phylanx.instrumentation import timeline, trace
 from phylanx.instrumentation.timeline import Recorder
 from phylanx.instrumentation.validate import load, problems
 from phylanx.runtime import executors, hooks
-from phylanx.runtime.futures import Future
 
 FIB = "define(fib, n, if(n < 2, n, fib(n - 1) + fib(n - 2)))"
 
@@ -30,16 +29,14 @@ def test_recording_restores_every_node_and_the_executor():
     nodes = [n for root in state.snippets for n in root.walk()
              if not n.is_const and n is not root]
     before = {id(n): n.run for n in nodes}
-    run_claimed = Future._run_claimed
     rec = Recorder(threshold_us=0).start()
-    assert Future._run_claimed is not run_claimed             # tasks are timed
     assert hooks.recorder is rec
     assert all(n.run is not before[id(n)] for n in nodes)     # wrapped
     assert et.eval(state, "fib", 12) == 144
     rec.stop()
     assert hooks.recorder is None
     assert "submit" not in executors.get_executor().__dict__
-    assert Future._run_claimed is run_claimed
+    assert not rec.spawns             # no spawn noted for a task that never ran
     for n in nodes:   # back to the closure the policy wants (decided nodes: inline)
         assert n.run is n.inline or n.run.__name__ == "measuring", n
 
