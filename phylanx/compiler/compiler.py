@@ -21,7 +21,7 @@ from ..errors import PhylanxCompileError, PhylanxError
 from ..language import ast
 from ..primitives import registry
 from ..runtime import hooks, measure, overlap
-from ..runtime.nodes import Node, build_eager, constant, resolving
+from ..runtime.nodes import Node, build_eager, constant, node_failed, resolving, slot_op
 from ..source import SourceLoc
 from ..values import Builtin, ControlSignal, Function, call_function
 from . import binding, dependencies, scopes
@@ -351,14 +351,19 @@ class Compiler:
         args = [self.compile(a, scope) for a in positional]
         kwargs = {k.name: self.compile(k.value, scope) for k in keywords}
         node = self.new_node("call-function", call.loc, args, instance=call.func)
-        return node.set_run(make_call(node, call.func, get, args, kwargs))
+        gframe = self.globals.frame if where[0] is None else None
+        return node.set_run(make_call(node, call.func, get, args, kwargs, gframe, where[1]))
 
 
+def make_call(node: Node, name: str, get, args: list, kwargs: dict,
+              globals_frame: list | None = None, slot: int = 0):
+    """The closure of a ``call-function`` node (fast path for one plain argument).
 
-
-def make_call(node: Node, name: str, get, args: list, kwargs: dict):
-    """The closure of a ``call-function`` node (fast path for one plain argument)."""
+    ``globals_frame``: the function is the global in that frame's ``slot``, read there
+    directly (a recursive call would otherwise pay one more Python call for ``get``).
+    """
     loc = node.loc
+    g = globals_frame
 
     def fail(e: PhylanxError):
         if e.loc is None:
@@ -368,17 +373,31 @@ def make_call(node: Node, name: str, get, args: list, kwargs: dict):
 
     if len(args) == 1 and not kwargs:
         a0 = args[0]
+        a_run, ai, a_impl, a_const = slot_op(a0)   # ``fib(n - 1)``: ``n - 1`` in place
+        plain = None   # the last function called that takes one plain parameter
 
         def run1(frame):
-            fn = get(frame)
-            value = a0.run(frame)
+            nonlocal plain
+            fn = g[slot] if g is not None else get(frame)
+            if a0.run is a_run:
+                x = frame[ai]
+                try:
+                    value = a_impl(x, a_const)
+                except Exception as e:  # also ControlSignal: node_failed passes it on
+                    value = node_failed(a0, a_impl, (x, a_const), e)
+            else:
+                value = a0.run(frame)
             try:
-                if type(fn) is Function and fn.nparams == 1 and not fn.catches_return:
-                    new = [None] * fn.frame_size
-                    new[0] = fn.closure
-                    new[1] = value
-                    return fn.body.run(new)
-                return call_function(fn, [value], None, name)
+                if fn is not plain:
+                    if type(fn) is not Function or fn.nparams != 1 or fn.catches_return:
+                        return call_function(fn, [value], None, name)
+                    plain = fn   # (a Function's parameters and frame size never change)
+                if fn.frame_size == 2:
+                    return fn.body.run([fn.closure, value])
+                new = [None] * fn.frame_size
+                new[0] = fn.closure
+                new[1] = value
+                return fn.body.run(new)
             except PhylanxError as e:
                 raise fail(e)
             except ControlSignal:

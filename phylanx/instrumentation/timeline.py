@@ -15,9 +15,9 @@ recorded pays nothing:
   a recursion: the price of a recording that costs little.
   Nodes measured for counters (``measure.enable``) are recorded through the
   ``on_eval`` hook instead, exactly.
-* **Tasks.**  The executors' ``submit`` is replaced (an instance attribute
-  shadowing the method): each task becomes a span, with a flow from the thread
-  that spawned it.
+* **Tasks.**  While ``hooks.recorder`` is set, the executors' ``submit`` notes each
+  spawn and ``Future._run_claimed`` reports each task's run (``ran``): a span with a
+  flow from the spawning thread (off, each pays one test of ``hooks.recorder``).
 * **Collectives and remote calls** report through ``runtime.hooks.recorder``
   (see ``collective``, ``remote_request``, ``remote_execution``).
 
@@ -31,11 +31,13 @@ import itertools
 import sys
 import threading
 from collections.abc import Callable
+from functools import partial
 from time import perf_counter_ns as clock
+from types import FunctionType
 from typing import Any
 
 from .. import config
-from ..runtime import executors, hooks
+from ..runtime import hooks
 from ..runtime.nodes import Node
 from ..runtime.policy import watch
 
@@ -50,6 +52,7 @@ DEFAULT_MAX_SIZE = 200 * 1024 * 1024
 # event kinds (first item of each tuple)
 NODE, TASK, SPAN, FLOW_OUT, FLOW_IN = range(5)
 _BODY_PARENTS = ("define-function", "lambda")
+_FORKING = frozenset(("parallel_block",))   # statements spawned as tasks (but the last)
 
 
 def flow_id(*key: Any) -> int:
@@ -87,10 +90,12 @@ class Recorder:
         self.roots: list[Node] = []
         self.stopped: str | None = None       # why recording stopped early
         self.thread_names: dict[int, str] = {}
+        #: id -> what names a recorded task: its node, or the function it ran (see node_of_task)
+        self.task_nodes: dict[int, Any] = {}
+        #: id(future) -> (thread, time) of its spawn, noted by the executors' submit
+        self.spawns: dict[int, tuple[int, int]] = {}
         self.start_ns = self.end_ns = 0
         self._restore: list[Callable[[], None]] = []
-        self._executors: list[Any] = []
-        self._spawn_ids = itertools.count(1)
         self._seq: dict[str, itertools.count] = {}
         self._lock = threading.Lock()
         self.active = False
@@ -105,8 +110,6 @@ class Recorder:
         hooks.install(self)
         for root in list(hooks.programs):
             self.add_tree(root)
-        self._trace_executor(executors._sync)
-        self._trace_executor(executors.get_executor())
         return self
 
     def stop(self) -> None:
@@ -120,9 +123,7 @@ class Recorder:
         for restore in reversed(self._restore):
             restore()
         self._restore.clear()
-        for executor in self._executors:
-            executor.__dict__.pop("submit", None)
-        self._executors.clear()
+        self.spawns.clear()
         self.note_threads()
 
     def note_threads(self) -> None:
@@ -140,8 +141,13 @@ class Recorder:
     # -- nodes ----------------------------------------------------------------------
     def add_tree(self, root: Node) -> None:
         self.roots.append(root)
+        as_tasks: set[int] = set()
         for node in root.walk():
-            if not node.is_const and node.measured_run is None:
+            if node.primitive in _FORKING:
+                # every statement but the last always runs as a task, which is recorded
+                # as a span named after it: timing it as a node too would only double it
+                as_tasks.update(id(c) for c in node.children[:-1])
+            if not node.is_const and node.measured_run is None and id(node) not in as_tasks:
                 self._wrap(node)
 
     def on_eval(self, node: Node, start_ns: int, end_ns: int, thread_id: int) -> None:
@@ -204,13 +210,13 @@ class Recorder:
                     record(t0, d)
 
         def sampling(frame):
-            nonlocal prev, seen, depth, slow, reentered
+            nonlocal seen, depth, slow, reentered
             depth += 1
             if depth > 1:
                 reentered = True
             t0 = clock()
             try:
-                value = prev(frame)
+                return prev(frame)
             finally:
                 d = clock() - t0
                 depth -= 1
@@ -218,20 +224,24 @@ class Recorder:
                     slow += 1
                     record(t0, d)
                 seen += 1
-                run = node.run
-                if run is not sampling and run is not prev and run is not steady \
-                        and run is not recursive and rec.active and node.measured_run is None:
-                    # the evaluation policy decided and swapped ``run``: wrap its choice
-                    prev = run
-                    node.run = sampling
-                if seen >= SAMPLES and node.run is sampling \
-                        and not (node.watched and node.eval_direct == -1):
-                    # one slow sample may be the machine's hiccup; two are the node's
-                    if slow >= 2 or (reentered and body_root):
-                        node.run = recursive if reentered else steady
-                    else:
-                        node.run = prev
-            return value
+                if seen >= SAMPLES or node.run is not sampling:
+                    settle()    # the rare decisions, out of the per-evaluation path
+
+        def settle() -> None:
+            nonlocal prev
+            run = node.run
+            if run is not sampling and run is not prev and run is not steady \
+                    and run is not recursive and rec.active and node.measured_run is None:
+                # the evaluation policy decided and swapped ``run``: wrap its choice
+                prev = run
+                node.run = sampling
+            if seen >= SAMPLES and node.run is sampling \
+                    and not (node.watched and node.eval_direct == -1):
+                # one slow sample may be the machine's hiccup; two are the node's
+                if slow >= 2 or (reentered and body_root):
+                    node.run = recursive if reentered else steady
+                else:
+                    node.run = prev
 
         def restore() -> None:
             if node.run in (sampling, steady, recursive):
@@ -243,37 +253,26 @@ class Recorder:
         self._restore.append(restore)
 
     # -- tasks ------------------------------------------------------------------------
-    def _trace_executor(self, executor: Any) -> None:
-        if "submit" in executor.__dict__:
+    def ran(self, future: Any, task: Callable, t0: int) -> None:
+        """A task finished (called by ``Future._run_claimed`` while ``hooks.recorder`` is
+        this recorder; the executors noted its spawn in ``spawns``).  One event per task,
+        a tuple of numbers, which Python's garbage collector stops tracking; what names
+        the task (``partial(stmt.run, frame)``'s function, else its node, never the thunk:
+        a thunk keeps its frame's arrays alive) is kept by id in ``task_nodes``, and the
+        spawn flow's id is given when the file is written (``trace_file.build``)."""
+        t1 = clock()
+        spawn = self.spawns.pop(id(future), None)
+        if spawn is None:
+            return              # spawned before the recording started
+        events = self.events
+        if len(events) >= self.limit:
+            self._full()
             return
-        submit = executor.submit
-        events, limit = self.events, self.limit
-        get_ident = threading.get_ident
-        ids = self._spawn_ids
-        base = self.rank << 40
-        rec = self
-
-        def traced_submit(fn, *args):
-            if len(events) >= limit:
-                rec._full()
-                return submit(fn, *args)
-            # one event per task: the spawn (thread, time) travels with it, so a task
-            # and its flow are kept or dropped together
-            spawner, spawned = get_ident(), clock()
-
-            def task():
-                t0 = clock()
-                try:
-                    return fn(*args)
-                finally:
-                    if len(events) < limit:
-                        # (the node, not the thunk: a thunk keeps its frame's arrays alive)
-                        events.append((TASK, _node_of(fn), get_ident(), t0, clock() - t0,
-                                       base | next(ids), spawner, spawned))
-            return submit(task)
-
-        executor.submit = traced_submit
-        self._executors.append(executor)
+        named = task.func if type(task) is partial else _node_of(task)
+        key = id(named)
+        if key not in self.task_nodes:
+            self.task_nodes[key] = named
+        events.append((TASK, key, threading.get_ident(), t0, t1 - t0, spawn[0], spawn[1]))
 
     # -- spans other layers report -------------------------------------------------------
     def span(self, name: str, cat: str, t0: int, t1: int, track: Any = None,
@@ -359,6 +358,12 @@ class Recorder:
         return traced
 
 
+def node_of_task(rec: Recorder, key: int) -> Node | None:
+    """The node a recorded task evaluated (its event holds ``key``)."""
+    named = rec.task_nodes.get(key)
+    return named if named is None or isinstance(named, Node) else _node_of(named)
+
+
 def get_ident_or(track: Any) -> Any:
     return threading.get_ident() if track is None else track
 
@@ -368,11 +373,16 @@ _NODE_CELL: dict[Any, int] = {}
 
 
 def _node_of(fn: Callable) -> Node | None:
-    """The node a task thunk evaluates (``lambda: child.run(frame)``), if any.
+    """The node a task thunk evaluates (``lambda: child.run(frame)``, or
+    ``partial(stmt.run, frame)`` whose closure holds ``stmt``), if any.
 
     Thunks of one kind share a code object, so where the node sits in the closure is
     looked up once per code object, not per task."""
-    cells = getattr(fn, "__closure__", None)
+    if type(fn) is partial:
+        fn = fn.func
+    if type(fn) is not FunctionType:
+        return None
+    cells = fn.__closure__
     if not cells:
         return None
     index = _NODE_CELL.get(fn.__code__)

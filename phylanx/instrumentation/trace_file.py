@@ -16,6 +16,7 @@ recording was cut short.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import socket
@@ -24,7 +25,7 @@ from typing import Any
 from .. import __version__
 from ..runtime.nodes import Node
 from . import tree_data
-from .timeline import FLOW_IN, FLOW_OUT, NODE, SPAN, TASK, Recorder
+from .timeline import FLOW_IN, FLOW_OUT, NODE, SPAN, TASK, Recorder, node_of_task
 
 FORMAT = "phylanx-trace"
 VERSION = 1
@@ -49,6 +50,9 @@ def build(rec: Recorder, offset_ns: int = 0, ref_ns: int | None = None,
     flows_on_virtual: list[tuple[Any, dict]] = []
     spans: dict[Node, list[int]] = {}      # node -> [count, inclusive, exclusive]
     per_thread: dict[int, list[tuple[int, int, Node | None]]] = {}
+    # task -> spawn flows get their ids here, not while recording (a rank's own range:
+    # merged files keep them apart)
+    flow_ids = itertools.count((pid << 40) | 1)
 
     def tid_of(ident: Any) -> int:
         if ident not in threads:
@@ -62,12 +66,15 @@ def build(rec: Recorder, offset_ns: int = 0, ref_ns: int | None = None,
         kind = ev[0]
         if kind == NODE or kind == TASK:
             node, ident, t0, dur = ev[1], ev[2], ev[3], ev[4]
+            if kind == TASK:
+                node = node_of_task(rec, node)   # tasks hold a key, not the node
             if kind == NODE:
                 name, cat = node.display_name, "node"
                 args = {"node": node.full_name}
             else:
                 name = "task " + node.display_name if node is not None else "task"
-                cat, args = "task", {"flow": ev[5]}
+                flow = next(flow_ids)
+                cat, args = "task", {"flow": flow}
                 if node is not None:
                     args["node"] = node.full_name
             e = {"ph": "X", "name": name, "cat": cat, "pid": pid, "tid": tid_of(ident),
@@ -75,10 +82,10 @@ def build(rec: Recorder, offset_ns: int = 0, ref_ns: int | None = None,
             events.append(e)
             per_thread.setdefault(ident, []).append((t0, dur, node if kind == NODE else None))
             if kind == TASK:
-                events.append({"ph": "s", "name": "spawn", "cat": "flow", "id": ev[5],
-                               "pid": pid, "tid": tid_of(ev[6]), "ts": _us(ev[7], shift)})
+                events.append({"ph": "s", "name": "spawn", "cat": "flow", "id": flow,
+                               "pid": pid, "tid": tid_of(ev[5]), "ts": _us(ev[6], shift)})
                 events.append({"ph": "f", "bp": "e", "name": "spawn", "cat": "flow",
-                               "id": ev[5], "pid": pid, "tid": e["tid"], "ts": e["ts"]})
+                               "id": flow, "pid": pid, "tid": e["tid"], "ts": e["ts"]})
         elif kind == SPAN:
             _, name, cat, track, t0, dur, args = ev
             e = {"ph": "X", "name": name, "cat": cat, "pid": pid, "ts": _us(t0, shift),

@@ -19,10 +19,11 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from time import perf_counter_ns
 from typing import Any
 
 from .. import config
-from . import blas_threads, cancel, futures
+from . import blas_threads, cancel, futures, hooks
 from .cancel import CancelledError, context
 from .futures import Future
 
@@ -53,6 +54,9 @@ class SyncExecutor(Executor):
         future = Future()
         future._token = context.token
         future._task = (lambda: fn(*args)) if args else fn
+        rec = hooks.recorder
+        if rec is not None:   # a timeline is being recorded: note the spawn
+            rec.spawns[id(future)] = (threading.get_ident(), perf_counter_ns())
         future._state = futures._RUNNING
         task, future._task = future._task, None
         future._run_claimed(task)
@@ -93,6 +97,9 @@ class PoolExecutor(Executor):
         ctx = context
         future._parent = ctx.task
         future._token = ctx.token
+        rec = hooks.recorder
+        if rec is not None:   # a timeline is being recorded: note the spawn
+            rec.spawns[id(future)] = (threading.get_ident(), perf_counter_ns())
         self._queue.append(future)
         if self._idle:
             with self._cv:

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..values import Deferred
-from . import progress
+from . import hooks, progress
 from .cancel import PENDING, CancelledError, _describe, check, context, interrupt
 
 _PENDING, _RUNNING, _DONE = 0, 1, 2
@@ -160,6 +160,8 @@ class Future(Deferred):
         ctx = context
         prev_task, prev_token = ctx.task, ctx.token
         ctx.task, ctx.token = self, self._token
+        rec = hooks.recorder             # a timeline is being recorded: time the task
+        t0 = time.perf_counter_ns() if rec is not None else 0
         try:
             if PENDING[0]:
                 check()      # a task of a failed or interrupted group does not start
@@ -178,6 +180,8 @@ class Future(Deferred):
             self._finish(value, None)
         finally:
             ctx.task, ctx.token = prev_task, prev_token
+            if rec is not None:
+                rec.ran(self, task, t0)
 
     # -- waiting ----------------------------------------------------------
     def done(self) -> bool:

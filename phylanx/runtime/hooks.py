@@ -5,8 +5,9 @@ called after every evaluation of a *measured* node (``measure.enable``).  With
 no measured nodes the evaluator pays nothing.
 
 Two more slots serve the timeline (``phylanx.instrumentation.timeline``):
-``recorder`` is the recording in progress (None otherwise: the distributed layer
-tests it once per collective or remote call, never per node), and ``programs``
+``recorder`` is the recording in progress (None otherwise: the executors and futures
+test it once per task, the distributed layer once per collective or remote call, nothing
+per node), and ``programs``
 holds every compiled program's statements weakly, so that a recording started
 later reaches code compiled before it.
 """

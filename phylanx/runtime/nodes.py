@@ -235,18 +235,20 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
                 return impl(x, bv)
             except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, (x, bv), e)
+        run.slot_op = (i, impl, bv)   # parents may evaluate it in place (see slot_op)
     elif n == 2 and dynamic == 2:
         a, b = children
 
         def run(frame):
             if node.async_children:
-                args = resolve_args(node, frame)
+                x, y = resolve_args(node, frame)
             else:
-                args = (a.run(frame), b.run(frame))
+                x = a.run(frame)
+                y = b.run(frame)
             try:
-                return impl(*args)
+                return impl(x, y)
             except Exception as e:  # also ControlSignal: node_failed passes it on
-                return node_failed(node, impl, args, e)
+                return node_failed(node, impl, (x, y), e)
     elif n == 2 and consts[1] and not consts[0]:
         a, bv = children[0], children[1].value
 
@@ -281,6 +283,23 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
         from .policy import watch_children
         watch_children(node)
     return node
+
+
+def slot_op(node: Node) -> tuple:
+    """``(run, slot, impl, constant)`` if ``node`` is ``local <op> literal`` (``n - 1``,
+    ``n < 2``), else ``(None, 0, None, None)``.
+
+    A parent that calls it once per evaluation of its own (a recursive call's argument,
+    an ``if``'s condition) may evaluate it in place while ``node.run is run``, saving a
+    Python call, exactly as :func:`build_eager`'s closure would (on failure it calls
+    ``node_failed(node, impl, (frame[slot], constant), exc)``).  Once the policy or an
+    instrument swaps ``node.run``, the parent calls ``node.run`` again.
+    """
+    run = node.inline
+    op = getattr(run, "slot_op", None)
+    if op is None:
+        return None, 0, None, None
+    return (run, *op)
 
 
 def resolving(impl: Callable[..., Any]) -> Callable[..., Any]:

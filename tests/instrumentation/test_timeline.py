@@ -36,6 +36,7 @@ def test_recording_restores_every_node_and_the_executor():
     rec.stop()
     assert hooks.recorder is None
     assert "submit" not in executors.get_executor().__dict__
+    assert not rec.spawns             # no spawn noted for a task that never ran
     for n in nodes:   # back to the closure the policy wants (decided nodes: inline)
         assert n.run is n.inline or n.run.__name__ == "measuring", n
 
@@ -67,6 +68,9 @@ def test_tasks_become_spans_with_paired_spawn_flows(tmp_path):
     tasks = [e for e in data["traceEvents"] if e["ph"] == "X" and e["cat"] == "task"]
     flows = {e["id"] for e in data["traceEvents"] if e["ph"] == "s"}
     assert len(tasks) >= 30 and {t["args"]["flow"] for t in tasks} <= flows
+    # each statement run as a task is named after its node (the '*' it evaluates)
+    assert all(t["args"]["node"].startswith("/phylanx$0/__mul$") for t in tasks)
+    assert len({t["args"]["node"] for t in tasks}) == len(tasks)
     assert data["otherData"]["unpaired_flows"] == 0
     names = {e["args"]["name"] for e in data["traceEvents"]
              if e["ph"] == "M" and e["name"] == "thread_name"}

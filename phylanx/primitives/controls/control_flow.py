@@ -20,6 +20,7 @@ from ...errors import PhylanxError, PhylanxTypeError, PhylanxValueError
 from ...runtime.cancel import PENDING, check
 from ...runtime.forkjoin import fork_join, spawn
 from ...runtime.futures import Future
+from ...runtime.nodes import node_failed, slot_op
 from ...values import (
     BreakSignal,
     ContinueSignal,
@@ -69,8 +70,11 @@ def parallel_block(node, children):
            example="if(2 > 1, 10, 20)", result="10", no_oracle="control flow")
 def if_(node, children):
     """``if(cond, then[, else])``: evaluate only the branch selected by ``cond``."""
-    # Fast path for genuine booleans; anything else goes through truth(), whose
-    # errors (an ambiguous array) are located here (this hot form is not wrapped).
+    # Fast path for genuine booleans (Python's first: what comparisons of Python
+    # numbers give); anything else goes through truth(), whose errors (an ambiguous
+    # array) are located here (this hot form is not wrapped).
+    true_, false_ = np.True_, np.False_
+
     def test(v):
         try:
             return truth(v)
@@ -82,16 +86,42 @@ def if_(node, children):
 
         def run2(frame):
             v = c.run(frame)
-            if v is np.True_ or v is True or (v is not np.False_ and v is not False
-                                               and test(v)):
+            if v is True or v is true_ or (v is not False and v is not false_ and test(v)):
                 return t.run(frame)
             return None
         return run2
     c, t, e = children
+    # ``n < 2`` is evaluated in place while nothing measures it (see slot_op)
+    c_run, ci, c_impl, c_const = slot_op(c)
+    if t.slot is not None:
+        # a branch that reads a local is read here, as build_eager reads its operands
+        # (``n`` in ``if(n < 2, n, ...)``): no call per evaluation
+        ts = t.slot
+
+        def run3_read(frame):
+            if c.run is c_run:
+                x = frame[ci]
+                try:
+                    v = c_impl(x, c_const)
+                except Exception as exc:  # also ControlSignal: node_failed passes it on
+                    v = node_failed(c, c_impl, (x, c_const), exc)
+            else:
+                v = c.run(frame)
+            if v is True or v is true_ or (v is not False and v is not false_ and test(v)):
+                return frame[ts]
+            return e.run(frame)
+        return run3_read
 
     def run3(frame):
-        v = c.run(frame)
-        if v is np.True_ or v is True or (v is not np.False_ and v is not False and test(v)):
+        if c.run is c_run:
+            x = frame[ci]
+            try:
+                v = c_impl(x, c_const)
+            except Exception as exc:  # also ControlSignal: node_failed passes it on
+                v = node_failed(c, c_impl, (x, c_const), exc)
+        else:
+            v = c.run(frame)
+        if v is True or v is true_ or (v is not False and v is not false_ and test(v)):
             return t.run(frame)
         return e.run(frame)
     return run3
