@@ -60,7 +60,9 @@ def test_spans_respect_the_threshold_and_recursion_is_recorded():
 def test_tasks_become_spans_with_paired_spawn_flows(tmp_path):
     assert phylanx.trace is trace            # the package exposes the recorder
     path = tmp_path / "t.json"
-    code = "parallel_block(" + ", ".join(f"{i} * 2" for i in range(40)) + ")"
+    # (a variable operand: the folding pass would turn `i * 2` into a literal)
+    code = ("block(define(two, 2), parallel_block("
+            + ", ".join(f"{i} * two" for i in range(40)) + "))")
     with trace(str(path), threshold_us=0):
         phylanx.evaluate(code)
     data = load(str(path), flows_paired=True)
