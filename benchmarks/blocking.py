@@ -1,7 +1,7 @@
 """Cache blocking on and off, in one process: what the rewrite itself buys (issue 11, item 3).
 
 The same workload functions as ``benchmarks/run.py`` (W1 logistic regression, W2 k-means),
-compiled twice: with ``cache_blocking`` (the default) and without it; both with every other
+compiled twice: with ``cache_blocking`` (off by default) and without it; both with every other
 change of the branch (BLAS thread sharing, the ``add_at`` fast path).  NumPy with its BLAS
 threads and with one (threadpoolctl) run alongside.  Interleaved repetitions; prints the
 best and the median of each, and the ratios of the medians to NumPy's.  With ``--tiles``
