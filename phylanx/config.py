@@ -48,11 +48,11 @@ SETTINGS: dict[str, Setting] = {
         Setting("fusion", True, _bool,
                 "compile hot chains of element-wise primitives into one kernel "
                 "(phylanx/fusion; needs numba, else NumPy runs them as before)"),
-        Setting("fusion_min_size", 20_000, int,
-                "elements below which a chain stays NumPy (thread start-up dominates)"),
+        Setting("fusion_min_size", 4096, int,
+                "elements below which a chain stays NumPy (a kernel call costs a few us)"),
         Setting("fusion_count_threshold", 3, int,
                 "big evaluations of a chain before it is considered for a kernel"),
-        Setting("fusion_min_time_us", 50.0, float,
+        Setting("fusion_min_time_us", 20.0, float,
                 "an evaluation of a chain counts as big from this time (unfused)"),
         Setting("fusion_compile_cost_ms", 1000.0, float,
                 "expected cost of compiling one kernel: a chain is compiled once it has "

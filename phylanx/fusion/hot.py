@@ -4,9 +4,11 @@ The root node of every region (``regions.py``) evaluates through a
 :class:`FusedRegion`, in one of three states:
 
 * **cold** — the original closures run, timed.  An evaluation that took at least
-  ``fusion_min_time_us`` counts as *big*; after ``fusion_count_threshold`` big ones the
-  region is hot.  A region that saw 64 evaluations and no big one hands its node back
-  its original closure (no cost left at all: scalar loops, small arrays).
+  ``fusion_min_time_us`` and gave at least ``fusion_min_size`` elements (a reduction:
+  the time alone) counts as *big*; after ``fusion_count_threshold`` big ones, if they
+  are the majority, the region is hot.  A region whose evaluations are four in five
+  small, after 64 of them, hands its node back its original closure (no cost left at
+  all: scalar loops, small arrays).
 * **hot** — the leaves are evaluated once and the region's operations are applied to
   them (``interpret``, the same kernels, the same order) until a kernel exists for the
   leaves' dtype signature.  The first such evaluation records the intermediates' dtypes
@@ -27,6 +29,7 @@ and the region runs NumPy from then on: never a wrong result.
 """
 from __future__ import annotations
 
+import atexit
 import math
 import threading
 import warnings
@@ -55,9 +58,9 @@ class Settings:
     """The fusion settings of :mod:`phylanx.config`, read once per change."""
 
     enabled = True
-    min_size = 20_000
+    min_size = 4096
     count = 3
-    min_ns = 50_000
+    min_ns = 20_000
     compile_cost_ns = 1_000_000_000
     background = True
 
@@ -84,6 +87,10 @@ def wait_for_compiles(timeout: float | None = 60.0) -> None:
     """Wait for the background compiles started so far (tests, benchmarks)."""
     while _compiles:
         _compiles.pop().join(timeout)
+
+
+# a daemon thread stopped inside LLVM at interpreter exit can crash the process
+atexit.register(wait_for_compiles)
 
 
 class _Planned:
@@ -143,6 +150,7 @@ class FusedRegion:
         self.node = node
         self.original = node.inline
         self.leaves = region.leaves
+        self.reduction = region.root.reduction
         self.state = COLD
         self.big = self.small = 0
         self.unfused_ns = 0
@@ -168,15 +176,18 @@ class FusedRegion:
         start = perf_counter_ns()
         value = self.original(frame)
         elapsed = perf_counter_ns() - start
-        if elapsed >= Settings.min_ns:
+        # big: slow enough, and (unless a reduction hides it) an array big enough, so
+        # that a descheduled small evaluation on a loaded machine does not count
+        if elapsed >= Settings.min_ns and (self.reduction or (
+                type(value) is np.ndarray and value.size >= Settings.min_size)):
             self.big += 1
             self.unfused_ns += elapsed
             self.unfused_runs += 1
-            if self.big >= Settings.count and Settings.enabled:
+            if self.big >= Settings.count and self.big >= self.small and Settings.enabled:
                 self.state = HOT
         else:
             self.small += 1
-            if self.small >= GIVE_UP and self.big == 0:
+            if self.small >= GIVE_UP and 4 * self.big < self.small:
                 self.retire()
         return value
 
@@ -194,7 +205,11 @@ class FusedRegion:
         values = [leaf.run(frame) for leaf in self.leaves]
         prepared = _prepare(values)
         if prepared is None or prepared[3] < Settings.min_size:
+            self.small += 1
+            if self.small >= GIVE_UP and 4 * self.big < self.small:
+                self.retire()            # the sizes changed: mostly small evaluations now
             return interpret(self.region, values)
+        self.big += 1
         sig, args, shape, n = prepared
         entry = self.kernels.get(sig)
         if type(entry) is _Kernel:
@@ -237,8 +252,8 @@ class FusedRegion:
         else:
             samples = (1,) + samples
         cost = Settings.compile_cost_ns
-        if codegen.is_cached(plan.source):
-            cost //= 10
+        if codegen.initialized() and codegen.is_cached(plan.source):
+            cost //= 10     # numba's first kernel in a process costs ~0.7 s even cached
         planned = _Planned(plan, samples, result, cost)
         self.kernels[sig] = planned
         if self.unfused_ns >= cost:

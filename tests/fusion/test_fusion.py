@@ -391,3 +391,38 @@ def test_recording_compilers_do_not_fuse():
     finally:
         fusion.install = original
     assert called == []
+
+
+def test_hot_after_the_count_threshold(policy):
+    for name, value in (("fusion_count_threshold", 3), ("fusion_min_time_us", 0.0),
+                        ("fusion_min_size", 1), ("fusion_compile_cost_ms", 0.0)):
+        config.set(name, value)
+    try:
+        code = "lambda(x, exp(x) * 2 - x)"
+        state, node = compiled(code)
+        [region] = fusion.regions_of(node)
+        x = data((500,), "float64")
+        for _ in range(2):
+            phylanx.execution_tree.eval(state, code, x)
+        assert region.state == hot.COLD and region.kernels == {}
+        for _ in range(3):
+            assert_like(phylanx.execution_tree.eval(state, code, x), np.exp(x) * 2 - x)
+        assert any(type(k) is hot._Kernel for k in region.kernels.values())
+    finally:
+        for name in ("fusion_count_threshold", "fusion_min_size"):
+            config.reset(name)
+
+
+def test_a_kernel_slower_than_numpy_is_given_back(eager, monkeypatch):
+    monkeypatch.setattr(hot, "KEEP_SLOWER", False)
+    code = "lambda(x, exp(x) * 2 - x)"
+    state, node = compiled(code)
+    [region] = fusion.regions_of(node)
+    x = data((500,), "float64")
+    for _ in range(4):                      # cold, plan + compile, check, warm-up
+        phylanx.execution_tree.eval(state, code, x)
+    region.unfused_ns, region.unfused_runs = 1, 1   # NumPy "took 1 ns": nothing beats it
+    for _ in range(hot.SPEED_RUNS):
+        assert_like(phylanx.execution_tree.eval(state, code, x), np.exp(x) * 2 - x)
+    assert region.state == hot.OFF
+    assert fusion.regions_of(node) == []      # the node has its original closure back
