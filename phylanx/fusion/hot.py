@@ -20,9 +20,10 @@ The root node of every region (``regions.py``) evaluates through a
   running unfused.
 * **checked, then measured** — the first kernel result is compared with the NumPy
   result of the same leaves (dtype, shape, NaN/inf positions, values within a tolerance
-  relative to the data); then the first fused evaluations are timed, alternating the
-  parallel and the serial loop; the faster is kept if it beats the unfused mean, else
-  the region goes back to its original closures for good.
+  relative to the data); then the parallel loop, the serial loop and NumPy take turns
+  on the next evaluations (the operations alone, timed; best of three each): the
+  faster loop is kept if it beats NumPy, else the region goes back to its original
+  closures for good.
 
 A kernel that fails to compile, raises, or disagrees gives one ``FusionWarning`` line
 and the region runs NumPy from then on: never a wrong result.
@@ -45,7 +46,7 @@ from .regions import Region, interpret
 
 COLD, HOT, OFF = 0, 1, 2
 GIVE_UP = 64            # cold evaluations without a big one before the region retires
-SPEED_RUNS = 6          # fused evaluations timed (half parallel, half serial)
+SPEED_RUNS = 9          # timed evaluations: parallel loop, serial loop, NumPy in turn
 SPEED_MARGIN = 0.95     # kept only if its mean is below this fraction of the unfused one
 KEEP_SLOWER = False     # tests: keep a checked kernel even when it is slower
 
@@ -115,7 +116,7 @@ class _Kernel:
         self.calls = 0
         self.warm = False
         self.timed_runs = 0
-        self.timed_ns = [0, 0]               # per variant
+        self.timed_ns = [0, 0, 0]            # best time: parallel, serial, NumPy
 
     def __call__(self, shape: tuple, n: int, args: list) -> Any:
         self.calls += 1
@@ -312,20 +313,24 @@ class FusedRegion:
         if not entry.warm:                    # the first call starts numba's threads
             entry.warm = True
             return self.call(entry, shape, n, args, values)
-        # alternate the parallel and the serial loop, keep the faster if it beats NumPy
-        variant = entry.timed_runs % 2
-        entry.kernel = entry.variants[variant]
+        # the parallel loop, the serial loop and NumPy take turns on the same leaves (a
+        # burst of load hits all three alike); the best of each decides
+        variant = entry.timed_runs % 3
         start = perf_counter_ns()
-        result = self.call(entry, shape, n, args, values)
-        entry.timed_ns[variant] += perf_counter_ns() - start
+        if variant == 2:
+            result = interpret(self.region, values)
+        else:
+            entry.kernel = entry.variants[variant]
+            result = self.call(entry, shape, n, args, values)
+        elapsed = perf_counter_ns() - start
+        best_so_far = entry.timed_ns[variant]
+        entry.timed_ns[variant] = elapsed if best_so_far == 0 else min(best_so_far, elapsed)
         entry.timed_runs += 1
         if entry.timed_runs >= SPEED_RUNS:
             best = min((0, 1), key=lambda v: entry.timed_ns[v])
             entry.kernel = entry.variants[best]
-            fused_mean = entry.timed_ns[best] / (SPEED_RUNS // 2)
-            unfused_mean = self.unfused_ns / max(self.unfused_runs, 1)
-            # leaves are evaluated inside both timings; only the operations differ
-            if fused_mean >= SPEED_MARGIN * unfused_mean and not KEEP_SLOWER:
+            if (entry.timed_ns[best] >= SPEED_MARGIN * entry.timed_ns[2]
+                    and not KEEP_SLOWER):
                 self.retire()                 # measured: not worth it here
         return result
 
