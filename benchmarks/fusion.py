@@ -1,6 +1,7 @@
 """Fused element-wise chains against NumPy, numexpr and the unfused execution tree.
 
     python benchmarks/fusion.py [--sizes 1e4,1e5,1e6,1e7] [--repeat 9] [--out DIR]
+    python benchmarks/fusion.py --backends     # numba loops vs numexpr vs NumPy alone
 
 Chains (each a plain NumPy function; the phylanx columns run ``Phylanx(f)`` of it):
 ``sigmoid`` 1/(1+exp(-x)), ``abcde`` a*b+c*d-e, ``ssq`` sum((a-b)**2).
@@ -18,6 +19,7 @@ interleaved (one call of every column per round, rotating), medians are reported
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -119,16 +121,86 @@ def measure(name: str, n: int, repeat: int) -> dict:
             **{col: statistics.median(ts) for col, ts in times.items()}}
 
 
+def _backend_cases(n, rng, par, ser, ne) -> dict:
+    a, b, c, d, e = (rng.normal(size=n) for _ in range(5))
+    out = np.empty(n)
+    names = {"a": a, "b": b, "c": c, "d": d, "e": e}
+    return {
+        "sigmoid": (lambda: 1.0 / (1.0 + np.exp(-a)),
+                    lambda: ne.evaluate("1.0 / (1.0 + exp(-a))", local_dict=names),
+                    lambda: par[0](out, a), lambda: ser[0](out, a)),
+        "abcde": (lambda: a * b + c * d - e,
+                  lambda: ne.evaluate("a * b + c * d - e", local_dict=names),
+                  lambda: par[1](out, a, b, c, d, e), lambda: ser[1](out, a, b, c, d, e)),
+        "ssq": (lambda: np.sum((a - b) ** 2),
+                lambda: ne.evaluate("sum((a - b) ** 2)", local_dict=names),
+                lambda: par[2](a, b), lambda: ser[2](a, b)),
+    }
+
+
+def backends(sizes: list[int], repeat: int) -> list[str]:
+    """The measurement behind the choice of numba: hand-written loops (parallel and
+    serial) against numexpr and NumPy, no phylanx involved."""
+    import numexpr as ne
+    from numba import njit, prange
+
+    def loops(parallel):
+        @njit(parallel=parallel, error_model="numpy")
+        def sig(out, x):
+            for i in prange(x.size):
+                out[i] = 1.0 / (1.0 + np.exp(-x[i]))
+
+        @njit(parallel=parallel, error_model="numpy")
+        def five(out, a, b, c, d, e):
+            for i in prange(a.size):
+                out[i] = a[i] * b[i] + c[i] * d[i] - e[i]
+
+        @njit(parallel=parallel, error_model="numpy")
+        def sq(a, b):
+            s = 0.0
+            for i in prange(a.size):
+                s += (a[i] - b[i]) ** 2
+            return s
+        return sig, five, sq
+
+    par, ser = loops(True), loops(False)
+    rng = np.random.default_rng(0)
+    lines = ["| chain | elements | NumPy ms | numexpr | numba parallel | numba serial |",
+             "|---|---:|---:|---:|---:|---:|"]
+    print("\n".join(lines))
+    for n in sizes:
+        cases = _backend_cases(n, rng, par, ser, ne)
+        for name, calls in cases.items():
+            times = [[] for _ in calls]
+            for call in calls:
+                call()                      # compile / warm up
+            for r in range(repeat):
+                for k in [(r + j) % len(calls) for j in range(len(calls))]:
+                    start = time.perf_counter()
+                    calls[k]()
+                    times[k].append(time.perf_counter() - start)
+            med = [statistics.median(t) for t in times]
+            lines.append(f"| {name} | {n:,} | {med[0] * 1e3:.3f} | " +
+                         " | ".join(f"{m / med[0]:.2f}x" for m in med[1:]) + " |")
+            print(lines[-1], flush=True)
+    return lines
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1e4,1e5,1e6,1e7")
     ap.add_argument("--repeat", type=int, default=9)
     ap.add_argument("--chains", default=",".join(CHAINS))
     ap.add_argument("--out", default=None, help="also write the table to DIR/fusion-<date>.md")
+    ap.add_argument("--backends", action="store_true",
+                    help="measure hand-written numba loops vs numexpr vs NumPy instead")
     opts = ap.parse_args(argv)
-    config.set("fusion_cache_dir", tempfile.mkdtemp(prefix="phylanx-fusion-bench-"))
-    import os
     load = os.getloadavg()
+    if opts.backends:
+        lines = backends([int(float(s)) for s in opts.sizes.split(",")], opts.repeat)
+        _write(opts.out, "fusion-backends", lines, load)
+        return
+    config.set("fusion_cache_dir", tempfile.mkdtemp(prefix="phylanx-fusion-bench-"))
     rows = []
     for name in opts.chains.split(","):
         for size in opts.sizes.split(","):
@@ -140,10 +212,7 @@ def main(argv=None) -> None:
                 f"{c} {r[c] * 1e3:8.3f} ms" for c in
                 ("numpy", "numexpr", "phylanx-unfused", "phylanx-fused") if c in r)
                 + f"  fused as {r['fused as']}, compile {r['compile_s']:.2f} s", flush=True)
-    load_after = os.getloadavg()
-    lines = [f"Load average (1 min) before/after: {load[0]:.2f} / {load_after[0]:.2f}; "
-             f"{os.cpu_count()} cores.", "",
-             "| chain | elements | NumPy ms | numexpr | phylanx unfused | phylanx fused "
+    lines = ["| chain | elements | NumPy ms | numexpr | phylanx unfused | phylanx fused "
              "| fused as | compile s |", "|---|---:|---:|---:|---:|---:|---|---:|"]
     for r in rows:
         base = r["numpy"]
@@ -151,14 +220,20 @@ def main(argv=None) -> None:
         lines.append(f"| {r['chain']} | {r['n']:,} | {base * 1e3:.3f} | {ne_col} | "
                      f"{r['phylanx-unfused'] / base:.2f}x | {r['phylanx-fused'] / base:.2f}x | "
                      f"{r['fused as']} | {r['compile_s']:.2f} |")
-    text = "\n".join(lines)
-    print(text)
-    if opts.out:
-        out = Path(opts.out)
-        out.mkdir(parents=True, exist_ok=True)
-        path = out / f"fusion-{time.strftime('%Y-%m-%d')}.md"
-        path.write_text("Ratios to NumPy's median (lower is faster); `python "
-                        f"benchmarks/fusion.py {' '.join(sys.argv[1:])}`\n\n" + text + "\n")
+    print("\n".join(lines))
+    _write(opts.out, "fusion", lines, load)
+
+
+def _write(out: str | None, stem: str, lines: list[str], load: tuple) -> None:
+    after = os.getloadavg()
+    head = (f"`python benchmarks/fusion.py {' '.join(sys.argv[1:])}`; ratios to NumPy's "
+            f"median (lower is faster).  Load average (1 min) before/after: {load[0]:.2f} / "
+            f"{after[0]:.2f} on {os.cpu_count()} cores.")
+    print(head)
+    if out:
+        path = Path(out) / f"{stem}-{time.strftime('%Y-%m-%d')}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(head + "\n\n" + "\n".join(lines) + "\n")
         print(f"wrote {path}")
 
 
