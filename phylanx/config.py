@@ -56,6 +56,22 @@ SETTINGS: dict[str, Setting] = {
         Setting("blas_threads", 0, int,
                 "BLAS threads (0: automatic: all cores, split among concurrent tasks, one "
                 "per rank under MPI; n > 0: always n)"),
+        Setting("fusion", True, _bool,
+                "compile hot chains of element-wise primitives into one kernel "
+                "(phylanx/fusion; needs numba, else NumPy runs them as before)"),
+        Setting("fusion_min_size", 4096, int,
+                "elements below which a chain stays NumPy (a kernel call costs a few us)"),
+        Setting("fusion_count_threshold", 3, int,
+                "big evaluations of a chain before it is considered for a kernel"),
+        Setting("fusion_min_time_us", 20.0, float,
+                "an evaluation of a chain counts as big from this time (unfused)"),
+        Setting("fusion_compile_cost_ms", 1000.0, float,
+                "expected cost of compiling one kernel: a chain is compiled once it has "
+                "spent that long unfused (a tenth when numba's disk cache holds it)"),
+        Setting("fusion_background", True, _bool,
+                "compile kernels in a background thread while the chain runs unfused"),
+        Setting("fusion_cache_dir", "", str,
+                "generated kernels and numba's cache (default ~/.cache/phylanx/fusion)"),
         Setting("trace_threshold_us", 50.0, float,
                 "timeline recording: inline evaluations shorter than this are not recorded"),
     )

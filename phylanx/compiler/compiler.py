@@ -145,6 +145,7 @@ class Compiler:
         program = self.rewrite(program)
         with deep_recursion():   # compiling recurses along the AST's depth as well
             body = [self.compile(e, self.globals) for e in program.body]
+        self.fuse(body)
         hooks.compiled(body)   # a timeline recording (now or later) reaches this code
         if config.get("tracing"):
             if measure.TRACE_LOG not in hooks.active():
@@ -167,6 +168,13 @@ class Compiler:
                 result = stmt.run(frame)
             return result
         return node.set_run(run)
+
+    def fuse(self, body: list[Node]) -> None:
+        """Mark the element-wise chains of ``body`` for fusion (phylanx/fusion), unless
+        ``build_eager`` is overridden: a recording compiler must see every primitive."""
+        if config.get("fusion") and type(self).build_eager is Compiler.build_eager:
+            from ..fusion import install
+            install(body)
 
     def rewrite(self, program: ast.Program) -> ast.Program:
         """``program`` after the whole-program rewrites (compiler/rewrite)."""

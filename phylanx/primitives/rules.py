@@ -115,7 +115,8 @@ class RuleTable:
 VJP = RuleTable("vjp", lambda spec: spec.differentiable, "differentiable", "phylanx.autodiff")
 DISTRIBUTION = RuleTable("distribution", lambda spec: spec.distributable, "distributable",
                          "phylanx.distributed.primitives")
-FUSION = RuleTable("fusion", lambda spec: spec.elementwise, "elementwise")
+FUSION = RuleTable("fusion", lambda spec: spec.elementwise, "elementwise",
+                   "phylanx.fusion.rules")
 
 #: every rule table, for coverage reports and tests
 TABLES: tuple[RuleTable, ...] = (VJP, DISTRIBUTION, FUSION)

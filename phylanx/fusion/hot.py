@@ -1,0 +1,472 @@
+"""When a region runs fused: cold, hot, checked, measured, or given back to NumPy.
+
+The root node of every region (``regions.py``) evaluates through a
+:class:`FusedRegion`, in one of three states:
+
+* **cold** — the original closures run, timed.  An evaluation that took at least
+  ``fusion_min_time_us`` and gave at least ``fusion_min_size`` elements (a reduction:
+  the time alone) counts as *big*; after ``fusion_count_threshold`` big ones, if they
+  are the majority, the region is hot.  A region whose evaluations are four in five
+  small, after 64 of them, hands its node back its original closure (no cost left at
+  all: scalar loops, small arrays).
+* **hot** — the leaves are evaluated once and the region's operations are applied to
+  them (``interpret``, the same kernels, the same order) until a kernel exists for the
+  leaves' dtype signature.  The first such evaluation records the intermediates' dtypes
+  and plans the kernel (``codegen.plan``); compiling starts only once the time spent
+  unfused reaches the expected compile cost (``fusion_compile_cost_ms``, a tenth of it
+  when numba's disk cache holds the kernel): the ski-rental rule, so a program that
+  stops early never paid more than twice what it would have without fusion.  The
+  compile runs in a background thread (``fusion_background``) while the region keeps
+  running unfused.
+* **checked, then measured** — the first kernel result is compared with the NumPy
+  result of the same leaves (dtype, shape, NaN/inf positions, values within a tolerance
+  relative to the data); then the parallel loop, the serial loop and NumPy take turns
+  on the next evaluations (the operations alone, timed; best of three each): the
+  faster loop is kept if it beats NumPy, else the region goes back to its original
+  closures for good.
+
+A kernel that fails to compile, raises, or disagrees gives one ``FusionWarning`` line
+and the region runs NumPy from then on: never a wrong result.
+"""
+from __future__ import annotations
+
+import atexit
+import math
+import threading
+import warnings
+from time import perf_counter_ns
+from typing import Any
+
+import numpy as np
+
+from .. import config
+from ..runtime.nodes import Node
+from . import codegen
+from .regions import Region, interpret
+
+COLD, HOT, OFF = 0, 1, 2
+GIVE_UP = 64            # cold evaluations without a big one before the region retires
+SPEED_RUNS = 9          # timed evaluations: parallel loop, serial loop, NumPy in turn
+SPEED_MARGIN = 0.95     # kept only if its mean is below this fraction of the unfused one
+KEEP_SLOWER = False     # tests: keep a checked kernel even when it is slower
+
+
+class FusionWarning(RuntimeWarning):
+    """A fused kernel could not be used; the region runs NumPy."""
+
+
+class Settings:
+    """The fusion settings of :mod:`phylanx.config`, read once per change."""
+
+    enabled = True
+    min_size = 4096
+    count = 3
+    min_ns = 20_000
+    compile_cost_ns = 1_000_000_000
+    background = True
+
+    @classmethod
+    def reload(cls) -> None:
+        cls.enabled = bool(config.get("fusion"))
+        cls.min_size = int(config.get("fusion_min_size"))
+        cls.count = int(config.get("fusion_count_threshold"))
+        cls.min_ns = int(float(config.get("fusion_min_time_us")) * 1000)
+        cls.compile_cost_ns = int(float(config.get("fusion_compile_cost_ms")) * 1e6)
+        cls.background = bool(config.get("fusion_background"))
+
+
+Settings.reload()
+config.on_change(Settings.reload)
+
+#: numba's default thread pool (workqueue) must not run two parallel kernels at once;
+#: each kernel uses every core anyway, so they take turns
+_KERNEL_LOCK = threading.Lock()
+_compiles: list[threading.Thread] = []
+
+
+def wait_for_compiles(timeout: float | None = 60.0) -> None:
+    """Wait for the background compiles started so far (tests, benchmarks)."""
+    while _compiles:
+        _compiles.pop().join(timeout)
+
+
+# a daemon thread stopped inside LLVM at interpreter exit can crash the process
+atexit.register(wait_for_compiles)
+
+
+class _Planned:
+    """A kernel planned for a signature, not compiled yet."""
+
+    def __init__(self, plan: codegen.Plan, samples: tuple, result: Any, cost_ns: int):
+        self.plan, self.samples, self.result, self.cost_ns = plan, samples, result, cost_ns
+
+
+class _Kernel:
+    """A compiled kernel and what it takes to call it."""
+
+    def __init__(self, planned: _Planned, kernels: tuple[Any, Any]):
+        self.variants = kernels              # (every core, one core)
+        self.kernel = kernels[0]
+        self.reduction = planned.plan.reduction
+        result = planned.result
+        self.out_dtype = result.dtype if self.reduction is None else None
+        self.result_type = type(result)
+        self.result_dtype = getattr(result, "dtype", None)
+        self.checked = False
+        self.calls = 0
+        self.warm = False
+        self.timed_runs = 0
+        self.timed_ns = [0, 0, 0]            # best time: parallel, serial, NumPy
+
+    def __call__(self, shape: tuple, n: int, args: list) -> Any:
+        self.calls += 1
+        if self.reduction is None:
+            out = np.empty(shape, dtype=self.out_dtype)
+            with _KERNEL_LOCK:
+                self.kernel(out.reshape(-1), n, *args)
+            return out
+        with _KERNEL_LOCK:
+            acc = self.kernel(n, *args)
+        if self.reduction == "mean":
+            acc = acc / n
+        if self.result_dtype is not None and issubclass(self.result_type, np.generic):
+            return self.result_dtype.type(acc)
+        return self.result_type(acc)
+
+
+_PENDING = "pending"        # compiling in the background
+_REJECTED = "rejected"      # this signature runs unfused
+
+
+class _Failed:
+    def __init__(self, message: str):
+        self.message = message
+
+
+class FusedRegion:
+    """The evaluation closure of one region's root node (see the module docstring)."""
+
+    def __init__(self, region: Region, node: Node):
+        self.region = region
+        self.node = node
+        self.original = node.inline
+        self.leaves = region.leaves
+        self.reduction = region.root.reduction
+        self.state = COLD
+        self.big = self.small = 0
+        self.unfused_ns = 0
+        self.unfused_runs = 0
+        self.kernels: dict[tuple, Any] = {}
+        self.lock = threading.Lock()
+        self.warned = False
+
+    def __repr__(self) -> str:
+        state = ("cold", "hot", "off")[self.state]
+        return f"<FusedRegion {self.region.describe()} {state}>"
+
+    def run(self, frame: list) -> Any:
+        state = self.state
+        if state == COLD:
+            return self.cold(frame)
+        if state == HOT:
+            return self.hot(frame)
+        return self.original(frame)
+
+    # -- cold ---------------------------------------------------------------------
+    def cold(self, frame: list) -> Any:
+        start = perf_counter_ns()
+        value = self.original(frame)
+        elapsed = perf_counter_ns() - start
+        # big: slow enough, and (unless a reduction hides it) an array big enough, so
+        # that a descheduled small evaluation on a loaded machine does not count
+        if elapsed >= Settings.min_ns and (self.reduction or (
+                type(value) is np.ndarray and value.size >= Settings.min_size)):
+            self.big += 1
+            self.unfused_ns += elapsed
+            self.unfused_runs += 1
+            if self.big >= Settings.count and self.big >= self.small and Settings.enabled:
+                self.state = HOT
+        else:
+            self.small += 1
+            if self.small >= GIVE_UP and 4 * self.big < self.small:
+                self.retire()
+        return value
+
+    def retire(self) -> None:
+        """Run the original closures from now on (and drop this wrapper if unmeasured)."""
+        self.state = OFF
+        node = self.node
+        if node.inline == self.run:
+            node.inline = self.original
+            if node.run == self.run:
+                node.run = self.original
+
+    # -- hot ----------------------------------------------------------------------
+    def hot(self, frame: list) -> Any:
+        values = [leaf.run(frame) for leaf in self.leaves]
+        prepared = _prepare(values)
+        if prepared is None or prepared[3] < Settings.min_size:
+            self.small += 1
+            if self.small >= GIVE_UP and 4 * self.big < self.small:
+                self.retire()            # the sizes changed: mostly small evaluations now
+            return interpret(self.region, values)
+        self.big += 1
+        sig, args, shape, n = prepared
+        entry = self.kernels.get(sig)
+        if type(entry) is _Kernel:
+            if entry.checked and entry.timed_runs >= SPEED_RUNS:
+                return self.call(entry, shape, n, args, values)
+            return self.check_and_time(sig, entry, shape, n, args, values)
+        if entry is None:
+            return self.plan(sig, args, values)
+        if type(entry) is _Planned:
+            start = perf_counter_ns()
+            result = interpret(self.region, values)
+            self.unfused_ns += perf_counter_ns() - start
+            self.unfused_runs += 1
+            if self.unfused_ns >= entry.cost_ns:
+                self.start_compile(sig, entry)
+            return result
+        if type(entry) is _Failed:
+            self.kernels[sig] = _REJECTED
+            self.warn(f"could not compile {self.region.describe()} ({entry.message})")
+        return interpret(self.region, values)
+
+    def plan(self, sig: tuple, args: list, values: list) -> Any:
+        record: list = [None] * (len(self.region.ops) + 1)
+        start = perf_counter_ns()
+        result = interpret(self.region, values, record)
+        self.unfused_ns += perf_counter_ns() - start
+        self.unfused_runs += 1
+        roles = [s[0] for s in sig]
+        plan = codegen.plan(self.region, roles, [_scalar_or_sample(v, r) for v, r in
+                                                 zip(values, roles)], record)
+        if isinstance(plan, str):
+            self.kernels[sig] = _REJECTED     # not fusable with these operand types
+            return result
+        if plan.reduction is None and not isinstance(result, np.ndarray):
+            self.kernels[sig] = _REJECTED
+            return result
+        samples = tuple(a[:1] if r == "a" else a for a, r in zip(args, roles))
+        if plan.reduction is None:
+            samples = (np.empty(1, result.dtype), 1) + samples
+        else:
+            samples = (1,) + samples
+        cost = Settings.compile_cost_ns
+        if codegen.initialized() and codegen.is_cached(plan.source):
+            cost //= 10     # numba's first kernel in a process costs ~0.7 s even cached
+        planned = _Planned(plan, samples, result, cost)
+        self.kernels[sig] = planned
+        if self.unfused_ns >= cost:
+            self.start_compile(sig, planned)
+        return result
+
+    def start_compile(self, sig: tuple, planned: _Planned) -> None:
+        with self.lock:
+            if self.kernels.get(sig) is not planned:
+                return                        # another thread started it
+            self.kernels[sig] = _PENDING
+
+        def work():
+            try:
+                kernel = codegen.compile_kernel(planned.plan, planned.samples)
+            except Exception as e:  # any compile failure: NumPy keeps the region
+                text = str(e).strip().splitlines()
+                self.kernels[sig] = _Failed(f"{type(e).__name__}: {text[0] if text else ''}")
+                return
+            self.kernels[sig] = _Kernel(planned, kernel)
+
+        if Settings.background:
+            thread = threading.Thread(target=work, name="phylanx-fusion-compile",
+                                      daemon=True)
+            _compiles.append(thread)
+            thread.start()
+        else:
+            work()
+
+    def call(self, entry: _Kernel, shape: tuple, n: int, args: list, values: list) -> Any:
+        try:
+            return entry(shape, n, args)
+        except Exception as e:  # a kernel must never fail a program NumPy would run
+            self.reject(entry, f"{type(e).__name__}: {e}")
+            return interpret(self.region, values)
+
+    def check_and_time(self, sig, entry: _Kernel, shape, n, args, values) -> Any:
+        if not entry.checked:
+            record: list = [None] * (len(self.region.ops) + 1)
+            expected = interpret(self.region, values, record)
+            try:
+                fused = entry(shape, n, args)
+            except Exception as e:
+                self.kernels[sig] = _REJECTED
+                self.warn(f"kernel of {self.region.describe()} failed "
+                          f"({type(e).__name__}: {e})")
+                return expected
+            problem = disagreement(fused, expected, record, entry.reduction)
+            if problem is not None:
+                self.kernels[sig] = _REJECTED
+                self.warn(f"kernel of {self.region.describe()} disagrees with NumPy "
+                          f"({problem})")
+                return expected
+            entry.checked = True
+            return expected
+        if not entry.warm:                    # the first call starts numba's threads
+            entry.warm = True
+            return self.call(entry, shape, n, args, values)
+        # the parallel loop, the serial loop and NumPy take turns on the same leaves (a
+        # burst of load hits all three alike); the best of each decides
+        variant = entry.timed_runs % 3
+        start = perf_counter_ns()
+        if variant == 2:
+            result = interpret(self.region, values)
+        else:
+            entry.kernel = entry.variants[variant]
+            result = self.call(entry, shape, n, args, values)
+        elapsed = perf_counter_ns() - start
+        best_so_far = entry.timed_ns[variant]
+        entry.timed_ns[variant] = elapsed if best_so_far == 0 else min(best_so_far, elapsed)
+        entry.timed_runs += 1
+        if entry.timed_runs >= SPEED_RUNS:
+            best = min((0, 1), key=lambda v: entry.timed_ns[v])
+            entry.kernel = entry.variants[best]
+            if (entry.timed_ns[best] >= SPEED_MARGIN * entry.timed_ns[2]
+                    and not KEEP_SLOWER):
+                self.retire()                 # measured: not worth it here
+        return result
+
+    def reject(self, entry: _Kernel, why: str) -> None:
+        for sig, e in list(self.kernels.items()):
+            if e is entry:
+                self.kernels[sig] = _REJECTED
+        self.warn(f"kernel of {self.region.describe()} failed ({why})")
+
+    def warn(self, message: str) -> None:
+        if not self.warned:
+            self.warned = True
+            warnings.warn(f"phylanx fusion: {message}; running NumPy", FusionWarning,
+                          stacklevel=4)
+
+
+def _scalar_or_sample(value: Any, role: str) -> Any:
+    """What ``codegen.plan`` needs of a leaf: its kind (a 0-d array reads as a scalar)."""
+    if role == "s" and isinstance(value, np.ndarray):
+        return value.reshape(-1)[0]
+    return value
+
+
+def _python_scalar_sig(value: Any) -> tuple | None:
+    t = type(value)
+    if t is int:
+        bits = value.bit_length()
+        if bits > 63:
+            return None
+        # NumPy 2 rejects a weak int out of an int array's range: same bucket, same check
+        return ("s", "int", next(b for b in (7, 15, 31, 63) if bits <= b))
+    return ("s", t.__name__)
+
+
+def _prepare(values: list) -> tuple | None:
+    """(signature, kernel arguments, output shape, size), or None to run unfused."""
+    shapes = []
+    for v in values:
+        t = type(v)
+        if t is np.ndarray:
+            if v.dtype not in codegen.ALLOWED_DTYPES:
+                return None
+            if v.ndim:
+                shapes.append(v.shape)
+        elif t in (bool, int, float):
+            continue
+        elif isinstance(v, np.generic):
+            if v.dtype not in codegen.ALLOWED_DTYPES:
+                return None
+        else:
+            return None
+    if not shapes:
+        return None
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        return None                      # the NumPy path raises the located error
+    n = math.prod(shape)
+    sig, args = [], []
+    for v in values:
+        if type(v) is np.ndarray:
+            if v.ndim and v.shape == shape:
+                args.append(v.reshape(-1) if v.flags.c_contiguous
+                            else np.ascontiguousarray(v).reshape(-1))
+                sig.append(("a", v.dtype.str))
+            elif v.size == 1:
+                args.append(v.reshape(-1)[0])
+                sig.append(("s", v.dtype.str))
+            else:                        # broadcast along some axis: one copy
+                args.append(np.ascontiguousarray(np.broadcast_to(v, shape)).reshape(-1))
+                sig.append(("a", v.dtype.str))
+        elif isinstance(v, np.generic):
+            args.append(v)
+            sig.append(("s", v.dtype.str))
+        else:
+            s = _python_scalar_sig(v)
+            if s is None:
+                return None
+            args.append(v)
+            sig.append(s)
+    return tuple(sig), args, shape, n
+
+
+# -- the check ------------------------------------------------------------------------
+
+def _tolerance(dtype: np.dtype) -> float:
+    # a few thousand ulps: libm and NumPy's SIMD functions differ by ulps, and a chain
+    # (exp of a product ...) multiplies them; a wrong kernel is off by far more
+    return 4096 * float(np.finfo(dtype).eps)
+
+
+def _magnitude(values: list) -> float:
+    scale = 0.0
+    for v in values:
+        a = np.asarray(v) if isinstance(v, (np.ndarray, np.generic, float, int)) else None
+        if a is None or a.dtype.kind not in "biuf" or a.size == 0:
+            continue
+        a = np.abs(a.astype(np.float64, copy=False))
+        finite = a[np.isfinite(a)]
+        if finite.size:
+            scale = max(scale, float(finite.max()))
+    return scale
+
+
+def disagreement(fused: Any, expected: Any, record: list, reduction: str | None) -> str | None:
+    """None if the kernel's result agrees with NumPy's, else what differs."""
+    if reduction is not None:
+        operand = np.asarray(record[-1])
+        exp = float(expected)
+        got = float(fused)
+        if type(fused) is not type(expected):
+            return f"type {type(fused).__name__}, NumPy's {type(expected).__name__}"
+        if math.isnan(exp) or math.isnan(got) or math.isinf(exp) or math.isinf(got):
+            return None if (exp == got or (math.isnan(exp) and math.isnan(got))) \
+                else f"{got} instead of {exp}"
+        total = float(np.sum(np.abs(operand.astype(np.float64, copy=False))))
+        if reduction == "mean":
+            total /= max(operand.size, 1)
+        dtype = getattr(expected, "dtype", np.dtype(np.float64))
+        if dtype.kind != "f":
+            return None if got == exp else f"{got} instead of {exp}"
+        bound = _tolerance(dtype) * max(total, np.finfo(dtype).tiny)
+        return None if abs(got - exp) <= bound else f"{got} instead of {exp}"
+    if not isinstance(expected, np.ndarray):
+        return f"NumPy gave a {type(expected).__name__}"
+    if fused.shape != expected.shape or fused.dtype != expected.dtype:
+        return f"{fused.dtype}{fused.shape} instead of {expected.dtype}{expected.shape}"
+    if expected.dtype.kind != "f":
+        if np.array_equal(fused, expected):
+            return None
+        bad = np.flatnonzero(fused.reshape(-1) != expected.reshape(-1))[0]
+        return f"element {bad}: {fused.flat[bad]} instead of {expected.flat[bad]}"
+    tol = _tolerance(expected.dtype)
+    atol = tol * _magnitude(record)
+    close = np.isclose(fused, expected, rtol=tol, atol=atol, equal_nan=True)
+    if close.all():
+        return None
+    bad = int(np.flatnonzero(~close.reshape(-1))[0])
+    return f"element {bad}: {fused.flat[bad]!r} instead of {expected.flat[bad]!r}"

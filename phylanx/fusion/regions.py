@@ -1,0 +1,181 @@
+"""Fusable regions of an execution tree, and their plain NumPy evaluation.
+
+A *region* is a maximal subtree of eager element-wise primitives that have a fusing
+rule (``fusion/rules.py``), optionally ended by a whole-array reduction (``sum`` or
+``mean`` with no axis, keepdims, initial or dtype), with at least two operations in
+it.  Its *leaves* are the children that are not part of it: any node (a variable, a
+``dot``, a function call, a literal).  :func:`find_regions` lists the regions of a
+freshly compiled tree; :func:`interpret` evaluates a region's operations on its leaf
+values with the very kernels the unfused nodes call, in the same order, recording
+every intermediate: the oracle of a fused kernel, and the fallback when one cannot run.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..primitives import registry
+from ..primitives.rules import FUSION
+from ..runtime.nodes import Node, node_failed
+
+#: whole-array reductions that may end a region: name -> its non-data slots, all nil
+REDUCTIONS: dict[str, tuple[int, ...]] = {"sum": (1, 2, 3, 4), "mean": (1, 2, 3, 4)}
+
+
+@dataclass(eq=False)
+class Op:
+    """One primitive application inside a region."""
+
+    node: Node
+    name: str                       # the primitive (spec name)
+    impl: Any                       # the kernel the unfused node calls
+    rule: Any                       # FuseRule, or None for a reduction
+    args: list = field(default_factory=list)   # ("op", Op) | ("leaf", i) | ("param", v)
+    index: int = 0                  # position in Region.ops (post-order)
+
+    @property
+    def reduction(self) -> bool:
+        return self.rule is None
+
+
+@dataclass(eq=False)
+class Region:
+    root: Op
+    ops: list[Op]                   # post-order: operands before their users
+    leaves: list[Node]
+
+    def describe(self) -> str:
+        """``exp·__add·__div at line 3`` style text for messages."""
+        names = "·".join(op.name for op in self.ops)
+        loc = self.root.node.loc
+        where = f" at {loc.file}:{loc.line}:{loc.col}" if loc is not None and loc.line > 0 \
+            else ""
+        return f"{names}{where}"
+
+
+def _classify(node: Node) -> tuple[str, Any, Any, dict[int, Any]] | None:
+    """(spec name, impl, rule or None, params) if ``node`` can be a region operation."""
+    if node.is_const or node.primitive.startswith(("access-", "define-", "call-")):
+        return None
+    spec = registry.lookup(node.primitive)
+    if spec is None or spec.lazy or spec.special or spec.side_effects or spec.impl is None:
+        return None
+    if registry.dtype_suffix(node.primitive) is not None:
+        return None
+    children = node.children
+    if spec.name in REDUCTIONS:
+        slots = REDUCTIONS[spec.name]
+        if not 1 <= len(children) <= 1 + len(slots):
+            return None
+        params = {}
+        for i in range(1, len(children)):      # omitted trailing slots are nil too
+            if not (children[i].is_const and children[i].value is None):
+                return None
+            params[i] = None
+        return spec.name, spec.impl, None, params
+    rule = FUSION.get(spec.name)
+    if rule is None or not rule.fuses:
+        return None
+    params = {}
+    for i, allowed in rule.params.items():
+        if i >= len(children):
+            continue
+        child = children[i]
+        if not child.is_const or not any(_same(child.value, a) for a in allowed):
+            return None
+        params[i] = child.value
+    ndata = len(children) - len(params)
+    low, high = rule.arity
+    if ndata < low or (high is not None and ndata > high):
+        return None
+    impl = spec.impl
+    if len(children) == 2 and "binary" in spec.flags:
+        impl = spec.flags["binary"]      # what compile_primitive chose for the node
+    return spec.name, impl, rule, params
+
+
+def _same(value: Any, allowed: Any) -> bool:
+    if allowed is None or value is None:
+        return value is allowed
+    return type(value) in (int, float) and value == allowed
+
+
+def _build(node: Node, info, ops: list[Op], leaves: list[Node], cache) -> Op:
+    name, impl, rule, params = info
+    op = Op(node, name, impl, rule)
+    for i, child in enumerate(node.children):
+        if i in params:
+            op.args.append(("param", params[i]))
+            continue
+        cinfo = cache(child)
+        if cinfo is not None and cinfo[2] is not None:      # element-wise: inside
+            op.args.append(("op", _build(child, cinfo, ops, leaves, cache)))
+        else:                                               # anything else: a leaf
+            op.args.append(("leaf", len(leaves)))
+            leaves.append(child)
+    op.index = len(ops)
+    ops.append(op)
+    return op
+
+
+def find_regions(roots: list[Node]) -> list[Region]:
+    """The regions of the trees under ``roots`` (function bodies included)."""
+    known: dict[int, Any] = {}
+
+    def cache(node: Node):
+        key = id(node)
+        if key not in known:
+            known[key] = _classify(node)
+        return known[key]
+
+    regions = []
+    seen: set[int] = set()
+    for top in roots:
+        for node in top.walk():
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            info = cache(node)
+            if info is None:
+                continue
+            parent = node.parent
+            pinfo = cache(parent) if parent is not None else None
+            # an element-wise operand of an operation (element-wise or reduction)
+            inside_parent = (pinfo is not None and info[2] is not None
+                             and any(c is node for c in parent.children))
+            if inside_parent:
+                continue                     # part of the parent's region
+            ops: list[Op] = []
+            leaves: list[Node] = []
+            root = _build(node, info, ops, leaves, cache)
+            if len(ops) >= 2:
+                regions.append(Region(root, ops, leaves))
+    return regions
+
+
+def interpret(region: Region, leaf_values: list, record: list | None = None) -> Any:
+    """The region's value computed by its operations' own kernels (NumPy).
+
+    ``record``, if given, receives each operation's result at ``op.index`` (and, for a
+    reduction, its operand under ``len(ops)``).  A failing kernel goes through
+    :func:`~phylanx.runtime.nodes.node_failed`: located at its node, futures retried.
+    """
+    def run(op: Op) -> Any:
+        values = []
+        for kind, x in op.args:
+            if kind == "op":
+                values.append(run(x))
+            elif kind == "leaf":
+                values.append(leaf_values[x])
+            else:
+                values.append(x)
+        try:
+            result = op.impl(*values)
+        except Exception as e:  # also ControlSignal: node_failed passes it on
+            result = node_failed(op.node, op.impl, values, e)
+        if record is not None:
+            record[op.index] = result
+            if op.reduction:
+                record[len(region.ops)] = values[0]
+        return result
+    return run(region.root)
