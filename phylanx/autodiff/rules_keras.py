@@ -46,6 +46,13 @@ def relu_vjp(ct, out, x, alpha=0.0, max_value=None, threshold=0.0):
     x = arr(x)
     ct = np.asarray(ct)
     below = x < float(threshold)
+    if max_value is None and float(alpha) == 0.0 and ct.shape == x.shape:
+        # the plain relu of a layer: ct masked, in its own dtype (the general
+        # form below multiplies by a float64 slope array, many passes, and promotes
+        # float32); d/d alpha = sum over x < threshold of ct * (x - threshold), one dot;
+        # d/d threshold = -alpha * ... = 0
+        d_alpha = np.vdot(ct, np.minimum(x - float(threshold), 0)) if x.size else 0.0
+        return (ct * ~below, d_alpha, None, 0.0)      # (np.where with a scalar is slow)
     capped = np.zeros(x.shape, bool) if max_value is None else x >= float(max_value)
     slope = np.where(capped, 0.0, np.where(below, float(alpha), 1.0))
     leak = below & ~capped

@@ -75,7 +75,9 @@ CASES.update({
     "where": [(A34 > 0, B34, normal(4))],
     "clip": [(np.array([-0.9, -0.3, 0.2, 0.8, 0.45, -0.7]), -0.5, 0.5),
              (np.array([-0.9, -0.3, 0.2, 0.8]), np.array([-0.5, -0.5, 0.0, 0.0]), f(0.6))],
-    "relu": [(away_from_zero(3, 4),), (np.array([-2.0, -0.5, 0.45, 0.8, 1.5]), 0.1, 1.0, 0.2)],
+    "relu": [(away_from_zero(3, 4),), (np.array([-2.0, -0.5, 0.45, 0.8, 1.5]), 0.1, 1.0, 0.2),
+             # the fast path of the plain relu (alpha 0, no cap), its d/d alpha and threshold
+             (np.array([[-2.0, -0.5, 0.45], [0.8, 1.5, 0.1]]), 0.0, None, 0.3)],
     "elu": [(away_from_zero(3, 4), 1.3)],
     "softmax": [(A34,), (A34, 0), (A234, 1)],
     "bias_add": [(A234, normal(4)), (A234, A34)],
