@@ -85,11 +85,12 @@ def block_bounds(count: int, flops: float) -> list[tuple[int, int]]:
     return [(lo, min(lo + step, count)) for lo in range(0, count, step)]
 
 
-def rows(count: int, flops: float, block: Callable[[int, int], Any]) -> None:
-    """Call ``block(lo, hi)`` for row ranges covering ``range(count)``: once when the
-    work is small, else concurrently as tasks with BLAS single-threaded.  The blocks
-    must write disjoint outputs."""
-    bounds = block_bounds(count, flops)
+def rows(count: int, flops: float, block: Callable[[int, int], Any],
+         bounds: list[tuple[int, int]] | None = None) -> None:
+    """Call ``block(lo, hi)`` for row ranges covering ``range(count)`` (``bounds``, by
+    default :func:`block_bounds`): once when the work is small, else concurrently as
+    tasks with BLAS single-threaded.  The blocks must write disjoint outputs."""
+    bounds = block_bounds(count, flops) if bounds is None else bounds
     if len(bounds) == 1:
         block(0, count)
         return

@@ -18,6 +18,8 @@ item: ``p + offset(t)`` stays in ``p``'s item exactly for output cells).  Every 
 is one BLAS call on strided views; the only copies are the input's (contiguous, in the
 result type) and the zero-embedded cotangent.  A per-tap slice of a window view, the
 former form, costs a copy of the input per tap and an ``np.tensordot`` reshuffle.
+Large convolutions run as row blocks on the task pool (``blas_blocks.py``), the
+kernel's cotangent as one partial sum per block.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ import itertools
 
 import numpy as np
 
+from .. import blas_blocks
 from ..lazy_modules import lazy_module
 
 blas = lazy_module("scipy.linalg.blas")
@@ -80,11 +83,14 @@ def correlate(xpad: np.ndarray, kernel: np.ndarray, dilations: tuple[int, ...]) 
     rows = x.shape[0] - max(off for _, off in taps)        # every output cell is below
     acc = np.empty((x.shape[0], kernel.shape[-1]), dtype)
     gemm, k = _gemm(dtype), kernel.astype(dtype, copy=False)
-    for i, (tap, off) in enumerate(taps):
-        # acc[:rows].T (O, rows), Fortran-ordered, = K[t].T @ X[off:off+rows].T (+ itself;
-        # beta 0 first: BLAS then never reads the uninitialised acc)
-        gemm(1.0, k[tap].T, x[off:off + rows].T, beta=1.0 if i else 0.0, c=acc[:rows].T,
-             overwrite_c=True)
+
+    def block(lo: int, hi: int) -> None:
+        for i, (tap, off) in enumerate(taps):
+            # acc[lo:hi].T (O, n), Fortran-ordered, = K[t].T @ X[lo+off:hi+off].T (+ itself;
+            # beta 0 first: BLAS then never reads the uninitialised acc)
+            gemm(1.0, k[tap].T, x[lo + off:hi + off].T, beta=1.0 if i else 0.0,
+                 c=acc[lo:hi].T, overwrite_c=True)
+    blas_blocks.rows(rows, 2.0 * rows * x.shape[1] * k.shape[-1] * len(taps), block)
     out = acc.reshape(xpad.shape[:-1] + (kernel.shape[-1],))
     cells = (slice(None),) + tuple(slice(0, n) for n in _out_sizes(spatial, sizes, dilations))
     return np.ascontiguousarray(out[cells])
@@ -103,11 +109,26 @@ def correlate_vjp(xpad: np.ndarray, kernel: np.ndarray, ct: np.ndarray,
     taps = _taps(spatial, sizes, dilations)
     rows = x.shape[0] - max(off for _, off in taps)
     gemm, k = _gemm(dtype), kernel.astype(dtype, copy=False)
-    grad_k = np.empty(kernel.shape, dtype)
+    flops = 2.0 * rows * x.shape[1] * k.shape[-1] * len(taps)
+    # the kernel's cotangent: a sum over rows, one partial sum per block of rows
+    bounds = blas_blocks.block_bounds(rows, flops)
+    partial = np.empty((len(bounds),) + kernel.shape, dtype)
+
+    def kernel_block(lo: int, hi: int) -> None:
+        part = partial[bounds.index((lo, hi))]
+        for tap, off in taps:
+            np.dot(x[lo + off:hi + off].T, cts[lo:hi], out=part[tap])
+    # the input's cotangent by blocks of its own rows: row r gets CT[r - off] @ K[t].T
     grad_x = np.zeros(x.shape, dtype)
-    for tap, off in taps:
-        np.dot(x[off:off + rows].T, cts[:rows], out=grad_k[tap])
-        # grad_x[off:off+rows].T (C, rows) += K[t] @ CT[:rows].T; K[t].T is Fortran (O, C)
-        gemm(1.0, k[tap].T, cts[:rows].T, beta=1.0, c=grad_x[off:off + rows].T,
-             overwrite_c=True, trans_a=True)
+
+    def input_block(lo: int, hi: int) -> None:
+        for tap, off in taps:
+            first, last = max(lo - off, 0), min(hi - off, rows)
+            if first < last:
+                # grad_x[first+off:last+off].T (C, n) += K[t] @ CT[first:last].T
+                gemm(1.0, k[tap].T, cts[first:last].T, beta=1.0,
+                     c=grad_x[first + off:last + off].T, overwrite_c=True, trans_a=True)
+    blas_blocks.rows(rows, flops, kernel_block, bounds)
+    blas_blocks.rows(x.shape[0], flops, input_block)
+    grad_k = partial[0] if len(bounds) == 1 else partial.sum(axis=0)
     return grad_x.reshape(xpad.shape[:-1] + (x.shape[-1],)), grad_k
