@@ -2,11 +2,12 @@
 
     python benchmarks/nn_data_parallel.py [--model mlp|har] [--batch 1024] [--steps 8]
 
-Launches itself under ``mpiexec -n 1`` and ``-n 2`` (one BLAS thread per rank, so the
-two ranks use the two cores and one rank one core) and reports the median time per step
-of each and the speedup.  ``mlp``: 784-512-512-10 (relu, softmax), ``har``: the activity
-recognition model of ``examples/nn_activity_recognition.py`` (80 x 3 inputs).  Data are
-random; the first steps (compilation, communicators) are not counted.
+Launches itself under ``mpiexec -n 1`` and ``-n 2`` (one BLAS thread and one phylanx
+worker thread per rank, so the two ranks use the two cores and one rank one core) and
+reports the median time per step of each and the speedup.  ``mlp``: 784-512-512-10
+(relu, softmax), ``har``: the activity recognition model of
+``examples/nn_activity_recognition.py`` (80 x 3 inputs).  Data are random; the first
+steps (compilation, communicators) are not counted.
 """
 from __future__ import annotations
 
@@ -63,8 +64,10 @@ def main() -> None:
     if args.worker:
         return worker(args)
     from phylanx.cli.run import find_mpiexec
+    # one core per rank: one BLAS thread, and one phylanx worker thread (the pool would
+    # otherwise run a rank's large products as row blocks on every core)
     env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1",
-               OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+               OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", PHYLANX_THREADS="1")
     medians = {}
     for ranks in (1, 2):
         done = subprocess.run([find_mpiexec(), "-n", str(ranks), sys.executable, __file__,

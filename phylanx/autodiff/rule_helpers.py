@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..primitives.indexing import axis_indices, index_tuple, put  # noqa: F401 (re-exported)
+from ..primitives.keras_support import conv_gemm  # noqa: F401 (re-exported)
 from ..primitives.keras_support._windows import pad_amounts  # noqa: F401 (re-exported)
 
 

@@ -2,7 +2,8 @@
 the cross-entropy losses, convolutions and pooling.
 
 Convolutions and pooling are sums over kernel taps of strided slices of the padded input,
-so their VJPs loop over the taps too: each tap's slice gets its share of the output
+so their VJPs loop over the taps too (stride-1 convolutions: the shifted GEMMs of
+``keras_support/conv_gemm.py``, no slice copies): each tap's slice gets its share of the output
 cotangent (positions within one tap's slice are distinct, so plain ``+=`` is exact).
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 import scipy.special
 
 from ..errors import PhylanxValueError
-from .rule_helpers import arr, int_list, pad_amounts, reduced_axes, to_bool
+from .rule_helpers import arr, conv_gemm, int_list, pad_amounts, reduced_axes, to_bool
 from .table import VJP
 
 EPSILON = 1e-7      # Keras' clipping of probabilities, as in the loss kernels
@@ -46,6 +47,13 @@ def relu_vjp(ct, out, x, alpha=0.0, max_value=None, threshold=0.0):
     x = arr(x)
     ct = np.asarray(ct)
     below = x < float(threshold)
+    if max_value is None and float(alpha) == 0.0 and ct.shape == x.shape:
+        # the plain relu of a layer: ct masked, in its own dtype (the general
+        # form below multiplies by a float64 slope array, many passes, and promotes
+        # float32); d/d alpha = sum over x < threshold of ct * (x - threshold), one dot;
+        # d/d threshold = -alpha * ... = 0
+        d_alpha = np.vdot(ct, np.minimum(x - float(threshold), 0)) if x.size else 0.0
+        return (ct * ~below, d_alpha, None, 0.0)      # (np.where with a scalar is slow)
     capped = np.zeros(x.shape, bool) if max_value is None else x >= float(max_value)
     clamped = ~below & (x < 0)           # at or above a negative threshold: 0 (the original)
     slope = np.where(capped | clamped, 0.0, np.where(below, float(alpha), 1.0))
@@ -162,6 +170,9 @@ def _conv_vjp(ct, out, x, kernel, padding="valid", strides=1, dilation_rate=1):
     steps, dilations = _per_axis(strides, nsp), _per_axis(dilation_rate, nsp)
     pads = pad_amounts(x.shape[1:1 + nsp], sizes, steps, dilations, str(padding).lower())
     xpad = _padded(x, pads)
+    if all(s == 1 for s in steps) and ct.size and x.shape[-1] >= conv_gemm.MIN_CHANNELS:
+        grad_xpad, grad_k = conv_gemm.correlate_vjp(xpad, k, ct, dilations)
+        return _crop(grad_xpad, pads), grad_k
     grad_xpad = np.zeros(xpad.shape, np.result_type(x, k, ct))
     grad_k = np.zeros(k.shape, np.result_type(x, k, ct))
     out_sizes = ct.shape[1:1 + nsp]

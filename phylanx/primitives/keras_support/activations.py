@@ -87,6 +87,10 @@ def relu(x, alpha=0.0, max_value=None, threshold=0.0):
     # float64 for int and bool input, always, as the original (compat addendum A.2)
     arr = as_float_array(arr, "x")
     alpha_, threshold_ = params[:2]
+    if max_value is None and alpha_ == 0.0 and threshold_ == 0.0:
+        # the plain relu of every Dense/Conv layer: one pass (the general form makes four)
+        # with the same value, NaN included (-inf gives 0 here, NaN = 0 * -inf there)
+        return scalarize(np.maximum(arr, arr.dtype.type(0)))
     out = np.where(arr >= threshold_, np.maximum(arr, 0), alpha_ * (arr - threshold_)).astype(
         np.result_type(arr, *params), copy=False)
     if max_value is not None:

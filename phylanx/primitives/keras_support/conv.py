@@ -4,7 +4,8 @@ Layouts follow the Keras backend: inputs ``(batch, *spatial, channels)``, kernel
 ``(*kernel_size, in_channels, out_channels)`` (``conv2d_transpose``: ``(kh, kw,
 out_channels, in_channels)``).  Padding is TensorFlow's ("same" puts the odd pixel
 after, "causal" pads ``(k-1)*d`` before).  Each convolution is one ``tensordot``
-over a strided, dilated window view of the padded input.
+over a strided, dilated window view of the padded input; stride 1 with 8 or more channels
+as shifted GEMMs (``conv_gemm.py``).
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from ._windows import (
     to_positive_ints,
     window_view,
 )
+from .conv_gemm import correlate, padded, shifted_gemm_fits
 
 _NO_ORACLE = ("NumPy has no convolution of this layout; checked against loop references "
               "(and torch when installed) in tests/primitives/test_keras_conv.py")
@@ -54,6 +56,8 @@ def convolve(x: np.ndarray, kernel: np.ndarray, padding: str, strides: tuple[int
     sizes = kernel.shape[:nsp]
     pads = pad_amounts(x.shape[1:1 + nsp], sizes, strides, dilations, padding)
     windows = window_view(x, sizes, strides, dilations, pads)   # (B, *out, C, *k)
+    if shifted_gemm_fits(windows, strides):
+        return correlate(padded(x, pads), kernel, dilations)
     if x.shape[-1] < _TAP_LOOP_MIN_CHANNELS:
         window_axes = list(range(nsp + 1, 2 * nsp + 2))          # C, *k
         kernel_axes = [nsp, *range(nsp)]                         # C, *k

@@ -18,6 +18,7 @@ import numpy as np
 
 from ...errors import PhylanxTypeError, PhylanxValueError
 from ...values import scalarize, type_name
+from .. import blas_blocks
 from ..dtypes import to_axes, to_bool, to_int
 from ..registry import primitive
 from ..solvers.direct import RELATIVE_TO, first_singular_in_stack, rounding_tolerance
@@ -49,6 +50,25 @@ def _float_arrays_that_fit(a: Any, b: Any) -> bool:
             and a.shape[-1] == b.shape[-2 if b.ndim >= 2 else -1])
 
 
+def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` of two float matrices of one dtype: large ones as row blocks on the task
+    pool with BLAS single-threaded (``blas_blocks.py`` says why)."""
+    m, n = a.shape[0], b.shape[1]
+    flops = 2.0 * m * n * a.shape[1]
+    if flops < blas_blocks.MIN_FLOPS:
+        return np.dot(a, b)
+    out = np.empty((m, n), a.dtype)
+
+    def block(lo: int, hi: int) -> None:
+        np.dot(a[lo:hi], b, out=out[lo:hi])
+    blas_blocks.rows(m, flops, block)
+    return out
+
+
+def _two_matrices(a: Any, b: Any) -> bool:
+    return a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype and a.dtype.kind == "f"
+
+
 def _check_contraction(a: np.ndarray, b: np.ndarray) -> None:
     """The last axis of ``a`` against the second-to-last (or only) axis of ``b``."""
     axis_b = -2 if b.ndim >= 2 else -1
@@ -75,6 +95,8 @@ def dot(a, b):
         b = numeric(b, "the second operand")
         if a.ndim and b.ndim:
             _check_contraction(a, b)
+    elif _two_matrices(a, b):
+        return _product(a, b)
     return scalarize(np.dot(a, b))
 
 
@@ -96,6 +118,8 @@ def matmul(a, b):
                     f"the {which} operand must have at least one dimension, "
                     "got a scalar (use * for scalar products)")
         _check_contraction(a, b)
+    elif _two_matrices(a, b):
+        return _product(a, b)
     return scalarize(np.matmul(a, b))
 
 

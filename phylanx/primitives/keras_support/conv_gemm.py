@@ -1,0 +1,134 @@
+"""Stride-1 convolutions and their gradients as shifted GEMMs, without window copies.
+
+The input ``(batch, *spatial, channels)`` (padded already) is read as a matrix ``X`` of
+``batch * prod(spatial)`` rows.  For stride 1, kernel tap ``t`` meets, at every output
+position ``p`` (a row of the same flat numbering, output cells kept at their input
+coordinates), the input row ``p + offset(t)``, ``offset(t) = sum_d t_d * dilation_d *
+row_stride_d``.  So
+
+* forward: ``Y[p] = sum_t X[p + offset(t)] @ K[t]``, one GEMM per tap on contiguous row
+  ranges, accumulated in place (BLAS ``gemm`` with ``beta = 1``); the rows of ``Y`` that
+  are not output cells (the last ``k - 1`` of an axis) hold junk and are cut off;
+* kernel gradient: ``dK[t] = X[offset(t):][:n].T @ CT[:n]``;
+* input gradient: ``dX[offset(t):][:n] += CT[:n] @ K[t].T``;
+
+where ``CT`` is the output cotangent placed at the output cells of a zero array shaped
+like the input (so the junk rows contribute nothing, and no tap reaches across a batch
+item: ``p + offset(t)`` stays in ``p``'s item exactly for output cells).  Every product
+is one BLAS call on strided views; the only copies are the input's (contiguous, in the
+result type) and the zero-embedded cotangent.  A per-tap slice of a window view, the
+former form, costs a copy of the input per tap and an ``np.tensordot`` reshuffle.
+Large convolutions run as row blocks on the task pool (``blas_blocks.py``), the
+kernel's cotangent as one partial sum per block.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .. import blas_blocks
+from ..lazy_modules import lazy_module
+
+blas = lazy_module("scipy.linalg.blas")
+
+
+#: below this many input channels one product over copied windows wins (conv.py's
+#: form): a GEMM per tap with a handful of columns is all call overhead
+MIN_CHANNELS = 8
+
+
+def shifted_gemm_fits(windows: np.ndarray, strides: tuple[int, ...]) -> bool:
+    """Whether :func:`correlate` serves a convolution whose window view (``(B, *out, C,
+    *k)``) is ``windows``: stride 1, some output, channels enough to pay a GEMM per tap."""
+    return (all(s == 1 for s in strides) and windows.size > 0
+            and windows.shape[-1 - (windows.ndim - 2) // 2] >= MIN_CHANNELS)
+
+
+def padded(x: np.ndarray, pads: list[tuple[int, int]]) -> np.ndarray:
+    """``x`` with zeros around its spatial axes (itself when no padding)."""
+    if all(p == (0, 0) for p in pads):
+        return x
+    return np.pad(x, [(0, 0), *pads, (0, 0)])
+
+
+def _taps(spatial: tuple[int, ...], sizes: tuple[int, ...],
+          dilations: tuple[int, ...]) -> list[tuple[tuple[int, ...], int]]:
+    """(tap, row offset) of every kernel tap for an input of spatial shape ``spatial``."""
+    row_strides = [int(np.prod(spatial[d + 1:], dtype=np.int64)) for d in range(len(spatial))]
+    return [(tap, sum(t * dil * rs for t, dil, rs in zip(tap, dilations, row_strides)))
+            for tap in itertools.product(*(range(n) for n in sizes))]
+
+
+def _gemm(dtype: np.dtype):
+    return blas.get_blas_funcs("gemm", dtype=dtype)
+
+
+def _matrix(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    return np.ascontiguousarray(x, dtype).reshape(-1, x.shape[-1])
+
+
+def _out_sizes(spatial, sizes, dilations) -> tuple[int, ...]:
+    return tuple(n - (k - 1) * d for n, k, d in zip(spatial, sizes, dilations))
+
+
+def correlate(xpad: np.ndarray, kernel: np.ndarray, dilations: tuple[int, ...]) -> np.ndarray:
+    """Stride-1 "valid" cross-correlation of a padded ``(B, *spatial, C)`` input with a
+    ``(*k, C, O)`` kernel; every output size must be positive."""
+    nsp = kernel.ndim - 2
+    dtype = np.result_type(xpad, kernel)
+    spatial, sizes = xpad.shape[1:1 + nsp], kernel.shape[:nsp]
+    x = _matrix(xpad, dtype)
+    taps = _taps(spatial, sizes, dilations)
+    rows = x.shape[0] - max(off for _, off in taps)        # every output cell is below
+    acc = np.empty((x.shape[0], kernel.shape[-1]), dtype)
+    gemm, k = _gemm(dtype), kernel.astype(dtype, copy=False)
+
+    def block(lo: int, hi: int) -> None:
+        for i, (tap, off) in enumerate(taps):
+            # acc[lo:hi].T (O, n), Fortran-ordered, = K[t].T @ X[lo+off:hi+off].T (+ itself;
+            # beta 0 first: BLAS then never reads the uninitialised acc)
+            gemm(1.0, k[tap].T, x[lo + off:hi + off].T, beta=1.0 if i else 0.0,
+                 c=acc[lo:hi].T, overwrite_c=True)
+    blas_blocks.rows(rows, 2.0 * rows * x.shape[1] * k.shape[-1] * len(taps), block)
+    out = acc.reshape(xpad.shape[:-1] + (kernel.shape[-1],))
+    cells = (slice(None),) + tuple(slice(0, n) for n in _out_sizes(spatial, sizes, dilations))
+    return np.ascontiguousarray(out[cells])
+
+
+def correlate_vjp(xpad: np.ndarray, kernel: np.ndarray, ct: np.ndarray,
+                  dilations: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Cotangents of the padded input and of the kernel of :func:`correlate`."""
+    nsp = kernel.ndim - 2
+    dtype = np.result_type(xpad, kernel, ct)
+    spatial, sizes = xpad.shape[1:1 + nsp], kernel.shape[:nsp]
+    x = _matrix(xpad, dtype)
+    placed = np.zeros(xpad.shape[:-1] + (ct.shape[-1],), dtype)
+    placed[(slice(None),) + tuple(slice(0, n) for n in ct.shape[1:1 + nsp])] = ct
+    cts = placed.reshape(-1, ct.shape[-1])
+    taps = _taps(spatial, sizes, dilations)
+    rows = x.shape[0] - max(off for _, off in taps)
+    gemm, k = _gemm(dtype), kernel.astype(dtype, copy=False)
+    flops = 2.0 * rows * x.shape[1] * k.shape[-1] * len(taps)
+    # the kernel's cotangent: a sum over rows, one partial sum per block of rows
+    bounds = blas_blocks.block_bounds(rows, flops)
+    partial = np.empty((len(bounds),) + kernel.shape, dtype)
+
+    def kernel_block(lo: int, hi: int) -> None:
+        part = partial[bounds.index((lo, hi))]
+        for tap, off in taps:
+            np.dot(x[lo + off:hi + off].T, cts[lo:hi], out=part[tap])
+    # the input's cotangent by blocks of its own rows: row r gets CT[r - off] @ K[t].T
+    grad_x = np.zeros(x.shape, dtype)
+
+    def input_block(lo: int, hi: int) -> None:
+        for tap, off in taps:
+            first, last = max(lo - off, 0), min(hi - off, rows)
+            if first < last:
+                # grad_x[first+off:last+off].T (C, n) += K[t] @ CT[first:last].T
+                gemm(1.0, k[tap].T, cts[first:last].T, beta=1.0,
+                     c=grad_x[first + off:last + off].T, overwrite_c=True, trans_a=True)
+    blas_blocks.rows(rows, flops, kernel_block, bounds)
+    blas_blocks.rows(x.shape[0], flops, input_block)
+    grad_k = partial[0] if len(bounds) == 1 else partial.sum(axis=0)
+    return grad_x.reshape(xpad.shape[:-1] + (x.shape[-1],)), grad_k
