@@ -49,8 +49,11 @@ def traced_peak(fn, *args) -> int:
     """Peak bytes traced while ``fn(*args)`` runs (after a warming call).
 
     Synchronous: on a loaded machine the policy may run the two operands of a node
-    concurrently, and a future's value is never a temporary of its consumer."""
+    concurrently, and a future's value is never a temporary of its consumer.  Fusion
+    off: it is about the NumPy path (a chain turning hot would compile a kernel inside
+    the traced call, and tracemalloc would count numba's compiler)."""
     config.set("sync_execution", True)
+    config.set("fusion", False)
     try:
         r = call(fn, *args)
         del r
@@ -62,6 +65,7 @@ def traced_peak(fn, *args) -> int:
             tracemalloc.stop()
     finally:
         config.reset("sync_execution")
+        config.reset("fusion")
 
 
 @pytest.mark.parametrize("src,make", [
