@@ -2,6 +2,7 @@
 
     python benchmarks/fusion.py [--sizes 1e4,1e5,1e6,1e7] [--repeat 9] [--out DIR]
     python benchmarks/fusion.py --backends     # numba loops vs numexpr vs NumPy alone
+    python benchmarks/fusion.py --w1 569x30x100,20000x100x10   # W1, fusion off vs on
 
 Chains (each a plain NumPy function; the phylanx columns run ``Phylanx(f)`` of it):
 ``sigmoid`` 1/(1+exp(-x)), ``abcde`` a*b+c*d-e, ``ssq`` sum((a-b)**2).
@@ -186,6 +187,42 @@ def backends(sizes: list[int], repeat: int) -> list[str]:
     return lines
 
 
+def w1_ab(shapes: list[tuple[int, int, int]], repeat: int, cost_ms: float | None) -> list[str]:
+    """W1's logistic regression (benchmarks/workloads/w1_lra.py) compiled twice in one
+    process, fusion off and on, called alternately: the in-process A/B of fusion."""
+    sys.path.insert(0, str(HERE))
+    from workloads.w1_lra import lra
+    if cost_ms is not None:
+        config.set("fusion_compile_cost_ms", cost_ms)
+    lines = ["| x shape, iterations | fusion off ms | fusion on ms | on/off | regions |",
+             "|---|---:|---:|---:|---|"]
+    print("\n".join(lines))
+    for n, d, iters in shapes:
+        rng = np.random.default_rng(0)
+        x = rng.normal(size=(n, d))
+        y = (x @ rng.normal(size=d) > 0).astype(float)
+        fns = {}
+        for on in (False, True):
+            config.set("fusion", on)
+            fns[on] = Phylanx(lra)
+            fns[on](x[:4], y[:4], 1e-3, 1)       # translate + compile outside the timing
+        times = {False: [], True: []}
+        for r in range(repeat):
+            for on in ((False, True) if r % 2 else (True, False)):
+                start = time.perf_counter()
+                fns[on](x, y, 1e-3, iters)
+                times[on].append(time.perf_counter() - start)
+        hot.wait_for_compiles()
+        off, on = (statistics.median(times[k]) for k in (False, True))
+        states = ", ".join(repr(r) for r in fusion.regions_of(fns[True]._function.body))
+        lines.append(f"| {n}x{d}, {iters} | {off * 1e3:.1f} | {on * 1e3:.1f} | "
+                     f"{on / off:.2f} | {states or 'given back to NumPy'} |")
+        print(lines[-1], flush=True)
+    config.reset("fusion")
+    config.reset("fusion_compile_cost_ms")
+    return lines
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1e4,1e5,1e6,1e7")
@@ -194,8 +231,18 @@ def main(argv=None) -> None:
     ap.add_argument("--out", default=None, help="also write the table to DIR/fusion-<date>.md")
     ap.add_argument("--backends", action="store_true",
                     help="measure hand-written numba loops vs numexpr vs NumPy instead")
+    ap.add_argument("--w1", default=None, metavar="NxDxITERS,...",
+                    help="instead: W1 (logistic regression) with fusion off/on in one "
+                         "process, e.g. 569x30x100,20000x100x10")
+    ap.add_argument("--compile-cost-ms", type=float, default=None,
+                    help="with --w1: fusion_compile_cost_ms (default: the setting's)")
     opts = ap.parse_args(argv)
     load = os.getloadavg()
+    if opts.w1:
+        shapes = [tuple(int(v) for v in s.split("x")) for s in opts.w1.split(",")]
+        lines = w1_ab(shapes, opts.repeat, opts.compile_cost_ms)
+        _write(opts.out, "fusion-w1", lines, load)
+        return
     if opts.backends:
         lines = backends([int(float(s)) for s in opts.sizes.split(",")], opts.repeat)
         _write(opts.out, "fusion-backends", lines, load)

@@ -56,7 +56,7 @@ SETTINGS: dict[str, Setting] = {
         Setting("blas_threads", 0, int,
                 "BLAS threads (0: automatic: all cores, split among concurrent tasks, one "
                 "per rank under MPI; n > 0: always n)"),
-        Setting("fusion", True, _bool,
+        Setting("fusion", False, _bool,
                 "compile hot chains of element-wise primitives into one kernel "
                 "(phylanx/fusion; needs numba, else NumPy runs them as before)"),
         Setting("fusion_min_size", 4096, int,

@@ -350,10 +350,11 @@ def test_errors_inside_a_region_stay_located(eager):
 
 @pytest.fixture
 def policy(cache_dir):
+    config.set("fusion", True)       # off by default (docs/performance.md)
     config.set("fusion_background", False)
     config.set("fusion_cache_dir", cache_dir)
     yield
-    for name in ("fusion_background", "fusion_cache_dir", "fusion_min_time_us",
+    for name in ("fusion", "fusion_background", "fusion_cache_dir", "fusion_min_time_us",
                  "fusion_compile_cost_ms"):
         config.reset(name)
 
