@@ -178,6 +178,10 @@ def build(node: Node, impl, spec) -> Node | None:
         return None
     build_eager(node, impl)             # the ordinary closure: async operands use it
     plain = node.run
+    if getattr(plain, "slot_op", None) is not None:
+        # `local op literal` (n - 1, n < 2): parents evaluate it in place (nodes.slot_op),
+        # the recursive-call fast path; a variable and a literal hold no temporary
+        return node
     pool: list = []
     _POOLS[node] = pool
     loop = [False]                      # pooling: decided at the first evaluation
