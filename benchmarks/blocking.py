@@ -1,7 +1,7 @@
 """Cache blocking on and off, in one process: what the rewrite itself buys (issue 11, item 3).
 
 The same workload functions as ``benchmarks/run.py`` (W1 logistic regression, W2 k-means),
-compiled twice: with ``cache_blocking`` (off by default) and without it; both with every other
+compiled twice: with both cache-blocking patterns and without; both with every other
 change of the branch (BLAS thread sharing, the ``add_at`` fast path).  NumPy with its BLAS
 threads and with one (threadpoolctl) run alongside.  Interleaved repetitions; prints the
 best and the median of each, and the ratios of the medians to NumPy's.  With ``--tiles``
@@ -28,10 +28,12 @@ from phylanx import Phylanx, config  # noqa: E402
 
 def compiled(fn, blocking: bool):
     config.set("cache_blocking", blocking)
+    config.set("blocking_gram", blocking)      # both patterns, to measure each
     try:
         return Phylanx(fn)
     finally:
         config.reset("cache_blocking")
+        config.reset("blocking_gram")
 
 
 def cases(full: bool):

@@ -45,10 +45,12 @@ SETTINGS: dict[str, Setting] = {
         Setting("optimize", True, _bool,
                 "rewrite programs before compiling them (compiler/rewrite: folding, CSE, "
                 "hoisting, cache blocking); 0 compiles the program as written"),
-        Setting("cache_blocking", False, _bool,
-                "rewrite x.T @ f(x @ w) and argmin(f(x @ c), 1) into passes over row tiles "
-                "of x (compiler/rewrite/blocking.py; needs optimize); off by default: "
-                "measured neutral to 10% slower here (docs/performance.md)"),
+        Setting("cache_blocking", True, _bool,
+                "rewrite argmin(f(x @ c), 1) (and x.T @ f(x @ w) with blocking_gram) into "
+                "passes over row tiles of x (compiler/rewrite/blocking.py; needs optimize)"),
+        Setting("blocking_gram", False, _bool,
+                "also tile x.T @ f(x @ w); off: measured 1.2-1.6x slower than untiled on "
+                "the logistic regressions here (docs/performance.md)"),
         Setting("tile_bytes", 1 << 20, int,
                 "bytes of the widest row block of a tiled pass (rows = this / row width)"),
         Setting("tile_rows", 0, int,

@@ -23,10 +23,12 @@ N, D, K = 103, 5, 4          # 103 = 14 tiles of 7 + 5
 
 @pytest.fixture(autouse=True)
 def blocking_on():
-    """The pass is off by default (measured neutral, docs/performance.md): on here."""
+    """The gram pattern is off by default (measured slower, docs/performance.md): on here."""
     config.set("cache_blocking", True)
+    config.set("blocking_gram", True)
     yield
     config.reset("cache_blocking")
+    config.reset("blocking_gram")
 
 
 @pytest.fixture(params=[7, 10_000], ids=["tiles-of-7", "whole"])

@@ -212,6 +212,9 @@ def match(expr, inline: dict) -> tuple[Any, set[str]] | None:
     loc = expr.loc
     try:
         if expr.func == "matmul" and len(expr.args) == 2:
+            from ... import config
+            if not config.get("blocking_gram"):
+                return None
             left, right = expr.args
             if not (type(left) is ast.Call and left.func == "transpose"
                     and len(left.args) == 1 and left.attribute is None
