@@ -42,18 +42,28 @@ def hard_sigmoid_vjp(ct, out, x):
     return (np.where((inner > 0) & (inner < 1), 0.2 * np.asarray(ct), 0.0),)
 
 
+_NOT_AN_OPERAND = object()   # relu's alpha left at its default: no cotangent wanted for it
+
+
 @VJP.register("relu")
-def relu_vjp(ct, out, x, alpha=0.0, max_value=None, threshold=0.0):
+def relu_vjp(ct, out, x, alpha=_NOT_AN_OPERAND, max_value=None, threshold=0.0):
     x = arr(x)
     ct = np.asarray(ct)
-    below = x < float(threshold)
+    wants_alpha = alpha is not _NOT_AN_OPERAND
+    alpha = alpha if wants_alpha else 0.0
     if max_value is None and float(alpha) == 0.0 and ct.shape == x.shape:
         # the plain relu of a layer: ct masked, in its own dtype (the general
         # form below multiplies by a float64 slope array, many passes, and promotes
-        # float32); d/d alpha = sum over x < threshold of ct * (x - threshold), one dot;
-        # d/d threshold = -alpha * ... = 0
+        # float32); d/d alpha = sum over x < threshold of ct * (x - threshold), one dot,
+        # computed only when alpha was an operand (a layer's relu(x) does not pass it);
+        # d/d threshold = -alpha * ... = 0; slope 1 from max(threshold, 0) on (values
+        # at or above a negative threshold are clamped at 0)
+        masked = ct * (x >= max(float(threshold), 0.0))  # (np.where with a scalar is slow)
+        if not wants_alpha:
+            return (masked,)
         d_alpha = np.vdot(ct, np.minimum(x - float(threshold), 0)) if x.size else 0.0
-        return (ct * ~below, d_alpha, None, 0.0)      # (np.where with a scalar is slow)
+        return (masked, d_alpha, None, 0.0)
+    below = x < float(threshold)
     capped = np.zeros(x.shape, bool) if max_value is None else x >= float(max_value)
     clamped = ~below & (x < 0)           # at or above a negative threshold: 0 (the original)
     slope = np.where(capped | clamped, 0.0, np.where(below, float(alpha), 1.0))

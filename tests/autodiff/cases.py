@@ -79,7 +79,9 @@ CASES.update({
     "relu": [(away_from_zero(3, 4),), (np.array([-2.0, -0.5, 0.45, 0.8, 1.5]), 0.1, 1.0, 0.2),
              (np.array([-2.0, -0.7, -0.3, 0.45, 1.5]), 0.1, None, -1.0),
              # the fast path of the plain relu (alpha 0, no cap), its d/d alpha and threshold
-             (np.array([[-2.0, -0.5, 0.45], [0.8, 1.5, 0.1]]), 0.0, None, 0.3)],
+             (np.array([[-2.0, -0.5, 0.45], [0.8, 1.5, 0.1]]), 0.0, None, 0.3),
+             # ... with a negative threshold: values in [threshold, 0) are clamped at 0
+             (np.array([[-2.0, -0.6, -0.2], [0.8, 1.5, 0.1]]), 0.0, None, -1.0)],
     "elu": [(away_from_zero(3, 4), 1.3)],
     "softmax": [(A34,), (A34, 0), (A234, 1)],
     "bias_add": [(A234, normal(4)), (A234, A34)],

@@ -18,7 +18,6 @@ import numpy as np
 
 from ...errors import PhylanxTypeError, PhylanxValueError
 from ...values import scalarize, type_name
-from .. import blas_blocks
 from ..dtypes import to_axes, to_bool, to_int
 from ..registry import primitive
 from ..solvers.direct import RELATIVE_TO, first_singular_in_stack, rounding_tolerance
@@ -51,18 +50,14 @@ def _float_arrays_that_fit(a: Any, b: Any) -> bool:
 
 
 def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a @ b`` of two float matrices of one dtype: large ones as row blocks on the task
-    pool with BLAS single-threaded (``blas_blocks.py`` says why)."""
-    m, n = a.shape[0], b.shape[1]
-    flops = 2.0 * m * n * a.shape[1]
-    if flops < blas_blocks.MIN_FLOPS:
-        return np.dot(a, b)
-    out = np.empty((m, n), a.dtype)
+    """``a @ b`` of two float matrices of one dtype: one BLAS call on BLAS's own threads.
 
-    def block(lo: int, hi: int) -> None:
-        np.dot(a[lo:hi], b, out=out[lo:hi])
-    blas_blocks.rows(m, flops, block)
-    return out
+    Not split into row blocks on the task pool (as conv_gemm does with its many small
+    per-tap products): a single large GEMM runs faster on BLAS's threads than as blocks
+    on ours (measured on the MLP step of benchmarks/nn_step.py, 2 cores: 1.9x -> 1.1x
+    NumPy's step).  Concurrent products do not oversubscribe the cores: ``fork_join``
+    shares the BLAS threads among its pieces (runtime/blas_threads.py)."""
+    return np.dot(a, b)
 
 
 def _two_matrices(a: Any, b: Any) -> bool:

@@ -28,6 +28,11 @@ def original_get(value: Any, indices: list) -> Any:
     """``slice(value, *indices)`` with the original's reading of the indices."""
     if not indices:
         return value
+    if type(value) is list and len(indices) == 1 and type(indices[0]) is int:
+        # the hot case: one item of a list (the cotangents a vjp returns, say)
+        i = indices[0]
+        if -len(value) <= i < len(value):
+            return _as_value(value[i])
     if isinstance(value, np.ndarray):
         if value.ndim > 4:
             raise PhylanxTypeError(f"slice: a {value.ndim}-d array holds unsupported data type")
