@@ -95,4 +95,4 @@ def rows(count: int, flops: float, block: Callable[[int, int], Any],
         block(0, count)
         return
     with single_threaded_blas():
-        fork_join([partial(block, lo, hi) for lo, hi in bounds])
+        fork_join([partial(block, lo, hi) for lo, hi in bounds], share_blas=True)

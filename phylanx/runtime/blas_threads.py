@@ -1,14 +1,20 @@
-"""BLAS threads balanced against the runtime's task threads, so the cores are never
-oversubscribed (issue 11, item 4).
+"""BLAS threads balanced against the runtime's task threads (issue 11, item 4).
 
 NumPy's BLAS (OpenBLAS, MKL) starts its own threads, one per core, for every product.
-When the runtime runs tasks concurrently (``fork_join``: ``parallel_block``, async
-operands, tiled passes), each task's product would start as many again; on a 2-core
-machine two tasks then run four BLAS threads that fight over the cores (measured: a
-tall-skinny product 10x slower than alone).  The policy, setting ``blas_threads``:
+The policy, setting ``blas_threads``:
 
-* ``0`` (automatic): BLAS gets all cores while one task runs; while ``fork_join`` groups
-  run ``k`` pieces concurrently it gets ``max(1, cores // k)``, restored when they end.
+* ``0`` (automatic): while ``fork_join`` runs ``k`` *like* pieces of one job
+  concurrently (row tiles of a blocked pass, groups of ``add_at``, ``parallel_map``,
+  conv row blocks; callers say so with ``share_blas=True``), BLAS gets
+  ``max(1, cores // k)`` threads, restored when they end: each piece's products are
+  small, and k single-threaded ones beat k that fight over the cores.  *Unlike*
+  pieces (independent statements or operands overlapped by the policy,
+  ``parallel_block``) keep all of BLAS's threads: there one piece is often a large
+  product and the other small, and a product that starts on one thread stays on one
+  after the small piece has ended.  ``benchmarks/blas_concurrency.py`` on this 2-core
+  machine (``benchmarks/results/2026-12-03-blas-concurrency.txt``): a 1500^2 product
+  beside an element-wise pass 113 ms with 2 BLAS threads vs 169 ms with 1; two
+  tall-skinny products (k-means' distances) 44.6 vs 37.7 ms.
   Under MPI (``distributed/mpi_locality.py`` calls :func:`one_per_rank`) every rank keeps
   one BLAS thread: the ranks of a node already share its cores.
 * ``n > 0``: BLAS always has ``n`` threads, set when the runtime starts.

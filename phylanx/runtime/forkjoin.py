@@ -51,11 +51,14 @@ INTERRUPT_GRACE = 0.5
 _log = logging.getLogger("phylanx.runtime")
 
 
-def fork_join(thunks: Sequence[Callable[[], Any]], spawn: Sequence[bool] | None = None) -> list:
+def fork_join(thunks: Sequence[Callable[[], Any]], spawn: Sequence[bool] | None = None,
+              share_blas: bool = False) -> list:
     """Run ``thunks`` concurrently and return their results in order.
 
     ``spawn[i]`` says whether thunk ``i`` becomes a task (default: all but the last,
-    which the caller runs itself).  Errors: see the module docstring.
+    which the caller runs itself).  ``share_blas``: the thunks are like pieces of one
+    job (tiles, groups, ``parallel_map``), so BLAS shares the cores among them while
+    they run (blas_threads.py says when that pays).  Errors: see the module docstring.
     """
     n = len(thunks)
     results: list[Any] = [None] * n
@@ -67,9 +70,8 @@ def fork_join(thunks: Sequence[Callable[[], Any]], spawn: Sequence[bool] | None 
     ctx.token = group               # tasks submitted below, and inline work, belong to it
     spawned: list[tuple[int, Future]] = []
     interrupted: BaseException | None = None
-    # BLAS shares the cores with the pieces while they run (blas_threads.py)
     shared = blas_threads.share(min(n if spawn is None else sum(map(bool, spawn)) + 1,
-                                    _CORES))
+                                    _CORES)) if share_blas else 0
     try:
         try:
             submit = get_executor().submit

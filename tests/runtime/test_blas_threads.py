@@ -37,16 +37,22 @@ def test_a_group_shares_the_cores_and_restores(two_blas_threads):
 
 
 def test_fork_join_pieces_run_with_shared_blas(two_blas_threads):
-    seen = fork_join([blas_threads.current, blas_threads.current])
+    seen = fork_join([blas_threads.current, blas_threads.current], share_blas=True)
     assert seen == [1, 1]
     assert blas_threads.current() == 2
+
+
+def test_unlike_pieces_keep_every_blas_thread(two_blas_threads):
+    """Statements and operands run concurrently keep BLAS's threads: a large product
+    beside a small one would otherwise run on one thread after the small one ended."""
+    assert fork_join([blas_threads.current, blas_threads.current]) == [2, 2]
 
 
 def test_the_count_is_restored_after_an_error(two_blas_threads):
     def boom():
         raise ValueError("boom")
     with pytest.raises(ValueError):
-        fork_join([blas_threads.current, boom])
+        fork_join([blas_threads.current, boom], share_blas=True)
     assert blas_threads.current() == 2
 
 
@@ -77,7 +83,8 @@ def test_any_thread_can_share(two_blas_threads):
     import threading
     seen = []
     thread = threading.Thread(
-        target=lambda: seen.append(fork_join([blas_threads.current, blas_threads.current])))
+        target=lambda: seen.append(fork_join([blas_threads.current, blas_threads.current],
+                                             share_blas=True)))
     thread.start()
     thread.join(timeout=30)
     assert seen == [[1, 1]]

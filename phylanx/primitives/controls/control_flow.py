@@ -214,7 +214,7 @@ def parallel_map(f, *iterables):
     """Like ``fmap`` with every application run as a concurrent task."""
     items = ([[x] for x in iterate(iterables[0])] if len(iterables) == 1
              else _zip_items(iterables))
-    return fork_join([partial(call, f, *xs) for xs in items])
+    return fork_join([partial(call, f, *xs) for xs in items], share_blas=True)
 
 
 @primitive("filter", "filter(_1, _2)",

@@ -127,7 +127,7 @@ def _each_tile(g, x: np.ndarray, operands: tuple, rows: int, tiled: list[bool]) 
     if workers == 1:
         worker()
     else:
-        fork_join([worker] * workers)
+        fork_join([worker] * workers, share_blas=True)
     return values
 
 

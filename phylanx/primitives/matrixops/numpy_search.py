@@ -257,7 +257,8 @@ def _one_hot_sums(a: np.ndarray, index: np.ndarray, values: np.ndarray) -> np.nd
         return group(0, n)
     bounds = [n * i // workers // ROWS_FAST_TILE * ROWS_FAST_TILE for i in range(workers)]
     bounds.append(n)
-    parts = fork_join([partial(group, lo, hi) for lo, hi in zip(bounds, bounds[1:])])
+    parts = fork_join([partial(group, lo, hi) for lo, hi in zip(bounds, bounds[1:])],
+                      share_blas=True)
     return sum(parts[1:], parts[0])
 
 
