@@ -497,7 +497,8 @@ class ExpressionMixin(NumpyMixin):
             keywords = [a for a in args if isinstance(a, past.KeywordArg)]
             args = [self.call("list", positional, node), *keywords]
         # x.argmin(axis=1) -> argmin(x, 1) when the primitive takes axis by position only
-        return self.keyword_call(prim, method, [receiver, *args], node)
+        value = self.keyword_call(prim, method, [receiver, *args], node)
+        return self.call("__nptuple", [value], node) if method == "nonzero" else value
 
 def local_name(name: str) -> str:
     """The PhySL name of a Python local: names of primitives and constants get a ``_``

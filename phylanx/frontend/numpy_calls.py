@@ -65,6 +65,8 @@ class NumpyMixin(NumpyMoreMixin):
         if isinstance(value, (past.Call, past.BinOp, past.UnaryOp)) and \
                 _primitive_of(value) in tables.NUMPY_SCALAR_RESULTS:
             return self.call("__asnumpy", [value], node)
+        if module == "numpy" and dotted in tables.NUMPY_TUPLE_RESULTS:
+            return self.call("__nptuple", [value], node)
         return value
 
     def numpy_call_of(self, dotted: str, node, module: str):
