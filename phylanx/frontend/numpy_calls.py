@@ -76,6 +76,9 @@ class NumpyMixin(NumpyMoreMixin):
         special = getattr(self, "np_" + dotted.replace(".", "_"), None)
         if special is not None:
             return special(node)
+        at = self.ufunc_at(dotted, node)
+        if at is not None:
+            return at
         if module == "numpy" and dotted in tables.NUMPY_DTYPES:   # np.float32(x)
             return self.call("__pycast", [*self.arguments(node),
                                           self.lit(tables.NUMPY_DTYPES[dotted], node)], node)

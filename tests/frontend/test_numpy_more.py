@@ -172,3 +172,21 @@ def test_numpy_functions_with_several_results_give_tuples():
     assert all(isinstance(g, np.ndarray) for g in got)
     check(one_result, m, v)
 
+
+@Phylanx
+def other_ufunc_at(a, i, b):
+    np.subtract.at(a, i, b)
+    np.multiply.at(a, [0, 0], 2.0)
+    np.maximum.at(a, i, 0.5)
+    np.minimum.at(a, (i,), b)
+    np.divide.at(a, -1, 4.0)
+    np.power.at(a, np.array([1]), 2)
+    return a
+
+
+def test_ufunc_at_of_other_binary_ufuncs():
+    a, i, b = np.array([1.0, 2.0, 3.0, 8.0]), np.array([0, 0, 2]), np.array([1.0, 2.0, 3.0])
+    expected = other_ufunc_at.python(a.copy(), i, b)
+    got_a = a.copy()
+    np.testing.assert_allclose(other_ufunc_at(got_a, i, b), expected)
+    np.testing.assert_allclose(got_a, expected)   # changed in place, as NumPy does
