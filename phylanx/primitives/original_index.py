@@ -179,6 +179,9 @@ def _matrix(shape: tuple, r: Any, c: Any) -> list:
         rows = np.flatnonzero(cr[1]) if cr[0] == _BOOL else cr[1]
         rows = _ints(rows, nrows)
         return [rows] if np.ndim(rows) == 0 else [NEWAXIS, rows]
+    if r is IMPLICIT and cc[0] == _INT and np.ndim(cc[1]) == 2 and np.size(cc[1]) == 1:
+        # slice_column(m, j) with j a 2-d index array of one element: (1, nrows, 1)
+        return [NEWAXIS, None, _ints(np.ravel(cc[1]), ncols)]
     if cr[0] == _RANGE:   # a one-element index array next to a range acts as a scalar
         cc = _one_element_scalar(cc)
     if cc[0] == _RANGE:

@@ -148,3 +148,9 @@ def test_stores_into_a_range_of_a_list():
     assert ev(f"block({lst}, store(slice(l, list(1, nil)), 5), l)") == [1, 5, 5]
     with pytest.raises(PhylanxError, match="different size"):
         ev(f"block({lst}, store(slice(l, list(0, 2)), list(7)), l)")
+
+
+def test_slice_column_of_a_one_element_2d_index_array():
+    # A.1.5: with an implicit nil row, a 2-d index array of one element gives (1, nrows, 1)
+    got = ev("lambda(x, slice_column(x, vstack(list(hstack(list(1))))))", M)
+    np.testing.assert_array_equal(got, M[:, 1].reshape(1, 3, 1))
