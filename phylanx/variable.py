@@ -228,6 +228,10 @@ class variable:  # noqa: N801 - the original's name
     def __phylanx_value__(self) -> Any:
         return self._expr.raw()
 
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """``np.asarray(v)``: the evaluated value (not an object array of its items)."""
+        return np.asarray(self.eval(), dtype=dtype)
+
     # -- lazy arithmetic ----------------------------------------------------
     def _binary(self, kind: str, fn: Callable, other: Any, reflected: bool = False) -> variable:
         a, b = self._expr, _expr(other)

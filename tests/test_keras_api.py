@@ -197,3 +197,10 @@ def test_every_phylanx_error_is_a_runtime_error():
                 return x
             except ValueError:
                 return 0
+
+
+def test_numpy_converts_a_variable_to_its_value():
+    v = et.variable(np.array([[1.0, 2.0], [3.0, 4.0]])) * 2
+    got = np.asarray(v)
+    assert got.dtype == np.float64 and got.tolist() == [[2.0, 4.0], [6.0, 8.0]]
+    assert np.sum(et.variable(np.arange(3))) == 3

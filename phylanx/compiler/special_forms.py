@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import PhylanxCompileError
+import numpy as np
+
+from ..errors import PhylanxCompileError, PhylanxTypeError
 from ..language import ast
 from ..primitives import indexing, original_index
 from ..primitives.controls.control_flow import iterate
@@ -201,6 +203,8 @@ def store(compiler, call, scope):
         base = compiler.compile(target.args[0], scope)
         indices = [compiler.compile(a, scope) for a in target.args[1:]]
         node = compiler.new_node("store", call.loc, (base, *indices, value), instance=kind)
+        # a 0-d target is replaced: the variable it is read from is stored into
+        rebind = _variable_slot(compiler, target.args[0], scope)
 
         def run(frame):
             # ``async`` values are resolved here, where they are consumed
@@ -211,6 +215,9 @@ def store(compiler, call, scope):
                 SLICE_STORES[kind](kind, container, idx, v)
                 return
             if kind != "__subscript":   # PhySL's slice forms read indices as the original
+                if original_index.is_scalar(container):
+                    _store_scalar(kind, container, idx, v, rebind, frame)
+                    return
                 idx, v = original_index.store_indices(kind, container, idx, v)
             indexing.put(container, idx, v)
         return node.set_run(located(node, run))
@@ -219,6 +226,27 @@ def store(compiler, call, scope):
         "(slice, slice_row, slice_column, slice_page, tuple_slice, __subscript, "
         "slice_row_d, slice_column_d)",
         getattr(target, "loc", call.loc), "store")
+
+
+def _variable_slot(compiler, target, scope):
+    """(frame -> owning frame, slot) of a variable named ``target``, else None."""
+    if not isinstance(target, ast.Identifier):
+        return None
+    where = scopes.resolve(scope, target.name)
+    return None if where is None else (scopes.owner(where, compiler.globals.frame), where[1])
+
+
+def _store_scalar(kind, container, idx, v, rebind, frame):
+    """``store(slice(s, 0), v)`` with a 0-d ``s``: its one element is replaced."""
+    new = original_index.store_scalar(kind, container, idx, v)
+    if isinstance(container, np.ndarray):
+        container[()] = new
+    elif rebind is None:
+        raise PhylanxTypeError("a store into a slice of a 0-d value needs a variable as "
+                               "the target (store(slice(x, 0), v) with x a variable)")
+    else:
+        owner, slot = rebind
+        owner(frame)[slot] = new
 
 
 @special_form("return")

@@ -17,7 +17,7 @@ from ..primitives import registry
 from . import arguments, definite, tables
 from .markers import DecoratedFunction
 from .numpy_calls import NumpyMixin, array_literal
-from .resolve import Kind
+from .resolve import Kind, primitive_stub
 
 #: primitives printed as infix operators in the generated PhySL (easier to read)
 _INFIX = {prim: op for op, (_, prim) in past.BINARY_OPS.items()}
@@ -375,6 +375,8 @@ class ExpressionMixin(NumpyMixin):
 
     def call_resolved(self, res, name, node):
         kind = res.kind
+        if kind is Kind.FUNCTION and primitive_stub(res.value, name):
+            return self.call(name, self.arguments(node), node)   # the original's stand-ins
         if kind in (Kind.DECORATED, Kind.FUNCTION):
             self.check_call_shape(res.value, node)
             return self.call(self.dependency(res.value, node),
@@ -497,7 +499,8 @@ class ExpressionMixin(NumpyMixin):
             keywords = [a for a in args if isinstance(a, past.KeywordArg)]
             args = [self.call("list", positional, node), *keywords]
         # x.argmin(axis=1) -> argmin(x, 1) when the primitive takes axis by position only
-        return self.keyword_call(prim, method, [receiver, *args], node)
+        value = self.keyword_call(prim, method, [receiver, *args], node)
+        return self.call("__nptuple", [value], node) if method == "nonzero" else value
 
 def local_name(name: str) -> str:
     """The PhySL name of a Python local: names of primitives and constants get a ``_``

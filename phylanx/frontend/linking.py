@@ -60,17 +60,20 @@ class Linker:
 
     def decorator_for(self, obj, node=None, locator=None) -> DecoratedFunction:
         """The decorator of a decorated function, or of a plain function (made once)."""
+        options = {"compiler_state": self.state}
         if isinstance(obj, DecoratedFunction):
             obj = obj.decorator()
-            if obj.state is not self.state and locator is not None:
-                raise locator.error(node, f"'{obj.__name__}' was decorated with another "
-                                          "compiler_state and cannot be called from here")
-            return obj
+            if obj.state is self.state or locator is None:
+                return obj
+            # called from a function of another compiler state: as in the original (one
+            # state for all), the call works; the function is compiled into this state too
+            options = {**obj.kwargs, "compiler_state": self.state, "debug": False}
         entry = self.helpers.get(id(obj))
         if entry is not None and entry[0] is obj:
             return entry[1]
         try:
-            helper = self.make_decorator(obj, compiler_state=self.state)
+            python = obj.python if isinstance(obj, DecoratedFunction) else obj
+            helper = self.make_decorator(python, **options)
         except SourceUnavailableError as e:
             if locator is None:
                 raise

@@ -65,6 +65,8 @@ class NumpyMixin(NumpyMoreMixin):
         if isinstance(value, (past.Call, past.BinOp, past.UnaryOp)) and \
                 _primitive_of(value) in tables.NUMPY_SCALAR_RESULTS:
             return self.call("__asnumpy", [value], node)
+        if module == "numpy" and dotted in tables.NUMPY_TUPLE_RESULTS:
+            return self.call("__nptuple", [value], node)
         return value
 
     def numpy_call_of(self, dotted: str, node, module: str):
@@ -74,6 +76,9 @@ class NumpyMixin(NumpyMoreMixin):
         special = getattr(self, "np_" + dotted.replace(".", "_"), None)
         if special is not None:
             return special(node)
+        at = self.ufunc_at(dotted, node)
+        if at is not None:
+            return at
         if module == "numpy" and dotted in tables.NUMPY_DTYPES:   # np.float32(x)
             return self.call("__pycast", [*self.arguments(node),
                                           self.lit(tables.NUMPY_DTYPES[dotted], node)], node)

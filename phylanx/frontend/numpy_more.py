@@ -1,9 +1,10 @@
 """NumPy calls whose arguments need rearranging for their primitive: ``np.add.at``,
 ``np.fill_diagonal``, ``np.meshgrid``, ``np.unique`` and ``np.einsum``.
 
-* ``np.add.at(a, i, v)`` and ``np.fill_diagonal(a, v)`` change ``a`` in place and return
-  None in NumPy; their primitives change it in place too (like ``store``) and return it,
-  so the call becomes ``block(add_at(a, i, v), nil)``: the value is None, as in Python.
+* ``np.add.at(a, i, v)`` (and ``np.subtract.at`` ..., through ``ufunc_at``) and
+  ``np.fill_diagonal(a, v)`` change ``a`` in place and return None in NumPy; their
+  primitives change it in place too (like ``store``) and return it, so the call becomes
+  ``block(add_at(a, i, v), nil)``: the value is None, as in Python.
 * ``np.meshgrid(x, y, indexing="ij")`` passes its vectors as one list
   (``meshgrid(list(x, y), indexing="ij")``): a variadic primitive takes no keywords.
 * ``np.unique(ar, return_index, ...)``: the PhySL ``unique`` keeps the original's second
@@ -17,6 +18,7 @@ function is its rule there).
 from __future__ import annotations
 
 from ..language import ast as past
+from ..primitives.matrixops.numpy_search import AT_UFUNCS as _AT_UFUNCS
 
 
 class NumpyMoreMixin:
@@ -28,6 +30,16 @@ class NumpyMoreMixin:
 
     def np_add_at(self, node):
         return self._returns_none("add_at", "add.at", node)
+
+    def ufunc_at(self, dotted: str, node):
+        """``np.subtract.at(a, i, b)``, ``np.maximum.at`` ...: ``ufunc_at(a, i, b, "subtract")``
+        (None if ``dotted`` is no such call)."""
+        ufunc = dotted[:-3] if dotted.endswith(".at") else None
+        if ufunc not in _AT_UFUNCS or ufunc == "add":
+            return None
+        args = [*self.arguments(node), self.lit(ufunc, node)]
+        call = self.keyword_call("ufunc_at", dotted, args, node)
+        return self.call("block", [call, self.lit(None, node)], node)
 
     def np_fill_diagonal(self, node):
         return self._returns_none("fill_diagonal", "fill_diagonal", node)

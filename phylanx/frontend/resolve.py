@@ -153,3 +153,36 @@ class Resolver:
         if where == "cell":
             return ("cell", id(self.cells[name]), name)
         return ("global", id(self.globals), name)
+
+
+def primitive_stub(fn: Any, name: str) -> str | None:
+    """The primitive a do-nothing Python function stands for, else None.
+
+    The original's users wrote ``def fmap(f, x): pass`` beside their decorated code to
+    keep flake8 quiet, and the original called the primitive ``fmap``: a plain function
+    named like a (non-special) primitive whose body is only ``pass``, ``...``, a docstring
+    or a bare ``return`` is such a stand-in.
+    """
+    from ..primitives.registry import lookup
+    spec = lookup(name)
+    if spec is None or spec.special or not isinstance(fn, types.FunctionType) or \
+            fn.__name__ != name:
+        return None
+    import ast
+    import inspect
+    import textwrap
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.FunctionDef) else None
+    if not body:
+        return None
+    for stmt in body:
+        if isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(
+                stmt.value, ast.Constant)) or (isinstance(stmt, ast.Return) and (
+                stmt.value is None or (isinstance(stmt.value, ast.Constant)
+                                       and stmt.value.value is None))):
+            continue
+        return None
+    return name

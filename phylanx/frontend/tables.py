@@ -82,6 +82,12 @@ NUMPY_SCALAR_RESULTS = frozenset({
     "__add", "__sub", "__mul", "__div", "__floordiv", "__mod", "__minus", "__divmod",
     "__eq", "__ne", "__lt", "__le", "__gt", "__ge", "__bitand", "__bitor", "__bitxor",
     "__lshift", "__rshift", "__invert", "power", "__copy"})
+#: NumPy functions whose several results are a tuple (a namedtuple for ``linalg``) where
+#: the primitive gives a PhySL list: the list is made a tuple (``__nptuple``)
+NUMPY_TUPLE_RESULTS = frozenset({
+    "nonzero", "where", "unique", "histogram", "meshgrid", "unravel_index", "average",
+    "polyfit", "gradient", "atleast_1d", "atleast_2d", "atleast_3d", "linalg.svd",
+    "linalg.eig", "linalg.eigh", "linalg.qr", "linalg.lstsq"})
 MATH_CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf,
                                     "nan": math.nan, "tau": math.tau}
 

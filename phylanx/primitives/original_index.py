@@ -179,6 +179,9 @@ def _matrix(shape: tuple, r: Any, c: Any) -> list:
         rows = np.flatnonzero(cr[1]) if cr[0] == _BOOL else cr[1]
         rows = _ints(rows, nrows)
         return [rows] if np.ndim(rows) == 0 else [NEWAXIS, rows]
+    if r is IMPLICIT and cc[0] == _INT and np.ndim(cc[1]) == 2 and np.size(cc[1]) == 1:
+        # slice_column(m, j) with j a 2-d index array of one element: (1, nrows, 1)
+        return [NEWAXIS, None, _ints(np.ravel(cc[1]), ncols)]
     if cr[0] == _RANGE:   # a one-element index array next to a range acts as a scalar
         cc = _one_element_scalar(cc)
     if cc[0] == _RANGE:
@@ -294,6 +297,27 @@ def form_indices(kind: str, idx: list) -> list:
     return [idx[0]]
 
 
+def is_scalar(value: Any) -> bool:
+    """A 0-d number (a Python or NumPy scalar, or a 0-d array)."""
+    return (isinstance(value, (bool, int, float, np.generic)) and not isinstance(value, str)) \
+        or (isinstance(value, np.ndarray) and value.ndim == 0)
+
+
+def store_scalar(kind: str, container: Any, idx: list, value: Any) -> Any:
+    """The new value of a 0-d ``container`` after ``store(<kind>(container, idx...), value)``:
+    one index selecting element 0 (A.1.3), a 0-d numeric value converted to the target's
+    dtype (2.7 stored into an int is 2)."""
+    _scalar(form_indices(kind, idx))
+    if not is_scalar(value) or np.asarray(value).dtype.kind not in "biuf":
+        raise PhylanxValueError(f"only a 0-d number can be stored into a 0-d value, got a "
+                                f"{type_name(value)}")
+    dtype = np.asarray(container).dtype
+    new = np.asarray(value).astype(dtype)[()]
+    if isinstance(container, (bool, int, float)) and not isinstance(container, np.generic):
+        return type(container)(new)   # a Python number stays one
+    return new
+
+
 def store_indices(kind: str, container: Any, idx: list, value: Any) -> tuple[list, Any]:
     """NumPy-style indices (and the value) for ``store(<kind>(container, idx...), value)``."""
     idx = form_indices(kind, idx)
@@ -305,8 +329,18 @@ def store_indices(kind: str, container: Any, idx: list, value: Any) -> tuple[lis
             if c[0] == _INT:
                 return [_ints(int(np.ravel(c[1])[0]), len(container)), *idx[1:]], value
             if c[0] == _RANGE:
-                return [_range(c[1], len(container), "the requested list elements"),
-                        *idx[1:]], value
+                rng = _range(c[1], len(container), "the requested list elements")
+                if rng[2] == 1 and len(idx) == 1:
+                    # the original: a list value of the same length, or any other value
+                    # filling the range
+                    k = len(range(len(container))[slice(*rng)])
+                    if not isinstance(value, (list, tuple)):
+                        value = [value] * k
+                    elif len(value) != k:
+                        raise PhylanxValueError(
+                            f"cannot assign a list to a slice of a different size ({len(value)} "
+                            f"values for {k} list elements; Python's l[a:b] = v resizes)")
+                return [rng, *idx[1:]], value
         return idx, value
     if value is None or isinstance(value, (list, tuple, dict, str)):
         # the original converts the value to the target's dtype: numbers and arrays only

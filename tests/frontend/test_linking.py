@@ -48,3 +48,23 @@ def test_a_new_linker_does_not_reuse_names_the_state_defines():
     again = _decorated_in(state)   # a fresh linker for the same state
     assert again.state_name != "f" and again(3) == 8
     assert execution_tree.invoke(function, (1,), {}) == 4   # the first 'f' is intact
+
+
+def test_a_function_of_another_compiler_state_can_be_called():
+    # the original shared one state among all functions, so such a call worked there
+    mine = execution_tree.compiler_state("mine")
+
+    @Phylanx(compiler_state=mine)
+    def twice(x):
+        return x * 2
+
+    @Phylanx
+    def uses_twice(x):
+        return twice(x) + 1
+
+    @Phylanx(compiler_state=execution_tree.compiler_state("other"))
+    def uses_both(x):
+        return twice(x) + uses_twice(x)
+
+    assert uses_twice(3) == 7 and uses_both(3) == 13 and twice(4) == 8
+    assert twice.state is mine

@@ -145,3 +145,48 @@ def test_bad_input_is_a_located_error_naming_the_primitive():
     with pytest.raises(PhylanxError, match="bincount") as info:
         bad_bincount(np.array([1, -1]))
     assert info.value.loc is not None and info.value.primitive == "bincount"
+
+
+@Phylanx
+def several_results(m, v):
+    return (np.unique(v, return_counts=True), np.unique(v, return_inverse=True),
+            np.histogram(v, bins=2), np.meshgrid(v, v), np.unravel_index(v, (3, 4)),
+            np.average(m, axis=0, returned=True), np.nonzero(m), np.where(m), m.nonzero(),
+            np.linalg.svd(m), np.linalg.qr(m), np.atleast_1d(v, m), np.gradient(m),
+            np.polyfit(v, v, 1, full=True))
+
+
+@Phylanx
+def one_result(m, v):
+    return np.unique(v), np.gradient(v), np.where(m > 1, m, 0), np.atleast_1d(v)
+
+
+def test_numpy_functions_with_several_results_give_tuples():
+    # NumPy returns a tuple (or a namedtuple) where the primitive gives a PhySL list
+    m, v = np.array([[1.0, 0.0], [2.0, 3.0]]), np.array([3, 1, 1, 7])
+    got, expected = several_results(m, v), several_results.python(m, v)
+    for i, (g, e) in enumerate(zip(got, expected)):
+        assert isinstance(e, tuple) and type(g) is tuple, (i, type(g))
+        assert len(g) == len(e) and all(np.allclose(a, b) for a, b in zip(g, e)), i
+    got = one_result(m, v)
+    assert all(isinstance(g, np.ndarray) for g in got)
+    check(one_result, m, v)
+
+
+@Phylanx
+def other_ufunc_at(a, i, b):
+    np.subtract.at(a, i, b)
+    np.multiply.at(a, [0, 0], 2.0)
+    np.maximum.at(a, i, 0.5)
+    np.minimum.at(a, (i,), b)
+    np.divide.at(a, -1, 4.0)
+    np.power.at(a, np.array([1]), 2)
+    return a
+
+
+def test_ufunc_at_of_other_binary_ufuncs():
+    a, i, b = np.array([1.0, 2.0, 3.0, 8.0]), np.array([0, 0, 2]), np.array([1.0, 2.0, 3.0])
+    expected = other_ufunc_at.python(a.copy(), i, b)
+    got_a = a.copy()
+    np.testing.assert_allclose(other_ufunc_at(got_a, i, b), expected)
+    np.testing.assert_allclose(got_a, expected)   # changed in place, as NumPy does

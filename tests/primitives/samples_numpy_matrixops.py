@@ -126,6 +126,15 @@ def _matrixops_numpy_search() -> dict[str, list[tuple]]:
                    (np.zeros(3), np.array([True, False, True]), np.float64(1.0)),
                    (np.zeros(3), np.array([3]), np.float64(1.0)),
                    (np.zeros(3, np.int64), np.array([0]), np.float64(0.5))],
+        "ufunc_at": [(np.ones(4), np.array([0, 2, 0]), np.float64(2.0), "multiply"),
+                     (np.arange(4.0), np.array([1, 1]), np.array([0.5, 3.0]), "subtract"),
+                     (np.zeros((2, 3)), [np.array([0, 1]), np.array([2, 2])],
+                      np.array([4.0, -1.0]), "maximum"),
+                     (np.arange(3), np.array([2, 2]), I(1), "minimum"),
+                     (np.full(3, 8.0, F32), np.array([True, False, True]), np.float64(2.0),
+                      "divide"),
+                     (np.arange(3.0), np.array([3]), np.float64(1.0), "power"),
+                     (np.ones(2), np.array([0]), np.float64(1.0), "hypot")],
     }
 
 

@@ -127,3 +127,30 @@ def test_python_subscripts_keep_numpys_meaning():
     for ours, numpy in zip(f(v, m), f.python(v, m)):
         np.testing.assert_array_equal(ours, numpy)
     assert "__subscript(" in f.get_physl_source() and "slice(" not in f.get_physl_source()
+
+
+def test_stores_into_a_0d_value_replace_its_one_element():
+    # A.1.9: one index selecting element 0; the value converted to the target's dtype
+    assert ev("block(define(s, 5), store(slice(s, 0), 7), s)") == 7
+    assert ev("block(define(s, 5), store(slice(s, -1), 2.7), s)") == 2
+    assert ev("block(define(s, 5.5), store(slice(s, list(0, 1)), 2), s)") == 2.0
+    assert ev("block(define(f, x, block(store(slice_row(x, nil), 3), x)), f(1))") == 3
+    with pytest.raises(PhylanxIndexError, match="first element from a scalar"):
+        ev("block(define(s, 5), store(slice(s, 1), 7), s)")
+    with pytest.raises(PhylanxError, match="0-d number"):
+        ev("block(define(s, 5), store(slice(s, 0), hstack(list(1, 2))), s)")
+
+
+def test_stores_into_a_range_of_a_list():
+    # A.1.9: a step-1 range takes a list of its length, or any other value fills it
+    lst = "define(l, list(1, 2, 3))"
+    assert ev(f"block({lst}, store(slice(l, list(0, 2)), list(7, 8)), l)") == [7, 8, 3]
+    assert ev(f"block({lst}, store(slice(l, list(1, nil)), 5), l)") == [1, 5, 5]
+    with pytest.raises(PhylanxError, match="different size"):
+        ev(f"block({lst}, store(slice(l, list(0, 2)), list(7)), l)")
+
+
+def test_slice_column_of_a_one_element_2d_index_array():
+    # A.1.5: with an implicit nil row, a 2-d index array of one element gives (1, nrows, 1)
+    got = ev("lambda(x, slice_column(x, vstack(list(hstack(list(1))))))", M)
+    np.testing.assert_array_equal(got, M[:, 1].reshape(1, 3, 1))

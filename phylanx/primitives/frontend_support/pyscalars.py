@@ -83,3 +83,15 @@ def asnumpy(x):
 
     Tuples (``np.divmod``) element-wise; everything else unchanged."""
     return _numpy_kind(x)
+
+
+@primitive("__nptuple", "__nptuple(_1)", extension=True,
+           oracle=lambda x: tuple(x) if isinstance(x, list) else x,
+           example="__nptuple(list(1, 2))", result="tuple(1, 2)")
+def nptuple(x):
+    """The several results of a NumPy function as the tuple NumPy returns.
+
+    ``np.unique(a, return_counts=True)``, ``np.nonzero``, ``np.linalg.svd``, ``np.histogram``
+    ... compile to primitives that give a PhySL list (as the original's did); a list
+    becomes a tuple, any other value (one array: ``np.unique(a)``) is unchanged."""
+    return tuple(x) if isinstance(x, list) else x

@@ -290,3 +290,41 @@ def add_at(a, indices, b):
     except IndexError as e:
         raise PhylanxValueError(str(e)) from None
     return a
+
+
+#: the binary ufuncs whose ``.at`` method ``ufunc_at`` applies
+AT_UFUNCS = {name: getattr(np, name) for name in (
+    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power",
+    "maximum", "minimum", "fmax", "fmin")}
+
+
+def _ufunc_at_oracle(a, indices, b, ufunc):
+    AT_UFUNCS[ufunc].at(a, tuple(indices) if isinstance(indices, list) else indices, b)
+    return a
+
+
+@primitive(
+    "ufunc_at", "ufunc_at(_1_a, _2_indices, _3_b, _4_ufunc)", extension=True,
+    side_effects=True,   # changes ``a`` in place, as add_at
+    oracle=_ufunc_at_oracle,
+    example='ufunc_at([1.0, 1.0, 1.0], [0, 2, 0], 2.0, "multiply")', result="[4.0, 1.0, 2.0]",
+)
+def ufunc_at(a, indices, b, ufunc):
+    """Apply the binary ufunc named ``ufunc`` at ``indices`` in place (numpy.<ufunc>.at).
+
+    ``ufunc`` is ``"subtract"``, ``"multiply"``, ``"maximum"`` ...; unbuffered, so a
+    repeated index applies once per occurrence; ``a`` is returned.  Indices and ``b`` as
+    for ``add_at``."""
+    fn = AT_UFUNCS.get(ufunc) if isinstance(ufunc, str) else None
+    if fn is None:
+        raise PhylanxValueError(f"ufunc_at: unknown ufunc {ufunc!r} (one of "
+                                f"{', '.join(AT_UFUNCS)})")
+    if not isinstance(a, np.ndarray) or a.ndim == 0:
+        raise PhylanxTypeError(f"a must be an array of at least 1 dimension (it is changed "
+                               f"in place), got a {type_name(a)}")
+    values, index = _values(b, "b"), _at_indices(indices)
+    try:
+        numpy_call(fn.at, a, index, values)
+    except IndexError as e:
+        raise PhylanxValueError(str(e)) from None
+    return a
