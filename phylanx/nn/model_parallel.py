@@ -23,7 +23,8 @@ column-tiled weights (forward and backward; every rank calls them, SPMD).
   generated backward of a summing all_reduce, see ``graph._backward``).
 
 Both are checked against the single-process layer (``tests/distributed/programs/
-nn_model_parallel.py``).  Not done: using these layers inside ``fit``.
+nn_model_parallel.py``).  ``fit(..., distributed="model")`` trains a model with them:
+:mod:`.model_parallel_fit`.
 """
 from __future__ import annotations
 
@@ -128,7 +129,12 @@ class ParallelConv1D:
         kernel = layer.weights[0].value
         y = _conv1d_d(layer, x, kernel)
         self._x, self._y = x, y
-        epilogue = _epilogue(layer, (None,) + tuple(y.local.shape[1:]))
+        # compiled once per block shape (a compilation costs a few ms: fit calls this
+        # every step)
+        key = ("forward", tuple(y.local.shape[1:]))
+        if key not in self._programs:
+            self._programs[key] = _epilogue(layer, (None,) + key[1])
+        epilogue = self._programs[key]
         args = [y.local] + ([layer.weights[1].value] if layer.use_bias else [])
         return y.derive(np.asarray(epilogue(*args), np.float32), y.layout)
 
@@ -182,6 +188,7 @@ class ColumnParallelDense:
                                     ["tile", ["rows", 0, kernel.shape[0]], ["columns", c0, c1]])
         self.bias = layer.weights[1].value[c0:c1] if layer.use_bias else None
         self._backward = None
+        self._epilogue = None
         self._x: Any = None
 
     def forward(self, x: Any) -> dist.DistributedArray:
@@ -190,8 +197,10 @@ class ColumnParallelDense:
         x = np.asarray(x, np.float32)
         y = phylanx.evaluate("lambda(x, w, dot_d(x, w))", x, self.kernel)
         self._x = x
-        epilogue = _epilogue(self.layer, (None, self.columns[1] - self.columns[0]),
-                             split_columns=True)
+        if self._epilogue is None:     # compiled once (fit calls this every step)
+            self._epilogue = _epilogue(self.layer, (None, self.columns[1] - self.columns[0]),
+                                       split_columns=True)
+        epilogue = self._epilogue
         args = [y.local] + ([self.bias] if self.bias is not None else [])
         return y.derive(np.asarray(epilogue(*args), np.float32), y.layout)
 

@@ -143,6 +143,15 @@ def _resolved(value: Any) -> Any:
     return value
 
 
+def _diverged(loss: Any, epoch: int, batch: int, history: Any) -> TrainingDivergedError:
+    error = TrainingDivergedError(
+        f"the loss is {float(loss)} at epoch {epoch + 1}, batch {batch + 1}: training "
+        "stopped (the weights are those before that batch); lower the learning rate, "
+        "check the data, or pass stop_on_nan=False to continue")
+    error.history = history
+    return error
+
+
 def _render(value: Any) -> str:
     from .graph import literal
     return literal(value)
@@ -239,16 +248,24 @@ class TrainingMixin:
             callbacks: list | None = None, validation_split: float = 0.0,
             validation_data: Any = None, shuffle: bool = True, initial_epoch: int = 0,
             stop_on_nan: bool = True, distributed: str | None = None,
-            sync_batchnorm: bool = True) -> cbs.History:
+            sync_batchnorm: bool = True, conv_split: str | None = None) -> cbs.History:
         """Train for ``epochs`` passes over ``(x, y)``; returns the :class:`History`.
 
         ``distributed="data"``: data parallel over the localities (every rank passes
         the same data; see :mod:`.data_parallel`); BatchNormalization then uses the
-        global batch's statistics unless ``sync_batchnorm=False`` (each shard's own)."""
+        global batch's statistics unless ``sync_batchnorm=False`` (each shard's own).
+        ``distributed="model"``: Conv1D layers split by batch or, with
+        ``conv_split="length"``, by length, Dense layers by columns, the other layers
+        replicated (see :mod:`.model_parallel_fit`).  Distributed, only rank 0 draws
+        the progress bar."""
         self._require_compiled()
-        if distributed not in (None, "data"):
-            raise PhylanxValueError(f"distributed must be None or 'data', got {distributed!r}"
-                                    " (model-parallel layers: phylanx.nn.model_parallel)")
+        if distributed not in (None, "data", "model"):
+            raise PhylanxValueError(f"distributed must be None, 'data' or 'model', got "
+                                    f"{distributed!r}")
+        if conv_split is not None and distributed != "model":
+            # (located at the user's line, as the other model-parallel errors)
+            from .model_parallel_fit import _error
+            raise _error("conv_split ('batch' or 'length') is for distributed='model'")
         x = self._inputs(x)
         y = self._targets(x, y)
         if validation_data is None and validation_split:
@@ -263,19 +280,26 @@ class TrainingMixin:
             vy = self._targets(vx, validation_data[1])
         if len(x) == 0:
             raise PhylanxValueError("fit needs at least one training sample")
-        step = self._program("train" if distributed is None else
-                             "train:data" if sync_batchnorm else "train:data:local_bn")
+        trainer = step = None
+        if distributed == "model":
+            trainer = self._model_parallel(conv_split or "batch")
+            trainer.begin()
+        else:
+            step = self._program("train" if distributed is None else
+                                 "train:data" if sync_batchnorm else "train:data:local_bn")
         if distributed is not None:
-            data_parallel.broadcast_weights(self)
+            if distributed == "data":
+                data_parallel.broadcast_weights(self)
             rank, count = data_parallel.rank_and_count()
         opt = self.optimizer
-        if any(len(opt.state.get(s, ())) != len(step.trainable) for s in step.slot_names):
+        if step is not None and any(len(opt.state.get(s, ())) != len(step.trainable)
+                                    for s in step.slot_names):
             opt.init_state([w.value for w in step.trainable])
         batch_size = int(batch_size or 32)
         steps = math.ceil(len(x) / batch_size)
         history = cbs.History()
         every = [history, *(callbacks or [])]
-        if verbose:
+        if verbose and (distributed is None or rank == 0):
             every.append(cbs.ProgressBar(verbose))
         for cb in every:
             cb.set_model(self)
@@ -286,24 +310,31 @@ class TrainingMixin:
         for epoch in range(initial_epoch, epochs):
             for cb in every:
                 cb.on_epoch_begin(epoch)
+            if trainer is not None:
+                trainer.load()      # (a callback may have changed weights or slots)
             order = rng.permutation(len(x)) if shuffle else np.arange(len(x))
             totals: dict[str, float] = {}
             seen = 0
             for b in range(steps):
                 take = order[b * batch_size:(b + 1) * batch_size]
                 extra: list = []
-                if distributed is not None:
-                    mine, extra = _shard(step, take, rank, count)
+                if trainer is not None:
+                    values = self._model_parallel_batch(trainer, x[take], y[take],
+                                                        stop_on_nan, epoch, b, history)
                 else:
                     mine = take
-                values = self._train_batch(step, x[mine], y[mine], stop_on_nan, epoch, b,
-                                           history, extra)
+                    if distributed is not None:
+                        mine, extra = _shard(step, take, rank, count)
+                    values = self._train_batch(step, x[mine], y[mine], stop_on_nan, epoch,
+                                               b, history, extra)
                 seen += len(take)
                 for k, v in values.items():
                     totals[k] = totals.get(k, 0.0) + v * len(take)
                 logs = {k: v / seen for k, v in totals.items()}
                 for cb in every:
                     cb.on_train_batch_end(b, logs)
+            if trainer is not None:
+                trainer.sync()      # whole weights for validation, callbacks, predict
             if validation_data is not None:
                 scores = self._evaluate_arrays(vx, vy, batch_size)
                 logs.update({"val_" + k: v for k, v in scores.items()})
@@ -324,12 +355,7 @@ class TrainingMixin:
                    *extra)
         loss, found, new_params, new_slots, updates = _resolved(out)
         if not np.isfinite(loss) and stop_on_nan:
-            error = TrainingDivergedError(
-                f"the loss is {float(loss)} at epoch {epoch + 1}, batch {batch + 1}: training "
-                "stopped (the weights are those before that batch); lower the learning rate, "
-                "check the data, or pass stop_on_nan=False to continue")
-            error.history = history
-            raise error
+            raise _diverged(loss, epoch, batch, history)
         opt.iterations += 1
         for w, v in zip(step.trainable, new_params):
             w.value = v
@@ -338,6 +364,21 @@ class TrainingMixin:
             opt.state[s] = list(new_slots[k * n:(k + 1) * n])
         for w, v in zip(step.updated, updates):
             w.value = v
+        return {"loss": float(loss), **{metrics.display_name(m): float(v)
+                                        for m, v in zip(self.metric_names, found)}}
+
+    def _model_parallel(self, conv_split: str) -> Any:
+        # one trainer (its compiled programs) per model, optimizer and split
+        key = f"train:model:{conv_split}"
+        trainer = self._programs.get(key)
+        if trainer is None:
+            from .model_parallel_fit import Trainer
+            trainer = self._programs[key] = Trainer(self, conv_split)
+        return trainer
+
+    def _model_parallel_batch(self, trainer, xb, yb, stop_on_nan, epoch, batch, history):
+        loss, found = trainer.step(xb, yb, stop_on_nan,
+                                   lambda value: _diverged(value, epoch, batch, history))
         return {"loss": float(loss), **{metrics.display_name(m): float(v)
                                         for m, v in zip(self.metric_names, found)}}
 

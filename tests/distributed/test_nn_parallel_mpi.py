@@ -4,7 +4,8 @@ shards), and the gradient
 all_reduces overlap the backward pass (``programs/nn_data_parallel.py``); the activity
 recognition example ends with the same loss on 1 and 2 localities; the model-parallel
 Conv1D (tiled by batch or by length) and Dense give the single-process outputs and
-gradients."""
+gradients, and ``fit(distributed="model")`` over them trains as one process does
+(``programs/nn_model_parallel_fit.py``)."""
 from __future__ import annotations
 
 import re
@@ -44,3 +45,11 @@ def test_activity_recognition_example_has_the_same_final_loss_on_1_and_2_localit
 def test_model_parallel_conv1d_and_dense_match_the_single_process_layers(k):
     done, _ = program(k, "nn_model_parallel.py", timeout=120)
     assert_all_ok(done, k)
+
+
+@pytest.mark.parametrize("k", (1, 2, 3))
+def test_model_parallel_fit_matches_one_process_and_refuses_bad_input(k):
+    done, _ = program(k, "nn_model_parallel_fit.py", "--verbose", timeout=240)
+    assert_all_ok(done, k)
+    # one fit with verbose=2 over 3 epochs: only rank 0 printed its progress
+    assert done.stdout.count("Epoch 3/3") == 1, done.stdout

@@ -1,0 +1,386 @@
+"""``fit(..., distributed="model")``: training with the model-parallel layers of
+:mod:`.model_parallel` (SPMD: every rank calls ``fit`` with the same data and seed).
+
+:func:`plan` cuts the model's chain of layers into stages:
+
+* every ``Conv1D`` runs as a :class:`~.model_parallel.ParallelConv1D`: its input is
+  tiled by batch (``conv_split="batch"``) or by length (``"length"``), each rank
+  convolving its tile through ``conv1d_d`` (halos fetched from the neighbours for a
+  length tiling); its weights are replicated and their gradients all-reduced;
+* every ``Dense`` runs as a :class:`~.model_parallel.ColumnParallelDense`: rank r keeps
+  only its columns of the kernel and bias (and their optimizer slots) and computes
+  those output columns (``dot_d``; softmax over the column tiles);
+* every run of other layers (pooling, flatten, activations, dropout, batch
+  normalisation, recurrent ...) is one replicated stage: the same compiled program on
+  every rank, over the whole batch.
+
+Between stages, activations and cotangents are whole arrays on every rank: a parallel
+stage takes its tile of its input (a slice, no communication) and all-gathers its
+output; in the backward pass it takes its block of the output cotangent and gathers
+(Conv1D) or all-reduces (Dense) the input gradient, which is skipped where no earlier
+layer has weights to train.  So the replicated layers, the loss and the dropout masks
+(drawn in the same order as one process's step, from the same seed) are those of
+single-process training, and losses and weights match it to float32 rounding.
+
+A replicated stage is two compiled programs: the forward (which also returns its
+random draws and its new moving statistics) and the backward, which recomputes the
+forward from the stage's input with the *same* random draws (fed in place of the
+``random_*`` statements) and differentiates it with :func:`.graph.gradients`.  The loss
+head (loss, metrics, d loss / d output) and the optimizer's update (over the weights
+each rank holds: whole ones, and its column blocks of the Dense layers) are programs
+too, all compiled once per model and reused by later ``fit`` calls.
+
+The model's Dense weights and the optimizer's slots are whole again (all-gathered) at
+the end of every epoch, before validation and callbacks, and when training stops on a
+NaN loss; each epoch starts by slicing them again (so a callback may change them).
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import numpy as np
+
+from .. import distributed as dist
+from ..errors import PhylanxValueError
+from ..source import SourceLoc
+from . import data_parallel, metrics
+from .graph import Graph, gradients
+from .layers_conv import Conv1D
+from .layers_core import Context, Dense, Weight
+from .model_parallel import ColumnParallelDense, ParallelConv1D, _compile
+
+#: fit's conv_split: the axis of a Conv1D's input that is tiled over the ranks
+SPLITS = {"batch": 0, "length": 1}
+
+
+def _user_line() -> SourceLoc | None:
+    """The first frame outside the phylanx package: the user's ``fit`` call."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame = sys._getframe(1)
+    while frame is not None:
+        if not os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+            return SourceLoc(frame.f_code.co_filename, frame.f_lineno, 1)
+        frame = frame.f_back
+    return None
+
+
+def _error(message: str) -> PhylanxValueError:
+    return PhylanxValueError(message, _user_line(), "fit(distributed='model')")
+
+
+class _Param:
+    """A weight as this rank holds it: whole, or its ``columns`` [c0, c1) (last axis)."""
+
+    def __init__(self, weight: Weight, trainable: bool, columns: tuple | None = None):
+        self.weight, self.trainable, self.columns = weight, trainable, columns
+        self.block: np.ndarray | None = None
+
+    def load(self) -> None:
+        if self.columns is not None:
+            c0, c1 = self.columns
+            self.block = np.ascontiguousarray(self.weight.value[..., c0:c1])
+
+    @property
+    def value(self) -> np.ndarray:
+        return self.weight.value if self.columns is None else self.block
+
+    def set(self, value: np.ndarray) -> None:
+        if self.columns is None:
+            self.weight.value = value
+        else:
+            self.block = value
+
+    def local(self, whole: np.ndarray) -> np.ndarray:
+        """This rank's part of an array shaped like the weight (an optimizer slot)."""
+        if self.columns is None:
+            return whole
+        return np.ascontiguousarray(whole[..., self.columns[0]:self.columns[1]])
+
+    def whole(self, part: np.ndarray, name: str) -> np.ndarray:
+        """Collective for column blocks: the ranks' parts side by side."""
+        if self.columns is None:
+            return part
+        parts = dist.all_gather(np.ascontiguousarray(part, np.float32), name).result()
+        return np.concatenate(parts, axis=-1)
+
+
+def _tile_layout(shape: tuple, axis: int, count: int):
+    """Near-equal spans of ``axis`` (the first ranks one longer, some maybe empty when
+    there are fewer items than ranks): the same on every rank, so no exchange."""
+    from ..distributed.tiles import Layout
+    boxes = []
+    for r in range(count):
+        box = [(0, int(s)) for s in shape]
+        box[axis] = data_parallel.shard_bounds(int(shape[axis]), r, count)
+        boxes.append(tuple(box))
+    return Layout(boxes, shape)
+
+
+class _ConvStage:
+    def __init__(self, layer: Conv1D, axis: int, trainable: set) -> None:
+        self.layer, self.axis = layer, axis
+        self.mp = ParallelConv1D(layer)
+        self.params = [_Param(w, id(w) in trainable) for w in layer.weights]
+        self.updates: list = []
+        self._layouts: dict = {}
+
+    def forward(self, h: np.ndarray) -> np.ndarray:
+        rank, count = dist.find_here(), dist.num_localities()
+        layout = self._layouts.get(h.shape)
+        if layout is None:
+            layout = self._layouts[h.shape] = _tile_layout(h.shape, self.axis, count)
+        box = tuple(slice(a, b) for a, b in layout.boxes[rank])
+        x = dist.DistributedArray(np.ascontiguousarray(h[box]), layout,
+                                  f"mp_fit_{self.layer.name}_input")
+        return self.mp.forward(x).gather()
+
+    def backward(self, ct: np.ndarray):
+        block = ct[tuple(slice(a, b) for a, b in self.mp._y.box)]
+        dx, grads = self.mp.backward(np.ascontiguousarray(block, np.float32))
+        return (dx.gather() if self.need_dx else None), list(grads)
+
+
+class _DenseStage:
+    def __init__(self, layer: Dense, trainable: set) -> None:
+        self.layer = layer
+        self.mp = ColumnParallelDense(layer)
+        self.params = [_Param(w, id(w) in trainable, self.mp.columns) for w in layer.weights]
+        self.updates: list = []
+
+    def forward(self, h: np.ndarray) -> np.ndarray:
+        kernel = self.mp.kernel     # this rank's current column block
+        self.mp.kernel = dist.DistributedArray(self.params[0].value, kernel.layout, kernel.name)
+        if self.layer.use_bias:
+            self.mp.bias = self.params[1].value
+        return self.mp.forward(h).gather()
+
+    def backward(self, ct: np.ndarray):
+        c0, c1 = self.mp.columns
+        dx, grads = self.mp.backward(np.ascontiguousarray(ct[:, c0:c1], np.float32))
+        return dx, list(grads)
+
+
+class _ReplicatedStage:
+    """Layers run whole on every rank (see the module doc)."""
+
+    def __init__(self, layers: list, trainable: set, need_dx: bool) -> None:
+        self.layers = layers
+        self.params = [_Param(w, id(w) in trainable)      # (a layer may repeat in a run)
+                       for w in {id(w): w for layer in layers for w in layer.weights}.values()]
+        self.updates: list = []
+        name = "_".join(layer.name for layer in layers)
+        g = Graph(prefix="r")
+        x = g.input("x", layers[0].input_shape, active=need_dx)
+        wvars = [g.input(f"w{i}", p.weight.value.shape, active=p.trainable)
+                 for i, p in enumerate(self.params)]
+        by_weight = {id(p.weight): v for p, v in zip(self.params, wvars)}
+        updates: list = []
+        h = x
+        for layer in layers:
+            ctx = Context(g, {w.name.split("/", 1)[1]: by_weight[id(w)] for w in layer.weights},
+                          True)
+            ctx.updates = updates
+            h = layer.forward(ctx, h)
+        draws = [s.out for s in g.stmts if s.primitive.startswith("random")]
+        self.updated = [w for w, _ in updates]
+        self._forward = _compile(f"mp_fit_{name}_forward", g, [x, *wvars],
+                                 [h, draws, [v for _, v in updates]])
+        # the backward program: the forward again, its random draws given as inputs
+        wrt = ([x] if need_dx else []) + [v for p, v in zip(self.params, wvars) if p.trainable]
+        self._backward = None
+        self.need_dx = need_dx
+        if wrt and h.active:
+            g.stmts[:] = [s for s in g.stmts if not s.primitive.startswith("random")]
+            ct = g.input("ct", h.shape)
+            loss = g.op("sum", g.op("__mul", h, ct, shape=h.shape), shape=())
+            grads = gradients(g, loss, wrt)
+            self.has_grad = [grad is not None for grad in grads[1 if need_dx else 0:]]
+            grads = [grad if grad is not None else g.op("__mul", v, 0.0, shape=v.shape)
+                     for v, grad in zip(wrt, grads)]
+            self._backward = _compile(f"mp_fit_{name}_backward", g,
+                                      [x, *wvars, *draws, ct], grads)
+        self._saved: tuple = ()
+
+    def forward(self, h: np.ndarray) -> np.ndarray:
+        values = [p.value for p in self.params]
+        out, draws, updates = self._forward(h, *values)
+        self._saved = (h, values, list(draws))
+        self.updates = list(zip(self.updated, updates))
+        return np.asarray(out)
+
+    def backward(self, ct: np.ndarray):
+        """(input gradient or None, one gradient or None per weight of ``params``)."""
+        grads: list = [None] * len(self.params)
+        if self._backward is None:      # nothing to train here, no gradient to pass on
+            return None, grads
+        h, values, draws = self._saved
+        found = [np.asarray(g) for g in self._backward(h, *values, *draws, ct)]
+        dx = found.pop(0) if self.need_dx else None
+        trainable = [i for i, p in enumerate(self.params) if p.trainable]
+        for i, g, has in zip(trainable, found, self.has_grad):
+            grads[i] = g if has else None       # (as one process: no gradient, no update)
+        return dx, grads
+
+
+def plan(model: Any, conv_split: str) -> list:
+    """The model's stages (see the module doc); errors before any communication."""
+    if conv_split not in SPLITS:
+        raise _error(f"conv_split must be 'batch' or 'length', got {conv_split!r}")
+    count = dist.num_localities()
+    chain = list(model._chain)
+    trainable = {id(w) for w in model.trainable_weights}
+    for layer in chain:
+        kind = f"layer '{layer.name}' ({type(layer).__name__})"
+        if layer.weights and chain.count(layer) > 1:
+            # its gradients would come from several stages (and a Dense's column blocks
+            # be two copies): not supported
+            raise _error(f"{kind} is used {chain.count(layer)} times in model "
+                         f"'{model.name}': a shared layer with weights cannot run "
+                         "model-parallel")
+        if isinstance(layer, Dense) and layer.units < count:
+            raise _error(f"{kind} has {layer.units} unit(s), which cannot be split by "
+                         f"columns over {count} localities: give it at least {count} units "
+                         "or train with distributed='data'")
+    if not any(isinstance(layer, (Conv1D, Dense)) for layer in chain):
+        raise _error(f"model '{model.name}' has no Conv1D or Dense layer to split over the "
+                     "localities: train with distributed='data'")
+    groups: list[list] = []      # each Conv1D or Dense alone, runs of other layers
+    for layer in chain:
+        if isinstance(layer, (Conv1D, Dense)) or not groups or \
+                isinstance(groups[-1][0], (Conv1D, Dense)):
+            groups.append([layer])
+        else:
+            groups[-1].append(layer)
+    stages: list = []
+    weights_before = False      # input gradients are needed only to reach such weights
+    for group in groups:
+        first = group[0]
+        if isinstance(first, Conv1D):
+            stage: Any = _ConvStage(first, SPLITS[conv_split], trainable)
+        elif isinstance(first, Dense):
+            stage = _DenseStage(first, trainable)
+        else:
+            stage = _ReplicatedStage(group, trainable, weights_before)
+        stage.need_dx = weights_before
+        stages.append(stage)
+        weights_before = weights_before or any(p.trainable for p in stage.params)
+    return stages
+
+
+def _head(model: Any):
+    """``(output, y) -> list(loss, metrics, d loss / d output)``, compiled."""
+    from .training import _target_shape
+    g = Graph(prefix="h")
+    out = g.input("out", model.output_shape, active=True)
+    y = g.input("y", _target_shape(model, model.output_shape))
+    loss = model.loss.emit(g, y, out)
+    found = [metrics.emit(k, g, y, out, model.loss) for k in model.metric_kinds]
+    (d_out,) = gradients(g, loss, [out])
+    return _compile("mp_fit_head", g, [out, y], [loss, found, d_out])
+
+
+def _update(optimizer: Any, shapes: list[tuple]):
+    """``(params, grads, slots, learning_rate, step_number) -> list(new params, new
+    slots)`` for this rank's blocks: the optimizer's own update statements."""
+    g = Graph(prefix="u")
+    params = [g.input(f"p{i}", s) for i, s in enumerate(shapes)]
+    grads = [g.input(f"g{i}", s) for i, s in enumerate(shapes)]
+    names = optimizer.slot_names()
+    slots = {n: [g.input(f"slot_{n}{i}", s) for i, s in enumerate(shapes)] for n in names}
+    lr, t = g.input("learning_rate", ()), g.input("step_number", ())
+    shared = optimizer.prepare(g, lr, t)
+    new_params, new_slots = [], []
+    for i, (p, grad) in enumerate(zip(params, grads)):
+        new, made = optimizer.update(g, p, grad, {n: slots[n][i] for n in names}, shared)
+        new_params.append(new)
+        new_slots.append([made[n] for n in names])
+    inputs = [*params, *grads, *(v for n in names for v in slots[n]), lr, t]
+    return _compile("mp_fit_update", g, inputs, [new_params, new_slots])
+
+
+class Trainer:
+    """The model-parallel training step of a compiled model (see the module doc)."""
+
+    def __init__(self, model: Any, conv_split: str) -> None:
+        self.model = model
+        self.stages = plan(model, conv_split)
+        self.params = [p for stage in self.stages for p in stage.params]
+        # the optimizer's slots are indexed like model.trainable_weights
+        order = {id(w): i for i, w in enumerate(model.trainable_weights)}
+        self.trained = sorted((p for p in self.params if p.trainable),
+                              key=lambda p: order[id(p.weight)])
+        self.head = _head(model)
+        self.slots: dict[str, list] = {}
+        self._updates: dict = {}
+
+    def begin(self) -> None:
+        """At ``fit``'s start: rank 0's weights everywhere (a collective), the blocks."""
+        data_parallel.broadcast_weights(self.model)
+        self.load()
+
+    def load(self) -> None:
+        """This rank's blocks of the weights and optimizer slots (no communication)."""
+        opt = self.model.optimizer
+        for p in self.params:
+            p.load()
+        whole = [p.weight.value for p in self.trained]
+        if any(len(opt.state.get(s, ())) != len(whole) or any(
+                np.shape(v) != w.shape for v, w in zip(opt.state[s], whole))
+               for s in opt.slot_names()):
+            opt.init_state(whole)
+        self.slots = {s: [p.local(v) for p, v in zip(self.trained, opt.state[s])]
+                      for s in opt.slot_names()}
+
+    def sync(self) -> None:
+        """Collective: whole Dense weights and optimizer slots in the model again."""
+        opt = self.model.optimizer
+        for p in self.params:
+            if p.columns is not None and p.trainable:
+                p.weight.value = p.whole(p.block, "mp_fit_sync")
+        for s in opt.slot_names():
+            opt.state[s] = [p.whole(v, "mp_fit_sync") for p, v in zip(self.trained, self.slots[s])]
+
+    def step(self, xb: np.ndarray, yb: np.ndarray, stop_on_nan: bool, diverged) -> tuple:
+        """One training step on the global batch ``(xb, yb)``: (loss, metrics).  On a
+        NaN loss with ``stop_on_nan``, syncs and raises ``diverged(loss)`` on every
+        rank (they all have the same loss), before any update."""
+        h = xb
+        for stage in self.stages:
+            h = stage.forward(h)
+        loss, found, ct = self.head(h, yb)
+        if not np.isfinite(loss) and stop_on_nan:
+            self.sync()
+            raise diverged(loss)
+        grads: dict[int, np.ndarray] = {}
+        ct = np.asarray(ct, np.float32)
+        for stage in reversed(self.stages):
+            ct, made = stage.backward(ct)
+            for p, g in zip(stage.params, made):
+                if p.trainable and g is not None:
+                    grads[id(p)] = np.asarray(g, np.float32)
+        self._apply(grads)
+        for stage in self.stages:       # moving statistics, after the step as one process
+            for w, v in stage.updates:
+                w.value = np.asarray(v, np.float32)
+        return loss, found
+
+    def _apply(self, grads: dict) -> None:
+        opt = self.model.optimizer
+        which = tuple(i for i, p in enumerate(self.trained) if id(p) in grads)
+        update = self._updates.get(which)
+        if update is None:
+            update = self._updates[which] = _update(
+                opt, [tuple(self.trained[i].value.shape) for i in which])
+        names = opt.slot_names()
+        params = [self.trained[i] for i in which]
+        out = update(*[p.value for p in params], *[grads[id(p)] for p in params],
+                     *[self.slots[n][i] for n in names for i in which],
+                     np.float32(opt.learning_rate), np.float32(opt.iterations + 1))
+        new_params, new_slots = out
+        opt.iterations += 1
+        for i, p, value, made in zip(which, params, new_params, new_slots):
+            p.set(np.asarray(value, np.float32))
+            for n, v in zip(names, made):
+                self.slots[n][i] = np.asarray(v, np.float32)

@@ -1,0 +1,188 @@
+"""Model-parallel ``fit`` (``distributed="model"``) on every rank == single-process ``fit``
+(run under mpiexec -n 1, 2, 3).
+
+Each rank trains a model with ``distributed="model"`` (Conv1D split by batch or by
+length, Dense by columns, the rest replicated) and then, alone, the same model from the
+same seed without it (the oracle): the losses and metrics of every epoch, the final
+weights, the optimizer's slots and ``evaluate``/``predict`` afterwards must agree to
+float32 rounding.  Cases: SGD, SGD with momentum, Adam; dropout; BatchNormalization;
+Flatten; batches and lengths that do not divide by the number of ranks, and a batch
+with fewer samples than ranks; validation data and callbacks.  Then the errors: a layer
+that cannot run model-parallel, a bad ``conv_split``, a NaN loss — raised on every rank
+alike (no hang).  With ``--verbose`` one fit draws its progress (rank 0 only).  Prints
+``OK <rank>``.
+"""
+import sys
+
+import numpy as np
+
+from phylanx import distributed as dist
+from phylanx import nn
+
+rank, count = dist.find_here(), dist.num_localities()
+
+
+def data(n, steps=24):
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 3, n)
+    t = np.arange(steps)[None, :, None]
+    x = np.sin(t * (0.3 + 0.2 * y[:, None, None]) + rng.uniform(0, 3, (n, 1, 3)))
+    return (x + 0.1 * rng.normal(size=x.shape)).astype(np.float32), y
+
+
+def conv_model(optimizer):
+    return [nn.Input((24, 3)), nn.Conv1D(8, 3, activation="relu"), nn.MaxPooling1D(2),
+            nn.Conv1D(6, 5, padding="same", activation="tanh"), nn.GlobalAveragePooling1D(),
+            nn.Dropout(0.3), nn.Dense(5, activation="relu"), nn.Dense(3, activation="softmax")]
+
+
+def flat_model(optimizer):
+    # strides and dilation in the split convolutions, a Flatten between them and Dense
+    return [nn.Input((24, 3)), nn.Conv1D(4, 3, strides=2, activation="relu"),
+            nn.Conv1D(5, 3, dilation_rate=2), nn.Flatten(), nn.Dense(3, activation="softmax")]
+
+
+def bn_model(optimizer):
+    return [nn.Input((24, 3)), nn.Conv1D(8, 3, use_bias=False),
+            nn.BatchNormalization(momentum=0.8), nn.Activation("relu"), nn.MaxPooling1D(2),
+            nn.Conv1D(8, 5, activation="relu"), nn.GlobalMaxPooling1D(),
+            nn.Dense(3, activation="softmax")]
+
+
+def build(make, optimizer):
+    nn.set_seed(7)
+    nn.clear_session()
+    m = nn.Sequential(make(optimizer))
+    m.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy",
+              metrics=["accuracy"])
+    return m
+
+
+class Logs(nn.Callback):
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.seen.append((epoch, dict(logs)))
+
+
+def train(mode, x, y, make, optimizer, batch_size, **kw):
+    m = build(make, optimizer)
+    if mode and rank != 0:            # fit's broadcast must replace these
+        m.set_weights([w + 1.0 for w in m.get_weights()])
+    logs = Logs()
+    extra = {"distributed": "model", "conv_split": mode} if mode else {}
+    h = m.fit(x, y, batch_size=batch_size, epochs=2, verbose=0, callbacks=[logs],
+              **extra, **kw)
+    assert [e for e, _ in logs.seen] == [0, 1], logs.seen
+    slots = [v.copy() for s in m.optimizer.slot_names() for v in m.optimizer.state[s]]
+    return m, h.history, m.get_weights(), slots
+
+
+def close(got, want, what, rtol=1e-4, atol=2e-6):
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol,
+                               err_msg=f"rank {rank} of {count}: {what}")
+
+
+def check(split, make, optimizer, batch_size, what, n=40, **kw):
+    x, y = data(n)
+    what = f"{what} ({split} split, batch {batch_size}, {n} samples)"
+    m, got_h, got_w, got_s = train(split, x, y, make, optimizer(), batch_size, **kw)
+    want, want_h, want_w, want_s = train(None, x, y, make, optimizer(), batch_size, **kw)
+    # the Dense layers really were split: this rank held only its columns
+    stages = m._programs[f"train:model:{split}"].stages
+    blocks = [p for s in stages if type(s).__name__ == "_DenseStage" for p in s.params]
+    assert blocks and all(p.block.shape[-1] == len(np.array_split(
+        np.arange(p.weight.value.shape[-1]), count)[rank]) for p in blocks), what
+    assert got_h.keys() == want_h.keys(), (got_h, want_h)
+    for key in want_h:
+        close(got_h[key], want_h[key], f"{what}: {key}", rtol=2e-5, atol=1e-6)
+    assert len(got_w) == len(want_w)
+    for i, (g, w) in enumerate(zip(got_w, want_w)):
+        close(g, w, f"{what}: weight {i} {m.weights[i].name}")
+    assert len(got_s) == len(want_s), what
+    for g, w in zip(got_s, want_s):
+        close(g, w, f"{what}: optimizer slot", atol=1e-5)
+    close(m.predict(x[:7]), want.predict(x[:7]), f"{what}: predict after training")
+    close(m.evaluate(x, y, verbose=0), want.evaluate(x, y, verbose=0), f"{what}: evaluate")
+
+
+def expect_error(fn, *parts):
+    try:
+        fn()
+    except nn.TrainingDivergedError:
+        raise
+    except Exception as e:          # noqa: BLE001 - checked below
+        text = str(e)
+        for part in parts:
+            assert part in text, (part, text)
+        return text
+    raise AssertionError(f"rank {rank}: no error, expected one with {parts}")
+
+
+def errors():
+    x, y = data(8)
+    here = __file__.rsplit("/", 1)[-1]
+    # a Dense layer used twice (its column blocks would be two copies)
+    shared = nn.Dense(4, activation="tanh")
+    inputs = nn.Input((24, 3))
+    h = nn.GlobalAveragePooling1D()(nn.Conv1D(4, 3)(inputs))
+    m = nn.Model(inputs, nn.Dense(3, activation="softmax")(shared(shared(h))))
+    m.compile("sgd", "sparse_categorical_crossentropy")
+    expect_error(lambda: m.fit(x, y, verbose=0, distributed="model"),
+                 here, f"layer '{shared.name}' (Dense) is used 2 times")
+    m = build(conv_model, nn.SGD(0.1))
+    expect_error(lambda: m.fit(x, y, verbose=0, distributed="model", conv_split="rows"),
+                 here, "conv_split must be 'batch' or 'length'")
+    expect_error(lambda: m.fit(x, y, verbose=0, conv_split="length"),
+                 "conv_split ('batch' or 'length') is for distributed='model'")
+    m = nn.Sequential([nn.Input((24, 3)), nn.GlobalAveragePooling1D()])
+    m.compile("sgd", "mse")
+    expect_error(lambda: m.fit(x, np.zeros((8, 3)), verbose=0, distributed="model"),
+                 here, "no Conv1D or Dense layer")
+    if count > 1:                   # fewer units than ranks: no column for someone
+        m = nn.Sequential([nn.Input((24, 3)), nn.Flatten(),
+                           nn.Dense(count - 1, activation="sigmoid", name="narrow")])
+        m.compile("sgd", "binary_crossentropy")
+        expect_error(lambda: m.fit(x, np.zeros((8, count - 1)), verbose=0,
+                                   distributed="model"),
+                     here, f"layer 'narrow' (Dense) has {count - 1} unit(s)",
+                     f"over {count} localities")
+    # a NaN loss stops every rank at the same batch, with the weights before it
+    m = build(conv_model, nn.SGD(0.1))
+    before = m.get_weights()
+    bad = x.copy()
+    bad[3, 5, 1] = np.nan
+    try:
+        m.fit(bad, y, batch_size=4, epochs=2, verbose=0, shuffle=False, distributed="model")
+    except nn.TrainingDivergedError as e:
+        assert "epoch 1, batch 1" in str(e), e
+        assert e.history.history == {}, e.history.history
+    else:
+        raise AssertionError("a NaN loss must stop training")
+    for g, w in zip(m.get_weights(), before):
+        close(g, w, "weights after a NaN loss")
+
+
+def main():
+    check("batch", conv_model, lambda: nn.Adam(0.01), 12, "adam, dropout")
+    check("length", conv_model, lambda: nn.Adam(0.01), 12, "adam, dropout")
+    check("batch", conv_model, lambda: nn.SGD(0.1, momentum=0.9), 10, "sgd momentum",
+          validation_split=0.25)
+    check("length", flat_model, lambda: nn.SGD(0.1, momentum=0.9, nesterov=True), 16,
+          "nesterov, strides, dilation, flatten")
+    check("batch", flat_model, lambda: nn.RMSprop(0.01), 7, "rmsprop, flatten")
+    check("batch", bn_model, lambda: nn.SGD(0.05), 16, "batchnorm")
+    check("length", bn_model, lambda: nn.Adam(0.01), 16, "batchnorm")
+    # batches of 4 and 1: the last has fewer samples than ranks (empty tiles)
+    check("batch", conv_model, lambda: nn.SGD(0.1), 4, "short batch", n=5, shuffle=False)
+    errors()
+    if "--verbose" in sys.argv:
+        m = build(conv_model, nn.SGD(0.1))
+        x, y = data(12)
+        m.fit(x, y, batch_size=6, epochs=3, verbose=2, distributed="model")
+    print(f"OK {rank}", flush=True)
+
+
+main()

@@ -1,0 +1,86 @@
+"""``fit(..., distributed="model")`` in one process (one locality: every tile is the whole
+array): the same losses and weights as plain ``fit``, other layers (Embedding, LSTM,
+AveragePooling1D) replicated, the trainer reused by later ``fit`` calls, and the errors
+located at the user's ``fit`` line.  Under mpiexec -n 1, 2, 3:
+``tests/distributed/test_nn_parallel_mpi.py``."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from phylanx import nn
+from phylanx.errors import PhylanxValueError
+
+
+def _data(n=10, steps=12):
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(n, steps, 3)).astype(np.float32), rng.integers(0, 3, n)
+
+
+def _model(layers, optimizer):
+    nn.set_seed(3)
+    nn.clear_session()
+    m = nn.Sequential(layers())
+    m.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy",
+              metrics=["accuracy"])
+    return m
+
+
+def _fit_both(layers, optimizer, x, y, **kw):
+    results = []
+    for extra in ({"distributed": "model", "conv_split": kw.pop("conv_split", "batch")}, {}):
+        m = _model(layers, optimizer())
+        h = m.fit(x, y, batch_size=4, epochs=2, verbose=0, **extra, **kw)
+        results.append((m, h.history, m.get_weights()))
+    return results
+
+
+@pytest.mark.parametrize("split", ["batch", "length"])
+def test_model_parallel_fit_matches_fit_in_one_process(split):
+    def layers():
+        return [nn.Input((12, 3)), nn.Conv1D(4, 3, activation="relu"),
+                nn.AveragePooling1D(2), nn.Dropout(0.2), nn.Flatten(),
+                nn.Dense(3, activation="softmax")]
+    x, y = _data()
+    (m, got_h, got_w), (_, want_h, want_w) = _fit_both(
+        layers, lambda: nn.Adam(0.01), x, y, conv_split=split)
+    for key in want_h:
+        np.testing.assert_allclose(got_h[key], want_h[key], rtol=1e-5, err_msg=key)
+    for g, w in zip(got_w, want_w):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-6)
+    trainer = m._programs[f"train:model:{split}"]
+    m.fit(x, y, batch_size=4, verbose=0, distributed="model", conv_split=split)
+    assert m._programs[f"train:model:{split}"] is trainer      # compiled once per model
+
+
+def test_embedding_and_lstm_run_replicated():
+    def layers():
+        return [nn.Input((6,)), nn.Embedding(10, 4), nn.LSTM(5), nn.Dense(3,
+                                                                          activation="softmax")]
+    rng = np.random.default_rng(1)
+    x, y = rng.integers(0, 10, (8, 6)), rng.integers(0, 3, 8)
+    (_, got_h, got_w), (_, want_h, want_w) = _fit_both(
+        layers, lambda: nn.SGD(0.1, momentum=0.9), x, y)
+    np.testing.assert_allclose(got_h["loss"], want_h["loss"], rtol=1e-5)
+    for g, w in zip(got_w, want_w):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-6)
+
+
+def test_errors_name_the_layer_and_the_fit_line():
+    x, y = _data(4)
+    shared = nn.Dense(4)
+    inputs = nn.Input((12, 3))
+    h = nn.Flatten()(nn.Conv1D(2, 3)(inputs))
+    m = nn.Model(inputs, nn.Dense(3, activation="softmax")(shared(nn.Dense(4)(h))))
+    m.compile("sgd", "sparse_categorical_crossentropy")
+    m2 = nn.Model(inputs, nn.Dense(3, activation="softmax")(shared(shared(nn.Dense(4)(h)))))
+    m2.compile("sgd", "sparse_categorical_crossentropy")
+    with pytest.raises(PhylanxValueError, match="is used 2 times") as e:
+        m2.fit(x, y, verbose=0, distributed="model")
+    assert __file__.rsplit("/", 1)[-1] in str(e.value) and shared.name in str(e.value)
+    with pytest.raises(PhylanxValueError, match="conv_split must be 'batch' or 'length'"):
+        m.fit(x, y, verbose=0, distributed="model", conv_split="page")
+    with pytest.raises(PhylanxValueError, match="is for distributed='model'"):
+        m.fit(x, y, verbose=0, distributed="data", conv_split="batch")
+    with pytest.raises(PhylanxValueError, match="None, 'data' or 'model'"):
+        m.fit(x, y, verbose=0, distributed="models")
