@@ -10,9 +10,11 @@ recorded pays nothing:
   costs nothing after a few iterations); one that was, or a function body that
   recursion re-entered, keeps a lean closure that records every evaluation
   longer than the threshold, except, for recursion, evaluations nested more than
-  ``RECURSION_DEPTH`` deep in themselves (they run bare).  So a node whose first
-  evaluations were all quick and later ones slow is missed, as are deep levels of
-  a recursion: the price of a recording that costs little.
+  ``RECURSION_DEPTH`` deep in themselves (they run bare), and nodes inside a
+  recursive function's body that recursion re-entered (the body's spans hold
+  them).  So a node whose first evaluations were all quick and later ones slow is
+  missed, as are deep levels of a recursion: the price of a recording that costs
+  little.
   Nodes measured for counters (``measure.enable``) are recorded through the
   ``on_eval`` hook instead, exactly.
 * **Tasks.**  While ``hooks.recorder`` is set, the executors' ``submit`` notes each
@@ -92,8 +94,6 @@ class Recorder:
         self.thread_names: dict[int, str] = {}
         #: id -> what names a recorded task: its node, or the function it ran (see node_of_task)
         self.task_nodes: dict[int, Any] = {}
-        #: id(future) -> (thread, time) of its spawn, noted by the executors' submit
-        self.spawns: dict[int, tuple[int, int]] = {}
         self.start_ns = self.end_ns = 0
         self._restore: list[Callable[[], None]] = []
         self._seq: dict[str, itertools.count] = {}
@@ -123,7 +123,6 @@ class Recorder:
         for restore in reversed(self._restore):
             restore()
         self._restore.clear()
-        self.spawns.clear()
         self.note_threads()
 
     def note_threads(self) -> None:
@@ -237,9 +236,15 @@ class Recorder:
                 node.run = sampling
             if seen >= SAMPLES and node.run is sampling \
                     and not (node.watched and node.eval_direct == -1):
-                # one slow sample may be the machine's hiccup; two are the node's
-                if slow >= 2 or (reentered and body_root):
-                    node.run = recursive if reentered else steady
+                # one slow sample may be the machine's hiccup; two are the node's.
+                # Recursion: only the function body's root keeps a (recursive)
+                # recorder; a node inside the body that recursion re-entered (the
+                # `+` of fib, its calls) lies within the root's spans, and timing it
+                # cost fib(20) 3-4x (its own nesting depth rarely reaches the cut)
+                if reentered:
+                    node.run = recursive if body_root else prev
+                elif slow >= 2:
+                    node.run = steady
                 else:
                     node.run = prev
 
@@ -255,14 +260,15 @@ class Recorder:
     # -- tasks ------------------------------------------------------------------------
     def ran(self, future: Any, task: Callable, t0: int) -> None:
         """A task finished (called by ``Future._run_claimed`` while ``hooks.recorder`` is
-        this recorder; the executors noted its spawn in ``spawns``).  One event per task,
+        this recorder; the executors noted its spawn in ``future._spawned``).  One event per task,
         a tuple of numbers, which Python's garbage collector stops tracking; what names
         the task (``partial(stmt.run, frame)``'s function, else its node, never the thunk:
         a thunk keeps its frame's arrays alive) is kept by id in ``task_nodes``, and the
         spawn flow's id is given when the file is written (``trace_file.build``)."""
         t1 = clock()
-        spawn = self.spawns.pop(id(future), None)
-        if spawn is None:
+        try:
+            spawn = future._spawned
+        except AttributeError:
             return              # spawned before the recording started
         events = self.events
         if len(events) >= self.limit:

@@ -56,7 +56,7 @@ class SyncExecutor(Executor):
         future._task = (lambda: fn(*args)) if args else fn
         rec = hooks.recorder
         if rec is not None:   # a timeline is being recorded: note the spawn
-            rec.spawns[id(future)] = (threading.get_ident(), perf_counter_ns())
+            future._spawned = (threading.get_ident(), perf_counter_ns())
         future._state = futures._RUNNING
         task, future._task = future._task, None
         future._run_claimed(task)
@@ -99,7 +99,7 @@ class PoolExecutor(Executor):
         future._token = ctx.token
         rec = hooks.recorder
         if rec is not None:   # a timeline is being recorded: note the spawn
-            rec.spawns[id(future)] = (threading.get_ident(), perf_counter_ns())
+            future._spawned = (threading.get_ident(), perf_counter_ns())
         self._queue.append(future)
         if self._idle:
             with self._cv:

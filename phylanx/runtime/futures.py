@@ -58,8 +58,10 @@ class FutureTimeoutError(TimeoutError):
 class Future(Deferred):
     """The eventual value of a computation."""
 
+    # _spawned: (thread, time) of the spawn, set only while a timeline is recorded
+    # (executors.py); never initialised, so recording off costs nothing here
     __slots__ = ("_state", "_value", "_error", "_lock", "_event", "_callbacks", "_task",
-                 "_executor", "_parent", "_token", "_retrieved")
+                 "_executor", "_parent", "_token", "_retrieved", "_spawned")
 
     def __init__(self) -> None:
         self._state = _PENDING
