@@ -2,8 +2,9 @@
 
     python benchmarks/nn_data_parallel.py [--model mlp|har] [--batch 1024] [--steps 8]
 
-Launches itself under ``mpiexec -n 1`` and ``-n 2`` (one BLAS thread and one phylanx
-worker thread per rank, so the two ranks use the two cores and one rank one core) and
+Launches itself under ``mpiexec -n 1`` and ``-n 2`` (each rank pinned to its own core,
+one BLAS thread and one phylanx worker thread per rank, so the two ranks use the two
+cores and one rank one core) and
 reports the median time per step of each and the speedup.  ``mlp``: 784-512-512-10
 (relu, softmax), ``har``: the activity recognition model of
 ``examples/nn_activity_recognition.py`` (80 x 3 inputs).  Data are random; the first
@@ -27,6 +28,12 @@ ROOT = Path(__file__).resolve().parents[1]
 def worker(args) -> None:
     from phylanx import distributed as dist
     from phylanx import nn
+    if hasattr(os, "sched_setaffinity"):
+        # one core per locality: a rank's task threads would otherwise run the backward
+        # pass's independent products on the other core too, and one locality would
+        # already be using both cores
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[
+            dist.find_here() % len(os.sched_getaffinity(0))]})
     nn.set_seed(0)
     if args.model == "mlp":
         x = np.random.default_rng(0).random((args.batch * (args.steps + 2), 784), np.float32)

@@ -7,7 +7,8 @@
   tiled by batch (``conv_split="batch"``) or by length (``"length"``), each rank
   convolving its tile through ``conv1d_d`` (halos fetched from the neighbours for a
   length tiling); its weights are replicated and their gradients all-reduced;
-* every ``Dense`` runs as a :class:`~.model_parallel.ColumnParallelDense`: rank r keeps
+* every ``Dense`` with at least as many units as ranks runs as a
+  :class:`~.model_parallel.ColumnParallelDense`: rank r keeps
   only its columns of the kernel and bias (and their optimizer slots) and computes
   those output columns (``dot_d``; softmax over the column tiles);
 * every run of other layers (pooling, flatten, activations, dropout, batch
@@ -239,17 +240,17 @@ def plan(model: Any, conv_split: str) -> list:
             raise _error(f"{kind} is used {chain.count(layer)} times in model "
                          f"'{model.name}': a shared layer with weights cannot run "
                          "model-parallel")
-        if isinstance(layer, Dense) and layer.units < count:
-            raise _error(f"{kind} has {layer.units} unit(s), which cannot be split by "
-                         f"columns over {count} localities: give it at least {count} units "
-                         "or train with distributed='data'")
-    if not any(isinstance(layer, (Conv1D, Dense)) for layer in chain):
-        raise _error(f"model '{model.name}' has no Conv1D or Dense layer to split over the "
-                     "localities: train with distributed='data'")
-    groups: list[list] = []      # each Conv1D or Dense alone, runs of other layers
+    def split(layer) -> bool:
+        # a Dense with fewer units than ranks (a Dense(1) output, say) has no column
+        # for some rank: it runs replicated, like the layers around it
+        return isinstance(layer, Conv1D) or (isinstance(layer, Dense) and layer.units >= count)
+    if not any(split(layer) for layer in chain):
+        raise _error(f"model '{model.name}' has no Conv1D, and no Dense with at least "
+                     f"{count} units, to split over the localities: train with "
+                     "distributed='data'")
+    groups: list[list] = []      # each split Conv1D or Dense alone, runs of other layers
     for layer in chain:
-        if isinstance(layer, (Conv1D, Dense)) or not groups or \
-                isinstance(groups[-1][0], (Conv1D, Dense)):
+        if split(layer) or not groups or split(groups[-1][0]):
             groups.append([layer])
         else:
             groups[-1].append(layer)
@@ -259,7 +260,7 @@ def plan(model: Any, conv_split: str) -> list:
         first = group[0]
         if isinstance(first, Conv1D):
             stage: Any = _ConvStage(first, SPLITS[conv_split], trainable)
-        elif isinstance(first, Dense):
+        elif split(first):
             stage = _DenseStage(first, trainable)
         else:
             stage = _ReplicatedStage(group, trainable, weights_before)

@@ -140,15 +140,24 @@ def errors():
     m = nn.Sequential([nn.Input((24, 3)), nn.GlobalAveragePooling1D()])
     m.compile("sgd", "mse")
     expect_error(lambda: m.fit(x, np.zeros((8, 3)), verbose=0, distributed="model"),
-                 here, "no Conv1D or Dense layer")
-    if count > 1:                   # fewer units than ranks: no column for someone
-        m = nn.Sequential([nn.Input((24, 3)), nn.Flatten(),
-                           nn.Dense(count - 1, activation="sigmoid", name="narrow")])
-        m.compile("sgd", "binary_crossentropy")
-        expect_error(lambda: m.fit(x, np.zeros((8, count - 1)), verbose=0,
-                                   distributed="model"),
-                     here, f"layer 'narrow' (Dense) has {count - 1} unit(s)",
-                     f"over {count} localities")
+                 here, "no Conv1D, and no Dense with at least")
+    # a Dense with fewer units than ranks (a Dense(1) output: no column for some rank)
+    # runs replicated, and training still equals one process's
+    def narrow(split):
+        nn.set_seed(7)
+        nn.clear_session()
+        m = nn.Sequential([nn.Input((24, 3)), nn.Conv1D(4, 3, activation="relu"),
+                           nn.GlobalAveragePooling1D(),
+                           nn.Dense(1, activation="sigmoid", name="narrow")])
+        m.compile(nn.SGD(0.1), "binary_crossentropy")
+        extra = {"distributed": "model", "conv_split": split} if split else {}
+        h = m.fit(x, (y == 1).astype(np.float32)[:, None], batch_size=4, epochs=2,
+                  verbose=0, **extra)
+        return h.history["loss"], m.get_weights()
+    (got_loss, got_w), (want_loss, want_w) = narrow("batch"), narrow(None)
+    close(got_loss, want_loss, "Dense(1): losses", rtol=2e-5, atol=1e-6)
+    for g, w in zip(got_w, want_w):
+        close(g, w, "Dense(1): weights")
     # a NaN loss stops every rank at the same batch, with the weights before it
     m = build(conv_model, nn.SGD(0.1))
     before = m.get_weights()
