@@ -323,8 +323,8 @@ class ExpressionMixin(NumpyMixin):
             iterable = self.call("filter", [test, iterable], cond)
         if len(generators) > 1:
             inner = lambda_of(lambda: self.comprehension(element, generators[1:], node))
-            return self.call("__flatten1", [self.call("fmap", [inner, iterable], gen)], node)
-        return self.call("fmap", [lambda_of(element), iterable], node)
+            return self.call("__flatten1", [self.call("__pymap", [inner, iterable], gen)], node)
+        return self.call("__pymap", [lambda_of(element), iterable], node)
 
     # -- calls --------------------------------------------------------------
     def arguments(self, node, skip_keywords=(), user_function=False):

@@ -97,7 +97,7 @@ BUILTIN_CALLS: dict[str, str] = {
     "list": "__pylist",
     "tuple": "__pytuple", "enumerate": "__enumerate", "zip": "__zip", "sum": "__pysum",
     "max": "__pymax", "min": "__pymin", "sorted": "__sorted", "reversed": "__reversed",
-    "round": "__round", "map": "fmap", "filter": "filter", "pow": "power", "any": "any",
+    "round": "__round", "map": "__pymap", "filter": "filter", "pow": "power", "any": "any",
     "all": "all", "dict": "dict", "divmod": "__divmod",
 }
 #: built-ins used as dtype values (``dtype=float``)

@@ -83,3 +83,37 @@ def test_async_holding_a_jump_reports_it_where_consumed():
     # never consumed: still reported when the evaluation ends (issue 14)
     with pytest.raises(PhylanxRuntimeError, match="outside of a loop"):
         phylanx.evaluate("block(async(break()), [1])")
+
+
+# -- fmap over arrays: the original's rule (compat addendum B.5); Python's map keeps lists --
+
+def test_fmap_over_a_1d_array_gives_an_array_of_the_input_dtype():
+    import numpy as np
+    got = phylanx.evaluate("fmap(lambda(x, x / 2), [1, 3, 4])")
+    assert isinstance(got, np.ndarray) and got.dtype == np.int64
+    np.testing.assert_array_equal(got, [0, 1, 2])          # converted: truncated
+    got = phylanx.evaluate("fmap(lambda(x, x * 2.5), [1.0, 2.0])")
+    np.testing.assert_allclose(got, [2.5, 5.0])
+    empty = phylanx.evaluate("lambda(a, fmap(lambda(x, x), a))", np.array([], np.float32))
+    assert empty.shape == (0,) and empty.dtype == np.float32
+
+
+def test_fmap_over_the_rows_of_a_matrix():
+    import numpy as np
+    m = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    sums = phylanx.evaluate("lambda(a, fmap(lambda(r, sum(r)), a))", m)
+    np.testing.assert_allclose(sums, [3, 7, 11])
+    np.testing.assert_allclose(phylanx.evaluate("lambda(a, fmap(lambda(r, r * 2), a))", m), m * 2)
+    with pytest.raises(phylanx.PhylanxError, match="scalars or vectors of one length"):
+        phylanx.evaluate("lambda(a, fmap(lambda(r, slice(r, list(0, sum(r) > 4))), a))", m)
+
+
+def test_lists_and_python_map_keep_lists():
+    import numpy as np
+    assert phylanx.evaluate("fmap(lambda(x, x / 2), list(1, 3))") == [0.5, 1.5]
+
+    def halves(a):
+        return [x / 2 for x in a], list(map(lambda x: x * 2, a))
+    comp, mapped = phylanx.Phylanx(halves)(np.array([1, 3]))
+    assert isinstance(comp, list) and comp == [0.5, 1.5]
+    assert isinstance(mapped, list) and mapped == [2, 6]

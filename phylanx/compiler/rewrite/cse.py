@@ -23,7 +23,7 @@ from .tree import ExprFacts, Names, children, facts, key, rebuild
 
 #: forms whose operands (after the first, for if) are evaluated conditionally or elsewhere
 _CONDITIONAL = frozenset(("if", "while", "for", "for_each", "lambda", "parallel_block",
-                          "async", "parallel_map", "fmap", "apply", "case", "define",
+                          "async", "parallel_map", "fmap", "__pymap", "apply", "case", "define",
                           "define_global", "store", "block"))
 _STATEMENT_HOLDERS = ("block",)
 

@@ -31,7 +31,8 @@ MIN_SIZE = 2
 
 _LOOPS = ("while", "for", "for_each")
 #: forms whose bodies are evaluated in another frame or concurrently: not entered
-_OPAQUE = frozenset(("parallel_block", "async", "parallel_map", "fmap", "apply"))
+_OPAQUE = frozenset(("parallel_block", "async", "parallel_map", "fmap", "__pymap",
+                     "apply"))
 
 
 def run(program: ast.Program) -> ast.Program:

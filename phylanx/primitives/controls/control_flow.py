@@ -199,9 +199,47 @@ def _zip_items(iterables):
 
 @primitive("fmap", "fmap(_1, __2)",
            example="fmap(lambda(x, x * 2), list(1, 2, 3))", result="list(2, 4, 6)",
-           no_oracle="higher-order: list(map(f, xs))", higher_order=True)
+           no_oracle="higher-order: list(map(f, xs)); over arrays the original's rule, "
+           "hand tests in tests/compiler/test_control_flow.py", higher_order=True)
 def fmap(f, *iterables):
-    """Apply ``f`` to each element (zipped across several lists); a list of the results."""
+    """Apply ``f`` to each element (zipped across several lists); a list of the results.
+
+    Over one 1-d or 2-d array, the original's rule (compat addendum B.5): a 1-d array
+    gives a 1-d array of the *input's* dtype (``fmap(lambda(x, x / 2), [1, 3])`` is
+    ``[0, 1]``); a 2-d array hands ``f`` its rows, which must give scalars (a 1-d
+    result) or vectors of one length (a 2-d result), again of the input's dtype.
+    Python's ``map`` and comprehensions keep Python's meaning (a list): ``__pymap``.
+    """
+    if len(iterables) == 1:
+        source = iterables[0]
+        if type(source) is np.ndarray and source.ndim in (1, 2):
+            return _fmap_array(f, source)
+        return [call(f, x) for x in iterate(source)]
+    return [call(f, *xs) for xs in _zip_items(iterables)]
+
+
+def _fmap_array(f, source: np.ndarray) -> np.ndarray:
+    results = [call(f, x) for x in source]
+    if not results:
+        return np.empty((0,) * source.ndim, source.dtype)
+    shapes = {np.shape(r) for r in results}
+    if len(shapes) != 1 or len(next(iter(shapes))) > source.ndim - 1:
+        what = "scalars" if source.ndim == 1 else "scalars or vectors of one length"
+        raise PhylanxValueError(
+            f"fmap over a {source.ndim}-d array: the function must return {what} (the "
+            f"original's rule), got shapes {sorted(shapes)[:3]}; to collect other values "
+            "map over list(...) of the array, or use Python's map in @Phylanx code")
+    return np.asarray(results).astype(source.dtype)
+
+
+@primitive("__pymap", "__pymap(_1, __2)", extension=True,
+           example="__pymap(lambda(x, x / 2), [1, 3])", result="list(0.5, 1.5)",
+           no_oracle="higher-order: list(map(f, xs))", higher_order=True)
+def pymap(f, *iterables):
+    """Python's ``map`` and comprehensions: a list of ``f`` of each element.
+
+    Several iterables are zipped; any iterable gives a list (``fmap`` over an array
+    follows the original's rule instead)."""
     if len(iterables) == 1:
         return [call(f, x) for x in iterate(iterables[0])]
     return [call(f, *xs) for xs in _zip_items(iterables)]
