@@ -219,6 +219,12 @@ class variable:  # noqa: N801 - the original's name
     def _keras_shape(self, shape: Any) -> None:
         self._shape = None if shape is None else tuple(shape)
 
+    def cast(self, dtype: Any) -> variable:
+        """A new variable over the same expression whose value is converted to ``dtype``
+        (Keras's ``cast``; not in the original's ``variable``, compat addendum B.4)."""
+        dt = np.dtype(dtype)
+        return variable._of(_op("Cast", lambda x: _convert(x, dt), self._expr), dt)
+
     # -- evaluation ---------------------------------------------------------
     def eval(self, *args: Any) -> Any:
         return _convert(self._expr.raw(*args), self._dtype)

@@ -68,6 +68,15 @@ def test_dtype_is_reported_and_settable_and_only_changes_eval():
         et.variable(np.array(1.0), dtype="complex128").eval()
 
 
+def test_cast_gives_a_new_variable_and_leaves_the_old_one():
+    v = et.variable(np.array([1.7, -2.2]))
+    c = v.cast("int32")
+    assert c.dtype == np.int32 and c.eval().tolist() == [1, -2]
+    assert v.dtype == np.float64
+    np.testing.assert_array_equal(v.eval(), [1.7, -2.2])
+    assert (c * 2).eval().tolist() == [2, -4]  # lazy arithmetic in the cast's dtype
+
+
 def test_arithmetic_is_lazy_and_takes_the_left_dtype():
     a = et.variable(np.array([1.0, 2.0]))
     b = et.variable(np.array([3.0, 4.0]))
