@@ -20,6 +20,7 @@ from .errors import (
     PhylanxAssertionError,
     PhylanxCompileError,
     PhylanxError,
+    PhylanxLinAlgError,
     PhylanxRuntimeError,
     PhylanxSyntaxError,
     PhylanxTypeError,
@@ -77,7 +78,8 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "Phylanx", "PhylanxAssertionError", "PhylanxCompileError", "PhylanxError",
-    "PhylanxRuntimeError", "PhylanxSession", "PhylanxSyntaxError", "PhylanxTypeError",
+    "PhylanxLinAlgError", "PhylanxRuntimeError", "PhylanxSession", "PhylanxSyntaxError",
+    "PhylanxTypeError",
     "PhylanxValueError", "config", "evaluate", "execution_tree", "grad", "parallel", "trace",
     "value_and_grad",
 ]

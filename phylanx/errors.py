@@ -7,6 +7,8 @@ exceptions raised by a kernel are wrapped, never shown bare.
 """
 from __future__ import annotations
 
+import numpy as _np
+
 from .source import SourceLoc, format_located
 
 
@@ -60,6 +62,11 @@ class PhylanxTypeError(PhylanxRuntimeError, TypeError):
 
 class PhylanxValueError(PhylanxRuntimeError, ValueError):
     """An operand with a wrong value (shape, axis, range)."""
+
+
+class PhylanxLinAlgError(PhylanxValueError, _np.linalg.LinAlgError):
+    """A singular or indefinite matrix: also NumPy's ``LinAlgError`` (itself a
+    ``ValueError``), so ``except np.linalg.LinAlgError`` code keeps working."""
 
 
 class PhylanxIndexError(PhylanxValueError, IndexError):

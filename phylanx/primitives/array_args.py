@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import PhylanxTypeError, PhylanxValueError
+from ..errors import PhylanxLinAlgError, PhylanxTypeError, PhylanxValueError
 from ..values import type_name
 from .dtypes import to_int, to_shape
 
@@ -77,6 +77,8 @@ def numpy_call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Call a NumPy function, turning its ValueError/TypeError into Phylanx errors."""
     try:
         return fn(*args, **kwargs)
+    except np.linalg.LinAlgError as e:
+        raise PhylanxLinAlgError(str(e)) from None
     except ValueError as e:
         raise PhylanxValueError(str(e)) from None
     except TypeError as e:

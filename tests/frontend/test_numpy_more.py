@@ -190,3 +190,20 @@ def test_ufunc_at_of_other_binary_ufuncs():
     got_a = a.copy()
     np.testing.assert_allclose(other_ufunc_at(got_a, i, b), expected)
     np.testing.assert_allclose(got_a, expected)   # changed in place, as NumPy does
+
+
+@pytest.mark.parametrize("call", [
+    lambda a: np.linalg.solve(a, np.ones(2)),
+    lambda a: np.linalg.inv(a),
+    lambda a: np.linalg.cholesky(-a - np.eye(2)),
+])
+def test_singular_matrices_raise_numpys_linalgerror(call):
+    """NumPy users catch np.linalg.LinAlgError: phylanx's error is one (and a
+    PhylanxError, and a ValueError, as NumPy's is)."""
+    @Phylanx
+    def f(a):
+        return call(a)
+    singular = np.array([[1.0, 2.0], [2.0, 4.0]])
+    with pytest.raises(np.linalg.LinAlgError) as info:
+        f(singular)
+    assert isinstance(info.value, PhylanxError) and isinstance(info.value, ValueError)

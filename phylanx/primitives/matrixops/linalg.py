@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import PhylanxTypeError, PhylanxValueError
+from ...errors import PhylanxLinAlgError, PhylanxTypeError, PhylanxValueError
 from ...values import scalarize, type_name
 from ..dtypes import to_axes, to_bool, to_int
 from ..registry import primitive
@@ -241,7 +241,7 @@ def inverse(a):
     try:
         return np.linalg.inv(arr)
     except np.linalg.LinAlgError:
-        raise PhylanxValueError("the matrix is singular and has no inverse") from None
+        raise PhylanxLinAlgError("the matrix is singular and has no inverse") from None
 
 
 def _check_not_singular(arr: np.ndarray) -> None:
@@ -254,7 +254,7 @@ def _check_not_singular(arr: np.ndarray) -> None:
     if found is not None:
         index, bad = found
         where = f" (matrix {list(index)} of the stack)" if work.ndim > 2 else ""
-        raise PhylanxValueError(
+        raise PhylanxLinAlgError(
             f"the matrix is singular and has no inverse{where}: pivot {bad} of its LU "
             f"factorisation is zero {RELATIVE_TO}")
 
@@ -281,7 +281,7 @@ def inv_gje(a):
     for col in range(n):
         pivot = col + int(np.argmax(np.abs(work[col:, col])))
         if not np.abs(work[pivot, col]) > tolerance:
-            raise PhylanxValueError("the matrix is singular and has no inverse")
+            raise PhylanxLinAlgError("the matrix is singular and has no inverse")
         if pivot != col:
             work[[col, pivot]] = work[[pivot, col]]
         work[col] /= work[col, col]

@@ -6,7 +6,7 @@ NumPy's argument names as keyword slots.  Where NumPy returns a tuple of arrays 
 is a PhySL list (``u, s, vt = np.linalg.svd(a)`` unpacks it in decorated Python).  Integer
 and bool inputs are computed in float64, float32 stays float32; ``eig`` answers in complex
 numbers when an eigenvalue is not real, as NumPy does.  A singular or indefinite matrix
-(NumPy's LinAlgError) is a PhylanxValueError.
+(NumPy's LinAlgError) is a PhylanxLinAlgError: a PhylanxValueError and a LinAlgError.
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from functools import partial
 
 import numpy as np
 
-from ...errors import PhylanxError, PhylanxTypeError, PhylanxValueError
+from ...errors import PhylanxError, PhylanxLinAlgError, PhylanxTypeError, PhylanxValueError
 from ...runtime.forkjoin import fork_join
 from ...values import scalarize, type_name
 from ..array_args import numpy_call
@@ -87,7 +87,7 @@ def _check_regular(a: np.ndarray) -> None:
     if found is not None:
         index, bad = found
         where = f" (matrix {list(index)} of the stack)" if work.ndim > 2 else ""
-        raise PhylanxValueError(f"the matrix a is singular{where}: pivot {bad} of its LU "
+        raise PhylanxLinAlgError(f"the matrix a is singular{where}: pivot {bad} of its LU "
                                 f"factorisation is zero {RELATIVE_TO}")
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import PhylanxTypeError, PhylanxValueError
+from ...errors import PhylanxLinAlgError, PhylanxTypeError, PhylanxValueError
 from ...values import type_name
 from ..lazy_modules import lazy_module
 from ..registry import primitive
@@ -250,7 +250,7 @@ def _solve_with(name: str, a, b, factor_name: str, solve_name: str, lower: int |
         return np.zeros(0)
     factors, bad = factorise(a, factor_name, lower)
     if bad is not None:
-        raise PhylanxValueError(failure.format(info=bad))
+        raise PhylanxLinAlgError(failure.format(info=bad))
     solve, = lapack.get_lapack_funcs((solve_name,), (a, b))
     flags = {} if lower is None else {"lower": lower}
     x, info = solve(*factors, b.reshape(-1, 1), **flags)
