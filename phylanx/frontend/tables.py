@@ -87,6 +87,7 @@ NUMPY_SCALAR_RESULTS = frozenset({
 NUMPY_TUPLE_RESULTS = frozenset({
     "nonzero", "where", "unique", "histogram", "meshgrid", "unravel_index", "average",
     "polyfit", "gradient", "atleast_1d", "atleast_2d", "atleast_3d", "linalg.svd",
+    "linalg.slogdet",
     "linalg.eig", "linalg.eigh", "linalg.qr", "linalg.lstsq"})
 MATH_CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf,
                                     "nan": math.nan, "tau": math.tau}

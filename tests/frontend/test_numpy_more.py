@@ -207,3 +207,21 @@ def test_singular_matrices_raise_numpys_linalgerror(call):
     with pytest.raises(np.linalg.LinAlgError) as info:
         f(singular)
     assert isinstance(info.value, PhylanxError) and isinstance(info.value, ValueError)
+
+
+@Phylanx
+def more_top200(x, m, idx):
+    parts = np.array_split(x, 3)
+    return (parts, np.array_split(m, [1, 2], axis=1), np.delete(x, [0, 2]),
+            np.delete(m, 1, axis=0), np.delete(x, x > 2), np.take_along_axis(m, idx, 1),
+            np.convolve(x, [1.0, 0.5]), np.convolve(x, [1.0, 0.5, 2.0], mode="same"),
+            np.convolve(x, [1.0, 2.0], "valid"), np.linalg.slogdet(m[:, :3] + np.eye(3)))
+
+
+def test_the_remaining_top200_functions_match_numpy():
+    rng = np.random.default_rng(5)
+    x = np.array([3.0, 1.0, 4.0, 1.5, 5.0, 9.0, 2.0])
+    m = rng.normal(size=(3, 4))
+    idx = np.argsort(m, axis=1)[:, :2]
+    check(more_top200, x, m, idx, strict=True)
+    check(more_top200, x.astype(np.float32), m, idx, strict=True)

@@ -1,5 +1,5 @@
 """Differences, integrals, interpolation and polynomials the original lacks (extensions):
-``diff trapezoid interp polyval polyfit``.
+``diff trapezoid interp polyval polyfit convolve``.
 
 Each is the NumPy function of the same name with NumPy's argument names as keyword slots
 (``diff``'s ``prepend``/``append`` nil mean "not given", NumPy's ``_NoValue``).  Where
@@ -124,6 +124,33 @@ def polyval(p, x):
         raise PhylanxValueError(f"p must be a 1-d array of coefficients, got shape "
                                 f"{coefficients.shape}")
     return scalarize(np.asarray(numpy_call(np.polyval, coefficients, _real(x, "x"))))
+
+
+_CONVOLVE_MODES = ("full", "same", "valid")
+
+
+@primitive(
+    "convolve", "convolve(_1_a, _2_v, __arg(_3_mode, \"full\"))", extension=True,
+    oracle=lambda a, v, mode="full": np.convolve(a, v, mode),
+    example="convolve([1, 2, 3], [0, 1, 0.5])", result="[0.0, 1.0, 2.5, 4.0, 1.5]",
+)
+def convolve(a, v, mode="full"):
+    """Discrete linear convolution of two 1-d sequences, like numpy.convolve.
+
+    ``mode`` "full" (length N + M - 1), "same" (length max(N, M)) or "valid" (where the
+    sequences overlap completely).  (Keras' ``conv1d`` is the cross-correlation of
+    batches of channels; this is NumPy's signal-processing convolution.)
+    """
+    if mode not in _CONVOLVE_MODES:
+        raise PhylanxValueError(f"mode must be one of {', '.join(_CONVOLVE_MODES)}, got "
+                                f"{mode!r}")
+    first, second = _real(a, "a"), _real(v, "v")
+    for arr, what in ((first, "a"), (second, "v")):
+        if arr.ndim > 1:
+            raise PhylanxValueError(f"{what} must be 1-d, got shape {arr.shape}")
+        if arr.size == 0:
+            raise PhylanxValueError(f"{what} cannot be empty")
+    return numpy_call(np.convolve, first, second, mode)
 
 
 def _polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):

@@ -1,5 +1,5 @@
 """matrixops, numpy.linalg decompositions the original lacks (extensions): ``eig eigh eigvals
-eigvalsh svd qr cholesky pinv lstsq matrix_rank``.
+eigvalsh slogdet svd qr cholesky pinv lstsq matrix_rank``.
 
 Each is the ``numpy.linalg`` function of the same name (stacks of matrices included) with
 NumPy's argument names as keyword slots.  Where NumPy returns a tuple of arrays the result
@@ -94,6 +94,19 @@ def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's keyword name
 def eigvalsh(a, UPLO="L"):  # noqa: N803 - NumPy's keyword name
     """Eigenvalues (ascending) of a symmetric matrix, like numpy.linalg.eigvalsh."""
     return numpy_call(np.linalg.eigvalsh, _matrix(a, square=True), _uplo(UPLO))
+
+
+@primitive(
+    "slogdet", "slogdet(_1_a)", extension=True, oracle=_listed(np.linalg.slogdet),
+    example="slogdet([[2.0, 0.0], [0.0, -3.0]])", result="list(-1.0, 1.791759469228055)",
+)
+def slogdet(a):
+    """Sign and natural log of the absolute determinant, as ``list(sign, logabsdet)``.
+
+    Like numpy.linalg.slogdet (stacks of matrices too): no overflow where ``det`` would;
+    a singular matrix gives sign 0 and logabsdet -inf, not an error.
+    """
+    return _arrays(numpy_call(np.linalg.slogdet, _matrix(a, square=True)))
 
 
 @primitive(

@@ -1,5 +1,6 @@
 """matrixops, NumPy rearrangements the original lacks (extensions): ``atleast_1d atleast_2d
-broadcast_to moveaxis swapaxes rot90 split take fill_diagonal``.
+broadcast_to moveaxis swapaxes rot90 split array_split delete take take_along_axis
+fill_diagonal``.
 
 Each follows the NumPy function of the same name on arrays of any rank, with NumPy's
 argument names as keyword slots; numbers count as 0-d arrays.  Where NumPy returns a tuple
@@ -155,6 +156,67 @@ def split(ary, indices_or_sections, axis=0):
         raise PhylanxValueError("split needs an array of at least 1 dimension, got a 0-d value")
     return list(numpy_call(np.split, arr, _sections(indices_or_sections),
                            to_axis(axis, arr.ndim)))
+
+
+@primitive(
+    "array_split", "array_split(_1_ary, _2_indices_or_sections, __arg(_3_axis, 0))",
+    extension=True, oracle=_listed(np.array_split),
+    example="array_split([1, 2, 3, 4, 5], 3)", result="list([1, 2], [3, 4], [5])",
+)
+def array_split(ary, indices_or_sections, axis=0):
+    """Like ``split``, but N parts need not be equal (numpy.array_split).
+
+    The first ``len % N`` parts get one element more.
+    """
+    arr = as_array(ary, "ary")
+    if arr.ndim == 0:
+        raise PhylanxValueError("array_split needs an array of at least 1 dimension, got a "
+                                "0-d value")
+    sections = _sections(indices_or_sections)
+    if isinstance(sections, int) and sections <= 0:
+        raise PhylanxValueError(f"the number of sections must be larger than 0, got {sections}")
+    return list(numpy_call(np.array_split, arr, sections, to_axis(axis, arr.ndim)))
+
+
+@primitive(
+    "delete", "delete(_1_arr, _2_obj, __arg(_3_axis, nil))", extension=True,
+    oracle=lambda arr, obj, axis=None: np.delete(arr, obj, axis),
+    example="delete([[1, 2], [3, 4], [5, 6]], 1, 0)", result="[[1, 2], [5, 6]]",
+)
+def delete(arr, obj, axis=None):
+    """A copy of ``arr`` without the entries ``obj`` along ``axis``, like numpy.delete.
+
+    ``obj``: an index, a list of indices or a boolean mask; ``axis`` nil: of the
+    flattened array.
+    """
+    a = as_array(arr, "arr")
+    ax = None if axis is None else to_axis(axis, a.ndim)
+    which = obj if isinstance(obj, slice) else as_array(obj, "obj")
+    try:
+        return numpy_call(np.delete, a, which, ax)
+    except IndexError as e:
+        raise PhylanxValueError(str(e)) from None
+
+
+@primitive(
+    "take_along_axis", "take_along_axis(_1_arr, _2_indices, _3_axis)", extension=True,
+    oracle=np.take_along_axis,
+    example="take_along_axis([[4, 1], [2, 3]], [[1], [0]], 1)", result="[[1], [2]]",
+)
+def take_along_axis(arr, indices, axis):
+    """Values along ``axis`` at indices shaped like ``arr``, like numpy.take_along_axis.
+
+    What ``argsort`` and ``argmax(..., keepdims=True)`` results select.
+    """
+    a = as_array(arr, "arr")
+    idx = as_array(indices, "indices")
+    if idx.dtype.kind not in "iu":
+        raise PhylanxTypeError(f"indices must be integers, got dtype {idx.dtype}")
+    ax = None if axis is None else to_axis(axis, a.ndim)
+    try:
+        return numpy_call(np.take_along_axis, a, idx, ax)
+    except IndexError as e:
+        raise PhylanxValueError(str(e)) from None
 
 
 _TAKE_MODES = ("raise", "wrap", "clip")
