@@ -128,4 +128,5 @@ def main():
     print(f"OK {rank}", flush=True)
 
 
-main()
+if __name__ == "__main__":
+    main()

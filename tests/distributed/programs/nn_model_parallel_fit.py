@@ -15,19 +15,12 @@ alike (no hang).  With ``--verbose`` one fit draws its progress (rank 0 only).  
 import sys
 
 import numpy as np
+from nn_data_parallel import data  # the program beside this one: the same data
 
 from phylanx import distributed as dist
 from phylanx import nn
 
 rank, count = dist.find_here(), dist.num_localities()
-
-
-def data(n, steps=24):
-    rng = np.random.default_rng(1)
-    y = rng.integers(0, 3, n)
-    t = np.arange(steps)[None, :, None]
-    x = np.sin(t * (0.3 + 0.2 * y[:, None, None]) + rng.uniform(0, 3, (n, 1, 3)))
-    return (x + 0.1 * rng.normal(size=x.shape)).astype(np.float32), y
 
 
 def conv_model(optimizer):
@@ -191,6 +184,10 @@ def main():
         m = build(conv_model, nn.SGD(0.1))
         x, y = data(12)
         m.fit(x, y, batch_size=6, epochs=3, verbose=2, distributed="model")
+        sys.stdout.flush()
+        # rank 0's progress lines are out before any "OK": the launcher joins the ranks'
+        # output, and "OK 1" followed by "2/2 ..." read as "OK 12"
+        dist.barrier().result(timeout=120)
     print(f"OK {rank}", flush=True)
 
 
