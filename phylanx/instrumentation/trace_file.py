@@ -67,7 +67,7 @@ def build(rec: Recorder, offset_ns: int = 0, ref_ns: int | None = None,
         if kind == NODE or kind == TASK:
             node, ident, t0, dur = ev[1], ev[2], ev[3], ev[4]
             if kind == TASK:
-                node = node_of_task(rec, node)   # tasks hold a key, not the node
+                node = node_of_task(node)   # tasks hold what names them, not the node
             if kind == NODE:
                 name, cat = node.display_name, "node"
                 args = {"node": node.full_name}
