@@ -223,7 +223,12 @@ class variable:  # noqa: N801 - the original's name
         """A new variable over the same expression whose value is converted to ``dtype``
         (Keras's ``cast``; not in the original's ``variable``, compat addendum B.4)."""
         dt = np.dtype(dtype)
-        return variable._of(_op("Cast", lambda x: _convert(x, dt), self._expr), dt)
+        if dt.kind not in "biuf":
+            raise PhylanxTypeError(f"cast: unsupported dtype {dt} (bool, int or float)")
+
+        def cast(value):   # element-wise, also to bool (eval's bool is the original's)
+            return np.asarray(to_python(value)).astype(dt)[()]
+        return variable._of(_op("Cast", cast, self._expr), dt)
 
     # -- evaluation ---------------------------------------------------------
     def eval(self, *args: Any) -> Any:

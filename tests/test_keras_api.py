@@ -75,6 +75,9 @@ def test_cast_gives_a_new_variable_and_leaves_the_old_one():
     assert v.dtype == np.float64
     np.testing.assert_array_equal(v.eval(), [1.7, -2.2])
     assert (c * 2).eval().tolist() == [2, -4]  # lazy arithmetic in the cast's dtype
+    assert et.variable(np.array([0, 2])).cast("bool").eval().tolist() == [False, True]
+    with pytest.raises(phylanx.PhylanxError, match="unsupported dtype"):
+        v.cast("complex128")
 
 
 def test_arithmetic_is_lazy_and_takes_the_left_dtype():

@@ -104,6 +104,11 @@ def test_fmap_over_the_rows_of_a_matrix():
     sums = phylanx.evaluate("lambda(a, fmap(lambda(r, sum(r)), a))", m)
     np.testing.assert_allclose(sums, [3, 7, 11])
     np.testing.assert_allclose(phylanx.evaluate("lambda(a, fmap(lambda(r, r * 2), a))", m), m * 2)
+    ints = np.array([1, 3])
+    with pytest.raises(phylanx.PhylanxError, match="out of its range"):   # not an int64
+        phylanx.evaluate("lambda(a, fmap(lambda(x, x * 1e30), a))", ints)
+    with pytest.raises(phylanx.PhylanxError, match="must return numbers"):
+        phylanx.evaluate('lambda(a, fmap(lambda(x, "s"), a))', ints)
     with pytest.raises(phylanx.PhylanxError, match="scalars or vectors of one length"):
         phylanx.evaluate("lambda(a, fmap(lambda(r, slice(r, list(0, sum(r) > 4))), a))", m)
 

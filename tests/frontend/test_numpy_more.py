@@ -225,3 +225,9 @@ def test_the_remaining_top200_functions_match_numpy():
     idx = np.argsort(m, axis=1)[:, :2]
     check(more_top200, x, m, idx, strict=True)
     check(more_top200, x.astype(np.float32), m, idx, strict=True)
+    check(delete_nothing, x, m, strict=True)
+
+
+@Phylanx
+def delete_nothing(x, m):
+    return np.delete(x, []), np.take_along_axis(m, np.zeros((3, 0), int), 1)

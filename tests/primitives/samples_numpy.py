@@ -65,6 +65,7 @@ def _arithmetics_numpy_calculus() -> dict[str, list[tuple]]:
             (np.arange(5.0, dtype=F32), np.array([1.0, -1.0], F32), "valid"),
             (np.array([1.0]), np.arange(4.0), "valid"), (np.array([True, True]), np.array([2, 3])),
             (np.arange(3.0), np.array([]), "full"), (np.arange(3.0), np.ones(2), "middle"),
+            (np.array([1j, 2.0]), np.array([1.0, 1.0])),
         ],
         "polyval": [
             (np.array([3, 0, 1]), np.array([1, 2])), (np.array([1.0, -2.0, 0.5]), np.float64(2.0)),

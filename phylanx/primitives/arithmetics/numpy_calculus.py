@@ -144,7 +144,7 @@ def convolve(a, v, mode="full"):
     if mode not in _CONVOLVE_MODES:
         raise PhylanxValueError(f"mode must be one of {', '.join(_CONVOLVE_MODES)}, got "
                                 f"{mode!r}")
-    first, second = _real(a, "a"), _real(v, "v")
+    first, second = as_numeric(a, "a"), as_numeric(v, "v")   # complex too, as NumPy
     for arr, what in ((first, "a"), (second, "v")):
         if arr.ndim > 1:
             raise PhylanxValueError(f"{what} must be 1-d, got shape {arr.shape}")

@@ -229,7 +229,21 @@ def _fmap_array(f, source: np.ndarray) -> np.ndarray:
             f"fmap over a {source.ndim}-d array: the function must return {what} (the "
             f"original's rule), got shapes {sorted(shapes)[:3]}; to collect other values "
             "map over list(...) of the array, or use Python's map in @Phylanx code")
-    return np.asarray(results).astype(source.dtype)
+    values = np.asarray(results)
+    if values.dtype.kind not in "biuf":
+        raise PhylanxTypeError(
+            f"fmap over an array: the function must return numbers (the original's rule), "
+            f"got {type_name(results[0])}; map over list(...) of the array to collect "
+            "other values")
+    if source.dtype.kind in "iu" and values.dtype.kind == "f":
+        info = np.iinfo(source.dtype)
+        if not (np.all(np.isfinite(values)) and info.min <= values.min()
+                and values.max() <= info.max):
+            raise PhylanxValueError(
+                f"fmap over a {source.dtype} array: the results are converted to {source.dtype} "
+                "(the original's rule), and inf, NaN or a value out of its range cannot be; "
+                "map over a float array (astype) or use Python's map")
+    return values.astype(source.dtype)
 
 
 @primitive("__pymap", "__pymap(_1, __2)", extension=True,

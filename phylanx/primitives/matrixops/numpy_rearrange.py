@@ -158,6 +158,11 @@ def split(ary, indices_or_sections, axis=0):
                            to_axis(axis, arr.ndim)))
 
 
+def _indices(arr: np.ndarray) -> np.ndarray:
+    """An empty index list is float64 as an array: NumPy takes it as no index at all."""
+    return arr.astype(np.intp) if arr.size == 0 and arr.dtype.kind == "f" else arr
+
+
 @primitive(
     "array_split", "array_split(_1_ary, _2_indices_or_sections, __arg(_3_axis, 0))",
     extension=True, oracle=_listed(np.array_split),
@@ -191,7 +196,7 @@ def delete(arr, obj, axis=None):
     """
     a = as_array(arr, "arr")
     ax = None if axis is None else to_axis(axis, a.ndim)
-    which = obj if isinstance(obj, slice) else as_array(obj, "obj")
+    which = obj if isinstance(obj, slice) else _indices(as_array(obj, "obj"))
     try:
         return numpy_call(np.delete, a, which, ax)
     except IndexError as e:
@@ -209,7 +214,7 @@ def take_along_axis(arr, indices, axis):
     What ``argsort`` and ``argmax(..., keepdims=True)`` results select.
     """
     a = as_array(arr, "arr")
-    idx = as_array(indices, "indices")
+    idx = _indices(as_array(indices, "indices"))
     if idx.dtype.kind not in "iu":
         raise PhylanxTypeError(f"indices must be integers, got dtype {idx.dtype}")
     ax = None if axis is None else to_axis(axis, a.ndim)
