@@ -269,6 +269,8 @@ class Recorder:
             spawn = future._spawned
         except AttributeError:
             return              # spawned before the recording started
+        if spawn[1] < self.start_ns:
+            return              # spawned under an earlier recording
         events = self.events
         if len(events) >= self.limit:
             self._full()
