@@ -262,8 +262,8 @@ class Recorder:
         per task, holding what names the task (``partial(stmt.run, frame)``'s function,
         else its node; never the thunk, which keeps its frame's arrays alive) and
         numbers; the spawn flow's id is given when the file is written
-        (``trace_file.build``).  Kept lean: this runs once per task (an id-keyed table of
-        the names instead cost 1.34-1.42x vs 1.18-1.33x on 10,000 empty tasks)."""
+        (``trace_file.build``).  Kept lean: this runs once per task (an id-keyed table
+        of the names was measurably slower on ``benchmarks/overhead.py --trace``)."""
         t1 = clock()
         try:
             spawn = future._spawned

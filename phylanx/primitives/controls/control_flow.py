@@ -214,8 +214,7 @@ def fmap(f, *iterables):
         source = iterables[0]
         if type(source) is np.ndarray and source.ndim in (1, 2):
             return _fmap_array(f, source)
-        return [call(f, x) for x in iterate(source)]
-    return [call(f, *xs) for xs in _zip_items(iterables)]
+    return pymap(f, *iterables)
 
 
 def _fmap_array(f, source: np.ndarray) -> np.ndarray:

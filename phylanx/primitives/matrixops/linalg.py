@@ -49,21 +49,6 @@ def _float_arrays_that_fit(a: Any, b: Any) -> bool:
             and a.shape[-1] == b.shape[-2 if b.ndim >= 2 else -1])
 
 
-def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a @ b`` of two float matrices of one dtype: one BLAS call on BLAS's own threads.
-
-    Not split into row blocks on the task pool (as conv_gemm does with its many small
-    per-tap products): a single large GEMM runs faster on BLAS's threads than as blocks
-    on ours (measured on the MLP step of benchmarks/nn_step.py, 2 cores: 1.9x -> 1.1x
-    NumPy's step).  Concurrent products do not oversubscribe the cores: ``fork_join``
-    shares the BLAS threads among its pieces (runtime/blas_threads.py)."""
-    return np.dot(a, b)
-
-
-def _two_matrices(a: Any, b: Any) -> bool:
-    return a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype and a.dtype.kind == "f"
-
-
 def _check_contraction(a: np.ndarray, b: np.ndarray) -> None:
     """The last axis of ``a`` against the second-to-last (or only) axis of ``b``."""
     axis_b = -2 if b.ndim >= 2 else -1
@@ -90,8 +75,6 @@ def dot(a, b):
         b = numeric(b, "the second operand")
         if a.ndim and b.ndim:
             _check_contraction(a, b)
-    elif _two_matrices(a, b):
-        return _product(a, b)
     return scalarize(np.dot(a, b))
 
 
@@ -113,8 +96,6 @@ def matmul(a, b):
                     f"the {which} operand must have at least one dimension, "
                     "got a scalar (use * for scalar products)")
         _check_contraction(a, b)
-    elif _two_matrices(a, b):
-        return _product(a, b)
     return scalarize(np.matmul(a, b))
 
 
