@@ -49,8 +49,11 @@ SETTINGS: dict[str, Setting] = {
                 "rewrite argmin(f(x @ c), 1) (and x.T @ f(x @ w) with blocking_gram) into "
                 "passes over row tiles of x (compiler/rewrite/blocking.py; needs optimize)"),
         Setting("blocking_gram", False, _bool,
-                "also tile x.T @ f(x @ w); off: measured 1.2-1.6x slower than untiled on "
-                "the logistic regressions here (docs/performance.md)"),
+                "evaluate x.T @ f(x @ w) by NumPy row tiles; off: measured 1.2-1.6x slower "
+                "than untiled on the logistic regressions here (docs/performance.md)"),
+        Setting("fusion_rows", True, _bool,
+                "compile x.T @ f(x @ w) (f element-wise, w a vector) into one numba loop "
+                "over the rows of x once hot (phylanx/fusion/rowpass.py; needs numba)"),
         Setting("tile_bytes", 1 << 20, int,
                 "bytes of the widest row block of a tiled pass (rows = this / row width)"),
         Setting("tile_rows", 0, int,

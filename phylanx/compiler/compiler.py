@@ -172,7 +172,8 @@ class Compiler:
     def fuse(self, body: list[Node]) -> None:
         """Mark the element-wise chains of ``body`` for fusion (phylanx/fusion), unless
         ``build_eager`` is overridden: a recording compiler must see every primitive."""
-        if config.get("fusion") and type(self).build_eager is Compiler.build_eager:
+        if (config.get("fusion") or config.get("fusion_rows")) \
+                and type(self).build_eager is Compiler.build_eager:
             from ..fusion import install
             install(body)
 

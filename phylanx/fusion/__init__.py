@@ -8,10 +8,16 @@ and big enough gets a kernel generated for its operand dtypes (``codegen.py``: n
 ``parallel=True``, on-disk cache), checked once against NumPy, timed, and kept only if
 faster (``hot.py``).  Without numba nothing is installed: the tree runs NumPy as before.
 
+``rowpass.py`` does the same for ``x.T @ f(x @ w, ...)`` (logistic regression's
+gradient, ``f`` element-wise) and ``rowargmin.py`` for ``argmin(f(x @ c, ...), 1)``
+(k-means' labels): one loop over the rows of ``x`` (setting ``fusion_rows``, on by
+default).
+
 Recording compilers (autodiff's tape) never fuse: the compiler installs regions only
 when ``build_eager`` is its own.  Settings (``phylanx.config``): ``fusion``,
 ``fusion_min_size``, ``fusion_count_threshold``, ``fusion_min_time_us``,
-``fusion_compile_cost_ms``, ``fusion_background``, ``fusion_cache_dir``.
+``fusion_compile_cost_ms``, ``fusion_background``, ``fusion_cache_dir``,
+``fusion_rows``.
 """
 from __future__ import annotations
 
@@ -33,20 +39,29 @@ def backend_available() -> bool:
     return _available[0]
 
 
+def wanted() -> bool:
+    """True if compiled trees should be searched at all (a setting on, numba there)."""
+    return (Settings.enabled or Settings.rows) and backend_available()
+
+
 def install(body: list[Node]) -> list[FusedRegion]:
-    """Give the root of every region under ``body`` its fusing closure."""
-    if not Settings.enabled or not backend_available():
+    """Give the root of every region under ``body`` (``fusion``) and every gram node
+    (``fusion_rows``, ``rowpass.py``) its fusing closure."""
+    if not wanted():
         return []
     from ..runtime import policy
-    installed = []
-    for region in find_regions(body):
-        node = region.root.node
-        fused = FusedRegion(region, node)
+    from . import rowargmin, rowpass
+    found: list[FusedRegion] = []
+    if Settings.enabled:
+        found += [FusedRegion(region, region.root.node) for region in find_regions(body)]
+    if Settings.rows:
+        found += rowpass.find(body) + rowargmin.find(body)
+    for fused in found:
+        node = fused.node
         node.set_run(fused.run)
         if node.watched and node.eval_direct == -1:
             policy.watch(node)        # the policy times the fusing closure from now on
-        installed.append(fused)
-    return installed
+    return found
 
 
 def regions_of(root: Node) -> list[FusedRegion]:

@@ -20,7 +20,7 @@ The root node of every region (``regions.py``) evaluates through a
   running unfused.
 * **checked, then measured** — the first kernel result is compared with the NumPy
   result of the same leaves (dtype, shape, NaN/inf positions, values within a tolerance
-  relative to the data); then the parallel loop, the serial loop and NumPy take turns
+  relative to the data); then the serial loop, the parallel loop and NumPy take turns
   on the next evaluations (the operations alone, timed; best of three each): the
   faster loop is kept if it beats NumPy, else the region goes back to its original
   closures for good.
@@ -46,8 +46,13 @@ from .regions import Region, interpret
 
 COLD, HOT, OFF = 0, 1, 2
 GIVE_UP = 64            # cold evaluations without a big one before the region retires
-SPEED_RUNS = 9          # timed evaluations: parallel loop, serial loop, NumPy in turn
-SPEED_MARGIN = 0.95     # kept only if its mean is below this fraction of the unfused one
+#: the timed evaluations (0 parallel loop, 1 serial loop, 2 NumPy), best of three each:
+#: the parallel loop never right after NumPy (the check ran it), whose BLAS threads spin
+#: on the cores for a while after a product and slow a loop that needs every core
+#: (measured on W1's gram: 13-22 ms just after NumPy, 8 ms once they sleep)
+TURNS = (1, 1, 1, 0, 0, 0, 2, 2, 2)
+SPEED_RUNS = len(TURNS)
+SPEED_MARGIN = 0.95     # kept only if its best is below this fraction of NumPy's best
 KEEP_SLOWER = False     # tests: keep a checked kernel even when it is slower
 
 
@@ -59,6 +64,7 @@ class Settings:
     """The fusion settings of :mod:`phylanx.config`, read once per change."""
 
     enabled = True
+    rows = True
     min_size = 4096
     count = 3
     min_ns = 20_000
@@ -68,6 +74,7 @@ class Settings:
     @classmethod
     def reload(cls) -> None:
         cls.enabled = bool(config.get("fusion"))
+        cls.rows = bool(config.get("fusion_rows"))
         cls.min_size = int(config.get("fusion_min_size"))
         cls.count = int(config.get("fusion_count_threshold"))
         cls.min_ns = int(float(config.get("fusion_min_time_us")) * 1000)
@@ -179,18 +186,62 @@ class FusedRegion:
         elapsed = perf_counter_ns() - start
         # big: slow enough, and (unless a reduction hides it) an array big enough, so
         # that a descheduled small evaluation on a loaded machine does not count
-        if elapsed >= Settings.min_ns and (self.reduction or (
-                type(value) is np.ndarray and value.size >= Settings.min_size)):
+        if elapsed >= Settings.min_ns and self.big_value(value):
             self.big += 1
             self.unfused_ns += elapsed
             self.unfused_runs += 1
-            if self.big >= Settings.count and self.big >= self.small and Settings.enabled:
+            if self.big >= Settings.count and self.big >= self.small and self.enabled():
                 self.state = HOT
         else:
             self.small += 1
             if self.small >= GIVE_UP and 4 * self.big < self.small:
                 self.retire()
         return value
+
+    def big_value(self, value: Any) -> bool:
+        """A cold evaluation's value is big enough to count (a descheduled small
+        evaluation on a loaded machine must not; a reduction hides the size)."""
+        return self.reduction or (type(value) is np.ndarray
+                                  and value.size >= Settings.min_size)
+
+    # -- what a subclass (rowpass.RowPass) changes -----------------------------------
+    kernel_class = _Kernel
+
+    def enabled(self) -> bool:
+        return Settings.enabled
+
+    def min_elements(self) -> int:
+        return Settings.min_size
+
+    def prepare(self, values: list) -> tuple | None:
+        """(signature, kernel arguments, output shape, size), or None: run unfused."""
+        return _prepare(values)
+
+    def unfused(self, values: list, record: list | None = None) -> Any:
+        """The value the original closures compute, from the leaves' values."""
+        return interpret(self.region, values, record)
+
+    def record_size(self) -> int:
+        return len(self.region.ops) + 1
+
+    def make_plan(self, sig: tuple, args: list, values: list, record: list,
+                  result: Any) -> tuple | None:
+        """(codegen.Plan, sample arguments to compile for), or None: not fusable."""
+        roles = [s[0] for s in sig]
+        plan = codegen.plan(self.region, roles, [_scalar_or_sample(v, r) for v, r in
+                                                 zip(values, roles)], record)
+        if isinstance(plan, str):
+            return None
+        if plan.reduction is None and not isinstance(result, np.ndarray):
+            return None
+        samples = tuple(a[:1] if r == "a" else a for a, r in zip(args, roles))
+        if plan.reduction is None:
+            return plan, (np.empty(1, result.dtype), 1) + samples
+        return plan, (1,) + samples
+
+    def disagreement(self, fused: Any, expected: Any, record: list, entry: Any,
+                     values: list) -> str | None:
+        return disagreement(fused, expected, record, entry.reduction)
 
     def retire(self) -> None:
         """Run the original closures from now on (and drop this wrapper if unmeasured)."""
@@ -204,16 +255,16 @@ class FusedRegion:
     # -- hot ----------------------------------------------------------------------
     def hot(self, frame: list) -> Any:
         values = [leaf.run(frame) for leaf in self.leaves]
-        prepared = _prepare(values)
-        if prepared is None or prepared[3] < Settings.min_size:
+        prepared = self.prepare(values)
+        if prepared is None or prepared[3] < self.min_elements():
             self.small += 1
             if self.small >= GIVE_UP and 4 * self.big < self.small:
                 self.retire()            # the sizes changed: mostly small evaluations now
-            return interpret(self.region, values)
+            return self.unfused(values)
         self.big += 1
         sig, args, shape, n = prepared
         entry = self.kernels.get(sig)
-        if type(entry) is _Kernel:
+        if isinstance(entry, _Kernel):
             if entry.checked and entry.timed_runs >= SPEED_RUNS:
                 return self.call(entry, shape, n, args, values)
             return self.check_and_time(sig, entry, shape, n, args, values)
@@ -221,7 +272,7 @@ class FusedRegion:
             return self.plan(sig, args, values)
         if type(entry) is _Planned:
             start = perf_counter_ns()
-            result = interpret(self.region, values)
+            result = self.unfused(values)
             self.unfused_ns += perf_counter_ns() - start
             self.unfused_runs += 1
             if self.unfused_ns >= entry.cost_ns:
@@ -230,28 +281,19 @@ class FusedRegion:
         if type(entry) is _Failed:
             self.kernels[sig] = _REJECTED
             self.warn(f"could not compile {self.region.describe()} ({entry.message})")
-        return interpret(self.region, values)
+        return self.unfused(values)
 
     def plan(self, sig: tuple, args: list, values: list) -> Any:
-        record: list = [None] * (len(self.region.ops) + 1)
+        record: list = [None] * self.record_size()
         start = perf_counter_ns()
-        result = interpret(self.region, values, record)
+        result = self.unfused(values, record)
         self.unfused_ns += perf_counter_ns() - start
         self.unfused_runs += 1
-        roles = [s[0] for s in sig]
-        plan = codegen.plan(self.region, roles, [_scalar_or_sample(v, r) for v, r in
-                                                 zip(values, roles)], record)
-        if isinstance(plan, str):
+        made = self.make_plan(sig, args, values, record, result)
+        if made is None:
             self.kernels[sig] = _REJECTED     # not fusable with these operand types
             return result
-        if plan.reduction is None and not isinstance(result, np.ndarray):
-            self.kernels[sig] = _REJECTED
-            return result
-        samples = tuple(a[:1] if r == "a" else a for a, r in zip(args, roles))
-        if plan.reduction is None:
-            samples = (np.empty(1, result.dtype), 1) + samples
-        else:
-            samples = (1,) + samples
+        plan, samples = made
         cost = Settings.compile_cost_ns
         if codegen.initialized() and codegen.is_cached(plan.source):
             cost //= 10     # numba's first kernel in a process costs ~0.7 s even cached
@@ -274,7 +316,7 @@ class FusedRegion:
                 text = str(e).strip().splitlines()
                 self.kernels[sig] = _Failed(f"{type(e).__name__}: {text[0] if text else ''}")
                 return
-            self.kernels[sig] = _Kernel(planned, kernel)
+            self.kernels[sig] = self.kernel_class(planned, kernel)
 
         if Settings.background:
             thread = threading.Thread(target=work, name="phylanx-fusion-compile",
@@ -289,12 +331,12 @@ class FusedRegion:
             return entry(shape, n, args)
         except Exception as e:  # a kernel must never fail a program NumPy would run
             self.reject(entry, f"{type(e).__name__}: {e}")
-            return interpret(self.region, values)
+            return self.unfused(values)
 
     def check_and_time(self, sig, entry: _Kernel, shape, n, args, values) -> Any:
         if not entry.checked:
-            record: list = [None] * (len(self.region.ops) + 1)
-            expected = interpret(self.region, values, record)
+            record: list = [None] * self.record_size()
+            expected = self.unfused(values, record)
             try:
                 fused = entry(shape, n, args)
             except Exception as e:
@@ -302,7 +344,7 @@ class FusedRegion:
                 self.warn(f"kernel of {self.region.describe()} failed "
                           f"({type(e).__name__}: {e})")
                 return expected
-            problem = disagreement(fused, expected, record, entry.reduction)
+            problem = self.disagreement(fused, expected, record, entry, values)
             if problem is not None:
                 self.kernels[sig] = _REJECTED
                 self.warn(f"kernel of {self.region.describe()} disagrees with NumPy "
@@ -313,12 +355,12 @@ class FusedRegion:
         if not entry.warm:                    # the first call starts numba's threads
             entry.warm = True
             return self.call(entry, shape, n, args, values)
-        # the parallel loop, the serial loop and NumPy take turns on the same leaves (a
-        # burst of load hits all three alike); the best of each decides
-        variant = entry.timed_runs % 3
+        # the parallel loop, the serial loop and NumPy on the same leaves, in the order
+        # of TURNS; the best of each decides
+        variant = TURNS[entry.timed_runs]
         start = perf_counter_ns()
         if variant == 2:
-            result = interpret(self.region, values)
+            result = self.unfused(values)
         else:
             entry.kernel = entry.variants[variant]
             result = self.call(entry, shape, n, args, values)

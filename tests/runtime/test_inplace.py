@@ -50,10 +50,11 @@ def traced_peak(fn, *args) -> int:
 
     Synchronous: on a loaded machine the policy may run the two operands of a node
     concurrently, and a future's value is never a temporary of its consumer.  Fusion
-    off: it is about the NumPy path (a chain turning hot would compile a kernel inside
-    the traced call, and tracemalloc would count numba's compiler)."""
+    and row passes off: it is about the NumPy path (a chain turning hot would compile a
+    kernel inside the traced call, and tracemalloc would count numba's compiler)."""
     config.set("sync_execution", True)
     config.set("fusion", False)
+    config.set("fusion_rows", False)
     try:
         r = call(fn, *args)
         del r
@@ -66,6 +67,7 @@ def traced_peak(fn, *args) -> int:
     finally:
         config.reset("sync_execution")
         config.reset("fusion")
+        config.reset("fusion_rows")
 
 
 @pytest.mark.parametrize("src,make", [

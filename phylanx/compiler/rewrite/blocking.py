@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ... import config
 from ...language import ast
 from ...primitives import registry
 
@@ -205,6 +206,25 @@ def _axis(args) -> Any:
     return None
 
 
+def _inlined(expr, names: set[str], inline: dict):
+    """``expr`` with the identifiers in ``names`` replaced by their ``inline`` values."""
+    from .tree import children, rebuild
+    if type(expr) is ast.Identifier and expr.name in names:
+        return inline[expr.name]
+    return rebuild(expr, tuple(_inlined(c, names, inline) for c in children(expr)))
+
+
+def gram_wanted() -> bool:
+    """Rewrite the gram pattern: NumPy tiles asked for (``blocking_gram``), or a fused
+    row pass may compute it (``fusion_rows`` with numba installed, ``fusion/rowpass.py``)."""
+    if config.get("blocking_gram"):
+        return True
+    if not config.get("fusion_rows"):
+        return False
+    from ...fusion import backend_available
+    return backend_available()
+
+
 def match(expr, inline: dict) -> tuple[Any, set[str]] | None:
     """``(rewritten call, names inlined)`` if ``expr`` is one of the patterns, else None."""
     if type(expr) is not ast.Call or expr.attribute is not None:
@@ -212,8 +232,7 @@ def match(expr, inline: dict) -> tuple[Any, set[str]] | None:
     loc = expr.loc
     try:
         if expr.func == "matmul" and len(expr.args) == 2:
-            from ... import config
-            if not config.get("blocking_gram"):
+            if not gram_wanted():
                 return None
             left, right = expr.args
             if not (type(left) is ast.Call and left.func == "transpose"
@@ -224,6 +243,11 @@ def match(expr, inline: dict) -> tuple[Any, set[str]] | None:
             tile = ast.Call("transpose", (ast.Identifier("tile_x", left.loc),), None, left.loc)
             body = ast.Call("matmul", (tile, split.body(right)), None, loc)
             name = GRAM
+            if split.products and not config.get("blocking_gram"):
+                # a fused row pass computes it (fusion/rowpass.py finds the pattern in
+                # the compiled tree): the expression stays, the define read in it inlined
+                return ast.Call("matmul", (left, _inlined(right, split.inlined, inline)),
+                                None, loc), split.inlined
         elif expr.func in ARG_REDUCTIONS:
             axis = _axis(expr.args)
             if axis is None or type(expr.args[0]) is ast.KeywordArg:

@@ -1,0 +1,262 @@
+"""Fused row passes for ``argmin(f(x @ m, ...), 1)``: k-means' labels in one loop.
+
+The cache-blocking rewrite turns ``np.argmin(f(x @ c, ...), axis=1)`` (``argmax`` too;
+``f`` element-wise, e.g. k-means' ``|p|^2 - 2 p.c + |c|^2``) into
+``__rows_concat(g, x, ...)``, which NumPy evaluates by row tiles.  Once hot, this module
+computes it in one numba loop instead, with no (n, k) intermediate at all::
+
+    for each row i (in parallel over row chunks):
+        for j in 0..k-1:
+            v = f(x[i] . c[:, j], s[i], r[j], ...)
+            keep the first smallest v (the first NaN, as NumPy's argmin)
+        labels[i] = its j
+
+It applies when ``x`` is a 2-d float64/float32 array of at least ``rowpass.MIN_ELEMENTS``, the
+product operands are (d, k) matrices of its dtype, and ``f``'s other operands are
+numbers, (n, 1) columns, (k,) or (1, k) rows or (n, k) matrices.  The policy is the
+fusion policy (``hot.py``), through :class:`~.hot.FusedRegion` with the call's operands
+as leaves; the one check against NumPy accepts another label only where the two
+candidates' values are equal within rounding (a near tie decided by the product's
+rounding, which the tiles of ``__rows_concat`` allow too).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..runtime.nodes import Node
+from . import codegen, rowpass
+from .hot import _KERNEL_LOCK, FusedRegion, Settings, _Kernel, _tolerance
+from .regions import REDUCTIONS, Region, _build, _classify, interpret
+from .rowpass import _ROW_DTYPES, _threads
+
+_CONCAT = "__rows_concat"
+_ARG = {"argmin": "<", "argmax": ">"}
+_SAMPLE_ROWS = 4
+
+
+def find(roots: list[Node]) -> list[RowArgmin]:
+    """A :class:`RowArgmin` for every ``__rows_concat`` whose function it can compute."""
+    found, seen = [], set()
+    for top in roots:
+        for node in top.walk():
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            made = _analyse(node)
+            if made is not None:
+                found.append(made)
+    return found
+
+
+def _param(node: Node) -> int | None:
+    """The parameter a ``access-variable`` of the lambda's own frame reads (0 = the tile)."""
+    if node.primitive == "access-variable" and node.slot is not None:
+        return node.slot - 1
+    return None
+
+
+def _analyse(node: Node) -> RowArgmin | None:
+    if node.primitive != _CONCAT or len(node.children) < 4:
+        return None
+    function = node.children[0]
+    if function.primitive != "lambda" or len(function.children) != 1:
+        return None
+    body = function.children[0]
+    if body.primitive not in _ARG or len(body.children) != 2:
+        return None
+    axis = body.children[1]
+    if not (axis.is_const and type(axis.value) is int and axis.value in (1, -1)):
+        return None
+    known: dict[int, Any] = {}
+
+    def cache(n: Node):
+        if id(n) not in known:
+            known[id(n)] = _classify(n)
+        return known[id(n)]
+
+    info = cache(body.children[0])
+    if info is None or info[0] in REDUCTIONS:
+        return None
+    ops: list = []
+    leaves: list[Node] = []
+    root = _build(body.children[0], info, ops, leaves, cache)
+    kinds: list[tuple[str, Any]] = []
+    for leaf in leaves:
+        if leaf.is_const:
+            kinds.append(("c", leaf.value))
+        elif _param(leaf) is not None and _param(leaf) > 0:
+            kinds.append(("p", _param(leaf) + 2))          # the call's child holding it
+        elif (leaf.primitive == "matmul" and len(leaf.children) == 2
+              and _param(leaf.children[0]) == 0 and (_param(leaf.children[1]) or 0) > 0):
+            kinds.append(("m", _param(leaf.children[1]) + 2))
+        else:
+            return None
+    if not any(kind == "m" for kind, _ in kinds):
+        return None
+    return RowArgmin(Region(root, ops, leaves), node, body.primitive, kinds)
+
+
+class ArgKernel(_Kernel):
+    """A compiled argmin pass: ``kernel(X, chunks, k, out, L0, ...)`` fills ``out``."""
+
+    def __call__(self, shape: Any, n: int, args: list) -> np.ndarray:
+        self.calls += 1
+        x, k = args[0], args[1]
+        out = np.empty(x.shape[0], dtype=np.intp)
+        chunks = 1 if self.kernel is self.variants[1] else _threads()
+        with _KERNEL_LOCK:
+            self.kernel(x, chunks, k, out, *args[2:])
+        return out
+
+
+class RowArgmin(FusedRegion):
+    """The fusing closure of a ``__rows_concat`` call: values are the call's operands."""
+
+    kernel_class = ArgKernel
+
+    def __init__(self, region: Region, node: Node, arg: str, kinds: list):
+        super().__init__(region, node)
+        self.leaves = list(node.children)      # g, x, the product count, the operands
+        self.arg, self.kinds = arg, kinds
+        from ..primitives import registry
+        self.impl = registry.lookup(_CONCAT).impl
+
+    def __repr__(self) -> str:
+        state = ("cold", "hot", "off")[self.state]
+        return f"<RowArgmin {self.arg}({self.region.describe()}) {state}>"
+
+    def enabled(self) -> bool:
+        return Settings.rows
+
+    def big_value(self, value: Any) -> bool:
+        return True                  # x's size is checked when hot
+
+    def min_elements(self) -> int:
+        return rowpass.MIN_ELEMENTS
+
+    def unfused(self, values: list, record: list | None = None) -> Any:
+        return self.impl(*values)
+
+    def _leaf_values(self, values: list) -> list:
+        return [what if kind == "c" else values[what] for kind, what in self.kinds]
+
+    def prepare(self, values: list) -> tuple | None:
+        x = values[1]
+        if not (type(x) is np.ndarray and x.ndim == 2 and x.dtype in _ROW_DTYPES
+                and x.flags.c_contiguous and x.shape[0] > 0):
+            return None
+        n, d = x.shape
+        ks = {values[what].shape[1] for kind, what in self.kinds if kind == "m"
+              and type(values[what]) is np.ndarray and values[what].ndim == 2}
+        if len(ks) != 1:
+            return None
+        k = ks.pop()
+        sig, args = [x.dtype.str], [x, k]
+        for (kind, _), value in zip(self.kinds, self._leaf_values(values)):
+            t = type(value)
+            if kind == "m":
+                if not (t is np.ndarray and value.shape == (d, k) and value.dtype == x.dtype):
+                    return None
+                role, arg = "m", np.ascontiguousarray(value.T)
+            elif t in (bool, float) or (t is int and value.bit_length() <= 63):
+                sig.append(("s", t.__name__))
+                args.append(value)
+                continue
+            elif isinstance(value, (np.ndarray, np.generic)) and value.ndim == 0 \
+                    and value.dtype in codegen.ALLOWED_DTYPES:
+                role, arg = "s", value[()]
+            elif t is not np.ndarray or value.dtype not in codegen.ALLOWED_DTYPES:
+                return None
+            elif value.shape == (n, 1):
+                role, arg = "a", np.ascontiguousarray(value.reshape(n))
+            elif value.shape in ((k,), (1, k)):
+                role, arg = "row", np.ascontiguousarray(value.reshape(k))
+            elif value.shape == (n, k):
+                role, arg = "full", np.ascontiguousarray(value)
+            else:
+                return None                   # another broadcast: the tiles do it
+            sig.append((role, arg.dtype.str))
+            args.append(arg)
+        if k == 0:
+            return None                       # NumPy's error for an empty argmin
+        return tuple(sig), args, None, x.size
+
+    def _samples(self, roles: list[str], args: list, rows: int) -> list:
+        x = args[0][:rows]
+        out = []
+        for role, a in zip(roles, args[2:]):
+            if role == "m":
+                out.append(x @ a.T)
+            elif role in ("a", "full"):
+                out.append(a[:rows] if role == "full" else a[:rows, None])
+            else:
+                out.append(a)
+        return out
+
+    def make_plan(self, sig: tuple, args: list, values: list, record: list,
+                  result: Any) -> tuple | None:
+        roles = [s[0] for s in sig[1:]]
+        samples = self._samples(roles, args, _SAMPLE_ROWS)
+        record = [None] * self.record_size()
+        f = interpret(self.region, samples, record)
+        if not (isinstance(f, np.ndarray) and f.ndim == 2 and f.dtype.kind in "fiub"
+                and f.shape == (min(_SAMPLE_ROWS, args[0].shape[0]), args[1])):
+            return None
+        leaf_kinds = [s.reshape(-1)[0] if r == "s" and isinstance(s, np.ndarray) else s
+                      for s, r in zip(samples, roles)]
+        made = codegen.body_lines(self.region, roles, leaf_kinds, record)
+        if isinstance(made, str) or made[1] is not None:
+            return None
+        params = ", ".join(f"L{i}" for i in range(len(roles)))
+        body = "\n".join("                " + line for line in made[0])
+        better = _ARG[self.arg]
+        sources = [
+            f"{codegen.kernel_head(parallel)}def {name}(X, chunks, k, out, {params}):\n"
+            "    n = X.shape[0]\n"
+            "    size = (n + chunks - 1) // chunks\n"
+            "    for c in prange(chunks):\n"
+            "        for i in range(c * size, min(n, (c + 1) * size)):\n"
+            "            best = 0\n"
+            "            bestv = 0.0\n"
+            "            for j in range(k):\n"
+            f"{body}\n"
+            f"                v = t{self.region.root.index}\n"
+            "                if v != v:\n"           # NumPy: the first NaN wins
+            "                    best = j\n"
+            "                    break\n"
+            f"                if j == 0 or v {better} bestv:\n"
+            "                    best = j\n"
+            "                    bestv = v\n"
+            "            out[i] = best\n"
+            for name, parallel in (("kernel_par", True), ("kernel_ser", False))]
+        plan = codegen.Plan(codegen.PRELUDE + "\n\n" + "\n\n".join(sources), None)
+        compile_for = (args[0][:1], 1, args[1], np.empty(1, np.intp)) + tuple(
+            a[:1] if r in ("a", "full") else a for r, a in zip(roles, args[2:]))
+        return plan, compile_for
+
+    def disagreement(self, fused: Any, expected: Any, record: list, entry: Any,
+                     values: list) -> str | None:
+        if not isinstance(expected, np.ndarray) or fused.shape != expected.shape \
+                or fused.dtype != expected.dtype:
+            return f"{fused.dtype}{fused.shape} labels instead of " \
+                   f"{getattr(expected, 'dtype', '?')}{getattr(expected, 'shape', '')}"
+        differ = np.flatnonzero(fused != expected)
+        if not differ.size:
+            return None
+        made = self.prepare(values)
+        roles = [s[0] for s in made[0][1:]]
+        f = np.asarray(interpret(self.region, self._samples(roles, made[1], None)))
+        rows = f[differ]
+        got, want = rows[np.arange(differ.size), fused[differ]], \
+            rows[np.arange(differ.size), expected[differ]]
+        if f.dtype.kind == "f":
+            scale = np.abs(rows).max(axis=1)
+            tie = np.abs(got - want) <= _tolerance(f.dtype) * np.maximum(scale, 1.0)
+        else:
+            tie = got == want
+        if tie.all():
+            return None
+        i = int(differ[np.flatnonzero(~tie)[0]])
+        return f"row {i}: label {fused[i]} instead of {expected[i]}"

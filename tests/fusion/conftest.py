@@ -1,0 +1,28 @@
+"""Fixtures of the row-pass tests (phylanx/fusion/rowpass.py, rowargmin.py)."""
+from __future__ import annotations
+
+import pytest
+
+from phylanx import config
+from phylanx.fusion import hot, rowpass
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("rowpass-cache"))
+
+
+@pytest.fixture
+def rows(cache, monkeypatch):
+    """Every row pass hot at once: no thresholds, any size, compiled in the calling
+    thread, kept even when slower than NumPy (so the kernel is what runs)."""
+    for name, value in (("fusion_rows", True), ("fusion_count_threshold", 1),
+                        ("fusion_min_time_us", 0.0), ("fusion_compile_cost_ms", 0.0),
+                        ("fusion_background", False), ("fusion_cache_dir", cache)):
+        config.set(name, value)
+    monkeypatch.setattr(hot, "KEEP_SLOWER", True)
+    monkeypatch.setattr(rowpass, "MIN_ELEMENTS", 1)
+    yield
+    for name in ("fusion_rows", "fusion_count_threshold", "fusion_min_time_us",
+                 "fusion_compile_cost_ms", "fusion_background", "fusion_cache_dir"):
+        config.reset(name)

@@ -1,0 +1,138 @@
+"""Fused argmin/argmax row passes (phylanx/fusion/rowargmin.py): k-means' labels.
+
+With the fixture ``rows`` (conftest.py) every ``__rows_concat`` the cache-blocking
+rewrite builds is hot at once, so its kernel runs; the oracle is NumPy's argmin of the
+same expression (labels may differ only at ties within rounding, which the check
+allows and these data avoid except where a test makes exact ties).
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from phylanx import Phylanx, fusion
+from phylanx.errors import PhylanxError
+from phylanx.fusion import hot, rowargmin
+
+pytest.importorskip("numba")
+
+RNG = np.random.default_rng(8)
+
+
+@pytest.fixture
+def installed(monkeypatch):
+    """The row passes the compiler installs from now on."""
+    found = []
+    original = fusion.install
+    monkeypatch.setattr(fusion, "install", lambda body: found.extend(original(body))
+                        or found)
+    return found
+
+
+def kernel_calls(found) -> int:
+    return sum(e.calls for p in found if isinstance(p, rowargmin.RowArgmin)
+               for e in p.kernels.values() if isinstance(e, rowargmin.ArgKernel))
+
+
+def labels(points, centres):
+    sq = np.sum(points * points, axis=1)
+    dist = sq[:, None] - 2.0 * (points @ centres.T) + np.sum(centres * centres, axis=1)
+    return np.argmin(dist, axis=1)
+
+
+def nearest_far(points, centres):
+    return np.argmax(np.sum(centres * centres, axis=1) - 2.0 * (points @ centres.T), axis=1)
+
+
+def blobs(n, d, k, dtype="float64"):
+    truth = RNG.uniform(-10, 10, size=(k, d))
+    points = truth[RNG.integers(0, k, n)] + RNG.normal(size=(n, d))
+    return points.astype(dtype), (truth + RNG.normal(scale=0.3, size=(k, d))).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("n,d,k", [(1, 1, 1), (5, 2, 3), (400, 2, 8), (333, 16, 5)])
+def test_kmeans_labels_match_numpy(rows, installed, dtype, n, d, k):
+    f = Phylanx(labels)
+    for _ in range(5):
+        points, centres = blobs(n, d, k, dtype)
+        np.testing.assert_array_equal(f(points, centres), labels(points, centres))
+    assert kernel_calls(installed) >= 3
+
+
+def test_argmax_and_operands_of_every_shape(rows, installed):
+    def scores(points, centres, bias, weight):
+        return np.argmax(weight * (points @ centres.T) + bias - 0.5, axis=1)
+
+    f = Phylanx(scores)
+    n, d, k = 300, 4, 6
+    for bias in (RNG.normal(size=k), RNG.normal(size=(1, k)), RNG.normal(size=(n, 1)),
+                 RNG.normal(size=(n, k)), 1.5):
+        for _ in range(3):                       # plan, check, then the kernel
+            points, centres = blobs(n, d, k)
+            np.testing.assert_array_equal(f(points, centres, bias, 2.0),
+                                          scores(points, centres, bias, 2.0))
+    assert kernel_calls(installed) >= 10
+
+
+def test_ties_and_nans_like_numpy(rows, installed):
+    f = Phylanx(nearest_far)
+    points = np.zeros((50, 3))                     # every centre equally far: index 0
+    centres = np.ones((4, 3))
+    centres[2] = np.nan                            # ... except a NaN row, which wins
+    for _ in range(4):
+        np.testing.assert_array_equal(f(points, centres), nearest_far(points, centres))
+    points[7, 1] = np.nan
+    np.testing.assert_array_equal(f(points, centres), nearest_far(points, centres))
+    assert kernel_calls(installed) >= 3
+
+
+@pytest.mark.parametrize("case", ["int points", "f32 centres", "strided", "3-d operand"])
+def test_other_operands_run_numpy(rows, installed, case):
+    def shifted(points, centres, extra):
+        return np.argmin(points @ centres.T + extra, axis=1)
+
+    points, centres = blobs(200, 3, 4)
+    extra = 0.0
+    if case == "int points":
+        points = points.astype(np.int64)
+    elif case == "f32 centres":
+        centres = centres.astype(np.float32)
+    elif case == "strided":
+        points = np.repeat(points, 2, axis=1)[:, ::2]
+    else:
+        extra = np.zeros((1, 1, 4))
+    f = Phylanx(shifted)
+    for _ in range(4):
+        np.testing.assert_array_equal(f(points, centres, extra),
+                                      shifted(points, centres, extra))
+    assert kernel_calls(installed) == 0
+
+
+def test_errors_are_those_of_numpy_evaluation(rows):
+    f = Phylanx(labels)
+    points, centres = blobs(60, 3, 4)
+    for _ in range(3):
+        f(points, centres)
+    with pytest.raises(PhylanxError) as fused:
+        f(points, centres[:, :2])
+    with pytest.raises(PhylanxError) as plain:
+        Phylanx(labels)(points, centres[:, :2])
+    assert str(fused.value) == str(plain.value)
+
+
+def test_a_disagreeing_kernel_is_dropped_with_one_warning(rows, installed, monkeypatch):
+    monkeypatch.setattr(rowargmin.ArgKernel, "__call__",
+                        lambda self, shape, n, args: (np.arange(args[0].shape[0]) + 1)
+                        % args[1])
+    f = Phylanx(labels)
+    points, centres = blobs(100, 2, 5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(5):
+            np.testing.assert_array_equal(f(points, centres), labels(points, centres))
+    assert len([c for c in caught if c.category is fusion.FusionWarning]) == 1
+    passes = [p for p in installed if isinstance(p, rowargmin.RowArgmin)]
+    assert list(passes[0].kernels.values()) == [hot._REJECTED]

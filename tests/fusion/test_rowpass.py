@@ -1,0 +1,193 @@
+"""Fused row passes (phylanx/fusion/rowpass.py): ``x.T @ f(x @ w, ...)`` in one loop.
+
+The fixture ``rows`` (conftest.py) makes every gram hot at once so the kernel runs; the
+oracle is the same expression in NumPy, within a tolerance relative to ``|x|.T @ |f|``.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import phylanx
+from phylanx import Phylanx, config, fusion
+from phylanx.errors import PhylanxError
+from phylanx.fusion import hot, rowpass
+
+pytest.importorskip("numba")
+
+RNG = np.random.default_rng(5)
+
+
+_counter = [0]
+
+
+def run(code: str, calls: list[tuple]):
+    """Compile the PhySL lambda ``code`` once, call it with each tuple: (results, passes)."""
+    from phylanx.execution_tree import eval as physl_eval
+    _counter[0] += 1
+    state = phylanx.execution_tree.compiler_state(f"rowpass-{_counter[0]}", "<rowpass>")
+    node = state.compile_text(code)
+    passes = [r for r in fusion.regions_of(node) if isinstance(r, rowpass.RowPass)]
+    results = [physl_eval(state, code, *args) for args in calls]
+    return results, passes
+
+
+def kernel_calls(passes) -> int:
+    return sum(e.calls for p in passes for e in p.kernels.values()
+               if isinstance(e, rowpass.RowKernel))
+
+
+def assert_gram(got, x, f):
+    """``got`` equals ``x.T @ f`` within rounding relative to every term of the sum."""
+    want = x.T @ f
+    assert isinstance(got, np.ndarray) and got.dtype == want.dtype and got.shape == want.shape
+    eps = np.finfo(want.dtype).eps
+    bound = 64 * eps * (np.abs(x).astype(np.float64).T @ np.abs(f).astype(np.float64))
+    assert np.all(np.abs(got.astype(np.float64) - want) <= bound + np.finfo(want.dtype).tiny)
+
+
+def sigmoid_residual(x, w, y):
+    return 1.0 / (1.0 + np.exp(-(x @ w))) - y
+
+
+LRA = "lambda(x, w, y, matmul(transpose(x), 1.0 / (1.0 + exp(-matmul(x, w))) - y))"
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("n,d", [(1, 3), (7, 1), (300, 17), (1001, 40)])
+def test_logistic_gradient_matches_numpy(rows, dtype, n, d):
+    calls = [(RNG.normal(size=(n, d)).astype(dtype), RNG.normal(size=d).astype(dtype),
+              (RNG.random(n) < 0.5).astype(dtype)) for _ in range(6)]
+    with np.errstate(over="ignore"):
+        results, passes = run(LRA, calls)
+        for got, (x, w, y) in zip(results, calls):
+            assert_gram(got, x, sigmoid_residual(x, w, y))
+    assert len(passes) == 1
+    assert kernel_calls(passes) >= 3          # the check, then the kernel's turns
+
+
+def test_two_products_scalars_and_dot(rows):
+    code = ("lambda(x, w, v, y, a, dot(transpose(x), "
+            "tanh(matmul(x, w)) * y - a * matmul(x, v) + 2))")
+    n, d = 257, 9
+    calls = [(RNG.normal(size=(n, d)), RNG.normal(size=d), RNG.normal(size=d),
+              RNG.normal(size=n), float(i)) for i in range(6)]
+    results, passes = run(code, calls)
+    for got, (x, w, v, y, a) in zip(results, calls):
+        assert_gram(got, x, np.tanh(x @ w) * y - a * (x @ v) + 2)
+    assert kernel_calls(passes) >= 3
+
+
+def test_decorated_logistic_regression_inlines_pred_and_fuses(rows, monkeypatch):
+    installed = []
+    original = fusion.install
+    monkeypatch.setattr(fusion, "install", lambda body: installed.extend(original(body))
+                        or installed)
+
+    def lra(x, y, alpha, iterations):
+        w = np.zeros(x.shape[1])
+        for _ in range(iterations):
+            pred = 1.0 / (1.0 + np.exp(-(x @ w)))
+            w = w - alpha * (x.T @ (pred - y))
+        return w
+
+    x = RNG.normal(size=(500, 12))
+    y = (x @ RNG.normal(size=12) > 0).astype(float)
+    got = Phylanx(lra)(x, y, 1e-3, 40)
+    want = lra(x, y, 1e-3, 40)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
+    passes = [p for p in installed if isinstance(p, rowpass.RowPass)]
+    assert len(passes) == 1 and kernel_calls(passes) >= 30
+
+
+@pytest.mark.parametrize("case", ["matrix w", "int x", "strided x", "2-d y", "f32 w"])
+def test_other_operands_run_numpy(rows, case):
+    n, d = 50, 6
+    x, w, y = RNG.normal(size=(n, d)), RNG.normal(size=d), RNG.normal(size=n)
+    if case == "matrix w":
+        w = RNG.normal(size=(d, 3))
+        y = RNG.normal(size=(n, 3))
+    elif case == "int x":
+        x = RNG.integers(-3, 3, size=(n, d))
+    elif case == "strided x":
+        x = RNG.normal(size=(n, 2 * d))[:, ::2]
+    elif case == "2-d y":
+        y = RNG.normal(size=(n, 1))
+    else:
+        w = w.astype(np.float32)
+    results, passes = run(LRA, [(x, w, y)] * 4)
+    for got in results:
+        want = x.T @ sigmoid_residual(x, w, y)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
+    assert kernel_calls(passes) == 0
+
+
+def test_errors_are_those_of_the_expression(rows):
+    x, w = RNG.normal(size=(40, 5)), RNG.normal(size=5)
+    with pytest.raises(PhylanxError) as fused:
+        run(LRA, [(x, w, RNG.normal(size=40))] * 3 + [(x, w, RNG.normal(size=41))])
+    with pytest.raises(PhylanxError) as plain:
+        run(LRA, [(x, w, RNG.normal(size=41))])
+    assert str(fused.value) == str(plain.value)
+
+
+def test_non_finite_values_like_numpy(rows):
+    x, w, y = RNG.normal(size=(64, 4)), RNG.normal(size=4), RNG.normal(size=64)
+    y[[3, 10]] = [np.inf, np.nan]
+    results, passes = run(LRA, [(x, w, y)] * 5)
+    want = x.T @ sigmoid_residual(x, w, y)
+    for got in results:
+        np.testing.assert_array_equal(np.isfinite(got), np.isfinite(want))
+    assert kernel_calls(passes) >= 3
+
+
+def test_a_disagreeing_kernel_is_dropped_with_one_warning(rows, monkeypatch):
+    monkeypatch.setattr(rowpass.RowKernel, "__call__",
+                        lambda self, shape, n, args: np.zeros(args[0].shape[1]))
+    x, w, y = RNG.normal(size=(30, 4)), RNG.normal(size=4), RNG.normal(size=30)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results, passes = run(LRA, [(x, w, y)] * 5)
+    assert [str(c.message) for c in caught if c.category is fusion.FusionWarning] == [
+        next(str(c.message) for c in caught if c.category is fusion.FusionWarning)]
+    for got in results:
+        np.testing.assert_allclose(got, x.T @ sigmoid_residual(x, w, y), rtol=1e-12)
+    assert list(passes[0].kernels.values()) == [hot._REJECTED]
+
+
+@pytest.mark.parametrize("code", [
+    "lambda(x, z, w, y, matmul(transpose(x), exp(matmul(z, w)) - y))",     # another matrix
+    "lambda(x, w, y, matmul(transpose(x), y - w))",                        # no product
+    "lambda(x, w, y, matmul(x, 1.0 / (1.0 + exp(-matmul(x, w)))))",       # no transpose
+    "lambda(x, w, y, matmul(transpose(x), sum(matmul(x, w))))",            # a reduction
+])
+def test_only_the_pattern_is_found(rows, code):
+    _counter[0] += 1
+    state = phylanx.execution_tree.compiler_state(f"rowpass-{_counter[0]}", "<rowpass>")
+    node = state.compile_text(code)
+    assert not [r for r in fusion.regions_of(node) if isinstance(r, rowpass.RowPass)]
+
+
+def test_small_matrices_are_left_to_numpy():
+    """Default thresholds: below MIN_ELEMENTS a gram never plans a kernel."""
+    x, w, y = RNG.normal(size=(100, 10)), RNG.normal(size=10), RNG.normal(size=100)
+    config.set("fusion_min_time_us", 0.0)
+    try:
+        results, passes = run(LRA, [(x, w, y)] * 80)
+    finally:
+        config.reset("fusion_min_time_us")
+    assert passes and not passes[0].kernels and passes[0].state == hot.OFF
+    assert passes[0].node.inline == passes[0].original      # the node's own closure back
+    np.testing.assert_allclose(results[-1], x.T @ sigmoid_residual(x, w, y), rtol=1e-12)
+
+
+def test_switched_off_installs_nothing():
+    config.set("fusion_rows", False)
+    try:
+        _, passes = run(LRA, [(RNG.normal(size=(9, 2)), RNG.normal(size=2),
+                               RNG.normal(size=9))])
+    finally:
+        config.reset("fusion_rows")
+    assert passes == []
