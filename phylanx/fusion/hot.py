@@ -52,6 +52,8 @@ GIVE_UP = 64            # cold evaluations without a big one before the region r
 #: (measured on W1's gram: 13-22 ms just after NumPy, 8 ms once they sleep)
 TURNS = (1, 1, 1, 0, 0, 0, 2, 2, 2)
 SPEED_RUNS = len(TURNS)
+#: after the turns, one kernel call in this many runs the other loop (parallel/serial)
+EXPLORE = 32
 SPEED_MARGIN = 0.95     # kept only if its best is below this fraction of NumPy's best
 KEEP_SLOWER = False     # tests: keep a checked kernel even when it is slower
 
@@ -124,6 +126,8 @@ class _Kernel:
         self.warm = False
         self.timed_runs = 0
         self.timed_ns = [0, 0, 0]            # best time: parallel, serial, NumPy
+        self.current = 0                     # the loop in use after the turns
+        self.recent = [0, 0]                 # moving average of each loop's time
 
     def __call__(self, shape: tuple, n: int, args: list) -> Any:
         self.calls += 1
@@ -195,7 +199,7 @@ class FusedRegion:
         else:
             self.small += 1
             if self.small >= GIVE_UP and 4 * self.big < self.small:
-                self.retire()
+                self.mostly_small()
         return value
 
     def big_value(self, value: Any) -> bool:
@@ -243,6 +247,10 @@ class FusedRegion:
                      values: list) -> str | None:
         return disagreement(fused, expected, record, entry.reduction)
 
+    def mostly_small(self) -> None:
+        """Four in five evaluations were small: not worth watching any more."""
+        self.retire()
+
     def retire(self) -> None:
         """Run the original closures from now on (and drop this wrapper if unmeasured)."""
         self.state = OFF
@@ -259,14 +267,14 @@ class FusedRegion:
         if prepared is None or prepared[3] < self.min_elements():
             self.small += 1
             if self.small >= GIVE_UP and 4 * self.big < self.small:
-                self.retire()            # the sizes changed: mostly small evaluations now
+                self.mostly_small()            # the sizes changed: mostly small evaluations now
             return self.unfused(values)
         self.big += 1
         sig, args, shape, n = prepared
         entry = self.kernels.get(sig)
         if isinstance(entry, _Kernel):
             if entry.checked and entry.timed_runs >= SPEED_RUNS:
-                return self.call(entry, shape, n, args, values)
+                return self.steady(entry, shape, n, args, values)
             return self.check_and_time(sig, entry, shape, n, args, values)
         if entry is None:
             return self.plan(sig, args, values)
@@ -326,6 +334,25 @@ class FusedRegion:
         else:
             work()
 
+    def steady(self, entry: _Kernel, shape: tuple, n: int, args: list,
+               values: list) -> Any:
+        """The kernel, on the loop that has been faster lately: which one is can change
+        with the load (other libraries' threads spinning on the cores slow the parallel
+        loop for seconds), so one call in ``EXPLORE`` runs the other loop, timed."""
+        entry.calls_since = getattr(entry, "calls_since", 0) + 1
+        variant = entry.current
+        if entry.calls_since % EXPLORE == 0:
+            variant = 1 - variant
+        entry.kernel = entry.variants[variant]
+        start = perf_counter_ns()
+        result = self.call(entry, shape, n, args, values)
+        elapsed = perf_counter_ns() - start
+        recent = entry.recent
+        recent[variant] = elapsed if not recent[variant] else (3 * recent[variant] + elapsed) // 4
+        if all(recent):
+            entry.current = 0 if recent[0] <= recent[1] else 1
+        return result
+
     def call(self, entry: _Kernel, shape: tuple, n: int, args: list, values: list) -> Any:
         try:
             return entry(shape, n, args)
@@ -371,6 +398,7 @@ class FusedRegion:
         if entry.timed_runs >= SPEED_RUNS:
             best = min((0, 1), key=lambda v: entry.timed_ns[v])
             entry.kernel = entry.variants[best]
+            entry.current, entry.recent = best, entry.timed_ns[:2]
             if (entry.timed_ns[best] >= SPEED_MARGIN * entry.timed_ns[2]
                     and not KEEP_SLOWER):
                 self.retire()                 # measured: not worth it here

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..runtime.nodes import Node
 from . import codegen, rowpass
-from .hot import _KERNEL_LOCK, FusedRegion, Settings, _Kernel, _tolerance
+from .hot import _KERNEL_LOCK, _Kernel, _tolerance
 from .regions import REDUCTIONS, Region, _build, _classify, interpret
 from .rowpass import _ROW_DTYPES, _threads
 
@@ -58,7 +58,8 @@ def _param(node: Node) -> int | None:
 
 
 def _analyse(node: Node) -> RowArgmin | None:
-    if node.primitive != _CONCAT or len(node.children) < 4:
+    if node.primitive != _CONCAT or len(node.children) < 4 \
+            or not node.children[1].primitive.startswith("access-"):
         return None
     function = node.children[0]
     if function.primitive != "lambda" or len(function.children) != 1:
@@ -111,7 +112,7 @@ class ArgKernel(_Kernel):
         return out
 
 
-class RowArgmin(FusedRegion):
+class RowArgmin(rowpass.RowPolicy):
     """The fusing closure of a ``__rows_concat`` call: values are the call's operands."""
 
     kernel_class = ArgKernel
@@ -127,14 +128,7 @@ class RowArgmin(FusedRegion):
         state = ("cold", "hot", "off")[self.state]
         return f"<RowArgmin {self.arg}({self.region.describe()}) {state}>"
 
-    def enabled(self) -> bool:
-        return Settings.rows
-
-    def big_value(self, value: Any) -> bool:
-        return True                  # x's size is checked when hot
-
-    def min_elements(self) -> int:
-        return rowpass.MIN_ELEMENTS
+    x_index = 1                  # g, x, ...
 
     def unfused(self, values: list, record: list | None = None) -> Any:
         return self.impl(*values)

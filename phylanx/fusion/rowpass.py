@@ -28,7 +28,7 @@ import numpy as np
 from ..primitives import registry
 from ..runtime.nodes import Node, node_failed
 from . import codegen
-from .hot import _KERNEL_LOCK, FusedRegion, Settings, _Kernel, _tolerance
+from .hot import _KERNEL_LOCK, COLD, FusedRegion, Settings, _Kernel, _tolerance
 from .regions import REDUCTIONS, Region, _build, _classify, interpret
 
 _PRODUCTS = ("matmul", "dot")
@@ -104,7 +104,35 @@ def _threads() -> int:
     return numba.get_num_threads()
 
 
-class RowPass(FusedRegion):
+class RowPolicy(FusedRegion):
+    """What the row passes change in the fusion policy: their own setting, and the size
+    that counts is x's, read before anything runs."""
+
+    x_index = 0                  # which leaf is x (a variable)
+
+    def enabled(self) -> bool:
+        return Settings.rows
+
+    def min_elements(self) -> int:
+        return MIN_ELEMENTS
+
+    def big_value(self, value: Any) -> bool:
+        return True                  # the result may be small; x's size was checked
+
+    def cold(self, frame: list) -> Any:
+        # x is a variable: reading it costs a frame access, so small matrices run the
+        # expression untimed, and a function first called on a sample and then on big
+        # data still fuses (a region of small evaluations would have retired)
+        x = self.leaves[self.x_index].run(frame)
+        if getattr(x, "size", 0) < self.min_elements():
+            return self.original(frame)
+        return super().cold(frame)
+
+    def mostly_small(self) -> None:
+        self.state, self.big, self.small = COLD, 0, 0
+
+
+class RowPass(RowPolicy):
     """The fusing closure of a gram node: values are ``[x, leaf or its w, ...]``."""
 
     kernel_class = RowKernel
@@ -123,14 +151,6 @@ class RowPass(FusedRegion):
         return f"<RowPass {self.node.primitive}(transpose(x), {self.region.describe()}) " \
                f"{state}>"
 
-    def enabled(self) -> bool:
-        return Settings.rows
-
-    def big_value(self, value: Any) -> bool:
-        return True                  # the gram is small; x's size is checked when hot
-
-    def min_elements(self) -> int:
-        return MIN_ELEMENTS
 
     def unfused(self, values: list, record: list | None = None) -> Any:
         x = values[0]

@@ -170,17 +170,33 @@ def test_only_the_pattern_is_found(rows, code):
     assert not [r for r in fusion.regions_of(node) if isinstance(r, rowpass.RowPass)]
 
 
-def test_small_matrices_are_left_to_numpy():
-    """Default thresholds: below MIN_ELEMENTS a gram never plans a kernel."""
-    x, w, y = RNG.normal(size=(100, 10)), RNG.normal(size=10), RNG.normal(size=100)
-    config.set("fusion_min_time_us", 0.0)
+def test_small_matrices_run_untimed_and_big_ones_still_fuse(cache):
+    """Default size threshold: below MIN_ELEMENTS the expression runs as written and
+    nothing is planned; the same function called later on a big matrix still fuses."""
+    small = (RNG.normal(size=(100, 10)), RNG.normal(size=10), RNG.normal(size=100))
+    big = (RNG.normal(size=(2000, 40)), RNG.normal(size=40), RNG.normal(size=2000))
+    assert big[0].size >= rowpass.MIN_ELEMENTS > small[0].size
+    settings = (("fusion_min_time_us", 0.0), ("fusion_compile_cost_ms", 0.0),
+                ("fusion_background", False), ("fusion_cache_dir", cache))
+    for name, value in settings:
+        config.set(name, value)
     try:
-        results, passes = run(LRA, [(x, w, y)] * 80)
+        _counter[0] += 1
+        from phylanx.execution_tree import eval as physl_eval
+        state = phylanx.execution_tree.compiler_state(f"rowpass-{_counter[0]}", "<r>")
+        node = state.compile_text(LRA)
+        (found,) = [r for r in fusion.regions_of(node) if isinstance(r, rowpass.RowPass)]
+        for _ in range(80):
+            got = physl_eval(state, LRA, *small)
+        assert found.state == hot.COLD and found.big == 0 and not found.kernels
+        np.testing.assert_allclose(got, small[0].T @ sigmoid_residual(*small), rtol=1e-12)
+        for _ in range(8):
+            got = physl_eval(state, LRA, *big)
+        assert_gram(got, big[0], sigmoid_residual(*big))
+        assert kernel_calls([found]) >= 1
     finally:
-        config.reset("fusion_min_time_us")
-    assert passes and not passes[0].kernels and passes[0].state == hot.OFF
-    assert passes[0].node.inline == passes[0].original      # the node's own closure back
-    np.testing.assert_allclose(results[-1], x.T @ sigmoid_residual(x, w, y), rtol=1e-12)
+        for name, _ in settings:
+            config.reset(name)
 
 
 def test_switched_off_installs_nothing():
@@ -191,3 +207,30 @@ def test_switched_off_installs_nothing():
     finally:
         config.reset("fusion_rows")
     assert passes == []
+
+
+def test_the_faster_loop_is_followed_when_the_load_changes(rows, monkeypatch):
+    """After the timed turns, one call in EXPLORE runs the other loop: a loop that
+    becomes slow (another library's threads on the cores) is left for the other."""
+    import time
+    monkeypatch.setattr(hot, "EXPLORE", 2)
+    monkeypatch.setattr(hot, "TURNS", (1, 0))
+    monkeypatch.setattr(hot, "SPEED_RUNS", 2)
+    x, w, y = RNG.normal(size=(64, 3)), RNG.normal(size=3), RNG.normal(size=64)
+    _, (found,) = run(LRA, [(x, w, y)] * 6)
+    (entry,) = [e for e in found.kernels.values() if isinstance(e, rowpass.RowKernel)]
+
+    def slowed(kernel):
+        def slow(*args):
+            time.sleep(0.005)
+            return kernel(*args)
+        return slow
+
+    fast = entry.variants
+    for slow_one in (0, 1):
+        variants = list(fast)
+        variants[slow_one] = slowed(fast[slow_one])
+        entry.variants = tuple(variants)
+        for _ in range(12):
+            found.steady(entry, None, x.size, [x, 1.0, 1.0, w, y], [x, 1.0, 1.0, w, y])
+        assert entry.current == 1 - slow_one
