@@ -11,6 +11,7 @@ argument in place, like ``store``, and returns it (NumPy returns None; decorated
 from __future__ import annotations
 
 from functools import partial
+from time import perf_counter_ns
 
 import numpy as np
 
@@ -227,15 +228,42 @@ def _add_rows_fast(a: np.ndarray, index, values: np.ndarray) -> bool:
     if index.min() < 0 or index.max() >= k:
         return False        # negative (wrapping) or out-of-range indices: NumPy's own path
     with np.errstate(all="ignore"):   # a non-finite sum is redone by NumPy, which warns
-        if d <= 4:
-            sums = np.stack([np.bincount(index, weights=values[:, j], minlength=k)
-                             for j in range(d)], axis=1).astype(a.dtype, copy=False)
-        else:
-            sums = _one_hot_sums(a, index, values)
+        sums = _compiled_sums(index, values, k)
+        if sums is None:
+            start = perf_counter_ns()
+            if d <= 4:
+                sums = np.stack([np.bincount(index, weights=values[:, j], minlength=k)
+                                 for j in range(d)], axis=1).astype(a.dtype, copy=False)
+            else:
+                sums = _one_hot_sums(a, index, values)
+            if values.size >= COMPILED_MIN:
+                from ...fusion import fixed
+                fixed.add_rows.spent((values.dtype.str, index.dtype.str),
+                                     perf_counter_ns() - start)
     if not np.all(np.isfinite(sums)):
         return False
     a += sums
     return True
+
+
+#: values (elements) from which the compiled row sums (fusion/fixed.py) are worth it
+COMPILED_MIN = 1 << 16
+
+
+def _compiled_sums(index: np.ndarray, values: np.ndarray, k: int) -> np.ndarray | None:
+    """The per-target row sums by the compiled one-pass kernel once it exists (numba,
+    ``fusion_rows``), else None.  Chunks of rows are summed in parallel, then added."""
+    if values.size < COMPILED_MIN:
+        return None
+    from ...fusion import fixed
+    from ...fusion.rowpass import _threads
+    values = np.ascontiguousarray(values)
+    index = np.ascontiguousarray(index)
+    kernels = fixed.add_rows.get((values.dtype.str, index.dtype.str),
+                                 (index[:1], values[:1], k, 1))
+    if kernels is None:
+        return None
+    return fixed.FixedKernel.run(kernels, index, values, k, _threads()).sum(axis=0)
 
 
 def _one_hot_sums(a: np.ndarray, index: np.ndarray, values: np.ndarray) -> np.ndarray:

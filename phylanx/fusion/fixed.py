@@ -1,0 +1,112 @@
+"""Hand-written numba kernels behind NumPy fast paths, under the fusion policy's rules.
+
+Some hot patterns need one fixed loop rather than a generated one: k-means' centre sums
+``np.add.at(sums, labels, points)`` are one pass over the points adding each row into
+its label's row (``ADD_ROWS``), where NumPy's ``add.at`` costs about 1 us per row and
+the one-hot products of ``primitives/matrixops/numpy_search.py`` a few GEMMs per tile.
+A :class:`FixedKernel` is compiled like a fused region's kernel (``codegen``: a module
+in the fusion cache directory, numba's on-disk cache, serial and parallel variants) and
+by the same ski rental: only once the NumPy path has spent the expected compile cost
+(a tenth when the disk cache holds it), in a background thread, with the NumPy path
+running meanwhile; a compile failure gives one ``FusionWarning`` and NumPy for good.
+Setting ``fusion_rows`` (the row passes') switches them with the row passes.
+"""
+from __future__ import annotations
+
+import threading
+import warnings
+from typing import Any
+
+from . import codegen
+from .hot import _KERNEL_LOCK, FusionWarning, Settings, _compiles
+
+ADD_ROWS = '''
+@njit(parallel=True, cache=True, nogil=True)
+def kernel_par(index, values, k, chunks):
+    n, d = values.shape
+    parts = np.zeros((chunks, k, d), dtype=values.dtype)
+    size = (n + chunks - 1) // chunks
+    for c in prange(chunks):
+        part = parts[c]
+        for i in range(c * size, min(n, (c + 1) * size)):
+            row = index[i]
+            for j in range(d):
+                part[row, j] += values[i, j]
+    return parts
+
+
+@njit(parallel=False, cache=True, nogil=True)
+def kernel_ser(index, values, k, chunks):
+    n, d = values.shape
+    parts = np.zeros((1, k, d), dtype=values.dtype)
+    part = parts[0]
+    for i in range(n):
+        row = index[i]
+        for j in range(d):
+            part[row, j] += values[i, j]
+    return parts
+'''
+
+
+class FixedKernel:
+    """One hand-written kernel module (``kernel_par``/``kernel_ser``), compiled per
+    argument-type key once the NumPy path it replaces has paid for it."""
+
+    def __init__(self, name: str, source: str):
+        self.name = name
+        self.plan = codegen.Plan(codegen.PRELUDE + "\n" + source, None)
+        self.entries: dict[Any, Any] = {}      # key -> spent ns | "pending" | kernels
+        self.lock = threading.Lock()
+
+    def get(self, key: Any, samples: tuple) -> tuple | None:
+        """The compiled (parallel, serial) kernels for ``key``, or None: use NumPy (and
+        report its time with :meth:`spent`)."""
+        entry = self.entries.get(key)
+        if type(entry) is tuple:
+            return entry
+        if not (Settings.rows and codegen.available()) or entry in ("pending", "failed"):
+            return None
+        spent = entry or 0
+        cost = Settings.compile_cost_ns
+        if codegen.initialized() and codegen.is_cached(self.plan.source):
+            cost //= 10
+        if spent >= cost:
+            self.start(key, samples)
+        return None
+
+    def spent(self, key: Any, ns: int) -> None:
+        """NumPy took ``ns`` for what the kernel of ``key`` would do."""
+        entry = self.entries.get(key, 0)
+        if type(entry) is int:
+            self.entries[key] = entry + ns
+
+    def start(self, key: Any, samples: tuple) -> None:
+        with self.lock:
+            if type(self.entries.get(key, 0)) is not int:
+                return
+            self.entries[key] = "pending"
+
+        def work() -> None:
+            try:
+                self.entries[key] = codegen.compile_kernel(self.plan, samples)
+            except Exception as e:  # any failure: NumPy keeps the job
+                self.entries[key] = "failed"
+                text = (str(e).strip().splitlines() or [""])[0]
+                warnings.warn(f"phylanx fusion: could not compile {self.name} "
+                              f"({type(e).__name__}: {text}); running NumPy",
+                              FusionWarning, stacklevel=2)
+
+        if Settings.background:
+            thread = threading.Thread(target=work, name="phylanx-fixed-compile", daemon=True)
+            _compiles.append(thread)
+            thread.start()
+        else:
+            work()
+
+    @staticmethod
+    def run(kernels: tuple, *args: Any) -> Any:
+        with _KERNEL_LOCK:
+            return kernels[0](*args)
+
+
+add_rows = FixedKernel("the add_at row sums", ADD_ROWS)
