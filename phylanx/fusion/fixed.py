@@ -23,13 +23,17 @@ from .hot import _KERNEL_LOCK, FusionWarning, Settings, _compiles
 ADD_ROWS = '''
 @njit(parallel=True, cache=True, nogil=True)
 def kernel_par(index, values, k, chunks):
+    # per-chunk sums; parts[c, k, 0] = 1 marks an index outside 0..k-1 (NumPy decides)
     n, d = values.shape
-    parts = np.zeros((chunks, k, d), dtype=values.dtype)
+    parts = np.zeros((chunks, k + 1, d), dtype=values.dtype)
     size = (n + chunks - 1) // chunks
     for c in prange(chunks):
         part = parts[c]
         for i in range(c * size, min(n, (c + 1) * size)):
             row = index[i]
+            if row < 0 or row >= k:
+                part[k, 0] = 1
+                break
             for j in range(d):
                 part[row, j] += values[i, j]
     return parts
@@ -38,10 +42,13 @@ def kernel_par(index, values, k, chunks):
 @njit(parallel=False, cache=True, nogil=True)
 def kernel_ser(index, values, k, chunks):
     n, d = values.shape
-    parts = np.zeros((1, k, d), dtype=values.dtype)
+    parts = np.zeros((1, k + 1, d), dtype=values.dtype)
     part = parts[0]
     for i in range(n):
         row = index[i]
+        if row < 0 or row >= k:
+            part[k, 0] = 1
+            break
         for j in range(d):
             part[row, j] += values[i, j]
     return parts

@@ -67,3 +67,18 @@ def test_non_finite_sums_are_numpys(fresh):
     for _ in range(3):
         got = add_at(np.zeros((4, 2)), labels, points)
         np.testing.assert_array_equal(np.isfinite(got), np.isfinite(expected(4, labels, points)))
+
+
+@pytest.mark.parametrize("bad", [-1, 4, 99])
+def test_indices_out_of_range_are_numpys_business(fresh, bad):
+    config.set("fusion_compile_cost_ms", 0.0)
+    points = RNG.normal(size=(COMPILED_MIN, 2))
+    labels = RNG.integers(0, 4, len(points))
+    add_at(np.zeros((4, 2)), labels, points)             # compiles
+    labels[len(labels) // 2] = bad
+    if bad == -1:                                        # wraps, as in NumPy
+        np.testing.assert_allclose(add_at(np.zeros((4, 2)), labels, points),
+                                   expected(4, labels, points), rtol=1e-12)
+    else:
+        with pytest.raises(Exception, match="out of bounds"):
+            add_at(np.zeros((4, 2)), labels, points)

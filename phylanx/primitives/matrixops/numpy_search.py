@@ -225,11 +225,13 @@ def _add_rows_fast(a: np.ndarray, index, values: np.ndarray) -> bool:
     if np.may_share_memory(a, values):
         return False        # NumPy's unbuffered order then decides what is read
     k, d = a.shape
-    if index.min() < 0 or index.max() >= k:
-        return False        # negative (wrapping) or out-of-range indices: NumPy's own path
     with np.errstate(all="ignore"):   # a non-finite sum is redone by NumPy, which warns
         sums = _compiled_sums(index, values, k)
+        if sums is False:
+            return False    # negative (wrapping) or out-of-range indices: NumPy's own path
         if sums is None:
+            if index.min() < 0 or index.max() >= k:
+                return False
             start = perf_counter_ns()
             if d <= 4:
                 sums = np.stack([np.bincount(index, weights=values[:, j], minlength=k)
@@ -250,9 +252,10 @@ def _add_rows_fast(a: np.ndarray, index, values: np.ndarray) -> bool:
 COMPILED_MIN = 1 << 16
 
 
-def _compiled_sums(index: np.ndarray, values: np.ndarray, k: int) -> np.ndarray | None:
+def _compiled_sums(index: np.ndarray, values: np.ndarray, k: int) -> np.ndarray | None | bool:
     """The per-target row sums by the compiled one-pass kernel once it exists (numba,
-    ``fusion_rows``), else None.  Chunks of rows are summed in parallel, then added."""
+    ``fusion_rows``), else None; False if an index is outside ``0..k-1`` (the kernel
+    checks while it adds).  Chunks of rows are summed in parallel, then added."""
     if values.size < COMPILED_MIN:
         return None
     from ...fusion import fixed
@@ -263,7 +266,10 @@ def _compiled_sums(index: np.ndarray, values: np.ndarray, k: int) -> np.ndarray 
                                  (index[:1], values[:1], k, 1))
     if kernels is None:
         return None
-    return fixed.FixedKernel.run(kernels, index, values, k, _threads()).sum(axis=0)
+    parts = fixed.FixedKernel.run(kernels, index, values, k, _threads())
+    if parts[:, k, 0].any():
+        return False
+    return parts[:, :k].sum(axis=0)
 
 
 def _one_hot_sums(a: np.ndarray, index: np.ndarray, values: np.ndarray) -> np.ndarray:
