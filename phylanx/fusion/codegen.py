@@ -134,8 +134,24 @@ def _rowdot(X, i, m):
 
 
 @njit(fastmath={"reassoc", "contract"}, nogil=True)
-def _rowdot2(X, i, C, j):
+def _rowdot32(X, i, m):
+    s = np.float32(0.0)
+    for j in range(X.shape[1]):
+        s += X[i, j] * m[j]
+    return s
+
+
+@njit(fastmath={"reassoc", "contract"}, nogil=True)
+def _rowdot_2(X, i, C, j):
     s = 0.0
+    for q in range(X.shape[1]):
+        s += X[i, q] * C[j, q]
+    return s
+
+
+@njit(fastmath={"reassoc", "contract"}, nogil=True)
+def _rowdot32_2(X, i, C, j):
+    s = np.float32(0.0)
     for q in range(X.shape[1]):
         s += X[i, q] * C[j, q]
     return s
@@ -177,8 +193,8 @@ def _cast(expr: str, dtype: np.dtype | None) -> str:
 #: column of a row pass's second loop); ``"s"`` leaves are the scalar parameter itself
 _READS = {
     "a": "L{i}[i]",                           # an array of the loop's size
-    "d": "_rowdot(X, i, L{i})",               # row i of X times the vector L
-    "m": "_rowdot2(X, i, L{i}, j)",           # row i of X times row j of the matrix L
+    "d": "_rowdot{bits}(X, i, L{i})",         # row i of X times the vector L
+    "m": "_rowdot{bits}_2(X, i, L{i}, j)",    # row i of X times row j of the matrix L
     "row": "L{i}[j]",                         # broadcast along the rows
     "full": "L{i}[i, j]",                     # an (n, k) matrix
 }
@@ -204,8 +220,8 @@ def body_lines(region: Region, roles: list[str], leaf_values: list,
         names[("leaf", i)] = f"L{i}" if roles[i] == "s" else f"x{i}"
         read = _READS.get(roles[i])
         if read is not None:
-            read = read.format(i=i)
-            # a product is summed in float64: cast to the dtype NumPy's product has
+            # a float32 product sums in float32 (as sgemv): twice the SIMD lanes
+            read = read.format(i=i, bits="32" if k[1] == np.float32 else "")
             lines.append(f"x{i} = {_cast(read, k[1]) if roles[i] in ('d', 'm') else read}")
     reduction, init = None, ""
     for op in region.ops:

@@ -212,16 +212,18 @@ class RowPass(RowPolicy):
             return None
         params = ", ".join(f"L{i}" for i in range(len(roles)))
         body = "\n".join("            " + line for line in made[0])
+        # the sums in the dtype of NumPy's x.T @ f (float32 only when both are)
+        acc = np.result_type(x.dtype, f.dtype).name
         sources = [
             f"{codegen.kernel_head(parallel)}def {name}(X, chunks, {params}):\n"
             "    n, d = X.shape\n"
-            "    parts = np.zeros((chunks, d), dtype=np.float64)\n"
+            f"    parts = np.zeros((chunks, d), dtype=np.{acc})\n"
             "    size = (n + chunks - 1) // chunks\n"
             "    for c in prange(chunks):\n"
             "        acc = parts[c]\n"
             "        for i in range(c * size, min(n, (c + 1) * size)):\n"
             f"{body}\n"
-            f"            v = np.float64(t{self.region.root.index})\n"
+            f"            v = t{self.region.root.index}\n"
             "            for j in range(d):\n"
             "                acc[j] += v * X[i, j]\n"
             "    return parts\n"
