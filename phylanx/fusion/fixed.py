@@ -20,9 +20,9 @@ from typing import Any
 from . import codegen
 from .hot import _KERNEL_LOCK, FusionWarning, Settings, _compiles
 
-ADD_ROWS = '''
-@njit(parallel=True, cache=True, nogil=True)
-def kernel_par(index, values, k, chunks):
+_ADD_ROWS = """
+@njit(parallel={parallel}, cache=True, nogil=True)
+def {name}(index, values, k, chunks):
     # per-chunk sums; parts[c, k, 0] = 1 marks an index outside 0..k-1 (NumPy decides)
     n, d = values.shape
     parts = np.zeros((chunks, k + 1, d), dtype=values.dtype)
@@ -37,22 +37,9 @@ def kernel_par(index, values, k, chunks):
             for j in range(d):
                 part[row, j] += values[i, j]
     return parts
-
-
-@njit(parallel=False, cache=True, nogil=True)
-def kernel_ser(index, values, k, chunks):
-    n, d = values.shape
-    parts = np.zeros((1, k + 1, d), dtype=values.dtype)
-    part = parts[0]
-    for i in range(n):
-        row = index[i]
-        if row < 0 or row >= k:
-            part[k, 0] = 1
-            break
-        for j in range(d):
-            part[row, j] += values[i, j]
-    return parts
-'''
+"""
+ADD_ROWS = "\n".join(_ADD_ROWS.format(name=name, parallel=parallel)
+                     for name, parallel in (("kernel_par", True), ("kernel_ser", False)))
 
 
 class FixedKernel:

@@ -118,6 +118,35 @@ def _build(node: Node, info, ops: list[Op], leaves: list[Node], cache) -> Op:
     return op
 
 
+def unique_nodes(roots: list[Node]):
+    """Every node under ``roots`` once (a function body is reached from its lambda too)."""
+    seen: set[int] = set()
+    for top in roots:
+        for node in top.walk():
+            if id(node) not in seen:
+                seen.add(id(node))
+                yield node
+
+
+def region_at(node: Node) -> Region | None:
+    """The element-wise region rooted at ``node`` (one operation is enough, no
+    reduction): the value a row pass computes per element, or None."""
+    known: dict[int, Any] = {}
+
+    def cache(n: Node):
+        if id(n) not in known:
+            known[id(n)] = _classify(n)
+        return known[id(n)]
+
+    info = cache(node)
+    if info is None or info[2] is None:
+        return None
+    ops: list[Op] = []
+    leaves: list[Node] = []
+    root = _build(node, info, ops, leaves, cache)
+    return Region(root, ops, leaves)
+
+
 def find_regions(roots: list[Node]) -> list[Region]:
     """The regions of the trees under ``roots`` (function bodies included)."""
     known: dict[int, Any] = {}

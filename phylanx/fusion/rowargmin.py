@@ -28,7 +28,7 @@ import numpy as np
 from ..runtime.nodes import Node
 from . import codegen, rowpass
 from .hot import _KERNEL_LOCK, _Kernel, _tolerance
-from .regions import REDUCTIONS, Region, _build, _classify, interpret
+from .regions import Region, interpret, region_at, unique_nodes
 from .rowpass import _ROW_DTYPES, _threads
 
 _CONCAT = "__rows_concat"
@@ -38,16 +38,7 @@ _SAMPLE_ROWS = 4
 
 def find(roots: list[Node]) -> list[RowArgmin]:
     """A :class:`RowArgmin` for every ``__rows_concat`` whose function it can compute."""
-    found, seen = [], set()
-    for top in roots:
-        for node in top.walk():
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            made = _analyse(node)
-            if made is not None:
-                found.append(made)
-    return found
+    return [made for node in unique_nodes(roots) if (made := _analyse(node)) is not None]
 
 
 def _param(node: Node) -> int | None:
@@ -70,21 +61,11 @@ def _analyse(node: Node) -> RowArgmin | None:
     axis = body.children[1]
     if not (axis.is_const and type(axis.value) is int and axis.value in (1, -1)):
         return None
-    known: dict[int, Any] = {}
-
-    def cache(n: Node):
-        if id(n) not in known:
-            known[id(n)] = _classify(n)
-        return known[id(n)]
-
-    info = cache(body.children[0])
-    if info is None or info[0] in REDUCTIONS:
+    region = region_at(body.children[0])
+    if region is None:
         return None
-    ops: list = []
-    leaves: list[Node] = []
-    root = _build(body.children[0], info, ops, leaves, cache)
     kinds: list[tuple[str, Any]] = []
-    for leaf in leaves:
+    for leaf in region.leaves:
         if leaf.is_const:
             kinds.append(("c", leaf.value))
         elif _param(leaf) is not None and _param(leaf) > 0:
@@ -96,7 +77,7 @@ def _analyse(node: Node) -> RowArgmin | None:
             return None
     if not any(kind == "m" for kind, _ in kinds):
         return None
-    return RowArgmin(Region(root, ops, leaves), node, body.primitive, kinds)
+    return RowArgmin(region, node, body.primitive, kinds)
 
 
 class ArgKernel(_Kernel):

@@ -29,7 +29,7 @@ from ..primitives import registry
 from ..runtime.nodes import Node, node_failed
 from . import codegen
 from .hot import _KERNEL_LOCK, COLD, FusedRegion, Settings, _Kernel, _tolerance
-from .regions import REDUCTIONS, Region, _build, _classify, interpret
+from .regions import Region, interpret, region_at, unique_nodes
 
 _PRODUCTS = ("matmul", "dot")
 _ROW_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
@@ -46,16 +46,7 @@ def _same_variable(a: Node, b: Node) -> bool:
 
 def find(roots: list[Node]) -> list[RowPass]:
     """A :class:`RowPass` for every gram pattern in the trees under ``roots``."""
-    found, seen = [], set()
-    for top in roots:
-        for node in top.walk():
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            made = _analyse(node)
-            if made is not None:
-                found.append(made)
-    return found
+    return [made for node in unique_nodes(roots) if (made := _analyse(node)) is not None]
 
 
 def _analyse(node: Node) -> RowPass | None:
@@ -65,26 +56,14 @@ def _analyse(node: Node) -> RowPass | None:
     if left.primitive != "transpose" or len(left.children) != 1:
         return None
     x = left.children[0]
-    if x.primitive != "access-variable":
+    region = region_at(f) if x.primitive == "access-variable" else None
+    if region is None:
         return None
-    known: dict[int, Any] = {}
-
-    def cache(n: Node):
-        if id(n) not in known:
-            known[id(n)] = _classify(n)
-        return known[id(n)]
-
-    info = cache(f)
-    if info is None or info[0] in REDUCTIONS:
-        return None
-    ops: list = []
-    leaves: list[Node] = []
-    root = _build(f, info, ops, leaves, cache)
     products = [leaf.primitive in _PRODUCTS and len(leaf.children) == 2
-                and _same_variable(leaf.children[0], x) for leaf in leaves]
+                and _same_variable(leaf.children[0], x) for leaf in region.leaves]
     if not any(products):
         return None
-    return RowPass(Region(root, ops, leaves), node, x, products)
+    return RowPass(region, node, x, products)
 
 
 class RowKernel(_Kernel):
