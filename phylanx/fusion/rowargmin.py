@@ -29,7 +29,7 @@ from ..runtime.nodes import Node
 from . import codegen, rowpass
 from .hot import _KERNEL_LOCK, _Kernel, _tolerance
 from .regions import Region, interpret, region_at, unique_nodes
-from .rowpass import _ROW_DTYPES, _threads
+from .rowpass import _threads, row_matrix
 
 _CONCAT = "__rows_concat"
 _ARG = {"argmin": "<", "argmax": ">"}
@@ -119,8 +119,7 @@ class RowArgmin(rowpass.RowPolicy):
 
     def prepare(self, values: list) -> tuple | None:
         x = values[1]
-        if not (type(x) is np.ndarray and x.ndim == 2 and x.dtype in _ROW_DTYPES
-                and x.flags.c_contiguous and x.shape[0] > 0):
+        if not row_matrix(x):
             return None
         n, d = x.shape
         ks = {values[what].shape[1] for kind, what in self.kinds if kind == "m"

@@ -39,6 +39,12 @@ _ROW_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 MIN_ELEMENTS = 1 << 16
 
 
+def row_matrix(x: Any) -> bool:
+    """``x`` is a matrix a row kernel reads: 2-d, C-contiguous float64/float32, rows."""
+    return (type(x) is np.ndarray and x.ndim == 2 and x.dtype in _ROW_DTYPES
+            and x.flags.c_contiguous and x.shape[0] > 0)
+
+
 def _same_variable(a: Node, b: Node) -> bool:
     return (a.primitive == b.primitive == "access-variable" and a.instance == b.instance
             and a.slot == b.slot)
@@ -151,8 +157,7 @@ class RowPass(RowPolicy):
 
     def prepare(self, values: list) -> tuple | None:
         x = values[0]
-        if not (type(x) is np.ndarray and x.ndim == 2 and x.dtype in _ROW_DTYPES
-                and x.flags.c_contiguous and x.shape[0] > 0):
+        if not row_matrix(x):
             return None
         n, d = x.shape
         sig, args = [x.dtype.str], [x]
