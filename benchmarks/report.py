@@ -146,6 +146,16 @@ def markdown(results: dict) -> str:
             cells = [cell(c["peers"][p]) if p in c["peers"] else "" for p in peers]
             lines.append(f"| {c['name']} | " + " | ".join(cells) + " |")
         lines.append("")
+        lines += ["Untimed set-up of each peer (s): conversion, jit compile, and for phylanx's "
+                  "W1-W3 the calls on the full data until its compiled kernels settle "
+                  "(`workloads/common.py: settled`).", "",
+                  "| workload | " + " | ".join(peers) + " |", "|---" * (len(peers) + 1) + "|"]
+        for c in results["cases"]:
+            cells = [f"{c['peers'][p]['setup_s']:.2f}"
+                     if c["peers"].get(p, {}).get("setup_s") is not None else ""
+                     for p in peers]
+            lines.append(f"| {c['name']} | " + " | ".join(cells) + " |")
+        lines.append("")
     ov = results.get("overhead")
     if ov:
         lines += ["W6, overhead of the execution tree (`benchmarks/overhead.py`'s functions):",

@@ -85,7 +85,7 @@ def short(exc: BaseException) -> str:
 def run_case(case, peers: list[str], repeat: int, log) -> dict:
     """Set up, check and time every peer of one case; a dict per peer."""
     out: dict[str, dict] = {}
-    runners = {}
+    runners, setup_s = {}, {}
     for peer in peers:
         base = "numpy" if peer == "numpy-1t" else peer
         why = installed(peer)
@@ -98,7 +98,9 @@ def run_case(case, peers: list[str], repeat: int, log) -> dict:
             continue
         setup = one_thread(case.setups["numpy"]) if peer == "numpy-1t" else case.setups[base]
         try:
+            t0 = time.perf_counter()
             runners[peer] = setup()
+            setup_s[peer] = time.perf_counter() - t0
         except Exception as exc:   # a peer's failure is a result, not a crash of the run
             out[peer] = {"status": f"error: {short(exc)}"}
             log(f"    {peer}: setup failed\n{traceback.format_exc(limit=3)}")
@@ -120,7 +122,8 @@ def run_case(case, peers: list[str], repeat: int, log) -> dict:
             log(f"    {peer}: failed\n{traceback.format_exc(limit=4)}")
             continue
         err = max_rel_err(got, reference)
-        out[peer] = {"status": "ok", "max_rel_err": err, "first_call_s": first, "times_s": []}
+        out[peer] = {"status": "ok", "max_rel_err": err, "first_call_s": first, "times_s": [],
+                     "setup_s": setup_s.get(peer)}
         if not err <= case.tol:
             out[peer]["status"] = f"disagrees (max rel err {err:.2g} > {case.tol:g})"
         else:

@@ -11,7 +11,7 @@ import numpy as np
 
 from phylanx import Phylanx
 
-from .common import Case, jax_x64
+from .common import Case, jax_x64, settled
 
 
 def kmeans(points, centres, iterations):
@@ -60,7 +60,7 @@ def data(n, d, k=8, seed=1):
 def setups(points, initial, iters):
     k = initial.shape[0]
     s = {"numpy": lambda: lambda: kmeans(points, initial, iters),
-         "phylanx": lambda: lambda: kmeans_phylanx(points, initial, iters),
+         "phylanx": lambda: settled(lambda: kmeans_phylanx(points, initial, iters)),
          "numexpr": lambda: lambda: kmeans_numexpr(points, initial, iters)}
 
     def jax_setup():

@@ -10,7 +10,7 @@ import numpy as np
 
 from phylanx import Phylanx
 
-from .common import Case, jax_x64
+from .common import Case, jax_x64, settled
 
 
 def als(ratings, mask, x, y, reg, iterations):
@@ -49,7 +49,7 @@ def _half_step(mask, wr, other, reg):
 def setups(ratings, mask, x0, y0, reg, iters):
     args = (ratings, mask, x0, y0, reg, iters)
     s = {"numpy": lambda: lambda: als(*args),
-         "phylanx": lambda: lambda: als_phylanx(*args)}
+         "phylanx": lambda: settled(lambda: als_phylanx(*args))}
 
     def jax_setup():
         jax = jax_x64()

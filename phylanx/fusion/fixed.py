@@ -3,7 +3,10 @@
 Some hot patterns need one fixed loop rather than a generated one: k-means' centre sums
 ``np.add.at(sums, labels, points)`` are one pass over the points adding each row into
 its label's row (``ADD_ROWS``), where NumPy's ``add.at`` costs about 1 us per row and
-the one-hot products of ``primitives/matrixops/numpy_search.py`` a few GEMMs per tile.
+the one-hot products of ``primitives/matrixops/numpy_search.py`` a few GEMMs per tile;
+the singularity check of a stacked ``solve`` (ALS) needs the LU pivots of thousands of
+small matrices (``LU_PIVOTS``), where a Python loop over LAPACK's getrf costs about 20 us
+per matrix (``primitives/solvers/direct.py``).
 A :class:`FixedKernel` is compiled like a fused region's kernel (``codegen``: a module
 in the fusion cache directory, numba's on-disk cache, serial and parallel variants) and
 by the same ski rental: only once the NumPy path has spent the expected compile cost
@@ -40,6 +43,43 @@ def {name}(index, values, k, chunks):
 """
 ADD_ROWS = "\n".join(_ADD_ROWS.format(name=name, parallel=parallel)
                      for name, parallel in (("kernel_par", True), ("kernel_ser", False)))
+
+
+_LU_PIVOTS = """
+@njit(parallel={parallel}, cache=True, nogil=True)
+def {name}(stack, pivots, infos):
+    # |u_kk| of the LU factorisation with partial pivoting of every matrix, and LAPACK
+    # getrf's info (1 + the first exactly zero pivot, else 0); L is not kept
+    count, n = stack.shape[0], stack.shape[1]
+    for m in prange(count):
+        a = stack[m].copy()
+        info = 0
+        for k in range(n):
+            p = k
+            best = abs(a[k, k])
+            for i in range(k + 1, n):
+                v = abs(a[i, k])
+                if v > best:
+                    best = v
+                    p = i
+            pivots[m, k] = best
+            if best == 0.0:
+                if info == 0:
+                    info = k + 1
+                continue
+            if p != k:
+                for j in range(k, n):
+                    t = a[k, j]
+                    a[k, j] = a[p, j]
+                    a[p, j] = t
+            for i in range(k + 1, n):
+                f = a[i, k] / a[k, k]
+                for j in range(k + 1, n):
+                    a[i, j] -= f * a[k, j]
+        infos[m] = info
+"""
+LU_PIVOTS = "\n".join(_LU_PIVOTS.format(name=name, parallel=parallel)
+                      for name, parallel in (("kernel_par", True), ("kernel_ser", False)))
 
 
 class FixedKernel:
@@ -104,3 +144,4 @@ class FixedKernel:
 
 
 add_rows = FixedKernel("the add_at row sums", ADD_ROWS)
+lu_pivots = FixedKernel("the LU pivots of a stack", LU_PIVOTS)

@@ -14,7 +14,7 @@ from phylanx import Phylanx, config
 from phylanx.autodiff import grad
 from phylanx.compiler.rewrite import blocking
 from phylanx.errors import PhylanxError
-from phylanx.language import parser
+from phylanx.language import parser, to_physl
 from phylanx.primitives.matrixops import blocked
 
 RNG = np.random.default_rng(11)
@@ -297,3 +297,25 @@ def test_the_tiled_gram_is_the_same_on_every_run(tiled):
     first = f(x, w, b)
     for _ in range(5):
         np.testing.assert_array_equal(f(x, w, b), first)
+
+
+def test_for_a_row_pass_the_gram_stays_written_with_the_define_inlined(monkeypatch):
+    """blocking_gram off, row passes on (numba there): no ``__rows_gram``, but the
+    single-use ``pred`` is inlined so that fusion/rowpass.py sees x.T @ f(x @ w)."""
+    from phylanx import fusion
+    monkeypatch.setattr(fusion, "backend_available", lambda: True)
+    config.set("blocking_gram", False)
+    config.set("fusion_rows", True)
+    try:
+        program = blocking.run(parser.parse(Phylanx(lra).get_physl_source()))
+    finally:
+        config.reset("fusion_rows")
+    text = to_physl(program)
+    assert "__rows_gram" not in text and "define(pred" not in text
+    assert "matmul(transpose(x), 1.0 / (1.0 + exp(-matmul(x, w))) - y)" in text
+    config.set("fusion_rows", False)
+    try:
+        assert "define(pred" in to_physl(blocking.run(parser.parse(
+            Phylanx(lra).get_physl_source())))
+    finally:
+        config.reset("fusion_rows")

@@ -82,3 +82,52 @@ def test_indices_out_of_range_are_numpys_business(fresh, bad):
     else:
         with pytest.raises(Exception, match="out of bounds"):
             add_at(np.zeros((4, 2)), labels, points)
+
+
+@pytest.fixture
+def fresh_lu(cache, monkeypatch):
+    monkeypatch.setattr(fixed, "lu_pivots", fixed.FixedKernel("lu", fixed.LU_PIVOTS))
+    for name, value in (("fusion_background", False), ("fusion_cache_dir", cache),
+                        ("fusion_compile_cost_ms", 0.0)):
+        config.set(name, value)
+    yield fixed.lu_pivots
+    for name in ("fusion_background", "fusion_cache_dir", "fusion_compile_cost_ms"):
+        config.reset(name)
+
+
+def singular_stacks(dtype):
+    """Stacks of >= COMPILED_STACK matrices with singular ones (exact, rank-deficient,
+    a zero column, negligible pivots) at several places, and a regular stack."""
+    from phylanx.primitives.solvers.direct import COMPILED_STACK
+    n, count = 6, COMPILED_STACK + 5
+    stacks = []
+    for where, kind in ((0, "zero column"), (7, "rank"), (count - 1, "tiny"), (None, "")):
+        a = (RNG.normal(size=(count, n, n)) + 3 * np.eye(n)).astype(dtype)
+        if kind == "zero column":
+            a[where][:, 2] = 0
+        elif kind == "rank":
+            a[where][4] = a[where][1] + 2 * a[where][3]
+        elif kind == "tiny":
+            a[where] = np.outer(RNG.normal(size=n), RNG.normal(size=n)).astype(dtype)
+            a[where] += np.finfo(dtype).eps * RNG.normal(size=(n, n)).astype(dtype)
+        stacks.append(a)
+    return stacks
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_compiled_lu_pivots_find_what_getrf_finds(fresh_lu, dtype):
+    from phylanx.primitives.solvers import direct
+    for stack in singular_stacks(dtype):
+        direct.first_singular_in_stack(stack)            # LAPACK's loop, then compiled
+        assert any(type(e) is tuple for e in fresh_lu.entries.values())
+        compiled = direct.first_singular_in_stack(stack)
+        pivots, infos = direct._stack_pivots(stack)
+        getrf, = direct.lapack.get_lapack_funcs(("getrf",), (stack[0],))
+        want = np.array([np.abs(np.diagonal(getrf(m.copy())[0])) for m in stack])
+        np.testing.assert_allclose(pivots, want, rtol=1e-3 if dtype == "float32" else 1e-9,
+                                   atol=64 * np.finfo(dtype).eps * np.abs(stack).max())
+        config.set("fusion_rows", False)                 # the LAPACK loop again
+        try:
+            assert direct.first_singular_in_stack(stack) == compiled
+        finally:
+            config.reset("fusion_rows")

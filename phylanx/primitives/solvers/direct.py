@@ -25,6 +25,8 @@ The iterative solvers are in ``iterative.py``.
 """
 from __future__ import annotations
 
+from time import perf_counter_ns
+
 import numpy as np
 
 from ...errors import PhylanxLinAlgError, PhylanxTypeError, PhylanxValueError
@@ -169,6 +171,39 @@ def _frobenius_norms(stack: np.ndarray, info: np.finfo) -> np.ndarray:
     return norms
 
 
+#: matrices in a stack from which its pivots are worth a compiled kernel (fusion/fixed.py)
+COMPILED_STACK = 64
+
+
+def _stack_pivots(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(|u_kk| per matrix, getrf's info per matrix)`` of a float stack (count, n, n):
+    by the compiled kernel once it has paid for itself (a large stack, numba,
+    ``fusion_rows``), else by LAPACK's getrf in a loop."""
+    count, n = stack.shape[0], stack.shape[-1]
+    key = (stack.dtype.str,)
+    if count >= COMPILED_STACK:
+        from ...fusion import fixed
+        work = np.ascontiguousarray(stack)
+        kernels = fixed.lu_pivots.get(key, (work[:1], np.empty((1, n), work.dtype),
+                                            np.empty(1, np.int64)))
+        if kernels is not None:
+            pivots, infos = np.empty((count, n), work.dtype), np.empty(count, np.int64)
+            fixed.FixedKernel.run(kernels, work, pivots, infos)
+            return pivots, infos
+        start = perf_counter_ns()
+    getrf, = lapack.get_lapack_funcs(("getrf",), (stack[0],))
+    # each swapped matrix, transposed back, is a Fortran-ordered copy that LAPACK factorises
+    # in place: the loop does nothing but call it, the pivots are read afterwards at once
+    columns = np.ascontiguousarray(np.swapaxes(stack, 1, 2))
+    infos = np.array([getrf(m, overwrite_a=1)[2] for m in columns.transpose(0, 2, 1)],
+                     dtype=np.int64)
+    if np.any(infos < 0):  # pragma: no cover - only on malformed input, which callers check
+        raise PhylanxValueError(f"LAPACK getrf rejected argument {-int(infos.min())}")
+    if count >= COMPILED_STACK:
+        fixed.lu_pivots.spent(key, perf_counter_ns() - start)
+    return np.abs(np.diagonal(columns, axis1=1, axis2=2)), infos
+
+
 def first_singular_in_stack(work: np.ndarray) -> tuple[tuple[int, ...], int] | None:
     """``(index, bad)`` of the first matrix of the float stack ``work`` (..., n, n) that
     :func:`factorise` with getrf would call singular (``bad`` its 1-based pivot), else None.
@@ -182,15 +217,7 @@ def first_singular_in_stack(work: np.ndarray) -> tuple[tuple[int, ...], int] | N
     count = stack.shape[0]
     if count == 0 or n == 0:
         return None
-    getrf, = lapack.get_lapack_funcs(("getrf",), (stack[0],))
-    # each swapped matrix, transposed back, is a Fortran-ordered copy that LAPACK factorises
-    # in place: the loop does nothing but call it, the pivots are read afterwards at once
-    columns = np.ascontiguousarray(np.swapaxes(stack, 1, 2))
-    infos = np.array([getrf(m, overwrite_a=1)[2] for m in columns.transpose(0, 2, 1)],
-                     dtype=np.int64)
-    if np.any(infos < 0):  # pragma: no cover - only on malformed input, which callers check
-        raise PhylanxValueError(f"LAPACK getrf rejected argument {-int(infos.min())}")
-    pivots = np.abs(np.diagonal(columns, axis1=1, axis2=2))
+    pivots, infos = _stack_pivots(stack)
     info = np.finfo(work.dtype if work.dtype.kind in "fc" else np.float64)
     tolerance = n * info.eps * _frobenius_norms(stack, info)
     small = (pivots <= tolerance[:, None]) | (infos[:, None] > 0)
