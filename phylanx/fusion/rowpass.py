@@ -113,8 +113,14 @@ class RowPolicy(FusedRegion):
             return self.original(frame)
         return super().cold(frame)
 
-    def mostly_small(self) -> None:
-        self.state, self.big, self.small = COLD, 0, 0
+    def hot(self, frame: list) -> Any:
+        # a small x again (the sizes changed): back to cold, which runs it untimed; what
+        # hot itself then counts as small are operands no kernel takes, and those retire
+        x = self.leaves[self.x_index].run(frame)
+        if getattr(x, "size", 0) < self.min_elements():
+            self.state, self.big, self.small = COLD, 0, 0
+            return self.original(frame)
+        return super().hot(frame)
 
 
 class RowPass(RowPolicy):

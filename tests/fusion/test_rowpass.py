@@ -234,3 +234,12 @@ def test_the_faster_loop_is_followed_when_the_load_changes(rows, monkeypatch):
         for _ in range(12):
             found.steady(entry, None, x.size, [x, 1.0, 1.0, w, y], [x, 1.0, 1.0, w, y])
         assert entry.current == 1 - slow_one
+
+
+def test_operands_no_kernel_takes_retire_the_pass(rows):
+    """A matrix w (x @ W): planned never, and after enough evaluations the node gets its
+    own closure back (no cost left), while a small-again x only goes back to cold."""
+    x, w, y = RNG.normal(size=(60, 4)), RNG.normal(size=(4, 3)), RNG.normal(size=(60, 3))
+    results, (found,) = run(LRA, [(x, w, y)] * (hot.GIVE_UP + 8))
+    assert found.state == hot.OFF and found.node.inline == found.original
+    np.testing.assert_allclose(results[-1], x.T @ sigmoid_residual(x, w, y), rtol=1e-12)
