@@ -245,6 +245,12 @@ def body_lines(region: Region, roles: list[str], leaf_values: list,
             return f"{op.name} of {'/'.join(k for k, _ in operand_kinds)} operands"
         if result[0] not in rule.result_kinds:
             return f"{op.name} with a {result[0]} result"
+        if result[1] is not None and result[1].kind != "b" and any(
+                d == result[1] for _, d in operand_kinds):
+            # NumPy 2 (NEP 50) casts a Python scalar to the array's dtype first: 1e39 is
+            # inf against float32; comparisons (bool results) are exempt, as in NumPy
+            exprs = [_cast(e, result[1]) if d is None else e
+                     for e, (_, d) in zip(exprs, operand_kinds)]
         if rule.fold:
             if len(exprs) > 2 and any(d is not None and d != result[1]
                                       for _, d in operand_kinds):

@@ -384,7 +384,8 @@ class FusedRegion:
             return self.call(entry, shape, n, args, values)
         # the parallel loop, the serial loop and NumPy on the same leaves, in the order
         # of TURNS; the best of each decides
-        variant = TURNS[entry.timed_runs]
+        # min(): another thread may have taken the last turn since hot() looked
+        variant = TURNS[min(entry.timed_runs, SPEED_RUNS - 1)]
         start = perf_counter_ns()
         if variant == 2:
             result = self.unfused(values)

@@ -29,7 +29,7 @@ from ..runtime.nodes import Node
 from . import codegen, rowpass
 from .hot import _KERNEL_LOCK, _Kernel, _tolerance
 from .regions import Region, interpret, region_at, unique_nodes
-from .rowpass import _threads, row_matrix
+from .rowpass import _threads, array_key, row_matrix, scalar_key
 
 _CONCAT = "__rows_concat"
 _ARG = {"argmin": "<", "argmax": ">"}
@@ -127,15 +127,18 @@ class RowArgmin(rowpass.RowPolicy):
         if len(ks) != 1:
             return None
         k = ks.pop()
-        sig, args = [x.dtype.str], [x, k]
+        sig, args = [array_key(x)], [x, k]
         for (kind, _), value in zip(self.kinds, self._leaf_values(values)):
             t = type(value)
             if kind == "m":
                 if not (t is np.ndarray and value.shape == (d, k) and value.dtype == x.dtype):
                     return None
                 role, arg = "m", np.ascontiguousarray(value.T)
-            elif t in (bool, float) or (t is int and value.bit_length() <= 63):
-                sig.append(("s", t.__name__))
+            elif t in (bool, int, float):
+                key = scalar_key(value)
+                if key is None:
+                    return None
+                sig.append(key)
                 args.append(value)
                 continue
             elif isinstance(value, (np.ndarray, np.generic)) and value.ndim == 0 \
@@ -151,7 +154,7 @@ class RowArgmin(rowpass.RowPolicy):
                 role, arg = "full", np.ascontiguousarray(value)
             else:
                 return None                   # another broadcast: the tiles do it
-            sig.append((role, arg.dtype.str))
+            sig.append((role, array_key(arg)))
             args.append(arg)
         if k == 0:
             return None                       # NumPy's error for an empty argmin

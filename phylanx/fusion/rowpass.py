@@ -28,7 +28,15 @@ import numpy as np
 from ..primitives import registry
 from ..runtime.nodes import Node, node_failed
 from . import codegen
-from .hot import _KERNEL_LOCK, COLD, FusedRegion, Settings, _Kernel, _tolerance
+from .hot import (
+    _KERNEL_LOCK,
+    COLD,
+    FusedRegion,
+    Settings,
+    _Kernel,
+    _python_scalar_sig,
+    _tolerance,
+)
 from .regions import Region, interpret, region_at, unique_nodes
 
 _PRODUCTS = ("matmul", "dot")
@@ -43,6 +51,22 @@ def row_matrix(x: Any) -> bool:
     """``x`` is a matrix a row kernel reads: 2-d, C-contiguous float64/float32, rows."""
     return (type(x) is np.ndarray and x.ndim == 2 and x.dtype in _ROW_DTYPES
             and x.flags.c_contiguous and x.shape[0] > 0)
+
+
+def array_key(a: np.ndarray) -> str:
+    """An array's part of a kernel signature: numba compiles read-only arrays apart."""
+    return a.dtype.str if a.flags.writeable else a.dtype.str + " read-only"
+
+
+def scalar_key(value: Any) -> tuple | None:
+    """A scalar operand's part of a kernel signature (None: no kernel takes it).  Python
+    ints by bit width: NumPy 2 refuses one out of an int array's range, and a kernel
+    checked with a small one must not serve a big one."""
+    if isinstance(value, np.generic):
+        return ("s", value.dtype.str) if value.dtype in codegen.ALLOWED_DTYPES else None
+    if isinstance(value, np.ndarray):
+        return None
+    return _python_scalar_sig(value) if type(value) in (bool, int, float) else None
 
 
 def _same_variable(a: Node, b: Node) -> bool:
@@ -109,15 +133,15 @@ class RowPolicy(FusedRegion):
         # expression untimed, and a function first called on a sample and then on big
         # data still fuses (a region of small evaluations would have retired)
         x = self.leaves[self.x_index].run(frame)
-        if getattr(x, "size", 0) < self.min_elements():
-            return self.original(frame)
+        if type(x) is not np.ndarray or x.size < self.min_elements():
+            return self.original(frame)       # small, or a distributed/other array
         return super().cold(frame)
 
     def hot(self, frame: list) -> Any:
         # a small x again (the sizes changed): back to cold, which runs it untimed; what
         # hot itself then counts as small are operands no kernel takes, and those retire
         x = self.leaves[self.x_index].run(frame)
-        if getattr(x, "size", 0) < self.min_elements():
+        if type(x) is not np.ndarray or x.size < self.min_elements():
             self.state, self.big, self.small = COLD, 0, 0
             return self.original(frame)
         return super().hot(frame)
@@ -155,37 +179,39 @@ class RowPass(RowPolicy):
                     value = node_failed(leaf, impl, (x, value), e)
             leaf_values.append(value)
         f = interpret(self.region, leaf_values, record)
+        transpose = self.node.children[0]
         try:
             xt = self.transpose_impl(x)
+        except Exception as e:  # located at the transpose, as unfused
+            xt = node_failed(transpose, self.transpose_impl, (x,), e)
+        try:
             return self.gram_impl(xt, f)
         except Exception as e:
-            return node_failed(self.node, self.gram_impl, (x, f), e)
+            return node_failed(self.node, self.gram_impl, (xt, f), e)
 
     def prepare(self, values: list) -> tuple | None:
         x = values[0]
         if not row_matrix(x):
             return None
         n, d = x.shape
-        sig, args = [x.dtype.str], [x]
+        sig, args = [array_key(x)], [x]
         for is_product, value in zip(self.products, values[1:]):
             t = type(value)
             if is_product:
                 if not (t is np.ndarray and value.shape == (d,) and value.dtype == x.dtype):
                     return None
-                sig.append(("d", value.dtype.str))
-                args.append(np.ascontiguousarray(value))
+                value = np.ascontiguousarray(value)
+                sig.append(("d", array_key(value)))
             elif t is np.ndarray and value.shape == (n,) \
                     and value.dtype in codegen.ALLOWED_DTYPES:
-                sig.append(("a", value.dtype.str))
-                args.append(np.ascontiguousarray(value))
-            elif t in (bool, float) or (t is int and value.bit_length() <= 63):
-                sig.append(("s", t.__name__))
-                args.append(value)
-            elif isinstance(value, np.generic) and value.dtype in codegen.ALLOWED_DTYPES:
-                sig.append(("s", value.dtype.str))
-                args.append(value)
+                value = np.ascontiguousarray(value)
+                sig.append(("a", array_key(value)))
             else:
-                return None
+                key = scalar_key(value)
+                if key is None:
+                    return None
+                sig.append(key)
+            args.append(value)
         return tuple(sig), args, None, x.size
 
     def make_plan(self, sig: tuple, args: list, values: list, record: list,
@@ -233,7 +259,12 @@ class RowPass(RowPolicy):
                     f"{getattr(expected, 'dtype', type(expected).__name__)}"
                     f"{getattr(expected, 'shape', '')}")
         f = np.abs(np.asarray(record[self.region.root.index], dtype=np.float64))
-        bound = _tolerance(expected.dtype) * (np.abs(values[0]).T @ f)
+        # the tolerance of the least precise float computed on the way (float32
+        # products or intermediates under a float64 result)
+        floats = [np.dtype(r.dtype) for r in record if isinstance(r, (np.ndarray, np.generic))
+                  and r.dtype.kind == "f"] + [values[0].dtype, expected.dtype]
+        least = min(floats, key=lambda t: np.finfo(t).precision)
+        bound = _tolerance(least) * (np.abs(values[0]).T @ f)
         finite = np.isfinite(expected)
         if not np.array_equal(finite, np.isfinite(fused)):
             return "non-finite values at other places"

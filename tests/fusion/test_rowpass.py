@@ -243,3 +243,85 @@ def test_operands_no_kernel_takes_retire_the_pass(rows):
     results, (found,) = run(LRA, [(x, w, y)] * (hot.GIVE_UP + 8))
     assert found.state == hot.OFF and found.node.inline == found.original
     np.testing.assert_allclose(results[-1], x.T @ sigmoid_residual(x, w, y), rtol=1e-12)
+
+
+# -- found by review ------------------------------------------------------------------------
+
+def weighted(x, w, y, a):
+    return x.T @ ((x @ w) * (y + a))
+
+
+def scaled(x, w, a):
+    return x.T @ ((x @ w) * a)
+
+
+def mixed(x, w, y):
+    return x.T @ (np.tanh(x @ w) - y)
+
+
+def plain_gram(x, w, y):
+    return x.T @ (np.exp(x @ w) - y)
+
+
+def test_a_distributed_x_is_left_to_the_expression(rows):
+    from phylanx import distributed as dist
+    x = RNG.normal(size=(6, 6))
+    w, y = RNG.normal(size=6) * 0.1, RNG.normal(size=6)
+    f = Phylanx(plain_gram)
+    xd = dist.tiled(x, name="rowpass_x")
+    for _ in range(6):
+        np.testing.assert_allclose(np.asarray(f(xd, w, y)), plain_gram(x, w, y), rtol=1e-12)
+
+
+def test_a_python_int_out_of_the_arrays_range_is_numpys_error(rows):
+    f = Phylanx(weighted)
+    x, w = RNG.normal(size=(200, 5)), RNG.normal(size=5)
+    y = RNG.integers(0, 100, 200).astype(np.int8)
+    for _ in range(14):
+        assert_gram(f(x, w, y, 1), x, (x @ w) * (y + 1))
+    with pytest.raises(PhylanxError, match="out of bounds"):
+        f(x, w, y, 300)
+
+
+def test_a_python_float_meets_float32_as_float32(rows):
+    """1e39 is inf as a float32: NumPy's x.T @ (small products * inf) is inf, where the
+    products times a float64 1e39 would still be finite."""
+    f = Phylanx(scaled)
+    x = (RNG.random(size=(100, 3)) * 1e-3).astype(np.float32)
+    w = (RNG.random(size=3) * 1e-3).astype(np.float32)
+    for _ in range(12):                      # the check, the turns, then the kernel
+        f(x, w, 1.0)
+    with np.errstate(all="ignore"):
+        want = scaled(x, w, 1e39)
+        got = f(x, w, 1e39)
+    assert np.isinf(want).all()
+    np.testing.assert_array_equal(got, want)
+
+
+def test_float32_products_under_a_float64_result_fuse(rows, monkeypatch):
+    installed = []
+    original = fusion.install
+    monkeypatch.setattr(fusion, "install", lambda body: installed.extend(original(body))
+                        or installed)
+    f = Phylanx(mixed)
+    x = RNG.normal(size=(300, 8)).astype(np.float32)
+    w = RNG.normal(size=8).astype(np.float32)
+    y = RNG.normal(size=300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fusion.FusionWarning)
+        for _ in range(6):
+            got = f(x, w, y)
+    want = mixed(x, w, y)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+    assert kernel_calls([p for p in installed if isinstance(p, rowpass.RowPass)]) >= 3
+
+
+def test_a_read_only_x(rows):
+    f = Phylanx(plain_gram)
+    x, w, y = RNG.normal(size=(50, 4)), RNG.normal(size=4) * 0.1, RNG.normal(size=50)
+    for _ in range(4):
+        f(x, w, y)
+    x.flags.writeable = False
+    for _ in range(4):
+        assert_gram(f(x, w, y), x, np.exp(x @ w) - y)

@@ -240,8 +240,7 @@ def _add_rows_fast(a: np.ndarray, index, values: np.ndarray) -> bool:
                 sums = _one_hot_sums(a, index, values)
             if values.size >= COMPILED_MIN:
                 from ...fusion import fixed
-                fixed.add_rows.spent((values.dtype.str, index.dtype.str),
-                                     perf_counter_ns() - start)
+                fixed.add_rows.spent(_rows_key(index, values), perf_counter_ns() - start)
     if not np.all(np.isfinite(sums)):
         return False
     a += sums
@@ -250,6 +249,11 @@ def _add_rows_fast(a: np.ndarray, index, values: np.ndarray) -> bool:
 
 #: values (elements) from which the compiled row sums (fusion/fixed.py) are worth it
 COMPILED_MIN = 1 << 16
+
+
+def _rows_key(index: np.ndarray, values: np.ndarray) -> tuple:
+    from ...fusion.rowpass import array_key
+    return array_key(np.ascontiguousarray(values)), array_key(np.ascontiguousarray(index))
 
 
 def _compiled_sums(index: np.ndarray, values: np.ndarray, k: int) -> np.ndarray | None | bool:
@@ -262,8 +266,7 @@ def _compiled_sums(index: np.ndarray, values: np.ndarray, k: int) -> np.ndarray 
     from ...fusion.rowpass import _threads
     values = np.ascontiguousarray(values)
     index = np.ascontiguousarray(index)
-    kernels = fixed.add_rows.get((values.dtype.str, index.dtype.str),
-                                 (index[:1], values[:1], k, 1))
+    kernels = fixed.add_rows.get(_rows_key(index, values), (index[:1], values[:1], k, 1))
     if kernels is None:
         return None
     parts = fixed.FixedKernel.run(kernels, index, values, k, _threads())

@@ -180,10 +180,11 @@ def _stack_pivots(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     by the compiled kernel once it has paid for itself (a large stack, numba,
     ``fusion_rows``), else by LAPACK's getrf in a loop."""
     count, n = stack.shape[0], stack.shape[-1]
-    key = (stack.dtype.str,)
     if count >= COMPILED_STACK:
         from ...fusion import fixed
+        from ...fusion.rowpass import array_key
         work = np.ascontiguousarray(stack)
+        key = (array_key(work),)
         kernels = fixed.lu_pivots.get(key, (work[:1], np.empty((1, n), work.dtype),
                                             np.empty(1, np.int64)))
         if kernels is not None:
