@@ -272,6 +272,14 @@ def kernel_head(parallel: bool) -> str:
             'nogil=True)\n')
 
 
+def two_loops(source_of) -> Plan:
+    """The plan of a kernel module whose ``kernel_par`` and ``kernel_ser`` are
+    ``source_of(name, parallel)`` (the same loop, on every core and on one)."""
+    sources = [source_of(name, parallel)
+               for name, parallel in (("kernel_par", True), ("kernel_ser", False))]
+    return Plan(PRELUDE + "\n\n" + "\n\n".join(sources), None)
+
+
 def plan(region: Region, roles: list[str], leaf_values: list, record: list) -> Plan | str:
     """The kernel plan, or the reason (a string) why this evaluation does not fuse.
 

@@ -189,7 +189,7 @@ class RowArgmin(rowpass.RowPolicy):
         params = ", ".join(f"L{i}" for i in range(len(roles)))
         body = "\n".join("                " + line for line in made[0])
         better = _ARG[self.arg]
-        sources = [
+        plan = codegen.two_loops(lambda name, parallel: (
             f"{codegen.kernel_head(parallel)}def {name}(X, chunks, k, out, {params}):\n"
             "    n = X.shape[0]\n"
             "    size = (n + chunks - 1) // chunks\n"
@@ -206,9 +206,7 @@ class RowArgmin(rowpass.RowPolicy):
             f"                if j == 0 or v {better} bestv:\n"
             "                    best = j\n"
             "                    bestv = v\n"
-            "            out[i] = best\n"
-            for name, parallel in (("kernel_par", True), ("kernel_ser", False))]
-        plan = codegen.Plan(codegen.PRELUDE + "\n\n" + "\n\n".join(sources), None)
+            "            out[i] = best\n"))
         compile_for = (args[0][:1], 1, args[1], np.empty(1, np.intp)) + tuple(
             a[:1] if r in ("a", "full") else a for r, a in zip(roles, args[2:]))
         return plan, compile_for

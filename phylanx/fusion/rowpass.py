@@ -230,7 +230,7 @@ class RowPass(RowPolicy):
         body = "\n".join("            " + line for line in made[0])
         # the sums in the dtype of NumPy's x.T @ f (float32 only when both are)
         acc = np.result_type(x.dtype, f.dtype).name
-        sources = [
+        plan = codegen.two_loops(lambda name, parallel: (
             f"{codegen.kernel_head(parallel)}def {name}(X, chunks, {params}):\n"
             "    n, d = X.shape\n"
             f"    parts = np.zeros((chunks, d), dtype=np.{acc})\n"
@@ -242,9 +242,7 @@ class RowPass(RowPolicy):
             f"            v = t{self.region.root.index}\n"
             "            for j in range(d):\n"
             "                acc[j] += v * X[i, j]\n"
-            "    return parts\n"
-            for name, parallel in (("kernel_par", True), ("kernel_ser", False))]
-        plan = codegen.Plan(codegen.PRELUDE + "\n\n" + "\n\n".join(sources), None)
+            "    return parts\n"))
         compile_for = (x[:1], 1) + tuple(a[:1] if r == "a" else a
                                          for r, a in zip(roles, args[1:]))
         return plan, compile_for
