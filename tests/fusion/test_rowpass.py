@@ -222,7 +222,7 @@ def test_the_faster_loop_is_followed_when_the_load_changes(rows, monkeypatch):
 
     def slowed(kernel):
         def slow(*args):
-            time.sleep(0.005)
+            time.sleep(0.05)        # far above either loop, even on a loaded machine
             return kernel(*args)
         return slow
 
