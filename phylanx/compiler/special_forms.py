@@ -186,12 +186,11 @@ def store(compiler, call, scope):
     target, value_ast = call.args
     value = compiler.compile(value_ast, scope)
     if isinstance(target, ast.Identifier):
-        where = scopes.resolve(scope, target.name)
-        if where is None:
+        found = _variable_slot(compiler, target, scope)
+        if found is None:
             raise PhylanxCompileError(
                 f"couldn't find variable '{target.name}' in symbol table", target.loc, "store")
-        owner = scopes.owner(where, compiler.globals.frame)
-        slot = where[1]
+        owner, slot = found
         node = compiler.new_node("store", call.loc, (value,), instance=target.name)
 
         def run(frame):

@@ -169,14 +169,12 @@ def primitive_stub(fn: Any, name: str) -> str | None:
             fn.__name__ != name:
         return None
     import ast
-    import inspect
-    import textwrap
+
+    from ..errors import PhylanxError
+    from .source import function_source
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError):
-        return None
-    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.FunctionDef) else None
-    if not body:
+        body = function_source(fn).node.body
+    except (PhylanxError, SyntaxError):    # no source (SourceUnavailableError is one)
         return None
     for stmt in body:
         if isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(

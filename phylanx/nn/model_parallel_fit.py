@@ -357,6 +357,8 @@ class Trainer:
         grads: dict[int, np.ndarray] = {}
         ct = np.asarray(ct, np.float32)
         for stage in reversed(self.stages):
+            if ct is None:
+                break           # nothing before this stage trains: no cotangent flows on
             ct, made = stage.backward(ct)
             for p, g in zip(stage.params, made):
                 if p.trainable and g is not None:

@@ -364,6 +364,10 @@ class TrainingMixin:
             opt.state[s] = list(new_slots[k * n:(k + 1) * n])
         for w, v in zip(step.updated, updates):
             w.value = v
+        return self._logs(loss, found)
+
+    def _logs(self, loss, found) -> dict:
+        """A batch's logs as Keras names them: the loss, then each metric."""
         return {"loss": float(loss), **{metrics.display_name(m): float(v)
                                         for m, v in zip(self.metric_names, found)}}
 
@@ -379,8 +383,7 @@ class TrainingMixin:
     def _model_parallel_batch(self, trainer, xb, yb, stop_on_nan, epoch, batch, history):
         loss, found = trainer.step(xb, yb, stop_on_nan,
                                    lambda value: _diverged(value, epoch, batch, history))
-        return {"loss": float(loss), **{metrics.display_name(m): float(v)
-                                        for m, v in zip(self.metric_names, found)}}
+        return self._logs(loss, found)
 
     # -- evaluation and prediction ---------------------------------------------------------
     def _evaluate_arrays(self, x, y, batch_size) -> dict[str, float]:
@@ -389,8 +392,7 @@ class TrainingMixin:
         for start in range(0, len(x), batch_size):
             xb, yb = x[start:start + batch_size], y[start:start + batch_size]
             loss, found = program(*[w.value for w in program.fixed], xb, yb)
-            values = {"loss": float(loss), **{metrics.display_name(m): float(v)
-                                              for m, v in zip(self.metric_names, found)}}
+            values = self._logs(loss, found)
             for k, v in values.items():
                 totals[k] = totals.get(k, 0.0) + v * len(xb)
         return {k: v / max(len(x), 1) for k, v in totals.items()}

@@ -335,7 +335,10 @@ def store_indices(kind: str, container: Any, idx: list, value: Any) -> tuple[lis
                     # filling the range
                     k = len(range(len(container))[slice(*rng)])
                     if not isinstance(value, (list, tuple)):
-                        value = [value] * k
+                        # an array fills each element with its own copy (a later store
+                        # through one element must not change the others)
+                        value = ([np.copy(value) for _ in range(k)]
+                                 if isinstance(value, np.ndarray) else [value] * k)
                     elif len(value) != k:
                         raise PhylanxValueError(
                             f"cannot assign a list to a slice of a different size ({len(value)} "

@@ -84,3 +84,27 @@ def test_errors_name_the_layer_and_the_fit_line():
         m.fit(x, y, verbose=0, distributed="data", conv_split="batch")
     with pytest.raises(PhylanxValueError, match="None, 'data' or 'model'"):
         m.fit(x, y, verbose=0, distributed="models")
+
+
+def test_a_frozen_first_split_layer():
+    """No layer before the frozen one trains: the backward pass stops there (it handed
+    the earlier stages no cotangent and failed with a bare TypeError)."""
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(8, 12, 3)).astype(np.float32), rng.integers(0, 3, 8)
+
+    def build():
+        nn.set_seed(3)
+        nn.clear_session()
+        first = nn.Conv1D(4, 3)
+        model = nn.Sequential([nn.Input((12, 3)), first, nn.Conv1D(4, 3), nn.Flatten(),
+                               nn.Dense(3, activation="softmax")])
+        first.trainable = False
+        model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy")
+        return model
+    split, whole = build(), build()
+    got = split.fit(x, y, batch_size=4, epochs=2, verbose=0, shuffle=False,
+                    distributed="model").history["loss"]
+    want = whole.fit(x, y, batch_size=4, epochs=2, verbose=0, shuffle=False).history["loss"]
+    np.testing.assert_allclose(got, want, rtol=1e-4)
+    for a, b in zip(split.get_weights(), whole.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)

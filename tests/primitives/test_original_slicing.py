@@ -154,3 +154,16 @@ def test_slice_column_of_a_one_element_2d_index_array():
     # A.1.5: with an implicit nil row, a 2-d index array of one element gives (1, nrows, 1)
     got = ev("lambda(x, slice_column(x, vstack(list(hstack(list(1))))))", M)
     np.testing.assert_array_equal(got, M[:, 1].reshape(1, 3, 1))
+
+
+def test_an_array_filling_a_list_range_is_copied_per_element():
+    """A later store through one element must not change the others (they were one
+    array object)."""
+    got = ev("block(define(l, list(1, 2, 3)), store(slice(l, list(0, 2)), [7, 8]), "
+             "define(e, slice(l, 0)), store(slice(e, 0), 99), l)")
+    assert [np.asarray(v).tolist() for v in got] == [[99, 8], [7, 8], 3]
+
+
+def test_parallel_map_over_an_array_follows_fmap():
+    assert ev("parallel_map(lambda(x, x / 2), [1, 3])").tolist() == [0, 1]
+    assert ev("parallel_map(lambda(x, x / 2), list(1, 3))") == [0.5, 1.5]

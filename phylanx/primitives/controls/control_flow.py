@@ -218,7 +218,12 @@ def fmap(f, *iterables):
 
 
 def _fmap_array(f, source: np.ndarray) -> np.ndarray:
-    results = [call(f, x) for x in source]
+    return _array_results([call(f, x) for x in source], source)
+
+
+def _array_results(results: list, source: np.ndarray) -> np.ndarray:
+    """``fmap``'s (and ``parallel_map``'s) results over the array ``source`` as the
+    original's array (compat addendum B.5), or a located error saying why not."""
     if not results:
         return np.empty((0,) * source.ndim, source.dtype)
     shapes = {np.shape(r) for r in results}
@@ -262,10 +267,17 @@ def pymap(f, *iterables):
            example="parallel_map(lambda(x, x * x), list(1, 2, 3))", result="list(1, 4, 9)",
            no_oracle="higher-order: list(map(f, xs)), concurrently", higher_order=True)
 def parallel_map(f, *iterables):
-    """Like ``fmap`` with every application run as a concurrent task."""
+    """Like ``fmap`` with every application run as a concurrent task.
+
+    Over one 1-d or 2-d array the results follow ``fmap``'s rule (an array of the
+    input's dtype)."""
     items = ([[x] for x in iterate(iterables[0])] if len(iterables) == 1
              else _zip_items(iterables))
-    return fork_join([partial(call, f, *xs) for xs in items], share_blas=True)
+    results = fork_join([partial(call, f, *xs) for xs in items], share_blas=True)
+    source = iterables[0]
+    if len(iterables) == 1 and type(source) is np.ndarray and source.ndim in (1, 2):
+        return _array_results(results, source)
+    return results
 
 
 @primitive("filter", "filter(_1, _2)",
