@@ -24,7 +24,7 @@ from __future__ import annotations
 from ..runtime.nodes import Node
 from . import codegen
 from .hot import FusedRegion, FusionWarning, Settings, wait_for_compiles
-from .regions import Region, find_regions
+from .regions import Region, find_regions, unique_nodes
 
 __all__ = ["FusedRegion", "FusionWarning", "Region", "install", "regions_of",
            "wait_for_compiles"]
@@ -54,8 +54,9 @@ def install(body: list[Node]) -> list[FusedRegion]:
     found: list[FusedRegion] = []
     if Settings.enabled:
         found += [FusedRegion(region, region.root.node) for region in find_regions(body)]
-    if Settings.rows:
-        found += rowpass.find(body) + rowargmin.find(body)
+    if Settings.rows:                 # one walk for both kinds of row pass
+        found += [made for node in unique_nodes(body)
+                  if (made := rowpass.analyse(node) or rowargmin.analyse(node)) is not None]
     for fused in found:
         node = fused.node
         node.set_run(fused.run)

@@ -49,7 +49,8 @@ GIVE_UP = 64            # cold evaluations without a big one before the region r
 #: the timed evaluations (0 parallel loop, 1 serial loop, 2 NumPy), best of three each:
 #: the parallel loop never right after NumPy (the check ran it), whose BLAS threads spin
 #: on the cores for a while after a product and slow a loop that needs every core
-#: (measured on W1's gram: 13-22 ms just after NumPy, 8 ms once they sleep)
+#: (seen on W1's gram while developing: 13-22 ms just after NumPy, 8 ms once they
+#: sleep; benchmarks/row_passes.py times it)
 TURNS = (1, 1, 1, 0, 0, 0, 2, 2, 2)
 SPEED_RUNS = len(TURNS)
 #: after the turns, one kernel call in this many runs the other loop (parallel/serial)
@@ -128,6 +129,7 @@ class _Kernel:
         self.timed_ns = [0, 0, 0]            # best time: parallel, serial, NumPy
         self.current = 0                     # the loop in use after the turns
         self.recent = [0, 0]                 # moving average of each loop's time
+        self.steady_calls = 0
 
     def __call__(self, shape: tuple, n: int, args: list) -> Any:
         self.calls += 1
@@ -339,9 +341,9 @@ class FusedRegion:
         """The kernel, on the loop that has been faster lately: which one is can change
         with the load (other libraries' threads spinning on the cores slow the parallel
         loop for seconds), so one call in ``EXPLORE`` runs the other loop, timed."""
-        entry.calls_since = getattr(entry, "calls_since", 0) + 1
+        entry.steady_calls += 1
         variant = entry.current
-        if entry.calls_since % EXPLORE == 0:
+        if entry.steady_calls % EXPLORE == 0:
             variant = 1 - variant
         entry.kernel = entry.variants[variant]
         start = perf_counter_ns()
@@ -425,6 +427,15 @@ def _scalar_or_sample(value: Any, role: str) -> Any:
     return value
 
 
+def scalar_key(value: Any) -> tuple | None:
+    """A scalar operand's part of a kernel signature (None: no kernel takes it).  Python
+    ints by bit width: NumPy 2 refuses one out of an int array's range, and a kernel
+    checked with a small one must not serve a big one."""
+    if isinstance(value, np.generic):
+        return ("s", value.dtype.str) if value.dtype in codegen.ALLOWED_DTYPES else None
+    return _python_scalar_sig(value) if type(value) in (bool, int, float) else None
+
+
 def _python_scalar_sig(value: Any) -> tuple | None:
     t = type(value)
     if t is int:
@@ -473,11 +484,8 @@ def _prepare(values: list) -> tuple | None:
             else:                        # broadcast along some axis: one copy
                 args.append(np.ascontiguousarray(np.broadcast_to(v, shape)).reshape(-1))
                 sig.append(("a", v.dtype.str))
-        elif isinstance(v, np.generic):
-            args.append(v)
-            sig.append(("s", v.dtype.str))
         else:
-            s = _python_scalar_sig(v)
+            s = scalar_key(v)
             if s is None:
                 return None
             args.append(v)

@@ -128,16 +128,22 @@ def unique_nodes(roots: list[Node]):
                 yield node
 
 
-def region_at(node: Node) -> Region | None:
-    """The element-wise region rooted at ``node`` (one operation is enough, no
-    reduction): the value a row pass computes per element, or None."""
+def _classifier():
+    """``_classify`` with a cache for one search (a node is asked about as a root and
+    as its parent's operand)."""
     known: dict[int, Any] = {}
 
     def cache(n: Node):
         if id(n) not in known:
             known[id(n)] = _classify(n)
         return known[id(n)]
+    return cache
 
+
+def region_at(node: Node) -> Region | None:
+    """The element-wise region rooted at ``node`` (one operation is enough, no
+    reduction): the value a row pass computes per element, or None."""
+    cache = _classifier()
     info = cache(node)
     if info is None or info[2] is None:
         return None
@@ -149,36 +155,24 @@ def region_at(node: Node) -> Region | None:
 
 def find_regions(roots: list[Node]) -> list[Region]:
     """The regions of the trees under ``roots`` (function bodies included)."""
-    known: dict[int, Any] = {}
-
-    def cache(node: Node):
-        key = id(node)
-        if key not in known:
-            known[key] = _classify(node)
-        return known[key]
-
+    cache = _classifier()
     regions = []
-    seen: set[int] = set()
-    for top in roots:
-        for node in top.walk():
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            info = cache(node)
-            if info is None:
-                continue
-            parent = node.parent
-            pinfo = cache(parent) if parent is not None else None
-            # an element-wise operand of an operation (element-wise or reduction)
-            inside_parent = (pinfo is not None and info[2] is not None
-                             and any(c is node for c in parent.children))
-            if inside_parent:
-                continue                     # part of the parent's region
-            ops: list[Op] = []
-            leaves: list[Node] = []
-            root = _build(node, info, ops, leaves, cache)
-            if len(ops) >= 2:
-                regions.append(Region(root, ops, leaves))
+    for node in unique_nodes(roots):
+        info = cache(node)
+        if info is None:
+            continue
+        parent = node.parent
+        pinfo = cache(parent) if parent is not None else None
+        # an element-wise operand of an operation (element-wise or reduction)
+        inside_parent = (pinfo is not None and info[2] is not None
+                         and any(c is node for c in parent.children))
+        if inside_parent:
+            continue                     # part of the parent's region
+        ops: list[Op] = []
+        leaves: list[Node] = []
+        root = _build(node, info, ops, leaves, cache)
+        if len(ops) >= 2:
+            regions.append(Region(root, ops, leaves))
     return regions
 
 

@@ -27,18 +27,13 @@ import numpy as np
 
 from ..runtime.nodes import Node
 from . import codegen, rowpass
-from .hot import _KERNEL_LOCK, _Kernel, _tolerance
-from .regions import Region, interpret, region_at, unique_nodes
-from .rowpass import _threads, array_key, row_matrix, scalar_key
+from .hot import _KERNEL_LOCK, _Kernel, _tolerance, scalar_key
+from .regions import Region, interpret, region_at
+from .rowpass import _threads, array_key, row_matrix
 
 _CONCAT = "__rows_concat"
 _ARG = {"argmin": "<", "argmax": ">"}
 _SAMPLE_ROWS = 4
-
-
-def find(roots: list[Node]) -> list[RowArgmin]:
-    """A :class:`RowArgmin` for every ``__rows_concat`` whose function it can compute."""
-    return [made for node in unique_nodes(roots) if (made := _analyse(node)) is not None]
 
 
 def _param(node: Node) -> int | None:
@@ -48,7 +43,8 @@ def _param(node: Node) -> int | None:
     return None
 
 
-def _analyse(node: Node) -> RowArgmin | None:
+def analyse(node: Node) -> RowArgmin | None:
+    """A :class:`RowArgmin` for ``node`` if it is the pattern this module compiles."""
     if node.primitive != _CONCAT or len(node.children) < 4 \
             or not node.children[1].primitive.startswith("access-"):
         return None
@@ -97,6 +93,7 @@ class RowArgmin(rowpass.RowPolicy):
     """The fusing closure of a ``__rows_concat`` call: values are the call's operands."""
 
     kernel_class = ArgKernel
+    x_index = 1                  # g, x, ...
 
     def __init__(self, region: Region, node: Node, arg: str, kinds: list):
         super().__init__(region, node)
@@ -108,8 +105,6 @@ class RowArgmin(rowpass.RowPolicy):
     def __repr__(self) -> str:
         state = ("cold", "hot", "off")[self.state]
         return f"<RowArgmin {self.arg}({self.region.describe()}) {state}>"
-
-    x_index = 1                  # g, x, ...
 
     def unfused(self, values: list, record: list | None = None) -> Any:
         return self.impl(*values)
@@ -130,21 +125,20 @@ class RowArgmin(rowpass.RowPolicy):
         sig, args = [array_key(x)], [x, k]
         for (kind, _), value in zip(self.kinds, self._leaf_values(values)):
             t = type(value)
+            if t is np.ndarray and value.ndim == 0:
+                value, t = value[()], type(value[()])      # a 0-d array is a scalar
             if kind == "m":
                 if not (t is np.ndarray and value.shape == (d, k) and value.dtype == x.dtype):
                     return None
                 role, arg = "m", np.ascontiguousarray(value.T)
-            elif t in (bool, int, float):
+            elif t is not np.ndarray:
                 key = scalar_key(value)
                 if key is None:
                     return None
                 sig.append(key)
                 args.append(value)
                 continue
-            elif isinstance(value, (np.ndarray, np.generic)) and value.ndim == 0 \
-                    and value.dtype in codegen.ALLOWED_DTYPES:
-                role, arg = "s", value[()]
-            elif t is not np.ndarray or value.dtype not in codegen.ALLOWED_DTYPES:
+            elif value.dtype not in codegen.ALLOWED_DTYPES:
                 return None
             elif value.shape == (n, 1):
                 role, arg = "a", np.ascontiguousarray(value.reshape(n))
@@ -227,7 +221,8 @@ class RowArgmin(rowpass.RowPolicy):
         got, want = rows[np.arange(differ.size), fused[differ]], \
             rows[np.arange(differ.size), expected[differ]]
         if f.dtype.kind == "f":
-            scale = np.abs(rows).max(axis=1)
+            # an inf elsewhere in the row must not make every label a tie
+            scale = np.where(np.isfinite(rows), np.abs(rows), 0).max(axis=1)
             tie = np.abs(got - want) <= _tolerance(f.dtype) * np.maximum(scale, 1.0)
         else:
             tie = got == want

@@ -34,16 +34,16 @@ from .hot import (
     FusedRegion,
     Settings,
     _Kernel,
-    _python_scalar_sig,
     _tolerance,
+    scalar_key,
 )
-from .regions import Region, interpret, region_at, unique_nodes
+from .regions import Region, interpret, region_at
 
 _PRODUCTS = ("matmul", "dot")
 _ROW_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 #: smallest ``x`` (elements) worth a row pass: a matrix that stays in cache is read
 #: twice cheaply, and there NumPy's vectorised exp beats the loop's scalar one
-#: (measured: 569 x 30 19 us fused, 16 us NumPy; 20,000 x 100 0.67 ms, 0.83 ms)
+#: (benchmarks/row_passes.py: 569 x 30 0.020-0.023 ms fused, 0.015-0.017 NumPy)
 MIN_ELEMENTS = 1 << 16
 
 
@@ -58,28 +58,13 @@ def array_key(a: np.ndarray) -> str:
     return a.dtype.str if a.flags.writeable else a.dtype.str + " read-only"
 
 
-def scalar_key(value: Any) -> tuple | None:
-    """A scalar operand's part of a kernel signature (None: no kernel takes it).  Python
-    ints by bit width: NumPy 2 refuses one out of an int array's range, and a kernel
-    checked with a small one must not serve a big one."""
-    if isinstance(value, np.generic):
-        return ("s", value.dtype.str) if value.dtype in codegen.ALLOWED_DTYPES else None
-    if isinstance(value, np.ndarray):
-        return None
-    return _python_scalar_sig(value) if type(value) in (bool, int, float) else None
-
-
 def _same_variable(a: Node, b: Node) -> bool:
     return (a.primitive == b.primitive == "access-variable" and a.instance == b.instance
             and a.slot == b.slot)
 
 
-def find(roots: list[Node]) -> list[RowPass]:
-    """A :class:`RowPass` for every gram pattern in the trees under ``roots``."""
-    return [made for node in unique_nodes(roots) if (made := _analyse(node)) is not None]
-
-
-def _analyse(node: Node) -> RowPass | None:
+def analyse(node: Node) -> RowPass | None:
+    """A :class:`RowPass` for ``node`` if it is the pattern this module compiles."""
     if node.primitive not in _PRODUCTS or len(node.children) != 2 or node.is_const:
         return None
     left, f = node.children

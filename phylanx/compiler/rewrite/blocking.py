@@ -240,14 +240,15 @@ def match(expr, inline: dict) -> tuple[Any, set[str]] | None:
                     and type(left.args[0]) is ast.Identifier):
                 return None
             split = _Split(left.args[0].name, inline)
-            tile = ast.Call("transpose", (ast.Identifier("tile_x", left.loc),), None, left.loc)
-            body = ast.Call("matmul", (tile, split.body(right)), None, loc)
-            name = GRAM
+            inner = split.body(right)
             if split.products and not config.get("blocking_gram"):
                 # a fused row pass computes it (fusion/rowpass.py finds the pattern in
                 # the compiled tree): the expression stays, the define read in it inlined
                 return ast.Call("matmul", (left, _inlined(right, split.inlined, inline)),
                                 None, loc), split.inlined
+            tile = ast.Call("transpose", (ast.Identifier("tile_x", left.loc),), None, left.loc)
+            body = ast.Call("matmul", (tile, inner), None, loc)
+            name = GRAM
         elif expr.func in ARG_REDUCTIONS:
             axis = _axis(expr.args)
             if axis is None or type(expr.args[0]) is ast.KeywordArg:

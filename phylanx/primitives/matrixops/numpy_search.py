@@ -252,8 +252,11 @@ COMPILED_MIN = 1 << 16
 
 
 def _rows_key(index: np.ndarray, values: np.ndarray) -> tuple:
+    """The compiled kernel's key for these arrays as it receives them (contiguous: a
+    non-contiguous array arrives as a writeable copy), without copying anything."""
     from ...fusion.rowpass import array_key
-    return array_key(np.ascontiguousarray(values)), array_key(np.ascontiguousarray(index))
+    return tuple(array_key(a) if a.flags.c_contiguous else a.dtype.str
+                 for a in (values, index))
 
 
 def _compiled_sums(index: np.ndarray, values: np.ndarray, k: int) -> np.ndarray | None | bool:

@@ -177,10 +177,12 @@ COMPILED_STACK = 64
 
 def _stack_pivots(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(|u_kk| per matrix, getrf's info per matrix)`` of a float stack (count, n, n):
-    by the compiled kernel once it has paid for itself (a large stack, numba,
+    by the compiled kernel once it has paid for itself (a large real stack, numba,
     ``fusion_rows``), else by LAPACK's getrf in a loop."""
     count, n = stack.shape[0], stack.shape[-1]
-    if count >= COMPILED_STACK:
+    # real stacks only: LAPACK pivots complex ones on |re| + |im|, the kernel on |z|
+    compiled = count >= COMPILED_STACK and stack.dtype.kind == "f"
+    if compiled:
         from ...fusion import fixed
         from ...fusion.rowpass import array_key
         work = np.ascontiguousarray(stack)
@@ -200,7 +202,7 @@ def _stack_pivots(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                      dtype=np.int64)
     if np.any(infos < 0):  # pragma: no cover - only on malformed input, which callers check
         raise PhylanxValueError(f"LAPACK getrf rejected argument {-int(infos.min())}")
-    if count >= COMPILED_STACK:
+    if compiled:
         fixed.lu_pivots.spent(key, perf_counter_ns() - start)
     return np.abs(np.diagonal(columns, axis1=1, axis2=2)), infos
 

@@ -1,0 +1,118 @@
+"""The compiled kernels of phylanx/fusion (row passes, fixed kernels) against NumPy.
+
+    python benchmarks/row_passes.py [--repeat 7]
+
+Prints, median milliseconds per call, each kernel against the NumPy code it replaces:
+
+* the logistic-regression gradient ``x.T @ (1 / (1 + exp(-(x @ w))) - y)``: NumPy, and the
+  row pass's serial and parallel loops (forced on at every size, so that the sizes where
+  it loses show too: ``rowpass.MIN_ELEMENTS`` is where the default starts using it); the
+  parallel loop also timed right after a NumPy product (BLAS threads still spinning);
+* k-means' centre sums ``np.add.at(sums, labels, points)``: NumPy's fast path (bincount
+  or one-hot products) and the compiled one-pass kernel;
+* the singularity check of a stacked ``solve`` (LU pivots of 2000 40 x 40 matrices): the
+  getrf loop and the compiled kernel, next to ``np.linalg.solve`` of the same stack.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+
+def median_ms(fn, repeat: int) -> float:
+    fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times)) * 1e3
+
+
+def gram_kernels(x, w, y):
+    """The row pass's (parallel, serial) loops for this gram, compiled now."""
+    import phylanx
+    from phylanx import config, fusion
+    from phylanx.fusion import rowpass
+    for name, value in (("fusion_rows", True), ("fusion_count_threshold", 1),
+                        ("fusion_min_time_us", 0.0), ("fusion_compile_cost_ms", 0.0),
+                        ("fusion_background", False)):
+        config.set(name, value)
+    rowpass.MIN_ELEMENTS, keep = 1, rowpass.MIN_ELEMENTS
+    from phylanx.execution_tree import eval as physl_eval
+    code = "lambda(x, w, y, matmul(transpose(x), 1.0 / (1.0 + exp(-matmul(x, w))) - y))"
+    state = phylanx.execution_tree.compiler_state(f"row-passes-{x.shape}", "<bench>")
+    node = state.compile_text(code)
+    (found,) = [r for r in fusion.regions_of(node) if isinstance(r, rowpass.RowPass)]
+    for _ in range(2):
+        physl_eval(state, code, x, w, y)
+    rowpass.MIN_ELEMENTS = keep
+    for name in ("fusion_rows", "fusion_count_threshold", "fusion_min_time_us",
+                 "fusion_compile_cost_ms", "fusion_background"):
+        config.reset(name)
+    (entry,) = [e for e in found.kernels.values() if isinstance(e, rowpass.RowKernel)]
+    args = found.prepare([x, 1.0, 1.0, w, y])[1]
+
+    def loop(variant):
+        entry.kernel = entry.variants[variant]
+        return lambda: entry(None, x.size, args)
+    return loop(0), loop(1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    r = parser.parse_args().repeat
+    rng = np.random.default_rng(0)
+    print(f"{os.cpu_count()} cores; median ms per call")
+    for n, d in ((569, 30), (20_000, 100), (200_000, 100)):
+        x, w = rng.normal(size=(n, d)), rng.normal(size=d) * 0.1
+        y = (rng.random(n) < 0.5).astype(float)
+        par, ser = gram_kernels(x, w, y)
+        numpy = median_ms(lambda x=x, w=w, y=y: x.T @ (1.0 / (1.0 + np.exp(-(x @ w))) - y), r)
+        after = []
+        for _ in range(r):
+            x @ w                                        # BLAS threads busy, then spinning
+            t0 = time.perf_counter()
+            par()
+            after.append(time.perf_counter() - t0)
+        print(f"gram {n}x{d}: NumPy {numpy:.3f}, row pass serial {median_ms(ser, r):.3f}, "
+              f"parallel {median_ms(par, r):.3f}, parallel right after a NumPy product "
+              f"{np.median(after) * 1e3:.3f}")
+
+    from phylanx import config
+    from phylanx.fusion import fixed
+    from phylanx.primitives.matrixops.numpy_search import _add_rows_fast
+    from phylanx.primitives.solvers.direct import first_singular_in_stack
+    config.set("fusion_compile_cost_ms", 0.0)
+    config.set("fusion_background", False)
+    for d in (2, 16):
+        points, labels = rng.normal(size=(1_000_000, d)), rng.integers(0, 8, 1_000_000)
+
+        def sums(d=d, labels=labels, points=points):
+            _add_rows_fast(np.zeros((8, d)), labels, points)
+        config.set("fusion_rows", False)
+        numpy = median_ms(sums, r)
+        config.set("fusion_rows", True)
+        sums()                                           # compiles (cost set to 0)
+        print(f"add_at rows 1,000,000 x {d} into 8: NumPy fast path {numpy:.2f}, "
+              f"compiled {median_ms(sums, r):.2f}")
+    stack = rng.normal(size=(2000, 40, 40)) + 8 * np.eye(40)
+    rhs = rng.normal(size=(2000, 40, 1))
+    config.set("fusion_rows", False)
+    loop = median_ms(lambda: first_singular_in_stack(stack), r)
+    config.set("fusion_rows", True)
+    first_singular_in_stack(stack)
+    assert any(type(e) is tuple for e in fixed.lu_pivots.entries.values())
+    print(f"solve's check, 2000 x 40 x 40: getrf loop {loop:.2f}, compiled "
+          f"{median_ms(lambda: first_singular_in_stack(stack), r):.2f}; np.linalg.solve "
+          f"{median_ms(lambda: np.linalg.solve(stack, rhs), r):.2f}")
+    for name in ("fusion_compile_cost_ms", "fusion_background", "fusion_rows"):
+        config.reset(name)
+
+
+if __name__ == "__main__":
+    main()
