@@ -12,21 +12,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 from threadpoolctl import threadpool_limits
-
-
-def median_ms(fn, repeat: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times)) * 1e3
+from workloads.common import median_ms
 
 
 def main() -> None:

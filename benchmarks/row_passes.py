@@ -20,16 +20,7 @@ import os
 import time
 
 import numpy as np
-
-
-def median_ms(fn, repeat: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times)) * 1e3
+from workloads.common import median_ms
 
 
 def gram_kernels(x, w, y):

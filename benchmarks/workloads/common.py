@@ -89,3 +89,14 @@ def settled(run: Callable[[], Any], seconds: float = 3.0, calls: int = 10) -> Ca
             break
     return run
 
+
+def median_ms(fn: Callable[[], Any], repeat: int) -> float:
+    """Median milliseconds of ``repeat`` calls of ``fn`` after one untimed call."""
+    import time
+    fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times)) * 1e3
