@@ -14,6 +14,20 @@ from ..primitives.keras_support import conv_gemm  # noqa: F401 (re-exported)
 from ..primitives.keras_support._windows import pad_amounts  # noqa: F401 (re-exported)
 
 
+def selective(rule):
+    """Mark a VJP rule as taking ``wanted=``: a tuple saying, per operand, whether its
+    cotangent is needed (the tape passes it; other callers may pass None for all).  The
+    rule returns None where not wanted and so skips the work, e.g. the input's gradient
+    of a first layer's product, or the constant factor's of ``sum(conv(x, w) * g)``."""
+    rule.selective = True
+    return rule
+
+
+def is_wanted(wanted: Any, position: int) -> bool:
+    """Whether the operand at ``position`` needs its cotangent (``wanted`` as above)."""
+    return wanted is None or (position < len(wanted) and wanted[position])
+
+
 def to_bool(value: Any) -> bool:
     """A flag argument as the primitives read it (nil is false)."""
     if value is None:

@@ -10,7 +10,7 @@ from functools import reduce
 
 import numpy as np
 
-from .rule_helpers import arr, unary
+from .rule_helpers import arr, is_wanted, selective, unary
 from .table import VJP
 
 _LN2, _LN10 = np.log(2.0), np.log(10.0)
@@ -60,12 +60,17 @@ def _repeated_list_vjp(ct: list, operands: tuple) -> tuple:
 
 
 @VJP.register("__mul")
-def mul_vjp(ct, out, *operands):
+@selective
+def mul_vjp(ct, out, *operands, wanted=None):
     if type(out) is list:                     # list * n repeats: every copy contributes
-        return _repeated_list_vjp(ct, operands)
+        return tuple(g if is_wanted(wanted, i) else None
+                     for i, g in enumerate(_repeated_list_vjp(ct, operands)))
     values = [arr(v) for v in operands]
     grads = []
     for i in range(len(values)):
+        if not is_wanted(wanted, i):
+            grads.append(None)
+            continue
         others = [v for j, v in enumerate(values) if j != i]
         grads.append(ct * reduce(np.multiply, others) if others else ct)
     return tuple(grads)

@@ -14,7 +14,8 @@ import numpy as np
 import scipy.special
 
 from ..errors import PhylanxValueError
-from .rule_helpers import arr, conv_gemm, int_list, pad_amounts, reduced_axes, to_bool
+from .rule_helpers import (arr, conv_gemm, int_list, is_wanted, pad_amounts, reduced_axes,
+                           selective, to_bool)
 from .table import VJP
 
 EPSILON = 1e-7      # Keras' clipping of probabilities, as in the loss kernels
@@ -174,7 +175,9 @@ def _crop(grad: np.ndarray, pads) -> np.ndarray:
                                        for i, (b, a) in enumerate(pads)) + (slice(None),)]
 
 
-def _conv_vjp(ct, out, x, kernel, padding="valid", strides=1, dilation_rate=1):
+@selective
+def _conv_vjp(ct, out, x, kernel, padding="valid", strides=1, dilation_rate=1, *,
+              wanted=None):
     x, k = arr(x), arr(kernel)
     ct = np.asarray(ct)
     nsp = k.ndim - 2
@@ -182,19 +185,22 @@ def _conv_vjp(ct, out, x, kernel, padding="valid", strides=1, dilation_rate=1):
     steps, dilations = _per_axis(strides, nsp), _per_axis(dilation_rate, nsp)
     pads = pad_amounts(x.shape[1:1 + nsp], sizes, steps, dilations, str(padding).lower())
     xpad = _padded(x, pads)
+    need_x, need_k = is_wanted(wanted, 0), is_wanted(wanted, 1)
     if all(s == 1 for s in steps) and ct.size and x.shape[-1] >= conv_gemm.MIN_CHANNELS:
-        grad_xpad, grad_k = conv_gemm.correlate_vjp(xpad, k, ct, dilations)
-        return _crop(grad_xpad, pads), grad_k
-    grad_xpad = np.zeros(xpad.shape, np.result_type(x, k, ct))
-    grad_k = np.zeros(k.shape, np.result_type(x, k, ct))
+        grad_xpad, grad_k = conv_gemm.correlate_vjp(xpad, k, ct, dilations, need_x, need_k)
+        return None if grad_xpad is None else _crop(grad_xpad, pads), grad_k
+    grad_xpad = np.zeros(xpad.shape, np.result_type(x, k, ct)) if need_x else None
+    grad_k = np.zeros(k.shape, np.result_type(x, k, ct)) if need_k else None
     out_sizes = ct.shape[1:1 + nsp]
     spatial = list(range(nsp + 1))                       # batch and output positions
     for tap in itertools.product(*(range(n) for n in sizes)):
         where = _tap_slices(tap, steps, dilations, out_sizes)
-        cells = xpad[where]                              # (B, *out, C)
-        grad_k[tap] = np.tensordot(cells, ct, axes=(spatial, spatial))
-        grad_xpad[where] += ct @ k[tap].T
-    return _crop(grad_xpad, pads), grad_k
+        if need_k:
+            cells = xpad[where]                          # (B, *out, C)
+            grad_k[tap] = np.tensordot(cells, ct, axes=(spatial, spatial))
+        if need_x:
+            grad_xpad[where] += ct @ k[tap].T
+    return None if grad_xpad is None else _crop(grad_xpad, pads), grad_k
 
 
 VJP.register("conv1d", "conv2d")(_conv_vjp)

@@ -12,13 +12,13 @@ import string
 import numpy as np
 
 from ..errors import PhylanxValueError
-from .rule_helpers import arr, int_list
+from .rule_helpers import arr, int_list, is_wanted, selective
 from .table import VJP
 
 _LETTERS = string.ascii_letters
 
 
-def _contraction_vjp(ct, a, b, axes_a: list[int], axes_b: list[int]):
+def _contraction_vjp(ct, a, b, axes_a: list[int], axes_b: list[int], wanted=None):
     """Cotangents of ``tensordot(a, b, (axes_a, axes_b))`` (output: a's free axes, then b's)."""
     la = list(_LETTERS[:a.ndim])
     lb = list(_LETTERS[a.ndim:a.ndim + b.ndim])
@@ -29,7 +29,8 @@ def _contraction_vjp(ct, a, b, axes_a: list[int], axes_b: list[int]):
     lo = "".join(free_a + free_b)
     sa, sb = "".join(la), "".join(lb)
     ct = np.asarray(ct)
-    return (np.einsum(f"{lo},{sb}->{sa}", ct, b), np.einsum(f"{lo},{sa}->{sb}", ct, a))
+    return (np.einsum(f"{lo},{sb}->{sa}", ct, b) if is_wanted(wanted, 0) else None,
+            np.einsum(f"{lo},{sa}->{sb}", ct, a) if is_wanted(wanted, 1) else None)
 
 
 def _dot_axes(a: np.ndarray, b: np.ndarray) -> tuple[list[int], list[int]]:
@@ -38,16 +39,19 @@ def _dot_axes(a: np.ndarray, b: np.ndarray) -> tuple[list[int], list[int]]:
 
 
 @VJP.register("dot")
-def dot_vjp(ct, out, a, b):
+@selective
+def dot_vjp(ct, out, a, b, wanted=None):
     x, y = arr(a), arr(b)
     ct = np.asarray(ct)
     if x.ndim == 0 or y.ndim == 0:                  # a scalar operand multiplies
-        return ct * y, ct * x
-    return _contraction_vjp(ct, x, y, *_dot_axes(x, y))
+        return (ct * y if is_wanted(wanted, 0) else None,
+                ct * x if is_wanted(wanted, 1) else None)
+    return _contraction_vjp(ct, x, y, *_dot_axes(x, y), wanted)
 
 
 @VJP.register("matmul")
-def matmul_vjp(ct, out, a, b):
+@selective
+def matmul_vjp(ct, out, a, b, wanted=None):
     x, y = arr(a), arr(b)
     if x.ndim == 0 or y.ndim == 0:
         raise PhylanxValueError("matmul of a scalar has no gradient (it is an error in NumPy)")
@@ -59,12 +63,15 @@ def matmul_vjp(ct, out, a, b):
         ct = np.expand_dims(ct, -2 if y.ndim > 1 else -1)
     if y.ndim == 1:
         ct = np.expand_dims(ct, -1)
-    grad_x = ct @ np.swapaxes(y2, -1, -2)           # broadcast batch axes: the engine sums
-    grad_y = np.swapaxes(x2, -1, -2) @ ct
-    if x.ndim == 1:
-        grad_x = grad_x[..., 0, :]
-    if y.ndim == 1:
-        grad_y = grad_y[..., :, 0]
+    grad_x = grad_y = None
+    if is_wanted(wanted, 0):
+        grad_x = ct @ np.swapaxes(y2, -1, -2)       # broadcast batch axes: the engine sums
+        if x.ndim == 1:
+            grad_x = grad_x[..., 0, :]
+    if is_wanted(wanted, 1):
+        grad_y = np.swapaxes(x2, -1, -2) @ ct
+        if y.ndim == 1:
+            grad_y = grad_y[..., :, 0]
     return grad_x, grad_y
 
 

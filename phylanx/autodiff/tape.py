@@ -266,7 +266,11 @@ def _apply_rule(entry: Entry, ct: Any) -> tuple:
             f"cannot differentiate through '{entry.name}': it has no VJP rule (the gradient "
             "flows through it); see docs/autodiff.md to add one", entry.loc, entry.name)
     try:
-        out = rule(ct, entry.out, *entry.args)
+        if getattr(rule, "selective", False):
+            wanted = tuple(p is not None for p in entry.parents)
+            out = rule(ct, entry.out, *entry.args, wanted=wanted)
+        else:
+            out = rule(ct, entry.out, *entry.args)
     except PhylanxError as e:
         if e.loc is None:
             e.loc = entry.loc

@@ -73,6 +73,19 @@ def _controllers() -> list:
     return _blas
 
 
+def include_loaded_libraries() -> None:
+    """Take in BLAS libraries loaded since the list was made (SciPy's, when
+    ``primitives/blas_gemm.py`` first calls it), at the thread count now in force."""
+    global _blas
+    with _lock:
+        if _blas is None:
+            return
+        count = _blas[0][0]() if _blas else None
+        _blas = None
+        if len(_controllers()) > 1 and count:
+            _set(count)
+
+
 def current() -> int | None:
     """BLAS threads now in force (None without BLAS or threadpoolctl)."""
     blas = _controllers()

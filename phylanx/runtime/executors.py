@@ -23,7 +23,7 @@ from time import perf_counter_ns
 from typing import Any
 
 from .. import config
-from . import blas_threads, cancel, futures, hooks
+from . import blas_threads, cancel, futures, hooks, malloc_reuse
 from .cancel import CancelledError, context
 from .futures import Future
 
@@ -219,6 +219,7 @@ def get_executor() -> Executor:
                 _pool = PoolExecutor(default_threads())
                 futures._helper = _pool.help_for
                 blas_threads.configure()
+                malloc_reuse.apply()
             pool = _pool
     return pool
 

@@ -110,3 +110,37 @@ def test_differentiable_means_has_a_vjp_rule():
     flagged = {s.name for s in registry.all_specs() if s.differentiable}
     assert VJP.missing() == [], "primitives flagged differentiable without a VJP rule"
     assert set(VJP.names()) == flagged
+
+
+SELECTIVE_IDS = [(n, k) for n, k in CASE_IDS if getattr(VJP.get(n), "selective", False)]
+
+
+def test_some_rules_are_selective():
+    assert {"__mul", "dot", "matmul", "conv1d"} <= {n for n, _ in SELECTIVE_IDS}
+
+
+@pytest.mark.parametrize(("name", "k"), SELECTIVE_IDS, ids=[f"{n}-{k}" for n, k in SELECTIVE_IDS])
+def test_a_selective_rule_computes_only_the_wanted_cotangents(name, k):
+    """``wanted=`` (what the tape passes): the operands asked for get exactly the
+    cotangents of the full rule, the others None."""
+    args = list(CASES[name][k])
+    impl = registry.lookup(name).impl
+    out = impl(*args)
+    ct = _random_cotangent(out, np.random.default_rng(k), name)
+    full = VJP.get(name)(ct, out, *args)
+    operands = len(full)
+    for only in range(operands):
+        wanted = tuple(i == only for i in range(operands))
+        some = VJP.get(name)(ct, out, *args, wanted=wanted)
+        for i, (got, want) in enumerate(zip(some, full)):
+            if i != only:
+                assert got is None, f"{name} case {k}: operand {i} computed unasked"
+            elif type(want) is list:          # list * n: one cotangent per item
+                assert [g is None for g in got] == [w is None for w in want]
+                for g, w in zip(got, want):
+                    if w is not None:
+                        np.testing.assert_allclose(g, w, rtol=1e-12, atol=0)
+            elif want is None:
+                assert got is None
+            else:
+                np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)

@@ -89,3 +89,20 @@ def test_any_thread_can_share(two_blas_threads):
     thread.join(timeout=30)
     assert seen == [[1, 1]]
     assert blas_threads.current() == 2
+
+
+def test_a_library_loaded_later_is_taken_in_at_the_count_in_force(two_blas_threads,
+                                                                   monkeypatch):
+    counts = {"old": 2, "new": 7}
+
+    def calls(name):
+        return (lambda: counts[name]), (lambda n: counts.__setitem__(name, n))
+    def controllers():             # what threadpoolctl finds once SciPy's BLAS is loaded
+        if blas_threads._blas is None:
+            blas_threads._blas = [calls("old"), calls("new")]
+        return blas_threads._blas
+    monkeypatch.setattr(blas_threads, "_blas", [calls("old")])
+    monkeypatch.setattr(blas_threads, "_controllers", controllers)
+    blas_threads.include_loaded_libraries()
+    assert counts == {"old": 2, "new": 2}
+    assert len(blas_threads._blas) == 2

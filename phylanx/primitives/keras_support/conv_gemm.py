@@ -7,7 +7,8 @@ coordinates), the input row ``p + offset(t)``, ``offset(t) = sum_d t_d * dilatio
 row_stride_d``.  So
 
 * forward: ``Y[p] = sum_t X[p + offset(t)] @ K[t]``, one GEMM per tap on contiguous row
-  ranges, accumulated in place (BLAS ``gemm`` with ``beta = 1``); the rows of ``Y`` that
+  ranges, accumulated in place (BLAS ``gemm`` with ``beta = 1``, ``blas_gemm.py``, which
+  releases the GIL so that row blocks run in parallel); the rows of ``Y`` that
   are not output cells (the last ``k - 1`` of an axis) hold junk and are cut off;
 * kernel gradient: ``dK[t] = X[offset(t):][:n].T @ CT[:n]``;
 * input gradient: ``dX[offset(t):][:n] += CT[:n] @ K[t].T``;
@@ -28,9 +29,7 @@ import itertools
 import numpy as np
 
 from .. import blas_blocks
-from ..lazy_modules import lazy_module
-
-blas = lazy_module("scipy.linalg.blas")
+from ..blas_gemm import gemm
 
 
 #: below this many input channels one product over copied windows wins (conv.py's
@@ -60,10 +59,6 @@ def _taps(spatial: tuple[int, ...], sizes: tuple[int, ...],
             for tap in itertools.product(*(range(n) for n in sizes))]
 
 
-def _gemm(dtype: np.dtype):
-    return blas.get_blas_funcs("gemm", dtype=dtype)
-
-
 def _matrix(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return np.ascontiguousarray(x, dtype).reshape(-1, x.shape[-1])
 
@@ -82,14 +77,12 @@ def correlate(xpad: np.ndarray, kernel: np.ndarray, dilations: tuple[int, ...]) 
     taps = _taps(spatial, sizes, dilations)
     rows = x.shape[0] - max(off for _, off in taps)        # every output cell is below
     acc = np.empty((x.shape[0], kernel.shape[-1]), dtype)
-    gemm, k = _gemm(dtype), kernel.astype(dtype, copy=False)
+    k = kernel.astype(dtype, copy=False)
 
     def block(lo: int, hi: int) -> None:
         for i, (tap, off) in enumerate(taps):
-            # acc[lo:hi].T (O, n), Fortran-ordered, = K[t].T @ X[lo+off:hi+off].T (+ itself;
-            # beta 0 first: BLAS then never reads the uninitialised acc)
-            gemm(1.0, k[tap].T, x[lo + off:hi + off].T, beta=1.0 if i else 0.0,
-                 c=acc[lo:hi].T, overwrite_c=True)
+            # beta 0 first: BLAS then never reads the uninitialised acc
+            gemm(x[lo + off:hi + off], k[tap], acc[lo:hi], beta=1.0 if i else 0.0)
     blas_blocks.rows(rows, 2.0 * rows * x.shape[1] * k.shape[-1] * len(taps), block)
     out = acc.reshape(xpad.shape[:-1] + (kernel.shape[-1],))
     cells = (slice(None),) + tuple(slice(0, n) for n in _out_sizes(spatial, sizes, dilations))
@@ -97,8 +90,10 @@ def correlate(xpad: np.ndarray, kernel: np.ndarray, dilations: tuple[int, ...]) 
 
 
 def correlate_vjp(xpad: np.ndarray, kernel: np.ndarray, ct: np.ndarray,
-                  dilations: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Cotangents of the padded input and of the kernel of :func:`correlate`."""
+                  dilations: tuple[int, ...], need_x: bool = True,
+                  need_k: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Cotangents of the padded input and of the kernel of :func:`correlate` (None for
+    one not needed)."""
     nsp = kernel.ndim - 2
     dtype = np.result_type(xpad, kernel, ct)
     spatial, sizes = xpad.shape[1:1 + nsp], kernel.shape[:nsp]
@@ -108,7 +103,7 @@ def correlate_vjp(xpad: np.ndarray, kernel: np.ndarray, ct: np.ndarray,
     cts = placed.reshape(-1, ct.shape[-1])
     taps = _taps(spatial, sizes, dilations)
     rows = x.shape[0] - max(off for _, off in taps)
-    gemm, k = _gemm(dtype), kernel.astype(dtype, copy=False)
+    k = kernel.astype(dtype, copy=False)
     flops = 2.0 * rows * x.shape[1] * k.shape[-1] * len(taps)
     # the kernel's cotangent: a sum over rows, one partial sum per block of rows
     bounds = blas_blocks.block_bounds(rows, flops)
@@ -118,17 +113,22 @@ def correlate_vjp(xpad: np.ndarray, kernel: np.ndarray, ct: np.ndarray,
         part = partial[bounds.index((lo, hi))]
         for tap, off in taps:
             np.dot(x[lo + off:hi + off].T, cts[lo:hi], out=part[tap])
-    # the input's cotangent by blocks of its own rows: row r gets CT[r - off] @ K[t].T
-    grad_x = np.zeros(x.shape, dtype)
+    # the input's cotangent by blocks of its own rows: row r gets CT[r - off] @ K[t].T;
+    # the first tap (offset 0) writes every row below ``rows`` (beta 0), the rest is zeroed
 
     def input_block(lo: int, hi: int) -> None:
-        for tap, off in taps:
+        grad_x[max(lo, rows):hi] = 0
+        for i, (tap, off) in enumerate(taps):
             first, last = max(lo - off, 0), min(hi - off, rows)
             if first < last:
-                # grad_x[first+off:last+off].T (C, n) += K[t] @ CT[first:last].T
-                gemm(1.0, k[tap].T, cts[first:last].T, beta=1.0,
-                     c=grad_x[first + off:last + off].T, overwrite_c=True, trans_a=True)
-    blas_blocks.rows(rows, flops, kernel_block, bounds)
+                gemm(cts[first:last], k[tap].T, grad_x[first + off:last + off],
+                     beta=1.0 if i else 0.0)
+    grad_k = None
+    if need_k:
+        blas_blocks.rows(rows, flops, kernel_block, bounds)
+        grad_k = partial[0] if len(bounds) == 1 else partial.sum(axis=0)
+    if not need_x:
+        return None, grad_k
+    grad_x = np.empty(x.shape, dtype)
     blas_blocks.rows(x.shape[0], flops, input_block)
-    grad_k = partial[0] if len(bounds) == 1 else partial.sum(axis=0)
     return grad_x.reshape(xpad.shape[:-1] + (x.shape[-1],)), grad_k
