@@ -62,7 +62,7 @@ SETTINGS: dict[str, Setting] = {
                 "BLAS threads (0: automatic: all cores, split among concurrent tasks, one "
                 "per rank under MPI; n > 0: always n)"),
         Setting("malloc_reuse", True, _bool,
-                "glibc: keep freed blocks up to 32 MiB, and 256 MiB of free heap, for reuse "
+                "glibc: reuse freed blocks up to 32 MiB, and keep 64 MiB of free heap, "
                 "instead of fresh pages every step (runtime/malloc_reuse.py); 0: C defaults"),
         Setting("fusion", False, _bool,
                 "compile hot chains of element-wise primitives into one kernel "

@@ -14,8 +14,16 @@ import numpy as np
 import scipy.special
 
 from ..errors import PhylanxValueError
-from .rule_helpers import (arr, conv_gemm, int_list, is_wanted, pad_amounts, reduced_axes,
-                           selective, to_bool)
+from .rule_helpers import (
+    arr,
+    conv_gemm,
+    int_list,
+    is_wanted,
+    pad_amounts,
+    reduced_axes,
+    selective,
+    to_bool,
+)
 from .table import VJP
 
 EPSILON = 1e-7      # Keras' clipping of probabilities, as in the loss kernels

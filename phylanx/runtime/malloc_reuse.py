@@ -3,16 +3,20 @@
 
 Why: an iterative program frees and reallocates the same large temporaries every step.
 glibc returns them to the system (``mmap``'d blocks unmapped, the heap's free top
-trimmed past a threshold that follows the largest freed block), so the next step gets
-fresh pages and pays a page fault per 4 KiB touched.  W5's conv1d step (float32, 8 MiB
-arrays) spent 49 ms with glibc's defaults and 35 ms with blocks up to 32 MiB taken from
-the heap and up to 256 MiB of free heap top kept (``benchmarks/malloc_reuse.py``).  JAX
-and PyTorch keep their own caches of freed blocks for the same reason.
+trimmed past a threshold), so the next step gets fresh pages and pays a page fault per
+4 KiB touched.  glibc raises both thresholds by itself, but only as far as the largest
+block freed so far, so how fast a step runs depended on what ran before it in the
+process.  This sets them where glibc's own rule puts them once a 32 MiB block has been
+freed: blocks up to 32 MiB come from the heap, and up to 64 MiB of free heap top stay.
+Measured, ``python benchmarks/malloc_reuse.py`` (each peer alone in a fresh process,
+``benchmarks/results/2026-12-04-malloc-reuse.txt``, two rounds): W5's conv1d step
+0.90-0.98x with it, NumPy's 0.84-0.93x; W4's MLP steps within the noise (0.91-1.20x).
+(JAX and PyTorch keep caches of freed blocks for the same reason.)
 
-The cost: a process may keep up to ``TRIM_BYTES`` of freed memory per malloc arena
-instead of returning it.  Applied once, when the runtime's task pool starts; nothing is
-changed when the setting is off, when the C library is not glibc, or when the user
-tuned malloc already (``MALLOC_*`` variables or ``GLIBC_TUNABLES``).
+The cost: each malloc arena may keep up to ``TRIM_BYTES`` free instead of returning it.
+Applied once, when the runtime's task pool starts; nothing is changed when the setting
+is off, when the C library is not glibc, or when the user tuned malloc already
+(``MALLOC_*`` variables or ``GLIBC_TUNABLES``).
 """
 from __future__ import annotations
 
@@ -23,8 +27,8 @@ from .. import config
 
 #: blocks up to this size come from the heap (glibc's maximum for the setting)
 MMAP_BYTES = 32 << 20
-#: free memory at the top of a heap kept up to this size
-TRIM_BYTES = 256 << 20
+#: free memory at the top of a heap kept up to this size (glibc's rule: twice the above)
+TRIM_BYTES = 64 << 20
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
 _applied: bool | None = None
 
@@ -41,9 +45,10 @@ def apply() -> bool:
         if config.get("malloc_reuse") and not _user_tuned():
             try:
                 libc = ctypes.CDLL(None)
-                libc.gnu_get_libc_version        # glibc only: musl/macOS differ
+                if not hasattr(libc, "gnu_get_libc_version"):   # musl, macOS: other mallocs
+                    return False
                 _applied = bool(libc.mallopt(_M_MMAP_THRESHOLD, MMAP_BYTES)
                                 and libc.mallopt(_M_TRIM_THRESHOLD, TRIM_BYTES))
-            except (OSError, AttributeError):
+            except OSError:
                 _applied = False
     return _applied

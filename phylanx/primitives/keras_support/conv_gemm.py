@@ -31,7 +31,6 @@ import numpy as np
 from .. import blas_blocks
 from ..blas_gemm import gemm
 
-
 #: below this many input channels one product over copied windows wins (conv.py's
 #: form): a GEMM per tap with a handful of columns is all call overhead
 MIN_CHANNELS = 8
