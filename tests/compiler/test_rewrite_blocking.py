@@ -12,7 +12,7 @@ import pytest
 
 from phylanx import Phylanx, config
 from phylanx.autodiff import grad
-from phylanx.compiler.rewrite import blocking
+from phylanx.compiler.rewrite import blocking, patterns
 from phylanx.errors import PhylanxError
 from phylanx.language import parser, to_physl
 from phylanx.primitives.matrixops import blocked
@@ -52,7 +52,7 @@ def tiled(tile_rows, monkeypatch):
 def rewritten_names(fn) -> set[str]:
     """Names of the calls in ``fn``'s PhySL after the blocking pass."""
     program = blocking.run(parser.parse(fn.get_physl_source()))
-    return {e.func for top in program.body for e in blocking._walk(top)
+    return {e.func for top in program.body for e in patterns.walk_in_order(top)
             if type(e).__name__ == "Call"}
 
 
@@ -243,7 +243,7 @@ def test_a_define_outside_functions_is_not_inlined():
     """A define at the top of a program (even in a block) may be read by later programs."""
     src = ("block(define(pred, exp(matmul(x, w))), matmul(transpose(x), pred - y))")
     program = blocking.run(parser.parse(src))
-    names = {e.func for e in blocking._walk(program.body[0]) if type(e).__name__ == "Call"}
+    names = {e.func for e in patterns.walk_in_order(program.body[0]) if type(e).__name__ == "Call"}
     assert "__rows_gram" not in names and "define" in names
 
 
@@ -252,7 +252,7 @@ def test_a_store_between_define_and_use_blocks_inlining():
     src = ("define(f, x, w, y, block(define(pred, exp(matmul(x, w))), store(w, w * 2.0), "
            "matmul(transpose(x), pred - y)))")
     program = blocking.run(parser.parse(src))
-    names = {e.func for e in blocking._walk(program.body[0]) if type(e).__name__ == "Call"}
+    names = {e.func for e in patterns.walk_in_order(program.body[0]) if type(e).__name__ == "Call"}
     assert "__rows_gram" not in names
 
 

@@ -19,94 +19,36 @@ result beyond float rounding.
 
 Logistic regression and k-means name the element-wise part first
 (``pred = sigmoid(x @ w)`` then ``x.T @ (pred - y)``; ``dist = ...`` then
-``argmin(dist, 1)``).  Inside a function, a ``define(v, e)`` immediately followed by the
-statement that uses ``v`` is inlined into a matched pattern when that is ``v``'s only use
-in the whole program (no other define, store or read of the name anywhere), ``e`` is pure
-and the using statement is pure too (it changes nothing before it reads ``v``; a
-``store``/``define`` of the statement binds only after its value is computed); the define
-is then dropped.
+``argmin(dist, 1)``); such a single-use define is inlined into the pattern
+(``patterns.InliningRewriter`` says when).
 
 Autodiff: the primitives' ``restore`` flag gives the expression back (with ``v``
 inlined), which the recording compiler compiles in its place.
 """
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from ... import config
 from ...language import ast
-from ...primitives import registry
+from .patterns import InliningRewriter, inlined, plain_spec, pure, walk_in_order
 
 #: reductions of each row whose tiles' values are concatenated (``__rows_concat``)
 ARG_REDUCTIONS = ("argmin", "argmax")
 GRAM, CONCAT = "__rows_gram", "__rows_concat"
-_DEFINES = ("define", "store")
 
 
 class _NoMatch(Exception):
     pass
 
 
-# -- facts about names and purity --------------------------------------------------------
-
-def _walk(expr):
-    yield expr
-    t = type(expr)
-    if t is ast.Call:
-        for a in expr.args:
-            yield from _walk(a)
-    elif t is ast.BinOp:
-        yield from _walk(expr.left)
-        yield from _walk(expr.right)
-    elif t is ast.UnaryOp:
-        yield from _walk(expr.operand)
-    elif t is ast.KeywordArg:
-        yield from _walk(expr.value)
-    elif t is ast.QuotedList:
-        for a in expr.items:
-            yield from _walk(a)
-
-
-def name_uses(program: ast.Program) -> Counter:
-    """How often each name occurs anywhere in ``program`` (reads, defines, stores, params)."""
-    uses: Counter = Counter()
-    for top in program.body:
-        for e in _walk(top):
-            if type(e) is ast.Identifier:
-                uses[e.name] += 1
-            elif type(e) is ast.KeywordArg:
-                uses[e.name] += 1
-    return uses
-
-
-def _spec(name: str):
-    spec = registry.lookup(name)
-    if spec is None or spec.special or spec.lazy or spec.side_effects or spec.higher_order:
-        return None
-    return spec
-
-
-def pure(expr) -> bool:
-    """True if evaluating ``expr`` reads variables and calls side-effect-free primitives only."""
-    for e in _walk(expr):
-        t = type(e)
-        if t is ast.Call and (e.attribute is not None or _spec(e.func) is None):
-            return False
-        if t is ast.BinOp and _spec(ast.BINARY_OPS[e.op][1]) is None:
-            return False
-        if t is ast.UnaryOp and ast.UNARY_OPS[e.op] and _spec(ast.UNARY_OPS[e.op]) is None:
-            return False
-    return True
-
-
 def _elementwise(name: str | None) -> bool:
-    spec = _spec(name) if name else None
+    spec = plain_spec(name) if name else None
     return spec is not None and spec.elementwise
 
 
 def _mentions(expr, x: str, inline: dict) -> bool:
-    for e in _walk(expr):
+    for e in walk_in_order(expr):
         if type(e) is ast.Identifier and (
                 e.name == x or (e.name in inline and _mentions(inline[e.name], x, {}))):
             return True
@@ -178,7 +120,7 @@ class _Split:
 
 def _first_product_operand(expr, inline: dict) -> str | None:
     """The variable ``x`` of the first ``matmul(x, ...)`` in ``expr`` (through ``inline``)."""
-    for e in _walk(expr):
+    for e in walk_in_order(expr):
         if type(e) is ast.Call and e.func == "matmul" and len(e.args) == 2 \
                 and type(e.args[0]) is ast.Identifier:
             return e.args[0].name
@@ -204,14 +146,6 @@ def _axis(args) -> Any:
             and a.operand.value == 1 and type(a.operand.value) is int:
         return ast.Literal(-1, a.loc)
     return None
-
-
-def _inlined(expr, names: set[str], inline: dict):
-    """``expr`` with the identifiers in ``names`` replaced by their ``inline`` values."""
-    from .tree import children, rebuild
-    if type(expr) is ast.Identifier and expr.name in names:
-        return inline[expr.name]
-    return rebuild(expr, tuple(_inlined(c, names, inline) for c in children(expr)))
 
 
 def gram_wanted() -> bool:
@@ -244,7 +178,7 @@ def match(expr, inline: dict) -> tuple[Any, set[str]] | None:
             if split.products and not config.get("blocking_gram"):
                 # a fused row pass computes it (fusion/rowpass.py finds the pattern in
                 # the compiled tree): the expression stays, the define read in it inlined
-                return ast.Call("matmul", (left, _inlined(right, split.inlined, inline)),
+                return ast.Call("matmul", (left, inlined(right, split.inlined, inline)),
                                 None, loc), split.inlined
             tile = ast.Call("transpose", (ast.Identifier("tile_x", left.loc),), None, left.loc)
             body = ast.Call("matmul", (tile, inner), None, loc)
@@ -269,111 +203,10 @@ def match(expr, inline: dict) -> tuple[Any, set[str]] | None:
     return call, split.inlined
 
 
-# -- the pass ----------------------------------------------------------------------------
-
-class _Rewriter:
-    def __init__(self, uses: Counter) -> None:
-        self.uses = uses
-        self.changed = False
-        self.used: set[str] = set()    # names of the pending define a match inlined
-        self.functions = 0             # function bodies being rewritten, nested
-
-    def inlinable(self, stmt) -> dict:
-        """``{v: e}`` if ``stmt`` is ``define(v, e)`` that may be inlined into the next one."""
-        if not (type(stmt) is ast.Call and stmt.func == "define" and len(stmt.args) == 2
-                and type(stmt.args[0]) is ast.Identifier and stmt.attribute is None):
-            return {}
-        name, value = stmt.args[0].name, stmt.args[1]
-        # two occurrences: the define's target and the one read
-        if self.uses[name] != 2 or not pure(value):
-            return {}
-        return {name: value}
-
-    def expr(self, e):
-        """``e`` rewritten (no inlining)."""
-        t = type(e)
-        if t is ast.Call:
-            if e.func == "block":
-                return ast.Call(e.func, self.block(e.args), e.attribute, e.loc)
-            function = e.func == "lambda" or (e.func == "define" and len(e.args) > 2)
-            self.functions += function
-            args = tuple(self.expr(a) for a in e.args)
-            self.functions -= function
-            e = ast.Call(e.func, args, e.attribute, e.loc) if args != e.args else e
-            return self.matched(e, {})
-        if t is ast.BinOp:
-            return ast.BinOp(e.op, self.expr(e.left), self.expr(e.right), e.loc)
-        if t is ast.UnaryOp:
-            return ast.UnaryOp(e.op, self.expr(e.operand), e.loc)
-        if t is ast.KeywordArg:
-            return ast.KeywordArg(e.name, self.expr(e.value), e.loc)
-        if t is ast.QuotedList:
-            return ast.QuotedList(tuple(self.expr(a) for a in e.items), e.loc)
-        return e
-
-    def matched(self, e, inline: dict):
-        found = match(e, inline)
-        if found is None:
-            return e
-        self.changed = True
-        self.used |= found[1]
-        return found[0]
-
-    def statement(self, stmt, inline: dict):
-        """A statement, matched with ``inline`` only in its value (``store``/``define``'s
-        value, or itself).  Both evaluate the value before they bind, so the value may
-        read the target; a value that is not pure may change what ``inline`` reads."""
-        if type(stmt) is ast.Call and stmt.func in _DEFINES and len(stmt.args) == 2 \
-                and type(stmt.args[0]) is ast.Identifier and stmt.attribute is None:
-            value = stmt.args[1]
-            inline = inline if pure(value) else {}
-            return ast.Call(stmt.func, (stmt.args[0], self.value(value, inline)),
-                            stmt.attribute, stmt.loc)
-        return self.value(stmt, inline if pure(stmt) else {})
-
-    def value(self, e, inline: dict):
-        """``e`` rewritten, with ``inline`` offered to matches (pure ``e``: no nested
-        blocks, lambdas or defines, which ``pure`` rejects as special forms)."""
-        if not inline:
-            return self.expr(e)
-        t = type(e)
-        if t is ast.Call:
-            args = tuple(ast.KeywordArg(a.name, self.value(a.value, inline), a.loc)
-                         if type(a) is ast.KeywordArg else self.value(a, inline)
-                         for a in e.args)
-            e = ast.Call(e.func, args, e.attribute, e.loc) if args != e.args else e
-            return self.matched(e, inline)
-        if t is ast.BinOp:
-            return ast.BinOp(e.op, self.value(e.left, inline), self.value(e.right, inline),
-                             e.loc)
-        if t is ast.UnaryOp:
-            return ast.UnaryOp(e.op, self.value(e.operand, inline), e.loc)
-        return self.expr(e)
-
-    def block(self, stmts: tuple) -> tuple:
-        outer = self.used
-        out: list = []
-        pending: dict = {}
-        for stmt in stmts:
-            self.used = set()
-            new = self.statement(stmt, pending) if pending else self.expr(stmt)
-            if self.used & pending.keys():
-                out.pop()             # the define was inlined into its only use
-            out.append(new)
-            # a define outside functions may be a global that later programs read
-            pending = self.inlinable(new) if self.functions else {}
-        self.used = outer
-        return tuple(out)
-
-
 def run(program: ast.Program) -> ast.Program:
     """``program`` with the patterns of the module docstring rewritten (config
     ``cache_blocking``); the same object when nothing matched."""
     from ... import config
     if not config.get("cache_blocking"):
         return program
-    rewriter = _Rewriter(name_uses(program))
-    body = tuple(rewriter.expr(e) for e in program.body)
-    if not rewriter.changed:
-        return program
-    return ast.Program(body, program.loc)
+    return InliningRewriter(match).run(program)
