@@ -54,7 +54,8 @@ def machine(args, repeat, peers) -> dict:
     return {"date": datetime.datetime.now().isoformat(timespec="seconds"),
             "cpu": cpu_model(), "cores": os.cpu_count(), "python": platform.python_version(),
             "versions": versions, "load_start": load(), "quick": args.quick,
-            "repeat": repeat, "peers": peers, "argv": sys.argv[1:]}
+            "repeat": repeat, "peers": peers, "argv": sys.argv[1:],
+            "openblas_thread_timeout": os.environ.get("OPENBLAS_THREAD_TIMEOUT", "unset")}
 
 
 def _fmt_s(s: float) -> str:
@@ -135,7 +136,9 @@ def markdown(results: dict) -> str:
              f"{m['repeat']} interleaved repetitions per peer.", "",
              f"Machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}; load average "
              f"(1/5/15 min) {m['load_start']} at the start, {m['load_end']} at the end.  "
-             "Versions: " + ", ".join(f"{k} {v}" for k, v in m["versions"].items()) + ".", "",
+             "Versions: " + ", ".join(f"{k} {v}" for k, v in m["versions"].items()) + ".  "
+             f"OPENBLAS_THREAD_TIMEOUT {m.get('openblas_thread_timeout', 'unset')} for every "
+             "peer (phylanx/_blas_env.py).", "",
              "Cells: **median time / NumPy's median** from the same run, the median time, "
              "(min-max).  Only results that agree with NumPy are timed.", ""]
     peers = [p for p in m["peers"] if any(p in c["peers"] for c in results["cases"])]

@@ -33,6 +33,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))                 # workloads/, overhead.py, nn_step.py
 sys.path.insert(1, str(HERE.parent))          # phylanx from this checkout
 
+# phylanx before NumPy: its _blas_env.py sets OpenBLAS's idle spin while NumPy has not
+# loaded OpenBLAS yet; every peer of the run shares that process setting (the .md says so)
+import phylanx  # noqa: E402,F401,I001
 import report  # noqa: E402
 from workloads.common import max_rel_err  # noqa: E402
 

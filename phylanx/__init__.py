@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import config, execution_tree
+from . import _blas_env, config, execution_tree  # noqa: F401 (_blas_env: before NumPy loads)
 from .errors import (
     PhylanxAssertionError,
     PhylanxCompileError,

@@ -54,6 +54,9 @@ SETTINGS: dict[str, Setting] = {
         Setting("fusion_rows", True, _bool,
                 "compile x.T @ f(x @ w) (f element-wise, w a vector) into one numba loop "
                 "over the rows of x once hot (phylanx/fusion/rowpass.py; needs numba)"),
+        Setting("symmetric_products", True, _bool,
+                "compute a @ reshape(v[:, :, None] * v[:, None, :], (n, k * k)) with each "
+                "pair of equal columns once (compiler/rewrite/outer.py; needs optimize)"),
         Setting("tile_bytes", 1 << 20, int,
                 "bytes of the widest row block of a tiled pass (rows = this / row width)"),
         Setting("tile_rows", 0, int,

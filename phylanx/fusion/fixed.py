@@ -6,7 +6,9 @@ its label's row (``ADD_ROWS``), where NumPy's ``add.at`` costs about 1 us per ro
 the one-hot products of ``primitives/matrixops/numpy_search.py`` a few GEMMs per tile;
 the singularity check of a stacked ``solve`` (ALS) needs the LU pivots of thousands of
 small matrices (``LU_PIVOTS``), where a Python loop over LAPACK's getrf costs about 20 us
-per matrix (``primitives/solvers/direct.py``).
+per matrix (``primitives/solvers/direct.py``); ``LU_SOLVE`` is that elimination carried
+on to the solution, so that a stacked ``solve`` factorises each matrix once, for its
+check and its result, where the check and NumPy's solve did it twice.
 A :class:`FixedKernel` is compiled like a fused region's kernel (``codegen``: a module
 in the fusion cache directory, numba's on-disk cache, serial and parallel variants) and
 by the same ski rental: only once the NumPy path has spent the expected compile cost
@@ -81,6 +83,59 @@ def {name}(stack, pivots, infos):
 LU_PIVOTS = "\n".join(_LU_PIVOTS.format(name=name, parallel=parallel)
                       for name, parallel in (("kernel_par", True), ("kernel_ser", False)))
 
+_LU_SOLVE = """
+@njit(parallel={parallel}, cache=True, nogil=True)
+def {name}(stack, rhs, out, pivots, infos):
+    # the pivots and infos of _LU_PIVOTS (the same elimination), and, for every matrix
+    # without an exactly zero pivot, the solution of stack[m] @ out[m] = rhs[m]: the row
+    # swaps and eliminations applied to the right-hand sides too, then back substitution
+    count, n = stack.shape[0], stack.shape[1]
+    columns = rhs.shape[2]
+    for m in prange(count):
+        a = stack[m].copy()
+        b = rhs[m].copy()
+        info = 0
+        for k in range(n):
+            p = k
+            best = abs(a[k, k])
+            for i in range(k + 1, n):
+                v = abs(a[i, k])
+                if v > best:
+                    best = v
+                    p = i
+            pivots[m, k] = best
+            if best == 0.0:
+                if info == 0:
+                    info = k + 1
+                continue
+            if p != k:
+                for j in range(k, n):
+                    t = a[k, j]
+                    a[k, j] = a[p, j]
+                    a[p, j] = t
+                for j in range(columns):
+                    t = b[k, j]
+                    b[k, j] = b[p, j]
+                    b[p, j] = t
+            for i in range(k + 1, n):
+                f = a[i, k] / a[k, k]
+                for j in range(k + 1, n):
+                    a[i, j] -= f * a[k, j]
+                for j in range(columns):
+                    b[i, j] -= f * b[k, j]
+        infos[m] = info
+        if info == 0:
+            x = out[m]
+            for i in range(n - 1, -1, -1):
+                for j in range(columns):
+                    s = b[i, j]
+                    for c in range(i + 1, n):
+                        s -= a[i, c] * x[c, j]
+                    x[i, j] = s / a[i, i]
+"""
+LU_SOLVE = "\n".join(_LU_SOLVE.format(name=name, parallel=parallel)
+                     for name, parallel in (("kernel_par", True), ("kernel_ser", False)))
+
 
 class FixedKernel:
     """One hand-written kernel module (``kernel_par``/``kernel_ser``), compiled per
@@ -145,3 +200,4 @@ class FixedKernel:
 
 add_rows = FixedKernel("the add_at row sums", ADD_ROWS)
 lu_pivots = FixedKernel("the LU pivots of a stack", LU_PIVOTS)
+lu_solve = FixedKernel("the LU solve of a stack", LU_SOLVE)

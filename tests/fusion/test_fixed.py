@@ -131,3 +131,81 @@ def test_compiled_lu_pivots_find_what_getrf_finds(fresh_lu, dtype):
             assert direct.first_singular_in_stack(stack) == compiled
         finally:
             config.reset("fusion_rows")
+
+
+@pytest.fixture
+def fresh_solve(cache, monkeypatch):
+    monkeypatch.setattr(fixed, "lu_solve", fixed.FixedKernel("lu solve", fixed.LU_SOLVE))
+    for name, value in (("fusion_background", False), ("fusion_cache_dir", cache),
+                        ("fusion_compile_cost_ms", 0.0)):
+        config.set(name, value)
+    yield fixed.lu_solve
+    for name in ("fusion_background", "fusion_cache_dir", "fusion_compile_cost_ms"):
+        config.reset(name)
+
+
+def solve_compiled(a, b, monkeypatch):
+    """``solve(a, b)`` by the compiled kernel: a first call, the NumPy way, compiles it
+    (cost 0, in this thread); the second must not take that way."""
+    from phylanx.errors import PhylanxLinAlgError
+    from phylanx.primitives.matrixops import numpy_products
+    numpy_products.solve_stack_compiled(a, b, spent_ns=1)
+    try:
+        numpy_products.solve(a, b)
+    except PhylanxLinAlgError:
+        pass                            # a singular stack: compared by the caller
+    assert any(type(e) is tuple for e in fixed.lu_solve.entries.values())
+
+    def numpy_way(*args, **kwargs):
+        raise AssertionError("solved the NumPy way")
+    with monkeypatch.context() as m:
+        m.setattr(numpy_products, "fork_join", numpy_way)
+        return numpy_products.solve(a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("lead", [(70,), (3, 30)])
+@pytest.mark.parametrize("columns", [1, 3])
+def test_compiled_stack_solve_matches_numpy(fresh_solve, monkeypatch, dtype, lead, columns):
+    n = 9
+    a = (RNG.normal(size=lead + (n, n)) + 4 * np.eye(n)).astype(dtype)
+    b = RNG.normal(size=lead + (n, columns)).astype(dtype)
+    got = solve_compiled(a, b, monkeypatch)
+    want = np.linalg.solve(a, b)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=0, atol=(1e-4 if dtype == "float32" else 1e-11)
+                               * np.abs(want).max())
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_compiled_stack_solve_reports_the_singular_matrix_as_before(fresh_solve, monkeypatch,
+                                                                    dtype):
+    from phylanx.errors import PhylanxLinAlgError
+    from phylanx.primitives.matrixops import numpy_products
+    for stack in singular_stacks(dtype)[:3]:
+        b = RNG.normal(size=stack.shape[:2] + (2,)).astype(dtype)
+        config.set("fusion_rows", False)                  # the NumPy/LAPACK way
+        try:
+            with pytest.raises(PhylanxLinAlgError) as before:
+                numpy_products.solve(stack, b)
+        finally:
+            config.reset("fusion_rows")
+        with pytest.raises(PhylanxLinAlgError) as compiled:
+            solve_compiled(stack, b, monkeypatch)
+        assert str(compiled.value) == str(before.value)
+
+
+def test_non_finite_and_mixed_stacks_are_solved_the_numpy_way(fresh_solve):
+    from phylanx.primitives.matrixops import numpy_products
+    n, count = 5, 70
+    a = RNG.normal(size=(count, n, n)) + 3 * np.eye(n)
+    b = RNG.normal(size=(count, n, 1))
+    numpy_products.solve_stack_compiled(a, b, spent_ns=1)
+    numpy_products.solve(a, b)                             # compiles it
+    assert any(type(e) is tuple for e in fixed.lu_solve.entries.values())
+    a[4, 1, 1] = np.nan
+    np.testing.assert_array_equal(numpy_products.solve(a, b), np.linalg.solve(a, b))
+    mixed = numpy_products.solve(a[:, :, :].astype(np.float32)[5:], b[5:])
+    assert mixed.dtype == np.float64
+    np.testing.assert_allclose(mixed, np.linalg.solve(a[5:].astype(np.float32), b[5:]),
+                               rtol=1e-4)

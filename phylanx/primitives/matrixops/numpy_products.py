@@ -6,11 +6,15 @@ NumPy's result types: integers stay integers in the products, float32 stays floa
 ``solve`` works on stacks of matrices with NumPy 2's broadcasting rule (see its
 docstring) and, like ``inverse`` and ``linear_solver_lu``, also refuses a numerically
 singular matrix (a pivot at most n * eps * ||a||_F, see solvers/direct.py), where NumPy
-only refuses exactly zero pivots and otherwise returns huge garbage.
+only refuses exactly zero pivots and otherwise returns huge garbage.  A large real
+stack (ALS' per-row systems) is, once hot, solved by one compiled elimination per
+matrix that also yields the check's pivots (``solvers/direct.solve_stack_compiled``);
+until then the check runs beside NumPy's solve.
 """
 from __future__ import annotations
 
 from functools import partial
+from time import perf_counter_ns
 
 import numpy as np
 
@@ -19,7 +23,7 @@ from ...runtime.forkjoin import fork_join
 from ...values import scalarize, type_name
 from ..array_args import numpy_call
 from ..registry import primitive
-from ..solvers.direct import RELATIVE_TO, first_singular_in_stack
+from ..solvers.direct import RELATIVE_TO, first_singular_in_stack, solve_stack_compiled
 from .linalg import numeric
 
 
@@ -83,10 +87,13 @@ def _check_regular(a: np.ndarray) -> None:
     work = a if a.dtype in (np.float32, np.float64) else a.astype(np.float64)
     if work.shape[-1] == 0 or not np.all(np.isfinite(work)):
         return   # inf/NaN: NumPy's NaN result stands, as in inverse
-    found = first_singular_in_stack(work)
+    _raise_singular(first_singular_in_stack(work), work.ndim)
+
+
+def _raise_singular(found: tuple | None, ndim: int) -> None:
     if found is not None:
         index, bad = found
-        where = f" (matrix {list(index)} of the stack)" if work.ndim > 2 else ""
+        where = f" (matrix {list(index)} of the stack)" if ndim > 2 else ""
         raise PhylanxLinAlgError(f"the matrix a is singular{where}: pivot {bad} of its LU "
                                 f"factorisation is zero {RELATIVE_TO}")
 
@@ -119,9 +126,19 @@ def solve(a, b):
         _check_regular(lhs)
         return numpy_call(np.linalg.solve, lhs, rhs)
 
-    # a large stack: the check (a Python loop over LAPACK calls) runs while NumPy solves
-    # (its loop releases the GIL); the check's error wins, NumPy's result is kept only
-    # when the check passed
+    # a large stack: once compiled, one elimination per matrix gives the check's pivots
+    # and the solution (NaN/inf: NumPy's result stands, as below)
+    compiled = lhs.dtype == rhs.dtype and np.isfinite(lhs).all()
+    if compiled:
+        done = solve_stack_compiled(lhs, rhs)
+        if done is not None:
+            _raise_singular(done[1], lhs.ndim)
+            return done[0]
+    start = perf_counter_ns()
+
+    # else the check (a Python loop over LAPACK calls) runs while NumPy solves (its loop
+    # releases the GIL); the check's error wins, NumPy's result is kept only when the
+    # check passed
     def numpy_solve():
         try:
             return numpy_call(np.linalg.solve, lhs, rhs)
@@ -130,4 +147,6 @@ def solve(a, b):
     _, result = fork_join([partial(_check_regular, lhs), numpy_solve])
     if isinstance(result, PhylanxError):
         raise result
+    if compiled:
+        solve_stack_compiled(lhs, rhs, spent_ns=perf_counter_ns() - start)
     return result

@@ -207,20 +207,54 @@ def _stack_pivots(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.abs(np.diagonal(columns, axis1=1, axis2=2)), infos
 
 
-def first_singular_in_stack(work: np.ndarray) -> tuple[tuple[int, ...], int] | None:
+def solve_stack_compiled(a: np.ndarray, b: np.ndarray, spent_ns: int | None = None):
+    """``(x, first_singular)`` of ``a @ x = b`` for a real float stack ``a`` (..., n, n)
+    of at least ``COMPILED_STACK`` matrices and ``b`` (..., n, k) of the same dtype and
+    leading axes, by
+    one compiled elimination per matrix (``fusion/fixed.py: LU_SOLVE``) that also gives
+    the pivots of :func:`first_singular_in_stack`'s check; ``first_singular`` is what that
+    returns (``x`` is then not to be used).  None while the kernel is not compiled: the
+    caller solves the NumPy way and reports how long that took as ``spent_ns`` (the
+    ski rental of ``FixedKernel``), calling again with it."""
+    from ...fusion import fixed
+    from ...fusion.rowpass import array_key
+    n = a.shape[-1]
+    count = a.size // max(n * n, 1)
+    if (a.ndim < 3 or b.ndim != a.ndim or b.shape[:-2] != a.shape[:-2] or n == 0
+            or count < COMPILED_STACK or a.dtype.kind != "f" or b.dtype != a.dtype):
+        return None
+    stack = np.ascontiguousarray(a).reshape(count, n, n)
+    rhs = np.ascontiguousarray(b).reshape(count, n, b.shape[-1])
+    key = (array_key(stack), array_key(rhs))
+    if spent_ns is not None:
+        fixed.lu_solve.spent(key, spent_ns)
+        return None
+    kernels = fixed.lu_solve.get(key, (stack[:1], rhs[:1], np.empty_like(rhs[:1]),
+                                       np.empty((1, n), a.dtype), np.empty(1, np.int64)))
+    if kernels is None:
+        return None
+    x = np.empty(rhs.shape, a.dtype)
+    pivots, infos = np.empty((count, n), a.dtype), np.empty(count, np.int64)
+    fixed.FixedKernel.run(kernels, stack, rhs, x, pivots, infos)
+    return x.reshape(b.shape), first_singular_in_stack(a, (pivots, infos))
+
+
+def first_singular_in_stack(work: np.ndarray, factored: tuple | None = None
+                            ) -> tuple[tuple[int, ...], int] | None:
     """``(index, bad)`` of the first matrix of the float stack ``work`` (..., n, n) that
     :func:`factorise` with getrf would call singular (``bad`` its 1-based pivot), else None.
 
     Equal to calling ``factorise(work[index], "getrf")`` for every index in order, but the
     tolerance of :func:`rounding_tolerance` is computed for the whole stack at once and
     LAPACK is called without per-matrix Python work besides the call itself: a stacked
-    ``solve`` of thousands of small systems (ALS) spent most of its time here."""
+    ``solve`` of thousands of small systems (ALS) spent most of its time here.
+    ``factored``: the ``(pivots, infos)`` of :func:`_stack_pivots`, already computed."""
     n = work.shape[-1]
     stack = work.reshape(-1, n, n)
     count = stack.shape[0]
     if count == 0 or n == 0:
         return None
-    pivots, infos = _stack_pivots(stack)
+    pivots, infos = _stack_pivots(stack) if factored is None else factored
     info = np.finfo(work.dtype if work.dtype.kind in "fc" else np.float64)
     tolerance = n * info.eps * _frobenius_norms(stack, info)
     small = (pivots <= tolerance[:, None]) | (infos[:, None] > 0)
