@@ -19,8 +19,10 @@ import numpy as np
 from phylanx import nn
 
 
-def numpy_step(ws, x, labels, lr):
-    """One SGD step of the MLP in plain NumPy; returns the loss."""
+def numpy_step(ws, x, labels, lr, reduce=None):
+    """One SGD step of the MLP in plain NumPy; returns the loss.  ``reduce(gw, gb)``, if
+    given, replaces each layer's gradients in place before its update, as soon as they
+    exist (``nn_data_parallel.py``'s mpi4py peer averages them over the ranks)."""
     acts, pre = [x], []
     for i in range(0, len(ws) - 2, 2):
         z = acts[-1] @ ws[i] + ws[i + 1]
@@ -38,6 +40,8 @@ def numpy_step(ws, x, labels, lr):
         gw, gb = acts[layer].T @ delta, delta.sum(0)
         if layer:
             delta = (delta @ ws[2 * layer].T) * (pre[layer - 1] > 0)
+        if reduce is not None:
+            reduce(gw, gb)
         ws[2 * layer] -= lr * gw
         ws[2 * layer + 1] -= lr * gb
     return loss
