@@ -49,7 +49,8 @@ def main() -> None:
             for peer in ("numpy", "phylanx"):
                 got = {}
                 for setting in ("0", "1"):
-                    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+                    env = {k: v for k, v in os.environ.items()
+                           if not k.startswith("MALLOC_") and k != "GLIBC_TUNABLES"}
                     env["PHYLANX_MALLOC_REUSE"] = setting
                     done = subprocess.run([sys.executable, "-c", code, workload, peer],
                                           env=env, check=True, capture_output=True, text=True)

@@ -30,8 +30,10 @@ def _primitive_is_pure(name: str) -> bool:
         return False
     # the registry's flags, not the docs, say what may be reordered; ORDERED primitives
     # communicate, so every rank must run them in program order
-    return not (spec.side_effects or spec.higher_order or name in _IMPURE_NAMES
-                or name in ORDERED)
+    # a rewrite's primitive that only calls the function the rewrite built from pure
+    # code (flags["pure_function"]) is as pure as its operands
+    higher = spec.higher_order and not spec.flags.get("pure_function")
+    return not (spec.side_effects or higher or name in _IMPURE_NAMES or name in ORDERED)
 
 
 _pure_cache: dict[str, bool] = {}

@@ -8,8 +8,9 @@ GIL for the whole product, so row blocks run on two task threads took as long as
 same Fortran ``?gemm`` of SciPy's BLAS (``scipy.linalg.cython_blas``, its public C
 API) is called through ``ctypes``, which drops the GIL during the call.
 
-Operands are 2-D views with one unit stride each (row-major or a transposed row-major
-array); anything else, an integer dtype, or sizes past BLAS's 32-bit integers go
+``a`` and ``b`` are 2-D views with one unit stride each (row-major or a transposed
+row-major array), ``c`` a row-major view; anything else, an output sharing memory with
+an operand, an integer dtype, or sizes past BLAS's 32-bit integers go
 through NumPy instead, with the same result.  SciPy's BLAS is a library of its own, so
 loading it asks ``runtime/blas_threads.py`` to include it in the thread policy.
 """
@@ -40,11 +41,12 @@ def _load() -> dict[np.dtype, object]:
             found = {}
             try:
                 from scipy.linalg import cython_blas
-                pointer = ctypes.pythonapi.PyCapsule_GetPointer
-                pointer.restype, pointer.argtypes = ctypes.c_void_p, [ctypes.py_object,
-                                                                      ctypes.c_char_p]
-                name = ctypes.pythonapi.PyCapsule_GetName
-                name.restype, name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+                # own prototypes: pythonapi's shared function objects stay untouched
+                pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object,
+                                            ctypes.c_char_p)(("PyCapsule_GetPointer",
+                                                              ctypes.pythonapi))
+                name = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.py_object)(
+                    ("PyCapsule_GetName", ctypes.pythonapi))
                 signature = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 13)
                 for dtype, routine in _FUNCTIONS.items():
                     capsule = cython_blas.__pyx_capi__[routine]
@@ -81,8 +83,11 @@ def _numpy(a: np.ndarray, b: np.ndarray, c: np.ndarray, beta: float) -> None:
 
 def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray, beta: float = 0.0) -> None:
     """``c[...] = a @ b + beta * c`` for 2-D ``a (m, k)``, ``b (k, n)``, ``c (m, n)`` of
-    one dtype; ``c`` must not overlap ``a`` or ``b``.  With ``beta = 0`` ``c`` is never
-    read (it may hold anything, NaN included)."""
+    one dtype (``c`` overlapping ``a`` or ``b`` is computed through NumPy, which copies).
+    With ``beta = 0`` ``c`` is never read (it may hold anything, NaN included)."""
+    if a.ndim != 2 or b.ndim != 2 or c.ndim != 2:
+        raise ValueError(f"gemm: 2-d operands needed, got {a.ndim}-d @ {b.ndim}-d -> "
+                         f"{c.ndim}-d")
     (m, k), (k2, n) = a.shape, b.shape
     if k != k2 or c.shape != (m, n) or not (a.dtype == b.dtype == c.dtype):
         raise ValueError(f"gemm: shapes {a.shape} @ {b.shape} -> {c.shape}, dtypes "
@@ -101,7 +106,8 @@ def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray, beta: float = 0.0) -> None
     first, second = _layout(b), _layout(a)
     if (call is None or out is None or out[0] is _YES or first is None or second is None
             or max(m, n, k, out[1], first[1], second[1]) > _INT_MAX
-            or not c.flags.writeable):
+            or not c.flags.writeable
+            or np.may_share_memory(c, a) or np.may_share_memory(c, b)):
         _numpy(a, b, c, beta)
         return
     scalars = np.array([1, beta], c.dtype)

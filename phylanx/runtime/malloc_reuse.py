@@ -10,11 +10,14 @@ process.  This sets them where glibc's own rule puts them once a 32 MiB block ha
 freed: blocks up to 32 MiB come from the heap, and up to 64 MiB of free heap top stay.
 Measured, ``python benchmarks/malloc_reuse.py`` (each peer alone in a fresh process,
 ``benchmarks/results/2026-12-04-malloc-reuse.txt``, two rounds): W5's conv1d step
-0.90-0.98x with it, NumPy's 0.84-0.93x; W4's MLP steps within the noise (0.91-1.20x).
+0.90-0.98x with it, NumPy's 0.84-0.93x; W4's MLP steps 0.91-1.02x (phylanx) and
+1.04-1.20x (NumPy), single runs that moved as much between rounds.
 (JAX and PyTorch keep caches of freed blocks for the same reason.)
 
-The cost: each malloc arena may keep up to ``TRIM_BYTES`` free instead of returning it.
-Applied once, when the runtime's task pool starts; nothing is changed when the setting
+The cost: each malloc arena may keep up to ``TRIM_BYTES`` free instead of returning it
+(glibc's adaptive thresholds are off for the whole process from then on).  Read and
+applied once, when the runtime's task pool starts (changing the setting later has no
+effect); nothing is changed when the setting
 is off, when the C library is not glibc, or when the user tuned malloc already
 (``MALLOC_*`` variables or ``GLIBC_TUNABLES``).
 """

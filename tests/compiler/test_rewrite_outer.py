@@ -168,3 +168,23 @@ def test_gradient_through_the_rewritten_product(argnum):
         minus[argnum][i] -= eps
         want[i] = (gram_loss(*plus) - gram_loss(*minus)) / (2 * eps)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7 * np.abs(want).max())
+
+
+def invariant_in_loop(a, v, n):
+    acc = np.zeros((a.shape[0], v.shape[1] * v.shape[1]))
+    for _ in range(n):
+        acc = acc + a @ (v[:, :, None] * v[:, None, :]).reshape(v.shape[0], -1)
+    return acc
+
+
+def test_a_loop_invariant_product_is_hoisted_then_rewritten(counted):
+    """The pass runs after hoisting: the product leaves the loop as written, and is
+    computed once, the fast way."""
+    a, v = RNG.normal(size=(12, 15)), RNG.normal(size=(15, 4))
+    assert_close(Phylanx(invariant_in_loop)(a, v, 10), invariant_in_loop(a, v, 10))
+    assert counted == {"fast": 1, "fallback": 0}
+
+
+def test_the_primitive_counts_as_pure():
+    from phylanx.compiler.dependencies import primitive_is_pure
+    assert primitive_is_pure(outer.PRIMITIVE)

@@ -209,3 +209,20 @@ def test_non_finite_and_mixed_stacks_are_solved_the_numpy_way(fresh_solve):
     assert mixed.dtype == np.float64
     np.testing.assert_allclose(mixed, np.linalg.solve(a[5:].astype(np.float32), b[5:]),
                                rtol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.longdouble])
+def test_other_float_widths_are_not_compiled(fresh_solve, dtype):
+    import warnings
+
+    from phylanx.primitives.matrixops import numpy_products
+    a = (RNG.normal(size=(70, 4, 4)) + 3 * np.eye(4)).astype(dtype)
+    b = RNG.normal(size=(70, 4, 1)).astype(dtype)
+    assert numpy_products.solve_stack_compiled(a, b, spent_ns=10**12) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            numpy_products.solve(a, b)
+        except Exception as e:  # noqa: BLE001 - NumPy's own refusal (float16) is fine
+            assert "FusionWarning" not in type(e).__name__
+    assert not fresh_solve.entries

@@ -104,3 +104,19 @@ def test_concurrent_calls_agree():
     for t in threads:
         t.join()
     np.testing.assert_allclose(c, a @ b, atol=1e-4 * np.abs(a @ b).max())
+
+
+def test_an_output_sharing_memory_with_an_operand_is_still_right():
+    x = RNG.normal(size=(4, 4))
+    want = x @ x
+    blas_gemm.gemm(x, x, x, 0.0)
+    np.testing.assert_allclose(x, want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
+    y = RNG.normal(size=(8, 4))
+    want = y[:4] @ y[4:] + y[2:6]
+    blas_gemm.gemm(y[:4], y[4:], y[2:6], 1.0)
+    np.testing.assert_allclose(y[2:6], want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
+
+
+def test_operands_must_be_matrices():
+    with pytest.raises(ValueError, match="2-d operands"):
+        blas_gemm.gemm(np.ones(3), np.ones((3, 2)), np.empty((1, 2)))

@@ -77,7 +77,6 @@ def inlined(expr, names: set[str], inline: dict):
     return rebuild(expr, tuple(inlined(c, names, inline) for c in children(expr)))
 
 
-
 class InliningRewriter:
     """A pass over a program replacing what ``match(expr, inline)`` recognises; a
     single-use define just before a statement is offered to the matches in it as
@@ -176,8 +175,6 @@ class InliningRewriter:
             pending = self.inlinable(new) if self.functions else {}
         self.used = outer
         return tuple(out)
-
-
 
     def run(self, program: ast.Program) -> ast.Program:
         """``program`` rewritten; the same object when nothing matched."""

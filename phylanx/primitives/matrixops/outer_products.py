@@ -13,7 +13,9 @@ for ALS' 2000 x 2000 by 2000 x 1600 products that is 168 ms where this takes 88 
 instead whenever the values are not the case above (not 2-d float NumPy arrays, a shape
 that is not ``(n, k * k)``, a product too small to gain), so results are always the
 expression's, within float rounding (BLAS may block the fewer columns differently).
-Autodiff never sees the primitive: ``restore`` gives back the expression.
+Autodiff never sees the primitive: ``restore`` gives back the expression.  It is pure
+(``pure_function``: ``g`` is built from pure code), so statements holding it still run
+concurrently with their independent neighbours.
 """
 from __future__ import annotations
 
@@ -73,7 +75,7 @@ def fits(a: Any, v: Any, shape: Any) -> bool:
            extension=True, higher_order=True,
            no_oracle="internal: introduced by compiler/rewrite/outer.py; the oracle is the "
                      "expression it replaces (tests/compiler/test_rewrite_outer.py)",
-           flags={"restore": restore},
+           flags={"restore": restore, "pure_function": True},
            example="__matmul_outer_rows(lambda(a, v, s, matmul(a, reshape(__subscript(v, "
                    "list(nil, nil), list(nil, nil), __newaxis()) * __subscript(v, list(nil, "
                    "nil), __newaxis(), list(nil, nil)), s))), [[1.0, 2.0]], [[1.0, 2.0], "

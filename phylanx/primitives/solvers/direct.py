@@ -215,13 +215,16 @@ def solve_stack_compiled(a: np.ndarray, b: np.ndarray, spent_ns: int | None = No
     the pivots of :func:`first_singular_in_stack`'s check; ``first_singular`` is what that
     returns (``x`` is then not to be used).  None while the kernel is not compiled: the
     caller solves the NumPy way and reports how long that took as ``spent_ns`` (the
-    ski rental of ``FixedKernel``), calling again with it."""
+    ski rental of ``FixedKernel``), calling again with it.  Results are this
+    elimination's rounding, not LAPACK's, from the call the kernel is ready on (the
+    difference is within the matrix's condition number times eps)."""
     from ...fusion import fixed
     from ...fusion.rowpass import array_key
     n = a.shape[-1]
     count = a.size // max(n * n, 1)
     if (a.ndim < 3 or b.ndim != a.ndim or b.shape[:-2] != a.shape[:-2] or n == 0
-            or count < COMPILED_STACK or a.dtype.kind != "f" or b.dtype != a.dtype):
+            or count < COMPILED_STACK or a.dtype not in (np.float32, np.float64)
+            or b.dtype != a.dtype):
         return None
     stack = np.ascontiguousarray(a).reshape(count, n, n)
     rhs = np.ascontiguousarray(b).reshape(count, n, b.shape[-1])
@@ -231,7 +234,7 @@ def solve_stack_compiled(a: np.ndarray, b: np.ndarray, spent_ns: int | None = No
         return None
     kernels = fixed.lu_solve.get(key, (stack[:1], rhs[:1], np.empty_like(rhs[:1]),
                                        np.empty((1, n), a.dtype), np.empty(1, np.int64)))
-    if kernels is None:
+    if kernels is None or not np.isfinite(stack).all():   # inf/NaN: NumPy's result stands
         return None
     x = np.empty(rhs.shape, a.dtype)
     pivots, infos = np.empty((count, n), a.dtype), np.empty(count, np.int64)
