@@ -2,11 +2,12 @@
 
 After every multi-threaded product OpenBLAS's worker threads spin, waiting for the next
 one, for ``2**28`` cycles (about 0.1 s) before they sleep, on the cores that our task
-threads and compiled parallel loops need next.  Measured on W3 (ALS, 2 cores): the
-compiled stacked solve right after a 2000 x 2000 product took 33 ms with the default and
-16-17 ms with ``OPENBLAS_THREAD_TIMEOUT`` 14-22; the whole workload 1.64 s against 1.18 s
-(``benchmarks/run.py --only W3``, docs/performance.md).  ``2**18`` cycles (about 0.1 ms)
-keeps back-to-back products from waking sleeping threads.
+threads and compiled parallel loops need next.  Measured at W3's size (ALS, 2 cores,
+``python benchmarks/als_parts.py``, ``benchmarks/results/2026-12-04-als-parts.txt``):
+the compiled stacked solve right after a 2000 x 2000 product took 35.3/40.7 ms with
+OpenBLAS's default and 21.6/34.3 ms with this setting (docs/performance.md).
+``2**18`` cycles (about 0.1 ms) keeps back-to-back products from waking sleeping
+threads.
 
 OpenBLAS reads the variable when it loads, so this takes effect only when phylanx is
 imported before NumPy (and in every process started from this one: ``phylanx run``'s
