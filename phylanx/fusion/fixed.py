@@ -5,10 +5,11 @@ Some hot patterns need one fixed loop rather than a generated one: k-means' cent
 its label's row (``ADD_ROWS``), where NumPy's ``add.at`` costs about 1 us per row and
 the one-hot products of ``primitives/matrixops/numpy_search.py`` a few GEMMs per tile;
 the singularity check of a stacked ``solve`` (ALS) needs the LU pivots of thousands of
-small matrices (``LU_PIVOTS``), where a Python loop over LAPACK's getrf costs about 20 us
-per matrix (``primitives/solvers/direct.py``); ``LU_SOLVE`` is that elimination carried
-on to the solution, so that a stacked ``solve`` factorises each matrix once, for its
-check and its result, where the check and NumPy's solve did it twice.
+small matrices, where a Python loop over LAPACK's getrf costs about 20 us per matrix
+(``primitives/solvers/direct.py``); ``LU_SOLVE`` gives them, and carries the
+elimination on to the solution when given right-hand sides, so that a stacked ``solve``
+factorises each matrix once, for its check and its result, where the check and NumPy's
+solve did it twice.
 A :class:`FixedKernel` is compiled like a fused region's kernel (``codegen``: a module
 in the fusion cache directory, numba's on-disk cache, serial and parallel variants) and
 by the same ski rental: only once the NumPy path has spent the expected compile cost
@@ -47,48 +48,14 @@ ADD_ROWS = "\n".join(_ADD_ROWS.format(name=name, parallel=parallel)
                      for name, parallel in (("kernel_par", True), ("kernel_ser", False)))
 
 
-_LU_PIVOTS = """
-@njit(parallel={parallel}, cache=True, nogil=True)
-def {name}(stack, pivots, infos):
-    # |u_kk| of the LU factorisation with partial pivoting of every matrix, and LAPACK
-    # getrf's info (1 + the first exactly zero pivot, else 0); L is not kept
-    count, n = stack.shape[0], stack.shape[1]
-    for m in prange(count):
-        a = stack[m].copy()
-        info = 0
-        for k in range(n):
-            p = k
-            best = abs(a[k, k])
-            for i in range(k + 1, n):
-                v = abs(a[i, k])
-                if v > best:
-                    best = v
-                    p = i
-            pivots[m, k] = best
-            if best == 0.0:
-                if info == 0:
-                    info = k + 1
-                continue
-            if p != k:
-                for j in range(k, n):
-                    t = a[k, j]
-                    a[k, j] = a[p, j]
-                    a[p, j] = t
-            for i in range(k + 1, n):
-                f = a[i, k] / a[k, k]
-                for j in range(k + 1, n):
-                    a[i, j] -= f * a[k, j]
-        infos[m] = info
-"""
-LU_PIVOTS = "\n".join(_LU_PIVOTS.format(name=name, parallel=parallel)
-                      for name, parallel in (("kernel_par", True), ("kernel_ser", False)))
-
 _LU_SOLVE = """
 @njit(parallel={parallel}, cache=True, nogil=True)
 def {name}(stack, rhs, out, pivots, infos):
-    # the pivots and infos of _LU_PIVOTS (the same elimination), and, for every matrix
+    # |u_kk| of the LU factorisation with partial pivoting of every matrix and LAPACK
+    # getrf's info (1 + the first exactly zero pivot, else 0); and, for every matrix
     # without an exactly zero pivot, the solution of stack[m] @ out[m] = rhs[m]: the row
     # swaps and eliminations applied to the right-hand sides too, then back substitution
+    # (rhs with 0 columns: the pivots alone, for a singularity check)
     count, n = stack.shape[0], stack.shape[1]
     columns = rhs.shape[2]
     for m in prange(count):
@@ -199,5 +166,5 @@ class FixedKernel:
 
 
 add_rows = FixedKernel("the add_at row sums", ADD_ROWS)
-lu_pivots = FixedKernel("the LU pivots of a stack", LU_PIVOTS)
+lu_pivots = FixedKernel("the LU pivots of a stack", LU_SOLVE)   # called with no rhs columns
 lu_solve = FixedKernel("the LU solve of a stack", LU_SOLVE)

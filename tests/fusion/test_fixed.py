@@ -84,15 +84,20 @@ def test_indices_out_of_range_are_numpys_business(fresh, bad):
             add_at(np.zeros((4, 2)), labels, points)
 
 
+def _fresh_kernel(name, cache, monkeypatch):
+    """A new entry table for the LU kernel ``name``, compiled at once in this thread."""
+    monkeypatch.setattr(fixed, name, fixed.FixedKernel(name, fixed.LU_SOLVE))
+    for setting, value in (("fusion_background", False), ("fusion_cache_dir", cache),
+                           ("fusion_compile_cost_ms", 0.0)):
+        config.set(setting, value)
+    yield getattr(fixed, name)
+    for setting in ("fusion_background", "fusion_cache_dir", "fusion_compile_cost_ms"):
+        config.reset(setting)
+
+
 @pytest.fixture
 def fresh_lu(cache, monkeypatch):
-    monkeypatch.setattr(fixed, "lu_pivots", fixed.FixedKernel("lu", fixed.LU_PIVOTS))
-    for name, value in (("fusion_background", False), ("fusion_cache_dir", cache),
-                        ("fusion_compile_cost_ms", 0.0)):
-        config.set(name, value)
-    yield fixed.lu_pivots
-    for name in ("fusion_background", "fusion_cache_dir", "fusion_compile_cost_ms"):
-        config.reset(name)
+    yield from _fresh_kernel("lu_pivots", cache, monkeypatch)
 
 
 def singular_stacks(dtype):
@@ -135,13 +140,7 @@ def test_compiled_lu_pivots_find_what_getrf_finds(fresh_lu, dtype):
 
 @pytest.fixture
 def fresh_solve(cache, monkeypatch):
-    monkeypatch.setattr(fixed, "lu_solve", fixed.FixedKernel("lu solve", fixed.LU_SOLVE))
-    for name, value in (("fusion_background", False), ("fusion_cache_dir", cache),
-                        ("fusion_compile_cost_ms", 0.0)):
-        config.set(name, value)
-    yield fixed.lu_solve
-    for name in ("fusion_background", "fusion_cache_dir", "fusion_compile_cost_ms"):
-        config.reset(name)
+    yield from _fresh_kernel("lu_solve", cache, monkeypatch)
 
 
 def solve_compiled(a, b, monkeypatch):

@@ -181,17 +181,20 @@ def _stack_pivots(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ``fusion_rows``), else by LAPACK's getrf in a loop."""
     count, n = stack.shape[0], stack.shape[-1]
     # real stacks only: LAPACK pivots complex ones on |re| + |im|, the kernel on |z|
-    compiled = count >= COMPILED_STACK and stack.dtype.kind == "f"
+    compiled = count >= COMPILED_STACK and stack.dtype in (np.float32, np.float64)
     if compiled:
         from ...fusion import fixed
         from ...fusion.rowpass import array_key
         work = np.ascontiguousarray(stack)
         key = (array_key(work),)
-        kernels = fixed.lu_pivots.get(key, (work[:1], np.empty((1, n), work.dtype),
+        # the solving kernel with no right-hand sides: the elimination alone
+        none = np.empty((count, n, 0), work.dtype)
+        kernels = fixed.lu_pivots.get(key, (work[:1], none[:1], none[:1],
+                                            np.empty((1, n), work.dtype),
                                             np.empty(1, np.int64)))
         if kernels is not None:
             pivots, infos = np.empty((count, n), work.dtype), np.empty(count, np.int64)
-            fixed.FixedKernel.run(kernels, work, pivots, infos)
+            fixed.FixedKernel.run(kernels, work, none, none, pivots, infos)
             return pivots, infos
         start = perf_counter_ns()
     getrf, = lapack.get_lapack_funcs(("getrf",), (stack[0],))
