@@ -11,7 +11,8 @@ depends on a parameter, statements computing its operands' cotangents:
   that the runtime may run the two products of a layer concurrently;
 * every other primitive gets ``vjp("name", ct, out, operands...)``, which applies the
   primitive's registered VJP rule (``phylanx.autodiff``) inside the tree, and one
-  ``slice(g, i)`` per operand that needs its cotangent.
+  ``slice(g, i)`` per operand that needs its cotangent (``vjp_of`` with the flags of
+  those operands when the rule can skip the others, e.g. a first Conv1D's input).
 
 Cotangents reaching a value along several paths are added.  The result is one program
 (forward, backward, and whatever the caller appends, e.g. an optimizer's update) that
@@ -88,6 +89,11 @@ def _differentiable(primitive: str, operands: tuple = ()) -> bool:
         return len(operands) < 2 or operands[1] == "sum"
     spec = registry.lookup(primitive)
     return spec is not None and spec.differentiable
+
+
+def _vjp_rule(name: str):
+    from ..primitives.rules import VJP
+    return VJP.get(name)
 
 
 def _active(value: Any) -> bool:
@@ -172,7 +178,11 @@ def _backward(graph: Graph, stmt: Stmt, ct: Any, add) -> None:
         add(a[0], graph.op("all_reduce", ct, "sum", name + "/ct" if name else "",
                            shape=a[0].shape, hint="ct"))
         return
-    g = graph.op("vjp", stmt.primitive, ct, stmt.out, *a, shape=(), hint="g")
+    wanted = [_active(v) for v in a]
+    if all(wanted) or not getattr(_vjp_rule(stmt.primitive), "selective", False):
+        g = graph.op("vjp", stmt.primitive, ct, stmt.out, *a, shape=(), hint="g")
+    else:                    # the rule skips what no operand needs (a first layer's input)
+        g = graph.op("vjp_of", stmt.primitive, wanted, ct, stmt.out, *a, shape=(), hint="g")
     for pos, operand in enumerate(a):
         if isinstance(operand, Var) and operand.active:
             add(operand, graph.op("slice", g, pos, shape=operand.shape, hint="ct"))

@@ -153,3 +153,44 @@ def test_float32_throughout():
     assert all(s.dtype == np.float32 for s in model.optimizer.state["m"])
     assert model.predict(RNG.normal(size=(3, 6))).dtype == np.float32
     assert phylanx.evaluate("1.0") == 1.0
+
+
+def test_a_first_conv_layer_asks_for_its_kernels_cotangents_only(monkeypatch):
+    """The input batch needs no cotangent: the first Conv1D's rule gets ``wanted`` and
+    skips the input's (``vjp_of``); training equals the step with every cotangent."""
+    from phylanx.autodiff import rules_keras
+
+    def model():
+        nn.set_seed(3)
+        m = nn.Sequential([nn.Input((20, 9)), nn.Conv1D(8, 3, activation="relu"),
+                           nn.Conv1D(4, 3), nn.Flatten(), nn.Dense(2, activation="softmax")])
+        m.compile(nn.SGD(0.1), "sparse_categorical_crossentropy")
+        return m
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(16, 20, 9)).astype(np.float32), rng.integers(0, 2, 16)
+    seen = []
+    rule = rules_keras._conv_vjp
+
+    def spying(*args, wanted=None, **kwargs):
+        seen.append(wanted)
+        return rule(*args, wanted=wanted, **kwargs)
+    spying.selective = True
+    monkeypatch.setitem(rules_keras.VJP._rules, "conv1d", spying)
+    skipping = model()
+    skipping.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+    assert 'vjp_of("conv1d", list(false, true, false' in skipping._program("train").text
+    assert {w[:2] for w in seen} == {(False, True), (True, True)}   # first, second layer
+    monkeypatch.setattr(spying, "selective", False)      # every cotangent, through vjp
+    every = model()
+    every.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+    assert "vjp_of" not in every._program("train").text
+    for a, b in zip(skipping.get_weights(), every.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6 * np.abs(b).max())
+
+
+def test_vjp_of_needs_one_flag_per_operand():
+    from phylanx.errors import PhylanxValueError
+    with pytest.raises(PhylanxValueError, match="2 wanted flags for 3 operands"):
+        phylanx.evaluate('vjp_of("__add", list(true, false), 1.0, 3.0, 1.0, 1.0, 1.0)')
+    assert phylanx.evaluate('vjp_of("__mul", list(false, true), 1.0, 6.0, 2.0, 3.0)') == \
+        [None, 2.0]

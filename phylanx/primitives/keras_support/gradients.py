@@ -62,3 +62,29 @@ def vjp(primitive, cotangent, output, *operands):
     grads = tuple(_rule(str(primitive))(cotangent, output, *operands))
     grads += (None,) * (len(operands) - len(grads))
     return [_fit(g, a) for g, a in zip(grads, operands)]
+
+
+@primitive(
+    "vjp_of", "vjp_of(_1_primitive, _2_wanted, _3_cotangent, _4_output, __1)",
+    extension=True,
+    no_oracle="vjp for the operands flagged in wanted: tests/nn/test_graph.py compares "
+    "it with vjp",
+    example='vjp_of("__mul", list(true, false), 1.0, 6.0, 2.0, 3.0)', result="list(3.0, nil)",
+)
+def vjp_of(primitive, wanted, cotangent, output, *operands):
+    """Like ``vjp``, for the operands flagged in ``wanted`` only (the others are nil).
+
+    ``wanted`` has one boolean per operand.  A rule that can skip work (declared
+    selective, e.g. ``conv1d``: a first layer's input needs no cotangent) does.
+    """
+    flags = tuple(bool(w) for w in wanted)
+    if len(flags) != len(operands):
+        raise PhylanxValueError(f"vjp_of: {len(flags)} wanted flags for {len(operands)} "
+                                "operands")
+    rule = _rule(str(primitive))
+    if getattr(rule, "selective", False):
+        grads = tuple(rule(cotangent, output, *operands, wanted=flags))
+    else:
+        grads = tuple(rule(cotangent, output, *operands))
+    grads += (None,) * (len(operands) - len(grads))
+    return [_fit(g, a) if want else None for g, a, want in zip(grads, operands, flags)]
