@@ -6,17 +6,22 @@ with a 5x longer inner dimension), NumPy matmul on both cores and on one.
 
 Prints the median milliseconds of each form and of the window copy alone; W5's shape
 (batch 32, length 1024, 64 -> 64 channels, kernel 5).  Both forms give the same values
-(checked).
+(checked).  Also: the per-tap form as two row blocks on two threads (one BLAS thread
+each), accumulated by SciPy's ``gemm`` wrapper (which keeps the GIL) and by phylanx's
+``primitives/blas_gemm.py`` (which drops it); and, when JAX is installed, W5's forward +
+backward under ``jax.jit`` as ``jax.grad`` (which may drop the forward: the loss is
+linear in it) and as ``jax.value_and_grad``.
 """
 from __future__ import annotations
 
 import argparse
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 from threadpoolctl import threadpool_limits
-from workloads.common import median_ms
+from workloads.common import median_ms, optional
 
 
 def main() -> None:
@@ -54,6 +59,53 @@ def main() -> None:
         print(f"  {label}: one GEMM per tap {tap:.1f} ms ({flops / tap / 1e6:.0f} GFlop/s); "
               f"im2col {col:.1f} ms, of which the window copy {copy:.1f} ms "
               f"(its GEMM {flops / max(col - copy, 1e-9) / 1e6:.0f} GFlop/s)")
+    blocks(x, w, rows, taps, args.repeat)
+    jax_forward_dropped(x.reshape(batch, length, channels), w, args.repeat)
+
+
+def blocks(x, w, rows, taps, repeat) -> None:
+    """The per-tap accumulation as two row blocks on two threads, by each gemm."""
+    from scipy.linalg import blas
+
+    from phylanx.primitives.blas_gemm import gemm
+    scipy_gemm = blas.get_blas_funcs("gemm", dtype=x.dtype)
+    acc = np.empty((rows, w.shape[-1]), x.dtype)
+
+    def with_scipy(lo, hi, t):
+        scipy_gemm(1.0, w[t].T, x[lo + t:hi + t].T, beta=1.0 if t else 0.0,
+                   c=acc[lo:hi].T, overwrite_c=True)
+
+    def with_phylanx(lo, hi, t):
+        gemm(x[lo + t:hi + t], w[t], acc[lo:hi], beta=1.0 if t else 0.0)
+    half = rows // 2
+    with ThreadPoolExecutor(2) as pool, threadpool_limits(1):
+        for label, one in (("SciPy's gemm (keeps the GIL)", with_scipy),
+                           ("phylanx's blas_gemm (drops it)", with_phylanx)):
+            def run(one=one):
+                list(pool.map(lambda b: [one(*b, t) for t in range(taps)],
+                              [(0, half), (half, rows)]))
+            print(f"  per tap, two row blocks on two threads, {label}: "
+                  f"{median_ms(run, repeat):.1f} ms")
+
+
+def jax_forward_dropped(x, w, repeat) -> None:
+    jax = optional("jax")
+    if jax is None:
+        print("  jax: not installed")
+        return
+    g = np.random.default_rng(1).normal(size=(x.shape[0], x.shape[1] - w.shape[0] + 1,
+                                              w.shape[-1])).astype(x.dtype)
+
+    def loss(x, w, g):
+        y = jax.lax.conv_general_dilated(x, w, (1,), "VALID",
+                                         dimension_numbers=("NWC", "WIO", "NWC"))
+        return jax.numpy.sum(y * g)
+    operands = [jax.numpy.asarray(a) for a in (x, w, g)]
+    for label, transform in (("jax.grad", jax.grad), ("jax.value_and_grad",
+                                                       jax.value_and_grad)):
+        fn = jax.jit(transform(loss, argnums=(0, 1)))
+        ms = median_ms(lambda fn=fn: jax.block_until_ready(fn(*operands)), repeat)
+        print(f"  W5 forward + backward under jax.jit, {label}: {ms:.1f} ms")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import PhylanxError, PhylanxRuntimeError
+from ..primitives.rules import apply_vjp
 from ..values import Function
 from .table import VJP
 
@@ -266,11 +267,8 @@ def _apply_rule(entry: Entry, ct: Any) -> tuple:
             f"cannot differentiate through '{entry.name}': it has no VJP rule (the gradient "
             "flows through it); see docs/autodiff.md to add one", entry.loc, entry.name)
     try:
-        if getattr(rule, "selective", False):
-            wanted = tuple(p is not None for p in entry.parents)
-            out = rule(ct, entry.out, *entry.args, wanted=wanted)
-        else:
-            out = rule(ct, entry.out, *entry.args)
+        out = apply_vjp(rule, ct, entry.out, entry.args,
+                        tuple(p is not None for p in entry.parents))
     except PhylanxError as e:
         if e.loc is None:
             e.loc = entry.loc

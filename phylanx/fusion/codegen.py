@@ -365,16 +365,17 @@ def _load(source: str):
         return module
 
 
-def compile_kernel(plan_: Plan, sample_args: tuple) -> tuple[Any, Any]:
-    """The compiled kernels (numba dispatchers: on every core, on one) for arguments
-    typed like ``sample_args``."""
+def compile_kernel(plan_: Plan, sample_args: tuple, serial: bool = True) -> tuple[Any, Any]:
+    """The compiled kernels (numba dispatchers: on every core, on one; the second None
+    unless ``serial``) for arguments typed like ``sample_args``."""
     import numba
     module = _load(plan_.source)
     types = tuple(numba.typeof(a) for a in sample_args)
     module.kernel_par.compile(types)
-    module.kernel_ser.compile(types)
+    if serial:
+        module.kernel_ser.compile(types)
     _initialized.append(True)
-    return module.kernel_par, module.kernel_ser
+    return module.kernel_par, module.kernel_ser if serial else None
 
 
 _initialized: list[bool] = []

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import threading
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from . import codegen
@@ -44,8 +45,8 @@ def {name}(index, values, k, chunks):
                 part[row, j] += values[i, j]
     return parts
 """
-ADD_ROWS = "\n".join(_ADD_ROWS.format(name=name, parallel=parallel)
-                     for name, parallel in (("kernel_par", True), ("kernel_ser", False)))
+ADD_ROWS = codegen.two_loops(lambda name, parallel: _ADD_ROWS.format(name=name,
+                                                                     parallel=parallel))
 
 
 _LU_SOLVE = """
@@ -100,43 +101,54 @@ def {name}(stack, rhs, out, pivots, infos):
                         s -= a[i, c] * x[c, j]
                     x[i, j] = s / a[i, i]
 """
-LU_SOLVE = "\n".join(_LU_SOLVE.format(name=name, parallel=parallel)
-                     for name, parallel in (("kernel_par", True), ("kernel_ser", False)))
+LU_SOLVE = codegen.two_loops(lambda name, parallel: _LU_SOLVE.format(name=name,
+                                                                     parallel=parallel))
+
+
+def arrival_key(*arrays) -> tuple:
+    """A kernel key for these arrays as the kernel will receive them, without copying:
+    a non-contiguous array arrives as a writeable contiguous copy."""
+    from .rowpass import array_key
+    return tuple(array_key(a) if a.flags.c_contiguous else a.dtype.str for a in arrays)
 
 
 class FixedKernel:
-    """One hand-written kernel module (``kernel_par``/``kernel_ser``), compiled per
-    argument-type key once the NumPy path it replaces has paid for it."""
+    """One hand-written kernel module, compiled per argument-type key once the NumPy
+    path it replaces has paid for it; only its parallel loop (``kernel_par``) runs."""
 
-    def __init__(self, name: str, source: str):
+    def __init__(self, name: str, plan: codegen.Plan):
         self.name = name
-        self.plan = codegen.Plan(codegen.PRELUDE + "\n" + source, None)
+        self.plan = plan
         self.entries: dict[Any, Any] = {}      # key -> spent ns | "pending" | kernels
         self.lock = threading.Lock()
+        self.cached: bool | None = None        # numba's disk cache holds the module
 
-    def get(self, key: Any, samples: tuple) -> tuple | None:
-        """The compiled (parallel, serial) kernels for ``key``, or None: use NumPy (and
-        report its time with :meth:`spent`)."""
+    def get(self, key: Any, samples: Callable[[], tuple]) -> tuple | None:
+        """The compiled kernels for ``key``, or None: use NumPy (and report its time
+        with :meth:`spent`).  ``samples()`` gives arguments typed like the real ones
+        (called only when a compile starts)."""
         entry = self.entries.get(key)
         if type(entry) is tuple:
             return entry
         if not (Settings.rows and codegen.available()) or entry in ("pending", "failed"):
             return None
-        spent = entry or 0
         cost = Settings.compile_cost_ns
-        if codegen.initialized() and codegen.is_cached(self.plan.source):
+        if self.cached is None and codegen.initialized():
+            self.cached = codegen.is_cached(self.plan.source)   # once: a directory scan
+        if self.cached:
             cost //= 10
-        if spent >= cost:
+        if (entry or 0) >= cost:
             self.start(key, samples)
         return None
 
     def spent(self, key: Any, ns: int) -> None:
         """NumPy took ``ns`` for what the kernel of ``key`` would do."""
-        entry = self.entries.get(key, 0)
-        if type(entry) is int:
-            self.entries[key] = entry + ns
+        with self.lock:
+            entry = self.entries.get(key, 0)
+            if type(entry) is int:
+                self.entries[key] = entry + ns
 
-    def start(self, key: Any, samples: tuple) -> None:
+    def start(self, key: Any, samples: Callable[[], tuple]) -> None:
         with self.lock:
             if type(self.entries.get(key, 0)) is not int:
                 return
@@ -144,7 +156,7 @@ class FixedKernel:
 
         def work() -> None:
             try:
-                self.entries[key] = codegen.compile_kernel(self.plan, samples)
+                self.entries[key] = codegen.compile_kernel(self.plan, samples(), serial=False)
             except Exception as e:  # any failure: NumPy keeps the job
                 self.entries[key] = "failed"
                 text = (str(e).strip().splitlines() or [""])[0]

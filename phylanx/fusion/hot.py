@@ -33,6 +33,7 @@ from __future__ import annotations
 import atexit
 import math
 import threading
+import time
 import warnings
 from time import perf_counter_ns
 from typing import Any
@@ -95,9 +96,14 @@ _compiles: list[threading.Thread] = []
 
 
 def wait_for_compiles(timeout: float | None = 60.0) -> None:
-    """Wait for the background compiles started so far (tests, benchmarks)."""
+    """Wait for the background compiles started so far (tests, benchmarks, exit), at
+    most ``timeout`` seconds in all."""
+    deadline = None if timeout is None else time.monotonic() + timeout
     while _compiles:
-        _compiles.pop().join(timeout)
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        _compiles.pop().join(left)
+        if left == 0.0:
+            break
 
 
 # a daemon thread stopped inside LLVM at interpreter exit can crash the process

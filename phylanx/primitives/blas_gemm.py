@@ -4,7 +4,9 @@ Why: the shifted-GEMM convolutions (``keras_support/conv_gemm.py``) accumulate o
 product per kernel tap into the same output, which NumPy cannot do without a temporary
 and an add (``matmul`` has no ``beta``).  SciPy's ``gemm`` wrapper does, but keeps the
 GIL for the whole product, so row blocks run on two task threads took as long as on one
-(measured, W5's forward on 2 cores: 18 ms either way; this call: 8.8 ms).  Here the
+(``python benchmarks/conv_forms.py``, W5's forward as two row blocks on 2 cores:
+17.7/19.3 ms through SciPy's wrapper, 8.5/9.2 ms through this call,
+``benchmarks/results/2026-12-04-conv-forms.txt``).  Here the
 same Fortran ``?gemm`` of SciPy's BLAS (``scipy.linalg.cython_blas``, its public C
 API) is called through ``ctypes``, which drops the GIL during the call.
 

@@ -113,6 +113,16 @@ class RuleTable:
 
 
 VJP = RuleTable("vjp", lambda spec: spec.differentiable, "differentiable", "phylanx.autodiff")
+
+
+def apply_vjp(rule: Any, ct: Any, out: Any, operands: Any, wanted: tuple | None) -> tuple:
+    """``rule``'s cotangents of ``operands`` (one per operand, None past the rule's),
+    asking a selective rule (``autodiff.rule_helpers.selective``) only for ``wanted``."""
+    if wanted is not None and getattr(rule, "selective", False):
+        grads = tuple(rule(ct, out, *operands, wanted=wanted))
+    else:
+        grads = tuple(rule(ct, out, *operands))
+    return grads + (None,) * (len(operands) - len(grads))
 DISTRIBUTION = RuleTable("distribution", lambda spec: spec.distributable, "distributable",
                          "phylanx.distributed.primitives")
 FUSION = RuleTable("fusion", lambda spec: spec.elementwise, "elementwise",

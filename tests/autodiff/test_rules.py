@@ -75,12 +75,17 @@ def _numeric_gradient(impl, args, slot, ct, eps=1e-6):
 CASE_IDS = [(name, k) for name in sorted(CASES) for k in range(len(CASES[name]))]
 
 
-@pytest.mark.parametrize(("name", "k"), CASE_IDS, ids=[f"{n}-{k}" for n, k in CASE_IDS])
-def test_rule_matches_finite_differences(name, k):
+def _case(name, k):
+    """(arguments, the primitive's implementation, its output, a random cotangent)."""
     args = list(CASES[name][k])
     impl = registry.lookup(name).impl
     out = impl(*args)
-    ct = _random_cotangent(out, np.random.default_rng(k), name)
+    return args, impl, out, _random_cotangent(out, np.random.default_rng(k), name)
+
+
+@pytest.mark.parametrize(("name", "k"), CASE_IDS, ids=[f"{n}-{k}" for n, k in CASE_IDS])
+def test_rule_matches_finite_differences(name, k):
+    args, impl, out, ct = _case(name, k)
     grads = VJP.get(name)(ct, out, *args)
     slots = _slots(args)
     assert slots, f"case {name}-{k} has no float operand to check"
@@ -123,10 +128,7 @@ def test_some_rules_are_selective():
 def test_a_selective_rule_computes_only_the_wanted_cotangents(name, k):
     """``wanted=`` (what the tape passes): the operands asked for get exactly the
     cotangents of the full rule, the others None."""
-    args = list(CASES[name][k])
-    impl = registry.lookup(name).impl
-    out = impl(*args)
-    ct = _random_cotangent(out, np.random.default_rng(k), name)
+    args, _, out, ct = _case(name, k)
     full = VJP.get(name)(ct, out, *args)
     operands = len(full)
     for only in range(operands):

@@ -188,3 +188,21 @@ def test_a_loop_invariant_product_is_hoisted_then_rewritten(counted):
 def test_the_primitive_counts_as_pure():
     from phylanx.compiler.dependencies import primitive_is_pure
     assert primitive_is_pure(outer.PRIMITIVE)
+
+
+def named_in_loop(x, r, iters):
+    n, d = x.shape
+    s = np.zeros((r.shape[0], d * d))
+    for _ in range(iters):
+        xx = (x[:, :, None] * x[:, None, :]).reshape(n, d * d)
+        s = s + r @ xx
+        x = x * 0.9
+    return s
+
+
+def test_a_product_named_first_in_a_loop_with_a_fixed_shape(counted):
+    """The shape ``(n, d * d)`` is loop-invariant (hoisting would move it): the define
+    is still inlined and every iteration takes the fast form."""
+    x, r = RNG.normal(size=(15, 4)), RNG.normal(size=(6, 15))
+    assert_close(Phylanx(named_in_loop)(x, r, 3), named_in_loop(x, r, 3))
+    assert counted == {"fast": 3, "fallback": 0}

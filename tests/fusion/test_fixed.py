@@ -148,7 +148,7 @@ def solve_compiled(a, b, monkeypatch):
     (cost 0, in this thread); the second must not take that way."""
     from phylanx.errors import PhylanxLinAlgError
     from phylanx.primitives.matrixops import numpy_products
-    numpy_products.solve_stack_compiled(a, b, spent_ns=1)
+    fixed.lu_solve.spent(numpy_products.stack_solve_key(a, b), 1)
     try:
         numpy_products.solve(a, b)
     except PhylanxLinAlgError:
@@ -199,7 +199,7 @@ def test_non_finite_and_mixed_stacks_are_solved_the_numpy_way(fresh_solve):
     n, count = 5, 70
     a = RNG.normal(size=(count, n, n)) + 3 * np.eye(n)
     b = RNG.normal(size=(count, n, 1))
-    numpy_products.solve_stack_compiled(a, b, spent_ns=1)
+    fixed.lu_solve.spent(numpy_products.stack_solve_key(a, b), 1)
     numpy_products.solve(a, b)                             # compiles it
     assert any(type(e) is tuple for e in fixed.lu_solve.entries.values())
     a[4, 1, 1] = np.nan
@@ -217,7 +217,7 @@ def test_other_float_widths_are_not_compiled(fresh_solve, dtype):
     from phylanx.primitives.matrixops import numpy_products
     a = (RNG.normal(size=(70, 4, 4)) + 3 * np.eye(4)).astype(dtype)
     b = RNG.normal(size=(70, 4, 1)).astype(dtype)
-    assert numpy_products.solve_stack_compiled(a, b, spent_ns=10**12) is None
+    assert numpy_products.stack_solve_key(a, b) is None
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         try:

@@ -18,14 +18,14 @@ from ...language import ast
 from . import blocking, cse, fold, hoist, outer
 
 #: (name, run) of every pass, in order; run(program: ast.Program) -> ast.Program.
-#: Blocking first: it looks for ``x.T @ f(x @ w)`` as written, before hoisting or CSE
-#: moves a part into a variable; outer products after hoisting (a loop-invariant product
-#: is moved out of the loop as written, then rewritten there), before CSE; folding
+#: Blocking and outer products first: they look for their patterns as written, before
+#: hoisting or CSE moves a part into a variable (a rewritten outer product is still
+#: hoisted whole: its call counts as pure, ``tree.ExprFacts``); folding
 #: before hoisting and sharing (it makes equal constants equal); hoisting before sharing
 #: (a subexpression CSE binds to a variable inside a loop body would make every
 #: expression using it look loop-variant).
-PASSES: list = [("blocking", blocking.run), ("fold", fold.run), ("hoist", hoist.run),
-                ("outer", outer.run), ("cse", cse.run)]
+PASSES: list = [("blocking", blocking.run), ("outer", outer.run), ("fold", fold.run),
+                ("hoist", hoist.run), ("cse", cse.run)]
 
 
 def optimize(program: ast.Program) -> ast.Program:

@@ -14,8 +14,10 @@ same on both sides) and ``a`` any expression::
 twice.  A single-use ``define(yy, ...)`` just before the product is inlined into it
 (``patterns.InliningRewriter``).  ``primitives/matrixops/outer_products.py`` computes the
 fast form when the values allow and calls the lambda otherwise; autodiff compiles the
-expression back (the primitive's ``restore``).  The pass runs after loop-invariant
-hoisting, which would not move a call holding a lambda.  Setting ``symmetric_products``.
+expression back (the primitive's ``restore``).  The pass runs before loop-invariant
+hoisting (whose lazily initialised parts would hide a define's value), which moves the
+rewritten call whole: its registry flag ``pure_function`` says the lambda reads nothing
+(``tree.ExprFacts``).  Setting ``symmetric_products``.
 """
 from __future__ import annotations
 

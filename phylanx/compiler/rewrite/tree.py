@@ -155,6 +155,15 @@ _NOT_MOVABLE = frozenset(("define", "define_global", "store", "lambda", "for_eac
 _PURE_FORMS = frozenset(("block", "if", "while", "for"))
 
 
+def _closed_function_first(name: str) -> bool:
+    """Whether ``name``'s first argument is a function a rewrite built from pure code
+    reading only its parameters (registry flag ``pure_function``, e.g.
+    ``__matmul_outer_rows``): a call of it is as pure and movable as its other operands."""
+    from ...primitives import registry
+    spec = registry.lookup(name)
+    return spec is not None and bool(spec.flags.get("pure_function"))
+
+
 class ExprFacts:
     """Bottom-up facts of subexpressions, memoised by identity for one pass over one
     program: (variables read, pure and movable, primitive applications).  "Pure" is
@@ -178,7 +187,10 @@ class ExprFacts:
             reads: frozenset = frozenset()
             pure = True
             n = 0
-            for c in children(e):
+            parts = children(e)
+            if t is ast.Call and _closed_function_first(e.func) and parts:
+                parts = parts[1:]      # a closed function of pure code: reads nothing
+            for c in parts:
                 r, p, k = self(c)
                 reads, pure, n = reads | r, pure and p, n + k
             if t is ast.Call:

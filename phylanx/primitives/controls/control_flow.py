@@ -221,7 +221,7 @@ def _fmap_array(f, source: np.ndarray) -> np.ndarray:
     return _array_results([call(f, x) for x in source], source)
 
 
-def _array_results(results: list, source: np.ndarray) -> np.ndarray:
+def _array_results(results: list, source: np.ndarray, name: str = "fmap") -> np.ndarray:
     """``fmap``'s (and ``parallel_map``'s) results over the array ``source`` as the
     original's array (compat addendum B.5), or a located error saying why not."""
     if not results:
@@ -230,13 +230,13 @@ def _array_results(results: list, source: np.ndarray) -> np.ndarray:
     if len(shapes) != 1 or len(next(iter(shapes))) > source.ndim - 1:
         what = "scalars" if source.ndim == 1 else "scalars or vectors of one length"
         raise PhylanxValueError(
-            f"fmap over a {source.ndim}-d array: the function must return {what} (the "
+            f"{name} over a {source.ndim}-d array: the function must return {what} (the "
             f"original's rule), got shapes {sorted(shapes)[:3]}; to collect other values "
             "map over list(...) of the array, or use Python's map in @Phylanx code")
     values = np.asarray(results)
     if values.dtype.kind not in "biuf":
         raise PhylanxTypeError(
-            f"fmap over an array: the function must return numbers (the original's rule), "
+            f"{name} over an array: the function must return numbers (the original's rule), "
             f"got {type_name(results[0])}; map over list(...) of the array to collect "
             "other values")
     if source.dtype.kind in "iu" and values.dtype.kind == "f":
@@ -244,7 +244,7 @@ def _array_results(results: list, source: np.ndarray) -> np.ndarray:
         if not (np.all(np.isfinite(values)) and info.min <= values.min()
                 and values.max() <= info.max):
             raise PhylanxValueError(
-                f"fmap over a {source.dtype} array: the results are converted to {source.dtype} "
+                f"{name} over a {source.dtype} array: the results are converted to {source.dtype} "
                 "(the original's rule), and inf, NaN or a value out of its range cannot be; "
                 "map over a float array (astype) or use Python's map")
     return values.astype(source.dtype)
@@ -276,7 +276,7 @@ def parallel_map(f, *iterables):
     results = fork_join([partial(call, f, *xs) for xs in items], share_blas=True)
     source = iterables[0]
     if len(iterables) == 1 and type(source) is np.ndarray and source.ndim in (1, 2):
-        return _array_results(results, source)
+        return _array_results(results, source, "parallel_map")
     return results
 
 

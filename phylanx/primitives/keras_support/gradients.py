@@ -13,7 +13,7 @@ import numpy as np
 
 from ...errors import PhylanxValueError
 from ..registry import primitive
-from ..rules import VJP
+from ..rules import VJP, apply_vjp
 
 
 def _rule(name: str):
@@ -59,9 +59,13 @@ def vjp(primitive, cotangent, output, *operands):
     operands, or operands the rule leaves out).  The operands must be passed positionally,
     exactly as the primitive got them.
     """
-    grads = tuple(_rule(str(primitive))(cotangent, output, *operands))
-    grads += (None,) * (len(operands) - len(grads))
-    return [_fit(g, a) for g, a in zip(grads, operands)]
+    return _cotangents(primitive, None, cotangent, output, operands)
+
+
+def _cotangents(primitive, wanted, cotangent, output, operands) -> list:
+    grads = apply_vjp(_rule(str(primitive)), cotangent, output, operands, wanted)
+    return [None if wanted is not None and not wanted[i] else _fit(g, a)
+            for i, (g, a) in enumerate(zip(grads, operands))]
 
 
 @primitive(
@@ -81,10 +85,4 @@ def vjp_of(primitive, wanted, cotangent, output, *operands):
     if len(flags) != len(operands):
         raise PhylanxValueError(f"vjp_of: {len(flags)} wanted flags for {len(operands)} "
                                 "operands")
-    rule = _rule(str(primitive))
-    if getattr(rule, "selective", False):
-        grads = tuple(rule(cotangent, output, *operands, wanted=flags))
-    else:
-        grads = tuple(rule(cotangent, output, *operands))
-    grads += (None,) * (len(operands) - len(grads))
-    return [_fit(g, a) if want else None for g, a, want in zip(grads, operands, flags)]
+    return _cotangents(primitive, flags, cotangent, output, operands)

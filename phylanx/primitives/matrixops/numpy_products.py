@@ -23,7 +23,12 @@ from ...runtime.forkjoin import fork_join
 from ...values import scalarize, type_name
 from ..array_args import numpy_call
 from ..registry import primitive
-from ..solvers.direct import RELATIVE_TO, first_singular_in_stack, solve_stack_compiled
+from ..solvers.direct import (
+    RELATIVE_TO,
+    first_singular_in_stack,
+    solve_stack_compiled,
+    stack_solve_key,
+)
 from .linalg import numeric
 
 
@@ -128,9 +133,9 @@ def solve(a, b):
 
     # a large stack: once compiled, one elimination per matrix gives the check's pivots
     # and the solution (not for inf/NaN: NumPy's result stands, as below)
-    compiled = lhs.dtype == rhs.dtype
-    if compiled:
-        done = solve_stack_compiled(lhs, rhs)
+    key = stack_solve_key(lhs, rhs)
+    if key is not None:
+        done = solve_stack_compiled(lhs, rhs, key)
         if done is not None:
             _raise_singular(done[1], lhs.ndim)
             return done[0]
@@ -147,6 +152,7 @@ def solve(a, b):
     _, result = fork_join([partial(_check_regular, lhs), numpy_solve])
     if isinstance(result, PhylanxError):
         raise result
-    if compiled:
-        solve_stack_compiled(lhs, rhs, spent_ns=perf_counter_ns() - start)
+    if key is not None:
+        from ...fusion import fixed
+        fixed.lu_solve.spent(key, perf_counter_ns() - start)
     return result

@@ -240,7 +240,8 @@ def _add_rows_fast(a: np.ndarray, index, values: np.ndarray) -> bool:
                 sums = _one_hot_sums(a, index, values)
             if values.size >= COMPILED_MIN:
                 from ...fusion import fixed
-                fixed.add_rows.spent(_rows_key(index, values), perf_counter_ns() - start)
+                fixed.add_rows.spent(fixed.arrival_key(values, index),
+                                     perf_counter_ns() - start)
     if not np.all(np.isfinite(sums)):
         return False
     a += sums
@@ -251,14 +252,6 @@ def _add_rows_fast(a: np.ndarray, index, values: np.ndarray) -> bool:
 COMPILED_MIN = 1 << 16
 
 
-def _rows_key(index: np.ndarray, values: np.ndarray) -> tuple:
-    """The compiled kernel's key for these arrays as it receives them (contiguous: a
-    non-contiguous array arrives as a writeable copy), without copying anything."""
-    from ...fusion.rowpass import array_key
-    return tuple(array_key(a) if a.flags.c_contiguous else a.dtype.str
-                 for a in (values, index))
-
-
 def _compiled_sums(index: np.ndarray, values: np.ndarray, k: int) -> np.ndarray | None | bool:
     """The per-target row sums by the compiled one-pass kernel once it exists (numba,
     ``fusion_rows``), else None; False if an index is outside ``0..k-1`` (the kernel
@@ -267,11 +260,13 @@ def _compiled_sums(index: np.ndarray, values: np.ndarray, k: int) -> np.ndarray 
         return None
     from ...fusion import fixed
     from ...fusion.rowpass import _threads
-    values = np.ascontiguousarray(values)
-    index = np.ascontiguousarray(index)
-    kernels = fixed.add_rows.get(_rows_key(index, values), (index[:1], values[:1], k, 1))
+    kernels = fixed.add_rows.get(fixed.arrival_key(values, index),
+                                 lambda: (np.ascontiguousarray(index[:1]),
+                                          np.ascontiguousarray(values[:1]), k, 1))
     if kernels is None:
         return None
+    values = np.ascontiguousarray(values)
+    index = np.ascontiguousarray(index)
     parts = fixed.FixedKernel.run(kernels, index, values, k, _threads())
     if parts[:, k, 0].any():
         return False

@@ -7,7 +7,9 @@ k * k))`` (ALS' normal equations: every row of ``v`` contributes ``v_r v_r^T``) 
 column ``(j, i)`` bit for bit (the same two factors multiplied), so the product's
 columns come in equal pairs: only the ``k (k + 1) / 2`` columns with ``i <= j`` are
 multiplied, and the others copied from their twins.  NumPy multiplies all ``k * k``;
-for ALS' 2000 x 2000 by 2000 x 1600 products that is 168 ms where this takes 88 ms.
+for ALS' 2000 x 2000 by 2000 x 1600 products that is 145.7/152.9 ms where this takes
+82.3/83.0 ms (``python benchmarks/als_parts.py``,
+``benchmarks/results/2026-12-04-als-parts.txt``).
 
 ``g`` is the replaced expression as a function of ``(a, v, shape)``; it is called
 instead whenever the values are not the case above (not 2-d float NumPy arrays, a shape

@@ -184,15 +184,14 @@ def _stack_pivots(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     compiled = count >= COMPILED_STACK and stack.dtype in (np.float32, np.float64)
     if compiled:
         from ...fusion import fixed
-        from ...fusion.rowpass import array_key
-        work = np.ascontiguousarray(stack)
-        key = (array_key(work),)
+        key = fixed.arrival_key(stack)
         # the solving kernel with no right-hand sides: the elimination alone
-        none = np.empty((count, n, 0), work.dtype)
-        kernels = fixed.lu_pivots.get(key, (work[:1], none[:1], none[:1],
-                                            np.empty((1, n), work.dtype),
-                                            np.empty(1, np.int64)))
+        none = np.empty((count, n, 0), stack.dtype)
+        kernels = fixed.lu_pivots.get(key, lambda: (
+            np.ascontiguousarray(stack[:1]), none[:1], none[:1],
+            np.empty((1, n), stack.dtype), np.empty(1, np.int64)))
         if kernels is not None:
+            work = np.ascontiguousarray(stack)
             pivots, infos = np.empty((count, n), work.dtype), np.empty(count, np.int64)
             fixed.FixedKernel.run(kernels, work, none, none, pivots, infos)
             return pivots, infos
@@ -210,36 +209,44 @@ def _stack_pivots(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.abs(np.diagonal(columns, axis1=1, axis2=2)), infos
 
 
-def solve_stack_compiled(a: np.ndarray, b: np.ndarray, spent_ns: int | None = None):
-    """``(x, first_singular)`` of ``a @ x = b`` for a real float stack ``a`` (..., n, n)
-    of at least ``COMPILED_STACK`` matrices and ``b`` (..., n, k) of the same dtype and
-    leading axes, by
-    one compiled elimination per matrix (``fusion/fixed.py: LU_SOLVE``) that also gives
-    the pivots of :func:`first_singular_in_stack`'s check; ``first_singular`` is what that
-    returns (``x`` is then not to be used).  None while the kernel is not compiled: the
-    caller solves the NumPy way and reports how long that took as ``spent_ns`` (the
-    ski rental of ``FixedKernel``), calling again with it.  Results are this
-    elimination's rounding, not LAPACK's, from the call the kernel is ready on (the
-    difference is within the matrix's condition number times eps)."""
+def stack_solve_key(a: np.ndarray, b: np.ndarray) -> tuple | None:
+    """The key of :func:`solve_stack_compiled`'s kernel for ``a @ x = b``, None when the
+    operands are not its case: a real float32/float64 stack ``a`` (..., n, n) of at
+    least ``COMPILED_STACK`` matrices, ``b`` (..., n, k) of the same dtype and leading
+    axes.  The caller that solved the NumPy way reports the time to
+    ``fusion.fixed.lu_solve.spent(key, ns)`` (the ski rental of ``FixedKernel``)."""
     from ...fusion import fixed
-    from ...fusion.rowpass import array_key
     n = a.shape[-1]
-    count = a.size // max(n * n, 1)
     if (a.ndim < 3 or b.ndim != a.ndim or b.shape[:-2] != a.shape[:-2] or n == 0
-            or count < COMPILED_STACK or a.dtype not in (np.float32, np.float64)
+            or a.size // (n * n) < COMPILED_STACK or a.dtype not in (np.float32, np.float64)
             or b.dtype != a.dtype):
         return None
+    return fixed.arrival_key(a, b)
+
+
+def solve_stack_compiled(a: np.ndarray, b: np.ndarray, key: tuple):
+    """``(x, first_singular)`` of ``a @ x = b`` by one compiled elimination per matrix
+    (``fusion/fixed.py: LU_SOLVE``) that also gives the pivots of
+    :func:`first_singular_in_stack`'s check (``first_singular`` is what that returns;
+    ``x`` is then not to be used); None while the kernel of ``key``
+    (:func:`stack_solve_key`) is not compiled, or for inf/NaN in ``a`` (NumPy's result
+    stands).  Results are this elimination's rounding, not LAPACK's, from the call the
+    kernel is ready on (the difference is within the condition number times eps)."""
+    from ...fusion import fixed
+    n = a.shape[-1]
+    count = a.size // (n * n)
+    shape = (count, n, b.shape[-1])
+    kernels = fixed.lu_solve.get(key, lambda: (
+        np.ascontiguousarray(a.reshape(count, n, n)[:1]),
+        np.ascontiguousarray(b.reshape(shape)[:1]), np.empty((1,) + shape[1:], a.dtype),
+        np.empty((1, n), a.dtype), np.empty(1, np.int64)))
+    if kernels is None:
+        return None
     stack = np.ascontiguousarray(a).reshape(count, n, n)
-    rhs = np.ascontiguousarray(b).reshape(count, n, b.shape[-1])
-    key = (array_key(stack), array_key(rhs))
-    if spent_ns is not None:
-        fixed.lu_solve.spent(key, spent_ns)
+    if not np.isfinite(stack).all():
         return None
-    kernels = fixed.lu_solve.get(key, (stack[:1], rhs[:1], np.empty_like(rhs[:1]),
-                                       np.empty((1, n), a.dtype), np.empty(1, np.int64)))
-    if kernels is None or not np.isfinite(stack).all():   # inf/NaN: NumPy's result stands
-        return None
-    x = np.empty(rhs.shape, a.dtype)
+    rhs = np.ascontiguousarray(b).reshape(shape)
+    x = np.empty(shape, a.dtype)
     pivots, infos = np.empty((count, n), a.dtype), np.empty(count, np.int64)
     fixed.FixedKernel.run(kernels, stack, rhs, x, pivots, infos)
     return x.reshape(b.shape), first_singular_in_stack(a, (pivots, infos))
