@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import codegen
-from .hot import _KERNEL_LOCK, FusionWarning, Settings, _compiles
+from .hot import _KERNEL_LOCK, FusionWarning, Settings, _compiles, array_key
 
 _ADD_ROWS = """
 @njit(parallel={parallel}, cache=True, nogil=True)
@@ -108,7 +108,6 @@ LU_SOLVE = codegen.two_loops(lambda name, parallel: _LU_SOLVE.format(name=name,
 def arrival_key(*arrays) -> tuple:
     """A kernel key for these arrays as the kernel will receive them, without copying:
     a non-contiguous array arrives as a writeable contiguous copy."""
-    from .rowpass import array_key
     return tuple(array_key(a) if a.flags.c_contiguous else a.dtype.str for a in arrays)
 
 

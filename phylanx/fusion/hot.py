@@ -433,6 +433,12 @@ def _scalar_or_sample(value: Any, role: str) -> Any:
     return value
 
 
+def array_key(a: np.ndarray) -> str:
+    """An array's part of a kernel signature: numba compiles read-only arrays apart
+    (keyed together, a read-only operand would make it compile inside the call)."""
+    return a.dtype.str if a.flags.writeable else a.dtype.str + " read-only"
+
+
 def scalar_key(value: Any) -> tuple | None:
     """A scalar operand's part of a kernel signature (None: no kernel takes it).  Python
     ints by bit width: NumPy 2 refuses one out of an int array's range, and a kernel
@@ -481,9 +487,10 @@ def _prepare(values: list) -> tuple | None:
     for v in values:
         if type(v) is np.ndarray:
             if v.ndim and v.shape == shape:
-                args.append(v.reshape(-1) if v.flags.c_contiguous
-                            else np.ascontiguousarray(v).reshape(-1))
-                sig.append(("a", v.dtype.str))
+                arg = (v.reshape(-1) if v.flags.c_contiguous
+                       else np.ascontiguousarray(v).reshape(-1))
+                args.append(arg)
+                sig.append(("a", array_key(arg)))
             elif v.size == 1:
                 args.append(v.reshape(-1)[0])
                 sig.append(("s", v.dtype.str))

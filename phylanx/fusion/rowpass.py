@@ -35,6 +35,7 @@ from .hot import (
     Settings,
     _Kernel,
     _tolerance,
+    array_key,
     scalar_key,
 )
 from .regions import Region, interpret, region_at
@@ -51,11 +52,6 @@ def row_matrix(x: Any) -> bool:
     """``x`` is a matrix a row kernel reads: 2-d, C-contiguous float64/float32, rows."""
     return (type(x) is np.ndarray and x.ndim == 2 and x.dtype in _ROW_DTYPES
             and x.flags.c_contiguous and x.shape[0] > 0)
-
-
-def array_key(a: np.ndarray) -> str:
-    """An array's part of a kernel signature: numba compiles read-only arrays apart."""
-    return a.dtype.str if a.flags.writeable else a.dtype.str + " read-only"
 
 
 def _same_variable(a: Node, b: Node) -> bool:

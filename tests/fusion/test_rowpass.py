@@ -325,3 +325,16 @@ def test_a_read_only_x(rows):
     x.flags.writeable = False
     for _ in range(4):
         assert_gram(f(x, w, y), x, np.exp(x @ w) - y)
+
+
+def test_fused_regions_key_read_only_operands_apart():
+    """numba compiles a read-only array as another type: keyed together with writeable
+    ones, a kernel checked on one would compile the other inside a call."""
+    from phylanx.fusion import hot
+    a, b = np.ones(8), np.ones(8)
+    b.flags.writeable = False
+    writeable, read_only = hot._prepare([a, 2.0]), hot._prepare([b, 2.0])
+    assert writeable[0] != read_only[0]
+    c = np.ones((4, 2)).T                       # a copy is made: writeable again
+    c.flags.writeable = False
+    assert hot._prepare([c, 2.0])[0] == hot._prepare([np.ones((2, 4)), 2.0])[0]
