@@ -54,6 +54,10 @@ SETTINGS: dict[str, Setting] = {
         Setting("fusion_rows", True, _bool,
                 "compile x.T @ f(x @ w) (f element-wise, w a vector) into one numba loop "
                 "over the rows of x once hot (phylanx/fusion/rowpass.py; needs numba)"),
+        Setting("fusion_loops", True, _bool,
+                "compile a for_each over a range whose body binds variables to "
+                "element-wise, dot/matmul, transpose and sum/mean expressions into one "
+                "numba function once hot (phylanx/fusion/loops.py; needs numba)"),
         Setting("symmetric_products", True, _bool,
                 "compute a @ reshape(v[:, :, None] * v[:, None, :], (n, k * k)) with each "
                 "pair of equal columns once (compiler/rewrite/outer.py; needs optimize)"),

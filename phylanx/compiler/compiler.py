@@ -172,7 +172,7 @@ class Compiler:
     def fuse(self, body: list[Node]) -> None:
         """Mark the element-wise chains of ``body`` for fusion (phylanx/fusion), unless
         ``build_eager`` is overridden: a recording compiler must see every primitive."""
-        if (config.get("fusion") or config.get("fusion_rows")) \
+        if (config.get("fusion") or config.get("fusion_rows") or config.get("fusion_loops")) \
                 and type(self).build_eager is Compiler.build_eager:
             from ..fusion import install
             install(body)
@@ -232,6 +232,7 @@ class Compiler:
             node = self.new_node("access-variable", loc, instance=name)
             if where[0] == 0:
                 node.slot = where[1]  # parents read frame[slot] themselves (see build_eager)
+            node.variable = (where, scopes.owner(where, self.globals.frame), where[1])
             return node.set_run(scopes.reader(where, self.globals.frame))
         if name in CONSTANTS:
             return constant(CONSTANTS[name], loc)

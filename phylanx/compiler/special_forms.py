@@ -144,6 +144,8 @@ def _define(compiler, call: ast.Call, scope, global_: bool):
 
     body = compiler.compile(body_ast, scope)
     node = compiler.new_node("define-variable", call.loc, (body,), instance=name)
+    where = (None, slot) if is_global else (0, slot)
+    node.variable = (where, scopes.owner(where, g), slot)
     if is_global:
         def run(frame):
             value = g[slot] = body.run(frame)
@@ -192,6 +194,7 @@ def store(compiler, call, scope):
                 f"couldn't find variable '{target.name}' in symbol table", target.loc, "store")
         owner, slot = found
         node = compiler.new_node("store", call.loc, (value,), instance=target.name)
+        node.variable = (scopes.resolve(scope, target.name), owner, slot)
 
         def run(frame):
             owner(frame)[slot] = value.run(frame)
@@ -282,8 +285,9 @@ def for_each(compiler, call, scope):
         slot = scope.declare(var)
         body = compiler.compile(fn_ast.args[1], scope)
         node = compiler.new_node("for_each", call.loc, (iterable, body), instance=var)
-        frame_of = scopes.owner((None if isinstance(scope, scopes.GlobalScope) else 0, slot),
-                                compiler.globals.frame)
+        where = (None if isinstance(scope, scopes.GlobalScope) else 0, slot)
+        frame_of = scopes.owner(where, compiler.globals.frame)
+        node.variable = (where, frame_of, slot)
 
         def run_inline(frame):
             target = frame_of(frame)

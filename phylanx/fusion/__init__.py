@@ -8,6 +8,10 @@ and big enough gets a kernel generated for its operand dtypes (``codegen.py``: n
 ``parallel=True``, on-disk cache), checked once against NumPy, timed, and kept only if
 faster (``hot.py``).  Without numba nothing is installed: the tree runs NumPy as before.
 
+``loops.py`` compiles a whole ``for_each`` over a ``range`` whose body binds variables to
+such expressions, products and transposes into one numba function (setting
+``fusion_loops``, on by default).
+
 ``rowpass.py`` does the same for ``x.T @ f(x @ w, ...)`` (logistic regression's
 gradient, ``f`` element-wise) and ``rowargmin.py`` for ``argmin(f(x @ c, ...), 1)``
 (k-means' labels): one loop over the rows of ``x`` (setting ``fusion_rows``, on by
@@ -17,7 +21,7 @@ Recording compilers (autodiff's tape) never fuse: the compiler installs regions 
 when ``build_eager`` is its own.  Settings (``phylanx.config``): ``fusion``,
 ``fusion_min_size``, ``fusion_count_threshold``, ``fusion_min_time_us``,
 ``fusion_compile_cost_ms``, ``fusion_background``, ``fusion_cache_dir``,
-``fusion_rows``.
+``fusion_rows``, ``fusion_loops``.
 """
 from __future__ import annotations
 
@@ -27,9 +31,16 @@ from .hot import FusedRegion, FusionWarning, Settings, wait_for_compiles
 from .regions import Region, find_regions, unique_nodes
 
 __all__ = ["FusedRegion", "FusionWarning", "Region", "install", "regions_of",
-           "wait_for_compiles"]
+           "settling", "wait_for_compiles"]
 
 _available: list[bool] = []
+
+
+def settling() -> bool:
+    """True while a compiled loop (``loops.py``) is compiling or on trial."""
+    from .loops import _LIVE
+    from .loops import settling as loops_settling
+    return bool(_LIVE) and loops_settling()
 
 
 def backend_available() -> bool:
@@ -41,7 +52,7 @@ def backend_available() -> bool:
 
 def wanted() -> bool:
     """True if compiled trees should be searched at all (a setting on, numba there)."""
-    return (Settings.enabled or Settings.rows) and backend_available()
+    return (Settings.enabled or Settings.rows or Settings.loops) and backend_available()
 
 
 def install(body: list[Node]) -> list[FusedRegion]:
@@ -50,13 +61,16 @@ def install(body: list[Node]) -> list[FusedRegion]:
     if not wanted():
         return []
     from ..runtime import policy
-    from . import rowargmin, rowpass
-    found: list[FusedRegion] = []
+    from . import loops, rowargmin, rowpass
+    found: list = []
     if Settings.enabled:
         found += [FusedRegion(region, region.root.node) for region in find_regions(body)]
     if Settings.rows:                 # one walk for both kinds of row pass
         found += [made for node in unique_nodes(body)
                   if (made := rowpass.analyse(node) or rowargmin.analyse(node)) is not None]
+    if Settings.loops:
+        found += [made for node in unique_nodes(body)
+                  if (made := loops.analyse(node)) is not None]
     for fused in found:
         node = fused.node
         node.set_run(fused.run)

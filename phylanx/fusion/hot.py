@@ -69,6 +69,7 @@ class Settings:
 
     enabled = True
     rows = True
+    loops = True
     min_size = 4096
     count = 3
     min_ns = 20_000
@@ -79,6 +80,7 @@ class Settings:
     def reload(cls) -> None:
         cls.enabled = bool(config.get("fusion"))
         cls.rows = bool(config.get("fusion_rows"))
+        cls.loops = bool(config.get("fusion_loops"))
         cls.min_size = int(config.get("fusion_min_size"))
         cls.count = int(config.get("fusion_count_threshold"))
         cls.min_ns = int(float(config.get("fusion_min_time_us")) * 1000)

@@ -36,7 +36,7 @@ class Node:
         "run", "primitive", "loc", "children", "instance", "seq", "compile_id",
         "inline", "count", "time_ns", "eval_direct", "parent", "async_children",
         "value", "is_const", "measured_run", "watched", "slot", "function_source",
-        "__weakref__",
+        "variable", "__weakref__",
     )
 
     def __init__(self, primitive: str, loc: SourceLoc | None, children: tuple = (),
@@ -58,6 +58,10 @@ class Node:
         self.watched = False
         self.slot: int | None = None   # set on reads of a local of the current frame
         self.function_source = None   # a function body's compile-time record (autodiff)
+        # (scope position, frame -> owning frame, slot) of the variable a node reads or
+        # binds (access-variable, define-variable, store, for_each's loop variable): a
+        # compiled loop (fusion/loops.py) reads and writes them
+        self.variable: tuple | None = None
         self.inline: Callable[[list], Any] = _unbuilt
         self.run: Callable[[list], Any] = _unbuilt
         for child in self.children:
