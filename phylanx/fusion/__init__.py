@@ -37,10 +37,9 @@ _available: list[bool] = []
 
 
 def settling() -> bool:
-    """True while a compiled loop (``loops.py``) is compiling or on trial."""
-    from .loops import _LIVE
-    from .loops import settling as loops_settling
-    return bool(_LIVE) and loops_settling()
+    """True while a compiled loop (``loops.py``) run lately is compiling or on trial."""
+    from . import loops
+    return loops.settling()
 
 
 def backend_available() -> bool:

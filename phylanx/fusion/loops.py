@@ -2,46 +2,42 @@
 
 A loop of many small steps (logistic regression on 569 x 30: 750 iterations of a dozen
 nodes each) spends most of its time between the NumPy calls, in the tree and in NumPy's
-own per-call overhead, where fusing one expression at a time cannot help.  When a
-``for_each`` over a ``range`` has a body made only of ``define``/``store`` of variables
-whose values are expressions of
+own per-call overhead, where fusing one expression at a time cannot help.  A ``for_each``
+over a ``range`` whose body ``loop_plan.translate`` takes (variables bound to element-wise,
+``dot``/``matmul``, ``transpose`` and ``sum``/``mean`` expressions) gets a
+:class:`CompiledLoop`, which runs it under the fusion policy:
 
-* the element-wise primitives that fuse (``rules.py``) whose scalar code is also NumPy
-  array code (``np.exp(x)``, ``x + y``, comparisons ...; ``maximum``/``minimum``/
-  ``fmax``/``fmin``/``absolute``/``sign`` through their ``np.`` ufuncs),
-* ``dot``/``matmul`` (``np.dot``), ``transpose`` of one operand, whole-array
-  ``sum``/``mean``,
-* variables and int/float/bool literals,
+* interpreted (the same nodes as always, timed) until that time reaches the expected
+  compile cost (``fusion_compile_cost_ms``; a tenth when numba's disk cache holds the
+  module and a kernel was already compiled or loaded in the process), counting only
+  calls whose nodes took at most ``MAX_NS_PER_NODE`` each on average (small steps, where
+  the overhead between NumPy calls is the cost; big steps are the row passes' job);
+* then compiled in the background for the signature of the call: the size class
+  (factors of 4 in elements, measured apart) and the inputs' types — float64 arrays of
+  1 or 2 dimensions, C or Fortran ordered (writeable if the loop rebinds them), Python
+  float/int/bool and NumPy float64/bool scalars — if ``loop_plan.infer`` finds that
+  the compiled loop computes what the tree does for them;
+* the first compiled run is checked against the interpreted run of the same inputs
+  (types, shapes, scalar types, values within a tolerance growing with the
+  iterations), then two compiled and two interpreted runs are timed and the compiled
+  loop is kept for the signature only if it is faster.
 
-:func:`analyse` turns it into the source of one numba function that runs every
-iteration (numba fuses each element-wise array expression into one loop and calls
-BLAS for the products)::
-
-    def kernel_par(r_start, r_stop, r_step, v_x, v_w, v_alpha, v_y):
-        i = r_start
-        v_w = (v_w - (v_alpha * np.dot(np.transpose(v_x), ...)))   # iteration one,
-        for i in range(r_start + r_step, r_stop, r_step):           # peeled: every
-            v_w = (v_w - (v_alpha * np.dot(np.transpose(v_x), ...)))  # variable bound
-        return (v_w, i)
-
-:class:`CompiledLoop` runs it under the fusion policy: interpreted (the same nodes as
-always, timed) until that time reaches the expected compile cost (a tenth when numba's
-disk cache holds the module), then compiled in the background per signature of the
-inputs (float64 arrays of 1 or 2 dimensions, Python or NumPy float64/int/bool scalars:
-the types whose promotion numba and NumPy agree on), and only for calls whose nodes
-took at most ``MAX_NS_PER_NODE`` each on average (small steps, where the overhead between
-NumPy calls is the cost); the first compiled run is checked
-against the interpreted run of the same inputs (types, shapes, values within a tolerance
-growing with the iterations), and the compiled loop is kept only if it is faster.  A
-compiled run that raises falls back to the interpreted loop from the same values (the
-kernel never writes its inputs), which raises the located error if the program is
-wrong, or gives its result and one ``FusionWarning`` if the kernel was.  Setting
-``fusion_loops`` switches it.
+Compiled runs return the variables bound in the loop and the loop variable, written back
+to the frame with the scalar types the tree would leave.  They run in chunks of about
+``CHUNK_NS`` so that Ctrl-C and cancellation (``runtime/cancel.py``) are seen between
+chunks.  A compiled run that raises falls back to the interpreted loop from the same
+values (the kernel never writes its inputs), which raises the located error if the
+program is wrong, or gives its result and one ``FusionWarning`` if the kernel was.
+Under ``np.errstate`` raising or calling for a floating-point error the tree runs (a
+kernel does not); a kernel does not warn where NumPy would (a zero divisor, an invalid
+value), and its sums add in sequence where NumPy adds pairwise (differences within
+rounding, as in fused reductions).  Setting ``fusion_loops``
+switches it.
 """
 from __future__ import annotations
 
-import re
 import threading
+import time
 import warnings
 import weakref
 from time import perf_counter_ns
@@ -49,282 +45,50 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime.cancel import PENDING, check
+from ..runtime.cancel import PENDING, CancelledError, check
 from ..runtime.nodes import Node
 from . import codegen, hot
 from .hot import FusionWarning, Settings, _compiles, _tolerance
-from .regions import _classify
+from .loop_plan import SCALAR_TYPES, LoopPlan, infer, kind_of, numba_kind, translate
 
-#: element-wise rules whose scalar code would call a scalar-only helper: their ufunc
-_ARRAY_FORMS = {"maximum": "np.maximum({0}, {1})", "minimum": "np.minimum({0}, {1})",
-                "fmax": "np.fmax({0}, {1})", "fmin": "np.fmin({0}, {1})",
-                "absolute": "np.abs({0})", "sign": "np.sign({0})"}
-_CALL = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
-_BINDERS = ("define-variable", "store")
 SPEED_MARGIN = 0.95     # kept only if its best is below this fraction of the tree's best
+TIMED_RUNS = 4          # after the check: compiled, tree, compiled, tree
 #: a loop whose nodes take longer than this on average is not compiled: what a compiled
 #: loop saves is the tree's and NumPy's per-call overhead, a few microseconds per node;
 #: beyond, the work itself dominates, and the tree's row passes and fused regions do it
 #: at least as well (W1 large, 200,000 x 100: 0.43-0.61 s per call in the tree, 1.06-1.27
 #: s compiled, while developing)
 MAX_NS_PER_NODE = 50_000
-TIMED_RUNS = 4          # after the check: compiled, tree, compiled, tree
+FIRST_CHUNK = 16        # iterations of the first chunk; the next ones last ~CHUNK_NS
+CHUNK_NS = 50_000_000
+SETTLED_AFTER_S = 2.0   # a loop not run for this long is not settling any more
+#: NumPy error modes under which the tree raises where a kernel would not
+_RAISING = frozenset(("raise", "call"))
+_PENDING, _REJECTED = "pending", "rejected"
 
 
-def _array_code(name: str, rule) -> str | None:
-    """The rule's code if it is NumPy array code as well as scalar code."""
-    if name in _ARRAY_FORMS:
-        return _ARRAY_FORMS[name]
-    code = rule.code
-    if code is None or " and " in code or " or " in code:
-        return None
-    if any(not f.startswith("np.") for f in _CALL.findall(code)):
-        return None
-    return code
-
-
-class _Source:
-    """The translation of one loop body: names of variables, reads before writes."""
-
-    def __init__(self, index_key: Any):
-        self.index_key = index_key
-        self.names: dict[Any, str] = {}
-        self.readers: dict[Any, tuple] = {}     # key -> node.variable of a read
-        self.writers: dict[Any, tuple] = {}     # key -> node.variable of a binding
-        self.inputs: list[Any] = []             # read before bound in an iteration
-        self.bound: set[Any] = set()
-        self.typing: list[tuple] = []          # (key, typing term) per statement
-
-    def name(self, key: Any, instance: str | None) -> str:
-        if key not in self.names:
-            clean = re.sub(r"\W", "_", instance or "")
-            self.names[key] = f"v{len(self.names)}_{clean}"
-        return self.names[key]
-
-    def expr(self, node: Node) -> tuple[str, tuple] | None:
-        """(numba code, typing term) of an expression, None if not translatable."""
-        if node.is_const:
-            v = node.value
-            if type(v) is bool or (type(v) in (int, float) and np.isfinite(v)
-                                   and abs(v) < 2 ** 62):
-                return repr(v), ("value", v)
-            return None
-        p = node.primitive
-        if p == "access-variable":
-            if node.variable is None:
-                return None
-            key = node.variable[0]
-            if key == self.index_key:
-                return "i_", ("value", 0)
-            if key not in self.bound and key not in self.inputs:
-                self.inputs.append(key)
-                self.readers[key] = node.variable
-            return self.name(key, node.instance), ("var", key)
-        if p in ("dot", "matmul", "transpose"):
-            args = self.operands(node.children)
-            if args is None:
-                return None
-            codes, terms = args
-            if p == "transpose":
-                return (f"np.transpose({codes[0]})", ("transpose", terms[0])) \
-                    if len(codes) == 1 else None
-            return (f"np.dot({codes[0]}, {codes[1]})", ("dot", *terms)) \
-                if len(codes) == 2 else None
-        info = _classify(node)
-        if info is None:
-            return None
-        name, impl, rule, params = info
-        args = self.operands([c for i, c in enumerate(node.children) if i not in params])
-        if args is None:
-            return None
-        codes, terms = args
-        if rule is None:                        # whole-array sum / mean
-            return f"np.{name}({codes[0]})", ("reduce", terms[0])
-        code = _array_code(name, rule)
-        if code is None:
-            return None
-        term = ("apply", impl, params, *terms)
-        if rule.fold and len(codes) > 2:
-            out = code.format(codes[0], codes[1])
-            for c in codes[2:]:
-                out = code.format(out, c)
-            return out, term
-        return code.format(*codes), term
-
-    def operands(self, nodes) -> tuple[list, list] | None:
-        made = [self.expr(c) for c in nodes]
-        if None in made:
-            return None
-        return [m[0] for m in made], [m[1] for m in made]
-
-    def statement(self, node: Node) -> str | None:
-        if node.primitive not in _BINDERS or len(node.children) != 1 \
-                or node.variable is None or node.variable[0] is None:
-            return None
-        made = self.expr(node.children[0])
-        if made is None:
-            return None
-        key = node.variable[0]
-        self.bound.add(key)
-        self.writers[key] = node.variable
-        self.typing.append((key, made[1]))
-        return f"{self.name(key, node.instance)} = {made[0]}"
-
-
-# -- typing: which input types a compiled loop computes exactly as the tree -------------
-
-def _sample(kind: tuple) -> Any:
-    """A value of ``kind`` ((letter, ndim)) for running a primitive's own kernel."""
-    letter, ndim = kind
-    scalar = {"f": 0.5, "i": 3, "b": True}[letter]
-    return scalar if ndim == 0 else np.full((1,) * ndim, scalar)
-
-
-def _kind_of(value: Any) -> tuple | None:
-    """(letter, ndim) of a value: float64 ``f``, Python/NumPy int ``i``, bool ``b``."""
-    if isinstance(value, np.ndarray):
-        letter = {"f8": "f", "b1": "b"}.get(value.dtype.str[1:])
-        return None if letter is None or value.ndim == 0 else (letter, value.ndim)
-    t = type(value)
-    if t is bool or t is np.bool_:
-        return "b", 0
-    if t is float or t is np.float64:
-        return "f", 0
-    if t is int or t is np.int64:
-        return "i", 0
-    return None
-
-
-def infer(typing: list, kinds: dict) -> bool:
-    """True if every statement has a float or bool type, the same in every iteration,
-    for variables of ``kinds`` (key -> (letter, ndim)); integer arithmetic is the
-    tree's (Python ints do not overflow, int64 does), so it stays there."""
-    known = dict(kinds)
-
-    def kind(term) -> tuple | None:
-        tag = term[0]
-        if tag == "value":
-            return _kind_of(term[1])
-        if tag == "var":
-            return known.get(term[1])
-        parts = [kind(t) for t in term[1:] if type(t) is tuple]
-        if None in parts:
-            return None
-        if tag == "transpose":
-            return parts[0] if parts[0][0] == "f" else None
-        if tag == "dot":
-            (la, na), (lb, nb) = parts
-            return ("f", na + nb - 2) if la == lb == "f" and na and nb else None
-        if tag == "reduce":
-            return ("f", 0) if parts[0][0] == "f" else None
-        impl, params = term[1], term[2]
-        args = [_sample(k) for k in parts]
-        for slot in sorted(params):
-            args.insert(slot, params[slot])
-        try:
-            with np.errstate(all="ignore"):
-                result = _kind_of(impl(*args))
-        except Exception:   # a kernel that refuses these kinds: the tree decides
-            return None
-        if result is None or result[0] == "i":
-            return None
-        return result[0], max(k[1] for k in parts)
-
-    for key, term in typing:
-        got = kind(term)
-        if got is None or known.get(key, got) != got:
-            return False
-        known[key] = got
-    for key, term in typing:      # the next iteration reads what this one bound
-        if kind(term) != known[key]:
-            return False
-    return True
-
-
-class LoopPlan:
-    """A translated loop: its source and the variables it reads and binds."""
-
-    def __init__(self, source: str, inputs: list, outputs: list, names: dict,
-                 result_key: Any, typing: list):
-        self.source = source
-        self.typing = typing          # [(key, typing term)] per statement (:func:`infer`)
-        self.inputs = inputs          # [(key, node.variable)] in the kernel's order
-        self.outputs = outputs        # [(key, node.variable)] in the returned tuple's order
-        self.names = names
-        self.result_key = result_key  # the last statement's variable if it is a define
-
-
-def translate(node: Node) -> LoopPlan | None:
-    """The plan of a ``for_each`` node, or None if it is not a loop this module takes."""
-    if node.primitive != "for_each" or node.variable is None or len(node.children) != 2:
-        return None
-    iterable, body = node.children
-    if iterable.primitive != "range":
-        return None
-    statements = list(body.children) if body.primitive == "block" else [body]
-    if not statements:
-        return None
-    src = _Source(node.variable[0])
-    lines = []
-    for stmt in statements:
-        line = src.statement(stmt)
-        if line is None:
-            return None
-        lines.append(line)
-    inputs = [(k, src.readers[k]) for k in src.inputs]
-    outputs = [(k, src.writers[k]) for k in src.writers]
-    last = statements[-1]
-    result_key = last.variable[0] if last.primitive == "define-variable" else None
-    params = ", ".join(["r_start", "r_stop", "r_step"] + [src.names[k] for k, _ in inputs])
-    returned = ", ".join([src.names[k] for k, _ in outputs] + ["i_"])
-    head = "    i_ = r_start\n"
-    iteration = "\n".join(lines)
-    source = (f"{codegen.PRELUDE}\n\n"
-              f'@njit(cache=True, error_model="numpy", nogil=True)\n'
-              f"def kernel_par({params}):\n{head}"
-              + _indent(iteration, 4)
-              + "\n    for i_ in range(r_start + r_step, r_stop, r_step):\n"
-              + _indent(iteration, 8)
-              + f"\n    return ({returned},)\n")
-    return LoopPlan(source, inputs, outputs, src.names, result_key, src.typing)
-
-
-def _indent(text: str, n: int) -> str:
-    return "\n".join(" " * n + line for line in text.splitlines())
-
-
-def _key(value: Any) -> Any:
+def _key(value: Any, carried: bool) -> Any:
     """A value's part of a kernel signature, None if no compiled loop takes it."""
     t = type(value)
     if t is np.ndarray:
-        if value.dtype != np.float64 or not 1 <= value.ndim <= 2:
-            return None
-        layout = "C" if value.flags.c_contiguous else "F" if value.flags.f_contiguous else "A"
-        return ("a", value.ndim, layout, value.flags.writeable)
-    if t is float or t is np.float64:
-        return "f"
-    if t is bool:
-        return "b"
+        flags = value.flags
+        if value.dtype != np.float64 or not 1 <= value.ndim <= 2 or (
+                carried and not flags.writeable):
+            return None    # a read-only array rebound to a new one: numba cannot unify
+        layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else None
+        return None if layout is None else ("a", value.ndim, layout, flags.writeable)
     if t is int:
         return "i" if value.bit_length() <= 62 else None
-    return None
+    kind = kind_of(value)
+    return None if kind is None else kind[0]
 
 
-def _arrival(value: Any, carried: bool) -> Any:
-    """An input as the kernel takes it: a strided array as a contiguous copy (numba's
-    np.dot would warn, and BLAS wants one), a read-only array the loop rebinds as a
-    writeable copy (numba types the two apart and could not unify them); the kernel
-    never writes its inputs, so copies change nothing the program can see."""
-    if type(value) is np.ndarray and value.dtype == np.float64 and value.ndim:
-        flags = value.flags
-        if not (flags.c_contiguous or flags.f_contiguous):
-            return np.ascontiguousarray(value)
-        if carried and not flags.writeable:
-            return value.copy()
-    return value
-
-
-_PENDING, _REJECTED = "pending", "rejected"
+def _chunk_key(value: Any) -> Any:
+    """What numba dispatches a carried value on (float and np.float64 alike)."""
+    if type(value) is np.ndarray:
+        return value.dtype, value.ndim, value.flags.c_contiguous, value.flags.f_contiguous
+    kind = kind_of(value)
+    return None if kind is None else numba_kind(kind)
 
 
 class _Entry:
@@ -333,7 +97,6 @@ class _Entry:
     def __init__(self, kernel: Any):
         self.kernel = kernel
         self.checked = False
-        self.types: list[type] = []           # the tree's output types, from the check
         self.timed = [[], []]                 # ns: compiled runs, tree runs
         self.kept = False
         self.calls = 0                        # compiled runs whose outputs were used
@@ -343,8 +106,9 @@ _LIVE: weakref.WeakSet = weakref.WeakSet()
 
 
 def settling() -> bool:
-    """True while a compiled loop is compiling or being checked and timed: the calls
-    made now are not the steady state (benchmarks wait for this to end)."""
+    """True while a compiled loop run in the last ``SETTLED_AFTER_S`` seconds is
+    compiling or being checked and timed: the calls made now are not the steady state
+    (benchmarks wait for this to end)."""
     return any(loop.settling() for loop in list(_LIVE))
 
 
@@ -359,20 +123,23 @@ class CompiledLoop:
         self.iterable, self.body = node.children
         self.index_owner, self.index_slot = node.variable[1], node.variable[2]
         self.entries: dict[tuple, Any] = {}
+        self.types: dict[tuple, tuple] = {}   # sig -> output types (1 iteration, more)
         self.lock = threading.Lock()
         self.warned = False
         self.cached: bool | None = None
         self.nodes = sum(1 for _ in self.body.walk())
-        bound = {key for key, _ in plan.outputs}
-        self.carried = [key in bound for key, _ in plan.inputs]
+        carried = {i for i, _ in plan.carried}
+        self.is_carried = [i in carried for i in range(len(plan.inputs))]
+        self.last_run = 0.0
 
     def __repr__(self) -> str:
         loc = self.node.loc
         return f"<CompiledLoop at line {loc.line if loc else '?'}>"
 
     def settling(self) -> bool:
-        return any(
-            e == _PENDING or (type(e) is _Entry and not e.kept) for e in self.entries.values())
+        return time.monotonic() - self.last_run < SETTLED_AFTER_S and any(
+            e == _PENDING or (type(e) is _Entry and not e.kept)
+            for e in list(self.entries.values()))
 
     # -- the tree's loop, as for_each runs it ------------------------------------------
     def interpret(self, frame: list, items: range) -> Any:
@@ -387,13 +154,18 @@ class CompiledLoop:
         return result
 
     def run(self, frame: list) -> Any:
-        items = self.iterable.run(frame)
-        if type(items) is not range or len(items) == 0 or not Settings.loops:
-            return self.interpret(frame, items) if type(items) is range \
-                else self.original(frame)
-        values = [_arrival(var[1](frame)[var[2]], carried)
-                  for (_, var), carried in zip(self.plan.inputs, self.carried)]
-        types = tuple(_key(v) for v in values)
+        try:
+            return self.dispatch(frame)
+        finally:
+            self.last_run = time.monotonic()
+
+    def dispatch(self, frame: list) -> Any:
+        items = self.iterable.run(frame)          # the range primitive: always a range
+        if not (Settings.loops and len(items) and _fits(items)) \
+                or not _RAISING.isdisjoint(np.geterr().values()):
+            return self.interpret(frame, items)
+        values = [var[1](frame)[var[2]] for _, var in self.plan.inputs]
+        types = tuple(_key(v, c) for v, c in zip(values, self.is_carried))
         if None in types:
             return self.interpret(frame, items)
         # sizes by factors of 4 are measured apart: a loop compiled for small steps
@@ -402,10 +174,10 @@ class CompiledLoop:
         sig = (elements.bit_length() // 2,) + types
         entry = self.entries.get(sig)
         if entry is None:
-            entry = self.entries[sig] = self.first_entry(types, values)
+            entry = self.first_entry(sig, values)
         if type(entry) is _Entry:
             if entry.kept:
-                return self.compiled(frame, items, values, entry)
+                return self.compiled(frame, items, values, sig, entry)
             return self.trial(frame, items, values, sig, entry)
         if type(entry) is not int:             # pending or rejected
             return self.interpret(frame, items)
@@ -415,24 +187,31 @@ class CompiledLoop:
         if elapsed > MAX_NS_PER_NODE * self.nodes * len(items):
             return result      # big steps: the tree's overhead is not what takes the time
         kernel = self.compiled_for(types)
-        if kernel is not None:   # compiled at another size: checked and timed at this one
-            with self.lock:
-                if self.entries.get(sig) == entry:
-                    self.entries[sig] = _Entry(kernel)
-            return result
-        spent = entry + elapsed
         with self.lock:
-            if type(self.entries.get(sig, 0)) is int:
-                self.entries[sig] = spent
+            if self.entries.get(sig) != entry:
+                return result
+            if kernel is not None:   # compiled at another size: checked and timed here
+                self.entries[sig] = _Entry(kernel)
+                return result
+            self.entries[sig] = spent = entry + elapsed
         if spent >= self.cost():
             self.start_compile(sig, values)
         return result
 
-    def first_entry(self, types: tuple, values: list) -> Any:
-        """What a new signature starts with: rejected if the types do not compute as
-        the tree's, else no time spent yet."""
-        kinds = {key: _kind_of(v) for (key, _), v in zip(self.plan.inputs, values)}
-        return 0 if infer(self.plan.typing, kinds) else _REJECTED
+    def first_entry(self, sig: tuple, values: list) -> Any:
+        """Rejected if the tree computes other types than the kernel would for these
+        inputs, else no time spent yet; the tree's output types are kept."""
+        kinds = {key: kind_of(v) for (key, _), v in zip(self.plan.inputs, values)}
+        inferred = infer(self.plan.typing, kinds)
+        with self.lock:
+            if inferred is None:
+                self.entries[sig] = _REJECTED
+            else:
+                self.types[sig] = tuple(
+                    [_scalar_type(passes[key]) for key, _ in self.plan.outputs]
+                    for passes in inferred)
+                self.entries.setdefault(sig, 0)
+            return self.entries[sig]
 
     def compiled_for(self, types: tuple) -> Any:
         """The kernel compiled for these types at another size, or None."""
@@ -449,7 +228,7 @@ class CompiledLoop:
 
     def start_compile(self, sig: tuple, values: list) -> None:
         with self.lock:
-            if type(self.entries.get(sig, 0)) is not int:
+            if type(self.entries.get(sig)) is not int:
                 return
             self.entries[sig] = _PENDING
         samples = (0, 1, 1) + tuple(values)
@@ -472,11 +251,34 @@ class CompiledLoop:
         else:
             work()
 
-    # -- compiled ------------------------------------------------------------------------
-    def write_back(self, frame: list, outputs: tuple, types: list) -> Any:
+    # -- compiled -------------------------------------------------------------------------
+    def execute(self, kernel: Any, items: range, values: list) -> tuple:
+        """The kernel over ``items`` in chunks of about ``CHUNK_NS`` (Ctrl-C and
+        cancellation are seen between them), carried values passed on."""
+        start, step, n = items.start, items.step, len(items)
+        chunk, done, began = min(n, FIRST_CHUNK), 0, perf_counter_ns()
+        args = list(values)
+        while True:
+            first = start + done * step
+            outputs = kernel(first, first + chunk * step, step, *args)
+            done += chunk
+            if done >= n:
+                return outputs
+            if PENDING[0]:
+                check()
+            for i, o in self.plan.carried:
+                if _chunk_key(outputs[o]) != _chunk_key(args[i]):
+                    # another numba type (a layout changed): one call from the start
+                    return kernel(start, items.stop, step, *values)
+                args[i] = outputs[o]
+            spent = max(1, perf_counter_ns() - began)
+            chunk = max(1, min(n - done, done * CHUNK_NS // spent))
+
+    def write_back(self, frame: list, outputs: tuple, sig: tuple, iterations: int) -> Any:
+        types = self.types[sig][0 if iterations == 1 else 1]
         result = None
         for (key, var), value, t in zip(self.plan.outputs, outputs, types):
-            if type(value) is not t and t is not np.ndarray:
+            if t is not None and type(value) is not t:
                 value = t(value)
             var[1](frame)[var[2]] = value
             if key == self.plan.result_key:
@@ -484,15 +286,18 @@ class CompiledLoop:
         self.index_owner(frame)[self.index_slot] = outputs[-1]
         return result
 
-    def compiled(self, frame: list, items: range, values: list, entry: _Entry) -> Any:
+    def compiled(self, frame: list, items: range, values: list, sig: tuple,
+                 entry: _Entry) -> Any:
         try:
-            outputs = entry.kernel(items.start, items.stop, items.step, *values)
+            outputs = self.execute(entry.kernel, items, values)
+        except CancelledError:
+            raise
         except Exception as e:  # the tree decides: a located error, or a kernel bug
             result = self.interpret(frame, items)
             self.reject(entry, f"the compiled loop raised {type(e).__name__}: {e}")
             return result
         entry.calls += 1
-        return self.write_back(frame, outputs, entry.types)
+        return self.write_back(frame, outputs, sig, len(items))
 
     def trial(self, frame: list, items: range, values: list, sig: tuple,
               entry: _Entry) -> Any:
@@ -505,8 +310,10 @@ class CompiledLoop:
             return result
         start = perf_counter_ns()
         try:
-            outputs = entry.kernel(items.start, items.stop, items.step, *values)
+            outputs = self.execute(entry.kernel, items, values)
             failure = None
+        except CancelledError:
+            raise
         except Exception as e:
             outputs, failure = None, f"{type(e).__name__}: {e}"
         compiled_ns = perf_counter_ns() - start
@@ -517,7 +324,7 @@ class CompiledLoop:
                 return result
             entry.timed[0].append(compiled_ns)
             entry.calls += 1
-            result = self.write_back(frame, outputs, entry.types)
+            result = self.write_back(frame, outputs, sig, len(items))
             self.decide(entry)
             return result
         start = perf_counter_ns()
@@ -527,11 +334,13 @@ class CompiledLoop:
             self.reject(entry, f"the compiled loop raised {failure}")
             return result
         expected = [var[1](frame)[var[2]] for _, var in self.plan.outputs]
-        problem = disagreement(outputs[:-1], expected, len(items))
+        expected.append(self.index_owner(frame)[self.index_slot])
+        types = self.types[sig][0 if len(items) == 1 else 1] + [int]
+        got = [v if t is None or type(v) is t else t(v) for v, t in zip(outputs, types)]
+        problem = disagreement(got, expected, len(items))
         if problem is not None:
             self.reject(entry, f"the compiled loop disagrees with the tree ({problem})")
             return result
-        entry.types = [type(v) for v in expected]
         entry.checked = True
         entry.timed[0].append(compiled_ns)
         entry.timed[1].append(tree_ns)
@@ -548,9 +357,10 @@ class CompiledLoop:
     def reject(self, entry: _Entry, why: str | None) -> None:
         """The tree runs this signature from now on; ``why`` a kernel fault, warned of
         (None: measured slower)."""
-        for sig, e in list(self.entries.items()):
-            if e is entry:
-                self.entries[sig] = _REJECTED
+        with self.lock:
+            for sig, e in list(self.entries.items()):
+                if e is entry:
+                    self.entries[sig] = _REJECTED
         if why is not None:
             self.warn(why)
 
@@ -563,15 +373,24 @@ class CompiledLoop:
                           FusionWarning, stacklevel=4)
 
 
-def disagreement(got: tuple, expected: list, iterations: int) -> str | None:
+def _fits(items: range) -> bool:
+    """The range's bounds are int64 with room for a chunk's end past them."""
+    return max(abs(items.start), abs(items.stop), abs(items.step)) < 2 ** 61
+
+
+def _scalar_type(kind: tuple) -> type | None:
+    return SCALAR_TYPES[kind[0]] if kind[1] == 0 else None
+
+
+def disagreement(got: list, expected: list, iterations: int) -> str | None:
     """None if the compiled loop's outputs agree with the tree's, else what differs."""
     for g, e in zip(got, expected):
         if isinstance(e, np.ndarray):
             g = np.asarray(g)
             if g.shape != e.shape or g.dtype != e.dtype:
                 return f"{g.dtype}{g.shape} instead of {e.dtype}{e.shape}"
-        elif not isinstance(e, (bool, int, float, np.generic)):
-            return f"the tree gave a {type(e).__name__}"
+        elif type(g) is not type(e):
+            return f"a {type(g).__name__} where the tree gave a {type(e).__name__}"
         ea = np.asarray(e)
         ga = np.asarray(g)
         if ea.dtype.kind != "f":
@@ -595,4 +414,3 @@ def analyse(node: Node) -> CompiledLoop | None:
         return None
     plan = translate(node)
     return None if plan is None else CompiledLoop(node, plan)
-

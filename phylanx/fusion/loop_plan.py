@@ -1,0 +1,291 @@
+"""A compiled loop's source and types: what ``loops.py`` compiles, and for which inputs.
+
+:func:`translate` turns a ``for_each`` over a ``range`` whose body only binds variables
+(``define``/``store``, never the loop variable) to expressions of
+
+* the element-wise primitives that fuse (``rules.py``) whose scalar code is also NumPy
+  array code (``np.exp(x)``, ``x + y``, comparisons ...; ``maximum``/``minimum``/
+  ``fmax``/``fmin``/``absolute``/``sign`` through their ``np.`` ufuncs; not ``power``,
+  whose NumPy special cases (``x ** 0.5`` is ``sqrt``, a negative base gives a complex
+  scalar) numba's ``pow`` does not share, nor ``real``/``imag``/``conj``),
+* ``dot``/``matmul`` (``np.dot``), ``transpose`` of one operand, whole-array
+  ``sum``/``mean``,
+* variables and int/float/bool literals,
+
+into the source of one numba function running every iteration, the first one peeled so
+that every variable is bound whatever its type::
+
+    def kernel_par(r_start, r_stop, r_step, v0_w, v1_alpha, v2_x, v3_y):
+        i_ = r_start
+        v0_w = (v0_w - (v1_alpha * np.dot(np.transpose(v2_x), ...)))
+        for i_ in range(r_start + r_step, r_stop, r_step):
+            v0_w = (v0_w - (v1_alpha * np.dot(np.transpose(v2_x), ...)))
+        return (v0_w, i_,)
+
+:func:`infer` decides, from the kinds of the inputs, whether the compiled loop computes
+what the tree computes, and which Python/NumPy scalar types the tree leaves in each
+variable: it runs each element-wise primitive's own kernel on sample values of its
+operands' kinds (``float`` and ``np.float64``, ``bool`` and ``np.bool_`` apart).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from ..runtime.nodes import Node
+from . import codegen
+from .regions import _classify
+
+#: element-wise rules whose scalar code would call a scalar-only helper: their ufunc
+_ARRAY_FORMS = {"maximum": "np.maximum({0}, {1})", "minimum": "np.minimum({0}, {1})",
+                "fmax": "np.fmax({0}, {1})", "fmin": "np.fmin({0}, {1})",
+                "absolute": "np.abs({0})", "sign": "np.sign({0})"}
+#: rules whose array form differs from NumPy's (see the module docstring)
+_NOT_IN_LOOPS = frozenset(("power", "exp10", "real", "imag", "conj"))
+_CALL = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
+_BINDERS = ("define-variable", "store")
+
+
+def _array_code(name: str, rule) -> str | None:
+    """The rule's code if it is NumPy array code as well as scalar code."""
+    if name in _ARRAY_FORMS:
+        return _ARRAY_FORMS[name]
+    code = rule.code
+    if (code is None or name in _NOT_IN_LOOPS or "{0}" not in code or "**" in code
+            or " and " in code or " or " in code):
+        return None
+    if any(not f.startswith("np.") for f in _CALL.findall(code)):
+        return None
+    return code
+
+
+class _Source:
+    """The translation of one loop body: names of variables, reads before writes."""
+
+    def __init__(self, index_key: Any):
+        self.index_key = index_key
+        self.names: dict[Any, str] = {}
+        self.readers: dict[Any, tuple] = {}     # key -> node.variable of a read
+        self.writers: dict[Any, tuple] = {}     # key -> node.variable of a binding
+        self.inputs: list[Any] = []             # read before bound in an iteration
+        self.bound: set[Any] = set()
+        self.typing: list[tuple] = []          # (key, typing term) per statement
+
+    def name(self, key: Any, instance: str | None) -> str:
+        if key not in self.names:
+            clean = re.sub(r"\W", "_", instance or "")
+            self.names[key] = f"v{len(self.names)}_{clean}"
+        return self.names[key]
+
+    def expr(self, node: Node) -> tuple[str, tuple] | None:
+        """(numba code, typing term) of an expression, None if not translatable."""
+        if node.is_const:
+            v = node.value
+            if type(v) is bool or (type(v) in (int, float) and np.isfinite(v)
+                                   and abs(v) < 2 ** 62):
+                return repr(v), ("value", v)
+            return None
+        p = node.primitive
+        if p == "access-variable":
+            if node.variable is None:
+                return None
+            key = node.variable[0]
+            if key == self.index_key:
+                return "i_", ("value", 0)
+            if key not in self.bound and key not in self.inputs:
+                self.inputs.append(key)
+                self.readers[key] = node.variable
+            return self.name(key, node.instance), ("var", key)
+        if p in ("dot", "matmul", "transpose"):
+            args = self.operands(node.children)
+            if args is None:
+                return None
+            codes, terms = args
+            if p == "transpose":
+                return (f"np.transpose({codes[0]})", ("transpose", terms[0])) \
+                    if len(codes) == 1 else None
+            return (f"np.dot({codes[0]}, {codes[1]})", ("dot", *terms)) \
+                if len(codes) == 2 else None
+        info = _classify(node)
+        if info is None:
+            return None
+        name, impl, rule, params = info
+        args = self.operands([c for i, c in enumerate(node.children) if i not in params])
+        if args is None:
+            return None
+        codes, terms = args
+        if rule is None:                        # whole-array sum / mean
+            return f"np.{name}({codes[0]})", ("reduce", terms[0])
+        code = _array_code(name, rule)
+        if code is None:
+            return None
+        term = ("apply", impl, params, *terms)
+        if rule.fold and len(codes) > 2:
+            out = code.format(codes[0], codes[1])
+            for c in codes[2:]:
+                out = code.format(out, c)
+            return out, term
+        return code.format(*codes), term
+
+    def operands(self, nodes) -> tuple[list, list] | None:
+        made = [self.expr(c) for c in nodes]
+        if None in made:
+            return None
+        return [m[0] for m in made], [m[1] for m in made]
+
+    def statement(self, node: Node) -> str | None:
+        if node.primitive not in _BINDERS or len(node.children) != 1 \
+                or node.variable is None or node.variable[0] is None \
+                or node.variable[0] == self.index_key:   # the loop variable rebound
+            return None
+        made = self.expr(node.children[0])
+        if made is None:
+            return None
+        key = node.variable[0]
+        self.bound.add(key)
+        self.writers[key] = node.variable
+        self.typing.append((key, made[1]))
+        return f"{self.name(key, node.instance)} = {made[0]}"
+
+
+class LoopPlan:
+    """A translated loop: its source and the variables it reads and binds."""
+
+    def __init__(self, source: str, inputs: list, outputs: list, result_key: Any,
+                 typing: list):
+        self.source = source
+        self.typing = typing          # [(key, typing term)] per statement (:func:`infer`)
+        self.inputs = inputs          # [(key, node.variable)] in the kernel's order
+        self.outputs = outputs        # [(key, node.variable)] in the returned tuple's order
+        self.result_key = result_key  # the last statement's variable if it is a define
+        bound = {key for key, _ in outputs}
+        out_index = {key: i for i, (key, _) in enumerate(outputs)}
+        #: (input position, output position) of the variables carried to the next
+        #: iteration
+        self.carried = [(i, out_index[key]) for i, (key, _) in enumerate(inputs)
+                        if key in bound]
+
+
+def translate(node: Node) -> LoopPlan | None:
+    """The plan of a ``for_each`` node, or None if it is not a loop this module takes."""
+    if node.primitive != "for_each" or node.variable is None or len(node.children) != 2:
+        return None
+    iterable, body = node.children
+    if iterable.primitive != "range":
+        return None
+    statements = list(body.children) if body.primitive == "block" else [body]
+    if not statements:
+        return None
+    src = _Source(node.variable[0])
+    lines = []
+    for stmt in statements:
+        line = src.statement(stmt)
+        if line is None:
+            return None
+        lines.append(line)
+    inputs = [(k, src.readers[k]) for k in src.inputs]
+    outputs = [(k, src.writers[k]) for k in src.writers]
+    last = statements[-1]
+    result_key = last.variable[0] if last.primitive == "define-variable" else None
+    params = ", ".join(["r_start", "r_stop", "r_step"] + [src.names[k] for k, _ in inputs])
+    returned = ", ".join([src.names[k] for k, _ in outputs] + ["i_"])
+    iteration = "\n".join(lines)
+    source = (f"{codegen.PRELUDE}\n\n"
+              f'@njit(cache=True, error_model="numpy", nogil=True)\n'
+              f"def kernel_par({params}):\n    i_ = r_start\n"
+              + _indent(iteration, 4)
+              + "\n    for i_ in range(r_start + r_step, r_stop, r_step):\n"
+              + _indent(iteration, 8)
+              + f"\n    return ({returned},)\n")
+    return LoopPlan(source, inputs, outputs, result_key, src.typing)
+
+
+def _indent(text: str, n: int) -> str:
+    return "\n".join(" " * n + line for line in text.splitlines())
+
+
+# -- typing -----------------------------------------------------------------------------
+# A kind is (letter, ndim): scalars ``f`` float, ``F`` np.float64, ``b`` bool, ``B``
+# np.bool_, ``i`` int; arrays (ndim >= 1) ``f`` float64, ``b`` bool.
+
+_SAMPLES = {"f": 0.5, "F": np.float64(0.5), "b": True, "B": np.True_, "i": 3}
+#: the kinds numba does not tell apart
+_NUMBA = {"F": "f", "B": "b"}
+#: the scalar type the tree leaves for each scalar letter
+SCALAR_TYPES = {"f": float, "F": np.float64, "b": bool, "B": np.bool_, "i": int}
+
+
+def kind_of(value: Any) -> tuple | None:
+    """The kind of a value, None if no compiled loop takes it."""
+    t = type(value)
+    if t is np.ndarray:
+        letter = {"f8": "f", "b1": "b"}.get(value.dtype.str[1:])
+        return None if letter is None or value.ndim == 0 else (letter, value.ndim)
+    letter = {float: "f", np.float64: "F", bool: "b", np.bool_: "B", int: "i"}.get(t)
+    return None if letter is None else (letter, 0)
+
+
+def numba_kind(kind: tuple) -> tuple:
+    return _NUMBA.get(kind[0], kind[0]), kind[1]
+
+
+def _sample(kind: tuple) -> Any:
+    letter, ndim = kind
+    return _SAMPLES[letter] if ndim == 0 else np.full((1,) * ndim, _SAMPLES[letter])
+
+
+def infer(typing: list, kinds: dict) -> tuple[dict, dict] | None:
+    """The kinds every bound variable has after the first iteration and after any later
+    one, for inputs of ``kinds`` (key -> kind); None if the loop is not compiled for
+    them: integer arithmetic (Python ints do not overflow, int64 does), a variable
+    whose numba type changes between iterations, a kernel refusing the kinds."""
+    known = dict(kinds)
+
+    def kind(term, in_dot: bool = False) -> tuple | None:
+        tag = term[0]
+        if tag == "value":
+            return kind_of(term[1])
+        if tag == "var":
+            return known.get(term[1])
+        parts = [kind(t, tag == "dot") for t in term[1:] if type(t) is tuple]
+        if None in parts:
+            return None
+        if tag == "transpose":
+            # a transposed matrix only as a product's operand: bound to a variable,
+            # its Fortran order would meet C order and numba would unify them into a
+            # strided type (slower products, a NumbaPerformanceWarning)
+            ok = parts[0][0] == "f" and (parts[0][1] == 1 or parts[0][1] == 2 and in_dot)
+            return parts[0] if ok else None
+        if tag == "dot":
+            (la, na), (lb, nb) = parts
+            if not (la == lb == "f" and na and nb):
+                return None
+            return ("f", na + nb - 2) if na + nb > 2 else ("F", 0)
+        if tag == "reduce":
+            return ("F", 0) if parts[0][0] == "f" and parts[0][1] else None
+        impl, params = term[1], term[2]
+        args = [_sample(k) for k in parts]
+        for slot in sorted(params):
+            args.insert(slot, params[slot])
+        try:
+            with np.errstate(all="ignore"):
+                result = kind_of(impl(*args))
+        except Exception:   # a kernel that refuses these kinds: the tree decides
+            return None
+        if result is None or result[0] == "i":
+            return None
+        return result[0], max(k[1] for k in parts)
+
+    passes = []
+    for _ in range(3):
+        for key, term in typing:
+            got = kind(term)
+            if got is None or (key in known and numba_kind(known[key]) != numba_kind(got)):
+                return None
+            known[key] = got
+        passes.append({key: known[key] for key, _ in typing})
+    if passes[2] != passes[1]:
+        return None            # the tree's scalar types still change: leave it the loop
+    return passes[0], passes[1]
