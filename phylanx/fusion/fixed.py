@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import codegen
-from .hot import _KERNEL_LOCK, FusionWarning, Settings, _compiles, array_key
+from .hot import _KERNEL_LOCK, FusionWarning, Settings, array_key, describe_failure, launch
 
 _ADD_ROWS = """
 @njit(parallel={parallel}, cache=True, nogil=True)
@@ -158,17 +158,11 @@ class FixedKernel:
                 self.entries[key] = codegen.compile_kernel(self.plan, samples(), serial=False)
             except Exception as e:  # any failure: NumPy keeps the job
                 self.entries[key] = "failed"
-                text = (str(e).strip().splitlines() or [""])[0]
                 warnings.warn(f"phylanx fusion: could not compile {self.name} "
-                              f"({type(e).__name__}: {text}); running NumPy",
+                              f"({describe_failure(e)}); running NumPy",
                               FusionWarning, stacklevel=2)
 
-        if Settings.background:
-            thread = threading.Thread(target=work, name="phylanx-fixed-compile", daemon=True)
-            _compiles.append(thread)
-            thread.start()
-        else:
-            work()
+        launch(work, "phylanx-fixed-compile")
 
     @staticmethod
     def run(kernels: tuple, *args: Any) -> Any:

@@ -112,6 +112,23 @@ def wait_for_compiles(timeout: float | None = 60.0) -> None:
 atexit.register(wait_for_compiles)
 
 
+def launch(work, name: str) -> None:
+    """Run a compile job ``work()`` in a background thread (``fusion_background``; waited
+    for by :func:`wait_for_compiles`), else now."""
+    if Settings.background:
+        thread = threading.Thread(target=work, name=name, daemon=True)
+        _compiles.append(thread)
+        thread.start()
+    else:
+        work()
+
+
+def describe_failure(e: BaseException) -> str:
+    """``Type: first line`` of a compile failure, for a one-line warning."""
+    text = (str(e).strip().splitlines() or [""])[0]
+    return f"{type(e).__name__}: {text}"
+
+
 class _Planned:
     """A kernel planned for a signature, not compiled yet."""
 
@@ -331,18 +348,11 @@ class FusedRegion:
             try:
                 kernel = codegen.compile_kernel(planned.plan, planned.samples)
             except Exception as e:  # any compile failure: NumPy keeps the region
-                text = str(e).strip().splitlines()
-                self.kernels[sig] = _Failed(f"{type(e).__name__}: {text[0] if text else ''}")
+                self.kernels[sig] = _Failed(describe_failure(e))
                 return
             self.kernels[sig] = self.kernel_class(planned, kernel)
 
-        if Settings.background:
-            thread = threading.Thread(target=work, name="phylanx-fusion-compile",
-                                      daemon=True)
-            _compiles.append(thread)
-            thread.start()
-        else:
-            work()
+        launch(work, "phylanx-fusion-compile")
 
     def steady(self, entry: _Kernel, shape: tuple, n: int, args: list,
                values: list) -> Any:

@@ -48,7 +48,7 @@ import numpy as np
 from ..runtime.cancel import PENDING, CancelledError, check
 from ..runtime.nodes import Node
 from . import codegen, hot
-from .hot import FusionWarning, Settings, _compiles, _tolerance
+from .hot import FusionWarning, Settings, _tolerance, describe_failure, launch
 from .loop_plan import SCALAR_TYPES, LoopPlan, infer, kind_of, numba_kind, translate
 
 SPEED_MARGIN = 0.95     # kept only if its best is below this fraction of the tree's best
@@ -239,17 +239,11 @@ class CompiledLoop:
                                                 samples, serial=False)[0]
             except Exception as e:  # any failure: the tree keeps the loop
                 self.entries[sig] = _REJECTED
-                text = (str(e).strip().splitlines() or [""])[0]
-                self.warn(f"could not compile the loop ({type(e).__name__}: {text})")
+                self.warn(f"could not compile the loop ({describe_failure(e)})")
                 return
             self.entries[sig] = _Entry(kernel)
 
-        if Settings.background:
-            thread = threading.Thread(target=work, name="phylanx-loop-compile", daemon=True)
-            _compiles.append(thread)
-            thread.start()
-        else:
-            work()
+        launch(work, "phylanx-loop-compile")
 
     # -- compiled -------------------------------------------------------------------------
     def execute(self, kernel: Any, items: range, values: list) -> tuple:
