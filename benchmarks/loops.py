@@ -10,7 +10,8 @@ as ``jax.jit`` of a ``fori_loop`` (float64).  Prints the median milliseconds per
 
 * W1 small: logistic regression 569 x 30, 750 iterations (the workload of run.py);
 * power iteration: 300 x 300 matrix, 400 iterations, normalised each step;
-* heavy-ball least squares: 200 x 40, 1000 iterations (gradient, momentum, step).
+* heavy-ball least squares: 200 x 40, 1000 iterations (gradient, momentum, step);
+* a hinge-loss linear SVM: 400 x 12, 300 epochs (``x.shape[0]`` hoisted out of the loop).
 """
 from __future__ import annotations
 
@@ -37,6 +38,19 @@ def heavy_ball(a, b, lr, iterations):
         g = a.T @ (a @ w - b)
         m = 0.9 * m + g
         w = w - lr * m
+    return w
+
+
+def svm(x, y, lam, lr, epochs):
+    w = np.zeros(x.shape[1])
+    b = 0.0
+    for _ in range(epochs):
+        margin = y * (x @ w + b)
+        active = (margin < 1.0) * 1.0
+        gw = lam * w - (x.T @ (active * y)) / x.shape[0]
+        gb = -np.mean(active * y)
+        w = w - lr * gw
+        b = b - lr * gb
     return w
 
 
@@ -67,7 +81,15 @@ def jax_versions():
             return w - lr * m, m
         z = jnp.zeros(a.shape[1])
         return lax.fori_loop(0, iterations, body, (z, z))[0]
-    return {lra: j_lra, power: j_power, heavy_ball: j_heavy}
+    @jax.jit
+    def j_svm(x, y, lam, lr, epochs):
+        def body(_, wb):
+            w, b = wb
+            active = (y * (x @ w + b) < 1.0) * 1.0
+            gw = lam * w - (x.T @ (active * y)) / x.shape[0]
+            return w - lr * gw, b + lr * jnp.mean(active * y)
+        return lax.fori_loop(0, epochs, body, (jnp.zeros(x.shape[1]), 0.0))[0]
+    return {lra: j_lra, power: j_power, heavy_ball: j_heavy, svm: j_svm}
 
 
 def timed(fn, repeat: int) -> tuple[float, float, float]:
@@ -92,10 +114,14 @@ def main() -> None:
     a = a + a.T
     ls_a = rng.normal(size=(200, 40))
     ls_b = rng.normal(size=200)
+    svm_x = rng.normal(size=(400, 12))
+    svm_y = np.sign(svm_x @ rng.normal(size=12) + 0.1)
     programs = [("W1 small: logistic regression 569x30, 750 it.", lra, (x, y, 1e-3, 750)),
                 ("power iteration 300x300, 400 it.", power, (a, np.ones(300), 400)),
                 ("heavy-ball least squares 200x40, 1000 it.", heavy_ball,
-                 (ls_a, ls_b, 1e-4, 1000))]
+                 (ls_a, ls_b, 1e-4, 1000)),
+                ("hinge-loss SVM 400x12, 300 epochs (x.shape[0] hoisted)", svm,
+                 (svm_x, svm_y, 0.01, 0.1, 300))]
     jax_fns = jax_versions() if optional("jax") is not None else None
     load = os.getloadavg()
     print(f"# python benchmarks/loops.py --repeat {args.repeat}")

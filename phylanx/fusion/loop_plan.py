@@ -10,7 +10,8 @@
   scalar) numba's ``pow`` does not share, nor ``real``/``imag``/``conj``),
 * ``dot``/``matmul`` (``np.dot``), ``transpose`` of one operand, whole-array
   ``sum``/``mean``,
-* variables and int/float/bool literals,
+* variables and int/float/bool literals, and loop invariants hoisted by
+  ``compiler/rewrite/hoist.py`` (bound by the tree before the kernel runs),
 
 into the source of one numba function running every iteration, the first one peeled so
 that every variable is bound whatever its type::
@@ -72,6 +73,7 @@ class _Source:
         self.inputs: list[Any] = []             # read before bound in an iteration
         self.bound: set[Any] = set()
         self.typing: list[tuple] = []          # (key, typing term) per statement
+        self.invariants: list[Node] = []       # hoisted invariants' lazy-binding nodes
 
     def name(self, key: Any, instance: str | None) -> str:
         if key not in self.names:
@@ -88,6 +90,11 @@ class _Source:
                 return repr(v), ("value", v)
             return None
         p = node.primitive
+        invariant = _lazy_invariant(node)
+        if invariant is not None:               # hoisted: bound before the kernel runs
+            self.invariants.append(node)
+            node = invariant
+            p = node.primitive
         if p == "access-variable":
             if node.variable is None:
                 return None
@@ -150,12 +157,36 @@ class _Source:
         return f"{self.name(key, node.instance)} = {made[0]}"
 
 
+def _lazy_invariant(node: Node) -> Node | None:
+    """The variable read of a loop invariant hoisted by ``compiler/rewrite/hoist.py``
+    (``if(flag, v, block(store(v, E), store(flag, true), v))``), else None.  ``E`` is
+    pure and reads nothing the loop binds, so running the ``if`` once before the kernel
+    binds ``v`` to the value every iteration would read (a loop that runs at least once
+    evaluates ``E`` anyway)."""
+    if node.primitive != "if" or len(node.children) != 3:
+        return None
+    flag, var, compute = node.children
+    if not (flag.primitive == var.primitive == "access-variable" and flag.variable
+            and var.variable and compute.primitive == "block"
+            and len(compute.children) == 3):
+        return None
+    store_v, store_flag, read_v = compute.children
+    same = (store_v.primitive == store_flag.primitive == "store"
+            and read_v.primitive == "access-variable"
+            and store_v.variable and store_flag.variable and read_v.variable
+            and store_v.variable[0] == var.variable[0] == read_v.variable[0]
+            and store_flag.variable[0] == flag.variable[0]
+            and (var.instance or "").startswith("__licm"))
+    return var if same else None
+
+
 class LoopPlan:
     """A translated loop: its source and the variables it reads and binds."""
 
     def __init__(self, source: str, inputs: list, outputs: list, result_key: Any,
-                 typing: list):
+                 typing: list, invariants: list):
         self.source = source
+        self.invariants = invariants  # lazy-binding nodes run before the kernel
         self.typing = typing          # [(key, typing term)] per statement (:func:`infer`)
         self.inputs = inputs          # [(key, node.variable)] in the kernel's order
         self.outputs = outputs        # [(key, node.variable)] in the returned tuple's order
@@ -199,7 +230,7 @@ def translate(node: Node) -> LoopPlan | None:
               + "\n    for i_ in range(r_start + r_step, r_stop, r_step):\n"
               + _indent(iteration, 8)
               + f"\n    return ({returned},)\n")
-    return LoopPlan(source, inputs, outputs, result_key, src.typing)
+    return LoopPlan(source, inputs, outputs, result_key, src.typing, src.invariants)
 
 
 def _indent(text: str, n: int) -> str:

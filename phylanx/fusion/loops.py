@@ -164,6 +164,11 @@ class CompiledLoop:
         if not (Settings.loops and len(items) and _fits(items)) \
                 or not _RAISING.isdisjoint(np.geterr().values()):
             return self.interpret(frame, items)
+        try:
+            for invariant in self.plan.invariants:
+                invariant.run(frame)             # hoisted invariants bound once, now
+        except Exception:  # the tree raises it where the loop would
+            return self.interpret(frame, items)
         values = [var[1](frame)[var[2]] for _, var in self.plan.inputs]
         types = tuple(_key(v, c) for v, c in zip(values, self.is_carried))
         if None in types:

@@ -399,3 +399,31 @@ def test_a_transposed_matrix_is_bound_only_as_a_products_operand(compiled):
         for n in range(1, CALLS + 1):
             same(f(m, n), flip(m, n))
     assert kernel_calls(f) == 0
+
+
+def svm(x, y, lam, lr, epochs):
+    w = np.zeros(x.shape[1])
+    b = 0.0
+    for _ in range(epochs):
+        margin = y * (x @ w + b)
+        active = (margin < 1.0) * 1.0
+        gw = lam * w - (x.T @ (active * y)) / x.shape[0]   # x.shape[0]: hoisted
+        gb = -np.mean(active * y)
+        w = w - lr * gw
+        b = b - lr * gb
+    return w, b
+
+
+def test_hoisted_invariants_are_bound_before_the_kernel(compiled):
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(60, 5))
+    y = np.sign(x @ rng.normal(size=5) + 0.1)
+    f = Phylanx(svm)
+    (loop,) = compiled_loops(f)
+    assert loop.plan.invariants                      # the lazy x.shape[0]
+    for epochs in (30, 1, 30, 30, 30, 30, 30, 7):
+        got, want = f(x, y, 0.01, 0.1, epochs), svm(x, y, 0.01, 0.1, epochs)
+        same(got[0], want[0])
+        assert got[1] == pytest.approx(want[1], rel=1e-9) and type(got[1]) is type(want[1])
+    assert kernel_calls(f) >= 3
+    same(f(x[:0], y[:0], 0.01, 0.1, 0)[0], np.zeros(5))   # no iteration: nothing evaluated
