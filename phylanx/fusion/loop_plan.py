@@ -74,6 +74,7 @@ class _Source:
         self.bound: set[Any] = set()
         self.typing: list[tuple] = []          # (key, typing term) per statement
         self.invariants: list[Node] = []       # hoisted invariants' lazy-binding nodes
+        self.guards: list[tuple] = []          # node.variable of if(flag, ...) statements
 
     def name(self, key: Any, instance: str | None) -> str:
         if key not in self.names:
@@ -128,7 +129,7 @@ class _Source:
         code = _array_code(name, rule)
         if code is None:
             return None
-        term = ("apply", impl, params, *terms)
+        term = ("apply", impl, params, name, *terms)
         if rule.fold and len(codes) > 2:
             out = code.format(codes[0], codes[1])
             for c in codes[2:]:
@@ -143,6 +144,13 @@ class _Source:
         return [m[0] for m in made], [m[1] for m in made]
 
     def statement(self, node: Node) -> str | None:
+        if node.primitive == "if" and len(node.children) == 2 \
+                and node.children[0].primitive == "access-variable" \
+                and node.children[0].variable is not None:
+            # if(flag, anything) with a flag the loop never binds: compiled only for
+            # calls where the flag is False (examples/lra.py's optional printing)
+            self.guards.append(node.children[0].variable)
+            return "pass"
         if node.primitive not in _BINDERS or len(node.children) != 1 \
                 or node.variable is None or node.variable[0] is None \
                 or node.variable[0] == self.index_key:   # the loop variable rebound
@@ -184,8 +192,12 @@ class LoopPlan:
     """A translated loop: its source and the variables it reads and binds."""
 
     def __init__(self, source: str, inputs: list, outputs: list, result_key: Any,
-                 typing: list, invariants: list):
+                 typing: list, invariants: list, guards: list = (), cond: Node | None = None,
+                 cond_term: tuple | None = None):
         self.source = source
+        self.guards = list(guards)    # flags that must be False for the kernel to run
+        self.cond = cond              # a while loop's condition node (None: for_each)
+        self.cond_term = cond_term    # its typing term
         self.invariants = invariants  # lazy-binding nodes run before the kernel
         self.typing = typing          # [(key, typing term)] per statement (:func:`infer`)
         self.inputs = inputs          # [(key, node.variable)] in the kernel's order
@@ -216,6 +228,8 @@ def translate(node: Node) -> LoopPlan | None:
         if line is None:
             return None
         lines.append(line)
+    if any(g[0] in src.bound for g in src.guards):
+        return None
     inputs = [(k, src.readers[k]) for k in src.inputs]
     outputs = [(k, src.writers[k]) for k in src.writers]
     last = statements[-1]
@@ -230,7 +244,47 @@ def translate(node: Node) -> LoopPlan | None:
               + "\n    for i_ in range(r_start + r_step, r_stop, r_step):\n"
               + _indent(iteration, 8)
               + f"\n    return ({returned},)\n")
-    return LoopPlan(source, inputs, outputs, result_key, src.typing, src.invariants)
+    return LoopPlan(source, inputs, outputs, result_key, src.typing, src.invariants,
+                    src.guards)
+
+
+def translate_while(node: Node) -> LoopPlan | None:
+    """The plan of a ``while`` node whose condition and body translate: the kernel runs
+    at most ``r_max`` iterations (the caller saw the condition hold) and returns the
+    bound variables, the iterations run and whether the condition still holds."""
+    if node.primitive != "while" or len(node.children) != 2:
+        return None
+    cond, body = node.children
+    statements = list(body.children) if body.primitive == "block" else [body]
+    src = _Source(None)
+    made = src.expr(cond)            # read first in every iteration
+    if made is None or not statements:
+        return None
+    lines = []
+    for stmt in statements:
+        line = src.statement(stmt)
+        if line is None:
+            return None
+        lines.append(line)
+    if any(g[0] in src.bound for g in src.guards) or not src.bound:
+        return None
+    inputs = [(k, src.readers[k]) for k in src.inputs]
+    outputs = [(k, src.writers[k]) for k in src.writers]
+    last = statements[-1]
+    result_key = last.variable[0] if last.primitive == "define-variable" else None
+    params = ", ".join(["r_max"] + [src.names[k] for k, _ in inputs])
+    returned = ", ".join([src.names[k] for k, _ in outputs] + ["n_", f"bool({made[0]})"])
+    iteration = "\n".join(lines)
+    source = (f"{codegen.PRELUDE}\n\n"
+              f'@njit(cache=True, error_model="numpy", nogil=True)\n'
+              f"def kernel_par({params}):\n    n_ = 1\n"
+              + _indent(iteration, 4)
+              + f"\n    while n_ < r_max and {made[0]}:\n"
+              + _indent(iteration, 8)
+              + "\n        n_ += 1"
+              + f"\n    return ({returned},)\n")
+    return LoopPlan(source, inputs, outputs, result_key, src.typing, src.invariants,
+                    src.guards, cond, made[1])
 
 
 def _indent(text: str, n: int) -> str:
@@ -267,7 +321,8 @@ def _sample(kind: tuple) -> Any:
     return _SAMPLES[letter] if ndim == 0 else np.full((1,) * ndim, _SAMPLES[letter])
 
 
-def infer(typing: list, kinds: dict) -> tuple[dict, dict] | None:
+def infer(typing: list, kinds: dict, cond_term: tuple | None = None
+          ) -> tuple[dict, dict] | None:
     """The kinds every bound variable has after the first iteration and after any later
     one, for inputs of ``kinds`` (key -> kind); None if the loop is not compiled for
     them: integer arithmetic (Python ints do not overflow, int64 does), a variable
@@ -305,10 +360,12 @@ def infer(typing: list, kinds: dict) -> tuple[dict, dict] | None:
                 result = kind_of(impl(*args))
         except Exception:   # a kernel that refuses these kinds: the tree decides
             return None
-        if result is None or result[0] == "i":
+        if result is None or (result[0] == "i" and not _counter(term, parts)):
             return None
         return result[0], max(k[1] for k in parts)
 
+    if cond_term is not None and kind(cond_term) not in (("b", 0), ("B", 0)):
+        return None            # the condition as first evaluated is not a boolean
     passes = []
     for _ in range(3):
         for key, term in typing:
@@ -319,4 +376,16 @@ def infer(typing: list, kinds: dict) -> tuple[dict, dict] | None:
         passes.append({key: known[key] for key, _ in typing})
     if passes[2] != passes[1]:
         return None            # the tree's scalar types still change: leave it the loop
+    if cond_term is not None and kind(cond_term) not in (("b", 0), ("B", 0)):
+        return None
     return passes[0], passes[1]
+
+
+def _counter(term: tuple, parts: list) -> bool:
+    """``k + c`` or ``k - c`` of a Python int and a literal int of at most 1024: a loop
+    counter, which int64 cannot overflow within 2**52 iterations."""
+    operands = [t for t in term[4:] if type(t) is tuple]
+    return (term[3] in ("__add", "__sub") and len(parts) == 2
+            and all(p == ("i", 0) for p in parts)
+            and any(t[0] == "value" and type(t[1]) is int and 0 < abs(t[1]) <= 1024
+                    for t in operands))

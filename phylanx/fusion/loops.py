@@ -47,9 +47,18 @@ import numpy as np
 
 from ..runtime.cancel import PENDING, CancelledError, check
 from ..runtime.nodes import Node
+from ..values import BreakSignal, ContinueSignal, truth
 from . import codegen, hot
 from .hot import FusionWarning, Settings, _tolerance, describe_failure, launch
-from .loop_plan import SCALAR_TYPES, LoopPlan, infer, kind_of, numba_kind, translate
+from .loop_plan import (
+    SCALAR_TYPES,
+    LoopPlan,
+    infer,
+    kind_of,
+    numba_kind,
+    translate,
+    translate_while,
+)
 
 SPEED_MARGIN = 0.95     # kept only if its best is below this fraction of the tree's best
 TIMED_RUNS = 4          # after the check: compiled, tree, compiled, tree
@@ -120,8 +129,10 @@ class CompiledLoop:
         self.node = node
         self.plan = plan
         self.original = node.inline
-        self.iterable, self.body = node.children
-        self.index_owner, self.index_slot = node.variable[1], node.variable[2]
+        self.iterable, self.body = node.children   # a while loop: condition, body
+        # the loop variable's frame and slot (a while loop has none)
+        self.index_owner, self.index_slot = (node.variable[1], node.variable[2]) \
+            if node.variable is not None else (None, None)
         self.entries: dict[tuple, Any] = {}
         self.types: dict[tuple, tuple] = {}   # sig -> output types (1 iteration, more)
         self.lock = threading.Lock()
@@ -142,7 +153,8 @@ class CompiledLoop:
             for e in list(self.entries.values()))
 
     # -- the tree's loop, as for_each runs it ------------------------------------------
-    def interpret(self, frame: list, items: range) -> Any:
+    def interpret(self, frame: list, items: range) -> tuple[Any, int]:
+        """(the loop's value, iterations run) as the tree computes them."""
         target = self.index_owner(frame)
         slot, body = self.index_slot, self.body
         result = None
@@ -151,7 +163,18 @@ class CompiledLoop:
                 check()   # a cancelled branch stops at its next iteration
             target[slot] = item
             result = body.run(frame)
-        return result
+        return result, len(items)
+
+    #: typed like the kernel's arguments before the variables (range start, stop, step)
+    leading_args: tuple = (0, 1, 1)
+
+    def begin(self, frame: list) -> Any:
+        """What the loop runs over (the range), evaluated once."""
+        return self.iterable.run(frame)          # the range primitive: always a range
+
+    def worth(self, frame: list, items: range) -> bool:
+        """A compiled run may take this call (it runs, within int64)."""
+        return bool(len(items)) and _fits(items)
 
     def run(self, frame: list) -> Any:
         try:
@@ -160,19 +183,19 @@ class CompiledLoop:
             self.last_run = time.monotonic()
 
     def dispatch(self, frame: list) -> Any:
-        items = self.iterable.run(frame)          # the range primitive: always a range
-        if not (Settings.loops and len(items) and _fits(items)) \
+        items = self.begin(frame)
+        if not (Settings.loops and self.worth(frame, items)) \
                 or not _RAISING.isdisjoint(np.geterr().values()):
-            return self.interpret(frame, items)
+            return self.interpret(frame, items)[0]
         try:
             for invariant in self.plan.invariants:
                 invariant.run(frame)             # hoisted invariants bound once, now
         except Exception:  # the tree raises it where the loop would
-            return self.interpret(frame, items)
+            return self.interpret(frame, items)[0]
         values = [var[1](frame)[var[2]] for _, var in self.plan.inputs]
         types = tuple(_key(v, c) for v, c in zip(values, self.is_carried))
         if None in types:
-            return self.interpret(frame, items)
+            return self.interpret(frame, items)[0]
         # sizes by factors of 4 are measured apart: a loop compiled for small steps
         # must not run big ones, where the tree's row passes win
         elements = sum(v.size for v in values if type(v) is np.ndarray)
@@ -185,11 +208,11 @@ class CompiledLoop:
                 return self.compiled(frame, items, values, sig, entry)
             return self.trial(frame, items, values, sig, entry)
         if type(entry) is not int:             # pending or rejected
-            return self.interpret(frame, items)
+            return self.interpret(frame, items)[0]
         start = perf_counter_ns()
-        result = self.interpret(frame, items)
+        result, iterations = self.interpret(frame, items)
         elapsed = perf_counter_ns() - start
-        if elapsed > MAX_NS_PER_NODE * self.nodes * len(items):
+        if elapsed > MAX_NS_PER_NODE * self.nodes * max(1, iterations):
             return result      # big steps: the tree's overhead is not what takes the time
         kernel = self.compiled_for(types)
         with self.lock:
@@ -207,7 +230,7 @@ class CompiledLoop:
         """Rejected if the tree computes other types than the kernel would for these
         inputs, else no time spent yet; the tree's output types are kept."""
         kinds = {key: kind_of(v) for (key, _), v in zip(self.plan.inputs, values)}
-        inferred = infer(self.plan.typing, kinds)
+        inferred = infer(self.plan.typing, kinds, self.plan.cond_term)
         with self.lock:
             if inferred is None:
                 self.entries[sig] = _REJECTED
@@ -236,7 +259,7 @@ class CompiledLoop:
             if type(self.entries.get(sig)) is not int:
                 return
             self.entries[sig] = _PENDING
-        samples = (0, 1, 1) + tuple(values)
+        samples = self.leading_args + tuple(values)
 
         def work() -> None:
             try:
@@ -251,9 +274,10 @@ class CompiledLoop:
         launch(work, "phylanx-loop-compile")
 
     # -- compiled -------------------------------------------------------------------------
-    def execute(self, kernel: Any, items: range, values: list) -> tuple:
-        """The kernel over ``items`` in chunks of about ``CHUNK_NS`` (Ctrl-C and
-        cancellation are seen between them), carried values passed on."""
+    def execute(self, kernel: Any, items: range, values: list) -> tuple[tuple, Any, int]:
+        """(bound variables, loop variable, iterations) of the kernel over ``items``, in
+        chunks of about ``CHUNK_NS`` (Ctrl-C and cancellation are seen between them),
+        carried values passed on."""
         start, step, n = items.start, items.step, len(items)
         chunk, done, began = min(n, FIRST_CHUNK), 0, perf_counter_ns()
         args = list(values)
@@ -262,18 +286,27 @@ class CompiledLoop:
             outputs = kernel(first, first + chunk * step, step, *args)
             done += chunk
             if done >= n:
-                return outputs
-            if PENDING[0]:
-                check()
-            for i, o in self.plan.carried:
-                if _chunk_key(outputs[o]) != _chunk_key(args[i]):
-                    # another numba type (a layout changed): one call from the start
-                    return kernel(start, items.stop, step, *values)
-                args[i] = outputs[o]
+                return outputs[:-1], outputs[-1], n
+            if not self.carry_on(args, outputs):
+                outputs = kernel(start, items.stop, step, *values)
+                return outputs[:-1], outputs[-1], n
             spent = max(1, perf_counter_ns() - began)
             chunk = max(1, min(n - done, done * CHUNK_NS // spent))
 
-    def write_back(self, frame: list, outputs: tuple, sig: tuple, iterations: int) -> Any:
+    def carry_on(self, args: list, outputs: tuple) -> bool:
+        """Between chunks: stop if cancelled, pass the carried values on; False if one
+        has another numba type (a layout changed: the caller runs one call)."""
+        if PENDING[0]:
+            check()
+        for i, o in self.plan.carried:
+            if _chunk_key(outputs[o]) != _chunk_key(args[i]):
+                return False
+        for i, o in self.plan.carried:
+            args[i] = outputs[o]
+        return True
+
+    def write_back(self, frame: list, outputs: tuple, index: Any, sig: tuple,
+                   iterations: int) -> Any:
         types = self.types[sig][0 if iterations == 1 else 1]
         result = None
         for (key, var), value, t in zip(self.plan.outputs, outputs, types):
@@ -282,34 +315,42 @@ class CompiledLoop:
             var[1](frame)[var[2]] = value
             if key == self.plan.result_key:
                 result = value
-        self.index_owner(frame)[self.index_slot] = outputs[-1]
+        if self.index_owner is not None:
+            self.index_owner(frame)[self.index_slot] = index
         return result
+
+    def tree_outputs(self, frame: list) -> list:
+        """What the tree left in the variables the kernel returns."""
+        out = [var[1](frame)[var[2]] for _, var in self.plan.outputs]
+        if self.index_owner is not None:
+            out.append(self.index_owner(frame)[self.index_slot])
+        return out
 
     def compiled(self, frame: list, items: range, values: list, sig: tuple,
                  entry: _Entry) -> Any:
         try:
-            outputs = self.execute(entry.kernel, items, values)
+            outputs, index, iterations = self.execute(entry.kernel, items, values)
         except CancelledError:
             raise
         except Exception as e:  # the tree decides: a located error, or a kernel bug
-            result = self.interpret(frame, items)
+            result = self.interpret(frame, items)[0]
             self.reject(entry, f"the compiled loop raised {type(e).__name__}: {e}")
             return result
         entry.calls += 1
-        return self.write_back(frame, outputs, sig, len(items))
+        return self.write_back(frame, outputs, index, sig, iterations)
 
     def trial(self, frame: list, items: range, values: list, sig: tuple,
               entry: _Entry) -> Any:
         """The check (compiled and tree on the same inputs), then the timed turns."""
         if entry.checked and (len(entry.timed[0]) + len(entry.timed[1])) % 2:
             start = perf_counter_ns()
-            result = self.interpret(frame, items)
+            result = self.interpret(frame, items)[0]
             entry.timed[1].append(perf_counter_ns() - start)
             self.decide(entry)
             return result
         start = perf_counter_ns()
         try:
-            outputs = self.execute(entry.kernel, items, values)
+            outputs, index, iterations = self.execute(entry.kernel, items, values)
             failure = None
         except CancelledError:
             raise
@@ -318,25 +359,30 @@ class CompiledLoop:
         compiled_ns = perf_counter_ns() - start
         if entry.checked:
             if failure is not None:
-                result = self.interpret(frame, items)
+                result = self.interpret(frame, items)[0]
                 self.reject(entry, f"the compiled loop raised {failure}")
                 return result
             entry.timed[0].append(compiled_ns)
             entry.calls += 1
-            result = self.write_back(frame, outputs, sig, len(items))
+            result = self.write_back(frame, outputs, index, sig, iterations)
             self.decide(entry)
             return result
         start = perf_counter_ns()
-        result = self.interpret(frame, items)      # raises the located error if any
+        result, tree_iterations = self.interpret(frame, items)   # the located error if any
         tree_ns = perf_counter_ns() - start
         if failure is not None:
             self.reject(entry, f"the compiled loop raised {failure}")
             return result
-        expected = [var[1](frame)[var[2]] for _, var in self.plan.outputs]
-        expected.append(self.index_owner(frame)[self.index_slot])
-        types = self.types[sig][0 if len(items) == 1 else 1] + [int]
-        got = [v if t is None or type(v) is t else t(v) for v, t in zip(outputs, types)]
-        problem = disagreement(got, expected, len(items))
+        expected = self.tree_outputs(frame)
+        types = list(self.types[sig][0 if tree_iterations == 1 else 1])
+        got = list(outputs)
+        if self.index_owner is not None:
+            types.append(int)
+            got.append(index)
+        got = [v if t is None or type(v) is t else t(v) for v, t in zip(got, types)]
+        problem = disagreement(got, expected, tree_iterations)
+        if problem is None and iterations != tree_iterations:
+            problem = f"{iterations} iterations instead of {tree_iterations}"
         if problem is not None:
             self.reject(entry, f"the compiled loop disagrees with the tree ({problem})")
             return result
@@ -370,6 +416,60 @@ class CompiledLoop:
             where = f" at line {loc.line}" if loc is not None and loc.line > 0 else ""
             warnings.warn(f"phylanx fusion: {message}{where}; running the tree",
                           FusionWarning, stacklevel=4)
+
+
+class CompiledWhile(CompiledLoop):
+    """A ``while`` loop with a :class:`LoopPlan` from ``translate_while``: taken by a
+    compiled run when its guards are False and its condition holds at the start; the
+    kernel runs at most a chunk of iterations and says whether the condition still
+    holds."""
+
+    leading_args = (1,)     # at most this many iterations
+
+    def interpret(self, frame: list, items: Any) -> tuple[Any, int]:
+        cond, body = self.plan.cond, self.body
+        result, n = None, 0
+        while truth(cond.run(frame)):
+            if PENDING[0]:
+                check()
+            try:
+                result = body.run(frame)
+            except BreakSignal:
+                break
+            except ContinueSignal:
+                continue
+            n += 1
+        return result, n
+
+    def begin(self, frame: list) -> Any:
+        return None
+
+    def worth(self, frame: list, items: Any) -> bool:
+        for var in self.plan.guards:
+            flag = var[1](frame)[var[2]]
+            if type(flag) not in (bool, np.bool_) or flag:
+                return False
+        try:
+            held = self.plan.cond.run(frame)
+        except Exception:  # the tree raises it where the loop would
+            return False
+        return type(held) in (bool, np.bool_) and bool(held)
+
+    def execute(self, kernel: Any, items: Any, values: list) -> tuple[tuple, Any, int]:
+        chunk, done, began = FIRST_CHUNK, 0, perf_counter_ns()
+        args = list(values)
+        while True:
+            *outputs, ran, more = kernel(chunk, *args)
+            done += ran
+            if not more:
+                return tuple(outputs), None, done
+            if not self.carry_on(args, outputs):
+                # another numba type: go on without chunks, from these values (the
+                # loop's state is all in them)
+                *outputs, ran, more = kernel(2 ** 62, *args)
+                return tuple(outputs), None, done + ran
+            spent = max(1, perf_counter_ns() - began)
+            chunk = max(1, done * CHUNK_NS // spent)
 
 
 def _fits(items: range) -> bool:
@@ -408,8 +508,12 @@ def disagreement(got: list, expected: list, iterations: int) -> str | None:
 
 
 def analyse(node: Node) -> CompiledLoop | None:
-    """A :class:`CompiledLoop` for a ``for_each`` node this module takes, else None."""
-    if node.primitive != "for_each":
-        return None
-    plan = translate(node)
-    return None if plan is None else CompiledLoop(node, plan)
+    """A :class:`CompiledLoop` for a ``for_each`` or ``while`` node this module takes,
+    else None."""
+    if node.primitive == "for_each":
+        plan = translate(node)
+        return None if plan is None else CompiledLoop(node, plan)
+    if node.primitive == "while":
+        plan = translate_while(node)
+        return None if plan is None else CompiledWhile(node, plan)
+    return None

@@ -77,7 +77,7 @@ def counter(x, n):
     k = 0
     t = x
     for _ in range(n):
-        k = k + 1            # Python int arithmetic: the tree's (no overflow)
+        k = k * 3 + 1        # Python int arithmetic: the tree's (no overflow)
         t = t * 1.5
     return k, t
 
@@ -125,7 +125,7 @@ def test_integer_arithmetic_stays_with_the_tree(compiled):
     x = np.ones(3)
     for _ in range(CALLS):
         k, t = f(x, 70)
-        assert k == 70 and type(k) is int
+        assert k == counter(x, 70)[0] and type(k) is int
         same(t, counter(x, 70)[1])
     assert compiled_loops(f) and kernel_calls(f) == 0
 
@@ -427,3 +427,52 @@ def test_hoisted_invariants_are_bound_before_the_kernel(compiled):
         assert got[1] == pytest.approx(want[1], rel=1e-9) and type(got[1]) is type(want[1])
     assert kernel_calls(f) >= 3
     same(f(x[:0], y[:0], 0.01, 0.1, 0)[0], np.zeros(5))   # no iteration: nothing evaluated
+
+
+def lra_while(x, y, alpha, iterations, enable_output):
+    # examples/lra.py's loop: an int counter, optional printing under an if
+    weights = np.zeros(x.shape[1])
+    transx = x.T
+    step = 0
+    while step < iterations:
+        if enable_output:
+            print("step:", step, weights)
+        pred = 1.0 / (1.0 + np.exp(-np.dot(x, weights)))
+        error = pred - y
+        gradient = np.dot(transx, error)
+        weights = weights - alpha * gradient
+        step += 1
+    return weights, step
+
+
+def test_while_loop_with_a_counter_and_a_false_guard_compiles(compiled, capsys):
+    x = RNG.normal(size=(50, 4))
+    y = (RNG.random(50) > 0.5).astype(float)
+    f = Phylanx(lra_while)
+    (loop,) = compiled_loops(f)
+    assert isinstance(loop, loops.CompiledWhile)
+    for n in (20, 1, 20, 20, 20, 20, 20, 5, 0):
+        got, want = f(x, y, 0.1, n, False), lra_while(x, y, 0.1, n, False)
+        same(got[0], want[0])
+        assert got[1] == want[1] and type(got[1]) is int
+    assert kernel_calls(f) >= 3
+    capsys.readouterr()
+    got = f(x, y, 0.1, 3, True)                      # the guard holds: the tree prints
+    assert capsys.readouterr().out.count("step:") == 3
+    same(got[0], lra_while(x, y, 0.1, 3, False)[0])
+
+
+def newton(a, x):
+    # a convergence test as the condition, float scalars
+    while np.abs(x * x - a) > 1e-12 * a:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def test_while_loop_until_convergence(compiled, monkeypatch):
+    monkeypatch.setattr(loops, "FIRST_CHUNK", 1)     # chunks of one iteration at first
+    f = Phylanx(newton)
+    for a in (2.0, 10.0, 1e6, 3.0, 2.0, 5.0, 7.0, 2.0, 1.0):
+        got, want = f(a, 1.0), newton(a, 1.0)
+        assert got == pytest.approx(want, rel=1e-15) and type(got) is type(want)
+    assert kernel_calls(f) >= 3
