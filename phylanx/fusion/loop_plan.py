@@ -23,6 +23,11 @@ that every variable is bound whatever its type::
             v0_w = (v0_w - (v1_alpha * np.dot(np.transpose(v2_x), ...)))
         return (v0_w, i_,)
 
+:func:`translate_while` does the same for a ``while`` loop, whose body may also hold an
+``if(flag, ...)`` statement on a flag the loop never binds (compiled for calls where it
+is False) and whose integer arithmetic may be a counter ``k + c``; its kernel runs at
+most ``r_max`` iterations and returns whether the condition still holds.
+
 :func:`infer` decides, from the kinds of the inputs, whether the compiled loop computes
 what the tree computes, and which Python/NumPy scalar types the tree leaves in each
 variable: it runs each element-wise primitive's own kernel on sample values of its
@@ -383,7 +388,8 @@ def infer(typing: list, kinds: dict, cond_term: tuple | None = None
 
 def _counter(term: tuple, parts: list) -> bool:
     """``k + c`` or ``k - c`` of a Python int and a literal int of at most 1024: a loop
-    counter, which int64 cannot overflow within 2**52 iterations."""
+    counter (inputs are ints of at most 53 bits, so int64 cannot overflow within 2**52
+    iterations)."""
     operands = [t for t in term[4:] if type(t) is tuple]
     return (term[3] in ("__add", "__sub") and len(parts) == 2
             and all(p == ("i", 0) for p in parts)

@@ -1,4 +1,5 @@
-"""Whole loops compiled: ``for_each(lambda(i, body), range(...))`` as one numba function.
+"""Whole loops compiled: ``for_each(lambda(i, body), range(...))`` and ``while(cond,
+body)`` as one numba function each.
 
 A loop of many small steps (logistic regression on 569 x 30: 750 iterations of a dozen
 nodes each) spends most of its time between the NumPy calls, in the tree and in NumPy's
@@ -21,6 +22,10 @@ over a ``range`` whose body ``loop_plan.translate`` takes (variables bound to el
   (types, shapes, scalar types, values within a tolerance growing with the
   iterations), then two compiled and two interpreted runs are timed and the compiled
   loop is kept for the signature only if it is faster.
+
+A ``while`` loop (:class:`CompiledWhile`) is taken when its ``if(flag, ...)`` guards
+are False and its condition holds at the start (both read by the tree); each chunk of
+the kernel says whether the condition still holds.
 
 Compiled runs return the variables bound in the loop and the loop variable, written back
 to the frame with the scalar types the tree would leave.  They run in chunks of about
@@ -87,7 +92,9 @@ def _key(value: Any, carried: bool) -> Any:
         layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else None
         return None if layout is None else ("a", value.ndim, layout, flags.writeable)
     if t is int:
-        return "i" if value.bit_length() <= 62 else None
+        # within float64's exact integers: numba converts an int compared with or
+        # divided by a float, where Python compares exactly
+        return "i" if value.bit_length() <= 53 else None
     kind = kind_of(value)
     return None if kind is None else kind[0]
 
@@ -427,9 +434,11 @@ class CompiledWhile(CompiledLoop):
     leading_args = (1,)     # at most this many iterations
 
     def interpret(self, frame: list, items: Any) -> tuple[Any, int]:
+        """``items``: the condition's first value if :meth:`begin` read it."""
         cond, body = self.plan.cond, self.body
         result, n = None, 0
-        while truth(cond.run(frame)):
+        held = truth(items[0]) if items is not None else truth(cond.run(frame))
+        while held:
             if PENDING[0]:
                 check()
             try:
@@ -437,23 +446,27 @@ class CompiledWhile(CompiledLoop):
             except BreakSignal:
                 break
             except ContinueSignal:
-                continue
+                pass
             n += 1
+            held = truth(cond.run(frame))
         return result, n
 
     def begin(self, frame: list) -> Any:
-        return None
+        """(the condition's first value,), read once; None if it raised (the tree
+        raises it again where the loop would)."""
+        try:
+            return (self.plan.cond.run(frame),)
+        except Exception:
+            return None
 
     def worth(self, frame: list, items: Any) -> bool:
+        if items is None or type(items[0]) not in (bool, np.bool_) or not items[0]:
+            return False
         for var in self.plan.guards:
             flag = var[1](frame)[var[2]]
             if type(flag) not in (bool, np.bool_) or flag:
                 return False
-        try:
-            held = self.plan.cond.run(frame)
-        except Exception:  # the tree raises it where the loop would
-            return False
-        return type(held) in (bool, np.bool_) and bool(held)
+        return True
 
     def execute(self, kernel: Any, items: Any, values: list) -> tuple[tuple, Any, int]:
         chunk, done, began = FIRST_CHUNK, 0, perf_counter_ns()
@@ -464,8 +477,9 @@ class CompiledWhile(CompiledLoop):
             if not more:
                 return tuple(outputs), None, done
             if not self.carry_on(args, outputs):
-                # another numba type: go on without chunks, from these values (the
-                # loop's state is all in them)
+                # another numba type: the last chunk again from its start (``args``
+                # unchanged), without chunks
+                done -= ran
                 *outputs, ran, more = kernel(2 ** 62, *args)
                 return tuple(outputs), None, done + ran
             spent = max(1, perf_counter_ns() - began)
@@ -473,8 +487,8 @@ class CompiledWhile(CompiledLoop):
 
 
 def _fits(items: range) -> bool:
-    """The range's bounds are int64 with room for a chunk's end past them."""
-    return max(abs(items.start), abs(items.stop), abs(items.step)) < 2 ** 61
+    """The range's values are exact in float64 (see ``_key``), with room past them."""
+    return max(abs(items.start), abs(items.stop), abs(items.step)) < 2 ** 52
 
 
 def _scalar_type(kind: tuple) -> type | None:

@@ -476,3 +476,43 @@ def test_while_loop_until_convergence(compiled, monkeypatch):
         got, want = f(a, 1.0), newton(a, 1.0)
         assert got == pytest.approx(want, rel=1e-15) and type(got) is type(want)
     assert kernel_calls(f) >= 3
+
+
+def count_up(x, k, limit):
+    while k < limit:
+        x = x + 1.0
+        k = k + 1             # (k += 1 on a parameter is an in-place form: not compiled)
+    return x, k
+
+
+def test_ints_beyond_float64s_exact_range_stay_with_the_tree(compiled):
+    f = Phylanx(count_up)
+    x = np.zeros(2)
+    for _ in range(CALLS):
+        got, want = f(x, 0, 5.0), count_up(x, 0, 5.0)
+        same(got[0], want[0])
+        assert got[1] == want[1]
+    assert kernel_calls(f) >= 3
+    big = 2 ** 53 + 1                 # Python compares it with 2.0**53 + 4 exactly
+    got, want = f(x, big, 2.0 ** 53 + 4), count_up(x, big, 2.0 ** 53 + 4)
+    same(got[0], want[0])
+    assert got[1] == want[1]
+
+
+def test_while_chunks_with_a_changing_layout_count_right(compiled):
+    def grow(a, m, n):
+        k = 0
+        while k < n:
+            a = np.dot(a, m)
+            k += 1
+        return a, k
+    f = Phylanx(grow)
+    a = np.asfortranarray(np.ones((2, 3)))
+    m = np.eye(3) * 1.01
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for n in (40, 40, 40, 40, 40, 40, 40, 3):
+            got, want = f(a, m, n), grow(a, m, n)
+            same(got[0], want[0])
+            assert got[1] == want[1]
+    assert kernel_calls(f) >= 3
