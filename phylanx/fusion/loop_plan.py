@@ -148,6 +148,19 @@ class _Source:
             return None
         return [m[0] for m in made], [m[1] for m in made]
 
+    def body(self, body: Node) -> tuple | None:
+        """(source lines, inputs, outputs, the result's variable) of a loop body, None
+        if a statement does not translate or a guard's flag is bound in the loop."""
+        statements = list(body.children) if body.primitive == "block" else [body]
+        lines = [self.statement(stmt) for stmt in statements]
+        if not statements or None in lines or any(g[0] in self.bound for g in self.guards):
+            return None
+        inputs = [(k, self.readers[k]) for k in self.inputs]
+        outputs = [(k, self.writers[k]) for k in self.writers]
+        last = statements[-1]
+        result_key = last.variable[0] if last.primitive == "define-variable" else None
+        return lines, inputs, outputs, result_key
+
     def statement(self, node: Node) -> str | None:
         if node.primitive == "if" and len(node.children) == 2 \
                 and node.children[0].primitive == "access-variable" \
@@ -223,22 +236,11 @@ def translate(node: Node) -> LoopPlan | None:
     iterable, body = node.children
     if iterable.primitive != "range":
         return None
-    statements = list(body.children) if body.primitive == "block" else [body]
-    if not statements:
-        return None
     src = _Source(node.variable[0])
-    lines = []
-    for stmt in statements:
-        line = src.statement(stmt)
-        if line is None:
-            return None
-        lines.append(line)
-    if any(g[0] in src.bound for g in src.guards):
+    made = src.body(body)
+    if made is None:
         return None
-    inputs = [(k, src.readers[k]) for k in src.inputs]
-    outputs = [(k, src.writers[k]) for k in src.writers]
-    last = statements[-1]
-    result_key = last.variable[0] if last.primitive == "define-variable" else None
+    lines, inputs, outputs, result_key = made
     params = ", ".join(["r_start", "r_stop", "r_step"] + [src.names[k] for k, _ in inputs])
     returned = ", ".join([src.names[k] for k, _ in outputs] + ["i_"])
     iteration = "\n".join(lines)
@@ -260,23 +262,12 @@ def translate_while(node: Node) -> LoopPlan | None:
     if node.primitive != "while" or len(node.children) != 2:
         return None
     cond, body = node.children
-    statements = list(body.children) if body.primitive == "block" else [body]
     src = _Source(None)
     made = src.expr(cond)            # read first in every iteration
-    if made is None or not statements:
+    translated = None if made is None else src.body(body)
+    if translated is None or not src.bound:
         return None
-    lines = []
-    for stmt in statements:
-        line = src.statement(stmt)
-        if line is None:
-            return None
-        lines.append(line)
-    if any(g[0] in src.bound for g in src.guards) or not src.bound:
-        return None
-    inputs = [(k, src.readers[k]) for k in src.inputs]
-    outputs = [(k, src.writers[k]) for k in src.writers]
-    last = statements[-1]
-    result_key = last.variable[0] if last.primitive == "define-variable" else None
+    lines, inputs, outputs, result_key = translated
     params = ", ".join(["r_max"] + [src.names[k] for k, _ in inputs])
     returned = ", ".join([src.names[k] for k, _ in outputs] + ["n_", f"bool({made[0]})"])
     iteration = "\n".join(lines)
