@@ -24,7 +24,7 @@ def measure(repeat: int, quick: bool) -> dict:
         series["inline_vs_python_x"].append(r["phylanx_s"] / r["python_s"])
         # best of three calls of a freshly compiled fib against best of three of
         # CPython's: the first evaluation of a new tree also runs the evaluation
-        # policy's measuring (inline or task per node), ~15% more on fib(20) here
+        # policy's measuring (inline or task per node)
         f = overhead.fib_bench(3)
         series["fib20_ms"].append(1e3 * f["phylanx_s"])
         series["fib20_vs_cpython_x"].append(f["ratio"])

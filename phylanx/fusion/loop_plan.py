@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from ..compiler.rewrite.hoist import PREFIX as HOISTED
 from ..runtime.nodes import Node
 from . import codegen
 from .regions import _classify
@@ -151,7 +152,7 @@ class _Source:
     def body(self, body: Node) -> tuple | None:
         """(source lines, inputs, outputs, the result's variable) of a loop body, None
         if a statement does not translate or a guard's flag is bound in the loop."""
-        statements = list(body.children) if body.primitive == "block" else [body]
+        statements = _statements(body)
         lines = [self.statement(stmt) for stmt in statements]
         if not statements or None in lines or any(g[0] in self.bound for g in self.guards):
             return None
@@ -183,6 +184,15 @@ class _Source:
         return f"{self.name(key, node.instance)} = {made[0]}"
 
 
+def _statements(body: Node) -> list[Node]:
+    """The statements of a loop body in order, nested blocks (common-subexpression
+    elimination writes ``block(define(__cse1, ...), store(v, ...))``) flattened: a
+    block shares its frame, so its statements run as if written in line."""
+    if body.primitive != "block":
+        return [body]
+    return [stmt for child in body.children for stmt in _statements(child)]
+
+
 def _lazy_invariant(node: Node) -> Node | None:
     """The variable read of a loop invariant hoisted by ``compiler/rewrite/hoist.py``
     (``if(flag, v, block(store(v, E), store(flag, true), v))``), else None.  ``E`` is
@@ -202,7 +212,7 @@ def _lazy_invariant(node: Node) -> Node | None:
             and store_v.variable and store_flag.variable and read_v.variable
             and store_v.variable[0] == var.variable[0] == read_v.variable[0]
             and store_flag.variable[0] == flag.variable[0]
-            and (var.instance or "").startswith("__licm"))
+            and (var.instance or "").startswith(HOISTED))
     return var if same else None
 
 

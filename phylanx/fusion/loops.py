@@ -54,7 +54,7 @@ from ..runtime.cancel import PENDING, CancelledError, check
 from ..runtime.nodes import Node
 from ..values import BreakSignal, ContinueSignal, truth
 from . import codegen, hot
-from .hot import FusionWarning, Settings, _tolerance, describe_failure, launch
+from .hot import FusionWarning, Settings, _magnitude, _tolerance, describe_failure, launch
 from .loop_plan import (
     SCALAR_TYPES,
     LoopPlan,
@@ -70,8 +70,7 @@ TIMED_RUNS = 4          # after the check: compiled, tree, compiled, tree
 #: a loop whose nodes take longer than this on average is not compiled: what a compiled
 #: loop saves is the tree's and NumPy's per-call overhead, a few microseconds per node;
 #: beyond, the work itself dominates, and the tree's row passes and fused regions do it
-#: at least as well (W1 large, 200,000 x 100: 0.43-0.61 s per call in the tree, 1.06-1.27
-#: s compiled, while developing)
+#: better (W1 large's gradient: the kernel's two BLAS passes over x, the row pass's one)
 MAX_NS_PER_NODE = 50_000
 FIRST_CHUNK = 16        # iterations of the first chunk; the next ones last ~CHUNK_NS
 CHUNK_NS = 50_000_000
@@ -135,7 +134,6 @@ class CompiledLoop:
         _LIVE.add(self)
         self.node = node
         self.plan = plan
-        self.original = node.inline
         self.iterable, self.body = node.children   # a while loop: condition, body
         # the loop variable's frame and slot (a while loop has none)
         self.index_owner, self.index_slot = (node.variable[1], node.variable[2]) \
@@ -387,7 +385,8 @@ class CompiledLoop:
             types.append(int)
             got.append(index)
         got = [v if t is None or type(v) is t else t(v) for v, t in zip(got, types)]
-        problem = disagreement(got, expected, tree_iterations)
+        problem = disagreement(got, expected, tree_iterations,
+                               _magnitude(list(values) + expected))
         if problem is None and iterations != tree_iterations:
             problem = f"{iterations} iterations instead of {tree_iterations}"
         if problem is not None:
@@ -495,8 +494,11 @@ def _scalar_type(kind: tuple) -> type | None:
     return SCALAR_TYPES[kind[0]] if kind[1] == 0 else None
 
 
-def disagreement(got: list, expected: list, iterations: int) -> str | None:
-    """None if the compiled loop's outputs agree with the tree's, else what differs."""
+def disagreement(got: list, expected: list, iterations: int, scale: float = 0.0
+                 ) -> str | None:
+    """None if the compiled loop's outputs agree with the tree's, else what differs;
+    ``scale`` is the magnitude of the data (a difference of nearly equal values, a
+    converged step's size, is compared with it: its own digits are rounding)."""
     for g, e in zip(got, expected):
         if isinstance(e, np.ndarray):
             g = np.asarray(g)
@@ -512,8 +514,7 @@ def disagreement(got: list, expected: list, iterations: int) -> str | None:
             continue
         # differences of a few ulps per iteration can add up along the loop
         tol = min(1e-6, _tolerance(ea.dtype) * max(1, iterations))
-        finite = np.abs(ea[np.isfinite(ea)])
-        atol = tol * (float(finite.max()) if finite.size else 0.0)
+        atol = tol * max(scale, _magnitude([ea]))
         close = np.isclose(ga, ea, rtol=tol, atol=atol, equal_nan=True)
         if not np.all(close):
             bad = int(np.flatnonzero(~np.asarray(close).reshape(-1))[0])

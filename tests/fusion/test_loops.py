@@ -246,6 +246,10 @@ def test_disagreement_reports_the_element():
     assert "instead of" in loops.disagreement((np.ones(2),), [np.ones(3)], 10)
     assert loops.disagreement((np.float64("nan"),), [np.float64("nan")], 1) is None
     assert "where the tree gave a float64" in loops.disagreement((1.0,), [np.float64(1)], 1)
+    # a converged step's size differs in its own digits, not against the data's scale
+    tiny = (np.float64(4.114951e-12),)
+    assert loops.disagreement(tiny, [np.float64(4.114958e-12)], 300) is not None
+    assert loops.disagreement(tiny, [np.float64(4.114958e-12)], 300, scale=80.0) is None
 
 
 def test_a_kernel_that_disagrees_is_dropped_with_one_warning(compiled, monkeypatch):
@@ -515,4 +519,32 @@ def test_while_chunks_with_a_changing_layout_count_right(compiled):
             got, want = f(a, m, n), grow(a, m, n)
             same(got[0], want[0])
             assert got[1] == want[1]
+    assert kernel_calls(f) >= 3
+
+
+def power_until(a, v, tol):
+    # a convergence test on a float that a CSE block binds (nested block in the body)
+    delta = 1.0
+    steps = 0
+    while delta > tol:
+        w = a @ v
+        w = w / np.sqrt(np.sum(w * w))
+        delta = np.sqrt(np.sum((w - v) * (w - v)))
+        v = w
+        steps = steps + 1
+    return v, steps, delta
+
+
+def test_power_method_until_convergence(compiled):
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(30, 30))
+    a = a @ a.T
+    v = np.ones(30) / np.sqrt(30)
+    f = Phylanx(power_until)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(CALLS):
+            got, want = f(a, v, 1e-10), power_until(a, v, 1e-10)
+            same(got[0], want[0], rtol=1e-7)
+            assert got[1] == want[1] and type(got[2]) is type(want[2])
     assert kernel_calls(f) >= 3

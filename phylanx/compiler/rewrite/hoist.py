@@ -26,6 +26,8 @@ from ...language import ast
 from ..dependencies import summarize_expr
 from .tree import ExprFacts, Names, children, facts, key, rebuild
 
+#: the names of the lazily bound variables (fusion/loop_plan.py recognises them)
+PREFIX = "__licm"
 #: primitive applications an expression needs to be worth a lazily bound variable
 MIN_SIZE = 2
 
@@ -39,7 +41,7 @@ def run(program: ast.Program) -> ast.Program:
     known = facts(program)
     if known.mutates or not known.loops:
         return program
-    state = _State(Names(program, "__licm"), known.defined)
+    state = _State(Names(program, PREFIX), known.defined)
     body = tuple(state.visit(e, in_function=False) for e in program.body)
     if all(a is b for a, b in zip(body, program.body)):
         return program
