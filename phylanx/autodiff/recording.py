@@ -32,10 +32,12 @@ from ..values import Builtin, Function
 from . import tape as tapes
 from .rule_helpers import put
 
-#: primitives that change their first operand in place (arrays or lists)
+#: primitives that change their first operand in place (arrays or lists); one missing
+#: here gives a silently wrong gradient (the tape keeps the value before the change)
 MUTATORS = frozenset({
     "__inplace", "__fill", "__sort_inplace", "shuffle", "__list_append", "__list_extend",
     "__list_insert", "__list_remove", "__list_reverse", "__list_pop", "__pop",
+    "add_at", "ufunc_at", "fill_diagonal",
 })
 
 _SLICE_FORMS = ("__subscript", "slice", "slice_row", "slice_column", "slice_page", "tuple_slice")

@@ -1,6 +1,6 @@
 """VJP rules of indexing and containers: the slice primitives, ``list``, and the in-place
 changes the recorder turns into tape entries (``__inplace``, ``store`` into a slice,
-``__fill``).
+``__fill``, ``add_at``).
 
 A list's cotangent is a list (``None`` for items that get none); the slice of an array
 scatters its cotangent into zeros of the array's shape (adding where an advanced index
@@ -88,6 +88,29 @@ def inplace_vjp(ct, out, old, value):
 @VJP.register("__fill")
 def fill_vjp(ct, out, old, value):
     return None, np.sum(ct)
+
+
+@VJP.register("add_at")
+def add_at_vjp(ct, out, old, indices, b):
+    """``add_at(a, i, b)``: ``a``'s cotangent passes through; ``b``'s is the cotangent at
+    the places it was added to (a repeated index gives each occurrence the same)."""
+    from ..primitives.matrixops.numpy_search import _at_indices
+    ct = np.asarray(ct)
+    return ct, None, ct[_at_indices(indices)]
+
+
+@VJP.register("constant_like", "__npconstant_like")
+def constant_like_vjp(ct, out, value, a, dtype=None):
+    """An array like ``a`` filled with ``value``: ``a`` gives only its shape (no
+    gradient); ``value`` gets the cotangent, summed over what it was broadcast to."""
+    if np.asarray(out).dtype.kind not in "fc":
+        return None, None, None
+    return np.asarray(ct), None, None
+
+
+@VJP.register("full_like")
+def full_like_vjp(ct, out, a, value, dtype=None):
+    return (None,) + constant_like_vjp(ct, out, value, a, dtype)[:1] + (None,)
 
 
 @VJP.register("store")

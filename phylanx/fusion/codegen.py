@@ -200,14 +200,21 @@ _READS = {
 }
 
 
-def body_lines(region: Region, roles: list[str], leaf_values: list,
-               record: list) -> tuple[list[str], str | None, str] | str:
+#: products of rows at most this wide are written out term by term (``row_width``)
+UNROLLED_WIDTH = 8
+
+
+def body_lines(region: Region, roles: list[str], leaf_values: list, record: list,
+               row_width: int | None = None) -> tuple[list[str], str | None, str] | str:
     """The loop body computing one element: (lines, reduction or None, the reduction's
     accumulator start), or the reason (a string) why these operands do not fuse.
 
     ``roles[i]`` is ``"s"`` (leaf i is a scalar) or a key of ``_READS`` (``"a"``: an
     array read at the loop index; the others for the row passes of ``rowpass.py`` and
-    ``rowargmin.py``); ``record`` is :func:`~.regions.interpret`'s record.
+    ``rowargmin.py``); ``record`` is :func:`~.regions.interpret`'s record.  With
+    ``row_width`` (at most ``UNROLLED_WIDTH``; the kernel is compiled for that width)
+    a ``"m"`` product is written as its terms: for k-means in 2-D a loop over two
+    terms costs more than the terms themselves.
     """
     names: dict[tuple[str, int], str] = {}
     kinds: dict[tuple[str, int], tuple[str, np.dtype | None]] = {}
@@ -222,6 +229,9 @@ def body_lines(region: Region, roles: list[str], leaf_values: list,
         if read is not None:
             # a float32 product sums in float32 (as sgemv): twice the SIMD lanes
             read = read.format(i=i, bits="32" if k[1] == np.float32 else "")
+            if roles[i] == "m" and row_width and row_width <= UNROLLED_WIDTH:
+                read = "(" + " + ".join(f"X[i, {q}] * L{i}[j, {q}]"
+                                        for q in range(row_width)) + ")"
             lines.append(f"x{i} = {_cast(read, k[1]) if roles[i] in ('d', 'm') else read}")
     reduction, init = None, ""
     for op in region.ops:

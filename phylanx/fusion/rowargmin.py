@@ -27,11 +27,14 @@ import numpy as np
 
 from ..runtime.nodes import Node
 from . import codegen, rowpass
-from .hot import _KERNEL_LOCK, _Kernel, _tolerance, scalar_key
+from .hot import _KERNEL_LOCK, _Kernel, _Planned, _tolerance, scalar_key
 from .regions import Region, interpret, region_at
 from .rowpass import _threads, array_key, row_matrix
 
 _CONCAT = "__rows_concat"
+#: the same pass gathering each label's count and row sum too (k-means' update:
+#: ``compiler/rewrite/label_stats.py``)
+_STATS = "__rows_label_stats"
 _ARG = {"argmin": "<", "argmax": ">"}
 _SAMPLE_ROWS = 4
 
@@ -45,7 +48,7 @@ def _param(node: Node) -> int | None:
 
 def analyse(node: Node) -> RowArgmin | None:
     """A :class:`RowArgmin` for ``node`` if it is the pattern this module compiles."""
-    if node.primitive != _CONCAT or len(node.children) < 4 \
+    if node.primitive not in (_CONCAT, _STATS) or len(node.children) < 4 \
             or not node.children[1].primitive.startswith("access-"):
         return None
     function = node.children[0]
@@ -89,18 +92,46 @@ class ArgKernel(_Kernel):
         return out
 
 
-class RowArgmin(rowpass.RowPolicy):
-    """The fusing closure of a ``__rows_concat`` call: values are the call's operands."""
+class StatsKernel(_Kernel):
+    """A compiled argmin pass that also sums each label's rows and counts them:
+    ``kernel(X, chunks, k, out, sums, counts, L0, ...)`` fills ``out`` and the
+    per-chunk ``sums`` (chunks, k, d) and ``counts`` (chunks, k)."""
 
-    kernel_class = ArgKernel
+    def __init__(self, planned: _Planned, kernels: tuple[Any, Any]):
+        # the planned result is a LabelStats: the kernel's own output is its labels
+        super().__init__(_Planned(planned.plan, planned.samples, planned.result.labels,
+                                  planned.cost_ns), kernels)
+
+    def __call__(self, shape: Any, n: int, args: list) -> Any:
+        from ..primitives.matrixops.label_stats import LabelStats
+        self.calls += 1
+        x, k = args[0], args[1]
+        out = np.empty(x.shape[0], dtype=np.intp)
+        chunks = 1 if self.kernel is self.variants[1] else _threads()
+        sums = np.zeros((chunks, k, x.shape[1]), dtype=x.dtype)
+        counts = np.zeros((chunks, k), dtype=np.intp)
+        with _KERNEL_LOCK:
+            self.kernel(x, chunks, k, out, sums, counts, *args[2:])
+        total = sums.sum(axis=0)
+        if not np.all(np.isfinite(total)):      # add_at then gives NumPy's own result
+            return LabelStats(out, x, counts.sum(axis=0))
+        return LabelStats(out, x, counts.sum(axis=0), total)
+
+
+class RowArgmin(rowpass.RowPolicy):
+    """The fusing closure of a ``__rows_concat`` (or ``__rows_label_stats``) call:
+    values are the call's operands."""
+
     x_index = 1                  # g, x, ...
 
     def __init__(self, region: Region, node: Node, arg: str, kinds: list):
         super().__init__(region, node)
         self.leaves = list(node.children)      # g, x, the product count, the operands
         self.arg, self.kinds = arg, kinds
+        self.stats = node.primitive == _STATS
+        self.kernel_class = StatsKernel if self.stats else ArgKernel
         from ..primitives import registry
-        self.impl = registry.lookup(_CONCAT).impl
+        self.impl = registry.lookup(node.primitive).impl
 
     def __repr__(self) -> str:
         state = ("cold", "hot", "off")[self.state]
@@ -152,6 +183,8 @@ class RowArgmin(rowpass.RowPolicy):
             args.append(arg)
         if k == 0:
             return None                       # NumPy's error for an empty argmin
+        if d <= codegen.UNROLLED_WIDTH:
+            sig.append(("width", d))          # the products are written out for d
         return tuple(sig), args, None, x.size
 
     def _samples(self, roles: list[str], args: list, rows: int) -> list:
@@ -168,7 +201,7 @@ class RowArgmin(rowpass.RowPolicy):
 
     def make_plan(self, sig: tuple, args: list, values: list, record: list,
                   result: Any) -> tuple | None:
-        roles = [s[0] for s in sig[1:]]
+        roles = [s[0] for s in sig[1:] if s[0] != "width"]
         samples = self._samples(roles, args, _SAMPLE_ROWS)
         record = [None] * self.record_size()
         f = interpret(self.region, samples, record)
@@ -177,17 +210,32 @@ class RowArgmin(rowpass.RowPolicy):
             return None
         leaf_kinds = [s.reshape(-1)[0] if r == "s" and isinstance(s, np.ndarray) else s
                       for s, r in zip(samples, roles)]
-        made = codegen.body_lines(self.region, roles, leaf_kinds, record)
+        d = args[0].shape[1]
+        made = codegen.body_lines(self.region, roles, leaf_kinds, record,
+                                  d if sig[-1][0] == "width" else None)
         if isinstance(made, str) or made[1] is not None:
             return None
         params = ", ".join(f"L{i}" for i in range(len(roles)))
         body = "\n".join("                " + line for line in made[0])
         better = _ARG[self.arg]
+        stats = "sums, counts, " if self.stats else ""
+        # the label's count and row sum, while the row is in cache; into the chunk's own
+        # arrays (chunks' parts side by side in one array share cache lines: measured
+        # slower on two threads than on one), copied out at the end
+        start = ("        part_sums = np.zeros((k, X.shape[1]), X.dtype)\n"
+                 "        part_counts = np.zeros(k, np.intp)\n") if self.stats else ""
+        gather = ("            part_counts[best] += 1\n"
+                  "            for q in range(X.shape[1]):\n"
+                  "                part_sums[best, q] += X[i, q]\n"
+                  "        sums[c] = part_sums\n"
+                  "        counts[c] = part_counts\n") if self.stats else ""
         plan = codegen.two_loops(lambda name, parallel: (
-            f"{codegen.kernel_head(parallel)}def {name}(X, chunks, k, out, {params}):\n"
+            f"{codegen.kernel_head(parallel)}"
+            f"def {name}(X, chunks, k, out, {stats}{params}):\n"
             "    n = X.shape[0]\n"
             "    size = (n + chunks - 1) // chunks\n"
             "    for c in prange(chunks):\n"
+            f"{start}"
             "        for i in range(c * size, min(n, (c + 1) * size)):\n"
             "            best = 0\n"
             "            bestv = 0.0\n"
@@ -200,13 +248,23 @@ class RowArgmin(rowpass.RowPolicy):
             f"                if j == 0 or v {better} bestv:\n"
             "                    best = j\n"
             "                    bestv = v\n"
-            "            out[i] = best\n"))
-        compile_for = (args[0][:1], 1, args[1], np.empty(1, np.intp)) + tuple(
-            a[:1] if r in ("a", "full") else a for r, a in zip(roles, args[2:]))
+            "            out[i] = best\n" + gather))
+        compile_for = (args[0][:1], 1, args[1], np.empty(1, np.intp))
+        if self.stats:
+            compile_for += (np.zeros((1, args[1], d), args[0].dtype),
+                            np.zeros((1, args[1]), np.intp))
+        compile_for += tuple(a[:1] if r in ("a", "full") else a
+                             for r, a in zip(roles, args[2:]))
         return plan, compile_for
 
     def disagreement(self, fused: Any, expected: Any, record: list, entry: Any,
                      values: list) -> str | None:
+        if self.stats:
+            problem = self.labels_disagree(fused.labels, expected.labels, values)
+            return problem if problem is not None else _stats_disagree(fused, expected)
+        return self.labels_disagree(fused, expected, values)
+
+    def labels_disagree(self, fused: Any, expected: Any, values: list) -> str | None:
         if not isinstance(expected, np.ndarray) or fused.shape != expected.shape \
                 or fused.dtype != expected.dtype:
             return f"{fused.dtype}{fused.shape} labels instead of " \
@@ -215,7 +273,7 @@ class RowArgmin(rowpass.RowPolicy):
         if not differ.size:
             return None
         made = self.prepare(values)
-        roles = [s[0] for s in made[0][1:]]
+        roles = [s[0] for s in made[0][1:] if s[0] != "width"]
         f = np.asarray(interpret(self.region, self._samples(roles, made[1], None)))
         rows = f[differ]
         got, want = rows[np.arange(differ.size), fused[differ]], \
@@ -230,3 +288,29 @@ class RowArgmin(rowpass.RowPolicy):
             return None
         i = int(differ[np.flatnonzero(~tie)[0]])
         return f"row {i}: label {fused[i]} instead of {expected[i]}"
+
+
+def _stats_disagree(fused: Any, expected: Any) -> str | None:
+    """The gathered counts and sums against bincount/add_at of the kernel's own labels
+    (the labels were checked: a tie may give another label than NumPy's)."""
+    from ..primitives.matrixops.label_stats import gathered
+    from ..primitives.matrixops.numpy_search import add_at
+    want = gathered(fused.labels, fused.x)
+    k = fused.counts.shape[0]
+    counts = np.zeros(max(k, want.counts.shape[0]), np.intp)
+    counts[:want.counts.shape[0]] = want.counts
+    if want.counts.shape[0] > k or not np.array_equal(fused.counts, counts[:k]):
+        return "label counts differ from bincount's"
+    if (fused.sums is None) != (want.sums is None):
+        return "non-finite row sums in one of them only"
+    if fused.sums is None:
+        return None
+    # each sum against the sum of its rows' magnitudes (rounding grows with it)
+    size = np.zeros((k, fused.x.shape[1]), fused.x.dtype)
+    add_at(size, fused.labels, np.abs(fused.x))
+    expected_sums = np.zeros_like(fused.sums)
+    expected_sums[:want.sums.shape[0]] = want.sums
+    error = np.abs(fused.sums - expected_sums)
+    if np.any(error > _tolerance(fused.x.dtype) * np.maximum(size, 1e-300)):
+        return "label row sums differ from add_at's"
+    return None

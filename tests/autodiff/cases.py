@@ -177,9 +177,13 @@ CASES.update({
     "avg_pool2d": [(normal(2, 5, 6, 3), [2, 2]), (normal(2, 5, 6, 3), [3, 2], "same", [2, 2]),
                    (normal(5, 6, 2), [2, 3], "valid", [1, 2])],
     "max_pool3d": [(distinct(1, 4, 4, 4, 2), [2, 2, 2])],
+    # shaped like a: a's values get no gradient, the fill value the sum of the cotangent
+    "constant_like": [(f(2.5), normal(3, 4)), (normal(4), normal(2, 4))],
+    "__npconstant_like": [(f(0.5), normal(2, 3)), (normal(3), normal(3), "float64")],
+    "full_like": [(normal(3, 2), f(1.5)), (normal(2, 3), normal(1, 3))],
     "avg_pool3d": [(normal(1, 4, 4, 4, 2), [2, 2, 2], "same", [2, 2, 1])],
 })
 
 #: rules whose operands the recorder builds (in-place changes): checked end to end in
 #: test_control_flow.py instead
-RECORDER_ONLY = {"__inplace", "__fill", "store"}
+RECORDER_ONLY = {"__inplace", "__fill", "store", "add_at"}

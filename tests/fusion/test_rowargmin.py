@@ -136,3 +136,77 @@ def test_a_disagreeing_kernel_is_dropped_with_one_warning(rows, installed, monke
     assert len([c for c in caught if c.category is fusion.FusionWarning]) == 1
     passes = [p for p in installed if isinstance(p, rowargmin.RowArgmin)]
     assert list(passes[0].kernels.values()) == [hot._REJECTED]
+
+
+# -- the same pass gathering each label's count and row sum (k-means' update) ----------
+
+def kmeans(points, centres, iterations):
+    k = centres.shape[0]
+    sq = np.sum(points * points, axis=1)
+    for _ in range(iterations):
+        dist = sq[:, None] - 2.0 * (points @ centres.T) + np.sum(centres * centres, axis=1)
+        labels = np.argmin(dist, axis=1)
+        counts = np.bincount(labels, minlength=k)
+        sums = np.zeros((k, points.shape[1]), dtype=points.dtype)
+        np.add.at(sums, labels, points)
+        # float32 / int64 is float64 in NumPy: cast back, every iteration is float32
+        centres = (sums / np.maximum(counts, 1)[:, None]).astype(points.dtype)
+    return centres
+
+
+def stats_calls(found) -> int:
+    return sum(e.calls for p in found if isinstance(p, rowargmin.RowArgmin) and p.stats
+               for e in p.kernels.values() if isinstance(e, rowargmin.StatsKernel))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("n,d,k", [(1, 1, 1), (7, 2, 3), (500, 2, 8), (300, 9, 4)])
+def test_kmeans_counts_and_sums_in_the_labels_pass(rows, installed, dtype, n, d, k):
+    """d = 9 is wider than ``codegen.UNROLLED_WIDTH``: the product stays a loop."""
+    f = Phylanx(kmeans)
+    rtol = 1e-4 if dtype == "float32" else 1e-10
+    for _ in range(4):
+        points, centres = blobs(n, d, k, dtype)
+        want = kmeans(points, centres, 3)
+        got = f(points, centres, 3)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=0, atol=rtol * np.abs(want).max())
+    assert stats_calls(installed) >= 3
+
+
+def test_non_finite_points_give_numpys_sums(rows, installed):
+    f = Phylanx(kmeans)
+    points, centres = blobs(80, 2, 3)
+    for _ in range(3):
+        f(points, centres, 2)                      # hot, compiled and checked
+    points[5] = [np.inf, 1.0]
+    points[9, 1] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = kmeans(points, centres, 2)
+        got = f(points, centres, 2)
+    np.testing.assert_array_equal(np.isfinite(got), np.isfinite(want))
+    finite = np.isfinite(want)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=1e-10)
+    assert stats_calls(installed) >= 2
+
+
+def test_wrong_gathered_counts_are_dropped_with_one_warning(rows, installed, monkeypatch):
+    real = rowargmin.StatsKernel.__call__
+
+    def miscounting(self, shape, n, args):
+        stats = real(self, shape, n, args)
+        stats.counts = stats.counts + 1
+        return stats
+    monkeypatch.setattr(rowargmin.StatsKernel, "__call__", miscounting)
+    f = Phylanx(kmeans)
+    points, centres = blobs(120, 2, 4)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(5):
+            want = kmeans(points, centres, 2)
+            np.testing.assert_allclose(f(points, centres, 2), want, rtol=1e-12)
+    assert [str(c.message) for c in caught if c.category is fusion.FusionWarning] == [
+        next(str(c.message) for c in caught if "counts" in str(c.message))]
+    passes = [p for p in installed if isinstance(p, rowargmin.RowArgmin)]
+    assert list(passes[0].kernels.values()) == [hot._REJECTED]

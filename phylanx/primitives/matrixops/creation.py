@@ -147,7 +147,7 @@ def _constant_like_oracle(value, a, dtype=None):
 
 @primitive(
     "constant_like", "constant_like(_1_value, _2_a, __arg(_3_dtype, nil))",
-    oracle=_constant_like_oracle,
+    differentiable=True, oracle=_constant_like_oracle,
     example="constant_like(0, [[1.5, 2.5]])", result="[[0, 0]]",
 )
 def constant_like(value, a, dtype=None):
@@ -167,6 +167,7 @@ def constant_like(value, a, dtype=None):
 
 @primitive(
     "__npconstant_like", "__npconstant_like(_1_value, _2_a, __arg(_3_dtype, nil))",
+    differentiable=True,
     oracle=lambda value, a, dtype=None: (np.empty_like(a, dtype=dtype) if value is None
                                          else np.full_like(a, value, dtype=dtype)),
     example="__npconstant_like(0, [[1.5, 2.5]])", result="[[0., 0.]]", extension=True,
@@ -185,7 +186,7 @@ def npconstant_like(value, a, dtype=None):
 
 @primitive(
     "full_like", "full_like(_1_a, _2_value, __arg(_3_dtype, nil))",
-    oracle=lambda a, value, dtype=None: np.full_like(a, value, dtype=dtype),
+    differentiable=True, oracle=lambda a, value, dtype=None: np.full_like(a, value, dtype=dtype),
     example="full_like([1, 2, 3], 2.5, \"float\")", result="[2.5, 2.5, 2.5]",
 )
 def full_like(a, value, dtype=None):

@@ -298,7 +298,7 @@ def _one_hot_sums(a: np.ndarray, index: np.ndarray, values: np.ndarray) -> np.nd
 
 
 @primitive(
-    "add_at", "add_at(_1_a, _2_indices, _3_b)", extension=True,
+    "add_at", "add_at(_1_a, _2_indices, _3_b)", extension=True, differentiable=True,
     side_effects=True,   # changes ``a`` in place: never reordered, shared or hoisted
     oracle=lambda a, indices, b: (np.add.at(
         a, tuple(indices) if isinstance(indices, list) else indices, b), a)[1],

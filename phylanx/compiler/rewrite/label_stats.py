@@ -1,0 +1,179 @@
+"""One pass for k-means: labels, their counts and the per-label row sums together.
+
+After ``blocking.py`` a k-means iteration reads the points three times::
+
+    define(labels, __rows_concat(g, x, ...))          # argmin of the distances
+    define(counts, bincount(labels, __arg(minlength, k)))
+    define(sums, ...)
+    add_at(sums, labels, x)                            # np.add.at(sums, labels, x)
+
+The counts and the sums of the rows of ``x`` per label can be gathered while each row's
+label is found, in the same loop over ``x`` (``fusion/rowargmin.py``).  This pass
+rewrites such a block to::
+
+    define(__labelstats1, __rows_label_stats(g, x, ...))
+    define(labels, __label_stats_labels(__labelstats1))
+    define(counts, __label_counts(__labelstats1, k))
+    define(sums, ...)
+    __label_sums_at(sums, __labelstats1, x)
+
+(``primitives/matrixops/label_stats.py``), each equal to what it replaces: the
+consumers use the gathered counts and sums when they are there and fit, and otherwise
+compute exactly what ``bincount``/``add_at`` would from the labels.
+
+The rewrite holds only where nothing can change ``labels`` or ``x`` between the
+``define`` and the consumers: both are statements of the same block (inside a function),
+every statement between them is a ``define``/``store`` of another name with a pure
+value (``patterns.pure``) or the other consumer, ``labels`` and ``x`` are plain variable
+reads, and both consumers are present (``bincount(labels)`` with no weights,
+``add_at(a, labels, x)`` with ``a`` another variable).  The add_at may change ``a``
+in place; the consumers check at run time that ``a`` shares no memory with ``x`` or the
+labels before they use what was gathered.
+
+Autodiff: every primitive here has ``restore``, which gives back the expression it
+replaced (the labels themselves stand for the statistics).
+"""
+from __future__ import annotations
+
+from ...language import ast
+from .blocking import CONCAT
+from .patterns import pure
+from .tree import Names, children, rebuild
+
+STATS, LABELS, COUNTS, SUMS_AT = ("__rows_label_stats", "__label_stats_labels",
+                                  "__label_counts", "__label_sums_at")
+PREFIX = "__labelstats"
+
+
+def _defined(stmt) -> tuple[str, object] | None:
+    """``(name, value)`` of ``define(name, value)`` / ``store(name, value)``."""
+    if type(stmt) is ast.Call and stmt.func in ("define", "store") and len(stmt.args) == 2 \
+            and type(stmt.args[0]) is ast.Identifier and stmt.attribute is None:
+        return stmt.args[0].name, stmt.args[1]
+    return None
+
+
+def _is(e, name: str) -> bool:
+    return type(e) is ast.Identifier and e.name == name
+
+
+def _minlength(call) -> object | None:
+    """The minlength argument of ``bincount(labels ...)`` with no weights (a literal 0
+    when absent), or None when it has weights or unknown arguments."""
+    rest = call.args[1:]
+    keywords = {a.name: a.value for a in rest if type(a) is ast.KeywordArg}
+    positional = [a for a in rest if type(a) is not ast.KeywordArg]
+    if set(keywords) - {"minlength", "weights"} or len(positional) > 2:
+        return None
+    weights = positional[0] if positional else keywords.get("weights")
+    if weights is not None and not (type(weights) is ast.Literal and weights.value is None):
+        return None
+    minlength = positional[1] if len(positional) == 2 else keywords.get("minlength")
+    if minlength is None:
+        return ast.Literal(0, call.loc)
+    return minlength if pure(minlength) else None
+
+
+def _consumer(stmt, labels: str, x: str):
+    """``(kind, call, rebuild)`` if ``stmt`` is ``[define(v, )]bincount(labels ...)`` or
+    ``[block(]add_at(a, labels, x)[, nil)]``: ``rebuild(new_call)`` is the statement
+    with the call replaced."""
+    bound = _defined(stmt)
+    if bound is not None and bound[0] not in (labels, x):
+        call, wrap = bound[1], (lambda new, s=stmt: ast.Call(s.func, (s.args[0], new),
+                                                              None, s.loc))
+    elif type(stmt) is ast.Call and stmt.func == "block" and len(stmt.args) == 2 \
+            and type(stmt.args[1]) is ast.Literal and stmt.args[1].value is None:
+        call, wrap = stmt.args[0], (lambda new, s=stmt: ast.Call("block", (new, s.args[1]),
+                                                                  None, s.loc))
+    else:
+        call, wrap = stmt, (lambda new: new)
+    if type(call) is not ast.Call or call.attribute is not None or not call.args:
+        return None
+    if call.func == "bincount" and _is(call.args[0], labels):
+        minlength = _minlength(call)
+        return None if minlength is None else ("counts", call, wrap, minlength)
+    if call.func == "add_at" and len(call.args) == 3 and _is(call.args[1], labels) \
+            and _is(call.args[2], x) and type(call.args[0]) is ast.Identifier \
+            and call.args[0].name not in (labels, x) and bound is None:
+        return "sums", call, wrap, None
+    return None
+
+
+def _harmless(stmt, labels: str, x: str) -> bool:
+    """``stmt`` changes neither ``labels`` nor ``x``: a pure value bound to another name."""
+    bound = _defined(stmt)
+    return bound is not None and bound[0] not in (labels, x) and pure(bound[1])
+
+
+class _Pass:
+    def __init__(self, program: ast.Program):
+        self.names = Names(program, PREFIX)
+        self.changed = False
+
+    def expr(self, e, in_function: bool):
+        if type(e) is ast.Call:
+            function = e.func == "lambda" or (e.func == "define" and len(e.args) > 2)
+            inside = in_function or function
+            args = tuple(self.expr(a, inside) for a in e.args)
+            if e.func == "block" and inside:
+                args = self.block(args)
+            return rebuild(e, args)
+        return rebuild(e, tuple(self.expr(c, in_function) for c in children(e)))
+
+    def block(self, stmts: tuple) -> tuple:
+        out = list(stmts)
+        i = 0
+        while i < len(out):
+            replaced = self.at(out, i)
+            i += 1 + replaced
+        return tuple(out)
+
+    def at(self, stmts: list, i: int) -> int:
+        """Rewrite the pattern starting at statement ``i``; the statements added."""
+        bound = _defined(stmts[i])
+        if bound is None or stmts[i].func != "define":
+            return 0
+        labels, value = bound
+        if not (type(value) is ast.Call and value.func == CONCAT and len(value.args) >= 4
+                and type(value.args[1]) is ast.Identifier and value.attribute is None):
+            return 0
+        x = value.args[1].name
+        if x == labels:
+            return 0
+        found: dict = {}
+        for j in range(i + 1, len(stmts)):
+            made = _consumer(stmts[j], labels, x)
+            if made is not None and made[0] not in found:
+                found[made[0]] = (j, made)
+                if len(found) == 2:
+                    break
+            elif not _harmless(stmts[j], labels, x):
+                return 0
+        if len(found) != 2:
+            return 0
+        loc = value.loc
+        stats = ast.Identifier(self.names.fresh(), loc)
+        j, (_, call, wrap, minlength) = found["counts"]
+        stmts[j] = wrap(ast.Call(COUNTS, (stats, minlength), None, call.loc))
+        j, (_, call, wrap, _) = found["sums"]
+        stmts[j] = wrap(ast.Call(SUMS_AT, (call.args[0], stats, call.args[2]), None,
+                                 call.loc))
+        target = stmts[i].args[0]
+        stmts[i:i + 1] = [
+            ast.Call("define", (stats, ast.Call(STATS, value.args, None, loc)), None, loc),
+            ast.Call("define", (target, ast.Call(LABELS, (stats,), None, loc)), None,
+                     stmts[i].loc)]
+        self.changed = True
+        return 1
+
+
+def run(program: ast.Program) -> ast.Program:
+    """``program`` with the k-means pattern of the module docstring rewritten (config
+    ``cache_blocking``, as the blocking it follows); the same object when nothing matched."""
+    from ... import config
+    if not config.get("cache_blocking"):
+        return program
+    rewrite = _Pass(program)
+    body = tuple(rewrite.expr(e, False) for e in program.body)
+    return ast.Program(body, program.loc) if rewrite.changed else program
