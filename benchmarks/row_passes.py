@@ -11,7 +11,11 @@ Prints, median milliseconds per call, each kernel against the NumPy code it repl
 * k-means' centre sums ``np.add.at(sums, labels, points)``: NumPy's fast path (bincount
   or one-hot products) and the compiled one-pass kernel;
 * the singularity check of a stacked ``solve`` (LU pivots of 2000 40 x 40 matrices): the
-  getrf loop and the compiled kernel, next to ``np.linalg.solve`` of the same stack.
+  getrf loop and the compiled kernel, next to ``np.linalg.solve`` of the same stack;
+* reductions along the last axis (``fusion/rowreduce.py``): ``np.sum(x * x, axis=1)``
+  (k-means' squared norms) and ``np.mean(np.exp(x - 1.0), axis=-1)``, NumPy against the
+  decorated function once its kernel is compiled (both loops timed; the policy keeps
+  the faster, or NumPy when that is faster still).
 """
 from __future__ import annotations
 
@@ -102,6 +106,58 @@ def main() -> None:
           f"{median_ms(lambda: first_singular_in_stack(stack), r):.2f}; np.linalg.solve "
           f"{median_ms(lambda: np.linalg.solve(stack, rhs), r):.2f}")
     for name in ("fusion_compile_cost_ms", "fusion_background", "fusion_rows"):
+        config.reset(name)
+    row_reductions(rng, r)
+
+
+def squared_norms(x):
+    return np.sum(x * x, axis=1)
+
+
+def mean_exp(x):
+    return np.mean(np.exp(x - 1.0), axis=-1)
+
+
+def _row_reduction_times(fn, x, r: int) -> tuple[float, float]:
+    """(serial, parallel) loop of ``fn`` decorated, median ms, once its kernel is in."""
+    from phylanx import Phylanx, fusion
+    from phylanx.fusion import rowreduce
+    found: list = []
+    install = fusion.install
+    fusion.install = lambda body: found.extend(install(body)) or found
+    try:
+        decorated = Phylanx(fn)
+        for _ in range(8):                         # hot, compiled, checked, timed turns
+            decorated(x)
+    finally:
+        fusion.install = install
+    (region,) = [f for f in found if isinstance(f, rowreduce.RowReduction)]
+    (entry,) = [e for e in region.kernels.values() if isinstance(e, rowreduce.RowsKernel)]
+    loops = []
+    for variant in (1, 0):                         # serial, parallel
+        entry.current, entry.recent = variant, [0, 0]
+        loops.append(median_ms(lambda: decorated(x), r))
+    return loops[0], loops[1]
+
+
+def row_reductions(rng, r: int) -> None:
+    """NumPy against the compiled row reduction (serial and parallel loop)."""
+    from phylanx import config
+    from phylanx.fusion import hot
+    for name, value in (("fusion_count_threshold", 1), ("fusion_min_time_us", 0.0),
+                        ("fusion_compile_cost_ms", 0.0), ("fusion_background", False)):
+        config.set(name, value)
+    keep, hot.KEEP_SLOWER = hot.KEEP_SLOWER, True
+    for fn in (squared_norms, mean_exp):
+        for shape in ((1_000_000, 2), (1_000_000, 16), (100_000, 100), (1000, 1000)):
+            x = rng.normal(size=shape)
+            serial, parallel = _row_reduction_times(fn, x, r)
+            numpy = median_ms(lambda fn=fn, x=x: fn(x), r)
+            print(f"{fn.__name__} {shape[0]}x{shape[1]}: NumPy {numpy:.3f}, phylanx serial "
+                  f"loop {serial:.3f}, parallel loop {parallel:.3f}")
+    hot.KEEP_SLOWER = keep
+    for name in ("fusion_count_threshold", "fusion_min_time_us", "fusion_compile_cost_ms",
+                 "fusion_background"):
         config.reset(name)
 
 

@@ -2,8 +2,9 @@
 
 After a program is compiled, :func:`install` marks every *region* of its tree — a
 maximal subtree of element-wise primitives with a rule in the ``FUSION`` table
-(``rules.py``), possibly ended by a whole-array ``sum``/``mean`` (``regions.py``) — and
-gives the region's root a :class:`~.hot.FusedRegion` closure.  A region that proves hot
+(``rules.py``), possibly ended by a ``sum``/``mean`` (``regions.py``) — and gives the
+region's root a :class:`~.hot.FusedRegion` closure (``rowreduce.py``'s subclass for a
+reduction along the last axis).  A region that proves hot
 and big enough gets a kernel generated for its operand dtypes (``codegen.py``: numba,
 ``parallel=True``, on-disk cache), checked once against NumPy, timed, and kept only if
 faster (``hot.py``).  Without numba nothing is installed: the tree runs NumPy as before.
@@ -14,8 +15,9 @@ such expressions, products and transposes into one numba function (setting
 
 ``rowpass.py`` does the same for ``x.T @ f(x @ w, ...)`` (logistic regression's
 gradient, ``f`` element-wise) and ``rowargmin.py`` for ``argmin(f(x @ c, ...), 1)``
-(k-means' labels): one loop over the rows of ``x`` (setting ``fusion_rows``, on by
-default).
+(k-means' labels): one loop over the rows of ``x``; ``rowreduce.py`` for a region ending
+in ``sum``/``mean`` along the last axis (setting ``fusion_rows``, on by default, for all
+three).
 
 Recording compilers (autodiff's tape) never fuse: the compiler installs regions only
 when ``build_eager`` is its own.  Settings (``phylanx.config``): ``fusion``,
@@ -60,10 +62,11 @@ def install(body: list[Node]) -> list[FusedRegion]:
     if not wanted():
         return []
     from ..runtime import policy
-    from . import loops, rowargmin, rowpass
+    from . import loops, rowargmin, rowpass, rowreduce
     found: list = []
-    if Settings.enabled:
-        found += [FusedRegion(region, region.root.node) for region in find_regions(body)]
+    if Settings.enabled or Settings.rows:   # element-wise chains; reductions of rows
+        found += [made for region in find_regions(body)
+                  if (made := rowreduce.fused_region(region)) is not None]
     if Settings.rows:                 # one walk for both kinds of row pass
         found += [made for node in unique_nodes(body)
                   if (made := rowpass.analyse(node) or rowargmin.analyse(node)) is not None]

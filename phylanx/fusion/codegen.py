@@ -315,6 +315,29 @@ def plan(region: Region, roles: list[str], leaf_values: list, record: list) -> P
     return Plan(PRELUDE + "\n\n" + "\n\n".join(sources), reduction)
 
 
+def plan_rows(region: Region, roles: list[str], leaf_values: list, record: list) -> Plan | str:
+    """The plan of a reduction along the last axis (``rowreduce.py``): the operands
+    flattened, row ``r`` is elements ``r * m`` to ``(r + 1) * m``; each row's sum (or
+    mean) goes to ``out[r]``, rows in parallel."""
+    made = body_lines(region, roles, leaf_values, record)
+    if isinstance(made, str):
+        return made
+    lines, reduction, init = made
+    if reduction is None:
+        return "no reduction"
+    params = ", ".join(f"L{i}" for i in range(len(leaf_values)))
+    body = "\n".join("            " + line for line in lines)
+    value = "acc / m" if reduction == "mean" else "acc"
+    sources = [f"{kernel_head(parallel)}def {name}(out, rows, m, {params}):\n"
+               "    for r in prange(rows):\n"
+               f"        acc = {init}\n"
+               "        for i in range(r * m, (r + 1) * m):\n"
+               f"{body}\n"
+               f"        out[r] = {value}\n"
+               for name, parallel in (("kernel_par", True), ("kernel_ser", False))]
+    return Plan(PRELUDE + "\n\n" + "\n\n".join(sources), reduction)
+
+
 # -- compiling ------------------------------------------------------------------------
 
 _modules: dict[str, Any] = {}

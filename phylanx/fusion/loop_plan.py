@@ -131,6 +131,8 @@ class _Source:
             return None
         codes, terms = args
         if rule is None:                        # whole-array sum / mean
+            if any(v is not None and v is not False for v in params.values()):
+                return None                     # along an axis, or keepdims
             return f"np.{name}({codes[0]})", ("reduce", terms[0])
         code = _array_code(name, rule)
         if code is None:

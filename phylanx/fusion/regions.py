@@ -1,9 +1,10 @@
 """Fusable regions of an execution tree, and their plain NumPy evaluation.
 
 A *region* is a maximal subtree of eager element-wise primitives that have a fusing
-rule (``fusion/rules.py``), optionally ended by a whole-array reduction (``sum`` or
-``mean`` with no axis, keepdims, initial or dtype), with at least two operations in
-it.  Its *leaves* are the children that are not part of it: any node (a variable, a
+rule (``fusion/rules.py``), optionally ended by a reduction (``sum`` or ``mean`` with no
+initial or dtype, and a literal axis and keepdims if any: a whole-array one fused by
+``hot.py``, one along the last axis by ``rowreduce.py``), with at least two operations
+in it.  Its *leaves* are the children that are not part of it: any node (a variable, a
 ``dot``, a function call, a literal).  :func:`find_regions` lists the regions of a
 freshly compiled tree; :func:`interpret` evaluates a region's operations on its leaf
 values with the very kernels the unfused nodes call, in the same order, recording
@@ -18,8 +19,11 @@ from ..primitives import registry
 from ..primitives.rules import FUSION
 from ..runtime.nodes import Node, node_failed
 
-#: whole-array reductions that may end a region: name -> its non-data slots, all nil
+#: reductions that may end a region: name -> its non-data slots, nil but for the
+#: literal axis and keepdims of :data:`REDUCTION_LITERALS`
 REDUCTIONS: dict[str, tuple[int, ...]] = {"sum": (1, 2, 3, 4), "mean": (1, 2, 3, 4)}
+#: slot -> the type a reduction's literal there may have (axis, keepdims)
+REDUCTION_LITERALS = {1: int, 2: bool}
 
 
 @dataclass(eq=False)
@@ -36,6 +40,13 @@ class Op:
     @property
     def reduction(self) -> bool:
         return self.rule is None
+
+
+def reduction_options(op: Op) -> tuple[int | None, bool]:
+    """(axis, keepdims) of a reduction operation (nil axis: the whole array)."""
+    literals = [x for kind, x in op.args if kind == "param"]
+    literals += [None] * (2 - len(literals))
+    return literals[0], bool(literals[1])
 
 
 @dataclass(eq=False)
@@ -69,9 +80,11 @@ def _classify(node: Node) -> tuple[str, Any, Any, dict[int, Any]] | None:
             return None
         params = {}
         for i in range(1, len(children)):      # omitted trailing slots are nil too
-            if not (children[i].is_const and children[i].value is None):
+            child = children[i]
+            if not child.is_const or (child.value is not None and
+                                      type(child.value) is not REDUCTION_LITERALS.get(i)):
                 return None
-            params[i] = None
+            params[i] = child.value
         return spec.name, spec.impl, None, params
     rule = FUSION.get(spec.name)
     if rule is None or not rule.fuses:

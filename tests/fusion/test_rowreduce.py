@@ -1,0 +1,193 @@
+"""Fused reductions along the last axis (phylanx/fusion/rowreduce.py).
+
+With the fixture ``eager`` every region is hot at once (no thresholds, compiled in the
+calling thread, kept even when slower), so the kernel is what runs; the oracle is the
+undecorated NumPy function: same dtype and shape, values within a tolerance relative to
+each row's terms.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from phylanx import Phylanx, config, fusion
+from phylanx.errors import PhylanxError
+from phylanx.fusion import hot, rowreduce
+
+pytest.importorskip("numba")
+
+RNG = np.random.default_rng(31)
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("rowreduce-cache"))
+
+
+@pytest.fixture
+def eager(cache_dir, monkeypatch):
+    for name, value in (("fusion_rows", True), ("fusion_count_threshold", 1),
+                        ("fusion_min_time_us", 0.0), ("fusion_compile_cost_ms", 0.0),
+                        ("fusion_min_size", 1), ("fusion_background", False),
+                        ("fusion_cache_dir", cache_dir)):
+        config.set(name, value)
+    monkeypatch.setattr(hot, "KEEP_SLOWER", True)
+    yield
+    for name in ("fusion_rows", "fusion_count_threshold", "fusion_min_time_us",
+                 "fusion_compile_cost_ms", "fusion_min_size", "fusion_background",
+                 "fusion_cache_dir"):
+        config.reset(name)
+
+
+@pytest.fixture
+def installed(monkeypatch):
+    found = []
+    original = fusion.install
+    monkeypatch.setattr(fusion, "install", lambda body: found.extend(original(body))
+                        or found)
+    return found
+
+
+def kernel_calls(found) -> int:
+    return sum(e.calls for r in found if isinstance(r, rowreduce.RowReduction)
+               for e in r.kernels.values() if isinstance(e, rowreduce.RowsKernel))
+
+
+def assert_like_numpy(got, want):
+    assert type(got) is type(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if want.dtype.kind != "f":
+        np.testing.assert_array_equal(got, want)
+        return
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(got[~finite], want[~finite])
+    rtol = 1e-5 if want.dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got[finite], want[finite], rtol=rtol,
+                               atol=rtol * np.abs(want[finite]).max(initial=1.0))
+
+
+def norms(x, y):
+    return np.sum(x * x + y, axis=1)
+
+
+def mean_exp(x):
+    return np.mean(np.exp(x - 1.0), axis=-1, keepdims=True)
+
+
+def last_of_three(x, y):
+    return np.sum(x * y - 1.0, axis=2)
+
+
+def run_like_numpy(fn, *args, calls=4):
+    f = Phylanx(fn)
+    for _ in range(calls):                   # plan, check, warm, timed turns
+        assert_like_numpy(f(*args), fn(*args))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32"])
+@pytest.mark.parametrize("y", ["scalar", "row", "column", "full"])
+def test_sums_of_rows_like_numpy(eager, installed, dtype, y):
+    x = (RNG.normal(size=(57, 6)) * 5).astype(dtype)
+    other = {"scalar": 2, "row": RNG.normal(size=6), "column": RNG.normal(size=(57, 1)),
+             "full": RNG.normal(size=(57, 6))}[y]
+    if dtype.startswith("float") and y != "scalar":
+        other = other.astype(dtype)
+    run_like_numpy(norms, x, other)
+    assert kernel_calls(installed) >= 2
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_mean_with_keepdims_and_three_axes(eager, installed, dtype):
+    run_like_numpy(mean_exp, RNG.normal(size=(40, 9)).astype(dtype))
+    run_like_numpy(last_of_three, RNG.normal(size=(4, 5, 7)).astype(dtype),
+                   RNG.normal(size=(5, 7)).astype(dtype))
+    assert kernel_calls(installed) >= 4
+
+
+def test_nan_and_inf_rows(eager, installed):
+    x = RNG.normal(size=(30, 4))
+    x[3, 1] = np.nan
+    x[5, 0] = np.inf
+    x[7, :2] = [np.inf, -np.inf]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        run_like_numpy(norms, x, 0.5)
+    assert kernel_calls(installed) >= 2
+
+
+def first_axis(x):
+    return np.sum(x * x, axis=0)
+
+
+def whole(x):
+    return np.sum(x * x, axis=-1)
+
+
+@pytest.mark.parametrize("fn,shape", [(first_axis, (20, 5)), (whole, (20,)),
+                                      (whole, (20, 0)), (norms, (0, 3))])
+def test_other_axes_and_empty_rows_run_numpy(eager, installed, fn, shape):
+    x = RNG.normal(size=shape)
+    args = (x, 1.0) if fn is norms else (x,)
+    run_like_numpy(fn, *args)
+    assert kernel_calls(installed) == 0
+
+
+def test_an_axis_out_of_range_is_numpys_located_error(eager):
+    def bad(x):
+        return np.sum(x * x, axis=2)
+    f = Phylanx(bad)
+    with pytest.raises(PhylanxError, match="axis") as err:
+        f(RNG.normal(size=(10, 3)))
+    assert err.value.loc is not None
+
+
+def test_a_disagreeing_kernel_is_dropped_with_one_warning(eager, installed, monkeypatch):
+    real = rowreduce.RowsKernel.__call__
+    monkeypatch.setattr(rowreduce.RowsKernel, "__call__",
+                        lambda self, shape, n, args: real(self, shape, n, args) + 1.0)
+    x = RNG.normal(size=(25, 4))
+    f = Phylanx(norms)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(4):
+            assert_like_numpy(f(x, 1.0), norms(x, 1.0))
+    assert len([c for c in caught if c.category is fusion.FusionWarning]) == 1
+    (region,) = [r for r in installed if isinstance(r, rowreduce.RowReduction)]
+    assert list(region.kernels.values()) == [hot._REJECTED]
+
+
+@pytest.mark.parametrize("rows,chains", [(True, False), (False, True), (False, False)])
+def test_settings(eager, installed, rows, chains):
+    """``fusion_rows`` installs the row reductions, ``fusion`` the element-wise chains
+    and whole-array reductions."""
+    config.set("fusion_rows", rows)
+    config.set("fusion", chains)
+    try:
+        def both(x):
+            return np.sum(x * x, axis=1), np.sum(x * 2.0 + 1.0)
+        x = RNG.normal(size=(30, 3))
+        f = Phylanx(both)
+        for _ in range(3):
+            got, want = f(x), both(x)
+            assert_like_numpy(got[0], want[0])
+            np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+        kinds = {type(r) for r in installed}
+        assert (rowreduce.RowReduction in kinds) == rows
+        assert (hot.FusedRegion in kinds) == chains
+    finally:
+        config.reset("fusion")
+
+
+def test_a_row_sum_in_a_loop_body_stays_with_the_tree(eager, installed):
+    """Compiled loops take whole-array reductions only: a loop whose body sums rows runs
+    in the tree (and its row sum fused there)."""
+    def scaled(x, n):
+        s = np.zeros(x.shape[0])
+        for _ in range(n):
+            s = s + np.sum(x * x, axis=1) * 0.5
+        return s
+    x = RNG.normal(size=(40, 3))
+    run_like_numpy(scaled, x, 5)
+    assert kernel_calls(installed) >= 2
