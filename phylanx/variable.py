@@ -240,8 +240,15 @@ class variable:  # noqa: N801 - the original's name
         return self._expr.raw()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        """``np.asarray(v)``: the evaluated value (not an object array of its items)."""
-        return np.asarray(self.eval(), dtype=dtype)
+        """``np.asarray(v)``: the evaluated value (not an object array of its items).
+
+        NumPy 2's protocol: ``copy=True`` (``np.array(v)``) must give an array of its own
+        (the value is the variable's: changing it would change the variable),
+        ``copy=False`` refuses to copy (a ValueError when a dtype change needs one)."""
+        value = self.eval()
+        if copy:
+            return np.array(value, dtype=dtype, copy=True)
+        return np.asarray(value, dtype=dtype, copy=copy)
 
     # -- lazy arithmetic ----------------------------------------------------
     def _binary(self, kind: str, fn: Callable, other: Any, reflected: bool = False) -> variable:

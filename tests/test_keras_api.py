@@ -216,3 +216,17 @@ def test_numpy_converts_a_variable_to_its_value():
     got = np.asarray(v)
     assert got.dtype == np.float64 and got.tolist() == [[2.0, 4.0], [6.0, 8.0]]
     assert np.sum(et.variable(np.arange(3))) == 3
+
+
+def test_numpys_copy_protocol():
+    """np.array(v) is a copy (changing it leaves the variable alone), np.asarray(v) the
+    value itself, copy=False refuses a conversion that needs a copy (NumPy 2)."""
+    v = et.variable(np.array([1.0, 2.0]))
+    copied = np.array(v)
+    copied[0] = 99.0
+    assert v.eval().tolist() == [1.0, 2.0]
+    assert np.asarray(v) is v.eval()
+    assert np.array(v, copy=False) is v.eval()
+    with pytest.raises(ValueError):
+        np.array(v, dtype=np.float32, copy=False)
+    assert np.array(v, dtype=np.float32).dtype == np.float32
