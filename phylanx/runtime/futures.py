@@ -268,8 +268,13 @@ class Future(Deferred):
     __hash__ = object.__hash__   # identity (futures sit in queues and sets)
 
     def __array__(self, dtype=None, copy=None):
+        # NumPy 2's protocol: np.array(f) gets an array of its own (other readers of the
+        # future share its value), copy=False refuses to copy
         import numpy as np
-        return np.asarray(self.result(), dtype=dtype)
+        value = self.result()
+        if copy:
+            return np.array(value, dtype=dtype, copy=True)
+        return np.asarray(value, dtype=dtype, copy=copy)
 
     def __float__(self) -> float:
         return float(self.result())

@@ -230,3 +230,17 @@ def test_side_effect_kernels_see_values_not_futures():
     et.eval(state, "__list_append(xs, async(1 + 1))")
     assert [type(v) for v in state.lookup("xs")] != [F]
     assert state.lookup("xs") == [2]
+
+
+def test_numpy_copy_protocol_of_a_future():
+    """np.array(f) is an array of its own (other readers share the future's value),
+    np.asarray(f) the value itself, copy=False refuses a conversion needing a copy."""
+    import numpy as np
+    value = np.array([1.0, 2.0])
+    f = ready(value)
+    copied = np.array(f)
+    copied[0] = 5.0
+    assert value.tolist() == [1.0, 2.0]
+    assert np.asarray(f) is value
+    with pytest.raises(ValueError):
+        np.array(f, dtype=np.float32, copy=False)
