@@ -108,6 +108,15 @@ def _changed() -> None:
         listener()
 
 
+def _parsed(setting: Any, raw: str) -> Any:
+    """An environment variable's value for ``setting`` (empty counts as unset, above);
+    a value it cannot take names the variable, not the code that first read it."""
+    try:
+        return setting.parse(raw)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"environment variable {setting.env}={raw!r}: {e}") from None
+
+
 def get(name: str) -> Any:
     """Current value of setting ``name`` (override, then environment, then default).
 
@@ -122,7 +131,7 @@ def get(name: str) -> Any:
         value = _overrides[name]
     else:
         raw = os.environ.get(setting.env)
-        value = setting.parse(raw) if raw is not None else setting.default
+        value = setting.default if raw is None or not raw.strip() else _parsed(setting, raw)
     _cache[name] = value
     return value
 

@@ -124,3 +124,25 @@ def test_wrong_call_from_python_points_at_the_function_definition():
         et.eval(state, "block(1,\n  lambda(x, x + 1))", 1, 2)
     assert "takes 1 argument(s), got 2" in info.value.message
     assert (info.value.loc.line, info.value.loc.col) == (2, 3)
+
+
+def test_settings_from_the_environment(monkeypatch):
+    """An empty variable counts as unset; one a setting cannot take is an error naming
+    the variable (not the code that happened to read the setting first)."""
+    import pytest
+
+    from phylanx import config
+    try:
+        monkeypatch.setenv("PHYLANX_TILE_ROWS", "")
+        config.reset("tile_rows")
+        assert config.get("tile_rows") == config.SETTINGS["tile_rows"].default
+        monkeypatch.setenv("PHYLANX_TILE_ROWS", "12")
+        config.reset("tile_rows")
+        assert config.get("tile_rows") == 12
+        monkeypatch.setenv("PHYLANX_TILE_ROWS", "many")
+        config.reset("tile_rows")
+        with pytest.raises(ValueError, match="PHYLANX_TILE_ROWS='many'"):
+            config.get("tile_rows")
+    finally:
+        monkeypatch.delenv("PHYLANX_TILE_ROWS")
+        config.reset("tile_rows")

@@ -96,10 +96,15 @@ def recording_kernel(name: str, impl: Callable[..., Any], node: Any) -> Callable
         if mutates and args:
             target = args[0]
             tape.before_mutation(target)
+            # an operand that is the target itself (np.add.at(y, i, y)) is recorded as
+            # the value it had: the change overwrites it
+            operands = [a.copy() if a is target and isinstance(a, np.ndarray) else a
+                        for a in args[1:]]
+            aliased = [a is target for a in args[1:]]
             out = impl(*args)
             changed = out is target or out is None   # None: the in-place methods return nil
             if changed or type(target) is list:
-                tape.after_mutation(name, target, list(args[1:]), node)
+                tape.after_mutation(name, target, operands, node, aliased)
             if changed:
                 return out
         else:

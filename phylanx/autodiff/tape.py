@@ -162,10 +162,12 @@ class Tape:
                 marker = self._append(CHANGED_IN_PLACE, [entry.out], held, entry.node, [entry])
                 marker.loc = entry.loc
 
-    def after_mutation(self, name: str, target: Any, args: list, node: Any) -> None:
+    def after_mutation(self, name: str, target: Any, args: list, node: Any,
+                       aliased: list[bool] | None = None) -> None:
         """``target`` was changed in place by ``name(target, *args)``: its id now names
         the new value, recorded with the old value's shape as operand 0 (rules see zeros
-        there: they need only the shape, and the old values were overwritten)."""
+        there: they need only the shape, and the old values were overwritten).
+        ``aliased[i]``: operand ``i`` was the target itself (its old value)."""
         with self.lock:
             if type(target) is list:
                 self.producer.pop(id(target), None)   # re-tracked from its items when used
@@ -173,7 +175,9 @@ class Tape:
             if not isinstance(target, np.ndarray):
                 return
             old = self.producer.pop(id(target), None)
-            parents = [old] + [self.tracked(a) for a in args]
+            aliased = aliased or [False] * len(args)
+            parents = [old] + [old if same else self.tracked(a)
+                               for a, same in zip(args, aliased)]
             if any(p is not None for p in parents) and is_float_value(target):
                 shape_of_old = np.broadcast_to(np.zeros((), target.dtype), target.shape)
                 self._append(name, [shape_of_old, *args], target, node, parents)

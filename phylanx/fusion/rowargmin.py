@@ -39,6 +39,12 @@ _ARG = {"argmin": "<", "argmax": ">"}
 _SAMPLE_ROWS = 4
 
 
+def _roles(sig: tuple) -> list[str]:
+    """The operands' roles in a signature (after x's key; a last ``("width", d)`` is the
+    unrolled products' row width, not an operand)."""
+    return [part[0] for part in sig[1:] if part[0] != "width"]
+
+
 def _param(node: Node) -> int | None:
     """The parameter a ``access-variable`` of the lambda's own frame reads (0 = the tile)."""
     if node.primitive == "access-variable" and node.slot is not None:
@@ -201,7 +207,7 @@ class RowArgmin(rowpass.RowPolicy):
 
     def make_plan(self, sig: tuple, args: list, values: list, record: list,
                   result: Any) -> tuple | None:
-        roles = [s[0] for s in sig[1:] if s[0] != "width"]
+        roles = _roles(sig)
         samples = self._samples(roles, args, _SAMPLE_ROWS)
         record = [None] * self.record_size()
         f = interpret(self.region, samples, record)
@@ -273,7 +279,7 @@ class RowArgmin(rowpass.RowPolicy):
         if not differ.size:
             return None
         made = self.prepare(values)
-        roles = [s[0] for s in made[0][1:] if s[0] != "width"]
+        roles = _roles(made[0])
         f = np.asarray(interpret(self.region, self._samples(roles, made[1], None)))
         rows = f[differ]
         got, want = rows[np.arange(differ.size), fused[differ]], \
@@ -293,24 +299,21 @@ class RowArgmin(rowpass.RowPolicy):
 def _stats_disagree(fused: Any, expected: Any) -> str | None:
     """The gathered counts and sums against bincount/add_at of the kernel's own labels
     (the labels were checked: a tie may give another label than NumPy's)."""
-    from ..primitives.matrixops.label_stats import gathered
     from ..primitives.matrixops.numpy_search import add_at
-    want = gathered(fused.labels, fused.x)
+    labels, x = fused.labels, fused.x
     k = fused.counts.shape[0]
-    counts = np.zeros(max(k, want.counts.shape[0]), np.intp)
-    counts[:want.counts.shape[0]] = want.counts
-    if want.counts.shape[0] > k or not np.array_equal(fused.counts, counts[:k]):
+    if not np.array_equal(fused.counts, np.bincount(labels, minlength=k)):
         return "label counts differ from bincount's"
-    if (fused.sums is None) != (want.sums is None):
+    want = np.zeros((k, x.shape[1]), x.dtype)
+    size = np.zeros((k, x.shape[1]), x.dtype)
+    with np.errstate(all="ignore"):
+        add_at(want, labels, x)
+        add_at(size, labels, np.abs(x))
+    if (fused.sums is None) != (not np.all(np.isfinite(want))):
         return "non-finite row sums in one of them only"
     if fused.sums is None:
         return None
     # each sum against the sum of its rows' magnitudes (rounding grows with it)
-    size = np.zeros((k, fused.x.shape[1]), fused.x.dtype)
-    add_at(size, fused.labels, np.abs(fused.x))
-    expected_sums = np.zeros_like(fused.sums)
-    expected_sums[:want.sums.shape[0]] = want.sums
-    error = np.abs(fused.sums - expected_sums)
-    if np.any(error > _tolerance(fused.x.dtype) * np.maximum(size, 1e-300)):
+    if np.any(np.abs(fused.sums - want) > _tolerance(x.dtype) * np.maximum(size, 1e-300)):
         return "label row sums differ from add_at's"
     return None

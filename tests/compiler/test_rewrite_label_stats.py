@@ -297,3 +297,67 @@ def test_a_distributed_points_array_runs_as_written():
     points, centres = data()
     got = f(dist.tiled(points, name="label_stats_points"), centres)
     assert_same(tuple(np.asarray(v) for v in got), sums_first(points, centres))
+
+
+def kmeans_labels_too(points, centres, iterations):
+    """The labels used after the loop: the frontend stores them (``store``)."""
+    k = centres.shape[0]
+    labels = np.zeros(points.shape[0], dtype=np.int64)
+    for _ in range(iterations):
+        labels = np.argmin(np.sum(centres * centres, axis=1) - 2.0 * (points @ centres.T),
+                           axis=1)
+        counts = np.bincount(labels, minlength=k)
+        sums = np.zeros((k, points.shape[1]))
+        np.add.at(sums, labels, points)
+        centres = sums / np.maximum(counts, 1)[:, None]
+    return centres, labels
+
+
+def test_labels_stored_for_use_after_the_loop_are_rewritten_too():
+    f = Phylanx(kmeans_labels_too)
+    assert label_stats.STATS in rewritten_names(f)
+    points, centres = data()
+    assert_same(f(points, centres, 3), kmeans_labels_too(points, centres, 3))
+
+
+def into_accumulator(points, centres, acc):
+    labels = np.argmin(points @ centres.T, axis=1)
+    counts = np.bincount(labels)
+    np.add.at(acc, labels, points)
+    return counts, acc
+
+
+def test_an_accumulator_with_values_is_added_to_exactly_as_add_at_does():
+    """Row by row, as np.add.at (rounding of big values, -0.0 kept where nothing is
+    added): the block sum is used only where add_at's own fast path would add one."""
+    f = Phylanx(into_accumulator)
+    assert label_stats.STATS in rewritten_names(f)
+    points, centres = data(n=50, d=2, k=3)
+    acc = np.full((3, 2), 1e16)
+    acc[0] = -0.0
+    points[:, :] = np.where(points > 0, 1.0, 3.0)
+    got = f(points, centres, acc.copy())
+    want = into_accumulator(points, centres, acc.copy())
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    assert np.signbit(got[1]).tolist() == np.signbit(want[1]).tolist()
+
+
+def test_a_read_only_accumulator_is_add_ats_error():
+    points, centres = data()
+    acc = np.zeros_like(centres)
+    acc.flags.writeable = False
+    with pytest.raises(PhylanxError, match="add_at: .*read-only"):
+        Phylanx(into_accumulator)(points, centres, acc)
+
+
+def self_added(x):
+    y = x * 1.0
+    np.add.at(y, np.array([1, 0, 1, 2]), y)
+    return np.sum(y * y * np.arange(1.0, 5.0))
+
+
+def test_gradient_of_add_at_whose_values_are_its_target():
+    x = np.array([0.3, -0.2, 0.5, 0.1])
+    got = grad(Phylanx(self_added), 0)(x)
+    np.testing.assert_allclose(got, numeric_grad(self_added, [x], 0), rtol=1e-6)

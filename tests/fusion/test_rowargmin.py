@@ -210,3 +210,22 @@ def test_wrong_gathered_counts_are_dropped_with_one_warning(rows, installed, mon
         next(str(c.message) for c in caught if "counts" in str(c.message))]
     passes = [p for p in installed if isinstance(p, rowargmin.RowArgmin)]
     assert list(passes[0].kernels.values()) == [hot._REJECTED]
+
+
+def test_gathered_sums_replace_add_at_on_big_inputs(rows, installed, monkeypatch):
+    """From add_at's fast-path size on (4096 rows), the consumer adds the kernel's sums
+    and add_at does not run."""
+    from phylanx.primitives.matrixops import label_stats
+    calls = []
+    real = label_stats.add_at
+    monkeypatch.setattr(label_stats, "add_at", lambda *a: calls.append(1) or real(*a))
+    f = Phylanx(kmeans)
+    points, centres = blobs(5000, 2, 4)
+    for _ in range(4):
+        want = kmeans(points, centres, 2)
+        np.testing.assert_allclose(f(points, centres, 2), want, rtol=0,
+                                   atol=1e-10 * np.abs(want).max())
+    assert stats_calls(installed) >= 3
+    before = len(calls)
+    f(points, centres, 2)
+    assert len(calls) == before                  # the steady state: no add_at at all

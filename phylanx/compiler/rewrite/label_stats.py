@@ -2,7 +2,7 @@
 
 After ``blocking.py`` a k-means iteration reads the points three times::
 
-    define(labels, __rows_concat(g, x, ...))          # argmin of the distances
+    define(labels, __rows_concat(g, x, ...))          # argmin of the distances (or store)
     define(counts, bincount(labels, __arg(minlength, k)))
     define(sums, ...)
     add_at(sums, labels, x)                            # np.add.at(sums, labels, x)
@@ -18,8 +18,8 @@ rewrites such a block to::
     __label_sums_at(sums, __labelstats1, x)
 
 (``primitives/matrixops/label_stats.py``), each equal to what it replaces: the
-consumers use the gathered counts and sums when they are there and fit, and otherwise
-compute exactly what ``bincount``/``add_at`` would from the labels.
+consumers use the counts and sums the fused row pass gathered when they are there and
+give what ``bincount``/``add_at`` would, and otherwise call those on the labels.
 
 The rewrite holds only where nothing can change ``labels`` or ``x`` between the
 ``define`` and the consumers: both are statements of the same block (inside a function),
@@ -75,9 +75,9 @@ def _minlength(call) -> object | None:
 
 
 def _consumer(stmt, labels: str, x: str):
-    """``(kind, call, rebuild)`` if ``stmt`` is ``[define(v, )]bincount(labels ...)`` or
-    ``[block(]add_at(a, labels, x)[, nil)]``: ``rebuild(new_call)`` is the statement
-    with the call replaced."""
+    """``(kind, call, wrap, minlength)`` if ``stmt`` is ``[define(v, )]bincount(labels
+    ...)`` (kind "counts") or ``[block(]add_at(a, labels, x)[, nil)]`` ("sums", no
+    minlength): ``wrap(new_call)`` is the statement with the call replaced."""
     bound = _defined(stmt)
     if bound is not None and bound[0] not in (labels, x):
         call, wrap = bound[1], (lambda new, s=stmt: ast.Call(s.func, (s.args[0], new),
@@ -131,8 +131,8 @@ class _Pass:
 
     def at(self, stmts: list, i: int) -> int:
         """Rewrite the pattern starting at statement ``i``; the statements added."""
-        bound = _defined(stmts[i])
-        if bound is None or stmts[i].func != "define":
+        bound = _defined(stmts[i])      # define, or store (labels used after a loop)
+        if bound is None:
             return 0
         labels, value = bound
         if not (type(value) is ast.Call and value.func == CONCAT and len(value.args) >= 4
@@ -162,7 +162,7 @@ class _Pass:
         target = stmts[i].args[0]
         stmts[i:i + 1] = [
             ast.Call("define", (stats, ast.Call(STATS, value.args, None, loc)), None, loc),
-            ast.Call("define", (target, ast.Call(LABELS, (stats,), None, loc)), None,
+            ast.Call(stmts[i].func, (target, ast.Call(LABELS, (stats,), None, loc)), None,
                      stmts[i].loc)]
         self.changed = True
         return 1

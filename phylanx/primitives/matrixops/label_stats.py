@@ -3,18 +3,20 @@
 ``compiler/rewrite/label_stats.py`` turns a block computing labels by
 ``__rows_concat`` (argmin of the distances), then ``bincount(labels)`` and
 ``add_at(sums, labels, x)``, into these four.  ``__rows_label_stats`` gives a
-:class:`LabelStats`: the labels, the ``x`` they label, and the count and the sum of the
-rows of ``x`` of each label.  Evaluated here, the counts and sums come from
-``bincount`` and ``add_at`` on fresh zeros; the fused row pass (``fusion/rowargmin.py``)
-gathers them in the same loop over ``x`` that finds the labels, so the points are read
-once per iteration instead of three times.
+:class:`LabelStats`: the labels, the ``x`` they label and, when the fused row pass
+(``fusion/rowargmin.py``) computed them, the count and the sum of the rows of ``x`` of
+each label, gathered in the same loop over ``x`` that finds the labels: a k-means
+iteration then reads the points once instead of three times.  Evaluated here (cold, or
+without numba) it gives the labels alone, and the consumers are ``bincount`` and
+``add_at`` themselves: exactly the program as written.
 
-The consumers give exactly what the expressions they replaced give: the gathered values
-where they fit (``bincount``'s length from ``minlength``; ``add_at`` into a float array
-of ``x``'s dtype and width with a row for every label, sharing no memory with ``x`` or
-the labels, all sums finite), else ``bincount``/``add_at`` themselves on the labels,
-with their errors.  Sums equal ``np.add.at``'s within float rounding (added in row
-chunks, as ``add_at``'s own fast path does).
+The consumers use gathered values only where the result is what they replaced: counts
+always (integers; ``bincount``'s length from ``minlength``); sums where ``add_at``
+itself would have added per-label sums to ``a`` in one step (its fast path: at least
+``ROWS_FAST_TILE`` rows, at most ``ROWS_FAST_MAX`` targets), into a float array of
+``x``'s dtype and width with a row for every label, sharing no memory with ``x`` or the
+labels, all sums finite; otherwise ``add_at`` runs.  Errors name ``bincount`` and
+``add_at``, as without the rewrite.
 
 Autodiff never sees these primitives: ``restore`` gives back the expression each
 replaced, the labels standing for the statistics.
@@ -32,7 +34,7 @@ from ..dtypes import to_count
 from ..registry import primitive
 from .blocked import restore as rows_restore
 from .blocked import rows_concat
-from .numpy_search import add_at, bincount
+from .numpy_search import ROWS_FAST_MAX, ROWS_FAST_TILE, add_at, bincount
 
 
 class LabelStats:
@@ -48,23 +50,6 @@ class LabelStats:
         return f"LabelStats({self.labels!r})"
 
 
-def gathered(labels: Any, x: Any) -> LabelStats:
-    """The statistics of ``labels`` over ``x`` computed as bincount/add_at would, or
-    none (the consumers then call those) when ``x`` is not a float matrix or a sum is
-    not finite (add_at must then give NumPy's own result and warnings)."""
-    if not (type(labels) is np.ndarray and labels.ndim == 1 and labels.dtype.kind in "iu"
-            and type(x) is np.ndarray and x.ndim == 2 and x.dtype.kind == "f"
-            and labels.shape[0] == x.shape[0]):
-        return LabelStats(labels, x)
-    counts = np.bincount(labels)
-    sums = np.zeros((counts.shape[0], x.shape[1]), dtype=x.dtype)
-    with np.errstate(all="ignore"):
-        add_at(sums, labels, x)
-    if not np.all(np.isfinite(sums)):
-        return LabelStats(labels, x, counts)
-    return LabelStats(labels, x, counts, sums)
-
-
 #: the example's statistics: labels [1, 0] of the rows [1, 2] and [3, -4]
 _EXAMPLE = ("__rows_label_stats(lambda(t, m, argmin(matmul(t, m), 1)), "
             "[[1.0, 2.0], [3.0, -4.0]], 1, [[1.0, 0.0], [0.0, -1.0]])")
@@ -77,12 +62,12 @@ _REASON = ("internal: introduced by compiler/rewrite/label_stats.py; the oracle 
            extension=True, higher_order=True, no_oracle=_REASON,
            flags={"restore": rows_restore}, example=_EXAMPLE)
 def rows_label_stats(g, x, products, *operands):
-    """The labels of ``__rows_concat(g, x, products, ...)`` with their counts and row sums.
+    """The labels of ``__rows_concat(g, x, products, ...)``, for the ``__label_*`` primitives.
 
-    A :class:`LabelStats`, read by the other ``__label_*`` primitives: each label's count
-    and sum of the rows of ``x``.
+    A :class:`LabelStats`; its counts and row sums per label are gathered by the fused
+    row pass (``fusion/rowargmin.py``), not here: the consumers then compute them.
     """
-    return gathered(rows_concat(g, x, products, *operands), x)
+    return LabelStats(rows_concat(g, x, products, *operands), x)
 
 
 @primitive("__label_stats_labels", "__label_stats_labels(_1_stats)", extension=True,
@@ -105,10 +90,6 @@ def _as(name: str, fn, *args) -> Any:
         raise Node(name, None).wrap(e) from e
 
 
-def _labels(stats) -> Any:
-    return stats.labels if type(stats) is LabelStats else stats
-
-
 def _trimmed(counts: np.ndarray) -> int:
     """The length ``bincount`` gives without minlength: last used label + 1."""
     used = np.flatnonzero(counts)
@@ -123,11 +104,11 @@ def label_counts(stats, minlength):
     """``bincount(labels, minlength=minlength)`` from the gathered counts."""
     counts = stats.counts if type(stats) is LabelStats else None
     if counts is None:
-        return _as("bincount", bincount, _labels(stats), None, minlength)
+        return _as("bincount", bincount, label_stats_labels(stats), None, minlength)
     length = max(_trimmed(counts), _as("bincount", to_count, minlength, "minlength"))
     if length <= counts.shape[0]:
         return counts[:length].copy()
-    out = np.zeros(length, dtype=counts.dtype)
+    out = _as("bincount", np.zeros, length, counts.dtype)
     out[:counts.shape[0]] = counts
     return out
 
@@ -141,16 +122,24 @@ def label_sums_at(a, stats, x):
     """``add_at(a, labels, x)`` from the gathered row sums: ``a`` changed in place."""
     if type(stats) is not LabelStats:
         return _as("add_at", add_at, a, stats, x)
-    sums = stats.sums
     if np.may_share_memory(a, stats.labels):
         stats.counts = None               # the labels change: count them again if asked
-        sums = None
-    if sums is None or x is not stats.x or type(a) is not np.ndarray or a.ndim != 2 \
-            or a.dtype != sums.dtype or a.shape[1] != sums.shape[1] \
-            or np.may_share_memory(a, x):
-        return _as("add_at", add_at, a, stats.labels, x)
-    used = _trimmed(stats.counts) if stats.counts is not None else sums.shape[0]
-    if used > a.shape[0]:
-        return _as("add_at", add_at, a, stats.labels, x)   # no row for a label: its error
-    a[:used] += sums[:used]
+    elif _sums_fit(a, stats, x):
+        used = _trimmed(stats.counts)
+        if used <= a.shape[0]:            # (else add_at's error: no row for a label)
+            return _as("add_at", _add_block, a, stats.sums[:used])
+    return _as("add_at", add_at, a, stats.labels, x)
+
+
+def _sums_fit(a: Any, stats: LabelStats, x: Any) -> bool:
+    """The gathered sums give what ``add_at(a, labels, x)`` would (module docstring)."""
+    sums = stats.sums
+    return (sums is not None and x is stats.x and type(a) is np.ndarray and a.ndim == 2
+            and a.dtype == sums.dtype and a.shape[1] == sums.shape[1]
+            and a.shape[0] <= ROWS_FAST_MAX and stats.labels.shape[0] >= ROWS_FAST_TILE
+            and not np.may_share_memory(a, x))
+
+
+def _add_block(a: np.ndarray, sums: np.ndarray) -> np.ndarray:
+    a[:sums.shape[0]] += sums
     return a

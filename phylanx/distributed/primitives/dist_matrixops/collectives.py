@@ -24,8 +24,13 @@ _DIST = {"extension": True, "side_effects": True, "flags": {"ordered": True}}
 
 
 def _wait(future) -> Any:
-    # the collective fails by itself after collective_timeout; this is a backstop
-    return future.result(timeout=float(settings.get("collective_timeout")) + 30.0)
+    # the collective fails by itself after collective_timeout; this is a backstop.  No
+    # helping while waiting: this thread may be running an ``async`` collective's task
+    # for a statement that needs its value, and a task run meanwhile may need that value
+    # too (it would wait for a future this thread computes: a deadlock).  Completing
+    # the collective needs MPI progress only, which the wait drives.
+    return future.result(timeout=float(settings.get("collective_timeout")) + 30.0,
+                         help=False)
 
 
 def _name(name: Any) -> str | None:
