@@ -19,6 +19,8 @@ from phylanx.compiler.rewrite import blocking, label_stats, patterns
 from phylanx.errors import PhylanxError
 from phylanx.language import parser
 
+from ..autodiff.helpers import numeric_grad
+
 RNG = np.random.default_rng(23)
 N, D, K = 211, 3, 5
 
@@ -246,19 +248,6 @@ def centre_spread(points, centres):
     sums = np.zeros_like(centres)
     np.add.at(sums, labels, points)
     return np.sum(sums * centres) / np.sum(counts)
-
-
-def numeric_grad(fn, args, which, eps=1e-6):
-    base = np.asarray(args[which], dtype=np.float64)
-    grad_ = np.zeros(base.shape)
-    for idx in np.ndindex(base.shape):
-        values = []
-        for step in (eps, -eps):
-            moved = base.copy()
-            moved[idx] += step
-            values.append(fn(*[moved if i == which else a for i, a in enumerate(args)]))
-        grad_[idx] = (values[0] - values[1]) / (2 * eps)
-    return grad_
 
 
 @pytest.mark.parametrize("rewrite", [True, False])

@@ -26,3 +26,29 @@ def rows(cache, monkeypatch):
     for name in ("fusion_rows", "fusion_count_threshold", "fusion_min_time_us",
                  "fusion_compile_cost_ms", "fusion_background", "fusion_cache_dir"):
         config.reset(name)
+
+
+@pytest.fixture
+def installed(monkeypatch):
+    """The fusing closures the compiler installs from now on."""
+    from phylanx import fusion
+    found = []
+    original = fusion.install
+    monkeypatch.setattr(fusion, "install", lambda body: found.extend(original(body))
+                        or found)
+    return found
+
+
+@pytest.fixture
+def eager(cache, monkeypatch):
+    """Every region hot at once (no thresholds, compiled in the calling thread, kept even
+    when slower): element-wise chains (``fusion``) and row reductions alike."""
+    names = ("fusion", "fusion_rows", "fusion_count_threshold", "fusion_min_time_us",
+             "fusion_compile_cost_ms", "fusion_min_size", "fusion_background",
+             "fusion_cache_dir")
+    for name, value in zip(names, (True, True, 1, 0.0, 0.0, 1, False, cache)):
+        config.set(name, value)
+    monkeypatch.setattr(hot, "KEEP_SLOWER", True)
+    yield
+    for name in names:
+        config.reset(name)

@@ -19,26 +19,6 @@ from phylanx.primitives.rules import FUSION
 pytest.importorskip("numba")
 
 
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory):
-    return str(tmp_path_factory.mktemp("fusion-cache"))
-
-
-@pytest.fixture
-def eager(cache_dir, monkeypatch):
-    for name, value in (("fusion", True), ("fusion_count_threshold", 1),
-                        ("fusion_min_time_us", 0.0), ("fusion_compile_cost_ms", 0.0),
-                        ("fusion_min_size", 1), ("fusion_background", False),
-                        ("fusion_cache_dir", cache_dir)):
-        config.set(name, value)
-    monkeypatch.setattr(hot, "KEEP_SLOWER", True)
-    yield
-    for name in ("fusion", "fusion_count_threshold", "fusion_min_time_us",
-                 "fusion_compile_cost_ms", "fusion_min_size", "fusion_background",
-                 "fusion_cache_dir"):
-        config.reset(name)
-
-
 _counter = [0]
 
 
@@ -349,10 +329,10 @@ def test_errors_inside_a_region_stay_located(eager):
 # -- policy ------------------------------------------------------------------------------
 
 @pytest.fixture
-def policy(cache_dir):
+def policy(cache):
     config.set("fusion", True)       # off by default (docs/performance.md)
     config.set("fusion_background", False)
-    config.set("fusion_cache_dir", cache_dir)
+    config.set("fusion_cache_dir", cache)
     yield
     for name in ("fusion", "fusion_background", "fusion_cache_dir", "fusion_min_time_us",
                  "fusion_compile_cost_ms"):

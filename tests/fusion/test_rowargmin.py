@@ -21,16 +21,6 @@ pytest.importorskip("numba")
 RNG = np.random.default_rng(8)
 
 
-@pytest.fixture
-def installed(monkeypatch):
-    """The row passes the compiler installs from now on."""
-    found = []
-    original = fusion.install
-    monkeypatch.setattr(fusion, "install", lambda body: found.extend(original(body))
-                        or found)
-    return found
-
-
 def kernel_calls(found) -> int:
     return sum(e.calls for p in found if isinstance(p, rowargmin.RowArgmin)
                for e in p.kernels.values() if isinstance(e, rowargmin.ArgKernel))

@@ -1,7 +1,8 @@
 """Fused reductions along the last axis (phylanx/fusion/rowreduce.py).
 
-With the fixture ``eager`` every region is hot at once (no thresholds, compiled in the
-calling thread, kept even when slower), so the kernel is what runs; the oracle is the
+With the fixtures ``eager`` and ``installed`` (conftest.py) every region is hot at once
+(no thresholds, compiled in the calling thread, kept even when slower), so the kernel
+is what runs; the oracle is the
 undecorated NumPy function: same dtype and shape, values within a tolerance relative to
 each row's terms.
 """
@@ -19,35 +20,6 @@ from phylanx.fusion import hot, rowreduce
 pytest.importorskip("numba")
 
 RNG = np.random.default_rng(31)
-
-
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory):
-    return str(tmp_path_factory.mktemp("rowreduce-cache"))
-
-
-@pytest.fixture
-def eager(cache_dir, monkeypatch):
-    for name, value in (("fusion_rows", True), ("fusion_count_threshold", 1),
-                        ("fusion_min_time_us", 0.0), ("fusion_compile_cost_ms", 0.0),
-                        ("fusion_min_size", 1), ("fusion_background", False),
-                        ("fusion_cache_dir", cache_dir)):
-        config.set(name, value)
-    monkeypatch.setattr(hot, "KEEP_SLOWER", True)
-    yield
-    for name in ("fusion_rows", "fusion_count_threshold", "fusion_min_time_us",
-                 "fusion_compile_cost_ms", "fusion_min_size", "fusion_background",
-                 "fusion_cache_dir"):
-        config.reset(name)
-
-
-@pytest.fixture
-def installed(monkeypatch):
-    found = []
-    original = fusion.install
-    monkeypatch.setattr(fusion, "install", lambda body: found.extend(original(body))
-                        or found)
-    return found
 
 
 def kernel_calls(found) -> int:
