@@ -25,7 +25,12 @@ class Setting:
 
 
 def _bool(text: str) -> bool:
-    return text.strip().lower() in ("1", "true", "yes", "on")
+    word = text.strip().lower()
+    if word in ("1", "true", "yes", "on"):
+        return True
+    if word in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("expected 1/0, true/false, yes/no or on/off")
 
 
 SETTINGS: dict[str, Setting] = {
@@ -52,8 +57,10 @@ SETTINGS: dict[str, Setting] = {
                 "evaluate x.T @ f(x @ w) by NumPy row tiles; off: measured 1.2-1.6x slower "
                 "than untiled on the logistic regressions here (docs/performance.md)"),
         Setting("fusion_rows", True, _bool,
-                "compile x.T @ f(x @ w) (f element-wise, w a vector) into one numba loop "
-                "over the rows of x once hot (phylanx/fusion/rowpass.py; needs numba)"),
+                "compile the row passes once hot: x.T @ f(x @ w) and argmin(f(x @ c), 1) "
+                "as one numba loop over the rows of x, sum/mean(f(...), axis=-1) as one "
+                "loop per row (phylanx/fusion/rowpass.py, rowargmin.py, rowreduce.py; "
+                "needs numba)"),
         Setting("fusion_loops", True, _bool,
                 "compile a for_each over a range whose body binds variables to "
                 "element-wise, dot/matmul, transpose and sum/mean expressions into one "

@@ -248,7 +248,9 @@ class variable:  # noqa: N801 - the original's name
         value = self.eval()
         if copy:
             return np.array(value, dtype=dtype, copy=True)
-        return np.asarray(value, dtype=dtype, copy=copy)
+        if copy is None:                # (NumPy 1 never passes copy; its asarray has none)
+            return np.asarray(value, dtype=dtype)
+        return np.asarray(value, dtype=dtype, copy=False)
 
     # -- lazy arithmetic ----------------------------------------------------
     def _binary(self, kind: str, fn: Callable, other: Any, reflected: bool = False) -> variable:

@@ -143,6 +143,15 @@ def test_settings_from_the_environment(monkeypatch):
         config.reset("tile_rows")
         with pytest.raises(ValueError, match="PHYLANX_TILE_ROWS='many'"):
             config.get("tile_rows")
+        monkeypatch.setenv("PHYLANX_OPTIMIZE", "off")
+        config.reset("optimize")
+        assert config.get("optimize") is False
+        monkeypatch.setenv("PHYLANX_OPTIMIZE", "ture")      # not silently False
+        config.reset("optimize")
+        with pytest.raises(ValueError, match="PHYLANX_OPTIMIZE='ture'"):
+            config.get("optimize")
     finally:
         monkeypatch.delenv("PHYLANX_TILE_ROWS")
+        monkeypatch.delenv("PHYLANX_OPTIMIZE", raising=False)
         config.reset("tile_rows")
+        config.reset("optimize")

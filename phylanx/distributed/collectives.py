@@ -43,6 +43,17 @@ from .mpi import MPI, can_create_named_communicators
 from .progress import ProgressEngine
 
 
+def wait(future: Future) -> Any:
+    """A collective's result, waiting for it without running other tasks meanwhile: this
+    thread may be running an ``async`` collective's task for a statement that needs its
+    value, and a task run meanwhile may need that value too (it would wait for a future
+    this thread computes: a deadlock).  Completing a collective needs MPI progress only,
+    which the wait drives.  The collective fails by itself after ``collective_timeout``;
+    the wait's own timeout is a backstop."""
+    return future.result(timeout=float(settings.get("collective_timeout")) + 30.0,
+                         help=False)
+
+
 def _like(value: Any, result: np.ndarray) -> Any:
     """A 0-d ``result`` as the kind of scalar ``value`` was: a Python number stays a
     Python number (it travelled as a 0-d array), a NumPy scalar a NumPy scalar."""

@@ -23,15 +23,15 @@ import numpy as np
 
 from .. import distributed as api
 from ..errors import PhylanxError, PhylanxValueError
-from . import settings, tiling
+from . import tiling
 from .tiling import Box
 
 CHANNEL = "phylanx_tiles"
 
 
 def _wait(future) -> Any:
-    # the collective fails by itself after collective_timeout; this is a backstop
-    return future.result(timeout=float(settings.get("collective_timeout")) + 30.0)
+    from .collectives import wait
+    return wait(future)
 
 
 def all_gather(value: Any) -> list:

@@ -66,7 +66,7 @@ def install(body: list[Node]) -> list[FusedRegion]:
     found: list = []
     if Settings.enabled or Settings.rows:   # element-wise chains; reductions of rows
         found += [made for region in find_regions(body)
-                  if (made := rowreduce.fused_region(region)) is not None]
+                  for made in rowreduce.fused_regions(region)]
     if Settings.rows:                 # one walk for both kinds of row pass
         found += [made for node in unique_nodes(body)
                   if (made := rowpass.analyse(node) or rowargmin.analyse(node)) is not None]

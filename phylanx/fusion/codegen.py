@@ -243,13 +243,19 @@ def body_lines(region: Region, roles: list[str], leaf_values: list, record: list
             reduction = op.name
             value_kind, value_dtype = operand_kinds[0]
             acc_float = value_kind == "f" or op.name == "mean"
-            accumulate = "np.float64" if acc_float else "np.int64"
+            # float32 adds in float32, as NumPy: a float64 sum would hide an overflow
+            accumulate = "np.float32" if value_dtype == np.float32 else \
+                "np.float64" if acc_float else "np.int64"
             lines.append(f"acc += {accumulate}({exprs[0]})")
-            init = "0.0" if acc_float else "0"
+            init = f"{accumulate}(0)"
             break
         result = kind_of(record[op.index])
         if result is None:
             return f"{op.name} gives a {type(record[op.index]).__name__}"
+        if result == ("i", None):
+            # Python ints of Python ints do not wrap (a kernel's int64 would), and NumPy
+            # refuses one out of an array's range: left to NumPy
+            return f"{op.name} of Python ints"
         rule = op.rule
         if any(k not in rule.kinds for k, _ in operand_kinds):
             return f"{op.name} of {'/'.join(k for k, _ in operand_kinds)} operands"
@@ -328,14 +334,14 @@ def plan_rows(region: Region, roles: list[str], leaf_values: list, record: list)
     params = ", ".join(f"L{i}" for i in range(len(leaf_values)))
     body = "\n".join("            " + line for line in lines)
     value = "acc / m" if reduction == "mean" else "acc"
-    sources = [f"{kernel_head(parallel)}def {name}(out, rows, m, {params}):\n"
-               "    for r in prange(rows):\n"
-               f"        acc = {init}\n"
-               "        for i in range(r * m, (r + 1) * m):\n"
-               f"{body}\n"
-               f"        out[r] = {value}\n"
-               for name, parallel in (("kernel_par", True), ("kernel_ser", False))]
-    return Plan(PRELUDE + "\n\n" + "\n\n".join(sources), reduction)
+    plan = two_loops(lambda name, parallel: (
+        f"{kernel_head(parallel)}def {name}(out, rows, m, {params}):\n"
+        "    for r in prange(rows):\n"
+        f"        acc = {init}\n"
+        "        for i in range(r * m, (r + 1) * m):\n"
+        f"{body}\n"
+        f"        out[r] = {value}\n"))
+    return Plan(plan.source, reduction)
 
 
 # -- compiling ------------------------------------------------------------------------

@@ -60,6 +60,11 @@ SPEED_MARGIN = 0.95     # kept only if its best is below this fraction of NumPy'
 KEEP_SLOWER = False     # tests: keep a checked kernel even when it is slower
 
 
+#: ``np.errstate`` modes a kernel does not honour (it neither raises nor calls back):
+#: while one is set, the tree runs NumPy's own code
+RAISING = frozenset(("raise", "call"))
+
+
 class FusionWarning(RuntimeWarning):
     """A fused kernel could not be used; the region runs NumPy."""
 
@@ -289,6 +294,8 @@ class FusedRegion:
 
     # -- hot ----------------------------------------------------------------------
     def hot(self, frame: list) -> Any:
+        if not RAISING.isdisjoint(np.geterr().values()):
+            return self.original(frame)        # errstate raise/call: NumPy's own checks
         values = [leaf.run(frame) for leaf in self.leaves]
         prepared = self.prepare(values)
         if prepared is None or prepared[3] < self.min_elements():

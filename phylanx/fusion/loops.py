@@ -54,7 +54,15 @@ from ..runtime.cancel import PENDING, CancelledError, check
 from ..runtime.nodes import Node
 from ..values import BreakSignal, ContinueSignal, truth
 from . import codegen, hot
-from .hot import FusionWarning, Settings, _magnitude, _tolerance, describe_failure, launch
+from .hot import (
+    RAISING,
+    FusionWarning,
+    Settings,
+    _magnitude,
+    _tolerance,
+    describe_failure,
+    launch,
+)
 from .loop_plan import (
     SCALAR_TYPES,
     LoopPlan,
@@ -75,8 +83,6 @@ MAX_NS_PER_NODE = 50_000
 FIRST_CHUNK = 16        # iterations of the first chunk; the next ones last ~CHUNK_NS
 CHUNK_NS = 50_000_000
 SETTLED_AFTER_S = 2.0   # a loop not run for this long is not settling any more
-#: NumPy error modes under which the tree raises where a kernel would not
-_RAISING = frozenset(("raise", "call"))
 _PENDING, _REJECTED = "pending", "rejected"
 
 
@@ -190,7 +196,7 @@ class CompiledLoop:
     def dispatch(self, frame: list) -> Any:
         items = self.begin(frame)
         if not (Settings.loops and self.worth(frame, items)) \
-                or not _RAISING.isdisjoint(np.geterr().values()):
+                or not RAISING.isdisjoint(np.geterr().values()):
             return self.interpret(frame, items)[0]
         try:
             for invariant in self.plan.invariants:

@@ -38,7 +38,7 @@ from .hot import (
     _scalar_or_sample,
     _tolerance,
 )
-from .regions import Region, reduction_options
+from .regions import Region, reduction_options, region_at
 
 
 class RowsKernel(_Kernel):
@@ -61,6 +61,7 @@ class RowReduction(FusedRegion):
     def __init__(self, region: Region, node: Node, axis: int, keepdims: bool):
         super().__init__(region, node)
         self.axis, self.keepdims = axis, keepdims
+        self.wrong_axis = False
 
     def __repr__(self) -> str:
         state = ("cold", "hot", "off")[self.state]
@@ -69,12 +70,24 @@ class RowReduction(FusedRegion):
     def enabled(self) -> bool:
         return Settings.rows
 
+    def hot(self, frame: list) -> Any:
+        self.wrong_axis = False
+        result = super().hot(frame)
+        if self.wrong_axis:
+            # not the last axis of these operands: the tree's own closures from now on
+            # (a chain below is then fused by itself, ``fused_regions``)
+            self.retire()
+        return result
+
     def prepare(self, values: list) -> tuple | None:
         made = _prepare(values)
         if made is None:
             return None
         sig, args, shape, n = made
-        if len(shape) < 2 or self.axis not in (-1, len(shape) - 1) or n == 0:
+        if len(shape) < 2 or self.axis not in (-1, len(shape) - 1):
+            self.wrong_axis = True
+            return None
+        if n == 0:
             return None
         m = shape[-1]
         out_shape = shape[:-1] + ((1,) if self.keepdims else ())
@@ -114,15 +127,23 @@ class RowReduction(FusedRegion):
         return f"row {int(bad[0])}: {got[bad[0]]!r} instead of {want[bad[0]]!r}"
 
 
-def fused_region(region: Region) -> FusedRegion | None:
-    """The fusing closure of a region found by ``regions.find_regions``: one along an
-    axis (:class:`RowReduction`, setting ``fusion_rows``) or any other
-    (``hot.FusedRegion``, setting ``fusion``); None when its setting is off, or for a
-    reduction of the whole array that keeps its dimensions (NumPy then)."""
+def fused_regions(region: Region) -> list[FusedRegion]:
+    """The fusing closures of a region found by ``regions.find_regions``: one along an
+    axis (:class:`RowReduction`, setting ``fusion_rows``), any other (``hot.FusedRegion``,
+    setting ``fusion``).  Under a reduction along an axis that turns out not to be the
+    last (its RowReduction then retires) or that keeps its dimensions, the element-wise
+    chain it reduces is fused by itself (``fusion``), as before axis reductions joined
+    regions."""
     root = region.root
     axis, keepdims = reduction_options(root) if root.reduction else (None, False)
-    if axis is not None:
-        return RowReduction(region, root.node, axis, keepdims) if Settings.rows else None
-    if keepdims or not Settings.enabled:
-        return None
-    return FusedRegion(region, root.node)
+    if axis is None and not keepdims:
+        return [FusedRegion(region, root.node)] if Settings.enabled else []
+    made: list[FusedRegion] = []
+    if axis is not None and axis != 0 and Settings.rows:   # (0: never the last of two)
+        made.append(RowReduction(region, root.node, axis, keepdims))
+    chain = [x for kind, x in root.args if kind == "op"]
+    if Settings.enabled and chain:
+        below = region_at(chain[0].node)
+        if below is not None and len(below.ops) >= 2:
+            made.append(FusedRegion(below, below.root.node))
+    return made

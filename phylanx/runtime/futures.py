@@ -278,7 +278,9 @@ class Future(Deferred):
         value = self.result()
         if copy:
             return np.array(value, dtype=dtype, copy=True)
-        return np.asarray(value, dtype=dtype, copy=copy)
+        if copy is None:                # (NumPy 1 never passes copy; its asarray has none)
+            return np.asarray(value, dtype=dtype)
+        return np.asarray(value, dtype=dtype, copy=False)
 
     def __float__(self) -> float:
         return float(self.result())

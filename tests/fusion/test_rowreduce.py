@@ -163,3 +163,67 @@ def test_a_row_sum_in_a_loop_body_stays_with_the_tree(eager, installed):
     x = RNG.normal(size=(40, 3))
     run_like_numpy(scaled, x, 5)
     assert kernel_calls(installed) >= 2
+
+
+def ratio(x, y):
+    return np.sum(x / y, axis=1)
+
+
+def test_errstate_raise_and_call_run_numpys_code(eager, installed):
+    """A kernel neither raises nor calls back: under errstate raise/call the tree runs."""
+    x, y = RNG.normal(size=(8, 4)), RNG.normal(size=(8, 4)) + 5.0
+    f = Phylanx(ratio)
+    for _ in range(4):
+        f(x, y)                                   # hot, compiled, checked
+    assert kernel_calls(installed) >= 1
+    y[1, 2] = 0.0
+    with np.errstate(divide="raise"):
+        with pytest.raises(PhylanxError, match="divide by zero"):
+            f(x, y)
+    calls = []
+    with np.errstate(divide="call", call=lambda *a: calls.append(a)):
+        got = f(x, y)
+    assert calls and np.isinf(got[1])
+
+
+def python_ints(x, a, b):
+    return np.sum(x * (a * b), axis=1)
+
+
+def test_python_int_arithmetic_is_left_to_numpy(eager, installed):
+    """Python ints of Python ints do not wrap (int64 in a kernel would)."""
+    x = RNG.normal(size=(6, 3))
+    f = Phylanx(python_ints)
+    for a in (2 ** 31, 2 ** 40, 3):
+        assert_like_numpy(f(x, a, a), python_ints(x, a, a))
+    assert kernel_calls(installed) == 0
+
+
+def test_float32_sums_overflow_as_numpys(eager, installed):
+    """float32 rows add in float32: an overflowing running sum is inf, as NumPy's."""
+    f = Phylanx(norms)
+    x = RNG.normal(size=(5, 4)).astype(np.float32)
+    for _ in range(4):
+        f(x, np.float32(0))
+    big = np.array([[3e38, 3e38, -3e38, -3e38]] * 5, dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = norms(big / 1e19 * 1e19, np.float32(0))
+        got = f(big / 1e19 * 1e19, np.float32(0))
+    assert_like_numpy(got, want)
+    assert kernel_calls(installed) >= 2
+
+
+def exp_rows(x, y):
+    return np.sum(np.exp(x) * y, axis=0)
+
+
+def test_the_chain_under_another_axis_is_still_fused(eager, installed):
+    """Under a reduction along the first axis (not a row pass) the element-wise chain it
+    reduces is fused by itself (setting ``fusion``), as before axis reductions joined
+    regions."""
+    x, y = RNG.normal(size=(30, 4)), RNG.normal(size=(30, 4))
+    run_like_numpy(exp_rows, x, y)
+    chains = [r for r in installed if type(r) is hot.FusedRegion]
+    assert chains and any(e.calls for r in chains for e in r.kernels.values()
+                          if isinstance(e, hot._Kernel))

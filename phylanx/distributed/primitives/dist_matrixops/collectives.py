@@ -3,8 +3,9 @@
 
 The original has no PhySL-level collective besides ``all_gather_d`` (reference
 §4.3), so the names and signatures are ours, matching the Python API of
-``phylanx.distributed``.  Each waits for its result (the wait helps the executor, so
-other work proceeds); ``async(all_reduce(x))`` overlaps one with computation.  The
+``phylanx.distributed``.  Each waits for its result (the wait drives MPI progress and
+runs no other task: see ``_wait``); ``async(all_reduce(x))`` overlaps one with
+computation.  The
 optional ``name`` keys the collective: calls of one name must come in the same order
 on every rank.  In a single process they return what the one rank contributed.
 
@@ -17,20 +18,14 @@ from typing import Any
 
 from .... import distributed as api
 from ....primitives.registry import primitive
-from ... import settings
 
 # every rank must issue collectives in one order: never reordered or spawned
 _DIST = {"extension": True, "side_effects": True, "flags": {"ordered": True}}
 
 
 def _wait(future) -> Any:
-    # the collective fails by itself after collective_timeout; this is a backstop.  No
-    # helping while waiting: this thread may be running an ``async`` collective's task
-    # for a statement that needs its value, and a task run meanwhile may need that value
-    # too (it would wait for a future this thread computes: a deadlock).  Completing
-    # the collective needs MPI progress only, which the wait drives.
-    return future.result(timeout=float(settings.get("collective_timeout")) + 30.0,
-                         help=False)
+    from ...collectives import wait
+    return wait(future)
 
 
 def _name(name: Any) -> str | None:
