@@ -264,6 +264,18 @@ def type_name(value: Any) -> str:
     return _TYPE_NAMES.get(type(value), type(value).__name__)
 
 
+def array_protocol(value: Any, dtype: Any = None, copy: Any = None) -> np.ndarray:
+    """``__array__`` of an object standing for ``value`` (a variable, a future), under
+    NumPy 2's protocol: ``copy=True`` (``np.array(obj)``) an array of its own (others
+    share ``value``), ``copy=False`` no copy or a ValueError, None either (NumPy 1 never
+    passes ``copy``, and its ``asarray`` has no such argument)."""
+    if copy:
+        return np.array(value, dtype=dtype, copy=True)
+    if copy is None:
+        return np.asarray(value, dtype=dtype)
+    return np.asarray(value, dtype=dtype, copy=False)
+
+
 def scalarize(value: Any) -> Any:
     """0-d arrays become NumPy scalars; everything else is returned as is."""
     if type(value) is np.ndarray and value.ndim == 0:

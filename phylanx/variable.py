@@ -25,7 +25,7 @@ import numpy as np
 
 from .errors import PhylanxTypeError
 from .primitives import indexing
-from .values import Builtin, Function, from_python, to_python
+from .values import Builtin, Function, array_protocol, from_python, to_python
 
 _names = itertools.count()
 
@@ -242,15 +242,8 @@ class variable:  # noqa: N801 - the original's name
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         """``np.asarray(v)``: the evaluated value (not an object array of its items).
 
-        NumPy 2's protocol: ``copy=True`` (``np.array(v)``) must give an array of its own
-        (the value is the variable's: changing it would change the variable),
-        ``copy=False`` refuses to copy (a ValueError when a dtype change needs one)."""
-        value = self.eval()
-        if copy:
-            return np.array(value, dtype=dtype, copy=True)
-        if copy is None:                # (NumPy 1 never passes copy; its asarray has none)
-            return np.asarray(value, dtype=dtype)
-        return np.asarray(value, dtype=dtype, copy=False)
+        A copy for ``np.array(v)``: the value is the variable's own (``array_protocol``)."""
+        return array_protocol(self.eval(), dtype, copy)
 
     # -- lazy arithmetic ----------------------------------------------------
     def _binary(self, kind: str, fn: Callable, other: Any, reflected: bool = False) -> variable:

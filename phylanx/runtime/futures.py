@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..values import Deferred
+from ..values import Deferred, array_protocol
 from . import hooks, progress
 from .cancel import PENDING, CancelledError, _describe, check, context, interrupt
 
@@ -272,15 +272,8 @@ class Future(Deferred):
     __hash__ = object.__hash__   # identity (futures sit in queues and sets)
 
     def __array__(self, dtype=None, copy=None):
-        # NumPy 2's protocol: np.array(f) gets an array of its own (other readers of the
-        # future share its value), copy=False refuses to copy
-        import numpy as np
-        value = self.result()
-        if copy:
-            return np.array(value, dtype=dtype, copy=True)
-        if copy is None:                # (NumPy 1 never passes copy; its asarray has none)
-            return np.asarray(value, dtype=dtype)
-        return np.asarray(value, dtype=dtype, copy=False)
+        # np.array(f) gets an array of its own: other readers share the future's value
+        return array_protocol(self.result(), dtype, copy)
 
     def __float__(self) -> float:
         return float(self.result())
