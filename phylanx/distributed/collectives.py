@@ -44,14 +44,14 @@ from .progress import ProgressEngine
 
 
 def wait(future: Future) -> Any:
-    """A collective's result, waiting for it without running other tasks meanwhile: this
-    thread may be running an ``async`` collective's task for a statement that needs its
-    value, and a task run meanwhile may need that value too (it would wait for a future
-    this thread computes: a deadlock).  Completing a collective needs MPI progress only,
-    which the wait drives.  The collective fails by itself after ``collective_timeout``;
-    the wait's own timeout is a backstop."""
-    return future.result(timeout=float(settings.get("collective_timeout")) + 30.0,
-                         help=False)
+    """A collective's result.  The collective fails by itself after
+    ``collective_timeout``; the wait's own timeout is a backstop.  The wait runs other
+    tasks meanwhile, which is what lets a rank with few worker threads start its next
+    ``async`` collectives while one is in flight (the overlap of data-parallel training);
+    known defect: a task it runs may need the very collective this thread runs further up
+    its stack, which then completes only by the timeout
+    (``tests/distributed/programs/async_consumers.py``, an expected failure)."""
+    return future.result(timeout=float(settings.get("collective_timeout")) + 30.0)
 
 
 def _like(value: Any, result: np.ndarray) -> Any:

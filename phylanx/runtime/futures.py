@@ -189,13 +189,9 @@ class Future(Deferred):
     def done(self) -> bool:
         return self._state == _DONE
 
-    def result(self, timeout: float | None = None, help: bool = True) -> Any:
-        """The value (raising the error), waiting for it.  The wait runs other tasks of
-        the pool meanwhile unless ``help`` is false: a wait for an outside event (a
-        collective) must not, since a task it ran could need the very future the
-        waiting thread is computing further up its stack, which then never completes."""
+    def result(self, timeout: float | None = None) -> Any:
         if self._state != _DONE:
-            self._wait(timeout, help)
+            self._wait(timeout)
         self._retrieved = True
         if self._error is not None:
             raise self._error
@@ -218,7 +214,7 @@ class Future(Deferred):
             return False
         return True
 
-    def _wait(self, timeout: float | None, help: bool = True) -> None:
+    def _wait(self, timeout: float | None) -> None:
         task = self._claim()
         if task is not None:  # nobody started it: run it here, no thread is blocked
             self._run_claimed(task)
@@ -235,7 +231,7 @@ class Future(Deferred):
             # drive external completions, then help the pool, then sleep briefly
             if progress._sources and progress.poll():
                 continue
-            helper = _helper if help else None
+            helper = _helper
             if helper is not None and helper(self):
                 continue
             now = time.monotonic()

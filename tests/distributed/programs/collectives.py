@@ -131,40 +131,4 @@ assert all(results[f"t{i}"] == [i * 100 + k for k in range(n)] for i in range(3)
 a, b = dist.all_reduce(1, name="same"), dist.all_reduce(10, name="same")
 assert (a.result(), b.result()) == (n, 10 * n)
 
-# an async collective whose value several statements need: the thread that runs its
-# task (for the first statement) waits for MPI without running the others meanwhile,
-# which would wait for that very value (it deadlocked until collective_timeout)
-state = phylanx.execution_tree.compiler_state("async-consumers", "<async-consumers>")
-phylanx.execution_tree.compile(state, "<async-consumers>", "step", """
-define(step, x, w, block(
-  define(g1, dot(transpose(x), x)),
-  define(g2, dot(x, transpose(x)) * 2.0),
-  define(b, async(all_reduce(concatenate(list(flatten(g1), flatten(g2))), "sum", "bucket"))),
-  define(r1, reshape(slice(b, list(0, 1600)), list(40, 40))),
-  define(r2, reshape(slice(b, list(1600, 3200)), list(40, 40))),
-  define(u1, w - r1 * 0.5),
-  define(u2, w - r2 * 0.25),
-  list(u1, u2)))""")
-step = state.lookup("step")
-x = np.ones((40, 40))
-for _ in range(10):
-    u1, u2 = phylanx.execution_tree.invoke(step, (x, np.zeros((40, 40))), {})
-assert np.all(u1 == -20.0 * n) and np.all(u2 == -20.0 * n), (u1[0, 0], u2[0, 0])
-# ... and the same with a tiled array's collective (sum_d) under the async
-phylanx.execution_tree.compile(state, "<async-consumers>", "step_d", """
-define(step_d, x, w, k, block(
-  define(g1, dot(transpose(x), x)),
-  define(g2, dot(x, transpose(x)) * 2.0),
-  define(b, async(sum_d(annotate_d(concatenate(list(flatten(g1), flatten(g2))), "bucket" + k,
-      list("tile", list("columns", find_here() * 3200, (find_here() + 1) * 3200))), 0, true))),
-  define(r1, slice(b, list(0, 1))),
-  define(r2, slice(b, list(0, 1))),
-  define(u1, w - r1 * 0.5),
-  define(u2, w - r2 * 0.25),
-  list(u1, u2)))""")
-step_d = state.lookup("step_d")
-for i in range(10):
-    u1, u2 = phylanx.execution_tree.invoke(step_d, (x, np.zeros((40, 40)), str(i)), {})
-# every rank's part sums to 1600 * 40 + 1600 * 80
-assert np.all(u1 == -0.5 * 192000 * n) and np.all(u2 == -0.25 * 192000 * n), (u1, u2)
 print(f"OK {r}", flush=True)

@@ -1,0 +1,49 @@
+"""An async collective whose value several statements need (a known defect, run as an
+expected failure by tests/distributed/test_mpi.py).
+
+The statement that needs the value first runs the collective's task itself (no worker
+had started it); while it waits for MPI it helps the pool and may run another statement
+needing the same value, which then waits for a future this thread computes: the ranks
+hang until ``collective_timeout``.  Waiting without helping fixes it but stops a rank with
+few worker threads from starting its next async collectives meanwhile (the overlap of
+data-parallel training), so it is not done yet.  Prints 'OK <rank>' when it completes."""
+import numpy as np
+
+import phylanx
+from phylanx import distributed as dist
+
+r, n = dist.find_here(), dist.num_localities()
+state = phylanx.execution_tree.compiler_state("async-consumers", "<async-consumers>")
+phylanx.execution_tree.compile(state, "<async-consumers>", "step", """
+define(step, x, w, block(
+  define(g1, dot(transpose(x), x)),
+  define(g2, dot(x, transpose(x)) * 2.0),
+  define(b, async(all_reduce(concatenate(list(flatten(g1), flatten(g2))), "sum", "bucket"))),
+  define(r1, reshape(slice(b, list(0, 1600)), list(40, 40))),
+  define(r2, reshape(slice(b, list(1600, 3200)), list(40, 40))),
+  define(u1, w - r1 * 0.5),
+  define(u2, w - r2 * 0.25),
+  list(u1, u2)))""")
+step = state.lookup("step")
+x = np.ones((40, 40))
+for _ in range(10):
+    u1, u2 = phylanx.execution_tree.invoke(step, (x, np.zeros((40, 40))), {})
+assert np.all(u1 == -20.0 * n) and np.all(u2 == -20.0 * n), (u1[0, 0], u2[0, 0])
+# ... and the same with a tiled array's collective (sum_d) under the async
+phylanx.execution_tree.compile(state, "<async-consumers>", "step_d", """
+define(step_d, x, w, k, block(
+  define(g1, dot(transpose(x), x)),
+  define(g2, dot(x, transpose(x)) * 2.0),
+  define(b, async(sum_d(annotate_d(concatenate(list(flatten(g1), flatten(g2))), "bucket" + k,
+      list("tile", list("columns", find_here() * 3200, (find_here() + 1) * 3200))), 0, true))),
+  define(r1, slice(b, list(0, 1))),
+  define(r2, slice(b, list(0, 1))),
+  define(u1, w - r1 * 0.5),
+  define(u2, w - r2 * 0.25),
+  list(u1, u2)))""")
+step_d = state.lookup("step_d")
+for i in range(10):
+    u1, u2 = phylanx.execution_tree.invoke(step_d, (x, np.zeros((40, 40)), str(i)), {})
+# every rank's part sums to 1600 * 40 + 1600 * 80
+assert np.all(u1 == -0.5 * 192000 * n) and np.all(u2 == -0.25 * 192000 * n), (u1, u2)
+print(f"OK {r}", flush=True)
