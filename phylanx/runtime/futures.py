@@ -17,7 +17,10 @@ than that one's own work: waiting on a *task*, it runs only tasks spawned
 on a *bare* future (completed by someone else: a queued task, a progress
 source), whose completer it cannot know, it runs the oldest queued task, as an
 idle worker would — that is what lets a future completed by queued work
-finish even when every worker is busy.  When nothing was done it sleeps 1 ms,
+finish even when every worker is busy.  Known defect: that task may need a future
+this very thread is computing further up its stack (an ``async`` collective's value
+needed by several statements, ``tests/distributed/programs/async_consumers.py``); the
+wait then ends only by the collective's timeout.  When nothing was done it sleeps 1 ms,
 unless a progress source is busy (requests in flight): then it keeps polling,
 yielding the core, for up to ``SPIN_SECONDS`` and naps ``BUSY_NAP_SECONDS`` after.
 """
