@@ -58,7 +58,8 @@ def test_localities_and_collectives(k):
 @pytest.mark.xfail(strict=True, reason="known defect: a wait for a collective may run a "
                    "task that needs the same collective (programs/async_consumers.py)")
 def test_an_async_collective_needed_by_several_statements():
-    done, _ = program(2, "async_consumers.py", timeout=30, PHYLANX_COLLECTIVE_TIMEOUT="5")
+    done, _ = program(2, "async_consumers.py", timeout=30, PHYLANX_COLLECTIVE_TIMEOUT="5",
+                      PHYLANX_THREADS="1")
     assert_all_ok(done, 2)
 
 
