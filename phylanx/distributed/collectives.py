@@ -45,13 +45,14 @@ from .progress import ProgressEngine
 
 def wait(future: Future) -> Any:
     """A collective's result.  The collective fails by itself after
-    ``collective_timeout``; the wait's own timeout is a backstop.  The wait runs other
-    tasks meanwhile, which is what lets a rank with few worker threads start its next
-    ``async`` collectives while one is in flight (the overlap of data-parallel training);
-    known defect: a task it runs may need the very collective this thread runs further up
-    its stack, which then completes only by the timeout
-    (``tests/distributed/programs/async_consumers.py``, an expected failure)."""
-    return future.result(timeout=float(settings.get("collective_timeout")) + 30.0)
+    ``collective_timeout``; the wait's own timeout is a backstop.  The wait runs no
+    other task (one could need the value of an ``async`` collective this very thread
+    runs further up its stack, and wait for itself: ``tests/distributed/programs/
+    async_consumers.py``); a spare worker stands in for the thread meanwhile, so a rank
+    with few worker threads still starts its next ``async`` collectives (the overlap
+    of data-parallel training)."""
+    from ..runtime.executors import wait_blocking
+    return wait_blocking(future, float(settings.get("collective_timeout")) + 30.0)
 
 
 def _like(value: Any, result: np.ndarray) -> Any:

@@ -74,6 +74,8 @@ class PoolExecutor(Executor):
     """
 
     _IDLE_WAIT = 0.01
+    #: a spare thread nobody needs any more waits this long for a new need, then ends
+    SPARE_LINGER = 0.5
 
     def __init__(self, num_threads: int):
         self.num_threads = max(1, num_threads)
@@ -81,6 +83,9 @@ class PoolExecutor(Executor):
         self._cv = threading.Condition(threading.Lock())
         self._idle = 0
         self._stop = False
+        self._blocked = 0     # threads in a wait that runs no tasks (``blocking``)
+        self._spares = 0      # spare workers alive (they stand in for blocked threads)
+        self._spares_active = 0   # of which working now (never more than ``_blocked``)
         self._threads = [
             threading.Thread(target=self._worker, name=f"phylanx-worker-{i}", daemon=True)
             for i in range(self.num_threads)
@@ -167,8 +172,46 @@ class PoolExecutor(Executor):
                 future._finish(None, CancelledError(reason))
                 n += 1
 
-    def _worker(self) -> None:
+    def blocking(self) -> _Blocking:
+        """Context of a wait that runs no other task (a collective: a task it ran could
+        need a value this thread computes further up its stack, and wait for itself).
+        While it lasts a spare worker stands in for the thread, so queued work (the next
+        ``async`` collectives, the rest of a backward pass) still runs on as many
+        threads as before."""
+        return _Blocking(self)
+
+    def _block(self, delta: int) -> None:
+        with self._cv:
+            self._blocked += delta
+            if delta > 0 and self._spares < self._blocked and not self._stop:
+                self._spares += 1
+                spare = threading.Thread(target=self._worker, args=(True,), daemon=True,
+                                         name=f"phylanx-spare-{self._spares}")
+                self._threads = [t for t in self._threads if t.is_alive()] + [spare]
+                spare.start()
+            self._cv.notify_all()     # parked spares: the need changed
+
+    def _worker(self, spare: bool = False) -> None:
+        parked_since = None
+        active = False      # a spare counts as a worker only while a thread is blocked
         while True:
+            if spare and not (active and self._spares_active <= self._blocked):
+                with self._cv:
+                    if active and self._spares_active > self._blocked:
+                        active = False
+                        self._spares_active -= 1
+                    if not active and self._spares_active < self._blocked:
+                        active = True
+                        self._spares_active += 1
+                    if not active:   # not needed now: park (not counted idle)
+                        now = time.monotonic()
+                        parked_since = parked_since or now
+                        if self._stop or now - parked_since > self.SPARE_LINGER:
+                            self._spares -= 1
+                            return
+                        self._cv.wait(self._IDLE_WAIT)
+                        continue
+            parked_since = None
             future = self._pop()
             if future is None:
                 with self._cv:
@@ -195,6 +238,31 @@ class PoolExecutor(Executor):
         for t in self._threads:
             if t is not threading.current_thread():
                 t.join(timeout=max(0.0, deadline - time.monotonic()))
+
+
+class _Blocking:
+    __slots__ = ("pool",)
+
+    def __init__(self, pool: PoolExecutor) -> None:
+        self.pool = pool
+
+    def __enter__(self) -> None:
+        self.pool._block(1)
+
+    def __exit__(self, *exc: object) -> None:
+        self.pool._block(-1)
+
+
+def wait_blocking(future: Future, timeout: float | None = None) -> Any:
+    """``future.result(timeout)`` without running other tasks meanwhile, a spare worker
+    standing in for this thread (``PoolExecutor.blocking``)."""
+    if future.done():
+        return future.result()
+    pool = _pool
+    if pool is None or config.get("sync_execution"):
+        return future.result(timeout)
+    with pool.blocking():
+        return future.result(timeout, helping=False)
 
 
 _lock = threading.Lock()

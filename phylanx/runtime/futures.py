@@ -17,10 +17,11 @@ than that one's own work: waiting on a *task*, it runs only tasks spawned
 on a *bare* future (completed by someone else: a queued task, a progress
 source), whose completer it cannot know, it runs the oldest queued task, as an
 idle worker would — that is what lets a future completed by queued work
-finish even when every worker is busy.  Known defect: that task may need a future
-this very thread is computing further up its stack (an ``async`` collective's value
-needed by several statements, ``tests/distributed/programs/async_consumers.py``); the
-wait then ends only by the collective's timeout.  When nothing was done it sleeps 1 ms,
+finish even when every worker is busy.  A wait for a *collective*
+(``executors.wait_blocking``) helps nobody: a task it ran could need a value this
+thread computes further up its stack and wait for itself; a spare worker stands in
+instead.  A task may return a :class:`Forward` of another future: it completes as that
+one does, its thread free meanwhile.  When nothing was done it sleeps 1 ms,
 unless a progress source is busy (requests in flight): then it keeps polling,
 yielding the core, for up to ``SPIN_SECONDS`` and naps ``BUSY_NAP_SECONDS`` after.
 """
@@ -172,29 +173,53 @@ class Future(Deferred):
                 check()      # a task of a failed or interrupted group does not start
             value = task()
         except Exception as exc:  # noqa: BLE001 - delivered to the waiter
-            token = self._token
-            if token is not None and token.error is None and type(exc) is not CancelledError:
-                token.cancel(exc)   # the first failure stops the task's group
-            self._finish(None, exc)
+            self._fail(exc)
         except BaseException as exc:
             self._finish(None, CancelledError(_describe(exc), exc))
             if isinstance(exc, KeyboardInterrupt):
                 interrupt(exc)
             raise
         else:
-            self._finish(value, None)
+            if type(value) is Forward:
+                value.future.add_done_callback(lambda done: self._forwarded(done, value))
+            else:
+                self._finish(value, None)
         finally:
             ctx.task, ctx.token = prev_task, prev_token
             if rec is not None:
                 rec.ran(self, task, t0)
 
+    def _fail(self, exc: Exception) -> None:
+        token = self._token
+        if token is not None and token.error is None and type(exc) is not CancelledError:
+            token.cancel(exc)   # the first failure stops the task's group
+        self._finish(None, exc)
+
+    def _forwarded(self, done: Future, forward: Forward) -> None:
+        """Complete this task as ``forward.future`` completed (see :class:`Forward`)."""
+        error = done._error
+        if error is None:
+            self._finish(done._value, None)
+            return
+        if forward.on_error is not None and isinstance(error, Exception):
+            try:
+                error = forward.on_error(error)
+            except Exception as exc:  # noqa: BLE001 - a broken converter still fails us
+                error = exc
+        if isinstance(error, Exception):
+            self._fail(error)
+        else:
+            self._finish(None, error)
+
     # -- waiting ----------------------------------------------------------
     def done(self) -> bool:
         return self._state == _DONE
 
-    def result(self, timeout: float | None = None) -> Any:
+    def result(self, timeout: float | None = None, helping: bool = True) -> Any:
+        """The value (or the exception raised); ``helping=False``: run no queued task
+        while waiting (``executors.wait_blocking``)."""
         if self._state != _DONE:
-            self._wait(timeout)
+            self._wait(timeout, helping)
         self._retrieved = True
         if self._error is not None:
             raise self._error
@@ -217,11 +242,12 @@ class Future(Deferred):
             return False
         return True
 
-    def _wait(self, timeout: float | None) -> None:
+    def _wait(self, timeout: float | None, helping: bool = True) -> None:
         task = self._claim()
         if task is not None:  # nobody started it: run it here, no thread is blocked
             self._run_claimed(task)
-            return
+            if self._state == _DONE:
+                return       # (else the task forwarded its outcome: wait for that)
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._lock:
             if self._state == _DONE:
@@ -234,7 +260,7 @@ class Future(Deferred):
             # drive external completions, then help the pool, then sleep briefly
             if progress._sources and progress.poll():
                 continue
-            helper = _helper
+            helper = _helper if helping else None
             if helper is not None and helper(self):
                 continue
             now = time.monotonic()
@@ -292,6 +318,24 @@ class Future(Deferred):
     def __repr__(self) -> str:
         state = ("pending", "running", "done")[self._state]
         return f"<Future {state}>"
+
+
+class Forward:
+    """What a task returns to say "my future completes when ``future`` does", with its
+    value or error (HPX's implicit unwrapping of a task returning a future).
+
+    The task's thread is free at once: ``async(all_reduce(x))`` starts the collective
+    and returns, and MPI's progress completes the ``async`` value.  Nothing on any
+    thread's stack then stands between the collective and its consumers, so consumers
+    waiting for it can never wait for themselves.  ``on_error(exc)`` turns the
+    awaited future's exception into the one the task fails with (to locate it).
+    """
+
+    __slots__ = ("future", "on_error")
+
+    def __init__(self, future: Future,
+                 on_error: Callable[[Exception], BaseException] | None = None) -> None:
+        self.future, self.on_error = future, on_error
 
 
 def _run_callback(fn: Callable[[Future], None], future: Future) -> None:

@@ -88,6 +88,61 @@ def test_waiting_on_a_bare_future_runs_the_queued_task_that_completes_it(pool1):
     assert time.monotonic() - t0 < 1.0
 
 
+def test_a_blocking_wait_runs_no_task_and_a_spare_worker_stands_in(pool1):
+    # a collective's wait (executors.wait_blocking): the queued task completing the
+    # awaited future runs on a spare thread, not on the waiter nor the busy worker
+    started = threading.Event()
+    pool1.submit(lambda: (started.set(), time.sleep(1.5)))   # the only worker is busy
+    assert started.wait(5)
+    bare = Future()
+    ran_on = []
+    pool1.submit(lambda: (ran_on.append(threading.current_thread().name),
+                          bare.set_result(7)))
+    t0 = time.monotonic()
+    assert executors.wait_blocking(bare, timeout=10) == 7
+    assert time.monotonic() - t0 < 1.0
+    assert len(ran_on) == 1 and ran_on[0].startswith("phylanx-spare-"), ran_on
+    # the spare is no worker once nobody is blocked: a new task waits for the worker
+    # (or a waiter), and the spare ends after SPARE_LINGER
+    deadline = time.monotonic() + 5
+    while pool1._spares and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert pool1._spares == 0 and pool1._spares_active == 0
+
+
+def test_a_task_returning_forward_completes_with_the_forwarded_future(pool1):
+    from phylanx.runtime.futures import Forward
+    inner = Future()
+    seen = []
+    task = pool1.submit(lambda: Forward(inner, lambda e: (seen.append(e), KeyError("x"))[1]))
+    time.sleep(0.05)
+    assert not task.done()           # its task has returned: the thread is free
+    assert pool1.submit(lambda: 3).result(timeout=5) == 3
+    inner.set_result(11)
+    assert task.result(timeout=5) == 11
+    failing, inner2 = None, Future()
+    failing = pool1.submit(lambda: Forward(inner2, lambda e: (seen.append(e), KeyError("x"))[1]))
+    inner2.set_exception(ValueError("v"))
+    with pytest.raises(KeyError):    # the converter's error, as the task's own
+        failing.result(timeout=5)
+    assert [type(e) for e in seen] == [ValueError]
+
+
+def test_an_async_all_reduce_is_started_and_its_errors_located():
+    # single process: the collective completes at once; its error names the primitive
+    src = 'block(define(b, async(all_reduce(x, "max"))), define(c, async(all_reduce(x, ' \
+          '"nosuch"))), list(b + 1, c))'
+    state = et.compiler_state("async-start", "<async-start>")
+    et.compile(state, "<async-start>", "f", f"define(f, x, {src})")
+    from phylanx.errors import PhylanxError
+    with pytest.raises(PhylanxError) as info:
+        et.invoke(state.lookup("f"), (2.0,), {})
+    assert info.value.primitive == "all_reduce" and "nosuch" in str(info.value)
+    et.compile(state, "<async-start>", "g",
+               'define(g, x, block(define(b, async(all_reduce(x * 2, "sum", "n"))), b + b))')
+    assert et.invoke(state.lookup("g"), (2.0,), {}) == 8.0
+
+
 def test_a_waiter_does_not_take_unrelated_work(pool1):
     started = threading.Event()
     awaited = pool1.submit(lambda: (started.set(), time.sleep(0.2), 1)[-1])

@@ -19,8 +19,8 @@ import numpy as np
 from ...errors import PhylanxError, PhylanxTypeError, PhylanxValueError
 from ...runtime.cancel import PENDING, check
 from ...runtime.forkjoin import fork_join, spawn
-from ...runtime.futures import Future
-from ...runtime.nodes import node_failed, slot_op
+from ...runtime.futures import Forward, Future, resolve_deep
+from ...runtime.nodes import node_failed, resolve_args, slot_op
 from ...values import (
     BreakSignal,
     ContinueSignal,
@@ -29,7 +29,7 @@ from ...values import (
     type_name,
 )
 from ..dtypes import to_int
-from ..registry import primitive
+from ..registry import lookup, primitive
 
 
 @primitive("block", "block(__1)", lazy=True,
@@ -335,9 +335,33 @@ def apply(f, args):
 def async_(node, children):
     """Evaluate the expression as a task; the result is a future, waited for where used."""
     (expr,) = children
+    spec = lookup(expr.primitive)
+    start = spec.flags.get("start") if spec is not None else None
+    if start is not None:
+        return _async_start(expr, start)
 
     def run(frame):
         return spawn(expr.run, frame)
+    return run
+
+
+def _async_start(expr, start):
+    """``async(<collective>)``: the task evaluates the operands and starts the
+    collective, then returns at once; the value comes when MPI completes it (a
+    ``Forward``), so no thread blocks in the collective and no consumer can end up
+    waiting for a collective that its own thread runs further up its stack."""
+    def locate(error: Exception) -> BaseException:
+        return expr.locate(error) if isinstance(error, PhylanxError) else expr.wrap(error)
+
+    def begin(frame):
+        args = resolve_deep(resolve_args(expr, frame))
+        try:
+            return Forward(start(*args), locate)
+        except Exception as e:  # noqa: BLE001 - located like the primitive's own errors
+            raise locate(e) from e
+
+    def run(frame):
+        return spawn(begin, frame)
     return run
 
 

@@ -1,12 +1,11 @@
-"""An async collective whose value several statements need (a known defect, run as an
-expected failure by tests/distributed/test_mpi.py).
+"""An async collective whose value several statements need (tests/distributed/test_mpi.py).
 
-The statement that needs the value first runs the collective's task itself (no worker
-had started it); while it waits for MPI it helps the pool and may run another statement
-needing the same value, which then waits for a future this thread computes: the ranks
-hang until ``collective_timeout``.  Waiting without helping fixes it but stops a rank with
-few worker threads from starting its next async collectives meanwhile (the overlap of
-data-parallel training), so it is not done yet.  Prints 'OK <rank>' when it completes."""
+The statement needing the value first runs the collective's task itself (no worker had
+started it).  When the wait for MPI helped the pool it could run another statement
+needing the same value, which then waited for a future this very thread computes: the
+ranks hung until ``collective_timeout``.  Now ``async(all_reduce(...))`` returns without
+a thread waiting (``Forward``), and a wait for a collective (``sum_d``'s, inside the
+``async`` task) runs no other task, a spare worker standing in.  Prints 'OK <rank>'."""
 import numpy as np
 
 import phylanx

@@ -23,6 +23,13 @@ from ....primitives.registry import primitive
 _DIST = {"extension": True, "side_effects": True, "flags": {"ordered": True}}
 
 
+def _starts(start) -> dict:
+    """The options of a collective whose ``start(*args)`` begins it and returns its
+    future: ``async(<collective>)`` returns that future's value without a task waiting
+    for it (``Forward`` in ``runtime/futures.py``), the primitive itself waits."""
+    return {**_DIST, "flags": {**_DIST["flags"], "start": start}}
+
+
 def _wait(future) -> Any:
     from ...collectives import wait
     return wait(future)
@@ -32,63 +39,91 @@ def _name(name: Any) -> str | None:
     return str(name) if name not in (None, "") else None
 
 
+def _start_all_reduce(value, op="sum", name=""):
+    return api.all_reduce(value, str(op), _name(name), where=None)
+
+
 @primitive("all_reduce", 'all_reduce(_1, __arg(_2_op, "sum"), __arg(_3_name, ""))',
-           **_DIST, example='all_reduce(3, "max")', result="3",
+           **_starts(_start_all_reduce), example='all_reduce(3, "max")', result="3",
            no_oracle="collective over localities")
 def all_reduce(value, op="sum", name=""):
     """Every locality's value combined with ``op``, on every locality.
 
     ``op``: sum, prod, min, max, land, lor, lxor, band, bor or bxor.
     """
-    return _wait(api.all_reduce(value, str(op), _name(name), where=None))
+    return _wait(_start_all_reduce(value, op, name))
+
+
+def _start_reduce(value, op="sum", root=0, name=""):
+    return api.reduce(value, str(op), int(root), _name(name), where=None)
 
 
 @primitive("reduce", 'reduce(_1, __arg(_2_op, "sum"), __arg(_3_root, 0), __arg(_4_name, ""))',
-           **_DIST, example='reduce([1, 2], "sum", 0)', result="[1, 2]",
+           **_starts(_start_reduce), example='reduce([1, 2], "sum", 0)', result="[1, 2]",
            no_oracle="collective over localities")
 def reduce(value, op="sum", root=0, name=""):
     """Like ``all_reduce``, but only locality ``root`` gets the result (the others nil)."""
-    return _wait(api.reduce(value, str(op), int(root), _name(name), where=None))
+    return _wait(_start_reduce(value, op, root, name))
 
 
-@primitive("all_gather", 'all_gather(_1, __arg(_2_name, ""))', **_DIST,
+def _start_all_gather(value, name=""):
+    return api.all_gather(value, _name(name), where=None)
+
+
+@primitive("all_gather", 'all_gather(_1, __arg(_2_name, ""))', **_starts(_start_all_gather),
            example="all_gather(find_here())", result="list(0)",
            no_oracle="collective over localities")
 def all_gather(value, name=""):
     """List of every locality's value (in locality order), on every locality."""
-    return _wait(api.all_gather(value, _name(name), where=None))
+    return _wait(_start_all_gather(value, name))
 
 
-@primitive("gather", 'gather(_1, __arg(_2_root, 0), __arg(_3_name, ""))', **_DIST,
+def _start_gather(value, root=0, name=""):
+    return api.gather(value, int(root), _name(name), where=None)
+
+
+@primitive("gather", 'gather(_1, __arg(_2_root, 0), __arg(_3_name, ""))', **_starts(_start_gather),
            example="gather(7, 0)", result="list(7)", no_oracle="collective over localities")
 def gather(value, root=0, name=""):
     """List of every locality's value on locality ``root``; nil elsewhere."""
-    return _wait(api.gather(value, int(root), _name(name), where=None))
+    return _wait(_start_gather(value, root, name))
+
+
+def _start_broadcast(value, root=0, name=""):
+    return api.broadcast(value, int(root), _name(name), where=None)
 
 
 @primitive("broadcast", 'broadcast(_1, __arg(_2_root, 0), __arg(_3_name, ""))',
-           **_DIST, example="broadcast([1, 2], 0)", result="[1, 2]",
+           **_starts(_start_broadcast), example="broadcast([1, 2], 0)", result="[1, 2]",
            no_oracle="collective over localities")
 def broadcast(value, root=0, name=""):
     """Locality ``root``'s value on every locality (the others' value is ignored)."""
-    return _wait(api.broadcast(value, int(root), _name(name), where=None))
+    return _wait(_start_broadcast(value, root, name))
 
 
-@primitive("scatter", 'scatter(_1, __arg(_2_root, 0), __arg(_3_name, ""))', **_DIST,
+def _start_scatter(value, root=0, name=""):
+    return api.scatter(value, int(root), _name(name), where=None)
+
+
+@primitive("scatter", 'scatter(_1, __arg(_2_root, 0), __arg(_3_name, ""))', **_starts(_start_scatter),
            example="scatter(list(5), 0)", result="5", no_oracle="collective over localities")
 def scatter(value, root=0, name=""):
     """Item i of ``root``'s list (or block i of its array) on locality i.
 
     An array is split along its first axis as ``numpy.array_split`` does.
     """
-    return _wait(api.scatter(value, int(root), _name(name), where=None))
+    return _wait(_start_scatter(value, root, name))
 
 
-@primitive("barrier", 'barrier(__arg(_1_name, ""))', **_DIST,
+def _start_barrier(name=""):
+    return api.barrier(_name(name), where=None)
+
+
+@primitive("barrier", 'barrier(__arg(_1_name, ""))', **_starts(_start_barrier),
            example="barrier()", result="nil", no_oracle="collective over localities")
 def barrier(name=""):
     """Wait until every locality has reached this barrier; returns nil."""
-    return _wait(api.barrier(_name(name), where=None))
+    return _wait(_start_barrier(name))
 
 
 @primitive("register_array", "register_array(_1_name, _2_array)", **_DIST,
