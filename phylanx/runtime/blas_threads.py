@@ -92,6 +92,16 @@ def current() -> int | None:
     return blas[0][0]() if blas else None
 
 
+def multithreaded() -> bool:
+    """True if BLAS runs a product on several threads (outside of sharing groups)."""
+    with _lock:
+        saved = _saved if _extra else None
+    count = saved or current()
+    if count is None:        # no BLAS control: BLAS's own default, one thread per core
+        return (os.cpu_count() or 1) > 1
+    return count > 1
+
+
 def _set(count: int) -> None:
     for _, put in _controllers():
         put(count)

@@ -81,7 +81,8 @@ def watch(node: Node) -> None:
 
 def decide(node: Node) -> None:
     mean = node.time_ns / max(node.count, 1)
-    if mean > Thresholds.upper_ns and not config.get("sync_execution"):
+    if mean > Thresholds.upper_ns and not config.get("sync_execution") \
+            and not _blas_product_on_all_cores(node):
         node.eval_direct = 0
         if node.parent is not None:
             node.parent.async_children = True
@@ -90,3 +91,25 @@ def decide(node: Node) -> None:
     else:
         return  # undecided: keep measuring
     node.run = node.measured_run or node.inline
+
+
+#: the rule below on or off (``benchmarks/policy_products.py`` compares the two)
+KEEP_BLAS_PRODUCTS_INLINE = True
+
+
+def _blas_product_on_all_cores(node: Node) -> bool:
+    """A product that BLAS already runs on several threads is not spawned: it runs on
+    the thread that needs it.  Spawned beside the rest of an MLP's backward pass (the
+    next product) two products fight over BLAS's threads, and when the machine is busy
+    a worker the OS deschedules holds up the join; inline, nothing waits for a
+    worker.  ``benchmarks/policy_products.py`` measured it on W4's training step.  The
+    product's siblings may still be spawned, so it still overlaps element-wise work;
+    with one BLAS thread (an MPI rank) products are spawned as any node."""
+    if not KEEP_BLAS_PRODUCTS_INLINE:
+        return False
+    from ..primitives.registry import lookup
+    spec = lookup(node.primitive)
+    if spec is None or not spec.flags.get("blas"):
+        return False
+    from . import blas_threads
+    return blas_threads.multithreaded()

@@ -26,7 +26,11 @@ class Recorder:
 
 
 @pytest.fixture
-def policy():
+def policy(monkeypatch):
+    # products stand for any heavy node here: the rule keeping products that BLAS runs
+    # on several threads inline (tested below) is off
+    from phylanx.runtime import policy as policy_module
+    monkeypatch.setattr(policy_module, "KEEP_BLAS_PRODUCTS_INLINE", False)
     executors.set_threads(2)
     config.set("eval_count_threshold", 2)
     config.set("exec_time_upper_threshold", 100_000)
@@ -79,6 +83,36 @@ def test_parallel_block_runs_concurrently(policy):
     _assert_overlapped(_run_recorded(
         "define(f, a, b, c, d, block(define(x, 0), define(y, 0), "
         "parallel_block(store(x, dot(a, b)), store(y, dot(c, d))), x + y))"))
+
+
+def test_products_blas_runs_on_several_threads_are_not_spawned(policy, monkeypatch):
+    from phylanx.runtime import blas_threads
+    from phylanx.runtime import policy as policy_module
+    monkeypatch.setattr(policy_module, "KEEP_BLAS_PRODUCTS_INLINE", True)
+    monkeypatch.setattr(blas_threads, "multithreaded", lambda: True)
+    events = _run_recorded("define(f, a, b, c, d, block(define(x, dot(a, b)), "
+                           "define(y, dot(c, d)), x + y))")
+    assert len(events) == 2 and events[0][2] == events[1][2], events   # one thread
+    (s1, e1, _), (s2, e2, _) = sorted(events)
+    assert e1 <= s2, "the products overlapped"
+    # ... while with one BLAS thread (an MPI rank) they are spawned as any node
+    monkeypatch.setattr(blas_threads, "multithreaded", lambda: False)
+    _assert_overlapped(_run_recorded("define(f, a, b, c, d, block(define(x, dot(a, b)), "
+                                     "define(y, dot(c, d)), x + y))"))
+
+
+def test_blas_multithreaded_follows_the_thread_count():
+    from phylanx.runtime import blas_threads
+    if blas_threads.current() is None:
+        pytest.skip("no BLAS thread control (threadpoolctl found no BLAS)")
+    before = blas_threads.current()
+    try:
+        blas_threads._set(1)
+        assert not blas_threads.multithreaded()
+        blas_threads._set(2)
+        assert blas_threads.multithreaded()
+    finally:
+        blas_threads._set(before)
 
 
 def _plan(code: str):

@@ -62,7 +62,7 @@ def _mismatch(a: np.ndarray, b: np.ndarray, axis_a: int, axis_b: int) -> Phylanx
         f"({a.shape[axis_a]}) != axis {axis_b} of the second ({b.shape[axis_b]})")
 
 
-@primitive("dot", "dot(_1, _2)", oracle=np.dot, differentiable=True,
+@primitive("dot", "dot(_1, _2)", oracle=np.dot, differentiable=True, flags={"blas": True},
            example="dot([[1, 2], [3, 4]], [5, 6])", result="[17, 39]")
 def dot(a, b):
     """Dot product with numpy.dot semantics for any ranks.
@@ -78,7 +78,7 @@ def dot(a, b):
     return scalarize(np.dot(a, b))
 
 
-@primitive("matmul", "matmul(_1, _2)", extension=True,
+@primitive("matmul", "matmul(_1, _2)", extension=True, flags={"blas": True},
            oracle=np.matmul, differentiable=True,
            example="matmul([[1, 2], [3, 4]], [[5], [6]])", result="[[17], [39]]")
 def matmul(a, b):
@@ -122,6 +122,7 @@ def _tensordot_axes(axes: Any) -> int | tuple[list[int], list[int]]:
 
 @primitive("tensordot", "tensordot(_1, _2)", "tensordot(_1, _2, _3)",
            oracle=lambda a, b, axes=2: np.tensordot(a, b, axes), differentiable=True,
+           flags={"blas": True},
            example="tensordot([[1, 2], [3, 4]], [[1, 0], [0, 1]])", result="5")
 def tensordot(a, b, axes=2):
     """Tensor contraction like numpy.tensordot(a, b, axes).
