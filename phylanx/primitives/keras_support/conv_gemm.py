@@ -85,7 +85,9 @@ def correlate(xpad: np.ndarray, kernel: np.ndarray, dilations: tuple[int, ...]) 
     blas_blocks.rows(rows, 2.0 * rows * x.shape[1] * k.shape[-1] * len(taps), block)
     out = acc.reshape(xpad.shape[:-1] + (kernel.shape[-1],))
     cells = (slice(None),) + tuple(slice(0, n) for n in _out_sizes(spatial, sizes, dilations))
-    return np.ascontiguousarray(out[cells])
+    # the output cells as a view, as NumPy's slicing gives: its items are contiguous
+    # blocks, and a copy of the whole output costs ~5% of W5's step
+    return out[cells]
 
 
 def correlate_vjp(xpad: np.ndarray, kernel: np.ndarray, ct: np.ndarray,
@@ -97,8 +99,10 @@ def correlate_vjp(xpad: np.ndarray, kernel: np.ndarray, ct: np.ndarray,
     dtype = np.result_type(xpad, kernel, ct)
     spatial, sizes = xpad.shape[1:1 + nsp], kernel.shape[:nsp]
     x = _matrix(xpad, dtype)
-    placed = np.zeros(xpad.shape[:-1] + (ct.shape[-1],), dtype)
+    placed = np.empty(xpad.shape[:-1] + (ct.shape[-1],), dtype)
     placed[(slice(None),) + tuple(slice(0, n) for n in ct.shape[1:1 + nsp])] = ct
+    for d, n in enumerate(ct.shape[1:1 + nsp]):   # zero only what ct does not cover
+        placed[(slice(None),) * (d + 1) + (slice(n, None),)] = 0
     cts = placed.reshape(-1, ct.shape[-1])
     taps = _taps(spatial, sizes, dilations)
     rows = x.shape[0] - max(off for _, off in taps)
