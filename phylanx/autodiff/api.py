@@ -135,7 +135,11 @@ def _gradient(ct: Any, value: Any) -> Any:
     if ct is None:
         ct = np.zeros(np.shape(value), dtype=value.dtype)
     ct = tapes.fit(ct, value)
-    return ct.dtype.type(ct) if ct.ndim == 0 else np.ascontiguousarray(ct)
+    if ct.ndim == 0:
+        return ct.dtype.type(ct)
+    # a read-only cotangent is an operand's own memory (rules_arithmetic._read_only):
+    # the user gets an array of their own
+    return np.ascontiguousarray(ct) if ct.flags.writeable else ct.copy()
 
 
 # -- calling the recording twin of f -------------------------------------------------

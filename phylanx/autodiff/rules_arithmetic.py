@@ -72,8 +72,28 @@ def mul_vjp(ct, out, *operands, wanted=None):
             grads.append(None)
             continue
         others = [v for j, v in enumerate(values) if j != i]
+        if len(others) == 1 and _unit_broadcast(ct, others[0], out):
+            grads.append(_read_only(others[0]))
+            continue
         grads.append(ct * reduce(np.multiply, others) if others else ct)
     return tuple(grads)
+
+
+def _unit_broadcast(ct, other: np.ndarray, out) -> bool:
+    """True if ``ct * other`` would be ``other`` itself: ``ct`` a broadcast 1 (what
+    ``sum``'s rule passes down) of ``other``'s shape and dtype.  Then the product, a pass
+    over the whole array (``sum(conv1d(x, w) * g)``: 8 MB), is skipped."""
+    return (type(ct) is np.ndarray and ct.size > 0 and not any(ct.strides)
+            and ct.shape == other.shape == np.shape(out)
+            and np.result_type(ct, other) == other.dtype and ct.flat[0] == 1)
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    # the operand itself as a cotangent: rules never write into cotangents, and
+    # ``api._gradient`` copies a read-only one before handing it to the user
+    view = a.view()
+    view.flags.writeable = False
+    return view
 
 
 @VJP.register("__div")

@@ -46,6 +46,39 @@ def test_inputs_are_not_changed_and_integers_are_differentiated_as_floats():
     np.testing.assert_allclose(g, 3 * (x + 1.0) ** 2)
 
 
+@Phylanx
+def weighted_sum(x, g):
+    return np.sum(x * g)
+
+
+@Phylanx
+def weighted_sum_closure(x):
+    return np.sum(x * WEIGHTS)
+
+
+WEIGHTS = RNG.standard_normal((3, 5))
+
+
+@pytest.mark.parametrize("dtypes", [(np.float64, np.float64), (np.float32, np.float32),
+                                    (np.float32, np.float64), (np.float64, np.float32)])
+def test_gradient_that_is_an_operand_is_an_array_of_its_own(dtypes):
+    # d/dx sum(x * g) = g: the rule passes g itself down (no product by ones), the
+    # user still gets a writable array that is not g, in the dtype of x
+    x = RNG.standard_normal((3, 5)).astype(dtypes[0])
+    g = RNG.standard_normal((3, 5)).astype(dtypes[1])
+    dx, dg = value_and_grad(weighted_sum, argnums=(0, 1))(x, g)[1]
+    for got, want, of in ((dx, g, x), (dg, x, g)):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+        assert got.flags.writeable and not np.shares_memory(got, want)
+        assert got.dtype == of.dtype
+    before = g.copy()
+    grad(weighted_sum)(x, g)[...] = 7.0
+    np.testing.assert_array_equal(g, before)
+    d = grad(weighted_sum_closure)(np.ones((3, 5)))
+    d[...] = 0.0                       # the closure's array is untouched
+    assert np.all(WEIGHTS != 0.0) and not np.shares_memory(d, WEIGHTS)
+
+
 def test_float32_gradient_stays_float32():
     @Phylanx
     def sq(x):
