@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def child(rule: bool, repeat: int, torch: bool) -> dict:
     sys.path.insert(0, HERE)
     sys.path.insert(1, os.path.dirname(HERE))
-    import phylanx  # noqa: F401  (before NumPy: OpenBLAS settings, as run.py)
+    import phylanx  # noqa: F401,I001  (before NumPy: OpenBLAS settings, as run.py)
     from phylanx.runtime import policy
     from workloads import w4_mlp
     policy.KEEP_BLAS_PRODUCTS_INLINE = rule

@@ -24,17 +24,23 @@ def _wrap(node: Node) -> None:
         try:
             return inner(frame)
         finally:
-            end = perf_counter_ns()
-            node.count += 1
-            node.time_ns += end - start
-            if node.watched and node.eval_direct == -1 and node.count >= Thresholds.count:
-                decide(node)
-            for hook in hooks.active():
-                on_eval = getattr(hook, "on_eval", None)
-                if on_eval is not None:
-                    on_eval(node, start, end, threading.get_ident())
+            record(node, start, perf_counter_ns(), threading.get_ident())
     node.measured_run = counted
     node.run = counted
+
+
+def record(node: Node, start: int, end: int, thread_id: int) -> None:
+    """Count one evaluation of ``node`` from ``start`` to ``end`` (ns) on ``thread_id``
+    and report it to the hooks (also for evaluations not run through ``node.run``:
+    ``async(<collective>)``, whose value comes when MPI completes it)."""
+    node.count += 1
+    node.time_ns += end - start
+    if node.watched and node.eval_direct == -1 and node.count >= Thresholds.count:
+        decide(node)
+    for hook in hooks.active():
+        on_eval = getattr(hook, "on_eval", None)
+        if on_eval is not None:
+            on_eval(node, start, end, thread_id)
 
 
 class _TraceLog:

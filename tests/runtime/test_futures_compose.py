@@ -141,6 +141,14 @@ def test_an_async_all_reduce_is_started_and_its_errors_located():
     et.compile(state, "<async-start>", "g",
                'define(g, x, block(define(b, async(all_reduce(x * 2, "sum", "n"))), b + b))')
     assert et.invoke(state.lookup("g"), (2.0,), {}) == 8.0
+    # instrumentation counts and times the started collective like any evaluation
+    from phylanx.runtime import measure
+    for root in state.snippets:
+        measure.enable(root, reset=True)
+    assert et.invoke(state.lookup("g"), (2.0,), {}) == 8.0
+    nodes = [n for root in state.snippets for n in root.walk() if n.primitive == "all_reduce"]
+    counted = [n for n in nodes if n.count]
+    assert len(counted) == 1 and counted[0].count == 1 and counted[0].time_ns > 0
 
 
 def test_a_waiter_does_not_take_unrelated_work(pool1):

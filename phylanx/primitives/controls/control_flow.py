@@ -11,12 +11,15 @@ cancellation once per iteration.
 """
 from __future__ import annotations
 
+import threading
 from functools import partial
+from time import perf_counter_ns
 from typing import Any
 
 import numpy as np
 
 from ...errors import PhylanxError, PhylanxTypeError, PhylanxValueError
+from ...runtime import measure
 from ...runtime.cancel import PENDING, check
 from ...runtime.forkjoin import fork_join, spawn
 from ...runtime.futures import Forward, Future, resolve_deep
@@ -354,11 +357,18 @@ def _async_start(expr, start):
         return expr.locate(error) if isinstance(error, PhylanxError) else expr.wrap(error)
 
     def begin(frame):
+        measured = expr.measured_run is not None     # instrumentation is on
+        t0 = perf_counter_ns() if measured else 0
         args = resolve_deep(resolve_args(expr, frame))
         try:
-            return Forward(start(*args), locate)
+            future = start(*args)
         except Exception as e:  # noqa: BLE001 - located like the primitive's own errors
             raise locate(e) from e
+        if measured:    # counted and timed until MPI completes it, as if it had waited
+            thread = threading.get_ident()
+            future.add_done_callback(
+                lambda _: measure.record(expr, t0, perf_counter_ns(), thread))
+        return Forward(future, locate)
 
     def run(frame):
         return spawn(begin, frame)

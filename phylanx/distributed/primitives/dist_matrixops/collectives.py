@@ -105,8 +105,9 @@ def _start_scatter(value, root=0, name=""):
     return api.scatter(value, int(root), _name(name), where=None)
 
 
-@primitive("scatter", 'scatter(_1, __arg(_2_root, 0), __arg(_3_name, ""))', **_starts(_start_scatter),
-           example="scatter(list(5), 0)", result="5", no_oracle="collective over localities")
+@primitive("scatter", 'scatter(_1, __arg(_2_root, 0), __arg(_3_name, ""))',
+           **_starts(_start_scatter), example="scatter(list(5), 0)", result="5",
+           no_oracle="collective over localities")
 def scatter(value, root=0, name=""):
     """Item i of ``root``'s list (or block i of its array) on locality i.
 
