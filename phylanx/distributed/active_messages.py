@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..runtime import hooks
-from ..runtime.futures import Future, resolve_deep
+from ..runtime.futures import Future, external, resolve_deep
 from ..source import SourceLoc
 from . import settings
 from .by_name import ByName, find_function
@@ -66,7 +66,7 @@ class Service:
     # -- asking ------------------------------------------------------------------
     def request(self, target: int, what: str, payload: Any, where: SourceLoc | None) -> Future:
         """Send a request to ``target``; the future gets its answer."""
-        future = Future()
+        future = external()
         with self._lock:
             if target in self.gone:
                 future.set_exception(self._gone(target, what, where))

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..runtime import blas_threads
-from ..runtime.futures import Future, failed, ready
+from ..runtime.futures import Future, external, failed, ready
 from ..runtime.locality import Locality
 from ..source import SourceLoc
 from . import faults, settings
@@ -88,7 +88,7 @@ class MPILocality(Locality):
             gathered = self.collectives.all_gather(value, name, where)
         else:
             gathered = self.collectives.gather(value, root, name, where)
-        result = Future()
+        result = external()
 
         def fold(f: Future) -> None:
             try:

@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable, Generator
 from typing import Any
 
-from ..runtime.futures import Future
+from ..runtime.futures import Future, external
 from .mpi import MPI, mpi_lock
 
 #: an operation yields MPI requests and returns its value
@@ -148,7 +148,7 @@ class ProgressEngine:
         """A future for an operation to be started later with :meth:`run`; its deadline
         (``timeout`` seconds, then the error ``on_timeout()``) counts from now.
         ``on_finish(running)`` is called once it is done, either way."""
-        running = _Running(None, Future(), time.monotonic() + timeout, on_timeout, on_finish)
+        running = _Running(None, external(), time.monotonic() + timeout, on_timeout, on_finish)
         with self._finish_lock:
             self._running.add(running)
         return running

@@ -76,6 +76,9 @@ class PoolExecutor(Executor):
     _IDLE_WAIT = 0.01
     #: a spare thread nobody needs any more waits this long for a new need, then ends
     SPARE_LINGER = 0.5
+    #: a spare's idle wait (workers: ``_IDLE_WAIT``): work for it wakes it, and a hundred
+    #: spares waking every 10 ms took the cores from the work
+    _SPARE_WAIT = 0.1
 
     def __init__(self, num_threads: int):
         self.num_threads = max(1, num_threads)
@@ -109,6 +112,10 @@ class PoolExecutor(Executor):
         if self._idle:
             with self._cv:
                 self._cv.notify()
+        elif self._blocked:           # every worker busy and some blocked: a spare
+            with self._cv:
+                self._need_spare()
+                self._cv.notify_all()
         return future
 
     def _pop(self) -> Future | None:
@@ -175,21 +182,36 @@ class PoolExecutor(Executor):
     def blocking(self) -> _Blocking:
         """Context of a wait that runs no other task (a collective: a task it ran could
         need a value this thread computes further up its stack, and wait for itself).
-        While it lasts a spare worker stands in for the thread, so queued work (the next
-        ``async`` collectives, the rest of a backward pass) still runs on as many
-        threads as before."""
+        While it lasts, queued work that no idle worker takes is run by a spare thread
+        (started on demand, parked when not needed, ended after ``SPARE_LINGER``), so
+        the next ``async`` collectives and the rest of a backward pass still run on as
+        many threads as before."""
         return _Blocking(self)
 
     def _block(self, delta: int) -> None:
         with self._cv:
             self._blocked += delta
-            if delta > 0 and self._spares < self._blocked and not self._stop:
-                self._spares += 1
-                spare = threading.Thread(target=self._worker, args=(True,), daemon=True,
-                                         name=f"phylanx-spare-{self._spares}")
-                self._threads = [t for t in self._threads if t.is_alive()] + [spare]
-                spare.start()
+            if delta > 0:
+                self._need_spare()
             self._cv.notify_all()     # parked spares: the need changed
+
+    def _need_spare(self) -> None:
+        """With ``_cv`` held: if work is queued that no idle worker will take while a
+        thread is blocked, wake a parked spare or start one."""
+        if not self._queue or self._idle or self._stop \
+                or self._spares_active >= self._blocked:
+            return
+        if self._spares > self._spares_active:
+            return                    # a parked spare takes it (notify_all follows)
+        self._spares += 1
+        spare = threading.Thread(target=self._worker, args=(True,), daemon=True,
+                                 name=f"phylanx-spare-{self._spares}")
+        try:
+            spare.start()
+        except RuntimeError:          # no more threads: the queued work waits its turn
+            self._spares -= 1
+            return
+        self._threads = [t for t in self._threads if t.is_alive()] + [spare]
 
     def _worker(self, spare: bool = False) -> None:
         parked_since = None
@@ -209,7 +231,7 @@ class PoolExecutor(Executor):
                         if self._stop or now - parked_since > self.SPARE_LINGER:
                             self._spares -= 1
                             return
-                        self._cv.wait(self._IDLE_WAIT)
+                        self._cv.wait(self._SPARE_WAIT)
                         continue
             parked_since = None
             future = self._pop()
@@ -219,7 +241,7 @@ class PoolExecutor(Executor):
                         return
                     if not self._queue:
                         self._idle += 1
-                        self._cv.wait(self._IDLE_WAIT)
+                        self._cv.wait(self._SPARE_WAIT if spare else self._IDLE_WAIT)
                         self._idle -= 1
                 continue
             task = future._claim()
@@ -286,6 +308,7 @@ def get_executor() -> Executor:
             if _pool is None:
                 _pool = PoolExecutor(default_threads())
                 futures._helper = _pool.help_for
+                futures._blocking = _pool.blocking
                 blas_threads.configure()
                 malloc_reuse.apply()
             pool = _pool
@@ -297,7 +320,7 @@ def set_threads(num_threads: int) -> None:
     global _pool
     with _lock:
         old, _pool = _pool, None
-        futures._helper = None
+        futures._helper = futures._blocking = None
         config.set("threads", num_threads)
     if old is not None:
         old.shutdown()

@@ -43,6 +43,16 @@ _PENDING, _RUNNING, _DONE = 0, 1, 2
 
 #: ``help(awaited) -> bool``: run one queued task on behalf of a waiter (set by the pool)
 _helper: Callable[[Future], bool] | None = None
+#: ``blocking()``: context of a wait that runs no task, a spare worker standing in for
+#: the waiting thread (``PoolExecutor.blocking``, set by the pool)
+_blocking: Callable[[], Any] | None = None
+#: held by the one non-helping waiter that polls the progress sources; the others sleep
+#: on their future's event (a hundred threads blocked in collectives, each polling MPI
+#: in a loop, took the cores from the work)
+_poller = threading.Lock()
+#: how long a non-helping waiter that does not poll sleeps between looks (seconds): its
+#: future's completion wakes it at once, and the progress thread polls meanwhile
+BLOCKED_NAP_SECONDS = 0.02
 
 
 #: how long a waiter polls without sleeping while a progress source is busy (seconds);
@@ -65,7 +75,7 @@ class Future(Deferred):
     # _spawned: (thread, time) of the spawn, set only while a timeline is recorded
     # (executors.py); never initialised, so recording off costs nothing here
     __slots__ = ("_state", "_value", "_error", "_lock", "_event", "_callbacks", "_task",
-                 "_executor", "_parent", "_token", "_retrieved", "_spawned")
+                 "_executor", "_parent", "_token", "_retrieved", "_spawned", "_external")
 
     def __init__(self) -> None:
         self._state = _PENDING
@@ -79,6 +89,8 @@ class Future(Deferred):
         self._parent: Future | None = None   # the task that spawned this one
         self._token = None             # cancellation scope the task runs in
         self._retrieved = False        # someone looked at the outcome
+        # completed by another process (MPI): waiting for it runs no task (see external)
+        self._external = False
 
     # -- completion -------------------------------------------------------
     def set_result(self, value: Any) -> None:
@@ -248,6 +260,10 @@ class Future(Deferred):
             self._run_claimed(task)
             if self._state == _DONE:
                 return       # (else the task forwarded its outcome: wait for that)
+        if helping and self._external and _blocking is not None:
+            with _blocking():
+                self._wait(timeout, False)
+            return
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._lock:
             if self._state == _DONE:
@@ -257,27 +273,32 @@ class Future(Deferred):
             event = self._event
         spin_until = None
         while not event.is_set():
-            # drive external completions, then help the pool, then sleep briefly
-            if progress._sources and progress.poll():
-                continue
-            helper = _helper if helping else None
-            if helper is not None and helper(self):
-                continue
-            now = time.monotonic()
-            remaining = None if deadline is None else deadline - now
-            if remaining is not None and remaining <= 0:
-                raise FutureTimeoutError("timed out waiting for a future")
-            nap = 0.001
-            if progress._busy and progress.busy():
-                # MPI advances a request only while it is tested: a 1 ms nap per test
-                # costs a millisecond per message round.  Spin (yielding the GIL and
-                # the core) for a bounded time, then keep napping only briefly.
-                if spin_until is None:
-                    spin_until = now + SPIN_SECONDS
-                if now < spin_until:
-                    _yield()
+            polling = helping or _poller.acquire(False)
+            try:
+                # drive external completions, then help the pool, then sleep briefly
+                if polling and progress._sources and progress.poll():
                     continue
-                nap = BUSY_NAP_SECONDS
+                helper = _helper if helping else None
+                if helper is not None and helper(self):
+                    continue
+                now = time.monotonic()
+                remaining = None if deadline is None else deadline - now
+                if remaining is not None and remaining <= 0:
+                    raise FutureTimeoutError("timed out waiting for a future")
+                nap = 0.001 if polling else BLOCKED_NAP_SECONDS
+                if polling and progress._busy and progress.busy():
+                    # MPI advances a request only while it is tested: a 1 ms nap per
+                    # test costs a millisecond per message round.  Spin (yielding the
+                    # GIL and the core) for a bounded time, then nap only briefly.
+                    if spin_until is None:
+                        spin_until = now + SPIN_SECONDS
+                    if now < spin_until:
+                        _yield()
+                        continue
+                    nap = BUSY_NAP_SECONDS
+            finally:
+                if polling and not helping:
+                    _poller.release()
             event.wait(nap if remaining is None else min(nap, remaining))
 
     # -- used as its value ------------------------------------------------
@@ -343,6 +364,16 @@ def _run_callback(fn: Callable[[Future], None], future: Future) -> None:
         fn(future)
     except Exception:  # noqa: BLE001 - a callback's bug must not take a worker down
         logging.getLogger("phylanx.runtime").exception("a future's done-callback raised")
+
+
+def external() -> Future:
+    """A future that another process completes (an MPI operation, a remote call): a
+    thread waiting for it runs no queued task meanwhile (one could need a value this
+    thread computes further up its stack, and wait for itself: an ``async`` collective
+    needed by two statements), a spare worker standing in for it."""
+    f = Future()
+    f._external = True
+    return f
 
 
 def ready(value: Any) -> Future:

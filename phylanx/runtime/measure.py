@@ -13,7 +13,7 @@ from time import perf_counter_ns
 
 from . import hooks
 from .nodes import Node
-from .policy import Thresholds, decide, watch
+from .policy import Thresholds, decide, observe, watch
 
 
 def _wrap(node: Node) -> None:
@@ -21,9 +21,13 @@ def _wrap(node: Node) -> None:
 
     def counted(frame):
         start = perf_counter_ns()
+        value = None
         try:
-            return inner(frame)
+            value = inner(frame)
+            return value
         finally:
+            if node.watched and node.eval_direct == -1:
+                observe(node, value)
             record(node, start, perf_counter_ns(), threading.get_ident())
     node.measured_run = counted
     node.run = counted

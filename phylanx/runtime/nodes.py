@@ -36,7 +36,7 @@ class Node:
         "run", "primitive", "loc", "children", "instance", "seq", "compile_id",
         "inline", "count", "time_ns", "eval_direct", "parent", "async_children",
         "value", "is_const", "measured_run", "watched", "slot", "function_source",
-        "variable", "__weakref__",
+        "variable", "float_matrix", "__weakref__",
     )
 
     def __init__(self, primitive: str, loc: SourceLoc | None, children: tuple = (),
@@ -62,6 +62,8 @@ class Node:
         # binds (access-variable, define-variable, store, for_each's loop variable): a
         # compiled loop (fusion/loops.py) reads and writes them
         self.variable: tuple | None = None
+        # the policy's note: the measured evaluations produced a float matrix (policy.py)
+        self.float_matrix = False
         self.inline: Callable[[list], Any] = _unbuilt
         self.run: Callable[[list], Any] = _unbuilt
         for child in self.children:

@@ -14,6 +14,8 @@ import threading
 from time import perf_counter_ns
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from .. import config
 
 if TYPE_CHECKING:
@@ -60,8 +62,10 @@ def watch(node: Node) -> None:
 
     def measuring(frame):
         start = perf_counter_ns()
+        value = None
         try:
-            return inline(frame)
+            value = inline(frame)
+            return value
         finally:
             # recursion re-enters the same node: only completions before the
             # decision count, later (outer) ones must not overturn it.  Concurrent
@@ -73,19 +77,29 @@ def watch(node: Node) -> None:
                     if node.eval_direct == -1:
                         node.count += 1
                         node.time_ns += elapsed
+                        observe(node, value)
                         if node.count >= Thresholds.count:
                             decide(node)
 
     node.run = measuring
 
 
+def observe(node: Node, value) -> None:
+    """Note whether ``node`` produced what BLAS computes on its threads: a float32/64
+    (or complex) matrix or vector (``_keeps_blas_inline``)."""
+    node.float_matrix = (type(value) is np.ndarray and value.dtype.kind in "fc"
+                         and value.dtype.itemsize >= 4 and value.ndim <= 2)
+
+
 def decide(node: Node) -> None:
     mean = node.time_ns / max(node.count, 1)
-    if mean > Thresholds.upper_ns and not config.get("sync_execution") \
-            and not _blas_product_on_all_cores(node):
-        node.eval_direct = 0
-        if node.parent is not None:
-            node.parent.async_children = True
+    if mean > Thresholds.upper_ns and not config.get("sync_execution"):
+        if _keeps_blas_inline(node):
+            node.eval_direct = 1
+        else:
+            node.eval_direct = 0
+            if node.parent is not None:
+                node.parent.async_children = True
     elif mean < Thresholds.lower_ns or node.count >= 10 * Thresholds.count:
         node.eval_direct = 1
     else:
@@ -97,19 +111,27 @@ def decide(node: Node) -> None:
 KEEP_BLAS_PRODUCTS_INLINE = True
 
 
-def _blas_product_on_all_cores(node: Node) -> bool:
-    """A product that BLAS already runs on several threads is not spawned: it runs on
-    the thread that needs it.  Spawned beside the rest of an MLP's backward pass (the
-    next product) two products fight over BLAS's threads, and when the machine is busy
-    a worker the OS deschedules holds up the join; inline, nothing waits for a
-    worker.  ``benchmarks/policy_products.py`` measured it on W4's training step.  The
-    product's siblings may still be spawned, so it still overlaps element-wise work;
-    with one BLAS thread (an MPI rank) products are spawned as any node."""
-    if not KEEP_BLAS_PRODUCTS_INLINE:
+def _keeps_blas_inline(node: Node) -> bool:
+    """A product that BLAS runs on several threads is not spawned: it runs on the
+    thread that needs it.  Spawned beside the rest of an MLP's backward pass (the next
+    product) two products fight over BLAS's threads, and when the machine is busy a
+    worker the OS deschedules holds up the join; inline, nothing waits for a worker
+    (``benchmarks/policy_products.py``, W4's training step).  Applies to a node whose
+    value is a float matrix (what BLAS computes: not integer, float16 or N-d ``dot``
+    products, which NumPy runs on one thread) computed by a product (flag ``blas``)
+    in its subtree (``dot(a, b) * 2.0`` as well); siblings may still be spawned, so a
+    product still overlaps element-wise work.  With one BLAS thread (an MPI rank)
+    products are spawned as any node."""
+    if not KEEP_BLAS_PRODUCTS_INLINE or not node.float_matrix:
         return False
     from ..primitives.registry import lookup
-    spec = lookup(node.primitive)
-    if spec is None or not spec.flags.get("blas"):
-        return False
-    from . import blas_threads
-    return blas_threads.multithreaded()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        spec = lookup(n.primitive)
+        if spec is not None and spec.flags.get("blas"):
+            from . import blas_threads
+            return blas_threads.multithreaded()
+        if n.primitive != "lambda":          # a function defined there is not run there
+            stack.extend(n.children)
+    return False

@@ -110,6 +110,24 @@ def test_a_blocking_wait_runs_no_task_and_a_spare_worker_stands_in(pool1):
     assert pool1._spares == 0 and pool1._spares_active == 0
 
 
+def test_a_spare_that_cannot_start_leaves_the_pool_consistent(pool1, monkeypatch):
+    # no thread can be started (the process is at its limit): the blocked wait still
+    # completes once the busy worker takes the queued task, and no spare is counted
+    started = threading.Event()
+    pool1.submit(lambda: (started.set(), time.sleep(0.5)))   # the only worker is busy
+    assert started.wait(5)
+
+    def refuse(self):
+        raise RuntimeError("can't start new thread")
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    bare = Future()
+    pool1.submit(lambda: bare.set_result(5))
+    assert executors.wait_blocking(bare, timeout=10) == 5
+    assert pool1._spares == 0 and pool1._spares_active == 0 and pool1._blocked == 0
+    monkeypatch.undo()
+    assert pool1.submit(lambda: 6).result(timeout=5) == 6
+
+
 def test_a_task_returning_forward_completes_with_the_forwarded_future(pool1):
     from phylanx.runtime.futures import Forward
     inner = Future()

@@ -43,9 +43,9 @@ def policy(monkeypatch):
     config.reset("threads")
 
 
-def _run_recorded(code: str):
+def _run_recorded(code: str, n: int = N, dtype=np.float64):
     rng = np.random.default_rng(1)
-    a, b, c, d = (rng.random((N, N)) for _ in range(4))
+    a, b, c, d = (rng.integers(0, 10, (n, n)).astype(dtype) for _ in range(4))
     state = et.compiler_state("overlap")
     et.compile(state, "<t>", "f", code)
     fn = et.code_for(state, "<t>", "f")
@@ -99,6 +99,20 @@ def test_products_blas_runs_on_several_threads_are_not_spawned(policy, monkeypat
     monkeypatch.setattr(blas_threads, "multithreaded", lambda: False)
     _assert_overlapped(_run_recorded("define(f, a, b, c, d, block(define(x, dot(a, b)), "
                                      "define(y, dot(c, d)), x + y))"))
+
+
+def test_the_rule_covers_what_blas_computes_and_only_that(policy, monkeypatch):
+    from phylanx.runtime import blas_threads
+    from phylanx.runtime import policy as policy_module
+    monkeypatch.setattr(policy_module, "KEEP_BLAS_PRODUCTS_INLINE", True)
+    monkeypatch.setattr(blas_threads, "multithreaded", lambda: True)
+    # a statement computing a product in its subtree is kept inline as the product is
+    events = _run_recorded("define(f, a, b, c, d, block(define(x, dot(a, b) * 1.0), "
+                           "define(y, dot(c, d) * 1.0), x + y))")
+    assert len(events) == 2 and events[0][2] == events[1][2], events
+    # integer products: NumPy computes them on one thread, so they are spawned
+    _assert_overlapped(_run_recorded("define(f, a, b, c, d, block(define(x, dot(a, b)), "
+                                     "define(y, dot(c, d)), x + y))", n=300, dtype=np.int64))
 
 
 def test_blas_multithreaded_follows_the_thread_count():

@@ -5,7 +5,9 @@ started it).  When the wait for MPI helped the pool it could run another stateme
 needing the same value, which then waited for a future this very thread computes: the
 ranks hung until ``collective_timeout``.  Now ``async(all_reduce(...))`` returns without
 a thread waiting (``Forward``), and a wait for a collective (``sum_d``'s, inside the
-``async`` task) runs no other task, a spare worker standing in.  Prints 'OK <rank>'."""
+``async`` task) runs no other task, a spare worker standing in.  The same holds for a
+call placed on another locality (``h{L#n}(x)``) under ``async``, and for many
+collectives in flight at once.  Prints 'OK <rank>'."""
 import numpy as np
 
 import phylanx
@@ -45,4 +47,34 @@ for i in range(10):
     u1, u2 = phylanx.execution_tree.invoke(step_d, (x, np.zeros((40, 40)), str(i)), {})
 # every rank's part sums to 1600 * 40 + 1600 * 80
 assert np.all(u1 == -0.5 * 192000 * n) and np.all(u2 == -0.25 * 192000 * n), (u1, u2)
+
+# ... and a call placed on another locality (f{L#n}): its wait for the answer ran other
+# tasks too, one of them needing the value this thread computes (hung before)
+right = (r + 1) % n
+phylanx.execution_tree.compile(state, "<async-consumers>", "h",
+                               "define(h, x, dot(x, x) + find_here())")
+phylanx.execution_tree.compile(state, "<async-consumers>", "step_placed", f"""
+define(step_placed, x, block(
+  define(g1, dot(transpose(x), x)),
+  define(g2, dot(x, transpose(x)) * 2.0),
+  define(a, async(h{{L#{right}}}(x))),
+  define(u1, g1 - a * 0.5),
+  define(u2, g2 - a * 0.25),
+  list(u1, u2)))""")
+step_placed = state.lookup("step_placed")
+for _ in range(30):
+    u1, u2 = phylanx.execution_tree.invoke(step_placed, (x,), {})
+assert np.all(u1 == 40 - (40 + right) * 0.5) and np.all(u2 == 80 - (40 + right) * 0.25), \
+    (u1[0, 0], u2[0, 0])
+
+# ... and many collectives in flight at once, each wait blocking its thread
+k = 48
+body = ",\n".join(f'define(c{i}, async(all_reduce(x * {i + 1}.0, "sum", "c{i}")))'
+                   for i in range(k))
+phylanx.execution_tree.compile(state, "<async-consumers>", "many", f"""
+define(many, x, block({body}, {" + ".join(f"c{i}" for i in range(k))}))""")
+many = state.lookup("many")
+for _ in range(3):
+    total = phylanx.execution_tree.invoke(many, (x,), {})
+    assert np.all(total == n * k * (k + 1) / 2), total[0, 0]
 print(f"OK {r}", flush=True)
