@@ -71,6 +71,10 @@ class Tape:
         # memory (position -1: the output), for :meth:`before_mutation`
         self.holders: dict[int, list[tuple[Entry, int]]] = {}
         self.twin_of = None   # set by the recorder: Function -> its recording twin
+        # differentiated arguments computed on the caller's memory (api._as_input): id of
+        # the memory owner -> the caller's array; saved (array, copy) before a change
+        self.caller_memory: dict[int, np.ndarray] = {}
+        self.saved_caller_memory: list[tuple[np.ndarray, np.ndarray]] = []
         # tasks of parallel_block/async record from worker threads too
         self.lock = threading.RLock()
 
@@ -145,6 +149,10 @@ class Tape:
         with self.lock:
             if not isinstance(target, np.ndarray):
                 return
+            if self.caller_memory:
+                owner = self.caller_memory.pop(id(_root(target)), None)
+                if owner is not None:        # restored when the function has returned
+                    self.saved_caller_memory.append((owner, owner.copy()))
             holders = self.holders.pop(id(_root(target)), [])
             stale = {}
             for entry, pos in holders:

@@ -216,6 +216,36 @@ def test_in_place_change_of_an_alias_of_the_input():
 
     x = np.array([0.5, 2.0])
     np.testing.assert_allclose(grad(alias)(x), 2 * (x + 1.0))
+    assert x.tolist() == [0.5, 2.0]      # the function ran on x's memory: restored
+
+
+@Phylanx
+def _bump_both(x, y):
+    x += 1.0
+    return np.sum(x * y)
+
+
+def test_the_callers_arrays_are_never_changed_nor_returned():
+    # an argument alone is computed on in place of a copy (api._as_input): what the
+    # function changes is restored, and no gradient is the caller's memory
+    x, y = np.array([0.5, 2.0]), np.array([3.0, -1.0])
+    gx, gy = grad(_bump_both, argnums=(0, 1))(x, y)
+    assert x.tolist() == [0.5, 2.0] and y.tolist() == [3.0, -1.0]
+    np.testing.assert_allclose(gx, y)
+    np.testing.assert_allclose(gy, x + 1.0)
+    gy2 = grad(_scaled_sum, argnums=1)(x, y)      # d/dy sum(x * y) = x itself
+    np.testing.assert_allclose(gy2, x)
+    assert not np.may_share_memory(gy2, x) and gy2.flags.writeable
+    # the same array twice: each argument its own copy, as two arrays would be
+    a = np.array([1.0, 2.0])
+    ga, gb = grad(_bump_both, argnums=(0, 1))(a, a)
+    assert a.tolist() == [1.0, 2.0]
+    np.testing.assert_allclose(ga, a)
+    np.testing.assert_allclose(gb, a + 1.0)
+    # a read-only argument is copied, so the function may still change its own value
+    ro = np.array([0.5, 2.0])
+    ro.flags.writeable = False
+    np.testing.assert_allclose(grad(_bump_both)(ro, y), y)
 
 
 def test_lists_built_repeated_and_copied():
@@ -228,3 +258,8 @@ def test_lists_built_repeated_and_copied():
 
     x = np.array([0.1, 0.4])
     np.testing.assert_allclose(grad(listy)(x), 6.0 + np.cos(x))
+
+
+@Phylanx
+def _scaled_sum(x, y):
+    return np.sum(x * y)
