@@ -79,3 +79,16 @@ def test_one_cotangent_alone_matches_numpy(need_x, need_k):
     assert (grad_x is None) != need_x and (grad_k is None) != need_k
     got, ref = (grad_x, ref_gx) if need_x else (grad_k, ref_gk)
     np.testing.assert_allclose(got, ref, atol=1e-11 * np.abs(ref).max())
+
+
+def test_placed_rows_are_rows_of_the_placed_cotangent():
+    # a block places the cotangent rows it reads itself (1-d): any row range, across
+    # items, inside the zero rows, at the ends
+    from phylanx.primitives.keras_support.conv_gemm import _placed, _placed_rows
+    ct = RNG.normal(size=(3, 7, 2)).astype(np.float32)
+    whole = _placed(ct, (3, 10, 5), np.float64)
+    assert whole.dtype == np.float64 and whole.shape == (30, 2)
+    for r0 in range(30):
+        for r1 in range(r0 + 1, 31):
+            np.testing.assert_array_equal(_placed_rows(ct, 10, r0, r1, np.float64),
+                                          whole[r0:r1])
