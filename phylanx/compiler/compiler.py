@@ -325,6 +325,7 @@ class Compiler:
             else:
                 children.append(compile_child(a, scope))
         node = self.new_node(name, loc, children)
+        node.blas = bool(spec.flags.get("blas"))     # runtime/policy.py reads it
         if spec.lazy:
             run = spec.impl(node, node.children)
             if not spec.flags.get("locates_errors"):

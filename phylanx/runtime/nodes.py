@@ -36,7 +36,7 @@ class Node:
         "run", "primitive", "loc", "children", "instance", "seq", "compile_id",
         "inline", "count", "time_ns", "eval_direct", "parent", "async_children",
         "value", "is_const", "measured_run", "watched", "slot", "function_source",
-        "variable", "float_matrix", "__weakref__",
+        "variable", "float_matrix", "blas", "__weakref__",
     )
 
     def __init__(self, primitive: str, loc: SourceLoc | None, children: tuple = (),
@@ -64,6 +64,8 @@ class Node:
         self.variable: tuple | None = None
         # the policy's note: the measured evaluations produced a float matrix (policy.py)
         self.float_matrix = False
+        # a product BLAS computes (the primitive's flag ``blas``, set by the compiler)
+        self.blas = False
         self.inline: Callable[[list], Any] = _unbuilt
         self.run: Callable[[list], Any] = _unbuilt
         for child in self.children:

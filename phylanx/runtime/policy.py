@@ -124,12 +124,10 @@ def _keeps_blas_inline(node: Node) -> bool:
     products are spawned as any node."""
     if not KEEP_BLAS_PRODUCTS_INLINE or not node.float_matrix:
         return False
-    from ..primitives.registry import lookup
     stack = [node]
     while stack:
         n = stack.pop()
-        spec = lookup(n.primitive)
-        if spec is not None and spec.flags.get("blas"):
+        if n.blas:
             from . import blas_threads
             return blas_threads.multithreaded()
         if n.primitive != "lambda":          # a function defined there is not run there

@@ -236,6 +236,9 @@ def test_translation_covers_the_body_or_nothing():
     plan = loops.translate(fors[0])
     assert plan is not None and "np.dot" in plan.source and "np.exp" in plan.source
     assert [k for k, _ in plan.outputs] == [k for k, _ in plan.inputs[:1]]   # w carried
+    # x.T of the loop-invariant x: one contiguous copy before the loop, not per iteration
+    prologue, loop = plan.source.split("i_ = r_start", 1)
+    assert "np.ascontiguousarray(np.transpose(" in prologue and "np.transpose(" not in loop
 
 
 def test_disagreement_reports_the_element():
