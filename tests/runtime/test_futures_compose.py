@@ -75,10 +75,15 @@ def test_comparisons_and_truth_of_a_future_do_not_block():
     assert {f} == {f}   # identity hashing still works
 
 
-def test_waiting_on_a_bare_future_runs_the_queued_task_that_completes_it(pool1):
+def _occupy(pool, seconds: float) -> None:
+    """Keep the pool's only worker busy for ``seconds`` (returns once it has started)."""
     started = threading.Event()
-    pool1.submit(lambda: (started.set(), time.sleep(1.5)))   # the only worker is busy
+    pool.submit(lambda: (started.set(), time.sleep(seconds)))
     assert started.wait(5)
+
+
+def test_waiting_on_a_bare_future_runs_the_queued_task_that_completes_it(pool1):
+    _occupy(pool1, 1.5)
     bare = Future()
     ran_on = []
     pool1.submit(lambda: (ran_on.append(threading.current_thread()), bare.set_result(7)))
@@ -91,9 +96,7 @@ def test_waiting_on_a_bare_future_runs_the_queued_task_that_completes_it(pool1):
 def test_a_blocking_wait_runs_no_task_and_a_spare_worker_stands_in(pool1):
     # a collective's wait (executors.wait_blocking): the queued task completing the
     # awaited future runs on a spare thread, not on the waiter nor the busy worker
-    started = threading.Event()
-    pool1.submit(lambda: (started.set(), time.sleep(1.5)))   # the only worker is busy
-    assert started.wait(5)
+    _occupy(pool1, 1.5)
     bare = Future()
     ran_on = []
     pool1.submit(lambda: (ran_on.append(threading.current_thread().name),
@@ -113,9 +116,7 @@ def test_a_blocking_wait_runs_no_task_and_a_spare_worker_stands_in(pool1):
 def test_a_spare_that_cannot_start_leaves_the_pool_consistent(pool1, monkeypatch):
     # no thread can be started (the process is at its limit): the blocked wait still
     # completes once the busy worker takes the queued task, and no spare is counted
-    started = threading.Event()
-    pool1.submit(lambda: (started.set(), time.sleep(0.5)))   # the only worker is busy
-    assert started.wait(5)
+    _occupy(pool1, 0.5)
 
     def refuse(self):
         raise RuntimeError("can't start new thread")

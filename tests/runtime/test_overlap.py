@@ -85,27 +85,29 @@ def test_parallel_block_runs_concurrently(policy):
         "parallel_block(store(x, dot(a, b)), store(y, dot(c, d))), x + y))"))
 
 
-def test_products_blas_runs_on_several_threads_are_not_spawned(policy, monkeypatch):
+@pytest.fixture
+def blas_rule(policy, monkeypatch):
+    """The rule keeping BLAS products inline on, BLAS taken as multi-threaded."""
     from phylanx.runtime import blas_threads
     from phylanx.runtime import policy as policy_module
     monkeypatch.setattr(policy_module, "KEEP_BLAS_PRODUCTS_INLINE", True)
     monkeypatch.setattr(blas_threads, "multithreaded", lambda: True)
+    return blas_threads
+
+
+def test_products_blas_runs_on_several_threads_are_not_spawned(blas_rule, monkeypatch):
     events = _run_recorded("define(f, a, b, c, d, block(define(x, dot(a, b)), "
                            "define(y, dot(c, d)), x + y))")
     assert len(events) == 2 and events[0][2] == events[1][2], events   # one thread
     (s1, e1, _), (s2, e2, _) = sorted(events)
     assert e1 <= s2, "the products overlapped"
     # ... while with one BLAS thread (an MPI rank) they are spawned as any node
-    monkeypatch.setattr(blas_threads, "multithreaded", lambda: False)
+    monkeypatch.setattr(blas_rule, "multithreaded", lambda: False)
     _assert_overlapped(_run_recorded("define(f, a, b, c, d, block(define(x, dot(a, b)), "
                                      "define(y, dot(c, d)), x + y))"))
 
 
-def test_the_rule_covers_what_blas_computes_and_only_that(policy, monkeypatch):
-    from phylanx.runtime import blas_threads
-    from phylanx.runtime import policy as policy_module
-    monkeypatch.setattr(policy_module, "KEEP_BLAS_PRODUCTS_INLINE", True)
-    monkeypatch.setattr(blas_threads, "multithreaded", lambda: True)
+def test_the_rule_covers_what_blas_computes_and_only_that(blas_rule):
     # a statement computing a product in its subtree is kept inline as the product is
     events = _run_recorded("define(f, a, b, c, d, block(define(x, dot(a, b) * 1.0), "
                            "define(y, dot(c, d) * 1.0), x + y))")
