@@ -51,8 +51,7 @@ def wait(future: Future) -> Any:
     async_consumers.py``); a spare worker stands in for the thread meanwhile, so a rank
     with few worker threads still starts its next ``async`` collectives (the overlap
     of data-parallel training)."""
-    from ..runtime.executors import wait_blocking
-    return wait_blocking(future, float(settings.get("collective_timeout")) + 30.0)
+    return future.result(float(settings.get("collective_timeout")) + 30.0, helping=False)
 
 
 def _like(value: Any, result: np.ndarray) -> Any:

@@ -275,18 +275,6 @@ class _Blocking:
         self.pool._block(-1)
 
 
-def wait_blocking(future: Future, timeout: float | None = None) -> Any:
-    """``future.result(timeout)`` without running other tasks meanwhile, a spare worker
-    standing in for this thread (``PoolExecutor.blocking``)."""
-    if future.done():
-        return future.result()
-    pool = _pool
-    if pool is None or config.get("sync_execution"):
-        return future.result(timeout)
-    with pool.blocking():
-        return future.result(timeout, helping=False)
-
-
 _lock = threading.Lock()
 _pool: PoolExecutor | None = None
 _sync = SyncExecutor()

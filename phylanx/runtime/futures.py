@@ -17,11 +17,12 @@ than that one's own work: waiting on a *task*, it runs only tasks spawned
 on a *bare* future (completed by someone else: a queued task, a progress
 source), whose completer it cannot know, it runs the oldest queued task, as an
 idle worker would — that is what lets a future completed by queued work
-finish even when every worker is busy.  A wait for a *collective*
-(``executors.wait_blocking``) helps nobody: a task it ran could need a value this
-thread computes further up its stack and wait for itself; a spare worker stands in
-instead.  A task may return a :class:`Forward` of another future: it completes as that
-one does, its thread free meanwhile.  When nothing was done it sleeps 1 ms,
+finish even when every worker is busy.  A wait for an *external* future (completed by
+MPI or another locality: :func:`external`), or one asked not to help
+(``result(helping=False)``: a collective's), runs no task: a task it ran could need a
+value this thread computes further up its stack and wait for itself; a spare worker of
+the pool stands in instead.  A task may return a :class:`Forward` of another future: it
+completes as that one does, its thread free meanwhile.  When nothing was done it sleeps 1 ms,
 unless a progress source is busy (requests in flight): then it keeps polling,
 yielding the core, for up to ``SPIN_SECONDS`` and naps ``BUSY_NAP_SECONDS`` after.
 """
@@ -229,7 +230,8 @@ class Future(Deferred):
 
     def result(self, timeout: float | None = None, helping: bool = True) -> Any:
         """The value (or the exception raised); ``helping=False``: run no queued task
-        while waiting (``executors.wait_blocking``)."""
+        while waiting, a spare worker standing in for this thread (as for an
+        :func:`external` future)."""
         if self._state != _DONE:
             self._wait(timeout, helping)
         self._retrieved = True
@@ -260,10 +262,14 @@ class Future(Deferred):
             self._run_claimed(task)
             if self._state == _DONE:
                 return       # (else the task forwarded its outcome: wait for that)
-        if helping and self._external and _blocking is not None:
-            with _blocking():
-                self._wait(timeout, False)
-            return
+        block = _blocking if self._external or not helping else None
+        if block is not None:
+            with block():
+                self._poll(timeout, False)
+        else:
+            self._poll(timeout, helping and not self._external)
+
+    def _poll(self, timeout: float | None, helping: bool) -> None:
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._lock:
             if self._state == _DONE:

@@ -94,7 +94,7 @@ def test_waiting_on_a_bare_future_runs_the_queued_task_that_completes_it(pool1):
 
 
 def test_a_blocking_wait_runs_no_task_and_a_spare_worker_stands_in(pool1):
-    # a collective's wait (executors.wait_blocking): the queued task completing the
+    # a collective's wait (result(helping=False)): the queued task completing the
     # awaited future runs on a spare thread, not on the waiter nor the busy worker
     _occupy(pool1, 1.5)
     bare = Future()
@@ -102,7 +102,7 @@ def test_a_blocking_wait_runs_no_task_and_a_spare_worker_stands_in(pool1):
     pool1.submit(lambda: (ran_on.append(threading.current_thread().name),
                           bare.set_result(7)))
     t0 = time.monotonic()
-    assert executors.wait_blocking(bare, timeout=10) == 7
+    assert bare.result(timeout=10, helping=False) == 7
     assert time.monotonic() - t0 < 1.0
     assert len(ran_on) == 1 and ran_on[0].startswith("phylanx-spare-"), ran_on
     # the spare is no worker once nobody is blocked: a new task waits for the worker
@@ -123,7 +123,7 @@ def test_a_spare_that_cannot_start_leaves_the_pool_consistent(pool1, monkeypatch
     monkeypatch.setattr(threading.Thread, "start", refuse)
     bare = Future()
     pool1.submit(lambda: bare.set_result(5))
-    assert executors.wait_blocking(bare, timeout=10) == 5
+    assert bare.result(timeout=10, helping=False) == 5
     assert pool1._spares == 0 and pool1._spares_active == 0 and pool1._blocked == 0
     monkeypatch.undo()
     assert pool1.submit(lambda: 6).result(timeout=5) == 6

@@ -3,9 +3,9 @@
 
 The original has no PhySL-level collective besides ``all_gather_d`` (reference
 §4.3), so the names and signatures are ours, matching the Python API of
-``phylanx.distributed``.  Each waits for its result (the wait helps the executor, so
-other work proceeds; see ``distributed.collectives.wait``); ``async(all_reduce(x))``
-overlaps one with computation.  The
+``phylanx.distributed``.  Each waits for its result, running no other task meanwhile
+(a spare worker stands in: ``distributed.collectives.wait``); ``async(all_reduce(x))``
+starts one and returns, so it overlaps with computation (``_starts``).  The
 optional ``name`` keys the collective: calls of one name must come in the same order
 on every rank.  In a single process they return what the one rank contributed.
 
