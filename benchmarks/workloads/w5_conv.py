@@ -11,9 +11,9 @@ float32 here; it was timed that way up to 2026-12-03's runs.  Layout is channels
 its own (batch, channels, length) layout prepared outside the timing.
 phylanx: ``phylanx.ops.conv1d`` inside ``@Phylanx`` and ``phylanx.value_and_grad``;
 NumPy: ``sliding_window_view`` + ``einsum`` with the backward written by hand.
-phylanx's setup calls it for 1.5 s first (``common.settled``), as JAX's jit compiles in its
-own: the evaluation policy decides after a few calls, and a user's thousandth step is what
-counts (its first eight were 36.1 ms against 32.3 for the later ones, float32, ad hoc).
+phylanx's setup calls it for 1.5 s first (``common.settled``), as W1-W3's do and as JAX's
+jit compiles in its own: the evaluation policy decides after a few calls (here its first
+calls take what later ones do: ``benchmarks/conv_step.py``).
 """
 from __future__ import annotations
 

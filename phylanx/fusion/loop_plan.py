@@ -298,8 +298,8 @@ def translate_while(node: Node) -> LoopPlan | None:
 def _transposed_once(src: _Source, inputs: list, *codes: str) -> tuple[str, list[str]]:
     """(prologue, codes) with ``np.transpose(v)`` of an input ``v`` the loop never binds
     computed once before the loop, as a C-contiguous copy: numba's ``np.dot`` on the
-    transposed view took 4.37 us per W1 small iteration for its two products, 3.69 us
-    on the copy (a copy per kernel call; the loops compiled here are small)."""
+    transposed view cost W1 small's iteration more than the copy costs per call (the
+    loops compiled here are small; ``benchmarks/loops.py``)."""
     lines = []
     for key, _ in inputs:
         name = src.names[key]

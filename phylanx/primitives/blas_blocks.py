@@ -26,10 +26,9 @@ from ..runtime.forkjoin import fork_join
 
 #: flops (2 m n k) from which work is split into blocks
 MIN_FLOPS = 8_000_000
-#: blocks per pool thread (> 1: a thread that got a shared core does less of the work).
-#: W5's convolution and its VJP, 60 alternating calls in one process: 28.96 ms median
-#: with 4, 30.23 with 2, 29.85 with 8, 34.83 with 1 (a second try: 32.27 with 4, 34.90
-#: with 2); the machine's second core is often partly taken by other guests
+#: blocks per pool thread (> 1: a thread that got a shared core does less of the work;
+#: ``python benchmarks/conv_step.py``: W5's conv + VJP 25.7-27.3 ms with 4, 26.6-28.6
+#: with 2, 26.4-27.5 with 8, on a VM whose second core other guests often share)
 BLOCKS_PER_THREAD = 4
 #: fewest rows of a block (BLAS is efficient from a few dozen rows on)
 MIN_ROWS = 32

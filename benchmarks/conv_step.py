@@ -1,0 +1,116 @@
+"""W5's float32 step (conv1d forward + backward) alone, and what its settings change.
+
+    python benchmarks/conv_step.py [--calls 40]
+
+Each part alternates its variants call by call in this one process and prints the
+median milliseconds (25th percentile, minimum); W5's shape (batch 32, length 1024,
+64 -> 64 channels, kernel 5, float32):
+
+* ``step``: ``phylanx.value_and_grad`` of ``sum(conv1d(x, w) * g)`` (the workload of
+  ``run.py``) against PyTorch's ``conv1d`` + ``backward`` when installed;
+* ``first calls``: the first 8 calls of a fresh step against the later ones (the
+  evaluation policy decides after a few calls: why ``run.py`` settles it first);
+* ``blocks per thread``: ``primitives/blas_blocks.BLOCKS_PER_THREAD`` 2, 4 and 8 on the
+  convolution and its VJP (``conv_gemm.correlate`` + ``correlate_vjp``);
+* ``argument``: ``value_and_grad`` computing on the caller's array (``autodiff/api.py``)
+  against on a copy of it, as it did before.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from workloads.common import optional
+from workloads.w5_conv import conv_loss, conv_numpy
+
+import phylanx
+from phylanx import Phylanx
+from phylanx.autodiff import api
+from phylanx.primitives import blas_blocks
+from phylanx.primitives.keras_support import conv_gemm
+
+
+def alternate(variants: dict, calls: int) -> dict:
+    """Milliseconds of each variant's calls, called in rotating order."""
+    names = list(variants)
+    times = {n: [] for n in names}
+    for i in range(calls):
+        for n in names[i % len(names):] + names[:i % len(names)]:
+            t0 = time.perf_counter()
+            variants[n]()
+            times[n].append((time.perf_counter() - t0) * 1e3)
+    return times
+
+
+def show(title: str, times: dict) -> None:
+    print(title)
+    for n, t in times.items():
+        t = np.array(t)
+        print(f"  {n:<28} {np.median(t):7.2f} ms (p25 {np.percentile(t, 25):.2f}, "
+              f"min {t.min():.2f})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=40)
+    args = parser.parse_args()
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(32, 1024, 64)).astype(np.float32)
+    w = (rng.normal(size=(5, 64, 64)) / np.sqrt(5 * 64)).astype(np.float32)
+    g = rng.normal(size=(32, 1020, 64)).astype(np.float32)
+    step = phylanx.value_and_grad(Phylanx(conv_loss), argnums=(0, 1))
+    value, (gx, gw) = step(x, w, g)
+    ref_value, (ref_gx, ref_gw) = conv_numpy(x, w, g)
+    for got, ref in ((value, ref_value), (gx, ref_gx), (gw, ref_gw)):
+        np.testing.assert_allclose(got, ref, rtol=1e-3, atol=1e-3 * np.abs(ref).max())
+
+    # the first calls of a fresh step, then the settled ones
+    fresh = phylanx.value_and_grad(Phylanx(conv_loss), argnums=(0, 1))
+    times = alternate({"step": lambda: fresh(x, w, g)}, 8 + args.calls)["step"]
+    show("first calls", {"first 8": times[:8], "later": times[8:]})
+
+    variants = {"phylanx": lambda: step(x, w, g)}
+    torch = optional("torch")
+    if torch is not None:
+        tx = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 2, 1))).requires_grad_()
+        tw = torch.from_numpy(np.ascontiguousarray(w.transpose(2, 1, 0))).requires_grad_()
+        tg = torch.from_numpy(np.ascontiguousarray(g.transpose(0, 2, 1)))
+
+        def torch_step():
+            tx.grad = tw.grad = None
+            v = (torch.nn.functional.conv1d(tx, tw) * tg).sum()
+            v.backward()
+        torch_step()
+        variants["torch"] = torch_step
+    show("step", alternate(variants, args.calls))
+
+    def kernels(blocks: int):
+        def run():
+            blas_blocks.BLOCKS_PER_THREAD = blocks
+            conv_gemm.correlate(x, w, (1,))
+            conv_gemm.correlate_vjp(x, w, g, (1,))
+        return run
+    saved = blas_blocks.BLOCKS_PER_THREAD
+    try:
+        show("blocks per thread (conv + VJP)",
+             alternate({f"{b}": kernels(b) for b in (2, 4, 8)}, args.calls))
+    finally:
+        blas_blocks.BLOCKS_PER_THREAD = saved
+
+    alone = api._alone
+
+    def on(view: bool):
+        def run():
+            api._alone = alone if view else (lambda value, arrays: False)
+            step(x, w, g)
+        return run
+    try:
+        show("argument", alternate({"caller's array": on(True), "a copy": on(False)},
+                                   args.calls))
+    finally:
+        api._alone = alone
+
+
+if __name__ == "__main__":
+    main()
