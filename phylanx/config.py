@@ -65,6 +65,10 @@ SETTINGS: dict[str, Setting] = {
                 "compile a for_each over a range whose body binds variables to "
                 "element-wise, dot/matmul, transpose and sum/mean expressions into one "
                 "numba function once hot (phylanx/fusion/loops.py; needs numba)"),
+        Setting("conv_winograd", True, _bool,
+                "large 1-d stride-1 convolutions of 2-7 taps (and their gradients) by "
+                "Winograd's F(m, r) once hot (keras_support/conv_winograd.py; needs "
+                "numba; float32 results within a few ulps of the output's scale)"),
         Setting("symmetric_products", True, _bool,
                 "compute a @ reshape(v[:, :, None] * v[:, None, :], (n, k * k)) with each "
                 "pair of equal columns once (compiler/rewrite/outer.py; needs optimize)"),

@@ -404,6 +404,13 @@ def _load(source: str):
         return module
 
 
+def module_from_source(source: str):
+    """The module of generated numba ``source``, written to the cache directory named by
+    its hash and imported (once per process), so that ``cache=True`` kernels in it keep
+    their machine code on disk; for generated kernels outside fusion (Winograd conv)."""
+    return _load(source)
+
+
 def compile_kernel(plan_: Plan, sample_args: tuple, serial: bool = True) -> tuple[Any, Any]:
     """The compiled kernels (numba dispatchers: on every core, on one; the second None
     unless ``serial``) for arguments typed like ``sample_args``."""

@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import blas_blocks
 from ..blas_gemm import gemm
+from . import conv_winograd
 
 #: below this many input channels one product over copied windows wins (conv.py's
 #: form): a GEMM per tap with a handful of columns is all call overhead
@@ -72,8 +73,24 @@ def correlate(xpad: np.ndarray, kernel: np.ndarray, dilations: tuple[int, ...]) 
     nsp = kernel.ndim - 2
     dtype = np.result_type(xpad, kernel)
     spatial, sizes = xpad.shape[1:1 + nsp], kernel.shape[:nsp]
+    winograd = conv_winograd.kernels(xpad, kernel, dilations)
+    if winograd is not None:
+        acc = conv_winograd.correlate(winograd, xpad, kernel)
+    else:
+        acc = _shifted_products(xpad, kernel, dilations, dtype)
+    out = acc.reshape(xpad.shape[:-1] + (kernel.shape[-1],))
+    cells = (slice(None),) + tuple(slice(0, n) for n in _out_sizes(spatial, sizes, dilations))
+    # the output cells as a view, as NumPy's slicing gives: its items are contiguous
+    # blocks, and a copy of the whole output costs ~5% of W5's step
+    return out[cells]
+
+
+def _shifted_products(xpad: np.ndarray, kernel: np.ndarray, dilations: tuple[int, ...],
+                      dtype: np.dtype) -> np.ndarray:
+    """The rows of :func:`correlate`'s accumulator, one GEMM per tap."""
+    nsp = kernel.ndim - 2
     x = _matrix(xpad, dtype)
-    taps = _taps(spatial, sizes, dilations)
+    taps = _taps(xpad.shape[1:1 + nsp], kernel.shape[:nsp], dilations)
     rows = x.shape[0] - max(off for _, off in taps)        # every output cell is below
     acc = np.empty((x.shape[0], kernel.shape[-1]), dtype)
     k = kernel.astype(dtype, copy=False)
@@ -83,11 +100,7 @@ def correlate(xpad: np.ndarray, kernel: np.ndarray, dilations: tuple[int, ...]) 
             # beta 0 first: BLAS then never reads the uninitialised acc
             gemm(x[lo + off:hi + off], k[tap], acc[lo:hi], beta=1.0 if i else 0.0)
     blas_blocks.rows(rows, 2.0 * rows * x.shape[1] * k.shape[-1] * len(taps), block)
-    out = acc.reshape(xpad.shape[:-1] + (kernel.shape[-1],))
-    cells = (slice(None),) + tuple(slice(0, n) for n in _out_sizes(spatial, sizes, dilations))
-    # the output cells as a view, as NumPy's slicing gives: its items are contiguous
-    # blocks, and a copy of the whole output costs ~5% of W5's step
-    return out[cells]
+    return acc
 
 
 def _placed(ct: np.ndarray, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
@@ -122,6 +135,9 @@ def correlate_vjp(xpad: np.ndarray, kernel: np.ndarray, ct: np.ndarray,
                   need_k: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Cotangents of the padded input and of the kernel of :func:`correlate` (None for
     one not needed)."""
+    winograd = conv_winograd.kernels(xpad, kernel, dilations)
+    if winograd is not None:
+        return conv_winograd.correlate_vjp(winograd, xpad, kernel, ct, need_x, need_k)
     nsp = kernel.ndim - 2
     dtype = np.result_type(xpad, kernel, ct)
     spatial, sizes = xpad.shape[1:1 + nsp], kernel.shape[:nsp]
