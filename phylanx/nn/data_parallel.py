@@ -105,11 +105,19 @@ def _timed(inputs: Inputs, expr: str, label: str) -> str:
     return f'timer({expr}, lambda(t, {inputs.trace.name}("{label}", t)))'
 
 
-def _reduction(g: Graph, inputs: Inputs, value: Var, name: str, weighted: bool) -> Stmt:
-    term = f"__mul({value.name}, {inputs.weight.name})" if weighted else value.name
-    expr = f'all_reduce({term}, "sum", "{name}")'
+def _reduction(g: Graph, inputs: Inputs, value: Var, name: str,
+               weighted: bool) -> list[Stmt]:
+    """The statements all-reducing ``value``: its share-weighted value first if
+    ``weighted``, as a statement of its own, so that the ``async`` collective's operand
+    is a variable (started on the spot, not by a queued task: ``control_flow.async_``)."""
+    stmts = []
+    if weighted:
+        term = Var(g.fresh("share"), value.shape)
+        stmts.append(Stmt(term, "__mul", (value, inputs.weight)))
+        value = term
+    expr = f'all_reduce({value.name}, "sum", "{name}")'
     out = Var(g.fresh("reduced"), value.shape)
-    return Stmt(out, "async", (Raw(_timed(inputs, expr, "reduce " + name)),))
+    return stmts + [Stmt(out, "async", (Raw(_timed(inputs, expr, "reduce " + name)),))]
 
 
 def reduce_in_place(g: Graph, inputs: Inputs, values: list, names: list[str],
@@ -125,9 +133,9 @@ def reduce_in_place(g: Graph, inputs: Inputs, values: list, names: list[str],
         if value is None:
             result.append(None)
             continue
-        stmt = _reduction(g, inputs, value, name, weigh)
-        made[id(value)] = (stmt, name)
-        result.append(stmt.out)
+        reduction = _reduction(g, inputs, value, name, weigh)
+        made[id(value)] = (reduction, name)
+        result.append(reduction[-1].out)
     stmts = []
     for stmt in g.stmts:
         reduction, name = made.get(id(stmt.out), (None, ""))
@@ -137,7 +145,7 @@ def reduce_in_place(g: Graph, inputs: Inputs, values: list, names: list[str],
                 f'lambda(t, {inputs.trace.name}("computed {name}", t))')))
         stmts.append(stmt)
         if reduction is not None:
-            stmts.append(reduction)
+            stmts.extend(reduction)
     missing = [n for v, n in zip(values, names) if v is not None and
                all(s.out is not v for s in g.stmts)]
     if missing:      # a gradient that is an input, not a statement: reduce it first

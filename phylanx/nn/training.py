@@ -92,17 +92,22 @@ class Program:
                     reduced[1 + len(found):]
                 results = [loss, found]
             shared = opt.prepare(g, lr, t)
-            new_params, new_slots = [], {s: [] for s in self.slot_names}
-            for i, (p, grad) in enumerate(zip(params, grads)):
+            new_params, new_slots = [None] * len(params), {s: [None] * len(params)
+                                                          for s in self.slot_names}
+            # the last layers' updates first: their gradients (and, data-parallel, their
+            # all-reduces) are ready first, so the first layer's all-reduce, started
+            # last, completes while the others are updated
+            for i in reversed(range(len(params))):
+                p, grad = params[i], grads[i]
                 if grad is None:            # the loss does not depend on it
-                    new_params.append(p)
+                    new_params[i] = p
                     for s in self.slot_names:
-                        new_slots[s].append(slots[s][i])
+                        new_slots[s][i] = slots[s][i]
                     continue
                 new_p, made = opt.update(g, p, grad, {s: slots[s][i] for s in slots}, shared)
-                new_params.append(new_p)
+                new_params[i] = new_p
                 for s in self.slot_names:
-                    new_slots[s].append(made[s])
+                    new_slots[s][i] = made[s]
             self.updated = [w for w, _ in updates]
             names += [v.name for s in self.slot_names for v in slots[s]]
             names += ["learning_rate", "step_number"]

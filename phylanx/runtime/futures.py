@@ -365,6 +365,16 @@ class Forward:
         self.future, self.on_error = future, on_error
 
 
+def forwarded(forward: Forward) -> Future:
+    """A future completing as ``forward.future`` does (errors through
+    ``forward.on_error``), without a task: what :class:`Forward` does for a task, for a
+    collective started on the calling thread.  External: waiting for it runs no task."""
+    future = Future()
+    future._external = True
+    forward.future.add_done_callback(lambda done: future._forwarded(done, forward))
+    return future
+
+
 def _run_callback(fn: Callable[[Future], None], future: Future) -> None:
     try:
         fn(future)

@@ -170,6 +170,38 @@ def test_an_async_all_reduce_is_started_and_its_errors_located():
     assert len(counted) == 1 and counted[0].count == 1 and counted[0].time_ns > 0
 
 
+def test_an_async_collective_of_variables_starts_on_the_calling_thread(monkeypatch):
+    # a queued task would start it only once a worker is free (one worker per MPI
+    # rank: milliseconds after its operand exists); an operand to compute still goes
+    # to a task, so that its computation overlaps with what follows
+    from phylanx.primitives.controls import control_flow
+    started_in_tasks = []
+    real_spawn = control_flow.spawn
+    monkeypatch.setattr(control_flow, "spawn", lambda fn, *a: (
+        started_in_tasks.append(fn), real_spawn(fn, *a))[1])
+    state = et.compiler_state("async-inline", "<async-inline>")
+    et.compile(state, "<async-inline>", "f",
+               'define(f, x, block(define(b, async(all_reduce(x, "sum", "v"))), b * 3))')
+    et.compile(state, "<async-inline>", "g",
+               'define(g, x, block(define(b, async(all_reduce(x + 1, "sum", "e"))), b * 3))')
+    assert et.invoke(state.lookup("f"), (2.0,), {}) == 6.0
+    assert started_in_tasks == []
+    assert et.invoke(state.lookup("g"), (2.0,), {}) == 9.0
+    assert len(started_in_tasks) == 1
+    # a variable that holds a future still being computed: a task waits for it
+    started_in_tasks.clear()
+    et.compile(state, "<async-inline>", "h",
+               'define(h, x, block(define(a, async(x * 2)), '
+               'define(b, async(all_reduce(a, "sum", "w"))), b + 1))')
+    assert et.invoke(state.lookup("h"), (2.0,), {}) == 5.0
+    from phylanx.errors import PhylanxError
+    et.compile(state, "<async-inline>", "k",
+               'define(k, x, block(define(b, async(all_reduce(x, "nosuch"))), b))')
+    with pytest.raises(PhylanxError) as info:      # located, raised by the statement
+        et.invoke(state.lookup("k"), (2.0,), {})
+    assert info.value.primitive == "all_reduce" and "nosuch" in str(info.value)
+
+
 def test_a_waiter_does_not_take_unrelated_work(pool1):
     started = threading.Event()
     awaited = pool1.submit(lambda: (started.set(), time.sleep(0.2), 1)[-1])
