@@ -39,9 +39,10 @@ _available: list[bool] = []
 
 
 def settling() -> bool:
-    """True while a compiled loop (``loops.py``) run lately is compiling or on trial."""
-    from . import loops
-    return loops.settling()
+    """True while a compiled loop (``loops.py``) or a fused region (``hot.py``: element-wise
+    chains, row passes) run lately is compiling or on trial."""
+    from . import hot, loops
+    return loops.settling() or hot.settling()
 
 
 def backend_available() -> bool:

@@ -35,6 +35,7 @@ import math
 import threading
 import time
 import warnings
+import weakref
 from time import perf_counter_ns
 from typing import Any
 
@@ -139,6 +140,34 @@ class _Planned:
 
     def __init__(self, plan: codegen.Plan, samples: tuple, result: Any, cost_ns: int):
         self.plan, self.samples, self.result, self.cost_ns = plan, samples, result, cost_ns
+        # numba was set up in this process when planned (else the discount for a kernel
+        # in the disk cache is decided once it is)
+        self.numba_ready = codegen.initialized()
+
+    def due(self, unfused_ns: int) -> bool:
+        """Time to compile, after ``unfused_ns`` spent unfused: the expected compile
+        cost, a tenth of it for a kernel in numba's disk cache once numba is set up in
+        this process (another kernel may have done that since this one was planned)."""
+        if not self.numba_ready and codegen.initialized():
+            self.numba_ready = True
+            if codegen.is_cached(self.plan.source):
+                self.cost_ns //= 10
+        return unfused_ns >= self.cost_ns
+
+
+#: regions whose kernel for some signature is planned, compiling, or on trial
+_TRIALS: weakref.WeakSet = weakref.WeakSet()
+#: a region not on trial for this long is not settling any more (it stopped running)
+SETTLED_AFTER_S = 2.0
+
+
+def settling() -> bool:
+    """True while a region run in the last ``SETTLED_AFTER_S`` seconds has a kernel
+    planned, compiling, or being checked and timed: the calls made now are not the
+    steady state (benchmarks wait for this to end)."""
+    now = time.monotonic()
+    return any(now - region.trial_at < SETTLED_AFTER_S and region.on_trial()
+               for region in list(_TRIALS))
 
 
 class _Kernel:
@@ -202,6 +231,14 @@ class FusedRegion:
         self.kernels: dict[tuple, Any] = {}
         self.lock = threading.Lock()
         self.warned = False
+        self.trial_at = 0.0       # last evaluation with a kernel not steady yet
+
+    def on_trial(self) -> bool:
+        """A kernel of this region is planned, compiling, or checked and timed."""
+        return self.state == HOT and any(
+            type(e) is _Planned or e is _PENDING
+            or (isinstance(e, _Kernel) and not (e.checked and e.timed_runs >= SPEED_RUNS))
+            for e in list(self.kernels.values()))
 
     def __repr__(self) -> str:
         state = ("cold", "hot", "off")[self.state]
@@ -306,9 +343,11 @@ class FusedRegion:
         self.big += 1
         sig, args, shape, n = prepared
         entry = self.kernels.get(sig)
+        if isinstance(entry, _Kernel) and entry.checked and entry.timed_runs >= SPEED_RUNS:
+            return self.steady(entry, shape, n, args, values)
+        self.trial_at = time.monotonic()
+        _TRIALS.add(self)
         if isinstance(entry, _Kernel):
-            if entry.checked and entry.timed_runs >= SPEED_RUNS:
-                return self.steady(entry, shape, n, args, values)
             return self.check_and_time(sig, entry, shape, n, args, values)
         if entry is None:
             return self.plan(sig, args, values)
@@ -317,7 +356,7 @@ class FusedRegion:
             result = self.unfused(values)
             self.unfused_ns += perf_counter_ns() - start
             self.unfused_runs += 1
-            if self.unfused_ns >= entry.cost_ns:
+            if entry.due(self.unfused_ns):
                 self.start_compile(sig, entry)
             return result
         if type(entry) is _Failed:

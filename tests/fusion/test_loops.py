@@ -89,7 +89,7 @@ def test_logistic_regression_compiles_and_matches_numpy(compiled):
     for i in range(CALLS):
         same(f(x, y, 1e-2, 40), lra(x, y, 1e-2, 40))
         # compiled by the first call, checked by the second, timed by the next four
-        assert fusion.settling() == (i < 1 + loops.TIMED_RUNS)
+        assert loops.settling() == (i < 1 + loops.TIMED_RUNS)
     assert len(compiled_loops(f)) == 1
     assert kernel_calls(f) >= 3
     # other iteration counts: the same entry; another size class (factors of 4 in
@@ -389,9 +389,9 @@ def test_settling_forgets_loops_not_run_lately(compiled, monkeypatch):
     x = RNG.normal(size=(12, 2))
     y = np.ones(12)
     f(x, y, 0.1, 3)                 # compiled, not yet checked: on trial
-    assert fusion.settling()
+    assert loops.settling()
     monkeypatch.setattr(loops, "SETTLED_AFTER_S", 0.0)
-    assert not fusion.settling()
+    assert not loops.settling()
 
 
 def test_a_transposed_matrix_is_bound_only_as_a_products_operand(compiled):

@@ -228,3 +228,36 @@ def test_the_chain_under_another_axis_is_still_fused(eager, installed):
     chains = [r for r in installed if type(r) is hot.FusedRegion]
     assert chains and any(e.calls for r in chains for e in r.kernels.values()
                           if isinstance(e, hot._Kernel))
+
+
+def test_a_region_on_trial_is_settling_until_its_kernel_is_steady(eager, installed,
+                                                                   monkeypatch):
+    # benchmarks call a program until fusion.settling() is False: the timed calls are
+    # then the kernel's steady state, not its compile, check or timing turns
+    import weakref
+    monkeypatch.setattr(hot, "_TRIALS", weakref.WeakSet())   # earlier tests' regions
+    x = RNG.normal(size=(300, 8))
+    f = Phylanx(norms)
+    seen = []
+    for _ in range(hot.SPEED_RUNS + 4):
+        assert_like_numpy(f(x, 1.0), norms(x, 1.0))
+        seen.append(hot.settling())
+    assert any(seen) and not seen[-1]
+    steady = seen.index(False, seen.index(True))      # on trial, then steady for good
+    assert not any(seen[steady:])
+    before = kernel_calls(installed)
+    f(x, 1.0)
+    assert kernel_calls(installed) == before + 1 and not hot.settling()   # the kernel
+
+
+def test_a_planned_kernel_in_the_disk_cache_costs_a_tenth_once_numba_is_set_up(
+        monkeypatch):
+    from phylanx.fusion import codegen
+    ready, cached = [False], []
+    monkeypatch.setattr(codegen, "initialized", lambda: ready[0])
+    monkeypatch.setattr(codegen, "is_cached", lambda source: cached.append(source) or True)
+    planned = hot._Planned(codegen.Plan("src", None), (), None, 1000)
+    assert not planned.due(500) and cached == []      # numba not set up: full cost
+    ready[0] = True                                    # another kernel set numba up
+    assert planned.due(100) and cached == ["src"]
+    assert not planned.due(99) and cached == ["src"]   # decided once
