@@ -10,8 +10,11 @@ median milliseconds (25th percentile, minimum); W5's shape (batch 32, length 102
   ``run.py``) against PyTorch's ``conv1d`` + ``backward`` when installed;
 * ``first calls``: the first 8 calls of a fresh step against the later ones (the
   evaluation policy decides after a few calls: why ``run.py`` settles it first);
+* ``algorithm``: the convolution and its VJP (``conv_gemm.correlate`` +
+  ``correlate_vjp``) by Winograd's F(4, 5) (``keras_support/conv_winograd.py``, the
+  default) against one GEMM per kernel tap (setting ``conv_winograd`` off);
 * ``blocks per thread``: ``primitives/blas_blocks.BLOCKS_PER_THREAD`` 2, 4 and 8 on the
-  convolution and its VJP (``conv_gemm.correlate`` + ``correlate_vjp``);
+  convolution and its VJP;
 * ``argument``: ``value_and_grad`` computing on the caller's array (``autodiff/api.py``)
   against on a copy of it, as it did before.
 """
@@ -25,7 +28,7 @@ from workloads.common import optional
 from workloads.w5_conv import conv_loss, conv_numpy
 
 import phylanx
-from phylanx import Phylanx
+from phylanx import Phylanx, config
 from phylanx.autodiff import api
 from phylanx.primitives import blas_blocks
 from phylanx.primitives.keras_support import conv_gemm
@@ -84,6 +87,19 @@ def main() -> None:
         torch_step()
         variants["torch"] = torch_step
     show("step", alternate(variants, args.calls))
+
+    def algorithm(winograd: bool):
+        def run():
+            config.set("conv_winograd", winograd)
+            conv_gemm.correlate(x, w, (1,))
+            conv_gemm.correlate_vjp(x, w, g, (1,))
+        return run
+    try:
+        show("algorithm (conv + VJP)", alternate(
+            {"Winograd F(4, 5)": algorithm(True), "a GEMM per tap": algorithm(False)},
+            args.calls))
+    finally:
+        config.reset("conv_winograd")
 
     def kernels(blocks: int):
         def run():

@@ -345,7 +345,10 @@ def correlate(module, x: np.ndarray, kernel: np.ndarray) -> np.ndarray:
 
 def correlate_vjp(module, x: np.ndarray, kernel: np.ndarray, ct: np.ndarray,
                   need_x: bool, need_k: bool):
-    """``conv_gemm.correlate_vjp`` (1-d, undilated) by Winograd."""
+    """``conv_gemm.correlate_vjp`` (1-d, undilated) by Winograd: both cotangents in one
+    pass over blocks of tiles (one fork-join; each block's cotangent rows read by both
+    kernels in turn), as the per-tap form does.  At W5's shape, 60 alternating calls:
+    15.3 ms median against 16.2 for a pass per cotangent (p25 14.0 against 13.7)."""
     dtype = np.result_type(x, kernel, ct)
     r = kernel.shape[0]
     m = outputs_per_tile(r)
@@ -354,30 +357,39 @@ def correlate_vjp(module, x: np.ndarray, kernel: np.ndarray, ct: np.ndarray,
     batch, length, chans = src.shape
     outs = cts.shape[-1]
     count = batch * length
+    # the input's cotangent: dX[q] = sum_s CT'[q + s] @ K[r - 1 - s]^T, CT' the placed
+    # cotangent after r - 1 zero rows (tiles over every input row); the kernel's: F(r, m)
+    # over the output rows (tiles_k <= tiles)
+    tiles, tiles_k = -(-count // m), -(-(count - r + 1) // m)
+    flops = 2.0 * tiles * ALPHA * chans * outs * (need_x + need_k)
+    bounds = blas_blocks.block_bounds(tiles, flops)
+    chunk = _chunk(max(chans, outs))
+    zx, zc = np.zeros(chans, dtype), np.zeros(outs, dtype)
+    if need_x:
+        flipped = np.ascontiguousarray(kernel[::-1].transpose(0, 2, 1))
+        u = _transformed(flipped, m, dtype)
+        rows = np.empty((tiles * m, chans), dtype)
+    if need_k:
+        partial = np.zeros((len(bounds), ALPHA, chans, outs), dtype)
+
+    def block(j0: int, j1: int) -> None:
+        # per chunk: input rows (or the input cotangent's products) by channels in,
+        # cotangent rows (transformed) by channels out; both kernels use them in turn
+        by_in = np.empty((ALPHA, chunk, chans), dtype)
+        by_out = np.empty((ALPHA, chunk, outs), dtype)
+        if need_k and j0 < tiles_k:
+            tmp = np.empty((chans, outs), dtype)
+            module.kernel_tiles(src, length, length, cts, length, cts.shape[1], j0,
+                                min(j1, tiles_k), partial[bounds.index((j0, j1))],
+                                by_in, by_out, tmp, zx, zc)
+        if need_x:
+            module.correlate_tiles(cts, length, cts.shape[1], r - 1, u, j0, j1, rows,
+                                   by_out, by_in, zc)
+    blas_blocks.rows(tiles, flops, block, bounds)
     grad_x = grad_k = None
     if need_x:
-        # dX[q] = sum_s CT'[q + s] @ K[r - 1 - s]^T, CT' the placed cotangent after r - 1
-        # zero rows
-        flipped = np.ascontiguousarray(kernel[::-1].transpose(0, 2, 1))
-        tiles = -(-count // m)
-        rows = np.empty((tiles * m, chans), dtype)
-        _correlate_rows(module, cts, length, cts.shape[1], r - 1,
-                        _transformed(flipped, m, dtype), tiles, rows, m)
         grad_x = rows[:count].reshape(batch, length, chans)
     if need_k:
-        tiles = -(-(count - r + 1) // m)
-        chunk = _chunk(max(chans, outs))
-        bounds = blas_blocks.block_bounds(tiles, 2.0 * tiles * ALPHA * chans * outs)
-        partial = np.zeros((len(bounds), ALPHA, chans, outs), dtype)
-        zx, zc = np.zeros(chans, dtype), np.zeros(outs, dtype)
-
-        def block(j0: int, j1: int) -> None:
-            v = np.empty((ALPHA, chunk, chans), dtype)
-            w = np.empty((ALPHA, chunk, outs), dtype)
-            tmp = np.empty((chans, outs), dtype)
-            module.kernel_tiles(src, length, length, cts, length, cts.shape[1], j0, j1,
-                                partial[bounds.index((j0, j1))], v, w, tmp, zx, zc)
-        blas_blocks.rows(tiles, 2.0 * tiles * ALPHA * chans * outs, block, bounds)
         at = transforms(r, m)[0]                 # F(r, m)'s A^T folds components to taps
         total = partial.sum(axis=0, dtype=np.float64) if len(bounds) > 1 else partial[0]
         grad_k = np.tensordot(at, total, 1).astype(dtype, copy=False)
