@@ -76,15 +76,20 @@ def hostname() -> str:
 
 # -- collectives ------------------------------------------------------------------
 def all_reduce(value: Any, op: str | Callable = "sum", name: str | None = None, *,
-               where: Any = CALLER) -> Future:
+               where: Any = CALLER, check: bool | None = None) -> Future:
     """Combine every rank's value with ``op`` (sum, prod, min, max, land, lor, lxor,
-    band, bor, bxor, or a Python function); every rank gets the result."""
+    band, bor, bxor, or a Python function); every rank gets the result.
+
+    ``check=False`` skips the exchange of headers that makes disagreeing ranks fail at
+    once (``check_collectives``, whose value None stands for) for an array: for a
+    program that guarantees the agreement (data-parallel training, whose gradients have
+    the shapes of weights broadcast with checks); every rank must pass the same."""
     mpi = _mpi()
     if mpi is None:
         if isinstance(op, str):
             agreement.op_name(op, _caller(where))
         return ready(value)
-    return mpi.all_reduce(value, op, name, _caller(where))
+    return mpi.all_reduce(value, op, name, _caller(where), check=check)
 
 
 def reduce(value: Any, op: str | Callable = "sum", root: int = 0,

@@ -240,19 +240,22 @@ class Collectives:
 
     # -- the operations ---------------------------------------------------------
     def all_reduce(self, value: Any, op: str = "sum", name: str | None = None,
-                   where: SourceLoc | None = None, root: int | None = None) -> Future:
+                   where: SourceLoc | None = None, root: int | None = None,
+                   check: bool | None = None) -> Future:
+        """``check``: exchange headers first (None: the setting ``check_collectives``);
+        an array reduced unchecked is one MPI call, every rank must pass the same."""
         kind = "all_reduce" if root is None else "reduce"
         op = ag.op_name(op, where, kind)
         self._check_root(root, kind, where)
-        return self._submit(kind, name,
-                            lambda comm, n: self._reduce_op(comm, n, kind, value, op, root), where,
-                            value)
+        checked = settings.get("check_collectives") if check is None else bool(check)
+        return self._submit(kind, name, lambda comm, n: self._reduce_op(
+            comm, n, kind, value, op, root, checked), where, value)
 
     def reduce(self, value: Any, op: str = "sum", root: int = 0, name: str | None = None,
                where: SourceLoc | None = None) -> Future:
         return self.all_reduce(value, op, name, where, root)
 
-    def _reduce_op(self, comm, name, kind, value, op, root):
+    def _reduce_op(self, comm, name, kind, value, op, root, checked):
         array = ag.as_array(value)
         scalar = array is not None and not isinstance(value, np.ndarray)
         payload = None if array is not None else _byte_view(np.frombuffer(ag.pack(value),
@@ -260,7 +263,7 @@ class Collectives:
         header = ag.header(kind, name, op, root, ag.ARRAY if array is not None else ag.PICKLED,
                            array, 0 if payload is None else payload.size)
         headers = None
-        if array is not None and settings.get("check_collectives"):
+        if array is not None and checked:
             send, back = _prepare_for_op(array, op)
             # the header travels with the data (or alone, when the data is too big)
             headers, parts = yield from self._headers_with(comm, header, send)
@@ -270,7 +273,7 @@ class Collectives:
                     return None
                 result = back(np.asarray(functools.reduce(_UFUNCS[op], parts)))
                 return _like(value, result) if scalar else result
-        elif array is None or settings.get("check_collectives"):
+        elif array is None or checked:
             headers = yield from self._headers(comm, header)
             ag.check(headers, name, same_data=True)
         if array is not None:

@@ -73,12 +73,12 @@ class MPILocality(Locality):
         return self.collectives.all_gather(value, name, where)
 
     def all_reduce(self, value: Any, op: Any = "sum", name: str | None = None,
-                   where: SourceLoc | None = None) -> Future:
+                   where: SourceLoc | None = None, check: bool | None = None) -> Future:
         if callable(op):
             if op not in _CALLABLE_OPS:
                 return self._custom_reduce(value, op, name, where)
             op = _CALLABLE_OPS[op]
-        return self.collectives.all_reduce(value, op, name, where)
+        return self.collectives.all_reduce(value, op, name, where, check=check)
 
     def _custom_reduce(self, value: Any, op: Callable[[Any, Any], Any], name, where,
                        root: int | None = None) -> Future:

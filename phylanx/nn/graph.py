@@ -164,12 +164,15 @@ def _backward(graph: Graph, stmt: Stmt, ct: Any, add) -> None:
     if stmt.primitive == "dot" and len(a) == 2 and all(
             isinstance(v, Var) and len(v.shape) == 2 for v in a):
         left, right = a
-        if left.active:
-            t = graph.op("transpose", right, shape=right.shape[::-1])
-            add(left, graph.op("dot", ct, t, shape=left.shape, hint="ct"))
+        # the right operand first: a layer's weight (``dot(x, w)``), whose gradient is
+        # then complete one product earlier, and, data-parallel, its all-reduce starts
+        # while the input's cotangent is computed
         if right.active:
             t = graph.op("transpose", left, shape=left.shape[::-1])
             add(right, graph.op("dot", t, ct, shape=right.shape, hint="ct"))
+        if left.active:
+            t = graph.op("transpose", right, shape=right.shape[::-1])
+            add(left, graph.op("dot", ct, t, shape=left.shape, hint="ct"))
         return
     if stmt.primitive == "all_reduce":
         # SPMD: the ranks' objectives add up and each depends on the sum of the ranks'

@@ -49,6 +49,13 @@ if n > 1:       # a failing reduction function is a located error on the folding
         assert r == 0 and "ZeroDivisionError" in str(e) and "collectives.py" in str(e), e
     else:
         assert r != 0
+# unchecked (no header exchange; every rank passes check=False): the same results,
+# for arrays and scalars, pickled values still exchange their sizes
+for check in (False, None):
+    got = dist.all_reduce(np.arange(5.0) + r, "sum", "unchecked", check=check).result()
+    assert np.array_equal(got, n * np.arange(5.0) + sum(range(n))), (check, got)
+assert dist.all_reduce(np.float32(r), "max", check=False).result() == n - 1
+assert dist.all_reduce([r], "sum", check=False).result() == list(range(n))
 assert dist.all_reduce(np.zeros((0, 3)), "sum").result().shape == (0, 3)
 assert np.array_equal(dist.all_reduce(np.bitwise_left_shift(1, r), "bor").result(),
                       2 ** n - 1)
@@ -101,6 +108,9 @@ assert np.array_equal(total, [s, 2 * s]) and maximum == n - 1
 assert list(gathered) == [10 * k for k in range(n)] and bcast == "hello"
 assert np.array_equal(scattered, [2 * r, 2 * r + 1]), scattered
 assert reduced == (n if r == 0 else None), reduced
+unchecked = phylanx.evaluate('async(all_reduce([1.0, 2.0] * (find_here() + 1), "sum", '
+                             '"physl-unchecked", false))')
+assert np.array_equal(unchecked, [s, 2 * s]), unchecked
 phylanx.evaluate('barrier("physl")')
 
 # -- concurrency: named collectives started in different orders, overlapping work ----

@@ -39,19 +39,23 @@ def _name(name: Any) -> str | None:
     return str(name) if name not in (None, "") else None
 
 
-def _start_all_reduce(value, op="sum", name=""):
-    return api.all_reduce(value, str(op), _name(name), where=None)
+def _start_all_reduce(value, op="sum", name="", check=None):
+    return api.all_reduce(value, str(op), _name(name), where=None,
+                          check=None if check is None else bool(check))
 
 
-@primitive("all_reduce", 'all_reduce(_1, __arg(_2_op, "sum"), __arg(_3_name, ""))',
+@primitive("all_reduce",
+           'all_reduce(_1, __arg(_2_op, "sum"), __arg(_3_name, ""), __arg(_4_check, nil))',
            **_starts(_start_all_reduce), example='all_reduce(3, "max")', result="3",
            no_oracle="collective over localities")
-def all_reduce(value, op="sum", name=""):
+def all_reduce(value, op="sum", name="", check=None):
     """Every locality's value combined with ``op``, on every locality.
 
-    ``op``: sum, prod, min, max, land, lor, lxor, band, bor or bxor.
+    ``op``: sum, prod, min, max, land, lor, lxor, band, bor or bxor.  ``check``: false
+    skips the header exchange that makes disagreeing localities fail at once (nil: the
+    setting ``check_collectives``); every locality must pass the same.
     """
-    return _wait(_start_all_reduce(value, op, name))
+    return _wait(_start_all_reduce(value, op, name, check))
 
 
 def _start_reduce(value, op="sum", root=0, name=""):
