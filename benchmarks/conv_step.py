@@ -13,6 +13,8 @@ median milliseconds (25th percentile, minimum); W5's shape (batch 32, length 102
 * ``algorithm``: the convolution and its VJP (``conv_gemm.correlate`` +
   ``correlate_vjp``) by Winograd's F(4, 5) (``keras_support/conv_winograd.py``, the
   default) against one GEMM per kernel tap (setting ``conv_winograd`` off);
+* ``channels``: the same two forms for 8, 16 and 32 channels in and out (where
+  ``conv_winograd.MIN_CHANNELS`` puts the line);
 * ``blocks per thread``: ``primitives/blas_blocks.BLOCKS_PER_THREAD`` 2, 4 and 8 on the
   convolution and its VJP;
 * ``argument``: ``value_and_grad`` computing on the caller's array (``autodiff/api.py``)
@@ -31,7 +33,7 @@ import phylanx
 from phylanx import Phylanx, config
 from phylanx.autodiff import api
 from phylanx.primitives import blas_blocks
-from phylanx.primitives.keras_support import conv_gemm
+from phylanx.primitives.keras_support import conv_gemm, conv_winograd
 
 
 def alternate(variants: dict, calls: int) -> dict:
@@ -88,7 +90,7 @@ def main() -> None:
         variants["torch"] = torch_step
     show("step", alternate(variants, args.calls))
 
-    def algorithm(winograd: bool):
+    def algorithm(winograd: bool, x=x, w=w, g=g):
         def run():
             config.set("conv_winograd", winograd)
             conv_gemm.correlate(x, w, (1,))
@@ -99,6 +101,21 @@ def main() -> None:
             {"Winograd F(4, 5)": algorithm(True), "a GEMM per tap": algorithm(False)},
             args.calls))
     finally:
+        config.reset("conv_winograd")
+
+    saved_min = conv_winograd.MIN_CHANNELS
+    conv_winograd.MIN_CHANNELS = 1
+    try:
+        for chans in (8, 16, 32):
+            xc = rng.normal(size=(32, 1024, chans)).astype(np.float32)
+            wc = (rng.normal(size=(5, chans, chans)) / np.sqrt(5 * chans)).astype(np.float32)
+            gc = rng.normal(size=(32, 1020, chans)).astype(np.float32)
+            conv_winograd.compiled(4, 5, np.float32)
+            show(f"channels {chans} (conv + VJP)", alternate(
+                {"Winograd F(4, 5)": algorithm(True, xc, wc, gc),
+                 "a GEMM per tap": algorithm(False, xc, wc, gc)}, args.calls))
+    finally:
+        conv_winograd.MIN_CHANNELS = saved_min
         config.reset("conv_winograd")
 
     def kernels(blocks: int):

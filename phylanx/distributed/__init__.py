@@ -83,7 +83,9 @@ def all_reduce(value: Any, op: str | Callable = "sum", name: str | None = None, 
     ``check=False`` skips the exchange of headers that makes disagreeing ranks fail at
     once (``check_collectives``, whose value None stands for) for an array: for a
     program that guarantees the agreement (data-parallel training, whose gradients have
-    the shapes of weights broadcast with checks); every rank must pass the same."""
+    the shapes of weights broadcast with checks); every rank must pass the same, else
+    MPI sees mismatched calls: at best the collective fails after
+    ``collective_timeout``."""
     mpi = _mpi()
     if mpi is None:
         if isinstance(op, str):

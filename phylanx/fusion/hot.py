@@ -155,8 +155,10 @@ class _Planned:
         return unfused_ns >= self.cost_ns
 
 
-#: regions whose kernel for some signature is planned, compiling, or on trial
+#: regions whose kernel for some signature is planned, compiling, or on trial (added
+#: by any thread: read and written under the lock)
 _TRIALS: weakref.WeakSet = weakref.WeakSet()
+_TRIALS_LOCK = threading.Lock()
 #: a region not on trial for this long is not settling any more (it stopped running)
 SETTLED_AFTER_S = 2.0
 
@@ -166,8 +168,10 @@ def settling() -> bool:
     planned, compiling, or being checked and timed: the calls made now are not the
     steady state (benchmarks wait for this to end)."""
     now = time.monotonic()
+    with _TRIALS_LOCK:
+        regions = list(_TRIALS)
     return any(now - region.trial_at < SETTLED_AFTER_S and region.on_trial()
-               for region in list(_TRIALS))
+               for region in regions)
 
 
 class _Kernel:
@@ -345,8 +349,10 @@ class FusedRegion:
         entry = self.kernels.get(sig)
         if isinstance(entry, _Kernel) and entry.checked and entry.timed_runs >= SPEED_RUNS:
             return self.steady(entry, shape, n, args, values)
+        if self.trial_at == 0.0:
+            with _TRIALS_LOCK:
+                _TRIALS.add(self)
         self.trial_at = time.monotonic()
-        _TRIALS.add(self)
         if isinstance(entry, _Kernel):
             return self.check_and_time(sig, entry, shape, n, args, values)
         if entry is None:

@@ -128,7 +128,7 @@ def reduce_in_place(g: Graph, inputs: Inputs, values: list, names: list[str],
     its all_reduce, share-weighted where ``weighted`` (default: all; see the module
     doc); the reduced Vars (None kept).  With tracing, the defining statement is wrapped
     in ``timer`` as well."""
-    made: dict[int, Stmt] = {}
+    made: dict[int, tuple[list[Stmt], str]] = {}
     result = []
     weighted = [True] * len(values) if weighted is None else weighted
     for value, name, weigh in zip(values, names, weighted):

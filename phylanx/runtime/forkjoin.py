@@ -136,7 +136,13 @@ def spawn(fn: Callable[..., Any], *args: Any) -> Future:
     The future joins the enclosing evaluation scope: the scope waits for it and
     raises its error if nobody read it.  Outside any scope, its error is logged.
     """
-    future = get_executor().submit(fn, *args)
+    return adopt(get_executor().submit(fn, *args))
+
+
+def adopt(future: Future) -> Future:
+    """``future``, joined to the enclosing evaluation scope as :func:`spawn`'s are (the
+    scope waits for it and raises its error if nobody read it; outside any scope its
+    error is logged): for an ``async`` value made without a task."""
     token = context.token
     while token is not None and token.parent is not None:
         token = token.parent

@@ -371,6 +371,7 @@ def forwarded(forward: Forward) -> Future:
     collective started on the calling thread.  External: waiting for it runs no task."""
     future = Future()
     future._external = True
+    future._token = context.token     # its failure stops the scope, as a task's does
     forward.future.add_done_callback(lambda done: future._forwarded(done, forward))
     return future
 
@@ -469,6 +470,19 @@ def resolve_deep(value: Any) -> Any:
         items = {k: resolve_deep(v) for k, v in value.items()}
         return value if all(items[k] is v for k, v in value.items()) else items
     return value
+
+
+def all_done(value: Any) -> bool:
+    """True if every future in ``value`` (a future, or lists/tuples/dicts holding them
+    at any depth) is done; a value without futures is."""
+    t = type(value)
+    if t is Future:
+        return value.done()
+    if t is list or t is tuple:
+        return all(all_done(v) for v in value)
+    if t is dict:
+        return all(all_done(v) for v in value.values())
+    return True
 
 
 def holds_future(value: Any) -> bool:

@@ -78,6 +78,30 @@ def test_results_and_gradients_match_the_direct_form(fresh, r, dtype):
     assert _relative_error(only_k[1], gk0) < TOL[dtype]
 
 
+def test_the_cotangent_dtype_picks_the_kernel_and_odd_operands_are_served(fresh):
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(2, 90, 32)).astype(np.float32)
+    k = (rng.normal(size=(5, 32, 32)) / 12).astype(np.float32)
+    ct64 = rng.normal(size=(2, 86, 32))
+    module = cw.compiled(4, 5, np.float64)
+    # a float64 cotangent: the float64 kernels, whose result is float64-accurate
+    assert cw.kernels(x, k, (1,), ct64) is module
+    assert cw.kernels(x, k, (1,), ct64.astype(np.complex128)) is None   # complex: direct
+    _, gx0, gk0 = _direct(x, k, ct64)
+    gx, gk = conv_gemm.correlate_vjp(x, k, ct64, (1,))
+    assert gx.dtype == gk.dtype == np.float64
+    assert _relative_error(gx, gx0) < 1e-12 and _relative_error(gk, gk0) < 1e-12
+    # read-only and non-contiguous operands are copied to what the kernels take
+    x64 = x.astype(np.float64)
+    k64 = k.astype(np.float64)
+    y0 = _direct(x64, k64, ct64)[0]
+    x64.setflags(write=False)
+    assert _relative_error(conv_gemm.correlate(x64, k64, (1,)), y0) < 1e-12
+    wide = np.zeros((2, 90, 64))
+    wide[:, :, ::2] = x64
+    assert _relative_error(conv_gemm.correlate(wide[:, :, ::2], k64, (1,)), y0) < 1e-12
+
+
 @pytest.mark.parametrize("padding", ["valid", "same", "causal"])
 def test_value_and_grad_through_conv1d(fresh, padding):
     def loss(x, w, g):

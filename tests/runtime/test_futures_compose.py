@@ -202,6 +202,29 @@ def test_an_async_collective_of_variables_starts_on_the_calling_thread(monkeypat
     assert info.value.primitive == "all_reduce" and "nosuch" in str(info.value)
 
 
+def test_an_unread_collective_started_in_place_still_fails_its_evaluation(monkeypatch):
+    # started on the calling thread, the future joins the evaluation scope as a task's
+    # does: a collective that fails later, its value never read, fails the evaluation
+    import phylanx.distributed as api
+    from phylanx.errors import PhylanxError
+
+    def failing_later(value, op="sum", name=None, *, where=None, check=None):
+        future = Future()
+        threading.Timer(0.2, future.set_exception, (RuntimeError("rank 1 died"),)).start()
+        return future
+    monkeypatch.setattr(api, "all_reduce", failing_later)
+    state = et.compiler_state("async-unread", "<async-unread>")
+    et.compile(state, "<async-unread>", "f",
+               'define(f, x, block(define(b, async(all_reduce(x, "sum", "u"))), 1))')
+    with pytest.raises((PhylanxError, RuntimeError), match="rank 1 died"):
+        et.invoke(state.lookup("f"), (2.0,), {})
+    et.compile(state, "<async-unread>", "g",
+               'define(g, x, all_reduce(x, "sum", "", "false"))')
+    monkeypatch.undo()
+    with pytest.raises(PhylanxError, match="check must be true, false or nil"):
+        et.invoke(state.lookup("g"), (2.0,), {})
+
+
 def test_a_waiter_does_not_take_unrelated_work(pool1):
     started = threading.Event()
     awaited = pool1.submit(lambda: (started.set(), time.sleep(0.2), 1)[-1])

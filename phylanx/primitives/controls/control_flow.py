@@ -21,8 +21,8 @@ import numpy as np
 from ...errors import PhylanxError, PhylanxTypeError, PhylanxValueError
 from ...runtime import measure
 from ...runtime.cancel import PENDING, check
-from ...runtime.forkjoin import fork_join, spawn
-from ...runtime.futures import Forward, Future, forwarded, resolve_deep
+from ...runtime.forkjoin import adopt, fork_join, spawn
+from ...runtime.futures import Forward, Future, all_done, forwarded, resolve_deep
 from ...runtime.nodes import node_failed, resolve_args, slot_op
 from ...values import (
     BreakSignal,
@@ -46,6 +46,7 @@ def block(node, children):
         only = children[0]
         return lambda frame: only.run(frame)
     body = tuple(children)
+
     def run(frame):
         result = None
         for stmt in body:
@@ -380,21 +381,16 @@ def _async_start(expr, start):
     def run(frame):
         if reads_only:
             args = [c.run(frame) for c in expr.children]
-            if all(_ready(a) for a in args):
-                return forwarded(begin(frame, args))
+            if all(all_done(a) for a in args):
+                try:
+                    started = begin(frame, args)
+                except Exception:  # noqa: BLE001 - nothing started: the task path fails
+                    pass          # as before, where the value is read or the scope ends
+                else:
+                    # joined to the scope as a task's future: its error is not lost
+                    return adopt(forwarded(started))
         return spawn(begin, frame)
     return run
-
-
-def _ready(value) -> bool:
-    """True if every future in ``value`` (a future, or lists/tuples/dicts of them) is done."""
-    if type(value) is Future:
-        return value.done()
-    if isinstance(value, (list, tuple)):
-        return all(_ready(v) for v in value)
-    if isinstance(value, dict):
-        return all(_ready(v) for v in value.values())
-    return True
 
 
 @primitive("range", "range(_1)", "range(_1, _2)", "range(_1, _2, _3)",

@@ -135,7 +135,7 @@ def correlate_vjp(xpad: np.ndarray, kernel: np.ndarray, ct: np.ndarray,
                   need_k: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Cotangents of the padded input and of the kernel of :func:`correlate` (None for
     one not needed)."""
-    winograd = conv_winograd.kernels(xpad, kernel, dilations)
+    winograd = conv_winograd.kernels(xpad, kernel, dilations, ct)
     if winograd is not None:
         return conv_winograd.correlate_vjp(winograd, xpad, kernel, ct, need_x, need_k)
     nsp = kernel.ndim - 2

@@ -23,11 +23,14 @@ across batch items (the junk rows a tile produces there are cut off as in
 The transforms run in numba kernels generated per ``(m, r, dtype)`` (coefficients as
 literals, so each transformed row is one pass with no zero terms) and cached on disk by
 ``fusion/codegen.py``; each kernel works through chunks of tiles small enough to stay in
-cache, calling BLAS (``np.dot`` inside numba) for the component products.  The
-interpolation points (0, +-1, +-2, +-1/2 and infinity) make every transform entry a
-short binary fraction.  Rounding: the result differs from the direct sums by a few
-times float32's epsilon relative to the output's scale (``tests/primitives/
-test_conv_winograd.py`` bounds it for every kernel size served).
+cache, calling BLAS (``np.dot`` inside numba: SciPy's BLAS, put under the thread policy
+of ``runtime/blas_threads.py`` when a module loads) for the component products.  The
+interpolation points (0, +-1, +-2, +-1/2 and infinity) make every entry of ``B^T`` and
+``A^T`` a short binary fraction, exact in any float; ``G``'s are not (2/9, 1/90 ...):
+it is applied to the kernel in float64, and, for the kernel's cotangent, to the
+cotangent rows as literals rounded to the dtype.  Rounding: the result differs from the
+direct sums by a few times float32's epsilon relative to the output's scale
+(``tests/primitives/test_conv_winograd.py`` bounds it for every kernel size served).
 
 When it runs: numba installed, a 1-d stride-1 undilated convolution of 2 to 7 taps,
 ``MIN_CHANNELS`` in and out, of ``MIN_FLOPS`` or more; and the kernel
@@ -54,8 +57,7 @@ ALPHA = 8
 POINTS = (Fraction(0), Fraction(1), Fraction(-1), Fraction(2), Fraction(-2),
           Fraction(1, 2), Fraction(-1, 2))
 #: fewest input and output channels: below, the transforms cost what the products save
-#: (conv + VJP, batch 32 x 1024, 5 taps, float32, while developing: 8 channels 4.11 ms
-#: against 3.83 per tap, 16: 3.90 against 4.01, 32: 8.03 against 9.04)
+#: (``python benchmarks/conv_step.py``, part ``channels``)
 MIN_CHANNELS = 32
 #: flops (2 rows C O r) below which the direct form's few products cost less set-up
 MIN_FLOPS = blas_blocks.MIN_FLOPS
@@ -140,6 +142,7 @@ def _sums(indent: int, target: str, rows, name: str, dtype: str) -> str:
                      f"{_combination(row, names, dtype)}" for i, row in enumerate(rows))
 
 
+@cache
 def source(m: int, r: int, dtype: str) -> str:
     """Numba source of the two tile kernels of ``F(m, r)`` for ``dtype``."""
     at, _, bt = transforms(m, r)
@@ -239,8 +242,10 @@ def _kernels_for(m: int, r: int, dtype: np.dtype):
     from ...fusion import codegen, hot
     text = source(m, r, dtype.name)
     with _lock:
-        if key in _pending:
-            return None
+        # again under the lock: a compile may have ended since (never compile twice,
+        # never warn twice)
+        if key in _pending or key in _failed or key in _kernels:
+            return _kernels.get(key)
         _calls[key] = _calls.get(key, 0) + 1
         cached = codegen.is_cached(text)
         if _calls[key] < HOT_CALLS and not cached:
@@ -251,16 +256,19 @@ def _kernels_for(m: int, r: int, dtype: np.dtype):
         try:
             loaded = compiled(m, r, dtype)
         except Exception as exc:  # noqa: BLE001 - any compile failure means: direct form
-            _failed.add(key)
+            with _lock:
+                _failed.add(key)
             warnings.warn(f"phylanx: Winograd conv1d kernel F({m}, {r}) {dtype.name} did "
                           f"not compile ({hot.describe_failure(exc)}); using per-tap "
                           "products", hot.FusionWarning, stacklevel=2)
         else:
-            _kernels[key] = loaded
+            with _lock:
+                _kernels[key] = loaded
         finally:
-            _pending.discard(key)
+            with _lock:
+                _pending.discard(key)
     if cached:
-        work()                  # loading machine code from the disk cache: ~20 ms
+        work()                  # only loads the machine code: done at once
     else:
         hot.launch(work, f"phylanx-winograd-F{m}-{r}-{dtype.name}")
     return _kernels.get(key)
@@ -284,13 +292,15 @@ def _available() -> bool:
     return codegen.available()
 
 
-def kernels(x: np.ndarray, kernel: np.ndarray, dilations: tuple[int, ...]):
+def kernels(x: np.ndarray, kernel: np.ndarray, dilations: tuple[int, ...],
+            ct: np.ndarray | None = None):
     """The compiled kernels for a convolution of the padded input ``x`` (``(B, L, C)``)
-    with ``kernel`` (``(r, C, O)``), or None when the direct form serves it."""
+    with ``kernel`` (``(r, C, O)``) (and, for its VJP, the cotangent ``ct``: its dtype
+    counts too), or None when the direct form serves it."""
     if kernel.ndim != 3 or tuple(dilations) != (1,) or not config.get("conv_winograd"):
         return None
     r, c, o = kernel.shape
-    dtype = np.result_type(x, kernel)
+    dtype = np.result_type(x, kernel) if ct is None else np.result_type(x, kernel, ct)
     if (dtype not in (np.float32, np.float64) or not 2 <= r <= ALPHA - 1
             or min(c, o) < MIN_CHANNELS or x.shape[1] < r):
         return None
@@ -303,9 +313,18 @@ def compiled(m: int, r: int, dtype) -> object:
     """The module of ``F(m, r)``'s kernels for ``dtype``, compiled now if need be (tests,
     benchmarks); raises if it does not compile."""
     from ...fusion import codegen
+    from ...runtime import blas_threads
     module = codegen.module_from_source(source(m, r, np.dtype(dtype).name))
     _warm(module, m, r, np.dtype(dtype))
+    # numba's np.dot calls SciPy's BLAS, a library of its own (as blas_gemm.py's)
+    blas_threads.include_loaded_libraries()
     return module
+
+
+def _operand(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``a`` as the kernels were compiled for: C-contiguous, writable, of ``dtype`` (a
+    read-only array is another numba type, which would compile anew on this thread)."""
+    return np.require(a, dtype, ("C", "W"))
 
 
 def _chunk(channels: int) -> int:
@@ -340,7 +359,7 @@ def correlate(module, x: np.ndarray, kernel: np.ndarray) -> np.ndarray:
     dtype = np.result_type(x, kernel)
     r = kernel.shape[0]
     m = outputs_per_tile(r)
-    src = np.ascontiguousarray(x, dtype)
+    src = _operand(x, dtype)
     count = src.shape[0] * src.shape[1]
     tiles = -(-(count - r + 1) // m)
     acc = np.empty((max(count, tiles * m), kernel.shape[-1]), dtype)
@@ -353,13 +372,12 @@ def correlate_vjp(module, x: np.ndarray, kernel: np.ndarray, ct: np.ndarray,
                   need_x: bool, need_k: bool):
     """``conv_gemm.correlate_vjp`` (1-d, undilated) by Winograd: both cotangents in one
     pass over blocks of tiles (one fork-join; each block's cotangent rows read by both
-    kernels in turn), as the per-tap form does.  At W5's shape, 60 alternating calls:
-    15.3 ms median against 16.2 for a pass per cotangent (p25 14.0 against 13.7)."""
+    kernels in turn), as the per-tap form does; a pass per cotangent timed the same
+    within the noise."""
     dtype = np.result_type(x, kernel, ct)
     r = kernel.shape[0]
     m = outputs_per_tile(r)
-    src = np.ascontiguousarray(x, dtype)
-    cts = np.ascontiguousarray(ct, dtype)
+    src, cts = _operand(x, dtype), _operand(ct, dtype)
     batch, length, chans = src.shape
     outs = cts.shape[-1]
     count = batch * length

@@ -16,8 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .... import distributed as api
+from ....errors import PhylanxTypeError
 from ....primitives.registry import primitive
+from ....values import type_name
 
 # every rank must issue collectives in one order: never reordered or spawned
 _DIST = {"extension": True, "side_effects": True, "flags": {"ordered": True}}
@@ -40,8 +44,15 @@ def _name(name: Any) -> str | None:
 
 
 def _start_all_reduce(value, op="sum", name="", check=None):
-    return api.all_reduce(value, str(op), _name(name), where=None,
-                          check=None if check is None else bool(check))
+    return api.all_reduce(value, str(op), _name(name), where=None, check=_check(check))
+
+
+def _check(check: Any) -> bool | None:
+    """nil, or a boolean (``"false"``, a string, is no boolean: it would be true)."""
+    if check is None or isinstance(check, (bool, np.bool_)):
+        return None if check is None else bool(check)
+    raise PhylanxTypeError(f"all_reduce's check must be true, false or nil, got "
+                           f"{type_name(check)} {check!r}")
 
 
 @primitive("all_reduce",
@@ -53,7 +64,8 @@ def all_reduce(value, op="sum", name="", check=None):
 
     ``op``: sum, prod, min, max, land, lor, lxor, band, bor or bxor.  ``check``: false
     skips the header exchange that makes disagreeing localities fail at once (nil: the
-    setting ``check_collectives``); every locality must pass the same.
+    setting ``check_collectives``); every locality must pass the same, else MPI sees
+    mismatched calls: at best the collective fails after ``collective_timeout``.
     """
     return _wait(_start_all_reduce(value, op, name, check))
 
