@@ -56,9 +56,11 @@ from .. import blas_blocks
 ALPHA = 8
 POINTS = (Fraction(0), Fraction(1), Fraction(-1), Fraction(2), Fraction(-2),
           Fraction(1, 2), Fraction(-1, 2))
-#: fewest input and output channels: below, the transforms cost what the products save
-#: (``python benchmarks/conv_step.py``, part ``channels``)
-MIN_CHANNELS = 32
+#: fewest input and output channels: the transforms' cost grows against the products'
+#: savings as channels shrink (``python benchmarks/conv_step.py``, part ``channels``,
+#: ``results/2026-12-04-conv-step-winograd-2.txt``: conv + VJP 0.89x the per-tap form at
+#: 32 channels, 0.91x at 16, 0.90x at 8, where single timings swing by a tenth)
+MIN_CHANNELS = 16
 #: flops (2 rows C O r) below which the direct form's few products cost less set-up
 MIN_FLOPS = blas_blocks.MIN_FLOPS
 #: fitting calls after which the kernel is compiled (when not in numba's disk cache)
