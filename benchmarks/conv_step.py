@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 from workloads.common import optional
-from workloads.w5_conv import conv_loss, conv_numpy
+from workloads.w5_conv import conv_loss, conv_numpy, setups
 
 import phylanx
 from phylanx import Phylanx, config
@@ -76,18 +76,9 @@ def main() -> None:
     show("first calls", {"first 8": times[:8], "later": times[8:]})
 
     variants = {"phylanx": lambda: step(x, w, g)}
-    torch = optional("torch")
-    if torch is not None:
-        tx = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 2, 1))).requires_grad_()
-        tw = torch.from_numpy(np.ascontiguousarray(w.transpose(2, 1, 0))).requires_grad_()
-        tg = torch.from_numpy(np.ascontiguousarray(g.transpose(0, 2, 1)))
-
-        def torch_step():
-            tx.grad = tw.grad = None
-            v = (torch.nn.functional.conv1d(tx, tw) * tg).sum()
-            v.backward()
-        torch_step()
-        variants["torch"] = torch_step
+    if optional("torch") is not None:         # run.py's W5 peer, set up the same way
+        variants["torch"] = setups(x, w, g)["torch"]()
+        variants["torch"]()
     show("step", alternate(variants, args.calls))
 
     def algorithm(winograd: bool, x=x, w=w, g=g):
