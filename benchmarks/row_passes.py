@@ -1,6 +1,6 @@
 """The compiled kernels of phylanx/fusion (row passes, fixed kernels) against NumPy.
 
-    python benchmarks/row_passes.py [--repeat 7]
+    python benchmarks/row_passes.py [--repeat 7] [--only kmeans]
 
 Prints, median milliseconds per call, each kernel against the NumPy code it replaces:
 
@@ -10,6 +10,8 @@ Prints, median milliseconds per call, each kernel against the NumPy code it repl
   parallel loop also timed right after a NumPy product (BLAS threads still spinning);
 * k-means' centre sums ``np.add.at(sums, labels, points)``: NumPy's fast path (bincount
   or one-hot products) and the compiled one-pass kernel;
+* k-means' labels-and-centres pass (``fusion/rowargmin.py``, 1,000,000 points, k = 8,
+  d = 2..32) against NumPy's update;
 * the singularity check of a stacked ``solve`` (LU pivots of 2000 40 x 40 matrices): the
   getrf loop and the compiled kernel, next to ``np.linalg.solve`` of the same stack;
 * reductions along the last axis (``fusion/rowreduce.py``): ``np.sum(x * x, axis=1)``
@@ -60,9 +62,14 @@ def gram_kernels(x, w, y):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
-    r = parser.parse_args().repeat
+    parser.add_argument("--only", choices=["kmeans"], help="only k-means' pass")
+    args = parser.parse_args()
+    r = args.repeat
     rng = np.random.default_rng(0)
     print(f"{os.cpu_count()} cores; median ms per call")
+    if args.only == "kmeans":
+        label_passes(rng, r)
+        return
     for n, d in ((569, 30), (20_000, 100), (200_000, 100)):
         x, w = rng.normal(size=(n, d)), rng.normal(size=d) * 0.1
         y = (rng.random(n) < 0.5).astype(float)
@@ -108,6 +115,34 @@ def main() -> None:
     for name in ("fusion_compile_cost_ms", "fusion_background", "fusion_rows"):
         config.reset(name)
     row_reductions(rng, r)
+    label_passes(rng, r)
+
+
+def kmeans_update(points, sq, centres):
+    """One k-means update, the row norms given (W2's loop body)."""
+    k = centres.shape[0]
+    dist = sq[:, None] - 2.0 * (points @ centres.T) + np.sum(centres * centres, axis=1)
+    labels = np.argmin(dist, axis=1)
+    counts = np.bincount(labels, minlength=k)
+    sums = np.zeros((k, points.shape[1]))
+    np.add.at(sums, labels, points)
+    return sums / np.maximum(counts, 1)[:, None]
+
+
+def label_passes(rng, r: int) -> None:
+    """k-means' labels-and-centres pass against NumPy, d = 2..32."""
+    from workloads.common import settled
+    from workloads.w2_kmeans import data
+
+    from phylanx import Phylanx
+    for d in (2, 4, 8, 16, 32):
+        points, centres = data(1_000_000, d)
+        sq = np.sum(points * points, axis=1)
+        update = Phylanx(kmeans_update)
+        step = settled(lambda: update(points, sq, centres), 2.0)
+        print(f"k-means update 1,000,000 x {d}, k = 8: NumPy "
+              f"{median_ms(lambda: kmeans_update(points, sq, centres), r):.2f}, "
+              f"phylanx {median_ms(step, r):.2f}")
 
 
 def squared_norms(x):

@@ -139,22 +139,6 @@ def _rowdot32(X, i, m):
     for j in range(X.shape[1]):
         s += X[i, j] * m[j]
     return s
-
-
-@njit(fastmath={"reassoc", "contract"}, nogil=True)
-def _rowdot_2(X, i, C, j):
-    s = 0.0
-    for q in range(X.shape[1]):
-        s += X[i, q] * C[j, q]
-    return s
-
-
-@njit(fastmath={"reassoc", "contract"}, nogil=True)
-def _rowdot32_2(X, i, C, j):
-    s = np.float32(0.0)
-    for q in range(X.shape[1]):
-        s += X[i, q] * C[j, q]
-    return s
 '''
 
 
@@ -194,27 +178,21 @@ def _cast(expr: str, dtype: np.dtype | None) -> str:
 _READS = {
     "a": "L{i}[i]",                           # an array of the loop's size
     "d": "_rowdot{bits}(X, i, L{i})",         # row i of X times the vector L
-    "m": "_rowdot{bits}_2(X, i, L{i}, j)",    # row i of X times row j of the matrix L
+    "m": "P{i}[i - b0, j]",                   # row i of X times column j of the matrix L,
+                                              # from the row block's product (rowargmin.py)
     "row": "L{i}[j]",                         # broadcast along the rows
     "full": "L{i}[i, j]",                     # an (n, k) matrix
 }
 
 
-#: products of rows at most this wide are written out term by term (``row_width``)
-UNROLLED_WIDTH = 8
-
-
-def body_lines(region: Region, roles: list[str], leaf_values: list, record: list,
-               row_width: int | None = None) -> tuple[list[str], str | None, str] | str:
+def body_lines(region: Region, roles: list[str], leaf_values: list,
+               record: list) -> tuple[list[str], str | None, str] | str:
     """The loop body computing one element: (lines, reduction or None, the reduction's
     accumulator start), or the reason (a string) why these operands do not fuse.
 
     ``roles[i]`` is ``"s"`` (leaf i is a scalar) or a key of ``_READS`` (``"a"``: an
     array read at the loop index; the others for the row passes of ``rowpass.py`` and
-    ``rowargmin.py``); ``record`` is :func:`~.regions.interpret`'s record.  With
-    ``row_width`` (at most ``UNROLLED_WIDTH``; the kernel is compiled for that width)
-    a ``"m"`` product is written as its terms: for k-means in 2-D a loop over two
-    terms costs more than the terms themselves.
+    ``rowargmin.py``); ``record`` is :func:`~.regions.interpret`'s record.
     """
     names: dict[tuple[str, int], str] = {}
     kinds: dict[tuple[str, int], tuple[str, np.dtype | None]] = {}
@@ -229,9 +207,6 @@ def body_lines(region: Region, roles: list[str], leaf_values: list, record: list
         if read is not None:
             # a float32 product sums in float32 (as sgemv): twice the SIMD lanes
             read = read.format(i=i, bits="32" if k[1] == np.float32 else "")
-            if roles[i] == "m" and row_width and row_width <= UNROLLED_WIDTH:
-                read = "(" + " + ".join(f"X[i, {q}] * L{i}[j, {q}]"
-                                        for q in range(row_width)) + ")"
             lines.append(f"x{i} = {_cast(read, k[1]) if roles[i] in ('d', 'm') else read}")
     reduction, init = None, ""
     for op in region.ops:

@@ -5,11 +5,16 @@ The cache-blocking rewrite turns ``np.argmin(f(x @ c, ...), axis=1)`` (``argmax`
 ``__rows_concat(g, x, ...)``, which NumPy evaluates by row tiles.  Once hot, this module
 computes it in one numba loop instead, with no (n, k) intermediate at all::
 
-    for each row i (in parallel over row chunks):
-        for j in 0..k-1:
-            v = f(x[i] . c[:, j], s[i], r[j], ...)
-            keep the first smallest v (the first NaN, as NumPy's argmin)
-        labels[i] = its j
+    for each chunk of rows (in parallel):
+        for each block of rows in it (64 to 2048 rows, cache-sized):
+            P = x[block] @ c                  (one BLAS call)
+            for each row i of the block:
+                for j in 0..k-1:
+                    v = f(P[i, j], s[i], r[j], ...)
+                    keep the first smallest v (the first NaN, as NumPy's argmin)
+                labels[i] = its j
+            (k-means' update: each row's count and sum into its label's, while the
+            block is in cache)
 
 It applies when ``x`` is a 2-d float64/float32 array of at least ``rowpass.MIN_ELEMENTS``, the
 product operands are (d, k) matrices of its dtype, and ``f``'s other operands are
@@ -37,12 +42,21 @@ _CONCAT = "__rows_concat"
 _STATS = "__rows_label_stats"
 _ARG = {"argmin": "<", "argmax": ">"}
 _SAMPLE_ROWS = 4
+#: rows per block of the pass, and a block's product size (rows x d x k) at most:
+#: OpenBLAS runs products up to 65536 x 4 on the calling thread (its
+#: GEMM_MULTITHREAD_THRESHOLD), the thread of our own parallel loop
+_MIN_BLOCK, _MAX_BLOCK, _BLOCK_PRODUCT = 64, 2048, 1 << 18
+
+
+def _block_rows_source() -> str:
+    """The kernel's expression of its rows per block."""
+    return (f"max({_MIN_BLOCK}, min({_MAX_BLOCK}, "
+            f"{_BLOCK_PRODUCT} // max(1, X.shape[1] * k)))")
 
 
 def _roles(sig: tuple) -> list[str]:
-    """The operands' roles in a signature (after x's key; a last ``("width", d)`` is the
-    unrolled products' row width, not an operand)."""
-    return [part[0] for part in sig[1:] if part[0] != "width"]
+    """The operands' roles in a signature (after x's key)."""
+    return [part[0] for part in sig[1:]]
 
 
 def _param(node: Node) -> int | None:
@@ -167,7 +181,7 @@ class RowArgmin(rowpass.RowPolicy):
             if kind == "m":
                 if not (t is np.ndarray and value.shape == (d, k) and value.dtype == x.dtype):
                     return None
-                role, arg = "m", np.ascontiguousarray(value.T)
+                role, arg = "m", np.ascontiguousarray(value)
             elif t is not np.ndarray:
                 key = scalar_key(value)
                 if key is None:
@@ -189,8 +203,6 @@ class RowArgmin(rowpass.RowPolicy):
             args.append(arg)
         if k == 0:
             return None                       # NumPy's error for an empty argmin
-        if d <= codegen.UNROLLED_WIDTH:
-            sig.append(("width", d))          # the products are written out for d
         return tuple(sig), args, None, x.size
 
     def _samples(self, roles: list[str], args: list, rows: int) -> list:
@@ -198,7 +210,7 @@ class RowArgmin(rowpass.RowPolicy):
         out = []
         for role, a in zip(roles, args[2:]):
             if role == "m":
-                out.append(x @ a.T)
+                out.append(x @ a)
             elif role in ("a", "full"):
                 out.append(a[:rows] if role == "full" else a[:rows, None])
             else:
@@ -217,44 +229,59 @@ class RowArgmin(rowpass.RowPolicy):
         leaf_kinds = [s.reshape(-1)[0] if r == "s" and isinstance(s, np.ndarray) else s
                       for s, r in zip(samples, roles)]
         d = args[0].shape[1]
-        made = codegen.body_lines(self.region, roles, leaf_kinds, record,
-                                  d if sig[-1][0] == "width" else None)
+        made = codegen.body_lines(self.region, roles, leaf_kinds, record)
         if isinstance(made, str) or made[1] is not None:
             return None
         params = ", ".join(f"L{i}" for i in range(len(roles)))
-        body = "\n".join("                " + line for line in made[0])
+        body = "\n".join("                    " + line for line in made[0])
         better = _ARG[self.arg]
         stats = "sums, counts, " if self.stats else ""
-        # the label's count and row sum, while the row is in cache; into the chunk's own
-        # arrays (chunks' parts side by side in one array share cache lines: measured
-        # slower on two threads than on one), copied out at the end
-        start = ("        part_sums = np.zeros((k, X.shape[1]), X.dtype)\n"
-                 "        part_counts = np.zeros(k, np.intp)\n") if self.stats else ""
-        gather = ("            part_counts[best] += 1\n"
-                  "            for q in range(X.shape[1]):\n"
-                  "                part_sums[best, q] += X[i, q]\n"
-                  "        sums[c] = part_sums\n"
+        products = [i for i, role in enumerate(roles) if role == "m"]
+        # the pass goes by blocks of rows: each "m" product of a block is one BLAS call
+        # (numba's np.dot: row-by-row dots, even written out term by term, do not
+        # vectorise across the k columns; benchmarks/row_passes.py's k-means part), its
+        # labels first, then their counts and row sums (gathered in the same loop, the
+        # next row's label waited for the last row's stores to the same sums)
+        start = "".join(f"        P{i} = np.empty((B, k), X.dtype)\n" for i in products)
+        if self.stats:
+            # into the chunk's own arrays (chunks' parts side by side in one array share
+            # cache lines: measured slower on two threads than on one), copied out last
+            start += ("        part_sums = np.zeros((k, X.shape[1]), X.dtype)\n"
+                      "        part_counts = np.zeros(k, np.intp)\n")
+        dots = "".join(f"            np.dot(X[b0:b1], L{i}, P{i}[:b1 - b0])\n"
+                       for i in products)
+        gather = ("            for i in range(b0, b1):\n"
+                  "                best = out[i]\n"
+                  "                part_counts[best] += 1\n"
+                  "                for q in range(X.shape[1]):\n"
+                  "                    part_sums[best, q] += X[i, q]\n") if self.stats else ""
+        finish = ("        sums[c] = part_sums\n"
                   "        counts[c] = part_counts\n") if self.stats else ""
         plan = codegen.two_loops(lambda name, parallel: (
             f"{codegen.kernel_head(parallel)}"
             f"def {name}(X, chunks, k, out, {stats}{params}):\n"
             "    n = X.shape[0]\n"
             "    size = (n + chunks - 1) // chunks\n"
+            f"    B = {_block_rows_source()}\n"
             "    for c in prange(chunks):\n"
             f"{start}"
-            "        for i in range(c * size, min(n, (c + 1) * size)):\n"
-            "            best = 0\n"
-            "            bestv = 0.0\n"
-            "            for j in range(k):\n"
+            "        hi = min(n, (c + 1) * size)\n"
+            "        for b0 in range(c * size, hi, B):\n"
+            "            b1 = min(hi, b0 + B)\n"
+            f"{dots}"
+            "            for i in range(b0, b1):\n"
+            "                best = 0\n"
+            "                bestv = 0.0\n"
+            "                for j in range(k):\n"
             f"{body}\n"
-            f"                v = t{self.region.root.index}\n"
-            "                if v != v:\n"           # NumPy: the first NaN wins
-            "                    best = j\n"
-            "                    break\n"
-            f"                if j == 0 or v {better} bestv:\n"
-            "                    best = j\n"
-            "                    bestv = v\n"
-            "            out[i] = best\n" + gather))
+            f"                    v = t{self.region.root.index}\n"
+            "                    if v != v:\n"           # NumPy: the first NaN wins
+            "                        best = j\n"
+            "                        break\n"
+            f"                    if j == 0 or v {better} bestv:\n"
+            "                        best = j\n"
+            "                        bestv = v\n"
+            "                out[i] = best\n" + gather + finish))
         compile_for = (args[0][:1], 1, args[1], np.empty(1, np.intp))
         if self.stats:
             compile_for += (np.zeros((1, args[1], d), args[0].dtype),

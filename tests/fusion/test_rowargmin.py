@@ -43,7 +43,8 @@ def blobs(n, d, k, dtype="float64"):
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize("n,d,k", [(1, 1, 1), (5, 2, 3), (400, 2, 8), (333, 16, 5)])
+@pytest.mark.parametrize("n,d,k", [(1, 1, 1), (5, 2, 3), (400, 2, 8), (333, 16, 5),
+                                   (5000, 20, 8)])
 def test_kmeans_labels_match_numpy(rows, installed, dtype, n, d, k):
     f = Phylanx(labels)
     for _ in range(5):
@@ -150,9 +151,11 @@ def stats_calls(found) -> int:
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize("n,d,k", [(1, 1, 1), (7, 2, 3), (500, 2, 8), (300, 9, 4)])
+@pytest.mark.parametrize("n,d,k", [(1, 1, 1), (7, 2, 3), (500, 2, 8), (300, 9, 4),
+                                   (4500, 12, 6)])
 def test_kmeans_counts_and_sums_in_the_labels_pass(rows, installed, dtype, n, d, k):
-    """d = 9 is wider than ``codegen.UNROLLED_WIDTH``: the product stays a loop."""
+    """d > ``codegen.UNROLLED_WIDTH``: the products are BLAS calls per block of rows
+    (4500 x 12 x 6: several blocks per chunk, the last one short)."""
     f = Phylanx(kmeans)
     rtol = 1e-4 if dtype == "float32" else 1e-10
     for _ in range(4):
