@@ -160,6 +160,32 @@ def categorical_crossentropy_vjp(ct, out, target, output, from_logits=False, axi
     return -g * np.log(probs), g * d_output
 
 
+
+@VJP.register("softmax_crossentropy")
+@selective
+def softmax_crossentropy_vjp(ct, out, target, logits, sparse=False, wanted=None):
+    """``ct * (softmax(z) * sum(t) - t) / samples`` for the logits (sparse: ``t`` one-hot),
+    ``ct * -log_softmax(z) / samples`` for dense targets."""
+    from ..primitives.keras_support.activations import stable_softmax
+    from ..primitives.keras_support.losses import class_labels
+    z = arr(logits)
+    scale = np.asarray(ct, dtype=z.dtype) / max(1, z.size // z.shape[-1])
+    probs = stable_softmax(z, z.ndim - 1)
+    d_target = None
+    if to_bool(sparse):
+        labels = class_labels(target, z)
+        d_logits = probs
+        np.put_along_axis(d_logits, labels[..., None],
+                          np.take_along_axis(d_logits, labels[..., None], -1) - 1, -1)
+    else:
+        t = arr(target)
+        d_logits = probs * np.sum(t, axis=-1, keepdims=True) - t
+        if is_wanted(wanted, 0):              # the exact log-softmax, not log(probs)
+            shifted = z - np.max(z, axis=-1, keepdims=True)
+            log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+            d_target = -scale * log_probs
+    return d_target, (d_logits * scale if is_wanted(wanted, 1) else None)
+
 # -- convolutions and pooling --------------------------------------------------------
 def _per_axis(value, nsp: int) -> tuple[int, ...]:
     return tuple(int(v) for v in np.broadcast_to(np.asarray(int_list(value)), (nsp,)))

@@ -76,6 +76,20 @@ class Graph:
         self.stmts.append(Stmt(out, primitive, operands))
         return out
 
+    def producer(self, var: Var) -> Stmt | None:
+        """The statement defining ``var`` (None for an input)."""
+        return next((s for s in self.stmts if s.out is var), None)
+
+    def drop_if_unused(self, var: Var, results: Any) -> None:
+        """Remove ``var``'s statement if no statement and nothing in ``results`` reads it
+        (a softmax output whose loss took its logits)."""
+        def reads(value: Any) -> bool:
+            if isinstance(value, (list, tuple)):
+                return any(reads(v) for v in value)
+            return value is var
+        if not reads(results) and not any(reads(s.operands) for s in self.stmts):
+            self.stmts = [s for s in self.stmts if s.out is not var]
+
     def physl(self) -> list[str]:
         """The statements as PhySL ``define`` forms."""
         return [f"define({s.out.name}, {call(s.primitive, s.operands)})" for s in self.stmts]

@@ -5,7 +5,10 @@
 take ``from_logits`` (pass a :class:`Loss` instance, e.g.
 ``losses.CategoricalCrossentropy(from_logits=True)``).  Every loss is the mean over the
 batch (and, as in Keras, over the last axis for the element-wise ones).  Probabilities
-are clipped to ``[1e-7, 1 - 1e-7]`` by the loss kernels, as Keras does.
+are clipped to ``[1e-7, 1 - 1e-7]`` by the loss kernels, as Keras does, except for the
+categorical cross-entropies of logits (``from_logits``) and of a softmax output layer:
+those are ``softmax_crossentropy`` of the logits, exact for any logits (Keras' TensorFlow
+backend, too, takes a softmax output's logits).
 """
 from __future__ import annotations
 
@@ -35,6 +38,12 @@ class Loss:
         if self.name == "binary_crossentropy":
             each = g.op("binary_crossentropy", y, p, self.from_logits, shape=p.shape)
             return g.op("mean", each, shape=(), hint="loss")
+        logits = p if self.from_logits else softmax_input(g, p)
+        if logits is not None:
+            # one statement from the logits, exact (as Keras' TensorFlow backend takes a
+            # softmax output's logits); the softmax stays for metrics and predictions
+            sparse = self.name == "sparse_categorical_crossentropy"
+            return g.op("softmax_crossentropy", y, logits, sparse, shape=(), hint="loss")
         if self.name == "sparse_categorical_crossentropy":
             y = one_hot(g, y, p.shape[-1])
         both = g.op("categorical_crossentropy", y, p, self.from_logits, -1, shape=())
@@ -79,6 +88,17 @@ class Loss:
             raise PhylanxValueError("categorical_crossentropy needs non-negative targets "
                                     "(one-hot rows)")
         return target
+
+
+def softmax_input(g: Graph, p: Var) -> Var | None:
+    """The logits if ``p`` is their softmax over the last axis, else None."""
+    stmt = g.producer(p)
+    if stmt is None or stmt.primitive != "softmax":
+        return None
+    axis = stmt.operands[1] if len(stmt.operands) > 1 else -1
+    if axis != -1 and axis != len(p.shape) - 1:
+        return None
+    return stmt.operands[0]
 
 
 def one_hot(g: Graph, labels: Var, classes: int) -> Var:

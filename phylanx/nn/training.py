@@ -115,6 +115,8 @@ class Program:
                 names += self.parallel.names()
             results += [new_params, [v for s in self.slot_names for v in new_slots[s]],
                         [v for _, v in updates]]
+        if kind != "predict":
+            g.drop_if_unused(out, results)     # a softmax whose loss took its logits
         body = ", ".join(g.physl() + [_render(results)])
         self.text = f"define({kind}_step, {', '.join(names)}, block({body}))"
         self.statements = len(g.stmts)

@@ -109,3 +109,26 @@ def test_recurrent_sequence_of_one_step():
 def test_embedding():
     model = _seq((5,), nn.Embedding(7, 3), nn.GlobalAveragePooling1D(), nn.Dense(2))
     _check(model, RNG.integers(0, 7, (4, 5)), RNG.normal(size=(4, 2)))
+
+
+@pytest.mark.parametrize("loss", ["sparse_categorical_crossentropy", "categorical_crossentropy"])
+def test_a_softmax_outputs_cross_entropy_is_taken_from_its_logits(loss):
+    """Exact where the clipped probabilities would cap the loss at -log(1e-7) (as Keras'
+    TensorFlow backend); the softmax statement is dropped unless a metric reads it."""
+    model = _seq((2,), nn.Dense(3, activation="softmax"))
+    model.compile(nn.SGD(), loss)
+    kernel = np.array([[40.0, 0.0, -40.0], [0.0, 1.0, 0.0]], np.float32)
+    model.set_weights([kernel, np.zeros(3, np.float32)])
+    x = np.array([[1.0, 0.5], [-0.5, 2.0]], np.float32)
+    labels = np.array([2, 1])
+    logits = x.astype(np.float64) @ kernel
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    want = -log_probs[np.arange(2), labels].mean()
+    y = labels if loss.startswith("sparse") else np.eye(3)[labels]
+    got = model.evaluate(x, y, verbose=0)
+    assert want > 20                        # beyond the clipped loss's cap, 16.1
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    assert "softmax(" not in model._program("train").text.replace("softmax_crossentropy(", "")
+    model.compile(nn.SGD(), loss, metrics=["accuracy"])
+    assert "softmax(v" in model._program("train").text

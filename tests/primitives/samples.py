@@ -206,6 +206,12 @@ def _keras_support_losses() -> dict[str, list[tuple]]:
                                 (np.array([0.0, 1.0, 1.0, 0.5]),
                                  np.array([-800.0, 800.0, -3.0, 0.5]), True),
                                 (np.float64(1.0), np.float64(0.25))],
+        "softmax_crossentropy": [
+            (np.array([[0.2, 0.8], [1.0, 0.0]]), np.array([[1.0, 2.0], [-3.0, 0.5]])),
+            (np.array([1, 0, 2]), np.array([[1.0, 2.0, 0.0], [900.0, 0.0, -900.0],
+                                            [-1.0, 0.0, 1.0]]), True),
+            (np.array([[0, 1], [2, 2]]),
+             np.arange(12, dtype=np.float32).reshape(2, 2, 3), True)],
     }
 
 

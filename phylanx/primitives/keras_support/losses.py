@@ -66,6 +66,80 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     return [scalarize(-np.sum(tgt * np.log(probs), axis=ax)), probs]
 
 
+
+def _softmax_crossentropy_oracle(target, logits, sparse=False):
+    given = np.asarray(logits).dtype
+    return _float64_crossentropy(target, logits, sparse).astype(
+        given if given.kind == "f" else np.float64)
+
+
+def _float64_crossentropy(target, logits, sparse):
+    z = np.asarray(logits, dtype=np.float64)
+    shifted = z - z.max(axis=-1, keepdims=True)
+    log_probs = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+    if sparse:
+        labels = np.asarray(target)
+        if labels.dtype.kind not in "iu" or labels.shape != z.shape[:-1] \
+                or labels.min() < 0 or labels.max() >= z.shape[-1]:
+            raise ValueError("bad labels")
+        return -np.mean(np.take_along_axis(log_probs, labels[..., None], -1))
+    return -np.mean(np.sum(np.asarray(target, dtype=np.float64) * log_probs, axis=-1))
+
+
+def class_labels(target, logits: np.ndarray) -> np.ndarray:
+    """``target`` as one class index per sample of ``logits`` (its last axis the
+    classes), or a located error."""
+    labels = as_array(target, "target")
+    if labels.dtype.kind not in "iu":
+        raise PhylanxValueError(f"sparse targets must be integer class indices, got "
+                                f"{labels.dtype}")
+    if labels.shape != logits.shape[:-1]:
+        raise PhylanxValueError(f"sparse targets must have shape {logits.shape[:-1]} (one "
+                                f"class per sample of logits {logits.shape}), got "
+                                f"{labels.shape}")
+    if labels.size and (labels.min() < 0 or labels.max() >= logits.shape[-1]):
+        bad = labels[(labels < 0) | (labels >= logits.shape[-1])].reshape(-1)[0]
+        raise PhylanxValueError(f"class index {bad} is out of range for "
+                                f"{logits.shape[-1]} classes")
+    return labels
+
+
+@primitive(
+    "softmax_crossentropy",
+    "softmax_crossentropy(_1_target,_2_logits,__arg(_3_sparse,false))",
+    differentiable=True, extension=True, oracle=_softmax_crossentropy_oracle,
+    example="softmax_crossentropy([1], [[0., 0.]], true)", result="0.6931471805599453",
+)
+def softmax_crossentropy(target, logits, sparse=False):
+    """Mean cross-entropy of ``softmax(logits)`` over the samples (one statement).
+
+    ``mean(-sum(target * log_softmax(logits), -1))``, the last axis the classes.  With
+    ``sparse``, ``target`` holds one integer class per sample (shape
+    ``logits.shape[:-1]``).
+
+    What ``softmax``, ``one_hot``, ``categorical_crossentropy``, ``slice`` and
+    ``mean`` compute, in the exact log-sum-exp form (finite for any
+    logits); ``phylanx.nn`` uses it for a softmax output layer's cross-entropy, as
+    Keras' TensorFlow backend uses the softmax's logits.
+    """
+    z = as_float_array(logits, "logits")
+    if z.ndim == 0:
+        raise PhylanxValueError("logits must have a class axis, got a scalar")
+    if z.shape[-1] == 0:
+        raise PhylanxValueError("logits need at least one class")
+    shifted = z - np.max(z, axis=-1, keepdims=True)
+    log_total = np.log(np.sum(np.exp(shifted), axis=-1))
+    if to_bool(sparse):
+        labels = class_labels(target, z)
+        picked = np.take_along_axis(shifted, labels[..., None], -1)[..., 0]
+        each = log_total - picked
+    else:
+        tgt, _ = _operands(target, z)
+        each = np.sum(tgt * (log_total[..., None] - shifted), axis=-1)
+    if each.size == 0:
+        raise PhylanxValueError("softmax_crossentropy of no samples (the mean is undefined)")
+    return scalarize(np.mean(each))
+
 def _binary_oracle(target, output, from_logits=False):
     t = np.asarray(target, dtype=np.float64)
     o = np.asarray(output, dtype=np.float64)
