@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from functools import partial
 
 import numpy as np
 from workloads.common import median_ms
@@ -137,11 +138,11 @@ def label_passes(rng, r: int) -> None:
     from phylanx import Phylanx
     for d in (2, 4, 8, 16, 32):
         points, centres = data(1_000_000, d)
-        sq = np.sum(points * points, axis=1)
+        operands = (points, np.sum(points * points, axis=1), centres)
         update = Phylanx(kmeans_update)
-        step = settled(lambda: update(points, sq, centres), 2.0)
+        step = settled(partial(update, *operands), 2.0)
         print(f"k-means update 1,000,000 x {d}, k = 8: NumPy "
-              f"{median_ms(lambda: kmeans_update(points, sq, centres), r):.2f}, "
+              f"{median_ms(partial(kmeans_update, *operands), r):.2f}, "
               f"phylanx {median_ms(step, r):.2f}")
 
 
