@@ -160,7 +160,6 @@ def categorical_crossentropy_vjp(ct, out, target, output, from_logits=False, axi
     return -g * np.log(probs), g * d_output
 
 
-
 @VJP.register("softmax_crossentropy")
 @selective
 def softmax_crossentropy_vjp(ct, out, target, logits, sparse=False, wanted=None):

@@ -6,7 +6,7 @@ The cache-blocking rewrite turns ``np.argmin(f(x @ c, ...), axis=1)`` (``argmax`
 computes it in one numba loop instead, with no (n, k) intermediate at all::
 
     for each chunk of rows (in parallel):
-        for each block of rows in it (64 to 2048 rows, cache-sized):
+        for each block of rows in it (up to 2048 rows, cache-sized):
             P = x[block] @ c                  (one BLAS call)
             for each row i of the block:
                 for j in 0..k-1:
@@ -42,16 +42,16 @@ _CONCAT = "__rows_concat"
 _STATS = "__rows_label_stats"
 _ARG = {"argmin": "<", "argmax": ">"}
 _SAMPLE_ROWS = 4
-#: rows per block of the pass, and a block's product size (rows x d x k) at most:
-#: OpenBLAS runs products up to 65536 x 4 on the calling thread (its
-#: GEMM_MULTITHREAD_THRESHOLD), the thread of our own parallel loop
-_MIN_BLOCK, _MAX_BLOCK, _BLOCK_PRODUCT = 64, 2048, 1 << 18
+#: rows per block of the pass (cache-sized), and a block's product size (rows x d x k)
+#: at most: OpenBLAS runs products up to 65536 x 4 on the calling thread (its
+#: GEMM_MULTITHREAD_THRESHOLD), the thread of our own parallel loop; one row per block
+#: when d x k alone exceeds it
+_MAX_BLOCK, _BLOCK_PRODUCT = 2048, 1 << 18
 
 
 def _block_rows_source() -> str:
     """The kernel's expression of its rows per block."""
-    return (f"max({_MIN_BLOCK}, min({_MAX_BLOCK}, "
-            f"{_BLOCK_PRODUCT} // max(1, X.shape[1] * k)))")
+    return f"max(1, min({_MAX_BLOCK}, {_BLOCK_PRODUCT} // max(1, X.shape[1] * k)))"
 
 
 def _roles(sig: tuple) -> list[str]:

@@ -20,6 +20,7 @@ is compiled once and evaluated for every batch; nothing is recorded at run time.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,6 +87,8 @@ class Graph:
         def reads(value: Any) -> bool:
             if isinstance(value, (list, tuple)):
                 return any(reads(v) for v in value)
+            if isinstance(value, Raw):          # verbatim text, e.g. timer(all_reduce(v))
+                return re.search(rf"\b{re.escape(var.name)}\b", value.text) is not None
             return value is var
         if not reads(results) and not any(reads(s.operands) for s in self.stmts):
             self.stmts = [s for s in self.stmts if s.out is not var]

@@ -7,8 +7,9 @@ take ``from_logits`` (pass a :class:`Loss` instance, e.g.
 batch (and, as in Keras, over the last axis for the element-wise ones).  Probabilities
 are clipped to ``[1e-7, 1 - 1e-7]`` by the loss kernels, as Keras does, except for the
 categorical cross-entropies of logits (``from_logits``) and of a softmax output layer:
-those are ``softmax_crossentropy`` of the logits, exact for any logits (Keras' TensorFlow
-backend, too, takes a softmax output's logits).
+those are ``softmax_crossentropy`` of the logits, exact for finite logits (Keras'
+TensorFlow backend, too, takes a softmax output's logits).  Model-parallel training's
+loss sees only the probabilities (``model_parallel_fit._head``): clipped there.
 """
 from __future__ import annotations
 

@@ -43,8 +43,8 @@ def blobs(n, d, k, dtype="float64"):
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize("n,d,k", [(1, 1, 1), (5, 2, 3), (400, 2, 8), (333, 16, 5),
-                                   (5000, 20, 8)])
+@pytest.mark.parametrize("n,d,k", [(1, 1, 1), (50, 3, 1), (5, 2, 3), (400, 2, 8),
+                                   (333, 16, 5), (40000, 20, 8), (3000, 70, 64)])
 def test_kmeans_labels_match_numpy(rows, installed, dtype, n, d, k):
     f = Phylanx(labels)
     for _ in range(5):
@@ -152,10 +152,11 @@ def stats_calls(found) -> int:
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("n,d,k", [(1, 1, 1), (7, 2, 3), (500, 2, 8), (300, 9, 4),
-                                   (4500, 12, 6)])
+                                   (60000, 12, 6), (2000, 70, 64)])
 def test_kmeans_counts_and_sums_in_the_labels_pass(rows, installed, dtype, n, d, k):
-    """d > ``codegen.UNROLLED_WIDTH``: the products are BLAS calls per block of rows
-    (4500 x 12 x 6: several blocks per chunk, the last one short)."""
+    """Each block's product is one BLAS call: 60000 x 12 x 6 has blocks of 3640 rows,
+    several per chunk of up to 8 threads, the last one short; 70 x 64 blocks of 58 rows
+    (a block's product at most 2^18 multiplications)."""
     f = Phylanx(kmeans)
     rtol = 1e-4 if dtype == "float32" else 1e-10
     for _ in range(4):

@@ -211,7 +211,11 @@ def _keras_support_losses() -> dict[str, list[tuple]]:
             (np.array([1, 0, 2]), np.array([[1.0, 2.0, 0.0], [900.0, 0.0, -900.0],
                                             [-1.0, 0.0, 1.0]]), True),
             (np.array([[0, 1], [2, 2]]),
-             np.arange(12, dtype=np.float32).reshape(2, 2, 3), True)],
+             np.arange(12, dtype=np.float32).reshape(2, 2, 3), True),
+            # a class at -inf costs nothing where its target is 0; float64 targets
+            # make a float64 loss of float32 logits
+            (np.array([[1.0, 0.0, 0.0]]), np.array([[1.0, -np.inf, 0.0]])),
+            (np.array([[0.3, 0.7]]), np.array([[1.0, 2.0]], dtype=np.float32))],
     }
 
 

@@ -66,11 +66,10 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     return [scalarize(-np.sum(tgt * np.log(probs), axis=ax)), probs]
 
 
-
 def _softmax_crossentropy_oracle(target, logits, sparse=False):
-    given = np.asarray(logits).dtype
-    return _float64_crossentropy(target, logits, sparse).astype(
-        given if given.kind == "f" else np.float64)
+    kinds = [np.asarray(logits).dtype] + ([] if sparse else [np.asarray(target).dtype])
+    dtype = np.result_type(*[k if k.kind == "f" else np.float64 for k in kinds])
+    return _float64_crossentropy(target, logits, sparse).astype(dtype)
 
 
 def _float64_crossentropy(target, logits, sparse):
@@ -83,7 +82,9 @@ def _float64_crossentropy(target, logits, sparse):
                 or labels.min() < 0 or labels.max() >= z.shape[-1]:
             raise ValueError("bad labels")
         return -np.mean(np.take_along_axis(log_probs, labels[..., None], -1))
-    return -np.mean(np.sum(np.asarray(target, dtype=np.float64) * log_probs, axis=-1))
+    t = np.asarray(target, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        return -np.mean(np.sum(np.where(t == 0, 0.0, t * log_probs), axis=-1))
 
 
 def class_labels(target, logits: np.ndarray) -> np.ndarray:
@@ -118,9 +119,10 @@ def softmax_crossentropy(target, logits, sparse=False):
     ``logits.shape[:-1]``).
 
     What ``softmax``, ``one_hot``, ``categorical_crossentropy``, ``slice`` and
-    ``mean`` compute, in the exact log-sum-exp form (finite for any
-    logits); ``phylanx.nn`` uses it for a softmax output layer's cross-entropy, as
-    Keras' TensorFlow backend uses the softmax's logits.
+    ``mean`` compute, but without clipping the probabilities: the exact log-sum-exp
+    form, finite for finite logits (a class at -inf costs nothing where its target is 0
+    and infinity where it is not); ``phylanx.nn`` uses it for a softmax output layer's
+    cross-entropy, as Keras' TensorFlow backend uses the softmax's logits.
     """
     z = as_float_array(logits, "logits")
     if z.ndim == 0:
@@ -135,7 +137,13 @@ def softmax_crossentropy(target, logits, sparse=False):
         each = log_total - picked
     else:
         tgt, _ = _operands(target, z)
-        each = np.sum(tgt * (log_total[..., None] - shifted), axis=-1)
+        if np.all(np.isfinite(shifted)):
+            terms = tgt * (log_total[..., None] - shifted)
+        else:
+            # a class of probability 0 (logit -inf) adds nothing where its target is 0
+            with np.errstate(invalid="ignore"):
+                terms = np.where(tgt == 0, 0, tgt * (log_total[..., None] - shifted))
+        each = np.sum(terms, axis=-1)
     if each.size == 0:
         raise PhylanxValueError("softmax_crossentropy of no samples (the mean is undefined)")
     return scalarize(np.mean(each))
