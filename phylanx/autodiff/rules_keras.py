@@ -165,17 +165,17 @@ def categorical_crossentropy_vjp(ct, out, target, output, from_logits=False, axi
 def softmax_crossentropy_vjp(ct, out, target, logits, sparse=False, wanted=None):
     """``ct * (softmax(z) * sum(t) - t) / samples`` for the logits (sparse: ``t`` one-hot),
     ``ct * -log_softmax(z) / samples`` for dense targets."""
-    from ..primitives.keras_support.activations import stable_softmax
     from ..primitives.keras_support.losses import class_labels
     z = arr(logits)
-    scale = np.asarray(ct, dtype=z.dtype) / max(1, z.size // z.shape[-1])
-    probs = stable_softmax(z, z.ndim - 1)
+    scale = np.asarray(ct, dtype=z.dtype) / max(1, z.size // max(1, z.shape[-1]))
+    probs = np.exp(z - z.max(axis=-1, keepdims=True))
+    probs /= probs.sum(axis=-1, keepdims=True)
     d_target = None
     if to_bool(sparse):
         labels = class_labels(target, z)
+        rows = probs.reshape(-1, z.shape[-1])          # a view: probs is our own array
+        rows[np.arange(rows.shape[0]), labels.reshape(-1)] -= 1
         d_logits = probs
-        np.put_along_axis(d_logits, labels[..., None],
-                          np.take_along_axis(d_logits, labels[..., None], -1) - 1, -1)
     else:
         t = arr(target)
         d_logits = probs * np.sum(t, axis=-1, keepdims=True) - t
@@ -183,7 +183,11 @@ def softmax_crossentropy_vjp(ct, out, target, logits, sparse=False, wanted=None)
             shifted = z - np.max(z, axis=-1, keepdims=True)
             log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
             d_target = -scale * log_probs
-    return d_target, (d_logits * scale if is_wanted(wanted, 1) else None)
+    if not is_wanted(wanted, 1):
+        return d_target, None
+    d_logits *= scale
+    return d_target, d_logits
+
 
 # -- convolutions and pooling --------------------------------------------------------
 def _per_axis(value, nsp: int) -> tuple[int, ...]:

@@ -129,12 +129,15 @@ def softmax_crossentropy(target, logits, sparse=False):
         raise PhylanxValueError("logits must have a class axis, got a scalar")
     if z.shape[-1] == 0:
         raise PhylanxValueError("logits need at least one class")
-    shifted = z - np.max(z, axis=-1, keepdims=True)
-    log_total = np.log(np.sum(np.exp(shifted), axis=-1))
+    # array methods and plain indexing: a training step calls this once, right after
+    # large products, where every NumPy call's overhead counts (W4's step)
+    shifted = z - z.max(axis=-1, keepdims=True)
+    log_total = np.log(np.exp(shifted).sum(axis=-1))
     if to_bool(sparse):
         labels = class_labels(target, z)
-        picked = np.take_along_axis(shifted, labels[..., None], -1)[..., 0]
-        each = log_total - picked
+        rows = shifted.reshape(-1, z.shape[-1])
+        each = log_total - rows[np.arange(rows.shape[0]), labels.reshape(-1)].reshape(
+            labels.shape)
     else:
         tgt, _ = _operands(target, z)
         if np.all(np.isfinite(shifted)):
@@ -146,7 +149,7 @@ def softmax_crossentropy(target, logits, sparse=False):
         each = np.sum(terms, axis=-1)
     if each.size == 0:
         raise PhylanxValueError("softmax_crossentropy of no samples (the mean is undefined)")
-    return scalarize(np.mean(each))
+    return scalarize(each.sum() / each.size)
 
 def _binary_oracle(target, output, from_logits=False):
     t = np.asarray(target, dtype=np.float64)
