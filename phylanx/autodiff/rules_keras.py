@@ -16,12 +16,15 @@ import scipy.special
 from ..errors import PhylanxValueError
 from .rule_helpers import (
     arr,
+    class_labels,
     conv_gemm,
     int_list,
     is_wanted,
+    log_softmax,
     pad_amounts,
     reduced_axes,
     selective,
+    stable_softmax,
     to_bool,
 )
 from .table import VJP
@@ -146,8 +149,7 @@ def categorical_crossentropy_vjp(ct, out, target, output, from_logits=False, axi
         return None, None
     g = np.expand_dims(np.asarray(ct_loss), ax)
     if to_bool(from_logits):
-        shifted = o - np.max(o, axis=ax, keepdims=True)
-        log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=ax, keepdims=True))
+        log_probs = log_softmax(o, ax)
         probs = np.exp(log_probs)
         return (-g * log_probs,
                 g * (probs * np.sum(t, axis=ax, keepdims=True) - t))
@@ -165,11 +167,9 @@ def categorical_crossentropy_vjp(ct, out, target, output, from_logits=False, axi
 def softmax_crossentropy_vjp(ct, out, target, logits, sparse=False, wanted=None):
     """``ct * (softmax(z) * sum(t) - t) / samples`` for the logits (sparse: ``t`` one-hot),
     ``ct * -log_softmax(z) / samples`` for dense targets."""
-    from ..primitives.keras_support.losses import class_labels
     z = arr(logits)
     scale = np.asarray(ct, dtype=z.dtype) / max(1, z.size // max(1, z.shape[-1]))
-    probs = np.exp(z - z.max(axis=-1, keepdims=True))
-    probs /= probs.sum(axis=-1, keepdims=True)
+    probs = stable_softmax(z, -1)                      # a new array: updated in place
     d_target = None
     if to_bool(sparse):
         labels = class_labels(target, z)
@@ -180,9 +180,7 @@ def softmax_crossentropy_vjp(ct, out, target, logits, sparse=False, wanted=None)
         t = arr(target)
         d_logits = probs * np.sum(t, axis=-1, keepdims=True) - t
         if is_wanted(wanted, 0):              # the exact log-softmax, not log(probs)
-            shifted = z - np.max(z, axis=-1, keepdims=True)
-            log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
-            d_target = -scale * log_probs
+            d_target = -scale * log_softmax(z, -1)
     if not is_wanted(wanted, 1):
         return d_target, None
     d_logits *= scale

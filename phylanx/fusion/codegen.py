@@ -207,7 +207,8 @@ def body_lines(region: Region, roles: list[str], leaf_values: list,
         if read is not None:
             # a float32 product sums in float32 (as sgemv): twice the SIMD lanes
             read = read.format(i=i, bits="32" if k[1] == np.float32 else "")
-            lines.append(f"x{i} = {_cast(read, k[1]) if roles[i] in ('d', 'm') else read}")
+            # a row dot's sum is cast to the operand's dtype; "m" reads a product of it
+            lines.append(f"x{i} = {_cast(read, k[1]) if roles[i] == 'd' else read}")
     reduction, init = None, ""
     for op in region.ops:
         operands = [(kind, x if kind == "leaf" else x.index) for kind, x in op.args

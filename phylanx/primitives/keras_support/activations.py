@@ -115,9 +115,17 @@ def stable_softmax(values: np.ndarray, axis: int) -> np.ndarray:
     """Softmax of a float array along ``axis``, shifted by the maximum against overflow."""
     if values.size == 0:
         return values.copy()
-    shifted = values - np.max(values, axis=axis, keepdims=True)
-    exp = np.exp(shifted)
-    return exp / np.sum(exp, axis=axis, keepdims=True)
+    # array methods and an in-place division: small softmaxes (a training step's output
+    # layer, right after large products) are mostly the calls' overhead
+    exp = np.exp(values - values.max(axis=axis, keepdims=True))
+    exp /= exp.sum(axis=axis, keepdims=True)
+    return exp
+
+
+def log_softmax(values: np.ndarray, axis: int) -> np.ndarray:
+    """``log(softmax(values))`` along ``axis``, exact (no log of an underflowed 0)."""
+    shifted = values - values.max(axis=axis, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
 
 
 @primitive("softmax", "softmax(_1)", "softmax(_1, _2)",

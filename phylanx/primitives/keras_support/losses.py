@@ -13,7 +13,7 @@ from ...values import scalarize
 from ..dtypes import to_axis, to_bool, to_int
 from ..registry import primitive
 from ._windows import as_array, as_float_array, check_rank
-from .activations import stable_softmax
+from .activations import log_softmax, stable_softmax
 
 EPSILON = 1e-7
 
@@ -58,9 +58,7 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     if to_bool(from_logits):
         if out.size == 0:
             return [scalarize(np.sum(tgt * out, axis=ax)), out.copy()]
-        shifted = out - np.max(out, axis=ax, keepdims=True)
-        log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=ax, keepdims=True))
-        loss = -np.sum(tgt * log_probs, axis=ax)
+        loss = -np.sum(tgt * log_softmax(out, ax), axis=ax)
         return [scalarize(loss), _clip(stable_softmax(out, ax))]
     probs = _clip(out / np.sum(out, axis=ax, keepdims=True))
     return [scalarize(-np.sum(tgt * np.log(probs), axis=ax)), probs]
@@ -129,27 +127,25 @@ def softmax_crossentropy(target, logits, sparse=False):
         raise PhylanxValueError("logits must have a class axis, got a scalar")
     if z.shape[-1] == 0:
         raise PhylanxValueError("logits need at least one class")
-    # array methods and plain indexing: a training step calls this once, right after
-    # large products, where every NumPy call's overhead counts (W4's step)
-    shifted = z - z.max(axis=-1, keepdims=True)
-    log_total = np.log(np.exp(shifted).sum(axis=-1))
+    log_probs = log_softmax(z, -1)
     if to_bool(sparse):
         labels = class_labels(target, z)
-        rows = shifted.reshape(-1, z.shape[-1])
-        each = log_total - rows[np.arange(rows.shape[0]), labels.reshape(-1)].reshape(
-            labels.shape)
+        # plain indexing (not take_along_axis): called once per training step, where
+        # every NumPy call's overhead counts (W4's step)
+        rows = log_probs.reshape(-1, z.shape[-1])
+        each = -rows[np.arange(rows.shape[0]), labels.reshape(-1)].reshape(labels.shape)
     else:
         tgt, _ = _operands(target, z)
-        if np.all(np.isfinite(shifted)):
-            terms = tgt * (log_total[..., None] - shifted)
-        else:
-            # a class of probability 0 (logit -inf) adds nothing where its target is 0
-            with np.errstate(invalid="ignore"):
-                terms = np.where(tgt == 0, 0, tgt * (log_total[..., None] - shifted))
-        each = np.sum(terms, axis=-1)
+        # a class of probability 0 (logit -inf) adds nothing where its target is 0
+        with np.errstate(invalid="ignore"):
+            terms = tgt * log_probs
+        if not np.all(np.isfinite(log_probs)):
+            terms = np.where(tgt == 0, 0, terms)
+        each = -terms.sum(axis=-1)
     if each.size == 0:
         raise PhylanxValueError("softmax_crossentropy of no samples (the mean is undefined)")
     return scalarize(each.sum() / each.size)
+
 
 def _binary_oracle(target, output, from_logits=False):
     t = np.asarray(target, dtype=np.float64)
