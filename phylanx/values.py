@@ -283,6 +283,10 @@ def scalarize(value: Any) -> Any:
     return value
 
 
+#: NumPy's random generators, passed to decorated code as themselves
+_RANDOM_STATES = (np.random.Generator, np.random.RandomState)
+
+
 def from_python(value: Any) -> Any:
     """Python argument -> PhySL value (arrays pass through without copying)."""
     t = type(value)
@@ -291,6 +295,8 @@ def from_python(value: Any) -> Any:
     if t is int or t is float or t is bool:
         return value  # weak scalars, as in NumPy code (see compiler.literal_value)
     if value is None or t is str or isinstance(value, (np.generic, Function, Builtin, range)):
+        return value
+    if isinstance(value, _RANDOM_STATES):   # held as themselves: their methods draw
         return value
     if t is list:
         items = [from_python(v) for v in value]

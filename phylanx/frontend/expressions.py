@@ -14,6 +14,7 @@ from ..compiler.compiler import CONSTANTS
 from ..errors import PhylanxTypeError
 from ..language import ast as past
 from ..primitives import registry
+from ..primitives.matrixops.numpy_random import GENERATOR_METHODS
 from . import arguments, definite, tables
 from .markers import DecoratedFunction
 from .numpy_calls import NumpyMixin, array_literal
@@ -486,6 +487,11 @@ class ExpressionMixin(NumpyMixin):
     def method_call(self, func, node):
         method = func.attr
         prim = tables.METHODS.get(method)
+        if prim is None and method in GENERATOR_METHODS:
+            # rng.normal(...) of a numpy.random.Generator or RandomState: its own method
+            return self.call("__random_method", [
+                self.expr(func.value), self.lit(method, node),
+                *self.keywords_last(self.arguments(node), node)], node)
         if prim is None:
             raise self.error(func, f"method '.{method}()' is not supported (supported: "
                              f"{', '.join(sorted(tables.METHODS))})")

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..language import ast as past
 from ..primitives import registry
+from ..primitives.matrixops.numpy_random import NUMPY_RANDOM_FUNCTIONS
 from . import tables
 from .numpy_more import NumpyMoreMixin
 
@@ -73,6 +74,8 @@ class NumpyMixin(NumpyMoreMixin):
         for k in node.keywords:
             if k.arg == "out":
                 raise self.error(k, "the 'out=' argument is not supported; assign the result")
+        if module == "numpy" and dotted.startswith("random."):
+            return self.numpy_random(dotted[len("random."):], node)
         special = getattr(self, "np_" + dotted.replace(".", "_"), None)
         if special is not None:
             return special(node)
@@ -84,6 +87,22 @@ class NumpyMixin(NumpyMoreMixin):
                                           self.lit(tables.NUMPY_DTYPES[dotted], node)], node)
         prim = self.numpy_name(dotted, node.func)
         return self.keyword_call(prim, dotted, self.arguments(node), node)
+
+    def numpy_random(self, name: str, node):
+        """``np.random.<name>(...)``: NumPy's own function on its global stream, so a
+        decorated function draws the numbers the undecorated one draws."""
+        if name not in NUMPY_RANDOM_FUNCTIONS:
+            raise self.error(node.func, f"np.random.{name} is not a function of numpy.random")
+        return self.call("__nprandom", [self.lit(name, node),
+                                        *self.keywords_last(self.arguments(node), node)], node)
+
+    def keywords_last(self, args: list, node) -> list:
+        """``list(<keyword names>), positional..., keyword values...`` of a call passed on
+        to a Python callable as it was written (``__nprandom``, ``__random_method``)."""
+        positional = [a for a in args if not isinstance(a, past.KeywordArg)]
+        keywords = [a for a in args if isinstance(a, past.KeywordArg)]
+        names = self.call("list", [self.lit(k.name, node) for k in keywords], node)
+        return [names, *positional, *(k.value for k in keywords)]
 
     def _filled(self, value, node, like=False):
         args = self.arguments(node)
@@ -123,64 +142,6 @@ class NumpyMixin(NumpyMoreMixin):
 
     np_asanyarray = np_ascontiguousarray = np_asarray
 
-    def np_random_rand(self, node):
-        if not node.args:
-            return self.call("random_sample", [], node)
-        shape = self.call("list", self.arguments(node), node)
-        return self.call("random", [shape, self.lit("uniform", node)], node)
-
-    def _distribution(self, node, dist, names, defaults, dtype=None):
-        bound = _bind(node, names, self)
-        params = []
-        for name, default in zip(names[:-1], defaults):
-            if name not in bound and default is None:
-                raise self.error(node, f"np.random.{_dotted_name(node)}() needs '{name}'")
-            params.append(bound.get(name) or self.lit(default, node))
-        size = bound.get(names[-1]) or self.lit(None, node)
-        args = [size, self.call("list", [self.lit(dist, node), *params], node)]
-        if dtype is not None:
-            args.append(self.lit(dtype, node))
-        return self.call("random", args, node)
-
-    def np_random_uniform(self, node):
-        return self._distribution(node, "uniform", ("low", "high", "size"), (0.0, 1.0))
-
-    def np_random_normal(self, node):
-        return self._distribution(node, "normal", ("loc", "scale", "size"), (0.0, 1.0))
-
-    def np_random_exponential(self, node):
-        # the C++ distribution takes the rate, NumPy the scale (its inverse)
-        bound = _bind(node, ("scale", "size"), self)
-        rate = self.call("__div", [self.lit(1.0, node), bound.get("scale") or
-                                   self.lit(1.0, node)], node)
-        size = bound.get("size") or self.lit(None, node)
-        return self.call("random", [size, self.call("list", [self.lit("exponential", node),
-                                                             rate], node)], node)
-
-    def np_random_geometric(self, node):
-        # C++ counts the failures before the first success, NumPy the trials
-        draws = self._distribution(node, "geometric", ("p", "size"), (None,), "int64")
-        return self.call("__add", [draws, self.lit(1, node)], node)
-
-    def np_random_weibull(self, node):
-        bound = _bind(node, ("a", "size"), self)
-        if "a" not in bound:
-            raise self.error(node, "np.random.weibull() needs 'a'")
-        dist = self.call("list", [self.lit("weibull", node), bound["a"], self.lit(1.0, node)],
-                         node)
-        return self.call("random", [bound.get("size") or self.lit(None, node), dist], node)
-
-    def np_random_randint(self, node):
-        bound = _bind(node, ("low", "high", "size"), self)
-        low, high = bound.get("low"), bound.get("high")
-        if high is None:
-            low, high = self.lit(0, node), low
-        high = self.call("__sub", [high, self.lit(1, node)], node)   # C++ bounds are inclusive
-        size = bound.get("size") or self.lit(None, node)
-        dist = self.call("list", [self.lit("uniform_int", node), low, high], node)
-        return self.call("random", [size, dist, self.lit("int64", node)], node)
-
-
     def moment(self, prim, node, receiver=None):
         """``np.std(x, axis, dtype, out, ddof, keepdims)``/``x.var(...)``: NumPy's positions
         bound by name and passed as keywords (the primitives order their slots differently)."""
@@ -214,38 +175,6 @@ class NumpyMixin(NumpyMoreMixin):
             return self.call("size", [bound["a"]], node)
         return self.call("__subscript", [self.call("shape", [bound["a"]], node), bound["axis"]],
                          node)
-
-
-#: np.random.<name>(params..., size) -> random(size, list(<C++ name>, params...), dtype)
-_DISTRIBUTIONS = {
-    "standard_normal": ("normal", (), (), None),
-    "standard_cauchy": ("cauchy", (), (), None),
-    "standard_exponential": ("exponential", (), (), None),
-    "binomial": ("binomial", ("n", "p"), (None, None), "int64"),
-    "negative_binomial": ("negative_binomial", ("n", "p"), (None, None), "int64"),
-    "poisson": ("poisson", ("lam",), (1.0,), "int64"),
-    "gamma": ("gamma", ("shape", "scale"), (None, 1.0), None),
-    "lognormal": ("lognormal", ("mean", "sigma"), (0.0, 1.0), None),
-    "chisquare": ("chi_squared", ("df",), (None,), None),
-    "standard_t": ("student_t", ("df",), (None,), None),
-    "f": ("fisher_f", ("dfnum", "dfden"), (None, None), None),
-    "gumbel": ("extreme_value", ("loc", "scale"), (0.0, 1.0), None),
-}
-
-
-def _distribution_rule(dist, names, defaults, dtype):
-    def rule(self, node):
-        return self._distribution(node, dist, (*names, "size"), defaults, dtype)
-    return rule
-
-
-for _name, (_dist, _names, _defaults, _dtype) in _DISTRIBUTIONS.items():
-    setattr(NumpyMixin, f"np_random_{_name}", _distribution_rule(_dist, _names, _defaults,
-                                                                  _dtype))
-
-
-def _dotted_name(node) -> str:
-    return node.func.attr if isinstance(node.func, ast.Attribute) else "?"
 
 
 def _numpy_parameters(dotted: str) -> list[str] | None:

@@ -52,10 +52,6 @@ NUMPY_RENAMES: dict[str, str] = {
     "radians": "deg2rad", "degrees": "rad2deg",
     "linalg.inv": "inverse", "linalg.det": "determinant", "linalg.norm": "__npnorm",
     "linalg.solve": "solve", "linalg.matmul": "matmul",
-    "random.seed": "set_seed", "random.rand": "__random_rand", "random.randn": "randn",
-    "random.random": "random_sample", "random.random_sample": "random_sample",
-    "random.sample": "random_sample", "random.ranf": "random_sample",
-    "random.shuffle": "shuffle", "random.random_integers": "random_integers",
 }
 
 #: NumPy scalar types and constants usable as values

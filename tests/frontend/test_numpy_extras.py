@@ -224,9 +224,11 @@ def test_random_choice_permutation_beta_shapes_supports_and_seed():
     np.testing.assert_array_equal(rows[:, 1], rows[:, 0] + 1)   # rows move as a whole
     assert betas.shape == (n,) and betas.min() >= 0 and betas.max() <= 1
     assert abs(betas.mean() - 2 / 7) < 0.02   # mean a / (a + b)
-    assert isinstance(single, np.float64) and 0 <= single <= 1
-    plain = random_draws.python(11, n)   # NumPy's legacy stream: same shapes and supports
-    assert [np.shape(v) for v in plain] == [np.shape(v) for v in first]
+    assert isinstance(single, float) and 0 <= single <= 1
+    plain = random_draws.python(11, n)   # NumPy's global stream: the same draws and types
+    for a, b in zip(plain, first):
+        assert type(a) is type(b)
+        np.testing.assert_array_equal(a, b)
 
 
 @Phylanx

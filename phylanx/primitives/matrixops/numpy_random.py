@@ -1,10 +1,13 @@
 """matrixops, numpy.random functions the original lacks (extensions): ``choice permutation
-beta``.
+beta``, and ``__nprandom``/``__random_method`` for decorated Python.
 
-They draw from the shared generator of ``matrixops_random`` (``with_generator``), so
-``set_seed(n)`` (``np.random.seed(n)`` in decorated Python) makes them reproducible together
-with ``random``/``shuffle``.  The streams are those of ``numpy.random.Generator``: the same
-distributions as the legacy ``np.random.*`` functions, not the same numbers for a seed.
+``choice``, ``permutation`` and ``beta`` draw from the shared generator of
+``matrixops_random`` (``with_generator``), so PhySL's ``set_seed(n)`` makes them reproducible
+together with ``random``/``shuffle``.
+
+Decorated Python's ``np.random.<name>(...)`` is ``__nprandom``: NumPy's own function on its
+global ``RandomState``, so a decorated function draws exactly what the undecorated one draws;
+``rng.<method>(...)`` of a ``Generator``/``RandomState`` value is ``__random_method``.
 """
 from __future__ import annotations
 
@@ -131,3 +134,73 @@ def beta(a, b, size=None):
     except ValueError as e:
         raise PhylanxValueError(f"a, b and size do not broadcast: {e}") from None
     return scalarize(np.asarray(values))
+
+
+#: ``np.random.<name>`` callable from decorated code: NumPy's own functions, drawing from
+#: NumPy's global ``RandomState`` (so ``np.random.seed(42)`` before or inside a decorated
+#: function gives the numbers the undecorated function gets), plus its constructors
+#: (``default_rng``, ``RandomState``, ``SeedSequence``, bit generators)
+NUMPY_RANDOM_FUNCTIONS = frozenset(
+    name for name in np.random.__all__ if callable(getattr(np.random, name, None)))
+#: methods of ``numpy.random.Generator`` and ``RandomState`` objects
+GENERATOR_METHODS = frozenset(
+    name for cls in (np.random.Generator, np.random.RandomState) for name in dir(cls)
+    if not name.startswith("_") and callable(getattr(cls, name)))
+
+
+def _split_keywords(names, values: tuple) -> tuple[tuple, dict]:
+    """The call's positional arguments and its keywords: the last ``len(names)`` values
+    are the keywords' values, in the order of ``names``."""
+    names = list(names or [])
+    cut = len(values) - len(names)
+    return values[:cut], dict(zip(names, values[cut:]))
+
+
+def _numpy_call(what: str, function, names, values: tuple):
+    positional, keywords = _split_keywords(names, values)
+    try:
+        return function(*positional, **keywords)
+    except TypeError as e:
+        raise PhylanxTypeError(f"{what}: {e}") from None
+    except ValueError as e:
+        raise PhylanxValueError(f"{what}: {e}") from None
+
+
+@primitive(
+    "__nprandom", "__nprandom(_1_function, _2_keywords, __3)", extension=True,
+    side_effects=True, no_oracle="draws from NumPy's global stream; tests compare with NumPy",
+    example="__nprandom(\"seed\", list(), 1)", result="nil",
+)
+def nprandom(function, keywords, *values):
+    """Decorated Python's ``np.random.<function>(...)``: NumPy's function, global stream.
+
+    ``keywords`` names the keywords of the last values; the others are positional.
+    """
+    if function not in NUMPY_RANDOM_FUNCTIONS:
+        raise PhylanxValueError(f"np.random.{function} is not a function of numpy.random")
+    return _numpy_call(f"np.random.{function}()", getattr(np.random, function), keywords,
+                       values)
+
+
+@primitive(
+    "__random_method", "__random_method(_1_generator, _2_method, _3_keywords, __4)",
+    extension=True, side_effects=True,
+    no_oracle="draws from the generator passed in; tests compare with NumPy",
+    example="__random_method(__nprandom(\"default_rng\", list(), 0), \"integers\", list(), 1)",
+    result="0",
+)
+def random_method(generator, method, keywords, *values):
+    """``generator.<method>(...)`` of a NumPy ``Generator`` or ``RandomState`` value.
+
+    Its own method, so it draws what it would draw undecorated; ``keywords`` as in
+    ``__nprandom``.
+    """
+    if not isinstance(generator, (np.random.Generator, np.random.RandomState)):
+        raise PhylanxTypeError(
+            f"method '.{method}()' is supported on numpy.random.Generator and RandomState "
+            f"objects only, got a {type_name(generator)}")
+    bound = getattr(generator, method, None)
+    if method not in GENERATOR_METHODS or bound is None:
+        raise PhylanxTypeError(
+            f"a {type(generator).__name__} has no method '.{method}()'")
+    return _numpy_call(f".{method}()", bound, keywords, values)
