@@ -38,6 +38,11 @@ def sub_vjp(ct, out, first, *rest):
     return (ct,) + (-np.asarray(ct),) * len(rest)
 
 
+@VJP.register("__pos")
+def pos_vjp(ct, out, a):
+    return (ct,)
+
+
 @VJP.register("__minus")
 def minus_vjp(ct, out, a):
     return (-np.asarray(ct),)
@@ -149,6 +154,35 @@ def arctan2_vjp(ct, out, y, x):
     y, x = arr(y), arr(x)
     r2 = x * x + y * y
     return ct * x / r2, -np.asarray(ct) * y / r2
+
+
+@VJP.register("fmod")
+def fmod_vjp(ct, out, a, b):
+    return ct, -np.asarray(ct) * np.trunc(arr(a) / arr(b))
+
+
+@VJP.register("copysign")
+def copysign_vjp(ct, out, a, b):
+    return ct * np.copysign(1.0, arr(a)) * np.copysign(1.0, arr(b)), None
+
+
+@VJP.register("logaddexp")
+def logaddexp_vjp(ct, out, a, b):
+    r = np.asarray(out)
+    return ct * np.exp(arr(a) - r), ct * np.exp(arr(b) - r)
+
+
+@VJP.register("logaddexp2")
+def logaddexp2_vjp(ct, out, a, b):
+    r = np.asarray(out)
+    return ct * np.exp2(arr(a) - r), ct * np.exp2(arr(b) - r)
+
+
+@VJP.register("float_power")
+def float_power_vjp(ct, out, a, b):
+    a, b = arr(a), arr(b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return ct * b * np.float_power(a, b - 1), ct * np.asarray(out) * np.log(a)
 
 
 @VJP.register("where")

@@ -119,14 +119,12 @@ class ExpressionMixin(NumpyMixin):
 
     def x_UnaryOp(self, node):
         prim = tables.UNARY_OPS[type(node.op)]
-        if (prim == "__minus" and isinstance(node.operand, ast.Constant)
+        if (prim in ("__minus", "__pos") and isinstance(node.operand, ast.Constant)
                 and isinstance(node.operand.value, (int, float))
                 and not isinstance(node.operand.value, bool)):
-            return self.lit(-node.operand.value, node)
-        operand = self.expr(node.operand)
-        if prim is None:
-            return operand
-        return self.call(prim, [operand], node)
+            value = node.operand.value
+            return self.lit(-value if prim == "__minus" else value, node)
+        return self.call(prim, [self.expr(node.operand)], node)
 
     def x_BoolOp(self, node):
         values = self.exprs(node.values)

@@ -27,14 +27,14 @@ COMPARE_OPS: dict[type, str] = {
 }
 
 UNARY_OPS: dict[type, str | None] = {
-    ast.USub: "__minus", ast.UAdd: None, ast.Not: "__pynot", ast.Invert: "__invert",
+    ast.USub: "__minus", ast.UAdd: "__pos", ast.Not: "__pynot", ast.Invert: "__invert",
 }
 
 #: NumPy (and numpy.linalg / numpy.random, written ``linalg.x`` / ``random.x``) -> primitive
 NUMPY_RENAMES: dict[str, str] = {
     "add": "__add", "subtract": "__sub", "multiply": "__mul", "divide": "__div",
     "true_divide": "__div", "negative": "__minus", "mod": "__mod", "remainder": "__mod",
-    "floor_divide": "__floordiv", "positive": "__copy", "divmod": "__divmod",
+    "floor_divide": "__floordiv", "divmod": "__divmod",
     "append": "__npappend", "fix": "trunc",
     # the PhySL primitives follow the original on 0-d input (docs/physl.md)
     "nonzero": "__npnonzero", "where": "__npwhere", "indices": "__npindices",
@@ -45,7 +45,12 @@ NUMPY_RENAMES: dict[str, str] = {
     "bitwise_and": "__bitand", "bitwise_or": "__bitor", "bitwise_xor": "__bitxor",
     "invert": "__invert", "bitwise_not": "__invert", "left_shift": "__lshift",
     "right_shift": "__rshift",
-    "max": "amax", "min": "amin", "abs": "absolute", "fabs": "absolute",
+    "max": "amax", "min": "amin", "abs": "absolute",
+    # NumPy 2's array-API names
+    "acos": "arccos", "asin": "arcsin", "atan": "arctan", "acosh": "arccosh",
+    "asinh": "arcsinh", "atanh": "arctanh", "atan2": "arctan2", "pow": "power",
+    "conjugate": "conj", "bitwise_invert": "__invert", "bitwise_left_shift": "__lshift",
+    "bitwise_right_shift": "__rshift",
     "diagonal": "diag", "ravel": "flatten", "copy": "__copy", "round": "__npround",
     "around": "__npround", "concat": "concatenate", "asarray": "__array", "array": "__array",
     "asanyarray": "__array", "ascontiguousarray": "__array",

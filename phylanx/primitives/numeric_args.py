@@ -1,10 +1,9 @@
 """Operand helpers shared by the numeric primitives (arithmetics, booleans, matrixops,
-statistics): turn PhySL values into NumPy operands, widen small integer types, cast
-results.  This module declares no primitive.
+statistics): turn PhySL values into NumPy operands, cast results.  This module declares no
+primitive.
 
-Result types follow NumPy, with one deliberate difference: bool and small-int inputs are
-widened to int64 first when a ufunc has no loop of their own, because NumPy would answer in
-float16/int8, types the PhySL value model does not have (the result *kind* is NumPy's).
+Result types are NumPy's for every input dtype (bool, int8..uint64, float16..float64,
+complex): a ufunc picks its own loop, so ``exp`` of int8 is float16 as in NumPy.
 """
 from __future__ import annotations
 
@@ -51,23 +50,6 @@ def as_operand(x: Any, what: str = "argument") -> Any:
     return as_numeric(x, what)
 
 
-def widen_for(ufunc: np.ufunc, a: Any) -> Any:
-    """Cast bool/small ints to int64 when ``ufunc`` has no loop of their own (see above)."""
-    kind = a.dtype.kind
-    if kind in "biu" and a.dtype != np.int64:
-        own = a.dtype.char + "->"
-        if not any(t.startswith(own) for t in ufunc.types):
-            return a.astype(np.int64)
-    return a
-
-
-def widened(ufunc: np.ufunc) -> Callable:
-    """The NumPy oracle of ``ufunc`` with the input widening of this module (see above)."""
-    def oracle(x):
-        return ufunc(widen_for(ufunc, np.asarray(x)))
-    return oracle
-
-
 def float_of(a: Any) -> Any:
     """``a`` itself if it is float/complex, else as float64 (NumPy's int -> float rule)."""
     return a if a.dtype.kind in "fc" else a.astype(np.float64)
@@ -88,6 +70,4 @@ def apply_elementwise(fn: Callable, x: Any, dtype: Any, ufunc: np.ufunc | None =
     dt = to_dtype(dtype)
     if dt is not None and dt.kind in "fc":
         a = a.astype(dt)
-    elif ufunc is not None:
-        a = widen_for(ufunc, a)
     return finish(fn(a), dt)

@@ -17,15 +17,6 @@ from phylanx.primitives.registry import all_specs
 from .families import samples_for
 from .harness import as_phylanx_arguments, assert_same, call_primitive, quiet_numpy
 
-#: The one promotion difference applied to every oracle: the PhySL value model has no
-#: float16/int8/int16/uint8 (bool < int64 < float32/float64).  Where NumPy answers in such a
-#: small type although no input had it (float16 from math on bool, int8 from bool % bool),
-#: phylanx may widen to float64/int64 instead (elementwise_math.py widens bool inputs to int64
-#: first); NumPy's own small type is accepted too.
-_WIDENED = {np.dtype(np.float16): np.dtype(np.float64), np.dtype(np.int8): np.dtype(np.int64),
-            np.dtype(np.int16): np.dtype(np.int64), np.dtype(np.uint8): np.dtype(np.int64),
-            np.dtype(np.uint16): np.dtype(np.int64)}
-
 #: primitives whose result dtype may differ from the oracle's (same kind still required),
 #: each with the reason why matching NumPy exactly is impossible or undesirable.
 DTYPE_KIND_ONLY: dict[str, str] = {}
@@ -61,24 +52,8 @@ def test_against_oracle(spec, args):
             pytest.fail(f"{spec.name}{_shapes(oracle_args)}: the oracle raised "
                         f"{type(oracle_error).__name__}: {oracle_error}; phylanx returned a value")
         actual = call_primitive(spec.name, *args)
-    expected = widen_small_types(actual, expected, oracle_args)
     dtype = "kind" if spec.name in DTYPE_KIND_ONLY else "exact"
     assert_same(actual, expected, dtype=dtype, where=f"{spec.name}{_shapes(oracle_args)}")
-
-
-def widen_small_types(actual, expected, args: tuple):
-    """``expected`` cast to the wide type where NumPy's small type was widened (``_WIDENED``)."""
-    if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
-        items = [widen_small_types(a, e, args) for a, e in zip(actual, expected)]
-        # NumPy's named results (EigResult, SVDResult ...) compare as plain sequences
-        return items if hasattr(expected, "_fields") else type(expected)(items)
-    if isinstance(expected, (np.ndarray, np.generic)):
-        given = {a.dtype for a in args if isinstance(a, (np.ndarray, np.generic))}
-        wide = _WIDENED.get(expected.dtype)
-        if (wide is not None and expected.dtype not in given
-                and getattr(actual, "dtype", None) == wide):
-            return expected.astype(wide)
-    return expected
 
 
 def _shapes(args: tuple) -> str:
@@ -128,14 +103,6 @@ def test_strict_numpy_comparison_detects_wrong_kinds_dtypes_and_values():
                              (np.float64(1.0 + 1e-9), np.float64(1.0))]:
         with pytest.raises(AssertionError):
             assert_like_numpy(actual, expected)
-
-
-def test_small_numpy_types_are_widened_only_when_phylanx_widened():
-    args = (np.array([True, False]),)
-    expected = np.arccos(args[0])                                # float16 in NumPy
-    assert widen_small_types(np.zeros(2), expected, args).dtype == np.float64
-    assert widen_small_types(expected, expected, args).dtype == np.float16
-    assert widen_small_types(np.zeros(2), expected, (expected,)).dtype == np.float16
 
 
 def test_families_cover_ranks_dtypes_and_specials():

@@ -1,9 +1,8 @@
 """Element-wise NumPy math the original lacks (extensions): ``expm1 log1p deg2rad rad2deg
-reciprocal nan_to_num``.
+reciprocal fabs positive spacing signbit nan_to_num``.
 
 Each is the NumPy ufunc of the same name, with the dtype rules of ``elementwise_math``
-(an optional ``dtype`` to compute in or cast to; bool inputs widened to int64 where NumPy
-would answer in float16, a type the PhySL value model does not have).  ``reciprocal`` of
+(an optional ``dtype`` to compute in or cast to; otherwise NumPy's result type).  ``reciprocal`` of
 an integer is NumPy's integer reciprocal (``1 // x`` truncated, with NumPy's warning and
 garbage value at 0), not a float.  None of them is flagged differentiable or distributable:
 the rule tables do not cover them yet.
@@ -18,7 +17,7 @@ from ...errors import PhylanxTypeError
 from ...values import scalarize, type_name
 from ..array_args import numpy_call
 from ..registry import primitive
-from .elementwise_math import apply_elementwise, as_numeric, widened
+from .elementwise_math import apply_elementwise, as_numeric
 
 
 def _unary(name: str, ufunc: np.ufunc, doc: str, example: str, result: str) -> Callable:
@@ -30,7 +29,7 @@ def _unary(name: str, ufunc: np.ufunc, doc: str, example: str, result: str) -> C
     impl.__doc__ = doc
     primitive(
         name, f"{name}(_1_x, __arg(_2_dtype, nil))", extension=True,
-        oracle=widened(ufunc), samples="unary", elementwise=True,
+        oracle=ufunc, samples="unary", elementwise=True,
         example=example, result=result,
     )(impl)
     return impl
@@ -62,6 +61,24 @@ reciprocal = _unary(
     "Keeps the input's type: the reciprocal of an integer is an integer (0 for |x| > 1, as "
     "in NumPy); 0.0 gives inf with NumPy's warning.",
     "reciprocal([2.0, 0.5, -4.0])", "[0.5, 2.0, -0.25]")
+
+fabs = _unary(
+    "fabs", np.fabs,
+    "Element-wise absolute value as a float, like numpy.fabs.\n\n"
+    "Integers give NumPy's float type (int8 float16, int64 float64); not for complex.",
+    "fabs([-2, 3])", "[2.0, 3.0]")
+positive = _unary(
+    "positive", np.positive,
+    "Element-wise +x (a copy), like numpy.positive; not for bool, as in NumPy.",
+    "positive([-2, 3])", "[-2, 3]")
+spacing = _unary(
+    "spacing", np.spacing,
+    "Element-wise distance to the next larger float, like numpy.spacing.",
+    "spacing([1.0])", "[2.220446049250313e-16]")
+signbit = _unary(
+    "signbit", np.signbit,
+    "Element-wise true where the sign bit is set (also -0.0), like numpy.signbit.",
+    "signbit([-1.0, -0.0, 2.0])", "[true, true, false]")
 
 
 def _replacement(value, what: str):

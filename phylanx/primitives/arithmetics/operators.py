@@ -1,4 +1,4 @@
-"""Arithmetic operators ``__add __sub __mul __div __mod __minus`` (infix ``+ - * / %``).
+"""Arithmetic operators ``__add __sub __mul __div __mod __minus __pos`` (infix ``+ - * / %``).
 
 NumPy semantics and promotion (bool < int64 < float64, float32 kept); two
 operands use Python's operator directly (NumPy dispatches it), so a scalar
@@ -72,6 +72,16 @@ div = _declare("__div", "/", true_divide, np.true_divide, "[3, 4] / 2", "[1.5, 2
 def mod(a, b):
     """Element-wise remainder with the sign of the divisor (NumPy/Python ``%``)."""
     return remainder(a, b)
+
+
+@primitive("__pos", "__pos(_1)", oracle=np.positive, samples="unary", elementwise=True,
+           differentiable=True, extension=True, example="__pos([1, -2])", result="[1, -2]")
+def pos(a):
+    """Unary plus (Python's prefix ``+``): ``+True`` is 1, an array is copied (numpy.positive).
+
+    As in NumPy, a bool array has no ``+`` (TypeError).
+    """
+    return operator.pos(a)
 
 
 @primitive("__minus", "-_1", "__minus(_1)", oracle=np.negative,

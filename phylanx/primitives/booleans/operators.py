@@ -109,9 +109,9 @@ def _check_operand(v, name: str) -> None:
     """The original's operands (A.3.7): numbers and numeric arrays; nil only with nil."""
     if v is None:
         raise _incomparable(name, "a value with nil")
-    if isinstance(v, (bool, int, float, np.bool_, np.number)):
+    if isinstance(v, (bool, int, float, complex, np.bool_, np.number)):
         return
-    if isinstance(v, np.ndarray) and v.dtype.kind in "biuf":
+    if isinstance(v, np.ndarray) and v.dtype.kind in "biufc":
         return
     raise _incomparable(name, f"a {type_name(v)}")
 
