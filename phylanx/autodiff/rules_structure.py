@@ -125,11 +125,25 @@ def store_vjp(ct, out, old, value, *indices):
 
 
 # -- conversions the frontend emits (np.array(x), float(x), x.item(), list(x), sum(xs)) --
-@VJP.register("__array", "__pycast", "__item")
+@VJP.register("__array", "__pycast")
 def convert_vjp(ct, out, x, *options):
     if type(x) is list:
         return (np.asarray(ct),)        # the engine gives item i of the list row i
     return (np.reshape(ct, np.shape(x)),)
+
+
+@VJP.register("__item")
+def item_vjp(ct, out, x, *index):
+    """``x.item(*index)``: the cotangent lands on the one element read."""
+    if not index:
+        return convert_vjp(ct, out, x)
+    grad = np.zeros(np.shape(x), dtype=np.result_type(np.asarray(x), 1.0))
+    flat = index[0] if len(index) == 1 and not isinstance(index[0], tuple) else None
+    if flat is not None:
+        grad.flat[int(flat)] = ct
+    else:
+        grad[tuple(index[0]) if isinstance(index[0], tuple) else tuple(index)] = ct
+    return (grad, *([None] * len(index)))
 
 
 def _dense(ct: Any, like: Any) -> np.ndarray:

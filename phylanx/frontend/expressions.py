@@ -104,9 +104,12 @@ class ExpressionMixin(NumpyMixin):
             if part.conversion not in (-1, ord("s")):
                 raise self.error(part, "only !s conversions are supported in f-strings; write "
                                        "{x} or {x!s} instead (repr() has no PhySL twin)")
-            if part.conversion == ord("s") or not spec:
+            if part.conversion == ord("s"):
                 # Python's str(): lists of numbers show as [1, 2], not as NumPy scalars
                 value = self.call("__pystr", [value], part)
+            elif not spec:
+                # Python's format(x, ""): str(x), but all digits of a float32 scalar
+                value = self.call("__pyformat", [value], part)
             fmt.append("{" + spec + "}")
             args.append(value)
         return self.call("format", [self.lit("".join(fmt), node), *args], node)
@@ -164,10 +167,10 @@ class ExpressionMixin(NumpyMixin):
         """One comparison of the translated operands ``left`` and ``right``."""
         if isinstance(op, (ast.In, ast.NotIn)):
             test = self.call("__contains", [right, left], node)
-            return self.call("__not", [test], node) if isinstance(op, ast.NotIn) else test
+            return self.call("__pynot", [test], node) if isinstance(op, ast.NotIn) else test
         if isinstance(op, (ast.Is, ast.IsNot)):
             test = self.call("__is", [left, right], node)
-            return self.call("__not", [test], node) if isinstance(op, ast.IsNot) else test
+            return self.call("__pynot", [test], node) if isinstance(op, ast.IsNot) else test
         return self.call(tables.COMPARE_OPS[type(op)], [left, right], node)
 
     def x_IfExp(self, node):
@@ -441,7 +444,10 @@ class ExpressionMixin(NumpyMixin):
             raise self.error(node.func, f"the built-in '{name}' is not supported inside a "
                                         "Phylanx function")
         self.need_primitive(prim, node.func, f"the built-in '{name}'")
-        return self.call(prim, self.arguments(node), node)
+        value = self.call(prim, self.arguments(node), node)
+        if name in tables.BUILTIN_BOOL_RESULTS:
+            return self.call("__pyconvert", [value, self.lit("bool", node)], node)
+        return value
 
     def format_call(self, node):
         """``format(v, spec)`` -> ``format("{:spec}", v)`` (Python's built-in format)."""

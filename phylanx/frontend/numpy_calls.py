@@ -66,6 +66,8 @@ class NumpyMixin(NumpyMoreMixin):
         if isinstance(value, (past.Call, past.BinOp, past.UnaryOp)) and \
                 _primitive_of(value) in tables.NUMPY_SCALAR_RESULTS:
             return self.call("__asnumpy", [value], node)
+        if module == "numpy" and dotted in tables.NUMPY_BOOL_RESULTS:
+            return self.call("__pyconvert", [value, self.lit("bool", node)], node)
         if module == "numpy" and dotted in tables.NUMPY_TUPLE_RESULTS:
             return self.call("__nptuple", [value], node)
         return value

@@ -72,17 +72,23 @@ NUMPY_CONSTANTS: dict[str, float] = {
     "NAN": math.nan, "euler_gamma": float(np.euler_gamma), "PZERO": 0.0, "NZERO": -0.0,
 }
 #: ``math`` functions -> primitive (same names as NumPy where they exist)
-MATH_RENAMES: dict[str, str] = {"fabs": "absolute", "pow": "power", "isnan": "isnan"}
+MATH_RENAMES: dict[str, str] = {"fabs": "absolute", "pow": "power", "isnan": "isnan",
+                                "isclose": "__mathisclose"}
 #: ``math`` functions whose Python result is an ``int`` (the others give ``float`` or
 #: ``bool``): the NumPy primitive's result is converted, as ``math`` returns Python numbers
 MATH_INT_RESULTS = frozenset({"floor", "ceil", "trunc"})
-MATH_BOOL_RESULTS = frozenset({"isnan", "isinf", "isfinite"})
+MATH_BOOL_RESULTS = frozenset({"isnan", "isinf", "isfinite", "isclose"})
+#: built-ins whose result is a Python bool (the primitive gives ``np.bool_``)
+BUILTIN_BOOL_RESULTS = frozenset({"any", "all"})
 #: primitives that keep Python numbers Python (operators): as NumPy functions
 #: (``np.add(1, 2)``) their results are given NumPy's kind
 NUMPY_SCALAR_RESULTS = frozenset({
     "__add", "__sub", "__mul", "__div", "__floordiv", "__mod", "__minus", "__divmod",
     "__eq", "__ne", "__lt", "__le", "__gt", "__ge", "__bitand", "__bitor", "__bitxor",
     "__lshift", "__rshift", "__invert", "power", "__copy"})
+#: NumPy functions that return a Python bool (not ``np.bool_``): the result is converted
+NUMPY_BOOL_RESULTS = frozenset({"array_equal", "allclose", "isscalar", "iscomplexobj",
+                                "isrealobj"})
 #: NumPy functions whose several results are a tuple (a namedtuple for ``linalg``) where
 #: the primitive gives a PhySL list: the list is made a tuple (``__nptuple``)
 NUMPY_TUPLE_RESULTS = frozenset({

@@ -155,7 +155,7 @@ CASES.update({
     "list": [(normal(3), normal(2, 2))],
     "__array": [(A34,), ([normal(3), normal(3)],)],
     "__pycast": [(np.array([0.7]), "float64")],
-    "__item": [(np.array([[0.7]]),)],
+    "__item": [(np.array([[0.7]]),), (normal(3, 4), 5), (normal(3, 4), 2, 1)],
     "__tolist": [(A23,)],
     "__pylist": [(A23,), ([normal(3), normal(2)],)],
     "__pysum": [([normal(3), normal(3)],), (normal(2, 3), f(0.5))],

@@ -9,6 +9,7 @@ NumPy, for arrays) exactly, so a decorated function behaves like the original.
 from __future__ import annotations
 
 import copy as _copy
+import math
 import operator
 from functools import reduce
 
@@ -17,6 +18,7 @@ import numpy as np
 from ...errors import (
     PhylanxAssertionError,
     PhylanxError,
+    PhylanxIndexError,
     PhylanxRuntimeError,
     PhylanxTypeError,
     PhylanxValueError,
@@ -299,15 +301,44 @@ def round_(x, ndigits=None):
     return round(x) if ndigits is None else round(x, int(ndigits))
 
 
-@primitive("__item", "__item(_1)", extension=True,
-           oracle=lambda x: np.asarray(x).item() if np.size(x) == 1 else None,
-           example="__item([[3]])", result="3", differentiable=True)
-def item(x):
-    """``x.item()``: the only element of a one-element array, as a Python number (NumPy)."""
+@primitive("__item", "__item(_1, __2)", extension=True,
+           oracle=lambda x, *index: np.asarray(x).item(*index),
+           example="__item([[3, 4]], 1)", result="4", differentiable=True)
+def item(x, *index):
+    """``x.item(*index)``: one element as a Python number, as NumPy's ``item``.
+
+    No index: the only element of a one-element array; one integer: the element at that
+    flat (C-order) position; one integer per axis (or a tuple of them): that element.
+    """
     a = np.asarray(x)
-    if a.size != 1:
+    if not index and a.size != 1:
         raise PhylanxValueError(f"item() needs an array of size 1, got size {a.size}")
-    return a.item()
+    if len(index) == 1 and isinstance(index[0], tuple):
+        index = index[0]
+    for i in index:
+        if not isinstance(i, (int, np.integer)) or isinstance(i, (bool, np.bool_)):
+            raise PhylanxTypeError(f"item() takes integer indices, got a {type_name(i)}")
+    try:
+        return a.item(*index)
+    except IndexError as e:
+        raise PhylanxIndexError(f"item{tuple(int(i) for i in index)}: {e}") from None
+    except ValueError as e:
+        raise PhylanxValueError(f"item{tuple(int(i) for i in index)}: {e}") from None
+
+
+@primitive("__mathisclose",
+           "__mathisclose(_1_a, _2_b, __arg(_3_rel_tol, 1e-09), __arg(_4_abs_tol, 0.0))",
+           extension=True, oracle=lambda a, b, rel_tol=1e-09, abs_tol=0.0: math.isclose(
+               a, b, rel_tol=rel_tol, abs_tol=abs_tol),
+           example="__mathisclose(1.0, 1.000001)", result="false")
+def mathisclose(a, b, rel_tol=1e-09, abs_tol=0.0):
+    """Python's ``math.isclose``: symmetric, rel_tol 1e-9 (not numpy.isclose's 1e-5)."""
+    try:
+        return math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol)
+    except TypeError as e:
+        raise PhylanxTypeError(f"math.isclose: {e}") from None
+    except ValueError as e:
+        raise PhylanxValueError(f"math.isclose: {e}") from None
 
 
 @primitive("__tolist", "__tolist(_1)", extension=True,

@@ -11,6 +11,8 @@ from __future__ import annotations
 import sys
 import threading
 
+import numpy as np
+
 from ...errors import PhylanxTypeError
 from ...values import Deferred
 from ..registry import primitive
@@ -38,6 +40,19 @@ def pystr(value):
 
     Arrays show as NumPy shows them, lists and dicts with quoted strings.
     """
+    return python_str(value)
+
+
+@primitive("__pyformat", "__pyformat(_1)", extension=True, oracle=lambda x: format(x, ""),
+           example="__pyformat(list(1, \"a\"))", result="\"[1, 'a']\"")
+def pyformat(value):
+    """Python's ``format(x, "")`` of an ``f"{x}"`` field without a spec.
+
+    As ``str(x)``, except NumPy float scalars: ``f"{np.float32(0.1)}"`` shows every digit
+    of the Python float, ``0.10000000149011612``, as Python does.
+    """
+    if isinstance(value, np.generic):
+        return format(value, "")
     return python_str(value)
 
 
