@@ -260,6 +260,7 @@ _UNARY = {
     "square": lambda x, out: 2.0 * x,
     "conj": lambda x, out: np.ones_like(x),
     "real": lambda x, out: np.ones_like(x),
+    "__real": lambda x, out: np.ones_like(x),
 }
 for _name, _derivative in _UNARY.items():
     VJP.defrule(_name, unary(_derivative))

@@ -18,7 +18,7 @@ def _back_to_shape(ct, out, a, *rest):
     return (np.reshape(ct, np.shape(a)),)
 
 
-VJP.register("reshape", "squeeze", "expand_dims", "astype")(_back_to_shape)
+VJP.register("reshape", "squeeze", "expand_dims", "astype", "__view")(_back_to_shape)
 
 
 @VJP.register("__copy")
@@ -26,7 +26,7 @@ def copy_vjp(ct, out, x):
     return (ct if type(x) is list else np.reshape(ct, np.shape(x)),)
 
 
-@VJP.register("flatten")
+@VJP.register("flatten", "ravel")
 def flatten_vjp(ct, out, a, order=None):
     order = "F" if order == "F" else "C"      # "A"/"K" keep the memory order of a C array
     if order == "F" and not (isinstance(a, np.ndarray) and a.flags.f_contiguous and

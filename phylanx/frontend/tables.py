@@ -51,7 +51,7 @@ NUMPY_RENAMES: dict[str, str] = {
     "asinh": "arcsinh", "atanh": "arctanh", "atan2": "arctan2", "pow": "power",
     "conjugate": "conj", "bitwise_invert": "__invert", "bitwise_left_shift": "__lshift",
     "bitwise_right_shift": "__rshift",
-    "diagonal": "diag", "ravel": "flatten", "copy": "__copy", "round": "__npround",
+    "diagonal": "diag", "copy": "__copy", "real": "__real", "imag": "__imag", "round": "__npround",
     "around": "__npround", "concat": "concatenate", "asarray": "__array", "array": "__array",
     "asanyarray": "__array", "ascontiguousarray": "__array",
     "radians": "deg2rad", "degrees": "rad2deg",
@@ -115,7 +115,7 @@ BUILTIN_DTYPES: dict[str, str] = {"float": "float64", "int": "int64", "bool": "b
 #: array attributes -> primitive applied to the array
 ATTRIBUTES: dict[str, str] = {
     "shape": "shape", "T": "transpose", "ndim": "ndim", "size": "size", "dtype": "__dtype",
-    "real": "real", "imag": "imag",
+    "real": "__real", "imag": "__imag",
 }
 
 #: methods of arrays, lists and dictionaries -> primitive (receiver first)
@@ -123,7 +123,9 @@ METHODS: dict[str, str] = {
     "sum": "sum", "mean": "mean", "std": "std", "var": "var", "prod": "prod", "any": "any",
     "all": "all", "max": "amax", "min": "amin", "argmax": "argmax", "argmin": "argmin",
     "cumsum": "cumsum", "cumprod": "cumprod", "dot": "dot", "transpose": "transpose",
-    "reshape": "reshape", "flatten": "flatten", "ravel": "flatten", "astype": "astype",
+    "reshape": "reshape", "flatten": "flatten", "ravel": "ravel", "view": "__view",
+    "swapaxes": "swapaxes",
+    "astype": "astype",
     "copy": "__copy", "clip": "clip", "squeeze": "squeeze", "tolist": "__tolist",
     "item": "__item", "nonzero": "__npnonzero", "round": "__npround", "trace": "trace",
     "diagonal": "diag", "conj": "conj",

@@ -167,6 +167,10 @@ def _frontend_support_text() -> dict[str, list[tuple]]:
     """Samples of phylanx/primitives/frontend_support/text.py."""
     return {
         "__pystr": [(np.arange(3.0),), ({"a": 1},), ("text",), (np.float64(0.1),)],
+        "ravel": [(np.arange(6.0).reshape(2, 3),), (np.arange(6.0).reshape(2, 3).T,),
+                  (np.arange(6).reshape(3, 2), "F"), (np.ones((2, 2), np.float32), "K")],
+        "__view": [(np.arange(6.0).reshape(2, 3),), (np.arange(4.0), "int64"),
+                   (np.ones(3, np.float32),)],
         "__pyformat": [(np.arange(3.0),), ({"a": 1},), ("text",), (np.float32(0.1),),
                        (np.float16(0.1),), (2.5,)],
         "__mathisclose": [(1.0, 1.000001), (1.0, 1.0 + 1e-10), (0.0, 1e-12, 1e-09, 1e-9),

@@ -92,6 +92,28 @@ real = _declare("real", _real, "Element-wise real part (a copy of the input for 
 imag = _declare("imag", np.imag,
                 "Element-wise imaginary part (zeros of the input's type for real inputs).",
                 "imag([1.5, -2.0])", "[0.0, 0.0]", oracle=np.imag, differentiable=False)
+
+
+@primitive("__real", "__real(_1)", extension=True, oracle=np.real, samples="unary",
+           differentiable=True, example="__real([1.5, -2.0])", result="[1.5, -2.0]")
+def npreal(x):
+    """Python's ``x.real`` and ``np.real(x)``: NumPy's, a view of ``x``.
+
+    Writes through it change ``x``; PhySL's ``real`` copies, as the original.
+    """
+    return as_numeric(x).real
+
+
+@primitive("__imag", "__imag(_1)", extension=True, oracle=np.imag, samples="unary",
+           example="__imag([1.5, -2.0])", result="[0.0, 0.0]")
+def npimag(x):
+    """Python's ``x.imag`` and ``np.imag(x)``: NumPy's.
+
+    A view of a complex ``x``; read-only zeros for a real one.
+    """
+    return as_numeric(x).imag
+
+
 sqrt = _declare("sqrt", np.sqrt, "Element-wise square root (NaN, with a warning, below 0).",
                 "sqrt([4.0, 9.0])", "[2.0, 3.0]", oracle=np.sqrt, samples=None)
 invsqrt = _declare("invsqrt", _recip(np.sqrt), "Element-wise reciprocal square root 1/sqrt(x).",

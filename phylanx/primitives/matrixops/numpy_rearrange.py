@@ -69,11 +69,11 @@ def atleast_2d(arys, *more):
 def broadcast_to(array, shape):
     """``array`` repeated to ``shape`` by NumPy's broadcasting rules, like numpy.broadcast_to.
 
-    The result is a writable copy (NumPy returns a read-only view).  A shape the array
-    cannot broadcast to is an error.
+    As NumPy's, a read-only view of ``array`` (a write to it is an error; copy it first).
+    A shape the array cannot broadcast to is an error.
     """
     arr = as_array(array, "array")
-    return np.array(numpy_call(np.broadcast_to, arr, as_shape(shape, "shape")))
+    return numpy_call(np.broadcast_to, arr, as_shape(shape, "shape"))
 
 
 def _axes(value, what: str):

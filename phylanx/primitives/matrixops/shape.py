@@ -60,6 +60,40 @@ def flatten(a, order=None):
 
 
 @primitive(
+    "ravel", "ravel(_1_a, __arg(_2_order, \"C\"))", extension=True,
+    oracle=lambda a, order="C": np.ravel(a, order),
+    example="ravel([[1, 2], [3, 4]])", result="[1, 2, 3, 4]", differentiable=True,
+)
+def ravel(a, order="C"):
+    """``a`` as 1-d, like numpy.ravel: a view of ``a`` when its memory allows.
+
+    Writes through the view change ``a``, as in NumPy; otherwise a copy (``flatten`` always
+    copies).
+    """
+    if order not in ("C", "F", "A", "K"):
+        raise PhylanxValueError(f"order must be one of 'C', 'F', 'A', 'K', got {order!r}")
+    return np.ravel(as_array(a, "a"), order)
+
+
+@primitive(
+    "__view", "__view(_1_a, __arg(_2_dtype, nil))", extension=True,
+    oracle=lambda a, dtype=None: np.asarray(a).view() if dtype is None else
+    np.asarray(a).view(dtype),
+    example="__view([1.0, 2.0])", result="[1.0, 2.0]", differentiable=True,
+)
+def view(a, dtype=None):
+    """Python's ``x.view()``: a new array object on the same memory.
+
+    Writes through it show in ``x``; ``x.view(dtype)`` reinterprets the bytes, as NumPy's
+    ``view``.
+    """
+    arr = as_array(a, "a")
+    if dtype is None:
+        return arr.view()
+    return numpy_call(arr.view, to_dtype(dtype))
+
+
+@primitive(
     "squeeze", "squeeze(_1)", "squeeze(_1,_2)",
     oracle=lambda a, axis=None: np.squeeze(a, tuple(axis) if isinstance(axis, list) else axis),
     example="squeeze([[1, 2, 3]])", result="[1, 2, 3]",
