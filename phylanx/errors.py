@@ -80,6 +80,10 @@ class PhylanxKeyError(PhylanxValueError, KeyError):
         return PhylanxError.__str__(self)
 
 
+class PhylanxOverflowError(PhylanxRuntimeError, OverflowError):
+    """A result too large for its type where Python raises (``math.exp(1000)``)."""
+
+
 class PhylanxAssertionError(PhylanxRuntimeError, AssertionError):
     """Raised by the ``assert`` primitive."""
 

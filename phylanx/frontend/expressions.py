@@ -14,6 +14,7 @@ from ..compiler.compiler import CONSTANTS
 from ..errors import PhylanxTypeError
 from ..language import ast as past
 from ..primitives import registry
+from ..primitives.frontend_support.python_builtins import PYTHON_BUILTINS
 from ..primitives.matrixops.numpy_random import GENERATOR_METHODS
 from . import arguments, definite, tables
 from .markers import DecoratedFunction
@@ -437,6 +438,10 @@ class ExpressionMixin(NumpyMixin):
                              node)
         if name == "format":
             return self.format_call(node)
+        if name in PYTHON_BUILTINS and (name != "pow" or len(node.args) == 3):
+            return self.call("__pybuiltin", [self.lit(name, node),
+                                             *self.keywords_last(self.arguments(node), node)],
+                             node)
         if name == "isinstance":
             raise self.error(node, "isinstance is not supported; PhySL values have no classes")
         prim = tables.BUILTIN_CALLS.get(name)

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..language import ast as past
 from ..primitives import registry
+from ..primitives.frontend_support.python_builtins import MATH_FUNCTIONS
 from ..primitives.matrixops.numpy_random import NUMPY_RANDOM_FUNCTIONS
 from . import tables
 from .numpy_more import NumpyMoreMixin
@@ -57,11 +58,13 @@ class NumpyMixin(NumpyMoreMixin):
 
     def numpy_call(self, dotted: str, node, module: str = "numpy"):
         if module == "math":
-            # math returns Python numbers: the NumPy primitive's result converted
-            kind = "int" if dotted in tables.MATH_INT_RESULTS else \
-                "bool" if dotted in tables.MATH_BOOL_RESULTS else "float"
-            value = self.numpy_call_of(tables.MATH_RENAMES.get(dotted, dotted), node, module)
-            return self.call("__pyconvert", [value, self.lit(kind, node)], node)
+            # Python's own math function: its results, types and errors, exactly
+            if dotted not in MATH_FUNCTIONS:
+                raise self.error(node.func, f"math.{dotted} is not a function of Python's "
+                                            "math module")
+            return self.call("__pymath", [self.lit(dotted, node),
+                                          *self.keywords_last(self.arguments(node), node)],
+                             node)
         value = self.numpy_call_of(dotted, node, module)
         if isinstance(value, (past.Call, past.BinOp, past.UnaryOp)) and \
                 _primitive_of(value) in tables.NUMPY_SCALAR_RESULTS:

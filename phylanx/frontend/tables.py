@@ -71,13 +71,6 @@ NUMPY_CONSTANTS: dict[str, float] = {
     "PINF": math.inf, "infty": math.inf, "NINF": -math.inf, "nan": math.nan, "NaN": math.nan,
     "NAN": math.nan, "euler_gamma": float(np.euler_gamma), "PZERO": 0.0, "NZERO": -0.0,
 }
-#: ``math`` functions -> primitive (same names as NumPy where they exist)
-MATH_RENAMES: dict[str, str] = {"fabs": "absolute", "pow": "power", "isnan": "isnan",
-                                "isclose": "__mathisclose"}
-#: ``math`` functions whose Python result is an ``int`` (the others give ``float`` or
-#: ``bool``): the NumPy primitive's result is converted, as ``math`` returns Python numbers
-MATH_INT_RESULTS = frozenset({"floor", "ceil", "trunc"})
-MATH_BOOL_RESULTS = frozenset({"isnan", "isinf", "isfinite", "isclose"})
 #: built-ins whose result is a Python bool (the primitive gives ``np.bool_``)
 BUILTIN_BOOL_RESULTS = frozenset({"any", "all"})
 #: primitives that keep Python numbers Python (operators): as NumPy functions

@@ -11,7 +11,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import PhylanxLinAlgError, PhylanxTypeError, PhylanxValueError
+from ..errors import (
+    PhylanxLinAlgError,
+    PhylanxOverflowError,
+    PhylanxTypeError,
+    PhylanxValueError,
+)
 from ..values import type_name
 from .dtypes import to_int, to_shape
 
@@ -83,3 +88,19 @@ def numpy_call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         raise PhylanxValueError(str(e)) from None
     except TypeError as e:
         raise PhylanxTypeError(str(e)) from None
+
+
+def python_call(what: str, fn: Callable[..., Any], keywords: Any, values: tuple) -> Any:
+    """``fn(*positional, **named)`` of a Python call passed on as written: the last
+    ``len(keywords)`` values are the named ones.  Python's errors keep their class
+    (``TypeError``, ``ValueError``, ``OverflowError``), located, prefixed with ``what``."""
+    names = list(keywords or [])
+    cut = len(values) - len(names)
+    try:
+        return fn(*values[:cut], **dict(zip(names, values[cut:])))
+    except TypeError as e:
+        raise PhylanxTypeError(f"{what}: {e}") from None
+    except OverflowError as e:
+        raise PhylanxOverflowError(f"{what}: {e}") from None
+    except ValueError as e:
+        raise PhylanxValueError(f"{what}: {e}") from None

@@ -24,6 +24,14 @@ EXPRESSIONS = [
     "f'{np.float32(0.1)!s}'", "f'{np.float32(0.1):.3f}'", "str(np.float32(0.1))",
     "a.item(1)", "a.item(-1)", "m.item(1, 0)", "m.item((0, 1))", "m.item(3)",
     "np.ones(1).item()",
+    # Python's math module itself: types, IEEE remainder, integer functions
+    "math.gcd(12, 18)", "math.lcm(4, 6)", "math.prod(xs)", "math.fsum([0.1] * 10)",
+    "math.remainder(5.0, 3.0)", "math.fmod(-5.0, 3.0)", "math.comb(5, 2)", "math.perm(5, 2)",
+    "math.isqrt(17)", "math.factorial(6)", "math.erf(x)", "math.log(8, 2)", "math.floor(2.5)",
+    "math.trunc(-2.5)", "math.modf(2.5)", "math.frexp(8.0)", "math.copysign(x, -0.0)",
+    "math.atan2(x, 2.0)", "math.hypot(3.0, 4.0)", "math.dist([0, 0], [3, 4])", "math.ulp(1.0)",
+    "math.gamma(4.5)", "math.isfinite(x)", "math.sqrt(a[0])", "math.exp(np.float32(0.5))",
+    "pow(3, 4, 5)", "pow(2, 10)", "repr(x)", "repr('a')", "hash(3)", "ascii('é')",
 ]
 
 
@@ -48,8 +56,10 @@ def test_the_result_has_the_undecorated_type(expression):
 
 @pytest.mark.parametrize("expression, error", [
     ("a.item(3)", IndexError), ("m.item(2, 0)", IndexError), ("a.item()", ValueError),
-    ("a.item(1.0)", TypeError)])
-def test_item_errors_have_numpys_class(expression, error):
+    ("a.item(1.0)", TypeError), ("math.sqrt(-1.0)", ValueError),
+    ("math.exp(1000.0)", OverflowError), ("math.gcd(1.5, 2)", TypeError),
+    ("math.log(0.0)", ValueError), ("pow(2, 3, 0)", ValueError)])
+def test_errors_have_pythons_class(expression, error):
     python, decorated = _pair(expression)
     with pytest.raises(error):
         python(*ARGS)

@@ -173,8 +173,6 @@ def _frontend_support_text() -> dict[str, list[tuple]]:
                    (np.ones(3, np.float32),)],
         "__pyformat": [(np.arange(3.0),), ({"a": 1},), ("text",), (np.float32(0.1),),
                        (np.float16(0.1),), (2.5,)],
-        "__mathisclose": [(1.0, 1.000001), (1.0, 1.0 + 1e-10), (0.0, 1e-12, 1e-09, 1e-9),
-                          (np.float32(1.0), 1.0)],
     }
 
 

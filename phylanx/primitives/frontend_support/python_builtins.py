@@ -25,6 +25,7 @@ from ...errors import (
 )
 from ...values import NEWAXIS, call, scalarize, truth, type_name
 from ..arithmetics.operators import numpy_on_zero
+from ..array_args import python_call
 from ..controls.control_flow import iterate
 from ..dtypes import to_dtype
 from ..registry import primitive
@@ -326,19 +327,39 @@ def item(x, *index):
         raise PhylanxValueError(f"item{tuple(int(i) for i in index)}: {e}") from None
 
 
-@primitive("__mathisclose",
-           "__mathisclose(_1_a, _2_b, __arg(_3_rel_tol, 1e-09), __arg(_4_abs_tol, 0.0))",
-           extension=True, oracle=lambda a, b, rel_tol=1e-09, abs_tol=0.0: math.isclose(
-               a, b, rel_tol=rel_tol, abs_tol=abs_tol),
-           example="__mathisclose(1.0, 1.000001)", result="false")
-def mathisclose(a, b, rel_tol=1e-09, abs_tol=0.0):
-    """Python's ``math.isclose``: symmetric, rel_tol 1e-9 (not numpy.isclose's 1e-5)."""
-    try:
-        return math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol)
-    except TypeError as e:
-        raise PhylanxTypeError(f"math.isclose: {e}") from None
-    except ValueError as e:
-        raise PhylanxValueError(f"math.isclose: {e}") from None
+#: the functions of Python's ``math`` module, by name
+MATH_FUNCTIONS = {name: getattr(math, name) for name in dir(math)
+                  if not name.startswith("_") and callable(getattr(math, name))}
+
+
+@primitive("__pymath", "__pymath(_1_function, _2_keywords, __3)", extension=True,
+           no_oracle="Python's math module itself; tests compare with undecorated code",
+           example="__pymath(\"comb\", list(), 5, 2)", result="10")
+def pymath(function, keywords, *values):
+    """Python's ``math.<function>(...)``: the module's own function.
+
+    So results, types (``math.gcd`` an int) and errors (``math.sqrt(-1)`` a ValueError)
+    are Python's.
+    """
+    fn = MATH_FUNCTIONS.get(function)
+    if fn is None:
+        raise PhylanxValueError(f"math.{function} is not a function of Python's math module")
+    return python_call(f"math.{function}()", fn, keywords, values)
+
+
+#: Python built-ins called as themselves (``pow`` with a modulus; the text of a value)
+PYTHON_BUILTINS = {"pow": pow, "repr": repr, "hash": hash, "ascii": ascii}
+
+
+@primitive("__pybuiltin", "__pybuiltin(_1_function, _2_keywords, __3)", extension=True,
+           no_oracle="Python's built-ins themselves; tests compare with undecorated code",
+           example="__pybuiltin(\"pow\", list(), 3, 4, 5)", result="1")
+def pybuiltin(function, keywords, *values):
+    """Python's built-in ``function(...)`` (``pow(a, b, m)``, ``repr``, ``hash``, ``ascii``)."""
+    fn = PYTHON_BUILTINS.get(function)
+    if fn is None:
+        raise PhylanxValueError(f"the built-in '{function}' is not callable here")
+    return python_call(f"{function}()", fn, keywords, values)
 
 
 @primitive("__tolist", "__tolist(_1)", extension=True,

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...errors import PhylanxTypeError, PhylanxValueError
 from ...values import scalarize, type_name
-from ..array_args import as_array, as_shape
+from ..array_args import as_array, as_shape, python_call
 from ..dtypes import to_bool, to_int
 from ..registry import primitive
 from .random_numbers import with_generator
@@ -148,24 +148,6 @@ GENERATOR_METHODS = frozenset(
     if not name.startswith("_") and callable(getattr(cls, name)))
 
 
-def _split_keywords(names, values: tuple) -> tuple[tuple, dict]:
-    """The call's positional arguments and its keywords: the last ``len(names)`` values
-    are the keywords' values, in the order of ``names``."""
-    names = list(names or [])
-    cut = len(values) - len(names)
-    return values[:cut], dict(zip(names, values[cut:]))
-
-
-def _numpy_call(what: str, function, names, values: tuple):
-    positional, keywords = _split_keywords(names, values)
-    try:
-        return function(*positional, **keywords)
-    except TypeError as e:
-        raise PhylanxTypeError(f"{what}: {e}") from None
-    except ValueError as e:
-        raise PhylanxValueError(f"{what}: {e}") from None
-
-
 @primitive(
     "__nprandom", "__nprandom(_1_function, _2_keywords, __3)", extension=True,
     side_effects=True, no_oracle="draws from NumPy's global stream; tests compare with NumPy",
@@ -178,7 +160,7 @@ def nprandom(function, keywords, *values):
     """
     if function not in NUMPY_RANDOM_FUNCTIONS:
         raise PhylanxValueError(f"np.random.{function} is not a function of numpy.random")
-    return _numpy_call(f"np.random.{function}()", getattr(np.random, function), keywords,
+    return python_call(f"np.random.{function}()", getattr(np.random, function), keywords,
                        values)
 
 
@@ -203,4 +185,4 @@ def random_method(generator, method, keywords, *values):
     if method not in GENERATOR_METHODS or bound is None:
         raise PhylanxTypeError(
             f"a {type(generator).__name__} has no method '.{method}()'")
-    return _numpy_call(f".{method}()", bound, keywords, values)
+    return python_call(f".{method}()", bound, keywords, values)
