@@ -80,6 +80,10 @@ class PhylanxKeyError(PhylanxValueError, KeyError):
         return PhylanxError.__str__(self)
 
 
+class PhylanxAttributeError(PhylanxRuntimeError, AttributeError):
+    """A method or attribute the value does not have (``array.upper()``), as in Python."""
+
+
 class PhylanxOverflowError(PhylanxRuntimeError, OverflowError):
     """A result too large for its type where Python raises (``math.exp(1000)``)."""
 

@@ -261,6 +261,7 @@ _UNARY = {
     "conj": lambda x, out: np.ones_like(x),
     "real": lambda x, out: np.ones_like(x),
     "__real": lambda x, out: np.ones_like(x),
+    "__pyconj": lambda x, out: np.ones_like(x),
 }
 for _name, _derivative in _UNARY.items():
     VJP.defrule(_name, unary(_derivative))

@@ -35,6 +35,11 @@ def flatten_vjp(ct, out, a, order=None):
     return (np.reshape(ct, np.shape(a)),)
 
 
+@VJP.register("__npreshape")
+def npreshape_vjp(ct, out, a, shape, order="C"):
+    return (np.reshape(ct, np.shape(a), order=order), None, None)
+
+
 @VJP.register("transpose")
 def transpose_vjp(ct, out, a, axes=None):
     ct = np.asarray(ct)

@@ -87,7 +87,7 @@ def check_function(fn: ast.FunctionDef | ast.Lambda, loc: Locator) -> None:
             targets = node.targets if kind is ast.Assign else [node.target]
             for t in targets:
                 _check_target(t, loc)
-        elif kind is ast.Constant and isinstance(node.value, (bytes, complex)):
+        elif kind is ast.Constant and isinstance(node.value, bytes):
             raise loc.error(node, f"{type(node.value).__name__} literals are not supported")
 
 

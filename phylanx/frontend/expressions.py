@@ -14,7 +14,7 @@ from ..compiler.compiler import CONSTANTS
 from ..errors import PhylanxTypeError
 from ..language import ast as past
 from ..primitives import registry
-from ..primitives.frontend_support.python_builtins import PYTHON_BUILTINS
+from ..primitives.frontend_support.python_builtins import PYTHON_BUILTINS, STR_METHODS
 from ..primitives.matrixops.numpy_random import GENERATOR_METHODS
 from . import arguments, definite, tables
 from .markers import DecoratedFunction
@@ -72,6 +72,9 @@ class ExpressionMixin(NumpyMixin):
         ``True + True`` is 2 as in Python; ints are Python's (unbounded)."""
         if type(v) is bool:
             return past.Identifier("True" if v else "False", self.loc(node))
+        if type(v) is complex:   # PhySL has no complex literal: built by a call
+            return self.call("__pycomplex", [self.lit(v.real, node), self.lit(v.imag, node)],
+                             node)
         return self.lit(v, node)
 
     def x_List(self, node):
@@ -427,6 +430,8 @@ class ExpressionMixin(NumpyMixin):
             return self.lit("", node)
         if name in ("list", "tuple", "dict") and not node.args and not node.keywords:
             return self.call(name, [], node)
+        if name == "dict":   # Python's dict(): a copy of a mapping, pairs, key=value
+            return self.call("__pydict", self.keywords_last(self.arguments(node), node), node)
         if name in ("max", "min") and node.keywords:
             return self.extreme_with_keywords(name, node)
         if name in tables.BUILTIN_DTYPES:
@@ -496,6 +501,11 @@ class ExpressionMixin(NumpyMixin):
     def method_call(self, func, node):
         method = func.attr
         prim = tables.METHODS.get(method)
+        if prim is None and method in STR_METHODS:
+            # text.upper(), ",".join(parts): str's own method (a located error on others)
+            return self.call("__str_method", [
+                self.expr(func.value), self.lit(method, node),
+                *self.keywords_last(self.arguments(node), node)], node)
         if prim is None and method in GENERATOR_METHODS:
             # rng.normal(...) of a numpy.random.Generator or RandomState: its own method
             return self.call("__random_method", [
@@ -508,6 +518,10 @@ class ExpressionMixin(NumpyMixin):
         receiver = self.expr(func.value)
         if method in ("std", "var"):
             return self.moment(method, node, receiver)
+        if method in ("reshape", "argmax", "argmin"):
+            lowered = self.numpy_keywords(method, node, receiver)
+            if lowered is not None:
+                return lowered
         args = self.arguments(node)
         positional = [a for a in args if not isinstance(a, past.KeywordArg)]
         if method in ("reshape", "transpose") and len(positional) > 1:

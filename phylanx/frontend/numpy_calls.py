@@ -81,6 +81,10 @@ class NumpyMixin(NumpyMoreMixin):
                 raise self.error(k, "the 'out=' argument is not supported; assign the result")
         if module == "numpy" and dotted.startswith("random."):
             return self.numpy_random(dotted[len("random."):], node)
+        if module == "numpy" and dotted in ("reshape", "argmax", "argmin"):
+            lowered = self.numpy_keywords(dotted, node)
+            if lowered is not None:
+                return lowered
         special = getattr(self, "np_" + dotted.replace(".", "_"), None)
         if special is not None:
             return special(node)
@@ -100,6 +104,38 @@ class NumpyMixin(NumpyMoreMixin):
             raise self.error(node.func, f"np.random.{name} is not a function of numpy.random")
         return self.call("__nprandom", [self.lit(name, node),
                                         *self.keywords_last(self.arguments(node), node)], node)
+
+    def numpy_keywords(self, name: str, node, receiver=None):
+        """NumPy keywords the PhySL primitive has no slot for, lowered (None: no such
+        keyword, translate as usual): ``reshape(..., order=o)`` is ``__npreshape``;
+        ``argmax(..., keepdims=True)`` the reduction and ``__keepdims`` (the plain
+        reduction keeps the rewrites that know it)."""
+        keywords = {k.arg: k for k in node.keywords}
+        if name == "reshape" and "order" in keywords:
+            if receiver is None:
+                bound = _bind(node, ("a", "newshape", "order"), self)
+            else:
+                positional = [self.expr(a) for a in node.args]
+                shape = positional[0] if len(positional) == 1 else \
+                    self.call("list", positional, node)
+                bound = {"a": receiver, "newshape": shape,
+                         "order": self.expr(keywords["order"].value)}
+            return self.call("__npreshape", [bound["a"], bound["newshape"], bound["order"]],
+                             node)
+        if name in ("argmax", "argmin") and "keepdims" in keywords:
+            names = ("axis", "out", "keepdims") if receiver is not None else \
+                ("a", "axis", "out", "keepdims")
+            bound = _bind(node, names, self)
+            if receiver is not None:
+                bound["a"] = receiver
+            out: list = []
+            a = self.pinned(bound["a"], node, out)
+            axis = bound.get("axis") or self.lit(None, node)
+            value = self.call(name, [a, axis], node)
+            kept = self.call("__keepdims", [value, a, axis], node)
+            result = self.call("if", [bound["keepdims"], kept, value], node)
+            return self.call("block", [*out, result], node) if out else result
+        return None
 
     def keywords_last(self, args: list, node) -> list:
         """``list(<keyword names>), positional..., keyword values...`` of a call passed on

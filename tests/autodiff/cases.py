@@ -122,6 +122,8 @@ CASES.update({
     "__copy": [(A34,), ([normal(3), normal(2)],)],
     "flatten": [(A34,), (A234, "F")],
     "ravel": [(A34,), (A234, "F")],
+    "__npreshape": [(A34, [4, 3], "F"), (A234, [6, 4], "C")],
+    "__pyconj": [(A34,)],
     "__view": [(A34,)],
     "__real": [(A34,)],
     "transpose": [(A234,), (A234, [1, 0, 2])],

@@ -276,8 +276,8 @@ def untranslatable_repr(x):
 
 
 @Phylanx
-def untranslatable_string_method(name):
-    return name.upper()
+def untranslatable_method(name):
+    return name.bit_length()
 
 
 @Phylanx
@@ -287,7 +287,7 @@ def untranslatable_numpy(x):
 
 @pytest.mark.parametrize("fn, hint", [
     (untranslatable_repr, r"write \{x\} or \{x!s\} instead"),
-    (untranslatable_string_method, r"method '\.upper\(\)' is not supported"),
+    (untranslatable_method, r"method '\.bit_length\(\)' is not supported"),
     (untranslatable_numpy, "np.busday_count is not supported"),
 ])
 def test_untranslatable_code_is_a_located_error_with_a_hint(fn, hint):

@@ -101,7 +101,7 @@ def npreal(x):
 
     Writes through it change ``x``; PhySL's ``real`` copies, as the original.
     """
-    return as_numeric(x).real
+    return x.real if type(x) in (int, float, complex, bool) else as_numeric(x).real
 
 
 @primitive("__imag", "__imag(_1)", extension=True, oracle=np.imag, samples="unary",
@@ -111,7 +111,7 @@ def npimag(x):
 
     A view of a complex ``x``; read-only zeros for a real one.
     """
-    return as_numeric(x).imag
+    return x.imag if type(x) in (int, float, complex, bool) else as_numeric(x).imag
 
 
 sqrt = _declare("sqrt", np.sqrt, "Element-wise square root (NaN, with a warning, below 0).",

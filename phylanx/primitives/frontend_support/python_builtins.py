@@ -17,6 +17,7 @@ import numpy as np
 
 from ...errors import (
     PhylanxAssertionError,
+    PhylanxAttributeError,
     PhylanxError,
     PhylanxIndexError,
     PhylanxRuntimeError,
@@ -28,6 +29,7 @@ from ..arithmetics.operators import numpy_on_zero
 from ..array_args import python_call
 from ..controls.control_flow import iterate
 from ..dtypes import to_dtype
+from ..numeric_args import as_numeric
 from ..registry import primitive
 
 
@@ -347,6 +349,18 @@ def pymath(function, keywords, *values):
     return python_call(f"math.{function}()", fn, keywords, values)
 
 
+@primitive("__pydict", "__pydict(_1_keywords, __2)", extension=True,
+           no_oracle="Python's dict itself; tests compare with undecorated code",
+           example="__pydict(list(\"b\"), dict(list(list(\"a\", 1))), 2)",
+           result="dict(list(list(\"a\", 1), list(\"b\", 2)))")
+def pydict(keywords, *values):
+    """Python's ``dict(...)``: a copy of a mapping, pairs, ``key=value`` keywords.
+
+    ``keywords`` names the last values.
+    """
+    return python_call("dict()", dict, keywords, values)
+
+
 #: Python built-ins called as themselves (``pow`` with a modulus; the text of a value)
 PYTHON_BUILTINS = {"pow": pow, "repr": repr, "hash": hash, "ascii": ascii}
 
@@ -360,6 +374,45 @@ def pybuiltin(function, keywords, *values):
     if fn is None:
         raise PhylanxValueError(f"the built-in '{function}' is not callable here")
     return python_call(f"{function}()", fn, keywords, values)
+
+
+#: the methods of Python's ``str``
+STR_METHODS = frozenset(name for name in dir(str) if not name.startswith("_"))
+
+
+@primitive("__str_method", "__str_method(_1_text, _2_method, _3_keywords, __4)",
+           extension=True, no_oracle="Python's str methods; tests compare with undecorated code",
+           example="__str_method(\"ab\", \"upper\", list())", result="\"AB\"")
+def str_method(text, method, keywords, *values):
+    """``text.<method>(...)`` of a Python string: ``str``'s own method.
+
+    ``upper``, ``split``, ``join``, ``strip``, ``replace``, ``startswith`` ...
+    """
+    if not isinstance(text, str) or method not in STR_METHODS:
+        raise PhylanxAttributeError(f"a {type_name(text)} has no method '.{method}()' (it is "
+                                    "a method of strings)")
+    return python_call(f".{method}()", getattr(text, method), keywords, values)
+
+
+@primitive("__pycomplex", "__pycomplex(_1_real, _2_imag)", extension=True,
+           oracle=complex, samples="binary", example="__pycomplex(1.0, 2.0)",
+           result="__pycomplex(1.0, 2.0)")
+def pycomplex(real, imag):
+    """A Python complex number (decorated code's complex literals such as ``2 + 3j``)."""
+    return python_call("complex()", complex, (), (real, imag))
+
+
+@primitive("__pyconj", "__pyconj(_1)", extension=True, oracle=np.conjugate, samples="unary",
+           differentiable=True, example="__pyconj(__pycomplex(1.0, 2.0))",
+           result="__pycomplex(1.0, -2.0)")
+def pyconj(x):
+    """Python's ``x.conjugate()`` / ``x.conj()``.
+
+    A Python number stays one; arrays and NumPy scalars are numpy.conjugate's.
+    """
+    if type(x) in (int, float, complex, bool):
+        return x.conjugate()
+    return np.conjugate(as_numeric(x))
 
 
 @primitive("__tolist", "__tolist(_1)", extension=True,

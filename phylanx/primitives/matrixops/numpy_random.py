@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import PhylanxTypeError, PhylanxValueError
+from ...errors import PhylanxAttributeError, PhylanxTypeError, PhylanxValueError
 from ...values import scalarize, type_name
 from ..array_args import as_array, as_shape, python_call
 from ..dtypes import to_bool, to_int
@@ -177,12 +177,10 @@ def random_method(generator, method, keywords, *values):
     Its own method, so it draws what it would draw undecorated; ``keywords`` as in
     ``__nprandom``.
     """
-    if not isinstance(generator, (np.random.Generator, np.random.RandomState)):
-        raise PhylanxTypeError(
-            f"method '.{method}()' is supported on numpy.random.Generator and RandomState "
-            f"objects only, got a {type_name(generator)}")
-    bound = getattr(generator, method, None)
+    bound = getattr(generator, method, None) if isinstance(
+        generator, (np.random.Generator, np.random.RandomState)) else None
     if method not in GENERATOR_METHODS or bound is None:
-        raise PhylanxTypeError(
-            f"a {type(generator).__name__} has no method '.{method}()'")
+        raise PhylanxAttributeError(
+            f"a {type_name(generator)} has no method '.{method}()' (it is a method of "
+            "numpy.random.Generator and RandomState objects)")
     return python_call(f".{method}()", bound, keywords, values)

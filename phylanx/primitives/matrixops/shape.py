@@ -76,6 +76,38 @@ def ravel(a, order="C"):
 
 
 @primitive(
+    "__npreshape", "__npreshape(_1_a, _2_shape, __arg(_3_order, \"C\"))", extension=True,
+    oracle=lambda a, shape, order="C": np.reshape(a, shape, order=order),
+    example="__npreshape([[1, 2], [3, 4]], list(4), \"F\")", result="[1, 3, 2, 4]",
+    differentiable=True,
+)
+def npreshape(a, shape, order="C"):
+    """NumPy's ``reshape(a, shape, order=...)`` with an index order ("C", "F" or "A")."""
+    if order not in ("C", "F", "A"):
+        raise PhylanxValueError(f"order must be one of 'C', 'F', 'A', got {order!r}")
+    arr = as_array(a, "a")
+    return scalarize(numpy_call(np.reshape, arr, as_shape(shape, "shape", allow_unknown=True),
+                                order=order))
+
+
+@primitive(
+    "__keepdims", "__keepdims(_1_result, _2_a, __arg(_3_axis, nil))", extension=True,
+    oracle=lambda result, a, axis=None: np.reshape(result, (1,) * np.ndim(a)) if axis is None
+    else np.expand_dims(result, axis),
+    example="__keepdims(1, [[1, 2]])", result="[[1]]",
+)
+def keepdims(result, a, axis=None):
+    """``result`` of a reduction of ``a`` with its reduced axes back as length 1.
+
+    NumPy's ``keepdims=True`` for reductions whose primitive has no such argument.
+    """
+    ndim = np.ndim(a)
+    if axis is None:
+        return np.reshape(result, (1,) * ndim)
+    return np.expand_dims(result, to_axis(axis, ndim))
+
+
+@primitive(
     "__view", "__view(_1_a, __arg(_2_dtype, nil))", extension=True,
     oracle=lambda a, dtype=None: np.asarray(a).view() if dtype is None else
     np.asarray(a).view(dtype),

@@ -1,4 +1,5 @@
-"""Reductions the original lacks (extensions): ``nansum nanmean nanmax nanmin ptp average``.
+"""Reductions the original lacks (extensions): ``nansum nanmean nanmax nanmin nanargmax
+nanargmin ptp average``.
 
 Each follows the NumPy function of the same name, with NumPy's argument names and order as
 keyword slots (``out`` left out: PhySL values are not written into), so that decorated
@@ -14,8 +15,8 @@ import numpy as np
 from ...errors import PhylanxValueError
 from ...values import scalarize
 from ..arithmetics.elementwise_math import as_numeric
-from ..array_args import numpy_call
-from ..dtypes import to_bool, to_dtype
+from ..array_args import as_array, numpy_call
+from ..dtypes import to_axis, to_bool, to_dtype
 from ..registry import primitive
 from .reductions import reduction_axes
 
@@ -100,6 +101,41 @@ def nanmin(a, axis=None, keepdims=False):
     An all-NaN slice gives NaN with NumPy's warning; an empty reduction is an error.
     """
     return _reduce(np.nanmin, a, axis, keepdims)
+
+
+def _nanarg(fn, a, axis, keepdims):
+    arr = as_array(a, "a")
+    if axis is not None:
+        axis = to_axis(axis, arr.ndim)
+    return scalarize(numpy_call(fn, arr, axis, keepdims=to_bool(keepdims)))
+
+
+@primitive(
+    "nanargmax", "nanargmax(_1_a, __arg(_2_axis, nil), __arg(_3_keepdims, false))",
+    extension=True, samples="reduction",
+    oracle=lambda a, axis=None, keepdims=False: np.nanargmax(a, axis, keepdims=bool(keepdims)),
+    example="nanargmax(list(1.0, nan, 3.0))", result="2",
+)
+def nanargmax(a, axis=None, keepdims=False):
+    """Index of the largest element ignoring NaN (along ``axis``), like numpy.nanargmax.
+
+    An all-NaN slice is an error, as in NumPy.
+    """
+    return _nanarg(np.nanargmax, a, axis, keepdims)
+
+
+@primitive(
+    "nanargmin", "nanargmin(_1_a, __arg(_2_axis, nil), __arg(_3_keepdims, false))",
+    extension=True, samples="reduction",
+    oracle=lambda a, axis=None, keepdims=False: np.nanargmin(a, axis, keepdims=bool(keepdims)),
+    example="nanargmin(list(1.0, nan, 3.0))", result="0",
+)
+def nanargmin(a, axis=None, keepdims=False):
+    """Index of the smallest element ignoring NaN (along ``axis``), like numpy.nanargmin.
+
+    An all-NaN slice is an error, as in NumPy.
+    """
+    return _nanarg(np.nanargmin, a, axis, keepdims)
 
 
 @primitive(

@@ -1,0 +1,60 @@
+"""Python and NumPy features that decorated code used to refuse, now with the undecorated
+function's value and type: complex literals and ``conjugate``, string methods, ``dict(...)``,
+``np.nanargmax``/``np.nanargmin``, ``reshape(order=...)``, ``argmax(keepdims=True)``."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from phylanx import Phylanx
+from phylanx.errors import PhylanxError
+
+from .test_python_values_property import same_kind_and_value
+
+EXPRESSIONS = [
+    "2 + 3j", "(2 + 3j).conjugate()", "c.conjugate()", "c.conj()", "np.conjugate(c)",
+    "x.conjugate()", "abs(3 - 4j)", "(1j * 1j).real",
+    "s.upper()", "s.split()", "s.split(',', 1)", "'-'.join(['a', 'b'])", "s.strip()",
+    "s.replace('b', 'x')", "s.startswith(' a')", "'{}={:.2f}'.format('k', x)", "s.count('b')",
+    "s.find('c')", "s.title()", "'x'.center(5, '*')",
+    "dict(d)", "dict(d, z=3)", "dict(a=1, b=2)", "dict([('p', 1), ('q', 2)])",
+    "np.nanargmax(a)", "np.nanargmin(a)", "np.nanargmax(m, axis=1)", "np.nanargmin(m, 0)",
+    "np.nanargmax(m, axis=0, keepdims=True)",
+    "np.reshape(m, (3, 2), order='F')", "m.reshape((3, 2), order='F')",
+    "m.reshape(3, 2, order='C')", "np.reshape(m, -1, order='F')",
+    "np.argmax(m, keepdims=True)", "np.argmax(m, axis=1, keepdims=True)",
+    "m.argmin(axis=0, keepdims=True)", "np.argmin(m, 1, keepdims=False)", "np.argmax(m, 1)",
+]
+
+
+def _pair(expression: str):
+    source = f"import numpy as np\n\ndef f(a, m, c, s, d, x):\n    return {expression}\n"
+    namespace: dict = {}
+    exec(compile(source, "<features>", "exec"), namespace)
+    return namespace["f"], Phylanx(source=source)(namespace["f"])
+
+
+def _args():
+    return (np.array([1.0, np.nan, 3.0]), np.array([[4.0, 1.0, 6.0], [2.0, 5.0, 0.5]]),
+            np.array([1 + 2j, -1j]), " a,b c ", {"k": 1}, 2.5)
+
+
+@pytest.mark.parametrize("expression", EXPRESSIONS)
+def test_decorated_equals_undecorated(expression):
+    python, decorated = _pair(expression)
+    problem = same_kind_and_value(decorated(*_args()), python(*_args()))
+    assert problem is None, f"{expression}: {problem}"
+
+
+@pytest.mark.parametrize("expression, error", [
+    ("a.upper()", AttributeError), ("s.split(1)", TypeError), ("dict(a)", TypeError),
+    ("np.nanargmax(np.array([np.nan, np.nan]))", ValueError), ("s.index('zz')", ValueError),
+    ("m.reshape((4, 2), order='F')", ValueError)])
+def test_errors_have_pythons_class(expression, error):
+    python, decorated = _pair(expression)
+    with pytest.raises(error):
+        python(*_args())
+    with pytest.raises(PhylanxError) as info:
+        decorated(*_args())
+    assert isinstance(info.value, error), repr(info.value)
+    assert "<features>:4" in str(info.value)
