@@ -296,8 +296,8 @@ def from_python(value: Any) -> Any:
         return value  # weak scalars, as in NumPy code (see compiler.literal_value)
     if value is None or t is str or isinstance(value, (np.generic, Function, Builtin, range)):
         return value
-    if isinstance(value, _RANDOM_STATES):   # held as themselves: their methods draw
-        return value
+    if isinstance(value, _RANDOM_STATES) or t is set or t is frozenset:
+        return value   # held as themselves: their methods draw, or are Python's
     if t is list:
         items = [from_python(v) for v in value]
         # a list that needs no conversion is passed as itself, so in-place changes

@@ -14,7 +14,7 @@ from ..compiler.compiler import CONSTANTS
 from ..errors import PhylanxTypeError
 from ..language import ast as past
 from ..primitives import registry
-from ..primitives.frontend_support.python_builtins import PYTHON_BUILTINS, STR_METHODS
+from ..primitives.frontend_support.python_builtins import PYTHON_BUILTINS, PYTHON_METHODS
 from ..primitives.matrixops.numpy_random import GENERATOR_METHODS
 from . import arguments, definite, tables
 from .markers import DecoratedFunction
@@ -308,6 +308,14 @@ class ExpressionMixin(NumpyMixin):
 
     x_GeneratorExp = x_ListComp
 
+    def x_Set(self, node):
+        return self.call("__pyset", [self.lit("set", node),
+                                     self.call("list", self.exprs(node.elts), node)], node)
+
+    def x_SetComp(self, node):
+        items = self.comprehension(lambda: self.expr(node.elt), node.generators, node)
+        return self.call("__pyset", [self.lit("set", node), items], node)
+
     def x_DictComp(self, node):
         pair = lambda: self.call("list", [self.expr(node.key), self.expr(node.value)], node)  # noqa: E731
         return self.call("dict", [self.comprehension(pair, node.generators, node)], node)
@@ -430,6 +438,8 @@ class ExpressionMixin(NumpyMixin):
             return self.lit("", node)
         if name in ("list", "tuple", "dict") and not node.args and not node.keywords:
             return self.call(name, [], node)
+        if name in ("set", "frozenset"):
+            return self.call("__pyset", [self.lit(name, node), *self.arguments(node)], node)
         if name == "dict":   # Python's dict(): a copy of a mapping, pairs, key=value
             return self.call("__pydict", self.keywords_last(self.arguments(node), node), node)
         if name in ("max", "min") and node.keywords:
@@ -501,9 +511,9 @@ class ExpressionMixin(NumpyMixin):
     def method_call(self, func, node):
         method = func.attr
         prim = tables.METHODS.get(method)
-        if prim is None and method in STR_METHODS:
-            # text.upper(), ",".join(parts): str's own method (a located error on others)
-            return self.call("__str_method", [
+        if prim is None and method in PYTHON_METHODS:
+            # text.upper(), s.add(x): str's and set's own methods (a located error on others)
+            return self.call("__pymethod", [
                 self.expr(func.value), self.lit(method, node),
                 *self.keywords_last(self.arguments(node), node)], node)
         if prim is None and method in GENERATOR_METHODS:

@@ -145,8 +145,6 @@ SUGGESTIONS: dict[type, str] = {
     ast.Import: "import modules at the top of the file, outside the decorated function",
     ast.ImportFrom: "import modules at the top of the file, outside the decorated function",
     ast.Delete: "del is not supported; assign a new value instead",
-    ast.Set: "sets are not supported; use a list or a dict",
-    ast.SetComp: "set comprehensions are not supported; use a list or dict comprehension",
     ast.Match: "match statements are not supported; use if/elif/else",
 }
 if hasattr(ast, "TryStar"):

@@ -40,7 +40,7 @@ def define(src: str):
     ("    yield x", "yield", "list"),
     ("    import os\n    return 1", "import", "top of the file"),
     ("    del x\n    return 1", "del statement", "assign"),
-    ("    return {1, 2}", "set literal", "list"),
+    ("    return b'x'", "bytes literals", ""),
     ("    for i in range(3):\n        pass\n    else:\n        pass\n    return 1",
      "else", "flag"),
     ("    y = (z := 3)\n    return y", ":=", "own line"),
@@ -72,13 +72,13 @@ def test_star_args_are_rejected_with_the_parameter_located():
 
 def test_error_shows_file_line_column_source_and_caret():
     with pytest.raises(PhylanxSyntaxError) as info:
-        define("@Phylanx\ndef f(x):\n    y = x\n    return {y}\n")
+        define("@Phylanx\ndef f(x):\n    y = x\n    return b'y'\n")
     text = str(info.value)
     first = text.splitlines()[0]
     assert first.startswith(f"{info.value.loc.file}:4:12: ")
     lines = text.splitlines()
     caret_line = next(ln for ln in lines if ln.strip() == "^")
-    assert caret_line.index("^") == lines[lines.index(caret_line) - 1].index("{")
+    assert caret_line.index("^") == lines[lines.index(caret_line) - 1].index("b'")
 
 
 def test_unsupported_numpy_function_is_located_at_first_call():

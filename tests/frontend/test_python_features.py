@@ -58,3 +58,41 @@ def test_errors_have_pythons_class(expression, error):
         decorated(*_args())
     assert isinstance(info.value, error), repr(info.value)
     assert "<features>:4" in str(info.value)
+
+
+SET_EXPRESSIONS = [
+    "len({1, 2, 2})", "sorted({3, 1} | {2})", "{1, 2} & {2, 3}", "{1, 2} - {2}",
+    "{1, 2} ^ {2, 3}", "2 in {1, 2}", "3 not in {1, 2}", "{v * 2 for v in xs}", "set(xs)",
+    "frozenset(xs)", "set()", "sorted(set([3, 1, 3]))", "{1, 2} == {2, 1}", "{1} <= {1, 2}",
+    "len(set('abca'))", "t.union({9})", "t.issubset({1, 2, 3, 4})", "sum(t)", "max(t)",
+    "[v for v in sorted(t)]", "t.copy()", "{(1, 2), (1, 2)}", "{v % 2 for v in xs if v > 1}",
+]
+
+
+def _set_pair(body: str):
+    source = f"def f(xs, t):\n{body}"
+    namespace: dict = {}
+    exec(compile(source, "<sets>", "exec"), namespace)
+    return namespace["f"], Phylanx(source=source)(namespace["f"])
+
+
+@pytest.mark.parametrize("expression", SET_EXPRESSIONS)
+def test_sets_as_in_python(expression):
+    python, decorated = _set_pair(f"    return {expression}\n")
+    got, want = decorated([1, 2, 2, 3], {1, 2, 3}), python([1, 2, 2, 3], {1, 2, 3})
+    assert type(got) is type(want) and got == want, f"{expression}: {got!r} != {want!r}"
+
+
+def test_a_set_changed_in_place_is_the_callers():
+    python, decorated = _set_pair("    t.add(5)\n    t.discard(1)\n    return len(t)\n")
+    mine, theirs = {1, 2}, {1, 2}
+    assert decorated(None, mine) == python(None, theirs) and mine == theirs == {2, 5}
+
+
+def test_an_unhashable_set_element_is_pythons_type_error():
+    python, decorated = _set_pair("    return {xs}\n")
+    with pytest.raises(TypeError):
+        python([1], None)
+    with pytest.raises(PhylanxError) as info:
+        decorated([1], None)
+    assert isinstance(info.value, TypeError)

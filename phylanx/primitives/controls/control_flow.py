@@ -178,7 +178,7 @@ def for_(node, children):
 
 def iterate(value: Any):
     """What ``for_each``/``fmap`` iterate over: list items, array rows or elements,
-    dictionary keys, string characters, range values."""
+    dictionary keys, set elements, string characters, range values."""
     if isinstance(value, (list, tuple, str)):
         return value
     if isinstance(value, range):
@@ -187,8 +187,8 @@ def iterate(value: Any):
         if value.ndim == 0:
             raise PhylanxTypeError("cannot iterate over a 0-d value")
         return list(value)
-    if isinstance(value, dict):
-        return list(value)
+    if isinstance(value, (dict, set, frozenset)):
+        return list(value)   # keys, set elements: in Python's iteration order
     if isinstance(value, Future):
         return iterate(value.result())
     raise PhylanxTypeError(f"cannot iterate over a {type_name(value)}")

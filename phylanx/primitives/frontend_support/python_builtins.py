@@ -82,6 +82,10 @@ def contains(container, item):
         if isinstance(item, np.ndarray):
             raise PhylanxTypeError("an array cannot be a dictionary key")
         return item in container
+    if isinstance(container, (set, frozenset)):
+        if isinstance(item, np.ndarray):
+            raise PhylanxTypeError("an array cannot be a set element (unhashable)")
+        return item in container
     if isinstance(container, (list, tuple, range)):
         return any(_same(item, v) for v in container)
     if isinstance(container, str):
@@ -376,22 +380,37 @@ def pybuiltin(function, keywords, *values):
     return python_call(f"{function}()", fn, keywords, values)
 
 
-#: the methods of Python's ``str``
-STR_METHODS = frozenset(name for name in dir(str) if not name.startswith("_"))
+#: receiver kind -> its methods called as themselves (the others have primitives)
+_METHODS_OF = {kind: frozenset(n for n in dir(kind) if not n.startswith("_"))
+               for kind in (str, set, frozenset)}
+PYTHON_METHODS = frozenset().union(*_METHODS_OF.values())
 
 
-@primitive("__str_method", "__str_method(_1_text, _2_method, _3_keywords, __4)",
-           extension=True, no_oracle="Python's str methods; tests compare with undecorated code",
-           example="__str_method(\"ab\", \"upper\", list())", result="\"AB\"")
-def str_method(text, method, keywords, *values):
-    """``text.<method>(...)`` of a Python string: ``str``'s own method.
+@primitive("__pymethod", "__pymethod(_1_receiver, _2_method, _3_keywords, __4)",
+           extension=True, side_effects=True,
+           no_oracle="Python's str and set methods; tests compare with undecorated code",
+           example="__pymethod(\"ab\", \"upper\", list())", result="\"AB\"")
+def pymethod(receiver, method, keywords, *values):
+    """``x.<method>(...)`` of a Python string or set: the type's own method.
 
-    ``upper``, ``split``, ``join``, ``strip``, ``replace``, ``startswith`` ...
+    ``upper``, ``split``, ``join``, ``replace`` ...; ``add``, ``union``, ``issubset`` ...
+    A set changed in place (``add``, ``discard``) is changed for every name of it.
     """
-    if not isinstance(text, str) or method not in STR_METHODS:
-        raise PhylanxAttributeError(f"a {type_name(text)} has no method '.{method}()' (it is "
-                                    "a method of strings)")
-    return python_call(f".{method}()", getattr(text, method), keywords, values)
+    if method not in _METHODS_OF.get(type(receiver), ()):
+        kinds = " or ".join(k.__name__ for k, names in _METHODS_OF.items() if method in names)
+        raise PhylanxAttributeError(f"a {type_name(receiver)} has no method '.{method}()' "
+                                    f"(it is a method of {kinds})")
+    return python_call(f".{method}()", getattr(receiver, method), keywords, values)
+
+
+@primitive("__pyset", "__pyset(_1_kind, __2)", extension=True,
+           no_oracle="Python's set itself; tests compare with undecorated code",
+           example="__len(__pyset(\"set\", list(1, 2, 2)))", result="2")
+def pyset(kind, *items):
+    """Python's ``set(...)``/``frozenset(...)`` and set literals (``kind`` names the type)."""
+    if kind not in ("set", "frozenset"):
+        raise PhylanxValueError(f"unknown set kind {kind!r}")
+    return python_call(f"{kind}()", set if kind == "set" else frozenset, (), items)
 
 
 @primitive("__pycomplex", "__pycomplex(_1_real, _2_imag)", extension=True,

@@ -55,6 +55,6 @@ def len_(value):
         if value.ndim == 0:
             raise PhylanxTypeError("a 0-d value has no length")
         return value.shape[0]   # Python's len() is a Python int
-    if isinstance(value, (list, tuple, range, dict, str)):
+    if isinstance(value, (list, tuple, range, dict, str, set, frozenset)):
         return len(value)
     raise PhylanxTypeError(f"a {type_name(value)} has no length")
