@@ -69,10 +69,6 @@ def check_function(fn: ast.FunctionDef | ast.Lambda, loc: Locator) -> None:
                                   f"{suggestion}")
         if kind in (ast.FunctionDef, ast.Lambda) and node is not fn:
             _check_arguments(node.args, loc)
-        elif kind in (ast.For, ast.While) and node.orelse:
-            raise loc.error(node.orelse[0], f"'{kind.__name__.lower()} ... else' is not "
-                            "supported; set a flag variable before 'break' and test it after "
-                            "the loop")
         elif kind is ast.NamedExpr:
             raise loc.error(node, "assignment expressions (:=) are not supported; assign the "
                                   "value on its own line first")

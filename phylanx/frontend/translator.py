@@ -55,6 +55,8 @@ class FunctionTranslator(AssignmentMixin, ExpressionMixin):
         self.deps: list = []
         self.externals: dict = {}
         self.loop_kinds: list[str] = []
+        #: per enclosing loop, the flag its ``break`` sets (a loop with ``else``) or None
+        self.break_flags: list[str | None] = []
         self.unbound: dict = {}   # reads needing __bound (definite.key -> free), all scopes
 
     # -- scopes -------------------------------------------------------------
@@ -142,6 +144,7 @@ class FunctionTranslator(AssignmentMixin, ExpressionMixin):
         self.scope = Scope("function", outer, params, locals_, globals_, nonlocals)
         self.scope.accumulators = scalar_accumulators(fn)
         saved_loops, self.loop_kinds = self.loop_kinds, []
+        saved_flags, self.break_flags = self.break_flags, []
         try:
             # locals read where they may be unassigned start as __unbound() (the reads are
             # checked); the others read before assignment in the text start as nil
@@ -161,6 +164,7 @@ class FunctionTranslator(AssignmentMixin, ExpressionMixin):
         finally:
             self.scope = outer
             self.loop_kinds = saved_loops
+            self.break_flags = saved_flags
         plist = []
         for p in params:
             if p in defaults:
@@ -277,6 +281,11 @@ class FunctionTranslator(AssignmentMixin, ExpressionMixin):
         if self.loop_kinds and self.loop_kinds[-1] == "parallel":
             raise self.error(node, "break inside a prange loop is not supported: iterations "
                                    "run concurrently")
+        flag = self.break_flags[-1] if self.break_flags else None
+        if flag is not None:   # the loop has an else: record that it was left by break
+            return self.call("block", [self.call("store", [self.ident(flag, node),
+                                                           self.constant(True, node)], node),
+                                       self.call("break", [], node)], node)
         return self.call("break", [], node)
 
     def s_Continue(self, node):
@@ -314,17 +323,40 @@ class FunctionTranslator(AssignmentMixin, ExpressionMixin):
 
     def s_While(self, node):
         test = self.expr(node.test)
+        flag = self.loop_flag(node)
         self.loop_kinds.append("loop")
         try:
-            return self.call("while", [test, self.body(node.body, node)], node)
+            loop = self.call("while", [test, self.body(node.body, node)], node)
         finally:
             self.loop_kinds.pop()
+            self.break_flags.pop()
+        return self.with_else(loop, flag, node)
+
+    def loop_flag(self, node) -> str | None:
+        """The flag a ``break`` of this loop sets when the loop has an ``else``."""
+        flag = self.temp(node) if node.orelse else None
+        self.break_flags.append(flag)
+        return flag
+
+    def with_else(self, loop, flag, node):
+        """``loop`` and its ``else`` block, run when no ``break`` ended the loop."""
+        if flag is None:
+            return loop
+        orelse = self.body(node.orelse, node.orelse[0])
+        return self.call("block", [
+            self.define(flag, self.constant(False, node), node), loop,
+            self.call("if", [self.call("__pynot", [self.ident(flag, node)], node), orelse],
+                      node)], node)
 
     def s_For(self, node):
         it = node.iter
         if isinstance(it, ast.Call) and self.is_prange(it.func):
+            if node.orelse:
+                raise self.error(node.orelse[0], "'for ... else' is not supported on a prange "
+                                                 "loop (it has no break)")
             return self.parallel_for(node)
         iterable = self.expr(it)
+        flag = self.loop_flag(node)
         self.loop_kinds.append("loop")
         try:
             if isinstance(node.target, ast.Name):
@@ -346,9 +378,10 @@ class FunctionTranslator(AssignmentMixin, ExpressionMixin):
             body = prologue + self.stmt_list(node.body)
         finally:
             self.loop_kinds.pop()
+            self.break_flags.pop()
         fn = self.call("lambda", [self.ident(param, node.target),
                                   self.block(body, node) if body else self.lit(None, node)], node)
-        return self.call("for_each", [fn, iterable], node)
+        return self.with_else(self.call("for_each", [fn, iterable], node), flag, node)
 
     def is_prange(self, func) -> bool:
         if isinstance(func, ast.Name):
@@ -364,6 +397,7 @@ class FunctionTranslator(AssignmentMixin, ExpressionMixin):
         call = node.iter
         rng = self.call("range", self.arguments(call), call)
         self.loop_kinds.append("parallel")
+        self.break_flags.append(None)
         try:
             with self.lambda_scope(node.target) as (param, prologue):
                 body = prologue + self.stmt_list(node.body)
@@ -372,6 +406,7 @@ class FunctionTranslator(AssignmentMixin, ExpressionMixin):
                                           self.lit(None, node)], node)
         finally:
             self.loop_kinds.pop()
+            self.break_flags.pop()
         return self.call("parallel_map", [fn, rng], node)
 
     def s_With(self, node):

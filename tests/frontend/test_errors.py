@@ -41,8 +41,6 @@ def define(src: str):
     ("    import os\n    return 1", "import", "top of the file"),
     ("    del x\n    return 1", "del statement", "assign"),
     ("    return b'x'", "bytes literals", ""),
-    ("    for i in range(3):\n        pass\n    else:\n        pass\n    return 1",
-     "else", "flag"),
     ("    y = (z := 3)\n    return y", ":=", "own line"),
 ])
 def test_unsupported_syntax_is_rejected_at_decoration_with_location(body, construct, hint):

@@ -96,3 +96,28 @@ def test_an_unhashable_set_element_is_pythons_type_error():
     with pytest.raises(PhylanxError) as info:
         decorated([1], None)
     assert isinstance(info.value, TypeError)
+
+
+LOOP_ELSE = {
+    "for_found": "    for v in xs:\n        if v == k:\n            r = 'found'\n"
+                 "            break\n    else:\n        r = 'missing'\n    return r\n",
+    "while_index": "    i = 0\n    while i < len(xs):\n        if xs[i] == k:\n            break\n"
+                   "        i += 1\n    else:\n        i = -1\n    return i\n",
+    "nested": "    out = []\n    for v in xs:\n        for w in xs:\n            if w == k:\n"
+              "                break\n        else:\n            out.append(v)\n"
+              "        if v == 2:\n            break\n    else:\n        out.append(99)\n"
+              "    return out\n",
+    "no_break": "    n = 0\n    for v in xs:\n        n += v\n    else:\n        n = n * 10\n"
+                "    return n\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOOP_ELSE))
+@pytest.mark.parametrize("xs, k", [([1, 2, 3], 2), ([1, 3], 2), ([], 2), ([5, 6], 5)])
+def test_loop_else_runs_when_no_break_ended_the_loop(name, xs, k):
+    source = f"def f(xs, k):\n{LOOP_ELSE[name]}"
+    namespace: dict = {}
+    exec(compile(source, "<loops>", "exec"), namespace)
+    got = Phylanx(source=source)(namespace["f"])(list(xs), k)
+    want = namespace["f"](list(xs), k)
+    assert type(got) is type(want) and got == want
