@@ -54,6 +54,8 @@ def scope_names(fn) -> tuple[set, set, set, list]:
             nonlocals.update(node.names)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             stored.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            stored.add(node.name)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             stored.add(node.name)
             stack.extend(node.args.defaults + [d for d in node.args.kw_defaults if d])

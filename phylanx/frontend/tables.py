@@ -133,8 +133,6 @@ METHODS: dict[str, str] = {
 
 #: what the error message suggests for constructs we reject (see checks.py)
 SUGGESTIONS: dict[type, str] = {
-    ast.Try: "try/except is not supported inside a Phylanx function; test the condition "
-             "with 'if', or catch the error around the call in plain Python",
     ast.ClassDef: "define classes outside the decorated function",
     ast.Yield: "generators are not supported; build a list and return it",
     ast.YieldFrom: "generators are not supported; build a list and return it",
@@ -148,4 +146,5 @@ SUGGESTIONS: dict[type, str] = {
     ast.Match: "match statements are not supported; use if/elif/else",
 }
 if hasattr(ast, "TryStar"):
-    SUGGESTIONS[ast.TryStar] = SUGGESTIONS[ast.Try]
+    SUGGESTIONS[ast.TryStar] = ("except* (exception groups) is not supported; use plain "
+                                "try/except")

@@ -12,6 +12,7 @@ assignment, ``store`` after), ``global`` and ``nonlocal`` are honoured, a
 from __future__ import annotations
 
 import ast
+import builtins
 import contextlib
 import itertools
 from typing import Any
@@ -57,6 +58,8 @@ class FunctionTranslator(AssignmentMixin, ExpressionMixin):
         self.loop_kinds: list[str] = []
         #: per enclosing loop, the flag its ``break`` sets (a loop with ``else``) or None
         self.break_flags: list[str | None] = []
+        #: per enclosing ``except`` block, the variable holding the exception it handles
+        self.handled: list[str] = []
         self.unbound: dict = {}   # reads needing __bound (definite.key -> free), all scopes
 
     # -- scopes -------------------------------------------------------------
@@ -297,8 +300,46 @@ class FunctionTranslator(AssignmentMixin, ExpressionMixin):
         args = [self.expr(node.test)] + ([self.expr(node.msg)] if node.msg else [])
         return self.call("assert", args, node)
 
+    def s_Try(self, node):
+        """``try``/``except``/``else``/``finally`` as ``__try``: the handlers are tried in
+        order; ``except E as e`` binds ``e`` (``__caught()``, Python's exception class)."""
+        body = self.body(node.body, node)
+        handlers = []
+        for h in node.handlers:
+            var = h.name or self.temp(h)
+            self.handled.append(var)
+            try:
+                stmts = [self.assign_name(var, self.call("__caught", [], h), h),
+                         *self.stmt_list(h.body)]
+            finally:
+                self.handled.pop()
+            handlers += [self.lit(self.exception_kinds(h.type), h), self.block(stmts, h)]
+        orelse = self.body(node.orelse, node.orelse[0]) if node.orelse else self.lit(None, node)
+        final = self.body(node.finalbody, node.finalbody[0]) if node.finalbody else \
+            self.lit(None, node)
+        return self.call("__try", [body, orelse, final, *handlers], node)
+
+    def exception_kinds(self, kind) -> str:
+        """The built-in exception classes an ``except`` names, as ``"A|B"`` ("" for all)."""
+        names = [] if kind is None else kind.elts if isinstance(kind, ast.Tuple) else [kind]
+        out = []
+        for n in names:
+            if not (isinstance(n, ast.Name) and isinstance(getattr(builtins, n.id, None), type)
+                    and issubclass(getattr(builtins, n.id), BaseException)):
+                raise self.error(n, "except takes built-in exception classes (ValueError, "
+                                    "(TypeError, KeyError), Exception ...) here")
+            out.append(n.id)
+        return "|".join(out)
+
     def s_Raise(self, node):
         exc = node.exc
+        if exc is None:   # a bare raise: the exception being handled, again
+            if not self.handled:
+                raise self.error(node, "a bare 'raise' is only supported inside an except "
+                                       "block")
+            return self.call("__reraise", [self.ident(self.handled[-1], node)], node)
+        if isinstance(exc, ast.Name) and self.is_local(exc.id):
+            return self.call("__reraise", [self.expr(exc)], node)
         if isinstance(exc, ast.Call) and isinstance(exc.func, ast.Name) and \
                 exc.func.id in _EXCEPTIONS and len(exc.args) <= 1 and not exc.keywords:
             msg = self.expr(exc.args[0]) if exc.args else self.lit("", exc)

@@ -208,7 +208,7 @@ def test_translate_cli_prints_physl_of_each_function(tmp_path, capsys):
 def test_translate_cli_reports_located_errors(tmp_path, capsys):
     src = tmp_path / "bad.py"
     src.write_text("from phylanx import Phylanx\n\n@Phylanx\ndef f(x):\n"
-                   "    try:\n        pass\n    except Exception:\n        pass\n")
+                   "    class A:\n        pass\n    return x\n")
     assert translate_main([str(src)]) == 1
     assert f"{src}:5:5" in capsys.readouterr().err
 

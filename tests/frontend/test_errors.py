@@ -34,8 +34,6 @@ def define(src: str):
 
 
 @pytest.mark.parametrize("body, construct, hint", [
-    ("    try:\n        x = 1\n    except ValueError:\n        x = 2\n    return x",
-     "try statement", "if"),
     ("    class A:\n        pass\n    return 1", "class definition", "outside"),
     ("    yield x", "yield", "list"),
     ("    import os\n    return 1", "import", "top of the file"),

@@ -121,3 +121,51 @@ def test_loop_else_runs_when_no_break_ended_the_loop(name, xs, k):
     got = Phylanx(source=source)(namespace["f"])(list(xs), k)
     want = namespace["f"](list(xs), k)
     assert type(got) is type(want) and got == want
+
+
+TRY_PROGRAMS = {
+    "index": "    try:\n        v = xs[k]\n    except IndexError:\n        v = -1\n    return v\n",
+    "all_clauses": "    out = []\n    try:\n        out.append(1)\n        if k > 2:\n"
+                   "            raise ValueError('big')\n        out.append(2)\n"
+                   "    except (TypeError, ValueError) as e:\n        out.append(str(e))\n"
+                   "    else:\n        out.append('else')\n    finally:\n"
+                   "        out.append('finally')\n    return out\n",
+    "return_in_try": "    d = {'a': 1}\n    try:\n        return d[k]\n    except KeyError:\n"
+                     "        return 0\n    finally:\n        d['b'] = 2\n",
+    "reraise": "    try:\n        try:\n            raise KeyError('inner')\n"
+               "        except KeyError:\n            raise\n    except KeyError:\n"
+               "        return 'outer'\n",
+    "numpy_error": "    try:\n        a = np.ones(3) @ np.ones(k)\n    except ValueError:\n"
+                   "        a = -1.0\n    return a\n",
+    "finally_on_break": "    n = 0\n    while True:\n        try:\n            n += 1\n"
+                        "            if n > k:\n                break\n        finally:\n"
+                        "            n += 10\n    return n\n",
+    "not_caught": "    try:\n        v = xs[k]\n    except KeyError:\n        v = 0\n"
+                  "    return v\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRY_PROGRAMS))
+@pytest.mark.parametrize("xs, k", [([1, 2, 3], 2), ([1, 0], 1), ([5, 6], 5), ([4], 3)])
+def test_try_except_else_finally_as_in_python(name, xs, k):
+    source = f"import numpy as np\n\ndef f(xs, k):\n{TRY_PROGRAMS[name]}"
+    namespace: dict = {}
+    exec(compile(source, "<try>", "exec"), namespace)
+    decorated = Phylanx(source=source)(namespace["f"])
+    try:
+        want = namespace["f"](list(xs), k)
+    except Exception as error:  # noqa: BLE001 - then the same class must escape
+        with pytest.raises(PhylanxError) as info:
+            decorated(list(xs), k)
+        assert isinstance(info.value, type(error)), repr(info.value)
+        return
+    got = decorated(list(xs), k)
+    assert type(got) is type(want) and np.array_equal(got, want), f"{got!r} != {want!r}"
+
+
+def test_a_bare_raise_outside_except_is_refused_where_written():
+    source = "def f(x):\n    raise\n"
+    namespace: dict = {}
+    exec(compile(source, "<try>", "exec"), namespace)
+    with pytest.raises(PhylanxError, match="bare 'raise' is only supported inside an except"):
+        Phylanx(source=source)(namespace["f"])(1)

@@ -8,9 +8,11 @@ NumPy, for arrays) exactly, so a decorated function behaves like the original.
 """
 from __future__ import annotations
 
+import builtins
 import copy as _copy
 import math
 import operator
+import threading
 from functools import reduce
 
 import numpy as np
@@ -518,6 +520,93 @@ _RAISED = {"ValueError": PhylanxValueError, "TypeError": PhylanxTypeError,
            **{cls.__name__: _raised_class(cls) for cls in (
                IndexError, KeyError, ZeroDivisionError, RuntimeError, NotImplementedError,
                ArithmeticError)}}
+
+
+#: (error, what ``as e`` binds) for each ``except`` block running on this thread
+_HANDLING = threading.local()
+
+
+def _handling() -> list:
+    stack = getattr(_HANDLING, "stack", None)
+    if stack is None:
+        stack = _HANDLING.stack = []
+    return stack
+
+
+def _exception_classes(kinds: str) -> tuple[type, ...]:
+    """``"ValueError|KeyError"`` -> the built-in classes ("" catches every error)."""
+    if not kinds:
+        return (Exception,)
+    return tuple(getattr(builtins, name) for name in kinds.split("|"))
+
+
+def _as_python(error: PhylanxError) -> BaseException:
+    """What ``except E as e`` binds: the built-in class Python would raise, its message."""
+    cls = next((c for c in type(error).__mro__ if c.__module__ == "builtins" and
+                c is not RuntimeError), RuntimeError)
+    message = error.message
+    prefix = f"{cls.__name__}: "   # ``raise ValueError("x")`` says "ValueError: x"
+    return cls(message[len(prefix):] if message.startswith(prefix) else message)
+
+
+@primitive("__try", "__try(_1_body, _2_orelse, _3_final, __4)", extension=True, lazy=True,
+           side_effects=True, no_oracle="control flow; tests compare with undecorated code",
+           example="block(define(r, 0), __try(__raise(\"KeyError\", \"k\"), nil, nil, "
+                   "\"KeyError\", store(r, 7)), r)", result="7")
+def try_(node, children):
+    """Python's ``try``: ``body``, handlers, ``orelse`` and ``final``.
+
+    The handlers are (classes, block) pairs tried in order; ``orelse`` runs when nothing
+    was raised, ``final`` always (also on return and break).
+    """
+    body, orelse, final, *rest = children
+    handlers = list(zip(rest[::2], rest[1::2]))
+
+    def run(frame):
+        try:
+            body.run(frame)
+        except PhylanxError as error:
+            for kinds, handler in handlers:
+                if isinstance(error, _exception_classes(kinds.run(frame))):
+                    stack = _handling()
+                    stack.append((error, _as_python(error)))
+                    try:
+                        handler.run(frame)
+                    finally:
+                        stack.pop()
+                    return None
+            raise
+        else:
+            orelse.run(frame)
+        finally:
+            final.run(frame)
+        return None
+    return run
+
+
+@primitive("__caught", "__caught()", extension=True, side_effects=True,
+           no_oracle="the exception an except block handles", example="__try(__raise("
+           "\"KeyError\", \"k\"), nil, nil, \"KeyError\", __caught())", result="nil")
+def caught():
+    """The exception the innermost running ``except`` handles, as Python's class."""
+    stack = _handling()
+    if not stack:
+        raise PhylanxRuntimeError("no exception is being handled here")
+    return stack[-1][1]
+
+
+@primitive("__reraise", "__reraise(_1)", extension=True, side_effects=True,
+           no_oracle="raises", example="if(false, __reraise(nil), 1)", result="1")
+def reraise(exception):
+    """``raise`` and ``raise e`` of a caught exception: raised again with its class."""
+    if not isinstance(exception, BaseException):
+        raise PhylanxTypeError(f"exceptions must derive from BaseException, got a "
+                               f"{type_name(exception)}")
+    for error, bound in reversed(_handling()):
+        if bound is exception:
+            raise error   # the original, with its location
+    kind = type(exception).__name__
+    raise _RAISED.get(kind, PhylanxError)(f"{kind}: {exception}")
 
 
 @primitive("__newaxis", "__newaxis()", extension=True,
