@@ -36,12 +36,23 @@ class PhylanxError(RuntimeError):
         head = f"{self.primitive}: {self.message}" if self.primitive else self.message
         text = format_located(self.loc, head)
         if self.frames:
-            stack = "\n".join(
-                f"  [{i}]: {loc if loc is not None else '<unknown>'}: {fn}"
-                for i, (fn, loc) in enumerate(reversed(self.frames), 1)
-            )
-            text = f"{text}\nstack (outermost first):\n{stack}"
+            text = f"{text}\nstack (outermost first):\n{_format_stack(self.frames)}"
         return text
+
+
+#: frames shown at each end of a long PhySL stack (a deep recursion has thousands)
+STACK_ENDS_SHOWN = 10
+
+
+def _format_stack(frames: list[tuple[str, SourceLoc | None]]) -> str:
+    """The stack, outermost first, numbered; the middle of a long one is one line."""
+    lines = [f"  [{i}]: {loc if loc is not None else '<unknown>'}: {fn}"
+             for i, (fn, loc) in enumerate(reversed(frames), 1)
+             if i <= STACK_ENDS_SHOWN or i > len(frames) - STACK_ENDS_SHOWN]
+    hidden = len(frames) - 2 * STACK_ENDS_SHOWN
+    if hidden > 0:
+        lines.insert(STACK_ENDS_SHOWN, f"  ... {hidden} more frames ...")
+    return "\n".join(lines)
 
 
 class PhylanxSyntaxError(PhylanxError):

@@ -66,9 +66,13 @@ def serialize(obj: Any) -> bytes:
 
 
 def unserialize(data: bytes | bytearray | list) -> list:
-    """The list of AST expressions (or the value) that :func:`serialize` wrote."""
+    """The list of AST expressions (or the value) that :func:`serialize` wrote.
+
+    Only ASTs and data are rebuilt (the restricted unpickler of ``file_read``, extended
+    by the AST's classes): bytes naming any other global raise PhylanxValueError."""
     from .language import ast as past
-    obj = pickle.loads(bytes(data))
+    from .safe_unpickle import load_ast_or_data
+    obj = load_ast_or_data(bytes(data))   # the bytes may come from elsewhere: never run them
     return [obj] if isinstance(obj, past.Expr) else obj
 
 

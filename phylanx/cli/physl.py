@@ -18,6 +18,7 @@ import argparse
 import sys
 import time
 
+from ..compiler.compiler import deep_recursion
 from ..errors import PhylanxError
 from ..execution_tree import compiler_state
 from ..language import parse, parse_expr, to_physl
@@ -100,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         program = parse(source, file_name)
         if args.dump_ast is not None:
-            text = to_physl(program) + "\n"
+            with deep_recursion():   # printing recurses along the tree's depth
+                text = to_physl(program) + "\n"
             if args.dump_ast == "-":
                 sys.stdout.write(text)
             else:
@@ -123,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if args.print_result and not args.dry_run:
         from ..runtime.futures import resolve
-        print(display(resolve(result)))
+        with deep_recursion():
+            print(display(resolve(result)))
     if _wants_counters(args) and not args.dry_run:
         from .instruments import write_instruments
         status = write_instruments(args, node, file_name)

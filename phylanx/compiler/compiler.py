@@ -142,9 +142,15 @@ class Compiler:
     def compile_program(self, program: ast.Program) -> Node:
         """Compile top-level expressions into one node returning the last value."""
         self.compile_id += 1
-        program = self.rewrite(program)
-        with deep_recursion():   # compiling recurses along the AST's depth as well
-            body = [self.compile(e, self.globals) for e in program.body]
+        # the rewrite passes and compiling recurse along the AST's depth: both run under
+        # the evaluation's raised limit, and a program deeper still is a located error
+        try:
+            with deep_recursion():
+                program = self.rewrite(program)
+                body = [self.compile(e, self.globals) for e in program.body]
+        except RecursionError:
+            raise self.error("the program is nested too deep to compile", program.loc,
+                             "compiler") from None
         self.fuse(body)
         hooks.compiled(body)   # a timeline recording (now or later) reaches this code
         if config.get("tracing"):

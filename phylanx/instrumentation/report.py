@@ -12,11 +12,26 @@ CSS, script and data are inlined.
 from __future__ import annotations
 
 import json
-from html import escape
+import os
+from html import escape as _escape
 
 from . import tree_data, tree_picture
 from .report_assets import CSS, JS
 from .trace_view import spans_by_track
+
+
+def h(value) -> str:
+    """``value`` as text safe in HTML content and in a quoted attribute: every value the
+    page shows goes through here (a trace may come from anywhere)."""
+    return _escape(str(value), quote=True)
+
+
+def script_json(value) -> str:
+    """``value`` as JSON safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` is
+    left, so no ``</script>`` or ``<!--`` in a string can end or change the element."""
+    text = json.dumps(value, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
 
 #: spans drawn per track at most (the page must stay light); the longest are kept
 MAX_SPANS_PER_TRACK = 20_000
@@ -49,22 +64,22 @@ def _summary(trace: dict, path: str, n_tracks: int) -> str:
     ranks = o.get("ranks", [0])
     offsets = o.get("clock", {}).get("offsets_ns", {})
     hosts = o.get("hosts", {})
-    where = ", ".join(f"{r} on {escape(str(hosts.get(str(r), '?')))}" for r in ranks)
-    parts = [f"<b>{escape(path)}</b>: {len(ranks)} localit{'y' if len(ranks) == 1 else 'ies'} "
+    where = ", ".join(f"{h(r)} on {h(hosts.get(str(r), '?'))}" for r in ranks)
+    parts = [f"<b>{h(path)}</b>: {len(ranks)} localit{'y' if len(ranks) == 1 else 'ies'} "
              f"({where}), "
              f"{n_tracks} tracks, recorded for {o.get('duration_us', 0) / 1000:.2f} ms, "
              f"inline evaluations shorter than {o.get('threshold_us', 0):g} us left out."]
     if len(ranks) > 1:
         parts.append("Clock offsets against rank 0 (ns): "
-                     + ", ".join(f"rank {k}: {v}" for k, v in sorted(offsets.items())))
+                     + ", ".join(f"rank {h(k)}: {h(v)}" for k, v in sorted(offsets.items())))
     if o.get("failed"):
-        parts.append(f'<span class="warn">The program failed: {escape(o["failed"])} '
+        parts.append(f'<span class="warn">The program failed: {h(o["failed"])} '
                      "(the trace stops there).</span>")
     if o.get("stopped"):
-        parts.append(f'<span class="warn">{escape(o["stopped"])}</span>')
+        parts.append(f'<span class="warn">{h(o["stopped"])}</span>')
     if o.get("missing_ranks"):
         parts.append(f'<span class="warn">No trace from rank(s) '
-                     f'{", ".join(map(str, o["missing_ranks"]))}.</span>')
+                     f'{", ".join(map(h, o["missing_ranks"]))}.</span>')
     return "<p>" + "<br>".join(parts) + "</p>"
 
 
@@ -80,12 +95,12 @@ def _counters(trace: dict) -> str:
     for r in rows:
         ev = "" if r.get("evaluations") is None else r["evaluations"]
         body.append(
-            f'<tr data-line="{r["line"]}"><td class="l" title="{escape(r["node"])}">'
-            f'{escape(r["name"])}</td><td>{r["rank"]}</td><td>{r["line"]}</td>'
-            f'<td>{r["count"]}</td><td data-v="{ev if ev != "" else -1}">{ev}</td>'
-            f'<td data-v="{r["time_ns"]}">{r["time_ns"] / 1e6:.3f}</td>'
-            f'<td data-v="{r["self_ns"]}">{r["self_ns"] / 1e6:.3f}</td>'
-            f'<td>{r["eval_direct"]}</td></tr>')
+            f'<tr data-line="{h(r["line"])}"><td class="l" title="{h(r["node"])}">'
+            f'{h(r["name"])}</td><td>{h(r["rank"])}</td><td>{h(r["line"])}</td>'
+            f'<td>{h(r["count"])}</td><td data-v="{h(ev if ev != "" else -1)}">{h(ev)}</td>'
+            f'<td data-v="{h(r["time_ns"])}">{r["time_ns"] / 1e6:.3f}</td>'
+            f'<td data-v="{h(r["self_ns"])}">{r["self_ns"] / 1e6:.3f}</td>'
+            f'<td>{h(r["eval_direct"])}</td></tr>')
     return ('<p>Per node: spans recorded (at least the threshold long), exact evaluations '
             'when counters were on, inclusive and exclusive time of the recorded spans. '
             'Click a column to sort.</p><div class="scroll"><table id="counters"><thead>'
@@ -115,12 +130,12 @@ def _sources(trace: dict) -> str:
     for s in sources:
         first = int(s.get("first_line", 1))
         py = "".join(f'<span class="ln" data-line="{first + i}"><i>{first + i}</i>'
-                     f"{escape(line)}</span>"
+                     f"{h(line)}</span>"
                      for i, line in enumerate(s["python"].splitlines()))
-        ph = "".join(f'<span class="ln" data-line="{line}"><i>{line if line > 0 else ""}</i>'
-                     f"{escape(text)}</span>" for text, line in s["physl"])
+        ph = "".join(f'<span class="ln" data-line="{h(line)}"><i>{h(line) if line > 0 else ""}'
+                     f"</i>{h(text)}</span>" for text, line in s["physl"])
         lang = "PhySL file" if s.get("language") == "physl" else "Python"
-        out.append(f"<h3>{escape(s['name'])} <small>{escape(s.get('file', ''))}</small></h3>"
+        out.append(f"<h3>{h(s['name'])} <small>{h(s.get('file', ''))}</small></h3>"
                    f'<div class="src"><pre title="{lang}">{py}</pre>'
                    f'<pre title="generated PhySL (numbers: source lines)">{ph}</pre></div>')
     return "".join(out)
@@ -129,13 +144,13 @@ def _sources(trace: dict) -> str:
 def render(trace: dict, path: str = "trace.json") -> str:
     """The report page of a loaded trace."""
     gantt = gantt_data(trace)
-    data = json.dumps({"gantt": gantt}, separators=(",", ":")).replace("</", "<\\/")
+    data = script_json({"gantt": gantt})
     legend = "".join(f'<span style="background:{c}"></span>{k}' for k, c in
                      (("node", "#f28e2b"), ("task", "#4e79a7"), ("collective", "#e15759"),
                       ("remote", "#59a14f")))
-    version = escape(str(trace["otherData"].get("phylanx", "")))
+    version = h(trace["otherData"].get("phylanx", ""))
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>phylanx report: {escape(path)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>phylanx report: {h(path)}</title>
 <style>{CSS}</style></head><body>
 <header><h1>phylanx report</h1><div class="meta">phylanx {version}</div></header>
 <section id="summary"><h2>Summary</h2>{_summary(trace, path, len(gantt['tracks']))}</section>
@@ -152,8 +167,18 @@ def render(trace: dict, path: str = "trace.json") -> str:
 
 
 def write(trace: dict, out: str, path: str = "trace.json") -> None:
-    with open(out, "w", encoding="utf-8") as fh:
-        fh.write(render(trace, path))
+    """Write the page atomically: a reader never sees half of it."""
+    page = render(trace, path)
+    tmp = f"{out}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(page)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
-__all__ = ["gantt_data", "render", "tree_data", "write"]
+__all__ = ["gantt_data", "h", "render", "script_json", "tree_data", "write"]

@@ -157,7 +157,8 @@ def python_svg(tree: dict, by: str = "time", title: str = "") -> str:
         x, y = pos[id(node)]
         stroke, dash, w = border(node)
         dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-        out.append(f'<g class="node" data-id="{escape(node["id"])}" data-line="{node["line"]}">'
+        out.append(f'<g class="node" data-id="{escape(node["id"])}" '
+                   f'data-line="{escape(str(node["line"]))}">'
                    f'<title>{escape(node["id"])}</title>'
                    f'<rect x="{x - BOX_W / 2:.1f}" y="{y - BOX_H / 2:.1f}" width="{BOX_W}" '
                    f'height="{BOX_H}" rx="6" fill="{colour(node[key] / top)}" stroke="{stroke}" '

@@ -1,7 +1,8 @@
 """Checking and loading trace files: the trace-event schema as we write it.
 
 ``problems(trace)`` lists what is wrong with a trace (required keys per phase,
-durations >= 0, flow ids paired, our ``otherData``); ``load(path)`` reads a file
+durations >= 0, flow ids paired, the types of our ``otherData``: trace_schema);
+``load(path)`` reads a file
 and raises :class:`TraceFileError` with one line naming the file and the fault
 (not JSON, cut short, not a phylanx trace, malformed events).
 """
@@ -12,6 +13,7 @@ from collections import Counter
 from typing import Any
 
 from .trace_file import FORMAT
+from .trace_schema import other_data_problems
 
 #: phase -> keys every event of that phase must have
 REQUIRED: dict[str, tuple[str, ...]] = {
@@ -34,6 +36,8 @@ def problems(trace: Any, flows_paired: bool = True, limit: int = 10) -> list[str
     other = trace.get("otherData")
     if not isinstance(other, dict) or other.get("format") != FORMAT:
         out.append(f"not a phylanx trace (otherData.format is not {FORMAT!r})")
+    else:
+        out += other_data_problems(other)[:limit]
     starts: Counter = Counter()
     ends: Counter = Counter()
     for i, e in enumerate(trace["traceEvents"]):

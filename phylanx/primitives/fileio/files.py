@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import PhylanxError, PhylanxTypeError, PhylanxValueError
+from ...safe_unpickle import DataUnpickler as _DataUnpickler
 from ...values import scalarize, type_name
 from ..dtypes import to_bool, to_int
 from ..registry import primitive
@@ -148,23 +149,6 @@ def file_write_csv(filename, data):
 
 _MAGIC = "phylanx-file_write"
 _FORMAT_VERSION = 1
-
-#: the only globals the reader rebuilds: NumPy arrays, scalars, dtypes and ranges
-_ALLOWED_GLOBALS = {
-    ("builtins", "range"), ("builtins", "complex"), ("numpy", "dtype"), ("numpy", "ndarray"),
-    ("numpy._core.numeric", "_frombuffer"), ("numpy.core.numeric", "_frombuffer"),
-    ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "_reconstruct"),
-    ("numpy._core.multiarray", "scalar"), ("numpy.core.multiarray", "scalar"),
-}
-
-
-class _DataUnpickler(pickle.Unpickler):
-    def find_class(self, module: str, name: str) -> Any:
-        if (module, name) not in _ALLOWED_GLOBALS:
-            raise PhylanxValueError(f"the file holds a {module}.{name}, which file_read does "
-                                    "not load (only data written by file_write)")
-        return super().find_class(module, name)
-
 
 def _check_serialisable(value: Any, path: str = "the value") -> None:
     if value is None or isinstance(value, (str, bool, int, float, complex, np.generic, range)):
