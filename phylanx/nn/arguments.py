@@ -161,3 +161,25 @@ def array(value: Any, name: str, where: str, what: str = "numeric") -> np.ndarra
         raise value_error(where, f"{name} must have a batch axis (one row per sample), "
                                  f"got a scalar")
     return result
+
+
+def shape(value: Any, name: str, where: str) -> tuple:
+    """A shape without the batch axis: a positive integer or a tuple/list of them (None
+    for an axis of any length)."""
+    if _is_int(value):
+        value = (value,)
+    if not isinstance(value, (tuple, list)):
+        raise type_error(where, f"{name} must be a tuple of positive integers (None for "
+                                f"any length), got {_shown(value)}")
+    for d in value:
+        if d is not None and (not _is_int(d) or d < 1):
+            raise (value_error if _is_int(d) else type_error)(
+                where, f"{name} must be a tuple of positive integers (None for any "
+                       f"length), got {tuple(value)!r}")
+    return tuple(None if d is None else int(d) for d in value)
+
+
+def name(value: Any, where: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise type_error(where, f"name must be a string or None, got {_shown(value)}")
+    return value

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import PhylanxValueError
+from . import arguments as args
 from .graph import Var
 from .layers_core import Layer, ShapeMismatch, _auto_name
 from .training import TrainingMixin
@@ -37,9 +38,9 @@ class Tensor:
 
 def Input(shape: Any, dtype: str = "float32", name: str | None = None) -> Tensor:  # noqa: N802
     """A model input of ``shape`` (without the batch axis)."""
-    dims = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
-    return Tensor((None,) + tuple(None if d is None else int(d) for d in dims), None, None,
-                  name or _auto_name("InputLayer"), dtype)
+    dims = args.shape(shape, "shape", "Input")
+    return Tensor((None,) + dims, None, None,
+                  args.name(name, "Input") or _auto_name("InputLayer"), dtype)
 
 
 def build_layer(layer: Layer, shape: tuple, source: str) -> tuple:
