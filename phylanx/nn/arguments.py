@@ -13,6 +13,7 @@ floating and boolean scalars are accepted as their Python kinds.
 """
 from __future__ import annotations
 
+import linecache
 import math
 import numbers
 import os
@@ -32,7 +33,9 @@ def user_line() -> SourceLoc | None:
     frame = sys._getframe(1)
     while frame is not None:
         if not os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
-            return SourceLoc(frame.f_code.co_filename, frame.f_lineno, 1)
+            line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+            column = len(line) - len(line.lstrip()) + 1 if line.strip() else 1
+            return SourceLoc(frame.f_code.co_filename, frame.f_lineno, column)
         frame = frame.f_back
     return None
 

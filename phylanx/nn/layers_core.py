@@ -251,7 +251,12 @@ class Dropout(Layer):
     def __init__(self, rate: float, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.rate = args.real(rate, "rate", "Dropout", 0.0, 1.0, high_open=True)
-        self.seed = args.integer(seed, "seed", "Dropout", minimum=0, none=True)
+        if seed is not None:
+            # (it would be silently ignored: the masks come from the generator
+            # nn.set_seed seeds, shared by the layers and the ranks)
+            raise args.value_error("Dropout", f"seed={seed!r} is not supported yet; call "
+                                              "nn.set_seed(n) for reproducible masks")
+        self.seed = None
 
     def forward(self, ctx, x):
         if not ctx.training or self.rate == 0.0:
