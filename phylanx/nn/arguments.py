@@ -32,7 +32,11 @@ def user_line() -> SourceLoc | None:
     """The first frame outside the phylanx package: the user's call."""
     frame = sys._getframe(1)
     while frame is not None:
-        if not os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        module = frame.f_globals.get("__name__") or ""
+        # (by module too: a dataclass's generated __init__ has no file of its own)
+        ours = module == "phylanx" or module.startswith("phylanx.") or \
+            os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE)
+        if not ours:
             line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
             column = len(line) - len(line.lstrip()) + 1 if line.strip() else 1
             return SourceLoc(frame.f_code.co_filename, frame.f_lineno, column)

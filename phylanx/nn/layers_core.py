@@ -136,6 +136,9 @@ class Layer:
                                     f"got {len(values)}")
         for w, v in zip(self.weights, values):
             v = np.asarray(v)
+            if v.dtype.kind not in "biuf":     # (complex would lose its imaginary part)
+                raise PhylanxValueError(f"weight {w.name} must be real numbers, got dtype "
+                                        f"{v.dtype}")
             if v.shape != w.value.shape:
                 raise PhylanxValueError(f"weight {w.name} has shape {w.value.shape}, got "
                                         f"{v.shape}")

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import PhylanxValueError
+from . import arguments as args
 from .graph import Graph, Var
 
 ALIASES = {"mean_squared_error": "mse", "mean_absolute_error": "mae"}
@@ -27,6 +28,10 @@ ALIASES = {"mean_squared_error": "mse", "mean_absolute_error": "mae"}
 class Loss:
     name: str
     from_logits: bool = False
+
+    def __post_init__(self) -> None:
+        # ("yes" would be truthy: a probability loss read as one of logits)
+        self.from_logits = args.boolean(self.from_logits, "from_logits", "Loss")
 
     def emit(self, g: Graph, y: Var, p: Var, weights: Var | None = None) -> Var:
         """The scalar loss of outputs ``p`` for targets ``y``: the mean of the

@@ -147,6 +147,9 @@ class Model(TrainingMixin):
                                     f"got {len(values)}")
         for w, v in zip(weights, values):
             v = np.asarray(v)
+            if v.dtype.kind not in "biuf":     # (complex would lose its imaginary part)
+                raise PhylanxValueError(f"weight {w.name} must be real numbers, got dtype "
+                                        f"{v.dtype}")
             if v.shape != w.value.shape:
                 raise PhylanxValueError(f"weight {w.name} has shape {w.value.shape}, got "
                                         f"{v.shape}")

@@ -452,8 +452,11 @@ class TrainingMixin:
         """The model's outputs for ``x`` (inference mode: no dropout, moving statistics);
         no samples give an empty array of the output's shape."""
         batch_size = args.integer(batch_size, "batch_size", "predict", none=True) or 32
-        args.verbose(verbose, "predict")
+        verbose = args.verbose(verbose, "predict")
         x = data.inputs(self, x, "predict")
+        if verbose:
+            steps = math.ceil(len(x) / batch_size)
+            print(f"{steps}/{steps} [{'=' * cbs.ProgressBar.WIDTH}]")
         program = self._program("predict")
         parts = [np.asarray(program(*[w.value for w in program.fixed],
                                     x[start:start + batch_size]))

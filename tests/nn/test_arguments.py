@@ -141,6 +141,8 @@ BAD_CONSTRUCTORS = {
     "RMSprop rho=-1": (lambda: nn.RMSprop(rho=-1), V, "rho"),
     "EarlyStopping patience=1.5": (lambda: nn.EarlyStopping(patience=1.5), T, "patience"),
     "EarlyStopping mode='up'": (lambda: nn.EarlyStopping(mode="up"), V, "mode"),
+    "from_logits='yes'": (lambda: nn.losses.BinaryCrossentropy(from_logits="yes"), T,
+                          "from_logits"),
 }
 
 
@@ -185,6 +187,23 @@ def test_accepted_forms_are_used_as_given():
     model.fit(X, Y, epochs=1, verbose=0)
     assert model.optimizer.iterations == 5              # one batch of the default 32
     assert model.predict(X[:0]).shape == (0, 3)         # no samples: no outputs
+
+
+def test_predict_verbose_is_honoured(capsys):
+    model = _model()
+    model.predict(X, batch_size=5, verbose=1)
+    assert capsys.readouterr().out == f"3/3 [{'=' * 30}]\n"
+    model.predict(X, batch_size=5)
+    assert capsys.readouterr().out == ""
+
+
+def test_complex_weights_are_refused():
+    model = _model()
+    values = model.get_weights()
+    with pytest.raises(PhylanxError, match="real numbers"):
+        model.set_weights([values[0] + 1j] + values[1:])
+    with pytest.raises(PhylanxError, match="real numbers"):
+        model.layers[0].set_weights([values[0] + 1j, values[1]])
 
 
 def _per_sample_loss(loss, p, y):
