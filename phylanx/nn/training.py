@@ -214,9 +214,8 @@ class TrainingMixin:
             # (Keras refuses a bare name too: list("accuracy") would be its letters)
             raise args.type_error("compile", "metrics must be a list of metric names, got "
                                              f"{metrics!r}")
-        try:
-            self.optimizer = optimizers.get(optimizer)
-            self.loss = losses.get(loss)
+        try:       # (both checked before either is set: a refused compile changes nothing)
+            self.optimizer, self.loss = optimizers.get(optimizer), losses.get(loss)
         except PhylanxError as e:
             raise args.located(e, "compile") from None
         self.metric_names = list(metrics or [])
