@@ -5,7 +5,7 @@ swish`` (``silu``); ``None`` and ``"linear"`` are the identity.
 """
 from __future__ import annotations
 
-from ..errors import PhylanxValueError
+from . import arguments as args
 from .graph import Graph, Var
 
 _SELU_ALPHA = 1.6732632423543772
@@ -55,8 +55,8 @@ def check(name: str | None) -> str:
     """The canonical name of an activation (``None`` -> ``"linear"``), or a clear error."""
     key = "linear" if name is None else str(name).lower()
     if key not in ACTIVATIONS:
-        raise PhylanxValueError(f"unknown activation {name!r}; known: "
-                                f"{', '.join(sorted(ACTIVATIONS))}")
+        raise args.value_error("activation", f"unknown activation {name!r}; known: "
+                                             f"{', '.join(sorted(ACTIVATIONS))}")
     return key
 
 

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from . import arguments as args
+
 
 class Callback:
     def __init__(self) -> None:
@@ -55,14 +57,23 @@ class EarlyStopping(Callback):
                  verbose: int = 0, mode: str = "auto", baseline: float | None = None,
                  restore_best_weights: bool = False, start_from_epoch: int = 0) -> None:
         super().__init__()
-        self.monitor, self.patience, self.verbose = monitor, int(patience), verbose
-        self.baseline, self.restore_best_weights = baseline, restore_best_weights
-        self.start_from_epoch = start_from_epoch
-        if mode not in ("auto", "min", "max"):
-            raise ValueError(f"EarlyStopping mode must be auto, min or max, got {mode!r}")
+        where = "EarlyStopping"
+        if not isinstance(monitor, str):
+            raise args.type_error(where, f"monitor must be the name of a logged quantity "
+                                         f"('val_loss', 'accuracy' ...), got {monitor!r}")
+        self.monitor = monitor
+        self.patience = args.integer(patience, "patience", where, minimum=0)
+        self.verbose = args.verbose(verbose, where)
+        self.baseline = args.real(baseline, "baseline", where, none=True)
+        self.restore_best_weights = args.boolean(restore_best_weights,
+                                                 "restore_best_weights", where)
+        self.start_from_epoch = args.integer(start_from_epoch, "start_from_epoch", where,
+                                             minimum=0)
+        mode = args.choice(mode, "mode", where, ("auto", "min", "max"))
         maximise = mode == "max" or (mode == "auto" and "acc" in monitor)
         self.sign = 1.0 if maximise else -1.0
-        self.min_delta = abs(float(min_delta))
+        # (Keras takes the absolute value of min_delta too)
+        self.min_delta = abs(args.real(min_delta, "min_delta", where))
 
     def on_train_begin(self, logs=None):
         self.wait, self.stopped_epoch, self.best_epoch = 0, 0, 0

@@ -8,28 +8,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import PhylanxValueError
 from . import activations
+from . import arguments as args
 from .layers_core import Layer, ShapeMismatch, _init_name, expect_rank
 
 _PADDINGS = ("valid", "same")
 
 
-def _padding(value: str) -> str:
-    padding = str(value).lower()
+def _padding(value: str, where: str) -> str:
+    if not isinstance(value, str):
+        raise args.type_error(where, f"padding must be 'valid' or 'same', got {value!r}")
+    padding = value.lower()
     if padding not in _PADDINGS:
-        raise PhylanxValueError(f"padding must be 'valid' or 'same', got {value!r}")
+        raise args.value_error(where, f"padding must be 'valid' or 'same', got {value!r}")
     return padding
 
 
-def _one_int(value: Any, what: str) -> int:
+def _one_int(value: Any, what: str, where: str) -> int:
+    """A positive integer, or a tuple/list of one (Keras' form for 1-D layers)."""
     if isinstance(value, (list, tuple)):
         if len(value) != 1:
-            raise PhylanxValueError(f"{what} must be one integer for a 1-D layer, got {value}")
+            raise args.value_error(where, f"{what} must be one integer for a 1-D layer, got "
+                                          f"{value}")
         value = value[0]
-    if int(value) < 1:
-        raise PhylanxValueError(f"{what} must be positive, got {value}")
-    return int(value)
+    return args.integer(value, what, where)
 
 
 def _out_length(length, window: int, stride: int, padding: str, dilation: int = 1):
@@ -51,13 +53,14 @@ class Conv1D(Layer):
                  kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.filters = int(filters)
-        self.kernel_size = _one_int(kernel_size, "kernel_size")
-        self.strides = _one_int(strides, "strides")
-        self.dilation_rate = _one_int(dilation_rate, "dilation_rate")
-        self.padding = _padding(padding)
+        where = type(self).__name__
+        self.filters = args.integer(filters, "filters", where)
+        self.kernel_size = _one_int(kernel_size, "kernel_size", where)
+        self.strides = _one_int(strides, "strides", where)
+        self.dilation_rate = _one_int(dilation_rate, "dilation_rate", where)
+        self.padding = _padding(padding, where)
         self.activation = activations.check(activation)
-        self.use_bias = use_bias
+        self.use_bias = args.boolean(use_bias, "use_bias", where)
         self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
 
     def compute_output_shape(self, input_shape):
@@ -100,9 +103,11 @@ class _Pooling1D(Layer):
     def __init__(self, pool_size: Any = 2, strides: Any = None, padding: str = "valid",
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.pool_size = _one_int(pool_size, "pool_size")
-        self.strides = self.pool_size if strides is None else _one_int(strides, "strides")
-        self.padding = _padding(padding)
+        where = type(self).__name__
+        self.pool_size = _one_int(pool_size, "pool_size", where)
+        self.strides = self.pool_size if strides is None else _one_int(strides, "strides",
+                                                                       where)
+        self.padding = _padding(padding, where)
 
     def compute_output_shape(self, input_shape):
         expect_rank(self, input_shape, 3)

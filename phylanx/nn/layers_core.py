@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import PhylanxValueError
 from . import activations, initializers
+from . import arguments as args
 from .graph import Graph, Var
 
 _name_counts: dict[str, int] = {}
@@ -68,16 +69,18 @@ class Layer:
 
     def __init__(self, name: str | None = None, input_shape: Any = None,
                  input_dim: int | None = None, trainable: bool = True, **unused: Any) -> None:
+        where = type(self).__name__
         unknown = set(unused) - {"dtype", "batch_input_shape"}
         if unknown:
-            raise PhylanxValueError(f"{type(self).__name__}: unknown argument(s) "
-                                    f"{', '.join(sorted(unknown))}")
-        self.name = name or _auto_name(type(self).__name__)
-        self.trainable = trainable
+            raise args.type_error(where, f"unknown argument(s) {', '.join(sorted(unknown))}")
+        self.name = args.name(name, where) or _auto_name(where)
+        self.trainable = args.boolean(trainable, "trainable", where)
         if input_dim is not None:
-            input_shape = (input_dim,)
+            if input_shape is not None:
+                raise args.value_error(where, "give input_shape or input_dim, not both")
+            input_shape = (args.integer(input_dim, "input_dim", where),)
         self.batch_input_shape = None if input_shape is None else \
-            (None,) + tuple(int(d) if d is not None else None for d in input_shape)
+            (None,) + args.shape(input_shape, "input_shape", where)
         self.weights: list[Weight] = []
         self.built = False
         self.input_shape: tuple | None = None
@@ -133,6 +136,9 @@ class Layer:
                                     f"got {len(values)}")
         for w, v in zip(self.weights, values):
             v = np.asarray(v)
+            if v.dtype.kind not in "biuf":     # (complex would lose its imaginary part)
+                raise PhylanxValueError(f"weight {w.name} must be real numbers, got dtype "
+                                        f"{v.dtype}")
             if v.shape != w.value.shape:
                 raise PhylanxValueError(f"weight {w.name} has shape {w.value.shape}, got "
                                         f"{v.shape}")
@@ -182,9 +188,9 @@ class Dense(Layer):
                  kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.units = int(units)
+        self.units = args.integer(units, "units", "Dense")
         self.activation = activations.check(activation)
-        self.use_bias = use_bias
+        self.use_bias = args.boolean(use_bias, "use_bias", "Dense")
         self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
 
     def compute_output_shape(self, input_shape):
@@ -247,10 +253,13 @@ class Dropout(Layer):
 
     def __init__(self, rate: float, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if not 0.0 <= float(rate) < 1.0:
-            raise PhylanxValueError(f"Dropout rate must be in [0, 1), got {rate}")
-        self.rate = float(rate)
-        self.seed = seed
+        self.rate = args.real(rate, "rate", "Dropout", 0.0, 1.0, high_open=True)
+        if seed is not None:
+            # (it would be silently ignored: the masks come from the generator
+            # nn.set_seed seeds, shared by the layers and the ranks)
+            raise args.value_error("Dropout", f"seed={seed!r} is not supported yet; call "
+                                              "nn.set_seed(n) for reproducible masks")
+        self.seed = None
 
     def forward(self, ctx, x):
         if not ctx.training or self.rate == 0.0:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PhylanxValueError
+from . import arguments as args
 from . import initializers
 from .data_parallel import global_moments
 from .layers_core import Layer, ShapeMismatch
@@ -33,10 +33,15 @@ class BatchNormalization(Layer):
     def __init__(self, axis: int = -1, momentum: float = 0.99, epsilon: float = 1e-3,
                  center: bool = True, scale: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if axis not in (-1,):
-            raise PhylanxValueError("BatchNormalization supports axis=-1 (channels last) only")
-        self.axis, self.momentum, self.epsilon = axis, float(momentum), float(epsilon)
-        self.center, self.scale = center, scale
+        where = "BatchNormalization"
+        if args.is_bool(axis) or axis != -1:
+            raise args.value_error(where, f"axis must be -1 (channels last; the only axis "
+                                          f"supported), got {axis!r}")
+        self.axis = -1
+        self.momentum = args.real(momentum, "momentum", where, 0.0, 1.0)
+        self.epsilon = args.real(epsilon, "epsilon", where, 0.0)
+        self.center = args.boolean(center, "center", where)
+        self.scale = args.boolean(scale, "scale", where)
 
     def compute_output_shape(self, input_shape):
         if len(input_shape) < 2 or input_shape[-1] is None:
@@ -97,9 +102,10 @@ class Embedding(Layer):
                  embeddings_initializer: Any = "uniform", input_length: int | None = None,
                  **kwargs: Any) -> None:
         if input_length is not None and "input_shape" not in kwargs:
-            kwargs["input_shape"] = (input_length,)
+            kwargs["input_shape"] = (args.integer(input_length, "input_length", "Embedding"),)
         super().__init__(**kwargs)
-        self.input_dim, self.output_dim = int(input_dim), int(output_dim)
+        self.input_dim = args.integer(input_dim, "input_dim", "Embedding")
+        self.output_dim = args.integer(output_dim, "output_dim", "Embedding")
         self.embeddings_initializer = embeddings_initializer
         self.input_dtype = "int64"
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import activations
+from . import arguments as args
 from .graph import Var
 from .layers_core import Layer, ShapeMismatch, _init_name, expect_rank
 
@@ -24,9 +25,11 @@ class _Recurrent(Layer):
                  recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.units = int(units)
+        where = type(self).__name__
+        self.units = args.integer(units, "units", where)
         self.activation = activations.check(activation)
-        self.use_bias, self.return_sequences = use_bias, bool(return_sequences)
+        self.use_bias = args.boolean(use_bias, "use_bias", where)
+        self.return_sequences = args.boolean(return_sequences, "return_sequences", where)
         self.kernel_initializer = kernel_initializer
         self.recurrent_initializer = recurrent_initializer
         self.bias_initializer = bias_initializer
@@ -100,7 +103,7 @@ class LSTM(_Recurrent):
                  unit_forget_bias: bool = True, **kwargs: Any) -> None:
         super().__init__(units, **kwargs)
         self.recurrent_activation = activations.check(recurrent_activation)
-        self.unit_forget_bias = bool(unit_forget_bias)
+        self.unit_forget_bias = args.boolean(unit_forget_bias, "unit_forget_bias", "LSTM")
 
     def build(self, input_shape):
         super().build(input_shape)

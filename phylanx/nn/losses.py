@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import PhylanxValueError
+from . import arguments as args
 from .graph import Graph, Var
 
 ALIASES = {"mean_squared_error": "mse", "mean_absolute_error": "mae"}
@@ -28,28 +29,44 @@ class Loss:
     name: str
     from_logits: bool = False
 
-    def emit(self, g: Graph, y: Var, p: Var) -> Var:
-        """The scalar loss of outputs ``p`` for targets ``y``."""
-        if self.name == "mse":
-            err = g.op("__sub", p, y, shape=p.shape)
-            return g.op("mean", g.op("square", err, shape=p.shape), shape=(), hint="loss")
-        if self.name == "mae":
-            err = g.op("__sub", p, y, shape=p.shape)
-            return g.op("mean", g.op("absolute", err, shape=p.shape), shape=(), hint="loss")
-        if self.name == "binary_crossentropy":
-            each = g.op("binary_crossentropy", y, p, self.from_logits, shape=p.shape)
-            return g.op("mean", each, shape=(), hint="loss")
+    def __post_init__(self) -> None:
+        # ("yes" would be truthy: a probability loss read as one of logits)
+        self.from_logits = args.boolean(self.from_logits, "from_logits", "Loss")
+
+    def emit(self, g: Graph, y: Var, p: Var, weights: Var | None = None) -> Var:
+        """The scalar loss of outputs ``p`` for targets ``y``: the mean of the
+        per-element losses, or with ``weights`` (one per sample) Keras 3's
+        ``sum_over_batch_size``: each sample's loss times its weight, over the number of
+        samples (``sum(w * loss) / n``, not over ``sum(w)``)."""
         logits = p if self.from_logits else softmax_input(g, p)
-        if logits is not None:
+        if weights is None and logits is not None and self.name in (
+                "categorical_crossentropy", "sparse_categorical_crossentropy"):
             # one statement from the logits, exact (as Keras' TensorFlow backend takes a
             # softmax output's logits); the softmax stays for metrics and predictions
             sparse = self.name == "sparse_categorical_crossentropy"
             return g.op("softmax_crossentropy", y, logits, sparse, shape=(), hint="loss")
+        each = self._each(g, y, p, logits)
+        if weights is not None:
+            if len(each.shape) > 1:        # a weight per sample, over its other axes
+                weights = g.op("reshape", weights, [-1] + [1] * (len(each.shape) - 1),
+                               shape=(each.shape[0],) + (1,) * (len(each.shape) - 1))
+            each = g.op("__mul", each, weights, shape=each.shape, hint="weighted")
+        return g.op("mean", each, shape=(), hint="loss")
+
+    def _each(self, g: Graph, y: Var, p: Var, logits: Var | None) -> Var:
+        """The loss of each element (of each sample for the cross-entropies)."""
+        if self.name in ("mse", "mae"):
+            err = g.op("__sub", p, y, shape=p.shape)
+            return g.op("square" if self.name == "mse" else "absolute", err, shape=p.shape)
+        if self.name == "binary_crossentropy":
+            return g.op("binary_crossentropy", y, p, self.from_logits, shape=p.shape)
         if self.name == "sparse_categorical_crossentropy":
             y = one_hot(g, y, p.shape[-1])
-        both = g.op("categorical_crossentropy", y, p, self.from_logits, -1, shape=())
-        each = g.op("slice", both, 0, shape=p.shape[:-1])
-        return g.op("mean", each, shape=(), hint="loss")
+        if logits is not None:      # exact log-softmax form, as softmax_crossentropy
+            both = g.op("categorical_crossentropy", y, logits, True, -1, shape=())
+        else:
+            both = g.op("categorical_crossentropy", y, p, self.from_logits, -1, shape=())
+        return g.op("slice", both, 0, shape=p.shape[:-1])
 
     def check_targets(self, y: np.ndarray, output_shape: tuple) -> np.ndarray:
         """``y`` as the step takes it (float32, or int64 labels), or a clear error."""

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import PhylanxValueError
+from . import arguments as args
 from .graph import Var
 from .layers_core import Layer, ShapeMismatch, _auto_name
 from .training import TrainingMixin
@@ -37,9 +38,9 @@ class Tensor:
 
 def Input(shape: Any, dtype: str = "float32", name: str | None = None) -> Tensor:  # noqa: N802
     """A model input of ``shape`` (without the batch axis)."""
-    dims = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
-    return Tensor((None,) + tuple(None if d is None else int(d) for d in dims), None, None,
-                  name or _auto_name("InputLayer"), dtype)
+    dims = args.shape(shape, "shape", "Input")
+    return Tensor((None,) + dims, None, None,
+                  args.name(name, "Input") or _auto_name("InputLayer"), dtype)
 
 
 def build_layer(layer: Layer, shape: tuple, source: str) -> tuple:
@@ -146,6 +147,9 @@ class Model(TrainingMixin):
                                     f"got {len(values)}")
         for w, v in zip(weights, values):
             v = np.asarray(v)
+            if v.dtype.kind not in "biuf":     # (complex would lose its imaginary part)
+                raise PhylanxValueError(f"weight {w.name} must be real numbers, got dtype "
+                                        f"{v.dtype}")
             if v.shape != w.value.shape:
                 raise PhylanxValueError(f"weight {w.name} has shape {w.value.shape}, got "
                                         f"{v.shape}")

@@ -37,15 +37,13 @@ NaN loss; each epoch starts by slicing them again (so a callback may change them
 """
 from __future__ import annotations
 
-import os
-import sys
 from typing import Any
 
 import numpy as np
 
 from .. import distributed as dist
 from ..errors import PhylanxValueError
-from ..source import SourceLoc
+from . import arguments as args
 from . import data_parallel, metrics
 from .graph import Graph, gradients
 from .layers_conv import Conv1D
@@ -56,19 +54,8 @@ from .model_parallel import ColumnParallelDense, ParallelConv1D, _compile
 SPLITS = {"batch": 0, "length": 1}
 
 
-def _user_line() -> SourceLoc | None:
-    """The first frame outside the phylanx package: the user's ``fit`` call."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frame = sys._getframe(1)
-    while frame is not None:
-        if not os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
-            return SourceLoc(frame.f_code.co_filename, frame.f_lineno, 1)
-        frame = frame.f_back
-    return None
-
-
 def _error(message: str) -> PhylanxValueError:
-    return PhylanxValueError(message, _user_line(), "fit(distributed='model')")
+    return args.value_error("fit(distributed='model')", message)
 
 
 class _Param:

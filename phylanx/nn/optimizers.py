@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PhylanxValueError
+from . import arguments as args
 from .graph import Graph, Var
 
 
@@ -28,9 +28,19 @@ class Optimizer:
     slots: tuple[str, ...] = ()
 
     def __init__(self, learning_rate: float) -> None:
-        self.learning_rate = float(learning_rate)
+        self.learning_rate = learning_rate
         self.iterations = 0
         self.state: dict[str, list[np.ndarray]] = {}
+
+    @property
+    def learning_rate(self) -> float:
+        return self._learning_rate
+
+    @learning_rate.setter
+    def learning_rate(self, value: float) -> None:
+        # checked on every assignment: callbacks change it between epochs, and the step
+        # reads it as a float32 input (np.float32("0.1") would quietly parse a string)
+        self._learning_rate = args.real(value, "learning_rate", self.name, 0.0)
 
     def init_state(self, params: list[np.ndarray]) -> None:
         self.state = {s: [np.zeros_like(p) for p in params] for s in self.slot_names()}
@@ -58,9 +68,8 @@ class SGD(Optimizer):
     def __init__(self, learning_rate: float = 0.01, momentum: float = 0.0,
                  nesterov: bool = False) -> None:
         super().__init__(learning_rate)
-        if momentum < 0:
-            raise PhylanxValueError(f"momentum must be >= 0, got {momentum}")
-        self.momentum, self.nesterov = float(momentum), bool(nesterov)
+        self.momentum = args.real(momentum, "momentum", "SGD", 0.0, 1.0)
+        self.nesterov = args.boolean(nesterov, "nesterov", "SGD")
 
     def slot_names(self):
         return ("velocity",) if self.momentum else ()
@@ -87,7 +96,9 @@ class Adam(Optimizer):
     def __init__(self, learning_rate: float = 0.001, beta_1: float = 0.9,
                  beta_2: float = 0.999, epsilon: float = 1e-7) -> None:
         super().__init__(learning_rate)
-        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+        self.beta_1 = args.real(beta_1, "beta_1", "Adam", 0.0, 1.0, high_open=True)
+        self.beta_2 = args.real(beta_2, "beta_2", "Adam", 0.0, 1.0, high_open=True)
+        self.epsilon = args.real(epsilon, "epsilon", "Adam", 0.0)
 
     def prepare(self, g, lr, t):
         corr2 = g.op("sqrt", g.op("__sub", 1.0, g.op("power", self.beta_2, t, shape=()),
@@ -118,7 +129,8 @@ class RMSprop(Optimizer):
     def __init__(self, learning_rate: float = 0.001, rho: float = 0.9,
                  epsilon: float = 1e-7) -> None:
         super().__init__(learning_rate)
-        self.rho, self.epsilon = float(rho), float(epsilon)
+        self.rho = args.real(rho, "rho", "RMSprop", 0.0, 1.0, high_open=True)
+        self.epsilon = args.real(epsilon, "epsilon", "RMSprop", 0.0)
 
     def update(self, g, w, grad, slots, shared):
         s = w.shape
@@ -141,7 +153,8 @@ def get(optimizer: Any) -> Optimizer:
         return optimizer
     cls = OPTIMIZERS.get(str(optimizer).lower())
     if cls is None:
-        raise PhylanxValueError(f"unknown optimizer {optimizer!r}; known: SGD, Adam, RMSprop")
+        raise args.value_error("compile", f"unknown optimizer {optimizer!r}; known: SGD, "
+                                          "Adam, RMSprop (by name, or an instance)")
     return cls()
 
 

@@ -17,10 +17,11 @@ from typing import Any
 import numpy as np
 
 from .. import execution_tree
-from ..errors import PhylanxRuntimeError, PhylanxValueError
+from ..errors import PhylanxError, PhylanxRuntimeError
 from ..runtime.futures import Future
+from . import arguments as args
 from . import callbacks as cbs
-from . import data_parallel, initializers, losses, metrics, optimizers
+from . import data, data_parallel, initializers, losses, metrics, optimizers
 from .graph import Graph, gradients
 from .layers_core import Context
 
@@ -38,7 +39,7 @@ class Program:
     """One compiled PhySL function of a model and what its inputs and outputs mean."""
 
     def __init__(self, model: Any, kind: str, parallel: bool = False,
-                 sync_batchnorm: bool = True) -> None:
+                 sync_batchnorm: bool = True, weighted: bool = False) -> None:
         trainable = model.trainable_weights if kind == "train" else []
         fixed = [w for w in model.weights if all(w is not t for t in trainable)]
         self.trainable, self.fixed = trainable, fixed
@@ -68,9 +69,12 @@ class Program:
         self.updated: list = []
         if kind != "predict":
             y = g.input("y_batch", _target_shape(model, out.shape))
-            loss = model.loss.emit(g, y, out)
+            # weighted: the loss weighs each sample (validation_data's sample weights);
+            # the metrics do not, as Keras' `metrics` (not `weighted_metrics`)
+            w = g.input("w_batch", (None,)) if weighted else None
+            loss = model.loss.emit(g, y, out, w)
             found = [metrics.emit(k, g, y, out, model.loss) for k in model.metric_kinds]
-            names.append("y_batch")
+            names += ["y_batch"] + (["w_batch"] if weighted else [])
             results = [loss, found]
         if kind == "train":
             opt = model.optimizer
@@ -118,12 +122,13 @@ class Program:
         if kind != "predict":
             g.drop_if_unused(out, results)     # a softmax whose loss took its logits
         body = ", ".join(g.physl() + [_render(results)])
-        self.text = f"define({kind}_step, {', '.join(names)}, block({body}))"
+        label = kind + ("_weighted" if weighted else "")
+        self.text = f"define({label}_step, {', '.join(names)}, block({body}))"
         self.statements = len(g.stmts)
-        key = kind + ("_data_parallel" if parallel else "")
+        key = label + ("_data_parallel" if parallel else "")
         state = execution_tree.compiler_state(f"nn:{model.name}:{key}", f"<nn {model.name}>")
-        execution_tree.compile(state, f"<nn {model.name}>", f"{kind}_step", self.text)
-        self.function = state.lookup(f"{kind}_step")
+        execution_tree.compile(state, f"<nn {model.name}>", f"{label}_step", self.text)
+        self.function = state.lookup(f"{label}_step")
         COMPILATIONS[kind] += 1
 
     def __call__(self, *args: Any) -> Any:
@@ -159,6 +164,20 @@ def _diverged(loss: Any, epoch: int, batch: int, history: Any) -> TrainingDiverg
     return error
 
 
+def _callbacks(callbacks: Any) -> list:
+    """fit's ``callbacks``: None or a list of :class:`~.callbacks.Callback` instances."""
+    if callbacks is None:
+        return []
+    if not isinstance(callbacks, (list, tuple)):
+        raise args.type_error("fit", "callbacks must be a list of Callback instances, got "
+                                     f"{type(callbacks).__name__}")
+    for cb in callbacks:
+        if not isinstance(cb, cbs.Callback):
+            raise args.type_error("fit", "callbacks must be Callback instances (subclasses "
+                                         f"of nn.Callback), got {cb!r}")
+    return list(callbacks)
+
+
 def _render(value: Any) -> str:
     from .graph import literal
     return literal(value)
@@ -190,9 +209,15 @@ class TrainingMixin:
         """Choose the optimizer, loss and metrics (Keras' signature); checks them and, if
         the model is built, that the loss fits its outputs."""
         if loss is None:
-            raise PhylanxValueError("compile needs a loss (e.g. loss='mse')")
-        self.optimizer = optimizers.get(optimizer)
-        self.loss = losses.get(loss)
+            raise args.value_error("compile", "compile needs a loss (e.g. loss='mse')")
+        if metrics is not None and not isinstance(metrics, (list, tuple)):
+            # (Keras refuses a bare name too: list("accuracy") would be its letters)
+            raise args.type_error("compile", "metrics must be a list of metric names, got "
+                                             f"{metrics!r}")
+        try:       # (both checked before either is set: a refused compile changes nothing)
+            self.optimizer, self.loss = optimizers.get(optimizer), losses.get(loss)
+        except PhylanxError as e:
+            raise args.located(e, "compile") from None
         self.metric_names = list(metrics or [])
         self.compile_config = {"optimizer": type(self.optimizer).__name__,
                                "optimizer_config": self.optimizer.get_config(),
@@ -200,63 +225,51 @@ class TrainingMixin:
                                "metrics": list(self.metric_names)}
         self._programs = {}
         if self.built:
-            self._resolve_metrics()
+            self._resolve_metrics("compile")
 
-    def _resolve_metrics(self) -> None:
-        self.metric_kinds = [metrics.resolve(m, self.loss, self.output_shape)
-                             for m in self.metric_names]
+    def _resolve_metrics(self, where: str) -> None:
+        try:
+            self.metric_kinds = [metrics.resolve(m, self.loss, self.output_shape)
+                                 for m in self.metric_names]
+        except PhylanxError as e:
+            raise args.located(e, where) from None
         if self.loss.name in ("categorical_crossentropy", "sparse_categorical_crossentropy") \
                 and self.output_shape[-1] is not None and self.output_shape[-1] < 2:
-            raise PhylanxValueError(f"{self.loss.name} needs at least 2 output units; the "
-                                    f"model outputs shape {self.output_shape} (use "
-                                    "binary_crossentropy for one unit)")
+            raise args.value_error(where, f"{self.loss.name} needs at least 2 output units; "
+                                          f"the model outputs shape {self.output_shape} (use "
+                                          "binary_crossentropy for one unit)")
 
     def _program(self, kind: str) -> Program:
         program = self._programs.get(kind)
         if program is None:
             # "train:data": data parallel; "train:data:local_bn": without synchronised
-            # batch statistics
+            # batch statistics; "test:weighted": a loss weighing each sample
             base, _, mode = kind.partition(":")
             program = self._programs[kind] = Program(
                 self, base, parallel=mode.startswith("data"),
-                sync_batchnorm=mode != "data:local_bn")
+                sync_batchnorm=mode != "data:local_bn", weighted=mode == "weighted")
         return program
 
-    def _require_compiled(self) -> None:
+    def _require_compiled(self, where: str) -> None:
         if self.loss is None:
-            raise PhylanxValueError(f"model '{self.name}' must be compiled before training or "
-                                    "evaluating it: call model.compile(optimizer, loss)")
-
-    def _inputs(self, x: Any) -> np.ndarray:
-        array = np.asarray(x)
-        if array.dtype.kind not in "biuf":
-            raise PhylanxValueError(f"inputs must be numeric arrays, got dtype {array.dtype}")
-        array = array.astype(np.float32, copy=False)
-        if not self.built and hasattr(self, "build"):
-            self.build(array.shape)
-            if self.loss is not None:
-                self._resolve_metrics()
-        self._require_built()
-        expected = self.input_shape
-        if array.ndim != len(expected) or any(
-                e is not None and e != a for e, a in zip(expected[1:], array.shape[1:])):
-            raise PhylanxValueError(f"input of shape {array.shape} does not fit model "
-                                    f"'{self.name}', which takes {expected}")
-        return array
-
-    def _targets(self, x: np.ndarray, y: Any) -> np.ndarray:
-        target = self.loss.check_targets(y, self.output_shape)
-        if len(target) != len(x):
-            raise PhylanxValueError(f"{len(x)} input samples but {len(target)} targets")
-        return target
+            raise args.value_error(where, f"model '{self.name}' must be compiled before "
+                                          "training or evaluating it: call "
+                                          "model.compile(optimizer, loss)")
 
     # -- training -------------------------------------------------------------------
-    def fit(self, x: Any, y: Any, batch_size: int = 32, epochs: int = 1, verbose: int = 1,
-            callbacks: list | None = None, validation_split: float = 0.0,
-            validation_data: Any = None, shuffle: bool = True, initial_epoch: int = 0,
-            stop_on_nan: bool = True, distributed: str | None = None,
-            sync_batchnorm: bool = True, conv_split: str | None = None) -> cbs.History:
+    def fit(self, x: Any = None, y: Any = None, batch_size: int | None = None,
+            epochs: int = 1, verbose: Any = "auto", callbacks: list | None = None,
+            validation_split: float = 0.0, validation_data: Any = None,
+            shuffle: bool = True, initial_epoch: int = 0, stop_on_nan: bool = True,
+            distributed: str | None = None, sync_batchnorm: bool = True,
+            conv_split: str | None = None) -> cbs.History:
         """Train for ``epochs`` passes over ``(x, y)``; returns the :class:`History`.
+
+        Keras' arguments, each checked (:mod:`.arguments`): ``batch_size`` a positive
+        integer or None (32); ``validation_split`` in [0, 1), the last samples, or
+        ``validation_data=(x, y)`` or ``(x, y, sample_weight)`` (the validation loss
+        weighs each sample, Keras 3's ``sum_over_batch_size``; not both); ``verbose`` 0,
+        1, 2 or "auto" (1).
 
         ``distributed="data"``: data parallel over the localities (every rank passes
         the same data; see :mod:`.data_parallel`); BatchNormalization then uses the
@@ -265,28 +278,37 @@ class TrainingMixin:
         ``conv_split="length"``, by length, Dense layers by columns, the other layers
         replicated (see :mod:`.model_parallel_fit`).  Distributed, only rank 0 draws
         the progress bar."""
-        self._require_compiled()
+        self._require_compiled("fit")
+        batch_size = args.integer(batch_size, "batch_size", "fit", none=True) or 32
+        epochs = args.integer(epochs, "epochs", "fit", minimum=0)
+        initial_epoch = args.integer(initial_epoch, "initial_epoch", "fit", minimum=0)
+        if initial_epoch > epochs:
+            raise args.value_error("fit", f"initial_epoch ({initial_epoch}) is beyond "
+                                          f"epochs ({epochs}): there is no epoch to run")
+        verbose = args.verbose(verbose, "fit")
+        validation_split = args.real(validation_split, "validation_split", "fit", 0.0, 1.0,
+                                     high_open=True)
+        if validation_split and validation_data is not None:
+            raise args.value_error("fit", "give validation_split or validation_data, not "
+                                          "both")
+        shuffle = args.boolean(shuffle, "shuffle", "fit")
+        stop_on_nan = args.boolean(stop_on_nan, "stop_on_nan", "fit")
+        sync_batchnorm = args.boolean(sync_batchnorm, "sync_batchnorm", "fit")
+        callbacks = _callbacks(callbacks)
         if distributed not in (None, "data", "model"):
-            raise PhylanxValueError(f"distributed must be None, 'data' or 'model', got "
-                                    f"{distributed!r}")
+            raise args.value_error("fit", f"distributed must be None, 'data' or 'model', "
+                                          f"got {distributed!r}")
         if conv_split is not None and distributed != "model":
             # (located at the user's line, as the other model-parallel errors)
             from .model_parallel_fit import _error
             raise _error("conv_split ('batch' or 'length') is for distributed='model'")
-        x = self._inputs(x)
-        y = self._targets(x, y)
-        if validation_data is None and validation_split:
-            if not 0.0 < validation_split < 1.0:
-                raise PhylanxValueError(f"validation_split must be in (0, 1), got "
-                                        f"{validation_split}")
-            cut = int(len(x) * (1.0 - validation_split))
-            validation_data = (x[cut:], y[cut:])
-            x, y = x[:cut], y[:cut]
-        if validation_data is not None:
-            vx = self._inputs(validation_data[0])
-            vy = self._targets(vx, validation_data[1])
-        if len(x) == 0:
-            raise PhylanxValueError("fit needs at least one training sample")
+        x, y = data.samples(self, x, y, "fit")
+        weights = None
+        if validation_split:
+            (x, y), (vx, vy) = data.split(x, y, validation_split)
+            validation_data = (vx, vy)
+        elif validation_data is not None:
+            vx, vy, weights = data.validation(self, validation_data)
         trainer = step = None
         if distributed == "model":
             trainer = self._model_parallel(conv_split or "batch")
@@ -302,7 +324,6 @@ class TrainingMixin:
         if step is not None and any(len(opt.state.get(s, ())) != len(step.trainable)
                                     for s in step.slot_names):
             opt.init_state([w.value for w in step.trainable])
-        batch_size = int(batch_size or 32)
         steps = math.ceil(len(x) / batch_size)
         history = cbs.History()
         every = [history, *(callbacks or [])]
@@ -343,7 +364,7 @@ class TrainingMixin:
             if trainer is not None:
                 trainer.sync()      # whole weights for validation, callbacks, predict
             if validation_data is not None:
-                scores = self._evaluate_arrays(vx, vy, batch_size)
+                scores = self._evaluate_arrays(vx, vy, batch_size, weights)
                 logs.update({"val_" + k: v for k, v in scores.items()})
             for cb in every:
                 cb.on_epoch_end(epoch, logs)
@@ -393,26 +414,31 @@ class TrainingMixin:
         return self._logs(loss, found)
 
     # -- evaluation and prediction ---------------------------------------------------------
-    def _evaluate_arrays(self, x, y, batch_size) -> dict[str, float]:
-        program = self._program("test")
+    def _evaluate_arrays(self, x, y, batch_size, weights=None) -> dict[str, float]:
+        """The loss and metrics over ``(x, y)``: each batch's, weighted by its size, so
+        that with ``weights`` the loss is ``sum(w * loss) / n`` over all the samples."""
+        program = self._program("test" if weights is None else "test:weighted")
         totals: dict[str, float] = {}
         for start in range(0, len(x), batch_size):
             xb, yb = x[start:start + batch_size], y[start:start + batch_size]
-            loss, found = program(*[w.value for w in program.fixed], xb, yb)
+            wb = () if weights is None else (weights[start:start + batch_size],)
+            loss, found = program(*[w.value for w in program.fixed], xb, yb, *wb)
             values = self._logs(loss, found)
             for k, v in values.items():
                 totals[k] = totals.get(k, 0.0) + v * len(xb)
-        return {k: v / max(len(x), 1) for k, v in totals.items()}
+        return {k: v / len(x) for k, v in totals.items()}
 
-    def evaluate(self, x: Any, y: Any, batch_size: int = 32, verbose: int = 1,
-                 return_dict: bool = False) -> Any:
+    def evaluate(self, x: Any = None, y: Any = None, batch_size: int | None = None,
+                 verbose: Any = "auto", return_dict: bool = False) -> Any:
         """The loss (and metrics) over ``(x, y)``: a number, or ``[loss, *metrics]``."""
-        self._require_compiled()
-        x = self._inputs(x)
-        y = self._targets(x, y)
-        scores = self._evaluate_arrays(x, y, int(batch_size or 32))
+        self._require_compiled("evaluate")
+        batch_size = args.integer(batch_size, "batch_size", "evaluate", none=True) or 32
+        verbose = args.verbose(verbose, "evaluate")
+        return_dict = args.boolean(return_dict, "return_dict", "evaluate")
+        x, y = data.samples(self, x, y, "evaluate")
+        scores = self._evaluate_arrays(x, y, batch_size)
         if verbose:
-            steps = math.ceil(len(x) / int(batch_size or 32))
+            steps = math.ceil(len(x) / batch_size)
             print(f"{steps}/{steps} [{'=' * cbs.ProgressBar.WIDTH}]"
                   f"{cbs.format_logs(scores)}")
         if return_dict:
@@ -420,13 +446,20 @@ class TrainingMixin:
         values = list(scores.values())
         return values[0] if len(values) == 1 else values
 
-    def predict(self, x: Any, batch_size: int = 32, verbose: int = 0) -> np.ndarray:
-        """The model's outputs for ``x`` (inference mode: no dropout, moving statistics)."""
-        x = self._inputs(x)
+    def predict(self, x: Any = None, batch_size: int | None = None,
+                verbose: Any = 0) -> np.ndarray:
+        """The model's outputs for ``x`` (inference mode: no dropout, moving statistics);
+        no samples give an empty array of the output's shape."""
+        batch_size = args.integer(batch_size, "batch_size", "predict", none=True) or 32
+        verbose = args.verbose(verbose, "predict")
+        x = data.inputs(self, x, "predict")
+        if verbose:
+            steps = math.ceil(len(x) / batch_size)
+            print(f"{steps}/{steps} [{'=' * cbs.ProgressBar.WIDTH}]")
         program = self._program("predict")
         parts = [np.asarray(program(*[w.value for w in program.fixed],
-                                    x[start:start + int(batch_size or 32)]))
-                 for start in range(0, len(x), int(batch_size or 32))]
+                                    x[start:start + batch_size]))
+                 for start in range(0, len(x), batch_size)]
         if not parts:
             return np.zeros((0,) + tuple(self.output_shape[1:]), np.float32)
         return np.concatenate(parts)

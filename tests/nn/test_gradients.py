@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from phylanx import nn
+from phylanx.nn import data
 
 from .helpers import numerical_gradient, step_loss_and_gradient
 
@@ -14,8 +15,8 @@ RNG = np.random.default_rng(1)
 
 def _check(model, x, y, loss="mse", tol=1e-5):
     model.compile(nn.SGD(), loss)
-    x = model._inputs(x).astype(np.float64)
-    y = model._targets(x, y)
+    x, y = data.samples(model, x, y, "test")
+    x = x.astype(np.float64)
     y = y.astype(np.float64) if y.dtype.kind == "f" else y
     params = [w.value.astype(np.float64) for w in model.trainable_weights]
     _, grads = step_loss_and_gradient(model, x, y, params)
