@@ -11,18 +11,26 @@
 * ``file_write_hdf5`` / ``file_read_hdf5``: one dataset of an HDF5 file through h5py
   (the optional extra ``pip install phylanx[hdf5]``).
 
+Every writer is atomic (:mod:`phylanx.atomic`): a reader of the path sees the old file
+or the complete new one, never a part, even if the writer is killed.  A reader that
+meets an empty or cut-short file says so (located error naming the file).
+
 ``file_read_csv_d`` (distributed) belongs to the distributed package.
 """
 from __future__ import annotations
 
 import io
+import os
 import pickle
+import shutil
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ... import atomic
 from ...errors import PhylanxError, PhylanxTypeError, PhylanxValueError
 from ...safe_unpickle import DataUnpickler as _DataUnpickler
 from ...values import scalarize, type_name
@@ -92,7 +100,9 @@ def file_read_csv(filename, mode3d=False, page_nrows=1):
     A first line that does not parse completely as numbers (a header such as
     ``569,30,malignant,benign``) is skipped; blank lines are ignored.  With ``mode3d``
     true the rows are grouped into pages of ``page_nrows`` rows: the result has shape
-    (rows / page_nrows, page_nrows, columns).  An empty file gives a 0 x 0 matrix."""
+    (rows / page_nrows, page_nrows, columns).  A file of only blank lines (or only a
+    header) gives a 0 x 0 matrix and a warning, as ``numpy.loadtxt`` does; a 0-byte file
+    is an error (it is what an interrupted write leaves, not an empty matrix)."""
     name = _filename(filename)
     pages = to_bool(mode3d)
     per_page = to_int(page_nrows, "page_nrows")
@@ -102,7 +112,13 @@ def file_read_csv(filename, mode3d=False, page_nrows=1):
         text = Path(name).read_text()
     except OSError as e:
         raise _os_failure("read", name, e) from None
+    if not text:
+        raise PhylanxValueError(f"'{name}' is empty (0 bytes), not a CSV matrix (a write "
+                                "that did not finish?)")
     rows = _csv_rows(text, name)
+    if not rows:
+        warnings.warn(f"file_read_csv: '{name}' holds no numbers; returning a 0 x 0 matrix",
+                      UserWarning, stacklevel=2)
     data = np.array(rows, dtype=np.float64) if rows else np.empty((0, 0))
     if not pages:
         return data
@@ -126,7 +142,8 @@ def file_write_csv(filename, data):
 
     A vector is one line; a matrix one line per row; a 3-d array its pages one after
     the other (read it back with ``file_read_csv(f, true, shape[1])``).  Booleans are
-    written as 0/1, floats exactly (shortest round-trip form)."""
+    written as 0/1, floats exactly (shortest round-trip form).  An empty array is one
+    blank line (reads back as a 0 x 0 matrix).  The file is replaced atomically."""
     name = _filename(filename)
     array = np.asarray(data)
     if array.dtype.kind not in "biuf":
@@ -137,9 +154,10 @@ def file_write_csv(filename, data):
     if array.dtype == np.bool_:
         array = array.astype(np.int64)
     rows = array.reshape(-1, array.shape[-1]) if array.ndim >= 2 else array.reshape(1, -1)
-    text = "".join(_csv_line(row) + "\n" for row in rows) if array.size else ""
+    # an empty array is a blank line: a 0-byte file means "cut short" to file_read_csv
+    text = "".join(_csv_line(row) + "\n" for row in rows) if array.size else "\n"
     try:
-        Path(name).write_text(text)
+        atomic.write_text(name, text)
     except OSError as e:
         raise _os_failure("write", name, e) from None
     return data
@@ -149,6 +167,17 @@ def file_write_csv(filename, data):
 
 _MAGIC = "phylanx-file_write"
 _FORMAT_VERSION = 1
+_PROTOCOL = 5
+#: how every file_write file begins: PROTO, FRAME and its 8-byte length, then the tuple
+#: whose first item is the magic string (bytes 11.. after the length, which varies)
+_HEAD = pickle.dumps((_MAGIC, _FORMAT_VERSION, None), protocol=_PROTOCOL)
+_HEAD_PARTS = ((0, 3), (11, 11 + 3 + len(_MAGIC)))
+
+
+def _begins_like_ours(payload: bytes) -> bool:
+    """Whether ``payload`` starts (as far as it goes) the way file_write's files do."""
+    return all(payload[a:b] == _HEAD[a:b][:max(0, len(payload) - a)] for a, b in _HEAD_PARTS)
+
 
 def _check_serialisable(value: Any, path: str = "the value") -> None:
     if value is None or isinstance(value, (str, bool, int, float, complex, np.generic, range)):
@@ -178,12 +207,13 @@ def file_write(filename, value):
     """Serialise any data value to a binary file (Python pickle) and return the value.
 
     Arrays, scalars, strings, nil, lists, dicts and ranges can be written; functions
-    cannot.  The format is ours (not the original's HPX serialisation)."""
+    cannot.  The format is ours (not the original's HPX serialisation).  The file is
+    replaced atomically."""
     name = _filename(filename)
     _check_serialisable(value)
-    payload = pickle.dumps((_MAGIC, _FORMAT_VERSION, value), protocol=pickle.HIGHEST_PROTOCOL)
+    payload = pickle.dumps((_MAGIC, _FORMAT_VERSION, value), protocol=_PROTOCOL)
     try:
-        Path(name).write_bytes(payload)
+        atomic.write_bytes(name, payload)
     except OSError as e:
         raise _os_failure("write", name, e) from None
     return value
@@ -198,18 +228,26 @@ def file_read(filename):
     """Read back a value written by ``file_write``.
 
     Only the data types ``file_write`` produces are rebuilt (a restricted unpickler),
-    so a file from elsewhere is rejected rather than executed."""
+    so a file from elsewhere is rejected rather than executed.  An empty or cut-short
+    file is an error naming it."""
     name = _filename(filename)
     try:
         payload = Path(name).read_bytes()
     except OSError as e:
         raise _os_failure("read", name, e) from None
+    if not payload:
+        raise PhylanxValueError(f"'{name}' is empty (0 bytes), not a file written by "
+                                "file_write (a write that did not finish?)")
     try:
         record = _DataUnpickler(io.BytesIO(payload)).load()
     except PhylanxError:
         raise
     except Exception:  # noqa: BLE001 - any decoding failure means "not our format"
         record = None
+        if _begins_like_ours(payload):
+            raise PhylanxValueError(f"'{name}' is cut short or damaged ({len(payload)} bytes "
+                                    "that start like a file_write file but do not decode)"
+                                    ) from None
     if not (isinstance(record, tuple) and len(record) == 3 and record[0] == _MAGIC):
         raise PhylanxValueError(f"'{name}' was not written by file_write")
     if record[1] != _FORMAT_VERSION:
@@ -242,17 +280,23 @@ def file_write_hdf5(filename, dataset, data):
 
     Arguments: file name, dataset name, data; returns ``data``.  The file is created if
     needed; other datasets in it are kept and a dataset of the same name is replaced.
-    Needs h5py (``pip install phylanx[hdf5]``)."""
+    Copy-on-write: an existing file is copied, the copy changed and then swapped in
+    atomically, so a reader never meets a half-written dataset (writing costs a copy of
+    the whole file).  Needs h5py (``pip install phylanx[hdf5]``)."""
     name, key = _filename(filename), _dataset_name(dataset)
     array = np.asarray(data)
     if array.dtype.kind not in "biufc":
         raise PhylanxTypeError(f"file_write_hdf5 writes numeric arrays, got a {type_name(data)}")
     h5py = _h5py()
     try:
-        with h5py.File(name, "a") as f:
-            if key in f:
-                del f[key]
-            f.create_dataset(key, data=array)
+        with atomic.replacing(name) as tmp:
+            exists = os.path.exists(name)
+            if exists:   # edit a copy: the file at ``name`` stays whole until the swap
+                shutil.copyfile(name, tmp)
+            with h5py.File(tmp, "a" if exists else "w") as f:
+                if key in f:
+                    del f[key]
+                f.create_dataset(key, data=array)
     except OSError as e:
         raise _os_failure("write", name, e) from None
     return data
