@@ -9,7 +9,9 @@
   uses a restricted unpickler that only rebuilds those types, so a foreign pickle
   cannot run code; functions cannot be written.
 * ``file_write_hdf5`` / ``file_read_hdf5``: one dataset of an HDF5 file through h5py
-  (the optional extra ``pip install phylanx[hdf5]``).
+  (the optional extra ``pip install phylanx[hdf5]``).  Reading stays inside the named
+  file unless ``allow_external`` is true: external storage, virtual datasets, soft and
+  external links are refused (a crafted file could otherwise hand out any file).
 
 Every writer is atomic (:mod:`phylanx.atomic`): a reader of the path sees the old file
 or the complete new one, never a part, even if the writer is killed.  A reader that
@@ -302,19 +304,62 @@ def file_write_hdf5(filename, dataset, data):
     return data
 
 
-@primitive("file_read_hdf5", "file_read_hdf5(_1, _2)", side_effects=True,
+def _outside_link(h5py, f, key: str) -> str | None:
+    """Why reading ``key`` would leave the file through a link, or None.  Every
+    component of the path is checked without following it (``getlink=True``)."""
+    path = ""
+    for part in (p for p in key.split("/") if p and p != "."):
+        path += "/" + part
+        link = f.get(path, getlink=True)
+        if link is None:            # missing: reported by the caller
+            return None
+        if isinstance(link, h5py.SoftLink):
+            return f"'{path}' is a soft link to '{link.path}'"
+        if isinstance(link, h5py.ExternalLink):
+            return f"'{path}' is an external link to '{link.path}' in '{link.filename}'"
+    return None
+
+
+def _outside_storage(node) -> str | None:
+    """Why the data of dataset ``node`` lives outside its file, or None."""
+    if node.is_virtual:
+        sources = sorted({s.file_name for s in node.virtual_sources()})
+        return f"it is a virtual dataset (mapping {', '.join(sources)})"
+    if node.external:
+        files = sorted({entry[0].decode() if isinstance(entry[0], bytes) else entry[0]
+                        for entry in node.external})
+        return f"its data is stored in external file(s) {', '.join(files)}"
+    return None
+
+
+@primitive("file_read_hdf5",
+           "file_read_hdf5(_1_filename, _2_dataset, __arg(_3_allow_external, false))",
+           side_effects=True,
            example=f'block(file_write_hdf5("{_EXAMPLE_DIR}/phylanx_example.h5", "x", [1.0, 2.0]),'
                    f' file_read_hdf5("{_EXAMPLE_DIR}/phylanx_example.h5", "x"))',
            result="[1.0, 2.0]",
            no_oracle="reads a file; checked in tests against h5py")
-def file_read_hdf5(filename, dataset):
+def file_read_hdf5(filename, dataset, allow_external=False):
     """Read dataset ``dataset`` of an HDF5 file as an array (0-d as a scalar).
 
-    Needs h5py (``pip install phylanx[hdf5]``)."""
+    Only data inside the file is read: a dataset with external storage, a virtual
+    dataset, or a path through a soft or external link is refused unless
+    ``allow_external`` is true.  Needs h5py (``pip install phylanx[hdf5]``)."""
     name, key = _filename(filename), _dataset_name(dataset)
+    outside_ok = to_bool(allow_external)
     h5py = _h5py()
+
+    def refuse(reason: str) -> PhylanxValueError:
+        return PhylanxValueError(f"dataset '{key}' of '{name}' is refused: {reason} (only "
+                                 "data stored in the file itself is read: a crafted file "
+                                 "could hand out any file on this machine); pass "
+                                 "allow_external=true if you trust the file")
     try:
         with h5py.File(name, "r") as f:
+            # links first: testing ``key in f`` would already follow them
+            reason = None if outside_ok else _outside_link(h5py, f, key)
+            if reason:
+                raise refuse(reason)
             if key not in f:
                 found = []
                 f.visititems(lambda path, obj: found.append(path)
@@ -324,6 +369,9 @@ def file_read_hdf5(filename, dataset):
             node = f[key]
             if not isinstance(node, h5py.Dataset):
                 raise PhylanxValueError(f"'{key}' in '{name}' is a group, not a dataset")
+            reason = None if outside_ok else _outside_storage(node)
+            if reason:
+                raise refuse(reason)
             value = node[()]
     except OSError as e:
         raise _os_failure("read", name, e) from None
