@@ -8,6 +8,10 @@ the old file in place (and, at worst, a hidden ``.<name>.tmp-*`` file beside it)
 * :func:`replacing` yields the temporary *path*, for libraries that write by name
   (h5py, matplotlib); :func:`open_atomic` yields an open file object;
   :func:`write_text` / :func:`write_bytes` write a whole string or bytes.
+* :func:`updating` is a read-modify-write (``file_write_hdf5`` into an existing file):
+  it yields a temporary copy of the file to change.  Updates of one path take turns
+  (an ``flock`` on a hidden ``.<name>.lock`` file beside it, left in place), so two
+  processes never both start from the same old file and lose one's change.
 * A destination that exists and is not a regular file (``/dev/stdout``, a FIFO) is
   written in place: it cannot be replaced, and a stream has no "old content".
 * A destination that is a symbolic link is resolved: the file it points to is replaced,
@@ -15,14 +19,18 @@ the old file in place (and, at worst, a hidden ``.<name>.tmp-*`` file beside it)
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import secrets
+import shutil
 import stat
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO
 
 TEMP_MARK = ".tmp-"
+LOCK_SUFFIX = ".lock"
 
 
 def _is_stream(path: str) -> bool:
@@ -100,6 +108,36 @@ def open_atomic(path: str | os.PathLike, mode: str = "w",
             yield fh
 
 
+@contextmanager
+def updating(path: str | os.PathLike, timeout: float = 60.0) -> Iterator[tuple[str, bool]]:
+    """Yield ``(tmp, existed)``: a temporary copy of ``path`` (empty if ``path`` did not
+    exist) that replaces ``path`` when the block completes, as :func:`replacing` does.
+    Other updates of the same path, in any process or thread, wait for this one; after
+    ``timeout`` seconds of waiting a :class:`TimeoutError` is raised."""
+    path = os.fspath(path)
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    folder, name = os.path.split(target)
+    fd = os.open(os.path.join(folder, f".{name}{LOCK_SUFFIX}"), os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"another writer has been updating '{path}' for "
+                                       f"more than {timeout:g} s") from None
+                time.sleep(0.005)
+        with replacing(target) as tmp:
+            existed = os.path.exists(target)
+            if existed:
+                shutil.copyfile(target, tmp)
+            yield tmp, existed
+    finally:
+        os.close(fd)        # releases the lock
+
+
 def write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> None:
     """Replace ``path`` by ``text`` atomically."""
     with open_atomic(path, "w", encoding) as fh:
@@ -112,4 +150,5 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> None:
         fh.write(data)
 
 
-__all__ = ["TEMP_MARK", "open_atomic", "replacing", "write_bytes", "write_text"]
+__all__ = ["LOCK_SUFFIX", "TEMP_MARK", "open_atomic", "replacing", "updating", "write_bytes",
+           "write_text"]

@@ -113,7 +113,54 @@ def test_a_killed_writer_leaves_the_old_or_the_new_file(tmp_path, kind):
     leftovers = [p.name for p in tmp_path.iterdir() if p != path]
     if leftovers:   # imported here: the test also runs against code without the module
         from phylanx import atomic
-        assert all(atomic.TEMP_MARK in name for name in leftovers), leftovers
+        assert all(atomic.TEMP_MARK in name or name.endswith(atomic.LOCK_SUFFIX)
+                   for name in leftovers), leftovers
+
+
+_UPDATER = """
+import sys
+import numpy as np
+import phylanx
+path, key, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+state = phylanx.execution_tree.compiler_state("updater", "<updater>")
+def run(code, *args):
+    return phylanx.execution_tree.eval(state, code, *args, file_name="<updater>")
+print("ready", flush=True)
+sys.stdin.readline()
+for k in range(1, rounds + 1):
+    if k > 1:   # only this process writes ``key``: it must still hold the last value
+        got = run(f'lambda(a0, file_read_hdf5(a0, "{key}"))', path)
+        if not np.array_equal(got, np.full(2000, k - 1.0)):
+            sys.exit(f"{key}: round {k} found {got[:1]} (the update of round {k - 1} was lost)")
+    run(f'lambda(a0, a1, file_write_hdf5(a0, "{key}", a1))', path, np.full(2000, float(k)))
+"""
+
+
+@pytest.mark.slow
+def test_concurrent_hdf5_updates_of_one_file_lose_nothing(tmp_path):
+    path = tmp_path / "shared.h5"
+    with h5py.File(path, "w") as f:
+        f["keep"] = np.arange(5.0)
+    children = [subprocess.Popen([sys.executable, "-c", _UPDATER, str(path), key, "15"],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True) for key in ("p", "q")]
+    try:
+        for child in children:
+            assert child.stdout.readline().strip() == "ready"
+        for child in children:       # both start their updates together
+            child.stdin.write("go\n")
+            child.stdin.flush()
+        errors = [child.communicate(timeout=120)[1] for child in children]
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.kill()
+                child.communicate()
+    assert [child.returncode for child in children] == [0, 0], errors
+    with h5py.File(path, "r") as f:
+        assert sorted(f) == ["keep", "p", "q"]
+        np.testing.assert_array_equal(f["p"][()], np.full(2000, 15.0))
+        np.testing.assert_array_equal(f["q"][()], np.full(2000, 15.0))
 
 
 # --- readers of cut-short files -------------------------------------------------------------

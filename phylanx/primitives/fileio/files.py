@@ -22,9 +22,7 @@ meets an empty or cut-short file says so (located error naming the file).
 from __future__ import annotations
 
 import io
-import os
 import pickle
-import shutil
 import tempfile
 import warnings
 from pathlib import Path
@@ -284,21 +282,22 @@ def file_write_hdf5(filename, dataset, data):
     needed; other datasets in it are kept and a dataset of the same name is replaced.
     Copy-on-write: an existing file is copied, the copy changed and then swapped in
     atomically, so a reader never meets a half-written dataset (writing costs a copy of
-    the whole file).  Needs h5py (``pip install phylanx[hdf5]``)."""
+    the whole file); writers of one file take turns, so none loses another's dataset.
+    Needs h5py (``pip install phylanx[hdf5]``)."""
     name, key = _filename(filename), _dataset_name(dataset)
     array = np.asarray(data)
     if array.dtype.kind not in "biufc":
         raise PhylanxTypeError(f"file_write_hdf5 writes numeric arrays, got a {type_name(data)}")
     h5py = _h5py()
     try:
-        with atomic.replacing(name) as tmp:
-            exists = os.path.exists(name)
-            if exists:   # edit a copy: the file at ``name`` stays whole until the swap
-                shutil.copyfile(name, tmp)
+        # edit a copy: the file at ``name`` stays whole until the swap
+        with atomic.updating(name) as (tmp, exists):
             with h5py.File(tmp, "a" if exists else "w") as f:
                 if key in f:
                     del f[key]
                 f.create_dataset(key, data=array)
+    except TimeoutError as e:
+        raise PhylanxValueError(f"cannot write '{name}': {e}") from None
     except OSError as e:
         raise _os_failure("write", name, e) from None
     return data
