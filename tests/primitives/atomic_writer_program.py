@@ -27,7 +27,7 @@ def content(kind: str, which: str) -> np.ndarray:
         return np.full((rows, 40), value) + np.arange(40) / 7.0
     if kind == "model":
         return np.full((SIDE, SIDE), value, dtype=np.float32)
-    return np.full(400_000 if which == "a" else 800_000, value)
+    return np.full(200_000 if which == "a" else 400_000, value)
 
 
 def _model():
