@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 
+from .. import atomic
 from ..instrumentation import counter_csv, dot_tree, newick_tree, tree_data, tree_picture
 
 
@@ -13,8 +14,7 @@ def _emit(text: str, target: str) -> None:
     if target == "-":
         sys.stdout.write(text)
     else:
-        with open(target, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        atomic.write_text(target, text)
 
 
 def counter_table(root) -> str:

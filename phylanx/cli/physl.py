@@ -18,6 +18,7 @@ import argparse
 import sys
 import time
 
+from .. import atomic
 from ..compiler.compiler import deep_recursion
 from ..errors import PhylanxError
 from ..execution_tree import compiler_state
@@ -106,8 +107,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.dump_ast == "-":
                 sys.stdout.write(text)
             else:
-                with open(args.dump_ast, "w", encoding="utf-8") as fh:
-                    fh.write(text)
+                atomic.write_text(args.dump_ast, text)
         state = compiler_state("physl", file_name)
         bind_argv(state, args.args)
         node = state.compile_text(program, file_name)

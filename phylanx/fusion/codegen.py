@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import config
+from .. import atomic, config
 from .regions import Region
 
 #: dtypes a kernel reads and writes (unsigned and complex stay NumPy's)
@@ -368,9 +368,7 @@ def _load(source: str):
         if module is not None:
             return module
         if not path.exists() or path.read_text() != source:
-            tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-            tmp.write_text(source)
-            os.replace(tmp, path)          # atomic: another process may read it now
+            atomic.write_text(path, source)   # another process may import it now
         spec = importlib.util.spec_from_file_location(path.stem, path)
         module = importlib.util.module_from_spec(spec)
         # numba's disk cache pickles references to the module's helpers by module name

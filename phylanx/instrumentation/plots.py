@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .. import atomic
 from .trace_view import spans_by_track
 from .tree_picture import PictureUnavailable
 
@@ -64,7 +65,8 @@ def gantt_png(trace: dict, path: str, max_spans: int = 20_000) -> None:
                                        or trace["otherData"].get("stopped") else ""))
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path)
+    with atomic.replacing(path) as tmp:
+        fig.savefig(tmp)
     plt.close(fig)
 
 
@@ -100,5 +102,6 @@ def scaling_png(results: dict, path: str) -> None:
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path)
+    with atomic.replacing(path) as tmp:
+        fig.savefig(tmp)
     plt.close(fig)

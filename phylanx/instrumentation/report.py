@@ -12,9 +12,9 @@ CSS, script and data are inlined.
 from __future__ import annotations
 
 import json
-import os
 from html import escape as _escape
 
+from .. import atomic
 from . import tree_data, tree_picture
 from .report_assets import CSS, JS
 from .trace_view import spans_by_track
@@ -168,17 +168,7 @@ def render(trace: dict, path: str = "trace.json") -> str:
 
 def write(trace: dict, out: str, path: str = "trace.json") -> None:
     """Write the page atomically: a reader never sees half of it."""
-    page = render(trace, path)
-    tmp = f"{out}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(page)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, out)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    atomic.write_text(out, render(trace, path))
 
 
 __all__ = ["gantt_data", "h", "render", "script_json", "tree_data", "write"]

@@ -22,7 +22,7 @@ import os
 import socket
 from typing import Any
 
-from .. import __version__
+from .. import __version__, atomic
 from ..runtime.nodes import Node
 from . import tree_data
 from .timeline import FLOW_IN, FLOW_OUT, NODE, SPAN, TASK, Recorder, node_of_task
@@ -230,8 +230,7 @@ def _trees(rec: Recorder, stats: dict[Node, list[int]]) -> list[dict]:
 
 def write(trace: dict, path: str) -> None:
     """Write ``trace`` as JSON (one event per line: diffable, and easy to cut)."""
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as fh:
+    with atomic.open_atomic(path, "w") as fh:
         fh.write('{"displayTimeUnit": "ms",\n"otherData": ')
         json.dump(trace["otherData"], fh, separators=(",", ":"))
         fh.write(',\n"traceEvents": [\n')
@@ -240,7 +239,6 @@ def write(trace: dict, path: str) -> None:
             fh.write(json.dumps(e, separators=(",", ":")))
             fh.write(",\n" if i + 1 < len(events) else "\n")
         fh.write("]}\n")
-    os.replace(tmp, path)
 
 
 def merge(traces: list[dict], missing: list[int] | None = None) -> dict:

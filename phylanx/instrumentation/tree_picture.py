@@ -18,6 +18,7 @@ import shutil
 import subprocess
 from html import escape
 
+from .. import atomic
 from . import tree_data
 
 BOX_W, BOX_H, GAP_X, GAP_Y, MARGIN = 150, 58, 14, 34, 20
@@ -214,7 +215,8 @@ def python_png(tree: dict, path: str, by: str = "time", title: str = "") -> None
                                     linewidth=w, linestyle="--" if dash else "-"))
         ax.text(x, y, "\n".join(_clip(t) for t in label_lines(node, by)), ha="center",
                 va="center", fontsize=7.5)
-    fig.savefig(path, dpi=100)
+    with atomic.replacing(path) as tmp:   # same suffix: matplotlib picks PNG by it
+        fig.savefig(tmp, dpi=100)
     plt.close(fig)
 
 
@@ -233,13 +235,11 @@ def write(tree: dict, path: str, by: str = "time", title: str = "",
     if path.lower().endswith(".png"):
         if engine == "dot":
             data = _run_dot(dot_source(tree, by, title), "png")
-            with open(path, "wb") as fh:
-                fh.write(data)
+            atomic.write_bytes(path, data)
         else:
             python_png(tree, path, by, title)
         return engine
     if not path.lower().endswith(".svg"):
         raise ValueError(f"{path}: a tree picture is an .svg or a .png file")
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(svg(tree, by, title, engine))
+    atomic.write_text(path, svg(tree, by, title, engine))
     return engine

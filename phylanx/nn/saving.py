@@ -1,13 +1,19 @@
 """save_model / load_model: one ``.npz`` file holding the weights and, as JSON, the
-architecture and the compile settings (optimizer slots are not saved)."""
+architecture and the compile settings (optimizer slots are not saved).
+
+The file is replaced atomically (:mod:`phylanx.atomic`): a save that is interrupted
+leaves the previous file whole.  ``load_model`` of an empty, cut-short or damaged file
+raises a :class:`~phylanx.errors.PhylanxValueError` naming the file."""
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .. import atomic
 from ..errors import PhylanxValueError
 
 FORMAT = "phylanx.nn/1"
@@ -26,8 +32,39 @@ def save_model(model: Any, path: str | Path) -> Path:
     config = {"format": FORMAT, "class_name": type(model).__name__,
               "config": model.get_config(), "compile": model.compile_config}
     arrays = {f"weight_{i}": w for i, w in enumerate(model.get_weights())}
-    np.savez(path, __config__=np.array(json.dumps(config)), **arrays)
+    with atomic.open_atomic(path, "wb") as fh:
+        np.savez(fh, __config__=np.array(json.dumps(config)), **arrays)
     return path
+
+
+def _read(path: Path) -> tuple[dict, list[np.ndarray]]:
+    """The saved settings and weights of ``path``; a located error if it is not whole."""
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise PhylanxValueError(f"cannot read model file '{path}': {e.strerror}") from None
+    if size == 0:
+        raise PhylanxValueError(f"'{path}' is empty (0 bytes), not a model saved by "
+                                "phylanx.nn (a save that did not finish?)")
+    # an .npz is a zip archive, whose directory is at its end: a cut-short file has none
+    if not zipfile.is_zipfile(path):
+        raise PhylanxValueError(f"'{path}' is not a complete model file saved by phylanx.nn "
+                                f"({size} bytes, not a whole .npz archive: cut short?)")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if "__config__" not in data:
+                raise PhylanxValueError(f"{path} is not a model saved by phylanx.nn "
+                                        "(no config)")
+            saved = json.loads(str(data["__config__"]))
+            weights = [data[f"weight_{i}"] for i in range(len(data.files) - 1)]
+    except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile) as e:
+        if isinstance(e, PhylanxValueError):
+            raise
+        # the decoders' own failures: a damaged archive or array inside it
+        raise PhylanxValueError(f"'{path}' is a damaged model file: {e}") from None
+    if not isinstance(saved, dict):
+        raise PhylanxValueError(f"{path} is not a model saved by phylanx.nn (bad config)")
+    return saved, weights
 
 
 def load_model(path: str | Path) -> Any:
@@ -36,11 +73,7 @@ def load_model(path: str | Path) -> Any:
     path = Path(path)
     if not path.exists() and path.with_suffix(".npz").exists():
         path = path.with_suffix(".npz")
-    with np.load(path, allow_pickle=False) as data:
-        if "__config__" not in data:
-            raise PhylanxValueError(f"{path} is not a model saved by phylanx.nn (no config)")
-        saved = json.loads(str(data["__config__"]))
-        weights = [data[f"weight_{i}"] for i in range(len(data.files) - 1)]
+    saved, weights = _read(path)
     if saved.get("format") != FORMAT:
         raise PhylanxValueError(f"{path}: unknown format {saved.get('format')!r}")
     classes = _layer_classes()

@@ -82,8 +82,29 @@ def test_csv_ragged_lines_and_empty_file(tmp_path):
     with pytest.raises(PhylanxValueError, match="line 2 .* has 1 values, the lines before it "
                                                 "have 2"):
         read_csv(path)
-    path.write_text("")
-    assert read_csv(path).shape == (0, 0)
+    # like numpy.loadtxt: a file with no numbers warns and gives an empty matrix ...
+    path.write_text("\n\n")
+    with pytest.warns(UserWarning, match="no numbers"):
+        assert read_csv(path).shape == (0, 0)
+    with pytest.warns(UserWarning):
+        np.loadtxt(path, delimiter=",")
+
+
+def test_csv_zero_byte_file_is_a_located_error(tmp_path):
+    # ... but 0 bytes is what an interrupted write leaves: not a (0, 0) matrix
+    path = tmp_path / "cut.csv"
+    path.write_bytes(b"")
+    with pytest.raises(PhylanxValueError, match=r"cut.csv' is empty \(0 bytes\)") as info:
+        read_csv(path)
+    assert info.value.loc is not None and info.value.primitive == "file_read_csv"
+
+
+def test_csv_empty_array_reads_back_empty(tmp_path):
+    path = tmp_path / "e.csv"
+    write_csv(path, np.zeros((0, 3)))
+    assert path.stat().st_size > 0
+    with pytest.warns(UserWarning, match="no numbers"):
+        assert read_csv(path).shape == (0, 0)
 
 
 def test_csv_mode3d_pages(tmp_path):

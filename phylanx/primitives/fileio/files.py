@@ -9,7 +9,13 @@
   uses a restricted unpickler that only rebuilds those types, so a foreign pickle
   cannot run code; functions cannot be written.
 * ``file_write_hdf5`` / ``file_read_hdf5``: one dataset of an HDF5 file through h5py
-  (the optional extra ``pip install phylanx[hdf5]``).
+  (the optional extra ``pip install phylanx[hdf5]``).  Reading stays inside the named
+  file unless ``allow_external`` is true: external storage, virtual datasets, soft and
+  external links are refused (a crafted file could otherwise hand out any file).
+
+Every writer is atomic (:mod:`phylanx.atomic`): a reader of the path sees the old file
+or the complete new one, never a part, even if the writer is killed.  A reader that
+meets an empty or cut-short file says so (located error naming the file).
 
 ``file_read_csv_d`` (distributed) belongs to the distributed package.
 """
@@ -18,11 +24,13 @@ from __future__ import annotations
 import io
 import pickle
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ... import atomic
 from ...errors import PhylanxError, PhylanxTypeError, PhylanxValueError
 from ...safe_unpickle import DataUnpickler as _DataUnpickler
 from ...values import scalarize, type_name
@@ -92,7 +100,9 @@ def file_read_csv(filename, mode3d=False, page_nrows=1):
     A first line that does not parse completely as numbers (a header such as
     ``569,30,malignant,benign``) is skipped; blank lines are ignored.  With ``mode3d``
     true the rows are grouped into pages of ``page_nrows`` rows: the result has shape
-    (rows / page_nrows, page_nrows, columns).  An empty file gives a 0 x 0 matrix."""
+    (rows / page_nrows, page_nrows, columns).  A file of only blank lines (or only a
+    header) gives a 0 x 0 matrix and a warning, as ``numpy.loadtxt`` does; a 0-byte file
+    is an error (it is what an interrupted write leaves, not an empty matrix)."""
     name = _filename(filename)
     pages = to_bool(mode3d)
     per_page = to_int(page_nrows, "page_nrows")
@@ -102,7 +112,13 @@ def file_read_csv(filename, mode3d=False, page_nrows=1):
         text = Path(name).read_text()
     except OSError as e:
         raise _os_failure("read", name, e) from None
+    if not text:
+        raise PhylanxValueError(f"'{name}' is empty (0 bytes), not a CSV matrix (a write "
+                                "that did not finish?)")
     rows = _csv_rows(text, name)
+    if not rows:
+        warnings.warn(f"file_read_csv: '{name}' holds no numbers; returning a 0 x 0 matrix",
+                      UserWarning, stacklevel=2)
     data = np.array(rows, dtype=np.float64) if rows else np.empty((0, 0))
     if not pages:
         return data
@@ -126,7 +142,8 @@ def file_write_csv(filename, data):
 
     A vector is one line; a matrix one line per row; a 3-d array its pages one after
     the other (read it back with ``file_read_csv(f, true, shape[1])``).  Booleans are
-    written as 0/1, floats exactly (shortest round-trip form)."""
+    written as 0/1, floats exactly (shortest round-trip form).  An empty array is one
+    blank line (reads back as a 0 x 0 matrix).  The file is replaced atomically."""
     name = _filename(filename)
     array = np.asarray(data)
     if array.dtype.kind not in "biuf":
@@ -137,9 +154,10 @@ def file_write_csv(filename, data):
     if array.dtype == np.bool_:
         array = array.astype(np.int64)
     rows = array.reshape(-1, array.shape[-1]) if array.ndim >= 2 else array.reshape(1, -1)
-    text = "".join(_csv_line(row) + "\n" for row in rows) if array.size else ""
+    # an empty array is a blank line: a 0-byte file means "cut short" to file_read_csv
+    text = "".join(_csv_line(row) + "\n" for row in rows) if array.size else "\n"
     try:
-        Path(name).write_text(text)
+        atomic.write_text(name, text)
     except OSError as e:
         raise _os_failure("write", name, e) from None
     return data
@@ -149,6 +167,17 @@ def file_write_csv(filename, data):
 
 _MAGIC = "phylanx-file_write"
 _FORMAT_VERSION = 1
+_PROTOCOL = 5
+#: how every file_write file begins: PROTO, FRAME and its 8-byte length, then the tuple
+#: whose first item is the magic string (bytes 11.. after the length, which varies)
+_HEAD = pickle.dumps((_MAGIC, _FORMAT_VERSION, None), protocol=_PROTOCOL)
+_HEAD_PARTS = ((0, 3), (11, 11 + 3 + len(_MAGIC)))
+
+
+def _begins_like_ours(payload: bytes) -> bool:
+    """Whether ``payload`` starts (as far as it goes) the way file_write's files do."""
+    return all(payload[a:b] == _HEAD[a:b][:max(0, len(payload) - a)] for a, b in _HEAD_PARTS)
+
 
 def _check_serialisable(value: Any, path: str = "the value") -> None:
     if value is None or isinstance(value, (str, bool, int, float, complex, np.generic, range)):
@@ -178,12 +207,13 @@ def file_write(filename, value):
     """Serialise any data value to a binary file (Python pickle) and return the value.
 
     Arrays, scalars, strings, nil, lists, dicts and ranges can be written; functions
-    cannot.  The format is ours (not the original's HPX serialisation)."""
+    cannot.  The format is ours (not the original's HPX serialisation).  The file is
+    replaced atomically."""
     name = _filename(filename)
     _check_serialisable(value)
-    payload = pickle.dumps((_MAGIC, _FORMAT_VERSION, value), protocol=pickle.HIGHEST_PROTOCOL)
+    payload = pickle.dumps((_MAGIC, _FORMAT_VERSION, value), protocol=_PROTOCOL)
     try:
-        Path(name).write_bytes(payload)
+        atomic.write_bytes(name, payload)
     except OSError as e:
         raise _os_failure("write", name, e) from None
     return value
@@ -198,18 +228,26 @@ def file_read(filename):
     """Read back a value written by ``file_write``.
 
     Only the data types ``file_write`` produces are rebuilt (a restricted unpickler),
-    so a file from elsewhere is rejected rather than executed."""
+    so a file from elsewhere is rejected rather than executed.  An empty or cut-short
+    file is an error naming it."""
     name = _filename(filename)
     try:
         payload = Path(name).read_bytes()
     except OSError as e:
         raise _os_failure("read", name, e) from None
+    if not payload:
+        raise PhylanxValueError(f"'{name}' is empty (0 bytes), not a file written by "
+                                "file_write (a write that did not finish?)")
     try:
         record = _DataUnpickler(io.BytesIO(payload)).load()
     except PhylanxError:
         raise
     except Exception:  # noqa: BLE001 - any decoding failure means "not our format"
         record = None
+        if _begins_like_ours(payload):
+            raise PhylanxValueError(f"'{name}' is cut short or damaged ({len(payload)} bytes "
+                                    "that start like a file_write file but do not decode)"
+                                    ) from None
     if not (isinstance(record, tuple) and len(record) == 3 and record[0] == _MAGIC):
         raise PhylanxValueError(f"'{name}' was not written by file_write")
     if record[1] != _FORMAT_VERSION:
@@ -242,6 +280,9 @@ def file_write_hdf5(filename, dataset, data):
 
     Arguments: file name, dataset name, data; returns ``data``.  The file is created if
     needed; other datasets in it are kept and a dataset of the same name is replaced.
+    Copy-on-write: an existing file is copied, the copy changed and then swapped in
+    atomically, so a reader never meets a half-written dataset (writing costs a copy of
+    the whole file); writers of one file take turns, so none loses another's dataset.
     Needs h5py (``pip install phylanx[hdf5]``)."""
     name, key = _filename(filename), _dataset_name(dataset)
     array = np.asarray(data)
@@ -249,28 +290,75 @@ def file_write_hdf5(filename, dataset, data):
         raise PhylanxTypeError(f"file_write_hdf5 writes numeric arrays, got a {type_name(data)}")
     h5py = _h5py()
     try:
-        with h5py.File(name, "a") as f:
-            if key in f:
-                del f[key]
-            f.create_dataset(key, data=array)
+        # edit a copy: the file at ``name`` stays whole until the swap
+        with atomic.updating(name) as (tmp, exists):
+            with h5py.File(tmp, "a" if exists else "w") as f:
+                if key in f:
+                    del f[key]
+                f.create_dataset(key, data=array)
+    except TimeoutError as e:
+        raise PhylanxValueError(f"cannot write '{name}': {e}") from None
     except OSError as e:
         raise _os_failure("write", name, e) from None
     return data
 
 
-@primitive("file_read_hdf5", "file_read_hdf5(_1, _2)", side_effects=True,
+def _outside_link(h5py, f, key: str) -> str | None:
+    """Why reading ``key`` would leave the file through a link, or None.  Every
+    component of the path is checked without following it (``getlink=True``)."""
+    path = ""
+    for part in (p for p in key.split("/") if p and p != "."):
+        path += "/" + part
+        link = f.get(path, getlink=True)
+        if link is None:            # missing: reported by the caller
+            return None
+        if isinstance(link, h5py.SoftLink):
+            return f"'{path}' is a soft link to '{link.path}'"
+        if isinstance(link, h5py.ExternalLink):
+            return f"'{path}' is an external link to '{link.path}' in '{link.filename}'"
+    return None
+
+
+def _outside_storage(node) -> str | None:
+    """Why the data of dataset ``node`` lives outside its file, or None."""
+    if node.is_virtual:
+        sources = sorted({s.file_name for s in node.virtual_sources()})
+        return f"it is a virtual dataset (mapping {', '.join(sources)})"
+    if node.external:
+        files = sorted({entry[0].decode() if isinstance(entry[0], bytes) else entry[0]
+                        for entry in node.external})
+        return f"its data is stored in external file(s) {', '.join(files)}"
+    return None
+
+
+@primitive("file_read_hdf5",
+           "file_read_hdf5(_1_filename, _2_dataset, __arg(_3_allow_external, false))",
+           side_effects=True,
            example=f'block(file_write_hdf5("{_EXAMPLE_DIR}/phylanx_example.h5", "x", [1.0, 2.0]),'
                    f' file_read_hdf5("{_EXAMPLE_DIR}/phylanx_example.h5", "x"))',
            result="[1.0, 2.0]",
            no_oracle="reads a file; checked in tests against h5py")
-def file_read_hdf5(filename, dataset):
+def file_read_hdf5(filename, dataset, allow_external=False):
     """Read dataset ``dataset`` of an HDF5 file as an array (0-d as a scalar).
 
-    Needs h5py (``pip install phylanx[hdf5]``)."""
+    Only data inside the file is read: a dataset with external storage, a virtual
+    dataset, or a path through a soft or external link is refused unless
+    ``allow_external`` is true.  Needs h5py (``pip install phylanx[hdf5]``)."""
     name, key = _filename(filename), _dataset_name(dataset)
+    outside_ok = to_bool(allow_external)
     h5py = _h5py()
+
+    def refuse(reason: str) -> PhylanxValueError:
+        return PhylanxValueError(f"dataset '{key}' of '{name}' is refused: {reason} (only "
+                                 "data stored in the file itself is read: a crafted file "
+                                 "could hand out any file on this machine); pass "
+                                 "allow_external=true if you trust the file")
     try:
         with h5py.File(name, "r") as f:
+            # links first: testing ``key in f`` would already follow them
+            reason = None if outside_ok else _outside_link(h5py, f, key)
+            if reason:
+                raise refuse(reason)
             if key not in f:
                 found = []
                 f.visititems(lambda path, obj: found.append(path)
@@ -280,6 +368,9 @@ def file_read_hdf5(filename, dataset):
             node = f[key]
             if not isinstance(node, h5py.Dataset):
                 raise PhylanxValueError(f"'{key}' in '{name}' is a group, not a dataset")
+            reason = None if outside_ok else _outside_storage(node)
+            if reason:
+                raise refuse(reason)
             value = node[()]
     except OSError as e:
         raise _os_failure("read", name, e) from None
