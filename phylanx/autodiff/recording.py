@@ -84,14 +84,19 @@ def recording_kernel(name: str, impl: Callable[..., Any], node: Any) -> Callable
         calls_functions = any(type(a) is Function or type(a) is Builtin for a in args)
         if calls_functions:
             args = tuple(tape.twin_of(a) if type(a) is Function else a for a in args)
+            # the kernel may hand the function rows of a tracked array (fmap, fold_left):
+            # new objects the tape does not know, so what the function computes from them
+            # would look constant; the result then depends on this application as a whole
+            opaque = any(isinstance(a, np.ndarray) and a.ndim and tape.tracked(a) is not None
+                         for a in args)
             before = len(tape.entries)
             out = impl(*args)
             if len(tape.entries) > before:
                 # the function it called computed with tracked values: the result depends on
                 # them in a way only a rule for this primitive could say
-                tape.record(name, args, out, node, hidden=tape.entries[-1])
+                tape.record(name, args, out, node, hidden=tape.entries[-1], opaque=opaque)
             else:
-                tape.record(name, args, out, node)
+                tape.record(name, args, out, node, opaque=opaque)
             return out
         if mutates and args:
             target = args[0]

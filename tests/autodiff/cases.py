@@ -158,6 +158,8 @@ CASES.update({
     "slice_page": [(A234, np.int64(1))],
     "tuple_slice": [(A34, [np.int64(1), np.int64(2)])],
     "list": [(normal(3), normal(2, 2))],
+    "tuple": [(normal(3), normal(2, 2))],
+    "__pytuple": [(A23,), ([normal(3), normal(2)],)],
     "__array": [(A34,), ([normal(3), normal(3)],)],
     "__pycast": [(np.array([0.7]), "float64")],
     "__item": [(np.array([[0.7]]),), (normal(3, 4), 5), (normal(3, 4), 2, 1)],
