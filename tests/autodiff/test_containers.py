@@ -371,3 +371,23 @@ def test_items_of_a_container_without_a_rule_are_an_error(f, primitive):
     with pytest.raises(PhylanxGradientError, match=primitive) as info:
         grad(f)(*args)
     assert info.value.loc is not None
+
+
+def test_generated_backward_pass_reaches_items_of_nested_list_operands():
+    """``phylanx.nn``'s symbolic reverse pass (nn/graph.py): a variable inside a list
+    inside an operand gets its cotangent too (was: only one level of items)."""
+    from phylanx.nn.graph import Graph, gradients
+    from phylanx.nn.model_parallel import _compile
+
+    g = Graph(prefix="c")
+    x = g.input("x", (2,), active=True)
+    a = g.input("a", (), active=True)
+    b = g.input("b", (), active=True)
+    joined = g.op("hstack", [x, [a, b]], shape=(4,))   # the original's nested hstack
+    loss = g.op("sum", g.op("__mul", joined, joined, shape=(4,)), shape=())
+    grads = gradients(g, loss, [x, a, b])
+    assert all(v is not None for v in grads)
+    xv, av, bv = np.array([0.5, -1.5]), 0.25, 2.0
+    got = _compile("nested_list_grad", g, [x, a, b], grads)(xv, av, bv)
+    for value, want in zip(got, (2 * xv, 2 * av, 2 * bv)):
+        np.testing.assert_allclose(np.asarray(value), want, rtol=1e-12)
