@@ -205,14 +205,15 @@ class RecordingCompiler(Compiler):
 
 
 def record_items(iterable, loop) -> None:
-    """Make the items a ``for_each`` takes from a tracked array or list tracked too (each
-    is ``slice(iterable, i)``), wrapping the iterable's closure."""
+    """Make the rows a ``for_each`` takes from a tracked array tracked too (each is
+    ``slice(iterable, i)``), wrapping the iterable's closure.  (The items of a list or
+    tuple are tracked, or not, as themselves: ``containers.py``.)"""
     produce = iterable.run
 
     def run(frame):
         value = produce(frame)
         tape = _active
-        if tape is None or type(value) not in (list, np.ndarray) or np.ndim(value) == 0 \
+        if tape is None or type(value) is not np.ndarray or value.ndim == 0 \
                 or tape.tracked(value) is None:
             return value
         return [tape.item(value, i, loop) for i in range(len(value))]

@@ -391,3 +391,35 @@ def test_generated_backward_pass_reaches_items_of_nested_list_operands():
     got = _compile("nested_list_grad", g, [x, a, b], grads)(xv, av, bv)
     for value, want in zip(got, (2 * xv, 2 * av, 2 * bv)):
         np.testing.assert_allclose(np.asarray(value), want, rtol=1e-12)
+
+
+@phylanx.Phylanx
+def _layers(params, x):
+    h = x
+    for p in params:                 # a list of [w, b] pairs (ragged: no array of it)
+        w, b = p
+        h = np.tanh(h @ w + b)
+    return np.sum(h ** 2)
+
+
+@pytest.mark.parametrize("kind", [list, tuple])
+def test_loop_over_a_ragged_container_of_parameters(kind):
+    jax = pytest.importorskip("jax")
+    rng = np.random.default_rng(5)
+    params = kind(kind((rng.standard_normal((3, 4)), rng.standard_normal(4))) for _ in range(2))
+    params = kind([params[0], kind((rng.standard_normal((4, 2)), rng.standard_normal(2)))])
+    x = rng.standard_normal((5, 3))
+
+    def oracle(params, x):
+        h = x
+        for w, b in params:
+            h = jax.numpy.tanh(h @ w + b)
+        return jax.numpy.sum(h ** 2)
+
+    with jax.enable_x64(True):
+        want = jax.grad(oracle)(params, x)
+    got = grad(_layers)(params, x)
+    assert type(got) is kind and all(type(g) is kind for g in got)
+    for pair, wanted in zip(got, want):
+        for g, w in zip(pair, wanted):
+            assert_grad_close(g, np.asarray(w))
