@@ -32,8 +32,9 @@ from ..values import Builtin, Function
 from . import tape as tapes
 from .rule_helpers import put
 
-#: primitives that change their first operand in place (arrays or lists); one missing
-#: here gives a silently wrong gradient (the tape keeps the value before the change)
+#: primitives that change their first operand in place; one missing here gives a silently
+#: wrong gradient for an array (the tape keeps the value before the change); a changed
+#: list or dict needs nothing (each use reads its items: containers.py)
 MUTATORS = frozenset({
     "__inplace", "__fill", "__sort_inplace", "shuffle", "__list_append", "__list_extend",
     "__list_insert", "__list_remove", "__list_reverse", "__list_pop", "__pop",

@@ -215,10 +215,7 @@ class Tape:
         there: they need only the shape, and the old values were overwritten).
         ``aliased[i]``: operand ``i`` was the target itself (its old value)."""
         with self.lock:
-            if type(target) is list:
-                self.producer.pop(id(target), None)   # re-tracked from its items when used
-                return
-            if not isinstance(target, np.ndarray):
+            if not isinstance(target, np.ndarray):   # a container: each use reads its items
                 return
             old = self.producer.pop(id(target), None)
             aliased = aliased or [False] * len(args)

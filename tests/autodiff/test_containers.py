@@ -283,6 +283,14 @@ def item_stored(x, y):
     return np.sum(np.stack(tuple(t)) ** 2)
 
 
+@phylanx.Phylanx
+def dict_changed(x, y):
+    d = {"a": x, "b": y}
+    d.update({"a": y * 2.0})
+    v = d.setdefault("c", x * 3.0)
+    return np.sum(np.stack(tuple(d.values())) ** 2) + np.sum(v)
+
+
 def _jax_cases(jnp):
     return {
         concat_tuple: lambda x, y: jnp.sum(jnp.concatenate((x, y)) ** 2),
@@ -301,13 +309,15 @@ def _jax_cases(jnp):
         dict_of_arrays: lambda x, y: jnp.sum(jnp.stack((x, y * 2.0)) ** 2),
         item_changed_after: lambda x, y: jnp.sum(jnp.concatenate((x * 3.0, y)) ** 2),
         item_stored: lambda x, y: jnp.sum(jnp.stack((x, y * 2.0)) ** 2),
+        dict_changed: lambda x, y: jnp.sum(jnp.stack((y * 2.0, y, x * 3.0)) ** 2)
+        + jnp.sum(x * 3.0),
     }
 
 
 PYTHON_CASES = [concat_tuple, stack_held, vstack_nested, hstack_scalar, column_stack_tuple,
                 dstack_tuple, array_of_tuple, asarray_of_tuple, builtin_sum_of_tuple,
                 tuple_concatenation, returned_and_unpacked, tuple_to_a_helper, dict_of_arrays,
-                item_changed_after, item_stored]
+                item_changed_after, item_stored, dict_changed]
 
 
 @pytest.mark.parametrize("f", PYTHON_CASES, ids=[f.__name__ for f in PYTHON_CASES])
