@@ -239,8 +239,8 @@ def fit(ct: Any, value: Any) -> Any:
     if is_container(value):
         return containers.fit_container(ct, value, fit)
     if is_container(ct):
-        raise PhylanxGradientError(f"a {type(ct).__name__} cotangent for an array operand "
-                                   f"of shape {np.shape(value)}")
+        raise TypeError(f"a {type(ct).__name__} cotangent for an array operand of shape "
+                        f"{np.shape(value)}")
     ct = np.asarray(ct)
     shape = np.shape(value)
     if ct.shape != shape:
@@ -302,7 +302,11 @@ def backward(tape: Tape, result: Any, seed: Any) -> dict[int, Any]:
             arg = entry.args[pos]
             if not carries_gradient(arg):
                 continue               # integer and boolean operands get no gradient
-            g = fit(g, arg)
+            try:
+                g = fit(g, arg)
+            except TypeError as e:     # a rule gave a container's cotangent the wrong kind
+                raise PhylanxGradientError(f"the VJP rule's cotangent of operand {pos} does "
+                                           f"not fit it: {e}", entry.loc, entry.name) from e
             cts[parent.index] = add_cotangents(cts.get(parent.index), g)
     return leaves
 

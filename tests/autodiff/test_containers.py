@@ -477,3 +477,17 @@ def test_loop_over_a_ragged_container_of_parameters(kind):
 
     for i, g in enumerate([got[0][0], got[0][1], got[1][0], got[1][1]]):
         assert_grad_close(g, numeric_grad(loss, flat, i))
+
+
+def test_fit_shapes_container_cotangents_item_by_item():
+    from phylanx.autodiff.tape import fit
+    a, b = np.ones((2, 3)), np.float32(1.0)
+    got = fit((np.ones(3), None), (a, b))          # a tuple's cotangent is a list
+    assert type(got) is list and got[1] is None
+    np.testing.assert_array_equal(got[0], np.ones((2, 3)))   # fitted to the item
+    got = fit({"k": np.float64(2.0)}, {"k": b, "n": 3})
+    assert set(got) == {"k"} and got["k"].dtype == np.float32
+    with pytest.raises(TypeError):
+        fit([np.ones(3)], a)                       # a rule's mistake: never coerced
+    with pytest.raises(TypeError):
+        fit([np.ones(3)], {"k": a})
