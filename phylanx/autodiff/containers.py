@@ -105,6 +105,19 @@ def fit_container(ct: Any, value: Any, fit) -> Any:
             for c, v in zip(ct, value)]
 
 
+def rows_cotangent(ct: Any, value: Any, fit) -> np.ndarray:
+    """A list of row cotangents for an array operand a rule read as its rows
+    (``np.hstack(m)``): the rows fitted and stacked, zeros for None.  Any other
+    container cotangent for an array is a rule's mistake (TypeError)."""
+    shape = np.shape(value)
+    if not isinstance(ct, (list, tuple)) or not shape or len(ct) != shape[0]:
+        raise TypeError(f"a {type(ct).__name__} cotangent of {len(ct)} items for an array "
+                        f"operand of shape {shape}")
+    row = np.zeros(shape[1:], dtype=np.result_type(value, np.float64)
+                   if not is_float_value(value) else np.asarray(value).dtype)
+    return np.stack([row if c is None else fit(c, row) for c in ct])
+
+
 def add_container(a: Any, b: Any, add) -> Any:
     """The sum of two container cotangents (``add`` adds items)."""
     if isinstance(a, dict):

@@ -239,8 +239,7 @@ def fit(ct: Any, value: Any) -> Any:
     if is_container(value):
         return containers.fit_container(ct, value, fit)
     if is_container(ct):
-        raise TypeError(f"a {type(ct).__name__} cotangent for an array operand of shape "
-                        f"{np.shape(value)}")
+        ct = containers.rows_cotangent(ct, value, fit)
     ct = np.asarray(ct)
     shape = np.shape(value)
     if ct.shape != shape:

@@ -487,7 +487,9 @@ def test_fit_shapes_container_cotangents_item_by_item():
     np.testing.assert_array_equal(got[0], np.ones((2, 3)))   # fitted to the item
     got = fit({"k": np.float64(2.0)}, {"k": b, "n": 3})
     assert set(got) == {"k"} and got["k"].dtype == np.float32
+    # an array read as its rows (np.hstack(m)) may get its rows' cotangents, None: zeros
+    np.testing.assert_array_equal(fit([None, np.ones(3)], a), [[0, 0, 0], [1, 1, 1]])
     with pytest.raises(TypeError):
-        fit([np.ones(3)], a)                       # a rule's mistake: never coerced
+        fit([np.ones(3)], a)                       # one row for two: a rule's mistake
     with pytest.raises(TypeError):
         fit([np.ones(3)], {"k": a})
