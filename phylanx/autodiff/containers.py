@@ -79,6 +79,8 @@ def leaf_ids(values: Any) -> set[int]:
     stack = list(values)
     while stack:
         v = stack.pop()
+        if id(v) in seen:
+            continue                   # a list holding itself: no endless walk
         seen.add(id(v))
         if is_container(v):
             stack.extend(items(v))
