@@ -99,6 +99,8 @@ def _differentiate(call, f, positions, argnums, args, kwargs) -> tuple[Any, Any]
 
 def _own(gradient: Any, arrays: list[np.ndarray]) -> Any:
     """``gradient`` with any array sharing memory with the caller's ``arrays`` copied."""
+    if isinstance(gradient, dict):
+        return {k: _own(g, arrays) for k, g in gradient.items()}
     if isinstance(gradient, (list, tuple)):
         return type(gradient)(_own(g, arrays) for g in gradient)
     if isinstance(gradient, np.ndarray) and any(np.may_share_memory(gradient, a)
@@ -119,14 +121,18 @@ def _alone(value: Any, arrays: list[np.ndarray]) -> bool:
 def _as_input(value: Any, position: int, tape: tapes.Tape,
               alone: bool = False) -> tuple[Any, Any]:
     """A differentiated argument as a new float array object (a new identity to track)
-    and its leaf entries: one for an array or number, a list (tuple) of them for a list
-    (tuple).  A float array ``alone`` (:func:`_alone`) is a view of the caller's memory
-    (a copy of W5's 8 MB input cost its step 0.5-0.8 ms: ``benchmarks/conv_step.py``),
-    anything else a copy."""
+    and its leaf entries: one for an array or number, a list (tuple, dict) of them for a
+    list (tuple, dict), which the function receives as such.  A float array ``alone``
+    (:func:`_alone`) is a view of the caller's memory (a copy of W5's 8 MB input cost its
+    step 0.5-0.8 ms: ``benchmarks/conv_step.py``), anything else a copy."""
+    if isinstance(value, dict):
+        pairs = {k: _as_input(v, position, tape) for k, v in value.items()}
+        return {k: p[0] for k, p in pairs.items()}, {k: p[1] for k, p in pairs.items()}
     if isinstance(value, (list, tuple)) and value and not all(
             isinstance(v, (int, float, np.number)) for v in value):
         pairs = [_as_input(v, position, tape) for v in value]
-        return [p[0] for p in pairs], type(value)(p[1] for p in pairs)
+        kind = tuple if isinstance(value, tuple) else list
+        return kind(p[0] for p in pairs), kind(p[1] for p in pairs)
     if isinstance(value, (np.ndarray, np.generic, int, float, list, tuple)) \
             and not isinstance(value, (bool, np.bool_)):
         array = np.asarray(value)
@@ -144,10 +150,12 @@ def _as_input(value: Any, position: int, tape: tapes.Tape,
             return leaf_value, tape.leaf(leaf_value)
     raise PhylanxTypeError(f"cannot differentiate with respect to argument {position}: a "
                            f"{type_name(value)} (gradients need float arrays or numbers, or "
-                           "lists and tuples of them)")
+                           "lists, tuples and dicts of them)")
 
 
 def _gradients(cotangents: dict, leaves: Any) -> Any:
+    if isinstance(leaves, dict):
+        return {k: _gradients(cotangents, leaf) for k, leaf in leaves.items()}
     if isinstance(leaves, (list, tuple)):
         return type(leaves)(_gradients(cotangents, leaf) for leaf in leaves)
     return _gradient(cotangents.get(leaves.index), leaves.out)

@@ -32,8 +32,9 @@ from ..values import Builtin, Function
 from . import tape as tapes
 from .rule_helpers import put
 
-#: primitives that change their first operand in place (arrays or lists); one missing
-#: here gives a silently wrong gradient (the tape keeps the value before the change)
+#: primitives that change their first operand in place; one missing here gives a silently
+#: wrong gradient for an array (the tape keeps the value before the change); a changed
+#: list or dict needs nothing (each use reads its items: containers.py)
 MUTATORS = frozenset({
     "__inplace", "__fill", "__sort_inplace", "shuffle", "__list_append", "__list_extend",
     "__list_insert", "__list_remove", "__list_reverse", "__list_pop", "__pop",
@@ -84,14 +85,19 @@ def recording_kernel(name: str, impl: Callable[..., Any], node: Any) -> Callable
         calls_functions = any(type(a) is Function or type(a) is Builtin for a in args)
         if calls_functions:
             args = tuple(tape.twin_of(a) if type(a) is Function else a for a in args)
+            # the kernel may hand the function rows of a tracked array (fmap, fold_left):
+            # new objects the tape does not know, so what the function computes from them
+            # would look constant; the result then depends on this application as a whole
+            opaque = any(isinstance(a, np.ndarray) and a.ndim and tape.tracked(a) is not None
+                         for a in args)
             before = len(tape.entries)
             out = impl(*args)
             if len(tape.entries) > before:
                 # the function it called computed with tracked values: the result depends on
                 # them in a way only a rule for this primitive could say
-                tape.record(name, args, out, node, hidden=tape.entries[-1])
+                tape.record(name, args, out, node, hidden=tape.entries[-1], opaque=opaque)
             else:
-                tape.record(name, args, out, node)
+                tape.record(name, args, out, node, opaque=opaque)
             return out
         if mutates and args:
             target = args[0]
@@ -200,14 +206,15 @@ class RecordingCompiler(Compiler):
 
 
 def record_items(iterable, loop) -> None:
-    """Make the items a ``for_each`` takes from a tracked array or list tracked too (each
-    is ``slice(iterable, i)``), wrapping the iterable's closure."""
+    """Make the rows a ``for_each`` takes from a tracked array tracked too (each is
+    ``slice(iterable, i)``), wrapping the iterable's closure.  (The items of a list or
+    tuple are tracked, or not, as themselves: ``containers.py``.)"""
     produce = iterable.run
 
     def run(frame):
         value = produce(frame)
         tape = _active
-        if tape is None or type(value) not in (list, np.ndarray) or np.ndim(value) == 0 \
+        if tape is None or type(value) is not np.ndarray or value.ndim == 0 \
                 or tape.tracked(value) is None:
             return value
         return [tape.item(value, i, loop) for i in range(len(value))]

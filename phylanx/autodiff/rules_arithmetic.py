@@ -17,18 +17,19 @@ _LN2, _LN10 = np.log(2.0), np.log(10.0)
 
 
 def _split_list(ct: list, parts: tuple) -> tuple:
-    """``+`` of lists concatenates: each operand list gets its slice of the cotangent."""
+    """``+`` of lists (tuples) concatenates: each operand gets its slice of the cotangent."""
     out, start = [], 0
     for p in parts:
-        n = len(p) if type(p) is list else 0
-        out.append(list(ct[start:start + n]) if type(p) is list else None)
+        seq = isinstance(p, (list, tuple))
+        n = len(p) if seq else 0
+        out.append(list(ct[start:start + n]) if seq else None)
         start += n
     return tuple(out)
 
 
 @VJP.register("__add")
 def add_vjp(ct, out, *operands):
-    if type(out) is list:
+    if isinstance(out, (list, tuple)):
         return _split_list(ct, operands)
     return (ct,) * len(operands)
 
@@ -52,7 +53,7 @@ def _repeated_list_vjp(ct: list, operands: tuple) -> tuple:
     """``list * n`` (or ``n * list``): each item's cotangent sums those of its n copies."""
     grads = []
     for operand in operands:
-        if type(operand) is not list or not operand:
+        if not isinstance(operand, (list, tuple)) or not operand:
             grads.append(None)
             continue
         n = len(operand)
@@ -67,7 +68,7 @@ def _repeated_list_vjp(ct: list, operands: tuple) -> tuple:
 @VJP.register("__mul")
 @selective
 def mul_vjp(ct, out, *operands, wanted=None):
-    if type(out) is list:                     # list * n repeats: every copy contributes
+    if isinstance(out, (list, tuple)):        # list * n repeats: every copy contributes
         return tuple(g if is_wanted(wanted, i) else None
                      for i, g in enumerate(_repeated_list_vjp(ct, operands)))
     values = [arr(v) for v in operands]

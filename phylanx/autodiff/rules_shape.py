@@ -23,7 +23,7 @@ VJP.register("reshape", "squeeze", "expand_dims", "astype", "__view")(_back_to_s
 
 @VJP.register("__copy")
 def copy_vjp(ct, out, x):
-    return (ct if type(x) is list else np.reshape(ct, np.shape(x)),)
+    return (ct if isinstance(x, (list, tuple, dict)) else np.reshape(ct, np.shape(x)),)
 
 
 @VJP.register("flatten", "ravel")

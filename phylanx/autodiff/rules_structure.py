@@ -2,9 +2,9 @@
 changes the recorder turns into tape entries (``__inplace``, ``store`` into a slice,
 ``__fill``, ``add_at``).
 
-A list's cotangent is a list (``None`` for items that get none); the slice of an array
-scatters its cotangent into zeros of the array's shape (adding where an advanced index
-repeats an element).
+A list's or tuple's cotangent is a list (``None`` for items that get none), a dict's a
+dict; the slice of an array scatters its cotangent into zeros of the array's shape
+(adding where an advanced index repeats an element).
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import PhylanxValueError
 from ..primitives.original_index import form_indices, read_indices
+from .containers import is_container
 from .rule_helpers import index_tuple
 from .table import VJP
 
@@ -48,11 +49,15 @@ def _list_cotangent(ct: Any, value: list, indices: list) -> list:
 
 
 def _slice_cotangent(ct: Any, value: Any, indices: list) -> Any:
-    if type(value) is list:
+    if isinstance(value, dict):
+        if len(indices) != 1:
+            raise PhylanxValueError("a dictionary takes one key")
+        return {indices[0]: ct}
+    if isinstance(value, (list, tuple)):
         return _list_cotangent(ct, value, indices)
     if isinstance(value, np.ndarray):
         return _scatter(ct, value, indices)
-    return None                                  # strings, dictionaries: no gradient
+    return None                                  # strings: no gradient
 
 
 @VJP.register("__subscript")
@@ -74,7 +79,7 @@ for _kind in ("slice", "slice_row", "slice_column", "slice_page", "tuple_slice")
     VJP.defrule(_kind, _original_vjp(_kind))
 
 
-@VJP.register("list")
+@VJP.register("list", "tuple")
 def list_vjp(ct, out, *items):
     return tuple(ct) + (None,) * (len(items) - len(ct))
 
@@ -127,7 +132,7 @@ def store_vjp(ct, out, old, value, *indices):
 # -- conversions the frontend emits (np.array(x), float(x), x.item(), list(x), sum(xs)) --
 @VJP.register("__array", "__pycast")
 def convert_vjp(ct, out, x, *options):
-    if type(x) is list:
+    if is_container(x):
         return (np.asarray(ct),)        # the engine gives item i of the list row i
     return (np.reshape(ct, np.shape(x)),)
 
@@ -154,15 +159,15 @@ def _dense(ct: Any, like: Any) -> np.ndarray:
     return np.stack([_dense(c, np.zeros(shape[1:])) for c in ct]) if ct else np.zeros(shape)
 
 
-@VJP.register("__tolist", "__pylist")
+@VJP.register("__tolist", "__pylist", "__pytuple")
 def to_list_vjp(ct, out, x):
-    if type(x) is list:
+    if is_container(x):
         return (ct,)
     return (_dense(ct, x),)
 
 
 @VJP.register("__pysum")
 def pysum_vjp(ct, out, items, start=0):
-    if type(items) is list:
+    if isinstance(items, (list, tuple)):
         return [ct] * len(items), ct
     return np.broadcast_to(ct, np.shape(items)[:1] + np.shape(ct)), ct

@@ -4,8 +4,10 @@ Dependence on the differentiated inputs is tracked by *identity*: ``producer`` m
 ``id(value)`` of every value that depends on an input to the tape entry that made it
 (inputs are leaf entries).  Entries keep their arguments and outputs alive, so an id
 cannot be reused while the tape exists.  An application is recorded only when one of its
-operands is tracked and its output is a new float value or a list; outputs that are one of
-the operands (a selection), integers and booleans carry no gradient and are not recorded.
+operands is tracked and its output is a new float value or a container holding one;
+outputs that are one of the operands (a selection), integers and booleans carry no
+gradient and are not recorded.  Lists, tuples and dicts are never tracked by identity:
+each use derives their dependence from their items (see :mod:`.containers`).
 
 In-place changes (``x += v``, ``x[i] = v``, ``x.fill(0)``) would corrupt the values kept on
 the tape, so :meth:`Tape.before_mutation` replaces the tape's references to the changed
@@ -23,11 +25,15 @@ import numpy as np
 from ..errors import PhylanxError, PhylanxRuntimeError
 from ..primitives.rules import apply_vjp
 from ..values import Function
+from . import containers
+from .containers import carries_gradient, is_container, is_float_value
 from .table import VJP
 
 #: entry names that are not primitives
 LEAF = "<input>"
 CHANGED_IN_PLACE = "<changed in place>"
+CONTAINER = "<container>"     # a use of a list/tuple/dict: its parents are its items'
+ITEM = "<item>"               # a new float item of a container a primitive returned
 
 
 class PhylanxGradientError(PhylanxRuntimeError):
@@ -45,13 +51,7 @@ class Entry:
     node: Any                         # the tree node (location), None for leaves
     parents: list                     # per argument: the producing Entry, or None
     loc: Any = None
-
-
-def is_float_value(value: Any) -> bool:
-    """True for values that can carry a gradient: float (or complex) arrays and scalars."""
-    if isinstance(value, (np.ndarray, np.generic)):
-        return value.dtype.kind in "fc"
-    return type(value) is float
+    keys: Any = None                  # <container> of a dict: its keys; <item>: its path
 
 
 def _root(array: np.ndarray) -> np.ndarray:
@@ -77,22 +77,27 @@ class Tape:
         self.saved_caller_memory: list[tuple[np.ndarray, np.ndarray]] = []
         # tasks of parallel_block/async record from worker threads too
         self.lock = threading.RLock()
+        # id of a container -> its latest <container> entry, reused while its items
+        # still have the same entries (the entry keeps the container alive)
+        self.uses: dict[int, Entry] = {}
 
     # -- recording ----------------------------------------------------------
     def leaf(self, value: Any) -> Entry:
         entry = self._append(LEAF, [], value, None, [])
         return entry
 
-    def _append(self, name: str, args: list, out: Any, node: Any, parents: list) -> Entry:
+    def _append(self, name: str, args: list, out: Any, node: Any, parents: list,
+                keys: Any = None) -> Entry:
         with self.lock:
-            return self._append_locked(name, args, out, node, parents)
+            return self._append_locked(name, args, out, node, parents, keys)
 
-    def _append_locked(self, name: str, args: list, out: Any, node: Any, parents: list
-                       ) -> Entry:
+    def _append_locked(self, name: str, args: list, out: Any, node: Any, parents: list,
+                       keys: Any = None) -> Entry:
         entry = Entry(len(self.entries), name, args, out, node, parents,
-                      getattr(node, "loc", None))
+                      getattr(node, "loc", None), keys)
         self.entries.append(entry)
-        self.producer[id(out)] = entry
+        if not is_container(out):      # containers are derived from their items (module doc)
+            self.producer[id(out)] = entry
         for pos, value in enumerate(args):
             self._hold(entry, pos, value)
         self._hold(entry, -1, out)
@@ -103,25 +108,42 @@ class Tape:
             self.holders.setdefault(id(_root(value)), []).append((entry, pos))
 
     def tracked(self, value: Any) -> Entry | None:
-        """The entry producing ``value``; a list of tracked values gets a ``list`` entry."""
-        entry = self.producer.get(id(value))
-        if entry is not None or type(value) is not list:
-            return entry
-        parents = [self.tracked(v) for v in value]
+        """The entry ``value`` depends on: its producer; for a container, a
+        ``<container>`` entry whose parents are the entries of the items it holds now."""
+        if not is_container(value):
+            return self.producer.get(id(value))
+        held = containers.items(value)
+        parents = [self.tracked(v) for v in held]
         if not any(p is not None for p in parents):
             return None
-        return self._append("list", list(value), value, None, parents)
+        keys = list(value.keys()) if isinstance(value, dict) else None
+        last = self.uses.get(id(value))
+        if last is not None and last.keys == keys and len(last.parents) == len(parents) \
+                and all(a is b for a, b in zip(last.parents, parents)) \
+                and all(a is b for a, b in zip(last.args, held)):
+            return last                # nothing changed since the last use
+        entry = self._append(CONTAINER, held, value, None, parents, keys)
+        self.uses[id(value)] = entry
+        return entry
 
     def record(self, name: str, args: tuple | list, out: Any, node: Any,
-               hidden: Entry | None = None) -> None:
+               hidden: Entry | None = None, opaque: bool = False) -> None:
         """Append ``out = name(*args)`` if it depends on a tracked value (see module doc).
 
         ``hidden``: an entry ``out`` depends on although no operand is tracked (a function
         the primitive called computed it); the entry then has no usable rule.
+        ``opaque``: the primitive called a function with parts of a tracked operand (rows
+        of an array) that the tape does not see, so ``out`` and every float inside it
+        depend on this application, whatever the tape knew of them (only a rule of the
+        primitive could say more).
         """
-        if type(out) is not list and not is_float_value(out):
+        if is_container(out):
+            fresh = self._fresh_items(out, args, opaque)
+            if not fresh:
+                return     # its items are tracked values or operands: they say it all
+        elif not is_float_value(out):
             return
-        if id(out) in self.producer:
+        if not opaque and id(out) in self.producer:
             return                     # the very object already tracked: same dependence
         for a in args:
             if out is a:
@@ -132,9 +154,25 @@ class Tape:
             args = list(args) + [None]
         if not any(p is not None for p in parents):
             return
-        # lists may change later (append): keep them as they were when used
-        kept = [list(a) if type(a) is list else a for a in args]
-        self._append(name, kept, out, node, parents)
+        # containers may change later (append): keep them as they were when used
+        kept = [containers.snapshot(a) for a in args]
+        if not is_container(out):
+            self._append(name, kept, out, node, parents)
+            return
+        with self.lock:
+            entry = self._append_locked(name, kept, containers.snapshot(out), node, parents)
+            for path, leaf in fresh:
+                self._append_locked(ITEM, [leaf], leaf, node, [entry], path)
+
+    def _fresh_items(self, out: Any, args: tuple | list, opaque: bool = False) -> list:
+        """(path, item) of the float items of the container ``out`` that are neither
+        tracked nor one of the operands (at any depth): what the primitive computed
+        (``opaque``: every float item, see :meth:`record`)."""
+        if opaque:
+            return list(containers.float_leaves(out))
+        operands = containers.leaf_ids(args)
+        return [(path, leaf) for path, leaf in containers.float_leaves(out)
+                if id(leaf) not in self.producer and id(leaf) not in operands]
 
     def item(self, container: Any, index: int, node: Any) -> Any:
         """``container[index]`` (as ``slice`` computes it), recorded as a ``slice``."""
@@ -177,10 +215,7 @@ class Tape:
         there: they need only the shape, and the old values were overwritten).
         ``aliased[i]``: operand ``i`` was the target itself (its old value)."""
         with self.lock:
-            if type(target) is list:
-                self.producer.pop(id(target), None)   # re-tracked from its items when used
-                return
-            if not isinstance(target, np.ndarray):
+            if not isinstance(target, np.ndarray):   # a container: each use reads its items
                 return
             old = self.producer.pop(id(target), None)
             aliased = aliased or [False] * len(args)
@@ -199,17 +234,12 @@ def _float_dtype(value: Any) -> np.dtype:
 
 
 def fit(ct: Any, value: Any) -> Any:
-    """``ct`` summed over broadcast axes and cast so that it matches the operand ``value``."""
-    if type(value) is list:
-        if type(ct) is not list:
-            # a list used as an array (``sum(list(a, b))``): item i is row i of the array
-            ct = np.asarray(ct)
-            if ct.shape[:1] != (len(value),):
-                ct = np.broadcast_to(ct, (len(value),) + ct.shape[1:] if ct.ndim else
-                                     (len(value),))
-            ct = list(ct)
-        return [None if c is None or not is_float_value(v) and type(v) is not list
-                else fit(c, v) for c, v in zip(ct, value)]
+    """``ct`` summed over broadcast axes and cast so that it matches the operand ``value``
+    (item by item for a container: :func:`.containers.fit_container`)."""
+    if is_container(value):
+        return containers.fit_container(ct, value, fit)
+    if is_container(ct):
+        ct = containers.rows_cotangent(ct, value, fit)
     ct = np.asarray(ct)
     shape = np.shape(value)
     if ct.shape != shape:
@@ -235,8 +265,8 @@ def add_cotangents(a: Any, b: Any) -> Any:
         return b
     if b is None:
         return a
-    if type(a) is list:
-        return [add_cotangents(x, y) for x, y in zip(a, b)]
+    if is_container(a):
+        return containers.add_container(a, b, add_cotangents)
     return a + b   # never in place: rules may return views of a shared cotangent
 
 
@@ -247,27 +277,42 @@ def backward(tape: Tape, result: Any, seed: Any) -> dict[int, Any]:
     if start is None:
         return leaves
     cts: dict[int, Any] = {start.index: seed}
+    # index of a primitive that returned a container -> {path of an item: cotangent}
+    item_cts: dict[int, dict] = {}
     for index in range(start.index, -1, -1):
         ct = cts.pop(index, None)
+        items = item_cts.pop(index, None)
+        if items is not None:
+            ct = add_cotangents(ct, containers.densify(items, tape.entries[index].out))
         if ct is None:
             continue
         entry = tape.entries[index]
         if entry.name == LEAF:
             leaves[index] = ct
             continue
+        if entry.name == ITEM:         # added where it sits in its primitive's output
+            acc = item_cts.setdefault(entry.parents[0].index, {})
+            acc[entry.keys] = add_cotangents(acc.get(entry.keys), ct)
+            continue
         for pos, g in enumerate(_apply_rule(entry, ct)):
             parent = entry.parents[pos] if pos < len(entry.parents) else None
             if parent is None or g is None:
                 continue
             arg = entry.args[pos]
-            if type(arg) is not list and not is_float_value(arg):
+            if not carries_gradient(arg):
                 continue               # integer and boolean operands get no gradient
-            g = fit(g, arg)
+            try:
+                g = fit(g, arg)
+            except TypeError as e:     # a rule gave a container's cotangent the wrong kind
+                raise PhylanxGradientError(f"the VJP rule's cotangent of operand {pos} does "
+                                           f"not fit it: {e}", entry.loc, entry.name) from e
             cts[parent.index] = add_cotangents(cts.get(parent.index), g)
     return leaves
 
 
 def _apply_rule(entry: Entry, ct: Any) -> tuple:
+    if entry.name == CONTAINER:
+        return tuple(containers.item_cotangents(ct, entry.args, entry.keys))
     if entry.name == CHANGED_IN_PLACE:
         raise PhylanxGradientError(
             "cannot differentiate through a value that was changed in place through another "

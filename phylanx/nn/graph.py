@@ -204,10 +204,15 @@ def _backward(graph: Graph, stmt: Stmt, ct: Any, add) -> None:
     else:                    # the rule skips what no operand needs (a first layer's input)
         g = graph.op("vjp_of", stmt.primitive, wanted, ct, stmt.out, *a, shape=(), hint="g")
     for pos, operand in enumerate(a):
-        if isinstance(operand, Var) and operand.active:
-            add(operand, graph.op("slice", g, pos, shape=operand.shape, hint="ct"))
-        elif isinstance(operand, (list, tuple)) and _active(operand):
-            items = graph.op("slice", g, pos, shape=(), hint="cts")
-            for i, item in enumerate(operand):
-                if isinstance(item, Var) and item.active:
-                    add(item, graph.op("slice", items, i, shape=item.shape, hint="ct"))
+        _scatter_cotangent(graph, g, pos, operand, add)
+
+
+def _scatter_cotangent(graph: Graph, g: Var, pos: int, operand: Any, add) -> None:
+    """Item ``pos`` of the cotangents ``g`` to ``operand``: a variable, or a list/tuple of
+    them at any depth (item by item, as the rule returns them)."""
+    if isinstance(operand, Var) and operand.active:
+        add(operand, graph.op("slice", g, pos, shape=operand.shape, hint="ct"))
+    elif isinstance(operand, (list, tuple)) and _active(operand):
+        items = graph.op("slice", g, pos, shape=(), hint="cts")
+        for i, item in enumerate(operand):
+            _scatter_cotangent(graph, items, i, item, add)

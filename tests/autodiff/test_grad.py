@@ -155,11 +155,22 @@ def test_non_differentiable_primitive_off_the_path_is_fine():
 def test_function_values_called_by_kernels_are_never_silently_ignored():
     @Phylanx
     def mapped(x, w):
-        ys = map(lambda v: v * w, x)   # the PhySL primitive fmap
+        ys = map(lambda v: v * w, x)   # the primitive __pymap calls the lambda's twin
         return np.sum(ys)
 
-    with pytest.raises(PhylanxGradientError, match="fmap"):
-        grad(mapped, 1)(np.ones(3), 2.0)
+    # the lambda's results are tracked items of the list map returns: exact for w
+    x = RNG.standard_normal(3)
+    assert_grad_close(grad(mapped, 1)(x, 2.0),
+                      numeric_grad(lambda x, w: np.sum(list(map(lambda v: v * w, x))),
+                                   [x, 2.0], 1))
+    # map hands the lambda rows of x, which the tape does not see: no rule, an error
+    with pytest.raises(PhylanxGradientError, match="__pymap"):
+        grad(mapped, 0)(x, 2.0)
+    state = phylanx.execution_tree.compiler_state()
+    folded = phylanx.execution_tree.eval(
+        state, "lambda(x, w, fold_left(lambda(a, b, a + b * w), 0.0, x))")
+    with pytest.raises(PhylanxGradientError, match="fold_left"):
+        grad(folded, 0)(x, 2.0)        # the result is the lambda's own (was zeros)
 
 
 def test_value_and_grad_value_equals_the_call():

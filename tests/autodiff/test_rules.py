@@ -18,13 +18,13 @@ from .cases import CASES, RECORDER_ONLY
 
 
 def _inner(ct, out) -> float:
-    if type(out) is list:
+    if type(out) in (list, tuple):
         return sum(_inner(c, o) for c, o in zip(ct, out) if c is not None)
     return float(np.sum(np.asarray(ct) * np.asarray(out)))
 
 
 def _random_cotangent(out, rng, name):
-    if type(out) is list:
+    if type(out) in (list, tuple):
         cts = [_random_cotangent(o, rng, name) for o in out]
         if name == "categorical_crossentropy":
             cts[1] = None            # only the loss (the first result) has a gradient

@@ -15,7 +15,7 @@ from ..registry import primitive
 
 @primitive("tuple", "tuple(__1)", extension=True,
            example="tuple(1, \"two\", tuple(3, 4))", result="tuple(1, \"two\", tuple(3, 4))",
-           oracle=lambda *a: tuple(a))
+           oracle=lambda *a: tuple(a), differentiable=True)
 def tuple_(*items):
     """A tuple of the arguments (Python's ``(a, b, ...)``); ``tuple()`` is the empty tuple.
 
@@ -25,7 +25,7 @@ def tuple_(*items):
     return items
 
 
-@primitive("__pytuple", "__pytuple(_1)", extension=True, oracle=tuple,
+@primitive("__pytuple", "__pytuple(_1)", extension=True, oracle=tuple, differentiable=True,
            example="__pytuple(list(1, 2))", result="tuple(1, 2)")
 def pytuple(x):
     """Python's ``tuple(x)``: the items of any iterable (array rows, dict keys ...) as a tuple."""
