@@ -50,8 +50,8 @@ class NumpyMixin(NumpyMoreMixin):
                                                     node)], node)
 
     def numpy_name(self, dotted: str, node) -> str:
-        prim = tables.NUMPY_RENAMES.get(dotted) or dotted.rsplit(".", 1)[-1]
-        if registry.lookup(prim) is None:
+        prim = tables.NUMPY_RENAMES.get(dotted) or numpy_namesake(dotted)
+        if prim is None:
             raise self.error(node, f"np.{dotted} is not supported: Phylanx has no primitive "
                                    f"for it (see 'phylanx primitives' for what exists)")
         return prim
@@ -216,6 +216,25 @@ class NumpyMixin(NumpyMoreMixin):
             return self.call("size", [bound["a"]], node)
         return self.call("__subscript", [self.call("shape", [bound["a"]], node), bound["axis"]],
                          node)
+
+
+def numpy_namesake(dotted: str) -> str | None:
+    """The primitive that ``np.<dotted>`` is by its name alone, or None.
+
+    A name is NumPy's function only where the meaning is the same: a submodule's function
+    differs from the top-level one of the same name (``np.emath.sqrt(-1)`` is ``1j``,
+    ``np.polynomial.polynomial.polyval`` takes its coefficients lowest first, ``np.ma``
+    honours masks, ``np.linalg.trace`` takes the last two axes), so only ``np.linalg``'s
+    own names (``svd``, ``qr`` ... which the top level lacks) go by name; and a PhySL
+    primitive without a NumPy oracle only shares the name (``block`` is a sequence,
+    ``broadcast`` a collective) unless it is listed as NumPy's."""
+    sub, _, name = dotted.rpartition(".")
+    spec = registry.lookup(name)
+    if spec is None or (sub and not (sub == "linalg" and not hasattr(np, name))):
+        return None
+    if spec.oracle is None and name not in tables.NUMPY_WITHOUT_ORACLE:
+        return None
+    return name
 
 
 def _numpy_parameters(dotted: str) -> list[str] | None:

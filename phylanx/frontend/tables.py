@@ -31,10 +31,14 @@ UNARY_OPS: dict[type, str | None] = {
 }
 
 #: NumPy (and numpy.linalg / numpy.random, written ``linalg.x`` / ``random.x``) -> primitive
+#: NumPy functions whose primitive has no oracle to call (it takes a function), though it is
+#: NumPy's: :func:`.numpy_calls.numpy_namesake` maps other oracle-less names to nothing.
+NUMPY_WITHOUT_ORACLE = frozenset({"fromfunction"})
+
 NUMPY_RENAMES: dict[str, str] = {
     "add": "__add", "subtract": "__sub", "multiply": "__mul", "divide": "__div",
     "true_divide": "__div", "negative": "__minus", "mod": "__mod", "remainder": "__mod",
-    "floor_divide": "__floordiv", "divmod": "__divmod",
+    "floor_divide": "__floordiv", "divmod": "__divmod", "block": "__npblock",
     "append": "__npappend", "fix": "trunc",
     # the PhySL primitives follow the original on 0-d input (docs/physl.md)
     "nonzero": "__npnonzero", "where": "__npwhere", "indices": "__npindices",

@@ -178,6 +178,10 @@ def _matrixops_numpy_shape() -> dict[str, list[tuple]]:
                          ([np.arange(3), np.arange(4)],), ([np.zeros(0), np.zeros(0)],)],
         "tril": _TRIANGLE_SAMPLES,
         "triu": _TRIANGLE_SAMPLES,
+        "__npblock": [([[np.arange(2), np.arange(2, 5)], [np.arange(5.0)]],),
+                      ([np.arange(3), np.arange(2)],), ([[_A23, _A23], [_A23, _A23]],),
+                      ([[_A23.astype(np.float32)], [np.ones((1, 3), np.float32)]],),
+                      (_A23,), ([[_A23, np.arange(2)]],), ([],)],
     }
 
 

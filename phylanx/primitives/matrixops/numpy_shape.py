@@ -1,5 +1,5 @@
-"""matrixops, NumPy rearrangements the original lacks (extensions): ``roll column_stack tril
-triu``.
+"""matrixops, NumPy rearrangements the original lacks (extensions): ``roll column_stack
+__npblock tril triu``.
 
 Each follows the NumPy function of the same name on arrays of any rank, with NumPy's argument
 names as keyword slots; numbers count as 0-d arrays.
@@ -58,6 +58,19 @@ def column_stack(tup):
     if not arrays:
         raise PhylanxValueError("column_stack needs at least one array")
     return numpy_call(np.column_stack, arrays)
+
+
+@primitive(
+    "__npblock", "__npblock(_1_arrays)", extension=True,
+    oracle=np.block,
+    example="__npblock(list(list([1, 2], [3]), list([4, 5, 6])))",
+    result="[[1, 2, 3], [4, 5, 6]]",
+)
+def npblock(arrays):
+    """numpy.block: assemble an array from nested lists of blocks.
+
+    ``np.block`` compiles to this; PhySL's own ``block`` is a sequence of expressions."""
+    return numpy_call(np.block, arrays)
 
 
 def _triangle(fn, m, k):
