@@ -28,7 +28,7 @@ from numpy.lib.mixins import NDArrayOperatorsMixin
 from .. import distributed as api
 from ..errors import PhylanxError, PhylanxTypeError, PhylanxValueError
 from ..runtime.cancel import context
-from . import tiles
+from . import lockstep, tiles
 from .tiles import Layout
 
 
@@ -105,7 +105,8 @@ class DistributedArray(NDArrayOperatorsMixin):
     # -- conversions -----------------------------------------------------------------
     def gather(self) -> np.ndarray:
         """Collective: the whole array, on every rank."""
-        return tiles.gather(self.local, self.layout)
+        with lockstep.operation(f"gather({self.full_name})"):
+            return tiles.gather(self.local, self.layout)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         if in_evaluation():
