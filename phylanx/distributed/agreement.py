@@ -242,7 +242,7 @@ def end_message(error: BaseException | None) -> bytes:
     if not isinstance(error, PhylanxError):
         from ..runtime.nodes import wrap_exception
         error = wrap_exception(error, None, None)
-    data = f"{type(error).__name__}\n{error.message}".encode("utf-8", "replace")
+    data = f"{_full_name(type(error))}\n{error.message}".encode("utf-8", "replace")
     return data[:MESSAGE_BYTES]
 
 
@@ -250,12 +250,17 @@ def end_message(error: BaseException | None) -> bytes:
 MESSAGE_BYTES = 1024
 
 
+def _full_name(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
 def _error_classes() -> dict[str, type]:
+    """Every PhylanxError class by its full name (the ranks run the same code)."""
     from ..errors import PhylanxError
     found, todo = {}, [PhylanxError]
     while todo:
         cls = todo.pop()
-        found.setdefault(cls.__name__, cls)
+        found.setdefault(_full_name(cls), cls)
         todo.extend(cls.__subclasses__())
     return found
 

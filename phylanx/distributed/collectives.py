@@ -180,6 +180,8 @@ class Collectives:
         try:
             return (yield from operation)
         except PhylanxError as e:
+            if getattr(e, "step_end", None) is not None:
+                raise   # the outcome of a lockstep operation: located as that (lockstep.py)
             if e.loc is None:
                 e.loc = where
             if e.primitive is None:

@@ -114,6 +114,12 @@ def tag() -> tuple[int, int, int, int]:
     return (_state.label, _state.seq, _state.step, 0)
 
 
+def next_name() -> str:
+    """``<operation>.<message>`` of the next message: a name every rank in step gives
+    the same thing (e.g. a tile registered for remote reads)."""
+    return f"{_state.seq}.{_state.step + 1}"
+
+
 def received(error: BaseException) -> None:
     """Note an error from a message of the tiles channel: if it decided the current
     operation's end, the operation must not send an end message of its own, and

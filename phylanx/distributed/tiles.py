@@ -19,8 +19,6 @@ compares it (``agreement.disagreement``) and names the ranks that differ.
 """
 from __future__ import annotations
 
-import itertools
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -214,10 +212,6 @@ def gather(local: np.ndarray, layout: Layout) -> np.ndarray:
     return out
 
 
-_fetch_ids = itertools.count()
-_fetch_lock = threading.Lock()
-
-
 def fetch(local: np.ndarray, layout: Layout, wanted: list[Box]) -> list[np.ndarray]:
     """Collective: the global ``wanted`` boxes of the array (``local`` is this rank's
     tile), each assembled from the cells their owners hold (remote reads)."""
@@ -225,8 +219,9 @@ def fetch(local: np.ndarray, layout: Layout, wanted: list[Box]) -> list[np.ndarr
     dtype = local.dtype
     if count == 1:
         return [local[tiling.to_local(b, layout.boxes[0])].copy() for b in wanted]
-    with _fetch_lock:
-        key = f"phylanx_tiles/{next(_fetch_ids)}"
+    # named after the operation and message, the same on every rank in step (a local
+    # counter would drift apart on a rank that failed before getting here)
+    key = "phylanx_tiles/" + lockstep.next_name()
     api.register_array(key, local)
     try:
         # every rank has registered its tile (a tagged exchange: a rank that failed
