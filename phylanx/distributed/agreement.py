@@ -290,8 +290,8 @@ def step_outcome(headers: np.ndarray, messages: np.ndarray) -> BaseException | N
             error = cls(message)
         except Exception:   # noqa: BLE001 - a subclass with another constructor
             error = PhylanxRuntimeError(message)
-    elif ends.all() and (headers[:, SEQ] == seq).all():
-        return None
+    elif ends.all() and (headers[:, SEQ] == seq).all() and (headers[:, 0] == headers[0, 0]).all():
+        return None     # (end messages, or a final all_gather that goes on)
     else:
         where: dict[str, list[int]] = {}
         for r, h in enumerate(headers):

@@ -106,7 +106,7 @@ class DistributedArray(NDArrayOperatorsMixin):
     def gather(self) -> np.ndarray:
         """Collective: the whole array, on every rank."""
         with lockstep.operation(f"gather({self.full_name})"):
-            return tiles.gather(self.local, self.layout)
+            return tiles.gather(self.local, self.layout, final=True)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         if in_evaluation():

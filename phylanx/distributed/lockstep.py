@@ -21,7 +21,17 @@ every rank in step.  Errors that every rank raised from the same exchanged data
 (marked ``agreed``: a layout problem, a disagreement, the decided outcome itself)
 need no end message.
 
-Cost: one small all-gather per operation on more than one locality (none on one).
+**What it costs.**  The end message is one more exchange of header slots.  Most
+operations need none: an operation whose last message is an all_gather after which
+every rank only computes on what all ranks received (a reduction's partial results,
+the tiles' boxes of a new array, a gather) sends that message as its end message
+(``final``: the flag rides in its header; a failing rank's end message meets it as
+any other).  Operations that do not communicate (``@lockstep(local=True)``:
+``shape_d``, ``transpose_d``, ``slice_row_d``, ``slice_column_d``) decide from the
+layout every rank holds, so they fail on every rank or on none: they are numbered
+but send nothing.  An end message of its own costs the operations that compute on
+their own tile after their last message (``dot_d`` of row tiles, ``retile_d`` ...).
+On one locality nothing is sent.
 """
 from __future__ import annotations
 
@@ -46,6 +56,7 @@ class _State:
         self.step = 0           # messages sent in the current operation
         self.label = 0          # checksum of the current operation's label
         self.ended: BaseException | None = None    # the decided outcome, once received
+        self.final = False      # the current operation sent its final message
         self.local = threading.local()             # nesting depth, per thread
 
 
@@ -60,38 +71,40 @@ def label_of(what: str, args: tuple = ()) -> str:
 
 
 @contextmanager
-def operation(label: str) -> Iterator[None]:
-    """Run the body as one lockstep operation (nested ones are part of the outer)."""
-    local = _state.local
-    if getattr(local, "depth", 0) or api.num_localities() == 1:
-        local.depth = getattr(local, "depth", 0) + 1
+def operation(label: str, local: bool = False) -> Iterator[None]:
+    """Run the body as one lockstep operation (nested ones are part of the outer).
+    ``local``: the body does not communicate and fails alike on every rank."""
+    here = _state.local
+    if getattr(here, "depth", 0) or api.num_localities() == 1:
+        here.depth = getattr(here, "depth", 0) + 1
         try:
             yield
         finally:
-            local.depth -= 1
+            here.depth -= 1
         return
-    local.depth = 1
+    here.depth = 1
     _state.seq += 1
     _state.step = 0
     _state.label = zlib.crc32(label.encode())
-    _state.ended = None
+    _state.ended, _state.final = None, False
     try:
         yield
     except Exception as error:  # noqa: BLE001 - every rank must hear of it
-        local.depth = 0
+        here.depth = 0
         if _state.ended is not None:
             raise _state.ended from None    # decided (the body may have swallowed it)
-        if getattr(error, "agreed", False):
-            raise
+        if local or _state.final or getattr(error, "agreed", False):
+            raise   # raised alike on every rank (see the module doc)
         _end(error)
         raise   # (not reached: _end raises the decided error)
     else:
-        local.depth = 0
+        here.depth = 0
         if _state.ended is not None:      # the body caught the decided error: still it
             raise _state.ended from None
-        _end(None)
+        if not (local or _state.final):
+            _end(None)
     finally:
-        local.depth = 0
+        here.depth = 0
 
 
 def _end(error: BaseException | None) -> None:
@@ -108,10 +121,16 @@ def _end(error: BaseException | None) -> None:
         raise
 
 
-def tag() -> tuple[int, int, int, int]:
-    """The tag of the next message of the current operation."""
+def tag(final: bool = False) -> tuple[int, int, int, int]:
+    """The tag of the next message of the current operation.  ``final``: the message
+    is the operation's end message, if the caller runs the operation itself (not a
+    part of an enclosing one): after it, every rank computes only on what all
+    received, so nothing can fail on one rank only."""
     _state.step += 1
-    return (_state.label, _state.seq, _state.step, 0)
+    final = final and getattr(_state.local, "depth", 0) == 1
+    _state.final = _state.final or final
+    from .agreement import END
+    return (_state.label, _state.seq, _state.step, END if final else 0)
 
 
 def next_name() -> str:
@@ -128,13 +147,16 @@ def received(error: BaseException) -> None:
         _state.ended = error
 
 
-def lockstep(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Decorator (under ``@primitive``): ``fn`` is one lockstep operation."""
+def lockstep(fn: Callable[..., Any] | None = None, *, local: bool = False) -> Any:
+    """Decorator (under ``@primitive``): ``fn`` is one lockstep operation;
+    ``@lockstep(local=True)`` for one that does not communicate (module doc)."""
+    if fn is None:
+        return functools.partial(lockstep, local=local)
     what = fn.__name__
 
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
-        with operation(label_of(what, args)):
+        with operation(label_of(what, args), local):
             return fn(*args, **kwargs)
     run.lockstep = True  # type: ignore[attr-defined]
     return run

@@ -42,11 +42,13 @@ def _wait(future) -> Any:
         raise
 
 
-def all_gather(value: Any) -> list:
+def all_gather(value: Any, final: bool = False) -> list:
+    """Every rank's ``value``.  ``final``: the last message of the operation, after
+    which the caller only computes on the gathered values (``lockstep.tag``)."""
     mpi = api._mpi()
     if mpi is None:
         return [value]
-    return _wait(mpi.collectives.all_gather(value, CHANNEL, tag=lockstep.tag()))
+    return _wait(mpi.collectives.all_gather(value, CHANNEL, tag=lockstep.tag(final)))
 
 
 def all_reduce(value: Any, op: str = "sum") -> Any:
@@ -138,21 +140,22 @@ class Layout:
 
 def establish(local: Any, box: Box | None, key1d: str | None, problem: str | None,
               what: str, claim: tuple[int, int] | None = None,
-              declared: dict[str, Any] | None = None) -> Layout:
+              declared: dict[str, Any] | None = None, final: bool = False) -> Layout:
     """Collective: exchange every rank's tile box and build the layout, with the
     checks of reference §4.2 (one span per dimension, spans match the tile's extent,
     one vector orientation, union from 0 without gaps).  ``claim`` is the
     ``list("locality", id, n)`` the rank was given, if any.  ``declared``: what
     every rank must have alike (``shape``, the global shape the tiles must make up,
     the number of tiles, a checksum ...), compared in the same exchange; the
-    tiles' dtype must agree too.  Every error is raised on every rank alike."""
+    tiles' dtype must agree too.  Every error is raised on every rank alike.
+    ``final``: the caller's operation ends with this (``all_gather``)."""
     rank, count = api.find_here(), api.num_localities()
     if problem is None:
         problem = _local_problem(local, box, claim, rank, count)
     dtype = None if local is None else np.asarray(local).dtype.str
     meta = (problem, box, key1d, None if local is None else np.ndim(local), dtype,
             declared or {})
-    gathered = all_gather(meta) if count > 1 else [meta]
+    gathered = all_gather(meta, final) if count > 1 else [meta]
     raise_agreed([m[0] for m in gathered], what)
     declared = gathered[0][5]
     differ = [disagreement([m[5].get(k) for m in gathered], k) for k in declared] + \
@@ -201,9 +204,10 @@ def _local_problem(local: Any, box: Box | None, claim: tuple[int, int] | None,
 
 
 # -- moving data ---------------------------------------------------------------------
-def gather(local: np.ndarray, layout: Layout) -> np.ndarray:
-    """Collective: the whole array on every rank."""
-    tiles = all_gather(np.ascontiguousarray(local)) if len(layout.boxes) > 1 else [local]
+def gather(local: np.ndarray, layout: Layout, final: bool = False) -> np.ndarray:
+    """Collective: the whole array on every rank (``final``: see :func:`all_gather`)."""
+    tiles = all_gather(np.ascontiguousarray(local), final) if len(layout.boxes) > 1 \
+        else [local]
     dtype = np.result_type(*[t.dtype for t in tiles]) if tiles else np.float64
     out = np.zeros(layout.shape, dtype)
     for box, tile in zip(layout.boxes, tiles):

@@ -89,7 +89,7 @@ def create(name: str, shape: tuple[int, ...], tile_index: Any, numtiles: Any,
     except PhylanxError as e:
         problem = e.message
     layout = tiles.establish(local, box, key1d, problem, f"array {name!r}",
-                             declared=declared)
+                             declared=declared, final=True)
     return DistributedArray(local, layout, name)
 
 

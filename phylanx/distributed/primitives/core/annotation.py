@@ -58,7 +58,7 @@ def annotate_d(target, name, args=None):
             box, key = tiling.parse_tile(spec, local.ndim)
     except PhylanxError as e:
         problem = e.message
-    layout = tiles.establish(local, box, key, problem, f"array {name!r}", claim)
+    layout = tiles.establish(local, box, key, problem, f"array {name!r}", claim, final=True)
     return DistributedArray(local, layout, name)
 
 

@@ -130,7 +130,8 @@ def diag_d(arr, k=0, tiling_type="sym", tile_index=None, numtiles=None):
     local = np.zeros((r1 - r0, c1 - c0), v.dtype)
     for j in range(*need):
         local[j + max(-k, 0) - r0, j + max(k, 0) - c0] = part[j - need[0]]
-    layout = tiles.establish(local, box, None, None, f"diagonal of {v.full_name!r}")
+    layout = tiles.establish(local, box, None, None, f"diagonal of {v.full_name!r}",
+                             final=True)
     return v.derive(local, layout, suffix="_diag")
 
 

@@ -24,7 +24,7 @@ _LOCAL = {"no_oracle": "works on the tiles' layout (tested under mpiexec)"}
 
 @primitive("transpose_d", "transpose_d(_1)", "transpose_d(_1, _2)", flags=ORDERED, **_LOCAL,
            example='shape_d(transpose_d(constant_d(1, list(4, 3))))', result="list(3, 4)")
-@lockstep
+@lockstep(local=True)
 def transpose_d(a, axes=None):
     """Transpose of a distributed array, named ``<name>_transposed``.
 
@@ -103,5 +103,5 @@ def all_gather_d(local_result):
 
     A plain array is returned as it is."""
     if isinstance(local_result, DistributedArray):
-        return local_result.gather()
+        return tiles.gather(local_result.local, local_result.layout, final=True)
     return local_result

@@ -61,7 +61,7 @@ def _cells(x: DistributedArray) -> list[tuple[tiling.Box, np.ndarray]]:
 
 def _summed(partial: np.ndarray) -> Any:
     """The sum over localities, added in locality order (the same bits everywhere)."""
-    parts = tiles.all_gather(partial) if api.num_localities() > 1 else [partial]
+    parts = tiles.all_gather(partial, final=True) if api.num_localities() > 1 else [partial]
     total = parts[0]
     for p in parts[1:]:
         total = total + p

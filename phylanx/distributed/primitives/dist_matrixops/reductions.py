@@ -70,7 +70,7 @@ def _reduce(a: Any, axis: Any, keepdims: Any, op: str) -> Any:
             where = tuple(slice(s, e) for i, (s, e) in enumerate(cell) if i != ax)
             if block.shape[ax]:
                 partial[where] = ufunc(partial[where], ufunc.reduce(block, axis=ax))
-    parts = tiles.all_gather(partial) if len(a.layout.boxes) > 1 else [partial]
+    parts = tiles.all_gather(partial, final=True) if len(a.layout.boxes) > 1 else [partial]
     result = _combine(parts, ufunc)
     if to_bool(keepdims):
         result = np.expand_dims(result, tuple(range(a.ndim)) if ax is None else ax)
@@ -153,7 +153,8 @@ def _arg(a: Any, axis: Any, op: str) -> Any:
         take = _better(cand_v, cand_i, values[sub], index[sub], op)
         values[sub] = np.where(take, cand_v, values[sub])
         index[sub] = np.where(take, cand_i, index[sub])
-    parts = tiles.all_gather((values, index)) if len(a.layout.boxes) > 1 else [(values, index)]
+    parts = tiles.all_gather((values, index), final=True) if len(a.layout.boxes) > 1 \
+        else [(values, index)]
     best_v, best_i = parts[0]
     for v, i in parts[1:]:
         take = _better(v, i, best_v, best_i, op)

@@ -25,7 +25,7 @@ _LOCAL = {"no_oracle": "works on the tiles' layout (tested under mpiexec)"}
 @primitive("shape_d", "shape_d(_1, _2)", "shape_d(_1)", flags=ORDERED, **_LOCAL,
            example='shape_d(annotate_d([1, 2], "s", list("tile", list("columns", 0, 2))), 0)',
            result="2")
-@lockstep
+@lockstep(local=True)
 def shape_d(a, dim=None):
     """The global shape of a distributed array, or its extent along ``dim``.
 
@@ -128,7 +128,7 @@ def _row_axis(ndim: int) -> int:
 @primitive("slice_row_d", "slice_row_d(_1, __2)", flags=ORDERED, **_LOCAL,
            example='shape_d(slice_row_d(constant_d(1, list(4, 3)), list(1, 3)))',
            result="list(2, 3)")
-@lockstep
+@lockstep(local=True)
 def slice_row_d(a, *indices):
     """Rows of a distributed array selected with *global* indices.
 
@@ -141,7 +141,7 @@ def slice_row_d(a, *indices):
 
 @primitive("slice_column_d", "slice_column_d(_1, __2)", flags=ORDERED, **_LOCAL,
            example='shape_d(slice_column_d(constant_d(1, list(4, 3)), 1))', result="list(4)")
-@lockstep
+@lockstep(local=True)
 def slice_column_d(a, *indices):
     """Columns (the last axis) of a distributed array selected with global indices."""
     a = as_tiled(a, "the argument")
