@@ -7,6 +7,8 @@ so a user can find the spot without reading generated code.
 from __future__ import annotations
 
 import linecache
+import os
+import sys
 from dataclasses import dataclass
 
 
@@ -61,3 +63,15 @@ def format_located(loc: SourceLoc | None, message: str) -> str:
     out = f"{loc}: {message}"
     excerpt = loc.excerpt()
     return f"{out}\n{excerpt}" if excerpt else out
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def user_line() -> SourceLoc | None:
+    """The first frame outside the phylanx package: the user's line that called an
+    API function (errors of Python-level calls point there)."""
+    frame = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame = frame.f_back
+    return None if frame is None else SourceLoc(frame.f_code.co_filename, frame.f_lineno, 1)

@@ -27,7 +27,7 @@ import numpy as np
 from .. import distributed as api
 from ..errors import PhylanxError, PhylanxValueError
 from . import lockstep, tiling
-from .agreement import agreed, disagreement
+from .agreement import KINDS, agreed, disagreement
 from .errors import PhylanxCollectiveMismatchError
 from .lockstep import CHANNEL
 from .tiling import Box
@@ -39,6 +39,10 @@ def _wait(future) -> Any:
         return wait(future)
     except PhylanxError as e:
         lockstep.received(e)
+        if e.loc is None and e.primitive in KINDS:
+            # the collective layer named its own kind: the error belongs to the
+            # distributed operation, whose node (or Python caller) names and locates it
+            e.primitive = None
         raise
 
 

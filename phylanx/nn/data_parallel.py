@@ -173,8 +173,8 @@ def check_agreement(model: Any, x: np.ndarray, y: np.ndarray, settings: dict) ->
         return
     from ..distributed.agreement import checksum
     from ..primitives.matrixops import random_numbers
+    from ..source import user_line
     from . import initializers
-    from .model_parallel_fit import _user_line
     values: dict[str, Any] = {"the number of weights": len(model.weights)}
     for i, w in enumerate(model.weights):
         value = np.asarray(w.value)
@@ -188,7 +188,7 @@ def check_agreement(model: Any, x: np.ndarray, y: np.ndarray, settings: dict) ->
         values[label] = checksum(np.frombuffer(repr(rng.bit_generator.state).encode(),
                                                np.uint8))
     dist.check_same(values, "fit(distributed='data')", "nn_fit_agreement",
-                    where=_user_line(), show=str)
+                    where=user_line(), show=str)
 
 
 def broadcast_weights(model: Any) -> None:

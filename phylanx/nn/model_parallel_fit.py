@@ -37,15 +37,13 @@ NaN loss; each epoch starts by slicing them again (so a callback may change them
 """
 from __future__ import annotations
 
-import os
-import sys
 from typing import Any
 
 import numpy as np
 
 from .. import distributed as dist
 from ..errors import PhylanxValueError
-from ..source import SourceLoc
+from ..source import SourceLoc, user_line
 from . import data_parallel, metrics
 from .graph import Graph, gradients
 from .layers_conv import Conv1D
@@ -58,13 +56,7 @@ SPLITS = {"batch": 0, "length": 1}
 
 def _user_line() -> SourceLoc | None:
     """The first frame outside the phylanx package: the user's ``fit`` call."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frame = sys._getframe(1)
-    while frame is not None:
-        if not os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
-            return SourceLoc(frame.f_code.co_filename, frame.f_lineno, 1)
-        frame = frame.f_back
-    return None
+    return user_line()
 
 
 def _error(message: str) -> PhylanxValueError:

@@ -3,9 +3,10 @@
 argv chooses the groups (default: all):
 
 * ``disagree``: for each rank in turn, that rank alone differs (a tile count, the
-  array given to ``distributed.tiled``: content, dtype, shape; ``fit(distributed=
-  "data")``: the model, the number of samples, the seed); every rank must get a
-  located error naming the differing rank, and the ranks must still be in step;
+  array given to ``distributed.tiled``: content, dtype, shape; the array it reduces;
+  ``fit(distributed="data")``: the model, the number of samples, the seed); every rank
+  must get a located error naming the differing rank, and the ranks must still be in
+  step;
 * ``caught``: a distributed primitive fails on one rank only (injected before, between
   and after its messages); the program catches it; every rank must have caught the
   same located error naming that rank, and gathers and reductions afterwards must
@@ -96,6 +97,12 @@ def disagree():
                                 ["disagree"] + rank_words(bad), f"tiled {what} on rank {bad}")
             assert {"content": "checksum", "dtype": "dtype", "shape": "shape"}[what] in text, text
             in_step(f"tiled {what} on rank {bad}")
+        # ranks out of step: a reduction of another array (same shape) on one rank
+        p, q = dist.tiled(A, "row", name="p"), dist.tiled(2 * A, "row", name="q")
+        mine = q if me else p
+        expect_error(lambda mine=mine: phylanx.evaluate("lambda(a, sum_d(a))", mine),
+                     ["disagree"] + rank_words(bad), f"sum_d of another array on rank {bad}")
+        in_step(f"sum_d of another array on rank {bad}")
         fits = {
             "model": dict(width=32 if me else 16),
             "samples": dict(samples=40 + me),
