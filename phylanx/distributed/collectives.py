@@ -21,6 +21,11 @@ A collective whose other ranks never arrive fails after ``collective_timeout``
 seconds; disagreeing ranks (kind, op, root, dtype, shape) fail at once, all of them
 with the same error naming the ranks (``check_collectives``, on by default: it costs
 one small all-gather per collective).
+
+The tiles channel's collectives carry a lockstep tag in their header (always
+checked) and :meth:`Collectives.end` ends a lockstep operation with one header
+exchange whose slot holds a failing rank's error; an end message among the headers
+decides the exchange for every rank (``lockstep.py``, ``agreement.step_outcome``).
 """
 from __future__ import annotations
 
