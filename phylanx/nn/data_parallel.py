@@ -161,12 +161,13 @@ def _call_text(stmt: Stmt) -> str:
     return call(stmt.primitive, stmt.operands)
 
 
-def check_agreement(model: Any, x: np.ndarray, y: np.ndarray, settings: dict) -> None:
+def check_agreement(model: Any, x: np.ndarray, y: np.ndarray, settings: dict,
+                    validation: tuple | None = None) -> None:
     """Collective, before the weights are broadcast: every rank must train the same
     model (each weight's shape and dtype; only the values come from rank 0) on the
-    same data (sample count and a checksum of ``x`` and ``y``) with the same
-    ``settings`` (batch size, epochs ...) and the same random state (shuffling and
-    dropout draw alike on every rank).  Else every rank raises the same error naming
+    same data (sample count and a checksum of ``x``, ``y`` and the validation data)
+    with the same ``settings`` (batch size, epochs ...) and the same random state
+    (shuffling and dropout draw alike on every rank).  Else every rank raises the same error naming
     the ranks that differ, at the user's ``fit`` line (``distributed.check_same``)."""
     from .. import distributed as dist
     if dist.num_localities() == 1:
@@ -182,6 +183,8 @@ def check_agreement(model: Any, x: np.ndarray, y: np.ndarray, settings: dict) ->
     values["the number of samples"] = len(x)
     values["checksum of x"] = checksum(np.asarray(x))
     values["checksum of y"] = checksum(np.asarray(y))
+    values["validation data (samples, checksums)"] = None if validation is None else \
+        (len(validation[0]), *(checksum(np.asarray(v)) for v in validation))
     values.update(settings)
     for label, rng in (("the random state (shuffling)", initializers.generator()),
                        ("the random state (dropout)", random_numbers._rng)):

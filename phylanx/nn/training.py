@@ -298,8 +298,8 @@ class TrainingMixin:
             if distributed == "data":
                 data_parallel.check_agreement(self, x, y, {
                     "batch_size": batch_size, "epochs": epochs, "initial_epoch": initial_epoch,
-                    "shuffle": bool(shuffle), "sync_batchnorm": bool(sync_batchnorm),
-                    "validation samples": None if validation_data is None else len(vx)})
+                    "shuffle": bool(shuffle), "sync_batchnorm": bool(sync_batchnorm)},
+                    None if validation_data is None else (vx, vy))
                 data_parallel.broadcast_weights(self)
             rank, count = data_parallel.rank_and_count()
         opt = self.optimizer
