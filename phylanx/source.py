@@ -7,6 +7,8 @@ so a user can find the spot without reading generated code.
 from __future__ import annotations
 
 import linecache
+import os
+import sys
 from dataclasses import dataclass
 
 
@@ -61,3 +63,23 @@ def format_located(loc: SourceLoc | None, message: str) -> str:
     out = f"{loc}: {message}"
     excerpt = loc.excerpt()
     return f"{out}\n{excerpt}" if excerpt else out
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def user_line() -> SourceLoc | None:
+    """The first frame outside the phylanx package: the user's line that called an
+    API function (errors of Python-level calls point there), at its first character."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        module = frame.f_globals.get("__name__") or ""
+        # by module too: a dataclass's generated __init__ has no file of its own
+        ours = module == "phylanx" or module.startswith("phylanx.") or \
+            os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE)
+        if not ours:
+            line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+            column = len(line) - len(line.lstrip()) + 1 if line.strip() else 1
+            return SourceLoc(frame.f_code.co_filename, frame.f_lineno, column)
+        frame = frame.f_back
+    return None

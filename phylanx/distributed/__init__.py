@@ -15,7 +15,8 @@ in the same order on every rank (see ``collectives.py``)::
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..runtime.futures import Future, ready
@@ -32,7 +33,7 @@ from .errors import (
 __all__ = [
     "PhylanxCollectiveMismatchError", "PhylanxDistributedError", "PhylanxRemoteError",
     "all_gather", "all_reduce", "barrier", "broadcast", "find_all_localities", "find_here",
-    "gather", "get_remote", "hostname", "num_localities", "reduce", "register_array",
+    "check_same", "gather", "get_remote", "hostname", "num_localities", "reduce", "register_array",
     "register_function", "run_on", "scatter", "unregister_array",
 ]
 
@@ -136,6 +137,26 @@ def barrier(name: str | None = None, *, where: Any = CALLER) -> Future:
     return ready(None) if mpi is None else mpi.barrier(name, _caller(where))
 
 
+def check_same(values: dict[str, Any], what: str, name: str = "check_same", *,
+               where: Any = CALLER, show: Callable[[Any], str] = repr) -> None:
+    """Collective: every rank passes ``values`` (label -> value) that must be the same
+    on all ranks (arrays compare by dtype, shape and bytes; pass a checksum for big
+    ones: :func:`agreement.checksum`).  If any differ, every rank raises the same
+    :class:`PhylanxCollectiveMismatchError`, located at ``where``, naming the labels
+    and which ranks have which value."""
+    where = _caller(where)
+    if _mpi() is None:
+        return
+    from .collectives import wait
+    gathered = wait(all_gather(values, name, where=where))
+    differ = [agreement.disagreement([g.get(label) for g in gathered], label, show)
+              for label in gathered[0]]
+    differ = [d for d in differ if d is not None]
+    if differ:
+        raise agreement.agreed(PhylanxCollectiveMismatchError(
+            "the ranks disagree: " + "; ".join(differ), where, what))
+
+
 # -- remote execution -------------------------------------------------------------
 def run_on(locality: int, fn: Callable[..., Any] | str, *args: Any) -> Future:
     """Run ``fn(*args)`` on ``locality``: a picklable function, or a name registered
@@ -216,19 +237,39 @@ def annotate(local: Any, name: str, tile: Any = None) -> DistributedArray:
     ``tile`` is the PhySL ``list("tile", ...)`` as a Python list, e.g.
     ``["tile", ["rows", 0, 2], ["columns", 0, 3]]`` (None: the whole array)."""
     from .primitives.core.annotation import annotate_d
-    return annotate_d(local, name, tile)
+    with _located(_caller(), "annotate"):
+        return annotate_d(local, name, tile)
 
 
 def tiled(array: Any, tiling_type: str = "sym", intersection: Any = None,
           name: str = "") -> DistributedArray:
     """Collective: every rank passes the same whole ``array``; each keeps its tile of
-    the ``tiling_type`` tiling (sym, row, column, page) with overlap ``intersection``."""
+    the ``tiling_type`` tiling (sym, row, column, page) with overlap ``intersection``.
+    The ranks check that they passed the same: shape, dtype and a checksum of the
+    bytes (an error on every rank names the ranks that differ)."""
     import numpy as np
 
+    from .lockstep import operation
     from .primitives._support import auto_name, box_slices, create
     whole = np.asarray(array)
-    return create(auto_name(name, "array"), whole.shape, None, None, tiling_type,
-                  intersection, lambda box: whole[box_slices(box)].copy())
+    name = auto_name(name, "array")
+    with _located(_caller(), "tiled"), operation(f"tiled({name})"):
+        return create(name, whole.shape, None, None, tiling_type, intersection,
+                      lambda box: whole[box_slices(box)].copy(), replicated=whole)
+
+
+@contextmanager
+def _located(where: SourceLoc | None, what: str) -> Iterator[None]:
+    """Errors of a collective called from Python point at the caller's line."""
+    from ..errors import PhylanxError
+    try:
+        yield
+    except PhylanxError as e:
+        if e.loc is None:
+            e.loc = where
+        if e.primitive is None:
+            e.primitive = what
+        raise
 
 
 __all__ += ["DistributedArray", "annotate", "tiled"]

@@ -1,11 +1,21 @@
 """What each rank brings to a collective, and the check that all ranks agree.
 
 Before the data moves, every rank contributes a small fixed-size header (an
-int64 vector: kind, name, op, root, payload kind, dtype, shape, byte count) and
-all ranks all-gather the headers.  That tells receivers how many bytes to expect
-(arrays of any shape move as raw bytes, no pickling) and lets every rank see the
-same disagreement and raise the same located error naming the ranks, where MPI
-would deadlock or mix up data.
+int64 vector: kind, name, op, root, payload kind, dtype, byte count, shape, and the
+lockstep tag) and all ranks all-gather the headers.  That tells receivers how many
+bytes to expect (arrays of any shape move as raw bytes, no pickling) and lets every
+rank see the same disagreement and raise the same located error naming the ranks,
+where MPI would deadlock or mix up data.
+
+The tag (``lockstep.py``) is set by the collectives of the tiles channel: a checksum
+of the operation's label (primitive and array names with generations), the
+operation's sequence number, the message's number within it, and flags marking the
+message that ends an operation (and whether it failed on that rank, with its error
+text in the slot).  Any rank's end-of-operation message decides the exchange for all
+(:func:`step_outcome`), so a rank that failed meets the others wherever they are.
+
+:func:`disagreement` is the one way ranks' values are compared and the differing
+ranks named; the tiled arrays' metadata and data-parallel ``fit`` use it too.
 """
 from __future__ import annotations
 
@@ -18,10 +28,16 @@ import numpy as np
 
 from .errors import PhylanxCollectiveMismatchError
 
-HEADER_LENGTH = 16
-MAX_DIMS = HEADER_LENGTH - 8
+HEADER_LENGTH = 20
+MAX_DIMS = 8
+SHAPE = slice(8, 8 + MAX_DIMS)
+#: the lockstep tag: label checksum, operation number, message number, flags
+TAG, SEQ, STEP, FLAGS = 16, 17, 18, 19
+#: flags: the message ends an operation; it failed on this rank
+END, FAILED = 1, 2
 
-KINDS = ("all_reduce", "all_gather", "broadcast", "gather", "scatter", "reduce", "barrier")
+KINDS = ("all_reduce", "all_gather", "broadcast", "gather", "scatter", "reduce", "barrier",
+         "end")
 
 #: payload kinds
 NOTHING, ARRAY, PICKLED, INVALID = 0, 1, 2, 3
@@ -73,8 +89,11 @@ def as_array(value: Any) -> np.ndarray | None:
 
 
 def header(kind: str, name: str, op: str | None, root: int | None,
-           payload: int, array: np.ndarray | None = None, nbytes: int = 0) -> np.ndarray:
+           payload: int, array: np.ndarray | None = None, nbytes: int = 0,
+           tag: tuple[int, int, int, int] | None = None) -> np.ndarray:
     h = np.zeros(HEADER_LENGTH, np.int64)
+    if tag is not None:
+        h[TAG:FLAGS + 1] = tag
     h[0] = KINDS.index(kind)
     h[1] = zlib.crc32(name.encode())
     h[2] = OPS[op][0] if op is not None else -1
@@ -84,7 +103,7 @@ def header(kind: str, name: str, op: str | None, root: int | None,
         h[5] = _DTYPE_CODE[array.dtype]
         h[6] = array.ndim
         h[7] = array.nbytes
-        h[8:8 + array.ndim] = array.shape
+        h[SHAPE.start:SHAPE.start + array.ndim] = array.shape
     else:
         h[5], h[6], h[7] = -1, 0, nbytes
     return h
@@ -95,7 +114,7 @@ def dtype_of(h: np.ndarray) -> np.dtype:
 
 
 def shape_of(h: np.ndarray) -> tuple[int, ...]:
-    return tuple(int(d) for d in h[8:8 + int(h[6])])
+    return tuple(int(d) for d in h[SHAPE.start:SHAPE.start + int(h[6])])
 
 
 def describe(h: np.ndarray) -> str:
@@ -112,6 +131,8 @@ def describe(h: np.ndarray) -> str:
         text += f" of {dtype_of(h).name} array {shape_of(h)}"
     elif h[4] == PICKLED:
         text += " of a Python object"
+    if h[SEQ] or h[STEP]:
+        text += f" (operation #{int(h[SEQ])}, message {int(h[STEP])}, label {int(h[TAG]):#x})"
     return text
 
 
@@ -122,9 +143,9 @@ def check(headers: np.ndarray, name: str, same_data: bool, root: int | None = No
     payload kind, dtype and shape must too.  Only the root's payload counts for
     broadcast and scatter, so those pass ``same_data=False``.
     """
-    columns = [0, 1, 2, 3]
+    columns = [0, 1, 2, 3, TAG, SEQ, STEP]
     if same_data:
-        columns += [4, 5, 6] + list(range(8, HEADER_LENGTH))
+        columns += [4, 5, 6] + list(range(SHAPE.start, SHAPE.stop))
     rows = headers[:, columns]
     if (rows == rows[0]).all():
         return
@@ -136,21 +157,65 @@ def check(headers: np.ndarray, name: str, same_data: bool, root: int | None = No
         for rank, h in enumerate(headers):
             names.setdefault(int(h[1]), []).append(rank)
         parts = [f"ranks {r}" for r in names.values()]
-        raise PhylanxCollectiveMismatchError(
+        raise agreed(PhylanxCollectiveMismatchError(
             f"ranks called different collectives (names differ; this rank's is {name!r}): "
-            + " vs ".join(parts))
-    parts = [f"rank{'s' if len(r) > 1 else ''} {', '.join(map(str, r))}: {d}"
-             for d, r in groups.items()]
-    raise PhylanxCollectiveMismatchError(
-        f"ranks disagree in collective {name!r}: " + "; ".join(parts))
+            + " vs ".join(parts)))
+    raise agreed(PhylanxCollectiveMismatchError(
+        f"ranks disagree in collective {name!r}: "
+        + "; ".join(f"{ranks_text(r)}: {d}" for d, r in groups.items())))
+
+
+def agreed(error: BaseException) -> BaseException:
+    """Mark ``error`` as raised by every rank from the same exchanged data: the ranks
+    are still in step, no further agreement is needed (see ``lockstep.py``)."""
+    error.agreed = True  # type: ignore[attr-defined]
+    return error
+
+
+def ranks_text(ranks: list[int]) -> str:
+    return f"rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))}"
+
+
+def disagreement(values: list, label: str, show: Any = repr) -> str | None:
+    """None if every rank's value (``values[rank]``) is the same, else the text naming
+    which ranks have which: ``"shape differs: ranks 0, 2: (8, 6); rank 1: (9, 6)"``."""
+    groups: dict[Any, list[int]] = {}
+    for rank, value in enumerate(values):
+        groups.setdefault(_key(value), []).append(rank)
+    if len(groups) == 1:
+        return None
+    first = {key: values[ranks[0]] for key, ranks in groups.items()}
+    return f"{label} differs: " + "; ".join(
+        f"{ranks_text(ranks)}: {show(first[key])}" for key, ranks in groups.items())
+
+
+def _key(value: Any) -> Any:
+    """A hashable stand-in for comparing ``value`` (arrays by dtype, shape and bytes)."""
+    if isinstance(value, np.ndarray):
+        return ("array", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_key(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((k, _key(v)) for k, v in sorted(value.items())))
+    return value
+
+
+def checksum(array: np.ndarray) -> int:
+    """A cheap checksum of an array's bytes, dtype and shape (zlib.adler32 runs at
+    memory speed): what ranks compare for values they must hold alike."""
+    head = zlib.adler32(f"{array.dtype.str}{array.shape}".encode())
+    if array.dtype.hasobject:
+        return zlib.adler32(pickle.dumps(array, protocol=pickle.HIGHEST_PROTOCOL), head)
+    flat = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+    return zlib.adler32(flat, head)
 
 
 def check_invalid(headers: np.ndarray, root: int) -> None:
     """The root flagged its own argument as unusable (every rank raises the same)."""
     if headers[root][4] == INVALID:
-        raise PhylanxCollectiveMismatchError(
+        raise agreed(PhylanxCollectiveMismatchError(
             f"the root (rank {root}) passed an argument this collective cannot use "
-            "(see the error on that rank)")
+            "(see the error on that rank)"))
 
 
 def pack(value: Any) -> bytes:
@@ -164,3 +229,77 @@ def unpack(buffer: Any) -> Any:
 def array_from_bytes(buffer: np.ndarray, h: np.ndarray) -> np.ndarray:
     """The array described by header ``h`` from its raw bytes (a copy we own)."""
     return np.frombuffer(buffer, dtype=dtype_of(h)).reshape(shape_of(h)).copy()
+
+
+# -- the end of a lockstep operation ------------------------------------------------
+def end_message(error: BaseException | None) -> bytes:
+    """What a rank sends in its end-of-operation slot: nothing, or the class and the
+    text of its error (an internal exception as the PhylanxError a kernel's would
+    become), truncated to what fits."""
+    if error is None:
+        return b""
+    from ..errors import PhylanxError
+    if not isinstance(error, PhylanxError):
+        from ..runtime.nodes import wrap_exception
+        error = wrap_exception(error, None, None)
+    data = f"{_full_name(type(error))}\n{error.message}".encode("utf-8", "replace")
+    return data[:MESSAGE_BYTES]
+
+
+#: room for an error text in a header slot (``collectives._SLOT``)
+MESSAGE_BYTES = 1024
+
+
+def _full_name(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _error_classes() -> dict[str, type]:
+    """Every PhylanxError class by its full name (the ranks run the same code)."""
+    from ..errors import PhylanxError
+    found, todo = {}, [PhylanxError]
+    while todo:
+        cls = todo.pop()
+        found.setdefault(_full_name(cls), cls)
+        todo.extend(cls.__subclasses__())
+    return found
+
+
+def step_outcome(headers: np.ndarray, messages: np.ndarray) -> BaseException | None:
+    """The result of an exchange in which some rank ended its operation (``END``), the
+    same on every rank: None if every rank ended the same operation without error, else
+    the error every rank raises (marked agreed, with ``step_end``, the operation's
+    number).  A failing rank's error keeps its class; its text names the rank."""
+    ends = (headers[:, FLAGS] & END) != 0
+    failed = [r for r in range(len(headers)) if headers[r, FLAGS] & FAILED]
+    seq = int(headers[ends][0, SEQ])
+    if failed:
+        texts: dict[tuple[str, str], list[int]] = {}
+        for r in failed:
+            raw = bytes(messages[r, :int(headers[r, 7])]).decode("utf-8", "replace")
+            cls_name, _, text = raw.partition("\n")
+            texts.setdefault((cls_name, text), []).append(r)
+        (cls_name, text), ranks = next(iter(texts.items()))
+        where = "locality " if len(ranks) == 1 else "localities "
+        more = len(texts) - 1
+        message = f"on {where}{', '.join(map(str, ranks))}: {text}" + \
+            (f" (and {more} other error(s) elsewhere)" if more else "")
+        from ..errors import PhylanxRuntimeError
+        cls = _error_classes().get(cls_name, PhylanxRuntimeError)
+        try:
+            error = cls(message)
+        except Exception:   # noqa: BLE001 - a subclass with another constructor
+            error = PhylanxRuntimeError(message)
+    elif ends.all() and (headers[:, SEQ] == seq).all() and (headers[:, 0] == headers[0, 0]).all():
+        return None     # (end messages, or a final all_gather that goes on)
+    else:
+        where: dict[str, list[int]] = {}
+        for r, h in enumerate(headers):
+            state = (f"ended operation #{int(h[SEQ])}" if h[FLAGS] & END
+                     else f"was in {describe(h)}")
+            where.setdefault(state, []).append(r)
+        error = PhylanxCollectiveMismatchError(
+            "ranks are out of step in distributed operations: "
+            + "; ".join(f"{ranks_text(r)} {s}" for s, r in where.items()))
+    error.step_end = seq  # type: ignore[attr-defined]
+    return agreed(error)

@@ -21,6 +21,11 @@ A collective whose other ranks never arrive fails after ``collective_timeout``
 seconds; disagreeing ranks (kind, op, root, dtype, shape) fail at once, all of them
 with the same error naming the ranks (``check_collectives``, on by default: it costs
 one small all-gather per collective).
+
+The tiles channel's collectives carry a lockstep tag in their header (always
+checked) and :meth:`Collectives.end` ends a lockstep operation with one header
+exchange whose slot holds a failing rank's error; an end message among the headers
+decides the exchange for every rank (``lockstep.py``, ``agreement.step_outcome``).
 """
 from __future__ import annotations
 
@@ -180,6 +185,8 @@ class Collectives:
         try:
             return (yield from operation)
         except PhylanxError as e:
+            if getattr(e, "step_end", None) is not None:
+                raise   # the outcome of a lockstep operation: located as that (lockstep.py)
             if e.loc is None:
                 e.loc = where
             if e.primitive is None:
@@ -211,6 +218,13 @@ class Collectives:
         slots = np.empty((self.size, _SLOT), np.uint8)
         yield comm.Iallgather(slot, slots)
         headers = slots[:, :_HEADER_BYTES].copy().view(np.int64)
+        if (headers[:, ag.FLAGS] & ag.END).any():
+            # some rank ended its operation (``lockstep.py``): that decides this
+            # exchange for every rank, whatever each was doing
+            error = ag.step_outcome(headers, slots[:, _HEADER_BYTES:])
+            if error is not None:
+                raise error
+            return headers, None
         if not fits or (headers[:, 7] != header[7]).any():
             return headers, None     # (a disagreement: the caller's check raises)
         end = _HEADER_BYTES + data.nbytes
@@ -241,27 +255,29 @@ class Collectives:
     # -- the operations ---------------------------------------------------------
     def all_reduce(self, value: Any, op: str = "sum", name: str | None = None,
                    where: SourceLoc | None = None, root: int | None = None,
-                   check: bool | None = None) -> Future:
+                   check: bool | None = None, tag: tuple | None = None) -> Future:
         """``check``: exchange headers first (None: the setting ``check_collectives``);
-        an array reduced unchecked is one MPI call, every rank must pass the same."""
+        an array reduced unchecked is one MPI call, every rank must pass the same.
+        ``tag``: the lockstep tag of the header (``agreement.header``); tagged
+        collectives are always checked."""
         kind = "all_reduce" if root is None else "reduce"
         op = ag.op_name(op, where, kind)
         self._check_root(root, kind, where)
         checked = settings.get("check_collectives") if check is None else bool(check)
         return self._submit(kind, name, lambda comm, n: self._reduce_op(
-            comm, n, kind, value, op, root, checked), where, value)
+            comm, n, kind, value, op, root, checked or tag is not None, tag), where, value)
 
     def reduce(self, value: Any, op: str = "sum", root: int = 0, name: str | None = None,
                where: SourceLoc | None = None) -> Future:
         return self.all_reduce(value, op, name, where, root)
 
-    def _reduce_op(self, comm, name, kind, value, op, root, checked):
+    def _reduce_op(self, comm, name, kind, value, op, root, checked, tag=None):
         array = ag.as_array(value)
         scalar = array is not None and not isinstance(value, np.ndarray)
         payload = None if array is not None else _byte_view(np.frombuffer(ag.pack(value),
                                                                           np.uint8))
         header = ag.header(kind, name, op, root, ag.ARRAY if array is not None else ag.PICKLED,
-                           array, 0 if payload is None else payload.size)
+                           array, 0 if payload is None else payload.size, tag)
         headers = None
         if array is not None and checked:
             send, back = _prepare_for_op(array, op)
@@ -295,21 +311,22 @@ class Collectives:
         return functools.reduce(ag.OPS[op][1], [ag.unpack(p) for p in parts])
 
     def all_gather(self, value: Any, name: str | None = None,
-                   where: SourceLoc | None = None, root: int | None = None) -> Future:
+                   where: SourceLoc | None = None, root: int | None = None,
+                   tag: tuple | None = None) -> Future:
         kind = "all_gather" if root is None else "gather"
         self._check_root(root, kind, where)
         return self._submit(kind, name,
-                            lambda comm, n: self._gather_op(comm, n, kind, value, root), where,
-                            value)
+                            lambda comm, n: self._gather_op(comm, n, kind, value, root, tag),
+                            where, value)
 
     def gather(self, value: Any, root: int = 0, name: str | None = None,
                where: SourceLoc | None = None) -> Future:
         return self.all_gather(value, name, where, root)
 
-    def _gather_op(self, comm, name, kind, value, root):
+    def _gather_op(self, comm, name, kind, value, root, tag=None):
         array = ag.as_array(value)
         header = ag.header(kind, name, None, root, ag.ARRAY if array is not None else ag.PICKLED,
-                           array)
+                           array, tag=tag)
         headers = yield from self._headers(comm, header)
         ag.check(headers, name, same_data=False)
         raw = bool((headers[:, 4] == ag.ARRAY).all() and (headers[:, 5] == headers[0, 5]).all())
@@ -327,24 +344,25 @@ class Collectives:
         return None if parts is None else [ag.unpack(p) for p in parts]
 
     def broadcast(self, value: Any, root: int = 0, name: str | None = None,
-                  where: SourceLoc | None = None) -> Future:
+                  where: SourceLoc | None = None, tag: tuple | None = None) -> Future:
         self._check_root(root, "broadcast", where)
         return self._submit("broadcast", name,
-                            lambda comm, n: self._broadcast_op(comm, n, value, root), where,
-                            value if self.rank == root else None)
+                            lambda comm, n: self._broadcast_op(comm, n, value, root, tag),
+                            where, value if self.rank == root else None)
 
-    def _broadcast_op(self, comm, name, value, root):
+    def _broadcast_op(self, comm, name, value, root, tag=None):
         is_root = self.rank == root
         array = ag.as_array(value) if is_root else None
         data = None
         if not is_root:
-            header = ag.header("broadcast", name, None, root, ag.NOTHING)
+            header = ag.header("broadcast", name, None, root, ag.NOTHING, tag=tag)
         elif array is not None:
             data = _byte_view(array)
-            header = ag.header("broadcast", name, None, root, ag.ARRAY, array)
+            header = ag.header("broadcast", name, None, root, ag.ARRAY, array, tag=tag)
         else:
             data = _byte_view(np.frombuffer(ag.pack(value), np.uint8))
-            header = ag.header("broadcast", name, None, root, ag.PICKLED, nbytes=data.size)
+            header = ag.header("broadcast", name, None, root, ag.PICKLED, nbytes=data.size,
+                               tag=tag)
         headers = yield from self._headers(comm, header)
         ag.check(headers, name, same_data=False)
         sent = headers[root]
@@ -413,16 +431,35 @@ class Collectives:
         yield comm.Iscatterv(send, [received, MPI().BYTE], root)
         return ag.unpack(received)
 
-    def barrier(self, name: str | None = None, where: SourceLoc | None = None) -> Future:
-        return self._submit("barrier", name, lambda comm, n: self._barrier_op(comm, n), where)
+    def barrier(self, name: str | None = None, where: SourceLoc | None = None,
+                tag: tuple | None = None) -> Future:
+        return self._submit("barrier", name, lambda comm, n: self._barrier_op(comm, n, tag),
+                            where)
 
-    def _barrier_op(self, comm, name):
-        if settings.get("check_collectives"):
+    def _barrier_op(self, comm, name, tag=None):
+        if tag is not None or settings.get("check_collectives"):
             headers = yield from self._headers(comm, ag.header("barrier", name, None, None,
-                                                               ag.NOTHING))
+                                                               ag.NOTHING, tag=tag))
             ag.check(headers, name, same_data=False)
+            if tag is not None:
+                return None     # the header exchange was the barrier
         yield comm.Ibarrier()
         return None
+
+    def end(self, error: BaseException | None, name: str, tag: tuple,
+            where: SourceLoc | None = None) -> Future:
+        """Collective: end the lockstep operation ``tag`` (``lockstep.py``), with this
+        rank's ``error`` or None; one exchange of header slots, the error's text in
+        the slot.  Fails on every rank alike if any rank failed or is elsewhere."""
+        message = np.frombuffer(ag.end_message(error), np.uint8)
+        flags = ag.END | (ag.FAILED if error is not None else 0)
+        header = ag.header("end", name, None, None, ag.NOTHING, nbytes=message.size,
+                           tag=(*tag[:3], flags))
+
+        def operation(comm, n):
+            yield from self._headers_with(comm, header, message)
+            return None
+        return self._submit("end", name, operation, where)
 
     def _check_root(self, root: int | None, kind: str, where: SourceLoc | None) -> None:
         if root is not None and not 0 <= root < self.size:

@@ -28,7 +28,8 @@ from numpy.lib.mixins import NDArrayOperatorsMixin
 from .. import distributed as api
 from ..errors import PhylanxError, PhylanxTypeError, PhylanxValueError
 from ..runtime.cancel import context
-from . import tiles
+from ..source import user_line
+from . import lockstep, tiles
 from .tiles import Layout
 
 
@@ -105,7 +106,10 @@ class DistributedArray(NDArrayOperatorsMixin):
     # -- conversions -----------------------------------------------------------------
     def gather(self) -> np.ndarray:
         """Collective: the whole array, on every rank."""
-        return tiles.gather(self.local, self.layout)
+        # (outside an evaluation: at the user's line, np.asarray(x) and bool(x) too)
+        with api._located(None if in_evaluation() else user_line(), "gather"), \
+                lockstep.operation(f"gather({self.full_name})"):
+            return tiles.gather(self.local, self.layout, final=True)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         if in_evaluation():

@@ -5,17 +5,20 @@ All collectives here use one channel, :data:`CHANNEL`: the distributed primitive
 must run in the same order on every rank (SPMD), which the runtime guarantees by
 never spawning them concurrently (``runtime/nodes.py``, ordered primitives).  One
 channel instead of one per array name keeps the number of MPI communicators
-fixed however many arrays a program creates.
+fixed however many arrays a program creates.  Every message is tagged with the
+operation it belongs to (``lockstep.py``), so ranks out of step fail instead of
+reading each other's data, and an error on one rank ends the operation on all.
 
 **Errors on every rank.**  A problem only one rank can see (its tile does not fit
 its annotation, its ``tile_index`` is out of range) must not leave the others
 waiting: every operation first computes its problem (or None), the ranks exchange
-them with the metadata they exchange anyway, and all raise the same error.
+them with the metadata they exchange anyway, and all raise the same error.  So
+must what the ranks declare alike (the global shape, the number of tiles, the
+dtype, a checksum of an input said to be the same everywhere): :func:`establish`
+compares it (``agreement.disagreement``) and names the ranks that differ.
 """
 from __future__ import annotations
 
-import itertools
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -23,31 +26,53 @@ import numpy as np
 
 from .. import distributed as api
 from ..errors import PhylanxError, PhylanxValueError
-from . import tiling
+from . import lockstep, tiling
+from .agreement import KINDS, agreed, disagreement
+from .errors import PhylanxCollectiveMismatchError
+from .lockstep import CHANNEL
 from .tiling import Box
-
-CHANNEL = "phylanx_tiles"
 
 
 def _wait(future) -> Any:
     from .collectives import wait
-    return wait(future)
+    try:
+        return wait(future)
+    except PhylanxError as e:
+        lockstep.received(e)
+        if e.loc is None and e.primitive in KINDS:
+            # the collective layer named its own kind: the error belongs to the
+            # distributed operation, whose node (or Python caller) names and locates it
+            e.primitive = None
+        raise
 
 
-def all_gather(value: Any) -> list:
-    return _wait(api.all_gather(value, CHANNEL, where=None))
+def all_gather(value: Any, final: bool = False) -> list:
+    """Every rank's ``value``.  ``final``: the last message of the operation, after
+    which the caller only computes on the gathered values (``lockstep.tag``)."""
+    mpi = api._mpi()
+    if mpi is None:
+        return [value]
+    return _wait(mpi.collectives.all_gather(value, CHANNEL, tag=lockstep.tag(final)))
 
 
 def all_reduce(value: Any, op: str = "sum") -> Any:
-    return _wait(api.all_reduce(value, op, CHANNEL, where=None))
+    mpi = api._mpi()
+    if mpi is None:
+        return value
+    return _wait(mpi.collectives.all_reduce(value, op, CHANNEL, tag=lockstep.tag()))
 
 
 def broadcast(value: Any, root: int) -> Any:
-    return _wait(api.broadcast(value, root, CHANNEL, where=None))
+    mpi = api._mpi()
+    if mpi is None:
+        return value
+    return _wait(mpi.collectives.broadcast(value, root, CHANNEL, tag=lockstep.tag()))
 
 
 def barrier() -> None:
-    _wait(api.barrier(CHANNEL, where=None))
+    mpi = api._mpi()
+    if mpi is not None:
+        _wait(mpi.collectives.barrier(CHANNEL, tag=lockstep.tag()))
 
 
 def problem_of(fn: Callable[[], Any]) -> tuple[Any, str | None]:
@@ -68,7 +93,7 @@ def raise_agreed(problems: list[str | None], what: str) -> None:
              else "localities " + ", ".join(map(str, ranks)))
     others = len(bad) - len(ranks)
     more = f" (and {others} other problem(s) elsewhere)" if others else ""
-    raise PhylanxValueError(f"{what}: on {where}: {bad[0][1]}{more}")
+    raise agreed(PhylanxValueError(f"{what}: on {where}: {bad[0][1]}{more}"))
 
 
 def agree(problem: str | None, what: str) -> None:
@@ -118,31 +143,50 @@ class Layout:
 
 
 def establish(local: Any, box: Box | None, key1d: str | None, problem: str | None,
-              what: str, claim: tuple[int, int] | None = None) -> Layout:
+              what: str, claim: tuple[int, int] | None = None,
+              declared: dict[str, Any] | None = None, final: bool = False) -> Layout:
     """Collective: exchange every rank's tile box and build the layout, with the
     checks of reference §4.2 (one span per dimension, spans match the tile's extent,
     one vector orientation, union from 0 without gaps).  ``claim`` is the
-    ``list("locality", id, n)`` the rank was given, if any."""
+    ``list("locality", id, n)`` the rank was given, if any.  ``declared``: what
+    every rank must have alike (``shape``, the global shape the tiles must make up,
+    the number of tiles, a checksum ...), compared in the same exchange; the
+    tiles' dtype must agree too.  Every error is raised on every rank alike.
+    ``final``: the caller's operation ends with this (``all_gather``)."""
     rank, count = api.find_here(), api.num_localities()
     if problem is None:
         problem = _local_problem(local, box, claim, rank, count)
-    meta = (problem, box, key1d, None if local is None else np.ndim(local))
-    gathered = all_gather(meta) if count > 1 else [meta]
+    dtype = None if local is None else np.asarray(local).dtype.str
+    meta = (problem, box, key1d, None if local is None else np.ndim(local), dtype,
+            declared or {})
+    gathered = all_gather(meta, final) if count > 1 else [meta]
     raise_agreed([m[0] for m in gathered], what)
+    declared = gathered[0][5]
+    differ = [disagreement([m[5].get(k) for m in gathered], k) for k in declared] + \
+        [disagreement([np.dtype(m[4]).name for m in gathered], "the tiles' dtype", str)]
+    differ = [d for d in differ if d is not None]
+    if differ:
+        raise agreed(PhylanxCollectiveMismatchError(
+            f"{what}: the ranks disagree: " + "; ".join(differ)))
     boxes = [m[1] for m in gathered]
     if len({len(b) for b in boxes}) != 1:
         dims = ", ".join(f"locality {r}: {len(b)}-d" for r, b in enumerate(boxes))
-        raise PhylanxValueError(f"{what}: the tiles differ in their number of dimensions "
-                                f"({dims})")
+        raise agreed(PhylanxValueError(f"{what}: the tiles differ in their number of "
+                                       f"dimensions ({dims})"))
     keys = [m[2] for m in gathered]
     if len(boxes[0]) == 1 and len(set(keys)) != 1:
-        raise PhylanxValueError(
+        raise agreed(PhylanxValueError(
             f"{what}: a vector must be annotated with the same key on every locality, got "
-            + ", ".join(f"{k!r} on locality {r}" for r, k in enumerate(keys)))
+            + ", ".join(f"{k!r} on locality {r}" for r, k in enumerate(keys))))
     try:
         shape = tiling.check_layout(boxes)
     except PhylanxValueError as e:
-        raise PhylanxValueError(f"{what}: {e.message}") from None
+        raise agreed(PhylanxValueError(f"{what}: {e.message}")) from None
+    if "shape" in declared and shape != tuple(declared["shape"]):
+        raise agreed(PhylanxValueError(
+            f"{what}: the tiles make up shape {shape}, not the {tuple(declared['shape'])} "
+            "asked for; boxes " + ", ".join(f"locality {r}: {list(b)}"
+                                            for r, b in enumerate(boxes))))
     return Layout(boxes, shape, keys[0])
 
 
@@ -164,19 +208,16 @@ def _local_problem(local: Any, box: Box | None, claim: tuple[int, int] | None,
 
 
 # -- moving data ---------------------------------------------------------------------
-def gather(local: np.ndarray, layout: Layout) -> np.ndarray:
-    """Collective: the whole array on every rank."""
-    tiles = all_gather(np.ascontiguousarray(local)) if len(layout.boxes) > 1 else [local]
+def gather(local: np.ndarray, layout: Layout, final: bool = False) -> np.ndarray:
+    """Collective: the whole array on every rank (``final``: see :func:`all_gather`)."""
+    tiles = all_gather(np.ascontiguousarray(local), final) if len(layout.boxes) > 1 \
+        else [local]
     dtype = np.result_type(*[t.dtype for t in tiles]) if tiles else np.float64
     out = np.zeros(layout.shape, dtype)
     for box, tile in zip(layout.boxes, tiles):
         if not tiling.is_empty(box):
             out[tuple(slice(s, e) for s, e in box)] = tile
     return out
-
-
-_fetch_ids = itertools.count()
-_fetch_lock = threading.Lock()
 
 
 def fetch(local: np.ndarray, layout: Layout, wanted: list[Box]) -> list[np.ndarray]:
@@ -186,10 +227,14 @@ def fetch(local: np.ndarray, layout: Layout, wanted: list[Box]) -> list[np.ndarr
     dtype = local.dtype
     if count == 1:
         return [local[tiling.to_local(b, layout.boxes[0])].copy() for b in wanted]
-    with _fetch_lock:
-        key = f"phylanx_tiles/{next(_fetch_ids)}"
+    # named after the operation and message, the same on every rank in step (a local
+    # counter would drift apart on a rank that failed before getting here)
+    key = "phylanx_tiles/" + lockstep.next_name()
     api.register_array(key, local)
     try:
+        # every rank has registered its tile (a tagged exchange: a rank that failed
+        # before arriving here ends the operation for all, see lockstep.py)
+        barrier()
         pieces = []     # (index into wanted, where in it, future or array)
         for i, box in enumerate(wanted):
             for owner, cells in enumerate(layout.owned):
@@ -202,13 +247,13 @@ def fetch(local: np.ndarray, layout: Layout, wanted: list[Box]) -> list[np.ndarr
                     if owner == rank:
                         pieces.append((i, dst, local[src]))
                     else:
-                        pieces.append((i, dst, api.get_remote(owner, key, src, where=None,
-                                                                       wait=True)))
+                        pieces.append((i, dst, api.get_remote(owner, key, src, where=None)))
         out = [np.zeros(tiling.box_shape(b), dtype) for b in wanted]
         for i, dst, value in pieces:
             out[i][dst] = value if isinstance(value, np.ndarray) else _wait(value)
-    finally:
         # the others may still read our tile: leave it registered until all are done
+        # (a rank that failed meanwhile meets this in its end message)
         barrier()
+    finally:
         api.unregister_array(key)
     return out

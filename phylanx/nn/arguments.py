@@ -13,35 +13,14 @@ floating and boolean scalars are accepted as their Python kinds.
 """
 from __future__ import annotations
 
-import linecache
 import math
 import numbers
-import os
-import sys
 from typing import Any
 
 import numpy as np
 
 from ..errors import PhylanxError, PhylanxTypeError, PhylanxValueError
-from ..source import SourceLoc
-
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
-
-def user_line() -> SourceLoc | None:
-    """The first frame outside the phylanx package: the user's call."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        module = frame.f_globals.get("__name__") or ""
-        # (by module too: a dataclass's generated __init__ has no file of its own)
-        ours = module == "phylanx" or module.startswith("phylanx.") or \
-            os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE)
-        if not ours:
-            line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
-            column = len(line) - len(line.lstrip()) + 1 if line.strip() else 1
-            return SourceLoc(frame.f_code.co_filename, frame.f_lineno, column)
-        frame = frame.f_back
-    return None
+from ..source import user_line
 
 
 def value_error(where: str, message: str) -> PhylanxValueError:

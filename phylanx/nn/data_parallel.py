@@ -161,6 +161,39 @@ def _call_text(stmt: Stmt) -> str:
     return call(stmt.primitive, stmt.operands)
 
 
+def check_agreement(model: Any, x: np.ndarray, y: np.ndarray, settings: dict,
+                    validation: tuple | None = None) -> None:
+    """Collective, before the weights are broadcast: every rank must train the same
+    model (each weight's shape and dtype; only the values come from rank 0) on the
+    same data (sample count and a checksum of ``x``, ``y`` and the validation data)
+    with the same ``settings`` (batch size, epochs ...) and the same random state
+    (shuffling and dropout draw alike on every rank).  Else every rank raises the same error naming
+    the ranks that differ, at the user's ``fit`` line (``distributed.check_same``)."""
+    from .. import distributed as dist
+    if dist.num_localities() == 1:
+        return
+    from ..distributed.agreement import checksum
+    from ..primitives.matrixops import random_numbers
+    from ..source import user_line
+    from . import initializers
+    values: dict[str, Any] = {"the number of weights": len(model.weights)}
+    for i, w in enumerate(model.weights):
+        value = np.asarray(w.value)
+        values[f"weight {i} ({w.name})"] = f"shape {value.shape}, {value.dtype}"
+    values["the number of samples"] = len(x)
+    values["checksum of x"] = checksum(np.asarray(x))
+    values["checksum of y"] = checksum(np.asarray(y))
+    values["validation data (samples, checksums)"] = None if validation is None else \
+        (len(validation[0]), *(checksum(np.asarray(v)) for v in validation))
+    values.update(settings)
+    for label, rng in (("the random state (shuffling)", initializers.generator()),
+                       ("the random state (dropout)", random_numbers._rng)):
+        values[label] = checksum(np.frombuffer(repr(rng.bit_generator.state).encode(),
+                                               np.uint8))
+    dist.check_same(values, "fit(distributed='data')", "nn_fit_agreement",
+                    where=user_line(), show=str)
+
+
 def broadcast_weights(model: Any) -> None:
     """Rank 0's weights on every rank (so that all ranks start from the same ones)."""
     from .. import distributed as dist

@@ -318,6 +318,10 @@ class TrainingMixin:
                                  "train:data" if sync_batchnorm else "train:data:local_bn")
         if distributed is not None:
             if distributed == "data":
+                data_parallel.check_agreement(self, x, y, {
+                    "batch_size": batch_size, "epochs": epochs, "initial_epoch": initial_epoch,
+                    "shuffle": bool(shuffle), "sync_batchnorm": bool(sync_batchnorm)},
+                    None if validation_data is None else (vx, vy))
                 data_parallel.broadcast_weights(self)
             rank, count = data_parallel.rank_and_count()
         opt = self.optimizer

@@ -111,24 +111,30 @@ class Node:
 
     def wrap(self, exc: BaseException) -> PhylanxError:
         """A located PhylanxError for an internal exception raised by a kernel."""
-        if isinstance(exc, RecursionError):
-            return PhylanxRuntimeError("recursion too deep", self.loc, self.primitive)
-        cls = PhylanxRuntimeError
-        if isinstance(exc, IndexError):
-            cls = PhylanxIndexError
-        elif isinstance(exc, KeyError):
-            cls = PhylanxKeyError
-        elif isinstance(exc, (ValueError, ZeroDivisionError)):
-            cls = PhylanxValueError
-        elif isinstance(exc, TypeError):
-            cls = PhylanxTypeError
-        text = str(exc) or type(exc).__name__
-        if isinstance(exc, KeyError):
-            text = f"key {text} not found"
-        return cls(text, self.loc, self.primitive)
+        return wrap_exception(exc, self.loc, self.primitive)
 
     def __repr__(self) -> str:
         return f"<Node {self.display_name}>"
+
+
+def wrap_exception(exc: BaseException, loc: Any, primitive: str | None) -> PhylanxError:
+    """The PhylanxError standing for an internal exception a kernel raised (its kind
+    kept: an IndexError becomes a PhylanxIndexError ...)."""
+    if isinstance(exc, RecursionError):
+        return PhylanxRuntimeError("recursion too deep", loc, primitive)
+    cls = PhylanxRuntimeError
+    if isinstance(exc, IndexError):
+        cls = PhylanxIndexError
+    elif isinstance(exc, KeyError):
+        cls = PhylanxKeyError
+    elif isinstance(exc, (ValueError, ZeroDivisionError)):
+        cls = PhylanxValueError
+    elif isinstance(exc, TypeError):
+        cls = PhylanxTypeError
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, KeyError):
+        text = f"key {text} not found"
+    return cls(text, loc, primitive)
 
 
 def _unbuilt(frame: list) -> Any:  # pragma: no cover - guards compiler bugs

@@ -1,5 +1,8 @@
 """Helpers shared by the distributed primitives: argument conversion, automatic
-names, and :func:`create`, which builds a tiled array from a tiling.
+names, and :func:`create`, which builds a tiled array from a tiling (the ranks
+agreeing on the shape, the tiling and, for a replicated input, its contents).
+Every distributed primitive is declared with :data:`ORDERED` and decorated with
+``@lockstep`` (``lockstep.py``) under its ``@primitive``.
 
 Not a category module (the ``_`` prefix keeps the loader from importing it as one).
 """
@@ -16,7 +19,12 @@ from ... import distributed as api
 from ...errors import PhylanxError, PhylanxValueError
 from ...primitives.dtypes import to_int
 from .. import tiles, tiling
+from ..agreement import checksum
 from ..darray import DistributedArray
+from ..lockstep import lockstep
+
+__all__ = ["ORDERED", "auto_name", "box_slices", "create", "lockstep", "placement",
+           "tiling_type"]
 
 #: options of every distributed primitive: it communicates in program order
 ORDERED = {"ordered": True}
@@ -36,9 +44,15 @@ def auto_name(name: Any, kind: str) -> str:
 
 
 def placement(tile_index: Any, numtiles: Any) -> tuple[int, int]:
-    """``(tile_index, numtiles)`` with the defaults ``find_here()``, ``num_localities()``."""
+    """``(tile_index, numtiles)`` with the defaults ``find_here()``, ``num_localities()``;
+    a tiled array has one tile per locality, so any other ``numtiles`` is an error
+    (it used to make an array of another shape)."""
     index = api.find_here() if tile_index is None else to_int(tile_index, "tile_index")
     count = api.num_localities() if numtiles is None else to_int(numtiles, "numtiles")
+    if count != api.num_localities():
+        raise PhylanxValueError(f"numtiles {count} differs from the number of localities "
+                                f"({api.num_localities()}): a distributed array has one "
+                                "tile per locality")
     return index, count
 
 
@@ -52,9 +66,17 @@ def tiling_type(value: Any) -> str:
 
 def create(name: str, shape: tuple[int, ...], tile_index: Any, numtiles: Any,
            kind: str, intersection: Any, make: Callable[[tiling.Box], np.ndarray],
-           key1d: str | None = None) -> DistributedArray:
+           key1d: str | None = None, replicated: np.ndarray | None = None,
+           declared: dict[str, Any] | None = None) -> DistributedArray:
     """Collective: this rank's tile (``make(box)``) of a ``shape`` array split by
-    ``kind``; a problem on any rank (bad tiling, index out of range) raises on all."""
+    ``kind``; a problem on any rank (bad tiling, index out of range) raises on all.
+    The ranks must agree on the shape, the tiling and ``declared`` (their values
+    travel with the tiles' boxes), and on a checksum of ``replicated``, the whole
+    array every rank passed; the tiles must make up ``shape``."""
+    declared = {"shape": tuple(int(n) for n in shape), "tiling_type": str(kind),
+                "intersection": repr(intersection), **(declared or {})}
+    if replicated is not None:
+        declared["checksum of the data"] = checksum(replicated)
     problem, local, box = None, None, None
     try:
         index, count = placement(tile_index, numtiles)
@@ -66,7 +88,8 @@ def create(name: str, shape: tuple[int, ...], tile_index: Any, numtiles: Any,
         local = make(box)
     except PhylanxError as e:
         problem = e.message
-    layout = tiles.establish(local, box, key1d, problem, f"array {name!r}")
+    layout = tiles.establish(local, box, key1d, problem, f"array {name!r}",
+                             declared=declared, final=True)
     return DistributedArray(local, layout, name)
 
 

@@ -14,7 +14,7 @@ from ....primitives.dtypes import to_int
 from ....primitives.registry import primitive
 from ... import tiles, tiling
 from ...darray import DistributedArray
-from .._support import ORDERED
+from .._support import ORDERED, lockstep
 
 _NO_ORACLE = "builds one locality's tile of a distributed array"
 
@@ -23,6 +23,7 @@ _NO_ORACLE = "builds one locality's tile of a distributed array"
            flags=ORDERED, no_oracle=_NO_ORACLE,
            example='shape_d(annotate_d([1, 2, 3], "a", list("tile", list("columns", 0, 3))))',
            result="list(3)")
+@lockstep
 def annotate_d(target, name, args=None):
     """Make ``target`` this locality's tile of the distributed array ``name``.
 
@@ -57,7 +58,7 @@ def annotate_d(target, name, args=None):
             box, key = tiling.parse_tile(spec, local.ndim)
     except PhylanxError as e:
         problem = e.message
-    layout = tiles.establish(local, box, key, problem, f"array {name!r}", claim)
+    layout = tiles.establish(local, box, key, problem, f"array {name!r}", claim, final=True)
     return DistributedArray(local, layout, name)
 
 

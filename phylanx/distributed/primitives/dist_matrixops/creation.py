@@ -16,7 +16,7 @@ from ....primitives.dtypes import to_dtype, to_int, to_shape
 from ....primitives.registry import primitive
 from ... import tiles, tiling
 from ...darray import as_tiled
-from .._support import ORDERED, auto_name, create, placement
+from .._support import ORDERED, auto_name, create, lockstep, placement
 from .._support import tiling_type as check_tiling_type
 
 _NO_ORACLE = "builds one locality's tile of a distributed array"
@@ -29,6 +29,7 @@ _NO_ORACLE = "builds one locality's tile of a distributed array"
            "__arg(_8_dtype, \"float64\"))",
            flags=ORDERED, no_oracle=_NO_ORACLE,
            example="shape_d(constant_d(1, list(4, 2)))", result="list(4, 2)")
+@lockstep
 def constant_d(value, shape, tile_index=None, numtiles=None, name="", tiling_type="sym",
                intersection=None, dtype="float64"):
     """This locality's tile of a ``shape`` array filled with ``value``.
@@ -41,7 +42,8 @@ def constant_d(value, shape, tile_index=None, numtiles=None, name="", tiling_typ
     fill = np.asarray(value).astype(dt)
     return create(auto_name(name, "full_array"), to_shape(shape), tile_index,
                   numtiles, tiling_type, intersection,
-                  lambda box: np.full(tiling.box_shape(box), fill, dt))
+                  lambda box: np.full(tiling.box_shape(box), fill, dt),
+                  declared={"value": fill})
 
 
 @primitive("random_d",
@@ -50,6 +52,7 @@ def constant_d(value, shape, tile_index=None, numtiles=None, name="", tiling_typ
            "__arg(_5_tiling_type, \"sym\"), __arg(_6_mean, 0.0), __arg(_7_std, 1.0))",
            flags=ORDERED, side_effects=True, no_oracle=_NO_ORACLE,
            example="shape_d(random_d(list(3, 2)))", result="list(3, 2)")
+@lockstep
 def random_d(shape, tile_index=None, numtiles=None, name="", tiling_type="sym", mean=0.0,
              std=1.0):
     """This locality's tile of a ``shape`` array of normal(``mean``, ``std``) numbers.
@@ -74,6 +77,7 @@ def random_d(shape, tile_index=None, numtiles=None, name="", tiling_type="sym", 
            "__arg(_5_tiling_type, \"sym\"), __arg(_6_dtype, nil))",
            flags=ORDERED, no_oracle=_NO_ORACLE,
            example="shape_d(identity_d(3))", result="list(3, 3)")
+@lockstep
 def identity_d(sz, tile_index=None, numtiles=None, name="", tiling_type="sym", dtype=None):
     """This locality's tile of the ``sz`` x ``sz`` identity matrix (sym/row/column)."""
     n = to_int(sz, "sz")
@@ -95,6 +99,7 @@ def identity_d(sz, tile_index=None, numtiles=None, name="", tiling_type="sym", d
            flags=ORDERED, no_oracle=_NO_ORACLE,
            example='shape_d(diag_d(annotate_d([1, 2], "v", list("tile", list("columns", 0, 2)))'
                    ', 1))', result="list(3, 3)")
+@lockstep
 def diag_d(arr, k=0, tiling_type="sym", tile_index=None, numtiles=None):
     """This locality's tile of the matrix with the distributed vector ``arr`` on diagonal k.
 
@@ -125,7 +130,8 @@ def diag_d(arr, k=0, tiling_type="sym", tile_index=None, numtiles=None):
     local = np.zeros((r1 - r0, c1 - c0), v.dtype)
     for j in range(*need):
         local[j + max(-k, 0) - r0, j + max(k, 0) - c0] = part[j - need[0]]
-    layout = tiles.establish(local, box, None, None, f"diagonal of {v.full_name!r}")
+    layout = tiles.establish(local, box, None, None, f"diagonal of {v.full_name!r}",
+                             final=True)
     return v.derive(local, layout, suffix="_diag")
 
 

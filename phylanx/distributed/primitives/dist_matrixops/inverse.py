@@ -19,7 +19,7 @@ from ....primitives.registry import primitive
 from ... import tiles, tiling
 from ...darray import as_tiled
 from ...tiles import Layout
-from .._support import ORDERED
+from .._support import ORDERED, lockstep
 
 
 @primitive("inverse_d", "inverse_d(_1_matrix)", flags=ORDERED,
@@ -27,6 +27,7 @@ from .._support import ORDERED
            example='all_gather_d(inverse_d(annotate_d([[2.0, 0.0], [0.0, 4.0]], "i", '
                    'list("tile", list("rows", 0, 2), list("columns", 0, 2)))))',
            result="[[0.5, 0.0], [0.0, 0.25]]")
+@lockstep
 def inverse_d(matrix):
     """Inverse of a distributed square matrix, tiled by columns (Gauss-Jordan).
 

@@ -16,7 +16,7 @@ from ....primitives.registry import primitive
 from ... import tiles, tiling
 from ...darray import DistributedArray, as_tiled
 from ...tiles import Layout
-from .._support import ORDERED, placement
+from .._support import ORDERED, lockstep, placement
 from .._support import tiling_type as check_tiling_type
 
 _LOCAL = {"no_oracle": "works on the tiles' layout (tested under mpiexec)"}
@@ -24,6 +24,7 @@ _LOCAL = {"no_oracle": "works on the tiles' layout (tested under mpiexec)"}
 
 @primitive("transpose_d", "transpose_d(_1)", "transpose_d(_1, _2)", flags=ORDERED, **_LOCAL,
            example='shape_d(transpose_d(constant_d(1, list(4, 3))))', result="list(3, 4)")
+@lockstep(local=True)
 def transpose_d(a, axes=None):
     """Transpose of a distributed array, named ``<name>_transposed``.
 
@@ -50,6 +51,7 @@ def transpose_d(a, axes=None):
            "__arg(_4_numtiles, num_localities()), __arg(_5_new_tiling, nil))",
            flags=ORDERED, **_LOCAL,
            example='shape_d(retile_d(constant_d(1, list(4, 3)), "row"))', result="list(4, 3)")
+@lockstep
 def retile_d(a, tiling_type="sym", intersection=None, numtiles=None, new_tiling=None):
     """Redistribute a distributed array to a new tiling, named ``<name>_retiled``.
 
@@ -95,10 +97,11 @@ def retile_d(a, tiling_type="sym", intersection=None, numtiles=None, new_tiling=
            no_oracle="gathers the tiles of all localities",
            example='all_gather_d(annotate_d([1, 2], "g", list("tile", list("columns", 0, 2))))',
            result="[1, 2]")
+@lockstep
 def all_gather_d(local_result):
     """The whole distributed array on every locality, as a plain array.
 
     A plain array is returned as it is."""
     if isinstance(local_result, DistributedArray):
-        return local_result.gather()
+        return tiles.gather(local_result.local, local_result.layout, final=True)
     return local_result

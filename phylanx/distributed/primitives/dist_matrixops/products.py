@@ -30,7 +30,7 @@ from ....values import scalarize
 from ... import tiles, tiling
 from ...darray import DistributedArray
 from ...tiles import Layout
-from .._support import ORDERED
+from .._support import ORDERED, lockstep
 
 _NO_ORACLE = {"no_oracle": "products of tiled operands (tested under mpiexec against numpy)"}
 
@@ -61,11 +61,17 @@ def _cells(x: DistributedArray) -> list[tuple[tiling.Box, np.ndarray]]:
 
 def _summed(partial: np.ndarray) -> Any:
     """The sum over localities, added in locality order (the same bits everywhere)."""
-    parts = tiles.all_gather(partial) if api.num_localities() > 1 else [partial]
+    parts = tiles.all_gather(partial, final=True) if api.num_localities() > 1 else [partial]
     total = parts[0]
     for p in parts[1:]:
         total = total + p
     return scalarize(np.asarray(total))
+
+
+def _span(box: tiling.Box, axis: int) -> tuple[int, int]:
+    """The box's span along ``axis``, or an empty one if the box is empty (an empty
+    tile owns nothing, whatever its span along the other axis)."""
+    return (0, 0) if tiling.is_empty(box) else box[axis]
 
 
 def _only_split(x: Any, axes: set[int]) -> bool:
@@ -75,6 +81,7 @@ def _only_split(x: Any, axes: set[int]) -> bool:
 @primitive("dot_d", "dot_d(_1, _2)", flags=ORDERED, **_NO_ORACLE,
            example='dot_d(annotate_d([1, 2], "u", list("tile", list("columns", 0, 2))), '
                    '[3, 4])', result="11")
+@lockstep
 def dot_d(a, b):
     """numpy.dot of distributed (tiled) operands: 1-d·1-d, 1-d·2-d, 2-d·1-d, 2-d·2-d.
 
@@ -92,14 +99,20 @@ def dot_d(a, b):
     dtype = np.result_type(a.dtype, b.dtype)
     if a.ndim == 2 and _only_split(a, {0}):          # rows of a -> rows of the result
         whole_b = _parts(b, [tuple((0, n) for n in b.shape)])[0]
-        local = np.dot(a.local, whole_b).astype(dtype, copy=False)
-        boxes = [(bx[0],) + tuple((0, n) for n in b.shape[1:]) for bx in a.layout.boxes]
+        # (an empty tile, e.g. (3, 0) when another rank holds all, gives no rows)
+        boxes = [(_span(bx, 0),) + tuple((0, n) for n in b.shape[1:]) for bx in a.layout.boxes]
+        mine = boxes[api.find_here()]
+        local = np.dot(a.local, whole_b).astype(dtype, copy=False) \
+            if not tiling.is_empty(a.box) else np.zeros(tiling.box_shape(mine), dtype)
         shape = a.shape[:1] + b.shape[1:]
         return a.derive(local, Layout(boxes, shape, "rows"))
     if b.ndim == 2 and _only_split(b, {1}):          # columns of b -> columns of the result
         whole_a = _parts(a, [tuple((0, n) for n in a.shape)])[0]
-        local = np.dot(whole_a, b.local).astype(dtype, copy=False)
-        boxes = [tuple((0, n) for n in a.shape[:-1]) + (bx[1],) for bx in b.layout.boxes]
+        boxes = [tuple((0, n) for n in a.shape[:-1]) + (_span(bx, 1),)
+                 for bx in b.layout.boxes]
+        mine = boxes[api.find_here()]
+        local = np.dot(whole_a, b.local).astype(dtype, copy=False) \
+            if not tiling.is_empty(b.box) else np.zeros(tiling.box_shape(mine), dtype)
         shape = a.shape[:-1] + b.shape[1:]
         named = a if isinstance(a, DistributedArray) else b
         return named.derive(local, Layout(boxes, shape, "columns"))
@@ -144,6 +157,7 @@ def _grid_spans(x: DistributedArray, q: int, what: str) -> tuple[list, list]:
 @primitive("cannon_product_d", "cannon_product_d(_1, _2)", flags=ORDERED, **_NO_ORACLE,
            example='all_gather_d(cannon_product_d(constant_d(1, list(2, 2)), '
                    'constant_d(2, list(2, 2))))', result="[[4.0, 4.0], [4.0, 4.0]]")
+@lockstep
 def cannon_product_d(a, b):
     """Matrix product with Cannon's algorithm on a q x q grid of tiles (P = q*q localities).
 

@@ -21,7 +21,7 @@ from ....primitives.registry import primitive
 from ....values import scalarize
 from ... import tiles, tiling
 from ...darray import DistributedArray, as_tiled
-from .._support import ORDERED
+from .._support import ORDERED, lockstep
 
 _REPLICATED = {"no_oracle": "combines the tiles of all localities (tested under mpiexec)"}
 
@@ -70,7 +70,7 @@ def _reduce(a: Any, axis: Any, keepdims: Any, op: str) -> Any:
             where = tuple(slice(s, e) for i, (s, e) in enumerate(cell) if i != ax)
             if block.shape[ax]:
                 partial[where] = ufunc(partial[where], ufunc.reduce(block, axis=ax))
-    parts = tiles.all_gather(partial) if len(a.layout.boxes) > 1 else [partial]
+    parts = tiles.all_gather(partial, final=True) if len(a.layout.boxes) > 1 else [partial]
     result = _combine(parts, ufunc)
     if to_bool(keepdims):
         result = np.expand_dims(result, tuple(range(a.ndim)) if ax is None else ax)
@@ -82,6 +82,7 @@ def _declare(name: str, op: str, doc: str):
         return scalarize(_reduce(a, axis, keepdims, op))
     impl.__name__ = name
     impl.__doc__ = doc
+    impl = lockstep(impl)
     primitive(name, f"{name}(_1, __arg(_2_axis, nil), __arg(_3_keepdims, false))",
               flags=ORDERED, extension=True, **_REPLICATED,
               example=f'{name}(annotate_d([1, 4, 2], "r", list("tile", list("columns", 0, 3))))',
@@ -101,6 +102,7 @@ min_d = _declare("min_d", "min", "Minimum of a distributed array (all, or along 
            flags=ORDERED, extension=True, **_REPLICATED,
            example='mean_d(annotate_d([1, 4, 1], "m", list("tile", list("columns", 0, 3))))',
            result="2.0")
+@lockstep
 def mean_d(a, axis=None, keepdims=False):
     """Mean of a distributed array (all, or along ``axis``), replicated everywhere."""
     a = as_tiled(a, "the argument")
@@ -151,7 +153,8 @@ def _arg(a: Any, axis: Any, op: str) -> Any:
         take = _better(cand_v, cand_i, values[sub], index[sub], op)
         values[sub] = np.where(take, cand_v, values[sub])
         index[sub] = np.where(take, cand_i, index[sub])
-    parts = tiles.all_gather((values, index)) if len(a.layout.boxes) > 1 else [(values, index)]
+    parts = tiles.all_gather((values, index), final=True) if len(a.layout.boxes) > 1 \
+        else [(values, index)]
     best_v, best_i = parts[0]
     for v, i in parts[1:]:
         take = _better(v, i, best_v, best_i, op)
@@ -162,6 +165,7 @@ def _arg(a: Any, axis: Any, op: str) -> Any:
 @primitive("argmax_d", "argmax_d(_1, _2)", "argmax_d(_1)", flags=ORDERED, **_REPLICATED,
            example='argmax_d(annotate_d([1, 4, 2], "x", list("tile", list("columns", 0, 3))))',
            result="1")
+@lockstep
 def argmax_d(a, axis=None):
     """Global index of the maximum of a distributed array, replicated everywhere.
 
@@ -172,6 +176,7 @@ def argmax_d(a, axis=None):
 @primitive("argmin_d", "argmin_d(_1, _2)", "argmin_d(_1)", flags=ORDERED, **_REPLICATED,
            example='argmin_d(annotate_d([3, 1, 2], "n", list("tile", list("columns", 0, 3))))',
            result="1")
+@lockstep
 def argmin_d(a, axis=None):
     """Global index of the minimum of a distributed array (flat), or along ``axis``."""
     return _arg(a, axis, "min")

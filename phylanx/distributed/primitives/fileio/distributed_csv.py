@@ -8,7 +8,7 @@ from ....errors import PhylanxError
 from ....primitives.dtypes import to_bool
 from ....primitives.registry import primitive
 from ... import tiles
-from .._support import ORDERED, auto_name, box_slices, create
+from .._support import ORDERED, auto_name, box_slices, create, lockstep
 
 _EXAMPLE_DIR = Path(tempfile.gettempdir()).as_posix()
 
@@ -22,6 +22,7 @@ _EXAMPLE_DIR = Path(tempfile.gettempdir()).as_posix()
                    f'[[1, 2], [3, 4]]), all_gather_d(file_read_csv_d('
                    f'"{_EXAMPLE_DIR}/phylanx_csv_d_example.csv")))',
            result="[[1.0, 2.0], [3.0, 4.0]]")
+@lockstep
 def file_read_csv_d(filename, mode3d=False, page_nrows=1, tiling_type="sym",
                     intersection=None, name="", numtiles=None):
     """This locality's tile of a CSV file (2-d, or 3-d pages of ``page_nrows`` rows).
@@ -38,4 +39,4 @@ def file_read_csv_d(filename, mode3d=False, page_nrows=1, tiling_type="sym",
         problem = e.message
     tiles.agree(problem, f"array {name!r}")
     return create(name, data.shape, None, numtiles, tiling_type,
-                  intersection, lambda box: data[box_slices(box)].copy())
+                  intersection, lambda box: data[box_slices(box)].copy(), replicated=data)

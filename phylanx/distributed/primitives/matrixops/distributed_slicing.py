@@ -17,7 +17,7 @@ from ....primitives.dtypes import to_int
 from ....primitives.registry import primitive
 from ...darray import DistributedArray, as_tiled
 from ...tiles import Layout
-from .._support import ORDERED
+from .._support import ORDERED, lockstep
 
 _LOCAL = {"no_oracle": "works on the tiles' layout (tested under mpiexec)"}
 
@@ -25,6 +25,7 @@ _LOCAL = {"no_oracle": "works on the tiles' layout (tested under mpiexec)"}
 @primitive("shape_d", "shape_d(_1, _2)", "shape_d(_1)", flags=ORDERED, **_LOCAL,
            example='shape_d(annotate_d([1, 2], "s", list("tile", list("columns", 0, 2))), 0)',
            result="2")
+@lockstep(local=True)
 def shape_d(a, dim=None):
     """The global shape of a distributed array, or its extent along ``dim``.
 
@@ -127,6 +128,7 @@ def _row_axis(ndim: int) -> int:
 @primitive("slice_row_d", "slice_row_d(_1, __2)", flags=ORDERED, **_LOCAL,
            example='shape_d(slice_row_d(constant_d(1, list(4, 3)), list(1, 3)))',
            result="list(2, 3)")
+@lockstep(local=True)
 def slice_row_d(a, *indices):
     """Rows of a distributed array selected with *global* indices.
 
@@ -139,6 +141,7 @@ def slice_row_d(a, *indices):
 
 @primitive("slice_column_d", "slice_column_d(_1, __2)", flags=ORDERED, **_LOCAL,
            example='shape_d(slice_column_d(constant_d(1, list(4, 3)), 1))', result="list(4)")
+@lockstep(local=True)
 def slice_column_d(a, *indices):
     """Columns (the last axis) of a distributed array selected with global indices."""
     a = as_tiled(a, "the argument")

@@ -1,0 +1,162 @@
+"""Keeping the ranks in step on the tiles channel: tagged messages and collective errors.
+
+Every distributed primitive (``@lockstep`` under its ``@primitive``), and the Python
+API's ``tiled`` and ``DistributedArray.gather``, is one *operation*: the ranks run it
+in the same order (SPMD), numbered 1, 2, ... on each rank.  Each message of the
+tiles channel (``tiles.py``) carries a tag in its collective header
+(``agreement.header``): a checksum of the operation's label (the primitive and its
+arrays' names with generations), the operation's number and the message's number
+within it.  Ranks whose tags differ fail at once, all with the same error naming
+them, instead of reading each other's data.
+
+**Errors are collective.**  When an operation ends on a rank, that rank sends an
+end message (one exchange of header slots): nothing, or its error's class and
+text.  Every rank reads the same slots, so every rank decides alike
+(``agreement.step_outcome``): all ended without error, or every rank raises the
+same error, of the failing rank's class, naming it (``on locality 1: ...``).  A
+rank that is still communicating when another's end message arrives (the failing
+rank skipped the rest of the operation) meets it in its next exchange, which then
+counts as its end message too.  So a program that catches the error goes on with
+every rank in step.  Errors that every rank raised from the same exchanged data
+(marked ``agreed``: a layout problem, a disagreement, the decided outcome itself)
+need no end message.
+
+**What it costs.**  The end message is one more exchange of header slots.  Most
+operations need none: an operation whose last message is an all_gather after which
+every rank only computes on what all ranks received (a reduction's partial results,
+the tiles' boxes of a new array, a gather) sends that message as its end message
+(``final``: the flag rides in its header; a failing rank's end message meets it as
+any other).  Operations that do not communicate (``@lockstep(local=True)``:
+``shape_d``, ``transpose_d``, ``slice_row_d``, ``slice_column_d``) decide from the
+layout every rank holds, so they fail on every rank or on none: they are numbered
+but send nothing.  An end message of its own costs the operations that compute on
+their own tile after their last message (``dot_d`` of row tiles, ``retile_d`` ...).
+On one locality nothing is sent.
+"""
+from __future__ import annotations
+
+import functools
+import threading
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from .. import distributed as api
+
+#: the collective name of the tiles channel (one communicator for all tiled arrays)
+CHANNEL = "phylanx_tiles"
+
+
+class _State:
+    """This rank's operation counter, and the current operation's label and messages."""
+
+    def __init__(self) -> None:
+        self.seq = 0            # operations begun (the same count on every rank)
+        self.step = 0           # messages sent in the current operation
+        self.label = 0          # checksum of the current operation's label
+        self.ended: BaseException | None = None    # the decided outcome, once received
+        self.final = False      # the current operation sent its final message
+        self.local = threading.local()             # nesting depth, per thread
+
+
+_state = _State()
+
+
+def label_of(what: str, args: tuple = ()) -> str:
+    """``dot_d(x_transposed/1, x)``: the operation and the names of its tiled arrays."""
+    from .darray import DistributedArray
+    names = [a.full_name for a in args if type(a) is DistributedArray]
+    return f"{what}({', '.join(names)})"
+
+
+@contextmanager
+def operation(label: str, local: bool = False) -> Iterator[None]:
+    """Run the body as one lockstep operation (nested ones are part of the outer).
+    ``local``: the body does not communicate and fails alike on every rank."""
+    here = _state.local
+    if getattr(here, "depth", 0) or api.num_localities() == 1:
+        here.depth = getattr(here, "depth", 0) + 1
+        try:
+            yield
+        finally:
+            here.depth -= 1
+        return
+    here.depth = 1
+    _state.seq += 1
+    _state.step = 0
+    _state.label = zlib.crc32(label.encode())
+    _state.ended, _state.final = None, False
+    try:
+        yield
+    except Exception as error:  # noqa: BLE001 - every rank must hear of it
+        here.depth = 0
+        if _state.ended is not None:
+            raise _state.ended from None    # decided (the body may have swallowed it)
+        if local or _state.final or getattr(error, "agreed", False):
+            raise   # raised alike on every rank (see the module doc)
+        _end(error)
+        raise   # (not reached: _end raises the decided error)
+    else:
+        here.depth = 0
+        if _state.ended is not None:      # the body caught the decided error: still it
+            raise _state.ended from None
+        if not (local or _state.final):
+            _end(None)
+    finally:
+        here.depth = 0
+
+
+def _end(error: BaseException | None) -> None:
+    """The end message of the current operation; raises the decided error, if any."""
+    from .collectives import wait
+    tag = (_state.label, _state.seq, _state.step + 1)
+    future = api._mpi().collectives.end(error, CHANNEL, tag)
+    try:
+        wait(future)
+    except Exception as decided:  # noqa: BLE001
+        _state.ended = decided
+        if error is not None and decided is not error:
+            raise decided from error
+        raise
+
+
+def tag(final: bool = False) -> tuple[int, int, int, int]:
+    """The tag of the next message of the current operation.  ``final``: the message
+    is the operation's end message, if the caller runs the operation itself (not a
+    part of an enclosing one): after it, every rank computes only on what all
+    received, so nothing can fail on one rank only."""
+    _state.step += 1
+    final = final and getattr(_state.local, "depth", 0) == 1
+    _state.final = _state.final or final
+    from .agreement import END
+    return (_state.label, _state.seq, _state.step, END if final else 0)
+
+
+def next_name() -> str:
+    """``<operation>.<message>`` of the next message: a name every rank in step gives
+    the same thing (e.g. a tile registered for remote reads)."""
+    return f"{_state.seq}.{_state.step + 1}"
+
+
+def received(error: BaseException) -> None:
+    """Note an error from a message of the tiles channel: if it decided the current
+    operation's end, the operation must not send an end message of its own, and
+    raises this error even if the body catches it."""
+    if getattr(error, "step_end", None) is not None:
+        _state.ended = error
+
+
+def lockstep(fn: Callable[..., Any] | None = None, *, local: bool = False) -> Any:
+    """Decorator (under ``@primitive``): ``fn`` is one lockstep operation;
+    ``@lockstep(local=True)`` for one that does not communicate (module doc)."""
+    if fn is None:
+        return functools.partial(lockstep, local=local)
+    what = fn.__name__
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with operation(label_of(what, args), local):
+            return fn(*args, **kwargs)
+    run.lockstep = True  # type: ignore[attr-defined]
+    return run

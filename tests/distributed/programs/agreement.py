@@ -1,0 +1,219 @@
+"""Ranks that disagree, and errors on one rank, for any number of ranks (issue 26 items 3, 4).
+
+argv chooses the groups (default: all):
+
+* ``disagree``: for each rank in turn, that rank alone differs (a tile count, the
+  array given to ``distributed.tiled``: content, dtype, shape; the array it reduces;
+  ``fit(distributed="data")``: the model, the number of samples, the seed); every rank
+  must get a located error naming the differing rank, and the ranks must still be in
+  step;
+* ``caught``: a distributed primitive fails on one rank only (injected before, between
+  and after its messages); the program catches it; every rank must have caught the
+  same located error naming that rank, and gathers and reductions afterwards must
+  give NumPy's answers;
+* ``empty``: ``dot_d(transpose_d(x), x)`` and friends with all rows on one rank and
+  empty tiles elsewhere equal NumPy.
+
+Prints ``OK <rank>`` at the end.
+"""
+import sys
+
+import numpy as np
+
+import phylanx
+from phylanx import distributed as dist
+from phylanx import nn
+from phylanx.distributed import tiles
+from phylanx.errors import PhylanxError
+
+r, n = dist.find_here(), dist.num_localities()
+groups = sys.argv[1:] or ["disagree", "caught", "empty"]
+rng = np.random.default_rng(5)
+COLS = n + 2     # (a tiled vector of COLS elements needs one per rank)
+A = rng.normal(size=(4 * n + 1, COLS))
+
+
+def close(got, want, what):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape, (what, got.shape, want.shape)
+    scale = max(1.0, float(np.max(np.abs(want)))) if want.size else 1.0
+    assert np.allclose(got, want, rtol=1e-9, atol=1e-9 * scale), (what, got, want)
+
+
+def expect_error(run, words, what):
+    """``run()`` raises a located PhylanxError containing ``words`` on this rank."""
+    try:
+        run()
+    except PhylanxError as e:
+        text = str(e)
+        assert e.loc is not None, (what, text)
+        for w in words:
+            assert w in text, (what, w, text)
+        return text
+    raise AssertionError(f"rank {r}: no error from {what}")
+
+
+def in_step(what):
+    """The ranks still communicate correctly: a new tiled array gathers to itself,
+    and a reduction and a product of it are NumPy's."""
+    y = dist.tiled(A, "row", name="check")
+    close(y.gather(), A, f"gather after {what}")
+    close(phylanx.evaluate("lambda(y, sum_d(y))", y), A.sum(), f"sum_d after {what}")
+    v = np.arange(float(COLS))
+    got = phylanx.evaluate("lambda(y, v, dot_d(y, v))", y, v)
+    close(got.gather() if isinstance(got, dist.DistributedArray) else got, A @ v,
+          f"dot_d after {what}")
+    close(phylanx.evaluate("lambda(y, dot_d(transpose_d(y), y))", y), A.T @ A,
+          f"dot_d(transpose_d(y), y) after {what}")
+
+
+def rank_words(bad):
+    return [f"rank {bad}:"] if n > 1 else []
+
+
+def disagree():
+    # a tile count that is not the number of localities, on every rank and on one
+    expect_error(lambda: phylanx.evaluate(
+        'constant_d(1.0, list(8, 6), find_here(), num_localities() + 1, "a")'),
+        ["numtiles", "number of localities"], "constant_d numtiles")
+    in_step("constant_d numtiles")
+    # every rank asking for tile 0: the tiles do not make up the array asked for
+    if n > 1:
+        expect_error(lambda: phylanx.evaluate('constant_d(1.0, list(8, 6), 0)'),
+                     ["(8, 6)"], "constant_d all tile 0")
+        in_step("constant_d all tile 0")
+    for bad in range(n if n > 1 else 0):
+        me = r == bad
+        expect_error(lambda me=me: phylanx.evaluate(
+            f'constant_d(1.0, list(8, 6), find_here(), {n + 1 if me else n})'),
+            ["numtiles"], f"constant_d numtiles on rank {bad}")
+        cases = {
+            "content": A + (1.0 if me else 0.0),
+            "dtype": A.astype(np.float32 if me else np.float64),
+            "shape": A[:-1] if me else A,
+        }
+        for what, array in cases.items():
+            text = expect_error(lambda array=array: dist.tiled(array, "row"),
+                                ["disagree"] + rank_words(bad), f"tiled {what} on rank {bad}")
+            assert {"content": "checksum", "dtype": "dtype", "shape": "shape"}[what] in text, text
+            in_step(f"tiled {what} on rank {bad}")
+        # ranks out of step: a reduction of another array (same shape) on one rank
+        p, q = dist.tiled(A, "row", name="p"), dist.tiled(2 * A, "row", name="q")
+        mine = q if me else p
+        expect_error(lambda mine=mine: phylanx.evaluate("lambda(a, sum_d(a))", mine),
+                     ["disagree"] + rank_words(bad), f"sum_d of another array on rank {bad}")
+        in_step(f"sum_d of another array on rank {bad}")
+        fits = {
+            "model": dict(width=32 if me else 16),
+            "samples": dict(samples=40 + me),
+            "seed": dict(seed=3 + me),
+        }
+        for what, kw in fits.items():
+            expect_error(lambda kw=kw: fit(**kw), ["fit(distributed='data')", "disagree"]
+                         + rank_words(bad), f"fit {what} on rank {bad}")
+            in_step(f"fit {what} on rank {bad}")
+    weights = fit()     # all alike: trains, the same weights everywhere
+    for w, w0 in zip(weights, dist.broadcast(weights, 0, "weights").result()):
+        close(w, w0, "weights after fit")
+
+
+def fit(width=16, samples=40, seed=3):
+    nn.set_seed(seed)
+    nn.clear_session()
+    m = nn.Sequential([nn.Input((4,)), nn.Dense(width, activation="relu"), nn.Dense(2)])
+    m.compile(optimizer="sgd", loss="mse")
+    data = np.random.default_rng(0)
+    x = data.normal(size=(samples, 4)).astype(np.float32)
+    y = data.normal(size=(samples, 2)).astype(np.float32)
+    m.fit(x, y, batch_size=8, epochs=1, verbose=0, distributed="data")
+    return m.get_weights()
+
+
+class Injected(Exception):
+    pass
+
+
+def inject(bad, where):
+    """On rank ``bad``, make the next ``tiles.fetch`` fail ``before`` or ``after`` doing
+    its communication, or the next ``tiles.all_gather`` before it (one after it
+    would break the contract of a final all_gather: after it, ranks compute only on
+    what all received, so nothing fails on one rank only; see ``lockstep.py``)."""
+    real = {"fetch": tiles.fetch, "all_gather": tiles.all_gather}
+
+    def patch(name):
+        def failing(*args, **kw):
+            restore()
+            if where == "after":
+                real[name](*args, **kw)
+            raise Injected(f"injected failure {where} {name}")
+        return failing
+
+    def restore():
+        tiles.fetch, tiles.all_gather = real["fetch"], real["all_gather"]
+    if r == bad:
+        tiles.fetch = patch("fetch")
+        if where == "before":
+            tiles.all_gather = patch("all_gather")
+    return restore
+
+
+def caught():
+    x = dist.tiled(A, "row", name="x")
+    v = dist.tiled(np.arange(float(COLS)), name="v")
+    programs = {
+        # fetch of the whole (tiled) rhs, then local products (nothing after)
+        "dot_d rows": ("lambda(x, v, dot_d(x, v))", [x, v]),
+        # fetches, then an all_gather of the partial products
+        "dot_d contraction": ("lambda(x, dot_d(transpose_d(x), x))", [x]),
+        # one all_gather of partial sums
+        "sum_d": ("lambda(x, sum_d(x, 0))", [x]),
+    }
+    expected = {"sum_d": ["before"]}
+    if n == 1:
+        del programs["sum_d"]      # (one locality: sum_d does not communicate)
+    for bad in range(n):
+        for what, (code, args) in programs.items():
+            for where in expected.get(what, ["before", "after"]):
+                restore = inject(bad, where)
+                try:
+                    words = ([f"on locality {bad}:"] if n > 1 else []) + ["injected failure"]
+                    expect_error(lambda code=code, args=args: phylanx.evaluate(code, *args),
+                                 words, f"{what}, failing on rank {bad} {where}")
+                finally:
+                    restore()
+                in_step(f"{what} failing on rank {bad} {where}")
+    # a caught error in Python code between distributed operations changes nothing
+    try:
+        raise ValueError("not distributed")
+    except ValueError:
+        pass
+    in_step("a local error")
+
+
+def empty():
+    for holder in range(n):
+        mine = A if r == holder else A[:0]
+        span = (0, len(A)) if r == holder else (0, 0)
+        x = dist.annotate(mine, f"x{holder}", ["tile", ["rows", *span], ["columns", 0, COLS]])
+        close(x.gather(), A, "gather of tiles on one rank")
+        got = phylanx.evaluate("lambda(x, dot_d(transpose_d(x), x))", x)
+        close(got.gather() if isinstance(got, dist.DistributedArray) else got, A.T @ A,
+              f"dot_d(transpose_d(x), x), rows on rank {holder}")
+        v = np.arange(float(COLS))
+        got = phylanx.evaluate("lambda(x, v, dot_d(x, v))", x, v)
+        close(got.gather() if isinstance(got, dist.DistributedArray) else got, A @ v,
+              f"dot_d(x, v), rows on rank {holder}")
+        w = np.arange(len(A), dtype=float)
+        got = phylanx.evaluate("lambda(x, w, dot_d(w, x))", x, w)
+        close(got.gather() if isinstance(got, dist.DistributedArray) else got, w @ A,
+              f"dot_d(w, x), rows on rank {holder}")
+        got = phylanx.evaluate("lambda(x, dot_d(x, transpose_d(x)))", x)
+        close(got.gather() if isinstance(got, dist.DistributedArray) else got, A @ A.T,
+              f"dot_d(x, transpose_d(x)), rows on rank {holder}")
+        close(phylanx.evaluate("lambda(x, sum_d(x, 0))", x), A.sum(0),
+              f"sum_d, rows on rank {holder}")
+
+
+for group in groups:
+    {"disagree": disagree, "caught": caught, "empty": empty}[group]()
+print(f"OK {r}", flush=True)
