@@ -247,13 +247,65 @@ def _numpy_parameters(dotted: str) -> list[str] | None:
         return None
 
 
-# NumPy keyword-only aliases of positional parameters (NumPy >= 2.1: np.clip(a, min=, max=))
-KEYWORD_ALIASES = {"clip": {"min": "a_min", "max": "a_max"}}
+# NumPy keyword-only aliases of positional parameters (NumPy >= 2.1: np.clip(a, min=, max=)),
+# and NumPy's names of the primitives' slots that mean the same under another name
+KEYWORD_ALIASES = {"clip": {"min": "a_min", "max": "a_max"},
+                   "full": {"fill_value": "value"}, "full_like": {"fill_value": "value"},
+                   "arange": {"start_or_stop": "start"}}
+
+
+def _numpy_positionals(dotted: str) -> list[str] | None:
+    """The names of NumPy's parameters that take positional arguments, in order, up to a
+    ``*args`` (None where NumPy's signature is unknown)."""
+    obj = np
+    for part in dotted.split("."):
+        obj = getattr(obj, part, None)
+    try:
+        params = inspect.signature(obj).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    out = []
+    for p in params:
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            break
+        out.append(p.name)
+    return out
+
+
+def named_positionals(prim: str, dotted: str, args: list) -> list:
+    """Positional arguments past the point where the primitive's parameters stop meaning
+    NumPy's, passed by NumPy's names instead (``np.sum(x, 0, np.float32)`` ->
+    ``sum(x, 0, dtype=float32)``: the primitive's third slot is ``keepdims``).  A slot
+    counts as the same when the primitive leaves it unnamed (the original's order) or
+    names it as NumPy does.  ``out=None`` given by position is NumPy's default and goes;
+    any other ``out`` stays a keyword the compiler refuses, located."""
+    spec = registry.lookup(prim)
+    names = _numpy_positionals(dotted)
+    if spec is None or names is None:
+        return args
+    aliases = KEYWORD_ALIASES.get(dotted, {})
+    names = [aliases.get(n, n) for n in names]
+    slots = spec.signature.params
+    count = sum(not isinstance(a, past.KeywordArg) for a in args)
+    for i in range(min(count, len(names))):
+        slot = slots[i] if i < len(slots) else None
+        if slot is not None and (slot.variadic or slot.name in (None, names[i])):
+            continue
+        moved = [past.KeywordArg(name, a, getattr(a, "loc", None) or _value(a).loc)
+                 for name, a in zip(names[i:], args[i:count])]
+        if count > len(names):      # more than NumPy takes: left for the compiler to refuse
+            return args
+        moved = [k for k in moved if not (k.name == "out" and isinstance(k.value, past.Literal)
+                                          and k.value.value is None)]
+        return args[:i] + moved + args[count:]
+    return args
 
 
 def positional_keywords(prim: str, dotted: str, args: list) -> list:
     """NumPy keywords the primitive only takes by position (``np.argmin(x, axis=1)`` ->
-    ``argmin(x, 1)``), moved into place using NumPy's own signature."""
+    ``argmin(x, 1)``), moved into place using NumPy's own signature (after
+    :func:`named_positionals` has named the positional ones the primitive reads otherwise)."""
+    args = named_positionals(prim, dotted, args)
     aliases = KEYWORD_ALIASES.get(dotted)
     if aliases:
         args = [past.KeywordArg(aliases[a.name], a.value, a.loc)
@@ -266,10 +318,14 @@ def positional_keywords(prim: str, dotted: str, args: list) -> list:
     params = _numpy_parameters(dotted)
     if params is None:
         return args
+    params = [(aliases or {}).get(n, n) for n in params]
     out = [a for a in args if not isinstance(a, past.KeywordArg)]
     rest = [a for a in args if isinstance(a, past.KeywordArg) and a.name in known]
     for kw in sorted(keywords, key=lambda k: params.index(k.name) if k.name in params else 99):
-        if kw.name in params and params.index(kw.name) == len(out):
+        slot = spec.signature.params[len(out)] if len(out) < len(spec.signature.params) \
+            else None
+        if kw.name in params and params.index(kw.name) == len(out) and slot is not None and \
+                slot.name in (None, kw.name):
             out.append(kw.value)
         else:
             rest.append(kw)   # the compiler reports it as an unknown keyword, located
