@@ -9,6 +9,12 @@ in a measuring wrapper and later swap it out again.
 
 A frame is a Python list: slot 0 is the enclosing frame (the closure link),
 the other slots hold arguments and locals (resolved to indices at compile time).
+
+Operands are dispatched by kind before the kernel runs: a registered kind (the
+distributed layer's ``DistributedArray``, see :func:`register_operand_kind`) never
+reaches the kernel of a primitive not declared ``takes_tiled``; the kind's dispatcher
+applies the primitive's rule or raises a located error.  The test is one ``type(x) is
+K`` per non-literal operand, so plain evaluation pays a few nanoseconds per node.
 """
 from __future__ import annotations
 
@@ -199,6 +205,9 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
     n = len(children)
     consts = [c.is_const for c in children]
     dynamic = n - sum(consts)
+    spec = _spec_of(node)
+    # literals are never of the kind: only the other operands are tested
+    kind = _NoKind if spec is not None and spec.takes_tiled else _kind[0]
 
     if n == 0:
         def run(frame):
@@ -211,6 +220,8 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
 
         def run(frame):
             x = frame[i]
+            if type(x) is kind:
+                return dispatch_kind(node, impl, (x,))
             try:
                 return impl(x)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -220,6 +231,8 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
 
         def run(frame):
             x = a.run(frame)
+            if type(x) is kind:
+                return dispatch_kind(node, impl, (x,))
             try:
                 return impl(x)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -229,6 +242,8 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
 
         def run(frame):
             x, y = frame[i], frame[j]
+            if type(x) is kind or type(y) is kind:
+                return dispatch_kind(node, impl, (x, y))
             try:
                 return impl(x, y)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -239,11 +254,16 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
 
         def run(frame):
             x = frame[i]
+            if type(x) is kind:
+                return dispatch_kind(node, impl, (x, bv))
             try:
                 return impl(x, bv)
             except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, (x, bv), e)
-        run.slot_op = (i, impl, bv)   # parents may evaluate it in place (see slot_op)
+        if kind is _NoKind or (spec is not None and spec.elementwise):
+            # parents may evaluate it in place (see slot_op), skipping the kind test: an
+            # element-wise kernel given a tiled array goes tile by tile (its rule's answer)
+            run.slot_op = (i, impl, bv)
     elif n == 2 and dynamic == 2:
         a, b = children
 
@@ -253,6 +273,8 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             else:
                 x = a.run(frame)
                 y = b.run(frame)
+            if type(x) is kind or type(y) is kind:
+                return dispatch_kind(node, impl, (x, y))
             try:
                 return impl(x, y)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -262,6 +284,8 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
 
         def run(frame):
             x = a.run(frame)
+            if type(x) is kind:
+                return dispatch_kind(node, impl, (x, bv))
             try:
                 return impl(x, bv)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -271,6 +295,8 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
 
         def run(frame):
             y = b.run(frame)
+            if type(y) is kind:
+                return dispatch_kind(node, impl, (av, y))
             try:
                 return impl(av, y)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -281,6 +307,9 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
                 args = resolve_args(node, frame)
             else:
                 args = [c.run(frame) for c in children]
+            for x in args:
+                if type(x) is kind:
+                    return dispatch_kind(node, impl, args)
             try:
                 return impl(*args)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -326,8 +355,51 @@ def resolving(impl: Callable[..., Any]) -> Callable[..., Any]:
     return kernel
 
 
-#: ``handler(node, impl, args, exc)`` for operands a kernel cannot take, tried on the
-#: failure path only (so ordinary evaluation pays nothing); NotImplemented: not mine
+class _NoKind:
+    """The class of no value: the kind tested when none is registered or applies."""
+
+
+#: [kind, dispatcher]: see :func:`register_operand_kind`
+_kind: list = [_NoKind, None]
+
+
+def register_operand_kind(kind: type, dispatcher: Callable[..., Any]) -> None:
+    """Make operands of exactly ``kind`` go to ``dispatcher(node, impl, args)`` instead of
+    the kernel, for every primitive not declared ``takes_tiled``.  Registered once, on
+    import of the layer that defines the kind (``phylanx.distributed.darray``, which
+    ``import phylanx`` loads before anything compiles)."""
+    if _kind[0] is not _NoKind and _kind[0] is not kind:
+        raise ValueError(f"operand kind {_kind[0].__name__} is already registered")
+    _kind[0], _kind[1] = kind, dispatcher
+
+
+def _spec_of(node: Node):
+    from ..primitives.registry import lookup  # (its package imports this module)
+    return lookup(node.primitive)
+
+
+def takes_kind(node: Node) -> bool:
+    """True if ``node``'s kernel is given operands of the registered kind as they are."""
+    spec = _spec_of(node)
+    return _kind[0] is _NoKind or (spec is not None and spec.takes_tiled)
+
+
+def dispatch_kind(node: Node, impl: Callable[..., Any], args) -> Any:
+    """An operand of the registered kind reached ``node``: its dispatcher decides (the
+    primitive's rule, or a refusal), its errors located at ``node``."""
+    try:
+        return _kind[1](node, impl, tuple(args))
+    except PhylanxError as e:
+        raise node.locate(e) from None
+    except ControlSignal:
+        raise
+    except Exception as e:
+        raise node.wrap(e) from e
+
+
+#: ``handler(node, impl, args, exc)`` for a kernel that failed on what an operand holds
+#: (a tiled array inside a list: only top-level operands are dispatched by kind), to
+#: give the located error it deserves; never a retry.  NotImplemented: not mine
 operand_handlers: list[Callable[..., Any]] = []
 
 #: primitives that communicate in program order (collectives of the distributed
@@ -357,6 +429,8 @@ def node_failed(node: Node, impl: Callable[..., Any], args, exc: Exception) -> A
             return result
     if not getattr(impl, "resolves_futures", False) and any(holds_future(a) for a in args):
         values = [resolve_deep(a) for a in args]
+        if any(type(v) is _kind[0] for v in values) and not takes_kind(node):
+            return dispatch_kind(node, impl, values)   # a future held a tiled array
         try:
             return impl(*values)
         except PhylanxError as e:

@@ -22,7 +22,7 @@ from ...tiles import Layout
 from .._support import ORDERED
 
 
-@primitive("inverse_d", "inverse_d(_1_matrix)", flags=ORDERED,
+@primitive("inverse_d", "inverse_d(_1_matrix)", flags=ORDERED, takes_tiled=True,
            no_oracle="inverse of a tiled matrix (tested under mpiexec against numpy)",
            example='all_gather_d(inverse_d(annotate_d([[2.0, 0.0], [0.0, 4.0]], "i", '
                    'list("tile", list("rows", 0, 2), list("columns", 0, 2)))))',

@@ -22,7 +22,7 @@ from .._support import ORDERED
 _LOCAL = {"no_oracle": "works on the tiles' layout (tested under mpiexec)"}
 
 
-@primitive("shape_d", "shape_d(_1, _2)", "shape_d(_1)", flags=ORDERED, **_LOCAL,
+@primitive("shape_d", "shape_d(_1, _2)", "shape_d(_1)", flags=ORDERED, takes_tiled=True, **_LOCAL,
            example='shape_d(annotate_d([1, 2], "s", list("tile", list("columns", 0, 2))), 0)',
            result="2")
 def shape_d(a, dim=None):
@@ -124,7 +124,7 @@ def _row_axis(ndim: int) -> int:
     return 0 if ndim <= 2 else ndim - 2
 
 
-@primitive("slice_row_d", "slice_row_d(_1, __2)", flags=ORDERED, **_LOCAL,
+@primitive("slice_row_d", "slice_row_d(_1, __2)", flags=ORDERED, takes_tiled=True, **_LOCAL,
            example='shape_d(slice_row_d(constant_d(1, list(4, 3)), list(1, 3)))',
            result="list(2, 3)")
 def slice_row_d(a, *indices):
@@ -137,7 +137,7 @@ def slice_row_d(a, *indices):
     return _slice_axis(a, _row_axis(a.ndim), indices, "slice_row_d")
 
 
-@primitive("slice_column_d", "slice_column_d(_1, __2)", flags=ORDERED, **_LOCAL,
+@primitive("slice_column_d", "slice_column_d(_1, __2)", flags=ORDERED, takes_tiled=True, **_LOCAL,
            example='shape_d(slice_column_d(constant_d(1, list(4, 3)), 1))', result="list(4)")
 def slice_column_d(a, *indices):
     """Columns (the last axis) of a distributed array selected with global indices."""
