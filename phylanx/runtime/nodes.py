@@ -206,8 +206,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
     consts = [c.is_const for c in children]
     dynamic = n - sum(consts)
     spec = _spec_of(node)
-    # literals are never of the kind: only the other operands are tested
-    kind = _NoKind if spec is not None and spec.takes_tiled else _kind[0]
+    kind = operand_kind(node)   # literals are never of it: only the other operands are tested
 
     if n == 0:
         def run(frame):
@@ -378,10 +377,33 @@ def _spec_of(node: Node):
     return lookup(node.primitive)
 
 
+def operand_kind(node: Node) -> type:
+    """The class whose operands ``node``'s closures hand to :func:`dispatch_kind` (a class
+    no value has if none is registered or the primitive is declared ``takes_tiled``).
+    Every closure that calls a kernel tests its operands against it (this module's,
+    ``runtime/inplace.py``'s)."""
+    spec = _spec_of(node)
+    return _NoKind if spec is not None and spec.takes_tiled else _kind[0]
+
+
 def takes_kind(node: Node) -> bool:
     """True if ``node``'s kernel is given operands of the registered kind as they are."""
     spec = _spec_of(node)
     return _kind[0] is _NoKind or (spec is not None and spec.takes_tiled)
+
+
+def call(node: Node, impl: Callable[..., Any], args) -> Any:
+    """``impl(*args)`` exactly as ``node``'s closure calls it (for evaluators outside this
+    module, such as fusion's unfused paths): operands of the registered kind dispatched,
+    a failure through :func:`node_failed`."""
+    kind = operand_kind(node)
+    for x in args:
+        if type(x) is kind:
+            return dispatch_kind(node, impl, args)
+    try:
+        return impl(*args)
+    except Exception as e:  # also ControlSignal: node_failed passes it on
+        return node_failed(node, impl, args, e)
 
 
 def dispatch_kind(node: Node, impl: Callable[..., Any], args) -> Any:

@@ -37,10 +37,16 @@ def inverse_d(matrix):
     if m.ndim != 2 or m.shape[0] != m.shape[1]:
         raise PhylanxValueError(f"inverse_d needs a square matrix, got shape {m.shape}")
     n, rank = m.shape[0], api.find_here()
-    if set(m.layout.split_axes()) <= {1}:
+    # column tiles hold whole columns: every row, whatever the other tiles (an empty
+    # tile's row span says nothing, and split_axes ignores empty tiles)
+    if all(b[0] == (0, n) for b in m.layout.boxes):
         layout, cols = m.layout, m.local.astype(np.float64)
     else:
-        boxes = tiling.tile_boxes(m.shape, api.num_localities(), "column")
+        count = api.num_localities()
+        if n >= count:
+            boxes = tiling.tile_boxes(m.shape, count, "column")
+        else:       # fewer columns than localities: one each, the last ones empty
+            boxes = [((0, n), (min(r, n), min(r + 1, n))) for r in range(count)]
         layout = Layout(boxes, m.shape)
         cols = tiles.fetch(m.local, m.layout, [boxes[rank]])[0].astype(np.float64)
     c0, c1 = layout.boxes[rank][1]

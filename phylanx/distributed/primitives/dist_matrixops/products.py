@@ -90,16 +90,28 @@ def dot_d(a, b):
         raise PhylanxValueError(f"dot_d: shapes {a.shape} and {b.shape} are not aligned "
                                 f"({k_a} != {k_b})")
     dtype = np.result_type(a.dtype, b.dtype)
+    # (an empty tile holds no whole row or column, whatever its other span: it gets an
+    # empty part of the result, never a product of its zero-size block)
     if a.ndim == 2 and _only_split(a, {0}):          # rows of a -> rows of the result
         whole_b = _parts(b, [tuple((0, n) for n in b.shape)])[0]
-        local = np.dot(a.local, whole_b).astype(dtype, copy=False)
-        boxes = [(bx[0],) + tuple((0, n) for n in b.shape[1:]) for bx in a.layout.boxes]
+        rest = tuple((0, n) for n in b.shape[1:])
+        if tiling.is_empty(a.box):
+            local = np.zeros((0,) + b.shape[1:], dtype)
+        else:
+            local = np.dot(a.local, whole_b).astype(dtype, copy=False)
+        boxes = [((bx[0][0], bx[0][0]) if tiling.is_empty(bx) else bx[0],) + rest
+                 for bx in a.layout.boxes]
         shape = a.shape[:1] + b.shape[1:]
         return a.derive(local, Layout(boxes, shape, "rows"))
     if b.ndim == 2 and _only_split(b, {1}):          # columns of b -> columns of the result
         whole_a = _parts(a, [tuple((0, n) for n in a.shape)])[0]
-        local = np.dot(whole_a, b.local).astype(dtype, copy=False)
-        boxes = [tuple((0, n) for n in a.shape[:-1]) + (bx[1],) for bx in b.layout.boxes]
+        rest = tuple((0, n) for n in a.shape[:-1])
+        if tiling.is_empty(b.box):
+            local = np.zeros(a.shape[:-1] + (0,), dtype)
+        else:
+            local = np.dot(whole_a, b.local).astype(dtype, copy=False)
+        boxes = [rest + ((bx[1][0], bx[1][0]) if tiling.is_empty(bx) else bx[1],)
+                 for bx in b.layout.boxes]
         shape = a.shape[:-1] + b.shape[1:]
         named = a if isinstance(a, DistributedArray) else b
         return named.derive(local, Layout(boxes, shape, "columns"))
