@@ -332,6 +332,8 @@ class Compiler:
                 children.append(compile_child(a, scope))
         node = self.new_node(name, loc, children)
         node.blas = bool(spec.flags.get("blas"))     # runtime/policy.py reads it
+        # how the closures treat tiled operands (runtime/nodes.py: dispatch by kind)
+        node.takes_tiled, node.elementwise = spec.takes_tiled, spec.elementwise
         if spec.lazy:
             run = spec.impl(node, node.children)
             if not spec.flags.get("locates_errors"):

@@ -42,7 +42,7 @@ class Node:
         "run", "primitive", "loc", "children", "instance", "seq", "compile_id",
         "inline", "count", "time_ns", "eval_direct", "parent", "async_children",
         "value", "is_const", "measured_run", "watched", "slot", "function_source",
-        "variable", "float_matrix", "blas", "__weakref__",
+        "variable", "float_matrix", "blas", "takes_tiled", "elementwise", "__weakref__",
     )
 
     def __init__(self, primitive: str, loc: SourceLoc | None, children: tuple = (),
@@ -72,6 +72,10 @@ class Node:
         self.float_matrix = False
         # a product BLAS computes (the primitive's flag ``blas``, set by the compiler)
         self.blas = False
+        # the primitive's flags ``takes_tiled`` and ``elementwise`` (set by the compiler):
+        # whether operands of the registered kind reach the kernel (see build_eager)
+        self.takes_tiled = False
+        self.elementwise = False
         self.inline: Callable[[list], Any] = _unbuilt
         self.run: Callable[[list], Any] = _unbuilt
         for child in self.children:
@@ -205,7 +209,6 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
     n = len(children)
     consts = [c.is_const for c in children]
     dynamic = n - sum(consts)
-    spec = _spec_of(node)
     kind = operand_kind(node)   # literals are never of it: only the other operands are tested
 
     if n == 0:
@@ -259,7 +262,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
                 return impl(x, bv)
             except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, (x, bv), e)
-        if kind is _NoKind or (spec is not None and spec.elementwise):
+        if kind is _NoKind or node.elementwise:
             # parents may evaluate it in place (see slot_op), skipping the kind test: an
             # element-wise kernel given a tiled array goes tile by tile (its rule's answer)
             run.slot_op = (i, impl, bv)
@@ -372,24 +375,17 @@ def register_operand_kind(kind: type, dispatcher: Callable[..., Any]) -> None:
     _kind[0], _kind[1] = kind, dispatcher
 
 
-def _spec_of(node: Node):
-    from ..primitives.registry import lookup  # (its package imports this module)
-    return lookup(node.primitive)
-
-
 def operand_kind(node: Node) -> type:
     """The class whose operands ``node``'s closures hand to :func:`dispatch_kind` (a class
     no value has if none is registered or the primitive is declared ``takes_tiled``).
     Every closure that calls a kernel tests its operands against it (this module's,
     ``runtime/inplace.py``'s)."""
-    spec = _spec_of(node)
-    return _NoKind if spec is not None and spec.takes_tiled else _kind[0]
+    return _NoKind if node.takes_tiled else _kind[0]
 
 
 def takes_kind(node: Node) -> bool:
     """True if ``node``'s kernel is given operands of the registered kind as they are."""
-    spec = _spec_of(node)
-    return _kind[0] is _NoKind or (spec is not None and spec.takes_tiled)
+    return _kind[0] is _NoKind or node.takes_tiled
 
 
 def call(node: Node, impl: Callable[..., Any], args) -> Any:

@@ -131,3 +131,20 @@ def test_the_declared_flags():
         assert name in takes, name
     for name in ("sum", "dot", "shape", "__add", "all_reduce"):
         assert name not in takes, name
+
+
+def test_element_wise_chains_and_loops_dispatch_tiled_operands_by_kind():
+    # the in-place closures (runtime/inplace.py) and loops call kernels too: a tiled
+    # operand is dispatched there as in nodes.build_eager (sqrt of a tiled result failed)
+    x = tiled()
+    got = ev("sqrt(absolute(a * 2 - 1))", x)
+    assert isinstance(got, dist.DistributedArray)
+    assert np.allclose(got.gather(), np.sqrt(np.abs(X * 2 - 1)))
+    got = ev("block(define(s, a), for_each(lambda(i, store(s, exp(-absolute(s)) + s)), "
+             "range(5)), s)", x)
+    want = X.copy()
+    for _ in range(5):
+        want = np.exp(-np.abs(want)) + want
+    assert isinstance(got, dist.DistributedArray) and np.allclose(got.gather(), want)
+    with pytest.raises(PhylanxDistributionError, match="sum_d"):
+        ev("block(define(s, 0.0), for_each(lambda(i, store(s, s + sum(a))), range(3)), s)", x)
