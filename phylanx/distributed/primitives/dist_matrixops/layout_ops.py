@@ -110,11 +110,11 @@ def all_gather_d(local_result):
            example='local_tile(annotate_d([1, 2], "t", list("tile", list("columns", 0, 2))))',
            result="[1, 2]")
 def local_tile(a):
-    """This locality's tile of a distributed array, as a plain array (a plain array is
-    returned as it is).
+    """This locality's tile of a distributed array, as a plain array.
 
     The explicit local view: other primitives never take a tile for the whole array
-    (without a distribution rule they refuse a distributed array)."""
+    (without a distribution rule they refuse a distributed array).  A plain array is
+    returned as it is."""
     if isinstance(a, DistributedArray):
         return a.local
     return a
