@@ -350,7 +350,8 @@ class Compiler:
         elif len(children) == 2 and "binary" in spec.flags:
             impl = spec.flags["binary"]   # two operands: the operator itself, no wrapper
         if spec.side_effects:
-            impl = resolving(impl)   # never run twice (no retry on a future operand)
+            # never run twice (no retry on a future operand)
+            impl = resolving(impl, checks_kind=not spec.takes_tiled)
         return self.build_eager(node, impl, spec)
 
     def build_eager(self, node: Node, impl, spec) -> Node:

@@ -341,16 +341,29 @@ def slot_op(node: Node) -> tuple:
     return (run, *op)
 
 
-def resolving(impl: Callable[..., Any]) -> Callable[..., Any]:
+class KindReached(Exception):  # noqa: N818 - a signal to node_failed, not an error
+    """A future resolved to an operand of the registered kind in a :func:`resolving`
+    kernel: ``node_failed`` dispatches the resolved ``values`` (the kernel never ran)."""
+
+    def __init__(self, values: list):
+        super().__init__("operand of the registered kind")
+        self.values = values
+
+
+def resolving(impl: Callable[..., Any], checks_kind: bool = True) -> Callable[..., Any]:
     """``impl`` called with its operands' futures resolved first.
 
     For kernels with side effects (printing, writing files, changing a list in
     place): they must never run twice, so they cannot use the retry of
-    :func:`node_failed`, which is only safe for pure kernels.
+    :func:`node_failed`, which is only safe for pure kernels.  A future that held an
+    operand of the registered kind is dispatched instead (unless ``checks_kind`` is
+    false: the primitive takes it).
     """
     def kernel(*args):
         if any(holds_future(a) for a in args):
             args = [resolve_deep(a) for a in args]
+            if checks_kind and any(type(a) is _kind[0] for a in args):
+                raise KindReached(args)
         return impl(*args)
     kernel.resolves_futures = True
     kernel.__name__ = getattr(impl, "__name__", "kernel")
@@ -434,6 +447,8 @@ def node_failed(node: Node, impl: Callable[..., Any], args, exc: Exception) -> A
     """
     if isinstance(exc, ControlSignal):
         raise exc  # break/continue/return: not an error
+    if isinstance(exc, KindReached):
+        return dispatch_kind(node, impl, exc.values)
     for handler in operand_handlers:   # e.g. tiled arrays (phylanx.distributed.darray)
         try:
             result = handler(node, impl, args, exc)

@@ -70,6 +70,10 @@ def test_a_tiled_array_inside_a_list_and_behind_a_future_is_refused_too():
         assert info.value.loc is not None and "istributed" in str(info.value), str(info.value)
     with pytest.raises(PhylanxDistributionError, match="sum_d"):
         ev("sum(async(a))", tiled())
+    # a kernel with side effects resolves its futures itself: dispatched there too
+    with pytest.raises(PhylanxDistributionError, match="file_write"):
+        ev('file_write("/nonexistent-dir/never", async(a))', tiled())
+    assert ev("list(async(a))", tiled())[0].name == "x"
 
 
 def test_rules_give_the_global_answer_and_the_local_view_is_explicit():
