@@ -228,7 +228,8 @@ def refusal(primitive: str, value: Any = None) -> PhylanxError:
     what = (f"the distributed array {value.full_name!r} (global shape {value.shape})"
             if type(value) is DistributedArray else "a distributed array")
     form = global_form(primitive)
-    use = f"use {form} for the global answer, or " if form else ""
+    use = (f"use {form} for the global answer (in Python: from phylanx.ops import ...), or "
+           if form else "")
     return PhylanxDistributionError(
         f"no distribution rule: it would only see this locality's tile of "
         f"{what}; {use}gather the whole array first with all_gather_d(x) (x.gather() in "
