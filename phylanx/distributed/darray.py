@@ -149,13 +149,6 @@ def _is_tiled(value: Any) -> bool:
     return type(value) is DistributedArray
 
 
-def holds_tiled(value: Any) -> bool:
-    t = type(value)
-    if t is DistributedArray:
-        return True
-    return (t is list or t is tuple) and any(type(v) is DistributedArray for v in value)
-
-
 def _plain_part(value: np.ndarray, box: tuple, shape: tuple[int, ...]) -> np.ndarray:
     """The part of a plain array that meets the tile ``box`` once broadcast to ``shape``."""
     if value.ndim > len(shape) or np.broadcast_shapes(value.shape, shape) != shape:
@@ -277,5 +270,5 @@ def _register() -> None:
 _register()
 
 __all__ = ["DistributedArray", "PhylanxError", "TiledOperand", "as_tiled", "dispatch",
-           "elementwise", "global_form", "holds_tiled", "on_tiled_operand",
+           "elementwise", "global_form", "on_tiled_operand",
            "refusal"]
