@@ -25,8 +25,8 @@ from ..primitives.registry import CATEGORIES, PrimitiveSpec, all_names, all_spec
 from ..primitives.rules import TABLES
 
 #: boolean flags of a spec shown in listings, in this order
-FLAGS = ("elementwise", "differentiable", "distributable", "supports_dtype", "side_effects",
-         "lazy", "special", "extension")
+FLAGS = ("elementwise", "differentiable", "distributable", "takes_tiled", "supports_dtype",
+         "side_effects", "lazy", "special", "extension")
 
 REGENERATE = "python -m phylanx primitives --markdown > docs/primitives.md"
 

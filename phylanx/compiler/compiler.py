@@ -332,6 +332,8 @@ class Compiler:
                 children.append(compile_child(a, scope))
         node = self.new_node(name, loc, children)
         node.blas = bool(spec.flags.get("blas"))     # runtime/policy.py reads it
+        # how the closures treat tiled operands (runtime/nodes.py: dispatch by kind)
+        node.takes_tiled, node.elementwise = spec.takes_tiled, spec.elementwise
         if spec.lazy:
             run = spec.impl(node, node.children)
             if not spec.flags.get("locates_errors"):
@@ -348,7 +350,8 @@ class Compiler:
         elif len(children) == 2 and "binary" in spec.flags:
             impl = spec.flags["binary"]   # two operands: the operator itself, no wrapper
         if spec.side_effects:
-            impl = resolving(impl)   # never run twice (no retry on a future operand)
+            # never run twice (no retry on a future operand)
+            impl = resolving(impl, checks_kind=not spec.takes_tiled)
         return self.build_eager(node, impl, spec)
 
     def build_eager(self, node: Node, impl, spec) -> Node:

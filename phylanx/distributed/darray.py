@@ -5,18 +5,24 @@ of all tiles (global shape, one box per locality) and the global name and
 generation.  It is an ordinary PhySL value: variables hold it, decorated functions
 take and return it, ``phylanx.evaluate`` accepts it.
 
-**How kernels see it.**  Non-distributed evaluation must pay nothing, so no
-primitive checks its operands for tiles.  Instead, the wrapper refuses to become a
-NumPy array *inside an evaluation* (``__array__`` raises :class:`TiledOperand`,
-and kernels that check types refuse it too): the kernel fails, and the runtime's
-failure path (``runtime.nodes.node_failed``, already the place where ``async``
-operands are resolved) hands the call to :func:`on_tiled_operand`, which applies
-the primitive's rule from the ``DISTRIBUTION`` table (element-wise primitives:
-tile by tile, annotation kept with a new generation), or, for primitives without
-a rule, runs the kernel on this rank's tile (the original's behaviour: ``shape(x)``
-is the local shape, ``slice_row`` uses local indices).  NumPy ufuncs and operators
-(``x + 1``, ``np.sqrt(x)``) go tile by tile through ``__array_ufunc__``.  Outside
-an evaluation, ``np.asarray(x)`` gathers the whole array (``x.gather()``).
+**How kernels see it.**  A tiled array means the whole array, so no kernel ever
+computes on it as if its tile were the whole.  The runtime dispatches operands by
+kind before a kernel runs (``runtime.nodes.register_operand_kind``, registered
+below): a primitive declared ``takes_tiled`` (the distributed primitives, lists,
+printing) gets the DistributedArray as it is; any other applies its rule from the
+``DISTRIBUTION`` table (element-wise ones tile by tile with the annotation kept and
+a new generation; ``shape``, ``size``, ``len``, ``transpose`` ... the global answer,
+see ``primitives/dist_matrixops/global_view.py``), or, without a rule, raises a
+located :class:`~.errors.PhylanxDistributionError` that names the ``_d`` form, if
+there is one, and the ways to go on: ``all_gather_d(x)`` for the whole array,
+``local_tile(x)`` for this locality's tile.  A tiled array nested in a list is
+caught when the kernel converts it (``__array__`` raises :class:`TiledOperand`
+inside an evaluation): the same error, from the runtime's failure path.  NumPy
+element-wise ufuncs and operators (``x + 1``, ``np.sqrt(x)``) go tile by tile through
+``__array_ufunc__``; other ufunc calls (``np.matmul``, ``np.add.reduce``) refuse
+inside an evaluation.  Outside one, in plain Python, ``x.shape``, ``len(x)`` and
+``x.size`` are global and ``np.asarray(x)``, NumPy reductions and products gather
+the whole array (a collective: every rank must make the same call).
 """
 from __future__ import annotations
 
@@ -118,7 +124,8 @@ class DistributedArray(NDArrayOperatorsMixin):
         return whole if dtype is None else whole.astype(dtype)
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):
-        if method == "__call__" and "out" not in kwargs:
+        if method == "__call__" and "out" not in kwargs and ufunc.signature is None:
+            # element-wise only: a generalized ufunc (np.matmul) is no tile-by-tile op
             return elementwise(lambda *xs: ufunc(*xs, **kwargs), inputs)
         if in_evaluation():
             raise TiledOperand(self.full_name)
@@ -144,13 +151,6 @@ class DistributedArray(NDArrayOperatorsMixin):
 # -- element-wise operations -----------------------------------------------------------
 def _is_tiled(value: Any) -> bool:
     return type(value) is DistributedArray
-
-
-def holds_tiled(value: Any) -> bool:
-    t = type(value)
-    if t is DistributedArray:
-        return True
-    return (t is list or t is tuple) and any(type(v) is DistributedArray for v in value)
 
 
 def _plain_part(value: np.ndarray, box: tuple, shape: tuple[int, ...]) -> np.ndarray:
@@ -199,35 +199,60 @@ def elementwise(fn: Any, args: Any) -> Any:
     return driver.derive(result)
 
 
-def localize(value: Any) -> Any:
-    """A tiled array as its local tile (lists of them too)."""
-    t = type(value)
-    if t is DistributedArray:
-        return value.local
-    if t is list or t is tuple:
-        return t(localize(v) for v in value)
-    return value
+#: the distributed counterparts whose names are not ``<name>_d``; the others are found
+#: by name in the registry (``sum`` -> ``sum_d``, ``dot`` -> ``dot_d``)
+_GLOBAL_FORMS = {"amax": "max_d", "amin": "min_d", "matmul": "dot_d (or cannon_product_d)",
+                 "slice": "slice_row_d or slice_column_d",
+                 "__subscript": "slice_row_d or slice_column_d",
+                 "conv1d": "conv1d_d"}
 
 
-def on_tiled_operand(node: Any, impl: Any, args: Any, exc: BaseException) -> Any:
-    """The runtime's failure hook: a kernel failed on operands holding tiled arrays."""
-    if not any(holds_tiled(a) for a in args):
-        return NotImplemented
+def global_form(primitive: str) -> str | None:
+    """The distributed primitive that gives ``primitive``'s global answer, if any."""
     from ..primitives.registry import lookup
+    spec = lookup(primitive)
+    name = spec.name if spec is not None else primitive
+    if name in _GLOBAL_FORMS:
+        return _GLOBAL_FORMS[name]
+    counterpart = lookup(name + "_d")
+    # (a creator such as identity_d is no counterpart: it takes no tiled array)
+    return counterpart.name if counterpart is not None and counterpart.takes_tiled else None
+
+
+def refusal(primitive: str, value: Any = None) -> PhylanxError:
+    """The error for a tiled array given to ``primitive``, which has no rule for it."""
+    from .errors import PhylanxDistributionError
+    what = (f"the distributed array {value.full_name!r} (global shape {value.shape})"
+            if type(value) is DistributedArray else "a distributed array")
+    form = global_form(primitive)
+    use = (f"use {form} for the global answer (in Python: from phylanx.ops import ...), or "
+           if form else "")
+    return PhylanxDistributionError(
+        f"no distribution rule: it would only see this locality's tile of "
+        f"{what}; {use}gather the whole array first with all_gather_d(x) (x.gather() in "
+        "Python), or take this locality's tile explicitly with local_tile(x)",
+        primitive=primitive)
+
+
+def dispatch(node: Any, impl: Any, args: tuple) -> Any:
+    """The runtime's dispatcher for tiled operands (``runtime.nodes``): the primitive's
+    ``DISTRIBUTION`` rule, else a located refusal.  Never the kernel on a tile."""
     from ..primitives.rules import DISTRIBUTION
-    spec = lookup(node.primitive)
-    if spec is not None and spec.flags.get("ordered"):
-        return NotImplemented       # a distributed primitive failed: its own error
     rule = DISTRIBUTION.get(node.primitive)
     if rule is not None:
         return rule(impl, list(args))
-    if not isinstance(exc, (TiledOperand, TypeError)):
-        return NotImplemented       # failed for another reason than the operand's type
-    try:
-        return impl(*[localize(a) for a in args])
-    except TiledOperand:    # (nested values we did not unwrap)
-        raise PhylanxTypeError(f"{node.primitive} cannot take a distributed array here; "
-                               "gather it first (all_gather_d)") from None
+    raise refusal(node.primitive, next((a for a in args if _is_tiled(a)), None))
+
+
+def on_tiled_operand(node: Any, impl: Any, args: Any, exc: BaseException) -> Any:
+    """The runtime's failure hook: a kernel met a tiled array its operands held (inside
+    a list: top-level operands were dispatched before the kernel ran)."""
+    if not isinstance(exc, TiledOperand):
+        return NotImplemented       # failed for another reason: its own error
+    from ..runtime.nodes import takes_kind
+    if takes_kind(node):
+        return NotImplemented       # a distributed primitive failed: its own error
+    raise refusal(node.primitive)
 
 
 def as_tiled(value: Any, what: str = "argument") -> DistributedArray:
@@ -239,5 +264,15 @@ def as_tiled(value: Any, what: str = "argument") -> DistributedArray:
     return value
 
 
-__all__ = ["DistributedArray", "PhylanxError", "TiledOperand", "as_tiled", "elementwise",
-           "holds_tiled", "localize", "on_tiled_operand"]
+def _register() -> None:
+    from ..runtime import nodes
+    nodes.register_operand_kind(DistributedArray, dispatch)
+    if on_tiled_operand not in nodes.operand_handlers:
+        nodes.operand_handlers.append(on_tiled_operand)
+
+
+_register()
+
+__all__ = ["DistributedArray", "PhylanxError", "TiledOperand", "as_tiled", "dispatch",
+           "elementwise", "global_form", "on_tiled_operand",
+           "refusal"]

@@ -1,7 +1,7 @@
 """Errors of multi-locality execution; all are located ``PhylanxRuntimeError``\\ s."""
 from __future__ import annotations
 
-from ..errors import PhylanxRuntimeError
+from ..errors import PhylanxRuntimeError, PhylanxTypeError
 
 
 class PhylanxDistributedError(PhylanxRuntimeError):
@@ -14,3 +14,8 @@ class PhylanxCollectiveMismatchError(PhylanxDistributedError):
 
 class PhylanxRemoteError(PhylanxDistributedError):
     """A request to another locality failed there, timed out, or that locality is gone."""
+
+
+class PhylanxDistributionError(PhylanxDistributedError, PhylanxTypeError):
+    """A tiled array given to a primitive that has no distribution rule for it (it would
+    only see this locality's tile); the message says what gives the global answer."""

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..primitives import registry
 from ..primitives.rules import FUSION
-from ..runtime.nodes import Node, node_failed
+from ..runtime.nodes import Node, call
 
 #: reductions that may end a region: name -> its non-data slots, nil but for the
 #: literal axis and keepdims of :data:`REDUCTION_LITERALS`
@@ -194,7 +194,8 @@ def interpret(region: Region, leaf_values: list, record: list | None = None) -> 
 
     ``record``, if given, receives each operation's result at ``op.index`` (and, for a
     reduction, its operand under ``len(ops)``).  A failing kernel goes through
-    :func:`~phylanx.runtime.nodes.node_failed`: located at its node, futures retried.
+    :func:`~phylanx.runtime.nodes.call`: tiled operands dispatched, located at its node,
+    futures retried.
     """
     def run(op: Op) -> Any:
         values = []
@@ -205,10 +206,7 @@ def interpret(region: Region, leaf_values: list, record: list | None = None) -> 
                 values.append(leaf_values[x])
             else:
                 values.append(x)
-        try:
-            result = op.impl(*values)
-        except Exception as e:  # also ControlSignal: node_failed passes it on
-            result = node_failed(op.node, op.impl, values, e)
+        result = call(op.node, op.impl, values)   # (tiled operands dispatched by kind)
         if record is not None:
             record[op.index] = result
             if op.reduction:

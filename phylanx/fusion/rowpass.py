@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..primitives import registry
-from ..runtime.nodes import Node, node_failed
+from ..runtime.nodes import Node, call
 from . import codegen
 from .hot import (
     _KERNEL_LOCK,
@@ -153,22 +153,12 @@ class RowPass(RowPolicy):
         leaf_values = []
         for leaf, is_product, value in zip(self.region.leaves, self.products, values[1:]):
             if is_product:
-                impl = registry.lookup(leaf.primitive).impl
-                try:
-                    value = impl(x, value)
-                except Exception as e:  # located at the product, as unfused
-                    value = node_failed(leaf, impl, (x, value), e)
+                # located at the product, as unfused (tiled operands dispatched by kind)
+                value = call(leaf, registry.lookup(leaf.primitive).impl, (x, value))
             leaf_values.append(value)
         f = interpret(self.region, leaf_values, record)
-        transpose = self.node.children[0]
-        try:
-            xt = self.transpose_impl(x)
-        except Exception as e:  # located at the transpose, as unfused
-            xt = node_failed(transpose, self.transpose_impl, (x,), e)
-        try:
-            return self.gram_impl(xt, f)
-        except Exception as e:
-            return node_failed(self.node, self.gram_impl, (xt, f), e)
+        xt = call(self.node.children[0], self.transpose_impl, (x,))
+        return call(self.node, self.gram_impl, (xt, f))
 
     def prepare(self, values: list) -> tuple | None:
         x = values[0]

@@ -113,6 +113,10 @@ class PrimitiveSpec:
     special: bool = False
     differentiable: bool = False
     distributable: bool = False
+    # given a tiled DistributedArray operand as it is: the distributed primitives, and
+    # those that only hold or pass values (list, print ...).  Any other primitive given
+    # one uses its DISTRIBUTION rule or raises a located error (runtime/nodes.py)
+    takes_tiled: bool = False
     supports_dtype: bool = False
     side_effects: bool = False  # order matters: random, I/O, in-place changes, collectives
     higher_order: bool = False  # calls function values it is given (unknown code)

@@ -9,6 +9,12 @@ in a measuring wrapper and later swap it out again.
 
 A frame is a Python list: slot 0 is the enclosing frame (the closure link),
 the other slots hold arguments and locals (resolved to indices at compile time).
+
+Operands are dispatched by kind before the kernel runs: a registered kind (the
+distributed layer's ``DistributedArray``, see :func:`register_operand_kind`) never
+reaches the kernel of a primitive not declared ``takes_tiled``; the kind's dispatcher
+applies the primitive's rule or raises a located error.  The test is one ``type(x) is
+K`` per non-literal operand, so plain evaluation pays a few nanoseconds per node.
 """
 from __future__ import annotations
 
@@ -36,7 +42,7 @@ class Node:
         "run", "primitive", "loc", "children", "instance", "seq", "compile_id",
         "inline", "count", "time_ns", "eval_direct", "parent", "async_children",
         "value", "is_const", "measured_run", "watched", "slot", "function_source",
-        "variable", "float_matrix", "blas", "__weakref__",
+        "variable", "float_matrix", "blas", "takes_tiled", "elementwise", "__weakref__",
     )
 
     def __init__(self, primitive: str, loc: SourceLoc | None, children: tuple = (),
@@ -66,6 +72,10 @@ class Node:
         self.float_matrix = False
         # a product BLAS computes (the primitive's flag ``blas``, set by the compiler)
         self.blas = False
+        # the primitive's flags ``takes_tiled`` and ``elementwise`` (set by the compiler):
+        # whether operands of the registered kind reach the kernel (see build_eager)
+        self.takes_tiled = False
+        self.elementwise = False
         self.inline: Callable[[list], Any] = _unbuilt
         self.run: Callable[[list], Any] = _unbuilt
         for child in self.children:
@@ -205,6 +215,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
     n = len(children)
     consts = [c.is_const for c in children]
     dynamic = n - sum(consts)
+    kind = operand_kind(node)   # literals are never of it: only the other operands are tested
 
     if n == 0:
         def run(frame):
@@ -217,6 +228,8 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
 
         def run(frame):
             x = frame[i]
+            if type(x) is kind:
+                return dispatch_kind(node, impl, (x,))
             try:
                 return impl(x)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -226,6 +239,8 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
 
         def run(frame):
             x = a.run(frame)
+            if type(x) is kind:
+                return dispatch_kind(node, impl, (x,))
             try:
                 return impl(x)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -235,6 +250,8 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
 
         def run(frame):
             x, y = frame[i], frame[j]
+            if type(x) is kind or type(y) is kind:
+                return dispatch_kind(node, impl, (x, y))
             try:
                 return impl(x, y)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -245,11 +262,16 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
 
         def run(frame):
             x = frame[i]
+            if type(x) is kind:
+                return dispatch_kind(node, impl, (x, bv))
             try:
                 return impl(x, bv)
             except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, (x, bv), e)
-        run.slot_op = (i, impl, bv)   # parents may evaluate it in place (see slot_op)
+        if kind is _NoKind or node.elementwise:
+            # parents may evaluate it in place (see slot_op), skipping the kind test: an
+            # element-wise kernel given a tiled array goes tile by tile (its rule's answer)
+            run.slot_op = (i, impl, bv)
     elif n == 2 and dynamic == 2:
         a, b = children
 
@@ -259,6 +281,8 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             else:
                 x = a.run(frame)
                 y = b.run(frame)
+            if type(x) is kind or type(y) is kind:
+                return dispatch_kind(node, impl, (x, y))
             try:
                 return impl(x, y)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -268,6 +292,8 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
 
         def run(frame):
             x = a.run(frame)
+            if type(x) is kind:
+                return dispatch_kind(node, impl, (x, bv))
             try:
                 return impl(x, bv)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -277,6 +303,8 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
 
         def run(frame):
             y = b.run(frame)
+            if type(y) is kind:
+                return dispatch_kind(node, impl, (av, y))
             try:
                 return impl(av, y)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -287,6 +315,9 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
                 args = resolve_args(node, frame)
             else:
                 args = [c.run(frame) for c in children]
+            for x in args:
+                if type(x) is kind:
+                    return dispatch_kind(node, impl, args)
             try:
                 return impl(*args)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -316,24 +347,96 @@ def slot_op(node: Node) -> tuple:
     return (run, *op)
 
 
-def resolving(impl: Callable[..., Any]) -> Callable[..., Any]:
+class KindReached(Exception):  # noqa: N818 - a signal to node_failed, not an error
+    """A future resolved to an operand of the registered kind in a :func:`resolving`
+    kernel: ``node_failed`` dispatches the resolved ``values`` (the kernel never ran)."""
+
+    def __init__(self, values: list):
+        super().__init__("operand of the registered kind")
+        self.values = values
+
+
+def resolving(impl: Callable[..., Any], checks_kind: bool = True) -> Callable[..., Any]:
     """``impl`` called with its operands' futures resolved first.
 
     For kernels with side effects (printing, writing files, changing a list in
     place): they must never run twice, so they cannot use the retry of
-    :func:`node_failed`, which is only safe for pure kernels.
+    :func:`node_failed`, which is only safe for pure kernels.  A future that held an
+    operand of the registered kind is dispatched instead (unless ``checks_kind`` is
+    false: the primitive takes it).
     """
     def kernel(*args):
         if any(holds_future(a) for a in args):
             args = [resolve_deep(a) for a in args]
+            if checks_kind and any(type(a) is _kind[0] for a in args):
+                raise KindReached(args)
         return impl(*args)
     kernel.resolves_futures = True
     kernel.__name__ = getattr(impl, "__name__", "kernel")
     return kernel
 
 
-#: ``handler(node, impl, args, exc)`` for operands a kernel cannot take, tried on the
-#: failure path only (so ordinary evaluation pays nothing); NotImplemented: not mine
+class _NoKind:
+    """The class of no value: the kind tested when none is registered or applies."""
+
+
+#: [kind, dispatcher]: see :func:`register_operand_kind`
+_kind: list = [_NoKind, None]
+
+
+def register_operand_kind(kind: type, dispatcher: Callable[..., Any]) -> None:
+    """Make operands of exactly ``kind`` go to ``dispatcher(node, impl, args)`` instead of
+    the kernel, for every primitive not declared ``takes_tiled``.  Registered once, on
+    import of the layer that defines the kind (``phylanx.distributed.darray``, which
+    ``import phylanx`` loads before anything compiles)."""
+    if _kind[0] is not _NoKind and _kind[0] is not kind:
+        raise ValueError(f"operand kind {_kind[0].__name__} is already registered")
+    _kind[0], _kind[1] = kind, dispatcher
+
+
+def operand_kind(node: Node) -> type:
+    """The class whose operands ``node``'s closures hand to :func:`dispatch_kind` (a class
+    no value has if none is registered or the primitive is declared ``takes_tiled``).
+    Every closure that calls a kernel tests its operands against it (this module's,
+    ``runtime/inplace.py``'s)."""
+    return _NoKind if node.takes_tiled else _kind[0]
+
+
+def takes_kind(node: Node) -> bool:
+    """True if ``node``'s kernel is given operands of the registered kind as they are."""
+    return _kind[0] is _NoKind or node.takes_tiled
+
+
+def call(node: Node, impl: Callable[..., Any], args) -> Any:
+    """``impl(*args)`` exactly as ``node``'s closure calls it (for evaluators outside this
+    module, such as fusion's unfused paths): operands of the registered kind dispatched,
+    a failure through :func:`node_failed`."""
+    kind = operand_kind(node)
+    for x in args:
+        if type(x) is kind:
+            return dispatch_kind(node, impl, args)
+    try:
+        return impl(*args)
+    except Exception as e:  # also ControlSignal: node_failed passes it on
+        return node_failed(node, impl, args, e)
+
+
+def dispatch_kind(node: Node, impl: Callable[..., Any], args) -> Any:
+    """An operand of the registered kind reached ``node``: its dispatcher decides (the
+    primitive's rule, or a refusal), its errors located at ``node``."""
+    try:
+        return _kind[1](node, impl, tuple(args))
+    except PhylanxError as e:
+        raise node.locate(e) from None
+    except ControlSignal:
+        raise
+    except Exception as e:
+        raise node.wrap(e) from e
+
+
+#: ``handler(node, impl, args, exc)`` for a kernel that failed on what an operand holds
+#: (a tiled array inside a list: only top-level operands are dispatched by kind), to
+#: give the located error it deserves; never a retry.  NotImplemented: not mine
 operand_handlers: list[Callable[..., Any]] = []
 
 #: primitives that communicate in program order (collectives of the distributed
@@ -350,6 +453,8 @@ def node_failed(node: Node, impl: Callable[..., Any], args, exc: Exception) -> A
     """
     if isinstance(exc, ControlSignal):
         raise exc  # break/continue/return: not an error
+    if isinstance(exc, KindReached):
+        return dispatch_kind(node, impl, exc.values)
     for handler in operand_handlers:   # e.g. tiled arrays (phylanx.distributed.darray)
         try:
             result = handler(node, impl, args, exc)
@@ -363,6 +468,8 @@ def node_failed(node: Node, impl: Callable[..., Any], args, exc: Exception) -> A
             return result
     if not getattr(impl, "resolves_futures", False) and any(holds_future(a) for a in args):
         values = [resolve_deep(a) for a in args]
+        if any(type(v) is _kind[0] for v in values) and not takes_kind(node):
+            return dispatch_kind(node, impl, values)   # a future held a tiled array
         try:
             return impl(*values)
         except PhylanxError as e:

@@ -1,7 +1,7 @@
 """Every ``distributable`` primitive on a tiled operand (one locality) equals the same
-primitive on the plain array, keeps the layout and bumps the generation; the
-failure hook is not on the path of plain evaluation.  Multi-locality behaviour is
-in ``programs/tiles.py``."""
+primitive on the plain array (element-wise ones keep the layout and bump the
+generation); primitives without a rule refuse a tiled operand with a located error.
+Multi-locality behaviour is in ``programs/tiles.py`` and ``programs/global_view.py``."""
 from __future__ import annotations
 
 import warnings
@@ -17,6 +17,9 @@ from phylanx.primitives.rules import DISTRIBUTION
 X = np.array([[0.25, 0.5, 0.75], [0.125, 0.375, 0.625]])
 Y = np.array([[0.5, 0.25, 0.75], [1.0, 0.375, 0.125]])
 _DOMAIN = {"arccosh": 1.0}     # shift into the function's domain
+# the rules that give a global answer other than element-wise (global_view.py)
+_GLOBAL = {"shape": "shape(a, 1)", "size": "size(a)", "ndim": "ndim(a)", "__len": "__len(a)",
+           "__dtype": "__dtype(a)", "transpose": "transpose(a)"}
 
 
 def run(code, *args):
@@ -29,6 +32,12 @@ def run(code, *args):
 @pytest.mark.parametrize("name", DISTRIBUTION.expected())
 def test_rule_matches_the_plain_primitive(name):
     assert DISTRIBUTION.get(name) is not None, f"{name}: no distribution rule"
+    if name in _GLOBAL:
+        got, want = run(_GLOBAL[name], dist.tiled(X, name="x")), run(_GLOBAL[name], X)
+        if isinstance(got, dist.DistributedArray):
+            got = got.gather()
+        assert type(got) is type(want) and np.array_equal(got, want), (name, got, want)
+        return
     if name == "expand_dims":
         got = run("expand_dims(a, 1)", dist.tiled(X, name="x"))
         assert got.shape == (2, 1, 3) and got.full_name == "x/1"
@@ -64,8 +73,10 @@ def test_python_values_and_decorated_functions(tmp_path):
     np.testing.assert_allclose(got.local, np.sqrt(X) * 2)
 
 
-def test_local_primitives_see_the_tile():
+def test_primitives_without_a_rule_refuse_the_tile():
     x = dist.tiled(np.arange(6.0).reshape(2, 3), name="l")
     assert list(phylanx.evaluate("lambda(a, shape(a))", x)) == [2, 3]
     assert list(phylanx.evaluate("lambda(a, shape_d(a))", x)) == [2, 3]
-    assert phylanx.evaluate("lambda(a, sum(a))", x) == 15.0
+    with pytest.raises(dist.PhylanxDistributionError, match="sum_d"):
+        phylanx.evaluate("lambda(a, sum(a))", x)
+    assert phylanx.evaluate("lambda(a, sum(local_tile(a)))", x) == 15.0

@@ -23,7 +23,7 @@ _print_lock = threading.Lock()
 _debug_buffer = io.StringIO()
 
 
-@primitive("cout", "cout(__1)", side_effects=True,
+@primitive("cout", "cout(__1)", takes_tiled=True, side_effects=True,
            example="cout(\"x =\", 42)", result="nil", no_oracle="writes to stdout")
 def cout(*args):
     """Print the arguments separated by spaces and a newline to stdout; returns nil."""
@@ -33,7 +33,7 @@ def cout(*args):
         sys.stdout.flush()
 
 
-@primitive("debug", "debug(__1)", side_effects=True,
+@primitive("debug", "debug(__1)", takes_tiled=True, side_effects=True,
            example="debug(\"checkpoint\", 1)", result="nil",
            no_oracle="writes to the debug buffer")
 def debug(*args):

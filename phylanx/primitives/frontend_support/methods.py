@@ -53,7 +53,7 @@ def sort_inplace(x, axis=-1, reverse=False, key=None):
     return None
 
 
-@primitive("__list_insert", "__list_insert(_1, _2, _3)", extension=True,
+@primitive("__list_insert", "__list_insert(_1, _2, _3)", takes_tiled=True, extension=True,
            side_effects=True, no_oracle="changes its argument in place and returns nil",
            example="__list_insert(list(1, 2), 0, 5)", result="nil")
 def list_insert(items, index, value):

@@ -85,7 +85,7 @@ def asnumpy(x):
     return _numpy_kind(x)
 
 
-@primitive("__nptuple", "__nptuple(_1)", extension=True,
+@primitive("__nptuple", "__nptuple(_1)", takes_tiled=True, extension=True,
            oracle=lambda x: tuple(x) if isinstance(x, list) else x,
            example="__nptuple(list(1, 2))", result="tuple(1, 2)")
 def nptuple(x):

@@ -106,7 +106,7 @@ def _same(a, b) -> bool:
     return bool(r)
 
 
-@primitive("__is", "__is(_1, _2)", extension=True,
+@primitive("__is", "__is(_1, _2)", takes_tiled=True, extension=True,
            oracle=lambda a, b: a is b,
            example="__is(nil, nil)", result="true")
 def is_(a, b):
@@ -129,7 +129,7 @@ def copy_(x):
     return _copy.copy(x)
 
 
-@primitive("__dtype", "__dtype(_1)", extension=True,
+@primitive("__dtype", "__dtype(_1)", extension=True, distributable=True,
            oracle=lambda x: str(np.asarray(x).dtype),
            example="__dtype([1, 2])", result="\"int64\"")
 def dtype_(x):

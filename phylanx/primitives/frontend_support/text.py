@@ -64,7 +64,7 @@ def _separator(value, name: str, default: str) -> str:
     return value
 
 
-@primitive("__print", "__print(_1_sep, _2_end, __3)", extension=True,
+@primitive("__print", "__print(_1_sep, _2_end, __3)", takes_tiled=True, extension=True,
            side_effects=True, no_oracle="prints to stdout and returns nil",
            example="__print(nil, nil, \"x =\", [1.0, 2.0])", result="nil")
 def print_(sep, end, *values):

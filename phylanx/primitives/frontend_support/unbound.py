@@ -33,7 +33,7 @@ def unbound():
     return UNBOUND
 
 
-@primitive("__bound", "__bound(_1, _2, __arg(_3_free, false))", extension=True,
+@primitive("__bound", "__bound(_1, _2, __arg(_3_free, false))", takes_tiled=True, extension=True,
            example="__bound(2, \"y\")", result="2",
            no_oracle="returns its argument or raises Python's UnboundLocalError")
 def bound(value, name, free=False):

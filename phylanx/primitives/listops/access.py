@@ -130,7 +130,7 @@ for _letters in COMPOSITIONS:
     _register_composition(_letters)
 
 
-@primitive("prepend", "prepend(_1, _2)",
+@primitive("prepend", "prepend(_1, _2)", takes_tiled=True,
            example="prepend(1, list(2, 3))", result="list(1, 2, 3)",
            oracle=lambda v, lst: [v] + list(lst))
 def prepend(value, lst):
@@ -149,7 +149,7 @@ def _not_nil(value, name: str) -> None:
                                "is nil (the original rejects it)")
 
 
-@primitive("append", "append(_1, _2)",
+@primitive("append", "append(_1, _2)", takes_tiled=True,
            example="append(list(1, 2), 3)", result="list(1, 2, 3)",
            oracle=lambda lst, v: list(lst) + [v])
 def append(lst, value):
@@ -160,7 +160,7 @@ def append(lst, value):
     return [from_python(v) for v in _as_sequence(lst, "the first argument")] + [value]
 
 
-@primitive("__list_append", "__list_append(_1, _2)",
+@primitive("__list_append", "__list_append(_1, _2)", takes_tiled=True,
            extension=True, side_effects=True,
            example="block(define(xs, list(1)), __list_append(xs, 2), xs)", result="list(1, 2)",
            no_oracle="modifies its argument in place; checked in tests")

@@ -12,7 +12,7 @@ from ...values import type_name
 from ..registry import primitive
 
 
-@primitive("list", "list(__1)", aliases=(),
+@primitive("list", "list(__1)", takes_tiled=True, aliases=(),
            example="list(1, \"two\", [3])", result="'(1, \"two\", [3])",
            oracle=lambda *a: list(a), differentiable=True)
 def list_(*items):
@@ -20,7 +20,7 @@ def list_(*items):
     return list(items)
 
 
-@primitive("make_list", "make_list(__1)",
+@primitive("make_list", "make_list(__1)", takes_tiled=True,
            example="make_list(1, 2)", result="list(1, 2)",
            oracle=lambda *a: list(a))
 def make_list(*items):
@@ -28,7 +28,7 @@ def make_list(*items):
     return list(items)
 
 
-@primitive("dict", "dict(__1)",
+@primitive("dict", "dict(__1)", takes_tiled=True,
            example="slice(dict(list(list(\"a\", 1), list(\"b\", 2))), \"b\")", result="2",
            no_oracle="builds a dict from pairs; checked in tests")
 def dict_(*pairs):
@@ -47,7 +47,7 @@ def dict_(*pairs):
     return out
 
 
-@primitive("__len", "__len(_1)", oracle=len,
+@primitive("__len", "__len(_1)", oracle=len, distributable=True,
            example="__len([[1, 2], [3, 4], [5, 6]])", result="3")
 def len_(value):
     """Length along the outermost dimension of an array, list, dict or string."""

@@ -13,7 +13,7 @@ from ..controls.control_flow import iterate
 from ..registry import primitive
 
 
-@primitive("tuple", "tuple(__1)", extension=True,
+@primitive("tuple", "tuple(__1)", takes_tiled=True, extension=True,
            example="tuple(1, \"two\", tuple(3, 4))", result="tuple(1, \"two\", tuple(3, 4))",
            oracle=lambda *a: tuple(a), differentiable=True)
 def tuple_(*items):

@@ -59,7 +59,7 @@ _REASON = ("internal: introduced by compiler/rewrite/label_stats.py; the oracle 
 
 
 @primitive("__rows_label_stats", "__rows_label_stats(_1_g, _2_x, _3_products, __4)",
-           extension=True, higher_order=True, no_oracle=_REASON,
+           extension=True, higher_order=True, takes_tiled=True, no_oracle=_REASON,
            flags={"restore": rows_restore}, example=_EXAMPLE)
 def rows_label_stats(g, x, products, *operands):
     """The labels of ``__rows_concat(g, x, products, ...)``, for the ``__label_*`` primitives.

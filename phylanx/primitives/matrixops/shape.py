@@ -157,7 +157,7 @@ def expand_dims(a, axis):
 
 
 @primitive(
-    "transpose", "transpose(_1)", "transpose(_1,_2)",
+    "transpose", "transpose(_1)", "transpose(_1,_2)", distributable=True,
     oracle=lambda a, axes=None: np.transpose(a, axes),
     example="transpose([[1, 2], [3, 4]])", result="[[1, 3], [2, 4]]",
     differentiable=True,
@@ -223,7 +223,7 @@ def _sized_list(x):
 
 
 @primitive(
-    "size", "size(_1)", oracle=np.size,
+    "size", "size(_1)", oracle=np.size, distributable=True,
     example="size([[1, 2, 3], [4, 5, 6]])", result="6",
 )
 def size(a):
@@ -234,7 +234,7 @@ def size(a):
 
 
 @primitive(
-    "ndim", "ndim(_1)", oracle=np.ndim,
+    "ndim", "ndim(_1)", oracle=np.ndim, distributable=True,
     example="ndim([[1, 2], [3, 4]])", result="2",
 )
 def ndim(a):
@@ -250,7 +250,7 @@ def _shape_oracle(a, dim=None):
 
 
 @primitive(
-    "shape", "shape(_1, _2)", "shape(_1)", oracle=_shape_oracle,
+    "shape", "shape(_1, _2)", "shape(_1)", oracle=_shape_oracle, distributable=True,
     example="shape([[1, 2, 3], [4, 5, 6]])", result="tuple(2, 3)",
 )
 def shape(a, dim=None):

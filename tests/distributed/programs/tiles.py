@@ -136,14 +136,16 @@ def basic():
         a = dist.tiled(g, kind, name="g")
         assert list(ev("shape_d(a)", a)) == list(g.shape)
         assert ev("shape_d(a, 1)", a) == g.shape[1]
-        assert list(ev("shape(a)", a)) == list(a.local.shape)    # the local shape
+        assert list(ev("shape(a)", a)) == list(g.shape)          # the global shape
+        assert list(ev("shape(local_tile(a))", a)) == list(a.local.shape)   # the tile's
         for idx, sel in (("list(1, nil)", np.s_[1:]), ("list(nil, nil, 2)", np.s_[::2]),
                          ("list(nil, nil, -1)", np.s_[::-1]), ("2", 2)):
             check_tiled(ev(f"slice_row_d(a, {idx})", a), g[sel], f"slice_row_d {idx}",
                         "g_sliced/1")
             check_tiled(ev(f"slice_column_d(a, {idx})", a), g[:, sel], f"slice_column_d {idx}")
-        # plain slice_row works on the local tile with local indices
-        close(ev("slice_row(a, list(0, 1))", a), a.local[0:1], "local slice_row")
+        # plain slice_row has no rule: it refuses (the local view is explicit)
+        expect_error("slice_row(a, list(0, 1))", ["slice_row", "slice_row_d", "local_tile"], a)
+        close(ev("slice_row(local_tile(a), list(0, 1))", a), a.local[0:1], "local slice_row")
 
         # -- element-wise, broadcasting, names -------------------------------------------
         check_tiled(ev("sqrt(a)", a), np.sqrt(g), "sqrt", "g/1")

@@ -20,7 +20,7 @@ _NO_ORACLE = "builds one locality's tile of a distributed array"
 
 
 @primitive("annotate_d", "annotate_d(_1_target, _2_name, __arg(_3_args, nil))",
-           flags=ORDERED, no_oracle=_NO_ORACLE,
+           flags=ORDERED, takes_tiled=True, no_oracle=_NO_ORACLE,
            example='shape_d(annotate_d([1, 2, 3], "a", list("tile", list("columns", 0, 3))))',
            result="list(3)")
 @lockstep

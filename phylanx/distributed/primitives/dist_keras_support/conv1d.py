@@ -46,7 +46,8 @@ def _output_span(span: tuple[int, int], stride: int, out_len: int) -> tuple[int,
 @primitive("conv1d_d",
            "conv1d_d(_1, _2_kernel, __arg(_3_padding, \"valid\"), __arg(_4_strides, 1), "
            "__arg(_5_dilation_rate, 1), __arg(_6_name, \"\"))",
-           flags=ORDERED, no_oracle="tested under mpiexec against the conv1d primitive",
+           flags=ORDERED, takes_tiled=True,
+           no_oracle="tested under mpiexec against the conv1d primitive",
            example='all_gather_d(conv1d_d(annotate_d([[[1.], [2.], [3.], [4.]]], "x", '
                    'list("tile", list("pages", 0, 1), list("rows", 0, 4), '
                    'list("columns", 0, 1))), [[[1.]], [[1.]]]))',

@@ -96,7 +96,7 @@ def identity_d(sz, tile_index=None, numtiles=None, name="", tiling_type="sym", d
 @primitive("diag_d",
            "diag_d(_1_arr, __arg(_2_k, 0), __arg(_3_tiling_type, \"sym\"), "
            "__arg(_4_tile_index, find_here()), __arg(_5_numtiles, num_localities()))",
-           flags=ORDERED, no_oracle=_NO_ORACLE,
+           flags=ORDERED, takes_tiled=True, no_oracle=_NO_ORACLE,
            example='shape_d(diag_d(annotate_d([1, 2], "v", list("tile", list("columns", 0, 2)))'
                    ', 1))', result="list(3, 3)")
 @lockstep

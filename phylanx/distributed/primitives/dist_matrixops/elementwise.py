@@ -7,10 +7,8 @@ Every primitive flagged ``distributable`` gets a rule here.  Element-wise ones
 and the result keeps the layout with the next generation (``x`` -> ``x/1``).
 ``expand_dims`` inserts an axis into the tiles and the layout.
 
-The rules are applied by ``darray.on_tiled_operand``, which this module installs as
-the runtime's failure hook for operands a kernel cannot take: a kernel given a
-DistributedArray fails, and the hook calls the rule.  Ordinary evaluation never
-reaches it, so it costs nothing there.
+The rules are applied by ``darray.dispatch``, which the runtime calls instead of the
+kernel when an operand is a DistributedArray (dispatch by operand kind).
 """
 from __future__ import annotations
 
@@ -22,8 +20,7 @@ from ....errors import PhylanxValueError
 from ....primitives.dtypes import to_int
 from ....primitives.registry import lookup
 from ....primitives.rules import DISTRIBUTION
-from ....runtime import nodes
-from ...darray import DistributedArray, elementwise, on_tiled_operand
+from ...darray import DistributedArray, elementwise
 from ...tiles import Layout
 
 
@@ -54,6 +51,3 @@ DISTRIBUTION.defrule("expand_dims", expand_dims_rule)
 for _name in DISTRIBUTION.expected():
     if lookup(_name).elementwise and _name not in DISTRIBUTION.names():
         DISTRIBUTION.defrule(_name, tilewise)
-
-if on_tiled_operand not in nodes.operand_handlers:
-    nodes.operand_handlers.append(on_tiled_operand)

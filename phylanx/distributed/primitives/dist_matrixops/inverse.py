@@ -22,7 +22,7 @@ from ...tiles import Layout
 from .._support import ORDERED, lockstep
 
 
-@primitive("inverse_d", "inverse_d(_1_matrix)", flags=ORDERED,
+@primitive("inverse_d", "inverse_d(_1_matrix)", flags=ORDERED, takes_tiled=True,
            no_oracle="inverse of a tiled matrix (tested under mpiexec against numpy)",
            example='all_gather_d(inverse_d(annotate_d([[2.0, 0.0], [0.0, 4.0]], "i", '
                    'list("tile", list("rows", 0, 2), list("columns", 0, 2)))))',
@@ -38,10 +38,16 @@ def inverse_d(matrix):
     if m.ndim != 2 or m.shape[0] != m.shape[1]:
         raise PhylanxValueError(f"inverse_d needs a square matrix, got shape {m.shape}")
     n, rank = m.shape[0], api.find_here()
-    if set(m.layout.split_axes()) <= {1}:
+    # column tiles hold whole columns: every row, whatever the other tiles (an empty
+    # tile's row span says nothing, and split_axes ignores empty tiles)
+    if all(b[0] == (0, n) for b in m.layout.boxes):
         layout, cols = m.layout, m.local.astype(np.float64)
     else:
-        boxes = tiling.tile_boxes(m.shape, api.num_localities(), "column")
+        count = api.num_localities()
+        if n >= count:
+            boxes = tiling.tile_boxes(m.shape, count, "column")
+        else:       # fewer columns than localities: one each, the last ones empty
+            boxes = [((0, n), (min(r, n), min(r + 1, n))) for r in range(count)]
         layout = Layout(boxes, m.shape)
         cols = tiles.fetch(m.local, m.layout, [boxes[rank]])[0].astype(np.float64)
     c0, c1 = layout.boxes[rank][1]

@@ -1,5 +1,5 @@
 """Layout changes of tiled arrays (reference §4.3): ``transpose_d``, ``retile_d``,
-``all_gather_d``.
+``all_gather_d``, and our ``local_tile`` (the explicit local view).
 
 Transposes need no communication: every rank
 knows every tile's box, so each computes the new layout by itself.  ``retile_d``
@@ -22,7 +22,8 @@ from .._support import tiling_type as check_tiling_type
 _LOCAL = {"no_oracle": "works on the tiles' layout (tested under mpiexec)"}
 
 
-@primitive("transpose_d", "transpose_d(_1)", "transpose_d(_1, _2)", flags=ORDERED, **_LOCAL,
+@primitive("transpose_d", "transpose_d(_1)", "transpose_d(_1, _2)", flags=ORDERED,
+           takes_tiled=True, **_LOCAL,
            example='shape_d(transpose_d(constant_d(1, list(4, 3))))', result="list(3, 4)")
 @lockstep(local=True)
 def transpose_d(a, axes=None):
@@ -49,7 +50,7 @@ def transpose_d(a, axes=None):
 @primitive("retile_d",
            "retile_d(_1_a, __arg(_2_tiling_type, \"sym\"), __arg(_3_intersection, nil), "
            "__arg(_4_numtiles, num_localities()), __arg(_5_new_tiling, nil))",
-           flags=ORDERED, **_LOCAL,
+           flags=ORDERED, takes_tiled=True, **_LOCAL,
            example='shape_d(retile_d(constant_d(1, list(4, 3)), "row"))', result="list(4, 3)")
 @lockstep
 def retile_d(a, tiling_type="sym", intersection=None, numtiles=None, new_tiling=None):
@@ -93,7 +94,7 @@ def retile_d(a, tiling_type="sym", intersection=None, numtiles=None, new_tiling=
     return a.derive(local, layout, suffix="_retiled")
 
 
-@primitive("all_gather_d", "all_gather_d(_1_local_result)", flags=ORDERED,
+@primitive("all_gather_d", "all_gather_d(_1_local_result)", flags=ORDERED, takes_tiled=True,
            no_oracle="gathers the tiles of all localities",
            example='all_gather_d(annotate_d([1, 2], "g", list("tile", list("columns", 0, 2))))',
            result="[1, 2]")
@@ -105,3 +106,18 @@ def all_gather_d(local_result):
     if isinstance(local_result, DistributedArray):
         return tiles.gather(local_result.local, local_result.layout, final=True)
     return local_result
+
+
+@primitive("local_tile", "local_tile(_1)", takes_tiled=True, extension=True,
+           no_oracle="this locality's tile of a distributed array",
+           example='local_tile(annotate_d([1, 2], "t", list("tile", list("columns", 0, 2))))',
+           result="[1, 2]")
+def local_tile(a):
+    """This locality's tile of a distributed array, as a plain array.
+
+    The explicit local view: other primitives never take a tile for the whole array
+    (without a distribution rule they refuse a distributed array).  A plain array is
+    returned as it is."""
+    if isinstance(a, DistributedArray):
+        return a.local
+    return a

@@ -78,7 +78,7 @@ def _only_split(x: Any, axes: set[int]) -> bool:
     return isinstance(x, DistributedArray) and set(x.layout.split_axes()) <= axes
 
 
-@primitive("dot_d", "dot_d(_1, _2)", flags=ORDERED, **_NO_ORACLE,
+@primitive("dot_d", "dot_d(_1, _2)", flags=ORDERED, takes_tiled=True, **_NO_ORACLE,
            example='dot_d(annotate_d([1, 2], "u", list("tile", list("columns", 0, 2))), '
                    '[3, 4])', result="11")
 @lockstep
@@ -154,7 +154,8 @@ def _grid_spans(x: DistributedArray, q: int, what: str) -> tuple[list, list]:
     return rows, cols
 
 
-@primitive("cannon_product_d", "cannon_product_d(_1, _2)", flags=ORDERED, **_NO_ORACLE,
+@primitive("cannon_product_d", "cannon_product_d(_1, _2)", flags=ORDERED, takes_tiled=True,
+           **_NO_ORACLE,
            example='all_gather_d(cannon_product_d(constant_d(1, list(2, 2)), '
                    'constant_d(2, list(2, 2))))', result="[[4.0, 4.0], [4.0, 4.0]]")
 @lockstep

@@ -84,7 +84,7 @@ def _declare(name: str, op: str, doc: str):
     impl.__doc__ = doc
     impl = lockstep(impl)
     primitive(name, f"{name}(_1, __arg(_2_axis, nil), __arg(_3_keepdims, false))",
-              flags=ORDERED, extension=True, **_REPLICATED,
+              flags=ORDERED, takes_tiled=True, extension=True, **_REPLICATED,
               example=f'{name}(annotate_d([1, 4, 2], "r", list("tile", list("columns", 0, 3))))',
               result={"sum_d": "7", "max_d": "4", "min_d": "1"}[name])(impl)
     return impl
@@ -99,7 +99,7 @@ min_d = _declare("min_d", "min", "Minimum of a distributed array (all, or along 
 
 
 @primitive("mean_d", "mean_d(_1, __arg(_2_axis, nil), __arg(_3_keepdims, false))",
-           flags=ORDERED, extension=True, **_REPLICATED,
+           flags=ORDERED, takes_tiled=True, extension=True, **_REPLICATED,
            example='mean_d(annotate_d([1, 4, 1], "m", list("tile", list("columns", 0, 3))))',
            result="2.0")
 @lockstep
@@ -162,7 +162,8 @@ def _arg(a: Any, axis: Any, op: str) -> Any:
     return scalarize(np.asarray(best_i, np.int64))
 
 
-@primitive("argmax_d", "argmax_d(_1, _2)", "argmax_d(_1)", flags=ORDERED, **_REPLICATED,
+@primitive("argmax_d", "argmax_d(_1, _2)", "argmax_d(_1)", flags=ORDERED, takes_tiled=True,
+           **_REPLICATED,
            example='argmax_d(annotate_d([1, 4, 2], "x", list("tile", list("columns", 0, 3))))',
            result="1")
 @lockstep
@@ -173,7 +174,8 @@ def argmax_d(a, axis=None):
     return _arg(a, axis, "max")
 
 
-@primitive("argmin_d", "argmin_d(_1, _2)", "argmin_d(_1)", flags=ORDERED, **_REPLICATED,
+@primitive("argmin_d", "argmin_d(_1, _2)", "argmin_d(_1)", flags=ORDERED, takes_tiled=True,
+           **_REPLICATED,
            example='argmin_d(annotate_d([3, 1, 2], "n", list("tile", list("columns", 0, 3))))',
            result="1")
 @lockstep

@@ -2,8 +2,8 @@
 ``slice_row_d``, ``slice_column_d`` (also as ``store`` targets: ``store_slice``).
 
 No communication: every locality knows every tile's box, so each computes the new
-layout by itself.  (``shape`` and ``slice_row`` on a distributed array work on the
-local tile, as in the original.)
+layout by itself.  (``shape`` of a distributed array is its global shape too;
+``slice_row`` refuses one: the local view is explicit, ``local_tile``.)
 """
 from __future__ import annotations
 
@@ -22,14 +22,14 @@ from .._support import ORDERED, lockstep
 _LOCAL = {"no_oracle": "works on the tiles' layout (tested under mpiexec)"}
 
 
-@primitive("shape_d", "shape_d(_1, _2)", "shape_d(_1)", flags=ORDERED, **_LOCAL,
+@primitive("shape_d", "shape_d(_1, _2)", "shape_d(_1)", flags=ORDERED, takes_tiled=True, **_LOCAL,
            example='shape_d(annotate_d([1, 2], "s", list("tile", list("columns", 0, 2))), 0)',
            result="2")
 @lockstep(local=True)
 def shape_d(a, dim=None):
     """The global shape of a distributed array, or its extent along ``dim``.
 
-    (``shape`` gives the local tile's.)"""
+    (``shape`` gives the same, as a tuple of Python ints.)"""
     shape = as_tiled(a, "the argument").shape
     if dim is None:
         return [np.int64(n) for n in shape]
@@ -125,7 +125,7 @@ def _row_axis(ndim: int) -> int:
     return 0 if ndim <= 2 else ndim - 2
 
 
-@primitive("slice_row_d", "slice_row_d(_1, __2)", flags=ORDERED, **_LOCAL,
+@primitive("slice_row_d", "slice_row_d(_1, __2)", flags=ORDERED, takes_tiled=True, **_LOCAL,
            example='shape_d(slice_row_d(constant_d(1, list(4, 3)), list(1, 3)))',
            result="list(2, 3)")
 @lockstep(local=True)
@@ -134,12 +134,13 @@ def slice_row_d(a, *indices):
 
     The index is an integer or ``list(start, stop[, step])``; each locality keeps
     the part of its tile in the selection, annotated as ``<name>_sliced``.
-    (``slice_row`` on a distributed array uses the local tile and local indices.)"""
+    (``slice_row`` refuses a distributed array; ``slice_row(local_tile(a), i)`` is the
+    original's local selection.)"""
     a = as_tiled(a, "the argument")
     return _slice_axis(a, _row_axis(a.ndim), indices, "slice_row_d")
 
 
-@primitive("slice_column_d", "slice_column_d(_1, __2)", flags=ORDERED, **_LOCAL,
+@primitive("slice_column_d", "slice_column_d(_1, __2)", flags=ORDERED, takes_tiled=True, **_LOCAL,
            example='shape_d(slice_column_d(constant_d(1, list(4, 3)), 1))', result="list(4)")
 @lockstep(local=True)
 def slice_column_d(a, *indices):

@@ -1,0 +1,99 @@
+"""A tiled array means the whole array, for any number of ranks (issue 26 item 2).
+
+Inside ``@Phylanx`` functions and PhySL, every rank gets the global NumPy answer
+(``x.shape[0]``, ``len(x)``, ``x + 1``, ``transpose``) or the same located
+``PhylanxDistributionError`` (``np.sum(x)``, ``np.dot(x, w)``, ``x @ w``, ``x[0]``),
+never its tile's value; Python-side NumPy on a tiled array is global too.  Arrays
+are tiled unevenly (rows ``2n + 1``) and with an empty tile on rank 0.  Prints
+'OK <rank>' at the end.
+"""
+import numpy as np
+
+import phylanx
+from phylanx import Phylanx
+from phylanx import distributed as dist
+from phylanx.distributed import PhylanxDistributionError
+
+r, n = dist.find_here(), dist.num_localities()
+
+
+@Phylanx
+def sizes(x):
+    return [x.shape[0], x.shape[1], len(x), x.size, x.ndim]
+
+
+@Phylanx
+def shifted(x):
+    return x + 1
+
+
+@Phylanx
+def total(x):
+    return np.sum(x)
+
+
+@Phylanx
+def product(x, w):
+    return np.dot(x, w)
+
+
+@Phylanx
+def matmul(x, w):
+    return x @ w
+
+
+@Phylanx
+def first_row(x):
+    return x[0]
+
+
+@Phylanx
+def flipped(x):
+    return x.T
+
+
+def refused(fn, *args, words=()):
+    try:
+        got = fn(*args)
+    except PhylanxDistributionError as e:
+        text = str(e)
+        assert e.loc is not None and e.loc.line > 0, text
+        assert "all_gather_d" in text and "local_tile" in text, text
+        for w in words:
+            assert w in text, (w, text)
+        return e.loc.line
+    raise AssertionError(f"{fn.__name__} gave {got!r} on rank {r} instead of refusing")
+
+
+whole = np.arange(3.0 * (2 * n + 1)).reshape(2 * n + 1, 3)
+bounds = [(0, 0)] + [(0 if k == 1 else k + 1, k + 2) for k in range(1, n)] if n > 1 \
+    else [(0, 2 * n + 1)]
+if n > 1:   # rank 0 empty, rank 1 rows [0, 3), rank k rows [k + 1, k + 2): 2n + 1 rows
+    bounds[-1] = (bounds[-1][0], 2 * n + 1)
+r0, r1 = bounds[r]
+empty = dist.annotate(whole[r0:r1], "e", ["tile", ["rows", r0, r1], ["columns", 0, 3]])
+for x in (dist.tiled(whole, "row", name="x"), empty, dist.tiled(whole, "sym", name="s")):
+    assert sizes(x) == sizes.python(whole), (r, sizes(x))
+    got = shifted(x)
+    assert isinstance(got, dist.DistributedArray) and np.array_equal(got.gather(), whole + 1)
+    got = flipped(x)
+    assert isinstance(got, dist.DistributedArray) and np.array_equal(got.gather(), whole.T)
+    lines = {refused(total, x, words=["sum_d"]),
+             refused(product, x, np.ones(3), words=["dot_d"]),
+             refused(matmul, x, np.ones(3), words=["dot_d"]),
+             refused(first_row, x, words=["slice_row_d"])}
+    assert len(lines) == 4, lines     # each located at its own line
+    assert phylanx.evaluate("lambda(a, sum_d(a))", x) == whole.sum()
+    assert np.array_equal(phylanx.evaluate("lambda(a, local_tile(a))", x), x.local)
+    # Python side: global
+    assert x.shape == whole.shape and len(x) == len(whole)
+    assert np.sum(x) == whole.sum() and np.array_equal(np.asarray(x), whole)
+
+# np.matmul / @ on tiled arrays in Python is a product, not a tile-by-tile operation
+# (with square tiles it used to give each tile's own product, silently)
+sq = np.arange(float(4 * n * n)).reshape(2 * n, 2 * n)
+a = dist.tiled(sq, "sym", name="q")
+got = a @ a
+assert type(got) is np.ndarray and np.allclose(got, sq @ sq), (r, got)
+dist.barrier().result()
+print(f"OK {r}")
