@@ -137,3 +137,11 @@ def test_phylanx_run_python_script_exit_status(tmp_path):
     assert done.stdout.strip() == "seen [(0, 2, ['x']), (1, 2, ['x'])]", \
         done.stdout + done.stderr
     assert done.returncode == 3, done.stderr
+
+
+@pytest.mark.parametrize("k", (2, 3))
+def test_placed_calls_of_functions_the_program_defines_every_time(k):
+    # 30 evaluations: before, the target failed with "a nil is not a function" when it
+    # had not run the define yet, or ran another evaluation's function (wrong answers)
+    done, _ = program(k, "placed_calls.py", "30", timeout=120)
+    assert_all_ok(done, k)
