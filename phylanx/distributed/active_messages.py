@@ -7,11 +7,15 @@ Each rank has a service thread probing a communicator of its own (a duplicate of
   so the service keeps answering) or read a registered array; answered with
 * ``REPLY`` (request id, ok, value or error text), which completes the future of the
   request with that id, and
-* ``LEAVING``: the sender's program finished; it keeps serving requests until every
-  other rank has finished too (a barrier-like handshake), or ``shutdown_timeout``
-  passed, then says
-* ``GONE``: the sender stopped serving.  Requests to it fail at once, and requests
-  still waiting for it fail, instead of hanging.
+* ``LEAVING`` (exit status, collectives started per name): the sender's program
+  finished; ``on_left`` (the collectives) fails at once what this rank waits for in
+  vain.  The sender keeps serving requests until every other rank has finished too
+  (a barrier-like handshake), or ``shutdown_timeout`` passed, then says
+* ``GONE`` (the same): the sender stopped serving.  Requests to it fail at once, and
+  requests still waiting for it fail, instead of hanging.
+
+The service thread probes without blocking, napping at most 2 ms when idle, so these
+messages are seen within milliseconds whatever the program does meanwhile.
 
 Functions travel pickled; one that does not pickle (a ``@Phylanx`` function, a
 PhySL function) travels by name and is looked up on the other rank in the table of
@@ -52,6 +56,9 @@ class Service:
         self.arrays: dict[str, Any] = {}
         self.left: set[int] = set()     # ranks whose program finished (still serving)
         self.gone: set[int] = set()     # ranks that stopped serving
+        #: called (rank, exit status, collectives started per name) when a rank leaves
+        self.on_left: Callable[[int, int, dict[str, int]], None] | None = None
+        self._leaving = False           # this rank's program finished
         self._pending: dict[int, tuple[Future, float, int, str, SourceLoc | None]] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -167,18 +174,21 @@ class Service:
             else:
                 threading.Thread(target=self._answer, args=(source, request_id, compute),
                                  daemon=True, name=thread_name).start()
-        elif tag == LEAVING:
+        elif tag in (LEAVING, GONE):
             with self._lock:
+                first = source not in self.left
                 self.left.add(source)
-        elif tag == GONE:
-            with self._lock:
-                self.left.add(source)
-                self.gone.add(source)
-                gone = [(i, p) for i, p in self._pending.items() if p[2] == source]
-                for i, _ in gone:
-                    del self._pending[i]
+                gone = []
+                if tag == GONE:
+                    self.gone.add(source)
+                    gone = [(i, p) for i, p in self._pending.items() if p[2] == source]
+                    for i, _ in gone:
+                        del self._pending[i]
             for _, (future, _, target, what, where) in gone:
                 future.set_exception(self._gone(target, what, where))
+            if first and self.on_left is not None:
+                status, started = data
+                self.on_left(source, status, started)
 
     def _answer(self, source: int, request_id: int, compute: Callable[[], Any]) -> None:
         try:
@@ -215,22 +225,31 @@ class Service:
             self._registered.notify_all()
 
     def _read_array(self, name: str, index: Any, wait: bool = False) -> Any:
-        if wait:   # SPMD lag: the owner may register it a little later
+        if wait:   # SPMD lag: the owner may register it a little later (not once it left)
             with self._registered:
-                self._registered.wait_for(lambda: name in self.arrays,
+                self._registered.wait_for(lambda: name in self.arrays or self._leaving,
                                           float(settings.get("remote_timeout")))
         if name not in self.arrays:
-            raise KeyError(f"no array registered as {name!r} on locality {self.rank}")
+            finished = " (its program finished without registering it)" \
+                if self._leaving else ""
+            raise KeyError(f"no array registered as {name!r} on locality {self.rank}"
+                           + finished)
         array = self.arrays[name]
         return array.copy() if index is None else array[index].copy()
 
     # -- leaving ------------------------------------------------------------------
-    def leave(self, timeout: float) -> set[int]:
-        """Announce we are leaving, serve until every other rank left too (or
-        ``timeout``), then say we are gone; returns the ranks that had not left."""
+    def leave(self, timeout: float, status: int = 0,
+              started: dict[str, int] | None = None) -> set[int]:
+        """Announce we are leaving (with our exit ``status`` and the collectives we
+        ``started`` per name), serve until every other rank left too (or ``timeout``),
+        then say we are gone; returns the ranks that had not left."""
+        news = (status, dict(started or {}))
+        with self._registered:      # reads waiting for an array we never register: fail
+            self._leaving = True
+            self._registered.notify_all()
         for other in range(self.size):
             if other != self.rank:
-                self._send(None, other, LEAVING)
+                self._send(news, other, LEAVING)
         others = set(range(self.size)) - {self.rank}
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -242,7 +261,7 @@ class Service:
             missing = others - self.left
         for other in range(self.size):
             if other != self.rank and other not in self.gone:
-                self._send(None, other, GONE)
+                self._send(news, other, GONE)
         # let our last messages (replies, LEAVING) go out before the loop stops
         end = time.monotonic() + 1.0
         while (self._sends or self._new_sends) and time.monotonic() < end:

@@ -35,6 +35,10 @@ _CALLABLE_OPS: dict[Any, str] = {
 }
 
 
+#: seconds a rank exiting with a non-zero status waits for the others to finish (or
+#: report it) before it ends the job
+FAILED_GRACE = 3.0
+
 
 class MPILocality(Locality):
     """This rank, as a locality."""
@@ -55,6 +59,7 @@ class MPILocality(Locality):
         self.engine = ProgressEngine()
         self.collectives = Collectives(self.world, self.engine)
         self.service = Service(self.world.Dup())
+        self.service.on_left = self.collectives.peer_left
         self._host = socket.gethostname()
         self._closed = False
 
@@ -175,28 +180,42 @@ class MPILocality(Locality):
 
     # -- shutdown ------------------------------------------------------------------
     def shutdown(self) -> None:
+        """At exit: tell the others we leave, with our exit status, and wait for them
+        (``shutdown_timeout``).  A rank failing with a non-zero status waits only
+        :data:`FAILED_GRACE` (the others report it meanwhile), then ends the job."""
         if self._closed:
             return
         self._closed = True
-        missing = self.service.leave(float(settings.get("shutdown_timeout")))
+        import os
+        import sys
+        status = faults.exit_status()
+        timeout = float(settings.get("shutdown_timeout"))
+        if status != 0:
+            timeout = min(timeout, FAILED_GRACE)
+        missing = self.service.leave(timeout, status, self.collectives.started())
+        if missing and status != 0:
+            print(f"[rank {self.rank}] this rank exited with status {status} while ranks "
+                  f"{sorted(missing)} ran on: ending the job", file=sys.stderr)
+            sys.stderr.flush()
+            self.world.Abort(status)
+            os._exit(status)
         if missing:
-            import sys
             print(f"[rank {self.rank}] warning: ranks {sorted(missing)} had not finished "
                   "when this one gave up waiting for them (shutdown_timeout)",
                   file=sys.stderr)
         self.engine.stop()
-        if self.engine.timed_out:
-            # a collective that timed out may still be pending inside MPI (a communicator
-            # being created, a request never matched): MPI_Finalize would hang or crash
-            import os
-            import sys
-            print(f"[rank {self.rank}] a collective timed out earlier, so MPI cannot be "
-                  "finalized cleanly: aborting the job", file=sys.stderr)
+        if self.engine.abandoned:
+            # a collective that timed out or was abandoned may still be pending inside MPI
+            # (a communicator being created, a request never matched): MPI_Finalize
+            # would hang or crash
+            print(f"[rank {self.rank}] a collective failed unfinished earlier (timed out, "
+                  "or a rank left), so MPI cannot be finalized cleanly: aborting the job",
+                  file=sys.stderr)
             sys.stdout.flush()
             sys.stderr.flush()
             if self.size > 1:
-                self.world.Abort(1)
-            os._exit(1)
+                self.world.Abort(status or 1)
+            os._exit(status or 1)
 
 
 def _pickle_call(fn: Callable[..., Any], args: tuple) -> bytes:

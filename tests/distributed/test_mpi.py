@@ -77,7 +77,7 @@ def test_mismatched_collectives_raise_located_errors_naming_ranks(k):
     done, _ = program(k, "faults.py", "mismatch")
     assert_all_ok(done, k)
     if k > 1:
-        for what in ("shape", "dtype", "op", "kind", "root", "physl"):
+        for what in ("shape", "dtype", "op", "kind", "root", "physl", "kind, unnamed"):
             assert f"MISMATCH {what}:" in done.stdout, done.stdout
         others = ", ".join(str(r) for r in range(1, k))
         assert f"rank{'s' if k > 2 else ''} {others}:" in done.stdout, done.stdout
@@ -109,6 +109,62 @@ def test_exception_on_one_rank_ends_all_with_one_message(k):
 def test_a_rank_killed_by_a_signal_ends_the_job(k):
     done, elapsed = program(k, "faults.py", "kill", timeout=60)
     assert done.returncode != 0 and elapsed < 10, (elapsed, done.stdout + done.stderr)
+
+
+def _line_of(text: str) -> int:
+    source = (PROGRAMS / "faults.py").read_text().splitlines()
+    return next(i for i, line in enumerate(source, 1) if text in line)
+
+
+def _rank_lines(output: str) -> list[str]:
+    return [line for line in output.splitlines()
+            if line.startswith("[rank ") and "Traceback" not in line]
+
+
+@pytest.mark.parametrize("k, launcher", [(2, "mpiexec"), (4, "mpiexec"), (2, "phylanx run")])
+def test_a_rank_calling_sys_exit_ends_the_job_fast_with_its_status(k, launcher):
+    # the others waited in the collective for collective_timeout (60 s), the job's
+    # status was 1
+    args = (str(PROGRAMS / "faults.py"), "leave", "3")
+    if launcher == "mpiexec":
+        done, elapsed = program(k, "faults.py", *args[1:], timeout=60)
+    else:
+        start = time.monotonic()
+        done = subprocess.run([sys.executable, "-m", "phylanx", "run", "-n", str(k), *args],
+                              env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT,
+                              capture_output=True, text=True, timeout=60)
+        elapsed = time.monotonic() - start
+    output = done.stdout + done.stderr
+    assert done.returncode == 3 and elapsed < 15, (elapsed, output)
+    where = f"{PROGRAMS / 'faults.py'}:{_line_of('the others wait here')}"
+    message = (f"[rank 0] {where}:1: all_reduce: rank {k - 1} left the program (exit status 3) "
+               f"while rank 0 waited in all_reduce at {where}")
+    assert output.count(message) == 1 and len(_rank_lines(output)) == 1, output
+
+
+@pytest.mark.parametrize("k", (2, 3))
+def test_a_rank_whose_program_ends_early_ends_the_job_fast(k):
+    done, elapsed = program(k, "faults.py", "leave", "end", timeout=60)
+    output = done.stdout + done.stderr
+    assert done.returncode == 1 and elapsed < 15, (elapsed, output)
+    where = f"{PROGRAMS / 'faults.py'}:{_line_of('the others wait here')}"
+    assert output.count(f"rank {k - 1} left the program (exit status 0) while rank 0 waited "
+                        f"in all_reduce at {where}") == 1, output
+    assert len(_rank_lines(output)) == 1, output
+
+
+def test_a_collective_a_departed_rank_never_called_fails_fast():
+    done, elapsed = program(3, "faults.py", "fewer", timeout=60)
+    output = done.stdout + done.stderr
+    assert done.returncode == 1 and elapsed < 15, (elapsed, output)
+    where = f"{PROGRAMS / 'faults.py'}:{_line_of('the second: the last rank left')}"
+    assert output.count("rank 2 left the program (exit status 0) while rank 0 waited in "
+                        f"all_reduce 'steps' at {where}") == 1, output
+
+
+def test_collectives_a_departed_rank_started_still_complete():
+    done, _ = program(3, "faults.py", "late", timeout=60)
+    assert_all_ok(done, 3)
 
 
 def test_phylanx_run_physl_error_is_located_and_forwarded(tmp_path):
