@@ -39,7 +39,7 @@ _known_status: list[int] = []   # [the status phylanx run saw]
 #: seconds a rank that waited in a collective when another left waits for a lower
 #: rank to report the same departure (the job then ends with one message), before it
 #: reports it itself
-_DEFER_TO_LOWER_RANK = 2.0
+_DEFER_TO_LOWER_RANK = 3.0
 
 
 def status_code(code: Any) -> int:

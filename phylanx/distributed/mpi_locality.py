@@ -37,7 +37,7 @@ _CALLABLE_OPS: dict[Any, str] = {
 
 #: seconds a rank exiting with a non-zero status waits for the others to finish (or
 #: report it) before it ends the job
-FAILED_GRACE = 3.0
+FAILED_GRACE = 5.0
 
 
 class MPILocality(Locality):

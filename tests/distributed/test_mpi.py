@@ -142,6 +142,15 @@ def test_a_rank_calling_sys_exit_ends_the_job_fast_with_its_status(k, launcher):
     assert output.count(message) == 1 and len(_rank_lines(output)) == 1, output
 
 
+def test_a_rank_exiting_with_an_error_status_ends_the_job_while_the_others_compute():
+    # the job ran until the others finished (30 s)
+    done, elapsed = program(2, "faults.py", "leave", "3", "busy", timeout=60)
+    output = done.stdout + done.stderr
+    assert done.returncode == 3 and elapsed < 15, (elapsed, output)
+    assert _rank_lines(output) == ["[rank 1] this rank exited with status 3 while ranks [0] "
+                                   "ran on: ending the job"], output
+
+
 @pytest.mark.parametrize("k", (2, 3))
 def test_a_rank_whose_program_ends_early_ends_the_job_fast(k):
     done, elapsed = program(k, "faults.py", "leave", "end", timeout=60)

@@ -5,8 +5,9 @@
 * ``timeout``: only rank 0 calls a collective: it times out, the job ends;
 * ``mismatch``: ranks disagree in collectives; every rank gets a located error naming
   the ranks, then the job ends normally ('OK <rank>');
-* ``leave STATUS``: the last rank leaves (``sys.exit(STATUS)``, or ``end``: its program
-  ends) while the others wait in a collective (must be ended, with its status);
+* ``leave STATUS [busy]``: the last rank leaves (``sys.exit(STATUS)``, or ``end``: its
+  program ends) while the others wait in a collective, or compute (``busy``), for 30 s:
+  must be ended, with its status;
 * ``fewer``: the last rank calls one collective of a name, the others two, then it ends;
 * ``late``: the last rank starts collectives, never waits for them and ends; the others
   call them later: they complete ('OK <rank>').
@@ -51,6 +52,8 @@ elif mode == "leave":
         time.sleep(0.2)
         if sys.argv[2] != "end":
             sys.exit(int(sys.argv[2]))
+    elif sys.argv[3:] == ["busy"]:
+        time.sleep(30)                  # the others compute, in no collective
     else:
         dist.all_reduce(1).result()     # the others wait here
 
