@@ -129,7 +129,7 @@ class Collectives:
         self._channels: dict[str, _Channel] = {}
         self._lock = threading.Lock()
         #: ranks whose program ended -> (exit status, collectives they started per name)
-        self._departed: dict[int, tuple[int, dict[str, int]]] = {}
+        self._departed: dict[int, tuple[int | None, dict[str, int]]] = {}
 
     # -- scheduling ---------------------------------------------------------
     def _submit(self, kind: str, name: str | None, make: Callable[[Any, str], Any],
@@ -170,10 +170,11 @@ class Collectives:
         with self._lock:
             return {name: channel.started for name, channel in self._channels.items()}
 
-    def peer_left(self, rank: int, status: int, started: dict[str, int]) -> None:
-        """``rank``'s program ended (exit ``status``) after it called ``started[name]``
-        collectives of each name: fail at once every collective of ours it never called
-        (the later ones of a channel first, so that none of them starts meanwhile)."""
+    def peer_left(self, rank: int, status: int | None, started: dict[str, int]) -> None:
+        """``rank``'s program ended (exit ``status``; None: its process died) after it
+        called ``started[name]`` collectives of each name: fail at once every collective
+        of ours it never called (the later ones of a channel first, so that none of them
+        starts meanwhile)."""
         with self._lock:
             self._departed[rank] = (status, dict(started))
             victims = []
@@ -192,9 +193,11 @@ class Collectives:
         for rank, (status, started) in sorted(self._departed.items()):
             if started.get(name, 0) <= index:
                 at = f" at {where.file}:{where.line}" if where is not None else ""
+                how = "died (its process ended without leaving the program: killed?)" \
+                    if status is None else f"left the program (exit status {status})"
                 return PhylanxPeerLeftError(
-                    f"rank {rank} left the program (exit status {status}) while rank "
-                    f"{self.rank} waited in {_label(kind, name)}{at}", where, kind,
+                    f"rank {rank} {how} while rank {self.rank} waited in "
+                    f"{_label(kind, name)}{at}", where, kind,
                     exit_status=status, departed=frozenset(self._departed))
         return None
 

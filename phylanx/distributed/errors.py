@@ -17,11 +17,12 @@ class PhylanxRemoteError(PhylanxDistributedError):
 
 
 class PhylanxPeerLeftError(PhylanxDistributedError):
-    """A rank's program ended (``exit_status``, 0 or ``sys.exit``'s) while this rank
-    waited for it in a collective it never started; ``departed``: the ranks gone so far."""
+    """A rank's program ended (``exit_status``, 0 or ``sys.exit``'s; None: its process
+    died) while this rank waited for it in a collective it never started; ``departed``:
+    the ranks gone so far."""
 
     def __init__(self, message: str, loc=None, primitive: str | None = None,
-                 exit_status: int = 0, departed: frozenset[int] = frozenset()):
+                 exit_status: int | None = 0, departed: frozenset[int] = frozenset()):
         super().__init__(message, loc, primitive)
         self.exit_status = exit_status
         self.departed = departed

@@ -56,11 +56,18 @@ class MPILocality(Locality):
         mpi = MPI()
         self.world = mpi.COMM_WORLD
         self.rank, self.size = self.world.Get_rank(), self.world.Get_size()
+        self._host = socket.gethostname()
+        # every rank creates its locality at import: the one collective here tells each
+        # the processes of the ranks on its host, whose liveness its service checks
+        import os
+        everyone = self.world.allgather((self._host, os.getpid())) if self.size > 1 else []
         self.engine = ProgressEngine()
         self.collectives = Collectives(self.world, self.engine)
         self.service = Service(self.world.Dup())
         self.service.on_left = self.collectives.peer_left
-        self._host = socket.gethostname()
+        self.service.watch({r: pid for r, (host, pid) in enumerate(everyone)
+                            if host == self._host and r != self.rank},
+                           lambda: self.engine.outstanding() > 0)
         self._closed = False
 
     # -- the Locality interface --------------------------------------------------

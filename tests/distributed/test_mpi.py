@@ -171,6 +171,17 @@ def test_a_collective_a_departed_rank_never_called_fails_fast():
                         f"all_reduce 'steps' at {where}") == 1, output
 
 
+def test_a_rank_whose_process_died_is_seen_by_the_liveness_check():
+    # (mpiexec ends the job itself when a rank dies: here rank 0 is told of a dead pid)
+    done, elapsed = program(2, "faults.py", "died", timeout=60)
+    output = done.stdout + done.stderr
+    assert done.returncode == 1 and elapsed < 15, (elapsed, output)
+    where = f"{PROGRAMS / 'faults.py'}:{_line_of('rank 0 waits here')}"
+    assert output.count("rank 1 died (its process ended without leaving the program: "
+                        f"killed?) while rank 0 waited in all_reduce 'died' at {where}") == 1, \
+        output
+
+
 def test_collectives_a_departed_rank_started_still_complete():
     done, _ = program(3, "faults.py", "late", timeout=60)
     assert_all_ok(done, 3)

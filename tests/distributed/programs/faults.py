@@ -9,6 +9,9 @@
   program ends) while the others wait in a collective, or compute (``busy``), for 30 s:
   must be ended, with its status;
 * ``fewer``: the last rank calls one collective of a name, the others two, then it ends;
+* ``died``: rank 0 is told that the last rank's process is one that has ended (a
+  launcher that does not end the job when a rank dies); it waits in a collective
+  (must be ended by the liveness check);
 * ``late``: the last rank starts collectives, never waits for them and ends; the others
   call them later: they complete ('OK <rank>').
 """
@@ -56,6 +59,17 @@ elif mode == "leave":
         time.sleep(30)                  # the others compute, in no collective
     else:
         dist.all_reduce(1).result()     # the others wait here
+
+elif mode == "died":
+    if r == 0:
+        import subprocess
+        child = subprocess.Popen([sys.executable, "-c", "pass"])
+        child.wait()
+        service = phylanx.runtime.locality.here().service
+        service.watch({n - 1: child.pid}, lambda: True)
+        dist.all_reduce(1, name="died").result()    # rank 0 waits here
+    else:
+        time.sleep(30)
 
 elif mode == "fewer":
     dist.all_reduce(r, name="steps").result()
