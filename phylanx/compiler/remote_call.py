@@ -36,8 +36,8 @@ _published: dict[str, Callable[..., Any]] = {}
 #: base key (name@location) -> how many times this rank compiled it
 _compiled: dict[str, int] = {}
 _lock = threading.Lock()
-#: the copies kept per location: a rank more than this many evaluations of one program
-#: behind the caller gets a located error, never another evaluation's copy
+#: the copies kept per location: a caller more than this many evaluations of one program
+#: behind this rank gets a located error, never another evaluation's copy
 _KEEP = 256
 _POLL = 0.005           # seconds between looks while waiting for this rank to catch up
 

@@ -5,7 +5,8 @@ a collective forever.  :func:`install` wraps ``sys.excepthook`` and
 ``threading.excepthook``: the error is printed once, by the failing rank, as
 ``[rank R] file:line:col: message``, then ``MPI_Abort`` makes the launcher end
 every rank with a non-zero status.  (A rank killed by a signal, or ended by
-``os._exit``, is the launcher's business: ``mpiexec`` ends the job; the tests check it.)
+``os._exit``, says nothing: ``mpiexec`` ends the job, the tests check it; for a
+launcher that does not, the service thread checks that the ranks on its host live.)
 
 A rank whose program ends (normally or by ``sys.exit(n)``) tells the others, with
 its exit status (``active_messages.LEAVING``); a collective another rank waits in,
