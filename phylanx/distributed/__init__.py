@@ -26,11 +26,13 @@ from .by_name import ByName, find_function
 from .errors import (
     PhylanxCollectiveMismatchError,
     PhylanxDistributedError,
+    PhylanxPeerLeftError,
     PhylanxRemoteError,
 )
 
 __all__ = [
-    "PhylanxCollectiveMismatchError", "PhylanxDistributedError", "PhylanxRemoteError",
+    "PhylanxCollectiveMismatchError", "PhylanxDistributedError", "PhylanxPeerLeftError",
+    "PhylanxRemoteError",
     "all_gather", "all_reduce", "barrier", "broadcast", "find_all_localities", "find_here",
     "gather", "get_remote", "hostname", "num_localities", "reduce", "register_array",
     "register_function", "run_on", "scatter", "unregister_array",
