@@ -84,10 +84,12 @@ def run_worker(program: str, argv: list[str]) -> int:
             runpy.run_path(program, run_name="__main__")
         else:
             _run_physl(program, argv)
-    except SystemExit:
+    except SystemExit as e:
+        faults.set_exit_status(faults.status_code(e.code))   # told to the other ranks
         raise
     except BaseException as e:  # noqa: BLE001 - every error ends the whole job
         faults.report_and_abort(e, rank, size, world)
+    faults.set_exit_status(0)
     return 0
 
 

@@ -59,12 +59,14 @@ class FunctionSource:
     as long as the function it describes, whichever compiler object built it.
     """
 
-    __slots__ = ("compiler", "call", "scope", "name", "params", "body_ast", "twin")
+    __slots__ = ("compiler", "call", "scope", "name", "params", "body_ast", "twin",
+                 "placed_key")
 
     def __init__(self, compiler, call, scope, name, params, body_ast):
         self.compiler, self.call, self.scope = compiler, call, scope
         self.name, self.params, self.body_ast = name, params, body_ast
         self.twin = None      # autodiff's factory of the recording twin, once compiled
+        self.placed_key = None  # a top-level definition's key for placed calls (remote_call)
 
 
 def function_source(body) -> FunctionSource | None:
@@ -132,6 +134,11 @@ def _define(compiler, call: ast.Call, scope, global_: bool):
                 raise PhylanxCompileError("lambda needs a body", body_ast.loc, "lambda")
         node = compiler.new_node("define-function", call.loc, (body,), instance=name)
 
+        if is_global and isinstance(scope, scopes.GlobalScope):
+            # a placed call f{L#n}(...) names this definition: locality n builds its copy
+            from . import remote_call
+            body.function_source.placed_key = remote_call.publish_definition(
+                name, call.loc, make, g)
         if is_global:
             def run(frame):
                 fn = g[slot] = make(frame)

@@ -28,11 +28,13 @@ from .errors import (
     PhylanxCollectiveMismatchError,
     PhylanxDistributedError,
     PhylanxDistributionError,
+    PhylanxPeerLeftError,
     PhylanxRemoteError,
 )
 
 __all__ = [
     "PhylanxCollectiveMismatchError", "PhylanxDistributedError", "PhylanxDistributionError",
+    "PhylanxPeerLeftError",
     "PhylanxRemoteError",
     "all_gather", "all_reduce", "barrier", "broadcast", "find_all_localities", "find_here",
     "check_same", "gather", "get_remote", "hostname", "num_localities", "reduce", "register_array",

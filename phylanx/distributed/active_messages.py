@@ -7,11 +7,20 @@ Each rank has a service thread probing a communicator of its own (a duplicate of
   so the service keeps answering) or read a registered array; answered with
 * ``REPLY`` (request id, ok, value or error text), which completes the future of the
   request with that id, and
-* ``LEAVING``: the sender's program finished; it keeps serving requests until every
-  other rank has finished too (a barrier-like handshake), or ``shutdown_timeout``
-  passed, then says
-* ``GONE``: the sender stopped serving.  Requests to it fail at once, and requests
-  still waiting for it fail, instead of hanging.
+* ``LEAVING`` (exit status, collectives started per name): the sender's program
+  finished; ``on_left`` (the collectives) fails at once what this rank waits for in
+  vain.  The sender keeps serving requests until every other rank has finished too
+  (a barrier-like handshake), or ``shutdown_timeout`` passed, then says
+* ``GONE`` (the same): the sender stopped serving.  Requests to it fail at once, and
+  requests still waiting for it fail, instead of hanging.
+
+The service thread probes without blocking, napping at most 2 ms when idle, so these
+messages are seen within milliseconds whatever the program does meanwhile.  A rank
+that dies without leaving (a signal, ``os._exit``) sends nothing: the launcher usually
+ends the job then, and in case it does not, the service thread checks, every
+:data:`_LIVENESS_PERIOD` while something waits (:meth:`Service.watch`), that the
+processes of the other ranks on this host still run; a dead one counts as left, with
+no exit status.
 
 Functions travel pickled; one that does not pickle (a ``@Phylanx`` function, a
 PhySL function) travels by name and is looked up on the other rank in the table of
@@ -23,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 import pickle
 import threading
 import time
@@ -39,6 +49,7 @@ from .errors import PhylanxRemoteError
 from .mpi import MPI, mpi_lock
 
 REQUEST, REPLY, LEAVING, GONE = 11, 12, 13, 14
+_LIVENESS_PERIOD = 0.5  # seconds between checks that the other ranks' processes run
 _NAME_WAIT = 5.0      # seconds a rank waits for a function name to be defined (SPMD lag)
 
 
@@ -52,6 +63,11 @@ class Service:
         self.arrays: dict[str, Any] = {}
         self.left: set[int] = set()     # ranks whose program finished (still serving)
         self.gone: set[int] = set()     # ranks that stopped serving
+        #: called (rank, exit status, collectives started per name) when a rank leaves
+        self.on_left: Callable[[int, int, dict[str, int]], None] | None = None
+        self._leaving = False           # this rank's program finished
+        self._pids: dict[int, int] = {}           # rank -> pid, the other ranks on this host
+        self._waiting: Callable[[], bool] = lambda: False
         self._pending: dict[int, tuple[Future, float, int, str, SourceLoc | None]] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -92,7 +108,7 @@ class Service:
     # -- the service loop ---------------------------------------------------------
     def _loop(self) -> None:
         status = MPI().Status()
-        nap, next_check = 0.0, 0.0
+        nap, next_check, next_liveness = 0.0, 0.0, 0.0
         while not self._stopping.is_set():
             with mpi_lock():
                 message = self.comm.improbe(MPI().ANY_SOURCE, MPI().ANY_TAG, status)
@@ -105,6 +121,10 @@ class Service:
             if now >= next_check:
                 next_check = now + 0.05
                 self._expire(now)
+            if now >= next_liveness:
+                next_liveness = now + _LIVENESS_PERIOD
+                if self._pids and self._waiting():
+                    self._check_liveness()
             if worked:
                 nap = 0.0
                 time.sleep(0)
@@ -167,18 +187,39 @@ class Service:
             else:
                 threading.Thread(target=self._answer, args=(source, request_id, compute),
                                  daemon=True, name=thread_name).start()
-        elif tag == LEAVING:
-            with self._lock:
-                self.left.add(source)
-        elif tag == GONE:
-            with self._lock:
-                self.left.add(source)
-                self.gone.add(source)
-                gone = [(i, p) for i, p in self._pending.items() if p[2] == source]
-                for i, _ in gone:
+        elif tag in (LEAVING, GONE):
+            status, started = data
+            self._departed(source, status, started, gone=tag == GONE)
+
+    def _departed(self, rank: int, status: int | None, started: dict[str, int],
+                  gone: bool) -> None:
+        """``rank`` left (its program ended with exit ``status``, None: it died), and
+        stopped serving if ``gone``."""
+        with self._lock:
+            first = rank not in self.left
+            self.left.add(rank)
+            failed = []
+            if gone:
+                self.gone.add(rank)
+                failed = [(i, p) for i, p in self._pending.items() if p[2] == rank]
+                for i, _ in failed:
                     del self._pending[i]
-            for _, (future, _, target, what, where) in gone:
-                future.set_exception(self._gone(target, what, where))
+        for _, (future, _, target, what, where) in failed:
+            future.set_exception(self._gone(target, what, where))
+        if first and self.on_left is not None:
+            self.on_left(rank, status, started)
+
+    # -- liveness -----------------------------------------------------------------
+    def watch(self, pids: dict[int, int], waiting: Callable[[], bool]) -> None:
+        """Check that the processes ``pids`` (rank -> pid, on this host) run, while
+        ``waiting()`` (something waits for the other ranks)."""
+        self._pids, self._waiting = dict(pids), waiting
+
+    def _check_liveness(self) -> None:
+        for rank, pid in list(self._pids.items()):
+            if rank not in self.left and not _alive(pid):
+                del self._pids[rank]
+                self._departed(rank, None, {}, gone=True)
 
     def _answer(self, source: int, request_id: int, compute: Callable[[], Any]) -> None:
         try:
@@ -215,22 +256,31 @@ class Service:
             self._registered.notify_all()
 
     def _read_array(self, name: str, index: Any, wait: bool = False) -> Any:
-        if wait:   # SPMD lag: the owner may register it a little later
+        if wait:   # SPMD lag: the owner may register it a little later (not once it left)
             with self._registered:
-                self._registered.wait_for(lambda: name in self.arrays,
+                self._registered.wait_for(lambda: name in self.arrays or self._leaving,
                                           float(settings.get("remote_timeout")))
         if name not in self.arrays:
-            raise KeyError(f"no array registered as {name!r} on locality {self.rank}")
+            finished = " (its program finished without registering it)" \
+                if self._leaving else ""
+            raise KeyError(f"no array registered as {name!r} on locality {self.rank}"
+                           + finished)
         array = self.arrays[name]
         return array.copy() if index is None else array[index].copy()
 
     # -- leaving ------------------------------------------------------------------
-    def leave(self, timeout: float) -> set[int]:
-        """Announce we are leaving, serve until every other rank left too (or
-        ``timeout``), then say we are gone; returns the ranks that had not left."""
+    def leave(self, timeout: float, status: int = 0,
+              started: dict[str, int] | None = None) -> set[int]:
+        """Announce we are leaving (with our exit ``status`` and the collectives we
+        ``started`` per name), serve until every other rank left too (or ``timeout``),
+        then say we are gone; returns the ranks that had not left."""
+        news = (status, dict(started or {}))
+        with self._registered:      # reads waiting for an array we never register: fail
+            self._leaving = True
+            self._registered.notify_all()
         for other in range(self.size):
             if other != self.rank:
-                self._send(None, other, LEAVING)
+                self._send(news, other, LEAVING)
         others = set(range(self.size)) - {self.rank}
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -242,7 +292,7 @@ class Service:
             missing = others - self.left
         for other in range(self.size):
             if other != self.rank and other not in self.gone:
-                self._send(None, other, GONE)
+                self._send(news, other, GONE)
         # let our last messages (replies, LEAVING) go out before the loop stops
         end = time.monotonic() + 1.0
         while (self._sends or self._new_sends) and time.monotonic() < end:
@@ -250,3 +300,18 @@ class Service:
         self._stopping.set()
         self._thread.join(timeout=1.0)
         return missing
+
+
+def _alive(pid: int) -> bool:
+    """Is process ``pid`` (of this host) running: not ended, not a zombie?"""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rpartition(")")[2].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return True       # no /proc: the signal test is all we have

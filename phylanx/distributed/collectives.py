@@ -12,13 +12,17 @@ communicator of its own (MPI-4 ``Comm_create_from_group`` with the name as strin
 which ranks may create in any order), and collectives of one name run one after the
 other, in the order this rank called them.  So: **collectives with the same name must
 be called in the same order on every rank; collectives with different names may be
-called in any order, from any thread, and overlap.**  An unnamed collective is named
-after its kind (``"all_reduce"``), so unnamed ones of one kind follow the rule together.
+called in any order, from any thread, and overlap.**  Unnamed collectives, of every
+kind, share one name (:data:`UNNAMED`), so they follow the rule together, as MPI's do;
+ranks calling unnamed collectives of different kinds meet in the header exchange,
+which reports the mismatch (with a name per kind they waited on two communicators).
 Without MPI-4 or ``MPI_THREAD_MULTIPLE`` all collectives share one communicator and
 must all be called in the same order on every rank.
 
 A collective whose other ranks never arrive fails after ``collective_timeout``
-seconds; disagreeing ranks (kind, op, root, dtype, shape) fail at once, all of them
+seconds, or at once when one of them has left the program without starting it
+(:meth:`Collectives.peer_left`; a leaving rank says how many collectives of each name
+it started); disagreeing ranks (kind, op, root, dtype, shape) fail at once, all of them
 with the same error naming the ranks (``check_collectives``, on by default: it costs
 one small all-gather per collective).
 
@@ -43,7 +47,7 @@ from ..runtime.futures import Future
 from ..source import SourceLoc
 from . import agreement as ag
 from . import settings
-from .errors import PhylanxCollectiveMismatchError, PhylanxDistributedError
+from .errors import PhylanxCollectiveMismatchError, PhylanxDistributedError, PhylanxPeerLeftError
 from .mpi import MPI, can_create_named_communicators
 from .progress import ProgressEngine
 
@@ -95,10 +99,17 @@ def _prepare_for_op(array: np.ndarray, op: str) -> tuple[np.ndarray, Callable]:
 _HEADER_BYTES = ag.HEADER_LENGTH * 8
 _SLOT = _HEADER_BYTES + 1024
 
+#: the name of every unnamed collective
+UNNAMED = "unnamed"
+
 #: the local reduction of what MPI's op would compute (in rank order: the same on all)
 _UFUNCS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum,
            "land": np.logical_and, "lor": np.logical_or, "lxor": np.logical_xor,
            "band": np.bitwise_and, "bor": np.bitwise_or, "bxor": np.bitwise_xor}
+
+
+def _label(kind: str, name: str) -> str:
+    return kind if name == UNNAMED else f"{kind} {name!r}"
 
 
 class _Channel:
@@ -108,6 +119,7 @@ class _Channel:
         self.comm: Any = None
         self.queue: deque = deque()
         self.current: Any = None    # the collective running on the communicator
+        self.started = 0            # collectives called on it so far (by this rank)
 
 
 class Collectives:
@@ -121,18 +133,20 @@ class Collectives:
         self._shared = None if self._named else world.Dup()
         self._channels: dict[str, _Channel] = {}
         self._lock = threading.Lock()
+        #: ranks whose program ended -> (exit status, collectives they started per name)
+        self._departed: dict[int, tuple[int | None, dict[str, int]]] = {}
 
     # -- scheduling ---------------------------------------------------------
     def _submit(self, kind: str, name: str | None, make: Callable[[Any, str], Any],
                 where: SourceLoc | None, value: Any = None) -> Future:
-        name = name or kind
+        name = name or UNNAMED
         timeout = float(settings.get("collective_timeout"))
 
         def on_timeout() -> BaseException:
             return PhylanxDistributedError(
-                f"{kind} {name!r} did not complete within {timeout:g} s on rank {self.rank}: "
-                "another rank did not call it, or called collectives of this name in "
-                "another order", where, kind)
+                f"{_label(kind, name)} did not complete within {timeout:g} s on rank "
+                f"{self.rank}: another rank did not call it, or called collectives of this "
+                "name in another order", where, kind)
 
         with self._lock:
             channel = self._channels.get(name)
@@ -140,14 +154,57 @@ class Collectives:
                 channel = self._channels[name] = _Channel()
                 self._open(channel, name)
             running = self.engine.track(timeout, on_timeout,
-                                        on_finish=lambda r: self._next(channel, finished=r))
+                                        on_finish=lambda r: self._next(channel, finished=r),
+                                        tag=(name, channel.started, kind, where))
+            channel.started += 1
             channel.queue.append((running, lambda comm: self._located(make(comm, name),
                                                                         where, kind)))
+            left = self._left_without(running)
+        if left is not None:        # a rank that will never call it has left already
+            self.engine.abandon(running, left)
         recorder = hooks.recorder      # a timeline is being recorded: one span per collective
         if recorder is not None:
             recorder.collective(kind, name, value, running.future)
         self._next(channel)
         return running.future
+
+    # -- ranks that left -----------------------------------------------------------
+    def started(self) -> dict[str, int]:
+        """How many collectives of each name this rank called (told to the others when
+        it leaves)."""
+        with self._lock:
+            return {name: channel.started for name, channel in self._channels.items()}
+
+    def peer_left(self, rank: int, status: int | None, started: dict[str, int]) -> None:
+        """``rank``'s program ended (exit ``status``; None: its process died) after it
+        called ``started[name]`` collectives of each name: fail at once every collective
+        of ours it never called (the later ones of a channel first, so that none of them
+        starts meanwhile)."""
+        with self._lock:
+            self._departed[rank] = (status, dict(started))
+            victims = []
+            for channel in self._channels.values():
+                for running in [*reversed([q[0] for q in channel.queue]), channel.current]:
+                    if running is not None and not running.finished:
+                        error = self._left_without(running)
+                        if error is not None:
+                            victims.append((running, error))
+        for running, error in victims:
+            self.engine.abandon(running, error)
+
+    def _left_without(self, running) -> PhylanxPeerLeftError | None:
+        """The error of ``running`` if a rank that left never called it (under the lock)."""
+        name, index, kind, where = running.tag
+        for rank, (status, started) in sorted(self._departed.items()):
+            if started.get(name, 0) <= index:
+                at = f" at {where.file}:{where.line}" if where is not None else ""
+                how = "died (its process ended without leaving the program: killed?)" \
+                    if status is None else f"left the program (exit status {status})"
+                return PhylanxPeerLeftError(
+                    f"rank {rank} {how} while rank {self.rank} waited in "
+                    f"{_label(kind, name)}{at}", where, kind,
+                    exit_status=status, departed=frozenset(self._departed))
+        return None
 
     def _open(self, channel: _Channel, name: str) -> None:
         if not self._named:

@@ -19,3 +19,15 @@ class PhylanxRemoteError(PhylanxDistributedError):
 class PhylanxDistributionError(PhylanxDistributedError, PhylanxTypeError):
     """A tiled array given to a primitive that has no distribution rule for it (it would
     only see this locality's tile); the message says what gives the global answer."""
+
+
+class PhylanxPeerLeftError(PhylanxDistributedError):
+    """A rank's program ended (``exit_status``, 0 or ``sys.exit``'s; None: its process
+    died) while this rank waited for it in a collective it never started; ``departed``:
+    the ranks gone so far."""
+
+    def __init__(self, message: str, loc=None, primitive: str | None = None,
+                 exit_status: int | None = 0, departed: frozenset[int] = frozenset()):
+        super().__init__(message, loc, primitive)
+        self.exit_status = exit_status
+        self.departed = departed

@@ -1,14 +1,29 @@
-"""Faults never hang a job: an uncaught error on one rank ends every rank.
+"""Faults never hang a job: an error on one rank, or a rank leaving early, ends every rank.
 
 Under MPI, a rank that dies of an exception would leave the others waiting in
 a collective forever.  :func:`install` wraps ``sys.excepthook`` and
 ``threading.excepthook``: the error is printed once, by the failing rank, as
 ``[rank R] file:line:col: message``, then ``MPI_Abort`` makes the launcher end
-every rank with a non-zero status.  (A rank killed by a signal is the launcher's
-business: ``mpiexec`` ends the job; the tests check it.)
+every rank with a non-zero status.  (A rank killed by a signal, or ended by
+``os._exit``, says nothing: ``mpiexec`` ends the job, the tests check it; for a
+launcher that does not, the service thread checks that the ranks on its host live.)
+
+A rank whose program ends (normally or by ``sys.exit(n)``) tells the others, with
+its exit status (``active_messages.LEAVING``); a collective another rank waits in,
+and that the departed rank never started, fails at once with a
+:class:`~phylanx.distributed.errors.PhylanxPeerLeftError` naming it, and the job
+ends with the departed rank's status when that is not 0 (:func:`abort_status`).
+
+The exit status.  Python does not tell ``atexit`` handlers the status it will exit
+with, so :func:`install` has ``sys.exit`` (and the ``exit``/``quit`` builtins) keep
+the ``SystemExit`` they raise in the main thread; :func:`exit_status` believes it
+only if it ended the script (it unwound the script's top level and that stopped at
+its line: a caught one does not count).  ``phylanx run`` knows the status itself.
+A bare ``raise SystemExit(n)`` under a bare ``mpiexec`` is not seen: status 0.
 """
 from __future__ import annotations
 
+import builtins
 import os
 import sys
 import threading
@@ -19,6 +34,86 @@ from typing import Any
 from ..errors import PhylanxError
 
 _reported = threading.Lock()
+_exits: list[Any] = []          # [the SystemExit sys.exit() raised in the main thread]
+_known_status: list[int] = []   # [the status phylanx run saw]
+
+#: seconds a rank that waited in a collective when another left waits for a lower
+#: rank to report the same departure (the job then ends with one message), before it
+#: reports it itself
+_DEFER_TO_LOWER_RANK = 3.0
+
+
+def status_code(code: Any) -> int:
+    """The process exit status Python gives ``SystemExit(code)``."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    return 1
+
+
+def set_exit_status(status: int) -> None:
+    """The program ended with ``status`` (``phylanx run`` caught its ``SystemExit``)."""
+    _known_status[:] = [status]
+
+
+def exit_status() -> int:
+    """The status this process is exiting with, as far as it can be known (see above)."""
+    if _known_status:
+        return _known_status[0]
+    if _exits and _ended_the_script(_exits[0]):
+        return status_code(_exits[0].code)
+    return 0
+
+
+def _ended_the_script(error: BaseException) -> bool:
+    """Did this ``SystemExit`` end the script, or was it caught?  A caught exception's
+    traceback reaches the frame that caught it; an uncaught one's reaches no further
+    than our wrapper (Python 3.11 adds the frames it unwinds only when it is caught),
+    or the script's top level, stopped at the line where it passed (later Pythons)."""
+    tb = error.__traceback__
+    if tb is None:
+        return False
+    frame = tb.tb_frame
+    if frame.f_code is _WRAPPER_CODE:
+        return True
+    return (frame.f_code.co_name == "<module>" and frame.f_globals.get("__name__") == "__main__"
+            and frame.f_lineno == tb.tb_lineno)
+
+
+def _recording(exit_function):
+    def exit(*args):  # noqa: A001 - stands for sys.exit / the exit builtin
+        try:
+            exit_function(*args)
+        except SystemExit as e:
+            if threading.current_thread() is threading.main_thread():
+                _exits[:] = [e]
+            raise
+    exit.__doc__ = exit_function.__doc__
+    exit.__wrapped__ = exit_function
+    return exit
+
+
+_WRAPPER_CODE = _recording(None).__code__
+
+
+def _peer_left(error: BaseException | None):
+    """The PhylanxPeerLeftError ``error`` is, or was raised from, if any."""
+    from .errors import PhylanxPeerLeftError
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, PhylanxPeerLeftError):
+            return error
+        error = error.__cause__ or error.__context__
+    return None
+
+
+def abort_status(error: BaseException) -> int:
+    """The job's exit status when ``error`` ends it: a departed rank's non-zero status
+    (it is the rank that failed), else 1."""
+    left = _peer_left(error)
+    return (left.exit_status or 1) if left is not None else 1
 
 
 def describe(error: BaseException, rank: int) -> str:
@@ -35,7 +130,9 @@ def report_and_abort(error: BaseException, rank: int, size: int, world: Any = No
     if not _reported.acquire(blocking=False):   # a second failing thread: the first reports
         threading.Event().wait(30)
         os._exit(1)
+    status = abort_status(error)
     try:
+        _defer_to_lower_rank(error, rank)
         sys.stdout.flush()
         if not isinstance(error, PhylanxError):
             stack = "".join(traceback.format_tb(error.__traceback__))
@@ -48,12 +145,21 @@ def report_and_abort(error: BaseException, rank: int, size: int, world: Any = No
             # the launcher stops forwarding output when it tears the job down: give it a
             # moment to pass on what we just wrote
             time.sleep(0.2)
-            world.Abort(1)
-        os._exit(1)
+            world.Abort(status)
+        os._exit(status)
+
+
+def _defer_to_lower_rank(error: BaseException, rank: int) -> None:
+    """Every rank waiting when one left fails the same way: let the lowest of them
+    report it (its abort ends this process meanwhile), so the job prints it once."""
+    left = _peer_left(error)
+    if left is not None and any(r not in left.departed for r in range(rank)):
+        time.sleep(_DEFER_TO_LOWER_RANK)
 
 
 def install(rank: int, size: int, world: Any) -> None:
-    """Route uncaught exceptions (main thread and others) to :func:`report_and_abort`."""
+    """Route uncaught exceptions (main thread and others) to :func:`report_and_abort`,
+    and have ``sys.exit``/``exit``/``quit`` keep the status (see the module docstring)."""
     previous = sys.excepthook
 
     def excepthook(kind, error, tb):
@@ -71,3 +177,9 @@ def install(rank: int, size: int, world: Any) -> None:
 
     sys.excepthook = excepthook
     threading.excepthook = thread_excepthook
+    if not hasattr(sys.exit, "__wrapped__"):
+        sys.exit = _recording(sys.exit)
+    for name in ("exit", "quit"):
+        function = getattr(builtins, name, None)
+        if function is not None and not hasattr(function, "__wrapped__"):
+            setattr(builtins, name, _recording(function))

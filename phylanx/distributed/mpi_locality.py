@@ -35,6 +35,10 @@ _CALLABLE_OPS: dict[Any, str] = {
 }
 
 
+#: seconds a rank exiting with a non-zero status waits for the others to finish (or
+#: report it) before it ends the job
+FAILED_GRACE = 5.0
+
 
 class MPILocality(Locality):
     """This rank, as a locality."""
@@ -52,10 +56,18 @@ class MPILocality(Locality):
         mpi = MPI()
         self.world = mpi.COMM_WORLD
         self.rank, self.size = self.world.Get_rank(), self.world.Get_size()
+        self._host = socket.gethostname()
+        # every rank creates its locality at import: the one collective here tells each
+        # the processes of the ranks on its host, whose liveness its service checks
+        import os
+        everyone = self.world.allgather((self._host, os.getpid())) if self.size > 1 else []
         self.engine = ProgressEngine()
         self.collectives = Collectives(self.world, self.engine)
         self.service = Service(self.world.Dup())
-        self._host = socket.gethostname()
+        self.service.on_left = self.collectives.peer_left
+        self.service.watch({r: pid for r, (host, pid) in enumerate(everyone)
+                            if host == self._host and r != self.rank},
+                           lambda: self.engine.outstanding() > 0)
         self._closed = False
 
     # -- the Locality interface --------------------------------------------------
@@ -175,28 +187,42 @@ class MPILocality(Locality):
 
     # -- shutdown ------------------------------------------------------------------
     def shutdown(self) -> None:
+        """At exit: tell the others we leave, with our exit status, and wait for them
+        (``shutdown_timeout``).  A rank failing with a non-zero status waits only
+        :data:`FAILED_GRACE` (the others report it meanwhile), then ends the job."""
         if self._closed:
             return
         self._closed = True
-        missing = self.service.leave(float(settings.get("shutdown_timeout")))
+        import os
+        import sys
+        status = faults.exit_status()
+        timeout = float(settings.get("shutdown_timeout"))
+        if status != 0:
+            timeout = min(timeout, FAILED_GRACE)
+        missing = self.service.leave(timeout, status, self.collectives.started())
+        if missing and status != 0:
+            print(f"[rank {self.rank}] this rank exited with status {status} while ranks "
+                  f"{sorted(missing)} ran on: ending the job", file=sys.stderr)
+            sys.stderr.flush()
+            self.world.Abort(status)
+            os._exit(status)
         if missing:
-            import sys
             print(f"[rank {self.rank}] warning: ranks {sorted(missing)} had not finished "
                   "when this one gave up waiting for them (shutdown_timeout)",
                   file=sys.stderr)
         self.engine.stop()
-        if self.engine.timed_out:
-            # a collective that timed out may still be pending inside MPI (a communicator
-            # being created, a request never matched): MPI_Finalize would hang or crash
-            import os
-            import sys
-            print(f"[rank {self.rank}] a collective timed out earlier, so MPI cannot be "
-                  "finalized cleanly: aborting the job", file=sys.stderr)
+        if self.engine.abandoned:
+            # a collective that timed out or was abandoned may still be pending inside MPI
+            # (a communicator being created, a request never matched): MPI_Finalize
+            # would hang or crash
+            print(f"[rank {self.rank}] a collective failed unfinished earlier (timed out, "
+                  "or a rank left), so MPI cannot be finalized cleanly: aborting the job",
+                  file=sys.stderr)
             sys.stdout.flush()
             sys.stderr.flush()
             if self.size > 1:
-                self.world.Abort(1)
-            os._exit(1)
+                self.world.Abort(status or 1)
+            os._exit(status or 1)
 
 
 def _pickle_call(fn: Callable[..., Any], args: tuple) -> bytes:

@@ -29,7 +29,10 @@ collective has several phases (header check, size exchange, data) and another ra
 may need this rank to start the next phase while nobody here waits on the future.
 
 Every operation has a deadline: an operation still running after it fails with a
-located error instead of hanging (the request itself is left to MPI).
+located error instead of hanging (the request itself is left to MPI).  An operation
+can also be abandoned sooner (:meth:`ProgressEngine.abandon`: a rank it waits for has
+left the program); either way MPI may still hold its requests, so :attr:`abandoned`
+tells the shutdown not to finalize MPI.
 """
 from __future__ import annotations
 
@@ -117,16 +120,17 @@ def _start_polling_thread(poll: Callable[[], bool],
 class _Running:
     """One operation in flight: its generator, its future and its deadline."""
 
-    __slots__ = ("operation", "future", "deadline", "describe", "on_finish", "finished")
+    __slots__ = ("operation", "future", "deadline", "describe", "on_finish", "finished", "tag")
 
     def __init__(self, operation: Operation, future: Future, deadline: float,
-                 describe: Callable[[], BaseException], on_finish):
+                 describe: Callable[[], BaseException], on_finish, tag: Any = None):
         self.operation = operation
         self.future = future
         self.deadline = deadline
         self.describe = describe
         self.on_finish = on_finish
         self.finished = False
+        self.tag = tag          # what the caller wants to know about it later
 
 
 class ProgressEngine:
@@ -140,15 +144,17 @@ class ProgressEngine:
         self._poll_lock = threading.Lock()   # one poller at a time; others skip
         self._finish_lock = threading.Lock()
         self._next_deadline_check = 0.0
-        self.timed_out = False
+        self.abandoned = False     # an operation failed with its MPI requests pending
         self._stop = _register_progress(self.poll, self.busy)
 
     def track(self, timeout: float, on_timeout: Callable[[], BaseException],
-              on_finish: Callable[[_Running], None] | None = None) -> _Running:
+              on_finish: Callable[[_Running], None] | None = None,
+              tag: Any = None) -> _Running:
         """A future for an operation to be started later with :meth:`run`; its deadline
         (``timeout`` seconds, then the error ``on_timeout()``) counts from now.
         ``on_finish(running)`` is called once it is done, either way."""
-        running = _Running(None, external(), time.monotonic() + timeout, on_timeout, on_finish)
+        running = _Running(None, external(), time.monotonic() + timeout, on_timeout, on_finish,
+                           tag)
         with self._finish_lock:
             self._running.add(running)
         return running
@@ -226,8 +232,12 @@ class ProgressEngine:
         with self._finish_lock:
             late = [r for r in self._running if r.deadline < now and not r.finished]
         for running in late:
-            self.timed_out = True       # MPI may still be inside that collective
-            self._finish(running, None, running.describe())
+            self.abandon(running, running.describe())
+
+    def abandon(self, running: _Running, error: BaseException) -> None:
+        """Fail ``running`` with ``error`` now, whatever its requests are doing."""
+        self.abandoned = True       # MPI may still be inside that collective
+        self._finish(running, None, error)
 
     def busy(self) -> bool:
         """Requests in flight: testing them again may complete them."""

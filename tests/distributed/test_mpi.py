@@ -77,7 +77,7 @@ def test_mismatched_collectives_raise_located_errors_naming_ranks(k):
     done, _ = program(k, "faults.py", "mismatch")
     assert_all_ok(done, k)
     if k > 1:
-        for what in ("shape", "dtype", "op", "kind", "root", "physl"):
+        for what in ("shape", "dtype", "op", "kind", "root", "physl", "kind, unnamed"):
             assert f"MISMATCH {what}:" in done.stdout, done.stdout
         others = ", ".join(str(r) for r in range(1, k))
         assert f"rank{'s' if k > 2 else ''} {others}:" in done.stdout, done.stdout
@@ -111,6 +111,82 @@ def test_a_rank_killed_by_a_signal_ends_the_job(k):
     assert done.returncode != 0 and elapsed < 10, (elapsed, done.stdout + done.stderr)
 
 
+def _line_of(text: str) -> int:
+    source = (PROGRAMS / "faults.py").read_text().splitlines()
+    return next(i for i, line in enumerate(source, 1) if text in line)
+
+
+def _rank_lines(output: str) -> list[str]:
+    return [line for line in output.splitlines()
+            if line.startswith("[rank ") and "Traceback" not in line]
+
+
+@pytest.mark.parametrize("k, launcher", [(2, "mpiexec"), (4, "mpiexec"), (2, "phylanx run")])
+def test_a_rank_calling_sys_exit_ends_the_job_fast_with_its_status(k, launcher):
+    # the others waited in the collective for collective_timeout (60 s), the job's
+    # status was 1
+    args = (str(PROGRAMS / "faults.py"), "leave", "3")
+    if launcher == "mpiexec":
+        done, elapsed = program(k, "faults.py", *args[1:], timeout=60)
+    else:
+        start = time.monotonic()
+        done = subprocess.run([sys.executable, "-m", "phylanx", "run", "-n", str(k), *args],
+                              env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT,
+                              capture_output=True, text=True, timeout=60)
+        elapsed = time.monotonic() - start
+    output = done.stdout + done.stderr
+    assert done.returncode == 3 and elapsed < 15, (elapsed, output)
+    where = f"{PROGRAMS / 'faults.py'}:{_line_of('the others wait here')}"
+    message = (f"[rank 0] {where}:1: all_reduce: rank {k - 1} left the program (exit status 3) "
+               f"while rank 0 waited in all_reduce at {where}")
+    assert output.count(message) == 1 and len(_rank_lines(output)) == 1, output
+
+
+def test_a_rank_exiting_with_an_error_status_ends_the_job_while_the_others_compute():
+    # the job ran until the others finished (30 s)
+    done, elapsed = program(2, "faults.py", "leave", "3", "busy", timeout=60)
+    output = done.stdout + done.stderr
+    assert done.returncode == 3 and elapsed < 15, (elapsed, output)
+    assert _rank_lines(output) == ["[rank 1] this rank exited with status 3 while ranks [0] "
+                                   "ran on: ending the job"], output
+
+
+@pytest.mark.parametrize("k", (3,))
+def test_a_rank_whose_program_ends_early_ends_the_job_fast(k):
+    done, elapsed = program(k, "faults.py", "leave", "end", timeout=60)
+    output = done.stdout + done.stderr
+    assert done.returncode == 1 and elapsed < 15, (elapsed, output)
+    where = f"{PROGRAMS / 'faults.py'}:{_line_of('the others wait here')}"
+    assert output.count(f"rank {k - 1} left the program (exit status 0) while rank 0 waited "
+                        f"in all_reduce at {where}") == 1, output
+    assert len(_rank_lines(output)) == 1, output
+
+
+def test_a_collective_a_departed_rank_never_called_fails_fast():
+    done, elapsed = program(3, "faults.py", "fewer", timeout=60)
+    output = done.stdout + done.stderr
+    assert done.returncode == 1 and elapsed < 15, (elapsed, output)
+    where = f"{PROGRAMS / 'faults.py'}:{_line_of('the second: the last rank left')}"
+    assert output.count("rank 2 left the program (exit status 0) while rank 0 waited in "
+                        f"all_reduce 'steps' at {where}") == 1, output
+
+
+def test_a_rank_whose_process_died_is_seen_by_the_liveness_check():
+    # (mpiexec ends the job itself when a rank dies: here rank 0 is told of a dead pid)
+    done, elapsed = program(2, "faults.py", "died", timeout=60)
+    output = done.stdout + done.stderr
+    assert done.returncode == 1 and elapsed < 15, (elapsed, output)
+    where = f"{PROGRAMS / 'faults.py'}:{_line_of('rank 0 waits here')}"
+    assert output.count("rank 1 died (its process ended without leaving the program: "
+                        f"killed?) while rank 0 waited in all_reduce 'died' at {where}") == 1, \
+        output
+
+
+def test_collectives_a_departed_rank_started_still_complete():
+    done, _ = program(3, "faults.py", "late", timeout=60)
+    assert_all_ok(done, 3)
+
+
 def test_phylanx_run_physl_error_is_located_and_forwarded(tmp_path):
     script = tmp_path / "prog.physl"
     script.write_text('block(define(s, all_reduce(find_here() + 1)),\n'
@@ -137,3 +213,11 @@ def test_phylanx_run_python_script_exit_status(tmp_path):
     assert done.stdout.strip() == "seen [(0, 2, ['x']), (1, 2, ['x'])]", \
         done.stdout + done.stderr
     assert done.returncode == 3, done.stderr
+
+
+@pytest.mark.parametrize("k", (2, 3))
+def test_placed_calls_of_functions_the_program_defines_every_time(k):
+    # 30 evaluations: before, the target failed with "a nil is not a function" when it
+    # had not run the define yet, or ran another evaluation's function (wrong answers)
+    done, _ = program(k, "placed_calls.py", "30", timeout=120)
+    assert_all_ok(done, k)

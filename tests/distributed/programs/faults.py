@@ -4,7 +4,16 @@
 * ``kill``: the last rank kills itself with SIGKILL; the others wait in a collective;
 * ``timeout``: only rank 0 calls a collective: it times out, the job ends;
 * ``mismatch``: ranks disagree in collectives; every rank gets a located error naming
-  the ranks, then the job ends normally ('OK <rank>').
+  the ranks, then the job ends normally ('OK <rank>');
+* ``leave STATUS [busy]``: the last rank leaves (``sys.exit(STATUS)``, or ``end``: its
+  program ends) while the others wait in a collective, or compute (``busy``), for 30 s:
+  must be ended, with its status;
+* ``fewer``: the last rank calls one collective of a name, the others two, then it ends;
+* ``died``: rank 0 is told that the last rank's process is one that has ended (a
+  launcher that does not end the job when a rank dies); it waits in a collective
+  (must be ended by the liveness check);
+* ``late``: the last rank starts collectives, never waits for them and ends; the others
+  call them later: they complete ('OK <rank>').
 """
 import os
 import signal
@@ -34,9 +43,48 @@ elif mode == "kill":
 
 elif mode == "timeout":
     # a collective only rank 0 calls: a located timeout error, then the job ends
+    # (the others stay: a rank that left would end it sooner, mode "leave")
     if r == 0:
         phylanx.config.set("collective_timeout", 2.0)
         dist.all_reduce(1, name="only rank 0").result()
+    else:
+        time.sleep(8)
+
+elif mode == "leave":
+    if r == n - 1:
+        time.sleep(0.2)
+        if sys.argv[2] != "end":
+            sys.exit(int(sys.argv[2]))
+    elif sys.argv[3:] == ["busy"]:
+        time.sleep(30)                  # the others compute, in no collective
+    else:
+        dist.all_reduce(1).result()     # the others wait here
+
+elif mode == "died":
+    if r == 0:
+        import subprocess
+        child = subprocess.Popen([sys.executable, "-c", "pass"])
+        child.wait()
+        service = phylanx.runtime.locality.here().service
+        service.watch({n - 1: child.pid}, lambda: True)
+        dist.all_reduce(1, name="died").result()    # rank 0 waits here
+    else:
+        time.sleep(30)
+
+elif mode == "fewer":
+    dist.all_reduce(r, name="steps").result()
+    if r != n - 1:
+        dist.all_reduce(r, name="steps").result()     # the second: the last rank left
+
+elif mode == "late":
+    if r == n - 1:
+        dist.all_reduce(r, name="late")
+        dist.barrier()
+    else:
+        time.sleep(0.5)     # the last rank has left by now
+        assert dist.all_reduce(r, name="late").result() == n * (n - 1) // 2
+        dist.barrier().result()
+    print(f"OK {r}", flush=True)
 
 elif mode == "mismatch":
     cases = [
@@ -52,6 +100,8 @@ elif mode == "mismatch":
         ("kind, all_reduce", lambda: dist.all_reduce(1.0, name="kinds2") if r == 0
          else dist.all_gather(1.0, name="kinds2")),
         ("root", lambda: dist.broadcast(1, root=0 if r == 0 else n - 1, name="roots")),
+        # unnamed collectives of different kinds (they waited on two communicators)
+        ("kind, unnamed", lambda: dist.all_reduce(1.0) if r == 0 else dist.all_gather(1.0)),
     ]
     for what, start in cases:
         try:
