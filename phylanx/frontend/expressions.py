@@ -17,7 +17,6 @@ from ..primitives import registry
 from ..primitives.frontend_support.python_builtins import PYTHON_BUILTINS, PYTHON_METHODS
 from ..primitives.matrixops.numpy_random import GENERATOR_METHODS
 from . import arguments, definite, tables
-from .comprehensions import ComprehensionMixin
 from .markers import DecoratedFunction
 from .numpy_calls import NumpyMixin, array_literal
 from .resolve import Kind, primitive_stub
@@ -27,7 +26,7 @@ _INFIX = {prim: op for op, (_, prim) in past.BINARY_OPS.items()}
 _PREFIX = {"__minus": "-", "__not": "!"}
 
 
-class ExpressionMixin(NumpyMixin, ComprehensionMixin):
+class ExpressionMixin(NumpyMixin):
     """Expression rules; mixed into :class:`~.translator.FunctionTranslator`."""
 
     # -- helpers ------------------------------------------------------------

@@ -20,6 +20,7 @@ from typing import Any
 from ..language import ast as past
 from . import checks, definite
 from .assignments import AssignmentMixin
+from .comprehensions import ComprehensionMixin
 from .expressions import ExpressionMixin, local_name
 from .resolve import Kind, Resolver
 from .scopes import (
@@ -37,7 +38,7 @@ _EXCEPTIONS = {"ValueError", "TypeError", "RuntimeError", "AssertionError", "Exc
                "ArithmeticError"}
 
 
-class FunctionTranslator(AssignmentMixin, ExpressionMixin):
+class FunctionTranslator(AssignmentMixin, ComprehensionMixin, ExpressionMixin):
     """Translates one decorated function (and what is nested in it)."""
 
     def __init__(self, fn_node, pyfunc, locator: checks.Locator, state_name: str, linker,
