@@ -63,6 +63,7 @@ DRAWS = ["np.random.rand()", "np.random.rand(2)", "np.random.randint(0, 10)",
          "np.random.random()", "np.random.choice(5)", "np.random.choice([1, 2, 3])",
          "np.random.permutation(4)", "np.random.random_sample(2)",
          "np.random.standard_normal(2)"]
+SEED = 20261206
 CAUGHT = ["TypeError", "(TypeError, ValueError)", "Exception"]
 CATCH = ["ValueError", "TypeError", "IndexError", "(ValueError, TypeError)", "Exception"]
 
@@ -175,7 +176,9 @@ class Constructs(Grammar):
 
     # -- NumPy's global random stream ------------------------------------------
     def s_random(self, indent):
-        lines = [f"np.random.seed({self.draw(st.integers(0, 99))})"]
+        # seeded here, or drawn from where the test seeded the stream before the call
+        lines = [f"np.random.seed({self.draw(st.integers(0, 99))})"] if \
+            self.draw(st.booleans()) else []
         draws = [self.pick(DRAWS) for _ in range(self.draw(st.integers(1, 3)))]
         if self.draw(st.booleans()):
             s = self.name("s")
@@ -224,13 +227,18 @@ def decorated_equals_undecorated(source: str, args) -> None:
         exec(compile(source, "<generated>", "exec"), namespace)
         python = namespace["generated"]
         arr = np.arange(6.0).reshape(2, 3)
+        np.random.seed(SEED)   # both start from the same place of NumPy's global stream
         try:
             want = python(*args, arr.copy())
         except Exception as e:   # noqa: BLE001 - the oracle may fail: then Phylanx must too
             want = e
+        want_next = np.random.random()
         decorated = Phylanx(source=source)(python)
+        np.random.seed(SEED)
         try:
             got = decorated(*args, arr.copy())
+            # ... and leave it where the undecorated function left it
+            assert np.random.random() == want_next, f"the random stream moved\n{source}"
         except PhylanxError as e:
             if not isinstance(want, Exception):
                 raise AssertionError(f"Python returned {want!r}, Phylanx raised {e!r}\n"
@@ -245,31 +253,31 @@ def decorated_equals_undecorated(source: str, args) -> None:
     assert problem is None, f"{problem}\nargs={args}\n{source}"
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(programs("views"), ARGS)
 def test_views_and_writes_through_them(source, args):
     decorated_equals_undecorated(source, args)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(programs("dtypes"), ARGS)
 def test_elementwise_functions_on_every_dtype(source, args):
     decorated_equals_undecorated(source, args)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(programs("closures"), ARGS)
 def test_default_arguments_and_closures(source, args):
     decorated_equals_undecorated(source, args)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(programs("random"), ARGS)
 def test_global_random_stream(source, args):
     decorated_equals_undecorated(source, args)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(programs("errors"), ARGS)
 def test_python_errors_raised_and_caught(source, args):
     decorated_equals_undecorated(source, args)
