@@ -8,7 +8,9 @@ in it can see: ``[lambda: i for i in range(3)]`` called gives ``[2, 2, 2]``.  So
 comprehension that makes a closure (holds a ``lambda``) runs in one scope of its own,
 a wrapper called where it stands, whose variables each iteration stores into; without
 a closure nobody can tell the two apart, and the plain map is kept (it is cheaper).
-Generator expressions are evaluated eagerly, as list comprehensions.
+Generator expressions are evaluated eagerly, as list comprehensions; one whose closure
+reads its variables is refused, because Python's lazy generator lets a closure called
+while the generator runs see the current value, which no eager form gives.
 """
 from __future__ import annotations
 
@@ -24,13 +26,37 @@ def makes_closure(node) -> bool:
     return any(isinstance(n, ast.Lambda) and id(n) not in first for n in ast.walk(node))
 
 
+def reading_closure(node):
+    """The first ``lambda`` of a comprehension that reads one of its variables, or None."""
+    targets = {n.id for g in node.generators for n in ast.walk(g.target)
+               if isinstance(n, ast.Name)}
+    first = {id(n) for n in ast.walk(node.generators[0].iter)}
+    for lam in ast.walk(node):
+        if not isinstance(lam, ast.Lambda) or id(lam) in first:
+            continue
+        a = lam.args
+        own = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+        if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in targets
+               and n.id not in own for n in ast.walk(lam.body)):
+            return lam
+    return None
+
+
 class ComprehensionMixin:
     """Comprehension rules; mixed into :class:`~.translator.FunctionTranslator`."""
 
     def x_ListComp(self, node):
         return self.comprehension(lambda: self.expr(node.elt), node.generators, node)
 
-    x_GeneratorExp = x_ListComp
+    def x_GeneratorExp(self, node):
+        lam = reading_closure(node)
+        if lam is not None:
+            raise self.error(lam, "a lambda that reads the variable of a generator expression "
+                                  "is not supported: the generator is evaluated eagerly here, "
+                                  "so the lambda could see a later value than in Python; use a "
+                                  "list comprehension [...] or bind the value with a default "
+                                  "(lambda i=i: ...)")
+        return self.x_ListComp(node)
 
     def x_SetComp(self, node):
         items = self.comprehension(lambda: self.expr(node.elt), node.generators, node)

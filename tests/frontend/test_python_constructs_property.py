@@ -10,8 +10,8 @@ and dtypes at every depth, or the same built-in exception class.  Warnings are n
 compared (NumPy's ``RuntimeWarning`` of ``sqrt(-1)`` and the like are ignored in both).
 
 Left out, as open differences documented in docs/python-frontend.md: ``b ** 2`` of a bool
-array (int64, NumPy's ``**`` shortcut gives int8) and generator expressions that are
-consumed while their closures are called (they are evaluated eagerly).
+array (int64, NumPy's ``**`` shortcut gives int8); closures reading the variable of a
+generator expression are refused (a located error; generators are evaluated eagerly).
 """
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from phylanx import Phylanx
+from phylanx.errors import PhylanxSyntaxError
 
 from .helpers import check, same, type_mismatch
 
@@ -114,8 +115,20 @@ def closures_in_dict_and_set_comprehensions():
 
 @Phylanx
 def closures_in_a_generator_expression():
-    fs = list(lambda: i for i in range(3))
-    return [f() for f in fs]
+    fs = list(lambda i=i: i for i in range(3))   # the default binds: no closure of i
+    return [f() for f in fs], sum(f() for f in [lambda: 2 for _ in range(3)])
+
+
+def test_a_closure_reading_a_generator_variable_is_a_located_error():
+    # Python's generator is lazy: a closure called while it runs sees the current value
+    # ([0, 1, 2] here) and one called after it ran the last; the eager translation can
+    # give only one of them, so it refuses, at the lambda
+    @Phylanx
+    def lazily():
+        return [f() for f in (lambda: i for i in range(3))]
+    with pytest.raises(PhylanxSyntaxError, match="generator expression") as info:
+        lazily()
+    assert info.value.loc.line == lazily.python.__code__.co_firstlineno + 2
 
 
 @Phylanx
