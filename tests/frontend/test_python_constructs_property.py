@@ -145,7 +145,7 @@ class Constructs(Grammar):
         n = self.draw(st.integers(0, 3))
         e = self.expr("int", 1)
         fs, g, c = self.name("fs"), self.name("g"), self.name("c")
-        choice = self.draw(st.integers(0, 6))
+        choice = self.draw(st.integers(0, 7))
         if choice == 0:   # lambda defaults in a loop keep each value
             lines = [f"{fs} = []", f"for k in range({n}):",
                      f"    {fs}.append(lambda j=k, m={e}: j * m)",
@@ -169,6 +169,9 @@ class Constructs(Grammar):
         elif choice == 5:   # nested comprehensions: one scope each
             lines = [f"{c} = [[lambda: (i, k) for k in range(2)] for i in range({n})]",
                      f"{self.fresh('list')} = [[f() for f in row] for row in {c}]"]
+        elif choice == 6:   # in a generator expression, the variable bound by a default
+            lines = [f"{self.fresh('list')} = [f() for f in list(lambda k=k: k - {e} for k in "
+                     f"range({n}))]"]
         else:   # a closure made in a for loop binds late too
             lines = [f"{fs} = []", f"for k in range({n}):", f"    {fs}.append(lambda: k + {e})",
                      f"{self.fresh('list')} = [f() for f in {fs}]"]
