@@ -303,42 +303,9 @@ class ExpressionMixin(NumpyMixin):
     def x_Lambda(self, node):
         return self.function_value(node, "lambda")
 
-    def x_ListComp(self, node):
-        return self.comprehension(lambda: self.expr(node.elt), node.generators, node)
-
-    x_GeneratorExp = x_ListComp
-
     def x_Set(self, node):
         return self.call("__pyset", [self.lit("set", node),
                                      self.call("list", self.exprs(node.elts), node)], node)
-
-    def x_SetComp(self, node):
-        items = self.comprehension(lambda: self.expr(node.elt), node.generators, node)
-        return self.call("__pyset", [self.lit("set", node), items], node)
-
-    def x_DictComp(self, node):
-        pair = lambda: self.call("list", [self.expr(node.key), self.expr(node.value)], node)  # noqa: E731
-        return self.call("dict", [self.comprehension(pair, node.generators, node)], node)
-
-    def comprehension(self, element, generators, node):
-        gen = generators[0]
-        if gen.is_async:
-            raise self.error(gen, "async comprehensions are not supported")
-        iterable = self.expr(gen.iter)
-
-        def lambda_of(body_builder):
-            with self.lambda_scope(gen.target) as (param, prologue):
-                body = body_builder()
-                body = self.call("block", [*prologue, body], gen) if prologue else body
-                return self.call("lambda", [self.ident(param, gen.target), body], gen)
-
-        for cond in gen.ifs:
-            test = lambda_of(lambda c=cond: self.expr(c))
-            iterable = self.call("filter", [test, iterable], cond)
-        if len(generators) > 1:
-            inner = lambda_of(lambda: self.comprehension(element, generators[1:], node))
-            return self.call("__flatten1", [self.call("__pymap", [inner, iterable], gen)], node)
-        return self.call("__pymap", [lambda_of(element), iterable], node)
 
     # -- calls --------------------------------------------------------------
     def arguments(self, node, skip_keywords=(), user_function=False):

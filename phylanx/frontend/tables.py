@@ -68,7 +68,9 @@ NUMPY_DTYPES: dict[str, str] = {
     "float64": "float64", "float32": "float32", "float_": "float64", "double": "float64",
     "single": "float32", "int64": "int64", "int32": "int32", "int_": "int64", "intp": "int64",
     "bool_": "bool", "bool": "bool", "uint8": "uint8", "int8": "int8", "int16": "int16",
-    "float16": "float16", "complex128": "complex128",
+    "float16": "float16", "complex128": "complex128", "uint16": "uint16", "uint32": "uint32",
+    "uint64": "uint64", "complex64": "complex64", "cdouble": "complex128",
+    "csingle": "complex64", "half": "float16",
 }
 NUMPY_CONSTANTS: dict[str, float] = {
     "pi": math.pi, "e": math.e, "inf": math.inf, "Inf": math.inf, "Infinity": math.inf,

@@ -20,6 +20,7 @@ from typing import Any
 from ..language import ast as past
 from . import checks, definite
 from .assignments import AssignmentMixin
+from .comprehensions import ComprehensionMixin
 from .expressions import ExpressionMixin, local_name
 from .resolve import Kind, Resolver
 from .scopes import (
@@ -37,7 +38,7 @@ _EXCEPTIONS = {"ValueError", "TypeError", "RuntimeError", "AssertionError", "Exc
                "ArithmeticError"}
 
 
-class FunctionTranslator(AssignmentMixin, ExpressionMixin):
+class FunctionTranslator(AssignmentMixin, ComprehensionMixin, ExpressionMixin):
     """Translates one decorated function (and what is nested in it)."""
 
     def __init__(self, fn_node, pyfunc, locator: checks.Locator, state_name: str, linker,
@@ -168,17 +169,27 @@ class FunctionTranslator(AssignmentMixin, ExpressionMixin):
             self.scope = outer
             self.loop_kinds = saved_loops
             self.break_flags = saved_flags
+        # a nested def's defaults are evaluated once, where the def runs (Python's rule):
+        # into the parameters of a wrapper called right there, which the function's
+        # PhySL defaults (evaluated at each call) then only read
+        held = {p: (self.ident(self.temp(fn), fn) if not top else d)
+                for p, d in defaults.items()}
         plist = []
         for p in params:
-            if p in defaults:
-                plist.append(past.KeywordArg(local_name(p), defaults[p], self.loc(fn)))
+            if p in held:
+                plist.append(past.KeywordArg(local_name(p), held[p], self.loc(fn)))
             elif plist and isinstance(plist[-1], past.KeywordArg):
                 raise self.error(fn, f"parameter '{p}' without a default follows parameters "
                                      "with defaults; give it a default or move it first")
             else:
                 plist.append(self.ident(p, fn))
         if name == "lambda":
-            return self.call("lambda", [*plist, body], fn)
+            value = self.call("lambda", [*plist, body], fn)
+            if top or not defaults:
+                return value
+            wrapper = self.call("lambda", [*held.values(), value], fn)
+            return self.call("apply", [wrapper, self.call("list", list(defaults.values()), fn)],
+                             fn)
         if not plist:
             body = self.call("lambda", [body], fn)
         return self.call("define", [self.ident(name, fn), *plist, body], fn)
@@ -198,13 +209,14 @@ class FunctionTranslator(AssignmentMixin, ExpressionMixin):
         return out
 
     def value_literal(self, value, node, param):
-        """A Python default value as PhySL: a literal, or a global slot holding it."""
-        if value is None or isinstance(value, (bool, int, float, str)):
+        """A Python default value as PhySL: a literal when it cannot change, else a global
+        slot holding the very object, so every call shares it as in Python (a default
+        ``acc=[]`` appended to grows from call to call)."""
+        if value is None or type(value) in (bool, int, float, str):
             return self.lit(value, node)
-        if isinstance(value, (list, tuple)) and all(
-                v is None or isinstance(v, (bool, int, float, str)) for v in value):
-            return self.call(type(value).__name__ if type(value) in (list, tuple) else "list",
-                             [self.lit(v, node) for v in value], node)
+        if type(value) is tuple and all(v is None or type(v) in (bool, int, float, str)
+                                        for v in value):
+            return self.call("tuple", [self.lit(v, node) for v in value], node)
         mangled = self.linker.external_name(("default", id(self.fn_node), param),
                                             f"default_{param}")
         self.externals[mangled] = ((lambda v=value: v), None)

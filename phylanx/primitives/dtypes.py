@@ -16,7 +16,8 @@ _NAMES = {
     "bool": np.bool_, "int": np.int64, "int64": np.int64, "int32": np.int32,
     "int16": np.int16, "int8": np.int8, "uint8": np.uint8, "float": np.float64,
     "float64": np.float64, "float32": np.float32, "float16": np.float16, "double": np.float64,
-    "complex": np.complex128, "complex128": np.complex128,
+    "complex": np.complex128, "complex128": np.complex128, "complex64": np.complex64,
+    "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
 }
 
 

@@ -42,9 +42,23 @@ def same_kind_and_value(got, want, where="result") -> str | None:
                 return found
         return None
     if isinstance(want, np.ndarray):
-        ok = got.dtype == want.dtype and np.array_equal(got, want)
+        ok = got.dtype == want.dtype and got.shape == want.shape and close(got, want)
         return None if ok else f"{where}: {got!r} != {want!r}"
+    if isinstance(want, (float, complex, np.inexact)):
+        return None if close(got, want) else f"{where}: {got!r} != {want!r}"
     return None if got == want else f"{where}: {got!r} != {want!r}"
+
+
+def close(got, want) -> bool:
+    """Equal, NaN-aware; inexact values within a few units of their dtype's precision
+    (relative to the largest magnitude), as a kernel other than NumPy's may round."""
+    got, want = np.asarray(got), np.asarray(want)
+    if want.dtype.kind not in "fc":
+        return bool(np.array_equal(got, want))
+    tol = 4 * np.finfo(want.dtype).eps
+    finite = want[np.isfinite(want)]
+    scale = float(np.max(np.abs(finite))) if finite.size else 0.0
+    return bool(np.allclose(got, want, rtol=tol, atol=tol * scale, equal_nan=True))
 
 
 class Grammar:

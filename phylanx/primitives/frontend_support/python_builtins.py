@@ -635,8 +635,8 @@ def inplace(target, value):
     As in Python, other names of the same array (or list) see the change.
     """
     if isinstance(target, np.ndarray) and target.ndim and target is not value:
-        if not target.flags.writeable:
-            return value
+        if not target.flags.writeable:   # a read-only view (diagonal, broadcast_to): NumPy's
+            raise PhylanxValueError("output array is read-only")
         try:
             np.copyto(target, value, casting="same_kind")
         except TypeError:
