@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import PhylanxError, PhylanxTypeError
+from .errors import PhylanxError, PhylanxTypeError, PhylanxValueError
 
 SCALAR_TYPES = (np.generic, int, float, bool)
 
@@ -235,8 +235,8 @@ def truth(value: Any) -> bool:
     if value is None:
         return False
     if isinstance(value, np.ndarray):
-        if value.size != 1:
-            raise PhylanxTypeError(
+        if value.size != 1:   # a ValueError, as NumPy's
+            raise PhylanxValueError(
                 f"the truth value of an array with {value.size} elements is ambiguous; "
                 "use all() or any()")
         return bool(value.reshape(()))

@@ -134,21 +134,19 @@ class ExpressionMixin(NumpyMixin):
         return self.call(prim, [self.expr(node.operand)], node)
 
     def x_BoolOp(self, node):
-        values = self.exprs(node.values)
-        if all(_is_boolean(v) for v in node.values):
-            # comparisons: the short-circuiting logical primitives give the same value; they
-            # take exactly two operands (as the original's), so ``a and b and c`` nests
-            prim = "__and" if isinstance(node.op, ast.And) else "__or"
-            result = values[-1]
-            for value in reversed(values[:-1]):
-                result = self.call(prim, [value, result], node)
-            return result
-        # Python semantics: the value of the deciding operand, evaluated at most once
+        return self.short_circuit(isinstance(node.op, ast.And), self.exprs(node.values),
+                                  node.values)
+
+    def short_circuit(self, is_and: bool, values: list, srcs: list):
+        """Python's ``and``/``or``: the value of the deciding operand, each evaluated at
+        most once and tested with Python's truth (``if``), so an array of several elements
+        is NumPy's ambiguous-truth ``ValueError`` (the element-wise ``__and``/``__or`` would
+        give an array, also for comparisons and ``0 < a < 5``)."""
         result = values[-1]
-        for value, src in zip(reversed(values[:-1]), reversed(node.values[:-1])):
+        for value, src in zip(reversed(values[:-1]), reversed(srcs[:-1])):
             tmp = self.temp(src)
             test = self.ident(tmp, src)
-            branch = ([result, test] if isinstance(node.op, ast.And) else [test, result])
+            branch = [result, test] if is_and else [test, result]
             result = self.call("block", [self.define(tmp, value, src),
                                          self.call("if", [test, *branch], src)], src)
         return result
@@ -163,8 +161,9 @@ class ExpressionMixin(NumpyMixin):
             return self.compare(op, left, right, node)
         out: list = []
         right = self.pinned(right, node.comparators[i], out)
-        test = self.call("__and", [self.compare(op, left, right, node),
-                                   self.comparison_chain(right, node, i + 1)], node)
+        test = self.short_circuit(True, [self.compare(op, left, right, node),
+                                         self.comparison_chain(right, node, i + 1)],
+                                  [node, node])
         return self.call("block", [*out, test], node) if out else test
 
     def compare(self, op, left, right, node):
@@ -567,16 +566,6 @@ def _plain_index(node) -> bool:
                                                      for v in (node.left, node.right)))
         return True
     return False
-
-
-def _is_boolean(node) -> bool:
-    if isinstance(node, ast.Compare):
-        return True
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return True
-    if isinstance(node, ast.Constant) and isinstance(node.value, bool):
-        return True
-    return isinstance(node, ast.BoolOp) and all(_is_boolean(v) for v in node.values)
 
 
 def _op_text(op) -> str:

@@ -65,6 +65,9 @@ class NumpyMixin(NumpyMoreMixin):
             return self.call("__pymath", [self.lit(dotted, node),
                                           *self.keywords_last(self.arguments(node), node)],
                              node)
+        if tables.NUMPY_RENAMES.get(dotted) in tables.ZERO_DIVISORS and len(node.args) == 2 \
+                and not node.keywords:
+            return self.numpy_division(dotted, node)
         value = self.numpy_call_of(dotted, node, module)
         if isinstance(value, (past.Call, past.BinOp, past.UnaryOp)) and \
                 _primitive_of(value) in tables.NUMPY_SCALAR_RESULTS:
@@ -74,6 +77,16 @@ class NumpyMixin(NumpyMoreMixin):
         if module == "numpy" and dotted in tables.NUMPY_TUPLE_RESULTS:
             return self.call("__nptuple", [value], node)
         return value
+
+    def numpy_division(self, dotted: str, node):
+        """``np.divide(a, b)`` (``floor_divide``, ``mod``, ``divmod`` ...): on two Python
+        numbers NumPy's result (``inf`` and a warning for a zero divisor), not Python's
+        ``ZeroDivisionError`` the operator raises (``__npoperand``)."""
+        out: list = []
+        a, b = (self.pinned(self.expr(x), node, out) for x in node.args)
+        value = self.call("__asnumpy", [self.call(tables.NUMPY_RENAMES[dotted], [
+            self.call("__npoperand", [a, b], node), b], node)], node)
+        return self.call("block", [*out, value], node) if out else value
 
     def numpy_call_of(self, dotted: str, node, module: str):
         for k in node.keywords:

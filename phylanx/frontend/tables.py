@@ -79,6 +79,9 @@ NUMPY_SCALAR_RESULTS = frozenset({
     "__add", "__sub", "__mul", "__div", "__floordiv", "__mod", "__minus", "__divmod",
     "__eq", "__ne", "__lt", "__le", "__gt", "__ge", "__bitand", "__bitor", "__bitxor",
     "__lshift", "__rshift", "__invert", "power", "__copy"})
+#: primitives of the operators that raise ZeroDivisionError on Python numbers: as NumPy
+#: functions (``np.divide(1, 0)``) they compute in NumPy's types (``__npoperand``)
+ZERO_DIVISORS = frozenset({"__div", "__floordiv", "__mod", "__divmod"})
 #: NumPy functions that return a Python bool (not ``np.bool_``): the result is converted
 NUMPY_BOOL_RESULTS = frozenset({"array_equal", "allclose", "isscalar", "iscomplexobj",
                                 "isrealobj"})

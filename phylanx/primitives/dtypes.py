@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PhylanxTypeError, PhylanxValueError
+from ..errors import PhylanxAxisError, PhylanxTypeError, PhylanxValueError
 from ..values import type_name
 
 _NAMES = {
@@ -51,7 +51,7 @@ def to_axis(axis: Any, ndim: int, what: str = "axis") -> int | None:
     a = int(axis)
     n = max(ndim, 1)
     if not -n <= a < n:
-        raise PhylanxValueError(f"{what} {a} is out of bounds for a {ndim}-d array "
+        raise PhylanxAxisError(f"{what} {a} is out of bounds for a {ndim}-d array "
                                 f"(valid: {-n} to {n - 1})")
     return a % n
 

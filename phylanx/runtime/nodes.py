@@ -17,11 +17,9 @@ from typing import Any
 
 from ..errors import (
     PhylanxError,
-    PhylanxIndexError,
-    PhylanxKeyError,
+    PhylanxRecursionError,
     PhylanxRuntimeError,
-    PhylanxTypeError,
-    PhylanxValueError,
+    phylanx_class,
 )
 from ..source import SourceLoc
 from ..values import ControlSignal
@@ -112,16 +110,10 @@ class Node:
     def wrap(self, exc: BaseException) -> PhylanxError:
         """A located PhylanxError for an internal exception raised by a kernel."""
         if isinstance(exc, RecursionError):
-            return PhylanxRuntimeError("recursion too deep", self.loc, self.primitive)
-        cls = PhylanxRuntimeError
-        if isinstance(exc, IndexError):
-            cls = PhylanxIndexError
-        elif isinstance(exc, KeyError):
-            cls = PhylanxKeyError
-        elif isinstance(exc, (ValueError, ZeroDivisionError)):
-            cls = PhylanxValueError
-        elif isinstance(exc, TypeError):
-            cls = PhylanxTypeError
+            return PhylanxRecursionError("recursion too deep", self.loc, self.primitive)
+        # the Phylanx class standing for the Python one, so `except ZeroDivisionError`
+        # (or NumPy's AxisError, LinAlgError ...) around the call still catches it
+        cls = phylanx_class(type(exc))
         text = str(exc) or type(exc).__name__
         if isinstance(exc, KeyError):
             text = f"key {text} not found"

@@ -85,6 +85,24 @@ def asnumpy(x):
     return _numpy_kind(x)
 
 
+def _python_number(v) -> bool:
+    return type(v) is int or type(v) is float or type(v) is bool
+
+
+@primitive("__npoperand", "__npoperand(_1, _2)", extension=True,
+           oracle=lambda a, b: np.asarray(a)[()] if _python_number(a) and _python_number(b)
+           else a,
+           example="__npoperand(1, 0) / 0", result="inf")
+def npoperand(a, b):
+    """``a`` as NumPy's scalar when ``a`` and ``b`` are both Python numbers, else ``a``.
+
+    ``np.divide(1, 0)`` is NumPy's ``inf`` (with a warning) where ``1 / 0`` is Python's
+    ``ZeroDivisionError``: the NumPy functions of the dividing operators compute on two
+    Python numbers in NumPy's types.  With an array or a NumPy scalar operand nothing
+    changes (NumPy's promotion keeps a Python number weak)."""
+    return np.asarray(a)[()] if _python_number(a) and _python_number(b) else a
+
+
 @primitive("__nptuple", "__nptuple(_1)", extension=True,
            oracle=lambda x: tuple(x) if isinstance(x, list) else x,
            example="__nptuple(list(1, 2))", result="tuple(1, 2)")

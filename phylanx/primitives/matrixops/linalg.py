@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import PhylanxLinAlgError, PhylanxTypeError, PhylanxValueError
+from ...errors import PhylanxAxisError, PhylanxLinAlgError, PhylanxTypeError, PhylanxValueError
 from ...values import scalarize, type_name
 from ..dtypes import to_axes, to_bool, to_int
 from ..registry import primitive
@@ -375,7 +375,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
         raise PhylanxTypeError(f"keepdims must be a bool, got a {type_name(keepdims)}")
     if arr.ndim == 1:
         if axis is not None and _integer_order(axis) not in (0, -1):
-            raise PhylanxValueError(f"axis {axis} is out of bounds for array of dimension 1")
+            raise PhylanxAxisError(f"axis {axis} is out of bounds for array of dimension 1")
         value = _vector_norm(arr, ord)
     else:
         if axis is not None:

@@ -92,9 +92,8 @@ def get_item(value: Any, indices: list) -> Any:
             raise PhylanxTypeError(f"a dictionary key cannot be a {type_name(key)}: {e}") \
                 from None
     if isinstance(value, np.ndarray) and value.ndim == 0:
-        raise PhylanxValueError("cannot index a 0-d value")
-    if isinstance(value, (np.generic, int, float, bool)):
-        raise PhylanxValueError(f"cannot index a scalar ({type_name(value)})")
+        raise PhylanxIndexError("cannot index a 0-d value")
+    indexing.check_scalar_target(value)
     return indexing.get(value, list(indices))
 
 
@@ -112,6 +111,7 @@ def subscript(value, *indices):
     Several indices on a list, tuple, range or string are Python's TypeError (``l[i, j]``
     is not ``l[i][j]`` in Python).
     """
+    indexing.check_python_indices(value, indices)
     if len(indices) > 1 and isinstance(value, (list, tuple, range, str)):
         kind = {list: "list", tuple: "tuple", range: "range"}.get(type(value))
         raise PhylanxTypeError(

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import PhylanxTypeError, PhylanxValueError
+from ...errors import PhylanxTypeError, PhylanxValueError, PhylanxZeroDivisionError
 from ...values import scalarize, type_name
 from ..dtypes import to_axis, to_bool
 from ..registry import primitive
@@ -152,8 +152,8 @@ def power(base, exponent):
         # expression gives in plain Python
         try:
             return base ** exponent
-        except ZeroDivisionError:
-            raise PhylanxValueError("0 cannot be raised to a negative power") from None
+        except ZeroDivisionError as e:   # Python's class and message
+            raise PhylanxZeroDivisionError(str(e)) from None
     b = _power_operand(base, "the base")
     e = _power_operand(exponent, "the exponent")
     try:
