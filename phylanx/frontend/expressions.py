@@ -17,6 +17,7 @@ from ..primitives import registry
 from ..primitives.frontend_support.python_builtins import PYTHON_BUILTINS, PYTHON_METHODS
 from ..primitives.matrixops.numpy_random import GENERATOR_METHODS
 from . import arguments, definite, tables
+from .classes import ClassMixin
 from .markers import DecoratedFunction
 from .numpy_calls import NumpyMixin, array_literal
 from .resolve import Kind, primitive_stub
@@ -26,7 +27,7 @@ _INFIX = {prim: op for op, (_, prim) in past.BINARY_OPS.items()}
 _PREFIX = {"__minus": "-", "__not": "!"}
 
 
-class ExpressionMixin(NumpyMixin):
+class ExpressionMixin(ClassMixin, NumpyMixin):
     """Expression rules; mixed into :class:`~.translator.FunctionTranslator`."""
 
     # -- helpers ------------------------------------------------------------
@@ -152,6 +153,9 @@ class ExpressionMixin(NumpyMixin):
         return result
 
     def x_Compare(self, node):
+        classes = self.class_comparison(node)   # type(x) is int, x.dtype == np.float32
+        if classes is not None:
+            return classes
         return self.comparison_chain(self.expr(node.left), node, 0)
 
     def comparison_chain(self, left, node, i: int):
@@ -223,6 +227,8 @@ class ExpressionMixin(NumpyMixin):
                                "inside a Phylanx function")
 
     def x_Attribute(self, node):
+        if node.attr == "__name__":
+            return self.name_attribute(node)
         qual = self.qualified(node)
         if qual is not None:
             module, dotted = qual
@@ -456,8 +462,9 @@ class ExpressionMixin(NumpyMixin):
             return self.call("__pybuiltin", [self.lit(name, node),
                                              *self.keywords_last(self.arguments(node), node)],
                              node)
-        if name == "isinstance":
-            raise self.error(node, "isinstance is not supported; PhySL values have no classes")
+        classes = self.class_call(name, node)   # isinstance, issubclass, type
+        if classes is not None:
+            return classes
         prim = tables.BUILTIN_CALLS.get(name)
         if prim is None:
             raise self.error(node.func, f"the built-in '{name}' is not supported inside a "

@@ -129,13 +129,18 @@ def copy_(x):
 
 
 @primitive("__dtype", "__dtype(_1)", extension=True,
-           oracle=lambda x: str(np.asarray(x).dtype),
-           example="__dtype([1, 2])", result="\"int64\"")
+           oracle=lambda x: np.asarray(x).dtype,
+           example="__dtype([1, 2]) == \"int64\"", result="True")
 def dtype_(x):
-    """The dtype name of an array or scalar (``x.dtype``), e.g. ``"float64"``."""
-    if not isinstance(x, (np.ndarray, np.generic, bool, int, float)):
+    """The dtype of an array or scalar (``x.dtype``), NumPy's ``np.dtype``.
+
+    It compares equal to its name and to its class (``x.dtype == np.float32``,
+    ``x.dtype == float``), as in NumPy."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        return x.dtype
+    if not isinstance(x, (bool, int, float)):
         raise PhylanxTypeError(f"a {type_name(x)} has no dtype")
-    return str(np.asarray(x).dtype)
+    return np.asarray(x).dtype
 
 
 @primitive("__array", "__array(_1, __arg(_2_dtype, nil), __arg(_3_copy, true))",

@@ -1,0 +1,121 @@
+"""``isinstance``, ``issubclass``, ``type(x)`` and classes in comparisons: decided at run time
+from the value, as in the undecorated function (``f.python`` is the oracle)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from phylanx import Phylanx
+from phylanx.errors import PhylanxError
+
+VALUES = [1, 2.5, True, None, "text", [1, 2], (1, 2), {"a": 1}, np.float64(1.5),
+          np.float32(2.0), np.int64(3), np.bool_(True), np.arange(3.0),
+          np.ones((2, 2), dtype=np.float32), np.arange(3)]
+
+
+def agree(f, *args):
+    want, got = f.python(*args), f(*args)
+    assert repr(got) == repr(want), (args, got, want)
+    assert type(got) is type(want)
+    return got
+
+
+@Phylanx
+def instance_tests(x):
+    return (isinstance(x, np.ndarray), isinstance(x, (int, float)), isinstance(x, list),
+            isinstance(x, tuple), isinstance(x, dict), isinstance(x, str), isinstance(x, bool),
+            isinstance(x, np.floating), isinstance(x, np.integer), isinstance(x, np.generic),
+            isinstance(x, (np.ndarray, (list, tuple))), isinstance(x, float),
+            isinstance(x, int), isinstance(x, type(None)), isinstance(x, complex),
+            isinstance(x, np.number), isinstance(x, object))
+
+
+@Phylanx
+def type_tests(x):
+    return (type(x) is int, type(x) == np.ndarray, type(x).__name__, type(x) in (int, float),  # noqa: E721
+            type(x) is not float, type(x) == np.float64, str(type(x)),  # noqa: E721
+            type(x) is np.float32, type(x) != list, f"{type(x)}")  # noqa: E721
+
+
+@Phylanx
+def type_of(x):
+    return type(x)
+
+
+@Phylanx
+def type_in_a_variable(x):
+    t = type(x)
+    return t is int, t == float, t in (int, float, np.ndarray), t.__name__  # noqa: E721
+
+
+@Phylanx
+def dispatch(x):
+    if isinstance(x, np.ndarray):
+        return x.sum()
+    elif isinstance(x, (list, tuple)):
+        return len(x)
+    elif isinstance(x, str):
+        return x.upper()
+    return x
+
+
+@Phylanx
+def subclass_tests(x):
+    return (issubclass(type(x), np.floating), issubclass(bool, int),
+            issubclass(type(x), (int, np.integer)), np.ndarray.__name__, int.__name__)
+
+
+@pytest.mark.parametrize("value", VALUES, ids=lambda v: type(v).__name__)
+def test_isinstance_and_type_decide_from_the_value_as_python_does(value):
+    agree(instance_tests, value)
+    agree(type_tests, value)
+    agree(type_of, value)
+    agree(type_in_a_variable, value)
+    agree(dispatch, value)
+    agree(subclass_tests, value)
+
+
+@Phylanx
+def dtype_tests(x):
+    return (x.dtype == np.float32, x.dtype == float, x.dtype, x.dtype in (np.float32, np.int64),
+            f"{x.dtype}", x.dtype == "float64", x.dtype != np.float64, str(x.dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.bool_])
+def test_dtype_is_numpys_dtype_and_compares_with_classes_and_names(dtype):
+    agree(dtype_tests, np.ones(3, dtype=dtype))
+
+
+@Phylanx
+def compare_with_stored_class(x):
+    t = int
+    return type(x) is t
+
+
+@Phylanx
+def caught_class(x, k):
+    try:
+        return x[k]
+    except (KeyError, IndexError) as e:
+        return isinstance(e, KeyError), type(e).__name__
+
+
+def test_a_class_stored_in_a_variable_is_a_located_error_not_a_silent_false():
+    # inside a Phylanx function `t = int` stores the dtype name; comparing it with a class
+    # would be false without a word, so it is refused, naming what to write instead
+    with pytest.raises(PhylanxError, match="class assigned to a variable") as info:
+        compare_with_stored_class(1)
+    assert info.value.loc is not None and isinstance(info.value, TypeError)
+
+
+def test_caught_exceptions_have_their_python_class():
+    agree(caught_class, {}, "k")
+    agree(caught_class, [], 0)
+
+
+def test_unsupported_forms_name_the_construct():
+    source = "def f(x):\n    return type('C', (), {})\n"
+    namespace: dict = {}
+    exec(compile(source, "<classes>", "exec"), namespace)
+    with pytest.raises(PhylanxError, match=r"type\(x\) of one value"):
+        Phylanx(source=source)(namespace["f"])(1)
