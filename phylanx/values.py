@@ -291,7 +291,7 @@ def from_python(value: Any) -> Any:
     """Python argument -> PhySL value (arrays pass through without copying)."""
     t = type(value)
     if t is np.ndarray:
-        return value[()] if value.ndim == 0 else value
+        return value   # a 0-d array stays one, as in NumPy (its operations give scalars)
     if t is int or t is float or t is bool:
         return value  # weak scalars, as in NumPy code (see compiler.literal_value)
     if value is None or t is str or isinstance(value, (np.generic, Function, Builtin, range)):
@@ -326,13 +326,13 @@ def from_python(value: Any) -> Any:
 def to_python(value: Any) -> Any:
     """PhySL value -> Python result.
 
-    0-d arrays become NumPy scalars; Python and NumPy scalars are returned as they
-    are (a Python number stays one, as in the undecorated code); lists, tuples and
+    0-d arrays stay 0-d arrays (as NumPy keeps them); Python and NumPy scalars are
+    returned as they are (a Python number stays one, as in the undecorated code); lists, tuples and
     dicts are converted element by element and keep their kind at any depth.
     """
     t = type(value)
     if t is np.ndarray:
-        return value[()] if value.ndim == 0 else value
+        return value
     if t is int or t is float or t is bool or t is str or value is None:
         return value
     if t is list:

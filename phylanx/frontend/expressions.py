@@ -514,8 +514,16 @@ class ExpressionMixin(ClassMixin, NumpyMixin):
             args += [self.expr(keywords["default"].value), self.lit(True, node)]
         return self.call("__best", args, node)
 
-    def method_call(self, func, node):
+    def method_call(self, func, node, receiver=None):
         method = func.attr
+        if method in tables.SHAPE_METHODS and receiver is None:
+            # x.squeeze() of a 1x1 array is a 0-d array in NumPy, the primitive's scalar
+            # is made one (not for a NumPy scalar receiver, whose method gives a scalar)
+            out: list = []
+            receiver = self.pinned(self.expr(func.value), node, out)
+            value = self.call("__asndarray", [self.method_call(func, node, receiver),
+                                              receiver], node)
+            return self.call("block", [*out, value], node) if out else value
         prim = tables.METHODS.get(method)
         if prim is None and method in PYTHON_METHODS:
             # text.upper(), s.add(x): str's and set's own methods (a located error on others)
@@ -531,7 +539,7 @@ class ExpressionMixin(ClassMixin, NumpyMixin):
             raise self.error(func, f"method '.{method}()' is not supported (supported: "
                              f"{', '.join(sorted(tables.METHODS))})")
         self.need_primitive(prim, func, f"the method '.{method}()'")
-        receiver = self.expr(func.value)
+        receiver = self.expr(func.value) if receiver is None else receiver
         if method in ("std", "var"):
             return self.moment(method, node, receiver)
         if method in ("reshape", "argmax", "argmin"):

@@ -69,6 +69,8 @@ class NumpyMixin(NumpyMoreMixin):
                 and not node.keywords:
             return self.numpy_division(dotted, node)
         value = self.numpy_call_of(dotted, node, module)
+        if module == "numpy" and dotted in tables.NUMPY_ARRAY_RESULTS:
+            return self.call("__asndarray", [value], node)
         if isinstance(value, (past.Call, past.BinOp, past.UnaryOp)) and \
                 _primitive_of(value) in tables.NUMPY_SCALAR_RESULTS:
             return self.call("__asnumpy", [value], node)

@@ -82,6 +82,14 @@ NUMPY_SCALAR_RESULTS = frozenset({
 #: primitives of the operators that raise ZeroDivisionError on Python numbers: as NumPy
 #: functions (``np.divide(1, 0)``) they compute in NumPy's types (``__npoperand``)
 ZERO_DIVISORS = frozenset({"__div", "__floordiv", "__mod", "__divmod"})
+#: NumPy functions that always return an ndarray, where the primitive (following the
+#: original, whose 0-d values are scalars) gives a scalar for a 0-d result: the
+#: result is made the 0-d array NumPy gives (``__asndarray``)
+NUMPY_ARRAY_RESULTS = frozenset({
+    "cov", "zeros", "ones", "full", "empty", "copy", "zeros_like", "ones_like", "full_like",
+    "empty_like", "array", "asarray", "asanyarray", "ascontiguousarray", "broadcast_to"})
+#: array methods whose 0-d result NumPy keeps a 0-d array (``__asndarray``)
+SHAPE_METHODS = frozenset({"squeeze", "reshape", "transpose", "astype"})
 #: NumPy functions that return a Python bool (not ``np.bool_``): the result is converted
 NUMPY_BOOL_RESULTS = frozenset({"array_equal", "allclose", "isscalar", "iscomplexobj",
                                 "isrealobj"})

@@ -103,6 +103,21 @@ def npoperand(a, b):
     return np.asarray(a)[()] if _python_number(a) and _python_number(b) else a
 
 
+@primitive("__asndarray", "__asndarray(_1, __arg(_2_like, nil))", extension=True,
+           oracle=lambda x, like=None: np.asarray(x), samples="unary", differentiable=True,
+           example="__asndarray(3)", result="__array(3)")
+def asndarray(x, like=None):
+    """The result of a NumPy function or array method that gives an array, as one.
+
+    ``np.cov``, ``np.zeros(())``, ``x.squeeze()`` ... compile to primitives that follow
+    the original, whose 0-d values are scalars; NumPy gives a 0-d array there.  A scalar
+    becomes that 0-d array, unless ``like`` (a method's receiver) is a NumPy scalar, whose
+    methods give scalars; an array or any other value is unchanged."""
+    if isinstance(x, (np.generic, int, float, bool)) and not isinstance(like, np.generic):
+        return np.asarray(x)
+    return x
+
+
 @primitive("__nptuple", "__nptuple(_1)", extension=True,
            oracle=lambda x: tuple(x) if isinstance(x, list) else x,
            example="__nptuple(list(1, 2))", result="tuple(1, 2)")

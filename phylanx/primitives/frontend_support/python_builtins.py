@@ -156,7 +156,7 @@ def array(x, dtype=None, copy=True):
         raise PhylanxValueError(f"cannot make an array: {e}") from None
     if out.dtype == object:
         raise PhylanxValueError("cannot make an array of ragged or mixed lists")
-    return scalarize(out)
+    return out   # np.array(3) is a 0-d array, as in NumPy
 
 
 @primitive("__pycast", "__pycast(_1, _2_dtype)", extension=True,
