@@ -60,16 +60,32 @@ class ClassMixin:
         return isinstance(node, (ast.Tuple, ast.List, ast.Set)) and bool(node.elts) and \
             all(self.class_like(e) for e in node.elts)
 
-    def class_value(self, node):
-        """``node`` translated where a class is meant: class names are the classes."""
+    def class_value(self, node, construct: ast.AST | None = None):
+        """``node`` translated where a class is meant: class names are the classes.  Any
+        other class (a user's, ``numbers.Number``) is a located error naming the
+        ``construct`` as written."""
         name = self.class_name(node)
         if name is not None:
             return self.call("__pyclass", [self.lit(name, node)], node)
         if isinstance(node, ast.Tuple):
-            return self.call("tuple", [self.class_value(e) for e in node.elts], node)
+            return self.call("tuple", [self.class_value(e, construct) for e in node.elts],
+                             node)
         if isinstance(node, (ast.List, ast.Set)) and self.class_like(node):
-            return self.call("list", [self.class_value(e) for e in node.elts], node)
+            return self.call("list", [self.class_value(e, construct) for e in node.elts], node)
+        if construct is not None and self.foreign_class(node):
+            raise self.error(node, f"{ast.unparse(construct)}: only built-in and NumPy "
+                                   "classes can be tested inside a Phylanx function (values "
+                                   "of other classes cannot be passed to it)")
         return self.expr(node)
+
+    def foreign_class(self, node) -> bool:
+        """A name or module attribute that is a class other than the built-in and NumPy
+        ones (or names one in a module: ``numbers.Number``)."""
+        if isinstance(node, ast.Name) and not (self.is_local(node.id) or
+                                               node.id in self.global_names()):
+            res = self.resolver.lookup(node.id)
+            return res is not None and isinstance(res.value, type)
+        return isinstance(node, ast.Attribute) and self.qualified(node) is not None
 
     def class_comparison(self, node):
         """``a is int``, ``type(x) == np.ndarray``, ``type(x) in (int, float)``: the class
@@ -81,7 +97,7 @@ class ClassMixin:
         left, right = node.left, node.comparators[0]
         if not (self.class_like(left) or self.class_like(right)):
             return None
-        operands = [self.class_value(n) if self.class_like(n) else
+        operands = [self.class_value(n, node) if self.class_like(n) else
                     self.call("__asclass", [self.expr(n)], n) for n in (left, right)]
         return self.compare(node.ops[0], *operands, node)
 
@@ -98,9 +114,9 @@ class ClassMixin:
             return self.call("__pytype", [self.expr(node.args[0])], node)
         if name == "isinstance":
             return self.call("__pyisinstance", [self.expr(node.args[0]),
-                                                self.class_value(node.args[1])], node)
-        return self.call("__pyissubclass", [self.class_value(node.args[0]),
-                                            self.class_value(node.args[1])], node)
+                                                self.class_value(node.args[1], node)], node)
+        return self.call("__pyissubclass", [self.class_value(node.args[0], node),
+                                            self.class_value(node.args[1], node)], node)
 
     def name_attribute(self, node):
         """``cls.__name__`` (``type(x).__name__``, ``np.ndarray.__name__``, ``f.__name__``)."""

@@ -229,6 +229,8 @@ class ExpressionMixin(ClassMixin, NumpyMixin):
     def x_Attribute(self, node):
         if node.attr == "__name__":
             return self.name_attribute(node)
+        if node.attr == "__class__":   # x.__class__ is type(x)
+            return self.call("__pytype", [self.expr(node.value)], node)
         qual = self.qualified(node)
         if qual is not None:
             module, dotted = qual

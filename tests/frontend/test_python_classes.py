@@ -2,6 +2,8 @@
 from the value, as in the undecorated function (``f.python`` is the oracle)."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -119,3 +121,27 @@ def test_unsupported_forms_name_the_construct():
     exec(compile(source, "<classes>", "exec"), namespace)
     with pytest.raises(PhylanxError, match=r"type\(x\) of one value"):
         Phylanx(source=source)(namespace["f"])(1)
+
+
+class Box:
+    pass
+
+
+def test_classes_other_than_builtin_and_numpy_ones_are_refused_naming_the_call():
+    import numbers
+    for text, namespace in (("isinstance(x, Box)", {"Box": Box}),
+                            ("isinstance(x, (int, numbers.Number))", {"numbers": numbers})):
+        source = f"def f(x):\n    return {text}\n"
+        exec(compile(source, "<classes>", "exec"), namespace)
+        with pytest.raises(PhylanxError, match=re.escape(text) + ": only built-in and NumPy"):
+            Phylanx(source=source)(namespace["f"])(1)
+
+
+@Phylanx
+def class_attribute(x):
+    return x.__class__, x.__class__.__name__
+
+
+@pytest.mark.parametrize("value", [1, 2.5, np.arange(2), np.float32(1), [1], "s"])
+def test_dunder_class_is_type(value):
+    agree(class_attribute, value)
