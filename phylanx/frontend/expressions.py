@@ -55,6 +55,9 @@ class ExpressionMixin(ClassMixin, NumpyMixin):
         return [self.expr(n) for n in nodes]
 
     def expr(self, node):
+        done = self.__dict__.get("translated")
+        if done and id(node) in done:   # already translated (and pinned) by the caller
+            return done[id(node)]
         method = getattr(self, "x_" + type(node).__name__, None)
         if method is None:
             raise self.error(node, f"unsupported Python expression: {type(node).__name__}")

@@ -68,6 +68,9 @@ class NumpyMixin(NumpyMoreMixin):
         if tables.NUMPY_RENAMES.get(dotted) in tables.ZERO_DIVISORS and len(node.args) == 2 \
                 and not node.keywords:
             return self.numpy_division(dotted, node)
+        if module == "numpy" and dotted in tables.SHAPE_METHODS and node.args and \
+                not isinstance(node.args[0], ast.Starred):
+            return self.numpy_shape_call(dotted, node)
         value = self.numpy_call_of(dotted, node, module)
         if module == "numpy" and dotted in tables.NUMPY_ARRAY_RESULTS:
             return self.call("__asndarray", [value], node)
@@ -88,6 +91,21 @@ class NumpyMixin(NumpyMoreMixin):
         a, b = (self.pinned(self.expr(x), node, out) for x in node.args)
         value = self.call("__asnumpy", [self.call(tables.NUMPY_RENAMES[dotted], [
             self.call("__npoperand", [a, b], node), b], node)], node)
+        return self.call("block", [*out, value], node) if out else value
+
+    def numpy_shape_call(self, dotted: str, node):
+        """``np.squeeze(a)``, ``np.reshape(a, ())``, ``np.transpose(a)``: a 0-d array where
+        NumPy gives one (``__asndarray``), a scalar for a NumPy scalar ``a``, as NumPy's;
+        ``a`` is evaluated once."""
+        out: list = []
+        first = node.args[0]
+        done = self.__dict__.setdefault("translated", {})
+        done[id(first)] = receiver = self.pinned(self.expr(first), node, out)
+        try:
+            value = self.numpy_call_of(dotted, node, "numpy")
+        finally:
+            del done[id(first)]
+        value = self.call("__asndarray", [value, receiver], node)
         return self.call("block", [*out, value], node) if out else value
 
     def numpy_call_of(self, dotted: str, node, module: str):

@@ -48,3 +48,14 @@ def test_a_0d_argument_stays_a_0d_array(x):
 def test_methods_of_1x1_arrays_give_0d_arrays_and_of_numpy_scalars_scalars():
     agree(squeezed, np.ones((1, 1)))
     agree(squeezed, np.float64(2.0))
+
+
+@Phylanx
+def shape_functions(x):
+    return np.squeeze(x), np.reshape(x, ()), np.transpose(x), np.squeeze(x * 2)
+
+
+@pytest.mark.parametrize("x", [np.ones((1, 1)), np.float64(2.0), np.array(3.0), np.ones(1),
+                               2.5])
+def test_shape_functions_of_one_element_give_what_numpy_gives(x):
+    agree(shape_functions, x)
