@@ -19,7 +19,7 @@ from ..primitives.matrixops.numpy_random import GENERATOR_METHODS
 from . import arguments, definite, tables
 from .classes import ClassMixin
 from .markers import DecoratedFunction
-from .numpy_calls import NumpyMixin, array_literal
+from .numpy_calls import NumpyMixin, array_literal, sized_shape
 from .resolve import Kind, primitive_stub
 
 #: primitives printed as infix operators in the generated PhySL (easier to read)
@@ -521,7 +521,8 @@ class ExpressionMixin(ClassMixin, NumpyMixin):
 
     def method_call(self, func, node, receiver=None):
         method = func.attr
-        if method in tables.SHAPE_METHODS and receiver is None:
+        if method in tables.SHAPE_METHODS and receiver is None and \
+                not sized_shape(node.args if method == "reshape" else [None]):
             # x.squeeze() of a 1x1 array is a 0-d array in NumPy, the primitive's scalar
             # is made one (not for a NumPy scalar receiver, whose method gives a scalar)
             out: list = []

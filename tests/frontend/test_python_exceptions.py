@@ -313,3 +313,17 @@ def test_math_domain_and_overflow_keep_their_classes():
     f = Phylanx(source=source)(namespace["f"])
     with pytest.raises(OverflowError):
         f(1000.0)
+
+
+@Phylanx
+def powers(a, b):
+    return a ** b, np.power(a, b), pow(a, b)
+
+
+@pytest.mark.parametrize("a, b", [(np.array([True, False]), 2), (np.array([True]), 3),
+                                  (np.array([1, 2], np.int8), 2), (np.float32(1.5), 2),
+                                  (2, 3), (2.0, -1), (np.array([True]), np.int64(2))])
+def test_power_is_pythons_operator_and_numpys_function(a, b):
+    want, got = powers.python(a, b), powers(a, b)   # b ** 2 of bools: int8 (np.square)
+    for g, w in zip(got, want):
+        assert type(g) is type(w) and repr(g) == repr(w), (g, w)

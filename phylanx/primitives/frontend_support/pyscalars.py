@@ -89,18 +89,25 @@ def _python_number(v) -> bool:
     return type(v) is int or type(v) is float or type(v) is bool
 
 
+def _numpy_operand(a, b) -> bool:
+    """``a`` is a Python number whose NumPy type differs in result from Python's operator:
+    next to another Python number, or to a bool array (``np.power(b, 2)``)."""
+    return _python_number(a) and (_python_number(b) or (
+        isinstance(b, np.ndarray) and b.dtype == np.bool_))
+
+
 @primitive("__npoperand", "__npoperand(_1, _2)", extension=True,
-           oracle=lambda a, b: np.asarray(a)[()] if _python_number(a) and _python_number(b)
-           else a,
+           oracle=lambda a, b: np.asarray(a)[()] if _numpy_operand(a, b) else a,
            example="__npoperand(1, 0) / 0", result="inf")
 def npoperand(a, b):
-    """``a`` as NumPy's scalar when ``a`` and ``b`` are both Python numbers, else ``a``.
+    """``a`` as NumPy's scalar next to a Python number or a bool array ``b``, else ``a``.
 
     ``np.divide(1, 0)`` is NumPy's ``inf`` (with a warning) where ``1 / 0`` is Python's
-    ``ZeroDivisionError``: the NumPy functions of the dividing operators compute on two
-    Python numbers in NumPy's types.  With an array or a NumPy scalar operand nothing
-    changes (NumPy's promotion keeps a Python number weak)."""
-    return np.asarray(a)[()] if _python_number(a) and _python_number(b) else a
+    ``ZeroDivisionError``, and ``np.power(bool_array, 2)`` is int64 where ``**`` squares
+    (int8): the NumPy functions of the operators compute such operands in NumPy's types.
+    Next to any other array or a NumPy scalar nothing changes (a Python number stays weak,
+    so ``np.divide(x32, 2)`` stays float32)."""
+    return np.asarray(a)[()] if _numpy_operand(a, b) else a
 
 
 @primitive("__asndarray", "__asndarray(_1, __arg(_2_like, nil))", extension=True,
