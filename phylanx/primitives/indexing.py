@@ -214,6 +214,8 @@ def check_python_indices(value: Any, indices: tuple | list) -> None:
     sequence = isinstance(value, (list, tuple, range, str))
     for spec in indices:
         t = type(spec)
+        if t is int or t is slice or spec is None:   # the common case, checked first
+            continue
         if t is list or t is range:   # a slice a:b[:c]
             if any(_is_float(v) for v in (spec if t is list else ())):
                 raise PhylanxTypeError("slice indices must be integers or None or have an "
