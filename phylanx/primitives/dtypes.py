@@ -37,7 +37,7 @@ def to_dtype(value: Any, default: Any = None) -> np.dtype | None:
         for prefix, dt in (("bool", np.bool_), ("int", np.int64), ("float", np.float64)):
             if key.startswith(prefix):
                 return np.dtype(dt)
-        raise PhylanxValueError(
+        raise PhylanxTypeError(   # NumPy's class ("data type ... not understood")
             f"unknown dtype '{value}' (use bool, int, int64, int32, float, float64, float32)")
     raise PhylanxTypeError(f"a dtype must be a string such as \"float\", got a {type_name(value)}")
 

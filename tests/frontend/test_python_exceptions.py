@@ -327,3 +327,38 @@ def test_power_is_pythons_operator_and_numpys_function(a, b):
     want, got = powers.python(a, b), powers(a, b)   # b ** 2 of bools: int8 (np.square)
     for g, w in zip(got, want):
         assert type(g) is type(w) and repr(g) == repr(w), (g, w)
+
+
+A6 = np.arange(6.0)
+
+#: (body of f(x), x): each raises in Python; decorated, the same class must be raised
+RAISING = [
+    ("return x.reshape(7)", A6), ("return np.linalg.inv(x)", np.zeros((2, 2))),
+    ("return np.linalg.inv(x)", np.ones((2, 3))), ("return int(x)", "x"),
+    ("return x.index(5)", [1, 2]), ("return x.pop()", []), ("return x + 1", "a"),
+    ("return len(x)", 5), ("return math.sqrt(x)", -1.0), ("return math.exp(x)", 1000.0),
+    ("return int(x)", float("nan")), ("return int(x)", float("inf")), ("return x[5]", (1, 2)),
+    ("return x[5]", "abc"), ("return max(x)", []), ("return np.zeros(x)", -1),
+    ("return np.argmax(x, axis=2)", A6), ("return np.concatenate([x, x], axis=1)", A6),
+    ("return np.swapaxes(x, 0, 3)", A6), ("return np.expand_dims(x, 5)", A6),
+    ("return np.cumsum(x, axis=3)", A6), ("return np.stack([x, x], axis=3)", A6),
+    ("return x[0, 0, 0]", np.ones((2, 2))), ("return x[np.array([True, False])]", A6),
+    ("return 10.0 ** 400", 1), ("return {x: 1}", [1]), ("return float(x)", A6),
+    ("return x.index('z')", "abc"), ("return sorted(x)", [1, "a"]),
+    ("return np.arange(0, x, 0)", 1), ("return x.reshape(-1, -1)", A6),
+    ("return x[np.array([3])]", np.ones(2)), ("return np.take(x, 10)", A6),
+    ("a, b = x\n    return a", [1, 2, 3]), ("return x * 2.5", [1]), ("return abs(x)", "x"),
+    ("return {}[x]", [1]), ("return math.log(x)", 0.0), ("return list(range(0, 5, x))", 0),
+    ("return divmod(x, 0.0)", 1.0), ("return np.split(x, 4)", A6), ("return x.item(10)", A6),
+    ("x[0] = 5\n    return x", (1, 2)), ("return x + np.ones((3, 3))", np.ones((2, 2))),
+    ("return x.astype('nonsense')", A6), ("return min(x)", []),
+    ("return x @ np.ones(3)", np.ones((2, 2))), ("return x[:0].max()", A6),
+]
+
+
+@pytest.mark.parametrize("body, x", RAISING, ids=[b for b, _ in RAISING])
+def test_errors_are_instances_of_the_class_python_raises(body, x):
+    source = f"def f(x):\n    {body}\n"
+    namespace = {"np": np, "math": math}
+    exec(compile(source, "<raising>", "exec"), namespace)
+    raises_like(Phylanx(source=source)(namespace["f"]), x)

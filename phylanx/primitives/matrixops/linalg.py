@@ -196,7 +196,8 @@ def _square(a: Any, what: str, stacked: bool = True) -> np.ndarray:
     arr = numeric(a, what)
     if arr.ndim < 2 or (not stacked and arr.ndim != 2) or arr.shape[-1] != arr.shape[-2]:
         kind = "a square matrix (or a stack of them)" if stacked else "a square matrix"
-        raise PhylanxValueError(f"{what} must be {kind}, got shape {arr.shape}")
+        # NumPy's LinAlgError (also a ValueError)
+        raise PhylanxLinAlgError(f"{what} must be {kind}, got shape {arr.shape}")
     return arr
 
 
