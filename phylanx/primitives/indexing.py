@@ -130,6 +130,8 @@ def get(value: Any, indices: tuple | list) -> Any:
         if value.ndim == 0 and real:
             raise PhylanxIndexError("cannot index a 0-d value")
         out = value[index_tuple(indices)]
+        if any(i is Ellipsis for i in indices):
+            return out   # x[...], x[..., 0, 0]: NumPy's view, 0-d included
         return out[()] if isinstance(out, np.ndarray) and out.ndim == 0 else out
     if isinstance(value, (list, tuple, range, str)):
         if len(indices) == 1:

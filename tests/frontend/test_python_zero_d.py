@@ -59,3 +59,25 @@ def shape_functions(x):
                                2.5])
 def test_shape_functions_of_one_element_give_what_numpy_gives(x):
     agree(shape_functions, x)
+
+
+@Phylanx
+def subscripts_of_0d(x, m):
+    return x[()], x[...], m[..., 0, 0], m[0, 0], m[()]
+
+
+def test_subscripts_of_0d_arrays_and_ellipsis_are_numpys():
+    for x in (np.array(2.0), np.array(3), np.array(True)):
+        agree(subscripts_of_0d, x, np.ones((2, 2)))
+
+
+@Phylanx
+def index_0d(x):
+    return x[0]
+
+
+def test_an_integer_index_of_a_0d_array_is_an_index_error():
+    with pytest.raises(IndexError):
+        index_0d.python(np.array(2.0))
+    with pytest.raises(IndexError):
+        index_0d(np.array(2.0))

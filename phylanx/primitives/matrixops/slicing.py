@@ -76,8 +76,8 @@ def _sequence_get(seq: Any, indices: list) -> Any:
 
 def get_item(value: Any, indices: list) -> Any:
     """``slice(value, i1, i2, ...)`` for every indexable kind of value."""
-    if not indices:
-        return value
+    if not indices:   # x[()]: an array's element if 0-d (NumPy's), else the value
+        return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
     if isinstance(value, (list, tuple, range, str)):
         return _sequence_get(value, list(indices))
     if isinstance(value, dict):
@@ -91,8 +91,6 @@ def get_item(value: Any, indices: list) -> Any:
         except TypeError as e:   # a tuple key holding a list
             raise PhylanxTypeError(f"a dictionary key cannot be a {type_name(key)}: {e}") \
                 from None
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        raise PhylanxIndexError("cannot index a 0-d value")
     indexing.check_scalar_target(value)
     return indexing.get(value, list(indices))
 
