@@ -2,10 +2,11 @@
 of classes (``type(x) is int``, ``type(x) in (int, float)``, ``x.dtype == np.float32``) and
 ``cls.__name__`` (mixed into the expression translator).
 
-Elsewhere a class name written as a value is a dtype (``np.zeros(3, np.float32)``,
+As an argument a class name is the dtype it names (``np.zeros(3, np.float32)``,
 ``dtype=float``), as the PhySL primitives take it; where a *class* is meant (the second
-argument of ``isinstance``, an operand of ``is``/``==``/``in`` next to a class) it is the
-class itself, named for the run time as ``__pyclass("builtins.int")``.  Whether a value
+argument of ``isinstance``, an operand of ``is``/``==``/``in`` next to a class, the value
+assigned in ``t = int``) it is the class itself, named for the run time as
+``__pyclass("builtins.int")`` (the dtype arguments take classes too).  Whether a value
 is an instance is decided at run time from the value (``primitives/frontend_support/
 pytypes.py``), so ``isinstance(x, np.ndarray)`` is what it is undecorated.
 """
@@ -90,7 +91,7 @@ class ClassMixin:
     def class_comparison(self, node):
         """``a is int``, ``type(x) == np.ndarray``, ``type(x) in (int, float)``: the class
         operands are classes; the other operand is checked not to be a dtype name (a class
-        assigned to a variable is one), which would compare false without a word.  None if
+        passed as an argument is one), which would compare false without a word.  None if
         ``node`` is no comparison of classes."""
         if len(node.ops) != 1 or not isinstance(node.ops[0], _CLASS_OPS):
             return None

@@ -28,8 +28,9 @@ def to_dtype(value: Any, default: Any = None) -> np.dtype | None:
         return value
     if isinstance(value, type) and issubclass(value, np.generic):
         return np.dtype(value)
-    if value in (bool, int, float):
-        return np.dtype({bool: np.bool_, int: np.int64, float: np.float64}[value])
+    if value in (bool, int, float, complex):
+        return np.dtype({bool: np.bool_, int: np.int64, float: np.float64,
+                         complex: np.complex128}[value])
     if isinstance(value, str):
         key = value.strip().lower()
         if key in _NAMES:

@@ -91,7 +91,18 @@ def test_dtype_is_numpys_dtype_and_compares_with_classes_and_names(dtype):
 @Phylanx
 def compare_with_stored_class(x):
     t = int
+    kinds = (np.ndarray, list)
+    d = np.float32
+    return type(x) is t, isinstance(x, kinds), t, d, np.zeros(2, dtype=d), np.ones(2, d)
+
+
+def is_of(x, t):
     return type(x) is t
+
+
+@Phylanx
+def class_passed_to_a_helper(x):
+    return is_of(x, int)
 
 
 @Phylanx
@@ -102,11 +113,16 @@ def caught_class(x, k):
         return isinstance(e, KeyError), type(e).__name__
 
 
-def test_a_class_stored_in_a_variable_is_a_located_error_not_a_silent_false():
-    # inside a Phylanx function `t = int` stores the dtype name; comparing it with a class
-    # would be false without a word, so it is refused, naming what to write instead
-    with pytest.raises(PhylanxError, match="class assigned to a variable") as info:
-        compare_with_stored_class(1)
+@pytest.mark.parametrize("value", [1, np.arange(2.0), [1]])
+def test_a_class_assigned_to_a_variable_is_the_class_and_still_a_dtype(value):
+    agree(compare_with_stored_class, value)
+
+
+def test_a_class_passed_as_an_argument_is_a_dtype_name_and_comparing_it_is_an_error():
+    # as an argument a class name is the dtype it names (np.zeros(3, np.float32)); compared
+    # with a class it would be false without a word, so it is refused, saying why
+    with pytest.raises(PhylanxError, match="class passed as an argument") as info:
+        class_passed_to_a_helper(1)
     assert info.value.loc is not None and isinstance(info.value, TypeError)
 
 

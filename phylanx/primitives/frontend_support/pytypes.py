@@ -71,14 +71,15 @@ def _classes(spec: Any, what: str) -> type | tuple:
     if isinstance(spec, tuple):
         return tuple(_classes(s, what) for s in spec)
     if isinstance(spec, str):
-        try:   # a class name stored in a variable is its dtype name (t = int)
+        try:   # a class name passed as an argument is its dtype name (f(x, int))
             to_dtype(spec)
         except Exception:   # noqa: BLE001 - any other string is simply not a class
             pass
         else:
             raise PhylanxTypeError(
                 f"{what} got the dtype name {spec!r}: inside a Phylanx function a class "
-                "assigned to a variable is its dtype name; write the class itself here")
+                "passed as an argument is the dtype it names; write the class itself here "
+                "(or assign it to a variable: t = int)")
     raise PhylanxTypeError(f"{what} must be a class or a tuple of classes, got a "
                            f"{type_name(spec)}")
 
@@ -108,7 +109,7 @@ def pyissubclass(cls, classes):
 def asclass(value):
     """An operand compared with a class (``t is int``), returned unchanged.
 
-    A dtype name is refused: a class stored in a variable is its dtype name inside a
+    A dtype name is refused: a class passed as an argument is its dtype name inside a
     Phylanx function, and comparing that with a class would silently be false."""
     if isinstance(value, str):
         _classes(value, "a comparison with a class")
