@@ -80,22 +80,49 @@ class PhylanxLinAlgError(PhylanxValueError, _np.linalg.LinAlgError):
     ``ValueError``), so ``except np.linalg.LinAlgError`` code keeps working."""
 
 
-class PhylanxIndexError(PhylanxValueError, IndexError):
-    """An index out of range (also an ``IndexError``, as in Python)."""
+class PhylanxIndexError(PhylanxRuntimeError, IndexError):
+    """An index out of range (also an ``IndexError``, as in Python; not a ``ValueError``,
+    which Python's is not either)."""
 
 
-class PhylanxKeyError(PhylanxValueError, KeyError):
+class PhylanxKeyError(PhylanxRuntimeError, KeyError):
     """A missing dictionary key (also a ``KeyError``, as in Python)."""
 
     def __str__(self) -> str:  # KeyError would quote the whole message
         return PhylanxError.__str__(self)
 
 
+class PhylanxAxisError(PhylanxValueError, PhylanxIndexError, _np.exceptions.AxisError):
+    """An axis out of bounds: NumPy's ``AxisError`` (a ``ValueError`` and an
+    ``IndexError``), as ``np.sum(a, axis=5)`` raises."""
+
+    def __init__(self, message: str, loc: SourceLoc | None = None,
+                 primitive: str | None = None):
+        super().__init__(message, loc, primitive)
+        self.axis = self.ndim = None   # AxisError's attributes (its __init__ is not run)
+
+    def __str__(self) -> str:  # AxisError formats its own attributes
+        return PhylanxError.__str__(self)
+
+
+class PhylanxArithmeticError(PhylanxRuntimeError, ArithmeticError):
+    """An arithmetic error Python raises (the base of the three below)."""
+
+
+class PhylanxZeroDivisionError(PhylanxArithmeticError, ZeroDivisionError):
+    """Division or modulo of Python numbers by zero (``1 / 0``, ``1 // 0``, ``1.0 % 0``), as
+    in Python; arrays and NumPy scalars keep NumPy's ``inf``/``nan`` and warning."""
+
+
+class PhylanxFloatingPointError(PhylanxArithmeticError, FloatingPointError):
+    """NumPy's floating-point error under ``np.errstate(...="raise")``."""
+
+
 class PhylanxAttributeError(PhylanxRuntimeError, AttributeError):
     """A method or attribute the value does not have (``array.upper()``), as in Python."""
 
 
-class PhylanxOverflowError(PhylanxRuntimeError, OverflowError):
+class PhylanxOverflowError(PhylanxArithmeticError, OverflowError):
     """A result too large for its type where Python raises (``math.exp(1000)``)."""
 
 
@@ -111,3 +138,44 @@ class PhylanxUnboundNameError(PhylanxRuntimeError, NameError):
 class PhylanxUnboundLocalError(PhylanxUnboundNameError, UnboundLocalError):
     """A local variable read where it has no value on the path taken (also an
     ``UnboundLocalError``, as in Python)."""
+
+
+class PhylanxNotImplementedError(PhylanxRuntimeError, NotImplementedError):
+    """``raise NotImplementedError`` in decorated code, or a kernel that raised it."""
+
+
+class PhylanxRecursionError(PhylanxRuntimeError, RecursionError):
+    """Recursion too deep while evaluating (also Python's ``RecursionError``)."""
+
+
+#: Python's (and NumPy's) exception classes -> the Phylanx class standing for each:
+#: a Python exception raised by a kernel, or by ``raise E(...)`` in decorated code, is
+#: reported as the Phylanx class of the first class of its MRO found here
+PYTHON_CLASSES: dict[type, type] = {
+    _np.exceptions.AxisError: PhylanxAxisError,
+    _np.linalg.LinAlgError: PhylanxLinAlgError,
+    UnboundLocalError: PhylanxUnboundLocalError,
+    NameError: PhylanxUnboundNameError,
+    KeyError: PhylanxKeyError,
+    IndexError: PhylanxIndexError,
+    ZeroDivisionError: PhylanxZeroDivisionError,
+    OverflowError: PhylanxOverflowError,
+    FloatingPointError: PhylanxFloatingPointError,
+    ArithmeticError: PhylanxArithmeticError,
+    AttributeError: PhylanxAttributeError,
+    AssertionError: PhylanxAssertionError,
+    NotImplementedError: PhylanxNotImplementedError,
+    RecursionError: PhylanxRecursionError,
+    ValueError: PhylanxValueError,
+    TypeError: PhylanxTypeError,
+    RuntimeError: PhylanxRuntimeError,
+}
+
+
+def phylanx_class(python_class: type) -> type:
+    """The Phylanx error class standing for ``python_class`` (a subclass of it where one
+    exists; ``PhylanxRuntimeError`` for classes without one)."""
+    if issubclass(python_class, PhylanxError):
+        return python_class
+    return next((PYTHON_CLASSES[c] for c in python_class.__mro__ if c in PYTHON_CLASSES),
+                PhylanxRuntimeError)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import PhylanxError, PhylanxTypeError
+from .errors import PhylanxError, PhylanxTypeError, PhylanxValueError
 
 SCALAR_TYPES = (np.generic, int, float, bool)
 
@@ -235,8 +235,8 @@ def truth(value: Any) -> bool:
     if value is None:
         return False
     if isinstance(value, np.ndarray):
-        if value.size != 1:
-            raise PhylanxTypeError(
+        if value.size != 1:   # a ValueError, as NumPy's
+            raise PhylanxValueError(
                 f"the truth value of an array with {value.size} elements is ambiguous; "
                 "use all() or any()")
         return bool(value.reshape(()))
@@ -291,7 +291,7 @@ def from_python(value: Any) -> Any:
     """Python argument -> PhySL value (arrays pass through without copying)."""
     t = type(value)
     if t is np.ndarray:
-        return value[()] if value.ndim == 0 else value
+        return value   # a 0-d array stays one, as in NumPy (its operations give scalars)
     if t is int or t is float or t is bool:
         return value  # weak scalars, as in NumPy code (see compiler.literal_value)
     if value is None or t is str or isinstance(value, (np.generic, Function, Builtin, range)):
@@ -326,13 +326,13 @@ def from_python(value: Any) -> Any:
 def to_python(value: Any) -> Any:
     """PhySL value -> Python result.
 
-    0-d arrays become NumPy scalars; Python and NumPy scalars are returned as they
-    are (a Python number stays one, as in the undecorated code); lists, tuples and
+    0-d arrays stay 0-d arrays (as NumPy keeps them); Python and NumPy scalars are
+    returned as they are (a Python number stays one, as in the undecorated code); lists, tuples and
     dicts are converted element by element and keep their kind at any depth.
     """
     t = type(value)
     if t is np.ndarray:
-        return value[()] if value.ndim == 0 else value
+        return value
     if t is int or t is float or t is bool or t is str or value is None:
         return value
     if t is list:

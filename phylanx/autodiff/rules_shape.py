@@ -18,7 +18,8 @@ def _back_to_shape(ct, out, a, *rest):
     return (np.reshape(ct, np.shape(a)),)
 
 
-VJP.register("reshape", "squeeze", "expand_dims", "astype", "__view")(_back_to_shape)
+VJP.register("reshape", "squeeze", "expand_dims", "astype", "__view",
+             "__asndarray")(_back_to_shape)
 
 
 @VJP.register("__copy")

@@ -223,7 +223,9 @@ def store(compiler, call, scope):
             if kind in SLICE_STORES:
                 SLICE_STORES[kind](kind, container, idx, v)
                 return
-            if kind != "__subscript":   # PhySL's slice forms read indices as the original
+            if kind == "__subscript":   # a Python subscript: Python's index checks
+                indexing.check_python_indices(container, idx)
+            else:   # PhySL's slice forms read indices as the original
                 if original_index.is_scalar(container):
                     _store_scalar(kind, container, idx, v, rebind, frame)
                     return

@@ -134,7 +134,7 @@ class DistributedArray(NDArrayOperatorsMixin):
 
     def __bool__(self) -> bool:
         if self.size != 1:
-            raise PhylanxTypeError(f"the truth value of a distributed array with {self.size} "
+            raise PhylanxValueError(f"the truth value of a distributed array with {self.size} "
                                    "elements is ambiguous; use all() or any()")
         return bool(self.gather().reshape(()))
 

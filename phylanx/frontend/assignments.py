@@ -24,7 +24,9 @@ class AssignmentMixin:
                 and len(target.elts) == len(node.value.elts)
                 and all(isinstance(t, ast.Name) for t in target.elts)):
             return self.parallel_assign(target.elts, node.value.elts, node)
-        value = self.expr(node.value)
+        # t = int: the class itself (type(x) is t holds), which dtype arguments take too
+        value = self.class_value(node.value) if self.class_like(node.value) else \
+            self.expr(node.value)
         if len(node.targets) == 1:
             return self.assign(node.targets[0], value, node)
         tmp = self.temp(node)

@@ -17,8 +17,9 @@ from ..primitives import registry
 from ..primitives.frontend_support.python_builtins import PYTHON_BUILTINS, PYTHON_METHODS
 from ..primitives.matrixops.numpy_random import GENERATOR_METHODS
 from . import arguments, definite, tables
+from .classes import ClassMixin
 from .markers import DecoratedFunction
-from .numpy_calls import NumpyMixin, array_literal
+from .numpy_calls import NumpyMixin, array_literal, sized_shape
 from .resolve import Kind, primitive_stub
 
 #: primitives printed as infix operators in the generated PhySL (easier to read)
@@ -26,7 +27,7 @@ _INFIX = {prim: op for op, (_, prim) in past.BINARY_OPS.items()}
 _PREFIX = {"__minus": "-", "__not": "!"}
 
 
-class ExpressionMixin(NumpyMixin):
+class ExpressionMixin(ClassMixin, NumpyMixin):
     """Expression rules; mixed into :class:`~.translator.FunctionTranslator`."""
 
     # -- helpers ------------------------------------------------------------
@@ -54,6 +55,9 @@ class ExpressionMixin(NumpyMixin):
         return [self.expr(n) for n in nodes]
 
     def expr(self, node):
+        done = self.__dict__.get("translated")
+        if done and id(node) in done:   # already translated (and pinned) by the caller
+            return done[id(node)]
         method = getattr(self, "x_" + type(node).__name__, None)
         if method is None:
             raise self.error(node, f"unsupported Python expression: {type(node).__name__}")
@@ -134,26 +138,27 @@ class ExpressionMixin(NumpyMixin):
         return self.call(prim, [self.expr(node.operand)], node)
 
     def x_BoolOp(self, node):
-        values = self.exprs(node.values)
-        if all(_is_boolean(v) for v in node.values):
-            # comparisons: the short-circuiting logical primitives give the same value; they
-            # take exactly two operands (as the original's), so ``a and b and c`` nests
-            prim = "__and" if isinstance(node.op, ast.And) else "__or"
-            result = values[-1]
-            for value in reversed(values[:-1]):
-                result = self.call(prim, [value, result], node)
-            return result
-        # Python semantics: the value of the deciding operand, evaluated at most once
+        return self.short_circuit(isinstance(node.op, ast.And), self.exprs(node.values),
+                                  node.values)
+
+    def short_circuit(self, is_and: bool, values: list, srcs: list):
+        """Python's ``and``/``or``: the value of the deciding operand, each evaluated at
+        most once and tested with Python's truth (``if``), so an array of several elements
+        is NumPy's ambiguous-truth ``ValueError`` (the element-wise ``__and``/``__or`` would
+        give an array, also for comparisons and ``0 < a < 5``)."""
         result = values[-1]
-        for value, src in zip(reversed(values[:-1]), reversed(node.values[:-1])):
+        for value, src in zip(reversed(values[:-1]), reversed(srcs[:-1])):
             tmp = self.temp(src)
             test = self.ident(tmp, src)
-            branch = ([result, test] if isinstance(node.op, ast.And) else [test, result])
+            branch = [result, test] if is_and else [test, result]
             result = self.call("block", [self.define(tmp, value, src),
                                          self.call("if", [test, *branch], src)], src)
         return result
 
     def x_Compare(self, node):
+        classes = self.class_comparison(node)   # type(x) is int, x.dtype == np.float32
+        if classes is not None:
+            return classes
         return self.comparison_chain(self.expr(node.left), node, 0)
 
     def comparison_chain(self, left, node, i: int):
@@ -163,8 +168,9 @@ class ExpressionMixin(NumpyMixin):
             return self.compare(op, left, right, node)
         out: list = []
         right = self.pinned(right, node.comparators[i], out)
-        test = self.call("__and", [self.compare(op, left, right, node),
-                                   self.comparison_chain(right, node, i + 1)], node)
+        test = self.short_circuit(True, [self.compare(op, left, right, node),
+                                         self.comparison_chain(right, node, i + 1)],
+                                  [node, node])
         return self.call("block", [*out, test], node) if out else test
 
     def compare(self, op, left, right, node):
@@ -224,6 +230,10 @@ class ExpressionMixin(NumpyMixin):
                                "inside a Phylanx function")
 
     def x_Attribute(self, node):
+        if node.attr == "__name__":
+            return self.name_attribute(node)
+        if node.attr == "__class__":   # x.__class__ is type(x)
+            return self.call("__pytype", [self.expr(node.value)], node)
         qual = self.qualified(node)
         if qual is not None:
             module, dotted = qual
@@ -424,8 +434,9 @@ class ExpressionMixin(NumpyMixin):
             return self.call("__pybuiltin", [self.lit(name, node),
                                              *self.keywords_last(self.arguments(node), node)],
                              node)
-        if name == "isinstance":
-            raise self.error(node, "isinstance is not supported; PhySL values have no classes")
+        classes = self.class_call(name, node)   # isinstance, issubclass, type
+        if classes is not None:
+            return classes
         prim = tables.BUILTIN_CALLS.get(name)
         if prim is None:
             raise self.error(node.func, f"the built-in '{name}' is not supported inside a "
@@ -475,8 +486,17 @@ class ExpressionMixin(NumpyMixin):
             args += [self.expr(keywords["default"].value), self.lit(True, node)]
         return self.call("__best", args, node)
 
-    def method_call(self, func, node):
+    def method_call(self, func, node, receiver=None):
         method = func.attr
+        if method in tables.SHAPE_METHODS and receiver is None and \
+                not sized_shape(node.args if method == "reshape" else [None]):
+            # x.squeeze() of a 1x1 array is a 0-d array in NumPy, the primitive's scalar
+            # is made one (not for a NumPy scalar receiver, whose method gives a scalar)
+            out: list = []
+            receiver = self.pinned(self.expr(func.value), node, out)
+            value = self.call("__asndarray", [self.method_call(func, node, receiver),
+                                              receiver], node)
+            return self.call("block", [*out, value], node) if out else value
         prim = tables.METHODS.get(method)
         if prim is None and method in PYTHON_METHODS:
             # text.upper(), s.add(x): str's and set's own methods (a located error on others)
@@ -492,7 +512,7 @@ class ExpressionMixin(NumpyMixin):
             raise self.error(func, f"method '.{method}()' is not supported (supported: "
                              f"{', '.join(sorted(tables.METHODS))})")
         self.need_primitive(prim, func, f"the method '.{method}()'")
-        receiver = self.expr(func.value)
+        receiver = self.expr(func.value) if receiver is None else receiver
         if method in ("std", "var"):
             return self.moment(method, node, receiver)
         if method in ("reshape", "argmax", "argmin"):
@@ -534,16 +554,6 @@ def _plain_index(node) -> bool:
                                                      for v in (node.left, node.right)))
         return True
     return False
-
-
-def _is_boolean(node) -> bool:
-    if isinstance(node, ast.Compare):
-        return True
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return True
-    if isinstance(node, ast.Constant) and isinstance(node.value, bool):
-        return True
-    return isinstance(node, ast.BoolOp) and all(_is_boolean(v) for v in node.values)
 
 
 def _op_text(op) -> str:

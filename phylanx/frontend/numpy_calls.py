@@ -65,7 +65,16 @@ class NumpyMixin(NumpyMoreMixin):
             return self.call("__pymath", [self.lit(dotted, node),
                                           *self.keywords_last(self.arguments(node), node)],
                              node)
+        if (tables.NUMPY_RENAMES.get(dotted) or dotted) in tables.PYTHON_OPERATORS and \
+                len(node.args) == 2 and not node.keywords:
+            return self.numpy_operator(dotted, node)
+        if module == "numpy" and dotted in tables.SHAPE_METHODS and node.args and \
+                not isinstance(node.args[0], ast.Starred) and not (
+                    dotted == "reshape" and sized_shape(node.args[1:2])):
+            return self.numpy_shape_call(dotted, node)
         value = self.numpy_call_of(dotted, node, module)
+        if module == "numpy" and dotted in tables.NUMPY_ARRAY_RESULTS:
+            return self.call("__asndarray", [value], node)
         if isinstance(value, (past.Call, past.BinOp, past.UnaryOp)) and \
                 _primitive_of(value) in tables.NUMPY_SCALAR_RESULTS:
             return self.call("__asnumpy", [value], node)
@@ -74,6 +83,34 @@ class NumpyMixin(NumpyMoreMixin):
         if module == "numpy" and dotted in tables.NUMPY_TUPLE_RESULTS:
             return self.call("__nptuple", [value], node)
         return value
+
+    def numpy_operator(self, dotted: str, node):
+        """``np.divide(a, b)`` (``floor_divide``, ``mod``, ``divmod``, ``power`` ...):
+        NumPy's result where the operator on Python numbers differs (``np.divide(1, 0)``
+        is ``inf`` with a warning, not ``ZeroDivisionError``; ``np.power(bool_array, 2)``
+        is int64, not ``**``'s int8): Python-number operands are NumPy's (``__npoperand``)."""
+        out: list = []
+        a, b = (self.pinned(self.expr(x), node, out) for x in node.args)
+        prim = tables.NUMPY_RENAMES.get(dotted) or dotted
+        value = self.call("__asnumpy", [self.call(prim, [
+            self.call("__npoperand", [a, b], node),
+            self.call("__npoperand", [b, a], node)], node)], node)
+        return self.call("block", [*out, value], node) if out else value
+
+    def numpy_shape_call(self, dotted: str, node):
+        """``np.squeeze(a)``, ``np.reshape(a, ())``: a 0-d array where
+        NumPy gives one (``__asndarray``), a scalar for a NumPy scalar ``a``, as NumPy's;
+        ``a`` is evaluated once."""
+        out: list = []
+        first = node.args[0]
+        done = self.__dict__.setdefault("translated", {})
+        done[id(first)] = receiver = self.pinned(self.expr(first), node, out)
+        try:
+            value = self.numpy_call_of(dotted, node, "numpy")
+        finally:
+            del done[id(first)]
+        value = self.call("__asndarray", [value, receiver], node)
+        return self.call("block", [*out, value], node) if out else value
 
     def numpy_call_of(self, dotted: str, node, module: str):
         for k in node.keywords:
@@ -363,6 +400,19 @@ def _bind(node, names, tr) -> dict:
         out[k.arg] = tr.expr(k.value)
     return out
 
+
+
+def sized_shape(args) -> bool:
+    """The shape arguments of a reshape give at least one axis (``reshape(n, k)``,
+    ``reshape((n, k))``, ``reshape(-1)``): the result is never 0-d."""
+    if len(args) >= 2:
+        return True
+    if len(args) != 1:
+        return False
+    a = args[0]
+    return (isinstance(a, (ast.Tuple, ast.List)) and bool(a.elts)) or (
+        isinstance(a, ast.Constant) and type(a.value) is int) or (
+        isinstance(a, ast.UnaryOp) and isinstance(a.operand, ast.Constant))
 
 
 def array_literal(node):

@@ -85,6 +85,20 @@ NUMPY_SCALAR_RESULTS = frozenset({
     "__add", "__sub", "__mul", "__div", "__floordiv", "__mod", "__minus", "__divmod",
     "__eq", "__ne", "__lt", "__le", "__gt", "__ge", "__bitand", "__bitor", "__bitxor",
     "__lshift", "__rshift", "__invert", "power", "__copy"})
+#: primitives of Python operators on Python numbers (``1 / 0`` raises ZeroDivisionError,
+#: ``bool_array ** 2`` is int8): as NumPy functions (``np.divide(1, 0)``,
+#: ``np.power(b, 2)``) they compute in NumPy's types (``__npoperand``)
+PYTHON_OPERATORS = frozenset({"__div", "__floordiv", "__mod", "__divmod", "power"})
+#: NumPy functions that always return an ndarray, where the primitive (following the
+#: original, whose 0-d values are scalars) gives a scalar for a 0-d result: the
+#: result is made the 0-d array NumPy gives (``__asndarray``)
+NUMPY_ARRAY_RESULTS = frozenset({
+    "cov", "zeros", "ones", "full", "empty", "copy", "zeros_like", "ones_like", "full_like",
+    "empty_like", "array", "asarray", "asanyarray", "ascontiguousarray", "broadcast_to"})
+#: array methods (and NumPy functions) whose result may be a 0-d array NumPy keeps
+#: (``__asndarray``; a reshape to a shape written with one or more sizes is not 0-d and
+#: stays a plain ``reshape`` for the rewrite passes)
+SHAPE_METHODS = frozenset({"squeeze", "reshape"})
 #: NumPy functions that return a Python bool (not ``np.bool_``): the result is converted
 NUMPY_BOOL_RESULTS = frozenset({"array_equal", "allclose", "isscalar", "iscomplexobj",
                                 "isrealobj"})

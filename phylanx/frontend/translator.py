@@ -17,6 +17,7 @@ import contextlib
 import itertools
 from typing import Any
 
+from ..errors import PYTHON_CLASSES
 from ..language import ast as past
 from . import checks, definite
 from .assignments import AssignmentMixin
@@ -33,9 +34,9 @@ from .scopes import (
 )
 
 TRANSLATIONS = itertools.count(1)   # how many functions were translated (tests count it)
-_EXCEPTIONS = {"ValueError", "TypeError", "RuntimeError", "AssertionError", "Exception",
-               "IndexError", "KeyError", "ZeroDivisionError", "NotImplementedError",
-               "ArithmeticError"}
+#: the built-in exceptions ``raise E(...)`` takes: those a Phylanx class stands for
+_EXCEPTIONS = {"Exception"} | {cls.__name__ for cls in PYTHON_CLASSES
+                               if getattr(builtins, cls.__name__, None) is cls}
 
 
 class FunctionTranslator(AssignmentMixin, ComprehensionMixin, ExpressionMixin):
@@ -309,8 +310,12 @@ class FunctionTranslator(AssignmentMixin, ComprehensionMixin, ExpressionMixin):
         return self.call("continue", [], node)
 
     def s_Assert(self, node):
-        args = [self.expr(node.test)] + ([self.expr(node.msg)] if node.msg else [])
-        return self.call("assert", args, node)
+        # Python's assert: the test's truth is Python's (an array of several elements is
+        # NumPy's ValueError), the message is evaluated only when the test fails
+        failed = self.call("assert", [self.constant(False, node)] +
+                           ([self.expr(node.msg)] if node.msg else []), node)
+        return self.call("if", [self.call("__pynot", [self.expr(node.test)], node), failed],
+                         node)
 
     def s_Try(self, node):
         """``try``/``except``/``else``/``finally`` as ``__try``: the handlers are tried in

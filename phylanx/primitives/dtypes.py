@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PhylanxTypeError, PhylanxValueError
+from ..errors import PhylanxAxisError, PhylanxTypeError, PhylanxValueError
 from ..values import type_name
 
 _NAMES = {
@@ -29,8 +29,9 @@ def to_dtype(value: Any, default: Any = None) -> np.dtype | None:
         return value
     if isinstance(value, type) and issubclass(value, np.generic):
         return np.dtype(value)
-    if value in (bool, int, float):
-        return np.dtype({bool: np.bool_, int: np.int64, float: np.float64}[value])
+    if value in (bool, int, float, complex):
+        return np.dtype({bool: np.bool_, int: np.int64, float: np.float64,
+                         complex: np.complex128}[value])
     if isinstance(value, str):
         key = value.strip().lower()
         if key in _NAMES:
@@ -38,7 +39,7 @@ def to_dtype(value: Any, default: Any = None) -> np.dtype | None:
         for prefix, dt in (("bool", np.bool_), ("int", np.int64), ("float", np.float64)):
             if key.startswith(prefix):
                 return np.dtype(dt)
-        raise PhylanxValueError(
+        raise PhylanxTypeError(   # NumPy's class ("data type ... not understood")
             f"unknown dtype '{value}' (use bool, int, int64, int32, float, float64, float32)")
     raise PhylanxTypeError(f"a dtype must be a string such as \"float\", got a {type_name(value)}")
 
@@ -52,7 +53,7 @@ def to_axis(axis: Any, ndim: int, what: str = "axis") -> int | None:
     a = int(axis)
     n = max(ndim, 1)
     if not -n <= a < n:
-        raise PhylanxValueError(f"{what} {a} is out of bounds for a {ndim}-d array "
+        raise PhylanxAxisError(f"{what} {a} is out of bounds for a {ndim}-d array "
                                 f"(valid: {-n} to {n - 1})")
     return a % n
 

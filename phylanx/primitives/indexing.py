@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PhylanxKeyError, PhylanxTypeError, PhylanxValueError
+from ..errors import PhylanxIndexError, PhylanxKeyError, PhylanxTypeError, PhylanxValueError
 from ..values import NEWAXIS, type_name
 
 
@@ -125,11 +125,13 @@ def get(value: Any, indices: tuple | list) -> Any:
         real = [i for i in indices if i is not NEWAXIS and i is not Ellipsis]
         if len(real) > max(value.ndim, 1) and not any(
                 isinstance(i, np.ndarray) for i in indices):
-            raise PhylanxValueError(
+            raise PhylanxIndexError(
                 f"too many indices ({len(indices)}) for a {value.ndim}-d array")
         if value.ndim == 0 and real:
-            raise PhylanxValueError("cannot index a 0-d value")
+            raise PhylanxIndexError("cannot index a 0-d value")
         out = value[index_tuple(indices)]
+        if any(i is Ellipsis for i in indices):
+            return out   # x[...], x[..., 0, 0]: NumPy's view, 0-d included
         return out[()] if isinstance(out, np.ndarray) and out.ndim == 0 else out
     if isinstance(value, (list, tuple, range, str)):
         if len(indices) == 1:
@@ -139,9 +141,18 @@ def get(value: Any, indices: tuple | list) -> Any:
         if isinstance(indices[0], (list, tuple, range)):
             return [get(v, indices[1:]) for v in first]
         return get(first, indices[1:])
-    if isinstance(value, (np.generic, int, float, bool)):
-        raise PhylanxValueError("cannot index a scalar")
+    check_scalar_target(value)
     raise PhylanxTypeError(f"cannot index a {type_name(value)}")
+
+
+def check_scalar_target(value: Any) -> None:
+    """A number cannot be indexed: a NumPy scalar is NumPy's ``IndexError``, a Python
+    number Python's ``TypeError`` (not subscriptable)."""
+    if isinstance(value, np.generic):
+        raise PhylanxIndexError(f"cannot index a scalar ({type_name(value)})")
+    if isinstance(value, (int, float, bool, complex)):
+        raise PhylanxTypeError(f"cannot index a scalar: '{type(value).__name__}' object is "
+                               "not subscriptable")
 
 
 def put(target: Any, indices: tuple | list, value: Any) -> None:
@@ -187,6 +198,45 @@ def put(target: Any, indices: tuple | list, value: Any) -> None:
             target[int(pos)] = values[k] if values is not None else value
     else:
         target[idx] = value
+
+
+def _is_float(v: Any) -> bool:
+    return isinstance(v, (float, np.floating))
+
+
+def check_python_indices(value: Any, indices: tuple | list) -> None:
+    """The indices of a Python subscript (``__subscript``, read or store), refused where
+    Python and NumPy refuse them, with their exception classes: a float index or index
+    array of an array is NumPy's ``IndexError``, of a list, tuple or string Python's
+    ``TypeError``; a float slice bound is a ``TypeError``.  (PhySL's ``slice`` keeps the
+    original's truncation of whole floats, reference A.1.)  Dictionary keys are any
+    hashable value."""
+    if isinstance(value, dict):
+        return
+    sequence = isinstance(value, (list, tuple, range, str))
+    for spec in indices:
+        t = type(spec)
+        if t is int or t is slice or spec is None:   # the common case, checked first
+            continue
+        if t is list or t is range:   # a slice a:b[:c]
+            if any(_is_float(v) for v in (spec if t is list else ())):
+                raise PhylanxTypeError("slice indices must be integers or None or have an "
+                                       "__index__ method")
+        elif _is_float(spec) and isinstance(value, str):
+            raise PhylanxTypeError(f"string indices must be integers, not "
+                                   f"'{type(spec).__name__}'")
+        elif _is_float(spec) and sequence:
+            raise PhylanxTypeError(f"{type(value).__name__} indices must be integers or "
+                                   f"slices, not {type(spec).__name__}")
+        elif _is_float(spec):
+            raise PhylanxIndexError("only integers, slices (`:`), ellipsis (`...`), "
+                                    "numpy.newaxis (`None`) and integer or boolean arrays are "
+                                    "valid indices")
+        elif isinstance(spec, np.ndarray) and spec.dtype.kind not in "biu" and spec.size:
+            raise PhylanxIndexError("arrays used as indices must be of integer (or boolean) "
+                                    "type")
+        elif t is tuple and not sequence:
+            check_python_indices(value, [_axis_index(v) for v in spec])
 
 
 def sequence_index(spec: Any) -> Any:

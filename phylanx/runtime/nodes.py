@@ -23,11 +23,9 @@ from typing import Any
 
 from ..errors import (
     PhylanxError,
-    PhylanxIndexError,
-    PhylanxKeyError,
+    PhylanxRecursionError,
     PhylanxRuntimeError,
-    PhylanxTypeError,
-    PhylanxValueError,
+    phylanx_class,
 )
 from ..source import SourceLoc
 from ..values import ControlSignal
@@ -128,19 +126,12 @@ class Node:
 
 
 def wrap_exception(exc: BaseException, loc: Any, primitive: str | None) -> PhylanxError:
-    """The PhylanxError standing for an internal exception a kernel raised (its kind
-    kept: an IndexError becomes a PhylanxIndexError ...)."""
+    """The PhylanxError standing for an internal exception a kernel raised, of the Phylanx
+    class standing for the Python one, so ``except ZeroDivisionError`` (or NumPy's
+    AxisError, LinAlgError ...) around the call still catches it."""
     if isinstance(exc, RecursionError):
-        return PhylanxRuntimeError("recursion too deep", loc, primitive)
-    cls = PhylanxRuntimeError
-    if isinstance(exc, IndexError):
-        cls = PhylanxIndexError
-    elif isinstance(exc, KeyError):
-        cls = PhylanxKeyError
-    elif isinstance(exc, (ValueError, ZeroDivisionError)):
-        cls = PhylanxValueError
-    elif isinstance(exc, TypeError):
-        cls = PhylanxTypeError
+        return PhylanxRecursionError("recursion too deep", loc, primitive)
+    cls = phylanx_class(type(exc))
     text = str(exc) or type(exc).__name__
     if isinstance(exc, KeyError):
         text = f"key {text} not found"

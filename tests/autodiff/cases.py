@@ -125,6 +125,7 @@ CASES.update({
     "__npreshape": [(A34, [4, 3], "F"), (A234, [6, 4], "C")],
     "__pyconj": [(A34,)],
     "__view": [(A34,)],
+    "__asndarray": [(A34,), (A34, A34)],
     "__real": [(A34,)],
     "transpose": [(A234,), (A234, [1, 0, 2])],
     "flip": [(A34, 1), (A34,)],

@@ -68,8 +68,11 @@ def test_folding_keeps_locations_and_leaves_division_by_zero_to_the_runtime():
     assert "1 / 0" in to_physl(prog.body[0])
     folded = fold.run(parse("define(f, x,\n  x + 2 * 3)")).body[0].args[-1].right
     assert isinstance(folded, ast.Literal) and folded.loc.line == 2
+    for optimize_on in (True, False):   # Python numbers divide as in Python, folded or not
+        with pytest.raises(ZeroDivisionError):
+            run("define(f, x, x + 1 / 0)", 1.0, optimize_on=optimize_on)
     with np.errstate(divide="ignore"):
-        assert both("define(f, x, x + 1 / 0)", 1.0) == np.inf
+        assert both("define(f, x, x + 1 / x)", np.float64(0.0)) == np.inf
 
 
 # -- common subexpressions ------------------------------------------------------------

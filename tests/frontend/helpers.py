@@ -34,9 +34,7 @@ def type_mismatch(got, expected, where="result") -> str | None:
     """Where ``got`` differs from ``expected`` in kind of value: arrays keep their exact
     dtype, 0-d values are scalars of the same kind (a NumPy scalar for a Python number is
     fine), lists/tuples and dicts match in structure.  None when they agree."""
-    if isinstance(expected, np.ndarray) and expected.ndim == 0:
-        expected = expected[()]   # Phylanx gives 0-d results as NumPy scalars, by design
-    if isinstance(expected, np.ndarray):
+    if isinstance(expected, np.ndarray):   # 0-d arrays too: NumPy keeps them 0-d
         if not isinstance(got, np.ndarray):
             return f"{where}: expected an array, got {type(got).__name__}"
         if got.dtype != expected.dtype:

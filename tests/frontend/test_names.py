@@ -130,14 +130,21 @@ def test_a_builtin_python_knows_but_phylanx_does_not_translate_is_not_a_name_err
     assert not isinstance(info.value, NameError)
 
 
-def test_a_builtin_without_a_primitive_cannot_be_passed_as_a_value():
+def test_a_builtin_class_assigned_to_a_name_is_the_class():
     @Phylanx
     def passes_slice(x):
-        f = slice
+        f = slice   # the class itself (isinstance, type(x) is f), called as Python's
         return f(x)
 
-    with pytest.raises(PhylanxSyntaxError, match="'slice' cannot be used as a value"):
-        passes_slice(1)
+    assert passes_slice(1) == passes_slice.python(1) == slice(1)
+
+    @Phylanx
+    def passes_hasattr(x):
+        f = hasattr
+        return f(x, "shape")
+
+    with pytest.raises(PhylanxSyntaxError, match="'hasattr' cannot be used as a value"):
+        passes_hasattr(1)
 
 
 def test_builtins_are_those_of_the_functions_globals():

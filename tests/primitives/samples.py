@@ -139,6 +139,8 @@ def _frontend_support_python_builtins() -> dict[str, list[tuple]]:
         "__pyabs": [(-3,), (-2.5,), (np.int64(-4),), (np.array([-1.0, 2.0]),)],
         "__pynot": [([],), (0,), (np.float64(2.0),), ("x",)],
         "__asnumpy": [(3,), (2.5,), (True,), (np.float32(1.5),)],
+        "__npoperand": [(1, 0), (1.5, True), (2, np.float32(2.0)), (np.arange(2.), 0),
+                        (2, np.array([True, False]))],
         "__nptuple": [([np.arange(2), np.int64(1)],), (np.arange(3.),), ([],), ((1, 2),)],
         "__enumerate": [(["a", "b"],), (["a"], 5)],
         "__zip": [([1, 2], ["a", "b", "c"])],

@@ -269,7 +269,7 @@ def test_insert(code, args, expected):
 
 
 def test_insert_out_of_bounds_is_an_error():
-    with pytest.raises(PhylanxValueError, match="out of bounds"):
+    with pytest.raises(IndexError, match="out of bounds"):
         run("insert([1, 2, 3], 7, 1)")
 
 

@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 
 import phylanx
-from phylanx.errors import PhylanxError, PhylanxTypeError, PhylanxValueError
+from phylanx.errors import (
+    PhylanxError,
+    PhylanxIndexError,
+    PhylanxKeyError,
+    PhylanxTypeError,
+    PhylanxValueError,
+)
 from phylanx.primitives.matrixops.slicing import subscript as slice_
 
 from .harness import assert_like_numpy
@@ -144,7 +150,7 @@ def test_dictionaries():
     pairs = 'dict(list(list(tuple("b", -1), 7)))'
     assert ev(f'__subscript({pairs}, "b", -1)') == 7
     assert ev(f'__subscript({pairs}, tuple("b", -1))') == 7
-    with pytest.raises(PhylanxValueError, match="key 'c' not found"):
+    with pytest.raises(PhylanxKeyError, match="key 'c' not found"):
         ev(f'__subscript({d}, "c")')
     assert ev("lambda(d, __subscript(d, 3))", {3: "three"}) == "three"
 
@@ -203,22 +209,22 @@ def test_store_through_python_argument_changes_it_like_numpy():
 # -- errors --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("code, error, message", [
-    ("__subscript([1, 2, 3], 3)", PhylanxValueError, "out of bounds"),
-    ("__subscript([1, 2, 3], -4)", PhylanxValueError, "out of bounds"),
-    ("__subscript([[1, 2], [3, 4]], 0, 2)", PhylanxValueError, "out of bounds"),
-    ("__subscript([[1, 2], [3, 4]], [0, 5])", PhylanxValueError, "out of bounds"),
-    ("__subscript([1, 2, 3], [true, false])", PhylanxValueError, "boolean index"),
-    ("__subscript([1, 2, 3], 0, 0)", PhylanxValueError, "too many indices"),
+    ("__subscript([1, 2, 3], 3)", PhylanxIndexError, "out of bounds"),
+    ("__subscript([1, 2, 3], -4)", PhylanxIndexError, "out of bounds"),
+    ("__subscript([[1, 2], [3, 4]], 0, 2)", PhylanxIndexError, "out of bounds"),
+    ("__subscript([[1, 2], [3, 4]], [0, 5])", PhylanxIndexError, "out of bounds"),
+    ("__subscript([1, 2, 3], [true, false])", PhylanxIndexError, "boolean index"),
+    ("__subscript([1, 2, 3], 0, 0)", PhylanxIndexError, "too many indices"),
     ("__subscript([1, 2, 3], list(0, 3, 0))", PhylanxValueError, "step cannot be zero"),
     ("__subscript([1, 2, 3], list(0, 1, 2, 3))", PhylanxValueError, "1 to 3 elements"),
     ("__subscript([1, 2, 3], \"a\")", PhylanxTypeError, "cannot index with a string"),
-    ("__subscript([1, 2, 3], list(0.5, 2))", PhylanxTypeError, "slice start"),
-    ("__subscript([1.0, 2.0], [0.5])", PhylanxTypeError, "index array"),
-    ("__subscript(list(1, 2), 2)", PhylanxValueError, "out of bounds for a list of length 2"),
-    ("__subscript(list(1, 2), [0, 2])", PhylanxValueError, "out of bounds"),
-    ("__subscript(\"ab\", 5)", PhylanxValueError, "out of bounds"),
-    ("__subscript(5, 0)", PhylanxValueError, "cannot index a scalar"),
-    ("block(define(x, [1, 2]), store(__subscript(x, 2), 0))", PhylanxValueError, "out of bounds"),
+    ("__subscript([1, 2, 3], list(0.5, 2))", PhylanxTypeError, "slice indices must be integers"),
+    ("__subscript([1.0, 2.0], [0.5])", PhylanxIndexError, "must be of integer"),
+    ("__subscript(list(1, 2), 2)", PhylanxIndexError, "out of bounds for a list of length 2"),
+    ("__subscript(list(1, 2), [0, 2])", PhylanxIndexError, "out of bounds"),
+    ("__subscript(\"ab\", 5)", PhylanxIndexError, "out of bounds"),
+    ("__subscript(5, 0)", PhylanxTypeError, "not subscriptable"),
+    ("block(define(x, [1, 2]), store(__subscript(x, 2), 0))", PhylanxIndexError, "out of bounds"),
 ])
 def test_errors_are_located(code, error, message):
     with pytest.raises(error, match=message) as info:

@@ -3,7 +3,10 @@
 NumPy semantics and promotion (bool < int64 < float64, float32 kept); two
 operands use Python's operator directly (NumPy dispatches it), so a scalar
 addition costs what NumPy's scalar addition costs.  Lists concatenate with
-``+`` and repeat with ``* n`` as in Python.
+``+`` and repeat with ``* n`` as in Python.  Python numbers divide as in Python: a zero
+divisor raises ``ZeroDivisionError`` (a ``PhylanxZeroDivisionError`` once located); arrays and
+NumPy scalars give NumPy's ``inf``/``nan`` and warning (``np.divide`` on two Python numbers
+too, through ``__npoperand``).
 """
 from __future__ import annotations
 
@@ -13,22 +16,6 @@ from functools import reduce
 import numpy as np
 
 from ..registry import primitive
-
-
-def numpy_on_zero(op, ufunc):
-    """``op`` on Python scalars, but NumPy's result (inf/nan/0 and a warning) on a zero
-    divisor instead of Python's ZeroDivisionError; zero cost when nothing is raised."""
-    def binary(a, b):
-        try:
-            return op(a, b)
-        except ZeroDivisionError:
-            return ufunc(a, b)[()]
-    binary.__name__ = op.__name__
-    return binary
-
-
-true_divide = numpy_on_zero(operator.truediv, np.true_divide)
-remainder = numpy_on_zero(operator.mod, np.mod)
 
 
 def _nary(op):
@@ -61,17 +48,17 @@ mul = _declare("__mul", "*", operator.mul, np.multiply, "[[1, 2], [3, 4]] * [10,
                "[[10, 200], [30, 400]]",
                "Element-wise (Hadamard) n-ary multiplication with broadcasting, not a matrix "
                "product.")
-div = _declare("__div", "/", true_divide, np.true_divide, "[3, 4] / 2", "[1.5, 2.0]",
+div = _declare("__div", "/", operator.truediv, np.true_divide, "[3, 4] / 2", "[1.5, 2.0]",
                "Element-wise true division with broadcasting (int / int gives float64).")
 
 
 @primitive("__mod", "_1 % _2", "__mod(_1, _2)", oracle=np.mod,
            samples="binary", elementwise=True, distributable=True, supports_dtype=True,
-           infix="%", example="[7, -7] % 3", result="[1, 2]", flags={"binary": remainder},
+           infix="%", example="[7, -7] % 3", result="[1, 2]", flags={"binary": operator.mod},
            differentiable=True)
 def mod(a, b):
     """Element-wise remainder with the sign of the divisor (NumPy/Python ``%``)."""
-    return remainder(a, b)
+    return operator.mod(a, b)
 
 
 @primitive("__pos", "__pos(_1)", oracle=np.positive, samples="unary", elementwise=True,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import PhylanxTypeError, PhylanxValueError
+from ...errors import PhylanxIndexError, PhylanxKeyError, PhylanxTypeError, PhylanxValueError
 from ...values import call, type_name
 from ..dtypes import to_axis, to_bool
 from ..registry import primitive
@@ -118,14 +118,14 @@ def pop(container, key=None, default=_MISSING):
         if key in container:
             return container.pop(key)
         if isinstance(default, str) and default == _MISSING:
-            raise PhylanxValueError(f"KeyError: {key!r}")
+            raise PhylanxKeyError(f"{key!r}")
         return default
     items = _list(container, "pop")
     if not items:
-        raise PhylanxValueError("pop from empty list")
+        raise PhylanxIndexError("pop from empty list")
     i = -1 if key is None else int(key)
     if not -len(items) <= i < len(items):
-        raise PhylanxValueError("pop index out of range")
+        raise PhylanxIndexError("pop index out of range")
     return items.pop(i)
 
 

@@ -85,6 +85,46 @@ def asnumpy(x):
     return _numpy_kind(x)
 
 
+def _python_number(v) -> bool:
+    return type(v) is int or type(v) is float or type(v) is bool
+
+
+def _numpy_operand(a, b) -> bool:
+    """``a`` is a Python number whose NumPy type differs in result from Python's operator:
+    next to another Python number, or to a bool array (``np.power(b, 2)``)."""
+    return _python_number(a) and (_python_number(b) or (
+        isinstance(b, np.ndarray) and b.dtype == np.bool_))
+
+
+@primitive("__npoperand", "__npoperand(_1, _2)", extension=True,
+           oracle=lambda a, b: np.asarray(a)[()] if _numpy_operand(a, b) else a,
+           example="__npoperand(1, 0) / 0", result="inf")
+def npoperand(a, b):
+    """``a`` as NumPy's scalar next to a Python number or a bool array ``b``, else ``a``.
+
+    ``np.divide(1, 0)`` is NumPy's ``inf`` (with a warning) where ``1 / 0`` is Python's
+    ``ZeroDivisionError``, and ``np.power(bool_array, 2)`` is int64 where ``**`` squares
+    (int8): the NumPy functions of the operators compute such operands in NumPy's types.
+    Next to any other array or a NumPy scalar nothing changes (a Python number stays weak,
+    so ``np.divide(x32, 2)`` stays float32)."""
+    return np.asarray(a)[()] if _numpy_operand(a, b) else a
+
+
+@primitive("__asndarray", "__asndarray(_1, __arg(_2_like, nil))", extension=True,
+           oracle=lambda x, like=None: np.asarray(x), samples="unary", differentiable=True,
+           example="__asndarray(3)", result="__array(3)")
+def asndarray(x, like=None):
+    """The result of a NumPy function or array method that gives an array, as one.
+
+    ``np.cov``, ``np.zeros(())``, ``x.squeeze()`` ... compile to primitives that follow
+    the original, whose 0-d values are scalars; NumPy gives a 0-d array there.  A scalar
+    becomes that 0-d array, unless ``like`` (a method's receiver) is a NumPy scalar, whose
+    methods give scalars; an array or any other value is unchanged."""
+    if isinstance(x, (np.generic, int, float, bool)) and not isinstance(like, np.generic):
+        return np.asarray(x)
+    return x
+
+
 @primitive("__nptuple", "__nptuple(_1)", takes_tiled=True, extension=True,
            oracle=lambda x: tuple(x) if isinstance(x, list) else x,
            example="__nptuple(list(1, 2))", result="tuple(1, 2)")

@@ -18,16 +18,15 @@ from functools import reduce
 import numpy as np
 
 from ...errors import (
-    PhylanxAssertionError,
     PhylanxAttributeError,
     PhylanxError,
     PhylanxIndexError,
     PhylanxRuntimeError,
     PhylanxTypeError,
     PhylanxValueError,
+    phylanx_class,
 )
 from ...values import NEWAXIS, call, scalarize, truth, type_name
-from ..arithmetics.operators import numpy_on_zero
 from ..array_args import python_call
 from ..controls.control_flow import iterate
 from ..dtypes import to_dtype
@@ -46,7 +45,7 @@ def _binary(name: str, op, oracle, doc: str, example: str, result: str):
     return impl
 
 
-floordiv = _binary("__floordiv", numpy_on_zero(operator.floordiv, np.floor_divide),
+floordiv = _binary("__floordiv", operator.floordiv,
                    np.floor_divide,
                    "Floor division ``a // b`` (Python/NumPy semantics, rounding to -inf).",
                    "__floordiv([7, -7], 2)", "[3, -4]")
@@ -130,13 +129,18 @@ def copy_(x):
 
 
 @primitive("__dtype", "__dtype(_1)", extension=True, distributable=True,
-           oracle=lambda x: str(np.asarray(x).dtype),
-           example="__dtype([1, 2])", result="\"int64\"")
+           oracle=lambda x: np.asarray(x).dtype,
+           example="__dtype([1, 2]) == \"int64\"", result="True")
 def dtype_(x):
-    """The dtype name of an array or scalar (``x.dtype``), e.g. ``"float64"``."""
-    if not isinstance(x, (np.ndarray, np.generic, bool, int, float)):
+    """The dtype of an array or scalar (``x.dtype``), NumPy's ``np.dtype``.
+
+    It compares equal to its name and to its class (``x.dtype == np.float32``,
+    ``x.dtype == float``), as in NumPy."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        return x.dtype
+    if not isinstance(x, (bool, int, float)):
         raise PhylanxTypeError(f"a {type_name(x)} has no dtype")
-    return str(np.asarray(x).dtype)
+    return np.asarray(x).dtype
 
 
 @primitive("__array", "__array(_1, __arg(_2_dtype, nil), __arg(_3_copy, true))",
@@ -152,7 +156,7 @@ def array(x, dtype=None, copy=True):
         raise PhylanxValueError(f"cannot make an array: {e}") from None
     if out.dtype == object:
         raise PhylanxValueError("cannot make an array of ragged or mixed lists")
-    return scalarize(out)
+    return out   # np.array(3) is a 0-d array, as in NumPy
 
 
 @primitive("__pycast", "__pycast(_1, _2_dtype)", extension=True,
@@ -171,7 +175,7 @@ def pycast(x, dtype):
     a = np.asarray(x)
     if a.ndim and a.size != 1:
         if dt.kind == "b" and a.dtype != object:
-            raise PhylanxTypeError(f"the truth value of an array with {a.size} elements is "
+            raise PhylanxValueError(f"the truth value of an array with {a.size} elements is "
                                    "ambiguous; use any() or all()")
         return a.astype(dt)
     if dt.kind == "b":
@@ -505,21 +509,17 @@ def check_unpack(value, count):
 def raise_(kind, message):
     """``raise ValueError(message)``: a located Phylanx error of the matching kind."""
     text = f"{kind}: {message}" if message != "" else kind
-    raise _RAISED.get(kind, PhylanxError)(text)
+    raise _raised(kind)(text)
 
 
-def _raised_class(builtin: type) -> type:
-    # both a Phylanx error (located by the evaluator) and the Python built-in, so
-    # `except KeyError:` around the call catches it as it would the undecorated function's
-    return type(f"Phylanx{builtin.__name__}", (PhylanxRuntimeError, builtin),
-                {"__doc__": f"``raise {builtin.__name__}(...)`` inside a Phylanx function."})
-
-
-_RAISED = {"ValueError": PhylanxValueError, "TypeError": PhylanxTypeError,
-           "AssertionError": PhylanxAssertionError,
-           **{cls.__name__: _raised_class(cls) for cls in (
-               IndexError, KeyError, ZeroDivisionError, RuntimeError, NotImplementedError,
-               ArithmeticError)}}
+def _raised(kind: str) -> type:
+    """The Phylanx class of ``raise <kind>(...)``: both a Phylanx error (located by the
+    evaluator) and the built-in, so ``except KeyError:`` around the call catches it as it
+    would the undecorated function's."""
+    builtin = getattr(builtins, kind, None)
+    if isinstance(builtin, type) and issubclass(phylanx_class(builtin), builtin):
+        return phylanx_class(builtin)
+    return PhylanxError
 
 
 #: (error, what ``as e`` binds) for each ``except`` block running on this thread
@@ -541,9 +541,10 @@ def _exception_classes(kinds: str) -> tuple[type, ...]:
 
 
 def _as_python(error: PhylanxError) -> BaseException:
-    """What ``except E as e`` binds: the built-in class Python would raise, its message."""
-    cls = next((c for c in type(error).__mro__ if c.__module__ == "builtins" and
-                c is not RuntimeError), RuntimeError)
+    """What ``except E as e`` binds: the class Python would raise (a built-in, or NumPy's
+    ``AxisError``/``LinAlgError``), its message."""
+    cls = next((c for c in type(error).__mro__ if c.__module__.split(".")[0] != "phylanx"
+                and c is not RuntimeError), RuntimeError)
     message = error.message
     prefix = f"{cls.__name__}: "   # ``raise ValueError("x")`` says "ValueError: x"
     return cls(message[len(prefix):] if message.startswith(prefix) else message)
@@ -606,7 +607,7 @@ def reraise(exception):
         if bound is exception:
             raise error   # the original, with its location
     kind = type(exception).__name__
-    raise _RAISED.get(kind, PhylanxError)(f"{kind}: {exception}")
+    raise _raised(kind)(f"{kind}: {exception}")
 
 
 @primitive("__newaxis", "__newaxis()", extension=True,

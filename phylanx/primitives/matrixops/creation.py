@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import PhylanxValueError
+from ...errors import PhylanxValueError, PhylanxZeroDivisionError
 from ...values import scalarize
 from ..array_args import as_array, as_shape, numpy_call
 from ..dtypes import original_dtype, to_bool, to_count, to_dtype, to_int
@@ -58,7 +58,7 @@ def arange(start=None, stop=None, step=1, dtype=None):
     if step is None:
         step = 1
     if np.ndim(step) == 0 and step == 0:
-        raise PhylanxValueError("step of arange must not be zero")
+        raise PhylanxZeroDivisionError("step of arange must not be zero")   # NumPy's class
     if stop is None:  # arange(n): n is the stop
         return numpy_call(np.arange, start, step=step, dtype=to_dtype(dtype))
     if start is None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import PhylanxLinAlgError, PhylanxTypeError, PhylanxValueError
+from ...errors import PhylanxAxisError, PhylanxLinAlgError, PhylanxTypeError, PhylanxValueError
 from ...values import scalarize, type_name
 from ..dtypes import to_axes, to_bool, to_int
 from ..registry import primitive
@@ -196,7 +196,8 @@ def _square(a: Any, what: str, stacked: bool = True) -> np.ndarray:
     arr = numeric(a, what)
     if arr.ndim < 2 or (not stacked and arr.ndim != 2) or arr.shape[-1] != arr.shape[-2]:
         kind = "a square matrix (or a stack of them)" if stacked else "a square matrix"
-        raise PhylanxValueError(f"{what} must be {kind}, got shape {arr.shape}")
+        # NumPy's LinAlgError (also a ValueError)
+        raise PhylanxLinAlgError(f"{what} must be {kind}, got shape {arr.shape}")
     return arr
 
 
@@ -375,7 +376,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
         raise PhylanxTypeError(f"keepdims must be a bool, got a {type_name(keepdims)}")
     if arr.ndim == 1:
         if axis is not None and _integer_order(axis) not in (0, -1):
-            raise PhylanxValueError(f"axis {axis} is out of bounds for array of dimension 1")
+            raise PhylanxAxisError(f"axis {axis} is out of bounds for array of dimension 1")
         value = _vector_norm(arr, ord)
     else:
         if axis is not None:

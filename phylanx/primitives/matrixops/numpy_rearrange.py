@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import PhylanxTypeError, PhylanxValueError
+from ...errors import PhylanxIndexError, PhylanxTypeError, PhylanxValueError
 from ...values import scalarize, type_name
 from ..array_args import as_array, as_int_list, as_shape, numpy_call
 from ..dtypes import to_axis, to_bool, to_int
@@ -199,8 +199,8 @@ def delete(arr, obj, axis=None):
     which = obj if isinstance(obj, slice) else _indices(as_array(obj, "obj"))
     try:
         return numpy_call(np.delete, a, which, ax)
-    except IndexError as e:
-        raise PhylanxValueError(str(e)) from None
+    except IndexError as e:   # NumPy's class
+        raise PhylanxIndexError(str(e)) from None
 
 
 @primitive(
@@ -220,8 +220,8 @@ def take_along_axis(arr, indices, axis):
     ax = None if axis is None else to_axis(axis, a.ndim)
     try:
         return numpy_call(np.take_along_axis, a, idx, ax)
-    except IndexError as e:
-        raise PhylanxValueError(str(e)) from None
+    except IndexError as e:   # NumPy's class
+        raise PhylanxIndexError(str(e)) from None
 
 
 _TAKE_MODES = ("raise", "wrap", "clip")
@@ -246,8 +246,8 @@ def take(a, indices, axis=None, mode="raise"):
     ax = None if axis is None else to_axis(axis, arr.ndim)
     try:
         return scalarize(np.asarray(numpy_call(np.take, arr, idx, ax, mode=mode)))
-    except IndexError as e:   # out of range with mode "raise"
-        raise PhylanxValueError(str(e)) from None
+    except IndexError as e:   # out of range with mode "raise": NumPy's class
+        raise PhylanxIndexError(str(e)) from None
 
 
 @primitive(

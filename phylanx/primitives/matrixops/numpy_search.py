@@ -16,7 +16,7 @@ from time import perf_counter_ns
 import numpy as np
 
 from ... import config
-from ...errors import PhylanxTypeError, PhylanxValueError
+from ...errors import PhylanxIndexError, PhylanxTypeError, PhylanxValueError
 from ...runtime.executors import get_executor
 from ...runtime.forkjoin import fork_join
 from ...values import scalarize, type_name
@@ -322,8 +322,8 @@ def add_at(a, indices, b):
         return a
     try:
         numpy_call(np.add.at, a, index, values)
-    except IndexError as e:
-        raise PhylanxValueError(str(e)) from None
+    except IndexError as e:   # NumPy's class
+        raise PhylanxIndexError(str(e)) from None
     return a
 
 
@@ -360,6 +360,6 @@ def ufunc_at(a, indices, b, ufunc):
     values, index = _values(b, "b"), _at_indices(indices)
     try:
         numpy_call(fn.at, a, index, values)
-    except IndexError as e:
-        raise PhylanxValueError(str(e)) from None
+    except IndexError as e:   # NumPy's class
+        raise PhylanxIndexError(str(e)) from None
     return a

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import PhylanxValueError
+from ...errors import PhylanxAxisError, PhylanxValueError
 from ...values import scalarize
 from ..array_args import array_sequence, as_array, as_int_list, numpy_call
 from ..dtypes import to_int
@@ -22,7 +22,7 @@ def _axis_list(axis, ndim: int, what: str = "axis"):
     axes = as_int_list(axis, what)
     for a in axes if isinstance(axes, list) else [axes]:
         if not -max(ndim, 1) <= a < max(ndim, 1):
-            raise PhylanxValueError(f"{what} {a} is out of bounds for a {ndim}-d array "
+            raise PhylanxAxisError(f"{what} {a} is out of bounds for a {ndim}-d array "
                                     f"(valid: {-max(ndim, 1)} to {max(ndim, 1) - 1})")
     return tuple(axes) if isinstance(axes, list) else axes
 

@@ -76,8 +76,8 @@ def _sequence_get(seq: Any, indices: list) -> Any:
 
 def get_item(value: Any, indices: list) -> Any:
     """``slice(value, i1, i2, ...)`` for every indexable kind of value."""
-    if not indices:
-        return value
+    if not indices:   # x[()]: an array's element if 0-d (NumPy's), else the value
+        return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
     if isinstance(value, (list, tuple, range, str)):
         return _sequence_get(value, list(indices))
     if isinstance(value, dict):
@@ -91,10 +91,7 @@ def get_item(value: Any, indices: list) -> Any:
         except TypeError as e:   # a tuple key holding a list
             raise PhylanxTypeError(f"a dictionary key cannot be a {type_name(key)}: {e}") \
                 from None
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        raise PhylanxValueError("cannot index a 0-d value")
-    if isinstance(value, (np.generic, int, float, bool)):
-        raise PhylanxValueError(f"cannot index a scalar ({type_name(value)})")
+    indexing.check_scalar_target(value)
     return indexing.get(value, list(indices))
 
 
@@ -112,6 +109,7 @@ def subscript(value, *indices):
     Several indices on a list, tuple, range or string are Python's TypeError (``l[i, j]``
     is not ``l[i][j]`` in Python).
     """
+    indexing.check_python_indices(value, indices)
     if len(indices) > 1 and isinstance(value, (list, tuple, range, str)):
         kind = {list: "list", tuple: "tuple", range: "range"}.get(type(value))
         raise PhylanxTypeError(

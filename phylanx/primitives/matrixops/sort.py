@@ -8,11 +8,12 @@ negative integer power is a PhylanxValueError, as NumPy raises).
 """
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
 
-from ...errors import PhylanxTypeError, PhylanxValueError
+from ...errors import PhylanxTypeError, PhylanxValueError, PhylanxZeroDivisionError
 from ...values import scalarize, type_name
 from ..dtypes import to_axis, to_bool
 from ..registry import primitive
@@ -138,13 +139,23 @@ def _power_operand(value: Any, what: str) -> Any:
                            f"{type_name(value)}")
 
 
-@primitive("power", "power(_1, _2)", oracle=np.power,
+def _pow_oracle(base, exponent):
+    """Python's ``**``: NumPy's for arrays (np.power, but ``b ** 2`` of a bool array squares),
+    Python's for Python numbers."""
+    if isinstance(base, (list, tuple)):
+        base = np.asarray(base)
+    return operator.pow(base, exponent)
+
+
+@primitive("power", "power(_1, _2)", oracle=_pow_oracle,
            supports_dtype=True, elementwise=True, differentiable=True,
            example="power([1, 2, 3], 2)", result="[1, 4, 9]")
 def power(base, exponent):
-    """Element-wise ``base ** exponent`` with broadcasting (numpy.power).
+    """Element-wise ``base ** exponent`` with broadcasting (Python's/NumPy's ``**``).
 
-    An integer base to a negative integer exponent raises, as in NumPy.
+    An integer base to a negative integer exponent raises, as in NumPy; Python numbers
+    are raised as in Python.  ``np.power`` differs from ``**`` only for a bool array
+    squared (int64, not int8): the frontend gives it NumPy's operands (``__npoperand``).
     """
     tb, te = type(base), type(exponent)
     if (tb is int or tb is float or tb is bool) and (te is int or te is float or te is bool):
@@ -152,10 +163,15 @@ def power(base, exponent):
         # expression gives in plain Python
         try:
             return base ** exponent
-        except ZeroDivisionError:
-            raise PhylanxValueError("0 cannot be raised to a negative power") from None
+        except ZeroDivisionError as e:   # Python's class and message
+            raise PhylanxZeroDivisionError(str(e)) from None
     b = _power_operand(base, "the base")
     e = _power_operand(exponent, "the exponent")
+    if te is int and exponent == 2 and isinstance(b, np.ndarray) and b.dtype == np.bool_:
+        # NumPy's ``**`` squares for a Python 2 (np.square: int8 for bools) where np.power
+        # gives int64, the one case they differ; np.power in decorated code passes NumPy's
+        # int (``__npoperand``), so this is ``b ** 2`` and ``pow(b, 2)``
+        return np.square(b)
     try:
         return scalarize(np.power(b, e))
     except ValueError as err:

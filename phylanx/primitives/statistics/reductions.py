@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import PhylanxTypeError, PhylanxValueError
+from ...errors import PhylanxAxisError, PhylanxTypeError, PhylanxValueError
 from ...values import scalarize, type_name
 from ..dtypes import to_axes, to_bool, to_dtype
 from ..lazy_modules import lazy_attribute, lazy_module
@@ -39,7 +39,7 @@ def _prepare(a: Any, axis: Any, keepdims: Any, *, axis_of_0d: bool = True
     a = as_numeric(a)
     if not axis_of_0d and axis is not None and np.ndim(a) == 0:
         # numpy.mean/var/std (unlike sum/max/all) refuse any axis for a 0-d value
-        raise PhylanxValueError(f"axis {axis} is out of bounds for a 0-d array (give nil)")
+        raise PhylanxAxisError(f"axis {axis} is out of bounds for a 0-d array (give nil)")
     return a, reduction_axes(axis, np.ndim(a)), to_bool(keepdims)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ....errors import PhylanxValueError
+from ....errors import PhylanxAxisError, PhylanxValueError
 from ....primitives.dtypes import to_int
 from ....primitives.registry import lookup
 from ....primitives.rules import DISTRIBUTION
@@ -37,7 +37,7 @@ def expand_dims_rule(impl: Any, args: list) -> Any:
     axis = to_int(args[1], "axis")
     ndim = a.ndim + 1
     if not -ndim <= axis < ndim:
-        raise PhylanxValueError(f"axis {axis} is out of bounds for the {ndim}-d result")
+        raise PhylanxAxisError(f"axis {axis} is out of bounds for the {ndim}-d result")
     if ndim > 3:
         raise PhylanxValueError("expand_dims of a 3-d distributed array would give a 4-d "
                                 "one; distributed arrays are 1-d to 3-d")

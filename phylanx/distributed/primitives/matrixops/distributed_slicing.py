@@ -11,7 +11,7 @@ import numpy as np
 
 from .... import distributed as api
 from ....compiler import special_forms
-from ....errors import PhylanxValueError
+from ....errors import PhylanxIndexError, PhylanxValueError
 from ....primitives import indexing
 from ....primitives.dtypes import to_int
 from ....primitives.registry import primitive
@@ -51,7 +51,7 @@ def _plan(a: DistributedArray, axis: int, indices: tuple, kind: str):
     try:
         chosen = np.arange(n)[index]
     except IndexError as e:
-        raise PhylanxValueError(f"index {indices[0]!r} along an axis of {n}: {e}") from None
+        raise PhylanxIndexError(f"index {indices[0]!r} along an axis of {n}: {e}") from None
     drop = chosen.ndim == 0
     chosen = np.atleast_1d(chosen)
     if chosen.size > 1 and not (np.all(np.diff(chosen) > 0) or np.all(np.diff(chosen) < 0)):

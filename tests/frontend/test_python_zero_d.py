@@ -1,0 +1,83 @@
+"""0-d arrays stay 0-d arrays where NumPy keeps them (``np.array(3)``, a 0-d argument,
+``np.zeros(())``, ``x.squeeze()`` of a 1x1 array, ``np.cov`` of one variable), and their
+operations give NumPy scalars as in NumPy; the undecorated function is the oracle."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from phylanx import Phylanx
+
+
+def agree(f, *args):
+    want, got = f.python(*args), f(*args)
+    assert len(got) == len(want)
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert type(g) is type(w) and repr(g) == repr(w), (i, g, w)
+
+
+@Phylanx
+def made_0d(s):
+    return (np.array(3), np.asarray(2.5), np.zeros(()), np.ones(()), np.full((), 7),
+            np.copy(s), np.cov([1.0, 2.0, 4.0]), np.broadcast_to(s, ()), np.array(3) + 1,
+            np.array(3).shape, np.array(3).ndim, float(np.array(2.5)), np.array([3])[0],
+            np.array(s, dtype=np.float32))
+
+
+@Phylanx
+def passed_0d(x):
+    y = x.copy()
+    return x, y, x + 1, x * 2.0, x.sum(), x > 1, x.squeeze(), x.reshape(())
+
+
+@Phylanx
+def squeezed(m):
+    return m.squeeze(), m.reshape(()), m.reshape(-1)
+
+
+@pytest.mark.parametrize("s", [2.5, 3, np.float32(1.5), np.int64(4)])
+def test_numpy_functions_keep_0d_results_0d(s):
+    agree(made_0d, s)
+
+
+@pytest.mark.parametrize("x", [np.array(2.0), np.array(3), np.array(True)])
+def test_a_0d_argument_stays_a_0d_array(x):
+    agree(passed_0d, x)
+
+
+def test_methods_of_1x1_arrays_give_0d_arrays_and_of_numpy_scalars_scalars():
+    agree(squeezed, np.ones((1, 1)))
+    agree(squeezed, np.float64(2.0))
+
+
+@Phylanx
+def shape_functions(x):
+    return np.squeeze(x), np.reshape(x, ()), np.squeeze(x * 2)
+
+
+@pytest.mark.parametrize("x", [np.ones((1, 1)), np.float64(2.0), np.array(3.0), np.ones(1),
+                               2.5])
+def test_shape_functions_of_one_element_give_what_numpy_gives(x):
+    agree(shape_functions, x)
+
+
+@Phylanx
+def subscripts_of_0d(x, m):
+    return x[()], x[...], m[..., 0, 0], m[0, 0], m[()]
+
+
+def test_subscripts_of_0d_arrays_and_ellipsis_are_numpys():
+    for x in (np.array(2.0), np.array(3), np.array(True)):
+        agree(subscripts_of_0d, x, np.ones((2, 2)))
+
+
+@Phylanx
+def index_0d(x):
+    return x[0]
+
+
+def test_an_integer_index_of_a_0d_array_is_an_index_error():
+    with pytest.raises(IndexError):
+        index_0d.python(np.array(2.0))
+    with pytest.raises(IndexError):
+        index_0d(np.array(2.0))
