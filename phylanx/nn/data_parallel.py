@@ -162,9 +162,11 @@ def _call_text(stmt: Stmt) -> str:
 
 
 def check_agreement(model: Any, x: np.ndarray, y: np.ndarray, settings: dict,
-                    validation: tuple | None = None) -> None:
+                    validation: tuple | None = None, program: str = "") -> None:
     """Collective, before the weights are broadcast: every rank must train the same
-    model (each weight's shape and dtype; only the values come from rank 0) on the
+    model (each weight's shape and dtype; only the values come from rank 0) with the
+    same step ``program`` (its PhySL text: layers and activations, loss, metrics, the
+    optimizer's update) and optimizer (class, settings, learning rate, step count) on the
     same data (sample count and a checksum of ``x``, ``y`` and the validation data)
     with the same ``settings`` (batch size, epochs ...) and the same random state
     (shuffling and dropout draw alike on every rank).  Else every rank raises the same error naming
@@ -180,6 +182,14 @@ def check_agreement(model: Any, x: np.ndarray, y: np.ndarray, settings: dict,
     for i, w in enumerate(model.weights):
         value = np.asarray(w.value)
         values[f"weight {i} ({w.name})"] = f"shape {value.shape}, {value.dtype}"
+    # the weights' shapes alone let a tanh on one rank and a relu elsewhere, or another
+    # loss, sum gradients of different models into one (a silent mix): the step's text
+    # says what each rank computes; the optimizer's settings and learning rate are
+    # inputs of that step, not part of its text
+    values["the training program (layers, loss, metrics, update)"] = checksum(
+        np.frombuffer(program.encode(), np.uint8))
+    opt = model.optimizer
+    values["the optimizer"] = f"{opt.name} {opt.get_config()}, step {opt.iterations}"
     values["the number of samples"] = len(x)
     values["checksum of x"] = checksum(np.asarray(x))
     values["checksum of y"] = checksum(np.asarray(y))

@@ -321,7 +321,7 @@ class TrainingMixin:
                 data_parallel.check_agreement(self, x, y, {
                     "batch_size": batch_size, "epochs": epochs, "initial_epoch": initial_epoch,
                     "shuffle": bool(shuffle), "sync_batchnorm": bool(sync_batchnorm)},
-                    None if validation_data is None else (vx, vy))
+                    None if validation_data is None else (vx, vy), step.text)
                 data_parallel.broadcast_weights(self)
             rank, count = data_parallel.rank_and_count()
         opt = self.optimizer

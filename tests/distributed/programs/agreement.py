@@ -4,7 +4,8 @@ argv chooses the groups (default: all):
 
 * ``disagree``: for each rank in turn, that rank alone differs (a tile count, the
   array given to ``distributed.tiled``: content, dtype, shape; the array it reduces;
-  ``fit(distributed="data")``: the model, the number of samples, the seed); every rank
+  ``fit(distributed="data")``: the model, its activation, loss, optimizer and learning
+  rate, the number of samples, the seed); every rank
   must get a located error naming the differing rank, and the ranks must still be in
   step;
 * ``caught``: a distributed primitive fails on one rank only (injected before, between
@@ -107,6 +108,12 @@ def disagree():
             "model": dict(width=32 if me else 16),
             "samples": dict(samples=40 + me),
             "seed": dict(seed=3 + me),
+            # same weight shapes, another computation: gradients of different models
+            # were summed without complaint (or the weights drifted apart)
+            "activation": dict(activation="tanh" if me else "relu"),
+            "loss": dict(loss="mae" if me else "mse"),
+            "learning rate": dict(lr=0.1 if me else 0.01),
+            "optimizer": dict(optimizer="adam" if me else "sgd"),
         }
         for what, kw in fits.items():
             expect_error(lambda kw=kw: fit(**kw), ["fit(distributed='data')", "disagree"]
@@ -117,11 +124,14 @@ def disagree():
         close(w, w0, "weights after fit")
 
 
-def fit(width=16, samples=40, seed=3):
+def fit(width=16, samples=40, seed=3, activation="relu", loss="mse", lr=0.01,
+        optimizer="sgd"):
     nn.set_seed(seed)
     nn.clear_session()
-    m = nn.Sequential([nn.Input((4,)), nn.Dense(width, activation="relu"), nn.Dense(2)])
-    m.compile(optimizer="sgd", loss="mse")
+    m = nn.Sequential([nn.Input((4,)), nn.Dense(width, activation=activation), nn.Dense(2)])
+    opt = nn.optimizers.SGD(learning_rate=lr) if optimizer == "sgd" else \
+        nn.optimizers.Adam(learning_rate=lr)
+    m.compile(optimizer=opt, loss=loss)
     data = np.random.default_rng(0)
     x = data.normal(size=(samples, 4)).astype(np.float32)
     y = data.normal(size=(samples, 2)).astype(np.float32)
