@@ -125,8 +125,17 @@ class DistributedArray(NDArrayOperatorsMixin):
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):
         if method == "__call__" and "out" not in kwargs and ufunc.signature is None:
-            # element-wise only: a generalized ufunc (np.matmul) is no tile-by-tile op
-            return elementwise(lambda *xs: ufunc(*xs, **kwargs), inputs)
+            # element-wise only: a generalized ufunc (np.matmul) is no tile-by-tile op.
+            # ``where`` is an operand like the others (each tile takes its part of the
+            # mask): passed whole, a mask that broadcast to the tile but not to the
+            # global shape was applied to every tile alike
+            count = len(inputs)
+            where = kwargs.pop("where", True)
+            with api._located(None if in_evaluation() else user_line(), ufunc.__name__):
+                if where is True:
+                    return elementwise(lambda *xs: ufunc(*xs, **kwargs), inputs)
+                return elementwise(lambda *xs: ufunc(*xs[:count], where=xs[count], **kwargs),
+                                   (*inputs, where))
         if in_evaluation():
             raise TiledOperand(self.full_name)
         plain = [x.gather() if isinstance(x, DistributedArray) else x for x in inputs]
@@ -155,11 +164,11 @@ def _is_tiled(value: Any) -> bool:
 
 def _plain_part(value: np.ndarray, box: tuple, shape: tuple[int, ...]) -> np.ndarray:
     """The part of a plain array that meets the tile ``box`` once broadcast to ``shape``."""
-    if value.ndim > len(shape) or np.broadcast_shapes(value.shape, shape) != shape:
+    lead = len(shape) - value.ndim
+    if lead < 0 or any(v not in (1, g) for v, g in zip(value.shape, shape[lead:])):
         raise PhylanxValueError(
             f"an array of shape {value.shape} does not broadcast to the tiled array's "
             f"global shape {shape} (element-wise operations on tiled arrays keep the shape)")
-    lead = len(shape) - value.ndim
     index = tuple(slice(None) if value.shape[j] == 1 else slice(*box[lead + j])
                   for j in range(value.ndim))
     return value[index]
@@ -185,7 +194,9 @@ def elementwise(fn: Any, args: Any) -> Any:
                     "wise operations need tiled operands of one shape")
         elif type(a) is np.ndarray and a.ndim > 0:
             local_args.append(_plain_part(a, box, driver.shape))
-        elif type(a) is list and a and not isinstance(a[0], str):
+        elif type(a) in (list, tuple) and a and not isinstance(a[0], str):
+            # (a tuple too: passed whole, one that broadcast to the tile but not to the
+            # global shape gave every tile the same rows)
             local_args.append(_plain_part(np.asarray(a), box, driver.shape))
         else:
             local_args.append(a)
