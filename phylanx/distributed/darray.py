@@ -248,7 +248,13 @@ def refusal(primitive: str, value: Any = None) -> PhylanxError:
 def dispatch(node: Any, impl: Any, args: tuple) -> Any:
     """The runtime's dispatcher for tiled operands (``runtime.nodes``): the primitive's
     ``DISTRIBUTION`` rule, else a located refusal.  Never the kernel on a tile."""
+    from ..autodiff.recording import active_tape
     from ..primitives.rules import DISTRIBUTION
+    tape = active_tape()
+    if tape is not None:
+        # a rule computes on parts of the operands the gradient's tape does not know:
+        # the dependence on a differentiated value would be lost (a zero gradient)
+        tape.refuse_tiled(node.primitive, args, node)
     rule = DISTRIBUTION.get(node.primitive)
     if rule is not None:
         return rule(impl, list(args))
