@@ -162,8 +162,10 @@ def _call_text(stmt: Stmt) -> str:
 
 
 def check_agreement(model: Any, x: np.ndarray, y: np.ndarray, settings: dict,
-                    validation: tuple | None = None, program: str = "") -> None:
-    """Collective, before the weights are broadcast: every rank must train the same
+                    validation: tuple | None = None, program: str = "",
+                    mode: str = "data") -> None:
+    """Collective, before the weights are broadcast (``mode`` "data" or "model", for the
+    message): every rank must train the same
     model (each weight's shape and dtype; only the values come from rank 0) with the
     same step ``program`` (its PhySL text: layers and activations, loss, metrics, the
     optimizer's update) and optimizer (class, settings, learning rate, step count) on the
@@ -200,7 +202,7 @@ def check_agreement(model: Any, x: np.ndarray, y: np.ndarray, settings: dict,
                        ("the random state (dropout)", random_numbers._rng)):
         values[label] = checksum(np.frombuffer(repr(rng.bit_generator.state).encode(),
                                                np.uint8))
-    dist.check_same(values, "fit(distributed='data')", "nn_fit_agreement",
+    dist.check_same(values, f"fit(distributed={mode!r})", "nn_fit_agreement",
                     where=user_line(), show=str)
 
 

@@ -4,8 +4,8 @@ argv chooses the groups (default: all):
 
 * ``disagree``: for each rank in turn, that rank alone differs (a tile count, the
   array given to ``distributed.tiled``: content, dtype, shape; the array it reduces;
-  ``fit(distributed="data")``: the model, its activation, loss, optimizer and learning
-  rate, the number of samples, the seed); every rank
+  ``fit(distributed="data")`` and ``"model"``: the model, its activation, loss,
+  optimizer and learning rate, the number of samples, the seed); every rank
   must get a located error naming the differing rank, and the ranks must still be in
   step;
 * ``caught``: a distributed primitive fails on one rank only (injected before, between
@@ -115,17 +115,19 @@ def disagree():
             "learning rate": dict(lr=0.1 if me else 0.01),
             "optimizer": dict(optimizer="adam" if me else "sgd"),
         }
-        for what, kw in fits.items():
-            expect_error(lambda kw=kw: fit(**kw), ["fit(distributed='data')", "disagree"]
-                         + rank_words(bad), f"fit {what} on rank {bad}")
-            in_step(f"fit {what} on rank {bad}")
+        for mode in ("data", "model"):     # model parallel was not checked at all
+            for what, kw in fits.items():
+                expect_error(lambda kw=kw, mode=mode: fit(**kw, mode=mode),
+                             [f"fit(distributed={mode!r})", "disagree"] + rank_words(bad),
+                             f"fit {what} on rank {bad} ({mode} parallel)")
+                in_step(f"fit {what} on rank {bad} ({mode} parallel)")
     weights = fit()     # all alike: trains, the same weights everywhere
     for w, w0 in zip(weights, dist.broadcast(weights, 0, "weights").result()):
         close(w, w0, "weights after fit")
 
 
 def fit(width=16, samples=40, seed=3, activation="relu", loss="mse", lr=0.01,
-        optimizer="sgd"):
+        optimizer="sgd", mode="data"):
     nn.set_seed(seed)
     nn.clear_session()
     m = nn.Sequential([nn.Input((4,)), nn.Dense(width, activation=activation), nn.Dense(2)])
@@ -135,7 +137,7 @@ def fit(width=16, samples=40, seed=3, activation="relu", loss="mse", lr=0.01,
     data = np.random.default_rng(0)
     x = data.normal(size=(samples, 4)).astype(np.float32)
     y = data.normal(size=(samples, 2)).astype(np.float32)
-    m.fit(x, y, batch_size=8, epochs=1, verbose=0, distributed="data")
+    m.fit(x, y, batch_size=8, epochs=1, verbose=0, distributed=mode)
     return m.get_weights()
 
 
