@@ -3,7 +3,8 @@
 argv chooses the groups (default: all):
 
 * ``disagree``: for each rank in turn, that rank alone differs (a tile count, the
-  array given to ``distributed.tiled``: content, dtype, shape; the array it reduces;
+  array given to ``distributed.tiled``: content, dtype, shape, no array at all; the
+  array it reduces;
   ``fit(distributed="data")`` and ``"model"``: the model, its activation, loss,
   optimizer and learning rate, the number of samples, the seed); every rank
   must get a located error naming the differing rank, and the ranks must still be in
@@ -97,6 +98,12 @@ def disagree():
             text = expect_error(lambda array=array: dist.tiled(array, "row"),
                                 ["disagree"] + rank_words(bad), f"tiled {what} on rank {bad}")
             assert {"content": "checksum", "dtype": "dtype", "shape": "shape"}[what] in text, text
+            in_step(f"tiled {what} on rank {bad}")
+        # input that is no array on one rank: NumPy's ValueError there alone, before
+        # the operation began, and the other ranks went on out of step
+        for what, array in {"ragged list": [[1.0, 2.0], [3.0]], "None": None}.items():
+            expect_error(lambda array=array, me=me: dist.tiled(array if me else A, "row"),
+                         ["tiled", f"on locality {bad}"], f"tiled {what} on rank {bad}")
             in_step(f"tiled {what} on rank {bad}")
         # ranks out of step: a reduction of another array (same shape) on one rank
         p, q = dist.tiled(A, "row", name="p"), dist.tiled(2 * A, "row", name="q")
