@@ -77,7 +77,9 @@ def user_line() -> SourceLoc | None:
         # by module too: a dataclass's generated __init__ has no file of its own
         # numpy's too: an operator on a DistributedArray (x + t) calls it through
         # numpy.lib.mixins, and np.asarray(x) through numpy; the user's line is above
-        ours = module == "phylanx" or module.startswith(("phylanx.", "numpy.")) or \
+        # (and a thread's bootstrap: a stack of our worker threads has no user's line)
+        ours = module in ("phylanx", "threading") or \
+            module.startswith(("phylanx.", "numpy.")) or \
             os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE)
         if not ours:
             line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)

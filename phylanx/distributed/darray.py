@@ -26,6 +26,7 @@ the whole array (a collective: every rank must make the same call).
 """
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -149,6 +150,22 @@ class DistributedArray(NDArrayOperatorsMixin):
 
     def __len__(self) -> int:
         return self.layout.shape[0]
+
+    def __reduce_ex__(self, protocol: Any):
+        # a pickle holds this rank's tile only: unpickled elsewhere (a file, another
+        # process, a broadcast or all_gather, which pickle what is not a NumPy array) it
+        # passed for the whole array, the other tiles zeros or another rank's rows
+        raise PhylanxTypeError(
+            f"the distributed array {self.full_name!r} cannot be pickled (it holds only "
+            "this locality's tile): gather it first (x.gather()), or send x.local and "
+            "the layout explicitly", None if in_evaluation() else user_line(), "pickle")
+
+    def __copy__(self) -> DistributedArray:
+        return DistributedArray(self.local, self.layout, self.name, self.generation)
+
+    def __deepcopy__(self, memo: dict) -> DistributedArray:
+        return DistributedArray(copy.deepcopy(self.local, memo), self.layout, self.name,
+                                self.generation)
 
     def __repr__(self) -> str:
         return (f"DistributedArray({self.full_name!r}, shape={self.shape}, "

@@ -190,3 +190,18 @@ def test_gradient_beside_a_tiled_array_still_flows():
     w = np.array([0.5, -1.0, 2.0])
     got = phylanx.grad(_tiled_constant_loss)(w, tiled())
     np.testing.assert_allclose(got, np.mean(np.exp(X)) * 2 * w, rtol=1e-12)
+
+
+def test_a_tiled_array_is_not_pickled_as_if_its_tile_were_the_whole():
+    # a pickle held this rank's tile only: loaded in another process, or received from
+    # a broadcast / all_gather (they pickle what is not a NumPy array), it passed for
+    # the whole array (other tiles zeros, or another rank's rows) without complaint
+    import copy
+    import pickle
+    x = tiled()
+    with pytest.raises(PhylanxError, match="cannot be pickled") as e:
+        pickle.dumps(x)
+    assert e.value.loc is not None and e.value.loc.file == __file__
+    for twin in (copy.copy(x), copy.deepcopy(x)):    # copies in this process still work
+        assert type(twin) is dist.DistributedArray and twin.shape == x.shape
+        np.testing.assert_array_equal(np.asarray(twin), X)
