@@ -69,13 +69,17 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def user_line() -> SourceLoc | None:
-    """The first frame outside the phylanx package: the user's line that called an
+    """The first frame outside the phylanx and numpy packages: the user's line that called an
     API function (errors of Python-level calls point there), at its first character."""
     frame = sys._getframe(1)
     while frame is not None:
         module = frame.f_globals.get("__name__") or ""
         # by module too: a dataclass's generated __init__ has no file of its own
-        ours = module == "phylanx" or module.startswith("phylanx.") or \
+        # numpy's too: an operator on a DistributedArray (x + t) calls it through
+        # numpy.lib.mixins, and np.asarray(x) through numpy; the user's line is above
+        # (and a thread's bootstrap: a stack of our worker threads has no user's line)
+        ours = module in ("phylanx", "threading") or \
+            module.startswith(("phylanx.", "numpy.")) or \
             os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE)
         if not ours:
             line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import PhylanxError, PhylanxRuntimeError
 from ..primitives.rules import apply_vjp
+from ..runtime.nodes import registered_kind
 from ..values import Function
 from . import containers
 from .containers import carries_gradient, is_container, is_float_value
@@ -142,6 +143,8 @@ class Tape:
             if not fresh:
                 return     # its items are tracked values or operands: they say it all
         elif not is_float_value(out):
+            if type(out) is registered_kind():
+                self.refuse_tiled(name, args, node)
             return
         if not opaque and id(out) in self.producer:
             return                     # the very object already tracked: same dependence
@@ -163,6 +166,20 @@ class Tape:
             entry = self._append_locked(name, kept, containers.snapshot(out), node, parents)
             for path, leaf in fresh:
                 self._append_locked(ITEM, [leaf], leaf, node, [entry], path)
+
+    def refuse_tiled(self, name: str, args: Any, node: Any) -> None:
+        """A distributed array is made from, or meets, a tracked value: the tape cannot
+        follow it (it tracks NumPy values; a tile is not the whole, and the distributed
+        primitives have no VJP rules), so a located error, never a zero gradient (the
+        dependence was silently lost before).  Called for the results of distributed
+        primitives (:meth:`record`) and by the distributed layer's dispatch of tiled
+        operands (``darray.dispatch``, which runs a rule on parts of the operands)."""
+        if any(self.tracked(a) is not None for a in args):
+            raise PhylanxGradientError(
+                f"cannot differentiate through '{name}' with distributed arrays: gradients "
+                "do not flow through tiled arrays yet; compute the differentiated part on "
+                "plain arrays (all_gather_d(x) or local_tile(x) first)",
+                getattr(node, "loc", None), name)
 
     def _fresh_items(self, out: Any, args: tuple | list, opaque: bool = False) -> list:
         """(path, item) of the float items of the container ``out`` that are neither

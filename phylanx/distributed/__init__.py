@@ -253,11 +253,19 @@ def tiled(array: Any, tiling_type: str = "sym", intersection: Any = None,
     bytes (an error on every rank names the ranks that differ)."""
     import numpy as np
 
+    from ..errors import PhylanxValueError
     from .lockstep import operation
     from .primitives._support import auto_name, box_slices, create
-    whole = np.asarray(array)
     name = auto_name(name, "array")
     with _located(_caller(), "tiled"), operation(f"tiled({name})"):
+        # inside the operation: a rank whose input is no array fails with every rank
+        # (it raised NumPy's ValueError alone, and the others went on out of step)
+        if array is None:
+            raise PhylanxValueError("the array to tile is None")
+        try:
+            whole = np.asarray(array)
+        except ValueError as e:     # a ragged list
+            raise PhylanxValueError(f"the array to tile is not an array: {e}") from None
         return create(name, whole.shape, None, None, tiling_type, intersection,
                       lambda box: whole[box_slices(box)].copy(), replicated=whole)
 

@@ -26,6 +26,7 @@ the whole array (a collective: every rank must make the same call).
 """
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -125,8 +126,17 @@ class DistributedArray(NDArrayOperatorsMixin):
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):
         if method == "__call__" and "out" not in kwargs and ufunc.signature is None:
-            # element-wise only: a generalized ufunc (np.matmul) is no tile-by-tile op
-            return elementwise(lambda *xs: ufunc(*xs, **kwargs), inputs)
+            # element-wise only: a generalized ufunc (np.matmul) is no tile-by-tile op.
+            # ``where`` is an operand like the others (each tile takes its part of the
+            # mask): passed whole, a mask that broadcast to the tile but not to the
+            # global shape was applied to every tile alike
+            count = len(inputs)
+            where = kwargs.pop("where", True)
+            with api._located(None if in_evaluation() else user_line(), ufunc.__name__):
+                if where is True:
+                    return elementwise(lambda *xs: ufunc(*xs, **kwargs), inputs)
+                return elementwise(lambda *xs: ufunc(*xs[:count], where=xs[count], **kwargs),
+                                   (*inputs, where))
         if in_evaluation():
             raise TiledOperand(self.full_name)
         plain = [x.gather() if isinstance(x, DistributedArray) else x for x in inputs]
@@ -140,6 +150,22 @@ class DistributedArray(NDArrayOperatorsMixin):
 
     def __len__(self) -> int:
         return self.layout.shape[0]
+
+    def __reduce_ex__(self, protocol: Any):
+        # a pickle holds this rank's tile only: unpickled elsewhere (a file, another
+        # process, a broadcast or all_gather, which pickle what is not a NumPy array) it
+        # passed for the whole array, the other tiles zeros or another rank's rows
+        raise PhylanxTypeError(
+            f"the distributed array {self.full_name!r} cannot be pickled (it holds only "
+            "this locality's tile): gather it first (x.gather()), or send x.local and "
+            "the layout explicitly", None if in_evaluation() else user_line(), "pickle")
+
+    def __copy__(self) -> DistributedArray:
+        return DistributedArray(self.local, self.layout, self.name, self.generation)
+
+    def __deepcopy__(self, memo: dict) -> DistributedArray:
+        return DistributedArray(copy.deepcopy(self.local, memo), self.layout, self.name,
+                                self.generation)
 
     def __repr__(self) -> str:
         return (f"DistributedArray({self.full_name!r}, shape={self.shape}, "
@@ -155,11 +181,11 @@ def _is_tiled(value: Any) -> bool:
 
 def _plain_part(value: np.ndarray, box: tuple, shape: tuple[int, ...]) -> np.ndarray:
     """The part of a plain array that meets the tile ``box`` once broadcast to ``shape``."""
-    if value.ndim > len(shape) or np.broadcast_shapes(value.shape, shape) != shape:
+    lead = len(shape) - value.ndim
+    if lead < 0 or any(v not in (1, g) for v, g in zip(value.shape, shape[lead:])):
         raise PhylanxValueError(
             f"an array of shape {value.shape} does not broadcast to the tiled array's "
             f"global shape {shape} (element-wise operations on tiled arrays keep the shape)")
-    lead = len(shape) - value.ndim
     index = tuple(slice(None) if value.shape[j] == 1 else slice(*box[lead + j])
                   for j in range(value.ndim))
     return value[index]
@@ -185,7 +211,9 @@ def elementwise(fn: Any, args: Any) -> Any:
                     "wise operations need tiled operands of one shape")
         elif type(a) is np.ndarray and a.ndim > 0:
             local_args.append(_plain_part(a, box, driver.shape))
-        elif type(a) is list and a and not isinstance(a[0], str):
+        elif type(a) in (list, tuple) and a and not isinstance(a[0], str):
+            # (a tuple too: passed whole, one that broadcast to the tile but not to the
+            # global shape gave every tile the same rows)
             local_args.append(_plain_part(np.asarray(a), box, driver.shape))
         else:
             local_args.append(a)
@@ -237,7 +265,13 @@ def refusal(primitive: str, value: Any = None) -> PhylanxError:
 def dispatch(node: Any, impl: Any, args: tuple) -> Any:
     """The runtime's dispatcher for tiled operands (``runtime.nodes``): the primitive's
     ``DISTRIBUTION`` rule, else a located refusal.  Never the kernel on a tile."""
+    from ..autodiff.recording import active_tape
     from ..primitives.rules import DISTRIBUTION
+    tape = active_tape()
+    if tape is not None:
+        # a rule computes on parts of the operands the gradient's tape does not know:
+        # the dependence on a differentiated value would be lost (a zero gradient)
+        tape.refuse_tiled(node.primitive, args, node)
     rule = DISTRIBUTION.get(node.primitive)
     if rule is not None:
         return rule(impl, list(args))

@@ -19,7 +19,6 @@ compares it (``agreement.disagreement``) and names the ranks that differ.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -73,14 +72,6 @@ def barrier() -> None:
     mpi = api._mpi()
     if mpi is not None:
         _wait(mpi.collectives.barrier(CHANNEL, tag=lockstep.tag()))
-
-
-def problem_of(fn: Callable[[], Any]) -> tuple[Any, str | None]:
-    """``(fn(), None)``, or ``(None, message)`` if it raised a PhylanxError."""
-    try:
-        return fn(), None
-    except PhylanxError as e:
-        return None, e.message
 
 
 def raise_agreed(problems: list[str | None], what: str) -> None:

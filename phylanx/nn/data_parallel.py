@@ -162,9 +162,13 @@ def _call_text(stmt: Stmt) -> str:
 
 
 def check_agreement(model: Any, x: np.ndarray, y: np.ndarray, settings: dict,
-                    validation: tuple | None = None) -> None:
-    """Collective, before the weights are broadcast: every rank must train the same
-    model (each weight's shape and dtype; only the values come from rank 0) on the
+                    validation: tuple | None = None, program: str = "",
+                    mode: str = "data") -> None:
+    """Collective, before the weights are broadcast (``mode`` "data" or "model", for the
+    message): every rank must train the same
+    model (each weight's shape and dtype; only the values come from rank 0) with the
+    same step ``program`` (its PhySL text: layers and activations, loss, metrics, the
+    optimizer's update) and optimizer (class, settings, learning rate, step count) on the
     same data (sample count and a checksum of ``x``, ``y`` and the validation data)
     with the same ``settings`` (batch size, epochs ...) and the same random state
     (shuffling and dropout draw alike on every rank).  Else every rank raises the same error naming
@@ -180,6 +184,14 @@ def check_agreement(model: Any, x: np.ndarray, y: np.ndarray, settings: dict,
     for i, w in enumerate(model.weights):
         value = np.asarray(w.value)
         values[f"weight {i} ({w.name})"] = f"shape {value.shape}, {value.dtype}"
+    # the weights' shapes alone let a tanh on one rank and a relu elsewhere, or another
+    # loss, sum gradients of different models into one (a silent mix): the step's text
+    # says what each rank computes; the optimizer's settings and learning rate are
+    # inputs of that step, not part of its text
+    values["the training program (layers, loss, metrics, update)"] = checksum(
+        np.frombuffer(program.encode(), np.uint8))
+    opt = model.optimizer
+    values["the optimizer"] = f"{opt.name} {opt.get_config()}, step {opt.iterations}"
     values["the number of samples"] = len(x)
     values["checksum of x"] = checksum(np.asarray(x))
     values["checksum of y"] = checksum(np.asarray(y))
@@ -190,7 +202,7 @@ def check_agreement(model: Any, x: np.ndarray, y: np.ndarray, settings: dict,
                        ("the random state (dropout)", random_numbers._rng)):
         values[label] = checksum(np.frombuffer(repr(rng.bit_generator.state).encode(),
                                                np.uint8))
-    dist.check_same(values, "fit(distributed='data')", "nn_fit_agreement",
+    dist.check_same(values, f"fit(distributed={mode!r})", "nn_fit_agreement",
                     where=user_line(), show=str)
 
 

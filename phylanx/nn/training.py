@@ -11,6 +11,7 @@ compiled the first time ``fit`` needs it and reused for every batch of every epo
 from __future__ import annotations
 
 import collections
+import json
 import math
 from typing import Any
 
@@ -310,18 +311,23 @@ class TrainingMixin:
         elif validation_data is not None:
             vx, vy, weights = data.validation(self, validation_data)
         trainer = step = None
-        if distributed == "model":
-            trainer = self._model_parallel(conv_split or "batch")
-            trainer.begin()
-        else:
+        if distributed != "model":
             step = self._program("train" if distributed is None else
                                  "train:data" if sync_batchnorm else "train:data:local_bn")
         if distributed is not None:
-            if distributed == "data":
-                data_parallel.check_agreement(self, x, y, {
-                    "batch_size": batch_size, "epochs": epochs, "initial_epoch": initial_epoch,
-                    "shuffle": bool(shuffle), "sync_batchnorm": bool(sync_batchnorm)},
-                    None if validation_data is None else (vx, vy))
+            # model parallel too: its ranks compute parts of one model from one batch
+            # (a tanh on one rank and a relu elsewhere trained a mix without complaint)
+            program = step.text if step is not None else json.dumps(
+                [self.get_config(), self.compile_config, conv_split or "batch"],
+                sort_keys=True, default=str)
+            data_parallel.check_agreement(self, x, y, {
+                "batch_size": batch_size, "epochs": epochs, "initial_epoch": initial_epoch,
+                "shuffle": bool(shuffle), "sync_batchnorm": bool(sync_batchnorm)},
+                None if validation_data is None else (vx, vy), program, distributed)
+            if distributed == "model":      # (its plan splits weights collectively)
+                trainer = self._model_parallel(conv_split or "batch")
+                trainer.begin()
+            else:
                 data_parallel.broadcast_weights(self)
             rank, count = data_parallel.rank_and_count()
         opt = self.optimizer

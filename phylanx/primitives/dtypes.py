@@ -69,11 +69,19 @@ def to_axes(axis: Any, ndim: int) -> int | tuple[int, ...] | None:
 
 
 def to_bool(value: Any, default: bool = False) -> bool:
-    """A flag argument (nil -> ``default``)."""
+    """A flag argument (nil -> ``default``): a boolean or a number (0 is false).  A
+    string or container is refused: Python's truth of ``"false"`` is True, so
+    ``file_read_hdf5(f, d, "false")`` opened the door it guards."""
     if value is None:
         return default
     if isinstance(value, np.ndarray):
-        value = value.reshape(()) if value.size == 1 else value
+        if value.size != 1 or value.dtype.kind not in "biuf":
+            raise PhylanxTypeError(f"a flag must be true or false, got an array of shape "
+                                   f"{value.shape} ({value.dtype})")
+        value = value.reshape(())
+    elif not isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating)):
+        raise PhylanxTypeError(f"a flag must be true or false, got a {type_name(value)}"
+                               + (f" ({value!r})" if isinstance(value, str) else ""))
     return bool(value)
 
 

@@ -227,6 +227,13 @@ def primitive(name: str, *patterns: str, **options: Any) -> Callable:
         _REGISTRY[name] = spec
         for alias in spec.aliases:
             _REGISTRY.setdefault(alias, spec)
+        if spec.flags.get("ordered"):
+            # communicates: every rank must run it in program order, so the runtime never
+            # spawns it beside its siblings nor overlaps it in a block.  Registered here,
+            # with the declaration (a loader that did it once lost it in a refactoring:
+            # distributed primitives then ran concurrently, ranks out of step)
+            from ..runtime.nodes import ORDERED
+            ORDERED.update((name, *spec.aliases))
         impl.spec = spec  # type: ignore[attr-defined]
         return impl
 

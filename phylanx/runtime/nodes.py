@@ -385,6 +385,11 @@ def register_operand_kind(kind: type, dispatcher: Callable[..., Any]) -> None:
     _kind[0], _kind[1] = kind, dispatcher
 
 
+def registered_kind() -> type:
+    """The registered operand kind (a class no value has if none is registered)."""
+    return _kind[0]
+
+
 def operand_kind(node: Node) -> type:
     """The class whose operands ``node``'s closures hand to :func:`dispatch_kind` (a class
     no value has if none is registered or the primitive is declared ``takes_tiled``).

@@ -17,6 +17,7 @@ import phylanx
 from phylanx import distributed as dist
 from phylanx.distributed import PhylanxDistributionError
 from phylanx.errors import PhylanxError
+from phylanx.ops import dot_d, mean_d, sum_d
 from phylanx.primitives.registry import all_specs
 
 X = np.arange(12.0).reshape(4, 3)
@@ -152,3 +153,55 @@ def test_element_wise_chains_and_loops_dispatch_tiled_operands_by_kind():
     assert isinstance(got, dist.DistributedArray) and np.allclose(got.gather(), want)
     with pytest.raises(PhylanxDistributionError, match="sum_d"):
         ev("block(define(s, 0.0), for_each(lambda(i, store(s, s + sum(a))), range(3)), s)", x)
+
+
+# -- gradients never lose a dependence through a tiled array (review of issue 26) ---------
+@phylanx.Phylanx
+def _tiled_product_loss(w, x):
+    p = dot_d(x, w)
+    return sum_d(p * p)
+
+
+@phylanx.Phylanx
+def _tiled_elementwise_loss(w, x):
+    return sum_d(x * w)
+
+
+@phylanx.Phylanx
+def _tiled_constant_loss(w, x):
+    return mean_d(np.exp(x)) * np.sum(w * w)
+
+
+@pytest.mark.parametrize("fn, line", [(_tiled_product_loss, "p = dot_d(x, w)"),
+                                      (_tiled_elementwise_loss, "return sum_d(x * w)")])
+def test_gradient_through_a_tiled_array_is_a_located_error_not_zeros(fn, line):
+    # d/dw of sum((x @ w)**2) and sum(x * w) came back as zeros: the distributed
+    # primitive's result (or the rule's tile-by-tile parts) was not followed by the tape
+    w = np.array([0.5, -1.0, 2.0])
+    with pytest.raises(phylanx.PhylanxError, match="cannot differentiate through") as e:
+        phylanx.grad(fn)(w, tiled())
+    assert e.value.loc is not None and e.value.loc.file == __file__
+    with open(__file__) as source:
+        assert line in source.read().splitlines()[e.value.loc.line - 1]
+
+
+def test_gradient_beside_a_tiled_array_still_flows():
+    # a tiled array that does not depend on w is a constant: the gradient is NumPy's
+    w = np.array([0.5, -1.0, 2.0])
+    got = phylanx.grad(_tiled_constant_loss)(w, tiled())
+    np.testing.assert_allclose(got, np.mean(np.exp(X)) * 2 * w, rtol=1e-12)
+
+
+def test_a_tiled_array_is_not_pickled_as_if_its_tile_were_the_whole():
+    # a pickle held this rank's tile only: loaded in another process, or received from
+    # a broadcast / all_gather (they pickle what is not a NumPy array), it passed for
+    # the whole array (other tiles zeros, or another rank's rows) without complaint
+    import copy
+    import pickle
+    x = tiled()
+    with pytest.raises(PhylanxError, match="cannot be pickled") as e:
+        pickle.dumps(x)
+    assert e.value.loc is not None and e.value.loc.file == __file__
+    for twin in (copy.copy(x), copy.deepcopy(x)):    # copies in this process still work
+        assert type(twin) is dist.DistributedArray and twin.shape == x.shape
+        np.testing.assert_array_equal(np.asarray(twin), X)

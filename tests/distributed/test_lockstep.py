@@ -86,3 +86,20 @@ def test_a_tile_count_other_than_the_number_of_localities_is_a_located_error(cod
                                            "localities") as info:
         phylanx.evaluate(code)
     assert info.value.loc is not None
+
+
+def test_every_ordered_primitive_is_kept_in_program_order():
+    # ORDERED was empty (the loader that filled it lost the line in a refactoring), so
+    # the runtime could run dot_d(transpose_d(x), dot_d(x, v))'s operands, or overlapping
+    # statements, concurrently: now and then one rank numbered its operations otherwise
+    # ("ranks are out of step ... rank 0 ended operation #90; rank 1 ended operation #89"
+    # in a power iteration on 2 ranks)
+    from phylanx.compiler.dependencies import primitive_is_pure
+    from phylanx.primitives.registry import all_specs
+    from phylanx.runtime.nodes import ORDERED, Node, writes_frame
+    ordered = {s.name for s in all_specs() if s.flags.get("ordered")}
+    assert {"dot_d", "transpose_d", "sum_d", "all_reduce", "barrier"} <= ordered
+    assert ordered <= ORDERED, sorted(ordered - ORDERED)
+    for name in sorted(ordered):
+        assert writes_frame(Node(name, None)), name      # never spawned beside siblings
+        assert not primitive_is_pure(name), name          # never overlapped in a block

@@ -72,6 +72,18 @@ def test_allow_external_opts_in(tmp_path, secret):
         np.testing.assert_array_equal(got, values)
 
 
+def test_only_a_boolean_or_number_opts_in(tmp_path, secret):
+    # Python's truth of the string "false" is True: allow_external "false" opened the door
+    from phylanx.errors import PhylanxTypeError
+    for path, key, _ in _crafted(tmp_path, secret):
+        for flag in ('"false"', '"no"', "list(0)"):
+            with pytest.raises(PhylanxTypeError, match="a flag must be true or false") as e:
+                read(path, key, f", __arg(allow_external, {flag})")
+            assert e.value.loc is not None
+        with pytest.raises(PhylanxValueError, match="refused"):
+            read(path, key, ", __arg(allow_external, 0)")
+
+
 def test_data_inside_the_file_is_read_as_before(tmp_path):
     path = tmp_path / "plain.h5"
     data = np.arange(6.0).reshape(2, 3)

@@ -7,7 +7,7 @@ imports this package, so the registry is complete once ``phylanx`` is imported.
 Importing it does not import mpi4py.
 
 Primitives flagged ``flags={"ordered": True}`` communicate, so every rank must run
-them in the same order: they are added to ``runtime.nodes.ORDERED``, which keeps the
+them in the same order: the registry adds them to ``runtime.nodes.ORDERED``, which keeps the
 runtime from spawning them concurrently with their siblings.
 """
 from __future__ import annotations

@@ -3,8 +3,10 @@
 argv chooses the groups (default: all):
 
 * ``disagree``: for each rank in turn, that rank alone differs (a tile count, the
-  array given to ``distributed.tiled``: content, dtype, shape; the array it reduces;
-  ``fit(distributed="data")``: the model, the number of samples, the seed); every rank
+  array given to ``distributed.tiled``: content, dtype, shape, no array at all; the
+  array it reduces;
+  ``fit(distributed="data")`` and ``"model"``: the model, its activation, loss,
+  optimizer and learning rate, the number of samples, the seed); every rank
   must get a located error naming the differing rank, and the ranks must still be in
   step;
 * ``caught``: a distributed primitive fails on one rank only (injected before, between
@@ -97,6 +99,12 @@ def disagree():
                                 ["disagree"] + rank_words(bad), f"tiled {what} on rank {bad}")
             assert {"content": "checksum", "dtype": "dtype", "shape": "shape"}[what] in text, text
             in_step(f"tiled {what} on rank {bad}")
+        # input that is no array on one rank: NumPy's ValueError there alone, before
+        # the operation began, and the other ranks went on out of step
+        for what, array in {"ragged list": [[1.0, 2.0], [3.0]], "None": None}.items():
+            expect_error(lambda array=array, me=me: dist.tiled(array if me else A, "row"),
+                         ["tiled", f"on locality {bad}"], f"tiled {what} on rank {bad}")
+            in_step(f"tiled {what} on rank {bad}")
         # ranks out of step: a reduction of another array (same shape) on one rank
         p, q = dist.tiled(A, "row", name="p"), dist.tiled(2 * A, "row", name="q")
         mine = q if me else p
@@ -107,25 +115,36 @@ def disagree():
             "model": dict(width=32 if me else 16),
             "samples": dict(samples=40 + me),
             "seed": dict(seed=3 + me),
+            # same weight shapes, another computation: gradients of different models
+            # were summed without complaint (or the weights drifted apart)
+            "activation": dict(activation="tanh" if me else "relu"),
+            "loss": dict(loss="mae" if me else "mse"),
+            "learning rate": dict(lr=0.1 if me else 0.01),
+            "optimizer": dict(optimizer="adam" if me else "sgd"),
         }
-        for what, kw in fits.items():
-            expect_error(lambda kw=kw: fit(**kw), ["fit(distributed='data')", "disagree"]
-                         + rank_words(bad), f"fit {what} on rank {bad}")
-            in_step(f"fit {what} on rank {bad}")
+        for mode in ("data", "model"):     # model parallel was not checked at all
+            for what, kw in fits.items():
+                expect_error(lambda kw=kw, mode=mode: fit(**kw, mode=mode),
+                             [f"fit(distributed={mode!r})", "disagree"] + rank_words(bad),
+                             f"fit {what} on rank {bad} ({mode} parallel)")
+                in_step(f"fit {what} on rank {bad} ({mode} parallel)")
     weights = fit()     # all alike: trains, the same weights everywhere
     for w, w0 in zip(weights, dist.broadcast(weights, 0, "weights").result()):
         close(w, w0, "weights after fit")
 
 
-def fit(width=16, samples=40, seed=3):
+def fit(width=16, samples=40, seed=3, activation="relu", loss="mse", lr=0.01,
+        optimizer="sgd", mode="data"):
     nn.set_seed(seed)
     nn.clear_session()
-    m = nn.Sequential([nn.Input((4,)), nn.Dense(width, activation="relu"), nn.Dense(2)])
-    m.compile(optimizer="sgd", loss="mse")
+    m = nn.Sequential([nn.Input((4,)), nn.Dense(width, activation=activation), nn.Dense(2)])
+    opt = nn.optimizers.SGD(learning_rate=lr) if optimizer == "sgd" else \
+        nn.optimizers.Adam(learning_rate=lr)
+    m.compile(optimizer=opt, loss=loss)
     data = np.random.default_rng(0)
     x = data.normal(size=(samples, 4)).astype(np.float32)
     y = data.normal(size=(samples, 2)).astype(np.float32)
-    m.fit(x, y, batch_size=8, epochs=1, verbose=0, distributed="data")
+    m.fit(x, y, batch_size=8, epochs=1, verbose=0, distributed=mode)
     return m.get_weights()
 
 

@@ -13,6 +13,7 @@ import phylanx
 from phylanx import Phylanx
 from phylanx import distributed as dist
 from phylanx.distributed import PhylanxDistributionError
+from phylanx.errors import PhylanxValueError
 
 r, n = dist.find_here(), dist.num_localities()
 
@@ -72,6 +73,8 @@ if n > 1:   # rank 0 empty, rank 1 rows [0, 3), rank k rows [k + 1, k + 2): 2n +
     bounds[-1] = (bounds[-1][0], 2 * n + 1)
 r0, r1 = bounds[r]
 empty = dist.annotate(whole[r0:r1], "e", ["tile", ["rows", r0, r1], ["columns", 0, 3]])
+col = ((1.0,), (2.0,))
+mask = np.array([[True], [False]])
 for x in (dist.tiled(whole, "row", name="x"), empty, dist.tiled(whole, "sym", name="s")):
     assert sizes(x) == sizes.python(whole), (r, sizes(x))
     got = shifted(x)
@@ -88,6 +91,26 @@ for x in (dist.tiled(whole, "row", name="x"), empty, dist.tiled(whole, "sym", na
     # Python side: global
     assert x.shape == whole.shape and len(x) == len(whole)
     assert np.sum(x) == whole.sum() and np.array_equal(np.asarray(x), whole)
+    # operands NumPy refuses against the global shape, which broadcast to some tiles
+    # (2 rows): every rank refuses, at the user's line (tuples and where= masks were
+    # passed whole to each tile, whose 2 rows took them silently)
+    for what, fn in {"tuple": lambda x=x: x + col, "list": lambda x=x: x + [[1.0], [2.0]],
+                     "where": lambda x=x: np.add(x, 1.0, where=mask),
+                     "PhySL tuple": lambda x=x: phylanx.evaluate("lambda(a, b, a + b)", x, col)
+                     }.items():
+        try:
+            got = fn()
+        except PhylanxValueError as e:
+            assert e.loc is not None and e.loc.file in (__file__, "<evaluate>"), (what, e)
+            assert "does not broadcast" in str(e), (what, e)
+        else:
+            raise AssertionError(f"{what}: rank {r} gave {got!r} instead of refusing")
+    # ... and those it takes: the same answer as NumPy's
+    row = tuple(range(3))
+    assert np.array_equal((x + row).gather(), whole + row)
+    keep = whole > 4
+    got = np.add(x, 1.0, where=keep)
+    assert np.array_equal(got.gather()[keep], (whole + 1.0)[keep])
 
 # np.matmul / @ on tiled arrays in Python is a product, not a tile-by-tile operation
 # (with square tiles it used to give each tile's own product, silently)
