@@ -69,9 +69,9 @@ rshift = _binary("__rshift", operator.rshift, np.right_shift, "Right shift ``a >
            oracle=np.invert,
            example="__invert([true, false])", result="[false, true]")
 def invert(a):
-    """``~a``: logical not of booleans, bitwise not of integers (as NumPy)."""
-    if isinstance(a, bool):
-        a = np.bool_(a)
+    """``~a``: logical not of NumPy booleans, bitwise not of integers (as NumPy).
+
+    A Python ``bool`` is an ``int`` to ``~``, as in Python: ``~True`` is ``-2``."""
     return operator.invert(a)
 
 

@@ -1,0 +1,56 @@
+"""Differences a new user's review of issue 31 found (decorated vs undecorated code):
+each case is a small function run decorated and as ``f.python`` on the same inputs; the
+results must agree in value, type and dtype, or both raise the same Python exception class."""
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from phylanx import Phylanx
+
+from .test_python_values_property import same_kind_and_value
+
+CASES = {
+    # ~ of a Python bool is ~ of the int (-2), not logical not; NumPy bools stay logical
+    "invert_python_bool": ("""
+        def f(x, a):
+            return ~x, ~(x > 0), ~bool(x), ~np.bool_(x), ~a[0], ~np.all(a), ~(a.sum() > 0)
+        """, [(True, np.array([True, False])), (0, np.array([False, True])),
+              (2.5, np.array([True, True]))]),
+    # int()/float()/complex() of an array: NumPy's rule (only 0-d converts in NumPy 2)
+    "convert_one_element_array": ("""
+        def f(a):
+            return int(a)
+        """, [(np.array([3]),), (np.array([[2.5]]),), (np.float32(2.5),)]),
+    "convert_float_complex_array": ("""
+        def f(a):
+            return float(a), complex(a)
+        """, [(np.array([3]),), (np.int8(-3),)]),
+}
+
+
+def _run(fn, args):
+    try:
+        return fn(*[a.copy() if isinstance(a, (np.ndarray, list, dict)) else a for a in args])
+    except Exception as e:   # noqa: BLE001 - the oracle's exception is the expectation
+        return e
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_decorated_equals_undecorated(name):
+    source, argsets = CASES[name]
+    source = textwrap.dedent(source)
+    namespace = {"np": np}
+    exec(compile(source, f"<{name}>", "exec"), namespace)
+    decorated = Phylanx(source=source)(namespace["f"])
+    for args in argsets:
+        want = _run(decorated.python, args)
+        got = _run(decorated, args)
+        if isinstance(want, Exception):
+            assert isinstance(got, type(want)), f"{args}: Python raised {want!r}, got {got!r}"
+            continue
+        assert not isinstance(got, Exception), f"{args}: Python returned {want!r}, got {got!r}"
+        problem = same_kind_and_value(got, want)
+        assert problem is None, f"{args}: {problem}"
