@@ -28,6 +28,26 @@ CASES = {
         def f(a):
             return float(a), complex(a)
         """, [(np.array([3]),), (np.int8(-3),)]),
+    # Python's list equality is identity first: a NaN is in (and counts in) a list holding it
+    "nan_in_list": ("""
+        def f(xs):
+            y = xs[1]
+            return np.nan in [np.nan], y in xs, xs.count(y), xs.index(y), y in (0.0, y)
+        """, [([1.0, float("nan")],), ([1.0, 2.0],)]),
+    "nan_remove": ("""
+        def f(xs):
+            xs.remove(xs[1])
+            return xs
+        """, [([1.0, float("nan"), 2.0],)]),
+    # Python's exception classes for pop
+    "pop_errors": ("""
+        def f(xs, d, i):
+            if i == 0:
+                return xs.pop()
+            if i == 1:
+                return xs.pop(7)
+            return d.pop("missing")
+        """, [([], {}, 0), ([1], {}, 1), ([1], {"a": 1}, 2), ([1], {}, 0)]),
 }
 
 

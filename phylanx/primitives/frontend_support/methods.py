@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import PhylanxTypeError, PhylanxValueError
+from ...errors import PhylanxIndexError, PhylanxKeyError, PhylanxTypeError, PhylanxValueError
 from ...values import call, type_name
 from ..dtypes import to_axis, to_bool
 from ..registry import primitive
@@ -30,6 +30,9 @@ def _items(x, method: str) -> list | tuple:
 
 
 def _same(a, b) -> bool:
+    """Python's list equality of items: identity first (a NaN equals itself), then ==."""
+    if a is b:
+        return True
     r = a == b
     if isinstance(r, np.ndarray):
         return bool(r.all()) if r.size else np.shape(a) == np.shape(b)
@@ -118,14 +121,14 @@ def pop(container, key=None, default=_MISSING):
         if key in container:
             return container.pop(key)
         if isinstance(default, str) and default == _MISSING:
-            raise PhylanxValueError(f"KeyError: {key!r}")
+            raise PhylanxKeyError(f"key {key!r} not found in dictionary")
         return default
     items = _list(container, "pop")
     if not items:
-        raise PhylanxValueError("pop from empty list")
+        raise PhylanxIndexError("pop from empty list")
     i = -1 if key is None else int(key)
     if not -len(items) <= i < len(items):
-        raise PhylanxValueError("pop index out of range")
+        raise PhylanxIndexError("pop index out of range")
     return items.pop(i)
 
 

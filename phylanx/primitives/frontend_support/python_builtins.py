@@ -100,6 +100,9 @@ def contains(container, item):
 
 
 def _same(a, b) -> bool:
+    """Python's list equality of items: identity first (a NaN equals itself), then ==."""
+    if a is b:
+        return True
     r = a == b
     if isinstance(r, np.ndarray):
         return bool(r.all()) if r.size else np.shape(a) == np.shape(b)
