@@ -48,6 +48,16 @@ CASES = {
                 return xs.pop(7)
             return d.pop("missing")
         """, [([], {}, 0), ([1], {}, 1), ([1], {"a": 1}, 2), ([1], {}, 0)]),
+    # NumPy's scalar types are NumPy's: out of range is OverflowError, arrays stay arrays
+    "numpy_scalar_types": ("""
+        def f(x):
+            return np.uint8(x), np.int8(x)
+        """, [(-1,), (300,), (-1.5,), (2.7,), (np.array([-1, 300]),), (np.array([3]),),
+              ([1, 2],), ("12",)]),
+    "numpy_scalar_bool": ("""
+        def f(x):
+            return np.bool_(x), np.float32(x)
+        """, [(np.array([1, 0]),), (np.array([0.5]),), (2,)]),
 }
 
 

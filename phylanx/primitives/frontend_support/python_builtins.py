@@ -159,27 +159,16 @@ def array(x, dtype=None, copy=True):
 
 
 @primitive("__pycast", "__pycast(_1, _2_dtype)", extension=True,
-           oracle=lambda x, dtype: np.asarray(x).astype(to_dtype(dtype))[()],
+           oracle=lambda x, dtype: to_dtype(dtype).type(x),
            example="__pycast(2.7, \"int64\")", result="2", differentiable=True)
 def pycast(x, dtype):
-    """``float(x)``, ``int(x)``, ``bool(x)``, ``np.float32(x)``: a NumPy scalar of ``dtype``."""
+    """``np.float32(x)``, ``np.uint8(x)`` ...: NumPy's scalar type called on ``x``.
+
+    NumPy decides everything: a Python number out of the type's range is its
+    OverflowError (``np.uint8(-1)``), an array or list gives an array of that dtype, a
+    string is parsed."""
     dt = to_dtype(dtype)
-    if dt.kind == "b" and isinstance(x, (str, list, tuple, dict, range)):
-        return np.bool_(len(x) > 0)   # Python truth: a container is true when not empty
-    if isinstance(x, str):
-        try:
-            return dt.type(float(x) if dt.kind == "f" else int(x))
-        except ValueError:
-            raise PhylanxValueError(f"cannot convert {x!r} to {dt}") from None
-    a = np.asarray(x)
-    if a.ndim and a.size != 1:
-        if dt.kind == "b" and a.dtype != object:
-            raise PhylanxTypeError(f"the truth value of an array with {a.size} elements is "
-                                   "ambiguous; use any() or all()")
-        return a.astype(dt)
-    if dt.kind == "b":
-        return np.bool_(truth(x))
-    return a.astype(dt).reshape(())[()]
+    return python_call(f"np.{dt.type.__name__}", dt.type, (), (x,))
 
 
 @primitive("__pylist", "__pylist(_1)", extension=True, oracle=list,
