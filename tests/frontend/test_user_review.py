@@ -58,6 +58,11 @@ CASES = {
         def f(x):
             return np.bool_(x), np.float32(x)
         """, [(np.array([1, 0]),), (np.array([0.5]),), (2,)]),
+    # f-string conversions !r and !a, and the self-documenting {x=} (Python's repr)
+    "fstring_repr": ("""
+        def f(x, y):
+            return f"{x=}", f"{x!r}", f"{y!r:>12}", f"{x = :.2f}", f"{y!a}", f"{x + 1=}"
+        """, [(2.5, "é"), (np.float32(0.1), "a'b"), (np.int8(3), ""), (7, "x")]),
 }
 
 
