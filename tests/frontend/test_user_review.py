@@ -63,6 +63,15 @@ CASES = {
         def f(x, y):
             return f"{x=}", f"{x!r}", f"{y!r:>12}", f"{x = :.2f}", f"{y!a}", f"{x + 1=}"
         """, [(2.5, "é"), (np.float32(0.1), "a'b"), (np.int8(3), ""), (7, "x")]),
+    # characters and digits: Python's ord, chr, bin, hex, oct (they were refused)
+    "ord_chr_digits": ("""
+        def f(s, n):
+            return [ord(c) for c in s], chr(n + 65), bin(n), hex(-n), oct(n), chr(ord("a") + n)
+        """, [("Az", 3), ("", 0), ("é", 25)]),
+    "ord_errors": ("""
+        def f(s, n):
+            return ord(s), chr(n)
+        """, [("ab", 1), ("a", -1), ("a", 1.5)]),
 }
 
 

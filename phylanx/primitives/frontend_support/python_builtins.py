@@ -359,15 +359,18 @@ def pydict(keywords, *values):
     return python_call("dict()", dict, keywords, values)
 
 
-#: Python built-ins called as themselves (``pow`` with a modulus; the text of a value)
-PYTHON_BUILTINS = {"pow": pow, "repr": repr, "hash": hash, "ascii": ascii}
+#: Python built-ins called as themselves (``pow`` with a modulus; the text of a value;
+#: characters and integer digits)
+PYTHON_BUILTINS = {"pow": pow, "repr": repr, "hash": hash, "ascii": ascii, "ord": ord,
+                   "chr": chr, "bin": bin, "hex": hex, "oct": oct}
 
 
 @primitive("__pybuiltin", "__pybuiltin(_1_function, _2_keywords, __3)", extension=True,
            no_oracle="Python's built-ins themselves; tests compare with undecorated code",
            example="__pybuiltin(\"pow\", list(), 3, 4, 5)", result="1")
 def pybuiltin(function, keywords, *values):
-    """Python's built-in ``function(...)`` (``pow(a, b, m)``, ``repr``, ``hash``, ``ascii``)."""
+    """Python's built-in ``function(...)`` (``pow(a, b, m)``, ``repr``, ``hash``, ``ascii``,
+    ``ord``, ``chr``, ``bin``, ``hex``, ``oct``)."""
     fn = PYTHON_BUILTINS.get(function)
     if fn is None:
         raise PhylanxValueError(f"the built-in '{function}' is not callable here")
