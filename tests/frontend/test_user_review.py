@@ -3,6 +3,7 @@ each case is a small function run decorated and as ``f.python`` on the same inpu
 results must agree in value, type and dtype, or both raise the same Python exception class."""
 from __future__ import annotations
 
+import copy
 import textwrap
 
 import numpy as np
@@ -72,12 +73,48 @@ CASES = {
         def f(s, n):
             return ord(s), chr(n)
         """, [("ab", 1), ("a", -1), ("a", 1.5)]),
+    # set.update/remove/pop are the set's own (they went to the dict/list kernels and were
+    # refused), list/dict .clear() and dict.popitem() are Python's own
+    "set_methods": ("""
+        def f(s, x):
+            s.update([7, 8])
+            s.update({9}, [10])
+            s.remove(x)
+            s.pop()
+            return sorted(s), len(s)
+        """, [({1, 2}, 1), ({1, 2}, 99), ({5}, 5)]),
+    "set_pop_empty": ("""
+        def f(s):
+            return s.pop()
+        """, [(set(),), ({3},)]),
+    "clear_popitem": ("""
+        def f(xs, d):
+            k = d.popitem()
+            xs.clear()
+            d.clear()
+            return xs, d, k
+        """, [([1, 2], {"a": 1, "b": 2}), ([], {})]),
+    # a method of lists (dicts) on another receiver is Python's AttributeError
+    "method_receiver_class": ("""
+        def f(x, i):
+            if i == 0:
+                x.sort()
+            elif i == 1:
+                x.remove(1)
+            elif i == 2:
+                return x.get(1)
+            elif i == 3:
+                return x.keys()
+            elif i == 4:
+                x.update({1: 2})
+            return x
+        """, [({1, 2}, 0), ((1, 2), 1), ([1], 2), ("ab", 3), ([1], 4), ([2, 1], 0)]),
 }
 
 
 def _run(fn, args):
     try:
-        return fn(*[a.copy() if isinstance(a, (np.ndarray, list, dict)) else a for a in args])
+        return fn(*copy.deepcopy(args))   # each call gets fresh arguments (it may change them)
     except Exception as e:   # noqa: BLE001 - the oracle's exception is the expectation
         return e
 

@@ -379,7 +379,7 @@ def pybuiltin(function, keywords, *values):
 
 #: receiver kind -> its methods called as themselves (the others have primitives)
 _METHODS_OF = {kind: frozenset(n for n in dir(kind) if not n.startswith("_"))
-               for kind in (str, set, frozenset)}
+               for kind in (str, set, frozenset, list, dict)}
 PYTHON_METHODS = frozenset().union(*_METHODS_OF.values())
 
 
@@ -388,10 +388,11 @@ PYTHON_METHODS = frozenset().union(*_METHODS_OF.values())
            no_oracle="Python's str and set methods; tests compare with undecorated code",
            example="__pymethod(\"ab\", \"upper\", list())", result="\"AB\"")
 def pymethod(receiver, method, keywords, *values):
-    """``x.<method>(...)`` of a Python string or set: the type's own method.
+    """``x.<method>(...)`` of a Python string, set, list or dict: the type's own method.
 
-    ``upper``, ``split``, ``join``, ``replace`` ...; ``add``, ``union``, ``issubset`` ...
-    A set changed in place (``add``, ``discard``) is changed for every name of it.
+    ``upper``, ``split``, ``join``, ``replace`` ...; ``add``, ``union``, ``issubset`` ...;
+    ``clear``, ``popitem`` ... (the methods with no primitive of their own).  A value
+    changed in place (``add``, ``discard``, ``clear``) is changed for every name of it.
     """
     if method not in _METHODS_OF.get(type(receiver), ()):
         kinds = " or ".join(k.__name__ for k, names in _METHODS_OF.items() if method in names)
@@ -472,8 +473,10 @@ def dict_get(d, key, default=None):
 
 
 def _dict(d, method: str) -> dict:
+    # the method of a dict only: another receiver lacks it (Python's AttributeError)
     if not isinstance(d, dict):
-        raise PhylanxTypeError(f".{method}() needs a dictionary, got a {type_name(d)}")
+        raise PhylanxAttributeError(f"a {type_name(d)} has no method '.{method}()' (a "
+                                    "dictionary's)")
     return d
 
 
