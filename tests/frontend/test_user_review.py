@@ -109,6 +109,11 @@ CASES = {
                 x.update({1: 2})
             return x
         """, [({1, 2}, 0), ((1, 2), 1), ([1], 2), ("ab", 3), ([1], 4), ([2, 1], 0)]),
+    # filter(None, xs) keeps the true items (it was refused: nil is not a function)
+    "filter_none": ("""
+        def f(xs):
+            return list(filter(None, xs)), [x for x in filter(None, xs)]
+        """, [([0, 1, "", "a", None, 2.5, [], [0]],), ([],), ((0, 0),)]),
 }
 
 
