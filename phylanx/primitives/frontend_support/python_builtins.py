@@ -369,8 +369,10 @@ PYTHON_BUILTINS = {"pow": pow, "repr": repr, "hash": hash, "ascii": ascii, "ord"
            no_oracle="Python's built-ins themselves; tests compare with undecorated code",
            example="__pybuiltin(\"pow\", list(), 3, 4, 5)", result="1")
 def pybuiltin(function, keywords, *values):
-    """Python's built-in ``function(...)`` (``pow(a, b, m)``, ``repr``, ``hash``, ``ascii``,
-    ``ord``, ``chr``, ``bin``, ``hex``, ``oct``)."""
+    """Python's built-in ``function(...)`` (``pow(a, b, m)``, ``repr``, ``ord`` ...).
+
+    Called as themselves: ``pow``, ``repr``, ``hash``, ``ascii``, ``ord``, ``chr``,
+    ``bin``, ``hex``, ``oct``."""
     fn = PYTHON_BUILTINS.get(function)
     if fn is None:
         raise PhylanxValueError(f"the built-in '{function}' is not callable here")
