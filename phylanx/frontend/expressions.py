@@ -109,10 +109,12 @@ class ExpressionMixin(ClassMixin, NumpyMixin):
                                            "supported; write the spec literally")
                 spec = ":" + "".join(str(p.value) for p in part.format_spec.values)
             value = self.expr(part.value)
-            if part.conversion not in (-1, ord("s")):
-                raise self.error(part, "only !s conversions are supported in f-strings; write "
-                                       "{x} or {x!s} instead (repr() has no PhySL twin)")
-            if part.conversion == ord("s"):
+            if part.conversion in (ord("r"), ord("a")):
+                # {x!r}, {x!a} and {x=} (which is {x!r}) are Python's repr()/ascii() of x
+                name = "repr" if part.conversion == ord("r") else "ascii"
+                value = self.call("__pybuiltin", [self.lit(name, part),
+                                                  self.call("list", [], part), value], part)
+            elif part.conversion == ord("s"):
                 # Python's str(): lists of numbers show as [1, 2], not as NumPy scalars
                 value = self.call("__pystr", [value], part)
             elif not spec:

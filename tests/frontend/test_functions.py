@@ -271,11 +271,6 @@ def test_print_and_fstrings_match_python(capsys, x, n, name):
 
 
 @Phylanx
-def untranslatable_repr(x):
-    return f"{x!r}"
-
-
-@Phylanx
 def untranslatable_method(name):
     return name.bit_length()
 
@@ -286,7 +281,6 @@ def untranslatable_numpy(x):
 
 
 @pytest.mark.parametrize("fn, hint", [
-    (untranslatable_repr, r"write \{x\} or \{x!s\} instead"),
     (untranslatable_method, r"method '\.bit_length\(\)' is not supported"),
     (untranslatable_numpy, "np.busday_count is not supported"),
 ])

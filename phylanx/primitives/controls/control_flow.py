@@ -287,7 +287,11 @@ def parallel_map(f, *iterables):
            example="filter(lambda(x, x > 1), list(1, 2, 3))", result="list(2, 3)",
            no_oracle="higher-order: [x for x in xs if f(x)]", higher_order=True)
 def filter_(f, iterable):
-    """The elements of ``iterable`` for which ``f`` is true, as a list."""
+    """The elements of ``iterable`` for which ``f`` is true, as a list.
+
+    ``f`` nil keeps the true elements themselves, as Python's ``filter(None, xs)``."""
+    if f is None:
+        return [x for x in iterate(iterable) if truth(x)]
     return [x for x in iterate(iterable) if truth(call(f, x))]
 
 

@@ -10,8 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import PhylanxIndexError, PhylanxKeyError, PhylanxTypeError, PhylanxValueError
+from ...errors import (
+    PhylanxAttributeError,
+    PhylanxIndexError,
+    PhylanxKeyError,
+    PhylanxTypeError,
+    PhylanxValueError,
+)
 from ...values import call, type_name
+from ..array_args import python_call
 from ..dtypes import to_axis, to_bool
 from ..registry import primitive
 
@@ -19,8 +26,10 @@ _MISSING = "__phylanx_missing__"   # default of an optional argument that was no
 
 
 def _list(x, method: str) -> list:
+    # the method of a list only: another receiver lacks it (Python's AttributeError)
     if not isinstance(x, list):
-        raise PhylanxTypeError(f".{method}() needs a list, got a {type_name(x)}")
+        raise PhylanxAttributeError(f"a {type_name(x)} has no method '.{method}()' (a "
+                                    "list's)")
     return x
 
 
@@ -30,6 +39,9 @@ def _items(x, method: str) -> list | tuple:
 
 
 def _same(a, b) -> bool:
+    """Python's list equality of items: identity first (a NaN equals itself), then ==."""
+    if a is b:
+        return True
     r = a == b
     if isinstance(r, np.ndarray):
         return bool(r.all()) if r.size else np.shape(a) == np.shape(b)
@@ -65,7 +77,11 @@ def list_insert(items, index, value):
            side_effects=True, no_oracle="changes its argument in place and returns nil",
            example="__list_remove(list(1, 2), 2)", result="nil")
 def list_remove(items, value):
-    """``lst.remove(value)``: drop the first equal item (in place, nil)."""
+    """``lst.remove(value)``: drop the first equal item (in place, nil).
+
+    Of a set, the set's own ``remove`` (Python's KeyError when missing)."""
+    if isinstance(items, set):
+        return _set_method(items, "remove", value)
     items = _list(items, "remove")
     for i, v in enumerate(items):
         if _same(v, value):
@@ -113,7 +129,13 @@ def count(seq, value):
            no_oracle="changes its argument in place",
            example="__pop(list(1, 2, 3))", result="3")
 def pop(container, key=None, default=_MISSING):
-    """``lst.pop([index])`` or ``d.pop(key[, default])``: remove and return an item."""
+    """``lst.pop([index])``, ``d.pop(key[, default])``, ``s.pop()``: remove an item.
+
+    It returns the removed item."""
+    if isinstance(container, set):
+        if key is not None or not (isinstance(default, str) and default == _MISSING):
+            raise PhylanxTypeError("set.pop() takes no arguments")
+        return _set_method(container, "pop")
     if isinstance(container, dict):
         if key in container:
             return container.pop(key)
@@ -129,16 +151,28 @@ def pop(container, key=None, default=_MISSING):
     return items.pop(i)
 
 
-@primitive("__dict_update", "__dict_update(_1, _2)", extension=True,
+@primitive("__dict_update", "__dict_update(_1, __2)", extension=True,
            side_effects=True, no_oracle="changes its argument in place and returns nil",
            example="__dict_update(dict(list(list(\"a\", 1))), dict(list(list(\"b\", 2))))",
            result="nil")
-def dict_update(d, other):
-    """``d.update(other)`` (in place, nil)."""
-    if not isinstance(d, dict) or not isinstance(other, dict):
-        raise PhylanxTypeError(f".update() needs two dictionaries, got a {type_name(d)} and "
-                               f"a {type_name(other)}")
-    d.update(other)
+def dict_update(d, *others):
+    """``d.update(other)`` of a dict, ``s.update(*others)`` of a set (in place, nil).
+
+    The type's own method."""
+    if not isinstance(d, (dict, set)):
+        raise PhylanxAttributeError(f"a {type_name(d)} has no method '.update()'")
+    if isinstance(d, dict) and len(others) != 1:
+        raise PhylanxTypeError(f"dict.update() takes one mapping, got {len(others)}")
+    python_call(".update()", d.update, (), others)
+
+
+def _set_method(s: set, method: str, *values):
+    """A set's own ``remove``/``pop``: its KeyError is Python's (missing or empty)."""
+    try:
+        return getattr(s, method)(*values)
+    except KeyError as e:
+        raise PhylanxKeyError(str(e) if method == "remove" else "pop from an empty set") \
+            from None
 
 
 @primitive("__setdefault", "__setdefault(_1, _2, __arg(_3_default, nil))",
@@ -147,7 +181,7 @@ def dict_update(d, other):
 def setdefault(d, key, default=None):
     """``d.setdefault(key, default)``: the value of ``key``, inserting ``default`` first."""
     if not isinstance(d, dict):
-        raise PhylanxTypeError(f".setdefault() needs a dictionary, got a {type_name(d)}")
+        raise PhylanxAttributeError(f"a {type_name(d)} has no method '.setdefault()'")
     return d.setdefault(key, default)
 
 

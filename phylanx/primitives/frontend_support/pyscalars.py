@@ -27,22 +27,23 @@ _CONVERSIONS = {"int": int, "float": float, "bool": bool, "complex": complex}
 def pyconvert(x, kind):
     """Python's ``int(x)``, ``float(x)``, ``bool(x)`` or ``complex(x)`` (``kind`` names it).
 
-    The result is a Python number, as in Python; an array converts only when it holds
-    one element (Python's rule), ``bool`` of a list, dict or string is its truth.
+    The result is a Python number, as in Python; which arrays convert is NumPy's rule
+    (NumPy 2 converts only 0-d arrays to ``int``/``float``/``complex``: ``int(np.array([3]))``
+    is a TypeError), ``bool`` of a list, dict or string is its truth.
     """
     convert = _CONVERSIONS.get(kind)
     if convert is None:
         raise PhylanxValueError(f"unknown conversion '{kind}' (int, float, bool, complex)")
     if kind == "bool":
         return bool(truth(x))
-    if isinstance(x, np.ndarray) and x.size != 1:
-        raise PhylanxTypeError(f"only arrays of one element can be converted to {kind}, got a "
-                               f"{type_name(x)}")
     if isinstance(x, (list, tuple, dict, range)) or x is None:
         raise PhylanxTypeError(f"{kind}() argument must be a string or a number, not a "
                                f"{type_name(x)}")
     try:
-        return convert(x.reshape(())[()] if isinstance(x, np.ndarray) else x)
+        # the array's own conversion: NumPy decides which shapes convert
+        return convert(x)
+    except TypeError as e:
+        raise PhylanxTypeError(f"{kind}() of a {type_name(x)}: {e}") from None
     except ValueError as e:
         raise PhylanxValueError(str(e)) from None
 

@@ -68,9 +68,9 @@ rshift = _binary("__rshift", operator.rshift, np.right_shift, "Right shift ``a >
            oracle=np.invert,
            example="__invert([true, false])", result="[false, true]")
 def invert(a):
-    """``~a``: logical not of booleans, bitwise not of integers (as NumPy)."""
-    if isinstance(a, bool):
-        a = np.bool_(a)
+    """``~a``: logical not of NumPy booleans, bitwise not of integers (as NumPy).
+
+    A Python ``bool`` is an ``int`` to ``~``, as in Python: ``~True`` is ``-2``."""
     return operator.invert(a)
 
 
@@ -99,6 +99,9 @@ def contains(container, item):
 
 
 def _same(a, b) -> bool:
+    """Python's list equality of items: identity first (a NaN equals itself), then ==."""
+    if a is b:
+        return True
     r = a == b
     if isinstance(r, np.ndarray):
         return bool(r.all()) if r.size else np.shape(a) == np.shape(b)
@@ -160,27 +163,16 @@ def array(x, dtype=None, copy=True):
 
 
 @primitive("__pycast", "__pycast(_1, _2_dtype)", extension=True,
-           oracle=lambda x, dtype: np.asarray(x).astype(to_dtype(dtype))[()],
+           oracle=lambda x, dtype: to_dtype(dtype).type(x),
            example="__pycast(2.7, \"int64\")", result="2", differentiable=True)
 def pycast(x, dtype):
-    """``float(x)``, ``int(x)``, ``bool(x)``, ``np.float32(x)``: a NumPy scalar of ``dtype``."""
+    """``np.float32(x)``, ``np.uint8(x)`` ...: NumPy's scalar type called on ``x``.
+
+    NumPy decides everything: a Python number out of the type's range is its
+    OverflowError (``np.uint8(-1)``), an array or list gives an array of that dtype, a
+    string is parsed."""
     dt = to_dtype(dtype)
-    if dt.kind == "b" and isinstance(x, (str, list, tuple, dict, range)):
-        return np.bool_(len(x) > 0)   # Python truth: a container is true when not empty
-    if isinstance(x, str):
-        try:
-            return dt.type(float(x) if dt.kind == "f" else int(x))
-        except ValueError:
-            raise PhylanxValueError(f"cannot convert {x!r} to {dt}") from None
-    a = np.asarray(x)
-    if a.ndim and a.size != 1:
-        if dt.kind == "b" and a.dtype != object:
-            raise PhylanxValueError(f"the truth value of an array with {a.size} elements is "
-                                   "ambiguous; use any() or all()")
-        return a.astype(dt)
-    if dt.kind == "b":
-        return np.bool_(truth(x))
-    return a.astype(dt).reshape(())[()]
+    return python_call(f"np.{dt.type.__name__}", dt.type, (), (x,))
 
 
 @primitive("__pylist", "__pylist(_1)", extension=True, oracle=list,
@@ -371,15 +363,20 @@ def pydict(keywords, *values):
     return python_call("dict()", dict, keywords, values)
 
 
-#: Python built-ins called as themselves (``pow`` with a modulus; the text of a value)
-PYTHON_BUILTINS = {"pow": pow, "repr": repr, "hash": hash, "ascii": ascii}
+#: Python built-ins called as themselves (``pow`` with a modulus; the text of a value;
+#: characters and integer digits)
+PYTHON_BUILTINS = {"pow": pow, "repr": repr, "hash": hash, "ascii": ascii, "ord": ord,
+                   "chr": chr, "bin": bin, "hex": hex, "oct": oct}
 
 
 @primitive("__pybuiltin", "__pybuiltin(_1_function, _2_keywords, __3)", extension=True,
            no_oracle="Python's built-ins themselves; tests compare with undecorated code",
            example="__pybuiltin(\"pow\", list(), 3, 4, 5)", result="1")
 def pybuiltin(function, keywords, *values):
-    """Python's built-in ``function(...)`` (``pow(a, b, m)``, ``repr``, ``hash``, ``ascii``)."""
+    """Python's built-in ``function(...)`` (``pow(a, b, m)``, ``repr``, ``ord`` ...).
+
+    Called as themselves: ``pow``, ``repr``, ``hash``, ``ascii``, ``ord``, ``chr``,
+    ``bin``, ``hex``, ``oct``."""
     fn = PYTHON_BUILTINS.get(function)
     if fn is None:
         raise PhylanxValueError(f"the built-in '{function}' is not callable here")
@@ -388,7 +385,7 @@ def pybuiltin(function, keywords, *values):
 
 #: receiver kind -> its methods called as themselves (the others have primitives)
 _METHODS_OF = {kind: frozenset(n for n in dir(kind) if not n.startswith("_"))
-               for kind in (str, set, frozenset)}
+               for kind in (str, set, frozenset, list, dict)}
 PYTHON_METHODS = frozenset().union(*_METHODS_OF.values())
 
 
@@ -397,10 +394,11 @@ PYTHON_METHODS = frozenset().union(*_METHODS_OF.values())
            no_oracle="Python's str and set methods; tests compare with undecorated code",
            example="__pymethod(\"ab\", \"upper\", list())", result="\"AB\"")
 def pymethod(receiver, method, keywords, *values):
-    """``x.<method>(...)`` of a Python string or set: the type's own method.
+    """``x.<method>(...)`` of a Python string, set, list or dict: the type's own method.
 
-    ``upper``, ``split``, ``join``, ``replace`` ...; ``add``, ``union``, ``issubset`` ...
-    A set changed in place (``add``, ``discard``) is changed for every name of it.
+    ``upper``, ``split``, ``join``, ``replace`` ...; ``add``, ``union``, ``issubset`` ...;
+    ``clear``, ``popitem`` ... (the methods with no primitive of their own).  A value
+    changed in place (``add``, ``discard``, ``clear``) is changed for every name of it.
     """
     if method not in _METHODS_OF.get(type(receiver), ()):
         kinds = " or ".join(k.__name__ for k, names in _METHODS_OF.items() if method in names)
@@ -481,8 +479,10 @@ def dict_get(d, key, default=None):
 
 
 def _dict(d, method: str) -> dict:
+    # the method of a dict only: another receiver lacks it (Python's AttributeError)
     if not isinstance(d, dict):
-        raise PhylanxTypeError(f".{method}() needs a dictionary, got a {type_name(d)}")
+        raise PhylanxAttributeError(f"a {type_name(d)} has no method '.{method}()' (a "
+                                    "dictionary's)")
     return d
 
 
