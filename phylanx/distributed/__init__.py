@@ -187,9 +187,13 @@ def _run_here(locality: int, fn: Callable[..., Any], args: tuple) -> Future:
                                  None, "run_on")
     future = Future()
     try:
-        future.set_result(fn(*args))
-    except BaseException as e:  # noqa: BLE001 - delivered to the waiter
+        value = fn(*args)
+    except Exception as e:  # noqa: BLE001 - delivered to the waiter
         future.set_exception(e)
+    else:
+        future.set_result(value)
+    # a KeyboardInterrupt or SystemExit is not stored where nobody may look: it
+    # propagates to the caller, which is the thread that ran ``fn`` (cancel.py)
     return future
 
 

@@ -43,20 +43,27 @@ class CancelledError(PhylanxRuntimeError):
 class Token:
     """A cancellation scope; ``orphans`` collects ``async`` futures spawned in it."""
 
-    __slots__ = ("parent", "error", "orphans")
+    __slots__ = ("parent", "error", "orphans", "closed")
 
     def __init__(self, parent: Token | None = None) -> None:
         self.parent = parent
         self.error: BaseException | None = None
         self.orphans: list | None = None
+        self.closed = False      # close_token ran: PENDING no longer counts this token
 
     def cancel(self, reason: BaseException) -> bool:
-        """Cancel this scope (and all below it); False if it already was."""
+        """Cancel this scope (and all below it); False if it already was.
+
+        A closed scope records the reason but does not raise ``PENDING``: its
+        ``close_token`` has run and would never lower it again (a late task failing
+        after its group was joined left every hot path checking for ever).
+        """
         with _lock:
             if self.error is not None:
                 return False
             self.error = reason
-            PENDING[0] += 1
+            if not self.closed:
+                PENDING[0] += 1
         return True
 
     def reason(self) -> BaseException | None:
@@ -90,8 +97,12 @@ def open_token(parent: Token | None) -> Token:
 def close_token(token: Token) -> None:
     """The scope's work is over: it no longer needs to be cancellable."""
     _live.discard(token)
-    if token.error is not None:
-        with _lock:
+    # under the lock, so that a cancel racing with the close counts exactly once
+    with _lock:
+        if token.closed:
+            return
+        token.closed = True
+        if token.error is not None:
             PENDING[0] -= 1
 
 

@@ -145,15 +145,22 @@ class Future(Deferred):
         """A future of ``fn(self)``, called once this one is done (HPX ``then``).
 
         ``fn`` runs on the thread that completes this future (or at once if it is
-        done): keep it short, or spawn inside it.  Its exception fails the result.
+        done): keep it short, or spawn inside it.  Its exception fails the result; a
+        ``KeyboardInterrupt``/``SystemExit`` fails it with :class:`CancelledError` and
+        propagates in that thread (see :meth:`_interrupted`).
         """
         out = Future()
 
         def cont(done: Future) -> None:
             try:
-                out.try_set_result(fn(done))
+                value = fn(done)
             except Exception as exc:  # noqa: BLE001 - delivered through ``out``
                 out.try_set_exception(exc)
+            except BaseException as exc:
+                out._interrupted(exc)   # else ``out`` stayed pending for ever
+                raise
+            else:
+                out.try_set_result(value)
         self.add_done_callback(cont)
         return out
 
@@ -172,9 +179,8 @@ class Future(Deferred):
     def _run_claimed(self, task: Callable[[], Any]) -> None:
         """Run a claimed task as this thread's current task, in its cancellation scope.
 
-        A ``KeyboardInterrupt`` (or ``SystemExit``) is never stored: the future fails
-        with :class:`CancelledError` so nobody waits forever, every open scope is
-        cancelled, and the interrupt propagates.
+        A ``KeyboardInterrupt`` (or ``SystemExit``) is never stored: see
+        :meth:`_interrupted`.
         """
         ctx = context
         prev_task, prev_token = ctx.task, ctx.token
@@ -188,9 +194,7 @@ class Future(Deferred):
         except Exception as exc:  # noqa: BLE001 - delivered to the waiter
             self._fail(exc)
         except BaseException as exc:
-            self._finish(None, CancelledError(_describe(exc), exc))
-            if isinstance(exc, KeyboardInterrupt):
-                interrupt(exc)
+            self._interrupted(exc)
             raise
         else:
             if type(value) is Forward:
@@ -201,6 +205,20 @@ class Future(Deferred):
             ctx.task, ctx.token = prev_task, prev_token
             if rec is not None:
                 rec.ran(self, task, t0)
+
+    def _interrupted(self, exc: BaseException) -> None:
+        """Complete after ``exc`` (``KeyboardInterrupt``, ``SystemExit``...) stopped the
+        work computing this future; the caller then re-raises ``exc``.
+
+        Unlike ``concurrent.futures`` (whose ``_WorkItem.run`` stores any
+        ``BaseException`` in the future and swallows it), an interrupt is never stored:
+        the future fails with :class:`CancelledError` so nobody waits for ever, every
+        open scope is cancelled on Ctrl-C, and the interrupt propagates in the thread
+        that met it (cancel.py).
+        """
+        self._finish(None, CancelledError(_describe(exc), exc))
+        if isinstance(exc, KeyboardInterrupt):
+            interrupt(exc)
 
     def _fail(self, exc: Exception) -> None:
         token = self._token

@@ -69,3 +69,15 @@ def test_placed_calls_in_one_process():
         phylanx.evaluate("block(define(f, x, x), f{L#1}(1))")
     with pytest.raises(phylanx.PhylanxCompileError, match="top level"):
         phylanx.evaluate("block(define(g, y, block(define(h, x, x), h{L#0}(y))), g(1))")
+
+
+@pytest.mark.parametrize("kind", [KeyboardInterrupt, SystemExit])
+def test_run_on_here_does_not_store_an_interrupt(kind):
+    def stop():
+        raise kind()
+
+    # raised in the caller (which ran ``stop``), not stored in a future nobody may read
+    with pytest.raises(kind):
+        dist.run_on(0, stop)
+    with pytest.raises(ZeroDivisionError):          # an ordinary error is delivered
+        dist.run_on(0, lambda: 1 / 0).result(timeout=2)
