@@ -52,10 +52,20 @@ class RuleTable:
         self.filled_by = filled_by
 
     def _fill(self) -> None:
-        if self.filled_by is not None:
-            filled_by, self.filled_by = self.filled_by, None   # once (and no re-entry)
+        # ``filled_by`` is cleared only once its import has *finished*: a thread asking
+        # meanwhile imports it too, and Python's per-module import lock makes it wait
+        # until the first thread's import is done, so no reader sees a half-filled
+        # table (a missing VJP rule would read as "not differentiable").  The importing
+        # thread itself re-enters without waiting (the module lock is re-entrant and
+        # the half-imported module is in sys.modules).  No lock of our own: one held
+        # around an import deadlocks with a thread importing the module directly.  A
+        # failed import leaves ``filled_by`` set: the error reaches the caller, and the
+        # next question tries again rather than answering from a partial table.
+        filled_by = self.filled_by
+        if filled_by is not None:
             import importlib
             importlib.import_module(filled_by)
+            self.filled_by = None
 
     def defrule(self, primitive_name: str, rule: Any) -> Any:
         """Attach ``rule`` to the primitive ``primitive_name``; returns ``rule``."""

@@ -15,7 +15,10 @@ anything else: not a variable, a constant, a list, an argument the caller owns, 
 operand shared by two parents or a value an autodiff tape recorded (each holds a
 reference).  Futures, lists, views, subclasses, read-only arrays and anything whose
 result shape or dtype would differ from the operand's are left to the ordinary kernel.
-The counts are calibrated at import on this interpreter rather than assumed.  Arrays
+The counts are calibrated at import on this interpreter rather than assumed, and the
+test is only trusted where it is proven (:func:`refcounts_proven`): CPython with the GIL
+whose calibration showed exact counts.  Elsewhere (a free-threaded build, another
+interpreter) nothing is reused: results stay right, only allocations come back.  Arrays
 under :data:`MIN_ELEMENTS` are left alone: for them the tests cost what an allocation
 does.
 
@@ -72,6 +75,28 @@ def _calibrate() -> tuple[int, int, int]:
 
 
 _LOCAL, _TEMP, _LOCAL_POOLED = _calibrate()
+
+
+def _calibration_exact(local: int, through: int, pooled: int) -> bool:
+    """The calibrated counts tell one holder from two: a second reference (the pool)
+    adds exactly one, and passing the array on (``_refs``) adds at least one."""
+    return local >= 1 and pooled == local + 1 and through > local
+
+
+#: the calibration at import saw the counts the decisions below rely on
+_CALIBRATED = (sys.implementation.name == "cpython"
+               and _calibration_exact(_LOCAL, _TEMP, _LOCAL_POOLED))
+
+
+def refcounts_proven() -> bool:
+    """Reference counts can decide "temporary" here: CPython with the GIL and an exact
+    calibration.  Without the GIL (free-threaded builds, ``sys._is_gil_enabled()``
+    False) another thread may take or drop a reference between the count and the write,
+    and deferred or biased reference counting makes the counts themselves inexact, so
+    a shared array could be taken for a temporary and overwritten.  Asked at each
+    build, since such a build can switch its GIL on or off at run time."""
+    gil = getattr(sys, "_is_gil_enabled", None)
+    return _CALIBRATED and (gil is None or bool(gil()))
 
 #: smaller arrays are left to NumPy's allocator: for them the tests below cost about
 #: what a fresh allocation does (NumPy's own elision starts far higher, at 256 KiB)
@@ -165,7 +190,10 @@ PROBE = 3
 
 
 def build(node: Node, impl, spec) -> Node | None:
-    """Give ``node`` a closure that reuses temporaries, if its primitive is covered."""
+    """Give ``node`` a closure that reuses temporaries, if its primitive is covered
+    (and reference counts are trusted here: :func:`refcounts_proven`)."""
+    if not refcounts_proven():
+        return None                     # the ordinary closure: correct, allocates
     name, children = node.primitive, node.children
     if name in BINARY and len(children) == 2:
         kind = "binary"
