@@ -26,7 +26,7 @@ from phylanx import Phylanx
 from phylanx.errors import PhylanxError
 from phylanx.primitives.registry import all_specs
 
-from .test_python_values_property import ARGS, Grammar, same_kind_and_value
+from .test_python_values_property import ARGS, Grammar, program_text, same_kind_and_value
 
 DTYPES = ["bool_", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
           "float16", "float32", "float64", "complex64", "complex128"]
@@ -208,13 +208,7 @@ class Constructs(Grammar):
 
 @st.composite
 def programs(draw, group: str):
-    g = Constructs(draw, group)
-    lines = ["def generated(a, b, x, flag, arr):"]
-    for _ in range(draw(st.integers(1, 4))):
-        lines.extend(g.statement())
-    results = [n for n in g.names if n.startswith("v")] or ["a"]
-    lines.append(f"    return ({', '.join(results)},)")
-    return "\n".join(lines) + "\n"
+    return program_text(draw, Constructs(draw, group))
 
 
 def python_class(error: BaseException) -> type:

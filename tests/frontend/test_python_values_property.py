@@ -206,15 +206,19 @@ class Grammar:
         return [f"{indent}{self.fresh(kind)} = {value}"]
 
 
-@st.composite
-def programs(draw):
-    g = Grammar(draw)
+def program_text(draw, g) -> str:
+    """A function of 1-4 statements drawn from grammar ``g``, returning its variables."""
     lines = ["def generated(a, b, x, flag, arr):"]
     for _ in range(draw(st.integers(1, 4))):
         lines.extend(g.statement())
     results = [n for n in g.names if n.startswith("v")] or ["a"]
     lines.append(f"    return ({', '.join(results)},)")
     return "\n".join(lines) + "\n"
+
+
+@st.composite
+def programs(draw):
+    return program_text(draw, Grammar(draw))
 
 
 ARGS = st.tuples(st.integers(-6, 9), st.integers(-6, 9),
