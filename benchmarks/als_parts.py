@@ -9,7 +9,7 @@ Prints median milliseconds per call:
   columns once; ``compiler/rewrite/outer.py``);
 * the stacked ``solve`` of 2000 40 x 40 systems: ``np.linalg.solve``; phylanx's
   ``solve`` the way it starts (singularity check beside NumPy's solve) and once its
-  compiled elimination is in place (``fusion/fixed.py: LU_SOLVE``); and that compiled
+  compiled elimination is in place (``kernels/fixed.py: LU_SOLVE``); and that compiled
   solve right after a 2000 x 2000 product, in a fresh process each with OpenBLAS's idle
   threads spinning ``2**28`` cycles (OpenBLAS's default) and ``2**18`` (phylanx's,
   ``phylanx/_blas_env.py``).

@@ -212,7 +212,7 @@ def w1_ab(shapes: list[tuple[int, int, int]], repeat: int, cost_ms: float | None
                 start = time.perf_counter()
                 fns[on](x, y, 1e-3, iters)
                 times[on].append(time.perf_counter() - start)
-        hot.wait_for_compiles()
+        fusion.wait_for_compiles()
         off, on = (statistics.median(times[k]) for k in (False, True))
         states = ", ".join(repr(r) for r in fusion.regions_of(fns[True]._function.body))
         lines.append(f"| {n}x{d}, {iters} | {off * 1e3:.1f} | {on * 1e3:.1f} | "

@@ -87,7 +87,7 @@ def main() -> None:
               f"{np.median(after) * 1e3:.3f}")
 
     from phylanx import config
-    from phylanx.fusion import fixed
+    from phylanx.kernels import fixed
     from phylanx.primitives.matrixops.numpy_search import _add_rows_fast
     from phylanx.primitives.solvers.direct import first_singular_in_stack
     config.set("fusion_compile_cost_ms", 0.0)

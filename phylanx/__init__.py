@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _blas_env, config, execution_tree  # noqa: F401 (_blas_env: before NumPy loads)
+# _blas_env: before NumPy loads; _wiring: which layers fill the primitives' rule tables
+from . import _blas_env, _wiring, config, execution_tree  # noqa: F401
 from .errors import (
     PhylanxAssertionError,
     PhylanxCompileError,

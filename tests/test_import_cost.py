@@ -16,7 +16,7 @@ import numpy as np
 import phylanx
 
 ROOT = Path(__file__).resolve().parent.parent
-LAZY = ("scipy", "h5py", "sklearn", "dask")
+LAZY = ("scipy", "h5py", "sklearn", "dask", "numba")   # numba: kernels/ on first compile
 
 _PROBE = f"""
 import json, sys

@@ -2,18 +2,33 @@
 
 Every ``import`` in every module (also those inside functions) is parsed with
 ``ast`` and resolved to a top-level unit of the package (``errors``,
-``language``, ``primitives`` ...).  The rules:
+``language``, ``primitives`` ...); so is a string constant that names a phylanx
+module (``importlib.import_module(name)`` imports it all the same).  The rules
+(docs/layout.md, "Import direction"):
 
-* the base modules ``source errors config values exceptions`` import only each other;
+* the base modules ``source errors config values exceptions atomic`` import only each
+  other;
 * ``language`` imports only the base modules;
 * ``runtime`` imports only the base modules and ``language``;
-* ``primitives`` does not import ``compiler``, ``frontend`` or ``cli`` (the special
-  forms' builders live in the compiler; the registry holds only their declarations);
-* ``compiler`` does not import ``frontend`` or ``cli``;
-* ``distributed`` (MPI localities) sits above ``runtime`` and ``compiler``: it does not
-  import ``frontend`` or ``cli``, and ``runtime``/``compiler`` do not import it (the
-  runtime gets the MPI locality through ``set_locality_factory``; ``phylanx/__init__``
-  loads its PhySL primitives, declared in ``distributed/primitives/<category>/``);
+* ``kernels`` (compiled numba kernels and their build machinery) imports only the base
+  modules and ``runtime``: it sits below both ``primitives`` and ``fusion``;
+* ``primitives`` does not import the layers above it: ``compiler``, ``execution_tree``,
+  ``frontend``, ``cli``, ``fusion``, ``autodiff``, ``nn``, ``distributed``,
+  ``instrumentation``, ``plugins`` (the special forms' builders live in the compiler;
+  the registry holds only their declarations; the layers above fill the rule tables,
+  and ``phylanx/_wiring.py`` tells each table which layer that is);
+* ``compiler`` does not import ``frontend``, ``cli``, ``autodiff`` or ``nn``;
+* ``fusion`` does not import ``frontend``, ``cli``, ``autodiff``, ``nn``,
+  ``distributed`` or ``instrumentation``;
+* ``autodiff`` does not import ``nn``, ``distributed`` or ``cli`` (both sit on it);
+* ``distributed`` (MPI localities) sits above ``runtime``, ``compiler`` and
+  ``autodiff``: it does not import ``frontend``, ``cli`` or ``nn``, and
+  ``runtime``/``compiler`` do not import it (the runtime gets the MPI locality through
+  ``set_locality_factory``; ``phylanx/__init__`` loads its PhySL primitives, declared in
+  ``distributed/primitives/<category>/``);
+* ``instrumentation`` is reached from the runtime only through ``runtime/hooks.py``
+  (the runtime's allow-list) and does not import ``frontend``, ``cli``, ``autodiff``,
+  ``nn`` or ``fusion``;
 * nothing but ``phylanx/__main__.py`` imports ``cli``;
 * the modules of ``frontend`` import each other without a cycle (imports inside
   functions count: a lazy import only hides a cycle).
@@ -21,26 +36,34 @@ Every ``import`` in every module (also those inside functions) is parsed with
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent / "phylanx"
-BASE = {"source", "errors", "config", "values", "exceptions"}
+BASE = {"source", "errors", "config", "values", "exceptions", "atomic"}
 
 #: unit -> units it may import (besides itself); None: no allow-list
 ALLOWED: dict[str, set[str] | None] = {
     **{unit: BASE for unit in BASE},
     "language": BASE,
     "runtime": BASE | {"language"},
+    "kernels": BASE | {"runtime"},
 }
 #: unit -> units it must not import
 FORBIDDEN: dict[str, set[str]] = {
-    "primitives": {"compiler", "frontend", "cli"},
-    "compiler": {"frontend", "cli", "distributed"},
-    "distributed": {"frontend", "cli"},
+    "primitives": {"compiler", "execution_tree", "frontend", "cli", "fusion", "autodiff", "nn",
+                   "distributed", "instrumentation", "plugins"},
+    "compiler": {"frontend", "cli", "distributed", "autodiff", "nn"},
+    "fusion": {"frontend", "cli", "autodiff", "nn", "distributed", "instrumentation"},
+    "autodiff": {"nn", "distributed", "cli"},
+    "distributed": {"frontend", "cli", "nn"},
+    "instrumentation": {"frontend", "cli", "autodiff", "nn", "fusion"},
 }
+
+
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
     if parts[-1] == "__init__":
@@ -61,6 +84,9 @@ def _is_submodule(module: str) -> bool:
     return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
 
 
+_MODULE_NAME = re.compile(r"phylanx(\.\w+)+")
+
+
 class _Imports(ast.NodeVisitor):
     """Collects (imported module, line) for one file."""
 
@@ -71,6 +97,12 @@ class _Imports(ast.NodeVisitor):
     def visit_Import(self, node):  # noqa: N802
         for alias in node.names:
             self.found.append((alias.name, node.lineno))
+
+    def visit_Constant(self, node):  # noqa: N802
+        # a module imported by name (importlib, a table's loader) is imported all the same
+        if isinstance(node.value, str) and _MODULE_NAME.fullmatch(node.value) \
+                and _is_submodule(node.value):
+            self.found.append((node.value, node.lineno))
 
     def visit_ImportFrom(self, node):  # noqa: N802
         if node.level:
@@ -124,6 +156,9 @@ def test_the_checker_sees_imports():
     assert ("phylanx.compiler.special_forms", "phylanx.primitives.indexing") in found
     assert ("phylanx.primitives.matrixops.slicing", "phylanx.primitives.indexing") in found
     assert ("phylanx.__main__", "phylanx.cli.main") in found
+    assert ("phylanx.fusion.rowpass", "phylanx.kernels.compiling") in found
+    # a module named by a string (imported by importlib) counts
+    assert ("phylanx._wiring", "phylanx.autodiff") in found
 
 
 @pytest.mark.parametrize("module, imported, expected", [
@@ -131,6 +166,19 @@ def test_the_checker_sees_imports():
     ("phylanx.values", "phylanx.language", "values may import only"),
     ("phylanx.primitives.core.general", "phylanx.frontend.tables", "primitives must not import"),
     ("phylanx.compiler.binding", "phylanx.cli.main", "only phylanx/__main__.py"),
+    # the primitives' compiled kernels come from the kernels layer, not from fusion
+    ("phylanx.primitives.solvers.direct", "phylanx.fusion.fixed", "primitives must not import"),
+    ("phylanx.primitives.rules", "phylanx.autodiff", "primitives must not import"),
+    ("phylanx.primitives.core.general", "phylanx.nn.layers", "primitives must not import"),
+    ("phylanx.primitives.core.general", "phylanx.distributed.darray",
+     "primitives must not import"),
+    ("phylanx.kernels.fixed", "phylanx.fusion.hot", "kernels may import only"),
+    ("phylanx.kernels.fixed", "phylanx.primitives.registry", "kernels may import only"),
+    ("phylanx.fusion.hot", "phylanx.autodiff.tape", "fusion must not import"),
+    ("phylanx.autodiff.tape", "phylanx.nn.graph", "autodiff must not import"),
+    ("phylanx.distributed.darray", "phylanx.nn.layers", "distributed must not import"),
+    ("phylanx.instrumentation.counters", "phylanx.fusion.hot",
+     "instrumentation must not import"),
 ])
 def test_rules_reject(monkeypatch, module, imported, expected):
     fake = [(module, ROOT / "x.py", imported, 1)]
@@ -190,3 +238,40 @@ def test_the_cycle_check_finds_a_lazy_import_cycle():
     assert _find_cycle(_frontend_graph(fake)) == [
         "phylanx.frontend.decorator", "phylanx.frontend.resolve", "phylanx.frontend.decorator"]
     assert _find_cycle(_frontend_graph(fake[:2])) is None
+
+
+# -- docs/layout.md describes every package and top-level module -----------------------
+
+LAYOUT = ROOT.parent / "docs" / "layout.md"
+
+
+def _undocumented(doc: str) -> list[str]:
+    """Package folders (any depth) and top-level modules of phylanx/ that ``doc`` does
+    not name: a top-level folder as ``name/`` opening a line of the tree, a nested one
+    as ``name/`` anywhere, a module by its file name."""
+    missing = []
+    for init in sorted(ROOT.rglob("__init__.py")):
+        folder = init.parent.relative_to(ROOT)
+        if folder == Path("."):
+            continue
+        if len(folder.parts) == 1:
+            found = re.search(rf"^\s*{re.escape(folder.name)}/", doc, re.MULTILINE)
+        else:
+            found = re.search(rf"(?<![\w.]){re.escape(folder.name)}/", doc)
+        if not found:
+            missing.append(f"{folder.as_posix()}/")
+    for module in sorted(ROOT.glob("*.py")):
+        if module.name != "__init__.py" and not re.search(
+                rf"(?<![\w/]){re.escape(module.name)}", doc):
+            missing.append(module.name)
+    return missing
+
+
+def test_layout_doc_names_every_package_and_module():
+    missing = _undocumented(LAYOUT.read_text(encoding="utf-8"))
+    assert not missing, "docs/layout.md does not describe: " + ", ".join(missing)
+
+
+def test_the_layout_check_sees_a_missing_folder():
+    doc = LAYOUT.read_text(encoding="utf-8")
+    assert _undocumented(doc.replace("fusion/", "fusion-")) == ["fusion/"]

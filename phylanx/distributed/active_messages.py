@@ -46,6 +46,7 @@ from ..source import SourceLoc
 from . import settings
 from .by_name import ByName, find_function
 from .errors import PhylanxRemoteError
+from .interrupts import each, guarded
 from .mpi import MPI, mpi_lock
 
 REQUEST, REPLY, LEAVING, GONE = 11, 12, 13, 14
@@ -114,17 +115,20 @@ class Service:
                 message = self.comm.improbe(MPI().ANY_SOURCE, MPI().ANY_TAG, status)
                 data = message.recv() if message is not None else None
             worked = message is not None
+            # an interrupt raised by a callback of a future completed here (a ``then``
+            # continuation) is reported, and the service goes on (interrupts.py)
             if worked:
-                self._dispatch(status.Get_source(), status.Get_tag(), data)
+                guarded(self._dispatch, status.Get_source(), status.Get_tag(), data,
+                        rank=self.rank)
             worked |= self._complete_sends()
             now = time.monotonic()
             if now >= next_check:
                 next_check = now + 0.05
-                self._expire(now)
+                guarded(self._expire, now, rank=self.rank)
             if now >= next_liveness:
                 next_liveness = now + _LIVENESS_PERIOD
                 if self._pids and self._waiting():
-                    self._check_liveness()
+                    guarded(self._check_liveness, rank=self.rank)
             if worked:
                 nap = 0.0
                 time.sleep(0)
@@ -150,10 +154,13 @@ class Service:
             late = [(i, p) for i, p in self._pending.items() if p[1] < now]
             for i, _ in late:
                 del self._pending[i]
-        for _, (future, _, target, what, where) in late:
+        timeout = settings.get("remote_timeout")
+
+        def expired(entry: tuple) -> None:
+            future, _, target, what, where = entry[1]
             future.set_exception(PhylanxRemoteError(
-                f"{what}: locality {target} did not answer within "
-                f"{settings.get('remote_timeout'):g} s", where))
+                f"{what}: locality {target} did not answer within {timeout:g} s", where))
+        each(expired, late)     # every one fails, even if a done-callback raises
 
     def _dispatch(self, source: int, tag: int, data: Any) -> None:
         if tag == REPLY:
@@ -182,10 +189,11 @@ class Service:
             recorder = hooks.recorder
             if recorder is not None:
                 compute = recorder.remote_execution(source, request_id, what, compute)
+            answer = functools.partial(self._answer, source, request_id, compute)
             if thread_name is None:
-                self._answer(source, request_id, compute)
+                answer()
             else:
-                threading.Thread(target=self._answer, args=(source, request_id, compute),
+                threading.Thread(target=guarded, args=(answer,), kwargs={"rank": self.rank},
                                  daemon=True, name=thread_name).start()
         elif tag in (LEAVING, GONE):
             status, started = data
@@ -204,10 +212,15 @@ class Service:
                 failed = [(i, p) for i, p in self._pending.items() if p[2] == rank]
                 for i, _ in failed:
                     del self._pending[i]
-        for _, (future, _, target, what, where) in failed:
+
+        def gone(entry: tuple) -> None:
+            future, _, target, what, where = entry[1]
             future.set_exception(self._gone(target, what, where))
-        if first and self.on_left is not None:
-            self.on_left(rank, status, started)
+        try:
+            each(gone, failed)  # every one fails, even if a done-callback raises
+        finally:    # the collectives learn it too, even after an interrupt
+            if first and self.on_left is not None:
+                self.on_left(rank, status, started)
 
     # -- liveness -----------------------------------------------------------------
     def watch(self, pids: dict[int, int], waiting: Callable[[], bool]) -> None:
@@ -226,8 +239,13 @@ class Service:
             value = compute()
             pickle.dumps(value)     # fail here, with a message, rather than in isend
             reply = (request_id, True, value)
-        except BaseException as e:  # noqa: BLE001 - sent back to the requester
+        except Exception as e:  # noqa: BLE001 - sent back to the requester
             reply = (request_id, False, f"{type(e).__name__}: {e}")
+        except BaseException as e:
+            # the requester gets it (it waits for an answer); then it goes on in this
+            # thread, whose guard reports it (interrupts.py)
+            self._send((request_id, False, f"{type(e).__name__}: {e}"), source, REPLY)
+            raise
         self._send(reply, source, REPLY)
 
     # -- serving ------------------------------------------------------------------

@@ -24,6 +24,7 @@ from . import faults, settings
 from .active_messages import Service
 from .by_name import ByName
 from .collectives import Collectives
+from .interrupts import cancelled
 from .mpi import MPI
 from .progress import ProgressEngine
 
@@ -104,23 +105,17 @@ class MPILocality(Locality):
 
         def fold(f: Future) -> None:
             try:
-                values = f.result()
-                if values is None:          # reduce: not the root
-                    result.set_result(None)
-                    return
-                acc = values[0]
-                for v in values[1:]:
-                    try:
-                        acc = op(acc, v)
-                    except Exception as e:
-                        from .errors import PhylanxDistributedError
-                        label = getattr(op, "__name__", repr(op))
-                        raise PhylanxDistributedError(
-                            f"reduction function {label} failed: {type(e).__name__}: {e}",
-                            where) from e
-                result.set_result(acc)
-            except BaseException as e:  # noqa: BLE001 - delivered to the waiter
+                values = f.result()             # None: reduce, not the root
+                acc = None if values is None else _fold(op, values, where)
+            except Exception as e:  # noqa: BLE001 - delivered to the waiter
                 result.set_exception(e)
+            except BaseException as e:
+                # an interrupt in the fold is never stored (interrupts.py): the waiter
+                # gets a CancelledError carrying it, and it goes on in this thread
+                result.set_exception(cancelled(e))
+                raise
+            else:
+                result.set_result(acc)
         gathered.add_done_callback(fold)
         return result
 
@@ -223,6 +218,20 @@ class MPILocality(Locality):
             if self.size > 1:
                 self.world.Abort(status or 1)
             os._exit(status or 1)
+
+
+def _fold(op: Callable[[Any, Any], Any], values: list, where: SourceLoc | None) -> Any:
+    """``op`` folded over ``values`` in rank order; its error is located."""
+    acc = values[0]
+    for v in values[1:]:
+        try:
+            acc = op(acc, v)
+        except Exception as e:
+            from .errors import PhylanxDistributedError
+            label = getattr(op, "__name__", repr(op))
+            raise PhylanxDistributedError(
+                f"reduction function {label} failed: {type(e).__name__}: {e}", where) from e
+    return acc
 
 
 def _pickle_call(fn: Callable[..., Any], args: tuple) -> bytes:

@@ -44,6 +44,7 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 from ..runtime.futures import Future, external
+from .interrupts import cancelled, each, guarded
 from .mpi import MPI, mpi_lock
 
 #: an operation yields MPI requests and returns its value
@@ -87,7 +88,8 @@ def _start_polling_thread(poll: Callable[[], bool],
         nap = 0.0
         spin_until = None
         while not stopping.is_set():
-            if poll():
+            # an interrupt from a callback this poll ran is reported, the thread goes on
+            if guarded(poll):
                 nap, spin_until = 0.0, None
                 _yield()               # let the threads we just woke run (GIL)
                 continue
@@ -179,8 +181,12 @@ class ProgressEngine:
                 request = running.operation.send(None)
         except StopIteration as stop:
             self._finish(running, stop.value, None)
-        except BaseException as exc:  # noqa: BLE001 - delivered to the waiter
+        except Exception as exc:  # noqa: BLE001 - delivered to the waiter
             self._finish(running, None, exc)
+        except BaseException as exc:
+            # never stored (interrupts.py): the waiter gets a CancelledError carrying it
+            self._finish(running, None, cancelled(exc))
+            raise
         else:
             self._incoming.append((request, running))
 
@@ -190,12 +196,14 @@ class ProgressEngine:
                 return
             running.finished = True
             self._running.discard(running)
-        if error is None:
-            running.future.set_result(value)
-        else:
-            running.future.set_exception(error)
-        if running.on_finish is not None:
-            running.on_finish(running)
+        try:
+            if error is None:
+                running.future.set_result(value)
+            else:
+                running.future.set_exception(error)
+        finally:    # also when a done-callback of the future raised an interrupt
+            if running.on_finish is not None:
+                running.on_finish(running)
 
     def poll(self) -> bool:
         """Test the outstanding requests once; True if something progressed."""
@@ -219,9 +227,8 @@ class ProgressEngine:
             self._waiting = [w for i, w in enumerate(self._waiting) if i not in finished]
         finally:
             self._poll_lock.release()
-        for running in resumed:
-            if not running.finished:
-                self._step(running)
+        # every resumed operation is stepped, even if an earlier one raised an interrupt
+        each(lambda running: running.finished or self._step(running), resumed)
         return True
 
     def _check_deadlines(self) -> None:
@@ -231,8 +238,7 @@ class ProgressEngine:
         self._next_deadline_check = now + 0.05
         with self._finish_lock:
             late = [r for r in self._running if r.deadline < now and not r.finished]
-        for running in late:
-            self.abandon(running, running.describe())
+        each(lambda running: self.abandon(running, running.describe()), late)
 
     def abandon(self, running: _Running, error: BaseException) -> None:
         """Fail ``running`` with ``error`` now, whatever its requests are doing."""

@@ -27,9 +27,10 @@ when ``build_eager`` is its own.  Settings (``phylanx.config``): ``fusion``,
 """
 from __future__ import annotations
 
+from ..kernels import compiling
+from ..kernels.compiling import FusionWarning, Settings, wait_for_compiles
 from ..runtime.nodes import Node
-from . import codegen
-from .hot import FusedRegion, FusionWarning, Settings, wait_for_compiles
+from .hot import FusedRegion
 from .regions import Region, find_regions, unique_nodes
 
 __all__ = ["FusedRegion", "FusionWarning", "Region", "install", "regions_of",
@@ -48,7 +49,7 @@ def settling() -> bool:
 def backend_available() -> bool:
     """True if a kernel can be generated here (numba importable)."""
     if not _available:
-        _available.append(codegen.available())
+        _available.append(compiling.available())
     return _available[0]
 
 

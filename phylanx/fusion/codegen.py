@@ -21,29 +21,22 @@ The same loop is compiled twice, ``parallel=True`` (numba's threads, every core)
 serial: which one runs is measured (``hot.py``) — on a loaded machine the serial loop
 often wins, since a parallel loop waits for its slowest thread.
 
-:func:`compile_kernel` writes the source to a module in the cache directory named by
-its hash and compiles it for the argument types; numba's ``cache=True`` keeps the
+``kernels/compiling.py`` (:func:`~phylanx.kernels.compiling.compile_kernel`, shared
+with the primitives' hand-written kernels) writes the source to a module in the cache
+directory named by its hash and compiles it for the argument types; numba's ``cache=True`` keeps the
 machine code next to it, so the next process loads it instead of compiling.  Measured
 on this 2-core machine (idle: 0.3-0.6 s to compile one loop; loaded, both loops: up to
 several seconds; loaded from the disk cache: ~20 ms, after numba's one-time set-up of
-~0.7 s in a process).  numba loads only here, on the first kernel: ``import phylanx``
+~0.7 s in a process).  numba loads only there, on the first kernel: ``import phylanx``
 never imports it.
 """
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import os
-import sys
-import tempfile
-import threading
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .. import atomic, config
+from ..kernels.compiling import Plan
 from .regions import Region
 
 #: dtypes a kernel reads and writes (unsigned and complex stay NumPy's)
@@ -140,14 +133,6 @@ def _rowdot32(X, i, m):
         s += X[i, j] * m[j]
     return s
 '''
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What :func:`compile_kernel` needs: the source and the kind of its result."""
-
-    source: str
-    reduction: str | None           # "sum" / "mean", or None for an element-wise result
 
 
 def kind_of(value: Any) -> tuple[str, np.dtype | None] | None:
@@ -318,95 +303,3 @@ def plan_rows(region: Region, roles: list[str], leaf_values: list, record: list)
         f"{body}\n"
         f"        out[r] = {value}\n"))
     return Plan(plan.source, reduction)
-
-
-# -- compiling ------------------------------------------------------------------------
-
-_modules: dict[str, Any] = {}
-_modules_lock = threading.Lock()
-_cache_dir: Path | None = None
-
-
-def cache_dir() -> Path:
-    """Where generated modules (and numba's machine code beside them) are kept:
-    ``fusion_cache_dir``, else ``$XDG_CACHE_HOME/phylanx/fusion`` (``~/.cache/...``),
-    else a temporary directory if that cannot be written."""
-    global _cache_dir
-    configured = config.get("fusion_cache_dir")
-    if _cache_dir is not None and (not configured or Path(configured) == _cache_dir):
-        return _cache_dir
-    base = Path(configured) if configured else Path(
-        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "phylanx" / "fusion"
-    try:
-        base.mkdir(parents=True, exist_ok=True)
-        probe = base / f".probe-{os.getpid()}"
-        probe.write_text("")
-        probe.unlink()
-    except OSError:
-        base = Path(tempfile.mkdtemp(prefix="phylanx-fusion-"))
-    _cache_dir = base
-    return base
-
-
-def _module_path(source: str) -> Path:
-    digest = hashlib.sha1(source.encode()).hexdigest()[:20]
-    return cache_dir() / f"phylanx_fused_{digest}.py"
-
-
-def is_cached(source: str) -> bool:
-    """True if numba's on-disk cache probably holds this kernel (loaded, not compiled)."""
-    path = _module_path(source)
-    cached = path.parent / "__pycache__"
-    return path.exists() and cached.is_dir() and any(
-        p.name.startswith(path.stem) for p in cached.iterdir())
-
-
-def _load(source: str):
-    path = _module_path(source)
-    with _modules_lock:
-        module = _modules.get(str(path))
-        if module is not None:
-            return module
-        if not path.exists() or path.read_text() != source:
-            atomic.write_text(path, source)   # another process may import it now
-        spec = importlib.util.spec_from_file_location(path.stem, path)
-        module = importlib.util.module_from_spec(spec)
-        # numba's disk cache pickles references to the module's helpers by module name
-        sys.modules[path.stem] = module
-        spec.loader.exec_module(module)
-        _modules[str(path)] = module
-        return module
-
-
-def module_from_source(source: str):
-    """The module of generated numba ``source``, written to the cache directory named by
-    its hash and imported (once per process), so that ``cache=True`` kernels in it keep
-    their machine code on disk; for generated kernels outside fusion (Winograd conv)."""
-    return _load(source)
-
-
-def compile_kernel(plan_: Plan, sample_args: tuple, serial: bool = True) -> tuple[Any, Any]:
-    """The compiled kernels (numba dispatchers: on every core, on one; the second None
-    unless ``serial``) for arguments typed like ``sample_args``."""
-    import numba
-    module = _load(plan_.source)
-    types = tuple(numba.typeof(a) for a in sample_args)
-    module.kernel_par.compile(types)
-    if serial:
-        module.kernel_ser.compile(types)
-    _initialized.append(True)
-    return module.kernel_par, module.kernel_ser if serial else None
-
-
-_initialized: list[bool] = []
-
-
-def initialized() -> bool:
-    """True once a kernel was compiled or loaded in this process (numba's set-up, about
-    0.7 s, is paid by the first one, cached or not)."""
-    return bool(_initialized)
-
-
-def available() -> bool:
-    """True if numba can be imported (checked without importing it)."""
-    return importlib.util.find_spec("numba") is not None

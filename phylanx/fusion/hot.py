@@ -30,7 +30,6 @@ and the region runs NumPy from then on: never a wrong result.
 """
 from __future__ import annotations
 
-import atexit
 import math
 import threading
 import time
@@ -41,7 +40,16 @@ from typing import Any
 
 import numpy as np
 
-from .. import config
+from ..kernels import compiling
+from ..kernels.compiling import (
+    KERNEL_LOCK,
+    FusionWarning,
+    Plan,
+    Settings,
+    array_key,
+    describe_failure,
+    launch,
+)
 from ..runtime.nodes import Node
 from . import codegen
 from .regions import Region, interpret
@@ -66,91 +74,22 @@ KEEP_SLOWER = False     # tests: keep a checked kernel even when it is slower
 RAISING = frozenset(("raise", "call"))
 
 
-class FusionWarning(RuntimeWarning):
-    """A fused kernel could not be used; the region runs NumPy."""
-
-
-class Settings:
-    """The fusion settings of :mod:`phylanx.config`, read once per change."""
-
-    enabled = True
-    rows = True
-    loops = True
-    min_size = 4096
-    count = 3
-    min_ns = 20_000
-    compile_cost_ns = 1_000_000_000
-    background = True
-
-    @classmethod
-    def reload(cls) -> None:
-        cls.enabled = bool(config.get("fusion"))
-        cls.rows = bool(config.get("fusion_rows"))
-        cls.loops = bool(config.get("fusion_loops"))
-        cls.min_size = int(config.get("fusion_min_size"))
-        cls.count = int(config.get("fusion_count_threshold"))
-        cls.min_ns = int(float(config.get("fusion_min_time_us")) * 1000)
-        cls.compile_cost_ns = int(float(config.get("fusion_compile_cost_ms")) * 1e6)
-        cls.background = bool(config.get("fusion_background"))
-
-
-Settings.reload()
-config.on_change(Settings.reload)
-
-#: numba's default thread pool (workqueue) must not run two parallel kernels at once;
-#: each kernel uses every core anyway, so they take turns
-_KERNEL_LOCK = threading.Lock()
-_compiles: list[threading.Thread] = []
-
-
-def wait_for_compiles(timeout: float | None = 60.0) -> None:
-    """Wait for the background compiles started so far (tests, benchmarks, exit), at
-    most ``timeout`` seconds in all."""
-    deadline = None if timeout is None else time.monotonic() + timeout
-    while _compiles:
-        left = None if deadline is None else max(0.0, deadline - time.monotonic())
-        _compiles.pop().join(left)
-        if left == 0.0:
-            break
-
-
-# a daemon thread stopped inside LLVM at interpreter exit can crash the process
-atexit.register(wait_for_compiles)
-
-
-def launch(work, name: str) -> None:
-    """Run a compile job ``work()`` in a background thread (``fusion_background``; waited
-    for by :func:`wait_for_compiles`), else now."""
-    if Settings.background:
-        thread = threading.Thread(target=work, name=name, daemon=True)
-        _compiles.append(thread)
-        thread.start()
-    else:
-        work()
-
-
-def describe_failure(e: BaseException) -> str:
-    """``Type: first line`` of a compile failure, for a one-line warning."""
-    text = (str(e).strip().splitlines() or [""])[0]
-    return f"{type(e).__name__}: {text}"
-
-
 class _Planned:
     """A kernel planned for a signature, not compiled yet."""
 
-    def __init__(self, plan: codegen.Plan, samples: tuple, result: Any, cost_ns: int):
+    def __init__(self, plan: Plan, samples: tuple, result: Any, cost_ns: int):
         self.plan, self.samples, self.result, self.cost_ns = plan, samples, result, cost_ns
         # numba was set up in this process when planned (else the discount for a kernel
         # in the disk cache is decided once it is)
-        self.numba_ready = codegen.initialized()
+        self.numba_ready = compiling.initialized()
 
     def due(self, unfused_ns: int) -> bool:
         """Time to compile, after ``unfused_ns`` spent unfused: the expected compile
         cost, a tenth of it for a kernel in numba's disk cache once numba is set up in
         this process (another kernel may have done that since this one was planned)."""
-        if not self.numba_ready and codegen.initialized():
+        if not self.numba_ready and compiling.initialized():
             self.numba_ready = True
-            if codegen.is_cached(self.plan.source):
+            if compiling.is_cached(self.plan.source):
                 self.cost_ns //= 10
         return unfused_ns >= self.cost_ns
 
@@ -198,10 +137,10 @@ class _Kernel:
         self.calls += 1
         if self.reduction is None:
             out = np.empty(shape, dtype=self.out_dtype)
-            with _KERNEL_LOCK:
+            with KERNEL_LOCK:
                 self.kernel(out.reshape(-1), n, *args)
             return out
-        with _KERNEL_LOCK:
+        with KERNEL_LOCK:
             acc = self.kernel(n, *args)
         if self.reduction == "mean":
             acc = acc / n
@@ -303,7 +242,7 @@ class FusedRegion:
 
     def make_plan(self, sig: tuple, args: list, values: list, record: list,
                   result: Any) -> tuple | None:
-        """(codegen.Plan, sample arguments to compile for), or None: not fusable."""
+        """(Plan, sample arguments to compile for), or None: not fusable."""
         roles = [s[0] for s in sig]
         plan = codegen.plan(self.region, roles, [_scalar_or_sample(v, r) for v, r in
                                                  zip(values, roles)], record)
@@ -382,7 +321,7 @@ class FusedRegion:
             return result
         plan, samples = made
         cost = Settings.compile_cost_ns
-        if codegen.initialized() and codegen.is_cached(plan.source):
+        if compiling.initialized() and compiling.is_cached(plan.source):
             cost //= 10     # numba's first kernel in a process costs ~0.7 s even cached
         planned = _Planned(plan, samples, result, cost)
         self.kernels[sig] = planned
@@ -398,7 +337,7 @@ class FusedRegion:
 
         def work():
             try:
-                kernel = codegen.compile_kernel(planned.plan, planned.samples)
+                kernel = compiling.compile_kernel(planned.plan, planned.samples)
             except Exception as e:  # any compile failure: NumPy keeps the region
                 self.kernels[sig] = _Failed(describe_failure(e))
                 return
@@ -495,12 +434,6 @@ def _scalar_or_sample(value: Any, role: str) -> Any:
     if role == "s" and isinstance(value, np.ndarray):
         return value.reshape(-1)[0]
     return value
-
-
-def array_key(a: np.ndarray) -> str:
-    """An array's part of a kernel signature: numba compiles read-only arrays apart
-    (keyed together, a read-only operand would make it compile inside the call)."""
-    return a.dtype.str if a.flags.writeable else a.dtype.str + " read-only"
 
 
 def scalar_key(value: Any) -> tuple | None:

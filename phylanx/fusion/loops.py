@@ -50,19 +50,13 @@ from typing import Any
 
 import numpy as np
 
+from ..kernels import compiling
+from ..kernels.compiling import FusionWarning, Plan, Settings, describe_failure, launch
 from ..runtime.cancel import PENDING, CancelledError, check
 from ..runtime.nodes import Node
 from ..values import BreakSignal, ContinueSignal, truth
-from . import codegen, hot
-from .hot import (
-    RAISING,
-    FusionWarning,
-    Settings,
-    _magnitude,
-    _tolerance,
-    describe_failure,
-    launch,
-)
+from . import hot
+from .hot import RAISING, _magnitude, _tolerance
 from .loop_plan import (
     SCALAR_TYPES,
     LoopPlan,
@@ -261,8 +255,8 @@ class CompiledLoop:
 
     def cost(self) -> int:
         cost = Settings.compile_cost_ns
-        if self.cached is None and codegen.initialized():
-            self.cached = codegen.is_cached(self.plan.source)
+        if self.cached is None and compiling.initialized():
+            self.cached = compiling.is_cached(self.plan.source)
         return cost // 10 if self.cached else cost
 
     def start_compile(self, sig: tuple, values: list) -> None:
@@ -274,7 +268,7 @@ class CompiledLoop:
 
         def work() -> None:
             try:
-                kernel = codegen.compile_kernel(codegen.Plan(self.plan.source, None),
+                kernel = compiling.compile_kernel(Plan(self.plan.source, None),
                                                 samples, serial=False)[0]
             except Exception as e:  # any failure: the tree keeps the loop
                 self.entries[sig] = _REJECTED

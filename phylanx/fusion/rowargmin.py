@@ -30,11 +30,12 @@ from typing import Any
 
 import numpy as np
 
+from ..kernels.compiling import KERNEL_LOCK, array_key, numba_threads
 from ..runtime.nodes import Node
 from . import codegen, rowpass
-from .hot import _KERNEL_LOCK, _Kernel, _Planned, _tolerance, scalar_key
+from .hot import _Kernel, _Planned, _tolerance, scalar_key
 from .regions import Region, interpret, region_at
-from .rowpass import _threads, array_key, row_matrix
+from .rowpass import row_matrix
 
 _CONCAT = "__rows_concat"
 #: the same pass gathering each label's count and row sum too (k-means' update:
@@ -106,8 +107,8 @@ class ArgKernel(_Kernel):
         self.calls += 1
         x, k = args[0], args[1]
         out = np.empty(x.shape[0], dtype=np.intp)
-        chunks = 1 if self.kernel is self.variants[1] else _threads()
-        with _KERNEL_LOCK:
+        chunks = 1 if self.kernel is self.variants[1] else numba_threads()
+        with KERNEL_LOCK:
             self.kernel(x, chunks, k, out, *args[2:])
         return out
 
@@ -127,10 +128,10 @@ class StatsKernel(_Kernel):
         self.calls += 1
         x, k = args[0], args[1]
         out = np.empty(x.shape[0], dtype=np.intp)
-        chunks = 1 if self.kernel is self.variants[1] else _threads()
+        chunks = 1 if self.kernel is self.variants[1] else numba_threads()
         sums = np.zeros((chunks, k, x.shape[1]), dtype=x.dtype)
         counts = np.zeros((chunks, k), dtype=np.intp)
-        with _KERNEL_LOCK:
+        with KERNEL_LOCK:
             self.kernel(x, chunks, k, out, sums, counts, *args[2:])
         total = sums.sum(axis=0)
         if not np.all(np.isfinite(total)):      # add_at then gives NumPy's own result

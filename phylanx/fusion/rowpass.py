@@ -25,19 +25,11 @@ from typing import Any
 
 import numpy as np
 
+from ..kernels.compiling import KERNEL_LOCK, Settings, array_key, numba_threads
 from ..primitives import registry
 from ..runtime.nodes import Node, call
 from . import codegen
-from .hot import (
-    _KERNEL_LOCK,
-    COLD,
-    FusedRegion,
-    Settings,
-    _Kernel,
-    _tolerance,
-    array_key,
-    scalar_key,
-)
+from .hot import COLD, FusedRegion, _Kernel, _tolerance, scalar_key
 from .regions import Region, interpret, region_at
 
 _PRODUCTS = ("matmul", "dot")
@@ -83,15 +75,10 @@ class RowKernel(_Kernel):
     def __call__(self, shape: Any, n: int, args: list) -> np.ndarray:
         self.calls += 1
         serial = self.kernel is self.variants[1]
-        chunks = 1 if serial else _threads()
-        with _KERNEL_LOCK:
+        chunks = 1 if serial else numba_threads()
+        with KERNEL_LOCK:
             parts = self.kernel(args[0], chunks, *args[1:])
         return parts.sum(axis=0).astype(self.out_dtype, copy=False)
-
-
-def _threads() -> int:
-    import numba
-    return numba.get_num_threads()
 
 
 class RowPolicy(FusedRegion):

@@ -28,12 +28,11 @@ from typing import Any
 
 import numpy as np
 
+from ..kernels.compiling import KERNEL_LOCK, Settings
 from ..runtime.nodes import Node
 from . import codegen
 from .hot import (
-    _KERNEL_LOCK,
     FusedRegion,
-    Settings,
     _Kernel,
     _prepare,
     _scalar_or_sample,
@@ -49,7 +48,7 @@ class RowsKernel(_Kernel):
         self.calls += 1
         out_shape, rows, m = shape
         out = np.empty(rows, dtype=self.result_dtype)
-        with _KERNEL_LOCK:
+        with KERNEL_LOCK:
             self.kernel(out, rows, m, *args)
         return out.reshape(out_shape)
 

@@ -48,7 +48,8 @@ class RuleTable:
         self._rules: dict[str, Any] = {}
         # the interpreter's package whose import registers the rules; imported on the
         # first question about the whole table, so that reports see every rule without
-        # ``import phylanx`` paying for that layer
+        # ``import phylanx`` paying for that layer.  The layer above sets it
+        # (``phylanx/_wiring.py``): the primitives never name the layers above them
         self.filled_by = filled_by
 
     def _fill(self) -> None:
@@ -122,7 +123,8 @@ class RuleTable:
         return f"<RuleTable {self.name}: {len(self._rules)} rules>"
 
 
-VJP = RuleTable("vjp", lambda spec: spec.differentiable, "differentiable", "phylanx.autodiff")
+#: filled by the layers above (which one: ``phylanx/_wiring.py``; never named here)
+VJP = RuleTable("vjp", lambda spec: spec.differentiable, "differentiable")
 
 
 def apply_vjp(rule: Any, ct: Any, out: Any, operands: Any, wanted: tuple | None) -> tuple:
@@ -133,10 +135,8 @@ def apply_vjp(rule: Any, ct: Any, out: Any, operands: Any, wanted: tuple | None)
     else:
         grads = tuple(rule(ct, out, *operands))
     return grads + (None,) * (len(operands) - len(grads))
-DISTRIBUTION = RuleTable("distribution", lambda spec: spec.distributable, "distributable",
-                         "phylanx.distributed.primitives")
-FUSION = RuleTable("fusion", lambda spec: spec.elementwise, "elementwise",
-                   "phylanx.fusion.rules")
+DISTRIBUTION = RuleTable("distribution", lambda spec: spec.distributable, "distributable")
+FUSION = RuleTable("fusion", lambda spec: spec.elementwise, "elementwise")
 
 #: every rule table, for coverage reports and tests
 TABLES: tuple[RuleTable, ...] = (VJP, DISTRIBUTION, FUSION)

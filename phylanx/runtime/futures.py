@@ -120,8 +120,14 @@ class Future(Deferred):
             self._callbacks = []
         if event is not None:
             event.set()
+        interrupted = None
         for cb in callbacks:
-            _run_callback(cb, self)
+            try:
+                _run_callback(cb, self)
+            except BaseException as exc:   # an interrupt (``then``): after the others
+                interrupted = interrupted or exc
+        if interrupted is not None:
+            raise interrupted   # every callback ran: none of their futures stays pending
         return True
 
     def cancel(self) -> bool:

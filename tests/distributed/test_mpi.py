@@ -221,3 +221,10 @@ def test_placed_calls_of_functions_the_program_defines_every_time(k):
     # had not run the define yet, or ran another evaluation's function (wrong answers)
     done, _ = program(k, "placed_calls.py", "30", timeout=120)
     assert_all_ok(done, k)
+
+
+def test_interrupts_in_reductions_and_remote_calls_leave_the_machinery_serving():
+    # guard (issue 27 item 7): end to end under MPI; tests/distributed/test_interrupts.py
+    # has the single-process cases that failed before
+    done, _ = program(2, "interrupts.py", timeout=120)
+    assert_all_ok(done, 2)

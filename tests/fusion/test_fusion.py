@@ -12,8 +12,9 @@ import pytest
 
 import phylanx
 from phylanx import config, fusion
-from phylanx.fusion import codegen, hot
+from phylanx.fusion import hot
 from phylanx.fusion.rules import FUSED
+from phylanx.kernels import compiling
 from phylanx.primitives.rules import FUSION
 
 pytest.importorskip("numba")
@@ -283,7 +284,7 @@ def test_every_fusing_rule_compiles_and_matches_numpy(eager, key, names):
 def test_compile_failure_warns_once_and_runs_numpy(eager, monkeypatch):
     def broken(plan, samples):
         raise RuntimeError("no LLVM today\nsecond line")
-    monkeypatch.setattr(codegen, "compile_kernel", broken)
+    monkeypatch.setattr(compiling, "compile_kernel", broken)
     x = data((500,), "float64")
     with pytest.warns(hot.FusionWarning, match=r"could not compile .*no LLVM today\); "
                                                 r"running NumPy") as caught:
@@ -341,7 +342,7 @@ def policy(cache):
 
 def test_cold_regions_are_not_compiled(policy, monkeypatch):
     compiled_plans = []
-    monkeypatch.setattr(codegen, "compile_kernel",
+    monkeypatch.setattr(compiling, "compile_kernel",
                         lambda plan, samples: compiled_plans.append(plan))
     config.set("fusion_compile_cost_ms", 1e9)        # never pays back
     x = data((30_000,), "float64")

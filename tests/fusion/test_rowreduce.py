@@ -252,11 +252,11 @@ def test_a_region_on_trial_is_settling_until_its_kernel_is_steady(eager, install
 
 def test_a_planned_kernel_in_the_disk_cache_costs_a_tenth_once_numba_is_set_up(
         monkeypatch):
-    from phylanx.fusion import codegen
+    from phylanx.kernels import compiling
     ready, cached = [False], []
-    monkeypatch.setattr(codegen, "initialized", lambda: ready[0])
-    monkeypatch.setattr(codegen, "is_cached", lambda source: cached.append(source) or True)
-    planned = hot._Planned(codegen.Plan("src", None), (), None, 1000)
+    monkeypatch.setattr(compiling, "initialized", lambda: ready[0])
+    monkeypatch.setattr(compiling, "is_cached", lambda source: cached.append(source) or True)
+    planned = hot._Planned(compiling.Plan("src", None), (), None, 1000)
     assert not planned.due(500) and cached == []      # numba not set up: full cost
     ready[0] = True                                    # another kernel set numba up
     assert planned.due(100) and cached == ["src"]

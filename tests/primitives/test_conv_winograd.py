@@ -8,7 +8,7 @@ import pytest
 
 import phylanx
 from phylanx import Phylanx, config
-from phylanx.fusion import FusionWarning, codegen
+from phylanx.kernels.compiling import FusionWarning, available
 from phylanx.ops import conv1d
 from phylanx.primitives.keras_support import conv_gemm
 from phylanx.primitives.keras_support import conv_winograd as cw
@@ -158,4 +158,4 @@ def test_setting_off_and_unfit_convolutions_keep_the_direct_form(fresh):
     assert cw.kernels(x.astype(np.int64), np.zeros((5, 32, 32), np.int64), (1,)) is None
     config.set("conv_winograd", False)
     assert cw.kernels(x, np.zeros((5, 32, 32)), (1,)) is None
-    assert codegen.available()
+    assert available()

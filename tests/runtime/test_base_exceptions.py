@@ -82,3 +82,25 @@ def test_then_continuation_interrupted_cancels_open_scopes():
     finally:
         close_token(token)
     assert cancel.current() is None
+
+
+@pytest.mark.parametrize("kind", [SystemExit, _Stop, KeyboardInterrupt])
+def test_a_callback_interrupt_does_not_skip_the_other_callbacks(kind):
+    # two continuations of one future; the first raises: the second still runs
+    source = Future()
+
+    def boom(done):
+        raise kind("stop")
+
+    first, second = source.then(boom), source.then(lambda done: done.result() + 1)
+    token = open_token(None)
+    try:
+        with pytest.raises(kind):              # after every callback ran
+            source.set_result(1)
+    finally:
+        close_token(token)
+    try:
+        assert second.result(timeout=2) == 2
+    except FutureTimeoutError:
+        pytest.fail("the second continuation's future stayed pending")
+    assert isinstance(first.exception(timeout=2), CancelledError)

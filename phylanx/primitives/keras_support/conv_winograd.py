@@ -22,7 +22,7 @@ across batch items (the junk rows a tile produces there are cut off as in
 
 The transforms run in numba kernels generated per ``(m, r, dtype)`` (coefficients as
 literals, so each transformed row is one pass with no zero terms) and cached on disk by
-``fusion/codegen.py``; each kernel works through chunks of tiles small enough to stay in
+``kernels/compiling.py``; each kernel works through chunks of tiles small enough to stay in
 cache, calling BLAS (``np.dot`` inside numba: SciPy's BLAS, put under the thread policy
 of ``runtime/blas_threads.py`` when a module loads) for the component products.  The
 interpolation points (0, +-1, +-2, +-1/2 and infinity) make every entry of ``B^T`` and
@@ -241,7 +241,7 @@ def _kernels_for(m: int, r: int, dtype: np.dtype):
     module = _kernels.get(key)
     if module is not None or key in _failed:
         return module
-    from ...fusion import codegen, hot
+    from ...kernels import compiling
     text = source(m, r, dtype.name)
     with _lock:
         # again under the lock: a compile may have ended since (never compile twice,
@@ -249,7 +249,7 @@ def _kernels_for(m: int, r: int, dtype: np.dtype):
         if key in _pending or key in _failed or key in _kernels:
             return _kernels.get(key)
         _calls[key] = _calls.get(key, 0) + 1
-        cached = codegen.is_cached(text)
+        cached = compiling.is_cached(text)
         if _calls[key] < HOT_CALLS and not cached:
             return None
         _pending.add(key)
@@ -261,8 +261,8 @@ def _kernels_for(m: int, r: int, dtype: np.dtype):
             with _lock:
                 _failed.add(key)
             warnings.warn(f"phylanx: Winograd conv1d kernel F({m}, {r}) {dtype.name} did "
-                          f"not compile ({hot.describe_failure(exc)}); using per-tap "
-                          "products", hot.FusionWarning, stacklevel=2)
+                          f"not compile ({compiling.describe_failure(exc)}); using per-tap "
+                          "products", compiling.FusionWarning, stacklevel=2)
         else:
             with _lock:
                 _kernels[key] = loaded
@@ -272,7 +272,7 @@ def _kernels_for(m: int, r: int, dtype: np.dtype):
     if cached:
         work()                  # only loads the machine code: done at once
     else:
-        hot.launch(work, f"phylanx-winograd-F{m}-{r}-{dtype.name}")
+        compiling.launch(work, f"phylanx-winograd-F{m}-{r}-{dtype.name}")
     return _kernels.get(key)
 
 
@@ -290,8 +290,8 @@ def _warm(module, m: int, r: int, dtype: np.dtype) -> None:
 
 
 def _available() -> bool:
-    from ...fusion import codegen
-    return codegen.available()
+    from ...kernels import compiling
+    return compiling.available()
 
 
 def kernels(x: np.ndarray, kernel: np.ndarray, dilations: tuple[int, ...],
@@ -314,9 +314,9 @@ def kernels(x: np.ndarray, kernel: np.ndarray, dilations: tuple[int, ...],
 def compiled(m: int, r: int, dtype) -> object:
     """The module of ``F(m, r)``'s kernels for ``dtype``, compiled now if need be (tests,
     benchmarks); raises if it does not compile."""
-    from ...fusion import codegen
+    from ...kernels import compiling
     from ...runtime import blas_threads
-    module = codegen.module_from_source(source(m, r, np.dtype(dtype).name))
+    module = compiling.module_from_source(source(m, r, np.dtype(dtype).name))
     _warm(module, m, r, np.dtype(dtype))
     # numba's np.dot calls SciPy's BLAS, a library of its own (as blas_gemm.py's)
     blas_threads.include_loaded_libraries()

@@ -153,6 +153,6 @@ def solve(a, b):
     if isinstance(result, PhylanxError):
         raise result
     if key is not None:
-        from ...fusion import fixed
+        from ...kernels import fixed
         fixed.lu_solve.spent(key, perf_counter_ns() - start)
     return result

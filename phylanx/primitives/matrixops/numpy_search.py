@@ -239,7 +239,7 @@ def _add_rows_fast(a: np.ndarray, index, values: np.ndarray) -> bool:
             else:
                 sums = _one_hot_sums(a, index, values)
             if values.size >= COMPILED_MIN:
-                from ...fusion import fixed
+                from ...kernels import fixed
                 fixed.add_rows.spent(fixed.arrival_key(values, index),
                                      perf_counter_ns() - start)
     if not np.all(np.isfinite(sums)):
@@ -248,7 +248,7 @@ def _add_rows_fast(a: np.ndarray, index, values: np.ndarray) -> bool:
     return True
 
 
-#: values (elements) from which the compiled row sums (fusion/fixed.py) are worth it
+#: values (elements) from which the compiled row sums (kernels/fixed.py) are worth it
 COMPILED_MIN = 1 << 16
 
 
@@ -258,8 +258,8 @@ def _compiled_sums(index: np.ndarray, values: np.ndarray, k: int) -> np.ndarray 
     checks while it adds).  Chunks of rows are summed in parallel, then added."""
     if values.size < COMPILED_MIN:
         return None
-    from ...fusion import fixed
-    from ...fusion.rowpass import _threads
+    from ...kernels import fixed
+    from ...kernels.compiling import numba_threads
     kernels = fixed.add_rows.get(fixed.arrival_key(values, index),
                                  lambda: (np.ascontiguousarray(index[:1]),
                                           np.ascontiguousarray(values[:1]), k, 1))
@@ -267,7 +267,7 @@ def _compiled_sums(index: np.ndarray, values: np.ndarray, k: int) -> np.ndarray 
         return None
     values = np.ascontiguousarray(values)
     index = np.ascontiguousarray(index)
-    parts = fixed.FixedKernel.run(kernels, index, values, k, _threads())
+    parts = fixed.FixedKernel.run(kernels, index, values, k, numba_threads())
     if parts[:, k, 0].any():
         return False
     return parts[:, :k].sum(axis=0)

@@ -171,7 +171,7 @@ def _frobenius_norms(stack: np.ndarray, info: np.finfo) -> np.ndarray:
     return norms
 
 
-#: matrices in a stack from which its pivots are worth a compiled kernel (fusion/fixed.py)
+#: matrices in a stack from which its pivots are worth a compiled kernel (kernels/fixed.py)
 COMPILED_STACK = 64
 
 
@@ -183,7 +183,7 @@ def _stack_pivots(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # real stacks only: LAPACK pivots complex ones on |re| + |im|, the kernel on |z|
     compiled = count >= COMPILED_STACK and stack.dtype in (np.float32, np.float64)
     if compiled:
-        from ...fusion import fixed
+        from ...kernels import fixed
         key = fixed.arrival_key(stack)
         # the solving kernel with no right-hand sides: the elimination alone
         none = np.empty((count, n, 0), stack.dtype)
@@ -214,8 +214,8 @@ def stack_solve_key(a: np.ndarray, b: np.ndarray) -> tuple | None:
     operands are not its case: a real float32/float64 stack ``a`` (..., n, n) of at
     least ``COMPILED_STACK`` matrices, ``b`` (..., n, k) of the same dtype and leading
     axes.  The caller that solved the NumPy way reports the time to
-    ``fusion.fixed.lu_solve.spent(key, ns)`` (the ski rental of ``FixedKernel``)."""
-    from ...fusion import fixed
+    ``kernels.fixed.lu_solve.spent(key, ns)`` (the ski rental of ``FixedKernel``)."""
+    from ...kernels import fixed
     n = a.shape[-1]
     if (a.ndim < 3 or b.ndim != a.ndim or b.shape[:-2] != a.shape[:-2] or n == 0
             or a.size // (n * n) < COMPILED_STACK or a.dtype not in (np.float32, np.float64)
@@ -226,13 +226,13 @@ def stack_solve_key(a: np.ndarray, b: np.ndarray) -> tuple | None:
 
 def solve_stack_compiled(a: np.ndarray, b: np.ndarray, key: tuple):
     """``(x, first_singular)`` of ``a @ x = b`` by one compiled elimination per matrix
-    (``fusion/fixed.py: LU_SOLVE``) that also gives the pivots of
+    (``kernels/fixed.py: LU_SOLVE``) that also gives the pivots of
     :func:`first_singular_in_stack`'s check (``first_singular`` is what that returns;
     ``x`` is then not to be used); None while the kernel of ``key``
     (:func:`stack_solve_key`) is not compiled, or for inf/NaN in ``a`` (NumPy's result
     stands).  Results are this elimination's rounding, not LAPACK's, from the call the
     kernel is ready on (the difference is within the condition number times eps)."""
-    from ...fusion import fixed
+    from ...kernels import fixed
     n = a.shape[-1]
     count = a.size // (n * n)
     shape = (count, n, b.shape[-1])

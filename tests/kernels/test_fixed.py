@@ -1,4 +1,4 @@
-"""Hand-written compiled kernels behind fast paths (phylanx/fusion/fixed.py).
+"""Hand-written compiled kernels behind fast paths (phylanx/kernels/fixed.py).
 
 ``add_at`` of rows (k-means' centre sums) against ``np.add.at``: equal within rounding
 relative to the sums of magnitudes; compiled only once NumPy's path has spent the
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from phylanx import config
-from phylanx.fusion import fixed
+from phylanx.kernels import fixed
 from phylanx.primitives.matrixops.numpy_search import COMPILED_MIN, add_at
 
 pytest.importorskip("numba")

@@ -1,0 +1,16 @@
+"""Which layer fills each rule table of the primitives (the composition root's part).
+
+The primitives sit below autodiff, distribution and fusion and never import them
+(``tests/test_layering.py``); yet a question about a whole table (coverage, a VJP
+looked up by a primitive's own gradient) must see every rule.  So the tables are told
+from above, here, which package registers their rules; ``RuleTable._fill`` imports it
+on the first such question, so ``import phylanx`` does not pay for those layers.
+Imported by ``phylanx/__init__`` before anything can ask a table.
+"""
+from __future__ import annotations
+
+from .primitives.rules import DISTRIBUTION, FUSION, VJP
+
+VJP.filled_by = "phylanx.autodiff"
+DISTRIBUTION.filled_by = "phylanx.distributed.primitives"
+FUSION.filled_by = "phylanx.fusion.rules"

@@ -1,0 +1,214 @@
+"""Compiling generated numba source, shared by every user of compiled kernels.
+
+The layer below both ``primitives`` (fixed kernels behind NumPy fast paths,
+Winograd convolutions) and ``fusion`` (fused regions, row passes, compiled loops):
+it imports only the base modules, and numba only when a kernel is compiled, so
+``import phylanx`` never loads it.
+
+* :func:`module_from_source` / :func:`compile_kernel`: the source is written to a
+  module in the cache directory named by its hash and imported once per process;
+  numba's ``cache=True`` keeps the machine code beside it, so the next process loads
+  instead of compiling (:func:`is_cached` tells which).
+* :func:`launch`: a compile job runs in a background thread (``fusion_background``)
+  while NumPy keeps the job; :func:`wait_for_compiles` joins them (tests, exit).
+* :data:`KERNEL_LOCK`: numba's default thread pool must not run two parallel kernels
+  at once; :class:`FusionWarning`: the one warning of a kernel that failed.
+* :class:`Settings`: the kernel settings of :mod:`phylanx.config`, read once per change.
+"""
+from __future__ import annotations
+
+import atexit
+import hashlib
+import importlib.util
+import os
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import atomic, config
+
+
+class FusionWarning(RuntimeWarning):
+    """A compiled kernel could not be used (it did not compile, raised or disagreed);
+    NumPy runs instead."""
+
+
+class Settings:
+    """The fusion settings of :mod:`phylanx.config`, read once per change."""
+
+    enabled = True
+    rows = True
+    loops = True
+    min_size = 4096
+    count = 3
+    min_ns = 20_000
+    compile_cost_ns = 1_000_000_000
+    background = True
+
+    @classmethod
+    def reload(cls) -> None:
+        cls.enabled = bool(config.get("fusion"))
+        cls.rows = bool(config.get("fusion_rows"))
+        cls.loops = bool(config.get("fusion_loops"))
+        cls.min_size = int(config.get("fusion_min_size"))
+        cls.count = int(config.get("fusion_count_threshold"))
+        cls.min_ns = int(float(config.get("fusion_min_time_us")) * 1000)
+        cls.compile_cost_ns = int(float(config.get("fusion_compile_cost_ms")) * 1e6)
+        cls.background = bool(config.get("fusion_background"))
+
+
+Settings.reload()
+config.on_change(Settings.reload)
+
+#: numba's default thread pool (workqueue) must not run two parallel kernels at once;
+#: each kernel uses every core anyway, so they take turns
+KERNEL_LOCK = threading.Lock()
+_compiles: list[threading.Thread] = []
+
+
+def wait_for_compiles(timeout: float | None = 60.0) -> None:
+    """Wait for the background compiles started so far (tests, benchmarks, exit), at
+    most ``timeout`` seconds in all."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while _compiles:
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        _compiles.pop().join(left)
+        if left == 0.0:
+            break
+
+
+# a daemon thread stopped inside LLVM at interpreter exit can crash the process
+atexit.register(wait_for_compiles)
+
+
+def launch(work, name: str) -> None:
+    """Run a compile job ``work()`` in a background thread (``fusion_background``; waited
+    for by :func:`wait_for_compiles`), else now."""
+    if Settings.background:
+        thread = threading.Thread(target=work, name=name, daemon=True)
+        _compiles.append(thread)
+        thread.start()
+    else:
+        work()
+
+
+def describe_failure(e: BaseException) -> str:
+    """``Type: first line`` of a compile failure, for a one-line warning."""
+    text = (str(e).strip().splitlines() or [""])[0]
+    return f"{type(e).__name__}: {text}"
+
+
+def array_key(a: np.ndarray) -> str:
+    """An array's part of a kernel signature: numba compiles read-only arrays apart
+    (keyed together, a read-only operand would make it compile inside the call)."""
+    return a.dtype.str if a.flags.writeable else a.dtype.str + " read-only"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What :func:`compile_kernel` needs: the source and the kind of its result."""
+
+    source: str
+    reduction: str | None           # "sum" / "mean", or None for an element-wise result
+
+
+_modules: dict[str, Any] = {}
+_modules_lock = threading.Lock()
+_cache_dir: Path | None = None
+
+
+def cache_dir() -> Path:
+    """Where generated modules (and numba's machine code beside them) are kept:
+    ``fusion_cache_dir``, else ``$XDG_CACHE_HOME/phylanx/fusion`` (``~/.cache/...``),
+    else a temporary directory if that cannot be written."""
+    global _cache_dir
+    configured = config.get("fusion_cache_dir")
+    if _cache_dir is not None and (not configured or Path(configured) == _cache_dir):
+        return _cache_dir
+    base = Path(configured) if configured else Path(
+        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "phylanx" / "fusion"
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        probe = base / f".probe-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError:
+        base = Path(tempfile.mkdtemp(prefix="phylanx-fusion-"))
+    _cache_dir = base
+    return base
+
+
+def _module_path(source: str) -> Path:
+    digest = hashlib.sha1(source.encode()).hexdigest()[:20]
+    return cache_dir() / f"phylanx_fused_{digest}.py"
+
+
+def is_cached(source: str) -> bool:
+    """True if numba's on-disk cache probably holds this kernel (loaded, not compiled)."""
+    path = _module_path(source)
+    cached = path.parent / "__pycache__"
+    return path.exists() and cached.is_dir() and any(
+        p.name.startswith(path.stem) for p in cached.iterdir())
+
+
+def _load(source: str):
+    path = _module_path(source)
+    with _modules_lock:
+        module = _modules.get(str(path))
+        if module is not None:
+            return module
+        if not path.exists() or path.read_text() != source:
+            atomic.write_text(path, source)   # another process may import it now
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        # numba's disk cache pickles references to the module's helpers by module name
+        sys.modules[path.stem] = module
+        spec.loader.exec_module(module)
+        _modules[str(path)] = module
+        return module
+
+
+def module_from_source(source: str):
+    """The module of generated numba ``source``, written to the cache directory named by
+    its hash and imported (once per process), so that ``cache=True`` kernels in it keep
+    their machine code on disk; for generated kernels outside fusion (Winograd conv)."""
+    return _load(source)
+
+
+def compile_kernel(plan_: Plan, sample_args: tuple, serial: bool = True) -> tuple[Any, Any]:
+    """The compiled kernels (numba dispatchers: on every core, on one; the second None
+    unless ``serial``) for arguments typed like ``sample_args``."""
+    import numba
+    module = _load(plan_.source)
+    types = tuple(numba.typeof(a) for a in sample_args)
+    module.kernel_par.compile(types)
+    if serial:
+        module.kernel_ser.compile(types)
+    _initialized.append(True)
+    return module.kernel_par, module.kernel_ser if serial else None
+
+
+_initialized: list[bool] = []
+
+
+def initialized() -> bool:
+    """True once a kernel was compiled or loaded in this process (numba's set-up, about
+    0.7 s, is paid by the first one, cached or not)."""
+    return bool(_initialized)
+
+
+def available() -> bool:
+    """True if numba can be imported (checked without importing it)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def numba_threads() -> int:
+    """The threads a parallel kernel runs on (numba's pool: the chunks to split into)."""
+    import numba
+    return numba.get_num_threads()
