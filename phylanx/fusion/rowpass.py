@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..compiler.rewrite.normalize import PRODUCTS
 from ..primitives import registry
 from ..runtime.nodes import Node, call
 from . import codegen
@@ -40,7 +41,8 @@ from .hot import (
 )
 from .regions import Region, interpret, region_at
 
-_PRODUCTS = ("matmul", "dot")
+#: the canonical products (the compiler lowered every spelling to one of them)
+_PRODUCTS = PRODUCTS
 _ROW_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 #: smallest ``x`` (elements) worth a row pass: a matrix that stays in cache is read
 #: twice cheaply, and there NumPy's vectorised exp beats the loop's scalar one
