@@ -13,12 +13,12 @@ that do not mention ``x``::
 the tiles are matrices, where both are one function).
 
 ``f'`` is ``f`` with ``x`` replaced by the tile parameter ``t`` and every maximal
-subexpression without ``x`` by a parameter; those subexpressions (pure: no side
-effects, no calls of unknown functions) are evaluated once, before the tiles, as the primitive's operands.  The lambda's body is the original
-expression over its parameters, so calling it on the whole ``x`` is the original
-evaluation: ``primitives/matrixops/blocked.py`` does that whenever the values do not
-allow tiling (row alignment, distributed arrays ...), and the rewrite never changes a
-result beyond float rounding.
+subexpression without ``x`` by a parameter; those subexpressions (pure: no side effects,
+no calls of unknown functions) are evaluated once, before the tiles, as the primitive's
+operands.  The lambda's body is the original expression over its parameters, so calling it
+on the whole ``x`` is the original evaluation: ``primitives/matrixops/blocked.py`` does
+that whenever the values do not allow tiling (row alignment, distributed arrays ...), and
+the rewrite never changes a result beyond float rounding.
 
 Logistic regression and k-means name the element-wise part first
 (``pred = sigmoid(x @ w)`` then ``x.T @ (pred - y)``; ``dist = ...`` then

@@ -10,14 +10,15 @@ same on both sides) and ``a`` any expression::
       -> __matmul_outer_rows(lambda(outer_a, outer_v, outer_s, <the same over them>),
                              a, v, s)
 
-(any product of ``normalize.product``, and the factors in either order.)  ``v`` is
-evaluated once instead of twice.  A single-use ``define(yy, ...)`` just before the
-product is inlined into it (``patterns.InliningRewriter``).  ``primitives/matrixops/outer_products.py`` computes the
-fast form when the values allow and calls the lambda otherwise; autodiff compiles the
-expression back (the primitive's ``restore``).  The pass runs before loop-invariant
-hoisting (whose lazily initialised parts would hide a define's value), which moves the
-rewritten call whole: its registry flag ``pure_function`` says the lambda reads nothing
-(``tree.ExprFacts``).  Setting ``symmetric_products``.
+(any product of ``normalize.product``, and the factors in either order.) ``v`` is
+evaluated once instead of twice.  A single-use ``define(yy, ...)`` just before the product
+is inlined into it (``patterns.InliningRewriter``).
+``primitives/matrixops/outer_products.py`` computes the fast form when the values allow
+and calls the lambda otherwise; autodiff compiles the expression back (the primitive's
+``restore``).  The pass runs before loop-invariant hoisting (whose lazily initialised
+parts would hide a define's value), which moves the rewritten call whole: its registry
+flag ``pure_function`` says the lambda reads nothing (``tree.ExprFacts``).  Setting
+``symmetric_products``.
 """
 from __future__ import annotations
 
