@@ -111,14 +111,35 @@ def test_norm_of_integers_complex_and_lists_is_numpys(v):
     np.testing.assert_allclose(got, want, rtol=1e-14)
 
 
-@pytest.mark.parametrize("spelling", ["np.linalg.norm(v, 1)", "np.linalg.norm(v, axis=0)",
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_norm_along_an_axis_is_root_of_sum_of_squares(axis, dtype):
+    f, python = decorated(f"def spelled(v):\n    return np.linalg.norm(v, axis={axis})\n")
+    assert "__npnorm" not in names_after(f)
+    v = RNG.normal(size=(5, 3)).astype(dtype)
+    got, want = f(v), python(v)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-6 if dtype == np.float32 else 1e-14)
+
+
+def test_norm_along_a_missing_axis_is_an_error_as_in_numpy():
+    f, python = decorated("def spelled(v):\n    return np.linalg.norm(v, axis=2)\n")
+    v = RNG.normal(size=(5, 3))
+    with pytest.raises(np.exceptions.AxisError):
+        python(v)
+    with pytest.raises(IndexError) as raised:
+        f(v)
+    assert isinstance(raised.value, ValueError)       # NumPy's AxisError is both
+
+
+@pytest.mark.parametrize("spelling", ["np.linalg.norm(v, 1)", "np.linalg.norm(v, axis=a)",
                                       "np.linalg.norm(v, keepdims=True)"])
 def test_norm_with_order_or_axis_stays(spelling):
     """Guard: an order, an axis or keepdims keep NumPy's norm."""
-    f, python = decorated(f"def spelled(v):\n    return {spelling}\n")
+    f, python = decorated(f"def spelled(v, a):\n    return {spelling}\n")
     assert "__npnorm" in names_after(f)
     v = RNG.normal(size=(4, 3))
-    np.testing.assert_allclose(f(v), python(v), rtol=1e-14)
+    np.testing.assert_allclose(f(v, 0), python(v, 0), rtol=1e-14)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

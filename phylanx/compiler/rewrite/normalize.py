@@ -22,7 +22,8 @@ Canonical forms:
   A name bound once to ``transpose(v)`` of a parameter ``v`` is read as that
   expression where a product uses it (:class:`_TransposeBindings`).
 * **reductions**: ``mean`` for ``np.average`` without weights; ``np.linalg.norm(v)``
-  (no order, axis or keepdims) as ``sqrt(sum(power(absolute(v), 2.0)))``.
+  (no order or keepdims; no axis or an integer one) as
+  ``sqrt(sum(power(absolute(v), 2.0)[, axis]))``.
 
 Each rewrite is a :class:`Rule` in :data:`RULES` (pattern -> builder, with the law it
 relies on); built nodes keep the location of the call they replace.  Setting
@@ -126,8 +127,15 @@ def _mean(b: dict, loc) -> ast.Call:
     return ast.Call("mean", args, None, loc)
 
 
+def _int_literal(e) -> bool:
+    if type(e) is ast.UnaryOp and e.op == "-":
+        e = e.operand
+    return type(e) is ast.Literal and type(e.value) is int
+
+
 def _plain_norm(call: ast.Call) -> dict | None:
-    """``__npnorm(v)``, or with ``ord``/``axis`` nil and ``keepdims`` false."""
+    """``__npnorm(v)``, or with ``ord`` nil, ``axis`` nil or an integer literal and
+    ``keepdims`` false."""
     if call.attribute is not None or not call.args or type(call.args[0]) is ast.KeywordArg:
         return None
     split = _keywords(call, 1)
@@ -140,16 +148,18 @@ def _plain_norm(call: ast.Call) -> dict | None:
     given = dict(zip(names, positional)) | keywords
     if len(given) != len(positional) + len(keywords):
         return None
-    if not (_nil(given.get("ord", ast.Literal(None))) and _nil(given.get("axis", ast.Literal(None)))
+    axis = given.get("axis", ast.Literal(None))
+    if not (_nil(given.get("ord", ast.Literal(None))) and (_nil(axis) or _int_literal(axis))
             and _false(given.get("keepdims", ast.Literal(False)))):
         return None
-    return {"v": call.args[0]}
+    return {"v": call.args[0], "axis": None if _nil(axis) else axis}
 
 
 def _root_of_sum_of_squares(b: dict, loc) -> ast.Call:
     squares = ast.Call("power", (ast.Call("absolute", (b["v"],), None, loc),
                                  ast.Literal(2.0, loc)), None, loc)
-    return ast.Call("sqrt", (ast.Call("sum", (squares,), None, loc),), None, loc)
+    axis = () if b["axis"] is None else (ast.KeywordArg("axis", b["axis"], loc),)
+    return ast.Call("sqrt", (ast.Call("sum", (squares, *axis), None, loc),), None, loc)
 
 
 RULES: tuple[Rule, ...] = (
@@ -158,8 +168,9 @@ RULES: tuple[Rule, ...] = (
          "own definition (lib/_function_base_impl.py), same value, dtype and errors",
          _average_without_weights, _mean),
     Rule("norm_is_root_of_sum_of_squares", "__npnorm",
-         "np.linalg.norm(v) with no ord/axis is the 2-norm of v.ravel() (Frobenius for a "
-         "matrix): sqrt(sum(|v_i|**2)); |v|**2.0 is float for every real or complex v as "
+         "np.linalg.norm(v[, axis=k]) with no ord is the 2-norm of v.ravel() (Frobenius "
+         "for a matrix), or of each vector along axis k: sqrt(sum(|v_i|**2[, axis=k])), "
+         "NumPy's own definition for ord None; |v|**2.0 is float for every real or complex v as "
          "norm's own cast to float is; the sum's order differs from norm's dot, so the "
          "result agrees to rounding (a few ulps times the length)",
          _plain_norm, _root_of_sum_of_squares),
