@@ -315,3 +315,26 @@ def test_the_row_pass_is_installed_in_every_spelling(product, monkeypatch):
     f, _ = decorated(lra_source(product, "{x}.T", True))
     f(RNG.normal(size=(8, 3)), np.ones(8), 0.1, 1)
     assert [p for p in installed if isinstance(p, rowpass.RowPass)]
+
+
+WHILE_LRA = """
+def spelled(x, y, alpha, iterations):
+    w = np.zeros(x.shape[1], dtype=x.dtype)
+    i = 0
+    while i < iterations:
+        pred = 1.0 / (1.0 + np.exp(-np.dot(x, w)))
+        w -= alpha * (x.T @ (pred - y))
+        i += 1
+    return w
+"""
+
+
+def test_an_in_place_update_is_tiled_as_an_assignment(gram_tiles, monkeypatch):
+    """``w -= e`` computes e before w changes: the single-use ``pred`` is inlined into it
+    as into ``w = w - e``, and the gram is tiled (or fused into a row pass)."""
+    f, python = decorated(WHILE_LRA)
+    assert "__rows_gram" in names_after(f, optimize)
+    for dtype in DTYPES:
+        x = RNG.normal(size=(40, 3)).astype(dtype)
+        y = (RNG.uniform(size=40) > 0.5).astype(dtype)
+        assert_close(f(x, y, 0.1, 3), python(x, y, 0.1, 3), dtype)
