@@ -247,9 +247,10 @@ def variants(case: Case, settle: float, reworded: list[Rewording] | None = None)
 
 
 def timed(vs: list[Variant], repeat: int) -> None:
-    """One call of each variant per round, ``repeat`` rounds (the load hits all alike)."""
-    for _ in range(repeat):
-        for v in vs:
+    """One call of each variant per round, ``repeat`` rounds (the load hits all alike);
+    each round starts one variant later, so none always follows the slowest."""
+    for r in range(repeat):
+        for v in vs[r % len(vs):] + vs[:r % len(vs)]:
             t0 = time.perf_counter()
             v.run()
             v.times.append(time.perf_counter() - t0)
