@@ -338,3 +338,20 @@ def test_an_in_place_update_is_tiled_as_an_assignment(gram_tiles, monkeypatch):
         x = RNG.normal(size=(40, 3)).astype(dtype)
         y = (RNG.uniform(size=40) > 0.5).astype(dtype)
         assert_close(f(x, y, 0.1, 3), python(x, y, 0.1, 3), dtype)
+
+
+@pytest.mark.parametrize("arg", ["abc", [[1.0, 2.0], [3.0]], None])
+def test_a_norm_of_what_is_no_array_fails_as_before(arg):
+    """Guard: the lowered norm raises the error class of the unlowered one, at the same
+    place (the message names the primitive that found it)."""
+    raised = []
+    for on in (True, False):
+        config.set("normalize", on)
+        try:
+            f, _ = decorated("def spelled(v):\n    return np.linalg.norm(v)\n")
+            with pytest.raises(Exception) as caught:
+                f(arg)
+        finally:
+            config.reset("normalize")
+        raised.append((type(caught.value), str(caught.value).split(":")[:3]))
+    assert raised[0] == raised[1]
