@@ -9,7 +9,8 @@ a norm, a ``while`` loop with ``+=`` ...).  Every variant is settled first (its 
 kernels built, as ``benchmarks/run.py`` does, then all once more), its result checked
 against the original's, then the variants are timed in turns, one call each per round,
 ``--repeat`` rounds: the table gives each rewording's median time over the original's
-median (target: every rewording within 1.15x).  The load average and the CPU model are printed with it.
+median (target: every rewording within 1.15x).  The load average and the CPU model are
+printed with it.
 
 To add a rewording, append a :class:`Rewording` to :data:`REWORDINGS`: the source of a
 function with the original's parameters (its name is free), and the dtype of the data.
