@@ -50,6 +50,9 @@ SETTINGS: dict[str, Setting] = {
         Setting("optimize", True, _bool,
                 "rewrite programs before compiling them (compiler/rewrite: folding, CSE, "
                 "hoisting, cache blocking); 0 compiles the program as written"),
+        Setting("normalize", True, _bool,
+                "lower every spelling of a product, transpose, mean or norm to one form "
+                "before the other rewrites (compiler/rewrite/normalize.py; needs optimize)"),
         Setting("cache_blocking", True, _bool,
                 "rewrite argmin(f(x @ c), 1) (and x.T @ f(x @ w) with blocking_gram) into "
                 "passes over row tiles of x (compiler/rewrite/blocking.py; needs optimize)"),

@@ -90,7 +90,7 @@ def analyse(node: Node) -> RowArgmin | None:
             kinds.append(("c", leaf.value))
         elif _param(leaf) is not None and _param(leaf) > 0:
             kinds.append(("p", _param(leaf) + 2))          # the call's child holding it
-        elif (leaf.primitive == "matmul" and len(leaf.children) == 2
+        elif (leaf.primitive in rowpass._PRODUCTS and len(leaf.children) == 2
               and _param(leaf.children[0]) == 0 and (_param(leaf.children[1]) or 0) > 0):
             kinds.append(("m", _param(leaf.children[1]) + 2))
         else:

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..compiler.rewrite.normalize import PRODUCTS
 from ..kernels.compiling import KERNEL_LOCK, Settings, array_key, numba_threads
 from ..primitives import registry
 from ..runtime.nodes import Node, call
@@ -32,7 +33,8 @@ from . import codegen
 from .hot import COLD, FusedRegion, _Kernel, _tolerance, scalar_key
 from .regions import Region, interpret, region_at
 
-_PRODUCTS = ("matmul", "dot")
+#: the canonical products (the compiler lowered every spelling to one of them)
+_PRODUCTS = PRODUCTS
 _ROW_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 #: smallest ``x`` (elements) worth a row pass: a matrix that stays in cache is read
 #: twice cheaply, and there NumPy's vectorised exp beats the loop's scalar one

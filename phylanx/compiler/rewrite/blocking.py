@@ -8,14 +8,17 @@ that do not mention ``x``::
                                                   x, #m, m.., v..)
     argmin(f(...), 1)             ->  __rows_concat(lambda(t, m.., v.., argmin(f', 1)), x, #m, ...)
 
-(``argmax`` too, axis 1 or -1.)  ``f'`` is ``f`` with ``x`` replaced by the tile
-parameter ``t`` and every maximal subexpression without ``x`` by a parameter; those
-subexpressions (pure: no side effects, no calls of unknown functions) are evaluated once,
-before the tiles, as the primitive's operands.  The lambda's body is the original
-expression over its parameters, so calling it on the whole ``x`` is the original
-evaluation: ``primitives/matrixops/blocked.py`` does that whenever the values do not
-allow tiling (row alignment, distributed arrays ...), and the rewrite never changes a
-result beyond float rounding.
+(``argmax`` too, axis 1 or -1.)  Products and transposes are the canonical forms of
+``normalize.py`` (``matmul`` stands for either product primitive, each kept as written:
+the tiles are matrices, where both are one function).
+
+``f'`` is ``f`` with ``x`` replaced by the tile parameter ``t`` and every maximal
+subexpression without ``x`` by a parameter; those subexpressions (pure: no side effects,
+no calls of unknown functions) are evaluated once, before the tiles, as the primitive's
+operands.  The lambda's body is the original expression over its parameters, so calling it
+on the whole ``x`` is the original evaluation: ``primitives/matrixops/blocked.py`` does
+that whenever the values do not allow tiling (row alignment, distributed arrays ...), and
+the rewrite never changes a result beyond float rounding.
 
 Logistic regression and k-means name the element-wise part first
 (``pred = sigmoid(x @ w)`` then ``x.T @ (pred - y)``; ``dist = ...`` then
@@ -31,6 +34,7 @@ from typing import Any
 
 from ... import config
 from ...language import ast
+from .normalize import product, same_product, transposed
 from .patterns import InliningRewriter, inlined, plain_spec, pure, walk_in_order
 
 #: reductions of each row whose tiles' values are concatenated (``__rows_concat``)
@@ -88,14 +92,12 @@ class _Split:
             return self.leaf(expr)
         if not _mentions(expr, x, self.inline):
             return self.leaf(expr)
-        if t is ast.Call and expr.func == "matmul" and len(expr.args) == 2 \
-                and expr.attribute is None and expr.args[0] == ast.Identifier(x) \
-                and type(expr.args[1]) is not ast.KeywordArg \
-                and not _mentions(expr.args[1], x, self.inline) and pure(expr.args[1]):
-            self.products.append(expr.args[1])
-            product = self.param("m", len(self.products) - 1, expr.args[1].loc)
-            return ast.Call("matmul", (ast.Identifier("tile_x", expr.loc), product),
-                            None, expr.loc)
+        operands = product(expr)
+        if operands is not None and operands[0] == ast.Identifier(x) \
+                and not _mentions(operands[1], x, self.inline) and pure(operands[1]):
+            self.products.append(operands[1])
+            m = self.param("m", len(self.products) - 1, operands[1].loc)
+            return same_product(expr, ast.Identifier("tile_x", expr.loc), m)
         if t is ast.BinOp and _elementwise(ast.BINARY_OPS[expr.op][1]):
             return ast.BinOp(expr.op, self.body(expr.left), self.body(expr.right), expr.loc)
         if t is ast.UnaryOp:
@@ -121,9 +123,9 @@ class _Split:
 def _first_product_operand(expr, inline: dict) -> str | None:
     """The variable ``x`` of the first ``matmul(x, ...)`` in ``expr`` (through ``inline``)."""
     for e in walk_in_order(expr):
-        if type(e) is ast.Call and e.func == "matmul" and len(e.args) == 2 \
-                and type(e.args[0]) is ast.Identifier:
-            return e.args[0].name
+        operands = product(e)
+        if operands is not None and type(operands[0]) is ast.Identifier:
+            return operands[0].name
         if type(e) is ast.Identifier and e.name in inline:
             found = _first_product_operand(inline[e.name], {})
             if found is not None:
@@ -165,23 +167,22 @@ def match(expr, inline: dict) -> tuple[Any, set[str]] | None:
         return None
     loc = expr.loc
     try:
-        if expr.func == "matmul" and len(expr.args) == 2:
+        if product(expr) is not None:
             if not gram_wanted():
                 return None
             left, right = expr.args
-            if not (type(left) is ast.Call and left.func == "transpose"
-                    and len(left.args) == 1 and left.attribute is None
-                    and type(left.args[0]) is ast.Identifier):
+            x = transposed(left)
+            if type(x) is not ast.Identifier:
                 return None
-            split = _Split(left.args[0].name, inline)
+            split = _Split(x.name, inline)
             inner = split.body(right)
             if split.products and not config.get("blocking_gram"):
                 # a fused row pass computes it (fusion/rowpass.py finds the pattern in
                 # the compiled tree): the expression stays, the define read in it inlined
-                return ast.Call("matmul", (left, inlined(right, split.inlined, inline)),
-                                None, loc), split.inlined
+                return same_product(expr, left, inlined(right, split.inlined, inline)), \
+                    split.inlined
             tile = ast.Call("transpose", (ast.Identifier("tile_x", left.loc),), None, left.loc)
-            body = ast.Call("matmul", (tile, inner), None, loc)
+            body = same_product(expr, tile, inner)
             name = GRAM
         elif expr.func in ARG_REDUCTIONS:
             axis = _axis(expr.args)

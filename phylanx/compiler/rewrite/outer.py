@@ -10,14 +10,15 @@ same on both sides) and ``a`` any expression::
       -> __matmul_outer_rows(lambda(outer_a, outer_v, outer_s, <the same over them>),
                              a, v, s)
 
-(``dot`` too, and the factors in either order.)  ``v`` is evaluated once instead of
-twice.  A single-use ``define(yy, ...)`` just before the product is inlined into it
-(``patterns.InliningRewriter``).  ``primitives/matrixops/outer_products.py`` computes the
-fast form when the values allow and calls the lambda otherwise; autodiff compiles the
-expression back (the primitive's ``restore``).  The pass runs before loop-invariant
-hoisting (whose lazily initialised parts would hide a define's value), which moves the
-rewritten call whole: its registry flag ``pure_function`` says the lambda reads nothing
-(``tree.ExprFacts``).  Setting ``symmetric_products``.
+(any product of ``normalize.product``, and the factors in either order.) ``v`` is
+evaluated once instead of twice.  A single-use ``define(yy, ...)`` just before the product
+is inlined into it (``patterns.InliningRewriter``).
+``primitives/matrixops/outer_products.py`` computes the fast form when the values allow
+and calls the lambda otherwise; autodiff compiles the expression back (the primitive's
+``restore``).  The pass runs before loop-invariant hoisting (whose lazily initialised
+parts would hide a define's value), which moves the rewritten call whole: its registry
+flag ``pure_function`` says the lambda reads nothing (``tree.ExprFacts``).  Setting
+``symmetric_products``.
 """
 from __future__ import annotations
 
@@ -25,11 +26,11 @@ from typing import Any
 
 from ... import config
 from ...language import ast
+from .normalize import product, same_product
 from .patterns import InliningRewriter, pure
 from .tree import key
 
 PRIMITIVE = "__matmul_outer_rows"
-_PRODUCTS = ("matmul", "dot")
 _PARAMS = ("outer_a", "outer_v", "outer_s")
 
 
@@ -71,11 +72,10 @@ def _outer_rows(e) -> Any:
 
 def match(expr, inline: dict) -> tuple[Any, set[str]] | None:
     """``(rewritten call, names inlined)`` if ``expr`` is the pattern, else None."""
-    if not (type(expr) is ast.Call and expr.func in _PRODUCTS and expr.attribute is None
-            and len(expr.args) == 2
-            and not any(type(a) is ast.KeywordArg for a in expr.args)):
+    operands = product(expr)
+    if operands is None:
         return None
-    a, right = expr.args
+    a, right = operands
     used: set[str] = set()
     if type(right) is ast.Identifier and right.name in inline:
         used, right = {right.name}, inline[right.name]
@@ -91,9 +91,8 @@ def match(expr, inline: dict) -> tuple[Any, set[str]] | None:
     factors = right.args[0]
     left_factor = ast.Call("__subscript", (pv, *factors.left.args[1:]), None, factors.loc)
     right_factor = ast.Call("__subscript", (pv, *factors.right.args[1:]), None, factors.loc)
-    body = ast.Call(expr.func, (pa, ast.Call("reshape", (
-        ast.BinOp("*", left_factor, right_factor, factors.loc), ps), None, right.loc)),
-        None, loc)
+    body = same_product(expr, pa, ast.Call("reshape", (
+        ast.BinOp("*", left_factor, right_factor, factors.loc), ps), None, right.loc), loc)
     function = ast.Call("lambda", (pa, pv, ps, body), None, loc)
     return ast.Call(PRIMITIVE, (function, a, v, right.args[1]), None, loc), used
 

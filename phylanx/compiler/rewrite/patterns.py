@@ -7,7 +7,8 @@ statement that uses ``v`` is offered to the matches in that statement when that 
 ``v``'s only use in the whole program (no other define, store or read of the name
 anywhere), ``e`` is pure and the using statement is pure too (it changes nothing before
 it reads ``v``; a ``store``/``define`` of the statement binds only after its value is
-computed); a match that inlines it drops the define.
+computed, and ``store(w, __inplace(w, e2))``, ``w -= ...``, changes ``w`` only after
+``e2``); a match that inlines it drops the define.
 """
 from __future__ import annotations
 
@@ -67,6 +68,14 @@ def pure(expr) -> bool:
         if t is ast.UnaryOp and ast.UNARY_OPS[e.op] and plain_spec(ast.UNARY_OPS[e.op]) is None:
             return False
     return True
+
+
+def _in_place_update(value, target):
+    """``e`` if ``value`` is ``__inplace(target, e)`` (``target += ...`` on an array)."""
+    if type(value) is ast.Call and value.func == "__inplace" and value.attribute is None \
+            and len(value.args) == 2 and value.args[0] == target:
+        return value.args[1]
+    return None
 
 
 def inlined(expr, names: set[str], inline: dict):
@@ -137,6 +146,13 @@ class InliningRewriter:
         if type(stmt) is ast.Call and stmt.func in _DEFINES and len(stmt.args) == 2 \
                 and type(stmt.args[0]) is ast.Identifier and stmt.attribute is None:
             value = stmt.args[1]
+            update = _in_place_update(value, stmt.args[0])
+            if update is not None:
+                # ``w -= e``: e is computed before w changes in place, as ``w = w - e`` is
+                inline = inline if pure(update) else {}
+                value = ast.Call(value.func, (value.args[0], self.value(update, inline)),
+                                 None, value.loc)
+                return ast.Call(stmt.func, (stmt.args[0], value), stmt.attribute, stmt.loc)
             inline = inline if pure(value) else {}
             return ast.Call(stmt.func, (stmt.args[0], self.value(value, inline)),
                             stmt.attribute, stmt.loc)
