@@ -18,11 +18,21 @@ ordinary variable, visible after the block.  Variables that exist before the
 block are shared: ``store`` into one from two branches is a data race, as in
 Python threads.  (``parallel_map`` needs none of this: its function gets a
 fresh frame per call.)
+
+Per-evaluation globals.  The Python globals a ``@Phylanx`` function reads or assigns
+(``global x``) are loaded for each call, not into the shared global frame: their slots
+are marked (:func:`mark_per_evaluation`, before the code using them is compiled) and
+read and written in the *overlay* of the running evaluation (a dict slot -> value in the
+evaluation's state, ``runtime/evaluation.py``), so two calls running at once on two
+Python threads each see their own values; outside an evaluation that loaded them, the
+global frame's slot is used.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+from ..runtime import evaluation
 
 
 class _Scope:
@@ -99,11 +109,56 @@ def resolve(scope: Scope, name: str) -> tuple[int | None, int] | None:
     return (None, slot) if slot is not None else None
 
 
+class _PerEvaluation:
+    """Slot 0 of a global frame that has per-evaluation slots: which (module doc)."""
+
+    __slots__ = ("slots",)
+
+    def __init__(self) -> None:
+        self.slots: set[int] = set()
+
+
+_UNSET = object()
+
+
+def mark_per_evaluation(globals_frame: list, slots: list[int]) -> None:
+    """Read and write the global ``slots`` in the evaluation's overlay (module doc)."""
+    marks = globals_frame[0]
+    if not isinstance(marks, _PerEvaluation):
+        marks = globals_frame[0] = _PerEvaluation()
+    marks.slots.update(slots)
+
+
+def is_per_evaluation(globals_frame: list, slot: int) -> bool:
+    marks = globals_frame[0]
+    return isinstance(marks, _PerEvaluation) and slot in marks.slots
+
+
+def overlay_key(globals_frame: list) -> tuple:
+    """The key of ``globals_frame``'s overlay in an evaluation's state."""
+    return ("globals", id(globals_frame))
+
+
+def _overlay_reader(g: list, i: int) -> Callable[[list], Any]:
+    key = overlay_key(g)
+
+    def read(frame):
+        overlay = evaluation.lookup(key)
+        if overlay is not None:
+            value = overlay.get(i, _UNSET)
+            if value is not _UNSET:
+                return value
+        return g[i]
+    return read
+
+
 def reader(where: tuple[int | None, int], globals_frame: list) -> Callable[[list], Any]:
     """A closure reading the slot ``where`` from the current frame."""
     depth, i = where
     if depth is None:
         g = globals_frame
+        if is_per_evaluation(g, i):
+            return _overlay_reader(g, i)
         return lambda frame: g[i]
     if depth == 0:
         return lambda frame: frame[i]
@@ -121,9 +176,16 @@ def reader(where: tuple[int | None, int], globals_frame: list) -> Callable[[list
 
 def owner(where: tuple[int | None, int], globals_frame: list) -> Callable[[list], list]:
     """A closure returning the frame (list) that holds the slot ``where``."""
-    depth, _ = where
+    depth, i = where
     if depth is None:
         g = globals_frame
+        if is_per_evaluation(g, i):
+            key = overlay_key(g)
+
+            def overlay_or_global(frame):
+                overlay = evaluation.lookup(key)
+                return g if overlay is None else overlay
+            return overlay_or_global
         return lambda frame: g
     if depth == 0:
         return lambda frame: frame

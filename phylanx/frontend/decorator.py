@@ -19,10 +19,12 @@ import types
 from typing import Any
 
 from .. import execution_tree
+from ..compiler import scopes
 from ..compiler.compiler import deep_recursion
 from ..exceptions import InvalidDecoratorArgumentError
 from ..language import ast as past
 from ..language import to_physl
+from ..runtime import evaluation
 from ..runtime.forkjoin import evaluate
 from ..runtime.futures import Future
 from ..session import PhylanxSession
@@ -158,6 +160,10 @@ class PhylanxDecorator(DecoratedFunction):
         declare = tuple(past.Call("define", (past.Identifier(name), past.Literal(None)))
                         for name in tr.externals)
         program = past.Program(declare + tr.program.body, tr.program.loc)
+        # the Python globals it uses are per call (compiler/scopes.py): marked before
+        # the code reading them is compiled
+        declared = [state.compiler.globals.declare(name) for name in tr.externals]
+        scopes.mark_per_evaluation(state.globals, declared)
         node = state.compile_text(program, self.file)
         state.run(node)
         self._function = state.lookup(tr.state_name)
@@ -198,28 +204,56 @@ class PhylanxDecorator(DecoratedFunction):
         passed: list = []
         return [self._argument(a, passed) for a in args], passed
 
-    def _run(self, values: list, passed=(), keywords: dict | None = None) -> Any:
-        g = self.state.globals
+    def _externals(self, passed=()) -> tuple[list, list]:
+        """(slot, getter) of the Python globals this call reads, (slot, setter) of those
+        it assigns: its own and its dependencies', and those of functions passed."""
         slots, writeback = self._slots, self._writeback
         if passed:
             slots, writeback = list(slots), list(writeback)
             for dec in passed:
                 slots += dec._slots
                 writeback += dec._writeback
+        return slots, writeback
+
+    def with_globals(self, passed, fn, *args) -> Any:
+        """``fn(*args)`` as one evaluation whose frame holds the Python globals this
+        call uses, read from their modules when it starts; those it assigns (``global
+        x``) are written back to their modules when it ends, even by an error.  Two
+        calls running at once (two Python threads) each see their own values and
+        writes; a call nested in an evaluation (PhySL -> Python -> PhySL) shares its
+        frame, as Python code shares its module's globals."""
+        slots, writeback = self._externals(passed)
+        if not slots:
+            return evaluate(fn, *args)
+        key = scopes.overlay_key(self.state.globals)
+        overlay = evaluation.lookup(key)
+        nested = overlay is not None
+        if not nested:
+            overlay = {}
         for slot, get in slots:
+            if nested and slot in overlay:
+                continue
             try:
-                g[slot] = self._argument(get())
+                overlay[slot] = self._argument(get())
             except (KeyError, ValueError):
-                g[slot] = None
+                overlay[slot] = None
         try:
-            with deep_recursion():
-                result = evaluate(call_function, self._function, values, keywords,
-                                  self.__name__)
-                if isinstance(result, Future):
-                    result = result.result()
+            if nested:
+                return fn(*args)
+            return evaluation.run_with({key: overlay}, fn, *args)
         finally:
             for slot, put in writeback:
-                put(to_python(g[slot]))
+                put(to_python(overlay.get(slot)))
+
+    def _run(self, values: list, passed=(), keywords: dict | None = None) -> Any:
+        with deep_recursion():
+            result = self.with_globals(passed, self._evaluate, values, keywords)
+        return result
+
+    def _evaluate(self, values: list, keywords: dict | None) -> Any:
+        result = call_function(self._function, values, keywords, self.__name__)
+        if isinstance(result, Future):
+            result = result.result()
         return result
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
