@@ -24,8 +24,8 @@ Per-evaluation globals.  The Python globals a ``@Phylanx`` function reads or ass
 are marked (:func:`mark_per_evaluation`, before the code using them is compiled) and
 read and written in the *overlay* of the running evaluation (a dict slot -> value in the
 evaluation's state, ``runtime/evaluation.py``), so two calls running at once on two
-Python threads each see their own values; outside an evaluation that loaded them, the
-global frame's slot is used.
+Python threads each see their own values.  Outside an evaluation that loaded them, a
+read loads the current value from the Python module and a write stores it there.
 """
 from __future__ import annotations
 
@@ -110,28 +110,48 @@ def resolve(scope: Scope, name: str) -> tuple[int | None, int] | None:
 
 
 class _PerEvaluation:
-    """Slot 0 of a global frame that has per-evaluation slots: which (module doc)."""
+    """Slot 0 of a global frame that has per-evaluation slots: for each, how to load
+    its current value and, if the program assigns it, how to store one (module doc).
+    Outside an evaluation that loaded them it stands for the frame: ``self[slot]``
+    loads, ``self[slot] = value`` stores (Python's live module globals)."""
 
-    __slots__ = ("slots",)
+    __slots__ = ("loads", "stores", "frame")
 
-    def __init__(self) -> None:
-        self.slots: set[int] = set()
+    def __init__(self, frame: list) -> None:
+        self.frame = frame
+        self.loads: dict[int, Callable[[], Any]] = {}
+        self.stores: dict[int, Callable[[Any], None]] = {}
+
+    def __getitem__(self, slot: int) -> Any:
+        return self.loads[slot]()
+
+    def __setitem__(self, slot: int, value: Any) -> None:
+        store = self.stores.get(slot)
+        if store is None:
+            self.frame[slot] = value
+        else:
+            store(value)
 
 
 _UNSET = object()
 
 
-def mark_per_evaluation(globals_frame: list, slots: list[int]) -> None:
-    """Read and write the global ``slots`` in the evaluation's overlay (module doc)."""
+def mark_per_evaluation(globals_frame: list, loads: dict[int, Callable[[], Any]],
+                        stores: dict[int, Callable[[Any], None]]) -> None:
+    """Read and write the global slots ``loads`` names in the evaluation's overlay
+    (module doc); ``loads[slot]()`` is the slot's current value and ``stores[slot](v)``
+    assigns it, where no evaluation loaded it (a lazy variable of the function
+    evaluated by itself)."""
     marks = globals_frame[0]
     if not isinstance(marks, _PerEvaluation):
-        marks = globals_frame[0] = _PerEvaluation()
-    marks.slots.update(slots)
+        marks = globals_frame[0] = _PerEvaluation(globals_frame)
+    marks.loads.update(loads)
+    marks.stores.update(stores)
 
 
 def is_per_evaluation(globals_frame: list, slot: int) -> bool:
     marks = globals_frame[0]
-    return isinstance(marks, _PerEvaluation) and slot in marks.slots
+    return isinstance(marks, _PerEvaluation) and slot in marks.loads
 
 
 def overlay_key(globals_frame: list) -> tuple:
@@ -141,6 +161,7 @@ def overlay_key(globals_frame: list) -> tuple:
 
 def _overlay_reader(g: list, i: int) -> Callable[[list], Any]:
     key = overlay_key(g)
+    load = g[0].loads[i]
 
     def read(frame):
         overlay = evaluation.lookup(key)
@@ -148,7 +169,7 @@ def _overlay_reader(g: list, i: int) -> Callable[[list], Any]:
             value = overlay.get(i, _UNSET)
             if value is not _UNSET:
                 return value
-        return g[i]
+        return load()
     return read
 
 
@@ -182,9 +203,11 @@ def owner(where: tuple[int | None, int], globals_frame: list) -> Callable[[list]
         if is_per_evaluation(g, i):
             key = overlay_key(g)
 
+            live = g[0]
+
             def overlay_or_global(frame):
                 overlay = evaluation.lookup(key)
-                return g if overlay is None else overlay
+                return live if overlay is None else overlay
             return overlay_or_global
         return lambda frame: g
     if depth == 0:

@@ -162,8 +162,12 @@ class PhylanxDecorator(DecoratedFunction):
         program = past.Program(declare + tr.program.body, tr.program.loc)
         # the Python globals it uses are per call (compiler/scopes.py): marked before
         # the code reading them is compiled
-        declared = [state.compiler.globals.declare(name) for name in tr.externals]
-        scopes.mark_per_evaluation(state.globals, declared)
+        declared = {name: state.compiler.globals.declare(name) for name in tr.externals}
+        scopes.mark_per_evaluation(
+            state.globals,
+            {declared[name]: self._loader(get) for name, (get, _) in tr.externals.items()},
+            {declared[name]: self._storer(put) for name, (_, put) in tr.externals.items()
+             if put})
         node = state.compile_text(program, self.file)
         state.run(node)
         self._function = state.lookup(tr.state_name)
@@ -200,6 +204,21 @@ class PhylanxDecorator(DecoratedFunction):
             return dec._function
         return from_python(value)
 
+    def _load(self, get) -> Any:
+        """The current value of a Python global (``get`` reads it), as a call loads it
+        (nil if it does not exist yet)."""
+        try:
+            return self._argument(get())
+        except (KeyError, ValueError):
+            return None
+
+    def _loader(self, get):
+        return lambda: self._load(get)
+
+    @staticmethod
+    def _storer(put):
+        return lambda value: put(to_python(value))
+
     def _arguments(self, args) -> tuple[list, list]:
         passed: list = []
         return [self._argument(a, passed) for a in args], passed
@@ -233,10 +252,7 @@ class PhylanxDecorator(DecoratedFunction):
         for slot, get in slots:
             if nested and slot in overlay:
                 continue
-            try:
-                overlay[slot] = self._argument(get())
-            except (KeyError, ValueError):
-                overlay[slot] = None
+            overlay[slot] = self._load(get)
         try:
             if nested:
                 return fn(*args)

@@ -141,3 +141,17 @@ def test_grad_of_a_function_assigning_a_global_writes_it_back():
     x = np.float64(2.0)
     assert grad(assigns_a_global)(x, one) == 3.0
     assert last_assigned == 6.0
+
+
+def test_a_lazy_variable_of_the_function_reads_the_modules_globals():
+    """Evaluated by itself (no call loaded its globals), it reads and assigns them where
+    they are, in the module (was: nil from the shared frame, or what the last call had
+    loaded)."""
+    global offset
+    lazy = assigns_a_global.lazy()
+    try:
+        offset = 2.0
+        assert lazy.eval(1.0, one) == 5.0
+        assert last_assigned == 3.0
+    finally:
+        offset = 0.5
