@@ -19,13 +19,15 @@ block are shared: ``store`` into one from two branches is a data race, as in
 Python threads.  (``parallel_map`` needs none of this: its function gets a
 fresh frame per call.)
 
-Per-evaluation globals.  The Python globals a ``@Phylanx`` function reads or assigns
-(``global x``) are loaded for each call, not into the shared global frame: their slots
-are marked (:func:`mark_per_evaluation`, before the code using them is compiled) and
-read and written in the *overlay* of the running evaluation (a dict slot -> value in the
+Per-evaluation globals.  The Python globals a ``@Phylanx`` function assigns (``global
+x``) are loaded for each call, not into the shared global frame: their slots are marked
+(:func:`mark_per_evaluation`, before the code using them is compiled) and read and
+written in the *overlay* of the running evaluation (a dict slot -> value in the
 evaluation's state, ``runtime/evaluation.py``), so two calls running at once on two
 Python threads each see their own values.  Outside an evaluation that loaded them, a
 read loads the current value from the Python module and a write stores it there.
+(Globals a function only reads are loaded into the global frame at each call: a read
+there is one list index, and any thread's load is the module's current value.)
 """
 from __future__ import annotations
 

@@ -160,14 +160,15 @@ class PhylanxDecorator(DecoratedFunction):
         declare = tuple(past.Call("define", (past.Identifier(name), past.Literal(None)))
                         for name in tr.externals)
         program = past.Program(declare + tr.program.body, tr.program.loc)
-        # the Python globals it uses are per call (compiler/scopes.py): marked before
-        # the code reading them is compiled
-        declared = {name: state.compiler.globals.declare(name) for name in tr.externals}
-        scopes.mark_per_evaluation(
-            state.globals,
-            {declared[name]: self._loader(get) for name, (get, _) in tr.externals.items()},
-            {declared[name]: self._storer(put) for name, (_, put) in tr.externals.items()
-             if put})
+        # the Python globals it assigns are per call (compiler/scopes.py): marked before
+        # the code using them is compiled
+        assigned = {state.compiler.globals.declare(name): (get, put)
+                    for name, (get, put) in tr.externals.items() if put}
+        if assigned:
+            scopes.mark_per_evaluation(
+                state.globals,
+                {slot: self._loader(get) for slot, (get, _) in assigned.items()},
+                {slot: self._storer(put) for slot, (_, put) in assigned.items()})
         node = state.compile_text(program, self.file)
         state.run(node)
         self._function = state.lookup(tr.state_name)
@@ -235,24 +236,33 @@ class PhylanxDecorator(DecoratedFunction):
         return slots, writeback
 
     def with_globals(self, passed, fn, *args) -> Any:
-        """``fn(*args)`` as one evaluation whose frame holds the Python globals this
-        call uses, read from their modules when it starts; those it assigns (``global
-        x``) are written back to their modules when it ends, even by an error.  Two
-        calls running at once (two Python threads) each see their own values and
-        writes; a call nested in an evaluation (PhySL -> Python -> PhySL) shares its
-        frame, as Python code shares its module's globals."""
+        """``fn(*args)`` as one evaluation that sees the Python globals this call uses,
+        read from their modules when it starts.  Those it assigns (``global x``) live in
+        the evaluation's own frame (``compiler/scopes.py``: two calls running at once on
+        two Python threads each see their own assignments) and are written back to their
+        modules when it ends, even by an error; a call nested in an evaluation (PhySL ->
+        Python -> PhySL) shares that frame, as Python code shares its module's globals.
+        Globals it only reads are loaded into the shared global frame (each call loads
+        the modules' current values: what Python's reads would see)."""
         slots, writeback = self._externals(passed)
         if not slots:
             return evaluate(fn, *args)
-        key = scopes.overlay_key(self.state.globals)
+        g = self.state.globals
+        if not writeback:
+            for slot, get in slots:
+                g[slot] = self._load(get)
+            return evaluate(fn, *args)
+        key = scopes.overlay_key(g)
         overlay = evaluation.lookup(key)
         nested = overlay is not None
         if not nested:
             overlay = {}
         for slot, get in slots:
-            if nested and slot in overlay:
-                continue
-            overlay[slot] = self._load(get)
+            if scopes.is_per_evaluation(g, slot):
+                if not (nested and slot in overlay):
+                    overlay[slot] = self._load(get)
+            else:
+                g[slot] = self._load(get)
         try:
             if nested:
                 return fn(*args)
