@@ -20,7 +20,7 @@ column-tiled weights (forward and backward; every rank calls them, SPMD).
   maxima and sums of exponentials all-reduced).  ``backward`` gives this rank's kernel
   and bias columns' gradients and the input gradient, summed over the ranks' column
   blocks with one all_reduce (and, for softmax, the sum's cotangent all-reduced: the
-  generated backward of a summing all_reduce, see ``graph._backward``).
+  generated backward of a summing all_reduce, ``autodiff.rules_collectives``).
 
 Both are checked against the single-process layer (``tests/distributed/programs/
 nn_model_parallel.py``).  ``fit(..., distributed="model")`` trains a model with them:
