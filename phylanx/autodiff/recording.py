@@ -4,9 +4,11 @@ The normal execution tree is never slowed down: a function being differentiated 
 compiled a second time, from the source its compiler remembered
 (``body.function_source``, set by ``compiler.special_forms``), by
 :class:`RecordingCompiler`, which wraps the kernel of every eager primitive so that it
-appends ``(primitive, operands, output, node)`` to the active :class:`~.tape.Tape`.
-Control flow (``if``, ``while``, ``for``, recursion) needs nothing special: only what
-runs is recorded.
+appends ``(primitive, operands, output, node)`` to the active :class:`~.tape.Tape`: the
+tape of the evaluation the thread works for (:func:`record` attaches it to the ``grad``
+call's evaluation scope, ``runtime/evaluation.py``; tasks of that evaluation inherit it,
+other evaluations, on other Python threads, have their own).  Control flow (``if``,
+``while``, ``for``, recursion) needs nothing special: only what runs is recorded.
 
 The twin shares the original's scopes and global frame, so it reads the same globals;
 functions it calls, and function values handed to kernels (``fmap(f, xs)``), are replaced
