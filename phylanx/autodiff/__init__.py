@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from . import (  # noqa: F401  (importing a rules module attaches its rules to VJP)
     rules_arithmetic,
+    rules_collectives,
     rules_keras,
     rules_linalg,
     rules_reductions,

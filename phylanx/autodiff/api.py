@@ -26,7 +26,7 @@ from ..errors import PhylanxTypeError, PhylanxValueError
 from ..runtime.futures import Future
 from ..values import ControlSignal, Function, from_python, to_python, type_name
 from . import tape as tapes
-from .recording import TWINS, recording
+from .recording import TWINS, record
 
 
 def grad(f: Any, argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
@@ -80,10 +80,7 @@ def _differentiate(call, f, positions, argnums, args, kwargs) -> tuple[Any, Any]
         for i in positions:
             args[i], leaves = _as_input(args[i], i, tape, _alone(args[i], arrays))
             structures.append(leaves)
-        with recording(tape):
-            result = call(args, kwargs)
-            if isinstance(result, Future):
-                result = result.result()
+        result = call(tape, args, kwargs)
         _check_output(result, f)
         seed = np.ones((), dtype=tapes._float_dtype(result))
         cotangents = tapes.backward(tape, result, seed)
@@ -185,15 +182,16 @@ def _gradient(ct: Any, value: Any) -> Any:
 
 
 # -- calling the recording twin of f -------------------------------------------------
-def _caller(f: Any) -> Callable[[list, dict], Any]:
-    """``call(args, kwargs)`` running the recording twin of ``f``."""
+def _caller(f: Any) -> Callable[[tapes.Tape, list, dict], Any]:
+    """``call(tape, args, kwargs)`` running the recording twin of ``f`` as an evaluation
+    recording on ``tape`` (its own: concurrent ``grad`` calls never share one)."""
     if type(f) is Function:
-        return lambda args, kwargs: _invoke(TWINS.twin(f), args, kwargs)
+        return lambda tape, args, kwargs: record(tape, _invoke, TWINS.twin(f), args, kwargs)
     from ..frontend.decorator import LazyDecorator, PhylanxDecorator
     if isinstance(f, LazyDecorator):
         f = f.decorated
     if isinstance(f, PhylanxDecorator):
-        return lambda args, kwargs: _call_decorated(f, args, kwargs)
+        return lambda tape, args, kwargs: _call_decorated(f, tape, args, kwargs)
     raise PhylanxTypeError(f"grad needs a @Phylanx function or a PhySL function value, got "
                            f"{type_name(f)}")
 
@@ -202,31 +200,20 @@ def _invoke(fn: Function, args: list, kwargs: dict) -> Any:
     values = [from_python(a) for a in args]
     kw = {k: from_python(v) for k, v in kwargs.items()} or None
     try:
-        return fn.invoke(values, kw)
+        result = fn.invoke(values, kw)
     except ControlSignal as jump:
         raise jump.as_error() from None
+    return result.result() if isinstance(result, Future) else result
 
 
-def _call_decorated(dec: Any, args: list, kwargs: dict) -> Any:
-    """What ``PhylanxDecorator.__call__`` does, with the twin in place of the function."""
+def _call_decorated(dec: Any, tape: tapes.Tape, args: list, kwargs: dict) -> Any:
+    """What ``PhylanxDecorator.__call__`` does, with the twin in place of the function
+    (the Python globals it uses loaded for this evaluation, as a call does)."""
     if dec.disable_decorator:
         raise PhylanxTypeError(f"cannot differentiate {dec.__name__}: its decorator is "
                                "disabled (it runs as plain Python)")
     dec._ensure_compiled()
     bound = dec._bind(tuple(args), kwargs)
     values, passed = dec._arguments(bound)
-    g = dec.state.globals
-    slots, writeback = list(dec._slots), list(dec._writeback)
-    for other in passed:
-        slots += other._slots
-        writeback += other._writeback
-    for slot, get in slots:
-        try:
-            g[slot] = dec._argument(get())
-        except (KeyError, ValueError):
-            g[slot] = None
-    try:
-        return _invoke(TWINS.twin(dec._function), values, {})
-    finally:
-        for slot, put in writeback:
-            put(to_python(g[slot]))
+    twin = TWINS.twin(dec._function)
+    return record(tape, dec.with_globals, passed, _invoke, twin, values, {})

@@ -4,9 +4,11 @@ The normal execution tree is never slowed down: a function being differentiated 
 compiled a second time, from the source its compiler remembered
 (``body.function_source``, set by ``compiler.special_forms``), by
 :class:`RecordingCompiler`, which wraps the kernel of every eager primitive so that it
-appends ``(primitive, operands, output, node)`` to the active :class:`~.tape.Tape`.
-Control flow (``if``, ``while``, ``for``, recursion) needs nothing special: only what
-runs is recorded.
+appends ``(primitive, operands, output, node)`` to the active :class:`~.tape.Tape`: the
+tape of the evaluation the thread works for (:func:`record` attaches it to the ``grad``
+call's evaluation scope, ``runtime/evaluation.py``; tasks of that evaluation inherit it,
+other evaluations, on other Python threads, have their own).  Control flow (``if``,
+``while``, ``for``, recursion) needs nothing special: only what runs is recorded.
 
 The twin shares the original's scopes and global frame, so it reads the same globals;
 functions it calls, and function values handed to kernels (``fmap(f, xs)``), are replaced
@@ -16,7 +18,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,7 @@ from ..compiler.special_forms import compile_function, function_source
 from ..language import ast
 from ..primitives import registry
 from ..primitives.original_index import store_indices
+from ..runtime import evaluation
 from ..runtime.futures import holds_future, resolve_deep
 from ..runtime.nodes import Node, build_eager
 from ..values import Builtin, Function
@@ -43,31 +45,23 @@ MUTATORS = frozenset({
 
 _SLICE_FORMS = ("__subscript", "slice", "slice_row", "slice_column", "slice_page", "tuple_slice")
 
-# -- the active tape: one differentiation at a time (worker threads of that evaluation
-# record into it too, which a thread-local tape would miss)
-_active: tapes.Tape | None = None
-_owner: int | None = None
-_lock = threading.Lock()
+#: the key of the tape in the state of the evaluation being differentiated
+#: (``runtime/evaluation.py``): each ``grad`` call's own, seen by its worker threads too
+TAPE = "autodiff.tape"
 
 
 def active_tape() -> tapes.Tape | None:
-    return _active
+    """The tape of the evaluation this thread works for (None: not differentiating)."""
+    return evaluation.lookup(TAPE)
 
 
-@contextmanager
-def recording(tape: tapes.Tape):
-    """Make ``tape`` the active tape while the block runs."""
-    global _active, _owner
-    if _owner == threading.get_ident():
+def record(tape: tapes.Tape, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` as an evaluation recording on ``tape``."""
+    if active_tape() is not None:
         raise tapes.PhylanxGradientError(
             "grad/value_and_grad called inside a function being differentiated "
             "(higher-order differentiation is not supported)")
-    with _lock:
-        _active, _owner = tape, threading.get_ident()
-        try:
-            yield tape
-        finally:
-            _active, _owner = None, None
+    return evaluation.run_with({TAPE: tape}, fn, *args)
 
 
 def recording_kernel(name: str, impl: Callable[..., Any], node: Any) -> Callable[..., Any]:
@@ -75,7 +69,7 @@ def recording_kernel(name: str, impl: Callable[..., Any], node: Any) -> Callable
     mutates = name in MUTATORS or name.startswith("__inplace")
 
     def recorded(*args):
-        tape = _active
+        tape = active_tape()
         if tape is None:
             return impl(*args)
         if any(holds_future(a) for a in args):
@@ -194,7 +188,7 @@ class RecordingCompiler(Compiler):
             v = resolve_deep(value.run(frame))
             if kind != "__subscript":   # PhySL's slice forms read indices as the original
                 idx, v = store_indices(kind, container, idx, v)
-            tape = _active
+            tape = active_tape()
             if tape is not None:
                 tape.before_mutation(container)
             put(container, idx, v)
@@ -213,7 +207,7 @@ def record_items(iterable, loop) -> None:
 
     def run(frame):
         value = produce(frame)
-        tape = _active
+        tape = active_tape()
         if tape is None or type(value) is not np.ndarray or value.ndim == 0 \
                 or tape.tracked(value) is None:
             return value

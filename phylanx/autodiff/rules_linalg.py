@@ -1,6 +1,9 @@
 """VJP rules of products and linear algebra: dot, matmul, tensordot, outer, cross,
 determinant, inverse.
 
+``dot``'s rule is written as equations (:mod:`.equations`), which ``phylanx.nn``'s
+symbolic backward pass emits as statements; the others are NumPy kernels.
+
 Every contraction is written as an ``einsum`` over labelled axes; its VJP for one operand
 is the ``einsum`` of the output cotangent with the other operand back to that operand's
 labels, which covers all rank combinations NumPy's ``dot`` allows.
@@ -12,6 +15,7 @@ import string
 import numpy as np
 
 from ..errors import PhylanxValueError
+from .equations import eq, equation_rule, shape_of
 from .rule_helpers import arr, int_list, is_wanted, selective
 from .table import VJP
 
@@ -33,20 +37,38 @@ def _contraction_vjp(ct, a, b, axes_a: list[int], axes_b: list[int], wanted=None
             np.einsum(f"{lo},{sa}->{sb}", ct, a) if is_wanted(wanted, 1) else None)
 
 
-def _dot_axes(a: np.ndarray, b: np.ndarray) -> tuple[list[int], list[int]]:
-    """The contracted axes of numpy.dot: a's last with b's only (1-d) or second-last."""
-    return [a.ndim - 1], [0 if b.ndim == 1 else b.ndim - 2]
-
-
 @VJP.register("dot")
-@selective
+@equation_rule
 def dot_vjp(ct, out, a, b, wanted=None):
-    x, y = arr(a), arr(b)
-    ct = np.asarray(ct)
-    if x.ndim == 0 or y.ndim == 0:                  # a scalar operand multiplies
-        return (ct * y if is_wanted(wanted, 0) else None,
-                ct * x if is_wanted(wanted, 1) else None)
-    return _contraction_vjp(ct, x, y, *_dot_axes(x, y), wanted)
+    """numpy.dot in every rank combination, as products (equations: ``grad`` evaluates
+    them, ``phylanx.nn`` emits them, one statement per operand's cotangent)."""
+    sa, sb = shape_of(a), shape_of(b)
+    ra, rb = len(sa), len(sb)
+    if ra == 0 or rb == 0 or (ra == 1 and rb == 1):     # a multiplication
+        ga = eq("__mul", ct, b, shape=sa if ra else sb)
+        gb = eq("__mul", ct, a, shape=sb if rb else sa)
+        if ra == 0 and rb:
+            ga = eq("sum", ga, shape=())
+        if rb == 0 and ra:
+            gb = eq("sum", gb, shape=())
+    elif ra == 2 and rb == 2:                         # a layer's product
+        ga = eq("dot", ct, eq("transpose", b, shape=sb[::-1]), shape=sa)
+        gb = eq("dot", eq("transpose", a, shape=sa[::-1]), ct, shape=sb)
+    elif rb == 1:                                     # out = a.shape[:-1]
+        ga = eq("__mul", eq("expand_dims", ct, -1, shape=sa[:-1] + (1,)), b, shape=sa)
+        gb = eq("tensordot", ct, a, ra - 1, shape=sb)
+    elif ra == 1:                                     # out = b.shape[:-2] + b.shape[-1:]
+        free_b = [i for i in range(rb) if i != rb - 2]
+        ga = eq("tensordot", ct, b, [list(range(rb - 1)), free_b], shape=sa)
+        gb = eq("__mul", eq("expand_dims", a, -1, shape=sa + (1,)),
+                eq("expand_dims", ct, -2, shape=sb[:-2] + (1,) + sb[-1:]), shape=sb)
+    else:                                             # out = a.shape[:-1] + b's free axes
+        free_b = [i for i in range(rb) if i != rb - 2]
+        ga = eq("tensordot", ct, b, [list(range(ra - 1, ra + rb - 2)), free_b], shape=sa)
+        lead = list(range(ra - 1))
+        moved = eq("tensordot", a, ct, [lead, lead], shape=sb[-2:-1] + sb[:-2] + sb[-1:])
+        gb = eq("transpose", moved, list(range(1, rb - 1)) + [0, rb - 1], shape=sb)
+    return (ga if is_wanted(wanted, 0) else None, gb if is_wanted(wanted, 1) else None)
 
 
 @VJP.register("matmul")

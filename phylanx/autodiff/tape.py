@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import PhylanxError, PhylanxRuntimeError
-from ..primitives.rules import apply_vjp
+from ..primitives.rules import apply_vjp, unbroadcast
 from ..runtime.nodes import registered_kind
 from ..values import Function
 from . import containers
@@ -257,24 +257,7 @@ def fit(ct: Any, value: Any) -> Any:
         return containers.fit_container(ct, value, fit)
     if is_container(ct):
         ct = containers.rows_cotangent(ct, value, fit)
-    ct = np.asarray(ct)
-    shape = np.shape(value)
-    if ct.shape != shape:
-        extra = ct.ndim - len(shape)
-        if extra > 0:
-            ct = ct.sum(axis=tuple(range(extra)))
-        elif extra < 0:
-            ct = ct.reshape((1,) * -extra + ct.shape)
-        axes = tuple(i for i, (c, s) in enumerate(zip(ct.shape, shape)) if s == 1 and c != 1)
-        if axes:
-            ct = ct.sum(axis=axes, keepdims=True)
-        if ct.shape != shape:
-            ct = np.broadcast_to(ct, shape)   # a scalar cotangent of a whole operand
-    dtype = _float_dtype(value)
-    if ct.dtype != dtype:
-        ct = ct.astype(dtype) if dtype.kind == "c" or ct.dtype.kind != "c" else \
-            ct.real.astype(dtype)
-    return ct
+    return unbroadcast(ct, value)
 
 
 def add_cotangents(a: Any, b: Any) -> Any:

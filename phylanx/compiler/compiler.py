@@ -371,7 +371,8 @@ class Compiler:
         args = [self.compile(a, scope) for a in positional]
         kwargs = {k.name: self.compile(k.value, scope) for k in keywords}
         node = self.new_node("call-function", call.loc, args, instance=call.func)
-        gframe = self.globals.frame if where[0] is None else None
+        gframe = self.globals.frame if where[0] is None and \
+            not scopes.is_per_evaluation(self.globals.frame, where[1]) else None
         return node.set_run(make_call(node, call.func, get, args, kwargs, gframe, where[1]))
 
 

@@ -18,11 +18,23 @@ ordinary variable, visible after the block.  Variables that exist before the
 block are shared: ``store`` into one from two branches is a data race, as in
 Python threads.  (``parallel_map`` needs none of this: its function gets a
 fresh frame per call.)
+
+Per-evaluation globals.  The Python globals a ``@Phylanx`` function assigns (``global
+x``) are loaded for each call, not into the shared global frame: their slots are marked
+(:func:`mark_per_evaluation`, before the code using them is compiled) and read and
+written in the *overlay* of the running evaluation (a dict slot -> value in the
+evaluation's state, ``runtime/evaluation.py``), so two calls running at once on two
+Python threads each see their own values.  Outside an evaluation that loaded them, a
+read loads the current value from the Python module and a write stores it there.
+(Globals a function only reads are loaded into the global frame at each call: a read
+there is one list index, and any thread's load is the module's current value.)
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+from ..runtime import evaluation
 
 
 class _Scope:
@@ -99,11 +111,77 @@ def resolve(scope: Scope, name: str) -> tuple[int | None, int] | None:
     return (None, slot) if slot is not None else None
 
 
+class _PerEvaluation:
+    """Slot 0 of a global frame that has per-evaluation slots: for each, how to load
+    its current value and, if the program assigns it, how to store one (module doc).
+    Outside an evaluation that loaded them it stands for the frame: ``self[slot]``
+    loads, ``self[slot] = value`` stores (Python's live module globals)."""
+
+    __slots__ = ("loads", "stores", "frame")
+
+    def __init__(self, frame: list) -> None:
+        self.frame = frame
+        self.loads: dict[int, Callable[[], Any]] = {}
+        self.stores: dict[int, Callable[[Any], None]] = {}
+
+    def __getitem__(self, slot: int) -> Any:
+        return self.loads[slot]()
+
+    def __setitem__(self, slot: int, value: Any) -> None:
+        store = self.stores.get(slot)
+        if store is None:
+            self.frame[slot] = value
+        else:
+            store(value)
+
+
+_UNSET = object()
+
+
+def mark_per_evaluation(globals_frame: list, loads: dict[int, Callable[[], Any]],
+                        stores: dict[int, Callable[[Any], None]]) -> None:
+    """Read and write the global slots ``loads`` names in the evaluation's overlay
+    (module doc); ``loads[slot]()`` is the slot's current value and ``stores[slot](v)``
+    assigns it, where no evaluation loaded it (a lazy variable of the function
+    evaluated by itself)."""
+    marks = globals_frame[0]
+    if not isinstance(marks, _PerEvaluation):
+        marks = globals_frame[0] = _PerEvaluation(globals_frame)
+    marks.loads.update(loads)
+    marks.stores.update(stores)
+
+
+def is_per_evaluation(globals_frame: list, slot: int) -> bool:
+    marks = globals_frame[0]
+    return isinstance(marks, _PerEvaluation) and slot in marks.loads
+
+
+def overlay_key(globals_frame: list) -> tuple:
+    """The key of ``globals_frame``'s overlay in an evaluation's state."""
+    return ("globals", id(globals_frame))
+
+
+def _overlay_reader(g: list, i: int) -> Callable[[list], Any]:
+    key = overlay_key(g)
+    load = g[0].loads[i]
+
+    def read(frame):
+        overlay = evaluation.lookup(key)
+        if overlay is not None:
+            value = overlay.get(i, _UNSET)
+            if value is not _UNSET:
+                return value
+        return load()
+    return read
+
+
 def reader(where: tuple[int | None, int], globals_frame: list) -> Callable[[list], Any]:
     """A closure reading the slot ``where`` from the current frame."""
     depth, i = where
     if depth is None:
         g = globals_frame
+        if is_per_evaluation(g, i):
+            return _overlay_reader(g, i)
         return lambda frame: g[i]
     if depth == 0:
         return lambda frame: frame[i]
@@ -121,9 +199,18 @@ def reader(where: tuple[int | None, int], globals_frame: list) -> Callable[[list
 
 def owner(where: tuple[int | None, int], globals_frame: list) -> Callable[[list], list]:
     """A closure returning the frame (list) that holds the slot ``where``."""
-    depth, _ = where
+    depth, i = where
     if depth is None:
         g = globals_frame
+        if is_per_evaluation(g, i):
+            key = overlay_key(g)
+
+            live = g[0]
+
+            def overlay_or_global(frame):
+                overlay = evaluation.lookup(key)
+                return live if overlay is None else overlay
+            return overlay_or_global
         return lambda frame: g
     if depth == 0:
         return lambda frame: frame

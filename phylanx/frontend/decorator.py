@@ -19,10 +19,12 @@ import types
 from typing import Any
 
 from .. import execution_tree
+from ..compiler import scopes
 from ..compiler.compiler import deep_recursion
 from ..exceptions import InvalidDecoratorArgumentError
 from ..language import ast as past
 from ..language import to_physl
+from ..runtime import evaluation
 from ..runtime.forkjoin import evaluate
 from ..runtime.futures import Future
 from ..session import PhylanxSession
@@ -158,6 +160,15 @@ class PhylanxDecorator(DecoratedFunction):
         declare = tuple(past.Call("define", (past.Identifier(name), past.Literal(None)))
                         for name in tr.externals)
         program = past.Program(declare + tr.program.body, tr.program.loc)
+        # the Python globals it assigns are per call (compiler/scopes.py): marked before
+        # the code using them is compiled
+        assigned = {state.compiler.globals.declare(name): (get, put)
+                    for name, (get, put) in tr.externals.items() if put}
+        if assigned:
+            scopes.mark_per_evaluation(
+                state.globals,
+                {slot: self._loader(get) for slot, (get, _) in assigned.items()},
+                {slot: self._storer(put) for slot, (_, put) in assigned.items()})
         node = state.compile_text(program, self.file)
         state.run(node)
         self._function = state.lookup(tr.state_name)
@@ -194,32 +205,81 @@ class PhylanxDecorator(DecoratedFunction):
             return dec._function
         return from_python(value)
 
+    def _load(self, get) -> Any:
+        """The current value of a Python global (``get`` reads it), as a call loads it
+        (nil if it does not exist yet)."""
+        try:
+            return self._argument(get())
+        except (KeyError, ValueError):
+            return None
+
+    def _loader(self, get):
+        return lambda: self._load(get)
+
+    @staticmethod
+    def _storer(put):
+        return lambda value: put(to_python(value))
+
     def _arguments(self, args) -> tuple[list, list]:
         passed: list = []
         return [self._argument(a, passed) for a in args], passed
 
-    def _run(self, values: list, passed=(), keywords: dict | None = None) -> Any:
-        g = self.state.globals
+    def _externals(self, passed=()) -> tuple[list, list]:
+        """(slot, getter) of the Python globals this call reads, (slot, setter) of those
+        it assigns: its own and its dependencies', and those of functions passed."""
         slots, writeback = self._slots, self._writeback
         if passed:
             slots, writeback = list(slots), list(writeback)
             for dec in passed:
                 slots += dec._slots
                 writeback += dec._writeback
+        return slots, writeback
+
+    def with_globals(self, passed, fn, *args) -> Any:
+        """``fn(*args)`` as one evaluation that sees the Python globals this call uses,
+        read from their modules when it starts.  Those it assigns (``global x``) live in
+        the evaluation's own frame (``compiler/scopes.py``: two calls running at once on
+        two Python threads each see their own assignments) and are written back to their
+        modules when it ends, even by an error; a call nested in an evaluation (PhySL ->
+        Python -> PhySL) shares that frame, as Python code shares its module's globals.
+        Globals it only reads are loaded into the shared global frame (each call loads
+        the modules' current values: what Python's reads would see)."""
+        slots, writeback = self._externals(passed)
+        if not slots:
+            return evaluate(fn, *args)
+        g = self.state.globals
+        if not writeback:
+            for slot, get in slots:
+                g[slot] = self._load(get)
+            return evaluate(fn, *args)
+        key = scopes.overlay_key(g)
+        overlay = evaluation.lookup(key)
+        nested = overlay is not None
+        if not nested:
+            overlay = {}
         for slot, get in slots:
-            try:
-                g[slot] = self._argument(get())
-            except (KeyError, ValueError):
-                g[slot] = None
+            if scopes.is_per_evaluation(g, slot):
+                if not (nested and slot in overlay):
+                    overlay[slot] = self._load(get)
+            else:
+                g[slot] = self._load(get)
         try:
-            with deep_recursion():
-                result = evaluate(call_function, self._function, values, keywords,
-                                  self.__name__)
-                if isinstance(result, Future):
-                    result = result.result()
+            if nested:
+                return fn(*args)
+            return evaluation.run_with({key: overlay}, fn, *args)
         finally:
             for slot, put in writeback:
-                put(to_python(g[slot]))
+                put(to_python(overlay.get(slot)))
+
+    def _run(self, values: list, passed=(), keywords: dict | None = None) -> Any:
+        with deep_recursion():
+            result = self.with_globals(passed, self._evaluate, values, keywords)
+        return result
+
+    def _evaluate(self, values: list, keywords: dict | None) -> Any:
+        result = call_function(self._function, values, keywords, self.__name__)
+        if isinstance(result, Future):
+            result = result.result()
         return result
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

@@ -12,7 +12,8 @@
 Layers, losses, metrics and optimizers keep Keras' names, defaults and formulas
 (``docs/nn.md`` lists them and the differences).  ``fit`` compiles one PhySL function —
 forward pass, loss, generated backward pass and optimizer update — once per model and
-calls it for every batch (:mod:`.training`, :mod:`.graph`).
+calls it for every batch (:mod:`.training`); the backward pass is
+:mod:`phylanx.autodiff.symbolic`'s, from the VJP rule table.
 """
 from __future__ import annotations
 

@@ -5,8 +5,8 @@ swish`` (``silu``); ``None`` and ``"linear"`` are the identity.
 """
 from __future__ import annotations
 
+from ..autodiff.symbolic import Graph, Var
 from . import arguments as args
-from .graph import Graph, Var
 
 _SELU_ALPHA = 1.6732632423543772
 _SELU_SCALE = 1.0507009873554805

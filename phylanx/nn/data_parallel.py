@@ -14,7 +14,7 @@ every loss is a mean over the batch, so the sum over ranks of share x shard loss
 full-batch loss and the sum of its gradients the full-batch gradient, also for a smaller
 last batch.  (Weighting the loss rather than the gradients keeps that true through the
 collectives of synchronised batch normalisation, whose cotangents the ranks add up: see
-``graph._backward``.)  The ``async`` collective starts as soon as its gradient exists
+``autodiff.rules_collectives``.)  The ``async`` collective starts as soon as its gradient exists
 and runs while the backward pass goes on to the earlier layers; only the optimizer's
 update statements at the end consume ``r`` (waiting for it there).  Each collective has
 its own name, hence its own communicator, so the ranks may start them in any order.  The
@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from .graph import Graph, Raw, Stmt, Var
+from ..autodiff.symbolic import Graph, Raw, Stmt, Var
 
 #: (label, start, end) of gradient statements ("grad <name>") and collectives
 #: ("reduce <name>"), when recording (see :func:`record_timeline`)
@@ -157,7 +157,7 @@ def reduce_in_place(g: Graph, inputs: Inputs, values: list, names: list[str],
 
 
 def _call_text(stmt: Stmt) -> str:
-    from .graph import call
+    from ..autodiff.symbolic import call
     return call(stmt.primitive, stmt.operands)
 
 
@@ -225,7 +225,7 @@ def global_moments(g: Graph, inputs: Inputs, x: Var, name: str) -> tuple[Var, Va
     """Mean and (biased) variance of ``x`` over all its axes but the last, taken over
     the global batch: the shards' channel sums all-reduced over the global count (a
     rank running a stand-in row for an empty shard adds zeros); then, around that
-    mean, the squared deviations likewise.  Differentiable (see ``graph._backward``)."""
+    mean, the squared deviations likewise.  Differentiable (see ``autodiff.rules_collectives``)."""
     from ..errors import PhylanxValueError
     inner = x.shape[1:-1]
     if any(d is None for d in inner):

@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from ..autodiff.symbolic import Graph, Var
 from ..errors import PhylanxValueError
 from . import activations, initializers
 from . import arguments as args
-from .graph import Graph, Var
 
 _name_counts: dict[str, int] = {}
 

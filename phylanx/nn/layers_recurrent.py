@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..autodiff.symbolic import Var
 from . import activations
 from . import arguments as args
-from .graph import Var
 from .layers_core import Layer, ShapeMismatch, _init_name, expect_rank
 
 _ALL = [None, None]          # the slice of a whole axis

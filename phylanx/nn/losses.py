@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..autodiff.symbolic import Graph, Var
 from ..errors import PhylanxValueError
 from . import arguments as args
-from .graph import Graph, Var
 
 ALIASES = {"mean_squared_error": "mse", "mean_absolute_error": "mae"}
 

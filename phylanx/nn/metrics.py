@@ -7,8 +7,8 @@ accuracy otherwise (binary when the output has one unit).  Also ``mse`` and ``ma
 """
 from __future__ import annotations
 
+from ..autodiff.symbolic import Graph, Var
 from ..errors import PhylanxValueError
-from .graph import Graph, Var
 from .losses import Loss
 
 

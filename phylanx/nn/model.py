@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from ..autodiff.symbolic import Var
 from ..errors import PhylanxValueError
 from . import arguments as args
-from .graph import Var
 from .layers_core import Layer, ShapeMismatch, _auto_name
 from .training import TrainingMixin
 

@@ -20,7 +20,7 @@ column-tiled weights (forward and backward; every rank calls them, SPMD).
   maxima and sums of exponentials all-reduced).  ``backward`` gives this rank's kernel
   and bias columns' gradients and the input gradient, summed over the ranks' column
   blocks with one all_reduce (and, for softmax, the sum's cotangent all-reduced: the
-  generated backward of a summing all_reduce, see ``graph._backward``).
+  generated backward of a summing all_reduce, ``autodiff.rules_collectives``).
 
 Both are checked against the single-process layer (``tests/distributed/programs/
 nn_model_parallel.py``).  ``fit(..., distributed="model")`` trains a model with them:
@@ -34,15 +34,15 @@ import numpy as np
 
 from .. import distributed as dist
 from .. import execution_tree
+from ..autodiff.symbolic import Graph, Var, gradients
 from ..errors import PhylanxValueError
 from .data_parallel import shard_bounds
-from .graph import Graph, Var, gradients
 from .layers_conv import Conv1D
 from .layers_core import Context, Dense
 
 
 def _compile(name: str, g: Graph, inputs: list, results: Any) -> Any:
-    from .graph import literal
+    from ..autodiff.symbolic import literal
     body = ", ".join(g.physl() + [literal(results)])
     text = f"define({name}, {', '.join(v.name for v in inputs)}, block({body}))"
     state = execution_tree.compiler_state(f"nn:mp:{name}", f"<nn {name}>")
@@ -80,11 +80,11 @@ def _local_backward(layer: Any, x_shape: tuple, k_shape: tuple, b_shape: tuple |
 def _column_softmax(g: Graph, z: Var, name: str) -> Var:
     """Softmax over the last axis of logits whose columns are split over the ranks (this
     rank's block ``z``): every row's maximum and sum of exponentials all-reduced.  The
-    maximum only keeps ``exp`` finite and cancels in the result: its all_reduce is not
-    differentiated; the sum's is (its cotangents are all-reduced)."""
+    maximum only keeps ``exp`` finite and cancels in the result: it is a constant of the
+    differentiation (softmax is shift-invariant); the sum's is (its cotangents are all-reduced)."""
     rows = (z.shape[0], 1)
     top = g.op("all_reduce", g.op("amax", z, -1, True, shape=rows), "max",
-               f"mp_{name}_softmax_max", shape=rows)
+               f"mp_{name}_softmax_max", shape=rows, constant=True)
     e = g.op("exp", g.op("__sub", z, top, shape=z.shape), shape=z.shape)
     total = g.op("all_reduce", g.op("sum", e, -1, True, shape=rows), "sum",
                  f"mp_{name}_softmax_sum", shape=rows)

@@ -26,7 +26,8 @@ single-process training, and losses and weights match it to float32 rounding.
 A replicated stage is two compiled programs: the forward (which also returns its
 random draws and its new moving statistics) and the backward, which recomputes the
 forward from the stage's input with the *same* random draws (fed in place of the
-``random_*`` statements) and differentiates it with :func:`.graph.gradients`.  The loss
+``random_*`` statements) and differentiates it with
+:func:`phylanx.autodiff.symbolic.gradients`.  The loss
 head (loss, metrics, d loss / d output) and the optimizer's update (over the weights
 each rank holds: whole ones, and its column blocks of the Dense layers) are programs
 too, all compiled once per model and reused by later ``fit`` calls.
@@ -42,10 +43,10 @@ from typing import Any
 import numpy as np
 
 from .. import distributed as dist
+from ..autodiff.symbolic import Graph, gradients
 from ..errors import PhylanxValueError
 from . import arguments as args
 from . import data_parallel, metrics
-from .graph import Graph, gradients
 from .layers_conv import Conv1D
 from .layers_core import Context, Dense, Weight
 from .model_parallel import ColumnParallelDense, ParallelConv1D, _compile

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from ..autodiff.symbolic import Graph, Var
 from . import arguments as args
-from .graph import Graph, Var
 
 
 class Optimizer:

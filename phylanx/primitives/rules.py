@@ -135,6 +135,36 @@ def apply_vjp(rule: Any, ct: Any, out: Any, operands: Any, wanted: tuple | None)
     else:
         grads = tuple(rule(ct, out, *operands))
     return grads + (None,) * (len(operands) - len(grads))
+
+
+def unbroadcast(ct: Any, operand: Any) -> Any:
+    """``ct``, a cotangent of the broadcast (output) shape, summed over the axes along
+    which ``operand`` was broadcast and cast to its float dtype (float64 for an integer
+    or boolean operand; the real part for a real operand): the one unbroadcast of the VJP
+    convention, used by ``grad``'s tape and by the ``vjp`` primitives alike."""
+    import numpy as np
+    ct = np.asarray(ct)
+    shape = np.shape(operand)
+    if ct.shape != shape:
+        extra = ct.ndim - len(shape)
+        if extra > 0:
+            ct = ct.sum(axis=tuple(range(extra)))
+        elif extra < 0:
+            ct = ct.reshape((1,) * -extra + ct.shape)
+        axes = tuple(i for i, (c, s) in enumerate(zip(ct.shape, shape)) if s == 1 and c != 1)
+        if axes:
+            ct = ct.sum(axis=axes, keepdims=True)
+        if ct.shape != shape:
+            ct = np.broadcast_to(ct, shape)   # a scalar cotangent of a whole operand
+    dtype = getattr(operand, "dtype", None)
+    if dtype is None or dtype.kind not in "fc":
+        dtype = np.dtype(np.float64)
+    if ct.dtype != dtype:
+        ct = ct.astype(dtype) if dtype.kind == "c" or ct.dtype.kind != "c" else \
+            ct.real.astype(dtype)
+    return ct
+
+
 DISTRIBUTION = RuleTable("distribution", lambda spec: spec.distributable, "distributable")
 FUSION = RuleTable("fusion", lambda spec: spec.elementwise, "elementwise")
 

@@ -41,15 +41,18 @@ class CancelledError(PhylanxRuntimeError):
 
 
 class Token:
-    """A cancellation scope; ``orphans`` collects ``async`` futures spawned in it."""
+    """A cancellation scope; ``orphans`` collects ``async`` futures spawned in it;
+    ``state`` holds per-evaluation values (``runtime/evaluation.py``)."""
 
-    __slots__ = ("parent", "error", "orphans", "closed")
+    __slots__ = ("parent", "error", "orphans", "closed", "state")
 
     def __init__(self, parent: Token | None = None) -> None:
         self.parent = parent
         self.error: BaseException | None = None
         self.orphans: list | None = None
         self.closed = False      # close_token ran: PENDING no longer counts this token
+        # values of the evaluation this scope belongs to (runtime/evaluation.py)
+        self.state: dict | None = None
 
     def cancel(self, reason: BaseException) -> bool:
         """Cancel this scope (and all below it); False if it already was.

@@ -171,6 +171,7 @@ CASES.update({
     "dot": [(f(1.5), normal(3)), (normal(3), normal(3)), (A34, normal(4)),
             (normal(3), A34), (A34, normal(4, 5)), (A234, normal(4)), (A234, normal(4, 5)),
             (normal(3), normal(2, 3, 5)), (A234, normal(5, 4, 6))],
+    "all_reduce": [(A34, "sum", "vjp_case"), (f(1.5),)],
     "matmul": [(A34, normal(4, 5)), (normal(3), A34), (A34, normal(4)),
                (A234, normal(4, 5)), (A234, normal(1, 4, 5))],
     "tensordot": [(A234, normal(3, 4, 5)), (A234, normal(4, 3), [[2, 1], [0, 1]]),

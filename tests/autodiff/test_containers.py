@@ -434,9 +434,9 @@ def test_items_of_a_container_without_a_rule_are_an_error(f, primitive):
 
 
 def test_generated_backward_pass_reaches_items_of_nested_list_operands():
-    """``phylanx.nn``'s symbolic reverse pass (nn/graph.py): a variable inside a list
+    """``phylanx.nn``'s symbolic reverse pass (autodiff/symbolic.py): a variable inside a list
     inside an operand gets its cotangent too (was: only one level of items)."""
-    from phylanx.nn.graph import Graph, gradients
+    from phylanx.autodiff.symbolic import Graph, gradients
     from phylanx.nn.model_parallel import _compile
 
     g = Graph(prefix="c")

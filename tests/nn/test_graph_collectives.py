@@ -1,5 +1,5 @@
 """The generated backward pass of a summing ``all_reduce`` (synchronised batch statistics,
-column-split softmax) all-reduces the cotangent; other reductions carry no gradient.
+column-split softmax) all-reduces the cotangent; other reductions have no rule.
 Single process here (the collective is the identity); under mpiexec in
 ``tests/distributed/test_nn_parallel_mpi.py``.  Synchronised batch statistics refuse an
 input whose non-batch axes are unknown, with the way out."""
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from phylanx import nn
+from phylanx.autodiff.symbolic import Graph, gradients
 from phylanx.errors import PhylanxValueError
-from phylanx.nn.graph import Graph, gradients
 from phylanx.nn.model_parallel import _compile
 
 
@@ -27,13 +27,22 @@ def test_summing_all_reduce_is_differentiated_by_all_reducing_the_cotangent():
     np.testing.assert_allclose(np.asarray(got), 2.0 * value, rtol=1e-12)
 
 
-def test_a_max_all_reduce_carries_no_gradient():
+def test_a_max_all_reduce_has_no_gradient_rule_unless_declared_constant():
+    """A maximum over ranks depends on its addends: differentiating through it is a
+    located error naming the reduction (was: silently no gradient); a value the caller
+    declares constant (a softmax's shift, ``constant=True``) carries none."""
     g = Graph(prefix="u")
     x = g.input("x", (3,), active=True)
     top = g.op("all_reduce", x, "max", "top", shape=(3,))
-    assert not top.active
+    assert top.active
     loss = g.op("sum", top, shape=())
-    assert gradients(g, loss, [x]) == [None]
+    with pytest.raises(PhylanxValueError, match="all_reduce with op 'max'"):
+        gradients(g, loss, [x])
+    g = Graph(prefix="u")
+    x = g.input("x", (3,), active=True)
+    top = g.op("all_reduce", x, "max", "top", shape=(3,), constant=True)
+    assert not top.active
+    assert gradients(g, g.op("sum", top, shape=()), [x]) == [None]
 
 
 def test_synchronised_batchnorm_needs_known_steps_and_says_how_to_do_without():

@@ -13,7 +13,7 @@ import numpy as np
 
 from ...errors import PhylanxValueError
 from ..registry import primitive
-from ..rules import VJP, apply_vjp
+from ..rules import VJP, apply_vjp, unbroadcast
 
 
 def _rule(name: str):
@@ -26,23 +26,14 @@ def _rule(name: str):
 
 
 def _fit(ct, operand):
-    """``ct`` summed over the axes ``operand`` was broadcast along, in its float type."""
+    """``ct`` as the cotangent of ``operand`` (the VJP convention's one ``unbroadcast``);
+    None for an operand that carries no gradient (integer, boolean, string, nil); a list
+    operand's cotangents as the rule gave them."""
     if ct is None or isinstance(operand, (list, str)) or operand is None:
         return ct if isinstance(operand, list) else None
-    dtype = np.asarray(operand).dtype
-    if dtype.kind not in "fc":
+    if np.asarray(operand).dtype.kind not in "fc":
         return None                    # integer and boolean operands carry no gradient
-    ct = np.asarray(ct)
-    shape = np.shape(operand)
-    if ct.shape != shape:
-        extra = ct.ndim - len(shape)
-        if extra > 0:
-            ct = ct.sum(axis=tuple(range(extra)))
-        axes = tuple(i for i, (c, s) in enumerate(zip(ct.shape, shape)) if s == 1 and c != 1)
-        if axes:
-            ct = ct.sum(axis=axes, keepdims=True)
-        ct = np.broadcast_to(ct, shape)
-    ct = ct.astype(dtype, copy=False)
+    ct = unbroadcast(ct, np.asarray(operand))
     return ct[()] if ct.ndim == 0 else ct
 
 

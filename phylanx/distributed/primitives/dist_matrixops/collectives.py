@@ -58,7 +58,7 @@ def _check(check: Any) -> bool | None:
 @primitive("all_reduce",
            'all_reduce(_1, __arg(_2_op, "sum"), __arg(_3_name, ""), __arg(_4_check, nil))',
            **_starts(_start_all_reduce), example='all_reduce(3, "max")', result="3",
-           no_oracle="collective over localities")
+           no_oracle="collective over localities", differentiable=True)
 def all_reduce(value, op="sum", name="", check=None):
     """Every locality's value combined with ``op``, on every locality.
 

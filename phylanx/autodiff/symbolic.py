@@ -1,22 +1,24 @@
-"""Straight-line PhySL programs built by layers, and their derivative as more PhySL.
+"""Symbolic reverse mode: the derivative of a straight-line PhySL program as more PhySL.
 
-A model's forward pass is a list of statements ``define(v, primitive(operands...))``
-(single assignment, no control flow: recurrent layers unroll their time steps, which
-are known from the input shape).  :func:`gradients` differentiates such a program
-*symbolically*: walking the statements backwards it appends, for every statement that
-depends on a parameter, statements computing its operands' cotangents:
+A program here is a list of statements ``define(v, primitive(operands...))`` (single
+assignment, no control flow: ``phylanx.nn``'s layers build their forward pass so,
+unrolling recurrent time steps, which are known from the input shape).
+:func:`gradients` walks the statements backwards and appends, for every statement that
+depends on a value being differentiated, statements computing its operands' cotangents
+from the primitive's rule in the VJP table (the one table ``grad``'s tape uses too):
 
-* ``dot`` gets ``dot(ct, transpose(b))`` / ``dot(transpose(a), ct)``, emitted only for
-  operands that need a gradient (the input batch does not), as separate statements so
-  that the runtime may run the two products of a layer concurrently;
-* every other primitive gets ``vjp("name", ct, out, operands...)``, which applies the
-  primitive's registered VJP rule (``phylanx.autodiff``) inside the tree, and one
-  ``slice(g, i)`` per operand that needs its cotangent (``vjp_of`` with the flags of
-  those operands when the rule can skip the others, e.g. a first Conv1D's input).
+* a rule written as equations (:mod:`.equations`: ``dot``, a summing ``all_reduce``)
+  is emitted as those primitives, one cotangent per operand and only for operands that
+  need one (the input batch does not), as separate statements so that the runtime may
+  run the two products of a layer concurrently and start a collective in program order;
+* every other rule is applied inside the tree by ``vjp("name", ct, out, operands...)``
+  (``vjp_of`` with the flags of the operands that need a cotangent when the rule can
+  skip the others, e.g. a first Conv1D's input), then one ``slice(g, i)`` per operand.
 
 Cotangents reaching a value along several paths are added.  The result is one program
 (forward, backward, and whatever the caller appends, e.g. an optimizer's update) that
-is compiled once and evaluated for every batch; nothing is recorded at run time.
+is compiled once and evaluated for every batch; nothing is recorded at run time.  This
+module holds no derivative of any primitive: those are the rules' business.
 """
 from __future__ import annotations
 
@@ -27,6 +29,8 @@ from typing import Any
 import numpy as np
 
 from ..primitives import registry
+from .equations import Eq
+from .table import VJP
 
 
 @dataclass(eq=False)
@@ -69,10 +73,14 @@ class Graph:
     def input(self, name: str, shape: tuple, active: bool = False) -> Var:
         return Var(name, tuple(shape), active)
 
-    def op(self, primitive: str, *operands: Any, shape: tuple = (), hint: str = "") -> Var:
+    def op(self, primitive: str, *operands: Any, shape: tuple = (), hint: str = "",
+           constant: bool = False) -> Var:
         """``define(v, primitive(operands...))``; operands are Vars, lists of Vars, or
-        constants (numbers, strings, None, nested lists of them)."""
-        active = _differentiable(primitive, operands) and any(_active(a) for a in operands)
+        constants (numbers, strings, None, nested lists of them).  ``constant``: the
+        caller knows the objective does not depend on this value's variation (a
+        softmax's shift), so no gradient flows through it (JAX's ``stop_gradient``)."""
+        active = not constant and _differentiable(primitive) and \
+            any(_active(a) for a in operands)
         out = Var(self.fresh(hint), tuple(shape), active)
         self.stmts.append(Stmt(out, primitive, operands))
         return out
@@ -98,18 +106,14 @@ class Graph:
         return [f"define({s.out.name}, {call(s.primitive, s.operands)})" for s in self.stmts]
 
 
-def _differentiable(primitive: str, operands: tuple = ()) -> bool:
+def _differentiable(primitive: str) -> bool:
     """Outputs of primitives without a derivative (comparisons, ``shape``, random draws,
-    ``argmax``) carry no gradient, whatever their operands.  A summing ``all_reduce`` is
-    linear: :func:`_backward` differentiates it (synchronised batch statistics)."""
-    if primitive == "all_reduce":
-        return len(operands) < 2 or operands[1] == "sum"
+    ``argmax``) carry no gradient, whatever their operands."""
     spec = registry.lookup(primitive)
     return spec is not None and spec.differentiable
 
 
 def _vjp_rule(name: str):
-    from ..primitives.rules import VJP
     return VJP.get(name)
 
 
@@ -178,33 +182,33 @@ def gradients(graph: Graph, loss: Var, wrt: list[Var]) -> list[Var | None]:
 
 def _backward(graph: Graph, stmt: Stmt, ct: Any, add) -> None:
     a = stmt.operands
-    if stmt.primitive == "dot" and len(a) == 2 and all(
-            isinstance(v, Var) and len(v.shape) == 2 for v in a):
-        left, right = a
-        # the right operand first: a layer's weight (``dot(x, w)``), whose gradient is
+    wanted = [_active(v) for v in a]
+    rule = _vjp_rule(stmt.primitive)
+    equations = getattr(rule, "equations", None)
+    if equations is not None:
+        cts = equations(ct, stmt.out, *a, wanted=tuple(wanted))
+        # the last operand first: a layer's weight (``dot(x, w)``), whose gradient is
         # then complete one product earlier, and, data-parallel, its all-reduce starts
         # while the input's cotangent is computed
-        if right.active:
-            t = graph.op("transpose", left, shape=left.shape[::-1])
-            add(right, graph.op("dot", t, ct, shape=right.shape, hint="ct"))
-        if left.active:
-            t = graph.op("transpose", right, shape=right.shape[::-1])
-            add(left, graph.op("dot", ct, t, shape=left.shape, hint="ct"))
+        for pos in reversed(range(len(a))):
+            if wanted[pos] and pos < len(cts) and cts[pos] is not None:
+                add(a[pos], _emit(graph, cts[pos]))
         return
-    if stmt.primitive == "all_reduce":
-        # SPMD: the ranks' objectives add up and each depends on the sum of the ranks'
-        # addends, so the cotangent of an addend is the sum of the ranks' cotangents
-        name = str(a[2]) if len(a) > 2 else ""
-        add(a[0], graph.op("all_reduce", ct, "sum", name + "/ct" if name else "",
-                           shape=a[0].shape, hint="ct"))
-        return
-    wanted = [_active(v) for v in a]
-    if all(wanted) or not getattr(_vjp_rule(stmt.primitive), "selective", False):
+    if all(wanted) or not getattr(rule, "selective", False):
         g = graph.op("vjp", stmt.primitive, ct, stmt.out, *a, shape=(), hint="g")
     else:                    # the rule skips what no operand needs (a first layer's input)
         g = graph.op("vjp_of", stmt.primitive, wanted, ct, stmt.out, *a, shape=(), hint="g")
     for pos, operand in enumerate(a):
         _scatter_cotangent(graph, g, pos, operand, add)
+
+
+def _emit(graph: Graph, value: Any) -> Any:
+    """The statements computing a rule's equation tree (its operands are this program's
+    variables and constants); the variable holding its value."""
+    if not isinstance(value, Eq):
+        return value
+    args = [_emit(graph, arg) for arg in value.args]
+    return graph.op(value.primitive, *args, shape=value.shape, hint="ct")
 
 
 def _scatter_cotangent(graph: Graph, g: Var, pos: int, operand: Any, add) -> None:
