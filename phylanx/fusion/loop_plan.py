@@ -35,6 +35,7 @@ operands' kinds (``float`` and ``np.float64``, ``bool`` and ``np.bool_`` apart).
 """
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -53,6 +54,15 @@ _ARRAY_FORMS = {"maximum": "np.maximum({0}, {1})", "minimum": "np.minimum({0}, {
 _NOT_IN_LOOPS = frozenset(("power", "exp10", "real", "imag", "conj"))
 _CALL = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
 _BINDERS = ("define-variable", "store")
+_MARK = re.compile(r"_W(\d+)\(")
+_UPCAST = re.compile(r"_U(\d+[ab])\(")
+_UPCAST_HELPER = '''
+
+@njit(inline="always")
+def _f64(a):
+    # numba's np.dot takes one dtype: float32 beside float64 is converted, as NumPy does
+    return a.astype(np.float64)
+'''
 
 
 def _array_code(name: str, rule) -> str | None:
@@ -81,6 +91,13 @@ class _Source:
         self.typing: list[tuple] = []          # (key, typing term) per statement
         self.invariants: list[Node] = []       # hoisted invariants' lazy-binding nodes
         self.guards: list[tuple] = []          # node.variable of if(flag, ...) statements
+        self.marks = itertools.count()         # ``_W<n>(`` cast points (:func:`render`)
+
+    def mark(self, code: str) -> tuple[int, str]:
+        """(n, code wrapped in the cast point ``_W<n>(...)``): rendered as a float32
+        cast or plain parentheses, per signature (:func:`infer` decides)."""
+        n = next(self.marks)
+        return n, f"_W{n}({code})"
 
     def name(self, key: Any, instance: str | None) -> str:
         if key not in self.names:
@@ -120,8 +137,11 @@ class _Source:
             if p == "transpose":
                 return (f"np.transpose({codes[0]})", ("transpose", terms[0])) \
                     if len(codes) == 1 else None
-            return (f"np.dot({codes[0]}, {codes[1]})", ("dot", *terms)) \
-                if len(codes) == 2 else None
+            if len(codes) != 2:
+                return None
+            n, code = self.mark(f"np.dot(_U{next(self.marks)}a({codes[0]}), "
+                                f"_U{next(self.marks)}b({codes[1]}))")
+            return code, ("dot", n, *terms)
         info = _classify(node)
         if info is None:
             return None
@@ -133,11 +153,14 @@ class _Source:
         if rule is None:                        # whole-array sum / mean
             if any(v is not None and v is not False for v in params.values()):
                 return None                     # along an axis, or keepdims
-            return f"np.{name}({codes[0]})", ("reduce", terms[0])
+            n, code = self.mark(f"np.{name}({codes[0]})")
+            return code, ("reduce", n, terms[0])
         code = _array_code(name, rule)
         if code is None:
             return None
-        term = ("apply", impl, params, name, *terms)
+        marked = [self.mark(c) for c in codes]
+        codes = [c for _, c in marked]
+        term = ("apply", impl, params, name, [n for n, _ in marked], *terms)
         if rule.fold and len(codes) > 2:
             out = code.format(codes[0], codes[1])
             for c in codes[2:]:
@@ -223,8 +246,8 @@ class LoopPlan:
 
     def __init__(self, source: str, inputs: list, outputs: list, result_key: Any,
                  typing: list, invariants: list, guards: list = (), cond: Node | None = None,
-                 cond_term: tuple | None = None):
-        self.source = source
+                 cond_term: tuple | None = None, invariant_names: tuple = ()):
+        self.template = source        # with ``_W<n>(`` cast points (:meth:`render`)
         self.guards = list(guards)    # flags that must be False for the kernel to run
         self.cond = cond              # a while loop's condition node (None: for_each)
         self.cond_term = cond_term    # its typing term
@@ -237,8 +260,38 @@ class LoopPlan:
         out_index = {key: i for i, (key, _) in enumerate(outputs)}
         #: (input position, output position) of the variables carried to the next
         #: iteration
+        #: inputs the loop never binds (converted once when a product needs float64)
+        self.invariant_names = list(invariant_names)
         self.carried = [(i, out_index[key]) for i, (key, _) in enumerate(inputs)
                         if key in bound]
+
+    def render(self, casts: frozenset = frozenset()) -> str:
+        """The kernel's source with the cast points in ``casts`` made ``np.float32(``
+        (NumPy's weak Python scalars and float32 reductions) and the others plain
+        parentheses: the source for one signature's kinds."""
+        source = _MARK.sub(lambda m: "np.float32(" if int(m.group(1)) in casts else "(",
+                           self.template)
+        source = _UPCAST.sub(lambda m: "_f64(" if m.group(1) in casts else "(", source)
+        if "_f64(" not in source:
+            return source
+        # an input the loop never binds is converted once, before the loop
+        head, _, rest = source.partition("\n    i_ = r_start\n" if self.cond is None
+                                         else "\n    n_ = 1\n")
+        hoisted = []
+        for name in self.invariant_names:
+            for form in (name, f"{name}_T"):
+                if f"_f64({form})" in rest:
+                    hoisted.append(f"    {form}_64 = {form}.astype(np.float64)\n")
+                    rest = rest.replace(f"_f64({form})", f"{form}_64")
+        start = "i_ = r_start" if self.cond is None else "n_ = 1"
+        prelude, _, kernel = head.partition("\n\n@njit(cache=True")
+        return (prelude + _UPCAST_HELPER + "\n\n@njit(cache=True" + kernel + "\n"
+                + "".join(hoisted) + f"    {start}\n" + rest)
+
+    @property
+    def source(self) -> str:
+        """The source for float64 (no cast point taken)."""
+        return self.render()
 
 
 def translate(node: Node) -> LoopPlan | None:
@@ -264,7 +317,7 @@ def translate(node: Node) -> LoopPlan | None:
               + _indent(iteration, 8)
               + f"\n    return ({returned},)\n")
     return LoopPlan(source, inputs, outputs, result_key, src.typing, src.invariants,
-                    src.guards)
+                    src.guards, invariant_names=_unbound(src, inputs))
 
 
 def translate_while(node: Node) -> LoopPlan | None:
@@ -292,7 +345,11 @@ def translate_while(node: Node) -> LoopPlan | None:
               + "\n        n_ += 1"
               + f"\n    return ({returned},)\n")
     return LoopPlan(source, inputs, outputs, result_key, src.typing, src.invariants,
-                    src.guards, cond, made[1])
+                    src.guards, cond, made[1], _unbound(src, inputs))
+
+
+def _unbound(src: _Source, inputs: list) -> tuple:
+    return tuple(src.names[key] for key, _ in inputs if key not in src.bound)
 
 
 def _transposed_once(src: _Source, inputs: list, *codes: str) -> tuple[str, list[str]]:
@@ -316,23 +373,33 @@ def _indent(text: str, n: int) -> str:
 
 
 # -- typing -----------------------------------------------------------------------------
-# A kind is (letter, ndim): scalars ``f`` float, ``F`` np.float64, ``b`` bool, ``B``
-# np.bool_, ``i`` int; arrays (ndim >= 1) ``f`` float64, ``b`` bool.
+# A kind is (letter, ndim): scalars ``f`` float, ``F`` np.float64, ``S`` np.float32,
+# ``b`` bool, ``B`` np.bool_, ``i`` int; arrays (ndim >= 1) ``f`` float64, ``s`` float32,
+# ``b`` bool.
 
-_SAMPLES = {"f": 0.5, "F": np.float64(0.5), "b": True, "B": np.True_, "i": 3}
+_SAMPLES = {"f": 0.5, "F": np.float64(0.5), "b": True, "B": np.True_, "i": 3,
+            "s": np.float32(0.5), "S": np.float32(0.5)}
 #: the kinds numba does not tell apart
 _NUMBA = {"F": "f", "B": "b"}
 #: the scalar type the tree leaves for each scalar letter
-SCALAR_TYPES = {"f": float, "F": np.float64, "b": bool, "B": np.bool_, "i": int}
+SCALAR_TYPES = {"f": float, "F": np.float64, "b": bool, "B": np.bool_, "i": int,
+                "S": np.float32}
+#: Python scalars: NumPy 2 casts them to the other operands' dtype (NEP 50), numba
+#: does not (a Python float is a float64 to it)
+_WEAK = frozenset((("f", 0), ("i", 0)))
+#: kinds that are float32 / float64 (a weak scalar takes float32 only beside the first)
+_FLOAT32 = frozenset("sS")
+_FLOAT64 = frozenset("fF")
 
 
 def kind_of(value: Any) -> tuple | None:
     """The kind of a value, None if no compiled loop takes it."""
     t = type(value)
     if t is np.ndarray:
-        letter = {"f8": "f", "b1": "b"}.get(value.dtype.str[1:])
+        letter = {"f8": "f", "f4": "s", "b1": "b"}.get(value.dtype.str[1:])
         return None if letter is None or value.ndim == 0 else (letter, value.ndim)
-    letter = {float: "f", np.float64: "F", bool: "b", np.bool_: "B", int: "i"}.get(t)
+    letter = {float: "f", np.float64: "F", bool: "b", np.bool_: "B", int: "i",
+              np.float32: "S"}.get(t)
     return None if letter is None else (letter, 0)
 
 
@@ -345,13 +412,19 @@ def _sample(kind: tuple) -> Any:
     return _SAMPLES[letter] if ndim == 0 else np.full((1,) * ndim, _SAMPLES[letter])
 
 
-def infer(typing: list, kinds: dict, cond_term: tuple | None = None
-          ) -> tuple[dict, dict] | None:
+def infer(typing: list, kinds: dict, cond_term: tuple | None = None,
+          casts: set | None = None) -> tuple[dict, dict] | None:
     """The kinds every bound variable has after the first iteration and after any later
     one, for inputs of ``kinds`` (key -> kind); None if the loop is not compiled for
     them: integer arithmetic (Python ints do not overflow, int64 does), a variable
-    whose numba type changes between iterations, a kernel refusing the kinds."""
+    whose numba type changes between iterations, a kernel refusing the kinds, operands
+    of a product with different dtypes (numba's ``np.dot`` refuses them).
+
+    ``casts`` receives the cast points (:meth:`LoopPlan.render`) these kinds need:
+    a Python scalar beside float32 operands and none of float64 (NumPy 2 computes in
+    float32 there), and a float32 reduction or scalar product (numba's are float64)."""
     known = dict(kinds)
+    casts = set() if casts is None else casts
 
     def kind(term, in_dot: bool = False) -> tuple | None:
         tag = term[0]
@@ -366,15 +439,29 @@ def infer(typing: list, kinds: dict, cond_term: tuple | None = None
             # a transposed matrix only as a product's operand: bound to a variable,
             # its Fortran order would meet C order and numba would unify them into a
             # strided type (slower products, a NumbaPerformanceWarning)
-            ok = parts[0][0] == "f" and (parts[0][1] == 1 or parts[0][1] == 2 and in_dot)
+            ok = parts[0][0] in "fs" and (parts[0][1] == 1 or parts[0][1] == 2 and in_dot)
             return parts[0] if ok else None
         if tag == "dot":
             (la, na), (lb, nb) = parts
-            if not (la == lb == "f" and na and nb):
+            if not (la in "fs" and lb in "fs" and na and nb):
                 return None
-            return ("f", na + nb - 2) if na + nb > 2 else ("F", 0)
+            if la != lb:          # float32 with float64: the float32 side converted
+                casts.add(f"{term[1] - 2}a" if la == "s" else f"{term[1] - 1}b")
+                la = lb = "f"
+            if na + nb > 2:
+                return la, na + nb - 2
+            if la == "s":
+                casts.add(term[1])
+            return ("F", 0) if la == "f" else ("S", 0)
         if tag == "reduce":
-            return ("F", 0) if parts[0][0] == "f" and parts[0][1] else None
+            if parts[0][0] not in "fs" or not parts[0][1]:
+                return None
+            if parts[0][0] == "s":
+                casts.add(term[1])
+            return ("F", 0) if parts[0][0] == "f" else ("S", 0)
+        strong = {k[0] for k in parts if k not in _WEAK}
+        if strong & _FLOAT32 and not strong & _FLOAT64:
+            casts.update(n for n, k in zip(term[4], parts) if k in _WEAK)
         impl, params = term[1], term[2]
         args = [_sample(k) for k in parts]
         for slot in sorted(params):

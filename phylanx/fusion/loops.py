@@ -84,6 +84,7 @@ FIRST_CHUNK = 16        # iterations of the first chunk; the next ones last ~CHU
 CHUNK_NS = 50_000_000
 SETTLED_AFTER_S = 2.0   # a loop not run for this long is not settling any more
 _PENDING, _REJECTED = "pending", "rejected"
+_FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
 def _key(value: Any, carried: bool) -> Any:
@@ -91,11 +92,12 @@ def _key(value: Any, carried: bool) -> Any:
     t = type(value)
     if t is np.ndarray:
         flags = value.flags
-        if value.dtype != np.float64 or not 1 <= value.ndim <= 2 or (
+        if value.dtype not in _FLOATS or not 1 <= value.ndim <= 2 or (
                 carried and not flags.writeable):
             return None    # a read-only array rebound to a new one: numba cannot unify
         layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else None
-        return None if layout is None else ("a", value.ndim, layout, flags.writeable)
+        return None if layout is None else ("a", value.dtype.char, value.ndim, layout,
+                                            flags.writeable)
     if t is int:
         # within float64's exact integers: numba converts an int compared with or
         # divided by a float, where Python compares exactly
@@ -146,6 +148,7 @@ class CompiledLoop:
             if node.variable is not None else (None, None)
         self.entries: dict[tuple, Any] = {}
         self.types: dict[tuple, tuple] = {}   # sig -> output types (1 iteration, more)
+        self.sources: dict[tuple, str] = {}   # sig -> the kernel's source for its kinds
         self.lock = threading.Lock()
         self.warned = False
         self.cached: bool | None = None
@@ -241,11 +244,13 @@ class CompiledLoop:
         """Rejected if the tree computes other types than the kernel would for these
         inputs, else no time spent yet; the tree's output types are kept."""
         kinds = {key: kind_of(v) for (key, _), v in zip(self.plan.inputs, values)}
-        inferred = infer(self.plan.typing, kinds, self.plan.cond_term)
+        casts: set = set()
+        inferred = infer(self.plan.typing, kinds, self.plan.cond_term, casts)
         with self.lock:
             if inferred is None:
                 self.entries[sig] = _REJECTED
             else:
+                self.sources[sig] = self.plan.render(frozenset(casts))
                 self.types[sig] = tuple(
                     [_scalar_type(passes[key]) for key, _ in self.plan.outputs]
                     for passes in inferred)
@@ -274,7 +279,7 @@ class CompiledLoop:
 
         def work() -> None:
             try:
-                kernel = codegen.compile_kernel(codegen.Plan(self.plan.source, None),
+                kernel = codegen.compile_kernel(codegen.Plan(self.sources[sig], None),
                                                 samples, serial=False)[0]
             except Exception as e:  # any failure: the tree keeps the loop
                 self.entries[sig] = _REJECTED
@@ -500,6 +505,11 @@ def _scalar_type(kind: tuple) -> type | None:
     return SCALAR_TYPES[kind[0]] if kind[1] == 0 else None
 
 
+#: the loosest relative tolerance of a check (float32, float64): a wrong kernel is off by
+#: far more, float32's rounding along a few hundred iterations is not
+_LOOSEST = (1e-3, 1e-6)
+
+
 def disagreement(got: list, expected: list, iterations: int, scale: float = 0.0
                  ) -> str | None:
     """None if the compiled loop's outputs agree with the tree's, else what differs;
@@ -519,7 +529,7 @@ def disagreement(got: list, expected: list, iterations: int, scale: float = 0.0
                 return f"{ga!r} instead of {ea!r}"
             continue
         # differences of a few ulps per iteration can add up along the loop
-        tol = min(1e-6, _tolerance(ea.dtype) * max(1, iterations))
+        tol = min(_LOOSEST[ea.dtype.itemsize >= 8], _tolerance(ea.dtype) * max(1, iterations))
         atol = tol * max(scale, _magnitude([ea]))
         close = np.isclose(ga, ea, rtol=tol, atol=atol, equal_nan=True)
         if not np.all(close):

@@ -15,9 +15,11 @@ it out of code whose gradient can be taken.
 from __future__ import annotations
 
 from ...language import ast
-from . import blocking, cse, fold, hoist, label_stats, outer
+from . import blocking, cse, fold, hoist, inline, label_stats, outer
 
 #: (name, run) of every pass, in order; run(program: ast.Program) -> ast.Program.
+#: Inlining of small helpers first: every later pass sees one expression however the
+#: user split it into functions.
 #: Blocking and outer products first (k-means' label statistics right after blocking, whose
 #: ``__rows_concat`` they read): they look for their patterns as written, before
 #: hoisting or CSE moves a part into a variable (a rewritten outer product is still
@@ -25,8 +27,8 @@ from . import blocking, cse, fold, hoist, label_stats, outer
 #: before hoisting and sharing (it makes equal constants equal); hoisting before sharing
 #: (a subexpression CSE binds to a variable inside a loop body would make every
 #: expression using it look loop-variant).
-PASSES: list = [("blocking", blocking.run), ("label_stats", label_stats.run),
-                ("outer", outer.run), ("fold", fold.run),
+PASSES: list = [("inline", inline.run), ("blocking", blocking.run),
+                ("label_stats", label_stats.run), ("outer", outer.run), ("fold", fold.run),
                 ("hoist", hoist.run), ("cse", cse.run)]
 
 
