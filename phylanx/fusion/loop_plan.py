@@ -56,6 +56,7 @@ _CALL = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
 _BINDERS = ("define-variable", "store")
 _MARK = re.compile(r"_W(\d+)\(")
 _UPCAST = re.compile(r"_U(\d+[ab])\(")
+_INPLACE = re.compile(r"^( *)(\w+) = _IP(\d+)\((.*)\)$", re.M)
 _UPCAST_HELPER = '''
 
 @njit(inline="always")
@@ -92,6 +93,8 @@ class _Source:
         self.invariants: list[Node] = []       # hoisted invariants' lazy-binding nodes
         self.guards: list[tuple] = []          # node.variable of if(flag, ...) statements
         self.marks = itertools.count()         # ``_W<n>(`` cast points (:func:`render`)
+        self.inplace_keys: set[Any] = set()     # variables changed in place (``x += e``)
+        self.aliased: set[Any] = set()          # variables bound to another's value
 
     def mark(self, code: str) -> tuple[int, str]:
         """(n, code wrapped in the cast point ``_W<n>(...)``): rendered as a float32
@@ -142,6 +145,8 @@ class _Source:
             n, code = self.mark(f"np.dot(_U{next(self.marks)}a({codes[0]}), "
                                 f"_U{next(self.marks)}b({codes[1]}))")
             return code, ("dot", n, *terms)
+        if p == "block":
+            return self.short_circuit(node)
         info = _classify(node)
         if info is None:
             return None
@@ -168,6 +173,33 @@ class _Source:
             return out, term
         return code.format(*codes), term
 
+    def short_circuit(self, node: Node) -> tuple[str, tuple] | None:
+        """``a and b`` / ``a or b`` as the frontend writes them (``block(define(t, a),
+        if(t, b, t))`` / ``if(t, t, b)``): numba's ``and``/``or`` of two booleans
+        (:func:`infer` takes only booleans for them); ``b`` is evaluated only when it
+        decides, as in Python."""
+        if len(node.children) != 2:
+            return None
+        first, test = node.children
+        if first.primitive != "define-variable" or first.variable is None \
+                or len(first.children) != 1 or test.primitive != "if" \
+                or len(test.children) != 3:
+            return None
+        key = first.variable[0]
+        reads = [c.primitive == "access-variable" and c.variable is not None
+                 and c.variable[0] == key for c in test.children]
+        if not reads[0] or reads == [True, True, True]:
+            return None
+        op, other = ("and", test.children[1]) if reads[2] else \
+            ("or", test.children[2]) if reads[1] else (None, None)
+        if op is None:
+            return None
+        made = self.operands([first.children[0], other])
+        if made is None:
+            return None
+        (a, b), (ta, tb) = made
+        return f"(({a}) {op} ({b}))", ("logic", ta, tb)
+
     def operands(self, nodes) -> tuple[list, list] | None:
         made = [self.expr(c) for c in nodes]
         if None in made:
@@ -180,6 +212,10 @@ class _Source:
         statements = _statements(body)
         lines = [self.statement(stmt) for stmt in statements]
         if not statements or None in lines or any(g[0] in self.bound for g in self.guards):
+            return None
+        if self.inplace_keys & self.aliased:
+            # changed in place and also bound to another name's array: the arrays the
+            # loop writes would not be only the ones it was given (see loops.py)
             return None
         inputs = [(k, self.readers[k]) for k in self.inputs]
         outputs = [(k, self.writers[k]) for k in self.writers]
@@ -199,14 +235,35 @@ class _Source:
                 or node.variable is None or node.variable[0] is None \
                 or node.variable[0] == self.index_key:   # the loop variable rebound
             return None
-        made = self.expr(node.children[0])
+        key = node.variable[0]
+        value = node.children[0]
+        made = self.inplace(key, value) if value.primitive == "__inplace" \
+            else self.expr(value)
         if made is None:
             return None
-        key = node.variable[0]
+        if made[1][0] in ("var", "transpose", "value"):
+            self.aliased.add(key)      # may be another name's array (or a view of it)
         self.bound.add(key)
         self.writers[key] = node.variable
         self.typing.append((key, made[1]))
         return f"{self.name(key, node.instance)} = {made[0]}"
+
+    def inplace(self, key: Any, node: Node) -> tuple[str, tuple] | None:
+        """``x += e`` (``store(x, __inplace(x, x + e))``): an array changes in place, as
+        in the tree (other names of it see the change; :meth:`LoopPlan.render` makes the
+        line ``x[...] = ...`` for array kinds), any other value is rebound.  ``e`` is a
+        computed value, never a view of ``x``."""
+        target, value = node.children if len(node.children) == 2 else (None, None)
+        if target is None or target.primitive != "access-variable" \
+                or target.variable is None or target.variable[0] != key:
+            return None
+        current = self.expr(target)
+        made = self.expr(value)
+        if current is None or made is None or made[1][0] not in ("apply", "dot", "reduce"):
+            return None
+        n = next(self.marks)
+        self.inplace_keys.add(key)
+        return f"_IP{n}({made[0]})", ("inplace", n, current[1], made[1])
 
 
 def _statements(body: Node) -> list[Node]:
@@ -262,6 +319,7 @@ class LoopPlan:
         #: iteration
         #: inputs the loop never binds (converted once when a product needs float64)
         self.invariant_names = list(invariant_names)
+        self.inplace_keys: frozenset = frozenset()   # variables the loop changes in place
         self.carried = [(i, out_index[key]) for i, (key, _) in enumerate(inputs)
                         if key in bound]
 
@@ -272,6 +330,9 @@ class LoopPlan:
         source = _MARK.sub(lambda m: "np.float32(" if int(m.group(1)) in casts else "(",
                            self.template)
         source = _UPCAST.sub(lambda m: "_f64(" if m.group(1) in casts else "(", source)
+        source = _INPLACE.sub(lambda m: f"{m.group(1)}{m.group(2)}[...] = {m.group(4)}"
+                              if f"ip{m.group(3)}" in casts
+                              else f"{m.group(1)}{m.group(2)} = ({m.group(4)})", source)
         if "_f64(" not in source:
             return source
         # an input the loop never binds is converted once, before the loop
@@ -316,8 +377,10 @@ def translate(node: Node) -> LoopPlan | None:
               + "\n    for i_ in range(r_start + r_step, r_stop, r_step):\n"
               + _indent(iteration, 8)
               + f"\n    return ({returned},)\n")
-    return LoopPlan(source, inputs, outputs, result_key, src.typing, src.invariants,
+    plan = LoopPlan(source, inputs, outputs, result_key, src.typing, src.invariants,
                     src.guards, invariant_names=_unbound(src, inputs))
+    plan.inplace_keys = frozenset(src.inplace_keys)
+    return plan
 
 
 def translate_while(node: Node) -> LoopPlan | None:
@@ -344,8 +407,10 @@ def translate_while(node: Node) -> LoopPlan | None:
               + _indent(iteration, 8)
               + "\n        n_ += 1"
               + f"\n    return ({returned},)\n")
-    return LoopPlan(source, inputs, outputs, result_key, src.typing, src.invariants,
+    plan = LoopPlan(source, inputs, outputs, result_key, src.typing, src.invariants,
                     src.guards, cond, made[1], _unbound(src, inputs))
+    plan.inplace_keys = frozenset(src.inplace_keys)
+    return plan
 
 
 def _unbound(src: _Source, inputs: list) -> tuple:
@@ -453,6 +518,17 @@ def infer(typing: list, kinds: dict, cond_term: tuple | None = None,
             if la == "s":
                 casts.add(term[1])
             return ("F", 0) if la == "f" else ("S", 0)
+        if tag == "logic":
+            booleans = (("b", 0), ("B", 0))
+            return ("b", 0) if parts[0] in booleans and parts[1] in booleans else None
+        if tag == "inplace":
+            (lv, nv), (le, ne) = parts
+            if nv == 0:
+                return parts[1]           # a number: rebound, as the tree does
+            if lv not in "fs" or le not in "fsbi" or ne > nv:
+                return None               # NumPy's same-kind cast refuses, or broadcasts up
+            casts.add(f"ip{term[1]}")
+            return parts[0]
         if tag == "reduce":
             if parts[0][0] not in "fs" or not parts[0][1]:
                 return None

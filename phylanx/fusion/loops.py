@@ -304,6 +304,9 @@ class CompiledLoop:
             if done >= n:
                 return outputs[:-1], outputs[-1], n
             if not self.carry_on(args, outputs):
+                if self.plan.inplace_keys:
+                    # arrays already changed in place: the tree from the start
+                    raise TypeError("a carried value changed its numba type")
                 outputs = kernel(start, items.stop, step, *values)
                 return outputs[:-1], outputs[-1], n
             spent = max(1, perf_counter_ns() - began)
@@ -322,9 +325,10 @@ class CompiledLoop:
         return True
 
     def write_back(self, frame: list, outputs: tuple, index: Any, sig: tuple,
-                   iterations: int) -> Any:
+                   iterations: int, values: list) -> Any:
         types = self.types[sig][0 if iterations == 1 else 1]
         result = None
+        outputs = self.same_objects(outputs, values)
         for (key, var), value, t in zip(self.plan.outputs, outputs, types):
             if t is not None and type(value) is not t:
                 value = t(value)
@@ -342,18 +346,51 @@ class CompiledLoop:
             out.append(self.index_owner(frame)[self.index_slot])
         return out
 
+    # -- arrays changed in place (x += e) ---------------------------------------------------
+    def snapshot(self, values: list) -> list:
+        """(array, copy) of the inputs the kernel changes in place (``x += e``): only
+        they can be written (the loop binds no such variable to another's array,
+        ``loop_plan``), restored before the tree runs from the same values."""
+        keys = self.plan.inplace_keys
+        if not keys:
+            return []
+        return [(v, v.copy()) for (key, _), v in zip(self.plan.inputs, values)
+                if key in keys and type(v) is np.ndarray]
+
+    @staticmethod
+    def restore(saved: list) -> None:
+        for array, copy in saved:
+            np.copyto(array, copy)
+
+    def same_objects(self, outputs: tuple, values: list) -> tuple:
+        """The kernel's outputs with an array changed in place given back as the very
+        object the loop was given (numba returns another object on the same memory)."""
+        if not self.plan.inplace_keys:
+            return outputs
+        given = {key: v for (key, _), v in zip(self.plan.inputs, values)
+                 if type(v) is np.ndarray}
+        out = list(outputs)
+        for i, (key, _) in enumerate(self.plan.outputs):
+            v, o = given.get(key), out[i]
+            if v is not None and type(o) is np.ndarray and o.shape == v.shape \
+                    and o.__array_interface__["data"] == v.__array_interface__["data"]:
+                out[i] = v
+        return tuple(out)
+
     def compiled(self, frame: list, items: range, values: list, sig: tuple,
                  entry: _Entry) -> Any:
+        saved = self.snapshot(values)
         try:
             outputs, index, iterations = self.execute(entry.kernel, items, values)
         except CancelledError:
             raise
         except Exception as e:  # the tree decides: a located error, or a kernel bug
+            self.restore(saved)
             result = self.interpret(frame, items)[0]
             self.reject(entry, f"the compiled loop raised {type(e).__name__}: {e}")
             return result
         entry.calls += 1
-        return self.write_back(frame, outputs, index, sig, iterations)
+        return self.write_back(frame, outputs, index, sig, iterations, values)
 
     def trial(self, frame: list, items: range, values: list, sig: tuple,
               entry: _Entry) -> Any:
@@ -364,6 +401,7 @@ class CompiledLoop:
             entry.timed[1].append(perf_counter_ns() - start)
             self.decide(entry)
             return result
+        saved = self.snapshot(values)
         start = perf_counter_ns()
         try:
             outputs, index, iterations = self.execute(entry.kernel, items, values)
@@ -373,6 +411,11 @@ class CompiledLoop:
         except Exception as e:
             outputs, failure = None, f"{type(e).__name__}: {e}"
         compiled_ns = perf_counter_ns() - start
+        if saved and (failure is not None or not entry.checked):
+            # the tree runs next, from the values as they were
+            if outputs is not None:
+                outputs = tuple(o.copy() if type(o) is np.ndarray else o for o in outputs)
+            self.restore(saved)
         if entry.checked:
             if failure is not None:
                 result = self.interpret(frame, items)[0]
@@ -380,7 +423,7 @@ class CompiledLoop:
                 return result
             entry.timed[0].append(compiled_ns)
             entry.calls += 1
-            result = self.write_back(frame, outputs, index, sig, iterations)
+            result = self.write_back(frame, outputs, index, sig, iterations, values)
             self.decide(entry)
             return result
         start = perf_counter_ns()
@@ -487,6 +530,9 @@ class CompiledWhile(CompiledLoop):
             if not more:
                 return tuple(outputs), None, done
             if not self.carry_on(args, outputs):
+                if self.plan.inplace_keys:
+                    # arrays already changed in place: the tree from the start
+                    raise TypeError("a carried value changed its numba type")
                 # another numba type: the last chunk again from its start (``args``
                 # unchanged), without chunks
                 done -= ran
