@@ -317,11 +317,16 @@ class CompiledLoop:
         has another numba type (a layout changed: the caller runs one call)."""
         if PENDING[0]:
             check()
+        carried = []
         for i, o in self.plan.carried:
-            if _chunk_key(outputs[o]) != _chunk_key(args[i]):
+            value = outputs[o]
+            if type(args[i]) is np.float32 and type(value) is float:
+                value = np.float32(value)    # numba gives a float32 back as a float
+            if _chunk_key(value) != _chunk_key(args[i]):
                 return False
-        for i, o in self.plan.carried:
-            args[i] = outputs[o]
+            carried.append((i, value))
+        for i, value in carried:
+            args[i] = value
         return True
 
     def write_back(self, frame: list, outputs: tuple, index: Any, sig: tuple,
