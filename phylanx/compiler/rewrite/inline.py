@@ -53,6 +53,9 @@ _REFUSED = frozenset(("return", "lambda", "for_each", "while", "for", "break", "
 #: forms whose operands are evaluated conditionally: a use under them is not substituted
 _CONTROL = frozenset(("if", "block", "case", "switch", "__and", "__or"))
 
+#: forms whose bodies run concurrently or in another frame: not entered
+_OPAQUE = frozenset(("parallel_block", "async", "parallel_map", "fmap", "__pymap", "apply"))
+
 _LINKED: contextvars.ContextVar[dict | None] = contextvars.ContextVar(
     "phylanx_inline_linked", default=None)
 
@@ -235,6 +238,8 @@ class _Function:
         t = type(e)
         if t is ast.Call and e.func == "block":
             return self.block(e)
+        if t is ast.Call and e.func in _OPAQUE:
+            return e        # run concurrently or in another frame: calls stay calls
         parts = children(e)
         if not parts:
             return e
