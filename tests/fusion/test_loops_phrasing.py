@@ -173,3 +173,23 @@ def test_a_shape_error_in_place_is_the_trees_and_leaves_the_arrays_as_the_tree_d
     with pytest.raises(ValueError):
         f(acc, np.ones(4), 2)
     np.testing.assert_array_equal(acc, np.zeros(3))
+
+
+def test_while_with_or_and_a_parameter_counter():
+    def settle(v, m, k, tol):
+        r = 1.0
+        while k < 3 or r > tol:       # at least three steps, then until it settles
+            v = np.tanh(m @ v)
+            r = np.sum(np.abs(v - np.tanh(m @ v)))
+            k += 1                    # a parameter: the frontend writes __inplace
+        return v, k, r
+    m = RNG.normal(size=(5, 5)) / 4
+    f = Phylanx(settle)
+    for dtype in DTYPES:
+        for _ in range(CALLS):
+            v = RNG.normal(size=5).astype(dtype)
+            got, want = f(v, m.astype(dtype), 0, 1e-5), settle(v, m.astype(dtype), 0, 1e-5)
+            same(got[0], want[0], 1e-4)
+            assert got[1] == want[1] and type(got[1]) is int
+            assert type(got[2]) is type(want[2])
+    assert kernel_calls(f) >= 2
