@@ -14,10 +14,11 @@ over a ``range`` whose body ``loop_plan.translate`` takes (variables bound to el
   calls whose nodes took at most ``MAX_NS_PER_NODE`` each on average (small steps, where
   the overhead between NumPy calls is the cost; big steps are the row passes' job);
 * then compiled in the background for the signature of the call: the size class
-  (factors of 4 in elements, measured apart) and the inputs' types — float64 arrays of
-  1 or 2 dimensions, C or Fortran ordered (writeable if the loop rebinds them), Python
-  float/int/bool and NumPy float64/bool scalars — if ``loop_plan.infer`` finds that
-  the compiled loop computes what the tree does for them;
+  (factors of 4 in elements, measured apart) and the inputs' types — float64 and
+  float32 arrays of 1 or 2 dimensions, C or Fortran ordered (writeable if the loop
+  rebinds them), Python float/int/bool and NumPy float64/float32/bool scalars — if
+  ``loop_types.infer`` finds that the compiled loop computes what the tree does for
+  them (the kernel's source is rendered for the signature's kinds);
 * the first compiled run is checked against the interpreted run of the same inputs
   (types, shapes, scalar types, values within a tolerance growing with the
   iterations), then two compiled and two interpreted runs are timed and the compiled
@@ -31,7 +32,8 @@ Compiled runs return the variables bound in the loop and the loop variable, writ
 to the frame with the scalar types the tree would leave.  They run in chunks of about
 ``CHUNK_NS`` so that Ctrl-C and cancellation (``runtime/cancel.py``) are seen between
 chunks.  A compiled run that raises falls back to the interpreted loop from the same
-values (the kernel never writes its inputs), which raises the located error if the
+values (the kernel writes no input but the arrays a loop changes in place, ``x += e``,
+which are copied before and restored), which raises the located error if the
 program is wrong, or gives its result and one ``FusionWarning`` if the kernel was.
 Under ``np.errstate`` raising or calling for a floating-point error the tree runs (a
 kernel does not); a kernel does not warn where NumPy would (a zero divisor, an invalid
