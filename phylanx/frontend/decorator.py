@@ -21,6 +21,7 @@ from typing import Any
 from .. import execution_tree
 from ..compiler import scopes
 from ..compiler.compiler import deep_recursion
+from ..compiler.rewrite import inline
 from ..exceptions import InvalidDecoratorArgumentError
 from ..language import ast as past
 from ..language import to_physl
@@ -169,7 +170,9 @@ class PhylanxDecorator(DecoratedFunction):
                 state.globals,
                 {slot: self._loader(get) for slot, (get, _) in assigned.items()},
                 {slot: self._storer(put) for slot, (_, put) in assigned.items()})
-        node = state.compile_text(program, self.file)
+        # the helpers this function calls, so that the inlining pass sees their bodies
+        with inline.linked(self._linked_definitions()):
+            node = state.compile_text(program, self.file)
         state.run(node)
         self._function = state.lookup(tr.state_name)
         externals = {}
@@ -180,6 +183,21 @@ class PhylanxDecorator(DecoratedFunction):
         self._compiled = True
         if self.print_progress:
             print(f"physl: compiled {self.__name__}({self.file})")
+
+    def _linked_definitions(self) -> dict:
+        """Global name -> ``define`` of every decorated helper this function reaches
+        (compiled into the same state: ``compiler/rewrite/inline.py`` may inline them)."""
+        out: dict = {}
+        stack = [dep for dep in self.translation.deps if dep is not self]
+        while stack:
+            dep = stack.pop()
+            if dep.state is not self.state or dep.state_name in out:
+                continue
+            body = dep.translation.program.body
+            if len(body) == 1:
+                out[dep.state_name] = body[0]
+            stack.extend(d for d in dep.translation.deps if d is not self)
+        return out
 
     def _collect_externals(self, out: dict, seen: set) -> None:
         if id(self) in seen:

@@ -12,6 +12,8 @@
   ``sum``/``mean``,
 * variables and int/float/bool literals, and loop invariants hoisted by
   ``compiler/rewrite/hoist.py`` (bound by the tree before the kernel runs),
+* ``x += e`` (``store(x, __inplace(x, ...))``): an array changed in place, a number
+  rebound, as the tree does,
 
 into the source of one numba function running every iteration, the first one peeled so
 that every variable is bound whatever its type::
@@ -25,16 +27,18 @@ that every variable is bound whatever its type::
 
 :func:`translate_while` does the same for a ``while`` loop, whose body may also hold an
 ``if(flag, ...)`` statement on a flag the loop never binds (compiled for calls where it
-is False) and whose integer arithmetic may be a counter ``k + c``; its kernel runs at
-most ``r_max`` iterations and returns whether the condition still holds.
+is False), whose condition may join two tests with ``and``/``or`` and whose integer
+arithmetic may be a counter ``k + c``; its kernel runs at most ``r_max`` iterations and
+returns whether the condition still holds.
 
-:func:`infer` decides, from the kinds of the inputs, whether the compiled loop computes
-what the tree computes, and which Python/NumPy scalar types the tree leaves in each
-variable: it runs each element-wise primitive's own kernel on sample values of its
-operands' kinds (``float`` and ``np.float64``, ``bool`` and ``np.bool_`` apart).
+The source is a template with *cast points* (``_W<n>(``, ``_U<n>a(``, ``_IP<n>(``):
+``loop_types.infer`` says which ones a signature needs (float32 beside Python scalars,
+float32 reductions, float32 products with float64, arrays changed in place) and
+:meth:`LoopPlan.render` writes the source for it.
 """
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -43,7 +47,11 @@ import numpy as np
 from ..compiler.rewrite.hoist import PREFIX as HOISTED
 from ..runtime.nodes import Node
 from . import codegen
+from .loop_types import SCALAR_TYPES, infer, kind_of, numba_kind
 from .regions import _classify
+
+__all__ = ["SCALAR_TYPES", "LoopPlan", "infer", "kind_of", "numba_kind", "translate",
+           "translate_while"]
 
 #: element-wise rules whose scalar code would call a scalar-only helper: their ufunc
 _ARRAY_FORMS = {"maximum": "np.maximum({0}, {1})", "minimum": "np.minimum({0}, {1})",
@@ -53,6 +61,16 @@ _ARRAY_FORMS = {"maximum": "np.maximum({0}, {1})", "minimum": "np.minimum({0}, {
 _NOT_IN_LOOPS = frozenset(("power", "exp10", "real", "imag", "conj"))
 _CALL = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
 _BINDERS = ("define-variable", "store")
+_MARK = re.compile(r"_W(\d+)\(")
+_UPCAST = re.compile(r"_U(\d+[ab])\(")
+_INPLACE = re.compile(r"^( *)(\w+) = _IP(\d+)\((.*)\)$", re.M)
+_UPCAST_HELPER = '''
+
+@njit(inline="always")
+def _f64(a):
+    # numba's np.dot takes one dtype: float32 beside float64 is converted, as NumPy does
+    return a.astype(np.float64)
+'''
 
 
 def _array_code(name: str, rule) -> str | None:
@@ -81,6 +99,15 @@ class _Source:
         self.typing: list[tuple] = []          # (key, typing term) per statement
         self.invariants: list[Node] = []       # hoisted invariants' lazy-binding nodes
         self.guards: list[tuple] = []          # node.variable of if(flag, ...) statements
+        self.marks = itertools.count()         # ``_W<n>(`` cast points (:func:`render`)
+        self.inplace_keys: set[Any] = set()     # variables changed in place (``x += e``)
+        self.aliased: set[Any] = set()          # variables bound to another's value
+
+    def mark(self, code: str) -> tuple[int, str]:
+        """(n, code wrapped in the cast point ``_W<n>(...)``): rendered as a float32
+        cast or plain parentheses, per signature (:func:`infer` decides)."""
+        n = next(self.marks)
+        return n, f"_W{n}({code})"
 
     def name(self, key: Any, instance: str | None) -> str:
         if key not in self.names:
@@ -120,8 +147,13 @@ class _Source:
             if p == "transpose":
                 return (f"np.transpose({codes[0]})", ("transpose", terms[0])) \
                     if len(codes) == 1 else None
-            return (f"np.dot({codes[0]}, {codes[1]})", ("dot", *terms)) \
-                if len(codes) == 2 else None
+            if len(codes) != 2:
+                return None
+            n, code = self.mark(f"np.dot(_U{next(self.marks)}a({codes[0]}), "
+                                f"_U{next(self.marks)}b({codes[1]}))")
+            return code, ("dot", n, *terms)
+        if p == "block":
+            return self.short_circuit(node)
         info = _classify(node)
         if info is None:
             return None
@@ -133,17 +165,47 @@ class _Source:
         if rule is None:                        # whole-array sum / mean
             if any(v is not None and v is not False for v in params.values()):
                 return None                     # along an axis, or keepdims
-            return f"np.{name}({codes[0]})", ("reduce", terms[0])
+            n, code = self.mark(f"np.{name}({codes[0]})")
+            return code, ("reduce", n, terms[0])
         code = _array_code(name, rule)
         if code is None:
             return None
-        term = ("apply", impl, params, name, *terms)
+        marked = [self.mark(c) for c in codes]
+        codes = [c for _, c in marked]
+        term = ("apply", impl, params, name, [n for n, _ in marked], *terms)
         if rule.fold and len(codes) > 2:
             out = code.format(codes[0], codes[1])
             for c in codes[2:]:
                 out = code.format(out, c)
             return out, term
         return code.format(*codes), term
+
+    def short_circuit(self, node: Node) -> tuple[str, tuple] | None:
+        """``a and b`` / ``a or b`` as the frontend writes them (``block(define(t, a),
+        if(t, b, t))`` / ``if(t, t, b)``): numba's ``and``/``or`` of two booleans
+        (:func:`infer` takes only booleans for them); ``b`` is evaluated only when it
+        decides, as in Python."""
+        if len(node.children) != 2:
+            return None
+        first, test = node.children
+        if first.primitive != "define-variable" or first.variable is None \
+                or len(first.children) != 1 or test.primitive != "if" \
+                or len(test.children) != 3:
+            return None
+        key = first.variable[0]
+        reads = [c.primitive == "access-variable" and c.variable is not None
+                 and c.variable[0] == key for c in test.children]
+        if not reads[0] or reads == [True, True, True]:
+            return None
+        op, other = ("and", test.children[1]) if reads[2] else \
+            ("or", test.children[2]) if reads[1] else (None, None)
+        if op is None:
+            return None
+        made = self.operands([first.children[0], other])
+        if made is None:
+            return None
+        (a, b), (ta, tb) = made
+        return f"(({a}) {op} ({b}))", ("logic", ta, tb)
 
     def operands(self, nodes) -> tuple[list, list] | None:
         made = [self.expr(c) for c in nodes]
@@ -157,6 +219,10 @@ class _Source:
         statements = _statements(body)
         lines = [self.statement(stmt) for stmt in statements]
         if not statements or None in lines or any(g[0] in self.bound for g in self.guards):
+            return None
+        if self.inplace_keys & self.aliased:
+            # changed in place and also bound to another name's array: the arrays the
+            # loop writes would not be only the ones it was given (see loops.py)
             return None
         inputs = [(k, self.readers[k]) for k in self.inputs]
         outputs = [(k, self.writers[k]) for k in self.writers]
@@ -176,14 +242,35 @@ class _Source:
                 or node.variable is None or node.variable[0] is None \
                 or node.variable[0] == self.index_key:   # the loop variable rebound
             return None
-        made = self.expr(node.children[0])
+        key = node.variable[0]
+        value = node.children[0]
+        made = self.inplace(key, value) if value.primitive == "__inplace" \
+            else self.expr(value)
         if made is None:
             return None
-        key = node.variable[0]
+        if made[1][0] in ("var", "transpose", "value"):
+            self.aliased.add(key)      # may be another name's array (or a view of it)
         self.bound.add(key)
         self.writers[key] = node.variable
         self.typing.append((key, made[1]))
         return f"{self.name(key, node.instance)} = {made[0]}"
+
+    def inplace(self, key: Any, node: Node) -> tuple[str, tuple] | None:
+        """``x += e`` (``store(x, __inplace(x, x + e))``): an array changes in place, as
+        in the tree (other names of it see the change; :meth:`LoopPlan.render` makes the
+        line ``x[...] = ...`` for array kinds), any other value is rebound.  ``e`` is a
+        computed value, never a view of ``x``."""
+        target, value = node.children if len(node.children) == 2 else (None, None)
+        if target is None or target.primitive != "access-variable" \
+                or target.variable is None or target.variable[0] != key:
+            return None
+        current = self.expr(target)
+        made = self.expr(value)
+        if current is None or made is None or made[1][0] not in ("apply", "dot", "reduce"):
+            return None
+        n = next(self.marks)
+        self.inplace_keys.add(key)
+        return f"_IP{n}({made[0]})", ("inplace", n, current[1], made[1])
 
 
 def _statements(body: Node) -> list[Node]:
@@ -223,8 +310,8 @@ class LoopPlan:
 
     def __init__(self, source: str, inputs: list, outputs: list, result_key: Any,
                  typing: list, invariants: list, guards: list = (), cond: Node | None = None,
-                 cond_term: tuple | None = None):
-        self.source = source
+                 cond_term: tuple | None = None, invariant_names: tuple = ()):
+        self.template = source        # with ``_W<n>(`` cast points (:meth:`render`)
         self.guards = list(guards)    # flags that must be False for the kernel to run
         self.cond = cond              # a while loop's condition node (None: for_each)
         self.cond_term = cond_term    # its typing term
@@ -237,8 +324,42 @@ class LoopPlan:
         out_index = {key: i for i, (key, _) in enumerate(outputs)}
         #: (input position, output position) of the variables carried to the next
         #: iteration
+        #: inputs the loop never binds (converted once when a product needs float64)
+        self.invariant_names = list(invariant_names)
+        self.inplace_keys: frozenset = frozenset()   # variables the loop changes in place
         self.carried = [(i, out_index[key]) for i, (key, _) in enumerate(inputs)
                         if key in bound]
+
+    def render(self, casts: frozenset = frozenset()) -> str:
+        """The kernel's source with the cast points in ``casts`` made ``np.float32(``
+        (NumPy's weak Python scalars and float32 reductions) and the others plain
+        parentheses: the source for one signature's kinds."""
+        source = _MARK.sub(lambda m: "np.float32(" if int(m.group(1)) in casts else "(",
+                           self.template)
+        source = _UPCAST.sub(lambda m: "_f64(" if m.group(1) in casts else "(", source)
+        source = _INPLACE.sub(lambda m: f"{m.group(1)}{m.group(2)}[...] = {m.group(4)}"
+                              if f"ip{m.group(3)}" in casts
+                              else f"{m.group(1)}{m.group(2)} = ({m.group(4)})", source)
+        if "_f64(" not in source:
+            return source
+        # an input the loop never binds is converted once, before the loop
+        head, _, rest = source.partition("\n    i_ = r_start\n" if self.cond is None
+                                         else "\n    n_ = 1\n")
+        hoisted = []
+        for name in self.invariant_names:
+            for form in (name, f"{name}_T"):
+                if f"_f64({form})" in rest:
+                    hoisted.append(f"    {form}_64 = {form}.astype(np.float64)\n")
+                    rest = rest.replace(f"_f64({form})", f"{form}_64")
+        start = "i_ = r_start" if self.cond is None else "n_ = 1"
+        prelude, _, kernel = head.partition("\n\n@njit(cache=True")
+        return (prelude + _UPCAST_HELPER + "\n\n@njit(cache=True" + kernel + "\n"
+                + "".join(hoisted) + f"    {start}\n" + rest)
+
+    @property
+    def source(self) -> str:
+        """The source for float64 (no cast point taken)."""
+        return self.render()
 
 
 def translate(node: Node) -> LoopPlan | None:
@@ -263,8 +384,10 @@ def translate(node: Node) -> LoopPlan | None:
               + "\n    for i_ in range(r_start + r_step, r_stop, r_step):\n"
               + _indent(iteration, 8)
               + f"\n    return ({returned},)\n")
-    return LoopPlan(source, inputs, outputs, result_key, src.typing, src.invariants,
-                    src.guards)
+    plan = LoopPlan(source, inputs, outputs, result_key, src.typing, src.invariants,
+                    src.guards, invariant_names=_unbound(src, inputs))
+    plan.inplace_keys = frozenset(src.inplace_keys)
+    return plan
 
 
 def translate_while(node: Node) -> LoopPlan | None:
@@ -291,8 +414,14 @@ def translate_while(node: Node) -> LoopPlan | None:
               + _indent(iteration, 8)
               + "\n        n_ += 1"
               + f"\n    return ({returned},)\n")
-    return LoopPlan(source, inputs, outputs, result_key, src.typing, src.invariants,
-                    src.guards, cond, made[1])
+    plan = LoopPlan(source, inputs, outputs, result_key, src.typing, src.invariants,
+                    src.guards, cond, made[1], _unbound(src, inputs))
+    plan.inplace_keys = frozenset(src.inplace_keys)
+    return plan
+
+
+def _unbound(src: _Source, inputs: list) -> tuple:
+    return tuple(src.names[key] for key, _ in inputs if key not in src.bound)
 
 
 def _transposed_once(src: _Source, inputs: list, *codes: str) -> tuple[str, list[str]]:
@@ -313,104 +442,3 @@ def _transposed_once(src: _Source, inputs: list, *codes: str) -> tuple[str, list
 
 def _indent(text: str, n: int) -> str:
     return "\n".join(" " * n + line for line in text.splitlines())
-
-
-# -- typing -----------------------------------------------------------------------------
-# A kind is (letter, ndim): scalars ``f`` float, ``F`` np.float64, ``b`` bool, ``B``
-# np.bool_, ``i`` int; arrays (ndim >= 1) ``f`` float64, ``b`` bool.
-
-_SAMPLES = {"f": 0.5, "F": np.float64(0.5), "b": True, "B": np.True_, "i": 3}
-#: the kinds numba does not tell apart
-_NUMBA = {"F": "f", "B": "b"}
-#: the scalar type the tree leaves for each scalar letter
-SCALAR_TYPES = {"f": float, "F": np.float64, "b": bool, "B": np.bool_, "i": int}
-
-
-def kind_of(value: Any) -> tuple | None:
-    """The kind of a value, None if no compiled loop takes it."""
-    t = type(value)
-    if t is np.ndarray:
-        letter = {"f8": "f", "b1": "b"}.get(value.dtype.str[1:])
-        return None if letter is None or value.ndim == 0 else (letter, value.ndim)
-    letter = {float: "f", np.float64: "F", bool: "b", np.bool_: "B", int: "i"}.get(t)
-    return None if letter is None else (letter, 0)
-
-
-def numba_kind(kind: tuple) -> tuple:
-    return _NUMBA.get(kind[0], kind[0]), kind[1]
-
-
-def _sample(kind: tuple) -> Any:
-    letter, ndim = kind
-    return _SAMPLES[letter] if ndim == 0 else np.full((1,) * ndim, _SAMPLES[letter])
-
-
-def infer(typing: list, kinds: dict, cond_term: tuple | None = None
-          ) -> tuple[dict, dict] | None:
-    """The kinds every bound variable has after the first iteration and after any later
-    one, for inputs of ``kinds`` (key -> kind); None if the loop is not compiled for
-    them: integer arithmetic (Python ints do not overflow, int64 does), a variable
-    whose numba type changes between iterations, a kernel refusing the kinds."""
-    known = dict(kinds)
-
-    def kind(term, in_dot: bool = False) -> tuple | None:
-        tag = term[0]
-        if tag == "value":
-            return kind_of(term[1])
-        if tag == "var":
-            return known.get(term[1])
-        parts = [kind(t, tag == "dot") for t in term[1:] if type(t) is tuple]
-        if None in parts:
-            return None
-        if tag == "transpose":
-            # a transposed matrix only as a product's operand: bound to a variable,
-            # its Fortran order would meet C order and numba would unify them into a
-            # strided type (slower products, a NumbaPerformanceWarning)
-            ok = parts[0][0] == "f" and (parts[0][1] == 1 or parts[0][1] == 2 and in_dot)
-            return parts[0] if ok else None
-        if tag == "dot":
-            (la, na), (lb, nb) = parts
-            if not (la == lb == "f" and na and nb):
-                return None
-            return ("f", na + nb - 2) if na + nb > 2 else ("F", 0)
-        if tag == "reduce":
-            return ("F", 0) if parts[0][0] == "f" and parts[0][1] else None
-        impl, params = term[1], term[2]
-        args = [_sample(k) for k in parts]
-        for slot in sorted(params):
-            args.insert(slot, params[slot])
-        try:
-            with np.errstate(all="ignore"):
-                result = kind_of(impl(*args))
-        except Exception:   # a kernel that refuses these kinds: the tree decides
-            return None
-        if result is None or (result[0] == "i" and not _counter(term, parts)):
-            return None
-        return result[0], max(k[1] for k in parts)
-
-    if cond_term is not None and kind(cond_term) not in (("b", 0), ("B", 0)):
-        return None            # the condition as first evaluated is not a boolean
-    passes = []
-    for _ in range(3):
-        for key, term in typing:
-            got = kind(term)
-            if got is None or (key in known and numba_kind(known[key]) != numba_kind(got)):
-                return None
-            known[key] = got
-        passes.append({key: known[key] for key, _ in typing})
-    if passes[2] != passes[1]:
-        return None            # the tree's scalar types still change: leave it the loop
-    if cond_term is not None and kind(cond_term) not in (("b", 0), ("B", 0)):
-        return None
-    return passes[0], passes[1]
-
-
-def _counter(term: tuple, parts: list) -> bool:
-    """``k + c`` or ``k - c`` of a Python int and a literal int of at most 1024: a loop
-    counter (inputs are ints of at most 53 bits, so int64 cannot overflow within 2**52
-    iterations)."""
-    operands = [t for t in term[4:] if type(t) is tuple]
-    return (term[3] in ("__add", "__sub") and len(parts) == 2
-            and all(p == ("i", 0) for p in parts)
-            and any(t[0] == "value" and type(t[1]) is int and 0 < abs(t[1]) <= 1024
-                    for t in operands))

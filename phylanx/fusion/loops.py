@@ -14,10 +14,11 @@ over a ``range`` whose body ``loop_plan.translate`` takes (variables bound to el
   calls whose nodes took at most ``MAX_NS_PER_NODE`` each on average (small steps, where
   the overhead between NumPy calls is the cost; big steps are the row passes' job);
 * then compiled in the background for the signature of the call: the size class
-  (factors of 4 in elements, measured apart) and the inputs' types — float64 arrays of
-  1 or 2 dimensions, C or Fortran ordered (writeable if the loop rebinds them), Python
-  float/int/bool and NumPy float64/bool scalars — if ``loop_plan.infer`` finds that
-  the compiled loop computes what the tree does for them;
+  (factors of 4 in elements, measured apart) and the inputs' types — float64 and
+  float32 arrays of 1 or 2 dimensions, C or Fortran ordered (writeable if the loop
+  rebinds them), Python float/int/bool and NumPy float64/float32/bool scalars — if
+  ``loop_types.infer`` finds that the compiled loop computes what the tree does for
+  them (the kernel's source is rendered for the signature's kinds);
 * the first compiled run is checked against the interpreted run of the same inputs
   (types, shapes, scalar types, values within a tolerance growing with the
   iterations), then two compiled and two interpreted runs are timed and the compiled
@@ -31,7 +32,8 @@ Compiled runs return the variables bound in the loop and the loop variable, writ
 to the frame with the scalar types the tree would leave.  They run in chunks of about
 ``CHUNK_NS`` so that Ctrl-C and cancellation (``runtime/cancel.py``) are seen between
 chunks.  A compiled run that raises falls back to the interpreted loop from the same
-values (the kernel never writes its inputs), which raises the located error if the
+values (the kernel writes no input but the arrays a loop changes in place, ``x += e``,
+which are copied before and restored), which raises the located error if the
 program is wrong, or gives its result and one ``FusionWarning`` if the kernel was.
 Under ``np.errstate`` raising or calling for a floating-point error the tree runs (a
 kernel does not); a kernel does not warn where NumPy would (a zero divisor, an invalid
@@ -78,6 +80,7 @@ FIRST_CHUNK = 16        # iterations of the first chunk; the next ones last ~CHU
 CHUNK_NS = 50_000_000
 SETTLED_AFTER_S = 2.0   # a loop not run for this long is not settling any more
 _PENDING, _REJECTED = "pending", "rejected"
+_FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
 def _key(value: Any, carried: bool) -> Any:
@@ -85,11 +88,12 @@ def _key(value: Any, carried: bool) -> Any:
     t = type(value)
     if t is np.ndarray:
         flags = value.flags
-        if value.dtype != np.float64 or not 1 <= value.ndim <= 2 or (
+        if value.dtype not in _FLOATS or not 1 <= value.ndim <= 2 or (
                 carried and not flags.writeable):
             return None    # a read-only array rebound to a new one: numba cannot unify
         layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else None
-        return None if layout is None else ("a", value.ndim, layout, flags.writeable)
+        return None if layout is None else ("a", value.dtype.char, value.ndim, layout,
+                                            flags.writeable)
     if t is int:
         # within float64's exact integers: numba converts an int compared with or
         # divided by a float, where Python compares exactly
@@ -140,6 +144,7 @@ class CompiledLoop:
             if node.variable is not None else (None, None)
         self.entries: dict[tuple, Any] = {}
         self.types: dict[tuple, tuple] = {}   # sig -> output types (1 iteration, more)
+        self.sources: dict[tuple, str] = {}   # sig -> the kernel's source for its kinds
         self.lock = threading.Lock()
         self.warned = False
         self.cached: bool | None = None
@@ -235,11 +240,13 @@ class CompiledLoop:
         """Rejected if the tree computes other types than the kernel would for these
         inputs, else no time spent yet; the tree's output types are kept."""
         kinds = {key: kind_of(v) for (key, _), v in zip(self.plan.inputs, values)}
-        inferred = infer(self.plan.typing, kinds, self.plan.cond_term)
+        casts: set = set()
+        inferred = infer(self.plan.typing, kinds, self.plan.cond_term, casts)
         with self.lock:
             if inferred is None:
                 self.entries[sig] = _REJECTED
             else:
+                self.sources[sig] = self.plan.render(frozenset(casts))
                 self.types[sig] = tuple(
                     [_scalar_type(passes[key]) for key, _ in self.plan.outputs]
                     for passes in inferred)
@@ -268,7 +275,7 @@ class CompiledLoop:
 
         def work() -> None:
             try:
-                kernel = compiling.compile_kernel(Plan(self.plan.source, None),
+                kernel = compiling.compile_kernel(Plan(self.sources[sig], None),
                                                 samples, serial=False)[0]
             except Exception as e:  # any failure: the tree keeps the loop
                 self.entries[sig] = _REJECTED
@@ -293,6 +300,9 @@ class CompiledLoop:
             if done >= n:
                 return outputs[:-1], outputs[-1], n
             if not self.carry_on(args, outputs):
+                if self.plan.inplace_keys:
+                    # arrays already changed in place: the tree from the start
+                    raise TypeError("a carried value changed its numba type")
                 outputs = kernel(start, items.stop, step, *values)
                 return outputs[:-1], outputs[-1], n
             spent = max(1, perf_counter_ns() - began)
@@ -303,17 +313,23 @@ class CompiledLoop:
         has another numba type (a layout changed: the caller runs one call)."""
         if PENDING[0]:
             check()
+        carried = []
         for i, o in self.plan.carried:
-            if _chunk_key(outputs[o]) != _chunk_key(args[i]):
+            value = outputs[o]
+            if type(args[i]) is np.float32 and type(value) is float:
+                value = np.float32(value)    # numba gives a float32 back as a float
+            if _chunk_key(value) != _chunk_key(args[i]):
                 return False
-        for i, o in self.plan.carried:
-            args[i] = outputs[o]
+            carried.append((i, value))
+        for i, value in carried:
+            args[i] = value
         return True
 
     def write_back(self, frame: list, outputs: tuple, index: Any, sig: tuple,
-                   iterations: int) -> Any:
+                   iterations: int, values: list) -> Any:
         types = self.types[sig][0 if iterations == 1 else 1]
         result = None
+        outputs = self.same_objects(outputs, values)
         for (key, var), value, t in zip(self.plan.outputs, outputs, types):
             if t is not None and type(value) is not t:
                 value = t(value)
@@ -331,18 +347,51 @@ class CompiledLoop:
             out.append(self.index_owner(frame)[self.index_slot])
         return out
 
+    # -- arrays changed in place (x += e) ---------------------------------------------------
+    def snapshot(self, values: list) -> list:
+        """(array, copy) of the inputs the kernel changes in place (``x += e``): only
+        they can be written (the loop binds no such variable to another's array,
+        ``loop_plan``), restored before the tree runs from the same values."""
+        keys = self.plan.inplace_keys
+        if not keys:
+            return []
+        return [(v, v.copy()) for (key, _), v in zip(self.plan.inputs, values)
+                if key in keys and type(v) is np.ndarray]
+
+    @staticmethod
+    def restore(saved: list) -> None:
+        for array, copy in saved:
+            np.copyto(array, copy)
+
+    def same_objects(self, outputs: tuple, values: list) -> tuple:
+        """The kernel's outputs with an array changed in place given back as the very
+        object the loop was given (numba returns another object on the same memory)."""
+        if not self.plan.inplace_keys:
+            return outputs
+        given = {key: v for (key, _), v in zip(self.plan.inputs, values)
+                 if type(v) is np.ndarray}
+        out = list(outputs)
+        for i, (key, _) in enumerate(self.plan.outputs):
+            v, o = given.get(key), out[i]
+            if v is not None and type(o) is np.ndarray and o.shape == v.shape \
+                    and o.__array_interface__["data"] == v.__array_interface__["data"]:
+                out[i] = v
+        return tuple(out)
+
     def compiled(self, frame: list, items: range, values: list, sig: tuple,
                  entry: _Entry) -> Any:
+        saved = self.snapshot(values)
         try:
             outputs, index, iterations = self.execute(entry.kernel, items, values)
         except CancelledError:
             raise
         except Exception as e:  # the tree decides: a located error, or a kernel bug
+            self.restore(saved)
             result = self.interpret(frame, items)[0]
             self.reject(entry, f"the compiled loop raised {type(e).__name__}: {e}")
             return result
         entry.calls += 1
-        return self.write_back(frame, outputs, index, sig, iterations)
+        return self.write_back(frame, outputs, index, sig, iterations, values)
 
     def trial(self, frame: list, items: range, values: list, sig: tuple,
               entry: _Entry) -> Any:
@@ -353,6 +402,7 @@ class CompiledLoop:
             entry.timed[1].append(perf_counter_ns() - start)
             self.decide(entry)
             return result
+        saved = self.snapshot(values)
         start = perf_counter_ns()
         try:
             outputs, index, iterations = self.execute(entry.kernel, items, values)
@@ -362,6 +412,11 @@ class CompiledLoop:
         except Exception as e:
             outputs, failure = None, f"{type(e).__name__}: {e}"
         compiled_ns = perf_counter_ns() - start
+        if saved and (failure is not None or not entry.checked):
+            # the tree runs next, from the values as they were
+            if outputs is not None:
+                outputs = tuple(o.copy() if type(o) is np.ndarray else o for o in outputs)
+            self.restore(saved)
         if entry.checked:
             if failure is not None:
                 result = self.interpret(frame, items)[0]
@@ -369,7 +424,7 @@ class CompiledLoop:
                 return result
             entry.timed[0].append(compiled_ns)
             entry.calls += 1
-            result = self.write_back(frame, outputs, index, sig, iterations)
+            result = self.write_back(frame, outputs, index, sig, iterations, values)
             self.decide(entry)
             return result
         start = perf_counter_ns()
@@ -476,6 +531,9 @@ class CompiledWhile(CompiledLoop):
             if not more:
                 return tuple(outputs), None, done
             if not self.carry_on(args, outputs):
+                if self.plan.inplace_keys:
+                    # arrays already changed in place: the tree from the start
+                    raise TypeError("a carried value changed its numba type")
                 # another numba type: the last chunk again from its start (``args``
                 # unchanged), without chunks
                 done -= ran
@@ -492,6 +550,11 @@ def _fits(items: range) -> bool:
 
 def _scalar_type(kind: tuple) -> type | None:
     return SCALAR_TYPES[kind[0]] if kind[1] == 0 else None
+
+
+#: the loosest relative tolerance of a check (float32, float64): a wrong kernel is off by
+#: far more, float32's rounding along a few hundred iterations is not
+_LOOSEST = (1e-3, 1e-6)
 
 
 def disagreement(got: list, expected: list, iterations: int, scale: float = 0.0
@@ -513,7 +576,7 @@ def disagreement(got: list, expected: list, iterations: int, scale: float = 0.0
                 return f"{ga!r} instead of {ea!r}"
             continue
         # differences of a few ulps per iteration can add up along the loop
-        tol = min(1e-6, _tolerance(ea.dtype) * max(1, iterations))
+        tol = min(_LOOSEST[ea.dtype.itemsize >= 8], _tolerance(ea.dtype) * max(1, iterations))
         atol = tol * max(scale, _magnitude([ea]))
         close = np.isclose(ga, ea, rtol=tol, atol=atol, equal_nan=True)
         if not np.all(close):

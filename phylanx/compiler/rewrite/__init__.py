@@ -15,19 +15,20 @@ it out of code whose gradient can be taken.
 from __future__ import annotations
 
 from ...language import ast
-from . import blocking, cse, fold, hoist, label_stats, normalize, outer
+from . import blocking, cse, fold, hoist, inline, label_stats, normalize, outer
 
 #: (name, run) of every pass, in order; run(program: ast.Program) -> ast.Program.
-#: Normalization first: spelling ends there, every later pass matches its canonical
-#: forms only (``normalize.product``, ``normalize.transposed``).  Then blocking and outer
-#: products (k-means' label statistics right after blocking, whose ``__rows_concat``
-#: they read): they look for their patterns as written, before
+#: Inlining of small helpers first: every later pass sees one expression however the
+#: user split it into functions.  Then normalization: spelling ends there, every later
+#: pass matches its canonical forms only (``normalize.product``, ``normalize.transposed``).
+#: Then blocking and outer products (k-means' label statistics right after blocking, whose
+#: ``__rows_concat`` they read): they look for their patterns as written, before
 #: hoisting or CSE moves a part into a variable (a rewritten outer product is still
 #: hoisted whole: its call counts as pure, ``tree.ExprFacts``); folding
 #: before hoisting and sharing (it makes equal constants equal); hoisting before sharing
 #: (a subexpression CSE binds to a variable inside a loop body would make every
 #: expression using it look loop-variant).
-PASSES: list = [("normalize", normalize.run), ("blocking", blocking.run),
+PASSES: list = [("inline", inline.run), ("normalize", normalize.run), ("blocking", blocking.run),
                 ("label_stats", label_stats.run), ("outer", outer.run), ("fold", fold.run),
                 ("hoist", hoist.run), ("cse", cse.run)]
 
