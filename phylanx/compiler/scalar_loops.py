@@ -1,0 +1,454 @@
+"""Scalar loops as Python code: a ``for_each`` whose body reads and writes array elements.
+
+A dynamic program (edit distance, a knapsack, a prefix sum) spends its time in nodes
+that each do one scalar operation: the tree pays a closure call, an operand test and
+the generic ``__subscript`` argument handling (about 2 us) for what CPython does in
+50 ns.  When the compiler builds a ``for_each`` whose subtree consists only of the
+forms of :data:`PURE` (operators, comparisons, ``__subscript`` reads and stores, ``if``,
+``block``, ``define``/``store`` of locals, ``while`` and nested ``for_each`` loops), it
+also translates that subtree into one Python function (:func:`build`): one line per
+node, the function's locals as Python locals, each operator as the Python operator the
+primitive's two-operand kernel *is* (``flags["binary"]``), every other kernel called
+directly, and element access by integer indices as NumPy's / Python's own subscript.
+
+Dispatch is explicit, never by a kernel's failure:
+
+* at entry, every variable the loop reads must hold a *plain* value (:func:`plain`:
+  ``None``, a Python or NumPy number, a string, a range, an ``ndarray`` of a non-object
+  dtype, a list of plain values).  The kernels of :data:`PURE` map plain operands to
+  plain results, so inside the loop no operand can be a future or a distributed array,
+  the only kinds for which the tree's closures do something else than call the kernel.
+  Otherwise (or while an instrument or a timeline records nodes) the tree runs;
+* each ``a[i, j]`` tests ``type(a) is ndarray`` (or ``list``/``str`` for one index) and
+  ``type(i) is int`` before indexing directly; any other kind goes to the generic
+  ``__subscript`` kernel (``store``: ``indexing.put``) exactly as the tree calls it.
+
+Results are the tree's: the direct subscripts are what the generic kernels do for these
+kinds (NumPy scalars from arrays, list items as they are, NumPy's casting on writes,
+views that alias).  An error is located at the node whose line of the generated code
+raised it (the traceback's line number, no bookkeeping per step), with the Phylanx class
+standing for the Python one (an index out of range is a located ``IndexError``).  The
+setting ``scalar_loops`` switches it off; a recording compiler (autodiff) never uses it.
+"""
+from __future__ import annotations
+
+import itertools
+import operator
+from typing import Any
+
+import numpy as np
+
+from .. import config
+from ..errors import PhylanxError
+from ..primitives import indexing, registry
+from ..primitives.controls.control_flow import iterate
+from ..runtime import hooks
+from ..runtime.cancel import PENDING, check
+from ..runtime.nodes import Node, wrap_exception
+from ..values import ControlSignal, truth
+
+#: eager primitives whose kernels give plain results for plain operands (no futures, no
+#: distributed arrays, no side effect beyond the list or array they are given)
+PURE = frozenset((
+    "__add", "__sub", "__mul", "__div", "__mod", "__floordiv", "__minus", "__pos",
+    "__eq", "__ne", "__lt", "__le", "__gt", "__ge", "__bitand", "__bitor", "__bitxor",
+    "power", "__pyabs", "__pynot", "__pyconvert", "__pymin", "__pymax", "__len", "range",
+    "__pyindex", "__subscript", "__inplace",
+))
+
+#: the Python operators two-operand kernels are (``flags["binary"]``), as infix text
+_INFIX = {
+    operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
+    operator.mod: "%", operator.floordiv: "//", operator.eq: "==", operator.ne: "!=",
+    operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">=",
+    operator.and_: "&", operator.or_: "|", operator.xor: "^",
+}
+
+#: types whose values are plain as they are
+_PLAIN_TYPES = frozenset((type(None), bool, int, float, complex, str, range))
+
+#: number types for which ``min``/``max`` of Python are the ``__pymin``/``__pymax`` kernels
+#: (their ``<`` gives a bool or NumPy bool, whose truth is ``bool``)
+_NUMBERS = frozenset((bool, int, float, np.bool_, np.int8, np.int16, np.int32, np.int64,
+                      np.uint8, np.uint16, np.uint32, np.uint64, np.float16, np.float32,
+                      np.float64))
+
+_FILE_PREFIX = "<phylanx scalar loop "
+_serial = itertools.count()
+
+
+class Unsupported(Exception):  # noqa: N818 - a signal of the translator, never raised out
+    """The subtree holds a node this translator does not take: the tree runs it."""
+
+
+def plain(value: Any) -> bool:
+    """True if ``value`` is a kind the generated code handles as the tree does (see the
+    module's docstring); a list is plain if its items are (checked at every depth)."""
+    t = type(value)
+    if t in _PLAIN_TYPES:
+        return True
+    if t is np.ndarray:
+        return value.dtype.kind != "O"
+    if isinstance(value, np.generic):
+        return not isinstance(value, np.object_)
+    if t is list:
+        for item in value:
+            if not plain(item):
+                return False
+        return True
+    return False
+
+
+def enabled(compiler) -> bool:
+    """True if loops built by ``compiler`` may be translated: the setting is on, no
+    tracing, and ``compiler`` builds the plain closures (autodiff's recording compiler
+    overrides ``build_eager`` to record every application: it must see every node)."""
+    from .compiler import Compiler
+    return (bool(config.get("scalar_loops")) and not config.get("tracing")
+            and type(compiler).build_eager is Compiler.build_eager)
+
+
+def build(node: Node, tree_run):
+    """The closure of the ``for_each`` ``node``: its Python translation when every variable
+    it reads is plain, else ``tree_run``; None if the subtree cannot be translated."""
+    try:
+        code = _Translator().translate(node)
+    except Unsupported:
+        return None
+    compiled, reads, lines = code
+    recorder_holder = hooks
+    active = hooks.active()   # the list itself: instruments installed later are seen
+
+    def run(frame):
+        if active or recorder_holder.recorder is not None:
+            return tree_run(frame)   # an instrument counts or records every node
+        for slot in reads:
+            if not plain(frame[slot]):
+                return tree_run(frame)
+        try:
+            return compiled(frame)
+        except ControlSignal:
+            raise
+        except Exception as e:
+            raise _located(e, lines, node) from (None if isinstance(e, PhylanxError) else e)
+    run.scalar_loop = compiled    # what tests and `phylanx` tools inspect
+    return run
+
+
+def translated(node: Node) -> bool:
+    """True if ``node``'s closure is a Python translation of its loop (tests read it)."""
+    return getattr(node.run, "scalar_loop", None) is not None or \
+        getattr(getattr(node.run, "__wrapped__", None), "scalar_loop", None) is not None
+
+
+def _located(error: Exception, lines: list, loop: Node) -> PhylanxError:
+    """``error`` located at the node of the generated line it was raised on (the deepest
+    frame of the generated code in its traceback), else at the loop."""
+    at = loop
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.startswith(_FILE_PREFIX):
+            line = tb.tb_lineno
+            if 0 < line <= len(lines) and lines[line - 1] is not None:
+                at = lines[line - 1]
+        tb = tb.tb_next
+    if isinstance(error, PhylanxError):
+        return at.locate(error)
+    return wrap_exception(error, at.loc, at.primitive)
+
+
+class _Translator:
+    """One subtree as the text of a Python function ``loop(frame)``."""
+
+    def __init__(self):
+        self.lines: list[tuple[int, str, Node | None]] = []
+        self.names: dict[str, Any] = {}
+        self.reads: set[int] = set()
+        self.writes: set[int] = set()
+        self.depth = 1
+        self.temps = 0
+        # facts the translation proves, so that it tests less per step: expressions known
+        # to be Python ints, slots assigned nowhere in the subtree (their kind is the
+        # entry's: tested once per run), loop counters over a range inside their body
+        self.ints: set[str] = set()
+        self.invariant: set[int] = set()
+        self.counters: set[int] = set()
+        self.flags: dict[str, str] = {}
+
+    # -- output -----------------------------------------------------------
+    def line(self, text: str, node: Node | None) -> None:
+        self.lines.append((self.depth, text, node))
+
+    def temp(self) -> str:
+        self.temps += 1
+        return f"t{self.temps}"
+
+    def name(self, value: Any, hint: str) -> str:
+        """A name bound to ``value`` in the generated function's globals."""
+        key = f"{hint}{len(self.names)}"
+        self.names[key] = value
+        return key
+
+    def translate(self, root: Node):
+        self.writers = _writers(root)
+        result = self.emit(root)
+        self.line(f"return {result}", None)
+        used = sorted(self.reads | self.writes)
+        head = ["def loop(frame):"]
+        head += [f"    v{s} = frame[{s}]" for s in used]
+        head += [f"    {name} = {test}" for name, test in self.flags.items()]
+        head.append("    try:")
+        body = ["    " * (d + 1) + text for d, text, _ in self.lines]
+        tail = ["    finally:"]
+        tail += [f"        frame[{s}] = v{s}" for s in sorted(self.writes)] or ["        pass"]
+        source = "\n".join(head + body + tail) + "\n"
+        owners: list[Node | None] = [None] * (len(head) + len(body) + len(tail))
+        for k, (_, _, node) in enumerate(self.lines):
+            owners[len(head) + k] = node
+        filename = f"{_FILE_PREFIX}{next(_serial)} at {root.display_name}>"
+        namespace = dict(self.names, _nd=np.ndarray, _int=int, _list=list, _str=str,
+                         _T=np.True_, _F=np.False_, _truth=truth, _iterate=iterate,
+                         _PENDING=PENDING, _check=check, _NUMBERS=_NUMBERS,
+                         _put=_put_python, _pyindex=_pyindex_kernel())
+        exec(compile(source, filename, "exec"), namespace)   # noqa: S102 - our own text
+        loop = namespace["loop"]
+        loop.source = source
+        return loop, tuple(sorted(self.reads)), owners
+
+    # -- nodes --------------------------------------------------------------
+    def emit(self, node: Node) -> str:
+        """Lines computing ``node``; returns the expression (a name) of its value."""
+        if node.is_const:
+            v = node.value
+            if type(v) is int or v is None or v is True or v is False:
+                return repr(v)
+            return self.name(v, "c")
+        p = node.primitive
+        if p == "access-variable":
+            slot = self.local_slot(node)
+            self.reads.add(slot)
+            if slot not in self.writers:
+                return f"v{slot}"   # assigned nowhere here: the name is its value
+            t = self.temp()   # read now: a later operand may assign the variable
+            self.line(f"{t} = v{slot}", node)
+            if slot in self.counters:
+                self.ints.add(t)
+            return t
+        if p == "define-variable":
+            slot = self.local_slot(node)
+            value = self.emit(node.children[0])
+            self.writes.add(slot)
+            self.line(f"v{slot} = {value}", node)
+            return value
+        if p == "store":
+            return self.emit_store(node)
+        if p == "block":
+            result = "None"
+            for child in node.children:
+                result = self.emit(child)
+            return result
+        if p == "if":
+            return self.emit_if(node)
+        if p == "for_each":
+            return self.emit_for(node)
+        if p == "while":
+            return self.emit_while(node)
+        if p == "__subscript":
+            return self.emit_subscript(node)
+        if p in PURE:
+            return self.emit_kernel(node)
+        raise Unsupported(p)
+
+    def local_slot(self, node: Node) -> int:
+        """The slot of the variable ``node`` reads or binds, if it is in the current frame."""
+        variable = node.variable
+        if variable is None or variable[0] is None or variable[0][0] != 0:
+            raise Unsupported("a variable of an enclosing frame")
+        return variable[2]
+
+    def emit_kernel(self, node: Node) -> str:
+        spec = registry.lookup(node.primitive)
+        if spec is None or spec.lazy or spec.special or registry.dtype_suffix(node.primitive):
+            raise Unsupported(node.primitive)
+        args = [self.emit(c) for c in node.children]
+        t = self.temp()
+        if len(args) == 2 and "binary" in spec.flags:
+            op = spec.flags["binary"]
+            infix = _INFIX.get(op)
+            if infix is not None:
+                self.line(f"{t} = {args[0]} {infix} {args[1]}", node)
+                if infix in _INT_CLOSED and self.is_int(args[0]) and self.is_int(args[1]):
+                    self.ints.add(t)   # int <op> int is an int (or raises)
+                return t
+            kernel = self.name(op, "k")
+        else:
+            kernel = self.name(spec.impl, "k")
+        if node.primitive in ("__pymin", "__pymax") and len(args) >= 2:
+            # Python's min/max are these kernels for numbers (first extreme, truth of <)
+            builtin = "min" if node.primitive == "__pymin" else "max"
+            kinds = " and ".join(f"type({a}) in _NUMBERS" for a in args)
+            self.line(f"{t} = {builtin}({', '.join(args)}) if {kinds} else "
+                      f"{kernel}({', '.join(args)})", node)
+            return t
+        self.line(f"{t} = {kernel}({', '.join(args)})", node)
+        if node.primitive == "__len":
+            self.ints.add(t)   # len_ gives a Python int (or raises)
+        return t
+
+    def is_int(self, expr: str) -> bool:
+        """True if ``expr`` is known to hold a Python int (a literal, a proven temp)."""
+        return expr in self.ints or expr.lstrip("-").isdigit()
+
+    def base_test(self, base: str, test: str) -> str:
+        """``test`` (about ``base``'s kind) computed once per run when ``base`` is a
+        variable assigned nowhere in the subtree, else as it is."""
+        if base.startswith("v") and base[1:].isdigit():
+            name = f"f{len(self.flags)}"
+            for known, text in self.flags.items():
+                if text == test:
+                    return known
+            self.flags[name] = test
+            return name
+        return test
+
+    def emit_indices(self, children) -> tuple[list[str], list[str]]:
+        """(raw index expressions, the indices the generic kernel takes): an index the
+        frontend wrapped in ``__pyindex`` is tested raw (an int is its own index)."""
+        raw, generic = [], []
+        for child in children:
+            if child.primitive == "__pyindex" and len(child.children) == 1 \
+                    and not child.is_const:
+                value = self.emit(child.children[0])
+                raw.append(value)
+                generic.append(f"_pyindex({value})")
+            else:
+                value = self.emit(child)
+                raw.append(value)
+                generic.append(value)
+        return raw, generic
+
+    def fast_test(self, base: str, raw: list[str]) -> str:
+        """The condition under which ``base[raw...]`` is what the generic kernels do."""
+        ints = " and ".join(f"type({i}) is _int" for i in raw if not self.is_int(i))
+        if len(raw) == 1:
+            kind = f"(type({base}) is _nd or type({base}) is _list or type({base}) is _str)"
+        else:
+            kind = f"type({base}) is _nd"
+        kind = self.base_test(base, kind)
+        return f"{kind} and {ints}" if ints else kind
+
+    def emit_subscript(self, node: Node) -> str:
+        if not node.children or len(node.children) == 1:
+            raise Unsupported("a subscript without an index")
+        base = self.emit(node.children[0])
+        raw, generic = self.emit_indices(node.children[1:])
+        kernel = self.name(registry.lookup("__subscript").impl, "k")
+        t = self.temp()
+        self.line(f"{t} = {base}[{', '.join(raw)}] if {self.fast_test(base, raw)} else "
+                  f"{kernel}({base}, {', '.join(generic)})", node)
+        return t
+
+    def emit_store(self, node: Node) -> str:
+        if node.instance != "__subscript" and len(node.children) == 1:
+            slot = self.local_slot(node)
+            value = self.emit(node.children[0])
+            self.writes.add(slot)
+            self.line(f"v{slot} = {value}", node)
+            return "None"
+        if node.instance != "__subscript" or len(node.children) < 3:
+            raise Unsupported("a store into a PhySL slice")
+        base = self.emit(node.children[0])
+        raw, generic = self.emit_indices(node.children[1:-1])
+        value = self.emit(node.children[-1])
+        # a 0-d array is refused by indexing.put (a ValueError), not indexed; a string
+        # has no item assignment (the generic path says so)
+        kind = f"(type({base}) is _nd and {base}.ndim)"
+        if len(raw) == 1:
+            kind = f"({kind} or type({base}) is _list)"
+        kind = self.base_test(base, kind)
+        ints = [f"type({i}) is _int" for i in raw if not self.is_int(i)]
+        test = " and ".join([kind, *ints])
+        self.line(f"if {test}: {base}[{', '.join(raw)}] = {value}", node)
+        self.line(f"else: _put({base}, [{', '.join(generic)}], {value})", node)
+        return "None"
+
+    def emit_if(self, node: Node) -> str:
+        children = node.children
+        if len(children) not in (2, 3):
+            raise Unsupported("if")
+        cond = self.emit(children[0])
+        t = self.temp()
+        self.line(f"if {cond} is True or {cond} is _T or ({cond} is not False and "
+                  f"{cond} is not _F and _truth({cond})):", node)
+        self.depth += 1
+        self.line(f"{t} = {self.emit(children[1])}", node)
+        self.depth -= 1
+        self.line("else:", node)
+        self.depth += 1
+        self.line(f"{t} = {self.emit(children[2]) if len(children) == 3 else 'None'}", node)
+        self.depth -= 1
+        return t
+
+    def emit_for(self, node: Node) -> str:
+        if not node.instance or len(node.children) != 2:
+            raise Unsupported("a for_each over a function value")
+        slot = self.local_slot(node)
+        iterable, body = node.children
+        items = self.emit(iterable)
+        t = self.temp()
+        self.writes.add(slot)
+        self.line(f"{t} = None", node)
+        self.line(f"for v{slot} in _iterate({items}):", node)
+        self.depth += 1
+        self.line("if _PENDING[0]: _check()", node)
+        # in its body, a counter over a range assigned nowhere else is a Python int
+        counter = iterable.primitive == "range" and self.writers.get(slot) == 1
+        if counter:
+            self.counters.add(slot)
+        self.line(f"{t} = {self.emit(body)}", node)
+        self.counters.discard(slot)
+        self.depth -= 1
+        return t
+
+    def emit_while(self, node: Node) -> str:
+        if len(node.children) != 2:
+            raise Unsupported("while")
+        cond_node, body = node.children
+        t = self.temp()
+        self.line(f"{t} = None", node)
+        self.line("while True:", node)
+        self.depth += 1
+        cond = self.emit(cond_node)
+        self.line(f"if not _truth({cond}): break", node)
+        self.line("if _PENDING[0]: _check()", node)
+        self.line(f"{t} = {self.emit(body)}", node)
+        self.depth -= 1
+        return t
+
+
+#: infix operators whose result is an int when both operands are ints
+_INT_CLOSED = frozenset(("+", "-", "*", "//", "%"))
+
+
+def _writers(root: Node) -> dict[int, int]:
+    """slot -> how many nodes of ``root``'s subtree assign it (define, store, a loop)."""
+    count: dict[int, int] = {}
+    for node in root.walk():
+        p = node.primitive
+        if p == "define-variable" or p == "for_each" or (
+                p == "store" and node.instance != "__subscript"):
+            variable = node.variable
+            if variable is not None:
+                count[variable[2]] = count.get(variable[2], 0) + 1
+    return count
+
+
+def _pyindex_kernel():
+    return registry.lookup("__pyindex").impl
+
+
+def _put_python(container, indices, value) -> None:
+    """``store(__subscript(container, indices...), value)`` as the tree's store does it for
+    plain operands (compiler/special_forms.py): Python's index checks, then ``put``."""
+    indexing.check_python_indices(container, indices)
+    indexing.put(container, indices, value)
