@@ -15,7 +15,7 @@ Dispatch is explicit, never by a kernel's failure:
 
 * at entry, every variable the loop reads must hold a *plain* value (:func:`plain`:
   ``None``, a Python or NumPy number, a string, a range, an ``ndarray`` of a non-object
-  dtype, a list of plain values).  The kernels of :data:`PURE` map plain operands to
+  dtype, a list or tuple of plain values).  The kernels of :data:`PURE` map plain operands to
   plain results, so inside the loop no operand can be a future or a distributed array,
   the only kinds for which the tree's closures do something else than call the kernel.
   Otherwise (or while an instrument or a timeline records nodes) the tree runs;
@@ -53,7 +53,7 @@ PURE = frozenset((
     "__add", "__sub", "__mul", "__div", "__mod", "__floordiv", "__minus", "__pos",
     "__eq", "__ne", "__lt", "__le", "__gt", "__ge", "__bitand", "__bitor", "__bitxor",
     "power", "__pyabs", "__pynot", "__pyconvert", "__pymin", "__pymax", "__len", "range",
-    "__pyindex", "__subscript", "__inplace",
+    "__pyindex", "__subscript", "__inplace", "list", "shape",
 ))
 
 #: the Python operators two-operand kernels are (``flags["binary"]``), as infix text
@@ -83,7 +83,7 @@ class Unsupported(Exception):  # noqa: N818 - a signal of the translator, never 
 
 def plain(value: Any) -> bool:
     """True if ``value`` is a kind the generated code handles as the tree does (see the
-    module's docstring); a list is plain if its items are (checked at every depth)."""
+    module's docstring); a list or tuple is plain if its items are (at every depth)."""
     t = type(value)
     if t in _PLAIN_TYPES:
         return True
@@ -91,7 +91,7 @@ def plain(value: Any) -> bool:
         return value.dtype.kind != "O"
     if isinstance(value, np.generic):
         return not isinstance(value, np.object_)
-    if t is list:
+    if t is list or t is tuple:
         for item in value:
             if not plain(item):
                 return False
@@ -109,8 +109,9 @@ def enabled(compiler) -> bool:
 
 
 def build(node: Node, tree_run):
-    """The closure of the ``for_each`` ``node``: its Python translation when every variable
-    it reads is plain, else ``tree_run``; None if the subtree cannot be translated."""
+    """The closure of the ``for_each`` or ``while`` ``node``: its Python translation when
+    every variable it reads is plain, else ``tree_run``; None if the subtree cannot be
+    translated."""
     try:
         code = _Translator().translate(node)
     except Unsupported:
@@ -168,11 +169,10 @@ class _Translator:
         self.depth = 1
         self.temps = 0
         # facts the translation proves, so that it tests less per step: expressions known
-        # to be Python ints, slots assigned nowhere in the subtree (their kind is the
-        # entry's: tested once per run), loop counters over a range inside their body
+        # to be Python ints (literals, counters of a range loop inside its body, int
+        # arithmetic), and kind tests of variables assigned nowhere in the subtree
+        # (computed once per run, in ``flags``)
         self.ints: set[str] = set()
-        self.invariant: set[int] = set()
-        self.counters: set[int] = set()
         self.flags: dict[str, str] = {}
 
     # -- output -----------------------------------------------------------
@@ -194,7 +194,13 @@ class _Translator:
         result = self.emit(root)
         self.line(f"return {result}", None)
         used = sorted(self.reads | self.writes)
-        head = ["def loop(frame):"]
+        namespace = dict(self.names, _nd=np.ndarray, _int=int, _list=list, _str=str,
+                         _T=np.True_, _F=np.False_, _truth=truth, _iterate=iterate,
+                         _PENDING=PENDING, _check=check, _NUMBERS=_NUMBERS,
+                         _put=_put_python, _pyindex=_pyindex_kernel())
+        # every name the code uses is a default argument: a local, the fastest read
+        defaults = ", ".join(f"{n}={n}" for n in namespace)
+        head = [f"def loop(frame, {defaults}):"]
         head += [f"    v{s} = frame[{s}]" for s in used]
         head += [f"    {name} = {test}" for name, test in self.flags.items()]
         head.append("    try:")
@@ -206,10 +212,6 @@ class _Translator:
         for k, (_, _, node) in enumerate(self.lines):
             owners[len(head) + k] = node
         filename = f"{_FILE_PREFIX}{next(_serial)} at {root.display_name}>"
-        namespace = dict(self.names, _nd=np.ndarray, _int=int, _list=list, _str=str,
-                         _T=np.True_, _F=np.False_, _truth=truth, _iterate=iterate,
-                         _PENDING=PENDING, _check=check, _NUMBERS=_NUMBERS,
-                         _put=_put_python, _pyindex=_pyindex_kernel())
         exec(compile(source, filename, "exec"), namespace)   # noqa: S102 - our own text
         loop = namespace["loop"]
         loop.source = source
@@ -227,13 +229,7 @@ class _Translator:
         if p == "access-variable":
             slot = self.local_slot(node)
             self.reads.add(slot)
-            if slot not in self.writers:
-                return f"v{slot}"   # assigned nowhere here: the name is its value
-            t = self.temp()   # read now: a later operand may assign the variable
-            self.line(f"{t} = v{slot}", node)
-            if slot in self.counters:
-                self.ints.add(t)
-            return t
+            return f"v{slot}"   # the caller copies it if a later operand assigns it
         if p == "define-variable":
             slot = self.local_slot(node)
             value = self.emit(node.children[0])
@@ -266,11 +262,27 @@ class _Translator:
             raise Unsupported("a variable of an enclosing frame")
         return variable[2]
 
+    def operands(self, children) -> list[str]:
+        """The values of ``children``, evaluated in order: a variable's value is copied
+        when a later operand assigns it (``x + block(store(x, 2), x)`` reads the old x)."""
+        values = []
+        for k, child in enumerate(children):
+            value = self.emit(child)
+            if value.startswith("v") and value[1:].isdigit() and any(
+                    int(value[1:]) in _writers(later) for later in children[k + 1:]):
+                t = self.temp()
+                self.line(f"{t} = {value}", child)
+                if value in self.ints:
+                    self.ints.add(t)
+                value = t
+            values.append(value)
+        return values
+
     def emit_kernel(self, node: Node) -> str:
         spec = registry.lookup(node.primitive)
         if spec is None or spec.lazy or spec.special or registry.dtype_suffix(node.primitive):
             raise Unsupported(node.primitive)
-        args = [self.emit(c) for c in node.children]
+        args = self.operands(node.children)
         t = self.temp()
         if len(args) == 2 and "binary" in spec.flags:
             op = spec.flags["binary"]
@@ -283,6 +295,11 @@ class _Translator:
             kernel = self.name(op, "k")
         else:
             kernel = self.name(spec.impl, "k")
+        if node.primitive == "__inplace" and len(args) == 2:
+            # ``x += e`` on a value that is neither an array nor a list is ``e`` (inplace)
+            self.line(f"{t} = {kernel}({args[0]}, {args[1]}) if type({args[0]}) is _nd or "
+                      f"type({args[0]}) is _list else {args[1]}", node)
+            return t
         if node.primitive in ("__pymin", "__pymax") and len(args) >= 2:
             # Python's min/max are these kernels for numbers (first extreme, truth of <)
             builtin = "min" if node.primitive == "__pymin" else "max"
@@ -302,7 +319,7 @@ class _Translator:
     def base_test(self, base: str, test: str) -> str:
         """``test`` (about ``base``'s kind) computed once per run when ``base`` is a
         variable assigned nowhere in the subtree, else as it is."""
-        if base.startswith("v") and base[1:].isdigit():
+        if base.startswith("v") and base[1:].isdigit() and int(base[1:]) not in self.writers:
             name = f"f{len(self.flags)}"
             for known, text in self.flags.items():
                 if text == test:
@@ -311,20 +328,15 @@ class _Translator:
             return name
         return test
 
-    def emit_indices(self, children) -> tuple[list[str], list[str]]:
-        """(raw index expressions, the indices the generic kernel takes): an index the
-        frontend wrapped in ``__pyindex`` is tested raw (an int is its own index)."""
-        raw, generic = [], []
-        for child in children:
-            if child.primitive == "__pyindex" and len(child.children) == 1 \
-                    and not child.is_const:
-                value = self.emit(child.children[0])
-                raw.append(value)
-                generic.append(f"_pyindex({value})")
-            else:
-                value = self.emit(child)
-                raw.append(value)
-                generic.append(value)
+    def emit_indices(self, children, indices: range) -> tuple[list[str], list[str]]:
+        """(raw values, the values the generic kernel takes) of ``children`` (a
+        subscript's base, indices and a store's value): an index (position in
+        ``indices``) the frontend wrapped in ``__pyindex`` is tested raw (an int is its
+        own index) and given to the generic kernel through ``__pyindex``."""
+        peeled = [k in indices and _is_pyindex(c) for k, c in enumerate(children)]
+        inner = [c.children[0] if p else c for c, p in zip(children, peeled)]
+        raw = self.operands(inner)
+        generic = [f"_pyindex({v})" if p else v for v, p in zip(raw, peeled)]
         return raw, generic
 
     def fast_test(self, base: str, raw: list[str]) -> str:
@@ -340,8 +352,8 @@ class _Translator:
     def emit_subscript(self, node: Node) -> str:
         if not node.children or len(node.children) == 1:
             raise Unsupported("a subscript without an index")
-        base = self.emit(node.children[0])
-        raw, generic = self.emit_indices(node.children[1:])
+        values, generic = self.emit_indices(node.children, range(1, len(node.children)))
+        base, raw, generic = values[0], values[1:], generic[1:]
         kernel = self.name(registry.lookup("__subscript").impl, "k")
         t = self.temp()
         self.line(f"{t} = {base}[{', '.join(raw)}] if {self.fast_test(base, raw)} else "
@@ -357,9 +369,8 @@ class _Translator:
             return "None"
         if node.instance != "__subscript" or len(node.children) < 3:
             raise Unsupported("a store into a PhySL slice")
-        base = self.emit(node.children[0])
-        raw, generic = self.emit_indices(node.children[1:-1])
-        value = self.emit(node.children[-1])
+        values, generic = self.emit_indices(node.children, range(1, len(node.children) - 1))
+        base, raw, value, generic = values[0], values[1:-1], values[-1], generic[1:-1]
         # a 0-d array is refused by indexing.put (a ValueError), not indexed; a string
         # has no item assignment (the generic path says so)
         kind = f"(type({base}) is _nd and {base}.ndim)"
@@ -398,15 +409,19 @@ class _Translator:
         t = self.temp()
         self.writes.add(slot)
         self.line(f"{t} = None", node)
-        self.line(f"for v{slot} in _iterate({items}):", node)
+        if iterable.primitive == "range" and not iterable.is_const:
+            # the range kernel gives a range (or raises): iterate() would return it
+            self.line(f"for v{slot} in {items}:", node)
+        else:
+            self.line(f"for v{slot} in _iterate({items}):", node)
         self.depth += 1
         self.line("if _PENDING[0]: _check()", node)
         # in its body, a counter over a range assigned nowhere else is a Python int
         counter = iterable.primitive == "range" and self.writers.get(slot) == 1
         if counter:
-            self.counters.add(slot)
+            self.ints.add(f"v{slot}")
         self.line(f"{t} = {self.emit(body)}", node)
-        self.counters.discard(slot)
+        self.ints.discard(f"v{slot}")
         self.depth -= 1
         return t
 
@@ -428,6 +443,10 @@ class _Translator:
 
 #: infix operators whose result is an int when both operands are ints
 _INT_CLOSED = frozenset(("+", "-", "*", "//", "%"))
+
+
+def _is_pyindex(node: Node) -> bool:
+    return node.primitive == "__pyindex" and len(node.children) == 1 and not node.is_const
 
 
 def _writers(root: Node) -> dict[int, int]:
