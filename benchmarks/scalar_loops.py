@@ -3,10 +3,12 @@
     python benchmarks/scalar_loops.py [--repeat 9] [--no-translate]
 
 Each program is plain Python/NumPy as a user writes it, run undecorated (CPython) and
-decorated, alternating in one run; prints the median milliseconds per call of each and
-their ratio (decorated / CPython; target <= 3, issue 27 item 5).  ``--no-translate``
-also times the decorated program with the setting ``scalar_loops`` off (the tree), in the
-same alternation.  Results are checked equal to CPython's first.
+decorated, alternating in one run; prints the median milliseconds per call of each, wall
+and (in parentheses) CPU time of the process, and their ratios (decorated / CPython;
+target <= 3, issue 27 item 5).  On a loaded machine the CPU ratio is the one to read:
+a call longer than a scheduler time slice is preempted, which the wall time counts.
+``--no-translate`` also times the decorated program with the setting ``scalar_loops`` off
+(the tree), in the same alternation.  Results are checked equal to CPython's first.
 
 * edit distance of two int arrays (120 x 100), ``min`` of three neighbours;
 * longest common subsequence of two strings (120 x 100), ``max`` of two;
@@ -98,10 +100,16 @@ def cases():
     ]
 
 
-def timed(fn, args) -> float:
-    start = time.perf_counter()
+def timed(fn, args) -> tuple[float, float]:
+    """(wall, CPU) milliseconds of one call: on a loaded machine the process is preempted
+    during longer calls, so the wall time measures the others' load too."""
+    cpu, wall = time.process_time(), time.perf_counter()
     fn(*args)
-    return (time.perf_counter() - start) * 1e3
+    return (time.perf_counter() - wall) * 1e3, (time.process_time() - cpu) * 1e3
+
+
+def medians(samples: list) -> tuple[float, float]:
+    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
 
 
 def main() -> None:
@@ -112,9 +120,10 @@ def main() -> None:
     args = parser.parse_args()
 
     from phylanx import Phylanx, config
-    print(f"load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} CPUs")
-    print(f"{'program':26s} {'CPython ms':>11s} {'phylanx ms':>11s} {'ratio':>6s}"
-          + (f" {'tree ms':>9s} {'ratio':>6s}" if args.no_translate else ""))
+    print(f"load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} CPUs; medians of "
+          f"{args.repeat}, wall ms (CPU ms)")
+    print(f"{'program':24s} {'CPython':>15s} {'phylanx':>15s} {'ratio':>11s}"
+          + (f" {'tree':>17s} {'ratio':>11s}" if args.no_translate else ""))
     for name, fn, data in cases():
         fast = Phylanx(fn)
         tree = None
@@ -124,7 +133,7 @@ def main() -> None:
                 tree = Phylanx(fn)
                 tree(*data)   # compiled now, without the translation
             finally:
-                config.set("scalar_loops", True)
+                config.reset("scalar_loops")
         expected, got = fn(*data), fast(*data)
         np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
         py, ph, tr = [], [], []
@@ -133,11 +142,12 @@ def main() -> None:
             ph.append(timed(fast, data))
             if tree is not None:
                 tr.append(timed(tree, data))
-        p, f = statistics.median(py), statistics.median(ph)
-        line = f"{name:26s} {p:11.2f} {f:11.2f} {f / p:6.2f}"
+        (pw, pc), (fw, fc) = medians(py), medians(ph)
+        line = (f"{name:24s} {pw:7.2f} ({pc:5.2f}) {fw:7.2f} ({fc:5.2f}) "
+                f"{fw / pw:4.1f} ({fc / pc:4.1f})")
         if tree is not None:
-            t = statistics.median(tr)
-            line += f" {t:9.2f} {t / p:6.2f}"
+            tw, tc = medians(tr)
+            line += f" {tw:8.1f} ({tc:6.1f}) {tw / pw:4.0f} ({tc / pc:4.0f})"
         print(line, flush=True)
 
 

@@ -191,10 +191,11 @@ class _Translator:
 
     def translate(self, root: Node):
         self.writers = _writers(root)
-        result = self.emit(root)
+        result = self.emit(root)   # (its parent is built after it: the value is kept)
         self.line(f"return {result}", None)
         used = sorted(self.reads | self.writes)
-        namespace = dict(self.names, _nd=np.ndarray, _int=int, _list=list, _str=str,
+        namespace = dict(self.names, type=type, min=min, max=max,
+                         _nd=np.ndarray, _int=int, _list=list, _str=str,
                          _T=np.True_, _F=np.False_, _truth=truth, _iterate=iterate,
                          _PENDING=PENDING, _check=check, _NUMBERS=_NUMBERS,
                          _put=_put_python, _pyindex=_pyindex_kernel())
@@ -218,8 +219,10 @@ class _Translator:
         return loop, tuple(sorted(self.reads)), owners
 
     # -- nodes --------------------------------------------------------------
-    def emit(self, node: Node) -> str:
-        """Lines computing ``node``; returns the expression (a name) of its value."""
+    def emit(self, node: Node, want: bool = True) -> str:
+        """Lines computing ``node``; returns the expression (a name) of its value.  With
+        ``want`` false the value is not used: control forms skip keeping it (every
+        operation is still computed, for its effects and errors)."""
         if node.is_const:
             v = node.value
             if type(v) is int or v is None or v is True or v is False:
@@ -240,15 +243,15 @@ class _Translator:
             return self.emit_store(node)
         if p == "block":
             result = "None"
-            for child in node.children:
-                result = self.emit(child)
+            for k, child in enumerate(node.children):
+                result = self.emit(child, want and k == len(node.children) - 1)
             return result
         if p == "if":
-            return self.emit_if(node)
+            return self.emit_if(node, want)
         if p == "for_each":
-            return self.emit_for(node)
+            return self.emit_for(node, want)
         if p == "while":
-            return self.emit_while(node)
+            return self.emit_while(node, want)
         if p == "__subscript":
             return self.emit_subscript(node)
         if p in PURE:
@@ -383,32 +386,41 @@ class _Translator:
         self.line(f"else: _put({base}, [{', '.join(generic)}], {value})", node)
         return "None"
 
-    def emit_if(self, node: Node) -> str:
+    def emit_if(self, node: Node, want: bool) -> str:
         children = node.children
         if len(children) not in (2, 3):
             raise Unsupported("if")
         cond = self.emit(children[0])
-        t = self.temp()
-        self.line(f"if {cond} is True or {cond} is _T or ({cond} is not False and "
-                  f"{cond} is not _F and _truth({cond})):", node)
-        self.depth += 1
-        self.line(f"{t} = {self.emit(children[1])}", node)
-        self.depth -= 1
-        self.line("else:", node)
-        self.depth += 1
-        self.line(f"{t} = {self.emit(children[2]) if len(children) == 3 else 'None'}", node)
-        self.depth -= 1
+        t = self.temp() if want else "None"
+        self.line(f"if {_truth_test(cond)}:", node)
+        self.branch(children[1], t, node)
+        if want or len(children) == 3:
+            self.line("else:", node)
+            self.branch(children[2] if len(children) == 3 else None, t, node)
         return t
 
-    def emit_for(self, node: Node) -> str:
+    def branch(self, child: Node | None, target: str, owner: Node) -> None:
+        """One indented block computing ``child`` (None: nothing) into ``target`` (a
+        name, or "None": the value is not kept)."""
+        self.depth += 1
+        start = len(self.lines)
+        value = "None" if child is None else self.emit(child, target != "None")
+        if target != "None":
+            self.line(f"{target} = {value}", owner)
+        elif len(self.lines) == start:
+            self.line("pass", owner)
+        self.depth -= 1
+
+    def emit_for(self, node: Node, want: bool) -> str:
         if not node.instance or len(node.children) != 2:
             raise Unsupported("a for_each over a function value")
         slot = self.local_slot(node)
         iterable, body = node.children
         items = self.emit(iterable)
-        t = self.temp()
+        t = self.temp() if want else "None"
         self.writes.add(slot)
-        self.line(f"{t} = None", node)
+        if want:
+            self.line(f"{t} = None", node)
         if iterable.primitive == "range" and not iterable.is_const:
             # the range kernel gives a range (or raises): iterate() would return it
             self.line(f"for v{slot} in {items}:", node)
@@ -420,29 +432,36 @@ class _Translator:
         counter = iterable.primitive == "range" and self.writers.get(slot) == 1
         if counter:
             self.ints.add(f"v{slot}")
-        self.line(f"{t} = {self.emit(body)}", node)
-        self.ints.discard(f"v{slot}")
         self.depth -= 1
+        self.branch(body, t, node)
+        self.ints.discard(f"v{slot}")
         return t
 
-    def emit_while(self, node: Node) -> str:
+    def emit_while(self, node: Node, want: bool) -> str:
         if len(node.children) != 2:
             raise Unsupported("while")
         cond_node, body = node.children
-        t = self.temp()
-        self.line(f"{t} = None", node)
+        t = self.temp() if want else "None"
+        if want:
+            self.line(f"{t} = None", node)
         self.line("while True:", node)
         self.depth += 1
         cond = self.emit(cond_node)
-        self.line(f"if not _truth({cond}): break", node)
+        self.line(f"if not ({_truth_test(cond)}): break", node)
         self.line("if _PENDING[0]: _check()", node)
-        self.line(f"{t} = {self.emit(body)}", node)
         self.depth -= 1
+        self.branch(body, t, node)
         return t
 
 
 #: infix operators whose result is an int when both operands are ints
 _INT_CLOSED = frozenset(("+", "-", "*", "//", "%"))
+
+
+def _truth_test(value: str) -> str:
+    """PhySL's truth of ``value`` as the ``if`` primitive tests it (a bool first)."""
+    return (f"{value} is True or {value} is _T or ({value} is not False and "
+            f"{value} is not _F and _truth({value}))")
 
 
 def _is_pyindex(node: Node) -> bool:
