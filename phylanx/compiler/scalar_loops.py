@@ -241,6 +241,9 @@ class _Translator:
             return value
         if p == "store":
             return self.emit_store(node)
+        if want and p in _CONTROL and _valueless(node):
+            self.emit(node, False)   # its value is None whatever runs: nothing to keep
+            return "None"
         if p == "block":
             result = "None"
             for k, child in enumerate(node.children):
@@ -456,6 +459,25 @@ class _Translator:
 
 #: infix operators whose result is an int when both operands are ints
 _INT_CLOSED = frozenset(("+", "-", "*", "//", "%"))
+
+
+_CONTROL = frozenset(("block", "if", "for_each", "while"))
+
+
+def _valueless(node: Node) -> bool:
+    """True if ``node``'s value is None however it runs: a ``store``, or a control form
+    whose every possible value is (a loop's value is its last body's, None if it never
+    ran; an ``if`` without ``else`` gives None when the test fails)."""
+    p = node.primitive
+    if p == "store":
+        return True
+    if p == "block":
+        return not node.children or _valueless(node.children[-1])
+    if p == "if":
+        return all(_valueless(c) for c in node.children[1:])
+    if p == "for_each" or p == "while":
+        return len(node.children) == 2 and _valueless(node.children[-1])
+    return False
 
 
 def _truth_test(value: str) -> str:
