@@ -356,11 +356,16 @@ class _Translator:
         return f"{kind} and {ints}" if ints else kind
 
     def emit_subscript(self, node: Node) -> str:
-        if not node.children or len(node.children) == 1:
-            raise Unsupported("a subscript without an index")
+        if not node.children:
+            raise Unsupported("a subscript of nothing")
+        kernel = self.name(registry.lookup("__subscript").impl, "k")
+        if len(node.children) == 1:   # x[()]: the generic kernel (a 0-d array's element)
+            base = self.operands(node.children)[0]
+            t = self.temp()
+            self.line(f"{t} = {kernel}({base})", node)
+            return t
         values, generic = self.emit_indices(node.children, range(1, len(node.children)))
         base, raw, generic = values[0], values[1:], generic[1:]
-        kernel = self.name(registry.lookup("__subscript").impl, "k")
         t = self.temp()
         self.line(f"{t} = {base}[{', '.join(raw)}] if {self.fast_test(base, raw)} else "
                   f"{kernel}({base}, {', '.join(generic)})", node)

@@ -103,6 +103,14 @@ def rows_alias(a):
     return a
 
 
+def zero_d(z, n):
+    """A 0-d array's element, ``z[()]``, read in a loop."""
+    total = 0.0
+    for i in range(n):
+        total = total + z[()] * i
+    return total
+
+
 def out_of_range(x, n):
     last = None
     for i in range(n):
@@ -185,6 +193,8 @@ PROGRAMS = [
     (read_all, ("abc",)),
     (read_all, (rng.random((3, 2)),)),
     (rows_alias, (np.zeros((3, 2)),)),
+    (zero_d, (np.array(2.5), 4)),
+    (zero_d, (np.array(3, dtype=np.int16), 3)),
 ]
 
 
@@ -214,7 +224,8 @@ def _line_of(fn, text: str) -> int:
     return first + next(k for k, line in enumerate(lines) if text in line)
 
 
-@pytest.mark.parametrize("x", [np.arange(3.0), [1, 2, 3], "abc"], ids=["array", "list", "str"])
+@pytest.mark.parametrize("x", [np.arange(3.0), [1, 2, 3], "abc", np.array(1.0)],
+                         ids=["array", "list", "str", "0-d"])
 def test_out_of_range_is_a_located_index_error(x):
     dec = decorated(out_of_range)
     assert all(scalar_loops.translated(n) for n in loops(dec))
