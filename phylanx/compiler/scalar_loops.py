@@ -62,6 +62,9 @@ def plain(value: Any) -> bool:
     if isinstance(value, np.generic):
         return not isinstance(value, np.object_)
     if t is list or t is tuple:
+        # items of the common types tested at C speed; the rest one by one (nested lists)
+        if all(map(_PLAIN_TYPES.__contains__, map(type, value))):
+            return True
         for item in value:
             if not plain(item):
                 return False
