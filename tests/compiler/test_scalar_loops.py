@@ -333,3 +333,17 @@ def test_random_reads_and_writes_1d(case, as_list):
         if got[0] == "ok":
             assert_same(got[1], expected[1])
         assert_same(a, expected_data)
+
+
+def test_a_future_read_by_the_loop_runs_the_tree():
+    """``x`` holds a future (``async``): not plain, so the tree runs the loop (and resolves
+    it where consumed, as always)."""
+    from phylanx import execution_tree as et
+    state = et.compiler_state("scalar_loops_future")
+    et.compile(state, "<test>", "f", """
+        define(f, n, block(define(x, async(list(1, 2, 3))), define(s, 0),
+            for_each(lambda(i, store(s, s + __subscript(x, i))), range(n)), s))""")
+    fn = et.code_for(state, "<test>", "f")
+    loop = next(n for n in fn.body.walk() if n.primitive == "for_each")
+    assert scalar_loops.translated(loop)
+    assert et.invoke(fn, (3,), {}) == 6
