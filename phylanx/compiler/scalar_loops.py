@@ -20,7 +20,8 @@ Dispatch is explicit, never by a kernel's failure:
   dtype, a list or tuple of plain values).  The kernels of :data:`PURE` map plain
   operands to plain results, so inside the loop no operand can be a future or a distributed array,
   the only kinds for which the tree's closures do something else than call the kernel.
-  Otherwise (or while an instrument or a timeline records nodes) the tree runs;
+  Otherwise (or while the nodes are measured, an instrument or a timeline records
+  them) the tree runs;
 * each ``a[i, j]`` tests ``type(a) is ndarray`` (or ``list``/``str`` for one index) and
   ``type(i) is int`` before indexing directly; any other kind goes to the generic
   ``__subscript`` kernel (``store``: ``indexing.put``) exactly as the tree calls it.
@@ -92,8 +93,10 @@ def build(node: Node, tree_run):
     active = hooks.active()   # the list itself: instruments installed later are seen
 
     def run(frame):
-        if active or hooks.recorder is not None:
-            return tree_run(frame)   # an instrument counts or records every node
+        if node.measured_run is not None or active or hooks.recorder is not None:
+            # measured (counters: measure.enable wraps every node of the tree), an
+            # instrument or a timeline: each node must run as itself
+            return tree_run(frame)
         for slot in reads:
             if not plain(frame[slot]):
                 return tree_run(frame)

@@ -347,3 +347,26 @@ def test_a_future_read_by_the_loop_runs_the_tree():
     loop = next(n for n in fn.body.walk() if n.primitive == "for_each")
     assert scalar_loops.translated(loop)
     assert et.invoke(fn, (3,), {}) == 6
+
+
+def test_measured_loops_count_every_node():
+    """With measurements on, the tree runs the loop: the counters see each node."""
+    import csv
+    import io
+
+    from phylanx import execution_tree as et
+    state = et.compiler_state("scalar_loops_counted", "<count>")
+    et.compile(state, "<count>", "f", """
+        define(f, x, n, block(define(s, 0),
+            for_each(lambda(i, store(s, s + __subscript(x, i))), range(n)), s))""")
+    loop = next(n for n in et.code_for(state, "<count>", "f").body.walk()
+                if n.primitive == "for_each")
+    assert scalar_loops.translated(loop)
+    et.enable_measurements(state, True)
+    try:
+        assert et.eval(state, "f", [1, 2, 3, 4], 4) == 10
+        rows = list(csv.reader(io.StringIO(et.retrieve_counter_data(state))))
+    finally:
+        et.enable_measurements(state, False)
+    counts = {row[1]: int(row[2]) for row in rows[1:] if row[1].startswith("subscript")}
+    assert list(counts.values()) == [4]
