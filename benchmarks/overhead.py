@@ -47,12 +47,26 @@ def count_nodes_per_iteration() -> int:
 
 
 def inline_chain(repeat: int) -> dict:
-    state = et.compiler_state("bench")
-    et.compile(state, "<bench>", "adds", """
-        define(adds, n, block(define(s, 0), define(i, 0),
-            while(i < n, block(store(s, s + i), store(i, i + 1))), s))""")
-    fn = et.code_for(state, "<bench>", "adds")
+    """The tree's cost per node: the loop is compiled with ``scalar_loops`` off.  With it
+    on (and ``fusion_loops`` off, which would take this loop first), the whole loop runs as
+    one generated Python function (compiler/scalar_loops.py): ``translated_s``."""
+    from phylanx import config
+
+    def compiled(translate: bool):
+        config.set("scalar_loops", translate)
+        config.set("fusion_loops", not translate and config.get("fusion_loops"))
+        try:
+            state = et.compiler_state(f"bench{int(translate)}")
+            et.compile(state, "<bench>", "adds", """
+                define(adds, n, block(define(s, 0), define(i, 0),
+                    while(i < n, block(store(s, s + i), store(i, i + 1))), s))""")
+            return et.code_for(state, "<bench>", "adds")
+        finally:
+            config.reset("scalar_loops")
+            config.reset("fusion_loops")
+    fn, fast = compiled(False), compiled(True)
     t = best_of(lambda: et.invoke(fn, (N_ADD,), {}), repeat)
+    tf = best_of(lambda: et.invoke(fast, (N_ADD,), {}), repeat)
 
     def plain(n):
         s = i = 0
@@ -62,7 +76,8 @@ def inline_chain(repeat: int) -> dict:
         return s
     tp = best_of(lambda: plain(N_ADD), repeat)
     nodes = N_ADD * count_nodes_per_iteration()
-    return {"phylanx_s": t, "python_s": tp, "us_per_node": 1e6 * t / nodes}
+    return {"phylanx_s": t, "python_s": tp, "us_per_node": 1e6 * t / nodes,
+            "translated_s": tf}
 
 
 def fib_bench(repeat: int) -> dict:
@@ -153,6 +168,8 @@ def measure_all(args) -> None:
           f"(plain Python {1e3 * r['python_s']:.2f} ms, "
           f"ratio {r['phylanx_s'] / r['python_s']:.1f}x)"
           f"  [target <= 1 us/node]")
+    print(f"          the same loop translated (compiler/scalar_loops.py): "
+          f"{1e3 * r['translated_s']:.2f} ms, ratio {r['translated_s'] / r['python_s']:.1f}x")
     f = fib_bench(args.repeat)
     print(f"fib(20) : {1e3 * f['phylanx_s']:.2f} ms vs CPython {1e3 * f['python_s']:.2f} ms, "
           f"ratio {f['ratio']:.1f}x  [target <= 20x]")

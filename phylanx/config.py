@@ -64,6 +64,10 @@ SETTINGS: dict[str, Setting] = {
                 "as one numba loop over the rows of x, sum/mean(f(...), axis=-1) as one "
                 "loop per row (phylanx/fusion/rowpass.py, rowargmin.py, rowreduce.py; "
                 "needs numba)"),
+        Setting("scalar_loops", True, _bool,
+                "run a for_each whose body only reads and writes array or list elements "
+                "and computes with scalars as one generated Python function "
+                "(compiler/scalar_loops.py)"),
         Setting("fusion_loops", True, _bool,
                 "compile a for_each over a range whose body binds variables to "
                 "element-wise, dot/matmul, transpose and sum/mean expressions into one "

@@ -24,7 +24,7 @@ from ..runtime import hooks, measure, overlap
 from ..runtime.nodes import Node, build_eager, constant, node_failed, resolving, slot_op
 from ..source import SourceLoc
 from ..values import Builtin, ControlSignal, Function, call_function
-from . import binding, dependencies, scopes
+from . import binding, dependencies, scalar_loops, scopes
 from .locating import located
 from .special_forms import SPECIAL_FORMS
 
@@ -342,6 +342,8 @@ class Compiler:
                 plan = dependencies.overlap_plan(children)
                 if plan:
                     run = overlap.sequence(children, plan)
+            elif name == "while" and scalar_loops.enabled(self):
+                run = scalar_loops.build(node, run) or run
             return node.set_run(run)
         impl = spec.impl
         suffix = registry.dtype_suffix(name)

@@ -22,7 +22,7 @@ from ..runtime.cancel import PENDING, check
 from ..runtime.futures import resolve_deep
 from ..values import BreakSignal, ContinueSignal, Function
 from ..values import call as call_fn
-from . import scopes
+from . import scalar_loops, scopes
 from .locating import located
 
 #: special form name -> builder ``(compiler, call_ast, scope) -> Node``
@@ -312,7 +312,12 @@ def for_each(compiler, call, scope):
                 except ContinueSignal:
                     continue
             return result
-        return node.set_run(located(node, run_inline))  # iterate() errors
+        tree_run = located(node, run_inline)   # iterate() errors
+        if scalar_loops.enabled(compiler):
+            translated = scalar_loops.build(node, tree_run)
+            if translated is not None:
+                return node.set_run(translated)
+        return node.set_run(tree_run)
 
     fn = compiler.compile(fn_ast, scope)
     node = compiler.new_node("for_each", call.loc, (fn, iterable))

@@ -109,6 +109,13 @@ def subscript(value, *indices):
     Several indices on a list, tuple, range or string are Python's TypeError (``l[i, j]``
     is not ``l[i][j]`` in Python).
     """
+    if type(value) is np.ndarray and 0 < len(indices) <= value.ndim:
+        # an element or a row by Python ints: NumPy's subscript is what get_item computes
+        for i in indices:
+            if type(i) is not int:
+                break
+        else:
+            return value[indices]
     indexing.check_python_indices(value, indices)
     if len(indices) > 1 and isinstance(value, (list, tuple, range, str)):
         kind = {list: "list", tuple: "tuple", range: "range"}.get(type(value))

@@ -1,0 +1,416 @@
+"""The Python text of a loop subtree (``compiler/scalar_loops.py`` runs it).
+
+:class:`Translator` writes one line per node of a ``for_each``/``while`` subtree: locals
+of the function's frame as Python locals, each operator as the Python operator its
+two-operand kernel is, other kernels of :data:`PURE` called directly, subscripts by
+Python ints indexed directly under an explicit kind test (the generic kernel otherwise),
+``if``/``block``/``define``/``store`` and nested loops as Python statements.  It also
+proves a few facts, so that fewer tests run per step: which expressions are Python ints
+(literals, counters of a ``range`` loop in their body, int arithmetic on them, ``len``)
+and which variables the subtree never assigns (their kind tests run once per run).  A
+node it does not take raises :class:`Unsupported`: the tree runs that loop.
+"""
+from __future__ import annotations
+
+import itertools
+import operator
+from typing import Any
+
+import numpy as np
+
+from ..primitives import indexing, registry
+from ..primitives.controls.control_flow import iterate
+from ..runtime.cancel import PENDING, check
+from ..runtime.nodes import Node
+from ..values import truth
+
+#: eager primitives whose kernels give plain results for plain operands (no futures, no
+#: distributed arrays, no side effect beyond the list or array they are given)
+PURE = frozenset((
+    "__add", "__sub", "__mul", "__div", "__mod", "__floordiv", "__minus", "__pos",
+    "__eq", "__ne", "__lt", "__le", "__gt", "__ge", "__bitand", "__bitor", "__bitxor",
+    "power", "__pyabs", "__pynot", "__pyconvert", "__pymin", "__pymax", "__len", "range",
+    "__pyindex", "__subscript", "__inplace", "list", "shape",
+))
+
+#: the Python operators two-operand kernels are (``flags["binary"]``), as infix text
+_INFIX = {
+    operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
+    operator.mod: "%", operator.floordiv: "//", operator.eq: "==", operator.ne: "!=",
+    operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">=",
+    operator.and_: "&", operator.or_: "|", operator.xor: "^",
+}
+
+#: number types for which ``min``/``max`` of Python are the ``__pymin``/``__pymax`` kernels
+#: (their ``<`` gives a bool or NumPy bool, whose truth is ``bool``)
+_NUMBERS = frozenset((bool, int, float, np.bool_, np.int8, np.int16, np.int32, np.int64,
+                      np.uint8, np.uint16, np.uint32, np.uint64, np.float16, np.float32,
+                      np.float64))
+
+FILE_PREFIX = "<phylanx scalar loop "
+_serial = itertools.count()
+
+
+class Unsupported(Exception):  # noqa: N818 - a signal of the translator, never raised out
+    """The subtree holds a node this translator does not take: the tree runs it."""
+
+
+class Translator:
+    """One subtree as the text of a Python function ``loop(frame)``."""
+
+    def __init__(self):
+        self.lines: list[tuple[int, str, Node | None]] = []
+        self.names: dict[str, Any] = {}
+        self.reads: set[int] = set()
+        self.writes: set[int] = set()
+        self.depth = 1
+        self.temps = 0
+        # facts the translation proves, so that it tests less per step: expressions known
+        # to be Python ints (literals, counters of a range loop inside its body, int
+        # arithmetic), and kind tests of variables assigned nowhere in the subtree
+        # (computed once per run, in ``flags``)
+        self.ints: set[str] = set()
+        self.flags: dict[str, str] = {}
+
+    # -- output -----------------------------------------------------------
+    def line(self, text: str, node: Node | None) -> None:
+        self.lines.append((self.depth, text, node))
+
+    def temp(self) -> str:
+        self.temps += 1
+        return f"t{self.temps}"
+
+    def name(self, value: Any, hint: str) -> str:
+        """A name bound to ``value`` in the generated function's globals."""
+        key = f"{hint}{len(self.names)}"
+        self.names[key] = value
+        return key
+
+    def translate(self, root: Node):
+        self.writers = _writers(root)
+        result = self.emit(root)   # (its parent is built after it: the value is kept)
+        self.line(f"return {result}", None)
+        used = sorted(self.reads | self.writes)
+        namespace = dict(self.names, type=type, min=min, max=max,
+                         _nd=np.ndarray, _int=int, _list=list, _str=str,
+                         _T=np.True_, _F=np.False_, _truth=truth, _iterate=iterate,
+                         _PENDING=PENDING, _check=check, _NUMBERS=_NUMBERS,
+                         _put=_put_python, _pyindex=_pyindex_kernel())
+        # every name the code uses is a default argument: a local, the fastest read
+        defaults = ", ".join(f"{n}={n}" for n in namespace)
+        head = [f"def loop(frame, {defaults}):"]
+        head += [f"    v{s} = frame[{s}]" for s in used]
+        head += [f"    {name} = {test}" for name, test in self.flags.items()]
+        head.append("    try:")
+        body = ["    " * (d + 1) + text for d, text, _ in self.lines]
+        tail = ["    finally:"]
+        tail += [f"        frame[{s}] = v{s}" for s in sorted(self.writes)] or ["        pass"]
+        source = "\n".join(head + body + tail) + "\n"
+        owners: list[Node | None] = [None] * (len(head) + len(body) + len(tail))
+        for k, (_, _, node) in enumerate(self.lines):
+            owners[len(head) + k] = node
+        filename = f"{FILE_PREFIX}{next(_serial)} at {root.display_name}>"
+        exec(compile(source, filename, "exec"), namespace)   # noqa: S102 - our own text
+        loop = namespace["loop"]
+        loop.source = source
+        return loop, tuple(sorted(self.reads)), owners
+
+    # -- nodes --------------------------------------------------------------
+    def emit(self, node: Node, want: bool = True) -> str:
+        """Lines computing ``node``; returns the expression (a name) of its value.  With
+        ``want`` false the value is not used: control forms skip keeping it (every
+        operation is still computed, for its effects and errors)."""
+        if node.is_const:
+            v = node.value
+            if type(v) is int or v is None or v is True or v is False:
+                return repr(v)
+            return self.name(v, "c")
+        p = node.primitive
+        if p == "access-variable":
+            slot = self.local_slot(node)
+            self.reads.add(slot)
+            return f"v{slot}"   # the caller copies it if a later operand assigns it
+        if p == "define-variable":
+            slot = self.local_slot(node)
+            value = self.emit(node.children[0])
+            self.writes.add(slot)
+            self.line(f"v{slot} = {value}", node)
+            return value
+        if p == "store":
+            return self.emit_store(node)
+        if want and p in _CONTROL and _valueless(node):
+            self.emit(node, False)   # its value is None whatever runs: nothing to keep
+            return "None"
+        if p == "block":
+            result = "None"
+            for k, child in enumerate(node.children):
+                result = self.emit(child, want and k == len(node.children) - 1)
+            return result
+        if p == "if":
+            return self.emit_if(node, want)
+        if p == "for_each":
+            return self.emit_for(node, want)
+        if p == "while":
+            return self.emit_while(node, want)
+        if p == "__subscript":
+            return self.emit_subscript(node)
+        if p in PURE:
+            return self.emit_kernel(node)
+        raise Unsupported(p)
+
+    def local_slot(self, node: Node) -> int:
+        """The slot of the variable ``node`` reads or binds, if it is in the current frame."""
+        variable = node.variable
+        if variable is None or variable[0] is None or variable[0][0] != 0:
+            raise Unsupported("a variable of an enclosing frame")
+        return variable[2]
+
+    def operands(self, children) -> list[str]:
+        """The values of ``children``, evaluated in order: a variable's value is copied
+        when a later operand assigns it (``x + block(store(x, 2), x)`` reads the old x)."""
+        values = []
+        for k, child in enumerate(children):
+            value = self.emit(child)
+            if value.startswith("v") and value[1:].isdigit() and any(
+                    int(value[1:]) in _writers(later) for later in children[k + 1:]):
+                t = self.temp()
+                self.line(f"{t} = {value}", child)
+                if value in self.ints:
+                    self.ints.add(t)
+                value = t
+            values.append(value)
+        return values
+
+    def emit_kernel(self, node: Node) -> str:
+        spec = registry.lookup(node.primitive)
+        if spec is None or spec.lazy or spec.special or registry.dtype_suffix(node.primitive):
+            raise Unsupported(node.primitive)
+        args = self.operands(node.children)
+        t = self.temp()
+        if len(args) == 2 and "binary" in spec.flags:
+            op = spec.flags["binary"]
+            infix = _INFIX.get(op)
+            if infix is not None:
+                self.line(f"{t} = {args[0]} {infix} {args[1]}", node)
+                if infix in _INT_CLOSED and self.is_int(args[0]) and self.is_int(args[1]):
+                    self.ints.add(t)   # int <op> int is an int (or raises)
+                return t
+            kernel = self.name(op, "k")
+        else:
+            kernel = self.name(spec.impl, "k")
+        if node.primitive == "__inplace" and len(args) == 2:
+            # ``x += e`` on a value that is neither an array nor a list is ``e`` (inplace)
+            self.line(f"{t} = {kernel}({args[0]}, {args[1]}) if type({args[0]}) is _nd or "
+                      f"type({args[0]}) is _list else {args[1]}", node)
+            return t
+        if node.primitive in ("__pymin", "__pymax") and len(args) >= 2:
+            # Python's min/max are these kernels for numbers (first extreme, truth of <)
+            builtin = "min" if node.primitive == "__pymin" else "max"
+            kinds = " and ".join(f"type({a}) in _NUMBERS" for a in args)
+            self.line(f"{t} = {builtin}({', '.join(args)}) if {kinds} else "
+                      f"{kernel}({', '.join(args)})", node)
+            return t
+        self.line(f"{t} = {kernel}({', '.join(args)})", node)
+        if node.primitive == "__len":
+            self.ints.add(t)   # len_ gives a Python int (or raises)
+        return t
+
+    def is_int(self, expr: str) -> bool:
+        """True if ``expr`` is known to hold a Python int (a literal, a proven temp)."""
+        return expr in self.ints or expr.lstrip("-").isdigit()
+
+    def base_test(self, base: str, test: str) -> str:
+        """``test`` (about ``base``'s kind) computed once per run when ``base`` is a
+        variable assigned nowhere in the subtree, else as it is."""
+        if base.startswith("v") and base[1:].isdigit() and int(base[1:]) not in self.writers:
+            name = f"f{len(self.flags)}"
+            for known, text in self.flags.items():
+                if text == test:
+                    return known
+            self.flags[name] = test
+            return name
+        return test
+
+    def emit_indices(self, children, indices: range) -> tuple[list[str], list[str]]:
+        """(raw values, the values the generic kernel takes) of ``children`` (a
+        subscript's base, indices and a store's value): an index (position in
+        ``indices``) the frontend wrapped in ``__pyindex`` is tested raw (an int is its
+        own index) and given to the generic kernel through ``__pyindex``."""
+        peeled = [k in indices and _is_pyindex(c) for k, c in enumerate(children)]
+        inner = [c.children[0] if p else c for c, p in zip(children, peeled)]
+        raw = self.operands(inner)
+        generic = [f"_pyindex({v})" if p else v for v, p in zip(raw, peeled)]
+        return raw, generic
+
+    def fast_test(self, base: str, raw: list[str]) -> str:
+        """The condition under which ``base[raw...]`` is what the generic kernels do."""
+        ints = " and ".join(f"type({i}) is _int" for i in raw if not self.is_int(i))
+        if len(raw) == 1:
+            kind = f"(type({base}) is _nd or type({base}) is _list or type({base}) is _str)"
+        else:
+            kind = f"type({base}) is _nd"
+        kind = self.base_test(base, kind)
+        return f"{kind} and {ints}" if ints else kind
+
+    def emit_subscript(self, node: Node) -> str:
+        if not node.children:
+            raise Unsupported("a subscript of nothing")
+        kernel = self.name(registry.lookup("__subscript").impl, "k")
+        if len(node.children) == 1:   # x[()]: the generic kernel (a 0-d array's element)
+            base = self.operands(node.children)[0]
+            t = self.temp()
+            self.line(f"{t} = {kernel}({base})", node)
+            return t
+        values, generic = self.emit_indices(node.children, range(1, len(node.children)))
+        base, raw, generic = values[0], values[1:], generic[1:]
+        t = self.temp()
+        self.line(f"{t} = {base}[{', '.join(raw)}] if {self.fast_test(base, raw)} else "
+                  f"{kernel}({base}, {', '.join(generic)})", node)
+        return t
+
+    def emit_store(self, node: Node) -> str:
+        if node.instance != "__subscript" and len(node.children) == 1:
+            slot = self.local_slot(node)
+            value = self.emit(node.children[0])
+            self.writes.add(slot)
+            self.line(f"v{slot} = {value}", node)
+            return "None"
+        if node.instance != "__subscript" or len(node.children) < 3:
+            raise Unsupported("a store into a PhySL slice")
+        values, generic = self.emit_indices(node.children, range(1, len(node.children) - 1))
+        base, raw, value, generic = values[0], values[1:-1], values[-1], generic[1:-1]
+        # a 0-d array is refused by indexing.put (a ValueError), not indexed; a string
+        # has no item assignment (the generic path says so)
+        kind = f"(type({base}) is _nd and {base}.ndim)"
+        if len(raw) == 1:
+            kind = f"({kind} or type({base}) is _list)"
+        kind = self.base_test(base, kind)
+        ints = [f"type({i}) is _int" for i in raw if not self.is_int(i)]
+        test = " and ".join([kind, *ints])
+        self.line(f"if {test}: {base}[{', '.join(raw)}] = {value}", node)
+        self.line(f"else: _put({base}, [{', '.join(generic)}], {value})", node)
+        return "None"
+
+    def emit_if(self, node: Node, want: bool) -> str:
+        children = node.children
+        if len(children) not in (2, 3):
+            raise Unsupported("if")
+        cond = self.emit(children[0])
+        t = self.temp() if want else "None"
+        self.line(f"if {_truth_test(cond)}:", node)
+        self.branch(children[1], t, node)
+        if want or len(children) == 3:
+            self.line("else:", node)
+            self.branch(children[2] if len(children) == 3 else None, t, node)
+        return t
+
+    def branch(self, child: Node | None, target: str, owner: Node) -> None:
+        """One indented block computing ``child`` (None: nothing) into ``target`` (a
+        name, or "None": the value is not kept)."""
+        self.depth += 1
+        start = len(self.lines)
+        value = "None" if child is None else self.emit(child, target != "None")
+        if target != "None":
+            self.line(f"{target} = {value}", owner)
+        elif len(self.lines) == start:
+            self.line("pass", owner)
+        self.depth -= 1
+
+    def emit_for(self, node: Node, want: bool) -> str:
+        if not node.instance or len(node.children) != 2:
+            raise Unsupported("a for_each over a function value")
+        slot = self.local_slot(node)
+        iterable, body = node.children
+        items = self.emit(iterable)
+        t = self.temp() if want else "None"
+        self.writes.add(slot)
+        if want:
+            self.line(f"{t} = None", node)
+        if iterable.primitive == "range" and not iterable.is_const:
+            # the range kernel gives a range (or raises): iterate() would return it
+            self.line(f"for v{slot} in {items}:", node)
+        else:
+            self.line(f"for v{slot} in _iterate({items}):", node)
+        self.depth += 1
+        self.line("if _PENDING[0]: _check()", node)
+        # in its body, a counter over a range assigned nowhere else is a Python int
+        counter = iterable.primitive == "range" and self.writers.get(slot) == 1
+        if counter:
+            self.ints.add(f"v{slot}")
+        self.depth -= 1
+        self.branch(body, t, node)
+        self.ints.discard(f"v{slot}")
+        return t
+
+    def emit_while(self, node: Node, want: bool) -> str:
+        if len(node.children) != 2:
+            raise Unsupported("while")
+        cond_node, body = node.children
+        t = self.temp() if want else "None"
+        if want:
+            self.line(f"{t} = None", node)
+        self.line("while True:", node)
+        self.depth += 1
+        cond = self.emit(cond_node)
+        self.line(f"if not ({_truth_test(cond)}): break", node)
+        self.line("if _PENDING[0]: _check()", node)
+        self.depth -= 1
+        self.branch(body, t, node)
+        return t
+
+
+#: infix operators whose result is an int when both operands are ints
+_INT_CLOSED = frozenset(("+", "-", "*", "//", "%"))
+
+
+_CONTROL = frozenset(("block", "if", "for_each", "while"))
+
+
+def _valueless(node: Node) -> bool:
+    """True if ``node``'s value is None however it runs: a ``store``, or a control form
+    whose every possible value is (a loop's value is its last body's, None if it never
+    ran; an ``if`` without ``else`` gives None when the test fails)."""
+    p = node.primitive
+    if p == "store":
+        return True
+    if p == "block":
+        return not node.children or _valueless(node.children[-1])
+    if p == "if":
+        return all(_valueless(c) for c in node.children[1:])
+    if p == "for_each" or p == "while":
+        return len(node.children) == 2 and _valueless(node.children[-1])
+    return False
+
+
+def _truth_test(value: str) -> str:
+    """PhySL's truth of ``value`` as the ``if`` primitive tests it (a bool first)."""
+    return (f"{value} is True or {value} is _T or ({value} is not False and "
+            f"{value} is not _F and _truth({value}))")
+
+
+def _is_pyindex(node: Node) -> bool:
+    return node.primitive == "__pyindex" and len(node.children) == 1 and not node.is_const
+
+
+def _writers(root: Node) -> dict[int, int]:
+    """slot -> how many nodes of ``root``'s subtree assign it (define, store, a loop)."""
+    count: dict[int, int] = {}
+    for node in root.walk():
+        p = node.primitive
+        if p == "define-variable" or p == "for_each" or (
+                p == "store" and node.instance != "__subscript"):
+            variable = node.variable
+            if variable is not None:
+                count[variable[2]] = count.get(variable[2], 0) + 1
+    return count
+
+
+def _pyindex_kernel():
+    return registry.lookup("__pyindex").impl
+
+
+def _put_python(container, indices, value) -> None:
+    """``store(__subscript(container, indices...), value)`` as the tree's store does it for
+    plain operands (compiler/special_forms.py): Python's index checks, then ``put``."""
+    indexing.check_python_indices(container, indices)
+    indexing.put(container, indices, value)
