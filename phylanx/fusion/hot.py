@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from .. import config
+from ..runtime import choices
 from ..runtime.nodes import Node
 from . import codegen
 from .regions import Region, interpret
@@ -325,19 +326,18 @@ class FusedRegion:
         self.retire()
 
     def retire(self) -> None:
-        """Run the original closures from now on (and drop this wrapper if unmeasured)."""
+        """Run the original closures from now on (the node's side-table entry runs them
+        directly: this wrapper costs nothing any more)."""
         self.state = OFF
         node = self.node
-        if node.inline == self.run:
-            node.inline = self.original
-            if node.run == self.run:
-                node.run = self.original
+        if node.choice.variant == self.run:
+            choices.set_variant(node, self.original)   # the side table's choice
 
     # -- hot ----------------------------------------------------------------------
     def hot(self, frame: list) -> Any:
         if not RAISING.isdisjoint(np.geterr().values()):
             return self.original(frame)        # errstate raise/call: NumPy's own checks
-        values = [leaf.run(frame) for leaf in self.leaves]
+        values = [leaf.choice.call(frame) for leaf in self.leaves]
         prepared = self.prepare(values)
         if prepared is None or prepared[3] < self.min_elements():
             self.small += 1

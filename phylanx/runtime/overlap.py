@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
+from .choices import timed_task
 from .forkjoin import fork_join
 from .nodes import Node
 from .policy import watch
@@ -28,7 +29,7 @@ def sequence(stmts: Sequence[Node], forks: dict[int, tuple[Node, int]]) -> Calla
     ``i+1 .. j-1`` once ``V`` (the value it computes) is marked asynchronous.
     """
     for value, _ in forks.values():
-        if value.eval_direct == -1 and not value.watched:
+        if value.choice.eval_direct == -1 and not value.choice.watched:
             watch(value)
     return _build(tuple(stmts), forks, 0, len(stmts))
 
@@ -53,12 +54,13 @@ def _build(stmts, forks, lo: int, hi: int) -> Callable[[list], Any]:
         result = None
         for stmt, value, rest in steps:
             if value is None:
-                result = stmt.run(frame)
-            elif value.eval_direct == 0:
-                result = fork_join((partial(stmt.run, frame), partial(rest, frame)),
+                result = stmt.choice.call(frame)
+            elif value.choice.eval_direct == 0:
+                result = fork_join((timed_task(value.choice, frame, stmt.choice),
+                                    partial(rest, frame)),
                                    _SPAWN_FIRST)[1]
             else:
-                stmt.run(frame)
+                stmt.choice.call(frame)
                 result = rest(frame)
         return result
     return run

@@ -241,7 +241,7 @@ def test_operands_no_kernel_takes_retire_the_pass(rows):
     own closure back (no cost left), while a small-again x only goes back to cold."""
     x, w, y = RNG.normal(size=(60, 4)), RNG.normal(size=(4, 3)), RNG.normal(size=(60, 3))
     results, (found,) = run(LRA, [(x, w, y)] * (hot.GIVE_UP + 8))
-    assert found.state == hot.OFF and found.node.inline == found.original
+    assert found.state == hot.OFF and found.node.choice.variant == found.original
     np.testing.assert_allclose(results[-1], x.T @ sigmoid_residual(x, w, y), rtol=1e-12)
 
 
