@@ -26,9 +26,12 @@ and a node running as a task is also timed again when one of its runs takes more
 twice or less than half of what it took when decided, or after ``period`` runs as a
 task.  A minute on a busy machine thus costs a few timed evaluations later, never a
 wrong choice for ever.  Inline-versus-task changes no value (same kernels, same order),
-so it is decided per locality from local timings; a choice that changes rounding (a
-fused kernel, a reduction order) is not made here from timings alone (``fusion/hot.py``
-checks a kernel against NumPy before using it).
+so it is decided per locality from local timings.  This table holds no choice that
+changes rounding: a variant it is given (in-place reuse writes the same values into
+another buffer; a fused region's original closures) computes what the compiled closure
+does.  Fused kernels are chosen inside ``fusion/hot.py`` (serial or parallel loop, kernel
+or NumPy, by local timings); for a reduction that choice changes the summation order, and
+making it agree across localities (from shapes, or decided by locality 0) is still to do.
 """
 from __future__ import annotations
 
