@@ -58,6 +58,8 @@ _lock = threading.RLock()
 _ticks = [0]
 #: (tick due, sequence, weak entry): decisions to time again
 _due: list[tuple[int, int, Any]] = []
+#: (tick due, sequence, weak action): other choices to make again (:func:`later`)
+_later: list[tuple[int, int, Any]] = []
 _seq = itertools.count()
 
 
@@ -241,6 +243,12 @@ def settle(entry: Choice, eval_direct: int, mean_ns: int) -> None:
 def tick() -> None:
     """One top-level evaluation begins: time again the decisions that are due."""
     now = _ticks[0] = _ticks[0] + 1
+    if _later and _later[0][0] <= now:
+        with _lock:
+            while _later and _later[0][0] <= now:
+                action = heapq.heappop(_later)[2]()
+                if action is not None:
+                    action()
     if _due and _due[0][0] <= now:
         with _lock:
             while _due and _due[0][0] <= now:
@@ -249,6 +257,14 @@ def tick() -> None:
                 # (a decision taken again since this was scheduled has its own due tick)
                 if entry is not None and entry.due == due and not entry.measuring:
                     _rearm(entry)
+
+
+def later(ticks: int, action: Any) -> None:
+    """Call ``action()`` at the top-level evaluation ``ticks`` from now (a layer making a
+    choice of its own again, e.g. in-place reuse probing a node again).  The table holds
+    it weakly: the layer keeps it alive as long as the choice matters."""
+    with _lock:
+        heapq.heappush(_later, (_ticks[0] + ticks, next(_seq), weakref.ref(action)))
 
 
 def task_ran(entry: Choice, elapsed: int) -> None:

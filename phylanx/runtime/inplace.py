@@ -225,12 +225,15 @@ def build(node: Node, impl, spec) -> Node | None:
 
 def _probing(node: Node, fast, plain, loop):
     """The closure a covered node starts with: it runs ``fast`` for a few evaluations,
-    then installs ``fast`` or ``plain`` for good, so scalar code (loop counters,
+    then has the side table run ``fast`` or ``plain``, so scalar code (loop counters,
     recursion) and small arrays keep the ordinary closure and pay nothing after the
-    first evaluations.  (A node that saw only small arrays stays ordinary when later
-    calls bring large ones: the decision is per node, once.)"""
+    first evaluations.  A node that saw only small arrays is probed again after
+    ``choices.REVISIT_FIRST`` top-level evaluations, then twice as many each time
+    (later calls may bring large ones); one that cannot hold a temporary (no operand
+    computed by a node, outside loops) keeps the ordinary closure for good."""
     chosen: list = [None]
     left = [PROBE]
+    period = [choices.REVISIT_FIRST]
     temps_possible = any(not c.is_const and c.slot is None for c in node.children)
     temps_possible = temps_possible and node.primitive != "matmul"
 
@@ -240,6 +243,14 @@ def _probing(node: Node, fast, plain, loop):
         # compiled closure: it defers to the choice too), unless another variant
         # replaced this one meanwhile (a fused region whose original closure this is)
         choices.set_variant(node, fn, replacing=probing)
+
+    def reprobe():
+        # the arrays may be larger now: probe again (unless a fused region or another
+        # choice replaced the ordinary closure meanwhile)
+        if chosen[0] is plain and node.choice.variant is plain:
+            left[0] = PROBE
+            chosen[0] = None
+            choices.set_variant(node, probing, replacing=plain)
 
     def probing(frame):
         fn = chosen[0]
@@ -257,6 +268,8 @@ def _probing(node: Node, fast, plain, loop):
             left[0] -= 1
             if left[0] <= 0:
                 choose(plain)
+                choices.later(period[0], reprobe)
+                period[0] = min(2 * period[0], choices.REVISIT_MAX)
         return r
     return probing
 
