@@ -199,10 +199,11 @@ def set_counted(node: Any, on: bool) -> None:
 def set_recording(node: Any, fn: Any) -> None:
     """Evaluate ``node`` through ``fn`` (a timeline's closure, which calls
     ``node.choice.inner``), or as before if None."""
+    # no lock: a recursive recorder lifts and sets its layer around deep evaluations; a
+    # race with compose() can only drop or keep a recording layer a moment too long
     entry = node.choice
-    with _lock:
-        entry.recording = fn
-        entry.call = entry.inner if fn is None else fn
+    entry.recording = fn
+    entry.call = entry.inner if fn is None else fn
 
 
 def watch(node: Any) -> None:
