@@ -8,7 +8,9 @@ The root node of every region (``regions.py``) evaluates through a
   the time alone) counts as *big*; after ``fusion_count_threshold`` big ones, if they
   are the majority, the region is hot.  A region whose evaluations are four in five
   small, after 64 of them, hands its node back its original closure (no cost left at
-  all: scalar loops, small arrays).
+  all: scalar loops, small arrays), through the node's entry in the scheduler's side
+  table (``runtime/choices.py``), which gives it another look later (cold again after
+  8 top-level evaluations, twice as many each time: sizes may have grown).
 * **hot** — the leaves are evaluated once and the region's operations are applied to
   them (``interpret``, the same kernels, the same order) until a kernel exists for the
   leaves' dtype signature.  The first such evaluation records the intermediates' dtypes
@@ -237,6 +239,9 @@ class FusedRegion:
         self.lock = threading.Lock()
         self.warned = False
         self.trial_at = 0.0       # last evaluation with a kernel not steady yet
+        self.revisit_after = choices.REVISIT_FIRST
+        # held here: the side table holds the revisit weakly (bound methods are made anew)
+        self.reconsider = self.look_again
 
     def on_trial(self) -> bool:
         """A kernel of this region is planned, compiling, or checked and timed."""
@@ -322,8 +327,20 @@ class FusedRegion:
         return disagreement(fused, expected, record, entry.reduction)
 
     def mostly_small(self) -> None:
-        """Four in five evaluations were small: not worth watching any more."""
+        """Four in five evaluations were small: not worth watching any more, until the
+        side table gives the region another look (sizes may have grown): after
+        ``choices.REVISIT_FIRST`` top-level evaluations, twice as many each time."""
         self.retire()
+        choices.later(self.revisit_after, self.reconsider)
+        self.revisit_after = min(2 * self.revisit_after, choices.REVISIT_MAX)
+
+    def look_again(self) -> None:
+        """Watch the region again, cold (``mostly_small``'s revisit), if its node still
+        runs the original closures."""
+        if self.state == OFF and self.node.choice.variant is self.original:
+            self.big = self.small = 0
+            self.state = COLD
+            choices.set_variant(self.node, self.run, replacing=self.original)
 
     def retire(self) -> None:
         """Run the original closures from now on (the node's side-table entry runs them
