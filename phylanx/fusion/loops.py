@@ -167,13 +167,13 @@ class CompiledLoop:
     def interpret(self, frame: list, items: range) -> tuple[Any, int]:
         """(the loop's value, iterations run) as the tree computes them."""
         target = self.index_owner(frame)
-        slot, body = self.index_slot, self.body
+        slot, body = self.index_slot, self.body.choice   # the body's side-table entry
         result = None
         for item in items:
             if PENDING[0]:
                 check()   # a cancelled branch stops at its next iteration
             target[slot] = item
-            result = body.choice.call(frame)
+            result = body.call(frame)
         return result, len(items)
 
     #: typed like the kernel's arguments before the variables (range start, stop, step)
@@ -440,20 +440,20 @@ class CompiledWhile(CompiledLoop):
 
     def interpret(self, frame: list, items: Any) -> tuple[Any, int]:
         """``items``: the condition's first value if :meth:`begin` read it."""
-        cond, body = self.plan.cond, self.body
+        cond, body = self.plan.cond.choice, self.body.choice   # side-table entries
         result, n = None, 0
-        held = truth(items[0]) if items is not None else truth(cond.choice.call(frame))
+        held = truth(items[0]) if items is not None else truth(cond.call(frame))
         while held:
             if PENDING[0]:
                 check()
             try:
-                result = body.choice.call(frame)
+                result = body.call(frame)
             except BreakSignal:
                 break
             except ContinueSignal:
                 pass
             n += 1
-            held = truth(cond.choice.call(frame))
+            held = truth(cond.call(frame))
         return result, n
 
     def begin(self, frame: list) -> Any:

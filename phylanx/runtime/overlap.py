@@ -43,24 +43,25 @@ def _build(stmts, forks, lo: int, hi: int) -> Callable[[list], Any]:
             value, join = fork
             join = min(join, hi)
             if join > i + 1:
-                steps.append((stmts[i], value, _build(stmts, forks, i + 1, join)))
+                steps.append((stmts[i].choice, value.choice,
+                              _build(stmts, forks, i + 1, join)))
                 i = join
                 continue
-        steps.append((stmts[i], None, None))
+        steps.append((stmts[i].choice, None, None))
         i += 1
     steps = tuple(steps)
 
     def run(frame):
         result = None
+        # (side-table entries: the statement's, and its value's, which the policy times)
         for stmt, value, rest in steps:
             if value is None:
-                result = stmt.choice.call(frame)
-            elif value.choice.eval_direct == 0:
-                result = fork_join((timed_task(value.choice, frame, stmt.choice),
-                                    partial(rest, frame)),
+                result = stmt.call(frame)
+            elif value.eval_direct == 0:
+                result = fork_join((timed_task(value, frame, stmt), partial(rest, frame)),
                                    _SPAWN_FIRST)[1]
             else:
-                stmt.choice.call(frame)
+                stmt.call(frame)
                 result = rest(frame)
         return result
     return run
