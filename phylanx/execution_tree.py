@@ -68,7 +68,7 @@ class compiler_state:  # noqa: N801 - the original's name
     def run(self, node) -> Any:
         try:
             with deep_recursion():
-                return evaluate(node.run, self.globals)
+                return evaluate(node.choice.call, self.globals)
         except PhylanxError:
             raise
         except ControlSignal as jump:   # break() with no loop around it

@@ -98,7 +98,7 @@ class Function:
     evaluated in the new frame when the caller omits that argument.
     """
 
-    __slots__ = ("name", "params", "body", "closure", "frame_size", "defaults",
+    __slots__ = ("name", "params", "body", "entry", "closure", "frame_size", "defaults",
                  "nparams", "min_args", "loc", "catches_return")
 
     def __init__(self, name, params, body, closure, frame_size, defaults, loc=None,
@@ -106,6 +106,9 @@ class Function:
         self.name = name
         self.params = params
         self.body = body
+        # the body's entry in the scheduler's side table: a call evaluates it as
+        # ``entry.call(frame)`` (runtime/choices.py)
+        self.entry = body.choice
         self.closure = closure
         self.frame_size = frame_size
         self.defaults = defaults
@@ -136,13 +139,13 @@ class Function:
                     raise PhylanxTypeError(
                         f"function '{self.name}' is missing argument '{self.params[i]}' "
                         f"(takes {self.min_args} to {self.nparams}, got {n})", None, self.name)
-                frame[i + 1] = default.run(frame)
+                frame[i + 1] = default.choice.call(frame)
         if self.catches_return:
             try:
-                return self.body.run(frame)
+                return self.entry.call(frame)
             except ReturnSignal as ret:
                 return ret.value
-        return self.body.run(frame)
+        return self.entry.call(frame)
 
     def _bind_keywords(self, args: list, kwargs: dict) -> list:
         _missing = object()
@@ -169,7 +172,7 @@ class Function:
                         f"function '{self.name}' is missing argument '{self.params[i]}'",
                         self.loc, self.name)
                 frame = [self.closure] + slots[:i] + [None] * (self.frame_size - 1 - i)
-                slots[i] = default.run(frame)
+                slots[i] = default.choice.call(frame)
         return slots
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

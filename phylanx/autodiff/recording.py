@@ -151,7 +151,7 @@ class RecordingCompiler(Compiler):
     def compile_name(self, name, loc, scope):
         node = super().compile_name(name, loc, scope)
         if node.primitive == "access-variable":
-            read, twins = node.run, self.twins
+            read, twins = node.choice.call, self.twins
 
             def run(frame):     # a function read from a variable: its twin records too
                 value = read(frame)
@@ -183,9 +183,9 @@ class RecordingCompiler(Compiler):
         node = self.new_node("store", loc, (base, *indices, value), instance=kind)
 
         def run(frame):
-            container = resolve_deep(base.run(frame))
-            idx = [resolve_deep(i.run(frame)) for i in indices]
-            v = resolve_deep(value.run(frame))
+            container = resolve_deep(base.choice.call(frame))
+            idx = [resolve_deep(i.choice.call(frame)) for i in indices]
+            v = resolve_deep(value.choice.call(frame))
             if kind != "__subscript":   # PhySL's slice forms read indices as the original
                 idx, v = store_indices(kind, container, idx, v)
             tape = active_tape()
@@ -203,7 +203,7 @@ def record_items(iterable, loop) -> None:
     """Make the rows a ``for_each`` takes from a tracked array tracked too (each is
     ``slice(iterable, i)``), wrapping the iterable's closure.  (The items of a list or
     tuple are tracked, or not, as themselves: ``containers.py``.)"""
-    produce = iterable.run
+    produce = iterable.choice.call
 
     def run(frame):
         value = produce(frame)

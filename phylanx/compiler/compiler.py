@@ -163,7 +163,7 @@ class Compiler:
             return node.set_run(lambda frame: None)
         if len(body) == 1:
             only = body[0]
-            return node.set_run(lambda frame: only.run(frame))
+            return node.set_run(lambda frame: only.choice.call(frame))
         plan = dependencies.overlap_plan(body)
         if plan:
             return node.set_run(overlap.sequence(body, plan))
@@ -171,7 +171,7 @@ class Compiler:
         def run(frame):
             result = None
             for stmt in body:
-                result = stmt.run(frame)
+                result = stmt.choice.call(frame)
             return result
         return node.set_run(run)
 
@@ -397,30 +397,31 @@ def make_call(node: Node, name: str, get, args: list, kwargs: dict,
     if len(args) == 1 and not kwargs:
         a0 = args[0]
         a_run, ai, a_impl, a_const = slot_op(a0)   # ``fib(n - 1)``: ``n - 1`` in place
+        a0e = a0.choice
         plain = None   # the last function called that takes one plain parameter
 
         def run1(frame):
             nonlocal plain
             fn = g[slot] if g is not None else get(frame)
-            if a0.run is a_run:
+            if a0e.call is a_run:
                 x = frame[ai]
                 try:
                     value = a_impl(x, a_const)
                 except Exception as e:  # also ControlSignal: node_failed passes it on
                     value = node_failed(a0, a_impl, (x, a_const), e)
             else:
-                value = a0.run(frame)
+                value = a0e.call(frame)
             try:
                 if fn is not plain:
                     if type(fn) is not Function or fn.nparams != 1 or fn.catches_return:
                         return call_function(fn, [value], None, name)
                     plain = fn   # (a Function's parameters and frame size never change)
                 if fn.frame_size == 2:
-                    return fn.body.run([fn.closure, value])
+                    return fn.entry.call([fn.closure, value])
                 new = [None] * fn.frame_size
                 new[0] = fn.closure
                 new[1] = value
-                return fn.body.run(new)
+                return fn.entry.call(new)
             except PhylanxError as e:
                 raise fail(e)
             except ControlSignal:
@@ -431,10 +432,12 @@ def make_call(node: Node, name: str, get, args: list, kwargs: dict,
                 raise fail(node.wrap(e)) from e
         return run1
 
+    arg_entries = tuple(a.choice for a in args)
+
     def run(frame):
         fn = get(frame)
-        values = [a.run(frame) for a in args]
-        kw = {k: v.run(frame) for k, v in kwargs.items()} if kwargs else None
+        values = [a.call(frame) for a in arg_entries]
+        kw = {k: v.choice.call(frame) for k, v in kwargs.items()} if kwargs else None
         try:
             return call_function(fn, values, kw, name)
         except PhylanxError as e:

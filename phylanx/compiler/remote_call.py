@@ -136,7 +136,7 @@ def compile_placed_call(compiler, call: ast.Call, where, scope, target: int):
     get = None
     if where is None:      # a primitive: run its builtin value there
         spec_node = compiler.compile_name(call.func, call.loc, scope)
-        fn_value = spec_node.run(None)
+        fn_value = spec_node.choice.call(None)
         key = _publish(base, lambda origin, *args: call_value(fn_value, *args))
     else:
         if where[0] is not None:
@@ -152,7 +152,7 @@ def compile_placed_call(compiler, call: ast.Call, where, scope, target: int):
     remote = Published(key)
 
     def run(frame):
-        values = [resolve_deep(a.run(frame)) for a in args]
+        values = [resolve_deep(a.choice.call(frame)) for a in args]
         # the function this rank sees travels by key: the target runs its copy of it
         origin = _origin(get()) if get is not None else None
         # the request fails by itself after remote_timeout (active_messages), never hangs
@@ -175,7 +175,7 @@ def _placed_define(compiler, call: ast.Call, scope, target: int):
     body = compiler.compile(call.args[1], scope)
     frame = compiler.globals.frame
     # the other rank evaluates its copy of the body; the variable is set here
-    key = _publish(f"{call.func} {name}@{call.loc}", lambda: body.run(frame))
+    key = _publish(f"{call.func} {name}@{call.loc}", lambda: body.choice.call(frame))
     node = compiler.new_node("define-variable", call.loc, (body,), instance=name)
     remote = Published(key)
 

@@ -93,7 +93,7 @@ def build(node: Node, tree_run):
     active = hooks.active()   # the list itself: instruments installed later are seen
 
     def run(frame):
-        if node.measured_run is not None or active or hooks.recorder is not None:
+        if node.choice.counted or active or hooks.recorder is not None:
             # measured (counters: measure.enable wraps every node of the tree), an
             # instrument or a timeline: each node must run as itself
             return tree_run(frame)

@@ -153,13 +153,14 @@ def _define(compiler, call: ast.Call, scope, global_: bool):
     node = compiler.new_node("define-variable", call.loc, (body,), instance=name)
     where = (None, slot) if is_global else (0, slot)
     node.variable = (where, scopes.owner(where, g), slot)
+    body_entry = body.choice
     if is_global:
         def run(frame):
-            value = g[slot] = body.run(frame)
+            value = g[slot] = body_entry.call(frame)
             return value
     else:
         def run(frame):
-            value = frame[slot] = body.run(frame)
+            value = frame[slot] = body_entry.call(frame)
             return value
     return node.set_run(run)
 
@@ -203,8 +204,10 @@ def store(compiler, call, scope):
         node = compiler.new_node("store", call.loc, (value,), instance=target.name)
         node.variable = (scopes.resolve(scope, target.name), owner, slot)
 
+        value_entry = value.choice
+
         def run(frame):
-            owner(frame)[slot] = value.run(frame)
+            owner(frame)[slot] = value_entry.call(frame)
         return node.set_run(run)
     if isinstance(target, ast.Call) and target.args and (
             target.func in _SLICE_FORMS or target.func in SLICE_STORES):
@@ -217,9 +220,9 @@ def store(compiler, call, scope):
 
         def run(frame):
             # ``async`` values are resolved here, where they are consumed
-            container = resolve_deep(base.run(frame))
-            idx = [resolve_deep(i.run(frame)) for i in indices]
-            v = resolve_deep(value.run(frame))
+            container = resolve_deep(base.choice.call(frame))
+            idx = [resolve_deep(i.choice.call(frame)) for i in indices]
+            v = resolve_deep(value.choice.call(frame))
             if kind in SLICE_STORES:
                 SLICE_STORES[kind](kind, container, idx, v)
                 return
@@ -275,7 +278,7 @@ def return_(compiler, call, scope):
     loc = call.loc
 
     def run(frame):
-        raise ReturnSignal(value.run(frame) if value is not None else None, loc)
+        raise ReturnSignal(value.choice.call(frame) if value is not None else None, loc)
     return node.set_run(run)
 
 
@@ -298,15 +301,17 @@ def for_each(compiler, call, scope):
         frame_of = scopes.owner(where, compiler.globals.frame)
         node.variable = (where, frame_of, slot)
 
+        body_entry = body.choice
+
         def run_inline(frame):
             target = frame_of(frame)
             result = None
-            for item in iterate(iterable.run(frame)):
+            for item in iterate(iterable.choice.call(frame)):
                 if PENDING[0]:
                     check()   # a cancelled branch stops at its next iteration
                 target[slot] = item
                 try:
-                    result = body.run(frame)
+                    result = body_entry.call(frame)
                 except BreakSignal:
                     break
                 except ContinueSignal:
@@ -323,9 +328,9 @@ def for_each(compiler, call, scope):
     node = compiler.new_node("for_each", call.loc, (fn, iterable))
 
     def run(frame):
-        f = fn.run(frame)
+        f = fn.choice.call(frame)
         result = None
-        for item in iterate(iterable.run(frame)):
+        for item in iterate(iterable.choice.call(frame)):
             if PENDING[0]:
                 check()
             try:

@@ -63,7 +63,6 @@ def install(body: list[Node]) -> list[FusedRegion]:
     (``fusion_rows``, ``rowpass.py``) its fusing closure."""
     if not wanted():
         return []
-    from ..runtime import policy
     from . import loops, rowargmin, rowpass, rowreduce
     found: list = []
     if Settings.enabled or Settings.rows:   # element-wise chains; reductions of rows
@@ -77,17 +76,16 @@ def install(body: list[Node]) -> list[FusedRegion]:
                   if (made := loops.analyse(node)) is not None]
     for fused in found:
         node = fused.node
-        node.set_run(fused.run)
-        if node.watched and node.eval_direct == -1:
-            policy.watch(node)        # the policy times the fusing closure from now on
+        node.set_run(fused.run)       # (still compiling: the side table keeps timing it)
     return found
 
 
 def regions_of(root: Node) -> list[FusedRegion]:
-    """The fused regions installed in the tree under ``root``."""
+    """The fused regions installed in the tree under ``root`` and not given back (the
+    variant its node's side-table entry runs)."""
     found = []
     for node in root.walk():
-        owner = getattr(node.inline, "__self__", None)
+        owner = getattr(node.choice.variant, "__self__", None)
         if isinstance(owner, FusedRegion) and owner.node is node:
             found.append(owner)
     return found

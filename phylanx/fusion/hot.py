@@ -8,7 +8,9 @@ The root node of every region (``regions.py``) evaluates through a
   the time alone) counts as *big*; after ``fusion_count_threshold`` big ones, if they
   are the majority, the region is hot.  A region whose evaluations are four in five
   small, after 64 of them, hands its node back its original closure (no cost left at
-  all: scalar loops, small arrays).
+  all: scalar loops, small arrays), through the node's entry in the scheduler's side
+  table (``runtime/choices.py``), which gives it another look later (cold again after
+  8 top-level evaluations, twice as many each time: sizes may have grown).
 * **hot** — the leaves are evaluated once and the region's operations are applied to
   them (``interpret``, the same kernels, the same order) until a kernel exists for the
   leaves' dtype signature.  The first such evaluation records the intermediates' dtypes
@@ -50,6 +52,7 @@ from ..kernels.compiling import (
     describe_failure,
     launch,
 )
+from ..runtime import choices
 from ..runtime.nodes import Node
 from . import codegen
 from .regions import Region, interpret
@@ -175,6 +178,9 @@ class FusedRegion:
         self.lock = threading.Lock()
         self.warned = False
         self.trial_at = 0.0       # last evaluation with a kernel not steady yet
+        self.revisit_after = choices.REVISIT_FIRST
+        # held here: the side table holds the revisit weakly (bound methods are made anew)
+        self.reconsider = self.look_again
 
     def on_trial(self) -> bool:
         """A kernel of this region is planned, compiling, or checked and timed."""
@@ -260,23 +266,34 @@ class FusedRegion:
         return disagreement(fused, expected, record, entry.reduction)
 
     def mostly_small(self) -> None:
-        """Four in five evaluations were small: not worth watching any more."""
+        """Four in five evaluations were small: not worth watching any more, until the
+        side table gives the region another look (sizes may have grown): after
+        ``choices.REVISIT_FIRST`` top-level evaluations, twice as many each time."""
         self.retire()
+        choices.later(self.revisit_after, self.reconsider)
+        self.revisit_after = min(2 * self.revisit_after, choices.REVISIT_MAX)
+
+    def look_again(self) -> None:
+        """Watch the region again, cold (``mostly_small``'s revisit), if its node still
+        runs the original closures."""
+        if self.state == OFF and self.node.choice.variant is self.original:
+            self.big = self.small = 0
+            self.state = COLD
+            choices.set_variant(self.node, self.run, replacing=self.original)
 
     def retire(self) -> None:
-        """Run the original closures from now on (and drop this wrapper if unmeasured)."""
+        """Run the original closures from now on (the node's side-table entry runs them
+        directly: this wrapper costs nothing any more)."""
         self.state = OFF
         node = self.node
-        if node.inline == self.run:
-            node.inline = self.original
-            if node.run == self.run:
-                node.run = self.original
+        if node.choice.variant == self.run:
+            choices.set_variant(node, self.original)   # the side table's choice
 
     # -- hot ----------------------------------------------------------------------
     def hot(self, frame: list) -> Any:
         if not RAISING.isdisjoint(np.geterr().values()):
             return self.original(frame)        # errstate raise/call: NumPy's own checks
-        values = [leaf.run(frame) for leaf in self.leaves]
+        values = [leaf.choice.call(frame) for leaf in self.leaves]
         prepared = self.prepare(values)
         if prepared is None or prepared[3] < self.min_elements():
             self.small += 1

@@ -166,13 +166,13 @@ class CompiledLoop:
     def interpret(self, frame: list, items: range) -> tuple[Any, int]:
         """(the loop's value, iterations run) as the tree computes them."""
         target = self.index_owner(frame)
-        slot, body = self.index_slot, self.body
+        slot, body = self.index_slot, self.body.choice   # the body's side-table entry
         result = None
         for item in items:
             if PENDING[0]:
                 check()   # a cancelled branch stops at its next iteration
             target[slot] = item
-            result = body.run(frame)
+            result = body.call(frame)
         return result, len(items)
 
     #: typed like the kernel's arguments before the variables (range start, stop, step)
@@ -180,7 +180,7 @@ class CompiledLoop:
 
     def begin(self, frame: list) -> Any:
         """What the loop runs over (the range), evaluated once."""
-        return self.iterable.run(frame)          # the range primitive: always a range
+        return self.iterable.choice.call(frame)          # the range primitive: always a range
 
     def worth(self, frame: list, items: range) -> bool:
         """A compiled run may take this call (it runs, within int64)."""
@@ -199,7 +199,7 @@ class CompiledLoop:
             return self.interpret(frame, items)[0]
         try:
             for invariant in self.plan.invariants:
-                invariant.run(frame)             # hoisted invariants bound once, now
+                invariant.choice.call(frame)             # hoisted invariants bound once, now
         except Exception:  # the tree raises it where the loop would
             return self.interpret(frame, items)[0]
         values = [var[1](frame)[var[2]] for _, var in self.plan.inputs]
@@ -489,27 +489,27 @@ class CompiledWhile(CompiledLoop):
 
     def interpret(self, frame: list, items: Any) -> tuple[Any, int]:
         """``items``: the condition's first value if :meth:`begin` read it."""
-        cond, body = self.plan.cond, self.body
+        cond, body = self.plan.cond.choice, self.body.choice   # side-table entries
         result, n = None, 0
-        held = truth(items[0]) if items is not None else truth(cond.run(frame))
+        held = truth(items[0]) if items is not None else truth(cond.call(frame))
         while held:
             if PENDING[0]:
                 check()
             try:
-                result = body.run(frame)
+                result = body.call(frame)
             except BreakSignal:
                 break
             except ContinueSignal:
                 pass
             n += 1
-            held = truth(cond.run(frame))
+            held = truth(cond.call(frame))
         return result, n
 
     def begin(self, frame: list) -> Any:
         """(the condition's first value,), read once; None if it raised (the tree
         raises it again where the loop would)."""
         try:
-            return (self.plan.cond.run(frame),)
+            return (self.plan.cond.choice.call(frame),)
         except Exception:
             return None
 

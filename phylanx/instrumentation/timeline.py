@@ -1,12 +1,13 @@
 """Recording a timeline: spans of nodes, tasks, collectives and remote calls.
 
-A :class:`Recorder` swaps recording closures in while it runs and swaps them out
-when it stops, the way ``runtime.measure`` does for counters, so code that is not
+A :class:`Recorder` sets a recording layer on each node's entry in the scheduler's
+side table (``runtime/choices.py``) while it runs and lifts it when it stops, as
+``runtime.measure`` does for counters; the plan is never changed, and code that is not
 recorded pays nothing:
 
-* **Nodes.**  Every node's ``run`` is wrapped by a *sampling* closure that times
+* **Nodes.**  Every node's entry gets a *sampling* layer that times
   its first ``SAMPLES`` evaluations.  Then a node that was not slower than the
-  threshold (at least twice) gets its old ``run`` back (a scalar ``+`` in a loop
+  threshold (at least twice) loses its layer (a scalar ``+`` in a loop
   costs nothing after a few iterations); one that was, or a function body that
   recursion re-entered, keeps a lean closure that records every evaluation
   longer than the threshold, except, for recursion, evaluations nested more than
@@ -40,8 +41,8 @@ from typing import Any
 
 from .. import config
 from ..runtime import hooks
+from ..runtime.choices import Choice, set_recording
 from ..runtime.nodes import Node
-from ..runtime.policy import watch
 
 #: evaluations a node is timed before the recorder decides whether to keep timing it
 SAMPLES = 16
@@ -144,7 +145,7 @@ class Recorder:
                 # every statement but the last always runs as a task, which is recorded
                 # as a span named after it: timing it as a node too would only double it
                 as_tasks.update(id(c) for c in node.children[:-1])
-            if not node.is_const and node.measured_run is None and id(node) not in as_tasks:
+            if not node.is_const and not node.choice.counted and id(node) not in as_tasks:
                 self._wrap(node)
 
     def on_eval(self, node: Node, start_ns: int, end_ns: int, thread_id: int) -> None:
@@ -157,12 +158,15 @@ class Recorder:
                 self._full()
 
     def _wrap(self, node: Node) -> None:
+        """Record ``node`` through a layer of its side-table entry (``choices.py``): the
+        recording closures call ``entry.inner``, whatever the policy, the counters or a
+        variant chose meanwhile, and the plan is never changed."""
         rec = self
         events, limit, thr = self.events, self.limit, self.threshold_ns
         get_ident = threading.get_ident
         parent = node.parent
         body_root = parent is not None and parent.primitive in _BODY_PARENTS
-        prev = node.run
+        entry = node.choice
         seen = slow = depth = 0
         reentered = False
 
@@ -175,7 +179,7 @@ class Recorder:
         def steady(frame):
             t0 = clock()
             try:
-                value = prev(frame)
+                value = entry.inner(frame)
             except BaseException:
                 d = clock() - t0
                 if d >= thr:
@@ -188,20 +192,21 @@ class Recorder:
 
         def recursive(frame):
             # a node recursion re-enters: its evaluations nested deeper than
-            # RECURSION_DEPTH in themselves run bare (``run`` swapped back meanwhile),
-            # so deep, short calls cost nothing (on this thread; others skip meanwhile)
+            # RECURSION_DEPTH in themselves run bare (the recording layer is lifted
+            # meanwhile), so deep, short calls cost nothing (on this thread; others
+            # skip meanwhile)
             nonlocal depth
             depth += 1
             deep = depth >= RECURSION_DEPTH
             if deep:
-                node.run = prev
+                set_recording(node, None)
             t0 = clock()
             try:
-                return prev(frame)
+                return entry.inner(frame)
             finally:
                 d = clock() - t0
                 if deep and rec.active:
-                    node.run = recursive
+                    set_recording(node, recursive)
                 depth -= 1
                 if d >= thr:
                     record(t0, d)
@@ -213,7 +218,7 @@ class Recorder:
                 reentered = True
             t0 = clock()
             try:
-                return prev(frame)
+                return entry.inner(frame)
             finally:
                 d = clock() - t0
                 depth -= 1
@@ -221,45 +226,34 @@ class Recorder:
                     slow += 1
                     record(t0, d)
                 seen += 1
-                if seen >= SAMPLES or node.run is not sampling:
-                    settle()    # the rare decisions, out of the per-evaluation path
+                if seen >= SAMPLES and entry.recording is sampling and rec.active:
+                    settle()    # the rare decision, out of the per-evaluation path
 
         def settle() -> None:
-            nonlocal prev
-            run = node.run
-            if run is not sampling and run is not prev and run is not steady \
-                    and run is not recursive and rec.active and node.measured_run is None:
-                # the evaluation policy decided and swapped ``run``: wrap its choice
-                prev = run
-                node.run = sampling
-            if seen >= SAMPLES and node.run is sampling \
-                    and not (node.watched and node.eval_direct == -1):
-                # one slow sample may be the machine's hiccup; two are the node's.
-                # Recursion: only the function body's root keeps a (recursive)
-                # recorder; a node inside the body that recursion re-entered (the
-                # `+` of fib, its calls) lies within the root's spans, and timing it
-                # cost fib(20) 3-4x (its own nesting depth rarely reaches the cut)
-                if reentered:
-                    node.run = recursive if body_root else prev
-                elif slow >= 2:
-                    node.run = steady
-                else:
-                    node.run = prev
+            # one slow sample may be the machine's hiccup; two are the node's.
+            # Recursion: only the function body's root keeps a (recursive) recorder;
+            # a node inside the body that recursion re-entered (the `+` of fib, its
+            # calls) lies within the root's spans, and timing it cost fib(20) 3-4x
+            # (its own nesting depth rarely reaches the cut)
+            if reentered:
+                set_recording(node, recursive if body_root else None)
+            elif slow >= 2:
+                set_recording(node, steady)
+            else:
+                set_recording(node, None)
 
         def restore() -> None:
-            if node.run in (sampling, steady, recursive):
-                node.run = node.inline
-                if node.watched and node.eval_direct == -1:
-                    watch(node)        # still undecided: the policy keeps timing it
+            if entry.recording in (sampling, steady, recursive):
+                set_recording(node, None)
 
-        node.run = sampling
+        set_recording(node, sampling)
         self._restore.append(restore)
 
     # -- tasks ------------------------------------------------------------------------
     def ran(self, future: Any, task: Callable, t0: int) -> None:
         """A task finished (called by ``Future._run_claimed`` while ``hooks.recorder`` is
         this recorder; the executors noted its spawn in ``future._spawned``).  One event
-        per task, holding what names the task (``partial(stmt.run, frame)``'s function,
+        per task, holding what names the task (``partial(stmt.choice.call, frame)``'s function,
         else its node; never the thunk, which keeps its frame's arrays alive) and
         numbers; the spawn flow's id is given when the file is written
         (``trace_file.build``).  Kept lean: this runs once per task (an id-keyed table
@@ -377,8 +371,9 @@ _NODE_CELL: dict[Any, int] = {}
 
 
 def _node_of(fn: Callable) -> Node | None:
-    """The node a task thunk evaluates (``lambda: child.run(frame)``, or
-    ``partial(stmt.run, frame)`` whose closure holds ``stmt``), if any.
+    """The node a task thunk evaluates (``lambda: entry.call(frame)`` holding its
+    side-table entry, a timed task naming it, or ``partial(stmt.choice.call, frame)``
+    whose closure holds ``stmt``), if any.
 
     Thunks of one kind share a code object, so where the node sits in the closure is
     looked up once per code object, not per task."""
@@ -386,6 +381,9 @@ def _node_of(fn: Callable) -> Node | None:
         fn = fn.func
     if type(fn) is not FunctionType:
         return None
+    named = getattr(fn, "node", None)           # a timed task (choices.timed_task)
+    if named is not None:
+        return named
     cells = fn.__closure__
     if not cells:
         return None
@@ -394,7 +392,7 @@ def _node_of(fn: Callable) -> Node | None:
         index = -1
         for i, cell in enumerate(cells):
             try:
-                if isinstance(cell.cell_contents, Node):
+                if isinstance(cell.cell_contents, (Node, Choice)):
                     index = i
                     break
             except ValueError:
@@ -406,4 +404,6 @@ def _node_of(fn: Callable) -> Node | None:
         value = cells[index].cell_contents
     except ValueError:
         return None
+    if isinstance(value, Choice):
+        return value.node                       # ``lambda: entry.call(frame)``
     return value if isinstance(value, Node) else None

@@ -202,7 +202,7 @@ def _close(entry: list, spans: dict) -> None:
 def _counter_rows(stats: dict[Node, list[int]], rank: int) -> list[dict]:
     rows = []
     for node, (count, incl, excl) in stats.items():
-        exact = node.measured_run is not None     # counted by measure.enable: exact
+        exact = node.choice.counted     # counted by measure.enable: exact
         rows.append({"rank": rank, "node": node.full_name, "name": node.display_name,
                      "primitive": node.primitive,
                      "line": node.loc.line if node.loc else -1,

@@ -40,6 +40,7 @@ from .cancel import (
     interrupt,
     open_token,
 )
+from .choices import tick
 from .executors import get_executor
 from .futures import _PENDING, Future
 
@@ -167,6 +168,7 @@ def evaluate(fn: Callable[..., Any], *args: Any) -> Any:
     ctx = context
     if ctx.token is not None:
         return fn(*args)
+    tick()     # the side table times again the decisions that are due
     root = open_token(None)
     root.orphans = []
     ctx.token = root

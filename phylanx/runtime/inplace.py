@@ -33,6 +33,7 @@ import weakref
 
 import numpy as np
 
+from . import choices
 from .nodes import Node, build_eager, dispatch_kind, node_failed, operand_kind
 
 #: binary operator primitive -> ufunc computing it for float/complex arrays
@@ -205,7 +206,7 @@ def build(node: Node, impl, spec) -> Node | None:
     else:
         return None
     build_eager(node, impl)             # the ordinary closure: async operands use it
-    plain = node.run
+    plain = node.inline
     if getattr(plain, "slot_op", None) is not None:
         # `local op literal` (n - 1, n < 2): parents evaluate it in place (nodes.slot_op),
         # the recursive-call fast path; a variable and a literal hold no temporary
@@ -224,23 +225,32 @@ def build(node: Node, impl, spec) -> Node | None:
 
 def _probing(node: Node, fast, plain, loop):
     """The closure a covered node starts with: it runs ``fast`` for a few evaluations,
-    then installs ``fast`` or ``plain`` for good, so scalar code (loop counters,
+    then has the side table run ``fast`` or ``plain``, so scalar code (loop counters,
     recursion) and small arrays keep the ordinary closure and pay nothing after the
-    first evaluations.  (A node that saw only small arrays stays ordinary when later
-    calls bring large ones: the decision is per node, once.)"""
+    first evaluations.  A node that saw only small arrays is probed again after
+    ``choices.REVISIT_FIRST`` top-level evaluations, then twice as many each time
+    (later calls may bring large ones); one that cannot hold a temporary (no operand
+    computed by a node, outside loops) keeps the ordinary closure for good."""
     chosen: list = [None]
     left = [PROBE]
+    period = [choices.REVISIT_FIRST]
     temps_possible = any(not c.is_const and c.slot is None for c in node.children)
     temps_possible = temps_possible and node.primitive != "matmul"
 
     def choose(fn):
         chosen[0] = fn
-        # a measuring wrapper of the policy may sit on node.run and call this closure:
-        # replace only what still points here
-        if node.run is probing:
-            node.run = fn
-        if node.inline is probing:
-            node.inline = fn
+        # the side table runs the chosen closure from now on (probing stays the node's
+        # compiled closure: it defers to the choice too), unless another variant
+        # replaced this one meanwhile (a fused region whose original closure this is)
+        choices.set_variant(node, fn, replacing=probing)
+
+    def reprobe():
+        # the arrays may be larger now: probe again (unless a fused region or another
+        # choice replaced the ordinary closure meanwhile)
+        if chosen[0] is plain and node.choice.variant is plain:
+            left[0] = PROBE
+            chosen[0] = None
+            choices.set_variant(node, probing, replacing=plain)
 
     def probing(frame):
         fn = chosen[0]
@@ -258,6 +268,8 @@ def _probing(node: Node, fast, plain, loop):
             left[0] -= 1
             if left[0] <= 0:
                 choose(plain)
+                choices.later(period[0], reprobe)
+                period[0] = min(2 * period[0], choices.REVISIT_MAX)
         return r
     return probing
 
@@ -273,11 +285,13 @@ def _unary(node, impl, ufunc, plain, pool, loop):
     extra = (None,) if len(node.children) == 2 else ()
     ai = a.slot if a.slot is not None else -1
     kind = operand_kind(node)
+    me = node.choice
+    ae = node.children[0].choice
 
     def run(frame):
-        if node.async_children:
+        if me.async_children:
             return plain(frame)
-        x = frame[ai] if ai >= 0 else a.run(frame)
+        x = frame[ai] if ai >= 0 else ae.call(frame)
         if type(x) is kind:
             return dispatch_kind(node, impl, (x, *extra))
         try:
@@ -300,6 +314,7 @@ def _unary(node, impl, ufunc, plain, pool, loop):
 
 def _binary(node, impl, ufunc, plain, pool, loop):
     a, b = node.children
+    be = b.choice
     av, a_const = _value_of(a)
     bv, b_const = _value_of(b)
     # a local read straight from the frame (as nodes.build_eager does): never a temporary
@@ -308,12 +323,15 @@ def _binary(node, impl, ufunc, plain, pool, loop):
     a_temp, b_temp = not a_const and ai < 0, not b_const and bi < 0
     a_pool, b_pool = _POOLS.get(a), _POOLS.get(b)
     kind = operand_kind(node)
+    me = node.choice
+    ae = node.children[0].choice
+    be = node.children[-1].choice    # (the second operand; unused for one)
 
     def run(frame):
-        if node.async_children:
+        if me.async_children:
             return plain(frame)
-        x = av if a_const else frame[ai] if ai >= 0 else a.run(frame)
-        y = bv if b_const else frame[bi] if bi >= 0 else b.run(frame)
+        x = av if a_const else frame[ai] if ai >= 0 else ae.call(frame)
+        y = bv if b_const else frame[bi] if bi >= 0 else be.call(frame)
         if type(x) is kind or type(y) is kind:
             return dispatch_kind(node, impl, (x, y))
         try:
@@ -363,15 +381,19 @@ def _matmul_shape(x, y):
 
 def _matmul(node, impl, plain, pool, loop):
     a, b = node.children
+    be = b.choice
     ai = a.slot if a.slot is not None else -1
     bi = b.slot if b.slot is not None else -1
     kind = operand_kind(node)
+    me = node.choice
+    ae = node.children[0].choice
+    be = node.children[-1].choice    # (the second operand; unused for one)
 
     def run(frame):
-        if node.async_children:
+        if me.async_children:
             return plain(frame)
-        x = frame[ai] if ai >= 0 else a.run(frame)
-        y = frame[bi] if bi >= 0 else b.run(frame)
+        x = frame[ai] if ai >= 0 else ae.call(frame)
+        y = frame[bi] if bi >= 0 else be.call(frame)
         if type(x) is kind or type(y) is kind:
             return dispatch_kind(node, impl, (x, y))
         try:

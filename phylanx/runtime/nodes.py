@@ -3,9 +3,11 @@
 The compiler turns every primitive call into a :class:`Node` whose ``run(frame)``
 is a specialised Python closure: operands that are literals are captured as
 values, operator calls of arity one and two get their own closure, and errors
-are caught once per node to attach the node's location.  ``run`` is an
-attribute, so the evaluation policy (``policy.py``) and instrumentation can swap
-in a measuring wrapper and later swap it out again.
+are caught once per node to attach the node's location.  ``run`` is set while the
+compiler builds the node (:meth:`Node.set_run`) and never after: what adapts while
+the program runs (inline or task, a closure variant, counting, recording) is the
+node's entry in the scheduler's side table, ``node.choice`` (``choices.py``), and
+a parent evaluates a child as ``child.choice.call(frame)``.
 
 A frame is a Python list: slot 0 is the enclosing frame (the closure link),
 the other slots hold arguments and locals (resolved to indices at compile time).
@@ -29,6 +31,7 @@ from ..errors import (
 )
 from ..source import SourceLoc
 from ..values import ControlSignal
+from .choices import Choice, timed_task
 from .forkjoin import fork_join
 from .futures import holds_future, resolve_deep
 
@@ -38,9 +41,9 @@ class Node:
 
     __slots__ = (
         "run", "primitive", "loc", "children", "instance", "seq", "compile_id",
-        "inline", "count", "time_ns", "eval_direct", "parent", "async_children",
-        "value", "is_const", "measured_run", "watched", "slot", "function_source",
-        "variable", "float_matrix", "blas", "takes_tiled", "elementwise", "__weakref__",
+        "inline", "count", "time_ns", "parent", "choice",
+        "value", "is_const", "slot", "function_source",
+        "variable", "blas", "takes_tiled", "elementwise", "__weakref__",
     )
 
     def __init__(self, primitive: str, loc: SourceLoc | None, children: tuple = (),
@@ -53,21 +56,17 @@ class Node:
         self.compile_id = 0
         self.count = 0
         self.time_ns = 0
-        self.eval_direct = -1
         self.parent: Node | None = None
-        self.async_children = False
+        # the scheduler's side-table entry: every choice made while the program runs
+        self.choice = Choice(self)
         self.value: Any = None
         self.is_const = False
-        self.measured_run: Callable[[list], Any] | None = None
-        self.watched = False
         self.slot: int | None = None   # set on reads of a local of the current frame
         self.function_source = None   # a function body's compile-time record (autodiff)
         # (scope position, frame -> owning frame, slot) of the variable a node reads or
         # binds (access-variable, define-variable, store, for_each's loop variable): a
         # compiled loop (fusion/loops.py) reads and writes them
         self.variable: tuple | None = None
-        # the policy's note: the measured evaluations produced a float matrix (policy.py)
-        self.float_matrix = False
         # a product BLAS computes (the primitive's flag ``blas``, set by the compiler)
         self.blas = False
         # the primitive's flags ``takes_tiled`` and ``elementwise`` (set by the compiler):
@@ -80,9 +79,21 @@ class Node:
             child.parent = self
 
     def set_run(self, fn: Callable[[list], Any]) -> Node:
+        """Give the node its closure: compile-time construction only (the compiler,
+        in-place reuse and fusion build it in turn); afterwards it never changes."""
         self.inline = fn
         self.run = fn
+        self.choice.rebase(fn)
         return self
+
+    @property
+    def eval_direct(self) -> int:
+        """The policy's decision: 1 inline, 0 as a task, -1 undecided (side table)."""
+        return self.choice.eval_direct
+
+    @property
+    def watched(self) -> bool:
+        return self.choice.watched
 
     # -- naming (§2.5) ------------------------------------------------------
     @property
@@ -163,16 +174,17 @@ def resolve_args(node: Node, frame: list) -> list:
     one runs here: this thread would only wait otherwise.
     """
     children = node.children
-    spawn = [c.eval_direct == 0 for c in children]
+    spawn = [c.choice.eval_direct == 0 for c in children]
     if not any(spawn):
-        return [c.run(frame) for c in children]
+        return [c.choice.call(frame) for c in children]
     if all(spawn):
         spawn[-1] = False
-    return fork_join([_thunk(c, frame) for c in children], spawn)
+    return fork_join([timed_task(c.choice, frame) if s else _thunk(c.choice, frame)
+                      for c, s in zip(children, spawn)], spawn)
 
 
-def _thunk(child: Node, frame: list) -> Callable[[], Any]:
-    return lambda: child.run(frame)   # reads child.run late: the policy may swap it
+def _thunk(entry: Choice, frame: list) -> Callable[[], Any]:
+    return lambda: entry.call(frame)   # read late: the side table may change it
 
 
 def writes_frame(node: Node) -> bool:
@@ -226,10 +238,10 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, (x,), e)
     elif n == 1 and not consts[0]:
-        a = children[0]
+        a = children[0].choice
 
         def run(frame):
-            x = a.run(frame)
+            x = a.call(frame)
             if type(x) is kind:
                 return dispatch_kind(node, impl, (x,))
             try:
@@ -264,14 +276,15 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             # element-wise kernel given a tiled array goes tile by tile (its rule's answer)
             run.slot_op = (i, impl, bv)
     elif n == 2 and dynamic == 2:
-        a, b = children
+        a, b = children[0].choice, children[1].choice
+        me = node.choice
 
         def run(frame):
-            if node.async_children:
+            if me.async_children:
                 x, y = resolve_args(node, frame)
             else:
-                x = a.run(frame)
-                y = b.run(frame)
+                x = a.call(frame)
+                y = b.call(frame)
             if type(x) is kind or type(y) is kind:
                 return dispatch_kind(node, impl, (x, y))
             try:
@@ -279,10 +292,10 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, (x, y), e)
     elif n == 2 and consts[1] and not consts[0]:
-        a, bv = children[0], children[1].value
+        a, bv = children[0].choice, children[1].value
 
         def run(frame):
-            x = a.run(frame)
+            x = a.call(frame)
             if type(x) is kind:
                 return dispatch_kind(node, impl, (x, bv))
             try:
@@ -290,10 +303,10 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, (x, bv), e)
     elif n == 2 and consts[0] and not consts[1]:
-        av, b = children[0].value, children[1]
+        av, b = children[0].value, children[1].choice
 
         def run(frame):
-            y = b.run(frame)
+            y = b.call(frame)
             if type(y) is kind:
                 return dispatch_kind(node, impl, (av, y))
             try:
@@ -301,11 +314,14 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, (av, y), e)
     else:
+        entries = tuple(c.choice for c in children)
+        me = node.choice
+
         def run(frame):
-            if node.async_children:
+            if me.async_children:
                 args = resolve_args(node, frame)
             else:
-                args = [c.run(frame) for c in children]
+                args = [c.call(frame) for c in entries]
             for x in args:
                 if type(x) is kind:
                     return dispatch_kind(node, impl, args)
@@ -326,10 +342,11 @@ def slot_op(node: Node) -> tuple:
     ``n < 2``), else ``(None, 0, None, None)``.
 
     A parent that calls it once per evaluation of its own (a recursive call's argument,
-    an ``if``'s condition) may evaluate it in place while ``node.run is run``, saving a
-    Python call, exactly as :func:`build_eager`'s closure would (on failure it calls
-    ``node_failed(node, impl, (frame[slot], constant), exc)``).  Once the policy or an
-    instrument swaps ``node.run``, the parent calls ``node.run`` again.
+    an ``if``'s condition) may evaluate it in place while ``node.choice.call is run``,
+    saving a Python call, exactly as :func:`build_eager`'s closure would (on failure it
+    calls ``node_failed(node, impl, (frame[slot], constant), exc)``).  While the side
+    table layers something on it (counting, recording), the parent calls
+    ``node.choice.call`` again.
     """
     run = node.inline
     op = getattr(run, "slot_op", None)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
+from .choices import timed_task
 from .forkjoin import fork_join
 from .nodes import Node
 from .policy import watch
@@ -28,7 +29,7 @@ def sequence(stmts: Sequence[Node], forks: dict[int, tuple[Node, int]]) -> Calla
     ``i+1 .. j-1`` once ``V`` (the value it computes) is marked asynchronous.
     """
     for value, _ in forks.values():
-        if value.eval_direct == -1 and not value.watched:
+        if value.choice.eval_direct == -1 and not value.choice.watched:
             watch(value)
     return _build(tuple(stmts), forks, 0, len(stmts))
 
@@ -42,23 +43,25 @@ def _build(stmts, forks, lo: int, hi: int) -> Callable[[list], Any]:
             value, join = fork
             join = min(join, hi)
             if join > i + 1:
-                steps.append((stmts[i], value, _build(stmts, forks, i + 1, join)))
+                steps.append((stmts[i].choice, value.choice,
+                              _build(stmts, forks, i + 1, join)))
                 i = join
                 continue
-        steps.append((stmts[i], None, None))
+        steps.append((stmts[i].choice, None, None))
         i += 1
     steps = tuple(steps)
 
     def run(frame):
         result = None
+        # (side-table entries: the statement's, and its value's, which the policy times)
         for stmt, value, rest in steps:
             if value is None:
-                result = stmt.run(frame)
+                result = stmt.call(frame)
             elif value.eval_direct == 0:
-                result = fork_join((partial(stmt.run, frame), partial(rest, frame)),
+                result = fork_join((timed_task(value, frame, stmt), partial(rest, frame)),
                                    _SPAWN_FIRST)[1]
             else:
-                stmt.run(frame)
+                stmt.call(frame)
                 result = rest(frame)
         return result
     return run

@@ -7,18 +7,22 @@ threshold) or asynchronous (``eval_direct = 0``, above the upper threshold,
 after which its parent spawns it as a task).  Between the thresholds it keeps
 being measured (hysteresis) up to ten times the count, then stays inline.
 With ``sync_execution`` set, nothing is ever spawned.
+
+The state (watched, timed, decided) is the node's entry in the scheduler's side table
+(``choices.py``), which also times a decision again later (``choices.tick``,
+``choices.task_ran``): this module holds the rules, not the state.
 """
 from __future__ import annotations
 
-import threading
-from time import perf_counter_ns
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import config
+from . import choices
 
 if TYPE_CHECKING:
+    from .choices import Choice
     from .nodes import Node
 
 
@@ -37,7 +41,6 @@ class Thresholds:
 
 
 Thresholds.reload()
-_lock = threading.Lock()
 config.on_change(Thresholds.reload)   # config.set(...) takes effect at once
 
 
@@ -49,69 +52,43 @@ def watch_children(parent: Node) -> None:
     """
     from .nodes import writes_frame
     for child in parent.children:
-        if not child.is_const and child.eval_direct == -1:
+        entry = child.choice
+        if not child.is_const and entry.eval_direct == -1 and not entry.watched:
             if writes_frame(child):
-                child.eval_direct = 1
+                entry.eval_direct = 1
             else:
                 watch(child)
 
 
 def watch(node: Node) -> None:
-    node.watched = True
-    inline = node.inline
-
-    def measuring(frame):
-        start = perf_counter_ns()
-        value = None
-        try:
-            value = inline(frame)
-            return value
-        finally:
-            # recursion re-enters the same node: only completions before the
-            # decision count, later (outer) ones must not overturn it.  Concurrent
-            # evaluations (tasks, threads) update the counters under a lock: only
-            # the first Thresholds.count evaluations pay for it.
-            if node.eval_direct == -1:
-                elapsed = perf_counter_ns() - start
-                with _lock:
-                    if node.eval_direct == -1:
-                        node.count += 1
-                        node.time_ns += elapsed
-                        observe(node, value)
-                        if node.count >= Thresholds.count:
-                            decide(node)
-
-    node.run = measuring
+    """Time ``node``'s evaluations (the side table's ``measuring`` layer) until decided."""
+    choices.watch(node)
 
 
-def observe(node: Node, value) -> None:
-    """Note whether ``node`` produced what BLAS computes on its threads: a float32/64
+def observe(entry: Choice, value) -> None:
+    """Note whether the node produced what BLAS computes on its threads: a float32/64
     (or complex) matrix or vector (``_keeps_blas_inline``)."""
-    node.float_matrix = (type(value) is np.ndarray and value.dtype.kind in "fc"
-                         and value.dtype.itemsize >= 4 and value.ndim <= 2)
+    entry.float_matrix = (type(value) is np.ndarray and value.dtype.kind in "fc"
+                          and value.dtype.itemsize >= 4 and value.ndim <= 2)
 
 
-def decide(node: Node) -> None:
-    mean = node.time_ns / max(node.count, 1)
+def decide(entry: Choice) -> None:
+    """Decide from the timed evaluations (called by the side table, under its lock)."""
+    mean = entry.spent_ns / max(entry.runs, 1)
     if mean > Thresholds.upper_ns and not config.get("sync_execution"):
-        if _keeps_blas_inline(node):
-            node.eval_direct = 1
-        else:
-            node.eval_direct = 0
-            if node.parent is not None:
-                node.parent.async_children = True
-    elif mean < Thresholds.lower_ns or node.count >= 10 * Thresholds.count:
-        node.eval_direct = 1
+        decision = 1 if _keeps_blas_inline(entry) else 0
+    elif mean < Thresholds.lower_ns or entry.runs >= 10 * Thresholds.count:
+        decision = 1
     else:
         return  # undecided: keep measuring
-    node.run = node.measured_run or node.inline
+    choices.settle(entry, decision, mean)
 
 
 #: the rule below on or off (``benchmarks/policy_products.py`` compares the two)
 KEEP_BLAS_PRODUCTS_INLINE = True
 
 
-def _keeps_blas_inline(node: Node) -> bool:
+def _keeps_blas_inline(entry: Choice) -> bool:
     """A product that BLAS runs on several threads is not spawned: it runs on the
     thread that needs it.  Spawned beside the rest of an MLP's backward pass (the next
     product) two products fight over BLAS's threads, and when the machine is busy a
@@ -122,9 +99,9 @@ def _keeps_blas_inline(node: Node) -> bool:
     in its subtree (``dot(a, b) * 2.0`` as well); siblings may still be spawned, so a
     product still overlaps element-wise work.  With one BLAS thread (an MPI rank)
     products are spawned as any node."""
-    if not KEEP_BLAS_PRODUCTS_INLINE or not node.float_matrix:
+    if not KEEP_BLAS_PRODUCTS_INLINE or not entry.float_matrix:
         return False
-    stack = [node]
+    stack = [entry.node]
     while stack:
         n = stack.pop()
         if n.blas:

@@ -357,7 +357,7 @@ def test_small_evaluations_give_the_node_back(policy):
     [region] = fusion.regions_of(node)
     for i in range(hot.GIVE_UP):
         assert phylanx.execution_tree.eval(state, "lambda(x, x * 2 + 1)", float(i)) == i * 2 + 1
-    assert region.state == hot.OFF and region.node.inline == region.original
+    assert region.state == hot.OFF and region.node.choice.variant == region.original
 
 
 def test_recording_compilers_do_not_fuse():

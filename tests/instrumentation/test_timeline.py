@@ -28,16 +28,19 @@ def test_recording_restores_every_node_and_the_executor():
     # (the program's own block is not a statement: the compiler reports its statements)
     nodes = [n for root in state.snippets for n in root.walk()
              if not n.is_const and n is not root]
-    before = {id(n): n.run for n in nodes}
+    before = {id(n): (n.run, n.choice.call) for n in nodes}
     rec = Recorder(threshold_us=0).start()
     assert hooks.recorder is rec
-    assert all(n.run is not before[id(n)] for n in nodes)     # wrapped
+    # recorded through a layer of each node's side-table entry; the plan is unchanged
+    assert all(n.choice.call is not before[id(n)][1] for n in nodes)
+    assert all(n.run is before[id(n)][0] for n in nodes)
     assert et.eval(state, "fib", 12) == 144
     rec.stop()
     assert hooks.recorder is None
     assert "submit" not in executors.get_executor().__dict__
-    for n in nodes:   # back to the closure the policy wants (decided nodes: inline)
-        assert n.run is n.inline or n.run.__name__ == "measuring", n
+    for n in nodes:   # back to what the policy wants (decided nodes: their variant)
+        assert n.choice.recording is None and n.run is before[id(n)][0], n
+        assert n.choice.call is n.choice.variant or n.choice.call.__name__ == "measuring", n
 
 
 def test_spans_respect_the_threshold_and_recursion_is_recorded():

@@ -346,7 +346,8 @@ def test_policy_counters_are_not_lost_under_concurrency():
         for t in threads:
             t.join(60)
         operands = [c for c in call.walk() if c.primitive == "call-function"]
-        assert [c.count for c in operands] == [1800, 1800]
+        # the policy's timed evaluations, in the side table (runtime/choices.py)
+        assert [c.choice.runs for c in operands] == [1800, 1800]
     finally:
         sys.setswitchinterval(old)
         config.reset("eval_count_threshold")
@@ -357,7 +358,7 @@ def test_the_two_variable_fast_path_is_used():
     node = state.compile_text("define(f, x, y, x + y)")
     assert et.invoke(state.run(node), (1, 2), {}) == 3   # settles on its closure when first run
     add = next(n for n in node.walk() if n.primitive == "__add")
-    assert {"i", "j"} <= set(add.inline.__code__.co_freevars)
+    assert {"i", "j"} <= set(add.choice.variant.__code__.co_freevars)   # the side table's
 
 
 def test_side_effect_kernels_see_values_not_futures():

@@ -60,14 +60,14 @@ def _logical(name, infix, short_value, combine, oracle, example, result):
                                         f"operands, got {len(children)}; nest them: "
                                         f"{name}(a, {name}(b, c))")
             acc = None
-            first = children[0].run(frame)
+            first = children[0].choice.call(frame)
             if first is None:
                 # nil only with nil (false for both operators); never short-circuits
-                if children[1].run(frame) is not None:
+                if children[1].choice.call(frame) is not None:
                     raise _incomparable(name, "nil with a value")
                 return np.bool_(False)
             for child in children:
-                v = first if child is children[0] else child.run(frame)
+                v = first if child is children[0] else child.choice.call(frame)
                 _check_operand(v, name)
                 if acc is None:
                     if not _is_array(v):

@@ -43,14 +43,14 @@ def block(node, children):
     if not children:
         return lambda frame: None
     if len(children) == 1:
-        only = children[0]
-        return lambda frame: only.run(frame)
-    body = tuple(children)
+        only = children[0].choice
+        return lambda frame: only.call(frame)
+    body = tuple(c.choice for c in children)
 
     def run(frame):
         result = None
         for stmt in body:
-            result = stmt.run(frame)
+            result = stmt.call(frame)
         return result
     return run
 
@@ -64,7 +64,7 @@ def parallel_block(node, children):
     def run(frame):
         if not body:
             return None
-        return fork_join([partial(stmt.run, frame) for stmt in body])[-1]
+        return fork_join([partial(stmt.choice.call, frame) for stmt in body])[-1]
     return run
 
 
@@ -85,48 +85,49 @@ def if_(node, children):
             raise node.locate(err)
 
     if len(children) == 2:
-        c, t = children
+        c, t = children[0].choice, children[1].choice
 
         def run2(frame):
-            v = c.run(frame)
+            v = c.call(frame)
             if v is True or v is true_ or (v is not False and v is not false_ and test(v)):
-                return t.run(frame)
+                return t.call(frame)
             return None
         return run2
-    c, t, e = children
+    cn, t, e = children
     # ``n < 2`` is evaluated in place while nothing measures it (see slot_op)
-    c_run, ci, c_impl, c_const = slot_op(c)
+    c_run, ci, c_impl, c_const = slot_op(cn)
+    c, te, e = cn.choice, t.choice, e.choice
     if t.slot is not None:
         # a branch that reads a local is read here, as build_eager reads its operands
         # (``n`` in ``if(n < 2, n, ...)``): no call per evaluation
         ts = t.slot
 
         def run3_read(frame):
-            if c.run is c_run:
+            if c.call is c_run:
                 x = frame[ci]
                 try:
                     v = c_impl(x, c_const)
                 except Exception as exc:  # also ControlSignal: node_failed passes it on
-                    v = node_failed(c, c_impl, (x, c_const), exc)
+                    v = node_failed(cn, c_impl, (x, c_const), exc)
             else:
-                v = c.run(frame)
+                v = c.call(frame)
             if v is True or v is true_ or (v is not False and v is not false_ and test(v)):
                 return frame[ts]
-            return e.run(frame)
+            return e.call(frame)
         return run3_read
 
     def run3(frame):
-        if c.run is c_run:
+        if c.call is c_run:
             x = frame[ci]
             try:
                 v = c_impl(x, c_const)
             except Exception as exc:  # also ControlSignal: node_failed passes it on
-                v = node_failed(c, c_impl, (x, c_const), exc)
+                v = node_failed(cn, c_impl, (x, c_const), exc)
         else:
-            v = c.run(frame)
+            v = c.call(frame)
         if v is True or v is true_ or (v is not False and v is not false_ and test(v)):
-            return t.run(frame)
-        return e.run(frame)
+            return te.call(frame)
+        return e.call(frame)
     return run3
 
 
@@ -135,15 +136,15 @@ def if_(node, children):
            no_oracle="control flow")
 def while_(node, children):
     """``while(cond, body)``: repeat ``body`` while ``cond`` holds; value of the last body."""
-    c, body = children
+    c, body = children[0].choice, children[1].choice
 
     def run(frame):
         result = None
-        while truth(c.run(frame)):
+        while truth(c.call(frame)):
             if PENDING[0]:
                 check()   # stop here if this branch was cancelled
             try:
-                result = body.run(frame)
+                result = body.call(frame)
             except BreakSignal:
                 break
             except ContinueSignal:
@@ -157,21 +158,21 @@ def while_(node, children):
                    "store(s, s + i)), s)", result="6", no_oracle="control flow")
 def for_(node, children):
     """C-style loop ``for(init, cond, step, body)``; value of the last body."""
-    init, c, step, body = children
+    init, c, step, body = (child.choice for child in children)
 
     def run(frame):
-        init.run(frame)
+        init.call(frame)
         result = None
-        while truth(c.run(frame)):
+        while truth(c.call(frame)):
             if PENDING[0]:
                 check()   # stop here if this branch was cancelled
             try:
-                result = body.run(frame)
+                result = body.call(frame)
             except BreakSignal:
                 break
             except ContinueSignal:
                 pass
-            step.run(frame)
+            step.call(frame)
         return result
     return run
 
@@ -348,7 +349,7 @@ def async_(node, children):
         return _async_start(expr, start)
 
     def run(frame):
-        return spawn(expr.run, frame)
+        return spawn(expr.choice.call, frame)
     return run
 
 
@@ -367,7 +368,7 @@ def _async_start(expr, start):
         return expr.locate(error) if isinstance(error, PhylanxError) else expr.wrap(error)
 
     def begin(frame, args=None):
-        measured = expr.measured_run is not None     # instrumentation is on
+        measured = expr.choice.counted     # instrumentation is on
         t0 = perf_counter_ns() if measured else 0
         args = resolve_deep(resolve_args(expr, frame) if args is None else args)
         try:
@@ -384,7 +385,7 @@ def _async_start(expr, start):
 
     def run(frame):
         if reads_only:
-            args = [c.run(frame) for c in expr.children]
+            args = [c.choice.call(frame) for c in expr.children]
             if all(all_done(a) for a in args):
                 try:
                     started = begin(frame, args)

@@ -90,8 +90,8 @@ def timer(node, children):
 
     def run(frame):
         start = time.perf_counter()
-        value = expr.run(frame)
-        call(done.run(frame), np.float64(time.perf_counter() - start))
+        value = expr.choice.call(frame)
+        call(done.choice.call(frame), np.float64(time.perf_counter() - start))
         return value
     return run
 

@@ -565,22 +565,22 @@ def try_(node, children):
 
     def run(frame):
         try:
-            body.run(frame)
+            body.choice.call(frame)
         except PhylanxError as error:
             for kinds, handler in handlers:
-                if isinstance(error, _exception_classes(kinds.run(frame))):
+                if isinstance(error, _exception_classes(kinds.choice.call(frame))):
                     stack = _handling()
                     stack.append((error, _as_python(error)))
                     try:
-                        handler.run(frame)
+                        handler.choice.call(frame)
                     finally:
                         stack.pop()
                     return None
             raise
         else:
-            orelse.run(frame)
+            orelse.choice.call(frame)
         finally:
-            final.run(frame)
+            final.choice.call(frame)
         return None
     return run
 
