@@ -39,7 +39,7 @@ from .hot import (
     _scalar_or_sample,
     _tolerance,
 )
-from .regions import Region, reduction_options, region_at
+from .regions import Region
 
 
 class RowsKernel(_Kernel):
@@ -130,25 +130,3 @@ class RowReduction(FusedRegion):
         if not bad.size:
             return None
         return f"row {int(bad[0])}: {got[bad[0]]!r} instead of {want[bad[0]]!r}"
-
-
-def fused_regions(region: Region) -> list[FusedRegion]:
-    """The fusing closures of a region found by ``regions.find_regions``: one along an
-    axis (:class:`RowReduction`, setting ``fusion_rows``), any other (``hot.FusedRegion``,
-    setting ``fusion``).  Under a reduction along an axis that turns out not to be the
-    last (its RowReduction then retires) or that keeps its dimensions, the element-wise
-    chain it reduces is fused by itself (``fusion``), as before axis reductions joined
-    regions."""
-    root = region.root
-    axis, keepdims = reduction_options(root) if root.reduction else (None, False)
-    if axis is None and not keepdims:
-        return [FusedRegion(region, root.node)] if Settings.enabled else []
-    made: list[FusedRegion] = []
-    if axis is not None and axis != 0 and Settings.rows:   # (0: never the last of two)
-        made.append(RowReduction(region, root.node, axis, keepdims))
-    chain = [x for kind, x in root.args if kind == "op"]
-    if Settings.enabled and chain:
-        below = region_at(chain[0].node)
-        if below is not None and len(below.ops) >= 2:
-            made.append(FusedRegion(below, below.root.node))
-    return made
