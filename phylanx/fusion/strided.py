@@ -216,8 +216,8 @@ class AxisReduction(RowReduction):
         broadcast = any(s != shape for s in shapes if math.prod(s) != 1)
         name = self.region.root.name
         if not broadcast and name not in codegen.EXTREMES:
-            if self.axis is None:
-                made = _prepare(values)   # the whole-array loop of hot.py
+            if self.axis is None and not self.keepdims:
+                made = _prepare(values)   # the whole-array loop of hot.py (a scalar)
                 return None if made is None else (((("flat",),) + made[0]),) + made[1:]
             if self.axis in (-1, len(shape) - 1) and len(shape) >= 2:
                 made = super().prepare(values)
@@ -293,7 +293,8 @@ def strided_disagreement(fused: Any, expected: Any, record: list, reduction: str
                          axis: int | None, keepdims: bool) -> str | None:
     """None if a strided kernel's result agrees with NumPy's: same type, dtype and
     shape, NaN where NumPy has NaN, and each element within 4096 ulps (of its dtype) of
-    the sum (max/min: the largest) of its terms' magnitudes."""
+    the sum (max/min: the largest) of its finite terms' magnitudes (a non-finite
+    element must be NumPy's exactly)."""
     if type(fused) is not type(expected) or np.shape(fused) != np.shape(expected) \
             or getattr(fused, "dtype", None) != getattr(expected, "dtype", None):
         return (f"{type(fused).__name__} {getattr(fused, 'dtype', '')}{np.shape(fused)} "
@@ -305,9 +306,11 @@ def strided_disagreement(fused: Any, expected: Any, record: list, reduction: str
         bad = np.flatnonzero(got != want)
     else:
         terms = np.abs(np.asarray(record[-1], dtype=np.float64))
+        # non-finite terms give non-finite results, which must match exactly
+        terms[~np.isfinite(terms)] = 0.0
         extreme = reduction in codegen.EXTREMES
         with np.errstate(invalid="ignore", over="ignore"):
-            size = (np.nanmax if extreme else np.nansum)(terms, axis=axis, keepdims=True)
+            size = (np.max if extreme else np.sum)(terms, axis=axis, keepdims=True)
             if reduction == "mean":
                 size = size / (terms.size if axis is None else terms.shape[axis])
             size = size.reshape(-1)
