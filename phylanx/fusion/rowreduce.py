@@ -14,13 +14,12 @@ registers::
         out[r] = acc            (mean: acc / m)
 
 Operands are arrays of the result's shape (read in place when C-contiguous) and
-numbers; a broadcast operand (a row, a column) leaves the reduction to NumPy, since
-copying it to the full shape on every call costs what fusing saves; ``keepdims``
-gives the trailing axis of length one.  The policy, the check against NumPy and the
+numbers; a broadcast operand (a row, a column) and any other axis are
+``strided.py``'s (:class:`~.strided.AxisReduction` chooses per evaluation);
+``keepdims`` gives the trailing axis of length one.  The policy, the check against NumPy and the
 timed turns are :class:`~.hot.FusedRegion`'s; the check allows each row's value to
 differ by 4096 ulps of the sum of its terms' magnitudes (the kernel adds in sequence
-in float64, NumPy pairwise in the dtype).  Any other axis, one axis only, an empty row:
-NumPy.
+in float64, NumPy pairwise in the dtype).  An empty row: NumPy.
 """
 from __future__ import annotations
 
