@@ -64,11 +64,11 @@ def install(body: list[Node]) -> list[FusedRegion]:
     if not wanted():
         return []
     from ..runtime import policy
-    from . import loops, rowargmin, rowpass, strided
+    from . import loops, rowargmin, rowpass, stridedmap
     found: list = []
     if Settings.enabled or Settings.rows:   # element-wise chains; reductions of rows
         found += [made for region in find_regions(body)
-                  for made in strided.fused_regions(region)]
+                  for made in stridedmap.fused_regions(region)]
     if Settings.rows:                 # one walk for both kinds of row pass
         found += [made for node in unique_nodes(body)
                   if (made := rowpass.analyse(node) or rowargmin.analyse(node)) is not None]

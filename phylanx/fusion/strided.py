@@ -40,7 +40,6 @@ from ..runtime.nodes import Node
 from . import codegen
 from .hot import (
     _KERNEL_LOCK,
-    FusedRegion,
     Settings,
     _Kernel,
     _prepare,
@@ -49,7 +48,7 @@ from .hot import (
     disagreement,
     scalar_key,
 )
-from .regions import Region, reduction_options, region_at
+from .regions import Region
 from .rowreduce import RowReduction, RowsKernel
 
 
@@ -138,6 +137,50 @@ def plan_strided(region: Region, roles: list[str], leaf_values: list, record: li
     return LayoutPlan(codegen.two_loops(source).source, reduction)
 
 
+def full_shape(values: list) -> tuple | None:
+    """The shape the operands broadcast to, or None (no array, or they do not: the
+    NumPy path raises the located error)."""
+    shapes = [v.shape for v in values if type(v) is np.ndarray and v.ndim]
+    if not shapes:
+        return None
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        return None
+
+
+def in_place(values: list, shape: tuple) -> bool:
+    """True if every array operand of more than one element is C-contiguous and of the
+    full shape: the flat kernels read it without a copy."""
+    return all(v.shape == shape and v.flags.c_contiguous for v in values
+               if type(v) is np.ndarray and v.size != 1)
+
+
+def strided_operands(values: list, shape: tuple) -> tuple[tuple, list] | None:
+    """(signature entries, kernel arguments) reading every array operand at the full
+    shape's indices: a view (``np.broadcast_to``: stride 0 on broadcast axes), never a
+    copy; one-element arrays and numbers as scalars.  None if a kernel takes none."""
+    sig, args = [], []
+    for v in values:
+        if type(v) is np.ndarray:
+            if v.dtype not in codegen.ALLOWED_DTYPES:
+                return None
+            if v.size == 1:
+                args.append(v.reshape(-1)[0])
+                sig.append(("s", v.dtype.str))
+                continue
+            arg = v if v.shape == shape else np.broadcast_to(v, shape)
+            args.append(arg)
+            sig.append(("v", array_key(arg), arg.flags.c_contiguous))
+        else:
+            s = scalar_key(v)
+            if s is None:
+                return None
+            args.append(v)
+            sig.append(s)
+    return tuple(sig), args
+
+
 class StridedKernel(_Kernel):
     """A compiled strided reduction: ``kernel(out, d0, ..., L0, ...)`` fills ``out``
     (accumulator dtype), finished here (whole-array partials combined, mean divided,
@@ -204,18 +247,10 @@ class AxisReduction(RowReduction):
         return Settings.enabled if self.axis is None else Settings.rows
 
     def prepare(self, values: list) -> tuple | None:
-        shapes = [v.shape for v in values if type(v) is np.ndarray and v.ndim]
-        if not shapes:
-            return None
-        try:
-            shape = np.broadcast_shapes(*shapes)
-        except ValueError:
-            return None                   # the NumPy path raises the located error
-        if 0 in shape:
+        shape = full_shape(values)
+        if shape is None or 0 in shape:
             return None                   # empty: NumPy's value or NumPy's error
-        broadcast = any(s != shape for s in shapes if math.prod(s) != 1)
-        name = self.region.root.name
-        if not broadcast and name not in codegen.EXTREMES:
+        if in_place(values, shape) and self.region.root.name not in codegen.EXTREMES:
             if self.axis is None and not self.keepdims:
                 made = _prepare(values)   # the whole-array loop of hot.py (a scalar)
                 return None if made is None else (((("flat",),) + made[0]),) + made[1:]
@@ -225,26 +260,11 @@ class AxisReduction(RowReduction):
         if self.axis is not None and not -len(shape) <= self.axis < len(shape):
             return None
         layout = Layout(shape, self.axis, self.keepdims)
-        sig, args = [layout.key()], []
-        for v in values:
-            if type(v) is np.ndarray and v.size != 1:
-                if v.dtype not in codegen.ALLOWED_DTYPES:
-                    return None
-                arg = v if v.shape == shape else np.broadcast_to(v, shape)
-                args.append(arg)
-                sig.append(("v", array_key(arg), arg.flags.c_contiguous))
-            elif type(v) is np.ndarray:
-                if v.dtype not in codegen.ALLOWED_DTYPES:
-                    return None
-                args.append(v.reshape(-1)[0])
-                sig.append(("s", v.dtype.str))
-            else:
-                s = scalar_key(v)
-                if s is None:
-                    return None
-                args.append(v)
-                sig.append(s)
-        return tuple(sig), args, layout, math.prod(shape)
+        made = strided_operands(values, shape)
+        if made is None:
+            return None
+        sig, args = made
+        return (layout.key(),) + sig, args, layout, math.prod(shape)
 
     def hot(self, frame: list) -> Any:
         return super(RowReduction, self).hot(frame)   # any axis: never the wrong one
@@ -324,25 +344,3 @@ def strided_disagreement(fused: Any, expected: Any, record: list, reduction: str
         return None
     return f"element {int(bad[0])}: {got[bad[0]]!r} instead of {want[bad[0]]!r}"
 
-
-def fused_regions(region: Region) -> list[FusedRegion]:
-    """The fusing closures of a region found by ``regions.find_regions``: an
-    element-wise one (``hot.FusedRegion``, setting ``fusion``), or one ending in a
-    reduction (:class:`AxisReduction`: setting ``fusion`` for the whole array,
-    ``fusion_rows`` along an axis).  Under a reduction along an axis, or one keeping its
-    dimensions, the element-wise chain it reduces is also fused by itself (setting
-    ``fusion``): it runs when the reduction's closure gives the node back (mostly small
-    evaluations, or slower than NumPy)."""
-    root = region.root
-    if not root.reduction:
-        return [FusedRegion(region, root.node)] if Settings.enabled else []
-    axis, keepdims = reduction_options(root)
-    made: list[FusedRegion] = []
-    if Settings.enabled if axis is None else Settings.rows:
-        made.append(AxisReduction(region, root.node, axis, keepdims))
-    chain = [x for kind, x in root.args if kind == "op"]
-    if Settings.enabled and chain and (axis is not None or keepdims):
-        below = region_at(chain[0].node)
-        if below is not None and len(below.ops) >= 2:
-            made.append(FusedRegion(below, below.root.node))
-    return made

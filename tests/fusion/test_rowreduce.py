@@ -15,7 +15,7 @@ import pytest
 
 from phylanx import Phylanx, config, fusion
 from phylanx.errors import PhylanxError
-from phylanx.fusion import hot, rowreduce, strided
+from phylanx.fusion import hot, rowreduce, strided, stridedmap
 
 pytest.importorskip("numba")
 
@@ -233,7 +233,7 @@ def test_the_chain_under_another_axis_is_fused_with_it(eager, installed):
     the reduction gives its node back."""
     x, y = RNG.normal(size=(30, 4)), RNG.normal(size=(30, 4))
     run_like_numpy(exp_rows, x, y)
-    assert [type(r) for r in installed] == [strided.AxisReduction, hot.FusedRegion]
+    assert [type(r) for r in installed] == [strided.AxisReduction, stridedmap.StridedMap]
     assert any(isinstance(e, strided.StridedKernel) and e.calls
                for e in installed[0].kernels.values())
 
