@@ -94,6 +94,16 @@ def _fmin(a, b):
 
 
 @njit(inline="always")
+def _power(a, b):
+    # x ** 2 is x * x, both the correctly rounded square (a float32 square is exact in
+    # float64, rounded once by the caller's cast): a multiply instead of a call of pow
+    if b == 2:
+        t = a * 1.0
+        return t * t
+    return a ** b
+
+
+@njit(inline="always")
 def _sign(x):
     if x != x:
         return x
