@@ -17,16 +17,16 @@ element-wise intermediate is never written.  For axis ``a`` of a shape split as
 (with no inner axes the accumulator is a register, ``out[p] = acc`` once).  The whole
 array (``axis=None``) is reduced as per-row partials over the first axis (``outer`` the
 first axis), combined by NumPy.  Sums and means accumulate in float64 (int64 for
-integers) and are cast to NumPy's result dtype once: float32 sums are then the exact
-sum rounded once, which NumPy's pairwise float32 sum approaches to a few ulps of the
-terms' magnitude; max/min keep the operand dtype and let NaN win, as NumPy does.
+integers) and are cast to NumPy's result dtype once: a float32 sum is then its float64
+sum rounded once, within a few ulps of the terms' magnitude of NumPy's pairwise float32
+sum; max/min keep the operand dtype and let NaN win, as NumPy does.
 
-Operands that do not broadcast (all of the full shape) keep the faster contiguous
-kernels (``rowreduce.py`` along the last axis, ``hot.py`` for the whole array) unless
-the reduction is a max/min, which only this kernel computes.  The policy, the check
-against NumPy and the timed turns are :class:`~.hot.FusedRegion`'s; the check allows
-each output element 4096 ulps (of the result dtype) of the sum of its terms'
-magnitudes.
+Operands all C-contiguous and of the full shape keep the contiguous kernels
+(``rowreduce.py`` along the last axis, ``hot.py`` for the whole array without
+``keepdims``) unless the reduction is a max/min, which only this kernel computes.
+The policy, the check against NumPy and the timed turns are
+:class:`~.hot.FusedRegion`'s; the check allows each output element 4096 ulps (of the
+result dtype) of the sum of its finite terms' magnitudes.
 """
 from __future__ import annotations
 
@@ -233,7 +233,8 @@ def accumulator(reduction: str, dtype: np.dtype) -> np.dtype:
 
 class AxisReduction(RowReduction):
     """The fusing closure of a region ending in a reduction over one axis or all:
-    the contiguous kernels when no operand broadcasts, else the strided one."""
+    the contiguous kernels when every operand is contiguous and of the full shape,
+    else the strided one (chosen per evaluation, by the operands' layout)."""
 
     def __init__(self, region: Region, node: Node, axis: int | None, keepdims: bool):
         super().__init__(region, node, axis, keepdims)
