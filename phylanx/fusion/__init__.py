@@ -3,8 +3,9 @@
 After a program is compiled, :func:`install` marks every *region* of its tree — a
 maximal subtree of element-wise primitives with a rule in the ``FUSION`` table
 (``rules.py``), possibly ended by a ``sum``/``mean`` (``regions.py``) — and gives the
-region's root a :class:`~.hot.FusedRegion` closure (``rowreduce.py``'s subclass for a
-reduction along the last axis).  A region that proves hot
+region's root a :class:`~.hot.FusedRegion` closure (``strided.py``'s subclass for a
+reduction: along the last axis by ``rowreduce.py``'s loop, of broadcast operands or along
+another axis by the strided one).  A region that proves hot
 and big enough gets a kernel generated for its operand dtypes (``codegen.py``: numba,
 ``parallel=True``, on-disk cache), checked once against NumPy, timed, and kept only if
 faster (``hot.py``).  Without numba nothing is installed: the tree runs NumPy as before.
@@ -63,11 +64,11 @@ def install(body: list[Node]) -> list[FusedRegion]:
     (``fusion_rows``, ``rowpass.py``) its fusing closure."""
     if not wanted():
         return []
-    from . import loops, rowargmin, rowpass, rowreduce
+    from . import loops, rowargmin, rowpass, stridedmap
     found: list = []
     if Settings.enabled or Settings.rows:   # element-wise chains; reductions of rows
         found += [made for region in find_regions(body)
-                  for made in rowreduce.fused_regions(region)]
+                  for made in stridedmap.fused_regions(region)]
     if Settings.rows:                 # one walk for both kinds of row pass
         found += [made for node in unique_nodes(body)
                   if (made := rowpass.analyse(node) or rowargmin.analyse(node)) is not None]

@@ -87,6 +87,16 @@ def _fmin(a, b):
 
 
 @njit(inline="always")
+def _power(a, b):
+    # x ** 2 is x * x, both the correctly rounded square (a float32 square is exact in
+    # float64, rounded once by the caller's cast): a multiply instead of a call of pow
+    if b == 2:
+        t = a * 1.0
+        return t * t
+    return a ** b
+
+
+@njit(inline="always")
 def _sign(x):
     if x != x:
         return x
@@ -167,17 +177,36 @@ _READS = {
                                               # from the row block's product (rowargmin.py)
     "row": "L{i}[j]",                         # broadcast along the rows
     "full": "L{i}[i, j]",                     # an (n, k) matrix
+    "v": "L{i}[{idx}]",                       # an array of the full (broadcast) shape,
+                                              # a stride 0 on its broadcast axes
+                                              # (strided.py); ``idx`` its indices
 }
+
+#: reductions that keep the larger (smaller) value, NaN winning as in NumPy
+EXTREMES = {"amax": "_maximum", "amin": "_minimum"}
+
+
+def _extreme_start(name: str, dtype: np.dtype) -> str:
+    """The accumulator start of a max (min): the least (greatest) value of the dtype."""
+    low = name == "amax"
+    if dtype.kind == "f":
+        return f"np.{dtype.name}({'-' if low else ''}np.inf)"
+    info = np.iinfo(dtype)
+    return f"np.{dtype.name}({info.min if low else info.max})"
 
 
 def body_lines(region: Region, roles: list[str], leaf_values: list,
-               record: list) -> tuple[list[str], str | None, str] | str:
+               record: list, index: str = "", acc: str = "acc",
+               wide32: bool = False) -> tuple[list[str], str | None, str] | str:
     """The loop body computing one element: (lines, reduction or None, the reduction's
     accumulator start), or the reason (a string) why these operands do not fuse.
 
     ``roles[i]`` is ``"s"`` (leaf i is a scalar) or a key of ``_READS`` (``"a"``: an
     array read at the loop index; the others for the row passes of ``rowpass.py`` and
-    ``rowargmin.py``); ``record`` is :func:`~.regions.interpret`'s record.
+    ``rowargmin.py``; ``"v"`` read at the indices ``index``); ``record`` is
+    :func:`~.regions.interpret`'s record.  The reduction adds into (keeps the extreme
+    in) ``acc``; ``wide32``: float32 terms add in float64 (strided.py casts the result
+    back once, so only NumPy's own rounding of the sum separates the two).
     """
     names: dict[tuple[str, int], str] = {}
     kinds: dict[tuple[str, int], tuple[str, np.dtype | None]] = {}
@@ -191,7 +220,7 @@ def body_lines(region: Region, roles: list[str], leaf_values: list,
         read = _READS.get(roles[i])
         if read is not None:
             # a float32 product sums in float32 (as sgemv): twice the SIMD lanes
-            read = read.format(i=i, bits="32" if k[1] == np.float32 else "")
+            read = read.format(i=i, bits="32" if k[1] == np.float32 else "", idx=index)
             # a row dot's sum is cast to the operand's dtype; "m" reads a product of it
             lines.append(f"x{i} = {_cast(read, k[1]) if roles[i] == 'd' else read}")
     reduction, init = None, ""
@@ -203,11 +232,17 @@ def body_lines(region: Region, roles: list[str], leaf_values: list,
         if op.reduction:
             reduction = op.name
             value_kind, value_dtype = operand_kinds[0]
+            if op.name in EXTREMES:
+                if value_dtype is None or value_kind not in "if":
+                    return f"{op.name} of a {value_kind} value"
+                init = _extreme_start(op.name, value_dtype)
+                lines.append(f"{acc} = {EXTREMES[op.name]}({acc}, {exprs[0]})")
+                break
             acc_float = value_kind == "f" or op.name == "mean"
             # float32 adds in float32, as NumPy: a float64 sum would hide an overflow
-            accumulate = "np.float32" if value_dtype == np.float32 else \
+            accumulate = "np.float32" if value_dtype == np.float32 and not wide32 else \
                 "np.float64" if acc_float else "np.int64"
-            lines.append(f"acc += {accumulate}({exprs[0]})")
+            lines.append(f"{acc} += {accumulate}({exprs[0]})")
             init = f"{accumulate}(0)"
             break
         result = kind_of(record[op.index])

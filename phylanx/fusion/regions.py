@@ -21,7 +21,8 @@ from ..runtime.nodes import Node, call
 
 #: reductions that may end a region: name -> its non-data slots, nil but for the
 #: literal axis and keepdims of :data:`REDUCTION_LITERALS`
-REDUCTIONS: dict[str, tuple[int, ...]] = {"sum": (1, 2, 3, 4), "mean": (1, 2, 3, 4)}
+REDUCTIONS: dict[str, tuple[int, ...]] = {name: (1, 2, 3, 4)
+                                          for name in ("sum", "mean", "amax", "amin")}
 #: slot -> the type a reduction's literal there may have (axis, keepdims)
 REDUCTION_LITERALS = {1: int, 2: bool}
 

@@ -14,13 +14,12 @@ registers::
         out[r] = acc            (mean: acc / m)
 
 Operands are arrays of the result's shape (read in place when C-contiguous) and
-numbers; a broadcast operand (a row, a column) leaves the reduction to NumPy, since
-copying it to the full shape on every call costs what fusing saves; ``keepdims``
-gives the trailing axis of length one.  The policy, the check against NumPy and the
+numbers; a broadcast operand (a row, a column) and any other axis are
+``strided.py``'s (:class:`~.strided.AxisReduction` chooses per evaluation);
+``keepdims`` gives the trailing axis of length one.  The policy, the check against NumPy and the
 timed turns are :class:`~.hot.FusedRegion`'s; the check allows each row's value to
 differ by 4096 ulps of the sum of its terms' magnitudes (the kernel adds in sequence
-in float64, NumPy pairwise in the dtype).  Any other axis, one axis only, an empty row:
-NumPy.
+in float64, NumPy pairwise in the dtype).  An empty row: NumPy.
 """
 from __future__ import annotations
 
@@ -38,7 +37,7 @@ from .hot import (
     _scalar_or_sample,
     _tolerance,
 )
-from .regions import Region, reduction_options, region_at
+from .regions import Region
 
 
 class RowsKernel(_Kernel):
@@ -129,25 +128,3 @@ class RowReduction(FusedRegion):
         if not bad.size:
             return None
         return f"row {int(bad[0])}: {got[bad[0]]!r} instead of {want[bad[0]]!r}"
-
-
-def fused_regions(region: Region) -> list[FusedRegion]:
-    """The fusing closures of a region found by ``regions.find_regions``: one along an
-    axis (:class:`RowReduction`, setting ``fusion_rows``), any other (``hot.FusedRegion``,
-    setting ``fusion``).  Under a reduction along an axis that turns out not to be the
-    last (its RowReduction then retires) or that keeps its dimensions, the element-wise
-    chain it reduces is fused by itself (``fusion``), as before axis reductions joined
-    regions."""
-    root = region.root
-    axis, keepdims = reduction_options(root) if root.reduction else (None, False)
-    if axis is None and not keepdims:
-        return [FusedRegion(region, root.node)] if Settings.enabled else []
-    made: list[FusedRegion] = []
-    if axis is not None and axis != 0 and Settings.rows:   # (0: never the last of two)
-        made.append(RowReduction(region, root.node, axis, keepdims))
-    chain = [x for kind, x in root.args if kind == "op"]
-    if Settings.enabled and chain:
-        below = region_at(chain[0].node)
-        if below is not None and len(below.ops) >= 2:
-            made.append(FusedRegion(below, below.root.node))
-    return made

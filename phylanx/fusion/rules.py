@@ -63,7 +63,7 @@ _rule("__div", "({0} / {1})", arity=(2, None), fold=True)
 _rule("__minus", "(-{0})", kinds="if")
 _rule("__pos", "(+{0})", kinds="if")
 # a float result only: NumPy raises for int ** negative int, Python code would not
-_rule("power", "({0} ** {1})", arity=(2, 2), result_kinds="f")
+_rule("power", "_power({0}, {1})", arity=(2, 2), result_kinds="f")
 for _name, _op in (("__eq", "=="), ("__ne", "!="), ("__lt", "<"), ("__le", "<="),
                    ("__gt", ">"), ("__ge", ">=")):
     _rule(_name, f"({{0}} {_op} {{1}})", arity=(2, 2))

@@ -15,7 +15,7 @@ import pytest
 
 from phylanx import Phylanx, config, fusion
 from phylanx.errors import PhylanxError
-from phylanx.fusion import hot, rowreduce
+from phylanx.fusion import hot, rowreduce, strided, stridedmap
 
 pytest.importorskip("numba")
 
@@ -67,8 +67,12 @@ def test_sums_of_rows_like_numpy(eager, installed, dtype, y):
     if dtype.startswith("float") and y != "scalar":
         other = other.astype(dtype)
     run_like_numpy(norms, x, other)
-    # a broadcast operand (row, column) is left to NumPy: its copy would cost the saving
+    # a broadcast operand (row, column) is read in place by the strided kernel
+    # (strided.py); the others by the contiguous row kernel
     assert (kernel_calls(installed) >= 2) == (y in ("scalar", "full"))
+    strided_calls = sum(e.calls for r in installed for e in r.kernels.values()
+                        if isinstance(e, strided.StridedKernel))
+    assert (strided_calls >= 2) == (y in ("row", "column"))
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
@@ -100,11 +104,15 @@ def whole(x):
 
 @pytest.mark.parametrize("fn,shape", [(first_axis, (20, 5)), (whole, (20,)),
                                       (whole, (20, 0)), (norms, (0, 3))])
-def test_other_axes_and_empty_rows_run_numpy(eager, installed, fn, shape):
+def test_other_axes_take_the_strided_kernel_and_empty_rows_numpy(eager, installed, fn,
+                                                                  shape):
     x = RNG.normal(size=shape)
     args = (x, 1.0) if fn is norms else (x,)
     run_like_numpy(fn, *args)
     assert kernel_calls(installed) == 0
+    strided_calls = sum(e.calls for r in installed for e in r.kernels.values()
+                        if isinstance(e, strided.StridedKernel))
+    assert (strided_calls > 0) == (0 not in shape)
 
 
 def test_an_axis_out_of_range_is_numpys_located_error(eager):
@@ -146,9 +154,9 @@ def test_settings(eager, installed, rows, chains):
             got, want = f(x), both(x)
             assert_like_numpy(got[0], want[0])
             np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
-        kinds = {type(r) for r in installed}
-        assert (rowreduce.RowReduction in kinds) == rows
-        assert (hot.FusedRegion in kinds) == chains
+        axes = {r.axis for r in installed if isinstance(r, strided.AxisReduction)}
+        assert (1 in axes) == rows
+        assert (None in axes) == chains
     finally:
         config.reset("fusion")
 
@@ -219,15 +227,15 @@ def exp_rows(x, y):
     return np.sum(np.exp(x) * y, axis=0)
 
 
-def test_the_chain_under_another_axis_is_still_fused(eager, installed):
-    """Under a reduction along the first axis (not a row pass) the element-wise chain it
-    reduces is fused by itself (setting ``fusion``), as before axis reductions joined
-    regions."""
+def test_the_chain_under_another_axis_is_fused_with_it(eager, installed):
+    """A reduction along the first axis is fused with the element-wise chain it reduces
+    (the strided kernel, strided.py); the chain alone keeps its own closure for when
+    the reduction gives its node back."""
     x, y = RNG.normal(size=(30, 4)), RNG.normal(size=(30, 4))
     run_like_numpy(exp_rows, x, y)
-    chains = [r for r in installed if type(r) is hot.FusedRegion]
-    assert chains and any(e.calls for r in chains for e in r.kernels.values()
-                          if isinstance(e, hot._Kernel))
+    assert [type(r) for r in installed] == [strided.AxisReduction, stridedmap.StridedMap]
+    assert any(isinstance(e, strided.StridedKernel) and e.calls
+               for e in installed[0].kernels.values())
 
 
 def test_a_region_on_trial_is_settling_until_its_kernel_is_steady(eager, installed,
