@@ -21,7 +21,8 @@ from ..errors import PhylanxCompileError, PhylanxError
 from ..language import ast
 from ..primitives import registry
 from ..runtime import hooks, measure, overlap
-from ..runtime.nodes import Node, build_eager, constant, node_failed, resolving, slot_op
+from ..runtime.futures import Future
+from ..runtime.nodes import Node, build_eager, constant, node_failed, slot_op
 from ..source import SourceLoc
 from ..values import Builtin, ControlSignal, Function, call_function
 from . import binding, dependencies, scopes
@@ -349,9 +350,6 @@ class Compiler:
             impl = with_dtype(impl, suffix, spec.flags.get("dtype_args"))
         elif len(children) == 2 and "binary" in spec.flags:
             impl = spec.flags["binary"]   # two operands: the operator itself, no wrapper
-        if spec.side_effects:
-            # never run twice (no retry on a future operand)
-            impl = resolving(impl, checks_kind=not spec.takes_tiled)
         return self.build_eager(node, impl, spec)
 
     def build_eager(self, node: Node, impl, spec) -> Node:
@@ -399,8 +397,8 @@ def make_call(node: Node, name: str, get, args: list, kwargs: dict,
         def run1(frame):
             nonlocal plain
             fn = g[slot] if g is not None else get(frame)
-            if a0.run is a_run:
-                x = frame[ai]
+            # (a future in the slot: the node's own closure waits for it, see slot_op)
+            if a0.run is a_run and type(x := frame[ai]) is not Future:
                 try:
                     value = a_impl(x, a_const)
                 except Exception as e:  # also ControlSignal: node_failed passes it on

@@ -22,7 +22,15 @@ from ...errors import PhylanxError, PhylanxTypeError, PhylanxValueError
 from ...runtime import measure
 from ...runtime.cancel import PENDING, check
 from ...runtime.forkjoin import adopt, fork_join, spawn
-from ...runtime.futures import Forward, Future, all_done, forwarded, resolve_deep
+from ...runtime.futures import (
+    Forward,
+    Future,
+    all_done,
+    forwarded,
+    gathered,
+    resolve_deep,
+    waited,
+)
 from ...runtime.nodes import node_failed, resolve_args, slot_op
 from ...values import (
     BreakSignal,
@@ -102,8 +110,7 @@ def if_(node, children):
         ts = t.slot
 
         def run3_read(frame):
-            if c.run is c_run:
-                x = frame[ci]
+            if c.run is c_run and type(x := frame[ci]) is not Future:
                 try:
                     v = c_impl(x, c_const)
                 except Exception as exc:  # also ControlSignal: node_failed passes it on
@@ -116,8 +123,8 @@ def if_(node, children):
         return run3_read
 
     def run3(frame):
-        if c.run is c_run:
-            x = frame[ci]
+        # (a future in the slot: the node's own closure waits for it, see slot_op)
+        if c.run is c_run and type(x := frame[ci]) is not Future:
             try:
                 v = c_impl(x, c_const)
             except Exception as exc:  # also ControlSignal: node_failed passes it on
@@ -221,7 +228,7 @@ def fmap(f, *iterables):
 
 
 def _fmap_array(f, source: np.ndarray) -> np.ndarray:
-    return _array_results([call(f, x) for x in source], source)
+    return _array_results([waited(call(f, x)) for x in source], source)
 
 
 def _array_results(results: list, source: np.ndarray, name: str = "fmap") -> np.ndarray:
@@ -261,9 +268,10 @@ def pymap(f, *iterables):
 
     Several iterables are zipped; any iterable gives a list (``fmap`` over an array
     follows the original's rule instead)."""
+    # a list never holds a future: with one among the results, a future of the list
     if len(iterables) == 1:
-        return [call(f, x) for x in iterate(iterables[0])]
-    return [call(f, *xs) for xs in _zip_items(iterables)]
+        return gathered([call(f, x) for x in iterate(iterables[0])])
+    return gathered([call(f, *xs) for xs in _zip_items(iterables)])
 
 
 @primitive("parallel_map", "parallel_map(_1, __2)",
@@ -279,8 +287,8 @@ def parallel_map(f, *iterables):
     results = fork_join([partial(call, f, *xs) for xs in items], share_blas=True)
     source = iterables[0]
     if len(iterables) == 1 and type(source) is np.ndarray and source.ndim in (1, 2):
-        return _array_results(results, source, "parallel_map")
-    return results
+        return _array_results([waited(r) for r in results], source, "parallel_map")
+    return gathered(results)   # a list never holds a future (runtime/nodes.py)
 
 
 @primitive("filter", "filter(_1, _2)",
