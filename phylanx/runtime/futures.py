@@ -330,8 +330,8 @@ class Future(Deferred):
     # conversions (``__array__``, ``__float__``, ``__index__``...) are explicit
     # requests for the value and wait for it.  Truth tests and comparisons do not
     # wait (a hidden wait inside ``==`` or ``if f:`` in runtime code could hang): they
-    # raise TypeError, so a kernel comparing a future fails and is retried with the
-    # value (nodes.node_failed, pure kernels only) and ``values.truth`` resolves.
+    # raise TypeError.  Kernels never see a future: the node's closure waits for it
+    # first (nodes.dispatch_operands), and ``values.truth`` resolves.
     def __bool__(self) -> bool:
         raise TypeError("the truth value of a future is its value's: resolve it first")
 
