@@ -47,7 +47,8 @@ class Node:
         "run", "primitive", "loc", "children", "instance", "seq", "compile_id",
         "inline", "count", "time_ns", "eval_direct", "parent", "async_children",
         "value", "is_const", "measured_run", "watched", "slot", "function_source",
-        "variable", "float_matrix", "blas", "takes_tiled", "elementwise", "__weakref__",
+        "variable", "float_matrix", "blas", "takes_tiled", "elementwise", "future_free",
+        "__weakref__",
     )
 
     def __init__(self, primitive: str, loc: SourceLoc | None, children: tuple = (),
@@ -81,6 +82,9 @@ class Node:
         # whether operands of the registered kind reach the kernel (see build_eager)
         self.takes_tiled = False
         self.elementwise = False
+        # the value is never a future (set by the compiler): a kernel's value, a read of
+        # a local only ever bound to such values (scopes.FunctionScope.future_free)
+        self.future_free = False
         self.inline: Callable[[list], Any] = _unbuilt
         self.run: Callable[[list], Any] = _unbuilt
         for child in self.children:
@@ -209,14 +213,27 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
     only the kernel call sits in the ``try``.  An operand of a kind the kernel does
     not take (see :func:`operand_kinds`) goes to :func:`dispatch_operands` before
     the kernel runs; the kernel is called once, and its exception is located.
+    Operands known never to be futures (``Node.future_free``: literals, kernels'
+    values, locals only ever bound to such values) leave one kind to test, with one
+    ``is`` each; otherwise ``operand_tests.testing_kinds`` tests them all.
     """
     children = node.children
     n = len(children)
     consts = [c.is_const for c in children]
     dynamic = n - sum(consts)
-    kinds = operand_kinds(node)   # literals are never of them: only the others are tested
+    kinds = operand_kinds(node)
+    if all(c.is_const or c.future_free for c in children):
+        kinds -= {Future}     # no operand can be a future: literals, kernels' values ...
+    if len(kinds) > 1:
+        from .operand_tests import testing_kinds
+        run = testing_kinds(node, impl, kinds)
+        kind = None
+    else:
+        kind = next(iter(kinds), _NoKind)   # the one kind tested, with ``is``
 
-    if n == 0:
+    if kind is None:
+        pass
+    elif n == 0:
         def run(frame):
             try:
                 return impl()
@@ -227,7 +244,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
 
         def run(frame):
             x = frame[i]
-            if type(x) in kinds:
+            if type(x) is kind:
                 return dispatch_operands(node, impl, (x,))
             try:
                 return impl(x)
@@ -238,7 +255,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
 
         def run(frame):
             x = a.run(frame)
-            if type(x) in kinds:
+            if type(x) is kind:
                 return dispatch_operands(node, impl, (x,))
             try:
                 return impl(x)
@@ -249,7 +266,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
 
         def run(frame):
             x, y = frame[i], frame[j]
-            if type(x) in kinds or type(y) in kinds:
+            if type(x) is kind or type(y) is kind:
                 return dispatch_operands(node, impl, (x, y))
             try:
                 return impl(x, y)
@@ -261,16 +278,16 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
 
         def run(frame):
             x = frame[i]
-            if type(x) in kinds:
+            if type(x) is kind:
                 return dispatch_operands(node, impl, (x, bv))
             try:
                 return impl(x, bv)
             except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, (x, bv), e)
-        if _kind[0] is _NoKind or node.takes_tiled or node.elementwise:
-            # parents may evaluate it in place (see slot_op), testing only for a future:
-            # an element-wise kernel given a tiled array goes tile by tile (its rule's
-            # answer)
+        if children[0].future_free and (kind is _NoKind or node.elementwise):
+            # parents may evaluate it in place (see slot_op) without a kind test: the
+            # slot never holds a future, and an element-wise kernel given a tiled array
+            # goes tile by tile (its rule's answer)
             run.slot_op = (i, impl, bv)
     elif n == 2 and dynamic == 2:
         a, b = children
@@ -281,7 +298,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             else:
                 x = a.run(frame)
                 y = b.run(frame)
-            if type(x) in kinds or type(y) in kinds:
+            if type(x) is kind or type(y) is kind:
                 return dispatch_operands(node, impl, (x, y))
             try:
                 return impl(x, y)
@@ -292,7 +309,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
 
         def run(frame):
             x = a.run(frame)
-            if type(x) in kinds:
+            if type(x) is kind:
                 return dispatch_operands(node, impl, (x, bv))
             try:
                 return impl(x, bv)
@@ -303,7 +320,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
 
         def run(frame):
             y = b.run(frame)
-            if type(y) in kinds:
+            if type(y) is kind:
                 return dispatch_operands(node, impl, (av, y))
             try:
                 return impl(av, y)
@@ -316,7 +333,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
             else:
                 args = [c.run(frame) for c in children]
             for x in args:
-                if type(x) in kinds:
+                if type(x) is kind:
                     return dispatch_operands(node, impl, args)
             try:
                 return impl(*args)
@@ -334,13 +351,15 @@ def slot_op(node: Node) -> tuple:
     """``(run, slot, impl, constant)`` if ``node`` is ``local <op> literal`` (``n - 1``,
     ``n < 2``), else ``(None, 0, None, None)``.
 
-    A parent that calls it once per evaluation of its own (a recursive call's argument,
-    an ``if``'s condition) may evaluate it in place while ``node.run is run``, saving a
-    Python call, exactly as :func:`build_eager`'s closure would: if ``frame[slot]`` is a
-    ``Future`` it calls ``node.run`` (which waits for it, see :func:`dispatch_operands`),
-    else ``impl(frame[slot], constant)``, an exception going to ``node_failed(node, impl,
-    (frame[slot], constant), exc)``.  Once the policy or an instrument swaps ``node.run``,
-    the parent calls ``node.run`` again.
+    Offered only where no operand kind needs a test: the local never holds a future
+    (``Node.future_free``: calls bind parameters to values, and the function binds it
+    only to values) and a tiled array would go to the kernel anyway (element-wise).  A
+    parent that calls it once per evaluation of its own (a recursive call's argument, an
+    ``if``'s condition) may evaluate it in place while ``node.run is run``, saving a
+    Python call, exactly as :func:`build_eager`'s closure would: ``impl(frame[slot],
+    constant)``, an exception going to ``node_failed(node, impl, (frame[slot], constant),
+    exc)``.  Once the policy or an instrument swaps ``node.run``, the parent calls
+    ``node.run`` again.
     """
     run = node.inline
     op = getattr(run, "slot_op", None)

@@ -14,8 +14,10 @@ import pytest
 
 import phylanx
 from phylanx import distributed as dist
+from phylanx.compiler.special_forms import future_free_names
 from phylanx.distributed import PhylanxDistributionError
 from phylanx.errors import PhylanxError
+from phylanx.language import parser
 from phylanx.primitives import registry
 from phylanx.runtime.futures import holds_future
 
@@ -108,3 +110,43 @@ def test_a_future_holding_a_tiled_array_is_dispatched_not_given_to_the_kernel(co
         phylanx.evaluate("lambda(a, cumsum(async(a)))", dist.tiled(np.ones((4, 3)), "row",
                                                                    name="x"))
     assert seen == [] and info.value.primitive == "cumsum"
+
+
+# programs where ``<`` meets a local that is, or may be, bound to an async value
+LOCALS = [
+    ("block(define(f, n, if(n < 2, n, f(n - 1) + f(n - 2))), f(async(6)))", 8),
+    ("block(define(g, a, b, if(a < b, a, b)), g(async(3), 2))", 2),
+    ("block(define(h, n, block(store(n, async(7)), if(n < 2, 1, 0))), h(0))", 0),
+    ("block(define(k, n, block(define(x, async(n)), if(x < 2, 1, 0))), k(5))", 0),
+    ("block(define(m, n, block(define(x, 0), store(x, async(n)), x < 2)), m(1))", True),
+    ("block(define(p, n, fold_left(lambda(c, y, if(c < 10, c + y, c)), async(n), "
+     "list(1, 2))), p(3))", 6),
+]
+
+
+@pytest.mark.parametrize("program, want", LOCALS, ids=[p[:40] for p, _ in LOCALS])
+def test_a_local_bound_to_a_future_reaches_the_operator_as_its_value(monkeypatch, program,
+                                                                     want):
+    """``n < 2`` on a local is evaluated in place by its parent (slot_op) without a kind
+    test only where the local never holds a future (a parameter: the call waits for an
+    ``async`` argument; a variable bound only to operators' values); elsewhere the node
+    tests it.  The operator gets values only (it used to get the future, fail, and be
+    run again)."""
+    spec = registry.lookup("__lt")
+    operator_lt = spec.flags["binary"]
+    seen = []
+
+    def counting(x, y):
+        seen.append(x)
+        return operator_lt(x, y)
+    monkeypatch.setitem(spec.flags, "binary", counting)    # bound when compiled
+    assert phylanx.evaluate(program) == want
+    assert seen and not any(holds_future(x) for x in seen), seen
+
+
+def test_the_locals_known_never_to_hold_a_future():
+    body = parser.parse(
+        "block(define(s, 0), store(s, s + 1), define(t, async(1)), store(n, f(1)), "
+        "define(u, -s), define(v, [1, 2]), define(w, s && 1), "
+        "for_each(lambda(i, store(u, u * i)), list(1)))").body[0]
+    assert future_free_names(body, ["n", "m"]) == {"s", "u", "v", "m"}

@@ -110,7 +110,8 @@ def if_(node, children):
         ts = t.slot
 
         def run3_read(frame):
-            if c.run is c_run and type(x := frame[ci]) is not Future:
+            if c.run is c_run:
+                x = frame[ci]
                 try:
                     v = c_impl(x, c_const)
                 except Exception as exc:  # also ControlSignal: node_failed passes it on
@@ -123,8 +124,8 @@ def if_(node, children):
         return run3_read
 
     def run3(frame):
-        # (a future in the slot: the node's own closure waits for it, see slot_op)
-        if c.run is c_run and type(x := frame[ci]) is not Future:
+        if c.run is c_run:
+            x = frame[ci]
             try:
                 v = c_impl(x, c_const)
             except Exception as exc:  # also ControlSignal: node_failed passes it on
