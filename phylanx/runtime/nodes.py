@@ -222,8 +222,6 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
     consts = [c.is_const for c in children]
     dynamic = n - sum(consts)
     kinds = operand_kinds(node)
-    if all(c.is_const or c.future_free for c in children):
-        kinds -= {Future}     # no operand can be a future: literals, kernels' values ...
     if len(kinds) > 1:
         from .operand_tests import testing_kinds
         run = testing_kinds(node, impl, kinds)
@@ -398,11 +396,12 @@ def registered_kind() -> type:
 def operand_kinds(node: Node) -> frozenset:
     """The classes of operands ``node``'s kernel does not take, which its closures hand to
     :func:`dispatch_operands`: ``Future`` unless the primitive is declared
-    ``takes_futures``, the registered kind unless it is declared ``takes_tiled``.  Every
-    closure that calls a kernel tests its operands against them (this module's,
-    ``runtime/inplace.py``'s)."""
+    ``takes_futures`` or no operand can be one (``Node.future_free``), the registered kind
+    unless it is declared ``takes_tiled``.  Every closure that calls a kernel tests its
+    operands against them (this module's, ``operand_tests.py``'s, ``inplace.py``'s)."""
     kinds = set()
-    if node.primitive not in TAKES_FUTURES:
+    if node.primitive not in TAKES_FUTURES and not all(
+            c.is_const or c.future_free for c in node.children):
         kinds.add(Future)
     if not takes_kind(node):
         kinds.add(_kind[0])
