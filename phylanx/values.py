@@ -140,6 +140,11 @@ class Function:
                         f"function '{self.name}' is missing argument '{self.params[i]}' "
                         f"(takes {self.min_args} to {self.nparams}, got {n})", None, self.name)
                 frame[i + 1] = default.choice.call(frame)
+        for i in range(1, self.nparams + 1):
+            # parameters are bound to values: an ``async`` argument is waited for here,
+            # so reads of a parameter never test for a future (runtime/nodes.py, slot_op)
+            while isinstance(frame[i], Deferred):
+                frame[i] = frame[i].result()
         if self.catches_return:
             try:
                 return self.entry.call(frame)

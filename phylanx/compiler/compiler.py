@@ -21,7 +21,8 @@ from ..errors import PhylanxCompileError, PhylanxError
 from ..language import ast
 from ..primitives import registry
 from ..runtime import hooks, measure, overlap
-from ..runtime.nodes import Node, build_eager, constant, node_failed, resolving, slot_op
+from ..runtime.futures import Future, waited
+from ..runtime.nodes import Node, build_eager, constant, node_failed, slot_op
 from ..source import SourceLoc
 from ..values import Builtin, ControlSignal, Function, call_function
 from . import binding, dependencies, scalar_loops, scopes
@@ -238,6 +239,11 @@ class Compiler:
             node = self.new_node("access-variable", loc, instance=name)
             if where[0] == 0:
                 node.slot = where[1]  # parents read frame[slot] themselves (see build_eager)
+                # a local that never holds a future (its function's main slot for the
+                # name, not a branch's private one): no future test where it is read
+                node.future_free = (isinstance(scope, scopes.FunctionScope)
+                                    and name in scope.future_free
+                                    and scope.slots.get(name) == where[1])
             node.variable = (where, scopes.owner(where, self.globals.frame), where[1])
             return node.set_run(scopes.reader(where, self.globals.frame))
         if name in CONSTANTS:
@@ -334,6 +340,10 @@ class Compiler:
         node.blas = bool(spec.flags.get("blas"))     # runtime/policy.py reads it
         # how the closures treat tiled operands (runtime/nodes.py: dispatch by kind)
         node.takes_tiled, node.elementwise = spec.takes_tiled, spec.elementwise
+        # a kernel is given values and gives one, never a future, unless it holds what
+        # it is given (takes_futures) or returns what functions it calls return
+        node.future_free = not (spec.lazy or spec.higher_order
+                                or spec.flags.get("takes_futures"))
         if spec.lazy:
             run = spec.impl(node, node.children)
             if not spec.flags.get("locates_errors"):
@@ -351,9 +361,6 @@ class Compiler:
             impl = with_dtype(impl, suffix, spec.flags.get("dtype_args"))
         elif len(children) == 2 and "binary" in spec.flags:
             impl = spec.flags["binary"]   # two operands: the operator itself, no wrapper
-        if spec.side_effects:
-            # never run twice (no retry on a future operand)
-            impl = resolving(impl, checks_kind=not spec.takes_tiled)
         return self.build_eager(node, impl, spec)
 
     def build_eager(self, node: Node, impl, spec) -> Node:
@@ -403,7 +410,7 @@ def make_call(node: Node, name: str, get, args: list, kwargs: dict,
         def run1(frame):
             nonlocal plain
             fn = g[slot] if g is not None else get(frame)
-            if a0e.call is a_run:
+            if a0e.call is a_run:      # (a local that is never a future, see slot_op)
                 x = frame[ai]
                 try:
                     value = a_impl(x, a_const)
@@ -411,6 +418,8 @@ def make_call(node: Node, name: str, get, args: list, kwargs: dict,
                     value = node_failed(a0, a_impl, (x, a_const), e)
             else:
                 value = a0e.call(frame)
+                if type(value) is Future:       # parameters are bound to values
+                    value = waited(value)
             try:
                 if fn is not plain:
                     if type(fn) is not Function or fn.nparams != 1 or fn.catches_return:

@@ -83,6 +83,10 @@ class FunctionScope(_Scope):
         self.slots: dict[str, int] = {p: i + 1 for i, p in enumerate(params)}
         self.size = len(params) + 1
         self.has_return = False
+        # locals that never hold a future: parameters (the call waits for an ``async``
+        # argument) and variables the body binds only to values no kernel gives as a
+        # future (special_forms.future_free_names); reads of them need no future test
+        self.future_free: frozenset[str] = frozenset()
 
     def _new_slot(self) -> int:
         self.size += 1

@@ -17,7 +17,7 @@ from ..errors import PhylanxCompileError, PhylanxTypeError
 from ..language import ast
 from ..primitives import indexing, original_index
 from ..primitives.controls.control_flow import iterate
-from ..primitives.registry import all_specs
+from ..primitives.registry import all_specs, lookup
 from ..runtime.cancel import PENDING, check
 from ..runtime.futures import resolve_deep
 from ..values import BreakSignal, ContinueSignal, Function
@@ -97,10 +97,69 @@ def _params(call: ast.Call, items) -> tuple[list[str], list]:
     return names, defaults
 
 
+#: forms whose identifier arguments bind a name: define's and store's target, a
+#: function's or loop's parameters (``for_each`` may run its lambda in the enclosing frame)
+_BINDING_FORMS = frozenset(("define", "define_global", "store", "lambda", "for_each"))
+
+
+def future_free_names(body_ast, params) -> frozenset[str]:
+    """The locals of a function that never hold a future: every binding of the name in
+    ``body_ast`` (at any depth, nested functions included) is ``define(name, value)`` or
+    ``store(name, value)`` of a value no kernel gives as a future (:func:`_gives_value`),
+    and the parameters so bound or not bound at all (the call binds them to values,
+    ``values.Function.invoke``).  Over-approximates what may be a future, by design:
+    reads of these names skip the future test (runtime/nodes.py)."""
+    values: dict[str, bool] = {}
+    stack = [body_ast]
+    while stack:
+        e = stack.pop()
+        t = type(e)
+        if t is ast.Call:
+            if e.func in _BINDING_FORMS:
+                simple = (e.func in ("define", "store") and len(e.args) == 2
+                          and type(e.args[0]) is ast.Identifier)
+                if simple:
+                    name = e.args[0].name
+                    values[name] = values.get(name, True) and _gives_value(e.args[1])
+                else:
+                    for a in e.args:
+                        if type(a) is ast.Identifier:
+                            values[a.name] = False
+            stack.extend(e.args)
+        elif t is ast.BinOp:
+            stack.extend((e.left, e.right))
+        elif t is ast.UnaryOp:
+            stack.append(e.operand)
+        elif t is ast.KeywordArg:
+            stack.append(e.value)
+        elif t is ast.QuotedList:
+            stack.extend(e.items)
+    free = {name for name, ok in values.items() if ok}
+    free.update(p for p in params if values.get(p, True))
+    return frozenset(free)
+
+
+def _gives_value(expr) -> bool:
+    """True if ``expr`` is a literal or an operator whose kernel gives a value (never a
+    future: it is given values, see runtime/nodes.py), so a name bound to it holds none."""
+    t = type(expr)
+    if t is ast.Literal or t is ast.ArrayLiteral:
+        return True
+    if t is ast.UnaryOp and ast.UNARY_OPS[expr.op] is None:
+        return _gives_value(expr.operand)
+    if t is ast.BinOp or t is ast.UnaryOp:
+        name = (ast.BINARY_OPS[expr.op][1] if t is ast.BinOp else ast.UNARY_OPS[expr.op])
+        spec = lookup(name)
+        return spec is not None and not (spec.lazy or spec.special or spec.higher_order
+                                         or spec.flags.get("takes_futures"))
+    return False
+
+
 def compile_function(compiler, call: ast.Call, scope, name: str, param_items, body_ast):
     """Compile a function body; returns a factory ``make(frame) -> Function``."""
     params, default_asts = _params(call, param_items)
     fscope = scopes.FunctionScope(scope, name, params)
+    fscope.future_free = future_free_names(body_ast, params)
     defaults = [None if d is None else compiler.compile(d, fscope) for d in default_asts]
     body = compiler.compile(body_ast, fscope)
     body.function_source = FunctionSource(compiler, call, scope, name, param_items, body_ast)

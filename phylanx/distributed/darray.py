@@ -17,7 +17,8 @@ located :class:`~.errors.PhylanxDistributionError` that names the ``_d`` form, i
 there is one, and the ways to go on: ``all_gather_d(x)`` for the whole array,
 ``local_tile(x)`` for this locality's tile.  A tiled array nested in a list is
 caught when the kernel converts it (``__array__`` raises :class:`TiledOperand`
-inside an evaluation): the same error, from the runtime's failure path.  NumPy
+inside an evaluation): ``on_tiled_operand`` translates that into the same located
+error where the runtime locates a kernel's exception (the kernel is not run again).  NumPy
 element-wise ufuncs and operators (``x + 1``, ``np.sqrt(x)``) go tile by tile through
 ``__array_ufunc__``; other ufunc calls (``np.matmul``, ``np.add.reduce``) refuse
 inside an evaluation.  Outside one, in plain Python, ``x.shape``, ``len(x)`` and
@@ -40,7 +41,7 @@ from . import lockstep, tiles
 from .tiles import Layout
 
 
-class TiledOperand(Exception):  # noqa: N818 - a signal to the failure path, not an error
+class TiledOperand(Exception):  # noqa: N818 - a signal translated into the refusal
     """Raised when a kernel tries to turn a DistributedArray into a NumPy array."""
 
 

@@ -195,8 +195,8 @@ def interpret(region: Region, leaf_values: list, record: list | None = None) -> 
 
     ``record``, if given, receives each operation's result at ``op.index`` (and, for a
     reduction, its operand under ``len(ops)``).  A failing kernel goes through
-    :func:`~phylanx.runtime.nodes.call`: tiled operands dispatched, located at its node,
-    futures retried.
+    :func:`~phylanx.runtime.nodes.call`: futures waited for and tiled operands dispatched
+    before it runs, its error located at its node.
     """
     def run(op: Op) -> Any:
         values = []

@@ -234,6 +234,11 @@ def primitive(name: str, *patterns: str, **options: Any) -> Callable:
             # distributed primitives then ran concurrently, ranks out of step)
             from ..runtime.nodes import ORDERED
             ORDERED.update((name, *spec.aliases))
+        if spec.flags.get("takes_futures"):
+            # its kernel is given ``async`` values as they are (a builder that only holds
+            # them); any other's operands are waited for before it runs (runtime/nodes.py)
+            from ..runtime.nodes import TAKES_FUTURES
+            TAKES_FUTURES.update((name, *spec.aliases))
         impl.spec = spec  # type: ignore[attr-defined]
         return impl
 

@@ -336,8 +336,8 @@ class Future(Deferred):
     # conversions (``__array__``, ``__float__``, ``__index__``...) are explicit
     # requests for the value and wait for it.  Truth tests and comparisons do not
     # wait (a hidden wait inside ``==`` or ``if f:`` in runtime code could hang): they
-    # raise TypeError, so a kernel comparing a future fails and is retried with the
-    # value (nodes.node_failed, pure kernels only) and ``values.truth`` resolves.
+    # raise TypeError.  Kernels never see a future: the node's closure waits for it
+    # first (nodes.dispatch_operands), and ``values.truth`` resolves.
     def __bool__(self) -> bool:
         raise TypeError("the truth value of a future is its value's: resolve it first")
 
@@ -494,6 +494,55 @@ def resolve_deep(value: Any) -> Any:
         items = {k: resolve_deep(v) for k, v in value.items()}
         return value if all(items[k] is v for k, v in value.items()) else items
     return value
+
+
+def waited(value: Any) -> Any:
+    """The value of ``value`` if it is a future (waited for; a future's value may be a
+    future again: ``async(async(1))``, a function returning ``async``), else ``value``.
+    Containers never hold futures (:func:`gathered`): nothing inside is looked at."""
+    while type(value) is Future:
+        value = value.result()
+    return value
+
+
+def gathered(items: list) -> Any:
+    """``items`` if none of them is a future, else a future of the list of their values,
+    done when every one of them is: a container never holds a future (the runtime
+    dispatches operands by kind, ``nodes.py``, and tests only the top level).  What a
+    builder (``list``) or a higher-order primitive collecting results returns.
+
+    The first failed item (in order) fails it; it is external if an item is (waiting for
+    it then runs no task, as waiting for that item would not)."""
+    futures = [v for v in items if type(v) is Future]
+    if not futures:
+        return items
+    out = Future()
+    out._external = any(f._external for f in futures)
+    left = [len(futures)]
+    lock = threading.Lock()
+
+    def one_done(_: Future) -> None:
+        with lock:
+            left[0] -= 1
+            if left[0]:
+                return
+        for f in futures:
+            if f._error is not None:
+                f._retrieved = True
+                out.try_set_exception(f._error)
+                return
+        values = [v._value if type(v) is Future else v for v in items]
+        # an item's value may be a future again (``async(async(1))``): its list too
+        nested = gathered(values)
+        if type(nested) is Future:
+            nested.add_done_callback(
+                lambda done: out.try_set_exception(done._error) if done._error is not None
+                else out.try_set_result(done._value))
+        else:
+            out.try_set_result(values)
+    for f in futures:
+        f.add_done_callback(one_done)
+    return out
 
 
 def all_done(value: Any) -> bool:

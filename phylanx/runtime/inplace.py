@@ -34,7 +34,7 @@ import weakref
 import numpy as np
 
 from . import choices
-from .nodes import Node, build_eager, dispatch_kind, node_failed, operand_kind
+from .nodes import Node, build_eager, dispatch_operands, node_failed, operand_kinds
 
 #: binary operator primitive -> ufunc computing it for float/complex arrays
 BINARY = {"__add": np.add, "__sub": np.subtract, "__mul": np.multiply,
@@ -284,7 +284,7 @@ def _unary(node, impl, ufunc, plain, pool, loop):
     a_pool = _POOLS.get(a)
     extra = (None,) if len(node.children) == 2 else ()
     ai = a.slot if a.slot is not None else -1
-    kind = operand_kind(node)
+    kinds = operand_kinds(node)
     me = node.choice
     ae = node.children[0].choice
 
@@ -292,8 +292,8 @@ def _unary(node, impl, ufunc, plain, pool, loop):
         if me.async_children:
             return plain(frame)
         x = frame[ai] if ai >= 0 else ae.call(frame)
-        if type(x) is kind:
-            return dispatch_kind(node, impl, (x, *extra))
+        if type(x) in kinds:
+            return dispatch_operands(node, impl, (x, *extra))
         try:
             if type(x) is _ndarray and x.size >= MIN_ELEMENTS and x.dtype.kind == "f":
                 if ai < 0 and _temp(x, _getrefcount(x), a_pool):
@@ -322,7 +322,7 @@ def _binary(node, impl, ufunc, plain, pool, loop):
     bi = b.slot if b.slot is not None else -1
     a_temp, b_temp = not a_const and ai < 0, not b_const and bi < 0
     a_pool, b_pool = _POOLS.get(a), _POOLS.get(b)
-    kind = operand_kind(node)
+    kinds = operand_kinds(node)
     me = node.choice
     ae = node.children[0].choice
     be = node.children[-1].choice    # (the second operand; unused for one)
@@ -332,8 +332,8 @@ def _binary(node, impl, ufunc, plain, pool, loop):
             return plain(frame)
         x = av if a_const else frame[ai] if ai >= 0 else ae.call(frame)
         y = bv if b_const else frame[bi] if bi >= 0 else be.call(frame)
-        if type(x) is kind or type(y) is kind:
-            return dispatch_kind(node, impl, (x, y))
+        if type(x) in kinds or type(y) in kinds:
+            return dispatch_operands(node, impl, (x, y))
         try:
             big = False
             if type(x) is _ndarray and x.size >= MIN_ELEMENTS:
@@ -384,7 +384,7 @@ def _matmul(node, impl, plain, pool, loop):
     be = b.choice
     ai = a.slot if a.slot is not None else -1
     bi = b.slot if b.slot is not None else -1
-    kind = operand_kind(node)
+    kinds = operand_kinds(node)
     me = node.choice
     ae = node.children[0].choice
     be = node.children[-1].choice    # (the second operand; unused for one)
@@ -394,8 +394,8 @@ def _matmul(node, impl, plain, pool, loop):
             return plain(frame)
         x = frame[ai] if ai >= 0 else ae.call(frame)
         y = frame[bi] if bi >= 0 else be.call(frame)
-        if type(x) is kind or type(y) is kind:
-            return dispatch_kind(node, impl, (x, y))
+        if type(x) in kinds or type(y) in kinds:
+            return dispatch_operands(node, impl, (x, y))
         try:
             if loop[0]:
                 shape = _matmul_shape(x, y)

@@ -12,11 +12,18 @@ a parent evaluates a child as ``child.choice.call(frame)``.
 A frame is a Python list: slot 0 is the enclosing frame (the closure link),
 the other slots hold arguments and locals (resolved to indices at compile time).
 
-Operands are dispatched by kind before the kernel runs: a registered kind (the
-distributed layer's ``DistributedArray``, see :func:`register_operand_kind`) never
-reaches the kernel of a primitive not declared ``takes_tiled``; the kind's dispatcher
-applies the primitive's rule or raises a located error.  The test is one ``type(x) is
-K`` per non-literal operand, so plain evaluation pays a few nanoseconds per node.
+Operands are dispatched by kind before the kernel runs, never by letting it fail: each
+closure tests every operand that is not a literal with one ``type(x) in kinds``, where
+``kinds`` (:func:`operand_kinds`, fixed when the node is built) holds the classes its
+kernel does not take: ``Future`` (an ``async`` value, unless the primitive is declared
+``takes_futures``) and the registered kind (the distributed layer's ``DistributedArray``,
+see :func:`register_operand_kind`, unless it is declared ``takes_tiled``).  Such an
+operand goes to :func:`dispatch_operands`: futures are waited for, a tiled array goes to
+its dispatcher (the primitive's rule or a located refusal), and the kernel is called once
+on what it takes.  A kernel's exception is located at its node and raised
+(:func:`node_failed`); nothing is ever run again.  Containers never hold futures: a
+``takes_futures`` builder (``list``) or a higher-order primitive that collects results
+gives a future of the container instead (``futures.gathered``), a kind like any other.
 """
 from __future__ import annotations
 
@@ -33,7 +40,7 @@ from ..source import SourceLoc
 from ..values import ControlSignal
 from .choices import Choice, timed_task
 from .forkjoin import fork_join
-from .futures import holds_future, resolve_deep
+from .futures import Future, waited
 
 
 class Node:
@@ -43,7 +50,7 @@ class Node:
         "run", "primitive", "loc", "children", "instance", "seq", "compile_id",
         "inline", "count", "time_ns", "parent", "choice",
         "value", "is_const", "slot", "function_source",
-        "variable", "blas", "takes_tiled", "elementwise", "__weakref__",
+        "variable", "blas", "takes_tiled", "elementwise", "future_free", "__weakref__",
     )
 
     def __init__(self, primitive: str, loc: SourceLoc | None, children: tuple = (),
@@ -73,6 +80,9 @@ class Node:
         # whether operands of the registered kind reach the kernel (see build_eager)
         self.takes_tiled = False
         self.elementwise = False
+        # the value is never a future (set by the compiler): a kernel's value, a read of
+        # a local only ever bound to such values (scopes.FunctionScope.future_free)
+        self.future_free = False
         self.inline: Callable[[list], Any] = _unbuilt
         self.run: Callable[[list], Any] = _unbuilt
         for child in self.children:
@@ -211,16 +221,28 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
 
     The closures are specialised by arity and by which operands are literals:
     this is the hot path of every program.  Children locate their own errors, so
-    only the kernel call sits in the ``try``; a kernel failure caused by an
-    operand that is still a future (``async``) is retried with its value.
+    only the kernel call sits in the ``try``.  An operand of a kind the kernel does
+    not take (see :func:`operand_kinds`) goes to :func:`dispatch_operands` before
+    the kernel runs; the kernel is called once, and its exception is located.
+    Operands known never to be futures (``Node.future_free``: literals, kernels'
+    values, locals only ever bound to such values) leave one kind to test, with one
+    ``is`` each; otherwise ``operand_tests.testing_kinds`` tests them all.
     """
     children = node.children
     n = len(children)
     consts = [c.is_const for c in children]
     dynamic = n - sum(consts)
-    kind = operand_kind(node)   # literals are never of it: only the other operands are tested
+    kinds = operand_kinds(node)
+    if len(kinds) > 1:
+        from .operand_tests import testing_kinds
+        run = testing_kinds(node, impl, kinds)
+        kind = None
+    else:
+        kind = next(iter(kinds), _NoKind)   # the one kind tested, with ``is``
 
-    if n == 0:
+    if kind is None:
+        pass
+    elif n == 0:
         def run(frame):
             try:
                 return impl()
@@ -232,7 +254,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
         def run(frame):
             x = frame[i]
             if type(x) is kind:
-                return dispatch_kind(node, impl, (x,))
+                return dispatch_operands(node, impl, (x,))
             try:
                 return impl(x)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -243,7 +265,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
         def run(frame):
             x = a.call(frame)
             if type(x) is kind:
-                return dispatch_kind(node, impl, (x,))
+                return dispatch_operands(node, impl, (x,))
             try:
                 return impl(x)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -254,7 +276,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
         def run(frame):
             x, y = frame[i], frame[j]
             if type(x) is kind or type(y) is kind:
-                return dispatch_kind(node, impl, (x, y))
+                return dispatch_operands(node, impl, (x, y))
             try:
                 return impl(x, y)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -266,14 +288,15 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
         def run(frame):
             x = frame[i]
             if type(x) is kind:
-                return dispatch_kind(node, impl, (x, bv))
+                return dispatch_operands(node, impl, (x, bv))
             try:
                 return impl(x, bv)
             except Exception as e:  # also ControlSignal: node_failed passes it on
                 return node_failed(node, impl, (x, bv), e)
-        if kind is _NoKind or node.elementwise:
-            # parents may evaluate it in place (see slot_op), skipping the kind test: an
-            # element-wise kernel given a tiled array goes tile by tile (its rule's answer)
+        if children[0].future_free and (kind is _NoKind or node.elementwise):
+            # parents may evaluate it in place (see slot_op) without a kind test: the
+            # slot never holds a future, and an element-wise kernel given a tiled array
+            # goes tile by tile (its rule's answer)
             run.slot_op = (i, impl, bv)
     elif n == 2 and dynamic == 2:
         a, b = children[0].choice, children[1].choice
@@ -286,7 +309,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
                 x = a.call(frame)
                 y = b.call(frame)
             if type(x) is kind or type(y) is kind:
-                return dispatch_kind(node, impl, (x, y))
+                return dispatch_operands(node, impl, (x, y))
             try:
                 return impl(x, y)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -297,7 +320,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
         def run(frame):
             x = a.call(frame)
             if type(x) is kind:
-                return dispatch_kind(node, impl, (x, bv))
+                return dispatch_operands(node, impl, (x, bv))
             try:
                 return impl(x, bv)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -308,7 +331,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
         def run(frame):
             y = b.call(frame)
             if type(y) is kind:
-                return dispatch_kind(node, impl, (av, y))
+                return dispatch_operands(node, impl, (av, y))
             try:
                 return impl(av, y)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -324,7 +347,7 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
                 args = [c.call(frame) for c in entries]
             for x in args:
                 if type(x) is kind:
-                    return dispatch_kind(node, impl, args)
+                    return dispatch_operands(node, impl, args)
             try:
                 return impl(*args)
             except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -341,12 +364,15 @@ def slot_op(node: Node) -> tuple:
     """``(run, slot, impl, constant)`` if ``node`` is ``local <op> literal`` (``n - 1``,
     ``n < 2``), else ``(None, 0, None, None)``.
 
-    A parent that calls it once per evaluation of its own (a recursive call's argument,
-    an ``if``'s condition) may evaluate it in place while ``node.choice.call is run``,
-    saving a Python call, exactly as :func:`build_eager`'s closure would (on failure it
-    calls ``node_failed(node, impl, (frame[slot], constant), exc)``).  While the side
-    table layers something on it (counting, recording), the parent calls
-    ``node.choice.call`` again.
+    Offered only where no operand kind needs a test: the local never holds a future
+    (``Node.future_free``: calls bind parameters to values, and the function binds it
+    only to values) and a tiled array would go to the kernel anyway (element-wise).  A
+    parent that calls it once per evaluation of its own (a recursive call's argument, an
+    ``if``'s condition) may evaluate it in place while ``node.choice.call is run``,
+    saving a Python call, exactly as :func:`build_eager`'s closure would: ``impl(frame[slot],
+    constant)``, an exception going to ``node_failed(node, impl, (frame[slot], constant),
+    exc)``.  While the side table layers something on it (counting, recording), the
+    parent calls ``node.choice.call`` again.
     """
     run = node.inline
     op = getattr(run, "slot_op", None)
@@ -355,41 +381,16 @@ def slot_op(node: Node) -> tuple:
     return (run, *op)
 
 
-class KindReached(Exception):  # noqa: N818 - a signal to node_failed, not an error
-    """A future resolved to an operand of the registered kind in a :func:`resolving`
-    kernel: ``node_failed`` dispatches the resolved ``values`` (the kernel never ran)."""
-
-    def __init__(self, values: list):
-        super().__init__("operand of the registered kind")
-        self.values = values
-
-
-def resolving(impl: Callable[..., Any], checks_kind: bool = True) -> Callable[..., Any]:
-    """``impl`` called with its operands' futures resolved first.
-
-    For kernels with side effects (printing, writing files, changing a list in
-    place): they must never run twice, so they cannot use the retry of
-    :func:`node_failed`, which is only safe for pure kernels.  A future that held an
-    operand of the registered kind is dispatched instead (unless ``checks_kind`` is
-    false: the primitive takes it).
-    """
-    def kernel(*args):
-        if any(holds_future(a) for a in args):
-            args = [resolve_deep(a) for a in args]
-            if checks_kind and any(type(a) is _kind[0] for a in args):
-                raise KindReached(args)
-        return impl(*args)
-    kernel.resolves_futures = True
-    kernel.__name__ = getattr(impl, "__name__", "kernel")
-    return kernel
-
-
 class _NoKind:
     """The class of no value: the kind tested when none is registered or applies."""
 
 
 #: [kind, dispatcher]: see :func:`register_operand_kind`
 _kind: list = [_NoKind, None]
+
+#: primitives whose kernels take ``async`` values as they are (builders that only hold
+#: them, declared with the flag ``takes_futures``; filled by the registry)
+TAKES_FUTURES: set[str] = set()
 
 
 def register_operand_kind(kind: type, dispatcher: Callable[..., Any]) -> None:
@@ -407,12 +408,19 @@ def registered_kind() -> type:
     return _kind[0]
 
 
-def operand_kind(node: Node) -> type:
-    """The class whose operands ``node``'s closures hand to :func:`dispatch_kind` (a class
-    no value has if none is registered or the primitive is declared ``takes_tiled``).
-    Every closure that calls a kernel tests its operands against it (this module's,
-    ``runtime/inplace.py``'s)."""
-    return _NoKind if node.takes_tiled else _kind[0]
+def operand_kinds(node: Node) -> frozenset:
+    """The classes of operands ``node``'s kernel does not take, which its closures hand to
+    :func:`dispatch_operands`: ``Future`` unless the primitive is declared
+    ``takes_futures`` or no operand can be one (``Node.future_free``), the registered kind
+    unless it is declared ``takes_tiled``.  Every closure that calls a kernel tests its
+    operands against them (this module's, ``operand_tests.py``'s, ``inplace.py``'s)."""
+    kinds = set()
+    if node.primitive not in TAKES_FUTURES and not all(
+            c.is_const or c.future_free for c in node.children):
+        kinds.add(Future)
+    if not takes_kind(node):
+        kinds.add(_kind[0])
+    return frozenset(kinds)
 
 
 def takes_kind(node: Node) -> bool:
@@ -422,12 +430,30 @@ def takes_kind(node: Node) -> bool:
 
 def call(node: Node, impl: Callable[..., Any], args) -> Any:
     """``impl(*args)`` exactly as ``node``'s closure calls it (for evaluators outside this
-    module, such as fusion's unfused paths): operands of the registered kind dispatched,
-    a failure through :func:`node_failed`."""
-    kind = operand_kind(node)
+    module, such as fusion's unfused paths): operands dispatched by kind, an exception
+    located by :func:`node_failed`."""
+    kinds = operand_kinds(node)
     for x in args:
-        if type(x) is kind:
-            return dispatch_kind(node, impl, args)
+        if type(x) in kinds:
+            return dispatch_operands(node, impl, args)
+    try:
+        return impl(*args)
+    except Exception as e:  # also ControlSignal: node_failed passes it on
+        return node_failed(node, impl, args, e)
+
+
+def dispatch_operands(node: Node, impl: Callable[..., Any], args) -> Any:
+    """An operand of a kind ``node``'s kernel does not take reached it (its closure tested
+    them, see :func:`operand_kinds`): futures are waited for (their errors are located
+    where they happened), then an operand of the registered kind goes to its dispatcher
+    unless the primitive takes it, and the kernel is called once on the values."""
+    if node.primitive not in TAKES_FUTURES:
+        args = [waited(a) for a in args]
+    if not takes_kind(node):
+        kind = _kind[0]
+        for a in args:
+            if type(a) is kind:
+                return dispatch_kind(node, impl, args)
     try:
         return impl(*args)
     except Exception as e:  # also ControlSignal: node_failed passes it on
@@ -447,9 +473,11 @@ def dispatch_kind(node: Node, impl: Callable[..., Any], args) -> Any:
         raise node.wrap(e) from e
 
 
-#: ``handler(node, impl, args, exc)`` for a kernel that failed on what an operand holds
-#: (a tiled array inside a list: only top-level operands are dispatched by kind), to
-#: give the located error it deserves; never a retry.  NotImplemented: not mine
+#: ``handler(node, impl, args, exc)`` translating a kernel's exception into the located
+#: error it stands for (a tiled array inside a list: only top-level operands are
+#: dispatched by kind, the kernel meets the nested one when it converts it and raises).
+#: A translation, never a retry: the handler must not call ``impl``.  NotImplemented:
+#: not mine
 operand_handlers: list[Callable[..., Any]] = []
 
 #: primitives that communicate in program order (collectives of the distributed
@@ -458,16 +486,11 @@ ORDERED: set[str] = set()
 
 
 def node_failed(node: Node, impl: Callable[..., Any], args, exc: Exception) -> Any:
-    """A kernel raised ``exc``: retry once if an operand held a future, else locate it.
-
-    ``async`` values are resolved when consumed; the closures pass them on
-    unchecked (no per-operand test on the hot path), so a kernel that cannot use
-    a future, or a list holding one, fails and lands here.
-    """
+    """A kernel raised ``exc``: raise it located at ``node`` (a ``ControlSignal`` passes
+    as it is: break/continue/return are not errors).  The kernel is never run again:
+    its operands were dispatched by kind before it ran (:func:`dispatch_operands`)."""
     if isinstance(exc, ControlSignal):
-        raise exc  # break/continue/return: not an error
-    if isinstance(exc, KindReached):
-        return dispatch_kind(node, impl, exc.values)
+        raise exc
     for handler in operand_handlers:   # e.g. tiled arrays (phylanx.distributed.darray)
         try:
             result = handler(node, impl, args, exc)
@@ -477,20 +500,10 @@ def node_failed(node: Node, impl: Callable[..., Any], args, exc: Exception) -> A
             raise
         except Exception as e:
             raise node.wrap(e) from e
-        if result is not NotImplemented:
-            return result
-    if not getattr(impl, "resolves_futures", False) and any(holds_future(a) for a in args):
-        values = [resolve_deep(a) for a in args]
-        if any(type(v) is _kind[0] for v in values) and not takes_kind(node):
-            return dispatch_kind(node, impl, values)   # a future held a tiled array
-        try:
-            return impl(*values)
-        except PhylanxError as e:
-            raise node.locate(e) from None
-        except ControlSignal:
-            raise
-        except Exception as e:
-            raise node.wrap(e) from e
+        if result is not NotImplemented:   # pragma: no cover - handlers only raise
+            raise PhylanxRuntimeError(
+                "internal error: an operand handler returned a value instead of raising",
+                node.loc, node.primitive)
     if isinstance(exc, PhylanxError):
         raise node.locate(exc)
     raise node.wrap(exc) from exc

@@ -15,6 +15,7 @@ from phylanx.autodiff import grad
 from phylanx.compiler.rewrite import blocking, patterns
 from phylanx.errors import PhylanxError
 from phylanx.language import parser, to_physl
+from phylanx.primitives import registry
 from phylanx.primitives.matrixops import blocked
 
 RNG = np.random.default_rng(11)
@@ -322,3 +323,36 @@ def test_for_a_row_pass_the_gram_stays_written_with_the_define_inlined(monkeypat
             Phylanx(lra).get_physl_source())))
     finally:
         config.reset("fusion_rows")
+
+
+# -- an error of the tiled path is raised, located: never answered by the whole -----------
+
+def gram_exp(x, w):
+    return x.T @ np.exp(x @ w)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_an_error_in_a_tile_is_raised_located_not_hidden_by_the_whole(dtype, monkeypatch):
+    """A kernel of ``g`` failing on a tile (and only there: the whole expression would
+    succeed) reports its own located error.  The tiled path used to swallow any exception
+    and evaluate the whole expression again: a wrong path taken silently."""
+    config.set("tile_rows", 7)
+    monkeypatch.setattr(blocked, "_whole", lambda *a: pytest.fail("evaluated whole"))
+    spec = registry.lookup("exp")
+    kernel = spec.impl
+
+    def exp_refusing_tiles(v, *rest):
+        if np.shape(v)[:1] != (N,):
+            raise ValueError(f"a tile of {np.shape(v)[0]} rows")
+        return kernel(v, *rest)
+    monkeypatch.setattr(spec, "impl", exp_refusing_tiles)     # bound when compiled
+    f = Phylanx(gram_exp)
+    assert "__rows_gram" in rewritten_names(f)
+    x, w = RNG.normal(size=(N, D)).astype(dtype), RNG.normal(size=D).astype(dtype)
+    try:
+        with pytest.raises(PhylanxError) as info:
+            f(x, w)
+    finally:
+        config.reset("tile_rows")
+    assert isinstance(info.value, ValueError) and "rows" in str(info.value)
+    assert info.value.primitive == "exp" and info.value.loc is not None

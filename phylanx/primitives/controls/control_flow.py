@@ -22,7 +22,15 @@ from ...errors import PhylanxError, PhylanxTypeError, PhylanxValueError
 from ...runtime import measure
 from ...runtime.cancel import PENDING, check
 from ...runtime.forkjoin import adopt, fork_join, spawn
-from ...runtime.futures import Forward, Future, all_done, forwarded, resolve_deep
+from ...runtime.futures import (
+    Forward,
+    Future,
+    all_done,
+    forwarded,
+    gathered,
+    resolve_deep,
+    waited,
+)
 from ...runtime.nodes import node_failed, resolve_args, slot_op
 from ...values import (
     BreakSignal,
@@ -222,7 +230,7 @@ def fmap(f, *iterables):
 
 
 def _fmap_array(f, source: np.ndarray) -> np.ndarray:
-    return _array_results([call(f, x) for x in source], source)
+    return _array_results([waited(call(f, x)) for x in source], source)
 
 
 def _array_results(results: list, source: np.ndarray, name: str = "fmap") -> np.ndarray:
@@ -262,9 +270,10 @@ def pymap(f, *iterables):
 
     Several iterables are zipped; any iterable gives a list (``fmap`` over an array
     follows the original's rule instead)."""
+    # a list never holds a future: with one among the results, a future of the list
     if len(iterables) == 1:
-        return [call(f, x) for x in iterate(iterables[0])]
-    return [call(f, *xs) for xs in _zip_items(iterables)]
+        return gathered([call(f, x) for x in iterate(iterables[0])])
+    return gathered([call(f, *xs) for xs in _zip_items(iterables)])
 
 
 @primitive("parallel_map", "parallel_map(_1, __2)",
@@ -280,8 +289,8 @@ def parallel_map(f, *iterables):
     results = fork_join([partial(call, f, *xs) for xs in items], share_blas=True)
     source = iterables[0]
     if len(iterables) == 1 and type(source) is np.ndarray and source.ndim in (1, 2):
-        return _array_results(results, source, "parallel_map")
-    return results
+        return _array_results([waited(r) for r in results], source, "parallel_map")
+    return gathered(results)   # a list never holds a future (runtime/nodes.py)
 
 
 @primitive("filter", "filter(_1, _2)",

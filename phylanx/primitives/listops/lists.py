@@ -1,31 +1,35 @@
 """List and dictionary basics: ``list``, ``make_list``, ``dict``, ``__len``.
 
 Lists are Python lists (copied on construction); ``dict`` builds a dictionary
-from ``[key, value]`` pairs.
+from ``[key, value]`` pairs.  ``list`` and ``make_list`` take ``async`` values as they
+are (``takes_futures``): with one among the items, the list is a future of the list of
+values (``runtime.futures.gathered``), so a list never holds a future and every other
+kernel is dispatched by the kind of its operands alone (``runtime/nodes.py``).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ...errors import PhylanxTypeError, PhylanxValueError
+from ...runtime.futures import gathered
 from ...values import type_name
 from ..registry import primitive
 
 
 @primitive("list", "list(__1)", takes_tiled=True, aliases=(),
            example="list(1, \"two\", [3])", result="'(1, \"two\", [3])",
-           oracle=lambda *a: list(a), differentiable=True)
+           oracle=lambda *a: list(a), differentiable=True, flags={"takes_futures": True})
 def list_(*items):
     """A list of the arguments (also what quoted lists ``'(...)`` and Python literals become)."""
-    return list(items)
+    return gathered(list(items))
 
 
 @primitive("make_list", "make_list(__1)", takes_tiled=True,
            example="make_list(1, 2)", result="list(1, 2)",
-           oracle=lambda *a: list(a))
+           oracle=lambda *a: list(a), flags={"takes_futures": True})
 def make_list(*items):
     """Alias of ``list``."""
-    return list(items)
+    return gathered(list(items))
 
 
 @primitive("dict", "dict(__1)", takes_tiled=True,

@@ -18,8 +18,9 @@ decided here, from the values: when it cannot be decided safely (``x`` not a 2-d
 NumPy array, e.g. a distributed array; a product operand that is not a matrix or vector;
 an operand whose rank could align ``x``'s rows with another axis; a single tile) ``g`` is
 called once on the whole operands, which evaluates the original expression through the
-execution tree as written, and so does a tile pass that raises (errors are those of the
-whole arrays).  Tiles run concurrently: each worker thread takes the next tile when it
+execution tree as written.  The choice is made from the operands before anything runs; an
+error of a tile's evaluation is raised, located in ``g``, never hidden by evaluating the
+whole again.  Tiles run concurrently: each worker thread takes the next tile when it
 is done with one (``runtime/blas_threads.py`` then gives BLAS one thread each).
 
 Results equal the untiled expression within float rounding (the gram sums the tiles'
@@ -36,7 +37,6 @@ import numpy as np
 
 from ... import config
 from ...language import ast
-from ...runtime.cancel import CancelledError
 from ...runtime.executors import get_executor
 from ...runtime.forkjoin import fork_join
 from ...values import call
@@ -188,14 +188,12 @@ _REASON = ("internal: introduced by compiler/rewrite/blocking.py; the oracle is 
 
 
 def _tiled_or_whole(tiles, g, x, products, operands, rank_needed=None):
+    """By tiles when :func:`plan` says the operands allow it, else whole: decided from
+    the operands before anything runs.  An error of either path is raised as it is
+    (located where it happened in ``g``), never answered by running the other."""
     layout = plan(x, _products(products), operands, rank_needed)
     if layout is not None:
-        try:
-            return tiles(g, x, operands, *layout)
-        except CancelledError:
-            raise
-        except Exception:  # noqa: BLE001 - the whole evaluation gives the error, located
-            pass
+        return tiles(g, x, operands, *layout)
     return _whole(g, x, operands)
 
 
