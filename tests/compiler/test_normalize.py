@@ -355,3 +355,11 @@ def test_a_norm_of_what_is_no_array_fails_as_before(arg):
             config.reset("normalize")
         raised.append((type(caught.value), str(caught.value).split(":")[:3]))
     assert raised[0] == raised[1]
+
+
+def test_an_empty_lambda_is_left_to_the_compilers_error():
+    """Found by tests/compiler/test_fuzz_compile.py: the pass read the body of a
+    ``lambda()`` without arguments (IndexError) instead of leaving it to the compiler."""
+    from phylanx.language import parser
+    program = parser.parse("define(g, 0)\nstore(g, lambda(x, 0))\nlambda()")
+    assert normalize.run(program) == program

@@ -243,7 +243,8 @@ class _TransposeBindings:
     def expr(self, e, params: frozenset):
         if type(e) is not ast.Call:
             return rebuild(e, tuple(self.expr(c, params) for c in children(e)))
-        if e.func in ("define", "define_global") and len(e.args) > 2 or e.func == "lambda":
+        if e.func in ("define", "define_global") and len(e.args) > 2 or (
+                e.func == "lambda" and e.args):   # (an empty lambda is the compiler's error)
             names = frozenset(p.name for p in e.args[:-1] if type(p) is ast.Identifier)
             return self.function(e, names)
         args = tuple(self.expr(c, params) for c in e.args)
