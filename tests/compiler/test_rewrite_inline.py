@@ -211,3 +211,25 @@ def test_the_optimize_switch_turns_inlining_off():   # guard
         assert to_physl(rewrite.optimize(parse(src)).body[1]) == expected(src)[1]
     finally:
         config.reset("optimize")
+
+
+def centred_norms(p, c):
+    return np.sum((p - c) * (p - c), axis=1, keepdims=True)
+
+
+def test_a_helper_passing_keyword_arguments_is_inlined():
+    """Keyword arguments of calls in the body (``axis=1``) kept the helper from being
+    inlined, so a k-means distance written as a helper lost its row pass
+    (benchmarks/phrasing.py, W2 "helper def for the distance")."""
+    def f(x, m):
+        def dist(p, c, axis):
+            return np.sum(p * c, axis=axis) - np.mean(c, axis=0)
+        return centred_norms(x, m) + dist(x, m, 1)[:, None]
+    g = Phylanx(f)
+    x = np.arange(12.0).reshape(4, 3)
+    m = np.array([1.0, -2.0, 0.5])
+    np.testing.assert_allclose(g(x, m), f(x, m), rtol=1e-12)
+    assert g(x, m).shape == f(x, m).shape
+    assert helpers_gone(g, "centred_norms", "dist")
+    assert inlined("define(h, a, sum(a, __arg(axis, 0))) define(f, x, h(x * 2))")[1] == \
+        expected("define(f, x, sum(x * 2, __arg(axis, 0)))")[0]

@@ -79,7 +79,11 @@ class _Helper:
 
 
 def _helper(params: tuple, body) -> _Helper | None:
-    """The helper of a function ``params -> body``, None if it is not one to inline."""
+    """The helper of a function ``params -> body``, None if it is not one to inline.
+
+    A keyword argument of a call in the body (``sum(c, __arg(axis, 1))``) is inlined like
+    any operand: its name is the callee's parameter, never renamed (``tree.children``
+    gives only its value); defaults of the helper's own parameters are refused above."""
     if not params or any(type(p) is not ast.Identifier for p in params):
         return None
     from ...primitives import registry
@@ -90,8 +94,6 @@ def _helper(params: tuple, body) -> _Helper | None:
         t = type(n)
         if t is ast.Identifier:
             read.add(n.name)
-        elif t is ast.KeywordArg:
-            return None
         elif t is ast.Call:
             f = n.func
             if f in _REFUSED or n.attribute is not None:
