@@ -9,6 +9,8 @@ against the tree (setting ``scalar_loops`` off).
 from __future__ import annotations
 
 import inspect
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,62 +21,15 @@ from phylanx import Phylanx, config
 from phylanx.compiler import scalar_loops
 from phylanx.errors import PhylanxError
 
-
-def edit_distance(a, b):
-    n = len(a)
-    m = len(b)
-    d = np.zeros((n + 1, m + 1), dtype=np.int64)
-    for i in range(n + 1):
-        d[i, 0] = i
-    for j in range(m + 1):
-        d[0, j] = j
-    for i in range(1, n + 1):
-        for j in range(1, m + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            d[i, j] = min(d[i - 1, j] + 1, d[i, j - 1] + 1, d[i - 1, j - 1] + cost)
-    return d[n, m]
-
-
-def lcs(a, b):
-    n = len(a)
-    m = len(b)
-    t = np.zeros((n + 1, m + 1), dtype=np.int64)
-    for i in range(1, n + 1):
-        for j in range(1, m + 1):
-            if a[i - 1] == b[j - 1]:
-                t[i, j] = t[i - 1, j - 1] + 1
-            else:
-                t[i, j] = max(t[i - 1, j], t[i, j - 1])
-    return t[n, m]
-
-
-def knapsack(weights, values, capacity):
-    best = [0] * (capacity + 1)
-    for k in range(len(weights)):
-        w = weights[k]
-        for c in range(capacity, w - 1, -1):
-            cand = best[c - w] + values[k]
-            if cand > best[c]:
-                best[c] = cand
-    return best[capacity]
-
-
-def prefix_sum(x):
-    out = np.empty_like(x)
-    total = 0.0
-    for i in range(len(x)):
-        total += x[i]
-        out[i] = total
-    return out
-
-
-def matrix_loop(a, b):
-    n, m = a.shape
-    c = np.empty((n, m))
-    for i in range(n):
-        for j in range(m):
-            c[i, j] = a[i, j] + b[j]
-    return c
+# the benchmark's programs (benchmarks/scalar_loops.py) are the ones these tests check
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from scalar_loops import (  # noqa: E402
+    edit_distance,
+    knapsack,
+    lcs,
+    matrix_loop,
+    prefix_sum,
+)
 
 
 def backwards(x, out):
