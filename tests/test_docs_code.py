@@ -1,6 +1,6 @@
 """Every ```python block of README.md and docs/*.md runs (issue 30 item 3).
 
-The conventions, which docs/layout.md repeats for writers:
+The conventions for writers (README.md's "Documentation" section points here):
 
 * a block fenced ```python runs, in a fresh namespace, as a test of its own; a block
   that should fail the reader's way (a ``PhylanxError`` shown in the text) catches it
@@ -153,7 +153,10 @@ def run_under_mpiexec(chain: Chain, source: str, folder: Path) -> None:
                                   f"{done.stdout}\n{done.stderr}")
 
 
-@pytest.mark.parametrize("chain", CHAINS, ids=[c.id for c in CHAINS])
+CASES = [pytest.param(c, id=c.id, marks=[pytest.mark.mpi] if c.mpi else []) for c in CHAINS]
+
+
+@pytest.mark.parametrize("chain", CASES)
 def test_the_docs_python_blocks_run(chain, tmp_path, monkeypatch):
     doc = ROOT / chain.blocks[0].doc
     source = padded_source(chain, len(doc.read_text(encoding="utf-8").splitlines()))
