@@ -146,6 +146,7 @@ def run_under_mpiexec(chain: Chain, source: str, folder: Path) -> None:
     script = folder / (chain.id.replace("/", "_").replace(":", "_L") + ".py")
     script.write_text(source, encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("PHYLANX_MPI", None)          # the launcher decides, as for a user's script
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
     done = subprocess.run([mpiexec, "-n", "2", sys.executable, str(script)], cwd=folder,
                           env=env, capture_output=True, text=True, timeout=MPI_TIMEOUT)
