@@ -74,6 +74,18 @@ def test_every_module_path_the_doc_names_exists_somewhere(doc):
     assert not missing, f"{doc.relative_to(ROOT)} names missing modules: {missing}"
 
 
+def test_every_result_file_the_code_cites_is_kept():
+    # module docstrings justify a setting by a measurement in benchmarks/results/
+    cited = re.compile(r"\b(\d{4}-\d\d-\d\d-[\w.-]*\.(?:md|txt|json|png))\b")
+    missing = set()
+    for top in ("phylanx", "benchmarks", "examples"):
+        for module in (ROOT / top).rglob("*.py"):
+            for name in cited.findall(module.read_text(encoding="utf-8")):
+                if not (ROOT / "benchmarks" / "results" / name).is_file():
+                    missing.add(f"{module.relative_to(ROOT)}: {name}")
+    assert not missing, sorted(missing)
+
+
 def test_the_path_finder_sees_what_a_reader_sees():
     # guard: a missing file would be reported, templates and URLs would not
     text = ("see `phylanx/runtime/nodes.py`, docs/nn.md. and benchmarks/run.py:\n"
