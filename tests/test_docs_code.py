@@ -1,4 +1,4 @@
-"""Every ```python block of README.md and docs/*.md runs (issue 30 item 3).
+"""Every ```python (and ```physl) block of README.md and docs/*.md runs (issue 30 item 3).
 
 The conventions for writers (README.md's "Documentation" section points here):
 
@@ -12,6 +12,9 @@ The conventions for writers (README.md's "Documentation" section points here):
   as ``phylanx run`` finds it);
 * a ``<!-- checked-by: tests/some_test.py -->`` comment leaves the block to that test,
   which must exist and name the doc (e.g. a rule example run against an empty table);
+* a block fenced ```physl is a PhySL program, run with ``phylanx.evaluate``; if its last
+  line ends in a comment holding a Python literal (``factorial(10)  # 3628800``) the
+  program's value must equal it;
 * what is not meant to run (output, shell sessions, excerpts of a module, pseudo-code)
   is fenced with another language: ```text, ```console, ```sh.
 
@@ -22,6 +25,7 @@ temporary one, so files they write do not land in the repository.
 """
 from __future__ import annotations
 
+import ast
 import linecache
 import os
 import re
@@ -30,8 +34,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+import phylanx
 from phylanx.cli.run import find_mpiexec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,6 +56,7 @@ class Block:
     words: list[str]         # the info string's words after the language
     continues: bool = False
     checked_by: str | None = None
+    language: str = "python"
 
 
 @dataclass
@@ -81,9 +88,10 @@ def python_blocks(text: str, doc: str) -> list[Block]:
         i += 1
         while i < len(lines) and lines[i].strip() != "```":
             i += 1
-        if fence.group(2) == "python":
+        if fence.group(2) in ("python", "physl"):
             code = [text[indent:] for text in lines[start + 1:i]]
-            block = Block(doc, start + 2, code, fence.group(3).split())
+            block = Block(doc, start + 2, code, fence.group(3).split(),
+                          language=fence.group(2))
             before = start - 1
             while before >= 0 and not lines[before].strip():
                 before -= 1
@@ -100,7 +108,7 @@ def python_blocks(text: str, doc: str) -> list[Block]:
 def chains(blocks: list[Block]) -> list[Chain]:
     out: list[Chain] = []
     for block in blocks:
-        if block.checked_by:
+        if block.checked_by or block.language != "python":
             continue
         if block.continues:
             assert out and out[-1].blocks[0].doc == block.doc, \
@@ -127,6 +135,7 @@ def _all_blocks() -> list[Block]:
 
 
 CHAINS = chains(_all_blocks())
+PHYSL = [b for b in _all_blocks() if b.language == "physl"]
 
 
 def run_in_process(chain: Chain, source: str) -> None:
@@ -166,6 +175,27 @@ def test_the_docs_python_blocks_run(chain, tmp_path, monkeypatch):
         run_under_mpiexec(chain, source, tmp_path)
     else:
         run_in_process(chain, source)
+
+
+def expected_value(block: Block):
+    """The Python literal in the last line's ``# ...`` comment, or None if there is none."""
+    comment = block.code[-1].partition("#")[2].strip() if block.code else ""
+    try:
+        return ast.literal_eval(comment) if comment else None
+    except (ValueError, SyntaxError):
+        return None                    # a comment in words
+
+
+def run_physl(block: Block) -> None:
+    value = phylanx.evaluate("\n".join(block.code))
+    expected = expected_value(block)
+    if expected is not None:
+        np.testing.assert_equal(value, expected, err_msg=f"{block.doc}:{block.line}")
+
+
+@pytest.mark.parametrize("block", PHYSL, ids=[f"{b.doc}:{b.line}" for b in PHYSL])
+def test_the_docs_physl_blocks_run(block):
+    run_physl(block)
 
 
 def test_blocks_left_to_another_test_are_checked_there():
@@ -242,6 +272,16 @@ def test_a_continued_block_sees_the_previous_names_and_a_fresh_one_does_not(tmp_
     run_in_process(first, padded_source(first, len(text.splitlines())))
     with pytest.raises(NameError):
         run_in_process(second, padded_source(second, len(text.splitlines())))
+
+
+def test_a_physl_block_is_checked_against_its_last_comment():
+    text = "```physl\ndefine(f, n, n * 2)\nf(21)   # 42\n```\n"
+    block = python_blocks(text, "sample.md")[0]
+    assert block.language == "physl" and chains([block]) == []
+    run_physl(block)
+    with pytest.raises(AssertionError):
+        run_physl(python_blocks(text.replace("# 42", "# 41"), "sample.md")[0])
+    run_physl(python_blocks(text.replace("# 42", "# the answer"), "sample.md")[0])
 
 
 def test_the_decorator_finds_a_blocks_source():
