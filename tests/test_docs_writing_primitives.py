@@ -1,9 +1,11 @@
-"""docs/writing-primitives.md holds: its VJP example runs and agrees with the real rules,
-and every file it names exists.
+"""The VJP rule examples of docs/writing-primitives.md and docs/autodiff.md run and
+agree with the real rules, and every file docs/writing-primitives.md names exists.
 
-The example is run as the doc shows it, against an empty ``VJP`` table standing in for
-the real one (whose ``sin``/``cos`` rules exist already), then each rule it registered is
-compared with the registered rule of the same primitive on random operands.
+An example is run as the doc shows it, against an empty ``VJP`` table standing in for
+the real one (whose ``sin``/``cos``/``sinh``/``outer`` rules exist already), then each rule
+it registered is compared with the registered rule of the same primitive on random
+operands.  The docs mark these blocks ``<!-- checked-by: ... -->`` so that
+tests/test_docs_code.py, which runs every other ```python block, leaves them here.
 """
 from __future__ import annotations
 
@@ -13,11 +15,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import phylanx.autodiff
 from phylanx.primitives import rules
 from phylanx.primitives.rules import RuleTable, apply_vjp
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "writing-primitives.md"
+AUTODIFF_DOC = ROOT / "docs" / "autodiff.md"
 
 
 def _python_blocks(text: str) -> list[str]:
@@ -46,6 +50,39 @@ def test_the_vjp_example_runs_and_agrees_with_the_registered_rules(monkeypatch):
         registered = apply_vjp(real.get(name), ct, out, (x,), None)
         assert len(shown) == len(registered) == 1
         np.testing.assert_allclose(shown[0], registered[0], rtol=1e-12, err_msg=name)
+
+
+def _with_empty_table(monkeypatch) -> RuleTable:
+    rules.VJP.names()                  # filled (phylanx/_wiring.py) before it is replaced
+    empty = RuleTable("vjp", lambda spec: spec.differentiable, "differentiable")
+    monkeypatch.setattr(rules, "VJP", empty)
+    monkeypatch.setattr(phylanx.autodiff, "VJP", empty)     # ``from phylanx.autodiff import VJP``
+    return empty
+
+
+def _autodiff_examples() -> list[str]:
+    blocks = [b for b in _python_blocks(AUTODIFF_DOC.read_text(encoding="utf-8"))
+              if "VJP.register" in b]
+    assert len(blocks) == 2, "docs/autodiff.md should show two VJP rule examples"
+    return blocks
+
+
+def test_autodiffs_rule_examples_run_and_agree_with_the_registered_rules(monkeypatch):
+    real = rules.VJP
+    empty = _with_empty_table(monkeypatch)
+    for example in _autodiff_examples():
+        exec(compile(example, str(AUTODIFF_DOC), "exec"), {})
+    assert set(empty.names()) == {"sinh", "outer"}
+    rng = np.random.default_rng(1)
+    x, ct = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
+    shown = apply_vjp(empty.get("sinh"), ct, np.sinh(x), (x,), None)
+    registered = apply_vjp(real.get("sinh"), ct, np.sinh(x), (x,), None)
+    np.testing.assert_allclose(shown[0], registered[0], rtol=1e-12)
+    a, b = rng.normal(size=3), rng.normal(size=4)
+    shown = apply_vjp(empty.get("outer"), ct, np.outer(a, b), (a, b), None)
+    registered = apply_vjp(real.get("outer"), ct, np.outer(a, b), (a, b), None)
+    for mine, theirs in zip(shown, registered, strict=True):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-12)
 
 
 def test_the_example_check_can_fail(monkeypatch):

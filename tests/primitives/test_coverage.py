@@ -50,7 +50,7 @@ def test_report_of_the_registry_and_its_text():
 
 
 def test_every_non_distributed_name_of_the_original_exists():
-    # what the README claims (260 of 260); a removed primitive fails here
+    # every name of the original (260 of 260); a removed primitive fails here
     from phylanx.primitives.registry import all_names
     report = coverage_report(all_names())
     assert report.missing == () and report.present == len(report.expected) == 260
