@@ -147,9 +147,10 @@ def test_a_corrupt_costs_file_gives_the_priors(fresh, tmp_path):
     assert costs.estimates() == {**costs.PRIOR_NS, "setup": 5}
 
 
-def test_a_fixed_kernel_compiles_once_numpy_spent_the_measured_cost(fresh):
+def test_a_fixed_kernel_compiles_once_numpy_spent_the_measured_cost(fresh, monkeypatch):
     pytest.importorskip("numba")
     from phylanx.kernels import fixed
+    monkeypatch.setattr(fixed, "launch", lambda work, name: fresh["launched"].append(name))
     fresh["cached"] = fresh["ready"] = True
     for _ in range(6):
         costs.compiled("# another kernel\n", True, True, 5 * MS)
@@ -159,5 +160,5 @@ def test_a_fixed_kernel_compiles_once_numpy_spent_the_measured_cost(fresh):
     assert kernel.get("key", lambda: ()) is None and kernel.entries["key"] == due - 1
     kernel.spent("key", 1)
     kernel.get("key", lambda: ())
-    assert kernel.entries["key"] == "pending"
+    assert kernel.entries["key"] == "pending" and "phylanx-fixed-compile" in fresh["launched"]
     assert due < costs.PRIOR_NS["load"]   # far sooner than the prior
