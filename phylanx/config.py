@@ -33,6 +33,12 @@ def _bool(text: str) -> bool:
     raise ValueError("expected 1/0, true/false, yes/no or on/off")
 
 
+def _cost_ms(text: str) -> float | str:
+    """``auto`` or a number of milliseconds (``fusion_compile_cost_ms``)."""
+    word = text.strip().lower()
+    return "auto" if word == "auto" else float(word)
+
+
 SETTINGS: dict[str, Setting] = {
     s.name: s
     for s in (
@@ -98,9 +104,11 @@ SETTINGS: dict[str, Setting] = {
                 "big evaluations of a chain before it is considered for a kernel"),
         Setting("fusion_min_time_us", 20.0, float,
                 "an evaluation of a chain counts as big from this time (unfused)"),
-        Setting("fusion_compile_cost_ms", 1000.0, float,
+        Setting("fusion_compile_cost_ms", "auto", _cost_ms,
                 "expected cost of compiling one kernel: a chain is compiled once it has "
-                "spent that long unfused (a tenth when numba's disk cache holds it)"),
+                "spent that long unfused; auto: measured on this machine (compiles, "
+                "loads from numba's disk cache, numba's set-up: kept in the cache "
+                "directory); a number: that, a tenth when numba's disk cache holds it"),
         Setting("fusion_background", True, _bool,
                 "compile kernels in a background thread while the chain runs unfused"),
         Setting("fusion_cache_dir", "", str,

@@ -15,7 +15,7 @@ The root node of every region (``regions.py``) evaluates through a
   them (``interpret``, the same kernels, the same order) until a kernel exists for the
   leaves' dtype signature.  The first such evaluation records the intermediates' dtypes
   and plans the kernel (``codegen.plan``); compiling starts only once the time spent
-  unfused reaches the expected compile cost (``fusion_compile_cost_ms``, a tenth of it
+  unfused reaches the expected compile cost (``kernels/costs.py``: measured, a load
   when numba's disk cache holds the kernel): the ski-rental rule, so a program that
   stops early never paid more than twice what it would have without fusion.  The
   compile runs in a background thread (``fusion_background``) while the region keeps
@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from ..kernels import compiling
+from ..kernels import compiling, costs
 from ..kernels.compiling import (
     KERNEL_LOCK,
     FusionWarning,
@@ -80,21 +80,13 @@ RAISING = frozenset(("raise", "call"))
 class _Planned:
     """A kernel planned for a signature, not compiled yet."""
 
-    def __init__(self, plan: Plan, samples: tuple, result: Any, cost_ns: int):
-        self.plan, self.samples, self.result, self.cost_ns = plan, samples, result, cost_ns
-        # numba was set up in this process when planned (else the discount for a kernel
-        # in the disk cache is decided once it is)
-        self.numba_ready = compiling.initialized()
+    def __init__(self, plan: Plan, samples: tuple, result: Any):
+        self.plan, self.samples, self.result = plan, samples, result
 
     def due(self, unfused_ns: int) -> bool:
         """Time to compile, after ``unfused_ns`` spent unfused: the expected compile
-        cost, a tenth of it for a kernel in numba's disk cache once numba is set up in
-        this process (another kernel may have done that since this one was planned)."""
-        if not self.numba_ready and compiling.initialized():
-            self.numba_ready = True
-            if compiling.is_cached(self.plan.source):
-                self.cost_ns //= 10
-        return unfused_ns >= self.cost_ns
+        cost (``kernels/costs.py``; it falls once numba is set up in this process)."""
+        return costs.due(self.plan.source, unfused_ns)
 
 
 #: regions whose kernel for some signature is planned, compiling, or on trial (added
@@ -337,12 +329,9 @@ class FusedRegion:
             self.kernels[sig] = _REJECTED     # not fusable with these operand types
             return result
         plan, samples = made
-        cost = Settings.compile_cost_ns
-        if compiling.initialized() and compiling.is_cached(plan.source):
-            cost //= 10     # numba's first kernel in a process costs ~0.7 s even cached
-        planned = _Planned(plan, samples, result, cost)
+        planned = _Planned(plan, samples, result)
         self.kernels[sig] = planned
-        if self.unfused_ns >= cost:
+        if planned.due(self.unfused_ns):
             self.start_compile(sig, planned)
         return result
 

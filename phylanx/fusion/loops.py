@@ -9,8 +9,8 @@ over a ``range`` whose body ``loop_plan.translate`` takes (variables bound to el
 :class:`CompiledLoop`, which runs it under the fusion policy:
 
 * interpreted (the same nodes as always, timed) until that time reaches the expected
-  compile cost (``fusion_compile_cost_ms``; a tenth when numba's disk cache holds the
-  module and a kernel was already compiled or loaded in the process), counting only
+  compile cost (``kernels/costs.py``: measured; a load when numba's disk cache holds the
+  module), counting only
   calls whose nodes took at most ``MAX_NS_PER_NODE`` each on average (small steps, where
   the overhead between NumPy calls is the cost; big steps are the row passes' job);
 * then compiled in the background for the signature of the call: the size class
@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from ..kernels import compiling
+from ..kernels import compiling, costs
 from ..kernels.compiling import FusionWarning, Plan, Settings, describe_failure, launch
 from ..runtime.cancel import PENDING, CancelledError, check
 from ..runtime.nodes import Node
@@ -147,7 +147,6 @@ class CompiledLoop:
         self.sources: dict[tuple, str] = {}   # sig -> the kernel's source for its kinds
         self.lock = threading.Lock()
         self.warned = False
-        self.cached: bool | None = None
         self.nodes = sum(1 for _ in self.body.walk())
         carried = {i for i, _ in plan.carried}
         self.is_carried = [i in carried for i in range(len(plan.inputs))]
@@ -232,7 +231,7 @@ class CompiledLoop:
                 self.entries[sig] = _Entry(kernel)
                 return result
             self.entries[sig] = spent = entry + elapsed
-        if spent >= self.cost():
+        if costs.due(self.plan.source, spent):
             self.start_compile(sig, values)
         return result
 
@@ -260,11 +259,6 @@ class CompiledLoop:
                 return e.kernel
         return None
 
-    def cost(self) -> int:
-        cost = Settings.compile_cost_ns
-        if self.cached is None and compiling.initialized():
-            self.cached = compiling.is_cached(self.plan.source)
-        return cost // 10 if self.cached else cost
 
     def start_compile(self, sig: tuple, values: list) -> None:
         with self.lock:

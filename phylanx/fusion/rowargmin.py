@@ -120,8 +120,8 @@ class StatsKernel(_Kernel):
 
     def __init__(self, planned: _Planned, kernels: tuple[Any, Any]):
         # the planned result is a LabelStats: the kernel's own output is its labels
-        super().__init__(_Planned(planned.plan, planned.samples, planned.result.labels,
-                                  planned.cost_ns), kernels)
+        super().__init__(_Planned(planned.plan, planned.samples, planned.result.labels),
+                         kernels)
 
     def __call__(self, shape: Any, n: int, args: list) -> Any:
         from ..primitives.matrixops.label_stats import LabelStats

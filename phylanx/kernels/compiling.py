@@ -14,6 +14,8 @@ it imports only the base modules, and numba only when a kernel is compiled, so
 * :data:`KERNEL_LOCK`: numba's default thread pool must not run two parallel kernels
   at once; :class:`FusionWarning`: the one warning of a kernel that failed.
 * :class:`Settings`: the kernel settings of :mod:`phylanx.config`, read once per change.
+
+What a compile costs, and so when one is worth starting, is measured in ``costs.py``.
 """
 from __future__ import annotations
 
@@ -48,7 +50,7 @@ class Settings:
     min_size = 4096
     count = 3
     min_ns = 20_000
-    compile_cost_ns = 1_000_000_000
+    compile_cost_ns: int | None = None    # None: measured (kernels/costs.py)
     background = True
 
     @classmethod
@@ -59,7 +61,8 @@ class Settings:
         cls.min_size = int(config.get("fusion_min_size"))
         cls.count = int(config.get("fusion_count_threshold"))
         cls.min_ns = int(float(config.get("fusion_min_time_us")) * 1000)
-        cls.compile_cost_ns = int(float(config.get("fusion_compile_cost_ms")) * 1e6)
+        cost = config.get("fusion_compile_cost_ms")
+        cls.compile_cost_ns = None if cost == "auto" else int(float(cost) * 1e6)
         cls.background = bool(config.get("fusion_background"))
 
 
@@ -184,6 +187,9 @@ def module_from_source(source: str):
 def compile_kernel(plan_: Plan, sample_args: tuple, serial: bool = True) -> tuple[Any, Any]:
     """The compiled kernels (numba dispatchers: on every core, on one; the second None
     unless ``serial``) for arguments typed like ``sample_args``."""
+    from . import costs
+    ready, cached = initialized(), is_cached(plan_.source)
+    start = costs.clock()
     import numba
     module = _load(plan_.source)
     types = tuple(numba.typeof(a) for a in sample_args)
@@ -191,6 +197,7 @@ def compile_kernel(plan_: Plan, sample_args: tuple, serial: bool = True) -> tupl
     if serial:
         module.kernel_ser.compile(types)
     _initialized.append(True)
+    costs.compiled(plan_.source, cached, ready, costs.clock() - start)
     return module.kernel_par, module.kernel_ser if serial else None
 
 

@@ -13,8 +13,9 @@ solve did it twice.
 A :class:`FixedKernel` is compiled like a fused region's kernel (``compiling``: a module
 in the fusion cache directory, numba's on-disk cache, serial and parallel variants) and
 by the same ski rental: only once the NumPy path has spent the expected compile cost
-(a tenth when the disk cache holds it), in a background thread, with the NumPy path
-running meanwhile; a compile failure gives one ``FusionWarning`` and NumPy for good.
+(``costs.py``: measured; less when the disk cache holds it), in a background thread,
+with the NumPy path running meanwhile; a compile failure gives one ``FusionWarning``
+and NumPy for good.
 Setting ``fusion_rows`` (the row passes') switches them with the row passes.
 """
 from __future__ import annotations
@@ -24,7 +25,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from . import compiling
+from . import compiling, costs
 from .compiling import (
     KERNEL_LOCK,
     FusionWarning,
@@ -141,7 +142,6 @@ class FixedKernel:
         self.plan = plan
         self.entries: dict[Any, Any] = {}      # key -> spent ns | "pending" | kernels
         self.lock = threading.Lock()
-        self.cached: bool | None = None        # numba's disk cache holds the module
 
     def get(self, key: Any, samples: Callable[[], tuple]) -> tuple | None:
         """The compiled kernels for ``key``, or None: use NumPy (and report its time
@@ -152,12 +152,7 @@ class FixedKernel:
             return entry
         if not (Settings.rows and compiling.available()) or entry in ("pending", "failed"):
             return None
-        cost = Settings.compile_cost_ns
-        if self.cached is None and compiling.initialized():
-            self.cached = compiling.is_cached(self.plan.source)   # once: a directory scan
-        if self.cached:
-            cost //= 10
-        if (entry or 0) >= cost:
+        if costs.due(self.plan.source, entry or 0):
             self.start(key, samples)
         return None
 

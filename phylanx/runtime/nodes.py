@@ -220,141 +220,28 @@ def build_eager(node: Node, impl: Callable[..., Any]) -> Node:
     """Give ``node`` a closure that evaluates its children, then calls ``impl``.
 
     The closures are specialised by arity and by which operands are literals:
-    this is the hot path of every program.  Children locate their own errors, so
-    only the kernel call sits in the ``try``.  An operand of a kind the kernel does
-    not take (see :func:`operand_kinds`) goes to :func:`dispatch_operands` before
-    the kernel runs; the kernel is called once, and its exception is located.
-    Operands known never to be futures (``Node.future_free``: literals, kernels'
-    values, locals only ever bound to such values) leave one kind to test, with one
-    ``is`` each; otherwise ``operand_tests.testing_kinds`` tests them all.
+    this is the hot path of every program (``operand_tests.py`` generates them from one
+    table of shapes).  Children locate their own errors, so only the kernel call sits
+    in the ``try``.  An operand of a kind the kernel does not take (see
+    :func:`operand_kinds`) goes to :func:`dispatch_operands` before the kernel runs; the
+    kernel is called once, and its exception is located.  Operands known never to be
+    futures (``Node.future_free``: literals, kernels' values, locals only ever bound to
+    such values) leave one kind to test, with one ``is`` each; otherwise
+    ``type(x) in kinds`` tests them all.
     """
+    from .operand_tests import kernel_closure, shape_of
     children = node.children
-    n = len(children)
-    consts = [c.is_const for c in children]
-    dynamic = n - sum(consts)
     kinds = operand_kinds(node)
-    if len(kinds) > 1:
-        from .operand_tests import testing_kinds
-        run = testing_kinds(node, impl, kinds)
-        kind = None
-    else:
-        kind = next(iter(kinds), _NoKind)   # the one kind tested, with ``is``
-
-    if kind is None:
-        pass
-    elif n == 0:
-        def run(frame):
-            try:
-                return impl()
-            except Exception as e:  # also ControlSignal: node_failed passes it on
-                return node_failed(node, impl, (), e)
-    elif n == 1 and children[0].slot is not None:
-        i = children[0].slot
-
-        def run(frame):
-            x = frame[i]
-            if type(x) is kind:
-                return dispatch_operands(node, impl, (x,))
-            try:
-                return impl(x)
-            except Exception as e:  # also ControlSignal: node_failed passes it on
-                return node_failed(node, impl, (x,), e)
-    elif n == 1 and not consts[0]:
-        a = children[0].choice
-
-        def run(frame):
-            x = a.call(frame)
-            if type(x) is kind:
-                return dispatch_operands(node, impl, (x,))
-            try:
-                return impl(x)
-            except Exception as e:  # also ControlSignal: node_failed passes it on
-                return node_failed(node, impl, (x,), e)
-    elif n == 2 and children[0].slot is not None and children[1].slot is not None:
-        i, j = children[0].slot, children[1].slot
-
-        def run(frame):
-            x, y = frame[i], frame[j]
-            if type(x) is kind or type(y) is kind:
-                return dispatch_operands(node, impl, (x, y))
-            try:
-                return impl(x, y)
-            except Exception as e:  # also ControlSignal: node_failed passes it on
-                return node_failed(node, impl, (x, y), e)
-    elif n == 2 and consts[1] and children[0].slot is not None:
-        # the commonest operator shape in loops and recursion: ``n - 1``, ``i < n``
-        i, bv = children[0].slot, children[1].value
-
-        def run(frame):
-            x = frame[i]
-            if type(x) is kind:
-                return dispatch_operands(node, impl, (x, bv))
-            try:
-                return impl(x, bv)
-            except Exception as e:  # also ControlSignal: node_failed passes it on
-                return node_failed(node, impl, (x, bv), e)
-        if children[0].future_free and (kind is _NoKind or node.elementwise):
-            # parents may evaluate it in place (see slot_op) without a kind test: the
-            # slot never holds a future, and an element-wise kernel given a tiled array
-            # goes tile by tile (its rule's answer)
-            run.slot_op = (i, impl, bv)
-    elif n == 2 and dynamic == 2:
-        a, b = children[0].choice, children[1].choice
-        me = node.choice
-
-        def run(frame):
-            if me.async_children:
-                x, y = resolve_args(node, frame)
-            else:
-                x = a.call(frame)
-                y = b.call(frame)
-            if type(x) is kind or type(y) is kind:
-                return dispatch_operands(node, impl, (x, y))
-            try:
-                return impl(x, y)
-            except Exception as e:  # also ControlSignal: node_failed passes it on
-                return node_failed(node, impl, (x, y), e)
-    elif n == 2 and consts[1] and not consts[0]:
-        a, bv = children[0].choice, children[1].value
-
-        def run(frame):
-            x = a.call(frame)
-            if type(x) is kind:
-                return dispatch_operands(node, impl, (x, bv))
-            try:
-                return impl(x, bv)
-            except Exception as e:  # also ControlSignal: node_failed passes it on
-                return node_failed(node, impl, (x, bv), e)
-    elif n == 2 and consts[0] and not consts[1]:
-        av, b = children[0].value, children[1].choice
-
-        def run(frame):
-            y = b.call(frame)
-            if type(y) is kind:
-                return dispatch_operands(node, impl, (av, y))
-            try:
-                return impl(av, y)
-            except Exception as e:  # also ControlSignal: node_failed passes it on
-                return node_failed(node, impl, (av, y), e)
-    else:
-        entries = tuple(c.choice for c in children)
-        me = node.choice
-
-        def run(frame):
-            if me.async_children:
-                args = resolve_args(node, frame)
-            else:
-                args = [c.call(frame) for c in entries]
-            for x in args:
-                if type(x) is kind:
-                    return dispatch_operands(node, impl, args)
-            try:
-                return impl(*args)
-            except Exception as e:  # also ControlSignal: node_failed passes it on
-                return node_failed(node, impl, args, e)
-
+    run = kernel_closure(node, impl, kinds, _NoKind)
+    if (shape_of(node) == "local_literal" and len(kinds) <= 1
+            and children[0].future_free and (not kinds or node.elementwise)):
+        # parents may evaluate it in place (see slot_op) without a kind test: the slot
+        # never holds a future, and an element-wise kernel given a tiled array goes
+        # tile by tile (its rule's answer)
+        run.slot_op = (children[0].slot, impl, children[1].value)
     node.set_run(run)
-    if dynamic - sum(c.slot is not None for c in children) >= 2:
+    dynamic = sum(not c.is_const and c.slot is None for c in children)
+    if dynamic >= 2:
         from .policy import watch_children
         watch_children(node)
     return node
