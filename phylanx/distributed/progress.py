@@ -9,19 +9,20 @@ and returns a phylanx ``Future``; the engine tests all outstanding requests with
 Who calls the test loop (``poll``)?
 
 * **The thread that waits for an operation's future drives it** (:class:`OperationFuture`,
-  :meth:`ProgressEngine.drive`): it tests the requests in a loop, giving up the GIL and
-  the core between tests (``sched_yield``) but never sleeping while its request is in
-  flight: MPICH advances a non-blocking collective only while it is tested, so every
-  nap delays each round of the collective's algorithm by that nap.  While a thread
-  drives, the progress thread stands aside (it naps instead of also spinning: two
-  threads spinning on one GIL hand it back and forth, each handoff costing more than
-  the 8-byte collective itself).  One thread drives at a time; other
-  waiters wait on their own future's completion, which the driver's polls deliver.
-* **A progress thread** polls when nobody drives, yielding the GIL between polls
-  (``sched_yield`` while requests are in flight, for up to 5 ms, then 0.2 ms naps;
-  sleeps with back-off when idle): a collective has several phases (header check, size
-  exchange, data) and another rank may need this rank to start the next phase while
-  nobody here waits on the future.
+  :meth:`ProgressEngine.drive`): it tests the requests in a loop (each test releases the
+  GIL; every 64 fruitless tests it also gives up the core, ``sched_yield``) but never
+  sleeps while its request is in flight: MPICH advances a non-blocking collective only
+  while it is tested, so every nap delays each round of the collective's algorithm by
+  that nap.  While a thread drives, the progress thread stands aside (it naps instead
+  of also spinning: two threads spinning on one GIL hand it back and forth, each
+  handoff costing more than the 8-byte collective itself).  One thread drives at a
+  time; other waiters wait on their own future's completion, which the driver's polls
+  deliver.
+* **A progress thread** takes over requests that nobody drove for 0.2 ms (a collective
+  has several phases, header check, size exchange, data, and another rank may need
+  this rank to start the next phase while nobody here waits on the future): it tests
+  them yielding the GIL between tests (``sched_yield`` for up to 5 ms, then 0.2 ms
+  naps), and sleeps with back-off (up to 2 ms) when idle or while a waiter drives.
 * Threads waiting for *other* futures poll too (the runtime's progress-source hook,
   ``phylanx.runtime.progress.register``, with :meth:`ProgressEngine.busy`).
 
@@ -43,6 +44,7 @@ from typing import Any
 
 from ..runtime import futures as runtime_futures
 from ..runtime.futures import Future, FutureTimeoutError
+from . import settings
 from .interrupts import cancelled, each, guarded
 from .mpi import MPI, mpi_lock
 
@@ -63,6 +65,12 @@ _yield = getattr(os, "sched_yield", lambda: time.sleep(0))
 #: then stands in for it): a small collective completes within this, and entering the
 #: pool's blocked state costs a lock round of its own
 _DRIVE_BEFORE_BLOCKING = 0.0002   # seconds
+#: a driving waiter gives up the core (``sched_yield``) once per this many fruitless
+#: tests (as MPICH's own progress loop does): yielding after every test costs a trip
+#: to the back of the run queue per test on a loaded machine (ms), never yielding would
+#: starve another rank sharing the core (``mpiexec -n 4`` on 2 cores).  Each test
+#: releases the GIL, so the other threads of this rank run meanwhile.
+_POLLS_PER_YIELD = 64
 #: a waiter that is not the driver waits this long on its future between tries to
 #: take over (the driver's polls complete its future meanwhile and wake it at once)
 _FOLLOWER_WAIT = 0.0005
@@ -80,7 +88,10 @@ class OperationFuture(Future):
         self._external = True    # completed by MPI: its waiter runs no queued task
 
     def _wait(self, timeout: float | None, helping: bool = True) -> None:
-        self._engine.drive(self, timeout)
+        if settings.get("progress_polling") == "wait":
+            self._engine.drive(self, timeout)
+        else:       # 'thread': the progress thread alone tests requests
+            super()._wait(timeout, helping)
 
     def completion_event(self) -> threading.Event:
         """An event set once the future is done (already set if it is)."""
@@ -101,7 +112,6 @@ def _register_progress(engine: ProgressEngine) -> Callable[[], None]:
     """
     stops: list[Callable[[], None]] = []
     from ..runtime import progress as runtime_progress
-    from . import settings
     if settings.get("progress_polling") == "wait":
         runtime_progress.register(engine.poll, engine.busy)
         stops.append(lambda: runtime_progress.unregister(engine.poll))
@@ -133,14 +143,16 @@ def _start_polling_thread(engine: ProgressEngine) -> Callable[[], None]:
                 nap = min(_IDLE_SLEEP_MAX, nap * 2 or 0.00005)
                 time.sleep(nap)
                 continue
-            nap = 0.0
             now = time.monotonic()
             if undriven_since is None or now < undriven_since + _DRIVER_GRACE:
                 # the thread that started them usually waits for them right away, and
-                # drives: take over only when nobody did for a while
+                # drives: take over only when nobody did for a while.  (The back-off
+                # is not reset here: in a loop of collectives, each one passes through
+                # this state between its start and its wait.)
                 undriven_since = undriven_since or now
                 time.sleep(_DRIVER_GRACE)
                 continue
+            nap = 0.0
             # an interrupt from a callback this poll ran is reported, the thread goes on
             if guarded(engine.poll):
                 spin_until = None
@@ -274,18 +286,30 @@ class ProgressEngine:
                 self._requests.append(request)
                 self._waiting.append(running)
             self.check_deadlines()
-            if not self._requests:
+            requests = self._requests
+            if not requests:
                 return False
-            with mpi_lock():
-                done = MPI().Request.Testsome(self._requests)
-            if not done:
-                return False
-            finished = set(done)
-            resumed = [self._waiting[i] for i in sorted(finished)]
-            self._requests = [r for i, r in enumerate(self._requests) if i not in finished]
-            self._waiting = [w for i, w in enumerate(self._waiting) if i not in finished]
+            if len(requests) == 1:      # the common case, a few Python calls cheaper
+                with mpi_lock():
+                    if not requests[0].Test():
+                        return False
+                resumed = self._waiting
+                self._requests, self._waiting = [], []
+            else:
+                with mpi_lock():
+                    done = MPI().Request.Testsome(requests)
+                if not done:
+                    return False
+                finished = set(done)
+                resumed = [self._waiting[i] for i in sorted(finished)]
+                self._requests = [r for i, r in enumerate(requests) if i not in finished]
+                self._waiting = [w for i, w in enumerate(self._waiting) if i not in finished]
         finally:
             self._poll_lock.release()
+        if len(resumed) == 1:
+            if not resumed[0].finished:
+                self._step(resumed[0])
+            return True
         # every resumed operation is stepped, even if an earlier one raised an interrupt
         each(lambda running: running.finished or self._step(running), resumed)
         return True
@@ -329,12 +353,15 @@ class ProgressEngine:
         while not future.done():
             if self._driver.acquire(blocking=False):
                 try:
+                    idle = 0
                     while not future.done():
                         if self.poll():
                             continue
                         if _late(until, deadline):
                             return
-                        _yield()
+                        idle += 1
+                        if idle % _POLLS_PER_YIELD == 0:
+                            _yield()
                 finally:
                     self._driver.release()
                 return
