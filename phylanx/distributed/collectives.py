@@ -49,7 +49,7 @@ from . import agreement as ag
 from . import settings
 from .errors import PhylanxCollectiveMismatchError, PhylanxDistributedError, PhylanxPeerLeftError
 from .mpi import MPI, can_create_named_communicators
-from .progress import ProgressEngine
+from .progress import ProgressEngine, data_request
 
 
 def wait(future: Future) -> Any:
@@ -340,15 +340,15 @@ class Collectives:
     def _gather_bytes(self, comm, data: np.ndarray, counts: list[int], root: int | None):
         """Every rank's bytes, as a list of arrays (on every rank, or only on ``root``)."""
         if root is not None and self.rank != root:
-            yield comm.Igatherv([data, MPI().BYTE], None, root)
+            yield data_request(comm.Igatherv([data, MPI().BYTE], None, root), data.nbytes)
             return None
         received = np.empty(sum(counts), np.uint8)
         displs = _displacements(counts)
         spec = [received, (counts, displs), MPI().BYTE]
         if root is None:
-            yield comm.Iallgatherv([data, MPI().BYTE], spec)
+            yield data_request(comm.Iallgatherv([data, MPI().BYTE], spec), received.nbytes)
         else:
-            yield comm.Igatherv([data, MPI().BYTE], spec, root)
+            yield data_request(comm.Igatherv([data, MPI().BYTE], spec, root), received.nbytes)
         return [received[d:d + c] for d, c in zip(displs, counts)]
 
     # -- the operations ---------------------------------------------------------
@@ -402,9 +402,10 @@ class Collectives:
             mpi_op = getattr(MPI(), op.upper())
             out = np.empty_like(send)
             if root is None:
-                yield comm.Iallreduce(send, out, mpi_op)
+                yield data_request(comm.Iallreduce(send, out, mpi_op), send.nbytes)
             else:
-                yield comm.Ireduce(send, out if self.rank == root else None, mpi_op, root)
+                yield data_request(comm.Ireduce(send, out if self.rank == root else None,
+                                                mpi_op, root), send.nbytes)
                 if self.rank != root:
                     return None
             result = back(out)
@@ -493,7 +494,7 @@ class Collectives:
             received = inline[:nbytes]
         else:
             received = data if is_root else np.empty(nbytes, np.uint8)
-            yield channel.comm.Ibcast([received, MPI().BYTE], root)
+            yield data_request(channel.comm.Ibcast([received, MPI().BYTE], root), nbytes)
         if is_root:
             return value
         if sent[4] == ag.ARRAY:

@@ -7,7 +7,8 @@
   (``threading.Event.wait`` and ``time.sleep`` are watched on the main thread while rank
   0 arrives late);
 * results around the inline limit (the data in the header slot or not), for arrays of
-  several dtypes, Python numbers, pickled objects, ranks bringing different sizes;
+  several dtypes, Python numbers, pickled objects, ranks bringing different sizes, and
+  for data waited for by the long-wait thread;
 * a disagreement is still found and names the ranks, with the data inline.
 """
 import threading
@@ -123,6 +124,22 @@ for dtype in ("float64", "int32", "bool", "complex128", "float16", "uint8"):
             got = dist.gather(x, root=root, name="edge").result()
             assert (got is None) if r != root else all(
                 np.array_equal(g, p) for g, p in zip(got, parts, strict=True))
+# data big enough to be waited for with MPI_Wait by the long-wait thread (progress.Long),
+# two at once (the second is tested as usual while the thread holds the first)
+big = np.arange(40_000, dtype=np.float64) * (r + 1)           # 320 KB
+want = np.arange(40_000, dtype=np.float64) * sum(range(1, n + 1))
+first, second = dist.all_reduce(big, name="long-a"), dist.all_reduce(big, name="long-b")
+assert np.array_equal(first.result(), want) and np.array_equal(second.result(), want)
+assert np.array_equal(dist.broadcast(big, root=n - 1, name="long").result(),
+                      np.arange(40_000, dtype=np.float64) * n)
+gathered = dist.all_gather(big, name="long").result()
+assert all(np.array_equal(g, np.arange(40_000, dtype=np.float64) * (k + 1))
+           for k, g in enumerate(gathered))
+for root in range(n):
+    got = dist.reduce(big, root=root, name="long").result()
+    assert (got is None) if r != root else np.array_equal(got, want)
+    got = dist.gather(big, root=root, name="long").result()
+    assert (got is None) if r != root else len(got) == n
 x = np.arange(6.0).reshape(2, 3)[:, ::2] + r                # not contiguous
 assert np.array_equal(dist.all_reduce(x, name="edge").result(),
                       sum(np.arange(6.0).reshape(2, 3)[:, ::2] + k for k in range(n)))
