@@ -251,6 +251,7 @@ class ProgressEngine:
         self._next_deadline_check = 0.0
         self.abandoned = False     # an operation failed with its MPI requests pending
         self._driver = threading.Lock()       # held by the waiter that drives (drive)
+        self._driver_owner: int | None = None  # that waiter's thread
         self._long_lock = threading.Lock()
         self._long_busy = False               # the long-wait thread holds a request
         self._long_queue: queue.SimpleQueue = queue.SimpleQueue()
@@ -448,7 +449,11 @@ class ProgressEngine:
                 if event.wait(_LONG_WAIT_CHECK) or _late(until, deadline):
                     return
                 continue
-            if self._driver.acquire(blocking=False):
+            # (the driver itself may wait again, in a done-callback its poll ran: it
+            # drives on, as the lock is not reentrant and the progress thread stands aside)
+            nested = self._driver_owner == threading.get_ident()
+            if nested or self._driver.acquire(blocking=False):
+                self._driver_owner = threading.get_ident()
                 try:
                     idle = 0
                     while not future.done():
@@ -462,7 +467,9 @@ class ProgressEngine:
                         if idle % _POLLS_PER_YIELD == 0:
                             _yield()
                 finally:
-                    self._driver.release()
+                    if not nested:
+                        self._driver_owner = None
+                        self._driver.release()
                 continue
             # another waiter drives (and completes our future too): wait for the
             # completion, trying to take over now and then (the driver may leave)

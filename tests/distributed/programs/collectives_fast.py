@@ -9,7 +9,8 @@
 * results around the inline limit (the data in the header slot or not), for arrays of
   several dtypes, Python numbers, pickled objects, ranks bringing different sizes, and
   for data waited for by the long-wait thread;
-* a disagreement is still found and names the ranks, with the data inline.
+* a disagreement is still found and names the ranks, with the data inline;
+* a done-callback that the driving waiter runs may itself wait for a collective.
 """
 import threading
 import time
@@ -101,6 +102,17 @@ for kind in ("all_reduce", "broadcast", "all_gather"):
     finally:
         threading.Event.wait, time.sleep = event_wait, sleep
     assert not naps, (kind, naps[:5])
+
+# -- a done-callback run by the driving waiter waits for another collective ------------
+inner = []
+outer = dist.all_reduce(np.ones(1), name="nested-outer")
+outer.add_done_callback(
+    lambda _: inner.append(dist.all_reduce(np.ones(1), name="nested-inner").result()))
+outer.result()
+deadline = time.monotonic() + 30
+while not inner and time.monotonic() < deadline:    # (if another thread ran it)
+    time.sleep(0.01)
+assert inner and inner[0].tolist() == [n], inner
 
 # -- results around the inline limit ---------------------------------------------------
 for dtype in ("float64", "int32", "bool", "complex128", "float16", "uint8"):
