@@ -118,10 +118,13 @@ def gather(value: Any, root: int = 0, name: str | None = None, *, where: Any = C
     return ready([value]) if mpi is None else mpi.gather(value, root, name, _caller(where))
 
 
-def broadcast(value: Any, root: int = 0, name: str | None = None, *, where: Any = CALLER) -> Future:
-    """``root``'s value on every rank (the others' ``value`` is ignored)."""
+def broadcast(value: Any, root: int = 0, name: str | None = None, *, where: Any = CALLER,
+              check: bool | None = None) -> Future:
+    """``root``'s value on every rank (the others' ``value`` is ignored).  ``check``:
+    as for :func:`all_reduce` (unchecked, one ``Ibcast`` for up to 1 KiB)."""
     mpi = _mpi()
-    return ready(value) if mpi is None else mpi.broadcast(value, root, name, _caller(where))
+    return ready(value) if mpi is None else mpi.broadcast(value, root, name, _caller(where),
+                                                          check=check)
 
 
 def scatter(value: Any, root: int = 0, name: str | None = None, *, where: Any = CALLER) -> Future:

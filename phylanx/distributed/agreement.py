@@ -19,6 +19,7 @@ ranks named; the tiled arrays' metadata and data-parallel ``fit`` use it too.
 """
 from __future__ import annotations
 
+import functools
 import operator
 import pickle
 import zlib
@@ -91,6 +92,18 @@ def as_array(value: Any) -> np.ndarray | None:
 def header(kind: str, name: str, op: str | None, root: int | None,
            payload: int, array: np.ndarray | None = None, nbytes: int = 0,
            tag: tuple[int, int, int, int] | None = None) -> np.ndarray:
+    """The header of this rank's part in a collective (read-only: headers are cached,
+    a collective called again with the same kind, name and array layout reuses it)."""
+    if array is not None:
+        return _header(kind, name, op, root, payload, array.dtype, array.shape, array.nbytes,
+                       tag)
+    return _header(kind, name, op, root, payload, None, (), nbytes, tag)
+
+
+@functools.lru_cache(maxsize=4096)
+def _header(kind: str, name: str, op: str | None, root: int | None, payload: int,
+            dtype: np.dtype | None, shape: tuple[int, ...], nbytes: int,
+            tag: tuple[int, int, int, int] | None) -> np.ndarray:
     h = np.zeros(HEADER_LENGTH, np.int64)
     if tag is not None:
         h[TAG:FLAGS + 1] = tag
@@ -99,13 +112,14 @@ def header(kind: str, name: str, op: str | None, root: int | None,
     h[2] = OPS[op][0] if op is not None else -1
     h[3] = -1 if root is None else root
     h[4] = payload
-    if array is not None:
-        h[5] = _DTYPE_CODE[array.dtype]
-        h[6] = array.ndim
-        h[7] = array.nbytes
-        h[SHAPE.start:SHAPE.start + array.ndim] = array.shape
+    if dtype is not None:
+        h[5] = _DTYPE_CODE[dtype]
+        h[6] = len(shape)
+        h[SHAPE.start:SHAPE.start + len(shape)] = shape
     else:
-        h[5], h[6], h[7] = -1, 0, nbytes
+        h[5], h[6] = -1, 0
+    h[7] = nbytes
+    h.flags.writeable = False
     return h
 
 
@@ -143,6 +157,11 @@ def check(headers: np.ndarray, name: str, same_data: bool, root: int | None = No
     payload kind, dtype and shape must too.  Only the root's payload counts for
     broadcast and scatter, so those pass ``same_data=False``.
     """
+    # the common case first, cheaply: every rank sent the very same header (which also
+    # settles every column compared below)
+    raw = headers.tobytes()
+    if raw == raw[:len(raw) // len(headers)] * len(headers):
+        return
     columns = [0, 1, 2, 3, TAG, SEQ, STEP]
     if same_data:
         columns += [4, 5, 6] + list(range(SHAPE.start, SHAPE.stop))

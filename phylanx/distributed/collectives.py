@@ -49,7 +49,7 @@ from . import agreement as ag
 from . import settings
 from .errors import PhylanxCollectiveMismatchError, PhylanxDistributedError, PhylanxPeerLeftError
 from .mpi import MPI, can_create_named_communicators
-from .progress import ProgressEngine
+from .progress import ProgressEngine, data_request
 
 
 def wait(future: Future) -> Any:
@@ -68,6 +68,15 @@ def _like(value: Any, result: np.ndarray) -> Any:
     Python number (it travelled as a 0-d array), a NumPy scalar a NumPy scalar."""
     item = result[()]
     return item.item() if type(value) in (bool, int, float, complex) else item
+
+
+def _item(part: np.ndarray, h: np.ndarray, scalar: bool) -> Any:
+    """One rank's value of an all-gather from its bytes ``part`` and header ``h`` (a copy
+    we own).  A 0-d array comes back as a NumPy scalar if this rank passed a scalar."""
+    if h[4] != ag.ARRAY:
+        return ag.unpack(part)
+    item = ag.array_from_bytes(part, h)
+    return item[()] if scalar and item.ndim == 0 else item
 
 
 def _byte_view(array: np.ndarray) -> np.ndarray:
@@ -97,7 +106,8 @@ def _prepare_for_op(array: np.ndarray, op: str) -> tuple[np.ndarray, Callable]:
 #: 8-1152 B all 13-24 us), so reductions of arrays up to 1 KiB send the data with
 #: their header and reduce locally: one round trip instead of two
 _HEADER_BYTES = ag.HEADER_LENGTH * 8
-_SLOT = _HEADER_BYTES + 1024
+_ROOM = 1024
+_SLOT = _HEADER_BYTES + _ROOM
 
 #: the name of every unnamed collective
 UNNAMED = "unnamed"
@@ -112,11 +122,29 @@ def _label(kind: str, name: str) -> str:
     return kind if name == UNNAMED else f"{kind} {name!r}"
 
 
+class _Buffers:
+    """A channel's header slots: the one this rank sends and the ones it receives,
+    reused by its collectives one after the other (an 8-byte collective costs a few
+    microseconds: allocating them each time was a noticeable part)."""
+
+    __slots__ = ("send", "received", "header", "header_bytes", "headers")
+
+    def __init__(self, size: int) -> None:
+        self.send = np.zeros(_SLOT, np.uint8)
+        self.received = np.empty((size, _SLOT), np.uint8)
+        self.header: np.ndarray | None = None   # the header now in ``send``
+        self.header_bytes = b""
+        self.headers: np.ndarray | None = None  # ``header`` once per rank (read-only)
+
+
 class _Channel:
     """The communicator of one collective name and the queue of its collectives."""
 
     def __init__(self) -> None:
         self.comm: Any = None
+        #: header slots (None: allocated by the next exchange; dropped when a collective
+        #: is abandoned, whose MPI request may still use them)
+        self.buffers: _Buffers | None = None
         self.queue: deque = deque()
         self.current: Any = None    # the collective running on the communicator
         self.started = 0            # collectives called on it so far (by this rank)
@@ -157,15 +185,24 @@ class Collectives:
                                         on_finish=lambda r: self._next(channel, finished=r),
                                         tag=(name, channel.started, kind, where))
             channel.started += 1
-            channel.queue.append((running, lambda comm: self._located(make(comm, name),
-                                                                        where, kind)))
-            left = self._left_without(running)
+            left = self._left_without(running) if self._departed else None
+            # the channel idle and ready (the common case): start it now, on this
+            # thread, without a trip through the queue
+            start_now = left is None and channel.current is None and not channel.queue \
+                and channel.comm is not None
+            if start_now:
+                channel.current = running
+            else:
+                channel.queue.append((running, make))
         if left is not None:        # a rank that will never call it has left already
             self.engine.abandon(running, left)
         recorder = hooks.recorder      # a timeline is being recorded: one span per collective
         if recorder is not None:
             recorder.collective(kind, name, value, running.future)
-        self._next(channel)
+        if start_now:
+            self.engine.run(running, self._located(make(channel, name), where, kind))
+        else:
+            self._next(channel)
         return running.future
 
     # -- ranks that left -----------------------------------------------------------
@@ -223,6 +260,8 @@ class Collectives:
         """Start the channel's next collective once the previous one is done."""
         with self._lock:
             if finished is not None:
+                if finished.abandoned:
+                    channel.buffers = None
                 if channel.current is not finished:
                     return      # one that timed out while queued: nothing to start
                 channel.current = None
@@ -235,7 +274,8 @@ class Collectives:
                     break
             else:
                 return
-        self.engine.run(running, make(channel.comm))
+        _, _, kind, where = running.tag
+        self.engine.run(running, self._located(make(channel, running.tag[0]), where, kind))
 
     @staticmethod
     def _located(operation, where: SourceLoc | None, kind: str):
@@ -253,60 +293,62 @@ class Collectives:
             raise PhylanxDistributedError(f"{type(e).__name__}: {e}", where, kind) from e
 
     # -- the pieces every operation uses ----------------------------------------
-    def _headers(self, comm, header: np.ndarray):
-        # every header exchange sends the same _SLOT bytes, so that ranks calling
-        # different kinds of collective under one name still make matching MPI calls
-        headers, _ = yield from self._headers_with(comm, header, None)
+    def _headers(self, channel: _Channel, header: np.ndarray):
+        headers, _ = yield from self._exchange(channel, header, None)
         return headers
 
-    def _headers_with(self, comm, header: np.ndarray, data: np.ndarray | None):
-        """The headers, and every rank's ``data`` if it fits in a fixed-size slot.
+    def _exchange(self, channel: _Channel, header: np.ndarray, data: np.ndarray | None):
+        """Every rank's header, and every rank's slot: its ``data`` if that fits.
 
-        One all-gather of ``_SLOT`` bytes per rank: the header, then the data if it
-        fits.  The slot size is fixed, not taken from the data, so that ranks that
-        disagree (other shapes) still make matching MPI calls and see each other's
-        headers; ranks that agree agree on whether the data fitted.
+        One all-gather of ``_SLOT`` bytes per rank: the header, then the data if it is
+        at most ``_ROOM`` bytes (the rest of the slot is undefined then).  The slot size
+        is fixed, not taken from the data, so that ranks that disagree (other shapes,
+        other kinds of collective under one name) still make matching MPI calls and see
+        each other's headers; a rank's header says how many bytes it brought, so every
+        rank knows whose data came inline.  Returns ``(headers, slots)``: ``slots[r]``
+        holds rank r's data, in the channel's buffer, valid until its next collective
+        (None after an exchange decided by the end of a lockstep operation).
         """
-        slot = np.zeros(_SLOT, np.uint8)
-        slot[:_HEADER_BYTES] = header.view(np.uint8)
-        fits = data is not None and data.nbytes <= _SLOT - _HEADER_BYTES
-        if fits:
-            slot[_HEADER_BYTES:_HEADER_BYTES + data.nbytes] = _byte_view(data)
-        slots = np.empty((self.size, _SLOT), np.uint8)
-        yield comm.Iallgather(slot, slots)
-        headers = slots[:, :_HEADER_BYTES].copy().view(np.int64)
+        buffers = channel.buffers
+        if buffers is None:
+            buffers = channel.buffers = _Buffers(self.size)
+        if buffers.header is not header:     # (headers are cached: usually the same)
+            buffers.send[:_HEADER_BYTES] = header.view(np.uint8)
+            buffers.header, buffers.header_bytes = header, header.tobytes()
+            buffers.headers = np.repeat(header[None], self.size, axis=0)
+            buffers.headers.flags.writeable = False
+        if data is not None and data.nbytes <= _ROOM:
+            buffers.send[_HEADER_BYTES:_HEADER_BYTES + data.nbytes] = _byte_view(data)
+        yield channel.comm.Iallgather(buffers.send, buffers.received)
+        received = buffers.received
+        everything = received.tobytes()
+        mine = buffers.header_bytes
+        if not header[ag.FLAGS] and all(everything[start:start + _HEADER_BYTES] == mine
+                                        for start in range(0, len(everything), _SLOT)):
+            # every rank sent this very header (the common case): no need to look closer
+            return buffers.headers, received[:, _HEADER_BYTES:]
+        headers = received[:, :_HEADER_BYTES].copy().view(np.int64)
         if (headers[:, ag.FLAGS] & ag.END).any():
             # some rank ended its operation (``lockstep.py``): that decides this
             # exchange for every rank, whatever each was doing
-            error = ag.step_outcome(headers, slots[:, _HEADER_BYTES:])
+            error = ag.step_outcome(headers, received[:, _HEADER_BYTES:])
             if error is not None:
                 raise error
             return headers, None
-        if not fits or (headers[:, 7] != header[7]).any():
-            return headers, None     # (a disagreement: the caller's check raises)
-        end = _HEADER_BYTES + data.nbytes
-        # (views of ``slots``, ours and writable; _SLOT keeps them 16-byte aligned)
-        parts = [slots[i, _HEADER_BYTES:end].view(data.dtype).reshape(data.shape)
-                 for i in range(self.size)]
-        return headers, parts
-
-    def _sizes(self, comm, nbytes: int):
-        sizes = np.empty(self.size, np.int64)
-        yield comm.Iallgather(np.array([nbytes], np.int64), sizes)
-        return [int(s) for s in sizes]
+        return headers, received[:, _HEADER_BYTES:]
 
     def _gather_bytes(self, comm, data: np.ndarray, counts: list[int], root: int | None):
         """Every rank's bytes, as a list of arrays (on every rank, or only on ``root``)."""
         if root is not None and self.rank != root:
-            yield comm.Igatherv([data, MPI().BYTE], None, root)
+            yield data_request(comm.Igatherv([data, MPI().BYTE], None, root), data.nbytes)
             return None
         received = np.empty(sum(counts), np.uint8)
         displs = _displacements(counts)
         spec = [received, (counts, displs), MPI().BYTE]
         if root is None:
-            yield comm.Iallgatherv([data, MPI().BYTE], spec)
+            yield data_request(comm.Iallgatherv([data, MPI().BYTE], spec), received.nbytes)
         else:
-            yield comm.Igatherv([data, MPI().BYTE], spec, root)
+            yield data_request(comm.Igatherv([data, MPI().BYTE], spec, root), received.nbytes)
         return [received[d:d + c] for d, c in zip(displs, counts)]
 
     # -- the operations ---------------------------------------------------------
@@ -321,14 +363,15 @@ class Collectives:
         op = ag.op_name(op, where, kind)
         self._check_root(root, kind, where)
         checked = settings.get("check_collectives") if check is None else bool(check)
-        return self._submit(kind, name, lambda comm, n: self._reduce_op(
-            comm, n, kind, value, op, root, checked or tag is not None, tag), where, value)
+        return self._submit(kind, name, lambda channel, n: self._reduce_op(
+            channel, n, kind, value, op, root, checked or tag is not None, tag), where, value)
 
     def reduce(self, value: Any, op: str = "sum", root: int = 0, name: str | None = None,
                where: SourceLoc | None = None) -> Future:
         return self.all_reduce(value, op, name, where, root)
 
-    def _reduce_op(self, comm, name, kind, value, op, root, checked, tag=None):
+    def _reduce_op(self, channel: _Channel, name, kind, value, op, root, checked, tag=None):
+        comm = channel.comm
         array = ag.as_array(value)
         scalar = array is not None and not isinstance(value, np.ndarray)
         payload = None if array is not None else _byte_view(np.frombuffer(ag.pack(value),
@@ -339,24 +382,30 @@ class Collectives:
         if array is not None and checked:
             send, back = _prepare_for_op(array, op)
             # the header travels with the data (or alone, when the data is too big)
-            headers, parts = yield from self._headers_with(comm, header, send)
+            headers, slots = yield from self._exchange(channel, header, send)
             ag.check(headers, name, same_data=True)
-            if parts is not None:       # small: every rank got every array; reduce here
+            if slots is not None and send.nbytes <= _ROOM:
+                # small: every rank got every array (the same layout: checked); reduce
+                # here, in rank order, the same on every rank
                 if root is not None and self.rank != root:
                     return None
-                result = back(np.asarray(functools.reduce(_UFUNCS[op], parts)))
+                parts = slots[:, :send.nbytes].view(send.dtype)    # (ranks, elements)
+                # (dtype: a sum of int32 stays int32, as MPI's would)
+                result = back(_UFUNCS[op].reduce(parts, axis=0, dtype=send.dtype)
+                              .reshape(send.shape))
                 return _like(value, result) if scalar else result
         elif array is None or checked:
-            headers = yield from self._headers(comm, header)
+            headers = yield from self._headers(channel, header)
             ag.check(headers, name, same_data=True)
         if array is not None:
             send, back = _prepare_for_op(array, op)
             mpi_op = getattr(MPI(), op.upper())
             out = np.empty_like(send)
             if root is None:
-                yield comm.Iallreduce(send, out, mpi_op)
+                yield data_request(comm.Iallreduce(send, out, mpi_op), send.nbytes)
             else:
-                yield comm.Ireduce(send, out if self.rank == root else None, mpi_op, root)
+                yield data_request(comm.Ireduce(send, out if self.rank == root else None,
+                                                mpi_op, root), send.nbytes)
                 if self.rank != root:
                     return None
             result = back(out)
@@ -373,41 +422,54 @@ class Collectives:
         kind = "all_gather" if root is None else "gather"
         self._check_root(root, kind, where)
         return self._submit(kind, name,
-                            lambda comm, n: self._gather_op(comm, n, kind, value, root, tag),
+                            lambda channel, n: self._gather_op(channel, n, kind, value, root, tag),
                             where, value)
 
     def gather(self, value: Any, root: int = 0, name: str | None = None,
                where: SourceLoc | None = None) -> Future:
         return self.all_gather(value, name, where, root)
 
-    def _gather_op(self, comm, name, kind, value, root, tag=None):
-        array = ag.as_array(value)
-        header = ag.header(kind, name, None, root, ag.ARRAY if array is not None else ag.PICKLED,
-                           array, tag=tag)
-        headers = yield from self._headers(comm, header)
+    def _gather_op(self, channel: _Channel, name, kind, value, root, tag=None):
+        comm = channel.comm
+        # Python numbers are pickled (a few bytes): they come back as the Python numbers
+        # each rank passed, whatever the others passed
+        array = None if type(value) in (bool, int, float, complex) else ag.as_array(value)
+        if array is not None:
+            data = _byte_view(array)
+            header = ag.header(kind, name, None, root, ag.ARRAY, array, tag=tag)
+        else:
+            data = _byte_view(np.frombuffer(ag.pack(value), np.uint8))
+            header = ag.header(kind, name, None, root, ag.PICKLED, nbytes=data.size, tag=tag)
+        headers, slots = yield from self._exchange(channel, header, data)
         ag.check(headers, name, same_data=False)
-        raw = bool((headers[:, 4] == ag.ARRAY).all() and (headers[:, 5] == headers[0, 5]).all())
-        if raw:
-            parts = yield from self._gather_bytes(comm, _byte_view(array),
-                                                  [int(n) for n in headers[:, 7]], root)
+        counts = [int(n) for n in headers[:, 7]]
+        if slots is not None and max(counts) <= _ROOM:     # every rank's data came inline
+            if root is not None and self.rank != root:
+                return None
+            parts = [slots[r, :n] for r, n in enumerate(counts)]
+        else:
+            parts = yield from self._gather_bytes(comm, data, counts, root)
             if parts is None:
                 return None
-            items = [ag.array_from_bytes(p, h) for p, h in zip(parts, headers)]
-            scalar = not isinstance(value, np.ndarray)
-            return [_like(value, item) if scalar and item.ndim == 0 else item for item in items]
-        payload = _byte_view(np.frombuffer(ag.pack(value), np.uint8))
-        sizes = yield from self._sizes(comm, payload.size)
-        parts = yield from self._gather_bytes(comm, payload, sizes, root)
-        return None if parts is None else [ag.unpack(p) for p in parts]
+        scalar = not isinstance(value, np.ndarray)
+        return [_item(part, h, scalar) for part, h in zip(parts, headers)]
 
     def broadcast(self, value: Any, root: int = 0, name: str | None = None,
-                  where: SourceLoc | None = None, tag: tuple | None = None) -> Future:
+                  where: SourceLoc | None = None, tag: tuple | None = None,
+                  check: bool | None = None) -> Future:
+        """``check``: exchange headers (None: the setting ``check_collectives``); an
+        unchecked broadcast is one ``Ibcast`` of the root's header slot (and a second
+        one for data too big for it), every rank must pass the same.  Tagged
+        broadcasts are always checked."""
         self._check_root(root, "broadcast", where)
+        checked = settings.get("check_collectives") if check is None else bool(check)
+        checked = checked or tag is not None
         return self._submit("broadcast", name,
-                            lambda comm, n: self._broadcast_op(comm, n, value, root, tag),
+                            lambda channel, n: self._broadcast_op(channel, n, value, root, tag,
+                                                                  checked),
                             where, value if self.rank == root else None)
 
-    def _broadcast_op(self, comm, name, value, root, tag=None):
+    def _broadcast_op(self, channel: _Channel, name, value, root, tag=None, checked=True):
         is_root = self.rank == root
         array = ag.as_array(value) if is_root else None
         data = None
@@ -420,27 +482,51 @@ class Collectives:
             data = _byte_view(np.frombuffer(ag.pack(value), np.uint8))
             header = ag.header("broadcast", name, None, root, ag.PICKLED, nbytes=data.size,
                                tag=tag)
-        headers = yield from self._headers(comm, header)
-        ag.check(headers, name, same_data=False)
-        sent = headers[root]
-        if not is_root:
-            data = np.empty(int(sent[7]), np.uint8)
-        yield comm.Ibcast([data, MPI().BYTE], root)
+        if checked:
+            headers, slots = yield from self._exchange(channel, header, data)
+            ag.check(headers, name, same_data=False)
+            sent = headers[root]
+            inline = slots[root] if slots is not None else None
+        else:
+            sent, inline = yield from self._root_slot(channel, header, data, root)
+        nbytes = int(sent[7])
+        if inline is not None and nbytes <= _ROOM:      # the root's data came inline
+            received = inline[:nbytes]
+        else:
+            received = data if is_root else np.empty(nbytes, np.uint8)
+            yield data_request(channel.comm.Ibcast([received, MPI().BYTE], root), nbytes)
         if is_root:
             return value
         if sent[4] == ag.ARRAY:
-            result = ag.array_from_bytes(data, sent)
+            result = ag.array_from_bytes(received, sent)
             return result[()] if result.ndim == 0 else result
-        return ag.unpack(data)
+        return ag.unpack(received)
+
+    def _root_slot(self, channel: _Channel, header: np.ndarray, data: np.ndarray | None,
+                   root: int):
+        """The root's header and slot (its data if that fits), broadcast: no agreement
+        check, every rank must call it alike."""
+        buffers = channel.buffers
+        if buffers is None:
+            buffers = channel.buffers = _Buffers(self.size)
+        slot = buffers.send
+        if self.rank == root:
+            slot[:_HEADER_BYTES] = header.view(np.uint8)
+            if data is not None and data.nbytes <= _ROOM:
+                slot[_HEADER_BYTES:_HEADER_BYTES + data.nbytes] = _byte_view(data)
+        buffers.header = None       # (the slot now holds the root's header)
+        yield channel.comm.Ibcast([slot, MPI().BYTE], root)
+        return slot[:_HEADER_BYTES].copy().view(np.int64), slot[_HEADER_BYTES:]
 
     def scatter(self, value: Any, root: int = 0, name: str | None = None,
                 where: SourceLoc | None = None) -> Future:
         self._check_root(root, "scatter", where)
         return self._submit("scatter", name,
-                            lambda comm, n: self._scatter_op(comm, n, value, root), where,
+                            lambda channel, n: self._scatter_op(channel, n, value, root), where,
                             value if self.rank == root else None)
 
-    def _scatter_op(self, comm, name, value, root):
+    def _scatter_op(self, channel: _Channel, name, value, root):
+        comm = channel.comm
         is_root, size = self.rank == root, self.size
         problem, array, pieces = None, None, None
         if is_root:
@@ -459,7 +545,7 @@ class Collectives:
                 header = ag.header("scatter", name, None, root, ag.INVALID)
         else:
             header = ag.header("scatter", name, None, root, ag.NOTHING)
-        headers = yield from self._headers(comm, header)
+        headers = yield from self._headers(channel, header)
         ag.check(headers, name, same_data=False)
         if problem is not None:
             raise PhylanxCollectiveMismatchError(problem)
@@ -490,16 +576,16 @@ class Collectives:
 
     def barrier(self, name: str | None = None, where: SourceLoc | None = None,
                 tag: tuple | None = None) -> Future:
-        return self._submit("barrier", name, lambda comm, n: self._barrier_op(comm, n, tag),
+        return self._submit("barrier", name, lambda channel, n: self._barrier_op(channel, n, tag),
                             where)
 
-    def _barrier_op(self, comm, name, tag=None):
+    def _barrier_op(self, channel: _Channel, name, tag=None):
+        comm = channel.comm
         if tag is not None or settings.get("check_collectives"):
-            headers = yield from self._headers(comm, ag.header("barrier", name, None, None,
+            headers = yield from self._headers(channel, ag.header("barrier", name, None, None,
                                                                ag.NOTHING, tag=tag))
             ag.check(headers, name, same_data=False)
-            if tag is not None:
-                return None     # the header exchange was the barrier
+            return None     # the header exchange was the barrier (no rank passes it alone)
         yield comm.Ibarrier()
         return None
 
@@ -513,8 +599,8 @@ class Collectives:
         header = ag.header("end", name, None, None, ag.NOTHING, nbytes=message.size,
                            tag=(*tag[:3], flags))
 
-        def operation(comm, n):
-            yield from self._headers_with(comm, header, message)
+        def operation(channel, n):
+            yield from self._exchange(channel, header, message)
             return None
         return self._submit("end", name, operation, where)
 

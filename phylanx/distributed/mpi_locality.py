@@ -120,8 +120,8 @@ class MPILocality(Locality):
         return result
 
     def broadcast(self, value: Any, root: int = 0, name: str | None = None,
-                  where: SourceLoc | None = None) -> Future:
-        return self.collectives.broadcast(value, root, name, where)
+                  where: SourceLoc | None = None, check: bool | None = None) -> Future:
+        return self.collectives.broadcast(value, root, name, where, check=check)
 
     def gather(self, value: Any, root: int = 0, name: str | None = None,
                where: SourceLoc | None = None) -> Future:

@@ -6,27 +6,28 @@ when the request is complete.  :meth:`ProgressEngine.start` runs such a generato
 and returns a phylanx ``Future``; the engine tests all outstanding requests with
 ``Request.Testsome`` and steps the generators whose request completed.
 
-Who calls the test loop (``poll``)?  Both, measured with
-``mpiexec -n 2 python benchmarks/progress.py`` (2 shared cores, oversubscribed):
+Who calls the test loop (``poll``)?
 
-* a progress thread that polls, yielding the GIL between polls (``sched_yield``
-  while requests are in flight, for up to 5 ms, then 0.2 ms naps; sleeps with
-  back-off when idle), and
-* waiting threads polling from their wait loop (the runtime's progress-source hook,
-  ``phylanx.runtime.progress.register``, with :meth:`ProgressEngine.busy` so that a
-  waiter keeps testing in-flight requests instead of sleeping 1 ms).
-
-MPICH advances a non-blocking collective only while it is tested, so a nap between
-tests delays every round of the collective's algorithm by that nap.
-
-Waiting threads polling is faster (lower latency: a waiter spins on ``poll`` while
-the thread naps with back-off so as not to steal an oversubscribed core); typical
-numbers on 2 shared cores: 450-690 us per small all_reduce with waiter polling,
-860-2400 us with the thread alone (details in ``docs/distributed.md``).  So both
-run: waiters poll through the runtime's progress sources (``progress_polling=wait``,
-the default, once the runtime has that hook), and the thread stays, because a
-collective has several phases (header check, size exchange, data) and another rank
-may need this rank to start the next phase while nobody here waits on the future.
+* **The thread that waits for an operation's future drives it** (:class:`OperationFuture`,
+  :meth:`ProgressEngine.drive`): it tests the requests in a loop (each test releases the
+  GIL; every 64 fruitless tests it also gives up the core, ``sched_yield``) but never
+  sleeps while its request is in flight: MPICH advances a non-blocking collective only
+  while it is tested, so every nap delays each round of the collective's algorithm by
+  that nap.  While a thread drives, the progress thread stands aside (it naps instead
+  of also spinning: two threads spinning on one GIL hand it back and forth, each
+  handoff costing more than the 8-byte collective itself).  One thread drives at a
+  time; other waiters wait on their own future's completion, which the driver's polls
+  deliver.
+* **A progress thread** takes over requests that nobody drove for 0.2 ms (a collective
+  has several phases, header check, size exchange, data, and another rank may need
+  this rank to start the next phase while nobody here waits on the future): it tests
+  them yielding the GIL between tests (``sched_yield`` for up to 5 ms, then 0.2 ms
+  naps), and sleeps with back-off (up to 2 ms) when idle or while a waiter drives.
+* **A long-wait thread** waits with ``MPI_Wait`` for a request that moves much data
+  (yielded as :class:`Long`; one at a time, the others are tested as usual): MPICH
+  moves the data at full speed inside ``Wait``, a test loop only once per test.
+* Threads waiting for *other* futures poll too (the runtime's progress-source hook,
+  ``phylanx.runtime.progress.register``, with :meth:`ProgressEngine.busy`).
 
 Every operation has a deadline: an operation still running after it fails with a
 located error instead of hanging (the request itself is left to MPI).  An operation
@@ -37,13 +38,18 @@ tells the shutdown not to finalize MPI.
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
+import queue
 import threading
 import time
 from collections.abc import Callable, Generator
 from typing import Any
 
-from ..runtime.futures import Future, external
+from ..runtime import futures as runtime_futures
+from ..runtime.futures import Future, FutureTimeoutError
+from . import mpi as mpi_module
+from . import settings
 from .interrupts import cancelled, each, guarded
 from .mpi import MPI, mpi_lock
 
@@ -53,14 +59,60 @@ Operation = Generator[Any, None, Any]
 _IDLE_SLEEP_MAX = 0.002   # seconds: the longest nap of an idle progress thread
 _BUSY_SPIN = 0.005        # seconds the thread keeps testing in-flight requests unslept
 _BUSY_NAP = 0.0002        # then its nap between tests while requests stay in flight
+#: the thread tests in-flight requests only when no waiter drove them for this long
+_DRIVER_GRACE = 0.0002    # seconds
 #: gives up the GIL and the core without sleeping (``time.sleep(0)`` sleeps ~60-130 us
 #: under load: Linux's timer slack)
 _yield = getattr(os, "sched_yield", lambda: time.sleep(0))
 
 
-def _register_progress(poll: Callable[[], bool],
-                       busy: Callable[[], bool]) -> Callable[[], None]:
-    """Have ``poll`` called regularly; returns a function that stops it.
+#: how long a driving waiter tests before it counts as blocked (a spare worker of the pool
+#: then stands in for it): a small collective completes within this, and entering the
+#: pool's blocked state costs a lock round of its own
+_DRIVE_BEFORE_BLOCKING = 0.0002   # seconds
+#: a driving waiter gives up the core (``sched_yield``) once per this many fruitless
+#: tests (as MPICH's own progress loop does): yielding after every test costs a trip
+#: to the back of the run queue per test on a loaded machine (ms), never yielding would
+#: starve another rank sharing the core (``mpiexec -n 4`` on 2 cores).  Each test
+#: releases the GIL, so the other threads of this rank run meanwhile.
+_POLLS_PER_YIELD = 64
+#: a waiter whose request is with the long-wait thread looks at its deadline this often
+_LONG_WAIT_CHECK = 0.05   # seconds (the completion itself wakes it at once)
+#: a waiter that is not the driver waits this long on its future between tries to
+#: take over (the driver's polls complete its future meanwhile and wake it at once)
+_FOLLOWER_WAIT = 0.0005
+
+
+class OperationFuture(Future):
+    """The future of an engine operation: the thread that waits for it drives the engine
+    (:meth:`ProgressEngine.drive`) instead of sleeping between polls."""
+
+    __slots__ = ("_engine", "_running")
+
+    def __init__(self, engine: ProgressEngine) -> None:
+        super().__init__()
+        self._engine = engine
+        self._running: _Running | None = None     # its operation (set by track)
+        self._external = True    # completed by MPI: its waiter runs no queued task
+
+    def _wait(self, timeout: float | None, helping: bool = True) -> None:
+        if settings.get("progress_polling") == "wait":
+            self._engine.drive(self, timeout)
+        else:       # 'thread': the progress thread alone tests requests
+            super()._wait(timeout, helping)
+
+    def completion_event(self) -> threading.Event:
+        """An event set once the future is done (already set if it is)."""
+        with self._lock:
+            if self._event is None:
+                self._event = threading.Event()
+                if self._state == runtime_futures._DONE:
+                    self._event.set()
+            return self._event
+
+
+def _register_progress(engine: ProgressEngine) -> Callable[[], None]:
+    """Have ``engine.poll`` called regularly; returns a function that stops it.
 
     Uses the runtime's progress-source registry (waiting threads poll it) *and* a
     thread of our own, which keeps multi-phase operations
@@ -68,11 +120,10 @@ def _register_progress(poll: Callable[[], bool],
     """
     stops: list[Callable[[], None]] = []
     from ..runtime import progress as runtime_progress
-    from . import settings
     if settings.get("progress_polling") == "wait":
-        runtime_progress.register(poll, busy)
-        stops.append(lambda: runtime_progress.unregister(poll))
-    stops.append(_start_polling_thread(poll, busy))
+        runtime_progress.register(engine.poll, engine.busy)
+        stops.append(lambda: runtime_progress.unregister(engine.poll))
+    stops.append(_start_polling_thread(engine))
 
     def stop() -> None:
         for s in stops:
@@ -80,35 +131,49 @@ def _register_progress(poll: Callable[[], bool],
     return stop
 
 
-def _start_polling_thread(poll: Callable[[], bool],
-                          busy: Callable[[], bool]) -> Callable[[], None]:
+def _start_polling_thread(engine: ProgressEngine) -> Callable[[], None]:
     stopping = threading.Event()
 
     def loop() -> None:
         nap = 0.0
         spin_until = None
+        undriven_since = None   # since when requests are in flight with nobody driving
         while not stopping.is_set():
+            busy = engine.busy()
+            if engine.driven() or not busy:
+                # a waiter drives the engine, or nothing is in flight: back off (an
+                # oversubscribed core goes to the other ranks).  Not woken by an event
+                # when a drive ends: a wake-up per collective is a GIL handoff per
+                # collective, which costs more than an 8-byte collective.
+                undriven_since = spin_until = None
+                if not busy:
+                    guarded(engine.check_deadlines)   # (of operations not started yet)
+                nap = min(_IDLE_SLEEP_MAX, nap * 2 or 0.00005)
+                time.sleep(nap)
+                continue
+            now = time.monotonic()
+            if undriven_since is None or now < undriven_since + _DRIVER_GRACE:
+                # the thread that started them usually waits for them right away, and
+                # drives: take over only when nobody did for a while.  (The back-off
+                # is not reset here: in a loop of collectives, each one passes through
+                # this state between its start and its wait.)
+                undriven_since = undriven_since or now
+                time.sleep(_DRIVER_GRACE)
+                continue
+            nap = 0.0
             # an interrupt from a callback this poll ran is reported, the thread goes on
-            if guarded(poll):
-                nap, spin_until = 0.0, None
+            if guarded(engine.poll):
+                spin_until = None
                 _yield()               # let the threads we just woke run (GIL)
                 continue
-            if busy():
-                # requests in flight: MPI advances them only while tested, so keep
-                # testing (yielding) for a bounded time, then test every BUSY_NAP
-                now = time.monotonic()
-                if spin_until is None:
-                    spin_until = now + _BUSY_SPIN
-                if now < spin_until:
-                    _yield()
-                else:
-                    time.sleep(_BUSY_NAP)
-                nap = 0.0
-                continue
-            spin_until = None
-            # idle: back off so that an oversubscribed core goes to the other ranks
-            nap = min(_IDLE_SLEEP_MAX, nap * 2 or 0.00005)
-            time.sleep(nap)
+            # requests in flight: MPI advances them only while tested, so keep testing
+            # (yielding) for a bounded time, then test every BUSY_NAP
+            if spin_until is None:
+                spin_until = now + _BUSY_SPIN
+            if now < spin_until:
+                _yield()
+            else:
+                time.sleep(_BUSY_NAP)
 
     thread = threading.Thread(target=loop, name="phylanx-mpi-progress", daemon=True)
     thread.start()
@@ -122,7 +187,8 @@ def _start_polling_thread(poll: Callable[[], bool],
 class _Running:
     """One operation in flight: its generator, its future and its deadline."""
 
-    __slots__ = ("operation", "future", "deadline", "describe", "on_finish", "finished", "tag")
+    __slots__ = ("operation", "future", "deadline", "describe", "on_finish", "finished", "tag",
+                 "abandoned", "long_wait")
 
     def __init__(self, operation: Operation, future: Future, deadline: float,
                  describe: Callable[[], BaseException], on_finish, tag: Any = None):
@@ -132,7 +198,44 @@ class _Running:
         self.describe = describe
         self.on_finish = on_finish
         self.finished = False
+        self.abandoned = False  # failed while its MPI requests may still be pending
+        self.long_wait = False  # its request is with the long-wait thread (Long)
         self.tag = tag          # what the caller wants to know about it later
+
+
+def _late(until: float | None, deadline: float | None) -> bool:
+    """True once ``until`` has passed; raises once ``deadline`` has."""
+    if until is None:
+        return False
+    now = time.monotonic()
+    if deadline is not None and now >= deadline:
+        raise FutureTimeoutError("timed out waiting for a collective")
+    return now >= until
+
+
+class Long:
+    """What an operation yields instead of a request that moves much data: the engine
+    hands it to its long-wait thread, which waits for it with ``MPI_Wait`` (the GIL
+    released), if that thread is free.  MPICH progresses a collective inside ``Wait``
+    at full speed; a test loop in Python pokes it once per test, and a 1 MiB
+    ``Iallreduce`` tested in a loop took 1.6x the time of one waited for (2 ranks,
+    ``Iallreduce``+``Test`` loop 8.3-8.5 ms, ``Wait`` 5.0-5.3 ms, blocking ``Allreduce``
+    5.0-5.3 ms, ``Wait`` in another thread 5.6-6.0 ms; loaded machine)."""
+
+    __slots__ = ("request",)
+
+    def __init__(self, request: Any) -> None:
+        self.request = request
+
+
+#: bytes from which a collective's data request is waited for with MPI_Wait (Long)
+LONG_BYTES = 1 << 18
+
+
+def data_request(request: Any, nbytes: int) -> Any:
+    """``request`` as an operation yields it: as :class:`Long` if it moves at least
+    :data:`LONG_BYTES`."""
+    return Long(request) if nbytes >= LONG_BYTES else request
 
 
 class ProgressEngine:
@@ -147,7 +250,13 @@ class ProgressEngine:
         self._finish_lock = threading.Lock()
         self._next_deadline_check = 0.0
         self.abandoned = False     # an operation failed with its MPI requests pending
-        self._stop = _register_progress(self.poll, self.busy)
+        self._driver = threading.Lock()       # held by the waiter that drives (drive)
+        self._driver_owner: int | None = None  # that waiter's thread
+        self._long_lock = threading.Lock()
+        self._long_busy = False               # the long-wait thread holds a request
+        self._long_queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._long_thread: threading.Thread | None = None
+        self._stop = _register_progress(self)
 
     def track(self, timeout: float, on_timeout: Callable[[], BaseException],
               on_finish: Callable[[_Running], None] | None = None,
@@ -155,8 +264,9 @@ class ProgressEngine:
         """A future for an operation to be started later with :meth:`run`; its deadline
         (``timeout`` seconds, then the error ``on_timeout()``) counts from now.
         ``on_finish(running)`` is called once it is done, either way."""
-        running = _Running(None, external(), time.monotonic() + timeout, on_timeout, on_finish,
-                           tag)
+        running = _Running(None, OperationFuture(self), time.monotonic() + timeout,
+                           on_timeout, on_finish, tag)
+        running.future._running = running
         with self._finish_lock:
             self._running.add(running)
         return running
@@ -188,7 +298,55 @@ class ProgressEngine:
             self._finish(running, None, cancelled(exc))
             raise
         else:
+            if type(request) is Long:
+                if self._wait_long(request.request, running):
+                    return
+                request = request.request   # (the long-wait thread is busy: test it)
             self._incoming.append((request, running))
+
+    # -- requests waited for with MPI_Wait --------------------------------------------
+    def _wait_long(self, request: Any, running: _Running) -> bool:
+        """Hand ``request`` to the long-wait thread if it is free (and MPI lets threads
+        call it concurrently); False: the caller has it tested as usual.  A free thread
+        only: a request queued behind one that never completes (a rank that never
+        came) would not even be tested."""
+        if not mpi_module.thread_multiple:
+            return False
+        with self._long_lock:
+            if self._long_busy:
+                return False
+            self._long_busy = True
+            running.long_wait = True
+            if self._long_thread is None:
+                self._long_thread = threading.Thread(
+                    target=self._long_waits, name="phylanx-mpi-wait", daemon=True)
+                self._long_thread.start()
+        self._long_queue.put((request, running))
+        return True
+
+    def _long_waits(self) -> None:
+        """The long-wait thread: ``MPI_Wait`` for each request handed to it, then step
+        its operation.  (A request whose peers never come keeps it waiting: the
+        operation fails by its deadline meanwhile, later requests are tested as usual,
+        and MPI is not finalized at exit: ``abandoned``.)"""
+        while True:
+            item = self._long_queue.get()
+            if item is None:
+                return
+            request, running = item
+            error = None
+            try:
+                request.Wait()
+            except Exception as exc:  # noqa: BLE001 - delivered to the waiter
+                error = exc
+            with self._long_lock:
+                self._long_busy = False
+            running.long_wait = False
+            if error is not None:
+                self._finish(running, None, error)
+            else:
+                # an interrupt from a callback this step ran is reported, the thread goes on
+                guarded(self._step, running)
 
     def _finish(self, running: _Running, value: Any, error: BaseException | None) -> None:
         with self._finish_lock:
@@ -205,33 +363,47 @@ class ProgressEngine:
             if running.on_finish is not None:
                 running.on_finish(running)
 
-    def poll(self) -> bool:
-        """Test the outstanding requests once; True if something progressed."""
+    def poll(self) -> bool | None:
+        """Test the outstanding requests once; True if something progressed (None:
+        another thread is polling right now)."""
         if not self._poll_lock.acquire(blocking=False):
-            return False
+            return None
         try:
             while self._incoming:
                 request, running = self._incoming.popleft()
                 self._requests.append(request)
                 self._waiting.append(running)
-            self._check_deadlines()
-            if not self._requests:
+            self.check_deadlines()
+            requests = self._requests
+            if not requests:
                 return False
-            with mpi_lock():
-                done = MPI().Request.Testsome(self._requests)
-            if not done:
-                return False
-            finished = set(done)
-            resumed = [self._waiting[i] for i in sorted(finished)]
-            self._requests = [r for i, r in enumerate(self._requests) if i not in finished]
-            self._waiting = [w for i, w in enumerate(self._waiting) if i not in finished]
+            if len(requests) == 1:      # the common case, a few Python calls cheaper
+                with mpi_lock():
+                    if not requests[0].Test():
+                        return False
+                resumed = self._waiting
+                self._requests, self._waiting = [], []
+            else:
+                with mpi_lock():
+                    done = MPI().Request.Testsome(requests)
+                if not done:
+                    return False
+                finished = set(done)
+                resumed = [self._waiting[i] for i in sorted(finished)]
+                self._requests = [r for i, r in enumerate(requests) if i not in finished]
+                self._waiting = [w for i, w in enumerate(self._waiting) if i not in finished]
         finally:
             self._poll_lock.release()
+        if len(resumed) == 1:
+            if not resumed[0].finished:
+                self._step(resumed[0])
+            return True
         # every resumed operation is stepped, even if an earlier one raised an interrupt
         each(lambda running: running.finished or self._step(running), resumed)
         return True
 
-    def _check_deadlines(self) -> None:
+    def check_deadlines(self) -> None:
+        """Fail the operations past their deadline (every 50 ms at most)."""
         now = time.monotonic()
         if now < self._next_deadline_check:
             return
@@ -243,7 +415,72 @@ class ProgressEngine:
     def abandon(self, running: _Running, error: BaseException) -> None:
         """Fail ``running`` with ``error`` now, whatever its requests are doing."""
         self.abandoned = True       # MPI may still be inside that collective
+        running.abandoned = True
         self._finish(running, None, error)
+
+    # -- waiting -------------------------------------------------------------------
+    def drive(self, future: Future, timeout: float | None) -> None:
+        """Wait for ``future`` (of one of our operations) by testing the requests in a
+        loop, yielding the core between tests but never sleeping: it returns when the
+        future is done (its operation completed, failed, passed its deadline or was
+        abandoned: every wait has a way out) or raises ``FutureTimeoutError`` after
+        ``timeout`` seconds.  A wait longer than a small collective's counts as blocked
+        in the pool (a spare worker stands in, as for any external future)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        self._drive(future, time.monotonic() + _DRIVE_BEFORE_BLOCKING, deadline)
+        if future.done():
+            return
+        block = runtime_futures._blocking    # (set while a thread pool exists)
+        with block() if block is not None else contextlib.nullcontext():
+            self._drive(future, deadline, deadline)
+
+    def _drive(self, future: Future, until: float | None, deadline: float | None) -> None:
+        """Drive (or follow the driver) until ``future`` is done or ``until`` passes;
+        past ``deadline`` a FutureTimeoutError."""
+        event = None
+        running = getattr(future, "_running", None)
+        while not future.done():
+            if running is not None and running.long_wait:
+                # its request is with the long-wait thread (in MPI_Wait, which progresses
+                # it at full speed): wait for the completion, leaving the engine to
+                # other drivers and the progress thread meanwhile
+                if event is None:
+                    event = future.completion_event()
+                if event.wait(_LONG_WAIT_CHECK) or _late(until, deadline):
+                    return
+                continue
+            # (the driver itself may wait again, in a done-callback its poll ran: it
+            # drives on, as the lock is not reentrant and the progress thread stands aside)
+            nested = self._driver_owner == threading.get_ident()
+            if nested or self._driver.acquire(blocking=False):
+                self._driver_owner = threading.get_ident()
+                try:
+                    idle = 0
+                    while not future.done():
+                        if running is not None and running.long_wait:
+                            break
+                        if self.poll():
+                            continue
+                        if _late(until, deadline):
+                            return
+                        idle += 1
+                        if idle % _POLLS_PER_YIELD == 0:
+                            _yield()
+                finally:
+                    if not nested:
+                        self._driver_owner = None
+                        self._driver.release()
+                continue
+            # another waiter drives (and completes our future too): wait for the
+            # completion, trying to take over now and then (the driver may leave)
+            if event is None:
+                event = future.completion_event()
+            if event.wait(_FOLLOWER_WAIT) or _late(until, deadline):
+                return
+
+    def driven(self) -> bool:
+        """A waiting thread drives the engine now."""
+        return self._driver.locked()
 
     def busy(self) -> bool:
         """Requests in flight: testing them again may complete them."""
@@ -254,3 +491,5 @@ class ProgressEngine:
 
     def stop(self) -> None:
         self._stop()
+        if self._long_thread is not None:
+            self._long_queue.put(None)     # (a thread stuck in MPI_Wait is a daemon)

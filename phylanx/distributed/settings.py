@@ -18,8 +18,9 @@ _SETTINGS = (
     Setting("check_collectives", True, _bool,
             "exchange a header before each collective to report disagreeing ranks"),
     Setting("progress_polling", "wait", str,
-            "how MPI requests are completed: 'wait' (waiting threads poll too, when the "
-            "runtime has progress sources; the faster) or 'thread' (progress thread only)"),
+            "how MPI requests are completed: 'wait' (a thread waiting for a collective "
+            "tests its requests itself, other waiting threads poll too; the faster) or "
+            "'thread' (progress thread only)"),
 )
 
 for _setting in _SETTINGS:

@@ -93,7 +93,7 @@ def test_the_fold_still_folds_and_locates_errors():
 
 @pytest.fixture
 def engine(monkeypatch):
-    monkeypatch.setattr(progress, "_register_progress", lambda poll, busy: lambda: None)
+    monkeypatch.setattr(progress, "_register_progress", lambda engine: lambda: None)
     yield ProgressEngine()
 
 
@@ -135,7 +135,13 @@ def test_the_progress_thread_reports_an_interrupt_and_goes_on(kind, capfd):
             raise kind("from a callback")
         return False
 
-    stop = progress._start_polling_thread(poll, lambda: False)
+    class Engine:       # what the thread uses of a ProgressEngine: requests in flight
+        busy = staticmethod(lambda: True)
+        driven = staticmethod(lambda: False)        # and no waiter driving them
+        check_deadlines = staticmethod(lambda: None)
+
+    Engine.poll = staticmethod(poll)
+    stop = progress._start_polling_thread(Engine())
     try:
         deadline = time.monotonic() + 10
         while len(calls) < 3 and time.monotonic() < deadline:

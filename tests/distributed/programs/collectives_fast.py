@@ -1,0 +1,200 @@
+"""The fast path of the collectives, for any number of ranks; prints 'OK <rank>' at the end.
+
+* round trips: a small all_reduce, broadcast, all_gather or checked barrier is one MPI
+  request (the agreement header travels with the data); a large checked all_reduce is
+  two (header, then data), an unchecked one is one;
+* the thread that waits for a collective never sleeps while its request is in flight
+  (``threading.Event.wait`` and ``time.sleep`` are watched on the main thread while rank
+  0 arrives late);
+* results around the inline limit (the data in the header slot or not), for arrays of
+  several dtypes, Python numbers, pickled objects, ranks bringing different sizes, and
+  for data waited for by the long-wait thread;
+* a disagreement is still found and names the ranks, with the data inline;
+* a done-callback that the driving waiter runs may itself wait for a collective.
+"""
+import threading
+import time
+
+import numpy as np
+
+from phylanx import distributed as dist
+from phylanx.runtime.locality import here
+
+r, n = dist.find_here(), dist.num_localities()
+engine = here().engine
+
+# -- round trips: count the steps of each operation (one more than its MPI requests) ----
+steps = []
+step = engine._step
+
+
+def counting_step(running):
+    steps.append(running)
+    return step(running)
+
+
+def requests_of(call):
+    """How many MPI requests ``call()``'s collective waited on (its operation's steps
+    less the first)."""
+    dist.barrier(name="round-trips").result()
+    steps.clear()
+    engine._step = counting_step
+    try:
+        future = call()
+        value = future.result()
+    finally:
+        del engine._step
+    mine = [s for s in steps if s.future is future]
+    return len(mine) - 1, value
+
+
+room = 1024     # collectives._ROOM: data up to this many bytes travels in the header slot
+small, large = np.arange(room // 8, dtype=np.float64), np.arange(4 * room, dtype=np.float64)
+assert requests_of(lambda: dist.all_reduce(small, name="rt"))[0] == 1
+assert requests_of(lambda: dist.all_reduce(large, name="rt"))[0] == 2
+assert requests_of(lambda: dist.all_reduce(large, name="rt", check=False))[0] == 1
+trips = requests_of(lambda: dist.broadcast(small, root=n - 1, name="rt"))[0]
+assert trips == 1, ("a small broadcast", trips)
+assert requests_of(lambda: dist.broadcast({"k": [1, 2]}, root=0, name="rt"))[0] == 1
+assert requests_of(lambda: dist.all_gather(small, name="rt"))[0] == 1
+assert requests_of(lambda: dist.all_gather(("any", r), name="rt"))[0] == 1
+assert requests_of(lambda: dist.barrier(name="rt"))[0] == 1
+assert requests_of(lambda: dist.broadcast(large, root=0, name="rt"))[0] == 2
+# unchecked: the root's header slot alone (and the data after it when too big)
+trips, got = requests_of(lambda: dist.broadcast(small + r, root=n - 1, name="rt", check=False))
+assert trips == 1 and np.array_equal(got, small + n - 1), (trips, got)
+trips, got = requests_of(lambda: dist.broadcast(large + r, root=0, name="rt", check=False))
+assert trips == 2 and np.array_equal(got, large), trips
+trips, got = requests_of(lambda: dist.broadcast(("py", r), root=0, name="rt", check=False))
+assert trips == 1 and got == ("py", 0), (trips, got)
+assert requests_of(lambda: dist.all_gather(large, name="rt"))[0] == 2
+
+# -- the waiting thread does not sleep while its request is in flight -------------------
+naps = []
+event_wait, sleep = threading.Event.wait, time.sleep
+main = threading.main_thread()
+
+
+def watched_wait(self, timeout=None):
+    if threading.current_thread() is main:
+        naps.append(("Event.wait", timeout))
+    return event_wait(self, timeout)
+
+
+def watched_sleep(seconds):
+    if threading.current_thread() is main:
+        naps.append(("sleep", seconds))
+    return sleep(seconds)
+
+
+for kind in ("all_reduce", "broadcast", "all_gather"):
+    dist.barrier(name="late").result()
+    if r == 0:
+        time.sleep(0.3)        # the others wait for rank 0, their requests in flight
+    call = {"all_reduce": lambda: dist.all_reduce(small, name="late"),
+            "broadcast": lambda: dist.broadcast(small, 0, name="late"),
+            "all_gather": lambda: dist.all_gather(small, name="late")}[kind]
+    future = call()
+    naps.clear()
+    threading.Event.wait, time.sleep = watched_wait, watched_sleep
+    try:
+        future.result()
+    finally:
+        threading.Event.wait, time.sleep = event_wait, sleep
+    assert not naps, (kind, naps[:5])
+
+# -- a done-callback run by the driving waiter waits for another collective ------------
+inner = []
+outer = dist.all_reduce(np.ones(1), name="nested-outer")
+outer.add_done_callback(
+    lambda _: inner.append(dist.all_reduce(np.ones(1), name="nested-inner").result()))
+outer.result()
+deadline = time.monotonic() + 30
+while not inner and time.monotonic() < deadline:    # (if another thread ran it)
+    time.sleep(0.01)
+assert inner and inner[0].tolist() == [n], inner
+
+# -- results around the inline limit ---------------------------------------------------
+for dtype in ("float64", "int32", "bool", "complex128", "float16", "uint8"):
+    for elements in (0, 1, 7, room // 16, room // 16 + 1, room, room + 1, 3000):
+        x = ((np.arange(elements) + r) % 5).astype(dtype)
+        parts = [((np.arange(elements) + k) % 5).astype(dtype) for k in range(n)]
+        op = "lor" if dtype == "bool" else "sum"
+        want = parts[0]
+        for p in parts[1:]:
+            want = np.logical_or(want, p) if op == "lor" else want + p
+        got = dist.all_reduce(x, op, name="edge").result()
+        assert got.dtype == want.dtype and np.array_equal(got, want), (dtype, elements)
+        gathered = dist.all_gather(x, name="edge").result()
+        assert all(g.dtype == x.dtype and np.array_equal(g, p)
+                   for g, p in zip(gathered, parts, strict=True)), (dtype, elements)
+        got = dist.broadcast(x, root=n - 1, name="edge").result()
+        assert got.dtype == x.dtype and np.array_equal(got, parts[n - 1]), (dtype, elements)
+        for root in range(n):
+            got = dist.reduce(x, op, root=root, name="edge").result()
+            assert (got is None) if r != root else np.array_equal(got, want)
+            got = dist.gather(x, root=root, name="edge").result()
+            assert (got is None) if r != root else all(
+                np.array_equal(g, p) for g, p in zip(got, parts, strict=True))
+# data big enough to be waited for with MPI_Wait by the long-wait thread (progress.Long),
+# two at once (the second is tested as usual while the thread holds the first)
+big = np.arange(40_000, dtype=np.float64) * (r + 1)           # 320 KB
+want = np.arange(40_000, dtype=np.float64) * sum(range(1, n + 1))
+first, second = dist.all_reduce(big, name="long-a"), dist.all_reduce(big, name="long-b")
+assert np.array_equal(first.result(), want) and np.array_equal(second.result(), want)
+assert np.array_equal(dist.broadcast(big, root=n - 1, name="long").result(),
+                      np.arange(40_000, dtype=np.float64) * n)
+gathered = dist.all_gather(big, name="long").result()
+assert all(np.array_equal(g, np.arange(40_000, dtype=np.float64) * (k + 1))
+           for k, g in enumerate(gathered))
+for root in range(n):
+    got = dist.reduce(big, root=root, name="long").result()
+    assert (got is None) if r != root else np.array_equal(got, want)
+    got = dist.gather(big, root=root, name="long").result()
+    assert (got is None) if r != root else len(got) == n
+x = np.arange(6.0).reshape(2, 3)[:, ::2] + r                # not contiguous
+assert np.array_equal(dist.all_reduce(x, name="edge").result(),
+                      sum(np.arange(6.0).reshape(2, 3)[:, ::2] + k for k in range(n)))
+
+# ranks bringing different sizes and kinds to one all_gather: some inline, some not
+mine = np.full(r * 700, r, np.int16) if r % 2 else ("text", r, [r] * (r * 300))
+got = dist.all_gather(mine, name="mixed").result()
+for k, g in enumerate(got):
+    if k % 2:
+        assert g.dtype == np.int16 and np.array_equal(g, np.full(k * 700, k, np.int16))
+    else:
+        assert g == ("text", k, [k] * (k * 300)), (k, g)
+
+# Python numbers come back as the Python numbers each rank passed
+got = dist.all_gather(r if r % 2 else float(r), name="numbers").result()
+assert [type(g) for g in got] == [float if k % 2 == 0 else int for k in range(n)], got
+assert got == [k for k in range(n)]
+got = dist.all_gather(np.float32(r), name="numbers").result()
+assert all(type(g) is np.float32 and g == k for k, g in enumerate(got)), got
+got = dist.all_reduce(3, "sum", name="numbers").result()
+assert type(got) is int and got == 3 * n
+got = dist.broadcast(2.5 + r, root=0, name="numbers").result()
+assert got == 2.5
+
+# a large pickled broadcast and all_gather
+big = {"rows": list(range(5000))} if r == 0 else None
+assert dist.broadcast(big, root=0, name="pickled").result() == {"rows": list(range(5000))}
+
+# -- a disagreement with the data inline still names the ranks --------------------------
+if n > 1:
+    shape = (3,) if r == n - 1 else (2,)
+    try:
+        dist.all_reduce(np.zeros(shape), name="disagree").result()
+    except dist.PhylanxCollectiveMismatchError as e:
+        text = str(e)
+        assert f"rank {n - 1}: all_reduce(op=sum) of float64 array (3,)" in text, text
+        others = ", ".join(map(str, range(n - 1)))
+        assert f"{'ranks' if n > 2 else 'rank'} {others}: all_reduce(op=sum) of float64 " \
+               "array (2,)" in text, text
+    else:
+        raise AssertionError("no mismatch error")
+    # the channel goes on after the agreed error
+    assert dist.all_reduce(np.ones(2), name="disagree").result().tolist() == [n, n]
+
+dist.barrier().result()
+print(f"OK {r}", flush=True)
