@@ -243,7 +243,8 @@ def main(argv=None) -> None:
         if not args.no_allreduce:
             out = Path(tmp) / "allreduce.json"
             launch(2, HERE / "distributed_allreduce.py", "--json", str(out),
-                   "--repeat", str(max(args.repeat, 3)), timeout=1800)
+                   "--repeat", str(max(args.repeat, 3)), "--collectives", "all_reduce",
+                   timeout=1800)
             report["all_reduce"] = json.loads(out.read_text())
     report["load_average_after"] = os.getloadavg()
     text = markdown(report)
