@@ -2,7 +2,8 @@
 
 :class:`Translator` writes one line per node of a ``for_each``/``while`` subtree: locals
 of the function's frame as Python locals, each operator as the Python operator its
-two-operand kernel is, other kernels of :data:`PURE` called directly, subscripts by
+two-operand kernel is, other kernels of :data:`PURE` (and, for array loops, of
+:func:`plain_kernel`) called directly, subscripts by
 Python ints indexed directly under an explicit kind test (the generic kernel otherwise),
 ``if``/``block``/``define``/``store`` and nested loops as Python statements.  It also
 proves a few facts, so that fewer tests run per step: which expressions are Python ints
@@ -23,6 +24,7 @@ from ..primitives.controls.control_flow import iterate
 from ..runtime.cancel import PENDING, check
 from ..runtime.nodes import Node
 from ..values import truth
+from .dependencies import primitive_is_pure
 
 #: eager primitives whose kernels give plain results for plain operands (no futures, no
 #: distributed arrays, no side effect beyond the list or array they are given)
@@ -32,6 +34,30 @@ PURE = frozenset((
     "power", "__pyabs", "__pynot", "__pyconvert", "__pymin", "__pymax", "__len", "range",
     "__pyindex", "__subscript", "__inplace", "list", "shape",
 ))
+
+_plain_kernels: dict[str, bool] = {}
+
+
+def plain_kernel(name: str) -> bool:
+    """True if ``name`` is an eager primitive whose kernel maps plain operands to plain
+    results and does nothing else (the registry's flags say so): not a compiler form nor
+    a builder of closures (``special``/``lazy``), no side effect or ordered collective
+    (``dependencies.primitive_is_pure``), calls no function value (``higher_order``),
+    holds no future (``takes_futures``), is not a distributed primitive (``dist_*``) and
+    has no dtype-suffixed variant's wrapper.  For such a primitive the tree's closure,
+    given plain operands, calls the kernel and nothing else (its kind dispatch only acts
+    on futures and tiled arrays, ``takes_tiled`` included): a generated line calling it
+    computes the same."""
+    known = _plain_kernels.get(name)
+    if known is None:
+        spec = registry.lookup(name)
+        known = (spec is not None and spec.impl is not None and not spec.lazy
+                 and not spec.special and not spec.higher_order
+                 and not spec.flags.get("takes_futures") and not registry.dtype_suffix(name)
+                 and not spec.category.startswith("dist_") and primitive_is_pure(name))
+        _plain_kernels[name] = known
+    return known
+
 
 #: the Python operators two-operand kernels are (``flags["binary"]``), as infix text
 _INFIX = {
@@ -58,7 +84,9 @@ class Unsupported(Exception):  # noqa: N818 - a signal of the translator, never 
 class Translator:
     """One subtree as the text of a Python function ``loop(frame)``."""
 
-    def __init__(self):
+    def __init__(self, arrays: bool = False):
+        # also every primitive of :func:`plain_kernel` (array loops), not only PURE's
+        self.arrays = arrays
         self.lines: list[tuple[int, str, Node | None]] = []
         self.names: dict[str, Any] = {}
         self.reads: set[int] = set()
@@ -154,7 +182,7 @@ class Translator:
             return self.emit_while(node, want)
         if p == "__subscript":
             return self.emit_subscript(node)
-        if p in PURE:
+        if p in PURE or (self.arrays and plain_kernel(p)):
             return self.emit_kernel(node)
         raise Unsupported(p)
 
