@@ -26,6 +26,7 @@ from ..registry import primitive
 from ..solvers.direct import (
     RELATIVE_TO,
     first_singular_in_stack,
+    lapack,
     solve_stack_compiled,
     stack_solve_key,
 )
@@ -103,6 +104,34 @@ def _raise_singular(found: tuple | None, ndim: int) -> None:
                                 f"factorisation is zero {RELATIVE_TO}")
 
 
+def _one_factorisation(a: np.ndarray, b: np.ndarray) -> bool:
+    """True if ``solve(a, b)`` is :func:`_solve_matrix`'s case: one non-empty, finite
+    float32/float64 matrix ``a`` and a non-empty ``b`` (M,) or (M, K) of its dtype (other
+    dtypes are NumPy's to convert; inf/NaN in ``a`` NumPy's to propagate)."""
+    return (a.ndim == 2 and 1 <= b.ndim <= 2 and a.dtype == b.dtype and b.size > 0
+            and a.shape[0] > 0 and a.dtype in (np.float32, np.float64)
+            and bool(np.isfinite(a).all()))
+
+
+def _solve_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ x = b`` for one matrix, factorised once: LAPACK's getrf gives the pivots the
+    singularity check reads (:func:`first_singular_in_stack`, the same verdict as for a
+    stack) and the factors getrs solves with.  NumPy's solve is LAPACK's gesv, these two
+    calls; checking first and then calling NumPy factorised ``a`` twice (a loop of small
+    solves, ALS, spent most of its time in the check's Python around LAPACK).  The
+    solution is within rounding of NumPy's (another BLAS build may order sums apart)."""
+    getrf, getrs = lapack.get_lapack_funcs(("getrf", "getrs"), (a,))
+    lu, pivots, info = getrf(a)
+    if info < 0:  # pragma: no cover - only on malformed input, which solve checks
+        raise PhylanxValueError(f"LAPACK getrf rejected argument {-info}")
+    factored = (np.abs(lu.diagonal())[None], np.array([info], dtype=np.int64))
+    _raise_singular(first_singular_in_stack(a, factored), 2)
+    x, info = getrs(lu, pivots, b)
+    if info < 0:  # pragma: no cover - only on malformed input, which solve checks
+        raise PhylanxValueError(f"LAPACK getrs rejected argument {-info}")
+    return x
+
+
 @primitive(
     "solve", "solve(_1_a, _2_b)", extension=True, oracle=np.linalg.solve,
     example="solve([[0.0, 2.0], [3.0, 1.0]], [4.0, 5.0])", result="[1.0, 2.0]",
@@ -127,6 +156,8 @@ def solve(a, b):
         expected = "(M,)" if rhs.ndim == 1 else "(..., M, K)"
         raise PhylanxValueError(f"b of shape {rhs.shape} does not match a of shape {lhs.shape}"
                                 f": expected {expected} with M = {lhs.shape[-1]}")
+    if _one_factorisation(lhs, rhs):
+        return _solve_matrix(lhs, rhs)
     if lhs.ndim == 2 or lhs.shape[-1] == 0 or lhs.size // lhs.shape[-1] ** 2 < OVERLAP_STACK:
         _check_regular(lhs)
         return numpy_call(np.linalg.solve, lhs, rhs)
