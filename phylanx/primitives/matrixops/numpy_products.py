@@ -113,19 +113,45 @@ def _one_factorisation(a: np.ndarray, b: np.ndarray) -> bool:
             and bool(np.isfinite(a).all()))
 
 
+#: dtype -> (getrf, getrs, n * eps factor, smallest sum of squares taken as exact)
+_LU_ROUTINES: dict = {}
+
+
+def _lu_routines(dtype: np.dtype) -> tuple:
+    routines = _LU_ROUTINES.get(dtype)
+    if routines is None:
+        info = np.finfo(dtype)
+        getrf, getrs = lapack.get_lapack_funcs(("getrf", "getrs"), (np.empty(0, dtype),))
+        routines = _LU_ROUTINES[dtype] = (getrf, getrs, float(info.eps),
+                                          float(info.tiny / info.eps))
+    return routines
+
+
 def _solve_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ x = b`` for one matrix, factorised once: LAPACK's getrf gives the pivots the
-    singularity check reads (:func:`first_singular_in_stack`, the same verdict as for a
-    stack) and the factors getrs solves with.  NumPy's solve is LAPACK's gesv, these two
-    calls; checking first and then calling NumPy factorised ``a`` twice (a loop of small
-    solves, ALS, spent most of its time in the check's Python around LAPACK).  The
-    solution is within rounding of NumPy's (another BLAS build may order sums apart)."""
-    getrf, getrs = lapack.get_lapack_funcs(("getrf", "getrs"), (a,))
+    singularity check reads and the factors getrs solves with.  NumPy's solve is LAPACK's
+    gesv, these two calls; checking first and then calling NumPy factorised ``a`` twice (a
+    loop of small solves, ALS, spent most of its time in the check's Python around
+    LAPACK).  The solution is within rounding of NumPy's (another BLAS build may order
+    sums apart).
+
+    The verdict is :func:`first_singular_in_stack`'s for a stack of one (singular: a pivot
+    at most n * eps * ||a||_F): a matrix whose every pivot exceeds twice that bound (the
+    sum of squares taken in float64) is regular for it whatever the rounding of those few
+    operations; any other (a small pivot, a sum of squares it would rescale) goes to
+    ``first_singular_in_stack`` itself, which decides and names the pivot."""
+    getrf, getrs, eps, smallest = _lu_routines(a.dtype)
     lu, pivots, info = getrf(a)
     if info < 0:  # pragma: no cover - only on malformed input, which solve checks
         raise PhylanxValueError(f"LAPACK getrf rejected argument {-info}")
-    factored = (np.abs(lu.diagonal())[None], np.array([info], dtype=np.int64))
-    _raise_singular(first_singular_in_stack(a, factored), 2)
+    n = a.shape[-1]
+    squares = float(np.einsum("ij,ij->", a, a))
+    # clearly regular (twice the margin of any rounding of these few operations), or
+    # else the exact check
+    if info > 0 or not (2 * n * n * smallest <= squares < np.inf) or \
+            float(np.abs(lu.diagonal()).min()) <= 2 * n * eps * squares ** 0.5:
+        factored = (np.abs(lu.diagonal())[None], np.array([info], dtype=np.int64))
+        _raise_singular(first_singular_in_stack(a, factored), 2)
     x, info = getrs(lu, pivots, b)
     if info < 0:  # pragma: no cover - only on malformed input, which solve checks
         raise PhylanxValueError(f"LAPACK getrs rejected argument {-info}")
