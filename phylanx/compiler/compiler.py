@@ -183,7 +183,7 @@ class Compiler:
                 and type(self).build_eager is Compiler.build_eager:
             from ..fusion import install
             # a loop translated to Python (scalar_loops.py) holding a node fusion took
-            # runs as the tree: the compiled loop, region or row pass is kept
+            # calls that node's closure: the compiled loop, region or row pass is kept
             scalar_loops.yield_to_fusion([made.node for made in install(body)])
 
     def rewrite(self, program: ast.Program) -> ast.Program:

@@ -22,11 +22,11 @@ the same: a body of those kernels over plain values computes what the tree calli
 them computes (``tests/compiler/test_array_loops.py``: bit for bit).
 
 **Fusion wins.**  A loop that ``fusion/loops.py`` compiles with numba is left to it
-(it replaces the node's closure when the program is installed), and so is every loop
-*enclosing* a node fusion took (a compiled loop, a fused region, a row pass):
-:func:`yield_to_fusion`, called by the compiler right after ``fusion.install``, gives
-such a loop its tree closure back, so that the generated code never bypasses what
-fusion built.
+(it replaces the node's closure when the program is installed), and a loop *enclosing*
+a node fusion took (a compiled loop, a fused region, a row pass) calls that node's own
+closure from its generated code (:func:`yield_to_fusion`, called by the compiler right
+after ``fusion.install``, translates it again so): the generated code never bypasses
+what fusion built.
 
 Dispatch is explicit, never by a kernel's failure:
 
@@ -97,12 +97,12 @@ def enabled(compiler) -> bool:
             and type(compiler).build_eager is Compiler.build_eager)
 
 
-def build(node: Node, tree_run):
+def build(node: Node, tree_run, opaque: frozenset = frozenset()):
     """The closure of the ``for_each`` or ``while`` ``node``: its Python translation when
     every variable it reads is plain, else ``tree_run``; None if the subtree cannot be
-    translated."""
+    translated.  The nodes of ``opaque`` run through their own closures."""
     try:
-        translator = Translator(arrays=bool(config.get("array_loops")))
+        translator = Translator(arrays=bool(config.get("array_loops")), opaque=opaque)
         compiled, reads, lines = translator.translate(node)
     except Unsupported:
         return None
@@ -129,16 +129,21 @@ def build(node: Node, tree_run):
 
 def yield_to_fusion(fused: list[Node]) -> None:
     """Fusion wins: every translated loop enclosing a node of ``fused`` (the nodes
-    ``fusion.install`` gave a compiled loop, a fused region or a row pass) gets its
-    tree closure back, so that the nodes fusion took run as fusion built them.  Called
-    by the compiler right after ``fusion.install``, before the program first runs (the
-    plan is still being built)."""
+    ``fusion.install`` gave a compiled loop, a fused region or a row pass) is translated
+    again with those nodes run through their own closures (``Translator.emit_opaque``),
+    so that the generated code never bypasses what fusion built (the tree if that
+    translation fails).  Called by the compiler right after ``fusion.install``, before
+    the program first runs (the plan is still being built)."""
+    inside: dict[Node, set] = {}
     for node in fused:
         outer = node.parent
         while outer is not None:
             if translated(outer):
-                outer.set_run(outer.run.tree_run)
+                inside.setdefault(outer, set()).add(node)
             outer = outer.parent
+    for loop, taken in inside.items():
+        tree_run = loop.run.tree_run
+        loop.set_run(build(loop, tree_run, frozenset(taken)) or tree_run)
 
 
 def translated(node: Node) -> bool:

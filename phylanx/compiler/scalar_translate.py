@@ -22,6 +22,7 @@ import numpy as np
 from ..primitives import indexing, registry
 from ..primitives.controls.control_flow import iterate
 from ..runtime.cancel import PENDING, check
+from ..runtime.futures import Future, waited
 from ..runtime.nodes import Node
 from ..values import truth
 from .dependencies import primitive_is_pure
@@ -84,9 +85,11 @@ class Unsupported(Exception):  # noqa: N818 - a signal of the translator, never 
 class Translator:
     """One subtree as the text of a Python function ``loop(frame)``."""
 
-    def __init__(self, arrays: bool = False):
+    def __init__(self, arrays: bool = False, opaque: frozenset = frozenset()):
         # also every primitive of :func:`plain_kernel` (array loops), not only PURE's
         self.arrays = arrays
+        # nodes run through their own closure (what fusion built for them), see emit_opaque
+        self.opaque = opaque
         self.lines: list[tuple[int, str, Node | None]] = []
         self.names: dict[str, Any] = {}
         self.reads: set[int] = set()
@@ -123,7 +126,8 @@ class Translator:
                          _nd=np.ndarray, _int=int, _list=list, _str=str,
                          _T=np.True_, _F=np.False_, _truth=truth, _iterate=iterate,
                          _PENDING=PENDING, _check=check, _NUMBERS=_NUMBERS,
-                         _put=_put_python, _pyindex=_pyindex_kernel())
+                         _put=_put_python, _pyindex=_pyindex_kernel(),
+                         _Future=Future, _waited=waited)
         # every name the code uses is a default argument: a local, the fastest read
         defaults = ", ".join(f"{n}={n}" for n in namespace)
         head = [f"def loop(frame, {defaults}):"]
@@ -148,6 +152,8 @@ class Translator:
         """Lines computing ``node``; returns the expression (a name) of its value.  With
         ``want`` false the value is not used: control forms skip keeping it (every
         operation is still computed, for its effects and errors)."""
+        if node in self.opaque:
+            return self.emit_opaque(node)
         if node.is_const:
             v = node.value
             if type(v) is int or v is None or v is True or v is False:
@@ -185,6 +191,31 @@ class Translator:
         if p in PURE or (self.arrays and plain_kernel(p)):
             return self.emit_kernel(node)
         raise Unsupported(p)
+
+    def emit_opaque(self, node: Node) -> str:
+        """``node`` evaluated by its own closure (``node.choice.call(frame)``): the
+        variables its subtree reads or writes are written to the frame before and the
+        ones it writes read back after (a fused region reads them there, a compiled loop
+        writes them there); a future it gives (a task) is waited for, as a parent's
+        closure does."""
+        reads, writes = set(), set()
+        for inner in node.walk():
+            p = inner.primitive
+            if inner.variable is None or p not in _VARIABLE_FORMS:
+                continue
+            slot = self.local_slot(inner)
+            (reads if p == "access-variable" else writes).add(slot)
+        self.reads |= reads   # loaded at entry (and tested plain) like the loop's own
+        self.writes |= writes
+        for slot in sorted(reads | writes):
+            self.line(f"frame[{slot}] = v{slot}", node)
+        entry = self.name(node.choice, "n")
+        t = self.temp()
+        self.line(f"{t} = {entry}.call(frame)", node)
+        self.line(f"if type({t}) is _Future: {t} = _waited({t})", node)
+        for slot in sorted(writes):
+            self.line(f"v{slot} = frame[{slot}]", node)
+        return t
 
     def local_slot(self, node: Node) -> int:
         """The slot of the variable ``node`` reads or binds, if it is in the current frame."""
@@ -392,6 +423,9 @@ _INT_CLOSED = frozenset(("+", "-", "*", "//", "%"))
 
 
 _CONTROL = frozenset(("block", "if", "for_each", "while"))
+
+#: the forms whose ``node.variable`` is a variable they read or assign
+_VARIABLE_FORMS = frozenset(("access-variable", "define-variable", "store", "for_each"))
 
 
 def _valueless(node: Node) -> bool:

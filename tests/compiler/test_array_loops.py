@@ -11,7 +11,7 @@ in a loop); the oracles are the undecorated function (NumPy) and the tree (setti
 translation.  Hypothesis varies shapes and dtypes (float32 too).  Also: errors located
 at the user's line, the tree running while nodes are counted or a timeline records, and
 the explicit rule that a node fusion took (a compiled loop, a fused region, a row pass)
-keeps its loop on the tree.
+runs as fusion built it, called from the generated code of the loops around it.
 """
 from __future__ import annotations
 
@@ -389,18 +389,19 @@ def test_a_timeline_records_every_node():
     assert sum(1 for e in spans if e[1].primitive == "matmul") == 3
 
 
-# -- which wins: fusion's nodes keep their loop on the tree --------------------------
+# -- which wins: fusion's nodes run as fusion built them ------------------------------
 
 
 def logistic_steps(x, y, w, steps, rate):
-    """A loop holding a row pass (``x.T @ f(x @ w)``) and an element-wise chain."""
+    """A loop holding a row pass (``x.T @ f(x @ w)``), an element-wise chain and a
+    ``solve`` (which fusion/loops.py does not compile: the loop stays ours)."""
     for _ in range(steps):
         p = 1.0 / (1.0 + np.exp(-(x @ w)))
-        w = w - rate * (x.T @ (p - y))
+        w = w - rate * np.linalg.solve(np.eye(w.shape[0]) * 2.0, x.T @ (p - y))
     return w
 
 
-def test_a_loop_holding_a_node_fusion_took_runs_as_the_tree():
+def test_a_node_fusion_took_runs_as_fusion_built_it_inside_the_loop():
     from phylanx import fusion
     if not fusion.backend_available():
         pytest.skip("numba is not installed: fusion takes nothing")
@@ -408,15 +409,51 @@ def test_a_loop_holding_a_node_fusion_took_runs_as_the_tree():
     dec = decorated(logistic_steps)
     taken = fusion.regions_of(dec._function.body)
     assert taken, "fusion took no node of the loop"
-    assert not any(scalar_loops.translated(n) for n in loops(dec))
-    # without fusion the same loop is translated: the rule, not the body, decided
+    (loop,) = loops(dec)
+    assert scalar_loops.translated(loop)
+    source = loop.run.scalar_loop.source
+    # each node fusion took is called through its own entry, never translated
+    assert source.count(".call(frame)") == len(taken)
+    for region in taken:
+        assert region.node.run.__self__ is region
+    # the same loop with those nodes as the tree's (no fusion): translated as a whole
     off = decorated(logistic_steps, fusion=False, fusion_rows=False, fusion_loops=False)
-    assert all(scalar_loops.translated(n) for n in loops(off))
+    assert ".call(frame)" not in loops(off)[0].run.scalar_loop.source
+    tree = decorated(logistic_steps, translate=False)
     w = np.zeros(3)
-    np.testing.assert_allclose(dec(x, y, w, 5, 0.1), logistic_steps(x, y, w, 5, 0.1),
+    expected = logistic_steps(x, y, w, 5, 0.1)
+    np.testing.assert_allclose(dec(x, y, w, 5, 0.1), expected, rtol=1e-10)
+    np.testing.assert_array_equal(dec(x, y, w, 5, 0.1), tree(x, y, w, 5, 0.1))
+    np.testing.assert_allclose(off(x, y, w, 5, 0.1), expected, rtol=1e-12)
+
+
+def nested_with_a_compiled_loop(m, v, outer, inner):
+    """An outer loop of array kernels around a loop fusion/loops.py compiles."""
+    total = np.zeros(m.shape[0])
+    for k in range(outer):
+        w = v * (k + 1.0)
+        for _ in range(inner):
+            w = m @ w
+            w = w / np.sqrt(np.sum(w * w))
+        total = total + np.linalg.solve(m, w)
+    return total
+
+
+def test_an_inner_loop_numba_compiles_is_called_by_the_outer_translation():
+    from phylanx import fusion
+    from phylanx.fusion import loops as fused_loops
+    if not fusion.backend_available():
+        pytest.skip("numba is not installed: fusion takes nothing")
+    dec = decorated(nested_with_a_compiled_loop)
+    outer, inner = loops(dec)
+    assert isinstance(getattr(inner.run, "__self__", None), fused_loops.CompiledLoop)
+    assert scalar_loops.translated(outer)
+    assert ".call(frame)" in outer.run.scalar_loop.source
+    m, v = _spd(4, rng), rng.normal(size=4)
+    tree = decorated(nested_with_a_compiled_loop, translate=False)
+    np.testing.assert_array_equal(dec(m, v, 3, 4), tree(m, v, 3, 4))
+    np.testing.assert_allclose(dec(m, v, 3, 4), nested_with_a_compiled_loop(m, v, 3, 4),
                                rtol=1e-10)
-    np.testing.assert_allclose(off(x, y, w, 5, 0.1), logistic_steps(x, y, w, 5, 0.1),
-                               rtol=1e-12)
 
 
 def normalised_products(m, v, n):
