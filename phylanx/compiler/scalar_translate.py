@@ -25,6 +25,7 @@ from ..runtime.cancel import PENDING, check
 from ..runtime.futures import Future, waited
 from ..runtime.nodes import Node
 from ..values import truth
+from . import loop_buffers
 from .dependencies import primitive_is_pure
 
 #: eager primitives whose kernels give plain results for plain operands (no futures, no
@@ -102,6 +103,10 @@ class Translator:
         # (computed once per run, in ``flags``)
         self.ints: set[str] = set()
         self.flags: dict[str, str] = {}
+        # results of arithmetic operators read by nothing but their one consumer (never
+        # bound to a variable): their buffers may take that consumer's result
+        # (loop_buffers.py)
+        self.fresh: set[str] = set()
 
     # -- output -----------------------------------------------------------
     def line(self, text: str, node: Node | None) -> None:
@@ -127,7 +132,9 @@ class Translator:
                          _T=np.True_, _F=np.False_, _truth=truth, _iterate=iterate,
                          _PENDING=PENDING, _check=check, _NUMBERS=_NUMBERS,
                          _put=_put_python, _pyindex=_pyindex_kernel(),
-                         _Future=Future, _waited=waited)
+                         _Future=Future, _waited=waited,
+                         _reuse_left=loop_buffers.reuse_left,
+                         _reuse_right=loop_buffers.reuse_right)
         # every name the code uses is a default argument: a local, the fastest read
         defaults = ", ".join(f"{n}={n}" for n in namespace)
         head = [f"def loop(frame, {defaults}):"]
@@ -167,6 +174,7 @@ class Translator:
         if p == "define-variable":
             slot = self.local_slot(node)
             value = self.emit(node.children[0])
+            self.fresh.discard(value)   # the variable holds it too
             self.writes.add(slot)
             self.line(f"v{slot} = {value}", node)
             return value
@@ -250,7 +258,16 @@ class Translator:
             op = spec.flags["binary"]
             infix = _INFIX.get(op)
             if infix is not None:
-                self.line(f"{t} = {args[0]} {infix} {args[1]}", node)
+                dead = [a in self.fresh for a in args] if self.arrays else [False, False]
+                if op in loop_buffers.UFUNCS and any(dead):
+                    # an operand only this operation reads: its buffer may take the result
+                    side = "_reuse_left" if dead[0] else "_reuse_right"
+                    self.line(f"{t} = {side}({self.name(op, 'k')}, {args[0]}, {args[1]})",
+                              node)
+                else:
+                    self.line(f"{t} = {args[0]} {infix} {args[1]}", node)
+                if op in loop_buffers.UFUNCS:
+                    self.fresh.add(t)
                 if infix in _INT_CLOSED and self.is_int(args[0]) and self.is_int(args[1]):
                     self.ints.add(t)   # int <op> int is an int (or raises)
                 return t
@@ -331,6 +348,7 @@ class Translator:
         if node.instance != "__subscript" and len(node.children) == 1:
             slot = self.local_slot(node)
             value = self.emit(node.children[0])
+            self.fresh.discard(value)
             self.writes.add(slot)
             self.line(f"v{slot} = {value}", node)
             return "None"
@@ -369,6 +387,7 @@ class Translator:
         self.depth += 1
         start = len(self.lines)
         value = "None" if child is None else self.emit(child, target != "None")
+        self.fresh.discard(value)
         if target != "None":
             self.line(f"{target} = {value}", owner)
         elif len(self.lines) == start:

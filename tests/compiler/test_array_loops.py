@@ -473,3 +473,70 @@ def test_a_loop_numba_compiles_is_left_to_it():
     loop = loops(dec)[0]
     assert isinstance(getattr(loop.run, "__self__", None), fused_loops.CompiledLoop)
     assert not scalar_loops.translated(loop)
+
+
+# -- dead temporaries reused (compiler/loop_buffers.py) ----------------------------------
+
+
+def stencil(u, iterations):
+    """A Jacobi sweep: a chain of sums of slices, scaled, written back."""
+    for _ in range(iterations):
+        inner = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+        u = u.copy()
+        u[1:-1, 1:-1] = inner
+    return u
+
+
+def kept_products(a, b, c, n):
+    """``z`` is a variable: its buffer must never take ``z + c``; ``a * b`` broadcasts."""
+    out = []
+    for k in range(n):
+        z = a * b
+        w = z + c * (k + 1.0)
+        out = out + [z, w, (a * b[0]) - c]
+    return out
+
+
+BIG = 64   # 64 x 64 = 4096 elements: above loop_buffers.MIN_ELEMENTS
+BUFFER_CASES = [
+    (stencil, (rng.normal(size=(BIG, BIG)), 4)),
+    (stencil, (rng.normal(size=(BIG, BIG)).astype(np.float32), 3)),
+    (stencil, (rng.normal(size=(8, 8)), 3)),
+    (horner_rows, (rng.normal(size=7), rng.uniform(-1, 1, 5000))),
+    (horner_rows, (rng.normal(size=7).astype(np.float32),
+                   rng.uniform(-1, 1, 5000).astype(np.float32))),
+    (kept_products, (rng.normal(size=(BIG, BIG)), rng.normal(size=(BIG, BIG)),
+                     rng.normal(size=(BIG, BIG)), 3)),
+    (kept_products, (rng.normal(size=(BIG, BIG)), rng.normal(size=BIG), rng.normal(size=BIG),
+                     2)),
+]
+
+
+@pytest.mark.parametrize("fn, args", BUFFER_CASES, ids=_id)
+def test_reused_buffers_give_the_trees_and_numpys_values(fn, args):
+    off = dict(fusion=False, fusion_rows=False, fusion_loops=False)
+    fast, tree = decorated(fn, **off), decorated(fn, translate=False, **off)
+    assert all(scalar_loops.translated(n) for n in loops(fast))
+    got = fast(*copies(args))
+    assert_identical(got, tree(*copies(args)))
+    assert_identical(got, fn(*copies(args)))
+
+
+def test_the_chain_reuses_its_dead_sums_and_never_a_variable():
+    import re
+    off = dict(fusion=False, fusion_rows=False, fusion_loops=False)
+    source = loops(decorated(stencil, **off))[0].run.scalar_loop.source
+    # the second and third sums go into the first sum's buffer, the product into theirs
+    assert source.count("_reuse_left(") == 2 and source.count("_reuse_right(") == 1
+    for fn in (stencil, kept_products, horner_rows):
+        text = loops(decorated(fn, **off))[0].run.scalar_loop.source
+        # the buffer given is always a temporary (t<n>), never a variable (v<slot>)
+        for left in re.findall(r"_reuse_left\(\w+, (\w+), \w+\)", text):
+            assert re.fullmatch(r"t\d+", left)
+        for right in re.findall(r"_reuse_right\(\w+, \w+, (\w+)\)", text):
+            assert re.fullmatch(r"t\d+", right)
+        # and the temporary is read by nothing else
+        for dead in re.findall(r"_reuse_(?:left|right)\(\w+, (\w+), (\w+)\)", text):
+            for name in dead:
+                if name.startswith("t"):
+                    assert len(re.findall(rf"\b{name}\b", text)) == 2   # bound, read once
