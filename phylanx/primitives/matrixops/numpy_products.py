@@ -145,7 +145,7 @@ def _solve_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if info < 0:  # pragma: no cover - only on malformed input, which solve checks
         raise PhylanxValueError(f"LAPACK getrf rejected argument {-info}")
     n = a.shape[-1]
-    squares = float(np.einsum("ij,ij->", a, a))
+    squares = float(np.vdot(a, a))
     # clearly regular (twice the margin of any rounding of these few operations), or
     # else the exact check
     if info > 0 or not (2 * n * n * smallest <= squares < np.inf) or \
