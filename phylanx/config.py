@@ -74,6 +74,10 @@ SETTINGS: dict[str, Setting] = {
                 "run a for_each whose body only reads and writes array or list elements "
                 "and computes with scalars as one generated Python function "
                 "(compiler/scalar_loops.py)"),
+        Setting("array_loops", True, _bool,
+                "with scalar_loops: also translate loops whose body calls array kernels "
+                "(products, slices, solve, reductions: every eager primitive whose kernel "
+                "maps plain values to plain values; compiler/scalar_loops.py)"),
         Setting("fusion_loops", True, _bool,
                 "compile a for_each over a range whose body binds variables to "
                 "element-wise, dot/matmul, transpose and sum/mean expressions into one "

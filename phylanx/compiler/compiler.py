@@ -182,7 +182,9 @@ class Compiler:
         if (config.get("fusion") or config.get("fusion_rows") or config.get("fusion_loops")) \
                 and type(self).build_eager is Compiler.build_eager:
             from ..fusion import install
-            install(body)
+            # a loop translated to Python (scalar_loops.py) holding a node fusion took
+            # calls that node's closure: the compiled loop, region or row pass is kept
+            scalar_loops.yield_to_fusion([made.node for made in install(body)])
 
     def rewrite(self, program: ast.Program) -> ast.Program:
         """``program`` after the whole-program rewrites (compiler/rewrite)."""

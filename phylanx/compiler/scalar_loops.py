@@ -1,4 +1,4 @@
-"""Scalar loops as Python code: a ``for_each`` whose body reads and writes array elements.
+"""Loops as Python code: a ``for_each``/``while`` of scalar steps or of array kernels.
 
 A dynamic program (edit distance, a knapsack, a prefix sum) spends its time in nodes
 that each do one scalar operation: the tree pays a closure call, an operand test and
@@ -10,8 +10,23 @@ that subtree into one Python function (:func:`build`; ``scalar_translate.py`` wr
 text): one line per node, the function's locals as Python locals, each operator as the
 Python operator the primitive's two-operand kernel *is* (``flags["binary"]``), every
 other kernel called directly, and element access by integer indices as NumPy's /
-Python's own subscript.  A loop that ``fusion/loops.py`` compiles with numba is left
-to it (it replaces the node's closure when the program is installed).
+Python's own subscript.
+
+**Array loops** (setting ``array_loops``, with ``scalar_loops``): the same holds for
+loops whose body calls array kernels (products, slices and row writes, ``solve``,
+``norm``, reductions, creation functions ...): every eager primitive whose kernel maps
+plain values to plain values and does nothing else (``scalar_translate.plain_kernel``,
+read from the registry's flags) is called directly, so a loop of small array steps
+(a solve per row, a mini-batch) no longer pays the tree's per-node cost.  The law is
+the same: a body of those kernels over plain values computes what the tree calling
+them computes (``tests/compiler/test_array_loops.py``: bit for bit).
+
+**Fusion wins.**  A loop that ``fusion/loops.py`` compiles with numba is left to it
+(it replaces the node's closure when the program is installed), and a loop *enclosing*
+a node fusion took (a compiled loop, a fused region, a row pass) calls that node's own
+closure from its generated code (:func:`yield_to_fusion`, called by the compiler right
+after ``fusion.install``, translates it again so): the generated code never bypasses
+what fusion built.
 
 Dispatch is explicit, never by a kernel's failure:
 
@@ -46,7 +61,7 @@ from ..runtime.nodes import Node, wrap_exception
 from ..values import ControlSignal
 from .scalar_translate import FILE_PREFIX, PURE, Translator, Unsupported
 
-__all__ = ["PURE", "build", "enabled", "plain", "translated"]
+__all__ = ["PURE", "build", "enabled", "plain", "translated", "yield_to_fusion"]
 
 #: types whose values are plain as they are
 _PLAIN_TYPES = frozenset((type(None), bool, int, float, complex, str, range))
@@ -82,12 +97,13 @@ def enabled(compiler) -> bool:
             and type(compiler).build_eager is Compiler.build_eager)
 
 
-def build(node: Node, tree_run):
+def build(node: Node, tree_run, opaque: frozenset = frozenset()):
     """The closure of the ``for_each`` or ``while`` ``node``: its Python translation when
     every variable it reads is plain, else ``tree_run``; None if the subtree cannot be
-    translated."""
+    translated.  The nodes of ``opaque`` run through their own closures."""
     try:
-        compiled, reads, lines = Translator().translate(node)
+        translator = Translator(arrays=bool(config.get("array_loops")), opaque=opaque)
+        compiled, reads, lines = translator.translate(node)
     except Unsupported:
         return None
     active = hooks.active()   # the list itself: instruments installed later are seen
@@ -107,7 +123,27 @@ def build(node: Node, tree_run):
         except Exception as e:
             raise _located(e, lines, node) from (None if isinstance(e, PhylanxError) else e)
     run.scalar_loop = compiled    # the generated function (``.source``): tests read it
+    run.tree_run = tree_run       # what :func:`yield_to_fusion` gives the loop back
     return run
+
+
+def yield_to_fusion(fused: list[Node]) -> None:
+    """Fusion wins: every translated loop enclosing a node of ``fused`` (the nodes
+    ``fusion.install`` gave a compiled loop, a fused region or a row pass) is translated
+    again with those nodes run through their own closures (``Translator.emit_opaque``),
+    so that the generated code never bypasses what fusion built (the tree if that
+    translation fails).  Called by the compiler right after ``fusion.install``, before
+    the program first runs (the plan is still being built)."""
+    inside: dict[Node, set] = {}
+    for node in fused:
+        outer = node.parent
+        while outer is not None:
+            if translated(outer):
+                inside.setdefault(outer, set()).add(node)
+            outer = outer.parent
+    for loop, taken in inside.items():
+        tree_run = loop.run.tree_run
+        loop.set_run(build(loop, tree_run, frozenset(taken)) or tree_run)
 
 
 def translated(node: Node) -> bool:

@@ -2,7 +2,8 @@
 
 :class:`Translator` writes one line per node of a ``for_each``/``while`` subtree: locals
 of the function's frame as Python locals, each operator as the Python operator its
-two-operand kernel is, other kernels of :data:`PURE` called directly, subscripts by
+two-operand kernel is, other kernels of :data:`PURE` (and, for array loops, of
+:func:`plain_kernel`) called directly, subscripts by
 Python ints indexed directly under an explicit kind test (the generic kernel otherwise),
 ``if``/``block``/``define``/``store`` and nested loops as Python statements.  It also
 proves a few facts, so that fewer tests run per step: which expressions are Python ints
@@ -21,8 +22,11 @@ import numpy as np
 from ..primitives import indexing, registry
 from ..primitives.controls.control_flow import iterate
 from ..runtime.cancel import PENDING, check
+from ..runtime.futures import Future, waited
 from ..runtime.nodes import Node
 from ..values import truth
+from . import loop_buffers
+from .dependencies import primitive_is_pure
 
 #: eager primitives whose kernels give plain results for plain operands (no futures, no
 #: distributed arrays, no side effect beyond the list or array they are given)
@@ -32,6 +36,30 @@ PURE = frozenset((
     "power", "__pyabs", "__pynot", "__pyconvert", "__pymin", "__pymax", "__len", "range",
     "__pyindex", "__subscript", "__inplace", "list", "shape",
 ))
+
+_plain_kernels: dict[str, bool] = {}
+
+
+def plain_kernel(name: str) -> bool:
+    """True if ``name`` is an eager primitive whose kernel maps plain operands to plain
+    results and does nothing else (the registry's flags say so): not a compiler form nor
+    a builder of closures (``special``/``lazy``), no side effect or ordered collective
+    (``dependencies.primitive_is_pure``), calls no function value (``higher_order``),
+    holds no future (``takes_futures``), is not a distributed primitive (``dist_*``) and
+    has no dtype-suffixed variant's wrapper.  For such a primitive the tree's closure,
+    given plain operands, calls the kernel and nothing else (its kind dispatch only acts
+    on futures and tiled arrays, ``takes_tiled`` included): a generated line calling it
+    computes the same."""
+    known = _plain_kernels.get(name)
+    if known is None:
+        spec = registry.lookup(name)
+        known = (spec is not None and spec.impl is not None and not spec.lazy
+                 and not spec.special and not spec.higher_order
+                 and not spec.flags.get("takes_futures") and not registry.dtype_suffix(name)
+                 and not spec.category.startswith("dist_") and primitive_is_pure(name))
+        _plain_kernels[name] = known
+    return known
+
 
 #: the Python operators two-operand kernels are (``flags["binary"]``), as infix text
 _INFIX = {
@@ -58,7 +86,11 @@ class Unsupported(Exception):  # noqa: N818 - a signal of the translator, never 
 class Translator:
     """One subtree as the text of a Python function ``loop(frame)``."""
 
-    def __init__(self):
+    def __init__(self, arrays: bool = False, opaque: frozenset = frozenset()):
+        # also every primitive of :func:`plain_kernel` (array loops), not only PURE's
+        self.arrays = arrays
+        # nodes run through their own closure (what fusion built for them), see emit_opaque
+        self.opaque = opaque
         self.lines: list[tuple[int, str, Node | None]] = []
         self.names: dict[str, Any] = {}
         self.reads: set[int] = set()
@@ -71,6 +103,10 @@ class Translator:
         # (computed once per run, in ``flags``)
         self.ints: set[str] = set()
         self.flags: dict[str, str] = {}
+        # results of arithmetic operators read by nothing but their one consumer (never
+        # bound to a variable): their buffers may take that consumer's result
+        # (loop_buffers.py)
+        self.fresh: set[str] = set()
 
     # -- output -----------------------------------------------------------
     def line(self, text: str, node: Node | None) -> None:
@@ -95,7 +131,10 @@ class Translator:
                          _nd=np.ndarray, _int=int, _list=list, _str=str,
                          _T=np.True_, _F=np.False_, _truth=truth, _iterate=iterate,
                          _PENDING=PENDING, _check=check, _NUMBERS=_NUMBERS,
-                         _put=_put_python, _pyindex=_pyindex_kernel())
+                         _put=_put_python, _pyindex=_pyindex_kernel(),
+                         _Future=Future, _waited=waited,
+                         _reuse_left=loop_buffers.reuse_left,
+                         _reuse_right=loop_buffers.reuse_right)
         # every name the code uses is a default argument: a local, the fastest read
         defaults = ", ".join(f"{n}={n}" for n in namespace)
         head = [f"def loop(frame, {defaults}):"]
@@ -120,6 +159,8 @@ class Translator:
         """Lines computing ``node``; returns the expression (a name) of its value.  With
         ``want`` false the value is not used: control forms skip keeping it (every
         operation is still computed, for its effects and errors)."""
+        if node in self.opaque:
+            return self.emit_opaque(node)
         if node.is_const:
             v = node.value
             if type(v) is int or v is None or v is True or v is False:
@@ -133,6 +174,7 @@ class Translator:
         if p == "define-variable":
             slot = self.local_slot(node)
             value = self.emit(node.children[0])
+            self.fresh.discard(value)   # the variable holds it too
             self.writes.add(slot)
             self.line(f"v{slot} = {value}", node)
             return value
@@ -154,9 +196,34 @@ class Translator:
             return self.emit_while(node, want)
         if p == "__subscript":
             return self.emit_subscript(node)
-        if p in PURE:
+        if p in PURE or (self.arrays and plain_kernel(p)):
             return self.emit_kernel(node)
         raise Unsupported(p)
+
+    def emit_opaque(self, node: Node) -> str:
+        """``node`` evaluated by its own closure (``node.choice.call(frame)``): the
+        variables its subtree reads or writes are written to the frame before and the
+        ones it writes read back after (a fused region reads them there, a compiled loop
+        writes them there); a future it gives (a task) is waited for, as a parent's
+        closure does."""
+        reads, writes = set(), set()
+        for inner in node.walk():
+            p = inner.primitive
+            if inner.variable is None or p not in _VARIABLE_FORMS:
+                continue
+            slot = self.local_slot(inner)
+            (reads if p == "access-variable" else writes).add(slot)
+        self.reads |= reads   # loaded at entry (and tested plain) like the loop's own
+        self.writes |= writes
+        for slot in sorted(reads | writes):
+            self.line(f"frame[{slot}] = v{slot}", node)
+        entry = self.name(node.choice, "n")
+        t = self.temp()
+        self.line(f"{t} = {entry}.call(frame)", node)
+        self.line(f"if type({t}) is _Future: {t} = _waited({t})", node)
+        for slot in sorted(writes):
+            self.line(f"v{slot} = frame[{slot}]", node)
+        return t
 
     def local_slot(self, node: Node) -> int:
         """The slot of the variable ``node`` reads or binds, if it is in the current frame."""
@@ -191,7 +258,16 @@ class Translator:
             op = spec.flags["binary"]
             infix = _INFIX.get(op)
             if infix is not None:
-                self.line(f"{t} = {args[0]} {infix} {args[1]}", node)
+                dead = [a in self.fresh for a in args] if self.arrays else [False, False]
+                if op in loop_buffers.UFUNCS and any(dead):
+                    # an operand only this operation reads: its buffer may take the result
+                    side = "_reuse_left" if dead[0] else "_reuse_right"
+                    self.line(f"{t} = {side}({self.name(op, 'k')}, {args[0]}, {args[1]})",
+                              node)
+                else:
+                    self.line(f"{t} = {args[0]} {infix} {args[1]}", node)
+                if op in loop_buffers.UFUNCS:
+                    self.fresh.add(t)
                 if infix in _INT_CLOSED and self.is_int(args[0]) and self.is_int(args[1]):
                     self.ints.add(t)   # int <op> int is an int (or raises)
                 return t
@@ -272,6 +348,7 @@ class Translator:
         if node.instance != "__subscript" and len(node.children) == 1:
             slot = self.local_slot(node)
             value = self.emit(node.children[0])
+            self.fresh.discard(value)
             self.writes.add(slot)
             self.line(f"v{slot} = {value}", node)
             return "None"
@@ -310,6 +387,7 @@ class Translator:
         self.depth += 1
         start = len(self.lines)
         value = "None" if child is None else self.emit(child, target != "None")
+        self.fresh.discard(value)
         if target != "None":
             self.line(f"{target} = {value}", owner)
         elif len(self.lines) == start:
@@ -364,6 +442,9 @@ _INT_CLOSED = frozenset(("+", "-", "*", "//", "%"))
 
 
 _CONTROL = frozenset(("block", "if", "for_each", "while"))
+
+#: the forms whose ``node.variable`` is a variable they read or assign
+_VARIABLE_FORMS = frozenset(("access-variable", "define-variable", "store", "for_each"))
 
 
 def _valueless(node: Node) -> bool:

@@ -26,6 +26,7 @@ from ..registry import primitive
 from ..solvers.direct import (
     RELATIVE_TO,
     first_singular_in_stack,
+    lapack,
     solve_stack_compiled,
     stack_solve_key,
 )
@@ -103,6 +104,60 @@ def _raise_singular(found: tuple | None, ndim: int) -> None:
                                 f"factorisation is zero {RELATIVE_TO}")
 
 
+def _one_factorisation(a: np.ndarray, b: np.ndarray) -> bool:
+    """True if ``solve(a, b)`` is :func:`_solve_matrix`'s case: one non-empty, finite
+    float32/float64 matrix ``a`` and a non-empty ``b`` (M,) or (M, K) of its dtype (other
+    dtypes are NumPy's to convert; inf/NaN in ``a`` NumPy's to propagate)."""
+    return (a.ndim == 2 and 1 <= b.ndim <= 2 and a.dtype == b.dtype and b.size > 0
+            and a.shape[0] > 0 and a.dtype in (np.float32, np.float64)
+            and bool(np.isfinite(a).all()))
+
+
+#: dtype -> (getrf, getrs, n * eps factor, smallest sum of squares taken as exact)
+_LU_ROUTINES: dict = {}
+
+
+def _lu_routines(dtype: np.dtype) -> tuple:
+    routines = _LU_ROUTINES.get(dtype)
+    if routines is None:
+        info = np.finfo(dtype)
+        getrf, getrs = lapack.get_lapack_funcs(("getrf", "getrs"), (np.empty(0, dtype),))
+        routines = _LU_ROUTINES[dtype] = (getrf, getrs, float(info.eps),
+                                          float(info.tiny / info.eps))
+    return routines
+
+
+def _solve_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ x = b`` for one matrix, factorised once: LAPACK's getrf gives the pivots the
+    singularity check reads and the factors getrs solves with.  NumPy's solve is LAPACK's
+    gesv, these two calls; checking first and then calling NumPy factorised ``a`` twice (a
+    loop of small solves, ALS, spent most of its time in the check's Python around
+    LAPACK).  The solution is within rounding of NumPy's (another BLAS build may order
+    sums apart).
+
+    The verdict is :func:`first_singular_in_stack`'s for a stack of one (singular: a pivot
+    at most n * eps * ||a||_F): a matrix whose every pivot exceeds twice that bound (the
+    sum of squares taken in float64) is regular for it whatever the rounding of those few
+    operations; any other (a small pivot, a sum of squares it would rescale) goes to
+    ``first_singular_in_stack`` itself, which decides and names the pivot."""
+    getrf, getrs, eps, smallest = _lu_routines(a.dtype)
+    lu, pivots, info = getrf(a)
+    if info < 0:  # pragma: no cover - only on malformed input, which solve checks
+        raise PhylanxValueError(f"LAPACK getrf rejected argument {-info}")
+    n = a.shape[-1]
+    squares = float(np.vdot(a, a))
+    # clearly regular (twice the margin of any rounding of these few operations), or
+    # else the exact check
+    if info > 0 or not (2 * n * n * smallest <= squares < np.inf) or \
+            float(np.abs(lu.diagonal()).min()) <= 2 * n * eps * squares ** 0.5:
+        factored = (np.abs(lu.diagonal())[None], np.array([info], dtype=np.int64))
+        _raise_singular(first_singular_in_stack(a, factored), 2)
+    x, info = getrs(lu, pivots, b)
+    if info < 0:  # pragma: no cover - only on malformed input, which solve checks
+        raise PhylanxValueError(f"LAPACK getrs rejected argument {-info}")
+    return x
+
+
 @primitive(
     "solve", "solve(_1_a, _2_b)", extension=True, oracle=np.linalg.solve,
     example="solve([[0.0, 2.0], [3.0, 1.0]], [4.0, 5.0])", result="[1.0, 2.0]",
@@ -127,6 +182,8 @@ def solve(a, b):
         expected = "(M,)" if rhs.ndim == 1 else "(..., M, K)"
         raise PhylanxValueError(f"b of shape {rhs.shape} does not match a of shape {lhs.shape}"
                                 f": expected {expected} with M = {lhs.shape[-1]}")
+    if _one_factorisation(lhs, rhs):
+        return _solve_matrix(lhs, rhs)
     if lhs.ndim == 2 or lhs.shape[-1] == 0 or lhs.size // lhs.shape[-1] ** 2 < OVERLAP_STACK:
         _check_regular(lhs)
         return numpy_call(np.linalg.solve, lhs, rhs)

@@ -95,6 +95,33 @@ def get_item(value: Any, indices: list) -> Any:
     return indexing.get(value, list(indices))
 
 
+_WHOLE_AXIS = slice(None)
+
+
+def _basic_indices(indices: tuple) -> tuple | None:
+    """The NumPy basic index ``indices`` stand for when each is a Python int, nil (the
+    whole axis), a slice, or a slice list ``list(start, stop[, step])`` of Python ints
+    and nils with a non-zero step; else None (the general path: other kinds, and the
+    checks and conversions it makes for them)."""
+    out = []
+    for i in indices:
+        t = type(i)
+        if t is int or t is slice:
+            out.append(i)
+        elif i is None:
+            out.append(_WHOLE_AXIS)
+        elif t is list and 0 < len(i) <= 3:
+            for bound in i:
+                if bound is not None and type(bound) is not int:
+                    return None
+            if len(i) == 3 and i[2] == 0:
+                return None   # the general path's error
+            out.append(slice(i[0], None) if len(i) == 1 else slice(*i))
+        else:
+            return None
+    return tuple(out)
+
+
 @primitive("__subscript", "__subscript(_1, __2)", differentiable=True, extension=True,
            oracle=lambda x, *idx: x[tuple(idx)],
            example="__subscript([[1, 2, 3], [4, 5, 6]], 1, list(nil, nil, -1))",
@@ -110,12 +137,11 @@ def subscript(value, *indices):
     is not ``l[i][j]`` in Python).
     """
     if type(value) is np.ndarray and 0 < len(indices) <= value.ndim:
-        # an element or a row by Python ints: NumPy's subscript is what get_item computes
-        for i in indices:
-            if type(i) is not int:
-                break
-        else:
-            return value[indices]
+        # an element, a row, a column or a slice by Python ints: NumPy's basic subscript
+        # is what get_item computes for these
+        basic = _basic_indices(indices)
+        if basic is not None:
+            return value[basic]
     indexing.check_python_indices(value, indices)
     if len(indices) > 1 and isinstance(value, (list, tuple, range, str)):
         kind = {list: "list", tuple: "tuple", range: "range"}.get(type(value))
