@@ -391,6 +391,9 @@ def test_settling_forgets_loops_not_run_lately(compiled, monkeypatch):
     # "lately" is measured in seconds: long enough here that a loaded machine (a slow
     # compile between the run and the check) does not end the settling period early
     monkeypatch.setattr(loops, "SETTLED_AFTER_S", 3600.0)
+    # and a slow call under load still counts as small steps (a call slower than
+    # MAX_NS_PER_NODE per node is left to the tree and never compiled)
+    monkeypatch.setattr(loops, "MAX_NS_PER_NODE", 10**12)
     f(x, y, 0.1, 3)                 # compiled, not yet checked: on trial
     assert loops.settling()
     monkeypatch.setattr(loops, "SETTLED_AFTER_S", 0.0)
