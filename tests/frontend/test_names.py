@@ -187,3 +187,19 @@ def test_a_do_nothing_function_named_like_a_primitive_calls_the_primitive():
         return fmap(lambda v: v * 2, x), fold_left(lambda a, b: a + b, 0, x)
 
     assert uses_stand_ins([1, 2, 3]) == ([2, 4, 6], 6)   # the original called the primitives
+
+
+def test_a_closure_variable_not_yet_assigned_is_not_the_primitive():
+    # Python binds argsort to the enclosing function's cell: a NameError, as in Python,
+    # never a quiet call of the primitive of that name
+    def outer(x):
+        @Phylanx
+        def ordered(v):
+            return argsort(v)
+
+        result = ordered(x)
+        argsort = None  # noqa: F841 - assigned after the call: the cell is still empty
+        return result
+
+    with pytest.raises(NameError, match="argsort"):
+        outer(np.array([2.0, 1.0]))
