@@ -220,17 +220,36 @@ def fmap(f, *iterables):
     gives a 1-d array of the *input's* dtype (``fmap(lambda(x, x / 2), [1, 3])`` is
     ``[0, 1]``); a 2-d array hands ``f`` its rows, which must give scalars (a 1-d
     result) or vectors of one length (a 2-d result), again of the input's dtype.
+    Several arrays (the original's numeric form): of one shape, 1-d or 2-d; ``f``
+    gets one element (or row) of each, and the results make a float64 array.
+    Several iterables of other kinds must have one length (no quiet truncation).
     Python's ``map`` and comprehensions keep Python's meaning (a list): ``__pymap``.
     """
     if len(iterables) == 1:
         source = iterables[0]
         if type(source) is np.ndarray and source.ndim in (1, 2):
             return _fmap_array(f, source)
+        return pymap(f, source)
+    if all(type(s) is np.ndarray for s in iterables):
+        return _fmap_arrays(f, iterables)
+    lengths = {len(iterate(s)) for s in iterables}
+    if len(lengths) > 1:
+        raise PhylanxValueError(f"all iterables must have the same length (the "
+                                f"original's rule), got lengths {sorted(lengths)}")
     return pymap(f, *iterables)
 
 
 def _fmap_array(f, source: np.ndarray) -> np.ndarray:
     return _array_results([waited(call(f, x)) for x in source], source)
+
+
+def _fmap_arrays(f, sources) -> np.ndarray:
+    shapes = {s.shape for s in sources}
+    if len(shapes) != 1 or sources[0].ndim not in (1, 2):
+        raise PhylanxValueError(f"several arrays must be 1-d or 2-d of one shape (the "
+                                f"original's rule), got shapes {[s.shape for s in sources]}")
+    results = [waited(call(f, *items)) for items in zip(*sources)]
+    return _array_results(results, np.empty((0,) * sources[0].ndim))   # float64, as there
 
 
 def _array_results(results: list, source: np.ndarray, name: str = "fmap") -> np.ndarray:
