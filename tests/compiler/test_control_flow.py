@@ -126,10 +126,14 @@ def test_fmap_over_several_arrays_gives_the_originals_float64_array():
         phylanx.evaluate("lambda(a, b, fmap(lambda(x, y, x), a, b))", a, b[:2])
 
 
-def test_fmap_over_several_iterables_never_truncates():
-    assert phylanx.evaluate("fmap(lambda(x, y, x - y), list(5, 6), list(1, 2))") == [4, 4]
+@pytest.mark.parametrize("name", ["fmap", "parallel_map"])
+def test_several_iterables_are_never_truncated(name):
+    import numpy as np
+    assert phylanx.evaluate(f"{name}(lambda(x, y, x - y), list(5, 6), list(1, 2))") == [4, 4]
     with pytest.raises(phylanx.PhylanxError, match="same length"):
-        phylanx.evaluate("fmap(lambda(x, y, x - y), list(5, 6, 7), list(1, 2))")
+        phylanx.evaluate(f"{name}(lambda(x, y, x - y), list(5, 6, 7), list(1, 2))")
+    got = phylanx.evaluate(f"{name}(lambda(x, y, x - y), [5, 6], [1, 2])")
+    assert got.dtype == np.float64 and np.array_equal(got, [4.0, 4.0])
 
 
 def test_lists_and_python_map_keep_lists():

@@ -230,12 +230,9 @@ def fmap(f, *iterables):
         if type(source) is np.ndarray and source.ndim in (1, 2):
             return _fmap_array(f, source)
         return pymap(f, source)
-    if all(type(s) is np.ndarray for s in iterables):
-        return _fmap_arrays(f, iterables)
-    lengths = {len(iterate(s)) for s in iterables}
-    if len(lengths) > 1:
-        raise PhylanxValueError(f"all iterables must have the same length (the "
-                                f"original's rule), got lengths {sorted(lengths)}")
+    if _zipped_arrays(iterables):
+        results = [waited(call(f, *items)) for items in zip(*iterables)]
+        return _array_results(results, np.empty((0,) * iterables[0].ndim))  # float64
     return pymap(f, *iterables)
 
 
@@ -243,13 +240,21 @@ def _fmap_array(f, source: np.ndarray) -> np.ndarray:
     return _array_results([waited(call(f, x)) for x in source], source)
 
 
-def _fmap_arrays(f, sources) -> np.ndarray:
-    shapes = {s.shape for s in sources}
-    if len(shapes) != 1 or sources[0].ndim not in (1, 2):
-        raise PhylanxValueError(f"several arrays must be 1-d or 2-d of one shape (the "
-                                f"original's rule), got shapes {[s.shape for s in sources]}")
-    results = [waited(call(f, *items)) for items in zip(*sources)]
-    return _array_results(results, np.empty((0,) * sources[0].ndim))   # float64, as there
+def _zipped_arrays(iterables) -> bool:
+    """Whether several iterables of ``fmap``/``parallel_map`` are the original's numeric
+    form (arrays of one shape, 1-d or 2-d: a float64 result); else they must have one
+    length (no quiet truncation).  A located error if neither holds."""
+    if all(type(s) is np.ndarray for s in iterables):
+        if len({s.shape for s in iterables}) != 1 or iterables[0].ndim not in (1, 2):
+            raise PhylanxValueError(f"several arrays must be 1-d or 2-d of one shape (the "
+                                    f"original's rule), got shapes "
+                                    f"{[s.shape for s in iterables]}")
+        return True
+    lengths = {len(iterate(s)) for s in iterables}
+    if len(lengths) > 1:
+        raise PhylanxValueError(f"all iterables must have the same length (the original's "
+                                f"rule), got lengths {sorted(lengths)}")
+    return False
 
 
 def _array_results(results: list, source: np.ndarray, name: str = "fmap") -> np.ndarray:
@@ -301,14 +306,18 @@ def pymap(f, *iterables):
 def parallel_map(f, *iterables):
     """Like ``fmap`` with every application run as a concurrent task.
 
-    Over one 1-d or 2-d array the results follow ``fmap``'s rule (an array of the
-    input's dtype)."""
+    Over arrays the results follow ``fmap``'s rule (one array: of the input's dtype;
+    several of one shape: float64); several iterables must have one length."""
+    arrays = len(iterables) > 1 and _zipped_arrays(iterables)
     items = ([[x] for x in iterate(iterables[0])] if len(iterables) == 1
              else _zip_items(iterables))
     results = fork_join([partial(call, f, *xs) for xs in items], share_blas=True)
     source = iterables[0]
     if len(iterables) == 1 and type(source) is np.ndarray and source.ndim in (1, 2):
         return _array_results([waited(r) for r in results], source, "parallel_map")
+    if arrays:
+        return _array_results([waited(r) for r in results], np.empty((0,) * source.ndim),
+                              "parallel_map")
     return gathered(results)   # a list never holds a future (runtime/nodes.py)
 
 
