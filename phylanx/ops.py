@@ -1,9 +1,9 @@
 """Every PhySL primitive as a Python name: ``from phylanx.ops import relu, fmap``.
 
-Inside ``@Phylanx`` a bare name must be a Python name (``cumsum(x)`` with no import
-is Python's ``NameError``), so primitives that NumPy has no spelling for — the
-keras_support kernels, ``fmap``, ``fold_left``, ``hstack`` with the original's
-rules ... — are reached through this module: ``ops.relu(x)`` or an imported
+Inside ``@Phylanx`` a bare primitive name with no Python binding is already the
+primitive (the original's rule); this module gives the primitives that NumPy has
+no spelling for — the keras_support kernels, ``fmap``, ``fold_left``, ``hstack``
+with the original's rules ... — a Python name too: ``ops.relu(x)`` or an imported
 ``relu(x)`` is translated to a call of the primitive.  Called from plain Python,
 the same object evaluates the primitive once on its arguments, so a helper works
 the same decorated or not::

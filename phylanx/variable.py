@@ -239,6 +239,20 @@ class variable:  # noqa: N801 - the original's name
     def __phylanx_value__(self) -> Any:
         return self._expr.raw()
 
+    def lazy(self, *args: Any) -> variable:
+        """An unevaluated variable over this one's expression, as a decorated function's
+        ``lazy`` gives (addendum B.5): without arguments a new wrapper of the same
+        expression; with arguments a bound call of a function-valued variable, whose
+        ``eval(*more)`` appends ``more`` to the bound arguments.  Operands are the
+        arguments' expressions, evaluated when the call runs (a variable's latest)."""
+        if not args:
+            return variable._of(self._expr, self._dtype, self._name)
+        base, bound = self._expr, [_expr(a) for a in args]
+
+        def call(*more: Any) -> Any:
+            return base.raw(*(b.raw() for b in bound), *more)
+        return variable._of(primitive(_next_name("Bound"), call, partial=True), self._dtype)
+
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         """``np.asarray(v)``: the evaluated value (not an object array of its items).
 

@@ -229,3 +229,23 @@ def test_numpys_copy_protocol():
     with pytest.raises(ValueError):
         np.array(v, dtype=np.float32, copy=False)
     assert np.array(v, dtype=np.float32).dtype == np.float32
+
+
+def test_variable_lazy_wraps_the_same_expression_and_binds_calls():
+    v = et.variable(np.array([1.0, 2.0]))
+    lazy = v.lazy()
+    assert isinstance(lazy, et.variable) and lazy.value is v.value
+    total = lazy * 3.0 + lazy
+    v += np.array([1.0, 1.0])          # rebinds v only: lazy keeps the old expression
+    np.testing.assert_array_equal(total.eval(), np.array([4.0, 8.0]))
+
+    @Phylanx
+    def weighted(x, w, b):
+        return x * w + b
+
+    fn = et.variable(weighted.lazy())
+    bound = fn.lazy(np.array([1.0, 2.0]), 10.0)   # partial: eval appends the rest
+    np.testing.assert_array_equal(bound.eval(0.5), np.array([10.5, 20.5]))
+    np.testing.assert_array_equal((bound.lazy(1.0) - 1.0).eval(), np.array([10.0, 20.0]))
+    with pytest.raises(TypeError, match="not a function"):
+        v.lazy(1.0).eval()

@@ -138,7 +138,12 @@ def binary_crossentropy_vjp(ct, out, target, output, from_logits=False):
 
 @VJP.register("categorical_crossentropy")
 def categorical_crossentropy_vjp(ct, out, target, output, from_logits=False, axis=-1):
-    """The result is ``list(loss, output')``; only the loss may carry a gradient."""
+    """The result is ``list(loss, output')``; only the loss may carry a gradient.  The
+    0-d form is the loss alone, ``-target * log(1 - eps)`` (one class: the normalised
+    output is 1, clipped, so it carries no gradient)."""
+    if arr(output).ndim == 0:
+        per_target = 0.0 if to_bool(from_logits) else -np.log(1 - EPSILON)
+        return np.asarray(ct) * per_target, np.zeros_like(np.asarray(ct, dtype=float))
     ct_loss, ct_probs = ct
     if ct_probs is not None and np.any(np.asarray(ct_probs)):
         raise PhylanxValueError("the gradient of the second result of "

@@ -203,7 +203,7 @@ class ExpressionMixin(ClassMixin, NumpyMixin):
         if name == self.fn_name:
             return self.ident(self.state_name, node)
         res = self.resolver.lookup(name)
-        if res is None:   # as Python: a primitive's name is no Python name
+        if res is None:   # neither a Python binding nor a primitive (resolve.py)
             raise self.loc.name_error(node, name)
         return self.value_of(res, name, node)
 
@@ -348,7 +348,7 @@ class ExpressionMixin(ClassMixin, NumpyMixin):
                 return self.call(self.state_name, self.arguments(node, user_function=True),
                                  node)
             res = self.resolver.lookup(name)
-            if res is None:   # cumsum(x) without numpy is Python's NameError, not a primitive
+            if res is None:   # neither a Python binding nor a primitive (resolve.py)
                 raise self.loc.name_error(func, name)
             return self.call_resolved(res, name, node)
         if isinstance(func, ast.Attribute):

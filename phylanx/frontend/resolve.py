@@ -5,7 +5,9 @@ does (closure cells, then module globals, then built-ins) and classified:
 a module (numpy, numpy.linalg, numpy.random, math), another decorated
 function, a plain Python function (translated on the fly), a NumPy function,
 a built-in, a dtype, ``prange``/``parallel``, or a data value that is read
-afresh at every call.
+afresh at every call.  A name Python cannot resolve but PhySL has a primitive
+of is that primitive, as in the original (``fmap(f, xs)``, ``hstack(...)``):
+any Python binding of the name wins, and any other name is Python's NameError.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..ops import Primitive
+from ..primitives.registry import lookup as primitive_spec
 from .markers import DecoratedFunction, Parallel, prange
 
 
@@ -120,6 +123,8 @@ class Resolver:
             value, where = self.globals[name], "global"
         elif name in self.builtins:   # supported or not: Python knows the name
             value, where = self.builtins[name], "builtin"
+        elif primitive_spec(name) is not None:   # no Python binding: the original's call
+            return Resolved(Kind.PRIMITIVE, Primitive(name), "primitive", name)
         else:
             return None
         kind, extra = classify(value)

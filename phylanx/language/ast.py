@@ -115,3 +115,15 @@ class Program:
 
     body: tuple[Expr, ...] = ()
     loc: SourceLoc = _loc()
+
+
+def _as_physl(node: Expr) -> str:
+    """``str(node)``: its PhySL text, as the original's AST classes printed."""
+    from .printer import to_physl  # the printer is built on this module
+    return to_physl(node)
+
+
+for _node_class in (Literal, ArrayLiteral, Identifier, Call, KeywordArg, QuotedList, UnaryOp,
+                    BinOp):
+    _node_class.__str__ = _as_physl   # repr() stays the dataclass's, for debugging
+del _node_class

@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from ..errors import PhylanxSyntaxError
 from ..source import SourceLoc
 
-__all__ = ["Token", "tokenize", "describe", "loc_at", "INT64_MIN", "INT64_MAX"]
+__all__ = ["Token", "tokenize", "describe", "loc_at", "INT64_MIN", "INT64_MAX", "INCOMPLETE"]
 
+#: how an error of input that stops too early begins (the original's wording)
+INCOMPLETE = "Incomplete parse"
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 #: value given to integer tokens far too long to be an int64 (avoids huge int())
@@ -117,7 +119,8 @@ def tokenize(text: str, file: str = "<physl>") -> Iterator[Token]:
             if text.startswith("/*", pos):
                 stop = text.find("*/", pos + 2)
                 if stop < 0:
-                    raise error("unterminated comment: '/*' without '*/'", pos)
+                    raise error(f"{INCOMPLETE}: unterminated comment: '/*' without '*/'",
+                                pos)
                 newlines(pos, stop)
                 pos = stop + 2
                 continue
@@ -173,7 +176,7 @@ def tokenize(text: str, file: str = "<physl>") -> Iterator[Token]:
         if c == "{":
             stop = text.find("}", pos + 1)
             if stop < 0:
-                raise error("unterminated attribute: '{' without '}'", pos)
+                raise error(f"{INCOMPLETE}: unterminated attribute: '{{' without '}}'", pos)
             pos = stop + 1
             yield Token("attr", text[start + 1 : stop], start, pos, line, col)
             newlines(start, pos)
@@ -211,12 +214,12 @@ def _string(text: str, pos: int, error) -> tuple[int, str]:
             parts.append(m.group())
             pos = m.end()
         if pos >= n:
-            raise error("unterminated string literal", start)
+            raise error(f"{INCOMPLETE}: unterminated string literal", start)
         if text[pos] == '"':
             return pos + 1, "".join(parts)
         # backslash escape
         if pos + 1 >= n:
-            raise error("unterminated string literal", start)
+            raise error(f"{INCOMPLETE}: unterminated string literal", start)
         e = text[pos + 1]
         if e in _ESCAPES:
             parts.append(_ESCAPES[e])

@@ -34,7 +34,7 @@ from .ast import (
     QuotedList,
     UnaryOp,
 )
-from .lexer import INT64_MAX, INT64_MIN, Token, describe, loc_at, tokenize
+from .lexer import INCOMPLETE, INT64_MAX, INT64_MIN, Token, describe, loc_at, tokenize
 
 __all__ = ["parse", "parse_expr", "MAX_DEPTH", "MAX_ARRAY_DIMS"]
 
@@ -101,6 +101,8 @@ class _Parser:
         return self.loc(tok)
 
     def error(self, message: str, tok: Token) -> PhylanxSyntaxError:
+        if tok.kind == "eof":   # the original's wording for input that stops too early
+            message = f"{INCOMPLETE}: {message}"
         return PhylanxSyntaxError(message, self.loc(tok))
 
     def found(self, tok: Token) -> str:

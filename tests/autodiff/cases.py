@@ -96,7 +96,9 @@ CASES.update({
                             (uniform(0, 1, 3, 4), A34, True)],
     "categorical_crossentropy": [(uniform(0, 1, 3, 4), positive(3, 4)),
                                  (uniform(0, 1, 3, 4), A34, True),
-                                 (uniform(0, 1, 3, 4), positive(3, 4), False, 0)],
+                                 (uniform(0, 1, 3, 4), positive(3, 4), False, 0),
+                                 (np.float64(0.7), np.float64(0.4)),   # the 0-d form
+                                 (np.float64(0.7), np.float64(1.3), True)],
     "softmax_crossentropy": [(uniform(0, 1, 3, 4), A34),
                              (np.array([0, 3, 1]), A34, True),
                              (np.array([[0, 2, 3], [1, 1, 0]]), A234, True)],

@@ -113,6 +113,29 @@ def test_fmap_over_the_rows_of_a_matrix():
         phylanx.evaluate("lambda(a, fmap(lambda(r, slice(r, list(0, sum(r) > 4))), a))", m)
 
 
+def test_fmap_over_several_arrays_gives_the_originals_float64_array():
+    import numpy as np
+    a, b = np.array([1, 2, 3]), np.array([4, 5, 6])
+    got = phylanx.evaluate("lambda(a, b, fmap(lambda(x, y, x * y + 1), a, b))", a, b)
+    assert isinstance(got, np.ndarray) and got.dtype == np.float64
+    np.testing.assert_array_equal(got, np.array([x * y + 1 for x, y in zip(a, b)], float))
+    m, w = np.arange(6.0).reshape(3, 2), np.ones((3, 2))
+    rows = phylanx.evaluate("lambda(m, w, fmap(lambda(r, s, r - s), m, w))", m, w)
+    np.testing.assert_array_equal(rows, np.array([r - s for r, s in zip(m, w)]))
+    with pytest.raises(phylanx.PhylanxError, match="of one shape"):
+        phylanx.evaluate("lambda(a, b, fmap(lambda(x, y, x), a, b))", a, b[:2])
+
+
+@pytest.mark.parametrize("name", ["fmap", "parallel_map"])
+def test_several_iterables_are_never_truncated(name):
+    import numpy as np
+    assert phylanx.evaluate(f"{name}(lambda(x, y, x - y), list(5, 6), list(1, 2))") == [4, 4]
+    with pytest.raises(phylanx.PhylanxError, match="same length"):
+        phylanx.evaluate(f"{name}(lambda(x, y, x - y), list(5, 6, 7), list(1, 2))")
+    got = phylanx.evaluate(f"{name}(lambda(x, y, x - y), [5, 6], [1, 2])")
+    assert got.dtype == np.float64 and np.array_equal(got, [4.0, 4.0])
+
+
 def test_lists_and_python_map_keep_lists():
     import numpy as np
     assert phylanx.evaluate("fmap(lambda(x, x / 2), list(1, 3))") == [0.5, 1.5]

@@ -19,6 +19,7 @@ from phylanx.language import (
     parse_expr,
 )
 from phylanx.language.lexer import tokenize
+from phylanx.language.printer import to_physl
 
 
 def kinds(text: str) -> list[tuple[str, object]]:
@@ -280,3 +281,24 @@ def test_moderate_nesting_is_fine():
 def test_long_flat_input_is_linear():
     text = "f(" + ", ".join(f"x{i} + {i}" for i in range(20000)) + ")"
     assert len(parse_expr(text).args) == 20000
+
+
+@pytest.mark.parametrize("text", ["f(1", "block(1, 2", "1 +", "'(1, 2", '"abc', "f{x",
+                                  "/* open", "define(f, x, x +"])
+def test_input_that_stops_too_early_is_the_originals_incomplete_parse(text):
+    err = syntax_error(text)
+    assert isinstance(err, RuntimeError)   # the original's errors reached Python so
+    assert err.message.startswith("Incomplete parse: ")
+
+
+@pytest.mark.parametrize("text", ["f(1 2)", ")", "f(1,)", "a, b"])
+def test_other_syntax_errors_do_not_say_incomplete(text):
+    assert "Incomplete" not in syntax_error(text).message
+
+
+@pytest.mark.parametrize("text", ["define(f, x, x * 2 + 1)", "f(1, __arg(k, -2.5))",
+                                  'list("a", [1, 2], -x)', "'(1, 2)"])
+def test_str_of_a_node_is_its_physl_text(text):
+    node = parse_expr(text)
+    assert str(node) == to_physl(node)
+    assert parse_expr(str(node)) == node

@@ -417,3 +417,16 @@ def test_ctc_decode_errors():
         call("ctc_decode", probs, np.array([3, 4]))
     with pytest.raises(PhylanxValueError, match="beam_width >= top_paths"):
         call("ctc_decode", probs, np.array([3, 3]), np.bool_(False), 2, 3)
+
+
+@pytest.mark.parametrize("from_logits", [False, True])
+@pytest.mark.parametrize("target,output", [(1.0, 0.3), (0.5, 2.0), (0, 1)])
+def test_categorical_crossentropy_of_scalars_is_one_class(target, output, from_logits):
+    # the original's 0-d form: one class, so the normalised (or softmax) output is 1,
+    # clipped to 1 - eps; the loss alone comes back, as there
+    loss = call("categorical_crossentropy", target, output, from_logits)
+    expected = 0.0 if from_logits else -target * math.log(1 - EPS)
+    assert np.ndim(loss) == 0 and loss == pytest.approx(expected, abs=1e-15)
+    vector_loss, _ = call("categorical_crossentropy", np.array([target], float),
+                          np.array([output], float), from_logits)
+    assert loss == pytest.approx(vector_loss, abs=1e-15)

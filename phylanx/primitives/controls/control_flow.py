@@ -220,17 +220,41 @@ def fmap(f, *iterables):
     gives a 1-d array of the *input's* dtype (``fmap(lambda(x, x / 2), [1, 3])`` is
     ``[0, 1]``); a 2-d array hands ``f`` its rows, which must give scalars (a 1-d
     result) or vectors of one length (a 2-d result), again of the input's dtype.
+    Several arrays (the original's numeric form): of one shape, 1-d or 2-d; ``f``
+    gets one element (or row) of each, and the results make a float64 array.
+    Several iterables of other kinds must have one length (no quiet truncation).
     Python's ``map`` and comprehensions keep Python's meaning (a list): ``__pymap``.
     """
     if len(iterables) == 1:
         source = iterables[0]
         if type(source) is np.ndarray and source.ndim in (1, 2):
             return _fmap_array(f, source)
+        return pymap(f, source)
+    if _zipped_arrays(iterables):
+        results = [waited(call(f, *items)) for items in zip(*iterables)]
+        return _array_results(results, np.empty((0,) * iterables[0].ndim))  # float64
     return pymap(f, *iterables)
 
 
 def _fmap_array(f, source: np.ndarray) -> np.ndarray:
     return _array_results([waited(call(f, x)) for x in source], source)
+
+
+def _zipped_arrays(iterables) -> bool:
+    """Whether several iterables of ``fmap``/``parallel_map`` are the original's numeric
+    form (arrays of one shape, 1-d or 2-d: a float64 result); else they must have one
+    length (no quiet truncation).  A located error if neither holds."""
+    if all(type(s) is np.ndarray for s in iterables):
+        if len({s.shape for s in iterables}) != 1 or iterables[0].ndim not in (1, 2):
+            raise PhylanxValueError(f"several arrays must be 1-d or 2-d of one shape (the "
+                                    f"original's rule), got shapes "
+                                    f"{[s.shape for s in iterables]}")
+        return True
+    lengths = {len(iterate(s)) for s in iterables}
+    if len(lengths) > 1:
+        raise PhylanxValueError(f"all iterables must have the same length (the original's "
+                                f"rule), got lengths {sorted(lengths)}")
+    return False
 
 
 def _array_results(results: list, source: np.ndarray, name: str = "fmap") -> np.ndarray:
@@ -282,14 +306,18 @@ def pymap(f, *iterables):
 def parallel_map(f, *iterables):
     """Like ``fmap`` with every application run as a concurrent task.
 
-    Over one 1-d or 2-d array the results follow ``fmap``'s rule (an array of the
-    input's dtype)."""
+    Over arrays the results follow ``fmap``'s rule (one array: of the input's dtype;
+    several of one shape: float64); several iterables must have one length."""
+    arrays = len(iterables) > 1 and _zipped_arrays(iterables)
     items = ([[x] for x in iterate(iterables[0])] if len(iterables) == 1
              else _zip_items(iterables))
     results = fork_join([partial(call, f, *xs) for xs in items], share_blas=True)
     source = iterables[0]
     if len(iterables) == 1 and type(source) is np.ndarray and source.ndim in (1, 2):
         return _array_results([waited(r) for r in results], source, "parallel_map")
+    if arrays:
+        return _array_results([waited(r) for r in results], np.empty((0,) * source.ndim),
+                              "parallel_map")
     return gathered(results)   # a list never holds a future (runtime/nodes.py)
 
 

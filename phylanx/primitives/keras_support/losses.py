@@ -50,10 +50,14 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     to [eps, 1-eps]: ``loss = -sum(target * log(output'))``.  With ``from_logits``,
     ``output'`` is the (clipped) softmax of the logits and the loss is the exact
     ``-sum(target * log_softmax(logits))``.  ``output'`` is returned for the gradient.
+
+    Scalars are one class (the original's 0-d form): the loss alone,
+    ``-target * log(1 - eps)`` (an output of 0 is 0/0, NaN, as the formula says).
     """
     tgt, out = _operands(target, output)
     if out.ndim == 0:
-        raise PhylanxValueError("output must have a class axis, got a scalar")
+        loss, _ = categorical_crossentropy(tgt.reshape(1), out.reshape(1), from_logits, -1)
+        return loss
     ax = to_axis(axis, out.ndim)
     if to_bool(from_logits):
         if out.size == 0:
