@@ -278,6 +278,18 @@ def body_lines(region: Region, roles: list[str], leaf_values: list,
     return lines, reduction, init
 
 
+#: elements (rows of a row pass) per chunk of a reduction's partial results, and the
+#: most chunks: enough for every core, few enough to combine cheaply
+CHUNK_ELEMENTS, CHUNK_ROWS, MAX_CHUNKS = 8192, 1024, 64
+
+
+def chunks(n: int, per_chunk: int = CHUNK_ELEMENTS) -> int:
+    """How many partial results a reduction over ``n`` elements (rows) is split into: a
+    function of the size alone, so every loop variant, thread count and rank rounds
+    alike."""
+    return min(MAX_CHUNKS, max(1, n // per_chunk))
+
+
 def kernel_head(parallel: bool) -> str:
     """The decorator of a generated loop (serial and parallel variants)."""
     return (f'@njit(parallel={parallel}, cache=True, error_model="numpy", '
@@ -304,6 +316,7 @@ def plan(region: Region, roles: list[str], leaf_values: list, record: list) -> P
     lines, reduction, init = made
     params = ", ".join(f"L{i}" for i in range(len(leaf_values)))
     body = "\n".join("        " + line for line in lines)
+    chunk_body = "\n".join("            " + line for line in lines)
     sources = []
     for name, parallel in (("kernel_par", True), ("kernel_ser", False)):
         head = kernel_head(parallel)
@@ -312,8 +325,21 @@ def plan(region: Region, roles: list[str], leaf_values: list, record: list) -> P
             sources.append(f"{head}def {name}(out, n, {params}):\n    for i in prange(n):\n"
                            f"{body}\n        out[i] = {last}\n")
         else:
-            sources.append(f"{head}def {name}(n, {params}):\n    acc = {init}\n"
-                           f"    for i in prange(n):\n{body}\n    return acc\n")
+            # per-chunk partial sums, as many chunks as ``chunks(n)`` (the size alone):
+            # the serial and the parallel loop add the same terms in the same order
+            # (numba's own parallel reduction splits by its thread count), so which one
+            # runs never changes the rounding
+            part_dtype = init.split("(")[0]
+            sources.append(
+                f"{head}def {name}(n, chunks, {params}):\n"
+                f"    parts = np.zeros(chunks, {part_dtype})\n"
+                "    size = (n + chunks - 1) // chunks\n"
+                "    for c in prange(chunks):\n"
+                f"        acc = {init}\n"
+                "        for i in range(c * size, min(n, (c + 1) * size)):\n"
+                f"{chunk_body}\n"
+                "        parts[c] = acc\n"
+                "    return parts\n")
     return Plan(PRELUDE + "\n\n" + "\n\n".join(sources), reduction)
 
 

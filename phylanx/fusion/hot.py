@@ -27,8 +27,17 @@ The root node of every region (``regions.py``) evaluates through a
   faster loop is kept if it beats NumPy, else the region goes back to its original
   closures for good.
 
-A kernel that fails to compile, raises, or disagrees gives one ``FusionWarning`` line
-and the region runs NumPy from then on: never a wrong result.
+A kernel runs only on operands ``prepare`` accepted for its signature (kinds, dtypes,
+layouts, shapes: checked before it runs); an exception from it anyway is a kernel bug
+and a located error at the region's root, never a silent retry with NumPy.  A kernel
+that fails to compile or disagrees with NumPy's result on its check gives one
+``FusionWarning`` line and the region runs NumPy from then on: never a wrong result.
+
+The serial and the parallel loop round alike (a reduction's partials are split by the
+size alone, ``codegen.chunks``), so the loop picked by local timings never changes a
+result.  Whether NumPy or a kernel computes a value does change its rounding: with
+several localities (:func:`in_lockstep`) that choice is made from counts and sizes
+alone, so that ranks computing the same replicated values round them alike.
 """
 from __future__ import annotations
 
@@ -89,6 +98,23 @@ class _Planned:
         return costs.due(self.plan.source, unfused_ns)
 
 
+_ranks: list[bool] = []
+
+
+def in_lockstep() -> bool:
+    """True when several localities (MPI ranks) run this program: every choice that can
+    change a result's rounding (fused or NumPy, from which evaluation on) is then made
+    from counts and sizes, never from local timings, so that ranks computing the same
+    replicated values round them alike: an evaluation is big by its size alone, a
+    kernel compiles in the calling thread as soon as it is planned, and once checked it
+    is kept without timed turns against NumPy.  (The serial and parallel loops round
+    alike: ``codegen.chunks``.)"""
+    if not _ranks:
+        from ..runtime.locality import here
+        _ranks.append(here().count() > 1)
+    return _ranks[0]
+
+
 #: regions whose kernel for some signature is planned, compiling, or on trial (added
 #: by any thread: read and written under the lock)
 _TRIALS: weakref.WeakSet = weakref.WeakSet()
@@ -136,7 +162,8 @@ class _Kernel:
                 self.kernel(out.reshape(-1), n, *args)
             return out
         with KERNEL_LOCK:
-            acc = self.kernel(n, *args)
+            parts = self.kernel(n, codegen.chunks(n), *args)
+        acc = parts.sum()               # the same partials, in the same order, every variant
         if self.reduction == "mean":
             acc = acc / n
         if self.result_dtype is not None and issubclass(self.result_type, np.generic):
@@ -200,7 +227,7 @@ class FusedRegion:
         elapsed = perf_counter_ns() - start
         # big: slow enough, and (unless a reduction hides it) an array big enough, so
         # that a descheduled small evaluation on a loaded machine does not count
-        if elapsed >= Settings.min_ns and self.big_value(value):
+        if (elapsed >= Settings.min_ns or in_lockstep()) and self.big_value(value):
             self.big += 1
             self.unfused_ns += elapsed
             self.unfused_runs += 1
@@ -251,7 +278,7 @@ class FusedRegion:
         samples = tuple(a[:1] if r == "a" else a for a, r in zip(args, roles))
         if plan.reduction is None:
             return plan, (np.empty(1, result.dtype), 1) + samples
-        return plan, (1,) + samples
+        return plan, (1, 1) + samples
 
     def disagreement(self, fused: Any, expected: Any, record: list, entry: Any,
                      values: list) -> str | None:
@@ -310,7 +337,7 @@ class FusedRegion:
             result = self.unfused(values)
             self.unfused_ns += perf_counter_ns() - start
             self.unfused_runs += 1
-            if entry.due(self.unfused_ns):
+            if entry.due(self.unfused_ns) or in_lockstep():
                 self.start_compile(sig, entry)
             return result
         if type(entry) is _Failed:
@@ -331,7 +358,7 @@ class FusedRegion:
         plan, samples = made
         planned = _Planned(plan, samples, result)
         self.kernels[sig] = planned
-        if planned.due(self.unfused_ns):
+        if planned.due(self.unfused_ns) or in_lockstep():
             self.start_compile(sig, planned)
         return result
 
@@ -349,7 +376,10 @@ class FusedRegion:
                 return
             self.kernels[sig] = self.kernel_class(planned, kernel)
 
-        launch(work, "phylanx-fusion-compile")
+        if in_lockstep():
+            work()            # every rank fuses from the same evaluation on
+        else:
+            launch(work, "phylanx-fusion-compile")
 
     def steady(self, entry: _Kernel, shape: tuple, n: int, args: list,
                values: list) -> Any:
@@ -371,23 +401,28 @@ class FusedRegion:
         return result
 
     def call(self, entry: _Kernel, shape: tuple, n: int, args: list, values: list) -> Any:
+        """The kernel on operands ``prepare`` accepted for its signature (kinds, dtypes,
+        layouts and shapes checked before it runs: nothing is retried).  An exception
+        from it anyway is a kernel bug, raised located at the region's root."""
         try:
             return entry(shape, n, args)
-        except Exception as e:  # a kernel must never fail a program NumPy would run
-            self.reject(entry, f"{type(e).__name__}: {e}")
-            return self.unfused(values)
+        except Exception as e:  # not a dispatch: located and raised, never retried
+            raise self.kernel_failed(e) from e
+
+    def kernel_failed(self, e: Exception) -> Exception:
+        """A located error for kernel exception ``e``: the kernel is not used again."""
+        for sig, known in list(self.kernels.items()):
+            if isinstance(known, _Kernel):
+                self.kernels[sig] = _REJECTED
+        error = self.node.wrap(e)
+        error.message = f"fused kernel of {self.region.describe()} failed: {error.message}"
+        return error
 
     def check_and_time(self, sig, entry: _Kernel, shape, n, args, values) -> Any:
         if not entry.checked:
             record: list = [None] * self.record_size()
             expected = self.unfused(values, record)
-            try:
-                fused = entry(shape, n, args)
-            except Exception as e:
-                self.kernels[sig] = _REJECTED
-                self.warn(f"kernel of {self.region.describe()} failed "
-                          f"({type(e).__name__}: {e})")
-                return expected
+            fused = self.call(entry, shape, n, args, values)
             problem = self.disagreement(fused, expected, record, entry, values)
             if problem is not None:
                 self.kernels[sig] = _REJECTED
@@ -395,6 +430,9 @@ class FusedRegion:
                           f"({problem})")
                 return expected
             entry.checked = True
+            if in_lockstep():
+                # no timed turns: kept on every rank alike (either loop rounds alike)
+                entry.warm, entry.timed_runs = True, SPEED_RUNS
             return expected
         if not entry.warm:                    # the first call starts numba's threads
             entry.warm = True
@@ -421,12 +459,6 @@ class FusedRegion:
                     and not KEEP_SLOWER):
                 self.retire()                 # measured: not worth it here
         return result
-
-    def reject(self, entry: _Kernel, why: str) -> None:
-        for sig, e in list(self.kernels.items()):
-            if e is entry:
-                self.kernels[sig] = _REJECTED
-        self.warn(f"kernel of {self.region.describe()} failed ({why})")
 
     def warn(self, message: str) -> None:
         if not self.warned:
@@ -517,6 +549,17 @@ def _tolerance(dtype: np.dtype) -> float:
     return 4096 * float(np.finfo(dtype).eps)
 
 
+def least_precise(record: list, dtype: np.dtype) -> np.dtype:
+    """The least precise float dtype among ``dtype`` and the recorded intermediates: a
+    float32 ``tanh`` under a float64 result is one float32 ulp off libm's (the
+    tolerance of a check must be that dtype's)."""
+    floats = [np.dtype(r.dtype) for r in record
+              if isinstance(r, (np.ndarray, np.generic)) and r.dtype.kind == "f"]
+    if dtype.kind == "f":
+        floats.append(dtype)
+    return min(floats, key=lambda t: np.finfo(t).precision) if floats else dtype
+
+
 def _magnitude(values: list) -> float:
     scale = 0.0
     for v in values:
@@ -547,7 +590,7 @@ def disagreement(fused: Any, expected: Any, record: list, reduction: str | None)
         dtype = getattr(expected, "dtype", np.dtype(np.float64))
         if dtype.kind != "f":
             return None if got == exp else f"{got} instead of {exp}"
-        bound = _tolerance(dtype) * max(total, np.finfo(dtype).tiny)
+        bound = _tolerance(least_precise(record, dtype)) * max(total, np.finfo(dtype).tiny)
         return None if abs(got - exp) <= bound else f"{got} instead of {exp}"
     if not isinstance(expected, np.ndarray):
         return f"NumPy gave a {type(expected).__name__}"
@@ -558,7 +601,7 @@ def disagreement(fused: Any, expected: Any, record: list, reduction: str | None)
             return None
         bad = np.flatnonzero(fused.reshape(-1) != expected.reshape(-1))[0]
         return f"element {bad}: {fused.flat[bad]} instead of {expected.flat[bad]}"
-    tol = _tolerance(expected.dtype)
+    tol = _tolerance(least_precise(record, expected.dtype))
     atol = tol * _magnitude(record)
     close = np.isclose(fused, expected, rtol=tol, atol=atol, equal_nan=True)
     if close.all():

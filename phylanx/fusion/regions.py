@@ -2,7 +2,8 @@
 
 A *region* is a maximal subtree of eager element-wise primitives that have a fusing
 rule (``fusion/rules.py``), optionally ended by a reduction (``sum`` or ``mean`` with no
-initial or dtype, and a literal axis and keepdims if any: a whole-array one fused by
+initial or dtype, and a literal axis (an int or a tuple of ints) and keepdims if any: a
+whole-array one fused by
 ``hot.py``, one along the last axis by ``rowreduce.py``), with at least two operations
 in it.  Its *leaves* are the children that are not part of it: any node (a variable, a
 ``dot``, a function call, a literal).  :func:`find_regions` lists the regions of a
@@ -23,7 +24,8 @@ from ..runtime.nodes import Node, call
 #: literal axis and keepdims of :data:`REDUCTION_LITERALS`
 REDUCTIONS: dict[str, tuple[int, ...]] = {name: (1, 2, 3, 4)
                                           for name in ("sum", "mean", "amax", "amin")}
-#: slot -> the type a reduction's literal there may have (axis, keepdims)
+#: slot -> the type a reduction's literal there may have (axis, keepdims); an axis may
+#: also be a tuple of int literals (:func:`_literal_axes`)
 REDUCTION_LITERALS = {1: int, 2: bool}
 
 
@@ -43,8 +45,9 @@ class Op:
         return self.rule is None
 
 
-def reduction_options(op: Op) -> tuple[int | None, bool]:
-    """(axis, keepdims) of a reduction operation (nil axis: the whole array)."""
+def reduction_options(op: Op) -> tuple[int | tuple[int, ...] | None, bool]:
+    """(axis, keepdims) of a reduction operation (nil axis: the whole array; a tuple:
+    several axes)."""
     literals = [x for kind, x in op.args if kind == "param"]
     literals += [None] * (2 - len(literals))
     return literals[0], bool(literals[1])
@@ -82,6 +85,9 @@ def _classify(node: Node) -> tuple[str, Any, Any, dict[int, Any]] | None:
         params = {}
         for i in range(1, len(children)):      # omitted trailing slots are nil too
             child = children[i]
+            if i == 1 and (axes := _literal_axes(child)) is not None:
+                params[i] = axes
+                continue
             if not child.is_const or (child.value is not None and
                                       type(child.value) is not REDUCTION_LITERALS.get(i)):
                 return None
@@ -106,6 +112,16 @@ def _classify(node: Node) -> tuple[str, Any, Any, dict[int, Any]] | None:
     if len(children) == 2 and "binary" in spec.flags:
         impl = spec.flags["binary"]      # what compile_primitive chose for the node
     return spec.name, impl, rule, params
+
+
+def _literal_axes(node: Node) -> tuple[int, ...] | None:
+    """The axes of a tuple of int literals (``sum(axis=(1, 2))``: the frontend's
+    ``tuple(1, 2)``), or None if ``node`` is not one."""
+    if node.primitive != "tuple" or not node.children:
+        return None
+    if not all(c.is_const and type(c.value) is int for c in node.children):
+        return None
+    return tuple(c.value for c in node.children)
 
 
 def _same(value: Any, allowed: Any) -> bool:

@@ -17,7 +17,10 @@ computes it in one numba loop instead, with no (n, k) intermediate at all::
             block is in cache)
 
 It applies when ``x`` is a 2-d float64/float32 array of at least ``rowpass.MIN_ELEMENTS``, the
-product operands are (d, k) matrices of its dtype, and ``f``'s other operands are
+product operands are float64/float32 (d, k) matrices (any mix with ``x``: the product is
+in NumPy's promoted dtype, a float32 ``x`` converted block by block, exactly, as NumPy
+converts all of it; k-means on float32 points has float64 centres after its first
+update), and ``f``'s other operands are
 numbers, (n, 1) columns, (k,) or (1, k) rows or (n, k) matrices.  The policy is the
 fusion policy (``hot.py``), through :class:`~.hot.FusedRegion` with the call's operands
 as leaves; the one check against NumPy accepts another label only where the two
@@ -30,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..kernels.compiling import KERNEL_LOCK, array_key, numba_threads
+from ..kernels.compiling import KERNEL_LOCK, array_key
 from ..runtime.nodes import Node
 from . import codegen, rowpass
 from .hot import _Kernel, _Planned, _tolerance, scalar_key
@@ -107,7 +110,9 @@ class ArgKernel(_Kernel):
         self.calls += 1
         x, k = args[0], args[1]
         out = np.empty(x.shape[0], dtype=np.intp)
-        chunks = 1 if self.kernel is self.variants[1] else numba_threads()
+        # chunks (and so the row blocks of each product) by x's height alone: both loops
+        # compute the same blocks (the serial one in order)
+        chunks = codegen.chunks(x.shape[0], codegen.CHUNK_ROWS)
         with KERNEL_LOCK:
             self.kernel(x, chunks, k, out, *args[2:])
         return out
@@ -128,7 +133,7 @@ class StatsKernel(_Kernel):
         self.calls += 1
         x, k = args[0], args[1]
         out = np.empty(x.shape[0], dtype=np.intp)
-        chunks = 1 if self.kernel is self.variants[1] else numba_threads()
+        chunks = codegen.chunks(x.shape[0], codegen.CHUNK_ROWS)   # (see ArgKernel)
         sums = np.zeros((chunks, k, x.shape[1]), dtype=x.dtype)
         counts = np.zeros((chunks, k), dtype=np.intp)
         with KERNEL_LOCK:
@@ -180,9 +185,14 @@ class RowArgmin(rowpass.RowPolicy):
             if t is np.ndarray and value.ndim == 0:
                 value, t = value[()], type(value[()])      # a 0-d array is a scalar
             if kind == "m":
-                if not (t is np.ndarray and value.shape == (d, k) and value.dtype == x.dtype):
+                if not (t is np.ndarray and value.shape == (d, k)
+                        and value.dtype in rowpass.ROW_DTYPES):
                     return None
-                role, arg = "m", np.ascontiguousarray(value)
+                # NumPy's x @ m in the promoted dtype: a float32 operand under a float64
+                # product is converted exactly first (m here, x block by block in the
+                # kernel), so the product is NumPy's up to BLAS's order of the terms
+                role = "m"
+                arg = np.ascontiguousarray(value, dtype=np.result_type(x.dtype, value.dtype))
             elif t is not np.ndarray:
                 key = scalar_key(value)
                 if key is None:
@@ -243,14 +253,22 @@ class RowArgmin(rowpass.RowPolicy):
         # vectorise across the k columns; benchmarks/row_passes.py's k-means part), its
         # labels first, then their counts and row sums (gathered in the same loop, the
         # next row's label waited for the last row's stores to the same sums)
-        start = "".join(f"        P{i} = np.empty((B, k), X.dtype)\n" for i in products)
+        x_dtype = args[0].dtype
+        # a product in a wider dtype than x's (float32 points, float64 centres) reads x's
+        # block converted to it (exact), as NumPy converts all of x before its product
+        wide = [i for i in products if args[2 + i].dtype != x_dtype]
+        start = "".join(f"        P{i} = np.empty((B, k), np.{args[2 + i].dtype.name})\n"
+                        for i in products)
+        if wide:
+            start += f"        XW = np.empty((B, X.shape[1]), np.{args[2 + wide[0]].dtype.name})\n"
         if self.stats:
             # into the chunk's own arrays (chunks' parts side by side in one array share
             # cache lines: measured slower on two threads than on one), copied out last
             start += ("        part_sums = np.zeros((k, X.shape[1]), X.dtype)\n"
                       "        part_counts = np.zeros(k, np.intp)\n")
-        dots = "".join(f"            np.dot(X[b0:b1], L{i}, P{i}[:b1 - b0])\n"
-                       for i in products)
+        dots = "            XW[:b1 - b0] = X[b0:b1]\n" if wide else ""
+        dots += "".join(f"            np.dot({'XW[:b1 - b0]' if i in wide else 'X[b0:b1]'}, "
+                        f"L{i}, P{i}[:b1 - b0])\n" for i in products)
         gather = ("            for i in range(b0, b1):\n"
                   "                best = out[i]\n"
                   "                part_counts[best] += 1\n"

@@ -13,11 +13,17 @@ of the same variable ``x``; the cache-blocking rewrite inlines a single-use
     result = sum of acc over the chunks, in chunk order
 
 It applies when ``x`` is a 2-d float64/float32 array (at least ``MIN_ELEMENTS``), each
-``w`` a vector of its dtype and the region's other operands vectors row-aligned with
-``x`` or numbers; anything else runs the expression as written.  :class:`RowPass` is
+``w`` a float64/float32 vector (any mix with ``x``: the row's dot is computed in NumPy's
+promoted dtype, a float32 operand converted exactly, as NumPy converts it) and the
+region's other operands vectors row-aligned with ``x`` or numbers; anything else runs
+the expression as written.  ``f @ x`` (a vector ``f`` on the left) is the same gram.
+The rows are split into chunks by their number alone (``codegen.chunks``): the serial
+and the parallel loop add the same partial sums, so the loop chosen by timing never
+changes the rounding.  :class:`RowPass` is
 :class:`~.hot.FusedRegion` with these operands: the same policy (cold, hot, ski-rental
 compile in the background, one check against NumPy, timed turns, kept only if faster),
-the same settings, one ``FusionWarning`` and NumPy from then on if a kernel fails.
+the same settings, one ``FusionWarning`` and NumPy from then on if a kernel fails to
+compile or disagrees with NumPy's result.
 """
 from __future__ import annotations
 
@@ -26,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..compiler.rewrite.normalize import PRODUCTS
-from ..kernels.compiling import KERNEL_LOCK, Settings, array_key, numba_threads
+from ..kernels.compiling import KERNEL_LOCK, Settings, array_key
 from ..primitives import registry
 from ..runtime.nodes import Node, call
 from . import codegen
@@ -35,7 +41,8 @@ from .regions import Region, interpret, region_at
 
 #: the canonical products (the compiler lowered every spelling to one of them)
 _PRODUCTS = PRODUCTS
-_ROW_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
+#: the float dtypes a row kernel reads (any mix of them: NumPy's promotion)
+ROW_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 #: smallest ``x`` (elements) worth a row pass: a matrix that stays in cache is read
 #: twice cheaply, and there NumPy's vectorised exp beats the loop's scalar one
 #: (benchmarks/row_passes.py: 569 x 30 0.020-0.023 ms fused, 0.015-0.017 NumPy)
@@ -44,7 +51,7 @@ MIN_ELEMENTS = 1 << 16
 
 def row_matrix(x: Any) -> bool:
     """``x`` is a matrix a row kernel reads: 2-d, C-contiguous float64/float32, rows."""
-    return (type(x) is np.ndarray and x.ndim == 2 and x.dtype in _ROW_DTYPES
+    return (type(x) is np.ndarray and x.ndim == 2 and x.dtype in ROW_DTYPES
             and x.flags.c_contiguous and x.shape[0] > 0)
 
 
@@ -57,10 +64,15 @@ def analyse(node: Node) -> RowPass | None:
     """A :class:`RowPass` for ``node`` if it is the pattern this module compiles."""
     if node.primitive not in _PRODUCTS or len(node.children) != 2 or node.is_const:
         return None
-    left, f = node.children
-    if left.primitive != "transpose" or len(left.children) != 1:
+    left, right = node.children
+    if left.primitive == "transpose" and len(left.children) == 1:
+        x, f, x_right = left.children[0], right, False          # x.T @ f
+    elif right.primitive == "access-variable":
+        # f @ x with a vector f is x.T @ f (sum over i of f[i] x[i]); a 2-d f is refused
+        # per evaluation (the row kernel takes one value per row)
+        x, f, x_right = right, left, True
+    else:
         return None
-    x = left.children[0]
     region = region_at(f) if x.primitive == "access-variable" else None
     if region is None:
         return None
@@ -68,7 +80,7 @@ def analyse(node: Node) -> RowPass | None:
                 and _same_variable(leaf.children[0], x) for leaf in region.leaves]
     if not any(products):
         return None
-    return RowPass(region, node, x, products)
+    return RowPass(region, node, x, products, x_right)
 
 
 class RowKernel(_Kernel):
@@ -76,8 +88,9 @@ class RowKernel(_Kernel):
 
     def __call__(self, shape: Any, n: int, args: list) -> np.ndarray:
         self.calls += 1
-        serial = self.kernel is self.variants[1]
-        chunks = 1 if serial else numba_threads()
+        # chunks by x's height alone: both loops add the same partial sums (the serial
+        # one runs the chunks in order), so the loop chosen by timing rounds alike
+        chunks = codegen.chunks(args[0].shape[0], codegen.CHUNK_ROWS)
         with KERNEL_LOCK:
             parts = self.kernel(args[0], chunks, *args[1:])
         return parts.sum(axis=0).astype(self.out_dtype, copy=False)
@@ -122,9 +135,11 @@ class RowPass(RowPolicy):
 
     kernel_class = RowKernel
 
-    def __init__(self, region: Region, node: Node, x: Node, products: list[bool]):
+    def __init__(self, region: Region, node: Node, x: Node, products: list[bool],
+                 x_right: bool = False):
         super().__init__(region, node)
         self.products = products
+        self.x_right = x_right           # written f @ x rather than x.T @ f
         # a product leaf x @ w contributes w; the kernel computes the product per row
         self.leaves = [x] + [leaf.children[1] if p else leaf
                              for leaf, p in zip(region.leaves, products)]
@@ -133,8 +148,9 @@ class RowPass(RowPolicy):
 
     def __repr__(self) -> str:
         state = ("cold", "hot", "off")[self.state]
-        return f"<RowPass {self.node.primitive}(transpose(x), {self.region.describe()}) " \
-               f"{state}>"
+        operands = (f"{self.region.describe()}, x" if self.x_right
+                    else f"transpose(x), {self.region.describe()}")
+        return f"<RowPass {self.node.primitive}({operands}) {state}>"
 
 
     def unfused(self, values: list, record: list | None = None) -> Any:
@@ -146,6 +162,8 @@ class RowPass(RowPolicy):
                 value = call(leaf, registry.lookup(leaf.primitive).impl, (x, value))
             leaf_values.append(value)
         f = interpret(self.region, leaf_values, record)
+        if self.x_right:
+            return call(self.node, self.gram_impl, (f, x))
         xt = call(self.node.children[0], self.transpose_impl, (x,))
         return call(self.node, self.gram_impl, (xt, f))
 
@@ -158,9 +176,11 @@ class RowPass(RowPolicy):
         for is_product, value in zip(self.products, values[1:]):
             t = type(value)
             if is_product:
-                if not (t is np.ndarray and value.shape == (d,) and value.dtype == x.dtype):
+                if not (t is np.ndarray and value.shape == (d,) and value.dtype in ROW_DTYPES):
                     return None
-                value = np.ascontiguousarray(value)
+                # NumPy's x @ w in the promoted dtype: each row's dot converts x's
+                # float32 elements to a float64 w's dtype (exactly), as NumPy converts x
+                value = np.ascontiguousarray(value, dtype=np.result_type(x.dtype, value.dtype))
                 sig.append(("d", array_key(value)))
             elif t is np.ndarray and value.shape == (n,) \
                     and value.dtype in codegen.ALLOWED_DTYPES:

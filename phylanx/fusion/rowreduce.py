@@ -36,6 +36,7 @@ from .hot import (
     _prepare,
     _scalar_or_sample,
     _tolerance,
+    least_precise,
 )
 from .regions import Region
 
@@ -121,7 +122,8 @@ class RowReduction(FusedRegion):
             if self.region.root.name == "mean":
                 size /= terms.shape[-1]
             with np.errstate(invalid="ignore"):
-                bound = _tolerance(want.dtype) * np.maximum(size, np.finfo(want.dtype).tiny)
+                bound = _tolerance(least_precise(record, want.dtype)) * np.maximum(
+                    size, np.finfo(want.dtype).tiny)
                 close = (got == want) | (np.isnan(got) & np.isnan(want)) | (
                     np.abs(got.astype(np.float64) - want) <= bound)
             bad = np.flatnonzero(~close)

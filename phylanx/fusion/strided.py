@@ -1,7 +1,9 @@
 """Fused reductions of broadcast operands, read in place through their strides.
 
 A region ending in ``sum``, ``mean``, ``amax`` or ``amin`` (``regions.py``) over one
-axis or the whole array, whose operands broadcast against each other (``x[:, None, :]
+axis, a tuple of axes (``axis=(1, 2)``, any order, ``keepdims`` too: reduced axes that
+are not next to each other are moved after the kept ones by transposing the operands'
+views, no copy) or the whole array, whose operands broadcast against each other (``x[:, None, :]
 - c[None]``), is computed here by one kernel that indexes every operand by the full
 (broadcast) shape: ``np.broadcast_to`` gives a view with stride 0 on the broadcast
 axes, and numba reads it in place, so no operand is copied to the full size and the
@@ -39,7 +41,7 @@ import numpy as np
 from ..kernels.compiling import KERNEL_LOCK, Plan, Settings, array_key
 from ..runtime.nodes import Node
 from . import codegen
-from .hot import _Kernel, _prepare, _tolerance, disagreement, scalar_key
+from .hot import _Kernel, _prepare, _tolerance, disagreement, least_precise, scalar_key
 from .regions import Region
 from .rowreduce import RowReduction, RowsKernel
 
@@ -55,28 +57,65 @@ class LayoutPlan(Plan):
     direct: bool = False        # out is the result (see plan_strided)
 
 
-class Layout:
-    """How one evaluation's shape splits around the reduced axes."""
+def normal_axes(axis: int | tuple | None, ndim: int) -> tuple[int, ...] | None | str:
+    """The reduced axes of an ``ndim``-d operand, sorted, each in ``range(ndim)``: None
+    for the whole array (``axis=None``, or a tuple naming every axis), ``"bad"`` for an
+    axis out of range or named twice (NumPy raises the located error)."""
+    if axis is None:
+        return None
+    axes = (axis,) if type(axis) is int else axis
+    if any(not -ndim <= a < ndim for a in axes):
+        return "bad"
+    normal = sorted(a % ndim for a in axes)
+    if len(set(normal)) != len(normal):
+        return "bad"
+    if ndim and len(normal) == ndim and type(axis) is tuple:
+        return None
+    return tuple(normal)
 
-    def __init__(self, shape: tuple, axis: int | None, keepdims: bool):
+
+class Layout:
+    """How one evaluation's shape splits around the reduced axes: ``outer + reduced +
+    inner``.  Reduced axes next to each other split the shape in place; others are
+    moved after the kept ones (``order``: the operands' views are transposed, no copy),
+    so every output element is one loop over its reduced axes."""
+
+    def __init__(self, shape: tuple, axes: tuple[int, ...] | None, keepdims: bool):
         ndim = len(shape)
-        self.shape = shape
-        self.whole = axis is None
-        if axis is None:
+        self.whole = axes is None
+        self.order = None
+        if axes is None:
             # per-row partials over the first axis (a 1-d array: one serial sum)
             first, last = (1, ndim) if ndim >= 2 else (0, ndim)
+        elif axes == tuple(range(axes[0], axes[-1] + 1)):
+            first, last = axes[0], axes[-1] + 1
         else:
-            first = axis % ndim
-            last = first + 1
+            kept = [a for a in range(ndim) if a not in axes]
+            self.order = tuple(kept) + axes
+            shape = tuple(shape[a] for a in self.order)
+            first, last = len(kept), ndim
+        self.shape = shape
         self.outer, self.reduced, self.inner = shape[:first], shape[first:last], shape[last:]
         self.count = math.prod(self.reduced)
-        if axis is None:
+        if axes is None:
             self.result_shape = (1,) * ndim if keepdims else ()
+        elif keepdims:
+            self.result_shape = tuple(1 if a in axes else d for a, d in
+                                      enumerate(shape if self.order is None else
+                                                _unpermute(shape, self.order)))
         else:
-            self.result_shape = self.outer + ((1,) if keepdims else ()) + self.inner
+            self.result_shape = self.outer + self.inner
 
     def key(self) -> tuple:
         return ("strided", len(self.outer), len(self.reduced), len(self.inner), self.whole)
+
+
+def _unpermute(shape: tuple, order: tuple) -> tuple:
+    """The shape before ``order`` was applied to it."""
+    original = [0] * len(order)
+    for position, axis in enumerate(order):
+        original[axis] = shape[position]
+    return tuple(original)
 
 
 def plan_strided(region: Region, roles: list[str], leaf_values: list, record: list,
@@ -243,20 +282,27 @@ class AxisReduction(RowReduction):
         shape = full_shape(values)
         if shape is None or 0 in shape:
             return None                   # empty: NumPy's value or NumPy's error
-        if in_place(values, shape) and self.region.root.name not in codegen.EXTREMES:
+        if in_place(values, shape) and self.region.root.name not in codegen.EXTREMES \
+                and type(self.axis) is not tuple:
             if self.axis is None and not self.keepdims:
                 made = _prepare(values)   # the whole-array loop of hot.py (a scalar)
                 return None if made is None else (((("flat",),) + made[0]),) + made[1:]
             if self.axis in (-1, len(shape) - 1) and len(shape) >= 2:
                 made = super().prepare(values)
                 return None if made is None else (((("rows",),) + made[0]),) + made[1:]
-        if self.axis is not None and not -len(shape) <= self.axis < len(shape):
+        axes = normal_axes(self.axis, len(shape))
+        if axes == "bad":
             return None
-        layout = Layout(shape, self.axis, self.keepdims)
+        layout = Layout(shape, axes, self.keepdims)
         made = strided_operands(values, shape)
         if made is None:
             return None
         sig, args = made
+        if layout.order is not None:
+            args = [a.transpose(layout.order) if r[0] == "v" else a
+                    for a, r in zip(args, sig)]
+            sig = tuple(r[:2] + (a.flags.c_contiguous,) if r[0] == "v" else r
+                        for a, r in zip(args, sig))
         return (layout.key(),) + sig, args, layout, math.prod(shape)
 
     def hot(self, frame: list) -> Any:
@@ -325,11 +371,13 @@ def strided_disagreement(fused: Any, expected: Any, record: list, reduction: str
         with np.errstate(invalid="ignore", over="ignore"):
             size = (np.max if extreme else np.sum)(terms, axis=axis, keepdims=True)
             if reduction == "mean":
-                size = size / (terms.size if axis is None else terms.shape[axis])
+                size = size / (terms.size if axis is None else
+                               int(np.prod(np.take(terms.shape, axis))))
             size = size.reshape(-1)
             if size.size != want.size:          # the whole array, kept dimensions
                 size = np.full(want.shape, size[0])
-            bound = _tolerance(want.dtype) * np.maximum(size, np.finfo(want.dtype).tiny)
+            bound = _tolerance(least_precise(record, want.dtype)) * np.maximum(
+                size, np.finfo(want.dtype).tiny)
             close = (got == want) | (np.isnan(got) & np.isnan(want)) | (
                 np.abs(got.astype(np.float64) - want) <= bound)
         bad = np.flatnonzero(~close)
