@@ -33,6 +33,13 @@ def _bool(text: str) -> bool:
     raise ValueError("expected 1/0, true/false, yes/no or on/off")
 
 
+def _pipeline(text: str) -> str:
+    word = text.strip().lower()
+    if word not in ("tree", "ir"):
+        raise ValueError("expected 'tree' or 'ir'")
+    return word
+
+
 SETTINGS: dict[str, Setting] = {
     s.name: s
     for s in (
@@ -50,6 +57,9 @@ SETTINGS: dict[str, Setting] = {
         Setting("optimize", True, _bool,
                 "rewrite programs before compiling them (compiler/rewrite: folding, CSE, "
                 "hoisting, cache blocking); 0 compiles the program as written"),
+        Setting("pipeline", "tree", _pipeline,
+                "'ir': compile through the IR (PhySL AST -> phylanx/ir -> PhySL AST after "
+                "the inline and normalize passes, docs/ir.md); 'tree': as before"),
         Setting("normalize", True, _bool,
                 "lower every spelling of a product, transpose, mean or norm to one form "
                 "before the other rewrites (compiler/rewrite/normalize.py; needs optimize)"),
