@@ -40,3 +40,23 @@ def optimize_through_ir(program: ast.Program) -> ast.Program:
             if name not in _BEFORE:
                 program = run(program)
     return program
+
+
+def lowered(program: ast.Program):
+    """The IR of ``program`` as ``pipeline=ir`` sees it (after inline and normalize)."""
+    if config.get("optimize"):
+        for name, run in rewrite.PASSES:
+            if name in _BEFORE:
+                program = run(program)
+    return lower(program, is_primitive)
+
+
+def function_ir(program: ast.Program, name: str, signature=None):
+    """The IR function ``name`` defined by ``program``, specialised for ``signature``
+    (a tuple of ``ir.Facts``) when one is given."""
+    from ..ir.specialise import specialise
+    for eqn in lowered(program).eqns:
+        if eqn.prim == "function" and eqn.outs[0].name == name:
+            fn = eqn.param("fn")
+            return fn if signature is None else specialise(fn, tuple(signature))
+    raise LookupError(f"the program defines no function '{name}'")

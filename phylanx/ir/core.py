@@ -39,6 +39,11 @@ STRUCTURAL = frozenset((
 ))
 
 
+#: the IR's own operations that are not registry primitives (the others are: ``while``,
+#: ``for_each`` and ``return`` are the registry's special forms of those names)
+IR_OPS = STRUCTURAL - {"while", "for_each", "return"}
+
+
 @dataclass(frozen=True)
 class Facts:
     """What is known about a value; ``None`` is unknown.  ``shape`` dims may be None."""

@@ -21,15 +21,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..language import ast
-from .core import STRUCTURAL, Eqn, Facts, Function, Literal, Var, params
+from .core import IR_OPS, Eqn, Facts, Function, Literal, Var, params
 
 #: PhySL spellings of the canonical product (``normalize.PRODUCTS``): rule name
 PRODUCTS = ("matmul", "dot")
 #: forms that bind names or leave the expression: only lowered where a statement is
 BINDERS = frozenset(("define", "define_global", "store", "lambda", "return", "for_each",
                      "while", "block", "parallel_block", "async", "__arg"))
-#: the IR's own operations that are no primitive: a function of that name is called by name
-IR_ONLY = STRUCTURAL - {"while", "for_each", "return"}
 #: element-store targets of ``store`` (compiler/special_forms.py)
 INDEXERS = frozenset(("__subscript", "slice", "slice_row", "slice_column", "slice_page",
                       "tuple_slice", "slice_row_d", "slice_column_d"))
@@ -335,7 +333,7 @@ class Lowering:
                              eqns, e.loc, (e, *e.args))
         if e.func in PRODUCTS and len(ins) == 2 and kw is None and e.attribute is None:
             return self.emit("dot_general", params(rule=e.func), ins, eqns, e.loc, e.args)
-        if not self.is_primitive(e.func) or e.func in IR_ONLY:
+        if not self.is_primitive(e.func) or e.func in IR_OPS:
             return self.emit("call", params(name=e.func, kw=kw, attribute=e.attribute), ins,
                              eqns, e.loc, e.args)
         return self.emit(e.func, params(kw=kw, attribute=e.attribute), ins, eqns, e.loc,

@@ -99,6 +99,34 @@ def show(fn: Function, locs: bool = False) -> str:
     return _function(fn, "", locs)
 
 
+def renumbered(fn: Function) -> Function:
+    """``fn`` with its variables numbered 1, 2, ... in order of definition (the same
+    program: for display, where ids from earlier lowerings would only distract)."""
+    ids: dict[int, int] = {}
+
+    def var(v: Var) -> Var:
+        if v.id not in ids:
+            ids[v.id] = len(ids) + 1
+        alias = v.facts.alias_of
+        facts = v.facts.with_(alias_of=ids.get(alias, alias)) if alias is not None else v.facts
+        return Var(ids[v.id], v.name, facts)
+
+    def atom(a):
+        return var(a) if type(a) is Var else a
+
+    def function(f: Function) -> Function:
+        ps = tuple(var(p) for p in f.params)
+        eqns = []
+        for e in f.eqns:
+            ins = tuple(atom(a) for a in e.ins)
+            params = tuple((k, function(v) if type(v) is Function else v) for k, v in e.params)
+            eqns.append(Eqn(e.prim, params, ins, tuple(var(o) for o in e.outs), e.loc,
+                            e.in_locs))
+        return Function(ps, tuple(eqns), tuple(atom(r) for r in f.results), f.name)
+
+    return function(fn)
+
+
 # -- parsing ------------------------------------------------------------------------------
 
 _TYPE = r"(?::[a-z0-9]*(?:\[[0-9?,]*\])?(?:![a-z?]+)?(?:\{[^{}]*\})?)?"

@@ -108,3 +108,54 @@ def function_named(program, name: str):
         if eqn.prim == "function" and eqn.outs[0].name == name:
             return eqn.param("fn")
     raise LookupError(name)
+
+
+def _scalar(data, names: list[str], depth: int = 0) -> str:
+    """A random integer expression over ``names``."""
+    if depth > 1 or data.draw(st.booleans()):
+        return data.draw(st.sampled_from(names + ["1", "2", "3"]))
+    op = data.draw(st.sampled_from(["+", "-", "*"]))
+    return f"({_scalar(data, names, depth + 1)} {op} {_scalar(data, names, depth + 1)})"
+
+
+def _statements(data, names: list[str], depth: int) -> list[str]:
+    out = []
+    for _ in range(data.draw(st.integers(1, 3))):
+        kind = data.draw(st.sampled_from(["store", "define", "write", "if", "while", "for"]
+                                         if depth < 2 else ["store", "define", "write"]))
+        target = data.draw(st.sampled_from(names))
+        if kind == "store":
+            out.append(f"store({target}, {_scalar(data, names)} % 1000)")
+        elif kind == "define":
+            new = f"d{depth}_{len(out)}"
+            out.append(f"define({new}, {_scalar(data, names)})")
+        elif kind == "write":
+            out.append(f"store(__subscript(arr, {target} % 4), {_scalar(data, names)})")
+        elif kind == "if":
+            cond = f"{_scalar(data, names)} > {data.draw(st.integers(-3, 3))}"
+            then = _statements(data, names, depth + 1)
+            other = _statements(data, names, depth + 1) if data.draw(st.booleans()) else None
+            rest = "" if other is None else f", block({', '.join(other)})"
+            out.append(f"if({cond}, block({', '.join(then)}){rest})")
+        elif kind == "while":
+            counter = f"w{depth}"
+            body = _statements(data, names, depth + 1)
+            out.append(f"define({counter}, 0)")
+            out.append(f"while({counter} < {data.draw(st.integers(0, 3))}, "
+                       f"block({', '.join(body)}, store({counter}, {counter} + 1)))")
+        else:
+            var = f"i{depth}"
+            body = _statements(data, names + [var], depth + 1)
+            out.append(f"for_each(lambda({var}, block({', '.join(body)})), "
+                       f"range({data.draw(st.integers(0, 3))}))")
+    return out
+
+
+def draw_control_program(data) -> str:
+    """A random PhySL function ``h(a, b)`` of integer variables with stores, new
+    definitions, element writes into an array, ``if``, ``while`` and ``for_each`` nested
+    two deep; its value is every variable and the array."""
+    names = ["a", "b", "c"]
+    body = ["define(c, 0)", "define(arr, constant(0, list(4)))",
+            *_statements(data, names, 0), "list(a, b, c, arr)"]
+    return f"define(h, a, b, block({', '.join(body)}))"

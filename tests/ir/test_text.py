@@ -19,7 +19,7 @@ from phylanx.ir.text import IRSyntaxError, parse, parse_var, show, var_text
 from phylanx.language import ast
 from phylanx.language.parser import parse as parse_physl
 
-from .programs import draw_program, function_named
+from .programs import draw_control_program, draw_program, function_named
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -102,3 +102,13 @@ def test_example_text():
 def test_bad_text_is_refused(text):
     with pytest.raises(IRSyntaxError):
         parse(text)
+
+
+@given(st.data())
+@settings(max_examples=60, deadline=None)
+def test_random_control_flow_round_trips(data):
+    program = parse_physl(draw_control_program(data))
+    fn = lower(program)
+    check_ssa(fn)
+    round_trips(fn)
+    assert not any(e.prim == "opaque" for e in walk(fn))      # all of it is lowered
