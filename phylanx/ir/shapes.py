@@ -11,6 +11,7 @@ the rule certain (an operand that is an array), never guessed.
 """
 from __future__ import annotations
 
+import operator
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -80,9 +81,28 @@ def _dtype(fn: Callable, *samples) -> str | None:
             return None
 
 
+#: Python's operators of the primitives two Python numbers keep Python's meaning for
+PYTHON_BINARY = {"__add": operator.add, "__sub": operator.sub, "__mul": operator.mul,
+                 "__div": operator.truediv, "__floordiv": operator.floordiv,
+                 "__mod": operator.mod, "__eq": operator.eq, "__ne": operator.ne,
+                 "__lt": operator.lt, "__le": operator.le, "__gt": operator.gt,
+                 "__ge": operator.ge}
+_PY_SAMPLES = {"bool": True, "int64": 1, "float64": 1.5}
+_PY_NAMES = {bool: "bool", int: "int64", float: "float64"}
+
+
+def python_binary(prim: str, a: Facts, b: Facts) -> Facts | None:
+    """Two Python numbers: Python's result type (``1 + 1.5`` is a float, ``2 / 1`` too)."""
+    if prim not in PYTHON_BINARY or a.kind != "scalar" or b.kind != "scalar" \
+            or a.dtype not in _PY_SAMPLES or b.dtype not in _PY_SAMPLES:
+        return None
+    result = PYTHON_BINARY[prim](_PY_SAMPLES[a.dtype], _PY_SAMPLES[b.dtype])
+    return Facts((), _PY_NAMES[type(result)], "scalar")
+
+
 def binary(fn, a: Facts, b: Facts) -> Facts | None:
     if not (_array(a) or _array(b)):
-        return None                       # two Python values: Python's rules, not ours
+        return None                       # two Python values: python_binary
     for f in (a, b):
         if not (_array(f) or (f.kind == "scalar" and f.dtype in _PY)):
             return None
@@ -173,7 +193,7 @@ def facts_of(eqn: Eqn, facts: list[Facts], values: list[Any]) -> Facts | None:
     if eqn.param("attribute") is not None:
         return None
     if p in BINARY and len(facts) == 2 and kw is None:
-        return binary(BINARY[p], *facts)
+        return binary(BINARY[p], *facts) or python_binary(p, *facts)
     if p in UNARY and len(facts) == 1 and kw is None:
         return unary(UNARY[p], facts[0])
     if p in REDUCTIONS and 1 <= len(positional) <= (2 if p in _NO_KEEPDIMS else 3) \

@@ -157,6 +157,16 @@ class _Specialising:
             f = facts[0]
             if f.kind == "array" and f.shape:
                 outs_facts = [Facts(f.shape, f.dtype, "array", f.layout)]
+        elif e.prim == "__inplace" and len(ins) == 2 and e.params == ():
+            # x += v: an array of one axis or more takes v in place (it stays itself,
+            # other names see it); anything else is v (primitives: python_builtins.inplace)
+            target, value = facts
+            if target.kind == "array" and target.shape and target.dtype is not None \
+                    and type(ins[0]) is Var:
+                outs_facts = [Facts(target.shape, target.dtype, "array", target.layout,
+                                    ins[0].id)]
+            elif target.kind == "scalar":
+                outs_facts = [Facts(value.shape, value.dtype, value.kind, value.layout)]
         elif e.prim == "array_literal":
             arr = np.array(e.param("value"), dtype=_ARRAY_KINDS[e.param("kind")])
             if arr.ndim == e.param("ndim"):

@@ -11,13 +11,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from phylanx.ir import Eqn, Function, Var, lower, raise_program
+from phylanx.ir import Eqn, Facts, Function, Var, lower, raise_program
 from phylanx.ir.core import params
 from phylanx.ir.specialise import cache_info, facts_of_value, signature_of, specialise
 from phylanx.language.parser import parse
 from phylanx.language.printer import to_physl
 
-from .programs import draw_program, function_named, run_physl
+from .programs import draw_control_program, draw_program, function_named, run_physl
 
 
 def probed(fn: Function) -> tuple[Function, list[Var]]:
@@ -133,3 +133,29 @@ def test_cache_per_signature_is_bounded():
     assert specialise(g, other) is not specialise(g, sig)
     entries, capacity = cache_info()
     assert entries <= capacity
+
+
+@given(st.data(), st.sampled_from([1, -2, 2.5, True, 0.5]), st.sampled_from([3, -1.5, False, 7]))
+@settings(max_examples=40, deadline=None)
+def test_facts_of_python_numbers_and_loops_agree_with_the_values(data, a, b):
+    """Python numbers keep Python's types (``1 + 1.5`` a float); what loops and
+    branches give (their carried outputs, at the top level) holds."""
+    text = draw_control_program(data).replace("define(h, ", "define(g, ")
+    g = function_named(lower(parse(text)), "g")
+    special = specialise(g, signature_of((a, b)))
+    fn, known = probed(special)
+    values = run_physl(program_text(fn), "g", a, b)
+    for var, value in zip(known, values):
+        real = facts_of_value(value)
+        f = var.facts
+        assert f.dtype is None or f.dtype == real.dtype, (var, value)
+        assert f.kind is None or f.kind == real.kind, (var, value)
+    assert any(v.facts.kind == "scalar" for v in known)
+
+
+def test_a_counter_keeps_its_facts_through_a_loop():
+    text = "define(g, n, block(define(i, 0), while(i < n, store(i, i + 1)), i))"
+    special = specialise(function_named(lower(parse(text)), "g"), signature_of((5,)))
+    loop = next(e for e in special.eqns if e.prim == "while")
+    assert loop.outs[1].facts == Facts((), "int64", "scalar")
+    assert special.results[0].facts == Facts((), "int64", "scalar")
