@@ -205,14 +205,8 @@ def facts_of(eqn: Eqn, facts: list[Facts], values: list[Any]) -> Facts | None:
         return product(eqn.param("rule"), *facts)
     if p == "transpose" and len(facts) == 1 and kw is None and _array(facts[0]):
         return Facts(tuple(reversed(facts[0].shape)), facts[0].dtype, "array")
-    if p == "__subscript" and len(facts) >= 2 and kw is None and _array(facts[0]) \
-            and all(type(v) is int for v in values[1:]) and len(values) - 1 <= len(facts[0].shape):
-        shape = facts[0].shape
-        k = len(values) - 1
-        for d, i in zip(shape, values[1:]):
-            if d is not None and not -d <= i < d:
-                return None
-        return Facts(shape[k:], facts[0].dtype, "array")
+    if p == "__subscript" and len(facts) >= 2 and kw is None and _array(facts[0]):
+        return subscript(facts[0], values[1:])
     if p == "__asndarray" and len(facts) == 1 and facts[0].kind == "array":
         return facts[0]
     if p in ("__npconstant", "full") and len(positional) == 2:
@@ -234,12 +228,40 @@ def facts_of(eqn: Eqn, facts: list[Facts], values: list[Any]) -> Facts | None:
     return None
 
 
+class Slice(tuple):
+    """``list(start, stop[, step])`` of integer literals or nil read as an index of
+    ``__subscript`` (the frontend's ``x[start:stop:step]``); only ``subscript`` reads it."""
+
+
+def subscript(a: Facts, indices: list) -> Facts | None:
+    """``x[i, j:k, ...]`` with integer literals (an axis less) and constant slices."""
+    if len(indices) > len(a.shape):
+        return None
+    shape = []
+    for d, i in zip(a.shape, indices):
+        if type(i) is int:
+            if d is not None and not -d <= i < d:
+                return None
+        elif type(i) is Slice:
+            if i[-1] == 0 if len(i) == 3 else False:
+                return None
+            shape.append(None if d is None else len(range(*slice(*i).indices(d))))
+        else:
+            return None
+    return Facts(tuple(shape) + a.shape[len(indices):], a.dtype, "array")
+
+
 def constant_value(eqn: Eqn, values: list[Any], facts: list[Facts]) -> Any:
     """The value of ``eqn`` when it is known before running (tuples of literals, a
     known shape or one of its dims), else UNKNOWN."""
     if eqn.prim == "tuple" and eqn.param("kw") is None and all(
             type(v) in (int, float, bool) for v in values):
         return tuple(values)
+    if eqn.prim == "list" and not eqn.params and len(values) in (2, 3) and all(
+            v is None or type(v) is int for v in values):
+        return Slice(values)
+    if eqn.prim == "__minus" and len(values) == 1 and type(values[0]) is int:
+        return -values[0]
     if eqn.prim == "shape" and len(facts) == 1 and _array(facts[0]) \
             and None not in facts[0].shape:
         return facts[0].shape

@@ -25,7 +25,12 @@ REDUCE = [("sum({0})", lambda a, k: np.sum(a)),
           ("mean({0}, {k})", lambda a, k: np.mean(a, axis=k)),
           ("amax({0}, {k})", lambda a, k: np.max(a, axis=k)),
           ("argmin({0}, {k})", lambda a, k: np.argmin(a, axis=k)),
-          ("__subscript({0}, {k})", lambda a, k: a[k])]
+          ("__subscript({0}, {k})", lambda a, k: a[k]),
+          ("__subscript({0}, -1)", lambda a, k: a[-1]),
+          ("__subscript({0}, list({k}, nil))", lambda a, k: a[k:]),
+          ("__subscript({0}, list(nil, nil, 2))", lambda a, k: a[::2]),
+          ("__subscript({0}, list(nil, -1), {k})", lambda a, k: a[:-1, k]),
+          ("__subscript({0}, list(nil, nil), list({k}, 3))", lambda a, k: a[:, k:3])]
 
 
 def _dtype(data) -> np.dtype:
@@ -110,6 +115,10 @@ def function_named(program, name: str):
     raise LookupError(name)
 
 
+#: whether the variables of draw_control_program are integers (they may index)
+_INDEXED = [True]
+
+
 def _scalar(data, names: list[str], depth: int = 0) -> str:
     """A random integer expression over ``names``."""
     if depth > 1 or data.draw(st.booleans()):
@@ -130,7 +139,9 @@ def _statements(data, names: list[str], depth: int) -> list[str]:
             new = f"d{depth}_{len(out)}"
             out.append(f"define({new}, {_scalar(data, names)})")
         elif kind == "write":
-            out.append(f"store(__subscript(arr, {target} % 4), {_scalar(data, names)})")
+            index = data.draw(st.sampled_from([f"{target} % 4", "0", "3"] if _INDEXED[0]
+                                              else ["0", "3"]))
+            out.append(f"store(__subscript(arr, {index}), {_scalar(data, names)})")
         elif kind == "if":
             cond = f"{_scalar(data, names)} > {data.draw(st.integers(-3, 3))}"
             then = _statements(data, names, depth + 1)
@@ -151,11 +162,12 @@ def _statements(data, names: list[str], depth: int) -> list[str]:
     return out
 
 
-def draw_control_program(data) -> str:
+def draw_control_program(data, integers: bool = True) -> str:
     """A random PhySL function ``h(a, b)`` of integer variables with stores, new
     definitions, element writes into an array, ``if``, ``while`` and ``for_each`` nested
     two deep; its value is every variable and the array."""
     names = ["a", "b", "c"]
-    body = ["define(c, 0)", "define(arr, constant(0, list(4)))",
+    _INDEXED[0] = integers
+    body = ["define(c, 0)", "define(arr, constant(0.0, list(4)))",
             *_statements(data, names, 0), "list(a, b, c, arr)"]
     return f"define(h, a, b, block({', '.join(body)}))"
