@@ -18,6 +18,7 @@ the same statements, by name, in the same order.
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 from ..language import ast
@@ -38,22 +39,69 @@ class _Opaque(Exception):
 
 
 class _Env:
-    """Names -> current Var, for one PhySL function (``outer``: the enclosing one)."""
+    """Names -> current Var, for one PhySL function (``outer``: the enclosing one).
 
-    def __init__(self, outer: _Env | None, names: dict | None = None):
+    ``mutable``: the function's names bound more than once (or in a loop): a nested
+    function reads them when it is called (late binding, as in Python), so it reads
+    them by name (``read``), never as the version current where it is defined."""
+
+    def __init__(self, outer: _Env | None, names: dict | None = None,
+                 mutable: frozenset = frozenset()):
         self.outer = outer
         self.names: dict[str, Var] = dict(names or {})
+        self.mutable = mutable
 
     def region(self) -> _Env:
-        return _Env(self.outer, self.names)
+        return _Env(self.outer, self.names, self.mutable)
 
     def lookup(self, name: str) -> Var | None:
-        env = self
+        if name in self.names:
+            return self.names[name]
+        env = self.outer
         while env is not None:
             if name in env.names:
-                return env.names[name]
+                return None if name in env.mutable else env.names[name]
             env = env.outer
         return None
+
+
+def rebound(body) -> frozenset:
+    """Names a function body binds more than once, or inside a loop, or by ``store``
+    (of a variable or of an element of it): the names whose value may change after a
+    nested function is defined."""
+    counts: Counter = Counter()
+
+    def visit(x, weight: int) -> None:
+        if type(x) is not ast.Call:
+            for c in _children(x):
+                visit(c, weight)
+            return
+        f, args = x.func, x.args
+        if f == "lambda":
+            return                      # a nested function: its names are its own
+        if f in ("define", "define_global") and args and type(args[0]) is ast.Identifier:
+            counts[args[0].name] += weight
+            if len(args) > 2:
+                return
+        elif f == "store" and args:
+            target = args[0].args[0] if type(args[0]) is ast.Call and args[0].args \
+                else args[0]
+            if type(target) is ast.Identifier:
+                counts[target.name] += 2
+        elif f == "for_each" and len(args) == 2 and type(args[0]) is ast.Call \
+                and args[0].func == "lambda" and args[0].args:
+            if type(args[0].args[0]) is ast.Identifier:
+                counts[args[0].args[0].name] += 2
+            for c in args[0].args[1:]:
+                visit(c, 2)
+            visit(args[1], weight)
+            return
+        for c in args:
+            visit(c, 2 if f == "while" else weight)
+
+    for stmt in (body if type(body) is tuple else (body,)):
+        visit(stmt, 1)
+    return frozenset(n for n, k in counts.items() if k > 1)
 
 
 def assigned(e, top: bool = True) -> set[str]:
@@ -135,13 +183,13 @@ class Lowering:
 
     # -- functions and regions ---------------------------------------------------------
     def program(self, program: ast.Program) -> Function:
-        env = _Env(None)
+        env = _Env(None, mutable=rebound(program.body))
         eqns: list[Eqn] = []
         value = self.body(program.body, env, eqns)
         return Function((), tuple(eqns), (value,), "")
 
     def function(self, name: str, param_names, body, outer: _Env) -> Function:
-        env = _Env(outer)
+        env = _Env(outer, mutable=rebound(body))
         ps = tuple(Var.new(p) for p in param_names)
         env.names.update(zip(param_names, ps))
         eqns: list[Eqn] = []

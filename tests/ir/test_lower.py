@@ -163,3 +163,17 @@ def test_the_ssa_data_flow_computes_what_the_program_computes(data, a, b):
     assert len(got) == len(expected)
     for x, y in zip(got, expected):
         assert np.array_equal(x, y), text
+
+
+def test_a_nested_function_reads_a_rebound_name_when_called():
+    """Late binding (Python's and PhySL's): ``f`` sees ``k`` as it is when called, so
+    its IR reads ``k`` by name; a name bound once is read as its one version."""
+    text = ("define(outer, a, block(define(k, 1), define(f, x, x + k + a), "
+            "store(k, 10), f(1)))")
+    outer = function_named(lower(parse(text)), "outer")
+    f = next(e for e in outer.eqns if e.prim == "function").param("fn")
+    reads = [e.param("name") for e in f.eqns if e.prim == "read"]
+    assert reads == ["k"]
+    assert outer.params[0] in [a for e in f.eqns for a in e.ins]   # a: bound once
+    assert run_physl(text, "outer", 100) == run_physl(text, "outer", 100, pipeline="ir") \
+        == 1 + 10 + 100
