@@ -15,7 +15,7 @@ from collections import Counter
 from ..language import ast
 from ..source import UNKNOWN
 from .core import Eqn, Function, Literal, Var, regions
-from .lower import assigned
+from .scan import assigned
 
 _INFIX = {prim: op for op, (_, prim) in ast.BINARY_OPS.items()}
 _PREFIX = {prim: op for op, prim in ast.UNARY_OPS.items() if prim is not None}
