@@ -35,11 +35,18 @@ def facts_of_value(v: Any) -> Facts:
     kinds = {tuple: "tuple", list: "list", dict: "dict", str: "str", type(None): "none"}
     if t in kinds:
         return Facts(kind=kinds[t])
-    if type(v).__name__ == "DistributedArray":
-        return Facts(kind="darray")
+    if type(v).__name__ == "DistributedArray":   # by name: distributed/ is above ir/
+        return Facts(tuple(v.shape), str(v.dtype), "darray", layout_of(v.layout))
     if callable(v):
         return Facts(kind="function")
     return NO_FACTS
+
+
+def layout_of(layout) -> str:
+    """A distributed array's layout as a fact: the axes its tiles split and how many
+    tiles (``split0/4``: row blocks on 4 localities; ``whole/2``: replicated)."""
+    axes = layout.split_axes()
+    return ("split" + ".".join(map(str, axes)) if axes else "whole") + f"/{len(layout.boxes)}"
 
 
 def signature_of(values) -> tuple[Facts, ...]:

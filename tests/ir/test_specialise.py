@@ -159,3 +159,15 @@ def test_a_counter_keeps_its_facts_through_a_loop():
     loop = next(e for e in special.eqns if e.prim == "while")
     assert loop.outs[1].facts == Facts((), "int64", "scalar")
     assert special.results[0].facts == Facts((), "int64", "scalar")
+
+
+def test_a_distributed_argument_has_its_global_shape_and_layout():
+    from phylanx.distributed.darray import DistributedArray
+    from phylanx.distributed.tiles import Layout
+    from phylanx.ir.text import parse_var, var_text
+    layout = Layout([((0, 2), (0, 3)), ((2, 4), (0, 3))], (4, 3))
+    facts = facts_of_value(DistributedArray(np.ones((2, 3)), layout, "a"))
+    assert facts == Facts((4, 3), "float64", "darray", "split0/2")
+    var = Var.new("a", facts)
+    assert var_text(var).endswith(":f64[4,3]!darray{layout=split0/2}")
+    assert parse_var(var_text(var)) == var
