@@ -3,6 +3,8 @@ give what the default pipeline, NumPy or the undecorated Python function gives."
 from __future__ import annotations
 
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -198,3 +200,25 @@ def test_random_control_flow_agrees_both_ways(data, a, b):
     tree = run_physl(text, "h", a, b)
     ir = run_physl(text, "h", a, b, pipeline="ir")
     assert same(tree, ir), text
+
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from general_programs import PROGRAMS as GENERAL  # noqa: E402
+
+
+@pytest.mark.parametrize("program", GENERAL, ids=[p.name for p in GENERAL])
+def test_the_general_programs_through_the_ir_match_numpy(program):
+    """The NumPy programs written for issue 27 (benchmarks/general_programs.py)."""
+    data = program.data(True)
+    fresh = lambda: tuple(np.copy(a) if i in program.copies else a  # noqa: E731
+                          for i, a in enumerate(data))
+    expected = program.fn(*fresh())
+    config.set("pipeline", "ir")
+    try:
+        got = Phylanx(program.fn)(*fresh())
+    finally:
+        config.reset("pipeline")
+    for g, e in zip(*((got, expected) if isinstance(expected, tuple) else ((got,), (expected,)))):
+        scale = max(float(np.max(np.abs(e))), 1e-300) if np.size(e) else 1.0
+        assert np.max(np.abs(np.asarray(g, dtype=float) - np.asarray(e, dtype=float)),
+                      initial=0.0) <= program.tol * scale
