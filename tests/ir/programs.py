@@ -74,9 +74,9 @@ def draw_program(data, statements: int = 6):
             expr, operands = f"full(tuple({rows}, {cols}), 1.5)", ()
             fn = (lambda r, c: lambda: np.full((r, c), 1.5))(rows, cols)
         try:
-            with np.errstate(all="ignore"):
+            with np.errstate(all="raise"):     # phylanx raises where NumPy would warn
                 value = fn(*operands)
-        except (ValueError, IndexError, np.exceptions.AxisError):
+        except (ValueError, IndexError, np.exceptions.AxisError, FloatingPointError):
             continue
         if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
             value = np.asarray(value)[()]
