@@ -23,8 +23,22 @@ def is_primitive(name: str) -> bool:
 
 
 def through_ir(program: ast.Program) -> ast.Program:
-    """``program`` lowered to the IR and raised back (the same meaning)."""
-    return raise_program(lower(program, is_primitive))
+    """``program`` lowered to the IR and raised back (the same meaning).
+
+    A top-level ``block`` comes back as a ``block`` (raising flattens blocks, which open
+    no scope, but a caller may compile a snippet ``block(...)`` and look at its node)."""
+    if not any(_is_block(e) for e in program.body):
+        return raise_program(lower(program, is_primitive))
+    body = []
+    for stmt in program.body:     # each alone: a later one reads the earlier by name
+        raised = raise_program(lower(ast.Program((stmt,), program.loc), is_primitive)).body
+        body.extend((ast.Call("block", raised, None, stmt.loc),) if _is_block(stmt)
+                    else raised)
+    return ast.Program(tuple(body), program.loc)
+
+
+def _is_block(e) -> bool:
+    return type(e) is ast.Call and e.func == "block" and e.attribute is None
 
 
 def optimize_through_ir(program: ast.Program) -> ast.Program:
