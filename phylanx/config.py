@@ -39,6 +39,13 @@ def _cost_ms(text: str) -> float | str:
     return "auto" if word == "auto" else float(word)
 
 
+def _pipeline(text: str) -> str:
+    word = text.strip().lower()
+    if word not in ("tree", "ir"):
+        raise ValueError("expected 'tree' or 'ir'")
+    return word
+
+
 SETTINGS: dict[str, Setting] = {
     s.name: s
     for s in (
@@ -56,6 +63,9 @@ SETTINGS: dict[str, Setting] = {
         Setting("optimize", True, _bool,
                 "rewrite programs before compiling them (compiler/rewrite: folding, CSE, "
                 "hoisting, cache blocking); 0 compiles the program as written"),
+        Setting("pipeline", "tree", _pipeline,
+                "'ir': compile through the IR (PhySL AST -> phylanx/ir -> PhySL AST after "
+                "the inline and normalize passes, docs/ir.md); 'tree': as before"),
         Setting("normalize", True, _bool,
                 "lower every spelling of a product, transpose, mean or norm to one form "
                 "before the other rewrites (compiler/rewrite/normalize.py; needs optimize)"),

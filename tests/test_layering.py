@@ -10,6 +10,8 @@ module (``importlib.import_module(name)`` imports it all the same).  The rules
   other;
 * ``language`` imports only the base modules;
 * ``runtime`` imports only the base modules and ``language``;
+* ``ir`` (the normalized IR, issue 27) imports only the base modules and ``language``:
+  it sits below both ``compiler`` and ``runtime``;
 * ``kernels`` (compiled numba kernels and their build machinery) imports only the base
   modules and ``runtime``: it sits below both ``primitives`` and ``fusion``;
 * ``primitives`` does not import the layers above it: ``compiler``, ``execution_tree``,
@@ -51,6 +53,7 @@ ALLOWED: dict[str, set[str] | None] = {
     "language": BASE,
     "runtime": BASE | {"language"},
     "kernels": BASE | {"runtime"},
+    "ir": BASE | {"language"},
 }
 #: unit -> units it must not import
 FORBIDDEN: dict[str, set[str]] = {

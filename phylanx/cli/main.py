@@ -19,6 +19,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "translate": ("translate", "translate a Python function to PhySL"),
     "run": ("run", "run a program on N localities (MPI ranks): run -n N PROGRAM"),
     "trace": ("trace", "record a run as a timeline: trace [-n N] -o trace.json PROGRAM"),
+    "ir": ("ir", "print the IR of a PhySL or Python file: ir FILE [-f NAME -s TYPES]"),
     "report": ("report", "an HTML report (or Gantt/scaling PNG) of a trace file"),
 }
 

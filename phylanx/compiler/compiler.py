@@ -188,6 +188,9 @@ class Compiler:
 
     def rewrite(self, program: ast.Program) -> ast.Program:
         """``program`` after the whole-program rewrites (compiler/rewrite)."""
+        if config.get("pipeline") == "ir":
+            from .through_ir import optimize_through_ir
+            return optimize_through_ir(program)
         from .rewrite import optimize
         return optimize(program)
 

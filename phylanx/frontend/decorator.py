@@ -351,6 +351,22 @@ class PhylanxDecorator(DecoratedFunction):
         """The generated PhySL text (locations are kept in the AST, not in the text)."""
         return to_physl(self.translation.program)
 
+    def ir(self, *args: Any, locs: bool = False, **kwargs: Any) -> str:
+        """The IR of this function (docs/ir.md), specialised for ``args`` when given: the
+        facts (shapes, dtypes, kinds) that follow from their values."""
+        from ..ir.specialise import signature_of
+        from ..ir.text import renumbered, show
+        signature = signature_of(self._bind(args, kwargs)) if args or kwargs else None
+        return show(renumbered(self.ir_function(signature)), locs)
+
+    def ir_function(self, signature=None):
+        """The IR ``Function`` of this function (specialised for ``signature``, a tuple
+        of ``ir.Facts``, when given), its helpers inlined as when it is compiled."""
+        from ..compiler.through_ir import function_ir
+        with inline.linked(self._linked_definitions()):
+            return function_ir(self.translation.program, self.translation.state_name,
+                               signature)
+
     @property
     def __src__(self) -> str:
         return self.get_physl_source()

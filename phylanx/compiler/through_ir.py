@@ -1,0 +1,76 @@
+"""The ``pipeline=ir`` path of the compiler: PhySL AST -> IR -> PhySL AST.
+
+Migration step 2 of docs/ir.md: the program is lowered to the IR after the passes that
+end spelling (inline, normalize), raised back, and the remaining rewrite passes and the
+compiler run on what comes back, so today's specialised closures run it.  The switch
+(``config`` key ``pipeline``, ``PHYLANX_PIPELINE=ir``) proves that lowering and raising
+keep every program's meaning; the default stays ``tree`` until the whole suite passes.
+"""
+from __future__ import annotations
+
+from .. import config
+from ..ir import lower, raise_program
+from ..language import ast
+from ..primitives import registry
+from . import rewrite
+
+#: the passes before the IR: spelling ends with them
+_BEFORE = ("inline", "normalize")
+
+
+def is_primitive(name: str) -> bool:
+    return registry.lookup(name) is not None
+
+
+def through_ir(program: ast.Program) -> ast.Program:
+    """``program`` lowered to the IR and raised back (the same meaning).
+
+    A top-level ``block`` comes back as a ``block`` (raising flattens blocks, which open
+    no scope, but a caller may compile a snippet ``block(...)`` and look at its node)."""
+    if not any(_is_block(e) for e in program.body):
+        return raise_program(lower(program, is_primitive))
+    body = []
+    for stmt in program.body:     # each alone: a later one reads the earlier by name
+        raised = raise_program(lower(ast.Program((stmt,), program.loc), is_primitive)).body
+        body.extend((ast.Call("block", raised, None, stmt.loc),) if _is_block(stmt)
+                    else raised)
+    return ast.Program(tuple(body), program.loc)
+
+
+def _is_block(e) -> bool:
+    return type(e) is ast.Call and e.func == "block" and e.attribute is None
+
+
+def optimize_through_ir(program: ast.Program) -> ast.Program:
+    """The rewrite passes, with the program taken through the IR after normalize."""
+    enabled = config.get("optimize")
+    if enabled:
+        for name, run in rewrite.PASSES:
+            if name in _BEFORE:
+                program = run(program)
+    program = through_ir(program)
+    if enabled:
+        for name, run in rewrite.PASSES:
+            if name not in _BEFORE:
+                program = run(program)
+    return program
+
+
+def lowered(program: ast.Program):
+    """The IR of ``program`` as ``pipeline=ir`` sees it (after inline and normalize)."""
+    if config.get("optimize"):
+        for name, run in rewrite.PASSES:
+            if name in _BEFORE:
+                program = run(program)
+    return lower(program, is_primitive)
+
+
+def function_ir(program: ast.Program, name: str, signature=None):
+    """The IR function ``name`` defined by ``program``, specialised for ``signature``
+    (a tuple of ``ir.Facts``) when one is given."""
+    from ..ir.specialise import specialise
+    for eqn in lowered(program).eqns:
+        if eqn.prim == "function" and eqn.outs[0].name == name:
+            fn = eqn.param("fn")
+            return fn if signature is None else specialise(fn, tuple(signature))
+    raise LookupError(f"the program defines no function '{name}'")
