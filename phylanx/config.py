@@ -50,6 +50,9 @@ SETTINGS: dict[str, Setting] = {
         Setting("optimize", True, _bool,
                 "rewrite programs before compiling them (compiler/rewrite: folding, CSE, "
                 "hoisting, cache blocking); 0 compiles the program as written"),
+        Setting("disable_rules", "", str,
+                "comma-separated names of rewrite rules to leave out (compiler/rewrite, "
+                "docs/rules.md); for comparisons and tests"),
         Setting("normalize", True, _bool,
                 "lower every spelling of a product, transpose, mean or norm to one form "
                 "before the other rewrites (compiler/rewrite/normalize.py; needs optimize)"),
