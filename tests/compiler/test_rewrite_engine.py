@@ -1,7 +1,8 @@
 """The one rewrite engine (compiler/rewrite/engine.py) and its rule tables.
 
 Over the whole rule table: every rule states its law and has a sample program; random
-instances of the sample (data, size and spelling drawn by hypothesis) give the same
+instances of the sample (data, size, spelling and the expression its result is used in,
+drawn by hypothesis) give the same
 result with the rule and without it (``PHYLANX_DISABLE_RULES``), within the rule's
 stated tolerance, and the undecorated function's result; each rule fires on every
 spelling its sample declares (at least two).  The engine itself: phases reach a
@@ -31,6 +32,8 @@ RULE_IDS = [r.name for _, r in RULES]
 PRODUCT_SPELLINGS = ("@", "np.dot", ".dot", "np.matmul")
 SPELLINGS = PRODUCT_SPELLINGS + ("float32", "helper")
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+#: contexts a random program puts the sample's result in (the pattern stays inside)
+CONTEXTS = ("{}", "np.abs({})", "({}) * 2.0 + 1.0", "np.tanh({}) - 0.5")
 
 
 # -- writing a sample in a spelling ---------------------------------------------------------
@@ -80,9 +83,12 @@ def spelled(source: str, spelling: str) -> str:
     return source
 
 
-def sample_program(sample: Sample, spelling: str) -> tuple[str, type]:
-    """(Python source, dtype of the data) of ``sample`` written in ``spelling``."""
+def sample_program(sample: Sample, spelling: str, context: str = "{}") -> tuple[str, type]:
+    """(Python source, dtype of the data) of ``sample`` written in ``spelling``, its
+    result returned in ``context``."""
     source = sample.helper if spelling == "helper" else sample.source
+    head, _, result = source.rstrip().rpartition("    return ")
+    source = f"{head}    return {context.format(result)}\n"
     product = spelling if spelling in PRODUCT_SPELLINGS else "@"
     return spelled(source, product), np.float32 if spelling == "float32" else np.float64
 
@@ -193,7 +199,8 @@ def test_every_rule_keeps_the_meaning_of_random_programs(phase, rule, data):
     spelling = data.draw(st.sampled_from(rule.sample.spellings), label="spelling")
     seed = data.draw(st.integers(0, 2**32 - 1), label="seed")
     n = data.draw(st.integers(2, 60), label="n")
-    source, dtype = sample_program(rule.sample, spelling)
+    context = data.draw(st.sampled_from(CONTEXTS), label="context")
+    source, dtype = sample_program(rule.sample, spelling, context)
     args = rule.sample.arguments(np.random.default_rng(seed), dtype, n)
     on, python = compiled(source)
     with_rule = results(on, args)
