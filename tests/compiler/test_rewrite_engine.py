@@ -94,12 +94,16 @@ def sample_program(sample: Sample, spelling: str, context: str = "{}") -> tuple[
 
 
 @contextmanager
-def rules_disabled(names: str):
-    config.set("disable_rules", names)
+def configured(settings, disabled: str = ""):
+    """Within: the sample's ``settings`` and the rules ``disabled`` in force."""
+    values = dict(settings, disable_rules=disabled)
+    for name, value in values.items():
+        config.set(name, value)
     try:
         yield
     finally:
-        config.reset("disable_rules")
+        for name in values:
+            config.reset(name)
 
 
 def compiled(source: str):
@@ -186,10 +190,12 @@ def test_docs_list_every_rule_with_its_phase_and_law():
                          ids=[f"{r.name}-{s}" for _, r in RULES for s in r.sample.spellings])
 def test_every_rule_fires_on_each_spelling_of_its_sample(phase, rule, spelling):
     source, dtype = sample_program(rule.sample, spelling)
-    on, python = compiled(source)
-    assert fired(on)[rule.name] > 0, f"{rule.name} did not fire on\n{source}"
     args = rule.sample.arguments(np.random.default_rng(5), dtype, 17)
-    assert_agree(results(on, args), results(python, args), oracle_rtol(dtype), source)
+    with configured(rule.sample.settings):
+        on, python = compiled(source)
+        assert fired(on)[rule.name] > 0, f"{rule.name} did not fire on\n{source}"
+        got = results(on, args)
+    assert_agree(got, results(python, args), oracle_rtol(dtype), source)
 
 
 @pytest.mark.parametrize("phase,rule", RULES, ids=RULE_IDS)
@@ -202,10 +208,11 @@ def test_every_rule_keeps_the_meaning_of_random_programs(phase, rule, data):
     context = data.draw(st.sampled_from(CONTEXTS), label="context")
     source, dtype = sample_program(rule.sample, spelling, context)
     args = rule.sample.arguments(np.random.default_rng(seed), dtype, n)
-    on, python = compiled(source)
-    with_rule = results(on, args)
-    assert fired(on)[rule.name] > 0
-    with rules_disabled(rule.name):
+    with configured(rule.sample.settings):
+        on, python = compiled(source)
+        with_rule = results(on, args)
+        assert fired(on)[rule.name] > 0
+    with configured(rule.sample.settings, disabled=rule.name):
         off, _ = compiled(source)
         without = results(off, args)
         assert fired(off)[rule.name] == 0

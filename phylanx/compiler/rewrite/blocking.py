@@ -236,7 +236,8 @@ PHASE = Phase("row_blocks", (
          P(*PRODUCTS, name="e"), seeing_offers(match),
          Sample("def sample(x, y, w):\n    p = 1.0 / (1.0 + np.exp(-DOT(x, w)))\n"
                 "    g = DOT(x.T, p - y)\n    return g\n", _regression,
-                ("@", "np.dot", ".dot", "np.matmul", "float32")),
+                ("@", "np.dot", ".dot", "np.matmul", "float32"),
+                settings=(("blocking_gram", True),)),
          tolerance="exact as rewritten by default (the product stays); with blocking_gram "
                    "the sum over blocks rounds differently, as the fused row pass it "
                    "lets run does: rtol 1e-12 (float64), 1e-5 (float32)",

@@ -127,12 +127,14 @@ class Sample:
     each product spelling the test tries), and ``arguments(rng, dtype, n)`` its operands
     (``n`` a size the test draws).  ``spellings`` are the ways of writing it the rule
     must fire on: product spellings ``@``, ``np.dot``, ``.dot``, ``np.matmul``, and
-    ``float32`` (the data), ``helper`` (``helper`` replaces the source)."""
+    ``float32`` (the data), ``helper`` (``helper`` replaces the source).  ``settings``
+    are config values the sample runs under (a rule whose full form is optional)."""
 
     source: str
     arguments: Callable
     spellings: tuple[str, ...]
     helper: str = ""
+    settings: tuple[tuple[str, Any], ...] = ()
 
 
 def normal(*shapes) -> Callable:
@@ -173,7 +175,6 @@ class Phase:
     #: heads whose subterms the phase leaves alone (a function a rule of the phase built
     #: from the expression it replaced, which must stay that expression)
     sealed: frozenset = frozenset()
-    doc: str = ""
 
     def __post_init__(self):
         for rule in self.rules:
@@ -201,9 +202,9 @@ class Pass:
 @dataclass
 class Context:
     """What a rule may ask while it matches: the program's facts, fresh names, the
-    position of the term (inside a function, its ancestors' heads), single-use bindings
-    offered in a ``dataflow`` phase, and (for tests and the divergence error) which rules
-    fired where."""
+    position of the term (inside a function; its ancestors' heads in the ``bottom_up``
+    and ``top_down`` orders), single-use bindings offered in a ``dataflow`` phase, and
+    (for tests and the divergence error) which rules fired where."""
 
     program: ast.Program
     fired: Counter = field(default_factory=Counter)
