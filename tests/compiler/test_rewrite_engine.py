@@ -183,6 +183,12 @@ def test_docs_list_every_rule_with_its_phase_and_law():
         assert f"| {phase} | `{rule.name}` |" in DOCS.read_text()
 
 
+def test_the_rules_command_prints_the_table(capsys):
+    from phylanx.cli.main import main
+    assert main(["rules"]) == 0
+    assert capsys.readouterr().out == rewrite.rules_markdown()
+
+
 # -- every rule: fires on its spellings, keeps the result -----------------------------------
 
 @pytest.mark.parametrize("phase,rule,spelling",
