@@ -1,8 +1,8 @@
-"""Lowering of spellings: the first rewrite pass, where spelling ends.
+"""Lowering of spellings: the first phase of the rewrite engine, where spelling ends.
 
 Users write one meaning several ways (``x @ w``, ``np.dot(x, w)``, ``x.dot(w)``;
 ``xt = x.T`` then ``xt @ r``; ``np.average(x, 0)`` for ``np.mean(x, 0)``;
-``np.linalg.norm(v)`` for ``np.sqrt(np.sum(v * v))``).  The passes after this one
+``np.linalg.norm(v)`` for ``np.sqrt(np.sum(v * v))``).  The phases after this one
 (``blocking``, ``label_stats``, ``outer``, and the fused row passes of ``fusion/``
 that read the compiled tree) match the canonical forms below only, so what they
 speed up does not depend on the spelling.
@@ -14,7 +14,7 @@ Canonical forms:
   ``np.dot`` and ``.dot`` to ``dot``.  The two agree whenever both operands have one or
   two axes (NumPy's definitions), and differ for scalars and stacks; ranks are not
   known when a program is compiled, so a product keeps the primitive of its spelling
-  (its run-time meaning) and every pass asks :func:`product` and rebuilds with
+  (its run-time meaning) and every rule asks :func:`product` and rebuilds with
   :func:`same_product`, never naming the primitive.  The patterns that use products
   apply only to matrices and vectors (checked on the values at run time), where the
   two are one function.
