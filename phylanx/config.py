@@ -66,6 +66,9 @@ SETTINGS: dict[str, Setting] = {
         Setting("pipeline", "tree", _pipeline,
                 "'ir': compile through the IR (PhySL AST -> phylanx/ir -> PhySL AST after "
                 "the inline and normalize passes, docs/ir.md); 'tree': as before"),
+        Setting("disable_rules", "", str,
+                "comma-separated names of rewrite rules to leave out (compiler/rewrite, "
+                "docs/rules.md); for comparisons and tests"),
         Setting("normalize", True, _bool,
                 "lower every spelling of a product, transpose, mean or norm to one form "
                 "before the other rewrites (compiler/rewrite/normalize.py; needs optimize)"),

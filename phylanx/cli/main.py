@@ -16,6 +16,7 @@ from .. import __version__
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "physl": ("physl", "run a PhySL program (file or -c CODE)"),
     "primitives": ("primitives", "list the primitives, write docs/primitives.md, coverage"),
+    "rules": ("rules", "the rewrite rules with their phases and laws (docs/rules.md)"),
     "translate": ("translate", "translate a Python function to PhySL"),
     "run": ("run", "run a program on N localities (MPI ranks): run -n N PROGRAM"),
     "trace": ("trace", "record a run as a timeline: trace [-n N] -o trace.json PROGRAM"),

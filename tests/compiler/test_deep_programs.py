@@ -54,7 +54,7 @@ def test_program_nested_just_under_the_parser_limit_runs_through_physl_cli(tmp_p
 def test_a_pass_out_of_stack_is_a_located_compile_error(monkeypatch):
     def exhausted(program):
         raise RecursionError("maximum recursion depth exceeded")
-    monkeypatch.setattr(rewrite, "PASSES", [("exhausted", exhausted)])
+    monkeypatch.setattr(rewrite, "PASSES", [rewrite.engine.Pass("exhausted", exhausted)])
     with pytest.raises(PhylanxCompileError, match="nested too deep to compile") as info:
         phylanx.evaluate("\n  list(1)")
     assert info.value.loc is not None and info.value.primitive == "compiler"

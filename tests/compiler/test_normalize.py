@@ -192,12 +192,6 @@ def test_switched_off_changes_nothing():
     assert normalize.run(program) is not program
 
 
-def test_every_rule_states_its_law():
-    assert normalize.RULES
-    for rule in normalize.RULES:
-        assert rule.law and rule.name and rule.head
-
-
 # -- random programs, normalization on and off ---------------------------------------------
 
 @st.composite

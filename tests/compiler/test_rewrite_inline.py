@@ -37,7 +37,7 @@ def run(src: str, *args, inline_on: bool = True, monkeypatch=None):
     _count[0] += 1
     passes = rewrite.PASSES
     if not inline_on:
-        rewrite.PASSES = [p for p in passes if p[0] != "inline"]
+        rewrite.PASSES = [p for p in passes if p.name != "inline"]
     try:
         state = et.compiler_state(f"inline{_count[0]}")
         return et.invoke(et.eval(state, src), args, {})

@@ -1,43 +1,67 @@
-"""Whole-program rewrites of the PhySL AST, run before it is compiled.
+"""Whole-program rewrites of the PhySL AST, run before it is compiled: one engine.
 
-The compiler sees the whole computation, which NumPy never does; these passes use
-that (constant folding, common subexpressions, loop-invariant hoisting, cache-blocked
-patterns).  Each pass is a module of this package exposing ``run(program) -> program``
-and is listed once in :data:`PASSES`, in the order they run.  A pass must keep the
-program's meaning exactly (NumPy is the oracle), keep source locations on what it
-builds, and leave untouched what it does not understand.
+The compiler sees the whole computation, which NumPy never does; the rules of
+:mod:`.engine` use that (constant folding, common subexpressions, loop-invariant
+hoisting, row passes, label statistics, symmetric products).  Every rewrite is a rule
+given as data (pattern, builder, the law it relies on, a sample program), grouped by
+concern in the phases of :data:`PASSES`, each run to a fixpoint in that order.  A rule
+must keep the program's meaning (NumPy is the oracle; to rounding where its tolerance
+says so), keep source locations on what it builds, and leave untouched what it does
+not understand.  ``docs/rules.md`` lists every rule with its phase and law
+(:func:`rules_markdown`).
 
-``config.get("optimize")`` switches all of them off (``PHYLANX_OPTIMIZE=0``).
-Autodiff recompiles function bodies from the AST compiled here (``FunctionSource``),
-so a primitive a pass introduces needs a VJP rule of its own, or the pass must keep
-it out of code whose gradient can be taken.
+``config.get("optimize")`` switches all of them off (``PHYLANX_OPTIMIZE=0``), setting
+``disable_rules`` (``PHYLANX_DISABLE_RULES=name,name``) single rules.  Autodiff
+recompiles function bodies from the AST compiled here (``FunctionSource``), so a
+primitive a rule introduces needs a VJP rule of its own, or the rule must keep it out
+of code whose gradient can be taken.
 """
 from __future__ import annotations
 
+from collections import Counter
+
 from ...language import ast
 from . import blocking, cse, fold, hoist, inline, label_stats, normalize, outer
+from .engine import Pass, Phase, run_phases
 
-#: (name, run) of every pass, in order; run(program: ast.Program) -> ast.Program.
-#: Inlining of small helpers first: every later pass sees one expression however the
+#: the phases of the engine, in order (and the one whole-program pass, inlining).
+#: Inlining of small helpers first: every later phase sees one expression however the
 #: user split it into functions.  Then normalization: spelling ends there, every later
-#: pass matches its canonical forms only (``normalize.product``, ``normalize.transposed``).
-#: Then blocking and outer products (k-means' label statistics right after blocking, whose
-#: ``__rows_concat`` they read): they look for their patterns as written, before
-#: hoisting or CSE moves a part into a variable (a rewritten outer product is still
-#: hoisted whole: its call counts as pure, ``tree.ExprFacts``); folding
-#: before hoisting and sharing (it makes equal constants equal); hoisting before sharing
-#: (a subexpression CSE binds to a variable inside a loop body would make every
-#: expression using it look loop-variant).
-PASSES: list = [("inline", inline.run), ("normalize", normalize.run), ("blocking", blocking.run),
-                ("label_stats", label_stats.run), ("outer", outer.run), ("fold", fold.run),
-                ("hoist", hoist.run), ("cse", cse.run)]
+#: rule matches its canonical forms only (``normalize.product``, ``normalize.transposed``).
+#: Then row blocks and label statistics (which read the row blocks' ``__rows_concat``)
+#: and symmetric products: they look for their patterns as written, before hoisting or
+#: CSE moves a part into a variable (a rewritten product is still hoisted whole: its
+#: call counts as pure, ``tree.ExprFacts``); folding before hoisting and sharing (it
+#: makes equal constants equal); hoisting before sharing (a subexpression CSE binds to a
+#: variable inside a loop body would make every expression using it look loop-variant).
+PASSES: list = [Pass("inline", inline.run), normalize.PHASE, blocking.PHASE,
+                label_stats.PHASE, outer.PHASE, fold.PHASE, hoist.PHASE, cse.PHASE]
 
 
-def optimize(program: ast.Program) -> ast.Program:
-    """``program`` after every enabled pass (the same object when none changes it)."""
+def rules() -> list:
+    """``(phase name, rule)`` of every rule, in the order the engine tries them."""
+    return [(p.name, r) for p in PASSES if type(p) is Phase for r in p.rules]
+
+
+def optimize(program: ast.Program, fired: Counter | None = None) -> ast.Program:
+    """``program`` after every enabled phase (the same object when none changes it);
+    ``fired`` counts the rules that fired, by name."""
     from ... import config
     if not PASSES or not config.get("optimize"):
         return program
-    for _name, run in PASSES:
-        program = run(program)
-    return program
+    return run_phases(PASSES, program, fired)
+
+
+def rules_markdown() -> str:
+    """docs/rules.md: every rule with its phase, law and tolerance, from the tables."""
+    lines = ["# Rewrite rules", "",
+             "Generated from the rule tables of `phylanx/compiler/rewrite` "
+             "(`python -m phylanx rules > docs/rules.md`); "
+             "tests/compiler/test_rewrite_engine.py checks it is current.  The phases run "
+             "in this order, each to a fixpoint; `PHYLANX_DISABLE_RULES=name,name` leaves "
+             "rules out.", "",
+             "| phase | rule | law | tolerance |", "|---|---|---|---|"]
+    for phase, rule in rules():
+        cells = (phase, f"`{rule.name}`", rule.law, rule.tolerance)
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines) + "\n"

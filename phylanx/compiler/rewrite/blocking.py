@@ -1,4 +1,4 @@
-"""Cache blocking: rewrite expressions that read a tall matrix twice into one tiled pass.
+"""Row-block rules: an expression that reads a tall matrix twice, row by row, in one pass.
 
 Two patterns, where ``x`` is a variable and ``f`` an element-wise expression (operators
 and primitives declared ``elementwise``) of products ``matmul(x, m)`` and of operands
@@ -20,10 +20,10 @@ on the whole ``x`` is the original evaluation: ``primitives/matrixops/blocked.py
 that whenever the values do not allow tiling (row alignment, distributed arrays ...), and
 the rewrite never changes a result beyond float rounding.
 
-Logistic regression and k-means name the element-wise part first
-(``pred = sigmoid(x @ w)`` then ``x.T @ (pred - y)``; ``dist = ...`` then
-``argmin(dist, 1)``); such a single-use define is inlined into the pattern
-(``patterns.InliningRewriter`` says when).
+Programs often name the element-wise part first (``pred = sigmoid(x @ w)`` then
+``x.T @ (pred - y)``; ``dist = ...`` then ``argmin(dist, 1)``); the phase runs in the
+engine's ``dataflow`` order, where such a single-use define is offered to the rules as
+its expression (``dataflow.py`` says when).
 
 Autodiff: the primitives' ``restore`` flag gives the expression back (with ``v``
 inlined), which the recording compiler compiles in its place.
@@ -34,8 +34,10 @@ from typing import Any
 
 from ... import config
 from ...language import ast
-from .normalize import product, same_product, transposed
-from .patterns import InliningRewriter, inlined, plain_spec, pure, walk_in_order
+from .dataflow import seeing_offers
+from .engine import P, Phase, Rule, Sample, normal
+from .normalize import PRODUCTS, product, same_product, transposed
+from .patterns import inlined, plain_spec, pure, walk_in_order
 
 #: reductions of each row whose tiles' values are concatenated (``__rows_concat``)
 ARG_REDUCTIONS = ("argmin", "argmax")
@@ -179,6 +181,8 @@ def match(expr, inline: dict) -> tuple[Any, set[str]] | None:
             if split.products and not config.get("blocking_gram"):
                 # a fused row pass computes it (fusion/rowpass.py finds the pattern in
                 # the compiled tree): the expression stays, the define read in it inlined
+                if not split.inlined:
+                    return None
                 return same_product(expr, left, inlined(right, split.inlined, inline)), \
                     split.inlined
             tile = ast.Call("transpose", (ast.Identifier("tile_x", left.loc),), None, left.loc)
@@ -204,10 +208,43 @@ def match(expr, inline: dict) -> tuple[Any, set[str]] | None:
     return call, split.inlined
 
 
-def run(program: ast.Program) -> ast.Program:
-    """``program`` with the patterns of the module docstring rewritten (config
-    ``cache_blocking``); the same object when nothing matched."""
-    from ... import config
-    if not config.get("cache_blocking"):
-        return program
-    return InliningRewriter(match).run(program)
+def _regression(rng, dtype, n):
+    x = rng.normal(size=(n, 3)).astype(dtype)
+    return x, (rng.uniform(size=n) > 0.5).astype(dtype), rng.normal(size=3).astype(dtype)
+
+
+PHASE = Phase("row_blocks", (
+    Rule("row_blocks_of_a_row_reduction",
+         "argmin/argmax along axis 1 of an element-wise f of products x @ m (and of "
+         "operands without x) reads each row alone: (f(x @ m))[rows] = f(x[rows] @ m), so "
+         "it may be computed per row block of x and the blocks' results concatenated",
+         P(*ARG_REDUCTIONS, name="e"), seeing_offers(match),
+         Sample("def sample(x, c):\n    d = np.sum(c * c, axis=1) - 2.0 * DOT(x, c.T)\n"
+                "    return np.argmin(d, axis=1)\n", normal(("n", 3), (4, 3)),
+                ("@", "np.dot", ".dot", "np.matmul", "float32", "helper"),
+                helper="def sample(x, c):\n    def dist(p, q):\n        return "
+                       "np.sum(q * q, axis=1) - 2.0 * DOT(p, q.T)\n"
+                       "    return np.argmin(dist(x, c), axis=1)\n"),
+         tolerance="a block's product may round differently from the whole one: labels "
+                   "agree except for rows whose two best values tie to rounding",
+         setting="cache_blocking"),
+    Rule("row_pass_of_a_gram_product",
+         "x.T @ f(x @ m) is a sum over row blocks of x[rows].T @ f(x[rows] @ m) (the "
+         "product contracts over the rows, f reads each row alone); the variable naming "
+         "f(x @ m), bound once and read once, is its expression (a dataflow edge), so "
+         "the row pass (fusion/rowpass.py, or NumPy tiles with blocking_gram) sees it",
+         P(*PRODUCTS, name="e"), seeing_offers(match),
+         Sample("def sample(x, y, w):\n    p = 1.0 / (1.0 + np.exp(-DOT(x, w)))\n"
+                "    g = DOT(x.T, p - y)\n    return g\n", _regression,
+                ("@", "np.dot", ".dot", "np.matmul", "float32"),
+                settings=(("blocking_gram", True),)),
+         tolerance="exact as rewritten by default (the product stays); with blocking_gram "
+                   "the sum over blocks rounds differently, as the fused row pass it "
+                   "lets run does: rtol 1e-12 (float64), 1e-5 (float32)",
+         rtol=(1e-12, 1e-5),
+         setting="cache_blocking"),
+), order="dataflow", sealed=frozenset((GRAM, CONCAT)),
+   wanted=lambda facts: not facts.used.isdisjoint(PRODUCTS))
+
+#: the phase alone (tests)
+run = PHASE.run

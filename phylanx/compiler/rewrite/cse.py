@@ -1,4 +1,4 @@
-"""Common-subexpression elimination within one statement of a function body.
+"""Common-subexpression elimination rules: within one statement of a function body.
 
 ``define(y, exp(-x) / (1 + exp(-x)))`` becomes
 ``block(define(__cse1, exp(-x)), define(y, __cse1 / (1 + __cse1)))``.
@@ -16,53 +16,59 @@ Nothing is shared in a program that may change arrays in place, nor at the top l
 """
 from __future__ import annotations
 
-import dataclasses
-
 from ...language import ast
-from .tree import ExprFacts, Names, children, facts, key, rebuild
+from .engine import TERMS, P, Phase, Rule, Sample, normal
+from .tree import ExprFacts, children, key, rebuild
 
 #: forms whose operands (after the first, for if) are evaluated conditionally or elsewhere
 _CONDITIONAL = frozenset(("if", "while", "for", "for_each", "lambda", "parallel_block",
                           "async", "parallel_map", "fmap", "__pymap", "apply", "case", "define",
                           "define_global", "store", "block"))
-_STATEMENT_HOLDERS = ("block",)
 
 
-def run(program: ast.Program) -> ast.Program:
-    known = facts(program)
-    if known.mutates or not known.defined:
-        return program
-    names = Names(program, "__cse")
-    purity = ExprFacts(known.defined)
-    body = tuple(_visit(e, names, purity, False) for e in program.body)
-    if all(a is b for a, b in zip(body, program.body)):
-        return program
-    return dataclasses.replace(program, body=body)
+def _purity(ctx) -> ExprFacts:
+    return ctx.state("cse_purity", lambda: ExprFacts(ctx.facts.defined))
 
 
-def _visit(e, names, purity, in_function):
-    t = type(e)
-    if t not in (ast.Call, ast.BinOp, ast.UnaryOp, ast.KeywordArg, ast.QuotedList):
-        return e
-    if t is ast.Call and e.args and (e.func == "lambda"
-                                     or (e.func == "define" and len(e.args) > 2)):
-        # a function: its body (last argument) is a statement of a function
-        new = list(e.args)
-        new[-1] = _statement(_visit(new[-1], names, purity, True), names, purity)
-        return rebuild(e, tuple(new))
-    if in_function and t is ast.Call and e.func in _STATEMENT_HOLDERS:
-        return rebuild(e, tuple(_statement(_visit(c, names, purity, True), names, purity)
-                                for c in e.args))
-    if in_function and t is ast.Call and e.func == "for_each" and len(e.args) == 2:
-        fn = e.args[0]
-        if type(fn) is ast.Call and fn.func == "lambda" and len(fn.args) == 2:
-            body = _statement(_visit(fn.args[1], names, purity, True), names, purity)
-            it = _visit(e.args[1], names, purity, True)
-            return rebuild(e, (rebuild(fn, (fn.args[0], body)), it))
-    if in_function and t is ast.Call and e.func == "while" and len(e.args) == 2:
-        body = _statement(_visit(e.args[1], names, purity, True), names, purity)
-        return rebuild(e, (_visit(e.args[0], names, purity, True), body))
-    return rebuild(e, tuple(_visit(c, names, purity, in_function) for c in children(e)))
+def _share(bound: dict, ctx):
+    """The container with each of its statements' repeats bound first, or None."""
+    e = bound["e"]
+    names, purity = ctx.names("__cse"), _purity(ctx)
+    if e.func == "block":
+        statements = range(len(e.args))
+    elif e.func == "while":
+        statements = (1,)
+    else:
+        statements = (len(e.args) - 1,)          # a function's body
+    new = list(e.args)
+    for i in statements:
+        new[i] = _statement(new[i], names, purity)
+    out = rebuild(e, tuple(new))
+    return None if out is e else out
+
+
+def _holds_statements(e, ctx) -> bool:
+    if TERMS.is_function(e):
+        return True
+    return ctx.in_function and (e.func == "block" or (e.func == "while" and len(e.args) == 2))
+
+
+PHASE = Phase("cse", (
+    Rule("share_common_subexpressions",
+         "in a pure statement that assigns nothing every variable keeps its value while it "
+         "is evaluated, so equal subexpressions have equal values: one evaluation, bound to "
+         "a fresh variable first, serves all (one occurrence is unconditional, so "
+         "evaluating it first raises nothing the statement would not)",
+         P("lambda", "define", "block", "while", name="e", where=_holds_statements), _share,
+         Sample("def sample(x, w):\n    y = np.tanh(DOT(x, w)) + DOT(x, w) ** 2\n"
+                "    return y\n", normal(("n", 3), (3, 2)),
+                ("@", "np.dot", ".dot", "float32", "helper"),
+                helper="def sample(x, w):\n    def act(z):\n        return np.exp(-z) / "
+                       "(1.0 + np.exp(-z))\n    return act(DOT(x, w))\n")),
+), wanted=lambda facts: not facts.mutates and bool(facts.defined))
+
+#: the phase alone (tests)
+run = PHASE.run
 
 
 def _statement(s, names, purity):

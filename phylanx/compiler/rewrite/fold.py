@@ -1,6 +1,6 @@
-"""Constant folding: arithmetic on number literals is done once, at compile time.
+"""Constant folding rules: arithmetic on number literals is done once, at compile time.
 
-``2 * 3 + x`` compiles as ``6 + x``.  Only ``+ - * / %`` and unary ``-`` on Python
+``2 * 3 + x`` compiles as ``6 + x``.  Only ``+ - * / %`` and unary ``-``/``+`` on Python
 ``int``/``float`` literals are folded, with Python's operators: exactly what the
 runtime does with two Python numbers (operators.py), so the folded value has the
 same type and the same weak-scalar behaviour under NumPy's promotion (``2.0 * 3``
@@ -16,13 +16,13 @@ import math
 import operator
 
 from ...language import ast
-from .tree import children, facts, rebuild
+from .engine import P, Phase, Rule, Sample, normal
 
 _OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul,
         "/": operator.truediv, "%": operator.mod}
 
 
-def _number(e) -> bool:
+def _number(e, _ctx=None) -> bool:
     return type(e) is ast.Literal and type(e.value) in (int, float)
 
 
@@ -30,31 +30,42 @@ def _finite(v) -> bool:
     return type(v) is int or (type(v) is float and math.isfinite(v))
 
 
-def fold(e):
-    t = type(e)
-    if t in (ast.Literal, ast.Identifier, ast.ArrayLiteral):
-        return e
-    new = tuple(fold(c) for c in children(e))
-    e = rebuild(e, new)
-    if t is ast.BinOp and e.op in _OPS and _number(e.left) and _number(e.right):
-        try:
-            v = _OPS[e.op](e.left.value, e.right.value)
-        except (ZeroDivisionError, OverflowError):
-            return e
-        if _finite(v):
-            return ast.Literal(v, e.loc)
-    elif t is ast.UnaryOp and _number(e.operand):
-        if e.op == "-":
-            return ast.Literal(-e.operand.value, e.loc)
-        if e.op == "+":
-            return dataclasses.replace(e.operand, loc=e.loc)
-    return e
+def _binary(bound: dict, _ctx):
+    e = bound["e"]
+    try:
+        v = _OPS[e.op](e.left.value, e.right.value)
+    except (ZeroDivisionError, OverflowError):
+        return None
+    return ast.Literal(v, e.loc) if _finite(v) else None
 
 
-def run(program: ast.Program) -> ast.Program:
-    if not facts(program).literal_ops:
-        return program
-    body = tuple(fold(e) for e in program.body)
-    if all(a is b for a, b in zip(body, program.body)):
-        return program
-    return dataclasses.replace(program, body=body)
+def _unary(bound: dict, _ctx):
+    e = bound["e"]
+    if e.op == "-":
+        return ast.Literal(-e.operand.value, e.loc)
+    return dataclasses.replace(e.operand, loc=e.loc)
+
+
+_NUMBERS = (P("literal", where=_number), P("literal", where=_number))
+
+PHASE = Phase("fold", (
+    Rule("fold_literal_arithmetic",
+         "a + b, a - b, a * b, a / b, a % b of two Python number literals is the literal "
+         "Python computes (the runtime computes the same with the same operator); not "
+         "folded when Python raises or the result is not finite",
+         P("__add", "__sub", "__mul", "__div", "__mod", args=_NUMBERS, name="e"), _binary,
+         Sample("def sample(x):\n    return x * (2.0 * 3) + (7 - 2) % 3 - 1 / 4\n",
+                normal(("n", 3)), ("float32", "helper"),
+                helper="def sample(x):\n    def scale(v):\n        return v * (2.0 * 3)\n"
+                       "    return scale(x) + (7 - 2) % 3\n")),
+    Rule("fold_literal_sign",
+         "-c of a number literal c is the literal -c, +c is c (Python's unary operators)",
+         P("__minus", "__plus", args=(P("literal", where=_number),), name="e"), _unary,
+         Sample("def sample(x):\n    return x * -(2.0 * 3)\n", normal(("n", 3)),
+                ("float32", "helper"),
+                helper="def sample(x):\n    def neg(v):\n        return v * -(2.5 - 1)\n"
+                       "    return neg(x)\n")),
+), wanted=lambda facts: facts.literal_ops)
+
+#: the phase alone (tests)
+run = PHASE.run

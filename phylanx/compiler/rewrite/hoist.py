@@ -1,4 +1,4 @@
-"""Loop-invariant code motion: an invariant expression in a loop is computed once.
+"""Loop-invariant code motion rule: an invariant expression in a loop is computed once.
 
 In ``for``/``while`` loops inside a function, a pure expression (registry flags: no
 side effects, no randomness, no communication, no call of unknown code) that reads no
@@ -20,11 +20,10 @@ a slice, an in-place primitive): the reused value must stay the value ``E`` comp
 """
 from __future__ import annotations
 
-import dataclasses
-
 from ...language import ast
 from ..dependencies import summarize_expr
-from .tree import ExprFacts, Names, children, facts, key, rebuild
+from .engine import P, Phase, Rule, Sample, normal
+from .tree import ExprFacts, Names, children, key, rebuild
 
 #: the names of the lazily bound variables (fusion/loop_plan.py recognises them)
 PREFIX = "__licm"
@@ -37,45 +36,40 @@ _OPAQUE = frozenset(("parallel_block", "async", "parallel_map", "fmap", "__pymap
                      "apply"))
 
 
-def run(program: ast.Program) -> ast.Program:
-    known = facts(program)
-    if known.mutates or not known.loops:
-        return program
-    state = _State(Names(program, PREFIX), known.defined)
-    body = tuple(state.visit(e, in_function=False) for e in program.body)
-    if all(a is b for a, b in zip(body, program.body)):
-        return program
-    return dataclasses.replace(program, body=body)
+def _loop(bound: dict, ctx):
+    state = ctx.state("hoist", lambda: _State(ctx.names(PREFIX), ctx.facts.defined))
+    out = state.loop(bound["e"])
+    return None if out is bound["e"] else out
+
+
+def _in_loop_of_function(e, ctx) -> bool:
+    return ctx.in_function and not _OPAQUE.intersection(ctx.ancestors)
+
+
+PHASE = Phase("hoist", (
+    Rule("hoist_loop_invariants",
+         "a pure expression reading no variable the loop assigns has the same value in "
+         "every iteration: computed at its first evaluation in a run of the loop and "
+         "reused after, it gives the same values, errors and evaluation count or fewer",
+         P(*_LOOPS, name="e", where=_in_loop_of_function), _loop,
+         Sample("def sample(x, v):\n    for _ in range(3):\n"
+                "        v = DOT(DOT(x.T, x), v) / 10.0\n    return v\n", normal(("n", 3), (3,)),
+                ("@", "np.dot", ".dot", "float32", "helper"),
+                helper="def sample(x, v):\n    def step(u):\n        return "
+                       "DOT(DOT(x.T, x), u) / 10.0\n    for _ in range(3):\n"
+                       "        v = step(v)\n    return v\n")),
+), order="top_down", wanted=lambda facts: facts.loops and not facts.mutates)
+
+#: the phase alone (tests)
+run = PHASE.run
 
 
 class _State:
     def __init__(self, names: Names, users: frozenset):
         self.names = names
         self.users = users
-        self.generated: set[int] = set()    # ids of the lazy bindings built here
         self.expr_facts = ExprFacts(users)
         self.keys: dict = {}
-
-    def visit(self, e, in_function: bool):
-        t = type(e)
-        if t not in (ast.Call, ast.BinOp, ast.UnaryOp, ast.KeywordArg, ast.QuotedList):
-            return e
-        if id(e) in self.generated:
-            return e
-        if t is ast.Call:
-            if e.func in _OPAQUE:
-                return e
-            if e.func == "lambda" or (e.func == "define" and len(e.args) > 2):
-                new = tuple(self.visit(c, True) for c in e.args)
-                return rebuild(e, new)
-            if in_function and e.func in _LOOPS:
-                e = self.loop(e)
-                if type(e) is ast.Call and e.func == "block" and id(e) in self.generated:
-                    # the loop now sits last in the block of its bindings
-                    inner = e.args[-1]
-                    new_inner = rebuild(inner, tuple(self.visit(c, True) for c in inner.args))
-                    return rebuild(e, (*e.args[:-1], new_inner))
-        return rebuild(e, tuple(self.visit(c, in_function) for c in children(e)))
 
     def loop(self, call: ast.Call):
         """``call`` (a loop) with its invariant expressions lazily bound, or itself."""
@@ -109,6 +103,8 @@ class _State:
             if t is ast.Call and (e.func in _OPAQUE or e.func == "lambda"
                                   or (e.func == "define" and len(e.args) > 2)):
                 return e
+            if _lazily_bound(e):
+                return e                     # hoisted in an earlier round
             if t in (ast.Call, ast.BinOp, ast.UnaryOp):
                 r, pure, n = self.expr_facts(e)
             else:
@@ -134,9 +130,7 @@ class _State:
                                              ast.Literal(None, loc)), None, loc))
             inits.append(ast.Call("define", (ast.Identifier(flag, loc),
                                              ast.Literal(False, loc)), None, loc))
-        out = ast.Call("block", (*inits, new_call), None, loc)
-        self.generated.add(id(out))
-        return out
+        return ast.Call("block", (*inits, new_call), None, loc)
 
     def lazy(self, binding, loc):
         name, flag, expr = binding
@@ -146,9 +140,18 @@ class _State:
             ast.Call("store", (var, expr), None, loc),
             ast.Call("store", (fl, ast.Literal(True, loc)), None, loc),
             var), None, loc)
-        out = ast.Call("if", (fl, var, compute), None, loc)
-        self.generated.add(id(out))
-        return out
+        return ast.Call("if", (fl, var, compute), None, loc)
+
+
+def _lazily_bound(e) -> bool:
+    """``e`` is ``if(flag, v, block(store(v, E), store(flag, true), v))`` built here."""
+    if not (type(e) is ast.Call and e.func == "if" and len(e.args) == 3):
+        return False
+    flag, var, compute = e.args
+    return (type(flag) is ast.Identifier and flag.name.startswith(PREFIX)
+            and type(var) is ast.Identifier and var.name.startswith(PREFIX)
+            and type(compute) is ast.Call and compute.func == "block"
+            and len(compute.args) == 3 and compute.args[2] == var)
 
 
 def _evaluates(e) -> bool:

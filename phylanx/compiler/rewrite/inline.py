@@ -30,6 +30,13 @@ the function's own block, before the call) and functions defined at the top of t
 program; the frontend also passes the decorated helpers a function calls
 (``frontend/decorator.py``, :func:`linked`).  Rebuilt nodes keep the helper's source
 locations, so an error inside an inlined body still names the helper's line.
+
+This stays a pass beside the rule engine's phases (``engine.Pass``), not a rule: a rule
+rewrites one term from what the term and the program's facts show, while inlining a call
+needs the callee's definition from elsewhere in the program (or from another decorated
+function, :func:`linked`), a call graph to refuse recursion, and names fresh across the
+helper and its caller; as a term rewrite it would be a rule whose pattern is the whole
+program.
 """
 from __future__ import annotations
 

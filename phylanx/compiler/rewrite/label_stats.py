@@ -1,6 +1,8 @@
-"""One pass for k-means: labels, their counts and the per-label row sums together.
+"""Label statistics rule: labels, their counts and the per-label row sums in one pass.
 
-After ``blocking.py`` a k-means iteration reads the points three times::
+After the row-block rule (``blocking.py``), a program labelling rows by their nearest
+centre and summing them per label (k-means, any clustering step) reads the rows three
+times::
 
     define(labels, __rows_concat(g, x, ...))          # argmin of the distances (or store)
     define(counts, bincount(labels, __arg(minlength, k)))
@@ -8,7 +10,7 @@ After ``blocking.py`` a k-means iteration reads the points three times::
     add_at(sums, labels, x)                            # np.add.at(sums, labels, x)
 
 The counts and the sums of the rows of ``x`` per label can be gathered while each row's
-label is found, in the same loop over ``x`` (``fusion/rowargmin.py``).  This pass
+label is found, in the same loop over ``x`` (``fusion/rowargmin.py``).  The rule
 rewrites such a block to::
 
     define(__labelstats1, __rows_label_stats(g, x, ...))
@@ -37,8 +39,9 @@ from __future__ import annotations
 
 from ...language import ast
 from .blocking import CONCAT
+from .engine import P, Phase, Rule, Sample, normal
 from .patterns import pure
-from .tree import Names, children, rebuild
+from .tree import Names, rebuild
 
 STATS, LABELS, COUNTS, SUMS_AT = ("__rows_label_stats", "__label_stats_labels",
                                   "__label_counts", "__label_sums_at")
@@ -106,29 +109,21 @@ def _harmless(stmt, labels: str, x: str) -> bool:
     return bound is not None and bound[0] not in (labels, x) and pure(bound[1])
 
 
-class _Pass:
-    def __init__(self, program: ast.Program):
-        self.names = Names(program, PREFIX)
-        self.changed = False
+class _Block:
+    """The statements of one block, rewritten where the pattern starts."""
 
-    def expr(self, e, in_function: bool):
-        if type(e) is ast.Call:
-            function = e.func == "lambda" or (e.func == "define" and len(e.args) > 2)
-            inside = in_function or function
-            args = tuple(self.expr(a, inside) for a in e.args)
-            if e.func == "block" and inside:
-                args = self.block(args)
-            return rebuild(e, args)
-        return rebuild(e, tuple(self.expr(c, in_function) for c in children(e)))
+    def __init__(self, names: Names):
+        self.names = names
 
-    def block(self, stmts: tuple) -> tuple:
+    def rewrite(self, stmts: tuple) -> tuple | None:
         out = list(stmts)
+        changed = False
         i = 0
         while i < len(out):
             replaced = self.at(out, i)
+            changed = changed or bool(replaced)
             i += 1 + replaced
-        return tuple(out)
-
+        return tuple(out) if changed else None
     def at(self, stmts: list, i: int) -> int:
         """Rewrite the pattern starting at statement ``i``; the statements added."""
         bound = _defined(stmts[i])      # define, or store (labels used after a loop)
@@ -168,12 +163,32 @@ class _Pass:
         return 1
 
 
-def run(program: ast.Program) -> ast.Program:
-    """``program`` with the k-means pattern of the module docstring rewritten (config
-    ``cache_blocking``, as the blocking it follows); the same object when nothing matched."""
-    from ... import config
-    if not config.get("cache_blocking"):
-        return program
-    rewrite = _Pass(program)
-    body = tuple(rewrite.expr(e, False) for e in program.body)
-    return ast.Program(body, program.loc) if rewrite.changed else program
+def _statistics(bound: dict, ctx):
+    block = bound["e"]
+    stmts = _Block(ctx.names(PREFIX)).rewrite(block.args)
+    return None if stmts is None else rebuild(block, stmts)
+
+
+PHASE = Phase("label_statistics", (
+    Rule("label_statistics_in_the_row_pass",
+         "the counts of labels (bincount) and the per-label sums of rows (add_at, "
+         "one-hot(labels)^T x) are sums over the rows, each row adding to its own label's "
+         "entry: they may be gathered in the row pass that finds each row's label, "
+         "when nothing changes the labels or x in between",
+         P("block", name="e", where=lambda e, ctx: ctx.in_function), _statistics,
+         Sample("def sample(x, c):\n    k = c.shape[0]\n"
+                "    labels = np.argmin(np.sum(c * c, axis=1) - 2.0 * DOT(x, c.T), axis=1)\n"
+                "    counts = np.bincount(labels, minlength=k)\n"
+                "    sums = np.zeros((k, x.shape[1]), dtype=x.dtype)\n"
+                "    np.add.at(sums, labels, x)\n"
+                "    return sums / np.maximum(counts, 1)[:, None]\n",
+                normal(("n", 3), (4, 3)),
+                ("@", "np.dot", ".dot", "float32")),
+         tolerance="sums in row order, as add_at: rtol 1e-12 (float64), 1e-5 (float32); "
+                   "labels as row_blocks_of_a_row_reduction",
+         rtol=(1e-12, 1e-5),
+         setting="cache_blocking"),
+), wanted=lambda facts: CONCAT in facts.used and "add_at" in facts.used)
+
+#: the phase alone (tests)
+run = PHASE.run

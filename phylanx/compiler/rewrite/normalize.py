@@ -1,8 +1,8 @@
-"""Lowering of spellings: the first rewrite pass, where spelling ends.
+"""Lowering of spellings: the first phase of the rewrite engine, where spelling ends.
 
 Users write one meaning several ways (``x @ w``, ``np.dot(x, w)``, ``x.dot(w)``;
 ``xt = x.T`` then ``xt @ r``; ``np.average(x, 0)`` for ``np.mean(x, 0)``;
-``np.linalg.norm(v)`` for ``np.sqrt(np.sum(v * v))``).  The passes after this one
+``np.linalg.norm(v)`` for ``np.sqrt(np.sum(v * v))``).  The phases after this one
 (``blocking``, ``label_stats``, ``outer``, and the fused row passes of ``fusion/``
 that read the compiled tree) match the canonical forms below only, so what they
 speed up does not depend on the spelling.
@@ -14,7 +14,7 @@ Canonical forms:
   ``np.dot`` and ``.dot`` to ``dot``.  The two agree whenever both operands have one or
   two axes (NumPy's definitions), and differ for scalars and stacks; ranks are not
   known when a program is compiled, so a product keeps the primitive of its spelling
-  (its run-time meaning) and every pass asks :func:`product` and rebuilds with
+  (its run-time meaning) and every rule asks :func:`product` and rebuilds with
   :func:`same_product`, never naming the primitive.  The patterns that use products
   apply only to matrices and vectors (checked on the values at run time), where the
   two are one function.
@@ -25,19 +25,18 @@ Canonical forms:
   (no order or keepdims; no axis or an integer one) as
   ``sqrt(sum(power(absolute(v), 2.0)[, axis]))``.
 
-Each rewrite is a :class:`Rule` in :data:`RULES` (pattern -> builder, with the law it
-relies on); built nodes keep the location of the call they replace.  Setting
-``normalize`` (on by default) switches the pass off, for comparisons.
+Each rewrite is a rule of the engine's ``normalize`` phase (:data:`PHASE`, with the law
+it relies on); built nodes keep the location of the call they replace.  Setting
+``normalize`` (on by default) switches the phase off, for comparisons.
 """
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ...language import ast
-from .tree import children, rebuild
+from .engine import TERMS, P, Phase, Rule, Sample, normal
+from .tree import children, facts, rebuild
 
 #: primitives of the canonical product (see the module docstring for why two)
 PRODUCTS = ("matmul", "dot")
@@ -66,18 +65,6 @@ def transposed(e) -> Any | None:
 
 
 # -- rules ----------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Rule:
-    """``head(...)`` calls matching ``match`` (-> bindings, or None) become
-    ``build(bindings, loc)``; ``law`` is why both mean the same."""
-
-    name: str
-    head: str
-    law: str
-    match: Callable[[ast.Call], dict | None]
-    build: Callable[[dict, Any], Any]
-
 
 def _keywords(call: ast.Call, start: int) -> tuple[list, dict] | None:
     """Positional and keyword arguments of ``call`` after ``start``."""
@@ -162,36 +149,6 @@ def _root_of_sum_of_squares(b: dict, loc) -> ast.Call:
     return ast.Call("sqrt", (ast.Call("sum", (squares, *axis), None, loc),), None, loc)
 
 
-RULES: tuple[Rule, ...] = (
-    Rule("average_is_mean", "__nptuple",
-         "np.average(a, axis) with weights=None, returned=False is a.mean(axis): NumPy's "
-         "own definition (lib/_function_base_impl.py), same value, dtype and errors",
-         _average_without_weights, _mean),
-    Rule("norm_is_root_of_sum_of_squares", "__npnorm",
-         "np.linalg.norm(v[, axis=k]) with no ord is the 2-norm of v.ravel() (Frobenius "
-         "for a matrix), or of each vector along axis k: sqrt(sum(|v_i|**2[, axis=k])), "
-         "NumPy's own definition for ord None; |v|**2.0 is float for every real or complex v as "
-         "norm's own cast to float is; the sum's order differs from norm's dot, so the "
-         "result agrees to rounding (a few ulps times the length)",
-         _plain_norm, _root_of_sum_of_squares),
-)
-
-_BY_HEAD: dict[str, tuple[Rule, ...]] = {}
-for _rule in RULES:
-    _BY_HEAD[_rule.head] = _BY_HEAD.get(_rule.head, ()) + (_rule,)
-
-
-def _lowered(e):
-    """``e`` (children already lowered) after the first rule that matches it."""
-    if type(e) is not ast.Call:
-        return e
-    for rule in _BY_HEAD.get(e.func, ()):
-        bindings = rule.match(e)
-        if bindings is not None:
-            return rule.build(bindings, e.loc)
-    return e
-
-
 # -- names bound to a transpose -------------------------------------------------------------
 
 _BINDERS = ("define", "define_global", "store", "lambda", "for_each")
@@ -230,7 +187,6 @@ class _TransposeBindings:
     """
 
     def __init__(self, program: ast.Program):
-        from .tree import facts
         self.bound = _binding_counts(program)
         self.off = facts(program).mutates
         self.changed = False
@@ -289,25 +245,63 @@ class _TransposeBindings:
         return same_product(e, *swapped)
 
 
-# -- the pass -------------------------------------------------------------------------------
+# -- the phase ------------------------------------------------------------------------------
 
-def _lower(e):
-    new = tuple(_lower(c) for c in children(e))
-    return _lowered(rebuild(e, new))
-
-
-def run(program: ast.Program) -> ast.Program:
-    """``program`` in canonical form; the same object when it already was."""
-    from ... import config
-    if not config.get("normalize"):
-        return program
-    body = tuple(_lower(e) for e in program.body)
-    if any(a is not b for a, b in zip(body, program.body)):
-        program = ast.Program(body, program.loc)
-    bindings = _TransposeBindings(program)
-    if bindings.off:
-        return program
-    body = tuple(bindings.expr(e, frozenset()) for e in program.body)
-    return ast.Program(body, program.loc) if bindings.changed else program
+def _rule_of(match, build):
+    """A builder from ``match(call) -> bindings | None`` and ``build(bindings, loc)``."""
+    def builder(bound: dict, _ctx):
+        found = match(bound["e"])
+        return None if found is None else build(found, bound["e"].loc)
+    return builder
 
 
+def _read_transposes(bound: dict, ctx):
+    if facts(ctx.program).mutates:
+        return None
+    bindings = _TransposeBindings(ctx.program)
+    names = frozenset(p.name for p in bound["e"].args[:-1] if type(p) is ast.Identifier)
+    out = bindings.function(bound["e"], names)
+    return out if bindings.changed else None
+
+
+def _outermost_function(e, ctx) -> bool:
+    return not ctx.in_function and TERMS.is_function(e)
+
+
+PHASE = Phase("normalize", (
+    Rule("average_is_mean",
+         "np.average(a, axis) with weights=None, returned=False is a.mean(axis): NumPy's "
+         "own definition (lib/_function_base_impl.py), same value, dtype and errors",
+         P("__nptuple", name="e"), _rule_of(_average_without_weights, _mean),
+         Sample("def sample(x):\n    return np.average(x, axis=0)\n", normal(("n", 4)),
+                ("float32", "helper"),
+                helper="def sample(x):\n    def centre(v):\n        return v - "
+                       "np.average(v, 0)\n    return centre(x)\n"),
+         setting="normalize"),
+    Rule("norm_is_root_of_sum_of_squares",
+         "np.linalg.norm(v[, axis=k]) with no ord is the 2-norm of v.ravel() (Frobenius "
+         "for a matrix), or of each vector along axis k: sqrt(sum(|v_i|**2[, axis=k])), "
+         "NumPy's own definition for ord None; |v|**2.0 is float for every real or complex v as "
+         "norm's own cast to float is; the sum's order differs from norm's dot, so the "
+         "result agrees to rounding (a few ulps times the length)",
+         P("__npnorm", name="e"), _rule_of(_plain_norm, _root_of_sum_of_squares),
+         Sample("def sample(x):\n    return x / np.linalg.norm(x)\n", normal(("n", 4)),
+                ("float32", "helper"),
+                helper="def sample(x):\n    def unit(v):\n        return v / "
+                       "np.linalg.norm(v, axis=1)[:, None]\n    return unit(x)\n"),
+         tolerance="rtol 1e-12 (float64), 1e-5 (float32) of the largest value",
+         rtol=(1e-12, 1e-5),
+         setting="normalize"),
+    Rule("transpose_binding_read_as_transpose",
+         "re-evaluating a pure expression gives the value its binding holds when nothing it "
+         "reads was rebound or changed in place in between: t = v.T read by a product is "
+         "transpose(v) (t bound once, v a parameter bound nowhere else, no in-place "
+         "change in the program)",
+         P("define", "lambda", name="e", where=_outermost_function), _read_transposes,
+         Sample("def sample(x, r):\n    xt = x.T\n    return DOT(xt, r)\n",
+                normal(("n", 4), ("n", 2)), ("@", "np.dot", ".dot", "float32")),
+         setting="normalize"),
+), wanted=lambda facts: not facts.used.isdisjoint(("__nptuple", "__npnorm", "transpose")))
+
+#: the phase alone (tests)
+run = PHASE.run

@@ -1,10 +1,12 @@
-"""Products with outer products of rows: each pair of equal columns computed once.
+"""Symmetric products rule: a product with outer products of rows, each pair of equal
+columns computed once.
 
-ALS builds the normal equations of every row at once: ``yy = (y[:, :, None] *
-y[:, None, :]).reshape(n, k * k)``, then ``mask @ yy``.  The columns ``(i, j)`` and
-``(j, i)`` of ``yy`` are equal, so half of that product's work repeats the other half;
-NumPy cannot know, the tree can.  The pattern, ``v`` any pure expression (written the
-same on both sides) and ``a`` any expression::
+Law: ``v[:, :, None] * v[:, None, :]`` is symmetric in its last two axes, so of its
+reshape ``yy`` to ``(n, k * k)`` (the normal equations of every row at once, any
+least-squares-by-rows program), columns ``(i, j)`` and ``(j, i)`` are equal and half of
+``a @ yy``'s work repeats the other half; NumPy cannot know, the tree can.  The
+pattern, ``v`` any pure expression (written the same on both sides) and ``a`` any
+expression::
 
     matmul(a, reshape(__subscript(v, :, :, newaxis) * __subscript(v, :, newaxis, :), s))
       -> __matmul_outer_rows(lambda(outer_a, outer_v, outer_s, <the same over them>),
@@ -12,10 +14,10 @@ same on both sides) and ``a`` any expression::
 
 (any product of ``normalize.product``, and the factors in either order.) ``v`` is
 evaluated once instead of twice.  A single-use ``define(yy, ...)`` just before the product
-is inlined into it (``patterns.InliningRewriter``).
+is seen through (the engine's ``dataflow`` order).
 ``primitives/matrixops/outer_products.py`` computes the fast form when the values allow
 and calls the lambda otherwise; autodiff compiles the expression back (the primitive's
-``restore``).  The pass runs before loop-invariant hoisting (whose lazily initialised
+``restore``).  The phase runs before loop-invariant hoisting (whose lazily initialised
 parts would hide a define's value), which moves the rewritten call whole: its registry
 flag ``pure_function`` says the lambda reads nothing (``tree.ExprFacts``).  Setting
 ``symmetric_products``.
@@ -24,10 +26,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import config
 from ...language import ast
-from .normalize import product, same_product
-from .patterns import InliningRewriter, pure
+from .dataflow import seeing_offers
+from .engine import P, Phase, Rule, Sample, normal
+from .normalize import PRODUCTS, product, same_product
+from .patterns import pure
 from .tree import key
 
 PRIMITIVE = "__matmul_outer_rows"
@@ -97,9 +100,22 @@ def match(expr, inline: dict) -> tuple[Any, set[str]] | None:
     return ast.Call(PRIMITIVE, (function, a, v, right.args[1]), None, loc), used
 
 
-def run(program: ast.Program) -> ast.Program:
-    """``program`` with the pattern rewritten (setting ``symmetric_products``); the same
-    object when nothing matched."""
-    if not config.get("symmetric_products"):
-        return program
-    return InliningRewriter(match).run(program)
+PHASE = Phase("symmetric_products", (
+    Rule("symmetric_outer_products",
+         "v[:, :, None] * v[:, None, :] is symmetric in its last two axes (multiplication "
+         "commutes), so column (i, j) of its reshape to (n, k*k) equals column (j, i): "
+         "a @ that reshape is computed for i <= j and mirrored; v is evaluated once",
+         P(*PRODUCTS, name="e"), seeing_offers(match),
+         Sample("def sample(a, v):\n    n, k = v.shape\n"
+                "    yy = (v[:, :, None] * v[:, None, :]).reshape(n, k * k)\n"
+                "    return DOT(a, yy)\n", normal((3, "n"), ("n", 4)),
+                ("@", "np.dot", ".dot", "np.matmul", "float32")),
+         tolerance="the half product may round differently from the whole one: rtol 1e-12 "
+                   "(float64), 1e-5 (float32)",
+         rtol=(1e-12, 1e-5),
+         setting="symmetric_products"),
+), order="dataflow", sealed=frozenset((PRIMITIVE,)),
+   wanted=lambda facts: "reshape" in facts.used and not facts.used.isdisjoint(PRODUCTS))
+
+#: the phase alone (tests)
+run = PHASE.run

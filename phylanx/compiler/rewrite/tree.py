@@ -1,8 +1,8 @@
-"""AST plumbing shared by the rewrite passes: children, rebuilding, names, purity.
+"""AST plumbing shared by the rewrite rules: children, rebuilding, names, purity.
 
-The AST is frozen dataclasses, so a pass rebuilds the path to what it changes and
+The AST is frozen dataclasses, so a rule rebuilds the path to what it changes and
 returns the very same objects where nothing changed (``optimize`` relies on identity to
-tell a pass did nothing).  Rebuilt nodes keep the location of the node they replace.
+tell a round changed nothing).  Rebuilt nodes keep the location of the node they replace.
 """
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def walk(e):
 class ProgramFacts:
     """What the passes need to know about a whole program, from one walk over it:
     the names it uses and binds, whether it may change arrays in place, whether it has
-    loops and literal arithmetic (a pass with nothing to do returns at once)."""
+    loops and literal arithmetic (a phase with nothing to do returns at once)."""
 
     __slots__ = ("used", "defined", "mutates", "loops", "literal_ops")
 
