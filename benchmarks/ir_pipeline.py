@@ -27,6 +27,7 @@ from general_programs import PROGRAMS  # noqa: E402
 from phylanx import Phylanx, config  # noqa: E402
 from phylanx.compiler import rewrite, through_ir  # noqa: E402
 from phylanx.compiler.rewrite import inline  # noqa: E402
+from phylanx.compiler.rewrite.engine import run_phases  # noqa: E402
 from phylanx.ir.core import walk  # noqa: E402
 
 
@@ -68,9 +69,8 @@ def round_trip_cost(f, repeat: int):
         best = min(best, time.perf_counter() - start)
     with inline.linked(f._linked_definitions()):
         fn = through_ir.lowered(program)
-        for name, run in rewrite.PASSES:
-            if name in ("inline", "normalize"):
-                program = run(program)
+        program = run_phases([p for p in rewrite.PASSES if p.name in ("inline", "normalize")],
+                             program)
     eqns = list(walk(fn))
     identical = through_ir.through_ir(program) == program
     return best, len(eqns), sum(e.prim == "opaque" for e in eqns), identical

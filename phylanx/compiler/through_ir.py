@@ -13,6 +13,7 @@ from ..ir import lower, raise_program
 from ..language import ast
 from ..primitives import registry
 from . import rewrite
+from .rewrite.engine import run_phases
 
 #: the passes before the IR: spelling ends with them
 _BEFORE = ("inline", "normalize")
@@ -43,25 +44,18 @@ def _is_block(e) -> bool:
 
 def optimize_through_ir(program: ast.Program) -> ast.Program:
     """The rewrite passes, with the program taken through the IR after normalize."""
-    enabled = config.get("optimize")
-    if enabled:
-        for name, run in rewrite.PASSES:
-            if name in _BEFORE:
-                program = run(program)
-    program = through_ir(program)
-    if enabled:
-        for name, run in rewrite.PASSES:
-            if name not in _BEFORE:
-                program = run(program)
-    return program
+    if not config.get("optimize"):
+        return through_ir(program)
+    before = [p for p in rewrite.PASSES if p.name in _BEFORE]
+    after = [p for p in rewrite.PASSES if p.name not in _BEFORE]
+    program = through_ir(run_phases(before, program))
+    return run_phases(after, program)
 
 
 def lowered(program: ast.Program):
     """The IR of ``program`` as ``pipeline=ir`` sees it (after inline and normalize)."""
     if config.get("optimize"):
-        for name, run in rewrite.PASSES:
-            if name in _BEFORE:
-                program = run(program)
+        program = run_phases([p for p in rewrite.PASSES if p.name in _BEFORE], program)
     return lower(program, is_primitive)
 
 
