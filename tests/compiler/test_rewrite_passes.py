@@ -104,6 +104,34 @@ def test_cse_leaves_impure_or_reassigned_expressions_alone(src):
     assert "__cse" not in rewritten(src)
 
 
+def doubled_twice(x):
+    return x * 2.0, x * 2.0
+
+
+def exps_in_a_list(x):
+    return [np.exp(x) + 1.0, np.exp(x) + 1.0, np.exp(x) * (np.exp(x) + 1.0)]
+
+
+@pytest.mark.parametrize("fn", [doubled_twice, exps_in_a_list])
+def test_cse_gives_each_escaping_occurrence_its_own_array(fn):
+    # found by review: ``return x * 2, x * 2`` returned one array twice, so the caller
+    # changing one result changed the other; NumPy gives two arrays
+    results = Phylanx(fn)(np.ones((3, 3)))
+    for i, a in enumerate(results):
+        for b in results[i + 1:]:
+            assert not np.shares_memory(a, b)
+    for got, want in zip(results, fn(np.ones((3, 3)))):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_cse_still_shares_what_operators_consume():
+    # one occurrence escaping and the others consumed: one evaluation serves all
+    src = "define(f, x, block(define(y, list(exp(x), exp(x) + 1.0, 2.0 * exp(x))), y))"
+    assert "__cse1" in rewritten(src)
+    escaping = "define(f, x, block(define(y, list(exp(x), exp(x))), y))"
+    assert "__cse" not in rewritten(escaping)
+
+
 def test_cse_result_after_reassignment_is_the_oracles():
     src = "define(f, x, block(define(a, x * 2), store(x, x + 1), define(b, x * 2), a - b))"
     assert both(src, 5.0) == -2.0

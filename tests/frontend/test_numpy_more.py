@@ -102,6 +102,22 @@ def test_add_at_is_an_unbuffered_in_place_statement():
     assert nothing is None and b[1, 0] == 5.0 and b[0, 2] == 1.0
 
 
+@Phylanx
+def add_at_forms(a, i):
+    np.add.at(a, (0, 0), 1.0)          # a tuple of numbers: one element (index per axis)
+    np.add.at(a, [1, 1], 2.0)          # a list of numbers: one index array (row 1 twice)
+    np.add.at(a, i, 4.0)               # the same, whatever the caller passes
+    return a
+
+
+@pytest.mark.parametrize("index", [(2, 1), [2, 2], (np.array([0, 2]), 1), np.array([2])],
+                         ids=["tuple", "list", "tuple-of-array", "array"])
+def test_add_at_reads_a_tuple_per_axis_and_a_list_as_one_index(index):
+    # found by review: the tuple (0, 0) was read as the rows [0, 0], a whole row twice
+    got = add_at_forms(np.zeros((3, 3)), index)
+    np.testing.assert_array_equal(got, add_at_forms.python(np.zeros((3, 3)), index))
+
+
 def test_fill_diagonal_changes_the_argument_in_place():
     m = np.ones((3, 3))
     assert check(zero_diagonal, m) == 6.0

@@ -12,11 +12,16 @@ under ``if``, ``&&``/``||``, a loop or a ``lambda``), so computing it first rais
 error the statement would not raise; the statement then evaluates it before its other
 parts (an error may come from a different operand than before, never from nowhere).
 Nothing is shared in a program that may change arrays in place, nor at the top level
-(a new name there would be a global variable).
+(a new name there would be a global variable).  Nor is a subexpression of which two
+occurrences *escape*: reach the statement's value as themselves (returned, put in a list
+or tuple, bound to a name) rather than consumed by an operator or a primitive that makes
+a new array.  NumPy gives each occurrence its own array, and the caller may change one
+of them (``return x * 2, x * 2`` must not return one array twice).
 """
 from __future__ import annotations
 
 from ...language import ast
+from ...primitives import registry
 from .engine import TERMS, P, Phase, Rule, Sample, normal
 from .tree import ExprFacts, children, key, rebuild
 
@@ -24,6 +29,30 @@ from .tree import ExprFacts, children, key, rebuild
 _CONDITIONAL = frozenset(("if", "while", "for", "for_each", "lambda", "parallel_block",
                           "async", "parallel_map", "fmap", "__pymap", "apply", "case", "define",
                           "define_global", "store", "block"))
+
+
+#: categories whose primitives return a new value, never an operand or a view of one ...
+_FRESH_CATEGORIES = frozenset(("arithmetics", "statistics", "booleans"))
+#: ... except these (a view of the operand, or one of the operands itself)
+_PASS_THROUGH = frozenset(("__real", "__imag", "real", "imag", "__pos", "positive",
+                           "__and", "__or"))
+_FRESH_PRODUCTS = frozenset(("dot", "__matmul", "matmul"))
+
+
+def _consumes(parent) -> bool:
+    """True when ``parent`` makes a new value from its operands (they do not escape)."""
+    t = type(parent)
+    if t is ast.BinOp:
+        return parent.op not in ("&&", "||")
+    if t is ast.UnaryOp:
+        return parent.op in ("-", "!")
+    if t is ast.Call and parent.attribute is None:
+        if parent.func in _FRESH_PRODUCTS:
+            return True
+        spec = registry.lookup(parent.func)
+        return (spec is not None and spec.category in _FRESH_CATEGORIES
+                and spec.name not in _PASS_THROUGH and parent.func not in _PASS_THROUGH)
+    return False
 
 
 def _purity(ctx) -> ExprFacts:
@@ -58,7 +87,8 @@ PHASE = Phase("cse", (
          "in a pure statement that assigns nothing every variable keeps its value while it "
          "is evaluated, so equal subexpressions have equal values: one evaluation, bound to "
          "a fresh variable first, serves all (one occurrence is unconditional, so "
-         "evaluating it first raises nothing the statement would not)",
+         "evaluating it first raises nothing the statement would not); two occurrences "
+         "that escape as themselves are not shared (NumPy gives each its own array)",
          P("lambda", "define", "block", "while", name="e", where=_holds_statements), _share,
          Sample("def sample(x, w):\n    y = np.tanh(DOT(x, w)) + DOT(x, w) ** 2\n"
                 "    return y\n", normal(("n", 3), (3, 2)),
@@ -106,37 +136,43 @@ def _largest_repeat(value, bindings):
     """The largest subexpression occurring twice or more (one occurrence evaluated
     unconditionally) in ``value`` and the bound expressions, or None."""
     counts: dict = {}
+    escapes: dict = {}
     uncond: set = set()
     first: dict = {}
     memo: dict = {}
 
-    def scan(e, unconditional):
+    def scan(e, unconditional, consumed):
         t = type(e)
         if t not in (ast.Call, ast.BinOp, ast.UnaryOp, ast.KeywordArg, ast.QuotedList):
             return
         if t in (ast.Call, ast.BinOp, ast.UnaryOp) and _shareable(e):
             k = key(e, memo)
             counts[k] = counts.get(k, 0) + 1
+            if not consumed:
+                escapes[k] = escapes.get(k, 0) + 1
             first.setdefault(k, e)
             if unconditional:
                 uncond.add(k)
+        inner = _consumes(e)
         if t is ast.Call and e.func in _CONDITIONAL:
             if e.func == "lambda":
                 return
             for i, c in enumerate(e.args):
-                scan(c, unconditional and e.func == "if" and i == 0)
+                scan(c, unconditional and e.func == "if" and i == 0,
+                     e.func == "if" and i == 0)
             return
         if t is ast.BinOp and e.op in ("&&", "||"):
-            scan(e.left, unconditional)
-            scan(e.right, False)
+            scan(e.left, unconditional, False)
+            scan(e.right, False, False)
             return
         for c in children(e):
-            scan(c, unconditional)
+            scan(c, unconditional, inner)
 
-    scan(value, True)
+    scan(value, True, False)
     for _n, x in bindings:
-        scan(x, True)
-    repeats = [k for k, n in counts.items() if n >= 2 and k in uncond]
+        scan(x, True, False)
+    repeats = [k for k, n in counts.items()
+               if n >= 2 and k in uncond and escapes.get(k, 0) <= 1]
     if not repeats:
         return None
     return first[max(repeats, key=_weight)]

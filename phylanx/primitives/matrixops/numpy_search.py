@@ -192,9 +192,13 @@ def _position(index, what: str):
 
 
 def _at_indices(indices):
-    """NumPy's index for ``ufunc.at``: an integer/bool array or number, or a list with one
-    index per axis (a list of plain numbers is one index array, as a Python list is)."""
-    if isinstance(indices, (list, tuple)):
+    """NumPy's index for ``ufunc.at``: an integer/bool array or number, a tuple with one
+    index per axis (``np.add.at(a, (0, 0), v)`` adds to one element), or a list: one index
+    array when it holds plain numbers (as NumPy reads a Python list), else a PhySL list of
+    per-axis indices."""
+    if isinstance(indices, tuple):
+        return tuple(_position(i, f"index {k} of indices") for k, i in enumerate(indices))
+    if isinstance(indices, list):
         if all(isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
                for i in indices):
             return np.asarray(indices, dtype=np.int64)
