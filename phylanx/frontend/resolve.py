@@ -8,6 +8,8 @@ a built-in, a dtype, ``prange``/``parallel``, or a data value that is read
 afresh at every call.  A name Python cannot resolve but PhySL has a primitive
 of is that primitive, as in the original (``fmap(f, xs)``, ``hstack(...)``):
 any Python binding of the name wins, and any other name is Python's NameError.
+Resolution happens once, when the function is translated (its first call): a
+binding made later is not seen, as for every function a name calls.
 """
 from __future__ import annotations
 
