@@ -1,8 +1,9 @@
 """Every file path README.md and docs/*.md name exists (issue 30 item 3).
 
-A path is a word starting with ``phylanx/``, ``benchmarks/``, ``examples/``, ``tests/`` or
-``docs/`` (not inside a longer path or a URL); ``{a,b}`` is expanded as the shell does,
-``*`` must match at least one file, and templates (``<category>``, ``...``) are left out.
+A path is a word starting with ``phylanx/``, ``benchmarks/``, ``examples/``, ``tests/``,
+``tools/`` or ``docs/`` (not inside a longer path or a URL); ``{a,b}`` is expanded as the
+shell does, ``*`` must match at least one file, and templates (``<category>``, ``...``)
+are left out.
 A bare result file name (``2026-12-04-final-ecc6c4e.md``) must be in
 ``benchmarks/results/``, where only the files the docs cite are kept.  A shorter module
 path (``fusion/rowpass.py``, ``workloads/common.py``) must be the end of some file's path
@@ -16,10 +17,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-TOPS = ("phylanx", "benchmarks", "examples", "tests")
+TOPS = ("phylanx", "benchmarks", "examples", "tests", "tools")
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
-PATH = re.compile(r"(?<![\w./-])((?:phylanx|benchmarks|examples|tests|docs)/[\w./{},*<>-]*)")
+PATH = re.compile(r"(?<![\w./-])((?:phylanx|benchmarks|examples|tests|tools|docs)/[\w./{},*<>-]*)")
 SHORT = re.compile(r"(?<![\w./-])(\w+(?:/\w+)+\.py)\b")
 RESULT = re.compile(r"(?<![\w./-])(\d{4}-\d\d-\d\d-[\w.{},-]*\.(?:md|txt|json|png|\{[\w,]+\}))")
 

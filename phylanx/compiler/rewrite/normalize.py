@@ -271,7 +271,7 @@ def _outermost_function(e, ctx) -> bool:
 PHASE = Phase("normalize", (
     Rule("average_is_mean",
          "np.average(a, axis) with weights=None, returned=False is a.mean(axis): NumPy's "
-         "own definition (lib/_function_base_impl.py), same value, dtype and errors",
+         "own definition (numpy.average's source), same value, dtype and errors",
          P("__nptuple", name="e"), _rule_of(_average_without_weights, _mean),
          Sample("def sample(x):\n    return np.average(x, axis=0)\n", normal(("n", 4)),
                 ("float32", "helper"),
