@@ -19,7 +19,7 @@ def rebound(body) -> frozenset:
 
     def visit(x, weight: int) -> None:
         if type(x) is not ast.Call:
-            for c in _children(x):
+            for c in ast.children(x):
                 visit(c, weight)
             return
         f, args = x.func, x.args
@@ -79,7 +79,7 @@ def assigned(e) -> set[str]:
                 continue
             stack.extend(x.args)
         elif type(x) in (ast.BinOp, ast.UnaryOp, ast.QuotedList, ast.KeywordArg):
-            stack.extend(_children(x))
+            stack.extend(ast.children(x))
     return out
 
 
@@ -93,23 +93,8 @@ def read_names(e) -> set[str]:
             out.add(x.name)
         elif type(x) is ast.Call:
             out.add(x.func)
-        stack.extend(_children(x))
+        stack.extend(ast.children(x))
     return out
-
-
-def _children(x) -> tuple:
-    t = type(x)
-    if t is ast.Call:
-        return x.args
-    if t is ast.BinOp:
-        return (x.left, x.right)
-    if t is ast.UnaryOp:
-        return (x.operand,)
-    if t is ast.QuotedList:
-        return x.items
-    if t is ast.KeywordArg:
-        return (x.value,)
-    return ()
 
 
 def statements(e) -> tuple:

@@ -117,6 +117,22 @@ class Program:
     loc: SourceLoc = _loc()
 
 
+def children(e) -> tuple:
+    """The direct sub-expressions of ``e`` (none for a leaf): what every pass walks."""
+    t = type(e)
+    if t is Call:
+        return e.args
+    if t is BinOp:
+        return (e.left, e.right)
+    if t is UnaryOp:
+        return (e.operand,)
+    if t is KeywordArg:
+        return (e.value,)
+    if t is QuotedList:
+        return e.items
+    return ()
+
+
 def _as_physl(node: Expr) -> str:
     """``str(node)``: its PhySL text, as the original's AST classes printed."""
     from .printer import to_physl  # the printer is built on this module

@@ -12,20 +12,7 @@ import itertools
 from ...language import ast
 from ..dependencies import primitive_is_pure
 
-
-def children(e) -> tuple:
-    t = type(e)
-    if t is ast.Call:
-        return e.args
-    if t is ast.BinOp:
-        return (e.left, e.right)
-    if t is ast.UnaryOp:
-        return (e.operand,)
-    if t is ast.KeywordArg:
-        return (e.value,)
-    if t is ast.QuotedList:
-        return e.items
-    return ()
+children = ast.children
 
 
 def rebuild(e, new: tuple):
