@@ -63,6 +63,18 @@ def test_folding_replaces_literal_arithmetic_keeping_python_number_types():
     np.testing.assert_allclose(got, expected)
 
 
+@pytest.mark.parametrize("src, folded", [
+    ("define(f, x, __add(2, 3) * x)", "5 * x"),
+    ("define(f, x, __minus(4) + x)", "-4 + x"),
+    ("define(f, x, block(define(g, lambda(y, __mul(2.0, 3) * y)), g(x) + (1 + 1)))", "6.0"),
+])
+def test_folding_reads_a_call_of_the_operator_primitive_as_the_operator(src, folded):
+    # found by the fuzz test: the rule matched ``__add(0, 0)`` (a call, not an operator)
+    # and read an operator's fields from it (AttributeError escaped)
+    assert folded in rewritten(src)
+    assert both(src, 3.0) == run(src, 3.0, optimize_on=False)
+
+
 def test_folding_keeps_locations_and_leaves_division_by_zero_to_the_runtime():
     prog = fold.run(parse("define(f, x, x + 1 / 0)"))
     assert "1 / 0" in to_physl(prog.body[0])

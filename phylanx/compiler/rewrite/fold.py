@@ -16,10 +16,11 @@ import math
 import operator
 
 from ...language import ast
-from .engine import P, Phase, Rule, Sample, normal
+from .engine import TERMS, P, Phase, Rule, Sample, normal
 
-_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul,
-        "/": operator.truediv, "%": operator.mod}
+#: by head: ``a + b`` and ``__add(a, b)`` are the same term (``engine.AstTerms``)
+_OPS = {"__add": operator.add, "__sub": operator.sub, "__mul": operator.mul,
+        "__div": operator.truediv, "__mod": operator.mod}
 
 
 def _number(e, _ctx=None) -> bool:
@@ -32,8 +33,9 @@ def _finite(v) -> bool:
 
 def _binary(bound: dict, _ctx):
     e = bound["e"]
+    left, right = TERMS.children(e)
     try:
-        v = _OPS[e.op](e.left.value, e.right.value)
+        v = _OPS[TERMS.head(e)](left.value, right.value)
     except (ZeroDivisionError, OverflowError):
         return None
     return ast.Literal(v, e.loc) if _finite(v) else None
@@ -41,9 +43,10 @@ def _binary(bound: dict, _ctx):
 
 def _unary(bound: dict, _ctx):
     e = bound["e"]
-    if e.op == "-":
-        return ast.Literal(-e.operand.value, e.loc)
-    return dataclasses.replace(e.operand, loc=e.loc)
+    (operand,) = TERMS.children(e)
+    if TERMS.head(e) == "__minus":
+        return ast.Literal(-operand.value, e.loc)
+    return dataclasses.replace(operand, loc=e.loc)
 
 
 _NUMBERS = (P("literal", where=_number), P("literal", where=_number))

@@ -12,6 +12,9 @@ import itertools
 from ...language import ast
 from ..dependencies import primitive_is_pure
 
+#: operator primitives called by name (``__add(2, 3)``): literal arithmetic like ``2 + 3``
+_OPERATOR_CALLS = frozenset(("__add", "__sub", "__mul", "__div", "__mod", "__minus", "__plus"))
+
 children = ast.children
 
 
@@ -73,6 +76,8 @@ class ProgramFacts:
                             defined.add(a.name)
                 elif f in ("while", "for", "for_each"):
                     loops = True
+                elif f in _OPERATOR_CALLS and n.args:   # __add(2, 3) is 2 + 3
+                    literal_ops = literal_ops or all(type(a) is ast.Literal for a in n.args)
                 stack.extend(n.args)
             elif t is ast.BinOp:
                 literal_ops = literal_ops or (type(n.left) is ast.Literal
