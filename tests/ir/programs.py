@@ -76,8 +76,9 @@ def draw_program(data, statements: int = 6):
         try:
             with np.errstate(all="raise"):     # phylanx raises where NumPy would warn
                 value = fn(*operands)
-        except (ValueError, IndexError, np.exceptions.AxisError, FloatingPointError):
-            continue
+        except (ValueError, IndexError, TypeError, np.exceptions.AxisError,
+                FloatingPointError):
+            continue     # NumPy refuses the statement (-(a < b): a boolean negative)
         if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
             value = np.asarray(value)[()]
         name = f"v{i}"
