@@ -114,11 +114,14 @@ class Model(TrainingMixin):
             raise PhylanxValueError(f"model '{self.name}' is not built yet: give the first "
                                     "layer an input_shape, start with Input(...), or fit it")
 
-    def emit(self, ctx_for, x: Var) -> Var:
+    def emit(self, ctx_for, x: Var, on_output=None) -> Var:
         """Write the forward pass into a program; ``ctx_for(layer)`` gives each layer's
-        :class:`Context`."""
+        :class:`Context`; ``on_output(layer, var)``, if given, sees each layer's output
+        (activity regularizers)."""
         for layer in self._chain:
             x = layer.forward(ctx_for(layer), x)
+            if on_output is not None:
+                on_output(layer, x)
         return x
 
     @property
@@ -190,6 +193,17 @@ class Model(TrainingMixin):
     def save(self, path: str) -> None:
         from .saving import save_model
         save_model(self, path)
+
+    def save_weights(self, filepath: Any, overwrite: bool = True) -> None:
+        """The weights alone, as Keras 3's ``.weights.h5`` or an ``.npz``
+        (:mod:`.weights_io`)."""
+        from .weights_io import save_weights
+        save_weights(self, filepath, overwrite)
+
+    def load_weights(self, filepath: Any) -> None:
+        """Weights saved by ``save_weights`` (here or by Keras 3), checked whole first."""
+        from .weights_io import load_weights
+        load_weights(self, filepath)
 
 
 def _single(tensors: Any, what: str) -> Tensor:
