@@ -143,15 +143,28 @@ def _read(path: Path, kind: str, where: str) -> dict[str, np.ndarray]:
         raise args.value_error(where, f"'{path}' is a damaged weights file: {e}") from None
 
 
+def _groups(keys: list[str]) -> str:
+    names = [k[len("layers/"):].rsplit("/vars", 1)[0] for k in keys]
+    return "[" + ", ".join(names[:6]) + (" ..." if len(names) > 6 else "") + "]"
+
+
 def load_weights(model: Any, filepath: Any) -> None:
     where = "load_weights"
     path = Path(os.fspath(filepath))
     kind = file_format(path, where)
     model._require_built()
     found = _read(path, kind, where)
+    keys = layer_keys(model)
+    theirs = sorted({k.rsplit("/", 1)[0] for k in found if k.startswith("layers/")})
+    ours = sorted(key for layer, key in keys if layer.weights)
+    if theirs != ours:
+        raise args.value_error(where, f"'{path}' holds the weights of layers "
+                                      f"{_groups(theirs)}, model '{model.name}' has weighted "
+                                      f"layers {_groups(ours)}: saved from another "
+                                      "architecture?")
     planned = []
     used = set()
-    for layer, key in layer_keys(model):
+    for layer, key in keys:
         for i, weight in enumerate(layer.weights):
             name = f"{key}/{i}"
             if name not in found:

@@ -118,7 +118,7 @@ def _run(name: str, lib: Any) -> dict:
     opt_name, opt_args = spec["optimizer"]
     opt_args = {k: _learning_rate(v, lib.schedules) for k, v in opt_args.items()}
     model.compile(optimizer=getattr(lib.optimizers, opt_name)(**opt_args),
-                  loss=spec["loss"], metrics=list(spec["metrics"]))
+                  loss=spec["loss"], metrics=list(spec["metrics"]), **lib.compile_options)
     record: dict[str, Any] = {}
     if spec.get("on_batch"):
         results = []
@@ -160,7 +160,7 @@ def run_phylanx(name: str) -> dict:
     return _run(name, _Namespace(
         Input=nn.Input, Dense=nn.Dense, Sequential=nn.Sequential,
         regularizers=nn.regularizers, schedules=nn.schedules, optimizers=nn.optimizers,
-        callbacks=nn.callbacks))
+        callbacks=nn.callbacks, compile_options={}))
 
 
 def run_keras(name: str) -> dict:
@@ -170,4 +170,4 @@ def run_keras(name: str) -> dict:
     return _run(name, _Namespace(
         Input=keras.Input, Dense=keras.layers.Dense, Sequential=keras.Sequential,
         regularizers=keras.regularizers, schedules=keras.optimizers.schedules,
-        optimizers=keras.optimizers, callbacks=keras.callbacks))
+        optimizers=keras.optimizers, callbacks=keras.callbacks, compile_options={}))
