@@ -223,3 +223,21 @@ def test_on_batch_return_forms():
     assert logs["loss"] == pytest.approx(with_metrics.evaluate(X, Y, verbose=0)[0], rel=1e-6)
     np.testing.assert_array_equal(with_metrics.predict_on_batch(X[:3]),
                                   with_metrics.predict(X[:3]))
+
+
+@pytest.mark.parametrize("optimizer, dense, fit, message", [
+    (nn.SGD(0.1, weight_decay=0.1), {}, {}, "weight_decay is not supported"),
+    (nn.SGD(0.1, clipnorm=1.0), {}, {}, "clipnorm is not supported"),
+    (nn.SGD(0.1), {"kernel_regularizer": "l2"}, {}, "regularizers are not supported"),
+    (nn.SGD(0.1), {}, {"sample_weight": np.ones(20)}, "sample_weight and class_weight"),
+])
+def test_model_parallel_refuses_what_it_would_compute_on_blocks(optimizer, dense, fit,
+                                                                 message):
+    """(Its weights are split over the ranks: a block's norm or penalty is not the
+    weight's.)"""
+    model = _model(optimizer, **dense)
+    before = model.get_weights()
+    with pytest.raises(PhylanxValueError, match=message) as info:
+        model.fit(X, Y, epochs=1, verbose=0, distributed="model", **fit)
+    assert info.value.loc is not None and info.value.loc.file == __file__
+    _assert_untrained(model, before)
