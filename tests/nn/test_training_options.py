@@ -93,8 +93,9 @@ def test_a_scheduled_learning_rate_cannot_be_set_to_a_number():
     lambda sched: nn.SGD(clipvalue=lambda: 0.1),
 ])
 def test_a_schedule_where_only_a_number_goes_is_a_located_error(make):
-    with pytest.raises(PhylanxTypeError, match="only learning_rate takes one") as info:
+    with pytest.raises(PhylanxTypeError) as info:
         make(nn.schedules.ExponentialDecay(0.1, 2, 0.5))
+    assert "only learning_rate takes one" in info.value.message
     assert info.value.loc is not None and info.value.loc.file == __file__
 
 
@@ -194,8 +195,10 @@ def test_regularizer_penalty_is_in_the_reported_loss():
     (lambda: nn.regularizers.L2(-1.0), PhylanxValueError, "l2 must be a number >= 0"),
 ])
 def test_bad_regularizers_are_located_errors(make, error, message):
-    with pytest.raises(error, match=message) as info:
+    with pytest.raises(error) as info:
         make()
+    # (the message itself: the error's text quotes the source line, this lambda's)
+    assert message in info.value.message
     assert info.value.loc is not None and info.value.loc.file == __file__
 
 
@@ -225,19 +228,33 @@ def test_on_batch_return_forms():
                                   with_metrics.predict(X[:3]))
 
 
-@pytest.mark.parametrize("optimizer, dense, fit, message", [
-    (nn.SGD(0.1, weight_decay=0.1), {}, {}, "weight_decay is not supported"),
-    (nn.SGD(0.1, clipnorm=1.0), {}, {}, "clipnorm is not supported"),
-    (nn.SGD(0.1), {"kernel_regularizer": "l2"}, {}, "regularizers are not supported"),
-    (nn.SGD(0.1), {}, {"sample_weight": np.ones(20)}, "sample_weight and class_weight"),
+@pytest.mark.parametrize("options, dense, fit, message", [
+    ({"weight_decay": 0.1}, {}, {}, "weight_decay is not supported"),
+    ({"clipnorm": 1.0}, {}, {}, "clipnorm is not supported"),
+    ({}, {"kernel_regularizer": "l2"}, {}, "regularizers are not supported"),
+    ({}, {}, {"sample_weight": np.ones(20)}, "sample_weight and class_weight"),
 ])
-def test_model_parallel_refuses_what_it_would_compute_on_blocks(optimizer, dense, fit,
+def test_model_parallel_refuses_what_it_would_compute_on_blocks(options, dense, fit,
                                                                  message):
     """(Its weights are split over the ranks: a block's norm or penalty is not the
     weight's.)"""
-    model = _model(optimizer, **dense)
+    model = _model(nn.SGD(0.1, **options), **dense)
     before = model.get_weights()
     with pytest.raises(PhylanxValueError, match=message) as info:
         model.fit(X, Y, epochs=1, verbose=0, distributed="model", **fit)
     assert info.value.loc is not None and info.value.loc.file == __file__
     _assert_untrained(model, before)
+
+
+def test_a_saved_model_keeps_its_schedule_and_optimizer_options(tmp_path):
+    schedule = nn.schedules.CosineDecay(0.01, 10, warmup_target=0.1, warmup_steps=3)
+    model = _model(nn.AdamW(schedule, weight_decay=0.01, global_clipnorm=2.0))
+    model.save(tmp_path / "m.npz")
+    again = nn.load_model(tmp_path / "m.npz")
+    assert type(again.optimizer) is nn.AdamW
+    assert again.optimizer.get_config() == model.optimizer.get_config()
+    assert isinstance(again.optimizer.schedule, nn.schedules.CosineDecay)
+    model.fit(X, Y, epochs=1, shuffle=False, verbose=0)
+    again.fit(X, Y, epochs=1, shuffle=False, verbose=0)
+    for a, b in zip(again.get_weights(), model.get_weights()):
+        np.testing.assert_array_equal(a, b)
