@@ -109,13 +109,17 @@ class ModelCheckpoint(Callback):
                                           f"fit does not log here (it logs "
                                           f"{', '.join(names[:-1])}"
                                           f"{'' if validation else '; no validation data'})")
-        dummy = dict.fromkeys(names, 0.0)
+        # saved every save_freq batches, the file is named from a batch's logs: the
+        # training loss and metrics, not the validation values of the epoch's end
+        known = names if self.save_freq == "epoch" else \
+            logged_names(model, False)[:-1]
+        dummy = dict.fromkeys(known, 0.0)
         try:
             path = self._path(0, dummy, None if self.save_freq == "epoch" else 0)
         except (KeyError, IndexError, ValueError) as e:
             raise args.value_error(where, f"filepath '{self.filepath}' cannot be filled in "
                                           f"with the epoch and the logged values "
-                                          f"({', '.join(names)}): {e!r}") from None
+                                          f"({', '.join(known)}): {e!r}") from None
         check_writable(path, where, make_folders=True)
 
     def on_train_begin(self, logs=None):

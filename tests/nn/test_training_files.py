@@ -91,6 +91,20 @@ def test_checkpoint_that_cannot_be_written_fails_before_training(tmp_path, filep
     assert sorted(p.name for p in tmp_path.iterdir()) == ["not_a_folder"]
 
 
+def test_checkpoint_every_few_batches_names_epoch_and_batch(tmp_path):
+    model = _model()
+    check = nn.callbacks.ModelCheckpoint(str(tmp_path / "e{epoch}b{batch}-{loss:.3f}.npz"),
+                                         save_freq=2, save_weights_only=True)
+    model.fit(X, Y, batch_size=8, epochs=2, verbose=0, callbacks=[check])
+    # 5 batches an epoch, the count going on across epochs (as Keras counts)
+    names = sorted(p.name.split("-")[0] for p in tmp_path.iterdir())
+    assert names == sorted(["e1b2", "e1b4", "e2b1", "e2b3", "e2b5"])
+    with pytest.raises(PhylanxValueError, match="cannot be filled in"):
+        model.fit(X, Y, epochs=1, verbose=0, validation_split=0.25, callbacks=[
+            nn.callbacks.ModelCheckpoint(str(tmp_path / "{val_loss}.npz"), save_freq=3,
+                                         save_weights_only=True)])
+
+
 def test_checkpoint_file_names_are_checked_when_made():
     with pytest.raises(PhylanxValueError, match="must end in '.npz'"):
         nn.callbacks.ModelCheckpoint("model.keras")
