@@ -73,6 +73,8 @@ def test_matches_keras(name):
         warnings.simplefilter("ignore", DeprecationWarning)
         theirs = keras_scenarios.run_keras(name)
     _assert_same(keras_scenarios.run_phylanx(name), theirs)
+    # and the stored results are still Keras' (else: tools/regen_keras_refs.py)
+    _assert_same(_stored(name), theirs)
 
 
 def test_the_scenarios_exercise_what_they_name():
