@@ -17,19 +17,30 @@ calls it for every batch (:mod:`.training`); the backward pass is
 """
 from __future__ import annotations
 
-from . import activations, callbacks, initializers, layers, losses, metrics, optimizers
+from . import (
+    activations,
+    callbacks,
+    initializers,
+    layers,
+    losses,
+    metrics,
+    optimizers,
+    regularizers,
+    schedules,
+)
 from .callbacks import Callback, EarlyStopping, History
 from .initializers import set_seed
 from .layers import *  # noqa: F403 - the layer classes, by Keras name
 from .layers import __all__ as _layer_names
 from .layers_core import Layer, clear_session
 from .model import Input, Model, Sequential
-from .optimizers import SGD, Adam, RMSprop
+from .optimizers import SGD, Adam, AdamW, RMSprop
 from .saving import load_model, save_model
 from .training import COMPILATIONS, TrainingDivergedError
 
 __all__ = [
-    *_layer_names, "COMPILATIONS", "SGD", "Adam", "Callback", "EarlyStopping", "History",
+    *_layer_names, "COMPILATIONS", "SGD", "Adam", "AdamW", "Callback", "EarlyStopping",
+    "History", "regularizers", "schedules",
     "Input", "Layer", "Model", "RMSprop", "Sequential", "TrainingDivergedError",
     "activations", "callbacks", "clear_session", "initializers", "layers", "load_model",
     "losses", "metrics", "optimizers", "save_model", "set_seed",

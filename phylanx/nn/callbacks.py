@@ -1,4 +1,6 @@
-"""Callbacks of ``fit``: History, EarlyStopping, and the Keras progress bar.
+"""Callbacks of ``fit``: History, EarlyStopping, and the Keras progress bar; with
+ReduceLROnPlateau, LearningRateScheduler (:mod:`.callbacks_schedule`), ModelCheckpoint
+and CSVLogger (:mod:`.callbacks_files`), all importable from here.
 
 A callback gets ``on_train_begin``, ``on_epoch_begin(epoch)``,
 ``on_train_batch_end(batch, logs)``, ``on_epoch_end(epoch, logs)`` and
@@ -47,6 +49,16 @@ class History(Callback):
         self.epoch.append(epoch)
         for key, value in (logs or {}).items():
             self.history.setdefault(key, []).append(float(value))
+
+    def to_csv(self, path: Any) -> Any:
+        """Write the history as Keras' CSVLogger would have (atomically)."""
+        from .callbacks_files import history_to_csv
+        return history_to_csv(self, path)
+
+    def to_json(self, path: Any) -> Any:
+        """Write ``{"epoch": [...], "history": {...}}`` as JSON (atomically)."""
+        from .callbacks_files import history_to_json
+        return history_to_json(self, path)
 
 
 class EarlyStopping(Callback):
@@ -178,3 +190,11 @@ class ProgressBar(Callback):
         elif self.verbose == 2:
             out.write(f"{total}/{total} - {timing}{format_logs(logs or {})}\n")
         out.flush()
+
+
+# (at the end: these modules subclass Callback, defined above)
+from .callbacks_files import CSVLogger, ModelCheckpoint  # noqa: E402
+from .callbacks_schedule import LearningRateScheduler, ReduceLROnPlateau  # noqa: E402
+
+__all__ = ["CSVLogger", "Callback", "EarlyStopping", "History", "LearningRateScheduler",
+           "ModelCheckpoint", "ProgressBar", "ReduceLROnPlateau"]

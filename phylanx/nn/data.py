@@ -4,7 +4,8 @@
 Each problem is a located error naming the argument (see :mod:`.arguments`): inputs
 that are not numeric arrays or do not fit the model's input shape, missing targets or
 targets that do not fit the loss, as many inputs as targets, no samples to average a
-loss over, validation sample weights not one finite number per sample.
+loss over, sample weights not one finite number per sample, class weights not a dict of
+class indices to finite numbers.
 """
 from __future__ import annotations
 
@@ -75,6 +76,54 @@ def split(x: np.ndarray, y: np.ndarray, fraction: float) -> tuple:
     return (x[:cut], y[:cut]), (x[cut:], y[cut:])
 
 
+def _per_sample(w: Any, count: int, name: str, where: str) -> np.ndarray:
+    """One finite float32 weight per sample (``(n, 1)`` taken as ``(n,)``, as Keras)."""
+    w = args.array(w, name, where)
+    if w.ndim == 2 and w.shape[1] == 1:
+        w = w[:, 0]
+    if w.shape != (count,):
+        raise args.value_error(where, f"{name} must hold one weight per sample, shape "
+                                      f"({count},), got shape {w.shape}")
+    if not np.all(np.isfinite(w)):
+        raise args.value_error(where, f"{name} must be finite")
+    return w.astype(np.float32)
+
+
+def class_weights(y: np.ndarray, class_weight: Any, where: str) -> np.ndarray:
+    """Keras 3's sample weights from ``class_weight`` (class index -> weight): each
+    sample's class is its label, the argmax of a one-hot row, or a one-unit target
+    rounded; classes not in the dict weigh 1."""
+    if not isinstance(class_weight, dict):
+        raise args.type_error(where, "class_weight must be a dict {class index: weight}, "
+                                     f"got {type(class_weight).__name__}")
+    table = {}
+    for key, value in class_weight.items():
+        index = args.integer(key, "class_weight's key", where, minimum=0)
+        table[index] = args.real(value, f"class_weight[{key}]", where)
+    labels = np.asarray(y)
+    if labels.ndim > 1:
+        labels = np.argmax(labels, axis=-1) if labels.shape[-1] != 1 else labels[..., 0]
+    if labels.ndim != 1:
+        raise args.value_error(where, "class_weight needs one class per sample; the "
+                                      f"targets have shape {np.shape(y)}")
+    labels = np.round(labels).astype(np.int64)
+    return np.array([table.get(int(c), 1.0) for c in labels], np.float32)
+
+
+def sample_weights(y: np.ndarray, sample_weight: Any, class_weight: Any,
+                   where: str) -> np.ndarray | None:
+    """fit/evaluate's ``sample_weight`` or ``class_weight`` as one weight per sample of
+    the checked targets ``y`` (not both, as Keras refuses), or None."""
+    if sample_weight is not None and class_weight is not None:
+        raise args.value_error(where, "give sample_weight or class_weight, not both (as "
+                                      "Keras)")
+    if sample_weight is not None:
+        return _per_sample(sample_weight, len(y), "sample_weight", where)
+    if class_weight is not None:
+        return class_weights(y, class_weight, where)
+    return None
+
+
 def validation(model: Any, data: Any) -> tuple:
     """fit's ``validation_data``: ``(x, y)`` or ``(x, y, sample_weight)`` (a list too,
     as Keras takes it); the weights one finite number per sample, or None."""
@@ -87,13 +136,4 @@ def validation(model: Any, data: Any) -> tuple:
                      "validation_data's y")
     if len(data) == 2 or data[2] is None:
         return vx, vy, None
-    name = "validation_data's sample_weight"
-    w = args.array(data[2], name, "fit")
-    if w.ndim == 2 and w.shape[1] == 1:        # (n, 1), as Keras squeezes it
-        w = w[:, 0]
-    if w.shape != (len(vx),):
-        raise args.value_error("fit", f"{name} must hold one weight per sample, shape "
-                                      f"({len(vx)},), got shape {w.shape}")
-    if not np.all(np.isfinite(w)):
-        raise args.value_error("fit", f"{name} must be finite")
-    return vx, vy, w.astype(np.float32)
+    return vx, vy, _per_sample(data[2], len(vx), "validation_data's sample_weight", "fit")

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..autodiff.symbolic import Graph, Var
 from ..errors import PhylanxValueError
-from . import activations, initializers
+from . import activations, initializers, regularizers
 from . import arguments as args
 
 _name_counts: dict[str, int] = {}
@@ -70,6 +70,7 @@ class Layer:
     def __init__(self, name: str | None = None, input_shape: Any = None,
                  input_dim: int | None = None, trainable: bool = True, **unused: Any) -> None:
         where = type(self).__name__
+        regularizers.attach(self, unused)      # (takes its arguments out of unused)
         unknown = set(unused) - {"dtype", "batch_input_shape"}
         if unknown:
             raise args.type_error(where, f"unknown argument(s) {', '.join(sorted(unknown))}")
@@ -145,7 +146,8 @@ class Layer:
             w.value = v.astype(np.float32)
 
     def get_config(self) -> dict:
-        config = {"name": self.name, "trainable": self.trainable, **self.layer_config()}
+        config = {"name": self.name, "trainable": self.trainable, **self.layer_config(),
+                  **regularizers.config(self)}
         if self.batch_input_shape is not None:
             config["batch_input_shape"] = list(self.batch_input_shape)
         return config

@@ -114,11 +114,14 @@ class Model(TrainingMixin):
             raise PhylanxValueError(f"model '{self.name}' is not built yet: give the first "
                                     "layer an input_shape, start with Input(...), or fit it")
 
-    def emit(self, ctx_for, x: Var) -> Var:
+    def emit(self, ctx_for, x: Var, on_output=None) -> Var:
         """Write the forward pass into a program; ``ctx_for(layer)`` gives each layer's
-        :class:`Context`."""
+        :class:`Context`; ``on_output(layer, var)``, if given, sees each layer's output
+        (activity regularizers)."""
         for layer in self._chain:
             x = layer.forward(ctx_for(layer), x)
+            if on_output is not None:
+                on_output(layer, x)
         return x
 
     @property
@@ -162,23 +165,35 @@ class Model(TrainingMixin):
         raise PhylanxValueError(f"no layer named {name!r} in model '{self.name}'")
 
     def summary(self, print_fn=print) -> None:
-        """Keras' table of layers, output shapes and parameter counts."""
+        """Keras' table of layers, output shapes and parameter counts, its columns as
+        wide as their longest entry (a long layer name is shown whole, not cut), and the
+        totals with their size in bytes as Keras 3 prints them."""
         self._require_built()
-        line = "_" * 65
+        rows = [(f"{layer.name} ({type(layer).__name__})", str(layer.output_shape),
+                 f"{layer.count_params():,}") for layer in self._chain]
+        head = ("Layer (type)", "Output Shape", "Param #")
+        widths = [max(len(head[i]), *(len(r[i]) for r in rows)) if rows else len(head[i])
+                  for i in range(3)]
+        widths[0], widths[1] = max(widths[0] + 4, 28), max(widths[1] + 4, 26)
+        widths[2] = max(widths[2], 10)
+
+        def line(cells):
+            return f" {cells[0]:<{widths[0]}}{cells[1]:<{widths[1]}}{cells[2]:>{widths[2]}}"
+
+        rule = 1 + sum(widths) + 1
         print_fn(f'Model: "{self.name}"')
-        print_fn(line)
-        print_fn(f" {'Layer (type)':<28}{'Output Shape':<26}{'Param #':<10}")
-        print_fn("=" * 65)
-        for i, layer in enumerate(self._chain):
-            label = f"{layer.name} ({type(layer).__name__})"
-            print_fn(f" {label:<28}{str(layer.output_shape):<26}{layer.count_params():<10}")
-            print_fn("=" * 65 if i == len(self._chain) - 1 else "")
+        print_fn("_" * rule)
+        print_fn(line(head))
+        print_fn("=" * rule)
+        for i, row in enumerate(rows):
+            print_fn(line(row))
+            print_fn("=" * rule if i == len(rows) - 1 else "")
         trainable = sum(w.value.size for w in self.trainable_weights)
         total = self.count_params()
-        print_fn(f"Total params: {total:,}")
-        print_fn(f"Trainable params: {trainable:,}")
-        print_fn(f"Non-trainable params: {total - trainable:,}")
-        print_fn(line)
+        for label, count in (("Total", total), ("Trainable", trainable),
+                             ("Non-trainable", total - trainable)):
+            print_fn(f"{label} params: {count:,} ({_bytes(4 * count)})")
+        print_fn("_" * rule)
 
     def get_config(self) -> dict:
         self._require_built()
@@ -190,6 +205,26 @@ class Model(TrainingMixin):
     def save(self, path: str) -> None:
         from .saving import save_model
         save_model(self, path)
+
+    def save_weights(self, filepath: Any, overwrite: bool = True) -> None:
+        """The weights alone, as Keras 3's ``.weights.h5`` or an ``.npz``
+        (:mod:`.weights_io`)."""
+        from .weights_io import save_weights
+        save_weights(self, filepath, overwrite)
+
+    def load_weights(self, filepath: Any) -> None:
+        """Weights saved by ``save_weights`` (here or by Keras 3), checked whole first."""
+        from .weights_io import load_weights
+        load_weights(self, filepath)
+
+
+def _bytes(size: float) -> str:
+    """Keras 3's size text: 92.00 B, 1.50 KB (powers of 1024; the weights are float32)."""
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if size / 1024 < 1:
+            return f"{size:.2f} {unit}"
+        size /= 1024
+    return f"{size:.2f} PB"
 
 
 def _single(tensors: Any, what: str) -> Tensor:

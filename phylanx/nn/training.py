@@ -23,8 +23,9 @@ from ..errors import PhylanxError, PhylanxRuntimeError
 from ..runtime.futures import Future
 from . import arguments as args
 from . import callbacks as cbs
-from . import data, data_parallel, initializers, losses, metrics, optimizers
+from . import data, data_parallel, initializers, losses, metrics, optimizers, regularizers
 from .layers_core import Context
+from .training_batch import BatchMixin
 
 #: kind ("train", "test", "predict") -> number of programs compiled (for tests)
 COMPILATIONS: collections.Counter = collections.Counter()
@@ -50,20 +51,34 @@ class Program:
         consts = [g.input(f"fixed{i}", w.value.shape) for i, w in enumerate(fixed)]
         by_weight = {id(w): v for w, v in zip(trainable + fixed, params + consts)}
         updates: list = []
+        # regularizers' terms (Keras 3's model.losses): each regularized weight once,
+        # each call's output of a layer with an activity_regularizer
+        penalties: list = []
+        penalised: set = set()
         # data parallel (see data_parallel.py): shard inputs, reduced gradients
         self.parallel = data_parallel.Inputs(g, data_parallel.recording(), sync_batchnorm) \
             if parallel else None
 
         def ctx_for(layer):
             local = {w.name.split("/", 1)[1]: by_weight[id(w)] for w in layer.weights}
+            if kind != "predict" and id(layer) not in penalised:
+                penalised.add(id(layer))
+                penalties.extend(regularizers.weight_penalties(g, layer, local))
             ctx = Context(g, local, kind == "train")
             ctx.updates = updates
             if self.parallel is not None:
                 ctx.shard, ctx.parallel = self.parallel.shard, self.parallel
             return ctx
 
+        def on_output(layer, y):
+            reg = getattr(layer, "activity_regularizer", None)
+            if reg is not None and kind != "predict":
+                term = regularizers.activity_penalty(g, reg, y)
+                if term is not None:
+                    penalties.append(term)
+
         x = g.input("x_batch", model.input_shape)
-        out = model.emit(ctx_for, x)
+        out = model.emit(ctx_for, x, on_output)
         names = [v.name for v in params + consts] + ["x_batch"]
         results: Any = out
         self.slot_names: tuple[str, ...] = ()
@@ -74,6 +89,8 @@ class Program:
             # the metrics do not, as Keras' `metrics` (not `weighted_metrics`)
             w = g.input("w_batch", (None,)) if weighted else None
             loss = model.loss.emit(g, y, out, w)
+            if penalties:       # in the reported loss too, as Keras reports it
+                loss = g.op("__add", loss, *penalties, shape=(), hint="regularized")
             found = [metrics.emit(k, g, y, out, model.loss) for k in model.metric_kinds]
             names += ["y_batch"] + (["w_batch"] if weighted else [])
             results = [loss, found]
@@ -96,7 +113,8 @@ class Program:
                 loss, found, grads = reduced[0], reduced[1:1 + len(found)], \
                     reduced[1 + len(found):]
                 results = [loss, found]
-            shared = opt.prepare(g, lr, t)
+            grads = opt.clip(g, grads)      # (of the whole batch's gradients)
+            shared = {"lr": lr, **opt.prepare(g, lr, t)}
             new_params, new_slots = [None] * len(params), {s: [None] * len(params)
                                                           for s in self.slot_names}
             # the last layers' updates first: their gradients (and, data-parallel, their
@@ -109,7 +127,9 @@ class Program:
                     for s in self.slot_names:
                         new_slots[s][i] = slots[s][i]
                     continue
-                new_p, made = opt.update(g, p, grad, {s: slots[s][i] for s in slots}, shared)
+                decayed = opt.decayed(g, p, trainable[i], shared)
+                new_p, made = opt.update(g, decayed, grad, {s: slots[s][i] for s in slots},
+                                         shared)
                 new_params[i] = new_p
                 for s in self.slot_names:
                     new_slots[s][i] = made[s]
@@ -190,8 +210,9 @@ def _target_shape(model: Any, out_shape: tuple) -> tuple:
     return out_shape
 
 
-class TrainingMixin:
-    """compile/fit/evaluate/predict of :class:`~.model.Model`."""
+class TrainingMixin(BatchMixin):
+    """compile/fit/evaluate/predict of :class:`~.model.Model` (and the ``*_on_batch``
+    methods of :class:`~.training_batch.BatchMixin`)."""
 
     def __init__(self) -> None:
         self.optimizer: optimizers.Optimizer | None = None
@@ -244,11 +265,11 @@ class TrainingMixin:
         program = self._programs.get(kind)
         if program is None:
             # "train:data": data parallel; "train:data:local_bn": without synchronised
-            # batch statistics; "test:weighted": a loss weighing each sample
-            base, _, mode = kind.partition(":")
+            # batch statistics; ":weighted": a loss weighing each sample
+            base, *modes = kind.split(":")
             program = self._programs[kind] = Program(
-                self, base, parallel=mode.startswith("data"),
-                sync_batchnorm=mode != "data:local_bn", weighted=mode == "weighted")
+                self, base, parallel="data" in modes,
+                sync_batchnorm="local_bn" not in modes, weighted="weighted" in modes)
         return program
 
     def _require_compiled(self, where: str) -> None:
@@ -261,7 +282,8 @@ class TrainingMixin:
     def fit(self, x: Any = None, y: Any = None, batch_size: int | None = None,
             epochs: int = 1, verbose: Any = "auto", callbacks: list | None = None,
             validation_split: float = 0.0, validation_data: Any = None,
-            shuffle: bool = True, initial_epoch: int = 0, stop_on_nan: bool = True,
+            shuffle: bool = True, class_weight: dict | None = None,
+            sample_weight: Any = None, initial_epoch: int = 0, stop_on_nan: bool = True,
             distributed: str | None = None, sync_batchnorm: bool = True,
             conv_split: str | None = None) -> cbs.History:
         """Train for ``epochs`` passes over ``(x, y)``; returns the :class:`History`.
@@ -270,7 +292,10 @@ class TrainingMixin:
         integer or None (32); ``validation_split`` in [0, 1), the last samples, or
         ``validation_data=(x, y)`` or ``(x, y, sample_weight)`` (the validation loss
         weighs each sample, Keras 3's ``sum_over_batch_size``; not both); ``verbose`` 0,
-        1, 2 or "auto" (1).
+        1, 2 or "auto" (1).  ``sample_weight`` (one number per sample) or
+        ``class_weight`` ({class index: weight}) weigh each sample's training loss as
+        Keras 3 does: ``sum(w * loss) / batch size`` (``validation_split`` splits the
+        sample weights too; class weights weigh the training samples only).
 
         ``distributed="data"``: data parallel over the localities (every rank passes
         the same data; see :mod:`.data_parallel`); BatchNormalization then uses the
@@ -304,25 +329,40 @@ class TrainingMixin:
             from .model_parallel_fit import _error
             raise _error("conv_split ('batch' or 'length') is for distributed='model'")
         x, y = data.samples(self, x, y, "fit")
+        train_weights = data.sample_weights(y, sample_weight, class_weight, "fit")
         weights = None
         if validation_split:
             (x, y), (vx, vy) = data.split(x, y, validation_split)
             validation_data = (vx, vy)
+            if train_weights is not None:
+                cut = len(x)
+                if sample_weight is not None:       # (class weights: training only)
+                    weights = train_weights[cut:]
+                train_weights = train_weights[:cut]
         elif validation_data is not None:
             vx, vy, weights = data.validation(self, validation_data)
+        if distributed == "model":
+            self._check_model_parallel(train_weights)
+        for cb in callbacks:    # (a path that cannot be written: before any step)
+            check = getattr(cb, "check_before_training", None)
+            if check is not None:
+                check(self, validation_data is not None)
         trainer = step = None
         if distributed != "model":
-            step = self._program("train" if distributed is None else
-                                 "train:data" if sync_batchnorm else "train:data:local_bn")
+            step = self._program(("train" if distributed is None else
+                                  "train:data" if sync_batchnorm else "train:data:local_bn")
+                                 + ("" if train_weights is None else ":weighted"))
         if distributed is not None:
             # model parallel too: its ranks compute parts of one model from one batch
             # (a tanh on one rank and a relu elsewhere trained a mix without complaint)
             program = step.text if step is not None else json.dumps(
                 [self.get_config(), self.compile_config, conv_split or "batch"],
                 sort_keys=True, default=str)
+            from ..distributed.agreement import checksum
             data_parallel.check_agreement(self, x, y, {
                 "batch_size": batch_size, "epochs": epochs, "initial_epoch": initial_epoch,
-                "shuffle": bool(shuffle), "sync_batchnorm": bool(sync_batchnorm)},
+                "shuffle": bool(shuffle), "sync_batchnorm": bool(sync_batchnorm),
+                "sample weights": None if train_weights is None else checksum(train_weights)},
                 None if validation_data is None else (vx, vy), program, distributed)
             if distributed == "model":      # (its plan splits weights collectively)
                 trainer = self._model_parallel(conv_split or "batch")
@@ -336,7 +376,9 @@ class TrainingMixin:
             opt.init_state([w.value for w in step.trainable])
         steps = math.ceil(len(x) / batch_size)
         history = cbs.History()
-        every = [history, *(callbacks or [])]
+        # Keras' order: the user's callbacks, then History (which so records what they
+        # add to the logs, e.g. ReduceLROnPlateau's learning_rate), then the progress bar
+        every = [*(callbacks or []), history]
         if verbose and (distributed is None or rank == 0):
             every.append(cbs.ProgressBar(verbose))
         for cb in every:
@@ -363,8 +405,9 @@ class TrainingMixin:
                     mine = take
                     if distributed is not None:
                         mine, extra = _shard(step, take, rank, count)
+                    wb = () if train_weights is None else (train_weights[mine],)
                     values = self._train_batch(step, x[mine], y[mine], stop_on_nan, epoch,
-                                               b, history, extra)
+                                               b, history, extra, wb)
                 seen += len(take)
                 for k, v in values.items():
                     totals[k] = totals.get(k, 0.0) + v * len(take)
@@ -382,14 +425,30 @@ class TrainingMixin:
                 break
         for cb in every:
             cb.on_train_end()
+        self.history = history
         return history
 
+    def _check_model_parallel(self, weights) -> None:
+        """What model-parallel training does not do yet, refused before any step (its
+        weights are split: a norm or penalty of one rank's block is not the weight's)."""
+        from .model_parallel_fit import _error
+        if weights is not None:
+            raise _error("sample_weight and class_weight are not supported with "
+                         "distributed='model' yet")
+        if self.optimizer.transforms:
+            raise _error(f"the optimizer's {', '.join(self.optimizer.transforms)} "
+                         "is not supported with distributed='model' yet")
+        if any(getattr(layer, "weight_regularizers", None) or
+               getattr(layer, "activity_regularizer", None) for layer in self.layers):
+            raise _error("regularizers are not supported with distributed='model' yet")
+
     def _train_batch(self, step: Program, xb, yb, stop_on_nan, epoch, batch, history,
-                     extra=()):
+                     extra=(), wb=()):
         opt = self.optimizer
         slots = [v for s in step.slot_names for v in opt.state[s]]
         out = step(*[w.value for w in step.trainable], *[w.value for w in step.fixed], xb, yb,
-                   *slots, np.float32(opt.learning_rate), np.float32(opt.iterations + 1),
+                   *wb, *slots, np.float32(opt.learning_rate),
+                   np.float32(opt.iterations + 1),
                    *extra)
         loss, found, new_params, new_slots, updates = _resolved(out)
         if not np.isfinite(loss) and stop_on_nan:
@@ -439,14 +498,17 @@ class TrainingMixin:
         return {k: v / len(x) for k, v in totals.items()}
 
     def evaluate(self, x: Any = None, y: Any = None, batch_size: int | None = None,
-                 verbose: Any = "auto", return_dict: bool = False) -> Any:
-        """The loss (and metrics) over ``(x, y)``: a number, or ``[loss, *metrics]``."""
+                 verbose: Any = "auto", sample_weight: Any = None,
+                 return_dict: bool = False) -> Any:
+        """The loss (and metrics) over ``(x, y)``: a number, or ``[loss, *metrics]``;
+        ``sample_weight`` weighs the loss as in ``fit`` (``sum(w * loss) / n``)."""
         self._require_compiled("evaluate")
         batch_size = args.integer(batch_size, "batch_size", "evaluate", none=True) or 32
         verbose = args.verbose(verbose, "evaluate")
         return_dict = args.boolean(return_dict, "return_dict", "evaluate")
         x, y = data.samples(self, x, y, "evaluate")
-        scores = self._evaluate_arrays(x, y, batch_size)
+        weights = data.sample_weights(y, sample_weight, None, "evaluate")
+        scores = self._evaluate_arrays(x, y, batch_size, weights)
         if verbose:
             steps = math.ceil(len(x) / batch_size)
             print(f"{steps}/{steps} [{'=' * cbs.ProgressBar.WIDTH}]"

@@ -53,3 +53,9 @@ def test_model_parallel_fit_matches_one_process_and_refuses_bad_input(k):
     assert_all_ok(done, k)
     # one fit with verbose=2 over 3 epochs: only rank 0 printed its progress
     assert done.stdout.count("Epoch 3/3") == 1, done.stdout
+
+
+@pytest.mark.parametrize("k", (2, 3))
+def test_data_parallel_fit_with_weights_clipping_decay_and_regularizers(k):
+    done, _ = program(k, "nn_data_parallel_options.py", timeout=120)
+    assert_all_ok(done, k)

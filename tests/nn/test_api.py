@@ -158,7 +158,7 @@ def test_unknown_names_and_missing_compile():
     with pytest.raises(PhylanxError, match="unknown activation 'rleu'"):
         nn.Dense(3, activation="rleu")
     with pytest.raises(PhylanxError, match="unknown optimizer"):
-        _model().compile("adamw", "mse")
+        _model().compile("adamax", "mse")     # (AdamW is known now)
     model = nn.Sequential([nn.Dense(2, input_shape=(3,))])
     with pytest.raises(PhylanxError, match="must be compiled"):
         model.fit(np.zeros((2, 3)), np.zeros((2, 2)))
