@@ -53,3 +53,10 @@ def test_model_parallel_fit_matches_one_process_and_refuses_bad_input(k):
     assert_all_ok(done, k)
     # one fit with verbose=2 over 3 epochs: only rank 0 printed its progress
     assert done.stdout.count("Epoch 3/3") == 1, done.stdout
+
+
+@pytest.mark.parametrize("k", (2, 3))
+def test_transformer_example_model_data_parallel_matches_one_process(k):
+    # attention, LayerNormalization, residual Adds and dropout (issue 29 item 2)
+    done, _ = program(k, "transformer_parallel.py", timeout=240)
+    assert_all_ok(done, k)
