@@ -292,9 +292,11 @@ class LayerNormalization(Layer):
 
     @staticmethod
     def _broadcast(g, param: Var, shape: tuple) -> Var:
-        if tuple(param.shape) == tuple(d for d in shape if d != 1) and shape[-1] != 1 \
-                and all(d != 1 for d in shape[len(shape) - len(param.shape):]):
-            return param                   # trailing axes: NumPy broadcasts as it is
+        """``param`` shaped to broadcast against the input: as it is when its shape is
+        the end of ``shape`` after leading 1s (the last axis), else reshaped."""
+        lead = len(shape) - len(param.shape)
+        if tuple(shape[lead:]) == tuple(param.shape) and all(d == 1 for d in shape[:lead]):
+            return param
         return g.op("reshape", param, list(shape), shape=shape)
 
     def layer_config(self):

@@ -53,17 +53,6 @@ def Input(shape: Any, dtype: str = "float32", name: str | None = None) -> Tensor
                   args.name(name, "Input") or _auto_name("InputLayer"), dtype)
 
 
-def build_layer(layer: Layer, shape: tuple, source: str) -> tuple:
-    """``layer`` built for inputs of ``shape`` coming from ``source``; shape errors name
-    both."""
-    try:
-        return layer.build_for(shape)
-    except ShapeMismatch as e:
-        raise PhylanxValueError(f"layer '{layer.name}' ({type(layer).__name__}) cannot take "
-                                f"the output of {source}, of shape {tuple(shape)}: "
-                                f"{e.message if hasattr(e, 'message') else e}") from None
-
-
 @dataclass(eq=False)
 class Call:
     """One call of a layer in a functional model: its input tensors and keyword
