@@ -1,6 +1,12 @@
 """Every layer class, by its Keras name (``from phylanx.nn.layers import Dense``)."""
 from __future__ import annotations
 
+from .layers_attention import (
+    Add,
+    LayerNormalization,
+    MultiHeadAttention,
+    TokenAndPositionEmbedding,
+)
 from .layers_conv import (
     AveragePooling1D,
     Conv1D,
@@ -10,11 +16,14 @@ from .layers_conv import (
 )
 from .layers_core import Activation, Dense, Dropout, Flatten, Layer
 from .layers_extra import BatchNormalization, Embedding
-from .layers_recurrent import LSTM, SimpleRNN
+from .layers_image import AveragePooling2D, Conv2D, MaxPooling2D, Permute, Reshape
+from .layers_recurrent import GRU, LSTM, SimpleRNN
 
 __all__ = [
-    "LSTM", "Activation", "AveragePooling1D", "BatchNormalization", "Conv1D", "Dense",
-    "Dropout", "Embedding", "Flatten", "GlobalAveragePooling1D", "GlobalMaxPooling1D",
-    "MaxPooling1D", "SimpleRNN",
+    "GRU", "LSTM", "Activation", "Add", "AveragePooling1D", "AveragePooling2D",
+    "BatchNormalization", "Conv1D", "Conv2D", "Dense", "Dropout", "Embedding", "Flatten",
+    "GlobalAveragePooling1D", "GlobalMaxPooling1D", "LayerNormalization", "MaxPooling1D",
+    "MaxPooling2D", "MultiHeadAttention", "Permute", "Reshape", "SimpleRNN",
+    "TokenAndPositionEmbedding",
 ]
 _ = Layer

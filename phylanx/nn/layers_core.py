@@ -107,7 +107,9 @@ class Layer:
         if self.built and self.input_shape is not None and \
                 _known(self.input_shape[1:]) != _known(input_shape[1:]):
             raise ShapeMismatch(f"expects input shape {self.input_shape}, got {input_shape}")
-        out = tuple(self.compute_output_shape(input_shape))
+        out = self.compute_output_shape(input_shape)
+        # (a list: one shape per output, for layers of several)
+        out = [tuple(o) for o in out] if isinstance(out, list) else tuple(out)
         if not self.built:
             self.build(input_shape)
             self.built = True
@@ -161,6 +163,16 @@ class Layer:
             layer.batch_input_shape = tuple(shape)
         return layer
 
+    def build_call(self, shapes: list[tuple], options: dict) -> Any:
+        """The output shape of a call on tensors of ``shapes`` with keyword ``options``
+        (a list of shapes for a layer of several outputs); builds on first use.  Layers
+        of one input and no options take this; the others override it."""
+        if options:
+            raise ShapeMismatch(f"takes no call options, got {', '.join(sorted(options))}")
+        if len(shapes) != 1:
+            raise ShapeMismatch(f"takes one input tensor, got {len(shapes)}")
+        return self.build_for(shapes[0])
+
     def __call__(self, tensor: Any) -> Any:
         from .model import call_layer
         return call_layer(self, tensor)
@@ -184,7 +196,8 @@ def _rank_words(rank: int) -> str:
 
 
 class Dense(Layer):
-    """``activation(x @ kernel + bias)`` for 2-D inputs ``(batch, features)``."""
+    """``activation(x @ kernel + bias)`` over the last axis of ``(batch, ..., features)``
+    inputs (N-d ones as one product over their rows, as Keras)."""
 
     def __init__(self, units: int, activation: str | None = None, use_bias: bool = True,
                  kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
@@ -196,8 +209,12 @@ class Dense(Layer):
         self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
 
     def compute_output_shape(self, input_shape):
-        expect_rank(self, input_shape, 2, " (add a Flatten or a global pooling layer before it)")
-        return (input_shape[0], self.units)
+        if len(input_shape) < 2 or input_shape[-1] is None:
+            raise ShapeMismatch(f"expects inputs (batch, ..., features) with known features, "
+                                f"got shape {input_shape}")
+        if len(input_shape) > 2 and any(d is None for d in input_shape[1:-1]):
+            raise ShapeMismatch(f"needs every axis but the batch known, got {input_shape}")
+        return tuple(input_shape[:-1]) + (self.units,)
 
     def build(self, input_shape):
         self.add_weight("kernel", (input_shape[-1], self.units), self.kernel_initializer)
@@ -206,10 +223,15 @@ class Dense(Layer):
 
     def forward(self, ctx, x):
         g, w = ctx.graph, ctx.weights
-        shape = (x.shape[0], self.units)
-        y = g.op("dot", x, w["kernel"], shape=shape, hint="dense")
+        out_shape = self.compute_output_shape(x.shape)
+        rows = x if len(x.shape) == 2 else \
+            g.op("reshape", x, [-1, x.shape[-1]], shape=(None, x.shape[-1]))
+        shape = (rows.shape[0], self.units)
+        y = g.op("dot", rows, w["kernel"], shape=shape, hint="dense")
         if self.use_bias:
             y = g.op("__add", y, w["bias"], shape=shape)
+        if len(x.shape) > 2:
+            y = g.op("reshape", y, [-1, *out_shape[1:]], shape=out_shape)
         return activations.apply(self.activation, g, y)
 
     def layer_config(self):
@@ -249,6 +271,26 @@ class Flatten(Layer):
         return ctx.graph.op("reshape", x, [-1, shape[1]], shape=shape, hint="flatten")
 
 
+def dropout(ctx: Context, x: Var, rate: float) -> Var:
+    """``x`` with a fraction ``rate`` zeroed and the rest scaled by ``1 / (1 - rate)`` in
+    training; ``x`` otherwise (Dropout, and MultiHeadAttention's attention weights)."""
+    if not ctx.training or rate == 0.0:
+        return x
+    g = ctx.graph
+    if ctx.shard is not None and all(d is not None for d in x.shape[1:]):
+        # every rank draws the global batch's mask (same seed) and keeps its rows:
+        # the masks, hence the losses, are those of one process
+        offset, stop, total = ctx.shard
+        whole = g.op("random_sample", [total, *x.shape[1:]], shape=x.shape)
+        noise = g.op("slice", whole, [offset, stop], shape=x.shape)
+    else:
+        size = g.op("shape", x, shape=(len(x.shape),))
+        noise = g.op("random_sample", size, shape=x.shape)
+    keep = g.op("__ge", noise, rate, shape=x.shape, hint="keep")
+    kept = g.op("__mul", x, keep, shape=x.shape)
+    return g.op("__mul", kept, 1.0 / (1.0 - rate), shape=x.shape, hint="dropout")
+
+
 class Dropout(Layer):
     """In training, zeroes a fraction ``rate`` of the inputs and scales the rest by
     ``1 / (1 - rate)``; the identity otherwise.  The mask is drawn inside the step."""
@@ -264,21 +306,7 @@ class Dropout(Layer):
         self.seed = None
 
     def forward(self, ctx, x):
-        if not ctx.training or self.rate == 0.0:
-            return x
-        g = ctx.graph
-        if ctx.shard is not None and all(d is not None for d in x.shape[1:]):
-            # every rank draws the global batch's mask (same seed) and keeps its rows:
-            # the masks, hence the losses, are those of one process
-            offset, stop, total = ctx.shard
-            whole = g.op("random_sample", [total, *x.shape[1:]], shape=x.shape)
-            noise = g.op("slice", whole, [offset, stop], shape=x.shape)
-        else:
-            size = g.op("shape", x, shape=(len(x.shape),))
-            noise = g.op("random_sample", size, shape=x.shape)
-        keep = g.op("__ge", noise, self.rate, shape=x.shape, hint="keep")
-        kept = g.op("__mul", x, keep, shape=x.shape)
-        return g.op("__mul", kept, 1.0 / (1.0 - self.rate), shape=x.shape, hint="dropout")
+        return dropout(ctx, x, self.rate)
 
     def layer_config(self):
         return {"rate": self.rate, "seed": self.seed}

@@ -1,4 +1,5 @@
-"""Recurrent layers: SimpleRNN and LSTM (Keras' weight layout and gate order i, f, c, o).
+"""Recurrent layers: SimpleRNN, LSTM and GRU (Keras' weight layouts and gate orders:
+i, f, c, o for LSTM; z, r, h for GRU).
 
 The number of steps is part of the input shape, so the recurrence is unrolled into the
 step's program: one statement group per step, and a straight-line program differentiates
@@ -137,3 +138,106 @@ class LSTM(_Recurrent):
         return {**super().layer_config(), "recurrent_activation": self.recurrent_activation,
                 "unit_forget_bias": self.unit_forget_bias}
 
+
+
+class GRU(_Recurrent):
+    """Gated recurrent unit, Keras 3's formulation (gates z, r, h)::
+
+        z = recurrent_activation(x_z + h @ U_z + b_z)     (r likewise)
+        h' = activation(x_h + r * (h @ U_h + b_h))        (reset_after=True, the default)
+        h' = activation(x_h + (r * h) @ U_h)              (reset_after=False)
+        h = z * h + (1 - z) * h'
+
+    With ``reset_after`` the bias is ``(2, 3 * units)``: the input bias, then the
+    recurrent one.  ``go_backwards`` reads the steps last to first (and returns the
+    sequence in that order, as Keras); ``return_state`` adds the last state as a second
+    output."""
+
+    gates = 3
+
+    def __init__(self, units: int, recurrent_activation: str | None = "sigmoid",
+                 reset_after: bool = True, return_state: bool = False,
+                 go_backwards: bool = False, **kwargs: Any) -> None:
+        super().__init__(units, **kwargs)
+        where = "GRU"
+        self.recurrent_activation = activations.check(recurrent_activation)
+        self.reset_after = args.boolean(reset_after, "reset_after", where)
+        self.return_state = args.boolean(return_state, "return_state", where)
+        self.go_backwards = args.boolean(go_backwards, "go_backwards", where)
+
+    def compute_output_shape(self, input_shape):
+        out = super().compute_output_shape(input_shape)
+        return [out, (input_shape[0], self.units)] if self.return_state else out
+
+    def build(self, input_shape):
+        width = 3 * self.units
+        self.add_weight("kernel", (input_shape[-1], width), self.kernel_initializer)
+        self.add_weight("recurrent_kernel", (self.units, width), self.recurrent_initializer)
+        if self.use_bias:
+            self.add_weight("bias", (2, width) if self.reset_after else (width,),
+                            self.bias_initializer)
+
+    def forward(self, ctx, x):
+        g, w = ctx.graph, ctx.weights
+        u, width = self.units, 3 * self.units
+        batch, steps, channels = x.shape
+        input_bias = recurrent_bias = None
+        if self.use_bias and self.reset_after:
+            input_bias = g.op("slice", w["bias"], 0, _ALL, shape=(width,))
+            recurrent_bias = g.op("slice", w["bias"], 1, _ALL, shape=(width,))
+        elif self.use_bias:
+            input_bias = w["bias"]
+        flat = g.op("reshape", x, [-1, channels], shape=(None, channels))
+        z_all = g.op("dot", flat, w["kernel"], shape=(None, width), hint="proj")
+        if input_bias is not None:
+            z_all = g.op("__add", z_all, input_bias, shape=(None, width))
+        z_all = g.op("reshape", z_all, [-1, steps, width], shape=(batch, steps, width))
+        order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
+        shape = (batch, u)
+
+        def part(value, k):          # gate k's columns (of a bias vector too)
+            if len(value.shape) == 1:
+                return g.op("slice", value, [k * u, (k + 1) * u], shape=(u,))
+            return g.op("slice", value, _ALL, [k * u, (k + 1) * u], shape=shape)
+
+        hs: list[Var] = []
+        for t in order:
+            xt = g.op("slice", z_all, _ALL, t, _ALL, shape=(batch, width))
+            h = hs[-1] if hs else None
+            if h is not None and self.reset_after:
+                inner = g.op("dot", h, w["recurrent_kernel"], shape=(batch, width))
+                if recurrent_bias is not None:
+                    inner = g.op("__add", inner, recurrent_bias, shape=(batch, width))
+            elif h is not None:
+                kernel = g.op("slice", w["recurrent_kernel"], _ALL, [0, 2 * u],
+                              shape=(u, 2 * u))
+                inner = g.op("dot", h, kernel, shape=(batch, 2 * u))
+            else:          # h_0 = 0: only the recurrent bias (reset_after) remains
+                inner = recurrent_bias
+            gates = []
+            for k in (0, 1):
+                pre = part(xt, k) if inner is None else \
+                    g.op("__add", part(xt, k), part(inner, k), shape=shape)
+                gates.append(activations.apply(self.recurrent_activation, g, pre))
+            z, r = gates
+            if inner is None:
+                recurrent_h = None
+            elif self.reset_after:
+                recurrent_h = g.op("__mul", r, part(inner, 2), shape=shape)
+            else:
+                kernel = g.op("slice", w["recurrent_kernel"], _ALL, [2 * u, 3 * u],
+                              shape=(u, u))
+                recurrent_h = g.op("dot", g.op("__mul", r, h, shape=shape), kernel, shape=shape)
+            pre = part(xt, 2) if recurrent_h is None else \
+                g.op("__add", part(xt, 2), recurrent_h, shape=shape)
+            candidate = activations.apply(self.activation, g, pre)
+            fresh = g.op("__mul", g.op("__sub", 1.0, z, shape=shape), candidate, shape=shape)
+            hs.append(fresh if h is None else g.op(
+                "__add", g.op("__mul", z, h, shape=shape), fresh, shape=shape, hint="h"))
+        out = self._outputs(ctx, hs)
+        return [out, hs[-1]] if self.return_state else out
+
+    def layer_config(self):
+        return {**super().layer_config(), "recurrent_activation": self.recurrent_activation,
+                "reset_after": self.reset_after, "return_state": self.return_state,
+                "go_backwards": self.go_backwards}

@@ -1,9 +1,14 @@
 """Models: the functional ``Model(inputs, outputs)`` over ``Input`` tensors, and
 ``Sequential``; their structure, weights, summary and config.
 
-Calling a layer on a symbolic :class:`Tensor` builds it for the tensor's shape and
-returns the output tensor; a shape the layer cannot take is an error naming both layers
-and the shape.  Training, evaluation and prediction live in :mod:`.training`.
+Calling a layer on symbolic :class:`Tensor` s builds it for their shapes and returns
+the output tensor (or tensors: ``GRU(return_state=True)``,
+``MultiHeadAttention(..., return_attention_scores=True)``); a shape the layer cannot
+take is an error naming both layers and the shape.  A functional model is the graph of
+those calls (:class:`Call`), from one input to one output: a layer may take several
+tensors (``Add()([x, h])``, ``MultiHeadAttention()(query, value)``), so residual
+connections are branches of the graph, emitted in topological order.  Training,
+evaluation and prediction live in :mod:`.training`.
 """
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ import numpy as np
 
 from ..autodiff.symbolic import Var
 from ..errors import PhylanxValueError
+from ..source import user_line
 from . import arguments as args
 from .layers_core import Layer, ShapeMismatch, _auto_name
 from .training import TrainingMixin
@@ -22,13 +28,17 @@ from .training import TrainingMixin
 @dataclass(eq=False)
 class Tensor:
     """A symbolic tensor: its shape (batch axis None), the layer that produced it (None
-    for an ``Input``) and that layer's input tensor."""
+    for an ``Input``) and that layer's (first) input tensor; ``call`` is the whole call
+    (all its inputs and options), ``index`` which of the call's outputs this is (None:
+    its only one)."""
 
     shape: tuple
     layer: Layer | None = None
     inbound: Tensor | None = None
     name: str = ""
     dtype: str = "float32"
+    call: Call | None = None
+    index: int | None = None
 
     def source(self) -> str:
         if self.layer is None:
@@ -43,24 +53,66 @@ def Input(shape: Any, dtype: str = "float32", name: str | None = None) -> Tensor
                   args.name(name, "Input") or _auto_name("InputLayer"), dtype)
 
 
-def build_layer(layer: Layer, shape: tuple, source: str) -> tuple:
-    """``layer`` built for inputs of ``shape`` coming from ``source``; shape errors name
-    both."""
+@dataclass(eq=False)
+class Call:
+    """One call of a layer in a functional model: its input tensors and keyword
+    options (``use_causal_mask`` ...), passed to the layer's ``forward``."""
+
+    layer: Layer
+    inputs: tuple
+    options: dict
+
+
+def call_layer(layer: Layer, tensors: Any, options: dict | None = None) -> Any:
+    """The output tensor(s) of ``layer`` called on ``tensors`` (one, or a list)."""
+    tensors = list(tensors) if isinstance(tensors, (list, tuple)) else [tensors]
+    for tensor in tensors:
+        if not isinstance(tensor, Tensor):
+            raise PhylanxValueError(f"layer '{layer.name}' was called on a "
+                                    f"{type(tensor).__name__}; call layers on Input() "
+                                    "tensors (or use model.predict for data)")
+    options = dict(options or {})
     try:
-        return layer.build_for(shape)
+        out = layer.build_call([t.shape for t in tensors], options)
     except ShapeMismatch as e:
+        sources = " and ".join(t.source() for t in tensors)
+        shapes = ", ".join(str(tuple(t.shape)) for t in tensors)
+        # located at the user's call of the layer (the model is built there)
         raise PhylanxValueError(f"layer '{layer.name}' ({type(layer).__name__}) cannot take "
-                                f"the output of {source}, of shape {tuple(shape)}: "
-                                f"{e.message if hasattr(e, 'message') else e}") from None
+                                f"the output of {sources}, of shape {shapes}: "
+                                f"{e.message if hasattr(e, 'message') else e}",
+                                user_line()) from None
+    call = Call(layer, tuple(tensors), options)
+    first = tensors[0]
+    if isinstance(out, list):       # several outputs, each a tensor of its own
+        return [Tensor(tuple(shape), layer, first, layer.name, first.dtype, call, i)
+                for i, shape in enumerate(out)]
+    return Tensor(tuple(out), layer, first, layer.name, first.dtype, call)
 
 
-def call_layer(layer: Layer, tensor: Any) -> Tensor:
-    if not isinstance(tensor, Tensor):
-        raise PhylanxValueError(f"layer '{layer.name}' was called on a "
-                                f"{type(tensor).__name__}; call layers on Input() tensors "
-                                "(or use model.predict for data)")
-    out = build_layer(layer, tensor.shape, tensor.source())
-    return Tensor(out, layer, tensor, layer.name, tensor.dtype)
+def _calls(inputs: Tensor, outputs: Tensor) -> list[Call]:
+    """The calls computing ``outputs`` from ``inputs``, each after those it reads."""
+    order: list[Call] = []
+    done: set[int] = set()
+    stack: list[tuple[Tensor, bool]] = [(outputs, False)]
+    while stack:             # (iterative: a deep model must not hit the recursion limit)
+        tensor, expanded = stack.pop()
+        if tensor is inputs:
+            continue
+        call = tensor.call
+        if call is None:
+            raise PhylanxValueError("the model's outputs are not computed from its inputs"
+                                    + ("" if tensor.layer is not None else
+                                       f" alone (they read {tensor.source()})"))
+        if id(call) in done:
+            continue
+        if expanded:
+            done.add(id(call))
+            order.append(call)
+            continue
+        stack.append((tensor, True))
+        stack.extend((t, False) for t in reversed(call.inputs))
+    return order
 
 
 class Model(TrainingMixin):
@@ -68,7 +120,7 @@ class Model(TrainingMixin):
 
     def __init__(self, inputs: Any = None, outputs: Any = None, name: str | None = None):
         self.name = name or _auto_name(type(self).__name__)
-        self._chain: list[Layer] = []
+        self._calls: list[Call] = []
         self.input: Tensor | None = None
         self.output: Tensor | None = None
         if inputs is not None or outputs is not None:
@@ -76,15 +128,27 @@ class Model(TrainingMixin):
         super().__init__()
 
     def _set_graph(self, inputs: Tensor, outputs: Tensor) -> None:
-        chain: list[Layer] = []
-        tensor = outputs
-        while tensor is not inputs:
-            if tensor is None or tensor.layer is None:
-                raise PhylanxValueError("the model's outputs are not computed from its inputs")
-            chain.append(tensor.layer)
-            tensor = tensor.inbound
-        self._chain = chain[::-1]
+        self._calls = _calls(inputs, outputs)
         self.input, self.output = inputs, outputs
+
+    @property
+    def _chain(self) -> list[Layer]:
+        """The layers in call order (a layer called twice, twice)."""
+        return [call.layer for call in self._calls]
+
+    @property
+    def is_chain(self) -> bool:
+        """Whether each layer takes the previous one's only output (no branches, no
+        call options, one output each): what saving and model-parallel training take."""
+        previous = self.input
+        for call in self._calls:
+            if len(call.inputs) != 1 or call.inputs[0] is not previous or call.options \
+                    or previous.index is not None:
+                return False
+            previous = _only_output(call, self._calls, self.output)
+            if previous is None:
+                return False
+        return previous is self.output
 
     # -- structure ---------------------------------------------------------------
     @property
@@ -116,13 +180,16 @@ class Model(TrainingMixin):
 
     def emit(self, ctx_for, x: Var, on_output=None) -> Var:
         """Write the forward pass into a program; ``ctx_for(layer)`` gives each layer's
-        :class:`Context`; ``on_output(layer, var)``, if given, sees each layer's output
-        (activity regularizers)."""
-        for layer in self._chain:
-            x = layer.forward(ctx_for(layer), x)
+        :class:`Context`; ``on_output(layer, value)``, if given, sees each layer call's
+        output (activity regularizers)."""
+        values: dict[int, Any] = {id(self.input): x}
+        for call in self._calls:
+            ins = [_value(values, t) for t in call.inputs]
+            out = call.layer.forward(ctx_for(call.layer), *ins, **call.options)
+            values[id(call)] = out
             if on_output is not None:
-                on_output(layer, x)
-        return x
+                on_output(call.layer, out)
+        return _value(values, self.output)
 
     @property
     def weights(self):
@@ -197,6 +264,13 @@ class Model(TrainingMixin):
 
     def get_config(self) -> dict:
         self._require_built()
+        if not self.is_chain:
+            # (the config lists layers in order: a graph with branches would come back
+            # as a chain, silently another model)
+            raise PhylanxValueError(f"model '{self.name}' has branches (a layer taking "
+                                    "several tensors or call options): its config, hence "
+                                    "saving it, is not supported yet; save its weights "
+                                    "with get_weights()")
         return {"name": self.name, "input_shape": list(self.input.shape),
                 "input_dtype": self.input.dtype,
                 "layers": [{"class_name": type(layer).__name__, "config": layer.get_config()}
@@ -225,6 +299,24 @@ def _bytes(size: float) -> str:
             return f"{size:.2f} {unit}"
         size /= 1024
     return f"{size:.2f} PB"
+
+
+def _value(values: dict, tensor: Tensor) -> Any:
+    """The program value of ``tensor`` (one output of its call's, or the input)."""
+    if tensor.call is None:
+        return values[id(tensor)]
+    out = values[id(tensor.call)]
+    return out if tensor.index is None else out[tensor.index]
+
+
+def _only_output(call: Call, calls: list[Call], output: Tensor) -> Tensor | None:
+    """The one tensor of ``call`` that later calls or the model output read (None if
+    they read several, or none)."""
+    later = calls[calls.index(call) + 1:]
+    read = {id(t): t for c in later for t in c.inputs if t.call is call}
+    if output.call is call:
+        read[id(output)] = output
+    return next(iter(read.values())) if len(read) == 1 else None
 
 
 def _single(tensors: Any, what: str) -> Tensor:
@@ -258,8 +350,7 @@ class Sequential(Model):
         if not self.built and not self._pending and layer.batch_input_shape is not None:
             self.input = self.output = Input(layer.batch_input_shape[1:])
         if self.built:
-            self.output = call_layer(layer, self.output)
-            self._chain.append(layer)
+            self._append(layer)
         else:
             self._pending.append(layer)
         self._reset_programs()
@@ -270,7 +361,7 @@ class Sequential(Model):
         if self._pending:
             self._pending.pop()
         else:
-            self._chain.pop()
+            self._calls.pop()
             self.output = self.output.inbound
         self._reset_programs()
 
@@ -281,6 +372,14 @@ class Sequential(Model):
         if not self.built:
             self.input = self.output = Input(tuple(input_shape)[1:])
         for layer in self._pending:
-            self.output = call_layer(layer, self.output)
-            self._chain.append(layer)
+            self._append(layer)
         self._pending = []
+
+    def _append(self, layer: Layer) -> None:
+        out = call_layer(layer, self.output)
+        if isinstance(out, list):
+            raise PhylanxValueError(f"layer '{layer.name}' ({type(layer).__name__}) has "
+                                    f"{len(out)} outputs: a Sequential takes layers of one "
+                                    "output (use the functional Model)")
+        self.output = out
+        self._calls.append(out.call)

@@ -217,6 +217,11 @@ def plan(model: Any, conv_split: str) -> list:
     """The model's stages (see the module doc); errors before any communication."""
     if conv_split not in SPLITS:
         raise _error(f"conv_split must be 'batch' or 'length', got {conv_split!r}")
+    if not model.is_chain:
+        # (the stages run the layers one after the other: a branch would be dropped)
+        raise _error(f"model '{model.name}' has branches (Add, attention, several "
+                     "outputs): model-parallel training takes a chain of layers; train "
+                     "with distributed='data'")
     count = dist.num_localities()
     chain = list(model._chain)
     trainable = {id(w) for w in model.trainable_weights}

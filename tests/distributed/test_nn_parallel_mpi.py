@@ -59,3 +59,10 @@ def test_model_parallel_fit_matches_one_process_and_refuses_bad_input(k):
 def test_data_parallel_fit_with_weights_clipping_decay_and_regularizers(k):
     done, _ = program(k, "nn_data_parallel_options.py", timeout=120)
     assert_all_ok(done, k)
+
+
+@pytest.mark.parametrize("k", (2, 3))
+def test_transformer_example_model_data_parallel_matches_one_process(k):
+    # attention, LayerNormalization, residual Adds and dropout (issue 29 item 2)
+    done, _ = program(k, "transformer_parallel.py", timeout=240)
+    assert_all_ok(done, k)

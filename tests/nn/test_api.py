@@ -102,11 +102,11 @@ def test_summary_save_and_load(tmp_path, capsys):
 def test_layer_shapes_that_do_not_fit_name_both_layers():
     nn.clear_session()
     with pytest.raises(PhylanxError) as info:
-        nn.Sequential([nn.Input((8, 3)), nn.Conv1D(4, 3), nn.Dense(2)])
+        nn.Sequential([nn.Input((8, 3)), nn.Conv1D(4, 3), nn.Flatten(), nn.Conv1D(2, 2)])
     message = str(info.value)
-    assert "'dense' (Dense)" in message and "'conv1d' (Conv1D)" in message
-    assert "(None, 6, 4)" in message and "Flatten" in message
-    with pytest.raises(PhylanxError, match=r"'conv1d_1' \(Conv1D\) cannot take the output "
+    assert "'conv1d_1' (Conv1D)" in message and "'flatten' (Flatten)" in message
+    assert "(None, 24)" in message and "rank 3" in message
+    with pytest.raises(PhylanxError, match=r"'conv1d_2' \(Conv1D\) cannot take the output "
                                            r"of input .*\(None, 2, 3\).*kernel_size 3"):
         nn.Conv1D(4, 3)(nn.Input((2, 3)))
 

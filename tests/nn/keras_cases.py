@@ -1,0 +1,165 @@
+"""The models on which the new layers are compared with Keras 3 (issue 29): each case
+builds the same model in phylanx.nn and in Keras, with the same weight layout.
+
+``reference(name)`` runs Keras on a case (initial weights from phylanx's initialisers,
+so both start equal): predictions, then per-epoch losses and final weights of a few
+epochs of SGD.  ``tools/keras_references.py`` stores these in
+``tests/nn/data/keras_layers.npz`` for machines without Keras;
+``tests/nn/test_keras_layers.py`` compares phylanx with both.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from phylanx import nn
+
+# Keras 3 runs on JAX here (installed by .[all]); set before anything imports Keras
+os.environ.setdefault("KERAS_BACKEND", "jax")
+STORED = os.path.join(os.path.dirname(__file__), "data", "keras_layers.npz")
+SAMPLES, BATCH, EPOCHS, LEARNING_RATE, CLASSES = 24, 8, 3, 0.1, 3
+#: attention mask of the cross-attention case: (query steps, key steps), True = attend
+MASK = np.tril(np.ones((6, 6), bool)) | np.eye(6, k=2, dtype=bool)
+
+
+def _mha_causal(L):
+    x = L.Input((6, 8))
+    h = L.MultiHeadAttention(2, 4)(x, x, use_causal_mask=True)
+    return x, L.Dense(CLASSES, activation="softmax")(L.GlobalAveragePooling1D()(h))
+
+
+def _mha_cross(L):
+    x = L.Input((6, 8))
+    v = L.Dense(5)(x)
+    # (the scores returned also keep Keras off its fused kernel, which in Keras 3.15 on
+    # JAX refuses a value_dim other than key_dim)
+    h, scores = L.MultiHeadAttention(3, 2, value_dim=3, output_shape=7)(
+        x, v, key=x, attention_mask=MASK[None], return_attention_scores=True)
+    h = L.Add()([L.Dense(4)(L.Flatten()(h)),
+                 L.Dense(4)(L.Flatten()(L.Permute((2, 3, 1))(scores)))])
+    return x, L.Dense(CLASSES, activation="softmax")(h)
+
+
+def _layernorm(L):
+    x = L.Input((5, 6))
+    h = L.LayerNormalization(axis=[1, 2])(L.LayerNormalization()(L.Dense(6)(x)))
+    h = L.LayerNormalization(axis=1, epsilon=0.01, center=False)(h)
+    return x, L.Dense(CLASSES, activation="softmax")(L.Flatten()(h))
+
+
+def _gru(L):
+    x = L.Input((6, 3))
+    h = L.GRU(5, return_sequences=True, go_backwards=True)(x)
+    h = L.GRU(4, reset_after=False)(h)
+    return x, L.Dense(CLASSES, activation="softmax")(h)
+
+
+def _gru_state(L):
+    x = L.Input((6, 3))
+    sequence, state = L.GRU(4, return_sequences=True, return_state=True)(x)
+    h = L.Add()([L.GlobalAveragePooling1D()(sequence), state])
+    return x, L.Dense(CLASSES, activation="softmax")(h)
+
+
+def _conv2d(L):
+    x = L.Input((8, 8, 2))
+    h = L.Conv2D(4, 3, padding="same", activation="relu")(x)
+    h = L.MaxPooling2D()(h)
+    h = L.Conv2D(3, 2, dilation_rate=2)(h)
+    h = L.AveragePooling2D(3, strides=1, padding="same")(h)
+    h = L.Conv2D(3, (1, 2), strides=(1, 1))(h)
+    return x, L.Dense(CLASSES, activation="softmax")(L.Flatten()(h))
+
+
+def _reshape_permute(L):
+    x = L.Input((4, 6))
+    h = L.Permute((2, 1))(L.Reshape((6, 4))(x))
+    h = L.Reshape((-1,))(L.Dense(2, activation="tanh")(h))
+    return x, L.Dense(CLASSES, activation="softmax")(h)
+
+
+CASES = {"mha_causal": _mha_causal, "mha_cross": _mha_cross, "layernorm": _layernorm,
+         "gru": _gru, "gru_state": _gru_state, "conv2d": _conv2d,
+         "reshape_permute": _reshape_permute}
+
+
+class _Shapes:
+    """Stands in for a layers module to read a case's input shape."""
+
+    def Input(self, shape):  # noqa: N802
+        raise _InputShape(shape)
+
+    def __getattr__(self, name):
+        raise AttributeError(name)
+
+
+class _InputShape(Exception):
+    pass
+
+
+def _input_shape(name: str) -> tuple:
+    try:
+        CASES[name](_Shapes())
+    except _InputShape as e:
+        return tuple(e.args[0])
+    raise AssertionError("a case starts with Input")
+
+
+def data(name: str) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(sorted(CASES).index(name))
+    return (rng.normal(size=(SAMPLES, *_input_shape(name))).astype(np.float32),
+            rng.integers(0, CLASSES, SAMPLES))
+
+
+def phylanx_model(name: str) -> nn.Model:
+    nn.clear_session()
+    nn.set_seed(sorted(CASES).index(name) + 100)
+    return nn.Model(*CASES[name](nn))
+
+
+def keras_model(name: str):
+    import keras
+    return keras.Model(*CASES[name](keras.layers))
+
+
+def train(model, x, y, keras_api: bool) -> tuple[np.ndarray, list]:
+    """Per-epoch losses and final weights of EPOCHS epochs of SGD, batches in order."""
+    if keras_api:
+        import keras
+        model.compile(optimizer=keras.optimizers.SGD(LEARNING_RATE),
+                      loss="sparse_categorical_crossentropy")
+    else:
+        model.compile(optimizer=nn.SGD(LEARNING_RATE), loss="sparse_categorical_crossentropy")
+    history = model.fit(x, y, batch_size=BATCH, epochs=EPOCHS, shuffle=False, verbose=0)
+    return np.asarray(history.history["loss"]), [np.asarray(w) for w in model.get_weights()]
+
+
+def reference(name: str) -> dict:
+    """Keras' predictions, losses and final weights from phylanx's initial weights."""
+    x, y = data(name)
+    initial = phylanx_model(name).get_weights()
+    model = keras_model(name)
+    model.set_weights(initial)
+    prediction = np.asarray(model.predict(x, verbose=0))
+    losses, final = train(model, x, y, keras_api=True)
+    return {"initial": initial, "prediction": prediction, "losses": losses, "final": final}
+
+
+def stored(name: str) -> dict:
+    """The stored reference of case ``name`` (``tools/keras_references.py``)."""
+    with np.load(STORED) as saved:
+        found: dict = {}
+        for key in saved.files:
+            case, field, *index = key.split("/")
+            if case != name:
+                continue
+            if index:
+                found.setdefault(field, {})[int(index[0])] = saved[key]
+            else:
+                found[field] = saved[key]
+    if not found:
+        raise KeyError(f"no stored Keras reference for {name!r}: run "
+                       "tools/keras_references.py")
+    return {k: [v[i] for i in sorted(v)] if isinstance(v, dict) else v
+            for k, v in found.items()}

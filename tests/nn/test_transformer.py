@@ -1,0 +1,101 @@
+"""examples/transformer.py (issue 29 item 2): its encoder block trains to the loss curve
+Keras 3 draws for the same model from the same weights (dropout 0, Adam, batches in
+order), live when Keras is installed and from the stored reference otherwise; with
+dropout it learns the task.  (2 localities against 1: tests/distributed/
+test_nn_parallel_mpi.py, programs/transformer_parallel.py.)"""
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+from phylanx import nn
+
+from . import keras_cases
+
+# Keras' own warnings (NumPy 2's copy keyword, masks Permute drops) are not ours
+pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning:keras"),
+              pytest.mark.filterwarnings("ignore::UserWarning:keras")]
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
+SIZES = {"steps": 8, "vocab": 10, "dim": 8, "heads": 2, "hidden": 16}
+SAMPLES, BATCH, EPOCHS, LEARNING_RATE = 64, 16, 3, 0.01
+
+
+def example():
+    if str(EXAMPLES) not in sys.path:
+        sys.path.insert(0, str(EXAMPLES))
+    spec = importlib.util.spec_from_file_location("phylanx_example_transformer",
+                                                  EXAMPLES / "transformer.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _setting():
+    ex = example()
+    x, y = ex.order_data(SAMPLES, SIZES["steps"], SIZES["vocab"], seed=3)
+    nn.clear_session()
+    nn.set_seed(5)
+    return ex, x, y, ex.build(**SIZES, dropout=0.0)
+
+
+def keras_reference() -> dict:
+    """Keras' per-epoch losses and final weights from the phylanx model's initial ones."""
+    import keras
+    ex, x, y, model = _setting()
+    initial = model.get_weights()
+    theirs = ex.keras_model(**SIZES, dropout=0.0)
+    theirs.set_weights(initial)
+    theirs.compile(keras.optimizers.Adam(LEARNING_RATE), "sparse_categorical_crossentropy")
+    history = theirs.fit(x.astype(np.int32), y, batch_size=BATCH, epochs=EPOCHS,
+                         shuffle=False, verbose=0)
+    return {"initial": initial, "losses": np.asarray(history.history["loss"]),
+            "final": [np.asarray(w) for w in theirs.get_weights()]}
+
+
+def _check_against(reference: dict) -> None:
+    _, x, y, model = _setting()
+    model.set_weights(reference["initial"])
+    model.compile(nn.Adam(LEARNING_RATE), "sparse_categorical_crossentropy")
+    history = model.fit(x, y, batch_size=BATCH, epochs=EPOCHS, shuffle=False, verbose=0)
+    np.testing.assert_allclose(history.history["loss"], reference["losses"], rtol=1e-5)
+    for mine, theirs in zip(model.get_weights(), reference["final"], strict=True):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-4, atol=2e-6)
+
+
+@pytest.mark.slow
+def test_loss_curve_equals_keras_live():
+    pytest.importorskip("keras")
+    _check_against(keras_reference())
+
+
+def test_loss_curve_equals_stored_keras_reference():
+    _check_against(keras_cases.stored("transformer"))
+
+
+def test_keras_and_phylanx_models_have_one_weight_layout():
+    pytest.importorskip("keras")
+    ex = example()
+    nn.clear_session()
+    mine = ex.build(**SIZES)
+    theirs = ex.keras_model(**SIZES)
+    assert [w.shape for w in mine.get_weights()] == [w.shape for w in theirs.get_weights()]
+
+
+def test_the_example_learns_the_order_task(capsys):
+    accuracy = example().main(["--epochs", "6", "--samples", "768", "--verbose", "0"])
+    assert accuracy >= 0.75          # chance is 0.5
+    assert "test accuracy" in capsys.readouterr().out
+
+
+def test_the_task_needs_two_positions():
+    x, y = example().order_data(400, 10, 12, seed=1)
+    first_a = np.argmax(x == 1, axis=1)
+    first_b = np.argmax(x == 2, axis=1)
+    np.testing.assert_array_equal(y, first_a < first_b)
+    assert ((x == 1).sum(axis=1) == 1).all() and ((x == 2).sum(axis=1) == 1).all()
+    assert 0.35 < y.mean() < 0.65
