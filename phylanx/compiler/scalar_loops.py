@@ -102,7 +102,8 @@ def build(node: Node, tree_run, opaque: frozenset = frozenset()):
     every variable it reads is plain, else ``tree_run``; None if the subtree cannot be
     translated.  The nodes of ``opaque`` run through their own closures."""
     try:
-        translator = Translator(arrays=bool(config.get("array_loops")), opaque=opaque)
+        translator = Translator(arrays=bool(config.get("array_loops")), opaque=opaque,
+                                invariants=bool(config.get("loop_invariants")))
         compiled, reads, lines = translator.translate(node)
     except Unsupported:
         return None

@@ -25,7 +25,7 @@ from ..runtime.cancel import PENDING, check
 from ..runtime.futures import Future, waited
 from ..runtime.nodes import Node
 from ..values import truth
-from . import loop_buffers
+from . import loop_buffers, loop_invariants
 from .dependencies import primitive_is_pure
 
 #: eager primitives whose kernels give plain results for plain operands (no futures, no
@@ -86,7 +86,8 @@ class Unsupported(Exception):  # noqa: N818 - a signal of the translator, never 
 class Translator:
     """One subtree as the text of a Python function ``loop(frame)``."""
 
-    def __init__(self, arrays: bool = False, opaque: frozenset = frozenset()):
+    def __init__(self, arrays: bool = False, opaque: frozenset = frozenset(),
+                 invariants: bool = True):
         # also every primitive of :func:`plain_kernel` (array loops), not only PURE's
         self.arrays = arrays
         # nodes run through their own closure (what fusion built for them), see emit_opaque
@@ -107,6 +108,11 @@ class Translator:
         # bound to a variable): their buffers may take that consumer's result
         # (loop_buffers.py)
         self.fresh: set[str] = set()
+        # the loops being written, innermost last (loop_invariants.LoopFacts), and the
+        # lazily bound locals each resets at its entry
+        self.invariants = invariants
+        self.loops: list[loop_invariants.LoopFacts] = []
+        self.lazies = 0
 
     # -- output -----------------------------------------------------------
     def line(self, text: str, node: Node | None) -> None:
@@ -134,7 +140,10 @@ class Translator:
                          _put=_put_python, _pyindex=_pyindex_kernel(),
                          _Future=Future, _waited=waited,
                          _reuse_left=loop_buffers.reuse_left,
-                         _reuse_right=loop_buffers.reuse_right)
+                         _reuse_right=loop_buffers.reuse_right,
+                         _UNSET=loop_invariants.UNSET, _NEVER=loop_invariants.NEVER,
+                         _keep=loop_invariants.keep,
+                         _unaliased=loop_invariants.unaliased)
         # every name the code uses is a default argument: a local, the fastest read
         defaults = ", ".join(f"{n}={n}" for n in namespace)
         head = [f"def loop(frame, {defaults}):"]
@@ -232,12 +241,14 @@ class Translator:
             raise Unsupported("a variable of an enclosing frame")
         return variable[2]
 
-    def operands(self, children) -> list[str]:
+    def operands(self, children, reused: tuple = (), any_kind: bool = False) -> list[str]:
         """The values of ``children``, evaluated in order: a variable's value is copied
-        when a later operand assigns it (``x + block(store(x, 2), x)`` reads the old x)."""
+        when a later operand assigns it (``x + block(store(x, 2), x)`` reads the old x).
+        An operand at a position of ``reused`` that is invariant in the innermost loop is
+        computed once per run of it (:meth:`emit_reused`)."""
         values = []
         for k, child in enumerate(children):
-            value = self.emit(child)
+            value = self.emit_reused(child, any_kind) if k in reused else self.emit(child)
             if value.startswith("v") and value[1:].isdigit() and any(
                     int(value[1:]) in _writers(later) for later in children[k + 1:]):
                 t = self.temp()
@@ -252,7 +263,15 @@ class Translator:
         spec = registry.lookup(node.primitive)
         if spec is None or spec.lazy or spec.special or registry.dtype_suffix(node.primitive):
             raise Unsupported(node.primitive)
-        args = self.operands(node.children)
+        # readers that neither change nor keep an operand (loop_invariants.py): the
+        # operators and products; an operand a kernel prepares from alone
+        everything = range(len(node.children))
+        prepared = spec.flags.get("invariant_operand") if self.arrays else None
+        if prepared is not None and prepared[0] < len(node.children):
+            return self.emit_prepared(node, prepared)
+        reused = everything if ((len(node.children) == 2 and spec.flags.get("binary") in
+                                 _INFIX) or spec.flags.get("blas")) else ()
+        args = self.operands(node.children, reused)
         t = self.temp()
         if len(args) == 2 and "binary" in spec.flags:
             op = spec.flags["binary"]
@@ -314,7 +333,8 @@ class Translator:
         own index) and given to the generic kernel through ``__pyindex``."""
         peeled = [k in indices and _is_pyindex(c) for k, c in enumerate(children)]
         inner = [c.children[0] if p else c for c, p in zip(children, peeled)]
-        raw = self.operands(inner)
+        # an index is only looked at by the subscript: any kind of value may be reused
+        raw = self.operands(inner, indices, any_kind=True)
         generic = [f"_pyindex({v})" if p else v for v, p in zip(raw, peeled)]
         return raw, generic
 
@@ -404,6 +424,7 @@ class Translator:
         self.writes.add(slot)
         if want:
             self.line(f"{t} = None", node)
+        header = self.enter_loop(node)
         if iterable.primitive == "range" and not iterable.is_const:
             # the range kernel gives a range (or raises): iterate() would return it
             self.line(f"for v{slot} in {items}:", node)
@@ -417,6 +438,7 @@ class Translator:
             self.ints.add(f"v{slot}")
         self.depth -= 1
         self.branch(body, t, node)
+        self.leave_loop(node, header)
         self.ints.discard(f"v{slot}")
         return t
 
@@ -427,6 +449,7 @@ class Translator:
         t = self.temp() if want else "None"
         if want:
             self.line(f"{t} = None", node)
+        header = self.enter_loop(node)
         self.line("while True:", node)
         self.depth += 1
         cond = self.emit(cond_node)
@@ -434,6 +457,88 @@ class Translator:
         self.line("if _PENDING[0]: _check()", node)
         self.depth -= 1
         self.branch(body, t, node)
+        self.leave_loop(node, header)
+        return t
+
+    # -- loop invariants (loop_invariants.py) ---------------------------------
+    def enter_loop(self, node: Node) -> int:
+        """Start writing loop ``node`` (its header comes next); returns where its lazily
+        bound locals are reset (:meth:`leave_loop`)."""
+        self.loops.append(loop_invariants.LoopFacts(node, self.opaque, _writers(node),
+                                                    self.local_slot))
+        self.loops[-1].lazy = []
+        return len(self.lines)
+
+    def leave_loop(self, node: Node, header: int) -> None:
+        """Every lazily bound local of the loop reset before its header (each run of
+        the loop computes its invariants again)."""
+        facts = self.loops.pop()
+        self.lines[header:header] = [(self.depth, f"{h} = _UNSET", node)
+                                     for h in facts.lazy]
+
+    def pure(self, node: Node) -> bool:
+        """True if ``node`` is a kernel the generated code calls as it is (no fusion)."""
+        p = node.primitive
+        return node not in self.opaque and (p in PURE or (self.arrays and plain_kernel(p)))
+
+    def loop_invariant(self, node: Node) -> tuple[int, ...] | None:
+        if not self.loops or not self.invariants:
+            return None
+        return loop_invariants.invariant(node, self.loops[-1], self.pure, self.local_slot)
+
+    def bases(self) -> str:
+        """The arrays the innermost loop stores into, as a tuple expression."""
+        return "".join(f"v{s}, " for s in self.loops[-1].bases)
+
+    def emit_reused(self, node: Node, any_kind: bool) -> str:
+        """``node``'s value, computed at its first evaluation in this run of the
+        innermost loop and reused after when it is invariant there (and
+        ``loop_invariants.keep`` accepts it); else as :meth:`emit` computes it."""
+        reads = self.loop_invariant(node)
+        if reads is None:
+            return self.emit(node)
+        self.lazies += 1
+        lazy = f"h{self.lazies}"
+        self.loops[-1].lazy.append(lazy)
+        self.reads.update(reads)
+        t = self.temp()
+        self.line(f"{t} = {lazy}", node)
+        self.line(f"if {t} is _UNSET or {t} is _NEVER:", node)
+        self.depth += 1
+        value = self.emit(node)
+        self.fresh.discard(value)
+        self.line(f"{t} = {value}", node)
+        read_values = "".join(f"v{s}, " for s in reads)
+        self.line(f"if {lazy} is _UNSET: {lazy} = _keep({t}, {any_kind}, ({read_values}), "
+                  f"({self.bases()}))", node)
+        self.depth -= 1
+        return t
+
+    def emit_prepared(self, node: Node, prepared: tuple) -> str:
+        """A kernel declaring what it computes from operand ``k`` alone (flag
+        ``invariant_operand``: (k, prepare, kernel taking the preparation first)): with
+        that operand invariant in the innermost loop, ``prepare`` runs once per run of
+        the loop (nothing aliasing what the loop stores into), else never."""
+        k, prepare, with_preparation = prepared
+        args = self.operands(node.children)
+        t = self.temp()
+        kernel = self.name(registry.lookup(node.primitive).impl, "k")
+        operand = node.children[k]
+        reads = (self.local_slot(operand),) if operand.primitive == "access-variable" \
+            else self.loop_invariant(operand)
+        if not self.invariants or not self.loops or not self.loops[-1].hoisting \
+                or reads is None \
+                or set(reads) & (self.loops[-1].writes | set(self.loops[-1].bases)):
+            self.line(f"{t} = {kernel}({', '.join(args)})", node)
+            return t
+        self.lazies += 1
+        lazy = f"h{self.lazies}"
+        self.loops[-1].lazy.append(lazy)
+        read_values = "".join(f"v{s}, " for s in reads)
+        self.line(f"if {lazy} is _UNSET: {lazy} = {self.name(prepare, 'k')}({args[k]}) "
+                  f"if _unaliased(({read_values}), ({self.bases()})) else None", node)
+        self.line(f"{t} = {self.name(with_preparation, 'k')}({lazy}, {', '.join(args)})",
+                  node)
         return t
 
 
