@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..primitives.registry import lookup
 from ..runtime.nodes import Node
 
 #: a lazily bound value not computed yet in this run of the loop
@@ -70,6 +71,7 @@ class LoopFacts:
                 bases.add(slot)
         self.bases = tuple(sorted(bases))
         self.hoisting = hoisting
+        self.lazy: list[str] = []    # its lazily bound locals (reset at its entry)
 
 
 def invariant(node: Node, facts: LoopFacts, pure, local_slot) -> tuple[int, ...] | None:
@@ -125,3 +127,84 @@ def keep(value, any_kind: bool, reads: tuple, bases: tuple):
         if t is not np.ndarray and t not in _IMMUTABLE and not isinstance(value, np.generic):
             return NEVER
     return value if unaliased(reads, bases) else NEVER
+
+
+class Emission:
+    """The translator's part that writes lazily bound invariants (a mixin of
+    ``scalar_translate.Translator``: its ``line``, ``emit``, ``operands``, ``name``,
+    ``temp``, ``local_slot`` and state)."""
+
+    def enter_loop(self, node: Node) -> int:
+        """Start writing loop ``node`` (its header comes next); returns where its lazily
+        bound locals are reset (:meth:`leave_loop`)."""
+        self.loops.append(LoopFacts(node, self.opaque, self.assigned(node),
+                                    self.local_slot))
+        return len(self.lines)
+
+    def leave_loop(self, node: Node, header: int) -> None:
+        """Every lazily bound local of the loop reset before its header (each run of
+        the loop computes its invariants again)."""
+        facts = self.loops.pop()
+        self.lines[header:header] = [(self.depth, f"{h} = _UNSET", node)
+                                     for h in facts.lazy]
+
+    def loop_invariant(self, node: Node) -> tuple[int, ...] | None:
+        if not self.loops or not self.invariants:
+            return None
+        return invariant(node, self.loops[-1], self.pure, self.local_slot)
+
+    def bases(self) -> str:
+        """The arrays the innermost loop stores into, as a tuple expression."""
+        return "".join(f"v{s}, " for s in self.loops[-1].bases)
+
+    def emit_reused(self, node: Node, any_kind: bool) -> str:
+        """``node``'s value, computed at its first evaluation in this run of the
+        innermost loop and reused after when it is invariant there (and
+        ``loop_invariants.keep`` accepts it); else as :meth:`emit` computes it."""
+        reads = self.loop_invariant(node)
+        if reads is None:
+            return self.emit(node)
+        self.lazies += 1
+        lazy = f"h{self.lazies}"
+        self.loops[-1].lazy.append(lazy)
+        self.reads.update(reads)
+        t = self.temp()
+        self.line(f"{t} = {lazy}", node)
+        self.line(f"if {t} is _UNSET or {t} is _NEVER:", node)
+        self.depth += 1
+        value = self.emit(node)
+        self.fresh.discard(value)
+        self.line(f"{t} = {value}", node)
+        read_values = "".join(f"v{s}, " for s in reads)
+        self.line(f"if {lazy} is _UNSET: {lazy} = _keep({t}, {any_kind}, ({read_values}), "
+                  f"({self.bases()}))", node)
+        self.depth -= 1
+        return t
+
+    def emit_prepared(self, node: Node, prepared: tuple) -> str:
+        """A kernel declaring what it computes from operand ``k`` alone (flag
+        ``invariant_operand``: (k, prepare, kernel taking the preparation first)): with
+        that operand invariant in the innermost loop, ``prepare`` runs once per run of
+        the loop (nothing aliasing what the loop stores into), else never."""
+        k, prepare, with_preparation = prepared
+        args = self.operands(node.children)
+        t = self.temp()
+        kernel = self.name(lookup(node.primitive).impl, "k")
+        operand = node.children[k]
+        reads = (self.local_slot(operand),) if operand.primitive == "access-variable" \
+            else self.loop_invariant(operand)
+        if not self.invariants or not self.loops or not self.loops[-1].hoisting \
+                or reads is None \
+                or set(reads) & (self.loops[-1].writes | set(self.loops[-1].bases)):
+            self.line(f"{t} = {kernel}({', '.join(args)})", node)
+            return t
+        self.lazies += 1
+        lazy = f"h{self.lazies}"
+        self.loops[-1].lazy.append(lazy)
+        read_values = "".join(f"v{s}, " for s in reads)
+        self.line(f"if {lazy} is _UNSET: {lazy} = {self.name(prepare, 'k')}({args[k]}) "
+                  f"if _unaliased(({read_values}), ({self.bases()})) else None", node)
+        self.line(f"{t} = {self.name(with_preparation, 'k')}({lazy}, {', '.join(args)})",
+                  node)
+        return t
+

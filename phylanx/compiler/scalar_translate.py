@@ -8,7 +8,10 @@ Python ints indexed directly under an explicit kind test (the generic kernel oth
 ``if``/``block``/``define``/``store`` and nested loops as Python statements.  It also
 proves a few facts, so that fewer tests run per step: which expressions are Python ints
 (literals, counters of a ``range`` loop in their body, int arithmetic on them, ``len``)
-and which variables the subtree never assigns (their kind tests run once per run).  A
+and which variables the subtree never assigns (their kind tests run once per run).
+Array loops also index arrays by slices (``x[a:b]``, bounds Python ints) directly, and
+compute loop invariants once per run of their loop (``loop_invariants.py``).  A node
+it fused declines is run as its translation (:meth:`Translator.emit_opaque`).  A
 node it does not take raises :class:`Unsupported`: the tree runs that loop.
 """
 from __future__ import annotations
@@ -83,7 +86,7 @@ class Unsupported(Exception):  # noqa: N818 - a signal of the translator, never 
     """The subtree holds a node this translator does not take: the tree runs it."""
 
 
-class Translator:
+class Translator(loop_invariants.Emission):
     """One subtree as the text of a Python function ``loop(frame)``."""
 
     def __init__(self, arrays: bool = False, opaque: frozenset = frozenset(),
@@ -134,7 +137,7 @@ class Translator:
         self.line(f"return {result}", None)
         used = sorted(self.reads | self.writes)
         namespace = dict(self.names, type=type, min=min, max=max,
-                         _nd=np.ndarray, _int=int, _list=list, _str=str,
+                         _nd=np.ndarray, _int=int, _list=list, _str=str, _tuple=tuple,
                          _T=np.True_, _F=np.False_, _truth=truth, _iterate=iterate,
                          _PENDING=PENDING, _check=check, _NUMBERS=_NUMBERS,
                          _put=_put_python, _pyindex=_pyindex_kernel(),
@@ -209,6 +212,14 @@ class Translator:
             return self.emit_kernel(node)
         raise Unsupported(p)
 
+    def pure(self, node: Node) -> bool:
+        """True if ``node`` is a kernel the generated code calls as it is (no fusion)."""
+        p = node.primitive
+        return node not in self.opaque and (p in PURE or (self.arrays and plain_kernel(p)))
+
+    def assigned(self, node: Node) -> dict[int, int]:
+        return _writers(node)
+
     def emit_opaque(self, node: Node) -> str:
         """``node`` evaluated by its own closure (``node.choice.call(frame)``): the
         variables its subtree reads or writes are written to the frame before and the
@@ -228,11 +239,46 @@ class Translator:
             self.line(f"frame[{slot}] = v{slot}", node)
         entry = self.name(node.choice, "n")
         t = self.temp()
+        declines = getattr(getattr(node.choice.variant, "__self__", None), "declines", None)
+        translation = self.translated_alternative(node, t) if declines else None
+        if translation is not None:
+            # what fusion built declines this evaluation (e.g. a row pass of a small
+            # matrix runs the expression as written): the translation computes the same
+            self.line(f"if {self.name(declines, 'n')}(frame):", node)
+            self.lines.extend(translation)
+            self.line("else:", node)
+        self.depth += translation is not None
         self.line(f"{t} = {entry}.call(frame)", node)
         self.line(f"if type({t}) is _Future: {t} = _waited({t})", node)
         for slot in sorted(writes):
             self.line(f"v{slot} = frame[{slot}]", node)
+        self.depth -= translation is not None
         return t
+
+    def translated_alternative(self, node: Node, target: str) -> list | None:
+        """The lines (one level deeper) computing ``node`` as a translation into
+        ``target``, or None if its subtree cannot be translated (the state of the
+        translator is then as it was)."""
+        saved = (len(self.lines), set(self.reads), set(self.writes), set(self.fresh),
+                 set(self.ints), dict(self.flags), len(self.loops), self.temps)
+        self.opaque = self.opaque - {node}
+        self.depth += 1
+        try:
+            value = self.emit(node)
+            self.fresh.discard(value)
+            self.line(f"{target} = {value}", node)
+            lines = self.lines[saved[0]:]
+        except Unsupported:
+            lines = None
+        finally:
+            self.depth -= 1
+            self.opaque = self.opaque | {node}
+        del self.lines[saved[0]:]
+        if lines is None:
+            (_, self.reads, self.writes, self.fresh, self.ints, self.flags, depth,
+             self.temps) = saved
+            del self.loops[depth:]
+        return lines
 
     def local_slot(self, node: Node) -> int:
         """The slot of the variable ``node`` reads or binds, if it is in the current frame."""
@@ -342,7 +388,8 @@ class Translator:
         """The condition under which ``base[raw...]`` is what the generic kernels do."""
         ints = " and ".join(f"type({i}) is _int" for i in raw if not self.is_int(i))
         if len(raw) == 1:
-            kind = f"(type({base}) is _nd or type({base}) is _list or type({base}) is _str)"
+            kind = (f"(type({base}) is _nd or type({base}) is _list or type({base}) is _str "
+                    f"or type({base}) is _tuple)")
         else:
             kind = f"type({base}) is _nd"
         kind = self.base_test(base, kind)
@@ -357,10 +404,48 @@ class Translator:
             t = self.temp()
             self.line(f"{t} = {kernel}({base})", node)
             return t
+        if self.arrays and any(_slice_list(c) for c in node.children[1:]):
+            return self.emit_sliced(node, kernel)
         values, generic = self.emit_indices(node.children, range(1, len(node.children)))
         base, raw, generic = values[0], values[1:], generic[1:]
         t = self.temp()
         self.line(f"{t} = {base}[{', '.join(raw)}] if {self.fast_test(base, raw)} else "
+                  f"{kernel}({base}, {', '.join(generic)})", node)
+        return t
+
+    def emit_sliced(self, node: Node, kernel: str) -> str:
+        """``x[a:b, i]`` (slice lists ``list(a, b[, step])`` among Python int indices):
+        NumPy's basic subscript with Python slices when ``x`` is an ``ndarray`` and every
+        bound is a Python int or a literal nil (what ``slicing._basic_indices`` makes of
+        them for the generic kernel), else the generic kernel given the lists."""
+        flat, shape = [node.children[0]], []
+        for child in node.children[1:]:
+            if _slice_list(child):
+                flat.extend(child.children)
+                shape.append(len(child.children))
+            else:
+                flat.append(child.children[0] if _is_pyindex(child) else child)
+                shape.append(-1 if _is_pyindex(child) else 0)
+        values = self.operands(flat, range(1, len(flat)), any_kind=True)
+        base, rest = values[0], values[1:]
+        direct, generic, tested = [], [], []
+        make_list = self.name(registry.lookup("list").impl, "k")
+        for width in shape:
+            if width <= 0:
+                value, rest = rest[0], rest[1:]
+                direct.append(value)
+                generic.append(f"_pyindex({value})" if width < 0 else value)
+                tested.append(value)
+                continue
+            bounds, rest = rest[:width], rest[width:]
+            direct.append(":".join("" if b == "None" else b for b in bounds)
+                          + (":" if width == 1 else ""))
+            generic.append(f"{make_list}({', '.join(bounds)})")
+            tested.extend(b for b in bounds if b != "None")
+        test = " and ".join([self.base_test(base, f"type({base}) is _nd")] + [
+            f"type({v}) is _int" for v in tested if not self.is_int(v)])
+        t = self.temp()
+        self.line(f"{t} = {base}[{', '.join(direct)}] if {test} else "
                   f"{kernel}({base}, {', '.join(generic)})", node)
         return t
 
@@ -460,87 +545,6 @@ class Translator:
         self.leave_loop(node, header)
         return t
 
-    # -- loop invariants (loop_invariants.py) ---------------------------------
-    def enter_loop(self, node: Node) -> int:
-        """Start writing loop ``node`` (its header comes next); returns where its lazily
-        bound locals are reset (:meth:`leave_loop`)."""
-        self.loops.append(loop_invariants.LoopFacts(node, self.opaque, _writers(node),
-                                                    self.local_slot))
-        self.loops[-1].lazy = []
-        return len(self.lines)
-
-    def leave_loop(self, node: Node, header: int) -> None:
-        """Every lazily bound local of the loop reset before its header (each run of
-        the loop computes its invariants again)."""
-        facts = self.loops.pop()
-        self.lines[header:header] = [(self.depth, f"{h} = _UNSET", node)
-                                     for h in facts.lazy]
-
-    def pure(self, node: Node) -> bool:
-        """True if ``node`` is a kernel the generated code calls as it is (no fusion)."""
-        p = node.primitive
-        return node not in self.opaque and (p in PURE or (self.arrays and plain_kernel(p)))
-
-    def loop_invariant(self, node: Node) -> tuple[int, ...] | None:
-        if not self.loops or not self.invariants:
-            return None
-        return loop_invariants.invariant(node, self.loops[-1], self.pure, self.local_slot)
-
-    def bases(self) -> str:
-        """The arrays the innermost loop stores into, as a tuple expression."""
-        return "".join(f"v{s}, " for s in self.loops[-1].bases)
-
-    def emit_reused(self, node: Node, any_kind: bool) -> str:
-        """``node``'s value, computed at its first evaluation in this run of the
-        innermost loop and reused after when it is invariant there (and
-        ``loop_invariants.keep`` accepts it); else as :meth:`emit` computes it."""
-        reads = self.loop_invariant(node)
-        if reads is None:
-            return self.emit(node)
-        self.lazies += 1
-        lazy = f"h{self.lazies}"
-        self.loops[-1].lazy.append(lazy)
-        self.reads.update(reads)
-        t = self.temp()
-        self.line(f"{t} = {lazy}", node)
-        self.line(f"if {t} is _UNSET or {t} is _NEVER:", node)
-        self.depth += 1
-        value = self.emit(node)
-        self.fresh.discard(value)
-        self.line(f"{t} = {value}", node)
-        read_values = "".join(f"v{s}, " for s in reads)
-        self.line(f"if {lazy} is _UNSET: {lazy} = _keep({t}, {any_kind}, ({read_values}), "
-                  f"({self.bases()}))", node)
-        self.depth -= 1
-        return t
-
-    def emit_prepared(self, node: Node, prepared: tuple) -> str:
-        """A kernel declaring what it computes from operand ``k`` alone (flag
-        ``invariant_operand``: (k, prepare, kernel taking the preparation first)): with
-        that operand invariant in the innermost loop, ``prepare`` runs once per run of
-        the loop (nothing aliasing what the loop stores into), else never."""
-        k, prepare, with_preparation = prepared
-        args = self.operands(node.children)
-        t = self.temp()
-        kernel = self.name(registry.lookup(node.primitive).impl, "k")
-        operand = node.children[k]
-        reads = (self.local_slot(operand),) if operand.primitive == "access-variable" \
-            else self.loop_invariant(operand)
-        if not self.invariants or not self.loops or not self.loops[-1].hoisting \
-                or reads is None \
-                or set(reads) & (self.loops[-1].writes | set(self.loops[-1].bases)):
-            self.line(f"{t} = {kernel}({', '.join(args)})", node)
-            return t
-        self.lazies += 1
-        lazy = f"h{self.lazies}"
-        self.loops[-1].lazy.append(lazy)
-        read_values = "".join(f"v{s}, " for s in reads)
-        self.line(f"if {lazy} is _UNSET: {lazy} = {self.name(prepare, 'k')}({args[k]}) "
-                  f"if _unaliased(({read_values}), ({self.bases()})) else None", node)
-        self.line(f"{t} = {self.name(with_preparation, 'k')}({lazy}, {', '.join(args)})",
-                  node)
-        return t
-
 
 #: infix operators whose result is an int when both operands are ints
 _INT_CLOSED = frozenset(("+", "-", "*", "//", "%"))
@@ -572,6 +576,17 @@ def _truth_test(value: str) -> str:
     """PhySL's truth of ``value`` as the ``if`` primitive tests it (a bool first)."""
     return (f"{value} is True or {value} is _T or ({value} is not False and "
             f"{value} is not _F and _truth({value}))")
+
+
+def _slice_list(node: Node) -> bool:
+    """``node`` is a slice list ``list(start, stop[, step])`` with a literal non-zero int
+    step if any (a zero step is the generic kernel's error)."""
+    if node.primitive != "list" or node.is_const or not 1 <= len(node.children) <= 3:
+        return False
+    if len(node.children) == 3:
+        step = node.children[2]
+        return step.is_const and type(step.value) is int and step.value != 0
+    return True
 
 
 def _is_pyindex(node: Node) -> bool:
