@@ -187,7 +187,9 @@ class Emission:
         that operand invariant in the innermost loop, ``prepare`` runs once per run of
         the loop (nothing aliasing what the loop stores into), else never."""
         k, prepare, with_preparation = prepared
-        args = self.operands(node.children)
+        # the kernel neither changes nor keeps operand k: an invariant expression there is
+        # computed once, so the preparation is made for the very array given after
+        args = self.operands(node.children, (k,))
         t = self.temp()
         kernel = self.name(lookup(node.primitive).impl, "k")
         operand = node.children[k]

@@ -122,6 +122,15 @@ def row_solves_by_helper(a, b, reg):
     return x
 
 
+def row_solves_gram_inside(a, b, reg):
+    """The system matrix written inside the loop: an invariant expression."""
+    x = np.zeros((b.shape[0], a.shape[1]), dtype=a.dtype)
+    for u in range(b.shape[0]):
+        x[u] = np.linalg.solve(a.T @ a + reg * np.eye(a.shape[1], dtype=a.dtype),
+                               a.T @ b[u])
+    return x
+
+
 def row_solves_by_while(a, b, reg):
     gram = a.T @ a + reg * np.eye(a.shape[1], dtype=a.dtype)
     x = np.zeros((b.shape[0], a.shape[1]), dtype=a.dtype)
@@ -256,7 +265,8 @@ def factorisations(monkeypatch):
 
 
 @pytest.mark.parametrize("fn", [row_solves, row_solves_by_dot, row_solves_by_method,
-                                row_solves_by_helper, row_solves_by_while],
+                                row_solves_by_helper, row_solves_by_while,
+                                row_solves_gram_inside],
                          ids=lambda f: f.__name__)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_every_phrasing_factorises_the_invariant_matrix_once(fn, dtype, factorisations):
