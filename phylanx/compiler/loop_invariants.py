@@ -105,11 +105,14 @@ _OPERATORS = frozenset(("__add", "__sub", "__mul", "__div", "__mod", "__floordiv
 
 
 def unaliased(reads: tuple, bases: tuple) -> bool:
-    """True if every value of ``reads`` is an array or an immutable scalar and no array
-    of them shares memory with an array of ``bases`` (the arrays the loop stores into)."""
+    """True if every value of ``reads`` is an array (not of objects) or an immutable
+    scalar and no array of them shares memory with an array of ``bases`` (the arrays
+    the loop stores into)."""
     for value in reads:
         t = type(value)
         if t is np.ndarray:
+            if value.dtype.kind == "O":
+                return False         # its items may be anything, changed anywhere
             for base in bases:
                 if type(base) is np.ndarray and np.may_share_memory(value, base):
                     return False
@@ -120,11 +123,15 @@ def unaliased(reads: tuple, bases: tuple) -> bool:
 
 def keep(value, any_kind: bool, reads: tuple, bases: tuple):
     """``value`` if it may be reused for the rest of this run of the loop, else
-    :data:`NEVER`: an array or an immutable scalar (any value when ``any_kind``: its
-    reader only looks at it, a subscript's index), read from :func:`unaliased` values."""
+    :data:`NEVER`: an array (not of objects) or an immutable scalar (any value when
+    ``any_kind``: its reader only looks at it, a subscript's index), read from
+    :func:`unaliased` values."""
     if not any_kind:
         t = type(value)
-        if t is not np.ndarray and t not in _IMMUTABLE and not isinstance(value, np.generic):
+        if t is np.ndarray:
+            if value.dtype.kind == "O":
+                return NEVER
+        elif t not in _IMMUTABLE and not isinstance(value, np.generic):
             return NEVER
     return value if unaliased(reads, bases) else NEVER
 

@@ -333,3 +333,18 @@ def test_random_loops_of_solves_agree_with_and_without_reuse(rows, k, n, dtype, 
         check(solves_into_a_view, (a, 0.5)) if a.shape[0] >= 2 else None
     check(row_solves, (a, b, 0.25))
     check(nested_invariants, (a, r.normal(size=rows + k).astype(dtype), min(n, 4)))
+
+
+def test_what_may_be_kept_by_kind_and_memory():
+    """The run-time half of the rule, alone: kinds and shared memory."""
+    from phylanx.compiler.loop_invariants import NEVER, keep, unaliased
+    y = np.ones((4, 3))
+    assert unaliased((y, 2, 1.5, None, np.float32(1)), (np.zeros(3),))
+    assert not unaliased((y,), (y[1:],))                 # a view of what is stored into
+    assert not unaliased(([y],), ())                     # a list may hold a changed array
+    assert not unaliased((np.empty(2, dtype=object),), ())
+    assert keep(y.T, False, (y,), (np.zeros(2),)) is not NEVER
+    assert keep([1, 2], False, (), ()) is NEVER          # a list read by an operator
+    assert keep([1, 2], True, (), ()) == [1, 2]          # ... or only looked at (an index)
+    assert keep(np.empty(2, dtype=object), False, (), ()) is NEVER
+    assert keep(y.T, False, (y,), (y,)) is NEVER
