@@ -9,8 +9,8 @@ The programs are written for this test, several of them so that reuse would be w
 the loop stores into the very array an invariant reads, into a view of it, or into an
 alias of the matrix a solve factorises; an invariant under a condition, in a loop that
 runs zero times, or raising.  Rephrasings of a loop of solves (``np.dot``, ``.dot``, a
-helper ``def``, a ``while`` loop, float32) each factorise the invariant matrix once per
-run of the loop, counted.
+helper ``def``, a ``while`` loop, the matrix written inside the loop; float32 too) each
+factorise the invariant matrix once per run of the loop, counted.
 """
 from __future__ import annotations
 
