@@ -91,6 +91,10 @@ SETTINGS: dict[str, Setting] = {
                 "with scalar_loops: also translate loops whose body calls array kernels "
                 "(products, slices, solve, reductions: every eager primitive whose kernel "
                 "maps plain values to plain values; compiler/scalar_loops.py)"),
+        Setting("loop_invariants", True, _bool,
+                "in a translated loop, compute an invariant expression (and what solve "
+                "prepares from an invariant matrix) once per run of the loop "
+                "(compiler/loop_invariants.py)"),
         Setting("fusion_loops", True, _bool,
                 "compile a for_each over a range whose body binds variables to "
                 "element-wise, dot/matmul, transpose and sum/mean expressions into one "

@@ -37,7 +37,7 @@ Dispatch is explicit, never by a kernel's failure:
   the only kinds for which the tree's closures do something else than call the kernel.
   Otherwise (or while the nodes are measured, an instrument or a timeline records
   them) the tree runs;
-* each ``a[i, j]`` tests ``type(a) is ndarray`` (or ``list``/``str`` for one index) and
+* each ``a[i, j]`` tests ``type(a) is ndarray`` (or ``list``/``tuple``/``str`` for one index) and
   ``type(i) is int`` before indexing directly; any other kind goes to the generic
   ``__subscript`` kernel (``store``: ``indexing.put``) exactly as the tree calls it.
 
@@ -102,7 +102,8 @@ def build(node: Node, tree_run, opaque: frozenset = frozenset()):
     every variable it reads is plain, else ``tree_run``; None if the subtree cannot be
     translated.  The nodes of ``opaque`` run through their own closures."""
     try:
-        translator = Translator(arrays=bool(config.get("array_loops")), opaque=opaque)
+        translator = Translator(arrays=bool(config.get("array_loops")), opaque=opaque,
+                                invariants=bool(config.get("loop_invariants")))
         compiled, reads, lines = translator.translate(node)
     except Unsupported:
         return None

@@ -8,7 +8,10 @@ Python ints indexed directly under an explicit kind test (the generic kernel oth
 ``if``/``block``/``define``/``store`` and nested loops as Python statements.  It also
 proves a few facts, so that fewer tests run per step: which expressions are Python ints
 (literals, counters of a ``range`` loop in their body, int arithmetic on them, ``len``)
-and which variables the subtree never assigns (their kind tests run once per run).  A
+and which variables the subtree never assigns (their kind tests run once per run).
+Array loops also index arrays by slices (``x[a:b]``, bounds Python ints) directly, and
+compute loop invariants once per run of their loop (``loop_invariants.py``).  A node
+it fused declines is run as its translation (:meth:`Translator.emit_opaque`).  A
 node it does not take raises :class:`Unsupported`: the tree runs that loop.
 """
 from __future__ import annotations
@@ -25,7 +28,7 @@ from ..runtime.cancel import PENDING, check
 from ..runtime.futures import Future, waited
 from ..runtime.nodes import Node
 from ..values import truth
-from . import loop_buffers
+from . import loop_buffers, loop_invariants
 from .dependencies import primitive_is_pure
 
 #: eager primitives whose kernels give plain results for plain operands (no futures, no
@@ -83,10 +86,11 @@ class Unsupported(Exception):  # noqa: N818 - a signal of the translator, never 
     """The subtree holds a node this translator does not take: the tree runs it."""
 
 
-class Translator:
+class Translator(loop_invariants.Emission):
     """One subtree as the text of a Python function ``loop(frame)``."""
 
-    def __init__(self, arrays: bool = False, opaque: frozenset = frozenset()):
+    def __init__(self, arrays: bool = False, opaque: frozenset = frozenset(),
+                 invariants: bool = True):
         # also every primitive of :func:`plain_kernel` (array loops), not only PURE's
         self.arrays = arrays
         # nodes run through their own closure (what fusion built for them), see emit_opaque
@@ -107,6 +111,11 @@ class Translator:
         # bound to a variable): their buffers may take that consumer's result
         # (loop_buffers.py)
         self.fresh: set[str] = set()
+        # the loops being written, innermost last (loop_invariants.LoopFacts), and the
+        # lazily bound locals each resets at its entry
+        self.invariants = invariants
+        self.loops: list[loop_invariants.LoopFacts] = []
+        self.lazies = 0
 
     # -- output -----------------------------------------------------------
     def line(self, text: str, node: Node | None) -> None:
@@ -128,13 +137,16 @@ class Translator:
         self.line(f"return {result}", None)
         used = sorted(self.reads | self.writes)
         namespace = dict(self.names, type=type, min=min, max=max,
-                         _nd=np.ndarray, _int=int, _list=list, _str=str,
+                         _nd=np.ndarray, _int=int, _list=list, _str=str, _tuple=tuple,
                          _T=np.True_, _F=np.False_, _truth=truth, _iterate=iterate,
                          _PENDING=PENDING, _check=check, _NUMBERS=_NUMBERS,
                          _put=_put_python, _pyindex=_pyindex_kernel(),
                          _Future=Future, _waited=waited,
                          _reuse_left=loop_buffers.reuse_left,
-                         _reuse_right=loop_buffers.reuse_right)
+                         _reuse_right=loop_buffers.reuse_right,
+                         _UNSET=loop_invariants.UNSET, _NEVER=loop_invariants.NEVER,
+                         _keep=loop_invariants.keep,
+                         _unaliased=loop_invariants.unaliased)
         # every name the code uses is a default argument: a local, the fastest read
         defaults = ", ".join(f"{n}={n}" for n in namespace)
         head = [f"def loop(frame, {defaults}):"]
@@ -200,6 +212,14 @@ class Translator:
             return self.emit_kernel(node)
         raise Unsupported(p)
 
+    def pure(self, node: Node) -> bool:
+        """True if ``node`` is a kernel the generated code calls as it is (no fusion)."""
+        p = node.primitive
+        return node not in self.opaque and (p in PURE or (self.arrays and plain_kernel(p)))
+
+    def assigned(self, node: Node) -> dict[int, int]:
+        return _writers(node)
+
     def emit_opaque(self, node: Node) -> str:
         """``node`` evaluated by its own closure (``node.choice.call(frame)``): the
         variables its subtree reads or writes are written to the frame before and the
@@ -219,11 +239,46 @@ class Translator:
             self.line(f"frame[{slot}] = v{slot}", node)
         entry = self.name(node.choice, "n")
         t = self.temp()
+        declines = getattr(getattr(node.choice.variant, "__self__", None), "declines", None)
+        translation = self.translated_alternative(node, t) if declines else None
+        if translation is not None:
+            # what fusion built declines this evaluation (e.g. a row pass of a small
+            # matrix runs the expression as written): the translation computes the same
+            self.line(f"if {self.name(declines, 'n')}(frame):", node)
+            self.lines.extend(translation)
+            self.line("else:", node)
+        self.depth += translation is not None
         self.line(f"{t} = {entry}.call(frame)", node)
         self.line(f"if type({t}) is _Future: {t} = _waited({t})", node)
         for slot in sorted(writes):
             self.line(f"v{slot} = frame[{slot}]", node)
+        self.depth -= translation is not None
         return t
+
+    def translated_alternative(self, node: Node, target: str) -> list | None:
+        """The lines (one level deeper) computing ``node`` as a translation into
+        ``target``, or None if its subtree cannot be translated (the state of the
+        translator is then as it was)."""
+        saved = (len(self.lines), set(self.reads), set(self.writes), set(self.fresh),
+                 set(self.ints), dict(self.flags), len(self.loops), self.temps)
+        self.opaque = self.opaque - {node}
+        self.depth += 1
+        try:
+            value = self.emit(node)
+            self.fresh.discard(value)
+            self.line(f"{target} = {value}", node)
+            lines = self.lines[saved[0]:]
+        except Unsupported:
+            lines = None
+        finally:
+            self.depth -= 1
+            self.opaque = self.opaque | {node}
+        del self.lines[saved[0]:]
+        if lines is None:
+            (_, self.reads, self.writes, self.fresh, self.ints, self.flags, depth,
+             self.temps) = saved
+            del self.loops[depth:]
+        return lines
 
     def local_slot(self, node: Node) -> int:
         """The slot of the variable ``node`` reads or binds, if it is in the current frame."""
@@ -232,12 +287,14 @@ class Translator:
             raise Unsupported("a variable of an enclosing frame")
         return variable[2]
 
-    def operands(self, children) -> list[str]:
+    def operands(self, children, reused: tuple = (), any_kind: bool = False) -> list[str]:
         """The values of ``children``, evaluated in order: a variable's value is copied
-        when a later operand assigns it (``x + block(store(x, 2), x)`` reads the old x)."""
+        when a later operand assigns it (``x + block(store(x, 2), x)`` reads the old x).
+        An operand at a position of ``reused`` that is invariant in the innermost loop is
+        computed once per run of it (:meth:`emit_reused`)."""
         values = []
         for k, child in enumerate(children):
-            value = self.emit(child)
+            value = self.emit_reused(child, any_kind) if k in reused else self.emit(child)
             if value.startswith("v") and value[1:].isdigit() and any(
                     int(value[1:]) in _writers(later) for later in children[k + 1:]):
                 t = self.temp()
@@ -252,7 +309,15 @@ class Translator:
         spec = registry.lookup(node.primitive)
         if spec is None or spec.lazy or spec.special or registry.dtype_suffix(node.primitive):
             raise Unsupported(node.primitive)
-        args = self.operands(node.children)
+        # readers that neither change nor keep an operand (loop_invariants.py): the
+        # operators and products; an operand a kernel prepares from alone
+        everything = range(len(node.children))
+        prepared = spec.flags.get("invariant_operand") if self.arrays else None
+        if prepared is not None and prepared[0] < len(node.children):
+            return self.emit_prepared(node, prepared)
+        reused = everything if ((len(node.children) == 2 and spec.flags.get("binary") in
+                                 _INFIX) or spec.flags.get("blas")) else ()
+        args = self.operands(node.children, reused)
         t = self.temp()
         if len(args) == 2 and "binary" in spec.flags:
             op = spec.flags["binary"]
@@ -314,7 +379,8 @@ class Translator:
         own index) and given to the generic kernel through ``__pyindex``."""
         peeled = [k in indices and _is_pyindex(c) for k, c in enumerate(children)]
         inner = [c.children[0] if p else c for c, p in zip(children, peeled)]
-        raw = self.operands(inner)
+        # an index is only looked at by the subscript: any kind of value may be reused
+        raw = self.operands(inner, indices, any_kind=True)
         generic = [f"_pyindex({v})" if p else v for v, p in zip(raw, peeled)]
         return raw, generic
 
@@ -322,7 +388,8 @@ class Translator:
         """The condition under which ``base[raw...]`` is what the generic kernels do."""
         ints = " and ".join(f"type({i}) is _int" for i in raw if not self.is_int(i))
         if len(raw) == 1:
-            kind = f"(type({base}) is _nd or type({base}) is _list or type({base}) is _str)"
+            kind = (f"(type({base}) is _nd or type({base}) is _list or type({base}) is _str "
+                    f"or type({base}) is _tuple)")
         else:
             kind = f"type({base}) is _nd"
         kind = self.base_test(base, kind)
@@ -337,10 +404,48 @@ class Translator:
             t = self.temp()
             self.line(f"{t} = {kernel}({base})", node)
             return t
+        if self.arrays and any(_slice_list(c) for c in node.children[1:]):
+            return self.emit_sliced(node, kernel)
         values, generic = self.emit_indices(node.children, range(1, len(node.children)))
         base, raw, generic = values[0], values[1:], generic[1:]
         t = self.temp()
         self.line(f"{t} = {base}[{', '.join(raw)}] if {self.fast_test(base, raw)} else "
+                  f"{kernel}({base}, {', '.join(generic)})", node)
+        return t
+
+    def emit_sliced(self, node: Node, kernel: str) -> str:
+        """``x[a:b, i]`` (slice lists ``list(a, b[, step])`` among Python int indices):
+        NumPy's basic subscript with Python slices when ``x`` is an ``ndarray`` and every
+        bound is a Python int or a literal nil (what ``slicing._basic_indices`` makes of
+        them for the generic kernel), else the generic kernel given the lists."""
+        flat, shape = [node.children[0]], []
+        for child in node.children[1:]:
+            if _slice_list(child):
+                flat.extend(child.children)
+                shape.append(len(child.children))
+            else:
+                flat.append(child.children[0] if _is_pyindex(child) else child)
+                shape.append(-1 if _is_pyindex(child) else 0)
+        values = self.operands(flat, range(1, len(flat)), any_kind=True)
+        base, rest = values[0], values[1:]
+        direct, generic, tested = [], [], []
+        make_list = self.name(registry.lookup("list").impl, "k")
+        for width in shape:
+            if width <= 0:
+                value, rest = rest[0], rest[1:]
+                direct.append(value)
+                generic.append(f"_pyindex({value})" if width < 0 else value)
+                tested.append(value)
+                continue
+            bounds, rest = rest[:width], rest[width:]
+            direct.append(":".join("" if b == "None" else b for b in bounds)
+                          + (":" if width == 1 else ""))
+            generic.append(f"{make_list}({', '.join(bounds)})")
+            tested.extend(b for b in bounds if b != "None")
+        test = " and ".join([self.base_test(base, f"type({base}) is _nd")] + [
+            f"type({v}) is _int" for v in tested if not self.is_int(v)])
+        t = self.temp()
+        self.line(f"{t} = {base}[{', '.join(direct)}] if {test} else "
                   f"{kernel}({base}, {', '.join(generic)})", node)
         return t
 
@@ -404,6 +509,7 @@ class Translator:
         self.writes.add(slot)
         if want:
             self.line(f"{t} = None", node)
+        header = self.enter_loop(node)
         if iterable.primitive == "range" and not iterable.is_const:
             # the range kernel gives a range (or raises): iterate() would return it
             self.line(f"for v{slot} in {items}:", node)
@@ -417,6 +523,7 @@ class Translator:
             self.ints.add(f"v{slot}")
         self.depth -= 1
         self.branch(body, t, node)
+        self.leave_loop(node, header)
         self.ints.discard(f"v{slot}")
         return t
 
@@ -427,6 +534,7 @@ class Translator:
         t = self.temp() if want else "None"
         if want:
             self.line(f"{t} = None", node)
+        header = self.enter_loop(node)
         self.line("while True:", node)
         self.depth += 1
         cond = self.emit(cond_node)
@@ -434,6 +542,7 @@ class Translator:
         self.line("if _PENDING[0]: _check()", node)
         self.depth -= 1
         self.branch(body, t, node)
+        self.leave_loop(node, header)
         return t
 
 
@@ -467,6 +576,17 @@ def _truth_test(value: str) -> str:
     """PhySL's truth of ``value`` as the ``if`` primitive tests it (a bool first)."""
     return (f"{value} is True or {value} is _T or ({value} is not False and "
             f"{value} is not _F and _truth({value}))")
+
+
+def _slice_list(node: Node) -> bool:
+    """``node`` is a slice list ``list(start, stop[, step])`` with a literal non-zero int
+    step if any (a zero step is the generic kernel's error)."""
+    if node.primitive != "list" or node.is_const or not 1 <= len(node.children) <= 3:
+        return False
+    if len(node.children) == 3:
+        step = node.children[2]
+        return step.is_const and type(step.value) is int and step.value != 0
+    return True
 
 
 def _is_pyindex(node: Node) -> bool:

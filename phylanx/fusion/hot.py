@@ -220,6 +220,13 @@ class FusedRegion:
             return self.hot(frame)
         return self.original(frame)
 
+    def declines(self, frame: list) -> bool:
+        """True if evaluating the node now would run the expression as written and
+        change nothing in this policy (the region is off): a translated loop around
+        the node (compiler/scalar_loops.py) may then run its own translation of the
+        expression instead, which computes the same (the array loops' law)."""
+        return self.state == OFF
+
     # -- cold ---------------------------------------------------------------------
     def cold(self, frame: list) -> Any:
         start = perf_counter_ns()

@@ -120,6 +120,13 @@ class RowPolicy(FusedRegion):
             return self.original(frame)       # small, or a distributed/other array
         return super().cold(frame)
 
+    def declines(self, frame: list) -> bool:
+        # cold with a small x runs the expression untimed, uncounted (see cold)
+        if self.state == COLD:
+            x = self.leaves[self.x_index].run(frame)
+            return type(x) is not np.ndarray or x.size < self.min_elements()
+        return super().declines(frame)
+
     def hot(self, frame: list) -> Any:
         # a small x again (the sizes changed): back to cold, which runs it untimed; what
         # hot itself then counts as small are operands no kernel takes, and those retire

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from functools import partial
 from time import perf_counter_ns
+from typing import Any
 
 import numpy as np
 
@@ -104,13 +105,14 @@ def _raise_singular(found: tuple | None, ndim: int) -> None:
                                 f"factorisation is zero {RELATIVE_TO}")
 
 
-def _one_factorisation(a: np.ndarray, b: np.ndarray) -> bool:
+def _one_factorisation(a: np.ndarray, b: np.ndarray, finite: bool = False) -> bool:
     """True if ``solve(a, b)`` is :func:`_solve_matrix`'s case: one non-empty, finite
     float32/float64 matrix ``a`` and a non-empty ``b`` (M,) or (M, K) of its dtype (other
-    dtypes are NumPy's to convert; inf/NaN in ``a`` NumPy's to propagate)."""
+    dtypes are NumPy's to convert; inf/NaN in ``a`` NumPy's to propagate).  ``finite``:
+    ``a`` is known finite (:func:`solve_preparation` tested this very, unchanged, ``a``)."""
     return (a.ndim == 2 and 1 <= b.ndim <= 2 and a.dtype == b.dtype and b.size > 0
             and a.shape[0] > 0 and a.dtype in (np.float32, np.float64)
-            and bool(np.isfinite(a).all()))
+            and (finite or bool(np.isfinite(a).all())))
 
 
 #: dtype -> (getrf, getrs, n * eps factor, smallest sum of squares taken as exact)
@@ -127,6 +129,30 @@ def _lu_routines(dtype: np.dtype) -> tuple:
     return routines
 
 
+def _lu_factors(a: np.ndarray) -> tuple:
+    """(lu, pivots, getrf's info, clearly regular) of the one matrix ``a`` (LAPACK's getrf): clearly
+    regular when every pivot exceeds twice the singularity bound (see
+    :func:`_solve_matrix`); otherwise only the exact check may decide."""
+    getrf, _getrs, eps, smallest = _lu_routines(a.dtype)
+    lu, pivots, info = getrf(a)
+    if info < 0:  # pragma: no cover - only on malformed input, which solve checks
+        raise PhylanxValueError(f"LAPACK getrf rejected argument {-info}")
+    n = a.shape[-1]
+    squares = float(np.vdot(a, a))
+    # clearly regular: twice the margin of any rounding of these few operations
+    clear = (info == 0 and 2 * n * n * smallest <= squares < np.inf
+             and float(np.abs(lu.diagonal()).min()) > 2 * n * eps * squares ** 0.5)
+    return lu, pivots, info, clear
+
+
+def _lu_solve(lu: np.ndarray, pivots: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ x = b`` from getrf's factors of ``a`` (LAPACK's getrs)."""
+    x, info = _lu_routines(lu.dtype)[1](lu, pivots, b)
+    if info < 0:  # pragma: no cover - only on malformed input, which solve checks
+        raise PhylanxValueError(f"LAPACK getrs rejected argument {-info}")
+    return x
+
+
 def _solve_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ x = b`` for one matrix, factorised once: LAPACK's getrf gives the pivots the
     singularity check reads and the factors getrs solves with.  NumPy's solve is LAPACK's
@@ -140,29 +166,40 @@ def _solve_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     sum of squares taken in float64) is regular for it whatever the rounding of those few
     operations; any other (a small pivot, a sum of squares it would rescale) goes to
     ``first_singular_in_stack`` itself, which decides and names the pivot."""
-    getrf, getrs, eps, smallest = _lu_routines(a.dtype)
-    lu, pivots, info = getrf(a)
-    if info < 0:  # pragma: no cover - only on malformed input, which solve checks
-        raise PhylanxValueError(f"LAPACK getrf rejected argument {-info}")
-    n = a.shape[-1]
-    squares = float(np.vdot(a, a))
-    # clearly regular (twice the margin of any rounding of these few operations), or
-    # else the exact check
-    if info > 0 or not (2 * n * n * smallest <= squares < np.inf) or \
-            float(np.abs(lu.diagonal()).min()) <= 2 * n * eps * squares ** 0.5:
+    lu, pivots, info, clear = _lu_factors(a)
+    if not clear:
         factored = (np.abs(lu.diagonal())[None], np.array([info], dtype=np.int64))
         _raise_singular(first_singular_in_stack(a, factored), 2)
-    x, info = getrs(lu, pivots, b)
-    if info < 0:  # pragma: no cover - only on malformed input, which solve checks
-        raise PhylanxValueError(f"LAPACK getrs rejected argument {-info}")
-    return x
+    return _lu_solve(lu, pivots, b)
+
+
+def solve_preparation(a: Any) -> tuple | None:
+    """What ``solve(a, b)`` computes from ``a`` alone, for a loop that solves with the
+    same unchanged ``a`` many times (``compiler/loop_invariants.py``): the factors of
+    :func:`_lu_factors` when ``a`` is the one-matrix case of :func:`_one_factorisation`
+    and clearly regular, else None (:func:`solve_prepared` then runs ``solve`` whole, so
+    every check and error stays ``solve``'s own).  Never raises: nothing here is checked
+    that ``solve`` would report."""
+    if not (type(a) is np.ndarray and a.ndim == 2 and a.shape[0] == a.shape[1] > 0
+            and a.dtype in (np.float32, np.float64) and bool(np.isfinite(a).all())):
+        return None
+    lu, pivots, _info, clear = _lu_factors(a)
+    return (a, lu, pivots) if clear else None
+
+
+def solve_prepared(prepared: tuple | None, a: Any, b: Any) -> Any:
+    """``solve(a, b)`` given ``prepared = solve_preparation(a)`` of this very ``a``,
+    unchanged since: the law is that getrf's factors depend on ``a`` alone, and solve's
+    one-matrix case is getrs of them, so the result is ``solve``'s bit for bit."""
+    return solve(a, b, _prepared=prepared)
 
 
 @primitive(
     "solve", "solve(_1_a, _2_b)", extension=True, oracle=np.linalg.solve,
     example="solve([[0.0, 2.0], [3.0, 1.0]], [4.0, 5.0])", result="[1.0, 2.0]",
+    flags={"invariant_operand": (0, solve_preparation, solve_prepared)},
 )
-def solve(a, b):
+def solve(a, b, *, _prepared=None):
     """Solve ``a @ x = b`` for square ``a`` or a stack of them, like numpy.linalg.solve.
 
     ``a`` has shape (..., M, M).  A 1-d ``b`` of length M is one right-hand side for every
@@ -182,6 +219,8 @@ def solve(a, b):
         expected = "(M,)" if rhs.ndim == 1 else "(..., M, K)"
         raise PhylanxValueError(f"b of shape {rhs.shape} does not match a of shape {lhs.shape}"
                                 f": expected {expected} with M = {lhs.shape[-1]}")
+    if _prepared is not None and _prepared[0] is lhs and _one_factorisation(lhs, rhs, True):
+        return _lu_solve(_prepared[1], _prepared[2], rhs)
     if _one_factorisation(lhs, rhs):
         return _solve_matrix(lhs, rhs)
     if lhs.ndim == 2 or lhs.shape[-1] == 0 or lhs.size // lhs.shape[-1] ** 2 < OVERLAP_STACK:
