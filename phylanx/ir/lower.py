@@ -10,7 +10,9 @@ loops with explicit carried values (the variables of the function their regions
 assign).
 
 A ``lambda`` is a ``lambda`` equation whose region ``fn`` is its body (a function of its
-own, as a ``define``d one) and whose output is the function value.
+own, as a ``define``d one) and whose output is the function value; ``async(e)`` an
+``async`` equation whose region ``body`` computes ``e`` (in a task: the output is its
+future) when ``e`` binds no name.
 
 Whatever is not understood stays PhySL: an ``opaque`` equation holds the statement's
 AST, reads the variables it names and gives new versions of those it assigns.  That is
@@ -264,6 +266,12 @@ class Lowering:
     def call(self, e: ast.Call, env: _Env, eqns: list):
         if e.func == "lambda" and e.attribute is None and e.args:
             return self.lambda_(e, env, eqns)
+        if e.func == "async" and e.attribute is None and len(e.args) == 1 \
+                and type(e.args[0]) is not ast.KeywordArg and not assigned(e.args[0]):
+            # a branch of its own (compiler._BRANCHES) that binds nothing: a region
+            # reading the variables around it, with no carried values
+            body = self.region(statements(e.args[0]), env, [])
+            return self.emit("async", params(body=body), (), eqns, e.loc)
         if e.func in BINDERS:
             raise _Opaque
         if e.func == "if" and e.attribute is None and len(e.args) in (2, 3) \

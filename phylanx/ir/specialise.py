@@ -152,6 +152,8 @@ class _Specialising:
             carried, regions = self.loop(e, ins, 1, (item,))
             outs_facts = [None, *carried]
             ps = params(**regions)
+        elif e.prim == "async":           # its output is a future: facts unknown
+            ps = params(body=self.function(e.param("body"), []))
         elif e.prim in ("function", "lambda"):
             fn = e.param("fn")
             ps = params(fn=self.function(fn, [NO_FACTS] * len(fn.params)))

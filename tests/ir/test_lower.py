@@ -131,6 +131,53 @@ def test_a_lambda_reads_a_variable_bound_again_later_by_name():
     assert raise_program(fn) == parse(text)
 
 
+def test_async_of_an_expression_is_a_region_and_runs_the_same():
+    text = "define(f, x, block(define(c, async(sum(x * 2.0))), c + 1.0))"
+    fn = lower(parse(text))
+    check_ssa(fn)
+    (task,) = [e for e in walk(fn) if e.prim == "async"]
+    region = task.param("body")
+    assert region.params == () and [e.prim for e in region.eqns] == ["__mul", "sum"]
+    assert not any(e.prim == "opaque" for e in walk(fn))
+    assert raise_program(fn) == parse(text)
+    x = np.arange(4.0)
+    assert run_physl(text, "f", x, pipeline="ir") == run_physl(text, "f", x) == 13.0
+
+
+def test_async_of_a_binding_stays_physl():
+    text = "define(f, x, block(define(c, async(block(define(t, x), t))), c))"
+    fn = lower(parse(text))
+    assert [e.prim for e in walk(fn) if e.prim in ("async", "opaque")] == ["opaque"]
+    assert raise_program(fn) == parse(text)
+
+
+def test_no_repository_program_keeps_a_lambda_or_an_async_it_could_lower():
+    """The lowering's census (tools/ir_opaque_count.py): an opaque statement is never a
+    lambda of plain parameters nor an async of an expression binding nothing."""
+    from phylanx.ir.scan import assigned
+    from phylanx.language import ast as past
+    kept = []
+    for program in repository_programs():
+        for e in walk(lower(program, is_primitive)):
+            if e.prim != "opaque":
+                continue
+            s = e.param("ast")
+            stack = [s]
+            while stack:
+                x = stack.pop()
+                stack.extend(past.children(x))
+                if type(x) is not past.Call or x.attribute is not None:
+                    continue
+                plain = [p for p in x.args[:-1] if type(p) is past.Identifier]
+                if x.func == "lambda" and x.args and len(plain) == len(x.args) - 1 \
+                        and len({p.name for p in plain}) == len(plain) and s is x:
+                    kept.append(x)
+                if x.func == "async" and len(x.args) == 1 and s is x \
+                        and type(x.args[0]) is not past.KeywordArg and not assigned(x.args[0]):
+                    kept.append(x)
+    assert kept == []
+
+
 def test_bindings_inside_expressions_stay_physl():
     text = "define(f, x, block(define(k, 2), x * 2 + block(store(k, 1), k)))"
     fn = lower(parse(text))
