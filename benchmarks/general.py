@@ -11,9 +11,9 @@ rotating each repetition, and the table gives NumPy's median time, each peer's m
 over NumPy's, and the geometric mean of the ratios::
 
     python benchmarks/general.py [--quick] [--repeat N] [--only NAME,...] [--json out]
-                                 [--pipelines tree,ir]
+                                 [--pipelines ast,ir]
 
-``--pipelines tree,ir`` makes one phylanx peer per pipeline (``phylanx[tree]``,
+``--pipelines ast,ir`` makes one phylanx peer per pipeline (``phylanx[ast]``,
 ``phylanx[ir]``: the function compiled under that ``PHYLANX_PIPELINE``, docs/ir.md), timed
 in the same turns as the others.
 
@@ -182,7 +182,7 @@ def main(argv=None) -> int:
     ap.add_argument("--only", help="comma-separated substrings of program names")
     ap.add_argument("--json", help="write the results to this file")
     ap.add_argument("--pipelines", help="comma-separated pipelines, one phylanx peer each "
-                                        "(tree,ir)")
+                                        "(ast,ir)")
     args = ap.parse_args(argv)
     pipelines = tuple(args.pipelines.split(",")) if args.pipelines else (None,)
     repeat = args.repeat or (3 if args.quick else 7)

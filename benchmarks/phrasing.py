@@ -1,7 +1,7 @@
 """Speed that does not depend on phrasing: W1 and W2 as written against rewordings.
 
     python benchmarks/phrasing.py [--quick] [--repeat 7] [--only W1-small] [--settle 3]
-                                  [--pipelines tree,ir]
+                                  [--pipelines ast,ir]
 
 Each case (W1 logistic regression small and large, W2 k-means in 2-D) is decorated in
 its original form and in every rewording of :data:`REWORDINGS` for its workload (another
@@ -13,7 +13,7 @@ against the original's, then the variants are timed in turns, one call each per 
 median (target: every rewording within 1.15x).  The load average and the CPU model are
 printed with it.
 
-``--pipelines tree,ir`` compiles every variant under each pipeline (``PHYLANX_PIPELINE``,
+``--pipelines ast,ir`` compiles every variant under each pipeline (``PHYLANX_PIPELINE``,
 docs/ir.md) and times them all in the same turns: each row then gives the variant's
 time per pipeline and their ratio (the last pipeline's over the first's).
 
@@ -290,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", default=None, help="one case: W1-small, W1-large, W2-2d")
     p.add_argument("--pipelines", default=None,
                    help="comma-separated pipelines to compile each variant under "
-                        "(tree,ir): times and their ratio side by side")
+                        "(ast,ir): times and their ratio side by side")
     a = p.parse_args(argv)
     repeat = a.repeat or (3 if a.quick else 7)
     settle = a.settle if a.settle is not None else (0.05 if a.quick else 3.0)

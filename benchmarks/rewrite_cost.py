@@ -1,6 +1,6 @@
 """What the rewrites cost at compile time: ``rewrite.optimize`` on the benchmark programs.
 
-    python benchmarks/rewrite_cost.py [--repeat 50] [--physl] [--pipelines tree,ir]
+    python benchmarks/rewrite_cost.py [--repeat 50] [--physl] [--pipelines ast,ir]
 
 Parses the PhySL of W1 and W2 in their original form and of every rewording of
 ``benchmarks/phrasing.py`` once, then times ``compiler.rewrite.optimize`` on each
@@ -12,7 +12,7 @@ busy machine and compare the totals' ratio.  ``--physl`` prints each rewritten p
 instead: the same text from two checkouts means the same compiled program, whatever
 their timings on a loaded machine say.
 
-``--pipelines tree,ir`` compares the pipelines (``PHYLANX_PIPELINE``, docs/ir.md) in one
+``--pipelines ast,ir`` compares the pipelines (``PHYLANX_PIPELINE``, docs/ir.md) in one
 interleaved run: per program, the rewrites alone (``optimize`` against
 ``optimize_through_ir``: lowering and raising included) and the whole compile of a
 freshly decorated function (translation, rewrites, building the tree; nothing run),
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=50)
     p.add_argument("--physl", action="store_true", help="print the rewritten programs")
     p.add_argument("--pipelines", default=None,
-                   help="compare pipelines (tree,ir): rewrite and whole-compile cost")
+                   help="compare pipelines (ast,ir): rewrite and whole-compile cost")
     args = p.parse_args(argv)
     from phrasing import cpu_model
     if args.pipelines:
