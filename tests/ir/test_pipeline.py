@@ -233,11 +233,11 @@ def test_the_general_programs_through_the_ir_match_numpy(program):
                       initial=0.0) <= program.tol * scale
 
 
-#: a sub-suite of programs, Python constructs and the compiler's fuzz test, run again
+#: a sub-suite of programs, Python statements and the compiler's fuzz test, run again
 #: under the pipeline this run does not use (``ast`` while ``ir`` is the default), so
 #: that neither pipeline rots while both are kept (docs/ir.md, "The switch")
 OTHER_PIPELINE_SUITE = ("tests/compiler/test_programs.py", "tests/compiler/test_control_flow.py",
-                        "tests/frontend/test_python_constructs_property.py",
+                        "tests/frontend/test_statements.py",
                         "tests/compiler/test_fuzz_compile.py")
 
 
