@@ -11,6 +11,11 @@ rotating each repetition, and the table gives NumPy's median time, each peer's m
 over NumPy's, and the geometric mean of the ratios::
 
     python benchmarks/general.py [--quick] [--repeat N] [--only NAME,...] [--json out]
+                                 [--pipelines ast,ir]
+
+``--pipelines ast,ir`` makes one phylanx peer per pipeline (``phylanx[ast]``,
+``phylanx[ir]``: the function compiled under that ``PHYLANX_PIPELINE``, docs/ir.md), timed
+in the same turns as the others.
 
 The issue's targets: phylanx's geometric mean <= 0.8x NumPy, none above 1.5x.
 """
@@ -32,7 +37,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from general_programs import PROGRAMS, Program, jax_port  # noqa: E402
-from workloads.common import jax_x64, max_rel_err, settled  # noqa: E402
+from workloads.common import first_call_under, jax_x64, max_rel_err, settled  # noqa: E402
 
 PEERS = ("numpy", "phylanx", "jax")
 
@@ -63,15 +68,18 @@ def _fresh(program: Program, args: tuple):
     return bind
 
 
-def runners(program: Program, quick: bool) -> tuple[dict, dict]:
-    """(peer -> function of no arguments, peer -> why it is missing)."""
+def runners(program: Program, quick: bool, pipelines: tuple = (None,)) -> tuple[dict, dict]:
+    """(peer -> function of no arguments, peer -> why it is missing).  A phylanx peer per
+    pipeline (None: as configured, the peer ``phylanx``), compiled by its first call."""
     from phylanx import Phylanx
     args = program.data(quick)
     bind = _fresh(program, args)
     made = {"numpy": bind(program.fn)}
     missing = {}
-    decorated = Phylanx(program.fn)
-    made["phylanx"] = bind(decorated)
+    for pipeline in pipelines:
+        run = bind(Phylanx(program.fn))
+        first_call_under(pipeline, run)
+        made["phylanx" if pipeline is None else f"phylanx[{pipeline}]"] = run
     jax = jax_x64()
     if jax is None:
         missing["jax"] = "jax not installed"
@@ -95,20 +103,21 @@ def as_numpy(value):
     return np.asarray(value)
 
 
-def check(program: Program, quick: bool) -> dict:
+def check(program: Program, quick: bool, pipelines: tuple = (None,)) -> dict:
     """Each peer's result against NumPy's: peer -> (max relative error, agrees)."""
-    made, _ = runners(program, quick)
+    made, _ = runners(program, quick, pipelines)
     want = as_numpy(made["numpy"]())
     out = {}
-    for peer in ("phylanx", "jax"):
-        if peer in made:
+    for peer in made:
+        if peer != "numpy":
             err = max_rel_err(as_numpy(made[peer]()), want)
             out[peer] = (err, err <= program.tol)
     return out
 
 
-def run_program(program: Program, quick: bool, repeat: int) -> dict:
-    made, missing = runners(program, quick)
+def run_program(program: Program, quick: bool, repeat: int,
+                pipelines: tuple = (None,)) -> dict:
+    made, missing = runners(program, quick, pipelines)
     row: dict = {"program": program.name, "peers": {}}
     for peer, why in missing.items():
         row["peers"][peer] = {"status": f"n/a: {why}"}
@@ -116,7 +125,7 @@ def run_program(program: Program, quick: bool, repeat: int) -> dict:
     timed = []
     for peer, run in made.items():
         t0 = time.perf_counter()
-        if peer == "phylanx":
+        if peer.startswith("phylanx"):
             run = made[peer] = settled(run, seconds=0.5 if quick else 3.0)
         got = as_numpy(run())
         setup = time.perf_counter() - t0
@@ -147,17 +156,20 @@ def geomean(values: list[float]) -> float | None:
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| program | NumPy ms | phylanx / NumPy | JAX / NumPy |",
-             "|---|---:|---:|---:|"]
+    seen = dict.fromkeys(p for row in rows for p in row["peers"] if p != "numpy")
+    peers = sorted(seen, key=lambda p: p == "jax")      # the phylanx peers, then JAX
+    label = {"jax": "JAX"}
+    lines = ["| program | NumPy ms | " + " | ".join(f"{label.get(p, p)} / NumPy" for p in peers)
+             + " |", "|---|---:|" + "---:|" * len(peers)]
 
     def cell(r):
         return f"{r['ratio']:.2f}x" if "ratio" in r else r["status"]
     for row in rows:
         p = row["peers"]
-        lines.append(f"| {row['program']} | {p['numpy']['median_s'] * 1e3:.2f} | "
-                     f"{cell(p['phylanx'])} | {cell(p.get('jax', {'status': 'n/a'}))} |")
+        lines.append(f"| {row['program']} | {p['numpy']['median_s'] * 1e3:.2f} | " + " | ".join(
+            cell(p.get(peer, {"status": "n/a"})) for peer in peers) + " |")
     means = [geomean([r["peers"][peer]["ratio"] for r in rows
-                      if "ratio" in r["peers"].get(peer, {})]) for peer in ("phylanx", "jax")]
+                      if "ratio" in r["peers"].get(peer, {})]) for peer in peers]
     lines.append("| **geometric mean** | | " + " | ".join(
         f"**{m:.2f}x**" if m else "-" for m in means) + " |")
     return "\n".join(lines)
@@ -169,7 +181,10 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, help="timed repetitions per peer (default 7)")
     ap.add_argument("--only", help="comma-separated substrings of program names")
     ap.add_argument("--json", help="write the results to this file")
+    ap.add_argument("--pipelines", help="comma-separated pipelines, one phylanx peer each "
+                                        "(ast,ir)")
     args = ap.parse_args(argv)
+    pipelines = tuple(args.pipelines.split(",")) if args.pipelines else (None,)
     repeat = args.repeat or (3 if args.quick else 7)
     chosen = [p for p in PROGRAMS if not args.only or any(
         s.strip().lower() in p.name.lower() for s in args.only.split(","))]
@@ -179,7 +194,7 @@ def main(argv=None) -> int:
           flush=True)
     rows = []
     for program in chosen:
-        rows.append(run_program(program, args.quick, repeat))
+        rows.append(run_program(program, args.quick, repeat, pipelines))
         print(f"  {program.name}: " + ", ".join(
             f"{peer} {r['ratio']:.2f}x" if "ratio" in r else f"{peer} {r['status']}"
             for peer, r in rows[-1]["peers"].items() if peer != "numpy"), flush=True)

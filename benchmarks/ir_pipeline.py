@@ -1,8 +1,9 @@
-"""The IR switch (``pipeline=ir``) against the default pipeline, side by side in one run.
+"""The IR pipeline (``pipeline=ir``, the default) against the former one (``ast``), side by
+side in one run.
 
 For every program of ``general_programs.py`` (quick data): the first call of a freshly
 decorated function (translate, rewrite, compile, run) and the best of later calls,
-under ``pipeline=tree`` and ``pipeline=ir``, their ratios, whether both give the same
+under ``pipeline=ast`` and ``pipeline=ir``, their ratios, whether both give the same
 value, and the cost of lowering and raising alone with the IR's size (equations,
 opaque ones) and whether raising gave back the very program lowered (then the compiled
 trees are the same and a later-call ratio away from 1 is the machine's noise).  The
@@ -82,15 +83,15 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     print(f"{platform.processor() or platform.machine()}, load {os.getloadavg()[0]:.1f}, "
           f"{os.cpu_count()} CPUs")
-    print(f"{'program':38} {'first tree':>10} {'first ir':>9} {'ratio':>6} "
-          f"{'later tree':>10} {'later ir':>9} {'ratio':>6} {'same':>5} "
+    print(f"{'program':38} {'first ast':>10} {'first ir':>9} {'ratio':>6} "
+          f"{'later ast':>10} {'later ir':>9} {'ratio':>6} {'same':>5} "
           f"{'lower+raise':>11} {'eqns':>5} {'opaque':>6} {'same AST':>8}")
     firsts, laters = [], []
-    for pipeline in ("tree", "ir"):   # one-time costs (imports, caches) before timing
+    for pipeline in ("ast", "ir"):   # one-time costs (imports, caches) before timing
         measure(PROGRAMS[0], PROGRAMS[0].data(True), pipeline, 1)
     for program in PROGRAMS:
         data = program.data(True)
-        t_first, t_best, t_value, f = measure(program, data, "tree", args.repeat)
+        t_first, t_best, t_value, f = measure(program, data, "ast", args.repeat)
         i_first, i_best, i_value, _ = measure(program, data, "ir", args.repeat)
         agree = same(t_value, i_value)
         cost, eqns, opaque, identical = round_trip_cost(f, args.repeat)
@@ -101,7 +102,7 @@ def main(argv=None) -> int:
               f"{laters[-1]:6.2f} {str(agree):>5} {cost * 1e3:9.2f}ms {eqns:5d} {opaque:6d} "
               f"{str(identical):>8}")
     geo = lambda xs: float(np.exp(np.mean(np.log(xs))))  # noqa: E731
-    print(f"geometric mean ir/tree: first call {geo(firsts):.2f}, later calls {geo(laters):.2f}")
+    print(f"geometric mean ir/ast: first call {geo(firsts):.2f}, later calls {geo(laters):.2f}")
     return 0
 
 

@@ -1,6 +1,7 @@
 """Speed that does not depend on phrasing: W1 and W2 as written against rewordings.
 
     python benchmarks/phrasing.py [--quick] [--repeat 7] [--only W1-small] [--settle 3]
+                                  [--pipelines ast,ir]
 
 Each case (W1 logistic regression small and large, W2 k-means in 2-D) is decorated in
 its original form and in every rewording of :data:`REWORDINGS` for its workload (another
@@ -11,6 +12,10 @@ against the original's, then the variants are timed in turns, one call each per 
 ``--repeat`` rounds: the table gives each rewording's median time over the original's
 median (target: every rewording within 1.15x).  The load average and the CPU model are
 printed with it.
+
+``--pipelines ast,ir`` compiles every variant under each pipeline (``PHYLANX_PIPELINE``,
+docs/ir.md) and times them all in the same turns: each row then gives the variant's
+time per pipeline and their ratio (the last pipeline's over the first's).
 
 To add a rewording, append a :class:`Rewording` to :data:`REWORDINGS`: the source of a
 function with the original's parameters (its name is free), and the dtype of the data.
@@ -223,6 +228,7 @@ def tolerance(dtype: Any) -> float:
 @dataclass
 class Variant:
     name: str
+    pipeline: str | None
     run: Callable[[], Any]
     result: Any
     err: float
@@ -230,20 +236,25 @@ class Variant:
     times: list
 
 
-def variants(case: Case, settle: float, reworded: list[Rewording] | None = None) -> list:
-    """The original and every rewording of the case's workload, settled and checked."""
-    from workloads.common import settled
+def variants(case: Case, settle: float, reworded: list[Rewording] | None = None,
+             pipelines: tuple = (None,)) -> list:
+    """The original and every rewording of the case's workload, settled and checked,
+    compiled under each of ``pipelines`` (None: as configured)."""
+    from workloads.common import first_call_under, settled
     todo = [Rewording("original", case.workload, case.original)]
     todo += [r for r in (REWORDINGS if reworded is None else reworded)
              if r.workload == case.workload]
     out: list[Variant] = []
     for r in todo:
-        fn, _plain = compiled(r.source)
-        args = case.data(r.dtype)
-        run = settled(lambda fn=fn, args=args: fn(*args), seconds=settle)
-        result = run()
-        err = 0.0 if not out else max_rel_err(result, out[0].result)
-        out.append(Variant(r.name, run, result, err, tolerance(r.dtype), []))
+        for pipeline in pipelines:
+            fn, _plain = compiled(r.source)
+            args = case.data(r.dtype)
+            run = lambda fn=fn, args=args: fn(*args)  # noqa: E731
+            first_call_under(pipeline, run)
+            run = settled(run, seconds=settle)
+            result = run()
+            err = 0.0 if not out else max_rel_err(result, out[0].result)
+            out.append(Variant(r.name, pipeline, run, result, err, tolerance(r.dtype), []))
     # the first variants paid numba's start in this process and compiled kernels the later
     # ones found in the disk cache: settled once more, all alike, before any is timed
     for v in out:
@@ -277,31 +288,50 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=None)
     p.add_argument("--settle", type=float, default=None, help="seconds to settle each")
     p.add_argument("--only", default=None, help="one case: W1-small, W1-large, W2-2d")
+    p.add_argument("--pipelines", default=None,
+                   help="comma-separated pipelines to compile each variant under "
+                        "(ast,ir): times and their ratio side by side")
     a = p.parse_args(argv)
     repeat = a.repeat or (3 if a.quick else 7)
     settle = a.settle if a.settle is not None else (0.05 if a.quick else 3.0)
+    pipelines = tuple(a.pipelines.split(",")) if a.pipelines else (None,)
     print(f"# phrasing: {cpu_model()}, {os.cpu_count()} cores, load "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} at start, repeat {repeat}")
     failed = 0
     worst = 0.0
+    across: list[float] = []
     for case in cases(a.quick):
         if a.only and case.name != a.only:
             continue
-        vs = variants(case, settle)
+        vs = variants(case, settle, pipelines=pipelines)
         timed(vs, repeat)
-        base = float(np.median(vs[0].times))
-        print(f"\n## {case.name}: original {base * 1e3:.2f} ms (median)")
-        print(f"{'rewording':40s} {'ms':>9s} {'/orig':>7s}  result")
-        for v in vs:
-            med = float(np.median(v.times))
-            ok = v.err <= v.tol
-            failed += not ok
-            ratio = med / base
-            if v is not vs[0]:
-                worst = max(worst, ratio)
-            flag = "" if ratio <= 1.15 or v is vs[0] else "  > 1.15x"
-            print(f"{v.name:40s} {med * 1e3:9.2f} {ratio:6.2f}x  "
-                  f"{'same' if ok else f'DIFFERS ({v.err:.1e})'}{flag}")
+        failed += sum(v.err > v.tol for v in vs)
+        for p in pipelines:
+            mine = [v for v in vs if v.pipeline == p]
+            base = float(np.median(mine[0].times))
+            print(f"\n## {case.name}{f' ({p})' if p else ''}: original {base * 1e3:.2f} ms "
+                  f"(median)")
+            print(f"{'rewording':40s} {'ms':>9s} {'/orig':>7s}  result"
+                  + (f"  {pipelines[-1]}/{pipelines[0]}" if p == pipelines[-1]
+                     and len(pipelines) > 1 else ""))
+            for v in mine:
+                med = float(np.median(v.times))
+                ok = v.err <= v.tol
+                ratio = med / base
+                if v is not mine[0]:
+                    worst = max(worst, ratio)
+                flag = "" if ratio <= 1.15 or v is mine[0] else "  > 1.15x"
+                other = ""
+                if len(pipelines) > 1 and p == pipelines[-1]:
+                    first = next(u for u in vs if u.name == v.name and u.pipeline == pipelines[0])
+                    across.append(med / float(np.median(first.times)))
+                    other = f"  {across[-1]:5.2f}x"
+                print(f"{v.name:40s} {med * 1e3:9.2f} {ratio:6.2f}x  "
+                      f"{'same' if ok else f'DIFFERS ({v.err:.1e})'}{flag}{other}")
+    if across:
+        geo = float(np.exp(np.mean(np.log(across))))
+        print(f"\n# {pipelines[-1]}/{pipelines[0]}: geometric mean {geo:.2f}x, "
+              f"range {min(across):.2f}x-{max(across):.2f}x over {len(across)} variants")
     print(f"\n# worst rewording / original: {worst:.2f}x; load "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} at end")
     return 1 if failed else 0

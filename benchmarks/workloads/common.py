@@ -104,3 +104,18 @@ def median_ms(fn: Callable[[], Any], repeat: int) -> float:
         fn()
         times.append(time.perf_counter() - t0)
     return float(np.median(times)) * 1e3
+
+
+def first_call_under(pipeline: str | None, run: Callable[[], Any]) -> Any:
+    """``run()`` with the config key ``pipeline`` (``PHYLANX_PIPELINE``) set to
+    ``pipeline`` (None: as configured).  A decorated function compiles at its first call
+    and keeps that program, so its later calls run what this pipeline compiled: two
+    functions compiled so may be timed side by side in one process."""
+    if pipeline is None:
+        return run()
+    from phylanx import config
+    config.set("pipeline", pipeline)
+    try:
+        return run()
+    finally:
+        config.reset("pipeline")

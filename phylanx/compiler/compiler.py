@@ -188,11 +188,12 @@ class Compiler:
 
     def rewrite(self, program: ast.Program) -> ast.Program:
         """``program`` after the whole-program rewrites (compiler/rewrite)."""
-        if config.get("pipeline") == "ir":
-            from .through_ir import optimize_through_ir
-            return optimize_through_ir(program)
-        from .rewrite import optimize
-        return optimize(program)
+        # the former pipeline, for one release ('tree' its former name, as config.set takes it)
+        if config.get("pipeline") in ("ast", "tree"):
+            from .rewrite import optimize
+            return optimize(program)
+        from .through_ir import optimize_through_ir
+        return optimize_through_ir(program)
 
     def new_node(self, primitive: str, loc: SourceLoc | None, children=(),
                  instance: str | None = None) -> Node:

@@ -1,10 +1,10 @@
-"""The ``pipeline=ir`` path of the compiler: PhySL AST -> IR -> PhySL AST.
+"""The compiler's default path (``pipeline=ir``): PhySL AST -> IR -> PhySL AST.
 
-Migration step 2 of docs/ir.md: the program is lowered to the IR after the passes that
+Migration step 3 of docs/ir.md: the program is lowered to the IR after the passes that
 end spelling (inline, normalize), raised back, and the remaining rewrite passes and the
-compiler run on what comes back, so today's specialised closures run it.  The switch
-(``config`` key ``pipeline``, ``PHYLANX_PIPELINE=ir``) proves that lowering and raising
-keep every program's meaning; the default stays ``tree`` until the whole suite passes.
+compiler run on what comes back, so today's specialised closures run it.  The whole
+suite passes this way, and it is the default; ``PHYLANX_PIPELINE=ast`` (the config key
+``pipeline``) skips the IR, as before, for one release.
 """
 from __future__ import annotations
 

@@ -34,14 +34,14 @@ DTYPES = {"float64": "f64", "float32": "f32", "float16": "f16", "int64": "i64",
 #: calls of functions held by variables, reads of names bound outside the function
 #: (globals, constants, functions), and what the lowering keeps as PhySL
 STRUCTURAL = frozenset((
-    "bind", "update", "cond", "while", "for_each", "call", "function", "read", "opaque",
-    "return", "dot_general", "array_literal",
+    "bind", "update", "cond", "while", "for_each", "call", "function", "lambda", "async",
+    "read", "opaque", "return", "dot_general", "array_literal",
 ))
 
 
 #: the IR's own operations that are not registry primitives (the others are: ``while``,
-#: ``for_each`` and ``return`` are the registry's special forms of those names)
-IR_OPS = STRUCTURAL - {"while", "for_each", "return"}
+#: ``for_each``, ``lambda``, ``async`` and ``return`` are the registry's forms of those names)
+IR_OPS = STRUCTURAL - {"while", "for_each", "lambda", "async", "return"}
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,17 @@ output may alias ``x`` (a fact).  ``if`` is ``cond``, ``while`` and ``for_each``
 loops with explicit carried values (the variables of the function their regions
 assign).
 
+A ``lambda`` is a ``lambda`` equation whose region ``fn`` is its body (a function of its
+own, as a ``define``d one) and whose output is the function value; ``async(e)`` an
+``async`` equation whose region ``body`` computes ``e`` (in a task: the output is its
+future) when ``e`` binds no name.
+
 Whatever is not understood stays PhySL: an ``opaque`` equation holds the statement's
 AST, reads the variables it names and gives new versions of those it assigns.  That is
-a lambda (it may escape), a binding inside an expression, a ``block`` used as a value,
-a store into a variable of an enclosing function or into an unknown one, a parameter
-default.  Never an error, never a changed meaning: raising (``raising.py``) gives back
-the same statements, by name, in the same order.
+a binding inside an expression, a ``block`` used as a value, a store into a variable of
+an enclosing function or into an unknown one, a parameter default.  Never an error,
+never a changed meaning: raising (``raising.py``) gives back the same statements, by
+name, in the same order.
 """
 from __future__ import annotations
 
@@ -259,6 +264,14 @@ class Lowering:
         raise _Opaque                   # a keyword argument out of place
 
     def call(self, e: ast.Call, env: _Env, eqns: list):
+        if e.func == "lambda" and e.attribute is None and e.args:
+            return self.lambda_(e, env, eqns)
+        if e.func == "async" and e.attribute is None and len(e.args) == 1 \
+                and type(e.args[0]) is not ast.KeywordArg and not assigned(e.args[0]):
+            # a branch of its own (compiler._BRANCHES) that binds nothing: a region
+            # reading the variables around it, with no carried values
+            body = self.region(statements(e.args[0]), env, [])
+            return self.emit("async", params(body=body), (), eqns, e.loc)
         if e.func in BINDERS:
             raise _Opaque
         if e.func == "if" and e.attribute is None and len(e.args) in (2, 3) \
@@ -279,6 +292,18 @@ class Lowering:
                              eqns, e.loc, e.args)
         return self.emit(e.func, params(kw=kw, attribute=e.attribute), ins, eqns, e.loc,
                          e.args)
+
+    def lambda_(self, e: ast.Call, env: _Env, eqns: list) -> Var:
+        """A function value: its body is a function of its own (a scope, as a ``define``d
+        function's: compiler/special_forms.py), reading the enclosing variables by the
+        rules of :class:`_Env` (late binding for those bound again)."""
+        names = [p.name for p in e.args[:-1] if type(p) is ast.Identifier]
+        if len(names) != len(e.args) - 1 or len(set(names)) != len(names):
+            raise _Opaque               # a parameter that is not a plain name
+        fn = self.function("", names, e.args[-1], env)
+        out = Var.new("", Facts(kind="function"))
+        eqns.append(Eqn("lambda", params(fn=fn), (), (out,), e.loc))
+        return out
 
     def cond(self, e: ast.Call, env: _Env, eqns: list):
         pred = self.expr(e.args[0], env, eqns)

@@ -127,6 +127,13 @@ class _Raising:
             other = eqn.param("other")
             rest = () if other is None else (self.block(other, bound),)
             return ast.Call("if", (pred, then, *rest), None, loc)
+        if p == "async":
+            return ast.Call("async", (self.block(eqn.param("body"), bound),), None, loc)
+        if p == "lambda":
+            fn = eqn.param("fn")
+            body = self.block(fn, {q.name for q in fn.params})
+            return ast.Call("lambda", (*(ast.Identifier(q.name) for q in fn.params), body),
+                            None, loc)
         if p == "while":
             cond = self.block(eqn.param("cond"), bound)
             body = self.block(eqn.param("body"), bound)

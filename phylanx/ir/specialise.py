@@ -152,9 +152,12 @@ class _Specialising:
             carried, regions = self.loop(e, ins, 1, (item,))
             outs_facts = [None, *carried]
             ps = params(**regions)
-        elif e.prim == "function":
+        elif e.prim == "async":           # its output is a future: facts unknown
+            ps = params(body=self.function(e.param("body"), []))
+        elif e.prim in ("function", "lambda"):
             fn = e.param("fn")
             ps = params(fn=self.function(fn, [NO_FACTS] * len(fn.params)))
+            outs_facts = [Facts(kind="function")]
         elif e.prim == "bind":
             f = facts[0]
             outs_facts = [Facts(f.shape, f.dtype, f.kind, f.layout)]

@@ -94,7 +94,7 @@ def draw_program(data, statements: int = 6):
 _COUNT = iter(range(10**9))
 
 
-def run_physl(text: str, name: str, *args, pipeline: str = "tree"):
+def run_physl(text: str, name: str, *args, pipeline: str = "ast"):
     """Compile ``text`` (defining ``name``) in a fresh state under ``pipeline`` and call
     ``name(*args)``."""
     from phylanx import config

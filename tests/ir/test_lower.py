@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from phylanx import Phylanx
 from phylanx.compiler.through_ir import is_primitive, lowered
-from phylanx.ir import Function, Literal, Var, lower
+from phylanx.ir import Function, Literal, Var, lower, raise_program
 from phylanx.ir.core import IR_OPS, check_ssa, walk
 from phylanx.language.parser import parse
 
@@ -104,16 +104,90 @@ def test_element_write_is_an_update_that_aliases_its_input():
     assert f.results[0] is update.outs[0]
 
 
-def test_lambdas_and_bindings_inside_expressions_stay_physl():
+def test_a_lambda_is_a_function_value_whose_body_is_its_region():
     text = ("define(f, xs, block(define(k, 2), define(g, lambda(v, v * k)), "
             "fmap(g, xs)))")
     fn = lower(parse(text))
     check_ssa(fn)
     f = fn.eqns[0].param("fn")
+    assert not any(e.prim == "opaque" for e in walk(fn))
+    (lam,) = [e for e in f.eqns if e.prim == "lambda"]
+    assert lam.outs[0].name == "g" and lam.outs[0].facts.kind == "function"
+    body = lam.param("fn")
+    assert [p.name for p in body.params] == ["v"]
+    k = next(e.outs[0] for e in f.eqns if e.outs[0].name == "k")
+    (mul,) = body.eqns
+    assert mul.ins == (body.params[0], k)           # k is bound once: its version is read
+    assert raise_program(fn) == parse(text)
+
+
+def test_a_lambda_reads_a_variable_bound_again_later_by_name():
+    text = ("define(f, xs, block(define(k, 2), define(g, lambda(v, v * k)), "
+            "store(k, 3), fmap(g, xs)))")
+    fn = lower(parse(text))
+    check_ssa(fn)
+    body = next(e for e in walk(fn) if e.prim == "lambda").param("fn")
+    assert [e.param("name") for e in body.eqns if e.prim == "read"] == ["k"]   # late binding
+    assert raise_program(fn) == parse(text)
+
+
+def test_async_of_an_expression_is_a_region_and_runs_the_same():
+    text = "define(f, x, block(define(c, async(sum(x * 2.0))), c + 1.0))"
+    fn = lower(parse(text))
+    check_ssa(fn)
+    (task,) = [e for e in walk(fn) if e.prim == "async"]
+    region = task.param("body")
+    assert region.params == () and [e.prim for e in region.eqns] == ["__mul", "sum"]
+    assert not any(e.prim == "opaque" for e in walk(fn))
+    assert raise_program(fn) == parse(text)
+    x = np.arange(4.0)
+    assert run_physl(text, "f", x, pipeline="ir") == run_physl(text, "f", x) == 13.0
+
+
+def test_async_of_a_binding_stays_physl():
+    text = "define(f, x, block(define(c, async(block(define(t, x), t))), c))"
+    fn = lower(parse(text))
+    assert [e.prim for e in walk(fn) if e.prim in ("async", "opaque")] == ["opaque"]
+    assert raise_program(fn) == parse(text)
+
+
+def test_no_repository_program_keeps_a_lambda_or_an_async_it_could_lower():
+    """The lowering's census (tools/ir_opaque_count.py): an opaque statement is never a
+    lambda of plain parameters nor an async of an expression binding nothing."""
+    from phylanx.ir.scan import assigned
+    from phylanx.language import ast as past
+    kept = []
+    for program in repository_programs():
+        for e in walk(lower(program, is_primitive)):
+            if e.prim != "opaque":
+                continue
+            s = e.param("ast")
+            stack = [s]
+            while stack:
+                x = stack.pop()
+                stack.extend(past.children(x))
+                if type(x) is not past.Call or x.attribute is not None:
+                    continue
+                plain = [p for p in x.args[:-1] if type(p) is past.Identifier]
+                if x.func == "lambda" and x.args and len(plain) == len(x.args) - 1 \
+                        and len({p.name for p in plain}) == len(plain) and s is x:
+                    kept.append(x)
+                if x.func == "async" and len(x.args) == 1 and s is x \
+                        and type(x.args[0]) is not past.KeywordArg and not assigned(x.args[0]):
+                    kept.append(x)
+    assert kept == []
+
+
+def test_bindings_inside_expressions_stay_physl():
+    text = "define(f, x, block(define(k, 2), x * 2 + block(store(k, 1), k)))"
+    fn = lower(parse(text))
+    check_ssa(fn)
+    f = fn.eqns[0].param("fn")
     opaque = [e for e in f.eqns if e.prim == "opaque"]
     assert len(opaque) == 1 and opaque[0].param("ast") == parse(text).body[0].args[-1].args[1]
-    assert [v.name for v in opaque[0].ins] == ["k"]               # what it reads
-    assert opaque[0].outs[0].name == ""
+    assert sorted(v.name for v in opaque[0].ins) == ["k", "x"]     # what it reads
+    assert [v.name for v in opaque[0].outs] == ["", "k"]           # and assigns
+    assert raise_program(fn) == parse(text)
 
 
 def test_recursion_is_a_call_by_name():
