@@ -15,8 +15,10 @@ from __future__ import annotations
 from . import (  # noqa: F401  (importing a rules module attaches its rules to VJP)
     rules_arithmetic,
     rules_collectives,
+    rules_einsum,
     rules_keras,
     rules_linalg,
+    rules_rearrange,
     rules_reductions,
     rules_shape,
     rules_structure,

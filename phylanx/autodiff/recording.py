@@ -66,6 +66,11 @@ def record(tape: tapes.Tape, fn: Callable[..., Any], *args: Any) -> Any:
 
 def recording_kernel(name: str, impl: Callable[..., Any], node: Any) -> Callable[..., Any]:
     """``impl`` that also records its application on the active tape."""
+    spec = registry.lookup(name)
+    if spec is not None and spec.zero_gradient:
+        # piecewise constant (floor, sign ...): its result is a constant for the tape, so
+        # gradients through it are zeros, as JAX's
+        return impl
     mutates = name in MUTATORS or name.startswith("__inplace")
 
     def recorded(*args):

@@ -239,6 +239,8 @@ _UNARY = {
     "cbrt": _d_cbrt,
     "invcbrt": _d_invcbrt,
     "exp": lambda x, out: out,
+    "expm1": lambda x, out: out + 1.0,
+    "log1p": lambda x, out: 1.0 / (1.0 + x),
     "exp2": lambda x, out: out * _LN2,
     "exp10": lambda x, out: out * _LN10,
     "log": lambda x, out: 1.0 / x,

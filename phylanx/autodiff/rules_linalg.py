@@ -1,4 +1,4 @@
-"""VJP rules of products and linear algebra: dot, matmul, tensordot, outer, cross,
+"""VJP rules of products and linear algebra: dot, matmul, tensordot, outer, vdot, cross,
 determinant, inverse.
 
 ``dot``'s rule is written as equations (:mod:`.equations`), which ``phylanx.nn``'s
@@ -117,6 +117,14 @@ def outer_vjp(ct, out, a, b):
     x, y = arr(a).ravel(), arr(b).ravel()
     ct = np.asarray(ct)
     return (ct @ y).reshape(np.shape(a)), (x @ ct).reshape(np.shape(b))
+
+
+@VJP.register("vdot")
+def vdot_vjp(ct, out, a, b):
+    # out = sum(conj(a) * b): b's cotangent is ct * conj(a), a's the conjugate of ct * b
+    # (JAX's convention for a conjugated operand); real operands need no conj
+    x, y, ct = arr(a), arr(b), np.asarray(ct)
+    return (np.conj(ct * y).reshape(x.shape), (ct * np.conj(x)).reshape(y.shape))
 
 
 @VJP.register("cross")

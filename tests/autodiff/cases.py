@@ -203,6 +203,22 @@ CASES.update({
     "__npconstant_like": [(f(0.5), normal(2, 3)), (normal(3), normal(3), "float64")],
     "full_like": [(normal(3, 2), f(1.5)), (normal(2, 3), normal(1, 3))],
     "avg_pool3d": [(normal(1, 4, 4, 4, 2), [2, 2, 2], "same", [2, 2, 1])],
+    "expm1": [(A34,), (f(0.3),)],
+    "log1p": [(positive(3, 4),), (f(0.3),)],
+    "vdot": [(A34, B34), (A23, normal(6)), (normal(3), f(1.5) * np.ones(3))],
+    "einsum": [("ij,jk->ik", A34, normal(4, 5)), ("ij,jk", A34, normal(4, 5)),
+               ("ii->i", normal(3, 3)), ("ii", normal(3, 3)), ("ij->", A34),
+               ("ij->i", A34), ("...ij,...jk->...ik", A234, normal(4, 2)),
+               ("bij,bjk->bik", A234, normal(2, 4, 3)), ("i,i", normal(3), normal(3)),
+               ("...i,...i->...", A234, normal(1, 3, 4)), ("ij,ij->ij", A34, normal(1, 4)),
+               ("i,j->ij", normal(3), normal(4)), ("iij->ij", normal(3, 3, 2))],
+    "broadcast_to": [(normal(4), [3, 4]), (normal(3, 1), [2, 3, 5]), (f(0.5), [2, 2])],
+    "tril": [(A34,), (A34, 1), (A234, -1), (normal(4), 0)],
+    "triu": [(A34,), (A34, -1), (A234, 1), (normal(4), 1)],
+    "roll": [(A34, 2), (A34, -1, 1), (A234, [1, 2], [0, 2]), (A234, 3, None)],
+    "split": [(normal(6), 3), (A34, [1, 3], 1), (A234, 2, 0)],
+    "array_split": [(normal(5), 3), (A34, 2, 1)],
+    "sort": [(distinct(3, 4),), (distinct(3, 4), 0), (distinct(2, 3, 4), None)],
 })
 
 #: rules whose operands the recorder builds (in-place changes): checked end to end in
