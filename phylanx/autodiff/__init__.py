@@ -20,13 +20,14 @@ from . import (  # noqa: F401  (importing a rules module attaches its rules to V
     rules_keras,
     rules_linalg,
     rules_rearrange,
+    rules_recordable,
     rules_reductions,
     rules_shape,
     rules_structure,
 )
-from .api import grad, jacobian, jacrev, value_and_grad
+from .api import grad, hessian, hvp, jacobian, jacrev, value_and_grad
 from .table import VJP, RuleTable
 from .tape import PhylanxGradientError
 
-__all__ = ["VJP", "PhylanxGradientError", "RuleTable", "grad", "jacobian", "jacrev",
-           "value_and_grad"]
+__all__ = ["VJP", "PhylanxGradientError", "RuleTable", "grad", "hessian", "hvp", "jacobian",
+           "jacrev", "value_and_grad"]

@@ -33,7 +33,7 @@ from ..errors import PhylanxTypeError, PhylanxValueError
 from ..runtime.futures import Future
 from ..values import ControlSignal, Function, from_python, to_python, type_name
 from . import tape as tapes
-from .recording import TWINS, record
+from .recording import TWINS, active_tape, record
 
 
 def grad(f: Any, argnums: int | Sequence[int] = 0, has_aux: bool = False
@@ -49,7 +49,7 @@ def grad(f: Any, argnums: int | Sequence[int] = 0, has_aux: bool = False
 
     gradient.__name__ = f"grad_{getattr(f, '__name__', 'f')}"
     gradient.__doc__ = f"Gradient of {getattr(f, '__name__', 'f')} (argnums={argnums!r})."
-    return gradient
+    return _transform(gradient)
 
 
 def value_and_grad(f: Any, argnums: int | Sequence[int] = 0, has_aux: bool = False
@@ -63,7 +63,7 @@ def value_and_grad(f: Any, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
         return _differentiate(call, f, positions, argnums, args, kwargs, has_aux, False)
 
     value_and_gradient.__name__ = f"value_and_grad_{getattr(f, '__name__', 'f')}"
-    return value_and_gradient
+    return _transform(value_and_gradient)
 
 
 def jacobian(f: Any, argnums: int | Sequence[int] = 0, has_aux: bool = False
@@ -79,10 +79,48 @@ def jacobian(f: Any, argnums: int | Sequence[int] = 0, has_aux: bool = False
         return (jac, value[1]) if has_aux else jac
 
     jacobian_of.__name__ = f"jacobian_{getattr(f, '__name__', 'f')}"
-    return jacobian_of
+    return _transform(jacobian_of)
 
 
 jacrev = jacobian
+
+
+def hessian(f: Any, argnums: int = 0) -> Callable[..., Any]:
+    """The Hessian of the scalar function ``f`` with respect to argument ``argnums``: the
+    Jacobian of its gradient (reverse over reverse), shape ``A + A`` for an argument of
+    shape ``A``."""
+    if not isinstance(argnums, (int, np.integer)) or isinstance(argnums, bool):
+        raise PhylanxTypeError(f"hessian takes one position (an int) as argnums, got "
+                               f"{argnums!r}")
+    return jacobian(grad(f, argnums), argnums)
+
+
+def hvp(f: Any, argnums: int = 0) -> Callable[..., Any]:
+    """``hvp(f)(*args, vector)``: the Hessian of the scalar ``f`` (with respect to
+    argument ``argnums``) times ``vector``, without forming the Hessian: one reverse
+    pass over ``grad(f)`` seeded with ``vector`` (the Hessian is symmetric)."""
+    inner = grad(f, argnums)
+    positions = _check_argnums(argnums)
+    call = _caller(inner)
+
+    def product(*args: Any) -> Any:
+        if not args:
+            raise PhylanxTypeError("hvp(f)(*args, vector) needs the vector as its last "
+                                   "argument")
+        *args, vector = args
+        _, result = _differentiate(call, inner, positions, argnums, args, {},
+                                   seed=np.asarray(vector))
+        return result
+
+    product.__name__ = f"hvp_{getattr(f, '__name__', 'f')}"
+    return _transform(product)
+
+
+def _transform(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark ``fn`` as made by this module: differentiating it runs it as Python under the
+    outer tape (nested differentiation) instead of translating it."""
+    fn.__phylanx_transform__ = True
+    return fn
 
 
 def _check_argnums(argnums: Any) -> tuple[int, ...]:
@@ -97,9 +135,14 @@ def _check_argnums(argnums: Any) -> tuple[int, ...]:
 
 
 def _differentiate(call, f, positions, argnums, args, kwargs, has_aux=False,
-                   jacobian=False) -> tuple[Any, Any]:
+                   jacobian=False, seed=None) -> tuple[Any, Any]:
+    """Run ``f`` recording, then its reverse pass(es): seeded with 1 (a gradient), with
+    ``seed`` (a vector-Jacobian product of an array result), or once per element of the
+    result (``jacobian``)."""
     tape = tapes.Tape()
     tape.twin_of = TWINS.twin
+    tape.outer = active_tape()      # grad(grad(f)): the outer grad's tape records this one
+    outers = tape.chain()[1:]
     args = list(args)
     for i in positions:
         if not -len(args) <= i < len(args):
@@ -110,17 +153,24 @@ def _differentiate(call, f, positions, argnums, args, kwargs, has_aux=False,
     arrays = [a for a in (*args, *kwargs.values()) if isinstance(a, np.ndarray)]
     try:
         for i in positions:
-            args[i], leaves = _as_input(args[i], i, tape, _alone(args[i], arrays))
+            args[i], leaves = _as_input(args[i], i, tape,
+                                        not outers and _alone(args[i], arrays))
             structures.append(leaves)
         returned = call(tape, args, kwargs)
         result = _differentiated_part(returned, f, has_aux)
-        _check_output(result, f, jacobian)
+        _check_output(result, f, jacobian or seed is not None)
+        if seed is not None and np.shape(seed) != np.shape(result):
+            raise PhylanxValueError(f"the vector has shape {np.shape(seed)}, the gradient "
+                                    f"{np.shape(result)}")
         if jacobian:
             grads = _jacobians(tape, result, structures, arrays)
         else:
-            seed = np.ones((), dtype=tapes._float_dtype(result))
+            if seed is None:
+                seed = np.ones((), dtype=tapes._float_dtype(result))
+            else:
+                seed = seed.astype(tapes._float_dtype(result))
             cotangents = tapes.backward(tape, result, seed)
-            grads = tuple(_own(_gradients(cotangents, leaves), arrays)
+            grads = tuple(_own(_gradients(cotangents, leaves, outers), arrays, outers)
                           for leaves in structures)
     finally:
         # what the function changed in place of the caller's arrays is undone once the
@@ -159,6 +209,10 @@ def _jacobians(tape: tapes.Tape, result: Any, structures: list, arrays: list) ->
         cotangents = tapes.backward(tape, result, seed if shape else dtype.type(1))
         for k, leaves in enumerate(structures):
             rows[k].append(_gradients(cotangents, leaves))
+    if tape.outer is not None:
+        raise tapes.PhylanxGradientError(
+            "jacobian inside a function being differentiated is not supported (use "
+            "hessian, or grad of grad)")
     return tuple(_own(_stack_rows(per_element, shape), arrays) for per_element in rows)
 
 
@@ -179,15 +233,16 @@ def _name(f: Any) -> str:
     return getattr(f, "__name__", getattr(f, "name", "f"))
 
 
-def _own(gradient: Any, arrays: list[np.ndarray]) -> Any:
-    """``gradient`` with any array sharing memory with the caller's ``arrays`` copied."""
+def _own(gradient: Any, arrays: list[np.ndarray], outers: list = ()) -> Any:
+    """``gradient`` with any array sharing memory with the caller's ``arrays`` copied
+    (the copy recorded on the ``outers`` tapes of a nested grad)."""
     if isinstance(gradient, dict):
-        return {k: _own(g, arrays) for k, g in gradient.items()}
+        return {k: _own(g, arrays, outers) for k, g in gradient.items()}
     if isinstance(gradient, (list, tuple)):
-        return type(gradient)(_own(g, arrays) for g in gradient)
+        return type(gradient)(_own(g, arrays, outers) for g in gradient)
     if isinstance(gradient, np.ndarray) and any(np.may_share_memory(gradient, a)
                                                 for a in arrays):
-        return gradient.copy()
+        return tapes.record_on(outers, "__copy", [gradient], gradient.copy())
     return gradient
 
 
@@ -229,18 +284,20 @@ def _as_input(value: Any, position: int, tape: tapes.Tape,
             array = None
         if array is not None:
             leaf_value = array if array.ndim else array.dtype.type(array[()])
+            # nested grad: the outer tapes see the inner argument as a copy of theirs
+            tapes.record_on(tape.chain()[1:], "__copy", [value], leaf_value)
             return leaf_value, tape.leaf(leaf_value)
     raise PhylanxTypeError(f"cannot differentiate with respect to argument {position}: a "
                            f"{type_name(value)} (gradients need float arrays or numbers, or "
                            "lists, tuples and dicts of them)")
 
 
-def _gradients(cotangents: dict, leaves: Any) -> Any:
+def _gradients(cotangents: dict, leaves: Any, outers: list = ()) -> Any:
     if isinstance(leaves, dict):
-        return {k: _gradients(cotangents, leaf) for k, leaf in leaves.items()}
+        return {k: _gradients(cotangents, leaf, outers) for k, leaf in leaves.items()}
     if isinstance(leaves, (list, tuple)):
-        return type(leaves)(_gradients(cotangents, leaf) for leaf in leaves)
-    return _gradient(cotangents.get(leaves.index), leaves.out)
+        return type(leaves)(_gradients(cotangents, leaf, outers) for leaf in leaves)
+    return _gradient(cotangents.get(leaves.index), leaves.out, outers)
 
 
 def _check_output(result: Any, f: Any, jacobian: bool = False) -> None:
@@ -256,15 +313,21 @@ def _check_output(result: Any, f: Any, jacobian: bool = False) -> None:
                                 getattr(f, "loc", None))
 
 
-def _gradient(ct: Any, value: Any) -> Any:
+def _gradient(ct: Any, value: Any, outers: list = ()) -> Any:
+    """The gradient of a leaf from its cotangent; each step is recorded on the ``outers``
+    tapes of a nested grad (``grad(grad(f))`` differentiates this result)."""
     if ct is None:
         ct = np.zeros(np.shape(value), dtype=value.dtype)
-    ct = tapes.fit(ct, value)
-    if ct.ndim == 0:
-        return ct.dtype.type(ct)
-    # a read-only cotangent is an operand's own memory (rules_arithmetic._read_only):
-    # the user gets an array of their own
-    return np.ascontiguousarray(ct) if ct.flags.writeable else ct.copy()
+    fitted = tapes.fit_recorded(ct, value, outers)
+    if np.ndim(fitted) == 0:
+        own = np.asarray(fitted).dtype.type(fitted)
+    else:
+        # a read-only cotangent is an operand's own memory (rules_arithmetic._read_only):
+        # the user gets an array of their own
+        own = np.ascontiguousarray(fitted) if fitted.flags.writeable else fitted.copy()
+    if own is not fitted:
+        tapes.record_on(outers, "__copy", [fitted], own)
+    return own
 
 
 # -- calling the recording twin of f -------------------------------------------------
@@ -276,6 +339,8 @@ def _caller(f: Any) -> Callable[[tapes.Tape, list, dict], Any]:
     from ..frontend.decorator import LazyDecorator, PhylanxDecorator
     if isinstance(f, LazyDecorator):
         f = f.decorated
+    if getattr(f, "__phylanx_transform__", False):     # grad(grad(f)), jacobian(grad(f))
+        return lambda tape, args, kwargs: record(tape, _call_python, f, args, kwargs)
     if isinstance(f, types.FunctionType):
         f = _translated(f)
     if isinstance(f, PhylanxDecorator):
@@ -299,6 +364,10 @@ def _translated(fn: types.FunctionType) -> Any:
         if decorated is None:
             decorated = _TRANSLATED[fn] = PhylanxDecorator(fn)
     return decorated
+
+
+def _call_python(fn: Callable[..., Any], args: list, kwargs: dict) -> Any:
+    return fn(*args, **kwargs)
 
 
 def _invoke(fn: Function, args: list, kwargs: dict) -> Any:
