@@ -219,6 +219,11 @@ CASES.update({
     "split": [(normal(6), 3), (A34, [1, 3], 1), (A234, 2, 0)],
     "array_split": [(normal(5), 3), (A34, 2, 1)],
     "sort": [(distinct(3, 4),), (distinct(3, 4), 0), (distinct(2, 3, 4), None)],
+    "slogdet": [(normal(3, 3) + 3 * np.eye(3),), (normal(2, 3, 3) + 3 * np.eye(3),)],
+    "solve": [(normal(3, 3) + 3 * np.eye(3), normal(3)), (normal(3, 3) + 3 * np.eye(3),
+                                                          normal(3, 2)),
+              (normal(2, 3, 3) + 3 * np.eye(3), normal(3)),
+              (normal(2, 3, 3) + 3 * np.eye(3), normal(2, 3, 2))],
 })
 
 #: rules whose operands the recorder builds (in-place changes): checked end to end in

@@ -235,6 +235,7 @@ JAX = {
     "tensordot": lambda a, b, axes=2: jnp.tensordot(a, b, axes),
     "cross": jnp.cross,
     "einsum": jnp.einsum,
+    "slogdet": lambda a: list(jnp.linalg.slogdet(a)), "solve": jnp.linalg.solve,
     "determinant": jnp.linalg.det, "inverse": jnp.linalg.inv, "invGJE": jnp.linalg.inv,
     "conv1d": _conv(1), "conv2d": _conv(2),
     "max_pool2d": _pool("max"), "max_pool3d": _pool("max"),

@@ -178,6 +178,7 @@ def _solve_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 @primitive(
     "solve", "solve(_1_a, _2_b)", extension=True, oracle=np.linalg.solve,
+    differentiable=True,
     example="solve([[0.0, 2.0], [3.0, 1.0]], [4.0, 5.0])", result="[1.0, 2.0]",
 )
 def solve(a, b):
