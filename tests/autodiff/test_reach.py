@@ -113,3 +113,19 @@ def test_coverage_lists_every_differentiable_primitive_at_100_percent():
     assert "WITHOUT a VJP rule" not in text
     assert "floor" in next(line for line in text.splitlines() if "integer steps" in line)
     assert VJP.missing() == []
+
+
+def test_maximum_and_minimum_share_the_gradient_between_ties_as_jax():
+    x = np.array([1.0, 2.0, -0.5, 3.0], np.float32)
+    y = np.array([1.0, 1.5, -0.5, 4.0], np.float32)
+
+    @Phylanx
+    def extremes(x, y):
+        return np.sum(np.maximum(x, y) * 3.0 + np.minimum(x, y) + np.maximum(x, 0.0) ** 2)
+
+    got = phylanx.grad(extremes, (0, 1))(x, y)
+    want = jax.grad(lambda x, y: jnp.sum(jnp.maximum(x, y) * 3.0 + jnp.minimum(x, y)
+                                         + jnp.maximum(x, 0.0) ** 2), (0, 1))(x, y)
+    for g, w in zip(got, want):
+        assert g.dtype == np.float32
+        np.testing.assert_allclose(g, w, rtol=1e-6)
