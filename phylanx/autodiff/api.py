@@ -99,6 +99,9 @@ def hvp(f: Any, argnums: int = 0) -> Callable[..., Any]:
     """``hvp(f)(*args, vector)``: the Hessian of the scalar ``f`` (with respect to
     argument ``argnums``) times ``vector``, without forming the Hessian: one reverse
     pass over ``grad(f)`` seeded with ``vector`` (the Hessian is symmetric)."""
+    if not isinstance(argnums, (int, np.integer)) or isinstance(argnums, bool):
+        raise PhylanxTypeError(f"hvp takes one position (an int) as argnums, got "
+                               f"{argnums!r}")
     inner = grad(f, argnums)
     positions = _check_argnums(argnums)
     call = _caller(inner)

@@ -135,3 +135,12 @@ def test_equation_form_equals_the_kernel_rule(name, k):
             continue
         np.testing.assert_allclose(fit(evaluate(form), args[i]), fit(want, args[i]),
                                    rtol=1e-12, atol=1e-12, err_msg=f"{name} case {k} op {i}")
+
+
+def test_hessian_and_hvp_take_one_position_and_hvp_checks_the_vector():
+    with pytest.raises(phylanx.PhylanxTypeError, match="one position"):
+        hessian(logistic, (0, 1))
+    with pytest.raises(phylanx.PhylanxTypeError, match="one position"):
+        hvp(logistic, (0, 1))
+    with pytest.raises(phylanx.PhylanxValueError, match="the vector has shape"):
+        hvp(logistic)(W, X, Y, np.ones(4))
