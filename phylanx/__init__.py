@@ -71,7 +71,8 @@ def __getattr__(name: str) -> Any:
     if name == "trace":                      # the timeline recorder, imported on first use
         from .instrumentation.tracing import trace
         return trace
-    if name in ("grad", "value_and_grad"):   # autodiff, also imported on first use
+    if name in ("grad", "value_and_grad", "jacobian", "jacrev", "hessian", "hvp"):
+        # autodiff, imported on first use
         from . import autodiff
         return getattr(autodiff, name)
     raise AttributeError(f"module 'phylanx' has no attribute {name!r}")
@@ -81,8 +82,8 @@ __all__ = [
     "Phylanx", "PhylanxAssertionError", "PhylanxCompileError", "PhylanxError",
     "PhylanxLinAlgError", "PhylanxRuntimeError", "PhylanxSession", "PhylanxSyntaxError",
     "PhylanxTypeError",
-    "PhylanxValueError", "config", "evaluate", "execution_tree", "grad", "parallel", "trace",
-    "value_and_grad",
+    "PhylanxValueError", "config", "evaluate", "execution_tree", "grad", "hessian", "hvp",
+    "jacobian", "jacrev", "parallel", "trace", "value_and_grad",
 ]
 
 from .distributed import bootstrap as _distributed_bootstrap  # noqa: E402,F401 - MPI locality when launched

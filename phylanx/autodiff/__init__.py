@@ -1,7 +1,8 @@
-"""Reverse-mode automatic differentiation of execution trees (``grad``, ``value_and_grad``).
+"""Reverse-mode automatic differentiation of execution trees (``grad``, ``value_and_grad``,
+``jacobian``).
 
-* :mod:`.api`: ``grad`` and ``value_and_grad`` (JAX-like) for ``@Phylanx`` functions and
-  PhySL function values;
+* :mod:`.api`: ``grad``, ``value_and_grad`` and ``jacobian`` (JAX-like) for ``@Phylanx``
+  functions, PhySL function values and plain Python functions;
 * :mod:`.recording`: recording twins of compiled functions, whose primitives append to a
   tape while they run (control flow is handled by recording only what runs);
 * :mod:`.tape`: the tape, dependence tracking by identity, and the reverse pass;
@@ -15,14 +16,18 @@ from __future__ import annotations
 from . import (  # noqa: F401  (importing a rules module attaches its rules to VJP)
     rules_arithmetic,
     rules_collectives,
+    rules_einsum,
     rules_keras,
     rules_linalg,
+    rules_rearrange,
+    rules_recordable,
     rules_reductions,
     rules_shape,
     rules_structure,
 )
-from .api import grad, value_and_grad
+from .api import grad, hessian, hvp, jacobian, jacrev, value_and_grad
 from .table import VJP, RuleTable
 from .tape import PhylanxGradientError
 
-__all__ = ["VJP", "PhylanxGradientError", "RuleTable", "grad", "value_and_grad"]
+__all__ = ["VJP", "PhylanxGradientError", "RuleTable", "grad", "hessian", "hvp", "jacobian",
+           "jacrev", "value_and_grad"]

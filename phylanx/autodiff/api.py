@@ -1,4 +1,4 @@
-"""``grad`` and ``value_and_grad``: reverse-mode derivatives of phylanx functions (JAX-like).
+"""``grad``, ``value_and_grad`` and ``jacobian``: reverse-mode derivatives (JAX-like).
 
 ::
 
@@ -9,14 +9,21 @@
     dloss = phylanx.grad(loss)                 # d loss / d w
     value, (dw, dx) = phylanx.value_and_grad(loss, argnums=(0, 1))(w, x, y)
 
-``f`` may be a ``@Phylanx`` function or a PhySL function value (what
-``execution_tree.eval`` returns for a ``lambda`` or ``code_for`` for a ``define``).  The
-function runs once through its recording twin (:mod:`.recording`), which fills a tape;
-the reverse pass (:func:`.tape.backward`) then applies one VJP rule per recorded
-primitive.  ``f`` must return a float scalar.
+``f`` may be a ``@Phylanx`` function, a PhySL function value (what
+``execution_tree.eval`` returns for a ``lambda`` or ``code_for`` for a ``define``) or a
+plain Python function or lambda, which is translated as ``@Phylanx`` would (once per
+function object).  The function runs once through its recording twin
+(:mod:`.recording`), which fills a tape; the reverse pass (:func:`.tape.backward`) then
+applies one VJP rule per recorded primitive.  ``grad`` needs a float scalar result;
+``jacobian`` (JAX's ``jacrev``) takes any float array and runs the reverse pass once per
+element of it, over the one tape.  ``has_aux=True``: ``f`` returns ``(value, aux)`` and
+only ``value`` is differentiated, ``aux`` is handed back as it is.
 """
 from __future__ import annotations
 
+import threading
+import types
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,32 +33,97 @@ from ..errors import PhylanxTypeError, PhylanxValueError
 from ..runtime.futures import Future
 from ..values import ControlSignal, Function, from_python, to_python, type_name
 from . import tape as tapes
-from .recording import TWINS, record
+from .recording import TWINS, active_tape, record
 
 
-def grad(f: Any, argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+def grad(f: Any, argnums: int | Sequence[int] = 0, has_aux: bool = False
+         ) -> Callable[..., Any]:
     """A function computing the gradient of the scalar function ``f`` with respect to the
-    positional argument(s) ``argnums`` (a tuple of gradients for a tuple of argnums)."""
-    value_and_gradient = value_and_grad(f, argnums)
+    positional argument(s) ``argnums`` (a tuple of gradients for a tuple of argnums);
+    with ``has_aux``, ``(gradient, aux)``."""
+    value_and_gradient = value_and_grad(f, argnums, has_aux)
 
     def gradient(*args: Any, **kwargs: Any) -> Any:
-        return value_and_gradient(*args, **kwargs)[1]
+        value, g = value_and_gradient(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
 
     gradient.__name__ = f"grad_{getattr(f, '__name__', 'f')}"
     gradient.__doc__ = f"Gradient of {getattr(f, '__name__', 'f')} (argnums={argnums!r})."
-    return gradient
+    return _transform(gradient)
 
 
-def value_and_grad(f: Any, argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
-    """Like :func:`grad`, but the function returns ``(f(*args), gradient)``."""
+def value_and_grad(f: Any, argnums: int | Sequence[int] = 0, has_aux: bool = False
+                   ) -> Callable[..., Any]:
+    """Like :func:`grad`, but the function returns ``(f(*args), gradient)`` (with
+    ``has_aux``, ``((value, aux), gradient)``, as JAX)."""
     positions = _check_argnums(argnums)
     call = _caller(f)
 
     def value_and_gradient(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
-        return _differentiate(call, f, positions, argnums, args, kwargs)
+        return _differentiate(call, f, positions, argnums, args, kwargs, has_aux, False)
 
     value_and_gradient.__name__ = f"value_and_grad_{getattr(f, '__name__', 'f')}"
-    return value_and_gradient
+    return _transform(value_and_gradient)
+
+
+def jacobian(f: Any, argnums: int | Sequence[int] = 0, has_aux: bool = False
+             ) -> Callable[..., Any]:
+    """A function computing the Jacobian of ``f`` (reverse mode, JAX's ``jacrev``): for a
+    result of shape ``S`` and an argument of shape ``A``, an array of shape ``S + A``
+    (a tuple of them for a tuple of argnums; with ``has_aux``, ``(jacobian, aux)``)."""
+    positions = _check_argnums(argnums)
+    call = _caller(f)
+
+    def jacobian_of(*args: Any, **kwargs: Any) -> Any:
+        value, jac = _differentiate(call, f, positions, argnums, args, kwargs, has_aux, True)
+        return (jac, value[1]) if has_aux else jac
+
+    jacobian_of.__name__ = f"jacobian_{getattr(f, '__name__', 'f')}"
+    return _transform(jacobian_of)
+
+
+jacrev = jacobian
+
+
+def hessian(f: Any, argnums: int = 0) -> Callable[..., Any]:
+    """The Hessian of the scalar function ``f`` with respect to argument ``argnums``: the
+    Jacobian of its gradient (reverse over reverse), shape ``A + A`` for an argument of
+    shape ``A``."""
+    if not isinstance(argnums, (int, np.integer)) or isinstance(argnums, bool):
+        raise PhylanxTypeError(f"hessian takes one position (an int) as argnums, got "
+                               f"{argnums!r}")
+    return jacobian(grad(f, argnums), argnums)
+
+
+def hvp(f: Any, argnums: int = 0) -> Callable[..., Any]:
+    """``hvp(f)(*args, vector)``: the Hessian of the scalar ``f`` (with respect to
+    argument ``argnums``) times ``vector``, without forming the Hessian: one reverse
+    pass over ``grad(f)`` seeded with ``vector`` (the Hessian is symmetric)."""
+    if not isinstance(argnums, (int, np.integer)) or isinstance(argnums, bool):
+        raise PhylanxTypeError(f"hvp takes one position (an int) as argnums, got "
+                               f"{argnums!r}")
+    inner = grad(f, argnums)
+    positions = _check_argnums(argnums)
+    call = _caller(inner)
+
+    def product(*args: Any) -> Any:
+        if not args:
+            raise PhylanxTypeError("hvp(f)(*args, vector) needs the vector as its last "
+                                   "argument")
+        *args, vector = args
+        _, result = _differentiate(call, inner, positions, argnums, args, {},
+                                   seed=np.asarray(vector))
+        return result
+
+    product.__name__ = f"hvp_{getattr(f, '__name__', 'f')}"
+    return _transform(product)
+
+
+def _transform(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark ``fn`` as made by this module: differentiating it runs it as Python under the
+    outer tape (nested differentiation) instead of translating it."""
+    fn.__phylanx_transform__ = True
+    return fn
 
 
 def _check_argnums(argnums: Any) -> tuple[int, ...]:
@@ -65,9 +137,15 @@ def _check_argnums(argnums: Any) -> tuple[int, ...]:
     return tuple(int(i) for i in items)
 
 
-def _differentiate(call, f, positions, argnums, args, kwargs) -> tuple[Any, Any]:
+def _differentiate(call, f, positions, argnums, args, kwargs, has_aux=False,
+                   jacobian=False, seed=None) -> tuple[Any, Any]:
+    """Run ``f`` recording, then its reverse pass(es): seeded with 1 (a gradient), with
+    ``seed`` (a vector-Jacobian product of an array result), or once per element of the
+    result (``jacobian``)."""
     tape = tapes.Tape()
     tape.twin_of = TWINS.twin
+    tape.outer = active_tape()      # grad(grad(f)): the outer grad's tape records this one
+    outers = tape.chain()[1:]
     args = list(args)
     for i in positions:
         if not -len(args) <= i < len(args):
@@ -78,31 +156,96 @@ def _differentiate(call, f, positions, argnums, args, kwargs) -> tuple[Any, Any]
     arrays = [a for a in (*args, *kwargs.values()) if isinstance(a, np.ndarray)]
     try:
         for i in positions:
-            args[i], leaves = _as_input(args[i], i, tape, _alone(args[i], arrays))
+            args[i], leaves = _as_input(args[i], i, tape,
+                                        not outers and _alone(args[i], arrays))
             structures.append(leaves)
-        result = call(tape, args, kwargs)
-        _check_output(result, f)
-        seed = np.ones((), dtype=tapes._float_dtype(result))
-        cotangents = tapes.backward(tape, result, seed)
-        grads = tuple(_own(_gradients(cotangents, leaves), arrays) for leaves in structures)
+        returned = call(tape, args, kwargs)
+        result = _differentiated_part(returned, f, has_aux)
+        _check_output(result, f, jacobian or seed is not None)
+        if seed is not None and np.shape(seed) != np.shape(result):
+            raise PhylanxValueError(f"the vector has shape {np.shape(seed)}, the gradient "
+                                    f"{np.shape(result)}")
+        if jacobian:
+            grads = _jacobians(tape, result, structures, arrays)
+        else:
+            if seed is None:
+                seed = np.ones((), dtype=tapes._float_dtype(result))
+            else:
+                seed = seed.astype(tapes._float_dtype(result))
+            cotangents = tapes.backward(tape, result, seed)
+            grads = tuple(_own(_gradients(cotangents, leaves, outers), arrays, outers)
+                          for leaves in structures)
     finally:
         # what the function changed in place of the caller's arrays is undone once the
         # reverse pass (which reads the changed values) is over: the caller's arrays are
         # as before the call, as with copies of them
         for owner, saved in reversed(tape.saved_caller_memory):
             np.copyto(owner, saved)
-    return to_python(result), grads[0] if isinstance(argnums, (int, np.integer)) else grads
+    value = to_python(returned)
+    if has_aux:
+        value = (value[0], value[1])
+    return value, grads[0] if isinstance(argnums, (int, np.integer)) else grads
 
 
-def _own(gradient: Any, arrays: list[np.ndarray]) -> Any:
-    """``gradient`` with any array sharing memory with the caller's ``arrays`` copied."""
+def _differentiated_part(returned: Any, f: Any, has_aux: bool) -> Any:
+    """What ``f`` returned, or its first item with ``has_aux`` (a pair is required)."""
+    if not has_aux:
+        return returned
+    if not isinstance(returned, (list, tuple)) or len(returned) != 2:
+        raise PhylanxTypeError(
+            f"has_aux=True needs {_name(f)} to return a pair (value, aux), got a "
+            f"{type_name(returned)}" + (f" of {len(returned)} items"
+                                        if isinstance(returned, (list, tuple)) else ""),
+            getattr(f, "loc", None))
+    return returned[0]
+
+
+def _jacobians(tape: tapes.Tape, result: Any, structures: list, arrays: list) -> tuple:
+    """Per differentiated argument, d result / d argument of shape result.shape +
+    argument.shape: one reverse pass per element of ``result``, seeded with that element."""
+    dtype = tapes._float_dtype(result)
+    shape = np.shape(result)
+    rows: list[list] = [[] for _ in structures]
+    for index in np.ndindex(shape):
+        seed = np.zeros(shape, dtype)
+        seed[index] = 1
+        cotangents = tapes.backward(tape, result, seed if shape else dtype.type(1))
+        for k, leaves in enumerate(structures):
+            rows[k].append(_gradients(cotangents, leaves))
+    if tape.outer is not None:
+        raise tapes.PhylanxGradientError(
+            "jacobian inside a function being differentiated is not supported (use "
+            "hessian, or grad of grad)")
+    return tuple(_own(_stack_rows(per_element, shape), arrays) for per_element in rows)
+
+
+def _stack_rows(per_element: list, shape: tuple) -> Any:
+    """The gradients of each result element stacked into ``shape + argument shape`` (leaf
+    by leaf for a list, tuple or dict argument)."""
+    first = per_element[0]
+    if isinstance(first, dict):
+        return {k: _stack_rows([g[k] for g in per_element], shape) for k in first}
+    if isinstance(first, (list, tuple)):
+        return type(first)(_stack_rows([g[i] for g in per_element], shape)
+                            for i in range(len(first)))
+    stacked = np.stack([np.asarray(g) for g in per_element])
+    return stacked.reshape(shape + np.shape(first))
+
+
+def _name(f: Any) -> str:
+    return getattr(f, "__name__", getattr(f, "name", "f"))
+
+
+def _own(gradient: Any, arrays: list[np.ndarray], outers: list = ()) -> Any:
+    """``gradient`` with any array sharing memory with the caller's ``arrays`` copied
+    (the copy recorded on the ``outers`` tapes of a nested grad)."""
     if isinstance(gradient, dict):
-        return {k: _own(g, arrays) for k, g in gradient.items()}
+        return {k: _own(g, arrays, outers) for k, g in gradient.items()}
     if isinstance(gradient, (list, tuple)):
-        return type(gradient)(_own(g, arrays) for g in gradient)
+        return type(gradient)(_own(g, arrays, outers) for g in gradient)
     if isinstance(gradient, np.ndarray) and any(np.may_share_memory(gradient, a)
                                                 for a in arrays):
-        return gradient.copy()
+        return tapes.record_on(outers, "__copy", [gradient], gradient.copy())
     return gradient
 
 
@@ -144,41 +287,50 @@ def _as_input(value: Any, position: int, tape: tapes.Tape,
             array = None
         if array is not None:
             leaf_value = array if array.ndim else array.dtype.type(array[()])
+            # nested grad: the outer tapes see the inner argument as a copy of theirs
+            tapes.record_on(tape.chain()[1:], "__copy", [value], leaf_value)
             return leaf_value, tape.leaf(leaf_value)
     raise PhylanxTypeError(f"cannot differentiate with respect to argument {position}: a "
                            f"{type_name(value)} (gradients need float arrays or numbers, or "
                            "lists, tuples and dicts of them)")
 
 
-def _gradients(cotangents: dict, leaves: Any) -> Any:
+def _gradients(cotangents: dict, leaves: Any, outers: list = ()) -> Any:
     if isinstance(leaves, dict):
-        return {k: _gradients(cotangents, leaf) for k, leaf in leaves.items()}
+        return {k: _gradients(cotangents, leaf, outers) for k, leaf in leaves.items()}
     if isinstance(leaves, (list, tuple)):
-        return type(leaves)(_gradients(cotangents, leaf) for leaf in leaves)
-    return _gradient(cotangents.get(leaves.index), leaves.out)
+        return type(leaves)(_gradients(cotangents, leaf, outers) for leaf in leaves)
+    return _gradient(cotangents.get(leaves.index), leaves.out, outers)
 
 
-def _check_output(result: Any, f: Any) -> None:
-    name = getattr(f, "__name__", getattr(f, "name", "f"))
+def _check_output(result: Any, f: Any, jacobian: bool = False) -> None:
+    name = _name(f)
     if not tapes.is_float_value(result) and not isinstance(result, (int, np.integer)):
-        raise PhylanxTypeError(f"grad needs a function returning a float scalar; "
+        raise PhylanxTypeError(f"{'jacobian' if jacobian else 'grad'} needs a function "
+                               f"returning a float {'array' if jacobian else 'scalar'}; "
                                f"{name} returned a {type_name(result)}",
                                getattr(f, "loc", None))
-    if np.ndim(result) != 0:
+    if np.ndim(result) != 0 and not jacobian:
         raise PhylanxValueError(f"grad needs a function returning a scalar; {name} returned "
                                 f"shape {np.shape(result)} (reduce it, e.g. with sum)",
                                 getattr(f, "loc", None))
 
 
-def _gradient(ct: Any, value: Any) -> Any:
+def _gradient(ct: Any, value: Any, outers: list = ()) -> Any:
+    """The gradient of a leaf from its cotangent; each step is recorded on the ``outers``
+    tapes of a nested grad (``grad(grad(f))`` differentiates this result)."""
     if ct is None:
         ct = np.zeros(np.shape(value), dtype=value.dtype)
-    ct = tapes.fit(ct, value)
-    if ct.ndim == 0:
-        return ct.dtype.type(ct)
-    # a read-only cotangent is an operand's own memory (rules_arithmetic._read_only):
-    # the user gets an array of their own
-    return np.ascontiguousarray(ct) if ct.flags.writeable else ct.copy()
+    fitted = tapes.fit_recorded(ct, value, outers)
+    if np.ndim(fitted) == 0:
+        own = np.asarray(fitted).dtype.type(fitted)
+    else:
+        # a read-only cotangent is an operand's own memory (rules_arithmetic._read_only):
+        # the user gets an array of their own
+        own = np.ascontiguousarray(fitted) if fitted.flags.writeable else fitted.copy()
+    if own is not fitted:
+        tapes.record_on(outers, "__copy", [fitted], own)
+    return own
 
 
 # -- calling the recording twin of f -------------------------------------------------
@@ -190,10 +342,35 @@ def _caller(f: Any) -> Callable[[tapes.Tape, list, dict], Any]:
     from ..frontend.decorator import LazyDecorator, PhylanxDecorator
     if isinstance(f, LazyDecorator):
         f = f.decorated
+    if getattr(f, "__phylanx_transform__", False):     # grad(grad(f)), jacobian(grad(f))
+        return lambda tape, args, kwargs: record(tape, _call_python, f, args, kwargs)
+    if isinstance(f, types.FunctionType):
+        f = _translated(f)
     if isinstance(f, PhylanxDecorator):
         return lambda tape, args, kwargs: _call_decorated(f, tape, args, kwargs)
-    raise PhylanxTypeError(f"grad needs a @Phylanx function or a PhySL function value, got "
-                           f"{type_name(f)}")
+    raise PhylanxTypeError(f"grad needs a @Phylanx function, a PhySL function value or a "
+                           f"Python function, got {type_name(f)}")
+
+
+#: plain Python functions differentiated so far -> their translation (kept while the
+#: function lives: translated and compiled once, like a decorated function)
+_TRANSLATED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_TRANSLATING = threading.Lock()
+
+
+def _translated(fn: types.FunctionType) -> Any:
+    """``fn`` as ``@Phylanx`` would make it (a lambda too): the same translation, so what
+    the frontend refuses is a located error here too."""
+    from ..frontend.decorator import PhylanxDecorator
+    with _TRANSLATING:
+        decorated = _TRANSLATED.get(fn)
+        if decorated is None:
+            decorated = _TRANSLATED[fn] = PhylanxDecorator(fn)
+    return decorated
+
+
+def _call_python(fn: Callable[..., Any], args: list, kwargs: dict) -> Any:
+    return fn(*args, **kwargs)
 
 
 def _invoke(fn: Function, args: list, kwargs: dict) -> Any:

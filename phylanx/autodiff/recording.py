@@ -56,22 +56,44 @@ def active_tape() -> tapes.Tape | None:
 
 
 def record(tape: tapes.Tape, fn: Callable[..., Any], *args: Any) -> Any:
-    """``fn(*args)`` as an evaluation recording on ``tape``."""
-    if active_tape() is not None:
-        raise tapes.PhylanxGradientError(
-            "grad/value_and_grad called inside a function being differentiated "
-            "(higher-order differentiation is not supported)")
+    """``fn(*args)`` as an evaluation recording on ``tape``; inside the evaluation of an
+    outer ``grad`` (``grad(grad(f))``), on the outer tapes too (``Tape.outer``): they
+    then see the inner function's values and, later, the inner reverse pass."""
+    tape.outer = active_tape()
     return evaluation.run_with({TAPE: tape}, fn, *args)
 
 
 def recording_kernel(name: str, impl: Callable[..., Any], node: Any) -> Callable[..., Any]:
     """``impl`` that also records its application on the active tape."""
+    spec = registry.lookup(name)
+    if spec is not None and spec.zero_gradient:
+        # piecewise constant (floor, sign ...): its result is a constant for the tape, so
+        # gradients through it are zeros, as JAX's
+        return impl
     mutates = name in MUTATORS or name.startswith("__inplace")
 
     def recorded(*args):
         tape = active_tape()
         if tape is None:
             return impl(*args)
+        if tape.outer is not None:       # nested grad: every tape records the application
+            return record_nested(tape.chain(), args)
+        return record_on(tape, args)
+
+    def record_nested(chain, args):
+        if any(holds_future(a) for a in args):
+            args = tuple(resolve_deep(a) for a in args)
+        if any(type(a) is Function or type(a) is Builtin for a in args) or mutates:
+            raise tapes.PhylanxGradientError(
+                f"nested differentiation through '{name}' is not supported (it calls a "
+                "function value or changes its operand in place)",
+                getattr(node, "loc", None), name)
+        out = impl(*args)
+        for tape in chain:
+            tape.record(name, args, out, node)
+        return out
+
+    def record_on(tape, args):
         if any(holds_future(a) for a in args):
             # ``async`` values: what the kernel consumes is the future's value, which is
             # what the tape tracks (NumPy would read a future through __array__ unseen)
@@ -189,6 +211,10 @@ class RecordingCompiler(Compiler):
             if kind != "__subscript":   # PhySL's slice forms read indices as the original
                 idx, v = store_indices(kind, container, idx, v)
             tape = active_tape()
+            if tape is not None and tape.outer is not None:
+                raise tapes.PhylanxGradientError(
+                    "nested differentiation through a store into a slice is not supported",
+                    loc, "store")
             if tape is not None:
                 tape.before_mutation(container)
             put(container, idx, v)
@@ -211,7 +237,11 @@ def record_items(iterable, loop) -> None:
         if tape is None or type(value) is not np.ndarray or value.ndim == 0 \
                 or tape.tracked(value) is None:
             return value
-        return [tape.item(value, i, loop) for i in range(len(value))]
+        items = [tape.item(value, i, loop) for i in range(len(value))]
+        for outer in tape.chain()[1:]:        # nested grad: the outer tapes see them too
+            for i, item in enumerate(items):
+                outer.record("slice", [value, np.int64(i)], item, loop)
+        return items
     iterable.set_run(run)
 
 

@@ -129,15 +129,23 @@ def power_vjp(ct, out, base, exponent):
     return d_base, d_exp
 
 
-def _extremum_vjp(ct, out, *operands):
+@selective
+def _extremum_vjp(ct, out, *operands, wanted=None):
     """``maximum``/``minimum``/``fmax``/``fmin`` of n operands: the cotangent goes to the
-    operands equal to the result, shared equally between ties."""
+    operands equal to the result, shared equally between ties (as JAX).  Computed in the
+    cotangent's dtype from boolean masks, and only for the operands that need it (relu's
+    ``maximum(x, 0.0)``: not for the constant)."""
     result = np.asarray(out)
-    hits = [(arr(v) == result).astype(np.float64) for v in operands]
-    count = reduce(np.add, hits)
+    hits = [arr(v) == result for v in operands]
+    ties = hits[0].astype(np.int8)
+    for hit in hits[1:]:
+        ties += hit
     ct = np.asarray(ct)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return tuple(np.where(count > 0, ct * h / count, 0.0) for h in hits)
+        shared = ct / ties if ties.max(initial=0) > 1 else ct
+        zero = np.zeros((), shared.dtype)
+        return tuple(np.where(hit, shared, zero) if is_wanted(wanted, i) else None
+                     for i, hit in enumerate(hits))
 
 
 VJP.register("maximum", "minimum", "fmax", "fmin")(_extremum_vjp)
@@ -239,6 +247,8 @@ _UNARY = {
     "cbrt": _d_cbrt,
     "invcbrt": _d_invcbrt,
     "exp": lambda x, out: out,
+    "expm1": lambda x, out: out + 1.0,
+    "log1p": lambda x, out: 1.0 / (1.0 + x),
     "exp2": lambda x, out: out * _LN2,
     "exp10": lambda x, out: out * _LN10,
     "log": lambda x, out: 1.0 / x,

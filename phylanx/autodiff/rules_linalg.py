@@ -1,5 +1,5 @@
-"""VJP rules of products and linear algebra: dot, matmul, tensordot, outer, cross,
-determinant, inverse.
+"""VJP rules of products and linear algebra: dot, matmul, tensordot, outer, vdot, cross,
+determinant, inverse, slogdet, solve.
 
 ``dot``'s rule is written as equations (:mod:`.equations`), which ``phylanx.nn``'s
 symbolic backward pass emits as statements; the others are NumPy kernels.
@@ -119,6 +119,14 @@ def outer_vjp(ct, out, a, b):
     return (ct @ y).reshape(np.shape(a)), (x @ ct).reshape(np.shape(b))
 
 
+@VJP.register("vdot")
+def vdot_vjp(ct, out, a, b):
+    # out = sum(conj(a) * b): b's cotangent is ct * conj(a), a's the conjugate of ct * b
+    # (JAX's convention for a conjugated operand); real operands need no conj
+    x, y, ct = arr(a), arr(b), np.asarray(ct)
+    return (np.conj(ct * y).reshape(x.shape), (ct * np.conj(x)).reshape(y.shape))
+
+
 @VJP.register("cross")
 def cross_vjp(ct, out, a, b):
     x, y = arr(a), arr(b)
@@ -145,3 +153,22 @@ def determinant_vjp(ct, out, a):
 def inverse_vjp(ct, out, a):
     inv_t = np.swapaxes(np.asarray(out), -1, -2)
     return (-(inv_t @ np.asarray(ct) @ inv_t),)
+
+
+@VJP.register("slogdet")
+def slogdet_vjp(ct, out, a):
+    # d log|det A| = tr(A^-1 dA); the sign is piecewise constant (no gradient)
+    ct_logdet = ct[1] if ct[1] is not None else np.zeros(np.shape(out[1]))
+    scale = np.asarray(ct_logdet)[..., None, None]
+    return (scale * np.swapaxes(np.linalg.inv(arr(a)), -1, -2),)
+
+
+@VJP.register("solve")
+def solve_vjp(ct, out, a, b):
+    # x = A^-1 b: b's cotangent solves A^T g = ct, A's is -g x^T (per matrix of a stack)
+    x, ct = np.asarray(out), np.asarray(ct)
+    a_t = np.swapaxes(arr(a), -1, -2)
+    one_rhs = np.ndim(b) == 1            # one right-hand side for every matrix: (..., M)
+    g = np.linalg.solve(a_t, ct[..., None] if one_rhs else ct)
+    grad_a = -(g @ np.swapaxes(x[..., None] if one_rhs else x, -1, -2))
+    return grad_a, g[..., 0] if one_rhs else g

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import PhylanxError, PhylanxRuntimeError
+from ..primitives.registry import lookup
 from ..primitives.rules import apply_vjp, unbroadcast
 from ..runtime.nodes import registered_kind
 from ..values import Function
@@ -35,6 +36,7 @@ LEAF = "<input>"
 CHANGED_IN_PLACE = "<changed in place>"
 CONTAINER = "<container>"     # a use of a list/tuple/dict: its parents are its items'
 ITEM = "<item>"               # a new float item of a container a primitive returned
+UNBROADCAST = "<unbroadcast>"  # a cotangent fitted to its operand (nested grad's record)
 
 
 class PhylanxGradientError(PhylanxRuntimeError):
@@ -81,6 +83,17 @@ class Tape:
         # id of a container -> its latest <container> entry, reused while its items
         # still have the same entries (the entry keeps the container alive)
         self.uses: dict[int, Entry] = {}
+        # the tape of the grad this one's function was called in (``grad(grad(f))``):
+        # it records this tape's function and reverse pass too (recording.record)
+        self.outer: Tape | None = None
+
+    def chain(self) -> list[Tape]:
+        """This tape and its outer ones, innermost first."""
+        tapes, tape = [], self
+        while tape is not None:
+            tapes.append(tape)
+            tape = tape.outer
+        return tapes
 
     # -- recording ----------------------------------------------------------
     def leaf(self, value: Any) -> Entry:
@@ -273,6 +286,7 @@ def add_cotangents(a: Any, b: Any) -> Any:
 def backward(tape: Tape, result: Any, seed: Any) -> dict[int, Any]:
     """Cotangents of the leaf entries (by entry index) for ``result`` seeded with ``seed``."""
     start = tape.producer.get(id(result))
+    outers = tape.chain()[1:]        # nested grad: they record this reverse pass
     leaves: dict[int, Any] = {}
     if start is None:
         return leaves
@@ -294,7 +308,7 @@ def backward(tape: Tape, result: Any, seed: Any) -> dict[int, Any]:
             acc = item_cts.setdefault(entry.parents[0].index, {})
             acc[entry.keys] = add_cotangents(acc.get(entry.keys), ct)
             continue
-        for pos, g in enumerate(_apply_rule(entry, ct)):
+        for pos, g in enumerate(_apply_rule(entry, ct, outers)):
             parent = entry.parents[pos] if pos < len(entry.parents) else None
             if parent is None or g is None:
                 continue
@@ -302,15 +316,76 @@ def backward(tape: Tape, result: Any, seed: Any) -> dict[int, Any]:
             if not carries_gradient(arg):
                 continue               # integer and boolean operands get no gradient
             try:
-                g = fit(g, arg)
+                g = fit_recorded(g, arg, outers)
             except TypeError as e:     # a rule gave a container's cotangent the wrong kind
                 raise PhylanxGradientError(f"the VJP rule's cotangent of operand {pos} does "
                                            f"not fit it: {e}", entry.loc, entry.name) from e
-            cts[parent.index] = add_cotangents(cts.get(parent.index), g)
+            previous = cts.get(parent.index)
+            total = add_cotangents(previous, g)
+            if outers and previous is not None:
+                record_on(outers, "__add", [previous, g], total)
+            cts[parent.index] = total
     return leaves
 
 
-def _apply_rule(entry: Entry, ct: Any) -> tuple:
+# -- nested differentiation: the reverse pass recorded on the outer tapes -------------
+# (grad(grad(f)): the inner reverse pass is a function of the inner function's values,
+# which the outer tapes track; each of its steps is recorded there as a primitive
+# application, so the outer reverse pass differentiates it with the same rules)
+
+def record_on(outers: list[Tape], name: str, args: list, out: Any, node: Any = None) -> Any:
+    """``out = name(*args)`` recorded on each outer tape (a no-op where no operand is
+    tracked)."""
+    for tape in outers:
+        tape.record(name, args, out, node)
+    return out
+
+
+def fit_recorded(g: Any, arg: Any, outers: list[Tape]) -> Any:
+    """:func:`fit`, recorded on the outer tapes as an ``<unbroadcast>`` step."""
+    fitted = fit(g, arg)
+    if outers and fitted is not g and not is_container(fitted):
+        record_on(outers, UNBROADCAST, [g], fitted)
+    return fitted
+
+
+def _depends_on_outer(outers: list[Tape], values: list) -> bool:
+    return any(tape.tracked(v) is not None for tape in outers for v in values
+               if not is_container(v))
+
+
+def _recorded_rule(entry: Entry, ct: Any, rule: Any, outers: list[Tape]) -> tuple:
+    """The rule of ``entry`` evaluated primitive by primitive, each recorded on the outer
+    tapes: its equations (``equations.recordable``); a rule without them is an error,
+    never a step the outer tapes would miss (a zero second derivative)."""
+    from .equations import Eq
+    form = getattr(rule, "recordable", None) or getattr(rule, "equations", None)
+    if form is None:
+        raise PhylanxGradientError(
+            f"cannot differentiate the derivative of '{entry.name}' (grad of grad): its VJP "
+            "rule is NumPy code, not equations the outer grad can record (see "
+            "docs/autodiff.md, nested differentiation)", entry.loc, entry.name)
+
+    def evaluate(value: Any) -> Any:
+        if not isinstance(value, Eq):
+            return value
+        args = [evaluate(a) for a in value.args]
+        spec = lookup(value.primitive)
+        return record_on(outers, value.primitive, args, spec.impl(*args), entry.node)
+
+    wanted = tuple(p is not None for p in entry.parents)
+    equations = form(ct, entry.out, *entry.args, wanted=wanted)
+    if equations is None:
+        raise PhylanxGradientError(
+            f"cannot differentiate the derivative of '{entry.name}' (grad of grad) for "
+            "these operands: its equations do not cover them", entry.loc, entry.name)
+    grads = tuple(evaluate(e) for e in equations)
+    return grads + (None,) * (len(entry.args) - len(grads))
+
+
+def _apply_rule(entry: Entry, ct: Any, outers: list[Tape] = ()) -> tuple:
+    if entry.name == UNBROADCAST:    # its adjoint: the cotangent fitted back (self-adjoint)
+        return (fit_recorded(ct, entry.args[0], list(outers)),)
     if entry.name == CONTAINER:
         return tuple(containers.item_cotangents(ct, entry.args, entry.keys))
     if entry.name == CHANGED_IN_PLACE:
@@ -324,6 +399,8 @@ def _apply_rule(entry: Entry, ct: Any) -> tuple:
             f"cannot differentiate through '{entry.name}': it has no VJP rule (the gradient "
             "flows through it); see docs/autodiff.md to add one", entry.loc, entry.name)
     try:
+        if outers and _depends_on_outer(outers, [ct, entry.out, *entry.args]):
+            return _recorded_rule(entry, ct, rule, outers)
         out = apply_vjp(rule, ct, entry.out, entry.args,
                         tuple(p is not None for p in entry.parents))
     except PhylanxError as e:

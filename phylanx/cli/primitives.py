@@ -22,7 +22,7 @@ from collections.abc import Iterable
 
 from ..primitives.original_names import coverage_report
 from ..primitives.registry import CATEGORIES, PrimitiveSpec, all_names, all_specs, lookup
-from ..primitives.rules import TABLES
+from ..primitives.rules import TABLES, VJP
 
 #: boolean flags of a spec shown in listings, in this order
 FLAGS = ("elementwise", "differentiable", "distributable", "takes_tiled", "supports_dtype",
@@ -195,10 +195,33 @@ def coverage_text() -> str:
         missing = table.missing()
         if missing:
             out.append(f"    without a rule: {' '.join(missing)}")
+    out += gradient_coverage_lines()
     # imported here: it loads the frontend, which no other listing needs
     from .numpy_coverage import numpy_coverage_text
 
     return "\n".join(out) + "\n" + numpy_coverage_text()
+
+
+def gradient_coverage_lines() -> list[str]:
+    """Per primitive flagged differentiable, whether it has a VJP rule; and the
+    piecewise-constant primitives whose gradient is zero, with the declared reason."""
+    flagged = [spec.name for spec in all_specs() if spec.differentiable]
+    with_rule = [name for name in flagged if name in VJP]
+    without = [name for name in flagged if name not in VJP]
+    percent = 100.0 * len(with_rule) / len(flagged) if flagged else 100.0
+    out = [f"Gradients: {len(with_rule)} of {len(flagged)} differentiable primitives have a "
+           f"VJP rule ({percent:.0f}%)",
+           f"  with a VJP rule: {' '.join(with_rule)}"]
+    if without:
+        out.append(f"  WITHOUT a VJP rule: {' '.join(without)}")
+    zero = sorted((spec.zero_gradient, spec.name) for spec in all_specs()
+                  if spec.zero_gradient)
+    reasons: dict[str, list[str]] = {}
+    for reason, name in zero:
+        reasons.setdefault(reason, []).append(name)
+    out.append(f"  zero gradient, as in JAX ({len(zero)}):")
+    out += [f"    {reason}: {' '.join(names)}" for reason, names in reasons.items()]
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

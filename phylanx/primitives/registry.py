@@ -112,6 +112,10 @@ class PrimitiveSpec:
     lazy: bool = False
     special: bool = False
     differentiable: bool = False
+    # why the derivative is zero wherever it exists (a piecewise-constant function:
+    # floor, sign ...): its float result carries no gradient, as in JAX, so a gradient
+    # through it is zeros, not an error.  Exclusive with ``differentiable``
+    zero_gradient: str | None = None
     distributable: bool = False
     # given a tiled DistributedArray operand as it is: the distributed primitives, and
     # those that only hold or pass values (list, print ...).  Any other primitive given
@@ -224,6 +228,9 @@ def primitive(name: str, *patterns: str, **options: Any) -> Callable:
             doc=inspect.getdoc(impl) or "", signature=merge_signatures(sigs),
             module=impl.__module__, **options,
         )
+        if spec.differentiable and spec.zero_gradient:
+            raise ValueError(f"primitive {name!r} is declared both differentiable and with "
+                             "a zero gradient")
         _REGISTRY[name] = spec
         for alias in spec.aliases:
             _REGISTRY.setdefault(alias, spec)

@@ -125,20 +125,21 @@ def test_bad_argnums():
 
 
 def test_non_function_is_an_error():
+    # a plain Python function or lambda is translated on the fly (test_api_jax.py)
     with pytest.raises(phylanx.PhylanxTypeError, match="@Phylanx"):
-        grad(lambda x: x)
+        grad(np.sum)
 
 
 def test_non_differentiable_primitive_on_the_path_is_a_located_error():
     @Phylanx
-    def floored(x):
-        y = np.floor(x * 3.0)
+    def centred(x):
+        y = x - np.median(x * 3.0)          # median has no VJP rule yet
         return np.sum(y * x)
 
-    with pytest.raises(PhylanxGradientError, match="'floor'") as info:
-        grad(floored)(np.array([0.25, 1.5]))
+    with pytest.raises(PhylanxGradientError, match="'median'") as info:
+        grad(centred)(np.array([0.25, 1.5]))
     assert info.value.loc is not None and info.value.loc.line > 0
-    assert "np.floor" in str(info.value)              # the excerpt of the user's line
+    assert "np.median" in str(info.value)             # the excerpt of the user's line
 
 
 def test_non_differentiable_primitive_off_the_path_is_fine():

@@ -1,9 +1,13 @@
-"""Model losses: logistic regression and a small MLP (matmul + relu + softmax
-cross-entropy), against central finite differences and, when installed, torch.autograd."""
+"""Model losses: logistic regression, a small MLP (matmul + relu + softmax cross-entropy)
+and a convolution with pooling, against central finite differences and JAX (installed by
+``.[all]``: these run in ``make test``), and, when installed, torch.autograd too."""
 from __future__ import annotations
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax import lax
 
 from phylanx import Phylanx
 from phylanx.autodiff import grad, value_and_grad
@@ -56,6 +60,51 @@ def test_mlp_against_finite_differences(loss):
     grads = grad(loss, argnums=(0, 1, 2, 3))(*MLP_ARGS)
     for i, g in enumerate(grads):
         assert_grad_close(g, numeric_grad(mlp_loss.python, MLP_ARGS, i))
+
+
+jax.config.update("jax_enable_x64", True)
+
+
+def test_logistic_regression_against_jax():
+    def loss(w, x, y):
+        p = jax.nn.sigmoid(x @ w)
+        return -jnp.mean(y * jnp.log(p) + (1.0 - y) * jnp.log(1.0 - p))
+
+    value, g = value_and_grad(logistic_loss)(W, X, Y01)
+    want_value, want = jax.value_and_grad(loss)(W, X, Y01)
+    assert np.isclose(value, want_value, rtol=1e-12)
+    np.testing.assert_allclose(g, want, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("loss", [mlp_loss, mlp_loss_keras], ids=["numpy", "keras"])
+def test_mlp_against_jax(loss):
+    def expected(w1, b1, w2, b2):
+        logits = jax.nn.relu(X @ w1 + b1) @ w2 + b2
+        picked = jnp.take_along_axis(jax.nn.log_softmax(logits), LABELS.argmax(1)[:, None], 1)
+        return -jnp.mean(picked)
+
+    value, grads = value_and_grad(loss, argnums=(0, 1, 2, 3))(*MLP_ARGS)
+    want_value, want = jax.value_and_grad(expected, (0, 1, 2, 3))(W1, B1, W2, B2)
+    assert np.isclose(value, want_value, rtol=1e-12)
+    for g, w in zip(grads, want):
+        np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12)
+
+
+def test_convolution_and_pooling_against_jax():
+    x, kernel = RNG.standard_normal((2, 6, 3)), RNG.standard_normal((3, 3, 4))
+
+    def expected(x, kernel):
+        # channels-last conv1d with "same" padding, then max-pooling pairs of positions
+        y = lax.conv_general_dilated(x, kernel, (1,), "SAME",
+                                     dimension_numbers=("NWC", "WIO", "NWC"))
+        pooled = lax.reduce_window(y, -jnp.inf, lax.max, (1, 2, 1), (1, 2, 1), "VALID")
+        return jnp.sum(pooled ** 2)
+
+    value, (gx, gk) = value_and_grad(conv_loss, (0, 1))(x, kernel)
+    want_value, (wx, wk) = jax.value_and_grad(expected, (0, 1))(x, kernel)
+    assert np.isclose(value, want_value, rtol=1e-12)
+    np.testing.assert_allclose(gx, wx, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(gk, wk, rtol=1e-9, atol=1e-12)
 
 
 def _torch():

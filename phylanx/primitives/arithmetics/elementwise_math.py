@@ -30,7 +30,8 @@ from ..registry import primitive
 
 def _declare(name: str, fn: Callable, doc: str, example: str, result: str, *,
              oracle: Callable, ufunc: np.ufunc | None = None, samples: Any = "unary",
-             differentiable: bool = True, prepare: Callable | None = None) -> Callable:
+             differentiable: bool = True, prepare: Callable | None = None,
+             zero_gradient: str | None = None) -> Callable:
     """Declare ``name(x, dtype=nil)`` computing ``fn`` element-wise."""
     if ufunc is None and isinstance(fn, np.ufunc):
         ufunc = fn
@@ -45,7 +46,8 @@ def _declare(name: str, fn: Callable, doc: str, example: str, result: str, *,
     primitive(
         name, f"{name}(_1, __arg(_2_dtype, nil))",
         oracle=oracle, samples=samples, example=example, result=result,
-        elementwise=True, distributable=True, differentiable=differentiable,
+        elementwise=True, distributable=True,
+        differentiable=differentiable and zero_gradient is None, zero_gradient=zero_gradient,
     )(impl)
     return impl
 
@@ -72,18 +74,24 @@ def _real(a):
     return np.array(np.real(a), copy=True) if np.ndim(a) else np.real(a)
 
 
+#: the reason rounding functions have zero gradients (registry ``zero_gradient``)
+_STEPS = "piecewise constant (integer steps)"
+
 absolute = _declare("absolute", np.absolute,
                     "Element-wise absolute value |x| (magnitude for complex).",
                     "absolute([-1.5, 2])", "[1.5, 2.0]", oracle=np.absolute)
 floor = _declare("floor", np.floor, "Element-wise floor (ints stay ints, as NumPy 2).",
-                 "floor([-1.5, 2.7])", "[-2.0, 2.0]", oracle=np.floor, differentiable=False)
+                 "floor([-1.5, 2.7])", "[-2.0, 2.0]", oracle=np.floor,
+                 zero_gradient=_STEPS)
 ceil = _declare("ceil", np.ceil, "Element-wise ceiling (ints stay ints, as NumPy 2).",
-                "ceil([-1.5, 2.2])", "[-1.0, 3.0]", oracle=np.ceil, differentiable=False)
+                "ceil([-1.5, 2.2])", "[-1.0, 3.0]", oracle=np.ceil,
+                 zero_gradient=_STEPS)
 trunc = _declare("trunc", np.trunc, "Element-wise truncation toward zero.",
-                 "trunc([-1.5, 2.7])", "[-1.0, 2.0]", oracle=np.trunc, differentiable=False)
+                 "trunc([-1.5, 2.7])", "[-1.0, 2.0]", oracle=np.trunc,
+                 zero_gradient=_STEPS)
 rint = _declare("rint", np.rint, "Element-wise rounding to the nearest integer (half to even).",
                 "rint([0.5, 1.5, -2.6])", "[0.0, 2.0, -3.0]", oracle=np.rint,
-                differentiable=False)
+                zero_gradient=_STEPS)
 conj = _declare("conj", np.conjugate,
                 "Element-wise complex conjugate (the identity for real inputs).",
                 "conj([1.5, -2.0])", "[1.5, -2.0]", oracle=np.conjugate)
@@ -176,4 +184,4 @@ square = _declare("square", np.square, "Element-wise square x*x (ints stay ints)
                   "square([-3, 2])", "[9, 4]", oracle=np.square)
 sign = _declare("sign", np.sign, "Element-wise sign: -1, 0 or 1 (NaN for NaN); not for bool.",
                 "sign([-2.5, 0.0, 3.0])", "[-1.0, 0.0, 1.0]", oracle=np.sign,
-                differentiable=False, prepare=_no_bool)
+                prepare=_no_bool, zero_gradient="piecewise constant (-1, 0, 1)")

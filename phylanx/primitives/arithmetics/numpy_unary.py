@@ -4,8 +4,8 @@ reciprocal fabs positive spacing signbit nan_to_num``.
 Each is the NumPy ufunc of the same name, with the dtype rules of ``elementwise_math``
 (an optional ``dtype`` to compute in or cast to; otherwise NumPy's result type).  ``reciprocal`` of
 an integer is NumPy's integer reciprocal (``1 // x`` truncated, with NumPy's warning and
-garbage value at 0), not a float.  None of them is flagged differentiable or distributable:
-the rule tables do not cover them yet.
+garbage value at 0), not a float.  None of them is flagged distributable (the table does
+not cover them yet); those with a VJP rule are flagged differentiable.
 """
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from ..registry import primitive
 from .elementwise_math import apply_elementwise, as_numeric
 
 
-def _unary(name: str, ufunc: np.ufunc, doc: str, example: str, result: str) -> Callable:
+def _unary(name: str, ufunc: np.ufunc, doc: str, example: str, result: str,
+           differentiable: bool = False) -> Callable:
     """Declare ``name(x, dtype=nil)``: the ufunc element-wise (see the module docstring)."""
     def impl(x, dtype=None):
         return apply_elementwise(ufunc, x, dtype, ufunc)
@@ -30,7 +31,7 @@ def _unary(name: str, ufunc: np.ufunc, doc: str, example: str, result: str) -> C
     primitive(
         name, f"{name}(_1_x, __arg(_2_dtype, nil))", extension=True,
         oracle=ufunc, samples="unary", elementwise=True,
-        example=example, result=result,
+        example=example, result=result, differentiable=differentiable,
     )(impl)
     return impl
 
@@ -39,12 +40,12 @@ expm1 = _unary(
     "expm1", np.expm1,
     "Element-wise exp(x) - 1, accurate for small x, like numpy.expm1.\n\n"
     "Integers give float64, float32 stays float32.",
-    "expm1([0.0, 1e-10])", "[0.0, 1.00000000005e-10]")
+    "expm1([0.0, 1e-10])", "[0.0, 1.00000000005e-10]", differentiable=True)
 log1p = _unary(
     "log1p", np.log1p,
     "Element-wise log(1 + x), accurate for small x, like numpy.log1p.\n\n"
     "-1 gives -inf and below -1 NaN, with NumPy's warning.",
-    "log1p([0.0, 1e-10])", "[0.0, 9.9999999995e-11]")
+    "log1p([0.0, 1e-10])", "[0.0, 9.9999999995e-11]", differentiable=True)
 deg2rad = _unary(
     "deg2rad", np.deg2rad,
     "Element-wise conversion of angles from degrees to radians, like numpy.deg2rad.\n\n"

@@ -34,21 +34,23 @@ from ..numeric_args import as_numeric
 from ..registry import primitive
 
 
-def _binary(name: str, op, oracle, doc: str, example: str, result: str):
+def _binary(name: str, op, oracle, doc: str, example: str, result: str,
+            zero_gradient: str | None = None):
     def impl(a, b):
         return op(a, b)
     impl.__name__ = name
     impl.__doc__ = doc
     primitive(name, f"{name}(_1, _2)", extension=True, elementwise=True,
               oracle=oracle, example=example, result=result,
-              flags={"binary": op})(impl)
+              flags={"binary": op}, zero_gradient=zero_gradient)(impl)
     return impl
 
 
 floordiv = _binary("__floordiv", operator.floordiv,
                    np.floor_divide,
                    "Floor division ``a // b`` (Python/NumPy semantics, rounding to -inf).",
-                   "__floordiv([7, -7], 2)", "[3, -4]")
+                   "__floordiv([7, -7], 2)", "[3, -4]",
+                   zero_gradient="piecewise constant in both operands (integer steps)")
 bitand = _binary("__bitand", operator.and_, np.bitwise_and,
                  "Bitwise/logical and ``a & b`` (element-wise on arrays).",
                  "__bitand([true, false], true)", "[true, false]")
@@ -292,7 +294,8 @@ def reversed_(items):
 
 @primitive("__round", "__round(_1, __arg(_2_ndigits, nil))", extension=True,
            oracle=lambda x, n=None: round(x, n),
-           example="__round(2.6)", result="3")
+           example="__round(2.6)", result="3",
+           zero_gradient="piecewise constant (steps of 10**-ndigits)")
 def round_(x, ndigits=None):
     """Python's ``round(x[, ndigits])`` (half to even; an ``int`` without ndigits).
 
@@ -656,7 +659,8 @@ def inplace(target, value):
 
 @primitive("__npround", "__npround(_1, __arg(_2_decimals, 0))",
            extension=True, elementwise=True, oracle=np.round,
-           example="__npround([1.256, 2.5], 2)", result="[1.26, 2.5]")
+           example="__npround([1.256, 2.5], 2)", result="[1.26, 2.5]",
+           zero_gradient="piecewise constant (steps of 10**-decimals)")
 def npround(x, decimals=0):
     """``np.round(x, decimals)`` / ``x.round(decimals)`` (half to even, dtype kept)."""
     return scalarize(np.round(x, int(decimals)))

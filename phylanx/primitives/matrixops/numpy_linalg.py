@@ -98,6 +98,7 @@ def eigvalsh(a, UPLO="L"):  # noqa: N803 - NumPy's keyword name
 
 @primitive(
     "slogdet", "slogdet(_1_a)", extension=True, oracle=_listed(np.linalg.slogdet),
+    differentiable=True,
     example="slogdet([[2.0, 0.0], [0.0, -3.0]])", result="list(-1.0, 1.791759469228055)",
 )
 def slogdet(a):

@@ -1,5 +1,5 @@
 """matrixops, NumPy products and the stacked solver the original lacks (extensions): ``inner
-kron einsum solve``.
+vdot kron einsum solve``.
 
 Each is the NumPy function of the same name (``solve`` is ``numpy.linalg.solve``) with
 NumPy's result types: integers stay integers in the products, float32 stays float32.
@@ -49,6 +49,23 @@ def inner(a, b):
 
 
 @primitive(
+    "vdot", "vdot(_1_a, _2_b)", extension=True, oracle=np.vdot, differentiable=True,
+    example="vdot([[1, 2], [3, 4]], [[1, 0], [0, 10]])", result="41",
+)
+def vdot(a, b):
+    """Dot product of the flattened arrays, the first conjugated, like numpy.vdot.
+
+    Both must have the same number of elements (their shapes may differ); the result
+    is a number.
+    """
+    x, y = numeric(a, "a"), numeric(b, "b")
+    if x.size != y.size:
+        raise PhylanxValueError(f"vdot needs arrays of the same size, got {x.size} and "
+                                f"{y.size} elements (shapes {x.shape} and {y.shape})")
+    return scalarize(np.asarray(numpy_call(np.vdot, x, y)))
+
+
+@primitive(
     "kron", "kron(_1_a, _2_b)", extension=True, oracle=np.kron,
     example="kron([[1, 2]], [[1], [10]])", result="[[1, 2], [10, 20]]",
 )
@@ -60,6 +77,7 @@ def kron(a, b):
 
 @primitive(
     "einsum", "einsum(_1_subscripts, __2)", extension=True, oracle=np.einsum,
+    differentiable=True,
     example="einsum(\"ij,j->i\", [[1, 2], [3, 4]], [1, 10])", result="[21, 43]",
 )
 def einsum(subscripts, *operands):
@@ -196,6 +214,7 @@ def solve_prepared(prepared: tuple | None, a: Any, b: Any) -> Any:
 
 @primitive(
     "solve", "solve(_1_a, _2_b)", extension=True, oracle=np.linalg.solve,
+    differentiable=True,
     example="solve([[0.0, 2.0], [3.0, 1.0]], [4.0, 5.0])", result="[1.0, 2.0]",
     flags={"invariant_operand": (0, solve_preparation, solve_prepared)},
 )

@@ -62,6 +62,7 @@ def atleast_2d(arys, *more):
 
 @primitive(
     "broadcast_to", "broadcast_to(_1_array, _2_shape)", extension=True,
+    differentiable=True,
     oracle=lambda array, shape: np.broadcast_to(
         array, tuple(shape) if isinstance(shape, list) else shape),
     example="broadcast_to([1, 2, 3], list(2, 3))", result="[[1, 2, 3], [1, 2, 3]]",
@@ -141,6 +142,7 @@ def _sections(value):
 
 @primitive(
     "split", "split(_1_ary, _2_indices_or_sections, __arg(_3_axis, 0))", extension=True,
+    differentiable=True,
     oracle=_listed(np.split),
     example="split([1, 2, 3, 4, 5, 6], 3)", result="list([1, 2], [3, 4], [5, 6])",
 )
@@ -165,6 +167,7 @@ def _indices(arr: np.ndarray) -> np.ndarray:
 
 @primitive(
     "array_split", "array_split(_1_ary, _2_indices_or_sections, __arg(_3_axis, 0))",
+    differentiable=True,
     extension=True, oracle=_listed(np.array_split),
     example="array_split([1, 2, 3, 4, 5], 3)", result="list([1, 2], [3, 4], [5])",
 )

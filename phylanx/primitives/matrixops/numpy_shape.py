@@ -29,6 +29,7 @@ def _axis_list(axis, ndim: int, what: str = "axis"):
 
 @primitive(
     "roll", "roll(_1_a, _2_shift, __arg(_3_axis, nil))", extension=True,
+    differentiable=True,
     oracle=np.roll,
     example="roll([1, 2, 3, 4, 5], 2)", result="[4, 5, 1, 2, 3]",
 )
@@ -82,6 +83,7 @@ def _triangle(fn, m, k):
 
 @primitive(
     "tril", "tril(_1_m, __arg(_2_k, 0))", extension=True,
+    differentiable=True,
     oracle=np.tril,
     example="tril([[1, 2], [3, 4]])", result="[[1, 0], [3, 4]]",
 )
@@ -95,6 +97,7 @@ def tril(m, k=0):
 
 @primitive(
     "triu", "triu(_1_m, __arg(_2_k, 0))", extension=True,
+    differentiable=True,
     oracle=np.triu,
     example="triu([[1, 2], [3, 4]], 1)", result="[[0, 2], [0, 0]]",
 )

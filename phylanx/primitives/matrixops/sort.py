@@ -87,7 +87,8 @@ def argsort(a, axis=-1, kind="quicksort", order=None):
            "sort(_1, __arg(_2_axis, -1), __arg(_3_kind, \"quicksort\"), __arg(_4_order, nil))",
            oracle=lambda a, axis=-1, kind="quicksort", order=None: np.sort(
                a, axis=axis, kind=kind, order=order),
-           example="sort([[3, 1], [0, 2]], 0)", result="[[0, 1], [3, 2]]")
+           example="sort([[3, 1], [0, 2]], 0)", result="[[0, 1], [3, 2]]",
+           differentiable=True)
 def sort(a, axis=-1, kind="quicksort", order=None):
     """Sorted copy of ``a`` along ``axis`` (nil: flattened first), numpy.sort.
 

@@ -1,0 +1,91 @@
+"""VJP rule of ``einsum``: the cotangent of one operand is another ``einsum``.
+
+``out = einsum("s1,s2,...->so", x1, x2, ...)`` is linear in each operand, so the
+cotangent of ``xi`` is ``einsum("so,s1,..(without si)..->si", ct, others...)``.  Three
+spellings need more than relabelling, and each is turned into a plain einsum first:
+
+* ``...`` (broadcast axes) is written out as letters of its own, right-aligned as NumPy
+  broadcasts them; an operand whose axis was broadcast from length 1 gets the summed
+  cotangent (the engine's ``unbroadcast`` does that from the full-shape cotangent);
+* a label repeated in ``si`` (``"ii->i"``, a diagonal): the cotangent is written on that
+  diagonal, by giving each repetition a label of its own tied to the first by an
+  identity matrix operand;
+* a label of ``si`` found nowhere else (summed over, ``"ij->i"``): a ones vector operand
+  carries it, so the cotangent is spread over that axis.
+"""
+from __future__ import annotations
+
+import string
+
+import numpy as np
+
+from ..errors import PhylanxValueError
+from .rule_helpers import arr
+from .table import VJP
+
+
+def _parse(subscripts: str, operands: list[np.ndarray]) -> tuple[list[str], str]:
+    """Input labels per operand and the output labels, with ``...`` written out as
+    letters and an implicit output (no ``->``) made explicit as NumPy defines it."""
+    text = subscripts.replace(" ", "")
+    inputs, arrow, output = text.partition("->")
+    terms = inputs.split(",")
+    if len(terms) != len(operands):
+        raise PhylanxValueError(f"einsum subscripts {subscripts!r} name {len(terms)} "
+                                f"operand(s), got {len(operands)}")
+    if not arrow:      # implicit: broadcast axes first, then labels used once, sorted
+        labels = "".join(terms).replace(".", "")
+        output = ("..." if "..." in inputs else "") + "".join(
+            sorted(c for c in set(labels) if labels.count(c) == 1))
+    free = iter(c for c in string.ascii_letters if c not in text)
+    ellipsis_rank = max((op.ndim - (len(t) - 3) for t, op in zip(terms, operands)
+                         if "..." in t), default=0)
+    broadcast = "".join(next(free) for _ in range(ellipsis_rank))
+    def expand(term: str, ndim: int) -> str:
+        if "..." not in term:
+            return term
+        rank = ndim - (len(term) - 3)
+        return term.replace("...", broadcast[ellipsis_rank - rank:])
+    terms = [expand(t, op.ndim) for t, op in zip(terms, operands)]
+    return terms, expand(output, ellipsis_rank + len(output) - 3)
+
+
+def _sizes(terms: list[str], operands: list[np.ndarray]) -> dict[str, int]:
+    """The length of every label (the broadcast one where an operand has length 1)."""
+    sizes: dict[str, int] = {}
+    for term, op in zip(terms, operands):
+        for label, n in zip(term, op.shape):
+            sizes[label] = max(sizes.get(label, 1), n)
+    return sizes
+
+
+@VJP.register("einsum")
+def einsum_vjp(ct, out, subscripts, *operands):
+    values = [arr(op) for op in operands]
+    terms, output = _parse(subscripts, values)
+    sizes = _sizes(terms, values)
+    # operands at their full (broadcast) shapes, so that einsum sees matching lengths
+    full = [np.broadcast_to(v, [sizes[c] for c in t]) for t, v in zip(terms, values)]
+    ct = np.broadcast_to(np.asarray(ct), [sizes[c] for c in output])
+    grads = []
+    for i, term in enumerate(terms):
+        spec = [output] + [t for j, t in enumerate(terms) if j != i]
+        factors = [ct] + [f for j, f in enumerate(full) if j != i]
+        seen = "".join(spec)
+        unused = iter(c for c in string.ascii_letters
+                      if c not in seen and c not in "".join(terms) + output)
+        target = ""
+        for label in term:
+            if label in target:             # a repeated label: a diagonal
+                own = next(unused)
+                spec.append(label + own)
+                factors.append(np.eye(sizes[label]))
+                target += own
+            else:
+                if label not in seen:       # summed over in this operand only
+                    spec.append(label)
+                    factors.append(np.ones(sizes[label]))
+                    seen += label
+                target += label
+        grads.append(np.einsum(",".join(spec) + "->" + target, *factors))
+    return (None, *grads)

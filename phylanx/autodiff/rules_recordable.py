@@ -1,0 +1,154 @@
+"""Equation forms of the common VJP rules, for nested differentiation (``grad(grad(f))``).
+
+The reverse pass of an inner ``grad`` is differentiated by the outer one only if its
+steps are primitive applications the outer tape can record (``tape._recorded_rule``).
+The kernel rules are NumPy code, fast for a first derivative; the rules below also
+carry ``rule.recordable``: the same derivative written as equations of primitives
+(:mod:`.equations`), which the engine evaluates primitive by primitive, recording each,
+when (and only when) an outer ``grad`` tracks the values.  A rule with neither form is a
+located error in nested differentiation, never a missing term.
+``tests/autodiff/test_nested.py`` checks every form against its kernel rule on the
+finite-difference cases, and second derivatives against JAX.
+
+Cotangents may have the broadcast (output) shape: the engine fits them to the operands
+(a recorded step too).  A builder returns None for a spelling it does not cover (a
+``__div`` of three operands), which is the same error.
+"""
+from __future__ import annotations
+
+from . import (  # noqa: F401 (the rules annotated here are registered by these)
+    rules_arithmetic,
+    rules_linalg,
+    rules_reductions,
+    rules_shape,
+)
+from .equations import eq, shape_of
+from .rule_helpers import count_reduced, is_wanted, reduced_axes, to_bool
+from .table import VJP
+
+
+def recordable(*names: str):
+    """Attach ``builder`` as the equation form of the rules of ``names`` (a rule shared by
+    several primitives gets one form: attaching a second is an error)."""
+    def attach(builder):
+        for name in names:
+            rule = VJP.get(name)
+            if getattr(rule, "recordable", builder) is not builder:
+                raise ValueError(f"the VJP rule of {name!r} has an equation form already")
+            rule.recordable = builder
+        return builder
+    return attach
+
+
+@recordable("__add")
+def add_equations(ct, out, *operands, wanted=None):
+    if isinstance(out, (list, tuple)):
+        return None                      # list + list: Python's concatenation
+    return (ct,) * len(operands)
+
+
+@recordable("__pos")
+def pos_equations(ct, out, a, wanted=None):
+    return (ct,)
+
+
+@recordable("__sub")
+def sub_equations(ct, out, first, *rest, wanted=None):
+    return (ct,) + (eq("__minus", ct),) * len(rest)
+
+
+@recordable("__minus")
+def minus_equations(ct, out, a, wanted=None):
+    return (eq("__minus", ct),)
+
+
+@recordable("__mul")
+def mul_equations(ct, out, *operands, wanted=None):
+    if isinstance(out, (list, tuple)):
+        return None                      # list * n: Python's repetition
+    grads = []
+    for i in range(len(operands)):
+        others = [v for j, v in enumerate(operands) if j != i]
+        grads.append(eq("__mul", ct, *others) if is_wanted(wanted, i) else None)
+    return tuple(grads)
+
+
+@recordable("__div")
+def div_equations(ct, out, a, *rest, wanted=None):
+    if len(rest) != 1:
+        return None
+    (b,) = rest
+    return (eq("__div", ct, b) if is_wanted(wanted, 0) else None,
+            eq("__minus", eq("__div", eq("__mul", ct, out), b)) if is_wanted(wanted, 1)
+            else None)
+
+
+@recordable("power")
+def power_equations(ct, out, a, p, wanted=None):
+    # d a**p = p a**(p-1) da + a**p log(a) dp
+    return (eq("__mul", ct, p, eq("power", a, eq("__sub", p, 1.0)))
+            if is_wanted(wanted, 0) else None,
+            eq("__mul", ct, out, eq("log", a)) if is_wanted(wanted, 1) else None)
+
+
+def _unary(derivative):
+    def builder(ct, out, x, dtype=None, wanted=None):
+        return (eq("__mul", ct, derivative(x, out)),)
+    return builder
+
+
+recordable("exp")(_unary(lambda x, out: out))
+recordable("log")(_unary(lambda x, out: eq("__div", 1.0, x)))
+recordable("sin")(_unary(lambda x, out: eq("cos", x)))
+recordable("cos")(_unary(lambda x, out: eq("__minus", eq("sin", x))))
+recordable("tanh")(_unary(lambda x, out: eq("__sub", 1.0, eq("__mul", out, out))))
+recordable("square")(_unary(lambda x, out: eq("__mul", 2.0, x)))
+recordable("sqrt")(_unary(lambda x, out: eq("__div", 0.5, out)))
+
+
+def _kept(ct, a, axis, keepdims):
+    """The reduction's cotangent with the reduced axes as length 1 (the engine then
+    spreads it over the operand)."""
+    if axis is None or to_bool(keepdims):
+        return ct
+    axes = reduced_axes(axis, len(shape_of(a)))
+    shape = [1 if i in axes else n for i, n in enumerate(shape_of(a))]
+    return eq("reshape", ct, shape)
+
+
+@recordable("sum")
+def sum_equations(ct, out, a, axis=None, keepdims=None, initial=None, dtype=None,
+                  wanted=None):
+    return (_kept(ct, a, axis, keepdims), None, None, None if initial is None else ct)
+
+
+@recordable("mean")
+def mean_equations(ct, out, a, axis=None, keepdims=None, dummy=None, dtype=None,
+                   wanted=None):
+    return (eq("__div", _kept(ct, a, axis, keepdims), float(max(count_reduced(a, axis), 1))),)
+
+
+@recordable("transpose")
+def transpose_equations(ct, out, a, axes=None, wanted=None):
+    if axes is not None:
+        return None
+    return (eq("transpose", ct),)
+
+
+# one rule: reshape, squeeze, expand_dims, astype, __view, __asndarray (rules_shape.py)
+@recordable("reshape", "squeeze", "expand_dims", "astype", "__view", "__asndarray")
+def reshape_equations(ct, out, a, *rest, wanted=None):
+    # back to the operand's shape (the engine casts the cotangent to its dtype)
+    return (eq("reshape", ct, list(shape_of(a))),)
+
+
+@recordable("__copy")
+def copy_equations(ct, out, a, wanted=None):
+    return None if isinstance(a, (list, tuple, dict)) else (ct,)
+
+
+@recordable("matmul")
+def matmul_equations(ct, out, a, b, wanted=None):
+    if len(shape_of(a)) > 2 or len(shape_of(b)) > 2:
+        return None                      # stacks: not covered
+    return VJP.get("dot").equations(ct, out, a, b, wanted=wanted)   # matmul is dot here
