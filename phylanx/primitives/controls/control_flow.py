@@ -26,6 +26,7 @@ from ...runtime.futures import (
     Forward,
     Future,
     all_done,
+    failed,
     forwarded,
     gathered,
     resolve_deep,
@@ -426,11 +427,12 @@ def _async_start(expr, start):
             if all(all_done(a) for a in args):
                 try:
                     started = begin(frame, args)
-                except Exception:  # noqa: BLE001 - nothing started: the task path fails
-                    pass          # as before, where the value is read or the scope ends
-                else:
-                    # joined to the scope as a task's future: its error is not lost
-                    return adopt(forwarded(started))
+                except Exception as error:  # noqa: BLE001 - the value's outcome, not retried
+                    # delivered as the task's failure would be: where the value is read
+                    # or the scope ends (the collective is not started a second time)
+                    started = Forward(failed(error))
+                # joined to the scope as a task's future: its error is not lost
+                return adopt(forwarded(started))
         return spawn(begin, frame)
     return run
 
