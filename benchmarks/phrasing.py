@@ -36,6 +36,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tests.kmeans_programs import VARIANTS, kmeans_source  # noqa: E402 - after the path
+
+#: W2 as the rewordings start from it: the sums in the points' dtype
+_W2_SLOTS = VARIANTS["points_dtype"]
+
 W1_ORIGINAL = """
 def lra(x, y, alpha, iterations):
     w = np.zeros(x.shape[1], dtype=x.dtype)
@@ -45,19 +50,7 @@ def lra(x, y, alpha, iterations):
     return w
 """
 
-W2_ORIGINAL = """
-def kmeans(points, centres, iterations):
-    k = centres.shape[0]
-    sq = np.sum(points * points, axis=1)
-    for _ in range(iterations):
-        dist = sq[:, None] - 2.0 * (points @ centres.T) + np.sum(centres * centres, axis=1)
-        labels = np.argmin(dist, axis=1)
-        counts = np.bincount(labels, minlength=k)
-        sums = np.zeros((k, points.shape[1]), dtype=points.dtype)
-        np.add.at(sums, labels, points)
-        centres = sums / np.maximum(counts, 1)[:, None]
-    return centres
-"""
+W2_ORIGINAL = "\n" + kmeans_source(**_W2_SLOTS)
 
 
 @dataclass(frozen=True)
@@ -84,20 +77,12 @@ def lra(x, y, alpha, iterations):
 def _w2(name: str, product: Callable[[str, str], str] = lambda a, b: f"{a} @ {b}",
         ct: str = "centres.T", sq: str = "np.sum(points * points, axis=1)",
         dtype: Any = np.float64) -> Rewording:
-    """W2 with its product, transpose and squared norms spelled as given."""
-    return Rewording(name, "W2", f"""
-def kmeans(points, centres, iterations):
-    k = centres.shape[0]
-    sq = {sq}
-    for _ in range(iterations):
-        dist = sq[:, None] - 2.0 * ({product('points', ct)}) + np.sum(centres * centres, axis=1)
-        labels = np.argmin(dist, axis=1)
-        counts = np.bincount(labels, minlength=k)
-        sums = np.zeros((k, points.shape[1]), dtype=points.dtype)
-        np.add.at(sums, labels, points)
-        centres = sums / np.maximum(counts, 1)[:, None]
-    return centres
-""", dtype)
+    """W2 with its product, transpose and squared norms spelled as given (the template
+    of ``tests/kmeans_programs.py``)."""
+    distances = (f"sq[:, None] - 2.0 * ({product('points', ct)}) "
+                 "+ np.sum(centres * centres, axis=1)")
+    return Rewording(name, "W2", "\n" + kmeans_source(
+        **{**_W2_SLOTS, "norms": f"\n    sq = {sq}", "distances": distances}), dtype)
 
 
 def _dot(a, b):

@@ -68,11 +68,11 @@ def _caller(name: str, nargs: int, keywords: tuple[str, ...]) -> Any:
 
 def __getattr__(name: str) -> Primitive:
     spec = lookup(name)
-    if spec is None:
+    if spec is None or spec.internal:    # internal: written only by Phylanx itself
         raise AttributeError(f"phylanx.ops has no primitive {name!r} (see `phylanx primitives`)")
     return Primitive(name)
 
 
 def __dir__() -> list[str]:
     from .primitives.registry import all_names
-    return all_names()
+    return [name for name in all_names() if not lookup(name).internal]

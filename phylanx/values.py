@@ -248,12 +248,9 @@ def truth(value: Any) -> bool:
                 f"the truth value of an array with {value.size} elements is ambiguous; "
                 "use all() or any()")
         return bool(value.reshape(()))
-    try:
-        return bool(value)
-    except TypeError:
-        if isinstance(value, Deferred):   # a future does not guess: use its value
-            return truth(value.result())
-        raise
+    if isinstance(value, Deferred):   # a future does not guess: its value's truth
+        return truth(value.result())
+    return bool(value)
 
 
 _TYPE_NAMES = {

@@ -26,7 +26,7 @@ from ..primitives.rules import TABLES, VJP
 
 #: boolean flags of a spec shown in listings, in this order
 FLAGS = ("elementwise", "differentiable", "distributable", "takes_tiled", "supports_dtype",
-         "side_effects", "lazy", "special", "extension")
+         "side_effects", "lazy", "special", "extension", "internal")
 
 REGENERATE = "python -m phylanx primitives --markdown > docs/primitives.md"
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from ..errors import PhylanxCompileError, PhylanxSyntaxError
+from ..primitives.registry import lookup
 from ..source import SourceLoc
 from .tables import SUGGESTIONS
 
@@ -44,7 +45,12 @@ class Locator:
         return PhylanxSyntaxError(message, self(node))
 
     def name_error(self, node: ast.AST, name: str) -> PhylanxNameError:
-        return PhylanxNameError(f"name '{name}' is not defined", self(node), name)
+        message = f"name '{name}' is not defined"
+        spec = lookup(name)
+        if spec is not None and spec.internal:
+            message += (f" (Phylanx's primitive '{name}' is internal: written by its "
+                        "compiler, never called by name from a function)")
+        return PhylanxNameError(message, self(node), name)
 
 
 def _describe(node: ast.AST) -> str:

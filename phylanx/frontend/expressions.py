@@ -261,8 +261,8 @@ class ExpressionMixin(ClassMixin, NumpyMixin):
 
     def ops_name(self, dotted: str, node) -> str:
         """The primitive ``phylanx.ops.<dotted>`` names (a located error if none)."""
-        from ..primitives.registry import lookup
-        if "." in dotted or lookup(dotted) is None:
+        from .resolve import callable_by_name
+        if "." in dotted or not callable_by_name(dotted):
             raise self.error(node, f"phylanx.ops has no primitive '{dotted}'")
         return dotted
 

@@ -8,6 +8,8 @@ a built-in, a dtype, ``prange``/``parallel``, or a data value that is read
 afresh at every call.  A name Python cannot resolve but PhySL has a primitive
 of is that primitive, as in the original (``fmap(f, xs)``, ``hstack(...)``):
 any Python binding of the name wins, and any other name is Python's NameError.
+A primitive declared ``internal`` (written only by Phylanx itself: the frontend's
+lowering, the compiler's rewrites) is no such name: Python's NameError too.
 Resolution happens once, when the function is translated (its first call): a
 binding made later is not seen, as for every function a name calls.
 """
@@ -125,7 +127,7 @@ class Resolver:
             value, where = self.globals[name], "global"
         elif name in self.builtins:   # supported or not: Python knows the name
             value, where = self.builtins[name], "builtin"
-        elif primitive_spec(name) is not None:   # no Python binding: the original's call
+        elif callable_by_name(name):   # no Python binding: the original's call
             return Resolved(Kind.PRIMITIVE, Primitive(name), "primitive", name)
         else:
             return None
@@ -162,6 +164,13 @@ class Resolver:
         return ("global", id(self.globals), name)
 
 
+def callable_by_name(name: str) -> bool:
+    """True if ``name`` is a primitive a user's function may call by name: declared, and
+    not ``internal`` (those are Phylanx's own: a user's code never names them)."""
+    spec = primitive_spec(name)
+    return spec is not None and not spec.internal
+
+
 def primitive_stub(fn: Any, name: str) -> str | None:
     """The primitive a do-nothing Python function stands for, else None.
 
@@ -172,8 +181,8 @@ def primitive_stub(fn: Any, name: str) -> str | None:
     """
     from ..primitives.registry import lookup
     spec = lookup(name)
-    if spec is None or spec.special or not isinstance(fn, types.FunctionType) or \
-            fn.__name__ != name:
+    if spec is None or spec.special or spec.internal or \
+            not isinstance(fn, types.FunctionType) or fn.__name__ != name:
         return None
     import ast
 

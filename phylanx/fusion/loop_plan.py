@@ -201,10 +201,14 @@ class _Source:
             ("or", test.children[2]) if reads[1] else (None, None)
         if op is None:
             return None
-        made = self.operands([first.children[0], other])
-        if made is None:
+        left = self.expr(first.children[0])
+        hoisted = len(self.invariants)
+        right = None if left is None else self.expr(other)
+        if right is None or len(self.invariants) != hoisted:
+            # an invariant under ``b`` is evaluated only when ``b`` decides: bound
+            # before the kernel, its error would be raised where the tree raises none
             return None
-        (a, b), (ta, tb) = made
+        (a, ta), (b, tb) = left, right
         return f"(({a}) {op} ({b}))", ("logic", ta, tb)
 
     def operands(self, nodes) -> tuple[list, list] | None:

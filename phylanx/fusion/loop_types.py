@@ -6,7 +6,10 @@ Python/NumPy scalar types the tree leaves in each variable: it runs each element
 primitive's own kernel on sample values of its operands' kinds (``float`` and
 ``np.float64``, ``bool`` and ``np.bool_`` apart), and it collects the cast points of the
 kernel's source that these kinds need (NumPy 2's float32 rules, which numba does not
-follow).
+follow).  :func:`shapes_hold` decides, from the inputs' shapes, whether every operation
+of the loop takes its operands' shapes in every iteration (broadcasting, the inner
+dimensions of a product, an in-place target that keeps its shape): the compiled loop
+runs only then, so a shape error is the tree's located error and never the kernel's.
 """
 from __future__ import annotations
 
@@ -153,3 +156,65 @@ def _counter(term: tuple, parts: list) -> bool:
             and all(p == ("i", 0) for p in parts)
             and any(t[0] == "value" and type(t[1]) is int and 0 < abs(t[1]) <= 1024
                     for t in operands))
+
+
+def shapes_hold(typing: list, shapes: dict, cond_term: tuple | None = None) -> bool:
+    """True if every statement of the loop takes the shapes its operands have in every
+    iteration, for inputs of ``shapes`` (key -> shape, ``()`` for a number), by NumPy's
+    rules (``np.broadcast_shapes``, ``np.dot``'s inner dimensions, an in-place result
+    of the target's own shape).  The shapes are followed until they no longer change
+    (broadcasting only grows a length 1, so within ``ndim + 2`` passes); one that still
+    changes, or an operation refusing its operands, leaves the loop to the tree."""
+    known = dict(shapes)
+
+    def shape(term) -> tuple | None:
+        tag = term[0]
+        if tag == "value":
+            return ()
+        if tag == "var":
+            return known.get(term[1])
+        parts = [shape(t) for t in term[1:] if type(t) is tuple]
+        if None in parts:
+            return None
+        if tag == "transpose":
+            return parts[0][::-1]
+        if tag == "dot":
+            return _dot_shape(*parts)
+        if tag == "reduce":
+            return ()
+        if tag == "inplace":
+            target, value = parts
+            if not target:
+                return value              # a number: rebound, as the tree does
+            return target if _broadcast(target, value) == target else None
+        return _broadcast(*parts)         # element-wise and ``and``/``or``
+
+    passes = max((len(s) for s in shapes.values()), default=0) + 2
+    for _ in range(passes):
+        if cond_term is not None and shape(cond_term) != ():
+            return False
+        changed = False
+        for key, term in typing:
+            got = shape(term)
+            if got is None:
+                return False
+            changed |= known.get(key) != got
+            known[key] = got
+        if not changed:
+            return cond_term is None or shape(cond_term) == ()
+    return False
+
+
+def _broadcast(*shapes: tuple) -> tuple | None:
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        return None
+
+
+def _dot_shape(a: tuple, b: tuple) -> tuple | None:
+    """``np.dot``'s result shape for vectors and matrices (what a compiled loop takes),
+    None if the inner dimensions differ."""
+    if not a or not b or len(a) > 2 or len(b) > 2 or a[-1] != b[0]:
+        return None
+    return a[:-1] + b[1:]

@@ -18,7 +18,11 @@ over a ``range`` whose body ``loop_plan.translate`` takes (variables bound to el
   float32 arrays of 1 or 2 dimensions, C or Fortran ordered (writeable if the loop
   rebinds them), Python float/int/bool and NumPy float64/float32/bool scalars — if
   ``loop_types.infer`` finds that the compiled loop computes what the tree does for
-  them (the kernel's source is rendered for the signature's kinds);
+  them (the kernel's source is rendered for the signature's kinds), and for inputs of
+  shapes that every operation of the loop takes in every iteration
+  (``loop_types.shapes_hold``: broadcasting, a product's inner dimensions, an in-place
+  target keeping its shape); other inputs are the tree's, which raises the located
+  error if the program is wrong;
 * the first compiled run is checked against the interpreted run of the same inputs
   (types, shapes, scalar types, values within a tolerance growing with the
   iterations), then two compiled and two interpreted runs are timed and the compiled
@@ -31,15 +35,16 @@ the kernel says whether the condition still holds.
 Compiled runs return the variables bound in the loop and the loop variable, written back
 to the frame with the scalar types the tree would leave.  They run in chunks of about
 ``CHUNK_NS`` so that Ctrl-C and cancellation (``runtime/cancel.py``) are seen between
-chunks.  A compiled run that raises falls back to the interpreted loop from the same
-values (the kernel writes no input but the arrays a loop changes in place, ``x += e``,
-which are copied before and restored), which raises the located error if the
-program is wrong, or gives its result and one ``FusionWarning`` if the kernel was.
-Under ``np.errstate`` raising or calling for a floating-point error the tree runs (a
-kernel does not); a kernel does not warn where NumPy would (a zero divisor, an invalid
-value), and its sums add in sequence where NumPy adds pairwise (differences within
-rounding, as in fused reductions).  Setting ``fusion_loops``
-switches it.
+chunks.  The kernel runs only on operands it takes (kinds, layouts, shapes tested
+before, above), and nothing is retried after it: an exception from it anyway is a
+kernel bug, raised located at the loop (the arrays it changes in place, ``x += e``,
+copied before, are restored) and the kernel is not used again.  Hoisted invariants
+are bound before the kernel runs, each evaluated once as the tree's first iteration
+would (their errors are the tree's located errors).  Under ``np.errstate`` raising or
+calling for a floating-point error the tree runs (a kernel does not); a kernel does
+not warn where NumPy would (a zero divisor, an invalid value), and its sums add in
+sequence where NumPy adds pairwise (differences within rounding, as in fused
+reductions).  Setting ``fusion_loops`` switches it.
 """
 from __future__ import annotations
 
@@ -68,6 +73,7 @@ from .loop_plan import (
     translate,
     translate_while,
 )
+from .loop_types import shapes_hold
 
 SPEED_MARGIN = 0.95     # kept only if its best is below this fraction of the tree's best
 TIMED_RUNS = 4          # after the check: compiled, tree, compiled, tree
@@ -81,6 +87,7 @@ CHUNK_NS = 50_000_000
 SETTLED_AFTER_S = 2.0   # a loop not run for this long is not settling any more
 _PENDING, _REJECTED = "pending", "rejected"
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
+_FITTING_KEPT = 64      # input shapes whose check is remembered
 
 
 def _key(value: Any, carried: bool) -> Any:
@@ -151,6 +158,7 @@ class CompiledLoop:
         carried = {i for i, _ in plan.carried}
         self.is_carried = [i in carried for i in range(len(plan.inputs))]
         self.last_run = 0.0
+        self.fitting: dict[tuple, bool] = {}  # input shapes -> shapes_hold's answer
 
     def __repr__(self) -> str:
         loc = self.node.loc
@@ -196,14 +204,15 @@ class CompiledLoop:
         if not (Settings.loops and self.worth(frame, items)) \
                 or not RAISING.isdisjoint(np.geterr().values()):
             return self.interpret(frame, items)[0]
-        try:
-            for invariant in self.plan.invariants:
-                invariant.choice.call(frame)             # hoisted invariants bound once, now
-        except Exception:  # the tree raises it where the loop would
-            return self.interpret(frame, items)[0]
+        for invariant in self.plan.invariants:
+            # bound once, now: the tree's first iteration evaluates each of them (the
+            # loop runs at least once, ``worth``), and an error is its located error
+            invariant.choice.call(frame)
         values = [var[1](frame)[var[2]] for _, var in self.plan.inputs]
         types = tuple(_key(v, c) for v, c in zip(values, self.is_carried))
-        if None in types:
+        if None in types or not self.shapes_fit(values):
+            # operands the kernel does not take: the tree's loop (a shape error there
+            # is the located error of the node that meets it)
             return self.interpret(frame, items)[0]
         # sizes by factors of 4 are measured apart: a loop compiled for small steps
         # must not run big ones, where the tree's row passes win
@@ -234,6 +243,20 @@ class CompiledLoop:
         if costs.due(self.plan.source, spent):
             self.start_compile(sig, values)
         return result
+
+    def shapes_fit(self, values: list) -> bool:
+        """True if every operation of the loop takes the shapes these inputs give it,
+        in every iteration (``loop_types.shapes_hold``); remembered per input shapes."""
+        shapes = tuple(np.shape(v) for v in values)
+        fit = self.fitting.get(shapes)
+        if fit is None:
+            fit = shapes_hold(self.plan.typing,
+                              {key: s for (key, _), s in zip(self.plan.inputs, shapes)},
+                              self.plan.cond_term)
+            if len(self.fitting) >= _FITTING_KEPT:
+                self.fitting.clear()          # shapes that vary call after call
+            self.fitting[shapes] = fit
+        return fit
 
     def first_entry(self, sig: tuple, values: list) -> Any:
         """Rejected if the tree computes other types than the kernel would for these
@@ -293,10 +316,9 @@ class CompiledLoop:
             done += chunk
             if done >= n:
                 return outputs[:-1], outputs[-1], n
-            if not self.carry_on(args, outputs):
-                if self.plan.inplace_keys:
-                    # arrays already changed in place: the tree from the start
-                    raise TypeError("a carried value changed its numba type")
+            if not self.carry_on(args, outputs) and not self.plan.inplace_keys:
+                # one call from the start with the types it was compiled for, rather
+                # than a compilation for the new ones now
                 outputs = kernel(start, items.stop, step, *values)
                 return outputs[:-1], outputs[-1], n
             spent = max(1, perf_counter_ns() - began)
@@ -304,7 +326,10 @@ class CompiledLoop:
 
     def carry_on(self, args: list, outputs: tuple) -> bool:
         """Between chunks: stop if cancelled, pass the carried values on; False if one
-        has another numba type (a layout changed: the caller runs one call)."""
+        has another numba type (a layout changed): the caller runs one call from the
+        start, unless arrays were already changed in place (``x += e``), where the next
+        chunk goes on with the values passed on (numba compiles the kernel for their
+        types then, once)."""
         if PENDING[0]:
             check()
         carried = []
@@ -312,12 +337,12 @@ class CompiledLoop:
             value = outputs[o]
             if type(args[i]) is np.float32 and type(value) is float:
                 value = np.float32(value)    # numba gives a float32 back as a float
-            if _chunk_key(value) != _chunk_key(args[i]):
-                return False
             carried.append((i, value))
-        for i, value in carried:
-            args[i] = value
-        return True
+        held = all(_chunk_key(value) == _chunk_key(args[i]) for i, value in carried)
+        if held or self.plan.inplace_keys:   # else ``args`` stay the chunk's own
+            for i, value in carried:
+                args[i] = value
+        return held
 
     def write_back(self, frame: list, outputs: tuple, index: Any, sig: tuple,
                    iterations: int, values: list) -> Any:
@@ -375,17 +400,26 @@ class CompiledLoop:
     def compiled(self, frame: list, items: range, values: list, sig: tuple,
                  entry: _Entry) -> Any:
         saved = self.snapshot(values)
-        try:
-            outputs, index, iterations = self.execute(entry.kernel, items, values)
-        except CancelledError:
-            raise
-        except Exception as e:  # the tree decides: a located error, or a kernel bug
-            self.restore(saved)
-            result = self.interpret(frame, items)[0]
-            self.reject(entry, f"the compiled loop raised {type(e).__name__}: {e}")
-            return result
+        outputs, index, iterations = self.run_kernel(entry, items, values, saved)
         entry.calls += 1
         return self.write_back(frame, outputs, index, sig, iterations, values)
+
+    def run_kernel(self, entry: _Entry, items: Any, values: list, saved: list
+                   ) -> tuple[tuple, Any, int]:
+        """:meth:`execute` on operands :meth:`dispatch` found the kernel takes; an
+        exception from it is a kernel bug, never a cue to run the tree instead: the
+        arrays changed in place are restored, the kernel is not used again, and the
+        error is raised located at the loop."""
+        try:
+            return self.execute(entry.kernel, items, values)
+        except CancelledError:
+            raise
+        except Exception as e:  # noqa: BLE001 - not a dispatch: located and raised
+            self.restore(saved)
+            self.reject(entry, None)
+            error = self.node.wrap(e)
+            error.message = f"the compiled loop failed: {error.message}"
+            raise error from e
 
     def trial(self, frame: list, items: range, values: list, sig: tuple,
               entry: _Entry) -> Any:
@@ -398,35 +432,21 @@ class CompiledLoop:
             return result
         saved = self.snapshot(values)
         start = perf_counter_ns()
-        try:
-            outputs, index, iterations = self.execute(entry.kernel, items, values)
-            failure = None
-        except CancelledError:
-            raise
-        except Exception as e:
-            outputs, failure = None, f"{type(e).__name__}: {e}"
+        outputs, index, iterations = self.run_kernel(entry, items, values, saved)
         compiled_ns = perf_counter_ns() - start
-        if saved and (failure is not None or not entry.checked):
-            # the tree runs next, from the values as they were
-            if outputs is not None:
-                outputs = tuple(o.copy() if type(o) is np.ndarray else o for o in outputs)
+        if saved and not entry.checked:
+            # the tree runs next (the check), from the values as they were
+            outputs = tuple(o.copy() if type(o) is np.ndarray else o for o in outputs)
             self.restore(saved)
         if entry.checked:
-            if failure is not None:
-                result = self.interpret(frame, items)[0]
-                self.reject(entry, f"the compiled loop raised {failure}")
-                return result
             entry.timed[0].append(compiled_ns)
             entry.calls += 1
             result = self.write_back(frame, outputs, index, sig, iterations, values)
             self.decide(entry)
             return result
         start = perf_counter_ns()
-        result, tree_iterations = self.interpret(frame, items)   # the located error if any
+        result, tree_iterations = self.interpret(frame, items)
         tree_ns = perf_counter_ns() - start
-        if failure is not None:
-            self.reject(entry, f"the compiled loop raised {failure}")
-            return result
         expected = self.tree_outputs(frame)
         types = list(self.types[sig][0 if tree_iterations == 1 else 1])
         got = list(outputs)
@@ -482,10 +502,10 @@ class CompiledWhile(CompiledLoop):
     leading_args = (1,)     # at most this many iterations
 
     def interpret(self, frame: list, items: Any) -> tuple[Any, int]:
-        """``items``: the condition's first value if :meth:`begin` read it."""
+        """``items``: (the condition's first value,), as :meth:`begin` read it."""
         cond, body = self.plan.cond.choice, self.body.choice   # side-table entries
         result, n = None, 0
-        held = truth(items[0]) if items is not None else truth(cond.call(frame))
+        held = truth(items[0])
         while held:
             if PENDING[0]:
                 check()
@@ -500,15 +520,12 @@ class CompiledWhile(CompiledLoop):
         return result, n
 
     def begin(self, frame: list) -> Any:
-        """(the condition's first value,), read once; None if it raised (the tree
-        raises it again where the loop would)."""
-        try:
-            return (self.plan.cond.choice.call(frame),)
-        except Exception:
-            return None
+        """(the condition's first value,), read once as the tree's loop reads it first
+        (an error is its located error)."""
+        return (self.plan.cond.choice.call(frame),)
 
     def worth(self, frame: list, items: Any) -> bool:
-        if items is None or type(items[0]) not in (bool, np.bool_) or not items[0]:
+        if type(items[0]) not in (bool, np.bool_) or not items[0]:
             return False
         for var in self.plan.guards:
             flag = var[1](frame)[var[2]]
@@ -524,10 +541,7 @@ class CompiledWhile(CompiledLoop):
             done += ran
             if not more:
                 return tuple(outputs), None, done
-            if not self.carry_on(args, outputs):
-                if self.plan.inplace_keys:
-                    # arrays already changed in place: the tree from the start
-                    raise TypeError("a carried value changed its numba type")
+            if not self.carry_on(args, outputs) and not self.plan.inplace_keys:
                 # another numba type: the last chunk again from its start (``args``
                 # unchanged), without chunks
                 done -= ran

@@ -125,6 +125,10 @@ class PrimitiveSpec:
     side_effects: bool = False  # order matters: random, I/O, in-place changes, collectives
     higher_order: bool = False  # calls function values it is given (unknown code)
     extension: bool = False      # not a name of the original (our addition)
+    # written only by Phylanx itself (the frontend's lowering, the compiler's rewrites:
+    # ``__inplace``, ``__rows_gram`` ...), never a name a user's function calls: the
+    # frontend refuses it there with a located error; PhySL text reaches it as before
+    internal: bool = False
     infix: str | None = None     # PhySL operator text, for operator primitives
     aliases: tuple[str, ...] = ()
     flags: dict[str, Any] = field(default_factory=dict)
@@ -219,6 +223,8 @@ def primitive(name: str, *patterns: str, **options: Any) -> Callable:
     def register(impl: Callable) -> Callable:
         if name in _REGISTRY:
             raise ValueError(f"primitive {name!r} declared twice")
+        if options.get("internal") and not options.get("extension"):
+            raise ValueError(f"primitive {name!r}: a name of the original is never internal")
         category = category_of(impl.__module__, name)
         call_patterns = [p for p in patterns if re.match(r"^\s*[A-Za-z_]\w*\s*\(", p)]
         sigs = [parse_pattern(p) for p in call_patterns] or [Signature(())]

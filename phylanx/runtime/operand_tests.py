@@ -9,19 +9,30 @@ test: ``type(x) is kind`` when one kind is left (a few nanoseconds cheaper per o
 ``type(x) in kinds`` when an operand may also be a future.
 
 Both tests of every shape come from the one template below (:data:`SHAPES`, rendered by
-:func:`_factory` and compiled once per process per shape and test, on first use): the
-closures are the same Python functions a hand-written copy would be, without writing
-each shape twice.  Their source is registered with ``linecache``, so a traceback through
-one shows its lines.
+:func:`_render`): the closures are the same Python functions a hand-written copy would
+be, without writing each shape twice.  Compiling the rendered factories costs about
+3 ms of CPU, paid by a program's first call when it was done on first use; so they are
+compiled as a module's bytecode is: once, their code objects kept beside this module's
+own ``.pyc`` (``importlib.util.cache_from_source``, so ``PYTHONPYCACHEPREFIX`` and
+``sys.dont_write_bytecode`` apply), stamped with this file's size and modification time
+and the bytecode version, and loaded (about 0.1 ms) by the first closure a process
+builds.  Nothing of it runs at ``import phylanx``.  Their source is registered with
+``linecache`` (rendered only if a traceback asks), so a traceback through one shows
+its lines.
 """
 from __future__ import annotations
 
+import importlib.util
 import linecache
+import marshal
+import os
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .. import atomic
 from .nodes import Node, dispatch_operands, node_failed, resolve_args
 
 
@@ -128,6 +139,62 @@ _factories: dict[tuple[str, str], Callable] = {}
 _factories_lock = threading.Lock()
 _NAMESPACE = {"dispatch_operands": dispatch_operands, "node_failed": node_failed,
               "resolve_args": resolve_args}
+_TESTS = ("is", "in")
+#: the code objects of every factory, by (shape, test), once loaded or compiled
+_codes: dict[tuple[str, str], Any] = {}
+
+
+def _filename(name: str, test: str) -> str:
+    # not "<...>": linecache renders a lazily registered source only for other names
+    return f"phylanx.runtime.operand_tests[{name}, {test}]"
+
+
+class _Template:
+    """What ``linecache`` asks for the source of one factory (rendered on demand)."""
+
+    def __init__(self, name: str, test: str):
+        self.name, self.test = name, test
+
+    def get_source(self, _module: str) -> str:
+        return _render(SHAPES[self.name], self.test)
+
+
+def _stamp() -> tuple:
+    """What the kept code objects were compiled from: this file (its template) and the
+    interpreter's bytecode version, as a ``.pyc`` is checked."""
+    st = os.stat(__file__)
+    return (importlib.util.MAGIC_NUMBER, st.st_size, st.st_mtime_ns)
+
+
+def _kept_path() -> str | None:
+    try:
+        return importlib.util.cache_from_source(
+            os.path.join(os.path.dirname(__file__), "operand_tests_closures.py"))
+    except NotImplementedError:      # an interpreter without bytecode caching
+        return None
+
+
+def _load_codes() -> dict:
+    """Every factory's code object: those kept beside this module's bytecode if their
+    stamp matches, else compiled now (all of them) and kept for the next process."""
+    stamp, path = _stamp(), _kept_path()
+    if path is not None:
+        try:
+            with open(path, "rb") as f:
+                kept_stamp, codes = marshal.load(f)
+            if kept_stamp == stamp and set(codes) == {(n, t) for n in SHAPES for t in _TESTS}:
+                return codes
+        except (OSError, EOFError, ValueError, TypeError):
+            pass                     # none yet, unreadable or another format: compile
+    codes = {(n, t): compile(_render(SHAPES[n], t), _filename(n, t), "exec")
+             for n in SHAPES for t in _TESTS}
+    if path is not None and not sys.dont_write_bytecode:
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            atomic.write_bytes(path, marshal.dumps((stamp, codes)))
+        except OSError:
+            pass                     # a read-only install: compiled in each process
+    return codes
 
 
 def _factory(name: str, test: str) -> Callable:
@@ -137,12 +204,13 @@ def _factory(name: str, test: str) -> Callable:
         with _factories_lock:
             factory = _factories.get(key)
             if factory is None:
-                source = _render(SHAPES[name], test)
-                filename = f"<phylanx.runtime.operand_tests: {name}, {test}>"
-                linecache.cache[filename] = (len(source), None,
-                                             source.splitlines(True), filename)
+                if not _codes:
+                    _codes.update(_load_codes())
+                filename = _filename(name, test)
+                linecache.lazycache(filename, {"__name__": filename,
+                                               "__loader__": _Template(name, test)})
                 namespace = dict(_NAMESPACE)
-                exec(compile(source, filename, "exec"), namespace)  # noqa: S102
+                exec(_codes[key], namespace)  # noqa: S102 - defines build_eager
                 factory = _factories[key] = namespace["build_eager"]
     return factory
 

@@ -21,6 +21,8 @@ from phylanx import Phylanx, config
 from phylanx.errors import PhylanxError
 from phylanx.fusion import hot, rowargmin, rowpass
 
+from .. import kmeans_programs as w2
+
 pytest.importorskip("numba")
 
 RNG = np.random.default_rng(3)
@@ -34,16 +36,8 @@ def gradient(x, y, w):
     return x.T @ (1.0 / (1.0 + np.exp(-(x @ w))) - y)
 
 
-def kmeans(points, centres, iterations):
-    k = centres.shape[0]
-    for _ in range(iterations):
-        dist = np.sum(centres * centres, axis=1) - 2.0 * (points @ centres.T)
-        labels = np.argmin(dist, axis=1)
-        counts = np.bincount(labels, minlength=k)
-        sums = np.zeros((k, points.shape[1]), dtype=points.dtype)
-        np.add.at(sums, labels, points)
-        centres = sums / np.maximum(counts, 1)[:, None]
-    return centres
+#: W2 without the points' norms in the distances (the same argmin)
+kmeans = w2.kmeans("no_norms")
 
 
 def kernels(found, kind=hot._Kernel):

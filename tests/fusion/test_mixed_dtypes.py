@@ -18,6 +18,9 @@ import pytest
 from phylanx import Phylanx
 from phylanx.fusion import rowargmin, rowpass
 
+from .. import kmeans_programs as w2
+from ..kmeans_programs import labels
+
 pytest.importorskip("numba")
 
 RNG = np.random.default_rng(27)
@@ -32,16 +35,7 @@ def calls_of(found, kind, kernel) -> int:
 
 
 def blobs(n, d, k, points_dtype, centres_dtype):
-    truth = RNG.uniform(-10, 10, size=(k, d))
-    points = truth[RNG.integers(0, k, n)] + RNG.normal(size=(n, d))
-    centres = truth + RNG.normal(scale=0.3, size=(k, d))
-    return points.astype(points_dtype), centres.astype(centres_dtype)
-
-
-def labels(points, centres):
-    sq = np.sum(points * points, axis=1)
-    dist = sq[:, None] - 2.0 * (points @ centres.T) + np.sum(centres * centres, axis=1)
-    return np.argmin(dist, axis=1)
+    return w2.blobs(RNG, n, d, k, points_dtype, centres_dtype)
 
 
 @pytest.mark.parametrize("points_dtype,centres_dtype", MIXES)
@@ -54,18 +48,9 @@ def test_labels_of_any_float_mix(rows, installed, points_dtype, centres_dtype, n
     assert calls_of(installed, rowargmin.RowArgmin, rowargmin.ArgKernel) >= 2
 
 
-def kmeans(points, centres, iterations):
-    """W2 as written: float32 points make float64 centres after the first update."""
-    k = centres.shape[0]
-    sq = np.sum(points * points, axis=1)
-    for _ in range(iterations):
-        dist = sq[:, None] - 2.0 * (points @ centres.T) + np.sum(centres * centres, axis=1)
-        labels = np.argmin(dist, axis=1)
-        counts = np.bincount(labels, minlength=k)
-        sums = np.zeros((k, points.shape[1]), dtype=points.dtype)
-        np.add.at(sums, labels, points)
-        centres = sums / np.maximum(counts, 1)[:, None]
-    return centres
+#: W2 with the points' dtype for the sums: float32 points make float64 centres after
+#: the first update
+kmeans = w2.kmeans("points_dtype")
 
 
 @pytest.mark.parametrize("n,d,k", [(500, 2, 4), (30000, 3, 6)])

@@ -16,6 +16,9 @@ from phylanx import Phylanx, fusion
 from phylanx.errors import PhylanxError
 from phylanx.fusion import hot, rowargmin
 
+from .. import kmeans_programs as w2
+from ..kmeans_programs import labels
+
 pytest.importorskip("numba")
 
 RNG = np.random.default_rng(8)
@@ -26,20 +29,12 @@ def kernel_calls(found) -> int:
                for e in p.kernels.values() if isinstance(e, rowargmin.ArgKernel))
 
 
-def labels(points, centres):
-    sq = np.sum(points * points, axis=1)
-    dist = sq[:, None] - 2.0 * (points @ centres.T) + np.sum(centres * centres, axis=1)
-    return np.argmin(dist, axis=1)
-
-
 def nearest_far(points, centres):
     return np.argmax(np.sum(centres * centres, axis=1) - 2.0 * (points @ centres.T), axis=1)
 
 
 def blobs(n, d, k, dtype="float64"):
-    truth = RNG.uniform(-10, 10, size=(k, d))
-    points = truth[RNG.integers(0, k, n)] + RNG.normal(size=(n, d))
-    return points.astype(dtype), (truth + RNG.normal(scale=0.3, size=(k, d))).astype(dtype)
+    return w2.blobs(RNG, n, d, k, dtype)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
@@ -129,18 +124,9 @@ def test_a_disagreeing_kernel_is_dropped_with_one_warning(rows, installed, monke
 
 # -- the same pass gathering each label's count and row sum (k-means' update) ----------
 
-def kmeans(points, centres, iterations):
-    k = centres.shape[0]
-    sq = np.sum(points * points, axis=1)
-    for _ in range(iterations):
-        dist = sq[:, None] - 2.0 * (points @ centres.T) + np.sum(centres * centres, axis=1)
-        labels = np.argmin(dist, axis=1)
-        counts = np.bincount(labels, minlength=k)
-        sums = np.zeros((k, points.shape[1]), dtype=points.dtype)
-        np.add.at(sums, labels, points)
-        # float32 / int64 is float64 in NumPy: cast back, every iteration is float32
-        centres = (sums / np.maximum(counts, 1)[:, None]).astype(points.dtype)
-    return centres
+#: W2 with the sums in the points' dtype and the centres cast back to it (float32 /
+#: int64 is float64 in NumPy): every iteration is float32
+kmeans = w2.kmeans("cast_back")
 
 
 def stats_calls(found) -> int:

@@ -197,9 +197,17 @@ def test_an_async_collective_of_variables_starts_on_the_calling_thread(monkeypat
     from phylanx.errors import PhylanxError
     et.compile(state, "<async-inline>", "k",
                'define(k, x, block(define(b, async(all_reduce(x, "nosuch"))), b))')
+    started_in_tasks.clear()
     with pytest.raises(PhylanxError) as info:      # located, raised by the statement
         et.invoke(state.lookup("k"), (2.0,), {})
     assert info.value.primitive == "all_reduce" and "nosuch" in str(info.value)
+    # it failed as it started: its value's failure, not started again in a task
+    assert started_in_tasks == []
+    et.compile(state, "<async-inline>", "u",
+               'define(u, x, block(define(b, async(all_reduce(x, "nosuch"))), x))')
+    with pytest.raises(PhylanxError, match="nosuch"):   # never read: the scope fails
+        et.invoke(state.lookup("u"), (2.0,), {})
+    assert started_in_tasks == []
 
 
 def test_an_unread_collective_started_in_place_still_fails_its_evaluation(monkeypatch):

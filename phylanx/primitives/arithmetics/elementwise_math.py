@@ -102,7 +102,7 @@ imag = _declare("imag", np.imag,
                 "imag([1.5, -2.0])", "[0.0, 0.0]", oracle=np.imag, differentiable=False)
 
 
-@primitive("__real", "__real(_1)", extension=True, oracle=np.real, samples="unary",
+@primitive("__real", "__real(_1)", extension=True, internal=True, oracle=np.real, samples="unary",
            differentiable=True, example="__real([1.5, -2.0])", result="[1.5, -2.0]")
 def npreal(x):
     """Python's ``x.real`` and ``np.real(x)``: NumPy's, a view of ``x``.
@@ -112,7 +112,7 @@ def npreal(x):
     return x.real if type(x) in (int, float, complex, bool) else as_numeric(x).real
 
 
-@primitive("__imag", "__imag(_1)", extension=True, oracle=np.imag, samples="unary",
+@primitive("__imag", "__imag(_1)", extension=True, internal=True, oracle=np.imag, samples="unary",
            example="__imag([1.5, -2.0])", result="[0.0, 0.0]")
 def npimag(x):
     """Python's ``x.imag`` and ``np.imag(x)``: NumPy's.

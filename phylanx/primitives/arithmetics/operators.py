@@ -62,7 +62,8 @@ def mod(a, b):
 
 
 @primitive("__pos", "__pos(_1)", oracle=np.positive, samples="unary", elementwise=True,
-           differentiable=True, extension=True, example="__pos([1, -2])", result="[1, -2]")
+           differentiable=True, extension=True,
+           internal=True, example="__pos([1, -2])", result="[1, -2]")
 def pos(a):
     """Unary plus (Python's prefix ``+``): ``+True`` is 1, an array is copied (numpy.positive).
 

@@ -109,7 +109,7 @@ def nonzero(a):
     return _nonzero(a)
 
 
-@primitive("__npnonzero", "__npnonzero(_1)", extension=True,
+@primitive("__npnonzero", "__npnonzero(_1)", extension=True, internal=True,
            oracle=lambda a: list(np.nonzero(a)),
            example="__npnonzero([[1, 0], [0, 2]])", result="list([0, 1], [0, 1])")
 def npnonzero(a):
@@ -162,7 +162,7 @@ def where(condition, x=_OMITTED, y=_OMITTED):
     return _where(condition, x, y, numpy=False)
 
 
-@primitive("__npwhere", "__npwhere(_1)", "__npwhere(_1, _2, _3)", extension=True,
+@primitive("__npwhere", "__npwhere(_1)", "__npwhere(_1, _2, _3)", extension=True, internal=True,
            oracle=_np_where_oracle,
            example="__npwhere([true, false, true], [1, 2, 3], 0)", result="[1, 0, 3]",
            differentiable=True)

@@ -26,6 +26,7 @@ from ...runtime.futures import (
     Forward,
     Future,
     all_done,
+    failed,
     forwarded,
     gathered,
     resolve_deep,
@@ -286,7 +287,7 @@ def _array_results(results: list, source: np.ndarray, name: str = "fmap") -> np.
     return values.astype(source.dtype)
 
 
-@primitive("__pymap", "__pymap(_1, __2)", extension=True,
+@primitive("__pymap", "__pymap(_1, __2)", extension=True, internal=True,
            example="__pymap(lambda(x, x / 2), [1, 3])", result="list(0.5, 1.5)",
            no_oracle="higher-order: list(map(f, xs))", higher_order=True)
 def pymap(f, *iterables):
@@ -426,11 +427,12 @@ def _async_start(expr, start):
             if all(all_done(a) for a in args):
                 try:
                     started = begin(frame, args)
-                except Exception:  # noqa: BLE001 - nothing started: the task path fails
-                    pass          # as before, where the value is read or the scope ends
-                else:
-                    # joined to the scope as a task's future: its error is not lost
-                    return adopt(forwarded(started))
+                except Exception as error:  # noqa: BLE001 - the value's outcome, not retried
+                    # delivered as the task's failure would be: where the value is read
+                    # or the scope ends (the collective is not started a second time)
+                    started = Forward(failed(error))
+                # joined to the scope as a task's future: its error is not lost
+                return adopt(forwarded(started))
         return spawn(begin, frame)
     return run
 
@@ -540,7 +542,7 @@ def indices(dimensions, dtype="int", sparse=False):
                                sparse=True)) if sparse else
                np.indices(d, dtype=np.float64 if dtype == "float" else np.int64)),
            example="__npindices(list(2, 2))", result="[[[0, 0], [1, 1]], [[0, 1], [0, 1]]]",
-           extension=True)
+           extension=True, internal=True)
 def npindices(dimensions, dtype="int", sparse=False):
     """``np.indices(dimensions, dtype, sparse)``: one stacked array of grid indices.
 

@@ -49,7 +49,7 @@ def _same(a, b) -> bool:
 
 
 @primitive("__sort_inplace", "__sort_inplace(_1, __arg(_2_axis, -1), "
-           "__arg(_3_reverse, false), __arg(_4_key, nil))", extension=True,
+           "__arg(_3_reverse, false), __arg(_4_key, nil))", extension=True, internal=True,
            side_effects=True, higher_order=True,
            no_oracle="sorts its argument in place and returns nil",
            example="__sort_inplace(list(3, 1, 2))", result="nil")
@@ -66,6 +66,7 @@ def sort_inplace(x, axis=-1, reverse=False, key=None):
 
 
 @primitive("__list_insert", "__list_insert(_1, _2, _3)", takes_tiled=True, extension=True,
+           internal=True,
            side_effects=True, no_oracle="changes its argument in place and returns nil",
            example="__list_insert(list(1, 2), 0, 5)", result="nil")
 def list_insert(items, index, value):
@@ -73,7 +74,7 @@ def list_insert(items, index, value):
     _list(items, "insert").insert(int(index), value)
 
 
-@primitive("__list_remove", "__list_remove(_1, _2)", extension=True,
+@primitive("__list_remove", "__list_remove(_1, _2)", extension=True, internal=True,
            side_effects=True, no_oracle="changes its argument in place and returns nil",
            example="__list_remove(list(1, 2), 2)", result="nil")
 def list_remove(items, value):
@@ -90,7 +91,7 @@ def list_remove(items, value):
     raise PhylanxValueError("list.remove(x): x not in list")
 
 
-@primitive("__list_reverse", "__list_reverse(_1)", extension=True,
+@primitive("__list_reverse", "__list_reverse(_1)", extension=True, internal=True,
            side_effects=True, no_oracle="changes its argument in place and returns nil",
            example="__list_reverse(list(1, 2))", result="nil")
 def list_reverse(items):
@@ -98,7 +99,7 @@ def list_reverse(items):
     _list(items, "reverse").reverse()
 
 
-@primitive("__index", "__index(_1, _2)", extension=True,
+@primitive("__index", "__index(_1, _2)", extension=True, internal=True,
            oracle=lambda seq, v: seq.index(v),
            example="__index(list(3, 1, 2), 2)", result="2")
 def index(seq, value):
@@ -114,7 +115,7 @@ def index(seq, value):
     raise PhylanxValueError("list.index(x): x not in list")
 
 
-@primitive("__count", "__count(_1, _2)", extension=True,
+@primitive("__count", "__count(_1, _2)", extension=True, internal=True,
            oracle=lambda seq, v: seq.count(v),
            example="__count(list(3, 1, 3), 3)", result="2")
 def count(seq, value):
@@ -125,7 +126,7 @@ def count(seq, value):
 
 
 @primitive("__pop", "__pop(_1, __arg(_2_key, nil), __arg(_3_default, \"" + _MISSING + "\"))",
-           extension=True, side_effects=True,
+           extension=True, internal=True, side_effects=True,
            no_oracle="changes its argument in place",
            example="__pop(list(1, 2, 3))", result="3")
 def pop(container, key=None, default=_MISSING):
@@ -151,7 +152,7 @@ def pop(container, key=None, default=_MISSING):
     return items.pop(i)
 
 
-@primitive("__dict_update", "__dict_update(_1, __2)", extension=True,
+@primitive("__dict_update", "__dict_update(_1, __2)", extension=True, internal=True,
            side_effects=True, no_oracle="changes its argument in place and returns nil",
            example="__dict_update(dict(list(list(\"a\", 1))), dict(list(list(\"b\", 2))))",
            result="nil")
@@ -176,7 +177,8 @@ def _set_method(s: set, method: str, *values):
 
 
 @primitive("__setdefault", "__setdefault(_1, _2, __arg(_3_default, nil))",
-           extension=True, side_effects=True, no_oracle="changes its argument in place",
+           extension=True,
+           internal=True, side_effects=True, no_oracle="changes its argument in place",
            example="__setdefault(dict(list(list(\"a\", 1))), \"b\", 2)", result="2")
 def setdefault(d, key, default=None):
     """``d.setdefault(key, default)``: the value of ``key``, inserting ``default`` first."""
@@ -185,7 +187,7 @@ def setdefault(d, key, default=None):
     return d.setdefault(key, default)
 
 
-@primitive("__fill", "__fill(_1, _2)", extension=True, side_effects=True,
+@primitive("__fill", "__fill(_1, _2)", extension=True, internal=True, side_effects=True,
            no_oracle="changes its argument in place and returns nil",
            example="__fill([1.0, 2.0], 0)", result="nil", differentiable=True)
 def fill(x, value):
@@ -196,7 +198,7 @@ def fill(x, value):
 
 
 @primitive("__npappend", "__npappend(_1, _2, __arg(_3_axis, nil))",
-           extension=True, oracle=np.append,
+           extension=True, internal=True, oracle=np.append,
            example="__npappend([1, 2], 3)", result="[1, 2, 3]")
 def npappend(arr, values, axis=None):
     """``np.append(arr, values, axis)``: a new array (flattened when axis is nil)."""

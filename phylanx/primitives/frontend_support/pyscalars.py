@@ -21,7 +21,7 @@ from ..registry import primitive
 _CONVERSIONS = {"int": int, "float": float, "bool": bool, "complex": complex}
 
 
-@primitive("__pyconvert", "__pyconvert(_1, _2_kind)", extension=True,
+@primitive("__pyconvert", "__pyconvert(_1, _2_kind)", extension=True, internal=True,
            oracle=lambda x, kind: _CONVERSIONS[kind](x),
            example="__pyconvert(2.7, \"int\")", result="2")
 def pyconvert(x, kind):
@@ -48,7 +48,7 @@ def pyconvert(x, kind):
         raise PhylanxValueError(str(e)) from None
 
 
-@primitive("__pyabs", "__pyabs(_1)", extension=True, oracle=abs,
+@primitive("__pyabs", "__pyabs(_1)", extension=True, internal=True, oracle=abs,
            example="__pyabs(-3)", result="3")
 def pyabs(x):
     """Python's ``abs(x)``: a Python number stays one, arrays element-wise.
@@ -60,7 +60,7 @@ def pyabs(x):
         raise PhylanxTypeError(f"bad operand type for abs(): a {type_name(x)}") from None
 
 
-@primitive("__pynot", "__pynot(_1)", extension=True, oracle=operator.not_,
+@primitive("__pynot", "__pynot(_1)", extension=True, internal=True, oracle=operator.not_,
            example="__pynot(list())", result="true")
 def pynot(x):
     """Python's ``not x``: always a Python bool; an array must have one element (as NumPy)."""
@@ -76,7 +76,7 @@ def _numpy_kind(v):
     return v
 
 
-@primitive("__asnumpy", "__asnumpy(_1)", extension=True,
+@primitive("__asnumpy", "__asnumpy(_1)", extension=True, internal=True,
            oracle=lambda x: np.asarray(x)[()],
            example="__asnumpy(3)", result="3")
 def asnumpy(x):
@@ -97,7 +97,7 @@ def _numpy_operand(a, b) -> bool:
         isinstance(b, np.ndarray) and b.dtype == np.bool_))
 
 
-@primitive("__npoperand", "__npoperand(_1, _2)", extension=True,
+@primitive("__npoperand", "__npoperand(_1, _2)", extension=True, internal=True,
            oracle=lambda a, b: np.asarray(a)[()] if _numpy_operand(a, b) else a,
            example="__npoperand(1, 0) / 0", result="inf")
 def npoperand(a, b):
@@ -111,7 +111,7 @@ def npoperand(a, b):
     return np.asarray(a)[()] if _numpy_operand(a, b) else a
 
 
-@primitive("__asndarray", "__asndarray(_1, __arg(_2_like, nil))", extension=True,
+@primitive("__asndarray", "__asndarray(_1, __arg(_2_like, nil))", extension=True, internal=True,
            oracle=lambda x, like=None: np.asarray(x), samples="unary", differentiable=True,
            example="__asndarray(3)", result="__array(3)")
 def asndarray(x, like=None):
@@ -126,7 +126,7 @@ def asndarray(x, like=None):
     return x
 
 
-@primitive("__nptuple", "__nptuple(_1)", takes_tiled=True, extension=True,
+@primitive("__nptuple", "__nptuple(_1)", takes_tiled=True, extension=True, internal=True,
            oracle=lambda x: tuple(x) if isinstance(x, list) else x,
            example="__nptuple(list(1, 2))", result="tuple(1, 2)")
 def nptuple(x):

@@ -40,7 +40,7 @@ def _binary(name: str, op, oracle, doc: str, example: str, result: str,
         return op(a, b)
     impl.__name__ = name
     impl.__doc__ = doc
-    primitive(name, f"{name}(_1, _2)", extension=True, elementwise=True,
+    primitive(name, f"{name}(_1, _2)", extension=True, internal=True, elementwise=True,
               oracle=oracle, example=example, result=result,
               flags={"binary": op}, zero_gradient=zero_gradient)(impl)
     return impl
@@ -66,7 +66,7 @@ rshift = _binary("__rshift", operator.rshift, np.right_shift, "Right shift ``a >
                  "__rshift(16, 2)", "4")
 
 
-@primitive("__invert", "__invert(_1)", extension=True, elementwise=True,
+@primitive("__invert", "__invert(_1)", extension=True, internal=True, elementwise=True,
            oracle=np.invert,
            example="__invert([true, false])", result="[false, true]")
 def invert(a):
@@ -76,7 +76,7 @@ def invert(a):
     return operator.invert(a)
 
 
-@primitive("__contains", "__contains(_1, _2)", extension=True,
+@primitive("__contains", "__contains(_1, _2)", extension=True, internal=True,
            oracle=lambda c, x: x in c,
            example="__contains(list(1, 2, 3), 2)", result="true")
 def contains(container, item):
@@ -110,7 +110,7 @@ def _same(a, b) -> bool:
     return bool(r)
 
 
-@primitive("__is", "__is(_1, _2)", takes_tiled=True, extension=True,
+@primitive("__is", "__is(_1, _2)", takes_tiled=True, extension=True, internal=True,
            oracle=lambda a, b: a is b,
            example="__is(nil, nil)", result="true")
 def is_(a, b):
@@ -124,7 +124,7 @@ def is_(a, b):
     return a is b
 
 
-@primitive("__copy", "__copy(_1)", extension=True, oracle=_copy.copy,
+@primitive("__copy", "__copy(_1)", extension=True, internal=True, oracle=_copy.copy,
            example="__copy([1, 2])", result="[1, 2]", differentiable=True)
 def copy_(x):
     """A shallow copy (``x.copy()``, ``np.copy(x)``)."""
@@ -133,7 +133,7 @@ def copy_(x):
     return _copy.copy(x)
 
 
-@primitive("__dtype", "__dtype(_1)", extension=True, distributable=True,
+@primitive("__dtype", "__dtype(_1)", extension=True, internal=True, distributable=True,
            oracle=lambda x: np.asarray(x).dtype,
            example="__dtype([1, 2]) == \"int64\"", result="True")
 def dtype_(x):
@@ -149,7 +149,7 @@ def dtype_(x):
 
 
 @primitive("__array", "__array(_1, __arg(_2_dtype, nil), __arg(_3_copy, true))",
-           extension=True,
+           extension=True, internal=True,
            oracle=lambda x, dtype=None, copy=True: np.array(x, dtype=to_dtype(dtype)),
            example="__array(list(list(1, 2), list(3, 4)))", result="[[1, 2], [3, 4]]",
            differentiable=True)
@@ -164,7 +164,7 @@ def array(x, dtype=None, copy=True):
     return out   # np.array(3) is a 0-d array, as in NumPy
 
 
-@primitive("__pycast", "__pycast(_1, _2_dtype)", extension=True,
+@primitive("__pycast", "__pycast(_1, _2_dtype)", extension=True, internal=True,
            oracle=lambda x, dtype: to_dtype(dtype).type(x),
            example="__pycast(2.7, \"int64\")", result="2", differentiable=True)
 def pycast(x, dtype):
@@ -177,7 +177,7 @@ def pycast(x, dtype):
     return python_call(f"np.{dt.type.__name__}", dt.type, (), (x,))
 
 
-@primitive("__pylist", "__pylist(_1)", extension=True, oracle=list,
+@primitive("__pylist", "__pylist(_1)", extension=True, internal=True, oracle=list,
            example="__pylist(range(3))", result="list(0, 1, 2)", differentiable=True)
 def pylist(x):
     """``list(x)``/``tuple(x)``: the items of any iterable (array rows, dict keys ...)."""
@@ -185,7 +185,7 @@ def pylist(x):
 
 
 @primitive("__enumerate", "__enumerate(_1, __arg(_2_start, 0))",
-           extension=True, oracle=lambda x, start=0: list(enumerate(x, start)),
+           extension=True, internal=True, oracle=lambda x, start=0: list(enumerate(x, start)),
            example="__enumerate(list(\"a\", \"b\"))",
            result="list(tuple(0, \"a\"), tuple(1, \"b\"))")
 def enumerate_(x, start=0):
@@ -193,7 +193,7 @@ def enumerate_(x, start=0):
     return list(enumerate(iterate(x), int(start)))
 
 
-@primitive("__zip", "__zip(__1)", extension=True,
+@primitive("__zip", "__zip(__1)", extension=True, internal=True,
            oracle=lambda *xs: list(zip(*xs)),
            example="__zip(list(1, 2), list(3, 4))", result="list(tuple(1, 3), tuple(2, 4))")
 def zip_(*iterables):
@@ -201,7 +201,7 @@ def zip_(*iterables):
     return list(zip(*[list(iterate(x)) for x in iterables]))
 
 
-@primitive("__flatten1", "__flatten1(_1)", extension=True,
+@primitive("__flatten1", "__flatten1(_1)", extension=True, internal=True,
            oracle=lambda xs: [y for x in xs for y in x],
            example="__flatten1(list(list(1), list(2, 3)))", result="list(1, 2, 3)")
 def flatten1(lists):
@@ -209,7 +209,7 @@ def flatten1(lists):
     return [y for x in lists for y in iterate(x)]
 
 
-@primitive("__pysum", "__pysum(_1, __arg(_2_start, 0))", extension=True,
+@primitive("__pysum", "__pysum(_1, __arg(_2_start, 0))", extension=True, internal=True,
            oracle=sum,
            example="__pysum(list(1, 2, 3))", result="6", differentiable=True)
 def pysum(items, start=0):
@@ -240,15 +240,15 @@ def _pymin(*args):
     return _extreme("min", operator.lt)(*args)
 
 
-primitive("__pymax", "__pymax(_1, __2)", extension=True, oracle=max,
+primitive("__pymax", "__pymax(_1, __2)", extension=True, internal=True, oracle=max,
           example="__pymax(3, 7, 5)", result="7")(_pymax)
-primitive("__pymin", "__pymin(_1, __2)", extension=True, oracle=min,
+primitive("__pymin", "__pymin(_1, __2)", extension=True, internal=True, oracle=min,
           example="__pymin(3, 7, 5)", result="3")(_pymin)
 
 
 @primitive("__sorted", "__sorted(_1, __arg(_2_reverse, false), __arg(_3_key, nil))",
            higher_order=True,
-           extension=True,
+           extension=True, internal=True,
            oracle=lambda x, reverse=False, key=None: sorted(x, reverse=reverse),
            example="__sorted(list(3, 1, 2))",
            result="list(1, 2, 3)")
@@ -263,7 +263,7 @@ def sorted_(items, reverse=False, key=None):
 
 
 @primitive("__best", "__best(_1, _2_key, _3_largest, __arg(_4_default, nil), "
-           "__arg(_5_has_default, false))", extension=True, higher_order=True,
+           "__arg(_5_has_default, false))", extension=True, internal=True, higher_order=True,
            oracle=lambda x, key, largest, default=None, has_default=False:
            (max if largest else min)(x),
            example="__best(list(3, -7, 5), nil, true)",
@@ -284,7 +284,7 @@ def best(items, key, largest, default=None, has_default=False):
     return items[index]
 
 
-@primitive("__reversed", "__reversed(_1)", extension=True,
+@primitive("__reversed", "__reversed(_1)", extension=True, internal=True,
            oracle=lambda x: list(reversed(x)),
            example="__reversed(list(1, 2))", result="list(2, 1)")
 def reversed_(items):
@@ -292,7 +292,7 @@ def reversed_(items):
     return list(iterate(items))[::-1]
 
 
-@primitive("__round", "__round(_1, __arg(_2_ndigits, nil))", extension=True,
+@primitive("__round", "__round(_1, __arg(_2_ndigits, nil))", extension=True, internal=True,
            oracle=lambda x, n=None: round(x, n),
            example="__round(2.6)", result="3",
            zero_gradient="piecewise constant (steps of 10**-ndigits)")
@@ -309,7 +309,7 @@ def round_(x, ndigits=None):
     return round(x) if ndigits is None else round(x, int(ndigits))
 
 
-@primitive("__item", "__item(_1, __2)", extension=True,
+@primitive("__item", "__item(_1, __2)", extension=True, internal=True,
            oracle=lambda x, *index: np.asarray(x).item(*index),
            example="__item([[3, 4]], 1)", result="4", differentiable=True)
 def item(x, *index):
@@ -339,7 +339,7 @@ MATH_FUNCTIONS = {name: getattr(math, name) for name in dir(math)
                   if not name.startswith("_") and callable(getattr(math, name))}
 
 
-@primitive("__pymath", "__pymath(_1_function, _2_keywords, __3)", extension=True,
+@primitive("__pymath", "__pymath(_1_function, _2_keywords, __3)", extension=True, internal=True,
            no_oracle="Python's math module itself; tests compare with undecorated code",
            example="__pymath(\"comb\", list(), 5, 2)", result="10")
 def pymath(function, keywords, *values):
@@ -354,7 +354,7 @@ def pymath(function, keywords, *values):
     return python_call(f"math.{function}()", fn, keywords, values)
 
 
-@primitive("__pydict", "__pydict(_1_keywords, __2)", extension=True,
+@primitive("__pydict", "__pydict(_1_keywords, __2)", extension=True, internal=True,
            no_oracle="Python's dict itself; tests compare with undecorated code",
            example="__pydict(list(\"b\"), dict(list(list(\"a\", 1))), 2)",
            result="dict(list(list(\"a\", 1), list(\"b\", 2)))")
@@ -373,6 +373,7 @@ PYTHON_BUILTINS = {"pow": pow, "repr": repr, "hash": hash, "ascii": ascii, "ord"
 
 
 @primitive("__pybuiltin", "__pybuiltin(_1_function, _2_keywords, __3)", extension=True,
+           internal=True,
            no_oracle="Python's built-ins themselves; tests compare with undecorated code",
            example="__pybuiltin(\"pow\", list(), 3, 4, 5)", result="1")
 def pybuiltin(function, keywords, *values):
@@ -393,7 +394,7 @@ PYTHON_METHODS = frozenset().union(*_METHODS_OF.values())
 
 
 @primitive("__pymethod", "__pymethod(_1_receiver, _2_method, _3_keywords, __4)",
-           extension=True, side_effects=True,
+           extension=True, internal=True, side_effects=True,
            no_oracle="Python's str and set methods; tests compare with undecorated code",
            example="__pymethod(\"ab\", \"upper\", list())", result="\"AB\"")
 def pymethod(receiver, method, keywords, *values):
@@ -410,7 +411,7 @@ def pymethod(receiver, method, keywords, *values):
     return python_call(f".{method}()", getattr(receiver, method), keywords, values)
 
 
-@primitive("__pyset", "__pyset(_1_kind, __2)", extension=True,
+@primitive("__pyset", "__pyset(_1_kind, __2)", extension=True, internal=True,
            no_oracle="Python's set itself; tests compare with undecorated code",
            example="__len(__pyset(\"set\", list(1, 2, 2)))", result="2")
 def pyset(kind, *items):
@@ -420,7 +421,7 @@ def pyset(kind, *items):
     return python_call(f"{kind}()", set if kind == "set" else frozenset, (), items)
 
 
-@primitive("__pycomplex", "__pycomplex(_1_real, _2_imag)", extension=True,
+@primitive("__pycomplex", "__pycomplex(_1_real, _2_imag)", extension=True, internal=True,
            oracle=complex, samples="binary", example="__pycomplex(1.0, 2.0)",
            result="__pycomplex(1.0, 2.0)")
 def pycomplex(real, imag):
@@ -428,7 +429,8 @@ def pycomplex(real, imag):
     return python_call("complex()", complex, (), (real, imag))
 
 
-@primitive("__pyconj", "__pyconj(_1)", extension=True, oracle=np.conjugate, samples="unary",
+@primitive("__pyconj", "__pyconj(_1)", extension=True,
+           internal=True, oracle=np.conjugate, samples="unary",
            differentiable=True, example="__pyconj(__pycomplex(1.0, 2.0))",
            result="__pycomplex(1.0, -2.0)")
 def pyconj(x):
@@ -441,7 +443,7 @@ def pyconj(x):
     return np.conjugate(as_numeric(x))
 
 
-@primitive("__tolist", "__tolist(_1)", extension=True,
+@primitive("__tolist", "__tolist(_1)", extension=True, internal=True,
            oracle=lambda x: np.asarray(x).tolist(),
            example="__tolist([1, 2])", result="list(1, 2)", differentiable=True)
 def tolist(x):
@@ -449,7 +451,7 @@ def tolist(x):
     return np.asarray(x).tolist()
 
 
-@primitive("__items", "__items(_1)", extension=True,
+@primitive("__items", "__items(_1)", extension=True, internal=True,
            oracle=lambda d: list(d.items()),
            example="__items(dict(list(list(\"a\", 1))))", result="list(tuple(\"a\", 1))")
 def items(d):
@@ -457,7 +459,7 @@ def items(d):
     return list(_dict(d, "items").items())
 
 
-@primitive("__keys", "__keys(_1)", extension=True, oracle=lambda d: list(d),
+@primitive("__keys", "__keys(_1)", extension=True, internal=True, oracle=lambda d: list(d),
            example="__keys(dict(list(list(\"a\", 1))))",
            result="list(\"a\")")
 def keys(d):
@@ -465,7 +467,7 @@ def keys(d):
     return list(_dict(d, "keys"))
 
 
-@primitive("__values", "__values(_1)", extension=True,
+@primitive("__values", "__values(_1)", extension=True, internal=True,
            oracle=lambda d: list(d.values()),
            example="__values(dict(list(list(\"a\", 1))))", result="list(1)")
 def values(d):
@@ -474,7 +476,7 @@ def values(d):
 
 
 @primitive("__dict_get", "__dict_get(_1, _2, __arg(_3_default, nil))",
-           extension=True, oracle=lambda d, k, default=None: d.get(k, default),
+           extension=True, internal=True, oracle=lambda d, k, default=None: d.get(k, default),
            example="__dict_get(dict(list(list(\"a\", 1))), \"b\", 7)", result="7")
 def dict_get(d, key, default=None):
     """``d.get(key, default)``."""
@@ -489,7 +491,7 @@ def _dict(d, method: str) -> dict:
     return d
 
 
-@primitive("__check_unpack", "__check_unpack(_1, _2)", extension=True,
+@primitive("__check_unpack", "__check_unpack(_1, _2)", extension=True, internal=True,
            no_oracle="raises or returns nil", example="__check_unpack(list(1, 2), 2)",
            result="nil")
 def check_unpack(value, count):
@@ -506,7 +508,7 @@ def check_unpack(value, count):
                                 f"got {n})")
 
 
-@primitive("__raise", "__raise(_1, _2)", extension=True, side_effects=True,
+@primitive("__raise", "__raise(_1, _2)", extension=True, internal=True, side_effects=True,
            no_oracle="raises", example="if(false, __raise(\"ValueError\", \"bad\"), 1)",
            result="1")
 def raise_(kind, message):
@@ -553,7 +555,8 @@ def _as_python(error: PhylanxError) -> BaseException:
     return cls(message[len(prefix):] if message.startswith(prefix) else message)
 
 
-@primitive("__try", "__try(_1_body, _2_orelse, _3_final, __4)", extension=True, lazy=True,
+@primitive("__try", "__try(_1_body, _2_orelse, _3_final, __4)", extension=True,
+           internal=True, lazy=True,
            side_effects=True, no_oracle="control flow; tests compare with undecorated code",
            example="block(define(r, 0), __try(__raise(\"KeyError\", \"k\"), nil, nil, "
                    "\"KeyError\", store(r, 7)), r)", result="7")
@@ -588,7 +591,7 @@ def try_(node, children):
     return run
 
 
-@primitive("__caught", "__caught()", extension=True, side_effects=True,
+@primitive("__caught", "__caught()", extension=True, internal=True, side_effects=True,
            no_oracle="the exception an except block handles", example="__try(__raise("
            "\"KeyError\", \"k\"), nil, nil, \"KeyError\", __caught())", result="nil")
 def caught():
@@ -599,7 +602,7 @@ def caught():
     return stack[-1][1]
 
 
-@primitive("__reraise", "__reraise(_1)", extension=True, side_effects=True,
+@primitive("__reraise", "__reraise(_1)", extension=True, internal=True, side_effects=True,
            no_oracle="raises", example="if(false, __reraise(nil), 1)", result="1")
 def reraise(exception):
     """``raise`` and ``raise e`` of a caught exception: raised again with its class."""
@@ -613,7 +616,7 @@ def reraise(exception):
     raise _raised(kind)(f"{kind}: {exception}")
 
 
-@primitive("__newaxis", "__newaxis()", extension=True,
+@primitive("__newaxis", "__newaxis()", extension=True, internal=True,
            example="shape(__subscript([1, 2, 3], nil, __newaxis()))", result="list(3, 1)",
            no_oracle="an index marker (None/np.newaxis in a Python subscript)")
 def newaxis():
@@ -621,7 +624,7 @@ def newaxis():
     return NEWAXIS
 
 
-@primitive("__ellipsis", "__ellipsis()", extension=True,
+@primitive("__ellipsis", "__ellipsis()", extension=True, internal=True,
            example="__subscript([[1, 2], [3, 4]], __ellipsis(), 0)", result="[1, 3]",
            no_oracle="an index marker (... in a Python subscript)")
 def ellipsis():
@@ -629,7 +632,7 @@ def ellipsis():
     return Ellipsis
 
 
-@primitive("__inplace", "__inplace(_1, _2)", extension=True, side_effects=True,
+@primitive("__inplace", "__inplace(_1, _2)", extension=True, internal=True, side_effects=True,
            oracle=lambda target, value: value,
            example="__inplace([1.0, 2.0], [3.0, 4.0])", result="[3.0, 4.0]",
            flags={"binary": lambda target, value: inplace(target, value)}, differentiable=True)
@@ -658,7 +661,7 @@ def inplace(target, value):
 
 
 @primitive("__npround", "__npround(_1, __arg(_2_decimals, 0))",
-           extension=True, elementwise=True, oracle=np.round,
+           extension=True, internal=True, elementwise=True, oracle=np.round,
            example="__npround([1.256, 2.5], 2)", result="[1.26, 2.5]",
            zero_gradient="piecewise constant (steps of 10**-decimals)")
 def npround(x, decimals=0):
@@ -666,7 +669,7 @@ def npround(x, decimals=0):
     return scalarize(np.round(x, int(decimals)))
 
 
-@primitive("__divmod", "__divmod(_1, _2)", extension=True,
+@primitive("__divmod", "__divmod(_1, _2)", extension=True, internal=True,
            oracle=lambda a, b: tuple(np.divmod(a, b)),
            example="__divmod(7, 2)", result="tuple(3, 1)")
 def divmod_(a, b):

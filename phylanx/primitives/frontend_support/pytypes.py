@@ -37,7 +37,7 @@ def python_class(name: str) -> type:
     return obj
 
 
-@primitive("__pyclass", "__pyclass(_1_name)", extension=True,
+@primitive("__pyclass", "__pyclass(_1_name)", extension=True, internal=True,
            no_oracle="a class named by the frontend", example="__pyclass(\"builtins.int\")",
            result="__pytype(1)")
 def pyclass(name):
@@ -56,7 +56,7 @@ def value_class(value: Any) -> type:
     return type(value)
 
 
-@primitive("__pytype", "__pytype(_1)", extension=True, oracle=type,
+@primitive("__pytype", "__pytype(_1)", extension=True, internal=True, oracle=type,
            samples="unary", example="__pytype(list(1, 2)) == __pyclass(\"builtins.list\")",
            result="True")
 def pytype(value):
@@ -84,7 +84,7 @@ def _classes(spec: Any, what: str) -> type | tuple:
                            f"{type_name(spec)}")
 
 
-@primitive("__pyisinstance", "__pyisinstance(_1, _2)", extension=True,
+@primitive("__pyisinstance", "__pyisinstance(_1, _2)", extension=True, internal=True,
            no_oracle="Python's isinstance; tests compare with undecorated code",
            example="__pyisinstance(2.5, tuple(__pyclass(\"builtins.int\"), "
                    "__pyclass(\"builtins.float\")))", result="True")
@@ -93,7 +93,7 @@ def pyisinstance(value, classes):
     return issubclass(value_class(value), _classes(classes, "isinstance() arg 2"))
 
 
-@primitive("__pyissubclass", "__pyissubclass(_1, _2)", extension=True,
+@primitive("__pyissubclass", "__pyissubclass(_1, _2)", extension=True, internal=True,
            no_oracle="Python's issubclass; tests compare with undecorated code",
            example="__pyissubclass(__pyclass(\"builtins.bool\"), __pyclass(\"builtins.int\"))",
            result="True")
@@ -103,7 +103,7 @@ def pyissubclass(cls, classes):
                       _classes(classes, "issubclass() arg 2"))
 
 
-@primitive("__asclass", "__asclass(_1)", extension=True,
+@primitive("__asclass", "__asclass(_1)", extension=True, internal=True,
            no_oracle="an operand check; tests compare with undecorated code",
            example="__asclass(__pytype(1))", result="__pyclass(\"builtins.int\")")
 def asclass(value):
@@ -116,7 +116,7 @@ def asclass(value):
     return value
 
 
-@primitive("__pyname", "__pyname(_1)", extension=True,
+@primitive("__pyname", "__pyname(_1)", extension=True, internal=True,
            no_oracle="Python's __name__ attribute; tests compare with undecorated code",
            example="__pyname(__pytype(1.5))", result="\"float\"")
 def pyname(value):

@@ -33,7 +33,7 @@ def python_str(value) -> str:
     return str(value)
 
 
-@primitive("__pystr", "__pystr(_1)", extension=True, oracle=lambda x: str(x),
+@primitive("__pystr", "__pystr(_1)", extension=True, internal=True, oracle=lambda x: str(x),
            example="__pystr(list(1, \"a\"))", result="\"[1, 'a']\"")
 def pystr(value):
     """Python's ``str(x)``, also of ``f"{x}"`` fields.
@@ -43,7 +43,8 @@ def pystr(value):
     return python_str(value)
 
 
-@primitive("__pyformat", "__pyformat(_1)", extension=True, oracle=lambda x: format(x, ""),
+@primitive("__pyformat", "__pyformat(_1)", extension=True,
+           internal=True, oracle=lambda x: format(x, ""),
            example="__pyformat(list(1, \"a\"))", result="\"[1, 'a']\"")
 def pyformat(value):
     """Python's ``format(x, "")`` of an ``f"{x}"`` field without a spec.
@@ -65,6 +66,7 @@ def _separator(value, name: str, default: str) -> str:
 
 
 @primitive("__print", "__print(_1_sep, _2_end, __3)", takes_tiled=True, extension=True,
+           internal=True,
            side_effects=True, no_oracle="prints to stdout and returns nil",
            example="__print(nil, nil, \"x =\", [1.0, 2.0])", result="nil")
 def print_(sep, end, *values):

@@ -25,7 +25,7 @@ class _Unbound:
 UNBOUND = _Unbound()
 
 
-@primitive("__unbound", "__unbound()", extension=True,
+@primitive("__unbound", "__unbound()", extension=True, internal=True,
            example="__bound(if(true, 1, __unbound()), \"y\")", result="1",
            no_oracle="a marker for a local variable not assigned yet, never a user value")
 def unbound():
@@ -34,6 +34,7 @@ def unbound():
 
 
 @primitive("__bound", "__bound(_1, _2, __arg(_3_free, false))", takes_tiled=True, extension=True,
+           internal=True,
            example="__bound(2, \"y\")", result="2",
            no_oracle="returns its argument or raises Python's UnboundLocalError")
 def bound(value, name, free=False):

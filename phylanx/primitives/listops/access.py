@@ -161,7 +161,7 @@ def append(lst, value):
 
 
 @primitive("__list_append", "__list_append(_1, _2)", takes_tiled=True,
-           extension=True, side_effects=True,
+           extension=True, internal=True, side_effects=True,
            example="block(define(xs, list(1)), __list_append(xs, 2), xs)", result="list(1, 2)",
            no_oracle="modifies its argument in place; checked in tests")
 def list_append(lst, value):
@@ -170,7 +170,7 @@ def list_append(lst, value):
 
 
 @primitive("__list_extend", "__list_extend(_1, _2)",
-           extension=True, side_effects=True,
+           extension=True, internal=True, side_effects=True,
            example="block(define(xs, list(1)), __list_extend(xs, list(2, 3)), xs)",
            result="list(1, 2, 3)",
            no_oracle="modifies its argument in place; checked in tests")
@@ -192,7 +192,7 @@ def list_extend(lst, values):
 
 
 @primitive("__list_pop", "__list_pop(_1, __arg(_2_index, -1))",
-           extension=True, side_effects=True,
+           extension=True, internal=True, side_effects=True,
            example="block(define(xs, list(1, 2, 3)), list(__list_pop(xs, 0), xs))",
            result="list(1, list(2, 3))",
            no_oracle="modifies its argument in place; checked in tests")

@@ -25,7 +25,8 @@ def tuple_(*items):
     return items
 
 
-@primitive("__pytuple", "__pytuple(_1)", extension=True, oracle=tuple, differentiable=True,
+@primitive("__pytuple", "__pytuple(_1)", extension=True,
+           internal=True, oracle=tuple, differentiable=True,
            example="__pytuple(list(1, 2))", result="tuple(1, 2)")
 def pytuple(x):
     """Python's ``tuple(x)``: the items of any iterable (array rows, dict keys ...) as a tuple."""

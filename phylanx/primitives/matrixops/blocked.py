@@ -202,6 +202,7 @@ def _whole(g, x, operands):
 
 
 @primitive("__rows_gram", "__rows_gram(_1_g, _2_x, _3_products, __4)", extension=True,
+           internal=True,
            higher_order=True, takes_tiled=True, no_oracle=_REASON, flags={"restore": restore},
            example="__rows_gram(lambda(t, m, matmul(transpose(t), matmul(t, m) - 1.0)), "
                    "[[1.0, 2.0], [3.0, 4.0]], 1, [1.0, 1.0])",
@@ -217,6 +218,7 @@ def rows_gram(g, x, products, *operands):
 
 
 @primitive("__rows_concat", "__rows_concat(_1_g, _2_x, _3_products, __4)", extension=True,
+           internal=True,
            higher_order=True, takes_tiled=True, no_oracle=_REASON, flags={"restore": restore},
            example="__rows_concat(lambda(t, m, argmin(matmul(t, m), 1)), "
                    "[[1.0, 2.0], [3.0, -4.0]], 1, [[1.0, 0.0], [0.0, -1.0]])",

@@ -117,7 +117,7 @@ def _npconstant_oracle(value, shape=None, dtype="float64"):
 @primitive(
     "__npconstant",
     "__npconstant(_1_value, __arg(_2_shape, nil), __arg(_3_dtype, \"float64\"))",
-    oracle=_npconstant_oracle, extension=True,
+    oracle=_npconstant_oracle, extension=True, internal=True,
     example="__npconstant(1, list(2), \"float32\")", result="[1., 1.]",
 )
 def npconstant(value, shape=None, dtype="float64"):
@@ -171,6 +171,7 @@ def constant_like(value, a, dtype=None):
     oracle=lambda value, a, dtype=None: (np.empty_like(a, dtype=dtype) if value is None
                                          else np.full_like(a, value, dtype=dtype)),
     example="__npconstant_like(0, [[1.5, 2.5]])", result="[[0., 0.]]", extension=True,
+    internal=True,
 )
 def npconstant_like(value, a, dtype=None):
     """``np.zeros_like``/``np.ones_like``/``np.empty_like``: ``a``'s dtype unless given.

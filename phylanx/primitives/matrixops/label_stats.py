@@ -59,7 +59,7 @@ _REASON = ("internal: introduced by compiler/rewrite/label_stats.py; the oracle 
 
 
 @primitive("__rows_label_stats", "__rows_label_stats(_1_g, _2_x, _3_products, __4)",
-           extension=True, higher_order=True, takes_tiled=True, no_oracle=_REASON,
+           extension=True, internal=True, higher_order=True, takes_tiled=True, no_oracle=_REASON,
            flags={"restore": rows_restore}, example=_EXAMPLE)
 def rows_label_stats(g, x, products, *operands):
     """The labels of ``__rows_concat(g, x, products, ...)``, for the ``__label_*`` primitives.
@@ -70,7 +70,7 @@ def rows_label_stats(g, x, products, *operands):
     return LabelStats(rows_concat(g, x, products, *operands), x)
 
 
-@primitive("__label_stats_labels", "__label_stats_labels(_1_stats)", extension=True,
+@primitive("__label_stats_labels", "__label_stats_labels(_1_stats)", extension=True, internal=True,
            no_oracle=_REASON, flags={"restore": lambda args, loc: args[0]},
            example=f"__label_stats_labels({_EXAMPLE})", result="[1, 0]")
 def label_stats_labels(stats):
@@ -97,6 +97,7 @@ def _trimmed(counts: np.ndarray) -> int:
 
 
 @primitive("__label_counts", "__label_counts(_1_stats, _2_minlength)", extension=True,
+           internal=True,
            no_oracle=_REASON, example=f"__label_counts({_EXAMPLE}, 3)", result="[1, 1, 0]",
            flags={"restore": lambda args, loc: ast.Call(
                "bincount", (args[0], ast.KeywordArg("minlength", args[1], loc)), None, loc)})
@@ -114,6 +115,7 @@ def label_counts(stats, minlength):
 
 
 @primitive("__label_sums_at", "__label_sums_at(_1_a, _2_stats, _3_x)", extension=True,
+           internal=True,
            side_effects=True, no_oracle=_REASON,
            example=f"__label_sums_at([[0.0, 0.0], [0.0, 0.0]], {_EXAMPLE}, "
                    "[[1.0, 2.0], [3.0, -4.0]])", result="[[3.0, -4.0], [1.0, 2.0]]",

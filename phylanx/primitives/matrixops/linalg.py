@@ -289,7 +289,8 @@ def _norm_order(ord_: Any) -> Any:
            "__npnorm(x, __arg(_1_ord, nil), __arg(_2_axis, nil), __arg(_3_keepdims, false))",
            oracle=lambda x, ord=None, axis=None, keepdims=False: np.linalg.norm(
                x, ord, tuple(axis) if isinstance(axis, list) else axis, bool(keepdims)),
-           example="__npnorm([3, 4])", result="5.0", differentiable=True, extension=True)
+           example="__npnorm([3, 4])", result="5.0", differentiable=True, extension=True,
+           internal=True)
 def npnorm(x, ord=None, axis=None, keepdims=False):
     """``np.linalg.norm(x, ord, axis, keepdims)``: matrix or vector norm, NumPy's meaning.
 

@@ -149,7 +149,7 @@ GENERATOR_METHODS = frozenset(
 
 
 @primitive(
-    "__nprandom", "__nprandom(_1_function, _2_keywords, __3)", extension=True,
+    "__nprandom", "__nprandom(_1_function, _2_keywords, __3)", extension=True, internal=True,
     side_effects=True, no_oracle="draws from NumPy's global stream; tests compare with NumPy",
     example="__nprandom(\"seed\", list(), 1)", result="nil",
 )
@@ -166,7 +166,7 @@ def nprandom(function, keywords, *values):
 
 @primitive(
     "__random_method", "__random_method(_1_generator, _2_method, _3_keywords, __4)",
-    extension=True, side_effects=True,
+    extension=True, internal=True, side_effects=True,
     no_oracle="draws from the generator passed in; tests compare with NumPy",
     example="__random_method(__nprandom(\"default_rng\", list(), 0), \"integers\", list(), 1)",
     result="0",

@@ -62,7 +62,7 @@ def column_stack(tup):
 
 
 @primitive(
-    "__npblock", "__npblock(_1_arrays)", extension=True,
+    "__npblock", "__npblock(_1_arrays)", extension=True, internal=True,
     oracle=np.block,
     example="__npblock(list(list([1, 2], [3]), list([4, 5, 6])))",
     result="[[1, 2, 3], [4, 5, 6]]",

@@ -74,7 +74,7 @@ def fits(a: Any, v: Any, shape: Any) -> bool:
 
 
 @primitive("__matmul_outer_rows", "__matmul_outer_rows(_1_g, _2_a, _3_v, _4_shape)",
-           extension=True, higher_order=True,
+           extension=True, internal=True, higher_order=True,
            no_oracle="internal: introduced by compiler/rewrite/outer.py; the oracle is the "
                      "expression it replaces (tests/compiler/test_rewrite_outer.py)",
            flags={"restore": restore, "pure_function": True},

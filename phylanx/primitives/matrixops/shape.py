@@ -77,6 +77,7 @@ def ravel(a, order="C"):
 
 @primitive(
     "__npreshape", "__npreshape(_1_a, _2_shape, __arg(_3_order, \"C\"))", extension=True,
+    internal=True,
     oracle=lambda a, shape, order="C": np.reshape(a, shape, order=order),
     example="__npreshape([[1, 2], [3, 4]], list(4), \"F\")", result="[1, 3, 2, 4]",
     differentiable=True,
@@ -91,7 +92,7 @@ def npreshape(a, shape, order="C"):
 
 
 @primitive(
-    "__keepdims", "__keepdims(_1_result, _2_a, __arg(_3_axis, nil))", extension=True,
+    "__keepdims", "__keepdims(_1_result, _2_a, __arg(_3_axis, nil))", extension=True, internal=True,
     oracle=lambda result, a, axis=None: np.reshape(result, (1,) * np.ndim(a)) if axis is None
     else np.expand_dims(result, axis),
     example="__keepdims(1, [[1, 2]])", result="[[1]]",
@@ -108,7 +109,7 @@ def keepdims(result, a, axis=None):
 
 
 @primitive(
-    "__view", "__view(_1_a, __arg(_2_dtype, nil))", extension=True,
+    "__view", "__view(_1_a, __arg(_2_dtype, nil))", extension=True, internal=True,
     oracle=lambda a, dtype=None: np.asarray(a).view() if dtype is None else
     np.asarray(a).view(dtype),
     example="__view([1.0, 2.0])", result="[1.0, 2.0]", differentiable=True,
@@ -349,7 +350,7 @@ def _has_nil(value) -> bool:
     "__nppad", "__nppad(_1_array, _2_pad_width, __arg(_3_mode, \"constant\"), "
     "__arg(_4_constant_values, nil))", oracle=_pad_oracle,
     example="__nppad([1, 2], list(1, 2), \"constant\")", result="[0, 1, 2, 0, 0]",
-    differentiable=True, extension=True,
+    differentiable=True, extension=True, internal=True,
 )
 def nppad(array, pad_width, mode="constant", constant_values=None):
     """``np.pad(array, pad_width, "constant", constant_values=...)``: NumPy's pad.

@@ -50,7 +50,7 @@ def concatenate(arrays, axis=0):
     "__nphstack", "__nphstack(_1, __arg(_2_dtype, nil))",
     oracle=lambda arrays, dtype=None: np.hstack(arrays).astype(dtype or np.hstack(arrays).dtype),
     example="__nphstack(list(1, 2, 3))", result="[1, 2, 3]",
-    differentiable=True, extension=True,
+    differentiable=True, extension=True, internal=True,
 )
 def nphstack(arrays, dtype=None):
     """``np.hstack``: stack arrays/scalars horizontally; scalars make a 1-d array."""
@@ -62,7 +62,7 @@ def nphstack(arrays, dtype=None):
     "__npvstack", "__npvstack(_1, __arg(_2_dtype, nil))",
     oracle=lambda arrays, dtype=None: np.vstack(arrays).astype(dtype or np.vstack(arrays).dtype),
     example="__npvstack(list([1, 2], [3, 4]))", result="[[1, 2], [3, 4]]",
-    differentiable=True, extension=True,
+    differentiable=True, extension=True, internal=True,
 )
 def npvstack(arrays, dtype=None):
     """``np.vstack``: stack a list of arrays vertically (row-wise); 1-d inputs become rows."""
@@ -74,7 +74,7 @@ def npvstack(arrays, dtype=None):
     "__npdstack", "__npdstack(_1, __arg(_2_dtype, nil))",
     oracle=lambda arrays, dtype=None: np.dstack(arrays).astype(dtype or np.dstack(arrays).dtype),
     example="__npdstack(list([1, 2], [3, 4]))", result="[[[1, 3], [2, 4]]]",
-    differentiable=True, extension=True,
+    differentiable=True, extension=True, internal=True,
 )
 def npdstack(arrays, dtype=None):
     """``np.dstack``: stack a list of arrays depth-wise (along the third axis, numpy.dstack)."""
@@ -87,7 +87,7 @@ def npdstack(arrays, dtype=None):
     oracle=lambda arrays, axis=0, dtype=None: np.stack(arrays, axis).astype(
         dtype or np.stack(arrays, axis).dtype),
     example="__npstack(list([1, 2], [3, 4]), 1)", result="[[1, 3], [2, 4]]",
-    differentiable=True, extension=True,
+    differentiable=True, extension=True, internal=True,
 )
 def npstack(arrays, axis=0, dtype=None):
     """``np.stack``: join a list of same-shaped arrays along a new axis (numpy.stack)."""

@@ -1,0 +1,144 @@
+"""Compiled loops dispatch explicitly (phylanx/fusion/loops.py, issue 27 item 3): the
+kernel runs only on operands whose kinds, layouts and shapes it takes
+(``loop_types.shapes_hold``), and nothing runs the tree's loop after the kernel (or a
+hoisted invariant) raised.  The oracle is the undecorated function (NumPy)."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from phylanx import Phylanx
+from phylanx.errors import PhylanxError
+from phylanx.fusion import loop_types, loops
+
+from .test_loops import CALLS, compiled, compiled_loops, kernel_calls, lra, same  # noqa: F401
+
+pytest.importorskip("numba")
+
+RNG = np.random.default_rng(27)
+
+
+def warmed(fn, *args):
+    """``fn`` decorated, called until its compiled loop is kept for ``args``' types."""
+    f = Phylanx(fn)
+    for _ in range(CALLS):
+        same(f(*args), fn(*args))
+    assert kernel_calls(f) >= 3
+    return f
+
+
+@pytest.fixture
+def tree_runs(monkeypatch):
+    """How many times a compiled loop ran the tree's loop instead (any path)."""
+    counted = []
+    for cls in (loops.CompiledLoop, loops.CompiledWhile):
+        original = cls.__dict__["interpret"]
+
+        def counting(self, frame, items, _original=original):
+            counted.append(self)
+            return _original(self, frame, items)
+        monkeypatch.setattr(cls, "interpret", counting)
+    return counted
+
+
+@pytest.mark.usefixtures("compiled")
+def test_a_failing_kernel_is_a_located_error_and_the_tree_does_not_run(tree_runs):
+    x = RNG.normal(size=(30, 4))
+    y = (RNG.random(30) > 0.5).astype(float)
+    f = warmed(lra, x, y, 0.1, 5)
+    (loop,) = compiled_loops(f)
+    entries = [e for e in loop.entries.values() if isinstance(e, loops._Entry)]
+    calls = []
+
+    def broken(*args):
+        calls.append(args)
+        raise ValueError("kernel bug")
+    for entry in entries:
+        entry.kernel = broken
+    tree_runs.clear()
+    with pytest.raises(PhylanxError, match="compiled loop failed: kernel bug") as err:
+        f(x, y, 0.1, 5)
+    assert len(calls) == 1 and tree_runs == []          # no second implementation
+    assert err.value.loc is not None and err.value.loc.line > 0
+    # the kernel is not used again: the tree's loop from now on
+    same(f(x, y, 0.1, 5), lra(x, y, 0.1, 5))
+    assert len(calls) == 1
+
+
+@pytest.mark.usefixtures("compiled")
+def test_a_shape_the_kernel_does_not_take_never_reaches_it(tree_runs):
+    x = RNG.normal(size=(20, 3))
+    y = np.ones(20)
+    f = warmed(lra, x, y, 0.1, 3)
+    (loop,) = compiled_loops(f)
+    seen = []
+    for entry in (e for e in loop.entries.values() if isinstance(e, loops._Entry)):
+        kernel = entry.kernel
+        entry.kernel = lambda *a, _k=kernel: seen.append(a) or _k(*a)
+    tree_runs.clear()
+    with pytest.raises(PhylanxError) as err:
+        f(x, np.ones(19), 0.1, 3)                       # pred - y: 20 against 19
+    assert seen == [] and len(tree_runs) == 1
+    assert err.value.loc is not None and err.value.loc.line > 0
+
+
+def shifted(x, a, b, n):
+    for _ in range(n):
+        x = x + (a @ b) * 0.5  # reads nothing the loop binds: hoisted
+    return x
+
+
+@pytest.mark.usefixtures("compiled")
+def test_a_failing_invariant_is_raised_once_without_the_tree(tree_runs):
+    x, a, b = np.zeros(3), RNG.normal(size=(3, 2)), RNG.normal(size=2)
+    f = warmed(shifted, x, a, b, 4)
+    (loop,) = compiled_loops(f)
+    assert loop.plan.invariants
+    tree_runs.clear()
+    with pytest.raises(PhylanxError) as err:
+        f(x, a, RNG.normal(size=5), 4)                  # a @ b: 2 against 5
+    with pytest.raises(ValueError):
+        shifted(x, a, RNG.normal(size=5), 4)
+    assert tree_runs == []
+    assert err.value.loc is not None and err.value.loc.line > 0
+
+
+def _step(inplace: bool) -> tuple:
+    """The typing term of ``w = w - a * (x.T @ (x @ w - y))`` (``w -= ...`` if
+    ``inplace``), as ``loop_plan`` writes it."""
+    def apply(op, *terms):
+        return ("apply", op, {}, op.__name__, [], *terms)
+    residual = apply(operator.sub, ("dot", 1, ("var", "x"), ("var", "w")), ("var", "y"))
+    made = apply(operator.sub, ("var", "w"), apply(
+        operator.mul, ("var", "a"), ("dot", 2, ("transpose", ("var", "x")), residual)))
+    return ("inplace", 3, ("var", "w"), made) if inplace else made
+
+
+def _numpy_runs(x, y, w, inplace: bool) -> bool:
+    try:
+        for _ in range(4):        # shapes settle within ndim + 2 iterations
+            if inplace:
+                w -= 0.5 * (x.T @ (x @ w - y))
+            else:
+                w = w - 0.5 * (x.T @ (x @ w - y))
+    except ValueError:
+        return False
+    return True
+
+
+_dims = st.lists(st.integers(1, 3), min_size=1, max_size=2).map(tuple)
+
+
+@settings(max_examples=150, deadline=None)
+@given(x=st.tuples(st.integers(1, 3), st.integers(1, 3)), y=_dims, w=_dims,
+       inplace=st.booleans())
+def test_shapes_hold_exactly_when_numpy_runs_the_loop(x, y, w, inplace):
+    """The law ``shapes_hold`` relies on: yes for the inputs' shapes exactly when NumPy
+    runs every iteration of the loop without a shape error."""
+    want = _numpy_runs(np.ones(x), np.ones(y), np.ones(w), inplace)
+    shapes = {"x": x, "y": y, "w": w, "a": ()}
+    assert loop_types.shapes_hold([("w", _step(inplace))], shapes) == want
