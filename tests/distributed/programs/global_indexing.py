@@ -14,8 +14,11 @@ from phylanx import Phylanx
 from phylanx import distributed as dist
 from phylanx.distributed import DistributedArray
 from phylanx.errors import PhylanxIndexError
+from phylanx.runtime import nodes
 
 r, n = dist.find_here(), dist.num_localities()
+# rules that communicate run in program order when there is more than one locality
+assert ("__subscript" in nodes.ORDERED) == (n > 1) and ("cumsum" in nodes.ORDERED) == (n > 1)
 
 
 def same_everywhere(value, what):
