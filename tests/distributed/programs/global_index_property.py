@@ -8,11 +8,13 @@ out of range now and then), slices with any step, ``None``, ``...``, 1-d index
 arrays and masks, full-shape masks (plain or tiled).  ``x[key]`` from Python and inside
 ``@Phylanx`` must equal NumPy's ``whole[key]`` (or raise its IndexError, located, on
 every rank), and ``x[key] = v`` must change the array as NumPy's assignment does.
+On drawn data with ties, along a drawn axis (or none): ``argmax``/``argmin``,
+``cumsum``, ``sort``/``argsort``, ``concatenate`` with a plain array, ``where``.
 A failing case prints its number and case; the job ends.  Prints 'OK <rank> <cases>'.
 """
 import sys
 
-import numpy as np
+import numpy as np  # noqa: F401 - the decorated functions call np.*
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
@@ -32,6 +34,19 @@ def subscript(x, key):
     return x[key]
 
 
+@Phylanx
+def structure(x, p, axis):
+    return [np.argmax(x, axis=axis), np.argmin(x, axis=axis), np.cumsum(x, axis=axis),
+            np.sort(x, axis=axis), np.argsort(x, axis=axis, kind="stable"),
+            np.concatenate((x, p, x), axis=axis), np.where(x > 2, x, p), np.where(x > 2)]
+
+
+def numpy_structure(x, p, axis):
+    return [np.argmax(x, axis=axis), np.argmin(x, axis=axis), np.cumsum(x, axis=axis),
+            np.sort(x, axis=axis), np.argsort(x, axis=axis, kind="stable"),
+            np.concatenate((x, p, x), axis=axis), np.where(x > 2, x, p), np.where(x > 2)]
+
+
 def cut_points(draw, length, parts):
     inner = sorted(draw(st.lists(st.integers(0, length), min_size=parts - 1,
                                  max_size=parts - 1)))
@@ -43,18 +58,24 @@ def cut_points(draw, length, parts):
 def cases(draw):
     ndim = draw(st.integers(1, 3))
     shape = tuple(draw(st.lists(st.integers(1, 6), min_size=ndim, max_size=ndim)))
-    axis = draw(st.integers(0, ndim - 1))          # the split axis
-    spans = cut_points(draw, shape[axis], n)
-    overlap = draw(st.booleans())
-    boxes = []
-    for s, e in spans:
-        if overlap and e > s:
-            s, e = max(0, s - 1), min(shape[axis], e + 1)
-        boxes.append(tuple((s, e) if k == axis else (0, m) for k, m in enumerate(shape)))
+    grid = [1] * ndim
+    if ndim >= 2 and n >= 4 and n % 2 == 0 and draw(st.booleans()):   # blocks
+        first, second = draw(st.permutations(range(ndim)))[:2]
+        grid[first], grid[second] = 2, n // 2
+    else:
+        grid[draw(st.integers(0, ndim - 1))] = n
+    spans = [cut_points(draw, shape[k], grid[k]) for k in range(ndim)]
+    boxes = [tuple(spans[k][i] for k, i in enumerate(index)) for index in np.ndindex(*grid)]
+    if draw(st.booleans()):     # overlap: grow the non-empty spans by one
+        boxes = [tuple((max(0, s - 1), min(shape[k], e + 1)) if e > s else (s, e)
+                       for k, (s, e) in enumerate(box)) for box in boxes]
     order = draw(st.permutations(range(n)))
     key = draw(index_keys(shape))
     value_kind = draw(st.sampled_from(["scalar", "array"]))
-    return shape, [boxes[i] for i in order], key, value_kind
+    values = np.array(draw(st.lists(st.integers(0, 4), min_size=int(np.prod(shape)),
+                                    max_size=int(np.prod(shape))))).reshape(shape)
+    axis = draw(st.one_of(st.none(), st.integers(-ndim, ndim - 1)))
+    return shape, [boxes[i] for i in order], key, value_kind, values, axis
 
 
 def component(length):
@@ -135,7 +156,7 @@ def tiled(whole, boxes, name):
           suppress_health_check=list(HealthCheck))
 @given(cases())
 def check(case):
-    shape, boxes, (kind, key, tiled_mask), value_kind = agreed(case)
+    shape, boxes, (kind, key, tiled_mask), value_kind, values, axis = agreed(case)
     what = f"case {done[0]}: shape {shape}, boxes {boxes}, key {kind} {key!r}"
     try:
         whole = np.arange(float(np.prod(shape))).reshape(shape) * 0.5
@@ -161,6 +182,17 @@ def check(case):
                 continue
             assert want is not None, (what, how, "no IndexError", got)
             compare(got, np.asarray(want), f"{what} {how}")
+        # structure ops on data with ties, along a random axis (or flattened)
+        t = tiled(values, boxes, f"v{done[0]}")
+        other = values[::-1].copy()
+        for k, (got, expected) in enumerate(zip(structure(t, other, axis),
+                                                numpy_structure(values, other, axis))):
+            if isinstance(expected, tuple):
+                assert len(got) == len(expected), (what, k)
+                for g, e in zip(got, expected):
+                    compare(g, e, f"{what} structure {k}, axis {axis}")
+            else:
+                compare(got, np.asarray(expected), f"{what} structure {k}, axis {axis}")
         if want is None:
             return
         # the store: NumPy's assignment on a copy
