@@ -157,13 +157,13 @@ class DistributedArray(NDArrayOperatorsMixin):
         every rank makes the same call); see ``dist_matrixops/global_subscripts.py``."""
         from .primitives.dist_matrixops import global_subscripts as subscripts
         with api._located(None if in_evaluation() else user_line(), "__getitem__"):
-            return subscripts.read(self, subscripts.python_key(key))
+            return subscripts.read(self, subscripts.python_key(self, key))
 
     def __setitem__(self, key: Any, value: Any) -> None:
         """``x[key] = value`` with global indices: each rank writes its tile's part."""
         from .primitives.dist_matrixops import global_subscripts as subscripts
         with api._located(None if in_evaluation() else user_line(), "__setitem__"):
-            subscripts.write(self, subscripts.python_key(key), value)
+            subscripts.write(self, subscripts.python_key(self, key), value)
 
     def __reduce_ex__(self, protocol: Any):
         # a pickle holds this rank's tile only: unpickled elsewhere (a file, another

@@ -173,6 +173,31 @@ def ordered(x):
             np.argsort(x, axis=1, kind="stable"), np.sort(x, axis=None)]
 
 
+@Phylanx
+def independent(x):
+    # independent reads the scheduler could run concurrently once it measured them as
+    # expensive: their collectives must still come in program order on every rank
+    a = x[0, 0] + x[1, 1] * 2
+    b = x[2, 2] + x[3, 0] * 3
+    c = np.argmax(x) + np.cumsum(x, axis=0)[4, 1]
+    return [a + x[5, 2], b - x[6, 1], c, x[6, 0] * x[0, 2]]
+
+
+@Phylanx
+def ordered_along(x, axis):
+    return np.sort(x, axis=axis)
+
+
+@Phylanx
+def running_along(x, axis):
+    return np.cumsum(x, axis=axis)
+
+
+@Phylanx
+def argmax_along(x, axis):
+    return np.argmax(x, axis=axis)
+
+
 def index_error(fn, *args):
     try:
         got = fn(*args)
@@ -263,6 +288,36 @@ for make in range(len(layouts(whole, "probe"))):
     want[want < 2] = want[want < 2] * 10
     y[y.gather() < 2] = whole[whole < 2] * 10
     check(y, want, "python store x[mask] = array")
+
+    # a tiled value: laid out like the selection (tile by tile) or not (gathered)
+    y, z = fresh("g"), fresh("h")
+    want = whole.copy()
+    want[:, 0] = whole[:, 1]
+    y[:, 0] = z[:, 1]
+    check(y, want, "store x[:, 0] = tiled column")
+    other = dist.tiled(whole[:3] * 2, "column", name=f"o{make}")
+    want[2:5] = whole[:3] * 2
+    y[2:5] = other
+    check(y, want, "store x[2:5] = tiled rows")
+
+# the scheduler may spawn measured-expensive independent nodes: still in order
+x = dist.tiled(whole, "row", name="conc")
+want = [float(v) for v in independent.python(whole)]
+for _ in range(40):
+    assert [float(v) for v in independent(x)] == want, (r, independent(x), want)
+
+# 3-d, tiled by pages
+cube = np.round(np.cos(np.arange(2.0 * n * 3 * 4)).reshape(2 * n, 3, 4) * 3, 1)
+for c in (dist.tiled(cube, "page", name="cube"), dist.tiled(cube, "sym", name="cubes")):
+    check(c[1, :, ::-1], cube[1, :, ::-1], c.name + " c[1, :, ::-1]")
+    check(c[:, 2], cube[:, 2], c.name + " c[:, 2]")
+    check(c[c > 1.5], cube[cube > 1.5], c.name + " c[c > 1.5]")
+    check(c[-1, -1, -1], cube[-1, -1, -1], c.name + " c[-1, -1, -1]")
+    check(picked(c, [1, 0]), cube[[1, 0]], c.name + " c[[1, 0]]")
+    for axis in (None, 0, 1, 2):
+        check(ordered_along(c, axis), np.sort(cube, axis=axis), f"{c.name} sort {axis}")
+        check(running_along(c, axis), np.cumsum(cube, axis=axis), f"{c.name} cumsum {axis}")
+        check(argmax_along(c, axis), np.argmax(cube, axis=axis), f"{c.name} argmax {axis}")
 
 # vectors
 vector = np.round(np.cos(np.arange(3.0 * n + 2)) * 5, 1)

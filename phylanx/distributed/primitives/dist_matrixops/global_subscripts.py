@@ -60,10 +60,12 @@ def physl_key(x: DistributedArray, indices: list) -> tuple:
     return tuple(i if is_tiled(i) else indexing.to_index(i) for i in items)
 
 
-def python_key(key: Any) -> tuple:
+def python_key(x: DistributedArray, key: Any) -> tuple:
     """The NumPy index of a Python subscript ``x[key]`` (None: a new axis; a list: an
-    index array)."""
+    index array); a float index is NumPy's IndexError."""
     items = key if type(key) is tuple else (key,)
+    indexing.check_python_indices(_stand_in(x), [i for i in items if type(i) is not slice
+                                                 and not is_tiled(i)])
     out = []
     for i in items:
         if i is None or i is Ellipsis or type(i) is slice or is_tiled(i):
