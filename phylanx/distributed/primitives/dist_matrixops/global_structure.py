@@ -7,9 +7,12 @@ the axis):
 
 * ``concatenate(xs, axis)`` along an axis no tiled operand is split on, all tiled
   operands tiled alike elsewhere: each rank joins its tiles (plain operands give the
-  part facing its tile): nothing sent.  Otherwise, and the stacks: **gather + re-tile**
-  (every operand gathered, NumPy's answer, kept as row blocks when the first tiled
-  operand is split by rows and the result leads with that axis): n per rank.
+  part facing its tile): nothing sent.  Otherwise the result is kept in row blocks and
+  each rank fetches from every tiled operand the block landing in its rows (remote
+  reads: about n/p per rank); flattened (``axis`` nil), lists, or operands NumPy
+  refuses: gather.  The stacks: **gather + re-tile** (every operand gathered, NumPy's
+  answer, kept as row blocks when the first tiled operand is split by rows and the
+  result leads with that axis): n per rank.
 * ``argmin``/``argmax`` without axis: each rank's first extremum per owned cell and its
   global flat index, one all_gather of those pairs, then NumPy's rule on them in
   flat-index order (first occurrence, a NaN first): O(p) values.  Along an axis the
@@ -41,7 +44,7 @@ from ... import tiles, tiling
 from ...darray import DistributedArray, elementwise
 from ...lockstep import label_of, operation
 from ...tiles import Layout
-from ._global_common import can_tile, communicating, is_tiled, rows_of, whole
+from ._global_common import can_tile, communicating, is_tiled, row_spans, rows_of, whole
 
 
 def _tiled_in(args: list) -> DistributedArray:
@@ -91,7 +94,50 @@ def concatenate_rule(impl: Any, args: list) -> Any:
     local = _local_concatenation(impl, arrays, axis)
     if local is not None:
         return local
+    fetched = _fetched_concatenation(impl, arrays, axis)
+    if fetched is not None:
+        return fetched
     return _gathered("concatenate", impl, list(args), _always)
+
+
+def _fetched_concatenation(impl: Any, arrays: Any, axis: Any) -> DistributedArray | None:
+    """Join into row blocks of the result: each rank fetches, from every tiled operand,
+    the block that lands in its rows (plain operands: sliced), and joins them."""
+    if type(arrays) not in (list, tuple) or axis is None or not all(
+            is_tiled(a) or isinstance(a, np.ndarray) for a in arrays):
+        return None
+    first = _tiled_in([arrays])
+    if any(a.ndim != first.ndim for a in arrays):
+        return None
+    ax = to_axis(axis, first.ndim)
+    if any(a.shape[:ax] + a.shape[ax + 1:] != first.shape[:ax] + first.shape[ax + 1:]
+           for a in arrays):
+        return None     # NumPy's error, from the gathered operands
+    shape = first.shape[:ax] + (sum(a.shape[ax] for a in arrays),) + first.shape[ax + 1:]
+    count, rank = api.num_localities(), api.find_here()
+    spans = row_spans(shape[0], count)
+    start, stop = spans[rank]
+    parts, offset = [], 0
+    with operation(label_of("concatenate", tuple(arrays))):
+        for a in arrays:
+            # the rows of ``a`` that land in this rank's rows of the result
+            lo, hi = (start - offset, stop - offset) if ax == 0 else (start, stop)
+            lo, hi = max(lo, 0), min(hi, a.shape[0])
+            box = ((lo, hi),) + tuple((0, n) for n in a.shape[1:])
+            wanted = [box] if hi > lo else []
+            if is_tiled(a):
+                got = tiles.fetch(a.local, a.layout, wanted)
+                parts.append(got[0] if got else None)
+            else:
+                parts.append(a[lo:hi] if hi > lo else None)
+            offset += a.shape[ax]
+    dtype = np.result_type(*[a.dtype for a in arrays])
+    held = [p for p in parts if p is not None]
+    mine = ((start, stop),) + tuple((0, n) for n in shape[1:])
+    joined = impl(held, ax).astype(dtype, copy=False) if held else \
+        np.zeros(tiling.box_shape(mine), dtype)
+    boxes = [((s, e),) + tuple((0, n) for n in shape[1:]) for s, e in spans]
+    return first.derive(joined, Layout(boxes, shape, first.layout.key1d))
 
 
 def _local_concatenation(impl: Any, arrays: Any, axis: Any) -> DistributedArray | None:

@@ -14,7 +14,10 @@ tiled index (a mask or an index array) is gathered first.  Two ways to the answe
   stays tiled when it keeps an axis the source is split along; otherwise (``x[0]`` of a
   row-tiled matrix: one rank's row) it is gathered, a plain value identical on every
   rank.  One element (``x[i, j]``) is sent by its owner to all: one small all_gather.
-* **General** (index arrays in any order, several of them, n-d masks): every rank
+* **A mask of the array's shape** (plain, or tiled like the array), tiles of whole rows
+  without overlap: each rank keeps its selected elements (C order keeps them
+  together); only the counts travel (one small all_gather; none for a plain mask).
+* **General** (index arrays in any order, several of them, other masks): every rank
   computes the global coordinates of the selection (through zero-stride coordinate
   views: memory of the result's size, not the array's), contributes the values of the
   cells it owns, and one all_gather assembles the result on every rank (bytes moved:
@@ -25,7 +28,7 @@ Stores (``x[i] = v``, ``x[mask] = v``, slices) write, on every rank, the part of
 selection its tile holds (each copy, where tiles overlap); a plain or scalar ``v`` is
 broadcast against the selection's global shape, a tiled ``v`` is used tile by tile when
 laid out like the selection, else gathered.  Nothing is sent unless ``v`` or the index
-is tiled.
+is tiled (a scalar stored under a mask of the array's shape tiled like it: nothing).
 """
 from __future__ import annotations
 
@@ -212,9 +215,58 @@ def _inside(coords: list[np.ndarray], box: tiling.Box) -> np.ndarray:
 
 
 # -- reading -------------------------------------------------------------------------
+def _full_mask(x: DistributedArray, key: tuple) -> Any:
+    """The mask of ``x[mask]`` if it has ``x``'s shape and, tiled, its layout: this
+    rank's part of it is the part facing its tile (None otherwise)."""
+    if len(key) != 1:
+        return None
+    m = key[0]
+    if is_tiled(m):
+        return m if m.dtype == np.bool_ and m.layout == x.layout else None
+    if isinstance(m, np.ndarray) and m.dtype == np.bool_ and m.shape == x.shape:
+        return m
+    return None
+
+
+def _mask_part(mask: Any, box: tiling.Box) -> np.ndarray:
+    return mask.local if is_tiled(mask) else mask[tuple(slice(s, e) for s, e in box)]
+
+
+def _whole_rows(x: DistributedArray) -> bool:
+    """Tiles of whole rows that do not overlap: C order keeps each rank's elements
+    together, in the order of the tiles' first rows."""
+    if set(x.layout.split_axes()) - {0}:
+        return False
+    return all(tiling.is_empty(b) or cells == [b] for b, cells in
+               zip(x.layout.boxes, x.layout.owned))
+
+
+def _masked_rows(x: DistributedArray, mask: Any, label: str) -> Any:
+    """``x[mask]`` of whole-row tiles: each rank keeps its selected elements; only the
+    counts travel (none for a plain mask, which every rank can count)."""
+    boxes = x.layout.boxes
+    mine = x.local[_mask_part(mask, x.box)]
+    if is_tiled(mask):
+        with operation(label):
+            counts = [int(c) for c in tiles.all_gather(np.int64(mine.size), final=True)]
+    else:
+        counts = [0 if tiling.is_empty(b) else int(np.count_nonzero(_mask_part(mask, b)))
+                  for b in boxes]
+    spans, offset = [None] * len(boxes), 0
+    for r in sorted(range(len(boxes)), key=lambda r: (boxes[r][0][0], r)):
+        spans[r] = ((offset, offset + counts[r]),)
+        offset += counts[r]
+    if offset == 0:
+        return np.zeros(0, x.dtype)
+    return x.derive(mine, Layout(spans, (offset,)), suffix="_sliced")
+
+
 def read(x: DistributedArray, key: tuple) -> Any:
     """``x[key]``, the global answer (module doc); collective unless no rank sends."""
     label = label_of("__subscript", (x, *key))
+    mask = _full_mask(x, key)
+    if mask is not None and 0 in x.layout.split_axes() and _whole_rows(x):
+        return _masked_rows(x, mask, label)
     if any(is_tiled(k) for k in key):
         with operation(label):
             return _read(x, tuple(whole(k) for k in key), label)
@@ -277,6 +329,12 @@ def _gathered_selection(x: DistributedArray, key: tuple, probe: np.ndarray,
 # -- storing -------------------------------------------------------------------------
 def write(x: DistributedArray, key: tuple, value: Any) -> None:
     """``x[key] = value`` with global indices (module doc)."""
+    mask = _full_mask(x, key)
+    if mask is not None and np.ndim(value) == 0 and not is_tiled(value):
+        # one value where the mask holds: each rank writes its tile (every copy)
+        if not tiling.is_empty(x.box):
+            x.local[_mask_part(mask, x.box)] = value
+        return
     sends = is_tiled(value) or any(is_tiled(k) for k in key)
     with operation(label_of("store", (x, value, *key)), local=not sends):
         key = tuple(whole(k) for k in key)
