@@ -23,7 +23,8 @@ element-wise ufuncs and operators (``x + 1``, ``np.sqrt(x)``) go tile by tile th
 ``__array_ufunc__``; other ufunc calls (``np.matmul``, ``np.add.reduce``) refuse
 inside an evaluation.  Outside one, in plain Python, ``x.shape``, ``len(x)`` and
 ``x.size`` are global and ``np.asarray(x)``, NumPy reductions and products gather
-the whole array (a collective: every rank must make the same call).
+the whole array (a collective: every rank must make the same call); ``x[key]`` and
+``x[key] = v`` take global indices (``dist_matrixops/global_subscripts.py``).
 """
 from __future__ import annotations
 
