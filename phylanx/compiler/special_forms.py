@@ -50,6 +50,10 @@ _SLICE_FORMS = ("__subscript", "slice", "slice_row", "slice_column", "slice_page
 #: not import): ``name -> store(name, container, indices, value)``; the distributed
 #: layer adds ``slice_row_d`` and ``slice_column_d``
 SLICE_STORES: dict[str, Callable[[str, Any, list, Any], None]] = {}
+#: stores into a slice of a container of a class the layers above define (the
+#: distributed layer's tiled array: global indices), by the container's exact class,
+#: with the same signature: dispatch on the container's kind, before the plain store
+KIND_STORES: dict[type, Callable[[str, Any, list, Any], None]] = {}
 
 
 class FunctionSource:
@@ -284,6 +288,10 @@ def store(compiler, call, scope):
             v = resolve_deep(value.choice.call(frame))
             if kind in SLICE_STORES:
                 SLICE_STORES[kind](kind, container, idx, v)
+                return
+            by_kind = KIND_STORES.get(type(container))
+            if by_kind is not None:
+                by_kind(kind, container, idx, v)
                 return
             if kind == "__subscript":   # a Python subscript: Python's index checks
                 indexing.check_python_indices(container, idx)

@@ -23,7 +23,8 @@ element-wise ufuncs and operators (``x + 1``, ``np.sqrt(x)``) go tile by tile th
 ``__array_ufunc__``; other ufunc calls (``np.matmul``, ``np.add.reduce``) refuse
 inside an evaluation.  Outside one, in plain Python, ``x.shape``, ``len(x)`` and
 ``x.size`` are global and ``np.asarray(x)``, NumPy reductions and products gather
-the whole array (a collective: every rank must make the same call).
+the whole array (a collective: every rank must make the same call); ``x[key]`` and
+``x[key] = v`` take global indices (``dist_matrixops/global_subscripts.py``).
 """
 from __future__ import annotations
 
@@ -151,6 +152,19 @@ class DistributedArray(NDArrayOperatorsMixin):
 
     def __len__(self) -> int:
         return self.layout.shape[0]
+
+    def __getitem__(self, key: Any) -> Any:
+        """``x[key]`` with global indices, NumPy's answer (a collective when it sends:
+        every rank makes the same call); see ``dist_matrixops/global_subscripts.py``."""
+        from .primitives.dist_matrixops import global_subscripts as subscripts
+        with api._located(None if in_evaluation() else user_line(), "__getitem__"):
+            return subscripts.read(self, subscripts.python_key(self, key))
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        """``x[key] = value`` with global indices: each rank writes its tile's part."""
+        from .primitives.dist_matrixops import global_subscripts as subscripts
+        with api._located(None if in_evaluation() else user_line(), "__setitem__"):
+            subscripts.write(self, subscripts.python_key(self, key), value)
 
     def __reduce_ex__(self, protocol: Any):
         # a pickle holds this rank's tile only: unpickled elsewhere (a file, another

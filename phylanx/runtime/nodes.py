@@ -275,6 +275,11 @@ class _NoKind:
 #: [kind, dispatcher]: see :func:`register_operand_kind`
 _kind: list = [_NoKind, None]
 
+#: primitives whose operands may be sequences of arrays (``concatenate(tuple(x, y))``):
+#: a list or tuple operand holding a value of the registered kind goes to its
+#: dispatcher like a top-level one (filled by the layer that registers the kind)
+SEQUENCE_OPERANDS: set[str] = set()
+
 #: primitives whose kernels take ``async`` values as they are (builders that only hold
 #: them, declared with the flag ``takes_futures``; filled by the registry)
 TAKES_FUTURES: set[str] = set()
@@ -307,6 +312,8 @@ def operand_kinds(node: Node) -> frozenset:
         kinds.add(Future)
     if not takes_kind(node):
         kinds.add(_kind[0])
+        if node.primitive in SEQUENCE_OPERANDS:
+            kinds.update((list, tuple))
     return frozenset(kinds)
 
 
@@ -338,8 +345,10 @@ def dispatch_operands(node: Node, impl: Callable[..., Any], args) -> Any:
         args = [waited(a) for a in args]
     if not takes_kind(node):
         kind = _kind[0]
+        nested = node.primitive in SEQUENCE_OPERANDS
         for a in args:
-            if type(a) is kind:
+            if type(a) is kind or (nested and type(a) in (list, tuple)
+                                   and any(type(e) is kind for e in a)):
                 return dispatch_kind(node, impl, args)
     try:
         return impl(*args)

@@ -27,7 +27,7 @@ def _cumulative(fn, a: Any, axis: Any, dtype: Any) -> Any:
 
 @primitive(
     "cumsum", "cumsum(_1_a, __arg(_2_axis, nil), __arg(_3_dtype, nil))",
-    samples="axis", differentiable=True,
+    samples="axis", differentiable=True, distributable=True,
     oracle=lambda a, axis=None, dtype=None: np.cumsum(a, axis=axis, dtype=dtype),
     example="cumsum([1, 2, 3])", result="[1, 3, 6]",
 )

@@ -95,7 +95,7 @@ def _nonzero_oracle(a):
     return [np.zeros(1 if a else 0, np.int64)] if np.ndim(a) == 0 else list(np.nonzero(a))
 
 
-@primitive("nonzero", "nonzero(_1)",
+@primitive("nonzero", "nonzero(_1)", distributable=True,
            oracle=_nonzero_oracle,
            example="nonzero([[1, 0], [0, 2]])", result="list([0, 1], [0, 1])")
 def nonzero(a):
@@ -144,7 +144,7 @@ def _where(condition, x, y, numpy: bool):
     return scalarize(np.where(cond, _original_operand(x, "x"), _original_operand(y, "y")))
 
 
-@primitive("where", "where(_1)", "where(_1, _2, _3)",
+@primitive("where", "where(_1)", "where(_1, _2, _3)", distributable=True,
            oracle=_where_oracle,
            example="where([true, false, true], [1, 2, 3], 0)", result="[1, 0, 3]",
            differentiable=True)
@@ -163,6 +163,7 @@ def where(condition, x=_OMITTED, y=_OMITTED):
 
 
 @primitive("__npwhere", "__npwhere(_1)", "__npwhere(_1, _2, _3)", extension=True, internal=True,
+           distributable=True,
            oracle=_np_where_oracle,
            example="__npwhere([true, false, true], [1, 2, 3], 0)", result="[1, 0, 3]",
            differentiable=True)

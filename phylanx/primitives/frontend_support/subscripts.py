@@ -14,7 +14,7 @@ from .. import indexing
 from ..registry import primitive
 
 
-@primitive("__pyindex", "__pyindex(_1)", extension=True, internal=True,
+@primitive("__pyindex", "__pyindex(_1)", extension=True, internal=True, distributable=True,
            example="slice([10, 20, 30], __pyindex(list(2, 0)))", result="[30, 10]",
            no_oracle="an index marker (a Python subscript whose index is a value)")
 def pyindex(value):

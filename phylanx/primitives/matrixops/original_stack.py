@@ -149,6 +149,7 @@ def _oracle(name: str):
 
 @primitive(
     "hstack", "hstack(_1, __arg(_2_dtype, nil))", oracle=_oracle("hstack"),
+    distributable=True,
     example="hstack(list(1, list(2, 3), [4.5]))", result="[1., 2., 3., 4.5]",
     differentiable=True,
 )
@@ -166,6 +167,7 @@ def hstack(arrays, dtype=None):
 
 @primitive(
     "vstack", "vstack(_1, __arg(_2_dtype, nil))", oracle=_oracle("vstack"),
+    distributable=True,
     example="vstack(list(1, 2))", result="[[1], [2]]",
     differentiable=True,
 )
@@ -212,6 +214,7 @@ def _stack_oracle(arrays, axis=0, dtype=None):
 
 @primitive(
     "stack", "stack(_1, __arg(_2_axis, 0), __arg(_3_dtype, nil))", oracle=_stack_oracle,
+    distributable=True,
     example="stack(list([1, 2], [3, 4]), 1)", result="[[1, 3], [2, 4]]",
     differentiable=True,
 )

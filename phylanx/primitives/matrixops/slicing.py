@@ -123,7 +123,7 @@ def _basic_indices(indices: tuple) -> tuple | None:
 
 
 @primitive("__subscript", "__subscript(_1, __2)", differentiable=True, extension=True,
-           internal=True,
+           internal=True, distributable=True,
            oracle=lambda x, *idx: x[tuple(idx)],
            example="__subscript([[1, 2, 3], [4, 5, 6]], 1, list(nil, nil, -1))",
            result="[6, 5, 4]")

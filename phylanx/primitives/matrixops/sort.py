@@ -30,7 +30,7 @@ def _search(name: str, finder, a: Any, axis: Any) -> Any:
     return scalarize(finder(arr, axis=axis))
 
 
-@primitive("argmax", "argmax(_1, _2)", "argmax(_1)",
+@primitive("argmax", "argmax(_1, _2)", "argmax(_1)", distributable=True,
            oracle=lambda a, axis=None: np.argmax(a, axis=axis),
            example="argmax([[1, 9], [8, 2]], 0)", result="[1, 0]")
 def argmax(a, axis=None):
@@ -41,7 +41,7 @@ def argmax(a, axis=None):
     return _search("argmax", np.argmax, a, axis)
 
 
-@primitive("argmin", "argmin(_1, _2)", "argmin(_1)",
+@primitive("argmin", "argmin(_1, _2)", "argmin(_1)", distributable=True,
            oracle=lambda a, axis=None: np.argmin(a, axis=axis),
            example="argmin([[1, 9], [8, 2]], 1)", result="[0, 1]")
 def argmin(a, axis=None):
@@ -72,7 +72,7 @@ def _sort_args(name: str, a: Any, axis: Any, kind: Any, order: Any):
            "argsort(_1, __arg(_2_axis, -1), __arg(_3_kind, \"quicksort\"), __arg(_4_order, nil))",
            oracle=lambda a, axis=-1, kind="quicksort", order=None: np.argsort(
                a, axis=axis, kind=kind, order=order),
-           example="argsort([3, 1, 2])", result="[1, 2, 0]")
+           example="argsort([3, 1, 2])", result="[1, 2, 0]", distributable=True)
 def argsort(a, axis=-1, kind="quicksort", order=None):
     """Indices that sort ``a`` along ``axis`` (nil: the flattened array), numpy.argsort.
 
@@ -88,7 +88,7 @@ def argsort(a, axis=-1, kind="quicksort", order=None):
            oracle=lambda a, axis=-1, kind="quicksort", order=None: np.sort(
                a, axis=axis, kind=kind, order=order),
            example="sort([[3, 1], [0, 2]], 0)", result="[[0, 1], [3, 2]]",
-           differentiable=True)
+           differentiable=True, distributable=True)
 def sort(a, axis=-1, kind="quicksort", order=None):
     """Sorted copy of ``a`` along ``axis`` (nil: flattened first), numpy.sort.
 

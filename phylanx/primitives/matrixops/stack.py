@@ -30,7 +30,7 @@ def _nonempty(arrays: list, name: str) -> list:
 
 
 @primitive(
-    "concatenate", "concatenate(_1, __arg(_2_axis, 0))",
+    "concatenate", "concatenate(_1, __arg(_2_axis, 0))", distributable=True,
     oracle=lambda arrays, axis=0: np.concatenate(arrays, axis),
     example="concatenate(list([1, 2], [3]))", result="[1, 2, 3]",
     differentiable=True,
@@ -47,7 +47,7 @@ def concatenate(arrays, axis=0):
 
 
 @primitive(
-    "__nphstack", "__nphstack(_1, __arg(_2_dtype, nil))",
+    "__nphstack", "__nphstack(_1, __arg(_2_dtype, nil))", distributable=True,
     oracle=lambda arrays, dtype=None: np.hstack(arrays).astype(dtype or np.hstack(arrays).dtype),
     example="__nphstack(list(1, 2, 3))", result="[1, 2, 3]",
     differentiable=True, extension=True, internal=True,
@@ -59,7 +59,7 @@ def nphstack(arrays, dtype=None):
 
 
 @primitive(
-    "__npvstack", "__npvstack(_1, __arg(_2_dtype, nil))",
+    "__npvstack", "__npvstack(_1, __arg(_2_dtype, nil))", distributable=True,
     oracle=lambda arrays, dtype=None: np.vstack(arrays).astype(dtype or np.vstack(arrays).dtype),
     example="__npvstack(list([1, 2], [3, 4]))", result="[[1, 2], [3, 4]]",
     differentiable=True, extension=True, internal=True,
@@ -83,7 +83,7 @@ def npdstack(arrays, dtype=None):
 
 
 @primitive(
-    "__npstack", "__npstack(_1, __arg(_2_axis, 0), __arg(_3_dtype, nil))",
+    "__npstack", "__npstack(_1, __arg(_2_axis, 0), __arg(_3_dtype, nil))", distributable=True,
     oracle=lambda arrays, axis=0, dtype=None: np.stack(arrays, axis).astype(
         dtype or np.stack(arrays, axis).dtype),
     example="__npstack(list([1, 2], [3, 4]), 1)", result="[[1, 3], [2, 4]]",

@@ -1,6 +1,8 @@
 """Element-wise primitives on tiled operands: the ``DISTRIBUTION`` rules (reference §4.3).
 
-Every primitive flagged ``distributable`` gets a rule here.  Element-wise ones
+Every element-wise primitive flagged ``distributable`` gets its rule here (the other
+``distributable`` ones: ``global_view.py``, ``global_subscripts.py``,
+``global_structure.py``).  Element-wise ones
 (``__add``, ``sqrt``, ``maximum``, comparisons ...) run their own kernel tile by tile
 (``darray.elementwise``): a scalar or plain array operand is broadcast against the
 *global* shape (each tile gets its part, the regression "1155 wrong broadcast"),

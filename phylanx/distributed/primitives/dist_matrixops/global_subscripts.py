@@ -1,0 +1,405 @@
+"""Subscripts of tiled arrays with global indices: ``x[i, j]``, ``x[a:b:c]``, ``x[mask]``,
+``x[[2, 0]]`` and stores into them (the ``DISTRIBUTION`` rules of ``__subscript`` and
+``__pyindex``, the store hook, and ``DistributedArray.__getitem__``/``__setitem__``).
+
+Indices are global and mean what NumPy says for the whole array; every rank checks
+them against the global shape, so a bad index (out of range, a mask of another shape)
+is NumPy's ``IndexError`` as a located ``PhylanxIndexError`` on every rank alike.  A
+tiled index (a mask or an index array) is gathered first.  Two ways to the answer:
+
+* **Separable** (ints, slices with any step, ``None``, ``...``, and at most one 1-d
+  index array or mask whose positions are monotonic, with no int beside it): each
+  rank takes the part of its tile the selection covers, and every rank computes every
+  rank's box of the result from the layout it already holds: no message.  The result
+  stays tiled when it keeps an axis the source is split along; otherwise (``x[0]`` of a
+  row-tiled matrix: one rank's row) it is gathered, a plain value identical on every
+  rank.  One element (``x[i, j]``) is sent by its owner to all: one small all_gather.
+* **A mask of the array's shape** (plain, or tiled like the array), tiles of whole rows
+  without overlap: each rank keeps its selected elements (C order keeps them
+  together); only the counts travel (one small all_gather; none for a plain mask).
+* **General** (index arrays in any order, several of them, other masks): every rank
+  computes the global coordinates of the selection (through zero-stride coordinate
+  views: memory of the result's size, not the array's), contributes the values of the
+  cells it owns, and one all_gather assembles the result on every rank (bytes moved:
+  the result, once per rank).  It stays tiled (row blocks, ``rows_of``) when its first
+  index selects along the tiled first axis, else it is the plain value.
+
+Stores (``x[i] = v``, ``x[mask] = v``, slices) write, on every rank, the part of the
+selection its tile holds (each copy, where tiles overlap); a plain or scalar ``v`` is
+broadcast against the selection's global shape, a tiled ``v`` is used tile by tile when
+laid out like the selection, else gathered.  Nothing is sent unless ``v`` or the index
+is tiled (a scalar stored under a mask of the array's shape tiled like it: nothing).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .... import distributed as api
+from ....compiler import special_forms
+from ....errors import PhylanxIndexError, PhylanxValueError
+from ....primitives import indexing
+from ....primitives.rules import DISTRIBUTION
+from ....values import NEWAXIS
+from ... import tiles, tiling
+from ...darray import DistributedArray, refusal
+from ...lockstep import label_of, operation
+from ...tiles import Layout
+from ._global_common import communicating, is_tiled, rows_of, whole
+
+
+def _stand_in(a: DistributedArray) -> np.ndarray:
+    return np.broadcast_to(np.zeros((), a.dtype), a.shape)
+
+
+# -- index keys ----------------------------------------------------------------------
+def physl_key(x: DistributedArray, indices: list) -> tuple:
+    """The NumPy index of a ``__subscript``'s index arguments (PhySL's nil: a whole
+    axis; a list: a range), tiled index arrays left in place."""
+    plain = [i for i in indices if not is_tiled(i)]
+    indexing.check_python_indices(_stand_in(x), plain)
+    items = indexing.per_axis(list(indices))
+    return tuple(i if is_tiled(i) else indexing.to_index(i) for i in items)
+
+
+def python_key(x: DistributedArray, key: Any) -> tuple:
+    """The NumPy index of a Python subscript ``x[key]`` (None: a new axis; a list: an
+    index array); a float index is NumPy's IndexError."""
+    items = key if type(key) is tuple else (key,)
+    indexing.check_python_indices(_stand_in(x), [i for i in items if type(i) is not slice
+                                                 and not is_tiled(i)])
+    out = []
+    for i in items:
+        if i is None or i is Ellipsis or type(i) is slice or is_tiled(i):
+            out.append(i)
+        elif type(i) is list:
+            out.append(indexing.advanced(i))
+        else:
+            out.append(indexing.to_index(i))
+    return tuple(out)
+
+
+def _checked(x: DistributedArray, key: tuple) -> np.ndarray:
+    """NumPy's answer for the shape (a zero-stride stand-in indexed by ``key``): its
+    IndexError, the same on every rank, as a PhylanxIndexError."""
+    try:
+        return _stand_in(x)[key]
+    except IndexError as e:
+        raise PhylanxIndexError(f"{e} (global shape {x.shape})") from None
+
+
+def _has_ellipsis(key: tuple) -> bool:
+    return any(k is Ellipsis for k in key)     # (``in`` would compare arrays)
+
+
+def _components(key: tuple, shape: tuple[int, ...]) -> list[tuple] | None:
+    """The key as one entry per source axis plus new axes, if separable (module doc):
+    ``("new",)``, ``("int", axis, i)``, ``("sel", axis, positions, step)`` (step None for
+    an index array); None for the general path."""
+    key = tuple(NEWAXIS if k is None else k for k in key)
+    arrays = [k for k in key if isinstance(k, np.ndarray)]
+    ints = [k for k in key if type(k) is int]
+    if len(arrays) > 1 or (arrays and (arrays[0].ndim != 1 or ints)) or \
+            any(type(k) is bool for k in key):
+        return None
+    real = sum(1 for k in key if k is not NEWAXIS and k is not Ellipsis)
+    if _has_ellipsis(key):
+        at = next(i for i, k in enumerate(key) if k is Ellipsis)
+        key = key[:at] + (slice(None),) * (len(shape) - real) + key[at + 1:]
+    else:
+        key = key + (slice(None),) * (len(shape) - real)
+    out, axis = [], 0
+    for k in key:
+        if k is NEWAXIS:
+            out.append(("new",))
+            continue
+        n = shape[axis]
+        if type(k) is int:
+            out.append(("int", axis, k % n))
+        elif type(k) is slice:
+            out.append(("sel", axis, np.arange(n)[k], k.step or 1))
+        else:
+            positions = np.nonzero(k)[0] if k.dtype == np.bool_ else np.arange(n)[k]
+            steps = np.diff(positions)
+            if not (np.all(steps >= 0) or np.all(steps <= 0)):
+                return None
+            out.append(("sel", axis, positions, None))
+        axis += 1
+    return out
+
+
+class _Plan:
+    """A separable selection: every rank's box of the result, this rank's index into
+    its tile (None if it holds nothing), and the source axis of each result axis."""
+
+    def __init__(self, x: DistributedArray, comps: list[tuple], shape: tuple[int, ...]):
+        self.shape = shape
+        self.sources = [c[1] if c[0] == "sel" else None for c in comps if c[0] != "int"]
+        rank, self.boxes, self.mine, self.holders = api.find_here(), [], None, []
+        empty = tuple((0, 0) for _ in shape)
+        for r, box in enumerate(x.layout.boxes):
+            result_box, local = self._part(box, comps)
+            if result_box is None or tiling.is_empty(result_box):
+                self.boxes.append(empty)
+                continue
+            self.boxes.append(result_box)
+            self.holders.append(r)
+            if r == rank:
+                self.mine = local
+
+    @staticmethod
+    def _part(box: tiling.Box, comps: list[tuple]) -> tuple:
+        if tiling.is_empty(box):
+            return None, None
+        result_box, local = [], []
+        for c in comps:
+            if c[0] == "new":
+                result_box.append((0, 1))
+                local.append(None)
+                continue
+            start, stop = box[c[1]]
+            if c[0] == "int":
+                if not start <= c[2] < stop:
+                    return None, None
+                local.append(c[2] - start)
+                continue
+            positions, step = c[2], c[3]
+            held = np.nonzero((positions >= start) & (positions < stop))[0]
+            if held.size == 0:
+                return None, None
+            k0, k1 = int(held[0]), int(held[-1]) + 1
+            result_box.append((k0, k1))
+            chosen = positions[k0:k1] - start
+            if step is None:
+                local.append(chosen)
+            else:
+                end = int(chosen[-1]) + step
+                local.append(slice(int(chosen[0]), None if end < 0 else end, step))
+        return tuple(result_box), tuple(local)
+
+    def layout(self, x: DistributedArray) -> Layout:
+        key1d = None
+        if len(self.shape) == 1:
+            key1d = x.layout.key1d if x.ndim == 1 else \
+                "rows" if (x.ndim == 2 and self.sources[0] == 0) else "columns"
+        return Layout(self.boxes, self.shape, key1d)
+
+    def stays_tiled(self, x: DistributedArray) -> bool:
+        split = x.layout.split_axes()
+        return 1 <= len(self.shape) <= 3 and any(s in split for s in self.sources)
+
+    def local_part(self, x: DistributedArray) -> np.ndarray:
+        if self.mine is None:
+            return np.zeros((0,) * len(self.shape), x.dtype)
+        return x.local[self.mine]
+
+
+def _coordinates(shape: tuple[int, ...], key: tuple) -> list[np.ndarray]:
+    """Per source axis, the global coordinate of every selected element (result shape),
+    from zero-stride views of ``arange``: no memory of the source's size."""
+    out = []
+    for axis, n in enumerate(shape):
+        along = [1] * len(shape)
+        along[axis] = n
+        grid = np.broadcast_to(np.arange(n, dtype=np.intp).reshape(along), shape)
+        out.append(np.asarray(grid[key]).reshape(-1))
+    return out
+
+
+def _inside(coords: list[np.ndarray], box: tiling.Box) -> np.ndarray:
+    inside = np.ones(coords[0].shape, bool) if coords else np.ones((), bool)
+    for c, (s, e) in zip(coords, box):
+        inside &= (c >= s) & (c < e)
+    return inside
+
+
+# -- reading -------------------------------------------------------------------------
+def _full_mask(x: DistributedArray, key: tuple) -> Any:
+    """The mask of ``x[mask]`` if it has ``x``'s shape and, tiled, its layout: this
+    rank's part of it is the part facing its tile (None otherwise)."""
+    if len(key) != 1:
+        return None
+    m = key[0]
+    if is_tiled(m):
+        return m if m.dtype == np.bool_ and m.layout == x.layout else None
+    if isinstance(m, np.ndarray) and m.dtype == np.bool_ and m.shape == x.shape:
+        return m
+    return None
+
+
+def _mask_part(mask: Any, box: tiling.Box) -> np.ndarray:
+    return mask.local if is_tiled(mask) else mask[tuple(slice(s, e) for s, e in box)]
+
+
+def _whole_rows(x: DistributedArray) -> bool:
+    """Tiles of whole rows that do not overlap: C order keeps each rank's elements
+    together, in the order of the tiles' first rows."""
+    if set(x.layout.split_axes()) - {0}:
+        return False
+    return all(tiling.is_empty(b) or cells == [b] for b, cells in
+               zip(x.layout.boxes, x.layout.owned))
+
+
+def _masked_rows(x: DistributedArray, mask: Any, label: str) -> Any:
+    """``x[mask]`` of whole-row tiles: each rank keeps its selected elements; only the
+    counts travel (none for a plain mask, which every rank can count)."""
+    boxes = x.layout.boxes
+    mine = x.local[_mask_part(mask, x.box)]
+    if is_tiled(mask):
+        with operation(label):
+            counts = [int(c) for c in tiles.all_gather(np.int64(mine.size), final=True)]
+    else:
+        counts = [0 if tiling.is_empty(b) else int(np.count_nonzero(_mask_part(mask, b)))
+                  for b in boxes]
+    spans, offset = [None] * len(boxes), 0
+    for r in sorted(range(len(boxes)), key=lambda r: (boxes[r][0][0], r)):
+        spans[r] = ((offset, offset + counts[r]),)
+        offset += counts[r]
+    if offset == 0:
+        return np.zeros(0, x.dtype)
+    return x.derive(mine, Layout(spans, (offset,)), suffix="_sliced")
+
+
+def read(x: DistributedArray, key: tuple) -> Any:
+    """``x[key]``, the global answer (module doc); collective unless no rank sends."""
+    label = label_of("__subscript", (x, *key))
+    mask = _full_mask(x, key)
+    if mask is not None and 0 in x.layout.split_axes() and _whole_rows(x):
+        return _masked_rows(x, mask, label)
+    if any(is_tiled(k) for k in key):
+        with operation(label):
+            return _read(x, tuple(whole(k) for k in key), label)
+    return _read(x, key, label)
+
+
+def _read(x: DistributedArray, key: tuple, label: str) -> Any:
+    probe = _checked(x, key)
+    if probe.size == 0:     # nothing selected: the same empty array everywhere
+        return np.zeros(probe.shape, x.dtype)
+    comps = _components(key, x.shape)
+    if comps is None:
+        return _gathered_selection(x, key, probe, label)
+    plan = _Plan(x, comps, probe.shape)
+    if probe.ndim == 0:
+        # one element: its first holder sends it to all
+        # (every rank sends an array of x's dtype: the owner's holds the element)
+        owner = plan.holders[0]
+        mine = np.atleast_1d(x.local[plan.mine]) if plan.mine is not None else \
+            np.zeros(0, x.dtype)
+        with operation(label):
+            value = tiles.all_gather(mine, final=True)[owner][0]
+        return np.asarray(value) if _has_ellipsis(key) else value
+    result = x.derive(plan.local_part(x), plan.layout(x), suffix="_sliced")
+    if plan.stays_tiled(x):
+        return result
+    with operation(label):
+        return tiles.gather(result.local, result.layout, final=True)
+
+
+def _gathered_selection(x: DistributedArray, key: tuple, probe: np.ndarray,
+                        label: str) -> Any:
+    """The general path: every rank sends the selected values of the cells it owns."""
+    rank = api.find_here()
+    coords = _coordinates(x.shape, key)
+    box = x.box
+    positions, values = [], []
+    for cell in x.layout.owned[rank]:
+        where = np.nonzero(_inside(coords, cell))[0]
+        positions.append(where)
+        values.append(x.local[tuple(c[where] - s for c, (s, _) in zip(coords, box))])
+    mine = (np.concatenate(positions) if positions else np.zeros(0, np.intp),
+            np.concatenate(values) if values else np.zeros(0, x.dtype))
+    with operation(label):
+        parts = tiles.all_gather(mine, final=True)
+    out = np.empty(probe.size, x.dtype)
+    for where, got in parts:
+        out[where] = got
+    out = out.reshape(probe.shape)
+    if out.ndim == 0:
+        return out if _has_ellipsis(key) else out[()]
+    first = key[0]
+    along_rows = not (first is None or first is NEWAXIS or first is Ellipsis or
+                      type(first) in (int, bool)) and 0 in x.layout.split_axes()
+    if along_rows and 1 <= out.ndim <= 3:
+        return rows_of(out, x)
+    return out
+
+
+# -- storing -------------------------------------------------------------------------
+def write(x: DistributedArray, key: tuple, value: Any) -> None:
+    """``x[key] = value`` with global indices (module doc)."""
+    mask = _full_mask(x, key)
+    if mask is not None and np.ndim(value) == 0 and not is_tiled(value):
+        # one value where the mask holds: each rank writes its tile (every copy)
+        if not tiling.is_empty(x.box):
+            x.local[_mask_part(mask, x.box)] = value
+        return
+    sends = is_tiled(value) or any(is_tiled(k) for k in key)
+    with operation(label_of("store", (x, value, *key)), local=not sends):
+        key = tuple(whole(k) for k in key)
+        probe = _checked(x, key)
+        if probe.size == 0:
+            _fit(whole(value), probe.shape)     # NumPy's broadcast error all the same
+            return
+        comps = _components(key, x.shape)
+        if comps is not None:
+            plan = _Plan(x, comps, probe.shape)
+            if is_tiled(value) and value.shape == probe.shape and \
+                    value.layout.boxes == tuple(plan.boxes):
+                if plan.mine is not None:
+                    x.local[plan.mine] = value.local
+                return
+            given = _fit(whole(value), probe.shape)
+            if plan.mine is not None:
+                part = plan.boxes[api.find_here()]
+                x.local[plan.mine] = given[tuple(slice(s, e) for s, e in part)]
+            return
+        given = _fit(whole(value), probe.shape).reshape(-1)
+        coords = _coordinates(x.shape, key)
+        box = x.box
+        where = np.nonzero(_inside(coords, box))[0] if not tiling.is_empty(box) else []
+        if len(where):
+            x.local[tuple(c[where] - s for c, (s, _) in zip(coords, box))] = given[where]
+
+
+def _fit(value: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """``value`` broadcast to the selection's shape, as NumPy's assignment does (leading
+    length-1 axes of the value dropped); NumPy's error otherwise."""
+    v = np.asarray(value)
+    while v.ndim > len(shape) and v.shape[0] == 1:
+        v = v[0]
+    try:
+        return np.broadcast_to(v, shape)
+    except ValueError:
+        raise PhylanxValueError(
+            f"could not broadcast a value of shape {np.shape(value)} into the selection "
+            f"of shape {shape}") from None
+
+
+# -- the rules -----------------------------------------------------------------------
+def subscript_rule(impl: Any, args: list) -> Any:
+    """``__subscript(x, i...)`` with a tiled ``x`` (global indices) or a tiled index."""
+    x, indices = args[0], args[1:]
+    if not is_tiled(x):     # a plain array indexed by a tiled mask or index array
+        with operation(label_of("__subscript", tuple(args))):
+            return impl(x, *[whole(i) for i in indices])
+    return read(x, physl_key(x, indices))
+
+
+def pyindex_rule(impl: Any, args: list) -> Any:
+    """``__pyindex(m)`` of a tiled ``m``: the array itself, for the subscript to read."""
+    return args[0]
+
+
+def store_rule(kind: str, container: DistributedArray, indices: list, value: Any) -> None:
+    """``store(__subscript(x, i...), v)`` into a tiled ``x``."""
+    if kind != "__subscript":
+        raise refusal(kind, container)
+    write(container, physl_key(container, indices), value)
+
+
+DISTRIBUTION.defrule("__subscript", subscript_rule)
+DISTRIBUTION.defrule("__pyindex", pyindex_rule)
+special_forms.KIND_STORES[DistributedArray] = store_rule
+communicating("__subscript")
