@@ -10,12 +10,19 @@ computes on it as if its tile were the whole.  The runtime dispatches operands b
 kind before a kernel runs (``runtime.nodes.register_operand_kind``, registered
 below): a primitive declared ``takes_tiled`` (the distributed primitives, lists,
 printing) gets the DistributedArray as it is; any other applies its rule from the
-``DISTRIBUTION`` table (element-wise ones tile by tile with the annotation kept and
-a new generation; ``shape``, ``size``, ``len``, ``transpose`` ... the global answer,
-see ``primitives/dist_matrixops/global_view.py``), or, without a rule, raises a
-located :class:`~.errors.PhylanxDistributionError` that names the ``_d`` form, if
-there is one, and the ways to go on: ``all_gather_d(x)`` for the whole array,
-``local_tile(x)`` for this locality's tile.  A tiled array nested in a list is
+``DISTRIBUTION`` table (element-wise ones tile by tile with NumPy's broadcasting,
+``broadcasting.py``; ``shape``, ``size``, ``len``, ``transpose`` ... the global answer,
+see ``primitives/dist_matrixops/global_view.py``; reductions and products,
+``global_reductions.py``, ``global_products.py``); an element-wise primitive without a
+rule of its own goes tile by tile too; any other computes NumPy's answer from the
+gathered operands and re-tiles it (``gather_fallback.py``, with a once-per-line
+:class:`~.errors.PhylanxPerformanceWarning`); only a primitive with side effects, which
+every rank would repeat, raises a located :class:`~.errors.PhylanxDistributionError`
+that names the ``_d`` form, if there is one, and the ways to go on:
+``all_gather_d(x)`` for the whole array, ``local_tile(x)`` for this locality's tile.
+With several localities rules communicate, so no subtree is spawned beside its
+siblings (``runtime.nodes.KEEP_PROGRAM_ORDER``): every rank communicates in program
+order.  A tiled array nested in a list is
 caught when the kernel converts it (``__array__`` raises :class:`TiledOperand`
 inside an evaluation): ``on_tiled_operand`` translates that into the same located
 error where the runtime locates a kernel's exception (the kernel is not run again).  NumPy
