@@ -18,11 +18,11 @@ import phylanx
 from phylanx import Phylanx
 from phylanx import distributed as dist
 from phylanx.errors import PhylanxError
+from phylanx.runtime import nodes
 
 r, n = dist.find_here(), dist.num_localities()
 warnings.simplefilter("error", dist.PhylanxPerformanceWarning)
 # rules communicate: with several ranks every rank evaluates in program order
-from phylanx.runtime import nodes  # noqa: E402
 assert nodes.KEEP_PROGRAM_ORDER == (n > 1), (r, nodes.KEEP_PROGRAM_ORDER)
 
 

@@ -3,9 +3,9 @@
 Inside ``@Phylanx`` functions and PhySL, every rank gets the global NumPy answer
 (``x.shape[0]``, ``len(x)``, ``x + 1``, ``transpose``, ``np.sum(x)``, ``np.dot(x, w)``,
 ``x @ w``, ``x[0]`` through the gather fallback) or, for a primitive with side effects,
-the same located ``PhylanxDistributionError``, never its tile's value; Python-side NumPy on a tiled array is global too.  Arrays
-are tiled unevenly (rows ``2n + 1``) and with an empty tile on rank 0.  Prints
-'OK <rank>' at the end.
+the same located ``PhylanxDistributionError``, never its tile's value; Python-side
+NumPy on a tiled array is global too.  Arrays are tiled unevenly (rows ``2n + 1``)
+and with an empty tile on rank 0.  Prints 'OK <rank>' at the end.
 """
 import warnings
 
