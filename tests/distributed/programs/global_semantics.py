@@ -161,12 +161,15 @@ assert names == ["cumsum", "flip", "median", "sort"], names      # once per line
 
 # -- bad input: the same located error on every rank, no hang -----------------------------
 x = dist.tiled(A, "row", name="bad")
-for code, args in (("a + b", (x, np.ones(4))), ("dot(a, b)", (x, np.ones(4))),
-                   ("a * b", (x, dist.tiled(np.ones((3, 3)), name="other")))):
+for code, args, words in (("a + b", (x, np.ones(4)), "does not broadcast"),
+                          ("dot(a, b)", (x, np.ones(4)), "not aligned"),
+                          ("matmul(b, a)", (x, np.ones((3, 3))), "not aligned"),
+                          ("a * b", (x, dist.tiled(np.ones((3, 3)), name="other")),
+                           "does not broadcast")):
     try:
         got = phylanx.evaluate(f"lambda(a, b, {code})", *args)
     except PhylanxError as e:
-        assert e.loc is not None, (code, e)
+        assert e.loc is not None and words in str(e), (code, e)
         texts = dist.all_gather(str(e)).result()
         assert len(set(texts)) == 1, texts
     else:

@@ -27,6 +27,7 @@ from ....primitives.rules import DISTRIBUTION
 from ... import lockstep, tiling
 from ...broadcasting import elementwise
 from ...darray import DistributedArray
+from .global_view import _stand_in
 from .products import _only_split, _summed, dot_d
 
 
@@ -99,9 +100,13 @@ def product_rule(name: str):
         b = b if type(b) is DistributedArray else np.asarray(b)
         if name == "dot" and (a.ndim == 0 or b.ndim == 0):
             return elementwise(np.multiply, [a, b])
-        if a.ndim not in (1, 2) or b.ndim not in (1, 2) or a.shape[-1] != b.shape[0] \
+        if a.ndim not in (1, 2) or b.ndim not in (1, 2) \
                 or a.dtype.kind not in "biufc" or b.dtype.kind not in "biufc":
             return NotImplemented          # NumPy's answer or error, through the fallback
+        if a.shape[-1] != b.shape[0]:
+            # the kernel's own error, from the global shapes alone: the same on every
+            # rank, before any communication
+            return impl(*[_stand_in(x) if type(x) is DistributedArray else x for x in (a, b)])
         local = _local_contraction(a, b)
         return local if local is not None else dot_d(a, b)
     rule.__name__ = f"{name}_rule"
