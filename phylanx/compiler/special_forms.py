@@ -20,6 +20,7 @@ from ..primitives.controls.control_flow import iterate
 from ..primitives.registry import all_specs, lookup
 from ..runtime.cancel import PENDING, check
 from ..runtime.futures import resolve_deep
+from ..runtime.nodes import dispatch_kind, registered_kind
 from ..values import BreakSignal, ContinueSignal, Function
 from ..values import call as call_fn
 from . import scalar_loops, scopes
@@ -286,6 +287,16 @@ def store(compiler, call, scope):
             container = resolve_deep(base.choice.call(frame))
             idx = [resolve_deep(i.choice.call(frame)) for i in indices]
             v = resolve_deep(value.choice.call(frame))
+            tiled = registered_kind()
+            if type(container) is not tiled and (type(v) is tiled or tiled in map(type, idx)):
+                # a tiled value (or index) stored into a plain array: the store runs on
+                # its whole value, as the distributed layer's dispatch gives it
+                return dispatch_kind(
+                    node, lambda c, *rest: put(frame, c, list(rest[:-1]), rest[-1]),
+                    (container, *idx, v))
+            put(frame, container, idx, v)
+
+        def put(frame, container, idx, v):
             if kind in SLICE_STORES:
                 SLICE_STORES[kind](kind, container, idx, v)
                 return

@@ -29,12 +29,13 @@ from .errors import (
     PhylanxDistributedError,
     PhylanxDistributionError,
     PhylanxPeerLeftError,
+    PhylanxPerformanceWarning,
     PhylanxRemoteError,
 )
 
 __all__ = [
     "PhylanxCollectiveMismatchError", "PhylanxDistributedError", "PhylanxDistributionError",
-    "PhylanxPeerLeftError",
+    "PhylanxPeerLeftError", "PhylanxPerformanceWarning",
     "PhylanxRemoteError",
     "all_gather", "all_reduce", "barrier", "broadcast", "find_all_localities", "find_here",
     "check_same", "gather", "get_remote", "hostname", "num_localities", "reduce", "register_array",

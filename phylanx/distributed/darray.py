@@ -10,12 +10,19 @@ computes on it as if its tile were the whole.  The runtime dispatches operands b
 kind before a kernel runs (``runtime.nodes.register_operand_kind``, registered
 below): a primitive declared ``takes_tiled`` (the distributed primitives, lists,
 printing) gets the DistributedArray as it is; any other applies its rule from the
-``DISTRIBUTION`` table (element-wise ones tile by tile with the annotation kept and
-a new generation; ``shape``, ``size``, ``len``, ``transpose`` ... the global answer,
-see ``primitives/dist_matrixops/global_view.py``), or, without a rule, raises a
-located :class:`~.errors.PhylanxDistributionError` that names the ``_d`` form, if
-there is one, and the ways to go on: ``all_gather_d(x)`` for the whole array,
-``local_tile(x)`` for this locality's tile.  A tiled array nested in a list is
+``DISTRIBUTION`` table (element-wise ones tile by tile with NumPy's broadcasting,
+``broadcasting.py``; ``shape``, ``size``, ``len``, ``transpose`` ... the global answer,
+see ``primitives/dist_matrixops/global_view.py``; reductions and products,
+``global_reductions.py``, ``global_products.py``); an element-wise primitive without a
+rule of its own goes tile by tile too; any other computes NumPy's answer from the
+gathered operands and re-tiles it (``gather_fallback.py``, with a once-per-line
+:class:`~.errors.PhylanxPerformanceWarning`); only a primitive with side effects, which
+every rank would repeat, raises a located :class:`~.errors.PhylanxDistributionError`
+that names the ``_d`` form, if there is one, and the ways to go on:
+``all_gather_d(x)`` for the whole array, ``local_tile(x)`` for this locality's tile.
+With several localities rules communicate, so no subtree is spawned beside its
+siblings (``runtime.nodes.KEEP_PROGRAM_ORDER``): every rank communicates in program
+order.  A tiled array nested in a list is
 caught when the kernel converts it (``__array__`` raises :class:`TiledOperand`
 inside an evaluation): ``on_tiled_operand`` translates that into the same located
 error where the runtime locates a kernel's exception (the kernel is not run again).  NumPy
@@ -194,52 +201,12 @@ def _is_tiled(value: Any) -> bool:
     return type(value) is DistributedArray
 
 
-def _plain_part(value: np.ndarray, box: tuple, shape: tuple[int, ...]) -> np.ndarray:
-    """The part of a plain array that meets the tile ``box`` once broadcast to ``shape``."""
-    lead = len(shape) - value.ndim
-    if lead < 0 or any(v not in (1, g) for v, g in zip(value.shape, shape[lead:])):
-        raise PhylanxValueError(
-            f"an array of shape {value.shape} does not broadcast to the tiled array's "
-            f"global shape {shape} (element-wise operations on tiled arrays keep the shape)")
-    index = tuple(slice(None) if value.shape[j] == 1 else slice(*box[lead + j])
-                  for j in range(value.ndim))
-    return value[index]
-
-
 def elementwise(fn: Any, args: Any) -> Any:
-    """``fn`` tile by tile: the first tiled operand decides the layout; other tiled
-    operands of the same global shape are brought to it (fetched), plain arrays and
-    scalars are broadcast against the global shape (each tile gets its part).  The
-    result has the first tiled operand's name, next generation."""
-    driver = next(a for a in args if _is_tiled(a))
-    box = driver.box
-    local_args = []
-    for a in args:
-        if _is_tiled(a):
-            if a is driver or a.layout == driver.layout:
-                local_args.append(a.local)
-            elif a.shape == driver.shape:
-                local_args.append(tiles.fetch(a.local, a.layout, [box])[0])
-            else:
-                raise PhylanxValueError(
-                    f"tiled operands of global shapes {driver.shape} and {a.shape}: element-"
-                    "wise operations need tiled operands of one shape")
-        elif type(a) is np.ndarray and a.ndim > 0:
-            local_args.append(_plain_part(a, box, driver.shape))
-        elif type(a) in (list, tuple) and a and not isinstance(a[0], str):
-            # (a tuple too: passed whole, one that broadcast to the tile but not to the
-            # global shape gave every tile the same rows)
-            local_args.append(_plain_part(np.asarray(a), box, driver.shape))
-        else:
-            local_args.append(a)
-    result = fn(*local_args)
-    if isinstance(result, np.generic) and driver.local.size == 1:
-        result = np.asarray(result).reshape(driver.local.shape)
-    if not isinstance(result, np.ndarray) or result.shape != driver.local.shape:
-        raise PhylanxValueError(
-            f"the element-wise result of a tile of shape {driver.local.shape} has shape "
-            f"{np.shape(result)}")
-    return driver.derive(result)
+    """``fn`` tile by tile with NumPy's broadcasting against the global shapes
+    (``broadcasting.py``: plain operands sliced to each tile, tiled ones of other
+    layouts fetched, the layout chosen by the bytes it moves)."""
+    from .broadcasting import elementwise as tile_by_tile
+    return tile_by_tile(fn, args)
 
 
 #: the distributed counterparts whose names are not ``<name>_d``; the others are found
@@ -279,8 +246,11 @@ def refusal(primitive: str, value: Any = None) -> PhylanxError:
 
 def dispatch(node: Any, impl: Any, args: tuple) -> Any:
     """The runtime's dispatcher for tiled operands (``runtime.nodes``): the primitive's
-    ``DISTRIBUTION`` rule, else a located refusal.  Never the kernel on a tile."""
+    ``DISTRIBUTION`` rule, else NumPy's answer from the gathered operands
+    (``gather_fallback.py``), else (side effects) a located refusal.  Never the kernel
+    on a tile."""
     from ..autodiff.recording import active_tape
+    from ..primitives.registry import lookup
     from ..primitives.rules import DISTRIBUTION
     tape = active_tape()
     if tape is not None:
@@ -289,8 +259,19 @@ def dispatch(node: Any, impl: Any, args: tuple) -> Any:
         tape.refuse_tiled(node.primitive, args, node)
     rule = DISTRIBUTION.get(node.primitive)
     if rule is not None:
-        return rule(impl, list(args))
-    raise refusal(node.primitive, next((a for a in args if _is_tiled(a)), None))
+        result = rule(impl, list(args))
+        if result is not NotImplemented:    # (a rule declines operands it does not cover)
+            return result
+    spec = lookup(node.primitive)
+    if spec is not None and spec.elementwise:
+        # an element-wise kernel without a rule of its own yet (the rule table covers
+        # the flag ``distributable``): tile by tile is its global answer
+        return elementwise(impl, args)
+    if spec is None or spec.side_effects:
+        # every rank would repeat the effect (random numbers, a file written)
+        raise refusal(node.primitive, next((a for a in args if _is_tiled(a)), None))
+    from .gather_fallback import gather_and_compute
+    return gather_and_compute(node.primitive, impl, args, node.loc)
 
 
 def on_tiled_operand(node: Any, impl: Any, args: Any, exc: BaseException) -> Any:
@@ -315,7 +296,11 @@ def as_tiled(value: Any, what: str = "argument") -> DistributedArray:
 
 def _register() -> None:
     from ..runtime import nodes
+    from .bootstrap import launched_by_mpi
     nodes.register_operand_kind(DistributedArray, dispatch)
+    if launched_by_mpi() and api.num_localities() > 1:
+        # rules and the gather fallback communicate: keep every rank in program order
+        nodes.KEEP_PROGRAM_ORDER = True
     if on_tiled_operand not in nodes.operand_handlers:
         nodes.operand_handlers.append(on_tiled_operand)
 

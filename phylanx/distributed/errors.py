@@ -31,3 +31,9 @@ class PhylanxPeerLeftError(PhylanxDistributedError):
         super().__init__(message, loc, primitive)
         self.exit_status = exit_status
         self.departed = departed
+
+
+class PhylanxPerformanceWarning(Warning):
+    """A primitive without a distribution rule was given a tiled array: every rank
+    gathered the whole array to compute NumPy's answer (``gather_fallback.py``).  Correct,
+    but the whole array crossed the network: warned once per source line."""

@@ -274,9 +274,13 @@ def test_a_distributed_points_array_runs_as_written():
     from phylanx import distributed as dist
     f = Phylanx(sums_first)
     points, centres = data()
-    # as written: the expression's matmul has no distribution rule, so it refuses the
-    # tiled array (never a tile taken for the whole), the rewrite changes nothing
-    with pytest.raises(dist.PhylanxDistributionError, match="matmul.*dot_d"):
+    # never a tile taken for the whole: the rewritten label sums write in place (a
+    # primitive with side effects), which a tiled array reaches as a located refusal
+    # (issue 28: the rewrite does not yet leave tiled operands to the expression)
+    import warnings
+    with warnings.catch_warnings(), \
+            pytest.raises(dist.PhylanxDistributionError, match="__label_sums_at"):
+        warnings.simplefilter("ignore", dist.PhylanxPerformanceWarning)   # (argmin's)
         f(dist.tiled(points, name="label_stats_points"), centres)
     assert_same(tuple(np.asarray(v) for v in f(points, centres)), sums_first(points, centres))
 

@@ -19,7 +19,12 @@ Y = np.array([[0.5, 0.25, 0.75], [1.0, 0.375, 0.125]])
 _DOMAIN = {"arccosh": 1.0}     # shift into the function's domain
 # the rules that give a global answer other than element-wise (global_view.py)
 _GLOBAL = {"shape": "shape(a, 1)", "size": "size(a)", "ndim": "ndim(a)", "__len": "__len(a)",
-           "__dtype": "__dtype(a)", "transpose": "transpose(a)"}
+           "__dtype": "__dtype(a)", "transpose": "transpose(a)",
+           # reductions and products (global_reductions.py, global_products.py)
+           "sum": "sum(a, 1)", "prod": "prod(a, 0)", "amax": "amax(a)", "amin": "amin(a, 0)",
+           "mean": "mean(a, 1)", "var": "var(a)", "std": "std(a, 0)", "all": "all(a)",
+           "any": "any(a, 1)", "__npnorm": "__npnorm(a)", "dot": "dot(a, [1.0, 2.0, 3.0])",
+           "matmul": "matmul(a, [[1.0], [2.0], [3.0]])"}
 # global indices and structure ops (global_subscripts.py, global_structure.py)
 _GLOBAL.update({
     "__subscript": "__subscript(a, 1, list(nil, nil, -1))",
@@ -88,10 +93,29 @@ def test_python_values_and_decorated_functions(tmp_path):
     np.testing.assert_allclose(got.local, np.sqrt(X) * 2)
 
 
-def test_primitives_without_a_rule_refuse_the_tile():
-    x = dist.tiled(np.arange(6.0).reshape(2, 3), name="l")
+def test_primitives_without_a_rule_gather_with_a_warning_or_refuse_side_effects():
+    whole = np.arange(6.0).reshape(2, 3)[::-1].copy()
+    x = dist.tiled(whole, name="l")
     assert list(phylanx.evaluate("lambda(a, shape(a))", x)) == [2, 3]
     assert list(phylanx.evaluate("lambda(a, shape_d(a))", x)) == [2, 3]
-    with pytest.raises(dist.PhylanxDistributionError, match="sum_d"):
-        phylanx.evaluate("lambda(a, sum(a))", x)
+    assert phylanx.evaluate("lambda(a, sum(a))", x) == 15.0
+    # no rule: NumPy's answer from the gathered array, re-tiled, with a warning
+    with pytest.warns(dist.PhylanxPerformanceWarning, match="sort has no distribution rule"):
+        got = phylanx.evaluate("lambda(a, sort(a, 0))", x)
+    assert isinstance(got, dist.DistributedArray) and got.layout == x.layout
+    assert np.array_equal(got.gather(), np.sort(whole, 0))
+    with pytest.warns(dist.PhylanxPerformanceWarning, match="median"):
+        assert phylanx.evaluate("lambda(a,\n median(a))", x) == np.median(whole)
+    # a primitive with side effects would repeat them on every rank: refused
+    with pytest.raises(dist.PhylanxDistributionError, match="local_tile"):
+        phylanx.evaluate("lambda(a, file_write(\"/dev/null\", a))", x)
     assert phylanx.evaluate("lambda(a, sum(local_tile(a)))", x) == 15.0
+
+
+def test_element_wise_primitives_without_a_rule_of_their_own_go_tile_by_tile():
+    x = dist.tiled(X, name="w")
+    for code, want in (("power(a, 2.0)", X ** 2.0), ("log1p(a)", np.log1p(X)),
+                       ("fmax(a, [0.3, 0.3, 0.3])", np.fmax(X, 0.3))):
+        got = phylanx.evaluate(f"lambda(a, {code})", x)
+        assert isinstance(got, dist.DistributedArray) and got.full_name == "w/1", code
+        np.testing.assert_array_equal(got.gather(), want)

@@ -63,6 +63,7 @@ def _mismatch(a: np.ndarray, b: np.ndarray, axis_a: int, axis_b: int) -> Phylanx
 
 
 @primitive("dot", "dot(_1, _2)", oracle=np.dot, differentiable=True, flags={"blas": True},
+           distributable=True,
            example="dot([[1, 2], [3, 4]], [5, 6])", result="[17, 39]")
 def dot(a, b):
     """Dot product with numpy.dot semantics for any ranks.
@@ -79,6 +80,7 @@ def dot(a, b):
 
 
 @primitive("matmul", "matmul(_1, _2)", extension=True, flags={"blas": True},
+           distributable=True,
            oracle=np.matmul, differentiable=True,
            example="matmul([[1, 2], [3, 4]], [[5], [6]])", result="[[17], [39]]")
 def matmul(a, b):
@@ -290,7 +292,7 @@ def _norm_order(ord_: Any) -> Any:
            oracle=lambda x, ord=None, axis=None, keepdims=False: np.linalg.norm(
                x, ord, tuple(axis) if isinstance(axis, list) else axis, bool(keepdims)),
            example="__npnorm([3, 4])", result="5.0", differentiable=True, extension=True,
-           internal=True)
+           internal=True, distributable=True)
 def npnorm(x, ord=None, axis=None, keepdims=False):
     """``np.linalg.norm(x, ord, axis, keepdims)``: matrix or vector norm, NumPy's meaning.
 

@@ -72,7 +72,7 @@ def _pattern(name: str, fourth: str, fifth: str = "dtype") -> str:
     return _REDUCE_PATTERN.format(name=name, fourth=fourth, fifth=fifth)
 
 
-@primitive("sum", _pattern("sum", "initial"), samples="reduction",
+@primitive("sum", _pattern("sum", "initial"), samples="reduction", distributable=True,
            oracle=_oracle(np.sum), differentiable=True,
            example="sum([[1, 2], [3, 4]], 0)", result="[4, 6]")
 def sum_(a, axis=None, keepdims=None, initial=None, dtype=None):
@@ -87,7 +87,7 @@ def sum_(a, axis=None, keepdims=None, initial=None, dtype=None):
     return scalarize(np.sum(a, axis=axes, keepdims=keep, dtype=to_dtype(dtype), **extra))
 
 
-@primitive("prod", _pattern("prod", "initial"), samples="reduction",
+@primitive("prod", _pattern("prod", "initial"), samples="reduction", distributable=True,
            oracle=_oracle(np.prod), differentiable=True,
            example="prod([[1, 2], [3, 4]], 1)", result="[2, 12]")
 def prod(a, axis=None, keepdims=None, initial=None, dtype=None):
@@ -110,7 +110,7 @@ def _extreme(fn, what: str, a, axis, keepdims, initial, dtype):
     return scalarize(fn(a, axis=axes, keepdims=keep, **extra))
 
 
-@primitive("amax", _pattern("amax", "initial"), samples="reduction",
+@primitive("amax", _pattern("amax", "initial"), samples="reduction", distributable=True,
            oracle=_oracle(np.max), example="amax([[1, 5], [3, 4]], 0)", result="[3, 5]",
            differentiable=True)
 def amax(a, axis=None, keepdims=None, initial=None, dtype=None):
@@ -121,7 +121,7 @@ def amax(a, axis=None, keepdims=None, initial=None, dtype=None):
     return _extreme(np.max, "maximum", a, axis, keepdims, initial, dtype)
 
 
-@primitive("amin", _pattern("amin", "initial"), samples="reduction",
+@primitive("amin", _pattern("amin", "initial"), samples="reduction", distributable=True,
            oracle=_oracle(np.min), example="amin([[1, 5], [3, 4]], 1)", result="[1, 3]",
            differentiable=True)
 def amin(a, axis=None, keepdims=None, initial=None, dtype=None):
@@ -132,7 +132,7 @@ def amin(a, axis=None, keepdims=None, initial=None, dtype=None):
     return _extreme(np.min, "minimum", a, axis, keepdims, initial, dtype)
 
 
-@primitive("mean", _pattern("mean", "dummy_"), samples="reduction",
+@primitive("mean", _pattern("mean", "dummy_"), samples="reduction", distributable=True,
            oracle=_oracle(np.mean), differentiable=True,
            example="mean([[1, 2], [3, 4]], 0)", result="[2.0, 3.0]")
 def mean(a, axis=None, keepdims=None, dummy_=None, dtype=None):
@@ -164,7 +164,7 @@ def _ddof(ddof: Any) -> Any:
     return ddof
 
 
-@primitive("var", _moment_pattern("var"), samples="reduction",
+@primitive("var", _moment_pattern("var"), samples="reduction", distributable=True,
            oracle=_moment_oracle(np.var), differentiable=True,
            example="var([1, 2, 3, 4])", result="1.25")
 def var(a, axis=None, keepdims=None, dummy_=None, dtype=None, ddof=0):
@@ -178,7 +178,7 @@ def var(a, axis=None, keepdims=None, dummy_=None, dtype=None, ddof=0):
                             ddof=_ddof(ddof)))
 
 
-@primitive("std", _moment_pattern("std"), samples="reduction",
+@primitive("std", _moment_pattern("std"), samples="reduction", distributable=True,
            oracle=_moment_oracle(np.std), differentiable=True,
            example="std([1, 2, 3, 4])", result="1.118033988749895")
 def std(a, axis=None, keepdims=None, dummy_=None, dtype=None, ddof=0):
@@ -193,7 +193,7 @@ def std(a, axis=None, keepdims=None, dummy_=None, dtype=None, ddof=0):
 
 
 @primitive("all", _pattern("all", "dummy0", "dummy1"),
-           samples="reduction", oracle=_oracle(np.all),
+           samples="reduction", distributable=True, oracle=_oracle(np.all),
            example="all([[true, false], [true, true]], 1)", result="[false, true]")
 def all_(a, axis=None, keepdims=None, dummy0=None, dummy1=None):
     """True where all elements (along ``axis``) are non-zero, like numpy.all.
@@ -205,7 +205,7 @@ def all_(a, axis=None, keepdims=None, dummy0=None, dummy1=None):
 
 
 @primitive("any", _pattern("any", "dummy0", "dummy1"),
-           samples="reduction", oracle=_oracle(np.any),
+           samples="reduction", distributable=True, oracle=_oracle(np.any),
            example="any([[0, 0], [0, 3]], 1)", result="[false, true]")
 def any_(a, axis=None, keepdims=None, dummy0=None, dummy1=None):
     """True where any element (along ``axis``) is non-zero, like numpy.any.

@@ -7,11 +7,10 @@ zero-stride view of one zero (no memory, and the kernel's own semantics: a tuple
 Python ints, as for a plain array).  ``transpose`` is ``transpose_d`` (a layout
 change, no communication).
 
-Primitives whose global answer needs communication (``sum``, ``dot``, ``amax`` ...)
-get no rule here: their ``_d`` forms are ordered collectives, and the runtime may run
-a plain primitive concurrently with its siblings, which could reorder collectives
-between ranks.  Without a rule they refuse a tiled operand with a located error that
-names the ``_d`` form (``darray.refusal``).
+Reductions and products, whose global answer needs communication, have their rules
+in ``global_reductions.py`` and ``global_products.py``; with several localities the
+runtime keeps every rank in program order (``runtime.nodes.KEEP_PROGRAM_ORDER``), so
+their collectives meet.  Primitives without a rule gather (``gather_fallback.py``).
 """
 from __future__ import annotations
 

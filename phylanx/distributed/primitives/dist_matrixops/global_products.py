@@ -1,0 +1,117 @@
+"""Products of tiled arrays: the ``DISTRIBUTION`` rules of ``dot`` and ``matmul``
+(``np.dot``, ``x.dot(w)``, ``x @ w`` and ``np.matmul`` compile to these two, and for
+1-d and 2-d operands they are the same product).
+
+* **contraction split, parts local**: when the contraction axis of a tiled operand
+  is split and, on every rank, the part of the other operand its owned cells
+  multiply is at hand (a plain operand, or a tiled one laid out alike: ``x.T @ r``
+  with ``x`` and ``r`` both row-tiled), each rank multiplies its cells with those
+  parts and the partial products are summed over the ranks (one all_gather, added in
+  rank order: the same plain result on every rank).  Decided from the layouts, the
+  same on every rank.
+* **otherwise** ``dot_d``: a row-tiled lhs times a plain (or fetched) rhs stays
+  row-tiled (``x @ w``), a column-tiled rhs gives a column-tiled result, and any
+  other combination fetches what it needs (``products.py``).
+
+A scalar operand of ``dot`` is an element-wise product (tile by tile); operands of
+more than two axes take the gather fallback (``gather_fallback.py``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .... import distributed as api
+from ....primitives.rules import DISTRIBUTION
+from ... import lockstep, tiling
+from ...broadcasting import elementwise
+from ...darray import DistributedArray
+from .global_view import _stand_in
+from .products import _only_split, _summed, dot_d
+
+
+def _inside(part: tiling.Box, tile: tiling.Box) -> bool:
+    return tiling.is_empty(part) or all(ts <= s and e <= te
+                                        for (s, e), (ts, te) in zip(part, tile))
+
+
+def _needs(a: DistributedArray, b: Any, rank: int) -> list[tuple[tiling.Box, tiling.Box]]:
+    """(owned cell of ``a`` on ``rank``, the box of ``b`` it multiplies)."""
+    rest = tuple((0, n) for n in np.shape(b)[1:])
+    return [(cell, (cell[-1],) + rest) for cell in a.layout.owned[rank]]
+
+
+def _needs_rhs(a: Any, b: DistributedArray, rank: int) -> list[tuple[tiling.Box, tiling.Box]]:
+    """(owned cell of ``b`` on ``rank``, the box of ``a`` it multiplies)."""
+    lead = tuple((0, n) for n in np.shape(a)[:-1])
+    return [(cell, lead + (cell[0],)) for cell in b.layout.owned[rank]]
+
+
+def _at_hand(other: Any, needs: Any) -> bool:
+    """On every rank, the parts of ``other`` that rank needs are local (or plain)."""
+    if type(other) is not DistributedArray:
+        return True
+    return all(_inside(part, other.layout.boxes[r])
+               for r in range(len(other.layout.boxes)) for _, part in needs(r))
+
+
+def _slice(x: Any, part: tiling.Box) -> np.ndarray:
+    if type(x) is DistributedArray:
+        return x.local[tiling.to_local(part, x.box)]
+    return x[tuple(slice(s, e) for s, e in part)]
+
+
+def _local_contraction(a: Any, b: Any) -> Any:
+    """Partial products of owned cells with local parts, summed (module docstring), or
+    None if that does not apply."""
+    rank = api.find_here()
+    row_product = type(a) is DistributedArray and a.ndim == 2 and _only_split(a, {0})
+    column_product = type(b) is DistributedArray and b.ndim == 2 and _only_split(b, {1})
+    if row_product or column_product:
+        return None                       # dot_d keeps these tiled
+    shape = np.shape(a)[:-1] + np.shape(b)[1:]
+    dtype = np.result_type(a.dtype, b.dtype)
+    partial = np.zeros(shape, dtype)
+    if type(a) is DistributedArray:
+        if a.ndim - 1 not in a.layout.split_axes() or \
+                not _at_hand(b, lambda r: _needs(a, b, r)):
+            return None
+        for cell, part in _needs(a, b, rank):
+            where = (slice(*cell[0]),) if a.ndim == 2 else ()
+            partial[where] += np.dot(a.local[tiling.to_local(cell, a.box)], _slice(b, part))
+    else:
+        if 0 not in b.layout.split_axes() or not _at_hand(a, lambda r: _needs_rhs(a, b, r)):
+            return None
+        for cell, part in _needs_rhs(a, b, rank):
+            where = (Ellipsis, slice(*cell[1])) if b.ndim == 2 else ()
+            partial[where] += np.dot(_slice(a, part), b.local[tiling.to_local(cell, b.box)])
+    with lockstep.operation(lockstep.label_of("dot", tuple(
+            x for x in (a, b) if type(x) is DistributedArray))):
+        return _summed(partial)
+
+
+def product_rule(name: str):
+    def rule(impl: Any, args: list) -> Any:
+        if len(args) != 2:
+            return NotImplemented
+        a, b = args
+        a = a if type(a) is DistributedArray else np.asarray(a)
+        b = b if type(b) is DistributedArray else np.asarray(b)
+        if name == "dot" and (a.ndim == 0 or b.ndim == 0):
+            return elementwise(np.multiply, [a, b])
+        if a.ndim not in (1, 2) or b.ndim not in (1, 2) \
+                or a.dtype.kind not in "biufc" or b.dtype.kind not in "biufc":
+            return NotImplemented          # NumPy's answer or error, through the fallback
+        if a.shape[-1] != b.shape[0]:
+            # the kernel's own error, from the global shapes alone: the same on every
+            # rank, before any communication
+            return impl(*[_stand_in(x) if type(x) is DistributedArray else x for x in (a, b)])
+        local = _local_contraction(a, b)
+        return local if local is not None else dot_d(a, b)
+    rule.__name__ = f"{name}_rule"
+    return rule
+
+
+DISTRIBUTION.defrule("dot", product_rule("dot"))
+DISTRIBUTION.defrule("matmul", product_rule("matmul"))

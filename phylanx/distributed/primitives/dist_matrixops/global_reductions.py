@@ -1,0 +1,197 @@
+"""Reductions of tiled arrays over any axes: the ``DISTRIBUTION`` rules of ``sum``,
+``prod``, ``amax``, ``amin``, ``mean``, ``var``, ``std``, ``all``, ``any`` and
+``np.linalg.norm`` (``__npnorm``, its 2-norm / Frobenius norm).
+
+``axis`` is None, an int or a tuple, ``keepdims`` as NumPy.  Two cases, decided from
+the layout (the same on every rank):
+
+* **no reduced axis is split** (every tile spans the reduced axes whole, e.g.
+  ``np.sum(x, axis=1)`` of a row-tiled ``x``): each rank runs the primitive's own
+  kernel on its tile, no communication, and the result is tiled like ``x`` without
+  the reduced axes (a length-1 axis with ``keepdims``); if every axis is reduced,
+  every tile holds the whole array and the answer is plain;
+* **a reduced axis is split**: each rank reduces the cells it *owns* (overlapping
+  tiles count every element once) into an array of the result's shape, the partial
+  results travel in one all_gather (the operation's final message) and are combined
+  in rank order, so every rank holds the same plain result, bit for bit.  ``mean``
+  divides the sum by the count; ``var``/``std`` take the global mean first, then the
+  sum of squared deviations (NumPy's two passes) divided by ``N - ddof``.
+
+Options these do not cover (``initial``, ``dtype``, a ``norm`` order, empty
+reductions, complex data) take the gather fallback (``gather_fallback.py``: NumPy's
+answer, with its performance warning): the rule declines (``NotImplemented``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .... import distributed as api
+from ....primitives.dtypes import to_bool
+from ....primitives.rules import DISTRIBUTION
+from ....primitives.statistics.reductions import reduction_axes
+from ....values import scalarize
+from ... import lockstep, tiles, tiling
+from ...darray import DistributedArray
+from ...tiles import Layout
+
+#: name -> (ufunc combining partial results, positions of the options that must be nil)
+_COMBINE = {"sum": (np.add, (3, 4)), "prod": (np.multiply, (3, 4)),
+            "amax": (np.maximum, (3, 4)), "amin": (np.minimum, (3, 4)),
+            "all": (np.logical_and, ()), "any": (np.logical_or, ()),
+            "mean": (np.add, (4,)), "var": (np.add, (4,)), "std": (np.add, (4,))}
+
+
+def _args(args: list, count: int) -> list:
+    return list(args) + [None] * (count - len(args))
+
+
+def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    axes = reduction_axes(axis.tolist() if isinstance(axis, np.ndarray) else axis, ndim)
+    if axes is None:
+        return tuple(range(ndim))
+    return (axes,) if isinstance(axes, int) else tuple(axes)
+
+
+def whole_along(a: DistributedArray, axes: tuple[int, ...]) -> bool:
+    """Every tile (empty ones too) spans ``axes`` whole: reducing them is local."""
+    return all(box[ax] == (0, a.shape[ax]) for box in a.layout.boxes for ax in axes)
+
+
+def _local(a: DistributedArray, axes: tuple[int, ...], keep: bool, kernel: Any) -> Any:
+    """The reduction of each tile, tiled like ``a`` without the reduced axes."""
+    local = kernel(a.local)
+    if len(axes) == a.ndim:
+        return local                    # every tile is the whole array
+    def reduced(box):
+        return tuple((0, 1) if i in axes else span for i, span in enumerate(box)
+                     if keep or i not in axes)
+    boxes = [reduced(b) for b in a.layout.boxes]
+    shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape)
+                  if keep or i not in axes)
+    kept = [i for i in range(a.ndim) if i not in axes]
+    key = None
+    if len(shape) == 1:
+        key = a.layout.key1d if a.ndim == 1 else ("rows" if kept == [0] else "columns")
+    return a.derive(np.asarray(local).reshape(tiling.box_shape(boxes[api.find_here()])),
+                    Layout(boxes, shape, key))
+
+
+def _identity(ufunc: np.ufunc, dtype: np.dtype) -> Any:
+    """The value ``ufunc`` leaves the other operand unchanged with, in ``dtype``."""
+    if ufunc not in (np.maximum, np.minimum):
+        return ufunc.identity
+    if dtype.kind == "b":
+        return ufunc is np.minimum
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return info.max if ufunc is np.minimum else info.min
+    return np.inf if ufunc is np.minimum else -np.inf
+
+
+def combined(a: DistributedArray, axes: tuple[int, ...], ufunc: np.ufunc, dtype: np.dtype,
+             block_of: Any = None, final: bool = True) -> np.ndarray:
+    """Collective: ``ufunc`` reduced over ``axes`` of ``block_of(cell, block)`` (the
+    block itself by default) for every owned cell, combined over the ranks in rank
+    order; the shape keeps the reduced axes (length 1)."""
+    shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape))
+    partial = np.full(shape, _identity(ufunc, dtype), dtype)
+    rank = api.find_here()
+    box = a.layout.boxes[rank]
+    for cell in a.layout.owned[rank]:
+        block = a.local[tiling.to_local(cell, box)]
+        if block_of is not None:
+            block = block_of(cell, block)
+        where = tuple(slice(0, 1) if i in axes else slice(s, e) for i, (s, e) in enumerate(cell))
+        part = ufunc.reduce(block, axis=axes, keepdims=True, dtype=dtype)
+        partial[where] = ufunc(partial[where], part)
+    parts = tiles.all_gather(partial, final=final) if len(a.layout.boxes) > 1 else [partial]
+    out = parts[0]
+    for p in parts[1:]:
+        out = ufunc(out, p)
+    return out
+
+
+def _finish(value: np.ndarray, axes: tuple[int, ...], keep: bool) -> Any:
+    return scalarize(value if keep else value.reshape(
+        tuple(n for i, n in enumerate(value.shape) if i not in axes)))
+
+
+def _plain_case(a: Any, axes: tuple[int, ...]) -> bool:
+    """What the partial-and-combine path computes exactly as NumPy: real or boolean
+    data and a non-empty reduction."""
+    return a.dtype.kind in "biuf" and all(a.shape[ax] for ax in axes)
+
+
+def _reduction(name: str):
+    ufunc, must_be_nil = _COMBINE[name]
+
+    def rule(impl: Any, args: list) -> Any:
+        a, axis, keepdims, *rest = _args(args, 6 if name in ("var", "std") else 5)
+        options = [args[i] for i in must_be_nil if i < len(args)]
+        if (type(a) is not DistributedArray or any(o is not None for o in options)
+                or any(type(x) is DistributedArray for x in args[1:])):
+            return NotImplemented
+        axes = _axes(axis, a.ndim)
+        keep = to_bool(keepdims)
+        if whole_along(a, axes):
+            return _local(a, axes, keep, lambda tile: impl(tile, *args[1:]))
+        if not _plain_case(a, axes):
+            return NotImplemented
+        with lockstep.operation(lockstep.label_of(name, (a,))):
+            return _global(name, a, axes, keep, rest)
+    rule.__name__ = f"{name}_rule"
+    return rule
+
+
+def _global(name: str, a: DistributedArray, axes: tuple[int, ...], keep: bool,
+            rest: list) -> Any:
+    ufunc = _COMBINE[name][0]
+    if name in ("all", "any"):
+        return _finish(combined(a, axes, ufunc, np.dtype(bool)), axes, keep)
+    if name in ("amax", "amin"):
+        return _finish(combined(a, axes, ufunc, a.dtype), axes, keep)
+    if name in ("sum", "prod"):
+        dtype = getattr(np, name)(np.zeros(1, a.dtype)).dtype
+        return _finish(combined(a, axes, ufunc, dtype), axes, keep)
+    count = int(np.prod([a.shape[ax] for ax in axes]))
+    dtype = np.mean(np.zeros(1, a.dtype)).dtype
+    if name == "mean":
+        return _finish(combined(a, axes, np.add, dtype) / dtype.type(count), axes, keep)
+    ddof = rest[2] if rest[2] is not None else 0
+    mean = combined(a, axes, np.add, dtype, final=False) / dtype.type(count)
+
+    def squared_deviations(cell, block):
+        centre = mean[tuple(slice(0, 1) if i in axes else slice(s, e)
+                            for i, (s, e) in enumerate(cell))]
+        deviation = block.astype(dtype, copy=False) - centre
+        return deviation * deviation
+    total = combined(a, axes, np.add, dtype, squared_deviations)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        variance = total / dtype.type(max(count - ddof, 0))
+    return _finish(np.sqrt(variance) if name == "std" else variance, axes, keep)
+
+
+def norm_rule(impl: Any, args: list) -> Any:
+    """``np.linalg.norm(x[, None, axis, keepdims])``: the square root of the sum of
+    squares (over all axes, or one); other orders gather (the fallback)."""
+    x, order, axis, keepdims = _args(args, 4)
+    if (type(x) is not DistributedArray or order is not None or x.dtype.kind not in "biuf"
+            or isinstance(axis, (list, tuple, np.ndarray))
+            or any(type(v) is DistributedArray for v in args[1:])):
+        return NotImplemented
+    axes = _axes(axis, x.ndim)
+    keep = to_bool(keepdims)
+    if whole_along(x, axes):
+        return _local(x, axes, keep, lambda tile: impl(tile, *args[1:]))
+    dtype = np.result_type(x.dtype, np.float64) if x.dtype.kind in "biu" else x.dtype
+    with lockstep.operation(lockstep.label_of("__npnorm", (x,))):
+        squares = combined(x, axes, np.add, dtype,
+                           lambda cell, block: np.square(block.astype(dtype, copy=False)))
+    return _finish(np.sqrt(squares), axes, keep)
+
+
+for _name in _COMBINE:
+    DISTRIBUTION.defrule(_name, _reduction(_name))
+DISTRIBUTION.defrule("__npnorm", norm_rule)

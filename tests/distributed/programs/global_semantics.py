@@ -1,0 +1,202 @@
+"""NumPy's answer for the whole of tiled arrays, for any number of ranks (issue 28 item 1).
+
+Reductions over any axes, element-wise operations broadcasting against plain arrays,
+scalars and differently tiled arrays, products in every tiling combination (all four
+spellings), and the gather fallback of primitives without a rule, on arrays tiled by
+rows, columns, blocks, unevenly with an empty tile and with overlapping tiles; every
+result is compared with NumPy on the whole arrays.  Then a seeded random sweep
+(``SEED CASES`` arguments; the same draws on every rank) of reductions, element-wise
+expressions and products over random shapes and tilings.  Incompatible shapes are the
+same located error on every rank.  Prints 'OK <rank>' at the end.
+"""
+import sys
+import warnings
+
+import numpy as np
+
+import phylanx
+from phylanx import Phylanx
+from phylanx import distributed as dist
+from phylanx.errors import PhylanxError
+from phylanx.runtime import nodes
+
+r, n = dist.find_here(), dist.num_localities()
+warnings.simplefilter("error", dist.PhylanxPerformanceWarning)
+# rules communicate: with several ranks every rank evaluates in program order
+assert nodes.KEEP_PROGRAM_ORDER == (n > 1), (r, nodes.KEEP_PROGRAM_ORDER)
+
+
+def whole(value):
+    return value.gather() if isinstance(value, dist.DistributedArray) else value
+
+
+def check(got, want, what):
+    g = whole(got)
+    assert np.shape(g) == np.shape(want), (what, r, np.shape(g), np.shape(want))
+    np.testing.assert_allclose(g, want, rtol=1e-10, atol=1e-12, err_msg=f"{what} on rank {r}")
+
+
+def uneven(a, name):
+    """Rows split unevenly, rank 0's tile empty (one rank: the whole)."""
+    rows = a.shape[0]
+    cuts = [0, 0] + [round(rows * k / (n - 1)) for k in range(1, n)] if n > 1 else [0, rows]
+    r0, r1 = cuts[r], cuts[r + 1]
+    spans = [["rows", r0, r1]] + [[key, 0, m] for key, m in zip(("columns", "pages"),
+                                                              a.shape[1:])]
+    if a.ndim == 1:
+        spans = [["columns", r0, r1]]
+    return dist.annotate(a[r0:r1].copy(), name, ["tile", *spans])
+
+
+def tilings(a, name):
+    """The same array tiled every way."""
+    out = {"row": dist.tiled(a, "row", name=name + "_r"),
+           "uneven": uneven(a, name + "_u"),
+           "overlap": dist.tiled(a, "row", intersection=1, name=name + "_o")}
+    if a.ndim == 2:
+        out["column"] = dist.tiled(a, "column", name=name + "_c")
+        out["sym"] = dist.tiled(a, "sym", name=name + "_s")
+    return out
+
+
+rng = np.random.default_rng(11)
+A = rng.normal(size=(2 * n + 3, 5))
+V = rng.normal(size=2 * n + 3)
+
+
+# -- reductions ---------------------------------------------------------------------
+@Phylanx
+def reductions(x):
+    return [np.sum(x), np.sum(x, axis=0), np.sum(x, axis=1), np.sum(x, axis=(0, 1)),
+            np.mean(x, axis=0, keepdims=True), np.mean(x, axis=1), x.max(), np.amin(x, axis=0),
+            np.prod(x, axis=1), np.var(x), np.std(x, axis=0, ddof=1), np.var(x, axis=1),
+            np.all(x > -10, axis=0), np.any(x > 1), np.linalg.norm(x),
+            np.linalg.norm(x, axis=0), np.max(x, axis=1, keepdims=True)]
+
+
+for how, x in tilings(A, "a").items():
+    for k, (got, want) in enumerate(zip(reductions(x), reductions.python(A))):
+        check(got, want, f"reduction {k} of {how}")
+    # the reduced axis is not split: the result stays tiled, no communication
+    if how in ("row", "uneven"):
+        got = reductions(x)[2]
+        assert isinstance(got, dist.DistributedArray), (how, got)
+        assert [b[0] for b in got.layout.boxes] == [b[0] for b in x.layout.boxes]
+for how, v in tilings(V, "v").items():
+    check(np.asarray(phylanx.evaluate("lambda(a, list(sum(a), mean(a), std(a), amax(a)))", v),
+                     dtype=float), [V.sum(), V.mean(), V.std(), V.max()], f"vector {how}")
+
+
+# -- element-wise with broadcasting -------------------------------------------------------
+@Phylanx
+def broadcasting(x, row, column, s):
+    return [x + row, x * column, s - x, np.maximum(x, 0.5), (x - row) / (column + 3.0)]
+
+
+row, column = rng.normal(size=5), rng.normal(size=(A.shape[0], 1))
+for how, x in tilings(A, "b").items():
+    for k, (got, want) in enumerate(zip(broadcasting(x, row, column, 2.5),
+                                        broadcasting.python(A, row, column, 2.5))):
+        assert isinstance(got, dist.DistributedArray), (how, k)
+        check(got, want, f"broadcast {k} of {how}")
+    # tiled against tiled: other layouts, and tiled operands that broadcast
+    for other_how, y in tilings(A * 2, "c").items():
+        check(phylanx.evaluate("lambda(a, b, a * b - a)", x, y), A * (A * 2) - A,
+              f"{how} with {other_how}")
+    tiled_row = dist.tiled(row, name="trow")
+    tiled_column = dist.tiled(column, "row", name="tcol")
+    check(phylanx.evaluate("lambda(a, b, c, a + b * c)", x, tiled_row, tiled_column),
+          A + row * column, f"{how} with a tiled row and column")
+    check(phylanx.evaluate("lambda(b, c, b + c)", tiled_row, tiled_column), row + column,
+          "tiled row + tiled column")
+
+# -- products in every tiling combination ---------------------------------------------------
+W = rng.normal(size=(5, 3))
+LEFT = rng.normal(size=(2, A.shape[0]))
+
+
+@Phylanx
+def spellings(x, w):
+    return [x @ w, np.dot(x, w), x.dot(w), np.matmul(x, w)]
+
+
+@Phylanx
+def normal_equations(x, r):
+    return x.T @ r
+
+
+for how, x in tilings(A, "p").items():
+    results = spellings(x, W)
+    for got in results:
+        check(got, A @ W, f"x @ w of {how}")
+    if how in ("row", "uneven", "overlap"):       # row-tiled x @ w stays row-tiled
+        assert all(isinstance(g, dist.DistributedArray) and
+                   [b[0] for b in g.layout.boxes] == [b[0] for b in x.layout.boxes]
+                   for g in results), how
+    for other_how, y in tilings(V, "q").items():
+        check(normal_equations(x, y), A.T @ V, f"x.T @ r of {how} and {other_how}")
+        check(phylanx.evaluate("lambda(a, b, dot(a, b))", y, y), V @ V, f"v.v {other_how}")
+    check(normal_equations(x, V), A.T @ V, f"x.T @ plain r of {how}")
+    check(normal_equations(x, x), A.T @ A, f"x.T @ x of {how}")
+    check(phylanx.evaluate("lambda(a, b, dot(b, a))", x, LEFT), LEFT @ A, f"plain @ {how}")
+
+# -- the gather fallback: NumPy's answer, re-tiled, one warning per source line ------------
+
+
+@Phylanx
+def gathered(x):
+    return [np.sort(x, axis=1), np.cumsum(x, axis=0), np.median(x), np.flip(x, 0)]
+
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for how, x in tilings(A, "g").items():
+        got, want = gathered(x), gathered.python(A)
+        for k, (g, w) in enumerate(zip(got, want)):
+            check(g, w, f"gathered {k} of {how}")
+        assert isinstance(got[0], dist.DistributedArray) and got[0].layout == x.layout, how
+        assert not isinstance(got[2], dist.DistributedArray)
+names = sorted(str(w.message).split(": ")[1].split(" ")[0] for w in caught)
+assert names == ["cumsum", "flip", "median", "sort"], names      # once per line
+
+# -- bad input: the same located error on every rank, no hang -----------------------------
+x = dist.tiled(A, "row", name="bad")
+for code, args, words in (("a + b", (x, np.ones(4)), "does not broadcast"),
+                          ("dot(a, b)", (x, np.ones(4)), "not aligned"),
+                          ("matmul(b, a)", (x, np.ones((3, 3))), "not aligned"),
+                          ("a * b", (x, dist.tiled(np.ones((3, 3)), name="other")),
+                           "does not broadcast")):
+    try:
+        got = phylanx.evaluate(f"lambda(a, b, {code})", *args)
+    except PhylanxError as e:
+        assert e.loc is not None and words in str(e), (code, e)
+        texts = dist.all_gather(str(e)).result()
+        assert len(set(texts)) == 1, texts
+    else:
+        raise AssertionError(f"{code}: rank {r} gave {whole(got)!r}")
+
+# -- a seeded random sweep ------------------------------------------------------------------
+seed, cases = (int(sys.argv[1]), int(sys.argv[2])) if len(sys.argv) > 2 else (0, 12)
+draw = np.random.default_rng(seed)
+REDUCE = ["sum", "mean", "amax", "amin", "prod", "var", "std", "any", "all"]
+for case in range(cases):
+    shape = tuple(int(m) for m in draw.integers(n + 1, 2 * n + 5, size=draw.integers(1, 3)))
+    data = draw.normal(size=shape)
+    other = draw.normal(size=shape)
+    kinds = list(tilings(data, f"z{case}").items())
+    how, x = kinds[draw.integers(len(kinds))]
+    how2, y = list(tilings(other, f"y{case}").items())[draw.integers(len(kinds))]
+    op = REDUCE[draw.integers(len(REDUCE))]
+    axis = [None, 0, len(shape) - 1][draw.integers(3)]
+    keep = bool(draw.integers(2))
+    label = f"seed {seed} case {case}: {op} axis {axis} keepdims {keep} of {shape} {how}"
+    code = f"{op}(a, {'nil' if axis is None else axis}, {'true' if keep else 'false'})"
+    check(phylanx.evaluate(f"lambda(a, {code})", x),
+          getattr(np, op)(data, axis=axis, keepdims=keep), label)
+    check(phylanx.evaluate("lambda(a, b, exp(-a) * b + a / (1.0 + b * b))", x, y),
+          np.exp(-data) * other + data / (1.0 + other * other), f"{label} with {how2}")
+    if len(shape) == 2:
+        check(phylanx.evaluate("lambda(a, b, dot(transpose(a), b))", x, y), data.T @ other,
+              f"{label}: a.T @ b with {how2}")
+dist.barrier().result()
+print(f"OK {r}")

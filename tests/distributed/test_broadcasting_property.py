@@ -1,0 +1,94 @@
+"""Laws of the tile-by-tile element-wise rule (``distributed/broadcasting.py``), for any
+number of localities, checked in one process by playing every rank in turn.
+
+For random broadcastable shapes, random tilings (row, column, sym; uneven; with more
+ranks than rows, so tiles are empty) and a random choice of which operands are tiled:
+the result tile each rank computes from its parts of the operands equals NumPy's
+broadcast result cut to that rank's box; the boxes make up the result's shape; and the
+driver has the result's shape whenever a tiled operand does.  The MPI runs
+(``programs/global_semantics.py``) check the same with real ranks."""
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from phylanx.distributed import broadcasting, tiling
+from phylanx.distributed.darray import DistributedArray
+from phylanx.distributed.tiles import Layout
+
+
+def layout_of(shape, ranks, kind):
+    kind = kind if len(shape) == 2 or kind == "row" else "row"
+    axis = {"row": 0, "column": 1}.get(kind)
+    if axis is not None and shape[axis] < ranks:
+        # fewer rows than ranks: the last ranks' tiles are empty (as annotations allow)
+        spans = [(min(r, shape[axis]), min(r + 1, shape[axis])) for r in range(ranks)]
+        spans[-1] = (spans[-1][0], shape[axis])
+        boxes = [tuple(s if a == axis else (0, n) for a, n in enumerate(shape)) for s in spans]
+    elif kind == "sym" and min(shape) < ranks:
+        boxes = [tuple((0, n) for n in shape)] + [tuple((0, 0) for _ in shape)] * (ranks - 1)
+    else:
+        boxes = tiling.tile_boxes(shape, ranks, kind)
+    return Layout(boxes, shape, "columns" if len(shape) == 1 else None)
+
+
+@st.composite
+def cases(draw):
+    ranks = draw(st.integers(1, 4))
+    ndim = draw(st.integers(1, 2))
+    result = tuple(draw(st.integers(1, 6)) for _ in range(ndim))
+    count = draw(st.integers(1, 3))
+    shapes = []
+    for _ in range(count):
+        k = draw(st.integers(1, ndim))
+        shapes.append(tuple(n if draw(st.booleans()) else 1 for n in result[ndim - k:]))
+    shapes[0] = result if draw(st.booleans()) else shapes[0]
+    tiled = [draw(st.booleans()) for _ in shapes]
+    tiled[draw(st.integers(0, count - 1))] = True
+    kinds = [draw(st.sampled_from(["row", "column", "sym"])) for _ in shapes]
+    return ranks, shapes, tiled, kinds, draw(st.integers(0, 2**31 - 1))
+
+
+@settings(max_examples=150, deadline=None)
+@given(cases())
+def test_each_ranks_tile_is_numpys_result_cut_to_its_box(case):
+    ranks, shapes, tiled, kinds, seed = case
+    rng = np.random.default_rng(seed)
+    wholes = [rng.normal(size=s) for s in shapes]
+    result_shape = np.broadcast_shapes(*shapes)
+    want = wholes[0]
+    for w in wholes[1:]:
+        want = want * 2.0 + w
+    operands = [DistributedArray(None, layout_of(s, ranks, k), f"t{i}") if t else w
+                for i, (s, t, k, w) in enumerate(zip(shapes, tiled, kinds, wholes))]
+    tiles_ = [a for a in operands if isinstance(a, DistributedArray)]
+    assert broadcasting.result_shape(operands) == result_shape
+    driver = broadcasting.choose_driver(tiles_, result_shape)
+    if any(a.shape == result_shape for a in tiles_):
+        assert driver.shape == result_shape
+    boxes = broadcasting._boxes(driver, result_shape)
+    assert tiling.check_layout(boxes) == result_shape or any(tiling.is_empty(b) for b in boxes)
+    covered = np.zeros(result_shape, bool)
+    for box in boxes:
+        parts = [w[tuple(slice(*p) for p in broadcasting._part(box, w.shape, result_shape))]
+                 for w in wholes]
+        got = parts[0]
+        for p in parts[1:]:
+            got = got * 2.0 + p
+        np.testing.assert_array_equal(got, want[tuple(slice(s, e) for s, e in box)])
+        covered[tuple(slice(s, e) for s, e in box)] = True
+    assert covered.all()
+
+
+def test_the_driver_is_the_operand_that_moves_least():
+    # x tiled by rows, y by columns, z like x: z + y + x keeps the rows (two operands
+    # local), whichever comes first
+    shape = (8, 6)
+    x = DistributedArray(None, layout_of(shape, 4, "row"), "x")
+    y = DistributedArray(None, layout_of(shape, 4, "column"), "y")
+    z = DistributedArray(None, layout_of(shape, 4, "row"), "z")
+    assert broadcasting.choose_driver([y, x, z], shape) is x
+    assert broadcasting.choose_driver([y, x], shape) is y          # a tie: the first
+    row = DistributedArray(None, layout_of((6,), 4, "row"), "r")
+    assert broadcasting.choose_driver([row, x], shape) is x        # the result's shape
