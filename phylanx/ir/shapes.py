@@ -107,6 +107,12 @@ def binary(fn, a: Facts, b: Facts) -> Facts | None:
         if not (_array(f) or (f.kind == "scalar" and f.dtype in _PY)):
             return None
     shape = broadcast(a.shape if _array(a) else (), b.shape if _array(b) else ())
+    if fn is np.power and _array(a) and a.dtype == "bool" and b.kind == "scalar" \
+            and b.dtype == "int64":
+        # the value decides: ``b ** 2`` squares (np.square: int8, primitives/matrixops/
+        # sort.py), other Python ints go through np.power (int64); no fact rather than a
+        # wrong one
+        return None
     dtype = _dtype(fn, _sample(a), _sample(b))
     if shape is None or dtype is None:
         return None

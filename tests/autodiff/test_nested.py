@@ -114,6 +114,12 @@ def test_the_common_rules_have_equation_forms():
             "sum", "mean", "transpose", "reshape", "matmul"} <= {n for n, _ in RECORDABLE}
 
 
+#: the registry's cases whose spelling the equation forms do not cover (a located error
+#: under nested grad, not a missing term): ``__div`` of three operands, matmul of
+#: stacks, transpose with axes
+UNCOVERED = {("__div", 1), ("matmul", 3), ("matmul", 4), ("transpose", 1)}
+
+
 @pytest.mark.parametrize(("name", "k"), RECORDABLE, ids=[f"{n}-{k}" for n, k in RECORDABLE])
 def test_equation_form_equals_the_kernel_rule(name, k):
     args = list(CASES[name][k])
@@ -126,8 +132,11 @@ def test_equation_form_equals_the_kernel_rule(name, k):
         return
     ct = np.random.default_rng(k).standard_normal(np.shape(value))
     equations = rule.recordable(ct, value, *args, wanted=None)
-    if equations is None:
-        pytest.skip(f"{name} case {k}: a spelling the equations do not cover (an error)")
+    if (name, k) in UNCOVERED:
+        # nested reverse mode refuses these spellings with a located error
+        assert equations is None, f"{name} case {k} has an equation form now: drop it"
+        return
+    assert equations is not None, f"{name} case {k}: no equation form"
     kernel = rule(ct, value, *args)
     for i, (form, want) in enumerate(zip(equations, kernel)):
         if want is None or form is None or not isinstance(args[i], (np.ndarray, float)):
