@@ -42,9 +42,15 @@ def split(n: int, parts: int, what: str = "dimension") -> list[Span]:
         raise PhylanxValueError(
             f"cannot split a {what} of {n} element(s) into {parts} tiles "
             "(fewer elements than tiles)")
-    base, extra = divmod(n, parts)
+    return even_spans(n, parts)
+
+
+def even_spans(n: int, count: int) -> list[Span]:
+    """``n`` elements in ``count`` nearly equal blocks (the first ``n % count`` one longer),
+    unchecked: blocks are empty when there are fewer elements than blocks."""
+    base, extra = divmod(n, count)
     spans, start = [], 0
-    for i in range(parts):
+    for i in range(count):
         stop = start + base + (i < extra)
         spans.append((start, stop))
         start = stop

@@ -18,7 +18,6 @@ from .layers_core import Activation, Dense, Dropout, Flatten, Layer
 from .layers_extra import BatchNormalization, Embedding
 from .layers_image import AveragePooling2D, Conv2D, MaxPooling2D, Permute, Reshape
 from .layers_recurrent import GRU, LSTM, SimpleRNN
-from .model import Input  # keras.layers.Input, as keras.Input (not a layer class: not in __all__)
 
 __all__ = [
     "GRU", "LSTM", "Activation", "Add", "AveragePooling1D", "AveragePooling2D",

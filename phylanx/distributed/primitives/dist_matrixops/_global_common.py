@@ -19,7 +19,7 @@ import numpy as np
 
 from .... import distributed as api
 from ....runtime import nodes
-from ... import tiles
+from ... import tiles, tiling
 from ...darray import DistributedArray
 from ...tiles import Layout
 
@@ -47,13 +47,7 @@ def whole(value: Any) -> Any:
 def row_spans(n: int, count: int) -> list[tuple[int, int]]:
     """``n`` rows in ``count`` nearly equal blocks (the first ``n % count`` one longer);
     blocks are empty when there are fewer rows than localities."""
-    base, extra = divmod(n, count)
-    spans, start = [], 0
-    for i in range(count):
-        stop = start + base + (i < extra)
-        spans.append((start, stop))
-        start = stop
-    return spans
+    return tiling.even_spans(n, count)
 
 
 def rows_of(result: np.ndarray, source: DistributedArray, key1d: str | None = None
