@@ -18,6 +18,7 @@ from .layers_core import Activation, Dense, Dropout, Flatten, Layer
 from .layers_extra import BatchNormalization, Embedding
 from .layers_image import AveragePooling2D, Conv2D, MaxPooling2D, Permute, Reshape
 from .layers_recurrent import GRU, LSTM, SimpleRNN
+from .model import Input
 
 __all__ = [
     "GRU", "LSTM", "Activation", "Add", "AveragePooling1D", "AveragePooling2D",
@@ -26,4 +27,6 @@ __all__ = [
     "MaxPooling2D", "MultiHeadAttention", "Permute", "Reshape", "SimpleRNN",
     "TokenAndPositionEmbedding",
 ]
-_ = Layer
+# re-exported, not layer classes (so not in __all__, which saving reads as the classes):
+# keras.layers.Input is keras.Input
+_ = Layer, Input

@@ -190,3 +190,10 @@ def test_get_and_set_weights_and_initializers():
     assert abs(glorot).max() <= limit and abs(glorot).max() > 0.99 * limit
     with pytest.raises(PhylanxError, match="has shape"):
         model.set_weights([kernel.T, bias])
+
+
+def test_input_is_reachable_as_keras_users_write_it():
+    # keras.layers.Input and keras.Input are one function
+    assert nn.layers.Input is nn.Input
+    model = nn.Sequential([nn.layers.Input((3,)), nn.layers.Dense(2)])
+    assert model.predict(np.ones((4, 3)), verbose=0).shape == (4, 2)
