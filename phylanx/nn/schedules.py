@@ -47,28 +47,35 @@ def _positive_steps(value: Any, name: str, where: str) -> float:
     return args.real(value, name, where, 0.0, low_open=True)
 
 
-class ExponentialDecay(LearningRateSchedule):
+class _StepDecay(LearningRateSchedule):
+    """The schedules of Keras's shape ``lr0 · f(decay_rate, step / decay_steps)``, the
+    quotient floored with ``staircase``; computed in float32 as Keras does."""
+
     def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
-                 staircase: bool = False, name: str = "ExponentialDecay") -> None:
-        where = "ExponentialDecay"
+                 staircase: bool = False, name: str | None = None) -> None:
+        where = type(self).__name__
         self.initial_learning_rate = args.real(initial_learning_rate,
                                                "initial_learning_rate", where, 0.0)
         self.decay_steps = _positive_steps(decay_steps, "decay_steps", where)
         self.decay_rate = args.real(decay_rate, "decay_rate", where, 0.0)
         self.staircase = args.boolean(staircase, "staircase", where)
-        self.name = name
+        self.name = where if name is None else name
 
-    def __call__(self, step):
+    def _progress(self, step) -> np.float32:
         p = np.float32(step) / np.float32(self.decay_steps)
-        if self.staircase:
-            p = np.floor(p)
-        return float(np.float32(self.initial_learning_rate)
-                     * np.power(np.float32(self.decay_rate), p, dtype=np.float32))
+        return np.floor(p) if self.staircase else p
 
     def get_config(self):
         return {"initial_learning_rate": self.initial_learning_rate,
                 "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
                 "staircase": self.staircase, "name": self.name}
+
+
+class ExponentialDecay(_StepDecay):
+    def __call__(self, step):
+        return float(np.float32(self.initial_learning_rate)
+                     * np.power(np.float32(self.decay_rate), self._progress(step),
+                                dtype=np.float32))
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -96,28 +103,11 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
 
 
-class InverseTimeDecay(LearningRateSchedule):
-    def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
-                 staircase: bool = False, name: str = "InverseTimeDecay") -> None:
-        where = "InverseTimeDecay"
-        self.initial_learning_rate = args.real(initial_learning_rate,
-                                               "initial_learning_rate", where, 0.0)
-        self.decay_steps = _positive_steps(decay_steps, "decay_steps", where)
-        self.decay_rate = args.real(decay_rate, "decay_rate", where, 0.0)
-        self.staircase = args.boolean(staircase, "staircase", where)
-        self.name = name
-
+class InverseTimeDecay(_StepDecay):
     def __call__(self, step):
         f32 = np.float32
-        p = f32(step) / f32(self.decay_steps)
-        if self.staircase:
-            p = np.floor(p)
-        return float(f32(self.initial_learning_rate) / (f32(1) + f32(self.decay_rate) * p))
-
-    def get_config(self):
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
-                "staircase": self.staircase, "name": self.name}
+        return float(f32(self.initial_learning_rate)
+                     / (f32(1) + f32(self.decay_rate) * self._progress(step)))
 
 
 class CosineDecay(LearningRateSchedule):
