@@ -9,7 +9,7 @@
   within seconds; the channel gets a new communicator (the unmatched data request stays
   on the old one) and its next collectives are right;
 * an all_gather of arrays of one dtype and shape lands in one block, without copies;
-  a broadcast's large array is received into the result itself.
+  a broadcast's (a scatter's) large array is received into the result itself.
 """
 import functools
 import time
@@ -106,6 +106,12 @@ for shape in ((3000,), (40, 70), (big,)):
             all(np.array_equal(g, np.full(shape, k, np.float32)) for k, g in enumerate(got))
     got = dist.broadcast(mine, root=last, name="alike").result()
     assert np.array_equal(got, np.full(shape, last, np.float32)) and got.flags.writeable
+# scatter of large uneven rows, received into the result (writable, right values)
+whole = np.arange((7 * n + 1) * 5000, dtype=np.float64).reshape(7 * n + 1, 5000)
+for root in range(n):
+    mine = dist.scatter(whole if r == root else None, root=root, name="rows").result()
+    rows = np.array_split(np.arange(7 * n + 1), n)[r]
+    assert np.array_equal(mine, whole[rows]) and mine.flags.writeable, (root, mine.shape)
 # uneven arrays still gather (different shapes, then different dtypes)
 got = dist.all_gather(np.full(3000 + r, r), name="alike").result()
 assert all(np.array_equal(g, np.full(3000 + k, k)) for k, g in enumerate(got))
