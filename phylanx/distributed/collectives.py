@@ -24,7 +24,9 @@ seconds, or at once when one of them has left the program without starting it
 (:meth:`Collectives.peer_left`; a leaving rank says how many collectives of each name
 it started); disagreeing ranks (kind, op, root, dtype, shape) fail at once, all of them
 with the same error naming the ranks (``check_collectives``, on by default: it costs
-one small all-gather per collective).
+one small all-gather per collective, which carries data up to 1 KiB; a larger
+all_reduce starts its data's ``Iallreduce`` together with it, and a disagreement then
+renews the channel's communicator: ``_exchange``, ``_renew``).
 
 The tiles channel's collectives carry a lockstep tag in their header (always
 checked) and :meth:`Collectives.end` ends a lockstep operation with one header
