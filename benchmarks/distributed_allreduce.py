@@ -3,7 +3,7 @@
 Run under a launcher with 2 ranks (``benchmarks/distributed.py`` does it for you)::
 
     mpiexec -n 2 python benchmarks/distributed_allreduce.py [--json FILE] [--repeat 5]
-        [--collectives all_reduce,broadcast,all_gather] [--max-bytes N]
+        [--collectives all_reduce,broadcast,all_gather] [--max-bytes N] [--sizes 8,1024]
 
 For each collective and size (8 B, then 16 B * 4**k up to 64 MiB: float64 buffers) it
 times, in the same run and interleaved (so that load from other processes hits all
@@ -95,9 +95,10 @@ def _check_result(comm, collective: str, a: np.ndarray) -> None:
         assert len(parts) == comm.Get_size() and all(np.array_equal(p, a) for p in parts)
 
 
-def sweep(comm, repeat: int, collective: str, max_bytes: int) -> list[dict]:
+def sweep(comm, repeat: int, collective: str, max_bytes: int,
+          sizes: list[int] = SIZES) -> list[dict]:
     rows = []
-    for nbytes in [n for n in SIZES if n <= max_bytes]:
+    for nbytes in [n for n in sizes if n <= max_bytes]:
         a = np.full(nbytes // 8, 1.0)
         variants = _variants(comm, collective, a)
         # warm up every path (communicators, first-touch pages), then size the loops
@@ -242,6 +243,8 @@ def main(argv=None) -> None:
     ap.add_argument("--collectives", default=",".join(COLLECTIVES),
                     help="comma-separated, of " + ", ".join(COLLECTIVES))
     ap.add_argument("--max-bytes", type=int, default=SIZES[-1], help="the largest size")
+    ap.add_argument("--sizes", help="comma-separated sizes in bytes (multiples of 8) "
+                    "instead of the sweep, e.g. 8,1024,65536,1048576,4194304")
     args = ap.parse_args(argv)
     collectives = [c for c in args.collectives.split(",") if c]
     unknown = sorted(set(collectives) - set(COLLECTIVES))
@@ -253,8 +256,11 @@ def main(argv=None) -> None:
               "ratio = phylanx / raw; bandwidth = bytes / best time")
         print(f"{'collective':>10} {'size':>8} {'raw':>10} {'phylanx':>10} {'no check':>10} "
               f"{'ratio':>6} {'(nochk)':>6} {'GB/s':>8}")
+    sizes = [int(n) for n in args.sizes.split(",")] if args.sizes else SIZES
+    if any(n <= 0 or n % 8 for n in sizes):
+        ap.error("--sizes: positive multiples of 8 (float64 buffers)")
     rows = [row for collective in collectives
-            for row in sweep(comm, args.repeat, collective, args.max_bytes)]
+            for row in sweep(comm, args.repeat, collective, args.max_bytes, sizes)]
     prof = profile(comm, args.repeat) if "all_reduce" in collectives else None
     if comm.Get_rank() == 0:
         if prof is not None:

@@ -62,6 +62,8 @@ OP_ALIASES = {"+": "sum", "add": "sum", "plus": "sum", "*": "prod", "mul": "prod
               "logical_and": "land", "logical_or": "lor", "logical_xor": "lxor",
               "minimum": "min", "maximum": "max"}
 _OP_NAMES = {code: name for name, (code, _) in OPS.items()}
+#: op code -> name
+OP_CODES = _OP_NAMES
 
 
 def op_name(op: str, where=None, kind: str = "all_reduce") -> str:

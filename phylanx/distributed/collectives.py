@@ -24,7 +24,9 @@ seconds, or at once when one of them has left the program without starting it
 (:meth:`Collectives.peer_left`; a leaving rank says how many collectives of each name
 it started); disagreeing ranks (kind, op, root, dtype, shape) fail at once, all of them
 with the same error naming the ranks (``check_collectives``, on by default: it costs
-one small all-gather per collective).
+one small all-gather per collective, which carries data up to 1 KiB; a larger
+all_reduce starts its data's ``Iallreduce`` together with it, and a disagreement then
+renews the channel's communicator: ``_exchange``, ``_renew``).
 
 The tiles channel's collectives carry a lockstep tag in their header (always
 checked) and :meth:`Collectives.end` ends a lockstep operation with one header
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -118,6 +121,33 @@ _UFUNCS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maxi
            "band": np.bitwise_and, "bor": np.bitwise_or, "bxor": np.bitwise_xor}
 
 
+_ALL_REDUCE = ag.KINDS.index("all_reduce")
+_COMPLEX = frozenset(i for i, dt in enumerate(ag.DTYPES) if dt.kind == "c")
+_NOT_INTEGER = frozenset(i for i, dt in enumerate(ag.DTYPES) if dt.kind in "fc")
+_ORDERED_OPS = frozenset(ag.OPS[op][0] for op in ("min", "max"))
+_BITWISE_OPS = frozenset(ag.OPS[op][0] for op in ("band", "bor", "bxor"))
+
+
+def _speculates(h: np.ndarray) -> bool:
+    """Did the rank that sent header ``h`` start its data collective alongside the
+    header exchange?  An untagged checked all_reduce of an array bigger than the header
+    slot's room does (``Collectives._reduce_op``), if MPI defines its op for its dtype
+    (an op MPI refuses fails after the exchange, as before: a rank whose data call
+    failed must not leave the others waiting for it).  A function of the header alone,
+    so every rank decides the same for every rank."""
+    if not (h[0] == _ALL_REDUCE and h[3] == -1 and h[4] == ag.ARRAY and h[7] > _ROOM
+            and not h[ag.TAG:].any()):
+        return False
+    return not (h[2] in _ORDERED_OPS and h[5] in _COMPLEX
+                or h[2] in _BITWISE_OPS and h[5] in _NOT_INTEGER)
+
+
+def _same_layout(headers: np.ndarray) -> bool:
+    """Every rank brings an array, of the same dtype and shape."""
+    layout = headers[:, 4:ag.SHAPE.stop]
+    return bool(headers[0, 4] == ag.ARRAY and (layout == layout[0]).all())
+
+
 def _label(kind: str, name: str) -> str:
     return kind if name == UNNAMED else f"{kind} {name!r}"
 
@@ -127,13 +157,14 @@ class _Buffers:
     reused by its collectives one after the other (an 8-byte collective costs a few
     microseconds: allocating them each time was a noticeable part)."""
 
-    __slots__ = ("send", "received", "header", "header_bytes", "headers")
+    __slots__ = ("send", "received", "received_headers", "header", "expected", "headers")
 
     def __init__(self, size: int) -> None:
         self.send = np.zeros(_SLOT, np.uint8)
         self.received = np.empty((size, _SLOT), np.uint8)
+        self.received_headers = self.received[:, :_HEADER_BYTES]
         self.header: np.ndarray | None = None   # the header now in ``send``
-        self.header_bytes = b""
+        self.expected = b""         # its bytes once per rank: what agreeing ranks send
         self.headers: np.ndarray | None = None  # ``header`` once per rank (read-only)
 
 
@@ -148,6 +179,9 @@ class _Channel:
         self.queue: deque = deque()
         self.current: Any = None    # the collective running on the communicator
         self.started = 0            # collectives called on it so far (by this rank)
+        #: communicators this channel had: one is replaced when a disagreement left a
+        #: request started alongside the header exchange unmatched on it (_renew)
+        self.generation = 0
 
 
 class Collectives:
@@ -163,6 +197,9 @@ class Collectives:
         self._lock = threading.Lock()
         #: ranks whose program ended -> (exit status, collectives they started per name)
         self._departed: dict[int, tuple[int | None, dict[str, int]]] = {}
+        #: requests left unmatched by a disagreement, with their buffers, which MPI may
+        #: still write: kept alive for good (``_renew``)
+        self._stranded: list[tuple] = []
 
     # -- scheduling ---------------------------------------------------------
     def _submit(self, kind: str, name: str | None, make: Callable[[Any, str], Any],
@@ -248,9 +285,11 @@ class Collectives:
             channel.comm = self._shared
             return
 
+        tag = f"phylanx:{name}" + (f"#{channel.generation}" if channel.generation else "")
+
         def create() -> None:
             # blocks until every rank asked for this name: hence its own thread
-            comm = MPI().Intracomm.Create_from_group(self._group, f"phylanx:{name}")
+            comm = MPI().Intracomm.Create_from_group(self._group, tag)
             with self._lock:
                 channel.comm = comm
             self._next(channel)
@@ -297,7 +336,8 @@ class Collectives:
         headers, _ = yield from self._exchange(channel, header, None)
         return headers
 
-    def _exchange(self, channel: _Channel, header: np.ndarray, data: np.ndarray | None):
+    def _exchange(self, channel: _Channel, header: np.ndarray, data: np.ndarray | None,
+                  alongside: Callable[[], tuple] | None = None):
         """Every rank's header, and every rank's slot: its ``data`` if that fits.
 
         One all-gather of ``_SLOT`` bytes per rank: the header, then the data if it is
@@ -308,26 +348,35 @@ class Collectives:
         rank knows whose data came inline.  Returns ``(headers, slots)``: ``slots[r]``
         holds rank r's data, in the channel's buffer, valid until its next collective
         (None after an exchange decided by the end of a lockstep operation).
+
+        ``alongside()`` starts the data's own collective right after the header
+        exchange, so both travel at once (``_speculates``); it returns the request and
+        the buffers MPI may write.  If the headers then disagree, that request may never
+        be matched: it stays on the old communicator, which every rank replaces
+        (``_renew``: they all saw the same headers), and the error is raised.
         """
         buffers = channel.buffers
         if buffers is None:
             buffers = channel.buffers = _Buffers(self.size)
         if buffers.header is not header:     # (headers are cached: usually the same)
             buffers.send[:_HEADER_BYTES] = header.view(np.uint8)
-            buffers.header, buffers.header_bytes = header, header.tobytes()
+            buffers.header, buffers.expected = header, header.tobytes() * self.size
             buffers.headers = np.repeat(header[None], self.size, axis=0)
             buffers.headers.flags.writeable = False
         if data is not None and data.nbytes <= _ROOM:
             buffers.send[_HEADER_BYTES:_HEADER_BYTES + data.nbytes] = _byte_view(data)
-        yield channel.comm.Iallgather(buffers.send, buffers.received)
+        exchange = channel.comm.Iallgather(buffers.send, buffers.received)
+        started = alongside() if alongside is not None else None
+        yield exchange
         received = buffers.received
-        everything = received.tobytes()
-        mine = buffers.header_bytes
-        if not header[ag.FLAGS] and all(everything[start:start + _HEADER_BYTES] == mine
-                                        for start in range(0, len(everything), _SLOT)):
+        if not header[ag.FLAGS] and buffers.received_headers.tobytes() == buffers.expected:
             # every rank sent this very header (the common case): no need to look closer
+            # (one copy of the headers and one comparison: 1.5 us, 6.6 us slot by slot)
             return buffers.headers, received[:, _HEADER_BYTES:]
         headers = received[:, :_HEADER_BYTES].copy().view(np.int64)
+        if self._named and any(_speculates(h) for h in headers):
+            # (without named communicators no rank starts data early: _reduce_op)
+            self._renew(channel, started, headers)
         if (headers[:, ag.FLAGS] & ag.END).any():
             # some rank ended its operation (``lockstep.py``): that decides this
             # exchange for every rank, whatever each was doing
@@ -336,6 +385,65 @@ class Collectives:
                 raise error
             return headers, None
         return headers, received[:, _HEADER_BYTES:]
+
+    def _gather_alike(self, comm, data: np.ndarray, array: np.ndarray, root: int | None):
+        """All-gather (gather to ``root``) arrays of ``array``'s dtype and shape, one per
+        rank: the list of views of one ``(ranks, *shape)`` array (None off the root)."""
+        if root is not None and self.rank != root:
+            yield data_request(comm.Igather([data, MPI().BYTE], None, root), data.nbytes)
+            return None
+        result = np.empty((self.size, *array.shape), array.dtype)
+        spec = [_byte_view(result), MPI().BYTE]
+        if root is None:
+            yield data_request(comm.Iallgather([data, MPI().BYTE], spec), result.nbytes)
+        else:
+            yield data_request(comm.Igather([data, MPI().BYTE], spec, root), result.nbytes)
+        return list(result)
+
+    def _renew(self, channel: _Channel, started: tuple | None, headers: np.ndarray) -> None:
+        """Give the channel a new communicator: a request some rank started alongside
+        its header exchange may stay unmatched on the old one, where it could match a
+        later collective (wrong data).  Every rank calls this for the same exchange (the
+        decision is taken from the exchanged headers), so they create the new one
+        together; the channel's next collectives wait for it.  A rank that started no
+        such request matches the others' when they all started the same one (same
+        layout and op: the usual disagreement is one rank calling something else), so
+        that it completes.  The old communicator and the requests stay alive (MPI may
+        still use their buffers); one still unmatched at exit keeps MPI from being
+        finalized (:meth:`unsettled`)."""
+        if started is None:
+            started = self._match_speculators(channel.comm, headers)
+        if started is not None:
+            self._stranded.append(started)
+        with self._lock:
+            self._stranded.append((channel.comm,))
+            channel.comm, channel.buffers = None, None
+            channel.generation += 1
+            name = next(n for n, c in self._channels.items() if c is channel)
+            self._open(channel, name)
+
+    @staticmethod
+    def _match_speculators(comm, headers: np.ndarray) -> tuple | None:
+        """The all-reduce the ranks that speculated (``_speculates``) started, started
+        here on scratch buffers, if they all started the same one (else None)."""
+        layouts = {headers[r, 2:ag.SHAPE.stop].tobytes(): r for r in range(len(headers))
+                   if _speculates(headers[r])}
+        if len(layouts) != 1:
+            return None
+        h = headers[next(iter(layouts.values()))]
+        op = ag.OP_CODES[int(h[2])]
+        send, _ = _prepare_for_op(np.zeros(ag.shape_of(h), ag.dtype_of(h)), op)
+        out = np.empty_like(send)
+        return comm.Iallreduce(send, out, getattr(MPI(), op.upper())), send, out
+
+    def unsettled(self, seconds: float = 2.0) -> bool:
+        """Is a request left unmatched by a disagreement (``_renew``) still pending after
+        testing for up to ``seconds``?  (Then MPI cannot be finalized.)"""
+        pending = [entry[0] for entry in self._stranded if len(entry) > 1]
+        deadline = time.monotonic() + seconds
+        while pending and time.monotonic() < deadline:
+            pending = [request for request in pending if not request.Test()]
+        return bool(pending)
 
     def _gather_bytes(self, comm, data: np.ndarray, counts: list[int], root: int | None):
         """Every rank's bytes, as a list of arrays (on every rank, or only on ``root``)."""
@@ -379,6 +487,24 @@ class Collectives:
         header = ag.header(kind, name, op, root, ag.ARRAY if array is not None else ag.PICKLED,
                            array, 0 if payload is None else payload.size, tag)
         headers = None
+        if array is not None and checked and _speculates(header) and self._named:
+            # header and data at once: MPI completes the data's all-reduce only where the
+            # headers agree (the same layout and op on every rank); otherwise the request
+            # is left unmatched and the channel renewed (_exchange).  Once the headers
+            # agree, every rank has started the all-reduce, so the waiter may MPI_Wait
+            # for it itself (arrived: it cannot wait for a rank that never comes).
+            send, back = _prepare_for_op(array, op)
+            out = np.empty_like(send)
+            request: list = []
+
+            def start() -> tuple:
+                request.append(comm.Iallreduce(send, out, getattr(MPI(), op.upper())))
+                return request[0], send, out
+            headers, _ = yield from self._exchange(channel, header, None, alongside=start)
+            ag.check(headers, name, same_data=True)
+            yield data_request(request[0], send.nbytes, arrived=True)
+            result = back(out)
+            return _like(value, result) if scalar else result
         if array is not None and checked:
             send, back = _prepare_for_op(array, op)
             # the header travels with the data (or alone, when the data is too big)
@@ -447,6 +573,11 @@ class Collectives:
             if root is not None and self.rank != root:
                 return None
             parts = [slots[r, :n] for r, n in enumerate(counts)]
+        elif array is not None and _same_layout(headers):
+            # every rank brings an array of this dtype and shape (the common case): MPI
+            # gathers them straight into the result, rank after rank, which the ranks'
+            # arrays are views of (no staging buffer, no copies; one count for all)
+            return (yield from self._gather_alike(comm, data, array, root))
         else:
             parts = yield from self._gather_bytes(comm, data, counts, root)
             if parts is None:
@@ -490,15 +621,23 @@ class Collectives:
         else:
             sent, inline = yield from self._root_slot(channel, header, data, root)
         nbytes = int(sent[7])
+        result = None
         if inline is not None and nbytes <= _ROOM:      # the root's data came inline
             received = inline[:nbytes]
         else:
-            received = data if is_root else np.empty(nbytes, np.uint8)
+            if is_root:
+                received = data
+            elif sent[4] == ag.ARRAY:   # received straight into the result (no copy)
+                result = np.empty(ag.shape_of(sent), ag.dtype_of(sent))
+                received = _byte_view(result)
+            else:
+                received = np.empty(nbytes, np.uint8)
             yield data_request(channel.comm.Ibcast([received, MPI().BYTE], root), nbytes)
         if is_root:
             return value
         if sent[4] == ag.ARRAY:
-            result = ag.array_from_bytes(received, sent)
+            if result is None:
+                result = ag.array_from_bytes(received, sent)
             return result[()] if result.ndim == 0 else result
         return ag.unpack(received)
 
@@ -556,12 +695,13 @@ class Collectives:
             rows = [shape[0] // size + (i < shape[0] % size) for i in range(size)]
             row_bytes = int(np.prod(shape[1:], dtype=np.int64)) * ag.dtype_of(sent).itemsize
             counts = [r * row_bytes for r in rows]
-            received = np.empty(counts[self.rank], np.uint8)
+            # received straight into the result (no staging buffer, no copy)
+            result = np.empty((rows[self.rank], *shape[1:]), ag.dtype_of(sent))
             send = [_byte_view(array), (counts, _displacements(counts)), MPI().BYTE] \
                 if is_root else None
-            yield comm.Iscatterv(send, [received, MPI().BYTE], root)
-            return np.frombuffer(received, ag.dtype_of(sent)) \
-                .reshape((rows[self.rank], *shape[1:])).copy()
+            yield data_request(comm.Iscatterv(send, [_byte_view(result), MPI().BYTE], root),
+                               max(counts))
+            return result
         sizes = np.array([p.size for p in pieces], np.int64) if is_root else None
         my_size = np.empty(1, np.int64)
         yield comm.Iscatter(sizes, my_size, root)

@@ -188,7 +188,7 @@ class _Running:
     """One operation in flight: its generator, its future and its deadline."""
 
     __slots__ = ("operation", "future", "deadline", "describe", "on_finish", "finished", "tag",
-                 "abandoned", "long_wait")
+                 "abandoned", "long_wait", "wait_here")
 
     def __init__(self, operation: Operation, future: Future, deadline: float,
                  describe: Callable[[], BaseException], on_finish, tag: Any = None):
@@ -200,6 +200,9 @@ class _Running:
         self.finished = False
         self.abandoned = False  # failed while its MPI requests may still be pending
         self.long_wait = False  # its request is with the long-wait thread (Long)
+        #: its request, every rank's part started (``Long.arrived``): its waiter may take
+        #: it from the engine and ``Wait`` for it (:meth:`ProgressEngine._wait_here`)
+        self.wait_here: Any = None
         self.tag = tag          # what the caller wants to know about it later
 
 
@@ -222,20 +225,24 @@ class Long:
     ``Iallreduce``+``Test`` loop 8.3-8.5 ms, ``Wait`` 5.0-5.3 ms, blocking ``Allreduce``
     5.0-5.3 ms, ``Wait`` in another thread 5.6-6.0 ms; loaded machine)."""
 
-    __slots__ = ("request",)
+    __slots__ = ("request", "arrived")
 
-    def __init__(self, request: Any) -> None:
+    def __init__(self, request: Any, arrived: bool = False) -> None:
         self.request = request
+        #: every rank started this request already (the operation proved it): it cannot
+        #: wait for a rank that never comes, so the waiting thread may ``Wait`` for it
+        #: itself (:meth:`ProgressEngine.drive`) instead of handing it over
+        self.arrived = arrived
 
 
 #: bytes from which a collective's data request is waited for with MPI_Wait (Long)
 LONG_BYTES = 1 << 18
 
 
-def data_request(request: Any, nbytes: int) -> Any:
+def data_request(request: Any, nbytes: int, arrived: bool = False) -> Any:
     """``request`` as an operation yields it: as :class:`Long` if it moves at least
-    :data:`LONG_BYTES`."""
-    return Long(request) if nbytes >= LONG_BYTES else request
+    :data:`LONG_BYTES` (``arrived``: see :attr:`Long.arrived`)."""
+    return Long(request, arrived) if nbytes >= LONG_BYTES else request
 
 
 class ProgressEngine:
@@ -299,9 +306,13 @@ class ProgressEngine:
             raise
         else:
             if type(request) is Long:
-                if self._wait_long(request.request, running):
+                if request.arrived and mpi_module.thread_multiple:
+                    # tested as usual until its waiter takes it (nobody may wait yet)
+                    running.wait_here = request = request.request
+                elif self._wait_long(request.request, running):
                     return
-                request = request.request   # (the long-wait thread is busy: test it)
+                else:
+                    request = request.request   # (the long-wait thread is busy: test it)
             self._incoming.append((request, running))
 
     # -- requests waited for with MPI_Wait --------------------------------------------
@@ -440,6 +451,9 @@ class ProgressEngine:
         event = None
         running = getattr(future, "_running", None)
         while not future.done():
+            if running is not None and running.wait_here is not None \
+                    and self._wait_here(running):
+                continue
             if running is not None and running.long_wait:
                 # its request is with the long-wait thread (in MPI_Wait, which progresses
                 # it at full speed): wait for the completion, leaving the engine to
@@ -457,7 +471,8 @@ class ProgressEngine:
                 try:
                     idle = 0
                     while not future.done():
-                        if running is not None and running.long_wait:
+                        if running is not None and (running.long_wait
+                                                    or running.wait_here is not None):
                             break
                         if self.poll():
                             continue
@@ -477,6 +492,42 @@ class ProgressEngine:
                 event = future.completion_event()
             if event.wait(_FOLLOWER_WAIT) or _late(until, deadline):
                 return
+
+    def _wait_here(self, running: _Running) -> bool:
+        """Take ``running``'s request out of the engine and ``MPI_Wait`` for it on this
+        thread, then step its operation; False if a poll completed it meanwhile.
+
+        Only for a request every rank has started (``Long.arrived``): MPI completes it
+        unless a process dies, which ends the job (``mpiexec``).  MPICH moves the data
+        at full speed inside ``Wait`` (a 1 MiB all-reduce in a ``Test`` loop took 2-4x
+        as long, handed to the long-wait thread 1.5-2.5x: a thread wake-up, loaded
+        machine, ``docs/distributed.md``).  The driver's lock is not held meanwhile:
+        other requests are tested by the progress thread and other waiters."""
+        request = running.wait_here
+        with self._poll_lock:       # (a poll in progress finishes first)
+            if running.wait_here is not request:
+                return False
+            running.wait_here = None
+            for index, (queued, _) in enumerate(self._incoming):
+                if queued is request:
+                    del self._incoming[index]
+                    break
+            else:
+                # (by identity: completed requests compare equal, as MPI_REQUEST_NULL)
+                index = next((i for i, r in enumerate(self._requests) if r is request), None)
+                if index is None:       # completed by a poll (which stepped the operation)
+                    return False
+                del self._requests[index], self._waiting[index]
+        error = None
+        try:
+            request.Wait()
+        except Exception as exc:  # noqa: BLE001 - delivered to the waiter
+            error = exc
+        if error is not None:
+            self._finish(running, None, error)
+        else:
+            self._step(running)
+        return True
 
     def driven(self) -> bool:
         """A waiting thread drives the engine now."""

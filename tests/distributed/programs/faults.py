@@ -12,6 +12,9 @@
 * ``died``: rank 0 is told that the last rank's process is one that has ended (a
   launcher that does not end the job when a rank dies); it waits in a collective
   (must be ended by the liveness check);
+* ``kill-large``: the last rank is killed right after starting a large all_reduce (its
+  data request started with the header exchange: the others may wait for it in
+  ``MPI_Wait``); must be ended;
 * ``late``: the last rank starts collectives, never waits for them and ends; the others
   call them later: they complete ('OK <rank>').
 """
@@ -40,6 +43,14 @@ elif mode == "kill":
         time.sleep(0.2)
         os.kill(os.getpid(), signal.SIGKILL)
     dist.all_reduce(1, name="never completes").result()
+
+elif mode == "kill-large":
+    future = dist.all_reduce(np.ones(1 << 17), name="large")      # 1 MiB
+    if r == n - 1:
+        time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGKILL)
+    future.result()
+    dist.all_reduce(np.ones(1 << 17), name="large").result()
 
 elif mode == "timeout":
     # a collective only rank 0 calls: a located timeout error, then the job ends

@@ -1,0 +1,24 @@
+"""Large collectives at MPI speed under ``mpiexec`` (``programs/collectives_overlap.py``):
+a checked all_reduce's data starts with its header exchange and is waited for by its
+waiter itself; disagreements in it are still located errors naming the ranks on every
+rank (the channel renewed); all_gather of alike arrays without copies; and a rank killed
+during a large all_reduce ends the job fast."""
+from __future__ import annotations
+
+import pytest
+
+from .test_mpi import assert_all_ok, program
+
+pytestmark = pytest.mark.mpi
+
+
+@pytest.mark.parametrize("k", (1, 3))
+def test_large_collectives_overlap_and_still_agree(k):
+    done, _ = program(k, "collectives_overlap.py", timeout=240)
+    assert_all_ok(done, k)
+
+
+def test_a_rank_killed_during_a_large_all_reduce_ends_the_job_fast():
+    # guard: the others may be inside MPI_Wait for the data (the launcher ends the job)
+    done, elapsed = program(2, "faults.py", "kill-large", timeout=60)
+    assert done.returncode != 0 and elapsed < 15, (elapsed, done.stdout + done.stderr)
