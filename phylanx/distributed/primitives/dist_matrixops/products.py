@@ -102,8 +102,8 @@ def column_product(whole_a: np.ndarray, b: DistributedArray,
     mine = boxes[api.find_here()]
     local = np.dot(whole_a, b.local).astype(dtype, copy=False) \
         if not tiling.is_empty(b.box) else np.zeros(tiling.box_shape(mine), dtype)
-    return (named or b).derive(local, Layout(boxes, whole_a.shape[:-1] + b.shape[1:],
-                                             "columns"))
+    shape = whole_a.shape[:-1] + b.shape[1:]
+    return (b if named is None else named).derive(local, Layout(boxes, shape, "columns"))
 
 
 @primitive("dot_d", "dot_d(_1, _2)", flags=ORDERED, takes_tiled=True, **_NO_ORACLE,
