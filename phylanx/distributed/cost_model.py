@@ -54,13 +54,16 @@ class Machine:
                 + ("one core per locality" if self.cores is None else f"{self.cores} cores"))
 
 
-#: 2 ranks on this project's 2-core test machine (loaded; docs/distributed.md says how)
-SHARED_2CORE = Machine(latency_s=60e-6, seconds_per_byte=1 / 1.5e9, madd_s=0.5e-9,
-                       element_s=1.5e-9, per_node_s=25e-6, cores=2)
-#: a cluster of one-locality nodes on a 100 Gb/s network (latency 2 us, 10 GB/s),
-#: cores like this machine's
+#: 2 ranks on this project's 2-core machine, 2026-12-06, LOADED (load average 26):
+#: phylanx all_reduce of 8 B (1.85 ms) and 4 MiB (90 ms) from
+#: ``benchmarks/distributed_allreduce.py``; compute: an idle core's estimate (a
+#: one-thread matrix-vector product streams 8 B per multiply-add at ~16 GB/s)
+SHARED_2CORE = Machine(latency_s=1.85e-3, seconds_per_byte=2.1e-8, madd_s=0.5e-9,
+                       element_s=1.0e-9, per_node_s=25e-6, cores=2)
+#: a cluster of one-locality nodes on a 100 Gb/s network (an assumption: 2 us latency
+#: per step, 10 GB/s), each node computing like one core of this machine
 CLUSTER = Machine(latency_s=2e-6, seconds_per_byte=1 / 10e9, madd_s=0.5e-9,
-                  element_s=1.5e-9, per_node_s=25e-6, cores=None)
+                  element_s=1.0e-9, per_node_s=25e-6, cores=None)
 
 
 def _steps(localities: int) -> int:
