@@ -16,8 +16,8 @@ reductions move ``(p - 1) b``, not the ``2 b`` of MPI's ring all-reduce.
 
 Compute is counted in multiply-adds (BLAS, one thread) and element passes
 (element-wise kernels, memory-bound), each divided among the localities; phylanx's
-own cost per iteration (``overhead_s``, measured on a tiny input, or
-``per_node_s`` per node) is not divided.  With more localities than cores (``Machine.cores``)
+own cost per iteration (``overhead_s``, measured on a tiny input: :data:`OVERHEAD_S`)
+is not divided.  With more localities than cores (``Machine.cores``)
 the ranks share the cores: compute takes ``p / cores`` times longer.  Constants come
 from measurements (``benchmarks/distributed.py --simulate`` measures them in the run;
 ``SHARED_2CORE`` and ``CLUSTER`` are documented in docs/distributed.md).  Pure
@@ -39,7 +39,6 @@ class Machine:
     seconds_per_byte: float     # inverse bandwidth of a large collective, per byte
     madd_s: float               # one multiply-add of a matrix-vector product, one thread
     element_s: float            # one element of one element-wise pass, one thread
-    per_node_s: float           # the runtime evaluating one node (phylanx only)
     cores: int | None = None    # cores the localities share; None: one core each
 
     def share(self, localities: int) -> float:
@@ -50,20 +49,24 @@ class Machine:
         return (f"latency {self.latency_s * 1e6:.0f} us, bandwidth "
                 f"{1e-9 / self.seconds_per_byte:.2f} GB/s, {self.madd_s * 1e9:.2f} ns per "
                 f"multiply-add, {self.element_s * 1e9:.2f} ns per element pass, "
-                f"{self.per_node_s * 1e6:.0f} us per node, "
                 + ("one core per locality" if self.cores is None else f"{self.cores} cores"))
 
 
 #: 2 ranks on this project's 2-core machine, 2026-12-06, LOADED (load average 26):
 #: phylanx all_reduce of 8 B (1.85 ms) and 4 MiB (90 ms) from
-#: ``benchmarks/distributed_allreduce.py``; compute: an idle core's estimate (a
-#: one-thread matrix-vector product streams 8 B per multiply-add at ~16 GB/s)
-SHARED_2CORE = Machine(latency_s=1.85e-3, seconds_per_byte=2.1e-8, madd_s=0.5e-9,
-                       element_s=1.0e-9, per_node_s=25e-6, cores=2)
+#: ``benchmarks/distributed_allreduce.py``; compute: one thread's CPU seconds per
+#: multiply-add (a 20,000 x 100 matrix-vector product) and per element (a subtraction
+#: of 8M doubles), ``benchmarks/distributed.py``'s calibration the same day
+SHARED_2CORE = Machine(latency_s=1.85e-3, seconds_per_byte=2.1e-8, madd_s=0.73e-9,
+                       element_s=1.25e-9, cores=2)
 #: a cluster of one-locality nodes on a 100 Gb/s network (an assumption: 2 us latency
 #: per step, 10 GB/s), each node computing like one core of this machine
-CLUSTER = Machine(latency_s=2e-6, seconds_per_byte=1 / 10e9, madd_s=0.5e-9,
-                  element_s=1.0e-9, per_node_s=25e-6, cores=None)
+CLUSTER = Machine(latency_s=2e-6, seconds_per_byte=1 / 10e9, madd_s=0.73e-9,
+                  element_s=1.25e-9, cores=None)
+#: phylanx's seconds per iteration besides the kernels: each program on a tiny tiled
+#: input, one locality, CPU seconds (``benchmarks/distributed.py``'s calibration,
+#: 2026-12-06); the runtime's cost of evaluating and dispatching the iteration's nodes
+OVERHEAD_S = {"lra": 0.32e-3, "kmeans": 3.0e-3, "power": 0.057e-3}
 
 
 def _steps(localities: int) -> int:
@@ -138,24 +141,32 @@ def _lra(size: dict, p: int, m: Machine, variant: str, overhead: float) -> float
     return compute + overhead * m.share(p) + comm
 
 
+#: k-means kernels in element passes per row and cluster (NumPy, one thread, measured
+#: against a subtraction: 1M x 16 points, k = 8): the broadcast difference, square and
+#: row sum 4 per coordinate; storing a column of ``distances`` (strided) 10; argmin
+#: over the clusters 2.5; the mask and the selection ``points[labels == j]`` 12
+KMEANS_PASSES = {"distance": 4.0, "store_column": 10.0, "argmin": 2.5, "select": 12.0}
+
+
 def _kmeans(size: dict, p: int, m: Machine, variant: str, overhead: float) -> float:
-    """Per cluster the difference, its square and the row sum (3 n d element passes)
-    and the distances column; the selection and the mean (2 n d over all clusters);
-    argmin and the masks (2 n k).  By hand all of it on this rank's rows, then one
-    all_reduce of k (d + 1) sums and counts.  phylanx as implemented: storing the
-    row-tiled column into the plain ``distances`` (``np.zeros`` is plain) has no rule,
-    so each of the k columns is gathered (``gather``) and every rank computes argmin
-    and the masks on all n rows; each cluster's mean all-gathers d partial sums."""
+    """Distances (``distance`` passes per coordinate and cluster), their columns
+    stored, argmin, then per cluster the selection and its mean (:data:`KMEANS_PASSES`).
+    By hand all of it on this rank's rows, then one all_reduce of k (d + 1) sums and
+    counts.  phylanx as implemented: storing the row-tiled column into the plain
+    ``distances`` (``np.zeros`` is plain) has no rule, so each of the k columns is
+    gathered (``gather``) and stored, argmin and ``labels == j`` computed, on all n
+    rows on every rank; each cluster's mean all-gathers d partial sums."""
     n, d, k = size["n"], size["d"], size["k"]
+    c = KMEANS_PASSES
     share = m.share(p)
-    compute = n / p * (3 * k * d + k + 2 * d) * m.element_s * share
+    own_rows = n / p * (c["distance"] * k * d + c["select"] * k + 2 * d)
     if variant == "phylanx":
-        whole_rows = 2 * n * k * m.element_s * share       # argmin and masks, all rows
+        all_rows = n * (c["store_column"] + c["argmin"] + 1) * k
         comm = k * (all_gather_s(bytes_moved("gather", (n,), p), p, m)
                     + all_gather_s(bytes_moved("reduce_tiled_axis", (n, d), p), p, m))
-        return compute + whole_rows + comm + overhead * share
-    masks = 2 * n / p * k * m.element_s * share
-    return compute + masks + all_reduce_s(k * (d + 1) * FLOAT64, p, m)
+        return (own_rows + all_rows) * m.element_s * share + comm + overhead * share
+    own_rows += n / p * (c["store_column"] + c["argmin"]) * k
+    return own_rows * m.element_s * share + all_reduce_s(k * (d + 1) * FLOAT64, p, m)
 
 
 def _power(size: dict, p: int, m: Machine, variant: str, overhead: float) -> float:
@@ -167,8 +178,6 @@ def _power(size: dict, p: int, m: Machine, variant: str, overhead: float) -> flo
     return compute + overhead * m.share(p) + all_reduce_s(n * FLOAT64, p, m)
 
 
-#: nodes one iteration of each program evaluates (the default overhead: per_node_s each)
-NODES_PER_ITERATION = {"lra": 12, "kmeans": 80, "power": 8}
 WORKLOADS = {"lra": _lra, "kmeans": _kmeans, "power": _power}
 #: the issue's sizes (issue 28 item 5)
 FULL_SIZES = {"lra": {"n": 200_000, "d": 100, "iterations": 50},
@@ -182,7 +191,7 @@ def predict(workload: str, size: dict, localities: int, machine: Machine,
     (with its ``iterations``) on ``localities`` ranks; ``variant``: "phylanx" (as the
     runtime does it) or "mpi4py" (the hand-written SPMD program).  ``overhead_s``:
     phylanx's seconds per iteration besides the kernels (measured on a tiny input),
-    by default ``NODES_PER_ITERATION * per_node_s``."""
+    by default :data:`OVERHEAD_S`."""
     if localities < 1:
         raise ValueError(f"localities must be at least 1, got {localities}")
     if variant not in ("phylanx", "mpi4py"):
@@ -190,7 +199,7 @@ def predict(workload: str, size: dict, localities: int, machine: Machine,
     if variant == "mpi4py":
         overhead = 0.0
     elif overhead_s is None:
-        overhead = NODES_PER_ITERATION[workload] * machine.per_node_s
+        overhead = OVERHEAD_S[workload]
     else:
         overhead = overhead_s
     return size["iterations"] * WORKLOADS[workload](size, localities, machine, variant,

@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 
 from phylanx.distributed import cost_model as cm
 
-M = cm.Machine(latency_s=5e-6, seconds_per_byte=1e-10, madd_s=1e-9, element_s=2e-9,
-               per_node_s=2e-5)
+M = cm.Machine(latency_s=5e-6, seconds_per_byte=1e-10, madd_s=1e-9, element_s=2e-9)
 SHARED = cm.Machine(**{**M.__dict__, "cores": 2})
 localities = st.integers(1, 256)
 
