@@ -438,11 +438,13 @@ def main(argv=None) -> int:
             launch(int(ranks), *passed, "--worker", "--json", str(out), timeout=3600)
             report["runs"][ranks] = json.loads(out.read_text())
     report["load_after"] = os.getloadavg()
-    text = table(report) + (simulation(report) if args.simulate else "")
-    print(text)
-    if args.out:
+    stem = None
+    if args.out:     # the measurements first: a failure below must not lose them
         stem = Path(args.out) / f"{report['date']}-distributed{'-quick' if args.quick else ''}"
         write_atomically(stem.with_suffix(".json"), json.dumps(report, indent=1))
+    text = table(report) + (simulation(report) if args.simulate else "")
+    print(text)
+    if stem is not None:
         write_atomically(stem.with_suffix(".md"), text)
         print(f"written: {stem}.json, {stem}.md")
     wrong = [f"{name} on {ranks}" for ranks, run in report["runs"].items()
