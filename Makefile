@@ -14,13 +14,15 @@ $(STAMP): $(PY) pyproject.toml
 	$(PY) -m pip install --quiet -e '.[all]'
 	touch $(STAMP)
 
-# the logistic regression on one process, then the same on 1 and on 2 localities (MPI
-# ranks, one BLAS thread each so that the second locality is the only extra core)
-LRA_D := examples/distributed_lra.py --samples 100000 --features 100 --iterations 50 --alpha 1e-5
+# the logistic regression on one process, then the same function, unchanged, on inputs
+# tiled by rows over 1 and 2 localities (MPI ranks, one BLAS thread each so that the
+# second locality is the only extra core)
+LRA_TILED := examples/lra.py --tiled --samples 50000 --features 100 --iterations 50 \
+	--alpha 1e-5 --repeat 2
 run: $(STAMP)
 	$(PY) examples/lra.py
-	OPENBLAS_NUM_THREADS=1 $(PY) -m phylanx run -n 1 $(LRA_D)
-	OPENBLAS_NUM_THREADS=1 $(PY) -m phylanx run -n 2 $(LRA_D)
+	OPENBLAS_NUM_THREADS=1 $(PY) -m phylanx run -n 1 $(LRA_TILED)
+	OPENBLAS_NUM_THREADS=1 $(PY) -m phylanx run -n 2 $(LRA_TILED)
 
 test: $(STAMP)
 	$(PY) -m ruff check phylanx tests benchmarks examples

@@ -4,6 +4,12 @@ Prints the training accuracy, iterations per second, and the time of the
 same function run as plain NumPy (``lra.python``).
 
     python examples/lra.py [--iterations 750] [--alpha 0.001] [--csv FILE]
+    phylanx run -n 2 examples/lra.py --tiled [--samples 100000 --features 100]
+
+``--tiled``: the same ``lra`` function, unchanged, on row-tiled inputs
+(``distributed.tiled``): on every locality it computes the whole problem's weights
+(docs/distributed.md, "Global semantics"); rank 0 prints.  ``--samples``: synthetic
+data of that many rows instead of the breast-cancer set.
 """
 from __future__ import annotations
 
@@ -42,6 +48,10 @@ def main(argv=None) -> int:
     parser.add_argument("--iterations", type=int, default=750, help="gradient steps")
     parser.add_argument("--alpha", type=float, default=1e-3, help="learning rate")
     parser.add_argument("--csv", help="CSV file: header line, features, label in last column")
+    parser.add_argument("--samples", type=int, help="synthetic data: rows (else breast cancer)")
+    parser.add_argument("--features", type=int, default=100, help="synthetic data: columns")
+    parser.add_argument("--tiled", action="store_true",
+                        help="tile x and y by rows over the localities (phylanx run -n K)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs (best is shown)")
     parser.add_argument("--warmup", type=float, default=4.0,
                         help="seconds of untimed calls first: phylanx compiles a hot loop "
@@ -49,23 +59,39 @@ def main(argv=None) -> int:
                              "(phylanx/fusion/loops.py), as JAX compiles in its jit")
     args = parser.parse_args(argv)
 
-    x, y, what = breast_cancer(args.csv)
-    lra(x, y, args.alpha, 1, False)   # translate and compile once, outside the timing
+    if args.samples:
+        from _tiles import classification
+        x, y = classification(0, args.features, 0, args.samples)
+        what = "synthetic"
+    else:
+        x, y, what = breast_cancer(args.csv)
+    inputs, rank, note = (x, y), 0, ""
+    if args.tiled:
+        from phylanx import distributed as dist
+        inputs = (dist.tiled(x, "row", name="x"), dist.tiled(y, "row", name="y"))
+        rank, localities = dist.find_here(), dist.num_localities()
+        note = f", tiled by rows over {localities} localit{'ies' if localities > 1 else 'y'}"
+    lra(*inputs, args.alpha, 1, False)   # translate and compile once, outside the timing
     start = time.perf_counter()
+    # tiled: the ranks call lra in step, so they agree on the count (one warm-up call)
     while time.perf_counter() - start < args.warmup:
-        lra(x, y, args.alpha, args.iterations, False)
+        lra(*inputs, args.alpha, args.iterations, False)
+        if args.tiled:
+            break
 
-    def best_time(fn):
+    def best_time(fn, data):
         times, result = [], None
         for _ in range(args.repeat):
             start = time.perf_counter()
-            result = fn(x, y, args.alpha, args.iterations, False)
+            result = fn(*data, args.alpha, args.iterations, False)
             times.append(time.perf_counter() - start)
         return min(times), result
 
-    t_phylanx, weights = best_time(lra)
-    t_numpy, weights_np = best_time(lra.python)
-    print(f"data: {what}, {x.shape[0]} samples x {x.shape[1]} features")
+    t_phylanx, weights = best_time(lra, inputs)
+    if rank != 0:
+        return 0
+    t_numpy, weights_np = best_time(lra.python, (x, y))
+    print(f"data: {what}, {x.shape[0]} samples x {x.shape[1]} features{note}")
     print(f"accuracy: {accuracy(x, y, weights):.4f} (NumPy: {accuracy(x, y, weights_np):.4f}, "
           f"weights agree: {np.allclose(weights, weights_np)})")
     print(f"iterations/s: {args.iterations / t_phylanx:,.0f} (phylanx), "

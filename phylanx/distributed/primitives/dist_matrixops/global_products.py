@@ -9,6 +9,12 @@
   parts and the partial products are summed over the ranks (one all_gather, added in
   rank order: the same plain result on every rank).  Decided from the layouts, the
   same on every rank.
+* **row-tiled lhs, plain rhs** (``x @ w``): each rank multiplies its rows, the result
+  is row-tiled; likewise a plain lhs times a column-tiled rhs.  No message and no
+  lockstep end message: like an element-wise operation, everything that can fail is
+  decided from the layouts every rank holds (``dot_d`` itself, a lockstep operation,
+  paid one exchange of header slots per call for it: on 2 ranks, the LRA's
+  per-iteration overhead).
 * **otherwise** ``dot_d``: a row-tiled lhs times a plain (or fetched) rhs stays
   row-tiled (``x @ w``), a column-tiled rhs gives a column-tiled result, and any
   other combination fetches what it needs (``products.py``).
@@ -28,7 +34,7 @@ from ... import lockstep, tiling
 from ...broadcasting import elementwise
 from ...darray import DistributedArray
 from .global_view import _stand_in
-from .products import _only_split, _summed, dot_d
+from .products import _only_split, _summed, column_product, dot_d, row_product
 
 
 def _inside(part: tiling.Box, tile: tiling.Box) -> bool:
@@ -107,6 +113,10 @@ def product_rule(name: str):
             # the kernel's own error, from the global shapes alone: the same on every
             # rank, before any communication
             return impl(*[_stand_in(x) if type(x) is DistributedArray else x for x in (a, b)])
+        if a.ndim == 2 and _only_split(a, {0}) and type(b) is not DistributedArray:
+            return row_product(a, b)      # x @ w: local, like an element-wise operation
+        if b.ndim == 2 and _only_split(b, {1}) and type(a) is not DistributedArray:
+            return column_product(a, b)
         local = _local_contraction(a, b)
         return local if local is not None else dot_d(a, b)
     rule.__name__ = f"{name}_rule"

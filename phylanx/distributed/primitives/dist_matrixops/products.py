@@ -78,6 +78,34 @@ def _only_split(x: Any, axes: set[int]) -> bool:
     return isinstance(x, DistributedArray) and set(x.layout.split_axes()) <= axes
 
 
+def row_product(a: DistributedArray, whole_b: np.ndarray) -> DistributedArray:
+    """``a @ whole_b`` for ``a`` split along rows only: each rank multiplies its rows,
+    the result is tiled by ``a``'s rows.  No message: the caller has ``whole_b``."""
+    dtype = np.result_type(a.dtype, whole_b.dtype)
+    # (an empty tile, e.g. (3, 0) when another rank holds all, gives no rows)
+    boxes = [(_span(bx, 0),) + tuple((0, n) for n in whole_b.shape[1:])
+             for bx in a.layout.boxes]
+    mine = boxes[api.find_here()]
+    local = np.dot(a.local, whole_b).astype(dtype, copy=False) \
+        if not tiling.is_empty(a.box) else np.zeros(tiling.box_shape(mine), dtype)
+    return a.derive(local, Layout(boxes, a.shape[:1] + whole_b.shape[1:], "rows"))
+
+
+def column_product(whole_a: np.ndarray, b: DistributedArray,
+                   named: DistributedArray | None = None) -> DistributedArray:
+    """``whole_a @ b`` for ``b`` split along columns only: the result is tiled by
+    ``b``'s columns, named after ``named`` (default ``b``).  No message: the caller
+    has ``whole_a``."""
+    dtype = np.result_type(whole_a.dtype, b.dtype)
+    boxes = [tuple((0, n) for n in whole_a.shape[:-1]) + (_span(bx, 1),)
+             for bx in b.layout.boxes]
+    mine = boxes[api.find_here()]
+    local = np.dot(whole_a, b.local).astype(dtype, copy=False) \
+        if not tiling.is_empty(b.box) else np.zeros(tiling.box_shape(mine), dtype)
+    shape = whole_a.shape[:-1] + b.shape[1:]
+    return (b if named is None else named).derive(local, Layout(boxes, shape, "columns"))
+
+
 @primitive("dot_d", "dot_d(_1, _2)", flags=ORDERED, takes_tiled=True, **_NO_ORACLE,
            example='dot_d(annotate_d([1, 2], "u", list("tile", list("columns", 0, 2))), '
                    '[3, 4])', result="11")
@@ -98,24 +126,10 @@ def dot_d(a, b):
                                 f"({k_a} != {k_b})")
     dtype = np.result_type(a.dtype, b.dtype)
     if a.ndim == 2 and _only_split(a, {0}):          # rows of a -> rows of the result
-        whole_b = _parts(b, [tuple((0, n) for n in b.shape)])[0]
-        # (an empty tile, e.g. (3, 0) when another rank holds all, gives no rows)
-        boxes = [(_span(bx, 0),) + tuple((0, n) for n in b.shape[1:]) for bx in a.layout.boxes]
-        mine = boxes[api.find_here()]
-        local = np.dot(a.local, whole_b).astype(dtype, copy=False) \
-            if not tiling.is_empty(a.box) else np.zeros(tiling.box_shape(mine), dtype)
-        shape = a.shape[:1] + b.shape[1:]
-        return a.derive(local, Layout(boxes, shape, "rows"))
+        return row_product(a, _parts(b, [tuple((0, n) for n in b.shape)])[0])
     if b.ndim == 2 and _only_split(b, {1}):          # columns of b -> columns of the result
-        whole_a = _parts(a, [tuple((0, n) for n in a.shape)])[0]
-        boxes = [tuple((0, n) for n in a.shape[:-1]) + (_span(bx, 1),)
-                 for bx in b.layout.boxes]
-        mine = boxes[api.find_here()]
-        local = np.dot(whole_a, b.local).astype(dtype, copy=False) \
-            if not tiling.is_empty(b.box) else np.zeros(tiling.box_shape(mine), dtype)
-        shape = a.shape[:-1] + b.shape[1:]
-        named = a if isinstance(a, DistributedArray) else b
-        return named.derive(local, Layout(boxes, shape, "columns"))
+        return column_product(_parts(a, [tuple((0, n) for n in a.shape)])[0], b,
+                              a if isinstance(a, DistributedArray) else b)
     # a contraction axis is split: partial products of owned cells, summed everywhere
     shape = a.shape[:-1] + b.shape[1:]
     partial = np.zeros(shape, dtype)
