@@ -108,7 +108,7 @@ def _read_only(a: np.ndarray) -> np.ndarray:
 
 @VJP.register("__div")
 def div_vjp(ct, out, first, *rest):
-    divisors = [arr(v) for v in rest]
+    divisors = [arr_with(v, ct) for v in rest]
     denominator = reduce(np.multiply, divisors)
     ct = np.asarray(ct)
     out = np.asarray(out)

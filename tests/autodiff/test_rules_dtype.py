@@ -134,3 +134,19 @@ def test_dropouts_products_keep_a_float32_cotangent():
     assert by_mask.dtype == by_scale.dtype == np.float32
     np.testing.assert_array_equal(by_mask, np.where(keep, ct, 0))
     np.testing.assert_allclose(by_scale, ct * np.float32(1 / 0.7), rtol=1e-7)
+
+
+@pytest.mark.parametrize("divisor", [2, 2.5, np.array([1, 2, 3, 4], np.int8)],
+                         ids=["int", "float", "int8s"])
+def test_dividing_a_float32_array_by_a_number_keeps_float32(divisor):
+    """``x / 2.0`` (a Python number, weak in NumPy's promotion) and ``x / n`` (a small
+    integer array, int8: float32 with int64 is float64): the forward is float32, so are
+    both cotangents."""
+    x = np.arange(1, 9, dtype=np.float32).reshape(2, 4)
+    ct = np.ones((2, 4), np.float32)
+    out = x / divisor
+    assert out.dtype == np.float32
+    grads = VJP.get("__div")(ct, out, x, divisor)
+    assert grads[0].dtype == np.float32
+    assert np.asarray(grads[1]).dtype == np.float32
+    np.testing.assert_allclose(grads[0], ct / divisor, rtol=1e-7)
