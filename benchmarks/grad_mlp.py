@@ -1,15 +1,20 @@
-"""``value_and_grad`` of an MLP loss: phylanx's tape against ``jax.jit(jax.value_and_grad)``
-in one run (issue 29 item 4's first figure).
+"""``value_and_grad`` of an MLP loss and of a Conv1D loss: phylanx's tape against
+``jax.jit(jax.value_and_grad)`` in one run (issue 29 item 4's first figures).
 
-    python benchmarks/grad_mlp.py [--batch 512] [--features 256] [--dtype float32]
-                                  [--repeat 20] [--profile]
+    python benchmarks/grad_mlp.py [--model mlp|conv1d|both] [--batch 512]
+                                  [--features 256] [--dtype float32] [--repeat 20]
+                                  [--profile]
 
-The loss: a 256-256-10 MLP (relu hidden layer, softmax cross-entropy over one-hot
-labels), batch 512, gradients with respect to the four parameters.  Both peers get the
-same arrays; their values and gradients are checked to agree (float32 rounding) before
-timing.  Prints the median milliseconds of each and the ratio; ``--profile`` adds the
-cumulative cProfile of phylanx's call (where the gap is spent).  State the machine's
-load when quoting a figure: the machine is shared.
+``mlp``: a 256-256-10 MLP (relu hidden layer, softmax cross-entropy over one-hot
+labels), batch 512.  ``conv1d``: a Conv1D classifier (16 -> 32 channels, kernel 5,
+"valid", relu, mean over the length, dense to 10 classes, the same loss), batch 64,
+length 128.  Gradients with respect to the four parameters.  Both peers get the same
+arrays; their values and gradients are checked to agree (float32 rounding) before
+timing.  The peers' calls alternate (round robin), so that a change of the machine's
+load hits both; printed per peer: the median wall milliseconds and the median process
+CPU milliseconds per call (all threads: less disturbed by other processes on a shared
+machine than wall time), and each ratio.  ``--profile`` adds the cProfile of phylanx's
+calls (where the gap is spent).  State the machine's load when quoting a figure.
 """
 from __future__ import annotations
 
@@ -18,12 +23,14 @@ import cProfile
 import os
 import pstats
 import sys
+import time
 
 import numpy as np
-from workloads.common import median_ms, optional
+from workloads.common import optional
 
 import phylanx
 from phylanx import Phylanx
+from phylanx.ops import conv1d
 
 
 @Phylanx
@@ -35,43 +42,78 @@ def mlp_loss(w1, b1, w2, b2, x, labels):
     return -np.sum(labels * log_probs) / x.shape[0]
 
 
-def jax_loss(jnp):
+@Phylanx
+def conv_loss(w1, b1, w2, b2, x, labels):
+    h = np.maximum(conv1d(x, w1) + b1, 0.0)
+    z = np.mean(h, axis=1) @ w2 + b2
+    shifted = z - np.max(z, axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+    return -np.sum(labels * log_probs) / x.shape[0]
+
+
+def jax_loss(jnp, model="mlp"):
+    from jax import lax
+
+    def layer(x, w1):
+        if model == "mlp":
+            return x @ w1
+        return lax.conv_general_dilated(x, w1, (1,), "VALID",
+                                        dimension_numbers=("NWC", "WIO", "NWC"))
+
     def loss(w1, b1, w2, b2, x, labels):
-        h = jnp.maximum(x @ w1 + b1, 0.0)
-        z = h @ w2 + b2
+        h = jnp.maximum(layer(x, w1) + b1, 0.0)
+        z = (h if model == "mlp" else jnp.mean(h, axis=1)) @ w2 + b2
         shifted = z - jnp.max(z, axis=1, keepdims=True)
         log_probs = shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=1, keepdims=True))
         return -jnp.sum(labels * log_probs) / x.shape[0]
     return loss
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--batch", type=int, default=512)
-    parser.add_argument("--features", type=int, default=256)
-    parser.add_argument("--dtype", default="float32")
-    parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--profile", action="store_true")
-    args = parser.parse_args()
+def problem(model: str, batch: int, features: int, dtype: str) -> tuple[list, str]:
+    """The arrays (parameters, input, one-hot labels) and a description."""
     rng = np.random.default_rng(0)
-    n, d, hidden, classes = args.batch, args.features, args.features, 10
-    arrays = [rng.normal(size=(d, hidden)) * 0.05, np.zeros(hidden),
-              rng.normal(size=(hidden, classes)) * 0.05, np.zeros(classes),
-              rng.normal(size=(n, d)), np.eye(classes)[rng.integers(0, classes, n)]]
-    arrays = [a.astype(args.dtype) for a in arrays]
-    argnums = (0, 1, 2, 3)
-    ours = phylanx.value_and_grad(mlp_loss, argnums)
+    classes = 10
+    if model == "mlp":
+        n, d = batch, features
+        shapes = [(d, d), (d,), (d, classes), (classes,), (n, d)]
+        what = f"{d}-{d}-{classes} MLP loss, batch {n}"
+    else:
+        n, length, c_in, c_out, k = max(batch // 8, 1), 128, 16, 32, 5
+        shapes = [(k, c_in, c_out), (c_out,), (c_out, classes), (classes,), (n, length, c_in)]
+        what = (f"Conv1D loss ({c_in}->{c_out} channels, kernel {k}, length {length}, "
+                f"{classes} classes), batch {n}")
+    arrays = [rng.normal(size=s) * (0.05 if i < 4 and len(s) > 1 else 1.0) if i != 1 and
+              i != 3 else np.zeros(s) for i, s in enumerate(shapes)]
+    arrays.append(np.eye(classes)[rng.integers(0, classes, n)])
+    return [a.astype(dtype) for a in arrays], f"{what}, {dtype}"
+
+
+def alternate(calls: dict, repeat: int) -> dict:
+    """(wall ms, CPU ms) of each call, the calls taken in rotating order."""
+    names = list(calls)
+    for fn in calls.values():
+        fn()
+    times = {n: ([], []) for n in names}
+    for i in range(repeat):
+        for n in names[i % len(names):] + names[:i % len(names)]:
+            wall, cpu = time.perf_counter(), time.process_time()
+            calls[n]()
+            times[n][1].append((time.process_time() - cpu) * 1e3)
+            times[n][0].append((time.perf_counter() - wall) * 1e3)
+    return {n: (float(np.median(w)), float(np.median(c))) for n, (w, c) in times.items()}
+
+
+def run(model: str, args: argparse.Namespace, jax) -> None:
+    arrays, what = problem(model, args.batch, args.features, args.dtype)
+    loss = mlp_loss if model == "mlp" else conv_loss
+    ours = phylanx.value_and_grad(loss, (0, 1, 2, 3))
     value, grads = ours(*arrays)
-    print(f"value_and_grad of a {d}-{hidden}-{classes} MLP loss, batch {n}, {args.dtype}; "
-          f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}")
-    timings = {"phylanx value_and_grad": median_ms(lambda: ours(*arrays), args.repeat)}
-    jax = optional("jax")
+    print(f"value_and_grad of a {what}")
+    calls = {"phylanx value_and_grad": lambda: ours(*arrays)}
     if jax is None:
         print("  JAX is not installed: no peer")
     else:
-        if args.dtype == "float64":
-            jax.config.update("jax_enable_x64", True)
-        peer = jax.jit(jax.value_and_grad(jax_loss(jax.numpy), argnums))
+        peer = jax.jit(jax.value_and_grad(jax_loss(jax.numpy, model), (0, 1, 2, 3)))
         on_device = [jax.numpy.asarray(a) for a in arrays]
         want_value, want = peer(*on_device)
         tol = 1e-4 if args.dtype == "float32" else 1e-10
@@ -79,13 +121,14 @@ def main() -> None:
         for g, w in zip(grads, want):
             scale = float(np.abs(np.asarray(w)).max()) or 1.0
             assert float(np.abs(g - np.asarray(w)).max()) <= tol * scale * 10
-        timings["jax.jit(jax.value_and_grad)"] = median_ms(
-            lambda: jax.block_until_ready(peer(*on_device)), args.repeat)
-    for label, ms in timings.items():
-        print(f"  {label}: {ms:.2f} ms")
+        calls["jax.jit(jax.value_and_grad)"] = lambda: jax.block_until_ready(peer(*on_device))
+    timings = alternate(calls, args.repeat)
+    for label, (wall, cpu) in timings.items():
+        print(f"  {label}: {wall:.2f} ms (CPU {cpu:.2f} ms)")
     if len(timings) == 2:
-        ratio = timings["phylanx value_and_grad"] / timings["jax.jit(jax.value_and_grad)"]
-        print(f"  ratio phylanx / JAX: {ratio:.2f}x")
+        (ours_wall, ours_cpu), (jax_wall, jax_cpu) = timings.values()
+        print(f"  ratio phylanx / JAX: {ours_wall / jax_wall:.2f}x "
+              f"(CPU {ours_cpu / max(jax_cpu, 1e-9):.2f}x)")
     if args.profile:
         profile = cProfile.Profile()
         profile.enable()
@@ -93,6 +136,23 @@ def main() -> None:
             ours(*arrays)
         profile.disable()
         pstats.Stats(profile, stream=sys.stdout).sort_stats("tottime").print_stats(18)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", choices=("mlp", "conv1d", "both"), default="both")
+    parser.add_argument("--batch", type=int, default=512)
+    parser.add_argument("--features", type=int, default=256)
+    parser.add_argument("--dtype", default="float32")
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    jax = optional("jax")
+    if jax is not None and args.dtype == "float64":
+        jax.config.update("jax_enable_x64", True)
+    print(f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}")
+    for model in ("mlp", "conv1d") if args.model == "both" else (args.model,):
+        run(model, args, jax)
 
 
 if __name__ == "__main__":

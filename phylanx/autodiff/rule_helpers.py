@@ -53,6 +53,47 @@ def arr(value: Any) -> np.ndarray:
     return a if a.dtype.kind in "fc" else a.astype(np.float64)
 
 
+#: unsigned integers of the width of each IEEE float (the bit patterns :func:`masked` ands)
+_BITS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def masked(mask: Any, values: Any) -> np.ndarray:
+    """``np.where(mask, values, 0)`` in ``values``' float dtype, bit for bit (infinities
+    and NaNs kept where ``mask``, +0.0 elsewhere), without a branch per element.
+
+    Why: a cotangent routed by a data-dependent mask (relu's ``maximum(x, 0)``, ``clip``,
+    ``where``) has a random pattern, on which ``np.where``'s per-element branch is
+    mispredicted about half the time: measured 460 us for a 512 x 256 float32 array
+    against 45 us for this (2 cores, AMD EPYC), a quarter of an MLP's ``value_and_grad``.
+    Here each mask element becomes all-ones or all-zero bits of the float's width and is
+    anded with the values' bits (multiplying by the mask would turn an infinite
+    cotangent into NaN where it is masked off).  Complex and extended-precision values
+    take ``np.where``."""
+    values = np.asarray(values)
+    mask = np.asarray(mask)
+    bits = _BITS.get(values.dtype.itemsize) if values.dtype.kind == "f" else None
+    if bits is None or mask.dtype != np.bool_:
+        return np.where(mask, values, values.dtype.type(0))
+    ones = np.negative(mask.view(np.uint8), dtype=bits)     # True -> all bits set
+    return np.bitwise_and(values.view(bits), ones).view(values.dtype)
+
+
+def arr_with(value: Any, ct: Any) -> np.ndarray:
+    """An operand as an array to combine with the cotangent ``ct``, in the dtype NumPy's
+    promotion gives it with ``ct`` (the forward's own): a float array as it is; an
+    integer or boolean array, or a Python number (weak, as in the forward), in that
+    float dtype.  Dropout's boolean mask and its ``1 / (1 - rate)`` with a float32
+    cotangent: float32, where :func:`arr`'s float64 made the cotangent float64 from
+    there on through the rest of the backward pass."""
+    if type(value) in (bool, int, float):
+        dtype = np.result_type(np.asarray(ct).dtype, value, np.float16)
+        return np.asarray(value, dtype)
+    a = np.asarray(value)
+    if a.dtype.kind in "fc":
+        return a
+    return a.astype(np.result_type(np.asarray(ct).dtype, a.dtype, np.float16))
+
+
 def reduced_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     """The axes a reduction with ``axis`` (nil: all) removed from an ``ndim``-d operand."""
     if ndim == 0:

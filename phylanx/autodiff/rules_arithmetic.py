@@ -6,14 +6,18 @@ take the mean of the one-sided derivatives, as JAX does.
 """
 from __future__ import annotations
 
+import math
 from functools import reduce
 
 import numpy as np
 
-from .rule_helpers import arr, is_wanted, selective, unary
+from .rule_helpers import arr, arr_with, is_wanted, masked, selective, unary
 from .table import VJP
 
-_LN2, _LN10 = np.log(2.0), np.log(10.0)
+# Python floats, not NumPy float64 scalars: NumPy promotes a float32 array multiplied by
+# a float64 scalar to float64, by a Python float not (NEP 50)
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
 def _split_list(ct: list, parts: tuple) -> tuple:
@@ -71,7 +75,7 @@ def mul_vjp(ct, out, *operands, wanted=None):
     if isinstance(out, (list, tuple)):        # list * n repeats: every copy contributes
         return tuple(g if is_wanted(wanted, i) else None
                      for i, g in enumerate(_repeated_list_vjp(ct, operands)))
-    values = [arr(v) for v in operands]
+    values = [arr_with(v, ct) for v in operands]
     grads = []
     for i in range(len(values)):
         if not is_wanted(wanted, i):
@@ -104,7 +108,7 @@ def _read_only(a: np.ndarray) -> np.ndarray:
 
 @VJP.register("__div")
 def div_vjp(ct, out, first, *rest):
-    divisors = [arr(v) for v in rest]
+    divisors = [arr_with(v, ct) for v in rest]
     denominator = reduce(np.multiply, divisors)
     ct = np.asarray(ct)
     out = np.asarray(out)
@@ -143,8 +147,7 @@ def _extremum_vjp(ct, out, *operands, wanted=None):
     ct = np.asarray(ct)
     with np.errstate(divide="ignore", invalid="ignore"):
         shared = ct / ties if ties.max(initial=0) > 1 else ct
-        zero = np.zeros((), shared.dtype)
-        return tuple(np.where(hit, shared, zero) if is_wanted(wanted, i) else None
+        return tuple(masked(hit, shared) if is_wanted(wanted, i) else None
                      for i, hit in enumerate(hits))
 
 
@@ -198,7 +201,7 @@ def float_power_vjp(ct, out, a, b):
 def where_vjp(ct, out, condition, x=None, y=None):
     chosen = np.asarray(condition).astype(bool)
     ct = np.asarray(ct)
-    return None, np.where(chosen, ct, 0.0), np.where(chosen, 0.0, ct)
+    return None, masked(chosen, ct), masked(~chosen, ct)
 
 
 VJP.defrule("__npwhere", where_vjp)      # np.where (NumPy's spelling of where)
@@ -211,9 +214,9 @@ def clip_vjp(ct, out, a, a_min, a_max):
     low = np.zeros(x.shape, bool) if a_min is None else x < arr(a_min)
     high = np.zeros(x.shape, bool) if a_max is None else x > arr(a_max)
     inside = ~(low | high)
-    return (np.where(inside, ct, 0.0),
-            None if a_min is None else np.where(low & ~high, ct, 0.0),
-            None if a_max is None else np.where(high, ct, 0.0))
+    return (masked(inside, ct),
+            None if a_min is None else masked(low & ~high, ct),
+            None if a_max is None else masked(high, ct))
 
 
 def _sign_mean(x, out):
@@ -237,7 +240,7 @@ def _d_invcbrt(x, out):
 
 
 def _d_erf(x, out):
-    return 2.0 / np.sqrt(np.pi) * np.exp(-x * x)
+    return _TWO_OVER_SQRT_PI * np.exp(-x * x)
 
 
 _UNARY = {

@@ -67,6 +67,7 @@ def einsum_vjp(ct, out, subscripts, *operands):
     # operands at their full (broadcast) shapes, so that einsum sees matching lengths
     full = [np.broadcast_to(v, [sizes[c] for c in t]) for t, v in zip(terms, values)]
     ct = np.broadcast_to(np.asarray(ct), [sizes[c] for c in output])
+    dtype = np.result_type(ct, *values)      # the helper factors: float32 stays float32
     grads = []
     for i, term in enumerate(terms):
         spec = [output] + [t for j, t in enumerate(terms) if j != i]
@@ -79,12 +80,12 @@ def einsum_vjp(ct, out, subscripts, *operands):
             if label in target:             # a repeated label: a diagonal
                 own = next(unused)
                 spec.append(label + own)
-                factors.append(np.eye(sizes[label]))
+                factors.append(np.eye(sizes[label], dtype=dtype))
                 target += own
             else:
                 if label not in seen:       # summed over in this operand only
                     spec.append(label)
-                    factors.append(np.ones(sizes[label]))
+                    factors.append(np.ones(sizes[label], dtype))
                     seen += label
                 target += label
         grads.append(np.einsum(",".join(spec) + "->" + target, *factors))

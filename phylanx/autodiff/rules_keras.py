@@ -9,6 +9,7 @@ cotangent (positions within one tap's slice are distinct, so plain ``+=`` is exa
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import scipy.special
@@ -21,6 +22,7 @@ from .rule_helpers import (
     int_list,
     is_wanted,
     log_softmax,
+    masked,
     pad_amounts,
     reduced_axes,
     selective,
@@ -70,15 +72,18 @@ def relu_vjp(ct, out, x, alpha=_NOT_AN_OPERAND, max_value=None, threshold=0.0):
         # computed only when alpha was an operand (a layer's relu(x) does not pass it);
         # d/d threshold = -alpha * ... = 0; slope 1 from max(threshold, 0) on (values
         # at or above a negative threshold are clamped at 0)
-        masked = ct * (x >= max(float(threshold), 0.0))  # (np.where with a scalar is slow)
+        passed = masked(x >= max(float(threshold), 0.0), ct)   # (rule_helpers.masked)
         if not wants_alpha:
-            return (masked,)
+            return (passed,)
         d_alpha = np.vdot(ct, np.minimum(x - float(threshold), 0)) if x.size else 0.0
-        return (masked, d_alpha, None, 0.0)
+        return (passed, d_alpha, None, 0.0)
     below = x < float(threshold)
     capped = np.zeros(x.shape, bool) if max_value is None else x >= float(max_value)
     clamped = ~below & (x < 0)           # at or above a negative threshold: 0 (the original)
-    slope = np.where(capped | clamped, 0.0, np.where(below, float(alpha), 1.0))
+    # the slopes in the cotangent's float dtype: a float32 layer's stays float32
+    dtype = np.result_type(ct.dtype, x.dtype, np.float16)
+    slope = np.where(below, np.asarray(alpha, dtype), np.asarray(1, dtype))
+    slope[capped | clamped] = 0
     leak = below & ~capped
     return (ct * slope,
             np.sum(np.where(leak, ct * (x - float(threshold)), 0.0)),
@@ -142,8 +147,10 @@ def categorical_crossentropy_vjp(ct, out, target, output, from_logits=False, axi
     0-d form is the loss alone, ``-target * log(1 - eps)`` (one class: the normalised
     output is 1, clipped, so it carries no gradient)."""
     if arr(output).ndim == 0:
-        per_target = 0.0 if to_bool(from_logits) else -np.log(1 - EPSILON)
-        return np.asarray(ct) * per_target, np.zeros_like(np.asarray(ct, dtype=float))
+        per_target = 0.0 if to_bool(from_logits) else -math.log(1 - EPSILON)  # (weak)
+        ct = np.asarray(ct)
+        zero = np.zeros_like(ct, dtype=np.result_type(ct, 0.0))
+        return ct * per_target, zero
     ct_loss, ct_probs = ct
     if ct_probs is not None and np.any(np.asarray(ct_probs)):
         raise PhylanxValueError("the gradient of the second result of "

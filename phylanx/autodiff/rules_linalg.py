@@ -135,8 +135,10 @@ def cross_vjp(ct, out, a, b):
         gx = np.stack([ct * y[..., 1], -ct * y[..., 0]], axis=-1)
         gy = np.stack([-ct * x[..., 1], ct * x[..., 0]], axis=-1)
         return gx, gy
-    x3 = x if x.shape[-1] == 3 else np.concatenate([x, np.zeros(x.shape[:-1] + (1,))], -1)
-    y3 = y if y.shape[-1] == 3 else np.concatenate([y, np.zeros(y.shape[:-1] + (1,))], -1)
+    x3 = x if x.shape[-1] == 3 else np.concatenate([x, np.zeros(x.shape[:-1] + (1,), x.dtype)],
+                                                   -1)
+    y3 = y if y.shape[-1] == 3 else np.concatenate([y, np.zeros(y.shape[:-1] + (1,), y.dtype)],
+                                                   -1)
     gx, gy = np.cross(y3, ct), np.cross(ct, x3)
     return gx[..., :x.shape[-1]], gy[..., :y.shape[-1]]
 

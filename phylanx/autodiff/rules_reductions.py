@@ -143,7 +143,7 @@ def original_norm_vjp(ct, out, x, ord=None, axis=None, keepdims=False):
         raise PhylanxValueError("the gradient of norm is only computed for the 2-norm of "
                                 "vectors and the Frobenius norm (ord nil, \"fro\" or 2)")
     v = arr(x)
-    r = np.asarray(out, dtype=np.float64)
+    r = np.asarray(out)
     with np.errstate(divide="ignore", invalid="ignore"):
         return (np.where(r == 0, 0.0, np.asarray(ct) * v / r),)
 
