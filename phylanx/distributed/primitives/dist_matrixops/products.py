@@ -78,6 +78,19 @@ def _only_split(x: Any, axes: set[int]) -> bool:
     return isinstance(x, DistributedArray) and set(x.layout.split_axes()) <= axes
 
 
+def row_layout(a: DistributedArray, b: Any) -> Layout:
+    """The layout of ``dot_d(a, b)`` for an ``a`` split by rows only: ``a``'s row spans
+    (an empty tile, e.g. (3, 0) when another rank holds all, gives no rows)."""
+    boxes = [(_span(bx, 0),) + tuple((0, n) for n in b.shape[1:]) for bx in a.layout.boxes]
+    return Layout(boxes, a.shape[:1] + b.shape[1:], "rows")
+
+
+def column_layout(a: Any, b: DistributedArray) -> Layout:
+    """The layout of ``dot_d(a, b)`` for a ``b`` split by columns only: its column spans."""
+    boxes = [tuple((0, n) for n in a.shape[:-1]) + (_span(bx, 1),) for bx in b.layout.boxes]
+    return Layout(boxes, a.shape[:-1] + b.shape[1:], "columns")
+
+
 @primitive("dot_d", "dot_d(_1, _2)", flags=ORDERED, takes_tiled=True, **_NO_ORACLE,
            example='dot_d(annotate_d([1, 2], "u", list("tile", list("columns", 0, 2))), '
                    '[3, 4])', result="11")
@@ -99,23 +112,19 @@ def dot_d(a, b):
     dtype = np.result_type(a.dtype, b.dtype)
     if a.ndim == 2 and _only_split(a, {0}):          # rows of a -> rows of the result
         whole_b = _parts(b, [tuple((0, n) for n in b.shape)])[0]
-        # (an empty tile, e.g. (3, 0) when another rank holds all, gives no rows)
-        boxes = [(_span(bx, 0),) + tuple((0, n) for n in b.shape[1:]) for bx in a.layout.boxes]
-        mine = boxes[api.find_here()]
+        layout = row_layout(a, b)
+        mine = layout.boxes[api.find_here()]
         local = np.dot(a.local, whole_b).astype(dtype, copy=False) \
             if not tiling.is_empty(a.box) else np.zeros(tiling.box_shape(mine), dtype)
-        shape = a.shape[:1] + b.shape[1:]
-        return a.derive(local, Layout(boxes, shape, "rows"))
+        return a.derive(local, layout)
     if b.ndim == 2 and _only_split(b, {1}):          # columns of b -> columns of the result
         whole_a = _parts(a, [tuple((0, n) for n in a.shape)])[0]
-        boxes = [tuple((0, n) for n in a.shape[:-1]) + (_span(bx, 1),)
-                 for bx in b.layout.boxes]
-        mine = boxes[api.find_here()]
+        layout = column_layout(a, b)
+        mine = layout.boxes[api.find_here()]
         local = np.dot(whole_a, b.local).astype(dtype, copy=False) \
             if not tiling.is_empty(b.box) else np.zeros(tiling.box_shape(mine), dtype)
-        shape = a.shape[:-1] + b.shape[1:]
         named = a if isinstance(a, DistributedArray) else b
-        return named.derive(local, Layout(boxes, shape, "columns"))
+        return named.derive(local, layout)
     # a contraction axis is split: partial products of owned cells, summed everywhere
     shape = a.shape[:-1] + b.shape[1:]
     partial = np.zeros(shape, dtype)
