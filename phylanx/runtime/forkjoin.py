@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import blas_threads
+from . import blas_threads, comm_order
 from .cancel import (
     PENDING,
     CancelledError,
@@ -65,6 +65,10 @@ def fork_join(thunks: Sequence[Callable[[], Any]], spawn: Sequence[bool] | None 
     results: list[Any] = [None] * n
     if n == 0:
         return results
+    markers = None
+    if comm_order.enabled():
+        # several localities: thunk i communicates only after thunks 0 .. i-1 ended
+        thunks, markers = comm_order.ordered(thunks)
     ctx = context
     outer = ctx.token
     group = open_token(outer)
@@ -83,6 +87,9 @@ def fork_join(thunks: Sequence[Callable[[], Any]], spawn: Sequence[bool] | None 
             else:
                 spawned = [(i, submit(thunks[i])) for i in range(n) if spawn[i]]
                 inline = [i for i in range(n) if not spawn[i]]
+            if markers is not None:
+                for i, future in spawned:
+                    markers[i].future = future
             for i in inline:
                 if PENDING[0]:
                     check()

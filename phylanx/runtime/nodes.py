@@ -202,9 +202,8 @@ def writes_frame(node: Node) -> bool:
     (``define``, ``store``, a ``for_each`` loop variable), or communicates in program
     order (``ORDERED``): such a node must not run concurrently with its siblings.
     Function bodies (``lambda``) are not entered: defining a function does not run it.
-    With :data:`KEEP_PROGRAM_ORDER` set, every node may communicate: True."""
-    if KEEP_PROGRAM_ORDER:
-        return True
+    (Any node given a tiled array may communicate too; with several localities
+    ``comm_order.py`` keeps the communication of concurrent siblings in program order.)"""
     stack = [node]
     while stack:
         n = stack.pop()
@@ -382,13 +381,6 @@ operand_handlers: list[Callable[..., Any]] = []
 #: primitives that communicate in program order (collectives of the distributed
 #: layer): a subtree holding one is never spawned concurrently with its siblings
 ORDERED: set[str] = set()
-
-#: set by the distributed layer when there are several localities (``darray.py``): any
-#: primitive given a tiled array may then communicate (its rule, or the gather
-#: fallback), and ranks must communicate in the same order, so no subtree is spawned
-#: concurrently with its siblings (whether an operand will be tiled is not known before
-#: it runs; layouts known at compile time would let independent local work overlap)
-KEEP_PROGRAM_ORDER = False
 
 
 def node_failed(node: Node, impl: Callable[..., Any], args, exc: Exception) -> Any:
