@@ -84,3 +84,17 @@ def test_layouts_follow_the_rules_on_three_simulated_ranks():
 def test_the_propagated_facts_are_those_of_the_value_on_every_rank(k):
     done, _ = program(k, "layout_facts.py", str(k), "2", timeout=300)
     assert_all_ok(done, k)
+
+
+def test_phylanx_ir_prints_the_layouts_for_a_signature_with_a_tiled_argument(tmp_path,
+                                                                             capsys):
+    from phylanx.cli import ir as cli_ir
+    source = tmp_path / "p.physl"
+    source.write_text("define(f, x, w, dot(x, w) + 1.0)\n")
+    x = _stand_in([((0, 3), (0, 3)), ((3, 6), (0, 3))], (6, 3))
+    typed = var_text(Var.new("x", facts_of_value(x))).split(":", 1)[1]
+    assert cli_ir.main([str(source), "-f", "f", "-s", f"{typed} f64[3,2]"]) == 0
+    printed = capsys.readouterr().out
+    # x @ w of a row-tiled x is tiled by x's rows (the product rule, docs/distributed.md)
+    rows = layouts.encode([((0, 3), (0, 2)), ((3, 6), (0, 2))], [0])
+    assert f"f64[6,2]!darray{{layout={rows}}} = __add" in printed
