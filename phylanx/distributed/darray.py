@@ -305,6 +305,7 @@ def _register() -> None:
         from ..runtime import comm_order
         from . import settings
         comm_order.enable(timeout=lambda: settings.get("collective_timeout"))
+        from . import local_work  # noqa: F401 - registers which subtrees cannot communicate
     if on_tiled_operand not in nodes.operand_handlers:
         nodes.operand_handlers.append(on_tiled_operand)
 

@@ -15,6 +15,11 @@ rank, whatever each spawned.  Ranks that still diverge (a branch taken on one ra
 only) meet the lockstep check of the operations' labels and numbers: a located error on
 every rank (``distributed/lockstep.py``).
 
+A thunk that provably cannot communicate (no ordered primitive, no call of a function
+value, every variable it reads bound to a plain value when it is forked: the
+distributed layer's :func:`register_silent` check) is waited for by nobody: a
+collective after it in program order starts while it computes.
+
 Nothing hangs: a thunk waiting for its turn runs an earlier sibling's task itself if no
 worker has started it, stops when its group is cancelled, and fails after twice the
 ``collective_timeout`` (the earlier sibling's own collective fails first).
@@ -59,11 +64,34 @@ def enabled() -> bool:
     return _on[0]
 
 
-def ordered(thunks: Sequence[Callable[[], Any]]) -> tuple[list, list[Marker]]:
+#: ``check(node, frame) -> bool``: True if evaluating ``node`` in ``frame`` cannot
+#: communicate (registered by the distributed layer: ``distributed/local_work.py``)
+_silent: list[Callable[[Any, list], bool]] = []
+
+
+def register_silent(check: Callable[[Any, list], bool]) -> None:
+    _silent[:] = [check]
+
+
+def silent(nodes: Sequence[Any], frame: list) -> list[bool] | None:
+    """Per node, True if evaluating it in ``frame`` cannot communicate: later siblings
+    need not wait for it (None: nothing registered, or no ordering)."""
+    if not (_on[0] and _silent):
+        return None
+    check = _silent[0]
+    return [check(node, frame) for node in nodes]
+
+
+def ordered(thunks: Sequence[Callable[[], Any]], quiet: Sequence[bool] | None = None
+            ) -> tuple[list, list[Marker]]:
     """``thunks`` wrapped so that each waits for its predecessors before communicating,
-    and their markers (``fork_join`` gives the spawned ones their futures)."""
+    and their markers (``fork_join`` gives the spawned ones their futures).  A thunk
+    marked ``quiet`` cannot communicate (:func:`silent`): nobody waits for it."""
     base = getattr(_here, "waits", ())
     markers = [Marker() for _ in thunks]
+    for marker, q in zip(markers, quiet or ()):
+        if q:
+            marker.event.set()
 
     def wrapped(i: int, thunk: Callable[[], Any]) -> Callable[[], Any]:
         waits = base + tuple(markers[:i])

@@ -53,13 +53,14 @@ _log = logging.getLogger("phylanx.runtime")
 
 
 def fork_join(thunks: Sequence[Callable[[], Any]], spawn: Sequence[bool] | None = None,
-              share_blas: bool = False) -> list:
+              share_blas: bool = False, quiet: Sequence[bool] | None = None) -> list:
     """Run ``thunks`` concurrently and return their results in order.
 
     ``spawn[i]`` says whether thunk ``i`` becomes a task (default: all but the last,
     which the caller runs itself).  ``share_blas``: the thunks are like pieces of one
     job (tiles, groups, ``parallel_map``), so BLAS shares the cores among them while
-    they run (blas_threads.py says when that pays).  Errors: see the module docstring.
+    they run (blas_threads.py says when that pays).  ``quiet[i]``: thunk ``i`` cannot
+    communicate (``comm_order.silent``).  Errors: see the module docstring.
     """
     n = len(thunks)
     results: list[Any] = [None] * n
@@ -68,7 +69,7 @@ def fork_join(thunks: Sequence[Callable[[], Any]], spawn: Sequence[bool] | None 
     markers = None
     if comm_order.enabled():
         # several localities: thunk i communicates only after thunks 0 .. i-1 ended
-        thunks, markers = comm_order.ordered(thunks)
+        thunks, markers = comm_order.ordered(thunks, quiet)
     ctx = context
     outer = ctx.token
     group = open_token(outer)

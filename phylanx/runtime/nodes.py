@@ -38,6 +38,7 @@ from ..errors import (
 )
 from ..source import SourceLoc
 from ..values import ControlSignal
+from . import comm_order
 from .choices import Choice, timed_task
 from .forkjoin import fork_join
 from .futures import Future, waited
@@ -189,8 +190,12 @@ def resolve_args(node: Node, frame: list) -> list:
         return [c.choice.call(frame) for c in children]
     if all(spawn):
         spawn[-1] = False
+    quiet = None
+    if comm_order.enabled() and not any(writes_frame(c) for c in children):
+        # (a sibling assigning a variable could bind a tiled array before another reads it)
+        quiet = comm_order.silent(children, frame)
     return fork_join([timed_task(c.choice, frame) if s else _thunk(c.choice, frame)
-                      for c, s in zip(children, spawn)], spawn)
+                      for c, s in zip(children, spawn)], spawn, quiet=quiet)
 
 
 def _thunk(entry: Choice, frame: list) -> Callable[[], Any]:

@@ -2,12 +2,14 @@
 
 In one process, ``runtime/comm_order.py`` on ``fork_join``: a later thunk computes
 while an earlier one communicates, but starts communicating only once the earlier one
-ended; an earlier thunk no worker started is run by the waiting one (no deadlock with a
-busy pool); a failed earlier thunk stops the wait (its group is cancelled); a wait that
-cannot end fails after its timeout.  Under ``phylanx trace -n 2`` (one launch):
-``programs/comm_overlap.py`` checks with the instrumentation hooks that rank 0 computes
-a local product while its reduction of a tiled array waits for the late rank, and the
-trace file shows the two intervals overlapping on two threads of rank 0.
+ended (unless the earlier one is marked as unable to communicate); an earlier thunk no
+worker started is run by the waiting one (no deadlock with a busy pool); a failed
+earlier thunk stops the wait (its group is cancelled); a wait that cannot end fails
+after its timeout.  Under ``phylanx trace -n 2`` (one launch): ``programs/comm_overlap.py``
+checks with the instrumentation hooks that rank 0 computes a local product while its
+reduction of a tiled array waits for the late rank (the product's operand after the
+reduction's, and before it), and the trace file shows the two intervals overlapping on
+two threads of rank 0.
 """
 from __future__ import annotations
 
@@ -57,6 +59,25 @@ def test_a_later_thunk_computes_meanwhile_but_communicates_after_the_earlier_one
     fork_join([first, second], (True, True))
     order = [what for what, _ in sorted(log, key=lambda e: e[1])]
     assert order == ["second computes", "first ends", "second communicates"]
+
+
+def test_nobody_waits_for_an_earlier_thunk_that_cannot_communicate(ordering):
+    log = []
+    started = threading.Event()
+
+    def quiet():                       # local work only
+        started.set()
+        time.sleep(0.2)
+        log.append(("quiet ends", time.monotonic()))
+
+    def second():
+        started.wait(5)
+        comm_order.my_turn()
+        log.append(("second communicates", time.monotonic()))
+
+    fork_join([quiet, second], (True, True), quiet=(True, False))
+    order = [what for what, _ in sorted(log, key=lambda e: e[1])]
+    assert order == ["second communicates", "quiet ends"]
 
 
 def test_an_earlier_thunk_no_worker_started_is_run_by_the_waiting_one(ordering):
