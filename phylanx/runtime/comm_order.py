@@ -108,6 +108,20 @@ def ordered(thunks: Sequence[Callable[[], Any]], quiet: Sequence[bool] | None = 
     return [wrapped(i, t) for i, t in enumerate(thunks)], markers
 
 
+def unordered(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` run outside any order (an ``async`` body, as before this module): whichever
+    thread claims its task (one waiting for its value, deep in an ordered thunk) must not
+    make it wait for that thunk's predecessors, which may be waiting for this value."""
+    def run(*args: Any) -> Any:
+        saved = getattr(_here, "waits", ())
+        _here.waits = ()
+        try:
+            return fn(*args)
+        finally:
+            _here.waits = saved
+    return run
+
+
 def my_turn() -> None:
     """Wait until all the work before this thread's in program order has finished (called
     by an operation before it communicates); immediate outside concurrent thunks."""

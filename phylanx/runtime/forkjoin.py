@@ -145,6 +145,8 @@ def spawn(fn: Callable[..., Any], *args: Any) -> Future:
     The future joins the enclosing evaluation scope: the scope waits for it and
     raises its error if nobody read it.  Outside any scope, its error is logged.
     """
+    if comm_order.enabled():
+        fn = comm_order.unordered(fn)      # (not ordered: see comm_order.unordered)
     return adopt(get_executor().submit(fn, *args))
 
 
