@@ -9,8 +9,11 @@ Imported by ``phylanx/__init__`` before anything can ask a table.
 """
 from __future__ import annotations
 
+from .ir import layouts
 from .primitives.rules import DISTRIBUTION, FUSION, VJP
 
 VJP.filled_by = "phylanx.autodiff"
 DISTRIBUTION.filled_by = "phylanx.distributed.primitives"
 FUSION.filled_by = "phylanx.fusion.rules"
+# the IR's layout facts come from the distributed layer's rules
+layouts.filled_by = "phylanx.distributed.layout_facts"

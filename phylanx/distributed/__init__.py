@@ -63,6 +63,17 @@ def _mpi() -> Any:
 
 
 # -- where am I -------------------------------------------------------------------
+def _mpi_in_order() -> Any:
+    """:func:`_mpi` for a collective: first wait until the work before it in program
+    order has ended (``runtime/comm_order.py``), so every rank starts its collectives in
+    the same order, whatever ran concurrently."""
+    mpi = _mpi()
+    if mpi is not None:
+        from ..runtime.comm_order import my_turn
+        my_turn()
+    return mpi
+
+
 def find_here() -> int:
     """This locality's id (the MPI rank)."""
     return here().id()
@@ -92,7 +103,7 @@ def all_reduce(value: Any, op: str | Callable = "sum", name: str | None = None, 
     the shapes of weights broadcast with checks); every rank must pass the same, else
     MPI sees mismatched calls: at best the collective fails after
     ``collective_timeout``."""
-    mpi = _mpi()
+    mpi = _mpi_in_order()
     if mpi is None:
         if isinstance(op, str):
             agreement.op_name(op, _caller(where))
@@ -103,19 +114,19 @@ def all_reduce(value: Any, op: str | Callable = "sum", name: str | None = None, 
 def reduce(value: Any, op: str | Callable = "sum", root: int = 0,
            name: str | None = None, *, where: Any = CALLER) -> Future:
     """Like :func:`all_reduce`, but only ``root`` gets the result (the others None)."""
-    mpi = _mpi()
+    mpi = _mpi_in_order()
     return ready(value) if mpi is None else mpi.reduce(value, op, root, name, _caller(where))
 
 
 def all_gather(value: Any, name: str | None = None, *, where: Any = CALLER) -> Future:
     """The list of every rank's value, on every rank."""
-    mpi = _mpi()
+    mpi = _mpi_in_order()
     return ready([value]) if mpi is None else mpi.all_gather(value, name, _caller(where))
 
 
 def gather(value: Any, root: int = 0, name: str | None = None, *, where: Any = CALLER) -> Future:
     """The list of every rank's value on ``root``; None elsewhere."""
-    mpi = _mpi()
+    mpi = _mpi_in_order()
     return ready([value]) if mpi is None else mpi.gather(value, root, name, _caller(where))
 
 
@@ -123,7 +134,7 @@ def broadcast(value: Any, root: int = 0, name: str | None = None, *, where: Any 
               check: bool | None = None) -> Future:
     """``root``'s value on every rank (the others' ``value`` is ignored).  ``check``:
     as for :func:`all_reduce` (unchecked, one ``Ibcast`` for up to 1 KiB)."""
-    mpi = _mpi()
+    mpi = _mpi_in_order()
     return ready(value) if mpi is None else mpi.broadcast(value, root, name, _caller(where),
                                                           check=check)
 
@@ -131,7 +142,7 @@ def broadcast(value: Any, root: int = 0, name: str | None = None, *, where: Any 
 def scatter(value: Any, root: int = 0, name: str | None = None, *, where: Any = CALLER) -> Future:
     """Rank i gets item i of ``root``'s list, or block i of its array split along
     the first axis (``numpy.array_split``); the others' ``value`` is ignored."""
-    mpi = _mpi()
+    mpi = _mpi_in_order()
     if mpi is None:
         if isinstance(value, (list, tuple)) and len(value) == 1:
             return ready(value[0])
@@ -141,7 +152,7 @@ def scatter(value: Any, root: int = 0, name: str | None = None, *, where: Any = 
 
 def barrier(name: str | None = None, *, where: Any = CALLER) -> Future:
     """Completes when every rank has reached it."""
-    mpi = _mpi()
+    mpi = _mpi_in_order()
     return ready(None) if mpi is None else mpi.barrier(name, _caller(where))
 
 

@@ -124,11 +124,9 @@ def elementwise(fn: Any, args: Any) -> Any:
     has the driver's name, next generation."""
     args = list(args)
     operands = [a for a in args if type(a) is DistributedArray]
-    shape = result_shape(args)
-    driver = choose_driver(operands, shape)
-    rank = api.find_here()
-    boxes = _boxes(driver, shape)
-    box = boxes[rank]
+    driver, layout = result_layout(args)
+    shape, boxes = layout.shape, layout.boxes
+    box = boxes[api.find_here()]
     # the parts other tiled operands must fetch: decided from the layouts alone, so
     # every rank fetches (a collective) or none does
     remote = [a for a in operands if a is not driver and not all(
@@ -161,9 +159,20 @@ def elementwise(fn: Any, args: Any) -> Any:
     if not isinstance(out, np.ndarray) or out.shape != want:
         raise PhylanxValueError(f"the element-wise result of a tile of shape {want} has "
                                 f"shape {np.shape(out)}")
-    layout = driver.layout if shape == driver.shape else \
-        Layout(boxes, shape, driver.layout.key1d if len(shape) == 1 else None)
     return driver.derive(out, layout)
 
 
-__all__ = ["choose_driver", "elementwise", "result_shape"]
+def result_layout(args: Any) -> tuple[DistributedArray, Layout]:
+    """(the driver, the result's layout) of an element-wise operation on ``args``,
+    decided from the shapes and layouts alone (the IR's layout facts use it too:
+    ``layout_facts.py``)."""
+    operands = [a for a in args if type(a) is DistributedArray]
+    shape = result_shape(args)
+    driver = choose_driver(operands, shape)
+    if shape == driver.shape:
+        return driver, driver.layout
+    return driver, Layout(_boxes(driver, shape), shape,
+                          driver.layout.key1d if len(shape) == 1 else None)
+
+
+__all__ = ["choose_driver", "elementwise", "result_layout", "result_shape"]

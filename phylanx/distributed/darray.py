@@ -20,9 +20,10 @@ gathered operands and re-tiles it (``gather_fallback.py``, with a once-per-line
 every rank would repeat, raises a located :class:`~.errors.PhylanxDistributionError`
 that names the ``_d`` form, if there is one, and the ways to go on:
 ``all_gather_d(x)`` for the whole array, ``local_tile(x)`` for this locality's tile.
-With several localities rules communicate, so no subtree is spawned beside its
-siblings (``runtime.nodes.KEEP_PROGRAM_ORDER``): every rank communicates in program
-order.  A tiled array nested in a list is
+With several localities rules communicate: subtrees still run concurrently, but each
+communicates only after the work before it in program order has ended
+(``runtime/comm_order.py``), so every rank communicates in the same order.  A tiled
+array nested in a list is
 caught when the kernel converts it (``__array__`` raises :class:`TiledOperand`
 inside an evaluation): ``on_tiled_operand`` translates that into the same located
 error where the runtime locates a kernel's exception (the kernel is not run again).  NumPy
@@ -299,8 +300,12 @@ def _register() -> None:
     from .bootstrap import launched_by_mpi
     nodes.register_operand_kind(DistributedArray, dispatch)
     if launched_by_mpi() and api.num_localities() > 1:
-        # rules and the gather fallback communicate: keep every rank in program order
-        nodes.KEEP_PROGRAM_ORDER = True
+        # rules and the gather fallback communicate: every rank communicates in program
+        # order, concurrent subtrees included (runtime/comm_order.py)
+        from ..runtime import comm_order
+        from . import settings
+        comm_order.enable(timeout=lambda: settings.get("collective_timeout"))
+        from . import local_work  # noqa: F401 - registers which subtrees cannot communicate
     if on_tiled_operand not in nodes.operand_handlers:
         nodes.operand_handlers.append(on_tiled_operand)
 

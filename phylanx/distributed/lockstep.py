@@ -82,6 +82,8 @@ def operation(label: str, local: bool = False) -> Iterator[None]:
         finally:
             here.depth -= 1
         return
+    from ..runtime.comm_order import my_turn
+    my_turn()       # the work before it in program order has ended (concurrent subtrees)
     here.depth = 1
     _state.seq += 1
     _state.step = 0

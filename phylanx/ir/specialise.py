@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from . import layouts
 from .core import NO_FACTS, Eqn, Facts, Function, Literal, Var, params
 from .shapes import UNKNOWN, constant_value, contraction, facts_of
 
@@ -23,6 +24,8 @@ CACHE_SIZE = 256
 _PY_DTYPES = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
 _NAMED = {"True": True, "False": False}
 _ARRAY_KINDS = {"bool": "bool", "int": "int64", "float": "float64"}
+#: equations whose value is not computed from their operands by a primitive
+_NOT_COMPUTED = frozenset(("opaque", "read", "call", "return"))
 
 
 def facts_of_value(v: Any) -> Facts:
@@ -43,10 +46,10 @@ def facts_of_value(v: Any) -> Facts:
 
 
 def layout_of(layout) -> str:
-    """A distributed array's layout as a fact: the axes its tiles split and how many
-    tiles (``split0/4``: row blocks on 4 localities; ``whole/2``: replicated)."""
-    axes = layout.split_axes()
-    return ("split" + ".".join(map(str, axes)) if axes else "whole") + f"/{len(layout.boxes)}"
+    """A distributed array's layout as a fact: the axes its tiles split, how many tiles
+    and every rank's box (``split0/2=0:2x0:3;2:4x0:3``: row blocks on 2 localities;
+    ``whole/2=...``: replicated), see ``layouts.py``."""
+    return layouts.encode(layout.boxes, layout.split_axes(), layout.key1d)
 
 
 def signature_of(values) -> tuple[Facts, ...]:
@@ -181,6 +184,13 @@ class _Specialising:
             arr = np.array(e.param("value"), dtype=_ARRAY_KINDS[e.param("kind")])
             if arr.ndim == e.param("ndim"):
                 outs_facts = [Facts(arr.shape, str(arr.dtype), "array")]
+        elif any(f.kind == "darray" for f in facts) and e.prim not in _NOT_COMPUTED:
+            # a distributed operand: the distributed layer's rules say the result's
+            # facts, its layout among them (layouts.py); unknown where they do not know
+            outs_facts = [layouts.tiled_facts(e, facts, values)]
+            contract = contraction(*facts) if e.prim == "dot_general" else None
+            if contract is not None:
+                ps = params(**dict(e.params), contract=contract)
         elif e.prim == "dot_general":
             outs_facts = [facts_of(e, facts, values)]
             contract = contraction(*facts)

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import blas_threads
+from . import blas_threads, comm_order
 from .cancel import (
     PENDING,
     CancelledError,
@@ -53,18 +53,23 @@ _log = logging.getLogger("phylanx.runtime")
 
 
 def fork_join(thunks: Sequence[Callable[[], Any]], spawn: Sequence[bool] | None = None,
-              share_blas: bool = False) -> list:
+              share_blas: bool = False, quiet: Sequence[bool] | None = None) -> list:
     """Run ``thunks`` concurrently and return their results in order.
 
     ``spawn[i]`` says whether thunk ``i`` becomes a task (default: all but the last,
     which the caller runs itself).  ``share_blas``: the thunks are like pieces of one
     job (tiles, groups, ``parallel_map``), so BLAS shares the cores among them while
-    they run (blas_threads.py says when that pays).  Errors: see the module docstring.
+    they run (blas_threads.py says when that pays).  ``quiet[i]``: thunk ``i`` cannot
+    communicate (``comm_order.silent``).  Errors: see the module docstring.
     """
     n = len(thunks)
     results: list[Any] = [None] * n
     if n == 0:
         return results
+    markers = None
+    if comm_order.enabled():
+        # several localities: thunk i communicates only after thunks 0 .. i-1 ended
+        thunks, markers = comm_order.ordered(thunks, quiet)
     ctx = context
     outer = ctx.token
     group = open_token(outer)
@@ -83,6 +88,9 @@ def fork_join(thunks: Sequence[Callable[[], Any]], spawn: Sequence[bool] | None 
             else:
                 spawned = [(i, submit(thunks[i])) for i in range(n) if spawn[i]]
                 inline = [i for i in range(n) if not spawn[i]]
+            if markers is not None:
+                for i, future in spawned:
+                    markers[i].future = future
             for i in inline:
                 if PENDING[0]:
                     check()
@@ -137,6 +145,8 @@ def spawn(fn: Callable[..., Any], *args: Any) -> Future:
     The future joins the enclosing evaluation scope: the scope waits for it and
     raises its error if nobody read it.  Outside any scope, its error is logged.
     """
+    if comm_order.enabled():
+        fn = comm_order.unordered(fn)      # (not ordered: see comm_order.unordered)
     return adopt(get_executor().submit(fn, *args))
 
 

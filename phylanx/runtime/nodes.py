@@ -38,6 +38,7 @@ from ..errors import (
 )
 from ..source import SourceLoc
 from ..values import ControlSignal
+from . import comm_order
 from .choices import Choice, timed_task
 from .forkjoin import fork_join
 from .futures import Future, waited
@@ -189,8 +190,12 @@ def resolve_args(node: Node, frame: list) -> list:
         return [c.choice.call(frame) for c in children]
     if all(spawn):
         spawn[-1] = False
+    quiet = None
+    if comm_order.enabled() and not any(writes_frame(c) for c in children):
+        # (a sibling assigning a variable could bind a tiled array before another reads it)
+        quiet = comm_order.silent(children, frame)
     return fork_join([timed_task(c.choice, frame) if s else _thunk(c.choice, frame)
-                      for c, s in zip(children, spawn)], spawn)
+                      for c, s in zip(children, spawn)], spawn, quiet=quiet)
 
 
 def _thunk(entry: Choice, frame: list) -> Callable[[], Any]:
@@ -202,9 +207,8 @@ def writes_frame(node: Node) -> bool:
     (``define``, ``store``, a ``for_each`` loop variable), or communicates in program
     order (``ORDERED``): such a node must not run concurrently with its siblings.
     Function bodies (``lambda``) are not entered: defining a function does not run it.
-    With :data:`KEEP_PROGRAM_ORDER` set, every node may communicate: True."""
-    if KEEP_PROGRAM_ORDER:
-        return True
+    (Any node given a tiled array may communicate too; with several localities
+    ``comm_order.py`` keeps the communication of concurrent siblings in program order.)"""
     stack = [node]
     while stack:
         n = stack.pop()
@@ -382,13 +386,6 @@ operand_handlers: list[Callable[..., Any]] = []
 #: primitives that communicate in program order (collectives of the distributed
 #: layer): a subtree holding one is never spawned concurrently with its siblings
 ORDERED: set[str] = set()
-
-#: set by the distributed layer when there are several localities (``darray.py``): any
-#: primitive given a tiled array may then communicate (its rule, or the gather
-#: fallback), and ranks must communicate in the same order, so no subtree is spawned
-#: concurrently with its siblings (whether an operand will be tiled is not known before
-#: it runs; layouts known at compile time would let independent local work overlap)
-KEEP_PROGRAM_ORDER = False
 
 
 def node_failed(node: Node, impl: Callable[..., Any], args, exc: Exception) -> Any:

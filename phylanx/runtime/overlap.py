@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
+from . import comm_order
 from .choices import timed_task
 from .forkjoin import fork_join
 from .nodes import Node
@@ -58,8 +59,10 @@ def _build(stmts, forks, lo: int, hi: int) -> Callable[[list], Any]:
             if value is None:
                 result = stmt.call(frame)
             elif value.eval_direct == 0:
+                # (the statements up to the join assign nothing the value reads)
+                quiet = comm_order.silent((value.node, ), frame)
                 result = fork_join((timed_task(value, frame, stmt), partial(rest, frame)),
-                                   _SPAWN_FIRST)[1]
+                                   _SPAWN_FIRST, quiet=quiet and (quiet[0], False))[1]
             else:
                 stmt.call(frame)
                 result = rest(frame)

@@ -167,7 +167,7 @@ def test_a_distributed_argument_has_its_global_shape_and_layout():
     from phylanx.ir.text import parse_var, var_text
     layout = Layout([((0, 2), (0, 3)), ((2, 4), (0, 3))], (4, 3))
     facts = facts_of_value(DistributedArray(np.ones((2, 3)), layout, "a"))
-    assert facts == Facts((4, 3), "float64", "darray", "split0/2")
+    assert facts == Facts((4, 3), "float64", "darray", "split0/2=0:2x0:3;2:4x0:3")
     var = Var.new("a", facts)
-    assert var_text(var).endswith(":f64[4,3]!darray{layout=split0/2}")
+    assert var_text(var).endswith(":f64[4,3]!darray{layout=split0/2=0:2x0:3;2:4x0:3}")
     assert parse_var(var_text(var)) == var

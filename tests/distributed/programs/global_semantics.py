@@ -18,12 +18,12 @@ import phylanx
 from phylanx import Phylanx
 from phylanx import distributed as dist
 from phylanx.errors import PhylanxError
-from phylanx.runtime import nodes
+from phylanx.runtime import comm_order
 
 r, n = dist.find_here(), dist.num_localities()
 warnings.simplefilter("error", dist.PhylanxPerformanceWarning)
-# rules communicate: with several ranks every rank evaluates in program order
-assert nodes.KEEP_PROGRAM_ORDER == (n > 1), (r, nodes.KEEP_PROGRAM_ORDER)
+# rules communicate: with several ranks every rank communicates in program order
+assert comm_order.enabled() == (n > 1), (r, comm_order.enabled())
 
 
 def whole(value):

@@ -34,7 +34,15 @@ from ... import lockstep, tiling
 from ...broadcasting import elementwise
 from ...darray import DistributedArray
 from .global_view import _stand_in
-from .products import _only_split, _summed, column_product, dot_d, row_product
+from .products import (
+    _only_split,
+    _summed,
+    column_layout,
+    column_product,
+    dot_d,
+    row_layout,
+    row_product,
+)
 
 
 def _inside(part: tiling.Box, tile: tiling.Box) -> bool:
@@ -72,9 +80,9 @@ def _local_contraction(a: Any, b: Any) -> Any:
     """Partial products of owned cells with local parts, summed (module docstring), or
     None if that does not apply."""
     rank = api.find_here()
-    row_product = type(a) is DistributedArray and a.ndim == 2 and _only_split(a, {0})
-    column_product = type(b) is DistributedArray and b.ndim == 2 and _only_split(b, {1})
-    if row_product or column_product:
+    by_rows = type(a) is DistributedArray and a.ndim == 2 and _only_split(a, {0})
+    by_columns = type(b) is DistributedArray and b.ndim == 2 and _only_split(b, {1})
+    if by_rows or by_columns:
         return None                       # dot_d keeps these tiled
     shape = np.shape(a)[:-1] + np.shape(b)[1:]
     dtype = np.result_type(a.dtype, b.dtype)
@@ -95,6 +103,25 @@ def _local_contraction(a: Any, b: Any) -> Any:
     with lockstep.operation(lockstep.label_of("dot", tuple(
             x for x in (a, b) if type(x) is DistributedArray))):
         return _summed(partial)
+
+
+def result_layout(name: str, a: Any, b: Any) -> Any:
+    """The layout of ``name(a, b)`` (``dot`` or ``matmul``) decided from the shapes,
+    dtypes and layouts alone, as :func:`product_rule` decides: a
+    :class:`~phylanx.distributed.tiles.Layout` for a tiled result, ``"plain"`` for the
+    summed (replicated, plain) one, ``"elementwise"`` for a scalar operand of ``dot``,
+    None where the rule declines or refuses (the gather fallback, a shape error)."""
+    if name == "dot" and (a.ndim == 0 or b.ndim == 0):
+        return "elementwise"
+    if a.ndim not in (1, 2) or b.ndim not in (1, 2) \
+            or a.dtype.kind not in "biufc" or b.dtype.kind not in "biufc" \
+            or a.shape[-1] != b.shape[0]:
+        return None
+    if type(a) is DistributedArray and a.ndim == 2 and _only_split(a, {0}):
+        return row_layout(a, b)
+    if type(b) is DistributedArray and b.ndim == 2 and _only_split(b, {1}):
+        return column_layout(a, b)
+    return "plain"
 
 
 def product_rule(name: str):

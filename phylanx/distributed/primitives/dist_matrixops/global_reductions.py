@@ -64,6 +64,14 @@ def _local(a: DistributedArray, axes: tuple[int, ...], keep: bool, kernel: Any) 
     local = kernel(a.local)
     if len(axes) == a.ndim:
         return local                    # every tile is the whole array
+    layout = reduced_layout(a, axes, keep)
+    return a.derive(np.asarray(local).reshape(tiling.box_shape(layout.boxes[api.find_here()])),
+                    layout)
+
+
+def reduced_layout(a: DistributedArray, axes: tuple[int, ...], keep: bool) -> Layout:
+    """The layout of a reduction over ``axes`` that no tile splits: ``a``'s without them
+    (a length-1 axis with ``keep``)."""
     def reduced(box):
         return tuple((0, 1) if i in axes else span for i, span in enumerate(box)
                      if keep or i not in axes)
@@ -74,8 +82,17 @@ def _local(a: DistributedArray, axes: tuple[int, ...], keep: bool, kernel: Any) 
     key = None
     if len(shape) == 1:
         key = a.layout.key1d if a.ndim == 1 else ("rows" if kept == [0] else "columns")
-    return a.derive(np.asarray(local).reshape(tiling.box_shape(boxes[api.find_here()])),
-                    Layout(boxes, shape, key))
+    return Layout(boxes, shape, key)
+
+
+def result_layout(name: str, a: DistributedArray, axis: Any, keepdims: Any) -> Any:
+    """The layout of the reduction ``name(a, axis, keepdims)`` decided from the shape,
+    dtype and layout alone, as the rule decides: a Layout for a tiled result,
+    ``"plain"`` for a plain one, None where the rule declines (the gather fallback)."""
+    axes = _axes(axis, a.ndim)
+    if whole_along(a, axes):
+        return "plain" if len(axes) == a.ndim else reduced_layout(a, axes, to_bool(keepdims))
+    return "plain" if _plain_case(a, axes) else None
 
 
 def _identity(ufunc: np.ufunc, dtype: np.dtype) -> Any:

@@ -9,8 +9,8 @@ change, no communication).
 
 Reductions and products, whose global answer needs communication, have their rules
 in ``global_reductions.py`` and ``global_products.py``; with several localities the
-runtime keeps every rank in program order (``runtime.nodes.KEEP_PROGRAM_ORDER``), so
-their collectives meet.  Primitives without a rule gather (``gather_fallback.py``).
+runtime keeps every rank's communication in program order (``runtime/comm_order.py``),
+so their collectives meet.  Primitives without a rule gather (``gather_fallback.py``).
 """
 from __future__ import annotations
 

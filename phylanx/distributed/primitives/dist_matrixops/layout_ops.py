@@ -32,19 +32,24 @@ def transpose_d(a, axes=None):
     The local tile is transposed and the spans permuted (rows <-> columns; a
     vector's orientation flips)."""
     a = as_tiled(a, "the argument")
+    layout, perm = transposed_layout(a, axes)
+    local = a.local.copy() if a.ndim == 1 else np.transpose(a.local, perm).copy()
+    return a.derive(local, layout, suffix="_transposed")
+
+
+def transposed_layout(a, axes=None) -> tuple[Layout, tuple[int, ...]]:
+    """(the layout of ``transpose_d(a, axes)``, the permutation): the spans permuted; a
+    vector's orientation flips."""
     if a.ndim == 1:
         key = "rows" if a.layout.key1d == "columns" else "columns"
-        return a.derive(a.local.copy(), Layout(a.layout.boxes, a.shape, key),
-                        suffix="_transposed")
+        return Layout(a.layout.boxes, a.shape, key), (0,)
     perm = tuple(range(a.ndim))[::-1] if axes is None else \
         tuple(to_int(x, "axes") % a.ndim for x in axes)
     if sorted(perm) != list(range(a.ndim)):
         raise PhylanxValueError(f"axes {list(perm)} are not a permutation of the "
                                 f"{a.ndim} axes")
     boxes = [tuple(b[p] for p in perm) for b in a.layout.boxes]
-    shape = tuple(a.shape[p] for p in perm)
-    return a.derive(np.transpose(a.local, perm).copy(), Layout(boxes, shape),
-                    suffix="_transposed")
+    return Layout(boxes, tuple(a.shape[p] for p in perm)), perm
 
 
 @primitive("retile_d",

@@ -78,17 +78,28 @@ def _only_split(x: Any, axes: set[int]) -> bool:
     return isinstance(x, DistributedArray) and set(x.layout.split_axes()) <= axes
 
 
+def row_layout(a: DistributedArray, b: Any) -> Layout:
+    """The layout of ``dot_d(a, b)`` for an ``a`` split by rows only: ``a``'s row spans
+    (an empty tile, e.g. (3, 0) when another rank holds all, gives no rows)."""
+    boxes = [(_span(bx, 0),) + tuple((0, n) for n in b.shape[1:]) for bx in a.layout.boxes]
+    return Layout(boxes, a.shape[:1] + b.shape[1:], "rows")
+
+
+def column_layout(a: Any, b: DistributedArray) -> Layout:
+    """The layout of ``dot_d(a, b)`` for a ``b`` split by columns only: its column spans."""
+    boxes = [tuple((0, n) for n in a.shape[:-1]) + (_span(bx, 1),) for bx in b.layout.boxes]
+    return Layout(boxes, a.shape[:-1] + b.shape[1:], "columns")
+
+
 def row_product(a: DistributedArray, whole_b: np.ndarray) -> DistributedArray:
     """``a @ whole_b`` for ``a`` split along rows only: each rank multiplies its rows,
     the result is tiled by ``a``'s rows.  No message: the caller has ``whole_b``."""
     dtype = np.result_type(a.dtype, whole_b.dtype)
-    # (an empty tile, e.g. (3, 0) when another rank holds all, gives no rows)
-    boxes = [(_span(bx, 0),) + tuple((0, n) for n in whole_b.shape[1:])
-             for bx in a.layout.boxes]
-    mine = boxes[api.find_here()]
+    layout = row_layout(a, whole_b)
+    mine = layout.boxes[api.find_here()]
     local = np.dot(a.local, whole_b).astype(dtype, copy=False) \
         if not tiling.is_empty(a.box) else np.zeros(tiling.box_shape(mine), dtype)
-    return a.derive(local, Layout(boxes, a.shape[:1] + whole_b.shape[1:], "rows"))
+    return a.derive(local, layout)
 
 
 def column_product(whole_a: np.ndarray, b: DistributedArray,
@@ -97,13 +108,11 @@ def column_product(whole_a: np.ndarray, b: DistributedArray,
     ``b``'s columns, named after ``named`` (default ``b``).  No message: the caller
     has ``whole_a``."""
     dtype = np.result_type(whole_a.dtype, b.dtype)
-    boxes = [tuple((0, n) for n in whole_a.shape[:-1]) + (_span(bx, 1),)
-             for bx in b.layout.boxes]
-    mine = boxes[api.find_here()]
+    layout = column_layout(whole_a, b)
+    mine = layout.boxes[api.find_here()]
     local = np.dot(whole_a, b.local).astype(dtype, copy=False) \
         if not tiling.is_empty(b.box) else np.zeros(tiling.box_shape(mine), dtype)
-    shape = whole_a.shape[:-1] + b.shape[1:]
-    return (b if named is None else named).derive(local, Layout(boxes, shape, "columns"))
+    return (b if named is None else named).derive(local, layout)
 
 
 @primitive("dot_d", "dot_d(_1, _2)", flags=ORDERED, takes_tiled=True, **_NO_ORACLE,

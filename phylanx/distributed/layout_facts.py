@@ -1,0 +1,127 @@
+"""The IR's layout facts from the distributed layer's own rules (issue 28 item 2).
+
+``ir/specialise.py`` asks :func:`propagate` for the facts of every equation with an
+operand of kind ``darray`` (``ir/layouts.py`` holds the hook).  The answer comes from
+the functions the ``DISTRIBUTION`` rules decide with at run time, applied to stand-ins
+that carry a shape, a dtype and a layout but no data (a distributed array whose tile is
+empty, a zero-stride plain array): so the layout known before running is the one the
+value will have.
+
+* element-wise primitives (rule ``tilewise``): ``broadcasting.result_layout``, the
+  driver chosen by the bytes it moves;
+* reductions with literal ``axis``/``keepdims``: ``global_reductions.result_layout``
+  (tiled without the reduced axes when no tile splits them, else plain);
+* ``dot_general`` (``@``, ``np.dot``, ``.dot``, ``np.matmul``):
+  ``global_products.result_layout`` (row-tiled lhs: rows; column-tiled rhs: columns;
+  a split contraction: the summed plain result);
+* ``transpose``: ``layout_ops.transposed_layout``.
+
+The shape and dtype are NumPy's (``ir/shapes.py`` on the global shapes).  Anything
+else is unknown (None): a subscript, a primitive taking the gather fallback, operands
+whose layout or constant options are unknown.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import PhylanxError
+from ..ir import layouts
+from ..ir.core import Eqn, Facts
+from ..ir.shapes import UNKNOWN, facts_of
+from ..primitives.rules import DISTRIBUTION
+from .darray import DistributedArray
+from .tiles import Layout
+
+_PY_SAMPLES = {"float64": 0.0, "int64": 0, "bool": False, "complex128": 0j}
+
+
+def stand_in(f: Facts, value: Any) -> Any:
+    """A value with ``f``'s shape, dtype and layout that holds no data, or UNKNOWN."""
+    if f.kind == "darray":
+        decoded = layouts.decode(f.layout) if f.layout is not None else None
+        if decoded is None or f.shape is None or None in f.shape or f.dtype is None:
+            return UNKNOWN
+        boxes, key1d = decoded
+        return DistributedArray(np.zeros(0, f.dtype), Layout(boxes, f.shape, key1d), "ir")
+    if value is not UNKNOWN and type(value) in (int, float, bool):
+        return value
+    if f.kind == "array" and f.shape is not None and None not in f.shape and f.dtype:
+        return np.broadcast_to(np.zeros((), f.dtype), f.shape)
+    if f.kind == "scalar" and f.dtype in _PY_SAMPLES:
+        return _PY_SAMPLES[f.dtype]
+    return UNKNOWN
+
+
+def _as_array(f: Facts) -> Facts:
+    return Facts(f.shape, f.dtype, "array") if f.kind == "darray" else f
+
+
+def propagate(eqn: Eqn, facts: list[Facts], values: list) -> Facts | None:
+    """The facts of ``eqn``'s value, one of its operands a distributed array."""
+    plain = facts_of(eqn, [_as_array(f) for f in facts], values)   # NumPy's shape, dtype
+    if plain is None or plain.shape is None:
+        return None
+    try:
+        layout = _layout(eqn, facts, values)
+    except PhylanxError:       # the rule would raise (operands that do not combine)
+        return None
+    if layout is None:
+        return None
+    if layout == "plain":
+        return plain
+    if layout.shape != plain.shape:   # pragma: no cover - a rule and NumPy disagree
+        return None
+    return Facts(plain.shape, plain.dtype, "darray",
+                 layouts.encode(layout.boxes, layout.split_axes(), layout.key1d))
+
+
+def _layout(eqn: Eqn, facts: list[Facts], values: list) -> Any:
+    from .broadcasting import result_layout as elementwise_layout
+    from .primitives.dist_matrixops import global_products, global_reductions
+    from .primitives.dist_matrixops.elementwise import tilewise
+    from .primitives.dist_matrixops.global_view import transpose
+    from .primitives.dist_matrixops.layout_ops import transposed_layout
+    kw = eqn.param("kw")
+    operands = [stand_in(f, v) for f, v in zip(facts, values)]
+    rule = DISTRIBUTION.get(eqn.prim)
+    if rule is tilewise and kw is None:
+        if any(x is UNKNOWN for x in operands):
+            return None
+        return elementwise_layout(operands)[1]
+    if eqn.prim == "dot_general" and len(operands) == 2:
+        if any(x is UNKNOWN for x in operands):
+            return None
+        a, b = operands
+        name = eqn.param("rule")
+        layout = global_products.result_layout(name, np.asarray(a) if type(a) is not
+                                               DistributedArray else a,
+                                               np.asarray(b) if type(b) is not
+                                               DistributedArray else b)
+        return elementwise_layout(operands)[1] if layout == "elementwise" else layout
+    if eqn.prim == "transpose" and kw is None and len(operands) == 1 \
+            and rule is transpose and type(operands[0]) is DistributedArray:
+        return transposed_layout(operands[0])[0]
+    if getattr(rule, "__module__", None) == global_reductions.__name__ \
+            and eqn.prim != "__npnorm":
+        return _reduction_layout(eqn.prim, kw, operands, values)
+    return None
+
+
+def _reduction_layout(name: str, kw: Any, operands: list, values: list) -> Any:
+    from .primitives.dist_matrixops import global_reductions
+    names = kw if kw is not None else ("",) * len(values)
+    positional = [v for n, v in zip(names, values) if not n]
+    named = {n: v for n, v in zip(names, values) if n}
+    if len(positional) > 3 or not set(named) <= {"axis", "keepdims"} \
+            or type(operands[0]) is not DistributedArray or names[0]:
+        return None
+    options = dict(zip(("axis", "keepdims"), positional[1:])) | named
+    axis, keepdims = options.get("axis"), options.get("keepdims", False)
+    if axis is UNKNOWN or keepdims is UNKNOWN:
+        return None
+    return global_reductions.result_layout(name, operands[0], axis, keepdims)
+
+
+layouts.register(propagate)

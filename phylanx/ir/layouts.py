@@ -1,0 +1,70 @@
+"""Layout facts: the tiling of a distributed value as text a :class:`Facts` holds, and
+the hook through which the distributed layer propagates it over the equations.
+
+A layout fact names the split axes and the tile count, then every rank's box:
+``split0/3=0:2x0:4;2:4x0:4;4:5x0:4`` is a 5 x 4 array in row blocks on three ranks
+(rank 0 holds rows 0-1); ``whole/2=0:5x0:4;0:5x0:4`` is replicated; a 1-d column
+vector (the distributed layer's ``rows`` orientation) ends ``~rows``.  ``None`` is an
+unknown layout (a plain value has none).  The text has no ``,{}`` so it sits in the
+IR's ``{layout=...}`` attribute and round-trips through :mod:`.text`.
+
+Which layout a primitive's result has is the distributed layer's knowledge (its
+``DISTRIBUTION`` rules decide it at run time, from the operands' layouts), and the IR
+sits below that layer.  So the rules that propagate layouts are registered from
+above (``phylanx/_wiring.py`` names the module, imported on first use) and answer
+from the very functions the runtime's rules decide with: the propagated layout is the
+one the value will have.
+"""
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from .core import Eqn, Facts
+
+Box = tuple[tuple[int, int], ...]
+
+#: the module that registers the propagation rule (set by ``phylanx/_wiring.py``)
+filled_by: str | None = None
+#: ``rule(eqn, facts, values) -> Facts | None``: the facts of an equation with an
+#: operand of kind ``darray`` (None: unknown)
+_rule: list[Callable] = []
+
+
+def register(rule: Callable) -> None:
+    """Install the propagation rule (the distributed layer's, once)."""
+    _rule[:] = [rule]
+
+
+def encode(boxes, split_axes, key1d: str | None = None) -> str:
+    """The layout fact of tiles ``boxes`` (one per rank) splitting ``split_axes``."""
+    head = ("split" + ".".join(map(str, split_axes)) if split_axes else "whole") \
+        + f"/{len(boxes)}"
+    body = ";".join("x".join(f"{s}:{e}" for s, e in box) for box in boxes)
+    return f"{head}={body}" + ("~rows" if key1d == "rows" else "")
+
+
+def decode(text: str) -> tuple[tuple[Box, ...], str | None] | None:
+    """``(boxes, key1d)`` of a layout fact, or None if it gives no boxes."""
+    if "=" not in text:
+        return None
+    body = text.split("=", 1)[1]
+    key1d = None
+    if body.endswith("~rows"):
+        body, key1d = body[:-5], "rows"
+    boxes = tuple(tuple(tuple(int(x) for x in span.split(":")) for span in box.split("x"))
+                  for box in body.split(";"))
+    return boxes, key1d
+
+
+def summary(text: str | None) -> str | None:
+    """The split axes and tile count of a layout fact (``split0/3``)."""
+    return None if text is None else text.split("=", 1)[0]
+
+
+def tiled_facts(eqn: Eqn, facts: list[Facts], values: list) -> Facts | None:
+    """The facts of ``eqn``'s value when an operand is a distributed array: the
+    registered rule's answer (None when no rule is registered or it does not know)."""
+    if not _rule and filled_by is not None:
+        importlib.import_module(filled_by)
+    return _rule[0](eqn, facts, values) if _rule else None
