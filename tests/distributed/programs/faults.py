@@ -56,7 +56,6 @@ elif mode == "kill-large":
     dist.all_reduce(np.ones(1 << 17), name="large").result()
 
 elif mode == "stop-large":
-    from phylanx.runtime.locality import here
     large = np.ones(1 << 21)      # 16 MiB: the data takes a while after the headers
     dist.all_reduce(large, name="large").result()
     if r == n - 1:
