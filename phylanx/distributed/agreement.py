@@ -61,9 +61,8 @@ OP_ALIASES = {"+": "sum", "add": "sum", "plus": "sum", "*": "prod", "mul": "prod
               "multiplies": "prod", "and": "land", "or": "lor", "xor": "lxor",
               "logical_and": "land", "logical_or": "lor", "logical_xor": "lxor",
               "minimum": "min", "maximum": "max"}
-_OP_NAMES = {code: name for name, (code, _) in OPS.items()}
 #: op code -> name
-OP_CODES = _OP_NAMES
+OP_CODES = {code: name for name, (code, _) in OPS.items()}
 
 
 def op_name(op: str, where=None, kind: str = "all_reduce") -> str:
@@ -138,7 +137,7 @@ def describe(h: np.ndarray) -> str:
     text = KINDS[int(h[0])] if 0 <= h[0] < len(KINDS) else f"kind {int(h[0])}"
     extras = []
     if h[2] >= 0:
-        extras.append(f"op={_OP_NAMES.get(int(h[2]), h[2])}")
+        extras.append(f"op={OP_CODES.get(int(h[2]), h[2])}")
     if h[3] >= 0:
         extras.append(f"root={int(h[3])}")
     if extras:

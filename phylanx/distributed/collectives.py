@@ -285,7 +285,11 @@ class Collectives:
             channel.comm = self._shared
             return
 
-        tag = f"phylanx:{name}" + (f"#{channel.generation}" if channel.generation else "")
+        # a renewed channel's tag can be no other channel's, whatever its name: the
+        # generation comes before the name, up to a separator it cannot contain (two
+        # creations with one tag at once would pair one channel's ranks with another's)
+        tag = f"phylanx#{channel.generation}:{name}" if channel.generation \
+            else f"phylanx:{name}"
 
         def create() -> None:
             # blocks until every rank asked for this name: hence its own thread

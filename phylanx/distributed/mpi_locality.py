@@ -62,7 +62,10 @@ class MPILocality(Locality):
         # the processes of the ranks on its host, whose liveness its service checks
         import os
         everyone = self.world.allgather((self._host, os.getpid())) if self.size > 1 else []
-        self.engine = ProgressEngine()
+        # a collective failing while its waiter is inside MPI_Wait (progress._wait_here)
+        # ends the job with its located error
+        self.engine = ProgressEngine(on_stuck=lambda error: faults.report_and_abort(
+            error, self.rank, self.size, self.world))
         self.collectives = Collectives(self.world, self.engine)
         self.service = Service(self.world.Dup())
         self.service.on_left = self.collectives.peer_left

@@ -188,7 +188,7 @@ class _Running:
     """One operation in flight: its generator, its future and its deadline."""
 
     __slots__ = ("operation", "future", "deadline", "describe", "on_finish", "finished", "tag",
-                 "abandoned", "long_wait", "wait_here")
+                 "abandoned", "long_wait", "wait_here", "in_wait")
 
     def __init__(self, operation: Operation, future: Future, deadline: float,
                  describe: Callable[[], BaseException], on_finish, tag: Any = None):
@@ -203,6 +203,7 @@ class _Running:
         #: its request, every rank's part started (``Long.arrived``): its waiter may take
         #: it from the engine and ``Wait`` for it (:meth:`ProgressEngine._wait_here`)
         self.wait_here: Any = None
+        self.in_wait = False    # its waiter is inside that request's Wait (uninterruptible)
         self.tag = tag          # what the caller wants to know about it later
 
 
@@ -248,7 +249,11 @@ def data_request(request: Any, nbytes: int, arrived: bool = False) -> Any:
 class ProgressEngine:
     """Tests outstanding requests and steps the operations waiting on them."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_stuck: Callable[[BaseException], None] | None = None) -> None:
+        #: ``on_stuck(error)`` ends the job with ``error`` (it never returns): for an
+        #: operation that fails while its waiter is inside ``MPI_Wait``, which nothing
+        #: interrupts (:meth:`_wait_here`; without it no waiter waits that way)
+        self._on_stuck = on_stuck
         self._incoming: collections.deque[tuple[Any, _Running]] = collections.deque()
         self._requests: list[Any] = []
         self._waiting: list[_Running] = []
@@ -306,7 +311,8 @@ class ProgressEngine:
             raise
         else:
             if type(request) is Long:
-                if request.arrived and mpi_module.thread_multiple:
+                if request.arrived and mpi_module.thread_multiple \
+                        and self._on_stuck is not None:
                     # tested as usual until its waiter takes it (nobody may wait yet)
                     running.wait_here = request = request.request
                 elif self._wait_long(request.request, running):
@@ -428,6 +434,13 @@ class ProgressEngine:
         self.abandoned = True       # MPI may still be inside that collective
         running.abandoned = True
         self._finish(running, None, error)
+        with self._finish_lock:
+            stuck = running.in_wait
+        if stuck:
+            # its waiter is inside MPI_Wait, which nothing interrupts (a peer stopped,
+            # or died under a launcher that does not end the job): the waiter would
+            # never see this error, so it ends the job (``_wait_here``)
+            self._on_stuck(error)
 
     # -- waiting -------------------------------------------------------------------
     def drive(self, future: Future, timeout: float | None) -> None:
@@ -498,7 +511,10 @@ class ProgressEngine:
         thread, then step its operation; False if a poll completed it meanwhile.
 
         Only for a request every rank has started (``Long.arrived``): MPI completes it
-        unless a process dies, which ends the job (``mpiexec``).  MPICH moves the data
+        unless a process dies or stops.  ``mpiexec`` ends the job when one dies; otherwise
+        the operation's deadline (or the liveness check) abandons it meanwhile, and as
+        ``Wait`` cannot be interrupted, the engine's ``on_stuck`` reports that error and
+        ends the job (:meth:`abandon`).  MPICH moves the data
         at full speed inside ``Wait`` (a 1 MiB all-reduce in a ``Test`` loop took 2-4x
         as long, handed to the long-wait thread 1.5-2.5x: a thread wake-up, loaded
         machine, ``docs/distributed.md``).  The driver's lock is not held meanwhile:
@@ -518,11 +534,18 @@ class ProgressEngine:
                 if index is None:       # completed by a poll (which stepped the operation)
                     return False
                 del self._requests[index], self._waiting[index]
+        with self._finish_lock:
+            if running.finished:    # abandoned meanwhile: its request is left to MPI
+                return True
+            running.in_wait = True
         error = None
         try:
             request.Wait()
         except Exception as exc:  # noqa: BLE001 - delivered to the waiter
             error = exc
+        finally:
+            with self._finish_lock:
+                running.in_wait = False
         if error is not None:
             self._finish(running, None, error)
         else:

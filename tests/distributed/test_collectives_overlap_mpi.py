@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from .test_mpi import assert_all_ok, program
+from .test_mpi import PROGRAMS, _line_of, assert_all_ok, program
 
 pytestmark = pytest.mark.mpi
 
@@ -22,3 +22,14 @@ def test_a_rank_killed_during_a_large_all_reduce_ends_the_job_fast():
     # guard: the others may be inside MPI_Wait for the data (the launcher ends the job)
     done, elapsed = program(2, "faults.py", "kill-large", timeout=60)
     assert done.returncode != 0 and elapsed < 15, (elapsed, done.stdout + done.stderr)
+
+
+def test_a_rank_stopped_during_a_large_all_reduce_fails_the_others_by_the_timeout():
+    # the others wait for the data in MPI_Wait, which nothing interrupts: past the
+    # collective timeout they report the located error and end the job (they hung)
+    done, elapsed = program(2, "faults.py", "stop-large", timeout=90,
+                            PHYLANX_COLLECTIVE_TIMEOUT="3")
+    output = done.stdout + done.stderr
+    assert done.returncode != 0 and elapsed < 60, (elapsed, output)
+    where = f"{PROGRAMS / 'faults.py'}:{_line_of('a stopped peer: waited for here')}"
+    assert f"[rank 0] {where}" in output and "did not complete within 3 s" in output, output

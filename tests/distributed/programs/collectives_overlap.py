@@ -7,7 +7,7 @@
 * ranks disagreeing in such an all_reduce (shape, dtype of the same size, op, kind,
   large against inline data) get the same located error naming the ranks on every rank,
   within seconds; the channel gets a new communicator (the unmatched data request stays
-  on the old one) and its next collectives are right;
+  on the old one), no other channel's, and its next collectives are right;
 * an all_gather of arrays of one dtype and shape lands in one block, without copies;
   a broadcast's (a scatter's) large array is received into the result itself.
 """
@@ -92,6 +92,20 @@ for what, call in cases.items():
 if n > 1:
     assert collectives._channels["bad"].generation == len(cases), \
         collectives._channels["bad"].generation
+# a renewed channel's communicator is not another channel's: rank 0 opens the channel
+# "bad#6" (named like a renewal of "bad") while the others renew "bad", before they open it
+if r == 0:
+    other = dist.all_reduce(np.full(3, r + 1.0), name=f"bad#{len(cases) + 1}")
+try:
+    dist.all_reduce(np.zeros(big + (r == last)), name="bad").result()
+except dist.PhylanxCollectiveMismatchError:
+    assert n > 1
+if r != 0:
+    time.sleep(0.3)
+    other = dist.all_reduce(np.full(3, r + 1.0), name=f"bad#{len(cases) + 1}")
+assert other.result().tolist() == [n * (n + 1) / 2] * 3
+assert np.array_equal(dist.all_reduce(np.full(big, r + 1.0), name="bad").result(),
+                      np.full(big, n * (n + 1) / 2))
 
 # -- all_gather of alike arrays: one block; broadcast into the result ------------------
 for shape in ((3000,), (40, 70), (big,)):

@@ -15,6 +15,9 @@
 * ``kill-large``: the last rank is killed right after starting a large all_reduce (its
   data request started with the header exchange: the others may wait for it in
   ``MPI_Wait``); must be ended;
+* ``stop-large``: the last rank stops (SIGSTOP) once its headers of a large all_reduce
+  are exchanged (its data request started: the others wait for it in ``MPI_Wait``);
+  they must fail by the collective timeout with the located error, and end the job;
 * ``late``: the last rank starts collectives, never waits for them and ends; the others
   call them later: they complete ('OK <rank>').
 """
@@ -51,6 +54,19 @@ elif mode == "kill-large":
         os.kill(os.getpid(), signal.SIGKILL)
     future.result()
     dist.all_reduce(np.ones(1 << 17), name="large").result()
+
+elif mode == "stop-large":
+    large = np.ones(1 << 21)      # 16 MiB: the data takes a while after the headers
+    dist.all_reduce(large, name="large").result()
+    if r == n - 1:
+        time.sleep(0.5)             # the others wait already (their headers sent)
+        running = dist.all_reduce(large, name="large")._running
+        deadline = time.monotonic() + 10
+        while running.wait_here is None and not running.finished \
+                and time.monotonic() < deadline:
+            time.sleep(0)           # until the headers agreed (the data request started)
+        os.kill(os.getpid(), signal.SIGSTOP)
+    dist.all_reduce(large, name="large").result()    # a stopped peer: waited for here
 
 elif mode == "timeout":
     # a collective only rank 0 calls: a located timeout error, then the job ends
