@@ -4,23 +4,35 @@ tiled inputs, under ``mpiexec -n 1..4`` (issue 28 items 1 and 3):
 every tiling combination, the gather fallback, bad input; uneven, empty and
 overlapping tiles; a seeded random sweep) and ``programs/unchanged_examples.py``
 (``examples/lra.py``, ``kmeans.py``, ``als.py`` imported, compared with their
-undecorated functions)."""
+undecorated functions).  Both programs run in one job per rank count
+(``programs/several.py``); each test checks its own program."""
 from __future__ import annotations
+
+import functools
 
 import pytest
 
-from .test_mpi import RANKS, assert_all_ok, program
+from .test_mpi import RANKS, assert_program_ok, several
 
 pytestmark = pytest.mark.mpi
 
 
-@pytest.mark.parametrize("k", RANKS)
-def test_tiled_arrays_give_numpys_answer_for_the_whole_array(k):
-    done, _ = program(k, "global_semantics.py", str(k), "12", timeout=300)
-    assert_all_ok(done, k)
+@pytest.fixture(scope="module")
+def job():
+    """The job of k ranks running both programs, launched once per k."""
+    @functools.cache
+    def run(k: int):
+        return several(k, ("global_semantics.py", str(k), "12"), ("unchanged_examples.py",),
+                       timeout=600)
+    yield run
+    run.cache_clear()
 
 
 @pytest.mark.parametrize("k", RANKS)
-def test_the_examples_run_unchanged_on_tiled_inputs(k):
-    done, _ = program(k, "unchanged_examples.py", timeout=300)
-    assert_all_ok(done, k)
+def test_tiled_arrays_give_numpys_answer_for_the_whole_array(k, job):
+    assert_program_ok(job(k), "global_semantics.py", k)
+
+
+@pytest.mark.parametrize("k", RANKS)
+def test_the_examples_run_unchanged_on_tiled_inputs(k, job):
+    assert_program_ok(job(k), "unchanged_examples.py", k)

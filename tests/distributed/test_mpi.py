@@ -49,6 +49,38 @@ def assert_all_ok(done, k: int) -> None:
         output
 
 
+def several(k: int, *runs: tuple[str, ...], timeout: float, **env: str):
+    """One ``mpiexec -n k`` job running ``runs`` (``(program, *args)``, a program of
+    ``programs/`` or a path) one after the other (``programs/several.py``): the start-up
+    of k interpreters is paid once for all of them."""
+    command: list[str] = []
+    for name, *args in runs:
+        command += ["--", str(PROGRAMS / name), *args]
+    done, _ = launch(k, sys.executable, str(PROGRAMS / "several.py"), *command,
+                     timeout=timeout, **env)
+    return done
+
+
+def assert_program_ok(done, name: str, k: int) -> None:
+    """Program ``name`` of a :func:`several` job returned on every rank (and the job ended
+    well, if it ran every program); else the message names the program that ended the
+    job (the first one that some rank did not finish)."""
+    output = done.stdout + done.stderr
+    words = [str(w) for w in done.args]
+    programs = [Path(words[i + 1]).name for i, w in enumerate(words[:-1]) if w == "--"]
+    # (not anchored: the launcher may join lines of different ranks)
+    finished = re.findall(r"DONE (\S+\.py) (\d+)\.", done.stdout)
+    everywhere = [p for p in programs if sorted(int(r) for q, r in finished if q == p)
+                  == list(range(k))]
+    ended_in = next((p for p in programs if p not in everywhere), "the job's end")
+    assert Path(name).name in everywhere, \
+        f"{name} did not finish on all {k} ranks: the job ended in {ended_in}\n{output}"
+    # a later program's failure is that program's test's (this one finished everywhere);
+    # a failure after every program finished (at exit) is every program's
+    if ended_in == "the job's end":
+        assert done.returncode == 0, f"the job failed at its end\n{output}"
+
+
 @pytest.mark.parametrize("k", RANKS)
 def test_localities_and_collectives(k):
     done, _ = program(k, "collectives.py")

@@ -20,13 +20,31 @@ pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning:keras"),
 CASES = sorted(keras_cases.CASES)
 
 
-def _check(name: str, reference: dict) -> None:
-    x, y = keras_cases.data(name)
-    model = keras_cases.phylanx_model(name)
-    model.set_weights(reference["initial"])
-    np.testing.assert_allclose(model.predict(x), reference["prediction"], rtol=1e-5,
-                               atol=1e-6)
-    losses, final = keras_cases.train(model, x, y, keras_api=False)
+@pytest.fixture(scope="module")
+def phylanx_run():
+    """phylanx's predictions, per-epoch losses and final weights of case ``name`` from
+    ``initial`` weights, computed once per (case, initial weights) in this module: the
+    run is deterministic, so the live and the stored comparison (which start from the
+    same phylanx initial weights unless the initialisers changed) share it."""
+    runs: dict[tuple, tuple] = {}
+
+    def run(name: str, initial: list) -> tuple:
+        key = (name, tuple((w.shape, w.dtype.str, w.tobytes()) for w in map(np.asarray,
+                                                                            initial)))
+        if key not in runs:
+            x, y = keras_cases.data(name)
+            model = keras_cases.phylanx_model(name)
+            model.set_weights(initial)
+            prediction = np.array(model.predict(x))       # (a copy: training follows)
+            runs[key] = (prediction, *keras_cases.train(model, x, y, keras_api=False))
+        return runs[key]
+    yield run
+    runs.clear()
+
+
+def _check(name: str, reference: dict, run) -> None:
+    prediction, losses, final = run(name, reference["initial"])
+    np.testing.assert_allclose(prediction, reference["prediction"], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(losses, reference["losses"], rtol=1e-5)
     for mine, theirs in zip(final, reference["final"], strict=True):
         np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
@@ -34,14 +52,14 @@ def _check(name: str, reference: dict) -> None:
 
 @pytest.mark.slow              # (Keras compiles each model: seconds each)
 @pytest.mark.parametrize("name", CASES)
-def test_layers_equal_keras_live(name):
+def test_layers_equal_keras_live(name, phylanx_run):
     pytest.importorskip("keras")
-    _check(name, keras_cases.reference(name))
+    _check(name, keras_cases.reference(name), phylanx_run)
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_layers_equal_stored_keras_reference(name):
-    _check(name, keras_cases.stored(name))
+def test_layers_equal_stored_keras_reference(name, phylanx_run):
+    _check(name, keras_cases.stored(name), phylanx_run)
 
 
 def test_weight_layouts_are_keras_ones():

@@ -59,25 +59,40 @@ def _assert_same(ours: dict, keras: dict) -> None:
         np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
 
 
+@pytest.fixture(scope="module")
+def phylanx_run():
+    """``run_phylanx(name)`` once per scenario in this module: a run is deterministic
+    (fixed data, initial weights and seed), so the stored comparison, the live one and
+    the guard all read the same records instead of training each scenario again."""
+    runs: dict[str, dict] = {}
+
+    def run(name: str) -> dict:
+        if name not in runs:
+            runs[name] = keras_scenarios.run_phylanx(name)
+        return runs[name]
+    yield run
+    runs.clear()
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_matches_stored_keras_results(name):
-    _assert_same(keras_scenarios.run_phylanx(name), _stored(name))
+def test_matches_stored_keras_results(name, phylanx_run):
+    _assert_same(phylanx_run(name), _stored(name))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
-def test_matches_keras(name):
+def test_matches_keras(name, phylanx_run):
     pytest.importorskip("keras")
     with warnings.catch_warnings():
         # Keras' own deprecation notices under NumPy 2 (not phylanx's business)
         warnings.simplefilter("ignore", DeprecationWarning)
         theirs = keras_scenarios.run_keras(name)
-    _assert_same(keras_scenarios.run_phylanx(name), theirs)
+    _assert_same(phylanx_run(name), theirs)
     # and the stored results are still Keras' (else: tools/regen_keras_refs.py)
     _assert_same(_stored(name), theirs)
 
 
-def test_the_scenarios_exercise_what_they_name():
+def test_the_scenarios_exercise_what_they_name(phylanx_run):
     """Guard: each optimizer option changes the result (else agreeing with Keras would
     prove nothing): the scenario without its option ends with other weights."""
     for name in ("clipnorm", "clipvalue", "global_clipnorm", "weight_decay"):
@@ -86,7 +101,7 @@ def test_the_scenarios_exercise_what_they_name():
         stripped = {k: v for k, v in options.items() if k != name}
         keras_scenarios.SCENARIOS[f"{name}_off"] = {**spec, "optimizer": (opt, stripped)}
         try:
-            with_it = keras_scenarios.run_phylanx(name)["weights"]
+            with_it = phylanx_run(name)["weights"]
             without = keras_scenarios.run_phylanx(f"{name}_off")["weights"]
         finally:
             del keras_scenarios.SCENARIOS[f"{name}_off"]
