@@ -143,6 +143,28 @@ def _pad(a, pad_width, mode, constant_values=None):
                    else constant_values)
 
 
+def _mirrored(a, upper=False):
+    """The symmetric matrix a decomposition reading one triangle of ``a`` works on."""
+    if upper:
+        return jnp.triu(a) + jnp.swapaxes(jnp.triu(a, 1), -1, -2)
+    return jnp.tril(a) + jnp.swapaxes(jnp.tril(a, -1), -1, -2)
+
+
+def _svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    if not _flag(compute_uv):
+        return jnp.linalg.svd(a, compute_uv=False)
+    return list(jnp.linalg.svd(a, _flag(full_matrices)))
+
+
+def _qr(a, mode="reduced"):
+    return jnp.linalg.qr(a, mode) if mode == "r" else list(jnp.linalg.qr(a, mode))
+
+
+def _lstsq(a, b, rcond=None):
+    x, residuals, rank, s = jnp.linalg.lstsq(a, b, rcond, numpy_resid=True)
+    return [x, residuals, rank.astype(jnp.float64), s]    # the rank carries no gradient
+
+
 def _sum_like(fn):
     def reduce(a, axis=None, keepdims=None, initial=None, dtype=None):
         out = fn(a, axis=_axis(axis), keepdims=_flag(keepdims))
@@ -237,6 +259,15 @@ JAX = {
     "einsum": jnp.einsum,
     "slogdet": lambda a: list(jnp.linalg.slogdet(a)), "solve": jnp.linalg.solve,
     "determinant": jnp.linalg.det, "inverse": jnp.linalg.inv, "invGJE": jnp.linalg.inv,
+    "cholesky": lambda a, upper=False: jnp.linalg.cholesky(
+        _mirrored(a, _flag(upper)), upper=_flag(upper), symmetrize_input=False),
+    "eigh": lambda a, UPLO="L": list(jnp.linalg.eigh(_mirrored(a, UPLO == "U"),
+                                                     symmetrize_input=False)),
+    "eigvalsh": lambda a, UPLO="L": jnp.linalg.eigvalsh(_mirrored(a, UPLO == "U"),
+                                                        symmetrize_input=False),
+    "svd": _svd, "qr": _qr, "lstsq": _lstsq,
+    "pinv": lambda a, rcond=None, hermitian=False: jnp.linalg.pinv(
+        _mirrored(a) if _flag(hermitian) else a),
     "conv1d": _conv(1), "conv2d": _conv(2),
     "max_pool2d": _pool("max"), "max_pool3d": _pool("max"),
     "avg_pool2d": _pool("avg"), "avg_pool3d": _pool("avg"),
