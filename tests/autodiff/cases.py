@@ -171,6 +171,8 @@ CASES.update({
     "stack": [([A23, B23], 1), ([A23], 1), ([A234], 2)],
     "hsplit": [(normal(2, 4), 2)],
     "vsplit": [(normal(4, 2), [1])],
+    "__subscript_adjoint": [(normal(4), A34, np.int64(1)), (normal(3, 4), A34, np.array([2, 0, 2])),
+                            (f(0.5), normal(3), np.int64(2))],
     "__subscript": [(A34, np.int64(1)), (A34, [0, 2], None), (A34, np.array([2, 0, 2])),
                     (A34, None, np.int64(1)), (A34, np.array([True, False, True]))],
     "slice": [(A34, np.int64(1)), (A34, [0, 2], None), (A34, np.array([2, 0, 2])),

@@ -268,6 +268,8 @@ JAX = {
     "svd": _svd, "qr": _qr, "lstsq": _lstsq,
     "pinv": lambda a, rcond=None, hermitian=False: jnp.linalg.pinv(
         _mirrored(a) if _flag(hermitian) else a),
+    "__subscript_adjoint": lambda ct, like, *idx: jnp.zeros(like.shape).at[idx].add(ct)
+    + 0.0 * like,
     "conv1d": _conv(1), "conv2d": _conv(2),
     "max_pool2d": _pool("max"), "max_pool3d": _pool("max"),
     "avg_pool2d": _pool("avg"), "avg_pool3d": _pool("avg"),
