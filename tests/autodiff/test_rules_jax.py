@@ -150,10 +150,28 @@ def _mirrored(a, upper=False):
     return jnp.tril(a) + jnp.swapaxes(jnp.tril(a, -1), -1, -2)
 
 
+def _signs_like(vectors, reference):
+    """+-1 per column making ``vectors`` point as numpy's ``reference`` do: a singular or
+    eigen vector's sign is arbitrary, and the two LAPACK builds may choose differently
+    (a constant of the derivative: computed from the primal values)."""
+    mine = np.asarray(jax.lax.stop_gradient(vectors))
+    return np.where(np.sum(mine * reference, axis=-2, keepdims=True) < 0, -1.0, 1.0)
+
+
+def _eigh(a, UPLO="L"):  # noqa: N803 - NumPy's keyword name
+    w, v = jnp.linalg.eigh(_mirrored(a, UPLO == "U"), symmetrize_input=False)
+    reference = np.linalg.eigh(np.asarray(jax.lax.stop_gradient(a)), UPLO)[1]
+    return [w, v * _signs_like(v, reference)]
+
+
 def _svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     if not _flag(compute_uv):
         return jnp.linalg.svd(a, compute_uv=False)
-    return list(jnp.linalg.svd(a, _flag(full_matrices)))
+    u, s, vh = jnp.linalg.svd(a, _flag(full_matrices))
+    reference = np.linalg.svd(np.asarray(jax.lax.stop_gradient(a)), _flag(full_matrices))[0]
+    signs = _signs_like(u, reference)
+    k = s.shape[-1]
+    return [u * signs, s, vh.at[..., :k, :].multiply(np.swapaxes(signs[..., :k], -1, -2))]
 
 
 def _qr(a, mode="reduced"):
@@ -261,8 +279,7 @@ JAX = {
     "determinant": jnp.linalg.det, "inverse": jnp.linalg.inv, "invGJE": jnp.linalg.inv,
     "cholesky": lambda a, upper=False: jnp.linalg.cholesky(
         _mirrored(a, _flag(upper)), upper=_flag(upper), symmetrize_input=False),
-    "eigh": lambda a, UPLO="L": list(jnp.linalg.eigh(_mirrored(a, UPLO == "U"),
-                                                     symmetrize_input=False)),
+    "eigh": _eigh,
     "eigvalsh": lambda a, UPLO="L": jnp.linalg.eigvalsh(_mirrored(a, UPLO == "U"),
                                                         symmetrize_input=False),
     "svd": _svd, "qr": _qr, "lstsq": _lstsq,
