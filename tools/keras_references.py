@@ -4,8 +4,10 @@
 
 Runs Keras 3 on every case of ``tests/nn/keras_cases.py`` and on the transformer
 example's comparison (``tests/nn/test_transformer.py``) and writes what the tests
-compare with when Keras is absent, ``tests/nn/data/keras_layers.npz``, atomically (a
-temporary file renamed over the old one: an interrupted run leaves the previous file).
+compare with when Keras is absent, ``tests/nn/data/keras_layers.npz``, and the weights
+files Keras writes for the branched models of ``keras_cases.WEIGHT_FILE_CASES`` (their
+initial weights, ``tests/nn/data/<case>.weights.h5``), each atomically (a temporary file
+renamed over the old one: an interrupted run leaves the previous file).
 """
 from __future__ import annotations
 
@@ -37,6 +39,23 @@ def main() -> None:
     with atomic.open_atomic(keras_cases.STORED, "wb") as fh:
         np.savez_compressed(fh, **arrays)
     print(f"wrote {keras_cases.STORED} ({len(references)} cases)")
+    write_weights_files()
+
+
+def write_weights_files() -> None:
+    """Keras' own ``save_weights`` of each branched case, from the stored initial weights."""
+    for name in keras_cases.WEIGHT_FILE_CASES:
+        path = pathlib.Path(keras_cases.weights_file(name))
+        model = keras_cases.keras_model(name)
+        model.set_weights(keras_cases.stored(name)["initial"])
+        # (Keras insists on the '.weights.h5' ending, so the temporary file keeps it)
+        tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
+        try:
+            model.save_weights(tmp)
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":

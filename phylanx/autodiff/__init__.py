@@ -16,9 +16,11 @@ from __future__ import annotations
 from . import (  # noqa: F401  (importing a rules module attaches its rules to VJP)
     rules_arithmetic,
     rules_collectives,
+    rules_decompositions,
     rules_einsum,
     rules_keras,
     rules_linalg,
+    rules_norms,
     rules_rearrange,
     rules_recordable,
     rules_reductions,

@@ -56,14 +56,14 @@ def hard_sigmoid_vjp(ct, out, x):
     return (np.where((inner > 0) & (inner < 1), 0.2 * np.asarray(ct), 0.0),)
 
 
-_NOT_AN_OPERAND = object()   # relu's alpha left at its default: no cotangent wanted for it
+NOT_AN_OPERAND = object()   # relu's alpha left at its default: no cotangent wanted for it
 
 
 @VJP.register("relu")
-def relu_vjp(ct, out, x, alpha=_NOT_AN_OPERAND, max_value=None, threshold=0.0):
+def relu_vjp(ct, out, x, alpha=NOT_AN_OPERAND, max_value=None, threshold=0.0):
     x = arr(x)
     ct = np.asarray(ct)
-    wants_alpha = alpha is not _NOT_AN_OPERAND
+    wants_alpha = alpha is not NOT_AN_OPERAND
     alpha = alpha if wants_alpha else 0.0
     if max_value is None and float(alpha) == 0.0 and ct.shape == x.shape:
         # the plain relu of a layer: ct masked, in its own dtype (the general

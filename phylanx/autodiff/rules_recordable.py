@@ -16,11 +16,17 @@ Cotangents may have the broadcast (output) shape: the engine fits them to the op
 """
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from . import (  # noqa: F401 (the rules annotated here are registered by these)
     rules_arithmetic,
+    rules_keras,
     rules_linalg,
     rules_reductions,
     rules_shape,
+    rules_structure,
 )
 from .equations import eq, shape_of
 from .rule_helpers import count_reduced, is_wanted, reduced_axes, to_bool
@@ -75,12 +81,11 @@ def mul_equations(ct, out, *operands, wanted=None):
 
 @recordable("__div")
 def div_equations(ct, out, a, *rest, wanted=None):
-    if len(rest) != 1:
-        return None
-    (b,) = rest
-    return (eq("__div", ct, b) if is_wanted(wanted, 0) else None,
-            eq("__minus", eq("__div", eq("__mul", ct, out), b)) if is_wanted(wanted, 1)
-            else None)
+    # out = a / (b c ...): d a = ct / (b c ...), d b = -ct out / b
+    divisor = rest[0] if len(rest) == 1 else eq("__mul", *rest)
+    return (eq("__div", ct, divisor) if is_wanted(wanted, 0) else None,) + tuple(
+        eq("__minus", eq("__div", eq("__mul", ct, out), b)) if is_wanted(wanted, i + 1)
+        else None for i, b in enumerate(rest))
 
 
 @recordable("power")
@@ -130,9 +135,10 @@ def mean_equations(ct, out, a, axis=None, keepdims=None, dummy=None, dtype=None,
 
 @recordable("transpose")
 def transpose_equations(ct, out, a, axes=None, wanted=None):
-    if axes is not None:
-        return None
-    return (eq("transpose", ct),)
+    if axes is None:
+        return (eq("transpose", ct),)
+    order = [int(v) % max(len(shape_of(a)), 1) for v in np.ravel(axes)]
+    return (eq("transpose", ct, [int(v) for v in np.argsort(order)]),)
 
 
 # one rule: reshape, squeeze, expand_dims, astype, __view, __asndarray (rules_shape.py)
@@ -147,8 +153,64 @@ def copy_equations(ct, out, a, wanted=None):
     return None if isinstance(a, (list, tuple, dict)) else (ct,)
 
 
+def _swapped(m: Any) -> Any:
+    """``m`` with its last two axes exchanged (a transpose with axes: recordable too)."""
+    rank = len(shape_of(m))
+    return eq("transpose", m, list(range(rank - 2)) + [rank - 1, rank - 2])
+
+
 @recordable("matmul")
 def matmul_equations(ct, out, a, b, wanted=None):
-    if len(shape_of(a)) > 2 or len(shape_of(b)) > 2:
-        return None                      # stacks: not covered
-    return VJP.get("dot").equations(ct, out, a, b, wanted=wanted)   # matmul is dot here
+    ra, rb = len(shape_of(a)), len(shape_of(b))
+    if ra <= 2 and rb <= 2:
+        return VJP.get("dot").equations(ct, out, a, b, wanted=wanted)   # matmul is dot here
+    if ra < 2 or rb < 2:
+        return None                      # a vector times a stack: not covered
+    # stacks: the batch axes broadcast, and the engine sums the cotangents over them
+    return (eq("matmul", ct, _swapped(b)) if is_wanted(wanted, 0) else None,
+            eq("matmul", _swapped(a), ct) if is_wanted(wanted, 1) else None)
+
+
+# -- piecewise-linear functions: the masks are constants of the derivative -----------------
+
+def _extremum_equations(ct, out, *operands, wanted=None):
+    """maximum/minimum/fmax/fmin: ``ct`` times the (constant) share of each operand equal
+    to the result, ties sharing equally, as the kernel rule."""
+    result = np.asarray(out)
+    hits = [np.asarray(v) == result for v in operands]
+    ties = np.maximum(np.sum([h.astype(np.float64) for h in hits], axis=0), 1.0)
+    return tuple(eq("__mul", ct, hit / ties) if is_wanted(wanted, i) else None
+                 for i, hit in enumerate(hits))
+
+
+recordable("maximum", "minimum", "fmax", "fmin")(_extremum_equations)
+
+
+@recordable("relu")
+def relu_equations(ct, out, x, alpha=rules_keras.NOT_AN_OPERAND, max_value=None,
+                   threshold=0.0, wanted=None):
+    """x's cotangent times relu's (constant) slope; the settings' cotangents, when they
+    are differentiated too, are not covered."""
+    if any(is_wanted(wanted, i) for i in (1, 2, 3)) and wanted is not None:
+        return None
+    alpha = 0.0 if alpha is rules_keras.NOT_AN_OPERAND else float(alpha)
+    v = np.asarray(x)
+    below = v < float(threshold)
+    capped = np.zeros(v.shape, bool) if max_value is None else v >= float(max_value)
+    clamped = ~below & (v < 0)           # at or above a negative threshold: 0 (the kernel's)
+    slope = np.where(capped | clamped, 0.0, np.where(below, alpha, 1.0))
+    return (eq("__mul", ct, slope),)
+
+
+# -- indexing: scatter and gather are each other's adjoints ----------------------------------
+
+@recordable("__subscript")
+def subscript_equations(ct, out, value, *indices, wanted=None):
+    if type(value) is not np.ndarray:
+        return None                      # lists, tuples, dicts: not covered
+    return (eq("__subscript_adjoint", ct, value, *indices),)
+
+
+@recordable("__subscript_adjoint")
+def subscript_adjoint_equations(ct, out, g, like, *indices, wanted=None):
+    return (eq("__subscript", ct, *indices), None)

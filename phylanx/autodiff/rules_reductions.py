@@ -1,5 +1,5 @@
 """VJP rules of reductions and scans: sum, mean, prod, amax/amin, var/std, logsumexp,
-cumsum/cumprod, trace, normalize, norm.
+cumsum/cumprod, trace, normalize (the norms are in :mod:`.rules_norms`).
 
 A reduction's cotangent is put back on the reduced axes (as length 1 when ``keepdims``
 was not given) and broadcast over the operand.
@@ -133,29 +133,3 @@ def normalize_vjp(ct, out, a, dtype=None):
     u = np.asarray(out)
     ct = np.asarray(ct)
     return ((ct - u * np.sum(ct * u)) / n,)
-
-
-@VJP.register("norm")
-def original_norm_vjp(ct, out, x, ord=None, axis=None, keepdims=False):
-    """The original's norm: differentiable for its 2-norm of a vector and its (element-wise)
-    Frobenius norm of a matrix (ord nil, "fro" or 2)."""
-    if not (ord is None or ord == 2 or (isinstance(ord, str) and ord == "fro")):
-        raise PhylanxValueError("the gradient of norm is only computed for the 2-norm of "
-                                "vectors and the Frobenius norm (ord nil, \"fro\" or 2)")
-    v = arr(x)
-    r = np.asarray(out)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (np.where(r == 0, 0.0, np.asarray(ct) * v / r),)
-
-
-@VJP.register("__npnorm")
-def norm_vjp(ct, out, x, ord=None, axis=None, keepdims=False):
-    if ord is not None and not (isinstance(ord, (int, float, np.number)) and ord == 2
-                                and (axis is None and np.ndim(x) == 1 or
-                                     isinstance(axis, (int, np.integer)))):
-        raise PhylanxValueError("the gradient of norm is only computed for the 2-norm of "
-                                "vectors and the Frobenius norm (ord nil)")
-    v = arr(x)
-    r = expand_reduced(out, v, axis, keepdims)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (np.where(r == 0, 0.0, expand_reduced(ct, v, axis, keepdims) * v / r),)

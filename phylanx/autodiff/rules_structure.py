@@ -65,6 +65,13 @@ def subscript_vjp(ct, out, value, *indices):
     return (_slice_cotangent(ct, value, list(indices)),)
 
 
+@VJP.register("__subscript_adjoint")
+def subscript_adjoint_vjp(ct, out, g, like, *indices):
+    """Zeros with ``g`` added at ``like[indices]`` (linear in ``g``): ``g``'s cotangent is
+    ``ct[indices]``; ``like`` only gives the shape."""
+    return (np.asarray(ct)[index_tuple(list(indices))], None)
+
+
 def _original_vjp(kind: str):
     """PhySL's slice forms: the original's indices, read as NumPy ones first."""
     def rule(ct, out, value, *indices):

@@ -17,14 +17,16 @@ from .layers_conv import (
 from .layers_core import Activation, Dense, Dropout, Flatten, Layer
 from .layers_extra import BatchNormalization, Embedding
 from .layers_image import AveragePooling2D, Conv2D, MaxPooling2D, Permute, Reshape
+from .layers_merge import Average, Concatenate, Maximum, Minimum, Multiply, Subtract
 from .layers_recurrent import GRU, LSTM, SimpleRNN
 from .model import Input
 
 __all__ = [
-    "GRU", "LSTM", "Activation", "Add", "AveragePooling1D", "AveragePooling2D",
-    "BatchNormalization", "Conv1D", "Conv2D", "Dense", "Dropout", "Embedding", "Flatten",
-    "GlobalAveragePooling1D", "GlobalMaxPooling1D", "LayerNormalization", "MaxPooling1D",
-    "MaxPooling2D", "MultiHeadAttention", "Permute", "Reshape", "SimpleRNN",
+    "GRU", "LSTM", "Activation", "Add", "Average", "AveragePooling1D", "AveragePooling2D",
+    "BatchNormalization", "Concatenate", "Conv1D", "Conv2D", "Dense", "Dropout",
+    "Embedding", "Flatten", "GlobalAveragePooling1D", "GlobalMaxPooling1D",
+    "LayerNormalization", "MaxPooling1D", "MaxPooling2D", "Maximum", "Minimum",
+    "MultiHeadAttention", "Multiply", "Permute", "Reshape", "SimpleRNN", "Subtract",
     "TokenAndPositionEmbedding",
 ]
 # re-exported, not layer classes (so not in __all__, which saving reads as the classes):

@@ -36,6 +36,10 @@ class MultiHeadAttention(Layer):
     return_attention_scores=False, use_causal_mask=False)`` on ``(batch, steps,
     features)`` tensors; ``key`` defaults to ``value``."""
 
+    #: Keras 3 keeps the projections in sub-layers (their groups in a weights file)
+    keras_sublayers = {"query": "query_dense", "key": "key_dense", "value": "value_dense",
+                       "attention_output": "output_dense"}
+
     def __init__(self, num_heads: int, key_dim: int, value_dim: int | None = None,
                  dropout: float = 0.0, use_bias: bool = True, output_shape: Any = None,
                  attention_axes: Any = None, kernel_initializer: Any = "glorot_uniform",

@@ -36,8 +36,11 @@ def _snake(name: str) -> str:
     return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
-def layer_keys(model: Any) -> list[tuple[Any, str]]:
-    """``(layer, group path)`` of each layer, as Keras 3 names the groups."""
+def layer_keys(model: Any) -> list[tuple[Any, str, list]]:
+    """``(layer, group path, weights)`` of each weight group, as Keras 3 names them: one
+    group per layer, or per sub-layer for a layer whose ``keras_sublayers`` maps the
+    first part of its weights' names to Keras' sub-layer names (MultiHeadAttention's
+    ``query/kernel`` lives in ``layers/multi_head_attention/query_dense/vars/0``)."""
     counts: dict[str, int] = {}
     keys = []
     for layer in model.layers:
@@ -45,8 +48,15 @@ def layer_keys(model: Any) -> list[tuple[Any, str]]:
         count = counts.get(base, 0)
         counts[base] = count + 1
         key = f"layers/{base}" + (f"_{count}" if count else "")
+        sublayers = getattr(layer, "keras_sublayers", None)
+        if sublayers:
+            for prefix, sub in sublayers.items():
+                own = [w for w in layer.weights
+                       if w.name[len(layer.name) + 1:].split("/", 1)[0] == prefix]
+                keys.append((layer, f"{key}/{sub}/vars", own))
+            continue
         keys.append((layer, key + ("/cell/vars" if type(layer).__name__ in CELL_LAYERS
-                                   else "/vars")))
+                                   else "/vars"), list(layer.weights)))
     return keys
 
 
@@ -97,8 +107,8 @@ def save_weights(model: Any, filepath: Any, overwrite: bool = True) -> Path:
     if not overwrite and path.exists():
         raise args.value_error(where, f"'{path}' exists and overwrite=False")
     check_writable(path, where)
-    groups = [(layer, key, [np.asarray(w.value) for w in layer.weights])
-              for layer, key in layer_keys(model)]
+    groups = [(layer, key, [np.asarray(w.value) for w in weights])
+              for layer, key, weights in layer_keys(model)]
     if kind == "h5":
         h5py = _h5py(where)
         with atomic.replacing(path) as tmp:
@@ -156,7 +166,7 @@ def load_weights(model: Any, filepath: Any) -> None:
     found = _read(path, kind, where)
     keys = layer_keys(model)
     theirs = sorted({k.rsplit("/", 1)[0] for k in found if k.startswith("layers/")})
-    ours = sorted(key for layer, key in keys if layer.weights)
+    ours = sorted(key for _, key, weights in keys if weights)
     if theirs != ours:
         raise args.value_error(where, f"'{path}' holds the weights of layers "
                                       f"{_groups(theirs)}, model '{model.name}' has weighted "
@@ -164,8 +174,8 @@ def load_weights(model: Any, filepath: Any) -> None:
                                       "architecture?")
     planned = []
     used = set()
-    for layer, key in keys:
-        for i, weight in enumerate(layer.weights):
+    for layer, key, weights in keys:
+        for i, weight in enumerate(weights):
             name = f"{key}/{i}"
             if name not in found:
                 raise args.value_error(where, f"'{path}' has no '{name}' for weight "

@@ -39,6 +39,17 @@ def f(x):
     return np.float64(x)
 
 
+class Parameter(float):
+    """A float argument that is a setting (a norm's ``ord``), not an operand: the checks
+    do not perturb it (they perturb values whose type is exactly float)."""
+
+    def __phylanx_value__(self):          # passed to PhySL as the plain float it is
+        return float(self)
+
+
+INF, NEG_INF = Parameter(np.inf), Parameter(-np.inf)
+
+
 A23, B23, A34, B34 = normal(2, 3), normal(2, 3), normal(3, 4), normal(3, 4)
 A234 = normal(2, 3, 4)
 UNIT = uniform(-0.8, 0.8, 3, 4)
@@ -115,8 +126,15 @@ CASES.update({
     "cumprod": [(positive(3, 4),), (positive(3, 4), 0)],
     "trace": [(normal(3, 3),), (A234,)],
     "normalize": [(A34,)],
-    "norm": [(A34,), (normal(3),), (A34, 2), (normal(3), None, 0, True), (A34, "fro")],
-    "__npnorm": [(A34,), (normal(3),), (A34, None, 1)],
+    "norm": [(A34,), (normal(3),), (A34, 2), (normal(3), None, 0, True), (A34, "fro"),
+             (away_from_zero(4), 1), (distinct(4), INF), (distinct(4), NEG_INF),
+             (away_from_zero(4), 3), (away_from_zero(4), 0)],
+    "__npnorm": [(A34,), (normal(3),), (A34, None, 1), (away_from_zero(4), 1),
+                 (distinct(4), INF), (distinct(4), NEG_INF), (away_from_zero(4), 3),
+                 (away_from_zero(4), Parameter(0.5)), (away_from_zero(4), 0),
+                 (distinct(2, 3), INF, 1, True), (A34, "fro"), (A34, "nuc"), (A34, 2),
+                 (A34, -2), (distinct(3, 4), 1), (distinct(3, 4), -1), (distinct(3, 4), INF),
+                 (distinct(3, 4), NEG_INF), (A234, 2, [2, 0]), (A234, "nuc", [0, 1], True)],
     "reshape": [(A234, [6, 4])],
     "squeeze": [(normal(1, 3, 1),)],
     "expand_dims": [(A34, 1)],
@@ -153,6 +171,8 @@ CASES.update({
     "stack": [([A23, B23], 1), ([A23], 1), ([A234], 2)],
     "hsplit": [(normal(2, 4), 2)],
     "vsplit": [(normal(4, 2), [1])],
+    "__subscript_adjoint": [(normal(4), A34, np.int64(1)), (normal(3, 4), A34, np.array([2, 0, 2])),
+                            (f(0.5), normal(3), np.int64(2))],
     "__subscript": [(A34, np.int64(1)), (A34, [0, 2], None), (A34, np.array([2, 0, 2])),
                     (A34, None, np.int64(1)), (A34, np.array([True, False, True]))],
     "slice": [(A34, np.int64(1)), (A34, [0, 2], None), (A34, np.array([2, 0, 2])),
@@ -224,6 +244,35 @@ CASES.update({
                                                           normal(3, 2)),
               (normal(2, 3, 3) + 3 * np.eye(3), normal(3)),
               (normal(2, 3, 3) + 3 * np.eye(3), normal(2, 3, 2))],
+})
+
+
+def _spd(n, *lead):
+    """Symmetric positive definite (stacks of) matrices, eigenvalues well apart."""
+    b = normal(*lead, n, n)
+    return b @ np.swapaxes(b, -1, -2) + np.diag(np.arange(1.0, n + 1.0)) * 2.0
+
+
+def _half_read(m, upper=False):
+    """``m`` with noise in the triangle the decomposition does not read (its gradient
+    there must be zero)."""
+    noise = normal(*m.shape)
+    return m + (np.tril(noise, -1) if upper else np.triu(noise, 1))
+
+
+CASES.update({
+    "cholesky": [(_half_read(_spd(3)),), (_half_read(_spd(3), True), True),
+                 (_half_read(_spd(3, 2)),)],
+    "eigh": [(_half_read(_spd(3)),), (_half_read(_spd(3), True), "U"),
+             (_half_read(_spd(3, 2)),)],
+    "eigvalsh": [(_half_read(_spd(3)),), (_half_read(_spd(3), True), "U")],
+    "svd": [(normal(4, 3), False), (normal(3, 4), False), (normal(3, 3),),
+            (normal(2, 4, 3), False), (normal(4, 3), True, False)],
+    "qr": [(normal(4, 3),), (normal(3, 3), "complete"), (normal(4, 3), "r"),
+           (normal(2, 4, 3),)],
+    "pinv": [(normal(3, 4),), (normal(4, 3),), (_half_read(_spd(3)), None, True)],
+    "lstsq": [(normal(5, 3), normal(5)), (normal(5, 3), normal(5, 2)),
+              (normal(3, 5), normal(3))],
 })
 
 #: rules whose operands the recorder builds (in-place changes): checked end to end in

@@ -143,6 +143,46 @@ def _pad(a, pad_width, mode, constant_values=None):
                    else constant_values)
 
 
+def _mirrored(a, upper=False):
+    """The symmetric matrix a decomposition reading one triangle of ``a`` works on."""
+    if upper:
+        return jnp.triu(a) + jnp.swapaxes(jnp.triu(a, 1), -1, -2)
+    return jnp.tril(a) + jnp.swapaxes(jnp.tril(a, -1), -1, -2)
+
+
+def _signs_like(vectors, reference):
+    """+-1 per column making ``vectors`` point as numpy's ``reference`` do: a singular or
+    eigen vector's sign is arbitrary, and the two LAPACK builds may choose differently
+    (a constant of the derivative: computed from the primal values)."""
+    mine = np.asarray(jax.lax.stop_gradient(vectors))
+    return np.where(np.sum(mine * reference, axis=-2, keepdims=True) < 0, -1.0, 1.0)
+
+
+def _eigh(a, UPLO="L"):  # noqa: N803 - NumPy's keyword name
+    w, v = jnp.linalg.eigh(_mirrored(a, UPLO == "U"), symmetrize_input=False)
+    reference = np.linalg.eigh(np.asarray(jax.lax.stop_gradient(a)), UPLO)[1]
+    return [w, v * _signs_like(v, reference)]
+
+
+def _svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    if not _flag(compute_uv):
+        return jnp.linalg.svd(a, compute_uv=False)
+    u, s, vh = jnp.linalg.svd(a, _flag(full_matrices))
+    reference = np.linalg.svd(np.asarray(jax.lax.stop_gradient(a)), _flag(full_matrices))[0]
+    signs = _signs_like(u, reference)
+    k = s.shape[-1]
+    return [u * signs, s, vh.at[..., :k, :].multiply(np.swapaxes(signs[..., :k], -1, -2))]
+
+
+def _qr(a, mode="reduced"):
+    return jnp.linalg.qr(a, mode) if mode == "r" else list(jnp.linalg.qr(a, mode))
+
+
+def _lstsq(a, b, rcond=None):
+    x, residuals, rank, s = jnp.linalg.lstsq(a, b, rcond, numpy_resid=True)
+    return [x, residuals, rank.astype(jnp.float64), s]    # the rank carries no gradient
+
+
 def _sum_like(fn):
     def reduce(a, axis=None, keepdims=None, initial=None, dtype=None):
         out = fn(a, axis=_axis(axis), keepdims=_flag(keepdims))
@@ -237,6 +277,16 @@ JAX = {
     "einsum": jnp.einsum,
     "slogdet": lambda a: list(jnp.linalg.slogdet(a)), "solve": jnp.linalg.solve,
     "determinant": jnp.linalg.det, "inverse": jnp.linalg.inv, "invGJE": jnp.linalg.inv,
+    "cholesky": lambda a, upper=False: jnp.linalg.cholesky(
+        _mirrored(a, _flag(upper)), upper=_flag(upper), symmetrize_input=False),
+    "eigh": _eigh,
+    "eigvalsh": lambda a, UPLO="L": jnp.linalg.eigvalsh(_mirrored(a, UPLO == "U"),
+                                                        symmetrize_input=False),
+    "svd": _svd, "qr": _qr, "lstsq": _lstsq,
+    "pinv": lambda a, rcond=None, hermitian=False: jnp.linalg.pinv(
+        _mirrored(a) if _flag(hermitian) else a),
+    "__subscript_adjoint": lambda ct, like, *idx: jnp.zeros(like.shape).at[idx].add(ct)
+    + 0.0 * like,
     "conv1d": _conv(1), "conv2d": _conv(2),
     "max_pool2d": _pool("max"), "max_pool3d": _pool("max"),
     "avg_pool2d": _pool("avg"), "avg_pool3d": _pool("avg"),

@@ -79,9 +79,27 @@ def _reshape_permute(L):
     return x, L.Dense(CLASSES, activation="softmax")(h)
 
 
+def _merge(L):
+    x = L.Input((4, 3))
+    a, b = L.Dense(3)(x), L.Dense(3, activation="tanh")(x)
+    joined = L.Concatenate(axis=1)([a, x])                                # (8, 3)
+    mixed = L.Concatenate()([L.Subtract()([a, b]), L.Multiply()([a, b, x]),
+                             L.Average()([a, b]), L.Maximum()([a, x]), L.Minimum()([b, x])])
+    h = L.Concatenate()([L.Flatten()(joined), L.Flatten()(mixed)])
+    return x, L.Dense(CLASSES, activation="softmax")(h)
+
+
 CASES = {"mha_causal": _mha_causal, "mha_cross": _mha_cross, "layernorm": _layernorm,
          "gru": _gru, "gru_state": _gru_state, "conv2d": _conv2d,
-         "reshape_permute": _reshape_permute}
+         "reshape_permute": _reshape_permute, "merge": _merge}
+
+
+#: branched models whose Keras-written ``.weights.h5`` files are stored too
+WEIGHT_FILE_CASES = ("merge", "mha_cross")
+
+
+def weights_file(name: str) -> str:
+    return os.path.join(os.path.dirname(__file__), "data", f"{name}.weights.h5")
 
 
 class _Shapes:

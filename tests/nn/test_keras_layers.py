@@ -152,3 +152,54 @@ def test_a_model_with_branches_is_not_saved_as_a_chain(tmp_path):
         model.save(tmp_path / "m.npz")
     chain = nn.Sequential([nn.Input((4,)), nn.Dense(3)])
     assert chain.is_chain
+
+
+# -- merge layers and weight files of branched models ---------------------------------------
+
+def test_merge_layer_errors_are_located():
+    a, b = nn.Input((4, 3)), nn.Input((4, 2))
+    for make, match in [
+            (lambda: nn.Concatenate()([a]), "at least 2 tensors"),
+            (lambda: nn.Subtract()([a, a, a]), "exactly 2 tensors"),
+            (lambda: nn.Concatenate(axis=1)([a, b]), "equal but on axis 1"),
+            (lambda: nn.Concatenate(axis=0)([a, a]), "batch axis"),
+            (lambda: nn.Concatenate(axis=3)([a, a]), "out of range"),
+            (lambda: nn.Multiply()([a, b]), "one shape"),
+            (lambda: nn.Concatenate()([a, nn.Input((3,))]), "one rank")]:
+        with pytest.raises(PhylanxError, match=match) as info:
+            make()
+        _located_here(info.value)
+
+
+def _predicts_as_stored(model, name: str) -> None:
+    x, _ = keras_cases.data(name)
+    reference = keras_cases.stored(name)
+    for mine, theirs in zip(model.get_weights(), reference["initial"], strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    np.testing.assert_allclose(model.predict(x), reference["prediction"], rtol=1e-5,
+                               atol=1e-6)
+
+
+@pytest.mark.parametrize("name", keras_cases.WEIGHT_FILE_CASES)
+def test_branched_models_load_weights_files_keras_wrote(name):
+    """The stored files are Keras' own save_weights (tools/keras_references.py)."""
+    model = keras_cases.phylanx_model(name)
+    model.load_weights(keras_cases.weights_file(name))
+    _predicts_as_stored(model, name)
+
+
+@pytest.mark.parametrize("name", keras_cases.WEIGHT_FILE_CASES)
+def test_keras_reads_the_weights_files_of_branched_models(name, tmp_path):
+    pytest.importorskip("keras")
+    ours = keras_cases.phylanx_model(name)
+    ours.set_weights(keras_cases.stored(name)["initial"])
+    ours.save_weights(tmp_path / "w.weights.h5")
+    theirs = keras_cases.keras_model(name)
+    theirs.load_weights(tmp_path / "w.weights.h5")
+    x, _ = keras_cases.data(name)
+    np.testing.assert_allclose(theirs.predict(x, verbose=0), ours.predict(x), rtol=1e-5,
+                               atol=1e-6)
+    theirs.save_weights(tmp_path / "back.weights.h5")        # and back, as Keras writes it
+    again = keras_cases.phylanx_model(name)
+    again.load_weights(tmp_path / "back.weights.h5")
+    _predicts_as_stored(again, name)

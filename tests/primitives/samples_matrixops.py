@@ -242,6 +242,10 @@ def _matrixops_slicing() -> dict[str, list[tuple]]:
                   (np.arange(12.).reshape(3, 4), np.array([2, 0])),
                   (np.arange(12.).reshape(3, 4), np.array([True, False, True])),
                   (np.arange(12).reshape(3, 4), 5)],
+        "__subscript_adjoint": [(np.arange(4.), np.zeros((3, 4)), -1),
+                                (np.arange(6.).reshape(2, 3), np.ones((2, 3, 4)), 1, 0),
+                                (np.ones((3, 4)), np.zeros((3, 4)), np.array([2, 0, 2])),
+                                (2.5, np.zeros((3, 4)), 1, 2)],
     }
 
 

@@ -74,7 +74,7 @@ def eigvals(a):
 
 
 @primitive(
-    "eigh", "eigh(_1_a, __arg(_2_UPLO, \"L\"))", extension=True,
+    "eigh", "eigh(_1_a, __arg(_2_UPLO, \"L\"))", extension=True, differentiable=True,
     oracle=_listed(np.linalg.eigh),
     example="eigh([[2.0, 0.0], [0.0, 1.0]])", result="list([1.0, 2.0], [[0.0, 1.0], [1.0, 0.0]])",
 )
@@ -87,7 +87,7 @@ def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's keyword name
 
 
 @primitive(
-    "eigvalsh", "eigvalsh(_1_a, __arg(_2_UPLO, \"L\"))", extension=True,
+    "eigvalsh", "eigvalsh(_1_a, __arg(_2_UPLO, \"L\"))", extension=True, differentiable=True,
     oracle=np.linalg.eigvalsh,
     example="eigvalsh([[2.0, 1.0], [1.0, 2.0]])", result="[1.0, 3.0]",
 )
@@ -114,7 +114,7 @@ def slogdet(a):
     "svd",
     "svd(_1_a, __arg(_2_full_matrices, true), __arg(_3_compute_uv, true), "
     "__arg(_4_hermitian, false))",
-    extension=True, oracle=_listed(np.linalg.svd),
+    extension=True, differentiable=True, oracle=_listed(np.linalg.svd),
     example="svd([[3.0, 0.0], [0.0, 2.0]])",
     result="list([[1.0, 0.0], [0.0, 1.0]], [3.0, 2.0], [[1.0, 0.0], [0.0, 1.0]])",
 )
@@ -133,7 +133,7 @@ _QR_MODES = ("reduced", "complete", "r", "raw")
 
 
 @primitive(
-    "qr", "qr(_1_a, __arg(_2_mode, \"reduced\"))", extension=True,
+    "qr", "qr(_1_a, __arg(_2_mode, \"reduced\"))", extension=True, differentiable=True,
     oracle=_listed(np.linalg.qr),
     example="qr([[2.0, 0.0], [0.0, 3.0]])", result="list([[1.0, 0.0], [0.0, 1.0]], "
                                                     "[[2.0, 0.0], [0.0, 3.0]])",
@@ -152,7 +152,8 @@ def qr(a, mode="reduced"):
 
 @primitive(
     "cholesky", "cholesky(_1_a, __arg(_2_upper, false))",
-    extension=True, oracle=lambda a, upper=False: np.linalg.cholesky(a, upper=upper),
+    extension=True, differentiable=True,
+    oracle=lambda a, upper=False: np.linalg.cholesky(a, upper=upper),
     example="cholesky([[4.0, 2.0], [2.0, 5.0]])", result="[[2.0, 0.0], [1.0, 2.0]]",
 )
 def cholesky(a, upper=False):
@@ -166,7 +167,7 @@ def cholesky(a, upper=False):
 
 @primitive(
     "pinv", "pinv(_1_a, __arg(_2_rcond, nil), __arg(_3_hermitian, false))",
-    extension=True, oracle=np.linalg.pinv,
+    extension=True, differentiable=True, oracle=np.linalg.pinv,
     example="pinv([[2.0, 0.0], [0.0, 0.0]])", result="[[0.5, 0.0], [0.0, 0.0]]",
 )
 def pinv(a, rcond=None, hermitian=False):
@@ -184,7 +185,7 @@ def _lstsq(a, b, rcond=None):
 
 
 @primitive(
-    "lstsq", "lstsq(_1_a, _2_b, __arg(_3_rcond, nil))", extension=True,
+    "lstsq", "lstsq(_1_a, _2_b, __arg(_3_rcond, nil))", extension=True, differentiable=True,
     oracle=_lstsq,
     example="lstsq([[1.0, 0.0], [0.0, 2.0]], [1.0, 4.0])",
     result="list([1.0, 2.0], [], 2, [2.0, 1.0])",

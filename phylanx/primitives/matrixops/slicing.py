@@ -150,3 +150,32 @@ def subscript(value, *indices):
             f"{kind} indices must be integers or slices, not tuple" if kind
             else "string indices must be integers, not 'tuple'")
     return get_item(value, list(indices))
+
+
+@primitive("__subscript_adjoint", "__subscript_adjoint(_1, _2, __3)", differentiable=True,
+           extension=True, internal=True,
+           oracle=lambda ct, like, *idx: _numpy_add_at(np.zeros(np.shape(like)), idx, ct),
+           example="__subscript_adjoint(5.0, [0.0, 0.0, 0.0], 1)", result="[0.0, 5.0, 0.0]")
+def subscript_adjoint(ct, like, *indices):
+    """Zeros shaped like the array ``like`` with ``ct`` added at ``like[indices]``.
+
+    A repeated advanced index adds once per occurrence.  The adjoint of ``__subscript``
+    on arrays: the equation form of its VJP that nested ``grad`` records.
+    """
+    if not isinstance(like, np.ndarray):
+        raise PhylanxTypeError(f"__subscript_adjoint takes an array, got a {type_name(like)}")
+    return _added_at(ct, like, list(indices))
+
+
+def _numpy_add_at(out: np.ndarray, idx: tuple, ct: Any) -> np.ndarray:
+    np.add.at(out, idx[0] if len(idx) == 1 else idx, ct)
+    return out
+
+
+def _added_at(ct: Any, like: np.ndarray, indices: list) -> np.ndarray:
+    dtype = like.dtype if like.dtype.kind in "fc" else np.result_type(np.asarray(ct).dtype,
+                                                                      np.float64)
+    out = np.zeros(like.shape, dtype=dtype)
+    index = indexing.index_tuple(indices)
+    np.add.at(out, index, np.broadcast_to(ct, np.shape(out[index])))
+    return out

@@ -1,0 +1,126 @@
+"""Gradients through the matrix decompositions and norms end to end (``grad`` of
+decorated functions against central differences of the undecorated ones), and the located
+errors where a decomposition is not a differentiable function of its matrix (repeated
+eigenvalues, non-unique completions, a rank-deficient or wide QR).  The rules themselves
+are checked on the registry's cases by ``test_rules.py`` (central differences) and
+``test_rules_jax.py`` (``jax.vjp``)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import phylanx
+from phylanx import Phylanx
+
+RNG = np.random.default_rng(2911)
+B = RNG.standard_normal((3, 3))
+TALL = RNG.standard_normal((4, 3))
+
+
+@Phylanx
+def factors(b, c):
+    a = b @ b.T + np.eye(3)
+    lower = np.linalg.cholesky(a)
+    w, v = np.linalg.eigh(a)
+    u, s, vt = np.linalg.svd(c, full_matrices=False)
+    q, r = np.linalg.qr(c)
+    x, res, rank, sv = np.linalg.lstsq(c, b[0] @ c.T)
+    return (np.sum(lower * lower * lower) + np.sum(w * w) + np.sum(v[:, 0] ** 3)
+            + np.sum(s ** 3) + np.sum(u[0] ** 3) + np.sum(vt * vt * vt) + np.sum(q * r[0])
+            + np.sum(np.linalg.pinv(c) ** 2) + np.sum(np.linalg.eigvalsh(a) ** 3)
+            + np.sum(x * x) + np.sum(res))
+
+
+def central_differences(fn, args, position, eps=1e-6):
+    """The gradient of the undecorated ``fn`` in argument ``position``, numerically."""
+    base = np.asarray(args[position], dtype=np.float64)
+    grad = np.zeros(base.shape)
+    for idx in np.ndindex(base.shape):
+        values = []
+        for step in (eps, -eps):
+            moved = base.copy()
+            moved[idx] += step
+            values.append(fn(*args[:position], moved, *args[position + 1:]))
+        grad[idx] = (values[0] - values[1]) / (2 * eps)
+    return grad
+
+
+def test_grad_through_the_decompositions_equals_central_differences():
+    got = phylanx.grad(factors, (0, 1))(B, TALL)
+    for i, g in enumerate(got):
+        np.testing.assert_allclose(g, central_differences(factors.python, (B, TALL), i),
+                                   rtol=1e-6, atol=1e-6)
+
+
+@Phylanx
+def norms(m, v):
+    return (np.linalg.norm(m, 1) + np.linalg.norm(m, -1) + np.linalg.norm(m, np.inf)
+            + np.linalg.norm(m, 2) + np.linalg.norm(m, -2) + np.linalg.norm(m, "nuc")
+            + np.linalg.norm(v, 3) + np.linalg.norm(v, 1) + np.linalg.norm(v, np.inf)
+            + np.linalg.norm(v, -np.inf) + np.linalg.norm(m, 0.5, axis=1)[0])
+
+
+def test_grad_of_every_norm_order_equals_central_differences():
+    v = np.array([0.3, -1.7, 0.9, 2.4])
+    got = phylanx.grad(norms, (0, 1))(TALL, v)
+    for i, g in enumerate(got):
+        np.testing.assert_allclose(g, central_differences(norms.python, (TALL, v), i),
+                                   rtol=1e-6, atol=1e-6)
+
+
+def test_grad_wrt_a_symmetric_input_lives_on_the_triangle_read():
+    """numpy reads the lower triangle: the upper one does not change the result, so its
+    gradient is zero, and an off-diagonal entry counts for both mirrored places."""
+    a = B @ B.T + np.eye(3)
+
+    @Phylanx
+    def top_eigenvalue(a):
+        return np.linalg.eigvalsh(a)[2]
+
+    g = phylanx.grad(top_eigenvalue)(a)
+    v = np.linalg.eigh(a)[1][:, 2]
+    want = np.outer(v, v)                      # JAX's symmetric gradient
+    np.testing.assert_allclose(np.triu(g, 1), 0.0)
+    np.testing.assert_allclose(np.tril(g, -1), 2 * np.tril(want, -1), rtol=1e-10)
+    np.testing.assert_allclose(np.diag(g), np.diag(want), rtol=1e-10)
+
+
+@Phylanx
+def first_eigenvector(a):
+    w, v = np.linalg.eigh(a)
+    return np.sum(v[:, 0] ** 3)
+
+
+@Phylanx
+def eigenvalues_only(a):
+    w, v = np.linalg.eigh(a)
+    return np.sum(w * w)
+
+
+@Phylanx
+def full_u(c):
+    u, s, vt = np.linalg.svd(c)
+    return np.sum(u ** 3)
+
+
+@Phylanx
+def q_of(c):
+    q, r = np.linalg.qr(c)
+    return np.sum(q ** 3)
+
+
+def _located(fn, arg, match):
+    with pytest.raises(phylanx.PhylanxValueError, match=match) as info:
+        phylanx.grad(fn)(arg)
+    assert info.value.loc is not None and "np.linalg" in str(info.value)
+
+
+def test_a_decomposition_without_a_derivative_is_a_located_error():
+    repeated = np.diag([1.0, 2.0, 2.0])
+    _located(first_eigenvector, repeated, "repeated eigenvalue")
+    # the eigenvalues alone are differentiable (the repeated pair's block is what counts)
+    np.testing.assert_allclose(phylanx.grad(eigenvalues_only)(repeated),
+                               np.diag([2.0, 4.0, 4.0]), atol=1e-12)
+    _located(full_u, TALL, "full_matrices=False")
+    _located(q_of, TALL.T, "wide matrix")
+    _located(q_of, np.outer(TALL[:, 0], [1.0, 2.0, 3.0]), "rank-deficient")
