@@ -153,6 +153,7 @@ class _Kernel:
         self.current = 0                     # the loop in use after the turns
         self.recent = [0, 0]                 # moving average of each loop's time
         self.steady_calls = 0
+        self.since_explore = 0               # ns on the loop in use since the other ran
 
     def __call__(self, shape: tuple, n: int, args: list) -> Any:
         self.calls += 1
@@ -238,7 +239,7 @@ class FusedRegion:
             self.big += 1
             self.unfused_ns += elapsed
             self.unfused_runs += 1
-            if self.big >= Settings.count and self.big >= self.small and self.enabled():
+            if self.big >= Settings.count and self.big >= self.small and self.switched_on:
                 self.state = HOT
         else:
             self.small += 1
@@ -256,7 +257,16 @@ class FusedRegion:
     kernel_class = _Kernel
 
     def enabled(self) -> bool:
+        """The setting that lets this kind of region become hot, as it is now
+        (``install`` keeps its value in ``switched_on``)."""
         return Settings.enabled
+
+    #: ``enabled()`` when the program was compiled (``fusion.install`` sets it): a
+    #: compiled program keeps the settings it was compiled with, so that a program
+    #: compiled with ``fusion`` on and one with it off can run side by side
+    #: (``benchmarks/settings_ab.py``; before, the setting read at run time left the
+    #: first one's regions cold for ever, timed on every evaluation)
+    switched_on = True
 
     def min_elements(self) -> int:
         return Settings.min_size
@@ -392,16 +402,20 @@ class FusedRegion:
                values: list) -> Any:
         """The kernel, on the loop that has been faster lately: which one is can change
         with the load (other libraries' threads spinning on the cores slow the parallel
-        loop for seconds), so one call in ``EXPLORE`` runs the other loop, timed."""
+        loop for seconds), so the other loop runs once, timed, whenever the loop in use
+        has spent ``EXPLORE`` times the other's last known time since it last ran."""
         entry.steady_calls += 1
         variant = entry.current
-        if entry.steady_calls % EXPLORE == 0:
+        recent = entry.recent
+        if entry.since_explore >= EXPLORE * recent[1 - variant]:
             variant = 1 - variant
+            entry.since_explore = 0
         entry.kernel = entry.variants[variant]
         start = perf_counter_ns()
         result = self.call(entry, shape, n, args, values)
         elapsed = perf_counter_ns() - start
-        recent = entry.recent
+        if variant == entry.current:
+            entry.since_explore += elapsed
         recent[variant] = elapsed if not recent[variant] else (3 * recent[variant] + elapsed) // 4
         if all(recent):
             entry.current = 0 if recent[0] <= recent[1] else 1
