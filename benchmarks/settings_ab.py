@@ -2,10 +2,11 @@
 
 For each program of ``general_programs.py`` chosen, ``@Phylanx`` is compiled twice, with
 the setting on and off (``phylanx.config``), both settled (``workloads.common.settled``),
-and the undecorated function runs beside them; the three take turns, the order rotating
-each repetition.  Times are the process's CPU time (``time.process_time``), which a
-loaded machine disturbs less than the wall clock (it still counts the BLAS threads'
-spinning), and the table gives each median over NumPy's::
+and the undecorated function runs beside them; the three take turns, in each of the six
+orders in turn (a repetition count that is a multiple of 6 balances them).  Times are
+the process's CPU time (``time.process_time``), which a loaded machine disturbs less
+than the wall clock (it still counts the BLAS threads' spinning), and the table gives
+each median over NumPy's::
 
     python benchmarks/settings_ab.py SETTING [--only NAME,...] [--repeat N] [--quick]
                                      [--workloads W1,W2,...]
@@ -83,9 +84,14 @@ def run_case(case, setting: str, repeat: int) -> dict:
 def _timed(label: str, peers: dict, repeat: int) -> dict:
     names = list(peers)
     times: dict[str, list[float]] = {n: [] for n in names}
+    # every order in turn, not rotations of one: the process's CPU time counts BLAS
+    # threads still spinning after a product, which the peer run next pays; with
+    # rotations the "on" peer followed NumPy in 3 of 5 repetitions and "off" in 1
+    # (W1-W5 without a single fused region were 5-25% slower "on"); with every
+    # permutation each peer follows each other equally often over len(names)! runs
+    orders = list(itertools.permutations(names))
     for rep in range(repeat):
-        shift = rep % len(names)
-        for name in names[shift:] + names[:shift]:
+        for name in orders[rep % len(orders)]:
             start = time.process_time()
             peers[name]()
             times[name].append(time.process_time() - start)
