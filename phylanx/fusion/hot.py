@@ -73,7 +73,9 @@ GIVE_UP = 64            # cold evaluations without a big one before the region r
 #: on the cores for a while after a product and slow a loop that needs every core
 #: (seen on W1's gram while developing: 13-22 ms just after NumPy, 8 ms once they
 #: sleep; benchmarks/row_passes.py times it)
-TURNS = (1, 1, 1, 0, 0, 0, 2, 2, 2)
+#: NumPy is timed second (once) so that a serial loop far slower than NumPy ends the
+#: turns early (``hopeless``); the parallel loop still never runs right after NumPy
+TURNS = (1, 2, 1, 1, 0, 0, 0, 2, 2)
 SPEED_RUNS = len(TURNS)
 #: after the turns, one kernel call in this many runs the other loop (parallel/serial)
 EXPLORE = 32
@@ -472,6 +474,10 @@ class FusedRegion:
         best_so_far = entry.timed_ns[variant]
         entry.timed_ns[variant] = elapsed if best_so_far == 0 else min(best_so_far, elapsed)
         entry.timed_runs += 1
+        if self.hopeless(entry):
+            entry.timed_runs = SPEED_RUNS
+            self.retire()                     # neither loop can beat NumPy here
+            return result
         if entry.timed_runs >= SPEED_RUNS:
             best = min((0, 1), key=lambda v: entry.timed_ns[v])
             entry.kernel = entry.variants[best]
@@ -480,6 +486,20 @@ class FusedRegion:
                     and not KEEP_SLOWER):
                 self.retire()                 # measured: not worth it here
         return result
+
+    @staticmethod
+    def hopeless(entry: _Kernel) -> bool:
+        """True once the serial loop's best time shows that neither loop can be kept:
+        the parallel loop on ``c`` threads takes at least the serial time over ``c``
+        (no loop runs faster than the ideal split of its work), so a serial best above
+        ``c`` times NumPy's best over the margin rules both out.  The remaining turns
+        would only cost more evaluations at the kernel's speed (a float32 ``exp`` of
+        12.8 million strided elements took 240 ms against NumPy's 20 ms on a loaded
+        machine: nine turns were seconds of a slower program)."""
+        serial, numpy_ns = entry.timed_ns[1], entry.timed_ns[2]
+        if KEEP_SLOWER or not serial or not numpy_ns:
+            return False
+        return serial * SPEED_MARGIN >= compiling.numba_threads() * numpy_ns
 
     def warn(self, message: str) -> None:
         if not self.warned:

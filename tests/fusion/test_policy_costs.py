@@ -94,3 +94,32 @@ def test_exploring_a_slow_loop_costs_a_bounded_share(eager, installed, monkeypat
     # at most one call of the slow loop per EXPLORE times its time on the fast one
     assert calls[1] <= 1 + (spent - calls[1] * slow_ns) // (hot.EXPLORE * slow_ns)
     assert calls[0] + calls[1] == 40
+
+
+def test_a_kernel_far_slower_than_numpy_ends_its_turns_early(eager, installed,
+                                                              monkeypatch):
+    """A serial loop slower than NumPy by more than the thread count: neither loop can
+    be kept (the parallel one takes at least serial / threads), so the region is given
+    back after one serial turn and NumPy's, not after all of them."""
+    monkeypatch.setattr(hot, "KEEP_SLOWER", False)
+    f = Phylanx(chain)
+    x = RNG.normal(size=3000)
+    for _ in range(4):                    # cold, plan + compile, check, warm-up
+        np.testing.assert_allclose(f(x), chain(x), rtol=1e-12)
+    (region,) = [r for r in installed if hot_kernels([r])]
+    (entry,) = hot_kernels([region])
+    assert entry.checked and entry.warm and entry.timed_runs == 0
+
+    slow_calls = [0]
+
+    def slowed(kernel):
+        def slow(*args):
+            slow_calls[0] += 1
+            time.sleep(0.05)              # NumPy needs microseconds for 3000 elements
+            return kernel(*args)
+        return slow
+    entry.variants = tuple(slowed(k) for k in entry.variants)
+    for _ in range(hot.SPEED_RUNS):
+        np.testing.assert_allclose(f(x), chain(x), rtol=1e-12)
+    assert region.state == hot.OFF
+    assert slow_calls[0] == 1
