@@ -72,9 +72,9 @@ def _local_contraction(a: Any, b: Any) -> Any:
     """Partial products of owned cells with local parts, summed (module docstring), or
     None if that does not apply."""
     rank = api.find_here()
-    row_product = type(a) is DistributedArray and a.ndim == 2 and _only_split(a, {0})
-    column_product = type(b) is DistributedArray and b.ndim == 2 and _only_split(b, {1})
-    if row_product or column_product:
+    rows_kept = type(a) is DistributedArray and a.ndim == 2 and _only_split(a, {0})
+    columns_kept = type(b) is DistributedArray and b.ndim == 2 and _only_split(b, {1})
+    if rows_kept or columns_kept:
         return None                       # dot_d keeps these tiled
     shape = np.shape(a)[:-1] + np.shape(b)[1:]
     dtype = np.result_type(a.dtype, b.dtype)
