@@ -5,7 +5,7 @@ API's ``tiled`` and ``DistributedArray.gather``, is one *operation*: the ranks r
 in the same order (SPMD), numbered 1, 2, ... on each rank.  Each message of the
 tiles channel (``tiles.py``) carries a tag in its collective header
 (``agreement.header``): a checksum of the operation's label (the primitive and its
-arrays' names with generations), the operation's number and the message's number
+arrays' names with generations and global shapes), the operation's number and the message's number
 within it.  Ranks whose tags differ fail at once, all with the same error naming
 them, instead of reading each other's data.
 
