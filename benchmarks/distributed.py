@@ -22,7 +22,7 @@ so.  Workloads, each timed after a warm-up call, the slowest rank, min and media
 
 Every phylanx result is checked against the peer's (or NumPy's) on every rank count.
 The table gives the speed-up against 1 locality and the ratio phylanx / mpi4py.
-``--simulate`` prints the cost model's prediction (``benchmarks/cost_model.py``) next
+``--simulate`` prints the cost model's prediction (``phylanx/distributed/cost_model.py``) next
 to every measured time with its error, and the prediction for 64 nodes.  Results are
 written (atomically) only with ``--out``; a run on a loaded machine says so.
 """

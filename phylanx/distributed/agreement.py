@@ -8,7 +8,7 @@ rank see the same disagreement and raise the same located error naming the ranks
 where MPI would deadlock or mix up data.
 
 The tag (``lockstep.py``) is set by the collectives of the tiles channel: a checksum
-of the operation's label (primitive and array names with generations), the
+of the operation's label (primitive and array names with generations and global shapes), the
 operation's sequence number, the message's number within it, and flags marking the
 message that ends an operation (and whether it failed on that rank, with its error
 text in the slot).  Any rank's end-of-operation message decides the exchange for all

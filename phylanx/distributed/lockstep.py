@@ -5,7 +5,7 @@ API's ``tiled`` and ``DistributedArray.gather``, is one *operation*: the ranks r
 in the same order (SPMD), numbered 1, 2, ... on each rank.  Each message of the
 tiles channel (``tiles.py``) carries a tag in its collective header
 (``agreement.header``): a checksum of the operation's label (the primitive and its
-arrays' names with generations), the operation's number and the message's number
+arrays' names with generations and global shapes), the operation's number and the message's number
 within it.  Ranks whose tags differ fail at once, all with the same error naming
 them, instead of reading each other's data.
 
@@ -64,9 +64,13 @@ _state = _State()
 
 
 def label_of(what: str, args: tuple = ()) -> str:
-    """``dot_d(x_transposed/1, x)``: the operation and the names of its tiled arrays."""
+    """``dot_d(x_transposed/1(3, 4), x(4,))``: the operation and the names and global
+    shapes of its tiled arrays.  The shape is in the label because a tiled array made
+    by a local operation from a plain operand (``x @ w``: no message) takes its global
+    shape from that rank's ``w``: ranks whose ``w`` disagree in shape then hold arrays
+    of one name but different shapes, and their tags differ at the next exchange."""
     from .darray import DistributedArray
-    names = [a.full_name for a in args if type(a) is DistributedArray]
+    names = [f"{a.full_name}{tuple(a.shape)}" for a in args if type(a) is DistributedArray]
     return f"{what}({', '.join(names)})"
 
 
