@@ -109,7 +109,7 @@ class Pattern:
     where: Callable[[Any, Context], bool] | None = None
 
     def match(self, term, ctx: Context, bound: dict) -> bool:
-        terms = ctx.terms
+        terms = AstTerms if ctx is None else ctx.terms      # no context: the AST
         if self.heads is not None and terms.head(term) not in self.heads:
             return False
         if self.args is not None:

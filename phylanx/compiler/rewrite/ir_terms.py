@@ -103,13 +103,26 @@ def _readers(fn: Function, out: defaultdict) -> defaultdict:
 
 
 def _value_key(eqn: Eqn):
-    """What makes two equations compute the same value (None: not comparable)."""
-    key = (eqn.prim, eqn.params, eqn.ins)
+    """What makes two equations compute the same value (None: not compared: one holding
+    a region or a PhySL statement, whose deep comparison would cost more than it finds).
+    Operands are compared by variable id (SSA) and literal value."""
+    for _, v in eqn.params:
+        if type(v) not in _PLAIN_PARAMS:
+            return None
+    key = (eqn.prim, eqn.params, tuple(a.id if type(a) is Var else a for a in eqn.ins))
     try:
         hash(key)
     except TypeError:
         return None
     return key
+
+
+#: equations never equal to another in effect (bindings, reads, structure)
+_UNSHARED = ("bind", "read", "function", "lambda", "opaque", "cond", "while", "for_each",
+             "call", "update", "return", "async")
+
+#: parameter values compared as they are (a region or a statement is not)
+_PLAIN_PARAMS = frozenset((str, int, float, bool, type(None), tuple))
 
 
 class IrTerms:
@@ -204,9 +217,10 @@ class IrTerms:
         defs = self._defs[-1]
         for out in eqn.outs:
             defs[out.id] = eqn
-        key = _value_key(eqn)
-        if key is not None and len(eqn.outs) == 1:
-            self._kept[-1].setdefault(key, eqn)
+        if len(eqn.outs) == 1 and not eqn.prim.startswith(_UNSHARED):
+            key = _value_key(eqn)
+            if key is not None:
+                self._kept[-1].setdefault(key, eqn)
 
     def substituted(self, old: Var, new) -> None:
         """``old``'s readers read ``new`` from now on."""
