@@ -19,8 +19,8 @@ from phylanx import Phylanx, config
 from phylanx import execution_tree as et
 from phylanx.compiler import rewrite
 from phylanx.compiler.rewrite import engine, tree
-from phylanx.compiler.rewrite.engine import P
-from phylanx.compiler.rewrite.ir_terms import IR_RULES, IrTerms, run_ir_phases
+from phylanx.compiler.rewrite.engine import P, Phase, Rule, Sample
+from phylanx.compiler.rewrite.ir_terms import IR_RULES, IrTerms, run_ir_phases, run_phase_ir
 from phylanx.compiler.through_ir import lowered, optimize_through_ir
 from phylanx.errors import PhylanxError
 from phylanx.ir import Literal, Var
@@ -229,3 +229,19 @@ def test_every_replaced_value_is_a_variable_or_literal_of_the_ir():
     fn, _fired = _optimized("define(f, x, exp(x) + exp(x) + (1 + 2))")
     for eqn in walk(fn):
         assert all(type(a) in (Var, Literal) for a in eqn.ins)
+
+
+def _swap_operands(bound, ctx):
+    e = bound["e"]
+    return [ctx.terms.rebuild(e, tuple(reversed(ctx.terms.children(e))))]
+
+
+def test_a_phase_that_does_not_converge_on_the_ir_is_a_located_error():
+    swap = Rule("swap_operands", "a + b is b + a for numbers, the same IEEE sum either way",
+                P("__add", name="e"), _swap_operands,
+                Sample("def sample(x):\n    return x + 1.0\n", None, ("float32", "helper")),
+                substrate="ir")
+    program = lowered(parser.parse("define(f, x, y,\n  x + y)"))
+    with pytest.raises(engine.RewriteDivergenceError, match="swap_operands") as info:
+        run_phase_ir(Phase("cycling", (swap,)), program, disabled=frozenset())
+    assert info.value.loc is not None and info.value.loc.line == 2
