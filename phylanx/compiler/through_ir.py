@@ -1,9 +1,11 @@
-"""The compiler's default path (``pipeline=ir``): PhySL AST -> IR -> PhySL AST.
+"""The compiler's default path (``pipeline=ir``): PhySL AST -> IR -> rules -> PhySL AST.
 
-Migration step 3 of docs/ir.md: the program is lowered to the IR after the passes that
-end spelling (inline, normalize), raised back, and the remaining rewrite passes and the
-compiler run on what comes back, so today's specialised closures run it.  The whole
-suite passes this way, and it is the default; ``PHYLANX_PIPELINE=ast`` (the config key
+Migration step 4 of docs/ir.md: the program is lowered to the IR after the passes that
+end spelling (inline, normalize); the rewrite engine runs the rules that run on the IR
+(``Rule.substrate`` ``ir`` or ``both``: folding, sharing equal equations) on it, phase
+by phase in the table's order (``rewrite/ir_terms.py``); the program is raised back,
+and the AST's own rules of the remaining phases and the compiler run on what comes
+back, so today's specialised closures run it.  ``PHYLANX_PIPELINE=ast`` (the config key
 ``pipeline``) skips the IR, as before, for one release.
 """
 from __future__ import annotations
@@ -14,6 +16,7 @@ from ..language import ast
 from ..primitives import registry
 from . import rewrite
 from .rewrite.engine import run_phases
+from .rewrite.ir_terms import run_ir_phases
 
 #: the passes before the IR: spelling ends with them
 _BEFORE = ("inline", "normalize")
@@ -23,16 +26,22 @@ def is_primitive(name: str) -> bool:
     return registry.lookup(name) is not None
 
 
-def through_ir(program: ast.Program) -> ast.Program:
-    """``program`` lowered to the IR and raised back (the same meaning).
+def _unchanged(fn):
+    return fn
+
+
+def through_ir(program: ast.Program, on_ir=_unchanged) -> ast.Program:
+    """``program`` lowered to the IR, transformed by ``on_ir`` (IR -> IR, the same
+    meaning) and raised back.
 
     A top-level ``block`` comes back as a ``block`` (raising flattens blocks, which open
     no scope, but a caller may compile a snippet ``block(...)`` and look at its node)."""
     if not any(_is_block(e) for e in program.body):
-        return raise_program(lower(program, is_primitive))
+        return raise_program(on_ir(lower(program, is_primitive)))
     body = []
     for stmt in program.body:     # each alone: a later one reads the earlier by name
-        raised = raise_program(lower(ast.Program((stmt,), program.loc), is_primitive)).body
+        raised = raise_program(on_ir(lower(ast.Program((stmt,), program.loc),
+                                           is_primitive))).body
         body.extend((ast.Call("block", raised, None, stmt.loc),) if _is_block(stmt)
                     else raised)
     return ast.Program(tuple(body), program.loc)
@@ -42,14 +51,17 @@ def _is_block(e) -> bool:
     return type(e) is ast.Call and e.func == "block" and e.attribute is None
 
 
-def optimize_through_ir(program: ast.Program) -> ast.Program:
-    """The rewrite passes, with the program taken through the IR after normalize."""
+def optimize_through_ir(program: ast.Program, fired=None) -> ast.Program:
+    """The rewrite passes, with the program taken through the IR after normalize: the
+    rules of the later phases that run on the IR run there, the others on the AST
+    raised from it.  ``fired`` (a Counter) counts the rules that fired."""
     if not config.get("optimize"):
         return through_ir(program)
     before = [p for p in rewrite.PASSES if p.name in _BEFORE]
     after = [p for p in rewrite.PASSES if p.name not in _BEFORE]
-    program = through_ir(run_phases(before, program))
-    return run_phases(after, program)
+    program = through_ir(run_phases(before, program, fired),
+                         lambda fn: run_ir_phases(after, fn, fired))
+    return run_phases(after, program, fired, substrates=("ast",))
 
 
 def lowered(program: ast.Program):

@@ -24,6 +24,7 @@ from phylanx import Phylanx, config
 from phylanx.compiler import rewrite
 from phylanx.compiler.rewrite import engine
 from phylanx.compiler.rewrite.engine import P, Phase, Rule, Sample
+from phylanx.compiler.through_ir import optimize_through_ir
 from phylanx.language import ast, parser
 
 RULES = rewrite.rules()
@@ -115,8 +116,13 @@ def compiled(source: str):
 
 
 def fired(decorated) -> Counter:
+    """The rules that fire on ``decorated``'s program in the pipeline configured."""
     counts: Counter = Counter()
-    rewrite.optimize(parser.parse(decorated.get_physl_source()), counts)
+    program = parser.parse(decorated.get_physl_source())
+    if config.get("pipeline") in ("ast", "tree"):
+        rewrite.optimize(program, counts)
+    else:
+        optimize_through_ir(program, counts)
     return counts
 
 
@@ -191,34 +197,47 @@ def test_the_rules_command_prints_the_table(capsys):
 
 # -- every rule: fires on its spellings, keeps the result -----------------------------------
 
-@pytest.mark.parametrize("phase,rule,spelling",
-                         [(p, r, s) for p, r in RULES for s in r.sample.spellings],
-                         ids=[f"{r.name}-{s}" for _, r in RULES for s in r.sample.spellings])
-def test_every_rule_fires_on_each_spelling_of_its_sample(phase, rule, spelling):
+def pipelines(rule) -> tuple[str, ...]:
+    """The pipelines in which ``rule`` runs on its substrate: the AST's rules are tested
+    under ``pipeline=ast`` (in the default pipeline a rule of the IR may have done their
+    work first), the IR's under ``pipeline=ir``, a rule of both under both."""
+    return {"ast": ("ast",), "ir": ("ir",), "both": ("ast", "ir")}[rule.substrate]
+
+
+RULES_ON = [(p, r, line) for p, r in RULES for line in pipelines(r)]
+
+
+@pytest.mark.parametrize(
+    "phase,rule,spelling,pipeline",
+    [(p, r, s, line) for p, r, line in RULES_ON for s in r.sample.spellings],
+    ids=[f"{r.name}-{s}-{line}" for _, r, line in RULES_ON for s in r.sample.spellings])
+def test_every_rule_fires_on_each_spelling_of_its_sample(phase, rule, spelling, pipeline):
     source, dtype = sample_program(rule.sample, spelling)
     args = rule.sample.arguments(np.random.default_rng(5), dtype, 17)
-    with configured(rule.sample.settings):
+    with configured(rule.sample.settings + (("pipeline", pipeline),)):
         on, python = compiled(source)
         assert fired(on)[rule.name] > 0, f"{rule.name} did not fire on\n{source}"
         got = results(on, args)
     assert_agree(got, results(python, args), oracle_rtol(dtype), source)
 
 
-@pytest.mark.parametrize("phase,rule", RULES, ids=RULE_IDS)
+@pytest.mark.parametrize("phase,rule,pipeline", RULES_ON,
+                         ids=[f"{r.name}-{line}" for _, r, line in RULES_ON])
 @settings(max_examples=6, deadline=None)
 @given(data=st.data())
-def test_every_rule_keeps_the_meaning_of_random_programs(phase, rule, data):
+def test_every_rule_keeps_the_meaning_of_random_programs(phase, rule, pipeline, data):
     spelling = data.draw(st.sampled_from(rule.sample.spellings), label="spelling")
     seed = data.draw(st.integers(0, 2**32 - 1), label="seed")
     n = data.draw(st.integers(2, 60), label="n")
     context = data.draw(st.sampled_from(CONTEXTS), label="context")
     source, dtype = sample_program(rule.sample, spelling, context)
     args = rule.sample.arguments(np.random.default_rng(seed), dtype, n)
-    with configured(rule.sample.settings):
+    chosen = rule.sample.settings + (("pipeline", pipeline),)
+    with configured(chosen):
         on, python = compiled(source)
         with_rule = results(on, args)
         assert fired(on)[rule.name] > 0
-    with configured(rule.sample.settings, disabled=rule.name):
+    with configured(chosen, disabled=rule.name):
         off, _ = compiled(source)
         without = results(off, args)
         assert fired(off)[rule.name] == 0

@@ -73,10 +73,10 @@ def test_the_default_pipeline_goes_through_the_ir(monkeypatch):
     calls = []
     original = through_ir.through_ir
 
-    def spy(program):                 # the definitions taken through the IR
+    def spy(program, *on_ir):         # the definitions taken through the IR
         calls.extend(e.args[0].name for e in program.body
                      if type(e) is ast.Call and e.func == "define")
-        return original(program)
+        return original(program, *on_ir)
     monkeypatch.setattr(through_ir, "through_ir", spy)
     assert config.SETTINGS["pipeline"].default == "ir"
     assert run_physl(PROGRAMS[0][1], "fact", 5, pipeline="ir") == math.factorial(5)

@@ -59,9 +59,13 @@ def rules_markdown() -> str:
              "(`python -m phylanx rules > docs/rules.md`); "
              "tests/compiler/test_rewrite_engine.py checks it is current.  The phases run "
              "in this order, each to a fixpoint; `PHYLANX_DISABLE_RULES=name,name` leaves "
-             "rules out.", "",
-             "| phase | rule | law | tolerance |", "|---|---|---|---|"]
+             "rules out.  \"runs on\" is the substrate: in the default pipeline "
+             "(`pipeline=ir`) the rules that run on the IR run between lowering and "
+             "raising, the AST's after raising; `PHYLANX_PIPELINE=ast` runs the AST's "
+             "rules only (the IR's own are not run there).", "",
+             "| phase | rule | runs on | law | tolerance |", "|---|---|---|---|---|"]
+    on = {"ast": "AST", "ir": "IR", "both": "AST, IR"}
     for phase, rule in rules():
-        cells = (phase, f"`{rule.name}`", rule.law, rule.tolerance)
+        cells = (phase, f"`{rule.name}`", on[rule.substrate], rule.law, rule.tolerance)
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"

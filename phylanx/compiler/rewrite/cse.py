@@ -17,11 +17,24 @@ occurrences *escape*: reach the statement's value as themselves (returned, put i
 or tuple, bound to a name) rather than consumed by an operator or a primitive that makes
 a new array.  NumPy gives each occurrence its own array, and the caller may change one
 of them (``return x * 2, x * 2`` must not return one array twice).
+
+On the IR (the default pipeline) the same law is the rule ``share_equal_equations``:
+in SSA form two equations of one primitive, parameters and operands compute equal
+values when nothing changes a value in place, so a later one's readers read the earlier
+one's output (raising binds it to a name when it is read twice).  It needs no facts
+beyond SSA: versions of a variable are different operands.  It keeps the AST rule's
+conditions: only inside functions, only in a region whose equations are all pure and
+none lazy (``&&``, ``||``, ``if`` evaluate an operand conditionally, and raising nests
+those operands back), not twice-escaping values, no program that may change a value in
+place, and not in loop bodies (hoisting still runs on the AST after raising, and a
+shared value bound inside a loop would make what reads it look loop-variant).
 """
 from __future__ import annotations
 
+from ...ir.core import IR_OPS
 from ...language import ast
 from ...primitives import registry
+from ..dependencies import primitive_is_pure
 from .engine import TERMS, P, Phase, Rule, Sample, normal
 from .tree import ExprFacts, children, key, rebuild
 
@@ -82,6 +95,54 @@ def _holds_statements(e, ctx) -> bool:
     return ctx.in_function and (e.func == "block" or (e.func == "while" and len(e.args) == 2))
 
 
+#: the IR's own operations that compute a value from their operands alone
+_IR_VALUE_OPS = frozenset(("dot_general",))
+#: the IR's own operations a straight region may hold besides pure primitives
+_IR_QUIET_OPS = frozenset(("bind", "read", "dot_general", "array_literal", "function",
+                           "lambda"))
+
+
+def _ir_consumes(prim: str) -> bool:
+    """Whether an equation of ``prim`` makes a new value of what it reads."""
+    if prim in _IR_VALUE_OPS or prim in _FRESH_PRODUCTS:
+        return True
+    spec = registry.lookup(prim)
+    return (spec is not None and spec.category in _FRESH_CATEGORIES
+            and prim not in _PASS_THROUGH and spec.name not in _PASS_THROUGH)
+
+
+def _ir_value(prim: str) -> bool:
+    """An equation of ``prim`` computes its value from its operands alone, eagerly."""
+    if prim in _IR_VALUE_OPS:
+        return True
+    if prim in IR_OPS:
+        return False
+    spec = registry.lookup(prim)
+    return spec is not None and not spec.lazy and primitive_is_pure(prim)
+
+
+def _straight(eqns) -> bool:
+    return all(e.prim in _IR_QUIET_OPS or _ir_value(e.prim) for e in eqns)
+
+
+def _shareable_equation(e, ctx) -> bool:
+    terms = ctx.terms
+    return (ctx.in_function and "while" not in ctx.ancestors
+            and "for_each" not in ctx.ancestors and not e.outs[0].name
+            and _ir_value(e.prim) and not terms.mutates and terms.region_is(_straight))
+
+
+def _earlier_equal(bound: dict, ctx):
+    """The earlier equation's output when the two escape at most once together."""
+    e, terms = bound["e"], ctx.terms
+    earlier = terms.earlier_equal(e)
+    if earlier is None:
+        return None
+    kept = earlier.outs[0]
+    escapes = sum(not _ir_consumes(p) for v in (kept, e.outs[0]) for p in terms.readers(v))
+    return kept if escapes <= 1 else None
+
+
 PHASE = Phase("cse", (
     Rule("share_common_subexpressions",
          "in a pure statement that assigns nothing every variable keeps its value while it "
@@ -95,6 +156,20 @@ PHASE = Phase("cse", (
                 ("@", "np.dot", ".dot", "float32", "helper"),
                 helper="def sample(x, w):\n    def act(z):\n        return np.exp(-z) / "
                        "(1.0 + np.exp(-z))\n    return act(DOT(x, w))\n")),
+    Rule("share_equal_equations",
+         "in SSA form an equation's value depends only on its primitive, parameters and "
+         "operands when the primitive is pure and nothing changes a value in place: an "
+         "equal equation later in the same region computes the value the earlier one "
+         "holds, so its readers read that (the earlier one runs first, unconditionally: "
+         "its region is straight, no lazy operator); two outputs that escape as themselves "
+         "are not shared (NumPy gives each its own array)",
+         P(name="e", where=_shareable_equation), _earlier_equal,
+         Sample("def sample(x, w):\n    y = np.tanh(DOT(x, w)) + DOT(x, w) ** 2\n"
+                "    return y\n", normal(("n", 3), (3, 2)),
+                ("@", "np.dot", ".dot", "float32", "helper"),
+                helper="def sample(x, w):\n    def act(z):\n        return np.exp(-z) / "
+                       "(1.0 + np.exp(-z))\n    p = DOT(x, w)\n    return act(p)\n"),
+         substrate="ir"),
 ), wanted=lambda facts: not facts.mutates and bool(facts.defined))
 
 #: the phase alone (tests)

@@ -17,10 +17,14 @@ expression it names, see :mod:`.dataflow`), repeated until a round changes nothi
 A phase that still changes the program after :data:`MAX_ROUNDS` rounds is a
 :class:`RewriteDivergenceError` located at the last term a rule rewrote.
 
-Matching goes through a small term adapter (:class:`AstTerms`: head, children,
-rebuild, location) so the rules can move to another substrate (the IR of
-``phylanx/ir``) by giving them another adapter.  Terms are immutable; a round that
-changes nothing returns the very same object.
+Matching goes through a term adapter (``ctx.terms``: head, children, rebuild,
+location, literal): :class:`AstTerms` for the PhySL AST, :class:`~.ir_terms.IrTerms`
+for the IR of ``phylanx/ir`` (an equation's children are the equations defining its
+operands in the same region), so one rule table serves both substrates.  A rule says
+which it runs on (``Rule.substrate``: ``ast``, ``ir`` or ``both``); the default
+pipeline runs the IR's rules between lowering and raising (``compiler/through_ir.py``)
+and the others on the AST after raising.  Terms are immutable; a round that changes
+nothing returns the very same object.
 
 ``PHYLANX_DISABLE_RULES=name,name`` (setting ``disable_rules``) switches single rules
 off; ``PHYLANX_OPTIMIZE=0`` switches the whole engine off (``rewrite.optimize``).
@@ -82,6 +86,11 @@ class AstTerms:
         return type(term) is ast.Call and bool(term.args) and (
             term.func == "lambda" or (term.func == "define" and len(term.args) > 2))
 
+    @staticmethod
+    def literal(value, like):
+        """A literal term of ``value`` at the location of the term ``like`` replaces."""
+        return ast.Literal(value, like.loc)
+
 
 TERMS = AstTerms
 
@@ -100,10 +109,11 @@ class Pattern:
     where: Callable[[Any, Context], bool] | None = None
 
     def match(self, term, ctx: Context, bound: dict) -> bool:
-        if self.heads is not None and TERMS.head(term) not in self.heads:
+        terms = AstTerms if ctx is None else ctx.terms      # no context: the AST
+        if self.heads is not None and terms.head(term) not in self.heads:
             return False
         if self.args is not None:
-            kids = TERMS.children(term)
+            kids = terms.children(term)
             if len(kids) != len(self.args) or not all(
                     p.match(k, ctx, bound) for p, k in zip(self.args, kids)):
                 return False
@@ -161,6 +171,9 @@ class Rule:
     rtol: tuple[float, float] = (0.0, 0.0)
     #: the setting the rule also needs (kept for its users' configurations), or ""
     setting: str = ""
+    #: what the rule runs on: "ast" (the PhySL AST), "ir" (the IR's equations) or
+    #: "both" (its pattern and builder use only the term adapter)
+    substrate: str = "ast"
 
 
 @dataclass(frozen=True)
@@ -206,8 +219,10 @@ class Context:
     and ``top_down`` orders), single-use bindings offered in a ``dataflow`` phase, and
     (for tests and the divergence error) which rules fired where."""
 
-    program: ast.Program
+    program: Any
     fired: Counter = field(default_factory=Counter)
+    #: the term adapter of the substrate the phase runs on
+    terms: Any = AstTerms
     in_function: bool = False
     ancestors: list = field(default_factory=list)
     offered: dict = field(default_factory=dict)
@@ -259,7 +274,8 @@ class _Round:
 
     def rewritten(self, term):
         """The first rule's replacement of ``term``, or None."""
-        rules = self.indexed.get(TERMS.head(term), self.anywhere)
+        terms = self.ctx.terms
+        rules = self.indexed.get(terms.head(term), self.anywhere)
         if not rules:
             return None
         ctx = self.ctx
@@ -270,7 +286,7 @@ class _Round:
             new = rule.build(bound, ctx)
             if new is not None and new is not term:
                 ctx.fired[rule.name] += 1
-                ctx.last_location = TERMS.location(term)
+                ctx.last_location = terms.location(term)
                 self.changed = True
                 return new
         return None
@@ -302,14 +318,24 @@ class _Round:
         return self.children_of(term if new is None else new, self.top_down)
 
 
+#: the substrates of the rules the AST engine runs by default (all but the IR's own)
+AST_RULES = ("ast", "both")
+
+
+def enabled_rules(phase: Phase, disabled: frozenset, substrates) -> tuple[Rule, ...]:
+    """The rules of ``phase`` for ``substrates`` that are neither disabled nor waiting
+    for a setting."""
+    from ... import config
+    return tuple(r for r in phase.rules if r.name not in disabled
+                 and r.substrate in substrates and (not r.setting or config.get(r.setting)))
+
+
 def run_phase(phase: Phase, program: ast.Program, ctx: Context | None = None,
-              disabled: frozenset | None = None) -> ast.Program:
+              disabled: frozenset | None = None, substrates=AST_RULES) -> ast.Program:
     """``program`` after ``phase`` reached its fixpoint; the same object if no rule fired."""
     if disabled is None:
         disabled = disabled_rules()
-    from ... import config
-    rules = tuple(r for r in phase.rules if r.name not in disabled
-                  and (not r.setting or config.get(r.setting)))
+    rules = enabled_rules(phase, disabled, substrates)
     if not rules or not program.body or not phase.wanted(facts(program)):
         return program
     if ctx is None:
@@ -331,15 +357,17 @@ def run_phase(phase: Phase, program: ast.Program, ctx: Context | None = None,
         f"rounds (rules fired: {dict(ctx.fired)})", ctx.last_location)
 
 
-def run_phases(phases, program: ast.Program, fired: Counter | None = None) -> ast.Program:
-    """``program`` after every phase in order; ``fired`` counts the rules that fired."""
+def run_phases(phases, program: ast.Program, fired: Counter | None = None,
+               substrates=AST_RULES) -> ast.Program:
+    """``program`` after every phase in order (their rules for ``substrates``);
+    ``fired`` counts the rules that fired."""
     disabled = disabled_rules()
     for phase in phases:
         if type(phase) is Pass:
             program = phase.run(program)
             continue
         ctx = Context(program)
-        program = run_phase(phase, program, ctx, disabled)
+        program = run_phase(phase, program, ctx, disabled, substrates)
         if fired is not None:
             fired.update(ctx.fired)
     return program
