@@ -32,7 +32,7 @@ from ..runtime.futures import holds_future, resolve_deep
 from ..runtime.nodes import Node, build_eager
 from ..values import Builtin, Function
 from . import tape as tapes
-from .rule_helpers import put
+from .rule_helpers import index_tuple, put
 
 #: primitives that change their first operand in place; one missing here gives a silently
 #: wrong gradient for an array (the tape keeps the value before the change); a changed
@@ -215,6 +215,12 @@ class RecordingCompiler(Compiler):
                 raise tapes.PhylanxGradientError(
                     "nested differentiation through a store into a slice is not supported",
                     loc, "store")
+            if tape is not None and isinstance(container, np.ndarray) \
+                    and tape.stores_its_changed_view(container, _region(container, idx), v):
+                # ``b[i] op= v``: the memory already holds v, nothing the tape keeps changes
+                put(container, idx, v)
+                tape.after_mutation("store", container, [v, *idx], node)
+                return
             if tape is not None:
                 tape.before_mutation(container)
             put(container, idx, v)
@@ -223,6 +229,14 @@ class RecordingCompiler(Compiler):
 
         from ..compiler.compiler import located
         return node.set_run(located(node, run))
+
+
+def _region(container: np.ndarray, idx: list) -> Any:
+    """``container[idx]`` as the store reads the indices (None if they select no view)."""
+    try:
+        return container[index_tuple(idx)]
+    except (IndexError, TypeError, ValueError):
+        return None
 
 
 def record_items(iterable, loop) -> None:

@@ -133,7 +133,23 @@ def store_vjp(ct, out, old, value, *indices):
     index = index_tuple(list(indices))
     rest = ct.copy()
     rest[index] = 0
-    return (rest, ct[index]) + (None,) * len(indices)
+    stored = ct[index]
+    if _may_repeat(index):
+        # a repeated integer index (x[[0, 0]] = v) keeps one write per element: the
+        # others were overwritten and get no cotangent (every occurrence got it before)
+        order = np.full(ct.shape, -1, dtype=np.int64)
+        order[index] = np.arange(stored.size).reshape(stored.shape)
+        kept = order[index] == np.arange(stored.size).reshape(stored.shape)
+        stored = np.where(kept, stored, np.zeros((), stored.dtype))
+    return (rest, stored) + (None,) * len(indices)
+
+
+def _may_repeat(index: Any) -> bool:
+    """An index (one part, or a tuple of them) that may select an element more than
+    once: one holding an integer array."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return any(isinstance(part, np.ndarray) and part.dtype.kind in "iu" and part.ndim
+               for part in parts)
 
 
 # -- conversions the frontend emits (np.array(x), float(x), x.item(), list(x), sum(xs)) --

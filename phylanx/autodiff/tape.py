@@ -55,6 +55,14 @@ class Entry:
     parents: list                     # per argument: the producing Entry, or None
     loc: Any = None
     keys: Any = None                  # <container> of a dict: its keys; <item>: its path
+    changed_by: Any = None            # <changed in place>: the array whose change it was
+
+
+def _same_memory(a: Any, b: Any) -> bool:
+    """``a`` and ``b`` are arrays over exactly the same elements of the same memory."""
+    return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape
+            and a.strides == b.strides and a.dtype == b.dtype
+            and a.__array_interface__["data"][0] == b.__array_interface__["data"][0])
 
 
 def _root(array: np.ndarray) -> np.ndarray:
@@ -237,6 +245,22 @@ class Tape:
                 # another name of the changed memory (a view): its tape value is out of date
                 marker = self._append(CHANGED_IN_PLACE, [entry.out], held, entry.node, [entry])
                 marker.loc = entry.loc
+                marker.changed_by = target
+
+    def stores_its_changed_view(self, container: Any, region: Any, value: Any) -> bool:
+        """``store(container[i], value)`` where ``value`` is the view ``region`` of
+        ``container`` changed in place just before (Python's ``b[i] op= v``: the view
+        changes, then is stored where it already is).  Only that region of ``container``
+        changed, and the store records it: ``container`` is known again by the value it
+        had before (no out-of-date marker), and the store, a no-op on the memory, is
+        recorded without copying what the tape holds.  False otherwise."""
+        with self.lock:
+            marker = self.producer.get(id(container))
+            if (marker is None or marker.name != CHANGED_IN_PLACE
+                    or marker.changed_by is not value or not _same_memory(region, value)):
+                return False
+            self.producer[id(container)] = marker.parents[0]
+            return True
 
     def after_mutation(self, name: str, target: Any, args: list, node: Any,
                        aliased: list[bool] | None = None) -> None:
