@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import PhylanxValueError
-from .rule_helpers import arr, to_bool
+from .rule_helpers import arr, in_operand_dtypes, to_bool
 from .table import VJP
 
 
@@ -79,6 +79,7 @@ def _repeated(values: np.ndarray) -> bool:
 # -- Cholesky ------------------------------------------------------------------------------
 
 @VJP.register("cholesky")
+@in_operand_dtypes
 def cholesky_vjp(ct, out, a, upper=False):
     """A = L L^T: the gradient on symmetric perturbations is L^-T phi(L^T Lbar) L^-1, phi
     taking the lower triangle with half the diagonal; folded onto the triangle read."""
@@ -111,12 +112,14 @@ def _reads_upper(UPLO) -> bool:  # noqa: N803 - NumPy's keyword name
 
 
 @VJP.register("eigh")
+@in_operand_dtypes
 def eigh_vjp(ct, out, a, UPLO="L"):  # noqa: N803 - NumPy's keyword name
     w, v = np.asarray(out[0]), np.asarray(out[1])
     return (_fold(_eigh_gradient(w, v, _item(ct, 0), _item(ct, 1)), _reads_upper(UPLO)),)
 
 
 @VJP.register("eigvalsh")
+@in_operand_dtypes
 def eigvalsh_vjp(ct, out, a, UPLO="L"):  # noqa: N803 - NumPy's keyword name
     w, v = np.linalg.eigh(arr(a), UPLO=UPLO.upper() if isinstance(UPLO, str) else "L")
     return (_fold(_eigh_gradient(w, v, np.asarray(ct), None), _reads_upper(UPLO)),)
@@ -170,6 +173,7 @@ def _reduced_cotangent(ct_part, keep: int, axis: int, what: str):
 
 
 @VJP.register("svd")
+@in_operand_dtypes
 def svd_vjp(ct, out, a, full_matrices=True, compute_uv=True, hermitian=False):
     if not to_bool(compute_uv):
         u, s, vh = np.linalg.svd(arr(a), full_matrices=False, hermitian=to_bool(hermitian))
@@ -205,6 +209,7 @@ def _qr_gradient(q, r, q_bar, r_bar) -> np.ndarray:
 
 
 @VJP.register("qr")
+@in_operand_dtypes
 def qr_vjp(ct, out, a, mode="reduced"):
     x = arr(a)
     m, n = x.shape[-2], x.shape[-1]
@@ -241,6 +246,7 @@ def _pinv_gradient(x, p, p_bar) -> np.ndarray:
 
 
 @VJP.register("pinv")
+@in_operand_dtypes
 def pinv_vjp(ct, out, a, rcond=None, hermitian=False):
     x = arr(a)
     if to_bool(hermitian):        # the matrix numpy used: the lower triangle mirrored
@@ -250,6 +256,7 @@ def pinv_vjp(ct, out, a, rcond=None, hermitian=False):
 
 
 @VJP.register("lstsq")
+@in_operand_dtypes
 def lstsq_vjp(ct, out, a, b, rcond=None):
     """x = pinv(a) b; the residuals' derivative is that of |b - a x|^2 at its minimum
     (x's own change does not count there); s as in svd; the rank has none."""

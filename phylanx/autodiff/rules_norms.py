@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rule_helpers import arr, expand_reduced, to_bool
+from .rule_helpers import arr, expand_reduced, in_operand_dtypes, to_bool
 from .table import VJP
 
 
@@ -85,6 +85,7 @@ def _matrix_axes(x: np.ndarray, axis) -> tuple[int, int] | None:
 
 
 @VJP.register("__npnorm")
+@in_operand_dtypes
 def norm_vjp(ct, out, x, ord=None, axis=None, keepdims=False):
     """``np.linalg.norm`` with every ``ord`` NumPy takes (module doc)."""
     v = arr(x)
@@ -103,6 +104,7 @@ def norm_vjp(ct, out, x, ord=None, axis=None, keepdims=False):
 
 
 @VJP.register("norm")
+@in_operand_dtypes
 def original_norm_vjp(ct, out, x, ord=None, axis=None, keepdims=False):
     """The original's norm: a vector's norm of every ``ord`` it takes (nil, an int,
     ``inf``, ``-inf``) and a matrix's (element-wise) Frobenius norm."""
