@@ -27,7 +27,7 @@ from phylanx.errors import PhylanxError
 from phylanx.runtime import comm_order, executors
 from phylanx.runtime.forkjoin import fork_join
 
-from .test_mpi import PROGRAMS, ROOT, assert_all_ok
+from .test_mpi import PROGRAMS, ROOT, assert_all_ok, program
 
 
 @pytest.fixture
@@ -137,3 +137,9 @@ def test_phylanx_trace_shows_local_work_overlapping_a_reduction(tmp_path):
     assert spans["sum"] and spans["dot"], names
     assert any(s0 < d1 and d0 < s1 and st != dt for s0, s1, st in spans["sum"]
                for d0, d1, dt in spans["dot"]), spans
+
+
+@pytest.mark.mpi
+def test_async_bodies_that_communicate_keep_the_program_order():
+    done, _ = program(3, "async_order.py", timeout=120, PHYLANX_COLLECTIVE_TIMEOUT="20")
+    assert_all_ok(done, 3)
