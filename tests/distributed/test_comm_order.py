@@ -143,3 +143,21 @@ def test_phylanx_trace_shows_local_work_overlapping_a_reduction(tmp_path):
 def test_async_bodies_that_communicate_keep_the_program_order():
     done, _ = program(3, "async_order.py", timeout=120, PHYLANX_COLLECTIVE_TIMEOUT="20")
     assert_all_ok(done, 3)
+
+
+def test_a_thunk_after_a_failed_one_never_communicates_however_late_it_comes(ordering):
+    # the failed sibling's end let it through when it reached its turn after that end:
+    # on another rank, cancelled sooner, it would not communicate: ranks out of step
+    communicated = []
+
+    def first():
+        raise ValueError("first failed")
+
+    def second():
+        time.sleep(0.2)                # reaches its turn long after the failure
+        comm_order.my_turn()
+        communicated.append("second")
+
+    with pytest.raises(ValueError, match="first failed"):
+        fork_join([first, second], (True, False))
+    assert communicated == []
