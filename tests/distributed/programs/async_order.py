@@ -31,7 +31,7 @@ for name, source in SOURCES.items():
     functions[name] = et.code_for(state, f"<{name}>", name)
 
 X = np.arange(40.0).reshape(8, 5)
-Y = np.arange(24.0).reshape(8, 3) * 0.5 + 1
+Y = np.arange(32.0).reshape(8, 4) * 0.5 + 1
 x, y = dist.tiled(X, "row", name="x"), dist.tiled(Y, "column", name="y")
 big, small = np.full((250, 250), 1e-3), np.ones((1, 1))
 p, q = (small, big) if r == 0 else (big, small)
