@@ -22,10 +22,12 @@ collective after it in program order starts while it computes.
 
 A thunk after one that failed never communicates: it raises ``CancelledError`` at its
 turn, whenever that comes (the group's cancellation could reach it on one rank and not
-on another).  Nothing hangs: a thunk waiting for its turn runs an earlier sibling's
-task itself if no worker has started it, stops when its group is cancelled, and fails
-after twice the ``collective_timeout`` (the earlier sibling's own collective fails
-first).
+on another).  A thread that, deep in an earlier sibling, claims a later one's task
+(helping the pool while it waits for a bare future) hands it to another thread: its
+turn would wait for the work beneath it.  Nothing hangs: a thunk waiting for its turn
+runs an earlier sibling's task itself if no worker has started it, stops when its group
+is cancelled, and fails after twice the ``collective_timeout`` (the earlier sibling's
+own collective fails first).
 """
 from __future__ import annotations
 
@@ -35,7 +37,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .cancel import CancelledError, check
-from .futures import _PENDING
+from .executors import get_executor
+from .futures import _PENDING, Forward
 
 _on = [False]
 _here = threading.local()      # .waits: the markers this thread's work must wait for
@@ -44,11 +47,12 @@ _here = threading.local()      # .waits: the markers this thread's work must wai
 class Marker:
     """The end of one thunk of a fork: set when it returns or fails."""
 
-    __slots__ = ("event", "future", "failed")
+    __slots__ = ("event", "future", "failed", "thread")
 
     def __init__(self) -> None:
         self.event = threading.Event()
         self.future = None          # its task, if spawned (run here if nobody has)
+        self.thread: int | None = None      # the thread running it, once started
         self.failed: BaseException | None = None    # what it raised, once it has
 
 
@@ -101,6 +105,13 @@ def ordered(thunks: Sequence[Callable[[], Any]], quiet: Sequence[bool] | None = 
         waits = base + tuple(markers[:i])
 
         def run() -> Any:
+            me = threading.get_ident()
+            if any(m.thread == me and not m.event.is_set() for m in waits):
+                # a helper deep in an earlier sibling claimed it (waiting for a bare
+                # future it runs the oldest task): its turn would wait for the work
+                # beneath it on this very thread.  Run it on another thread instead.
+                return Forward(get_executor().submit(run))
+            markers[i].thread = me
             saved = getattr(_here, "waits", ())
             _here.waits = waits
             try:
