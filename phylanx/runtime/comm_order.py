@@ -20,9 +20,14 @@ value, every variable it reads bound to a plain value when it is forked: the
 distributed layer's :func:`register_silent` check) is waited for by nobody: a
 collective after it in program order starts while it computes.
 
-Nothing hangs: a thunk waiting for its turn runs an earlier sibling's task itself if no
-worker has started it, stops when its group is cancelled, and fails after twice the
-``collective_timeout`` (the earlier sibling's own collective fails first).
+A thunk after one that failed never communicates: it raises ``CancelledError`` at its
+turn, whenever that comes (the group's cancellation could reach it on one rank and not
+on another).  A thread that, deep in an earlier sibling, claims a later one's task
+(helping the pool while it waits for a bare future) hands it to another thread: its
+turn would wait for the work beneath it.  Nothing hangs: a thunk waiting for its turn
+runs an earlier sibling's task itself if no worker has started it, stops when its group
+is cancelled, and fails after twice the ``collective_timeout`` (the earlier sibling's
+own collective fails first).
 """
 from __future__ import annotations
 
@@ -31,8 +36,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .cancel import check
-from .futures import _PENDING
+from .cancel import CancelledError, check
+from .executors import get_executor
+from .futures import _PENDING, Forward
 
 _on = [False]
 _here = threading.local()      # .waits: the markers this thread's work must wait for
@@ -41,11 +47,13 @@ _here = threading.local()      # .waits: the markers this thread's work must wai
 class Marker:
     """The end of one thunk of a fork: set when it returns or fails."""
 
-    __slots__ = ("event", "future")
+    __slots__ = ("event", "future", "failed", "thread")
 
     def __init__(self) -> None:
         self.event = threading.Event()
         self.future = None          # its task, if spawned (run here if nobody has)
+        self.thread: int | None = None      # the thread running it, once started
+        self.failed: BaseException | None = None    # what it raised, once it has
 
 
 #: seconds a collective may wait (the distributed layer's ``collective_timeout``)
@@ -97,10 +105,21 @@ def ordered(thunks: Sequence[Callable[[], Any]], quiet: Sequence[bool] | None = 
         waits = base + tuple(markers[:i])
 
         def run() -> Any:
+            me = threading.get_ident()
+            if any(m.thread == me and not m.event.is_set() for m in waits):
+                # a helper deep in an earlier sibling claimed it (waiting for a bare
+                # future it runs the oldest task): its turn would wait for the work
+                # beneath it on this very thread.  Run it on another thread instead.
+                return Forward(get_executor().submit(run))
+            markers[i].thread = me
             saved = getattr(_here, "waits", ())
             _here.waits = waits
             try:
                 return thunk()
+            except BaseException as exc:
+                if not (quiet and quiet[i]):    # (nobody waits for a quiet one)
+                    markers[i].failed = exc     # before the event: waiters read it after
+                raise
             finally:
                 _here.waits = saved
                 markers[i].event.set()
@@ -146,4 +165,9 @@ def my_turn() -> None:
                     "program order to finish")
             marker.event.wait(min(left, 0.05))
             check()                 # a failed sibling cancelled the group: stop
+        if marker.failed is not None:
+            # never communicate after a failed predecessor, however late this comes: a
+            # rank where the group's cancellation came first would not (out of step)
+            raise CancelledError(f"cancelled: {marker.failed!r} before it in program "
+                                 "order", marker.failed)
     _here.waits = ()                # (all earlier work is done: no need to look again)

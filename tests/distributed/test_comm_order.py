@@ -25,9 +25,10 @@ import pytest
 from phylanx import config
 from phylanx.errors import PhylanxError
 from phylanx.runtime import comm_order, executors
-from phylanx.runtime.forkjoin import fork_join
+from phylanx.runtime.forkjoin import fork_join, spawn
+from phylanx.runtime.futures import gathered, waited
 
-from .test_mpi import PROGRAMS, ROOT, assert_all_ok
+from .test_mpi import PROGRAMS, ROOT, assert_all_ok, program
 
 
 @pytest.fixture
@@ -137,3 +138,51 @@ def test_phylanx_trace_shows_local_work_overlapping_a_reduction(tmp_path):
     assert spans["sum"] and spans["dot"], names
     assert any(s0 < d1 and d0 < s1 and st != dt for s0, s1, st in spans["sum"]
                for d0, d1, dt in spans["dot"]), spans
+
+
+@pytest.mark.mpi
+def test_async_bodies_that_communicate_keep_the_program_order():
+    done, _ = program(3, "async_order.py", timeout=120, PHYLANX_COLLECTIVE_TIMEOUT="20")
+    assert_all_ok(done, 3)
+
+
+def test_a_thunk_after_a_failed_one_never_communicates_however_late_it_comes(ordering):
+    # the failed sibling's end let it through when it reached its turn after that end:
+    # on another rank, cancelled sooner, it would not communicate: ranks out of step
+    communicated = []
+
+    def first():
+        raise ValueError("first failed")
+
+    def second():
+        time.sleep(0.2)                # reaches its turn long after the failure
+        comm_order.my_turn()
+        communicated.append("second")
+
+    with pytest.raises(ValueError, match="first failed"):
+        fork_join([first, second], (True, False))
+    assert communicated == []
+
+
+def test_a_later_sibling_a_helper_runs_inside_an_earlier_one_does_not_wait_for_it(ordering):
+    # the earlier thunk's thread, waiting for a bare future, helped the pool by running
+    # the queued later sibling, whose turn then waited for the thunk beneath it on the
+    # same thread: stuck until twice the collective timeout, then a spurious error
+    executors.set_threads(1)
+    comm_order.enable(timeout=lambda: 1.0)
+    ran = []
+    try:
+        def first():                   # waits for a bare future (a list of async values)
+            ran.append(waited(gathered([spawn(lambda: time.sleep(0.1) or 1)]))[0])
+
+        def second():
+            comm_order.my_turn()
+            ran.append("second")
+
+        def third():                   # keeps the caller busy: the worker takes first
+            time.sleep(0.3)
+
+        fork_join([first, second, third], (True, True, False))
+        assert ran == [1, "second"]
+    finally:
+        comm_order.enable(timeout=lambda: 60.0)

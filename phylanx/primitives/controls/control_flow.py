@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import PhylanxError, PhylanxTypeError, PhylanxValueError
-from ...runtime import measure
+from ...runtime import comm_order, measure
 from ...runtime.cancel import PENDING, check
 from ...runtime.forkjoin import adopt, fork_join, spawn
 from ...runtime.futures import (
@@ -29,6 +29,7 @@ from ...runtime.futures import (
     failed,
     forwarded,
     gathered,
+    ready,
     resolve_deep,
     waited,
 )
@@ -379,7 +380,9 @@ def apply(f, args):
 @primitive("async", "async(_1)", lazy=True,
            example="async(1 + 2) + 1", result="4", no_oracle="concurrency")
 def async_(node, children):
-    """Evaluate the expression as a task; the result is a future, waited for where used."""
+    """Evaluate the expression as a task; the result is a future, waited for where used.
+    With several localities a body that may communicate is evaluated where it stands
+    (:func:`_may_communicate`)."""
     (expr,) = children
     spec = lookup(expr.primitive)
     start = spec.flags.get("start") if spec is not None else None
@@ -387,8 +390,30 @@ def async_(node, children):
         return _async_start(expr, start)
 
     def run(frame):
+        if _may_communicate(expr, frame):
+            return adopt(_evaluated_now(expr.choice.call, frame))
         return spawn(expr.choice.call, frame)
     return run
+
+
+def _may_communicate(expr, frame) -> bool:
+    """With several localities, True unless ``expr`` provably cannot communicate: its
+    task would run outside the program order of communication (``comm_order.py``), its
+    collectives starting before or after a later statement's on different ranks, so
+    it is evaluated where it stands in program order instead."""
+    if not comm_order.enabled():
+        return False
+    quiet = comm_order.silent([expr], frame)
+    return quiet is None or not quiet[0]
+
+
+def _evaluated_now(call, *args) -> Future:
+    """``call(*args)`` evaluated here, its outcome delivered as its task's would be:
+    where the value is read or the scope ends."""
+    try:
+        return ready(call(*args))
+    except Exception as error:  # noqa: BLE001 - the value's outcome, raised where read
+        return failed(error)
 
 
 def _async_start(expr, start):
@@ -400,8 +425,10 @@ def _async_start(expr, start):
     Operands that are only variables and literals, all of them ready, are read and the
     collective started here and now: a task for it waits in the queue until a worker is
     free, and the collective would start late (data-parallel training's gradient
-    all-reduces, one worker per rank: 2-4 ms after their gradients).  Otherwise a task
-    evaluates the operands (their computation overlaps with what follows)."""
+    all-reduces, one worker per rank: 2-4 ms after their gradients).  Otherwise, with
+    one locality, a task evaluates the operands (their computation overlaps with what
+    follows); with several, they are evaluated here, in program order (``comm_order.py``:
+    ranks must start their collectives in the same order)."""
     def locate(error: Exception) -> BaseException:
         return expr.locate(error) if isinstance(error, PhylanxError) else expr.wrap(error)
 
@@ -421,18 +448,26 @@ def _async_start(expr, start):
 
     reads_only = all(c.is_const or c.primitive == "access-variable" for c in expr.children)
 
+    def start_here(frame, args=None):
+        try:
+            started = begin(frame, args)
+        except Exception as error:  # noqa: BLE001 - the value's outcome, not retried
+            # delivered as the task's failure would be: where the value is read
+            # or the scope ends (the collective is not started a second time)
+            started = Forward(failed(error))
+        # joined to the scope as a task's future: its error is not lost
+        return adopt(forwarded(started))
+
     def run(frame):
+        args = None
         if reads_only:
             args = [c.choice.call(frame) for c in expr.children]
             if all(all_done(a) for a in args):
-                try:
-                    started = begin(frame, args)
-                except Exception as error:  # noqa: BLE001 - the value's outcome, not retried
-                    # delivered as the task's failure would be: where the value is read
-                    # or the scope ends (the collective is not started a second time)
-                    started = Forward(failed(error))
-                # joined to the scope as a task's future: its error is not lost
-                return adopt(forwarded(started))
+                return start_here(frame, args)
+        if comm_order.enabled():
+            # the operands and the collective communicate in program order (see
+            # _may_communicate); the collective still completes while later work runs
+            return start_here(frame, args)
         return spawn(begin, frame)
     return run
 
