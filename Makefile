@@ -24,10 +24,12 @@ run: $(STAMP)
 	OPENBLAS_NUM_THREADS=1 $(PY) -m phylanx run -n 1 $(LRA_TILED)
 	OPENBLAS_NUM_THREADS=1 $(PY) -m phylanx run -n 2 $(LRA_TILED)
 
+# the suite on two worker processes (pytest-xdist), a test file's tests on one of them, so
+# both cores of a 2-core machine work; `pytest` alone runs it in one process
 test: $(STAMP)
 	$(PY) -m ruff check phylanx tests benchmarks examples
 	$(PY) -m phylanx primitives --markdown --check docs/primitives.md
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadfile
 
 lint: $(STAMP)
 	$(PY) -m ruff check phylanx tests benchmarks examples
