@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import tracemalloc
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -45,17 +46,29 @@ LOGISTIC = """define(lra, x, y, w, alpha, n, block(
              range(n)), w))"""
 
 
-def traced_peak(fn, *args) -> int:
-    """Peak bytes traced while ``fn(*args)`` runs (after a warming call).
-
-    Synchronous: on a loaded machine the policy may run the two operands of a node
-    concurrently, and a future's value is never a temporary of its consumer.  Fusion
-    and row passes off: it is about the NumPy path (a chain turning hot would compile a
-    kernel inside the traced call, and tracemalloc would count numba's compiler)."""
+@contextmanager
+def numpy_path():
+    """Synchronous, fusion and row passes off.  Synchronous: on a loaded machine the
+    policy may run the two operands of a node concurrently, and a future's value is
+    never a temporary of its consumer.  Fusion and row passes off: it is about the NumPy
+    path (a chain turning hot would compile a kernel inside the traced call, and
+    tracemalloc would count numba's compiler).  A program keeps the fusion setting it
+    was compiled with, so compile inside this too."""
     config.set("sync_execution", True)
     config.set("fusion", False)
     config.set("fusion_rows", False)
     try:
+        yield
+    finally:
+        config.reset("sync_execution")
+        config.reset("fusion")
+        config.reset("fusion_rows")
+
+
+def traced_peak(fn, *args) -> int:
+    """Peak bytes traced while ``fn(*args)`` runs (after a warming call), on the NumPy
+    path (:func:`numpy_path`)."""
+    with numpy_path():
         r = call(fn, *args)
         del r
         tracemalloc.start()
@@ -64,10 +77,6 @@ def traced_peak(fn, *args) -> int:
             return tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
-    finally:
-        config.reset("sync_execution")
-        config.reset("fusion")
-        config.reset("fusion_rows")
 
 
 @pytest.mark.parametrize("src,make", [
@@ -78,8 +87,10 @@ def traced_peak(fn, *args) -> int:
 def test_a_warm_loop_allocates_no_vector(src, make):
     n = 100_000                          # 800 kB vectors: far above Python's own objects
     args = make(np.random.default_rng(0), n)
-    with_reuse = traced_peak(compile_fn(src), *args)
-    without = traced_peak(compile_fn(src, optimize_on=False), *args)
+    with numpy_path():
+        fast, plain = compile_fn(src), compile_fn(src, optimize_on=False)
+    with_reuse = traced_peak(fast, *args)
+    without = traced_peak(plain, *args)
     assert with_reuse < n * 8 // 2 <= n * 8 <= without
 
 
@@ -179,7 +190,8 @@ def test_errors_stay_located():
 
 def test_a_loop_warmed_on_other_shapes_still_reuses_its_buffers():
     # the benchmark's pattern: a tiny first call (compiling), then the real size
-    fn = compile_fn(LOGISTIC)
+    with numpy_path():
+        fn = compile_fn(LOGISTIC)
     rng = np.random.default_rng(2)
     n = 100_000
     x, y = rng.normal(size=(n, 3)), (rng.random(n) > 0.5) * 1.0

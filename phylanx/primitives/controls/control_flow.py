@@ -381,6 +381,7 @@ def apply(f, args):
            example="async(1 + 2) + 1", result="4", no_oracle="concurrency")
 def async_(node, children):
     """Evaluate the expression as a task; the result is a future, waited for where used.
+
     With several localities a body that may communicate is evaluated where it stands
     (:func:`_may_communicate`)."""
     (expr,) = children
