@@ -58,15 +58,20 @@ elif mode == "kill-large":
 elif mode == "stop-large":
     large = np.ones(1 << 21)      # 16 MiB: the data takes a while after the headers
     dist.all_reduce(large, name="large").result()
-    if r == n - 1:
-        time.sleep(0.5)             # the others wait already (their headers sent)
-        running = dist.all_reduce(large, name="large")._running
-        deadline = time.monotonic() + 10
-        while running.wait_here is None and not running.finished \
-                and time.monotonic() < deadline:
-            time.sleep(0)           # until the headers agreed (the data request started)
-        os.kill(os.getpid(), signal.SIGSTOP)
-    dist.all_reduce(large, name="large").result()    # a stopped peer: waited for here
+    for _ in range(20):
+        if r == n - 1:
+            time.sleep(0.5)         # the others wait already (their headers sent)
+            running = dist.all_reduce(large, name="large")._running
+            deadline = time.monotonic() + 10
+            while running.wait_here is None and not running.finished \
+                    and time.monotonic() < deadline:
+                time.sleep(0)       # until the headers agreed (the data request started)
+            if not running.finished:
+                os.kill(os.getpid(), signal.SIGSTOP)
+            continue                # the data arrived first (a busy machine): again
+        dist.all_reduce(large, name="large").result()    # a stopped peer: waited for here
+    print(f"the data always arrived before rank {n - 1} could stop", flush=True)
+    sys.exit(3)
 
 elif mode == "timeout":
     # a collective only rank 0 calls: a located timeout error, then the job ends
