@@ -52,8 +52,8 @@ def numpy_path():
     policy may run the two operands of a node concurrently, and a future's value is
     never a temporary of its consumer.  Fusion and row passes off: it is about the NumPy
     path (a chain turning hot would compile a kernel inside the traced call, and
-    tracemalloc would count numba's compiler).  A program keeps the fusion setting it
-    was compiled with, so compile inside this too."""
+    tracemalloc would count numba's compiler).  Compile inside this too, so that the
+    test holds whether a program reads the setting when compiled or when run."""
     config.set("sync_execution", True)
     config.set("fusion", False)
     config.set("fusion_rows", False)
