@@ -12,6 +12,8 @@ import pytest
 import phylanx
 from phylanx import Phylanx
 
+from .helpers import numeric_grad
+
 RNG = np.random.default_rng(2911)
 B = RNG.standard_normal((3, 3))
 TALL = RNG.standard_normal((4, 3))
@@ -31,24 +33,10 @@ def factors(b, c):
             + np.sum(x * x) + np.sum(res))
 
 
-def central_differences(fn, args, position, eps=1e-6):
-    """The gradient of the undecorated ``fn`` in argument ``position``, numerically."""
-    base = np.asarray(args[position], dtype=np.float64)
-    grad = np.zeros(base.shape)
-    for idx in np.ndindex(base.shape):
-        values = []
-        for step in (eps, -eps):
-            moved = base.copy()
-            moved[idx] += step
-            values.append(fn(*args[:position], moved, *args[position + 1:]))
-        grad[idx] = (values[0] - values[1]) / (2 * eps)
-    return grad
-
-
 def test_grad_through_the_decompositions_equals_central_differences():
     got = phylanx.grad(factors, (0, 1))(B, TALL)
     for i, g in enumerate(got):
-        np.testing.assert_allclose(g, central_differences(factors.python, (B, TALL), i),
+        np.testing.assert_allclose(g, numeric_grad(factors.python, (B, TALL), i),
                                    rtol=1e-6, atol=1e-6)
 
 
@@ -64,7 +52,7 @@ def test_grad_of_every_norm_order_equals_central_differences():
     v = np.array([0.3, -1.7, 0.9, 2.4])
     got = phylanx.grad(norms, (0, 1))(TALL, v)
     for i, g in enumerate(got):
-        np.testing.assert_allclose(g, central_differences(norms.python, (TALL, v), i),
+        np.testing.assert_allclose(g, numeric_grad(norms.python, (TALL, v), i),
                                    rtol=1e-6, atol=1e-6)
 
 
