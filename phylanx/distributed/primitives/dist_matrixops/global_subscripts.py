@@ -43,8 +43,9 @@ from ....primitives import indexing
 from ....primitives.rules import DISTRIBUTION
 from ....values import NEWAXIS
 from ... import tiles, tiling
-from ...darray import DistributedArray, refusal
+from ...darray import DistributedArray, located_at, refusal
 from ...lockstep import label_of, operation
+from ...one_rank_errors import guarded
 from ...tiles import Layout
 from ._global_common import communicating, is_tiled, rows_of, whole
 
@@ -392,11 +393,14 @@ def pyindex_rule(impl: Any, args: list) -> Any:
     return args[0]
 
 
-def store_rule(kind: str, container: DistributedArray, indices: list, value: Any) -> None:
-    """``store(__subscript(x, i...), v)`` into a tiled ``x``."""
+def store_rule(kind: str, container: DistributedArray, indices: list, value: Any,
+               node: Any) -> None:
+    """``store(__subscript(x, i...), v)`` into a tiled ``x``; an error on one rank only
+    (a plain ``v`` whose shape differs there) is agreed first (``one_rank_errors.py``)."""
     if kind != "__subscript":
         raise refusal(kind, container)
-    write(container, physl_key(container, indices), value)
+    guarded(("store", node.loc), lambda e: located_at(node, e),
+            write, container, physl_key(container, indices), value)
 
 
 DISTRIBUTION.defrule("__subscript", subscript_rule)

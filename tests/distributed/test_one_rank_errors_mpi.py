@@ -1,0 +1,46 @@
+"""An error on one rank in work that sends no message is agreed by every rank
+(``distributed/one_rank_errors.py``, ``programs/one_rank_errors.py``): errors every
+rank meets are raised everywhere and caught in step (``alike``, a guard: it passed
+before too); an error only one rank meets, after which the others got a result, ends
+the job within seconds with one located message (before: the failing rank caught it
+and the ranks went on apart, silently or into a collective that hung until its
+timeout).
+"""
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from .test_mpi import PROGRAMS, several
+
+pytestmark = pytest.mark.mpi
+
+SOURCE = (PROGRAMS / "one_rank_errors.py").read_text().splitlines()
+
+#: rank count -> (what fails on one rank only, that rank, the line it fails at)
+JOBS = {
+    2: ("product", 1, "return a @ b"),
+    3: ("store", 1, "a[1:3] = v"),
+    4: ("broadcast", 3, "return a + v"),
+}
+
+
+@pytest.mark.parametrize("k", sorted(JOBS))
+def test_an_error_on_one_rank_only_ends_the_job_with_one_located_message(k):
+    what, odd, failing_line = JOBS[k]
+    start = time.monotonic()
+    done = several(k, ("one_rank_errors.py", "alike"), ("one_rank_errors.py", what, str(odd)),
+                   timeout=90, OPENBLAS_NUM_THREADS="1")
+    elapsed = time.monotonic() - start
+    output = done.stdout + done.stderr
+    assert sorted(re.findall(r"OK \d+", done.stdout)) == [f"OK {r}" for r in range(k)], output
+    # within seconds: a collective waiting for the failing rank would take 60 s
+    assert done.returncode != 0 and "WENT ON" not in output and elapsed < 45, \
+        (elapsed, output)
+    line = next(i for i, text in enumerate(SOURCE, 1) if failing_line in text)
+    located = f"[rank {odd}] {PROGRAMS / 'one_rank_errors.py'}:{line}:"
+    reports = [text for text in output.splitlines() if text.startswith("[rank ")]
+    assert len(reports) == 1 and reports[0].startswith(located), output
+    assert f"on locality {odd} only" in reports[0], output
