@@ -29,6 +29,8 @@ selection its tile holds (each copy, where tiles overlap); a plain or scalar ``v
 broadcast against the selection's global shape, a tiled ``v`` is used tile by tile when
 laid out like the selection, else gathered.  Nothing is sent unless ``v`` or the index
 is tiled (a scalar stored under a mask of the array's shape tiled like it: nothing).
+Augmented assignments (``x[k] += v``, ``x += v``) reach the same store through
+``__inplace``'s rule (:func:`inplace_rule`).
 """
 from __future__ import annotations
 
@@ -38,7 +40,7 @@ import numpy as np
 
 from .... import distributed as api
 from ....compiler import special_forms
-from ....errors import PhylanxIndexError, PhylanxValueError
+from ....errors import PhylanxIndexError, PhylanxTypeError, PhylanxValueError
 from ....primitives import indexing
 from ....primitives.rules import DISTRIBUTION
 from ....values import NEWAXIS
@@ -403,7 +405,31 @@ def store_rule(kind: str, container: DistributedArray, indices: list, value: Any
             write, container, physl_key(container, indices), value)
 
 
+def inplace_rule(impl: Any, args: list) -> Any:
+    """``__inplace(target, value)`` with a tiled operand: what ``x[k] += v`` and
+    ``x += v`` compile to (``store(x[k], __inplace(x[k], x[k] + v))``).  The target
+    takes the value in place, as the kernel does for an array: a tiled target is
+    stored into whole, ``target[...] = value`` (:func:`write`, the store any
+    ``x[k] = x[k] + v`` takes: tile by tile when ``value`` is laid out like it, else
+    gathered), a plain target takes the gathered value (the kernel).  The kernel's
+    errors, from the global shapes and dtypes: the same on every rank."""
+    target, value = args
+    if not is_tiled(target):
+        return impl(target, whole(value))
+    if target is value:
+        return target
+    if tuple(np.shape(value)) != target.shape:
+        raise PhylanxValueError(f"a result of shape {tuple(np.shape(value))} does not fit in "
+                                f"place into an array of shape {target.shape}")
+    if not np.can_cast(np.result_type(value), target.dtype, "same_kind"):
+        raise PhylanxTypeError(f"cannot store a {np.result_type(value)} result in place "
+                               f"into a {target.dtype} array; convert with .astype() first")
+    write(target, (slice(None),) * target.ndim, value)
+    return target
+
+
 DISTRIBUTION.defrule("__subscript", subscript_rule)
 DISTRIBUTION.defrule("__pyindex", pyindex_rule)
+DISTRIBUTION.defrule("__inplace", inplace_rule)
 special_forms.KIND_STORES[DistributedArray] = store_rule
-communicating("__subscript")
+communicating("__subscript", "__inplace")
