@@ -53,8 +53,9 @@ _SLICE_FORMS = ("__subscript", "slice", "slice_row", "slice_column", "slice_page
 SLICE_STORES: dict[str, Callable[[str, Any, list, Any], None]] = {}
 #: stores into a slice of a container of a class the layers above define (the
 #: distributed layer's tiled array: global indices), by the container's exact class,
-#: with the same signature: dispatch on the container's kind, before the plain store
-KIND_STORES: dict[type, Callable[[str, Any, list, Any], None]] = {}
+#: with the same signature and the store's node last (its errors' location): dispatch
+#: on the container's kind, before the plain store
+KIND_STORES: dict[type, Callable[[str, Any, list, Any, Any], None]] = {}
 
 
 class FunctionSource:
@@ -302,7 +303,7 @@ def store(compiler, call, scope):
                 return
             by_kind = KIND_STORES.get(type(container))
             if by_kind is not None:
-                by_kind(kind, container, idx, v)
+                by_kind(kind, container, idx, v, node)
                 return
             if kind == "__subscript":   # a Python subscript: Python's index checks
                 indexing.check_python_indices(container, idx)

@@ -250,6 +250,17 @@ def dispatch(node: Any, impl: Any, args: tuple) -> Any:
     ``DISTRIBUTION`` rule, else NumPy's answer from the gathered operands
     (``gather_fallback.py``), else (side effects) a located refusal.  Never the kernel
     on a tile."""
+    from .one_rank_errors import guarded
+    return guarded((node.primitive, node.loc), lambda e: located_at(node, e),
+                   _dispatch, node, impl, args)
+
+
+def located_at(node: Any, error: BaseException) -> Any:
+    """``error`` located at ``node`` (a PhylanxError standing for it, if it is not one)."""
+    return node.locate(error) if isinstance(error, PhylanxError) else node.wrap(error)
+
+
+def _dispatch(node: Any, impl: Any, args: tuple) -> Any:
     from ..autodiff.recording import active_tape
     from ..primitives.registry import lookup
     from ..primitives.rules import DISTRIBUTION

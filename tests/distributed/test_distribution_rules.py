@@ -34,7 +34,9 @@ _GLOBAL.update({
     "vstack": "vstack(list(a, a))", "stack": "stack(list(a, a))", "argmax": "argmax(a)",
     "argmin": "argmin(a, 1)", "where": "where(a > 0.3, a, 0.0)", "__npwhere": "__npwhere(a > 0.3)",
     "nonzero": "nonzero(a > 0.3)", "cumsum": "cumsum(a, 1)", "sort": "sort(a, 0)",
-    "argsort": "argsort(a)"})
+    "argsort": "argsort(a)",
+    # x[k] += v and x += v: the target takes the value in place
+    "__inplace": "__inplace(a, a * 2.0)"})
 
 
 def run(code, *args):

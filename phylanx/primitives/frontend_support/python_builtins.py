@@ -633,6 +633,7 @@ def ellipsis():
 
 
 @primitive("__inplace", "__inplace(_1, _2)", extension=True, internal=True, side_effects=True,
+           distributable=True,
            oracle=lambda target, value: value,
            example="__inplace([1.0, 2.0], [3.0, 4.0])", result="[3.0, 4.0]",
            flags={"binary": lambda target, value: inplace(target, value)}, differentiable=True)

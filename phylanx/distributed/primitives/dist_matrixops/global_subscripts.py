@@ -29,6 +29,8 @@ selection its tile holds (each copy, where tiles overlap); a plain or scalar ``v
 broadcast against the selection's global shape, a tiled ``v`` is used tile by tile when
 laid out like the selection, else gathered.  Nothing is sent unless ``v`` or the index
 is tiled (a scalar stored under a mask of the array's shape tiled like it: nothing).
+Augmented assignments (``x[k] += v``, ``x += v``) reach the same store through
+``__inplace``'s rule (:func:`inplace_rule`).
 """
 from __future__ import annotations
 
@@ -38,13 +40,14 @@ import numpy as np
 
 from .... import distributed as api
 from ....compiler import special_forms
-from ....errors import PhylanxIndexError, PhylanxValueError
+from ....errors import PhylanxIndexError, PhylanxTypeError, PhylanxValueError
 from ....primitives import indexing
 from ....primitives.rules import DISTRIBUTION
 from ....values import NEWAXIS
 from ... import tiles, tiling
-from ...darray import DistributedArray, refusal
+from ...darray import DistributedArray, located_at, refusal
 from ...lockstep import label_of, operation
+from ...one_rank_errors import guarded
 from ...tiles import Layout
 from ._global_common import communicating, is_tiled, rows_of, whole
 
@@ -392,14 +395,41 @@ def pyindex_rule(impl: Any, args: list) -> Any:
     return args[0]
 
 
-def store_rule(kind: str, container: DistributedArray, indices: list, value: Any) -> None:
-    """``store(__subscript(x, i...), v)`` into a tiled ``x``."""
+def store_rule(kind: str, container: DistributedArray, indices: list, value: Any,
+               node: Any) -> None:
+    """``store(__subscript(x, i...), v)`` into a tiled ``x``; an error on one rank only
+    (a plain ``v`` whose shape differs there) is agreed first (``one_rank_errors.py``)."""
     if kind != "__subscript":
         raise refusal(kind, container)
-    write(container, physl_key(container, indices), value)
+    guarded(("store", node.loc), lambda e: located_at(node, e),
+            write, container, physl_key(container, indices), value)
+
+
+def inplace_rule(impl: Any, args: list) -> Any:
+    """``__inplace(target, value)`` with a tiled operand: what ``x[k] += v`` and
+    ``x += v`` compile to (``store(x[k], __inplace(x[k], x[k] + v))``).  The target
+    takes the value in place, as the kernel does for an array: a tiled target is
+    stored into whole, ``target[...] = value`` (:func:`write`, the store any
+    ``x[k] = x[k] + v`` takes: tile by tile when ``value`` is laid out like it, else
+    gathered), a plain target takes the gathered value (the kernel).  The kernel's
+    errors, from the global shapes and dtypes: the same on every rank."""
+    target, value = args
+    if not is_tiled(target):
+        return impl(target, whole(value))
+    if target is value:
+        return target
+    if tuple(np.shape(value)) != target.shape:
+        raise PhylanxValueError(f"a result of shape {tuple(np.shape(value))} does not fit in "
+                                f"place into an array of shape {target.shape}")
+    if not np.can_cast(np.result_type(value), target.dtype, "same_kind"):
+        raise PhylanxTypeError(f"cannot store a {np.result_type(value)} result in place "
+                               f"into a {target.dtype} array; convert with .astype() first")
+    write(target, (slice(None),) * target.ndim, value)
+    return target
 
 
 DISTRIBUTION.defrule("__subscript", subscript_rule)
 DISTRIBUTION.defrule("__pyindex", pyindex_rule)
+DISTRIBUTION.defrule("__inplace", inplace_rule)
 special_forms.KIND_STORES[DistributedArray] = store_rule
-communicating("__subscript")
+communicating("__subscript", "__inplace")

@@ -1,0 +1,163 @@
+"""Errors in work that sends no message: agreed by every rank before one is raised.
+
+Most rules on tiled arrays send nothing (a row-tiled ``x @ w`` with a plain ``w``,
+element-wise operations, stores with a plain value, subscripts of one's own tile): each
+rank decides alone, from the layouts every rank holds *and* its own plain operands.
+Plain operands stand for one array, the same on every rank, but nothing checks it
+where no message is sent: a ``w`` whose contraction length differs on one rank makes
+that rank alone raise inside the product while the others go on.  A program that
+catches the error would then run different code on different ranks (one probe hung
+in a collective until its timeout, another went on silently).  The rule is that a
+result is right, or a located error, *on every rank*.
+
+So an error raised by a tiled operand's rule (``darray.dispatch``) or by a store into
+a tiled array, with more than one locality, is agreed before anyone raises it,
+through the active-message service (``active_messages.py``: answered by the other
+ranks' service threads, whatever their programs do meanwhile), and costs nothing
+when nothing fails but one lock and a dictionary update per evaluation.  Each such
+evaluation is numbered per *site* (its primitive and source location: the ``k``-th
+evaluation of that site is the same on every rank, SPMD), and every rank notes how
+many evaluations of each site it ended and which ones failed.  A failing rank asks
+every other rank how its evaluation ``k`` of that site ended, waiting for one that
+has not got there yet (up to ``collective_timeout``):
+
+* every rank failed: every rank raises the same located error (the lowest rank's
+  text when they differ, naming the ranks), and the program may catch it: the ranks
+  are in step;
+* some rank got a result (it has gone on, computing with it): the ranks cannot all
+  raise, so the failing rank ends the job at once with its located error, naming the
+  ranks that went on (``faults.report_and_abort``: one message, every rank ends,
+  non-zero).  A rank that never gets there within ``collective_timeout`` ends it too.
+
+Errors already agreed (``agreement.agreed``: decided from exchanged data, raised by
+every rank alike) need nothing.  Not covered: the same site evaluated concurrently
+in two spawned subtrees on one rank, whose numbering may then differ between ranks.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .. import distributed as api
+from ..errors import PhylanxError
+from ..values import ControlSignal
+
+_lock = threading.Lock()
+_ended: dict[Any, int] = {}                     # site -> evaluations ended on this rank
+_failed: dict[tuple[Any, int], tuple[str, str]] = {}   # (site, k) -> (class, text)
+
+#: seconds between looks at a rank that has not ended the evaluation asked about
+_POLL = 0.005
+
+
+def guarded(site: Any, locate: Callable[[BaseException], PhylanxError],
+            fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)``; its error, located by ``locate``, agreed with every rank first
+    (module doc).  ``site``: the same on every rank for the same program point (the
+    primitive and its source location).  The evaluations of a site are numbered in
+    the order they end (the order they start, but for concurrent ones)."""
+    if api.num_localities() == 1:
+        return fn(*args)
+    try:
+        result = fn(*args)
+    except ControlSignal:
+        _end(site, None)
+        raise
+    except Exception as raw:  # noqa: BLE001 - every rank must hear of it
+        if getattr(raw, "agreed", False):   # raised alike by every rank already
+            _end(site, None)
+            raise
+        error = locate(raw)
+        decided = _agree(site, _end(site, error), error)
+        if decided is raw:
+            raise
+        raise decided from None
+    _end(site, None)
+    return result
+
+
+def _end(site: Any, error: BaseException | None) -> int:
+    """Note that an evaluation of ``site`` ended (with ``error``); its number."""
+    with _lock:
+        k = _ended.get(site, 0)
+        _ended[site] = k + 1
+        if error is not None:
+            _failed[(site, k)] = (_class_name(type(error)), str(error))
+    return k
+
+
+def _class_name(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def outcome(site: Any, k: int, timeout: float) -> tuple:
+    """Run on this rank for another (by its service): how this rank's ``k``-th
+    evaluation of ``site`` ended: ``("failed", class, text)``, ``("passed",)``, or
+    ``("absent",)`` if it did not end it within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with _lock:
+            if (site, k) in _failed:
+                return ("failed", *_failed[(site, k)])
+            if _ended.get(site, 0) > k:
+                return ("passed",)
+        if time.monotonic() > deadline:
+            return ("absent",)
+        time.sleep(_POLL)
+
+
+def _agree(site: Any, k: int, error: PhylanxError) -> PhylanxError:
+    """The error every rank raises (``error`` itself if every rank failed alike), or
+    end the job if some rank got a result (module doc)."""
+    from . import settings
+    here, size = api.find_here(), api.num_localities()
+    timeout = float(settings.get("collective_timeout"))
+    asked = {r: api.run_on(r, outcome, site, k, timeout) for r in range(size) if r != here}
+    answers = {here: ("failed", _class_name(type(error)), str(error))}
+    for r, future in asked.items():
+        try:
+            answers[r] = future.result(timeout=timeout + 10.0)
+        except Exception as failure:  # noqa: BLE001 - a rank we cannot ask: end the job
+            answers[r] = ("unknown", str(failure))
+    went_on = [r for r, a in answers.items() if a[0] != "failed"]
+    if went_on:
+        _abort(error, site, went_on, answers)
+    texts: dict[tuple[str, str], list[int]] = {}
+    for r in sorted(answers):
+        texts.setdefault(answers[r][1:], []).append(r)
+    if len(texts) == 1:
+        error.agreed = True  # type: ignore[attr-defined]
+        return error
+    (cls_name, text), ranks = next(iter(texts.items()))
+    where = "locality " if len(ranks) == 1 else "localities "
+    from .agreement import _error_classes
+    cls = _error_classes().get(cls_name, type(error))
+    message = f"on {where}{', '.join(map(str, ranks))}: {text} " \
+              f"(and {len(texts) - 1} other error(s) elsewhere)"
+    try:
+        decided = cls(message)
+    except Exception:  # noqa: BLE001 - a subclass with another constructor
+        decided = PhylanxError(message)
+    decided.agreed = True  # type: ignore[attr-defined]
+    return decided
+
+
+def _abort(error: PhylanxError, site: Any, went_on: list[int], answers: dict) -> None:
+    """Some rank got a result where this one failed: end the job with ``error``."""
+    from . import faults
+    from .agreement import ranks_text
+    absent = [r for r in went_on if answers[r][0] == "absent"]
+    passed = [r for r in went_on if r not in absent]
+    why = []
+    if passed:
+        why.append(f"{ranks_text(passed)} got a result there")
+    if absent:
+        why.append(f"{ranks_text(absent)} did not get there within collective_timeout")
+    error.message = (f"{error.message} (on locality {api.find_here()} only: "
+                     f"{'; '.join(why)}, so the ranks cannot all raise it: ending the job; "
+                     f"a plain operand must be the same on every rank)")
+    locality = api._mpi()
+    faults.report_and_abort(error, api.find_here(), api.num_localities(),
+                            getattr(locality, "world", None))

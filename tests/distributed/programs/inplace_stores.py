@@ -1,0 +1,78 @@
+"""Augmented assignments to tiled arrays give NumPy's answer (``x[x > 2] *= 0.5``,
+``x[idx] += v``, ``x[1:5] -= 1``, ``x += 1``: ``__inplace``'s rule lowers them to the
+store ``x[k] = x[k] * 0.5`` takes).  Any number of ranks; row, column and sym tilings
+(uneven tiles).  The undecorated function on the whole array is the oracle, for the
+result and for the argument it changed.  Prints 'OK <rank>'.
+"""
+import warnings
+
+import numpy as np
+
+from phylanx import Phylanx
+from phylanx import distributed as dist
+from phylanx.errors import PhylanxError
+
+warnings.simplefilter("ignore", dist.PhylanxPerformanceWarning)
+r = dist.find_here()
+
+
+def scaled_mask(x):
+    x[x > 2] *= 0.5
+    return x
+
+
+def indexed(x, idx, v):
+    x[idx] += v         # a repeated index adds once, as in NumPy
+    return x
+
+
+def sliced(x):
+    x[1:5] -= 1
+    x[::-2] /= 2
+    return x
+
+
+def named(x):
+    y = x
+    x += 1              # in place: y sees it
+    return y
+
+
+def column(x, v):
+    x[:, 1] += v
+    x[2] *= x[3]
+    return x
+
+
+def same_everywhere(call, whole, *args):
+    """``call``'s result and the argument it changed, against NumPy's, on every tiling."""
+    for tiling in (("row", "column", "sym") if whole.ndim == 2 else ("row",)):
+        mine = dist.tiled(whole, tiling, name=f"inplace_{call.__name__}_{tiling}")
+        got = Phylanx(call)(mine, *args)
+        expected = whole.copy()
+        wanted = call(expected, *args)
+        np.testing.assert_allclose(np.asarray(got), wanted, rtol=1e-12, err_msg=tiling)
+        np.testing.assert_allclose(np.asarray(mine), expected, rtol=1e-12, err_msg=tiling)
+
+
+rng = np.random.default_rng(7)
+matrix = rng.normal(2.0, 2.0, size=(7, 5))
+vector = rng.normal(2.0, 2.0, size=9)
+for whole in (matrix, vector):
+    same_everywhere(scaled_mask, whole)
+    same_everywhere(indexed, whole, np.array([4, 1, 4, 0]), 10.0)
+    same_everywhere(sliced, whole)
+    same_everywhere(named, whole)
+same_everywhere(column, matrix, np.arange(7.0))
+same_everywhere(indexed, matrix, np.array([[1, 1], [0, 3]]), rng.normal(size=(2, 2, 5)))
+
+# NumPy refuses a float result in place into an integer array: so does every rank
+numbers = dist.tiled(np.arange(12).reshape(4, 3), "row", name="inplace_ints")
+try:
+    Phylanx(scaled_mask)(numbers)
+except PhylanxError as error:
+    assert "convert with .astype()" in str(error) and "inplace_stores.py" in str(error), error
+else:
+    raise AssertionError("an int array took a float result in place")
+dist.barrier().result()
+print(f"OK {r}", flush=True)

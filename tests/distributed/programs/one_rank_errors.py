@@ -1,0 +1,98 @@
+"""An error on one rank in work that sends no message (``distributed/one_rank_errors.py``).
+
+``one_rank_errors.py alike``: errors every rank meets (a plain operand of the wrong
+shape on every rank, in a local product, an element-wise operation and a store) are
+raised by every rank, located, and a program that catches them goes on in step:
+prints 'OK <rank>'.
+
+``one_rank_errors.py product RANK`` / ``store RANK`` / ``broadcast RANK``: only rank
+RANK's plain operand has another shape, so only it fails (the others get a result);
+the program catches the error and goes on.  The job must end within seconds with one
+located message from RANK (before: the ranks went on apart, one hanging in a
+collective, or silently); 'WENT ON <rank>' must never be printed.
+"""
+import sys
+import warnings
+
+import numpy as np
+
+from phylanx import Phylanx
+from phylanx import distributed as dist
+from phylanx.errors import PhylanxError
+
+warnings.simplefilter("ignore", dist.PhylanxPerformanceWarning)
+r, p = dist.find_here(), dist.num_localities()
+
+
+@Phylanx
+def product(a, b):
+    return a @ b
+
+
+@Phylanx
+def shifted(a, v):
+    return a + v
+
+
+@Phylanx
+def stored(a, v):
+    a[1:3] = v
+    return a
+
+
+@Phylanx
+def total(a):
+    return np.sum(a)
+
+
+rng = np.random.default_rng(5)
+whole = rng.normal(size=(7, 4))
+x = dist.tiled(whole, "row", name="errs_x")
+
+
+def raised_everywhere(call, *args):
+    try:
+        value = call(*args)
+    except PhylanxError as error:
+        assert "one_rank_errors.py" in str(error), error      # located
+        return str(error)
+    raise AssertionError(f"rank {r}: {call.__name__} gave {value}")
+
+
+def alike():
+    texts = [raised_everywhere(product, x, np.ones((5, 2))),
+             raised_everywhere(shifted, x, np.ones(3)),
+             raised_everywhere(stored, dist.tiled(whole, "row", name="errs_s"), np.ones(3))]
+    assert dist.all_gather(texts).result() == [texts] * p     # the same error everywhere
+    # the ranks are in step afterwards: products, reductions and stores are right
+    w = np.arange(8.0).reshape(4, 2)
+    np.testing.assert_allclose(np.asarray(product(x, w)), whole @ w, rtol=1e-12)
+    np.testing.assert_allclose(total(x), np.sum(whole), rtol=1e-12)
+    expected = whole.copy()
+    expected[1:3] = np.ones(4)
+    np.testing.assert_array_equal(
+        np.asarray(stored(dist.tiled(whole, "row", name="errs_t"), np.ones(4))), expected)
+    dist.barrier().result()
+    print(f"OK {r}", flush=True)
+
+
+def one_rank_fails(what, odd):
+    length = 4 + (r == odd)             # the plain operand's shape differs on rank ``odd``
+    try:
+        if what == "product":
+            product(x, np.ones((length, 2)))
+        elif what == "broadcast":
+            shifted(x, np.ones(length))
+        else:
+            stored(x, np.ones(length))
+    except PhylanxError:
+        pass        # a program that goes on after an error: every rank must agree on it
+    total(x)
+    dist.barrier().result()
+    print(f"WENT ON {r}", flush=True)
+
+
+if sys.argv[1] == "alike":
+    alike()
+else:
+    one_rank_fails(sys.argv[1], int(sys.argv[2]))
