@@ -4,10 +4,18 @@ Every locality passes the same full ``x, y`` (and seed); each trains on its shar
 every global batch (rows ``offset:stop``, a near-equal split by rank), starting from
 rank 0's weights (broadcast when ``fit`` begins).  The step program is the ordinary one
 (forward, generated backward, optimizer update), except that the backward pass starts
-from ``loss * shard_weight``, plus, *right after the statement that completes each
-weight gradient*::
+from ``loss * shard_weight``, plus, *right after the statement that completes the last
+gradient of each bucket* (DDP's buckets: the weight gradients in the order the backward
+pass completes them, packed up to ``fit(bucket_cap_mb=25)`` megabytes, the first bucket
+up to 1, so that its collective starts early; :func:`reduce_in_place`)::
 
-    define(r, async(all_reduce(grad, "sum", "grad_<layer>_<weight>")))
+    define(b, concatenate(list(grad_a, grad_b, ...), nil))
+    define(r, async(all_reduce(b, "sum", "grad_<layer>_<weight>_bucket<n>", false)))
+
+and, at the end, each gradient's slice of ``r`` reshaped (``bucket_cap_mb=0``: one
+all_reduce per gradient, of the gradient itself).  Few large collectives instead of one
+per tensor: each collective costs a fixed latency (and, waiting, a thread testing MPI)
+that a small gradient does not amortise.
 
 ``shard_weight`` is this shard's share of the global batch (``(stop - offset) / batch``):
 every loss is a mean over the batch, so the sum over ranks of share x shard loss is the
@@ -18,7 +26,7 @@ collectives of synchronised batch normalisation, whose cotangents the ranks add 
 and runs while the backward pass goes on to the earlier layers; only the optimizer's
 update statements at the end consume ``r`` (waiting for it there).  Each collective has
 its own name, hence its own communicator, so the ranks may start them in any order.  The
-loss and metrics are reduced likewise, share-weighted (started right after the loss,
+loss and metrics are reduced likewise, share-weighted, in a bucket of their own (started
 before the backward pass), so every rank reports the global values.
 
 Dropout masks are drawn for the whole global batch on every rank and sliced to the
@@ -137,9 +145,9 @@ def reduce_in_place(g: Graph, inputs: Inputs, values: list, names: list[str],
 
     ``bucket_cap_mb`` 0: each value's all_reduce right after the statement defining it.
     Otherwise the values are taken in the order their statements complete them and
-    packed into buckets (consecutive values of one weighting, the first bucket up to
-    ``min(FIRST_BUCKET_MB, bucket_cap_mb)``, the others up to ``bucket_cap_mb``, a value
-    larger than the cap a bucket of its own), as DDP does: one all_reduce per bucket,
+    packed into buckets (consecutive values of one weighting; up to
+    ``min(FIRST_BUCKET_MB, bucket_cap_mb)`` until one is full, then up to
+    ``bucket_cap_mb``; a bucket closes once it holds its limit or more), as DDP does: one all_reduce per bucket,
     of the members concatenated, started right after the statement completing its last
     member, so it still overlaps the rest of the backward pass; a sum is taken element
     by element, so the reduced bucket's slices are the members' reductions.  The
@@ -192,9 +200,10 @@ def _buckets(members: list[tuple], bucket_cap_mb: float) -> list[list[tuple]]:
     size = 0.0
     for member in members:
         nbytes = 4.0 * float(np.prod(member[0].shape, dtype=np.float64))
-        if not buckets or size >= cap or member[2] != buckets[-1][-1][2]:
-            if buckets:
-                cap = bucket_cap_mb * 2 ** 20
+        full = bool(buckets) and size >= cap
+        if full:        # the first full bucket was the small one
+            cap = bucket_cap_mb * 2 ** 20
+        if not buckets or full or member[2] != buckets[-1][-1][2]:
             buckets.append([])
             size = 0.0
         buckets[-1].append(member)

@@ -49,7 +49,7 @@ def test_buckets_are_ddp_buckets_of_the_gradients_in_order(spec, cap):
         following = buckets[i + 1] if i + 1 < len(buckets) else None
         if following is not None and following[0][2] == bucket[-1][2]:
             assert sum(nbytes(m) for m in bucket) >= limit    # closed because full
-        limit = cap * 2 ** 20
+            limit = cap * 2 ** 20       # the first full bucket was the small one
 
 
 def mlp():
