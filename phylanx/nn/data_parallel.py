@@ -149,8 +149,9 @@ def reduce_in_place(g: Graph, inputs: Inputs, values: list, names: list[str],
     ``min(FIRST_BUCKET_MB, bucket_cap_mb)`` until one is full, then up to
     ``bucket_cap_mb``; a bucket closes once it holds its limit or more), as DDP does:
     one all_reduce per bucket, of the members concatenated, started right after the
-    statement completing its last member, so it still overlaps the rest of the backward pass; a sum is taken element
-    by element, so the reduced bucket's slices are the members' reductions.  The
+    statement completing its last member, so it still overlaps the rest of the
+    backward pass; a sum is taken element by element, so the reduced bucket's slices
+    are the members' reductions.  The
     reduced members are sliced out at the end of the statements, where the optimizer's
     updates (appended after this) read them.  With tracing, each defining statement is
     wrapped in ``timer`` as well."""
