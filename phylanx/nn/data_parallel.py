@@ -147,7 +147,8 @@ def reduce_in_place(g: Graph, inputs: Inputs, values: list, names: list[str],
     Otherwise the values are taken in the order their statements complete them and
     packed into buckets (consecutive values of one weighting; up to
     ``min(FIRST_BUCKET_MB, bucket_cap_mb)`` until one is full, then up to
-    ``bucket_cap_mb``; a bucket closes once it holds its limit or more), as DDP does:
+    ``bucket_cap_mb``; a bucket closes once it holds its limit or more; a value of at
+    least the first limit is a bucket of its own, not copied), as DDP does:
     one all_reduce per bucket, of the members concatenated, started right after the
     statement completing its last member, so it still overlaps the rest of the
     backward pass; a sum is taken element by element, so the reduced bucket's slices
@@ -196,20 +197,28 @@ def _buckets(members: list[tuple], bucket_cap_mb: float) -> list[list[tuple]]:
     (see :func:`reduce_in_place`); each alone when ``bucket_cap_mb`` is 0."""
     if bucket_cap_mb <= 0:
         return [[m] for m in members]
-    cap = min(FIRST_BUCKET_MB, bucket_cap_mb) * 2 ** 20
+    cap = alone = min(FIRST_BUCKET_MB, bucket_cap_mb) * 2 ** 20
     buckets: list[list[tuple]] = []
     size = 0.0
     for member in members:
-        nbytes = 4.0 * float(np.prod(member[0].shape, dtype=np.float64))
+        nbytes = _nbytes(member)
         full = bool(buckets) and size >= cap
         if full:        # the first full bucket was the small one
             cap = bucket_cap_mb * 2 ** 20
-        if not buckets or full or member[2] != buckets[-1][-1][2]:
+        # a gradient of the first bucket's size amortises a collective by itself: alone,
+        # it is reduced in place (packing it would copy it into the bucket and back,
+        # which measured dearer than the collective it saves)
+        if not buckets or full or nbytes >= alone or _nbytes(buckets[-1][-1]) >= alone \
+                or member[2] != buckets[-1][-1][2]:
             buckets.append([])
             size = 0.0
         buckets[-1].append(member)
         size += nbytes
     return buckets
+
+
+def _nbytes(member: tuple) -> float:
+    return 4.0 * float(np.prod(member[0].shape, dtype=np.float64))
 
 
 def _bucket_reduction(g: Graph, inputs: Inputs, bucket: list[tuple]) -> tuple[list, list]:

@@ -45,7 +45,7 @@ def job():
 def test_data_parallel_fit_matches_one_process_and_overlaps(k, job):
     done = job(k)
     assert_program_ok(done, "nn_data_parallel.py", k)
-    # rank 0 reports the overlap of each of 3 steps, per tensor and in 2 buckets (the
+    # rank 0 reports the overlap of each of 3 steps, per tensor and in 3 buckets (the
     # assertion ran on every rank); not anchored at a line start: mpiexec may interleave
     # another rank's "OK 1" mid-line
     assert len(re.findall(r"overlap: first all_reduce", done.stdout)) == 6, done.stdout

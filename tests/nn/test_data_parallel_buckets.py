@@ -41,15 +41,20 @@ def test_buckets_are_ddp_buckets_of_the_gradients_in_order(spec, cap):
     if cap == 0:
         assert all(len(b) == 1 for b in buckets)
         return
-    limit = min(data_parallel.FIRST_BUCKET_MB, cap) * 2 ** 20
+    limit = alone = min(data_parallel.FIRST_BUCKET_MB, cap) * 2 ** 20
     for i, bucket in enumerate(buckets):
         assert len({w for _, _, w in bucket}) == 1        # one weighting per bucket
+        # a gradient of the first limit or more is alone (reduced in place, no copy)
+        assert len(bucket) == 1 or all(nbytes(m) < alone for m in bucket)
         # without its last member a bucket was under its cap (else it would have closed)
         assert sum(nbytes(m) for m in bucket[:-1]) < limit
         following = buckets[i + 1] if i + 1 < len(buckets) else None
         if following is not None and following[0][2] == bucket[-1][2]:
-            assert sum(nbytes(m) for m in bucket) >= limit    # closed because full
-            limit = cap * 2 ** 20       # the first full bucket was the small one
+            full = sum(nbytes(m) for m in bucket) >= limit
+            # closed because full, or because a large gradient comes next
+            assert full or nbytes(following[0]) >= alone
+            if full:
+                limit = cap * 2 ** 20       # the first full bucket was the small one
 
 
 def mlp():
@@ -69,11 +74,12 @@ def data():
     return x, (x[:, :5].argmax(axis=1) + (x[:, 5] > 0)) % 5
 
 
-@pytest.mark.parametrize("cap, reductions", [(0, 6), (0.1, 2), (25, 1)])
+@pytest.mark.parametrize("cap, reductions", [(0, 6), (0.1, 3), (25, 1)])
 def test_one_all_reduce_per_bucket_each_started_after_its_last_gradient(cap, reductions):
     """Kernels 40x300 (47 kB), 300x200 (234 kB), 200x5: at 0.1 MB the last layer's
-    gradients and the middle kernel's (which closes it) make the first bucket, what is
-    left (49 kB) the second; at 25 MB one bucket (1 MB first) holds all 6."""
+    gradients and the middle bias make the first bucket, the middle kernel (over 0.1 MB)
+    is reduced alone, the first layer's gradients (49 kB) make the third; at 25 MB one
+    bucket (1 MB first) holds all 6."""
     model = mlp()
     x, y = data()
     model.fit(x, y, batch_size=32, epochs=1, verbose=0, distributed="data",
