@@ -9,7 +9,9 @@ Dense), trained with Adam on the example's generated data.  The peers start from
 same weights; calls alternate between them (round robin), so a change in the
 machine's load hits all alike.  Keras runs ``train_on_batch`` (its step compiled by
 XLA); torch (optional) the same layers with ``torch.nn.MultiheadAttention``.  Reports
-the median time per step of each, the ratio to Keras, the load average and the CPU.
+the median time per step of each (wall clock and CPU time, ``time.process_time``: on a
+loaded machine the latter says more), the ratio to Keras and, when torch is installed,
+to torch (issue 29's target: within 1.5x of PyTorch), the load average and the CPU.
 """
 from __future__ import annotations
 
@@ -133,12 +135,15 @@ def main(argv=None) -> dict:
         for step in peers.values():
             step()
     times: dict[str, list[float]] = {name: [] for name in peers}
+    cpu: dict[str, list[float]] = {name: [] for name in peers}
     for _ in range(args.calls):                 # round robin: the load hits all alike
         for name, step in peers.items():
-            start = time.perf_counter()
+            start, used = time.perf_counter(), time.process_time()
             step()
             times[name].append(time.perf_counter() - start)
+            cpu[name].append(time.process_time() - used)
     medians = {name: statistics.median(t) for name, t in times.items()}
+    cpus = {name: statistics.median(t) for name, t in cpu.items()}
     base = medians["Keras 3 (JAX, XLA)"]
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
     print(f"transformer block: {args.steps} steps, vocab {args.vocab}, dim {args.dim}, "
@@ -147,8 +152,11 @@ def main(argv=None) -> dict:
           f"{program.statements} statements in phylanx's step")
     print(f"machine: {cpu_name()}, {os.cpu_count()} CPUs, load average "
           f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (above ~1: a LOADED run)")
+    mark = "torch (eager)"
     for name, seconds in medians.items():
-        print(f"  {name:<24}{seconds * 1e3:9.2f} ms/step   {seconds / base:6.2f}x Keras")
+        against = f"   {seconds / medians[mark]:6.2f}x torch" if mark in medians else ""
+        print(f"  {name:<24}{seconds * 1e3:9.2f} ms/step ({cpus[name] * 1e3:8.2f} ms CPU)"
+              f"   {seconds / base:6.2f}x Keras{against}")
     return medians
 
 

@@ -4,10 +4,18 @@ Every locality passes the same full ``x, y`` (and seed); each trains on its shar
 every global batch (rows ``offset:stop``, a near-equal split by rank), starting from
 rank 0's weights (broadcast when ``fit`` begins).  The step program is the ordinary one
 (forward, generated backward, optimizer update), except that the backward pass starts
-from ``loss * shard_weight``, plus, *right after the statement that completes each
-weight gradient*::
+from ``loss * shard_weight``, plus, *right after the statement that completes the last
+gradient of each bucket* (DDP's buckets: the weight gradients in the order the backward
+pass completes them, packed up to ``fit(bucket_cap_mb=25)`` megabytes, the first bucket
+up to 1, so that its collective starts early; :func:`reduce_in_place`)::
 
-    define(r, async(all_reduce(grad, "sum", "grad_<layer>_<weight>")))
+    define(b, concatenate(list(grad_a, grad_b, ...), nil))
+    define(r, async(all_reduce(b, "sum", "grad_<layer>_<weight>_bucket<n>", false)))
+
+and, at the end, each gradient's slice of ``r`` reshaped (``bucket_cap_mb=0``: one
+all_reduce per gradient, of the gradient itself).  Few large collectives instead of one
+per tensor: each collective costs a fixed latency (and, waiting, a thread testing MPI)
+that a small gradient does not amortise.
 
 ``shard_weight`` is this shard's share of the global batch (``(stop - offset) / batch``):
 every loss is a mean over the batch, so the sum over ranks of share x shard loss is the
@@ -18,7 +26,7 @@ collectives of synchronised batch normalisation, whose cotangents the ranks add 
 and runs while the backward pass goes on to the earlier layers; only the optimizer's
 update statements at the end consume ``r`` (waiting for it there).  Each collective has
 its own name, hence its own communicator, so the ranks may start them in any order.  The
-loss and metrics are reduced likewise, share-weighted (started right after the loss,
+loss and metrics are reduced likewise, share-weighted, in a bucket of their own (started
 before the backward pass), so every rank reports the global values.
 
 Dropout masks are drawn for the whole global batch on every rank and sliced to the
@@ -122,38 +130,127 @@ def _reduction(g: Graph, inputs: Inputs, value: Var, name: str,
     return stmts + [Stmt(out, "async", (Raw(_timed(inputs, expr, "reduce " + name)),))]
 
 
+#: DDP's default bucket sizes (``torch.nn.parallel.DistributedDataParallel``): the first
+#: bucket small, so that the first all_reduce starts early in the backward pass, the
+#: others up to ``bucket_cap_mb``
+FIRST_BUCKET_MB = 1.0
+BUCKET_CAP_MB = 25.0
+
+
 def reduce_in_place(g: Graph, inputs: Inputs, values: list, names: list[str],
-                    weighted: list[bool] | None = None) -> list:
-    """Insert, right after the statement defining each of ``values`` (Vars, or None),
-    its all_reduce, share-weighted where ``weighted`` (default: all; see the module
-    doc); the reduced Vars (None kept).  With tracing, the defining statement is wrapped
-    in ``timer`` as well."""
-    made: dict[int, tuple[list[Stmt], str]] = {}
-    result = []
+                    weighted: list[bool] | None = None,
+                    bucket_cap_mb: float = 0.0) -> list:
+    """Insert the all_reduces of ``values`` (Vars, or None), share-weighted where
+    ``weighted`` (default: all; see the module doc); return the reduced Vars (None kept).
+
+    ``bucket_cap_mb`` 0: each value's all_reduce right after the statement defining it.
+    Otherwise the values are taken in the order their statements complete them and
+    packed into buckets (consecutive values of one weighting; up to
+    ``min(FIRST_BUCKET_MB, bucket_cap_mb)`` until one is full, then up to
+    ``bucket_cap_mb``; a bucket closes once it holds its limit or more; a value of at
+    least the first limit is a bucket of its own, not copied), as DDP does:
+    one all_reduce per bucket, of the members concatenated, started right after the
+    statement completing its last member, so it still overlaps the rest of the
+    backward pass; a sum is taken element by element, so the reduced bucket's slices
+    are the members' reductions.  The
+    reduced members are sliced out at the end of the statements, where the optimizer's
+    updates (appended after this) read them.  With tracing, each defining statement is
+    wrapped in ``timer`` as well."""
     weighted = [True] * len(values) if weighted is None else weighted
-    for value, name, weigh in zip(values, names, weighted):
-        if value is None:
-            result.append(None)
-            continue
-        reduction = _reduction(g, inputs, value, name, weigh)
-        made[id(value)] = (reduction, name)
-        result.append(reduction[-1].out)
+    position = {id(stmt.out): i for i, stmt in enumerate(g.stmts)}
+    missing = [n for v, n in zip(values, names) if v is not None and id(v) not in position]
+    if missing:      # a gradient that is an input, not a statement: reduce it first
+        raise AssertionError(f"no statement defines {missing}")
+    members = sorted((position[id(v)], i) for i, v in enumerate(values) if v is not None)
+    buckets = _buckets([(values[i], names[i], weighted[i]) for _, i in members],
+                       bucket_cap_mb)
+    after: dict[int, list[Stmt]] = {}      # id(last member) -> the bucket's reduction
+    tail: list[Stmt] = []                  # the members sliced out of reduced buckets
+    reduced: dict[int, Var] = {}
+    for bucket in buckets:
+        value, name, weigh = bucket[0]
+        if len(bucket) == 1:
+            stmts = _reduction(g, inputs, value, name, weigh)
+            reduced[id(value)] = stmts[-1].out
+        else:
+            stmts, parts = _bucket_reduction(g, inputs, bucket)
+            for (member, _, _), part in zip(bucket, parts[-len(bucket):]):
+                reduced[id(member)] = part.out
+            tail.extend(parts)
+        after[id(bucket[-1][0])] = stmts
+    labels = {id(v): n for v, n in zip(values, names) if v is not None}
     stmts = []
     for stmt in g.stmts:
-        reduction, name = made.get(id(stmt.out), (None, ""))
-        if reduction is not None and inputs.trace is not None:
+        name = labels.get(id(stmt.out))
+        if name is not None and inputs.trace is not None:
             # the timer's value is the statement's: only its completion is recorded
             stmt = Stmt(stmt.out, "timer", (Raw(_call_text(stmt)), Raw(
                 f'lambda(t, {inputs.trace.name}("computed {name}", t))')))
         stmts.append(stmt)
-        if reduction is not None:
-            stmts.extend(reduction)
-    missing = [n for v, n in zip(values, names) if v is not None and
-               all(s.out is not v for s in g.stmts)]
-    if missing:      # a gradient that is an input, not a statement: reduce it first
-        raise AssertionError(f"no statement defines {missing}")
-    g.stmts[:] = stmts
-    return result
+        stmts.extend(after.get(id(stmt.out), ()))
+    g.stmts[:] = stmts + tail
+    return [None if v is None else reduced[id(v)] for v in values]
+
+
+def _buckets(members: list[tuple], bucket_cap_mb: float) -> list[list[tuple]]:
+    """``members`` ((value, name, weighted), in completion order) as DDP's buckets
+    (see :func:`reduce_in_place`); each alone when ``bucket_cap_mb`` is 0."""
+    if bucket_cap_mb <= 0:
+        return [[m] for m in members]
+    cap = alone = min(FIRST_BUCKET_MB, bucket_cap_mb) * 2 ** 20
+    buckets: list[list[tuple]] = []
+    size = 0.0
+    for member in members:
+        nbytes = _nbytes(member)
+        full = bool(buckets) and size >= cap
+        if full:        # the first full bucket was the small one
+            cap = bucket_cap_mb * 2 ** 20
+        # a gradient of the first bucket's size amortises a collective by itself: alone,
+        # it is reduced in place (packing it would copy it into the bucket and back,
+        # which measured dearer than the collective it saves)
+        if not buckets or full or nbytes >= alone or _nbytes(buckets[-1][-1]) >= alone \
+                or member[2] != buckets[-1][-1][2]:
+            buckets.append([])
+            size = 0.0
+        buckets[-1].append(member)
+        size += nbytes
+    return buckets
+
+
+def _nbytes(member: tuple) -> float:
+    return 4.0 * float(np.prod(member[0].shape, dtype=np.float64))
+
+
+def _bucket_reduction(g: Graph, inputs: Inputs, bucket: list[tuple]) -> tuple[list, list]:
+    """The statements all-reducing ``bucket`` (members of known shapes) as one flat
+    array, and those slicing each member's reduction out of it (the last
+    ``len(bucket)`` of the latter define the members' reduced values)."""
+    before = len(g.stmts)
+    flat = []
+    for value, _, weigh in bucket:
+        if weigh:
+            value = g.op("__mul", value, inputs.weight, shape=value.shape, hint="share")
+        flat.append(value)
+    total = sum(int(np.prod(v.shape, dtype=np.int64)) for v in flat)
+    packed = g.op("concatenate", flat, None, shape=(total,), hint="bucket")
+    stmts = g.stmts[before:]
+    del g.stmts[before:]
+    name = f"{bucket[0][1]}_bucket{len(bucket)}"
+    stmts += _reduction(g, inputs, packed, name, False)
+    whole = stmts[-1].out
+    pieces, outs, offset = [], [], 0
+    for value, _, _ in bucket:
+        size = int(np.prod(value.shape, dtype=np.int64))
+        if value.shape == ():
+            piece = Stmt(Var(g.fresh("reduced"), ()), "slice", (whole, offset))
+        else:
+            span = Stmt(Var(g.fresh("span"), (size,)), "slice", (whole, [offset, offset + size]))
+            pieces.append(span)
+            piece = Stmt(Var(g.fresh("reduced"), value.shape), "reshape",
+                         (span.out, list(value.shape)))
+        outs.append(piece)
+        offset += size
+    return stmts, pieces + outs
 
 
 def _call_text(stmt: Stmt) -> str:

@@ -41,7 +41,8 @@ class Program:
     """One compiled PhySL function of a model and what its inputs and outputs mean."""
 
     def __init__(self, model: Any, kind: str, parallel: bool = False,
-                 sync_batchnorm: bool = True, weighted: bool = False) -> None:
+                 sync_batchnorm: bool = True, weighted: bool = False,
+                 bucket_cap_mb: float = 0.0) -> None:
         trainable = model.trainable_weights if kind == "train" else []
         fixed = [w for w in model.weights if all(w is not t for t in trainable)]
         self.trainable, self.fixed = trainable, fixed
@@ -109,7 +110,7 @@ class Program:
                 reduced = data_parallel.reduce_in_place(
                     g, self.parallel, [loss, *found, *grads],
                     ["nn_loss", *(f"nn_metric{i}" for i in range(len(found))), *labels],
-                    [True] * (1 + len(found)) + [False] * len(grads))
+                    [True] * (1 + len(found)) + [False] * len(grads), bucket_cap_mb)
                 loss, found, grads = reduced[0], reduced[1:1 + len(found)], \
                     reduced[1 + len(found):]
                 results = [loss, found]
@@ -265,11 +266,14 @@ class TrainingMixin(BatchMixin):
         program = self._programs.get(kind)
         if program is None:
             # "train:data": data parallel; "train:data:local_bn": without synchronised
-            # batch statistics; ":weighted": a loss weighing each sample
+            # batch statistics; ":bucket=<MB>": its gradients' bucket size;
+            # ":weighted": a loss weighing each sample
             base, *modes = kind.split(":")
+            bucket = [float(m.split("=")[1]) for m in modes if m.startswith("bucket=")]
             program = self._programs[kind] = Program(
                 self, base, parallel="data" in modes,
-                sync_batchnorm="local_bn" not in modes, weighted="weighted" in modes)
+                sync_batchnorm="local_bn" not in modes, weighted="weighted" in modes,
+                bucket_cap_mb=bucket[0] if bucket else 0.0)
         return program
 
     def _require_compiled(self, where: str) -> None:
@@ -285,7 +289,8 @@ class TrainingMixin(BatchMixin):
             shuffle: bool = True, class_weight: dict | None = None,
             sample_weight: Any = None, initial_epoch: int = 0, stop_on_nan: bool = True,
             distributed: str | None = None, sync_batchnorm: bool = True,
-            conv_split: str | None = None) -> cbs.History:
+            conv_split: str | None = None,
+            bucket_cap_mb: float = data_parallel.BUCKET_CAP_MB) -> cbs.History:
         """Train for ``epochs`` passes over ``(x, y)``; returns the :class:`History`.
 
         Keras' arguments, each checked (:mod:`.arguments`): ``batch_size`` a positive
@@ -299,7 +304,9 @@ class TrainingMixin(BatchMixin):
 
         ``distributed="data"``: data parallel over the localities (every rank passes
         the same data; see :mod:`.data_parallel`); BatchNormalization then uses the
-        global batch's statistics unless ``sync_batchnorm=False`` (each shard's own).
+        global batch's statistics unless ``sync_batchnorm=False`` (each shard's own),
+        and the gradients are all-reduced in buckets of up to ``bucket_cap_mb``
+        megabytes (the first up to 1, as DDP's; 0: one all_reduce per gradient).
         ``distributed="model"``: Conv1D layers split by batch or, with
         ``conv_split="length"``, by length, Dense layers by columns, the other layers
         replicated (see :mod:`.model_parallel_fit`).  Distributed, only rank 0 draws
@@ -320,6 +327,7 @@ class TrainingMixin(BatchMixin):
         shuffle = args.boolean(shuffle, "shuffle", "fit")
         stop_on_nan = args.boolean(stop_on_nan, "stop_on_nan", "fit")
         sync_batchnorm = args.boolean(sync_batchnorm, "sync_batchnorm", "fit")
+        bucket_cap_mb = args.real(bucket_cap_mb, "bucket_cap_mb", "fit", 0.0)
         callbacks = _callbacks(callbacks)
         if distributed not in (None, "data", "model"):
             raise args.value_error("fit", f"distributed must be None, 'data' or 'model', "
@@ -350,7 +358,8 @@ class TrainingMixin(BatchMixin):
         trainer = step = None
         if distributed != "model":
             step = self._program(("train" if distributed is None else
-                                  "train:data" if sync_batchnorm else "train:data:local_bn")
+                                  ("train:data" if sync_batchnorm else "train:data:local_bn")
+                                  + f":bucket={bucket_cap_mb:g}")
                                  + ("" if train_weights is None else ":weighted"))
         if distributed is not None:
             # model parallel too: its ranks compute parts of one model from one batch

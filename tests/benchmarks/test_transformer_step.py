@@ -25,3 +25,5 @@ def test_transformer_step_reports_ratios(capsys):
     assert all(t > 0 for t in medians.values())
     out = capsys.readouterr().out
     assert "x Keras" in out and "load average" in out
+    if importlib.util.find_spec("torch") is not None:       # the PyTorch peer's ratio
+        assert "torch (eager)" in medians and "x torch" in out

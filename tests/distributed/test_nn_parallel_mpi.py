@@ -45,9 +45,11 @@ def job():
 def test_data_parallel_fit_matches_one_process_and_overlaps(k, job):
     done = job(k)
     assert_program_ok(done, "nn_data_parallel.py", k)
-    # rank 0 reports the overlap of each of 3 steps (the assertion ran on every rank)
-    # not anchored at a line start: mpiexec may interleave another rank's "OK 1" mid-line
-    assert len(re.findall(r"overlap: first all_reduce", done.stdout)) == 3, done.stdout
+    # rank 0 reports the overlap of each of 3 steps, per tensor and in 3 buckets (the
+    # assertion ran on every rank); not anchored at a line start: mpiexec may interleave
+    # another rank's "OK 1" mid-line
+    assert len(re.findall(r"overlap: first all_reduce", done.stdout)) == 6, done.stdout
+    assert len(re.findall(r"_bucket\d+\) started", done.stdout)) == 3, done.stdout
 
 
 def test_activity_recognition_example_has_the_same_final_loss_on_1_and_2_localities(job):

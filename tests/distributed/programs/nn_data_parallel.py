@@ -63,8 +63,8 @@ def train(distributed, x, y, optimizer, batch_size, epochs=2, make=model, **kw):
     return h.history, m.get_weights()
 
 
-def check(x, y, optimizer, batch_size, what, make=model):
-    got_h, got_w = train(True, x, y, optimizer(), batch_size, make=make)
+def check(x, y, optimizer, batch_size, what, make=model, **kw):
+    got_h, got_w = train(True, x, y, optimizer(), batch_size, make=make, **kw)
     want_h, want_w = train(False, x, y, optimizer(), batch_size, make=make)
     for key in want_h:
         np.testing.assert_allclose(got_h[key], want_h[key], rtol=2e-5, atol=1e-6,
@@ -73,17 +73,21 @@ def check(x, y, optimizer, batch_size, what, make=model):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=2e-6, err_msg=f"{what}: weights")
 
 
-def overlap(rank):
+def overlap(rank, bucket_cap_mb, buckets):
+    """With ``bucket_cap_mb``, the gradients of the model below are all-reduced in
+    ``buckets`` collectives, the first started before the last gradient exists."""
     data_parallel.record_timeline(True)
     # big enough that the backward pass takes a few ms: with a tiny one the executor's
     # thread may not get the GIL before the main thread has finished the whole step
     x, y = data(64, 96)
     m = model(nn.SGD(0.05), 96, 48)
-    m.fit(x, y, batch_size=64, epochs=1, verbose=0, distributed="data")   # compiles
+    fit = dict(batch_size=64, epochs=1, verbose=0, distributed="data",
+               bucket_cap_mb=bucket_cap_mb)
+    m.fit(x, y, **fit)   # compiles
     steps = []
     for _ in range(3):
         data_parallel.TIMELINE.clear()
-        m.fit(x, y, batch_size=64, epochs=1, verbose=0, distributed="data")
+        m.fit(x, y, **fit)
         steps.append(list(data_parallel.TIMELINE))
     data_parallel.record_timeline(False)
     overlapped = []
@@ -91,7 +95,7 @@ def overlap(rank):
         grads = [e for e in events if e[0].startswith("computed grad_")]
         reduces = sorted((e for e in events if e[0].startswith("reduce grad_")),
                          key=lambda e: e[1])
-        assert len(grads) == len(reduces) == 6, events
+        assert len(grads) == 6 and len(reduces) == buckets, events
         last_grad = max(e[2] for e in grads)
         first = reduces[0]
         # the first gradient's collective started while the backward pass went on
@@ -101,7 +105,8 @@ def overlap(rank):
             done = sum(1 for e in reduces if e[2] < last_grad)
             print(f"overlap: first all_reduce ({first[0]}) started "
                   f"{1e3 * (last_grad - first[1]):.2f} ms before the last gradient was "
-                  f"computed; {ahead}/6 started and {done}/6 completed before it")
+                  f"computed; {ahead}/{buckets} started and {done}/{buckets} completed "
+                  f"before it")
     # in at least one step: on a loaded machine (3 ranks on 2 cores) a rank's executor
     # thread may not get a core before that rank's short backward pass has finished
     assert any(overlapped), steps
@@ -123,8 +128,19 @@ def main():
         want_h, _ = train(False, x, y, nn.SGD(0.1), 16, make=bn_model)
         gap = abs(local_h["loss"][-1] - want_h["loss"][-1]) / abs(want_h["loss"][-1])
         assert gap > 1e-3, (local_h, want_h)
+    # the gradients in buckets (DDP's): one per gradient, several (the dense layer's and
+    # the second conv's bias; its kernel alone; the first conv's), all in one (the
+    # default here)
+    for cap in (0, 0.01, 25):
+        check(x, y, lambda: nn.Adam(0.01), 12, f"adam, buckets of {cap} MB",
+              bucket_cap_mb=cap)
+    check(x, y, lambda: nn.SGD(0.1, momentum=0.9), 16, "batchnorm, sgd, buckets of 1 kB",
+          bn_model, bucket_cap_mb=0.001)
     if "--overlap" in sys.argv:
-        overlap(rank)
+        overlap(rank, 0, 6)         # one all_reduce per gradient
+        # buckets: the dense layer's gradients and the second conv's bias, its kernel
+        # (46 kB, over the 10 kB cap: alone), the first conv's gradients
+        overlap(rank, 0.01, 3)
     print(f"OK {rank}", flush=True)
 
 

@@ -1,0 +1,98 @@
+"""Model-parallel ``fit(distributed="model")`` of a Conv1D network on 1 vs 2 localities,
+at growing sizes: where does splitting the convolutions pay?
+
+    python benchmarks/nn_model_parallel.py [--sizes 64x80x32,128x160x64] [--steps 4]
+                                           [--split batch|length]
+
+Each size ``BxLxF`` is a global batch of B sequences of L steps (3 channels) through
+Conv1D(F, 5, relu) -> Conv1D(F, 5, relu) -> GlobalAveragePooling1D -> Dense(6, softmax),
+SGD.  Launched under ``mpiexec -n 1`` and ``-n 2`` as ``nn_data_parallel.py`` does
+(each rank pinned to its own core, one BLAS thread, one phylanx worker thread); prints
+the median wall-clock time per step, the CPU time per step summed over the ranks, and
+the speedup of 2 localities against 1, per size.  The first steps (compilation,
+communicators) are not counted.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def worker(args) -> None:
+    from nn_data_parallel import pin, report
+
+    from phylanx import distributed as dist
+    from phylanx import nn
+    pin(dist.find_here())
+    batch, length, filters = (int(v) for v in args.size.split("x"))
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(batch * (args.steps + 2), length, 3)).astype(np.float32)
+    y = rng.integers(0, 6, len(x))
+    nn.set_seed(0)
+    model = nn.Sequential([nn.Input((length, 3)), nn.Conv1D(filters, 5, activation="relu"),
+                           nn.Conv1D(filters, 5, activation="relu"),
+                           nn.GlobalAveragePooling1D(), nn.Dense(6, activation="softmax")])
+    model.compile(optimizer=nn.SGD(0.01), loss="sparse_categorical_crossentropy")
+    ends: list[float] = []
+    cpu: list[float] = []
+
+    class Clock(nn.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            ends.append(time.perf_counter())
+            cpu.append(time.process_time())
+
+    model.fit(x, y, batch_size=batch, epochs=1, verbose=0, shuffle=False,
+              callbacks=[Clock()], distributed="model", conv_split=args.split)
+    report(dist.find_here(), dist.num_localities(), ends, cpu)
+
+
+def run_ranks(args, size: str, ranks: int, env: dict) -> tuple[float, float]:
+    from phylanx.cli.run import find_mpiexec
+    done = subprocess.run([find_mpiexec(), "-n", str(ranks), sys.executable, __file__,
+                           "--worker", "--size", size, "--steps", str(args.steps),
+                           "--split", args.split], env=env, capture_output=True,
+                          text=True, timeout=3600)
+    result = re.search(r"RESULT \d+ (\d+\.\d{6})", done.stdout)
+    cpu = dict(re.findall(r"CPU (\d+) (\d+\.\d{6})", done.stdout))
+    if done.returncode or result is None or len(cpu) != ranks:
+        sys.exit(f"{size} on {ranks} ranks failed:\n{done.stdout}\n{done.stderr}")
+    return float(result[1]), sum(float(v) for v in cpu.values())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="64x80x32,128x160x64,256x256x128",
+                        help="comma-separated BATCHxLENGTHxFILTERS")
+    parser.add_argument("--steps", type=int, default=4, help="timed steps")
+    parser.add_argument("--split", choices=("batch", "length"), default="batch")
+    parser.add_argument("--size", help=argparse.SUPPRESS)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        return worker(args)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join((str(ROOT), str(ROOT / "benchmarks"))),
+               OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               PHYLANX_THREADS="1")
+    print(f"load average {' '.join(f'{v:.1f}' for v in os.getloadavg())}; "
+          f"{os.cpu_count()} CPUs; split by {args.split}", flush=True)
+    for size in args.sizes.split(","):
+        found = {ranks: run_ranks(args, size, ranks, env) for ranks in (1, 2)}
+        for ranks, (wall, cpu) in found.items():
+            print(f"{size}: {ranks} localit{'y' if ranks == 1 else 'ies'}: "
+                  f"{1e3 * wall:.1f} ms/step wall, {1e3 * cpu:.1f} ms/step CPU (all ranks)")
+        print(f"{size}: speedup 2 vs 1 localities {found[1][0] / found[2][0]:.2f}x "
+              f"(load average {os.getloadavg()[0]:.1f})", flush=True)
+    return None
+
+
+if __name__ == "__main__":
+    main()
