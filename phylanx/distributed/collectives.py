@@ -90,10 +90,15 @@ def _displacements(counts: list[int]) -> list[int]:
     return [0, *np.cumsum(counts[:-1]).tolist()] if counts else []
 
 
+def _as_is(array: np.ndarray) -> np.ndarray:
+    """The conversion back of a result MPI reduced in the operand's own dtype."""
+    return array
+
+
 def _prepare_for_op(array: np.ndarray, op: str) -> tuple[np.ndarray, Callable]:
     """The array MPI can reduce with ``op`` and the conversion of the result back
     (NumPy semantics: bools sum as integers, logical ops give bools)."""
-    keep = lambda a: a  # noqa: E731
+    keep = _as_is
     if op in ("land", "lor", "lxor"):
         return array.astype(bool), keep
     if array.dtype == np.bool_:
@@ -220,7 +225,8 @@ class Collectives:
                 self._open(channel, name)
             running = self.engine.track(timeout, on_timeout,
                                         on_finish=lambda r: self._next(channel, finished=r),
-                                        tag=(name, channel.started, kind, where))
+                                        tag=(name, channel.started, kind, where),
+                                        locate=self._locate)
             channel.started += 1
             left = self._left_without(running) if self._departed else None
             # the channel idle and ready (the common case): start it now, on this
@@ -237,7 +243,7 @@ class Collectives:
         if recorder is not None:
             recorder.collective(kind, name, value, running.future)
         if start_now:
-            self.engine.run(running, self._located(make(channel, name), where, kind))
+            self.engine.run(running, make(channel, name))
         else:
             self._next(channel)
         return running.future
@@ -317,23 +323,25 @@ class Collectives:
                     break
             else:
                 return
-        _, _, kind, where = running.tag
-        self.engine.run(running, self._located(make(channel, running.tag[0]), where, kind))
+        self.engine.run(running, make(channel, running.tag[0]))
 
     @staticmethod
-    def _located(operation, where: SourceLoc | None, kind: str):
-        try:
-            return (yield from operation)
-        except PhylanxError as e:
+    def _locate(e: Exception, tag: tuple) -> Exception:
+        """The error a collective's future gets for one its operation raised (``tag``:
+        the collective's, see :meth:`_submit`): located at the caller's line, as a
+        PhylanxError."""
+        _, _, kind, where = tag
+        if isinstance(e, PhylanxError):
             if getattr(e, "step_end", None) is not None:
-                raise   # the outcome of a lockstep operation: located as that (lockstep.py)
+                return e    # the outcome of a lockstep operation: located as that
             if e.loc is None:
                 e.loc = where
             if e.primitive is None:
                 e.primitive = kind
-            raise
-        except Exception as e:
-            raise PhylanxDistributedError(f"{type(e).__name__}: {e}", where, kind) from e
+            return e
+        located = PhylanxDistributedError(f"{type(e).__name__}: {e}", where, kind)
+        located.__cause__ = e
+        return located
 
     # -- the pieces every operation uses ----------------------------------------
     def _headers(self, channel: _Channel, header: np.ndarray):
@@ -368,7 +376,9 @@ class Collectives:
             buffers.headers = np.repeat(header[None], self.size, axis=0)
             buffers.headers.flags.writeable = False
         if data is not None and data.nbytes <= _ROOM:
-            buffers.send[_HEADER_BYTES:_HEADER_BYTES + data.nbytes] = _byte_view(data)
+            # (``data`` is C-contiguous: the byte view inline, a Python call cheaper)
+            buffers.send[_HEADER_BYTES:_HEADER_BYTES + data.nbytes] = \
+                data.reshape(-1).view(np.uint8)
         exchange = channel.comm.Iallgather(buffers.send, buffers.received)
         started = alongside() if alongside is not None else None
         yield exchange
@@ -473,7 +483,8 @@ class Collectives:
         collectives are always checked."""
         kind = "all_reduce" if root is None else "reduce"
         op = ag.op_name(op, where, kind)
-        self._check_root(root, kind, where)
+        if root is not None:
+            self._check_root(root, kind, where)
         checked = settings.get("check_collectives") if check is None else bool(check)
         return self._submit(kind, name, lambda channel, n: self._reduce_op(
             channel, n, kind, value, op, root, checked or tag is not None, tag), where, value)
@@ -491,7 +502,8 @@ class Collectives:
         header = ag.header(kind, name, op, root, ag.ARRAY if array is not None else ag.PICKLED,
                            array, 0 if payload is None else payload.size, tag)
         headers = None
-        if array is not None and checked and _speculates(header) and self._named:
+        if array is not None and checked and array.nbytes > _ROOM and _speculates(header) \
+                and self._named:
             # header and data at once: MPI completes the data's all-reduce only where the
             # headers agree (the same layout and op on every rank); otherwise the request
             # is left unmatched and the channel renewed (_exchange).  Once the headers
@@ -521,8 +533,9 @@ class Collectives:
                     return None
                 parts = slots[:, :send.nbytes].view(send.dtype)    # (ranks, elements)
                 # (dtype: a sum of int32 stays int32, as MPI's would)
-                result = back(_UFUNCS[op].reduce(parts, axis=0, dtype=send.dtype)
-                              .reshape(send.shape))
+                result = _UFUNCS[op].reduce(parts, axis=0, dtype=send.dtype).reshape(send.shape)
+                if back is not _as_is:
+                    result = back(result)
                 return _like(value, result) if scalar else result
         elif array is None or checked:
             headers = yield from self._headers(channel, header)
