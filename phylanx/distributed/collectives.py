@@ -153,6 +153,15 @@ def _same_layout(headers: np.ndarray) -> bool:
     return bool(headers[0, 4] == ag.ARRAY and (layout == layout[0]).all())
 
 
+def _settled(request: Any) -> bool:
+    """Has a request left unmatched by a disagreement completed (or failed: ranks that
+    disagreed in its count end it with MPI's truncation error, which nobody waits for)?"""
+    try:
+        return bool(request.Test())
+    except Exception:  # noqa: BLE001 - done, with an error nobody needs
+        return True
+
+
 def _label(kind: str, name: str) -> str:
     return kind if name == UNNAMED else f"{kind} {name!r}"
 
@@ -203,7 +212,7 @@ class Collectives:
         #: ranks whose program ended -> (exit status, collectives they started per name)
         self._departed: dict[int, tuple[int | None, dict[str, int]]] = {}
         #: requests left unmatched by a disagreement, with their buffers, which MPI may
-        #: still write: kept alive for good (``_renew``)
+        #: still write: kept alive until they complete (``_renew``)
         self._stranded: list[tuple] = []
 
     # -- scheduling ---------------------------------------------------------
@@ -422,19 +431,23 @@ class Collectives:
         together; the channel's next collectives wait for it.  A rank that started no
         such request matches the others' when they all started the same one (same
         layout and op: the usual disagreement is one rank calling something else), so
-        that it completes.  The old communicator and the requests stay alive (MPI may
-        still use their buffers); one still unmatched at exit keeps MPI from being
-        finalized (:meth:`unsettled`)."""
+        that it completes.  The old communicator is freed here, by every rank at the
+        same point (MPI completes the requests still pending on it normally and
+        deallocates it after them: renewals do not exhaust MPI's communicators); the
+        requests stay, with the buffers MPI may still write, until they complete.  One
+        still unmatched at exit keeps MPI from being finalized (:meth:`unsettled`)."""
         if started is None:
             started = self._match_speculators(channel.comm, headers)
-        if started is not None:
-            self._stranded.append(started)
         with self._lock:
-            self._stranded.append((channel.comm,))
+            self._stranded = [entry for entry in self._stranded if not _settled(entry[0])]
+            if started is not None:
+                self._stranded.append(started)
+            old = channel.comm
             channel.comm, channel.buffers = None, None
             channel.generation += 1
             name = next(n for n, c in self._channels.items() if c is channel)
             self._open(channel, name)
+        old.Free()
 
     @staticmethod
     def _match_speculators(comm, headers: np.ndarray) -> tuple | None:
@@ -453,10 +466,10 @@ class Collectives:
     def unsettled(self, seconds: float = 2.0) -> bool:
         """Is a request left unmatched by a disagreement (``_renew``) still pending after
         testing for up to ``seconds``?  (Then MPI cannot be finalized.)"""
-        pending = [entry[0] for entry in self._stranded if len(entry) > 1]
+        pending = [entry[0] for entry in self._stranded]
         deadline = time.monotonic() + seconds
         while pending and time.monotonic() < deadline:
-            pending = [request for request in pending if not request.Test()]
+            pending = [request for request in pending if not _settled(request)]
         return bool(pending)
 
     def _gather_bytes(self, comm, data: np.ndarray, counts: list[int], root: int | None):
@@ -511,13 +524,27 @@ class Collectives:
             # for it itself (arrived: it cannot wait for a rank that never comes).
             send, back = _prepare_for_op(array, op)
             out = np.empty_like(send)
+            mpi_op = getattr(MPI(), op.upper())
             request: list = []
+            failed: list = []
 
-            def start() -> tuple:
-                request.append(comm.Iallreduce(send, out, getattr(MPI(), op.upper())))
+            def start() -> tuple | None:
+                try:
+                    request.append(comm.Iallreduce(send, out, mpi_op))
+                except Exception as e:  # noqa: BLE001 - reported once the headers are in
+                    # (the header exchange is in flight: it must complete, so that every
+                    # rank's next collective matches, and its buffers stay untouched)
+                    failed.append(e)
+                    return None
                 return request[0], send, out
             headers, _ = yield from self._exchange(channel, header, None, alongside=start)
             ag.check(headers, name, same_data=True)
+            if failed:
+                # the headers agree: every other rank started its part of the data and
+                # waits for ours, which MPI cannot withdraw from them (a collective has no
+                # cancel) and which they wait for in MPI_Wait: end the job with the
+                # located error rather than leave them there until the timeout
+                self.engine.end_job(self._locate(failed[0], channel.current.tag))
             yield data_request(request[0], send.nbytes, arrived=True)
             result = back(out)
             return _like(value, result) if scalar else result

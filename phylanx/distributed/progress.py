@@ -465,6 +465,16 @@ class ProgressEngine:
             # never see this error, so it ends the job (``_wait_here``)
             self._on_stuck(error)
 
+    def end_job(self, error: BaseException) -> None:
+        """``error`` left other ranks inside a collective this rank can no longer take
+        part in (a data request it could not start after its header went out): end the
+        job with it, located (``on_stuck``); without ``on_stuck`` (no job to end: a
+        test's engine) it is raised."""
+        self.abandoned = True       # (MPI cannot be finalized with the others stuck)
+        if self._on_stuck is not None:
+            self._on_stuck(error)
+        raise error
+
     # -- waiting -------------------------------------------------------------------
     def drive(self, future: Future, timeout: float | None) -> None:
         """Wait for ``future`` (of one of our operations) by testing the requests in a
