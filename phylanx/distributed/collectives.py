@@ -233,7 +233,7 @@ class Collectives:
                 channel = self._channels[name] = _Channel()
                 self._open(channel, name)
             running = self.engine.track(timeout, on_timeout,
-                                        on_finish=lambda r: self._next(channel, finished=r),
+                                        on_finish=functools.partial(self._next, channel),
                                         tag=(name, channel.started, kind, where),
                                         locate=self._locate)
             channel.started += 1
@@ -409,6 +409,15 @@ class Collectives:
             return headers, None
         return headers, received[:, _HEADER_BYTES:]
 
+    @staticmethod
+    def _check(channel: _Channel, headers: np.ndarray, name: str, same_data: bool) -> None:
+        """``agreement.check`` of an exchange's headers, skipped when the exchange found
+        every rank's header equal to this rank's (it returned the channel's cached
+        copy of them: nothing can disagree)."""
+        buffers = channel.buffers
+        if buffers is None or headers is not buffers.headers:
+            ag.check(headers, name, same_data)
+
     def _gather_alike(self, comm, data: np.ndarray, array: np.ndarray, root: int | None):
         """All-gather (gather to ``root``) arrays of ``array``'s dtype and shape, one per
         rank: the list of views of one ``(ranks, *shape)`` array (None off the root)."""
@@ -538,7 +547,7 @@ class Collectives:
                     return None
                 return request[0], send, out
             headers, _ = yield from self._exchange(channel, header, None, alongside=start)
-            ag.check(headers, name, same_data=True)
+            self._check(channel, headers, name, True)
             if failed:
                 # the headers agree: every other rank started its part of the data and
                 # waits for ours, which MPI cannot withdraw from them (a collective has no
@@ -552,7 +561,7 @@ class Collectives:
             send, back = _prepare_for_op(array, op)
             # the header travels with the data (or alone, when the data is too big)
             headers, slots = yield from self._exchange(channel, header, send)
-            ag.check(headers, name, same_data=True)
+            self._check(channel, headers, name, True)
             if slots is not None and send.nbytes <= _ROOM:
                 # small: every rank got every array (the same layout: checked); reduce
                 # here, in rank order, the same on every rank
@@ -566,7 +575,7 @@ class Collectives:
                 return _like(value, result) if scalar else result
         elif array is None or checked:
             headers = yield from self._headers(channel, header)
-            ag.check(headers, name, same_data=True)
+            self._check(channel, headers, name, True)
         if array is not None:
             send, back = _prepare_for_op(array, op)
             mpi_op = getattr(MPI(), op.upper())
@@ -611,7 +620,7 @@ class Collectives:
             data = _byte_view(np.frombuffer(ag.pack(value), np.uint8))
             header = ag.header(kind, name, None, root, ag.PICKLED, nbytes=data.size, tag=tag)
         headers, slots = yield from self._exchange(channel, header, data)
-        ag.check(headers, name, same_data=False)
+        self._check(channel, headers, name, False)
         counts = [int(n) for n in headers[:, 7]]
         if slots is not None and max(counts) <= _ROOM:     # every rank's data came inline
             if root is not None and self.rank != root:
@@ -659,7 +668,7 @@ class Collectives:
                                tag=tag)
         if checked:
             headers, slots = yield from self._exchange(channel, header, data)
-            ag.check(headers, name, same_data=False)
+            self._check(channel, headers, name, False)
             sent = headers[root]
             inline = slots[root] if slots is not None else None
         else:
@@ -729,7 +738,7 @@ class Collectives:
         else:
             header = ag.header("scatter", name, None, root, ag.NOTHING)
         headers = yield from self._headers(channel, header)
-        ag.check(headers, name, same_data=False)
+        self._check(channel, headers, name, False)
         if problem is not None:
             raise PhylanxCollectiveMismatchError(problem)
         ag.check_invalid(headers, root)
@@ -768,7 +777,7 @@ class Collectives:
         if tag is not None or settings.get("check_collectives"):
             headers = yield from self._headers(channel, ag.header("barrier", name, None, None,
                                                                ag.NOTHING, tag=tag))
-            ag.check(headers, name, same_data=False)
+            self._check(channel, headers, name, False)
             return None     # the header exchange was the barrier (no rank passes it alone)
         yield comm.Ibarrier()
         return None

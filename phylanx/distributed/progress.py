@@ -101,7 +101,8 @@ class OperationFuture(Future):
 
     def _wait(self, timeout: float | None, helping: bool = True) -> None:
         if settings.get("progress_polling") == "wait":
-            self._engine.drive(self, timeout)
+            if not self._engine._quick_drive(self):
+                self._engine.drive(self, timeout)
         else:       # 'thread': the progress thread alone tests requests
             super()._wait(timeout, helping)
 
@@ -391,10 +392,8 @@ class ProgressEngine:
             running.finished = True
             self._running.discard(running)
         try:
-            if error is None:
-                running.future.set_result(value)
-            else:
-                running.future.set_exception(error)
+            # (the future's own completion: only this call completes it, ``finished``)
+            running.future._finish(value, error)
         finally:    # also when a done-callback of the future raised an interrupt
             if running.on_finish is not None:
                 running.on_finish(running)
@@ -409,7 +408,8 @@ class ProgressEngine:
                 request, running = self._incoming.popleft()
                 self._requests.append(request)
                 self._waiting.append(running)
-            self.check_deadlines()
+            if time.monotonic() >= self._next_deadline_check:   # (a call saved per poll)
+                self.check_deadlines()
             requests = self._requests
             if not requests:
                 return False
@@ -482,9 +482,8 @@ class ProgressEngine:
         future is done (its operation completed, failed, passed its deadline or was
         abandoned: every wait has a way out) or raises ``FutureTimeoutError`` after
         ``timeout`` seconds.  A wait longer than a small collective's counts as blocked
-        in the pool (a spare worker stands in, as for any external future)."""
-        if self._quick_drive(future):
-            return
+        in the pool (a spare worker stands in, as for any external future).
+        (:meth:`_quick_drive` first: its waiter calls it.)"""
         deadline = None if timeout is None else time.monotonic() + timeout
         self._drive(future, time.monotonic() + _DRIVE_BEFORE_BLOCKING, deadline)
         if future.done():
