@@ -568,8 +568,11 @@ class Collectives:
                 if root is not None and self.rank != root:
                     return None
                 parts = slots[:, :send.nbytes].view(send.dtype)    # (ranks, elements)
-                # (dtype: a sum of int32 stays int32, as MPI's would)
-                result = _UFUNCS[op].reduce(parts, axis=0, dtype=send.dtype).reshape(send.shape)
+                ufunc = _UFUNCS[op]
+                # (dtype: a sum of int32 stays int32, as MPI's would; two ranks: the one
+                # combination reduce would make, without its per-call setup)
+                result = (ufunc(parts[0], parts[1]) if len(parts) == 2
+                          else ufunc.reduce(parts, axis=0, dtype=send.dtype)).reshape(send.shape)
                 if back is not _as_is:
                     result = back(result)
                 return _like(value, result) if scalar else result
