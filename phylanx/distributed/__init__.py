@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ..runtime import comm_order
 from ..runtime.futures import Future, ready
 from ..runtime.locality import here
 from ..source import SourceLoc
@@ -67,11 +68,11 @@ def _mpi_in_order() -> Any:
     """:func:`_mpi` for a collective: first wait until the work before it in program
     order has ended (``runtime/comm_order.py``), so every rank starts its collectives in
     the same order, whatever ran concurrently."""
-    mpi = _mpi()
-    if mpi is not None:
-        from ..runtime.comm_order import my_turn
-        my_turn()
-    return mpi
+    locality = here()
+    if type(locality).__name__ != "MPILocality":
+        return None
+    comm_order.my_turn()
+    return locality
 
 
 def find_here() -> int:

@@ -90,10 +90,15 @@ def _displacements(counts: list[int]) -> list[int]:
     return [0, *np.cumsum(counts[:-1]).tolist()] if counts else []
 
 
+def _as_is(array: np.ndarray) -> np.ndarray:
+    """The conversion back of a result MPI reduced in the operand's own dtype."""
+    return array
+
+
 def _prepare_for_op(array: np.ndarray, op: str) -> tuple[np.ndarray, Callable]:
     """The array MPI can reduce with ``op`` and the conversion of the result back
     (NumPy semantics: bools sum as integers, logical ops give bools)."""
-    keep = lambda a: a  # noqa: E731
+    keep = _as_is
     if op in ("land", "lor", "lxor"):
         return array.astype(bool), keep
     if array.dtype == np.bool_:
@@ -148,6 +153,15 @@ def _same_layout(headers: np.ndarray) -> bool:
     return bool(headers[0, 4] == ag.ARRAY and (layout == layout[0]).all())
 
 
+def _settled(request: Any) -> bool:
+    """Has a request left unmatched by a disagreement completed (or failed: ranks that
+    disagreed in its count end it with MPI's truncation error, which nobody waits for)?"""
+    try:
+        return bool(request.Test())
+    except Exception:  # noqa: BLE001 - done, with an error nobody needs
+        return True
+
+
 def _label(kind: str, name: str) -> str:
     return kind if name == UNNAMED else f"{kind} {name!r}"
 
@@ -198,7 +212,7 @@ class Collectives:
         #: ranks whose program ended -> (exit status, collectives they started per name)
         self._departed: dict[int, tuple[int | None, dict[str, int]]] = {}
         #: requests left unmatched by a disagreement, with their buffers, which MPI may
-        #: still write: kept alive for good (``_renew``)
+        #: still write: kept alive until they complete (``_renew``)
         self._stranded: list[tuple] = []
 
     # -- scheduling ---------------------------------------------------------
@@ -219,8 +233,9 @@ class Collectives:
                 channel = self._channels[name] = _Channel()
                 self._open(channel, name)
             running = self.engine.track(timeout, on_timeout,
-                                        on_finish=lambda r: self._next(channel, finished=r),
-                                        tag=(name, channel.started, kind, where))
+                                        on_finish=functools.partial(self._next, channel),
+                                        tag=(name, channel.started, kind, where),
+                                        locate=self._locate)
             channel.started += 1
             left = self._left_without(running) if self._departed else None
             # the channel idle and ready (the common case): start it now, on this
@@ -237,7 +252,7 @@ class Collectives:
         if recorder is not None:
             recorder.collective(kind, name, value, running.future)
         if start_now:
-            self.engine.run(running, self._located(make(channel, name), where, kind))
+            self.engine.run(running, make(channel, name))
         else:
             self._next(channel)
         return running.future
@@ -317,23 +332,25 @@ class Collectives:
                     break
             else:
                 return
-        _, _, kind, where = running.tag
-        self.engine.run(running, self._located(make(channel, running.tag[0]), where, kind))
+        self.engine.run(running, make(channel, running.tag[0]))
 
     @staticmethod
-    def _located(operation, where: SourceLoc | None, kind: str):
-        try:
-            return (yield from operation)
-        except PhylanxError as e:
+    def _locate(e: Exception, tag: tuple) -> Exception:
+        """The error a collective's future gets for one its operation raised (``tag``:
+        the collective's, see :meth:`_submit`): located at the caller's line, as a
+        PhylanxError."""
+        _, _, kind, where = tag
+        if isinstance(e, PhylanxError):
             if getattr(e, "step_end", None) is not None:
-                raise   # the outcome of a lockstep operation: located as that (lockstep.py)
+                return e    # the outcome of a lockstep operation: located as that
             if e.loc is None:
                 e.loc = where
             if e.primitive is None:
                 e.primitive = kind
-            raise
-        except Exception as e:
-            raise PhylanxDistributedError(f"{type(e).__name__}: {e}", where, kind) from e
+            return e
+        located = PhylanxDistributedError(f"{type(e).__name__}: {e}", where, kind)
+        located.__cause__ = e
+        return located
 
     # -- the pieces every operation uses ----------------------------------------
     def _headers(self, channel: _Channel, header: np.ndarray):
@@ -368,7 +385,9 @@ class Collectives:
             buffers.headers = np.repeat(header[None], self.size, axis=0)
             buffers.headers.flags.writeable = False
         if data is not None and data.nbytes <= _ROOM:
-            buffers.send[_HEADER_BYTES:_HEADER_BYTES + data.nbytes] = _byte_view(data)
+            # (``data`` is C-contiguous: the byte view inline, a Python call cheaper)
+            buffers.send[_HEADER_BYTES:_HEADER_BYTES + data.nbytes] = \
+                data.reshape(-1).view(np.uint8)
         exchange = channel.comm.Iallgather(buffers.send, buffers.received)
         started = alongside() if alongside is not None else None
         yield exchange
@@ -389,6 +408,15 @@ class Collectives:
                 raise error
             return headers, None
         return headers, received[:, _HEADER_BYTES:]
+
+    @staticmethod
+    def _check(channel: _Channel, headers: np.ndarray, name: str, same_data: bool) -> None:
+        """``agreement.check`` of an exchange's headers, skipped when the exchange found
+        every rank's header equal to this rank's (it returned the channel's cached
+        copy of them: nothing can disagree)."""
+        buffers = channel.buffers
+        if buffers is None or headers is not buffers.headers:
+            ag.check(headers, name, same_data)
 
     def _gather_alike(self, comm, data: np.ndarray, array: np.ndarray, root: int | None):
         """All-gather (gather to ``root``) arrays of ``array``'s dtype and shape, one per
@@ -412,19 +440,23 @@ class Collectives:
         together; the channel's next collectives wait for it.  A rank that started no
         such request matches the others' when they all started the same one (same
         layout and op: the usual disagreement is one rank calling something else), so
-        that it completes.  The old communicator and the requests stay alive (MPI may
-        still use their buffers); one still unmatched at exit keeps MPI from being
-        finalized (:meth:`unsettled`)."""
+        that it completes.  The old communicator is freed here, by every rank at the
+        same point (MPI completes the requests still pending on it normally and
+        deallocates it after them: renewals do not exhaust MPI's communicators); the
+        requests stay, with the buffers MPI may still write, until they complete.  One
+        still unmatched at exit keeps MPI from being finalized (:meth:`unsettled`)."""
         if started is None:
             started = self._match_speculators(channel.comm, headers)
-        if started is not None:
-            self._stranded.append(started)
         with self._lock:
-            self._stranded.append((channel.comm,))
+            self._stranded = [entry for entry in self._stranded if not _settled(entry[0])]
+            if started is not None:
+                self._stranded.append(started)
+            old = channel.comm
             channel.comm, channel.buffers = None, None
             channel.generation += 1
             name = next(n for n, c in self._channels.items() if c is channel)
             self._open(channel, name)
+        old.Free()
 
     @staticmethod
     def _match_speculators(comm, headers: np.ndarray) -> tuple | None:
@@ -443,10 +475,10 @@ class Collectives:
     def unsettled(self, seconds: float = 2.0) -> bool:
         """Is a request left unmatched by a disagreement (``_renew``) still pending after
         testing for up to ``seconds``?  (Then MPI cannot be finalized.)"""
-        pending = [entry[0] for entry in self._stranded if len(entry) > 1]
+        pending = [entry[0] for entry in self._stranded]
         deadline = time.monotonic() + seconds
         while pending and time.monotonic() < deadline:
-            pending = [request for request in pending if not request.Test()]
+            pending = [request for request in pending if not _settled(request)]
         return bool(pending)
 
     def _gather_bytes(self, comm, data: np.ndarray, counts: list[int], root: int | None):
@@ -473,7 +505,8 @@ class Collectives:
         collectives are always checked."""
         kind = "all_reduce" if root is None else "reduce"
         op = ag.op_name(op, where, kind)
-        self._check_root(root, kind, where)
+        if root is not None:
+            self._check_root(root, kind, where)
         checked = settings.get("check_collectives") if check is None else bool(check)
         return self._submit(kind, name, lambda channel, n: self._reduce_op(
             channel, n, kind, value, op, root, checked or tag is not None, tag), where, value)
@@ -491,7 +524,8 @@ class Collectives:
         header = ag.header(kind, name, op, root, ag.ARRAY if array is not None else ag.PICKLED,
                            array, 0 if payload is None else payload.size, tag)
         headers = None
-        if array is not None and checked and _speculates(header) and self._named:
+        if array is not None and checked and array.nbytes > _ROOM and _speculates(header) \
+                and self._named:
             # header and data at once: MPI completes the data's all-reduce only where the
             # headers agree (the same layout and op on every rank); otherwise the request
             # is left unmatched and the channel renewed (_exchange).  Once the headers
@@ -499,13 +533,27 @@ class Collectives:
             # for it itself (arrived: it cannot wait for a rank that never comes).
             send, back = _prepare_for_op(array, op)
             out = np.empty_like(send)
+            mpi_op = getattr(MPI(), op.upper())
             request: list = []
+            failed: list = []
 
-            def start() -> tuple:
-                request.append(comm.Iallreduce(send, out, getattr(MPI(), op.upper())))
+            def start() -> tuple | None:
+                try:
+                    request.append(comm.Iallreduce(send, out, mpi_op))
+                except Exception as e:  # noqa: BLE001 - reported once the headers are in
+                    # (the header exchange is in flight: it must complete, so that every
+                    # rank's next collective matches, and its buffers stay untouched)
+                    failed.append(e)
+                    return None
                 return request[0], send, out
             headers, _ = yield from self._exchange(channel, header, None, alongside=start)
-            ag.check(headers, name, same_data=True)
+            self._check(channel, headers, name, True)
+            if failed:
+                # the headers agree: every other rank started its part of the data and
+                # waits for ours, which MPI cannot withdraw from them (a collective has no
+                # cancel) and which they wait for in MPI_Wait: end the job with the
+                # located error rather than leave them there until the timeout
+                self.engine.end_job(self._locate(failed[0], channel.current.tag))
             yield data_request(request[0], send.nbytes, arrived=True)
             result = back(out)
             return _like(value, result) if scalar else result
@@ -513,20 +561,24 @@ class Collectives:
             send, back = _prepare_for_op(array, op)
             # the header travels with the data (or alone, when the data is too big)
             headers, slots = yield from self._exchange(channel, header, send)
-            ag.check(headers, name, same_data=True)
+            self._check(channel, headers, name, True)
             if slots is not None and send.nbytes <= _ROOM:
                 # small: every rank got every array (the same layout: checked); reduce
                 # here, in rank order, the same on every rank
                 if root is not None and self.rank != root:
                     return None
                 parts = slots[:, :send.nbytes].view(send.dtype)    # (ranks, elements)
-                # (dtype: a sum of int32 stays int32, as MPI's would)
-                result = back(_UFUNCS[op].reduce(parts, axis=0, dtype=send.dtype)
-                              .reshape(send.shape))
+                ufunc = _UFUNCS[op]
+                # (dtype: a sum of int32 stays int32, as MPI's would; two ranks: the one
+                # combination reduce would make, without its per-call setup)
+                result = (ufunc(parts[0], parts[1]) if len(parts) == 2
+                          else ufunc.reduce(parts, axis=0, dtype=send.dtype)).reshape(send.shape)
+                if back is not _as_is:
+                    result = back(result)
                 return _like(value, result) if scalar else result
         elif array is None or checked:
             headers = yield from self._headers(channel, header)
-            ag.check(headers, name, same_data=True)
+            self._check(channel, headers, name, True)
         if array is not None:
             send, back = _prepare_for_op(array, op)
             mpi_op = getattr(MPI(), op.upper())
@@ -571,7 +623,7 @@ class Collectives:
             data = _byte_view(np.frombuffer(ag.pack(value), np.uint8))
             header = ag.header(kind, name, None, root, ag.PICKLED, nbytes=data.size, tag=tag)
         headers, slots = yield from self._exchange(channel, header, data)
-        ag.check(headers, name, same_data=False)
+        self._check(channel, headers, name, False)
         counts = [int(n) for n in headers[:, 7]]
         if slots is not None and max(counts) <= _ROOM:     # every rank's data came inline
             if root is not None and self.rank != root:
@@ -619,7 +671,7 @@ class Collectives:
                                tag=tag)
         if checked:
             headers, slots = yield from self._exchange(channel, header, data)
-            ag.check(headers, name, same_data=False)
+            self._check(channel, headers, name, False)
             sent = headers[root]
             inline = slots[root] if slots is not None else None
         else:
@@ -689,7 +741,7 @@ class Collectives:
         else:
             header = ag.header("scatter", name, None, root, ag.NOTHING)
         headers = yield from self._headers(channel, header)
-        ag.check(headers, name, same_data=False)
+        self._check(channel, headers, name, False)
         if problem is not None:
             raise PhylanxCollectiveMismatchError(problem)
         ag.check_invalid(headers, root)
@@ -728,7 +780,7 @@ class Collectives:
         if tag is not None or settings.get("check_collectives"):
             headers = yield from self._headers(channel, ag.header("barrier", name, None, None,
                                                                ag.NOTHING, tag=tag))
-            ag.check(headers, name, same_data=False)
+            self._check(channel, headers, name, False)
             return None     # the header exchange was the barrier (no rank passes it alone)
         yield comm.Ibarrier()
         return None

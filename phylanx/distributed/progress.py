@@ -47,7 +47,7 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 from ..runtime import futures as runtime_futures
-from ..runtime.futures import Future, FutureTimeoutError
+from ..runtime.futures import _DONE, Future, FutureTimeoutError
 from . import mpi as mpi_module
 from . import settings
 from .interrupts import cancelled, each, guarded
@@ -76,6 +76,10 @@ _DRIVE_BEFORE_BLOCKING = 0.0002   # seconds
 #: starve another rank sharing the core (``mpiexec -n 4`` on 2 cores).  Each test
 #: releases the GIL, so the other threads of this rank run meanwhile.
 _POLLS_PER_YIELD = 64
+#: how many polls a waiter makes on the shortest path before the general one (which
+#: reads the clock, yields the core and counts as blocked in the pool): about what an
+#: 8-byte collective takes when its ranks are all there (2 ranks: 4-10 polls)
+_QUICK_POLLS = 32
 #: a waiter whose request is with the long-wait thread looks at its deadline this often
 _LONG_WAIT_CHECK = 0.05   # seconds (the completion itself wakes it at once)
 #: a waiter that is not the driver waits this long on its future between tries to
@@ -97,7 +101,8 @@ class OperationFuture(Future):
 
     def _wait(self, timeout: float | None, helping: bool = True) -> None:
         if settings.get("progress_polling") == "wait":
-            self._engine.drive(self, timeout)
+            if not self._engine._quick_drive(self):
+                self._engine.drive(self, timeout)
         else:       # 'thread': the progress thread alone tests requests
             super()._wait(timeout, helping)
 
@@ -188,11 +193,16 @@ class _Running:
     """One operation in flight: its generator, its future and its deadline."""
 
     __slots__ = ("operation", "future", "deadline", "describe", "on_finish", "finished", "tag",
-                 "abandoned", "long_wait", "wait_here", "in_wait")
+                 "abandoned", "long_wait", "wait_here", "in_wait", "locate")
 
     def __init__(self, operation: Operation, future: Future, deadline: float,
-                 describe: Callable[[], BaseException], on_finish, tag: Any = None):
+                 describe: Callable[[], BaseException], on_finish, tag: Any = None,
+                 locate: Callable[[Exception, Any], Exception] | None = None):
         self.operation = operation
+        #: ``locate(error, tag)`` turns an error the operation raised into the one its
+        #: future gets (located at the caller's line): a function, not a generator wrapped
+        #: around the operation, which would cost a frame per step of every collective
+        self.locate = locate
         self.future = future
         self.deadline = deadline
         self.describe = describe
@@ -272,12 +282,14 @@ class ProgressEngine:
 
     def track(self, timeout: float, on_timeout: Callable[[], BaseException],
               on_finish: Callable[[_Running], None] | None = None,
-              tag: Any = None) -> _Running:
+              tag: Any = None,
+              locate: Callable[[Exception, Any], Exception] | None = None) -> _Running:
         """A future for an operation to be started later with :meth:`run`; its deadline
         (``timeout`` seconds, then the error ``on_timeout()``) counts from now.
-        ``on_finish(running)`` is called once it is done, either way."""
+        ``on_finish(running)`` is called once it is done, either way; ``locate(error, tag)``
+        gives the error the future gets for one the operation raised."""
         running = _Running(None, OperationFuture(self), time.monotonic() + timeout,
-                           on_timeout, on_finish, tag)
+                           on_timeout, on_finish, tag, locate)
         running.future._running = running
         with self._finish_lock:
             self._running.add(running)
@@ -299,12 +311,15 @@ class ProgressEngine:
         if running.finished:        # timed out meanwhile: leave it
             return
         try:
-            with mpi_lock():
+            if mpi_module.thread_multiple:     # (no lock needed: skip the context manager)
                 request = running.operation.send(None)
+            else:
+                with mpi_lock():
+                    request = running.operation.send(None)
         except StopIteration as stop:
             self._finish(running, stop.value, None)
         except Exception as exc:  # noqa: BLE001 - delivered to the waiter
-            self._finish(running, None, exc)
+            self._fail(running, exc)
         except BaseException as exc:
             # never stored (interrupts.py): the waiter gets a CancelledError carrying it
             self._finish(running, None, cancelled(exc))
@@ -360,10 +375,15 @@ class ProgressEngine:
                 self._long_busy = False
             running.long_wait = False
             if error is not None:
-                self._finish(running, None, error)
+                self._fail(running, error)
             else:
                 # an interrupt from a callback this step ran is reported, the thread goes on
                 guarded(self._step, running)
+
+    def _fail(self, running: _Running, error: Exception) -> None:
+        """``running`` failed with ``error`` (from its operation or its MPI request)."""
+        locate = running.locate
+        self._finish(running, None, error if locate is None else locate(error, running.tag))
 
     def _finish(self, running: _Running, value: Any, error: BaseException | None) -> None:
         with self._finish_lock:
@@ -372,10 +392,8 @@ class ProgressEngine:
             running.finished = True
             self._running.discard(running)
         try:
-            if error is None:
-                running.future.set_result(value)
-            else:
-                running.future.set_exception(error)
+            # (the future's own completion: only this call completes it, ``finished``)
+            running.future._finish(value, error)
         finally:    # also when a done-callback of the future raised an interrupt
             if running.on_finish is not None:
                 running.on_finish(running)
@@ -390,14 +408,19 @@ class ProgressEngine:
                 request, running = self._incoming.popleft()
                 self._requests.append(request)
                 self._waiting.append(running)
-            self.check_deadlines()
+            if time.monotonic() >= self._next_deadline_check:   # (a call saved per poll)
+                self.check_deadlines()
             requests = self._requests
             if not requests:
                 return False
             if len(requests) == 1:      # the common case, a few Python calls cheaper
-                with mpi_lock():
+                if mpi_module.thread_multiple:
                     if not requests[0].Test():
                         return False
+                else:
+                    with mpi_lock():
+                        if not requests[0].Test():
+                            return False
                 resumed = self._waiting
                 self._requests, self._waiting = [], []
             else:
@@ -433,7 +456,7 @@ class ProgressEngine:
         """Fail ``running`` with ``error`` now, whatever its requests are doing."""
         self.abandoned = True       # MPI may still be inside that collective
         running.abandoned = True
-        self._finish(running, None, error)
+        self._fail(running, error)
         with self._finish_lock:
             stuck = running.in_wait
         if stuck:
@@ -442,6 +465,16 @@ class ProgressEngine:
             # never see this error, so it ends the job (``_wait_here``)
             self._on_stuck(error)
 
+    def end_job(self, error: BaseException) -> None:
+        """``error`` left other ranks inside a collective this rank can no longer take
+        part in (a data request it could not start after its header went out): end the
+        job with it, located (``on_stuck``); without ``on_stuck`` (no job to end: a
+        test's engine) it is raised."""
+        self.abandoned = True       # (MPI cannot be finalized with the others stuck)
+        if self._on_stuck is not None:
+            self._on_stuck(error)
+        raise error
+
     # -- waiting -------------------------------------------------------------------
     def drive(self, future: Future, timeout: float | None) -> None:
         """Wait for ``future`` (of one of our operations) by testing the requests in a
@@ -449,7 +482,8 @@ class ProgressEngine:
         future is done (its operation completed, failed, passed its deadline or was
         abandoned: every wait has a way out) or raises ``FutureTimeoutError`` after
         ``timeout`` seconds.  A wait longer than a small collective's counts as blocked
-        in the pool (a spare worker stands in, as for any external future)."""
+        in the pool (a spare worker stands in, as for any external future).
+        (:meth:`_quick_drive` first: its waiter calls it.)"""
         deadline = None if timeout is None else time.monotonic() + timeout
         self._drive(future, time.monotonic() + _DRIVE_BEFORE_BLOCKING, deadline)
         if future.done():
@@ -457,6 +491,29 @@ class ProgressEngine:
         block = runtime_futures._blocking    # (set while a thread pool exists)
         with block() if block is not None else contextlib.nullcontext():
             self._drive(future, deadline, deadline)
+
+    def _quick_drive(self, future: Future) -> bool:
+        """The common case of :meth:`drive`, on the shortest path: nobody else drives,
+        the request is tested here and completes within :data:`_QUICK_POLLS` polls (a
+        small collective whose ranks are all there).  True if ``future`` is done; False:
+        the caller waits the general way (deadlines, long waits, other drivers), having
+        lost only these polls.  (Each poll releases the GIL in ``Test``; the deadlines
+        are checked by ``poll`` itself.)"""
+        if not self._driver.acquire(blocking=False):
+            return future.done()
+        self._driver_owner = threading.get_ident()
+        try:
+            running = future._running
+            for _ in range(_QUICK_POLLS):
+                if future._state == _DONE:
+                    return True
+                if running is not None and (running.long_wait or running.wait_here is not None):
+                    return False
+                self.poll()
+            return future._state == _DONE
+        finally:
+            self._driver_owner = None
+            self._driver.release()
 
     def _drive(self, future: Future, until: float | None, deadline: float | None) -> None:
         """Drive (or follow the driver) until ``future`` is done or ``until`` passes;
@@ -547,7 +604,7 @@ class ProgressEngine:
             with self._finish_lock:
                 running.in_wait = False
         if error is not None:
-            self._finish(running, None, error)
+            self._fail(running, error)
         else:
             self._step(running)
         return True

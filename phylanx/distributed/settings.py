@@ -27,5 +27,5 @@ for _setting in _SETTINGS:
     config.SETTINGS.setdefault(_setting.name, _setting)
 
 
-def get(name: str):
-    return config.get(name)
+#: a setting's value (``config.get`` itself: it sits on every collective's path)
+get = config.get
