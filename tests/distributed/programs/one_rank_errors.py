@@ -5,6 +5,11 @@ shape on every rank, in a local product, an element-wise operation and a store) 
 raised by every rank, located, and a program that catches them goes on in step:
 prints 'OK <rank>'.
 
+``one_rank_errors.py lagging``: the same error on every rank, but rank 0 meets it
+seconds after the others, longer than a remote call may take (``remote_timeout``)
+though well within ``collective_timeout``: still raised by every rank and caught in
+step (prints 'OK <rank>'), not taken for a rank that went on.
+
 ``one_rank_errors.py product RANK`` / ``store RANK`` / ``broadcast RANK``: only rank
 RANK's plain operand has another shape, so only it fails (the others get a result);
 the program catches the error and goes on.  The job must end within seconds with one
@@ -12,11 +17,12 @@ located message from RANK (before: the ranks went on apart, one hanging in a
 collective, or silently); 'WENT ON <rank>' must never be printed.
 """
 import sys
+import time
 import warnings
 
 import numpy as np
 
-from phylanx import Phylanx
+from phylanx import Phylanx, config
 from phylanx import distributed as dist
 from phylanx.errors import PhylanxError
 
@@ -76,6 +82,21 @@ def alike():
     print(f"OK {r}", flush=True)
 
 
+def lagging():
+    config.set("remote_timeout", 0.5)
+    config.set("collective_timeout", 20.0)
+    try:
+        if r == 0:
+            time.sleep(2.0)     # busy elsewhere: the others ask how its run ended
+        raised_everywhere(shifted, x, np.ones(3))
+    finally:
+        config.reset("remote_timeout")
+        config.reset("collective_timeout")
+    np.testing.assert_allclose(total(x), np.sum(whole), rtol=1e-12)
+    dist.barrier().result()
+    print(f"OK {r}", flush=True)
+
+
 def one_rank_fails(what, odd):
     length = 4 + (r == odd)             # the plain operand's shape differs on rank ``odd``
     try:
@@ -94,5 +115,7 @@ def one_rank_fails(what, odd):
 
 if sys.argv[1] == "alike":
     alike()
+elif sys.argv[1] == "lagging":
+    lagging()
 else:
     one_rank_fails(sys.argv[1], int(sys.argv[2]))
