@@ -44,12 +44,6 @@ def column(x, v):
     return x
 
 
-def block_view(x):
-    y = x[1:3, 1:]      # a view that stays tiled: x sees the change, as in NumPy
-    y += 1.0
-    return x
-
-
 def overlapping(x):
     x[1:] += x[:-1]     # the value is read whole before the store (NumPy's overlap rule)
     return x
@@ -75,7 +69,6 @@ for whole in (matrix, vector):
     same_everywhere(sliced, whole)
     same_everywhere(named, whole)
 same_everywhere(column, matrix, np.arange(7.0))
-same_everywhere(block_view, matrix)
 same_everywhere(overlapping, matrix)
 same_everywhere(indexed, vector, np.array([-1, 0, -1, 3]), np.arange(1.0, 5.0))
 integers = np.arange(35).reshape(7, 5)
