@@ -19,7 +19,8 @@ evaluation is numbered per *site* (its primitive and source location: the ``k``-
 evaluation of that site is the same on every rank, SPMD), and every rank notes how
 many evaluations of each site it ended and which ones failed.  A failing rank asks
 every other rank how its evaluation ``k`` of that site ended, waiting for one that
-has not got there yet (up to ``collective_timeout``):
+has not got there yet (up to ``collective_timeout``, asking again every half
+``remote_timeout``: a late rank is not one that cannot be asked):
 
 * every rank failed: every rank raises the same located error (the lowest rank's
   text when they differ, naming the ranks), and the program may catch it: the ranks
@@ -113,14 +114,9 @@ def _agree(site: Any, k: int, error: PhylanxError) -> PhylanxError:
     end the job if some rank got a result (module doc)."""
     from . import settings
     here, size = api.find_here(), api.num_localities()
-    timeout = float(settings.get("collective_timeout"))
-    asked = {r: api.run_on(r, outcome, site, k, timeout) for r in range(size) if r != here}
+    deadline = time.monotonic() + float(settings.get("collective_timeout"))
     answers = {here: ("failed", _class_name(type(error)), str(error))}
-    for r, future in asked.items():
-        try:
-            answers[r] = future.result(timeout=timeout + 10.0)
-        except Exception as failure:  # noqa: BLE001 - a rank we cannot ask: end the job
-            answers[r] = ("unknown", str(failure))
+    answers.update({r: _ask(r, site, k, deadline) for r in range(size) if r != here})
     went_on = [r for r, a in answers.items() if a[0] != "failed"]
     if went_on:
         _abort(error, site, went_on, answers)
@@ -144,17 +140,38 @@ def _agree(site: Any, k: int, error: PhylanxError) -> PhylanxError:
     return decided
 
 
+def _ask(rank: int, site: Any, k: int, deadline: float) -> tuple:
+    """How ``rank``'s evaluation ``k`` of ``site`` ended (:func:`outcome`), waiting for
+    it until ``deadline``: asked again while it has not got there, each ask waiting at
+    most half a remote call's time (``remote_timeout``, usually shorter than
+    ``collective_timeout``) so that a late rank is not taken for one that cannot be
+    asked.  ``("unknown", why)`` if it cannot be asked."""
+    from . import settings
+    remote = float(settings.get("remote_timeout"))
+    while True:
+        wait = max(0.0, min(deadline - time.monotonic(), remote / 2))
+        try:
+            answer = api.run_on(rank, outcome, site, k, wait).result(timeout=remote + 10.0)
+        except Exception as failure:  # noqa: BLE001 - a rank we cannot ask: end the job
+            return ("unknown", str(failure))
+        if answer[0] != "absent" or time.monotonic() >= deadline:
+            return answer
+
+
 def _abort(error: PhylanxError, site: Any, went_on: list[int], answers: dict) -> None:
     """Some rank got a result where this one failed: end the job with ``error``."""
     from . import faults
     from .agreement import ranks_text
     absent = [r for r in went_on if answers[r][0] == "absent"]
-    passed = [r for r in went_on if r not in absent]
+    unknown = [r for r in went_on if answers[r][0] == "unknown"]
+    passed = [r for r in went_on if r not in absent and r not in unknown]
     why = []
     if passed:
         why.append(f"{ranks_text(passed)} got a result there")
     if absent:
         why.append(f"{ranks_text(absent)} did not get there within collective_timeout")
+    if unknown:
+        why.append(f"{ranks_text(unknown)} could not be asked ({answers[unknown[0]][1]})")
     error.message = (f"{error.message} (on locality {api.find_here()} only: "
                      f"{'; '.join(why)}, so the ranks cannot all raise it: ending the job; "
                      f"a plain operand must be the same on every rank)")
