@@ -13,7 +13,11 @@
 * an error every rank meets, one rank seconds after the others (longer than a remote
   call may take, ``remote_timeout``, within ``collective_timeout``), is still raised by
   every rank and caught in step (``lagging``, in the 2-rank job; before, the others
-  took the late rank for one that went on and ended the job).
+  took the late rank for one that went on and ended the job);
+* so is an error every rank meets in one of two calls of a helper that the evaluation
+  policy runs concurrently, the calls ending in another order on each rank
+  (``concurrent``, in the 2-rank job; before, the ranks numbered the runs of the
+  helper's product differently and the job ended).
 """
 from __future__ import annotations
 
@@ -37,7 +41,8 @@ JOBS = {
     4: ("broadcast", 3, "return a + v"),
 }
 
-#: the rank counts whose job also runs ``lagging`` (it costs the lag, 2 s)
+#: the rank counts whose job also runs ``lagging`` (it costs the lag, 2 s) and
+#: ``concurrent``
 LAGGING = (2,)
 
 
@@ -47,7 +52,7 @@ def job(k: int):
     error one rank meets, which ends it; (the output, the seconds it took)."""
     runs = [("inplace_stores.py",), ("one_rank_errors.py", "alike")]
     if k in LAGGING:
-        runs.append(("one_rank_errors.py", "lagging"))
+        runs += [("one_rank_errors.py", "lagging"), ("one_rank_errors.py", "concurrent")]
     if JOBS[k] is not None:
         what, odd, _ = JOBS[k]
         runs.append(("one_rank_errors.py", what, str(odd)))
@@ -69,7 +74,7 @@ def test_an_error_on_one_rank_only_ends_the_job_with_one_located_message(k):
     done, elapsed = job(k)
     what, odd, failing_line = JOBS[k]
     output = done.stdout + done.stderr
-    in_step = 3 if k in LAGGING else 2                   # inplace_stores, alike, lagging
+    in_step = 4 if k in LAGGING else 2      # inplace_stores, alike (lagging, concurrent)
     assert sorted(re.findall(r"OK \d+", done.stdout)) == sorted(
         [f"OK {r}" for r in range(k)] * in_step), output
     # within seconds: a collective waiting for the failing rank would take 60 s

@@ -10,6 +10,12 @@ seconds after the others, longer than a remote call may take (``remote_timeout``
 though well within ``collective_timeout``: still raised by every rank and caught in
 step (prints 'OK <rank>'), not taken for a rank that went on.
 
+``one_rank_errors.py concurrent``: the same error on every rank in one of two calls
+of a helper that the evaluation policy runs concurrently (``scaled(a, u) +
+scaled(b * 2.0, w)``, its default thresholds), the calls ending in another order on
+each rank (uneven tiles): still raised by every rank and caught in step (prints
+'OK <rank>'), not taken for a rank that went on.
+
 ``one_rank_errors.py product RANK`` / ``store RANK`` / ``broadcast RANK``: only rank
 RANK's plain operand has another shape, so only it fails (the others get a result);
 the program catches the error and goes on.  The job must end within seconds with one
@@ -97,6 +103,35 @@ def lagging():
     print(f"OK {r}", flush=True)
 
 
+def scaled(a, v):
+    return a * v
+
+
+@Phylanx
+def two_calls(a, b, u, w):
+    return scaled(a, u) + scaled(b * 2.0, w)
+
+
+def uneven(rows, name, cols):
+    """A row-tiled array of ones whose rank ``i`` holds ``rows[i]`` rows."""
+    start = sum(rows[:r])
+    return dist.annotate(np.ones((rows[r], cols)), name,
+                         ["tile", ["rows", start, start + rows[r]], ["columns", 0, cols]])
+
+
+def concurrent():
+    big, cols = 2000, 1000      # (work enough that the policy spawns the first call)
+    a = uneven([big] + [1] * (p - 1), "errs_a", cols)     # rank 0's call: slow
+    b = uneven([1] * (p - 1) + [big], "errs_b", cols)     # the last rank's: slow
+    for _ in range(8):          # the policy times the calls, then decides
+        two_calls(a, b, np.ones(cols), np.ones(cols))
+    for _ in range(3):
+        raised_everywhere(two_calls, a, b, np.ones(cols), np.ones(cols + 1))
+    np.testing.assert_allclose(total(x), np.sum(whole), rtol=1e-12)
+    dist.barrier().result()
+    print(f"OK {r}", flush=True)
+
+
 def one_rank_fails(what, odd):
     length = 4 + (r == odd)             # the plain operand's shape differs on rank ``odd``
     try:
@@ -117,5 +152,7 @@ if sys.argv[1] == "alike":
     alike()
 elif sys.argv[1] == "lagging":
     lagging()
+elif sys.argv[1] == "concurrent":
+    concurrent()
 else:
     one_rank_fails(sys.argv[1], int(sys.argv[2]))
