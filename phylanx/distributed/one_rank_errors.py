@@ -31,8 +31,10 @@ has not got there yet (up to ``collective_timeout``, asking again every half
   non-zero).  A rank that never gets there within ``collective_timeout`` ends it too.
 
 Errors already agreed (``agreement.agreed``: decided from exchanged data, raised by
-every rank alike) need nothing.  Not covered: the same site evaluated concurrently
-in two spawned subtrees on one rank, whose numbering may then differ between ranks.
+every rank alike) need nothing.  Evaluations in subtrees the evaluation policy
+runs concurrently (two calls of one helper in ``f(a) + f(b)``) are numbered in
+program order, as collectives start (``runtime/comm_order.py``), not in the order
+they happen to end on each rank.
 """
 from __future__ import annotations
 
@@ -43,6 +45,7 @@ from typing import Any
 
 from .. import distributed as api
 from ..errors import PhylanxError
+from ..runtime.comm_order import my_turn
 from ..values import ControlSignal
 
 _lock = threading.Lock()
@@ -58,15 +61,21 @@ def guarded(site: Any, locate: Callable[[BaseException], PhylanxError],
     """``fn(*args)``; its error, located by ``locate``, agreed with every rank first
     (module doc).  ``site``: the same on every rank for the same program point (the
     primitive and its source location).  The evaluations of a site are numbered in
-    the order they end (the order they start, but for concurrent ones)."""
+    program order: one run in a thunk the evaluation policy spawned ends only at its
+    turn (``comm_order.my_turn``: when the work before it in program order has
+    finished), whichever of the concurrent calls of a helper finished first on this
+    rank; after a failure before it, it is not counted at all (``CancelledError``),
+    as on a rank that ran the same work in sequence and never got there."""
     if api.num_localities() == 1:
         return fn(*args)
     try:
         result = fn(*args)
     except ControlSignal:
+        my_turn()
         _end(site, None)
         raise
     except Exception as raw:  # noqa: BLE001 - every rank must hear of it
+        my_turn()
         if getattr(raw, "agreed", False):   # raised alike by every rank already
             _end(site, None)
             raise
@@ -75,6 +84,7 @@ def guarded(site: Any, locate: Callable[[BaseException], PhylanxError],
         if decided is raw:
             raise
         raise decided from None
+    my_turn()
     _end(site, None)
     return result
 
