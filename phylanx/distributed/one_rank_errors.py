@@ -47,6 +47,7 @@ from .. import distributed as api
 from ..errors import PhylanxError
 from ..runtime.comm_order import my_turn
 from ..values import ControlSignal
+from .agreement import agreed, full_name, ranks_error, ranks_text
 
 _lock = threading.Lock()
 _ended: dict[Any, int] = {}                     # site -> evaluations ended on this rank
@@ -95,12 +96,8 @@ def _end(site: Any, error: BaseException | None) -> int:
         k = _ended.get(site, 0)
         _ended[site] = k + 1
         if error is not None:
-            _failed[(site, k)] = (_class_name(type(error)), str(error))
+            _failed[(site, k)] = (full_name(type(error)), str(error))
     return k
-
-
-def _class_name(cls: type) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def outcome(site: Any, k: int, timeout: float) -> tuple:
@@ -125,7 +122,7 @@ def _agree(site: Any, k: int, error: PhylanxError) -> PhylanxError:
     from . import settings
     here, size = api.find_here(), api.num_localities()
     deadline = time.monotonic() + float(settings.get("collective_timeout"))
-    answers = {here: ("failed", _class_name(type(error)), str(error))}
+    answers = {here: ("failed", full_name(type(error)), str(error))}
     answers.update({r: _ask(r, site, k, deadline) for r in range(size) if r != here})
     went_on = [r for r, a in answers.items() if a[0] != "failed"]
     if went_on:
@@ -134,20 +131,8 @@ def _agree(site: Any, k: int, error: PhylanxError) -> PhylanxError:
     for r in sorted(answers):
         texts.setdefault(answers[r][1:], []).append(r)
     if len(texts) == 1:
-        error.agreed = True  # type: ignore[attr-defined]
-        return error
-    (cls_name, text), ranks = next(iter(texts.items()))
-    where = "locality " if len(ranks) == 1 else "localities "
-    from .agreement import _error_classes
-    cls = _error_classes().get(cls_name, type(error))
-    message = f"on {where}{', '.join(map(str, ranks))}: {text} " \
-              f"(and {len(texts) - 1} other error(s) elsewhere)"
-    try:
-        decided = cls(message)
-    except Exception:  # noqa: BLE001 - a subclass with another constructor
-        decided = PhylanxError(message)
-    decided.agreed = True  # type: ignore[attr-defined]
-    return decided
+        return agreed(error)
+    return agreed(ranks_error(texts, PhylanxError))
 
 
 def _ask(rank: int, site: Any, k: int, deadline: float) -> tuple:
@@ -171,7 +156,6 @@ def _ask(rank: int, site: Any, k: int, deadline: float) -> tuple:
 def _abort(error: PhylanxError, site: Any, went_on: list[int], answers: dict) -> None:
     """Some rank got a result where this one failed: end the job with ``error``."""
     from . import faults
-    from .agreement import ranks_text
     absent = [r for r in went_on if answers[r][0] == "absent"]
     unknown = [r for r in went_on if answers[r][0] == "unknown"]
     passed = [r for r in went_on if r not in absent and r not in unknown]
