@@ -1,8 +1,8 @@
 """An error on one rank in work that sends no message (``distributed/one_rank_errors.py``).
 
 ``one_rank_errors.py alike``: errors every rank meets (a plain operand of the wrong
-shape on every rank, in a local product, an element-wise operation and a store) are
-raised by every rank, located, and a program that catches them goes on in step:
+shape on every rank, in a local product, an element-wise operation and a store; a
+product whose operand differs on every rank) are raised by every rank, located once, and a program that catches them goes on in step:
 prints 'OK <rank>'.
 
 ``one_rank_errors.py lagging``: the same error on every rank, but rank 0 meets it
@@ -74,7 +74,12 @@ def raised_everywhere(call, *args):
 def alike():
     texts = [raised_everywhere(product, x, np.ones((5, 2))),
              raised_everywhere(shifted, x, np.ones(3)),
-             raised_everywhere(stored, dist.tiled(whole, "row", name="errs_s"), np.ones(3))]
+             raised_everywhere(stored, dist.tiled(whole, "row", name="errs_s"), np.ones(3)),
+             # every rank fails, each with its own text: one error, the lowest rank's
+             raised_everywhere(product, x, np.ones((5 + r, 2)))]
+    # located once, the lowest rank's text inside (not a located text located again)
+    assert texts[-1].count("one_rank_errors.py:") == 1 and \
+        "on locality 0: shapes (7, 4) and (5, 2)" in texts[-1], texts[-1]
     assert dist.all_gather(texts).result() == [texts] * p     # the same error everywhere
     # the ranks are in step afterwards: products, reductions and stores are right
     w = np.arange(8.0).reshape(4, 2)
