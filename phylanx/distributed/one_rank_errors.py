@@ -81,7 +81,7 @@ def guarded(site: Any, locate: Callable[[BaseException], PhylanxError],
             _end(site, None)
             raise
         error = locate(raw)
-        decided = _agree(site, _end(site, error), error)
+        decided = locate(_agree(site, _end(site, error), error))
         if decided is raw:
             raise
         raise decided from None
@@ -90,13 +90,13 @@ def guarded(site: Any, locate: Callable[[BaseException], PhylanxError],
     return result
 
 
-def _end(site: Any, error: BaseException | None) -> int:
+def _end(site: Any, error: PhylanxError | None) -> int:
     """Note that an evaluation of ``site`` ended (with ``error``); its number."""
     with _lock:
         k = _ended.get(site, 0)
         _ended[site] = k + 1
         if error is not None:
-            _failed[(site, k)] = (full_name(type(error)), str(error))
+            _failed[(site, k)] = (full_name(type(error)), error.message)
     return k
 
 
@@ -122,7 +122,7 @@ def _agree(site: Any, k: int, error: PhylanxError) -> PhylanxError:
     from . import settings
     here, size = api.find_here(), api.num_localities()
     deadline = time.monotonic() + float(settings.get("collective_timeout"))
-    answers = {here: ("failed", full_name(type(error)), str(error))}
+    answers = {here: ("failed", full_name(type(error)), error.message)}
     answers.update({r: _ask(r, site, k, deadline) for r in range(size) if r != here})
     went_on = [r for r, a in answers.items() if a[0] != "failed"]
     if went_on:
