@@ -2,8 +2,8 @@
 
 ``one_rank_errors.py alike``: errors every rank meets (a plain operand of the wrong
 shape on every rank, in a local product, an element-wise operation and a store; a
-product whose operand differs on every rank) are raised by every rank, located once, and a program that catches them goes on in step:
-prints 'OK <rank>'.
+product whose operand differs on every rank) are raised by every rank, located once,
+and a program that catches them goes on in step: prints 'OK <rank>'.
 
 ``one_rank_errors.py lagging``: the same error on every rank, but rank 0 meets it
 seconds after the others, longer than a remote call may take (``remote_timeout``)
