@@ -52,6 +52,7 @@ from .agreement import agreed, full_name, ranks_error, ranks_text
 _lock = threading.Lock()
 _ended: dict[Any, int] = {}                     # site -> evaluations ended on this rank
 _failed: dict[tuple[Any, int], tuple[str, str]] = {}   # (site, k) -> (class, text)
+_told: dict[tuple[Any, int], int] = {}   # (site, k) -> the ranks told it failed here
 
 #: seconds between looks at a rank that has not ended the evaluation asked about
 _POLL = 0.005
@@ -103,12 +104,18 @@ def _end(site: Any, error: PhylanxError | None) -> int:
 def outcome(site: Any, k: int, timeout: float) -> tuple:
     """Run on this rank for another (by its service): how this rank's ``k``-th
     evaluation of ``site`` ended: ``("failed", class, text)``, ``("passed",)``, or
-    ``("absent",)`` if it did not end it within ``timeout`` seconds."""
+    ``("absent",)`` if it did not end it within ``timeout`` seconds.  A failure is
+    forgotten once every other rank was told of it: each asks once, and only if it
+    failed there too (a rank that got a result never asks; the job ends then)."""
     deadline = time.monotonic() + timeout
     while True:
         with _lock:
             if (site, k) in _failed:
-                return ("failed", *_failed[(site, k)])
+                answer = ("failed", *_failed[(site, k)])
+                _told[(site, k)] = _told.get((site, k), 0) + 1
+                if _told[(site, k)] == api.num_localities() - 1:
+                    del _failed[(site, k)], _told[(site, k)]
+                return answer
             if _ended.get(site, 0) > k:
                 return ("passed",)
         if time.monotonic() > deadline:
