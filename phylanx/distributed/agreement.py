@@ -262,7 +262,7 @@ def end_message(error: BaseException | None) -> bytes:
     if not isinstance(error, PhylanxError):
         from ..runtime.nodes import wrap_exception
         error = wrap_exception(error, None, None)
-    data = f"{_full_name(type(error))}\n{error.message}".encode("utf-8", "replace")
+    data = f"{full_name(type(error))}\n{error.message}".encode("utf-8", "replace")
     return data[:MESSAGE_BYTES]
 
 
@@ -270,7 +270,7 @@ def end_message(error: BaseException | None) -> bytes:
 MESSAGE_BYTES = 1024
 
 
-def _full_name(cls: type) -> str:
+def full_name(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
@@ -280,9 +280,26 @@ def _error_classes() -> dict[str, type]:
     found, todo = {}, [PhylanxError]
     while todo:
         cls = todo.pop()
-        found.setdefault(_full_name(cls), cls)
+        found.setdefault(full_name(cls), cls)
         todo.extend(cls.__subclasses__())
     return found
+
+
+def ranks_error(texts: dict[tuple[str, str], list[int]], default: type) -> BaseException:
+    """The one error for ranks that failed differently: ``texts`` maps (the full class
+    name, the text) to the ranks that raised it, the lowest rank's first.  The first
+    one's class (``default`` if this rank does not know it, or its constructor takes
+    other arguments) with its text, naming its ranks and counting the others."""
+    (cls_name, text), ranks = next(iter(texts.items()))
+    where = "locality " if len(ranks) == 1 else "localities "
+    more = len(texts) - 1
+    message = f"on {where}{', '.join(map(str, ranks))}: {text}" + \
+        (f" (and {more} other error(s) elsewhere)" if more else "")
+    cls = _error_classes().get(cls_name, default)
+    try:
+        return cls(message)
+    except Exception:   # noqa: BLE001 - a subclass with another constructor
+        return default(message)
 
 
 def step_outcome(headers: np.ndarray, messages: np.ndarray) -> BaseException | None:
@@ -299,17 +316,8 @@ def step_outcome(headers: np.ndarray, messages: np.ndarray) -> BaseException | N
             raw = bytes(messages[r, :int(headers[r, 7])]).decode("utf-8", "replace")
             cls_name, _, text = raw.partition("\n")
             texts.setdefault((cls_name, text), []).append(r)
-        (cls_name, text), ranks = next(iter(texts.items()))
-        where = "locality " if len(ranks) == 1 else "localities "
-        more = len(texts) - 1
-        message = f"on {where}{', '.join(map(str, ranks))}: {text}" + \
-            (f" (and {more} other error(s) elsewhere)" if more else "")
         from ..errors import PhylanxRuntimeError
-        cls = _error_classes().get(cls_name, PhylanxRuntimeError)
-        try:
-            error = cls(message)
-        except Exception:   # noqa: BLE001 - a subclass with another constructor
-            error = PhylanxRuntimeError(message)
+        error = ranks_error(texts, PhylanxRuntimeError)
     elif ends.all() and (headers[:, SEQ] == seq).all() and (headers[:, 0] == headers[0, 0]).all():
         return None     # (end messages, or a final all_gather that goes on)
     else:

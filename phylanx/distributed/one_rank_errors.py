@@ -19,7 +19,8 @@ evaluation is numbered per *site* (its primitive and source location: the ``k``-
 evaluation of that site is the same on every rank, SPMD), and every rank notes how
 many evaluations of each site it ended and which ones failed.  A failing rank asks
 every other rank how its evaluation ``k`` of that site ended, waiting for one that
-has not got there yet (up to ``collective_timeout``):
+has not got there yet (up to ``collective_timeout``, asking again every half
+``remote_timeout``: a late rank is not one that cannot be asked):
 
 * every rank failed: every rank raises the same located error (the lowest rank's
   text when they differ, naming the ranks), and the program may catch it: the ranks
@@ -30,8 +31,10 @@ has not got there yet (up to ``collective_timeout``):
   non-zero).  A rank that never gets there within ``collective_timeout`` ends it too.
 
 Errors already agreed (``agreement.agreed``: decided from exchanged data, raised by
-every rank alike) need nothing.  Not covered: the same site evaluated concurrently
-in two spawned subtrees on one rank, whose numbering may then differ between ranks.
+every rank alike) need nothing.  Evaluations in subtrees the evaluation policy
+runs concurrently (two calls of one helper in ``f(a) + f(b)``) are numbered in
+program order, as collectives start (``runtime/comm_order.py``), not in the order
+they happen to end on each rank.
 """
 from __future__ import annotations
 
@@ -42,11 +45,14 @@ from typing import Any
 
 from .. import distributed as api
 from ..errors import PhylanxError
+from ..runtime.comm_order import my_turn
 from ..values import ControlSignal
+from .agreement import agreed, full_name, ranks_error, ranks_text
 
 _lock = threading.Lock()
 _ended: dict[Any, int] = {}                     # site -> evaluations ended on this rank
 _failed: dict[tuple[Any, int], tuple[str, str]] = {}   # (site, k) -> (class, text)
+_told: dict[tuple[Any, int], int] = {}   # (site, k) -> the ranks told it failed here
 
 #: seconds between looks at a rank that has not ended the evaluation asked about
 _POLL = 0.005
@@ -57,50 +63,59 @@ def guarded(site: Any, locate: Callable[[BaseException], PhylanxError],
     """``fn(*args)``; its error, located by ``locate``, agreed with every rank first
     (module doc).  ``site``: the same on every rank for the same program point (the
     primitive and its source location).  The evaluations of a site are numbered in
-    the order they end (the order they start, but for concurrent ones)."""
+    program order: one run in a thunk the evaluation policy spawned ends only at its
+    turn (``comm_order.my_turn``: when the work before it in program order has
+    finished), whichever of the concurrent calls of a helper finished first on this
+    rank; after a failure before it, it is not counted at all (``CancelledError``),
+    as on a rank that ran the same work in sequence and never got there."""
     if api.num_localities() == 1:
         return fn(*args)
     try:
         result = fn(*args)
     except ControlSignal:
+        my_turn()
         _end(site, None)
         raise
     except Exception as raw:  # noqa: BLE001 - every rank must hear of it
+        my_turn()
         if getattr(raw, "agreed", False):   # raised alike by every rank already
             _end(site, None)
             raise
         error = locate(raw)
-        decided = _agree(site, _end(site, error), error)
+        decided = locate(_agree(site, _end(site, error), error))
         if decided is raw:
             raise
         raise decided from None
+    my_turn()
     _end(site, None)
     return result
 
 
-def _end(site: Any, error: BaseException | None) -> int:
+def _end(site: Any, error: PhylanxError | None) -> int:
     """Note that an evaluation of ``site`` ended (with ``error``); its number."""
     with _lock:
         k = _ended.get(site, 0)
         _ended[site] = k + 1
         if error is not None:
-            _failed[(site, k)] = (_class_name(type(error)), str(error))
+            _failed[(site, k)] = (full_name(type(error)), error.message)
     return k
-
-
-def _class_name(cls: type) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def outcome(site: Any, k: int, timeout: float) -> tuple:
     """Run on this rank for another (by its service): how this rank's ``k``-th
     evaluation of ``site`` ended: ``("failed", class, text)``, ``("passed",)``, or
-    ``("absent",)`` if it did not end it within ``timeout`` seconds."""
+    ``("absent",)`` if it did not end it within ``timeout`` seconds.  A failure is
+    forgotten once every other rank was told of it: each asks once, and only if it
+    failed there too (a rank that got a result never asks; the job ends then)."""
     deadline = time.monotonic() + timeout
     while True:
         with _lock:
             if (site, k) in _failed:
-                return ("failed", *_failed[(site, k)])
+                answer = ("failed", *_failed[(site, k)])
+                _told[(site, k)] = _told.get((site, k), 0) + 1
+                if _told[(site, k)] == api.num_localities() - 1:
+                    del _failed[(site, k)], _told[(site, k)]
+                return answer
             if _ended.get(site, 0) > k:
                 return ("passed",)
         if time.monotonic() > deadline:
@@ -113,14 +128,9 @@ def _agree(site: Any, k: int, error: PhylanxError) -> PhylanxError:
     end the job if some rank got a result (module doc)."""
     from . import settings
     here, size = api.find_here(), api.num_localities()
-    timeout = float(settings.get("collective_timeout"))
-    asked = {r: api.run_on(r, outcome, site, k, timeout) for r in range(size) if r != here}
-    answers = {here: ("failed", _class_name(type(error)), str(error))}
-    for r, future in asked.items():
-        try:
-            answers[r] = future.result(timeout=timeout + 10.0)
-        except Exception as failure:  # noqa: BLE001 - a rank we cannot ask: end the job
-            answers[r] = ("unknown", str(failure))
+    deadline = time.monotonic() + float(settings.get("collective_timeout"))
+    answers = {here: ("failed", full_name(type(error)), error.message)}
+    answers.update({r: _ask(r, site, k, deadline) for r in range(size) if r != here})
     went_on = [r for r, a in answers.items() if a[0] != "failed"]
     if went_on:
         _abort(error, site, went_on, answers)
@@ -128,33 +138,41 @@ def _agree(site: Any, k: int, error: PhylanxError) -> PhylanxError:
     for r in sorted(answers):
         texts.setdefault(answers[r][1:], []).append(r)
     if len(texts) == 1:
-        error.agreed = True  # type: ignore[attr-defined]
-        return error
-    (cls_name, text), ranks = next(iter(texts.items()))
-    where = "locality " if len(ranks) == 1 else "localities "
-    from .agreement import _error_classes
-    cls = _error_classes().get(cls_name, type(error))
-    message = f"on {where}{', '.join(map(str, ranks))}: {text} " \
-              f"(and {len(texts) - 1} other error(s) elsewhere)"
-    try:
-        decided = cls(message)
-    except Exception:  # noqa: BLE001 - a subclass with another constructor
-        decided = PhylanxError(message)
-    decided.agreed = True  # type: ignore[attr-defined]
-    return decided
+        return agreed(error)
+    return agreed(ranks_error(texts, PhylanxError))
+
+
+def _ask(rank: int, site: Any, k: int, deadline: float) -> tuple:
+    """How ``rank``'s evaluation ``k`` of ``site`` ended (:func:`outcome`), waiting for
+    it until ``deadline``: asked again while it has not got there, each ask waiting at
+    most half a remote call's time (``remote_timeout``, usually shorter than
+    ``collective_timeout``) so that a late rank is not taken for one that cannot be
+    asked.  ``("unknown", why)`` if it cannot be asked."""
+    from . import settings
+    remote = float(settings.get("remote_timeout"))
+    while True:
+        wait = max(0.0, min(deadline - time.monotonic(), remote / 2))
+        try:
+            answer = api.run_on(rank, outcome, site, k, wait).result(timeout=remote + 10.0)
+        except Exception as failure:  # noqa: BLE001 - a rank we cannot ask: end the job
+            return ("unknown", str(failure))
+        if answer[0] != "absent" or time.monotonic() >= deadline:
+            return answer
 
 
 def _abort(error: PhylanxError, site: Any, went_on: list[int], answers: dict) -> None:
     """Some rank got a result where this one failed: end the job with ``error``."""
     from . import faults
-    from .agreement import ranks_text
     absent = [r for r in went_on if answers[r][0] == "absent"]
-    passed = [r for r in went_on if r not in absent]
+    unknown = [r for r in went_on if answers[r][0] == "unknown"]
+    passed = [r for r in went_on if r not in absent and r not in unknown]
     why = []
     if passed:
         why.append(f"{ranks_text(passed)} got a result there")
     if absent:
         why.append(f"{ranks_text(absent)} did not get there within collective_timeout")
+    if unknown:
+        why.append(f"{ranks_text(unknown)} could not be asked ({answers[unknown[0]][1]})")
     error.message = (f"{error.message} (on locality {api.find_here()} only: "
                      f"{'; '.join(why)}, so the ranks cannot all raise it: ending the job; "
                      f"a plain operand must be the same on every rank)")

@@ -44,6 +44,11 @@ def column(x, v):
     return x
 
 
+def overlapping(x):
+    x[1:] += x[:-1]     # the value is read whole before the store (NumPy's overlap rule)
+    return x
+
+
 def same_everywhere(call, whole, *args):
     """``call``'s result and the argument it changed, against NumPy's, on every tiling."""
     for tiling in (("row", "column", "sym") if whole.ndim == 2 else ("row",)):
@@ -64,6 +69,10 @@ for whole in (matrix, vector):
     same_everywhere(sliced, whole)
     same_everywhere(named, whole)
 same_everywhere(column, matrix, np.arange(7.0))
+same_everywhere(overlapping, matrix)
+same_everywhere(indexed, vector, np.array([-1, 0, -1, 3]), np.arange(1.0, 5.0))
+integers = np.arange(35).reshape(7, 5)
+same_everywhere(indexed, integers, integers % 3 == 0, -3)      # a mask, an int array
 same_everywhere(indexed, matrix, np.array([[1, 1], [0, 3]]), rng.normal(size=(2, 2, 5)))
 
 # NumPy refuses a float result in place into an integer array: so does every rank
