@@ -28,26 +28,6 @@ def selective(rule):
     return rule
 
 
-def in_operand_dtypes(rule):
-    """A rule whose formula builds float64 helpers (identities, zero cotangents, LAPACK
-    results) made to return each float operand's cotangent in that operand's dtype, as
-    the forward kept it: a float32 model stays float32 through its backward pass."""
-    def wrapped(ct, out, *operands, **options):
-        grads = rule(ct, out, *operands, **options)
-        return tuple(_as_operand(g, a) for g, a in zip(grads, operands)) \
-            + tuple(grads[len(operands):])
-    wrapped.__name__, wrapped.__doc__ = rule.__name__, rule.__doc__
-    return wrapped
-
-
-def _as_operand(grad: Any, operand: Any) -> Any:
-    dtype = getattr(operand, "dtype", None)
-    if grad is None or dtype is None or dtype.kind != "f" \
-            or getattr(grad, "dtype", dtype) == dtype or np.asarray(grad).dtype.kind != "f":
-        return grad
-    return np.asarray(grad).astype(dtype)
-
-
 def is_wanted(wanted: Any, position: int) -> bool:
     """Whether the operand at ``position`` needs its cotangent (``wanted`` as above)."""
     return wanted is None or (position < len(wanted) and wanted[position])
