@@ -1,4 +1,5 @@
-"""VJP rules of the matrix decompositions: cholesky, eigh, eigvalsh, svd, qr, pinv, lstsq.
+"""VJP rules of the matrix decompositions: cholesky, eigh, eigvalsh, eig, eigvals, svd, qr,
+pinv, lstsq.
 
 Real (stacks of) matrices, the standard reverse-mode formulas (Murray 2016 for Cholesky,
 Giles 2008 for eigh, Townsend 2016 for the SVD, Walter and Lehmann 2018 for QR, Golub and
@@ -7,6 +8,9 @@ differentiable function of the matrix.  Where it is not, a gradient that would n
 missing derivative is a located error, never a silent value:
 
 * ``eigh``: eigenvectors of a repeated eigenvalue (any rotation of them is as good);
+* ``eig``, ``eigvals`` (a general matrix): complex eigenvalues (the reverse mode carries
+  real cotangents only, so a complex result has no gradient here, rather than a wrong
+  one), and a repeated eigenvalue (not a differentiable function of a non-normal matrix);
 * ``svd``: singular vectors of a repeated singular value, the singular vectors of a
   non-square matrix with a zero singular value, and the extra columns of ``u`` (rows of
   ``vh``) that ``full_matrices`` adds to a non-square matrix (any completion will do);
@@ -126,6 +130,48 @@ def eigh_vjp(ct, out, a, UPLO="L"):  # noqa: N803 - NumPy's keyword name
 def eigvalsh_vjp(ct, out, a, UPLO="L"):  # noqa: N803 - NumPy's keyword name
     w, v = np.linalg.eigh(arr(a), UPLO=UPLO.upper() if isinstance(UPLO, str) else "L")
     return (_fold(_eigh_gradient(w, v, np.asarray(ct), None), _reads_upper(UPLO)),)
+
+
+# -- general (non-symmetric) eigenproblems ------------------------------------------------
+
+def _real_eigen(name: str, w: np.ndarray) -> None:
+    """The conditions of :func:`_eig_gradient`: real eigenvalues, none repeated."""
+    if w.dtype.kind == "c":
+        raise PhylanxValueError(
+            f"{name}: the matrix has complex eigenvalues, and phylanx's reverse mode carries "
+            "real cotangents only (its rules of real, imag, abs and conj follow no complex "
+            "convention), so this gradient would be wrong; differentiate a function of a "
+            "matrix with real eigenvalues, or use eigh for a symmetric one")
+    if _repeated(w):
+        raise PhylanxValueError(
+            f"{name}: a repeated eigenvalue of a general matrix is not a differentiable "
+            "function of it; use eigh (eigvalsh) for a symmetric matrix")
+
+
+def _eig_gradient(w, v, w_bar, v_bar) -> np.ndarray:
+    """A = V diag(w) V^-1 with unit columns of V (JAX's eig derivative, transposed):
+    V^-T (diag(wbar) + F o (V^T Vbar')) V^T, Vbar' = Vbar - V diag(diag(V^T Vbar)) (the
+    columns' unit norm), F_ij = 1 / (w_j - w_i)."""
+    inner = np.zeros(v.shape, v.dtype) if w_bar is None else w_bar[..., None, :] * _eye_like(v)
+    if v_bar is not None:
+        vt_vb = _t(v) @ v_bar
+        kept = v_bar - v * np.diagonal(vt_vb, axis1=-2, axis2=-1)[..., None, :]
+        inner = inner + _gaps(w) * (_t(v) @ kept)
+    return np.linalg.solve(_t(v), inner @ _t(v))
+
+
+@VJP.register("eig")
+def eig_vjp(ct, out, a):
+    w, v = np.asarray(out[0]), np.asarray(out[1])
+    _real_eigen("eig", w)
+    return (_eig_gradient(w, v, _item(ct, 0), _item(ct, 1)),)
+
+
+@VJP.register("eigvals")
+def eigvals_vjp(ct, out, a):
+    w, v = np.linalg.eig(arr(a))
+    _real_eigen("eigvals", w)
+    return (_eig_gradient(w, v, np.asarray(ct), None),)
 
 
 # -- SVD -----------------------------------------------------------------------------------

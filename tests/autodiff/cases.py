@@ -260,7 +260,17 @@ def _half_read(m, upper=False):
     return m + (np.tril(noise, -1) if upper else np.triu(noise, 1))
 
 
+def _real_spectrum(n, *lead):
+    """A general (non-symmetric) matrix with real eigenvalues at least 0.7 apart:
+    ``B diag(w) B^-1`` for a well-conditioned ``B``."""
+    b = normal(*lead, n, n) * 0.3 + np.eye(n)
+    w = np.arange(n) * 0.9 - 1.0 + uniform(-0.1, 0.1, *lead, n)
+    return (b * w[..., None, :]) @ np.linalg.inv(b)
+
+
 CASES.update({
+    "eig": [(_real_spectrum(3),), (_real_spectrum(3, 2),)],
+    "eigvals": [(_real_spectrum(4),)],
     "cholesky": [(_half_read(_spd(3)),), (_half_read(_spd(3), True), True),
                  (_half_read(_spd(3, 2)),)],
     "eigh": [(_half_read(_spd(3)),), (_half_read(_spd(3), True), "U"),

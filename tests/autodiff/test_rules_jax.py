@@ -164,6 +164,15 @@ def _eigh(a, UPLO="L"):  # noqa: N803 - NumPy's keyword name
     return [w, v * _signs_like(v, reference)]
 
 
+def _eig(a):
+    """Real parts (the cases' eigenvalues are real) of JAX's eig, eigenvector derivatives
+    enabled (valid for distinct eigenvalues), the vectors' signs as numpy's."""
+    w, v = jax.lax.linalg.eig(a, compute_left_eigenvectors=False, enable_eigvec_derivs=True)
+    v = jnp.real(v)
+    return [jnp.real(w), v * _signs_like(v, np.linalg.eig(np.asarray(
+        jax.lax.stop_gradient(a)))[1])]
+
+
 def _svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     if not _flag(compute_uv):
         return jnp.linalg.svd(a, compute_uv=False)
@@ -279,7 +288,7 @@ JAX = {
     "determinant": jnp.linalg.det, "inverse": jnp.linalg.inv, "invGJE": jnp.linalg.inv,
     "cholesky": lambda a, upper=False: jnp.linalg.cholesky(
         _mirrored(a, _flag(upper)), upper=_flag(upper), symmetrize_input=False),
-    "eigh": _eigh,
+    "eigh": _eigh, "eig": _eig, "eigvals": lambda a: _eig(a)[0],
     "eigvalsh": lambda a, UPLO="L": jnp.linalg.eigvalsh(_mirrored(a, UPLO == "U"),
                                                         symmetrize_input=False),
     "svd": _svd, "qr": _qr, "lstsq": _lstsq,
