@@ -72,6 +72,13 @@ def _conv2d(L):
     return x, L.Dense(CLASSES, activation="softmax")(L.Flatten()(h))
 
 
+def _conv2d_groups(L):
+    x = L.Input((6, 6, 4))
+    h = L.Conv2D(6, 3, padding="same", groups=2, activation="relu")(x)
+    h = L.Conv2D(3, 2, strides=2, groups=3)(h)
+    return x, L.Dense(CLASSES, activation="softmax")(L.Flatten()(h))
+
+
 def _reshape_permute(L):
     x = L.Input((4, 6))
     h = L.Permute((2, 1))(L.Reshape((6, 4))(x))
@@ -91,11 +98,18 @@ def _merge(L):
 
 CASES = {"mha_causal": _mha_causal, "mha_cross": _mha_cross, "layernorm": _layernorm,
          "gru": _gru, "gru_state": _gru_state, "conv2d": _conv2d,
+         "conv2d_groups": _conv2d_groups,
          "reshape_permute": _reshape_permute, "merge": _merge}
 
 
+#: the cases in the order that seeds their data and initial weights: new cases go at the
+#: end, so that adding one leaves the others' stored references as they are
+SEED_ORDER = ("conv2d", "gru", "gru_state", "layernorm", "merge", "mha_causal", "mha_cross",
+              "reshape_permute", "conv2d_groups")
+assert sorted(SEED_ORDER) == sorted(CASES)
+
 #: branched models whose Keras-written ``.weights.h5`` files are stored too
-WEIGHT_FILE_CASES = ("merge", "mha_cross")
+WEIGHT_FILE_CASES = ("merge", "mha_cross", "conv2d_groups")
 
 
 def weights_file(name: str) -> str:
@@ -125,14 +139,14 @@ def _input_shape(name: str) -> tuple:
 
 
 def data(name: str) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(sorted(CASES).index(name))
+    rng = np.random.default_rng(SEED_ORDER.index(name))
     return (rng.normal(size=(SAMPLES, *_input_shape(name))).astype(np.float32),
             rng.integers(0, CLASSES, SAMPLES))
 
 
 def phylanx_model(name: str) -> nn.Model:
     nn.clear_session()
-    nn.set_seed(sorted(CASES).index(name) + 100)
+    nn.set_seed(SEED_ORDER.index(name) + 100)
     return nn.Model(*CASES[name](nn))
 
 

@@ -144,6 +144,20 @@ def test_layer_argument_and_shape_errors():
         nn.Sequential([nn.Input((4, 2)), nn.GRU(3, return_state=True)])
 
 
+def test_conv2d_groups_errors_are_keras_ones_and_located():
+    with pytest.raises(PhylanxError, match=r"filters must be evenly divisible by the number "
+                                           r"of groups, got groups=2, filters=5"):
+        nn.Conv2D(5, 3, groups=2)
+    with pytest.raises(PhylanxError, match=r"input channels must be known and evenly "
+                                           r"divisible .* groups=2 and 3 channels") as info:
+        nn.Conv2D(4, 3, groups=2)(nn.Input((6, 6, 3)))
+    _located_here(info.value)
+    conv = nn.Conv2D(4, 3, groups=2)
+    nn.Model(x := nn.Input((5, 5, 6)), conv(x))
+    assert conv.get_config()["groups"] == 2
+    assert conv.get_weights()[0].shape == (3, 3, 3, 4)
+
+
 def test_a_model_with_branches_is_not_saved_as_a_chain(tmp_path):
     x = nn.Input((4,))
     model = nn.Model(x, nn.Add()([nn.Dense(4)(x), x]))
