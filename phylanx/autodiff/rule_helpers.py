@@ -10,11 +10,14 @@ from typing import Any
 import numpy as np
 
 from ..primitives.indexing import axis_indices, index_tuple, put  # noqa: F401 (re-exported)
-from ..primitives.keras_support import conv_gemm  # noqa: F401 (re-exported)
-from ..primitives.keras_support._windows import pad_amounts  # noqa: F401 (re-exported)
 from ..primitives.keras_support.activations import (  # noqa: F401 (re-exported)
     log_softmax,
     stable_softmax,
+)
+from ..primitives.keras_support.adjoints import (  # noqa: F401 (re-exported)
+    POOLS,
+    conv_cotangents,
+    pool_cotangent,
 )
 from ..primitives.keras_support.losses import class_labels  # noqa: F401 (re-exported)
 
