@@ -124,7 +124,8 @@ SEED_ORDER = ("conv2d", "gru", "gru_state", "layernorm", "merge", "mha_causal", 
               "reshape_permute", "conv2d_groups", "mha_masks")
 assert sorted(SEED_ORDER) == sorted(CASES)
 
-#: branched models whose Keras-written ``.weights.h5`` files are stored too
+#: models whose Keras-written ``.weights.h5`` files are stored too (branched ones, and
+#: conv2d_groups: the grouped kernel's layout)
 WEIGHT_FILE_CASES = ("merge", "mha_cross", "conv2d_groups")
 
 
