@@ -10,11 +10,14 @@ from typing import Any
 import numpy as np
 
 from ..primitives.indexing import axis_indices, index_tuple, put  # noqa: F401 (re-exported)
-from ..primitives.keras_support import conv_gemm  # noqa: F401 (re-exported)
-from ..primitives.keras_support._windows import pad_amounts  # noqa: F401 (re-exported)
 from ..primitives.keras_support.activations import (  # noqa: F401 (re-exported)
     log_softmax,
     stable_softmax,
+)
+from ..primitives.keras_support.adjoints import (  # noqa: F401 (re-exported)
+    POOLS,
+    conv_cotangents,
+    pool_cotangent,
 )
 from ..primitives.keras_support.losses import class_labels  # noqa: F401 (re-exported)
 
@@ -26,26 +29,6 @@ def selective(rule):
     of a first layer's product, or the constant factor's of ``sum(conv(x, w) * g)``."""
     rule.selective = True
     return rule
-
-
-def in_operand_dtypes(rule):
-    """A rule whose formula builds float64 helpers (identities, zero cotangents, LAPACK
-    results) made to return each float operand's cotangent in that operand's dtype, as
-    the forward kept it: a float32 model stays float32 through its backward pass."""
-    def wrapped(ct, out, *operands, **options):
-        grads = rule(ct, out, *operands, **options)
-        return tuple(_as_operand(g, a) for g, a in zip(grads, operands)) \
-            + tuple(grads[len(operands):])
-    wrapped.__name__, wrapped.__doc__ = rule.__name__, rule.__doc__
-    return wrapped
-
-
-def _as_operand(grad: Any, operand: Any) -> Any:
-    dtype = getattr(operand, "dtype", None)
-    if grad is None or dtype is None or dtype.kind != "f" \
-            or getattr(grad, "dtype", dtype) == dtype or np.asarray(grad).dtype.kind != "f":
-        return grad
-    return np.asarray(grad).astype(dtype)
 
 
 def is_wanted(wanted: Any, position: int) -> bool:

@@ -1,4 +1,5 @@
-"""VJP rules of the matrix decompositions: cholesky, eigh, eigvalsh, svd, qr, pinv, lstsq.
+"""VJP rules of the matrix decompositions: cholesky, eigh, eigvalsh, eig, eigvals, svd, qr,
+pinv, lstsq.
 
 Real (stacks of) matrices, the standard reverse-mode formulas (Murray 2016 for Cholesky,
 Giles 2008 for eigh, Townsend 2016 for the SVD, Walter and Lehmann 2018 for QR, Golub and
@@ -7,6 +8,9 @@ differentiable function of the matrix.  Where it is not, a gradient that would n
 missing derivative is a located error, never a silent value:
 
 * ``eigh``: eigenvectors of a repeated eigenvalue (any rotation of them is as good);
+* ``eig``, ``eigvals`` (a general matrix): complex eigenvalues (the reverse mode carries
+  real cotangents only, so a complex result has no gradient here, rather than a wrong
+  one), and a repeated eigenvalue (not a differentiable function of a non-normal matrix);
 * ``svd``: singular vectors of a repeated singular value, the singular vectors of a
   non-square matrix with a zero singular value, and the extra columns of ``u`` (rows of
   ``vh``) that ``full_matrices`` adds to a non-square matrix (any completion will do);
@@ -27,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import PhylanxValueError
-from .rule_helpers import arr, in_operand_dtypes, to_bool
+from .rule_helpers import arr, to_bool
 from .table import VJP
 
 
@@ -37,6 +41,12 @@ def _t(m: np.ndarray) -> np.ndarray:
 
 def _eye_like(m: np.ndarray) -> np.ndarray:
     return np.eye(m.shape[-1], dtype=m.dtype)
+
+
+def _float_dtype(*arrays: np.ndarray) -> np.dtype:
+    """The float dtype the forward computed in (float32 stays float32): identities and
+    zero cotangents are built in it, so no float64 helper promotes a float32 gradient."""
+    return np.result_type(*arrays, np.float16)
 
 
 def _fold(g: np.ndarray, upper: bool) -> np.ndarray:
@@ -79,7 +89,6 @@ def _repeated(values: np.ndarray) -> bool:
 # -- Cholesky ------------------------------------------------------------------------------
 
 @VJP.register("cholesky")
-@in_operand_dtypes
 def cholesky_vjp(ct, out, a, upper=False):
     """A = L L^T: the gradient on symmetric perturbations is L^-T phi(L^T Lbar) L^-1, phi
     taking the lower triangle with half the diagonal; folded onto the triangle read."""
@@ -96,7 +105,7 @@ def cholesky_vjp(ct, out, a, upper=False):
 
 def _eigh_gradient(w, v, w_bar, v_bar) -> np.ndarray:
     """V (diag(wbar) + F o (V^T Vbar)) V^T, F_ij = 1 / (w_j - w_i)."""
-    inner = np.zeros(v.shape) if w_bar is None else w_bar[..., None, :] * _eye_like(v)
+    inner = np.zeros(v.shape, v.dtype) if w_bar is None else w_bar[..., None, :] * _eye_like(v)
     if v_bar is not None:
         if _repeated(w):
             raise PhylanxValueError(
@@ -112,17 +121,57 @@ def _reads_upper(UPLO) -> bool:  # noqa: N803 - NumPy's keyword name
 
 
 @VJP.register("eigh")
-@in_operand_dtypes
 def eigh_vjp(ct, out, a, UPLO="L"):  # noqa: N803 - NumPy's keyword name
     w, v = np.asarray(out[0]), np.asarray(out[1])
     return (_fold(_eigh_gradient(w, v, _item(ct, 0), _item(ct, 1)), _reads_upper(UPLO)),)
 
 
 @VJP.register("eigvalsh")
-@in_operand_dtypes
 def eigvalsh_vjp(ct, out, a, UPLO="L"):  # noqa: N803 - NumPy's keyword name
     w, v = np.linalg.eigh(arr(a), UPLO=UPLO.upper() if isinstance(UPLO, str) else "L")
     return (_fold(_eigh_gradient(w, v, np.asarray(ct), None), _reads_upper(UPLO)),)
+
+
+# -- general (non-symmetric) eigenproblems ------------------------------------------------
+
+def _real_eigen(name: str, w: np.ndarray) -> None:
+    """The conditions of :func:`_eig_gradient`: real eigenvalues, none repeated."""
+    if w.dtype.kind == "c":
+        raise PhylanxValueError(
+            f"{name}: the matrix has complex eigenvalues, and phylanx's reverse mode carries "
+            "real cotangents only (its rules of real, imag, abs and conj follow no complex "
+            "convention), so this gradient would be wrong; differentiate a function of a "
+            "matrix with real eigenvalues, or use eigh for a symmetric one")
+    if _repeated(w):
+        raise PhylanxValueError(
+            f"{name}: a repeated eigenvalue of a general matrix is not a differentiable "
+            "function of it; use eigh (eigvalsh) for a symmetric matrix")
+
+
+def _eig_gradient(w, v, w_bar, v_bar) -> np.ndarray:
+    """A = V diag(w) V^-1 with unit columns of V (JAX's eig derivative, transposed):
+    V^-T (diag(wbar) + F o (V^T Vbar')) V^T, Vbar' = Vbar - V diag(diag(V^T Vbar)) (the
+    columns' unit norm), F_ij = 1 / (w_j - w_i)."""
+    inner = np.zeros(v.shape, v.dtype) if w_bar is None else w_bar[..., None, :] * _eye_like(v)
+    if v_bar is not None:
+        vt_vb = _t(v) @ v_bar
+        kept = v_bar - v * np.diagonal(vt_vb, axis1=-2, axis2=-1)[..., None, :]
+        inner = inner + _gaps(w) * (_t(v) @ kept)
+    return np.linalg.solve(_t(v), inner @ _t(v))
+
+
+@VJP.register("eig")
+def eig_vjp(ct, out, a):
+    w, v = np.asarray(out[0]), np.asarray(out[1])
+    _real_eigen("eig", w)
+    return (_eig_gradient(w, v, _item(ct, 0), _item(ct, 1)),)
+
+
+@VJP.register("eigvals")
+def eigvals_vjp(ct, out, a):
+    w, v = np.linalg.eig(arr(a))
+    _real_eigen("eigvals", w)
+    return (_eig_gradient(w, v, np.asarray(ct), None),)
 
 
 # -- SVD -----------------------------------------------------------------------------------
@@ -132,7 +181,8 @@ def _svd_gradient(u, s, vh, u_bar, s_bar, vh_bar) -> np.ndarray:
     v = _t(vh)
     v_bar = None if vh_bar is None else _t(vh_bar)
     m, n, k = u.shape[-2], v.shape[-2], s.shape[-1]
-    inner = np.zeros(s.shape + (k,)) if s_bar is None else s_bar[..., None, :] * np.eye(k)
+    eye = np.eye(k, dtype=s.dtype)
+    inner = np.zeros(s.shape + (k,), s.dtype) if s_bar is None else s_bar[..., None, :] * eye
     if u_bar is not None or v_bar is not None:
         if _repeated(s):
             raise PhylanxValueError(
@@ -144,7 +194,7 @@ def _svd_gradient(u, s, vh, u_bar, s_bar, vh_bar) -> np.ndarray:
                 "svd: the singular vectors of a non-square matrix with a zero singular value "
                 "have no gradient")
         gaps = _gaps(s, squared=True)
-        sing = s[..., None, :] * np.eye(k)                     # diag(s)
+        sing = s[..., None, :] * eye                           # diag(s)
         if u_bar is not None:
             ut_ub = _t(u) @ u_bar
             inner = inner + (gaps * (ut_ub - _t(ut_ub))) @ sing
@@ -173,7 +223,6 @@ def _reduced_cotangent(ct_part, keep: int, axis: int, what: str):
 
 
 @VJP.register("svd")
-@in_operand_dtypes
 def svd_vjp(ct, out, a, full_matrices=True, compute_uv=True, hermitian=False):
     if not to_bool(compute_uv):
         u, s, vh = np.linalg.svd(arr(a), full_matrices=False, hermitian=to_bool(hermitian))
@@ -198,8 +247,8 @@ def _qr_gradient(q, r, q_bar, r_bar) -> np.ndarray:
     if np.any(diag <= r.shape[-1] * np.finfo(r.dtype).eps * np.max(diag, -1, keepdims=True)):
         raise PhylanxValueError("qr: a rank-deficient matrix has no gradient (its Q is not "
                                 "unique)")
-    q_bar = np.zeros(q.shape) if q_bar is None else q_bar
-    r_bar = np.zeros(r.shape) if r_bar is None else r_bar
+    q_bar = np.zeros(q.shape, q.dtype) if q_bar is None else q_bar
+    r_bar = np.zeros(r.shape, r.dtype) if r_bar is None else r_bar
     qtqb = _t(q) @ q_bar
     rrbt = r @ _t(r_bar)
     low = np.tril(qtqb - _t(qtqb) + rrbt - _t(rrbt))
@@ -209,7 +258,6 @@ def _qr_gradient(q, r, q_bar, r_bar) -> np.ndarray:
 
 
 @VJP.register("qr")
-@in_operand_dtypes
 def qr_vjp(ct, out, a, mode="reduced"):
     x = arr(a)
     m, n = x.shape[-2], x.shape[-1]
@@ -239,14 +287,14 @@ def _pinv_gradient(x, p, p_bar) -> np.ndarray:
     """Golub and Pereyra (rank constant near x, which the cut-off of small singular values
     keeps): -P^T Pbar P^T + (I - X P) Pbar^T P P^T + P^T P Pbar^T (I - P X)."""
     pt = _t(p)
-    eye_m = np.eye(x.shape[-2])
-    eye_n = np.eye(x.shape[-1])
+    dtype = _float_dtype(x, p)
+    eye_m = np.eye(x.shape[-2], dtype=dtype)
+    eye_n = np.eye(x.shape[-1], dtype=dtype)
     return (-(pt @ p_bar @ pt) + (eye_m - x @ p) @ _t(p_bar) @ p @ pt
             + pt @ p @ _t(p_bar) @ (eye_n - p @ x))
 
 
 @VJP.register("pinv")
-@in_operand_dtypes
 def pinv_vjp(ct, out, a, rcond=None, hermitian=False):
     x = arr(a)
     if to_bool(hermitian):        # the matrix numpy used: the lower triangle mirrored
@@ -256,7 +304,6 @@ def pinv_vjp(ct, out, a, rcond=None, hermitian=False):
 
 
 @VJP.register("lstsq")
-@in_operand_dtypes
 def lstsq_vjp(ct, out, a, b, rcond=None):
     """x = pinv(a) b; the residuals' derivative is that of |b - a x|^2 at its minimum
     (x's own change does not count there); s as in svd; the rank has none."""
@@ -265,8 +312,9 @@ def lstsq_vjp(ct, out, a, b, rcond=None):
     one_rhs = rhs.ndim == 1
     rhs2 = rhs[:, None] if one_rhs else rhs
     sol2 = solution[:, None] if one_rhs else solution
-    grad_a = np.zeros(x_mat.shape)
-    grad_b = np.zeros(rhs2.shape)
+    dtype = _float_dtype(x_mat, rhs2)
+    grad_a = np.zeros(x_mat.shape, dtype)
+    grad_b = np.zeros(rhs2.shape, dtype)
     x_bar, res_bar, s_bar = _item(ct, 0), _item(ct, 1), _item(ct, 3)
     if x_bar is not None:
         p = np.linalg.pinv(x_mat, rcond) if rcond is not None else np.linalg.pinv(x_mat)

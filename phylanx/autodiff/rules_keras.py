@@ -1,29 +1,28 @@
 """VJP rules of the keras_support kernels: activations, softmax, bias_add, l2_normalize,
 the cross-entropy losses, convolutions and pooling.
 
-Convolutions and pooling are sums over kernel taps of strided slices of the padded input,
-so their VJPs loop over the taps too (stride-1 convolutions: the shifted GEMMs of
-``keras_support/conv_gemm.py``, no slice copies): each tap's slice gets its share of the output
-cotangent (positions within one tap's slice are distinct, so plain ``+=`` is exact).
+Convolutions and pooling: their VJPs are their adjoints, which are primitives too
+(``primitives/keras_support/adjoints.py``: the kernels, a loop over the kernel taps) whose
+own rules, written as equations here, are each other's: nested ``grad`` records them.
 """
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
 import scipy.special
 
 from ..errors import PhylanxValueError
+from .equations import eq, equation_rule, shape_of
 from .rule_helpers import (
+    POOLS,
     arr,
     class_labels,
-    conv_gemm,
-    int_list,
+    conv_cotangents,
     is_wanted,
     log_softmax,
     masked,
-    pad_amounts,
+    pool_cotangent,
     reduced_axes,
     selective,
     stable_softmax,
@@ -199,93 +198,70 @@ def softmax_crossentropy_vjp(ct, out, target, logits, sparse=False, wanted=None)
     return d_target, d_logits
 
 
-# -- convolutions and pooling --------------------------------------------------------
-def _per_axis(value, nsp: int) -> tuple[int, ...]:
-    return tuple(int(v) for v in np.broadcast_to(np.asarray(int_list(value)), (nsp,)))
-
-
-def _tap_slices(tap, strides, dilations, out_sizes) -> tuple:
-    """The padded-input cells that kernel tap ``tap`` meets, for every output position."""
-    return (slice(None),) + tuple(
-        slice(t * d, t * d + s * (n - 1) + 1, s)
-        for t, s, d, n in zip(tap, strides, dilations, out_sizes)) + (slice(None),)
-
-
-def _padded(x: np.ndarray, pads, fill=0.0) -> np.ndarray:
-    if all(p == (0, 0) for p in pads):
-        return x               # "valid": np.pad would copy the whole input for nothing
-    return np.pad(x, [(0, 0), *pads, (0, 0)], constant_values=fill)
-
-
-def _crop(grad: np.ndarray, pads) -> np.ndarray:
-    return grad[(slice(None),) + tuple(slice(b, grad.shape[i + 1] - a)
-                                       for i, (b, a) in enumerate(pads)) + (slice(None),)]
-
-
+# -- convolutions and pooling: kernels in primitives/keras_support/adjoints.py ---------------
 @selective
 def _conv_vjp(ct, out, x, kernel, padding="valid", strides=1, dilation_rate=1, *,
               wanted=None):
-    x, k = arr(x), arr(kernel)
-    ct = np.asarray(ct)
-    nsp = k.ndim - 2
-    sizes = k.shape[:nsp]
-    steps, dilations = _per_axis(strides, nsp), _per_axis(dilation_rate, nsp)
-    pads = pad_amounts(x.shape[1:1 + nsp], sizes, steps, dilations, str(padding).lower())
-    xpad = _padded(x, pads)
-    need_x, need_k = is_wanted(wanted, 0), is_wanted(wanted, 1)
-    if all(s == 1 for s in steps) and ct.size and x.shape[-1] >= conv_gemm.MIN_CHANNELS:
-        grad_xpad, grad_k = conv_gemm.correlate_vjp(xpad, k, ct, dilations, need_x, need_k)
-        return None if grad_xpad is None else _crop(grad_xpad, pads), grad_k
-    grad_xpad = np.zeros(xpad.shape, np.result_type(x, k, ct)) if need_x else None
-    grad_k = np.zeros(k.shape, np.result_type(x, k, ct)) if need_k else None
-    out_sizes = ct.shape[1:1 + nsp]
-    spatial = list(range(nsp + 1))                       # batch and output positions
-    for tap in itertools.product(*(range(n) for n in sizes)):
-        where = _tap_slices(tap, steps, dilations, out_sizes)
-        if need_k:
-            cells = xpad[where]                          # (B, *out, C)
-            grad_k[tap] = np.tensordot(cells, ct, axes=(spatial, spatial))
-        if need_x:
-            grad_xpad[where] += ct @ k[tap].T
-    return None if grad_xpad is None else _crop(grad_xpad, pads), grad_k
+    return conv_cotangents(x, kernel, ct, padding, strides, dilation_rate,
+                           is_wanted(wanted, 0), is_wanted(wanted, 1))
 
 
 VJP.register("conv1d", "conv2d")(_conv_vjp)
 
 
-def _pool_vjp(nsp: int, kind: str):
+def _pool_vjp(name: str):
     def rule(ct, out, x, pool_size, padding="valid", strides=None):
-        a = arr(x)
-        lead = nsp + 2 - a.ndim                          # the batch/channel axes added
-        layout = (np.newaxis,) * min(lead, 1) + (Ellipsis,) + (np.newaxis,) * (lead == 2)
-        a4, ct4 = a[layout], np.asarray(ct)[layout]
-        best = np.asarray(out)[layout]
-        sizes = _per_axis(pool_size, nsp)
-        steps = _per_axis(1 if strides is None else strides, nsp)
-        ones = (1,) * nsp
-        pads = pad_amounts(a4.shape[1:1 + nsp], sizes, steps, ones, str(padding).lower())
-        grad = np.zeros(_padded(a4, pads).shape, ct4.dtype)
-        out_sizes = ct4.shape[1:1 + nsp]
-        if kind == "max":
-            xpad = _padded(a4, pads, -np.inf)
-            taken = np.zeros(ct4.shape, bool)            # the first maximum of a window wins
-            for tap in itertools.product(*(range(n) for n in sizes)):
-                where = _tap_slices(tap, steps, ones, out_sizes)
-                hit = (xpad[where] == best) & ~taken
-                taken |= hit
-                grad[where] += np.where(hit, ct4, 0.0)
-        else:
-            counts = np.zeros(ct4.shape[:1] and (1,) + ct4.shape[1:-1] + (1,))
-            real = _padded(np.ones((1,) + a4.shape[1:-1] + (1,)), pads)
-            taps = list(itertools.product(*(range(n) for n in sizes)))
-            for tap in taps:
-                counts = counts + real[_tap_slices(tap, steps, ones, out_sizes)]
-            for tap in taps:
-                grad[_tap_slices(tap, steps, ones, out_sizes)] += ct4 / counts
-        return (_crop(grad, pads).reshape(a.shape),)
+        return (pool_cotangent(ct, x, out, name, pool_size, padding, strides),)
+    rule.__name__ = f"{name}_vjp"
     return rule
 
 
-for _nsp in (2, 3):
-    VJP.defrule(f"max_pool{_nsp}d", _pool_vjp(_nsp, "max"))
-    VJP.defrule(f"avg_pool{_nsp}d", _pool_vjp(_nsp, "avg"))
+for _name in POOLS:
+    VJP.defrule(_name, _pool_vjp(_name))
+
+
+# the adjoints as primitives (nested grad): each other's VJPs, written as equations
+CONVOLUTIONS = {3: "conv1d", 4: "conv2d"}      # by the kernel's rank
+
+
+@VJP.register("__conv_input_adjoint")
+@equation_rule
+def conv_input_adjoint_vjp(ct, out, g, kernel, like, padding="valid", strides=1,
+                           dilation_rate=1, wanted=None):
+    """out = A_k^T g, so <ct, out> = sum(conv(ct, k) * g): g's cotangent conv(ct, k), the
+    kernel's that of the kernel in that convolution."""
+    conv = CONVOLUTIONS[len(shape_of(kernel))]
+    settings = (padding, strides, dilation_rate)
+    return (eq(conv, ct, kernel, *settings) if is_wanted(wanted, 0) else None,
+            eq("__conv_kernel_adjoint", ct, g, kernel, *settings)
+            if is_wanted(wanted, 1) else None, None)
+
+
+@VJP.register("__conv_kernel_adjoint")
+@equation_rule
+def conv_kernel_adjoint_vjp(ct, out, x, g, like, padding="valid", strides=1,
+                            dilation_rate=1, wanted=None):
+    """<ct, out> = sum(conv(x, ct) * g): x's cotangent is the input adjoint of g through
+    the kernel ct, g's the convolution conv(x, ct)."""
+    conv = CONVOLUTIONS[len(shape_of(like))]
+    settings = (padding, strides, dilation_rate)
+    return (eq("__conv_input_adjoint", g, ct, x, *settings) if is_wanted(wanted, 0) else None,
+            eq(conv, x, ct, *settings) if is_wanted(wanted, 1) else None, None)
+
+
+@VJP.register("__pool_adjoint")
+@equation_rule
+def pool_adjoint_vjp(ct, out, g, x, name, pool_size, padding="valid", strides=None,
+                     wanted=None):
+    """Linear in g, x only chooses the routes (constant almost everywhere): g's
+    cotangent is ct read through the same routes."""
+    return (eq("__pool_gather", ct, x, name, pool_size, padding, strides)
+            if is_wanted(wanted, 0) else None, None)
+
+
+@VJP.register("__pool_gather")
+@equation_rule
+def pool_gather_vjp(ct, out, g, x, name, pool_size, padding="valid", strides=None,
+                    wanted=None):
+    return (eq("__pool_adjoint", ct, x, name, pool_size, padding, strides)
+            if is_wanted(wanted, 0) else None, None)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rule_helpers import arr, expand_reduced, in_operand_dtypes, to_bool
+from .rule_helpers import arr, expand_reduced, to_bool
 from .table import VJP
 
 
@@ -44,7 +44,7 @@ def _vector_gradient(x: np.ndarray, r: np.ndarray, axis: int | None, ord_) -> np
         return _divided(x, r)
     magnitude, sign = np.abs(x), np.sign(x)
     if ord_ == 0:
-        return np.zeros(x.shape)
+        return np.zeros(x.shape, x.dtype)
     if ord_ == 1:
         return sign
     if ord_ in (np.inf, -np.inf):
@@ -85,7 +85,6 @@ def _matrix_axes(x: np.ndarray, axis) -> tuple[int, int] | None:
 
 
 @VJP.register("__npnorm")
-@in_operand_dtypes
 def norm_vjp(ct, out, x, ord=None, axis=None, keepdims=False):
     """``np.linalg.norm`` with every ``ord`` NumPy takes (module doc)."""
     v = arr(x)
@@ -104,7 +103,6 @@ def norm_vjp(ct, out, x, ord=None, axis=None, keepdims=False):
 
 
 @VJP.register("norm")
-@in_operand_dtypes
 def original_norm_vjp(ct, out, x, ord=None, axis=None, keepdims=False):
     """The original's norm: a vector's norm of every ``ord`` it takes (nil, an int,
     ``inf``, ``-inf``) and a matrix's (element-wise) Frobenius norm."""

@@ -214,3 +214,26 @@ def subscript_equations(ct, out, value, *indices, wanted=None):
 @recordable("__subscript_adjoint")
 def subscript_adjoint_equations(ct, out, g, like, *indices, wanted=None):
     return (eq("__subscript", ct, *indices), None)
+
+
+# -- convolutions and pooling: their adjoints are primitives (rules_keras.py) -------------------
+
+@recordable("conv1d", "conv2d")
+def conv_equations(ct, out, x, kernel, padding="valid", strides=1, dilation_rate=1,
+                   wanted=None):
+    settings = (padding, strides, dilation_rate)
+    return (eq("__conv_input_adjoint", ct, kernel, x, *settings) if is_wanted(wanted, 0)
+            else None,
+            eq("__conv_kernel_adjoint", x, ct, kernel, *settings) if is_wanted(wanted, 1)
+            else None)
+
+
+def _pool_equations(name: str):
+    def builder(ct, out, x, pool_size, padding="valid", strides=None, wanted=None):
+        return (eq("__pool_adjoint", ct, x, name, pool_size, padding, strides),)
+    builder.__name__ = f"{name}_equations"
+    return builder
+
+
+for _name in rules_keras.POOLS:
+    recordable(_name)(_pool_equations(_name))

@@ -8,9 +8,12 @@ between the two with ``set_weights(keras_layer.get_weights())``.  Its forward pa
 written with ``dot``, ``reshape``, ``transpose``, ``matmul`` and ``softmax``: the
 projections are one matrix product over ``(batch * steps, features)`` and the heads are
 an axis of a batched ``matmul``, so the backward pass comes from the existing rules.
-A mask (``attention_mask``, ``use_causal_mask``) replaces masked scores by -1e9 before
-the softmax, as Keras' masked softmax does.  Shapes and masks are checked when the layer
-is called on its input tensors, before any program is built.
+A mask replaces masked scores by -1e9 before the softmax and zeroes their weights after
+it, as Keras' masked softmax does: a constant ``attention_mask`` shared by the batch, the
+causal mask, and per-sample masks, tensors of the model (``attention_mask`` (batch,
+steps or 1, key steps or 1), ``value_mask``/``key_mask`` (batch, key steps)), inputs of
+the call like query and value.  Shapes and masks are checked when the layer is called on
+its input tensors, before any program is built.
 """
 from __future__ import annotations
 
@@ -29,6 +32,11 @@ _MASKED = -1e9
 
 def _compatible(a: Any, b: Any) -> bool:
     return a is None or b is None or a == b
+
+
+def _broadcast(a: tuple, b: tuple) -> tuple:
+    """The broadcast of two shapes of one rank (a length 1 gives way)."""
+    return tuple(y if x == 1 else x for x, y in zip(a, b))
 
 
 class MultiHeadAttention(Layer):
@@ -70,29 +78,49 @@ class MultiHeadAttention(Layer):
                  attention_mask: Any = None, return_attention_scores: bool = False,
                  training: Any = None, use_causal_mask: bool = False,
                  query_mask: Any = None, value_mask: Any = None, key_mask: Any = None) -> Any:
-        from .model import call_layer
+        from .model import Tensor, call_layer
         where = "MultiHeadAttention"
-        for name, mask in (("query_mask", query_mask), ("value_mask", value_mask),
-                           ("key_mask", key_mask)):
-            if mask is not None:
-                raise args.value_error(where, f"{name} is not supported; pass an "
-                                              "attention_mask of shape (steps, key steps)")
+        if query_mask is not None:
+            raise args.value_error(where, "query_mask is not read by Keras 3's "
+                                          "MultiHeadAttention (it takes the query's own "
+                                          "Keras mask instead); pass an attention_mask of "
+                                          "shape (batch, query steps, 1)")
         if training is not None:
             raise args.value_error(where, "training= is decided by fit/predict, not by the "
                                           f"call; got training={training!r}")
         options = {"use_causal_mask": args.boolean(use_causal_mask, "use_causal_mask", where),
                    "return_attention_scores": args.boolean(
                        return_attention_scores, "return_attention_scores", where)}
-        if attention_mask is not None:
+        tensors = [query, value] + ([] if key is None else [key])
+        options["has_key"] = key is not None
+        # per-sample masks are tensors of the model (computed from its data), inputs of
+        # this call; a constant attention_mask is shared by every sample
+        per_sample = []
+        # (in the order Keras' functional models list the layers computing them, so that
+        # weights move between the two with set_weights in order)
+        for name, mask in (("key_mask", key_mask), ("value_mask", value_mask),
+                           ("attention_mask", attention_mask)):
+            if isinstance(mask, Tensor):
+                tensors.append(mask)
+                per_sample.append(name)
+            elif mask is not None and name != "attention_mask":
+                raise args.value_error(where, f"{name} must be a tensor of the model (one "
+                                              "mask per sample, computed from its data), "
+                                              f"got a {type(mask).__name__}")
+        options["mask_inputs"] = tuple(per_sample)
+        if attention_mask is not None and "attention_mask" not in per_sample:
             options["attention_mask"] = attention_mask
-        return call_layer(self, [query, value] + ([] if key is None else [key]), options)
+        return call_layer(self, tensors, options)
 
     # -- shapes ---------------------------------------------------------------------
     def build_call(self, shapes, options):
-        if len(shapes) not in (2, 3):
-            raise ShapeMismatch(f"takes query and value (and key) tensors, got {len(shapes)}")
+        masks = options.get("mask_inputs", ())
+        tensors = 3 if options.get("has_key") else 2
+        if len(shapes) != tensors + len(masks):
+            raise ShapeMismatch(f"takes query and value (and key) tensors, got "
+                                f"{len(shapes) - len(masks)}")
         query, value = shapes[0], shapes[1]
-        key = shapes[2] if len(shapes) == 3 else value
+        key = shapes[2] if tensors == 3 else value
         for what, shape in (("query", query), ("value", value), ("key", key)):
             if len(shape) != 3 or shape[-1] is None:
                 raise ShapeMismatch(f"{what} must be (batch, steps, features) with known "
@@ -111,6 +139,8 @@ class MultiHeadAttention(Layer):
         if "attention_mask" in options:
             options["attention_mask"] = self._mask(options["attention_mask"], steps,
                                                    key_steps)
+        for name, shape in zip(masks, shapes[tensors:]):
+            self._check_mask_tensor(name, tuple(shape), steps, key_steps)
         if options["use_causal_mask"] and (steps is None or key_steps is None):
             raise ShapeMismatch(f"use_causal_mask needs known steps, got query shape "
                                 f"{tuple(query)} and key shape {tuple(key)}")
@@ -124,12 +154,23 @@ class MultiHeadAttention(Layer):
             return [out, (query[0], self.num_heads, steps, key_steps)]
         return out
 
+    @staticmethod
+    def _check_mask_tensor(name: str, shape: tuple, steps: Any, key_steps: Any) -> None:
+        """A per-sample mask's shape: attention_mask (batch, query steps or 1, key steps
+        or 1), value_mask and key_mask (batch, key steps), as Keras broadcasts them."""
+        if name == "attention_mask":
+            fits = len(shape) == 3 and shape[1] in (1, steps) and shape[2] in (1, key_steps)
+            want = f"(batch, {steps} or 1, {key_steps} or 1)"
+        else:
+            fits = len(shape) == 2 and _compatible(shape[1], key_steps)
+            want = f"(batch, key steps) = (batch, {key_steps})"
+        if not fits:
+            raise ShapeMismatch(f"the {name} tensor must have shape {want}, got {shape}")
+
     def _mask(self, mask: Any, steps: Any, key_steps: Any) -> list:
-        """``attention_mask`` checked: (steps, key steps), or (1, steps, key steps), shared
-        by every sample; True (or > 0.5) where a query step may attend a key step."""
-        if hasattr(mask, "shape") and type(mask).__module__.startswith("phylanx"):
-            raise ShapeMismatch("attention_mask must be an array (a mask computed by the "
-                                "model is not supported yet)")
+        """A constant ``attention_mask`` checked: (steps, key steps), or (1, steps, key
+        steps), shared by every sample; True (or non-zero, Keras' cast) where a query step
+        may attend a key step.  A per-sample mask is a tensor of the model."""
         mask = np.asarray(mask)
         if mask.dtype.kind not in "biuf":
             raise ShapeMismatch(f"attention_mask must be boolean or numbers, got dtype "
@@ -139,14 +180,15 @@ class MultiHeadAttention(Layer):
             mask = mask[0]
         elif mask.ndim == 3:
             raise ShapeMismatch(f"attention_mask of shape {mask.shape} has one mask per "
-                                f"sample; only a mask shared by the batch, of shape "
-                                f"(query steps, key steps) = {want}, is supported")
+                                f"sample: pass it as a tensor of the model (computed from "
+                                f"its data, so that it follows the samples through batches "
+                                f"and shuffling); a constant is shared by the batch, of "
+                                f"shape (query steps, key steps) = {want}")
         if mask.ndim != 2 or not all(_compatible(w, m) for w, m in zip(want, mask.shape)):
             raise ShapeMismatch(f"attention_mask must have shape (query steps, key steps) "
                                 f"= {want} (or (1, {want[0]}, {want[1]})), got "
                                 f"{np.shape(mask)}")
-        keep = mask if mask.dtype.kind == "b" else mask > 0.5      # Keras' rule
-        return keep.tolist()
+        return (mask != 0).tolist()                                # Keras' cast to bool
 
     def _build(self, dims: tuple) -> None:
         (query, key, value), heads = dims, self.num_heads
@@ -180,10 +222,11 @@ class MultiHeadAttention(Layer):
                  shape=(batch, steps, self.num_heads, width))
         return g.op("transpose", y, [0, 2, 1, 3], shape=(batch, self.num_heads, steps, width))
 
-    def forward(self, ctx, query, value, key=None, attention_mask=None,
-                use_causal_mask=False, return_attention_scores=False):
+    def forward(self, ctx, query, value, *rest, has_key=False, mask_inputs=(),
+                attention_mask=None, use_causal_mask=False, return_attention_scores=False):
         g, w = ctx.graph, ctx.weights
-        key = value if key is None else key
+        key = rest[0] if has_key else value
+        per_sample = dict(zip(mask_inputs, rest[1 if has_key else 0:]))
         batch, steps, _ = query.shape
         key_steps, heads = key.shape[1], self.num_heads
         q = self._heads(ctx, query, "query", self.key_dim)
@@ -194,11 +237,15 @@ class MultiHeadAttention(Layer):
         kt = g.op("transpose", k, [0, 1, 3, 2], shape=(batch, heads, self.key_dim, key_steps))
         score_shape = (batch, heads, steps, key_steps)
         scores = g.op("matmul", q, kt, shape=score_shape, hint="scores")
-        keep = self._keep(attention_mask, use_causal_mask, steps, key_steps)
-        if keep is not None:
-            allowed = g.op("__array", keep, "bool", shape=(steps, key_steps), hint="mask")
+        shared = self._keep(attention_mask, use_causal_mask, steps, key_steps)
+        allowed = self._allowed(g, shared, per_sample, batch, steps, key_steps)
+        if allowed is not None:
             scores = g.op("where", allowed, scores, _MASKED, shape=score_shape)
         probs = g.op("softmax", scores, -1, shape=score_shape, hint="attention")
+        if allowed is not None:
+            # Keras zeroes the masked probabilities: a row with every key masked
+            # attends nothing (the softmax alone would spread it evenly)
+            probs = g.op("where", allowed, probs, 0.0, shape=score_shape)
         dropped = dropout(ctx, probs, self.dropout)
         mixed = g.op("matmul", dropped, v, shape=(batch, heads, steps, self.value_dim))
         mixed = g.op("transpose", mixed, [0, 2, 1, 3], shape=(batch, steps, heads,
@@ -213,6 +260,31 @@ class MultiHeadAttention(Layer):
             y = g.op("__add", y, w["attention_output/bias"], shape=(None, out_dim))
         y = g.op("reshape", y, [-1, steps, out_dim], shape=(batch, steps, out_dim))
         return [y, probs] if return_attention_scores else y
+
+    @staticmethod
+    def _allowed(g, shared: list | None, per_sample: dict, batch, steps: int,
+                 key_steps: int) -> Var | None:
+        """The scores kept, broadcasting against (batch, heads, steps, key steps): the
+        shared (steps, key steps) booleans, and with per-sample masks (non-zero: kept, as
+        Keras' cast) their conjunction as (batch, 1, steps, key steps)."""
+        shared_var = None if shared is None else g.op(
+            "__array", shared, "bool", shape=(steps, key_steps), hint="mask")
+        sample = None
+        for name in ("attention_mask", "value_mask", "key_mask"):
+            if name not in per_sample:
+                continue
+            mask = per_sample[name]
+            kept = g.op("__ne", mask, 0, shape=mask.shape, hint=name)
+            if name != "attention_mask":
+                kept = g.op("reshape", kept, [-1, 1, key_steps], shape=(batch, 1, key_steps))
+            sample = kept if sample is None else g.op(
+                "logical_and", sample, kept, shape=_broadcast(sample.shape, kept.shape))
+        if sample is None:
+            return shared_var
+        if shared_var is not None:
+            sample = g.op("logical_and", sample, shared_var, shape=(batch, steps, key_steps))
+        rows, cols = sample.shape[1], sample.shape[2]
+        return g.op("expand_dims", sample, 1, shape=(batch, 1, rows, cols))
 
     @staticmethod
     def _keep(mask: list | None, causal: bool, steps: int, key_steps: int) -> list | None:

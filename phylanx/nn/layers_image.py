@@ -1,10 +1,11 @@
 """Layers over images and of reshaping: Conv2D, MaxPooling2D, AveragePooling2D
 (channels last: ``(batch, rows, cols, channels)``), Reshape and Permute.
 
-Conv2D is the ``conv2d`` primitive (kernel ``(rows, cols, in_channels, filters)``, as
-Keras), the poolings the original's ``max_pool2d`` / ``avg_pool2d``; their gradients
-come from the VJP table.  ``data_format="channels_first"`` is refused, not transposed
-silently.
+Conv2D is the ``conv2d`` primitive (kernel ``(rows, cols, in_channels // groups,
+filters)``, as Keras; with ``groups`` > 1 one ``conv2d`` per group of channels, their
+outputs joined in group order, as Keras' grouped convolution), the poolings the
+original's ``max_pool2d`` / ``avg_pool2d``; their gradients come from the VJP table.
+``data_format="channels_first"`` is refused, not transposed silently.
 """
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from . import activations
 from . import arguments as args
 from .layers_conv import _out_length, _padding
 from .layers_core import Layer, ShapeMismatch, _init_name, expect_rank
+
+_ALL = [None, None]          # the slice of a whole axis
 
 
 def _pair(value: Any, what: str, where: str) -> tuple[int, int]:
@@ -48,8 +51,9 @@ def _out_image(layer: Layer, input_shape: tuple, window: tuple, strides: tuple,
 
 
 class Conv2D(Layer):
-    """``activation(conv2d(x, kernel) + bias)``; kernel ``(rows, cols, channels,
-    filters)``."""
+    """``activation(conv2d(x, kernel) + bias)``; kernel ``(rows, cols, channels // groups,
+    filters)``: with ``groups`` > 1, filter ``f`` sees only the channels of its group
+    ``f // (filters // groups)`` (Keras' grouped convolution)."""
 
     def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1),
                  padding: str = "valid", data_format: Any = None, dilation_rate: Any = (1, 1),
@@ -62,8 +66,11 @@ class Conv2D(Layer):
         self.kernel_size = _pair(kernel_size, "kernel_size", where)
         self.strides = _pair(strides, "strides", where)
         self.dilation_rate = _pair(dilation_rate, "dilation_rate", where)
-        if args.integer(groups, "groups", where) != 1:
-            raise args.value_error(where, f"groups other than 1 are not supported, got {groups}")
+        self.groups = args.integer(groups, "groups", where)
+        if self.filters % self.groups:
+            raise args.value_error(where, f"the number of filters must be evenly divisible by "
+                                          f"the number of groups, got groups={self.groups}, "
+                                          f"filters={self.filters}")
         if self.strides != (1, 1) and self.dilation_rate != (1, 1):
             raise args.value_error(where, "strides > 1 with dilation_rate > 1 is not "
                                           "supported (nor in Keras)")
@@ -76,27 +83,63 @@ class Conv2D(Layer):
     def compute_output_shape(self, input_shape):
         rows, cols = _out_image(self, input_shape, self.kernel_size, self.strides,
                                 self.padding, self.dilation_rate)
+        channels = input_shape[-1]
+        if channels is None or channels % self.groups:
+            raise ShapeMismatch(f"the number of input channels must be known and evenly "
+                                f"divisible by the number of groups, got groups="
+                                f"{self.groups} and {channels} channels (input shape "
+                                f"{input_shape})")
         return (input_shape[0], rows, cols, self.filters)
 
     def build(self, input_shape):
-        self.add_weight("kernel", (*self.kernel_size, input_shape[-1], self.filters),
-                        self.kernel_initializer)
+        self.add_weight("kernel", (*self.kernel_size, input_shape[-1] // self.groups,
+                                   self.filters), self.kernel_initializer)
         if self.use_bias:
             self.add_weight("bias", (self.filters,), self.bias_initializer)
 
     def forward(self, ctx, x):
         g, w = ctx.graph, ctx.weights
         shape = self.compute_output_shape(x.shape)
-        y = g.op("conv2d", x, w["kernel"], self.padding, list(self.strides),
-                 list(self.dilation_rate), shape=shape, hint="conv2d")
+        if self.groups == 1:
+            y = g.op("conv2d", x, w["kernel"], self.padding, list(self.strides),
+                     list(self.dilation_rate), shape=shape, hint="conv2d")
+        else:
+            y = self._grouped(g, x, w["kernel"], shape)
         if self.use_bias:
             y = g.op("__add", y, w["bias"], shape=shape)
         return activations.apply(self.activation, g, y)
 
+    def _grouped(self, g, x, kernel, shape):
+        """One conv2d per group: channels ``[i c, (i + 1) c)`` of the input with filters
+        ``[i f, (i + 1) f)`` of the kernel (c, f: channels and filters per group), joined
+        on the channel axis.  4-d arrays are sliced on their last axis as 3-d views
+        (``slice`` takes up to three axes)."""
+        batch, rows, cols, channels = x.shape
+        kh, kw, per_group, filters = kernel.shape
+        width = filters // self.groups
+        image = g.op("reshape", x, [-1, cols, channels], shape=(None, cols, channels))
+        taps = g.op("reshape", kernel, [kh * kw * per_group, filters],
+                    shape=(kh * kw * per_group, filters))
+        outputs = []
+        for i in range(self.groups):
+            part = g.op("slice", image, _ALL, _ALL, [i * per_group, (i + 1) * per_group],
+                        shape=(None, cols, per_group))
+            part = g.op("reshape", part, [-1, rows, cols, per_group],
+                        shape=(batch, rows, cols, per_group))
+            weights = g.op("slice", taps, _ALL, [i * width, (i + 1) * width],
+                           shape=(kh * kw * per_group, width))
+            weights = g.op("reshape", weights, [kh, kw, per_group, width],
+                           shape=(kh, kw, per_group, width))
+            outputs.append(g.op("conv2d", part, weights, self.padding, list(self.strides),
+                                list(self.dilation_rate), shape=shape[:3] + (width,),
+                                hint="conv2d"))
+        return g.op("concatenate", outputs, 3, shape=shape, hint="conv2d_groups")
+
     def layer_config(self):
         return {"filters": self.filters, "kernel_size": list(self.kernel_size),
                 "strides": list(self.strides), "padding": self.padding,
-                "dilation_rate": list(self.dilation_rate), "activation": self.activation,
+                "dilation_rate": list(self.dilation_rate), "groups": self.groups,
+                "activation": self.activation,
                 "use_bias": self.use_bias,
                 "kernel_initializer": _init_name(self.kernel_initializer),
                 "bias_initializer": _init_name(self.bias_initializer)}

@@ -218,6 +218,26 @@ CASES.update({
     "avg_pool2d": [(normal(2, 5, 6, 3), [2, 2]), (normal(2, 5, 6, 3), [3, 2], "same", [2, 2]),
                    (normal(5, 6, 2), [2, 3], "valid", [1, 2])],
     "max_pool3d": [(distinct(1, 4, 4, 4, 2), [2, 2, 2])],
+    # the adjoints (nested grad): (ct or g, the other operand, the shape's array, ...)
+    "__conv_input_adjoint": [(normal(2, 5, 2), normal(3, 3, 2), normal(2, 7, 3)),
+                             (normal(1, 3, 6, 1), normal(2, 2, 2, 1), normal(1, 5, 6, 2),
+                              "same", [2, 1]),
+                             (normal(2, 4, 2), normal(3, 8, 2), normal(2, 6, 8))],
+    "__conv_kernel_adjoint": [(normal(2, 7, 3), normal(2, 5, 2), normal(3, 3, 2)),
+                              (normal(1, 5, 6, 2), normal(1, 3, 6, 1), normal(2, 2, 2, 1),
+                               "same", [2, 1]),
+                              (normal(1, 6, 2), normal(1, 6, 2), normal(2, 2, 2), "causal",
+                               1, 2),
+                              (normal(2, 6, 8), normal(2, 4, 2), normal(3, 8, 2))],
+    "__pool_adjoint": [(normal(2, 4, 5, 3), distinct(2, 5, 6, 3), "max_pool2d", [2, 2]),
+                       (normal(2, 3, 3, 3), normal(2, 5, 6, 3), "avg_pool2d", [3, 2], "same",
+                        [2, 2]),
+                       (normal(3, 4), distinct(4, 6), "max_pool2d", [2, 3])],
+    "__pool_gather": [(normal(2, 5, 6, 3), distinct(2, 5, 6, 3), "max_pool2d", [2, 2]),
+                      (normal(2, 5, 6, 3), normal(2, 5, 6, 3), "avg_pool2d", [3, 2], "same",
+                       [2, 2]),
+                      (normal(1, 4, 4, 4, 2), distinct(1, 4, 4, 4, 2), "max_pool3d",
+                       [2, 2, 2], "valid", [2, 2, 2])],
     # shaped like a: a's values get no gradient, the fill value the sum of the cotangent
     "constant_like": [(f(2.5), normal(3, 4)), (normal(4), normal(2, 4))],
     "__npconstant_like": [(f(0.5), normal(2, 3)), (normal(3), normal(3), "float64")],
@@ -260,7 +280,17 @@ def _half_read(m, upper=False):
     return m + (np.tril(noise, -1) if upper else np.triu(noise, 1))
 
 
+def _real_spectrum(n, *lead):
+    """A general (non-symmetric) matrix with real eigenvalues at least 0.7 apart:
+    ``B diag(w) B^-1`` for a well-conditioned ``B``."""
+    b = normal(*lead, n, n) * 0.3 + np.eye(n)
+    w = np.arange(n) * 0.9 - 1.0 + uniform(-0.1, 0.1, *lead, n)
+    return (b * w[..., None, :]) @ np.linalg.inv(b)
+
+
 CASES.update({
+    "eig": [(_real_spectrum(3, 2),)],              # (a stack: JAX's compile is the cost)
+    "eigvals": [(_real_spectrum(4),)],
     "cholesky": [(_half_read(_spd(3)),), (_half_read(_spd(3), True), True),
                  (_half_read(_spd(3, 2)),)],
     "eigh": [(_half_read(_spd(3)),), (_half_read(_spd(3), True), "U"),

@@ -112,3 +112,48 @@ def test_a_decomposition_without_a_derivative_is_a_located_error():
     _located(full_u, TALL, "full_matrices=False")
     _located(q_of, TALL.T, "wide matrix")
     _located(q_of, np.outer(TALL[:, 0], [1.0, 2.0, 3.0]), "rank-deficient")
+
+
+# -- dl30: the general eigenproblem (eig, eigvals), real eigenvalues only
+
+def _general(n, seed):
+    """``B diag(w) B^-1``: non-symmetric, real eigenvalues 0.8 apart."""
+    rng = np.random.default_rng(seed)
+    b = rng.standard_normal((n, n)) * 0.3 + np.eye(n)
+    return (b * (np.arange(n) * 0.8 - 1.0)) @ np.linalg.inv(b)
+
+
+@Phylanx
+def spectrum(a):
+    w, v = np.linalg.eig(a)
+    return np.sum(w * w * np.arange(1.0, 4.0)) + np.sum(v[:, 1] ** 3) \
+        + np.sum(np.linalg.eigvals(a * a) ** 3)
+
+
+def test_grad_through_eig_equals_jax_and_central_differences():
+    import jax
+    import jax.numpy as jnp
+    jax.config.update("jax_enable_x64", True)
+    a = _general(3, 30)
+    sign = np.sign(np.linalg.eig(a)[1][:, 1].sum())      # numpy's vector's sign, fixed
+
+    def spectrum_jax(m):
+        w, v = jax.lax.linalg.eig(m, compute_left_eigenvectors=False,
+                                  enable_eigvec_derivs=True)
+        v1 = jnp.real(v[:, 1])
+        v1 = v1 * sign * jnp.sign(jax.lax.stop_gradient(v1).sum())
+        return jnp.sum(jnp.real(w) ** 2 * jnp.arange(1.0, 4.0)) + jnp.sum(v1 ** 3) \
+            + jnp.sum(jnp.real(jnp.linalg.eigvals(m * m)) ** 3)
+
+    got = phylanx.grad(spectrum)(a)
+    np.testing.assert_allclose(got, jax.jit(jax.grad(spectrum_jax))(a), rtol=1e-9,
+                               atol=1e-10)
+    np.testing.assert_allclose(got, numeric_grad(spectrum.python, (a,), 0), rtol=1e-6,
+                               atol=1e-6)
+
+
+def test_eig_without_a_derivative_is_a_located_error_not_a_zero_gradient():
+    rotation = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 2.0]])
+    _located(spectrum, rotation, "complex eigenvalues")            # eigenvalues +-i
+    _located(spectrum, np.diag([1.0, 2.0, 2.0]) + np.triu(np.ones((3, 3)), 1),
+             "repeated eigenvalue")

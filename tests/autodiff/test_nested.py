@@ -15,7 +15,7 @@ from phylanx import Phylanx
 from phylanx.autodiff import VJP, PhylanxGradientError, grad, hessian, hvp, jacobian
 from phylanx.autodiff.equations import evaluate
 from phylanx.autodiff.tape import fit
-from phylanx.ops import relu
+from phylanx.ops import avg_pool2d, conv1d, conv2d, max_pool2d, relu
 from phylanx.primitives import registry
 
 from .cases import CASES
@@ -113,7 +113,11 @@ RECORDABLE = [(n, k) for n in sorted(CASES) if getattr(VJP.get(n), "recordable",
 def test_the_common_rules_have_equation_forms():
     assert {"__add", "__sub", "__mul", "__div", "power", "exp", "log", "sin", "cos", "tanh",
             "sum", "mean", "transpose", "reshape", "matmul", "maximum", "minimum", "relu",
-            "__subscript", "__subscript_adjoint"} <= {n for n, _ in RECORDABLE}
+            "__subscript", "__subscript_adjoint", "conv1d", "conv2d", "max_pool2d",
+            "avg_pool2d", "max_pool3d", "avg_pool3d"} <= {n for n, _ in RECORDABLE}
+    # the adjoints they record are equation rules themselves: derivatives of any order
+    assert all(getattr(VJP.get(n), "equations", None) for n in (
+        "__conv_input_adjoint", "__conv_kernel_adjoint", "__pool_adjoint", "__pool_gather"))
 
 
 @pytest.mark.parametrize(("name", "k"), RECORDABLE, ids=[f"{n}-{k}" for n, k in RECORDABLE])
@@ -225,3 +229,71 @@ def test_hessian_of_a_keras_relu_equals_jax():
         return jnp.sum(jax.nn.relu(x @ w) ** 3)
 
     close(hessian(layer)(W, X), jax.jit(jax.hessian(layer_jax))(W, X))
+
+
+# -- dl30: convolutions and pooling under nested derivatives (their adjoints are primitives)
+
+def _conv_jax(x, k, padding, layout):
+    ones = [1] * (k.ndim - 2)
+    return jax.lax.conv_general_dilated(x, k, ones, padding, dimension_numbers=layout)
+
+
+def _window_jax(y, kind, size, strides, padding):
+    window, step = (1, *size, 1), (1, *strides, 1)
+    if kind == "max":
+        return jax.lax.reduce_window(y, -jnp.inf, jax.lax.max, window, step, padding)
+    total = jax.lax.reduce_window(y, 0.0, jax.lax.add, window, step, padding)
+    return total / jax.lax.reduce_window(jnp.ones_like(y), 0.0, jax.lax.add, window, step,
+                                         padding)
+
+
+@Phylanx
+def conv_net(x, k2, k1):
+    y = conv2d(x, k2, "valid")
+    p = max_pool2d(y * y, [2, 2], "same", [2, 2]) + avg_pool2d(y, [2, 2], "same", [2, 2])
+    z = conv1d(np.reshape(p, (1, 2, 2)), k1, "causal", 1, 1)
+    return np.sum(np.tanh(z)) + np.sum(avg_pool2d(y, [2, 1], "valid", [1, 1]) ** 3)
+
+
+def conv_net_jax(x, k2, k1):
+    y = _conv_jax(x, k2, "VALID", ("NHWC", "HWIO", "NHWC"))
+    p = _window_jax(y * y, "max", (2, 2), (2, 2), "SAME") + \
+        _window_jax(y, "avg", (2, 2), (2, 2), "SAME")
+    z = _conv_jax(jnp.pad(jnp.reshape(p, (1, 2, 2)), ((0, 0), (1, 0), (0, 0))), k1, "VALID",
+                  ("NWC", "WIO", "NWC"))
+    return jnp.sum(jnp.tanh(z)) + jnp.sum(_window_jax(y, "avg", (2, 1), (1, 1), "VALID") ** 3)
+
+
+CONV_ARGS = (RNG.standard_normal((1, 4, 3, 1)), RNG.standard_normal((2, 2, 1, 2)),
+             RNG.standard_normal((2, 2, 1)))
+DIRECTION = RNG.standard_normal((2, 2, 1, 2))
+
+
+@jax.jit
+def conv_net_hessian_jax(x, k2, k1):
+    """Every block of JAX's Hessian, in one compilation (JAX's compile, not phylanx, is
+    what takes the time here)."""
+    return jax.hessian(conv_net_jax, (0, 1, 2))(x, k2, k1)
+
+
+def test_hessian_jacobian_of_grad_and_third_derivative_through_convolutions_equal_jax():
+    """Second derivatives through conv2d, conv1d, max and average pooling (each block of
+    the Hessian over input, conv2d kernel and conv1d kernel: the mixed ones are the
+    kernel adjoint's own derivative with respect to the input), as ``hessian`` and as
+    ``jacobian(grad)``, against JAX; a third derivative along a line against central
+    differences of the second (the adjoints' own adjoints)."""
+    blocks = conv_net_hessian_jax(*CONV_ARGS)
+    for i in range(3):
+        np.testing.assert_allclose(hessian(conv_net, i)(*CONV_ARGS), blocks[i][i],
+                                   rtol=1e-8, atol=1e-10, err_msg=f"block {i}")
+    np.testing.assert_allclose(jacobian(grad(conv_net, 1), 0)(*CONV_ARGS), blocks[1][0],
+                               rtol=1e-8, atol=1e-10)
+    x, k2, k1 = CONV_ARGS
+
+    def along(t):
+        return conv_net(x, k2 + t * DIRECTION, k1)
+
+    second = grad(grad(along))
+    step = 1e-5
+    numeric = (second(0.2 + step) - second(0.2 - step)) / (2 * step)
+    np.testing.assert_allclose(grad(grad(grad(along)))(0.2), numeric, rtol=1e-5, atol=1e-6)

@@ -164,6 +164,36 @@ def _eigh(a, UPLO="L"):  # noqa: N803 - NumPy's keyword name
     return [w, v * _signs_like(v, reference)]
 
 
+def _conv_adjoint(of_input):
+    """The input's (kernel's) cotangent of JAX's convolution: its VJP at ``like``."""
+    def adjoint(first, second, like, padding="valid", strides=1, dilation=1):
+        kernel = second if of_input else like
+        conv = _conv(kernel.ndim - 2)
+        if of_input:
+            return jax.vjp(lambda x: conv(x, kernel, padding, strides, dilation),
+                           like)[1](first)[0]
+        return jax.vjp(lambda k: conv(first, k, padding, strides, dilation),
+                       like)[1](second)[0]
+    return adjoint
+
+
+def _pool_adjoint(ct, x, name, size, padding="valid", strides=None):
+    return jax.vjp(lambda v: _pool(name[:3])(v, size, padding, strides), x)[1](ct)[0]
+
+
+def _pool_gather(g, x, name, size, padding="valid", strides=None):
+    return jax.jvp(lambda v: _pool(name[:3])(v, size, padding, strides), (x,), (g,))[1]
+
+
+def _eig(a):
+    """Real parts (the cases' eigenvalues are real) of JAX's eig, eigenvector derivatives
+    enabled (valid for distinct eigenvalues), the vectors' signs as numpy's."""
+    w, v = jax.lax.linalg.eig(a, compute_left_eigenvectors=False, enable_eigvec_derivs=True)
+    v = jnp.real(v)
+    return [jnp.real(w), v * _signs_like(v, np.linalg.eig(np.asarray(
+        jax.lax.stop_gradient(a)))[1])]
+
+
 def _svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     if not _flag(compute_uv):
         return jnp.linalg.svd(a, compute_uv=False)
@@ -279,7 +309,7 @@ JAX = {
     "determinant": jnp.linalg.det, "inverse": jnp.linalg.inv, "invGJE": jnp.linalg.inv,
     "cholesky": lambda a, upper=False: jnp.linalg.cholesky(
         _mirrored(a, _flag(upper)), upper=_flag(upper), symmetrize_input=False),
-    "eigh": _eigh,
+    "eigh": _eigh, "eig": _eig, "eigvals": lambda a: _eig(a)[0],
     "eigvalsh": lambda a, UPLO="L": jnp.linalg.eigvalsh(_mirrored(a, UPLO == "U"),
                                                         symmetrize_input=False),
     "svd": _svd, "qr": _qr, "lstsq": _lstsq,
@@ -288,6 +318,8 @@ JAX = {
     "__subscript_adjoint": lambda ct, like, *idx: jnp.zeros(like.shape).at[idx].add(ct)
     + 0.0 * like,
     "conv1d": _conv(1), "conv2d": _conv(2),
+    "__conv_input_adjoint": _conv_adjoint(True), "__conv_kernel_adjoint": _conv_adjoint(False),
+    "__pool_adjoint": _pool_adjoint, "__pool_gather": _pool_gather,
     "max_pool2d": _pool("max"), "max_pool3d": _pool("max"),
     "avg_pool2d": _pool("avg"), "avg_pool3d": _pool("avg"),
 }

@@ -72,6 +72,29 @@ def _conv2d(L):
     return x, L.Dense(CLASSES, activation="softmax")(L.Flatten()(h))
 
 
+def _mha_masks(L):
+    x = L.Input((5, 4))
+    v = L.Dense(3)(x)
+    # per-sample masks computed from the data: relu's zeros are masked (Keras casts a
+    # mask to bool: any non-zero value is kept), some rows wholly (Keras zeroes them)
+    mask = L.Dense(5, activation="relu")(x)                            # (batch, 5, 5)
+    value_mask = L.Reshape((-1,))(L.Dense(1, activation="relu")(v))   # (batch, 5)
+    key_mask = L.Reshape((-1,))(L.Dense(1, activation="relu")(x))
+    h, scores = L.MultiHeadAttention(2, 3)(x, v, key=x, attention_mask=mask,
+                                           value_mask=value_mask, key_mask=key_mask,
+                                           use_causal_mask=True, return_attention_scores=True)
+    h = L.Add()([L.Dense(4)(L.Flatten()(h)),
+                 L.Dense(4)(L.Flatten()(L.Permute((2, 3, 1))(scores)))])
+    return x, L.Dense(CLASSES, activation="softmax")(h)
+
+
+def _conv2d_groups(L):
+    x = L.Input((6, 6, 4))
+    h = L.Conv2D(6, 3, padding="same", groups=2, activation="relu")(x)
+    h = L.Conv2D(3, 2, strides=2, groups=3)(h)
+    return x, L.Dense(CLASSES, activation="softmax")(L.Flatten()(h))
+
+
 def _reshape_permute(L):
     x = L.Input((4, 6))
     h = L.Permute((2, 1))(L.Reshape((6, 4))(x))
@@ -91,11 +114,19 @@ def _merge(L):
 
 CASES = {"mha_causal": _mha_causal, "mha_cross": _mha_cross, "layernorm": _layernorm,
          "gru": _gru, "gru_state": _gru_state, "conv2d": _conv2d,
+         "conv2d_groups": _conv2d_groups, "mha_masks": _mha_masks,
          "reshape_permute": _reshape_permute, "merge": _merge}
 
 
-#: branched models whose Keras-written ``.weights.h5`` files are stored too
-WEIGHT_FILE_CASES = ("merge", "mha_cross")
+#: the cases in the order that seeds their data and initial weights: new cases go at the
+#: end, so that adding one leaves the others' stored references as they are
+SEED_ORDER = ("conv2d", "gru", "gru_state", "layernorm", "merge", "mha_causal", "mha_cross",
+              "reshape_permute", "conv2d_groups", "mha_masks")
+assert sorted(SEED_ORDER) == sorted(CASES)
+
+#: models whose Keras-written ``.weights.h5`` files are stored too (branched ones, and
+#: conv2d_groups: the grouped kernel's layout)
+WEIGHT_FILE_CASES = ("merge", "mha_cross", "conv2d_groups")
 
 
 def weights_file(name: str) -> str:
@@ -125,14 +156,14 @@ def _input_shape(name: str) -> tuple:
 
 
 def data(name: str) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(sorted(CASES).index(name))
+    rng = np.random.default_rng(SEED_ORDER.index(name))
     return (rng.normal(size=(SAMPLES, *_input_shape(name))).astype(np.float32),
             rng.integers(0, CLASSES, SAMPLES))
 
 
 def phylanx_model(name: str) -> nn.Model:
     nn.clear_session()
-    nn.set_seed(sorted(CASES).index(name) + 100)
+    nn.set_seed(SEED_ORDER.index(name) + 100)
     return nn.Model(*CASES[name](nn))
 
 

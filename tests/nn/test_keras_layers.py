@@ -107,6 +107,66 @@ def test_attention_bad_shapes_and_masks_are_located_errors(make, match):
     _located_here(info.value)
 
 
+def _masks(x, v):
+    return {"mask": nn.Dense(9)(x), "flat": nn.Reshape((-1,))(nn.Dense(1)(v))}
+
+
+@pytest.mark.parametrize("make,match", [
+    (lambda x, v, m: nn.MultiHeadAttention(2, 4)(x, v, attention_mask=nn.Dense(5)(x)),
+     r"the attention_mask tensor must have shape \(batch, 6 or 1, 9 or 1\), got "
+     r"\(None, 6, 5\)"),
+    (lambda x, v, m: nn.MultiHeadAttention(2, 4)(x, v, attention_mask=m["flat"]),
+     r"attention_mask tensor must have shape"),
+    (lambda x, v, m: nn.MultiHeadAttention(2, 4)(x, v, value_mask=m["mask"]),
+     r"the value_mask tensor must have shape \(batch, key steps\) = \(batch, 9\)"),
+    (lambda x, v, m: nn.MultiHeadAttention(2, 4)(x, v, key_mask=nn.Reshape((-1,))(x)),
+     r"the key_mask tensor must have shape"),
+    (lambda x, v, m: nn.MultiHeadAttention(2, 4)(x, v, value_mask=np.ones((4, 9))),
+     r"value_mask must be a tensor of the model"),
+    (lambda x, v, m: nn.MultiHeadAttention(2, 4)(x, v, query_mask=m["flat"]),
+     r"query_mask is not read by Keras 3"),
+])
+def test_per_sample_masks_of_the_wrong_shape_are_located_errors(make, match):
+    """Per-sample masks are tensors of the model, checked when the layer is called (the
+    model is built there), before any training step."""
+    x, v = nn.Input((6, 8)), nn.Input((9, 5))
+    masks = _masks(x, v)
+    with pytest.raises(PhylanxError, match=match) as info:
+        make(x, v, masks)
+    _located_here(info.value)
+
+
+def test_per_sample_masks_broadcast_as_keras_and_combine_with_the_causal_mask():
+    """(batch, 1, key steps) and (batch, steps, 1) attention masks, with and without
+    the causal mask: a row whose keys are all masked attends nothing (Keras zeroes it),
+    any non-zero mask value keeps its score (Keras casts the mask to bool), and the
+    masks follow the samples (each sample's output is that of the sample alone)."""
+    x = nn.Input((4, 3))
+    column = nn.Dense(1, activation="relu")(x)                       # (batch, 4, 1)
+    row = nn.Permute((2, 1))(column)                                  # (batch, 1, 4)
+    mha = nn.MultiHeadAttention(1, 2)
+    h, scores = mha(x, x, attention_mask=row, use_causal_mask=True,
+                    return_attention_scores=True)
+    _, by_query = mha(x, x, attention_mask=column, return_attention_scores=True)
+    model = nn.Model(x, nn.Concatenate(axis=1)([nn.Flatten()(scores),
+                                                 nn.Flatten()(by_query)]))
+    data = np.random.default_rng(4).normal(size=(6, 4, 3)).astype(np.float32)
+    out = model.predict(data).reshape(6, 2, 4, 4)
+    for sample in range(6):
+        alone = model.predict(data[sample:sample + 1]).reshape(2, 4, 4)
+        np.testing.assert_allclose(out[sample], alone, rtol=1e-6, atol=1e-7)
+    kernel, bias = model.get_weights()[:2]
+    keep = (data @ kernel + bias)[..., 0] > 0                          # relu's non-zeros
+    causal = np.tril(np.ones((4, 4), bool))
+    for sample in range(6):
+        allowed = [causal & keep[sample][None, :], np.tile(keep[sample][:, None], (1, 4))]
+        for probs, mask in zip(out[sample], allowed):
+            np.testing.assert_array_equal(probs[~mask], 0.0)
+            rows = mask.any(axis=1)
+            np.testing.assert_allclose(probs[rows].sum(axis=1), 1.0, rtol=1e-5)
+    assert (~keep).any() and keep.any()
+
+
 def test_attention_built_for_some_features_refuses_others():
     mha = nn.MultiHeadAttention(2, 4)
     x = nn.Input((6, 8))
@@ -121,7 +181,7 @@ def test_attention_call_options_are_checked():
     x = nn.Input((6, 8))
     with pytest.raises(PhylanxError, match="use_causal_mask"):
         nn.MultiHeadAttention(2, 4)(x, x, use_causal_mask=1)
-    with pytest.raises(PhylanxError, match="query_mask is not supported"):
+    with pytest.raises(PhylanxError, match="query_mask is not read by Keras 3"):
         nn.MultiHeadAttention(2, 4)(x, x, query_mask=np.ones((1, 6)))
     with pytest.raises(PhylanxError, match="num_heads"):
         nn.MultiHeadAttention(0, 4)
@@ -142,6 +202,20 @@ def test_layer_argument_and_shape_errors():
         nn.LayerNormalization(axis=0)(nn.Input((3,)))
     with pytest.raises(PhylanxError, match="2 outputs"):
         nn.Sequential([nn.Input((4, 2)), nn.GRU(3, return_state=True)])
+
+
+def test_conv2d_groups_errors_are_keras_ones_and_located():
+    with pytest.raises(PhylanxError, match=r"filters must be evenly divisible by the number "
+                                           r"of groups, got groups=2, filters=5"):
+        nn.Conv2D(5, 3, groups=2)
+    with pytest.raises(PhylanxError, match=r"input channels must be known and evenly "
+                                           r"divisible .* groups=2 and 3 channels") as info:
+        nn.Conv2D(4, 3, groups=2)(nn.Input((6, 6, 3)))
+    _located_here(info.value)
+    conv = nn.Conv2D(4, 3, groups=2)
+    nn.Model(x := nn.Input((5, 5, 6)), conv(x))
+    assert conv.get_config()["groups"] == 2
+    assert conv.get_weights()[0].shape == (3, 3, 3, 4)
 
 
 def test_a_model_with_branches_is_not_saved_as_a_chain(tmp_path):

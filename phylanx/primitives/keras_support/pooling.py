@@ -64,6 +64,13 @@ def _pool(x: Any, pool_size: Any, padding: Any, strides: Any, nsp: int, kind: st
     return restore_layout(result, shape, nsp)
 
 
+def pool(x: Any, pool_size: Any, padding: Any, strides: Any, name: str):
+    """Pooling ``name`` (``max_pool2d`` ... ``avg_pool3d``), strides nil as 1."""
+    nsp, kind = int(name[-2]), name[:3]
+    return _pool(x, pool_size, padding, (1,) * nsp if strides is None else strides, nsp,
+                 kind)
+
+
 def _declare_pool(name: str, kind: str, nsp: int, example: str, result: str):
     default = "list(" + ",".join("1" * nsp) + ")"
     pattern = (f'{name}(_1,_2_pool_size, __arg(_3_padding, "valid"), '

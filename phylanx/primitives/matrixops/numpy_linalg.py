@@ -52,7 +52,7 @@ def _listed(fn):
 
 
 @primitive(
-    "eig", "eig(_1_a)", extension=True, oracle=_listed(np.linalg.eig),
+    "eig", "eig(_1_a)", extension=True, differentiable=True, oracle=_listed(np.linalg.eig),
     example="eig([[2.0, 0.0], [0.0, 3.0]])", result="list([2.0, 3.0], [[1.0, 0.0], [0.0, 1.0]])",
 )
 def eig(a):
@@ -64,7 +64,7 @@ def eig(a):
 
 
 @primitive(
-    "eigvals", "eigvals(_1_a)", extension=True,
+    "eigvals", "eigvals(_1_a)", extension=True, differentiable=True,
     oracle=np.linalg.eigvals,
     example="eigvals([[2.0, 0.0], [0.0, 3.0]])", result="[2.0, 3.0]",
 )
