@@ -298,8 +298,8 @@ class _IrRound:
         """The first rule's replacement of ``eqn``, or None."""
         ctx = self.ctx
         rules = self.indexed.get(eqn.prim, self.anywhere)
-        if not rules or len(eqn.outs) != 1:
-            return None
+        if not rules or (len(eqn.outs) != 1 and eqn.prim not in self.indexed):
+            return None             # equations of several outputs: to rules naming them
         for rule in rules:
             bound: dict = {}
             if not rule.pattern.match(eqn, ctx, bound):
