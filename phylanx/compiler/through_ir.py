@@ -2,14 +2,16 @@
 
 Migration step 4 of docs/ir.md: the program is lowered to the IR after the phases that
 precede the first phase with a rule on the IR (those that end spelling, inline and
-normalize, and the AST's row blocks, label statistics and symmetric products, which
-look for their patterns as written); the rewrite engine runs the rules that run on the
-IR (``Rule.substrate`` ``ir`` or ``both``: folding, loop-invariant hoisting, sharing
-equal equations) on it, phase by phase in the table's order (``rewrite/ir_terms.py``);
-the program is raised back, and the AST's own rules of the remaining phases and the
-compiler run on what comes back, so today's specialised closures run it.
+normalize, and the AST's row blocks and label statistics, which look for their
+patterns as written); the rewrite engine runs the rules that run on the IR
+(``Rule.substrate`` ``ir`` or ``both``: symmetric outer products, folding,
+loop-invariant hoisting, sharing equal equations) on it, phase by phase in the table's
+order (``rewrite/ir_terms.py``); the program is raised back, and the AST's own rules of
+the remaining phases and the compiler run on what comes back, so today's specialised
+closures run it.
 ``PHYLANX_PIPELINE=ast`` (the config key ``pipeline``) skips the IR, as before, for one
-release (without loop-invariant hoisting, a rule of the IR only).
+release (without loop-invariant hoisting and symmetric outer products, rules of the IR
+only).
 """
 from __future__ import annotations
 
@@ -69,8 +71,8 @@ def optimize_through_ir(program: ast.Program, fired=None) -> ast.Program:
 def _split_at_the_ir(passes) -> tuple[list, list]:
     """(the passes before the first phase with a rule on the IR, the others): the
     phases run in the table's order, so the AST's phases before it run before lowering
-    (the rules of ``blocking``, ``label_stats`` and ``outer`` look for their patterns
-    as written, before hoisting moves a part of one out of a loop)."""
+    (the rules of ``blocking`` and ``label_stats`` look for their patterns as written,
+    before hoisting moves a part of one out of a loop)."""
     first = next((i for i, p in enumerate(passes) if has_ir_rules(p)), len(passes))
     return list(passes[:first]), list(passes[first:])
 
