@@ -1,12 +1,17 @@
 """The compiler's default path (``pipeline=ir``): PhySL AST -> IR -> rules -> PhySL AST.
 
-Migration step 4 of docs/ir.md: the program is lowered to the IR after the passes that
-end spelling (inline, normalize); the rewrite engine runs the rules that run on the IR
-(``Rule.substrate`` ``ir`` or ``both``: folding, sharing equal equations) on it, phase
-by phase in the table's order (``rewrite/ir_terms.py``); the program is raised back,
-and the AST's own rules of the remaining phases and the compiler run on what comes
-back, so today's specialised closures run it.  ``PHYLANX_PIPELINE=ast`` (the config key
-``pipeline``) skips the IR, as before, for one release.
+Migration step 4 of docs/ir.md: the program is lowered to the IR after the phases that
+precede the first phase with a rule on the IR (those that end spelling, inline and
+normalize, and the AST's row blocks and label statistics, which look for their
+patterns as written); the rewrite engine runs the rules that run on the IR
+(``Rule.substrate`` ``ir`` or ``both``: symmetric outer products, folding,
+loop-invariant hoisting, sharing equal equations) on it, phase by phase in the table's
+order (``rewrite/ir_terms.py``); the program is raised back, and the AST's own rules of
+the remaining phases and the compiler run on what comes back, so today's specialised
+closures run it.
+``PHYLANX_PIPELINE=ast`` (the config key ``pipeline``) skips the IR, as before, for one
+release (without loop-invariant hoisting and symmetric outer products, rules of the IR
+only).
 """
 from __future__ import annotations
 
@@ -16,7 +21,7 @@ from ..language import ast
 from ..primitives import registry
 from . import rewrite
 from .rewrite.engine import run_phases
-from .rewrite.ir_terms import run_ir_phases
+from .rewrite.ir_terms import has_ir_rules, run_ir_phases
 
 #: the passes before the IR: spelling ends with them
 _BEFORE = ("inline", "normalize")
@@ -57,11 +62,19 @@ def optimize_through_ir(program: ast.Program, fired=None) -> ast.Program:
     raised from it.  ``fired`` (a Counter) counts the rules that fired."""
     if not config.get("optimize"):
         return through_ir(program)
-    before = [p for p in rewrite.PASSES if p.name in _BEFORE]
-    after = [p for p in rewrite.PASSES if p.name not in _BEFORE]
+    before, after = _split_at_the_ir(rewrite.PASSES)
     program = through_ir(run_phases(before, program, fired),
                          lambda fn: run_ir_phases(after, fn, fired))
     return run_phases(after, program, fired, substrates=("ast",))
+
+
+def _split_at_the_ir(passes) -> tuple[list, list]:
+    """(the passes before the first phase with a rule on the IR, the others): the
+    phases run in the table's order, so the AST's phases before it run before lowering
+    (the rules of ``blocking`` and ``label_stats`` look for their patterns as written,
+    before hoisting moves a part of one out of a loop)."""
+    first = next((i for i, p in enumerate(passes) if has_ir_rules(p)), len(passes))
+    return list(passes[:first]), list(passes[first:])
 
 
 def lowered(program: ast.Program):

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from phylanx import Phylanx, config
 from phylanx import execution_tree as et
 from phylanx.compiler.rewrite import cse, fold, hoist, optimize
+from phylanx.compiler.through_ir import optimize_through_ir
 from phylanx.errors import PhylanxError
 from phylanx.language import ast
 from phylanx.language.parser import parse
@@ -25,6 +26,11 @@ _count = [0]
 
 def rewritten(src: str) -> str:
     return " ".join(to_physl(e) for e in optimize(parse(src)).body)
+
+
+def rewritten_ir(src: str) -> str:
+    """``src`` after the rewrites of the default pipeline (hoisting runs on the IR)."""
+    return " ".join(to_physl(e) for e in optimize_through_ir(parse(src)).body)
 
 
 def run(src: str, *args, optimize_on: bool = True):
@@ -165,7 +171,7 @@ LOOP = """define(f, x, y, n, block(define(a, x),
 
 def test_hoisting_binds_an_invariant_product_lazily():
     src = LOOP
-    text = rewritten(src)
+    text = rewritten_ir(src)
     assert "__licm" in text and "if(__licm" in text
     x, y = np.ones(3), np.arange(9.0).reshape(3, 3)
     a = x.copy()
@@ -178,7 +184,7 @@ def test_a_loop_that_runs_zero_times_evaluates_no_hoisted_expression():
     # y[10] raises for this y; the loop never runs, so neither may the invariant
     src = """define(f, y, n, block(define(a, 0.0),
         for_each(lambda(i, store(a, a + __subscript(y, 10) * 2.0 + 1.0)), range(n)), a))"""
-    assert "__licm" in rewritten(src)
+    assert "__licm" in rewritten_ir(src)
     assert both(src, np.arange(3.0), 0) == 0.0
     with pytest.raises(PhylanxError):
         run(src, np.arange(3.0), 2)
@@ -188,7 +194,7 @@ def test_while_loop_that_never_runs_and_invariant_under_a_false_condition():
     src = """define(f, y, n, block(define(a, 0.0), define(i, 0),
         while(i < n, block(if(n > 100, store(a, a + __subscript(y, 10) * 2.0 + 1.0)),
                            store(i, i + 1))), a))"""
-    assert "__licm" in rewritten(src)
+    assert "__licm" in rewritten_ir(src)
     assert both(src, np.arange(3.0), 0) == 0.0
     assert both(src, np.arange(3.0), 5) == 0.0
 
@@ -215,7 +221,7 @@ def test_nested_loops_recompute_what_the_outer_loop_changes():
         range(n)), t))""",
 ])
 def test_hoisting_leaves_variant_random_and_mutated_expressions(src):
-    assert "__licm" not in rewritten(src)
+    assert "__licm" not in rewritten_ir(src)
 
 
 def test_random_draws_in_a_loop_stay_distinct():
@@ -241,7 +247,7 @@ def test_hoisting_inside_a_decorated_function_matches_python():
     f = Phylanx(kernel)
     x, y = np.ones(3), np.arange(9.0).reshape(3, 3) / 10
     np.testing.assert_allclose(f(x, y, 5), kernel(x, y, 5), rtol=1e-12)
-    assert "__licm" in rewritten(f.get_physl_source())
+    assert "__licm" in rewritten_ir(f.get_physl_source())
 
 
 # -- laws: random expression trees, passes on and off ---------------------------------
@@ -327,8 +333,8 @@ def test_gradients_through_hoisted_and_shared_expressions(optimize_on):
         config.reset("optimize")
     assert_grad_close(got, numeric_grad(_looped_loss, (w, x), 0))
     if optimize_on:
-        text = rewritten(f.get_physl_source())
-        assert "__licm" in text and "__cse" in text
+        text = rewritten_ir(f.get_physl_source())
+        assert "__licm" in text and "__cse" in rewritten(f.get_physl_source())
 
 
 def test_invariant_products_sharing_a_transpose_are_both_hoisted():
@@ -342,6 +348,6 @@ def test_invariant_products_sharing_a_transpose_are_both_hoisted():
     rng = np.random.default_rng(5)
     x, y = rng.normal(size=(20, 3)), rng.normal(size=20)
     np.testing.assert_allclose(f(x, y, 0.01, 6), least_squares(x, y, 0.01, 6), rtol=1e-12)
-    text = rewritten(f.get_physl_source())
+    text = rewritten_ir(f.get_physl_source())
     assert "store(__licm1, matmul(transpose(x), x))" in text
     assert "store(__licm3, matmul(transpose(x), y))" in text

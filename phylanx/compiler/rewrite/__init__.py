@@ -31,9 +31,11 @@ from .engine import Pass, Phase, run_phases
 #: Then row blocks and label statistics (which read the row blocks' ``__rows_concat``)
 #: and symmetric products: they look for their patterns as written, before hoisting or
 #: CSE moves a part into a variable (a rewritten product is still hoisted whole: its
-#: call counts as pure, ``tree.ExprFacts``); folding before hoisting and sharing (it
-#: makes equal constants equal); hoisting before sharing (a subexpression CSE binds to a
-#: variable inside a loop body would make every expression using it look loop-variant).
+#: call is pure and its function value reads nothing the loop binds); folding before
+#: hoisting and sharing (it makes equal constants equal); hoisting before sharing (a
+#: subexpression CSE binds to a variable inside a loop body would make every expression
+#: using it look loop-variant).  In the default pipeline the phases before fold run on
+#: the AST before lowering, fold, hoist and the IR's CSE on the IR (``through_ir``).
 PASSES: list = [Pass("inline", inline.run), normalize.PHASE, blocking.PHASE,
                 label_stats.PHASE, outer.PHASE, fold.PHASE, hoist.PHASE, cse.PHASE]
 

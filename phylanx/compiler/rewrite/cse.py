@@ -26,8 +26,8 @@ beyond SSA: versions of a variable are different operands.  It keeps the AST rul
 conditions: only inside functions, only in a region whose equations are all pure and
 none lazy (``&&``, ``||``, ``if`` evaluate an operand conditionally, and raising nests
 those operands back), not twice-escaping values, no program that may change a value in
-place, and not in loop bodies (hoisting still runs on the AST after raising, and a
-shared value bound inside a loop would make what reads it look loop-variant).
+place, and not in loop bodies (a shared value bound inside a loop would make what
+reads it look loop-variant to the compiled loops of ``fusion/loop_plan.py``).
 """
 from __future__ import annotations
 

@@ -7,7 +7,10 @@ leaf ``literal``; a parameter, a loop-carried value or a variable of an enclosin
 a leaf ``identifier``).  A rule's replacement of an equation is an atom (a literal or a
 variable: the equation's output is that value) or equations whose last one defines the
 replaced equation's outputs (``rebuild``).  Every equation built keeps the location of
-the one it replaces.
+the one it replaces.  A replacement that computes the values of earlier equations of
+its region itself *absorbs* them (:meth:`IrTerms.absorb`): they go at the end of the
+region's walk if nothing reads them any more.  Loops (several outputs) are offered only
+to rules whose pattern names their head.
 
 :func:`run_ir_phases` walks each region in program order (an equation's operands are
 defined before it: the walk is bottom-up, as the AST engine's ``bottom_up`` order),
@@ -133,6 +136,7 @@ class IrTerms:
         self._defs: list[dict] = []        # per open region: var id -> defining equation
         self._kept: list[dict] = []        # per open region: value key -> equation
         self._open: list[list] = []        # per open region: [its equations, memo]
+        self._absorbed: list[set] = []     # per open region: id() of absorbed equations
         self._readers: defaultdict | None = None
         self._mutates: bool | None = None
 
@@ -172,6 +176,11 @@ class IrTerms:
 
     # -- what SSA makes cheap -------------------------------------------------------------
 
+    def defining(self, var: Var) -> Eqn | None:
+        """The equation of the open region defining ``var`` (one output), or None."""
+        got = self._defs[-1].get(var.id) if self._defs else None
+        return got if type(got) is Eqn and len(got.outs) == 1 else None
+
     def earlier_equal(self, eqn: Eqn) -> Eqn | None:
         """The equation before ``eqn`` in its region computing the same primitive of the
         same parameters and operands, or None."""
@@ -207,11 +216,21 @@ class IrTerms:
         self._defs.append({})
         self._kept.append({})
         self._open.append([fn.eqns, {}])
+        self._absorbed.append(set())
 
     def close_region(self) -> None:
         self._defs.pop()
         self._kept.pop()
         self._open.pop()
+        self._absorbed.pop()
+
+    def absorb(self, eqns) -> None:
+        """A rule's replacement computes the values of ``eqns`` (of the open region)
+        itself: at the end of the region's walk they go if nothing else reads them."""
+        self._absorbed[-1].update(id(e) for e in eqns)
+
+    def absorbed(self) -> set:
+        return self._absorbed[-1]
 
     def keep(self, eqn: Eqn) -> None:
         defs = self._defs[-1]
@@ -258,6 +277,8 @@ class _IrRound:
                 for made in new:
                     eqns.append(made)
                     terms.keep(made)
+        if terms.absorbed():
+            eqns = _unread_dropped(eqns, fn.results, terms.absorbed())
         terms.close_region()
         results = tuple(self.atom(r) for r in fn.results)
         if results == fn.results and len(eqns) == len(fn.eqns) and all(
@@ -298,8 +319,8 @@ class _IrRound:
         """The first rule's replacement of ``eqn``, or None."""
         ctx = self.ctx
         rules = self.indexed.get(eqn.prim, self.anywhere)
-        if not rules or len(eqn.outs) != 1:
-            return None
+        if not rules or (len(eqn.outs) != 1 and eqn.prim not in self.indexed):
+            return None             # equations of several outputs: to rules naming them
         for rule in rules:
             bound: dict = {}
             if not rule.pattern.match(eqn, ctx, bound):
@@ -311,6 +332,31 @@ class _IrRound:
                 self.changed = True
                 return new
         return None
+
+
+def _unread_dropped(eqns: list, results, absorbed: set) -> list:
+    """``eqns`` without the absorbed equations whose outputs nothing reads (the
+    replacement that absorbed them computes their values where it needs them)."""
+    reads: Counter = Counter()
+
+    def count(fn_eqns, fn_results, step):
+        for e in fn_eqns:
+            for a in e.ins:
+                if type(a) is Var:
+                    reads[a.id] += step
+            for region in regions(e):
+                count(region.eqns, region.results, step)
+        for r in fn_results:
+            if type(r) is Var:
+                reads[r.id] += step
+    count(eqns, results, 1)
+    kept = list(eqns)
+    for i in range(len(kept) - 1, -1, -1):        # readers come after: one pass back
+        e = kept[i]
+        if id(e) in absorbed and not any(reads[o.id] for o in e.outs):
+            count((e,), (), -1)
+            del kept[i]
+    return kept
 
 
 def run_phase_ir(phase: Phase, fn: Function, fired: Counter | None = None,

@@ -1,103 +1,115 @@
 """Symmetric products rule: a product with outer products of rows, each pair of equal
-columns computed once.
+columns computed once (a rule of the IR, on the canonical product ``dot_general``).
 
 Law: ``v[:, :, None] * v[:, None, :]`` is symmetric in its last two axes, so of its
 reshape ``yy`` to ``(n, k * k)`` (the normal equations of every row at once, any
 least-squares-by-rows program), columns ``(i, j)`` and ``(j, i)`` are equal and half of
-``a @ yy``'s work repeats the other half; NumPy cannot know, the tree can.  The
-pattern, ``v`` any pure expression (written the same on both sides) and ``a`` any
-expression::
+``a @ yy``'s work repeats the other half; NumPy cannot know, the IR can.  The pattern,
+over equations (``v`` any value: both factors read the same SSA variable, or equal
+pure equations of the same operands; ``a`` any value)::
 
-    matmul(a, reshape(__subscript(v, :, :, newaxis) * __subscript(v, :, newaxis, :), s))
+    dot_general(a, reshape(__subscript(v, :, :, newaxis) * __subscript(v, :, newaxis, :), s))
       -> __matmul_outer_rows(lambda(outer_a, outer_v, outer_s, <the same over them>),
                              a, v, s)
 
-(any product of ``normalize.product``, and the factors in either order.) ``v`` is
-evaluated once instead of twice.  A single-use ``define(yy, ...)`` just before the product
-is seen through (the engine's ``dataflow`` order).
+whatever spelling produced the product (``@``, ``np.dot``, ``.dot``, ``np.matmul``: one
+``dot_general``, its ``rule`` kept in the lambda), the factors in either order, and
+``yy`` named or not (an SSA edge is an edge).  The equations of ``yy`` are absorbed: they
+go when nothing else reads them (``IrTerms.absorb``).
 ``primitives/matrixops/outer_products.py`` computes the fast form when the values allow
 and calls the lambda otherwise; autodiff compiles the expression back (the primitive's
-``restore``).  The phase runs before loop-invariant hoisting (whose lazily initialised
-parts would hide a define's value), which moves the rewritten call whole: its registry
-flag ``pure_function`` says the lambda reads nothing (``tree.ExprFacts``).  Setting
-``symmetric_products``.
+``restore``).  The phase runs before loop-invariant hoisting, which moves the rewritten
+call whole: the call is pure and its function value reads nothing the loop binds.
+Setting ``symmetric_products``.
 """
 from __future__ import annotations
 
-from typing import Any
-
-from ...language import ast
-from .dataflow import seeing_offers
+from ...ir.core import Eqn, Function, Var, params
 from .engine import P, Phase, Rule, Sample, normal
-from .normalize import PRODUCTS, product, same_product
-from .patterns import pure
-from .tree import key
 
 PRIMITIVE = "__matmul_outer_rows"
 _PARAMS = ("outer_a", "outer_v", "outer_s")
 
 
 def _full(e) -> bool:
-    return (type(e) is ast.Call and e.func == "list" and e.attribute is None
-            and len(e.args) == 2 and all(type(a) is ast.Literal and a.value is None
-                                         for a in e.args))
+    return (type(e) is Eqn and e.prim == "list" and not e.params
+            and all(type(a) is not Var and a.value is None for a in e.ins) and len(e.ins) == 2)
 
 
 def _newaxis(e) -> bool:
-    return type(e) is ast.Call and e.func == "__newaxis" and not e.args and e.attribute is None
+    return type(e) is Eqn and e.prim == "__newaxis" and not e.ins and not e.params
 
 
-def _factor(e) -> tuple[Any, int] | None:
+def _factor(e, terms):
     """``(v, axis of the new axis)`` for ``__subscript(v, :, :, newaxis)`` (axis 2) or
     ``__subscript(v, :, newaxis, :)`` (axis 1), else None."""
-    if not (type(e) is ast.Call and e.func == "__subscript" and e.attribute is None
-            and len(e.args) == 4):
+    if not (type(e) is Eqn and e.prim == "__subscript" and not e.params and len(e.ins) == 4):
         return None
-    base, first, second, third = e.args
+    base, first, second, third = terms.children(e)
     if _full(first) and _full(second) and _newaxis(third):
-        return base, 2
+        return e.ins[0], 2
     if _full(first) and _newaxis(second) and _full(third):
-        return base, 1
+        return e.ins[0], 1
     return None
 
 
-def _outer_rows(e) -> Any:
-    """``v`` if ``e`` is ``v[:, :, None] * v[:, None, :]`` (either order), else None."""
-    if not (type(e) is ast.BinOp and e.op == "*"):
-        return None
-    left, right = _factor(e.left), _factor(e.right)
-    if left is None or right is None or {left[1], right[1]} != {1, 2}:
-        return None
-    if key(left[0]) != key(right[0]) or not pure(left[0]):
-        return None
-    return left[0]
+def _same_value(a, b, terms) -> bool:
+    """``a`` and ``b`` are one value: one variable, or equal pure equations of one value."""
+    if a == b:
+        return True
+    if type(a) is not Var or type(b) is not Var:
+        return False
+    ea, eb = terms.defining(a), terms.defining(b)
+    if ea is None or eb is None or (ea.prim, ea.params) != (eb.prim, eb.params) \
+            or len(ea.ins) != len(eb.ins) or not _pure(ea.prim):
+        return False
+    return all(_same_value(x, y, terms) for x, y in zip(ea.ins, eb.ins))
 
 
-def match(expr, inline: dict) -> tuple[Any, set[str]] | None:
-    """``(rewritten call, names inlined)`` if ``expr`` is the pattern, else None."""
-    operands = product(expr)
-    if operands is None:
+def _pure(prim: str) -> bool:
+    from .cse import _ir_value
+    return _ir_value(prim)
+
+
+def _built_here(v) -> bool:
+    """A product this rule built: the lambda's own fallback, never rewritten again."""
+    return type(v) is Var and v.name == _PARAMS[1]
+
+
+def _rewrite(bound: dict, ctx):
+    e, reshape, m = bound["e"], bound["r"], bound["m"]
+    terms = ctx.terms
+    if reshape.params or m.params:
         return None
-    a, right = operands
-    used: set[str] = set()
-    if type(right) is ast.Identifier and right.name in inline:
-        used, right = {right.name}, inline[right.name]
-    if not (type(right) is ast.Call and right.func == "reshape" and right.attribute is None
-            and len(right.args) == 2
-            and not any(type(x) is ast.KeywordArg for x in right.args)):
+    left, right = terms.children(m)
+    fl, fr = _factor(left, terms), _factor(right, terms)
+    if fl is None or fr is None or {fl[1], fr[1]} != {1, 2}:
         return None
-    v = _outer_rows(right.args[0])
-    if v is None:
+    if not _same_value(fl[0], fr[0], terms) or _built_here(fl[0]):
         return None
-    loc = expr.loc
-    pa, pv, ps = (ast.Identifier(name, loc) for name in _PARAMS)
-    factors = right.args[0]
-    left_factor = ast.Call("__subscript", (pv, *factors.left.args[1:]), None, factors.loc)
-    right_factor = ast.Call("__subscript", (pv, *factors.right.args[1:]), None, factors.loc)
-    body = same_product(expr, pa, ast.Call("reshape", (
-        ast.BinOp("*", left_factor, right_factor, factors.loc), ps), None, right.loc), loc)
-    function = ast.Call("lambda", (pa, pv, ps, body), None, loc)
-    return ast.Call(PRIMITIVE, (function, a, v, right.args[1]), None, loc), used
+    loc = e.loc
+    pa, pv, ps = (Var.new(n) for n in _PARAMS)
+    body = []
+
+    def copy(eqn, ins):
+        made = Eqn(eqn.prim, eqn.params, tuple(ins), (Var.new(),), eqn.loc, eqn.in_locs)
+        body.append(made)
+        return made.outs[0]
+
+    factors = []
+    for f in (left, right):
+        idx = [copy(i, i.ins) for i in terms.children(f)[1:]]
+        factors.append(copy(f, (pv, *idx)))
+    outer = copy(m, factors)
+    shaped = copy(reshape, (outer, ps))
+    product = copy(e, (pa, shaped))
+    fn = Function((pa, pv, ps), tuple(body), (product,))
+    closure = Var.new()
+    lam = Eqn("lambda", params(fn=fn), (), (closure,), loc)
+    call = Eqn(PRIMITIVE, (), (closure, e.ins[0], fl[0], reshape.ins[1]), e.outs, loc)
+    terms.absorb((reshape, m, left, right, *terms.children(left)[1:],
+                  *terms.children(right)[1:]))
+    return [lam, call]
 
 
 PHASE = Phase("symmetric_products", (
@@ -105,17 +117,21 @@ PHASE = Phase("symmetric_products", (
          "v[:, :, None] * v[:, None, :] is symmetric in its last two axes (multiplication "
          "commutes), so column (i, j) of its reshape to (n, k*k) equals column (j, i): "
          "a @ that reshape is computed for i <= j and mirrored; v is evaluated once",
-         P(*PRODUCTS, name="e"), seeing_offers(match),
+         P("dot_general", args=(P(), P("reshape", args=(P("__mul", name="m"), P()),
+                                       name="r")), name="e"),
+         _rewrite,
          Sample("def sample(a, v):\n    n, k = v.shape\n"
                 "    yy = (v[:, :, None] * v[:, None, :]).reshape(n, k * k)\n"
                 "    return DOT(a, yy)\n", normal((3, "n"), ("n", 4)),
-                ("@", "np.dot", ".dot", "np.matmul", "float32")),
+                ("@", "np.dot", ".dot", "np.matmul", "float32", "helper"),
+                helper="def sample(a, v):\n    def pairs(u):\n        return (u[:, :, None] "
+                       "* u[:, None, :]).reshape(u.shape[0], -1)\n"
+                       "    return DOT(a, pairs(v))\n"),
          tolerance="the half product may round differently from the whole one: rtol 1e-12 "
                    "(float64), 1e-5 (float32)",
          rtol=(1e-12, 1e-5),
-         setting="symmetric_products"),
-), order="dataflow", sealed=frozenset((PRIMITIVE,)),
-   wanted=lambda facts: "reshape" in facts.used and not facts.used.isdisjoint(PRODUCTS))
+         setting="symmetric_products", substrate="ir"),
+))
 
 #: the phase alone (tests)
 run = PHASE.run
