@@ -13,8 +13,10 @@
 ``execution_tree.eval`` returns for a ``lambda`` or ``code_for`` for a ``define``) or a
 plain Python function or lambda, which is translated as ``@Phylanx`` would (once per
 function object).  The function runs once through its recording twin
-(:mod:`.recording`), which fills a tape; the reverse pass (:func:`.tape.backward`) then
-applies one VJP rule per recorded primitive.  ``grad`` needs a float scalar result;
+(:mod:`.recording`), which fills a tape; the reverse pass then applies one VJP rule per
+recorded primitive: a plan compiled once per signature of the recorded path
+(:mod:`.plan`), or :func:`.tape.backward` where a plan does not apply.  ``grad`` needs a
+float scalar result;
 ``jacobian`` (JAX's ``jacrev``) takes any float array and runs the reverse pass once per
 element of it, over the one tape.  ``has_aux=True``: ``f`` returns ``(value, aux)`` and
 only ``value`` is differentiated, ``aux`` is handed back as it is.
@@ -33,6 +35,7 @@ from ..errors import PhylanxTypeError, PhylanxValueError
 from ..runtime.futures import Future
 from ..values import ControlSignal, Function, from_python, to_python, type_name
 from . import tape as tapes
+from .plan import PlanCache
 from .recording import TWINS, active_tape, record
 
 
@@ -47,6 +50,7 @@ def grad(f: Any, argnums: int | Sequence[int] = 0, has_aux: bool = False
         value, g = value_and_gradient(*args, **kwargs)
         return (g, value[1]) if has_aux else g
 
+    gradient.plans = value_and_gradient.plans
     gradient.__name__ = f"grad_{getattr(f, '__name__', 'f')}"
     gradient.__doc__ = f"Gradient of {getattr(f, '__name__', 'f')} (argnums={argnums!r})."
     return _transform(gradient)
@@ -58,9 +62,13 @@ def value_and_grad(f: Any, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
     ``has_aux``, ``((value, aux), gradient)``, as JAX)."""
     positions = _check_argnums(argnums)
     call = _caller(f)
+    plans = PlanCache()     # the reverse pass per signature of the recorded path
 
     def value_and_gradient(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
-        return _differentiate(call, f, positions, argnums, args, kwargs, has_aux, False)
+        return _differentiate(call, f, positions, argnums, args, kwargs, has_aux, False,
+                              plans=plans)
+
+    value_and_gradient.plans = plans
 
     value_and_gradient.__name__ = f"value_and_grad_{getattr(f, '__name__', 'f')}"
     return _transform(value_and_gradient)
@@ -138,10 +146,11 @@ def _check_argnums(argnums: Any) -> tuple[int, ...]:
 
 
 def _differentiate(call, f, positions, argnums, args, kwargs, has_aux=False,
-                   jacobian=False, seed=None) -> tuple[Any, Any]:
+                   jacobian=False, seed=None, plans=None) -> tuple[Any, Any]:
     """Run ``f`` recording, then its reverse pass(es): seeded with 1 (a gradient), with
     ``seed`` (a vector-Jacobian product of an array result), or once per element of the
-    result (``jacobian``)."""
+    result (``jacobian``).  ``plans``: the function's backward plans (:mod:`.plan`),
+    which run the reverse pass of a path recorded before without re-deriving it."""
     tape = tapes.Tape()
     tape.twin_of = TWINS.twin
     tape.outer = active_tape()      # grad(grad(f)): the outer grad's tape records this one
@@ -172,7 +181,8 @@ def _differentiate(call, f, positions, argnums, args, kwargs, has_aux=False,
                 seed = np.ones((), dtype=tapes._float_dtype(result))
             else:
                 seed = seed.astype(tapes._float_dtype(result))
-            cotangents = tapes.backward(tape, result, seed)
+            cotangents = (tapes.backward(tape, result, seed) if plans is None
+                          else plans.backward(tape, result, seed))
             grads = tuple(_own(_gradients(cotangents, leaves, outers), arrays, outers)
                           for leaves in structures)
     finally:

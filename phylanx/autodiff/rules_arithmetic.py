@@ -140,7 +140,11 @@ def _extremum_vjp(ct, out, *operands, wanted=None):
     cotangent's dtype from boolean masks, and only for the operands that need it (relu's
     ``maximum(x, 0.0)``: not for the constant)."""
     result = np.asarray(out)
-    hits = [arr(v) == result for v in operands]
+    # each operand compared in the dtype the forward computed in (a Python number is
+    # weak: float32 for a float32 result): arr's float64 0.1 never equals a float32
+    # result's 0.1, so a tie with the constant went undetected, and comparing a float32
+    # array in float64 cost a cast per element
+    hits = [arr_with(v, result) == result for v in operands]
     ties = hits[0].astype(np.int8)
     for hit in hits[1:]:
         ties += hit

@@ -21,7 +21,11 @@ def sum_vjp(ct, out, a, axis=None, keepdims=None, initial=None, dtype=None):
 
 @VJP.register("mean")
 def mean_vjp(ct, out, a, axis=None, keepdims=None, dummy=None, dtype=None):
-    return (broadcast_reduced(ct, a, axis, keepdims) / max(count_reduced(a, axis), 1),)
+    # the reduced cotangent divided, then broadcast (a view): dividing the broadcast one
+    # made and wrote an operand-sized array (a pass over Conv1D's activations), the
+    # same values
+    scaled = np.asarray(ct) / max(count_reduced(a, axis), 1)
+    return (broadcast_reduced(scaled, a, axis, keepdims),)
 
 
 def _products_of_others(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:

@@ -281,6 +281,7 @@ class Tape:
 
 
 def _float_dtype(value: Any) -> np.dtype:
+    """The dtype of ``value``'s gradient: its own float dtype, else float64."""
     dtype = getattr(value, "dtype", None)
     if dtype is not None and dtype.kind in "fc":
         return dtype
@@ -428,15 +429,26 @@ def _apply_rule(entry: Entry, ct: Any, outers: list[Tape] = ()) -> tuple:
         out = apply_vjp(rule, ct, entry.out, entry.args,
                         tuple(p is not None for p in entry.parents))
     except PhylanxError as e:
-        if e.loc is None:
-            e.loc = entry.loc
-        if e.primitive is None:
-            e.primitive = entry.name
-        raise
+        raise located(e, entry)
     except Exception as e:
-        raise PhylanxGradientError(f"the VJP rule failed: {type(e).__name__}: {e}",
-                                   entry.loc, entry.name) from e
+        raise rule_failed(e, entry) from e
     return tuple(out)
+
+
+def located(error: PhylanxError, entry: Entry) -> PhylanxError:
+    """``error``, raised by ``entry``'s rule, given the entry's location and primitive
+    where it has none (also used by :mod:`.plan`)."""
+    if error.loc is None:
+        error.loc = entry.loc
+    if error.primitive is None:
+        error.primitive = entry.name
+    return error
+
+
+def rule_failed(error: Exception, entry: Entry) -> PhylanxGradientError:
+    """The located error for a rule of ``entry`` that failed with a non-phylanx error."""
+    return PhylanxGradientError(f"the VJP rule failed: {type(error).__name__}: {error}",
+                                entry.loc, entry.name)
 
 
 def translate_function(tape: Tape | None, value: Any) -> Any:

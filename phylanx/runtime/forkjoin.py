@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import blas_threads, comm_order
+from . import blas_threads, comm_order, malloc_reuse
 from .cancel import (
     PENDING,
     CancelledError,
@@ -178,6 +178,11 @@ def evaluate(fn: Callable[..., Any], *args: Any) -> Any:
     ctx = context
     if ctx.token is not None:
         return fn(*args)
+    # here, not only when the task pool starts: a straight-line program (a loss and its
+    # gradient) never starts the pool, and its every call paid a page fault per 4 KiB of
+    # its temporaries (about 600 per call of benchmarks/grad_mlp.py's MLP)
+    if malloc_reuse._applied is None:
+        malloc_reuse.apply()
     tick()     # the side table times again the decisions that are due
     root = open_token(None)
     root.orphans = []

@@ -16,8 +16,9 @@ Measured, ``python benchmarks/malloc_reuse.py`` (each peer alone in a fresh proc
 
 The cost: each malloc arena may keep up to ``TRIM_BYTES`` free instead of returning it
 (glibc's adaptive thresholds are off for the whole process from then on).  Read and
-applied once, when the runtime's task pool starts (changing the setting later has no
-effect); nothing is changed when the setting
+applied once, when the first evaluation starts (``forkjoin.evaluate``: a call of a
+``@Phylanx`` function, a ``grad``; also when the task pool starts), changing the setting
+later has no effect; nothing is changed when the setting
 is off, when the C library is not glibc, or when the user tuned malloc already
 (``MALLOC_*`` variables or ``GLIBC_TUNABLES``).
 """

@@ -58,3 +58,24 @@ def test_left_alone_without_glibc(fresh, monkeypatch):
             pass
     monkeypatch.setattr(malloc_reuse.ctypes, "CDLL", NotGlibc)
     assert malloc_reuse.apply() is False
+
+
+def test_applied_by_an_evaluation_that_never_starts_the_pool(fresh):
+    """A straight-line function (a loss, its gradient) runs on the calling thread and
+    never starts the task pool; until bwd30 the thresholds were set only when the pool
+    started, so such a program paid fresh pages on every call."""
+    import numpy as np
+
+    import phylanx
+    from phylanx import Phylanx
+
+    @Phylanx
+    def loss(w):
+        return np.sum(w * w)
+
+    assert malloc_reuse._applied is None
+    loss(np.ones(3))
+    assert malloc_reuse._applied is (True if GLIBC else False)
+    malloc_reuse._applied = None
+    assert np.allclose(phylanx.grad(loss)(np.ones(3)), 2.0)
+    assert malloc_reuse._applied is (True if GLIBC else False)
