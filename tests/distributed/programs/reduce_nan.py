@@ -33,4 +33,4 @@ for size in (4, 1000):          # 4: inline (collectives._ROOM); 1000: MPI's red
     column = np.array([np.nan if r == 0 else float(r)] * size)
     assert np.isnan(dist.all_reduce(column, "max", name="nan").result()).all()
     assert np.isnan(dist.all_reduce(column, "min", name="nan").result()).all()
-print("OK", r, flush=True)
+print(f"OK {r}", flush=True)
