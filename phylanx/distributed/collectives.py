@@ -49,7 +49,7 @@ from ..runtime import hooks
 from ..runtime.futures import Future
 from ..source import SourceLoc
 from . import agreement as ag
-from . import settings
+from . import reduce_ops, settings
 from .errors import PhylanxCollectiveMismatchError, PhylanxDistributedError, PhylanxPeerLeftError
 from .mpi import MPI, can_create_named_communicators
 from .progress import ProgressEngine, data_request
@@ -97,7 +97,8 @@ def _as_is(array: np.ndarray) -> np.ndarray:
 
 def _prepare_for_op(array: np.ndarray, op: str) -> tuple[np.ndarray, Callable]:
     """The array MPI can reduce with ``op`` and the conversion of the result back
-    (NumPy semantics: bools sum as integers, logical ops give bools)."""
+    (NumPy semantics: bools sum as integers, logical ops give bools, float min/max
+    propagate NaN)."""
     keep = _as_is
     if op in ("land", "lor", "lxor"):
         return array.astype(bool), keep
@@ -106,7 +107,11 @@ def _prepare_for_op(array: np.ndarray, op: str) -> tuple[np.ndarray, Callable]:
             return array.astype(np.int64), keep
         return array.astype(np.uint8), lambda a: a.astype(bool)
     if array.dtype == np.float16:
-        return array.astype(np.float32), lambda a: a.astype(np.float16)
+        send, back = _prepare_for_op(array.astype(np.float32), op)
+        return send, lambda a: back(a).astype(np.float16)
+    if reduce_ops.orderable(array.dtype, op):
+        # (MPI's MIN/MAX of floats drop a NaN: np.min/np.max propagate it)
+        return reduce_ops.ordered_keys(array, op)
     return array, keep
 
 
