@@ -32,9 +32,12 @@ def ordered_keys(array: np.ndarray, op: str) -> tuple[np.ndarray, Callable]:
     conversion of reduced keys back to floats of ``array``'s dtype."""
     dtype = array.dtype.newbyteorder("=")
     integer = _BITS[dtype.itemsize]
-    nan = np.copysign(np.nan, 1.0 if op == "max" else -1.0)
-    floats = np.where(np.isnan(array), dtype.type(nan), array).astype(dtype, copy=False)
-    keys = _flip(np.ascontiguousarray(floats).view(integer))
+    # (a copy we own, C-contiguous, of array's shape, 0-d included, in native byte order)
+    floats = np.array(array, dtype, order="C", ndmin=0)
+    np.copyto(floats, np.copysign(np.nan, 1.0 if op == "max" else -1.0),
+              where=np.isnan(floats))
+    keys = floats.view(integer)
+    keys ^= _sign_spread(keys)
 
     def back(reduced: np.ndarray) -> np.ndarray:
         return _flip(reduced).view(dtype)
@@ -44,5 +47,12 @@ def ordered_keys(array: np.ndarray, op: str) -> tuple[np.ndarray, Callable]:
 def _flip(bits: np.ndarray) -> np.ndarray:
     """Negative floats' bits with all but the sign flipped (its own inverse): as
     signed integers these order like the floats (sign-magnitude to two's complement)."""
-    magnitude = np.iinfo(bits.dtype).max
-    return bits ^ ((bits >> (bits.dtype.itemsize * 8 - 1)) & magnitude)
+    # (asarray: NumPy's operators make a 0-d operand's result a scalar)
+    return np.asarray(bits ^ _sign_spread(bits))
+
+
+def _sign_spread(bits: np.ndarray) -> np.ndarray:
+    """All but the sign bit set where ``bits`` is negative, none elsewhere."""
+    spread = bits >> (bits.dtype.itemsize * 8 - 1)
+    spread &= np.iinfo(bits.dtype).max
+    return spread

@@ -1,6 +1,6 @@
 """Float min/max reduced on ordered integer keys (``distributed/reduce_ops.py``, through
 ``collectives._prepare_for_op``) give NumPy's ``np.min``/``np.max`` in any order of
-combination: NaN wherever an operand has one; infinities, zeros, subnormals, float16
+combination: NaN wherever an operand has one; infinities, zeros, subnormals, 0-d, float16
 and big-endian arrays alike.  (A guard of the transformation: the bug it fixes, MPI's
 MIN/MAX dropping a NaN, is shown by ``test_reduce_nan_mpi.py``.)"""
 from __future__ import annotations
@@ -20,17 +20,19 @@ OPS = {"min": (np.min, np.minimum), "max": (np.max, np.maximum)}
        op=st.sampled_from(sorted(OPS)), data=st.data())
 def test_keys_reduce_as_numpy(dtype, op, data):
     ranks = data.draw(st.integers(1, 4))
-    stacked = data.draw(hnp.arrays(dtype, (ranks, 5), elements=hnp.from_dtype(
+    shape = data.draw(st.sampled_from([(), (5,)]))
+    stacked = data.draw(hnp.arrays(dtype, (ranks, *shape), elements=hnp.from_dtype(
         np.dtype(dtype), allow_nan=True, allow_infinity=True, allow_subnormal=True)))
     order = data.draw(st.permutations(range(ranks)))
     oracle, ufunc = OPS[op]
-    prepared = [collectives._prepare_for_op(row, op) for row in stacked]
+    # (``[...]``: a 0-d array, not the scalar a row of a 1-d array is)
+    prepared = [collectives._prepare_for_op(row[...], op) for row in stacked]
     combined = prepared[order[0]][0]
     for rank in order[1:]:
         combined = ufunc(combined, prepared[rank][0])
     got = prepared[0][1](combined)
     want = oracle(stacked, axis=0)
-    assert got.dtype == want.dtype.newbyteorder("=")
+    assert got.dtype == want.dtype.newbyteorder("=") and got.shape == np.shape(want)
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     finite = ~np.isnan(want)
     # (equal as numbers: which zero np.max picks among -0.0 and 0.0 depends on order)

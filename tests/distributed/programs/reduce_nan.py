@@ -1,6 +1,6 @@
 """min/max reductions propagate NaN as NumPy does, whatever the array's size (inline
-in the header slot, or reduced by MPI) and whichever rank holds the NaN; prints
-'OK <rank>' at the end."""
+in the header slot, or reduced by MPI) and whichever rank holds the NaN, for arrays,
+0-d arrays and NumPy scalars; prints 'OK <rank>' at the end."""
 import numpy as np
 
 from phylanx import distributed as dist
@@ -33,4 +33,10 @@ for size in (4, 1000):          # 4: inline (collectives._ROOM); 1000: MPI's red
     column = np.array([np.nan if r == 0 else float(r)] * size)
     assert np.isnan(dist.all_reduce(column, "max", name="nan").result()).all()
     assert np.isnan(dist.all_reduce(column, "min", name="nan").result()).all()
+# a 0-d array stays one, a NumPy scalar a NumPy scalar (as with a sum)
+for value in (np.array(np.nan if r == 0 else 1.0), np.float32(np.nan if r == n - 1 else r)):
+    for op in ("max", "min"):
+        got = dist.all_reduce(value, op, name="nan").result()
+        assert type(got) is type(value) and np.shape(got) == () and np.isnan(got), \
+            (op, repr(value), repr(got))
 print(f"OK {r}", flush=True)
