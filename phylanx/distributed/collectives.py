@@ -443,9 +443,9 @@ class Collectives:
         later collective (wrong data).  Every rank calls this for the same exchange (the
         decision is taken from the exchanged headers), so they create the new one
         together; the channel's next collectives wait for it.  A rank that started no
-        such request matches the others' when they all started the same one (same
-        layout and op: the usual disagreement is one rank calling something else), so
-        that it completes.  The old communicator is freed here, by every rank at the
+        such request matches the first speculator's (when the speculators' layouts
+        differ too, MPI ends them, usually with its truncation error), so that such
+        requests complete.  The old communicator is freed here, by every rank at the
         same point (MPI completes the requests still pending on it normally and
         deallocates it after them: renewals do not exhaust MPI's communicators); the
         requests stay, with the buffers MPI may still write, until they complete.  One
@@ -465,13 +465,15 @@ class Collectives:
 
     @staticmethod
     def _match_speculators(comm, headers: np.ndarray) -> tuple | None:
-        """The all-reduce the ranks that speculated (``_speculates``) started, started
-        here on scratch buffers, if they all started the same one (else None)."""
-        layouts = {headers[r, 2:ag.SHAPE.stop].tobytes(): r for r in range(len(headers))
-                   if _speculates(headers[r])}
-        if len(layouts) != 1:
+        """The all-reduce the first rank that speculated (``_speculates``) started,
+        started here on scratch buffers (None if no rank speculated): every rank takes
+        part in the speculators' requests, so they complete (usually with MPI's truncation
+        error where their layouts differ) rather than stay pending, which would keep
+        MPI from being finalized."""
+        speculators = [r for r in range(len(headers)) if _speculates(headers[r])]
+        if not speculators:
             return None
-        h = headers[next(iter(layouts.values()))]
+        h = headers[speculators[0]]
         op = ag.OP_CODES[int(h[2])]
         send, _ = _prepare_for_op(np.zeros(ag.shape_of(h), ag.dtype_of(h)), op)
         out = np.empty_like(send)
