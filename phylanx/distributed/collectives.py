@@ -49,7 +49,7 @@ from ..runtime import hooks
 from ..runtime.futures import Future
 from ..source import SourceLoc
 from . import agreement as ag
-from . import settings
+from . import reduce_ops, settings
 from .errors import PhylanxCollectiveMismatchError, PhylanxDistributedError, PhylanxPeerLeftError
 from .mpi import MPI, can_create_named_communicators
 from .progress import ProgressEngine, data_request
@@ -97,7 +97,8 @@ def _as_is(array: np.ndarray) -> np.ndarray:
 
 def _prepare_for_op(array: np.ndarray, op: str) -> tuple[np.ndarray, Callable]:
     """The array MPI can reduce with ``op`` and the conversion of the result back
-    (NumPy semantics: bools sum as integers, logical ops give bools)."""
+    (NumPy semantics: bools sum as integers, logical ops give bools, float min/max
+    propagate NaN)."""
     keep = _as_is
     if op in ("land", "lor", "lxor"):
         return array.astype(bool), keep
@@ -106,7 +107,11 @@ def _prepare_for_op(array: np.ndarray, op: str) -> tuple[np.ndarray, Callable]:
             return array.astype(np.int64), keep
         return array.astype(np.uint8), lambda a: a.astype(bool)
     if array.dtype == np.float16:
-        return array.astype(np.float32), lambda a: a.astype(np.float16)
+        send, back = _prepare_for_op(array.astype(np.float32), op)
+        return send, lambda a: back(a).astype(np.float16)
+    if reduce_ops.orderable(array.dtype, op):
+        # (MPI's MIN/MAX of floats drop a NaN: np.min/np.max propagate it)
+        return reduce_ops.ordered_keys(array, op)
     return array, keep
 
 
@@ -438,9 +443,9 @@ class Collectives:
         later collective (wrong data).  Every rank calls this for the same exchange (the
         decision is taken from the exchanged headers), so they create the new one
         together; the channel's next collectives wait for it.  A rank that started no
-        such request matches the others' when they all started the same one (same
-        layout and op: the usual disagreement is one rank calling something else), so
-        that it completes.  The old communicator is freed here, by every rank at the
+        such request matches the first speculator's (when the speculators' layouts
+        differ too, MPI ends them, usually with its truncation error), so that such
+        requests complete.  The old communicator is freed here, by every rank at the
         same point (MPI completes the requests still pending on it normally and
         deallocates it after them: renewals do not exhaust MPI's communicators); the
         requests stay, with the buffers MPI may still write, until they complete.  One
@@ -460,13 +465,15 @@ class Collectives:
 
     @staticmethod
     def _match_speculators(comm, headers: np.ndarray) -> tuple | None:
-        """The all-reduce the ranks that speculated (``_speculates``) started, started
-        here on scratch buffers, if they all started the same one (else None)."""
-        layouts = {headers[r, 2:ag.SHAPE.stop].tobytes(): r for r in range(len(headers))
-                   if _speculates(headers[r])}
-        if len(layouts) != 1:
+        """The all-reduce the first rank that speculated (``_speculates``) started,
+        started here on scratch buffers (None if no rank speculated): every rank takes
+        part in the speculators' requests, so they complete (usually with MPI's truncation
+        error where their layouts differ) rather than stay pending, which would keep
+        MPI from being finalized."""
+        speculators = [r for r in range(len(headers)) if _speculates(headers[r])]
+        if not speculators:
             return None
-        h = headers[next(iter(layouts.values()))]
+        h = headers[speculators[0]]
         op = ag.OP_CODES[int(h[2])]
         send, _ = _prepare_for_op(np.zeros(ag.shape_of(h), ag.dtype_of(h)), op)
         out = np.empty_like(send)
