@@ -2,7 +2,9 @@
 ``x[idx] += v``, ``x[1:5] -= 1``, ``x += 1``: ``__inplace``'s rule lowers them to the
 store ``x[k] = x[k] * 0.5`` takes).  Any number of ranks; row, column and sym tilings
 (uneven tiles).  The undecorated function on the whole array is the oracle, for the
-result and for the argument it changed.  Prints 'OK <rank>'.
+result and for the argument it changed.  A view changed in place (``y = x[2]; y *= 2``)
+changes the array, as in NumPy; other writes into a gathered copy, or a copy gone stale,
+are located errors.  Prints 'OK <rank>'.
 """
 import warnings
 
