@@ -14,7 +14,8 @@ tiled index (a mask or an index array) is gathered first.  Two ways to the answe
   stays tiled when it keeps an axis the source is split along; otherwise (``x[0]`` of a
   row-tiled matrix: one rank's row) it is gathered, a plain value identical on every
   rank, read-only, standing for NumPy's view: changed in place (``y *= 2``) it writes
-  back into ``x`` (:func:`_write_back`).  One element (``x[i, j]``) is sent by its owner to all: one small all_gather.
+  back into ``x`` (:func:`_write_back`).  One element (``x[i, j]``) is sent by its
+  owner to all: one small all_gather.
 * **A mask of the array's shape** (plain, or tiled like the array), tiles of whole rows
   without overlap: each rank keeps its selected elements (C order keeps them
   together); only the counts travel (one small all_gather; none for a plain mask).
