@@ -13,6 +13,7 @@ Values are plain Python/NumPy objects so kernels stay cheap:
 """
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -279,6 +280,33 @@ def array_protocol(value: Any, dtype: Any = None, copy: Any = None) -> np.ndarra
     if copy is None:
         return np.asarray(value, dtype=dtype)
     return np.asarray(value, dtype=dtype, copy=False)
+
+
+# -- copies standing for views ------------------------------------------------------
+#: id of a copy -> (a weak reference to it, how to write a new value through to its source)
+_WRITE_THROUGH: dict[int, tuple[Any, Callable[[np.ndarray, np.ndarray], None]]] = {}
+
+
+def stands_for_view(copy: np.ndarray,
+                    write_back: Callable[[np.ndarray, np.ndarray], None]) -> np.ndarray:
+    """Mark ``copy`` (a selection gathered from a tiled array, where NumPy gives a view)
+    so a change in place reaches the source: ``__inplace`` calls ``write_back(copy,
+    new)`` (which may refuse: the source changed since), then the copy takes ``new``.
+    Any other write into it (``y[0] = v``, ``y.sort()``, a view of it changed) is
+    NumPy's read-only error, never a change lost silently."""
+    key = id(copy)
+    copy.flags.writeable = False
+    _WRITE_THROUGH[key] = (weakref.ref(copy, lambda _: _WRITE_THROUGH.pop(key, None)),
+                           write_back)
+    return copy
+
+
+def write_through_of(array: np.ndarray) -> Callable[[np.ndarray, np.ndarray], None] | None:
+    """The ``write_back`` of a copy marked by :func:`stands_for_view`, else None."""
+    entry = _WRITE_THROUGH.get(id(array))
+    if entry is None or entry[0]() is not array:
+        return None
+    return entry[1]
 
 
 def scalarize(value: Any) -> Any:

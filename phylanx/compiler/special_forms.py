@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PhylanxCompileError, PhylanxTypeError
+from ..errors import PhylanxCompileError, PhylanxTypeError, PhylanxValueError
 from ..language import ast
 from ..primitives import indexing, original_index
 from ..primitives.controls.control_flow import iterate
@@ -21,7 +21,7 @@ from ..primitives.registry import all_specs, lookup
 from ..runtime.cancel import PENDING, check
 from ..runtime.futures import resolve_deep
 from ..runtime.nodes import dispatch_kind, registered_kind
-from ..values import BreakSignal, ContinueSignal, Function
+from ..values import BreakSignal, ContinueSignal, Function, write_through_of
 from ..values import call as call_fn
 from . import scalar_loops, scopes
 from .locating import located
@@ -305,6 +305,13 @@ def store(compiler, call, scope):
             if by_kind is not None:
                 by_kind(kind, container, idx, v, node)
                 return
+            if type(container) is np.ndarray and not container.flags.writeable and \
+                    write_through_of(container) is not None:
+                raise PhylanxValueError(
+                    "a store into a selection of a tiled array that was gathered into a "
+                    "read-only copy (where NumPy gives a view): it would not reach the "
+                    "array; store into the array itself (x[2, 0] = v, not y = x[2]; "
+                    "y[0] = v)")
             if kind == "__subscript":   # a Python subscript: Python's index checks
                 indexing.check_python_indices(container, idx)
             else:   # PhySL's slice forms read indices as the original

@@ -26,7 +26,7 @@ from ...errors import (
     PhylanxValueError,
     phylanx_class,
 )
-from ...values import NEWAXIS, call, scalarize, truth, type_name
+from ...values import NEWAXIS, call, scalarize, truth, type_name, write_through_of
 from ..array_args import python_call
 from ..controls.control_flow import iterate
 from ..dtypes import to_dtype
@@ -643,10 +643,13 @@ def inplace(target, value):
     As in Python, other names of the same array (or list) see the change.
     """
     if isinstance(target, np.ndarray) and target.ndim and target is not value:
-        if not target.flags.writeable:   # a read-only view (diagonal, broadcast_to): NumPy's
+        write_back = write_through_of(target)
+        if not target.flags.writeable and write_back is None:
+            # a read-only view (diagonal, broadcast_to): NumPy's error
             raise PhylanxValueError("output array is read-only")
+        new = target.copy() if write_back is not None else target
         try:
-            np.copyto(target, value, casting="same_kind")
+            np.copyto(new, value, casting="same_kind")
         except TypeError:
             raise PhylanxTypeError(f"cannot store a {np.asarray(value).dtype} result in place "
                                    f"into a {target.dtype} array; convert with "
@@ -654,11 +657,25 @@ def inplace(target, value):
         except ValueError:
             raise PhylanxValueError(f"a result of shape {np.shape(value)} does not fit in "
                                     f"place into an array of shape {target.shape}") from None
+        if write_back is not None:
+            # a copy standing for a view of a tiled array (``y = x[2]; y *= 2``): the
+            # array changes too, as through NumPy's view (or a located error)
+            write_back(target, new)
+            _copy_into_read_only(target, new)
         return target
     if isinstance(target, list) and isinstance(value, list) and target is not value:
         target[:] = value
         return target
     return value
+
+
+def _copy_into_read_only(target: np.ndarray, value) -> None:
+    """``np.copyto`` into a copy kept read-only (:func:`~phylanx.values.stands_for_view`)."""
+    target.flags.writeable = True
+    try:
+        np.copyto(target, value, casting="same_kind")
+    finally:
+        target.flags.writeable = False
 
 
 @primitive("__npround", "__npround(_1, __arg(_2_decimals, 0))",

@@ -2,7 +2,9 @@
 ``x[idx] += v``, ``x[1:5] -= 1``, ``x += 1``: ``__inplace``'s rule lowers them to the
 store ``x[k] = x[k] * 0.5`` takes).  Any number of ranks; row, column and sym tilings
 (uneven tiles).  The undecorated function on the whole array is the oracle, for the
-result and for the argument it changed.  Prints 'OK <rank>'.
+result and for the argument it changed.  A view changed in place (``y = x[2]; y *= 2``)
+changes the array, as in NumPy; other writes into a gathered copy, or a copy gone stale,
+are located errors.  Prints 'OK <rank>'.
 """
 import warnings
 
@@ -49,6 +51,32 @@ def overlapping(x):
     return x
 
 
+def row_view(x):
+    y = x[2]            # NumPy: a view, so x changes with y (tiled: a copy written back)
+    y *= 2
+    y += x[3]
+    return x
+
+
+def block_view(x):
+    y = x[1:3, 1:]
+    y += 1
+    return y
+
+
+def stored_into_view(x):
+    y = x[2]
+    y[0] = -1.0         # NumPy changes x: phylanx refuses where y is a copy
+    return x
+
+
+def stale_view(x):
+    y = x[2]
+    x[2, 0] = -1.0      # NumPy's view sees this; a copy taken before does not
+    y *= 2
+    return x
+
+
 def same_everywhere(call, whole, *args):
     """``call``'s result and the argument it changed, against NumPy's, on every tiling."""
     for tiling in (("row", "column", "sym") if whole.ndim == 2 else ("row",)):
@@ -74,6 +102,32 @@ same_everywhere(indexed, vector, np.array([-1, 0, -1, 3]), np.arange(1.0, 5.0))
 integers = np.arange(35).reshape(7, 5)
 same_everywhere(indexed, integers, integers % 3 == 0, -3)      # a mask, an int array
 same_everywhere(indexed, matrix, np.array([[1, 1], [0, 3]]), rng.normal(size=(2, 2, 5)))
+
+# a view changed in place changes the array it views (before: x unchanged, silently);
+# the plain arrays are a guard (NumPy's views)
+for view_of in (row_view, block_view):
+    same_everywhere(view_of, matrix)
+    plain, expected = matrix.copy(), matrix.copy()
+    np.testing.assert_allclose(Phylanx(view_of)(plain), view_of(expected))
+    np.testing.assert_allclose(plain, expected)
+# any other write into a gathered copy (x[2] of row tiles, one rank's row) is a located
+# error on every rank, x unchanged
+rows = dist.tiled(matrix, "row", name="inplace_stored_into_view")
+try:
+    Phylanx(stored_into_view)(rows)
+except PhylanxError as error:
+    assert "read-only" in str(error) and "inplace_stores.py" in str(error), error
+    np.testing.assert_array_equal(np.asarray(rows), matrix)
+else:
+    raise AssertionError("a store into a gathered copy of a row was lost")
+# a copy changed in place after the array changed under it: a located error on every
+# rank (one rank holds the changed cell), never the stale row written back
+try:
+    Phylanx(stale_view)(dist.tiled(matrix, "row", name="inplace_stale_view"))
+except PhylanxError as error:
+    assert "changed since" in str(error) and "inplace_stores.py" in str(error), error
+else:
+    raise AssertionError("a stale copy of a row was written back")
 
 # NumPy refuses a float result in place into an integer array: so does every rank
 numbers = dist.tiled(np.arange(12).reshape(4, 3), "row", name="inplace_ints")

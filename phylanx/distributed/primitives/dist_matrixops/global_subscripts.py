@@ -13,7 +13,9 @@ tiled index (a mask or an index array) is gathered first.  Two ways to the answe
   rank's box of the result from the layout it already holds: no message.  The result
   stays tiled when it keeps an axis the source is split along; otherwise (``x[0]`` of a
   row-tiled matrix: one rank's row) it is gathered, a plain value identical on every
-  rank.  One element (``x[i, j]``) is sent by its owner to all: one small all_gather.
+  rank, read-only, standing for NumPy's view: changed in place (``y *= 2``) it writes
+  back into ``x`` (:func:`_write_back`).  One element (``x[i, j]``) is sent by its
+  owner to all: one small all_gather.
 * **A mask of the array's shape** (plain, or tiled like the array), tiles of whole rows
   without overlap: each rank keeps its selected elements (C order keeps them
   together); only the counts travel (one small all_gather; none for a plain mask).
@@ -43,8 +45,9 @@ from ....compiler import special_forms
 from ....errors import PhylanxIndexError, PhylanxTypeError, PhylanxValueError
 from ....primitives import indexing
 from ....primitives.rules import DISTRIBUTION
-from ....values import NEWAXIS
+from ....values import NEWAXIS, stands_for_view
 from ... import tiles, tiling
+from ...agreement import agreed
 from ...darray import DistributedArray, located_at, refusal
 from ...lockstep import label_of, operation
 from ...one_rank_errors import guarded
@@ -297,7 +300,35 @@ def _read(x: DistributedArray, key: tuple, label: str) -> Any:
     if plan.stays_tiled(x):
         return result
     with operation(label):
-        return tiles.gather(result.local, result.layout, final=True)
+        copy = tiles.gather(result.local, result.layout, final=True)
+    # NumPy gives a view here: a change in place of the copy reaches x (``y = x[2];
+    # y *= 2``), any other write into it is NumPy's read-only error (values.py)
+    return stands_for_view(copy, lambda old, new: _write_back(x, key, old, new, label))
+
+
+def _write_back(x: DistributedArray, key: tuple, old: np.ndarray, new: np.ndarray,
+                label: str) -> None:
+    """A copy standing for the view ``x[key]`` changed in place from ``old`` to ``new``:
+    ``x[key] = new``, unless ``x`` changed there since the copy was taken (NumPy's view
+    would have seen that change, the copy did not: its new value is not NumPy's).  Each
+    rank compares the cells it holds; with several ranks one small all_gather makes it
+    the same answer (and error) on every rank."""
+    plan = _Plan(x, _components(key, x.shape), old.shape)
+    changed = False
+    if plan.mine is not None:
+        part = tuple(slice(s, e) for s, e in plan.boxes[api.find_here()])
+        changed = not np.array_equal(x.local[plan.mine], old[part],
+                                     equal_nan=old.dtype.kind in "fc")
+    if api.num_localities() > 1:
+        with operation(label + "/write_back"):
+            changed = any(bool(c) for c in tiles.all_gather(np.bool_(changed), final=True))
+    if changed:
+        raise agreed(PhylanxValueError(
+                f"the distributed array '{x.name}' changed since a selection of it was "
+                f"gathered into a copy (where NumPy gives a view): the copy's change in "
+                f"place would not be NumPy's; change the array itself (x[2] *= 2, not "
+                f"y = x[2]; ...; y *= 2)"))
+    write(x, key, new)
 
 
 def _gathered_selection(x: DistributedArray, key: tuple, probe: np.ndarray,
