@@ -218,6 +218,7 @@ def _buckets(members: list[tuple], bucket_cap_mb: float) -> list[list[tuple]]:
 
 
 def _nbytes(member: tuple) -> float:
+    # 4 bytes an element: phylanx.nn keeps every weight, and so every gradient, in float32
     return 4.0 * float(np.prod(member[0].shape, dtype=np.float64))
 
 
