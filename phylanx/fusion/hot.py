@@ -77,6 +77,8 @@ GIVE_UP = 64            # cold evaluations without a big one before the region r
 #: turns early (``hopeless``); the parallel loop still never runs right after NumPy
 TURNS = (1, 2, 1, 1, 0, 0, 0, 2, 2)
 SPEED_RUNS = len(TURNS)
+#: serial turns taken before ``hopeless`` may end the turns (the best of them decides)
+HOPELESS_AFTER = 2
 #: after the turns, one kernel call in this many runs the other loop (parallel/serial)
 EXPLORE = 32
 SPEED_MARGIN = 0.95     # kept only if its best is below this fraction of NumPy's best
@@ -495,9 +497,14 @@ class FusedRegion:
         ``c`` times NumPy's best over the margin rules both out.  The remaining turns
         would only cost more evaluations at the kernel's speed (a float32 ``exp`` of
         12.8 million strided elements took 240 ms against NumPy's 20 ms on a loaded
-        machine: nine turns were seconds of a slower program)."""
+        machine: nine turns were seconds of a slower program).  The verdict waits for
+        ``HOPELESS_AFTER`` serial turns: a region given back stays given back, and one
+        serial run descheduled on a loaded machine (a 1 ms loop waiting tens of
+        milliseconds for a core) must not decide it."""
         serial, numpy_ns = entry.timed_ns[1], entry.timed_ns[2]
         if KEEP_SLOWER or not serial or not numpy_ns:
+            return False
+        if TURNS[:entry.timed_runs].count(1) < HOPELESS_AFTER:
             return False
         return serial * SPEED_MARGIN >= compiling.numba_threads() * numpy_ns
 

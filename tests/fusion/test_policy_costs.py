@@ -100,7 +100,7 @@ def test_a_kernel_far_slower_than_numpy_ends_its_turns_early(eager, installed,
                                                               monkeypatch):
     """A serial loop slower than NumPy by more than the thread count: neither loop can
     be kept (the parallel one takes at least serial / threads), so the region is given
-    back after one serial turn and NumPy's, not after all of them."""
+    back after ``HOPELESS_AFTER`` serial turns and NumPy's, not after all of them."""
     monkeypatch.setattr(hot, "KEEP_SLOWER", False)
     f = Phylanx(chain)
     x = RNG.normal(size=3000)
@@ -122,4 +122,40 @@ def test_a_kernel_far_slower_than_numpy_ends_its_turns_early(eager, installed,
     for _ in range(hot.SPEED_RUNS):
         np.testing.assert_allclose(f(x), chain(x), rtol=1e-12)
     assert region.state == hot.OFF
-    assert slow_calls[0] == 1
+    assert slow_calls[0] == hot.HOPELESS_AFTER
+    assert entry.timed_runs == hot.SPEED_RUNS
+
+
+def test_one_descheduled_serial_turn_does_not_give_the_region_back(eager, installed,
+                                                                   monkeypatch):
+    """The first serial turn slowed once (a loop descheduled on a loaded machine) far
+    beyond NumPy's time times the threads: the region is not given back on that one
+    time (for good), it takes its next serial turn, whose time is the best."""
+    from phylanx.kernels import compiling
+    monkeypatch.setattr(hot, "KEEP_SLOWER", False)
+    # a verdict needs serial > threads x NumPy: with 1000 "threads" the fast loop is
+    # never judged hopeless by a load spike of a few milliseconds, the slowed run is
+    monkeypatch.setattr(compiling, "numba_threads", lambda: 1000)
+    f = Phylanx(chain)
+    x = RNG.normal(size=3000)
+    for _ in range(4):                    # cold, plan + compile, check, warm-up
+        np.testing.assert_allclose(f(x), chain(x), rtol=1e-12)
+    (region,) = [r for r in installed if hot_kernels([r])]
+    (entry,) = hot_kernels([region])
+    assert entry.checked and entry.warm and entry.timed_runs == 0
+    assert hot.TURNS[:3] == (1, 2, 1)     # serial, NumPy, serial
+
+    slowed = [True]
+
+    def once_slowed(kernel):
+        def run(*args):
+            if slowed[0]:
+                slowed[0] = False
+                time.sleep(0.2)
+            return kernel(*args)
+        return run
+    entry.variants = tuple(once_slowed(k) for k in entry.variants)
+    for _ in range(3):
+        np.testing.assert_allclose(f(x), chain(x), rtol=1e-12)
+    assert not slowed[0], "the serial turn did not run"
+    assert region.state == hot.HOT and entry.timed_runs == 3

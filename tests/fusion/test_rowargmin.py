@@ -81,8 +81,8 @@ def test_a_row_pass_far_slower_than_numpy_ends_its_turns_after_numpys(rows, inst
                                                                        monkeypatch):
     """A row pass takes the timed turns of every region (``hot.TURNS``): the first
     serial turn, then NumPy's, and a serial loop slower than NumPy by more than the
-    thread count gives the region back to NumPy there, after one slow call, not after
-    all the turns (why a shape's third call may be NumPy's, above)."""
+    thread count gives the region back to NumPy after ``HOPELESS_AFTER`` slow calls,
+    not after all the turns (why a shape's third call may be NumPy's, above)."""
     monkeypatch.setattr(hot, "KEEP_SLOWER", False)
     f = Phylanx(labels)
     points, centres = blobs(400, 2, 8)
@@ -105,7 +105,8 @@ def test_a_row_pass_far_slower_than_numpy_ends_its_turns_after_numpys(rows, inst
     for _ in range(hot.SPEED_RUNS):
         np.testing.assert_array_equal(f(points, centres), labels(points, centres))
     assert found.state == hot.OFF
-    assert slow_calls[0] == 1
+    assert slow_calls[0] == hot.HOPELESS_AFTER
+    assert entry.timed_runs == hot.SPEED_RUNS
 
 
 def test_ties_and_nans_like_numpy(rows, installed):
