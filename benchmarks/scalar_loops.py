@@ -14,7 +14,9 @@ a call longer than a scheduler time slice is preempted, which the wall time coun
 * longest common subsequence of two strings (120 x 100), ``max`` of two;
 * 0/1 knapsack on Python lists (60 items, capacity 400), a descending ``range``;
 * prefix sum of a float64 array (20,000 elements), ``+=`` on a scalar;
-* a small matrix loop ``c[i, j] = a[i, j] + b[j]`` (100 x 100).
+* a small matrix loop ``c[i, j] = a[i, j] + b[j]`` (100 x 100);
+* fewest coins for an amount (2,000, seven coin values in a list), a float table with
+  ``inf`` for "none", a condition with ``and`` over two reads.
 """
 from __future__ import annotations
 
@@ -83,6 +85,16 @@ def matrix_loop(a, b):
     return c
 
 
+def fewest_coins(coins, amount):
+    best = np.full(amount + 1, np.inf)
+    best[0] = 0.0
+    for a in range(1, amount + 1):
+        for c in coins:
+            if c <= a and best[a - c] + 1.0 < best[a]:
+                best[a] = best[a - c] + 1.0
+    return best[amount]
+
+
 def cases():
     rng = np.random.default_rng(0)
     letters = "ACGT"
@@ -97,6 +109,7 @@ def cases():
         ("knapsack lists 60x400", knapsack, (weights, values, 400)),
         ("prefix sum 20000", prefix_sum, (rng.random(20000),)),
         ("matrix loop 100x100", matrix_loop, (rng.random((100, 100)), rng.random(100))),
+        ("fewest coins 2000x7", fewest_coins, ([1, 5, 10, 25, 50, 97, 200], 2000)),
     ]
 
 

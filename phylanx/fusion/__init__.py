@@ -76,6 +76,8 @@ def install(body: list[Node]) -> list[FusedRegion]:
         found += [made for node in unique_nodes(body)
                   if (made := loops.analyse(node)) is not None]
     for fused in found:
+        if isinstance(fused, FusedRegion):
+            fused.switched_on = fused.enabled()   # the settings it was compiled with
         node = fused.node
         node.set_run(fused.run)       # (still compiling: the side table keeps timing it)
     return found

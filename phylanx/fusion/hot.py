@@ -73,8 +73,12 @@ GIVE_UP = 64            # cold evaluations without a big one before the region r
 #: on the cores for a while after a product and slow a loop that needs every core
 #: (seen on W1's gram while developing: 13-22 ms just after NumPy, 8 ms once they
 #: sleep; benchmarks/row_passes.py times it)
-TURNS = (1, 1, 1, 0, 0, 0, 2, 2, 2)
+#: NumPy is timed second (once) so that a serial loop far slower than NumPy ends the
+#: turns early (``hopeless``); the parallel loop still never runs right after NumPy
+TURNS = (1, 2, 1, 1, 0, 0, 0, 2, 2)
 SPEED_RUNS = len(TURNS)
+#: serial turns taken before ``hopeless`` may end the turns (the best of them decides)
+HOPELESS_AFTER = 2
 #: after the turns, one kernel call in this many runs the other loop (parallel/serial)
 EXPLORE = 32
 SPEED_MARGIN = 0.95     # kept only if its best is below this fraction of NumPy's best
@@ -153,6 +157,7 @@ class _Kernel:
         self.current = 0                     # the loop in use after the turns
         self.recent = [0, 0]                 # moving average of each loop's time
         self.steady_calls = 0
+        self.since_explore = 0               # ns on the loop in use since the other ran
 
     def __call__(self, shape: tuple, n: int, args: list) -> Any:
         self.calls += 1
@@ -238,7 +243,7 @@ class FusedRegion:
             self.big += 1
             self.unfused_ns += elapsed
             self.unfused_runs += 1
-            if self.big >= Settings.count and self.big >= self.small and self.enabled():
+            if self.big >= Settings.count and self.big >= self.small and self.switched_on:
                 self.state = HOT
         else:
             self.small += 1
@@ -256,7 +261,16 @@ class FusedRegion:
     kernel_class = _Kernel
 
     def enabled(self) -> bool:
+        """The setting that lets this kind of region become hot, as it is now
+        (``install`` keeps its value in ``switched_on``)."""
         return Settings.enabled
+
+    #: ``enabled()`` when the program was compiled (``fusion.install`` sets it): a
+    #: compiled program keeps the settings it was compiled with, so that a program
+    #: compiled with ``fusion`` on and one with it off can run side by side
+    #: (``benchmarks/settings_ab.py``; before, the setting read at run time left the
+    #: first one's regions cold for ever, timed on every evaluation)
+    switched_on = True
 
     def min_elements(self) -> int:
         return Settings.min_size
@@ -392,16 +406,20 @@ class FusedRegion:
                values: list) -> Any:
         """The kernel, on the loop that has been faster lately: which one is can change
         with the load (other libraries' threads spinning on the cores slow the parallel
-        loop for seconds), so one call in ``EXPLORE`` runs the other loop, timed."""
+        loop for seconds), so the other loop runs once, timed, whenever the loop in use
+        has spent ``EXPLORE`` times the other's last known time since it last ran."""
         entry.steady_calls += 1
         variant = entry.current
-        if entry.steady_calls % EXPLORE == 0:
+        recent = entry.recent
+        if entry.since_explore >= EXPLORE * recent[1 - variant]:
             variant = 1 - variant
+            entry.since_explore = 0
         entry.kernel = entry.variants[variant]
         start = perf_counter_ns()
         result = self.call(entry, shape, n, args, values)
         elapsed = perf_counter_ns() - start
-        recent = entry.recent
+        if variant == entry.current:
+            entry.since_explore += elapsed
         recent[variant] = elapsed if not recent[variant] else (3 * recent[variant] + elapsed) // 4
         if all(recent):
             entry.current = 0 if recent[0] <= recent[1] else 1
@@ -458,6 +476,10 @@ class FusedRegion:
         best_so_far = entry.timed_ns[variant]
         entry.timed_ns[variant] = elapsed if best_so_far == 0 else min(best_so_far, elapsed)
         entry.timed_runs += 1
+        if self.hopeless(entry):
+            entry.timed_runs = SPEED_RUNS
+            self.retire()                     # neither loop can beat NumPy here
+            return result
         if entry.timed_runs >= SPEED_RUNS:
             best = min((0, 1), key=lambda v: entry.timed_ns[v])
             entry.kernel = entry.variants[best]
@@ -466,6 +488,25 @@ class FusedRegion:
                     and not KEEP_SLOWER):
                 self.retire()                 # measured: not worth it here
         return result
+
+    @staticmethod
+    def hopeless(entry: _Kernel) -> bool:
+        """True once the serial loop's best time shows that neither loop can be kept:
+        the parallel loop on ``c`` threads takes at least the serial time over ``c``
+        (no loop runs faster than the ideal split of its work), so a serial best above
+        ``c`` times NumPy's best over the margin rules both out.  The remaining turns
+        would only cost more evaluations at the kernel's speed (a float32 ``exp`` of
+        12.8 million strided elements took 240 ms against NumPy's 20 ms on a loaded
+        machine: nine turns were seconds of a slower program).  The verdict waits for
+        ``HOPELESS_AFTER`` serial turns: a region given back stays given back, and one
+        serial run descheduled on a loaded machine (a 1 ms loop waiting tens of
+        milliseconds for a core) must not decide it."""
+        serial, numpy_ns = entry.timed_ns[1], entry.timed_ns[2]
+        if KEEP_SLOWER or not serial or not numpy_ns:
+            return False
+        if TURNS[:entry.timed_runs].count(1) < HOPELESS_AFTER:
+            return False
+        return serial * SPEED_MARGIN >= compiling.numba_threads() * numpy_ns
 
     def warn(self, message: str) -> None:
         if not self.warned:

@@ -25,6 +25,7 @@ from phylanx.errors import PhylanxError
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from scalar_loops import (  # noqa: E402
     edit_distance,
+    fewest_coins,
     knapsack,
     lcs,
     matrix_loop,
@@ -133,6 +134,8 @@ PROGRAMS = [
     (lcs, ("ACGGTAC", "GTTACGA")),
     (lcs, (list(rng.integers(0, 3, 6)), list(rng.integers(0, 3, 8)))),
     (knapsack, ([3, 4, 5, 9], [4, 5, 7, 11], 13)),
+    (fewest_coins, ([2, 5, 7], 23)),
+    (fewest_coins, ([4, 6], 9)),                 # no way: inf
     (prefix_sum, (rng.random(17),)),
     (prefix_sum, (rng.random(9).astype(np.float32),)),
     (prefix_sum, (np.arange(6, dtype=np.int32),)),

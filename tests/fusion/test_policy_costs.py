@@ -1,0 +1,161 @@
+"""What the fusion policy itself costs a program (phylanx/fusion/hot.py).
+
+* A compiled program keeps the ``fusion`` setting it was compiled with: compiled with it
+  on and run after it was switched off, its regions still become hot (before, the
+  setting read at run time left them cold for ever, each evaluation timed, and a
+  program compiled with ``fusion`` on could not be compared with one compiled with it
+  off in the same process: ``benchmarks/settings_ab.py``).
+* After the timed turns the other loop (parallel or serial) is explored only once the
+  loop in use has spent ``EXPLORE`` times the other's last known time: however slow
+  the other loop is (on a loaded machine the parallel one waits for a descheduled
+  thread), exploring costs a bounded share of the time.
+
+Oracle: the undecorated function (NumPy).
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from phylanx import Phylanx, config
+from phylanx.fusion import hot
+
+pytest.importorskip("numba")
+
+RNG = np.random.default_rng(7)
+
+
+def chain(x):
+    return np.exp(x) * 2.0 - x
+
+
+def hot_kernels(found):
+    return [e for r in found for e in r.kernels.values() if isinstance(e, hot._Kernel)]
+
+
+def test_a_program_keeps_the_fusion_setting_it_was_compiled_with(eager, installed):
+    f = Phylanx(chain)
+    f._ensure_compiled()              # compiled with fusion on (the fixture)
+    config.set("fusion", False)       # switched off before it ever runs
+    x = RNG.normal(size=3000)
+    for _ in range(4):
+        np.testing.assert_allclose(f(x), chain(x), rtol=1e-12)
+    assert hot_kernels(installed), "the region never became hot"
+    assert all(r.switched_on for r in installed)
+
+
+def test_a_program_compiled_with_fusion_off_stays_unfused(eager, installed):
+    """Guard (passes on the old code too): switching the setting on later installs
+    nothing in a program compiled without it."""
+    config.set("fusion", False)
+    f = Phylanx(chain)
+    f._ensure_compiled()
+    config.set("fusion", True)
+    x = RNG.normal(size=3000)
+    for _ in range(4):
+        np.testing.assert_allclose(f(x), chain(x), rtol=1e-12)
+    assert not any(type(r).__name__ == "StridedMap" for r in installed)
+
+
+def test_exploring_a_slow_loop_costs_a_bounded_share(eager, installed, monkeypatch):
+    monkeypatch.setattr(hot, "EXPLORE", 4)
+    seen = []
+    real = hot._Kernel.__call__
+    monkeypatch.setattr(hot._Kernel, "__call__",
+                        lambda self, *a: (seen.append((self, a)), real(self, *a))[1])
+    f = Phylanx(chain)
+    x = RNG.normal(size=3000)
+    for _ in range(hot.SPEED_RUNS + 4):
+        f(x)
+    entry, (shape, n, args) = seen[-1]
+    assert entry.checked and entry.timed_runs >= hot.SPEED_RUNS
+    (found,) = [r for r in installed if entry in r.kernels.values()]
+
+    calls = [0, 0]
+    fast, slow_ns = entry.variants[1], 20_000_000     # the serial loop: no threads
+
+    def counted(variant, kernel, pause):
+        def run(*a):
+            calls[variant] += 1
+            if pause:
+                time.sleep(pause)
+            return kernel(*a)
+        return run
+
+    entry.variants = (counted(0, fast, 0.0), counted(1, fast, slow_ns / 1e9))
+    entry.current, entry.recent, entry.since_explore = 0, [1_000, slow_ns], 0
+    start = time.perf_counter_ns()
+    for _ in range(40):
+        np.testing.assert_allclose(found.steady(entry, shape, n, args, None), chain(x),
+                                   rtol=1e-12)
+    spent = time.perf_counter_ns() - start
+    # at most one call of the slow loop per EXPLORE times its time on the fast one
+    assert calls[1] <= 1 + (spent - calls[1] * slow_ns) // (hot.EXPLORE * slow_ns)
+    assert calls[0] + calls[1] == 40
+
+
+def test_a_kernel_far_slower_than_numpy_ends_its_turns_early(eager, installed,
+                                                              monkeypatch):
+    """A serial loop slower than NumPy by more than the thread count: neither loop can
+    be kept (the parallel one takes at least serial / threads), so the region is given
+    back after ``HOPELESS_AFTER`` serial turns and NumPy's, not after all of them."""
+    monkeypatch.setattr(hot, "KEEP_SLOWER", False)
+    f = Phylanx(chain)
+    x = RNG.normal(size=3000)
+    for _ in range(4):                    # cold, plan + compile, check, warm-up
+        np.testing.assert_allclose(f(x), chain(x), rtol=1e-12)
+    (region,) = [r for r in installed if hot_kernels([r])]
+    (entry,) = hot_kernels([region])
+    assert entry.checked and entry.warm and entry.timed_runs == 0
+
+    slow_calls = [0]
+
+    def slowed(kernel):
+        def slow(*args):
+            slow_calls[0] += 1
+            time.sleep(0.05)              # NumPy needs microseconds for 3000 elements
+            return kernel(*args)
+        return slow
+    entry.variants = tuple(slowed(k) for k in entry.variants)
+    for _ in range(hot.SPEED_RUNS):
+        np.testing.assert_allclose(f(x), chain(x), rtol=1e-12)
+    assert region.state == hot.OFF
+    assert slow_calls[0] == hot.HOPELESS_AFTER
+    assert entry.timed_runs == hot.SPEED_RUNS
+
+
+def test_one_descheduled_serial_turn_does_not_give_the_region_back(eager, installed,
+                                                                   monkeypatch):
+    """The first serial turn slowed once (a loop descheduled on a loaded machine) far
+    beyond NumPy's time times the threads: the region is not given back on that one
+    time (for good), it takes its next serial turn, whose time is the best."""
+    from phylanx.kernels import compiling
+    monkeypatch.setattr(hot, "KEEP_SLOWER", False)
+    # a verdict needs serial > threads x NumPy: with 1000 "threads" the fast loop is
+    # never judged hopeless by a load spike of a few milliseconds, the slowed run is
+    monkeypatch.setattr(compiling, "numba_threads", lambda: 1000)
+    f = Phylanx(chain)
+    x = RNG.normal(size=3000)
+    for _ in range(4):                    # cold, plan + compile, check, warm-up
+        np.testing.assert_allclose(f(x), chain(x), rtol=1e-12)
+    (region,) = [r for r in installed if hot_kernels([r])]
+    (entry,) = hot_kernels([region])
+    assert entry.checked and entry.warm and entry.timed_runs == 0
+    assert hot.TURNS[:3] == (1, 2, 1)     # serial, NumPy, serial
+
+    slowed = [True]
+
+    def once_slowed(kernel):
+        def run(*args):
+            if slowed[0]:
+                slowed[0] = False
+                time.sleep(0.2)
+            return kernel(*args)
+        return run
+    entry.variants = tuple(once_slowed(k) for k in entry.variants)
+    for _ in range(3):
+        np.testing.assert_allclose(f(x), chain(x), rtol=1e-12)
+    assert not slowed[0], "the serial turn did not run"
+    assert region.state == hot.HOT and entry.timed_runs == 3
