@@ -297,3 +297,31 @@ def test_hessian_jacobian_of_grad_and_third_derivative_through_convolutions_equa
     step = 1e-5
     numeric = (second(0.2 + step) - second(0.2 - step)) / (2 * step)
     np.testing.assert_allclose(grad(grad(grad(along)))(0.2), numeric, rtol=1e-5, atol=1e-6)
+
+
+@Phylanx
+def strided_net(x, k):
+    y = conv2d(x, k, "same", [2, 2], [1, 1]) + conv2d(x, k, "valid", [1, 1], [2, 1])[:, :2]
+    return np.sum(max_pool2d(y * y, [3, 2], "same", [1, 2])) \
+        + np.sum(avg_pool2d(np.tanh(y), [2, 2], "same", [1, 1]) ** 3)
+
+
+def strided_net_jax(x, k):
+    layout = ("NHWC", "HWIO", "NHWC")
+    same = jax.lax.conv_general_dilated(x, k, (2, 2), "SAME", dimension_numbers=layout)
+    dilated = jax.lax.conv_general_dilated(x, k, (1, 1), "VALID", rhs_dilation=(2, 1),
+                                           dimension_numbers=layout)
+    y = same + dilated[:, :2]
+    return jnp.sum(_window_jax(y * y, "max", (3, 2), (1, 2), "SAME")) \
+        + jnp.sum(_window_jax(jnp.tanh(y), "avg", (2, 2), (1, 1), "SAME") ** 3)
+
+
+def test_hessian_through_strided_dilated_convolutions_and_overlapping_pools_equals_jax():
+    """Guard of dl30's adjoints (passes at 91c15ea; before it, 392732a refused nested
+    grad through pooling; the test above has stride 1 and windows equal to their
+    strides): a strided "same" and a dilated convolution, max pooling
+    with overlapping windows and "same" padding (strides != pool size), and average
+    pooling counting the padded edge cells out; the Hessian over the kernel."""
+    x, k = RNG.standard_normal((1, 4, 3, 2)), RNG.standard_normal((2, 2, 2, 2))
+    want = jax.jit(jax.hessian(strided_net_jax, 1))(x, k)
+    np.testing.assert_allclose(hessian(strided_net, 1)(x, k), want, rtol=1e-8, atol=1e-10)

@@ -218,6 +218,22 @@ def test_conv2d_groups_errors_are_keras_ones_and_located():
     assert conv.get_weights()[0].shape == (3, 3, 3, 4)
 
 
+@pytest.mark.parametrize("options", [{"dilation_rate": (2, 1), "padding": "same", "groups": 3},
+                                     {"strides": (2, 3), "padding": "same", "groups": 6}])
+def test_grouped_conv2d_with_strides_and_dilation_equals_keras(options):
+    """Guard of dl30's grouped Conv2D (passes at 91c15ea; 392732a refused groups; the
+    stored case has neither dilation nor a group per channel): against Keras' layer
+    with the same weights, called eagerly (no model compiled)."""
+    keras = pytest.importorskip("keras")
+    x = np.random.default_rng(6).normal(size=(2, 7, 6, 6)).astype(np.float32)
+    theirs = keras.layers.Conv2D(6, 3, bias_initializer="glorot_uniform", **options)
+    want = np.asarray(theirs(x))
+    conv = nn.Conv2D(6, 3, **options)
+    model = nn.Model(inputs := nn.Input((7, 6, 6)), conv(inputs))
+    model.set_weights(theirs.get_weights())
+    np.testing.assert_allclose(model.predict(x), want, rtol=1e-5, atol=1e-6)
+
+
 def test_a_model_with_branches_is_not_saved_as_a_chain(tmp_path):
     x = nn.Input((4,))
     model = nn.Model(x, nn.Add()([nn.Dense(4)(x), x]))
