@@ -183,7 +183,9 @@ def _differentiate(call, f, positions, argnums, args, kwargs, has_aux=False,
                 seed = seed.astype(tapes._float_dtype(result))
             cotangents = (tapes.backward(tape, result, seed) if plans is None
                           else plans.backward(tape, result, seed))
-            grads = tuple(_own(_gradients(cotangents, leaves, outers), arrays, outers)
+            handed: set[int] = set()
+            grads = tuple(_own(_gradients(cotangents, leaves, outers), arrays, outers,
+                               handed)
                           for leaves in structures)
     finally:
         # what the function changed in place of the caller's arrays is undone once the
@@ -246,16 +248,26 @@ def _name(f: Any) -> str:
     return getattr(f, "__name__", getattr(f, "name", "f"))
 
 
-def _own(gradient: Any, arrays: list[np.ndarray], outers: list = ()) -> Any:
+def _own(gradient: Any, arrays: list[np.ndarray], outers: list = (),
+         handed: set[int] | None = None) -> Any:
     """``gradient`` with any array sharing memory with the caller's ``arrays`` copied
-    (the copy recorded on the ``outers`` tapes of a nested grad)."""
+    (the copy recorded on the ``outers`` tapes of a nested grad).  ``handed``: the ids of
+    the memory owners (:func:`.tape._root`) of the gradients handed out so far, also
+    copied from: add's rule gives both operands the one cotangent, and two leaves
+    sharing it made an in-place update of one gradient (``g *= scale``) change the other."""
     if isinstance(gradient, dict):
-        return {k: _own(g, arrays, outers) for k, g in gradient.items()}
+        return {k: _own(g, arrays, outers, handed) for k, g in gradient.items()}
     if isinstance(gradient, (list, tuple)):
-        return type(gradient)(_own(g, arrays, outers) for g in gradient)
-    if isinstance(gradient, np.ndarray) and any(np.may_share_memory(gradient, a)
-                                                for a in arrays):
-        return tapes.record_on(outers, "__copy", [gradient], gradient.copy())
+        return type(gradient)(_own(g, arrays, outers, handed) for g in gradient)
+    if not isinstance(gradient, np.ndarray):
+        return gradient
+    owner = id(tapes._root(gradient))
+    if (handed is not None and owner in handed) or any(np.may_share_memory(gradient, a)
+                                                       for a in arrays):
+        gradient = tapes.record_on(outers, "__copy", [gradient], gradient.copy())
+        owner = id(gradient)
+    if handed is not None:
+        handed.add(owner)
     return gradient
 
 

@@ -106,20 +106,10 @@ class BackwardPlan:
                 if g is None:
                     continue
                 if type(g) is not np.ndarray or g.shape != shape or g.dtype != dtype:
-                    g = _fitted(g, entry, pos)
+                    g = tapes.fitted_cotangent(g, entry, pos)
                 previous = cts[parent]
                 cts[parent] = g if previous is None else previous + g
         return result
-
-
-def _fitted(g: Any, entry: Any, pos: int) -> Any:
-    """``g`` fitted to operand ``pos`` as the tape path fits it (rows given as a list
-    included)."""
-    try:
-        return tapes.fit(g, entry.args[pos])
-    except TypeError as e:     # a rule gave a container's cotangent the wrong kind
-        raise tapes.PhylanxGradientError(f"the VJP rule's cotangent of operand {pos} does "
-                                         f"not fit it: {e}", entry.loc, entry.name) from e
 
 
 def build(entries: list, start: int) -> BackwardPlan | None:

@@ -340,11 +340,7 @@ def backward(tape: Tape, result: Any, seed: Any) -> dict[int, Any]:
             arg = entry.args[pos]
             if not carries_gradient(arg):
                 continue               # integer and boolean operands get no gradient
-            try:
-                g = fit_recorded(g, arg, outers)
-            except TypeError as e:     # a rule gave a container's cotangent the wrong kind
-                raise PhylanxGradientError(f"the VJP rule's cotangent of operand {pos} does "
-                                           f"not fit it: {e}", entry.loc, entry.name) from e
+            g = fitted_cotangent(g, entry, pos, outers)
             previous = cts.get(parent.index)
             total = add_cotangents(previous, g)
             if outers and previous is not None:
@@ -372,6 +368,17 @@ def fit_recorded(g: Any, arg: Any, outers: list[Tape]) -> Any:
     if outers and fitted is not g and not is_container(fitted):
         record_on(outers, UNBROADCAST, [g], fitted)
     return fitted
+
+
+def fitted_cotangent(g: Any, entry: Entry, pos: int, outers: list[Tape] = ()) -> Any:
+    """The cotangent ``g`` of operand ``pos`` of ``entry`` fitted to it
+    (:func:`fit_recorded`; also used by :mod:`.plan`): a rule that gave a container's
+    cotangent the wrong kind is a located error."""
+    try:
+        return fit_recorded(g, entry.args[pos], outers)
+    except TypeError as e:
+        raise PhylanxGradientError(f"the VJP rule's cotangent of operand {pos} does not "
+                                   f"fit it: {e}", entry.loc, entry.name) from e
 
 
 def _depends_on_outer(outers: list[Tape], values: list) -> bool:

@@ -181,8 +181,7 @@ def evaluate(fn: Callable[..., Any], *args: Any) -> Any:
     # here, not only when the task pool starts: a straight-line program (a loss and its
     # gradient) never starts the pool, and its every call paid a page fault per 4 KiB of
     # its temporaries (about 600 per call of benchmarks/grad_mlp.py's MLP)
-    if malloc_reuse._applied is None:
-        malloc_reuse.apply()
+    malloc_reuse.apply()       # once: later calls return what the first decided
     tick()     # the side table times again the decisions that are due
     root = open_token(None)
     root.orphans = []

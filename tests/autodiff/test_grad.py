@@ -275,3 +275,27 @@ def test_lists_built_repeated_and_copied():
 @Phylanx
 def _scaled_sum(x, y):
     return np.sum(x * y)
+
+
+@Phylanx
+def _squared_sum_of_pair(x, y):
+    return np.sum((x + y) ** 2)
+
+
+@Phylanx
+def _squared_sum_of_list(params):
+    return np.sum((params[0] + params[1]) ** 2)
+
+
+def test_gradients_of_two_arguments_are_separate_arrays():
+    # add's rule hands the same cotangent to both operands: two leaves must still get
+    # arrays of their own, or an in-place update of one (gradient clipping per parameter,
+    # g *= scale) silently changes the other (JAX's are separate, immutable arrays)
+    x, y = RNG.standard_normal(4), RNG.standard_normal(4)
+    want = 2 * (x + y)
+    for gx, gy in (grad(_squared_sum_of_pair, argnums=(0, 1))(x, y),
+                   grad(_squared_sum_of_list)([x, y])):
+        assert not np.may_share_memory(gx, gy)
+        gx *= 0.5                              # an in-place update of one gradient
+        np.testing.assert_allclose(gy, want)
+        np.testing.assert_allclose(gx, want * 0.5)
