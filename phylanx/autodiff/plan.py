@@ -36,6 +36,12 @@ from .table import VJP
 #: builds a plan per shape: the oldest are dropped past this many)
 PLANS_PER_FUNCTION = 16
 
+#: a recorded path longer than this many entries runs on the tape, with no plan: a
+#: plan's key grows with its path, and a long path is mostly a loop whose count depends
+#: on the data (a new signature nearly every call: 16 keys of a 1e5-iteration loop would
+#: hold about 100 MB for plans never reused)
+LONGEST_PLANNED_PATH = 4096
+
 
 def signature(entries: list, start: int) -> tuple:
     """What a plan of ``entries[:start + 1]`` depends on (see the module doc), flat."""
@@ -157,12 +163,15 @@ class PlanCache:
     def backward(self, tape: tapes.Tape, result: Any, seed: Any) -> dict[int, Any]:
         """:func:`.tape.backward` through the plan of the tape's signature."""
         start = tape.producer.get(id(result))
-        if start is None or tape.outer is not None:
+        if start is None or tape.outer is not None or start.index >= LONGEST_PLANNED_PATH:
             return tapes.backward(tape, result, seed)
         entries = tape.entries
         key = signature(entries, start.index)
         plan = self._plans.get(key, False)
-        if plan is False:
+        if plan is not False:
+            with self._lock:        # the least recently used plan is the one dropped
+                self._plans[key] = self._plans.pop(key, plan)
+        else:
             plan = build(entries, start.index)
             with self._lock:
                 self.builds += 1

@@ -99,6 +99,27 @@ def test_a_value_dependent_loop_count_gets_a_plan_per_count():
     assert dhalf.plans.builds == 3
 
 
+def test_a_path_longer_than_the_planned_length_runs_on_the_tape(monkeypatch):
+    from phylanx.autodiff import plan
+    monkeypatch.setattr(plan, "LONGEST_PLANNED_PATH", 4)
+    dhalf = phylanx.grad(halving)
+    for w in (np.array([0.3, 0.4]), np.array([1.5, 1.9])):    # 3 and 9 entries or so
+        assert_grad_close(dhalf(w), numeric_grad(halving.python, (w,)))
+    short = len(dhalf.plans._plans)
+    assert dhalf.plans.builds == short <= 1        # only the short path got a plan
+
+
+def test_the_least_recently_used_plan_is_dropped(monkeypatch):
+    from phylanx.autodiff import plan
+    monkeypatch.setattr(plan, "PLANS_PER_FUNCTION", 2)
+    dpiece = phylanx.grad(piecewise)
+    up, down = np.array([0.5, 1.0, -0.25]), np.array([-0.5, -1.0, 0.25])
+    dpiece(up), dpiece(down), dpiece(up)           # up used last: down is the oldest
+    dpiece(np.array([0.5, 1.0]))                   # a third signature drops down's plan
+    dpiece(up)
+    assert dpiece.plans.builds == 3                # up's plan was kept
+
+
 def test_the_plan_is_immutable():
     vg = phylanx.value_and_grad(piecewise)
     vg(np.ones(2))
