@@ -113,7 +113,8 @@ RECORDABLE = [(n, k) for n in sorted(CASES) if getattr(VJP.get(n), "recordable",
 def test_the_common_rules_have_equation_forms():
     assert {"__add", "__sub", "__mul", "__div", "power", "exp", "log", "sin", "cos", "tanh",
             "sum", "mean", "transpose", "reshape", "matmul", "maximum", "minimum", "relu",
-            "__subscript", "__subscript_adjoint"} <= {n for n, _ in RECORDABLE}
+            "__subscript", "__subscript_adjoint", "where", "__npwhere", "absolute"} <= {
+        n for n, _ in RECORDABLE}
 
 
 @pytest.mark.parametrize(("name", "k"), RECORDABLE, ids=[f"{n}-{k}" for n, k in RECORDABLE])
