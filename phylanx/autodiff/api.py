@@ -284,14 +284,16 @@ def _as_input(value: Any, position: int, tape: tapes.Tape,
               alone: bool = False) -> tuple[Any, Any]:
     """A differentiated argument as a new float array object (a new identity to track)
     and its leaf entries: one for an array or number, a list (tuple, dict) of them for a
-    list (tuple, dict), which the function receives as such.  A float array ``alone``
-    (:func:`_alone`) is a view of the caller's memory (a copy of W5's 8 MB input cost its
-    step 0.5-0.8 ms: ``benchmarks/conv_step.py``), anything else a copy."""
+    list (tuple, dict), of arrays or of numbers, which the function receives as such.
+    A float array ``alone`` (:func:`_alone`) is a view of the caller's memory (a copy of
+    W5's 8 MB input cost its step 0.5-0.8 ms: ``benchmarks/conv_step.py``), anything
+    else a copy."""
     if isinstance(value, dict):
         pairs = {k: _as_input(v, position, tape) for k, v in value.items()}
         return {k: p[0] for k, p in pairs.items()}, {k: p[1] for k, p in pairs.items()}
-    if isinstance(value, (list, tuple)) and value and not all(
-            isinstance(v, (int, float, np.number)) for v in value):
+    # numbers too: made one array, ``t + (0.0,)`` broadcast where the function, called,
+    # concatenates (value_and_grad's value was not the function's)
+    if isinstance(value, (list, tuple)) and value:
         pairs = [_as_input(v, position, tape) for v in value]
         kind = tuple if isinstance(value, tuple) else list
         return kind(p[0] for p in pairs), kind(p[1] for p in pairs)

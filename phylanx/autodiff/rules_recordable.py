@@ -171,7 +171,7 @@ def matmul_equations(ct, out, a, b, wanted=None):
             eq("matmul", _swapped(a), ct) if is_wanted(wanted, 1) else None)
 
 
-# -- piecewise-linear functions: the masks are constants of the derivative -----------------
+# -- piecewise-linear functions and selections: the masks are constants of the derivative
 
 def _extremum_equations(ct, out, *operands, wanted=None):
     """maximum/minimum/fmax/fmin: ``ct`` times the (constant) share of each operand equal
@@ -184,6 +184,21 @@ def _extremum_equations(ct, out, *operands, wanted=None):
 
 
 recordable("maximum", "minimum", "fmax", "fmin")(_extremum_equations)
+
+
+def _where_equations(ct, out, condition, x=None, y=None, wanted=None):
+    """where/np.where: ``ct`` routed by the (constant) condition, as the kernel rule
+    (``where(c, ct, 0)`` keeps an infinite cotangent where chosen; a product by the mask
+    would make NaN where it is not)."""
+    chosen = np.asarray(condition).astype(bool)
+    return (None,
+            eq("__npwhere", chosen, ct, 0.0) if is_wanted(wanted, 1) else None,
+            eq("__npwhere", ~chosen, ct, 0.0) if is_wanted(wanted, 2) else None)
+
+
+recordable("where", "__npwhere")(_where_equations)
+#: |x|: its sign is a constant of the derivative (0 at 0, as the kernel rule)
+recordable("absolute")(_unary(lambda x, out: np.sign(np.asarray(x))))
 
 
 @recordable("relu")

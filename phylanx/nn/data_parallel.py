@@ -46,11 +46,14 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
 from ..autodiff.symbolic import Graph, Raw, Stmt, Var
+from ..source import SourceLoc
 
 #: (label, start, end) of gradient statements ("grad <name>") and collectives
 #: ("reduce <name>"), when recording (see :func:`record_timeline`)
@@ -302,6 +305,31 @@ def check_agreement(model: Any, x: np.ndarray, y: np.ndarray, settings: dict,
                                                np.uint8))
     dist.check_same(values, f"fit(distributed={mode!r})", "nn_fit_agreement",
                     where=user_line(), show=str)
+
+
+@contextmanager
+def arguments_checked_together(distributed: str | None,
+                               where: SourceLoc | None) -> Iterator[None]:
+    """Around ``fit``'s argument checks: distributed, an error one rank sees alone (its
+    ``y`` shorter than its ``x``, its model not compiled) is raised by every rank, naming
+    the rank, located at ``where`` (the user's ``fit`` line; one lockstep operation).
+    Raised on that rank alone, it left the others waiting in the agreement's collective
+    until the rank exited, or matched them with its next ``fit``'s."""
+    from .. import distributed as dist
+    if distributed not in ("data", "model") or dist.num_localities() == 1:
+        yield
+        return
+    from ..distributed.lockstep import operation
+    from ..errors import PhylanxError
+    try:
+        with operation(f"fit(distributed={distributed!r}) arguments"):
+            yield
+    except PhylanxError as e:
+        if e.loc is None:       # (the error every rank raises is rebuilt from its text)
+            e.loc = where
+        if e.primitive is None:
+            e.primitive = "fit"
+        raise
 
 
 def broadcast_weights(model: Any) -> None:

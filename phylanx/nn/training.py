@@ -21,6 +21,7 @@ from .. import execution_tree
 from ..autodiff.symbolic import Graph, gradients
 from ..errors import PhylanxError, PhylanxRuntimeError
 from ..runtime.futures import Future
+from ..source import user_line
 from . import arguments as args
 from . import callbacks as cbs
 from . import data, data_parallel, initializers, losses, metrics, optimizers, regularizers
@@ -311,50 +312,52 @@ class TrainingMixin(BatchMixin):
         ``conv_split="length"``, by length, Dense layers by columns, the other layers
         replicated (see :mod:`.model_parallel_fit`).  Distributed, only rank 0 draws
         the progress bar."""
-        self._require_compiled("fit")
-        batch_size = args.integer(batch_size, "batch_size", "fit", none=True) or 32
-        epochs = args.integer(epochs, "epochs", "fit", minimum=0)
-        initial_epoch = args.integer(initial_epoch, "initial_epoch", "fit", minimum=0)
-        if initial_epoch > epochs:
-            raise args.value_error("fit", f"initial_epoch ({initial_epoch}) is beyond "
-                                          f"epochs ({epochs}): there is no epoch to run")
-        verbose = args.verbose(verbose, "fit")
-        validation_split = args.real(validation_split, "validation_split", "fit", 0.0, 1.0,
-                                     high_open=True)
-        if validation_split and validation_data is not None:
-            raise args.value_error("fit", "give validation_split or validation_data, not "
-                                          "both")
-        shuffle = args.boolean(shuffle, "shuffle", "fit")
-        stop_on_nan = args.boolean(stop_on_nan, "stop_on_nan", "fit")
-        sync_batchnorm = args.boolean(sync_batchnorm, "sync_batchnorm", "fit")
-        bucket_cap_mb = args.real(bucket_cap_mb, "bucket_cap_mb", "fit", 0.0)
-        callbacks = _callbacks(callbacks)
-        if distributed not in (None, "data", "model"):
-            raise args.value_error("fit", f"distributed must be None, 'data' or 'model', "
-                                          f"got {distributed!r}")
-        if conv_split is not None and distributed != "model":
-            # (located at the user's line, as the other model-parallel errors)
-            from .model_parallel_fit import _error
-            raise _error("conv_split ('batch' or 'length') is for distributed='model'")
-        x, y = data.samples(self, x, y, "fit")
-        train_weights = data.sample_weights(y, sample_weight, class_weight, "fit")
-        weights = None
-        if validation_split:
-            (x, y), (vx, vy) = data.split(x, y, validation_split)
-            validation_data = (vx, vy)
-            if train_weights is not None:
-                cut = len(x)
-                if sample_weight is not None:       # (class weights: training only)
-                    weights = train_weights[cut:]
-                train_weights = train_weights[:cut]
-        elif validation_data is not None:
-            vx, vy, weights = data.validation(self, validation_data)
-        if distributed == "model":
-            self._check_model_parallel(train_weights)
-        for cb in callbacks:    # (a path that cannot be written: before any step)
-            check = getattr(cb, "check_before_training", None)
-            if check is not None:
-                check(self, validation_data is not None)
+        # distributed, every rank raises an error one rank finds in its arguments
+        with data_parallel.arguments_checked_together(distributed, user_line()):
+            self._require_compiled("fit")
+            batch_size = args.integer(batch_size, "batch_size", "fit", none=True) or 32
+            epochs = args.integer(epochs, "epochs", "fit", minimum=0)
+            initial_epoch = args.integer(initial_epoch, "initial_epoch", "fit", minimum=0)
+            if initial_epoch > epochs:
+                raise args.value_error("fit", f"initial_epoch ({initial_epoch}) is beyond "
+                                              f"epochs ({epochs}): there is no epoch to run")
+            verbose = args.verbose(verbose, "fit")
+            validation_split = args.real(validation_split, "validation_split", "fit", 0.0, 1.0,
+                                         high_open=True)
+            if validation_split and validation_data is not None:
+                raise args.value_error("fit", "give validation_split or validation_data, not "
+                                              "both")
+            shuffle = args.boolean(shuffle, "shuffle", "fit")
+            stop_on_nan = args.boolean(stop_on_nan, "stop_on_nan", "fit")
+            sync_batchnorm = args.boolean(sync_batchnorm, "sync_batchnorm", "fit")
+            bucket_cap_mb = args.real(bucket_cap_mb, "bucket_cap_mb", "fit", 0.0)
+            callbacks = _callbacks(callbacks)
+            if distributed not in (None, "data", "model"):
+                raise args.value_error("fit", f"distributed must be None, 'data' or 'model', "
+                                              f"got {distributed!r}")
+            if conv_split is not None and distributed != "model":
+                # (located at the user's line, as the other model-parallel errors)
+                from .model_parallel_fit import _error
+                raise _error("conv_split ('batch' or 'length') is for distributed='model'")
+            x, y = data.samples(self, x, y, "fit")
+            train_weights = data.sample_weights(y, sample_weight, class_weight, "fit")
+            weights = None
+            if validation_split:
+                (x, y), (vx, vy) = data.split(x, y, validation_split)
+                validation_data = (vx, vy)
+                if train_weights is not None:
+                    cut = len(x)
+                    if sample_weight is not None:       # (class weights: training only)
+                        weights = train_weights[cut:]
+                    train_weights = train_weights[:cut]
+            elif validation_data is not None:
+                vx, vy, weights = data.validation(self, validation_data)
+            if distributed == "model":
+                self._check_model_parallel(train_weights)
+            for cb in callbacks:    # (a path that cannot be written: before any step)
+                check = getattr(cb, "check_before_training", None)
+                if check is not None:
+                    check(self, validation_data is not None)
         trainer = step = None
         if distributed != "model":
             step = self._program(("train" if distributed is None else

@@ -114,7 +114,8 @@ def test_the_common_rules_have_equation_forms():
     assert {"__add", "__sub", "__mul", "__div", "power", "exp", "log", "sin", "cos", "tanh",
             "sum", "mean", "transpose", "reshape", "matmul", "maximum", "minimum", "relu",
             "__subscript", "__subscript_adjoint", "conv1d", "conv2d", "max_pool2d",
-            "avg_pool2d", "max_pool3d", "avg_pool3d"} <= {n for n, _ in RECORDABLE}
+            "avg_pool2d", "max_pool3d", "avg_pool3d", "where", "__npwhere", "absolute"} <= {
+        n for n, _ in RECORDABLE}
     # the adjoints they record are equation rules themselves: derivatives of any order
     assert all(getattr(VJP.get(n), "equations", None) for n in (
         "__conv_input_adjoint", "__conv_kernel_adjoint", "__pool_adjoint", "__pool_gather"))

@@ -6,7 +6,8 @@ argv chooses the groups (default: all):
   array given to ``distributed.tiled``: content, dtype, shape, no array at all; the
   array it reduces;
   ``fit(distributed="data")`` and ``"model"``: the model, its activation, loss,
-  optimizer and learning rate, the number of samples, the seed); every rank
+  optimizer and learning rate, the number of samples, the seed; an argument error on
+  that rank alone: fewer targets than samples); every rank
   must get a located error naming the differing rank, and the ranks must still be in
   step;
 * ``caught``: a distributed primitive fails on one rank only (injected before, between
@@ -128,13 +129,19 @@ def disagree():
                              [f"fit(distributed={mode!r})", "disagree"] + rank_words(bad),
                              f"fit {what} on rank {bad} ({mode} parallel)")
                 in_step(f"fit {what} on rank {bad} ({mode} parallel)")
+            # an argument error this rank alone sees: raised there alone, before the
+            # agreement, it left the others waiting in the agreement's collective
+            expect_error(lambda me=me, mode=mode: fit(targets=39 if me else 40, mode=mode),
+                         ["fit", f"on locality {bad}", "40 input samples but 39 targets"],
+                         f"fit with fewer targets on rank {bad} ({mode} parallel)")
+            in_step(f"fit with fewer targets on rank {bad} ({mode} parallel)")
     weights = fit()     # all alike: trains, the same weights everywhere
     for w, w0 in zip(weights, dist.broadcast(weights, 0, "weights").result()):
         close(w, w0, "weights after fit")
 
 
 def fit(width=16, samples=40, seed=3, activation="relu", loss="mse", lr=0.01,
-        optimizer="sgd", mode="data"):
+        optimizer="sgd", mode="data", targets=None):
     nn.set_seed(seed)
     nn.clear_session()
     m = nn.Sequential([nn.Input((4,)), nn.Dense(width, activation=activation), nn.Dense(2)])
@@ -144,7 +151,7 @@ def fit(width=16, samples=40, seed=3, activation="relu", loss="mse", lr=0.01,
     data = np.random.default_rng(0)
     x = data.normal(size=(samples, 4)).astype(np.float32)
     y = data.normal(size=(samples, 2)).astype(np.float32)
-    m.fit(x, y, batch_size=8, epochs=1, verbose=0, distributed=mode)
+    m.fit(x, y[:targets], batch_size=8, epochs=1, verbose=0, distributed=mode)
     return m.get_weights()
 
 
