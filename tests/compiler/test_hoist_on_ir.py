@@ -220,7 +220,7 @@ _HELPER_WITH_LOCALS = [
 @pytest.mark.parametrize("source", _HELPER_WITH_LOCALS)
 def test_a_helper_with_locals_hoists_as_its_expression_written_inline(source):
     decorated, python = compiled(source)
-    assert lazily_bound(optimized_ir(decorated.get_physl_source())) == [
-        ("transpose", "dot_general")]
+    assert ("transpose", "dot_general") in lazily_bound(
+        optimized_ir(decorated.get_physl_source()))
     x, v = np.random.default_rng(3).normal(size=(4, 3)), np.ones(3)
     np.testing.assert_allclose(decorated(x, v), python(x, v), rtol=1e-12)
