@@ -224,3 +224,11 @@ def test_a_helper_with_locals_hoists_as_its_expression_written_inline(source):
         optimized_ir(decorated.get_physl_source()))
     x, v = np.random.default_rng(3).normal(size=(4, 3)), np.ones(3)
     np.testing.assert_allclose(decorated(x, v), python(x, v), rtol=1e-12)
+
+
+def test_lowered_is_the_ir_the_pipeline_rewrites():
+    """``lowered`` (``phylanx ir``, these tests) lowers after the same AST phases as the
+    default pipeline: a row-block rewrite, made before lowering, is in it."""
+    source = ("define(f, x, c, argmin(sum(c * c, 1) - 2.0 * dot(x, transpose(c)), 1))")
+    prims = {e.prim for e in walk(lowered(parser.parse(source)))}
+    assert "__rows_concat" in prims
