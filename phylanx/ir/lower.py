@@ -1,4 +1,4 @@
-"""Lowering: PhySL AST -> IR (after the rewrite passes inline and normalize).
+"""Lowering: PhySL AST -> IR (after the rewrite phases before the first IR rule).
 
 Spelling ends here: ``matmul`` (``@``, ``np.matmul``) and ``dot`` (``np.dot``, ``.dot``)
 are one ``dot_general`` whose ``rule`` keeps NumPy's rank rules of the spelling
