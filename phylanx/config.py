@@ -67,7 +67,7 @@ SETTINGS: dict[str, Setting] = {
                 "hoisting, cache blocking); 0 compiles the program as written"),
         Setting("pipeline", "ir", _pipeline,
                 "'ir': compile through the IR (PhySL AST -> phylanx/ir -> PhySL AST after "
-                "the inline and normalize passes, docs/ir.md); 'ast': the rewrites on the "
+                "the phases before the first IR rule, docs/ir.md); 'ast': the rewrites on the "
                 "PhySL AST alone, as before the IR (kept for one release; 'tree' is 'ast')"),
         Setting("disable_rules", "", str,
                 "comma-separated names of rewrite rules to leave out (compiler/rewrite, "

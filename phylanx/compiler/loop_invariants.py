@@ -1,6 +1,6 @@
 """Loop-invariant code motion inside a translated loop (``scalar_translate.py``).
 
-The rewrite rule ``hoist_loop_invariants`` works on the PhySL tree and stays away from
+The rewrite rule ``hoist_loop_invariants`` works on the IR and stays away from
 programs that change arrays in place; a translated loop sees more: it knows every
 variable its subtree assigns and every array it stores into.  In ALS by loops
 (``x[u] = solve(gram, y.T @ ratings[u])``) ``y.T``, the slice list of ``ratings[:, i]``

@@ -23,9 +23,6 @@ from . import rewrite
 from .rewrite.engine import run_phases
 from .rewrite.ir_terms import has_ir_rules, run_ir_phases
 
-#: the passes before the IR: spelling ends with them
-_BEFORE = ("inline", "normalize")
-
 
 def is_primitive(name: str) -> bool:
     return registry.lookup(name) is not None
@@ -78,9 +75,10 @@ def _split_at_the_ir(passes) -> tuple[list, list]:
 
 
 def lowered(program: ast.Program):
-    """The IR of ``program`` as ``pipeline=ir`` sees it (after inline and normalize)."""
+    """The IR of ``program`` as ``pipeline=ir`` sees it (after the phases before the
+    first phase with a rule on the IR: inline, normalize, row blocks, label statistics)."""
     if config.get("optimize"):
-        program = run_phases([p for p in rewrite.PASSES if p.name in _BEFORE], program)
+        program = run_phases(_split_at_the_ir(rewrite.PASSES)[0], program)
     return lower(program, is_primitive)
 
 

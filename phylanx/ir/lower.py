@@ -1,4 +1,4 @@
-"""Lowering: PhySL AST -> IR (after the rewrite passes inline and normalize).
+"""Lowering: PhySL AST -> IR (after the rewrite phases before the first IR rule).
 
 Spelling ends here: ``matmul`` (``@``, ``np.matmul``) and ``dot`` (``np.dot``, ``.dot``)
 are one ``dot_general`` whose ``rule`` keeps NumPy's rank rules of the spelling
@@ -16,7 +16,8 @@ future) when ``e`` binds no name.
 
 Whatever is not understood stays PhySL: an ``opaque`` equation holds the statement's
 AST, reads the variables it names and gives new versions of those it assigns.  That is
-a binding inside an expression, a ``block`` used as a value, a store into a variable of
+a binding inside an expression, a ``block`` used as an operand (one bound to a name
+is its statements then the binding), a store into a variable of
 an enclosing function or into an unknown one, a parameter default.  Never an error,
 never a changed meaning: raising (``raising.py``) gives back the same statements, by
 name, in the same order.
@@ -37,6 +38,11 @@ BINDERS = frozenset(("define", "define_global", "store", "lambda", "return", "fo
 #: element-store targets of ``store`` (compiler/special_forms.py)
 INDEXERS = frozenset(("__subscript", "slice", "slice_row", "slice_column", "slice_page",
                       "tuple_slice", "slice_row_d", "slice_column_d"))
+
+
+def _is_block(e) -> bool:
+    return type(e) is ast.Call and e.func == "block" and e.attribute is None \
+        and not any(type(a) is ast.KeywordArg for a in e.args)
 
 
 class _Opaque(Exception):
@@ -153,6 +159,12 @@ class Lowering:
         return self.expr(s, env, eqns)
 
     def bind(self, name: str, e, env: _Env, eqns: list, loc) -> Var:
+        # a block value (an inlined helper with locals): its statements, then the
+        # binding of its last one's value (blocks open no scope; the whole block is
+        # evaluated before the name is bound, in this order either way)
+        while _is_block(e) and e.args:
+            *first, e = statements(e)
+            self.body(first, env, eqns)
         mark = len(eqns)
         atom = self.expr(e, env, eqns)
         last = eqns[-1] if len(eqns) > mark else None

@@ -202,3 +202,33 @@ def test_every_spelling_hoists_the_same_expression():
         np.testing.assert_array_equal(decorated(*args), want)
     assert trees["@"] == [("transpose", "dot_general")]
     assert all(t == trees["@"] for t in trees.values()), trees
+
+
+# -- a helper with locals, inlined where a value is stored ------------------------------------
+
+#: the helper's locals make its inlined body a ``block`` value: ``store(v, block(...))``
+_HELPER_WITH_LOCALS = [
+    "def sample(x, v):\n    def step(u):\n        n, k = x.shape\n"
+    "        return np.dot(np.dot(x.T, x), u) / (n * k)\n"
+    "    for _ in range(3):\n        v = step(v)\n    return v\n",
+    "def sample(x, v):\n    def step(u):\n        n = x.shape[0]\n"
+    "        return (x.T @ x) @ u / n\n"
+    "    for _ in range(3):\n        w = step(v)\n        v = w + 1.0\n    return v\n",
+]
+
+
+@pytest.mark.parametrize("source", _HELPER_WITH_LOCALS)
+def test_a_helper_with_locals_hoists_as_its_expression_written_inline(source):
+    decorated, python = compiled(source)
+    assert ("transpose", "dot_general") in lazily_bound(
+        optimized_ir(decorated.get_physl_source()))
+    x, v = np.random.default_rng(3).normal(size=(4, 3)), np.ones(3)
+    np.testing.assert_allclose(decorated(x, v), python(x, v), rtol=1e-12)
+
+
+def test_lowered_is_the_ir_the_pipeline_rewrites():
+    """``lowered`` (``phylanx ir``, these tests) lowers after the same AST phases as the
+    default pipeline: a row-block rewrite, made before lowering, is in it."""
+    source = ("define(f, x, c, argmin(sum(c * c, 1) - 2.0 * dot(x, transpose(c)), 1))")
+    prims = {e.prim for e in walk(lowered(parser.parse(source)))}
+    assert "__rows_concat" in prims

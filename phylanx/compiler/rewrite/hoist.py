@@ -225,7 +225,7 @@ class _Hoisting:
         body = loop.param("body")
         if body is None or not self.plan(body):
             return None
-        inits, start, inside, after, ends = [], [], [], [], []
+        inits, start, inside, after = [], [], [], []
         for value, flag in self.pairs:
             for name, init in ((value, None), (flag, False)):
                 out = Var.new(name)

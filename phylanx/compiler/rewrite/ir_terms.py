@@ -40,13 +40,11 @@ from .engine import (
     disabled_rules,
     enabled_rules,
 )
+from .tree import _NON_MUTATING, ProgramFacts
 
 #: the substrates of the rules the IR engine runs
 IR_RULES = ("ir", "both")
 
-#: side-effect primitives that change no array or list they are given (tree._NON_MUTATING)
-_NON_MUTATING = frozenset(("cout", "random", "randn", "random_integers", "random_sample",
-                           "random_d", "set_seed"))
 #: the IR's operation writing into a value (an element store)
 _MUTATING_OPS = frozenset(("update",))
 
@@ -55,7 +53,6 @@ def _opaque_mutates(eqn: Eqn) -> bool:
     """Whether the PhySL statement an ``opaque`` equation holds may change a value in
     place (the AST engine's own answer: ``tree.ProgramFacts``)."""
     from ...language import ast
-    from .tree import ProgramFacts
     return ProgramFacts(ast.Program((eqn.param("ast"),), eqn.loc)).mutates
 
 

@@ -25,6 +25,7 @@ Setting ``symmetric_products``.
 from __future__ import annotations
 
 from ...ir.core import Eqn, Function, Var, params
+from .cse import _ir_value
 from .engine import P, Phase, Rule, Sample, normal
 
 PRIMITIVE = "__matmul_outer_rows"
@@ -61,14 +62,9 @@ def _same_value(a, b, terms) -> bool:
         return False
     ea, eb = terms.defining(a), terms.defining(b)
     if ea is None or eb is None or (ea.prim, ea.params) != (eb.prim, eb.params) \
-            or len(ea.ins) != len(eb.ins) or not _pure(ea.prim):
+            or len(ea.ins) != len(eb.ins) or not _ir_value(ea.prim):
         return False
     return all(_same_value(x, y, terms) for x, y in zip(ea.ins, eb.ins))
-
-
-def _pure(prim: str) -> bool:
-    from .cse import _ir_value
-    return _ir_value(prim)
 
 
 def _built_here(v) -> bool:
