@@ -4,7 +4,8 @@ store ``x[k] = x[k] * 0.5`` takes).  Any number of ranks; row, column and sym ti
 (uneven tiles).  The undecorated function on the whole array is the oracle, for the
 result and for the argument it changed.  A view changed in place (``y = x[2]; y *= 2``)
 changes the array, as in NumPy; other writes into a gathered copy, or a copy gone stale,
-are located errors.  Prints 'OK <rank>'.
+are located errors; returned to Python it stays read-only (a write there is NumPy's
+error, not lost).  Prints 'OK <rank>'.
 """
 import warnings
 
@@ -77,6 +78,15 @@ def stale_view(x):
     return x
 
 
+def one_row(x):
+    return x[2]
+
+
+def doubled(y):
+    y *= 2
+    return y
+
+
 def same_everywhere(call, whole, *args):
     """``call``'s result and the argument it changed, against NumPy's, on every tiling."""
     for tiling in (("row", "column", "sym") if whole.ndim == 2 else ("row",)):
@@ -128,6 +138,21 @@ except PhylanxError as error:
     assert "changed since" in str(error) and "inplace_stores.py" in str(error), error
 else:
     raise AssertionError("a stale copy of a row was written back")
+
+# a gathered selection returned to Python stays the copy standing for NumPy's view
+# (review rev9): writable, a write there would miss x silently; read-only, it is NumPy's
+# error, and changed in place in a later compiled call it changes x, as the view does
+rows = dist.tiled(matrix, "row", name="inplace_returned_view")
+plain = matrix.copy()
+got, view = Phylanx(one_row)(rows), one_row(plain)
+try:
+    got[0] = -1.0
+except ValueError as error:
+    assert "read-only" in str(error), error
+else:
+    raise AssertionError("a write into a returned gathered copy missed the array")
+np.testing.assert_allclose(np.asarray(Phylanx(doubled)(got)), doubled(view))
+np.testing.assert_allclose(np.asarray(rows), plain)
 
 # NumPy refuses a float result in place into an integer array: so does every rank
 numbers = dist.tiled(np.arange(12).reshape(4, 3), "row", name="inplace_ints")
