@@ -65,6 +65,13 @@ def block_view(x):
     return y
 
 
+def view_of_a_view(x):
+    s = x[0:2]          # stays tiled: with 3+ ranks, ranks past the first hold no cell
+    y = s[1]            # gathered: those ranks still take the staleness all_gather
+    y *= 2
+    return x
+
+
 def stored_into_view(x):
     y = x[2]
     y[0] = -1.0         # NumPy changes x: phylanx refuses where y is a copy
@@ -115,7 +122,7 @@ same_everywhere(indexed, matrix, np.array([[1, 1], [0, 3]]), rng.normal(size=(2,
 
 # a view changed in place changes the array it views (before: x unchanged, silently);
 # the plain arrays are a guard (NumPy's views)
-for view_of in (row_view, block_view):
+for view_of in (row_view, block_view, view_of_a_view):
     same_everywhere(view_of, matrix)
     plain, expected = matrix.copy(), matrix.copy()
     np.testing.assert_allclose(Phylanx(view_of)(plain), view_of(expected))
