@@ -4,7 +4,8 @@ store ``x[k] = x[k] * 0.5`` takes).  Any number of ranks; row, column and sym ti
 (uneven tiles).  The undecorated function on the whole array is the oracle, for the
 result and for the argument it changed.  A view changed in place (``y = x[2]; y *= 2``)
 changes the array, as in NumPy; other writes into a gathered copy, or a copy gone stale,
-are located errors.  Prints 'OK <rank>'.
+are located errors; returned to Python it stays read-only (a write there is NumPy's
+error, not lost).  Prints 'OK <rank>'.
 """
 import warnings
 
@@ -64,6 +65,13 @@ def block_view(x):
     return y
 
 
+def view_of_a_view(x):
+    s = x[0:2]          # stays tiled: with 3+ ranks, ranks past the first hold no cell
+    y = s[1]            # gathered: those ranks still take the staleness all_gather
+    y *= 2
+    return x
+
+
 def stored_into_view(x):
     y = x[2]
     y[0] = -1.0         # NumPy changes x: phylanx refuses where y is a copy
@@ -75,6 +83,15 @@ def stale_view(x):
     x[2, 0] = -1.0      # NumPy's view sees this; a copy taken before does not
     y *= 2
     return x
+
+
+def one_row(x):
+    return x[2]
+
+
+def doubled(y):
+    y *= 2
+    return y
 
 
 def same_everywhere(call, whole, *args):
@@ -105,11 +122,22 @@ same_everywhere(indexed, matrix, np.array([[1, 1], [0, 3]]), rng.normal(size=(2,
 
 # a view changed in place changes the array it views (before: x unchanged, silently);
 # the plain arrays are a guard (NumPy's views)
-for view_of in (row_view, block_view):
+for view_of in (row_view, block_view) + ((view_of_a_view,) if dist.num_localities() > 1 else ()):
     same_everywhere(view_of, matrix)
     plain, expected = matrix.copy(), matrix.copy()
     np.testing.assert_allclose(Phylanx(view_of)(plain), view_of(expected))
     np.testing.assert_allclose(plain, expected)
+if dist.num_localities() == 1:
+    # one locality: x[0:2] is itself a gathered copy and s[1] a NumPy view of it, not a
+    # copy standing for one: a located read-only error, not NumPy's answer (not fixed)
+    rows = dist.tiled(matrix, "row", name="inplace_view_of_a_view")
+    try:
+        Phylanx(view_of_a_view)(rows)
+    except PhylanxError as error:
+        assert "read-only" in str(error) and "inplace_stores.py" in str(error), error
+        np.testing.assert_array_equal(np.asarray(rows), matrix)
+    else:
+        raise AssertionError("a view of a gathered copy changed in place: x unchanged?")
 # any other write into a gathered copy (x[2] of row tiles, one rank's row) is a located
 # error on every rank, x unchanged
 rows = dist.tiled(matrix, "row", name="inplace_stored_into_view")
@@ -128,6 +156,21 @@ except PhylanxError as error:
     assert "changed since" in str(error) and "inplace_stores.py" in str(error), error
 else:
     raise AssertionError("a stale copy of a row was written back")
+
+# a gathered selection returned to Python stays the copy standing for NumPy's view
+# (review rev9): writable, a write there would miss x silently; read-only, it is NumPy's
+# error, and changed in place in a later compiled call it changes x, as the view does
+rows = dist.tiled(matrix, "row", name="inplace_returned_view")
+plain = matrix.copy()
+got, view = Phylanx(one_row)(rows), one_row(plain)
+try:
+    got[0] = -1.0
+except ValueError as error:
+    assert "read-only" in str(error), error
+else:
+    raise AssertionError("a write into a returned gathered copy missed the array")
+np.testing.assert_allclose(np.asarray(Phylanx(doubled)(got)), doubled(view))
+np.testing.assert_allclose(np.asarray(rows), plain)
 
 # NumPy refuses a float result in place into an integer array: so does every rank
 numbers = dist.tiled(np.arange(12).reshape(4, 3), "row", name="inplace_ints")
