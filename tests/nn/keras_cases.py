@@ -184,11 +184,14 @@ def train(model, x, y, keras_api: bool) -> tuple[np.ndarray, list]:
     return np.asarray(history.history["loss"]), [np.asarray(w) for w in model.get_weights()]
 
 
-def reference(name: str) -> dict:
-    """Keras' predictions, losses and final weights from phylanx's initial weights."""
+def reference(name: str, model=None) -> dict:
+    """Keras' predictions, losses and final weights from phylanx's initial weights;
+    ``model``: case ``name``'s Keras model if already built (building one costs seconds:
+    Keras traces every layer), its weights and optimizer are set here."""
     x, y = data(name)
     initial = phylanx_model(name).get_weights()
-    model = keras_model(name)
+    if model is None:
+        model = keras_model(name)
     model.set_weights(initial)
     prediction = np.asarray(model.predict(x, verbose=0))
     losses, final = train(model, x, y, keras_api=True)

@@ -42,6 +42,22 @@ def phylanx_run():
     runs.clear()
 
 
+@pytest.fixture(scope="module")
+def keras_of():
+    """Case ``name``'s Keras model, built once in this module (Keras traces each layer
+    when it builds a model: seconds a case); the tests that share it set every weight
+    they read, or read only the weights' shapes."""
+    pytest.importorskip("keras")
+    built: dict[str, object] = {}
+
+    def model(name: str):
+        if name not in built:
+            built[name] = keras_cases.keras_model(name)
+        return built[name]
+    yield model
+    built.clear()
+
+
 def _check(name: str, reference: dict, run) -> None:
     prediction, losses, final = run(name, reference["initial"])
     np.testing.assert_allclose(prediction, reference["prediction"], rtol=1e-5, atol=1e-6)
@@ -52,9 +68,8 @@ def _check(name: str, reference: dict, run) -> None:
 
 @pytest.mark.slow              # (Keras compiles each model: seconds each)
 @pytest.mark.parametrize("name", CASES)
-def test_layers_equal_keras_live(name, phylanx_run):
-    pytest.importorskip("keras")
-    _check(name, keras_cases.reference(name), phylanx_run)
+def test_layers_equal_keras_live(name, phylanx_run, keras_of):
+    _check(name, keras_cases.reference(name, keras_of(name)), phylanx_run)
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -62,11 +77,10 @@ def test_layers_equal_stored_keras_reference(name, phylanx_run):
     _check(name, keras_cases.stored(name), phylanx_run)
 
 
-def test_weight_layouts_are_keras_ones():
-    pytest.importorskip("keras")
+def test_weight_layouts_are_keras_ones(keras_of):
     for name in CASES:
         mine = keras_cases.phylanx_model(name).get_weights()
-        theirs = keras_cases.keras_model(name).get_weights()
+        theirs = keras_of(name).get_weights()
         assert [w.shape for w in mine] == [w.shape for w in theirs], name
 
 
@@ -279,12 +293,11 @@ def test_branched_models_load_weights_files_keras_wrote(name):
 
 
 @pytest.mark.parametrize("name", keras_cases.WEIGHT_FILE_CASES)
-def test_keras_reads_the_weights_files_of_branched_models(name, tmp_path):
-    pytest.importorskip("keras")
+def test_keras_reads_the_weights_files_of_branched_models(name, tmp_path, keras_of):
     ours = keras_cases.phylanx_model(name)
     ours.set_weights(keras_cases.stored(name)["initial"])
     ours.save_weights(tmp_path / "w.weights.h5")
-    theirs = keras_cases.keras_model(name)
+    theirs = keras_of(name)
     theirs.load_weights(tmp_path / "w.weights.h5")
     x, _ = keras_cases.data(name)
     np.testing.assert_allclose(theirs.predict(x, verbose=0), ours.predict(x), rtol=1e-5,
