@@ -8,6 +8,8 @@ NumPy value of every statement comes along as the oracle.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from hypothesis import strategies as st
 
@@ -74,10 +76,13 @@ def draw_program(data, statements: int = 6):
             expr, operands = f"full(tuple({rows}, {cols}), 1.5)", ()
             fn = (lambda r, c: lambda: np.full((r, c), 1.5))(rows, cols)
         try:
-            with np.errstate(all="raise"):     # phylanx raises where NumPy would warn
+            # phylanx raises where NumPy would warn: a floating-point error, or a
+            # warning such as the mean of an empty slice (which errstate does not catch)
+            with np.errstate(all="raise"), warnings.catch_warnings():
+                warnings.simplefilter("error", RuntimeWarning)
                 value = fn(*operands)
         except (ValueError, IndexError, TypeError, np.exceptions.AxisError,
-                FloatingPointError):
+                FloatingPointError, RuntimeWarning):
             continue     # NumPy refuses the statement (-(a < b): a boolean negative)
         if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
             value = np.asarray(value)[()]
