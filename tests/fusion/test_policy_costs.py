@@ -96,12 +96,9 @@ def test_exploring_a_slow_loop_costs_a_bounded_share(eager, installed, monkeypat
     assert calls[0] + calls[1] == 40
 
 
-def test_a_kernel_far_slower_than_numpy_ends_its_turns_early(eager, installed,
-                                                              monkeypatch):
-    """A serial loop slower than NumPy by more than the thread count: neither loop can
-    be kept (the parallel one takes at least serial / threads), so the region is given
-    back after ``HOPELESS_AFTER`` serial turns and NumPy's, not after all of them."""
-    monkeypatch.setattr(hot, "KEEP_SLOWER", False)
+def warm_chain(installed):
+    """``chain`` compiled, checked and warm on 3000 elements, before its timed turns:
+    the function, its operand, its region and the region's one kernel entry."""
     f = Phylanx(chain)
     x = RNG.normal(size=3000)
     for _ in range(4):                    # cold, plan + compile, check, warm-up
@@ -109,6 +106,16 @@ def test_a_kernel_far_slower_than_numpy_ends_its_turns_early(eager, installed,
     (region,) = [r for r in installed if hot_kernels([r])]
     (entry,) = hot_kernels([region])
     assert entry.checked and entry.warm and entry.timed_runs == 0
+    return f, x, region, entry
+
+
+def test_a_kernel_far_slower_than_numpy_ends_its_turns_early(eager, installed,
+                                                              monkeypatch):
+    """A serial loop slower than NumPy by more than the thread count: neither loop can
+    be kept (the parallel one takes at least serial / threads), so the region is given
+    back after ``HOPELESS_AFTER`` serial turns and NumPy's, not after all of them."""
+    monkeypatch.setattr(hot, "KEEP_SLOWER", False)
+    f, x, region, entry = warm_chain(installed)
 
     slow_calls = [0]
 
@@ -136,13 +143,7 @@ def test_one_descheduled_serial_turn_does_not_give_the_region_back(eager, instal
     # a verdict needs serial > threads x NumPy: with 1000 "threads" the fast loop is
     # never judged hopeless by a load spike of a few milliseconds, the slowed run is
     monkeypatch.setattr(compiling, "numba_threads", lambda: 1000)
-    f = Phylanx(chain)
-    x = RNG.normal(size=3000)
-    for _ in range(4):                    # cold, plan + compile, check, warm-up
-        np.testing.assert_allclose(f(x), chain(x), rtol=1e-12)
-    (region,) = [r for r in installed if hot_kernels([r])]
-    (entry,) = hot_kernels([region])
-    assert entry.checked and entry.warm and entry.timed_runs == 0
+    f, x, region, entry = warm_chain(installed)
     assert hot.TURNS[:3] == (1, 2, 1)     # serial, NumPy, serial
 
     slowed = [True]
