@@ -109,7 +109,7 @@ def _eigh_gradient(w, v, w_bar, v_bar) -> np.ndarray:
     if v_bar is not None:
         if _repeated(w):
             raise PhylanxValueError(
-                "eigh: the eigenvectors of a repeated eigenvalue have no gradient (any "
+                "the eigenvectors of a repeated eigenvalue have no gradient (any "
                 "rotation of them is an answer); differentiate the eigenvalues, or a "
                 "function of the eigenvector block such as v @ v.T")
         inner = inner + _gaps(w) * (_t(v) @ v_bar)
@@ -134,17 +134,17 @@ def eigvalsh_vjp(ct, out, a, UPLO="L"):  # noqa: N803 - NumPy's keyword name
 
 # -- general (non-symmetric) eigenproblems ------------------------------------------------
 
-def _real_eigen(name: str, w: np.ndarray) -> None:
+def _real_eigen(w: np.ndarray) -> None:
     """The conditions of :func:`_eig_gradient`: real eigenvalues, none repeated."""
     if w.dtype.kind == "c":
         raise PhylanxValueError(
-            f"{name}: the matrix has complex eigenvalues, and phylanx's reverse mode carries "
+            "the matrix has complex eigenvalues, and phylanx's reverse mode carries "
             "real cotangents only (its rules of real, imag, abs and conj follow no complex "
             "convention), so this gradient would be wrong; differentiate a function of a "
             "matrix with real eigenvalues, or use eigh for a symmetric one")
     if _repeated(w):
         raise PhylanxValueError(
-            f"{name}: a repeated eigenvalue of a general matrix is not a differentiable "
+            "a repeated eigenvalue of a general matrix is not a differentiable "
             "function of it; use eigh (eigvalsh) for a symmetric matrix")
 
 
@@ -163,14 +163,14 @@ def _eig_gradient(w, v, w_bar, v_bar) -> np.ndarray:
 @VJP.register("eig")
 def eig_vjp(ct, out, a):
     w, v = np.asarray(out[0]), np.asarray(out[1])
-    _real_eigen("eig", w)
+    _real_eigen(w)
     return (_eig_gradient(w, v, _item(ct, 0), _item(ct, 1)),)
 
 
 @VJP.register("eigvals")
 def eigvals_vjp(ct, out, a):
     w, v = np.linalg.eig(arr(a))
-    _real_eigen("eigvals", w)
+    _real_eigen(w)
     return (_eig_gradient(w, v, np.asarray(ct), None),)
 
 
