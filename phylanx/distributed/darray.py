@@ -47,6 +47,7 @@ from ..errors import PhylanxError, PhylanxTypeError, PhylanxValueError
 from ..runtime.cancel import context
 from ..source import user_line
 from . import lockstep, tiles
+from .one_rank_errors import guarded
 from .tiles import Layout
 
 
@@ -250,7 +251,6 @@ def dispatch(node: Any, impl: Any, args: tuple) -> Any:
     ``DISTRIBUTION`` rule, else NumPy's answer from the gathered operands
     (``gather_fallback.py``), else (side effects) a located refusal.  Never the kernel
     on a tile."""
-    from .one_rank_errors import guarded
     return guarded((node.primitive, node.loc), lambda e: located_at(node, e),
                    _dispatch, node, impl, args)
 
