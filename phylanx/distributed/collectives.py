@@ -131,6 +131,17 @@ _UFUNCS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maxi
            "band": np.bitwise_and, "bor": np.bitwise_or, "bxor": np.bitwise_xor}
 
 
+def _refused_by_numpy(dtype: np.dtype, op: str) -> TypeError | None:
+    """NumPy's error for ``op`` on ``dtype`` where its ufunc takes no such operands
+    (bitwise ops of floats and complex numbers): the same error at every size, where the
+    inline path of small arrays gets it from the ufunc and MPI would refuse the op."""
+    if op in ("band", "bor", "bxor") and dtype.kind not in "biu":
+        return TypeError(f"ufunc {_UFUNCS[op].__name__!r} not supported for the input "
+                         "types, and the inputs could not be safely coerced to any "
+                         "supported types according to the casting rule ''safe''")
+    return None
+
+
 _ALL_REDUCE = ag.KINDS.index("all_reduce")
 _COMPLEX = frozenset(i for i, dt in enumerate(ag.DTYPES) if dt.kind == "c")
 _NOT_INTEGER = frozenset(i for i, dt in enumerate(ag.DTYPES) if dt.kind in "fc")
@@ -569,6 +580,9 @@ class Collectives:
             # the header travels with the data (or alone, when the data is too big)
             headers, slots = yield from self._exchange(channel, header, send)
             self._check(channel, headers, name, True)
+            refused = _refused_by_numpy(send.dtype, op)
+            if refused is not None:
+                raise refused       # (the dtype is the same on every rank: checked)
             if slots is not None and send.nbytes <= _ROOM:
                 # small: every rank got every array (the same layout: checked); reduce
                 # here, in rank order, the same on every rank
@@ -588,6 +602,21 @@ class Collectives:
             self._check(channel, headers, name, True)
         if array is not None:
             send, back = _prepare_for_op(array, op)
+            refused = _refused_by_numpy(send.dtype, op)
+            if refused is not None:
+                raise refused       # every rank: the dtype is the same (checked or given)
+            if send.dtype.kind == "c" and op in ("min", "max"):
+                # MPI has no MIN/MAX of complex numbers; NumPy orders them (real part,
+                # then imaginary): every rank's array, reduced here in rank order, as the
+                # inline path of small arrays does
+                parts = yield from self._gather_bytes(comm, _byte_view(send),
+                                                      [send.nbytes] * self.size, root)
+                if parts is None:
+                    return None
+                stacked = np.stack([p.view(send.dtype) for p in parts]).reshape(
+                    (self.size, *send.shape))
+                result = _UFUNCS[op].reduce(stacked, axis=0)
+                return _like(value, result) if scalar else result
             mpi_op = getattr(MPI(), op.upper())
             out = np.empty_like(send)
             if root is None:

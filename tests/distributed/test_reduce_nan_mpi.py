@@ -1,7 +1,8 @@
 """Two checks one ``mpiexec`` job per rank count runs (``programs/several.py``; a launch
 costs 1-2 s):
 
-* min/max reductions propagate NaN as NumPy's do, small or large, under ``mpiexec -n 2``
+* min/max reductions propagate NaN as NumPy's do (and order complex numbers as NumPy does;
+  a bitwise op of floats is NumPy's TypeError), small or large, under ``mpiexec -n 2``
   and ``-n 3`` (``programs/reduce_nan.py``): MPI's own MIN/MAX keep whichever operand
   the comparison picks, so a NaN vanished when the array went to MPI;
 * a caught disagreement between ranks whose large all_reduces started their data with

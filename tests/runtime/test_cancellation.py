@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -93,14 +94,27 @@ def test_a_keyboard_interrupt_is_never_stored_in_a_future(pool2):
 
 def test_shutdown_has_one_deadline_and_cancels_queued_tasks():
     from phylanx.runtime.cancel import CancelledError
+    # The running tasks wait on an event the test sets only after shutdown returned, so a
+    # shutdown that joined them would take their whole 30 s; the bound on the elapsed time is
+    # loose on purpose (a busy machine or a full garbage collection once took 2 s here).
+    release, started = threading.Event(), threading.Semaphore(0)
+
+    def hold() -> None:
+        started.release()
+        release.wait(30.0)
+
     pool = PoolExecutor(2)
-    for _ in range(2):
-        pool.submit(time.sleep, 2.0)
-    time.sleep(0.1)
+    running = [pool.submit(hold) for _ in range(2)]
+    assert all(started.acquire(timeout=10) for _ in running)   # both run before shutdown
     queued = [pool.submit(lambda: 1) for _ in range(20)]
     t0 = time.monotonic()
-    pool.shutdown(timeout=0.5)
-    assert time.monotonic() - t0 < 1.0
+    try:
+        pool.shutdown(timeout=0.5)
+        elapsed = time.monotonic() - t0
+        assert not any(f.done() for f in running), "shutdown waited for running tasks"
+        assert elapsed < 10.0
+    finally:
+        release.set()
     assert all(isinstance(f.exception(timeout=1), CancelledError) for f in queued)
 
 
