@@ -115,3 +115,28 @@ def test_mixed_dtypes_compute_in_the_result_dtype() -> None:
     _close(y, want, np.float64)
     _close(conv_cotangents(x, kernel, ct, "same")[1], want_k, np.float64)
 
+
+
+@pytest.mark.parametrize("slice_bytes", [2000, 200])
+def test_large_convolutions_copy_their_windows_in_slices(monkeypatch, slice_bytes) -> None:
+    # a bound below the whole window matrix: slices of the batch (2000 bytes), of one
+    # item's first output axis (200); the same results as the tap loop
+    monkeypatch.setattr(conv_windows, "SLICE_BYTES", slice_bytes)
+    copies = []
+    real = conv_windows._matrix
+    monkeypatch.setattr(conv_windows, "_matrix",
+                        lambda *a: copies.append(1) or real(*a))
+    rng = np.random.default_rng(8)
+    for x, kernel, strides in ((rng.normal(size=(5, 41, 3)), rng.normal(size=(3, 3, 2)), (2,)),
+                               (rng.normal(size=(3, 7, 6, 2)), rng.normal(size=(2, 3, 2, 4)),
+                                (1, 2))):
+        x, kernel = x.astype(np.float32), kernel.astype(np.float32)
+        conv = conv1d if kernel.ndim == 3 else conv2d
+        copies.clear()
+        y = conv(x, kernel, "same", strides[0] if kernel.ndim == 3 else strides)
+        assert len(copies) > 1
+        ct = rng.normal(size=y.shape).astype(np.float32)
+        want, want_k = _tap_reference(x, kernel, ct, "same", strides, (1,) * len(strides))
+        _close(y, want, np.float32)
+        _close(conv_cotangents(x, kernel, ct, "same", strides[0] if kernel.ndim == 3
+                               else strides, need_x=False)[1], want_k, np.float32)

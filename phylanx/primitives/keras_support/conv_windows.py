@@ -13,7 +13,8 @@ The window matrix has one row per output cell, ``(batch, *out)`` in C order, and
 columns in the kernel's own order ``(*k, C)``, so the kernel read as a ``(prod(k) * C,
 O)`` matrix multiplies it: ``conv = windows @ K`` and ``dK = windows^T @ CT``.  Any
 padding, stride and dilation: the window view (``_windows.window_view``) already
-applies them.  The copy is made in the result dtype (float32 stays float32).
+applies them.  The copy is made in the result dtype (float32 stays float32), at most
+:data:`SLICE_BYTES` of it at a time.
 
 When: the matrix's row (``prod(k) * C`` elements) is at most :data:`ROW_BYTES` long;
 ``python benchmarks/conv_channels.py`` times this form against the others over channel
@@ -33,6 +34,10 @@ from ._windows import window_view
 #: 0.99x), 1.0-2.5x slower from 640 bytes on, where the copy of the windows outweighs
 #: the longer product: the bound lies between the last two sure cases.
 ROW_BYTES = 384
+#: most bytes of window matrix copied at a time: the copy is ``prod(k)`` times the
+#: input's size (a 3 x 3 kernel over a large image), so larger convolutions run in slices
+#: of the batch, or of one item's first output axis, a product each
+SLICE_BYTES = 16 << 20
 
 
 def fits(x: np.ndarray, kernel: np.ndarray) -> bool:
@@ -42,19 +47,36 @@ def fits(x: np.ndarray, kernel: np.ndarray) -> bool:
     return 0 < kernel.size and kernel.size // kernel.shape[-1] * itemsize <= ROW_BYTES
 
 
-def matrix(x: np.ndarray, sizes: tuple[int, ...], strides: tuple[int, ...],
-           dilations: tuple[int, ...], pads: list[tuple[int, int]],
-           dtype: np.dtype) -> tuple[np.ndarray, tuple[int, ...]]:
-    """The window matrix of ``x`` (rows: output cells, columns: ``(*k, C)``), a new
-    C-contiguous array of ``dtype``, and the output's leading shape ``(B, *out)``."""
-    nsp = len(sizes)
+def _slices(cells: tuple[int, ...], row_bytes: int):
+    """Index tuples over the output cells ``(B, *out)`` whose window matrices hold at most
+    about :data:`SLICE_BYTES`: all at once, groups of batch items, or ranges of one item's
+    first output axis."""
+    per_item = int(np.prod(cells[1:], dtype=np.int64)) * row_bytes
+    if cells[0] * per_item <= SLICE_BYTES:
+        yield (slice(None),)
+    elif per_item <= SLICE_BYTES or len(cells) == 1:
+        step = max(1, SLICE_BYTES // max(per_item, 1))
+        for b in range(0, cells[0], step):
+            yield (slice(b, b + step),)
+    else:
+        step = max(1, SLICE_BYTES // max(per_item // cells[1], 1))
+        for b in range(cells[0]):
+            for i in range(0, cells[1], step):
+                yield (slice(b, b + 1), slice(i, i + step))
+
+
+def _windows(x: np.ndarray, sizes: tuple[int, ...], strides: tuple[int, ...],
+             dilations: tuple[int, ...], pads: list[tuple[int, int]]) -> np.ndarray:
+    """The window view of ``x`` ordered ``(B, *out, *k, C)`` (no copy yet)."""
     windows = window_view(x, sizes, strides, dilations, pads)     # (B, *out, C, *k)
-    ordered = np.moveaxis(windows, nsp + 1, -1)                   # (B, *out, *k, C)
-    cells = ordered.shape[:nsp + 1]
-    columns = int(np.prod(ordered.shape[nsp + 1:], dtype=np.int64))
-    copy = np.empty(ordered.shape, dtype)
-    np.copyto(copy, ordered, casting="same_kind")
-    return copy.reshape(-1, columns), cells
+    return np.moveaxis(windows, len(sizes) + 1, -1)
+
+
+def _matrix(windows: np.ndarray, dtype: np.dtype, nsp: int) -> np.ndarray:
+    """A copy of ``windows`` (``(b, *out, *k, C)``) in ``dtype``, one row per cell."""
+    copy = np.empty(windows.shape, dtype)
+    np.copyto(copy, windows, casting="same_kind")
+    return copy.reshape(-1, int(np.prod(windows.shape[nsp + 1:], dtype=np.int64)))
 
 
 def correlate(x: np.ndarray, kernel: np.ndarray, strides: tuple[int, ...],
@@ -62,9 +84,14 @@ def correlate(x: np.ndarray, kernel: np.ndarray, strides: tuple[int, ...],
     """The convolution ``(B, *out, O)`` of checked operands (see ``conv.convolve``)."""
     nsp = kernel.ndim - 2
     dtype = np.result_type(x, kernel)
-    windows, cells = matrix(x, kernel.shape[:nsp], strides, dilations, pads, dtype)
-    weights = kernel.astype(dtype, copy=False).reshape(windows.shape[1], kernel.shape[-1])
-    return (windows @ weights).reshape(*cells, kernel.shape[-1])
+    windows = _windows(x, kernel.shape[:nsp], strides, dilations, pads)
+    cells = windows.shape[:nsp + 1]
+    weights = kernel.astype(dtype, copy=False).reshape(-1, kernel.shape[-1])
+    out = np.empty((*cells, kernel.shape[-1]), dtype)
+    for part in _slices(cells, weights.shape[0] * dtype.itemsize):
+        rows = _matrix(windows[part], dtype, nsp) @ weights
+        out[part] = rows.reshape(out[part].shape)
+    return out
 
 
 def kernel_cotangent(x: np.ndarray, kernel_shape: tuple[int, ...], ct: np.ndarray,
@@ -72,6 +99,12 @@ def kernel_cotangent(x: np.ndarray, kernel_shape: tuple[int, ...], ct: np.ndarra
                      pads: list[tuple[int, int]], dtype: np.dtype) -> np.ndarray:
     """The kernel's cotangent of ``sum(conv(x, kernel) * ct)``: ``windows^T @ CT``."""
     nsp = len(kernel_shape) - 2
-    windows, cells = matrix(x, kernel_shape[:nsp], strides, dilations, pads, dtype)
-    rows = np.asarray(ct, dtype).reshape(windows.shape[0], kernel_shape[-1])
-    return (windows.T @ rows).reshape(kernel_shape)
+    windows = _windows(x, kernel_shape[:nsp], strides, dilations, pads)
+    ct = np.asarray(ct)
+    columns = int(np.prod(kernel_shape[:-1], dtype=np.int64))
+    total = None
+    for part in _slices(windows.shape[:nsp + 1], columns * np.dtype(dtype).itemsize):
+        rows = np.asarray(ct[part], dtype).reshape(-1, kernel_shape[-1])
+        piece = _matrix(windows[part], dtype, nsp).T @ rows
+        total = piece if total is None else total + piece
+    return total.reshape(kernel_shape)
