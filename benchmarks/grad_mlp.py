@@ -1,14 +1,19 @@
 """``value_and_grad`` of an MLP loss and of a Conv1D loss: phylanx's tape against
 ``jax.jit(jax.value_and_grad)`` in one run (issue 29 item 4's first figures).
 
-    python benchmarks/grad_mlp.py [--model mlp|conv1d|both] [--batch 512]
+    python benchmarks/grad_mlp.py [--model mlp|conv1d|both|conv1d-causal|conv1d-strided|all]
+                                  [--batch 512]
                                   [--features 256] [--dtype float32] [--repeat 20]
                                   [--profile]
 
 ``mlp``: a 256-256-10 MLP (relu hidden layer, softmax cross-entropy over one-hot
 labels), batch 512.  ``conv1d``: a Conv1D classifier (16 -> 32 channels, kernel 5,
 "valid", relu, mean over the length, dense to 10 classes, the same loss), batch 64,
-length 128.  Gradients with respect to the four parameters.  Both peers get the same
+length 128.  Two more Conv1D losses spelled otherwise, on the same arrays (that a speed-up
+is not the one spelling's): ``conv1d-causal`` ("causal" padding, the layer in a helper
+function, ``maximum(0.0, .)``, global max pooling, a squared error) and
+``conv1d-strided`` ("same" padding, stride 2, tanh, ``sum / length``, ``np.dot``).
+Gradients with respect to the four parameters.  Both peers get the same
 arrays; their values and gradients are checked to agree (float32 rounding) before
 timing.  The peers' calls alternate (round robin), so that a change of the machine's
 load hits both; printed per peer: the median wall milliseconds and the median process
@@ -51,14 +56,55 @@ def conv_loss(w1, b1, w2, b2, x, labels):
     return -np.sum(labels * log_probs) / x.shape[0]
 
 
+@Phylanx
+def causal_features(x, w1, b1):
+    return np.maximum(0.0, conv1d(x, w1, "causal") + b1)
+
+
+@Phylanx
+def conv_loss_causal(w1, b1, w2, b2, x, labels):
+    z = np.max(causal_features(x, w1, b1), axis=1) @ w2 + b2
+    return np.mean((z - labels) ** 2)
+
+
+@Phylanx
+def conv_loss_strided(w1, b1, w2, b2, x, labels):
+    h = np.tanh(conv1d(x, w1, "same", 2) + b1)
+    z = np.dot(np.sum(h, axis=1) / h.shape[1], w2) + b2
+    shifted = z - np.max(z, axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+    return -np.sum(labels * log_probs) / x.shape[0]
+
+
+LOSSES = {"mlp": mlp_loss, "conv1d": conv_loss, "conv1d-causal": conv_loss_causal,
+          "conv1d-strided": conv_loss_strided}
+
+
 def jax_loss(jnp, model="mlp"):
     from jax import lax
+
+    def conv(x, w1, padding, stride=1):
+        return lax.conv_general_dilated(x, w1, (stride,), padding,
+                                        dimension_numbers=("NWC", "WIO", "NWC"))
 
     def layer(x, w1):
         if model == "mlp":
             return x @ w1
-        return lax.conv_general_dilated(x, w1, (1,), "VALID",
-                                        dimension_numbers=("NWC", "WIO", "NWC"))
+        return conv(x, w1, "VALID")
+
+    if model == "conv1d-causal":
+        def causal(w1, b1, w2, b2, x, labels):
+            h = jnp.maximum(0.0, conv(x, w1, [(w1.shape[0] - 1, 0)]) + b1)
+            return jnp.mean((jnp.max(h, axis=1) @ w2 + b2 - labels) ** 2)
+        return causal
+    if model == "conv1d-strided":
+        def strided(w1, b1, w2, b2, x, labels):
+            h = jnp.tanh(conv(x, w1, "SAME", 2) + b1)
+            z = jnp.dot(jnp.sum(h, axis=1) / h.shape[1], w2) + b2
+            shifted = z - jnp.max(z, axis=1, keepdims=True)
+            log_probs = shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=1, keepdims=True))
+            return -jnp.sum(labels * log_probs) / x.shape[0]
+        return strided
 
     def loss(w1, b1, w2, b2, x, labels):
         h = jnp.maximum(layer(x, w1) + b1, 0.0)
@@ -80,7 +126,7 @@ def problem(model: str, batch: int, features: int, dtype: str) -> tuple[list, st
     else:
         n, length, c_in, c_out, k = max(batch // 8, 1), 128, 16, 32, 5
         shapes = [(k, c_in, c_out), (c_out,), (c_out, classes), (classes,), (n, length, c_in)]
-        what = (f"Conv1D loss ({c_in}->{c_out} channels, kernel {k}, length {length}, "
+        what = (f"{model} loss ({c_in}->{c_out} channels, kernel {k}, length {length}, "
                 f"{classes} classes), batch {n}")
     arrays = [rng.normal(size=s) * (0.05 if i < 4 and len(s) > 1 else 1.0) if i != 1 and
               i != 3 else np.zeros(s) for i, s in enumerate(shapes)]
@@ -105,7 +151,7 @@ def alternate(calls: dict, repeat: int) -> dict:
 
 def run(model: str, args: argparse.Namespace, jax) -> None:
     arrays, what = problem(model, args.batch, args.features, args.dtype)
-    loss = mlp_loss if model == "mlp" else conv_loss
+    loss = LOSSES[model]
     ours = phylanx.value_and_grad(loss, (0, 1, 2, 3))
     value, grads = ours(*arrays)
     print(f"value_and_grad of a {what}")
@@ -140,7 +186,7 @@ def run(model: str, args: argparse.Namespace, jax) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", choices=("mlp", "conv1d", "both"), default="both")
+    parser.add_argument("--model", choices=(*LOSSES, "both", "all"), default="both")
     parser.add_argument("--batch", type=int, default=512)
     parser.add_argument("--features", type=int, default=256)
     parser.add_argument("--dtype", default="float32")
@@ -151,7 +197,8 @@ def main() -> None:
     if jax is not None and args.dtype == "float64":
         jax.config.update("jax_enable_x64", True)
     print(f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}")
-    for model in ("mlp", "conv1d") if args.model == "both" else (args.model,):
+    models = {"both": ("mlp", "conv1d"), "all": tuple(LOSSES)}.get(args.model, (args.model,))
+    for model in models:
         run(model, args, jax)
 
 

@@ -1,4 +1,4 @@
-"""What two VJP-rule changes of issue 29 item 4 save, each form against the one it replaced,
+"""What the VJP-rule changes of issue 29 item 4 save, each form against the one it replaced,
 alternated call by call in one run.
 
     python benchmarks/vjp_rules.py [--rows 512] [--cols 256] [--calls 200]
@@ -10,7 +10,10 @@ alternated call by call in one run.
 * ``dropout``: the cotangent of ``x * keep`` for a boolean ``keep`` and a float32
   cotangent: with ``keep`` made float64 (``rule_helpers.arr``, before) against float32
   (``rule_helpers.arr_with``), the float64 result cast back as the ``vjp`` primitive does;
-* ``maximum rule``: the whole ``maximum(x, 0.0)`` rule of ``rules_arithmetic``.
+* ``maximum rule``: the whole ``maximum(x, 0.0)`` rule of ``rules_arithmetic``;
+* ``bias``: a bias's cotangent, the sum of a float32 ``(64, 124, 32)`` cotangent over its
+  two leading axes (Conv1D's batch and positions): NumPy's ``sum`` against
+  ``rules.sum_leading_axes`` (``ones @ rows``).
 
 Prints the median and minimum of the process CPU time per call in microseconds (less
 disturbed than wall time on a shared machine) and the ratio of medians to the first form.
@@ -25,6 +28,7 @@ import numpy as np
 
 from phylanx.autodiff.rule_helpers import masked
 from phylanx.autodiff.table import VJP
+from phylanx.primitives.rules import sum_leading_axes
 
 
 def alternate(forms: dict, calls: int) -> dict:
@@ -81,6 +85,10 @@ def main() -> None:
         "maximum(x, 0.0) rule, np.where (before)": before,
         "maximum(x, 0.0) rule (now)": lambda: rule(ct, out, x, 0.0, wanted=(True, False))},
         args.calls))
+    bias_ct = rng.standard_normal((64, 124, 32)).astype(np.float32)
+    show("bias", alternate({
+        "sum(axis=(0, 1)) (before)": lambda: bias_ct.sum(axis=(0, 1)),
+        "sum_leading_axes (now)": lambda: sum_leading_axes(bias_ct, 2)}, args.calls))
 
 
 if __name__ == "__main__":

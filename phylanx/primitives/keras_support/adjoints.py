@@ -15,7 +15,8 @@ The kernels are those of the first-order VJP rules (``autodiff/rules_keras.py`` 
 :func:`conv_cotangents` and :func:`pool_cotangent`): convolutions and pooling are sums
 over kernel taps of strided slices of the padded input, so the adjoints loop over the
 taps too (positions within one tap's slice are distinct, so plain ``+=`` is exact;
-stride 1 with many channels: the shifted GEMMs of ``conv_gemm.py``).
+stride 1 with many channels: the shifted GEMMs of ``conv_gemm.py``; the kernel's with few
+input channels: one product over copied windows, ``conv_windows.py``).
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ import numpy as np
 
 from ...errors import PhylanxValueError
 from ..registry import primitive
-from . import conv_gemm
+from . import conv_gemm, conv_windows
 from ._windows import pad_amounts
 from .pooling import pool as forward_pool
 
@@ -77,6 +78,14 @@ def conv_cotangents(x, kernel, ct, padding="valid", strides=1, dilation_rate=1,
     sizes = k.shape[:nsp]
     steps, dilations = _per_axis(strides, nsp), _per_axis(dilation_rate, nsp)
     pads = pad_amounts(x.shape[1:1 + nsp], sizes, steps, dilations, str(padding).lower())
+    if need_k and ct.size and conv_windows.fits(x, k):
+        # few input channels: the kernel's cotangent as one product over copied windows
+        dtype = np.result_type(x, k, ct)
+        grad_k = conv_windows.kernel_cotangent(x, k.shape, ct, steps, dilations, pads, dtype)
+        if not need_x:
+            return None, grad_k
+        return conv_cotangents(x, k, ct, padding, strides, dilation_rate, need_k=False)[0], \
+            grad_k
     xpad = _padded(x, pads)
     if all(s == 1 for s in steps) and ct.size and x.shape[-1] >= conv_gemm.MIN_CHANNELS:
         grad_xpad, grad_k = conv_gemm.correlate_vjp(xpad, k, ct, dilations, need_x, need_k)

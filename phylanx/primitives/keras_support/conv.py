@@ -4,8 +4,9 @@ Layouts follow the Keras backend: inputs ``(batch, *spatial, channels)``, kernel
 ``(*kernel_size, in_channels, out_channels)`` (``conv2d_transpose``: ``(kh, kw,
 out_channels, in_channels)``).  Padding is TensorFlow's ("same" puts the odd pixel
 after, "causal" pads ``(k-1)*d`` before).  Each convolution is one ``tensordot``
-over a strided, dilated window view of the padded input; stride 1 with 8 or more channels
-as shifted GEMMs (``conv_gemm.py``).
+over a strided, dilated window view of the padded input: with few input channels one GEMM
+over a copy of the windows (``conv_windows.py``), stride 1 with 8 or more channels as
+shifted GEMMs (``conv_gemm.py``).
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import numpy as np
 
 from ...errors import PhylanxValueError
 from ..registry import primitive
+from . import conv_windows
 from ._windows import (
     as_float_array,
     check_rank,
@@ -55,6 +57,8 @@ def convolve(x: np.ndarray, kernel: np.ndarray, padding: str, strides: tuple[int
     nsp = kernel.ndim - 2
     sizes = kernel.shape[:nsp]
     pads = pad_amounts(x.shape[1:1 + nsp], sizes, strides, dilations, padding)
+    if conv_windows.fits(x, kernel):
+        return conv_windows.correlate(x, kernel, strides, dilations, pads)
     windows = window_view(x, sizes, strides, dilations, pads)   # (B, *out, C, *k)
     if shifted_gemm_fits(windows, strides):
         return correlate(padded(x, pads), kernel, dilations)

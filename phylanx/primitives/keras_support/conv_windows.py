@@ -1,0 +1,110 @@
+"""Convolutions with few input channels, and their kernel's cotangent, as one GEMM over a
+copied window matrix (im2col).
+
+Why: with few input channels the other forms pay per output row for little arithmetic:
+a shifted GEMM per kernel tap (``conv_gemm.py``) multiplies by a ``C x O`` slice whose
+inner size ``C`` is too small for BLAS to run well, and Winograd's tiles
+(``conv_winograd.py``) transform ``C``-vectors for two products each.  Copying every
+window once into a matrix of ``prod(k) * C`` columns gives one product with an inner
+size ``prod(k)`` times longer, on the calling thread (no fork-join: a block waiting
+for a core another process holds costs more than the product at these sizes).
+
+The window matrix has one row per output cell, ``(batch, *out)`` in C order, and its
+columns in the kernel's own order ``(*k, C)``, so the kernel read as a ``(prod(k) * C,
+O)`` matrix multiplies it: ``conv = windows @ K`` and ``dK = windows^T @ CT``.  Any
+padding, stride and dilation: the window view (``_windows.window_view``) already
+applies them.  The copy is made in the result dtype (float32 stays float32), at most
+:data:`SLICE_BYTES` of it at a time.
+
+When: the matrix's row (``prod(k) * C`` elements) is at most :data:`ROW_BYTES` long;
+``python benchmarks/conv_channels.py`` times this form against the others over channel
+counts.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._windows import window_view
+
+#: longest window-matrix row (bytes: kernel taps x input channels x item size) served
+#: here.  Measured (``benchmarks/conv_channels.py``, kernel 5, 32 output channels, batch
+#: 64 x length 128, one BLAS thread, loaded machine): forward 0.5-0.85x and kernel
+#: cotangent 0.75-0.9x the other forms' CPU time up to 320 bytes (8-16 float32 channels,
+#: 8 float64), mixed at 480 (24 float32 channels: 1.1x and 1.17x; 12 float64: 0.59x and
+#: 0.99x), 1.0-2.5x slower from 640 bytes on, where the copy of the windows outweighs
+#: the longer product: the bound lies between the last two sure cases.
+ROW_BYTES = 384
+#: most bytes of window matrix copied at a time: the copy is ``prod(k)`` times the
+#: input's size (a 3 x 3 kernel over a large image), so larger convolutions run in slices
+#: of the batch, or of one item's first output axis, a product each
+SLICE_BYTES = 16 << 20
+
+
+def fits(x: np.ndarray, kernel: np.ndarray) -> bool:
+    """Whether this form serves a convolution of ``x`` (``(B, *spatial, C)``) with
+    ``kernel`` (``(*k, C, O)``) in their result dtype."""
+    itemsize = np.result_type(x, kernel).itemsize
+    return 0 < kernel.size and kernel.size // kernel.shape[-1] * itemsize <= ROW_BYTES
+
+
+def _slices(cells: tuple[int, ...], row_bytes: int):
+    """Index tuples over the output cells ``(B, *out)`` whose window matrices hold at most
+    about :data:`SLICE_BYTES`: all at once, groups of batch items, or ranges of one item's
+    first output axis."""
+    per_item = int(np.prod(cells[1:], dtype=np.int64)) * row_bytes
+    if cells[0] * per_item <= SLICE_BYTES:
+        yield (slice(None),)
+    elif per_item <= SLICE_BYTES or len(cells) == 1:
+        step = max(1, SLICE_BYTES // max(per_item, 1))
+        for b in range(0, cells[0], step):
+            yield (slice(b, b + step),)
+    else:
+        step = max(1, SLICE_BYTES // max(per_item // cells[1], 1))
+        for b in range(cells[0]):
+            for i in range(0, cells[1], step):
+                yield (slice(b, b + 1), slice(i, i + step))
+
+
+def _windows(x: np.ndarray, sizes: tuple[int, ...], strides: tuple[int, ...],
+             dilations: tuple[int, ...], pads: list[tuple[int, int]]) -> np.ndarray:
+    """The window view of ``x`` ordered ``(B, *out, *k, C)`` (no copy yet)."""
+    windows = window_view(x, sizes, strides, dilations, pads)     # (B, *out, C, *k)
+    return np.moveaxis(windows, len(sizes) + 1, -1)
+
+
+def _matrix(windows: np.ndarray, dtype: np.dtype, nsp: int) -> np.ndarray:
+    """A copy of ``windows`` (``(b, *out, *k, C)``) in ``dtype``, one row per cell."""
+    copy = np.empty(windows.shape, dtype)
+    np.copyto(copy, windows, casting="same_kind")
+    return copy.reshape(-1, int(np.prod(windows.shape[nsp + 1:], dtype=np.int64)))
+
+
+def correlate(x: np.ndarray, kernel: np.ndarray, strides: tuple[int, ...],
+              dilations: tuple[int, ...], pads: list[tuple[int, int]]) -> np.ndarray:
+    """The convolution ``(B, *out, O)`` of checked operands (see ``conv.convolve``)."""
+    nsp = kernel.ndim - 2
+    dtype = np.result_type(x, kernel)
+    windows = _windows(x, kernel.shape[:nsp], strides, dilations, pads)
+    cells = windows.shape[:nsp + 1]
+    weights = kernel.astype(dtype, copy=False).reshape(-1, kernel.shape[-1])
+    out = np.empty((*cells, kernel.shape[-1]), dtype)
+    for part in _slices(cells, weights.shape[0] * dtype.itemsize):
+        rows = _matrix(windows[part], dtype, nsp) @ weights
+        out[part] = rows.reshape(out[part].shape)
+    return out
+
+
+def kernel_cotangent(x: np.ndarray, kernel_shape: tuple[int, ...], ct: np.ndarray,
+                     strides: tuple[int, ...], dilations: tuple[int, ...],
+                     pads: list[tuple[int, int]], dtype: np.dtype) -> np.ndarray:
+    """The kernel's cotangent of ``sum(conv(x, kernel) * ct)``: ``windows^T @ CT``."""
+    nsp = len(kernel_shape) - 2
+    windows = _windows(x, kernel_shape[:nsp], strides, dilations, pads)
+    ct = np.asarray(ct)
+    columns = int(np.prod(kernel_shape[:-1], dtype=np.int64))
+    total = None
+    for part in _slices(windows.shape[:nsp + 1], columns * np.dtype(dtype).itemsize):
+        rows = np.asarray(ct[part], dtype).reshape(-1, kernel_shape[-1])
+        piece = _matrix(windows[part], dtype, nsp).T @ rows
+        total = piece if total is None else total + piece
+    return total.reshape(kernel_shape)
