@@ -49,13 +49,11 @@ from ..runtime.comm_order import my_turn
 from ..values import ControlSignal
 from .agreement import agreed, full_name, ranks_error, ranks_text
 
-_lock = threading.Lock()
+#: guards the tables below; notified when an evaluation ends (``outcome`` waits on it)
+_lock = threading.Condition()
 _ended: dict[Any, int] = {}                     # site -> evaluations ended on this rank
 _failed: dict[tuple[Any, int], tuple[str, str]] = {}   # (site, k) -> (class, text)
 _told: dict[tuple[Any, int], int] = {}   # (site, k) -> the ranks told it failed here
-
-#: seconds between looks at a rank that has not ended the evaluation asked about
-_POLL = 0.005
 
 
 def guarded(site: Any, locate: Callable[[BaseException], PhylanxError],
@@ -98,6 +96,7 @@ def _end(site: Any, error: PhylanxError | None) -> int:
         _ended[site] = k + 1
         if error is not None:
             _failed[(site, k)] = (full_name(type(error)), error.message)
+        _lock.notify_all()      # (an ``outcome`` may wait for this evaluation)
     return k
 
 
@@ -108,8 +107,8 @@ def outcome(site: Any, k: int, timeout: float) -> tuple:
     forgotten once every other rank was told of it: each asks once, and only if it
     failed there too (a rank that got a result never asks; the job ends then)."""
     deadline = time.monotonic() + timeout
-    while True:
-        with _lock:
+    with _lock:
+        while True:
             if (site, k) in _failed:
                 answer = ("failed", *_failed[(site, k)])
                 _told[(site, k)] = _told.get((site, k), 0) + 1
@@ -118,9 +117,10 @@ def outcome(site: Any, k: int, timeout: float) -> tuple:
                 return answer
             if _ended.get(site, 0) > k:
                 return ("passed",)
-        if time.monotonic() > deadline:
-            return ("absent",)
-        time.sleep(_POLL)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return ("absent",)
+            _lock.wait(remaining)     # (woken by _end when an evaluation ends)
 
 
 def _agree(site: Any, k: int, error: PhylanxError) -> PhylanxError:

@@ -10,19 +10,25 @@ Who calls the test loop (``poll``)?
 
 * **The thread that waits for an operation's future drives it** (:class:`OperationFuture`,
   :meth:`ProgressEngine.drive`): it tests the requests in a loop (each test releases the
-  GIL; every 64 fruitless tests it also gives up the core, ``sched_yield``) but never
-  sleeps while its request is in flight: MPICH advances a non-blocking collective only
-  while it is tested, so every nap delays each round of the collective's algorithm by
-  that nap.  While a thread drives, the progress thread stands aside (it naps instead
-  of also spinning: two threads spinning on one GIL hand it back and forth, each
-  handoff costing more than the 8-byte collective itself).  One thread drives at a
-  time; other waiters wait on their own future's completion, which the driver's polls
-  deliver.
+  GIL; every 64 fruitless tests it also gives up the core, ``sched_yield``) for 1 ms,
+  then naps between tests on the future's completion event, each nap twice the last up
+  to 1 ms (``runtime/backoff.py``), until a test completes something (then it spins
+  again).  MPICH advances a non-blocking collective only while it is tested, so a nap
+  delays a round of the collective's algorithm by up to that nap; but a small
+  collective whose ranks are all there completes within the spin, and a rank that
+  waits long for a late one (``mpiexec -n 3`` on 2 cores: the late one computes on the
+  core the spinner took) no longer burns a core meanwhile.  While a thread drives, the
+  progress thread stands aside (it naps instead of also spinning: two threads spinning
+  on one GIL hand it back and forth, each handoff costing more than the 8-byte
+  collective itself).  One thread drives at a time; other waiters wait on their own
+  future's completion, which the driver's polls deliver.
 * **A progress thread** takes over requests that nobody drove for 0.2 ms (a collective
   has several phases, header check, size exchange, data, and another rank may need
   this rank to start the next phase while nobody here waits on the future): it tests
-  them yielding the GIL between tests (``sched_yield`` for up to 5 ms, then 0.2 ms
-  naps), and sleeps with back-off (up to 2 ms) when idle or while a waiter drives.
+  them with the same back-off (1 ms of tests yielding the GIL, then naps growing to
+  1 ms), and naps growing to 2 ms while a waiter drives or briefly idle.  Idle for
+  longer (nothing posted for 10 ms) it sleeps on an event that the next posted
+  request sets (waking every 50 ms for the deadlines of operations not started yet).
 * **A long-wait thread** waits with ``MPI_Wait`` for a request that moves much data
   (yielded as :class:`Long`; one at a time, the others are tested as usual): MPICH
   moves the data at full speed inside ``Wait``, a test loop only once per test.
@@ -39,13 +45,13 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import os
 import queue
 import threading
 import time
 from collections.abc import Callable, Generator
 from typing import Any
 
+from ..runtime import backoff
 from ..runtime import futures as runtime_futures
 from ..runtime.futures import _DONE, Future, FutureTimeoutError
 from . import mpi as mpi_module
@@ -56,14 +62,17 @@ from .mpi import MPI, mpi_lock
 #: an operation yields MPI requests and returns its value
 Operation = Generator[Any, None, Any]
 
-_IDLE_SLEEP_MAX = 0.002   # seconds: the longest nap of an idle progress thread
-_BUSY_SPIN = 0.005        # seconds the thread keeps testing in-flight requests unslept
-_BUSY_NAP = 0.0002        # then its nap between tests while requests stay in flight
+_IDLE_SLEEP_MAX = 0.002   # seconds: the longest nap of a briefly idle progress thread
+#: nothing posted for this long: the progress thread sleeps until a request is posted
+#: (not sooner: in a loop of collectives a wake-up per collective is a GIL handoff each)
+_DOZE_AFTER = 0.01        # seconds
+#: how long the dozing thread sleeps at most (the deadlines of unstarted operations)
+_DOZE_MAX = 0.05          # seconds
 #: the thread tests in-flight requests only when no waiter drove them for this long
 _DRIVER_GRACE = 0.0002    # seconds
 #: gives up the GIL and the core without sleeping (``time.sleep(0)`` sleeps ~60-130 us
 #: under load: Linux's timer slack)
-_yield = getattr(os, "sched_yield", lambda: time.sleep(0))
+_yield = backoff.yield_core
 
 
 #: how long a driving waiter tests before it counts as blocked (a spare worker of the pool
@@ -141,8 +150,9 @@ def _start_polling_thread(engine: ProgressEngine) -> Callable[[], None]:
 
     def loop() -> None:
         nap = 0.0
-        spin_until = None
+        pacing = backoff.Backoff()   # of its tests of requests nobody drives
         undriven_since = None   # since when requests are in flight with nobody driving
+        posts, posted_at = -1, 0.0   # the engine's post count last seen, and when
         while not stopping.is_set():
             busy = engine.busy()
             if engine.driven() or not busy:
@@ -150,9 +160,17 @@ def _start_polling_thread(engine: ProgressEngine) -> Callable[[], None]:
                 # oversubscribed core goes to the other ranks).  Not woken by an event
                 # when a drive ends: a wake-up per collective is a GIL handoff per
                 # collective, which costs more than an 8-byte collective.
-                undriven_since = spin_until = None
+                undriven_since = None
+                pacing.reset()
                 if not busy:
                     guarded(engine.check_deadlines)   # (of operations not started yet)
+                    now = time.monotonic()
+                    if engine.posts != posts:
+                        posts, posted_at = engine.posts, now
+                    elif now - posted_at >= _DOZE_AFTER:
+                        engine.doze(_DOZE_MAX)
+                        nap = 0.0
+                        continue
                 nap = min(_IDLE_SLEEP_MAX, nap * 2 or 0.00005)
                 time.sleep(nap)
                 continue
@@ -168,23 +186,23 @@ def _start_polling_thread(engine: ProgressEngine) -> Callable[[], None]:
             nap = 0.0
             # an interrupt from a callback this poll ran is reported, the thread goes on
             if guarded(engine.poll):
-                spin_until = None
+                pacing.reset()
                 _yield()               # let the threads we just woke run (GIL)
                 continue
             # requests in flight: MPI advances them only while tested, so keep testing
-            # (yielding) for a bounded time, then test every BUSY_NAP
-            if spin_until is None:
-                spin_until = now + _BUSY_SPIN
-            if now < spin_until:
+            # (yielding) for a bounded time, then nap between tests (growing naps)
+            pause = pacing.pause(now)
+            if pause == 0.0:
                 _yield()
             else:
-                time.sleep(_BUSY_NAP)
+                time.sleep(pause)
 
     thread = threading.Thread(target=loop, name="phylanx-mpi-progress", daemon=True)
     thread.start()
 
     def stop() -> None:
         stopping.set()
+        engine.wake()               # (if it dozes)
         thread.join(timeout=1.0)
     return stop
 
@@ -278,6 +296,11 @@ class ProgressEngine:
         self._long_busy = False               # the long-wait thread holds a request
         self._long_queue: queue.SimpleQueue = queue.SimpleQueue()
         self._long_thread: threading.Thread | None = None
+        #: requests posted so far, and the event that wakes the dozing progress thread
+        #: (set only while it dozes: ``_dozing``)
+        self.posts = 0
+        self._posted = threading.Event()
+        self._dozing = False
         self._stop = _register_progress(self)
 
     def track(self, timeout: float, on_timeout: Callable[[], BaseException],
@@ -335,6 +358,25 @@ class ProgressEngine:
                 else:
                     request = request.request   # (the long-wait thread is busy: test it)
             self._incoming.append((request, running))
+            self.posts += 1
+            if self._dozing:            # (after the append: see doze)
+                self._posted.set()
+
+    def wake(self) -> None:
+        """End the progress thread's doze now (it is stopping)."""
+        self._posted.set()
+
+    def doze(self, longest: float) -> None:
+        """The progress thread, idle: sleep until a request is posted, ``longest`` at
+        most.  (The flag is raised before the last look at the queue and a poster looks
+        at it after appending: one of the two sees the other.)"""
+        self._posted.clear()
+        self._dozing = True
+        try:
+            if not self.busy():
+                self._posted.wait(longest)
+        finally:
+            self._dozing = False
 
     # -- requests waited for with MPI_Wait --------------------------------------------
     def _wait_long(self, request: Any, running: _Running) -> bool:
@@ -478,7 +520,8 @@ class ProgressEngine:
     # -- waiting -------------------------------------------------------------------
     def drive(self, future: Future, timeout: float | None) -> None:
         """Wait for ``future`` (of one of our operations) by testing the requests in a
-        loop, yielding the core between tests but never sleeping: it returns when the
+        loop, yielding the core between tests, napping between them once the wait is
+        long (``runtime/backoff.py``, the module doc): it returns when the
         future is done (its operation completed, failed, passed its deadline or was
         abandoned: every wait has a way out) or raises ``FutureTimeoutError`` after
         ``timeout`` seconds.  A wait longer than a small collective's counts as blocked
@@ -540,17 +583,31 @@ class ProgressEngine:
                 self._driver_owner = threading.get_ident()
                 try:
                     idle = 0
+                    pacing = backoff.Backoff()
+                    napping = False     # (past the spin: one test per nap)
                     while not future.done():
                         if running is not None and (running.long_wait
                                                     or running.wait_here is not None):
                             break
                         if self.poll():
+                            pacing.reset()      # (the next phase: spin first again)
+                            napping = False
                             continue
                         if _late(until, deadline):
                             return
                         idle += 1
-                        if idle % _POLLS_PER_YIELD == 0:
+                        if not napping and idle % _POLLS_PER_YIELD:
+                            continue
+                        pause = pacing.pause()
+                        if pause == 0.0:
                             _yield()
+                        else:
+                            napping = True
+                            # a long wait (a late rank): nap instead of taking the core,
+                            # woken at once by a completion another thread delivers
+                            if event is None:
+                                event = future.completion_event()
+                            event.wait(pause)
                 finally:
                     if not nested:
                         self._driver_owner = None

@@ -24,20 +24,20 @@ value this thread computes further up its stack and wait for itself; a spare wor
 the pool stands in instead.  A task may return a :class:`Forward` of another future: it
 completes as that one does, its thread free meanwhile.  When nothing was done it sleeps 1 ms,
 unless a progress source is busy (requests in flight): then it keeps polling,
-yielding the core, for up to ``SPIN_SECONDS`` and naps ``BUSY_NAP_SECONDS`` after.
+yielding the core, for up to ``SPIN_SECONDS`` and naps after, each nap twice the last
+up to 1 ms (``backoff.py``: a wait of seconds must not take a core another rank needs).
 """
 from __future__ import annotations
 
 import logging
 import operator
-import os
 import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..values import Deferred, array_protocol
-from . import hooks, progress
+from . import backoff, hooks, progress
 from .cancel import PENDING, CancelledError, _describe, check, context, interrupt
 
 _PENDING, _RUNNING, _DONE = 0, 1, 2
@@ -57,13 +57,10 @@ BLOCKED_NAP_SECONDS = 0.02
 
 
 #: how long a waiter polls without sleeping while a progress source is busy (seconds);
-#: bounded so that oversubscribed ranks (``mpiexec -n 4`` on 2 cores) still share a core
-SPIN_SECONDS = 0.005
-#: then: the nap between polls while a source stays busy (instead of 1 ms)
-BUSY_NAP_SECONDS = 0.0002
-#: gives up the GIL and the core without sleeping: ``time.sleep(0)`` is a nanosleep
-#: that Linux's 50 us timer slack turns into ~60-130 us under load (measured)
-_yield = getattr(os, "sched_yield", lambda: time.sleep(0))
+#: bounded so that oversubscribed ranks (``mpiexec -n 4`` on 2 cores) still share a core:
+#: then it naps between polls, growing naps up to ``backoff.MAX_NAP_SECONDS``
+SPIN_SECONDS = backoff.SPIN_SECONDS
+_yield = backoff.yield_core
 
 
 class FutureTimeoutError(TimeoutError):
@@ -301,7 +298,7 @@ class Future(Deferred):
             if self._event is None:
                 self._event = threading.Event()
             event = self._event
-        spin_until = None
+        pacing = None       # (a Backoff once a busy source made this wait spin)
         while not event.is_set():
             polling = helping or _poller.acquire(False)
             try:
@@ -319,13 +316,13 @@ class Future(Deferred):
                 if polling and progress._busy and progress.busy():
                     # MPI advances a request only while it is tested: a 1 ms nap per
                     # test costs a millisecond per message round.  Spin (yielding the
-                    # GIL and the core) for a bounded time, then nap only briefly.
-                    if spin_until is None:
-                        spin_until = now + SPIN_SECONDS
-                    if now < spin_until:
+                    # GIL and the core) for a bounded time, then nap, briefly at first.
+                    if pacing is None:
+                        pacing = backoff.Backoff(SPIN_SECONDS)
+                    nap = pacing.pause(now)
+                    if nap == 0.0:
                         _yield()
                         continue
-                    nap = BUSY_NAP_SECONDS
             finally:
                 if polling and not helping:
                     _poller.release()

@@ -1,7 +1,7 @@
 """The collectives' fast path under ``mpiexec -n 1..4`` (``programs/collectives_fast.py``):
 one MPI request for a small all_reduce, broadcast, all_gather or barrier (the agreement
-header travels with the data), a waiting thread that never sleeps while its request is
-in flight, results around the inline limit, disagreements still naming the ranks."""
+header travels with the data), a thread waiting long for a collective that does not burn
+a core, results around the inline limit, disagreements still naming the ranks."""
 from __future__ import annotations
 
 import pytest

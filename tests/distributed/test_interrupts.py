@@ -139,6 +139,9 @@ def test_the_progress_thread_reports_an_interrupt_and_goes_on(kind, capfd):
         busy = staticmethod(lambda: True)
         driven = staticmethod(lambda: False)        # and no waiter driving them
         check_deadlines = staticmethod(lambda: None)
+        posts = 0                                   # (idle only: never asked here)
+        doze = staticmethod(lambda longest: None)
+        wake = staticmethod(lambda: None)
 
     Engine.poll = staticmethod(poll)
     stop = progress._start_polling_thread(Engine())
