@@ -26,7 +26,7 @@ import numpy as np
 import phylanx
 from phylanx import distributed as dist
 from phylanx import nn
-from phylanx.distributed import tiles
+from phylanx.distributed import overlapped_fetch, tiles
 from phylanx.errors import PhylanxError
 
 r, n = dist.find_here(), dist.num_localities()
@@ -160,24 +160,31 @@ class Injected(Exception):
 
 
 def inject(bad, where):
-    """On rank ``bad``, make the next ``tiles.fetch`` fail ``before`` or ``after`` doing
-    its communication, or the next ``tiles.all_gather`` before it (one after it
-    would break the contract of a final all_gather: after it, ranks compute only on
-    what all received, so nothing fails on one rank only; see ``lockstep.py``)."""
-    real = {"fetch": tiles.fetch, "all_gather": tiles.all_gather}
+    """On rank ``bad``, make the next fetch of remote pieces (``tiles.fetch``, or
+    ``overlapped_fetch.fetching``'s whole block) fail ``before`` or ``after`` doing its
+    communication, or the next ``tiles.all_gather`` before it (one after it would break
+    the contract of a final all_gather: after it, ranks compute only on what all
+    received, so nothing fails on one rank only; see ``lockstep.py``)."""
+    real = {"fetch": tiles.fetch, "all_gather": tiles.all_gather,
+            "fetching": overlapped_fetch.fetching}
 
     def patch(name):
         def failing(*args, **kw):
             restore()
-            if where == "after":
+            if where == "after" and name == "fetching":
+                with real[name](*args, **kw):
+                    pass        # (the pieces it leaves are read at its end)
+            elif where == "after":
                 real[name](*args, **kw)
             raise Injected(f"injected failure {where} {name}")
         return failing
 
     def restore():
         tiles.fetch, tiles.all_gather = real["fetch"], real["all_gather"]
+        overlapped_fetch.fetching = real["fetching"]
     if r == bad:
         tiles.fetch = patch("fetch")
+        overlapped_fetch.fetching = patch("fetching")
         if where == "before":
             tiles.all_gather = patch("all_gather")
     return restore
