@@ -80,8 +80,9 @@ class Arrivals:
 class OrderedSum:
     """Adds the pieces' contributions (computed as the pieces come) into ``out``, all
     zeros at first, so that the sum does not depend on the order they arrived in:
-    written straight into their regions when no two regions meet, else in the order of :attr:`Arrivals.parts`
-    (one computed early waits for its turn): the same bits on every run."""
+    written straight into their regions when no two regions meet, else added in the
+    order of :attr:`Arrivals.parts` (one computed early waits for its turn): the same
+    bits on every run."""
 
     def __init__(self, out: np.ndarray, regions: dict[int, Box]) -> None:
         self.out = out

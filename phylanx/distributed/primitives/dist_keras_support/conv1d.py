@@ -165,12 +165,10 @@ def _with_halos(x: DistributedArray, windows: _Windows, out_box: tiling.Box,
     o0, o1 = out_box[1]
     stride, pad_left, reach = windows.stride, windows.pad_left, windows.reach
     with overlapped_fetch.fetching(x.local, x.layout, [need]) as arrivals:
-        whole = [p for p in arrivals.local
-                 if p.box[0] == need[0] and p.box[2] == need[2]]   # all batch, all channels
-        lo = hi = o0
-        if o1 > o0 and len(whole) == 1:
-            held = whole[0].box[1]
-            lo, hi = windows.inner(out_box, held)
+        # a local piece with all the batch and channels: the span of lengths held here
+        whole = [p for p in arrivals.local if p.box[0] == need[0] and p.box[2] == need[2]]
+        held = whole[0].box[1] if len(whole) == 1 and o1 > o0 else (0, 0)
+        lo, hi = windows.inner(out_box, held) if held != (0, 0) else (o0, o0)
         if hi > lo:
             with overlapped_fetch.local_work():
                 start = lo * stride - pad_left - held[0]
