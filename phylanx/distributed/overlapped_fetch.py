@@ -11,7 +11,9 @@ the same answer, to rounding, as on the assembled boxes.
 
 The pieces are the parts of the wanted boxes that each owner's cells hold
 (``Layout.owned``: an element of overlapping tiles is read from its owner, as
-``tiles.fetch`` does).
+``tiles.fetch`` does).  A rank failing in its local work leaves its tile readable
+until the operation's outcome is agreed (``lockstep.after_operation``): the others
+then meet its error, not a read of a tile that went away.
 
 **Seeing the overlap.**  While a timeline is recorded (``phylanx trace``), the
 caller's computation on the local pieces is a span ``local work`` (category
@@ -148,8 +150,13 @@ def fetching(local: np.ndarray, layout: Layout, wanted: list[Box]) -> Iterator[A
         for _ in arrivals.arrived():    # what the body left: read (errors surface) ...
             pass
         tiles.barrier()     # ... before the others may unregister what we read
-    finally:
-        api.unregister_array(key)
+    except BaseException:
+        # the others may still be reading our tile (this rank failed in its local
+        # work, say): it stays readable until the error is agreed, so that they meet
+        # this error, not a read of a tile that went away
+        lockstep.after_operation(lambda: api.unregister_array(key))
+        raise
+    api.unregister_array(key)
 
 
 @contextmanager

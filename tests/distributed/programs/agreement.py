@@ -162,11 +162,12 @@ class Injected(Exception):
 def inject(bad, where):
     """On rank ``bad``, make the next fetch of remote pieces (``tiles.fetch``, or
     ``overlapped_fetch.fetching``'s whole block) fail ``before`` or ``after`` doing its
-    communication, or the next ``tiles.all_gather`` before it (one after it would break
-    the contract of a final all_gather: after it, ranks compute only on what all
-    received, so nothing fails on one rank only; see ``lockstep.py``)."""
+    communication, or its local work fail ``between`` (the remote reads started), or
+    the next ``tiles.all_gather`` before it (one after it would break the contract of
+    a final all_gather: after it, ranks compute only on what all received, so nothing
+    fails on one rank only; see ``lockstep.py``)."""
     real = {"fetch": tiles.fetch, "all_gather": tiles.all_gather,
-            "fetching": overlapped_fetch.fetching}
+            "fetching": overlapped_fetch.fetching, "local_work": overlapped_fetch.local_work}
 
     def patch(name):
         def failing(*args, **kw):
@@ -182,7 +183,10 @@ def inject(bad, where):
     def restore():
         tiles.fetch, tiles.all_gather = real["fetch"], real["all_gather"]
         overlapped_fetch.fetching = real["fetching"]
-    if r == bad:
+        overlapped_fetch.local_work = real["local_work"]
+    if r == bad and where == "between":     # in the local work, the remote reads started
+        overlapped_fetch.local_work = patch("local_work")
+    elif r == bad:
         tiles.fetch = patch("fetch")
         overlapped_fetch.fetching = patch("fetching")
         if where == "before":
@@ -201,7 +205,8 @@ def caught():
         # one all_gather of partial sums
         "sum_d": ("lambda(x, sum_d(x, 0))", [x]),
     }
-    expected = {"sum_d": ["before"]}
+    expected = {"sum_d": ["before"], "dot_d rows": ["before", "between", "after"],
+                "dot_d contraction": ["before", "between", "after"]}
     if n == 1:
         del programs["sum_d"]      # (one locality: sum_d does not communicate)
     for bad in range(n):
