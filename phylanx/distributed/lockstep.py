@@ -58,6 +58,7 @@ class _State:
         self.ended: BaseException | None = None    # the decided outcome, once received
         self.final = False      # the current operation sent its final message
         self.local = threading.local()             # nesting depth, per thread
+        self.cleanups: list[Callable[[], None]] = []   # run when the operation ended
 
 
 _state = _State()
@@ -111,6 +112,9 @@ def operation(label: str, local: bool = False) -> Iterator[None]:
             _end(None)
     finally:
         here.depth = 0
+        cleanups, _state.cleanups = _state.cleanups, []
+        for cleanup in cleanups:
+            cleanup()
 
 
 def _end(error: BaseException | None) -> None:
@@ -137,6 +141,16 @@ def tag(final: bool = False) -> tuple[int, int, int, int]:
     _state.final = _state.final or final
     from .agreement import END
     return (_state.label, _state.seq, _state.step, END if final else 0)
+
+
+def after_operation(cleanup: Callable[[], None]) -> None:
+    """Run ``cleanup`` once the current operation has ended here (its outcome agreed:
+    e.g. unregister a tile the others may still read until then); at once outside
+    an operation with several localities."""
+    if getattr(_state.local, "depth", 0) and api.num_localities() > 1:
+        _state.cleanups.append(cleanup)
+    else:
+        cleanup()
 
 
 def next_name() -> str:

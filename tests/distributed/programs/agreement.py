@@ -26,7 +26,7 @@ import numpy as np
 import phylanx
 from phylanx import distributed as dist
 from phylanx import nn
-from phylanx.distributed import tiles
+from phylanx.distributed import overlapped_fetch, tiles
 from phylanx.errors import PhylanxError
 
 r, n = dist.find_here(), dist.num_localities()
@@ -160,24 +160,35 @@ class Injected(Exception):
 
 
 def inject(bad, where):
-    """On rank ``bad``, make the next ``tiles.fetch`` fail ``before`` or ``after`` doing
-    its communication, or the next ``tiles.all_gather`` before it (one after it
-    would break the contract of a final all_gather: after it, ranks compute only on
-    what all received, so nothing fails on one rank only; see ``lockstep.py``)."""
-    real = {"fetch": tiles.fetch, "all_gather": tiles.all_gather}
+    """On rank ``bad``, make the next fetch of remote pieces (``tiles.fetch``, or
+    ``overlapped_fetch.fetching``'s whole block) fail ``before`` or ``after`` doing its
+    communication, or its local work fail ``between`` (the remote reads started), or
+    the next ``tiles.all_gather`` before it (one after it would break the contract of
+    a final all_gather: after it, ranks compute only on what all received, so nothing
+    fails on one rank only; see ``lockstep.py``)."""
+    real = {"fetch": tiles.fetch, "all_gather": tiles.all_gather,
+            "fetching": overlapped_fetch.fetching, "local_work": overlapped_fetch.local_work}
 
     def patch(name):
         def failing(*args, **kw):
             restore()
-            if where == "after":
+            if where == "after" and name == "fetching":
+                with real[name](*args, **kw):
+                    pass        # (the pieces it leaves are read at its end)
+            elif where == "after":
                 real[name](*args, **kw)
             raise Injected(f"injected failure {where} {name}")
         return failing
 
     def restore():
         tiles.fetch, tiles.all_gather = real["fetch"], real["all_gather"]
-    if r == bad:
+        overlapped_fetch.fetching = real["fetching"]
+        overlapped_fetch.local_work = real["local_work"]
+    if r == bad and where == "between":     # in the local work, the remote reads started
+        overlapped_fetch.local_work = patch("local_work")
+    elif r == bad:
         tiles.fetch = patch("fetch")
+        overlapped_fetch.fetching = patch("fetching")
         if where == "before":
             tiles.all_gather = patch("all_gather")
     return restore
@@ -194,7 +205,8 @@ def caught():
         # one all_gather of partial sums
         "sum_d": ("lambda(x, sum_d(x, 0))", [x]),
     }
-    expected = {"sum_d": ["before"]}
+    expected = {"sum_d": ["before"], "dot_d rows": ["before", "between", "after"],
+                "dot_d contraction": ["before", "between", "after"]}
     if n == 1:
         del programs["sum_d"]      # (one locality: sum_d does not communicate)
     for bad in range(n):

@@ -12,6 +12,10 @@
   the partial results are summed over all localities: the result is replicated.
 
 Every result has NumPy's shape (the original returned a wrong one for one case).
+The pieces of a tiled operand a rank needs are fetched while it multiplies the ones
+it owns (``overlapped_fetch.py``): every remote read starts first, the local pieces'
+products are computed meanwhile, then each remote piece's as it arrives, added in a
+fixed order (the same bits whatever the arrival order).
 ``cannon_product_d`` is Cannon's algorithm on a q x q grid of tiles (P = q*q
 localities): locality (i, j) accumulates A[i, l] @ B[l, j] over l, all blocks
 fetched at once (so later steps' blocks arrive while earlier ones multiply).
@@ -27,7 +31,7 @@ from .... import distributed as api
 from ....errors import PhylanxValueError
 from ....primitives.registry import primitive
 from ....values import scalarize
-from ... import tiles, tiling
+from ... import overlapped_fetch, tiles, tiling
 from ...darray import DistributedArray
 from ...tiles import Layout
 from .._support import ORDERED, lockstep
@@ -133,29 +137,110 @@ def dot_d(a, b):
     if k_a != k_b:
         raise PhylanxValueError(f"dot_d: shapes {a.shape} and {b.shape} are not aligned "
                                 f"({k_a} != {k_b})")
-    dtype = np.result_type(a.dtype, b.dtype)
     if a.ndim == 2 and _only_split(a, {0}):          # rows of a -> rows of the result
-        return row_product(a, _parts(b, [tuple((0, n) for n in b.shape)])[0])
+        if not isinstance(b, DistributedArray):
+            return row_product(a, b)
+        return _row_product_fetching(a, b)
     if b.ndim == 2 and _only_split(b, {1}):          # columns of b -> columns of the result
-        return column_product(_parts(a, [tuple((0, n) for n in a.shape)])[0], b,
-                              a if isinstance(a, DistributedArray) else b)
+        if not isinstance(a, DistributedArray):
+            return column_product(a, b)
+        return _column_product_fetching(a, b)
     # a contraction axis is split: partial products of owned cells, summed everywhere
-    shape = a.shape[:-1] + b.shape[1:]
-    partial = np.zeros(shape, dtype)
+    partial = np.zeros(a.shape[:-1] + b.shape[1:], np.result_type(a.dtype, b.dtype))
     if isinstance(a, DistributedArray):
-        cells = _cells(a)
-        others = _parts(b, [(c[-1],) + tuple((0, n) for n in b.shape[1:]) for c, _ in cells])
-        for (cell, block), other in zip(cells, others):
-            where = (slice(*cell[0]),) if a.ndim == 2 else ()
-            partial[where] += np.dot(block, other)
+        _cells_times_other(partial, a, b)
     else:
-        cells = _cells(b)
-        others = _parts(a, [((0, a.shape[0]), c[0]) if a.ndim == 2 else (c[0],)
-                            for c, _ in cells])
-        for (cell, block), other in zip(cells, others):
-            where = (Ellipsis, slice(*cell[1])) if b.ndim == 2 else ()
-            partial[where] += np.dot(other, block)
+        _other_times_cells(partial, a, b)
     return _summed(partial)
+
+
+def _whole(x: DistributedArray) -> tiling.Box:
+    return tuple((0, n) for n in x.shape)
+
+
+def _streamed(arrivals: overlapped_fetch.Arrivals, total: overlapped_fetch.OrderedSum,
+              product: Any) -> None:
+    """Add ``product(piece)`` of every piece to ``total``: the local pieces' at once
+    (while the remote ones travel), then each remote one as it arrives."""
+    with overlapped_fetch.local_work():
+        for piece in arrivals.local:
+            total.add(piece.index, product(piece))
+    for piece in arrivals.arrived():
+        total.add(piece.index, product(piece))
+
+
+def _row_product_fetching(a: DistributedArray, b: DistributedArray) -> DistributedArray:
+    """``a @ b`` for ``a`` split along rows only and a tiled ``b``: each piece of ``b``
+    (rows k0:k1, columns c0:c1) meets ``a``'s columns k0:k1 in the result's columns
+    c0:c1; the local pieces multiply while the remote ones travel."""
+    layout = row_layout(a, b)
+    out = np.zeros(tiling.box_shape(layout.boxes[api.find_here()]),
+                   np.result_type(a.dtype, b.dtype))
+    with overlapped_fetch.fetching(b.local, b.layout, [_whole(b)]) as arrivals:
+        if not tiling.is_empty(a.box):
+            regions = {i: ((0, out.shape[0]),) + box[1:]
+                       for i, (_, box) in enumerate(arrivals.parts)}
+            _streamed(arrivals, overlapped_fetch.OrderedSum(out, regions),
+                      lambda piece: np.dot(a.local[:, slice(*piece.box[0])], piece.value))
+    return a.derive(out, layout)
+
+
+def _column_product_fetching(a: DistributedArray, b: DistributedArray) -> DistributedArray:
+    """``a @ b`` for ``b`` split along columns only and a tiled ``a``: each piece of
+    ``a`` (rows r0:r1, columns k0:k1) meets ``b``'s rows k0:k1 in the result's rows
+    r0:r1; the local pieces multiply while the remote ones travel.  Named after ``a``."""
+    layout = column_layout(a, b)
+    out = np.zeros(tiling.box_shape(layout.boxes[api.find_here()]),
+                   np.result_type(a.dtype, b.dtype))
+    with overlapped_fetch.fetching(a.local, a.layout, [_whole(a)]) as arrivals:
+        if not tiling.is_empty(b.box):
+            rows = b.box[0][0]
+            regions = {i: box[:-1] + ((0, out.shape[-1]),)
+                       for i, (_, box) in enumerate(arrivals.parts)}
+            _streamed(arrivals, overlapped_fetch.OrderedSum(out, regions),
+                      lambda piece: np.dot(piece.value, b.local[piece.box[-1][0] - rows:
+                                                                piece.box[-1][1] - rows]))
+    return a.derive(out, layout)
+
+
+def _cells_times_other(partial: np.ndarray, a: DistributedArray, b: Any) -> None:
+    """Add to ``partial`` the products of ``a``'s owned cells with the matching rows
+    of ``b`` (fetched, if tiled: the local pieces multiply while the others travel)."""
+    cells = _cells(a)
+    wanted = [(c[-1],) + tuple((0, n) for n in b.shape[1:]) for c, _ in cells]
+    if not isinstance(b, DistributedArray):
+        for (cell, block), other in zip(cells, _parts(b, wanted)):
+            partial[(slice(*cell[0]),) if a.ndim == 2 else ()] += np.dot(block, other)
+        return
+    with overlapped_fetch.fetching(b.local, b.layout, wanted) as arrivals:
+        # piece i of b (rows k0:k1 of cell's contraction span, columns c0:c1)
+        regions = {i: ((cells[w][0][0],) if a.ndim == 2 else ()) + box[1:]
+                   for i, (w, box) in enumerate(arrivals.parts)}
+
+        def product(piece: overlapped_fetch.Piece) -> np.ndarray:
+            (cell, block), (k0, k1) = cells[piece.wanted], piece.box[0]
+            return np.dot(block[..., k0 - cell[-1][0]:k1 - cell[-1][0]], piece.value)
+        _streamed(arrivals, overlapped_fetch.OrderedSum(partial, regions), product)
+
+
+def _other_times_cells(partial: np.ndarray, a: Any, b: DistributedArray) -> None:
+    """Add to ``partial`` the products of the matching columns of ``a`` (fetched, if
+    tiled) with ``b``'s owned cells."""
+    cells = _cells(b)
+    wanted = [((0, a.shape[0]), c[0]) if a.ndim == 2 else (c[0],) for c, _ in cells]
+    if not isinstance(a, DistributedArray):
+        for (cell, block), other in zip(cells, _parts(a, wanted)):
+            partial[(Ellipsis, slice(*cell[1])) if b.ndim == 2 else ()] += np.dot(other, block)
+        return
+    with overlapped_fetch.fetching(a.local, a.layout, wanted) as arrivals:
+        # piece i of a (rows r0:r1, columns k0:k1 of the cell's contraction span)
+        regions = {i: box[:-1] + ((cells[w][0][1],) if b.ndim == 2 else ())
+                   for i, (w, box) in enumerate(arrivals.parts)}
+
+        def product(piece: overlapped_fetch.Piece) -> np.ndarray:
+            (cell, block), (k0, k1) = cells[piece.wanted], piece.box[-1]
+            return np.dot(piece.value, block[k0 - cell[0][0]:k1 - cell[0][0]])
+        _streamed(arrivals, overlapped_fetch.OrderedSum(partial, regions), product)
 
 
 def _grid_spans(x: DistributedArray, q: int, what: str) -> tuple[list, list]:
