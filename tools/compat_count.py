@@ -25,7 +25,6 @@ import json
 import os
 import re
 import select
-import signal
 import subprocess
 import sys
 import tempfile
@@ -94,18 +93,20 @@ def run(program: Program, pythonpath: str | Path = ROOT,
     return Outcome(program, status == 0, "" if status == 0 else detail)
 
 
-# The launcher's own program.  For each request line (a JSON [script, stderr file]) it
-# forks; the parent answers the child's pid, waits for it and answers its exit status.
-# The child becomes the script as ``python script`` would (its directory as the working
-# directory and sys.path[0], its argv, ``__name__ == "__main__"``, stdin and stdout
-# detached from the launcher's pipes, stderr to the file) and leaves by the interpreter's
-# ordinary exit: an uncaught exception prints its traceback and exits with 1, SystemExit
-# sets the status, atexit handlers run and non-daemon threads are joined.
+# The launcher's own program.  For each request line (a JSON [script, stderr file,
+# timeout]) it forks, waits for the child at most the timeout (then kills it, through a
+# pidfd: no other process can have taken the pid) and answers one line: the exit status,
+# or null when it killed the child.  The child becomes the script as ``python script``
+# would (its directory as the working directory and sys.path[0], its argv,
+# ``__name__ == "__main__"``, stdin and stdout detached from the launcher's pipes, stderr
+# to the file) and leaves by the interpreter's ordinary exit: an uncaught exception
+# prints its traceback and exits with 1, SystemExit sets the status, atexit handlers run
+# and non-daemon threads are joined.
 _LAUNCHER = """
-import json, os, runpy, sys
+import json, os, runpy, select, signal, sys
 import numpy, phylanx
 for request in sys.stdin:
-    script, stderr_path = json.loads(request)
+    script, stderr_path, timeout = json.loads(request)
     pid = os.fork()
     if pid == 0:
         folder = os.path.dirname(script)
@@ -116,11 +117,16 @@ for request in sys.stdin:
         os.chdir(folder)
         sys.argv = [script]
         sys.path[0] = folder
-        del request, pid, null
+        del request, pid, null, timeout
         runpy.run_path(script, run_name="__main__")
         sys.exit(0)
-    print(pid, flush=True)
-    print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+    child = os.pidfd_open(pid)
+    ended = select.select([child], [], [], timeout)[0]
+    if not ended:
+        signal.pidfd_send_signal(child, signal.SIGKILL)
+    status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    os.close(child)
+    print(json.dumps(status if ended else None), flush=True)
 """
 
 
@@ -139,26 +145,18 @@ class Launcher:
         """The exit status of ``script`` (None when it ran out of ``timeout`` seconds and
         was killed) and what it wrote to stderr."""
         with tempfile.NamedTemporaryFile("r", suffix=".stderr") as stderr:
-            self._process.stdin.write(json.dumps([str(script), stderr.name]) + "\n")
+            self._process.stdin.write(json.dumps([str(script), stderr.name, timeout]) + "\n")
             self._process.stdin.flush()
-            pid = int(self._answer(TIMEOUT_SECONDS))
-            try:
-                status = int(self._answer(timeout))
-            except TimeoutError:
-                os.kill(pid, signal.SIGKILL)
-                self._answer(TIMEOUT_SECONDS)        # the launcher reaped it
-                status = None
-            return status, stderr.read()
-
-    def _answer(self, timeout: float) -> str:
-        ready, _, _ = select.select([self._process.stdout], [], [], timeout)
-        if not ready:
-            raise TimeoutError(f"no answer from the launcher in {timeout:g} s")
-        line = self._process.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the launcher ended (status {self._process.wait()}): "
-                               f"could it import phylanx from {self.pythonpath}?")
-        return line
+            # one answer per request: nothing the text buffer could read ahead of select
+            ready, _, _ = select.select([self._process.stdout], [], [],
+                                        timeout + TIMEOUT_SECONDS)
+            if not ready:
+                raise TimeoutError(f"the launcher did not answer for {script}")
+            line = self._process.stdout.readline()
+            if not line:
+                raise RuntimeError(f"the launcher ended (status {self._process.wait()}): "
+                                   f"could it import phylanx from {self.pythonpath}?")
+            return json.loads(line), stderr.read()
 
     def close(self) -> None:
         self._process.stdin.close()
