@@ -285,14 +285,13 @@ def _dispatch(node: Any, impl: Any, args: tuple) -> Any:
     rule = DISTRIBUTION.get(node.primitive)
     if rule is not None:
         plain = plain_operands(args, node.primitive, node.loc)
-        if plain:
-            with lockstep.plain_operands_of_rule(plain):
-                result = rule(impl, list(args))
-            if type(result) is DistributedArray:
-                # computed here from them, maybe without a message: its next carries them
-                result.plain = merged(result.plain, plain)
-        else:
+        with lockstep.plain_operands_of_rule(plain):     # (none: not the caller's)
             result = rule(impl, list(args))
+        if plain and type(result) is DistributedArray and \
+                not any(result is a for a in args):
+            # computed here from them, maybe without a message: its next carries them
+            # (an operand passed through is not changed: a store into it carries them)
+            result.plain = merged(result.plain, plain)
         if result is not NotImplemented:    # (a rule declines operands it does not cover)
             return result
     spec = lookup(node.primitive)

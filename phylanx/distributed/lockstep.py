@@ -91,16 +91,19 @@ def label_of(what: str, args: tuple = ()) -> str:
 
 
 #: the plain operands of the rule running in this thread (``darray.dispatch``, stores):
-#: ((digest, name), ...), checked in the messages of the operations it runs
+#: ((digest, name), ...), checked in the messages of the operations it runs.  A rule
+#: replaces its caller's (a rule's operands are its own), and an operation sets them
+#: aside while it waits for its turn: the thread may run another task meanwhile
+#: (``comm_order.my_turn``), whose operations must not carry them
 _rule = threading.local()
 
 
 @contextmanager
 def plain_operands_of_rule(plain: tuple) -> Iterator[None]:
-    """The body (a rule given ``plain`` operands beside tiled ones) runs operations whose
-    messages carry their digests."""
+    """The body (a rule given ``plain`` operands beside tiled ones, or none) runs
+    operations whose messages carry their digests."""
     outer = getattr(_rule, "plain", ())
-    _rule.plain = outer + plain
+    _rule.plain = plain
     try:
         yield
     finally:
@@ -125,12 +128,17 @@ def operation(label: str, local: bool = False) -> Iterator[None]:
             here.depth -= 1
         return
     from ..runtime.comm_order import my_turn
-    my_turn()       # the work before it in program order has ended (concurrent subtrees)
+    rule = getattr(_rule, "plain", ())
+    _rule.plain = ()
+    try:
+        my_turn()   # the work before it in program order has ended (concurrent subtrees)
+    finally:
+        _rule.plain = rule
     here.depth = 1
     _state.seq += 1
     _state.step = 0
     _state.label = zlib.crc32(label.encode())
-    _state.plain = getattr(label, "plain", ()) + getattr(_rule, "plain", ())
+    _state.plain = getattr(label, "plain", ()) + rule
     _state.digest = combine(d for d, _ in _state.plain) if _state.plain else 0
     _state.ended, _state.final = None, False
     try:
@@ -202,7 +210,8 @@ def lockstep(fn: Callable[..., Any] | None = None, *, local: bool = False) -> An
 
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
-        with operation(label_of(what, args), local):
+        # (its plain arguments are its own: a tile given to annotate_d is each rank's)
+        with plain_operands_of_rule(()), operation(label_of(what, args), local):
             return fn(*args, **kwargs)
     run.lockstep = True  # type: ignore[attr-defined]
     return run

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from . import tiles, tiling
-from .lockstep import operation
+from .lockstep import operation, plain_operands_of_rule
 
 #: registrations between two exchanges of liveness bits (when no store refreshed)
 _PRUNE_AT = 16
@@ -93,7 +93,7 @@ def _exchange(label: str, with_parts: bool) -> None:
         entries = list(_entries)
     alive_here = np.array([e.copy() is not None for e in entries], bool)
     parts = [np.ascontiguousarray(e.source.local) for e in entries] if with_parts else None
-    with operation(label):
+    with plain_operands_of_rule(()), operation(label):  # (not the caller's operands)
         everyone = tiles.all_gather((alive_here, parts), final=True)
     alive = np.logical_or.reduce([bits for bits, _ in everyone])
     if with_parts:

@@ -379,14 +379,12 @@ def write(x: DistributedArray, key: tuple, value: Any, where: Any = None) -> Non
 def store(x: DistributedArray, key: tuple, value: Any, where: Any = None) -> None:
     """:func:`write` without the refresh of the copies (each rank writes its tiles)."""
     plain = plain_operands((value, *key), f"a store into '{x.name}'", where)
-    if plain:
-        # each rank stores its own: a value (or index) that differs between ranks is
-        # found at x's next exchange (x carries its digest), or at this store's own
-        with plain_operands_of_rule(plain):
-            _store(x, key, value)
-        x.plain = merged(x.plain, plain)
-    else:
+    # each rank stores its own: a value (or index) that differs between ranks is found
+    # at x's next exchange (x carries its digest), or at this store's own
+    with plain_operands_of_rule(plain):
         _store(x, key, value)
+    if plain:
+        x.plain = merged(x.plain, plain)
 
 
 def _store(x: DistributedArray, key: tuple, value: Any) -> None:
