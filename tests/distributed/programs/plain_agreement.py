@@ -2,8 +2,9 @@
 in value only (``np.random.rand(5)`` without a common seed) is a located error on
 every rank, naming it, at the next message the ranks exchange about the result (issue
 28: before, a silently wrong answer).  Equal operands are NumPy's answer (guards).  Any
-number of ranks (one: nothing can differ, only the guards mean anything).  Prints
-'OK <rank>'.
+number of ranks (one: nothing can differ, only the guards mean anything).  Run in
+``test_one_rank_errors_and_inplace_mpi.py``'s job (its DONE line says it returned: no
+'OK' of its own, which that job counts for its other programs).
 """
 import warnings
 
@@ -83,4 +84,3 @@ if n > 1:
     # in step afterwards: equal operands give NumPy's answer again
     same_everywhere(scaled_sum, x, common.normal(size=5))
 dist.barrier().result()
-print(f"OK {r}", flush=True)
