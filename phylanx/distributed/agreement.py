@@ -29,11 +29,12 @@ import numpy as np
 
 from .errors import PhylanxCollectiveMismatchError
 
-HEADER_LENGTH = 20
+HEADER_LENGTH = 21
 MAX_DIMS = 8
 SHAPE = slice(8, 8 + MAX_DIMS)
-#: the lockstep tag: label checksum, operation number, message number, flags
-TAG, SEQ, STEP, FLAGS = 16, 17, 18, 19
+#: the lockstep tag: label checksum, operation number, message number, flags, and the
+#: digest of the plain operands the operation's tiled arrays were computed with
+TAG, SEQ, STEP, FLAGS, DIGEST = 16, 17, 18, 19, 20
 #: flags: the message ends an operation; it failed on this rank
 END, FAILED = 1, 2
 
@@ -107,7 +108,7 @@ def _header(kind: str, name: str, op: str | None, root: int | None, payload: int
             tag: tuple[int, int, int, int] | None) -> np.ndarray:
     h = np.zeros(HEADER_LENGTH, np.int64)
     if tag is not None:
-        h[TAG:FLAGS + 1] = tag
+        h[TAG:TAG + len(tag)] = tag
     h[0] = KINDS.index(kind)
     h[1] = zlib.crc32(name.encode())
     h[2] = OPS[op][0] if op is not None else -1
@@ -168,6 +169,8 @@ def check(headers: np.ndarray, name: str, same_data: bool, root: int | None = No
         columns += [4, 5, 6] + list(range(SHAPE.start, SHAPE.stop))
     rows = headers[:, columns]
     if (rows == rows[0]).all():
+        if (headers[:, DIGEST] != headers[0, DIGEST]).any():
+            raise agreed(_plain_operands_differ(headers))
         return
     groups: dict[str, list[int]] = {}
     for rank, h in enumerate(headers):
@@ -183,6 +186,66 @@ def check(headers: np.ndarray, name: str, same_data: bool, root: int | None = No
     raise agreed(PhylanxCollectiveMismatchError(
         f"ranks disagree in collective {name!r}: "
         + "; ".join(f"{ranks_text(r)}: {d}" for d, r in groups.items())))
+
+
+def _plain_operands_differ(headers: np.ndarray) -> PhylanxCollectiveMismatchError:
+    """The ranks are in step (same operation, same message) but the plain operands its
+    tiled arrays were computed with differ: the error names them (every rank runs the
+    same program, so every rank names the same operands) and the ranks' digests."""
+    from .lockstep import plain_operands
+    groups: dict[int, list[int]] = {}
+    for rank, h in enumerate(headers):
+        groups.setdefault(int(h[DIGEST]), []).append(rank)
+    names = plain_operands() or ["(not known on this rank)"]
+    return PhylanxCollectiveMismatchError(
+        "the ranks passed different values for a plain operand that meets a tiled array "
+        "(every rank must pass the same value: seed a random generator alike, or "
+        "broadcast it): " + "; ".join(names) + ": digests differ: " +
+        "; ".join(f"{ranks_text(r)}: {d:#x}" for d, r in groups.items()))
+
+
+#: plain operands up to this many bytes are digested whole (crc32 of their bytes)
+DIGEST_WHOLE_BYTES = 1 << 13
+#: elements sampled, evenly spaced, from a larger operand (plus an exact wrapping sum
+#: of all its 8-byte words: one pass at memory speed)
+DIGEST_SAMPLE = 512
+
+
+def operand_digest(value: Any) -> int | None:
+    """A cheap digest of a plain operand's value (dtype and shape included), or None
+    for what is no number or array (strings, None, functions): ranks that pass equal
+    operands get equal digests, ranks that pass different ones (``np.random.rand(3)``
+    without a common seed) different ones but for a collision of crc32 or, past
+    :data:`DIGEST_WHOLE_BYTES`, a difference that the sample misses and that leaves the
+    wrapping sum of the words unchanged (elements permuted).  Cost: a scalar about a
+    microsecond; an array of 8 KiB about 5 us (crc32); larger ones one pass over their
+    memory."""
+    t = type(value)
+    if t is bool or t is int or t is float or t is complex:
+        return zlib.crc32(f"{t.__name__}:{value!r}".encode())
+    if isinstance(value, np.generic):
+        if value.dtype.hasobject:
+            return None
+        return zlib.crc32(value.tobytes(), zlib.crc32(value.dtype.str.encode()))
+    if t is slice:
+        return zlib.crc32(repr(value).encode())
+    if t is not np.ndarray or value.dtype.hasobject:
+        return None
+    head = zlib.crc32(f"{value.dtype.str}{value.shape}".encode())
+    if value.nbytes <= DIGEST_WHOLE_BYTES:
+        return zlib.crc32(np.ascontiguousarray(value).reshape(-1).view(np.uint8), head)
+    flat = np.ascontiguousarray(value).reshape(-1)
+    sample = flat[::-(-flat.size // DIGEST_SAMPLE)]
+    words = flat.view(np.uint8)
+    whole = words[:words.size - words.size % 8].view(np.uint64)
+    total = np.add.reduce(whole, dtype=np.uint64) if whole.size else np.uint64(0)
+    tail = words[whole.size * 8:].tobytes()
+    return zlib.crc32(sample.tobytes() + total.tobytes() + tail, head)
+
+
+def combine(digests: Any) -> int:
+    """One digest of several (order matters: operand i is operand i everywhere)."""
+    return zlib.crc32(np.asarray(list(digests), np.int64).tobytes())
 
 
 def agreed(error: BaseException) -> BaseException:

@@ -67,6 +67,11 @@ class DistributedArray(NDArrayOperatorsMixin):
         return self
     __hash__ = object.__hash__
 
+    #: ((digest, name), ...) of the plain operands this array was computed with or
+    #: stored from, where no message was sent: checked at its next exchange
+    #: (``lockstep.label_of``; ranks must pass them alike)
+    plain: tuple = ()
+
     def __init__(self, local: np.ndarray, layout: Layout, name: str, generation: int = 0):
         self.local = local
         self.layout = layout
@@ -117,16 +122,19 @@ class DistributedArray(NDArrayOperatorsMixin):
         """A result computed from this array: same base name (plus ``suffix``), the
         next generation; or ``name`` (generation 0) if one was given."""
         if name:
-            return DistributedArray(local, layout or self.layout, name, 0)
-        return DistributedArray(local, layout or self.layout, self.name + suffix,
-                                self.generation + 1)
+            result = DistributedArray(local, layout or self.layout, name, 0)
+        else:
+            result = DistributedArray(local, layout or self.layout, self.name + suffix,
+                                      self.generation + 1)
+        result.plain = self.plain
+        return result
 
     # -- conversions -----------------------------------------------------------------
     def gather(self) -> np.ndarray:
         """Collective: the whole array, on every rank."""
         # (outside an evaluation: at the user's line, np.asarray(x) and bool(x) too)
         with api._located(None if in_evaluation() else user_line(), "gather"), \
-                lockstep.operation(f"gather({self.full_name})"):
+                lockstep.operation(lockstep.label_of("gather", (self,))):
             return tiles.gather(self.local, self.layout, final=True)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
@@ -172,8 +180,9 @@ class DistributedArray(NDArrayOperatorsMixin):
     def __setitem__(self, key: Any, value: Any) -> None:
         """``x[key] = value`` with global indices: each rank writes its tile's part."""
         from .primitives.dist_matrixops import global_subscripts as subscripts
-        with api._located(None if in_evaluation() else user_line(), "__setitem__"):
-            subscripts.write(self, subscripts.python_key(self, key), value)
+        where = None if in_evaluation() else user_line()
+        with api._located(where, "__setitem__"):
+            subscripts.write(self, subscripts.python_key(self, key), value, where)
 
     def __reduce_ex__(self, protocol: Any):
         # a pickle holds this rank's tile only: unpickled elsewhere (a file, another
@@ -185,11 +194,15 @@ class DistributedArray(NDArrayOperatorsMixin):
             "the layout explicitly", None if in_evaluation() else user_line(), "pickle")
 
     def __copy__(self) -> DistributedArray:
-        return DistributedArray(self.local, self.layout, self.name, self.generation)
+        result = DistributedArray(self.local, self.layout, self.name, self.generation)
+        result.plain = self.plain
+        return result
 
     def __deepcopy__(self, memo: dict) -> DistributedArray:
-        return DistributedArray(copy.deepcopy(self.local, memo), self.layout, self.name,
-                                self.generation)
+        result = DistributedArray(copy.deepcopy(self.local, memo), self.layout, self.name,
+                                  self.generation)
+        result.plain = self.plain
+        return result
 
     def __repr__(self) -> str:
         return (f"DistributedArray({self.full_name!r}, shape={self.shape}, "
@@ -271,7 +284,14 @@ def _dispatch(node: Any, impl: Any, args: tuple) -> Any:
         tape.refuse_tiled(node.primitive, args, node)
     rule = DISTRIBUTION.get(node.primitive)
     if rule is not None:
-        result = rule(impl, list(args))
+        plain = plain_operands(args, node.primitive, node.loc)
+        with lockstep.plain_operands_of_rule(plain):     # (none: not the caller's)
+            result = rule(impl, list(args))
+        if plain and type(result) is DistributedArray and \
+                not any(result is a for a in args):
+            # computed here from them, maybe without a message: its next carries them
+            # (an operand passed through is not changed: a store into it carries them)
+            result.plain = merged(result.plain, plain)
         if result is not NotImplemented:    # (a rule declines operands it does not cover)
             return result
     spec = lookup(node.primitive)
@@ -284,6 +304,42 @@ def _dispatch(node: Any, impl: Any, args: tuple) -> Any:
         raise refusal(node.primitive, next((a for a in args if _is_tiled(a)), None))
     from .gather_fallback import gather_and_compute
     return gather_and_compute(node.primitive, impl, args, node.loc)
+
+
+#: a tiled array carries at most this many plain operands (by name; a loop's operand
+#: combines its digests)
+_CARRIED = 8
+
+
+def plain_operands(args: Any, primitive: str, where: Any) -> tuple:
+    """((digest, name), ...) of the numbers and plain arrays among a rule's operands,
+    which every rank must pass alike (``agreement.operand_digest``)."""
+    from ..values import type_name
+    from .agreement import operand_digest
+    found = []
+    at = f" at {where}" if where is not None else ""
+    for i, a in enumerate(args):
+        if type(a) is DistributedArray:
+            continue
+        digest = operand_digest(a)
+        if digest is not None:
+            found.append((digest, f"operand {i + 1} of {primitive} ({type_name(a)}){at}"))
+    return tuple(found)
+
+
+def merged(carried: tuple, plain: tuple) -> tuple:
+    """``carried`` with ``plain`` added: one entry per name (digests of one name
+    combined, as a loop's operand); past :data:`_CARRIED` names the oldest two become
+    one entry (combined, never dropped: a difference not yet checked stays found)."""
+    from .agreement import combine
+    by_name = {name: digest for digest, name in carried}
+    for digest, name in plain:
+        by_name[name] = combine((by_name[name], digest)) if name in by_name else digest
+    entries = [(d, n) for n, d in by_name.items()]
+    while len(entries) > _CARRIED:
+        (d0, n0), (d1, n1) = entries[:2]
+        entries[:2] = [(combine((d0, d1)), f"{n0}, or {n1}")]
+    return tuple(entries)
 
 
 def on_tiled_operand(node: Any, impl: Any, args: Any, exc: BaseException) -> Any:

@@ -43,6 +43,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from .. import distributed as api
+from .agreement import combine
 
 #: the collective name of the tiles channel (one communicator for all tiled arrays)
 CHANNEL = "phylanx_tiles"
@@ -56,6 +57,8 @@ class _State:
         self.step = 0           # messages sent in the current operation
         self.label = 0          # checksum of the current operation's label
         self.ended: BaseException | None = None    # the decided outcome, once received
+        self.plain: tuple = ()  # the plain operands its messages carry (label_of)
+        self.digest = 0         # their digest (agreement.DIGEST)
         self.final = False      # the current operation sent its final message
         self.local = threading.local()             # nesting depth, per thread
         self.cleanups: list[Callable[[], None]] = []   # run when the operation ended
@@ -64,15 +67,53 @@ class _State:
 _state = _State()
 
 
+class OperationLabel(str):
+    """An operation's label, with what its tiled arrays carry of the plain operands
+    they were computed with (``DistributedArray.plain``): their digests go in the
+    header of every message of the operation (``agreement.DIGEST``)."""
+
+    plain: tuple = ()       # ((digest, name), ...)
+
+
 def label_of(what: str, args: tuple = ()) -> str:
     """``dot_d(x_transposed/1(3, 4), x(4,))``: the operation and the names and global
     shapes of its tiled arrays.  The shape is in the label because a tiled array made
     by a local operation from a plain operand (``x @ w``: no message) takes its global
     shape from that rank's ``w``: ranks whose ``w`` disagree in shape then hold arrays
-    of one name but different shapes, and their tags differ at the next exchange."""
+    of one name but different shapes, and their tags differ at the next exchange.
+    Likewise their values: such an array carries the digests of the plain operands it
+    was computed with, and the label takes them to the next exchange."""
     from .darray import DistributedArray
-    names = [f"{a.full_name}{tuple(a.shape)}" for a in args if type(a) is DistributedArray]
-    return f"{what}({', '.join(names)})"
+    tiled = [a for a in args if type(a) is DistributedArray]
+    label = OperationLabel(
+        f"{what}({', '.join(f'{a.full_name}{tuple(a.shape)}' for a in tiled)})")
+    label.plain = tuple(p for a in tiled for p in a.plain)
+    return label
+
+
+#: the plain operands of the rule running in this thread (``darray.dispatch``, stores):
+#: ((digest, name), ...), checked in the messages of the operations it runs.  A rule
+#: replaces its caller's (a rule's operands are its own), and an operation sets them
+#: aside while it waits for its turn: the thread may run another task meanwhile
+#: (``comm_order.my_turn``), whose operations must not carry them
+_rule = threading.local()
+
+
+@contextmanager
+def plain_operands_of_rule(plain: tuple) -> Iterator[None]:
+    """The body (a rule given ``plain`` operands beside tiled ones, or none) runs
+    operations whose messages carry their digests."""
+    outer = getattr(_rule, "plain", ())
+    _rule.plain = plain
+    try:
+        yield
+    finally:
+        _rule.plain = outer
+
+
+def plain_operands() -> list[str]:
+    """The names of the plain operands the current operation's messages carry."""
+    return list(dict.fromkeys(name for _, name in _state.plain))
 
 
 @contextmanager
@@ -88,11 +129,18 @@ def operation(label: str, local: bool = False) -> Iterator[None]:
             here.depth -= 1
         return
     from ..runtime.comm_order import my_turn
-    my_turn()       # the work before it in program order has ended (concurrent subtrees)
+    rule = getattr(_rule, "plain", ())
+    _rule.plain = ()
+    try:
+        my_turn()   # the work before it in program order has ended (concurrent subtrees)
+    finally:
+        _rule.plain = rule
     here.depth = 1
     _state.seq += 1
     _state.step = 0
     _state.label = zlib.crc32(label.encode())
+    _state.plain = getattr(label, "plain", ()) + rule
+    _state.digest = combine(d for d, _ in _state.plain) if _state.plain else 0
     _state.ended, _state.final = None, False
     try:
         yield
@@ -131,7 +179,7 @@ def _end(error: BaseException | None) -> None:
         raise
 
 
-def tag(final: bool = False) -> tuple[int, int, int, int]:
+def tag(final: bool = False) -> tuple[int, int, int, int, int]:
     """The tag of the next message of the current operation.  ``final``: the message
     is the operation's end message, if the caller runs the operation itself (not a
     part of an enclosing one): after it, every rank computes only on what all
@@ -140,7 +188,7 @@ def tag(final: bool = False) -> tuple[int, int, int, int]:
     final = final and getattr(_state.local, "depth", 0) == 1
     _state.final = _state.final or final
     from .agreement import END
-    return (_state.label, _state.seq, _state.step, END if final else 0)
+    return (_state.label, _state.seq, _state.step, END if final else 0, _state.digest)
 
 
 def after_operation(cleanup: Callable[[], None]) -> None:
@@ -176,7 +224,8 @@ def lockstep(fn: Callable[..., Any] | None = None, *, local: bool = False) -> An
 
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
-        with operation(label_of(what, args), local):
+        # (its plain arguments are its own: a tile given to annotate_d is each rank's)
+        with plain_operands_of_rule(()), operation(label_of(what, args), local):
             return fn(*args, **kwargs)
     run.lockstep = True  # type: ignore[attr-defined]
     return run

@@ -1,4 +1,5 @@
-"""Two things one ``mpiexec`` job per rank count checks (a launch costs 1-2 s):
+"""What one ``mpiexec`` job per rank count checks (a launch costs 1-2 s; it also runs
+the programs of ``test_stale_views_mpi.py``, issue 28):
 
 * augmented assignments to tiled arrays give NumPy's answer (``programs/inplace_stores.py``:
   ``x[x > 2] *= 0.5``, ``x[idx] += v``, ``x[1:5] -= 1``, ``x += 1``; before, ``__inplace``
@@ -50,7 +51,8 @@ LAGGING = (2,)
 def job(k: int):
     """One job: the in-place stores, the errors every rank meets, then (k > 1) the
     error one rank meets, which ends it; (the output, the seconds it took)."""
-    runs = [("inplace_stores.py",), ("one_rank_errors.py", "alike")]
+    runs = [("inplace_stores.py",), ("view_refresh.py",), ("plain_agreement.py",),
+            ("one_rank_errors.py", "alike")]
     if k in LAGGING:
         runs += [("one_rank_errors.py", "lagging"), ("one_rank_errors.py", "concurrent")]
     if JOBS[k] is not None:

@@ -32,7 +32,10 @@ broadcast against the selection's global shape, a tiled ``v`` is used tile by ti
 laid out like the selection, else gathered.  Nothing is sent unless ``v`` or the index
 is tiled (a scalar stored under a mask of the array's shape tiled like it: nothing).
 Augmented assignments (``x[k] += v``, ``x += v``) reach the same store through
-``__inplace``'s rule (:func:`inplace_rule`).
+``__inplace``'s rule (:func:`inplace_rule`).  After a store, every gathered copy
+standing for a view takes its new values (``view_copies.py``: one all_gather, only
+while such copies exist); a plain value or index stored is carried by ``x`` to its
+next exchange, where ranks that stored different ones fail (``DistributedArray.plain``).
 """
 from __future__ import annotations
 
@@ -42,14 +45,14 @@ import numpy as np
 
 from .... import distributed as api
 from ....compiler import special_forms
-from ....errors import PhylanxIndexError, PhylanxTypeError, PhylanxValueError
+from ....errors import PhylanxError, PhylanxIndexError, PhylanxTypeError, PhylanxValueError
 from ....primitives import indexing
 from ....primitives.rules import DISTRIBUTION
 from ....values import NEWAXIS, stands_for_view
-from ... import tiles, tiling
+from ... import tiles, tiling, view_copies
 from ...agreement import agreed
-from ...darray import DistributedArray, located_at, refusal
-from ...lockstep import label_of, operation
+from ...darray import DistributedArray, located_at, merged, plain_operands, refusal
+from ...lockstep import label_of, operation, plain_operands_of_rule
 from ...one_rank_errors import guarded
 from ...tiles import Layout
 from ._global_common import communicating, is_tiled, rows_of, whole
@@ -301,8 +304,12 @@ def _read(x: DistributedArray, key: tuple, label: str) -> Any:
         return result
     with operation(label):
         copy = tiles.gather(result.local, result.layout, final=True)
+    if any(c[0] == "sel" and c[3] is None for c in comps):
+        return copy     # an index array: NumPy's answer is a copy too, not a view
     # NumPy gives a view here: a change in place of the copy reaches x (``y = x[2];
-    # y *= 2``), any other write into it is NumPy's read-only error (values.py)
+    # y *= 2``), any other write into it is NumPy's read-only error (values.py), and a
+    # store into x reaches the copy (view_copies.py: result's tiles are views of x's)
+    view_copies.register(copy, result)
     return stands_for_view(copy, lambda old, new: _write_back(x, key, old, new, label))
 
 
@@ -361,8 +368,26 @@ def _gathered_selection(x: DistributedArray, key: tuple, probe: np.ndarray,
 
 
 # -- storing -------------------------------------------------------------------------
-def write(x: DistributedArray, key: tuple, value: Any) -> None:
-    """``x[key] = value`` with global indices (module doc)."""
+def write(x: DistributedArray, key: tuple, value: Any, where: Any = None) -> None:
+    """``x[key] = value`` with global indices (module doc); then every gathered copy
+    standing for a view takes its new values (``view_copies.py``).  ``where``: the
+    store's source location, which names its operands if the ranks' differ."""
+    store(x, key, value, where)
+    view_copies.refresh(label_of("store", (x,)))
+
+
+def store(x: DistributedArray, key: tuple, value: Any, where: Any = None) -> None:
+    """:func:`write` without the refresh of the copies (each rank writes its tiles)."""
+    plain = plain_operands((value, *key), f"a store into '{x.name}'", where)
+    # each rank stores its own: a value (or index) that differs between ranks is found
+    # at x's next exchange (x carries its digest), or at this store's own
+    with plain_operands_of_rule(plain):
+        _store(x, key, value)
+    if plain:
+        x.plain = merged(x.plain, plain)
+
+
+def _store(x: DistributedArray, key: tuple, value: Any) -> None:
     mask = _full_mask(x, key)
     if mask is not None and np.ndim(value) == 0 and not is_tiled(value):
         # one value where the mask holds: each rank writes its tile (every copy)
@@ -433,7 +458,13 @@ def store_rule(kind: str, container: DistributedArray, indices: list, value: Any
     if kind != "__subscript":
         raise refusal(kind, container)
     guarded(("store", node.loc), lambda e: located_at(node, e),
-            write, container, physl_key(container, indices), value)
+            store, container, physl_key(container, indices), value, node.loc)
+    # (after the store's evaluation has ended: a rank that failed in it alone asks
+    # the others how it ended, and they answer from here, not from a collective)
+    try:
+        view_copies.refresh(label_of("store", (container,)))
+    except PhylanxError as e:
+        raise located_at(node, e) from None
 
 
 def inplace_rule(impl: Any, args: list) -> Any:

@@ -1,0 +1,57 @@
+"""The digest ranks compare for plain operands meeting tiled arrays
+(``agreement.operand_digest``, issue 28) and what a tiled array carries of them
+(``darray.merged``): equal values give equal digests whatever their memory layout,
+one changed element a different digest, small or large; the carried list stays
+bounded without forgetting a digest."""
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from phylanx.distributed.agreement import DIGEST_WHOLE_BYTES, combine, operand_digest
+from phylanx.distributed.darray import merged
+
+arrays = hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=3, max_side=9),
+                    elements=st.floats(-1e6, 1e6))
+
+
+@settings(max_examples=40, deadline=None)
+@given(arrays, st.data())
+def test_equal_values_equal_digests_one_change_another(a, data):
+    assert operand_digest(a) == operand_digest(a.copy())
+    assert operand_digest(np.asfortranarray(a)) == operand_digest(a)
+    changed = a.copy()
+    at = data.draw(st.integers(0, a.size - 1))
+    changed.reshape(-1)[at] += 1.0
+    assert operand_digest(changed) != operand_digest(a)
+
+
+def test_a_large_operand_is_sampled_and_summed_exactly():
+    a = np.random.default_rng(0).normal(size=DIGEST_WHOLE_BYTES // 8 * 4 + 3)
+    assert operand_digest(a) == operand_digest(a.copy())
+    assert operand_digest(a[::-1]) == operand_digest(a[::-1].copy())
+    for at in (0, a.size // 3 + 1, a.size - 1):    # sampled or not, the word sum sees it
+        changed = a.copy()
+        changed[at] = np.nextafter(changed[at], np.inf)
+        assert operand_digest(changed) != operand_digest(a), at
+
+
+def test_scalars_by_type_and_value_and_what_has_no_digest():
+    assert operand_digest(2.0) == operand_digest(2.0) != operand_digest(2.5)
+    assert operand_digest(np.float32(1)) != operand_digest(np.float64(1))
+    assert operand_digest(3) != operand_digest(3.0)
+    assert operand_digest("text") is None and operand_digest(None) is None
+    assert operand_digest(np.array([None], object)) is None
+
+
+def test_carried_digests_stay_bounded_and_are_combined_never_dropped():
+    carried = ()
+    for i in range(20):
+        carried = merged(carried, ((i, f"operand {i}"),))
+    assert len(carried) == 8
+    names = ", ".join(n for _, n in carried)
+    assert all(f"operand {i}" in names for i in range(20))
+    again = merged(carried, ((99, "operand 19"),))      # a loop's operand: combined
+    assert len(again) == 8 and again[-1] == (combine((19, 99)), "operand 19")
