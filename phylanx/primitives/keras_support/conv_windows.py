@@ -89,8 +89,13 @@ def correlate(x: np.ndarray, kernel: np.ndarray, strides: tuple[int, ...],
     windows = _windows(x, kernel.shape[:nsp], strides, dilations, pads)
     cells = windows.shape[:nsp + 1]
     weights = kernel.astype(dtype, copy=False).reshape(-1, kernel.shape[-1])
+    parts = list(_slices(cells, weights.shape[0] * dtype.itemsize))
+    if len(parts) == 1:
+        # the one product is the output: a second buffer of the output's size, filled by
+        # copy, costs more than the product at few channels (fresh pages, twice per call)
+        return (_matrix(windows, dtype, nsp) @ weights).reshape(*cells, kernel.shape[-1])
     out = np.empty((*cells, kernel.shape[-1]), dtype)
-    for part in _slices(cells, weights.shape[0] * dtype.itemsize):
+    for part in parts:
         rows = _matrix(windows[part], dtype, nsp) @ weights
         out[part] = rows.reshape(out[part].shape)
     return out
