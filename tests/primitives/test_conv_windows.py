@@ -140,3 +140,23 @@ def test_large_convolutions_copy_their_windows_in_slices(monkeypatch, slice_byte
         _close(y, want, np.float32)
         _close(conv_cotangents(x, kernel, ct, "same", strides[0] if kernel.ndim == 3
                                else strides, need_x=False)[1], want_k, np.float32)
+
+
+def test_no_copy_exceeds_the_slice_bound_when_one_output_row_does(monkeypatch) -> None:
+    # a wide image: one output row of one item (39 cells x 32 bytes) already holds more
+    # window matrix than SLICE_BYTES, so the rows themselves are cut into ranges of cells
+    monkeypatch.setattr(conv_windows, "SLICE_BYTES", 200)
+    sizes = []
+    real = conv_windows._matrix
+    monkeypatch.setattr(conv_windows, "_matrix",
+                        lambda *a: (lambda m: sizes.append(m.nbytes) or m)(real(*a)))
+    rng = np.random.default_rng(9)
+    x = rng.normal(size=(2, 3, 40, 2)).astype(np.float32)
+    kernel = rng.normal(size=(2, 2, 2, 3)).astype(np.float32)
+    y = conv2d(x, kernel, "valid")
+    ct = rng.normal(size=y.shape).astype(np.float32)
+    grad_k = conv_cotangents(x, kernel, ct, "valid", need_x=False)[1]
+    assert sizes and max(sizes) <= conv_windows.SLICE_BYTES
+    want, want_k = _tap_reference(x, kernel, ct, "valid", (1, 1), (1, 1))
+    _close(y, want, np.float32)
+    _close(grad_k, want_k, np.float32)

@@ -14,7 +14,8 @@ columns in the kernel's own order ``(*k, C)``, so the kernel read as a ``(prod(k
 O)`` matrix multiplies it: ``conv = windows @ K`` and ``dK = windows^T @ CT``.  Any
 padding, stride and dilation: the window view (``_windows.window_view``) already
 applies them.  The copy is made in the result dtype (float32 stays float32), at most
-:data:`SLICE_BYTES` of it at a time.
+:data:`SLICE_BYTES` of it at a time (slices of the batch, of one item's output rows, of
+one row's cells: whichever is outermost and fits).
 
 When: the matrix's row (``prod(k) * C`` elements) is at most :data:`ROW_BYTES` long;
 ``python benchmarks/conv_channels.py`` times this form against the others over channel
@@ -36,7 +37,8 @@ from ._windows import window_view
 ROW_BYTES = 384
 #: most bytes of window matrix copied at a time: the copy is ``prod(k)`` times the
 #: input's size (a 3 x 3 kernel over a large image), so larger convolutions run in slices
-#: of the batch, or of one item's first output axis, a product each
+#: of the batch, of one item's first output axis, or of one output row (a wide image), a
+#: product each
 SLICE_BYTES = 16 << 20
 
 
@@ -49,20 +51,20 @@ def fits(x: np.ndarray, kernel: np.ndarray) -> bool:
 
 def _slices(cells: tuple[int, ...], row_bytes: int):
     """Index tuples over the output cells ``(B, *out)`` whose window matrices hold at most
-    about :data:`SLICE_BYTES`: all at once, groups of batch items, or ranges of one item's
-    first output axis."""
-    per_item = int(np.prod(cells[1:], dtype=np.int64)) * row_bytes
-    if cells[0] * per_item <= SLICE_BYTES:
+    :data:`SLICE_BYTES` (or one row, if a row is longer): all at once, else ranges of the
+    outermost axis whose single index fits, at every index of the axes before it (groups
+    of batch items; ranges of one item's first output axis; of one output row's cells)."""
+    if int(np.prod(cells, dtype=np.int64)) * row_bytes <= SLICE_BYTES:
         yield (slice(None),)
-    elif per_item <= SLICE_BYTES or len(cells) == 1:
-        step = max(1, SLICE_BYTES // max(per_item, 1))
-        for b in range(0, cells[0], step):
-            yield (slice(b, b + step),)
-    else:
-        step = max(1, SLICE_BYTES // max(per_item // cells[1], 1))
-        for b in range(cells[0]):
-            for i in range(0, cells[1], step):
-                yield (slice(b, b + 1), slice(i, i + step))
+        return
+    axis, one_index = len(cells) - 1, row_bytes     # bytes of one index along ``axis``
+    while axis > 0 and one_index * cells[axis] <= SLICE_BYTES:
+        one_index *= cells[axis]
+        axis -= 1
+    step = max(1, SLICE_BYTES // max(one_index, 1))
+    for outer in np.ndindex(*cells[:axis]):
+        for i in range(0, cells[axis], step):
+            yield tuple(slice(o, o + 1) for o in outer) + (slice(i, i + step),)
 
 
 def _windows(x: np.ndarray, sizes: tuple[int, ...], strides: tuple[int, ...],
@@ -87,8 +89,13 @@ def correlate(x: np.ndarray, kernel: np.ndarray, strides: tuple[int, ...],
     windows = _windows(x, kernel.shape[:nsp], strides, dilations, pads)
     cells = windows.shape[:nsp + 1]
     weights = kernel.astype(dtype, copy=False).reshape(-1, kernel.shape[-1])
+    parts = list(_slices(cells, weights.shape[0] * dtype.itemsize))
+    if len(parts) == 1:
+        # the one product is the output: a second buffer of the output's size, filled by
+        # copy, costs more than the product at few channels (fresh pages, twice per call)
+        return (_matrix(windows, dtype, nsp) @ weights).reshape(*cells, kernel.shape[-1])
     out = np.empty((*cells, kernel.shape[-1]), dtype)
-    for part in _slices(cells, weights.shape[0] * dtype.itemsize):
+    for part in parts:
         rows = _matrix(windows[part], dtype, nsp) @ weights
         out[part] = rows.reshape(out[part].shape)
     return out
