@@ -215,7 +215,7 @@ class FusedRegion:
         self.reconsider = self.look_again
         # given back on its timings (``give_back``): the node's variant, the original
         # closures timed, and the revisit of that decision
-        self.timed_original = self.run_given_back
+        self.timed_original = self.given_back_variant()
         self.retry_after = choices.REVISIT_FIRST     # ticks before the next retry
         self.retry_runs = 0        # evaluations given back before a cost change counts
         self.pending_retry: Any = None               # the scheduled retry (held here)
@@ -354,7 +354,7 @@ class FusedRegion:
         minute.  The side table retries the kernel after ``retry_after`` top-level
         evaluations, twice as many on each give-back that confirms it
         (``choices.REVISIT_FIRST`` .. ``REVISIT_MAX``), and sooner if the unfused
-        evaluation's cost (best of ``COST_WINDOW``, timed by ``run_given_back``) moves by
+        evaluation's cost (best of ``COST_WINDOW``, timed by ``given_back_variant``) moves by
         more than ``choices.COST_FACTOR`` from the first such best, once at least the
         period's number of evaluations ran given back (so a region evaluated in a loop is
         not retried more often than one evaluated once per call)."""
@@ -369,13 +369,19 @@ class FusedRegion:
         choices.later(self.retry_after, retry)
         self.retry_after = min(2 * self.retry_after, choices.REVISIT_MAX)
 
-    def run_given_back(self, frame: list) -> Any:
+    def given_back_variant(self) -> Any:
         """The node's variant once given back on timings: the original closures, timed
-        (two clock readings on an evaluation that was big enough to become hot)."""
-        start = choices.clock()
-        value = self.original(frame)
-        self.cost_moved(choices.clock() - start)
-        return value
+        (two clock readings on an evaluation that was big enough to become hot).  A plain
+        function, not a method: a node running it counts as given back
+        (``fusion.regions_of``, a translated loop's ``declines``), as with the original."""
+        region = self
+
+        def run_given_back(frame: list) -> Any:
+            start = choices.clock()
+            value = region.original(frame)
+            region.cost_moved(choices.clock() - start)
+            return value
+        return run_given_back
 
     def cost_moved(self, elapsed: int) -> None:
         """Retry at once if the unfused cost moved by more than ``COST_FACTOR`` (the best

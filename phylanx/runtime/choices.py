@@ -30,7 +30,7 @@ so it is decided per locality from local timings.  This table holds no choice th
 changes rounding: a variant it is given (in-place reuse writes the same values into
 another buffer; a fused region's original closures) computes what the compiled closure
 does.  A fused region given back to its original closures on its timings is revisited
-too: it runs them timed (``FusedRegion.run_given_back``) and its kernel is retried after
+too: it runs them timed (``FusedRegion.given_back_variant``) and its kernel is retried after
 :func:`later` ticks, twice as many on each confirmation, or when that timed cost moves by
 more than ``COST_FACTOR``.  Fused kernels are chosen inside ``fusion/hot.py`` (serial or
 parallel loop, kernel or NumPy, by local timings); for a reduction that choice changes
