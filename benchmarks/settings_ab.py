@@ -9,11 +9,14 @@ than the wall clock (it still counts the BLAS threads' spinning), and the table 
 each median over NumPy's::
 
     python benchmarks/settings_ab.py SETTING [--only NAME,...] [--repeat N] [--quick]
-                                     [--workloads W1,W2,...]
+                                     [--workloads W1,W2,...] [--fresh] [--phrasing]
 
 Results are checked against NumPy first (the program's tolerance), as ``general.py``
 does.  ``--workloads`` adds the cases of ``run.py``'s workloads (W1-W5), their phylanx
-setup run once with the setting on and once off.  A compiled program keeps the
+setup run once with the setting on and once off; ``--fresh`` adds the element-wise
+chains of ``elementwise_programs.py``; ``--phrasing`` adds every case of ``phrasing.py``
+(W1 and W2, the original and each rewording, each a row).  The last line gives the
+geometric mean and the range of on/off over every row.  A compiled program keeps the
 settings it was compiled with (``fusion.install`` reads them), so the setting is on
 only while each one compiles.
 """
@@ -81,6 +84,34 @@ def run_case(case, setting: str, repeat: int) -> dict:
     return _timed(case.name, peers, repeat)
 
 
+def run_rewording(case, rewording, setting: str, quick: bool, repeat: int) -> dict:
+    """One rewording of ``phrasing.py`` (or a case's original), compiled with the setting
+    on and off, timed as :func:`run_program` times a program."""
+    from phrasing import compiled, tolerance
+
+    from phylanx import config
+    arguments = case.data(rewording.dtype)
+    _, plain = compiled(rewording.source)
+    peers = {"numpy": lambda: plain(*arguments)}
+    for value in (True, False):
+        config.set(setting, value)
+        try:
+            decorated, _ = compiled(rewording.source)
+            decorated._ensure_compiled()
+        finally:
+            config.reset(setting)
+        peers[f"{setting}={'on' if value else 'off'}"] = (
+            lambda decorated=decorated: decorated(*arguments))
+    label = f"{case.name}: {rewording.name}"
+    want = as_numpy(peers["numpy"]())
+    for name in list(peers)[1:]:
+        peers[name] = settled(peers[name], seconds=0.5 if quick else 2.0)
+        err = max_rel_err(as_numpy(peers[name]()), want)
+        if err > tolerance(rewording.dtype):
+            raise SystemExit(f"{label}, {name}: disagrees with NumPy ({err:.2g})")
+    return _timed(label, peers, repeat)
+
+
 def _timed(label: str, peers: dict, repeat: int) -> dict:
     names = list(peers)
     times: dict[str, list[float]] = {n: [] for n in names}
@@ -108,6 +139,10 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="small sizes")
     ap.add_argument("--workloads", default="",
                     help="comma-separated workloads of run.py (W1-W5) to add")
+    ap.add_argument("--fresh", action="store_true",
+                    help="add the element-wise chains of elementwise_programs.py")
+    ap.add_argument("--phrasing", action="store_true",
+                    help="add the cases of phrasing.py (original and rewordings)")
     args = ap.parse_args(argv)
     chosen = [p for p in PROGRAMS if not args.only or any(
         s.strip().lower() in p.name.lower() for s in args.only.split(","))]
@@ -118,13 +153,34 @@ def main(argv=None) -> int:
           f"CPU time, medians of {args.repeat}")
     print(f"| program | NumPy ms (CPU) | {args.setting} on / NumPy | off / NumPy |")
     print("|---|---:|---:|---:|")
+    if args.fresh:
+        from elementwise_programs import PROGRAMS as FRESH
+        chosen += FRESH
     rows = (run_program(program, args.setting, args.quick, args.repeat)
             for program in chosen)
-    for row in itertools.chain(rows, workload_rows(args)):
+    ratios = []
+    for row in itertools.chain(rows, phrasing_rows(args), workload_rows(args)):
         on, off = (row[f"{args.setting}={v}"] for v in ("on", "off"))
+        ratios.append(on / off)
         print(f"| {row['program']} | {row['numpy_ms']:.2f} | {on:.2f}x | {off:.2f}x |",
               flush=True)
+    if ratios:
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        print(f"# on/off: geometric mean {statistics.geometric_mean(ratios):.2f}x, "
+              f"range {min(ratios):.2f}x-{max(ratios):.2f}x over {len(ratios)} rows; "
+              f"load {load:.1f} at end")
     return 0
+
+
+def phrasing_rows(args):
+    """The rows of ``--phrasing``: every case of phrasing.py, original and rewordings."""
+    if not args.phrasing:
+        return
+    from phrasing import REWORDINGS, Rewording, cases
+    for case in cases(args.quick):
+        for rewording in [Rewording("original", case.workload, case.original)] + [
+                r for r in REWORDINGS if r.workload == case.workload]:
+            yield run_rewording(case, rewording, args.setting, args.quick, args.repeat)
 
 
 def workload_rows(args):

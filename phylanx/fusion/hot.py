@@ -24,8 +24,15 @@ The root node of every region (``regions.py``) evaluates through a
   result of the same leaves (dtype, shape, NaN/inf positions, values within a tolerance
   relative to the data); then the serial loop, the parallel loop and NumPy take turns
   on the next evaluations (the operations alone, timed; best of three each): the
-  faster loop is kept if it beats NumPy, else the region goes back to its original
-  closures for good.
+  faster loop is kept if it beats NumPy, else the region is *given back* to its
+  original closures.  Giving back is a decision of the scheduler's side table
+  (``runtime/choices.py``), revisited as the inline-or-task decisions are: the kernel
+  takes its timed turns again after ``REVISIT_FIRST`` top-level evaluations (twice as
+  many after each give-back that confirms it), or sooner when the unfused evaluation's
+  cost moves by more than ``choices.COST_FACTOR``, so a busy minute does not give a region back
+  for ever (``give_back``).
+
+Every timing here reads the side table's clock (``choices.clock``: tests inject one).
 
 A kernel runs only on operands ``prepare`` accepted for its signature (kinds, dtypes,
 layouts, shapes: checked before it runs); an exception from it anyway is a kernel bug
@@ -46,7 +53,6 @@ import threading
 import time
 import warnings
 import weakref
-from time import perf_counter_ns
 from typing import Any
 
 import numpy as np
@@ -82,6 +88,8 @@ HOPELESS_AFTER = 2
 #: after the turns, one kernel call in this many runs the other loop (parallel/serial)
 EXPLORE = 32
 SPEED_MARGIN = 0.95     # kept only if its best is below this fraction of NumPy's best
+#: evaluations given back whose best time is compared with the reference (give_back)
+COST_WINDOW = 3
 KEEP_SLOWER = False     # tests: keep a checked kernel even when it is slower
 
 
@@ -205,6 +213,15 @@ class FusedRegion:
         self.revisit_after = choices.REVISIT_FIRST
         # held here: the side table holds the revisit weakly (bound methods are made anew)
         self.reconsider = self.look_again
+        # given back on its timings (``give_back``): the node's variant, the original
+        # closures timed, and the revisit of that decision
+        self.timed_original = self.given_back_variant()
+        self.retry_after = choices.REVISIT_FIRST     # ticks before the next retry
+        self.retry_runs = 0        # evaluations given back before a cost change counts
+        self.pending_retry: Any = None               # the scheduled retry (held here)
+        self.cost_ref = 0          # best unfused time of the first window after give-back
+        self.cost_window: list[int] = []
+        self.given_back_runs = 0
 
     def on_trial(self) -> bool:
         """A kernel of this region is planned, compiling, or checked and timed."""
@@ -234,9 +251,9 @@ class FusedRegion:
 
     # -- cold ---------------------------------------------------------------------
     def cold(self, frame: list) -> Any:
-        start = perf_counter_ns()
+        start = choices.clock()
         value = self.original(frame)
-        elapsed = perf_counter_ns() - start
+        elapsed = choices.clock() - start
         # big: slow enough, and (unless a reduction hides it) an array big enough, so
         # that a descheduled small evaluation on a loaded machine does not count
         if (elapsed >= Settings.min_ns or in_lockstep()) and self.big_value(value):
@@ -321,13 +338,81 @@ class FusedRegion:
             self.state = COLD
             choices.set_variant(self.node, self.run, replacing=self.original)
 
-    def retire(self) -> None:
+    def retire(self, variant: Any = None) -> None:
         """Run the original closures from now on (the node's side-table entry runs them
-        directly: this wrapper costs nothing any more)."""
+        directly, or through ``variant``: this wrapper costs nothing any more)."""
         self.state = OFF
         node = self.node
         if node.choice.variant == self.run:
-            choices.set_variant(node, self.original)   # the side table's choice
+            # the side table's choice
+            choices.set_variant(node, self.original if variant is None else variant)
+
+    # -- given back on its timings, and tried again ---------------------------------
+    def give_back(self) -> None:
+        """The timed turns found no loop beating NumPy: NumPy runs from now on, but the
+        decision is revisited (issue 27), since the timings may have been taken in a busy
+        minute.  The side table retries the kernel after ``retry_after`` top-level
+        evaluations, twice as many on each give-back that confirms it
+        (``choices.REVISIT_FIRST`` .. ``REVISIT_MAX``), and sooner if the unfused
+        evaluation's cost (best of ``COST_WINDOW``, timed by ``given_back_variant``) moves by
+        more than ``choices.COST_FACTOR`` from the first such best, once at least the
+        period's number of evaluations ran given back (so a region evaluated in a loop is
+        not retried more often than one evaluated once per call)."""
+        self.retire(self.timed_original)
+        self.cost_ref, self.cost_window, self.given_back_runs = 0, [], 0
+        self.retry_runs = self.retry_after
+
+        def retry() -> None:
+            self.time_again()
+        # a new retry replaces the one pending: the side table holds it weakly
+        self.pending_retry = retry
+        choices.later(self.retry_after, retry)
+        self.retry_after = min(2 * self.retry_after, choices.REVISIT_MAX)
+
+    def given_back_variant(self) -> Any:
+        """The node's variant once given back on timings: the original closures, timed
+        (two clock readings on an evaluation that was big enough to become hot).  A plain
+        function, not a method: a node running it counts as given back
+        (``fusion.regions_of``, a translated loop's ``declines``), as with the original."""
+        region = self
+
+        def run_given_back(frame: list) -> Any:
+            start = choices.clock()
+            value = region.original(frame)
+            region.cost_moved(choices.clock() - start)
+            return value
+        return run_given_back
+
+    def cost_moved(self, elapsed: int) -> None:
+        """Retry at once if the unfused cost moved by more than ``COST_FACTOR`` (the best
+        of a window, so that one descheduled evaluation does not count)."""
+        self.given_back_runs += 1
+        window = self.cost_window
+        window.append(elapsed)
+        if len(window) < COST_WINDOW:
+            return
+        best = min(window)
+        self.cost_window = []
+        reference = self.cost_ref
+        if not reference:
+            self.cost_ref = max(best, 1)
+        elif self.given_back_runs >= self.retry_runs and (
+                best > choices.COST_FACTOR * reference
+                or choices.COST_FACTOR * best < reference):
+            self.time_again()
+
+    def time_again(self) -> None:
+        """Retry a region given back on its timings, if its node still runs the timed
+        original closures: its checked kernels take their timed turns against NumPy
+        again, which keep them or give the region back (for twice as long)."""
+        if self.state != OFF or self.node.choice.variant is not self.timed_original:
+            return
+        self.pending_retry = None
+        for entry in list(self.kernels.values()):
+            if isinstance(entry, _Kernel) and entry.checked:
+                entry.timed_runs, entry.timed_ns = 0, [0, 0, 0]
+        self.state = HOT
+        choices.set_variant(self.node, self.run, replacing=self.timed_original)
 
     # -- hot ----------------------------------------------------------------------
     def hot(self, frame: list) -> Any:
@@ -354,9 +439,9 @@ class FusedRegion:
         if entry is None:
             return self.plan(sig, args, values)
         if type(entry) is _Planned:
-            start = perf_counter_ns()
+            start = choices.clock()
             result = self.unfused(values)
-            self.unfused_ns += perf_counter_ns() - start
+            self.unfused_ns += choices.clock() - start
             self.unfused_runs += 1
             if entry.due(self.unfused_ns) or in_lockstep():
                 self.start_compile(sig, entry)
@@ -368,9 +453,9 @@ class FusedRegion:
 
     def plan(self, sig: tuple, args: list, values: list) -> Any:
         record: list = [None] * self.record_size()
-        start = perf_counter_ns()
+        start = choices.clock()
         result = self.unfused(values, record)
-        self.unfused_ns += perf_counter_ns() - start
+        self.unfused_ns += choices.clock() - start
         self.unfused_runs += 1
         made = self.make_plan(sig, args, values, record, result)
         if made is None:
@@ -415,9 +500,9 @@ class FusedRegion:
             variant = 1 - variant
             entry.since_explore = 0
         entry.kernel = entry.variants[variant]
-        start = perf_counter_ns()
+        start = choices.clock()
         result = self.call(entry, shape, n, args, values)
-        elapsed = perf_counter_ns() - start
+        elapsed = choices.clock() - start
         if variant == entry.current:
             entry.since_explore += elapsed
         recent[variant] = elapsed if not recent[variant] else (3 * recent[variant] + elapsed) // 4
@@ -466,19 +551,19 @@ class FusedRegion:
         # of TURNS; the best of each decides
         # min(): another thread may have taken the last turn since hot() looked
         variant = TURNS[min(entry.timed_runs, SPEED_RUNS - 1)]
-        start = perf_counter_ns()
+        start = choices.clock()
         if variant == 2:
             result = self.unfused(values)
         else:
             entry.kernel = entry.variants[variant]
             result = self.call(entry, shape, n, args, values)
-        elapsed = perf_counter_ns() - start
+        elapsed = choices.clock() - start
         best_so_far = entry.timed_ns[variant]
         entry.timed_ns[variant] = elapsed if best_so_far == 0 else min(best_so_far, elapsed)
         entry.timed_runs += 1
         if self.hopeless(entry):
             entry.timed_runs = SPEED_RUNS
-            self.retire()                     # neither loop can beat NumPy here
+            self.give_back()                  # neither loop can beat NumPy here (now)
             return result
         if entry.timed_runs >= SPEED_RUNS:
             best = min((0, 1), key=lambda v: entry.timed_ns[v])
@@ -486,7 +571,9 @@ class FusedRegion:
             entry.current, entry.recent = best, entry.timed_ns[:2]
             if (entry.timed_ns[best] >= SPEED_MARGIN * entry.timed_ns[2]
                     and not KEEP_SLOWER):
-                self.retire()                 # measured: not worth it here
+                self.give_back()              # measured: not worth it here (now)
+            else:
+                self.retry_after = choices.REVISIT_FIRST   # kept: a give-back is news
         return result
 
     @staticmethod
@@ -498,9 +585,10 @@ class FusedRegion:
         would only cost more evaluations at the kernel's speed (a float32 ``exp`` of
         12.8 million strided elements took 240 ms against NumPy's 20 ms on a loaded
         machine: nine turns were seconds of a slower program).  The verdict waits for
-        ``HOPELESS_AFTER`` serial turns: a region given back stays given back, and one
+        ``HOPELESS_AFTER`` serial turns: a region given back stays so for a while, and one
         serial run descheduled on a loaded machine (a 1 ms loop waiting tens of
-        milliseconds for a core) must not decide it."""
+        milliseconds for a core) must not decide it (given back, the region is tried
+        again only after ``REVISIT_FIRST`` top-level evaluations: ``give_back``)."""
         serial, numpy_ns = entry.timed_ns[1], entry.timed_ns[2]
         if KEEP_SLOWER or not serial or not numpy_ns:
             return False

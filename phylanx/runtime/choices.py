@@ -29,9 +29,13 @@ wrong choice for ever.  Inline-versus-task changes no value (same kernels, same 
 so it is decided per locality from local timings.  This table holds no choice that
 changes rounding: a variant it is given (in-place reuse writes the same values into
 another buffer; a fused region's original closures) computes what the compiled closure
-does.  Fused kernels are chosen inside ``fusion/hot.py`` (serial or parallel loop, kernel
-or NumPy, by local timings); for a reduction that choice changes the summation order, and
-making it agree across localities (from shapes, or decided by locality 0) is still to do.
+does.  A fused region given back to its original closures on its timings is revisited
+too: it runs them timed (``FusedRegion.given_back_variant``) and its kernel is retried after
+:func:`later` ticks, twice as many on each confirmation, or when that timed cost moves by
+more than ``COST_FACTOR``.  Fused kernels are chosen inside ``fusion/hot.py`` (serial or
+parallel loop, kernel or NumPy, by local timings); for a reduction that choice changes
+the summation order, and making it agree across localities (from shapes, or decided by
+locality 0) is still to do.
 """
 from __future__ import annotations
 

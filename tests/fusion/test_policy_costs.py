@@ -5,6 +5,13 @@
   setting read at run time left them cold for ever, each evaluation timed, and a
   program compiled with ``fusion`` on could not be compared with one compiled with it
   off in the same process: ``benchmarks/settings_ab.py``).
+* A region given back to NumPy on its timings is tried again (issue 27, item 2): after
+  a number of top-level evaluations that doubles on each confirmation, or sooner when
+  the unfused cost moves by more than the side table's ``COST_FACTOR``
+  (``hot.FusedRegion.give_back``, ``runtime/choices.py``).  Those timings are injected,
+  never slept: the side table's clock (``choices.clock``, which every timing of
+  ``hot.py`` reads) advances only when a kernel, NumPy's interpretation of the region or
+  its original closures run, by the amount the test chose for each.
 * After the timed turns the other loop (parallel or serial) is explored only once the
   loop in use has spent ``EXPLORE`` times the other's last known time: however slow
   the other loop is (on a loaded machine the parallel one waits for a descheduled
@@ -21,10 +28,12 @@ import pytest
 
 from phylanx import Phylanx, config
 from phylanx.fusion import hot
+from phylanx.runtime import choices
 
 pytest.importorskip("numba")
 
 RNG = np.random.default_rng(7)
+MS = 1_000_000
 
 
 def chain(x):
@@ -160,3 +169,143 @@ def test_one_descheduled_serial_turn_does_not_give_the_region_back(eager, instal
         np.testing.assert_allclose(f(x), chain(x), rtol=1e-12)
     assert not slowed[0], "the serial turn did not run"
     assert region.state == hot.HOT and entry.timed_runs == 3
+
+
+# -- a region given back is tried again ----------------------------------------
+class Costs:
+    """The injected clock and what each path costs on it (ns)."""
+
+    def __init__(self):
+        self.now = 0
+        self.kernel = 10 * MS          # either loop of the kernel
+        self.numpy = 1 * MS            # the region's operations interpreted (the turns)
+        self.original = 1 * MS         # the original closures (run while given back)
+
+    def clock(self) -> int:
+        return self.now
+
+
+@pytest.fixture
+def costs(eager, installed, monkeypatch):
+    made = Costs()
+    monkeypatch.setattr(hot, "KEEP_SLOWER", False)
+    monkeypatch.setattr(choices, "clock", made.clock)
+    real_interpret = hot.interpret
+
+    def interpret(*args):
+        made.now += made.numpy
+        return real_interpret(*args)
+    monkeypatch.setattr(hot, "interpret", interpret)
+    return made
+
+
+def warm_region(installed, costs):
+    """``chain`` compiled, checked and warm, before its timed turns; every kernel call,
+    and every call of the original closures, advances the clock by its injected cost."""
+    f = Phylanx(chain)
+    x = RNG.normal(size=3000)
+    for _ in range(4):                    # cold, plan + compile, check, warm-up
+        np.testing.assert_allclose(f(x), chain(x), rtol=1e-12)
+    (region,) = [r for r in installed
+                 if any(isinstance(e, hot._Kernel) for e in r.kernels.values())]
+    (entry,) = [e for e in region.kernels.values() if isinstance(e, hot._Kernel)]
+    assert entry.checked and entry.warm and entry.timed_runs == 0
+
+    def costed(kernel):
+        def run(*args):
+            costs.now += costs.kernel
+            return kernel(*args)
+        return run
+    entry.variants = tuple(costed(k) for k in entry.variants)
+    real_original = region.original
+
+    def original(frame):
+        costs.now += costs.original
+        return real_original(frame)
+    region.original = original
+    return f, x, region, entry
+
+
+def run(f, x, times):
+    for _ in range(times):
+        np.testing.assert_allclose(f(x), chain(x), rtol=1e-12)
+
+
+def calls_until(f, x, region, want, limit):
+    """Calls of ``f`` (each a top-level evaluation: one tick) until the region's state is
+    ``want``; None if it is not after ``limit``."""
+    for k in range(1, limit + 1):
+        run(f, x, 1)
+        if region.state == want:
+            return k
+    return None
+
+
+def kept(region, entry):
+    return region.state == hot.HOT and entry.timed_runs >= hot.SPEED_RUNS
+
+
+def test_a_region_given_back_in_a_busy_minute_is_fused_again_once_it_is_over(
+        installed, costs):
+    f, x, region, entry = warm_region(installed, costs)
+    # the busy minute: the kernel looks ten times slower than NumPy
+    assert calls_until(f, x, region, hot.OFF, hot.SPEED_RUNS) is not None
+    assert region.node.choice.variant is not region.run      # NumPy's closures run
+
+    costs.kernel = MS // 10           # over: the kernel is ten times faster than NumPy
+    back = calls_until(f, x, region, hot.HOT, choices.REVISIT_FIRST + 2)
+    assert back is not None and back >= choices.REVISIT_FIRST - 1   # not at once
+    run(f, x, hot.SPEED_RUNS)         # its timed turns again
+    assert kept(region, entry)
+    assert region.node.choice.variant == region.run
+    calls = entry.calls
+    run(f, x, 3)
+    assert entry.calls == calls + 3   # the kernel computes the values now
+
+
+def test_a_give_back_that_a_retry_confirms_is_retried_half_as_often(installed, costs):
+    f, x, region, entry = warm_region(installed, costs)
+    first = choices.REVISIT_FIRST
+    assert calls_until(f, x, region, hot.OFF, hot.SPEED_RUNS) is not None
+    gaps = []
+    for _ in range(2):                # the kernel stays slow: each retry confirms
+        gap = calls_until(f, x, region, hot.HOT, 8 * first)
+        assert gap is not None
+        gaps.append(gap)
+        assert calls_until(f, x, region, hot.OFF, hot.SPEED_RUNS) is not None
+    # the first retry comes after the first period, the second after twice as many
+    # top-level evaluations (a call or two of the turns in between)
+    assert first - 1 <= gaps[0] <= first + 1
+    assert 2 * first - 3 <= gaps[1] <= 2 * first + 1
+
+
+def test_a_cost_that_moves_by_more_than_the_factor_retries_at_once(installed, costs,
+                                                                   monkeypatch):
+    """No scheduled retry (the side table's ``later`` replaced): the region given back
+    is retried because its unfused evaluations became four times dearer (bigger
+    operands, a quieter neighbour gone busy ...), after the period's evaluations."""
+    monkeypatch.setattr(choices, "later", lambda ticks, action: None)
+    f, x, region, entry = warm_region(installed, costs)
+    assert calls_until(f, x, region, hot.OFF, hot.SPEED_RUNS) is not None
+    costs.kernel = MS // 10
+    run(f, x, hot.COST_WINDOW)        # the reference: 1 ms
+    assert region.state == hot.OFF
+    costs.original = costs.numpy = 4 * MS
+    back = calls_until(f, x, region, hot.HOT, choices.REVISIT_FIRST + hot.COST_WINDOW)
+    assert back is not None
+    run(f, x, hot.SPEED_RUNS)
+    assert kept(region, entry)
+
+
+def test_a_steady_cost_does_not_retry_without_the_schedule(installed, costs,
+                                                           monkeypatch):
+    """Guard (passes on the old code too): without the scheduled retry, an unfused cost
+    that moves by less than the factor leaves the region given back."""
+    monkeypatch.setattr(choices, "later", lambda ticks, action: None)
+    f, x, region, entry = warm_region(installed, costs)
+    assert calls_until(f, x, region, hot.OFF, hot.SPEED_RUNS) is not None
+    costs.kernel = MS // 10
+    for step in range(4 * choices.REVISIT_FIRST):
+        costs.original = MS + (step % 3) * MS // 2      # 1 to 2 ms: within the factor
+        run(f, x, 1)
+        assert region.state == hot.OFF
