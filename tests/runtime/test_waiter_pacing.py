@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import threading
 
-from phylanx.runtime import backoff
 from phylanx.runtime import futures
 from phylanx.runtime import progress
 
@@ -65,4 +64,4 @@ def test_a_waiter_whose_polls_progress_spins_again_after_each(monkeypatch):
         progress.unregister(poll)
     # no stretch of the wait went a spin window without progress: never a nap
     assert event.naps == 0, f"{event.naps} naps in a wait that progressed every 2nd poll"
-    assert backoff.SPIN_SECONDS < phases * 2 * 0.0002   # (the window did pass meanwhile)
+    assert futures.SPIN_SECONDS < phases * 2 * 0.0002   # (the window did pass meanwhile)
