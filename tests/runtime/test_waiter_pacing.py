@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import threading
 
-from phylanx.runtime import futures
-from phylanx.runtime import progress
+from phylanx.runtime import futures, progress
 
 
 class _Clock:
