@@ -304,6 +304,8 @@ class Future(Deferred):
             try:
                 # drive external completions, then help the pool, then sleep briefly
                 if polling and progress._sources and progress.poll():
+                    if pacing is not None:
+                        pacing.reset()   # (the next phase: spin first again, as drive does)
                     continue
                 helper = _helper if helping else None
                 if helper is not None and helper(self):
