@@ -109,10 +109,13 @@ class _Split:
         return None
 
     def mentions(self, a) -> bool:
+        """``a`` reads ``x`` through products and element-wise equations (any other
+        value, even of ``x``, is computed whole where it stands: an operand)."""
         if a == self.x:
             return True
         d = self.followable(a)
-        return d is not None and any(self.mentions(b) for b in d.ins)
+        return d is not None and (d.prim == "dot_general" or _elementwise(d)) \
+            and any(self.mentions(b) for b in d.ins)
 
     def operand(self, a):
         """A value without ``x``: a literal stays, a variable becomes a parameter."""
