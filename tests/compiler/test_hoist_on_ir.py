@@ -228,7 +228,11 @@ def test_a_helper_with_locals_hoists_as_its_expression_written_inline(source):
 
 def test_lowered_is_the_ir_the_pipeline_rewrites():
     """``lowered`` (``phylanx ir``, these tests) lowers after the same AST phases as the
-    default pipeline: a row-block rewrite, made before lowering, is in it."""
-    source = ("define(f, x, c, argmin(sum(c * c, 1) - 2.0 * dot(x, transpose(c)), 1))")
-    prims = {e.prim for e in walk(lowered(parser.parse(source)))}
-    assert "__rows_concat" in prims
+    default pipeline: a gram row pass, made before lowering, is in it."""
+    source = "define(f, x, w, y, matmul(transpose(x), exp(matmul(x, w)) - y))"
+    config.set("blocking_gram", True)
+    try:
+        prims = {e.prim for e in walk(lowered(parser.parse(source)))}
+    finally:
+        config.reset("blocking_gram")
+    assert "__rows_gram" in prims

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from phylanx import Phylanx, config, fusion
 from phylanx.compiler.rewrite import label_stats, normalize, optimize, patterns
+from phylanx.compiler.through_ir import optimize_through_ir
 from phylanx.language import ast, parser
 
 RNG = np.random.default_rng(27)
@@ -289,7 +290,7 @@ def test_logistic_regression_is_tiled_in_every_spelling(gram_tiles, product, tra
 @pytest.mark.parametrize("product", PRODUCTS)
 def test_kmeans_gets_its_label_statistics_in_every_spelling(product, transpose):
     f, python = decorated(kmeans_source(product, transpose))
-    names = names_after(f, optimize)
+    names = names_after(f, optimize_through_ir)
     assert {label_stats.STATS, label_stats.COUNTS, label_stats.SUMS_AT} <= names
     for dtype in DTYPES:
         truth = RNG.uniform(-20, 20, size=(3, 2))

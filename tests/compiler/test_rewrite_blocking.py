@@ -1,4 +1,4 @@
-"""Cache blocking (compiler/rewrite/blocking.py + primitives/matrixops/blocked.py).
+"""Cache blocking (compiler/rewrite/blocking.py, row_blocks.py + primitives/matrixops/blocked.py).
 
 The oracle is the undecorated NumPy function.  Every pattern is run with tiles of 7 rows
 (uneven: the last tile is shorter), with tiles larger than the data (evaluated whole)
@@ -13,6 +13,7 @@ import pytest
 from phylanx import Phylanx, config
 from phylanx.autodiff import grad
 from phylanx.compiler.rewrite import blocking, patterns
+from phylanx.compiler.through_ir import optimize_through_ir
 from phylanx.errors import PhylanxError
 from phylanx.language import parser, to_physl
 from phylanx.primitives import registry
@@ -51,8 +52,9 @@ def tiled(tile_rows, monkeypatch):
 
 
 def rewritten_names(fn) -> set[str]:
-    """Names of the calls in ``fn``'s PhySL after the blocking pass."""
-    program = blocking.run(parser.parse(fn.get_physl_source()))
+    """Names of the calls in ``fn``'s PhySL after the rewrite pipeline (the argmin's row
+    blocks are a rule of the IR: ``through_ir``)."""
+    program = optimize_through_ir(parser.parse(fn.get_physl_source()))
     return {e.func for top in program.body for e in patterns.walk_in_order(top)
             if type(e).__name__ == "Call"}
 

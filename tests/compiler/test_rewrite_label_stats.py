@@ -1,5 +1,5 @@
-"""k-means' labels, counts and row sums in one pass (compiler/rewrite/label_stats.py and
-primitives/matrixops/label_stats.py).
+"""k-means' labels, counts and row sums in one pass (compiler/rewrite/label_stats.py, a
+rule of the IR, and primitives/matrixops/label_stats.py).
 
 The oracle is the undecorated NumPy function, and the same program with the rewrite
 switched off.  Each test also checks whether the rewrite happened, so that a pass that
@@ -15,7 +15,8 @@ import pytest
 
 from phylanx import Phylanx, config
 from phylanx.autodiff import grad
-from phylanx.compiler.rewrite import blocking, label_stats, patterns
+from phylanx.compiler.rewrite import label_stats, patterns
+from phylanx.compiler.through_ir import optimize_through_ir
 from phylanx.errors import PhylanxError
 from phylanx.language import parser
 
@@ -27,8 +28,9 @@ N, D, K = 211, 3, 5
 
 
 def rewritten_names(fn) -> set[str]:
-    """Names of the calls in ``fn``'s PhySL after the blocking and label-stats passes."""
-    program = label_stats.run(blocking.run(parser.parse(fn.get_physl_source())))
+    """Names of the calls in ``fn``'s PhySL after the rewrite pipeline (label statistics
+    is a rule of the IR: ``through_ir``)."""
+    program = optimize_through_ir(parser.parse(fn.get_physl_source()))
     return {e.func for top in program.body for e in patterns.walk_in_order(top)
             if type(e).__name__ == "Call"}
 
@@ -222,10 +224,7 @@ def test_switched_off_with_cache_blocking():
     config.set("cache_blocking", False)
     try:
         f = Phylanx(kmeans)
-        program = label_stats.run(parser.parse(f.get_physl_source()))
-        assert label_stats.STATS not in {e.func for top in program.body
-                                         for e in patterns.walk_in_order(top)
-                                         if type(e).__name__ == "Call"}
+        assert label_stats.STATS not in rewritten_names(f)
         points, centres = data()
         assert_same(f(points, centres, 2), kmeans(points, centres, 2))
     finally:

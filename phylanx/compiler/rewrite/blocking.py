@@ -1,14 +1,15 @@
-"""Row-block rules: an expression that reads a tall matrix twice, row by row, in one pass.
+"""Row pass of a gram product: an expression that reads a tall matrix twice, row by row,
+in one pass (a rule of the AST).
 
-Two patterns, where ``x`` is a variable and ``f`` an element-wise expression (operators
-and primitives declared ``elementwise``) of products ``matmul(x, m)`` and of operands
-that do not mention ``x``::
+Where ``x`` is a variable and ``f`` an element-wise expression (operators and primitives
+declared ``elementwise``) of products ``matmul(x, m)`` and of operands that do not
+mention ``x``::
 
     matmul(transpose(x), f(...))  ->  __rows_gram(lambda(t, m.., v.., matmul(transpose(t), f')),
                                                   x, #m, m.., v..)
-    argmin(f(...), 1)             ->  __rows_concat(lambda(t, m.., v.., argmin(f', 1)), x, #m, ...)
 
-(``argmax`` too, axis 1 or -1.)  Products and transposes are the canonical forms of
+(its sibling for ``argmin(f(...), 1)``, ``__rows_concat``, is a rule of the IR:
+``row_blocks.py``).  Products and transposes are the canonical forms of
 ``normalize.py`` (``matmul`` stands for either product primitive, each kept as written:
 the tiles are matrices, where both are one function).
 
@@ -21,7 +22,7 @@ that whenever the values do not allow tiling (row alignment, distributed arrays 
 the rewrite never changes a result beyond float rounding.
 
 Programs often name the element-wise part first (``pred = sigmoid(x @ w)`` then
-``x.T @ (pred - y)``; ``dist = ...`` then ``argmin(dist, 1)``); the phase runs in the
+``x.T @ (pred - y)``); the phase runs in the
 engine's ``dataflow`` order, where such a single-use define is offered to the rules as
 its expression (``dataflow.py`` says when).
 
@@ -35,13 +36,11 @@ from typing import Any
 from ... import config
 from ...language import ast
 from .dataflow import seeing_offers
-from .engine import P, Phase, Rule, Sample, normal
+from .engine import P, Phase, Rule, Sample
 from .normalize import PRODUCTS, product, same_product, transposed
 from .patterns import inlined, plain_spec, pure, walk_in_order
 
-#: reductions of each row whose tiles' values are concatenated (``__rows_concat``)
-ARG_REDUCTIONS = ("argmin", "argmax")
-GRAM, CONCAT = "__rows_gram", "__rows_concat"
+GRAM = "__rows_gram"
 
 
 class _NoMatch(Exception):
@@ -122,36 +121,6 @@ class _Split:
                 *self.products, *self.operands)
 
 
-def _first_product_operand(expr, inline: dict) -> str | None:
-    """The variable ``x`` of the first ``matmul(x, ...)`` in ``expr`` (through ``inline``)."""
-    for e in walk_in_order(expr):
-        operands = product(e)
-        if operands is not None and type(operands[0]) is ast.Identifier:
-            return operands[0].name
-        if type(e) is ast.Identifier and e.name in inline:
-            found = _first_product_operand(inline[e.name], {})
-            if found is not None:
-                return found
-    return None
-
-
-def _axis(args) -> Any:
-    """The axis literal of ``argmin(e, 1)`` / ``argmin(e, __arg(axis, 1))``, else None."""
-    if len(args) != 2:
-        return None
-    a = args[1]
-    if type(a) is ast.KeywordArg:
-        if a.name != "axis":
-            return None
-        a = a.value
-    if type(a) is ast.Literal and type(a.value) is int and a.value in (1, -1):
-        return a
-    if type(a) is ast.UnaryOp and a.op == "-" and type(a.operand) is ast.Literal \
-            and a.operand.value == 1 and type(a.operand.value) is int:
-        return ast.Literal(-1, a.loc)
-    return None
-
-
 def gram_wanted() -> bool:
     """Rewrite the gram pattern: NumPy tiles asked for (``blocking_gram``), or a fused
     row pass may compute it (``fusion_rows`` with numba installed, ``fusion/rowpass.py``)."""
@@ -187,24 +156,13 @@ def match(expr, inline: dict) -> tuple[Any, set[str]] | None:
                     split.inlined
             tile = ast.Call("transpose", (ast.Identifier("tile_x", left.loc),), None, left.loc)
             body = same_product(expr, tile, inner)
-            name = GRAM
-        elif expr.func in ARG_REDUCTIONS:
-            axis = _axis(expr.args)
-            if axis is None or type(expr.args[0]) is ast.KeywordArg:
-                return None
-            x = _first_product_operand(expr.args[0], inline)
-            if x is None:
-                return None
-            split = _Split(x, inline)
-            body = ast.Call(expr.func, (split.body(expr.args[0]), axis), None, loc)
-            name = CONCAT
         else:
             return None
     except _NoMatch:
         return None
     if not split.products:
         return None
-    call = ast.Call(name, (split.function(body, loc), *split.tail(loc)), None, loc)
+    call = ast.Call(GRAM, (split.function(body, loc), *split.tail(loc)), None, loc)
     return call, split.inlined
 
 
@@ -213,21 +171,7 @@ def _regression(rng, dtype, n):
     return x, (rng.uniform(size=n) > 0.5).astype(dtype), rng.normal(size=3).astype(dtype)
 
 
-PHASE = Phase("row_blocks", (
-    Rule("row_blocks_of_a_row_reduction",
-         "argmin/argmax along axis 1 of an element-wise f of products x @ m (and of "
-         "operands without x) reads each row alone: (f(x @ m))[rows] = f(x[rows] @ m), so "
-         "it may be computed per row block of x and the blocks' results concatenated",
-         P(*ARG_REDUCTIONS, name="e"), seeing_offers(match),
-         Sample("def sample(x, c):\n    d = np.sum(c * c, axis=1) - 2.0 * DOT(x, c.T)\n"
-                "    return np.argmin(d, axis=1)\n", normal(("n", 3), (4, 3)),
-                ("@", "np.dot", ".dot", "np.matmul", "float32", "helper"),
-                helper="def sample(x, c):\n    def dist(p, q):\n        return "
-                       "np.sum(q * q, axis=1) - 2.0 * DOT(p, q.T)\n"
-                       "    return np.argmin(dist(x, c), axis=1)\n"),
-         tolerance="a block's product may round differently from the whole one: labels "
-                   "agree except for rows whose two best values tie to rounding",
-         setting="cache_blocking"),
+PHASE = Phase("gram_row_passes", (
     Rule("row_pass_of_a_gram_product",
          "x.T @ f(x @ m) is a sum over row blocks of x[rows].T @ f(x[rows] @ m) (the "
          "product contracts over the rows, f reads each row alone); the variable naming "
@@ -243,7 +187,7 @@ PHASE = Phase("row_blocks", (
                    "lets run does: rtol 1e-12 (float64), 1e-5 (float32)",
          rtol=(1e-12, 1e-5),
          setting="cache_blocking"),
-), order="dataflow", sealed=frozenset((GRAM, CONCAT)),
+), order="dataflow", sealed=frozenset((GRAM,)),
    wanted=lambda facts: not facts.used.isdisjoint(PRODUCTS))
 
 #: the phase alone (tests)

@@ -82,9 +82,11 @@ run = PHASE.run
 
 
 class _FreshNames:
-    """``__licm1``, ``__licm2`` ... no variable or read of the program uses."""
+    """``__licm1``, ``__licm2`` ... (``prefix`` then a number) no variable or read of the
+    program uses."""
 
-    def __init__(self, program: Function):
+    def __init__(self, program: Function, prefix: str = PREFIX):
+        self.prefix = prefix
         self.used = {p.name for p in program.params}
         for eqn in walk(program):
             self.used.update(v.name for v in eqn.outs)
@@ -96,7 +98,7 @@ class _FreshNames:
     def fresh(self) -> str:
         while True:
             self.n += 1
-            name = f"{PREFIX}{self.n}"
+            name = f"{self.prefix}{self.n}"
             if name not in self.used:
                 self.used.add(name)
                 return name

@@ -209,6 +209,10 @@ class IrTerms:
             got = memo[predicate] = bool(predicate(eqns))
         return got
 
+    def region_equations(self) -> tuple:
+        """The equations of the region being walked, as they were before this round."""
+        return self._open[-1][0]
+
     def open_region(self, fn: Function) -> None:
         self._defs.append({})
         self._kept.append({})

@@ -1,172 +1,169 @@
-"""Label statistics rule: labels, their counts and the per-label row sums in one pass.
+"""Label statistics rule: labels, their counts and the per-label row sums in one pass (a
+rule of the IR).
 
-After the row-block rule (``blocking.py``), a program labelling rows by their nearest
+After the row-block rule (``row_blocks.py``), a program labelling rows by their nearest
 centre and summing them per label (k-means, any clustering step) reads the rows three
-times::
+times; in one region of the IR (a function's body, a loop's, a branch)::
 
-    define(labels, __rows_concat(g, x, ...))          # argmin of the distances (or store)
-    define(counts, bincount(labels, __arg(minlength, k)))
-    define(sums, ...)
-    add_at(sums, labels, x)                            # np.add.at(sums, labels, x)
+    labels = __rows_concat(g, x, #m, ...)          # argmin of the distances, row blocks
+    ...
+    counts = bincount(labels[, minlength=k])
+    ...
+    add_at(a, labels, x)                           # np.add.at(a, labels, x)
 
 The counts and the sums of the rows of ``x`` per label can be gathered while each row's
 label is found, in the same loop over ``x`` (``fusion/rowargmin.py``).  The rule
-rewrites such a block to::
+rewrites the region to::
 
-    define(__labelstats1, __rows_label_stats(g, x, ...))
-    define(labels, __label_stats_labels(__labelstats1))
-    define(counts, __label_counts(__labelstats1, k))
-    define(sums, ...)
-    __label_sums_at(sums, __labelstats1, x)
+    __labelstats1 = __rows_label_stats(g, x, #m, ...)
+    labels = __label_stats_labels(__labelstats1)
+    counts = __label_counts(__labelstats1, k)
+    __label_sums_at(a, __labelstats1, x)
 
 (``primitives/matrixops/label_stats.py``), each equal to what it replaces: the
 consumers use the counts and sums the fused row pass gathered when they are there and
 give what ``bincount``/``add_at`` would, and otherwise call those on the labels.
 
-The rewrite holds only where nothing can change ``labels`` or ``x`` between the
-``define`` and the consumers: both are statements of the same block (inside a function),
-every statement between them is a ``define``/``store`` of another name with a pure
-value (``patterns.pure``) or the other consumer, ``labels`` and ``x`` are plain variable
-reads, and both consumers are present (``bincount(labels)`` with no weights,
-``add_at(a, labels, x)`` with ``a`` another variable).  The add_at may change ``a``
-in place; the consumers check at run time that ``a`` shares no memory with ``x`` or the
-labels before they use what was gathered.
+Law: ``bincount(labels)`` and ``add_at(a, labels, x)`` are sums over the rows of ``x``,
+each row adding to its own label's entry, and ``labels`` is a value of the rows of
+``x``; so both may be gathered in the pass over ``x`` that finds the labels, provided
+``labels`` and ``x`` hold the same values when the consumers read them.  In SSA the
+operands name the values (a rebinding of ``x`` or ``labels`` is another variable, which
+the consumers then read: no match, whatever the program's spelling or the helper it
+came from); what SSA does not show is a change in place through another name, so every
+equation between the labels and the later consumer is pure or binds (``cse``'s quiet
+equations), the other consumer excepted, and all three are equations of one region.
+``bincount`` has no weights (``minlength`` any operand; absent, 0); ``a`` is a variable
+other than ``labels`` and ``x``.  The add_at may change ``a`` in place; the consumers
+check at run time that ``a`` shares no memory with ``x`` or the labels before they use
+what was gathered.  Only regions inside a function: a program's top-level statements
+bind names other statements may read or change.
 
 Autodiff: every primitive here has ``restore``, which gives back the expression it
 replaced (the labels themselves stand for the statistics).
 """
 from __future__ import annotations
 
-from ...language import ast
-from .blocking import CONCAT
+from dataclasses import replace
+
+from ...ir.core import Eqn, Function, Literal, Var
+from .cse import _IR_QUIET_OPS, _ir_value
 from .engine import P, Phase, Rule, Sample, normal
-from .patterns import pure
-from .tree import Names, rebuild
+from .hoist import _FreshNames
+from .row_blocks import CONCAT
 
 STATS, LABELS, COUNTS, SUMS_AT = ("__rows_label_stats", "__label_stats_labels",
                                   "__label_counts", "__label_sums_at")
 PREFIX = "__labelstats"
 
-
-def _defined(stmt) -> tuple[str, object] | None:
-    """``(name, value)`` of ``define(name, value)`` / ``store(name, value)``."""
-    if type(stmt) is ast.Call and stmt.func in ("define", "store") and len(stmt.args) == 2 \
-            and type(stmt.args[0]) is ast.Identifier and stmt.attribute is None:
-        return stmt.args[0].name, stmt.args[1]
-    return None
+#: equations holding regions whose equations the rule rewrites
+_HOLDERS = ("function", "lambda", "for_each", "while", "cond", "async")
 
 
-def _is(e, name: str) -> bool:
-    return type(e) is ast.Identifier and e.name == name
+def _plain(eqn: Eqn, prim: str) -> bool:
+    """``eqn`` applies ``prim`` as a function (not a method)."""
+    return eqn.prim == prim and eqn.param("attribute") is None
 
 
-def _minlength(call) -> object | None:
-    """The minlength argument of ``bincount(labels ...)`` with no weights (a literal 0
-    when absent), or None when it has weights or unknown arguments."""
-    rest = call.args[1:]
-    keywords = {a.name: a.value for a in rest if type(a) is ast.KeywordArg}
-    positional = [a for a in rest if type(a) is not ast.KeywordArg]
-    if set(keywords) - {"minlength", "weights"} or len(positional) > 2:
+def _minlength(eqn: Eqn, labels: Var):
+    """The minlength operand of ``bincount(labels ...)`` without weights (a literal 0 when
+    absent), or None when it is not that."""
+    if not (_plain(eqn, "bincount") and eqn.ins and eqn.ins[0] == labels):
+        return None
+    names = eqn.param("kw") or ("",) * len(eqn.ins)
+    if names[0]:
+        return None
+    positional = [a for a, n in zip(eqn.ins[1:], names[1:]) if not n]
+    keywords = {n: a for a, n in zip(eqn.ins[1:], names[1:]) if n}
+    if set(keywords) - {"minlength", "weights"} or len(positional) > 2 \
+            or len(positional) + len(keywords) > 2:
         return None
     weights = positional[0] if positional else keywords.get("weights")
-    if weights is not None and not (type(weights) is ast.Literal and weights.value is None):
+    if weights is not None and weights != Literal(None):
         return None
     minlength = positional[1] if len(positional) == 2 else keywords.get("minlength")
-    if minlength is None:
-        return ast.Literal(0, call.loc)
-    return minlength if pure(minlength) else None
+    return Literal(0) if minlength is None else minlength
 
 
-def _consumer(stmt, labels: str, x: str):
-    """``(kind, call, wrap, minlength)`` if ``stmt`` is ``[define(v, )]bincount(labels
-    ...)`` (kind "counts") or ``[block(]add_at(a, labels, x)[, nil)]`` ("sums", no
-    minlength): ``wrap(new_call)`` is the statement with the call replaced."""
-    bound = _defined(stmt)
-    if bound is not None and bound[0] not in (labels, x):
-        call, wrap = bound[1], (lambda new, s=stmt: ast.Call(s.func, (s.args[0], new),
-                                                              None, s.loc))
-    elif type(stmt) is ast.Call and stmt.func == "block" and len(stmt.args) == 2 \
-            and type(stmt.args[1]) is ast.Literal and stmt.args[1].value is None:
-        call, wrap = stmt.args[0], (lambda new, s=stmt: ast.Call("block", (new, s.args[1]),
-                                                                  None, s.loc))
-    else:
-        call, wrap = stmt, (lambda new: new)
-    if type(call) is not ast.Call or call.attribute is not None or not call.args:
-        return None
-    if call.func == "bincount" and _is(call.args[0], labels):
-        minlength = _minlength(call)
-        return None if minlength is None else ("counts", call, wrap, minlength)
-    if call.func == "add_at" and len(call.args) == 3 and _is(call.args[1], labels) \
-            and _is(call.args[2], x) and type(call.args[0]) is ast.Identifier \
-            and call.args[0].name not in (labels, x) and bound is None:
-        return "sums", call, wrap, None
+def _sums(eqn: Eqn, labels: Var, x: Var) -> bool:
+    """``eqn`` is ``add_at(a, labels, x)`` into a variable ``a`` other than both."""
+    return (_plain(eqn, "add_at") and not eqn.param("kw") and len(eqn.ins) == 3
+            and eqn.ins[1] == labels and eqn.ins[2] == x and type(eqn.ins[0]) is Var
+            and eqn.ins[0] not in (labels, x))
+
+
+def _quiet(eqn: Eqn) -> bool:
+    """``eqn`` changes nothing in place: a pure value, a binding, a definition."""
+    return eqn.prim in _IR_QUIET_OPS or _ir_value(eqn.prim)
+
+
+def _labels(eqn: Eqn) -> bool:
+    return (_plain(eqn, CONCAT) and not eqn.param("kw") and len(eqn.ins) >= 4
+            and len(eqn.outs) == 1 and type(eqn.ins[1]) is Var)
+
+
+def _consumers(eqns: tuple, i: int) -> dict | None:
+    """{"counts": (index, minlength), "sums": (index, None)} of the consumers of the
+    labels ``eqns[i]`` defines, or None when they are not both there with only quiet
+    equations between."""
+    labels, x = eqns[i].outs[0], eqns[i].ins[1]
+    found: dict = {}
+    for j in range(i + 1, len(eqns)):
+        eqn = eqns[j]
+        minlength = _minlength(eqn, labels) if "counts" not in found else None
+        if minlength is not None:
+            found["counts"] = (j, minlength)
+        elif "sums" not in found and _sums(eqn, labels, x):
+            found["sums"] = (j, None)
+        elif not _quiet(eqn):
+            return None
+        if len(found) == 2:
+            return found
     return None
 
 
-def _harmless(stmt, labels: str, x: str) -> bool:
-    """``stmt`` changes neither ``labels`` nor ``x``: a pure value bound to another name."""
-    bound = _defined(stmt)
-    return bound is not None and bound[0] not in (labels, x) and pure(bound[1])
+def _region(fn: Function, names: _FreshNames) -> Function:
+    """``fn`` with every occurrence of the pattern in its own equations rewritten (the
+    same object when there is none)."""
+    eqns = list(fn.eqns)
+    i = 0
+    while i < len(eqns):
+        found = _consumers(eqns, i) if _labels(eqns[i]) else None
+        if found is None:
+            i += 1
+            continue
+        e = eqns[i]
+        stats = Var.new(names.fresh())
+        j, minlength = found["counts"]
+        counts = eqns[j]
+        at = [loc for a, loc in zip(counts.ins, counts.in_locs) if a is minlength]
+        eqns[j] = Eqn(COUNTS, (), (stats, minlength), counts.outs, counts.loc,
+                      (counts.in_locs[0], at[0] if at else counts.loc)
+                      if counts.in_locs else ())
+        j, _ = found["sums"]
+        sums = eqns[j]
+        eqns[j] = Eqn(SUMS_AT, (), (sums.ins[0], stats, sums.ins[2]), sums.outs, sums.loc,
+                      sums.in_locs)
+        eqns[i:i + 1] = [Eqn(STATS, (), e.ins, (stats,), e.loc, e.in_locs),
+                         Eqn(LABELS, (), (stats,), e.outs, e.loc)]
+        i += 2
+    if len(eqns) == len(fn.eqns):
+        return fn
+    return Function(fn.params, tuple(eqns), fn.results, fn.name)
 
 
-class _Block:
-    """The statements of one block, rewritten where the pattern starts."""
-
-    def __init__(self, names: Names):
-        self.names = names
-
-    def rewrite(self, stmts: tuple) -> tuple | None:
-        out = list(stmts)
-        changed = False
-        i = 0
-        while i < len(out):
-            replaced = self.at(out, i)
-            changed = changed or bool(replaced)
-            i += 1 + replaced
-        return tuple(out) if changed else None
-    def at(self, stmts: list, i: int) -> int:
-        """Rewrite the pattern starting at statement ``i``; the statements added."""
-        bound = _defined(stmts[i])      # define, or store (labels used after a loop)
-        if bound is None:
-            return 0
-        labels, value = bound
-        if not (type(value) is ast.Call and value.func == CONCAT and len(value.args) >= 4
-                and type(value.args[1]) is ast.Identifier and value.attribute is None):
-            return 0
-        x = value.args[1].name
-        if x == labels:
-            return 0
-        found: dict = {}
-        for j in range(i + 1, len(stmts)):
-            made = _consumer(stmts[j], labels, x)
-            if made is not None and made[0] not in found:
-                found[made[0]] = (j, made)
-                if len(found) == 2:
-                    break
-            elif not _harmless(stmts[j], labels, x):
-                return 0
-        if len(found) != 2:
-            return 0
-        loc = value.loc
-        stats = ast.Identifier(self.names.fresh(), loc)
-        j, (_, call, wrap, minlength) = found["counts"]
-        stmts[j] = wrap(ast.Call(COUNTS, (stats, minlength), None, call.loc))
-        j, (_, call, wrap, _) = found["sums"]
-        stmts[j] = wrap(ast.Call(SUMS_AT, (call.args[0], stats, call.args[2]), None,
-                                 call.loc))
-        target = stmts[i].args[0]
-        stmts[i:i + 1] = [
-            ast.Call("define", (stats, ast.Call(STATS, value.args, None, loc)), None, loc),
-            ast.Call(stmts[i].func, (target, ast.Call(LABELS, (stats,), None, loc)), None,
-                     stmts[i].loc)]
-        self.changed = True
-        return 1
+def _in_function(eqn: Eqn, ctx) -> bool:
+    """``eqn``'s regions are inside a function (a function is its own)."""
+    return ctx.in_function or eqn.prim in ("function", "lambda")
 
 
 def _statistics(bound: dict, ctx):
-    block = bound["e"]
-    stmts = _Block(ctx.names(PREFIX)).rewrite(block.args)
-    return None if stmts is None else rebuild(block, stmts)
+    e = bound["e"]
+    names = ctx.state("label_stats_names", lambda: _FreshNames(ctx.program, PREFIX))
+    ps = tuple((k, _region(v, names) if type(v) is Function else v) for k, v in e.params)
+    if all(a[1] is b[1] for a, b in zip(ps, e.params)):
+        return None
+    return [replace(e, params=ps)]
 
 
 PHASE = Phase("label_statistics", (
@@ -175,7 +172,7 @@ PHASE = Phase("label_statistics", (
          "one-hot(labels)^T x) are sums over the rows, each row adding to its own label's "
          "entry: they may be gathered in the row pass that finds each row's label, "
          "when nothing changes the labels or x in between",
-         P("block", name="e", where=lambda e, ctx: ctx.in_function), _statistics,
+         P(*_HOLDERS, name="e", where=_in_function), _statistics,
          Sample("def sample(x, c):\n    k = c.shape[0]\n"
                 "    labels = np.argmin(np.sum(c * c, axis=1) - 2.0 * DOT(x, c.T), axis=1)\n"
                 "    counts = np.bincount(labels, minlength=k)\n"
@@ -183,12 +180,20 @@ PHASE = Phase("label_statistics", (
                 "    np.add.at(sums, labels, x)\n"
                 "    return sums / np.maximum(counts, 1)[:, None]\n",
                 normal(("n", 3), (4, 3)),
-                ("@", "np.dot", ".dot", "float32")),
+                ("@", "np.dot", ".dot", "np.matmul", "float32", "helper"),
+                helper="def sample(x, c):\n    def nearest(p, q):\n"
+                       "        return np.argmin(np.sum(q * q, axis=1) - 2.0 * DOT(p, q.T), "
+                       "axis=1)\n"
+                       "    labels = nearest(x, c)\n"
+                       "    counts = np.bincount(labels, minlength=c.shape[0])\n"
+                       "    sums = np.zeros(c.shape, dtype=x.dtype)\n"
+                       "    np.add.at(sums, labels, x)\n"
+                       "    return sums / np.maximum(counts, 1)[:, None]\n"),
          tolerance="sums in row order, as add_at: rtol 1e-12 (float64), 1e-5 (float32); "
                    "labels as row_blocks_of_a_row_reduction",
          rtol=(1e-12, 1e-5),
-         setting="cache_blocking"),
-), wanted=lambda facts: CONCAT in facts.used and "add_at" in facts.used)
+         setting="cache_blocking", substrate="ir"),
+))
 
 #: the phase alone (tests)
 run = PHASE.run

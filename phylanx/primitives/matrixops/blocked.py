@@ -1,8 +1,8 @@
 """matrixops, cache-blocked passes over the rows of a tall matrix (internal primitives).
 
 ``compiler/rewrite/blocking.py`` turns ``x.T @ f(x @ w, ...)`` into ``__rows_gram`` and
-``argmin(f(x @ c, ...), 1)`` (or ``argmax``) into ``__rows_concat``, where ``f`` is
-element-wise.  NumPy reads a large ``x`` twice and materialises every intermediate of
+``row_blocks.py`` ``argmin(f(x @ c, ...), 1)`` (or ``argmax``) into ``__rows_concat``,
+where ``f`` is element-wise.  NumPy reads a large ``x`` twice and materialises every intermediate of
 ``f`` at full height; here each tile of rows of ``x`` is read once while it is in cache,
 and all of ``f``'s work for it happens on tile-sized arrays::
 
