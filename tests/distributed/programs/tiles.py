@@ -339,6 +339,16 @@ def conv():
                 want = conv1d(x, kernel, padding, strides, dilation)
                 check_tiled(out, want, f"conv1d_d {kind}/{over} {padding} {strides} {dilation}",
                             "x/1")
+    # integer operands, one output only (rank 0's): the other ranks' empty tiles hold
+    # the dtype the convolution gives (float64, as conv1d reads ints), not the ints'
+    xi = rng.integers(-3, 4, size=(2, 2 * n, 2))
+    ki = rng.integers(-3, 4, size=(2 * n, 2, 3))
+    out = ev('conv1d_d(a, b, "valid")', dist.tiled(xi, "row", name="xi"), ki)
+    want = np.asarray(conv1d(xi, ki, "valid"))
+    check_tiled(out, want, "conv1d_d integer operands, empty output tiles")
+    assert (out.dtype, out.local.dtype) == (want.dtype, want.dtype), \
+        (f"conv1d_d of integers on rank {r}: the array's dtype {out.dtype}, its tile's "
+         f"{out.local.dtype}, conv1d's {want.dtype}")
     out = ev('conv1d_d(a, b, "same", 1, 1, "y")', dist.tiled(x, "row", name="x"), kernel)
     assert out.full_name == "y"
     if n > 1:    # channels split across localities

@@ -20,7 +20,7 @@ import numpy as np
 from .... import distributed as api
 from ....errors import PhylanxValueError
 from ....primitives.dtypes import to_int
-from ....primitives.keras_support._windows import to_padding_mode
+from ....primitives.keras_support._windows import as_float_array, to_padding_mode
 from ....primitives.keras_support.conv import conv1d
 from ....primitives.registry import primitive
 from ... import overlapped_fetch, tiling
@@ -68,7 +68,7 @@ def conv1d_d(x, kernel, padding="valid", strides=1, dilation_rate=1, name=""):
     x = as_tiled(x, "the input")
     if isinstance(kernel, DistributedArray):
         kernel = kernel.gather()
-    kernel = np.asarray(kernel)
+    kernel = as_float_array(kernel, "the kernel")     # as conv1d reads it: ints as float64
     if x.ndim != 3 or kernel.ndim != 3:
         raise PhylanxValueError("conv1d_d needs a 3-d input (batch, length, channels) and a "
                                 f"3-d kernel, got {x.ndim}-d and {kernel.ndim}-d")
@@ -142,9 +142,9 @@ class _Windows:
         """The outputs ``out_box`` from their inputs ``segment`` (the zeros beyond the
         array not included)."""
         (b0, b1), (o0, o1) = out_box[0], out_box[1]
-        if o1 <= o0:
+        if o1 <= o0:    # no output here: the dtype the others' conv1d gives
             return np.zeros((b1 - b0, 0, self.kernel.shape[2]),
-                            np.result_type(segment.dtype, self.kernel.dtype))
+                            np.result_type(as_float_array(segment, "the input"), self.kernel))
         if zeros != (0, 0):
             segment = np.pad(segment, ((0, 0), zeros, (0, 0)))
         return self.convolved(segment)
