@@ -14,7 +14,8 @@ Values are plain Python/NumPy objects so kernels stay cheap:
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -293,12 +294,34 @@ def stands_for_view(copy: np.ndarray,
     so a change in place reaches the source: ``__inplace`` calls ``write_back(copy,
     new)`` (which may refuse: the source changed since), then the copy takes ``new``.
     Any other write into it (``y[0] = v``, ``y.sort()``, a view of it changed) is
-    NumPy's read-only error, never a change lost silently."""
-    key = id(copy)
+    NumPy's read-only error, never a change lost silently.  The array returned is a
+    view of ``copy`` (which stays read-only): NumPy refuses ``writeable = True`` on a
+    view of a read-only array, so a user cannot unlock it either (a write would reach
+    neither the source nor survive ``view_copies.refresh``); :func:`unlocked` is how
+    the copy's own machinery writes into it."""
     copy.flags.writeable = False
-    _WRITE_THROUGH[key] = (weakref.ref(copy, lambda _: _WRITE_THROUGH.pop(key, None)),
+    shown = copy.view() if copy.base is None else copy
+    key = id(shown)
+    _WRITE_THROUGH[key] = (weakref.ref(shown, lambda _: _WRITE_THROUGH.pop(key, None)),
                            write_back)
-    return copy
+    return shown
+
+
+@contextmanager
+def unlocked(array: np.ndarray) -> Iterator[np.ndarray]:
+    """``array`` (a copy from :func:`stands_for_view`, read-only) writable for the
+    body; it and its bases take their flags back after it."""
+    chain = [array]
+    while isinstance(chain[-1].base, np.ndarray):
+        chain.append(chain[-1].base)
+    was = [a.flags.writeable for a in chain]
+    for a in reversed(chain):           # (a view may be unlocked only after its base)
+        a.flags.writeable = True
+    try:
+        yield array
+    finally:
+        for a, flag in zip(chain, was):
+            a.flags.writeable = flag
 
 
 def write_through_of(array: np.ndarray) -> Callable[[np.ndarray, np.ndarray], None] | None:

@@ -156,6 +156,16 @@ class DistributedArray(NDArrayOperatorsMixin):
                     return elementwise(lambda *xs: ufunc(*xs, **kwargs), inputs)
                 return elementwise(lambda *xs: ufunc(*xs[:count], where=xs[count], **kwargs),
                                    (*inputs, where))
+        out = kwargs.get("out", ())
+        out = out if type(out) is tuple else (out,)
+        if method == "__call__" and ufunc.signature is None and len(out) == 1 and \
+                type(out[0]) is DistributedArray:
+            # ``x += v`` in Python (NumPy's mixin passes out=(x,)): the result computed
+            # tile by tile, then stored into x (a store: copies standing for views of
+            # x see it).  Gathering here instead handed NumPy x as out again: recursion
+            with api._located(None if in_evaluation() else user_line(), ufunc.__name__):
+                return _into(out[0], ufunc, inputs,
+                             {k: v for k, v in kwargs.items() if k != "out"})
         if in_evaluation():
             raise TiledOperand(self.full_name)
         plain = [x.gather() if isinstance(x, DistributedArray) else x for x in inputs]
@@ -214,6 +224,23 @@ class DistributedArray(NDArrayOperatorsMixin):
 # -- element-wise operations -----------------------------------------------------------
 def _is_tiled(value: Any) -> bool:
     return type(value) is DistributedArray
+
+
+def _into(out: DistributedArray, ufunc: np.ufunc, inputs: tuple, kwargs: dict) -> Any:
+    """``ufunc(*inputs, out=out, **kwargs)`` for a tiled ``out``: NumPy's casting check
+    first (on empty stand-ins: ``x += 0.5`` of an int ``x`` is NumPy's error, never a
+    quiet cast), then the result stored into ``out`` whole."""
+    def stand_in(a: Any) -> Any:
+        if isinstance(a, DistributedArray):
+            return np.empty((0,), a.dtype)
+        return a if np.ndim(a) == 0 else np.empty((0,), np.asarray(a).dtype)
+    if "where" in kwargs:
+        from ..errors import PhylanxValueError
+        raise PhylanxValueError(f"{ufunc.__name__}(..., out=, where=) into a distributed "
+                                "array is not supported: store np.where(mask, new, x) into it")
+    ufunc(*map(stand_in, inputs), out=np.empty((0,), out.dtype), **kwargs)
+    out[...] = out.__array_ufunc__(ufunc, "__call__", *inputs, **kwargs)
+    return out
 
 
 def elementwise(fn: Any, args: Any) -> Any:

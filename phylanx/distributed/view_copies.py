@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from ..values import unlocked
 from . import tiles, tiling
 from .lockstep import operation, plain_operands_of_rule
 
@@ -110,10 +111,7 @@ def _exchange(label: str, with_parts: bool) -> None:
 def _fill(copy: np.ndarray, boxes: tuple, parts: list[np.ndarray]) -> None:
     """Write the gathered tiles into the read-only copy, in place (its NumPy views,
     like the copy, see the source's values)."""
-    copy.flags.writeable = True
-    try:
+    with unlocked(copy):
         for box, part in zip(boxes, parts):
             if not tiling.is_empty(box):
                 copy[tuple(slice(s, e) for s, e in box)] = part
-    finally:
-        copy.flags.writeable = False

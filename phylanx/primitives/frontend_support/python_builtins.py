@@ -26,7 +26,7 @@ from ...errors import (
     PhylanxValueError,
     phylanx_class,
 )
-from ...values import NEWAXIS, call, scalarize, truth, type_name, write_through_of
+from ...values import NEWAXIS, call, scalarize, truth, type_name, unlocked, write_through_of
 from ..array_args import python_call
 from ..controls.control_flow import iterate
 from ..dtypes import to_dtype
@@ -671,11 +671,8 @@ def inplace(target, value):
 
 def _copy_into_read_only(target: np.ndarray, value) -> None:
     """``np.copyto`` into a copy kept read-only (:func:`~phylanx.values.stands_for_view`)."""
-    target.flags.writeable = True
-    try:
+    with unlocked(target):
         np.copyto(target, value, casting="same_kind")
-    finally:
-        target.flags.writeable = False
 
 
 @primitive("__npround", "__npround(_1, __arg(_2_decimals, 0))",
