@@ -111,11 +111,16 @@ def _ir_consumes(prim: str) -> bool:
             and prim not in _PASS_THROUGH and spec.name not in _PASS_THROUGH)
 
 
+#: equations holding a body region: they do what their body does (a ``for`` loop may
+#: store into an array), whatever the registry says of the primitive itself
+_IR_REGION_HOLDERS = frozenset(("for_each", "while", "async"))
+
+
 def _ir_value(prim: str) -> bool:
     """An equation of ``prim`` computes its value from its operands alone, eagerly."""
     if prim in _IR_VALUE_OPS:
         return True
-    if prim in IR_OPS:
+    if prim in IR_OPS or prim in _IR_REGION_HOLDERS:
         return False
     spec = registry.lookup(prim)
     return spec is not None and not spec.lazy and primitive_is_pure(prim)
