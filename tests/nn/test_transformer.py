@@ -72,17 +72,33 @@ def phylanx_run():
             model.compile(nn.Adam(LEARNING_RATE), "sparse_categorical_crossentropy")
             history = model.fit(x, y, batch_size=BATCH, epochs=EPOCHS, shuffle=False,
                                 verbose=0)
-            runs[key] = (history.history["loss"], model.get_weights())
+            runs[key] = (history.history["loss"], model.get_weights(),
+                         [w.name for w in model.weights])
         return runs[key]
     yield run
     runs.clear()
 
 
+#: weights whose gradient is exactly zero: the key projection's bias adds q . b to every
+#: logit of a query's row, which the softmax over that row ignores; what training does to
+#: them (in Keras as here) is float32 rounding noise, amplified by Adam's normalisation
+ZERO_GRADIENT = ("multi_head_attention/key/bias",)
+
+
 def _check_against(reference: dict, run) -> None:
-    losses, weights = run(reference["initial"])
+    losses, weights, names = run(reference["initial"])
     np.testing.assert_allclose(losses, reference["losses"], rtol=1e-5)
-    for mine, theirs in zip(weights, reference["final"], strict=True):
-        np.testing.assert_allclose(mine, theirs, rtol=1e-4, atol=2e-6)
+    moved = max(float(np.abs(np.asarray(w) - np.asarray(w0)).max())
+                for w, w0 in zip(reference["final"], reference["initial"], strict=True))
+    for name, mine, theirs, start in zip(names, weights, reference["final"],
+                                         reference["initial"], strict=True):
+        if name.endswith(ZERO_GRADIENT):
+            # both stay at their initial values to rounding: within 1e-4 of the largest
+            # step training took (noise of different summation orders is not compared)
+            for w in (mine, theirs):
+                np.testing.assert_allclose(w, start, rtol=0, atol=1e-4 * moved, err_msg=name)
+            continue
+        np.testing.assert_allclose(mine, theirs, rtol=1e-4, atol=2e-6, err_msg=name)
 
 
 @pytest.mark.slow
