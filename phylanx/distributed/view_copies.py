@@ -44,7 +44,7 @@ import numpy as np
 
 from ..values import unlocked
 from . import tiles, tiling
-from .lockstep import operation, plain_operands_of_rule
+from .lockstep import label_of, operation, plain_operands_of_rule
 
 #: registrations between two exchanges of liveness bits (when no store refreshed)
 _PRUNE_AT = 16
@@ -82,11 +82,12 @@ def register(copy: np.ndarray, source: Any) -> np.ndarray:
     return copy
 
 
-def refresh(label: str) -> None:
-    """After a store into a tiled array (on every rank): every registered copy takes
-    its source's current values (collective when a copy is registered)."""
+def refresh(stored: Any) -> None:
+    """After a store into the tiled array ``stored`` (on every rank): every registered
+    copy takes its source's current values (collective when a copy is registered; the
+    label is built only then: a store with no copy registered pays one test)."""
     if _entries:
-        _exchange(label + "/views", with_parts=True)
+        _exchange(label_of("store", (stored,)) + "/views", with_parts=True)
 
 
 def _exchange(label: str, with_parts: bool) -> None:

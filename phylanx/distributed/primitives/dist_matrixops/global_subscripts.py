@@ -373,7 +373,7 @@ def write(x: DistributedArray, key: tuple, value: Any, where: Any = None) -> Non
     standing for a view takes its new values (``view_copies.py``).  ``where``: the
     store's source location, which names its operands if the ranks' differ."""
     store(x, key, value, where)
-    view_copies.refresh(label_of("store", (x,)))
+    view_copies.refresh(x)
 
 
 def store(x: DistributedArray, key: tuple, value: Any, where: Any = None) -> None:
@@ -462,7 +462,7 @@ def store_rule(kind: str, container: DistributedArray, indices: list, value: Any
     # (after the store's evaluation has ended: a rank that failed in it alone asks
     # the others how it ended, and they answer from here, not from a collective)
     try:
-        view_copies.refresh(label_of("store", (container,)))
+        view_copies.refresh(container)
     except PhylanxError as e:
         raise located_at(node, e) from None
 
