@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import time
 import warnings
@@ -74,14 +72,10 @@ def main() -> int:
     if args.worker:
         worker(args)
         return 0
-    from phylanx.cli.run import find_mpiexec
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
-               MKL_NUM_THREADS="1", PYTHONPATH=str(ROOT))
+    from mpi_launch import run_ranks
     results = {}
     for ranks in (1, 2):
-        done = subprocess.run([find_mpiexec(), "-n", str(ranks), sys.executable, __file__,
-                               "--worker", *sys.argv[1:]], env=env, capture_output=True,
-                              text=True, timeout=1800)
+        done = run_ranks(__file__, ranks, ["--worker", *sys.argv[1:]], capture=True)
         line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")), None)
         if done.returncode != 0 or line is None:
             print(done.stdout + done.stderr)

@@ -17,14 +17,10 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def worker(args) -> None:
@@ -55,12 +51,11 @@ def worker(args) -> None:
     report(dist.find_here(), dist.num_localities(), ends, cpu)
 
 
-def run_ranks(args, size: str, ranks: int, env: dict) -> tuple[float, float]:
-    from phylanx.cli.run import find_mpiexec
-    done = subprocess.run([find_mpiexec(), "-n", str(ranks), sys.executable, __file__,
-                           "--worker", "--size", size, "--steps", str(args.steps),
-                           "--split", args.split], env=env, capture_output=True,
-                          text=True, timeout=3600)
+def timed_ranks(args, size: str, ranks: int) -> tuple[float, float]:
+    from mpi_launch import rank_env, run_ranks
+    done = run_ranks(__file__, ranks, ["--worker", "--size", size, "--steps", str(args.steps),
+                                       "--split", args.split],
+                     capture=True, timeout=3600, env=rank_env(PHYLANX_THREADS="1"))
     result = re.search(r"RESULT \d+ (\d+\.\d{6})", done.stdout)
     cpu = dict(re.findall(r"CPU (\d+) (\d+\.\d{6})", done.stdout))
     if done.returncode or result is None or len(cpu) != ranks:
@@ -79,13 +74,10 @@ def main() -> None:
     args = parser.parse_args()
     if args.worker:
         return worker(args)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join((str(ROOT), str(ROOT / "benchmarks"))),
-               OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               PHYLANX_THREADS="1")
     print(f"load average {' '.join(f'{v:.1f}' for v in os.getloadavg())}; "
           f"{os.cpu_count()} CPUs; split by {args.split}", flush=True)
     for size in args.sizes.split(","):
-        found = {ranks: run_ranks(args, size, ranks, env) for ranks in (1, 2)}
+        found = {ranks: timed_ranks(args, size, ranks) for ranks in (1, 2)}
         for ranks, (wall, cpu) in found.items():
             print(f"{size}: {ranks} localit{'y' if ranks == 1 else 'ies'}: "
                   f"{1e3 * wall:.1f} ms/step wall, {1e3 * cpu:.1f} ms/step CPU (all ranks)")

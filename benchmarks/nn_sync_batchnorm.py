@@ -15,14 +15,10 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def worker(args) -> None:
@@ -61,16 +57,12 @@ def main() -> None:
     args = parser.parse_args()
     if args.sync:
         return worker(args)
-    from phylanx.cli.run import find_mpiexec
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1",
-               OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    from mpi_launch import run_ranks
     medians: dict[str, list[float]] = {"on": [], "off": []}
     for _ in range(args.rounds):
         for sync in ("on", "off"):
-            done = subprocess.run([find_mpiexec(), "-n", "2", sys.executable, __file__,
-                                   "--sync", sync, "--batch", str(args.batch),
-                                   "--steps", str(args.steps)], env=env,
-                                  capture_output=True, text=True, timeout=1800)
+            done = run_ranks(__file__, 2, ["--sync", sync, "--batch", str(args.batch),
+                                           "--steps", str(args.steps)], capture=True)
             line = [t for t in done.stdout.splitlines() if t.startswith("RESULT")]
             if done.returncode or not line:
                 sys.exit(f"sync_batchnorm={sync} failed:\n{done.stdout}\n{done.stderr}")

@@ -15,15 +15,11 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def worker(args) -> None:
@@ -89,16 +85,9 @@ def main(argv=None) -> None:
     if args.worker:
         worker(args)
         return
-    from phylanx.cli.run import find_mpiexec
-    mpiexec = find_mpiexec()
-    if mpiexec is None:
-        sys.exit("no mpiexec: pip install 'phylanx[mpi]'")
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
-               PYTHONPATH=os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"),
-                                                        str(ROOT)])))
-    subprocess.run([mpiexec, "-n", str(args.ranks), sys.executable, str(Path(__file__)),
-                    "--worker", *(argv if argv is not None else sys.argv[1:])],
-                   env=env, check=True, timeout=1800)
+    from mpi_launch import run_ranks
+    run_ranks(__file__, args.ranks,
+              ["--worker", *(argv if argv is not None else sys.argv[1:])])
 
 
 if __name__ == "__main__":
