@@ -270,6 +270,9 @@ def _bucket_reduction(g: Graph, inputs: Inputs, bucket: list[tuple]) -> tuple[li
         size = int(np.prod(value.shape, dtype=np.int64))
         if value.shape == ():
             piece = Stmt(Var(g.fresh("reduced"), ()), "slice", (whole, offset))
+        elif len(value.shape) == 1:      # (a bias: its span has its shape already)
+            piece = Stmt(Var(g.fresh("reduced"), (size,)), "slice",
+                         (whole, [offset, offset + size]))
         else:
             span = Stmt(Var(g.fresh("span"), (size,)), "slice", (whole, [offset, offset + size]))
             pieces.append(span)
