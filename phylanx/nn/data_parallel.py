@@ -42,14 +42,12 @@ the squared deviations from that mean (two passes, as one process's ``var``).  T
 backward pass all-reduces the cotangents of those sums, so the gradients are the
 full-batch ones too.  With ``sync_batchnorm=False`` each shard uses its own statistics.
 
-:func:`record_timeline` makes the next compiled data-parallel step wrap each gradient
-statement and each collective in ``timer``, appending ``(label, start, end)``
-(``time.perf_counter``) to :data:`TIMELINE`, to show the overlap.
+:func:`record_timeline` (``data_parallel_timeline.py``) records when each gradient
+exists and when each collective starts and completes, to show the overlap.
 """
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -59,26 +57,14 @@ import numpy as np
 from ..autodiff.symbolic import Graph, Raw, Stmt, Var
 from ..source import SourceLoc
 
-#: (label, start, end) of gradient statements ("grad <name>") and collectives
-#: ("reduce <name>"), when recording (see :func:`record_timeline`)
-TIMELINE: list[tuple[str, float, float]] = []
-_recording = False
-
-
-def record_timeline(on: bool = True) -> None:
-    """Record the timeline of data-parallel steps compiled from now on."""
-    global _recording
-    _recording = bool(on)
-    TIMELINE.clear()
-
-
-def recording() -> bool:
-    return _recording
-
-
-def _trace(label: Any, elapsed: Any) -> None:
-    end = time.perf_counter()
-    TIMELINE.append((str(label), end - float(elapsed), end))
+# (TIMELINE, record_timeline, recording and timeline: this module's API as before)
+from .data_parallel_timeline import (  # noqa: F401
+    TIMELINE,
+    record_timeline,
+    recording,
+    timeline,
+    trace,
+)
 
 
 def shard_bounds(batch: int, rank: int, count: int) -> tuple[int, int]:
@@ -111,13 +97,7 @@ class Inputs:
     def values(self, offset: int, stop: int, total: int, weight: float | None = None) -> list:
         share = (stop - offset) / total if weight is None else weight
         values = [np.float32(share), np.int64(offset), np.int64(stop), np.int64(total)]
-        return values + ([_trace] if self.trace is not None else [])
-
-
-def _timed(inputs: Inputs, expr: str, label: str) -> str:
-    if inputs.trace is None:
-        return expr
-    return f'timer({expr}, lambda(t, {inputs.trace.name}("{label}", t)))'
+        return values + ([trace] if self.trace is not None else [])
 
 
 def _reduction(g: Graph, inputs: Inputs, value: Var, name: str,
@@ -134,7 +114,8 @@ def _reduction(g: Graph, inputs: Inputs, value: Var, name: str,
     # weights' shapes, which fit's first collective (broadcast_weights) checked
     expr = f'all_reduce({value.name}, "sum", "{name}", false)'
     out = Var(g.fresh("reduced"), value.shape)
-    return stmts + [Stmt(out, "async", (Raw(_timed(inputs, expr, "reduce " + name)),))]
+    # bare, traced or not: see data_parallel_timeline.py
+    return stmts + [Stmt(out, "async", (Raw(expr),))]
 
 
 #: DDP's default bucket sizes (``torch.nn.parallel.DistributedDataParallel``): the first

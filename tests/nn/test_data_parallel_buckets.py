@@ -111,6 +111,36 @@ def test_one_all_reduce_per_bucket_each_started_after_its_last_gradient(cap, red
         assert statements[at - 1].startswith(operand + ","), (name, statements[at - 1])
 
 
+@pytest.mark.parametrize("cap", [0, 0.03])
+def test_a_traced_step_starts_its_collectives_bare(cap):
+    """With the timeline recorded, the gradient statements are timed but each
+    collective stays a bare ``async(all_reduce(...))``, started on the spot: wrapped in
+    ``timer``, it was no bare collective, and with several localities ``async``
+    evaluated it where it stood, waiting for it (the traced step serialised what it was
+    to show overlapping).  Its span comes from the collectives' timeline hook."""
+    data_parallel.record_timeline(True)
+    try:
+        model = mlp()
+        x, y = data()
+        model.fit(x, y, batch_size=32, epochs=1, verbose=0, distributed="data",
+                  bucket_cap_mb=cap)
+        assert data_parallel.recording()
+        events = data_parallel.timeline()
+    finally:
+        data_parallel.record_timeline(False)
+    assert not data_parallel.recording()
+    text = model._programs[f"train:data:bucket={cap:g}"].text
+    collectives = re.findall(r'all_reduce\(\w+, "sum", "([^"]*)"', text)
+    assert collectives and len(re.findall(r"async\(all_reduce\(", text)) == len(collectives)
+    assert "timer(all_reduce" not in text
+    # every gradient timed, in each of the 3 steps (one process: no collective, so no
+    # "reduce" span)
+    assert len(re.findall(r'"computed grad_', text)) == 6
+    assert sum(label.startswith("computed grad_") for label, _, _ in events) == 18
+    assert all(label.startswith("computed ") and start <= end for label, start, end in events)
+    assert not data_parallel.timeline()        # (stopping cleared it)
+
+
 def test_training_does_not_depend_on_the_buckets():
     x, y = data()
     want = mlp()
