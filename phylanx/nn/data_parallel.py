@@ -7,7 +7,8 @@ rank 0's weights (broadcast when ``fit`` begins).  The step program is the ordin
 from ``loss * shard_weight``, plus, *right after the statement that completes the last
 gradient of each bucket* (DDP's buckets: the weight gradients in the order the backward
 pass completes them, packed up to ``fit(bucket_cap_mb=25)`` megabytes, the first bucket
-up to 1, so that its collective starts early; :func:`reduce_in_place`)::
+up to 1, so that its collective starts early; a gradient of 1 MB or more reduced alone,
+in place, and the small ones around it packed together; :func:`reduce_in_place`)::
 
     define(b, concatenate(list(grad_a, grad_b, ...), nil))
     define(r, async(all_reduce(b, "sum", "grad_<layer>_<weight>_bucket<n>", false)))
@@ -26,8 +27,11 @@ collectives of synchronised batch normalisation, whose cotangents the ranks add 
 and runs while the backward pass goes on to the earlier layers; only the optimizer's
 update statements at the end consume ``r`` (waiting for it there).  Each collective has
 its own name, hence its own communicator, so the ranks may start them in any order.  The
-loss and metrics are reduced likewise, share-weighted, in a bucket of their own (started
-before the backward pass), so every rank reports the global values.
+loss and metrics are reduced likewise, share-weighted, so every rank reports the global
+values: packed with the first small gradients (with ``bucket_cap_mb=0``, each in a
+collective of its own, started before the backward pass).  One collective fewer per step:
+each costs its posting, its communicator's bookkeeping and a wait, and a step of a small
+batch has few milliseconds to spend (``benchmarks/nn_data_parallel.py``).
 
 Dropout masks are drawn for the whole global batch on every rank and sliced to the
 shard (``Context.shard``), so with the same seed training matches one process.
@@ -38,14 +42,12 @@ the squared deviations from that mean (two passes, as one process's ``var``).  T
 backward pass all-reduces the cotangents of those sums, so the gradients are the
 full-batch ones too.  With ``sync_batchnorm=False`` each shard uses its own statistics.
 
-:func:`record_timeline` makes the next compiled data-parallel step wrap each gradient
-statement and each collective in ``timer``, appending ``(label, start, end)``
-(``time.perf_counter``) to :data:`TIMELINE`, to show the overlap.
+:func:`record_timeline` (``data_parallel_timeline.py``) records when each gradient
+exists and when each collective starts and completes, to show the overlap.
 """
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -55,26 +57,14 @@ import numpy as np
 from ..autodiff.symbolic import Graph, Raw, Stmt, Var
 from ..source import SourceLoc
 
-#: (label, start, end) of gradient statements ("grad <name>") and collectives
-#: ("reduce <name>"), when recording (see :func:`record_timeline`)
-TIMELINE: list[tuple[str, float, float]] = []
-_recording = False
-
-
-def record_timeline(on: bool = True) -> None:
-    """Record the timeline of data-parallel steps compiled from now on."""
-    global _recording
-    _recording = bool(on)
-    TIMELINE.clear()
-
-
-def recording() -> bool:
-    return _recording
-
-
-def _trace(label: Any, elapsed: Any) -> None:
-    end = time.perf_counter()
-    TIMELINE.append((str(label), end - float(elapsed), end))
+# (TIMELINE, record_timeline, recording and timeline: this module's API as before)
+from .data_parallel_timeline import (  # noqa: F401
+    TIMELINE,
+    record_timeline,
+    recording,
+    timeline,
+    trace,
+)
 
 
 def shard_bounds(batch: int, rank: int, count: int) -> tuple[int, int]:
@@ -107,13 +97,7 @@ class Inputs:
     def values(self, offset: int, stop: int, total: int, weight: float | None = None) -> list:
         share = (stop - offset) / total if weight is None else weight
         values = [np.float32(share), np.int64(offset), np.int64(stop), np.int64(total)]
-        return values + ([_trace] if self.trace is not None else [])
-
-
-def _timed(inputs: Inputs, expr: str, label: str) -> str:
-    if inputs.trace is None:
-        return expr
-    return f'timer({expr}, lambda(t, {inputs.trace.name}("{label}", t)))'
+        return values + ([trace] if self.trace is not None else [])
 
 
 def _reduction(g: Graph, inputs: Inputs, value: Var, name: str,
@@ -130,7 +114,8 @@ def _reduction(g: Graph, inputs: Inputs, value: Var, name: str,
     # weights' shapes, which fit's first collective (broadcast_weights) checked
     expr = f'all_reduce({value.name}, "sum", "{name}", false)'
     out = Var(g.fresh("reduced"), value.shape)
-    return stmts + [Stmt(out, "async", (Raw(_timed(inputs, expr, "reduce " + name)),))]
+    # bare, traced or not: see data_parallel_timeline.py
+    return stmts + [Stmt(out, "async", (Raw(expr),))]
 
 
 #: DDP's default bucket sizes (``torch.nn.parallel.DistributedDataParallel``): the first
@@ -148,10 +133,10 @@ def reduce_in_place(g: Graph, inputs: Inputs, values: list, names: list[str],
 
     ``bucket_cap_mb`` 0: each value's all_reduce right after the statement defining it.
     Otherwise the values are taken in the order their statements complete them and
-    packed into buckets (consecutive values of one weighting; up to
-    ``min(FIRST_BUCKET_MB, bucket_cap_mb)`` until one is full, then up to
-    ``bucket_cap_mb``; a bucket closes once it holds its limit or more; a value of at
-    least the first limit is a bucket of its own, not copied), as DDP does:
+    packed into buckets (:func:`_buckets`: a value of at least the first limit,
+    ``min(FIRST_BUCKET_MB, bucket_cap_mb)``, is a bucket of its own, not copied; the
+    smaller ones, of either weighting, are packed up to that limit until one bucket is
+    full, then up to ``bucket_cap_mb``), as DDP does:
     one all_reduce per bucket, of the members concatenated, started right after the
     statement completing its last member, so it still overlaps the rest of the
     backward pass; a sum is taken element by element, so the reduced bucket's slices
@@ -196,28 +181,41 @@ def reduce_in_place(g: Graph, inputs: Inputs, values: list, names: list[str],
 
 
 def _buckets(members: list[tuple], bucket_cap_mb: float) -> list[list[tuple]]:
-    """``members`` ((value, name, weighted), in completion order) as DDP's buckets
-    (see :func:`reduce_in_place`); each alone when ``bucket_cap_mb`` is 0."""
+    """``members`` ((value, name, weighted), in completion order) as buckets, in the
+    order their collectives start (see :func:`reduce_in_place`); each alone when
+    ``bucket_cap_mb`` is 0.
+
+    A member of at least the first bucket's limit is a bucket of its own, started as
+    soon as it exists and reduced in place (packing it would copy it into the bucket
+    and back, which measured dearer than the collective it saves).  The small members,
+    the loss and metrics as well as the gradients, are packed together in completion
+    order, a large member in between leaving the open bucket open: a bucket closes once
+    it holds its limit or more (the first ``min(FIRST_BUCKET_MB, bucket_cap_mb)``,
+    the others ``bucket_cap_mb``), the last when the members run out.  So a model
+    whose large kernels alternate with small biases (every Dense stack) all-reduces
+    its small tensors in one collective, not in one per run between two kernels."""
     if bucket_cap_mb <= 0:
         return [[m] for m in members]
     cap = alone = min(FIRST_BUCKET_MB, bucket_cap_mb) * 2 ** 20
     buckets: list[list[tuple]] = []
+    packing: list[tuple] = []
     size = 0.0
     for member in members:
         nbytes = _nbytes(member)
-        full = bool(buckets) and size >= cap
-        if full:        # the first full bucket was the small one
-            cap = bucket_cap_mb * 2 ** 20
-        # a gradient of the first bucket's size amortises a collective by itself: alone,
-        # it is reduced in place (packing it would copy it into the bucket and back,
-        # which measured dearer than the collective it saves)
-        if not buckets or full or nbytes >= alone or _nbytes(buckets[-1][-1]) >= alone \
-                or member[2] != buckets[-1][-1][2]:
-            buckets.append([])
-            size = 0.0
-        buckets[-1].append(member)
+        if nbytes >= alone:
+            buckets.append([member])
+            continue
+        packing.append(member)
         size += nbytes
-    return buckets
+        if size >= cap:
+            buckets.append(packing)
+            packing, size = [], 0.0
+            cap = bucket_cap_mb * 2 ** 20     # the first full bucket was the small one
+    if packing:
+        buckets.append(packing)
+    # (the last small bucket may end before a large member that closed no bucket)
+    order = {id(m): i for i, m in enumerate(members)}
+    return sorted(buckets, key=lambda bucket: order[id(bucket[-1])])
 
 
 def _nbytes(member: tuple) -> float:
@@ -234,12 +232,18 @@ def _bucket_reduction(g: Graph, inputs: Inputs, bucket: list[tuple]) -> tuple[li
     for value, _, weigh in bucket:
         if weigh:
             value = g.op("__mul", value, inputs.weight, shape=value.shape, hint="share")
+            # a loss or metric packed with gradients: float32, as phylanx.nn computes
+            # them, stated, so that one in float64 could not make the bucket, and so
+            # the gradients sliced out of it, float64 (a no-op on float32)
+            value = g.op("astype", value, "float32", shape=value.shape)
         flat.append(value)
     total = sum(int(np.prod(v.shape, dtype=np.int64)) for v in flat)
     packed = g.op("concatenate", flat, None, shape=(total,), hint="bucket")
     stmts = g.stmts[before:]
     del g.stmts[before:]
-    name = f"{bucket[0][1]}_bucket{len(bucket)}"
+    # named after its first gradient (the loss and metrics: each step has them)
+    first = next((m for m in bucket if not m[2]), bucket[0])
+    name = f"{first[1]}_bucket{len(bucket)}"
     stmts += _reduction(g, inputs, packed, name, False)
     whole = stmts[-1].out
     pieces, outs, offset = [], [], 0
@@ -247,6 +251,9 @@ def _bucket_reduction(g: Graph, inputs: Inputs, bucket: list[tuple]) -> tuple[li
         size = int(np.prod(value.shape, dtype=np.int64))
         if value.shape == ():
             piece = Stmt(Var(g.fresh("reduced"), ()), "slice", (whole, offset))
+        elif len(value.shape) == 1:      # (a bias: its span has its shape already)
+            piece = Stmt(Var(g.fresh("reduced"), (size,)), "slice",
+                         (whole, [offset, offset + size]))
         else:
             span = Stmt(Var(g.fresh("span"), (size,)), "slice", (whole, [offset, offset + size]))
             pieces.append(span)

@@ -36,25 +36,32 @@ def nbytes(member):
 def test_buckets_are_ddp_buckets_of_the_gradients_in_order(spec, cap):
     given_members = members([tuple(s) for s, _ in spec], [w for _, w in spec])
     buckets = data_parallel._buckets(given_members, cap)
-    # every member once, in completion order
-    assert [m for b in buckets for m in b] == given_members
+    order = {id(m): i for i, m in enumerate(given_members)}
+    # every member once; each bucket in completion order, the buckets in the order
+    # their collectives start (the completion of their last member)
+    assert sorted(order[id(m)] for b in buckets for m in b) == list(range(len(spec)))
+    assert all([order[id(m)] for m in b] == sorted(order[id(m)] for m in b) for b in buckets)
+    ends = [order[id(b[-1])] for b in buckets]
+    assert ends == sorted(ends)
     if cap == 0:
         assert all(len(b) == 1 for b in buckets)
         return
     limit = alone = min(data_parallel.FIRST_BUCKET_MB, cap) * 2 ** 20
-    for i, bucket in enumerate(buckets):
-        assert len({w for _, _, w in bucket}) == 1        # one weighting per bucket
-        # a gradient of the first limit or more is alone (reduced in place, no copy)
-        assert len(bucket) == 1 or all(nbytes(m) < alone for m in bucket)
-        # without its last member a bucket was under its cap (else it would have closed)
-        assert sum(nbytes(m) for m in bucket[:-1]) < limit
-        following = buckets[i + 1] if i + 1 < len(buckets) else None
-        if following is not None and following[0][2] == bucket[-1][2]:
-            full = sum(nbytes(m) for m in bucket) >= limit
-            # closed because full, or because a large gradient comes next
-            assert full or nbytes(following[0]) >= alone
-            if full:
-                limit = cap * 2 ** 20       # the first full bucket was the small one
+    packed = [b for b in buckets if nbytes(b[0]) < alone]
+    # a gradient of the first limit or more is alone (reduced in place, no copy)
+    assert all(len(b) == 1 for b in buckets if nbytes(b[0]) >= alone)
+    # the small ones, of either weighting, packed in completion order whatever large
+    # ones come between: the concatenated packed buckets are the small members in order
+    small = [m for m in given_members if nbytes(m) < alone]
+    assert [m for b in packed for m in b] == small
+    for i, bucket in enumerate(packed):
+        size = sum(nbytes(m) for m in bucket)
+        # without its last member a bucket was under its limit (else it would have
+        # closed); all but the last reached it (else it would have stayed open)
+        assert size - nbytes(bucket[-1]) < limit
+        assert i == len(packed) - 1 or size >= limit
+        if size >= limit:
+            limit = cap * 2 ** 20           # the first full bucket was the small one
 
 
 def mlp():
@@ -74,26 +81,64 @@ def data():
     return x, (x[:, :5].argmax(axis=1) + (x[:, 5] > 0)) % 5
 
 
-@pytest.mark.parametrize("cap, reductions", [(0, 6), (0.1, 3), (25, 1)])
+@pytest.mark.parametrize("cap, reductions", [
+    (0, ["nn_loss", "nn_metric0", "grad_dense_2_bias", "grad_dense_2_kernel",
+         "grad_dense_1_bias", "grad_dense_1_kernel", "grad_dense_bias", "grad_dense_kernel"]),
+    (0.03, ["grad_dense_1_kernel", "grad_dense_2_bias_bucket6", "grad_dense_kernel"]),
+    (0.1, ["grad_dense_1_kernel", "grad_dense_2_bias_bucket7"]),
+    (25, ["grad_dense_2_bias_bucket8"])])
 def test_one_all_reduce_per_bucket_each_started_after_its_last_gradient(cap, reductions):
-    """Kernels 40x300 (47 kB), 300x200 (234 kB), 200x5: at 0.1 MB the last layer's
-    gradients and the middle bias make the first bucket, the middle kernel (over 0.1 MB)
-    is reduced alone, the first layer's gradients (49 kB) make the third; at 25 MB one
-    bucket (1 MB first) holds all 6."""
+    """Kernels 40x300 (47 kB), 300x200 (234 kB), 200x5 (4 kB), biases, loss and
+    accuracy.  At 0.03 MB both large kernels are reduced alone, in place, each right
+    after its gradient, and the loss, accuracy, biases and the small kernel in one
+    bucket, started once the first layer's bias gradient exists (before its kernel's);
+    at 0.1 MB the first layer's kernel joins that bucket (the last one, started after
+    it); at 25 MB one bucket holds everything; at 0 each has its own collective (the
+    loss and accuracy started before the backward pass)."""
     model = mlp()
     x, y = data()
     model.fit(x, y, batch_size=32, epochs=1, verbose=0, distributed="data",
               bucket_cap_mb=cap)
     text = model._programs[f"train:data:bucket={cap:g}"].text
-    grads = re.findall(r'all_reduce\(\w+, "sum", "(grad_[^"]*)"', text)
-    assert len(grads) == reductions, grads
-    # loss and accuracy: weighted, a bucket of their own before the backward pass
-    assert len(re.findall(r'all_reduce\(\w+, "sum", "nn_', text)) == (1 if cap else 2)
-    if reductions > 1:
-        # overlap: the first bucket's all_reduce precedes the first layer's gradient
-        first = text.index(f'"{grads[0]}"')
-        assert first < text.index('"' + grads[-1] + '"')
-        assert grads[0].startswith("grad_dense_2_"), grads
+    # in program order, i.e. the order the collectives start
+    assert re.findall(r'all_reduce\(\w+, "sum", "([^"]*)"', text) == reductions
+    statements = text.split("define(")[1:]
+    for name in reductions:
+        # started on the spot: its operand (the gradient, or the bucket packed from its
+        # members) is the statement just before
+        at = next(i for i, st in enumerate(statements) if f'"{name}"' in st)
+        operand = re.search(r"all_reduce\((\w+),", statements[at])[1]
+        assert statements[at - 1].startswith(operand + ","), (name, statements[at - 1])
+
+
+@pytest.mark.parametrize("cap", [0, 0.03])
+def test_a_traced_step_starts_its_collectives_bare(cap):
+    """With the timeline recorded, the gradient statements are timed but each
+    collective stays a bare ``async(all_reduce(...))``, started on the spot: wrapped in
+    ``timer``, it was no bare collective, and with several localities ``async``
+    evaluated it where it stood, waiting for it (the traced step serialised what it was
+    to show overlapping).  Its span comes from the collectives' timeline hook."""
+    data_parallel.record_timeline(True)
+    try:
+        model = mlp()
+        x, y = data()
+        model.fit(x, y, batch_size=32, epochs=1, verbose=0, distributed="data",
+                  bucket_cap_mb=cap)
+        assert data_parallel.recording()
+        events = data_parallel.timeline()
+    finally:
+        data_parallel.record_timeline(False)
+    assert not data_parallel.recording()
+    text = model._programs[f"train:data:bucket={cap:g}"].text
+    collectives = re.findall(r'all_reduce\(\w+, "sum", "([^"]*)"', text)
+    assert collectives and len(re.findall(r"async\(all_reduce\(", text)) == len(collectives)
+    assert "timer(all_reduce" not in text
+    # every gradient timed, in each of the 3 steps (one process: no collective, so no
+    # "reduce" span)
+    assert len(re.findall(r'"computed grad_', text)) == 6
+    assert sum(label.startswith("computed grad_") for label, _, _ in events) == 18
+    assert all(label.startswith("computed ") and start <= end for label, start, end in events)
+    assert not data_parallel.timeline()        # (stopping cleared it)
 
 
 def test_training_does_not_depend_on_the_buckets():
