@@ -348,19 +348,31 @@ class ProgressEngine:
             self._finish(running, None, cancelled(exc))
             raise
         else:
-            if type(request) is Long:
-                if request.arrived and mpi_module.thread_multiple \
-                        and self._on_stuck is not None:
-                    # tested as usual until its waiter takes it (nobody may wait yet)
-                    running.wait_here = request = request.request
-                elif self._wait_long(request.request, running):
-                    return
-                else:
-                    request = request.request   # (the long-wait thread is busy: test it)
-            self._incoming.append((request, running))
-            self.posts += 1
-            if self._dozing:            # (after the append: see doze)
-                self._posted.set()
+            self._post(running, request)
+
+    def _post(self, running: _Running, request: Any) -> None:
+        """Have ``request`` (which ``running``'s operation yielded) tested, or waited
+        for (:class:`Long`), and the operation stepped once it completes."""
+        if type(request) is Long:
+            if request.arrived and mpi_module.thread_multiple \
+                    and self._on_stuck is not None:
+                # tested as usual until its waiter takes it (nobody may wait yet)
+                running.wait_here = request = request.request
+            elif self._wait_long(request.request, running):
+                return
+            else:
+                request = request.request   # (the long-wait thread is busy: test it)
+        self._incoming.append((request, running))
+        self.posts += 1
+        if self._dozing:            # (after the append: see doze)
+            self._posted.set()
+
+    def adopt(self, running: _Running, operation: Operation, request: Any) -> None:
+        """Take over ``operation``, which its caller started and stepped itself up to
+        ``request`` (still in flight: see ``Collectives._express``); its value (or error)
+        goes to ``running``'s future."""
+        running.operation = operation
+        self._post(running, request)
 
     def wake(self) -> None:
         """End the progress thread's doze now (it is stopping)."""
