@@ -90,23 +90,23 @@ for dtype, shape in itertools.product(
             continue
         if op in ("min", "max") and np.dtype(dtype).kind == "c":
             continue
-        fast, slow = both_ways(lambda: dist.all_reduce(mine[r], op, name="oracle"))
+        fast, slow = both_ways(lambda mine=mine, op=op: dist.all_reduce(mine[r], op, name="oracle"))
         want = ufunc(mine[0], mine[1])
         if dtype == "bool" and op in ("sum", "prod"):
             want = ufunc(mine[0].astype(np.int64), mine[1].astype(np.int64))
         assert same(fast, slow), (dtype, shape, op, fast, slow)
         assert np.array_equal(np.asarray(fast), np.asarray(want).astype(np.asarray(fast).dtype)) \
             and np.asarray(fast).shape == np.shape(want), (dtype, shape, op, fast, want)
-    fast, slow = both_ways(lambda: dist.all_gather(mine[r], name="oracle"))
+    fast, slow = both_ways(lambda mine=mine: dist.all_gather(mine[r], name="oracle"))
     assert len(fast) == len(slow) == n and all(
         same(f, s) and same(f, m) for f, s, m in zip(fast, slow, mine)), (dtype, shape)
-    fast, slow = both_ways(lambda: dist.broadcast(mine[r], root=1, name="oracle"))
+    fast, slow = both_ways(lambda mine=mine: dist.broadcast(mine[r], root=1, name="oracle"))
     assert same(fast, slow) and same(fast, mine[1]), (dtype, shape, fast, slow)
 # a NumPy scalar and a 0-d array keep their kinds, as the engine's path gives them
 for value in (np.float32(r), np.asarray(r, np.int64)):
-    fast, slow = both_ways(lambda: dist.all_reduce(value, name="kinds"))
+    fast, slow = both_ways(lambda value=value: dist.all_reduce(value, name="kinds"))
     assert type(fast) is type(slow) and fast == slow == 1, (value, fast, slow)
-    fast, slow = both_ways(lambda: dist.all_gather(value, name="kinds"))
+    fast, slow = both_ways(lambda value=value: dist.all_gather(value, name="kinds"))
     assert [type(f) for f in fast] == [type(s) for s in slow] and fast == slow, (fast, slow)
 
 # -- a late rank: handed to the engine, the next one queued behind it ------------------
