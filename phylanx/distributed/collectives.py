@@ -28,6 +28,12 @@ one small all-gather per collective, which carries data up to 1 KiB; a larger
 all_reduce starts its data's ``Iallreduce`` together with it, and a disagreement then
 renews the channel's communicator: ``_exchange``, ``_renew``).
 
+**Who runs a collective.**  On an idle channel the calling thread does
+(:meth:`Collectives._express`): it steps the operation, testing each request a bounded
+number of times, and returns a future that is done already when the other ranks were
+there; otherwise the progress engine adopts the operation where it stands
+(``progress.py``).  Either way the operation, and so every check, is the same.
+
 The tiles channel's collectives carry a lockstep tag in their header (always
 checked) and :meth:`Collectives.end` ends a lockstep operation with one header
 exchange whose slot holds a failing rank's error; an end message among the headers

@@ -35,6 +35,10 @@ Who calls the test loop (``poll``)?
 * Threads waiting for *other* futures poll too (the runtime's progress-source hook,
   ``phylanx.runtime.progress.register``, with :meth:`ProgressEngine.busy`).
 
+An operation may also be started and stepped by its caller while its requests complete
+at once, and handed over (:meth:`ProgressEngine.adopt`) when one does not
+(``Collectives._express``).
+
 Every operation has a deadline: an operation still running after it fails with a
 located error instead of hanging (the request itself is left to MPI).  An operation
 can also be abandoned sooner (:meth:`ProgressEngine.abandon`: a rank it waits for has
