@@ -82,8 +82,7 @@ rng = np.random.default_rng(7)
 ops = {"sum": np.add, "prod": np.multiply, "min": np.fmin, "max": np.fmax,
        "land": np.logical_and, "lor": np.logical_or, "band": np.bitwise_and}
 for dtype, shape in itertools.product(
-        ("float64", "float32", "int32", "uint8", "bool", "complex128", "float16"),
-        ((), (1,), (3, 2), (128,))):
+        ("float64", "int32", "bool", "complex128", "float16"), ((), (3, 2), (128,))):
     mine = [rng.integers(0, 4, shape).astype(dtype) for _ in range(n)]
     for op, ufunc in ops.items():
         if op == "band" and np.dtype(dtype).kind not in "biu":
