@@ -21,7 +21,10 @@ last lines say which sizes meet them.
 
 At 8 B it also splits the phylanx call into parts (``profile``): returning the future
 (``submit``), raw ``Iallreduce`` + ``Wait`` and + a ``Test`` loop (what a non-blocking
-collective costs before any engine), and the engine's bookkeeping (the rest).
+collective costs before any engine), and the engine's bookkeeping (the rest).  (Since
+the express path, ar43, a collective whose other ranks are there completes before
+``submit`` returns: ``submit`` is then most of the call, and the engine's parts are
+what a late rank's collective costs.)
 Rank 0 prints a table and writes the JSON.
 """
 from __future__ import annotations

@@ -54,7 +54,18 @@ def _caller(where: Any = CALLER) -> SourceLoc | None:
     if where is not CALLER:
         return where
     frame = sys._getframe(2)
-    return SourceLoc(frame.f_code.co_filename, frame.f_lineno, 1)
+    key = (frame.f_code.co_filename, frame.f_lineno)
+    loc = _CALLER_LOCS.get(key)
+    if loc is None:
+        if len(_CALLER_LOCS) >= 4096:      # (bounded: a program has few such lines)
+            _CALLER_LOCS.clear()
+        loc = _CALLER_LOCS[key] = SourceLoc(key[0], key[1], 1)
+    return loc
+
+
+#: (file, line) -> its SourceLoc (immutable, so shared: building one costs as much as
+#: an 8-byte collective's whole MPI part, and a loop calls from the same line)
+_CALLER_LOCS: dict[tuple[str, int], SourceLoc] = {}
 
 
 def _mpi() -> Any:

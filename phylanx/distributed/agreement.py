@@ -79,6 +79,9 @@ def op_name(op: str, where=None, kind: str = "all_reduce") -> str:
 
 def as_array(value: Any) -> np.ndarray | None:
     """``value`` as a contiguous array if it can travel as raw bytes, else None."""
+    if type(value) is np.ndarray and value.flags.c_contiguous and value.ndim <= MAX_DIMS:
+        # (the common case, on every collective's path: three tests, not seven)
+        return value if value.dtype in _DTYPE_CODE else None
     if isinstance(value, (bool, int, float, complex, np.generic)):
         value = np.asarray(value)
         if value.dtype == np.dtype("O"):

@@ -28,6 +28,12 @@ one small all-gather per collective, which carries data up to 1 KiB; a larger
 all_reduce starts its data's ``Iallreduce`` together with it, and a disagreement then
 renews the channel's communicator: ``_exchange``, ``_renew``).
 
+**Who runs a collective.**  On an idle channel the calling thread does
+(:meth:`Collectives._express`): it steps the operation, testing each request a bounded
+number of times, and returns a future that is done already when the other ranks were
+there; otherwise the progress engine adopts the operation where it stands
+(``progress.py``).  Either way the operation, and so every check, is the same.
+
 The tiles channel's collectives carry a lockstep tag in their header (always
 checked) and :meth:`Collectives.end` ends a lockstep operation with one header
 exchange whose slot holds a failing rank's error; an end message among the headers
@@ -46,13 +52,14 @@ import numpy as np
 
 from ..errors import PhylanxError
 from ..runtime import hooks
-from ..runtime.futures import Future
+from ..runtime.futures import Future, failed, ready
 from ..source import SourceLoc
 from . import agreement as ag
+from . import mpi as mpi_module
 from . import reduce_ops, settings
 from .errors import PhylanxCollectiveMismatchError, PhylanxDistributedError, PhylanxPeerLeftError
 from .mpi import MPI, can_create_named_communicators
-from .progress import ProgressEngine, data_request
+from .progress import Long, ProgressEngine, data_request
 
 
 def wait(future: Future) -> Any:
@@ -119,11 +126,21 @@ def _prepare_for_op(array: np.ndarray, op: str) -> tuple[np.ndarray, Callable]:
 #: 8-1152 B all 13-24 us), so reductions of arrays up to 1 KiB send the data with
 #: their header and reduce locally: one round trip instead of two
 _HEADER_BYTES = ag.HEADER_LENGTH * 8
+#: a header's fields every rank of a broadcast or gather must share, as byte ranges: kind,
+#: name, op and root before the payload's layout, the lockstep tag after it
+_AGREED_HEAD, _AGREED_TAIL = 4 * 8, ag.TAG * 8
 _ROOM = 1024
 _SLOT = _HEADER_BYTES + _ROOM
 
 #: the name of every unnamed collective
 UNNAMED = "unnamed"
+
+#: a channel's ``current`` while the calling thread runs a collective itself (_express)
+_EXPRESS = "express"
+#: how many times the calling thread tests each request of an express collective
+#: before the engine takes it over: the other rank(s) being there, an 8-byte
+#: collective completes within a few tests (2 ranks: 1-10)
+_EXPRESS_POLLS = 64
 
 #: the local reduction of what MPI's op would compute (in rank order: the same on all)
 _UFUNCS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum,
@@ -187,15 +204,45 @@ class _Buffers:
     reused by its collectives one after the other (an 8-byte collective costs a few
     microseconds: allocating them each time was a noticeable part)."""
 
-    __slots__ = ("send", "received", "received_headers", "header", "expected", "headers")
+    __slots__ = ("send", "send_bytes", "received", "received_headers", "slots", "header",
+                 "expected", "expected_head", "expected_tail", "headers", "agreed", "_typed",
+                 "exchange")
 
     def __init__(self, size: int) -> None:
         self.send = np.zeros(_SLOT, np.uint8)
+        #: the same bytes as a memoryview: data goes in as ``bytes`` (a slice assignment
+        #: of a memoryview costs a quarter of NumPy's of a byte view, 8 bytes)
+        self.send_bytes = memoryview(self.send)
         self.received = np.empty((size, _SLOT), np.uint8)
         self.received_headers = self.received[:, :_HEADER_BYTES]
+        self.slots = self.received[:, _HEADER_BYTES:]   # every rank's inline data
         self.header: np.ndarray | None = None   # the header now in ``send``
         self.expected = b""         # its bytes once per rank: what agreeing ranks send
+        #: the bytes of its fields every rank must share (``_AGREED_HEAD``, ``_AGREED_TAIL``)
+        #: once per rank: what ranks agreeing on all but their data send
+        self.expected_head = self.expected_tail = b""
         self.headers: np.ndarray | None = None  # ``header`` once per rank (read-only)
+        #: the headers of the last exchange that found those fields agreeing
+        self.agreed: np.ndarray | None = None
+        self._typed: dict[tuple, np.ndarray] = {}
+        #: MPI-4's persistent all-gather of ``send`` into ``received`` (made by the first
+        #: exchange, started by each): a fifth of ``Iallgather``'s cost to start, which
+        #: builds its schedule anew each call (1 rank: 0.3 us against 1.4 us)
+        self.exchange: Any = None
+
+    def typed(self, dtype: np.dtype, shape: tuple[int, ...]) -> tuple:
+        """Every rank's inline array of ``dtype`` and ``shape`` (which it must have
+        brought): a ``(ranks, *shape)`` view of the slots and its rows, made once per
+        layout (indexing the rows anew cost a fifth of an 8-byte reduction's time)."""
+        views = self._typed.get((dtype, shape))
+        if views is None:
+            nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+            view = self.slots[:, :nbytes].view(dtype).reshape((len(self.slots), *shape))
+            # (rows of a 0-d layout as 0-d arrays, not scalars: ``[r, ...]``)
+            views = view, tuple(view[r, ...] for r in range(len(view)))
+            if len(self._typed) < 64:       # (a program uses a few layouts per name)
+                self._typed[(dtype, shape)] = views
+        return views
 
 
 class _Channel:
@@ -212,6 +259,13 @@ class _Channel:
         #: communicators this channel had: one is replaced when a disagreement left a
         #: request started alongside the header exchange unmatched on it (_renew)
         self.generation = 0
+        #: the tag (``Collectives._submit``) of the collective the calling thread runs
+        #: while ``current`` is ``_EXPRESS``
+        self.express_tag: tuple | None = None
+
+    def current_tag(self) -> tuple:
+        """The tag of the collective running on the channel."""
+        return self.express_tag if self.current is _EXPRESS else self.current.tag
 
 
 class Collectives:
@@ -221,6 +275,8 @@ class Collectives:
         self.world, self.engine = world, engine
         self.rank, self.size = world.Get_rank(), world.Get_size()
         self._named = can_create_named_communicators()
+        #: header exchanges by a persistent all-gather per channel (MPI-4, as the names)
+        self._persistent = self._named and hasattr(MPI().Intracomm, "Allgather_init")
         self._group = world.Get_group() if self._named else None
         self._shared = None if self._named else world.Dup()
         self._channels: dict[str, _Channel] = {}
@@ -235,27 +291,34 @@ class Collectives:
     def _submit(self, kind: str, name: str | None, make: Callable[[Any, str], Any],
                 where: SourceLoc | None, value: Any = None) -> Future:
         name = name or UNNAMED
+        with self._lock:
+            channel = self._channels.get(name)
+            # the common case: the channel idle and ready, no rank gone, no timeline
+            # recorded: the calling thread runs the collective itself (_express)
+            express = channel is not None and channel.current is None \
+                and not channel.queue and channel.comm is not None \
+                and not self._departed and hooks.recorder is None \
+                and mpi_module.thread_multiple
+            if express:
+                channel.current = _EXPRESS
+                channel.express_tag = tag = (name, channel.started, kind, where)
+                channel.started += 1
+        if express:
+            return self._express(channel, tag, make)
         timeout = float(settings.get("collective_timeout"))
-
-        def on_timeout() -> BaseException:
-            return PhylanxDistributedError(
-                f"{_label(kind, name)} did not complete within {timeout:g} s on rank "
-                f"{self.rank}: another rank did not call it, or called collectives of this "
-                "name in another order", where, kind)
-
         with self._lock:
             channel = self._channels.get(name)
             if channel is None:
                 channel = self._channels[name] = _Channel()
                 self._open(channel, name)
-            running = self.engine.track(timeout, on_timeout,
+            running = self.engine.track(timeout, self._on_timeout(kind, name, where, timeout),
                                         on_finish=functools.partial(self._next, channel),
                                         tag=(name, channel.started, kind, where),
                                         locate=self._locate)
             channel.started += 1
             left = self._left_without(running) if self._departed else None
-            # the channel idle and ready (the common case): start it now, on this
-            # thread, without a trip through the queue
+            # the channel idle and ready: start it now, on this thread, without a trip
+            # through the queue
             start_now = left is None and channel.current is None and not channel.queue \
                 and channel.comm is not None
             if start_now:
@@ -272,6 +335,73 @@ class Collectives:
         else:
             self._next(channel)
         return running.future
+
+    def _on_timeout(self, kind: str, name: str, where: SourceLoc | None,
+                    timeout: float) -> Callable[[], BaseException]:
+        def on_timeout() -> BaseException:
+            return PhylanxDistributedError(
+                f"{_label(kind, name)} did not complete within {timeout:g} s on rank "
+                f"{self.rank}: another rank did not call it, or called collectives of this "
+                "name in another order", where, kind)
+        return on_timeout
+
+    def _express(self, channel: _Channel, tag: tuple, make: Callable[[Any, str], Any]) -> Future:
+        """Run a collective on the calling thread, the channel held (``_EXPRESS``): step
+        its operation, testing each request it yields up to :data:`_EXPRESS_POLLS`
+        times.  When the other ranks are there (the common case) every request completes
+        within that, and the caller gets a future that is done already: no future of the
+        engine, no deadline registered, no hand-off between threads.  Otherwise (a rank
+        is late, or the operation yields a request that moves much data) the engine
+        adopts the operation as it stands (a deadline from now on, the progress thread,
+        the waiter's drive): exactly the operation the general path runs, only stepped
+        here first, so every check of the header exchange is the same."""
+        name, _, kind, where = tag
+        operation = make(channel, name)
+        request = None
+        try:
+            request = operation.send(None)
+            while type(request) is not Long:
+                for _ in range(_EXPRESS_POLLS):
+                    if request.Test():
+                        break
+                else:
+                    break       # a rank is late: the engine waits with back-off
+                request = operation.send(None)
+        except StopIteration as stop:
+            self._release(channel)
+            return ready(stop.value)
+        except Exception as e:  # noqa: BLE001 - delivered to the waiter
+            self._release(channel)
+            return failed(self._locate(e, tag))
+        except BaseException:
+            # an interrupt: its request may still be in flight, writing into buffers
+            # the operation holds: those stay alive until it completes (as after _renew)
+            with self._lock:
+                channel.buffers = None
+                if request is not None:
+                    self._stranded.append((request, operation))
+            self._release(channel)
+            raise
+        timeout = float(settings.get("collective_timeout"))
+        running = self.engine.track(timeout, self._on_timeout(kind, name, where, timeout),
+                                    on_finish=functools.partial(self._next, channel),
+                                    tag=tag, locate=self._locate)
+        with self._lock:
+            channel.current = running
+            # (a rank that left while this thread tested: peer_left did not see it)
+            left = self._left_without(running) if self._departed else None
+        self.engine.adopt(running, operation, request)
+        if left is not None:
+            self.engine.abandon(running, left)
+        return running.future
+
+    def _release(self, channel: _Channel) -> None:
+        """An express collective ended on the calling thread: start what queued meanwhile."""
+        with self._lock:
+            channel.current = None
+            queued = bool(channel.queue)
+        if queued:
+            self._next(channel)
 
     # -- ranks that left -----------------------------------------------------------
     def started(self) -> dict[str, int]:
@@ -290,7 +420,10 @@ class Collectives:
             victims = []
             for channel in self._channels.values():
                 for running in [*reversed([q[0] for q in channel.queue]), channel.current]:
-                    if running is not None and not running.finished:
+                    # (an express collective is not the engine's: it checks for ranks
+                    # that left when it hands over, _express)
+                    if running is not None and running is not _EXPRESS \
+                            and not running.finished:
                         error = self._left_without(running)
                         if error is not None:
                             victims.append((running, error))
@@ -369,12 +502,12 @@ class Collectives:
         return located
 
     # -- the pieces every operation uses ----------------------------------------
-    def _headers(self, channel: _Channel, header: np.ndarray):
-        headers, _ = yield from self._exchange(channel, header, None)
+    def _headers(self, channel: _Channel, header: np.ndarray, loose: bool = False):
+        headers, _ = yield from self._exchange(channel, header, None, loose=loose)
         return headers
 
     def _exchange(self, channel: _Channel, header: np.ndarray, data: np.ndarray | None,
-                  alongside: Callable[[], tuple] | None = None):
+                  alongside: Callable[[], tuple] | None = None, loose: bool = False):
         """Every rank's header, and every rank's slot: its ``data`` if that fits.
 
         One all-gather of ``_SLOT`` bytes per rank: the header, then the data if it is
@@ -391,6 +524,11 @@ class Collectives:
         the buffers MPI may write.  If the headers then disagree, that request may never
         be matched: it stays on the old communicator, which every rank replaces
         (``_renew``: they all saw the same headers), and the error is raised.
+
+        ``loose``: the caller checks the headers with ``same_data=False`` (broadcast,
+        gather: each rank brings its own data, or none): headers that agree in every
+        field that check compares, compared as bytes, are returned as agreed
+        (``_Buffers.agreed``) without the field by field look.
         """
         buffers = channel.buffers
         if buffers is None:
@@ -400,18 +538,40 @@ class Collectives:
             buffers.header, buffers.expected = header, header.tobytes() * self.size
             buffers.headers = np.repeat(header[None], self.size, axis=0)
             buffers.headers.flags.writeable = False
+            raw = header.tobytes()
+            buffers.expected_head = raw[:_AGREED_HEAD] * self.size
+            buffers.expected_tail = raw[_AGREED_TAIL:] * self.size
         if data is not None and data.nbytes <= _ROOM:
-            # (``data`` is C-contiguous: the byte view inline, a Python call cheaper)
-            buffers.send[_HEADER_BYTES:_HEADER_BYTES + data.nbytes] = \
-                data.reshape(-1).view(np.uint8)
-        exchange = channel.comm.Iallgather(buffers.send, buffers.received)
+            buffers.send_bytes[_HEADER_BYTES:_HEADER_BYTES + data.nbytes] = data.tobytes()
+        if self._persistent:
+            exchange = buffers.exchange
+            if exchange is None:
+                # (a collective call of its own, in the channel's order like any other:
+                # every rank makes it at its first exchange on these buffers, and the
+                # buffers are replaced on every rank at once, _renew; a rank whose
+                # collective was abandoned replaces them alone, but its channel is then
+                # out of step anyway, and times out as before)
+                exchange = buffers.exchange = channel.comm.Allgather_init(buffers.send,
+                                                                          buffers.received)
+            exchange.Start()
+        else:
+            exchange = channel.comm.Iallgather(buffers.send, buffers.received)
         started = alongside() if alongside is not None else None
         yield exchange
         received = buffers.received
-        if not header[ag.FLAGS] and buffers.received_headers.tobytes() == buffers.expected:
-            # every rank sent this very header (the common case): no need to look closer
-            # (one copy of the headers and one comparison: 1.5 us, 6.6 us slot by slot)
-            return buffers.headers, received[:, _HEADER_BYTES:]
+        if not header[ag.FLAGS]:
+            sent = buffers.received_headers
+            if sent.tobytes() == buffers.expected:
+                # every rank sent this very header (the common case): no need to look
+                # closer (one copy and one comparison: 1.5 us, 6.6 us slot by slot)
+                return buffers.headers, buffers.slots
+            if loose and sent[:, :_AGREED_HEAD].tobytes() == buffers.expected_head \
+                    and sent[:, _AGREED_TAIL:].tobytes() == buffers.expected_tail:
+                # kind, name, op, root, lockstep tag, no end flag and the operands' digest
+                # alike on every rank (so none speculated, none ended an operation):
+                # they agree as ``agreement.check(same_data=False)`` sees it
+                buffers.agreed = headers = sent.copy().view(np.int64)
+                return headers, buffers.slots
         headers = received[:, :_HEADER_BYTES].copy().view(np.int64)
         if self._named and any(_speculates(h) for h in headers):
             # (without named communicators no rank starts data early: _reduce_op)
@@ -431,7 +591,8 @@ class Collectives:
         every rank's header equal to this rank's (it returned the channel's cached
         copy of them: nothing can disagree)."""
         buffers = channel.buffers
-        if buffers is None or headers is not buffers.headers:
+        if buffers is None or headers is not buffers.headers \
+                and (same_data or headers is not buffers.agreed):
             ag.check(headers, name, same_data)
 
     def _gather_alike(self, comm, data: np.ndarray, array: np.ndarray, root: int | None):
@@ -467,11 +628,13 @@ class Collectives:
             self._stranded = [entry for entry in self._stranded if not _settled(entry[0])]
             if started is not None:
                 self._stranded.append(started)
-            old = channel.comm
+            old, spent = channel.comm, channel.buffers
             channel.comm, channel.buffers = None, None
             channel.generation += 1
             name = next(n for n, c in self._channels.items() if c is channel)
             self._open(channel, name)
+        if spent is not None and spent.exchange is not None:
+            spent.exchange.Free()       # (complete: the exchange that renews was its last)
         old.Free()
 
     @staticmethod
@@ -571,7 +734,7 @@ class Collectives:
                 # waits for ours, which MPI cannot withdraw from them (a collective has no
                 # cancel) and which they wait for in MPI_Wait: end the job with the
                 # located error rather than leave them there until the timeout
-                self.engine.end_job(self._locate(failed[0], channel.current.tag))
+                self.engine.end_job(self._locate(failed[0], channel.current_tag()))
             yield data_request(request[0], send.nbytes, arrived=True)
             result = back(out)
             return _like(value, result) if scalar else result
@@ -588,12 +751,20 @@ class Collectives:
                 # here, in rank order, the same on every rank
                 if root is not None and self.rank != root:
                     return None
-                parts = slots[:, :send.nbytes].view(send.dtype)    # (ranks, elements)
+                buffers = channel.buffers
+                if buffers is not None and slots is buffers.slots:
+                    parts, rows = buffers.typed(send.dtype, send.shape)   # (ranks, *shape)
+                else:
+                    parts = slots[:, :send.nbytes].view(send.dtype).reshape(
+                        (self.size, *send.shape))
+                    rows = parts
                 ufunc = _UFUNCS[op]
                 # (dtype: a sum of int32 stays int32, as MPI's would; two ranks: the one
                 # combination reduce would make, without its per-call setup)
-                result = (ufunc(parts[0], parts[1]) if len(parts) == 2
-                          else ufunc.reduce(parts, axis=0, dtype=send.dtype)).reshape(send.shape)
+                result = ufunc(rows[0], rows[1]) if len(rows) == 2 \
+                    else ufunc.reduce(parts, axis=0, dtype=send.dtype)
+                if send.ndim == 0:
+                    result = np.asarray(result)    # (a ufunc of 0-d arrays gives a scalar)
                 if back is not _as_is:
                     result = back(result)
                 return _like(value, result) if scalar else result
@@ -658,8 +829,20 @@ class Collectives:
         else:
             data = _byte_view(np.frombuffer(ag.pack(value), np.uint8))
             header = ag.header(kind, name, None, root, ag.PICKLED, nbytes=data.size, tag=tag)
-        headers, slots = yield from self._exchange(channel, header, data)
+        headers, slots = yield from self._exchange(channel, header, data, loose=True)
         self._check(channel, headers, name, False)
+        buffers = channel.buffers
+        if buffers is not None and headers is buffers.headers and array is not None \
+                and array.nbytes <= _ROOM:
+            # every rank sent this very header: arrays of one dtype and shape, inline
+            # (the common case): one copy of the slots' typed view, whose rows are the
+            # result, as _gather_alike's are
+            if root is not None and self.rank != root:
+                return None
+            stacked = buffers.typed(array.dtype, array.shape)[0].copy()
+            if array.ndim == 0 and isinstance(value, np.ndarray):
+                return [stacked[k, ...] for k in range(self.size)]  # (0-d arrays)
+            return list(stacked)        # (rows; of a 0-d layout NumPy scalars, as _item)
         counts = [int(n) for n in headers[:, 7]]
         if slots is not None and max(counts) <= _ROOM:     # every rank's data came inline
             if root is not None and self.rank != root:
@@ -706,7 +889,7 @@ class Collectives:
             header = ag.header("broadcast", name, None, root, ag.PICKLED, nbytes=data.size,
                                tag=tag)
         if checked:
-            headers, slots = yield from self._exchange(channel, header, data)
+            headers, slots = yield from self._exchange(channel, header, data, loose=True)
             self._check(channel, headers, name, False)
             sent = headers[root]
             inline = slots[root] if slots is not None else None
@@ -744,7 +927,7 @@ class Collectives:
         if self.rank == root:
             slot[:_HEADER_BYTES] = header.view(np.uint8)
             if data is not None and data.nbytes <= _ROOM:
-                slot[_HEADER_BYTES:_HEADER_BYTES + data.nbytes] = _byte_view(data)
+                buffers.send_bytes[_HEADER_BYTES:_HEADER_BYTES + data.nbytes] = data.tobytes()
         buffers.header = None       # (the slot now holds the root's header)
         yield channel.comm.Ibcast([slot, MPI().BYTE], root)
         return slot[:_HEADER_BYTES].copy().view(np.int64), slot[_HEADER_BYTES:]

@@ -35,6 +35,10 @@ Who calls the test loop (``poll``)?
 * Threads waiting for *other* futures poll too (the runtime's progress-source hook,
   ``phylanx.runtime.progress.register``, with :meth:`ProgressEngine.busy`).
 
+An operation may also be started and stepped by its caller while its requests complete
+at once, and handed over (:meth:`ProgressEngine.adopt`) when one does not
+(``Collectives._express``).
+
 Every operation has a deadline: an operation still running after it fails with a
 located error instead of hanging (the request itself is left to MPI).  An operation
 can also be abandoned sooner (:meth:`ProgressEngine.abandon`: a rank it waits for has
@@ -348,19 +352,31 @@ class ProgressEngine:
             self._finish(running, None, cancelled(exc))
             raise
         else:
-            if type(request) is Long:
-                if request.arrived and mpi_module.thread_multiple \
-                        and self._on_stuck is not None:
-                    # tested as usual until its waiter takes it (nobody may wait yet)
-                    running.wait_here = request = request.request
-                elif self._wait_long(request.request, running):
-                    return
-                else:
-                    request = request.request   # (the long-wait thread is busy: test it)
-            self._incoming.append((request, running))
-            self.posts += 1
-            if self._dozing:            # (after the append: see doze)
-                self._posted.set()
+            self._post(running, request)
+
+    def _post(self, running: _Running, request: Any) -> None:
+        """Have ``request`` (which ``running``'s operation yielded) tested, or waited
+        for (:class:`Long`), and the operation stepped once it completes."""
+        if type(request) is Long:
+            if request.arrived and mpi_module.thread_multiple \
+                    and self._on_stuck is not None:
+                # tested as usual until its waiter takes it (nobody may wait yet)
+                running.wait_here = request = request.request
+            elif self._wait_long(request.request, running):
+                return
+            else:
+                request = request.request   # (the long-wait thread is busy: test it)
+        self._incoming.append((request, running))
+        self.posts += 1
+        if self._dozing:            # (after the append: see doze)
+            self._posted.set()
+
+    def adopt(self, running: _Running, operation: Operation, request: Any) -> None:
+        """Take over ``operation``, which its caller started and stepped itself up to
+        ``request`` (still in flight: see ``Collectives._express``); its value (or error)
+        goes to ``running``'s future."""
+        running.operation = operation
+        self._post(running, request)
 
     def wake(self) -> None:
         """End the progress thread's doze now (it is stopping)."""
