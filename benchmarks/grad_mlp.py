@@ -1,7 +1,8 @@
 """``value_and_grad`` of an MLP loss and of a Conv1D loss: phylanx's tape against
 ``jax.jit(jax.value_and_grad)`` in one run (issue 29 item 4's first figures).
 
-    python benchmarks/grad_mlp.py [--model mlp|conv1d|both|conv1d-causal|conv1d-strided|all]
+    python benchmarks/grad_mlp.py [--model mlp|conv1d|both|conv1d-causal|conv1d-strided|
+                                           conv1d-fresh|all]
                                   [--batch 512]
                                   [--features 256] [--dtype float32] [--repeat 20]
                                   [--profile]
@@ -12,7 +13,10 @@ labels), batch 512.  ``conv1d``: a Conv1D classifier (16 -> 32 channels, kernel 
 length 128.  Two more Conv1D losses spelled otherwise, on the same arrays (that a speed-up
 is not the one spelling's): ``conv1d-causal`` ("causal" padding, the layer in a helper
 function, ``maximum(0.0, .)``, global max pooling, a squared error) and
-``conv1d-strided`` ("same" padding, stride 2, tanh, ``sum / length``, ``np.dot``).
+``conv1d-strided`` ("same" padding, stride 2, tanh, ``sum / length``, ``np.dot``);
+``conv1d-fresh`` (cg43's check on a spelling no change was made for: "same" padding,
+dilation 2, a bias subtracted, ``minimum(., 1.0)``, global min pooling, ``.dot``, a
+sum of squares over the batch).
 Gradients with respect to the four parameters.  Both peers get the same
 arrays; their values and gradients are checked to agree (float32 rounding) before
 timing.  The peers' calls alternate (round robin), so that a change of the machine's
@@ -76,15 +80,22 @@ def conv_loss_strided(w1, b1, w2, b2, x, labels):
     return -np.sum(labels * log_probs) / x.shape[0]
 
 
+@Phylanx
+def conv_loss_fresh(w1, b1, w2, b2, x, labels):
+    h = np.minimum(conv1d(x, w1, "same", 1, 2) - b1, 1.0)
+    z = np.min(h, axis=1).dot(w2) - b2
+    return np.sum((z - labels) ** 2) / x.shape[0]
+
+
 LOSSES = {"mlp": mlp_loss, "conv1d": conv_loss, "conv1d-causal": conv_loss_causal,
-          "conv1d-strided": conv_loss_strided}
+          "conv1d-strided": conv_loss_strided, "conv1d-fresh": conv_loss_fresh}
 
 
 def jax_loss(jnp, model="mlp"):
     from jax import lax
 
-    def conv(x, w1, padding, stride=1):
-        return lax.conv_general_dilated(x, w1, (stride,), padding,
+    def conv(x, w1, padding, stride=1, dilation=1):
+        return lax.conv_general_dilated(x, w1, (stride,), padding, rhs_dilation=(dilation,),
                                         dimension_numbers=("NWC", "WIO", "NWC"))
 
     def layer(x, w1):
@@ -97,6 +108,12 @@ def jax_loss(jnp, model="mlp"):
             h = jnp.maximum(0.0, conv(x, w1, [(w1.shape[0] - 1, 0)]) + b1)
             return jnp.mean((jnp.max(h, axis=1) @ w2 + b2 - labels) ** 2)
         return causal
+    if model == "conv1d-fresh":
+        def fresh(w1, b1, w2, b2, x, labels):
+            h = jnp.minimum(conv(x, w1, "SAME", dilation=2) - b1, 1.0)
+            z = jnp.min(h, axis=1).dot(w2) - b2
+            return jnp.sum((z - labels) ** 2) / x.shape[0]
+        return fresh
     if model == "conv1d-strided":
         def strided(w1, b1, w2, b2, x, labels):
             h = jnp.tanh(conv(x, w1, "SAME", 2) + b1)

@@ -13,7 +13,11 @@ alternated call by call in one run.
 * ``maximum rule``: the whole ``maximum(x, 0.0)`` rule of ``rules_arithmetic``;
 * ``bias``: a bias's cotangent, the sum of a float32 ``(64, 124, 32)`` cotangent over its
   two leading axes (Conv1D's batch and positions): NumPy's ``sum`` against
-  ``rules.sum_leading_axes`` (``ones @ rows``).
+  ``rules.sum_leading_axes`` (``ones @ rows``);
+* ``amax rule`` (cg43): global max pooling's cotangent, over axis 1 of a Conv1D's
+  float32 ``(64, 128, 32)`` activations: the float shares of every element (before)
+  against the hit mask times the cotangent, the shares counted only when some
+  reduction has ties.
 
 Prints the median and minimum of the process CPU time per call in microseconds (less
 disturbed than wall time on a shared machine) and the ratio of medians to the first form.
@@ -89,6 +93,27 @@ def main() -> None:
     show("bias", alternate({
         "sum(axis=(0, 1)) (before)": lambda: bias_ct.sum(axis=(0, 1)),
         "sum_leading_axes (now)": lambda: sum_leading_axes(bias_ct, 2)}, args.calls))
+    conv_rules(rng, args.calls)
+
+
+def conv_rules(rng: np.random.Generator, calls: int) -> None:
+    """cg43's ``amax`` rule (module doc) against the one it replaced."""
+    from phylanx.autodiff.rule_helpers import reduced_axes
+    acts = rng.standard_normal((64, 128, 32)).astype(np.float32)
+    pooled = np.max(acts, axis=1)
+    pooled_ct = rng.standard_normal(pooled.shape).astype(np.float32)
+
+    def amax_before():          # the float shares of every element
+        best = np.expand_dims(pooled, 1)
+        hits = (acts == best).astype(acts.dtype)
+        count = np.expand_dims(np.sum(hits, axis=reduced_axes(1, 3)), 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.where(count > 0, hits / count, 0.0)
+        return np.expand_dims(pooled_ct, 1) * share
+    show("amax rule (cg43)", alternate({
+        "float shares (before)": amax_before,
+        "hit mask times cotangent (now)": lambda: VJP.get("amax")(pooled_ct, pooled,
+                                                                  acts, 1)}, calls))
 
 
 if __name__ == "__main__":

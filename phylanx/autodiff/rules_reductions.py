@@ -54,14 +54,29 @@ def prod_vjp(ct, out, a, axis=None, keepdims=None, initial=None, dtype=None):
 
 
 def _extreme_vjp(ct, out, a, axis=None, keepdims=None, initial=None, dtype=None):
+    """The cotangent goes to the elements equal to their reduction's result, shared
+    equally between ties (as JAX: ``ct * hit / count``).
+
+    Why this form: the tie count is a reduction over the reduced axes (for global max
+    pooling, over the middle axis of a Conv1D's activations: a slow strided pass), needed
+    only when some reduction has ties.  With no ``initial`` and no NaN result, every
+    reduction has at least one hit, so the number of hits equals the number of results
+    exactly when none has a tie: one ``count_nonzero`` of the whole mask (a fast pass)
+    decides, and the common case is one product of the cotangent with the boolean mask
+    (three operand-sized passes fewer than the float shares it computed before).
+    """
     x = arr(a)
-    best = expand_reduced(out, x, axis, keepdims)
-    hits = (x == best).astype(x.dtype)
-    count = expand_reduced(np.sum(hits, axis=reduced_axes(axis, x.ndim) or None,
-                                  keepdims=False), x, axis, False)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share = np.where(count > 0, hits / count, 0.0)    # ties share the cotangent
-    return (expand_reduced(ct, x, axis, keepdims) * share,)
+    hits = x == expand_reduced(out, x, axis, keepdims)
+    ct = expand_reduced(ct, x, axis, keepdims)
+    dtype = np.result_type(ct, x)            # float32 stays float32
+    result = np.asarray(out)
+    untied = (initial is None and np.count_nonzero(hits) == result.size
+              and not np.isnan(result).any())
+    if not untied:
+        count = np.sum(hits, axis=reduced_axes(axis, x.ndim) or None, keepdims=True,
+                       dtype=np.intp)
+        ct = ct / np.maximum(count, 1).astype(dtype)   # no hit (NaN, ``initial``): 0
+    return (np.multiply(ct, hits, dtype=dtype),)
 
 
 VJP.register("amax", "amin")(_extreme_vjp)
