@@ -129,7 +129,7 @@ def test_a_traced_step_starts_its_collectives_bare(cap):
     finally:
         data_parallel.record_timeline(False)
     assert not data_parallel.recording()
-    text = model._programs[f"train:data:bucket={cap:g}"].text
+    text = model._programs[f"train:data:bucket={cap:g}:traced"].text
     collectives = re.findall(r'all_reduce\(\w+, "sum", "([^"]*)"', text)
     assert collectives and len(re.findall(r"async\(all_reduce\(", text)) == len(collectives)
     assert "timer(all_reduce" not in text
