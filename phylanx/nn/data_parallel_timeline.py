@@ -13,7 +13,8 @@ instead (``runtime.hooks.recorder``, which ``Collectives`` tells of each collect
 it starts and whose future completes it): a :class:`~phylanx.instrumentation.timeline.Recorder`
 that keeps only the all_reduce spans, ``("reduce <name>", start, end)``, and wraps no
 node (the step runs as untraced but for the gradient timers).  Times are
-``time.perf_counter`` seconds.
+``time.perf_counter`` seconds.  Recording is a rank's own affair: ranks that record and
+ranks that do not train together (``fit``'s agreement compares the untraced step).
 """
 from __future__ import annotations
 

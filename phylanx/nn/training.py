@@ -268,8 +268,8 @@ class TrainingMixin(BatchMixin):
         if program is None:
             # "train:data": data parallel; "train:data:local_bn": without synchronised
             # batch statistics; ":bucket=<MB>": its gradients' bucket size;
-            # ":weighted": a loss weighing each sample; ":traced": its gradients timed
-            # (data_parallel.record_timeline: the switch picks the step, cached or not)
+            # ":weighted": a loss weighing each sample; ":traced" (last): its gradients
+            # timed (data_parallel.record_timeline: the switch picks the step at each fit)
             base, *modes = kind.split(":")
             bucket = [float(m.split("=")[1]) for m in modes if m.startswith("bucket=")]
             program = self._programs[kind] = Program(
@@ -360,16 +360,20 @@ class TrainingMixin(BatchMixin):
                 if check is not None:
                     check(self, validation_data is not None)
         trainer = step = None
+        untraced = None
         if distributed != "model":
-            step = self._program(("train" if distributed is None else
-                                  ("train:data" if sync_batchnorm else "train:data:local_bn")
-                                  + f":bucket={bucket_cap_mb:g}"
-                                  + (":traced" if data_parallel.recording() else ""))
-                                 + ("" if train_weights is None else ":weighted"))
+            untraced = (("train" if distributed is None else
+                         ("train:data" if sync_batchnorm else "train:data:local_bn")
+                         + f":bucket={bucket_cap_mb:g}")
+                        + ("" if train_weights is None else ":weighted"))
+            traced = distributed is not None and data_parallel.recording()
+            step = self._program(untraced + (":traced" if traced else ""))
         if distributed is not None:
             # model parallel too: its ranks compute parts of one model from one batch
-            # (a tanh on one rank and a relu elsewhere trained a mix without complaint)
-            program = step.text if step is not None else json.dumps(
+            # (a tanh on one rank and a relu elsewhere trained a mix without complaint);
+            # the untraced step's text: a rank recording its timeline times its gradients,
+            # which changes no value and no collective (data_parallel_timeline.py)
+            program = self._program(untraced).text if step is not None else json.dumps(
                 [self.get_config(), self.compile_config, conv_split or "batch"],
                 sort_keys=True, default=str)
             from ..distributed.agreement import checksum
