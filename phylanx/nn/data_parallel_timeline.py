@@ -1,7 +1,8 @@
 """The timeline of data-parallel steps: when each gradient exists and when each of its
 collectives starts and completes (``record_timeline``; read with :func:`timeline`).
 
-While recording, the step compiled next wraps each gradient statement in ``timer``
+While recording, the step of each ``fit`` is the traced one (compiled, or cached
+once per model, apart from the untraced one), which wraps each gradient statement in ``timer``
 (a computing statement: timing it changes nothing), appending ``("computed <name>",
 start, end)``.  The collectives are *not* wrapped: ``async(timer(all_reduce(...)))``
 is no bare collective, and with several localities ``async`` evaluates such a body
@@ -12,7 +13,8 @@ instead (``runtime.hooks.recorder``, which ``Collectives`` tells of each collect
 it starts and whose future completes it): a :class:`~phylanx.instrumentation.timeline.Recorder`
 that keeps only the all_reduce spans, ``("reduce <name>", start, end)``, and wraps no
 node (the step runs as untraced but for the gradient timers).  Times are
-``time.perf_counter`` seconds.
+``time.perf_counter`` seconds.  Recording is a rank's own affair: ranks that record and
+ranks that do not train together (``fit``'s agreement compares the untraced step).
 """
 from __future__ import annotations
 
@@ -27,8 +29,8 @@ _recording: list[Any] = []        # the recorder of collectives, while recording
 
 
 def record_timeline(on: bool = True) -> None:
-    """Record the timeline of data-parallel steps compiled from now on (and of the
-    collectives of every step run meanwhile); ``False`` stops.  Raises RuntimeError
+    """Record the timeline of the data-parallel steps of every ``fit`` from now on
+    (their gradients and collectives); ``False`` stops.  Raises RuntimeError
     if a timeline (``phylanx trace``) is being recorded already."""
     TIMELINE.clear()
     while _recording:

@@ -3,7 +3,11 @@
 ``"accuracy"`` (or ``"acc"``) is resolved as Keras resolves it from the loss: binary
 accuracy for ``binary_crossentropy`` (threshold 0.5 on probabilities, 0 on logits),
 sparse categorical accuracy for ``sparse_categorical_crossentropy``, categorical
-accuracy otherwise (binary when the output has one unit).  Also ``mse`` and ``mae``.
+accuracy otherwise (binary when the output has one unit).  Also ``mse`` and ``mae``;
+with integer labels (``sparse_categorical_crossentropy``: one per sample, the outputs
+one per class) they compare each label with every class's output, as Keras computes
+them for labels of shape ``(n, 1)`` (its error takes ``y_true`` as ``y_pred``'s dtype
+and broadcasts it over the last axis).
 """
 from __future__ import annotations
 
@@ -58,14 +62,24 @@ def _sparse(g, y, p, loss):
     return _fraction(g, g.op("__eq", g.op("argmax", p, -1, shape=shape), y, shape=shape))
 
 
+def _error(g, y, p):
+    """``p - y``, integer labels (one fewer axis than ``p``) compared with every class:
+    broadcast over the class axis, not, by NumPy's rule, over the batch axis (which
+    mixed the labels of a batch of as many rows as classes, and failed for others)."""
+    if len(y.shape) == len(p.shape) - 1:
+        column = tuple(y.shape) + (1,)
+        y = g.op("astype", g.op("expand_dims", y, -1, shape=column), "float32", shape=column)
+    return g.op("__sub", p, y, shape=p.shape)
+
+
 def _mse(g, y, p, loss):
-    err = g.op("__sub", p, y, shape=p.shape)
-    return g.op("mean", g.op("square", err, shape=p.shape), shape=(), hint="metric")
+    return g.op("mean", g.op("square", _error(g, y, p), shape=p.shape), shape=(),
+                hint="metric")
 
 
 def _mae(g, y, p, loss):
-    err = g.op("__sub", p, y, shape=p.shape)
-    return g.op("mean", g.op("absolute", err, shape=p.shape), shape=(), hint="metric")
+    return g.op("mean", g.op("absolute", _error(g, y, p), shape=p.shape), shape=(),
+                hint="metric")
 
 
 _METRICS = {

@@ -43,7 +43,7 @@ class Program:
 
     def __init__(self, model: Any, kind: str, parallel: bool = False,
                  sync_batchnorm: bool = True, weighted: bool = False,
-                 bucket_cap_mb: float = 0.0) -> None:
+                 bucket_cap_mb: float = 0.0, traced: bool = False) -> None:
         trainable = model.trainable_weights if kind == "train" else []
         fixed = [w for w in model.weights if all(w is not t for t in trainable)]
         self.trainable, self.fixed = trainable, fixed
@@ -58,7 +58,7 @@ class Program:
         penalties: list = []
         penalised: set = set()
         # data parallel (see data_parallel.py): shard inputs, reduced gradients
-        self.parallel = data_parallel.Inputs(g, data_parallel.recording(), sync_batchnorm) \
+        self.parallel = data_parallel.Inputs(g, traced, sync_batchnorm) \
             if parallel else None
 
         def ctx_for(layer):
@@ -268,13 +268,14 @@ class TrainingMixin(BatchMixin):
         if program is None:
             # "train:data": data parallel; "train:data:local_bn": without synchronised
             # batch statistics; ":bucket=<MB>": its gradients' bucket size;
-            # ":weighted": a loss weighing each sample
+            # ":weighted": a loss weighing each sample; ":traced" (last): its gradients
+            # timed (data_parallel.record_timeline: the switch picks the step at each fit)
             base, *modes = kind.split(":")
             bucket = [float(m.split("=")[1]) for m in modes if m.startswith("bucket=")]
             program = self._programs[kind] = Program(
                 self, base, parallel="data" in modes,
                 sync_batchnorm="local_bn" not in modes, weighted="weighted" in modes,
-                bucket_cap_mb=bucket[0] if bucket else 0.0)
+                bucket_cap_mb=bucket[0] if bucket else 0.0, traced="traced" in modes)
         return program
 
     def _require_compiled(self, where: str) -> None:
@@ -359,15 +360,20 @@ class TrainingMixin(BatchMixin):
                 if check is not None:
                     check(self, validation_data is not None)
         trainer = step = None
+        untraced = None
         if distributed != "model":
-            step = self._program(("train" if distributed is None else
-                                  ("train:data" if sync_batchnorm else "train:data:local_bn")
-                                  + f":bucket={bucket_cap_mb:g}")
-                                 + ("" if train_weights is None else ":weighted"))
+            untraced = (("train" if distributed is None else
+                         ("train:data" if sync_batchnorm else "train:data:local_bn")
+                         + f":bucket={bucket_cap_mb:g}")
+                        + ("" if train_weights is None else ":weighted"))
+            traced = distributed is not None and data_parallel.recording()
+            step = self._program(untraced + (":traced" if traced else ""))
         if distributed is not None:
             # model parallel too: its ranks compute parts of one model from one batch
-            # (a tanh on one rank and a relu elsewhere trained a mix without complaint)
-            program = step.text if step is not None else json.dumps(
+            # (a tanh on one rank and a relu elsewhere trained a mix without complaint);
+            # the untraced step's text: a rank recording its timeline times its gradients,
+            # which changes no value and no collective (data_parallel_timeline.py)
+            program = self._program(untraced).text if step is not None else json.dumps(
                 [self.get_config(), self.compile_config, conv_split or "batch"],
                 sort_keys=True, default=str)
             from ..distributed.agreement import checksum

@@ -129,7 +129,7 @@ def test_a_traced_step_starts_its_collectives_bare(cap):
     finally:
         data_parallel.record_timeline(False)
     assert not data_parallel.recording()
-    text = model._programs[f"train:data:bucket={cap:g}"].text
+    text = model._programs[f"train:data:bucket={cap:g}:traced"].text
     collectives = re.findall(r'all_reduce\(\w+, "sum", "([^"]*)"', text)
     assert collectives and len(re.findall(r"async\(all_reduce\(", text)) == len(collectives)
     assert "timer(all_reduce" not in text
@@ -165,3 +165,25 @@ def test_a_bad_bucket_size_is_refused_before_training(cap):
         model.fit(x, y, verbose=0, distributed="data", bucket_cap_mb=cap)
     assert info.value.loc is not None and "test_data_parallel_buckets" in str(
         info.value.loc.file)
+
+
+def test_recording_follows_the_timeline_switch_for_a_model_already_trained():
+    """A model trained untraced, then refit while recording, times its gradients (the
+    untraced step, cached, was reused: no gradient in the timeline); refit once
+    recording stopped, it no longer appends to the timeline (the traced step, cached,
+    went on calling the timeline's callback after ``record_timeline(False)``)."""
+    x, y = data()
+    model = nn.Sequential([nn.Input((40,)), nn.Dense(3, activation="softmax")])
+    model.compile(optimizer=nn.SGD(0.01), loss="sparse_categorical_crossentropy")
+    fit = dict(batch_size=48, epochs=1, verbose=0, distributed="data")
+    model.fit(x, y % 3, **fit)
+    data_parallel.record_timeline(True)
+    try:
+        model.fit(x, y % 3, **fit)
+        events = data_parallel.timeline()
+    finally:
+        data_parallel.record_timeline(False)
+    # 2 steps, 2 gradients each
+    assert sum(label.startswith("computed grad_") for label, _, _ in events) == 4, events
+    model.fit(x, y % 3, **fit)
+    assert data_parallel.TIMELINE == []

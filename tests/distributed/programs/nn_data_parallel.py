@@ -6,7 +6,8 @@ weights must agree to float32 rounding.  So must a model with BatchNormalization
 a Conv1D and after a Dense): its statistics are synchronised over the ranks, moving
 statistics included; with ``sync_batchnorm=False`` (each shard's statistics) the losses
 must differ from one process's.  The step's timeline (``record_timeline``)
-must show the first gradient's all_reduce starting before the last gradient exists.
+must show the first gradient's all_reduce starting before the last gradient exists;
+recorded on rank 0 alone, training goes on as untraced.
 Prints ``OK <rank>`` and the overlap figures on rank 0.
 """
 import sys
@@ -154,6 +155,15 @@ def main():
               bucket_cap_mb=cap, ref="adam")
     check(x, y, lambda: nn.SGD(0.1, momentum=0.9), 16, "batchnorm, sgd, buckets of 1 kB",
           bn_model, bucket_cap_mb=0.001, ref="batchnorm sgd")
+    # the timeline recorded on rank 0 alone ("if rank == 0: record_timeline()"): timers
+    # around its gradients change no value, and the collectives are the same, so the
+    # ranks train together (they refused: "the training program ... differs")
+    data_parallel.record_timeline(rank == 0)
+    try:
+        check(x, y, lambda: nn.Adam(0.01), 12, "adam, traced on rank 0 alone", ref="adam")
+        assert bool(data_parallel.timeline()) == (rank == 0)
+    finally:
+        data_parallel.record_timeline(False)
     if "--overlap" in sys.argv:
         overlap(rank, 0, 6)         # one all_reduce per gradient
         # buckets of 1 kB: the second conv's kernel (46 kB) and the first's (1.7 kB)
