@@ -214,15 +214,15 @@ class Model(TrainingMixin):
         weights = self.weights
         if len(values) != len(weights):
             raise PhylanxValueError(f"model '{self.name}' has {len(weights)} weight arrays, "
-                                    f"got {len(values)}")
+                                    f"got {len(values)}", user_line())
         for w, v in zip(weights, values):
             v = np.asarray(v)
             if v.dtype.kind not in "biuf":     # (complex would lose its imaginary part)
                 raise PhylanxValueError(f"weight {w.name} must be real numbers, got dtype "
-                                        f"{v.dtype}")
+                                        f"{v.dtype}", user_line())
             if v.shape != w.value.shape:
                 raise PhylanxValueError(f"weight {w.name} has shape {w.value.shape}, got "
-                                        f"{v.shape}")
+                                        f"{v.shape}", user_line())
             w.value = v.astype(np.float32)
 
     def get_layer(self, name: str) -> Layer:
