@@ -87,6 +87,9 @@ class Layer:
         self.built = False
         self.input_shape: tuple | None = None
         self.output_shape: tuple | None = None
+        #: rows of the table a layer reading its input as indices picks from (Embedding's
+        #: input_dim): fit and predict check a model input's indices against it
+        self.index_count: int | None = None
 
     # -- to be provided by layers -----------------------------------------------
     def build(self, input_shape: tuple) -> None:

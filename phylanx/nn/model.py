@@ -191,6 +191,11 @@ class Model(TrainingMixin):
                 on_output(call.layer, out)
         return _value(values, self.output)
 
+    def index_readers(self) -> list[Layer]:
+        """The layers that read the model's input as row indices (Embedding)."""
+        return [call.layer for call in self._calls if call.layer.index_count is not None
+                and any(t is self.input for t in call.inputs)]
+
     @property
     def weights(self):
         return [w for layer in self.layers for w in layer.weights]
