@@ -13,6 +13,7 @@ Values are plain Python/NumPy objects so kernels stay cheap:
 """
 from __future__ import annotations
 
+import sys
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .errors import PhylanxError, PhylanxTypeError, PhylanxValueError
+from .source import user_line
 
 SCALAR_TYPES = (np.generic, int, float, bool)
 
@@ -369,14 +371,46 @@ def from_python(value: Any) -> Any:
         if all(converted[k] is v for k, v in value.items()):
             return value
         return converted
-    if isinstance(value, np.ndarray):  # subclasses such as np.matrix
-        return np.asarray(value)
+    if isinstance(value, np.ndarray):
+        return plain_array(value)
     conv = getattr(t, "__phylanx_value__", None)
     if conv is not None:   # a variable's current value; a DistributedArray is itself
         return conv(value)
     if callable(value):
         return value
-    raise PhylanxTypeError(f"cannot pass a Python {t.__name__} to PhySL")
+    hint = " (np.asarray(x) passes its values)" if hasattr(value, "__array__") else ""
+    raise PhylanxTypeError(f"cannot pass a Python {t.__name__} to PhySL{hint}", user_line())
+
+
+#: ndarray subclasses that are plain data (ndarray's arithmetic, reductions and
+#: indexing): passed as an ndarray of their memory
+_PLAIN_DATA_SUBCLASSES = (np.memmap,)
+
+
+def _subclass_meaning(value: np.ndarray) -> str:
+    """Why a subclass NumPy ships cannot be passed as its values alone (numpy.ma is
+    looked up, not imported: a masked array exists only once it is loaded)."""
+    ma = sys.modules.get("numpy.ma")
+    if ma is not None and isinstance(value, ma.MaskedArray):
+        return ("its mask would be ignored (masked entries counted in sums, means, ...): "
+                "pass a.filled(value) or a.compressed()")
+    if isinstance(value, np.matrix):
+        return "its * and ** are matrix products and its results stay 2-d: pass np.asarray(m)"
+    return "its operations may differ from an ndarray's: pass np.asarray(x) if its values " \
+           "alone are meant"
+
+
+def plain_array(value: np.ndarray) -> np.ndarray:
+    """``value``, an ndarray or a subclass of it, as a plain ndarray: a subclass whose
+    operations differ from ndarray's (a masked array, np.matrix, any other) is a located
+    error, never its values taken silently without what it means."""
+    if type(value) is np.ndarray:
+        return value
+    if isinstance(value, _PLAIN_DATA_SUBCLASSES):
+        return np.asarray(value)
+    t = type(value)
+    raise PhylanxTypeError(f"cannot pass a {t.__module__}.{t.__name__} (a subclass of "
+                           f"numpy.ndarray) to PhySL: {_subclass_meaning(value)}", user_line())
 
 
 def to_python(value: Any) -> Any:
@@ -406,7 +440,7 @@ def to_python(value: Any) -> Any:
 
 __all__ = [
     "Builtin", "Deferred", "Function", "PhylanxError", "call", "call_function", "from_python",
-    "scalarize", "to_python", "truth", "type_name",
+    "plain_array", "scalarize", "to_python", "truth", "type_name",
 ]
 
 

@@ -33,7 +33,8 @@ import numpy as np
 
 from ..errors import PhylanxTypeError, PhylanxValueError
 from ..runtime.futures import Future
-from ..values import ControlSignal, Function, from_python, to_python, type_name
+from ..source import user_line
+from ..values import ControlSignal, Function, from_python, plain_array, to_python, type_name
 from . import tape as tapes
 from .plan import PlanCache
 from .recording import TWINS, active_tape, record
@@ -139,9 +140,9 @@ def _check_argnums(argnums: Any) -> tuple[int, ...]:
     if not items or not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool)
                             for i in items):
         raise PhylanxTypeError(f"argnums must be an int or a non-empty tuple of ints, got "
-                               f"{argnums!r}")
+                               f"{argnums!r}", user_line())
     if len(set(items)) != len(items):
-        raise PhylanxValueError(f"argnums repeats a position: {argnums!r}")
+        raise PhylanxValueError(f"argnums repeats a position: {argnums!r}", user_line())
     return tuple(int(i) for i in items)
 
 
@@ -160,7 +161,7 @@ def _differentiate(call, f, positions, argnums, args, kwargs, has_aux=False,
         if not -len(args) <= i < len(args):
             raise PhylanxValueError(
                 f"argnums {i} is out of range: {getattr(f, '__name__', 'f')} was called with "
-                f"{len(args)} positional argument(s)", getattr(f, "loc", None))
+                f"{len(args)} positional argument(s)", _where(f))
     structures = []
     arrays = [a for a in (*args, *kwargs.values()) if isinstance(a, np.ndarray)]
     try:
@@ -176,6 +177,7 @@ def _differentiate(call, f, positions, argnums, args, kwargs, has_aux=False,
                                     f"{np.shape(result)}")
         if jacobian:
             grads = _jacobians(tape, result, structures, arrays)
+            _check_real(result, f, jacobian=True)
         else:
             if seed is None:
                 seed = np.ones((), dtype=tapes._float_dtype(result))
@@ -183,6 +185,7 @@ def _differentiate(call, f, positions, argnums, args, kwargs, has_aux=False,
                 seed = seed.astype(tapes._float_dtype(result))
             cotangents = (tapes.backward(tape, result, seed) if plans is None
                           else plans.backward(tape, result, seed))
+            _check_real(result, f)
             handed: set[int] = set()
             grads = tuple(_own(_gradients(cotangents, leaves, outers), arrays, outers,
                                handed)
@@ -208,7 +211,7 @@ def _differentiated_part(returned: Any, f: Any, has_aux: bool) -> Any:
             f"has_aux=True needs {_name(f)} to return a pair (value, aux), got a "
             f"{type_name(returned)}" + (f" of {len(returned)} items"
                                         if isinstance(returned, (list, tuple)) else ""),
-            getattr(f, "loc", None))
+            _where(f))
     return returned[0]
 
 
@@ -244,6 +247,12 @@ def _stack_rows(per_element: list, shape: tuple) -> Any:
     return stacked.reshape(shape + np.shape(first))
 
 
+def _where(f: Any) -> Any:
+    """Where an error about calling ``f`` points: ``f``'s own location (a PhySL
+    function's), else the user's line that called the transformed function."""
+    return getattr(f, "loc", None) or user_line()
+
+
 def _name(f: Any) -> str:
     return getattr(f, "__name__", getattr(f, "name", "f"))
 
@@ -275,7 +284,7 @@ def _alone(value: Any, arrays: list[np.ndarray]) -> bool:
     """Whether ``value`` is a writable float array whose memory no other argument
     shares: the function may then compute on the caller's memory (a view), which is
     copied only if the function changes it in place (``Tape.before_mutation``)."""
-    return (type(value) is np.ndarray and value.dtype.kind in "fc" and value.flags.writeable
+    return (type(value) is np.ndarray and value.dtype.kind == "f" and value.flags.writeable
             and not any(a is not value and np.may_share_memory(a, value) for a in arrays)
             and sum(a is value for a in arrays) == 1)
 
@@ -299,11 +308,12 @@ def _as_input(value: Any, position: int, tape: tapes.Tape,
         return kind(p[0] for p in pairs), kind(p[1] for p in pairs)
     if isinstance(value, (np.ndarray, np.generic, int, float, list, tuple)) \
             and not isinstance(value, (bool, np.bool_)):
-        array = np.asarray(value)
+        # a masked array or np.matrix is a located error, never its bare values
+        array = plain_array(value) if isinstance(value, np.ndarray) else np.asarray(value)
         if alone:
             array = value.view()
             tape.caller_memory[id(tapes._root(value))] = value
-        elif array.dtype.kind in "fc":
+        elif array.dtype.kind == "f":
             array = array.copy()
         elif array.dtype.kind in "iu":
             array = array.astype(np.float64)
@@ -314,9 +324,12 @@ def _as_input(value: Any, position: int, tape: tapes.Tape,
             # nested grad: the outer tapes see the inner argument as a copy of theirs
             tapes.record_on(tape.chain()[1:], "__copy", [value], leaf_value)
             return leaf_value, tape.leaf(leaf_value)
+    # complex arguments are refused: the rules were written for real values, and the
+    # gradient of a real function of z followed neither JAX's convention (conj) nor
+    # PyTorch's at once (|z|**2 gave PyTorch's 2z, Re(z**2) JAX's 2z)
     raise PhylanxTypeError(f"cannot differentiate with respect to argument {position}: a "
                            f"{type_name(value)} (gradients need float arrays or numbers, or "
-                           "lists, tuples and dicts of them)")
+                           "lists, tuples and dicts of them)", user_line())
 
 
 def _gradients(cotangents: dict, leaves: Any, outers: list = ()) -> Any:
@@ -329,15 +342,31 @@ def _gradients(cotangents: dict, leaves: Any, outers: list = ()) -> Any:
 
 def _check_output(result: Any, f: Any, jacobian: bool = False) -> None:
     name = _name(f)
-    if not tapes.is_float_value(result) and not isinstance(result, (int, np.integer)):
-        raise PhylanxTypeError(f"{'jacobian' if jacobian else 'grad'} needs a function "
-                               f"returning a float {'array' if jacobian else 'scalar'}; "
-                               f"{name} returned a {type_name(result)}",
-                               getattr(f, "loc", None))
+    # an integer or boolean result is refused, as JAX does: nothing on the tape leads
+    # to it, and its gradient was zeros that look right
+    if not tapes.is_float_value(result):
+        raise _not_real(result, f, jacobian)
     if np.ndim(result) != 0 and not jacobian:
         raise PhylanxValueError(f"grad needs a function returning a scalar; {name} returned "
                                 f"shape {np.shape(result)} (reduce it, e.g. with sum)",
-                                getattr(f, "loc", None))
+                                _where(f))
+
+
+def _check_real(result: Any, f: Any, jacobian: bool = False) -> None:
+    """A complex result is refused (as JAX does without ``holomorphic``): the
+    rules follow no one convention for it.  Checked after the reverse pass, so that a
+    rule that knows why the result is complex says so first (``eig`` of a matrix with
+    complex eigenvalues)."""
+    if np.iscomplexobj(result):
+        raise _not_real(result, f, jacobian)
+
+
+def _not_real(result: Any, f: Any, jacobian: bool) -> PhylanxTypeError:
+    """The error of a result that is not a real float (integer, boolean, complex)."""
+    real = "real " if np.iscomplexobj(result) else ""
+    return PhylanxTypeError(f"{'jacobian' if jacobian else 'grad'} needs a function "
+                            f"returning a {real}float {'array' if jacobian else 'scalar'}; "
+                            f"{_name(f)} returned a {type_name(result)}", _where(f))
 
 
 def _gradient(ct: Any, value: Any, outers: list = ()) -> Any:

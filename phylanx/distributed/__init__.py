@@ -285,6 +285,7 @@ def tiled(array: Any, tiling_type: str = "sym", intersection: Any = None,
     import numpy as np
 
     from ..errors import PhylanxValueError
+    from ..values import plain_array
     from .lockstep import operation
     from .primitives._support import auto_name, box_slices, create
     name = auto_name(name, "array")
@@ -294,7 +295,8 @@ def tiled(array: Any, tiling_type: str = "sym", intersection: Any = None,
         if array is None:
             raise PhylanxValueError("the array to tile is None")
         try:
-            whole = np.asarray(array)
+            # a masked array or np.matrix is an error, never its bare values tiled
+            whole = plain_array(array) if isinstance(array, np.ndarray) else np.asarray(array)
         except ValueError as e:     # a ragged list
             raise PhylanxValueError(f"the array to tile is not an array: {e}") from None
         return create(name, whole.shape, None, None, tiling_type, intersection,

@@ -20,7 +20,8 @@ from . import arguments as args
 
 def inputs(model: Any, x: Any, where: str, name: str = "x") -> np.ndarray:
     """``x`` as float32 for ``model`` (which an unbuilt Sequential is built for)."""
-    array = args.array(x, name, where).astype(np.float32, copy=False)
+    given = args.array(x, name, where)
+    array = given.astype(np.float32, copy=False)
     try:
         if not model.built and hasattr(model, "build"):
             model.build(array.shape)
@@ -34,7 +35,29 @@ def inputs(model: Any, x: Any, where: str, name: str = "x") -> np.ndarray:
             e is not None and e != a for e, a in zip(expected[1:], array.shape[1:])):
         raise args.value_error(where, f"{name}: input of shape {array.shape} does not fit model "
                                       f"'{model.name}', which takes {expected}")
+    for layer in model.index_readers():
+        _check_indices(given, layer, where, name)
     return array
+
+
+def _check_indices(x: np.ndarray, layer: Any, where: str, name: str) -> None:
+    """``x`` as row indices of ``layer``'s table: integers in 0..rows-1.  A negative
+    index picked a row from the end and 1.5 row 1 (as Keras on JAX does, silently;
+    Keras on TensorFlow refuses them), where the user meant another row."""
+    if x.size == 0:
+        return
+    rows = layer.index_count
+    what = f"layer '{layer.name}' ({type(layer).__name__} of {rows} rows)"
+    if x.dtype.kind == "f":
+        fractional = x != np.round(x)           # NaN too
+        if fractional.any():
+            raise args.value_error(where, f"{name}: index {x[fractional].flat[0]} of {what} "
+                                          "is not an integer")
+    low, high = x.min(), x.max()
+    if low < 0 or high >= rows:
+        bad = low if low < 0 else high
+        raise args.value_error(where, f"{name}: index {bad.item()} is out of range for {what}: "
+                                      f"indices must be in 0..{rows - 1}")
 
 
 def targets(model: Any, x: np.ndarray, y: Any, where: str, name: str = "y") -> np.ndarray:

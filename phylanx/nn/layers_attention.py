@@ -425,6 +425,7 @@ class TokenAndPositionEmbedding(Layer):
         self.embedding_dim = args.integer(embedding_dim, "embedding_dim", where)
         self.embeddings_initializer = embeddings_initializer
         self.input_dtype = "int64"
+        self.index_count = self.vocabulary_size
 
     def compute_output_shape(self, input_shape):
         if len(input_shape) != 2 or input_shape[1] is None:

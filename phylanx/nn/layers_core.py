@@ -16,6 +16,7 @@ import numpy as np
 
 from ..autodiff.symbolic import Graph, Var
 from ..errors import PhylanxValueError
+from ..source import user_line
 from . import activations, initializers, regularizers
 from . import arguments as args
 
@@ -86,6 +87,9 @@ class Layer:
         self.built = False
         self.input_shape: tuple | None = None
         self.output_shape: tuple | None = None
+        #: rows of the table a layer reading its input as indices picks from (Embedding's
+        #: input_dim): fit and predict check a model input's indices against it
+        self.index_count: int | None = None
 
     # -- to be provided by layers -----------------------------------------------
     def build(self, input_shape: tuple) -> None:
@@ -136,15 +140,15 @@ class Layer:
     def set_weights(self, values: list) -> None:
         if len(values) != len(self.weights):
             raise PhylanxValueError(f"layer {self.name} has {len(self.weights)} weight(s), "
-                                    f"got {len(values)}")
+                                    f"got {len(values)}", user_line())
         for w, v in zip(self.weights, values):
             v = np.asarray(v)
             if v.dtype.kind not in "biuf":     # (complex would lose its imaginary part)
                 raise PhylanxValueError(f"weight {w.name} must be real numbers, got dtype "
-                                        f"{v.dtype}")
+                                        f"{v.dtype}", user_line())
             if v.shape != w.value.shape:
                 raise PhylanxValueError(f"weight {w.name} has shape {w.value.shape}, got "
-                                        f"{v.shape}")
+                                        f"{v.shape}", user_line())
             w.value = v.astype(np.float32)
 
     def get_config(self) -> dict:

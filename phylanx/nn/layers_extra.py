@@ -108,6 +108,7 @@ class Embedding(Layer):
         self.output_dim = args.integer(output_dim, "output_dim", "Embedding")
         self.embeddings_initializer = embeddings_initializer
         self.input_dtype = "int64"
+        self.index_count = self.input_dim
 
     def compute_output_shape(self, input_shape):
         if len(input_shape) < 2:

@@ -191,6 +191,11 @@ class Model(TrainingMixin):
                 on_output(call.layer, out)
         return _value(values, self.output)
 
+    def index_readers(self) -> list[Layer]:
+        """The layers that read the model's input as row indices (Embedding)."""
+        return [call.layer for call in self._calls if call.layer.index_count is not None
+                and any(t is self.input for t in call.inputs)]
+
     @property
     def weights(self):
         return [w for layer in self.layers for w in layer.weights]
@@ -214,15 +219,15 @@ class Model(TrainingMixin):
         weights = self.weights
         if len(values) != len(weights):
             raise PhylanxValueError(f"model '{self.name}' has {len(weights)} weight arrays, "
-                                    f"got {len(values)}")
+                                    f"got {len(values)}", user_line())
         for w, v in zip(weights, values):
             v = np.asarray(v)
             if v.dtype.kind not in "biuf":     # (complex would lose its imaginary part)
                 raise PhylanxValueError(f"weight {w.name} must be real numbers, got dtype "
-                                        f"{v.dtype}")
+                                        f"{v.dtype}", user_line())
             if v.shape != w.value.shape:
                 raise PhylanxValueError(f"weight {w.name} has shape {w.value.shape}, got "
-                                        f"{v.shape}")
+                                        f"{v.shape}", user_line())
             w.value = v.astype(np.float32)
 
     def get_layer(self, name: str) -> Layer:

@@ -182,7 +182,7 @@ def _diverged(loss: Any, epoch: int, batch: int, history: Any) -> TrainingDiverg
     error = TrainingDivergedError(
         f"the loss is {float(loss)} at epoch {epoch + 1}, batch {batch + 1}: training "
         "stopped (the weights are those before that batch); lower the learning rate, "
-        "check the data, or pass stop_on_nan=False to continue")
+        "check the data, or pass stop_on_nan=False to continue", user_line())
     error.history = history
     return error
 

@@ -384,6 +384,21 @@ def errors():
     a = dist.tiled(np.arange(4.0 * n), name="e")
     expect_error("a + b", ["shapes"], a, dist.tiled(np.arange(4.0 * n + 1), name="f"))
     expect_error("sum_d([1, 2])", ["distributed array"])
+    # a masked array, on every rank or on the last one only, is an error on every rank
+    # (user43: its masked entries were tiled and summed as values)
+    masked = np.ma.array(np.arange(2.0 * n), mask=np.arange(2 * n) == 1)
+    plain = np.arange(2.0 * n)
+    for call, name in ((lambda: dist.tiled(masked, "row", name="m1"), "m1"),
+                       (lambda: dist.tiled(masked if r == n - 1 else plain, "row",
+                                           name="m2"), "m2"),
+                       (lambda: dist.annotate(masked[2 * r:2 * r + 2], "m3", ["tile", [
+                           "columns", 2 * r, 2 * r + 2]]), "m3")):
+        try:
+            call()
+        except PhylanxError as e:
+            assert e.loc is not None and "MaskedArray" in str(e), (name, str(e))
+        else:
+            raise AssertionError(f"no error from a masked array ({name})")
 
 
 for group in groups:

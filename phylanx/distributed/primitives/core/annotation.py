@@ -12,6 +12,7 @@ import numpy as np
 from ....errors import PhylanxError, PhylanxValueError
 from ....primitives.dtypes import to_int
 from ....primitives.registry import primitive
+from ....values import plain_array
 from ... import tiles, tiling
 from ...darray import DistributedArray
 from .._support import ORDERED, lockstep
@@ -70,4 +71,4 @@ def _as_tile(value: Any) -> np.ndarray:
     if not isinstance(value, np.ndarray):
         raise PhylanxValueError(f"a tile must be a 1-d, 2-d or 3-d array, got "
                                 f"{type(value).__name__}")
-    return value
+    return plain_array(value)     # a masked tile is an error on every rank, not its values
