@@ -122,7 +122,7 @@ def column_product(whole_a: np.ndarray, b: DistributedArray,
 @primitive("dot_d", "dot_d(_1, _2)", flags=ORDERED, takes_tiled=True, **_NO_ORACLE,
            example='dot_d(annotate_d([1, 2], "u", list("tile", list("columns", 0, 2))), '
                    '[3, 4])', result="11")
-@lockstep
+@lockstep(same_plain=True)
 def dot_d(a, b):
     """numpy.dot of distributed (tiled) operands: 1-d·1-d, 1-d·2-d, 2-d·1-d, 2-d·2-d.
 
