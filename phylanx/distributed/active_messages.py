@@ -143,10 +143,10 @@ class Service:
         bytes on ``data_comm`` (the requester receives them once it read the header;
         the request keeps ``array`` alive until they left)."""
         header = (request_id, True, RawArray(array.shape, array.dtype))
+        data = [_as_bytes(array), MPI().BYTE]   # (before the header: nothing fails between)
         with mpi_lock():
             first = self.comm.isend(header, dest=target, tag=REPLY)
-            data = self.data_comm.Isend([_as_bytes(array), MPI().BYTE], target,
-                                        self._data_tag(request_id))
+            data = self.data_comm.Isend(data, target, self._data_tag(request_id))
         self._new_sends.extend((first, data))
 
     # -- the service loop ---------------------------------------------------------
