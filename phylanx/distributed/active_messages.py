@@ -94,6 +94,8 @@ class Service:
         self.rank, self.size = comm.Get_rank(), comm.Get_size()
         self.functions: dict[str, Callable[..., Any]] = {}
         self.arrays: dict[str, Any] = {}
+        #: the registered arrays their owner does not change while registered
+        self._unchanged: set[str] = set()
         self.left: set[int] = set()     # ranks whose program finished (still serving)
         self.gone: set[int] = set()     # ranks that stopped serving
         #: called (rank, exit status, collectives started per name) when a rank leaves
@@ -225,7 +227,8 @@ class Service:
             if what.startswith("get_remote"):
                 name, index, wait = payload
                 ready = name in self.arrays or not wait
-                compute = functools.partial(self._read_array, name, index, wait=not ready)
+                compute = functools.partial(self._read_array, name, index, wait=not ready,
+                                            to_send=True)
                 # not registered yet (SPMD lag): wait for it off the service thread
                 thread_name = None if ready else "phylanx-mpi-read"
             else:
@@ -327,13 +330,24 @@ class Service:
     def _lookup(self, name: str) -> Callable[..., Any]:
         return find_function(self.functions, name, self.rank)
 
-    def register_array(self, name: str, array: Any) -> None:
-        """Make ``array`` readable by other ranks; wakes reads waiting for ``name``."""
+    def register_array(self, name: str, array: Any, unchanged: bool = False) -> None:
+        """Make ``array`` readable by other ranks; wakes reads waiting for ``name``.
+        ``unchanged``: see ``distributed.register_array``."""
         with self._registered:
             self.arrays[name] = array
+            (self._unchanged.add if unchanged else self._unchanged.discard)(name)
             self._registered.notify_all()
 
-    def _read_array(self, name: str, index: Any, wait: bool = False) -> Any:
+    def unregister_array(self, name: str) -> None:
+        with self._registered:
+            self.arrays.pop(name, None)
+            self._unchanged.discard(name)
+
+    def _read_array(self, name: str, index: Any, wait: bool = False,
+                    to_send: bool = False) -> Any:
+        """A copy of ``array[index]``; ``to_send`` (an answer to another rank) of an
+        array registered ``unchanged``: the contiguous part itself (the raw send reads
+        it before the owner may change it again)."""
         if wait:   # SPMD lag: the owner may register it a little later (not once it left)
             with self._registered:
                 self._registered.wait_for(lambda: name in self.arrays or self._leaving,
@@ -344,7 +358,11 @@ class Service:
             raise KeyError(f"no array registered as {name!r} on locality {self.rank}"
                            + finished)
         array = self.arrays[name]
-        return array.copy() if index is None else array[index].copy()
+        part = array if index is None else array[index]
+        if to_send and name in self._unchanged and type(part) is np.ndarray \
+                and part.flags.c_contiguous:
+            return part
+        return part.copy()
 
     # -- leaving ------------------------------------------------------------------
     def leave(self, timeout: float, status: int = 0,

@@ -138,7 +138,7 @@ def fetching(local: np.ndarray, layout: Layout, wanted: list[Box]) -> Iterator[A
         return
     # named alike on every rank in step (see tiles.fetch)
     key = "phylanx_tiles/" + lockstep.next_name()
-    api.register_array(key, local)
+    api.register_array(key, local, unchanged=True)     # (until the last barrier)
     try:
         tiles.barrier()     # every rank's tile is readable
         parts: list[tuple[int, Box]] = []

@@ -3,7 +3,8 @@
 Runs under ``mpiexec -n 2`` or more.  Every rank registers arrays of many dtypes and
 shapes (float16 to complex, bool, datetime, a structured dtype, 0-d, empty, and one of
 Python objects, which only pickling carries); every rank reads every other rank's
-(whole, a strided part, many reads in flight at once) and compares each with the array
+(whole, a strided part, many reads in flight at once; parts of an array registered
+``unchanged``, sent without a copy) and compares each with the array
 it knows the owner holds: same dtype, shape and bits.  While the other ranks read, the
 bytes this rank pickles for its answers are counted: the numeric arrays' answers are a
 small header each, not their data.  Prints 'OK <rank>' at the end.
@@ -68,6 +69,8 @@ MPI.pickle.__init__(counting_dumps, pickle.loads)
 mine = arrays(r)
 for name, value in mine.items():
     dist.register_array(f"raw/{name}", value)
+# kept unchanged until every read is received (as a fetched tile): sent without a copy
+dist.register_array("raw/unchanged", mine["f64"], unchanged=True)
 MPI.COMM_WORLD.Barrier()
 
 for owner in range(p):
@@ -82,9 +85,14 @@ for owner in range(p):
          theirs["f64"][strided], f"strided part of f64 of {owner}")
     same(dist.get_remote(owner, "raw/record", slice(1, 2)).result(timeout=60),
          theirs["record"][1:2], f"a record of {owner}")
+    for part in (None, slice(5, 9), (slice(None), slice(0, 7))):     # contiguous or not
+        same(dist.get_remote(owner, "raw/unchanged", part).result(timeout=60),
+             theirs["f64"] if part is None else theirs["f64"][part],
+             f"part {part} of an unchanged array of {owner}")
 
 MPI.COMM_WORLD.Barrier()        # every rank has read: this rank answered all its reads
 MPI.pickle.__init__(pickle.dumps, pickle.loads)
+dist.unregister_array("raw/unchanged")
 numeric = sum(v.nbytes for v in mine.values() if not v.dtype.hasobject)
 # the answers' headers, the requests, the object array: far less than the data itself
 assert sum(pickled) < numeric / 4, (sum(pickled), numeric)
