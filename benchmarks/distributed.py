@@ -18,7 +18,10 @@ so.  Workloads, each timed after a warm-up call, the slowest rank, min and media
 * ``power``: a power iteration written with ``all_reduce`` (columns of a 4000 x 4000
   matrix per rank), beside ``mpi4py_peers.power_iteration``;
 * ``dot_d`` (4000 x 4000, row x column tiles) and ``conv1d_d`` (batch 1000, length
-  1000, 3 -> 100 channels, filter 10, page tiles): PhySL on ``random_d`` arrays.
+  1000, 3 -> 100 channels, filter 10, page tiles): PhySL on ``random_d`` arrays; beside
+  them the same work by hand (``mpi4py_peers.dot_rows_columns``, ``conv1d_batch``:
+  NumPy on each rank's tiles, drawn in the timed call as ``random_d`` draws them, plus
+  the messages the product truly needs), the ceiling of this machine.
 
 Every phylanx result is checked against the peer's (or NumPy's) on every rank count.
 The table gives the speed-up against 1 locality and the ratio phylanx / mpi4py.
@@ -165,20 +168,46 @@ def bench_power(args, comm) -> dict:
 
 
 def bench_physl(args, comm, name: str) -> dict:
-    """``dot_d`` or ``conv1d_d`` on ``random_d`` arrays (no peer: the speed-up only)."""
+    """``dot_d`` or ``conv1d_d`` on ``random_d`` arrays, beside the same work by hand
+    (``mpi4py_peers.dot_rows_columns``, ``mpi4py_peers.conv1d_batch``): each rank draws
+    its tiles' normal numbers (as ``random_d`` does in the timed program) and computes
+    its part with NumPy, sending what the product truly needs (``b``'s columns; the
+    convolution by batch needs nothing).  The results agree on the same tiles."""
+    import mpi4py_peers
+
     from phylanx import evaluate
     n = args.matrix
-    code = {
-        "dot_d": f'dot_d(random_d(list({n}, {n}), find_here(), num_localities(), "bench_a", '
-                 f'"row"), random_d(list({n}, {n}), find_here(), num_localities(), '
-                 '"bench_b", "column"))',
-        "conv1d_d": f'conv1d_d(random_d(list({args.batch}, {args.length}, 3), find_here(), '
-                    'num_localities(), "bench_x", "page"), random(list(10, 3, 100)))',
+    operands = {
+        "dot_d": [f'random_d(list({n}, {n}), find_here(), num_localities(), "bench_a", "row")',
+                  f'random_d(list({n}, {n}), find_here(), num_localities(), "bench_b", '
+                  '"column")'],
+        "conv1d_d": [f'random_d(list({args.batch}, {args.length}, 3), find_here(), '
+                     'num_localities(), "bench_x", "page")', "random(list(10, 3, 100))"],
     }[name]
+    code = f"{name}({', '.join(operands)})"
     evaluate(code)
-    size = ({"n": n} if name == "dot_d" else
-            {"batch": args.batch, "length": args.length, "in": 3, "out": 100, "filter": 10})
-    return {"phylanx": _timed(lambda: evaluate(code), args.repeat, comm), "size": size}
+    tiles = [evaluate(text) for text in operands]
+    local = [getattr(t, "local", t) for t in tiles]
+    rng = np.random.default_rng([4, comm.rank])
+    if name == "dot_d":
+        def by_hand():
+            return mpi4py_peers.dot_rows_columns(rng.normal(size=local[0].shape),
+                                                 rng.normal(size=local[1].shape), comm)
+        want = mpi4py_peers.dot_rows_columns(local[0], local[1], comm)
+        size = {"n": n}
+    else:
+        def by_hand():
+            return mpi4py_peers.conv1d_batch(rng.normal(size=local[0].shape),
+                                             rng.normal(size=local[1].shape))
+        want = mpi4py_peers.conv1d_batch(local[0], local[1])
+        size = {"batch": args.batch, "length": args.length, "in": 3, "out": 100,
+                "filter": 10}
+    got = evaluate(f"lambda(x, y, {name}(x, y))", *tiles)
+    differs = comm.allreduce(_agree(got.local, want), op=_max())
+    del got, want
+    phylanx = _timed(lambda: evaluate(code), args.repeat, comm)
+    peer = _timed(by_hand, args.repeat, comm)
+    return {"phylanx": phylanx, "mpi4py": peer, "rel_diff": differs, "size": size}
 
 
 def calibrate(comm, quick: bool) -> dict:

@@ -234,18 +234,24 @@ def register_function(name: str, fn: Callable[..., Any]) -> None:
     (mpi.service.functions if mpi is not None else _functions)[name] = fn
 
 
-def register_array(name: str, array: Any) -> None:
-    """Let other localities read ``array`` with :func:`get_remote` (no code of ours runs)."""
+def register_array(name: str, array: Any, *, unchanged: bool = False) -> None:
+    """Let other localities read ``array`` with :func:`get_remote` (no code of ours runs).
+    ``unchanged``: the caller does not change ``array`` until every read of it has
+    been received (a tile kept until an operation's last barrier): a read of a
+    contiguous part is sent from the array itself, without a copy."""
     mpi = _mpi()
     if mpi is not None:
-        mpi.service.register_array(name, array)
+        mpi.service.register_array(name, array, unchanged=unchanged)
     else:
         _arrays[name] = array
 
 
 def unregister_array(name: str) -> None:
     mpi = _mpi()
-    (mpi.service.arrays if mpi is not None else _arrays).pop(name, None)
+    if mpi is not None:
+        mpi.service.unregister_array(name)
+    else:
+        _arrays.pop(name, None)
 
 
 def get_remote(locality: int, name: str, index: Any = None, *, where: Any = CALLER,

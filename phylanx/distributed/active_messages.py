@@ -22,6 +22,15 @@ ends the job then, and in case it does not, the service thread checks, every
 processes of the other ranks on this host still run; a dead one counts as left, with
 no exit status.
 
+**Array reads travel as raw bytes.**  The answer to a read of a registered NumPy
+array (``get_remote``: ``dot_d`` and ``conv1d_d`` fetch tiles this way) is a small
+pickled ``REPLY`` carrying a :class:`RawArray` (shape and dtype), then the array's
+bytes themselves on a communicator of their own (``data_comm``, never probed), tagged
+with the request id; the requester receives them straight into a new array.  A
+pickled reply would copy a tile three more times (a pickling check, the pickle, the
+unpickling), on the service threads that share the cores with the computation; an
+array of Python objects still travels pickled.
+
 Functions travel pickled; one that does not pickle (a ``@Phylanx`` function, a
 PhySL function) travels by name and is looked up on the other rank in the table of
 :meth:`Service.register_function`, then in ``__main__`` (SPMD: every rank ran the
@@ -38,7 +47,9 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from ..runtime import hooks
 from ..runtime.futures import Future, external, resolve_deep
@@ -54,14 +65,37 @@ _LIVENESS_PERIOD = 0.5  # seconds between checks that the other ranks' processes
 _NAME_WAIT = 5.0      # seconds a rank waits for a function name to be defined (SPMD lag)
 
 
+class RawArray(NamedTuple):
+    """What a ``REPLY`` carries for an array whose bytes follow on ``data_comm``."""
+    shape: tuple
+    dtype: np.dtype
+
+
+def _travels_raw(value: Any) -> bool:
+    """Whether an answer travels as raw bytes: a plain NumPy array without Python
+    objects (which only pickling can carry), C-contiguous (as a read's copy is)."""
+    return type(value) is np.ndarray and not value.dtype.hasobject \
+        and value.flags.c_contiguous
+
+
+def _as_bytes(array: np.ndarray) -> np.ndarray:
+    """The bytes of a C-contiguous ``array`` (a view: MPI reads or writes them)."""
+    return array.reshape(-1).view(np.uint8)
+
+
 class Service:
     """The active-message endpoint of one rank."""
 
     def __init__(self, comm: Any) -> None:
         self.comm = comm
+        #: the raw bytes of array replies (collective: every rank creates its service)
+        self.data_comm = comm.Dup()
+        self._tag_bound = int(comm.Get_attr(MPI().TAG_UB))
         self.rank, self.size = comm.Get_rank(), comm.Get_size()
         self.functions: dict[str, Callable[..., Any]] = {}
         self.arrays: dict[str, Any] = {}
+        #: the registered arrays their owner does not change while registered
+        self._unchanged: set[str] = set()
         self.left: set[int] = set()     # ranks whose program finished (still serving)
         self.gone: set[int] = set()     # ranks that stopped serving
         #: called (rank, exit status, collectives started per name) when a rank leaves
@@ -105,6 +139,17 @@ class Service:
         with mpi_lock():
             request = self.comm.isend(message, dest=target, tag=tag)
         self._new_sends.append(request)
+
+    def _send_raw(self, array: np.ndarray, target: int, request_id: int) -> None:
+        """Answer ``request_id`` with ``array``: its :class:`RawArray` header, then its
+        bytes on ``data_comm`` (the requester receives them once it read the header;
+        the request keeps ``array`` alive until they left)."""
+        header = (request_id, True, RawArray(array.shape, array.dtype))
+        data = [_as_bytes(array), MPI().BYTE]   # (before the header: nothing fails between)
+        with mpi_lock():
+            first = self.comm.isend(header, dest=target, tag=REPLY)
+            data = self.data_comm.Isend(data, target, self._data_tag(request_id))
+        self._new_sends.extend((first, data))
 
     # -- the service loop ---------------------------------------------------------
     def _loop(self) -> None:
@@ -165,6 +210,8 @@ class Service:
     def _dispatch(self, source: int, tag: int, data: Any) -> None:
         if tag == REPLY:
             request_id, ok, value = data
+            if ok and type(value) is RawArray:
+                value = self._receive_raw(source, request_id, value)
             with self._lock:
                 entry = self._pending.pop(request_id, None)
             if entry is None:
@@ -180,7 +227,8 @@ class Service:
             if what.startswith("get_remote"):
                 name, index, wait = payload
                 ready = name in self.arrays or not wait
-                compute = functools.partial(self._read_array, name, index, wait=not ready)
+                compute = functools.partial(self._read_array, name, index, wait=not ready,
+                                            to_send=True)
                 # not registered yet (SPMD lag): wait for it off the service thread
                 thread_name = None if ready else "phylanx-mpi-read"
             else:
@@ -234,9 +282,24 @@ class Service:
                 del self._pids[rank]
                 self._departed(rank, None, {}, gone=True)
 
+    def _data_tag(self, request_id: int) -> int:
+        return request_id % (self._tag_bound + 1)
+
+    def _receive_raw(self, source: int, request_id: int, header: RawArray) -> np.ndarray:
+        """The array whose bytes ``source`` sends right after the ``header``, received
+        into a new array (``Recv``: MPI moves them at full speed inside it)."""
+        array = np.empty(header.shape, header.dtype)
+        with mpi_lock():
+            self.data_comm.Recv([_as_bytes(array), MPI().BYTE], source,
+                                self._data_tag(request_id))
+        return array
+
     def _answer(self, source: int, request_id: int, compute: Callable[[], Any]) -> None:
         try:
             value = compute()
+            if _travels_raw(value):
+                self._send_raw(value, source, request_id)
+                return
             pickle.dumps(value)     # fail here, with a message, rather than in isend
             reply = (request_id, True, value)
         except Exception as e:  # noqa: BLE001 - sent back to the requester
@@ -267,13 +330,24 @@ class Service:
     def _lookup(self, name: str) -> Callable[..., Any]:
         return find_function(self.functions, name, self.rank)
 
-    def register_array(self, name: str, array: Any) -> None:
-        """Make ``array`` readable by other ranks; wakes reads waiting for ``name``."""
+    def register_array(self, name: str, array: Any, unchanged: bool = False) -> None:
+        """Make ``array`` readable by other ranks; wakes reads waiting for ``name``.
+        ``unchanged``: see ``distributed.register_array``."""
         with self._registered:
             self.arrays[name] = array
+            (self._unchanged.add if unchanged else self._unchanged.discard)(name)
             self._registered.notify_all()
 
-    def _read_array(self, name: str, index: Any, wait: bool = False) -> Any:
+    def unregister_array(self, name: str) -> None:
+        with self._registered:
+            self.arrays.pop(name, None)
+            self._unchanged.discard(name)
+
+    def _read_array(self, name: str, index: Any, wait: bool = False,
+                    to_send: bool = False) -> Any:
+        """A copy of ``array[index]``; ``to_send`` (an answer to another rank) of an
+        array registered ``unchanged``: the contiguous part itself (the raw send reads
+        it before the owner may change it again)."""
         if wait:   # SPMD lag: the owner may register it a little later (not once it left)
             with self._registered:
                 self._registered.wait_for(lambda: name in self.arrays or self._leaving,
@@ -284,7 +358,11 @@ class Service:
             raise KeyError(f"no array registered as {name!r} on locality {self.rank}"
                            + finished)
         array = self.arrays[name]
-        return array.copy() if index is None else array[index].copy()
+        part = array if index is None else array[index]
+        if to_send and name in self._unchanged and type(part) is np.ndarray \
+                and part.flags.c_contiguous:
+            return part
+        return part.copy()
 
     # -- leaving ------------------------------------------------------------------
     def leave(self, timeout: float, status: int = 0,

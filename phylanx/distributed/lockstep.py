@@ -215,17 +215,32 @@ def received(error: BaseException) -> None:
         _state.ended = error
 
 
-def lockstep(fn: Callable[..., Any] | None = None, *, local: bool = False) -> Any:
+def lockstep(fn: Callable[..., Any] | None = None, *, local: bool = False,
+             same_plain: bool = False) -> Any:
     """Decorator (under ``@primitive``): ``fn`` is one lockstep operation;
-    ``@lockstep(local=True)`` for one that does not communicate (module doc)."""
+    ``@lockstep(local=True)`` for one that does not communicate (module doc).
+    ``same_plain``: its plain operands (a kernel, a replicated matrix, the padding)
+    must be the same on every rank, as they are part of the global answer: their
+    digests ride in the operation's tagged messages and the tiled result carries
+    them (``DistributedArray.plain``) to its next exchange, so ranks that passed
+    different ones fail there, naming them, instead of each holding a tile computed
+    with its own (an end message does not carry them)."""
     if fn is None:
-        return functools.partial(lockstep, local=local)
+        return functools.partial(lockstep, local=local, same_plain=same_plain)
     what = fn.__name__
 
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
-        # (its plain arguments are its own: a tile given to annotate_d is each rank's)
-        with plain_operands_of_rule(()), operation(label_of(what, args), local):
-            return fn(*args, **kwargs)
+        # (else its plain arguments are its own: a tile given to annotate_d is each rank's)
+        plain = ()
+        if same_plain and api.num_localities() > 1:
+            from .darray import plain_operands
+            plain = plain_operands((*args, *kwargs.values()), what, None)
+        with plain_operands_of_rule(plain), operation(label_of(what, args), local):
+            result = fn(*args, **kwargs)
+        from .darray import DistributedArray, merged
+        if plain and type(result) is DistributedArray and not any(result is a for a in args):
+            result.plain = merged(result.plain, plain)
+        return result
     run.lockstep = True  # type: ignore[attr-defined]
     return run

@@ -95,6 +95,17 @@ class OrderedSum:
         self._order = sorted(regions)
         self._held: dict[int, np.ndarray] = {}
 
+    def add_product(self, index: int, left: np.ndarray, right: np.ndarray) -> None:
+        """Add ``numpy.dot(left, right)`` (matrices) at ``index``'s region: computed
+        straight into it when no two regions meet (a product buffer copied in would
+        write the result's bytes twice), else as :meth:`add`."""
+        where = self._where[index]
+        if self._disjoint and left.ndim == 2 and right.ndim == 2 \
+                and self.out[where].ndim == 2:
+            np.matmul(left, right, out=self.out[where])
+            return
+        self.add(index, np.dot(left, right))
+
     def add(self, index: int, value: Any) -> None:
         if self._disjoint:      # its region's only contribution (``out`` starts at 0)
             self.out[self._where[index]] = value
@@ -127,7 +138,7 @@ def fetching(local: np.ndarray, layout: Layout, wanted: list[Box]) -> Iterator[A
         return
     # named alike on every rank in step (see tiles.fetch)
     key = "phylanx_tiles/" + lockstep.next_name()
-    api.register_array(key, local)
+    api.register_array(key, local, unchanged=True)     # (until the last barrier)
     try:
         tiles.barrier()     # every rank's tile is readable
         parts: list[tuple[int, Box]] = []

@@ -221,7 +221,7 @@ def fetch(local: np.ndarray, layout: Layout, wanted: list[Box]) -> list[np.ndarr
     # named after the operation and message, the same on every rank in step (a local
     # counter would drift apart on a rank that failed before getting here)
     key = "phylanx_tiles/" + lockstep.next_name()
-    api.register_array(key, local)
+    api.register_array(key, local, unchanged=True)     # (until the last barrier)
     try:
         # every rank has registered its tile (a tagged exchange: a rank that failed
         # before arriving here ends the operation for all, see lockstep.py)

@@ -85,3 +85,26 @@ def test_one_locality_hands_out_views_of_the_tile():
         assert [(p.wanted, p.box) for p in got.local] == [(0, ((0, 2), (1, 3)))]
         assert np.shares_memory(got.local[0].value, tile)    # no copy
         assert list(got.arrived()) == []
+
+
+def test_products_of_disjoint_pieces_are_computed_into_the_result():
+    # dot_d of a row-tiled and a column-tiled matrix (one locality): each piece's
+    # product goes straight into its columns of the result, no product buffer of the
+    # result's size copied in; the result is NumPy's
+    import tracemalloc
+
+    from phylanx import distributed as dist
+    from phylanx.ops import dot_d
+    rng = np.random.default_rng(11)
+    a, b = rng.normal(size=(300, 200)), rng.normal(size=(200, 250))
+    ta, tb = dist.tiled(a, "row", name="fetch_a"), dist.tiled(b, "column", name="fetch_b")
+    dot_d(ta, tb)       # (the first call's compilation is not what is measured)
+    tracemalloc.start()
+    try:
+        got = dot_d(ta, tb)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_allclose(np.asarray(got), a @ b, rtol=1e-12, atol=1e-12)
+    out_bytes = a.shape[0] * b.shape[1] * 8
+    assert peak < out_bytes * 1.5, (peak, out_bytes)

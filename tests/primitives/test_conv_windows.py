@@ -160,3 +160,23 @@ def test_no_copy_exceeds_the_slice_bound_when_one_output_row_does(monkeypatch) -
     want, want_k = _tap_reference(x, kernel, ct, "valid", (1, 1), (1, 1))
     _close(y, want, np.float32)
     _close(grad_k, want_k, np.float32)
+
+
+def test_sliced_products_write_into_the_output_without_a_buffer_of_their_own(
+        monkeypatch) -> None:
+    # two slices of the batch: each slice's product is written into the output itself,
+    # so the most memory held at once is the output and one window matrix, not also
+    # a product buffer of half the output (which is then copied in)
+    import tracemalloc
+    monkeypatch.setattr(conv_windows, "SLICE_BYTES", 1000)
+    rng = np.random.default_rng(10)
+    x, kernel = rng.normal(size=(2, 100, 1)), rng.normal(size=(1, 1, 64))
+    want = _tap_reference(x, kernel, np.zeros((2, 100, 64)), "valid", (1,), (1,))[0]
+    tracemalloc.start()
+    try:
+        y = conv1d(x, kernel, "valid")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    _close(y, want, np.float64)
+    assert peak < 1.25 * y.nbytes, (peak, y.nbytes)

@@ -96,8 +96,12 @@ def correlate(x: np.ndarray, kernel: np.ndarray, strides: tuple[int, ...],
         return (_matrix(windows, dtype, nsp) @ weights).reshape(*cells, kernel.shape[-1])
     out = np.empty((*cells, kernel.shape[-1]), dtype)
     for part in parts:
-        rows = _matrix(windows[part], dtype, nsp) @ weights
-        out[part] = rows.reshape(out[part].shape)
+        # each part's product goes straight into its rows of the output: a product
+        # buffer copied in would write (and page in) the output's bytes twice.  A part
+        # is single indices, one range, then whole axes: contiguous, so the reshape is
+        # a view (``copy=False`` raises rather than write into a copy)
+        np.matmul(_matrix(windows[part], dtype, nsp), weights,
+                  out=out[part].reshape(-1, kernel.shape[-1], copy=False))
     return out
 
 

@@ -57,7 +57,7 @@ def _output_span(span: tuple[int, int], stride: int, out_len: int) -> tuple[int,
                    'list("tile", list("pages", 0, 1), list("rows", 0, 4), '
                    'list("columns", 0, 1))), [[[1.]], [[1.]]]))',
            result="[[[3.], [5.], [7.]]]")
-@lockstep
+@lockstep(same_plain=True)
 def conv1d_d(x, kernel, padding="valid", strides=1, dilation_rate=1, name=""):
     """Keras conv1d of a distributed (batch, length, channels) input, tiled like it.
 

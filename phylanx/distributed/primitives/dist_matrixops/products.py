@@ -122,7 +122,7 @@ def column_product(whole_a: np.ndarray, b: DistributedArray,
 @primitive("dot_d", "dot_d(_1, _2)", flags=ORDERED, takes_tiled=True, **_NO_ORACLE,
            example='dot_d(annotate_d([1, 2], "u", list("tile", list("columns", 0, 2))), '
                    '[3, 4])', result="11")
-@lockstep
+@lockstep(same_plain=True)
 def dot_d(a, b):
     """numpy.dot of distributed (tiled) operands: 1-d·1-d, 1-d·2-d, 2-d·1-d, 2-d·2-d.
 
@@ -159,14 +159,15 @@ def _whole(x: DistributedArray) -> tiling.Box:
 
 
 def _streamed(arrivals: overlapped_fetch.Arrivals, total: overlapped_fetch.OrderedSum,
-              product: Any) -> None:
-    """Add ``product(piece)`` of every piece to ``total``: the local pieces' at once
-    (while the remote ones travel), then each remote one as it arrives."""
+              factors: Any) -> None:
+    """Add the product of ``factors(piece)`` (left, right) of every piece to ``total``:
+    the local pieces' at once (while the remote ones travel), then each remote one as
+    it arrives."""
     with overlapped_fetch.local_work():
         for piece in arrivals.local:
-            total.add(piece.index, product(piece))
+            total.add_product(piece.index, *factors(piece))
     for piece in arrivals.arrived():
-        total.add(piece.index, product(piece))
+        total.add_product(piece.index, *factors(piece))
 
 
 def _row_product_fetching(a: DistributedArray, b: DistributedArray) -> DistributedArray:
@@ -181,7 +182,7 @@ def _row_product_fetching(a: DistributedArray, b: DistributedArray) -> Distribut
             regions = {i: ((0, out.shape[0]),) + box[1:]
                        for i, (_, box) in enumerate(arrivals.parts)}
             _streamed(arrivals, overlapped_fetch.OrderedSum(out, regions),
-                      lambda piece: np.dot(a.local[:, slice(*piece.box[0])], piece.value))
+                      lambda piece: (a.local[:, slice(*piece.box[0])], piece.value))
     return a.derive(out, layout)
 
 
@@ -198,8 +199,8 @@ def _column_product_fetching(a: DistributedArray, b: DistributedArray) -> Distri
             regions = {i: box[:-1] + ((0, out.shape[-1]),)
                        for i, (_, box) in enumerate(arrivals.parts)}
             _streamed(arrivals, overlapped_fetch.OrderedSum(out, regions),
-                      lambda piece: np.dot(piece.value, b.local[piece.box[-1][0] - rows:
-                                                                piece.box[-1][1] - rows]))
+                      lambda piece: (piece.value, b.local[piece.box[-1][0] - rows:
+                                                          piece.box[-1][1] - rows]))
     return a.derive(out, layout)
 
 
@@ -217,10 +218,10 @@ def _cells_times_other(partial: np.ndarray, a: DistributedArray, b: Any) -> None
         regions = {i: ((cells[w][0][0],) if a.ndim == 2 else ()) + box[1:]
                    for i, (w, box) in enumerate(arrivals.parts)}
 
-        def product(piece: overlapped_fetch.Piece) -> np.ndarray:
+        def factors(piece: overlapped_fetch.Piece) -> tuple[np.ndarray, np.ndarray]:
             (cell, block), (k0, k1) = cells[piece.wanted], piece.box[0]
-            return np.dot(block[..., k0 - cell[-1][0]:k1 - cell[-1][0]], piece.value)
-        _streamed(arrivals, overlapped_fetch.OrderedSum(partial, regions), product)
+            return block[..., k0 - cell[-1][0]:k1 - cell[-1][0]], piece.value
+        _streamed(arrivals, overlapped_fetch.OrderedSum(partial, regions), factors)
 
 
 def _other_times_cells(partial: np.ndarray, a: Any, b: DistributedArray) -> None:
@@ -237,10 +238,10 @@ def _other_times_cells(partial: np.ndarray, a: Any, b: DistributedArray) -> None
         regions = {i: box[:-1] + ((cells[w][0][1],) if b.ndim == 2 else ())
                    for i, (w, box) in enumerate(arrivals.parts)}
 
-        def product(piece: overlapped_fetch.Piece) -> np.ndarray:
+        def factors(piece: overlapped_fetch.Piece) -> tuple[np.ndarray, np.ndarray]:
             (cell, block), (k0, k1) = cells[piece.wanted], piece.box[-1]
-            return np.dot(piece.value, block[k0 - cell[0][0]:k1 - cell[0][0]])
-        _streamed(arrivals, overlapped_fetch.OrderedSum(partial, regions), product)
+            return piece.value, block[k0 - cell[0][0]:k1 - cell[0][0]]
+        _streamed(arrivals, overlapped_fetch.OrderedSum(partial, regions), factors)
 
 
 def _grid_spans(x: DistributedArray, q: int, what: str) -> tuple[list, list]:
