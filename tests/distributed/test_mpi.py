@@ -88,11 +88,13 @@ def well_behaved_job():
     (``several``: the start-up of k interpreters paid once, not three times):
     collectives, mismatched collectives (each rank gets its errors, then goes on) and,
     last because its last rank leaves the job, remote execution ending in a request to
-    that finished rank."""
+    that finished rank; on 2 and 3 ranks also the placed calls, on 2 the interrupts."""
+    extra = {2: [("placed_calls.py", "30"), ("interrupts.py",)], 3: [("placed_calls.py", "30")]}
+
     @functools.cache
     def run(k: int):
-        return several(k, ("collectives.py",), ("faults.py", "mismatch"), ("remote.py",),
-                       timeout=180)
+        return several(k, ("collectives.py",), ("faults.py", "mismatch"), *extra.get(k, []),
+                       ("remote.py",), timeout=420)
     yield run
     run.cache_clear()
 
@@ -266,15 +268,14 @@ def test_phylanx_run_python_script_exit_status(tmp_path):
 
 
 @pytest.mark.parametrize("k", (2, 3))
-def test_placed_calls_of_functions_the_program_defines_every_time(k):
+def test_placed_calls_of_functions_the_program_defines_every_time(k, well_behaved_job):
     # 30 evaluations: before, the target failed with "a nil is not a function" when it
     # had not run the define yet, or ran another evaluation's function (wrong answers)
-    done, _ = program(k, "placed_calls.py", "30", timeout=120)
-    assert_all_ok(done, k)
+    assert_program_ok(well_behaved_job(k), "placed_calls.py", k)
 
 
-def test_interrupts_in_reductions_and_remote_calls_leave_the_machinery_serving():
+def test_interrupts_in_reductions_and_remote_calls_leave_the_machinery_serving(
+        well_behaved_job):
     # guard (issue 27 item 7): end to end under MPI; tests/distributed/test_interrupts.py
     # has the single-process cases that failed before
-    done, _ = program(2, "interrupts.py", timeout=120)
-    assert_all_ok(done, 2)
+    assert_program_ok(well_behaved_job(2), "interrupts.py", 2)
