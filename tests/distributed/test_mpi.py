@@ -85,10 +85,11 @@ def assert_program_ok(done, name: str, k: int) -> None:
 @pytest.fixture(scope="module")
 def well_behaved_job():
     """The programs that end well on every rank, one job of k ranks for all of them
-    (``several``: the start-up of k interpreters paid once, not three times):
-    collectives, mismatched collectives (each rank gets its errors, then goes on) and,
-    last because its last rank leaves the job, remote execution ending in a request to
-    that finished rank; on 2 and 3 ranks also the placed calls, on 2 the interrupts."""
+    (``several``: the start-up of k interpreters paid once, not once per program):
+    collectives, mismatched collectives (each rank gets its errors, then goes on), on 2
+    and 3 ranks the placed calls, on 2 the interrupts, and last, because its last rank
+    leaves the job, remote execution ending in a request to that finished rank.  The
+    fault programs that end the job keep a job each."""
     extra = {2: [("placed_calls.py", "30"), ("interrupts.py",)], 3: [("placed_calls.py", "30")]}
 
     @functools.cache
