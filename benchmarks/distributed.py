@@ -38,7 +38,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -281,26 +280,8 @@ def worker(args) -> None:
 
 # -- the driver ---------------------------------------------------------------------------
 def launch(ranks: int, *extra: str, timeout: float) -> None:
-    from phylanx.cli.run import find_mpiexec
-    mpiexec = find_mpiexec()
-    if mpiexec is None:
-        sys.exit("no mpiexec: pip install 'phylanx[mpi]'")
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT),
-                                                        os.environ.get("PYTHONPATH")])))
-    oversubscribe = ["--oversubscribe"] if ranks > (os.cpu_count() or 1) else []
-    command = [mpiexec, "-n", str(ranks), *_oversubscribe_flag(mpiexec, oversubscribe),
-               sys.executable, str(Path(__file__)), *extra]
-    subprocess.run(command, env=env, check=True, timeout=timeout)
-
-
-def _oversubscribe_flag(mpiexec: str, wanted: list[str]) -> list[str]:
-    """Open MPI refuses more ranks than cores without ``--oversubscribe``; MPICH has no
-    such flag (and needs none)."""
-    if not wanted:
-        return []
-    probe = subprocess.run([mpiexec, "--version"], capture_output=True, text=True, timeout=30)
-    return wanted if "open mpi" in (probe.stdout + probe.stderr).lower() else []
+    from mpi_launch import run_ranks
+    run_ranks(__file__, ranks, list(extra), timeout=timeout)
 
 
 def table(report: dict) -> str:

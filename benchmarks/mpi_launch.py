@@ -10,7 +10,9 @@ always the same, and lives here:
   cores rather than 2 x 2 threads competing for them;
 * ``PYTHONPATH`` led by this checkout (and ``benchmarks/``, for the shared workloads), so
   the ranks import the phylanx being measured, not an installed one;
-* a timeout on the whole job: a hung rank ends the benchmark instead of the session.
+* a timeout on the whole job: a hung rank ends the benchmark instead of the session;
+* more ranks than cores allowed: Open MPI refuses them without ``--oversubscribe``, MPICH
+  has no such flag and needs none (the benchmark says that such a run is oversubscribed).
 """
 from __future__ import annotations
 
@@ -50,7 +52,17 @@ def run_ranks(script: str, ranks: int, args: list[str], *, capture: bool = False
     Without ``capture`` a failing job raises (``check=True``): its ranks have printed
     their error already.  With it the caller reads the output and decides.
     """
-    command = [mpiexec(), "-n", str(ranks), sys.executable, str(script), *args]
+    launcher = mpiexec()
+    command = [launcher, "-n", str(ranks), *_oversubscribe_flag(launcher, ranks),
+               sys.executable, str(script), *args]
     return subprocess.run(command, env=env if env is not None else rank_env(),
                           check=not capture, capture_output=capture,
                           text=capture, timeout=timeout)
+
+
+def _oversubscribe_flag(launcher: str, ranks: int) -> list[str]:
+    """``--oversubscribe`` when Open MPI would refuse ``ranks`` on this machine's cores."""
+    if ranks <= (os.cpu_count() or 1):
+        return []
+    probe = subprocess.run([launcher, "--version"], capture_output=True, text=True, timeout=30)
+    return ["--oversubscribe"] if "open mpi" in (probe.stdout + probe.stderr).lower() else []

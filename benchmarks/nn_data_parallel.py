@@ -185,9 +185,8 @@ def main() -> None:
         sys.exit("--peer mpi4py, ddp: the mlp model only")
     print(f"load average {' '.join(f'{v:.1f}' for v in os.getloadavg())}; "
           f"{_cpu_model()}, {os.cpu_count()} CPUs", flush=True)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join((str(ROOT), str(ROOT / "benchmarks"))),
-               OMP_NUM_THREADS="1",
-               OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", PHYLANX_THREADS="1")
+    from mpi_launch import rank_env
+    env = rank_env(PHYLANX_THREADS="1")
     speedups: dict[str, list[float]] = {peer: [] for peer in peers}
     two: dict[str, list[float]] = {peer: [] for peer in peers}    # 2-rank s/step
     for round_ in range(args.rounds):
@@ -238,16 +237,19 @@ def run_ranks(args, peer: str, ranks: int, env: dict):
     """Median seconds per step (and each step's) of one run on ``ranks`` processes
     (``mpiexec``, or for ``ddp`` torch's own processes), and the CPU seconds per step
     summed over the ranks; None when the peer is not installed."""
-    from phylanx.cli.run import find_mpiexec
-    if peer == "ddp":
-        command = [sys.executable, str(ROOT / "benchmarks" / "ddp_peer.py"), "--ranks",
-                   str(ranks), "--batch", str(args.batch), "--steps", str(args.steps)]
+    from mpi_launch import run_ranks
+    if peer == "ddp":       # torch starts its own processes
+        done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "ddp_peer.py"),
+                               "--ranks", str(ranks), "--batch", str(args.batch),
+                               "--steps", str(args.steps)],
+                              env=env, capture_output=True, text=True, timeout=1800)
     else:
-        command = [find_mpiexec(), "-n", str(ranks), sys.executable, __file__, "--worker",
-                   "--model", args.model, "--batch", str(args.batch), "--steps",
-                   str(args.steps), "--peer", peer, "--bucket-mb", str(args.bucket_mb)]
-        command += ["--verbose"] if args.verbose else []
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800)
+        done = run_ranks(__file__, ranks, ["--worker", "--model", args.model,
+                                           "--batch", str(args.batch), "--steps",
+                                           str(args.steps), "--peer", peer, "--bucket-mb",
+                                           str(args.bucket_mb),
+                                           *(["--verbose"] if args.verbose else [])],
+                         capture=True, env=env)
     if done.returncode == 0 and "NOT INSTALLED" in done.stdout:
         return None
     # (mpiexec may join one rank's line to another's: searched, not split by lines)
