@@ -206,7 +206,7 @@ class _Buffers:
 
     __slots__ = ("send", "send_bytes", "received", "received_headers", "slots", "header",
                  "expected", "expected_head", "expected_tail", "headers", "agreed", "_typed",
-                 "exchange")
+                 "exchange", "in_flight")
 
     def __init__(self, size: int) -> None:
         self.send = np.zeros(_SLOT, np.uint8)
@@ -229,6 +229,14 @@ class _Buffers:
         #: exchange, started by each): a fifth of ``Iallgather``'s cost to start, which
         #: builds its schedule anew each call (1 rank: 0.3 us against 1.4 us)
         self.exchange: Any = None
+        #: the request on these buffers whose completion no operation has seen yet: one
+        #: of a collective abandoned (timed out, a rank left, interrupted) while it was
+        #: in flight.  The buffers are kept, not replaced: the persistent exchange is one
+        #: collective made by every rank together, which a rank cannot make anew alone,
+        #: and the other ranks' next call on the channel is this request's partner.  The
+        #: next exchange waits for it first (MPI writes into ``send``/``received`` until
+        #: then), so the channel's calls stay paired as every rank made them.
+        self.in_flight: Any = None
 
     def typed(self, dtype: np.dtype, shape: tuple[int, ...]) -> tuple:
         """Every rank's inline array of ``dtype`` and ``shape`` (which it must have
@@ -375,9 +383,9 @@ class Collectives:
             return failed(self._locate(e, tag))
         except BaseException:
             # an interrupt: its request may still be in flight, writing into buffers
-            # the operation holds: those stay alive until it completes (as after _renew)
+            # the operation holds: those stay alive until it completes (as after _renew;
+            # the channel's own buffers wait for it themselves: _Buffers.in_flight)
             with self._lock:
-                channel.buffers = None
                 if request is not None:
                     self._stranded.append((request, operation))
             self._release(channel)
@@ -467,8 +475,8 @@ class Collectives:
         """Start the channel's next collective once the previous one is done."""
         with self._lock:
             if finished is not None:
-                if finished.abandoned:
-                    channel.buffers = None
+                # (an abandoned collective's request may be in flight on the channel's
+                # buffers: they are kept, and wait for it, _Buffers.in_flight)
                 if channel.current is not finished:
                     return      # one that timed out while queued: nothing to start
                 channel.current = None
@@ -502,6 +510,15 @@ class Collectives:
         return located
 
     # -- the pieces every operation uses ----------------------------------------
+    @staticmethod
+    def _settle(buffers: _Buffers):
+        """Wait for the request an abandoned collective left in flight on ``buffers``
+        (``_Buffers.in_flight``): the other ranks' call it pairs with comes before their
+        call this rank's next one pairs with.  (If they never make it, the collective
+        waiting here times out as any other.)"""
+        if buffers.in_flight is not None:
+            yield buffers.in_flight
+            buffers.in_flight = None
     def _headers(self, channel: _Channel, header: np.ndarray, loose: bool = False):
         headers, _ = yield from self._exchange(channel, header, None, loose=loose)
         return headers
@@ -533,6 +550,7 @@ class Collectives:
         buffers = channel.buffers
         if buffers is None:
             buffers = channel.buffers = _Buffers(self.size)
+        yield from self._settle(buffers)     # (before ``send`` is written)
         if buffers.header is not header:     # (headers are cached: usually the same)
             buffers.send[:_HEADER_BYTES] = header.view(np.uint8)
             buffers.header, buffers.expected = header, header.tobytes() * self.size
@@ -553,11 +571,14 @@ class Collectives:
                 # out of step anyway, and times out as before)
                 exchange = buffers.exchange = channel.comm.Allgather_init(buffers.send,
                                                                           buffers.received)
+            buffers.in_flight = exchange    # (before Start: an interrupt may come between)
             exchange.Start()
         else:
-            exchange = channel.comm.Iallgather(buffers.send, buffers.received)
+            exchange = buffers.in_flight = channel.comm.Iallgather(buffers.send,
+                                                                   buffers.received)
         started = alongside() if alongside is not None else None
         yield exchange
+        buffers.in_flight = None
         received = buffers.received
         if not header[ag.FLAGS]:
             sent = buffers.received_headers
@@ -923,13 +944,16 @@ class Collectives:
         buffers = channel.buffers
         if buffers is None:
             buffers = channel.buffers = _Buffers(self.size)
+        yield from self._settle(buffers)
         slot = buffers.send
         if self.rank == root:
             slot[:_HEADER_BYTES] = header.view(np.uint8)
             if data is not None and data.nbytes <= _ROOM:
                 buffers.send_bytes[_HEADER_BYTES:_HEADER_BYTES + data.nbytes] = data.tobytes()
         buffers.header = None       # (the slot now holds the root's header)
-        yield channel.comm.Ibcast([slot, MPI().BYTE], root)
+        request = buffers.in_flight = channel.comm.Ibcast([slot, MPI().BYTE], root)
+        yield request
+        buffers.in_flight = None
         return slot[:_HEADER_BYTES].copy().view(np.int64), slot[_HEADER_BYTES:]
 
     def scatter(self, value: Any, root: int = 0, name: str | None = None,
