@@ -566,9 +566,8 @@ class Collectives:
             if exchange is None:
                 # (a collective call of its own, in the channel's order like any other:
                 # every rank makes it at its first exchange on these buffers, and the
-                # buffers are replaced on every rank at once, _renew; a rank whose
-                # collective was abandoned replaces them alone, but its channel is then
-                # out of step anyway, and times out as before)
+                # buffers are replaced only on every rank at once, _renew: a rank whose
+                # collective was abandoned keeps them, _Buffers.in_flight)
                 exchange = buffers.exchange = channel.comm.Allgather_init(buffers.send,
                                                                           buffers.received)
             buffers.in_flight = exchange    # (before Start: an interrupt may come between)
