@@ -1,6 +1,7 @@
-"""A channel goes on, in step, after one rank's collective timed out
-(``programs/collectives_after_timeout.py``, one ``mpiexec -n 2`` launch): the persistent
-header exchange must not be replaced on one rank alone."""
+"""Every rank fails at once when one cannot pickle its value, and a channel goes on, in
+step, after one rank's collective timed out (``programs/collectives_after_timeout.py``,
+one ``mpiexec -n 2`` launch): the persistent header exchange must not be replaced on one
+rank alone."""
 from __future__ import annotations
 
 import re
