@@ -195,6 +195,29 @@ def _settled(request: Any) -> bool:
         return True
 
 
+def _pickled(value: Any) -> tuple[np.ndarray, Exception | None]:
+    """``value`` pickled, as bytes to send, or no bytes and the error pickling it raised:
+    the rank still takes part in the header exchange, flagging its value unusable
+    (``agreement.INVALID``), so that every rank fails at once (:func:`_check_sendable`)
+    instead of the others pairing with its next call of the name."""
+    try:
+        return _byte_view(np.frombuffer(ag.pack(value), np.uint8)), None
+    except Exception as e:  # noqa: BLE001 - raised after the exchange, by every rank
+        return np.empty(0, np.uint8), e
+
+
+def _check_sendable(headers: np.ndarray, problem: Exception | None) -> None:
+    """After the header exchange: this rank's own error pickling its value, or the same
+    error on every other rank if some rank could not send its value."""
+    if problem is not None:
+        raise problem
+    unusable = [k for k, h in enumerate(headers) if h[4] == ag.INVALID]
+    if unusable:
+        raise ag.agreed(PhylanxCollectiveMismatchError(
+            f"{ag.ranks_text(unusable)} passed a value this collective cannot send (it "
+            "cannot be pickled: see the error there)"))
+
+
 def _label(kind: str, name: str) -> str:
     return kind if name == UNNAMED else f"{kind} {name!r}"
 
@@ -843,14 +866,17 @@ class Collectives:
         # Python numbers are pickled (a few bytes): they come back as the Python numbers
         # each rank passed, whatever the others passed
         array = None if type(value) in (bool, int, float, complex) else ag.as_array(value)
+        problem = None
         if array is not None:
             data = _byte_view(array)
             header = ag.header(kind, name, None, root, ag.ARRAY, array, tag=tag)
         else:
-            data = _byte_view(np.frombuffer(ag.pack(value), np.uint8))
-            header = ag.header(kind, name, None, root, ag.PICKLED, nbytes=data.size, tag=tag)
+            data, problem = _pickled(value)
+            header = ag.header(kind, name, None, root, ag.PICKLED if problem is None
+                               else ag.INVALID, nbytes=data.size, tag=tag)
         headers, slots = yield from self._exchange(channel, header, data, loose=True)
         self._check(channel, headers, name, False)
+        _check_sendable(headers, problem)
         buffers = channel.buffers
         if buffers is not None and headers is buffers.headers and array is not None \
                 and array.nbytes <= _ROOM:
@@ -898,19 +924,22 @@ class Collectives:
     def _broadcast_op(self, channel: _Channel, name, value, root, tag=None, checked=True):
         is_root = self.rank == root
         array = ag.as_array(value) if is_root else None
-        data = None
+        data = problem = None
         if not is_root:
             header = ag.header("broadcast", name, None, root, ag.NOTHING, tag=tag)
         elif array is not None:
             data = _byte_view(array)
             header = ag.header("broadcast", name, None, root, ag.ARRAY, array, tag=tag)
         else:
-            data = _byte_view(np.frombuffer(ag.pack(value), np.uint8))
-            header = ag.header("broadcast", name, None, root, ag.PICKLED, nbytes=data.size,
-                               tag=tag)
+            data, problem = _pickled(value)
+            header = ag.header("broadcast", name, None, root, ag.PICKLED if problem is None
+                               else ag.INVALID, nbytes=data.size, tag=tag)
+            if problem is not None and not checked:
+                raise problem   # (no header exchange: the others wait until their timeout)
         if checked:
             headers, slots = yield from self._exchange(channel, header, data, loose=True)
             self._check(channel, headers, name, False)
+            _check_sendable(headers, problem)
             sent = headers[root]
             inline = slots[root] if slots is not None else None
         else:
