@@ -195,6 +195,29 @@ def _settled(request: Any) -> bool:
         return True
 
 
+def _pickled(value: Any) -> tuple[np.ndarray, Exception | None]:
+    """``value`` pickled, as bytes to send, or no bytes and the error pickling it raised:
+    the rank still takes part in the header exchange, flagging its value unusable
+    (``agreement.INVALID``), so that every rank fails at once (:func:`_check_sendable`)
+    instead of the others pairing with its next call of the name."""
+    try:
+        return _byte_view(np.frombuffer(ag.pack(value), np.uint8)), None
+    except Exception as e:  # noqa: BLE001 - raised after the exchange, by every rank
+        return np.empty(0, np.uint8), e
+
+
+def _check_sendable(headers: np.ndarray, problem: Exception | None) -> None:
+    """After the header exchange: this rank's own error pickling its value, or the same
+    error on every other rank if some rank could not send its value."""
+    if problem is not None:
+        raise problem
+    unusable = [k for k, h in enumerate(headers) if h[4] == ag.INVALID]
+    if unusable:
+        raise ag.agreed(PhylanxCollectiveMismatchError(
+            f"{ag.ranks_text(unusable)} passed a value this collective cannot send (it "
+            "cannot be pickled: see the error there)"))
+
+
 def _label(kind: str, name: str) -> str:
     return kind if name == UNNAMED else f"{kind} {name!r}"
 
@@ -206,7 +229,7 @@ class _Buffers:
 
     __slots__ = ("send", "send_bytes", "received", "received_headers", "slots", "header",
                  "expected", "expected_head", "expected_tail", "headers", "agreed", "_typed",
-                 "exchange")
+                 "exchange", "in_flight")
 
     def __init__(self, size: int) -> None:
         self.send = np.zeros(_SLOT, np.uint8)
@@ -229,6 +252,14 @@ class _Buffers:
         #: exchange, started by each): a fifth of ``Iallgather``'s cost to start, which
         #: builds its schedule anew each call (1 rank: 0.3 us against 1.4 us)
         self.exchange: Any = None
+        #: the request on these buffers whose completion no operation has seen yet: one
+        #: of a collective abandoned (timed out, a rank left, interrupted) while it was
+        #: in flight.  The buffers are kept, not replaced: the persistent exchange is one
+        #: collective made by every rank together, which a rank cannot make anew alone,
+        #: and the other ranks' next call on the channel is this request's partner.  The
+        #: next exchange waits for it first (MPI writes into ``send``/``received`` until
+        #: then), so the channel's calls stay paired as every rank made them.
+        self.in_flight: Any = None
 
     def typed(self, dtype: np.dtype, shape: tuple[int, ...]) -> tuple:
         """Every rank's inline array of ``dtype`` and ``shape`` (which it must have
@@ -375,9 +406,9 @@ class Collectives:
             return failed(self._locate(e, tag))
         except BaseException:
             # an interrupt: its request may still be in flight, writing into buffers
-            # the operation holds: those stay alive until it completes (as after _renew)
+            # the operation holds: those stay alive until it completes (as after _renew;
+            # the channel's own buffers wait for it themselves: _Buffers.in_flight)
             with self._lock:
-                channel.buffers = None
                 if request is not None:
                     self._stranded.append((request, operation))
             self._release(channel)
@@ -467,8 +498,8 @@ class Collectives:
         """Start the channel's next collective once the previous one is done."""
         with self._lock:
             if finished is not None:
-                if finished.abandoned:
-                    channel.buffers = None
+                # (an abandoned collective's request may be in flight on the channel's
+                # buffers: they are kept, and wait for it, _Buffers.in_flight)
                 if channel.current is not finished:
                     return      # one that timed out while queued: nothing to start
                 channel.current = None
@@ -502,6 +533,15 @@ class Collectives:
         return located
 
     # -- the pieces every operation uses ----------------------------------------
+    @staticmethod
+    def _settle(buffers: _Buffers):
+        """Wait for the request an abandoned collective left in flight on ``buffers``
+        (``_Buffers.in_flight``): the other ranks' call it pairs with comes before their
+        call this rank's next one pairs with.  (If they never make it, the collective
+        waiting here times out as any other.)"""
+        if buffers.in_flight is not None:
+            yield buffers.in_flight
+            buffers.in_flight = None
     def _headers(self, channel: _Channel, header: np.ndarray, loose: bool = False):
         headers, _ = yield from self._exchange(channel, header, None, loose=loose)
         return headers
@@ -533,6 +573,7 @@ class Collectives:
         buffers = channel.buffers
         if buffers is None:
             buffers = channel.buffers = _Buffers(self.size)
+        yield from self._settle(buffers)     # (before ``send`` is written)
         if buffers.header is not header:     # (headers are cached: usually the same)
             buffers.send[:_HEADER_BYTES] = header.view(np.uint8)
             buffers.header, buffers.expected = header, header.tobytes() * self.size
@@ -548,16 +589,18 @@ class Collectives:
             if exchange is None:
                 # (a collective call of its own, in the channel's order like any other:
                 # every rank makes it at its first exchange on these buffers, and the
-                # buffers are replaced on every rank at once, _renew; a rank whose
-                # collective was abandoned replaces them alone, but its channel is then
-                # out of step anyway, and times out as before)
+                # buffers are replaced only on every rank at once, _renew: a rank whose
+                # collective was abandoned keeps them, _Buffers.in_flight)
                 exchange = buffers.exchange = channel.comm.Allgather_init(buffers.send,
                                                                           buffers.received)
+            buffers.in_flight = exchange    # (before Start: an interrupt may come between)
             exchange.Start()
         else:
-            exchange = channel.comm.Iallgather(buffers.send, buffers.received)
+            exchange = buffers.in_flight = channel.comm.Iallgather(buffers.send,
+                                                                   buffers.received)
         started = alongside() if alongside is not None else None
         yield exchange
+        buffers.in_flight = None
         received = buffers.received
         if not header[ag.FLAGS]:
             sent = buffers.received_headers
@@ -823,14 +866,17 @@ class Collectives:
         # Python numbers are pickled (a few bytes): they come back as the Python numbers
         # each rank passed, whatever the others passed
         array = None if type(value) in (bool, int, float, complex) else ag.as_array(value)
+        problem = None
         if array is not None:
             data = _byte_view(array)
             header = ag.header(kind, name, None, root, ag.ARRAY, array, tag=tag)
         else:
-            data = _byte_view(np.frombuffer(ag.pack(value), np.uint8))
-            header = ag.header(kind, name, None, root, ag.PICKLED, nbytes=data.size, tag=tag)
+            data, problem = _pickled(value)
+            header = ag.header(kind, name, None, root, ag.PICKLED if problem is None
+                               else ag.INVALID, nbytes=data.size, tag=tag)
         headers, slots = yield from self._exchange(channel, header, data, loose=True)
         self._check(channel, headers, name, False)
+        _check_sendable(headers, problem)
         buffers = channel.buffers
         if buffers is not None and headers is buffers.headers and array is not None \
                 and array.nbytes <= _ROOM:
@@ -878,19 +924,22 @@ class Collectives:
     def _broadcast_op(self, channel: _Channel, name, value, root, tag=None, checked=True):
         is_root = self.rank == root
         array = ag.as_array(value) if is_root else None
-        data = None
+        data = problem = None
         if not is_root:
             header = ag.header("broadcast", name, None, root, ag.NOTHING, tag=tag)
         elif array is not None:
             data = _byte_view(array)
             header = ag.header("broadcast", name, None, root, ag.ARRAY, array, tag=tag)
         else:
-            data = _byte_view(np.frombuffer(ag.pack(value), np.uint8))
-            header = ag.header("broadcast", name, None, root, ag.PICKLED, nbytes=data.size,
-                               tag=tag)
+            data, problem = _pickled(value)
+            header = ag.header("broadcast", name, None, root, ag.PICKLED if problem is None
+                               else ag.INVALID, nbytes=data.size, tag=tag)
+            if problem is not None and not checked:
+                raise problem   # (no header exchange: the others wait until their timeout)
         if checked:
             headers, slots = yield from self._exchange(channel, header, data, loose=True)
             self._check(channel, headers, name, False)
+            _check_sendable(headers, problem)
             sent = headers[root]
             inline = slots[root] if slots is not None else None
         else:
@@ -923,13 +972,16 @@ class Collectives:
         buffers = channel.buffers
         if buffers is None:
             buffers = channel.buffers = _Buffers(self.size)
+        yield from self._settle(buffers)
         slot = buffers.send
         if self.rank == root:
             slot[:_HEADER_BYTES] = header.view(np.uint8)
             if data is not None and data.nbytes <= _ROOM:
                 buffers.send_bytes[_HEADER_BYTES:_HEADER_BYTES + data.nbytes] = data.tobytes()
         buffers.header = None       # (the slot now holds the root's header)
-        yield channel.comm.Ibcast([slot, MPI().BYTE], root)
+        request = buffers.in_flight = channel.comm.Ibcast([slot, MPI().BYTE], root)
+        yield request
+        buffers.in_flight = None
         return slot[:_HEADER_BYTES].copy().view(np.int64), slot[_HEADER_BYTES:]
 
     def scatter(self, value: Any, root: int = 0, name: str | None = None,

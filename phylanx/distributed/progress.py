@@ -468,6 +468,14 @@ class ProgressEngine:
                 self._waiting.append(running)
             if time.monotonic() >= self._next_deadline_check:   # (a call saved per poll)
                 self.check_deadlines()
+            if self.abandoned and self._requests:
+                # the requests of operations that failed meanwhile are no longer tested
+                # here: a collective may take one up (``Collectives._settle``: its channel
+                # buffers' request), and two threads must not test one request
+                live = [i for i, w in enumerate(self._waiting) if not w.finished]
+                if len(live) < len(self._waiting):
+                    self._requests = [self._requests[i] for i in live]
+                    self._waiting = [self._waiting[i] for i in live]
             requests = self._requests
             if not requests:
                 return False
