@@ -1,12 +1,17 @@
-"""Row blocks and label statistics never move a read across a loop changing it in place.
+"""Row blocks and label statistics never move a read across a loop changing it in place,
+nor across a rebinding of a name it reads.
 
 ``row_blocks.py`` makes the argmin read ``x`` and the products' operands where the argmin
-stands, ``label_stats.py`` makes ``add_at``/``bincount`` use what the row pass read of
-``x`` and the labels; both require that nothing between changes those values in place.
+stands, ``label_stats.py`` makes ``add_at``/``bincount`` use
+what the row pass read of ``x`` and the labels; all require that nothing between changes
+those values in place.
 A ``for`` loop's equation (``for_each``) holds a body that may store into an array
 (through its own name or another), so it is not an equation that changes nothing: the
 rules must not fire across it, and the program gives NumPy's answer (with row blocks of
 7 rows, the distances computed after the loop's change gave other labels).
+Raising reads a variable by its PhySL name, so a value moved past ``c = c * 3.0`` would
+read the new ``c``: the rules must not move a read of a name across its rebinding (the
+argmin's row blocks did, and gave other labels).
 """
 from __future__ import annotations
 
@@ -47,6 +52,18 @@ def test_argmin_reads_the_distances_computed_before_a_loop_changing_their_operan
     on, python = compiled(source)
     np.testing.assert_array_equal(on(x.copy(), c.copy()), python(x.copy(), c.copy()),
                                   err_msg=source)
+    assert on_ir(on.get_physl_source())[0][BLOCKS_RULE] == 0, source
+
+
+@pytest.mark.parametrize("rebound", ["x", "c"])
+def test_argmin_reads_the_distances_computed_before_a_name_they_read_is_rebound(
+        rebound, tiles_of_7):
+    source = ("def sample(x, c):\n" + _DISTANCES + f"    {rebound} = {rebound} * 3.0 + 1.0\n"
+              + f"    return np.argmin(d, axis=1), {rebound}\n")
+    x, c = data(np.random.default_rng(3))
+    on, python = compiled(source)
+    for got, want in zip(on(x.copy(), c.copy()), python(x.copy(), c.copy())):
+        np.testing.assert_array_equal(got, want, err_msg=source)
     assert on_ir(on.get_physl_source())[0][BLOCKS_RULE] == 0, source
 
 
