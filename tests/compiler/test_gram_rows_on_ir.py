@@ -159,3 +159,16 @@ def test_random_expressions_agree_with_the_rule_off_and_numpy(expression, named,
     reads = {name for leaf in leaves for name in ("w", "u", "v", "s") if name in leaf}
     fires = product and (not named or not stop or (stop != "always" and stop not in reads))
     assert fired(on) == int(fires), source
+
+
+@pytest.mark.parametrize("program", [
+    "define(pred, exp(matmul(x, w)))\nmatmul(transpose(x), pred - y)",
+    "define(d, sum(c * c, 1) - 2.0 * dot(x, transpose(c)))\nargmin(d, 1)",
+], ids=["gram", "argmin"])
+def test_a_name_bound_at_the_top_of_a_program_stays_bound(program):
+    """A top-level define is a global a later program may read: neither row rule takes
+    it into its expression (the argmin's row blocks absorbed ``d`` before)."""
+    with configured((("blocking_gram", True),)):
+        text = "\n".join(to_physl(e) for e in
+                         optimize_through_ir(parser.parse(program)).body)
+    assert text.startswith(program.split("\n")[0]), text

@@ -76,7 +76,7 @@ def _gram(bound: dict, ctx):
     if len(e.ins) != 2 or len(e.outs) != 1 or not gram_wanted():
         return None
     tiles = config.get("blocking_gram")
-    split = RowSplit(e, terms, whole=not tiles)
+    split = RowSplit(e, terms, ctx.in_function, whole=not tiles)
     found = _transposed(e.ins[0], split)
     if found is None or found[0].name == TILE:        # (the lambda this rule built)
         return None

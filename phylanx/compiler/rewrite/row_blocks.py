@@ -81,8 +81,9 @@ class RowSplit:
     right operands and the operands themselves (no parameters): the expression as one,
     its named parts made temporaries."""
 
-    def __init__(self, e: Eqn, terms, whole: bool = False):
+    def __init__(self, e: Eqn, terms, in_function: bool, whole: bool = False):
         self.terms = terms
+        self.in_function = in_function
         eqns = terms.region_equations()
         self.position = {o.id: i for i, q in enumerate(eqns) for o in q.outs}
         self.eqns = eqns
@@ -99,8 +100,9 @@ class RowSplit:
 
     def followable(self, a) -> Eqn | None:
         """The equation defining ``a`` when the tree may follow it: in this region, read
-        once, only quiet equations between it and the argmin."""
-        if type(a) is not Var:
+        once, only quiet equations between it and the argmin; a named variable only
+        inside a function (a program's top-level name is a global later programs read)."""
+        if type(a) is not Var or (a.name and not self.in_function):
             return None
         d = self.terms.defining(a)
         i = self.position.get(a.id)
@@ -209,7 +211,7 @@ def _row_reduction(bound: dict, ctx):
     axis = _axis(e, terms)
     if axis is None:
         return None
-    split = RowSplit(e, terms)
+    split = RowSplit(e, terms, ctx.in_function)
     x = split.first_x(e.ins[0])
     if x is None or x.name == TILE:        # (the lambda this rule built)
         return None
