@@ -73,8 +73,11 @@ def _named(eqns) -> bool:
 
 def _gram(bound: dict, ctx):
     e, terms = bound["e"], ctx.terms
-    if len(e.ins) != 2 or len(e.outs) != 1 or not gram_wanted():
+    if len(e.ins) != 2 or len(e.outs) != 1 or type(e.ins[0]) is not Var:
         return None
+    left = terms.defining(e.ins[0])
+    if left is None or left.prim != "transpose" or not gram_wanted():
+        return None                  # (before the split, which indexes the region)
     tiles = config.get("blocking_gram")
     split = RowSplit(e, terms, ctx.in_function, whole=not tiles)
     found = _transposed(e.ins[0], split)
