@@ -93,8 +93,8 @@ PHRASINGS = {
 
 @pytest.mark.parametrize("phrasing", list(PHRASINGS))
 def test_every_phrasing_is_a_row_pass_on_the_ir(phrasing):
-    for dtype in (np.float64, np.float32):
-        on = agree(PHRASINGS[phrasing], data(np.random.default_rng(6), dtype=dtype), dtype)
+    # (float32 data: the sample's spelling above)
+    on = agree(PHRASINGS[phrasing], data(np.random.default_rng(6)))
     assert fired(on) == 1
 
 
