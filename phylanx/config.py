@@ -77,7 +77,7 @@ SETTINGS: dict[str, Setting] = {
                 "before the other rewrites (compiler/rewrite/normalize.py; needs optimize)"),
         Setting("cache_blocking", True, _bool,
                 "rewrite argmin(f(x @ c), 1) (and x.T @ f(x @ w) with blocking_gram) into "
-                "passes over row tiles of x (compiler/rewrite/row_blocks.py, blocking.py; "
+                "passes over row tiles of x (compiler/rewrite/row_blocks.py, gram_rows.py; "
                 "needs optimize)"),
         Setting("blocking_gram", False, _bool,
                 "evaluate x.T @ f(x @ w) by NumPy row tiles; off: measured 1.2-1.6x slower "

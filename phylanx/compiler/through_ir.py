@@ -1,17 +1,17 @@
 """The compiler's default path (``pipeline=ir``): PhySL AST -> IR -> rules -> PhySL AST.
 
 Migration step 4 of docs/ir.md: the program is lowered to the IR after the phases that
-precede the first phase with a rule on the IR (those that end spelling, inline and
-normalize, and the AST's gram row passes, which look for their pattern as written);
-the rewrite engine runs the rules that run on the IR (``Rule.substrate`` ``ir`` or
-``both``: the argmin's row blocks, label statistics, symmetric outer products, folding,
+precede the first phase with a rule on the IR (those that end spelling: inline and
+normalize); the rewrite engine runs the rules that run on the IR (``Rule.substrate``
+``ir`` or ``both``: the gram row passes, the argmin's row blocks, label statistics,
+symmetric outer products, folding,
 loop-invariant hoisting, sharing equal equations) on it, phase by phase in the table's order
 (``rewrite/ir_terms.py``); the program is raised back, and the AST's own rules of the
 remaining phases and the compiler run on what comes back, so today's specialised
 closures run it.
 ``PHYLANX_PIPELINE=ast`` (the config key ``pipeline``) skips the IR, as before, for one
-release (without the argmin's row blocks, label statistics, loop-invariant hoisting and
-symmetric outer products, rules of the IR only).
+release (without the gram row passes, the argmin's row blocks, label statistics,
+loop-invariant hoisting and symmetric outer products, rules of the IR only).
 """
 from __future__ import annotations
 
@@ -67,16 +67,15 @@ def optimize_through_ir(program: ast.Program, fired=None) -> ast.Program:
 
 def _split_at_the_ir(passes) -> tuple[list, list]:
     """(the passes before the first phase with a rule on the IR, the others): the
-    phases run in the table's order, so the AST's phases before it run before lowering
-    (the gram row pass of ``blocking`` looks for its pattern as written, before hoisting
-    moves a part of one out of a loop)."""
+    phases run in the table's order, so the AST's phases before it (inline, normalize:
+    spelling ends there) run before lowering."""
     first = next((i for i, p in enumerate(passes) if has_ir_rules(p)), len(passes))
     return list(passes[:first]), list(passes[first:])
 
 
 def lowered(program: ast.Program):
     """The IR of ``program`` as ``pipeline=ir`` sees it (after the phases before the
-    first phase with a rule on the IR: inline, normalize, gram row passes)."""
+    first phase with a rule on the IR: inline, normalize)."""
     if config.get("optimize"):
         program = run_phases(_split_at_the_ir(rewrite.PASSES)[0], program)
     return lower(program, is_primitive)

@@ -30,7 +30,12 @@ The root node of every region (``regions.py``) evaluates through a
   takes its timed turns again after ``REVISIT_FIRST`` top-level evaluations (twice as
   many after each give-back that confirms it), or sooner when the unfused evaluation's
   cost moves by more than ``choices.COST_FACTOR``, so a busy minute does not give a region back
-  for ever (``give_back``).
+  for ever (``give_back``).  A kernel *kept* is revisited by the same schedule
+  (``keep``): after ``REVISIT_FIRST`` top-level evaluations (twice as many after each
+  re-check that confirms it), or at once when the kernel's recent cost moves by more
+  than ``choices.COST_FACTOR`` from its cost when kept, one evaluation runs NumPy,
+  timed (``recheck``); a kernel no longer faster than that takes its timed turns
+  again, so a kernel kept in a quiet minute is not kept for ever either.
 
 Every timing here reads the side table's clock (``choices.clock``: tests inject one).
 
@@ -166,6 +171,12 @@ class _Kernel:
         self.recent = [0, 0]                 # moving average of each loop's time
         self.steady_calls = 0
         self.since_explore = 0               # ns on the loop in use since the other ran
+        # kept on its timings (``FusedRegion.keep``): the kernel's cost then, the
+        # re-check due (one NumPy evaluation timed), its period and its scheduled action
+        self.kept_ns = 0
+        self.recheck_due = False
+        self.recheck_after = choices.REVISIT_FIRST
+        self.pending_recheck: Any = None
 
     def __call__(self, shape: tuple, n: int, args: list) -> Any:
         self.calls += 1
@@ -414,6 +425,47 @@ class FusedRegion:
         self.state = HOT
         choices.set_variant(self.node, self.run, replacing=self.timed_original)
 
+    # -- kept on its timings, and checked again -------------------------------------
+    def keep(self, entry: _Kernel, kernel_ns: int) -> None:
+        """The kernel beat NumPy (it took ``kernel_ns``): kept, but the decision is
+        revisited as a give-back is (issue 27 item 2).  After ``recheck_after``
+        top-level evaluations (twice as many on each re-check that confirms it), or as
+        soon as the kernel's cost moves by more than ``choices.COST_FACTOR`` from
+        ``kernel_ns``, one steady evaluation runs NumPy instead, timed (``recheck``):
+        one NumPy evaluation now and then, the kernel's cost measured anyway."""
+        entry.kept_ns, entry.recheck_due = max(int(kernel_ns), 1), False
+
+        def due() -> None:
+            entry.recheck_due = True
+        # held by the kernel: the side table holds it weakly (a new one replaces it)
+        entry.pending_recheck = due
+        choices.later(entry.recheck_after, due)
+
+    def recheck(self, entry: _Kernel, values: list) -> Any:
+        """NumPy's evaluation of the leaves, timed, against the kernel's recent cost: a
+        kernel still faster (by ``SPEED_MARGIN``) stays, checked again twice as late;
+        one that no longer looks faster takes its timed turns again (best of three of
+        each: one NumPy run on a loaded machine does not give it back alone)."""
+        start = choices.clock()
+        result = self.unfused(values)
+        numpy_ns = choices.clock() - start
+        kernel_ns = entry.recent[entry.current] or entry.kept_ns
+        if kernel_ns < SPEED_MARGIN * numpy_ns or KEEP_SLOWER:
+            entry.recheck_after = min(2 * entry.recheck_after, choices.REVISIT_MAX)
+            self.keep(entry, kernel_ns)
+        else:
+            entry.recheck_due, entry.pending_recheck = False, None
+            entry.timed_runs, entry.timed_ns = 0, [0, 0, 0]
+        return result
+
+    def cost_moved_kept(self, entry: _Kernel) -> None:
+        """Re-check at the next evaluation if the kernel's recent cost (a moving average:
+        one descheduled call does not count) moved by more than ``COST_FACTOR``."""
+        recent, kept = entry.recent[entry.current], entry.kept_ns
+        if kept and recent and (recent > choices.COST_FACTOR * kept
+                                or choices.COST_FACTOR * recent < kept):
+            entry.recheck_due = True
+
     # -- hot ----------------------------------------------------------------------
     def hot(self, frame: list) -> Any:
         if not RAISING.isdisjoint(np.geterr().values()):
@@ -493,6 +545,8 @@ class FusedRegion:
         with the load (other libraries' threads spinning on the cores slow the parallel
         loop for seconds), so the other loop runs once, timed, whenever the loop in use
         has spent ``EXPLORE`` times the other's last known time since it last ran."""
+        if entry.recheck_due and not in_lockstep():
+            return self.recheck(entry, values)
         entry.steady_calls += 1
         variant = entry.current
         recent = entry.recent
@@ -508,6 +562,7 @@ class FusedRegion:
         recent[variant] = elapsed if not recent[variant] else (3 * recent[variant] + elapsed) // 4
         if all(recent):
             entry.current = 0 if recent[0] <= recent[1] else 1
+        self.cost_moved_kept(entry)
         return result
 
     def call(self, entry: _Kernel, shape: tuple, n: int, args: list, values: list) -> Any:
@@ -574,6 +629,8 @@ class FusedRegion:
                 self.give_back()              # measured: not worth it here (now)
             else:
                 self.retry_after = choices.REVISIT_FIRST   # kept: a give-back is news
+                entry.recheck_after = choices.REVISIT_FIRST
+                self.keep(entry, entry.timed_ns[best])
         return result
 
     @staticmethod

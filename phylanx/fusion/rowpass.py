@@ -4,8 +4,9 @@ Logistic regression's gradient ``x.T @ f(x @ w, y, ...)`` (``f`` element-wise) m
 NumPy read a tall ``x`` twice and write every intermediate of ``f`` at full height.
 This module finds that pattern in a compiled tree (a ``matmul``/``dot`` of
 ``transpose(x)`` with an element-wise region whose leaves include products ``x @ w``
-of the same variable ``x``; the cache-blocking rewrite inlines a single-use
-``pred = ...`` into it) and computes it in one numba loop that reads each row once::
+of the same variable ``x``; the gram rule, ``compiler/rewrite/gram_rows.py``, makes a
+read-once ``pred = ...`` part of it) and computes it in one numba loop that reads each
+row once::
 
     for each row i (in parallel over row chunks):
         v = f(x[i] . w, y[i], ...)          # the region's operations on scalars

@@ -32,10 +32,12 @@ another buffer; a fused region's original closures) computes what the compiled c
 does.  A fused region given back to its original closures on its timings is revisited
 too: it runs them timed (``FusedRegion.given_back_variant``) and its kernel is retried after
 :func:`later` ticks, twice as many on each confirmation, or when that timed cost moves by
-more than ``COST_FACTOR``.  Fused kernels are chosen inside ``fusion/hot.py`` (serial or
-parallel loop, kernel or NumPy, by local timings); for a reduction that choice changes
-the summation order, and making it agree across localities (from shapes, or decided by
-locality 0) is still to do.
+more than ``COST_FACTOR``; a fused kernel kept on its timings is checked against one
+timed NumPy evaluation on the same schedule (``FusedRegion.keep``), and takes its timed
+turns again if it no longer looks faster.  Fused kernels are chosen inside
+``fusion/hot.py`` (serial or parallel loop, kernel or NumPy, by local timings); for a
+reduction that choice changes the summation order, and making it agree across
+localities (from shapes, or decided by locality 0) is still to do.
 """
 from __future__ import annotations
 

@@ -228,11 +228,18 @@ def test_a_helper_with_locals_hoists_as_its_expression_written_inline(source):
 
 def test_lowered_is_the_ir_the_pipeline_rewrites():
     """``lowered`` (``phylanx ir``, these tests) lowers after the same AST phases as the
-    default pipeline: a gram row pass, made before lowering, is in it."""
-    source = "define(f, x, w, y, matmul(transpose(x), exp(matmul(x, w)) - y))"
+    default pipeline: normalize's canonical transpose is in it (``xt = x.T`` read as
+    ``transpose(x)`` where the product uses it), the IR's own rules (the gram row pass
+    among them) are not applied yet."""
+    source = ("define(f, x, w, y, block(define(xt, transpose(x)), "
+              "matmul(xt, exp(matmul(x, w)) - y)))")
     config.set("blocking_gram", True)
     try:
-        prims = {e.prim for e in walk(lowered(parser.parse(source)))}
+        program = lowered(parser.parse(source))
+        fired: Counter = Counter()
+        rewritten = run_ir_phases(rewrite.PASSES, program, fired)
     finally:
         config.reset("blocking_gram")
-    assert "__rows_gram" in prims
+    assert "__rows_gram" not in {e.prim for e in walk(program)}
+    assert fired["row_pass_of_a_gram_product"] == 1
+    assert "__rows_gram" in {e.prim for e in walk(rewritten)}

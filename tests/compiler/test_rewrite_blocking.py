@@ -1,4 +1,4 @@
-"""Cache blocking (compiler/rewrite/blocking.py, row_blocks.py + primitives/matrixops/blocked.py).
+"""Cache blocking (compiler/rewrite/gram_rows.py, row_blocks.py + primitives/matrixops/blocked.py).
 
 The oracle is the undecorated NumPy function.  Every pattern is run with tiles of 7 rows
 (uneven: the last tile is shorter), with tiles larger than the data (evaluated whole)
@@ -12,7 +12,7 @@ import pytest
 
 from phylanx import Phylanx, config
 from phylanx.autodiff import grad
-from phylanx.compiler.rewrite import blocking, patterns
+from phylanx.compiler.rewrite import patterns
 from phylanx.compiler.through_ir import optimize_through_ir
 from phylanx.errors import PhylanxError
 from phylanx.language import parser, to_physl
@@ -52,9 +52,12 @@ def tiled(tile_rows, monkeypatch):
 
 
 def rewritten_names(fn) -> set[str]:
-    """Names of the calls in ``fn``'s PhySL after the rewrite pipeline (the argmin's row
-    blocks are a rule of the IR: ``through_ir``)."""
-    program = optimize_through_ir(parser.parse(fn.get_physl_source()))
+    """Names of the calls in ``fn``'s PhySL after the rewrite pipeline (the gram row pass
+    and the argmin's row blocks are rules of the IR: ``through_ir``)."""
+    return physl_names(optimize_through_ir(parser.parse(fn.get_physl_source())))
+
+
+def physl_names(program) -> set[str]:
     return {e.func for top in program.body for e in patterns.walk_in_order(top)
             if type(e).__name__ == "Call"}
 
@@ -212,9 +215,7 @@ def other_matrix(x, z, w):
 
 
 @pytest.mark.parametrize("fn, args", [
-    (bare_x, ((N, D), (D,))),
     (no_product, ((N, D), (N,))),
-    (reduction_inside, ((N, D), (D,), (D,))),
     (user_function_inside, ((N, D), (D,))),
     (argmin_rows, ((N, D), (D, K))),
     (other_matrix, ((N, D), (N, D), (D,))),
@@ -222,6 +223,20 @@ def other_matrix(x, z, w):
 def test_not_row_wise_is_not_rewritten(fn, args):
     f = Phylanx(fn)
     assert not rewritten_names(f) & {"__rows_gram", "__rows_concat"}
+    values = [RNG.normal(size=s) for s in args]
+    assert_close(f(*values), fn(*values))
+
+
+@pytest.mark.parametrize("fn, args", [
+    (bare_x, ((N, D), (D,))),
+    (reduction_inside, ((N, D), (D,), (D,))),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_a_value_of_x_outside_a_product_is_an_operand_computed_whole(fn, args, tiled):
+    """A column of ``x`` (row-aligned) or a sum of ``x @ y`` (a number) is computed on the
+    whole ``x`` before the tiles, as the row blocks of an argmin take it (ir41's
+    04998e8): each row of ``f`` still reads its own row of ``x``."""
+    f = Phylanx(fn)
+    assert "__rows_gram" in rewritten_names(f)
     values = [RNG.normal(size=s) for s in args]
     assert_close(f(*values), fn(*values))
 
@@ -245,8 +260,7 @@ def test_switched_off_by_config():
 def test_a_define_outside_functions_is_not_inlined():
     """A define at the top of a program (even in a block) may be read by later programs."""
     src = ("block(define(pred, exp(matmul(x, w))), matmul(transpose(x), pred - y))")
-    program = blocking.run(parser.parse(src))
-    names = {e.func for e in patterns.walk_in_order(program.body[0]) if type(e).__name__ == "Call"}
+    names = physl_names(optimize_through_ir(parser.parse(src)))
     assert "__rows_gram" not in names and "define" in names
 
 
@@ -254,9 +268,7 @@ def test_a_store_between_define_and_use_blocks_inlining():
     """``w`` changes after ``pred`` is defined: inlining would read the new ``w``."""
     src = ("define(f, x, w, y, block(define(pred, exp(matmul(x, w))), store(w, w * 2.0), "
            "matmul(transpose(x), pred - y)))")
-    program = blocking.run(parser.parse(src))
-    names = {e.func for e in patterns.walk_in_order(program.body[0]) if type(e).__name__ == "Call"}
-    assert "__rows_gram" not in names
+    assert "__rows_gram" not in physl_names(optimize_through_ir(parser.parse(src)))
 
 
 # -- autodiff sees the expression the rewrite replaced -------------------------------------
@@ -315,7 +327,7 @@ def test_for_a_row_pass_the_gram_stays_written_with_the_define_inlined(monkeypat
     config.set("blocking_gram", False)
     config.set("fusion_rows", True)
     try:
-        program = blocking.run(parser.parse(Phylanx(lra).get_physl_source()))
+        program = optimize_through_ir(parser.parse(Phylanx(lra).get_physl_source()))
     finally:
         config.reset("fusion_rows")
     text = to_physl(program)
@@ -323,7 +335,7 @@ def test_for_a_row_pass_the_gram_stays_written_with_the_define_inlined(monkeypat
     assert "matmul(transpose(x), 1.0 / (1.0 + exp(-matmul(x, w))) - y)" in text
     config.set("fusion_rows", False)
     try:
-        assert "define(pred" in to_physl(blocking.run(parser.parse(
+        assert "define(pred" in to_physl(optimize_through_ir(parser.parse(
             Phylanx(lra).get_physl_source())))
     finally:
         config.reset("fusion_rows")

@@ -95,6 +95,7 @@ def test_exploring_a_slow_loop_costs_a_bounded_share(eager, installed, monkeypat
 
     entry.variants = (counted(0, fast, 0.0), counted(1, fast, slow_ns / 1e9))
     entry.current, entry.recent, entry.since_explore = 0, [1_000, slow_ns], 0
+    entry.kept_ns = 0                 # the loops alone: no re-check against NumPy here
     start = time.perf_counter_ns()
     for _ in range(40):
         np.testing.assert_allclose(found.steady(entry, shape, n, args, None), chain(x),
@@ -309,3 +310,69 @@ def test_a_steady_cost_does_not_retry_without_the_schedule(installed, costs,
         costs.original = MS + (step % 3) * MS // 2      # 1 to 2 ms: within the factor
         run(f, x, 1)
         assert region.state == hot.OFF
+
+
+# -- a kept kernel is checked again ----------------------------------------------
+@pytest.fixture
+def counted(costs, monkeypatch):
+    """``costs`` counting NumPy's interpretations of the region (``costs.numpy_runs``)."""
+    costs.numpy_runs = 0
+    wrapped = hot.interpret
+
+    def interpret(*args):
+        costs.numpy_runs += 1
+        return wrapped(*args)
+    monkeypatch.setattr(hot, "interpret", interpret)
+    return costs
+
+
+def kept_fast(installed, costs):
+    """``chain`` with its kernel kept: ten times faster than NumPy on the clock."""
+    costs.kernel = MS // 10
+    f, x, region, entry = warm_region(installed, costs)
+    run(f, x, hot.SPEED_RUNS)
+    assert kept(region, entry)
+    return f, x, region, entry
+
+
+def test_a_kept_kernel_is_given_back_once_numpy_became_faster(installed, counted):
+    """The kernel was faster when its turns were taken; NumPy is ten times faster now
+    (the other operands of a busy minute gone ...): the scheduled re-check times NumPy,
+    the turns run again and give the region back, not at once but after the period."""
+    f, x, region, entry = kept_fast(installed, counted)
+    counted.numpy = MS // 100
+    calls = calls_until(f, x, region, hot.OFF, choices.REVISIT_FIRST + hot.SPEED_RUNS + 2)
+    assert calls is not None and calls >= choices.REVISIT_FIRST - 1
+    assert region.node.choice.variant is not region.run      # NumPy's closures run
+
+
+def test_a_recheck_that_confirms_is_made_half_as_often_and_costs_one_numpy_run(
+        installed, counted):
+    f, x, region, entry = kept_fast(installed, counted)
+    first, at, seen = choices.REVISIT_FIRST, [], counted.numpy_runs
+    for call in range(1, 4 * first + 2):
+        run(f, x, 1)
+        if counted.numpy_runs != seen:
+            assert counted.numpy_runs == seen + 1       # one NumPy evaluation, no turns
+            seen = counted.numpy_runs
+            at.append(call)
+        assert kept(region, entry)
+    assert len(at) == 2, at
+    # the first re-check after the first period, the second twice as many later
+    assert first - 1 <= at[0] <= first + 1 and 2 * first - 1 <= at[1] - at[0] <= 2 * first + 1
+    calls = entry.calls
+    run(f, x, 3)
+    assert entry.calls == calls + 3   # the kernel still computes the values
+
+
+def test_a_kept_kernel_whose_cost_moves_by_more_than_the_factor_is_rechecked_at_once(
+        installed, counted, monkeypatch):
+    """No scheduled re-check (the side table's ``later`` replaced): the kernel becomes
+    twenty times dearer (2 ms against NumPy's 1 ms): its moving average passes twice its
+    cost when kept, NumPy is timed, then the turns give the region back."""
+    monkeypatch.setattr(choices, "later", lambda ticks, action: None)
+    f, x, region, entry = kept_fast(installed, counted)
+    run(f, x, 2 * choices.REVISIT_FIRST)
+    assert kept(region, entry)        # a steady cost: nothing re-checked
+    counted.kernel = 2 * MS
+    assert calls_until(f, x, region, hot.OFF, 8 + hot.SPEED_RUNS) is not None

@@ -77,6 +77,11 @@ def test_broadcast_reductions_like_numpy_without_a_full_copy(eager, installed, f
     for _ in range(CALLS):
         assert_like_numpy(f(a, b), fn(a, b))
     assert strided_calls(installed) >= 3
+    # a kept kernel's re-check runs NumPy once a period (hot.FusedRegion.keep): the
+    # measured call is the kernel's
+    for entry in (e for r in installed for e in r.kernels.values()
+                  if isinstance(e, strided.StridedKernel)):
+        entry.recheck_due = False
     tracemalloc.start()
     try:
         got = f(a, b)

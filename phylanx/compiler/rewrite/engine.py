@@ -10,10 +10,9 @@ to rounding, and a :class:`Sample` program containing its pattern, which the pro
 tests run with and without the rule (tests/compiler/test_rewrite_engine.py).
 
 A :class:`Phase` is a table of rules for one concern, applied over the whole program
-in one of three orders (``bottom_up``: children first; ``top_down``: a term before
-what its replacement holds; ``dataflow``: bottom-up, with a variable bound just before
-the statement that reads it, and read nowhere else, offered to the rules as the
-expression it names, see :mod:`.dataflow`), repeated until a round changes nothing.
+in one of two orders (``bottom_up``: children first; ``top_down``: a term before what
+its replacement holds), repeated until a round changes nothing (on the IR a rule sees a
+variable read once as the equation defining it: ``ir_terms.py``).
 A phase that still changes the program after :data:`MAX_ROUNDS` rounds is a
 :class:`RewriteDivergenceError` located at the last term a rule rewrote.
 
@@ -185,9 +184,6 @@ class Phase:
     rules: tuple[Rule, ...]
     order: str = "bottom_up"
     wanted: Callable[[Any], bool] = lambda facts: True
-    #: heads whose subterms the phase leaves alone (a function a rule of the phase built
-    #: from the expression it replaced, which must stay that expression)
-    sealed: frozenset = frozenset()
 
     def __post_init__(self):
         for rule in self.rules:
@@ -215,9 +211,8 @@ class Pass:
 @dataclass
 class Context:
     """What a rule may ask while it matches: the program's facts, fresh names, the
-    position of the term (inside a function; its ancestors' heads in the ``bottom_up``
-    and ``top_down`` orders), single-use bindings offered in a ``dataflow`` phase, and
-    (for tests and the divergence error) which rules fired where."""
+    position of the term (inside a function; its ancestors' heads), and (for tests and
+    the divergence error) which rules fired where."""
 
     program: Any
     fired: Counter = field(default_factory=Counter)
@@ -225,8 +220,6 @@ class Context:
     terms: Any = AstTerms
     in_function: bool = False
     ancestors: list = field(default_factory=list)
-    offered: dict = field(default_factory=dict)
-    consumed: set = field(default_factory=set)
     last_location: Any = None
     _names: dict = field(default_factory=dict)
     _state: dict = field(default_factory=dict)
@@ -296,8 +289,6 @@ class _Round:
         if not kids:
             return term
         head = TERMS.head(term)
-        if head in self.phase.sealed:
-            return term
         ctx = self.ctx
         was = ctx.in_function
         ctx.ancestors.append(head)
@@ -343,12 +334,8 @@ def run_phase(phase: Phase, program: ast.Program, ctx: Context | None = None,
     for _ in range(MAX_ROUNDS):
         ctx.program = program
         rnd = _Round(phase, rules, ctx)
-        if phase.order == "dataflow":
-            from .dataflow import rewrite_statements
-            body = rewrite_statements(program.body, rnd)
-        else:
-            visit = rnd.top_down if phase.order == "top_down" else rnd.bottom_up
-            body = tuple(visit(e) for e in program.body)
+        visit = rnd.top_down if phase.order == "top_down" else rnd.bottom_up
+        body = tuple(visit(e) for e in program.body)
         if not rnd.changed or all(a is b for a, b in zip(body, program.body)):
             return program
         program = ast.Program(body, program.loc)

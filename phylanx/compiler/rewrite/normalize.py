@@ -3,7 +3,7 @@
 Users write one meaning several ways (``x @ w``, ``np.dot(x, w)``, ``x.dot(w)``;
 ``xt = x.T`` then ``xt @ r``; ``np.average(x, 0)`` for ``np.mean(x, 0)``;
 ``np.linalg.norm(v)`` for ``np.sqrt(np.sum(v * v))``).  The phases after this one
-(``blocking``, ``label_stats``, ``outer``, and the fused row passes of ``fusion/``
+(``gram_rows``, ``row_blocks``, ``label_stats``, ``outer``, and the fused row passes of ``fusion/``
 that read the compiled tree) match the canonical forms below only, so what they
 speed up does not depend on the spelling.
 

@@ -19,8 +19,10 @@ allow tiling (row alignment, distributed arrays ...).
 ``f`` is followed through the equations of the argmin's region (an SSA edge is an edge:
 ``dist = ...`` then ``argmin(dist, 1)`` is one expression) where a value is read once
 and only pure or binding equations stand between its equation and the argmin (nothing
-changes ``x`` in place in between: the tiles read ``x`` when the argmin runs); the
-equations followed are absorbed (``IrTerms.absorb``: they go, being read nowhere else).
+changes ``x`` in place in between: the tiles read ``x`` when the argmin runs), none of
+them binding again a name the moved evaluation reads (``RowSplit.movable``: raising
+reads a variable by its name); the equations followed are absorbed (``IrTerms.absorb``:
+they go, being read nowhere else).
 A product spelled ``@``, ``np.dot``, ``.dot`` or ``np.matmul`` is one ``dot_general``, its
 rule kept in the lambda.  Setting ``cache_blocking``.
 
@@ -28,7 +30,7 @@ Autodiff: ``__rows_concat``'s ``restore`` gives the expression back.
 """
 from __future__ import annotations
 
-from ...ir.core import Eqn, Function, Literal, Var, params
+from ...ir.core import Eqn, Function, Literal, Var, params, regions, walk
 from .cse import _IR_QUIET_OPS, _ir_value
 from .engine import P, Phase, Rule, Sample, normal
 from .patterns import plain_spec
@@ -39,8 +41,8 @@ CONCAT = "__rows_concat"
 TILE = "tile_x"
 
 
-class _NoMatch(Exception):
-    pass
+class NoMatch(Exception):
+    """The expression followed is not an element-wise function of ``x``'s rows."""
 
 
 def _axis(eqn: Eqn, terms) -> Literal | None:
@@ -63,15 +65,30 @@ def _elementwise(eqn: Eqn) -> bool:
     return spec is not None and spec.elementwise and not eqn.params
 
 
-class _Split:
-    """``f`` read through the region's equations, as the lambda's body."""
+def _names_read(eqn: Eqn) -> set[str]:
+    """The PhySL names ``eqn`` reads by name (a ``read``; in its regions, any variable)."""
+    names = {eqn.param("name")} if eqn.prim == "read" else set()
+    for region in regions(eqn):
+        for q in walk(region):
+            names |= _names_read(q)
+            names.update(a.name for a in q.ins if type(a) is Var and a.name)
+    return names
 
-    def __init__(self, e: Eqn, terms):
+
+class RowSplit:
+    """``f`` read through the region's equations, as the lambda's body (shared with the
+    gram row pass, ``gram_rows.py``).  ``whole``: the body reads ``x``, the products'
+    right operands and the operands themselves (no parameters): the expression as one,
+    its named parts made temporaries."""
+
+    def __init__(self, e: Eqn, terms, in_function: bool, whole: bool = False):
         self.terms = terms
+        self.in_function = in_function
         eqns = terms.region_equations()
         self.position = {o.id: i for i, q in enumerate(eqns) for o in q.outs}
         self.eqns = eqns
         self.at = self.position[e.outs[0].id]
+        self.whole = whole
         self.x: Var | None = None
         self.products: list = []
         self.operands: list = []
@@ -83,8 +100,9 @@ class _Split:
 
     def followable(self, a) -> Eqn | None:
         """The equation defining ``a`` when the tree may follow it: in this region, read
-        once, only quiet equations between it and the argmin."""
-        if type(a) is not Var:
+        once, only quiet equations between it and the argmin; a named variable only
+        inside a function (a program's top-level name is a global later programs read)."""
+        if type(a) is not Var or (a.name and not self.in_function):
             return None
         d = self.terms.defining(a)
         i = self.position.get(a.id)
@@ -122,8 +140,46 @@ class _Split:
         if type(a) is Literal:
             return a
         self.operands.append(a)
+        if self.whole:
+            return a
         self.v_params.append(Var.new(f"tile_v{len(self.operands) - 1}"))
         return self.v_params[-1]
+
+    def movable(self) -> bool:
+        """The replacement, standing where the reduction (or product) stands, reads what
+        the equations followed read where they stood.  Raising nests a temporary read
+        once into its reader and reads a variable by its PhySL name, so the values the
+        replacement reads (``x``, the products' right operands, the operands) are
+        evaluated there: between the earliest equation whose evaluation moves and the
+        reduction, every other equation must change nothing in place and bind none of
+        the names those evaluations read (``c = c * 2`` there would make ``c`` the new
+        value)."""
+        followed = {id(q) for q in self.followed}
+        outs = {o.id for q in self.followed for o in q.outs}
+        start, names, moved = self.at, set(), set(followed)
+        todo = [a for q in self.followed for a in q.ins]
+        todo += [self.x, *self.products, *self.operands]
+        seen: set[int] = set()
+        while todo:
+            a = todo.pop()
+            if type(a) is not Var or a.id in seen or a.id in outs:
+                continue
+            seen.add(a.id)
+            if a.name:
+                names.add(a.name)
+                continue
+            d, i = self.terms.defining(a), self.position.get(a.id)
+            if d is None or i is None or len(self.terms.readers(a)) != 1:
+                continue                  # computed where it stands (or bound to a name)
+            start, moved = min(start, i), moved | {id(d)}
+            names |= _names_read(d)
+            todo.extend(d.ins)
+        for q in self.followed:
+            start = min(start, self.position[q.outs[0].id])
+        return all(id(q) in moved or (
+            (q.prim in _IR_QUIET_OPS or _ir_value(q.prim))
+            and not any(o.name in names for o in q.outs if o.name))
+            for q in self.eqns[start + 1:self.at])
 
     def emit(self, eqn: Eqn, ins) -> Var:
         made = Eqn(eqn.prim, eqn.params, tuple(ins), (Var.new(),), eqn.loc, eqn.in_locs)
@@ -133,7 +189,7 @@ class _Split:
     def value(self, a):
         """``a`` over the lambda's parameters (its equations copied into the body)."""
         if a == self.x:
-            raise _NoMatch                   # x itself outside a product
+            raise NoMatch                   # x itself outside a product
         if not self.mentions(a):
             return self.operand(a)
         d = self.followable(a)
@@ -141,10 +197,12 @@ class _Split:
         if d.prim == "dot_general" and d.ins[0] == self.x and not self.mentions(d.ins[1]) \
                 and type(d.ins[1]) is Var:
             self.products.append(d.ins[1])
+            if self.whole:
+                return self.emit(d, d.ins)
             self.m_params.append(Var.new(f"tile_m{len(self.products) - 1}"))
             return self.emit(d, (self.tile, self.m_params[-1]))
         if not _elementwise(d) or len(d.outs) != 1:
-            raise _NoMatch
+            raise NoMatch
         return self.emit(d, [self.value(b) for b in d.ins])
 
 
@@ -153,16 +211,16 @@ def _row_reduction(bound: dict, ctx):
     axis = _axis(e, terms)
     if axis is None:
         return None
-    split = _Split(e, terms)
+    split = RowSplit(e, terms, ctx.in_function)
     x = split.first_x(e.ins[0])
     if x is None or x.name == TILE:        # (the lambda this rule built)
         return None
     split.x = x
     try:
         inner = split.value(e.ins[0])
-    except _NoMatch:
+    except NoMatch:
         return None
-    if not split.products:
+    if not split.products or not split.movable():
         return None
     result = split.emit(e, (inner, axis))
     fn = Function((split.tile, *split.m_params, *split.v_params), tuple(split.body),

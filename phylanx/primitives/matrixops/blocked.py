@@ -1,6 +1,6 @@
 """matrixops, cache-blocked passes over the rows of a tall matrix (internal primitives).
 
-``compiler/rewrite/blocking.py`` turns ``x.T @ f(x @ w, ...)`` into ``__rows_gram`` and
+``compiler/rewrite/gram_rows.py`` turns ``x.T @ f(x @ w, ...)`` into ``__rows_gram`` and
 ``row_blocks.py`` ``argmin(f(x @ c, ...), 1)`` (or ``argmax``) into ``__rows_concat``,
 where ``f`` is element-wise.  NumPy reads a large ``x`` twice and materialises every intermediate of
 ``f`` at full height; here each tile of rows of ``x`` is read once while it is in cache,
@@ -183,8 +183,8 @@ def restore(args: tuple, loc) -> Any:
 
 # -- the primitives ----------------------------------------------------------------------
 
-_REASON = ("internal: introduced by compiler/rewrite/blocking.py; the oracle is the "
-           "expression it replaces (tests/compiler/test_rewrite_blocking.py)")
+_REASON = ("internal: introduced by compiler/rewrite/gram_rows.py and row_blocks.py; the "
+           "oracle is the expression it replaces (tests/compiler/test_rewrite_blocking.py)")
 
 
 def _tiled_or_whole(tiles, g, x, products, operands, rank_needed=None):
