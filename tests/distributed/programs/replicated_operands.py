@@ -2,7 +2,8 @@
 the ranks pass differently: each rank would hold a tile computed with its own, a
 silent mix; instead the result's next exchange (here its gather) fails on every rank
 with the mismatch error naming the operand.  The same operands on every rank: NumPy's
-answer.  ``random_d``'s mean and std, the same way (at its creation).  Runs under ``mpiexec -n 2`` or more; prints 'OK <rank>' at the end.
+answer.  ``random_d``'s mean and std, the same way (at its creation).  Runs under
+``mpiexec -n 2`` or more; prints 'OK <rank>' at the end.
 """
 import warnings
 
