@@ -2,7 +2,8 @@
 the ranks pass differently: each rank would hold a tile computed with its own, a
 silent mix; instead the result's next exchange (here its gather) fails on every rank
 with the mismatch error naming the operand.  The same operands on every rank: NumPy's
-answer.  ``random_d``'s mean and std, the same way (at its creation).  Runs under
+answer.  ``random_d``'s mean and std, the same way (at its creation), and the axis and
+keepdims of a reduction (at the reduction).  Runs under
 ``mpiexec -n 2`` or more; prints 'OK <rank>' at the end.
 """
 import warnings
@@ -44,4 +45,16 @@ for what, args in (("mean", f"{float(r)}, 1.0"), ("std", f"0.0, {1.0 + r}")):
         assert f"{what} differs" in str(e), str(e)
     else:
         raise AssertionError(f"random_d with a different {what} on every rank: no error")
+# a reduction's axis and keepdims shape its replicated answer: a rank passing its own
+# would hold an answer of another shape than the others' (keepdims: silently)
+for name in ("sum_d", "max_d", "min_d", "mean_d"):
+    np.testing.assert_allclose(
+        phylanx.evaluate(f"lambda(t, {name}(t, 0, true))", ta),
+        getattr(np, name[:-2])(a, axis=0, keepdims=True), rtol=1e-12)
+    try:
+        phylanx.evaluate(f"lambda(t, k, {name}(t, 0, k))", ta, bool(r))
+    except PhylanxCollectiveMismatchError as e:
+        assert "plain operand" in str(e) and f"operand 3 of {name}" in str(e), str(e)
+    else:
+        raise AssertionError(f"{name} with a different keepdims on every rank: no error")
 print(f"OK {r}", flush=True)
