@@ -7,7 +7,8 @@ Python objects, which only pickling carries); every rank reads every other rank'
 ``unchanged``, sent without a copy) and compares each with the array
 it knows the owner holds: same dtype, shape and bits.  While the other ranks read, the
 bytes this rank pickles for its answers are counted: the numeric arrays' answers are a
-small header each, not their data.  Prints 'OK <rank>' at the end.
+small header each, not their data.  A guard: operands of ``dot_d`` (tiles sent without a
+copy) stored into right after it: NumPy's product.  Prints 'OK <rank>' at the end.
 """
 import pickle
 import threading
@@ -15,6 +16,7 @@ import threading
 import numpy as np
 from mpi4py import MPI
 
+from phylanx import Phylanx
 from phylanx import distributed as dist
 
 r, p = dist.find_here(), dist.num_localities()
@@ -89,6 +91,29 @@ for owner in range(p):
         same(dist.get_remote(owner, "raw/unchanged", part).result(timeout=60),
              theirs["f64"] if part is None else theirs["f64"][part],
              f"part {part} of an unchanged array of {owner}")
+
+
+# a guard: dot_d sends its operands' tiles without a copy; the program stores into an
+# operand right after the product (its owner changes the tile): the product is
+# still NumPy's, as every read was received before dot_d returned (its last barrier)
+@Phylanx
+def product_then_store(a, b):
+    c = dot_d(a, b)  # noqa: F821 - a primitive, compiled by @Phylanx
+    a += 1.0
+    a[0] = 7.0
+    b *= 2.0
+    return c
+
+
+for rep in range(3):
+    rng = np.random.default_rng(rep)
+    A, B = rng.normal(size=(4 * p, 3 * p)), rng.normal(size=(3 * p, 2 * p))
+    for kinds in (("row", "row"), ("column", "row"), ("row", "column")):
+        c = product_then_store(dist.tiled(A.copy(), kinds[0], name=f"store_a{rep}{kinds}"),
+                               dist.tiled(B.copy(), kinds[1], name=f"store_b{rep}{kinds}"))
+        whole = c.gather() if hasattr(c, "gather") else c   # (a sum over k: replicated)
+        np.testing.assert_allclose(whole, A @ B, rtol=1e-12, atol=1e-12,
+                                   err_msg=f"dot_d then a store, {kinds}")
 
 MPI.COMM_WORLD.Barrier()        # every rank has read: this rank answered all its reads
 MPI.pickle.__init__(pickle.dumps, pickle.loads)

@@ -67,8 +67,13 @@ def random_d(shape, tile_index=None, numtiles=None, name="", tiling_type="sym", 
     def make(box):
         rng = np.random.default_rng([seed, index])
         return rng.normal(float(mean), float(std), tiling.box_shape(box))
+    # mean and std are the whole array's: agreed like the shape (a rank drawing with
+    # its own would hold a tile of another distribution, a silent mix; arrays: compared
+    # by their bytes, so a NaN agrees with itself)
     return create(auto_name(name, "random_array"), to_shape(shape), tile_index,
-                  numtiles, tiling_type, None, make)
+                  numtiles, tiling_type, None, make,
+                  declared={"mean": np.asarray(float(mean)),
+                            "std": np.asarray(float(std))})
 
 
 @primitive("identity_d",

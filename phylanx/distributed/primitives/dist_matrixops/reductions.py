@@ -82,7 +82,8 @@ def _declare(name: str, op: str, doc: str):
         return scalarize(_reduce(a, axis, keepdims, op))
     impl.__name__ = name
     impl.__doc__ = doc
-    impl = lockstep(impl)
+    # axis and keepdims shape the replicated answer: the ranks must pass the same
+    impl = lockstep(impl, same_plain=True)
     primitive(name, f"{name}(_1, __arg(_2_axis, nil), __arg(_3_keepdims, false))",
               flags=ORDERED, takes_tiled=True, extension=True, **_REPLICATED,
               example=f'{name}(annotate_d([1, 4, 2], "r", list("tile", list("columns", 0, 3))))',
@@ -102,7 +103,7 @@ min_d = _declare("min_d", "min", "Minimum of a distributed array (all, or along 
            flags=ORDERED, takes_tiled=True, extension=True, **_REPLICATED,
            example='mean_d(annotate_d([1, 4, 1], "m", list("tile", list("columns", 0, 3))))',
            result="2.0")
-@lockstep
+@lockstep(same_plain=True)
 def mean_d(a, axis=None, keepdims=False):
     """Mean of a distributed array (all, or along ``axis``), replicated everywhere."""
     a = as_tiled(a, "the argument")
@@ -166,7 +167,7 @@ def _arg(a: Any, axis: Any, op: str) -> Any:
            **_REPLICATED,
            example='argmax_d(annotate_d([1, 4, 2], "x", list("tile", list("columns", 0, 3))))',
            result="1")
-@lockstep
+@lockstep(same_plain=True)
 def argmax_d(a, axis=None):
     """Global index of the maximum of a distributed array, replicated everywhere.
 
@@ -178,7 +179,7 @@ def argmax_d(a, axis=None):
            **_REPLICATED,
            example='argmin_d(annotate_d([3, 1, 2], "n", list("tile", list("columns", 0, 3))))',
            result="1")
-@lockstep
+@lockstep(same_plain=True)
 def argmin_d(a, axis=None):
     """Global index of the minimum of a distributed array (flat), or along ``axis``."""
     return _arg(a, axis, "min")
