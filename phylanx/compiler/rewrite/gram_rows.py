@@ -22,7 +22,10 @@ By default (``blocking_gram`` off) a fused row pass computes the gram instead
 (``fusion/rowpass.py``, with ``fusion_rows`` and numba), finding the pattern as one
 expression in the compiled tree: the rule then keeps the product and makes the named
 parts of ``f`` temporaries (``pred = sigmoid(x @ w)`` then ``x.T @ (pred - y)`` is raised
-as ``x.T @ (sigmoid(x @ w) - y)``), which changes no value.
+as ``x.T @ (sigmoid(x @ w) - y)``), which changes no value.  The gram written
+``f @ x`` (``err @ x``, ``np.dot(err, x)``), which the fused row pass computes too, has
+its named parts raised alike (never a ``__rows_gram``: a matrix ``f`` would contract
+its columns with ``x``'s rows).
 
 ``f`` is followed through the equations of the product's region as the row blocks
 follow theirs: an SSA edge is an edge, taken where a value is read once and only pure or
@@ -71,11 +74,32 @@ def _named(eqns) -> bool:
     return any(o.name for q in eqns for o in q.outs)
 
 
+def _raised_at_the_left(e: Eqn, ctx):
+    """``f @ x`` (``x`` a variable, ``f`` element-wise of products ``x @ m``), which the
+    fused row pass computes as it does ``x.T @ f`` (``RowPass.x_right``): the named
+    parts of ``f`` raised into the product.  Not a ``__rows_gram``: its law is for a
+    vector ``f`` only (a matrix ``f`` contracts its columns with ``x``'s rows)."""
+    split = RowSplit(e, ctx.terms, ctx.in_function, whole=True)
+    split.x = e.ins[1]
+    try:
+        inner = split.value(e.ins[0])
+    except NoMatch:
+        return None
+    if not split.products or not split.movable() or not _named(split.followed):
+        return None
+    ctx.terms.absorb(split.followed)
+    return [*split.body, Eqn(e.prim, e.params, (inner, split.x), e.outs, e.loc, e.in_locs)]
+
+
 def _gram(bound: dict, ctx):
     e, terms = bound["e"], ctx.terms
     if len(e.ins) != 2 or len(e.outs) != 1 or type(e.ins[0]) is not Var:
         return None
     left = terms.defining(e.ins[0])
+    if (left is None or left.prim != "transpose") and type(e.ins[1]) is Var \
+            and e.ins[1].name != TILE and not config.get("blocking_gram") \
+            and gram_wanted():
+        return _raised_at_the_left(e, ctx)
     if left is None or left.prim != "transpose" or not gram_wanted():
         return None                  # (before the split, which indexes the region)
     tiles = config.get("blocking_gram")
