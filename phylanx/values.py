@@ -383,8 +383,9 @@ def from_python(value: Any) -> Any:
 
 
 #: ndarray subclasses that are plain data (ndarray's arithmetic, reductions and
-#: indexing): passed as an ndarray of their memory
-_PLAIN_DATA_SUBCLASSES = (np.memmap,)
+#: indexing): passed as an ndarray of their memory.  A recarray only adds reading
+#: fields as attributes; its operations are ndarray's
+_PLAIN_DATA_SUBCLASSES = (np.memmap, np.recarray)
 
 
 def _subclass_meaning(value: np.ndarray) -> str:

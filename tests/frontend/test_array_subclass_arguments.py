@@ -85,3 +85,13 @@ def test_an_array_like_that_is_not_an_ndarray_is_refused_at_the_callers_line():
 def test_evaluate_refuses_a_masked_array_too():
     with pytest.raises(PhylanxTypeError, match="MaskedArray"):
         phylanx.evaluate("lambda(x, sum(x))", np.ma.array([1.0, 9.0], mask=[0, 1]))
+
+
+def test_a_recarray_is_plain_data():
+    """np.recarray keeps ndarray's arithmetic (it adds only field access by attribute):
+    it was computed on at 24f2018 and must not be refused (rev19)."""
+    values = np.arange(6.0).reshape(2, 3)
+    records = values.view(np.recarray)
+    np.testing.assert_allclose(totals(records), totals.python(values))
+    from phylanx.autodiff import grad
+    np.testing.assert_allclose(grad(lambda a: np.sum(a * a))(records), 2 * values)
