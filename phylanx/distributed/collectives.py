@@ -743,10 +743,12 @@ class Collectives:
         comm = channel.comm
         array = ag.as_array(value)
         scalar = array is not None and not isinstance(value, np.ndarray)
-        payload = None if array is not None else _byte_view(np.frombuffer(ag.pack(value),
-                                                                          np.uint8))
-        header = ag.header(kind, name, op, root, ag.ARRAY if array is not None else ag.PICKLED,
-                           array, 0 if payload is None else payload.size, tag)
+        payload = problem = None
+        if array is None:       # (a value that cannot be pickled still sends its header)
+            payload, problem = _pickled(value)
+        form = ag.ARRAY if array is not None else ag.PICKLED if problem is None else ag.INVALID
+        header = ag.header(kind, name, op, root, form, array,
+                           0 if payload is None else payload.size, tag)
         headers = None
         if array is not None and checked and array.nbytes > _ROOM and _speculates(header) \
                 and self._named:
@@ -814,6 +816,7 @@ class Collectives:
         elif array is None or checked:
             headers = yield from self._headers(channel, header)
             self._check(channel, headers, name, True)
+            _check_sendable(headers, problem)
         if array is not None:
             send, back = _prepare_for_op(array, op)
             refused = _refused_by_numpy(send.dtype, op)

@@ -30,6 +30,7 @@ assert n == 2, n
 phylanx.config.set("collective_timeout", 10.0)
 for label, call in (
         ("all_gather", lambda: dist.all_gather((lambda: 0) if r == 1 else 0, name="pk")),
+        ("all_reduce", lambda: dist.all_reduce((lambda: 0) if r == 1 else "a", name="pk")),
         ("gather", lambda: dist.gather((lambda: 0) if r == 0 else 0, root=1, name="pk")),
         ("broadcast", lambda: dist.broadcast((lambda: 0) if r == 1 else 0, root=1,
                                              name="pk"))):
