@@ -6,11 +6,18 @@ operations with scalars, broadcast plain arrays and other tilings; products in e
 spelling and tiling; reductions over each axis, with and without keepdims; transposes;
 chains of them.  For each, the facts ``f.ir(*args)`` propagates to the result (shape,
 dtype, kind and every rank's box) must equal the facts of the value the call returns.
+The ``comm`` fact the IR marks on each equation with a tiled operand is what the run
+sends: run as a program, ``tiles.fetch``, ``tiles.all_gather`` and ``dot_d`` are
+counted while each case runs (``dot_d`` as one, whatever it does inside) and must be
+the facts' communicating equations exactly (one-sided where an equation's ``comm`` is
+unknown: what is predicted must happen); on one locality every fact says ``none``.
 Run as a program (``SEED CASES``: a seeded sweep, the same draws on every rank) it
 prints 'OK <rank>' at the end; ``tests/ir/test_layout_facts.py`` imports the cases and
 draws them with hypothesis in one process.
 """
 import sys
+import threading
+from collections import Counter
 
 import numpy as np
 
@@ -112,21 +119,83 @@ def operands(case, shape, tiling, other, seed):
     return [x] + [more[k]() for k in CASES[case][1]]
 
 
+#: the collectives a case's call started, when counted (``count_collectives``)
+_seen: list[str] = []
+_counting = [False]
+_inside = threading.local()
+
+
+def _counted(kind, fn):
+    def run(*args, **kwargs):
+        if getattr(_inside, "depth", 0):
+            return fn(*args, **kwargs)
+        _seen.append(kind)
+        _inside.depth = 1 if kind == "dot_d" else 0
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _inside.depth = 0
+    return run
+
+
+def count_collectives():
+    """Count the collectives the calls start from now on (a program's own process)."""
+    from phylanx.distributed import tiles
+    from phylanx.distributed.primitives.dist_matrixops import global_products
+    tiles.fetch = _counted("fetch", tiles.fetch)
+    tiles.all_gather = _counted("all_gather", tiles.all_gather)
+    global_products.dot_d = _counted("dot_d", global_products.dot_d)
+    _counting[0] = True
+
+
+def predicted(fn, args):
+    """(the communicating ``comm`` facts of ``fn``'s equations, whether every equation
+    with a tiled operand has one)."""
+    eqns = fn.ir_function(signature_of(args)).eqns
+    tiled = [e for e in eqns if any(v.facts.kind == "darray" for v in e.ins
+                                    if hasattr(v, "facts"))]
+    comms = [e.param("comm") for e in tiled]
+    return Counter(c for c in comms if c not in (None, "none")), None not in comms
+
+
+def check_communication(fn, args, want, complete, context):
+    """``fn(*args)`` started the collectives of ``want``; returns its value."""
+    del _seen[:]
+    got = fn(*args)
+    seen = Counter(_seen)
+    context = (*context, dist.find_here(), want, seen)
+    if dist.num_localities() == 1:     # (the collectives of one locality send nothing)
+        assert not want and complete, context
+    elif not _counting[0]:
+        pass
+    elif complete:
+        assert seen == want, context
+    else:
+        assert not (want - seen), context
+    return got
+
+
 def check(case, shape, tiling, other, seed):
     """The propagated facts of the result equal the facts of the value it returns."""
     fn = CASES[case][0]
     args = operands(case, shape, tiling, other, seed)
     propagated = fn.ir_function(signature_of(args)).results[0].facts
-    got = fn(*args)
+    want, complete = predicted(fn, args)
+    got = check_communication(fn, args, want, complete, (case, shape, tiling, other))
     actual = facts_of_value(got)
     assert propagated == actual, (case, shape, tiling, other, dist.find_here(),
                                   propagated, actual)
+    _communicated.update(want)
     return propagated
+
+
+_communicated: Counter = Counter()
 
 
 if __name__ == "__main__":
     seed, count = int(sys.argv[1]), int(sys.argv[2])
     rng = np.random.default_rng(seed)
+    count_collectives()
     tiled_results = 0
     for i in range(count):
         for case in CASES:
@@ -136,5 +205,12 @@ if __name__ == "__main__":
             facts = check(case, shape, str(tiling), str(other), seed * 1000 + i)
             tiled_results += facts.kind == "darray"
     assert tiled_results, "no case gave a tiled result"
+    n = dist.num_localities()
+    for case in ("with_other", "gram"):    # (sure to fetch, and to gather partials)
+        check(case, (n + 2, n + 1), "row", "column" if case == "with_other" else "row", seed)
+    if n > 1:     # the sweep met the kinds of communication
+        assert set(_communicated) >= {"fetch", "all_gather"}, _communicated
+    if "-v" in sys.argv and dist.find_here() == 0:
+        print(dict(_communicated))
     sys.stdout.write(f"OK {dist.find_here()}\n")   # one write: lines of ranks not joined
     sys.stdout.flush()

@@ -1,0 +1,113 @@
+"""What each equation sends between the ranks, known before running (issue 28 item 2).
+
+The specialised IR marks every equation with a tiled operand with its ``comm``
+parameter, decided from the layouts by the functions the distribution rules decide
+with (``distributed/layout_facts.py``): in one process on simulated layouts of two
+ranks, ``x.T @ r`` of row-tiled arrays sums partial products (``all_gather``) in every
+spelling and dtype, ``x @ w`` and element-wise work on alike tiles send nothing, a
+differently tiled operand is fetched, a reduction over the split axis gathers
+partials; the text prints and parses back.  That the marks are the collectives the
+run starts, on 1, 2 and 3 ranks: ``test_layout_facts.py`` (its program counts them).
+Under ``mpiexec -n 2`` (``programs/comm_facts.py``, one launch): ranks reaching one
+operation from different sites of the plan fail, each located at its own, and stay in
+step; local work overlaps the collective of ``g = x.T @ r`` that waits for a late rank
+(a guard: the statements' overlap came before this change).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from phylanx import Phylanx
+from phylanx.distributed.darray import DistributedArray
+from phylanx.distributed.tiles import Layout
+from phylanx.ir.specialise import signature_of
+from phylanx.ir.text import parse, renumbered, show
+
+ROWS = [((0, 3), (0, 4)), ((3, 6), (0, 4))]           # a 6 x 4 array, row blocks
+COLUMNS = [((0, 6), (0, 2)), ((0, 6), (2, 4))]
+
+
+def _tiled(boxes, shape=(6, 4), dtype="float64"):
+    return DistributedArray(np.zeros(0, dtype), Layout(boxes, shape, None), "s")
+
+
+@Phylanx
+def gram_at(x, r):
+    return x.T @ r
+
+
+@Phylanx
+def gram_dot(x, r):
+    return np.dot(x.T, r)
+
+
+@Phylanx
+def gram_method(x, r):
+    return x.T.dot(r)
+
+
+def _transposed(x):
+    return np.transpose(x)
+
+
+@Phylanx
+def gram_helper(x, r):
+    return _transposed(x) @ r
+
+
+@Phylanx
+def rows_times(x, w):
+    return x @ w
+
+
+@Phylanx
+def added(x, y):
+    return x + y * 2.0
+
+
+@Phylanx
+def column_sums(x):
+    return np.sum(x, axis=0)
+
+
+@Phylanx
+def row_sums(x):
+    return np.sum(x, axis=1)
+
+
+def _comms(fn, *args):
+    """``{primitive: comm}`` of the equations of ``fn`` specialised for ``args``."""
+    return {e.prim: e.param("comm") for e in fn.ir_function(signature_of(args)).eqns}
+
+
+@pytest.mark.parametrize("dtype", ("float64", "float32"))
+@pytest.mark.parametrize("gram", (gram_at, gram_dot, gram_method, gram_helper))
+def test_a_gram_product_of_row_tiled_arrays_gathers_partial_products(gram, dtype):
+    x, r = _tiled(ROWS, dtype=dtype), _tiled(ROWS, dtype=dtype)
+    comms = _comms(gram, x, r)
+    assert comms["dot_general"] == "all_gather"
+    assert comms["transpose"] == "none"
+    assert 'comm="all_gather"' in gram.ir(x, r)
+
+
+def test_work_on_each_rank_s_own_tile_sends_nothing_and_other_tiles_are_fetched():
+    x, w = _tiled(ROWS), np.ones((4, 2))
+    assert _comms(rows_times, x, w)["dot_general"] == "none"
+    assert set(_comms(added, x, _tiled(ROWS)).values()) == {"none"}
+    assert _comms(added, x, _tiled(COLUMNS))["__add"] == "fetch"
+    assert _comms(column_sums, x)["sum"] == "all_gather"
+    assert _comms(row_sums, x)["sum"] == "none"
+    # a row-tiled lhs times a column-tiled rhs: the general product
+    assert _comms(rows_times, x, _tiled(COLUMNS, (4, 6)))["dot_general"] == "dot_d"
+
+
+def test_one_tile_sends_nothing():
+    whole = [((0, 6), (0, 4))]
+    assert set(_comms(gram_at, _tiled(whole), _tiled(whole)).values()) == {"none"}
+    assert _comms(column_sums, _tiled(whole))["sum"] == "none"
+
+
+def test_the_marks_print_and_parse_back():
+    fn = renumbered(gram_at.ir_function(signature_of((_tiled(ROWS), _tiled(ROWS)))))
+    assert 'comm="all_gather"' in show(fn) and parse(show(fn)) == fn
