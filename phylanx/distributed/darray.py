@@ -291,8 +291,9 @@ def dispatch(node: Any, impl: Any, args: tuple) -> Any:
     ``DISTRIBUTION`` rule, else NumPy's answer from the gathered operands
     (``gather_fallback.py``), else (side effects) a located refusal.  Never the kernel
     on a tile."""
-    return guarded((node.primitive, node.loc), lambda e: located_at(node, e),
-                   _dispatch, node, impl, args)
+    with lockstep.at_site(node.primitive, node.loc):
+        return guarded((node.primitive, node.loc), lambda e: located_at(node, e),
+                       _dispatch, node, impl, args)
 
 
 def located_at(node: Any, error: BaseException) -> Any:

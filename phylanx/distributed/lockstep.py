@@ -5,9 +5,10 @@ API's ``tiled`` and ``DistributedArray.gather``, is one *operation*: the ranks r
 in the same order (SPMD), numbered 1, 2, ... on each rank.  Each message of the
 tiles channel (``tiles.py``) carries a tag in its collective header
 (``agreement.header``): a checksum of the operation's label (the primitive and its
-arrays' names with generations and global shapes), the operation's number and the message's number
-within it.  Ranks whose tags differ fail at once, all with the same error naming
-them, instead of reading each other's data.
+arrays' names with generations and global shapes, and the static id of the plan's
+node that runs it: its primitive and source location, :func:`at_site`), the
+operation's number and the message's number within it.  Ranks whose tags differ fail
+at once, all with the same error naming them, instead of reading each other's data.
 
 **Errors are collective.**  When an operation ends on a rank, that rank sends an
 end message (one exchange of header slots): nothing, or its error's class and
@@ -116,6 +117,31 @@ def plain_operands() -> list[str]:
     return list(dict.fromkeys(name for _, name in _state.plain))
 
 
+#: the program point (a node of the compiled plan: its primitive and source location)
+#: whose evaluation runs the operations of this thread, set by ``darray.dispatch``
+_site = threading.local()
+
+
+@contextmanager
+def at_site(primitive: str, loc: Any) -> Iterator[None]:
+    """The body's operations are those of the plan's node ``primitive`` at ``loc``: the
+    site's static id joins their label, so ranks whose plans reach one operation from
+    different equations (diverged control flow that happened to meet the same
+    primitive on the same arrays) fail at that exchange, each located at its own."""
+    outer = getattr(_site, "id", "")
+    _site.id = f"@{primitive}:{loc}" if loc is not None else ""
+    try:
+        yield
+    finally:
+        _site.id = outer
+
+
+def site_id() -> str:
+    """The static id of the program point running this thread's operations ("" when
+    they are the Python API's)."""
+    return getattr(_site, "id", "")
+
+
 @contextmanager
 def operation(label: str, local: bool = False) -> Iterator[None]:
     """Run the body as one lockstep operation (nested ones are part of the outer).
@@ -129,6 +155,7 @@ def operation(label: str, local: bool = False) -> Iterator[None]:
             here.depth -= 1
         return
     from ..runtime.comm_order import my_turn
+    site = site_id()            # (before my_turn: this thread may run another node's task)
     rule = getattr(_rule, "plain", ())
     _rule.plain = ()
     try:
@@ -138,7 +165,7 @@ def operation(label: str, local: bool = False) -> Iterator[None]:
     here.depth = 1
     _state.seq += 1
     _state.step = 0
-    _state.label = zlib.crc32(label.encode())
+    _state.label = zlib.crc32((label + site).encode())
     _state.plain = getattr(label, "plain", ()) + rule
     _state.digest = combine(d for d, _ in _state.plain) if _state.plain else 0
     _state.ended, _state.final = None, False

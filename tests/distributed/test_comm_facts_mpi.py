@@ -24,6 +24,8 @@ from phylanx.distributed.tiles import Layout
 from phylanx.ir.specialise import signature_of
 from phylanx.ir.text import parse, renumbered, show
 
+from .test_mpi import assert_all_ok, program
+
 ROWS = [((0, 3), (0, 4)), ((3, 6), (0, 4))]           # a 6 x 4 array, row blocks
 COLUMNS = [((0, 6), (0, 2)), ((0, 6), (2, 4))]
 
@@ -111,3 +113,9 @@ def test_one_tile_sends_nothing():
 def test_the_marks_print_and_parse_back():
     fn = renumbered(gram_at.ir_function(signature_of((_tiled(ROWS), _tiled(ROWS)))))
     assert 'comm="all_gather"' in show(fn) and parse(show(fn)) == fn
+
+
+@pytest.mark.mpi
+def test_ranks_at_different_sites_fail_located_and_local_work_overlaps_a_collective():
+    done, _ = program(2, "comm_facts.py", timeout=300)
+    assert_all_ok(done, 2)
