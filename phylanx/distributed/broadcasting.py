@@ -171,6 +171,24 @@ def fetched_operands(operands: list[DistributedArray], driver: DistributedArray,
         _inside(_part(b, a.shape, shape), a.layout.boxes[r]) for r, b in enumerate(boxes))]
 
 
+def fetched_bytes(operands: list[DistributedArray], driver: DistributedArray,
+                  layout: Layout) -> int:
+    """The bytes the fetches of :func:`fetched_operands` read from other ranks, summed
+    over the ranks: each rank's part of the operand, less the cells it owns itself
+    (``tiles.fetch`` reads every other cell from its owner)."""
+    total = 0
+    for a in fetched_operands(operands, driver, layout):
+        for rank, box in enumerate(layout.boxes):
+            part = _part(box, a.shape, layout.shape)
+            for owner, cells in enumerate(a.layout.owned):
+                if owner == rank:
+                    continue
+                for cell in cells:
+                    common = tiling.intersect(part, cell)
+                    total += 0 if common is None else _volume(common) * a.dtype.itemsize
+    return total
+
+
 def result_layout(args: Any) -> tuple[DistributedArray, Layout]:
     """(the driver, the result's layout) of an element-wise operation on ``args``,
     decided from the shapes and layouts alone (the IR's layout facts use it too:
@@ -184,5 +202,5 @@ def result_layout(args: Any) -> tuple[DistributedArray, Layout]:
                           driver.layout.key1d if len(shape) == 1 else None)
 
 
-__all__ = ["choose_driver", "elementwise", "fetched_operands", "result_layout",
-           "result_shape"]
+__all__ = ["choose_driver", "elementwise", "fetched_bytes", "fetched_operands",
+           "result_layout", "result_shape"]

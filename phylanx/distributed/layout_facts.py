@@ -26,7 +26,11 @@ the rule will send between the ranks (``ir/layouts.COMMUNICATION``): element-wis
 products by ``global_products.product_path`` (own rows or columns: ``none``; a split
 contraction with the other operand's parts at hand: ``all_gather``; else ``dot_d``);
 reductions ``none`` when no tile splits a reduced axis, else ``all_gather``;
-transposes ``none``.  On one tile per operand nothing is ever sent.
+transposes ``none``.  On one tile per operand nothing is ever sent.  With it, the bytes
+moved summed over the ranks (``moved``): a fetch's, the parts of the operands each rank
+reads from the cells other ranks own (``broadcasting.fetched_bytes``); an
+all_gather's, ``p (p - 1)`` times the partial result (the result's size); unknown for
+``dot_d``.
 """
 from __future__ import annotations
 
@@ -141,9 +145,11 @@ def _reduction_layout(name: str, kw: Any, operands: list, values: list) -> Any:
     return global_reductions.result_layout(name, operands[0], *options)
 
 
-def communication(eqn: Eqn, facts: list[Facts], values: list) -> str | None:
-    """What ``eqn``'s distribution rule sends between the ranks (module docstring), or
-    None where that is unknown before running."""
+def communication(eqn: Eqn, facts: list[Facts], values: list
+                  ) -> tuple[str, int | None] | None:
+    """What ``eqn``'s distribution rule sends between the ranks and the bytes it moves,
+    summed over the ranks (module docstring), or None where that is unknown before
+    running (the bytes alone may be unknown: None)."""
     try:
         kind = _communication(eqn, facts, values)
     except PhylanxError:       # the rule would raise (operands that do not combine)
@@ -151,19 +157,32 @@ def communication(eqn: Eqn, facts: list[Facts], values: list) -> str | None:
     if kind is None:
         return None
     tiled = [f for f in facts if f.kind == "darray"]
-    if all(len(layouts.decode(f.layout)[0]) == 1 for f in tiled):
-        return "none"          # one locality: every "collective" is local
-    return kind
+    ranks = max(len(layouts.decode(f.layout)[0]) for f in tiled)
+    if ranks == 1 or kind == "none":
+        return "none", 0       # (one locality: every "collective" is local)
+    if type(kind) is tuple:
+        return kind            # ("fetch", bytes)
+    if kind == "all_gather":
+        # every rank receives the others' partial results, each of the result's size
+        plain = facts_of(eqn, [_as_array(f) for f in facts], values)
+        if plain is None or plain.shape is None or None in plain.shape or not plain.dtype:
+            return kind, None
+        size = int(np.prod(plain.shape)) * np.dtype(plain.dtype).itemsize
+        gathers = 2 if eqn.prim in ("var", "std") else 1     # the mean first
+        return kind, gathers * ranks * (ranks - 1) * size
+    return kind, None
 
 
-def _elementwise_communication(operands: list) -> str:
-    from .broadcasting import fetched_operands, result_layout
+def _elementwise_communication(operands: list) -> Any:
+    from .broadcasting import fetched_bytes, fetched_operands, result_layout
     driver, layout = result_layout(operands)
     tiled = [a for a in operands if type(a) is DistributedArray]
-    return "fetch" if fetched_operands(tiled, driver, layout) else "none"
+    if not fetched_operands(tiled, driver, layout):
+        return "none"
+    return "fetch", fetched_bytes(tiled, driver, layout)
 
 
-def _communication(eqn: Eqn, facts: list[Facts], values: list) -> str | None:
+def _communication(eqn: Eqn, facts: list[Facts], values: list) -> Any:
     from .primitives.dist_matrixops import global_products, global_reductions
     from .primitives.dist_matrixops.elementwise import tilewise
     from .primitives.dist_matrixops.global_view import transpose

@@ -30,8 +30,9 @@ filled_by: str | None = None
 #: ``rule(eqn, facts, values) -> Facts | None``: the facts of an equation with an
 #: operand of kind ``darray`` (None: unknown)
 _rule: list[Callable] = []
-#: ``rule(eqn, facts, values) -> str | None``: what that equation's distribution rule
-#: sends between the ranks (:data:`COMMUNICATION`; None: unknown)
+#: ``rule(eqn, facts, values) -> (str, int | None) | None``: what that equation's
+#: distribution rule sends between the ranks (:data:`COMMUNICATION`) and the bytes
+#: (None: unknown)
 _comm_rule: list[Callable] = []
 
 #: what an equation's ``comm`` parameter may say: ``none`` (each rank computes its own
@@ -83,10 +84,12 @@ def tiled_facts(eqn: Eqn, facts: list[Facts], values: list) -> Facts | None:
     return _rule[0](eqn, facts, values) if _rule else None
 
 
-def communication(eqn: Eqn, facts: list[Facts], values: list) -> str | None:
+def communication(eqn: Eqn, facts: list[Facts], values: list
+                  ) -> tuple[str, int | None] | None:
     """What ``eqn``'s distribution rule will send between the ranks, one of
-    :data:`COMMUNICATION`, decided from its operands' layouts before running (None:
-    unknown: the run time decides, as without the facts)."""
+    :data:`COMMUNICATION`, and the bytes it moves summed over the ranks (None if not
+    known), decided from its operands' layouts before running (None: unknown: the run
+    time decides, as without the facts)."""
     if not _comm_rule and filled_by is not None:
         importlib.import_module(filled_by)
     return _comm_rule[0](eqn, facts, values) if _comm_rule else None

@@ -193,8 +193,10 @@ class _Specialising:
             contract = contraction(*facts) if e.prim == "dot_general" else None
             if contract is not None:
                 ps = params(**dict(e.params), contract=contract)
-            # and what its rule sends between the ranks (``comm``: absent if unknown)
-            ps = params(**dict(ps), comm=layouts.communication(e, facts, values))
+            # and what its rule sends between the ranks (``comm``) and the bytes it
+            # moves, summed over the ranks (``moved``): absent where unknown
+            comm, moved = layouts.communication(e, facts, values) or (None, None)
+            ps = params(**dict(ps), comm=comm, moved=moved or None)   # (0: not shown)
         elif e.prim == "dot_general":
             outs_facts = [facts_of(e, facts, values)]
             contract = contraction(*facts)

@@ -6,7 +6,8 @@ with (``distributed/layout_facts.py``): in one process on simulated layouts of t
 ranks, ``x.T @ r`` of row-tiled arrays sums partial products (``all_gather``) in every
 spelling and dtype, ``x @ w`` and element-wise work on alike tiles send nothing, a
 differently tiled operand is fetched, a reduction over the split axis gathers
-partials; the text prints and parses back.  That the marks are the collectives the
+partials; the bytes moved (``moved``) are what the fetches and gathers move; the text
+prints and parses back.  That the marks are the collectives the
 run starts, on 1, 2 and 3 ranks: ``test_layout_facts.py`` (its program counts them).
 Under ``mpiexec -n 2`` (``programs/comm_facts.py``, one launch): ranks reaching one
 operation from different sites of the plan fail, each located at its own, and stay in
@@ -102,6 +103,30 @@ def test_work_on_each_rank_s_own_tile_sends_nothing_and_other_tiles_are_fetched(
     assert _comms(row_sums, x)["sum"] == "none"
     # a row-tiled lhs times a column-tiled rhs: the general product
     assert _comms(rows_times, x, _tiled(COLUMNS, (4, 6)))["dot_general"] == "dot_d"
+
+
+def _mask(box, shape):
+    m = np.zeros(shape, bool)
+    m[tuple(slice(*span) for span in box)] = True
+    return m
+
+
+def test_the_bytes_moved_are_those_the_fetches_and_the_gathers_move():
+    x, y = _tiled(ROWS), _tiled(COLUMNS)
+    eqn, = added.ir_function(signature_of((x, y))).eqns[1:]       # x + (y * 2.0)
+    # the driver is x (a tie: the first): each rank reads the rows of its x tile from
+    # the columns of y the other rank owns
+    lacking = sum(int((_mask(rows, (6, 4)) & ~_mask(mine, (6, 4))).sum())
+                  for rows, mine in zip(ROWS, COLUMNS))
+    assert eqn.param("comm") == "fetch"
+    assert eqn.param("moved") == lacking * np.dtype("float64").itemsize
+    # x.T @ r: every rank receives the other's partial product (4 x 4 float32)
+    gram, = [e for e in gram_at.ir_function(signature_of(
+        (_tiled(ROWS, dtype="float32"), _tiled(ROWS, dtype="float32")))).eqns
+        if e.prim == "dot_general"]
+    partial = np.zeros((4, 4), np.float32)
+    assert gram.param("moved") == 2 * 1 * partial.nbytes
+    assert _comms(added, x, _tiled(ROWS)) and "moved" not in added.ir(x, _tiled(ROWS))
 
 
 def test_one_tile_sends_nothing():

@@ -121,8 +121,29 @@ def operands(case, shape, tiling, other, seed):
 
 #: the collectives a case's call started, when counted (``count_collectives``)
 _seen: list[str] = []
+_read = [0]                 # and the bytes this rank received in them
 _counting = [False]
 _inside = threading.local()
+
+
+def _bytes_read(kind, args):
+    """The bytes this rank receives from the others in ``tiles.fetch(local, layout,
+    wanted)`` or ``tiles.all_gather(value)``."""
+    if kind == "all_gather":     # (partial results are arrays; other values: not ours)
+        value = args[0]
+        return (dist.num_localities() - 1) * value.nbytes if type(value) is np.ndarray else 0
+    if kind != "fetch":
+        return 0
+    from phylanx.distributed import tiling
+    local, layout, wanted = args[:3]
+    here, total = dist.find_here(), 0
+    for box in wanted:
+        for owner, cells in enumerate(layout.owned):
+            for cell in cells if owner != here else ():
+                common = tiling.intersect(box, cell)
+                if common is not None:
+                    total += int(np.prod(tiling.box_shape(common))) * local.dtype.itemsize
+    return total
 
 
 def _counted(kind, fn):
@@ -130,6 +151,7 @@ def _counted(kind, fn):
         if getattr(_inside, "depth", 0):
             return fn(*args, **kwargs)
         _seen.append(kind)
+        _read[0] += _bytes_read(kind, args)
         _inside.depth = 1 if kind == "dot_d" else 0
         try:
             return fn(*args, **kwargs)
@@ -150,19 +172,28 @@ def count_collectives():
 
 def predicted(fn, args):
     """(the communicating ``comm`` facts of ``fn``'s equations, whether every equation
-    with a tiled operand has one)."""
+    with a tiled operand has one, their ``moved`` bytes summed or None if one is
+    unknown)."""
     eqns = fn.ir_function(signature_of(args)).eqns
     tiled = [e for e in eqns if any(v.facts.kind == "darray" for v in e.ins
                                     if hasattr(v, "facts"))]
     comms = [e.param("comm") for e in tiled]
-    return Counter(c for c in comms if c not in (None, "none")), None not in comms
+    sending = [e for e in tiled if e.param("comm") not in (None, "none")]
+    moved = [e.param("moved") for e in sending]
+    return (Counter(e.param("comm") for e in sending), None not in comms,
+            None if None in moved else sum(moved))
 
 
-def check_communication(fn, args, want, complete, context):
-    """``fn(*args)`` started the collectives of ``want``; returns its value."""
+def check_communication(fn, args, want, complete, moved, context):
+    """``fn(*args)`` started the collectives of ``want``, moving ``moved`` bytes over
+    all ranks (if known); returns its value."""
     del _seen[:]
+    _read[0] = 0
     got = fn(*args)
     seen = Counter(_seen)
+    if _counting[0] and dist.num_localities() > 1:
+        total = dist.all_reduce(_read[0]).result()
+        assert not complete or moved is None or total == moved, (*context, moved, total)
     context = (*context, dist.find_here(), want, seen)
     if dist.num_localities() == 1:     # (the collectives of one locality send nothing)
         assert not want and complete, context
@@ -180,8 +211,9 @@ def check(case, shape, tiling, other, seed):
     fn = CASES[case][0]
     args = operands(case, shape, tiling, other, seed)
     propagated = fn.ir_function(signature_of(args)).results[0].facts
-    want, complete = predicted(fn, args)
-    got = check_communication(fn, args, want, complete, (case, shape, tiling, other))
+    want, complete, moved = predicted(fn, args)
+    got = check_communication(fn, args, want, complete, moved,
+                              (case, shape, tiling, other))
     actual = facts_of_value(got)
     assert propagated == actual, (case, shape, tiling, other, dist.find_here(),
                                   propagated, actual)
