@@ -30,7 +30,10 @@ transposes ``none``.  On one tile per operand nothing is ever sent.  With it, th
 moved summed over the ranks (``moved``): a fetch's, the parts of the operands each rank
 reads from the cells other ranks own (``broadcasting.fetched_bytes``); an
 all_gather's, ``p (p - 1)`` times the partial result (the result's size); unknown for
-``dot_d``.
+``dot_d``.  A primitive without a rule that always takes the gather fallback
+(``gather_fallback.always_gathers``) says ``gather`` (every rank receives every other
+rank's tiles: ``gather_fallback.gathered_bytes``); its result's layout is not
+propagated yet.
 """
 from __future__ import annotations
 
@@ -121,6 +124,18 @@ def _layout(eqn: Eqn, facts: list[Facts], values: list) -> Any:
     return None
 
 
+def _distinct_tiled(eqn: Eqn, operands: list) -> list:
+    """The tiled operands' stand-ins, one per variable (the runtime gathers an array
+    passed twice once)."""
+    seen, found = set(), []
+    for atom, x in zip(eqn.ins, operands):
+        key = getattr(atom, "id", id(x))
+        if type(x) is DistributedArray and key not in seen:
+            seen.add(key)
+            found.append(x)
+    return found
+
+
 def _reduction_options(kw: Any, operands: list, values: list) -> tuple | None:
     """(axis, keepdims) of a reduction with a tiled first operand, None if its
     options are not those two or not known."""
@@ -161,7 +176,7 @@ def communication(eqn: Eqn, facts: list[Facts], values: list
     if ranks == 1 or kind == "none":
         return "none", 0       # (one locality: every "collective" is local)
     if type(kind) is tuple:
-        return kind            # ("fetch", bytes)
+        return kind            # ("fetch", bytes), ("gather", bytes)
     if kind == "all_gather":
         # every rank receives the others' partial results, each of the result's size
         plain = facts_of(eqn, [_as_array(f) for f in facts], values)
@@ -203,6 +218,10 @@ def _communication(eqn: Eqn, facts: list[Facts], values: list) -> Any:
     if eqn.prim == "transpose" and kw is None and len(operands) == 1 \
             and rule is transpose and type(operands[0]) is DistributedArray:
         return "none"
+    if rule is None and kw is None:
+        from .gather_fallback import always_gathers, gathered_bytes
+        if always_gathers(eqn.prim):
+            return "gather", gathered_bytes(_distinct_tiled(eqn, operands))
     if getattr(rule, "__module__", None) == global_reductions.__name__ \
             and eqn.prim != "__npnorm":
         options = _reduction_options(kw, operands, values)

@@ -38,8 +38,9 @@ _comm_rule: list[Callable] = []
 #: what an equation's ``comm`` parameter may say: ``none`` (each rank computes its own
 #: tile, no message), ``fetch`` (parts of another rank's tile read), ``all_gather``
 #: (partial results gathered and combined in rank order: a reduction over the ranks),
-#: ``dot_d`` (the general product: fetches, then perhaps an all_gather)
-COMMUNICATION = ("none", "fetch", "all_gather", "dot_d")
+#: ``dot_d`` (the general product: fetches, then perhaps an all_gather), ``gather``
+#: (a primitive without a rule: the whole of its tiled operands gathered on every rank)
+COMMUNICATION = ("none", "fetch", "all_gather", "dot_d", "gather")
 
 
 def register(rule: Callable, communication: Callable | None = None) -> None:

@@ -1,13 +1,13 @@
 """What each equation sends between the ranks, known before running (issue 28 item 2).
 
 The specialised IR marks every equation with a tiled operand with its ``comm``
-parameter, decided from the layouts by the functions the distribution rules decide
-with (``distributed/layout_facts.py``): in one process on simulated layouts of two
-ranks, ``x.T @ r`` of row-tiled arrays sums partial products (``all_gather``) in every
-spelling and dtype, ``x @ w`` and element-wise work on alike tiles send nothing, a
-differently tiled operand is fetched, a reduction over the split axis gathers
-partials; the bytes moved (``moved``) are what the fetches and gathers move; the text
-prints and parses back.  That the marks are the collectives the
+parameter, decided from the layouts by the functions the distribution rules decide with
+(``distributed/layout_facts.py``): in one process on simulated layouts of two ranks,
+``x.T @ r`` of row-tiled arrays sums partial products (``all_gather``) in every spelling
+and dtype, ``x @ w`` and element-wise work on alike tiles send nothing, a differently
+tiled operand is fetched, a reduction over the split axis gathers partials, a primitive
+without a rule gathers every tile; the bytes moved (``moved``) are what the fetches and
+gathers move; the text prints and parses back. That the marks are the collectives the
 run starts, on 1, 2 and 3 ranks: ``test_layout_facts.py`` (its program counts them).
 Under ``mpiexec -n 2`` (``programs/comm_facts.py``, one launch): ranks reaching one
 operation from different sites of the plan fail, each located at its own, and stay in
@@ -127,6 +127,19 @@ def test_the_bytes_moved_are_those_the_fetches_and_the_gathers_move():
     partial = np.zeros((4, 4), np.float32)
     assert gram.param("moved") == 2 * 1 * partial.nbytes
     assert _comms(added, x, _tiled(ROWS)) and "moved" not in added.ir(x, _tiled(ROWS))
+
+
+@Phylanx
+def cumulative(x):
+    return np.cumprod(x, 1)
+
+
+def test_a_primitive_without_a_rule_gathers_every_tile():
+    x = _tiled(ROWS)
+    eqn, = cumulative.ir_function(signature_of((x,))).eqns
+    assert eqn.param("comm") == "gather"
+    # every rank receives the other rank's tile
+    assert eqn.param("moved") == sum(int(_mask(b, (6, 4)).sum()) for b in ROWS) * 8
 
 
 def test_one_tile_sends_nothing():
