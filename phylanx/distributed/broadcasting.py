@@ -129,8 +129,7 @@ def elementwise(fn: Any, args: Any) -> Any:
     box = boxes[api.find_here()]
     # the parts other tiled operands must fetch: decided from the layouts alone, so
     # every rank fetches (a collective) or none does
-    remote = [a for a in operands if a is not driver and not all(
-        _inside(_part(b, a.shape, shape), a.layout.boxes[r]) for r, b in enumerate(boxes))]
+    remote = fetched_operands(operands, driver, layout)
     fetched = {}
     if remote:
         with lockstep.operation(lockstep.label_of("elementwise", tuple(operands))):
@@ -162,6 +161,34 @@ def elementwise(fn: Any, args: Any) -> Any:
     return driver.derive(out, layout)
 
 
+def fetched_operands(operands: list[DistributedArray], driver: DistributedArray,
+                     layout: Layout) -> list[DistributedArray]:
+    """The tiled operands some rank must fetch parts of (a collective) to compute its
+    tile of ``layout``, decided from the layouts alone: every rank fetches or none does
+    (the IR's communication facts use it too)."""
+    shape, boxes = layout.shape, layout.boxes
+    return [a for a in operands if a is not driver and not all(
+        _inside(_part(b, a.shape, shape), a.layout.boxes[r]) for r, b in enumerate(boxes))]
+
+
+def fetched_bytes(operands: list[DistributedArray], driver: DistributedArray,
+                  layout: Layout) -> int:
+    """The bytes the fetches of :func:`fetched_operands` read from other ranks, summed
+    over the ranks: each rank's part of the operand, less the cells it owns itself
+    (``tiles.fetch`` reads every other cell from its owner)."""
+    total = 0
+    for a in fetched_operands(operands, driver, layout):
+        for rank, box in enumerate(layout.boxes):
+            part = _part(box, a.shape, layout.shape)
+            for owner, cells in enumerate(a.layout.owned):
+                if owner == rank:
+                    continue
+                for cell in cells:
+                    common = tiling.intersect(part, cell)
+                    total += 0 if common is None else _volume(common) * a.dtype.itemsize
+    return total
+
+
 def result_layout(args: Any) -> tuple[DistributedArray, Layout]:
     """(the driver, the result's layout) of an element-wise operation on ``args``,
     decided from the shapes and layouts alone (the IR's layout facts use it too:
@@ -175,4 +202,5 @@ def result_layout(args: Any) -> tuple[DistributedArray, Layout]:
                           driver.layout.key1d if len(shape) == 1 else None)
 
 
-__all__ = ["choose_driver", "elementwise", "result_layout", "result_shape"]
+__all__ = ["choose_driver", "elementwise", "fetched_bytes", "fetched_operands",
+           "result_layout", "result_shape"]

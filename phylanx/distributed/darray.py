@@ -292,7 +292,18 @@ def dispatch(node: Any, impl: Any, args: tuple) -> Any:
     (``gather_fallback.py``), else (side effects) a located refusal.  Never the kernel
     on a tile."""
     return guarded((node.primitive, node.loc), lambda e: located_at(node, e),
-                   _dispatch, node, impl, args)
+                   _dispatch_at_site, node, impl, args)
+
+
+def _dispatch_at_site(node: Any, impl: Any, args: tuple) -> Any:
+    """:func:`_dispatch` with the node as the site of the operations it runs (its
+    static id joins their labels: ``lockstep.enter_site``); ``guarded``'s wait for
+    its turn, after it, runs outside the site (the thread may run other tasks then)."""
+    outer = lockstep.enter_site(node.primitive, node.loc)
+    try:
+        return _dispatch(node, impl, args)
+    finally:
+        lockstep.leave_site(outer)
 
 
 def located_at(node: Any, error: BaseException) -> Any:

@@ -112,6 +112,27 @@ def retiled(result: Any, operands: list[DistributedArray]) -> Any:
     return like.derive(local, layout)
 
 
+def always_gathers(primitive: str) -> bool:
+    """True if a tiled operand given to ``primitive`` always takes this fallback: it has
+    a kernel that is not given tiled arrays as they are (``takes_tiled``), no
+    ``DISTRIBUTION`` rule, is not element-wise and has no side effects (the order
+    ``darray._dispatch`` decides in).  The IR's communication facts use it."""
+    from ..primitives.registry import lookup
+    from ..primitives.rules import DISTRIBUTION
+    spec = lookup(primitive)
+    return (spec is not None and spec.impl is not None and DISTRIBUTION.get(primitive) is None
+            and not (spec.special or spec.takes_tiled or spec.elementwise or spec.side_effects))
+
+
+def gathered_bytes(arrays: list[DistributedArray]) -> int:
+    """The bytes :func:`gather_all` moves, summed over the ranks: every rank receives
+    every other rank's tile of each (distinct) array."""
+    ranks = len(arrays[0].layout.boxes) if arrays else 1
+    return (ranks - 1) * sum(int(np.prod(tiling.box_shape(b))) * a.dtype.itemsize
+                             for a in arrays for b in a.layout.boxes
+                             if not tiling.is_empty(b))
+
+
 def gather_and_compute(primitive: str, impl: Any, args: tuple, loc: SourceLoc | None) -> Any:
     """The primitive's kernel on the gathered operands, re-tiled (module docstring)."""
     operands = tiled_operands(list(args))
@@ -121,4 +142,5 @@ def gather_and_compute(primitive: str, impl: Any, args: tuple, loc: SourceLoc | 
     return retiled(impl(*_replace(list(args), whole)), operands)
 
 
-__all__ = ["gather_and_compute", "gather_all", "retiled", "tiled_operands", "warn_once"]
+__all__ = ["always_gathers", "gather_and_compute", "gather_all", "gathered_bytes", "retiled",
+           "tiled_operands", "warn_once"]

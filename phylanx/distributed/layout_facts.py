@@ -19,6 +19,21 @@ value will have.
 The shape and dtype are NumPy's (``ir/shapes.py`` on the global shapes).  Anything
 else is unknown (None): a subscript, a primitive taking the gather fallback, operands
 whose layout or constant options are unknown.
+
+:func:`communication` says, for the same equations and from the same decisions, what
+the rule will send between the ranks (``ir/layouts.COMMUNICATION``): element-wise,
+``fetch`` when ``broadcasting.fetched_operands`` names an operand, else ``none``;
+products by ``global_products.product_path`` (own rows or columns: ``none``; a split
+contraction with the other operand's parts at hand: ``all_gather``; else ``dot_d``);
+reductions ``none`` when no tile splits a reduced axis, else ``all_gather``;
+transposes ``none``.  On one tile per operand nothing is ever sent.  With it, the bytes
+moved summed over the ranks (``moved``): a fetch's, the parts of the operands each rank
+reads from the cells other ranks own (``broadcasting.fetched_bytes``); an
+all_gather's, ``p (p - 1)`` times the partial result (the result's size); unknown for
+``dot_d``.  A primitive without a rule that always takes the gather fallback
+(``gather_fallback.always_gathers``) says ``gather`` (every rank receives every other
+rank's tiles: ``gather_fallback.gathered_bytes``); its result's layout is not
+propagated yet.
 """
 from __future__ import annotations
 
@@ -109,8 +124,21 @@ def _layout(eqn: Eqn, facts: list[Facts], values: list) -> Any:
     return None
 
 
-def _reduction_layout(name: str, kw: Any, operands: list, values: list) -> Any:
-    from .primitives.dist_matrixops import global_reductions
+def _distinct_tiled(eqn: Eqn, operands: list) -> list:
+    """The tiled operands' stand-ins, one per variable (the runtime gathers an array
+    passed twice once)."""
+    seen, found = set(), []
+    for atom, x in zip(eqn.ins, operands):
+        key = getattr(atom, "id", id(x))
+        if type(x) is DistributedArray and key not in seen:
+            seen.add(key)
+            found.append(x)
+    return found
+
+
+def _reduction_options(kw: Any, operands: list, values: list) -> tuple | None:
+    """(axis, keepdims) of a reduction with a tiled first operand, None if its
+    options are not those two or not known."""
     names = kw if kw is not None else ("",) * len(values)
     positional = [v for n, v in zip(names, values) if not n]
     named = {n: v for n, v in zip(names, values) if n}
@@ -121,7 +149,89 @@ def _reduction_layout(name: str, kw: Any, operands: list, values: list) -> Any:
     axis, keepdims = options.get("axis"), options.get("keepdims", False)
     if axis is UNKNOWN or keepdims is UNKNOWN:
         return None
-    return global_reductions.result_layout(name, operands[0], axis, keepdims)
+    return axis, keepdims
 
 
-layouts.register(propagate)
+def _reduction_layout(name: str, kw: Any, operands: list, values: list) -> Any:
+    from .primitives.dist_matrixops import global_reductions
+    options = _reduction_options(kw, operands, values)
+    if options is None:
+        return None
+    return global_reductions.result_layout(name, operands[0], *options)
+
+
+def communication(eqn: Eqn, facts: list[Facts], values: list
+                  ) -> tuple[str, int | None] | None:
+    """What ``eqn``'s distribution rule sends between the ranks and the bytes it moves,
+    summed over the ranks (module docstring), or None where that is unknown before
+    running (the bytes alone may be unknown: None)."""
+    try:
+        kind = _communication(eqn, facts, values)
+    except PhylanxError:       # the rule would raise (operands that do not combine)
+        return None
+    if kind is None:
+        return None
+    tiled = [f for f in facts if f.kind == "darray"]
+    ranks = max(len(layouts.decode(f.layout)[0]) for f in tiled)
+    if ranks == 1 or kind == "none":
+        return "none", 0       # (one locality: every "collective" is local)
+    if type(kind) is tuple:
+        return kind            # ("fetch", bytes), ("gather", bytes)
+    if kind == "all_gather":
+        # every rank receives the others' partial results, each of the result's size
+        plain = facts_of(eqn, [_as_array(f) for f in facts], values)
+        if plain is None or plain.shape is None or None in plain.shape or not plain.dtype:
+            return kind, None
+        size = int(np.prod(plain.shape)) * np.dtype(plain.dtype).itemsize
+        gathers = 2 if eqn.prim in ("var", "std") else 1     # the mean first
+        return kind, gathers * ranks * (ranks - 1) * size
+    return kind, None
+
+
+def _elementwise_communication(operands: list) -> Any:
+    from .broadcasting import fetched_bytes, fetched_operands, result_layout
+    driver, layout = result_layout(operands)
+    tiled = [a for a in operands if type(a) is DistributedArray]
+    if not fetched_operands(tiled, driver, layout):
+        return "none"
+    return "fetch", fetched_bytes(tiled, driver, layout)
+
+
+def _communication(eqn: Eqn, facts: list[Facts], values: list) -> Any:
+    from .primitives.dist_matrixops import global_products, global_reductions
+    from .primitives.dist_matrixops.elementwise import tilewise
+    from .primitives.dist_matrixops.global_view import transpose
+    kw = eqn.param("kw")
+    operands = [stand_in(f, v) for f, v in zip(facts, values)]
+    if any(x is UNKNOWN for x in operands):
+        return None
+    rule = DISTRIBUTION.get(eqn.prim)
+    if rule is tilewise and kw is None:
+        return _elementwise_communication(operands)
+    if eqn.prim == "dot_general" and len(operands) == 2:
+        a, b = (x if type(x) is DistributedArray else np.asarray(x) for x in operands)
+        path = global_products.product_path(eqn.param("rule"), a, b)
+        if path == "elementwise":
+            return _elementwise_communication(operands)
+        return {"rows": "none", "columns": "none", "summed": "all_gather",
+                "dot_d": "dot_d"}.get(path)
+    if eqn.prim == "transpose" and kw is None and len(operands) == 1 \
+            and rule is transpose and type(operands[0]) is DistributedArray:
+        return "none"
+    if rule is None and kw is None:
+        from .gather_fallback import always_gathers, gathered_bytes
+        if always_gathers(eqn.prim):
+            return "gather", gathered_bytes(_distinct_tiled(eqn, operands))
+    if getattr(rule, "__module__", None) == global_reductions.__name__ \
+            and eqn.prim != "__npnorm":
+        options = _reduction_options(kw, operands, values)
+        if options is None:
+            return None
+        a, axes = operands[0], global_reductions._axes(options[0], operands[0].ndim)
+        if global_reductions.whole_along(a, axes):
+            return "none"
+        return "all_gather" if global_reductions._plain_case(a, axes) else None
+    return None
+
+
+layouts.register(propagate, communication)

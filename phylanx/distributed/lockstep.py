@@ -5,9 +5,10 @@ API's ``tiled`` and ``DistributedArray.gather``, is one *operation*: the ranks r
 in the same order (SPMD), numbered 1, 2, ... on each rank.  Each message of the
 tiles channel (``tiles.py``) carries a tag in its collective header
 (``agreement.header``): a checksum of the operation's label (the primitive and its
-arrays' names with generations and global shapes), the operation's number and the message's number
-within it.  Ranks whose tags differ fail at once, all with the same error naming
-them, instead of reading each other's data.
+arrays' names with generations and global shapes, and the static id of the plan's
+node that runs it: its primitive and source location, :func:`enter_site`), the
+operation's number and the message's number within it.  Ranks whose tags differ fail
+at once, all with the same error naming them, instead of reading each other's data.
 
 **Errors are collective.**  When an operation ends on a rank, that rank sends an
 end message (one exchange of header slots): nothing, or its error's class and
@@ -116,6 +117,37 @@ def plain_operands() -> list[str]:
     return list(dict.fromkeys(name for _, name in _state.plain))
 
 
+#: the program point (a node of the compiled plan: its primitive and source location)
+#: whose evaluation runs the operations of this thread, set by ``darray.dispatch``
+_site = threading.local()
+
+
+def enter_site(primitive: str, loc: Any) -> Any:
+    """This thread's operations are from now on those of the plan's node ``primitive``
+    at ``loc``; returns the site to restore (:func:`leave_site`).  The site's static id
+    joins their label, so ranks whose plans reach one operation from different
+    equations (diverged control flow that happened to meet the same primitive on the
+    same arrays) fail at that exchange, each located at its own.  (Plain assignments,
+    not a context manager: it runs on every dispatch of a tiled operand.)"""
+    outer = getattr(_site, "at", None)
+    _site.at = (primitive, loc)
+    return outer
+
+
+def leave_site(outer: Any) -> Any:
+    """Restore the site :func:`enter_site` returned; returns the one it replaces."""
+    current = getattr(_site, "at", None)
+    _site.at = outer
+    return current
+
+
+def site_id() -> str:
+    """The static id of the program point running this thread's operations ("" when
+    they are the Python API's)."""
+    at = getattr(_site, "at", None)
+    return "" if at is None or at[1] is None else f"@{at[0]}:{at[1]}"
+
+
 @contextmanager
 def operation(label: str, local: bool = False) -> Iterator[None]:
     """Run the body as one lockstep operation (nested ones are part of the outer).
@@ -129,16 +161,20 @@ def operation(label: str, local: bool = False) -> Iterator[None]:
             here.depth -= 1
         return
     from ..runtime.comm_order import my_turn
+    site = site_id()
     rule = getattr(_rule, "plain", ())
-    _rule.plain = ()
+    # set aside while waiting: this thread may run another task meanwhile, whose
+    # operations must carry neither these plain operands nor this site
+    _rule.plain, outer_site = (), leave_site(None)
     try:
         my_turn()   # the work before it in program order has ended (concurrent subtrees)
     finally:
         _rule.plain = rule
+        leave_site(outer_site)
     here.depth = 1
     _state.seq += 1
     _state.step = 0
-    _state.label = zlib.crc32(label.encode())
+    _state.label = zlib.crc32((label + site).encode())
     _state.plain = getattr(label, "plain", ()) + rule
     _state.digest = combine(d for d, _ in _state.plain) if _state.plain else 0
     _state.ended, _state.final = None, False

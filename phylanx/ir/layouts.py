@@ -13,7 +13,8 @@ Which layout a primitive's result has is the distributed layer's knowledge (its
 sits below that layer.  So the rules that propagate layouts are registered from
 above (``phylanx/_wiring.py`` names the module, imported on first use) and answer
 from the very functions the runtime's rules decide with: the propagated layout is the
-one the value will have.
+one the value will have.  Likewise what an equation will send between the ranks
+(:func:`communication`, the ``comm`` parameter the specialised IR prints).
 """
 from __future__ import annotations
 
@@ -29,11 +30,25 @@ filled_by: str | None = None
 #: ``rule(eqn, facts, values) -> Facts | None``: the facts of an equation with an
 #: operand of kind ``darray`` (None: unknown)
 _rule: list[Callable] = []
+#: ``rule(eqn, facts, values) -> (str, int | None) | None``: what that equation's
+#: distribution rule sends between the ranks (:data:`COMMUNICATION`) and the bytes
+#: (None: unknown)
+_comm_rule: list[Callable] = []
+
+#: what an equation's ``comm`` parameter may say: ``none`` (each rank computes its own
+#: tile, no message), ``fetch`` (parts of another rank's tile read), ``all_gather``
+#: (partial results gathered and combined in rank order: a reduction over the ranks),
+#: ``dot_d`` (the general product: fetches, then perhaps an all_gather), ``gather``
+#: (a primitive without a rule: the whole of its tiled operands gathered on every rank)
+COMMUNICATION = ("none", "fetch", "all_gather", "dot_d", "gather")
 
 
-def register(rule: Callable) -> None:
-    """Install the propagation rule (the distributed layer's, once)."""
+def register(rule: Callable, communication: Callable | None = None) -> None:
+    """Install the propagation rule and the communication rule (the distributed
+    layer's, once)."""
     _rule[:] = [rule]
+    if communication is not None:
+        _comm_rule[:] = [communication]
 
 
 def encode(boxes, split_axes, key1d: str | None = None) -> str:
@@ -68,3 +83,14 @@ def tiled_facts(eqn: Eqn, facts: list[Facts], values: list) -> Facts | None:
     if not _rule and filled_by is not None:
         importlib.import_module(filled_by)
     return _rule[0](eqn, facts, values) if _rule else None
+
+
+def communication(eqn: Eqn, facts: list[Facts], values: list
+                  ) -> tuple[str, int | None] | None:
+    """What ``eqn``'s distribution rule will send between the ranks, one of
+    :data:`COMMUNICATION`, and the bytes it moves summed over the ranks (None if not
+    known), decided from its operands' layouts before running (None: unknown: the run
+    time decides, as without the facts)."""
+    if not _comm_rule and filled_by is not None:
+        importlib.import_module(filled_by)
+    return _comm_rule[0](eqn, facts, values) if _comm_rule else None

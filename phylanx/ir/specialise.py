@@ -4,7 +4,9 @@
 signature (one :class:`Facts` per parameter, :func:`signature_of` derives it from
 values) through the equations by the rules of ``shapes.py``; branches join their facts
 (a dim the branches disagree on is unknown), loops iterate their carried facts to a
-fixed point (widening to unknown dims, then to nothing, so it ends).  Results are
+fixed point (widening to unknown dims, then to nothing, so it ends).  An equation with
+a distributed operand also gets the layout of its value and, as its ``comm`` parameter,
+what its rule sends between the ranks (``layouts.py``).  Results are
 cached per (function, signature) in a bounded LRU, as a jit cache is.
 """
 from __future__ import annotations
@@ -191,6 +193,10 @@ class _Specialising:
             contract = contraction(*facts) if e.prim == "dot_general" else None
             if contract is not None:
                 ps = params(**dict(e.params), contract=contract)
+            # and what its rule sends between the ranks (``comm``) and the bytes it
+            # moves, summed over the ranks (``moved``): absent where unknown
+            comm, moved = layouts.communication(e, facts, values) or (None, None)
+            ps = params(**dict(ps), comm=comm, moved=moved or None)   # (0: not shown)
         elif e.prim == "dot_general":
             outs_facts = [facts_of(e, facts, values)]
             contract = contraction(*facts)

@@ -5,8 +5,10 @@ In one process (one locality) hypothesis draws the cases of
 ``programs/layout_facts.py`` (element-wise with scalars, broadcast plain arrays and
 other tilings, products in every spelling, reductions, transposes, chains); under
 ``mpiexec -n 2`` and ``-n 3`` the same cases run as a seeded sweep with real tiles
-(rows, columns, blocks, uneven with an empty tile), one launch per rank count.  The
-layout fact prints in the IR's text and parses back.
+(rows, columns, blocks, uneven with an empty tile), one launch per rank count, where
+the ``comm`` fact of every equation is checked against the collectives the call
+starts (on one locality: every fact says ``none``).  The layout fact prints in the IR's
+text and parses back.
 """
 from __future__ import annotations
 

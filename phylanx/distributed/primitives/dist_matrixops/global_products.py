@@ -76,27 +76,30 @@ def _slice(x: Any, part: tiling.Box) -> np.ndarray:
     return x[tuple(slice(s, e) for s, e in part)]
 
 
-def _local_contraction(a: Any, b: Any) -> Any:
-    """Partial products of owned cells with local parts, summed (module docstring), or
-    None if that does not apply."""
-    rank = api.find_here()
+def _contracts_locally(a: Any, b: Any) -> bool:
+    """The contraction axis of a tiled operand is split and every rank holds the parts
+    of the other operand its cells multiply (module docstring), from the layouts."""
     by_rows = type(a) is DistributedArray and a.ndim == 2 and _only_split(a, {0})
     by_columns = type(b) is DistributedArray and b.ndim == 2 and _only_split(b, {1})
     if by_rows or by_columns:
-        return None                       # dot_d keeps these tiled
+        return False                      # dot_d keeps these tiled
+    if type(a) is DistributedArray:
+        return a.ndim - 1 in a.layout.split_axes() and \
+            _at_hand(b, lambda r: _needs(a, b, r))
+    return 0 in b.layout.split_axes() and _at_hand(a, lambda r: _needs_rhs(a, b, r))
+
+
+def _local_contraction(a: Any, b: Any) -> Any:
+    """Partial products of owned cells with local parts, summed (module docstring)."""
+    rank = api.find_here()
     shape = np.shape(a)[:-1] + np.shape(b)[1:]
     dtype = np.result_type(a.dtype, b.dtype)
     partial = np.zeros(shape, dtype)
     if type(a) is DistributedArray:
-        if a.ndim - 1 not in a.layout.split_axes() or \
-                not _at_hand(b, lambda r: _needs(a, b, r)):
-            return None
         for cell, part in _needs(a, b, rank):
             where = (slice(*cell[0]),) if a.ndim == 2 else ()
             partial[where] += np.dot(a.local[tiling.to_local(cell, a.box)], _slice(b, part))
     else:
-        if 0 not in b.layout.split_axes() or not _at_hand(a, lambda r: _needs_rhs(a, b, r)):
-            return None
         for cell, part in _needs_rhs(a, b, rank):
             where = (Ellipsis, slice(*cell[1])) if b.ndim == 2 else ()
             partial[where] += np.dot(_slice(a, part), b.local[tiling.to_local(cell, b.box)])
@@ -124,6 +127,27 @@ def result_layout(name: str, a: Any, b: Any) -> Any:
     return "plain"
 
 
+def product_path(name: str, a: Any, b: Any) -> str | None:
+    """How :func:`product_rule` computes ``name(a, b)``, decided from the shapes, dtypes
+    and layouts alone (the same on every rank; the IR's communication facts use it):
+    ``"elementwise"`` (a scalar operand of ``dot``), ``"rows"`` / ``"columns"`` (each
+    rank multiplies its own tile: no message), ``"summed"`` (local partial products,
+    one all_gather), ``"dot_d"`` (fetches, then perhaps an all_gather), ``"mismatch"``
+    (the kernel's shape error), None (the gather fallback)."""
+    if name == "dot" and (a.ndim == 0 or b.ndim == 0):
+        return "elementwise"
+    if a.ndim not in (1, 2) or b.ndim not in (1, 2) \
+            or a.dtype.kind not in "biufc" or b.dtype.kind not in "biufc":
+        return None                        # NumPy's answer or error, through the fallback
+    if a.shape[-1] != b.shape[0]:
+        return "mismatch"
+    if a.ndim == 2 and _only_split(a, {0}) and type(b) is not DistributedArray:
+        return "rows"                      # x @ w: local, like an element-wise operation
+    if b.ndim == 2 and _only_split(b, {1}) and type(a) is not DistributedArray:
+        return "columns"
+    return "summed" if _contracts_locally(a, b) else "dot_d"
+
+
 def product_rule(name: str):
     def rule(impl: Any, args: list) -> Any:
         if len(args) != 2:
@@ -131,21 +155,20 @@ def product_rule(name: str):
         a, b = args
         a = a if type(a) is DistributedArray else np.asarray(a)
         b = b if type(b) is DistributedArray else np.asarray(b)
-        if name == "dot" and (a.ndim == 0 or b.ndim == 0):
-            return elementwise(np.multiply, [a, b])
-        if a.ndim not in (1, 2) or b.ndim not in (1, 2) \
-                or a.dtype.kind not in "biufc" or b.dtype.kind not in "biufc":
+        path = product_path(name, a, b)
+        if path is None:
             return NotImplemented          # NumPy's answer or error, through the fallback
-        if a.shape[-1] != b.shape[0]:
+        if path == "elementwise":
+            return elementwise(np.multiply, [a, b])
+        if path == "mismatch":
             # the kernel's own error, from the global shapes alone: the same on every
             # rank, before any communication
             return impl(*[_stand_in(x) if type(x) is DistributedArray else x for x in (a, b)])
-        if a.ndim == 2 and _only_split(a, {0}) and type(b) is not DistributedArray:
-            return row_product(a, b)      # x @ w: local, like an element-wise operation
-        if b.ndim == 2 and _only_split(b, {1}) and type(a) is not DistributedArray:
+        if path == "rows":
+            return row_product(a, b)
+        if path == "columns":
             return column_product(a, b)
-        local = _local_contraction(a, b)
-        return local if local is not None else dot_d(a, b)
+        return _local_contraction(a, b) if path == "summed" else dot_d(a, b)
     rule.__name__ = f"{name}_rule"
     return rule
 
