@@ -24,7 +24,7 @@ from phylanx import nn
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
 STORED = os.path.join(os.path.dirname(__file__), "data", "keras_masks.npz")
-SAMPLES, STEPS, VOCAB, BATCH, EPOCHS, LEARNING_RATE, CLASSES = 12, 6, 7, 5, 3, 0.1, 3
+SAMPLES, STEPS, VOCAB, BATCH, EPOCHS, LEARNING_RATE, CLASSES = 10, 4, 7, 5, 2, 0.1, 3
 
 
 def _sequence(L):
