@@ -134,6 +134,9 @@ def test_bad_masks_are_located_errors_before_any_step():
     _raises_here(lambda: model.fit(xs, ys, sample_weight=np.ones(4), verbose=0),
                  "sample_weight", "mask")
     _raises_here(lambda: model.fit(xs, ys, verbose=0, distributed="model"), "mask")
+    # index input_dim: the vocabulary counted without the padding 0 (Keras on JAX would
+    # clip it to the last row silently)
+    _raises_here(lambda: model.predict(np.array([[5, 1, 0, 0]])), "vocabulary size + 1")
     assert model.optimizer.iterations == 0
 
 
