@@ -12,6 +12,8 @@ import os
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from phylanx import nn
 from phylanx.errors import PhylanxError
@@ -163,3 +165,31 @@ def test_masked_sequences_example_learns_the_real_steps(capsys):
                              "--lr", "0.05", "--verbose", "0"])
     assert accuracy >= 0.9
     assert "real steps" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def last_state_models():
+    """An LSTM, a GRU and a SimpleRNN over Embedding(mask_zero=True), last output only
+    (built once: each property example only runs predict)."""
+    built = {}
+    for layer in (nn.LSTM, nn.GRU, nn.SimpleRNN):
+        nn.set_seed(2)
+        x = nn.Input((6,))
+        built[layer.__name__] = nn.Model(x, layer(3)(nn.Embedding(5, 2, mask_zero=True)(x)))
+    return built
+
+
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=6), st.data())
+def test_padding_anywhere_is_skipped(last_state_models, tokens, draw):
+    """Law: a masked step keeps the state, so the last output of a sequence is the same
+    wherever its padding (index 0) stands: at the end, or between its tokens."""
+    slots = sorted(draw.draw(st.permutations(range(6)))[:len(tokens)])
+    spread = np.zeros(6, np.int64)
+    spread[slots] = tokens
+    packed = np.zeros(6, np.int64)
+    packed[:len(tokens)] = tokens
+    for name, model in last_state_models.items():
+        got = model.predict(np.stack([spread, packed]))
+        np.testing.assert_allclose(got[0], got[1], rtol=1e-6, atol=1e-7, err_msg=name)
