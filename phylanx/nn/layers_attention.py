@@ -468,15 +468,24 @@ class TokenAndPositionEmbedding(Layer):
     """KerasHub's layer: the embedding of each token plus that of its position,
     ``(batch, steps)`` indices to ``(batch, steps, embedding_dim)``; weights
     ``token_embedding/embeddings`` ``(vocabulary_size, embedding_dim)`` and
-    ``position_embedding/embeddings`` ``(sequence_length, embedding_dim)``."""
+    ``position_embedding/embeddings`` ``(sequence_length, embedding_dim)``.  With
+    ``mask_zero`` token 0 is padding: the output carries the mask ``indices != 0``, as
+    KerasHub's (its token embedding's)."""
 
     def __init__(self, vocabulary_size: int, sequence_length: int, embedding_dim: int,
-                 embeddings_initializer: Any = "uniform", **kwargs: Any) -> None:
+                 embeddings_initializer: Any = "uniform", mask_zero: bool = False,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         where = "TokenAndPositionEmbedding"
         self.vocabulary_size = args.integer(vocabulary_size, "vocabulary_size", where)
         self.sequence_length = args.integer(sequence_length, "sequence_length", where)
         self.embedding_dim = args.integer(embedding_dim, "embedding_dim", where)
+        self.mask_zero = args.boolean(mask_zero, "mask_zero", where)
+        if self.mask_zero and self.vocabulary_size < 2:
+            raise args.value_error(where, "mask_zero=True makes token 0 the padding, so "
+                                          "vocabulary_size counts it (at least 2), got "
+                                          f"vocabulary_size={vocabulary_size}")
+        self.supports_masking = self.mask_zero
         self.embeddings_initializer = embeddings_initializer
         self.input_dtype = "int64"
         self.index_count = self.vocabulary_size
@@ -509,7 +518,17 @@ class TokenAndPositionEmbedding(Layer):
             positions = g.op("slice", positions, [0, steps], shape=(steps, self.embedding_dim))
         return g.op("__add", tokens, positions, shape=shape, hint="embedding")
 
+    def mask_flags(self, masked, options):
+        return self.mask_zero
+
+    def forward_masked(self, ctx, xs, masks, options):
+        out = self.forward(ctx, *xs)
+        if not self.mask_zero:
+            return out, None
+        return out, ctx.graph.op("__ne", xs[0], 0, shape=xs[0].shape, hint="mask_zero")
+
     def layer_config(self):
         return {"vocabulary_size": self.vocabulary_size,
                 "sequence_length": self.sequence_length, "embedding_dim": self.embedding_dim,
-                "embeddings_initializer": _init_name(self.embeddings_initializer)}
+                "embeddings_initializer": _init_name(self.embeddings_initializer),
+                "mask_zero": self.mask_zero}

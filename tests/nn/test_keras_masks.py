@@ -193,3 +193,18 @@ def test_padding_anywhere_is_skipped(last_state_models, tokens, draw):
     for name, model in last_state_models.items():
         got = model.predict(np.stack([spread, packed]))
         np.testing.assert_allclose(got[0], got[1], rtol=1e-6, atol=1e-7, err_msg=name)
+
+
+def test_token_and_position_embedding_mask_zero_reaches_the_pooling():
+    """KerasHub's ``mask_zero``: the average is over the real tokens only (NumPy oracle
+    from the layer's two tables)."""
+    nn.clear_session()
+    x = nn.Input((4,))
+    layer = nn.TokenAndPositionEmbedding(6, 4, 3, mask_zero=True)
+    model = nn.Model(x, nn.GlobalAveragePooling1D()(layer(x)))
+    tokens = np.array([[2, 5, 0, 0], [1, 0, 3, 0]])
+    table, positions = layer.get_weights()
+    embedded = table[tokens] + positions[None]
+    kept = (tokens != 0)[..., None]
+    want = (embedded * kept).sum(1) / kept.sum(1)
+    np.testing.assert_allclose(model.predict(tokens), want, rtol=1e-6)
