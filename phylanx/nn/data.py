@@ -56,8 +56,11 @@ def _check_indices(x: np.ndarray, layer: Any, where: str, name: str) -> None:
     low, high = x.min(), x.max()
     if low < 0 or high >= rows:
         bad = low if low < 0 else high
+        hint = " (with mask_zero=True index 0 is the padding and 1..vocabulary size the " \
+            "tokens: input_dim is the vocabulary size + 1)" \
+            if getattr(layer, "mask_zero", False) and high == rows else ""
         raise args.value_error(where, f"{name}: index {bad.item()} is out of range for {what}: "
-                                      f"indices must be in 0..{rows - 1}")
+                                      f"indices must be in 0..{rows - 1}{hint}")
 
 
 def targets(model: Any, x: np.ndarray, y: Any, where: str, name: str = "y") -> np.ndarray:

@@ -15,7 +15,7 @@ from .layers_conv import (
     MaxPooling1D,
 )
 from .layers_core import Activation, Dense, Dropout, Flatten, Layer
-from .layers_extra import BatchNormalization, Embedding
+from .layers_extra import BatchNormalization, Embedding, Masking
 from .layers_image import AveragePooling2D, Conv2D, MaxPooling2D, Permute, Reshape
 from .layers_merge import Average, Concatenate, Maximum, Minimum, Multiply, Subtract
 from .layers_recurrent import GRU, LSTM, SimpleRNN
@@ -25,7 +25,7 @@ __all__ = [
     "GRU", "LSTM", "Activation", "Add", "Average", "AveragePooling1D", "AveragePooling2D",
     "BatchNormalization", "Concatenate", "Conv1D", "Conv2D", "Dense", "Dropout",
     "Embedding", "Flatten", "GlobalAveragePooling1D", "GlobalMaxPooling1D",
-    "LayerNormalization", "MaxPooling1D", "MaxPooling2D", "Maximum", "Minimum",
+    "LayerNormalization", "Masking", "MaxPooling1D", "MaxPooling2D", "Maximum", "Minimum",
     "MultiHeadAttention", "Multiply", "Permute", "Reshape", "SimpleRNN", "Subtract",
     "TokenAndPositionEmbedding",
 ]

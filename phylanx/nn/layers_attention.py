@@ -8,12 +8,18 @@ between the two with ``set_weights(keras_layer.get_weights())``.  Its forward pa
 written with ``dot``, ``reshape``, ``transpose``, ``matmul`` and ``softmax``: the
 projections are one matrix product over ``(batch * steps, features)`` and the heads are
 an axis of a batched ``matmul``, so the backward pass comes from the existing rules.
-A mask replaces masked scores by -1e9 before the softmax and zeroes their weights after
-it, as Keras' masked softmax does: a constant ``attention_mask`` shared by the batch, the
-causal mask, and per-sample masks, tensors of the model (``attention_mask`` (batch,
-steps or 1, key steps or 1), ``value_mask``/``key_mask`` (batch, key steps)), inputs of
-the call like query and value.  Shapes and masks are checked when the layer is called on
-its input tensors, before any program is built.
+A mask replaces masked scores by -1e9 before the softmax and, with dropout or the
+scores returned, zeroes their weights after it, as Keras' masked softmax does (without,
+Keras' fused attention leaves a wholly masked row's even weights): a constant
+``attention_mask`` shared by the batch, the causal mask, and per-sample masks, tensors
+of the model (``attention_mask`` (batch, steps or 1, key steps or 1),
+``value_mask``/``key_mask`` (batch, key steps)), inputs of the call like query and
+value.  Shapes and masks are checked when the layer is called on
+its input tensors, before any program is built.  Keras masks of the inputs
+(``Embedding(mask_zero=True)``, ``Masking``) join in as Keras 3's
+``_compute_attention_mask`` joins them: the query's as (batch, query steps, 1), the
+value's and key's (unless ``value_mask``/``key_mask`` are given) as (batch, 1, key
+steps); the output keeps the query's mask.
 """
 from __future__ import annotations
 
@@ -43,6 +49,8 @@ class MultiHeadAttention(Layer):
     """Keras' multi-head attention: ``layer(query, value, key=None, attention_mask=None,
     return_attention_scores=False, use_causal_mask=False)`` on ``(batch, steps,
     features)`` tensors; ``key`` defaults to ``value``."""
+
+    supports_masking = True
 
     #: Keras 3 keeps the projections in sub-layers (their groups in a weights file)
     keras_sublayers = {"query": "query_dense", "key": "key_dense", "value": "value_dense",
@@ -205,6 +213,22 @@ class MultiHeadAttention(Layer):
             self.add_weight("attention_output/bias", (out,), self.bias_initializer)
         self.dims = dims
 
+    # -- Keras masks ------------------------------------------------------------------
+    def mask_flags(self, masked, options):
+        flag = masked[0]                                      # the query's
+        return [flag, False] if options.get("return_attention_scores") else flag
+
+    def forward_masked(self, ctx, xs, masks, options):
+        given = options.get("mask_inputs", ())
+        keras_masks = {"query_mask": masks[0]}
+        if "value_mask" not in given:
+            keras_masks["value_mask"] = masks[1]
+        if options.get("has_key") and "key_mask" not in given:
+            keras_masks["key_mask"] = masks[2]
+        keras_masks = {k: m for k, m in keras_masks.items() if m is not None}
+        out = self.forward(ctx, *xs, keras_masks=keras_masks, **options)
+        return out, ([masks[0], None] if isinstance(out, list) else masks[0])
+
     # -- the forward pass ---------------------------------------------------------
     def _heads(self, ctx, x: Var, name: str, width: int) -> Var:
         """``x @ kernel + bias`` as ``(batch, heads, steps, width)``."""
@@ -223,10 +247,12 @@ class MultiHeadAttention(Layer):
         return g.op("transpose", y, [0, 2, 1, 3], shape=(batch, self.num_heads, steps, width))
 
     def forward(self, ctx, query, value, *rest, has_key=False, mask_inputs=(),
-                attention_mask=None, use_causal_mask=False, return_attention_scores=False):
+                attention_mask=None, use_causal_mask=False, return_attention_scores=False,
+                keras_masks=None):
         g, w = ctx.graph, ctx.weights
         key = rest[0] if has_key else value
         per_sample = dict(zip(mask_inputs, rest[1 if has_key else 0:]))
+        per_sample.update(keras_masks or {})
         batch, steps, _ = query.shape
         key_steps, heads = key.shape[1], self.num_heads
         q = self._heads(ctx, query, "query", self.key_dim)
@@ -242,9 +268,11 @@ class MultiHeadAttention(Layer):
         if allowed is not None:
             scores = g.op("where", allowed, scores, _MASKED, shape=score_shape)
         probs = g.op("softmax", scores, -1, shape=score_shape, hint="attention")
-        if allowed is not None:
-            # Keras zeroes the masked probabilities: a row with every key masked
-            # attends nothing (the softmax alone would spread it evenly)
+        if allowed is not None and (self.dropout > 0.0 or return_attention_scores):
+            # Keras' masked softmax zeroes the masked probabilities: a row with every
+            # key masked attends nothing.  (Without dropout or returned scores Keras 3
+            # takes its fused dot_product_attention, which does not: such a row, a
+            # masked query step, spreads evenly over the keys; the same here)
             probs = g.op("where", allowed, probs, 0.0, shape=score_shape)
         dropped = dropout(ctx, probs, self.dropout)
         mixed = g.op("matmul", dropped, v, shape=(batch, heads, steps, self.value_dim))
@@ -270,12 +298,14 @@ class MultiHeadAttention(Layer):
         shared_var = None if shared is None else g.op(
             "__array", shared, "bool", shape=(steps, key_steps), hint="mask")
         sample = None
-        for name in ("attention_mask", "value_mask", "key_mask"):
+        for name in ("attention_mask", "value_mask", "key_mask", "query_mask"):
             if name not in per_sample:
                 continue
             mask = per_sample[name]
             kept = g.op("__ne", mask, 0, shape=mask.shape, hint=name)
-            if name != "attention_mask":
+            if name == "query_mask":
+                kept = g.op("reshape", kept, [-1, steps, 1], shape=(batch, steps, 1))
+            elif name != "attention_mask":
                 kept = g.op("reshape", kept, [-1, 1, key_steps], shape=(batch, 1, key_steps))
             sample = kept if sample is None else g.op(
                 "logical_and", sample, kept, shape=_broadcast(sample.shape, kept.shape))
@@ -302,11 +332,29 @@ class MultiHeadAttention(Layer):
                 "bias_initializer": _init_name(self.bias_initializer)}
 
 
+def merged_mask_flag(masked: list[bool]) -> bool:
+    """Keras' merge layers: the output is masked when every input is."""
+    return all(masked)
+
+
+def merged_mask(g, masks: list) -> Var | None:
+    """Keras' merge layers' mask: a step is kept if any input keeps it (None unless
+    every input has a mask)."""
+    if any(m is None for m in masks):
+        return None
+    out = masks[0]
+    for m in masks[1:]:
+        out = g.op("logical_or", out, m, shape=out.shape, hint="mask")
+    return out
+
+
 class LayerNormalization(Layer):
     """``gamma * (x - mean) / sqrt(var + epsilon) + beta``, the statistics taken over
     ``axis`` (an integer or a list; the last axis by default) of each sample, in
     training and inference alike (Keras' arithmetic: ``x * inv + (beta - mean * inv)``,
     ``inv = gamma / sqrt(var + epsilon)``)."""
+
+    supports_masking = True          # (passes the mask on, as Keras)
 
     def __init__(self, axis: Any = -1, epsilon: float = 1e-3, center: bool = True,
                  scale: bool = True, beta_initializer: Any = "zeros",
@@ -385,6 +433,12 @@ class LayerNormalization(Layer):
 class Add(Layer):
     """The sum of a list of tensors of one shape: ``Add()([x, h])`` (residual links)."""
 
+    def mask_flags(self, masked, options):
+        return merged_mask_flag(masked)
+
+    def forward_masked(self, ctx, xs, masks, options):
+        return self.forward(ctx, *xs), merged_mask(ctx.graph, masks)
+
     def __call__(self, inputs: Any) -> Any:
         from .model import call_layer
         if not isinstance(inputs, (list, tuple)) or len(inputs) < 2:
@@ -414,15 +468,24 @@ class TokenAndPositionEmbedding(Layer):
     """KerasHub's layer: the embedding of each token plus that of its position,
     ``(batch, steps)`` indices to ``(batch, steps, embedding_dim)``; weights
     ``token_embedding/embeddings`` ``(vocabulary_size, embedding_dim)`` and
-    ``position_embedding/embeddings`` ``(sequence_length, embedding_dim)``."""
+    ``position_embedding/embeddings`` ``(sequence_length, embedding_dim)``.  With
+    ``mask_zero`` token 0 is padding: the output carries the mask ``indices != 0``, as
+    KerasHub's (its token embedding's)."""
 
     def __init__(self, vocabulary_size: int, sequence_length: int, embedding_dim: int,
-                 embeddings_initializer: Any = "uniform", **kwargs: Any) -> None:
+                 embeddings_initializer: Any = "uniform", mask_zero: bool = False,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         where = "TokenAndPositionEmbedding"
         self.vocabulary_size = args.integer(vocabulary_size, "vocabulary_size", where)
         self.sequence_length = args.integer(sequence_length, "sequence_length", where)
         self.embedding_dim = args.integer(embedding_dim, "embedding_dim", where)
+        self.mask_zero = args.boolean(mask_zero, "mask_zero", where)
+        if self.mask_zero and self.vocabulary_size < 2:
+            raise args.value_error(where, "mask_zero=True makes token 0 the padding, so "
+                                          "vocabulary_size counts it (at least 2), got "
+                                          f"vocabulary_size={vocabulary_size}")
+        self.supports_masking = self.mask_zero
         self.embeddings_initializer = embeddings_initializer
         self.input_dtype = "int64"
         self.index_count = self.vocabulary_size
@@ -455,7 +518,17 @@ class TokenAndPositionEmbedding(Layer):
             positions = g.op("slice", positions, [0, steps], shape=(steps, self.embedding_dim))
         return g.op("__add", tokens, positions, shape=shape, hint="embedding")
 
+    def mask_flags(self, masked, options):
+        return self.mask_zero
+
+    def forward_masked(self, ctx, xs, masks, options):
+        out = self.forward(ctx, *xs)
+        if not self.mask_zero:
+            return out, None
+        return out, ctx.graph.op("__ne", xs[0], 0, shape=xs[0].shape, hint="mask_zero")
+
     def layer_config(self):
         return {"vocabulary_size": self.vocabulary_size,
                 "sequence_length": self.sequence_length, "embedding_dim": self.embedding_dim,
-                "embeddings_initializer": _init_name(self.embeddings_initializer)}
+                "embeddings_initializer": _init_name(self.embeddings_initializer),
+                "mask_zero": self.mask_zero}

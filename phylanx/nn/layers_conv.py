@@ -143,9 +143,12 @@ class AveragePooling1D(_Pooling1D):
 
 
 class GlobalAveragePooling1D(Layer):
-    """The mean over the steps: ``(batch, steps, channels)`` to ``(batch, channels)``."""
+    """The mean over the steps: ``(batch, steps, channels)`` to ``(batch, channels)``;
+    with a Keras mask, over the unmasked steps (Keras 3: a sample with every step masked
+    gives 0 / 0)."""
 
     reduction = "mean"
+    supports_masking = True
 
     def compute_output_shape(self, input_shape):
         expect_rank(self, input_shape, 3)
@@ -155,8 +158,32 @@ class GlobalAveragePooling1D(Layer):
         return ctx.graph.op(self.reduction, x, 1, shape=self.compute_output_shape(x.shape),
                             hint="global_pool")
 
+    def mask_flags(self, masked, options):
+        return False                 # (the steps are gone)
+
+    def forward_masked(self, ctx, xs, masks, options):
+        x, mask = xs[0], masks[0]
+        if mask is None:
+            return self.forward(ctx, x), None
+        g = ctx.graph
+        batch, steps, channels = x.shape
+        kept = g.op("expand_dims", mask, 2, shape=(batch, steps, 1))
+        zeroed = g.op("where", kept, x, 0.0, shape=x.shape)
+        total = g.op("sum", zeroed, 1, shape=(batch, channels))
+        count = g.op("sum", g.op("astype", kept, "float32", shape=kept.shape), 1,
+                     shape=(batch, 1))
+        return g.op("__div", total, count, shape=(batch, channels), hint="masked_pool"), None
+
 
 class GlobalMaxPooling1D(GlobalAveragePooling1D):
-    """The maximum over the steps."""
+    """The maximum over the steps (all of them: Keras 3's layer does not support masks,
+    it drops one with a warning)."""
 
     reduction = "amax"
+    supports_masking = False
+
+    def mask_flags(self, masked, options):
+        return Layer.mask_flags(self, masked, options)
+
+    def forward_masked(self, ctx, xs, masks, options):
+        return self.forward(ctx, xs[0]), None

@@ -5,10 +5,17 @@ shape) and knows three things: the shape it outputs for an input shape
 (``compute_output_shape``, which rejects shapes it cannot take), how its forward pass
 is written as primitives of a program (``forward``, given a :class:`Context`), and its
 Keras config.  Shapes carry ``None`` for the batch axis.
+
+Keras masks (``Embedding(mask_zero=True)``, ``Masking``) follow Keras 3's rules: a
+layer whose ``supports_masking`` is True passes its first input's mask on unless it
+computes its own (``mask_flags`` at build time, ``forward_masked`` in the program); one
+that does not support masking drops the mask with Keras' warning.  A mask is a boolean
+``(batch, steps)`` Var (the tensor's shape without its last axis).
 """
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +75,9 @@ class Context:
 class Layer:
     """Base class: see the module doc."""
 
+    #: Keras' ``supports_masking``: the layer takes a Keras mask (passes it on or uses it)
+    supports_masking = False
+
     def __init__(self, name: str | None = None, input_shape: Any = None,
                  input_dim: int | None = None, trainable: bool = True, **unused: Any) -> None:
         where = type(self).__name__
@@ -103,6 +113,25 @@ class Layer:
 
     def layer_config(self) -> dict:
         return {}
+
+    # -- Keras masks (see the module doc) -----------------------------------------------
+    def mask_flags(self, masked: list[bool], options: dict) -> Any:
+        """Whether the output (each output, for a layer of several) carries a mask, given
+        which inputs do; called when the layer is called on its tensors."""
+        if self.supports_masking:
+            return masked[0]
+        if any(masked):
+            warnings.warn(f"Layer '{self.name}' (of type {type(self).__name__}) was passed "
+                          "an input with a mask attached to it, but it does not support "
+                          "masking (as in Keras 3): the mask is dropped, and later layers "
+                          "and the loss do not see it", UserWarning, stacklevel=4)
+        return False
+
+    def forward_masked(self, ctx: Context, xs: list, masks: list, options: dict):
+        """``(output(s), mask(s))`` of the call: ``masks`` are the inputs' masks (None
+        where a tensor has none).  Layers that compute or use a mask override it."""
+        out = self.forward(ctx, *xs, **options)
+        return out, (masks[0] if self.supports_masking else None)
 
     # -- shared machinery ----------------------------------------------------------
     def build_for(self, input_shape: tuple) -> tuple:
@@ -203,6 +232,8 @@ class Dense(Layer):
     """``activation(x @ kernel + bias)`` over the last axis of ``(batch, ..., features)``
     inputs (N-d ones as one product over their rows, as Keras)."""
 
+    supports_masking = True
+
     def __init__(self, units: int, activation: str | None = None, use_bias: bool = True,
                  kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
                  **kwargs: Any) -> None:
@@ -251,6 +282,8 @@ def _init_name(init: Any) -> Any:
 class Activation(Layer):
     """An activation by name (see :mod:`.activations`)."""
 
+    supports_masking = True
+
     def __init__(self, activation: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.activation = activations.check(activation)
@@ -298,6 +331,8 @@ def dropout(ctx: Context, x: Var, rate: float) -> Var:
 class Dropout(Layer):
     """In training, zeroes a fraction ``rate`` of the inputs and scales the rest by
     ``1 / (1 - rate)``; the identity otherwise.  The mask is drawn inside the step."""
+
+    supports_masking = True
 
     def __init__(self, rate: float, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)

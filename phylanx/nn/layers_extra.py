@@ -1,10 +1,14 @@
-"""BatchNormalization and Embedding.
+"""BatchNormalization, Embedding and Masking.
 
 Batch normalisation is written with ordinary primitives (``mean``, ``var``, arithmetic,
 ``sqrt``): its gradient needs no special kernel.  In data-parallel training its batch
 statistics are those of the global batch (``data_parallel.global_moments``).  Its
 moving statistics are non-trainable weights whose new values the training step returns
 beside the parameters.
+
+``Embedding(mask_zero=True)`` and ``Masking(mask_value)`` attach Keras masks to their
+outputs (index 0, or a step whose features all equal ``mask_value``, is padding): see
+:mod:`.layers_core`.
 """
 from __future__ import annotations
 
@@ -47,6 +51,15 @@ class BatchNormalization(Layer):
         if len(input_shape) < 2 or input_shape[-1] is None:
             raise ShapeMismatch(f"needs a known last axis, got shape {input_shape}")
         return input_shape
+
+    def mask_flags(self, masked, options):
+        if masked[0]:
+            # (Keras 3 takes the mask out of the batch statistics: not written here yet,
+            # and normalising the padding too would train another model)
+            raise ShapeMismatch("a masked input (Keras 3 leaves the masked steps out of "
+                                "the batch statistics) is not supported yet; use "
+                                "LayerNormalization, which takes masks")
+        return False
 
     def build(self, input_shape):
         channels = (input_shape[-1],)
@@ -96,16 +109,24 @@ class BatchNormalization(Layer):
 
 class Embedding(Layer):
     """Rows of ``embeddings`` picked by integer indices: ``(batch, steps)`` to
-    ``(batch, steps, output_dim)``."""
+    ``(batch, steps, output_dim)``.  With ``mask_zero`` index 0 is padding: the output
+    carries the mask ``indices != 0`` (so ``input_dim`` is the vocabulary size + 1)."""
 
     def __init__(self, input_dim: int, output_dim: int,
                  embeddings_initializer: Any = "uniform", input_length: int | None = None,
-                 **kwargs: Any) -> None:
+                 mask_zero: bool = False, **kwargs: Any) -> None:
         if input_length is not None and "input_shape" not in kwargs:
             kwargs["input_shape"] = (args.integer(input_length, "input_length", "Embedding"),)
         super().__init__(**kwargs)
         self.input_dim = args.integer(input_dim, "input_dim", "Embedding")
         self.output_dim = args.integer(output_dim, "output_dim", "Embedding")
+        self.mask_zero = args.boolean(mask_zero, "mask_zero", "Embedding")
+        if self.mask_zero and self.input_dim < 2:
+            # (every index it takes would be padding: every step masked)
+            raise args.value_error("Embedding", f"mask_zero=True makes index 0 the padding, "
+                                                f"so input_dim is the vocabulary size + 1 "
+                                                f"(at least 2), got input_dim={input_dim}")
+        self.supports_masking = self.mask_zero
         self.embeddings_initializer = embeddings_initializer
         self.input_dtype = "int64"
         self.index_count = self.input_dim
@@ -125,7 +146,53 @@ class Embedding(Layer):
         return g.op("slice", ctx.weights["embeddings"], indices,
                     shape=self.compute_output_shape(x.shape), hint="embedding")
 
+    def mask_flags(self, masked, options):
+        return self.mask_zero        # (Keras: its own mask, whatever its input's)
+
+    def forward_masked(self, ctx, xs, masks, options):
+        out = self.forward(ctx, *xs)
+        if not self.mask_zero:
+            return out, None
+        return out, ctx.graph.op("__ne", xs[0], 0, shape=xs[0].shape, hint="mask_zero")
+
     def layer_config(self):
         init = self.embeddings_initializer
         return {"input_dim": self.input_dim, "output_dim": self.output_dim,
-                "embeddings_initializer": init if isinstance(init, str) else "uniform"}
+                "embeddings_initializer": init if isinstance(init, str) else "uniform",
+                "mask_zero": self.mask_zero}
+
+
+class Masking(Layer):
+    """Keras' Masking: a step of ``(batch, steps, features)`` whose features all equal
+    ``mask_value`` is masked (the mask ``any(x != mask_value, axis=-1)``) and its
+    output zeroed; the others pass unchanged."""
+
+    supports_masking = True
+
+    def __init__(self, mask_value: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.mask_value = args.real(mask_value, "mask_value", "Masking")
+
+    def compute_output_shape(self, input_shape):
+        if len(input_shape) != 3:
+            raise ShapeMismatch(f"expects inputs of rank 3 (batch, steps, features), whose "
+                                f"steps it masks, got shape {input_shape}")
+        return input_shape
+
+    def mask_flags(self, masked, options):
+        return True
+
+    def forward_masked(self, ctx, xs, masks, options):
+        g, x = ctx.graph, xs[0]
+        batch, steps, _ = x.shape
+        differs = g.op("__ne", x, self.mask_value, shape=x.shape)
+        kept = g.op("any", differs, -1, True, shape=(batch, steps, 1), hint="masking")
+        out = g.op("where", kept, x, 0.0, shape=x.shape)
+        mask = g.op("squeeze", kept, -1, shape=(batch, steps), hint="mask")
+        return out, mask
+
+    def forward(self, ctx, x):
+        return self.forward_masked(ctx, [x], [None], {})[0]
+
+    def layer_config(self):
+        return {"mask_value": self.mask_value}

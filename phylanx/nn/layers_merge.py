@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import arguments as args
-from .layers_attention import _compatible
+from .layers_attention import _compatible, merged_mask, merged_mask_flag
 from .layers_core import Layer, ShapeMismatch
 
 
@@ -52,6 +52,12 @@ class _Merge(Layer):
 
     def combine(self, ctx, x, y):
         raise NotImplementedError
+
+    def mask_flags(self, masked, options):
+        return merged_mask_flag(masked)
+
+    def forward_masked(self, ctx, xs, masks, options):
+        return self.forward(ctx, *xs), merged_mask(ctx.graph, masks)
 
     def forward(self, ctx, *xs):
         out = xs[0]
@@ -110,6 +116,16 @@ class Concatenate(_Merge):
 
     def layer_config(self) -> dict:
         return {"axis": self.axis}
+
+    def mask_flags(self, masked, options):
+        if any(masked):
+            # (Keras joins the masks along the axis, a step of an unmasked input kept)
+            raise ShapeMismatch("masked inputs are not supported yet (Keras joins their "
+                                "masks along the axis)")
+        return False
+
+    def forward_masked(self, ctx, xs, masks, options):
+        return self.forward(ctx, *xs), None
 
     def merged_shape(self, shapes: list[tuple]) -> tuple:
         rank = len(shapes[0])

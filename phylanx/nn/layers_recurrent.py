@@ -5,6 +5,12 @@ The number of steps is part of the input shape, so the recurrence is unrolled in
 step's program: one statement group per step, and a straight-line program differentiates
 like any other.  The input projection ``x @ kernel + bias`` of all steps is a single
 matrix product over ``(batch * steps, channels)`` before the loop.
+
+With a Keras mask (``(batch, steps)``, from ``Embedding(mask_zero=True)`` or
+``Masking``) a masked step keeps the previous state (``where(mask_t, new, old)``, as
+Keras 3's loop), and its output is that state, or zeros with
+``zero_output_for_mask=True``; the output sequence keeps the input's mask, the last
+output none.
 """
 from __future__ import annotations
 
@@ -20,17 +26,20 @@ _ALL = [None, None]          # the slice of a whole axis
 
 class _Recurrent(Layer):
     gates = 1
+    supports_masking = True
 
     def __init__(self, units: int, activation: str | None = "tanh", use_bias: bool = True,
                  return_sequences: bool = False, kernel_initializer: Any = "glorot_uniform",
                  recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
-                 **kwargs: Any) -> None:
+                 zero_output_for_mask: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         where = type(self).__name__
         self.units = args.integer(units, "units", where)
         self.activation = activations.check(activation)
         self.use_bias = args.boolean(use_bias, "use_bias", where)
         self.return_sequences = args.boolean(return_sequences, "return_sequences", where)
+        self.zero_output_for_mask = args.boolean(zero_output_for_mask,
+                                                 "zero_output_for_mask", where)
         self.kernel_initializer = kernel_initializer
         self.recurrent_initializer = recurrent_initializer
         self.bias_initializer = bias_initializer
@@ -63,6 +72,39 @@ class _Recurrent(Layer):
         z = g.op("reshape", z, [-1, steps, width], shape=(batch, steps, width))
         return [g.op("slice", z, _ALL, t, _ALL, shape=(batch, width)) for t in range(steps)]
 
+    # -- masks --------------------------------------------------------------------
+    def mask_flags(self, masked, options):
+        flag = masked[0] and self.return_sequences
+        return [flag, False] if getattr(self, "return_state", False) else flag
+
+    def forward_masked(self, ctx, xs, masks, options):
+        mask = masks[0]
+        out = self.forward(ctx, xs[0], mask=mask)
+        # (Keras: the input's mask, in input order even with go_backwards)
+        sequence_mask = mask if self.return_sequences else None
+        return out, ([sequence_mask, None] if isinstance(out, list) else sequence_mask)
+
+    @staticmethod
+    def _step_mask(g, mask: Var | None, t: int, batch: Any) -> Var | None:
+        """Step ``t``'s column of the mask, ``(batch, 1)`` (None: no mask)."""
+        if mask is None:
+            return None
+        return g.op("slice", mask, _ALL, [t, t + 1], shape=(batch, 1), hint="step_mask")
+
+    @staticmethod
+    def _kept(g, keep: Var | None, new: Var, old: Var | None) -> Var:
+        """The state after a step: ``new`` where the step is kept, else ``old`` (zeros
+        before the first step)."""
+        if keep is None:
+            return new
+        return g.op("where", keep, new, 0.0 if old is None else old, shape=new.shape,
+                    hint="masked_state")
+
+    def _step_output(self, g, keep: Var | None, new: Var, state: Var) -> Var:
+        if keep is not None and self.zero_output_for_mask:
+            return g.op("where", keep, new, 0.0, shape=new.shape, hint="masked_out")
+        return state
+
     def _outputs(self, ctx, hs: list[Var]) -> Var:
         if not self.return_sequences:
             return hs[-1]
@@ -74,6 +116,7 @@ class _Recurrent(Layer):
     def layer_config(self):
         return {"units": self.units, "activation": self.activation,
                 "use_bias": self.use_bias, "return_sequences": self.return_sequences,
+                "zero_output_for_mask": self.zero_output_for_mask,
                 "kernel_initializer": _init_name(self.kernel_initializer),
                 "recurrent_initializer": _init_name(self.recurrent_initializer),
                 "bias_initializer": _init_name(self.bias_initializer)}
@@ -82,15 +125,19 @@ class _Recurrent(Layer):
 class SimpleRNN(_Recurrent):
     """``h_t = activation(x_t @ kernel + h_{t-1} @ recurrent_kernel + bias)``, h_0 = 0."""
 
-    def forward(self, ctx, x):
+    def forward(self, ctx, x, mask=None):
         g, w = ctx.graph, ctx.weights
-        hs: list[Var] = []
-        for z in self._projections(ctx, x):
-            if hs:
-                z = g.op("__add", z, g.op("dot", hs[-1], w["recurrent_kernel"],
+        outs: list[Var] = []
+        h = None
+        for t, z in enumerate(self._projections(ctx, x)):
+            if h is not None:
+                z = g.op("__add", z, g.op("dot", h, w["recurrent_kernel"],
                                           shape=z.shape), shape=z.shape)
-            hs.append(activations.apply(self.activation, g, z))
-        return self._outputs(ctx, hs)
+            new = activations.apply(self.activation, g, z)
+            keep = self._step_mask(g, mask, t, x.shape[0])
+            h = self._kept(g, keep, new, h)
+            outs.append(self._step_output(g, keep, new, h))
+        return self._outputs(ctx, outs)
 
 
 class LSTM(_Recurrent):
@@ -112,14 +159,14 @@ class LSTM(_Recurrent):
             bias = self.weights[-1].value
             bias[self.units:2 * self.units] = 1.0
 
-    def forward(self, ctx, x):
+    def forward(self, ctx, x, mask=None):
         g, w = ctx.graph, ctx.weights
         u = self.units
-        hs: list[Var] = []
-        c = None
-        for z in self._projections(ctx, x):
-            if hs:
-                z = g.op("__add", z, g.op("dot", hs[-1], w["recurrent_kernel"],
+        outs: list[Var] = []
+        h = c = None
+        for t, z in enumerate(self._projections(ctx, x)):
+            if h is not None:
+                z = g.op("__add", z, g.op("dot", h, w["recurrent_kernel"],
                                           shape=z.shape), shape=z.shape)
             shape = (z.shape[0], u)
             parts = [g.op("slice", z, _ALL, [k * u, (k + 1) * u], shape=shape)
@@ -128,11 +175,15 @@ class LSTM(_Recurrent):
                        for k in (0, 1, 3))
             candidate = activations.apply(self.activation, g, parts[2])
             fresh = g.op("__mul", i, candidate, shape=shape)
-            c = fresh if c is None else g.op(
+            new_c = fresh if c is None else g.op(
                 "__add", g.op("__mul", f, c, shape=shape), fresh, shape=shape, hint="c")
-            hs.append(g.op("__mul", o, activations.apply(self.activation, g, c),
-                           shape=shape, hint="h"))
-        return self._outputs(ctx, hs)
+            new_h = g.op("__mul", o, activations.apply(self.activation, g, new_c),
+                         shape=shape, hint="h")
+            keep = self._step_mask(g, mask, t, x.shape[0])
+            c = self._kept(g, keep, new_c, c)
+            h = self._kept(g, keep, new_h, h)
+            outs.append(self._step_output(g, keep, new_h, h))
+        return self._outputs(ctx, outs)
 
     def layer_config(self):
         return {**super().layer_config(), "recurrent_activation": self.recurrent_activation,
@@ -177,7 +228,7 @@ class GRU(_Recurrent):
             self.add_weight("bias", (2, width) if self.reset_after else (width,),
                             self.bias_initializer)
 
-    def forward(self, ctx, x):
+    def forward(self, ctx, x, mask=None):
         g, w = ctx.graph, ctx.weights
         u, width = self.units, 3 * self.units
         batch, steps, channels = x.shape
@@ -200,10 +251,10 @@ class GRU(_Recurrent):
                 return g.op("slice", value, [k * u, (k + 1) * u], shape=(u,))
             return g.op("slice", value, _ALL, [k * u, (k + 1) * u], shape=shape)
 
-        hs: list[Var] = []
+        outs: list[Var] = []
+        h = None
         for t in order:
             xt = g.op("slice", z_all, _ALL, t, _ALL, shape=(batch, width))
-            h = hs[-1] if hs else None
             if h is not None and self.reset_after:
                 inner = g.op("dot", h, w["recurrent_kernel"], shape=(batch, width))
                 if recurrent_bias is not None:
@@ -232,10 +283,13 @@ class GRU(_Recurrent):
                 g.op("__add", part(xt, 2), recurrent_h, shape=shape)
             candidate = activations.apply(self.activation, g, pre)
             fresh = g.op("__mul", g.op("__sub", 1.0, z, shape=shape), candidate, shape=shape)
-            hs.append(fresh if h is None else g.op(
-                "__add", g.op("__mul", z, h, shape=shape), fresh, shape=shape, hint="h"))
-        out = self._outputs(ctx, hs)
-        return [out, hs[-1]] if self.return_state else out
+            new = fresh if h is None else g.op(
+                "__add", g.op("__mul", z, h, shape=shape), fresh, shape=shape, hint="h")
+            keep = self._step_mask(g, mask, t, batch)
+            h = self._kept(g, keep, new, h)
+            outs.append(self._step_output(g, keep, new, h))
+        out = self._outputs(ctx, outs)
+        return [out, h] if self.return_state else out
 
     def layer_config(self):
         return {**super().layer_config(), "recurrent_activation": self.recurrent_activation,

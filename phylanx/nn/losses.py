@@ -10,10 +10,16 @@ categorical cross-entropies of logits (``from_logits``) and of a softmax output 
 those are ``softmax_crossentropy`` of the logits, exact for finite logits (Keras'
 TensorFlow backend, too, takes a softmax output's logits).  Model-parallel training's
 loss sees only the probabilities (``model_parallel_fit._head``): clipped there.
+
+When the model's output carries a Keras mask (a sequence output of a masked model),
+the loss is Keras 3's masked ``sum_over_batch_size``: the per-step losses (the
+element-wise ones averaged over the last axis first) of the unmasked steps summed,
+over their number (0 when the batch has none): :class:`MaskWeights`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -25,6 +31,55 @@ ALIASES = {"mean_squared_error": "mse", "mean_absolute_error": "mae"}
 
 
 @dataclass
+class MaskWeights:
+    """How a masked output's per-step values are reduced (losses and metrics): the
+    mask as float32 ``keep``; ``scale``, multiplying the sum of the kept values, is
+    1 / the number of unmasked steps of the batch (at least 1: Keras'
+    ``divide_no_nan``); ``count``, the weight of the batch's metric values in the
+    epoch's (Keras' metrics count the unmasked steps).  Data parallel, the count is
+    the global batch's (one all_reduce in the step), and ``scale`` and ``count`` are
+    divided by the shard's share, as the ranks' values are summed share-weighted."""
+
+    keep: Var
+    scale: Var
+    count: Var
+
+    def reduce(self, g: Graph, values: Var) -> Var:
+        """The masked mean of per-step ``values`` (the element-wise ones averaged over
+        their last axis first, as Keras)."""
+        rank = len(self.keep.shape)
+        if len(values.shape) == rank + 1:
+            values = g.op("mean", values, -1, shape=values.shape[:-1])
+        if len(values.shape) != rank:
+            raise PhylanxValueError(f"the output's mask, of shape {self.keep.shape}, does "
+                                    f"not fit its per-step values of shape {values.shape}")
+        kept = g.op("__mul", values, self.keep, shape=values.shape, hint="masked")
+        return g.op("__mul", g.op("sum", kept, shape=()), self.scale, shape=(),
+                    hint="masked_mean")
+
+
+def mask_weights(g: Graph, mask: Var, parallel: Any = None) -> MaskWeights:
+    """The :class:`MaskWeights` of a boolean ``mask``; ``parallel``: the step's
+    :class:`~.data_parallel.Inputs` (data parallel), or None."""
+    keep = g.op("astype", mask, "float32", shape=mask.shape, hint="keep")
+    valid = g.op("sum", keep, shape=(), hint="valid")
+    if parallel is None:
+        scale = g.op("__div", 1.0, g.op("maximum", valid, 1.0, shape=()), shape=())
+        return MaskWeights(keep, scale, valid)
+    offset, stop, total = parallel.shard
+    # (a rank running a stand-in row for an empty shard counts none)
+    has_rows = g.op("astype", g.op("__gt", parallel.weight, 0.0, shape=()), "float32",
+                    shape=())
+    local = g.op("__mul", valid, has_rows, shape=())
+    valid_all = g.op("all_reduce", local, "sum", "nn_mask_count", shape=())
+    rows = g.op("astype", g.op("__sub", stop, offset, shape=()), "float32", shape=())
+    inverse_share = g.op("__div", g.op("astype", total, "float32", shape=()), rows, shape=())
+    scale = g.op("__div", inverse_share, g.op("maximum", valid_all, 1.0, shape=()),
+                 shape=())
+    return MaskWeights(keep, scale, g.op("__mul", local, inverse_share, shape=()))
+
+
+@dataclass
 class Loss:
     name: str
     from_logits: bool = False
@@ -33,12 +88,19 @@ class Loss:
         # ("yes" would be truthy: a probability loss read as one of logits)
         self.from_logits = args.boolean(self.from_logits, "from_logits", "Loss")
 
-    def emit(self, g: Graph, y: Var, p: Var, weights: Var | None = None) -> Var:
+    def emit(self, g: Graph, y: Var, p: Var, weights: Var | None = None,
+             masked: MaskWeights | None = None) -> Var:
         """The scalar loss of outputs ``p`` for targets ``y``: the mean of the
         per-element losses, or with ``weights`` (one per sample) Keras 3's
         ``sum_over_batch_size``: each sample's loss times its weight, over the number of
-        samples (``sum(w * loss) / n``, not over ``sum(w)``)."""
+        samples (``sum(w * loss) / n``, not over ``sum(w)``); with ``masked``, over the
+        unmasked steps (see the module doc)."""
         logits = p if self.from_logits else softmax_input(g, p)
+        if masked is not None:
+            if weights is not None:
+                raise PhylanxValueError("sample weights with a masked output are not "
+                                        "supported yet")
+            return masked.reduce(g, self._each(g, y, p, logits))
         if weights is None and logits is not None and self.name in (
                 "categorical_crossentropy", "sparse_categorical_crossentropy"):
             # one statement from the logits, exact (as Keras' TensorFlow backend takes a

@@ -7,13 +7,14 @@ accuracy otherwise (binary when the output has one unit).  Also ``mse`` and ``ma
 with integer labels (``sparse_categorical_crossentropy``: one per sample, the outputs
 one per class) they compare each label with every class's output, as Keras computes
 them for labels of shape ``(n, 1)`` (its error takes ``y_true`` as ``y_pred``'s dtype
-and broadcasts it over the last axis).
+and broadcasts it over the last axis).  A masked output's metrics are over its
+unmasked steps (:class:`~.losses.MaskWeights`), each batch weighing as many as it has.
 """
 from __future__ import annotations
 
 from ..autodiff.symbolic import Graph, Var
 from ..errors import PhylanxValueError
-from .losses import Loss
+from .losses import Loss, MaskWeights
 
 
 def resolve(name: str, loss: Loss, output_shape: tuple) -> str:
@@ -34,13 +35,16 @@ def resolve(name: str, loss: Loss, output_shape: tuple) -> str:
     return key
 
 
-def emit(kind: str, g: Graph, y: Var, p: Var, loss: Loss) -> Var:
-    return _METRICS[kind](g, y, p, loss)
+def emit(kind: str, g: Graph, y: Var, p: Var, loss: Loss,
+         masked: MaskWeights | None = None) -> Var:
+    values = _METRICS[kind](g, y, p, loss)
+    if masked is not None:
+        return masked.reduce(g, values)
+    return g.op("mean", values, shape=(), hint="metric")
 
 
 def _fraction(g: Graph, same: Var) -> Var:
-    return g.op("mean", g.op("astype", same, "float32", shape=same.shape), shape=(),
-                hint="metric")
+    return g.op("astype", same, "float32", shape=same.shape)
 
 
 def _binary(g, y, p, loss):
@@ -73,13 +77,11 @@ def _error(g, y, p):
 
 
 def _mse(g, y, p, loss):
-    return g.op("mean", g.op("square", _error(g, y, p), shape=p.shape), shape=(),
-                hint="metric")
+    return g.op("square", _error(g, y, p), shape=p.shape)
 
 
 def _mae(g, y, p, loss):
-    return g.op("mean", g.op("absolute", _error(g, y, p), shape=p.shape), shape=(),
-                hint="metric")
+    return g.op("absolute", _error(g, y, p), shape=p.shape)
 
 
 _METRICS = {

@@ -39,6 +39,8 @@ class Tensor:
     dtype: str = "float32"
     call: Call | None = None
     index: int | None = None
+    #: whether a Keras mask comes with it (Embedding(mask_zero=True), Masking ...)
+    masked: bool = False
 
     def source(self) -> str:
         if self.layer is None:
@@ -82,12 +84,20 @@ def call_layer(layer: Layer, tensors: Any, options: dict | None = None) -> Any:
                                 f"the output of {sources}, of shape {shapes}: "
                                 f"{e.message if hasattr(e, 'message') else e}",
                                 user_line()) from None
+    try:
+        masked = layer.mask_flags([t.masked for t in tensors], options)
+    except ShapeMismatch as e:
+        raise PhylanxValueError(f"layer '{layer.name}' ({type(layer).__name__}) cannot take "
+                                f"the mask of its input: "
+                                f"{e.message if hasattr(e, 'message') else e}",
+                                user_line()) from None
     call = Call(layer, tuple(tensors), options)
     first = tensors[0]
     if isinstance(out, list):       # several outputs, each a tensor of its own
-        return [Tensor(tuple(shape), layer, first, layer.name, first.dtype, call, i)
-                for i, shape in enumerate(out)]
-    return Tensor(tuple(out), layer, first, layer.name, first.dtype, call)
+        flags = masked if isinstance(masked, list) else [masked] + [False] * (len(out) - 1)
+        return [Tensor(tuple(shape), layer, first, layer.name, first.dtype, call, i, flag)
+                for i, (shape, flag) in enumerate(zip(out, flags))]
+    return Tensor(tuple(out), layer, first, layer.name, first.dtype, call, None, bool(masked))
 
 
 def _calls(inputs: Tensor, outputs: Tensor) -> list[Call]:
@@ -182,14 +192,30 @@ class Model(TrainingMixin):
         """Write the forward pass into a program; ``ctx_for(layer)`` gives each layer's
         :class:`Context`; ``on_output(layer, value)``, if given, sees each layer call's
         output (activity regularizers)."""
+        return self.emit_masked(ctx_for, x, on_output)[0]
+
+    def emit_masked(self, ctx_for, x: Var, on_output=None) -> tuple[Var, Var | None]:
+        """:meth:`emit`, and the output's Keras mask (a boolean Var, or None)."""
         values: dict[int, Any] = {id(self.input): x}
+        masks: dict[int, Any] = {id(self.input): None}
         for call in self._calls:
             ins = [_value(values, t) for t in call.inputs]
-            out = call.layer.forward(ctx_for(call.layer), *ins, **call.options)
-            values[id(call)] = out
+            in_masks = [_value(masks, t) for t in call.inputs]
+            out, mask = call.layer.forward_masked(ctx_for(call.layer), ins, in_masks,
+                                                  dict(call.options))
+            if isinstance(out, list) and not isinstance(mask, list):
+                mask = [mask] + [None] * (len(out) - 1)
+            values[id(call)], masks[id(call)] = out, mask
             if on_output is not None:
                 on_output(call.layer, out)
-        return _value(values, self.output)
+        return _value(values, self.output), _value(masks, self.output)
+
+    @property
+    def masked(self) -> bool:
+        """Whether a Keras mask reaches some layer call or the output (what the
+        model-parallel split does not take yet)."""
+        return bool(self.input.masked) or any(
+            t.masked for call in self._calls for t in call.inputs) or self.output.masked
 
     def index_readers(self) -> list[Layer]:
         """The layers that read the model's input as row indices (Embedding)."""

@@ -7,6 +7,11 @@ optimizer's update; it returns ``list(loss, metrics, new params, new slots, new
 non-trainable values)``.  It is compiled the first time ``fit`` needs it and reused for
 every batch of every epoch (batches of any size: the batch axis is not part of the program).
 :data:`COMPILATIONS` counts compilations per kind, for tests.
+
+A model whose output carries a Keras mask has its loss and metrics over the unmasked
+steps (:class:`~.losses.MaskWeights`); its step also returns the batch's number of
+unmasked steps, the weight of its metrics in the epoch's values (Keras' metrics count
+steps, its loss batches).
 """
 from __future__ import annotations
 
@@ -80,20 +85,28 @@ class Program:
                     penalties.append(term)
 
         x = g.input("x_batch", model.input_shape)
-        out = model.emit(ctx_for, x, on_output)
+        out, out_mask = model.emit_masked(ctx_for, x, on_output)
         names = [v.name for v in params + consts] + ["x_batch"]
         results: Any = out
         self.slot_names: tuple[str, ...] = ()
         self.updated: list = []
+        #: whether the step's metrics end with the batch's count of unmasked steps
+        self.metric_count = False
         if kind != "predict":
             y = g.input("y_batch", _target_shape(model, out.shape))
             # weighted: the loss weighs each sample (validation_data's sample weights);
             # the metrics do not, as Keras' `metrics` (not `weighted_metrics`)
             w = g.input("w_batch", (None,)) if weighted else None
-            loss = model.loss.emit(g, y, out, w)
+            masked = None if out_mask is None else \
+                losses.mask_weights(g, out_mask, self.parallel)
+            loss = model.loss.emit(g, y, out, w, masked)
             if penalties:       # in the reported loss too, as Keras reports it
                 loss = g.op("__add", loss, *penalties, shape=(), hint="regularized")
-            found = [metrics.emit(k, g, y, out, model.loss) for k in model.metric_kinds]
+            found = [metrics.emit(k, g, y, out, model.loss, masked)
+                     for k in model.metric_kinds]
+            if masked is not None and found:
+                found.append(masked.count)
+                self.metric_count = True
             names += ["y_batch"] + (["w_batch"] if weighted else [])
             results = [loss, found]
         if kind == "train":
@@ -157,6 +170,13 @@ class Program:
     def __call__(self, *args: Any) -> Any:
         return execution_tree.invoke(self.function, args, {})
 
+    def split_count(self, found: list) -> tuple[list, float | None]:
+        """The step's metric values and the batch's unmasked step count (None: the
+        metrics weigh as the batch's samples)."""
+        if not self.metric_count:
+            return found, None
+        return found[:-1], float(found[-1])
+
 
 def _shard(step: Program, take: np.ndarray, rank: int, count: int):
     """This rank's rows of the global batch ``take`` and the step's shard inputs."""
@@ -199,6 +219,18 @@ def _callbacks(callbacks: Any) -> list:
             raise args.type_error("fit", "callbacks must be Callback instances (subclasses "
                                          f"of nn.Callback), got {cb!r}")
     return list(callbacks)
+
+
+def _accumulate(totals: dict, seen: dict, values: dict, samples: int,
+                steps_kept: float | None) -> dict:
+    """Add a batch's logs to the epoch's and return the epoch's so far: the loss weighs
+    as the batch's samples (Keras' loss tracker), the metrics too, or, for a masked
+    output, as its unmasked steps (Keras' metrics count steps; none yet: 0)."""
+    for k, v in values.items():
+        weight = samples if steps_kept is None or k == "loss" else steps_kept
+        totals[k] = totals.get(k, 0.0) + v * weight
+        seen[k] = seen.get(k, 0.0) + weight
+    return {k: totals[k] / seen[k] if seen[k] else 0.0 for k in totals}
 
 
 def _render(value: Any) -> str:
@@ -353,6 +385,7 @@ class TrainingMixin(BatchMixin):
                     train_weights = train_weights[:cut]
             elif validation_data is not None:
                 vx, vy, weights = data.validation(self, validation_data)
+            self._refuse_masked_weights("fit", train_weights, weights)
             if distributed == "model":
                 self._check_model_parallel(train_weights)
             for cb in callbacks:    # (a path that cannot be written: before any step)
@@ -412,24 +445,21 @@ class TrainingMixin(BatchMixin):
                 trainer.load()      # (a callback may have changed weights or slots)
             order = rng.permutation(len(x)) if shuffle else np.arange(len(x))
             totals: dict[str, float] = {}
-            seen = 0
+            seen: dict[str, float] = {}
             for b in range(steps):
                 take = order[b * batch_size:(b + 1) * batch_size]
                 extra: list = []
                 if trainer is not None:
-                    values = self._model_parallel_batch(trainer, x[take], y[take],
-                                                        stop_on_nan, epoch, b, history)
+                    values, steps_kept = self._model_parallel_batch(
+                        trainer, x[take], y[take], stop_on_nan, epoch, b, history), None
                 else:
                     mine = take
                     if distributed is not None:
                         mine, extra = _shard(step, take, rank, count)
                     wb = () if train_weights is None else (train_weights[mine],)
-                    values = self._train_batch(step, x[mine], y[mine], stop_on_nan, epoch,
-                                               b, history, extra, wb)
-                seen += len(take)
-                for k, v in values.items():
-                    totals[k] = totals.get(k, 0.0) + v * len(take)
-                logs = {k: v / seen for k, v in totals.items()}
+                    values, steps_kept = self._train_batch(
+                        step, x[mine], y[mine], stop_on_nan, epoch, b, history, extra, wb)
+                logs = _accumulate(totals, seen, values, len(take), steps_kept)
                 for cb in every:
                     cb.on_train_batch_end(b, logs)
             if trainer is not None:
@@ -446,10 +476,23 @@ class TrainingMixin(BatchMixin):
         self.history = history
         return history
 
+    def _refuse_masked_weights(self, where: str, *weights: Any) -> None:
+        """Sample or class weights with a masked output: not written yet (Keras 3
+        multiplies the mask and the weights by NumPy's broadcasting, which pairs a
+        sample's weight with a step), refused before any step."""
+        if self.output.masked and any(w is not None for w in weights):
+            raise args.value_error(where, "sample_weight and class_weight are not "
+                                          "supported yet for a model whose output carries "
+                                          "a Keras mask (its loss is over the unmasked "
+                                          "steps)")
+
     def _check_model_parallel(self, weights) -> None:
         """What model-parallel training does not do yet, refused before any step (its
         weights are split: a norm or penalty of one rank's block is not the weight's)."""
         from .model_parallel_fit import _error
+        if self.masked:
+            raise _error("Keras masks (Embedding(mask_zero=True), Masking) are not "
+                         "supported with distributed='model' yet")
         if weights is not None:
             raise _error("sample_weight and class_weight are not supported with "
                          "distributed='model' yet")
@@ -469,6 +512,7 @@ class TrainingMixin(BatchMixin):
                    np.float32(opt.iterations + 1),
                    *extra)
         loss, found, new_params, new_slots, updates = _resolved(out)
+        found, steps_kept = step.split_count(found)
         if not np.isfinite(loss) and stop_on_nan:
             raise _diverged(loss, epoch, batch, history)
         opt.iterations += 1
@@ -479,7 +523,7 @@ class TrainingMixin(BatchMixin):
             opt.state[s] = list(new_slots[k * n:(k + 1) * n])
         for w, v in zip(step.updated, updates):
             w.value = v
-        return self._logs(loss, found)
+        return self._logs(loss, found), steps_kept
 
     def _logs(self, loss, found) -> dict:
         """A batch's logs as Keras names them: the loss, then each metric."""
@@ -506,14 +550,15 @@ class TrainingMixin(BatchMixin):
         that with ``weights`` the loss is ``sum(w * loss) / n`` over all the samples."""
         program = self._program("test" if weights is None else "test:weighted")
         totals: dict[str, float] = {}
+        seen: dict[str, float] = {}
+        logs: dict[str, float] = {}
         for start in range(0, len(x), batch_size):
             xb, yb = x[start:start + batch_size], y[start:start + batch_size]
             wb = () if weights is None else (weights[start:start + batch_size],)
             loss, found = program(*[w.value for w in program.fixed], xb, yb, *wb)
-            values = self._logs(loss, found)
-            for k, v in values.items():
-                totals[k] = totals.get(k, 0.0) + v * len(xb)
-        return {k: v / len(x) for k, v in totals.items()}
+            found, steps_kept = program.split_count(found)
+            logs = _accumulate(totals, seen, self._logs(loss, found), len(xb), steps_kept)
+        return logs
 
     def evaluate(self, x: Any = None, y: Any = None, batch_size: int | None = None,
                  verbose: Any = "auto", sample_weight: Any = None,
@@ -526,6 +571,7 @@ class TrainingMixin(BatchMixin):
         return_dict = args.boolean(return_dict, "return_dict", "evaluate")
         x, y = data.samples(self, x, y, "evaluate")
         weights = data.sample_weights(y, sample_weight, None, "evaluate")
+        self._refuse_masked_weights("evaluate", weights)
         scores = self._evaluate_arrays(x, y, batch_size, weights)
         if verbose:
             steps = math.ceil(len(x) / batch_size)

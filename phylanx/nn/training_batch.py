@@ -35,13 +35,14 @@ class BatchMixin:
         return_dict = args.boolean(return_dict, "return_dict", where)
         x, y = data.samples(self, x, y, where)
         weights = data.sample_weights(y, sample_weight, class_weight, where)
+        self._refuse_masked_weights(where, weights)
         step = self._program("train" if weights is None else "train:weighted")
         opt = self.optimizer
         if any(len(opt.state.get(s, ())) != len(step.trainable) for s in step.slot_names):
             opt.init_state([w.value for w in step.trainable])
         wb = () if weights is None else (weights,)
         # (as Keras: a NaN loss is returned, not raised; fit stops on it)
-        logs = self._train_batch(step, x, y, False, 0, 0, None, (), wb)
+        logs, _ = self._train_batch(step, x, y, False, 0, 0, None, (), wb)
         return _returned(logs, return_dict)
 
     def test_on_batch(self, x: Any = None, y: Any = None, sample_weight: Any = None,
@@ -52,6 +53,7 @@ class BatchMixin:
         return_dict = args.boolean(return_dict, "return_dict", where)
         x, y = data.samples(self, x, y, where)
         weights = data.sample_weights(y, sample_weight, None, where)
+        self._refuse_masked_weights(where, weights)
         logs = self._evaluate_arrays(x, y, len(x), weights)
         return _returned(logs, return_dict)
 

@@ -5,7 +5,8 @@ all_reduces overlap the backward pass (``programs/nn_data_parallel.py``); the ac
 recognition example ends with the same loss on 1 and 2 localities; the model-parallel
 Conv1D (tiled by batch or by length) and Dense give the single-process outputs and
 gradients, and ``fit(distributed="model")`` over them trains as one process does
-(``programs/nn_model_parallel_fit.py``).  All the programs of one rank count run in one
+(``programs/nn_model_parallel_fit.py``); masked models (Keras masks) too
+(``programs/nn_masked_parallel.py``).  All the programs of one rank count run in one
 job (``programs/several.py``), the example first (as alone: a fresh process); each test
 checks its own program."""
 from __future__ import annotations
@@ -25,7 +26,7 @@ ACTIVITY = (str(ROOT / "examples" / "nn_activity_recognition.py"), "--epochs", "
 JOBS = {1: [ACTIVITY, ("nn_model_parallel_fit.py", "--verbose")],
         2: [ACTIVITY, ("nn_data_parallel.py", "--overlap"), ("nn_model_parallel.py",),
             ("nn_model_parallel_fit.py", "--verbose"), ("nn_data_parallel_options.py",),
-            ("transformer_parallel.py",)],
+            ("transformer_parallel.py",), ("nn_masked_parallel.py",)],
         3: [("nn_data_parallel.py", "--overlap"), ("nn_model_parallel.py",),
             ("nn_model_parallel_fit.py", "--verbose"), ("nn_data_parallel_options.py",),
             ("transformer_parallel.py",)]}
@@ -87,3 +88,9 @@ def test_data_parallel_fit_with_weights_clipping_decay_and_regularizers(k, job):
 def test_transformer_example_model_data_parallel_matches_one_process(k, job):
     # attention, LayerNormalization, residual Adds and dropout (issue 29 item 2)
     assert_program_ok(job(k), "transformer_parallel.py", k)
+
+
+def test_masked_models_data_parallel_match_one_process(job):
+    # Embedding(mask_zero) + GRU sequences and Masking + pooling: the loss and metrics
+    # over the global batch's unmasked steps (uneven, padded and empty shards)
+    assert_program_ok(job(2), "nn_masked_parallel.py", 2)
