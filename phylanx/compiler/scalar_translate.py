@@ -10,7 +10,8 @@ explicit kind test (the generic kernel otherwise),
 proves a few facts, so that fewer tests run per step: which expressions are Python ints
 (literals, counters of a ``range`` loop in their body, int arithmetic on them, ``len``)
 and which variables the subtree never assigns (their kind tests run once per run).
-Array loops also index arrays by slices (``x[a:b]``, bounds Python ints) directly, and
+Array loops also index arrays by slices (``x[a:b]``, bounds integers) and store into
+them (``x[a:b] = v``) directly, and
 compute loop invariants once per run of their loop (``loop_invariants.py``).  A node
 it fused declines is run as its translation (:meth:`Translator.emit_opaque`).  A
 node it does not take raises :class:`Unsupported`: the tree runs that loop.
@@ -420,8 +421,25 @@ class Translator(loop_invariants.Emission):
         NumPy's basic subscript with Python slices when ``x`` is an ``ndarray`` and every
         bound is a Python int or a literal nil (what ``slicing._basic_indices`` makes of
         them for the generic kernel), else the generic kernel given the lists."""
-        flat, shape = [node.children[0]], []
-        for child in node.children[1:]:
+        base, direct, generic, test, _ = self.sliced_indices(node.children)
+        t = self.temp()
+        self.line(f"{t} = {base}[{direct}] if {test} else {kernel}({base}, {generic})", node)
+        return t
+
+    def emit_sliced_store(self, node: Node) -> str:
+        """``x[a:b, i] = v``: NumPy's assignment with Python slices under the test of
+        :meth:`emit_sliced` (an array of one axis or more: ``indexing.put`` assigns so),
+        else the tree's store (``_put``: Python's index checks, then ``put``)."""
+        base, direct, generic, test, value = self.sliced_indices(node.children, store=True)
+        self.line(f"if {test}: {base}[{direct}] = {value}", node)
+        self.line(f"else: _put({base}, [{generic}], {value})", node)
+        return "None"
+
+    def sliced_indices(self, children, store: bool = False):
+        """(base, direct indices, generic arguments, the direct path's test, the stored
+        value or None) of a subscript's ``children`` holding slice lists."""
+        flat, shape = [children[0]], []
+        for child in children[1:len(children) - store]:
             if _slice_list(child):
                 flat.extend(child.children)
                 shape.append(len(child.children))
@@ -430,8 +448,11 @@ class Translator(loop_invariants.Emission):
             else:
                 flat.append(child.children[0] if _is_pyindex(child) else child)
                 shape.append(-1 if _is_pyindex(child) else 0)
-        values = self.operands(flat, range(1, len(flat)), any_kind=True)
+        if store:
+            flat.append(children[-1])
+        values = self.operands(flat, range(1, len(flat) - store), any_kind=True)
         base, rest = values[0], values[1:]
+        value = rest.pop() if store else None
         direct, generic, tested = [], [], []
         make_list = self.name(registry.lookup("list").impl, "k")
         for width in shape:
@@ -440,22 +461,21 @@ class Translator(loop_invariants.Emission):
                 generic.append(self.name(NEWAXIS, "c"))
                 continue
             if width <= 0:
-                value, rest = rest[0], rest[1:]
-                direct.append(value)
-                generic.append(f"_pyindex({value})" if width < 0 else value)
-                tested.append(value)
+                index, rest = rest[0], rest[1:]
+                direct.append(index)
+                generic.append(f"_pyindex({index})" if width < 0 else index)
+                tested.append(index)
                 continue
             bounds, rest = rest[:width], rest[width:]
             direct.append(":".join("" if b == "None" else b for b in bounds)
                           + (":" if width == 1 else ""))
             generic.append(f"{make_list}({', '.join(bounds)})")
             tested.extend(b for b in bounds if b != "None")
-        test = " and ".join([self.base_test(base, f"type({base}) is _nd")] + [
+        # a 0-d array is refused by indexing.get and .put with their own errors
+        kind = f"(type({base}) is _nd and {base}.ndim)"
+        test = " and ".join([self.base_test(base, kind)] + [
             _index_test(v) for v in tested if not self.is_int(v)])
-        t = self.temp()
-        self.line(f"{t} = {base}[{', '.join(direct)}] if {test} else "
-                  f"{kernel}({base}, {', '.join(generic)})", node)
-        return t
+        return base, ", ".join(direct), ", ".join(generic), test, value
 
     def emit_store(self, node: Node) -> str:
         if node.instance != "__subscript" and len(node.children) == 1:
@@ -467,6 +487,8 @@ class Translator(loop_invariants.Emission):
             return "None"
         if node.instance != "__subscript" or len(node.children) < 3:
             raise Unsupported("a store into a PhySL slice")
+        if self.arrays and any(_slice_list(c) for c in node.children[1:-1]):
+            return self.emit_sliced_store(node)
         values, generic = self.emit_indices(node.children, range(1, len(node.children) - 1))
         base, raw, value, generic = values[0], values[1:-1], values[-1], generic[1:-1]
         # a 0-d array is refused by indexing.put (a ValueError), not indexed; a string

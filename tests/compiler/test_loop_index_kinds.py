@@ -1,10 +1,13 @@
-"""Index kinds a translated loop takes directly: NumPy integer scalars and ``None``.
+"""Index kinds a translated loop takes directly: NumPy integer scalars, ``None``, and
+slices in stores.
 
 The law: the generic ``__subscript``/``store`` kernels read a NumPy integer scalar index
 as ``int(i)`` (``indexing.to_index``) and ``__newaxis()`` as NumPy's ``None``, so
 ``x[i]``, ``x[:, i]`` and ``x[:, None]`` with ``i`` an element of an integer array
 (``emit[s, obs[t]]``, a table lookup) are NumPy's own subscript of the same indices: the
-generated code may index directly instead of calling the kernels every iteration.
+generated code may index directly instead of calling the kernels every iteration.  A
+store into slices of an array of one axis or more (``u[1:-1] = e``, ``x[a:b, i] = v``)
+is NumPy's assignment with the Python slices (``indexing.put``), as reads are.
 Checked bit for bit against the tree and the undecorated function over every integer
 dtype and random indices (negative and out of range: the same error as the tree).
 """
@@ -48,6 +51,21 @@ def stores_at_codes(codes, n):
     for t in range(n):
         out[1, codes[t % codes.shape[0]]] = t + 1.0
     return out
+
+
+def heat_steps(u, r, a, b, n):
+    u = u.copy()
+    for _ in range(n):
+        u[1:-1] = u[1:-1] + r * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+        u[a:b] = u[a:b] * 0.5
+    return u
+
+
+def column_stores(x, a, b, n):
+    for i in range(n):
+        x[a:b, i % x.shape[1]] = x[a:b, i % x.shape[1]] + 1.0
+        x[::2, :b] = -x[::2, :b]
+    return x
 
 
 def decorated(fn, translate=True):
@@ -101,13 +119,38 @@ def test_newaxis_is_indexed_directly():
     score = np.array([0.5, -1.0, 2.0])
     m = np.arange(9.0).reshape(3, 3) - 4.0
     fast = same_as_tree(column_outer, score, m, 4)
-    assert re.search(r"v\d+\[:, None\] if type\(v\d+\) is _nd else", sources(fast))
+    assert re.search(r"v\d+\[:, None\] if \(type\(v\d+\) is _nd and v\d+\.ndim\) else",
+                     sources(fast))
 
 
 def test_stores_at_numpy_integer_indices_are_direct():
     codes = np.array([1, 0, 2], dtype=np.int32)
     fast = same_as_tree(stores_at_codes, codes, 3)
     assert re.search(r"if .*type\((t|v)\d+\) in _ints: v\d+\[1, (t|v)\d+\] =", sources(fast))
+
+
+def test_slice_stores_are_direct():
+    fast = same_as_tree(heat_steps, np.linspace(0.0, 1.0, 9) ** 2, 0.25, 2, 5, 3)
+    text = sources(fast)
+    assert re.search(r"if (f\d+|\(type\(v\d+\) is _nd and v\d+\.ndim\)): "
+                     r"v\d+\[1:-1\] = t\d+", text), text
+    assert re.search(r"v\d+\[(t|v)\d+:(t|v)\d+\] = t\d+", text), text
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(rows=st.integers(1, 6), cols=st.integers(1, 4), a=st.integers(-8, 8),
+       b=st.integers(-8, 8), n=st.integers(0, 4), seed=st.integers(0, 2**16),
+       kind=st.sampled_from([int, np.int64, np.int32]))
+def test_random_slice_stores_agree_with_the_tree_and_numpy(rows, cols, a, b, n, seed, kind):
+    x = np.random.default_rng(seed).normal(size=(rows, cols))
+    same_as_tree(column_stores, x, kind(a), kind(b), n)
+    same_as_tree(heat_steps, x[:, 0].copy(), 0.25, kind(a), kind(b), n)
+
+
+@pytest.mark.parametrize("target", [np.array(2.0), [1.0, 2.0, 3.0], (1.0, 2.0, 3.0)])
+def test_slice_stores_into_other_kinds_give_what_the_tree_gives(target):
+    """A 0-d array, a list, a tuple: the tree's store, its value or its located error."""
+    same_as_tree(heat_steps, target, 0.25, 0, 1, 1)
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
