@@ -115,6 +115,14 @@ def lra(x, y, alpha, iterations):
         w = w - alpha * (x.T @ (pred - y))
     return w
 """),
+    Rewording("defaults in the signature", "W1", """
+def lra(x, y, alpha=1e-3, iterations=750):
+    w = np.zeros(x.shape[1], dtype=x.dtype)
+    for _ in range(iterations):
+        pred = 1.0 / (1.0 + np.exp(-(x @ w)))
+        w = w - alpha * (x.T @ (pred - y))
+    return w
+"""),
     Rewording("while loop, counter and -=", "W1", """
 def lra(x, y, alpha, iterations):
     w = np.zeros(x.shape[1], dtype=x.dtype)

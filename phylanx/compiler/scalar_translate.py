@@ -4,12 +4,14 @@
 of the function's frame as Python locals, each operator as the Python operator its
 two-operand kernel is, other kernels of :data:`PURE` (and, for array loops, of
 :func:`plain_kernel`) called directly, subscripts by
-Python ints indexed directly under an explicit kind test (the generic kernel otherwise),
+integers (Python ints, NumPy integer scalars) and ``None`` indexed directly under an
+explicit kind test (the generic kernel otherwise),
 ``if``/``block``/``define``/``store`` and nested loops as Python statements.  It also
 proves a few facts, so that fewer tests run per step: which expressions are Python ints
 (literals, counters of a ``range`` loop in their body, int arithmetic on them, ``len``)
 and which variables the subtree never assigns (their kind tests run once per run).
-Array loops also index arrays by slices (``x[a:b]``, bounds Python ints) directly, and
+Array loops also index arrays by slices (``x[a:b]``, bounds integers) and store into
+them (``x[a:b] = v``) directly, and
 compute loop invariants once per run of their loop (``loop_invariants.py``).  A node
 it fused declines is run as its translation (:meth:`Translator.emit_opaque`).  A
 node it does not take raises :class:`Unsupported`: the tree runs that loop.
@@ -27,7 +29,7 @@ from ..primitives.controls.control_flow import iterate
 from ..runtime.cancel import PENDING, check
 from ..runtime.futures import Future, waited
 from ..runtime.nodes import Node
-from ..values import truth
+from ..values import NEWAXIS, truth
 from . import loop_buffers, loop_invariants
 from .dependencies import primitive_is_pure
 
@@ -137,7 +139,8 @@ class Translator(loop_invariants.Emission):
         self.line(f"return {result}", None)
         used = sorted(self.reads | self.writes)
         namespace = dict(self.names, type=type, min=min, max=max,
-                         _nd=np.ndarray, _int=int, _list=list, _str=str, _tuple=tuple,
+                         _nd=np.ndarray, _ints=_INDEX_INTS, _list=list, _str=str,
+                         _tuple=tuple,
                          _T=np.True_, _F=np.False_, _truth=truth, _iterate=iterate,
                          _PENDING=PENDING, _check=check, _NUMBERS=_NUMBERS,
                          _put=_put_python, _pyindex=_pyindex_kernel(),
@@ -386,7 +389,7 @@ class Translator(loop_invariants.Emission):
 
     def fast_test(self, base: str, raw: list[str]) -> str:
         """The condition under which ``base[raw...]`` is what the generic kernels do."""
-        ints = " and ".join(f"type({i}) is _int" for i in raw if not self.is_int(i))
+        ints = " and ".join(_index_test(i) for i in raw if not self.is_int(i))
         if len(raw) == 1:
             kind = (f"(type({base}) is _nd or type({base}) is _list or type({base}) is _str "
                     f"or type({base}) is _tuple)")
@@ -418,36 +421,61 @@ class Translator(loop_invariants.Emission):
         NumPy's basic subscript with Python slices when ``x`` is an ``ndarray`` and every
         bound is a Python int or a literal nil (what ``slicing._basic_indices`` makes of
         them for the generic kernel), else the generic kernel given the lists."""
-        flat, shape = [node.children[0]], []
-        for child in node.children[1:]:
+        base, direct, generic, test, _ = self.sliced_indices(node.children)
+        t = self.temp()
+        self.line(f"{t} = {base}[{direct}] if {test} else {kernel}({base}, {generic})", node)
+        return t
+
+    def emit_sliced_store(self, node: Node) -> str:
+        """``x[a:b, i] = v``: NumPy's assignment with Python slices under the test of
+        :meth:`emit_sliced` (an array of one axis or more: ``indexing.put`` assigns so),
+        else the tree's store (``_put``: Python's index checks, then ``put``)."""
+        base, direct, generic, test, value = self.sliced_indices(node.children, store=True)
+        self.line(f"if {test}: {base}[{direct}] = {value}", node)
+        self.line(f"else: _put({base}, [{generic}], {value})", node)
+        return "None"
+
+    def sliced_indices(self, children, store: bool = False):
+        """(base, direct indices, generic arguments, the direct path's test, the stored
+        value or None) of a subscript's ``children`` holding slice lists."""
+        flat, shape = [children[0]], []
+        for child in children[1:len(children) - store]:
             if _slice_list(child):
                 flat.extend(child.children)
                 shape.append(len(child.children))
+            elif _is_newaxis(child):    # NumPy's None; nothing to evaluate
+                shape.append(_NEWAXIS_WIDTH)
             else:
                 flat.append(child.children[0] if _is_pyindex(child) else child)
                 shape.append(-1 if _is_pyindex(child) else 0)
-        values = self.operands(flat, range(1, len(flat)), any_kind=True)
+        if store:
+            flat.append(children[-1])
+        values = self.operands(flat, range(1, len(flat) - store), any_kind=True)
         base, rest = values[0], values[1:]
+        value = rest.pop() if store else None
         direct, generic, tested = [], [], []
         make_list = self.name(registry.lookup("list").impl, "k")
         for width in shape:
+            if width == _NEWAXIS_WIDTH:
+                direct.append("None")
+                generic.append(self.name(NEWAXIS, "c"))
+                continue
             if width <= 0:
-                value, rest = rest[0], rest[1:]
-                direct.append(value)
-                generic.append(f"_pyindex({value})" if width < 0 else value)
-                tested.append(value)
+                index, rest = rest[0], rest[1:]
+                direct.append(index)
+                generic.append(f"_pyindex({index})" if width < 0 else index)
+                tested.append(index)
                 continue
             bounds, rest = rest[:width], rest[width:]
             direct.append(":".join("" if b == "None" else b for b in bounds)
                           + (":" if width == 1 else ""))
             generic.append(f"{make_list}({', '.join(bounds)})")
             tested.extend(b for b in bounds if b != "None")
-        test = " and ".join([self.base_test(base, f"type({base}) is _nd")] + [
-            f"type({v}) is _int" for v in tested if not self.is_int(v)])
-        t = self.temp()
-        self.line(f"{t} = {base}[{', '.join(direct)}] if {test} else "
-                  f"{kernel}({base}, {', '.join(generic)})", node)
-        return t
+        # a 0-d array is refused by indexing.get and .put with their own errors
+        kind = f"(type({base}) is _nd and {base}.ndim)"
+        test = " and ".join([self.base_test(base, kind)] + [
+            _index_test(v) for v in tested if not self.is_int(v)])
+        return base, ", ".join(direct), ", ".join(generic), test, value
 
     def emit_store(self, node: Node) -> str:
         if node.instance != "__subscript" and len(node.children) == 1:
@@ -459,6 +487,8 @@ class Translator(loop_invariants.Emission):
             return "None"
         if node.instance != "__subscript" or len(node.children) < 3:
             raise Unsupported("a store into a PhySL slice")
+        if self.arrays and any(_slice_list(c) for c in node.children[1:-1]):
+            return self.emit_sliced_store(node)
         values, generic = self.emit_indices(node.children, range(1, len(node.children) - 1))
         base, raw, value, generic = values[0], values[1:-1], values[-1], generic[1:-1]
         # a 0-d array is refused by indexing.put (a ValueError), not indexed; a string
@@ -467,7 +497,7 @@ class Translator(loop_invariants.Emission):
         if len(raw) == 1:
             kind = f"({kind} or type({base}) is _list)"
         kind = self.base_test(base, kind)
-        ints = [f"type({i}) is _int" for i in raw if not self.is_int(i)]
+        ints = [_index_test(i) for i in raw if not self.is_int(i)]
         test = " and ".join([kind, *ints])
         self.line(f"if {test}: {base}[{', '.join(raw)}] = {value}", node)
         self.line(f"else: _put({base}, [{', '.join(generic)}], {value})", node)
@@ -587,6 +617,24 @@ def _slice_list(node: Node) -> bool:
         step = node.children[2]
         return step.is_const and type(step.value) is int and step.value != 0
     return True
+
+
+#: the types of an integer index the direct subscript takes as the generic kernels do
+#: (``indexing.to_index``: a Python int or a NumPy integer scalar, as ``int(i)``): an
+#: element of an integer array used as an index (``emit[s, obs[t]]``) stays direct
+_INDEX_INTS = frozenset([int, *(np.dtype(c).type for c in np.typecodes["AllInteger"])])
+
+#: a position of ``emit_sliced``'s index shape holding NumPy's ``None``
+_NEWAXIS_WIDTH = -2
+
+
+def _index_test(value: str) -> str:
+    """The generated test that ``value`` is an integer index (``_INDEX_INTS``)."""
+    return f"type({value}) in _ints"
+
+
+def _is_newaxis(node: Node) -> bool:
+    return node.primitive == "__newaxis" and not node.children
 
 
 def _is_pyindex(node: Node) -> bool:

@@ -18,7 +18,9 @@ Whatever is not understood stays PhySL: an ``opaque`` equation holds the stateme
 AST, reads the variables it names and gives new versions of those it assigns.  That is
 a binding inside an expression, a ``block`` used as an operand (one bound to a name
 is its statements then the binding), a store into a variable of
-an enclosing function or into an unknown one, a parameter default.  Never an error,
+an enclosing function or into an unknown one, a parameter default reading a name (a
+constant default, ``n=3`` in Python, is the ``function`` equation's ``defaults``: the
+PhySL of each, evaluated by the call that omits it).  Never an error,
 never a changed meaning: raising (``raising.py``) gives back the same statements, by
 name, in the same order.
 """
@@ -38,6 +40,31 @@ BINDERS = frozenset(("define", "define_global", "store", "lambda", "return", "fo
 #: element-store targets of ``store`` (compiler/special_forms.py)
 INDEXERS = frozenset(("__subscript", "slice", "slice_row", "slice_column", "slice_page",
                       "tuple_slice", "slice_row_d", "slice_column_d"))
+
+
+def _plain_parameters(items) -> bool:
+    """A ``define``'s parameters the IR holds: names, then names with a default
+    (``__arg(b, 10)``) that is a constant (evaluated in the new
+    frame at a call that omits it: kept as PhySL in the ``function`` equation's
+    ``defaults``, given back as written); distinct names.  Anything else (a default
+    reading a name, a name after a default: the compiler's error) stays opaque."""
+    names, seen_default = [], False
+    for p in items:
+        if type(p) is ast.KeywordArg:
+            if not _constant(p.value):
+                return False
+            seen_default = True
+        elif type(p) is not ast.Identifier or seen_default:
+            return False
+        names.append(p.name)
+    return len(set(names)) == len(names)
+
+
+def _constant(e) -> bool:
+    """A literal, an array literal, or a sign applied to one: nothing read or run."""
+    while type(e) is ast.UnaryOp:
+        e = e.operand
+    return type(e) in (ast.Literal, ast.ArrayLiteral)
 
 
 def _is_block(e) -> bool:
@@ -138,11 +165,14 @@ class Lowering:
             if f == "define" and len(args) == 2 and type(args[0]) is ast.Identifier:
                 return self.bind(args[0].name, args[1], env, eqns, s.loc)
             if f == "define" and len(args) > 2 and type(args[0]) is ast.Identifier \
-                    and all(type(p) is ast.Identifier for p in args[1:-1]):
+                    and _plain_parameters(args[1:-1]):
                 fn = self.function(args[0].name, [p.name for p in args[1:-1]],
                                    args[-1], env)
                 out = Var.new(args[0].name, Facts(kind="function"))
-                eqns.append(Eqn("function", params(fn=fn), (), (out,), s.loc))
+                defaults = tuple(p.value if type(p) is ast.KeywordArg else None
+                                 for p in args[1:-1])
+                ps = params(fn=fn, defaults=defaults if any(defaults) else None)
+                eqns.append(Eqn("function", ps, (), (out,), s.loc))
                 env.names[out.name] = out
                 return out
             if f == "store" and len(args) == 2:

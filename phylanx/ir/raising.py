@@ -91,7 +91,12 @@ class _Raising:
             inner = {p.name for p in fn.params}
             body = self.block(fn, inner, loc)
             bound.add(out.name)
-            args = (ast.Identifier(out.name), *(ast.Identifier(p.name) for p in fn.params), body)
+            # a parameter with a default (lower.py: a PhySL constant) is __arg(name, it)
+            defaults = eqn.param("defaults") or (None,) * len(fn.params)
+            names = tuple(ast.Identifier(p.name) if d is None
+                          else ast.KeywordArg(p.name, d, getattr(d, "loc", loc))
+                          for p, d in zip(fn.params, defaults))
+            args = (ast.Identifier(out.name), *names, body)
             return ast.Call("define", args, None, loc), out
         if eqn.prim == "opaque":
             held = eqn.param("ast")

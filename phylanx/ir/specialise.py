@@ -161,7 +161,9 @@ class _Specialising:
             ps = params(body=self.function(e.param("body"), []))
         elif e.prim in ("function", "lambda"):
             fn = e.param("fn")
-            ps = params(fn=self.function(fn, [NO_FACTS] * len(fn.params)))
+            # a function's other parameters (its defaults) kept as they are
+            ps = params(**{**dict(e.params),
+                           "fn": self.function(fn, [NO_FACTS] * len(fn.params))})
             outs_facts = [Facts(kind="function")]
         elif e.prim == "bind":
             f = facts[0]

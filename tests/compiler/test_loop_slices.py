@@ -3,10 +3,10 @@
 The law: for an ``ndarray`` and bounds that are Python ints or literal nils, the generic
 ``__subscript`` kernel given slice lists computes NumPy's basic subscript with the
 Python slices they stand for (``slicing._basic_indices``), so the generated code may
-index directly; any other kind of bound (a nil held in a variable, a float, a NumPy
-integer) goes to the generic kernel as before.  Checked bit for bit against the tree
-and against the undecorated function, over random bounds (negative, out of range,
-steps), and for errors.
+index directly (a NumPy integer too: test_loop_index_kinds.py); any other kind of
+bound (a nil held in a variable, a float, a bool) goes to the generic kernel as before.
+Checked bit for bit against the tree and against the undecorated function, over random
+bounds (negative, out of range, steps), and for errors.
 """
 from __future__ import annotations
 
@@ -89,8 +89,8 @@ def test_random_bounds_agree_with_the_tree_and_numpy(rows, cols, a, b, n, seed):
 
 @pytest.mark.parametrize("a, b", [(None, 3), (1, np.int64(3)), (True, 2), (0, None)])
 def test_other_kinds_of_bounds_give_what_the_tree_gives(a, b):
-    """A nil held in a variable, a NumPy integer, a boolean: the generic kernel's value
-    or its error, as the tree gives it."""
+    """A nil held in a variable, a NumPy integer, a boolean: the value or the error the
+    tree gives."""
     x = np.arange(12.0).reshape(4, 3)
     fast, tree = decorated(windows), decorated(windows, translate=False)
     try:
