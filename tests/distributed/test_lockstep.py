@@ -120,3 +120,13 @@ def test_a_site_id_does_not_depend_on_where_the_program_file_sits():
             lockstep.leave_site(outer)
     assert ids[0] == ids[1] == "@sum:train.py:7:12"
 
+
+
+def test_a_site_id_is_formatted_once_per_site_not_per_operation():
+    from phylanx.distributed import lockstep
+    from phylanx.source import SourceLoc
+    outer = lockstep.enter_site("sum", SourceLoc("/a/b.py", 3, 4))
+    try:
+        assert lockstep.site_id() is lockstep.site_id()
+    finally:
+        lockstep.leave_site(outer)
