@@ -149,10 +149,12 @@ def site_id() -> str:
     return "" if at is None or at[1] is None else _site_text(*at)
 
 
+@functools.lru_cache(maxsize=4096)
 def _site_text(primitive: str, loc: Any) -> str:
     """``@sum:train.py:7:12``: the file by its name alone, not its directory: ranks may
     run one program from copies at different paths (node-local copies, another mount
-    point or install prefix on another host), and must agree on its sites."""
+    point or install prefix on another host), and must agree on its sites.  Formatted
+    once per site (every operation of a loop's iterations reads it)."""
     where = os.path.basename(loc.file)
     return f"@{primitive}:{where}:{loc.line}:{loc.col}" if loc.line > 0 else \
         f"@{primitive}:{where}"
