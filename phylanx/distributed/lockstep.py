@@ -37,6 +37,7 @@ On one locality nothing is sent.
 from __future__ import annotations
 
 import functools
+import os
 import threading
 import zlib
 from collections.abc import Callable, Iterator
@@ -145,7 +146,18 @@ def site_id() -> str:
     """The static id of the program point running this thread's operations ("" when
     they are the Python API's)."""
     at = getattr(_site, "at", None)
-    return "" if at is None or at[1] is None else f"@{at[0]}:{at[1]}"
+    return "" if at is None or at[1] is None else _site_text(*at)
+
+
+@functools.lru_cache(maxsize=4096)
+def _site_text(primitive: str, loc: Any) -> str:
+    """``@sum:train.py:7:12``: the file by its name alone, not its directory: ranks may
+    run one program from copies at different paths (node-local copies, another mount
+    point or install prefix on another host), and must agree on its sites.  Formatted
+    once per site (every operation of a loop's iterations reads it)."""
+    where = os.path.basename(loc.file)
+    return f"@{primitive}:{where}:{loc.line}:{loc.col}" if loc.line > 0 else \
+        f"@{primitive}:{where}"
 
 
 @contextmanager

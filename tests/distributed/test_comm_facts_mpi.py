@@ -157,3 +157,21 @@ def test_the_marks_print_and_parse_back():
 def test_ranks_at_different_sites_fail_located_and_local_work_overlaps_a_collective():
     done, _ = program(2, "comm_facts.py", timeout=300)
     assert_all_ok(done, 2)
+
+
+@pytest.mark.mpi
+def test_one_program_run_from_copies_at_different_paths_agrees_on_its_sites(tmp_path):
+    # rank 0 runs one copy of the program, rank 1 another at another path (MPMD): the
+    # same program, so every operation agrees (the file's directory made the labels
+    # differ: a collective mismatch at the first reduction)
+    import shutil
+    import sys
+
+    from .test_mpi import PROGRAMS, launch
+    copies = []
+    for node in ("node0", "node1"):
+        (tmp_path / node).mkdir()
+        copies.append(str(shutil.copy(PROGRAMS / "sites_anywhere.py", tmp_path / node)))
+    done, _ = launch(1, sys.executable, copies[0], ":", "-n", "1", sys.executable,
+                     copies[1], timeout=300)
+    assert_all_ok(done, 2)

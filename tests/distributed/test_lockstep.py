@@ -103,3 +103,30 @@ def test_every_ordered_primitive_is_kept_in_program_order():
     for name in sorted(ordered):
         assert writes_frame(Node(name, None)), name      # never spawned beside siblings
         assert not primitive_is_pure(name), name          # never overlapped in a block
+
+
+def test_a_site_id_does_not_depend_on_where_the_program_file_sits():
+    # ranks running the same program from copies at different paths (node-local
+    # copies, another mount point or install prefix on another host) reach the same
+    # node: their operations' labels must agree (they failed with a mismatch)
+    from phylanx.distributed import lockstep
+    from phylanx.source import SourceLoc
+    ids = []
+    for where in ("/scratch/node1/job/train.py", "/home/u/job/train.py"):
+        outer = lockstep.enter_site("sum", SourceLoc(where, 7, 12))
+        try:
+            ids.append(lockstep.site_id())
+        finally:
+            lockstep.leave_site(outer)
+    assert ids[0] == ids[1] == "@sum:train.py:7:12"
+
+
+
+def test_a_site_id_is_formatted_once_per_site_not_per_operation():
+    from phylanx.distributed import lockstep
+    from phylanx.source import SourceLoc
+    outer = lockstep.enter_site("sum", SourceLoc("/a/b.py", 3, 4))
+    try:
+        assert lockstep.site_id() is lockstep.site_id()
+    finally:
+        lockstep.leave_site(outer)
