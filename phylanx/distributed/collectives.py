@@ -213,9 +213,14 @@ def _check_sendable(headers: np.ndarray, problem: Exception | None) -> None:
         raise problem
     unusable = [k for k, h in enumerate(headers) if h[4] == ag.INVALID]
     if unusable:
-        raise ag.agreed(PhylanxCollectiveMismatchError(
-            f"{ag.ranks_text(unusable)} passed a value this collective cannot send (it "
-            "cannot be pickled: see the error there)"))
+        raise _unsendable(unusable)
+
+
+def _unsendable(ranks: list[int]) -> PhylanxCollectiveMismatchError:
+    """The error of the ranks whose value ``ranks`` could not send."""
+    return ag.agreed(PhylanxCollectiveMismatchError(
+        f"{ag.ranks_text(ranks)} passed a value this collective cannot send (it "
+        "cannot be pickled: see the error there)"))
 
 
 def _label(kind: str, name: str) -> str:
@@ -937,8 +942,6 @@ class Collectives:
             data, problem = _pickled(value)
             header = ag.header("broadcast", name, None, root, ag.PICKLED if problem is None
                                else ag.INVALID, nbytes=data.size, tag=tag)
-            if problem is not None and not checked:
-                raise problem   # (no header exchange: the others wait until their timeout)
         if checked:
             headers, slots = yield from self._exchange(channel, header, data, loose=True)
             self._check(channel, headers, name, False)
@@ -946,7 +949,14 @@ class Collectives:
             sent = headers[root]
             inline = slots[root] if slots is not None else None
         else:
+            # (a root that cannot pickle its value still broadcasts its header, INVALID:
+            # every rank fails here at once, instead of the others waiting until their
+            # timeout)
             sent, inline = yield from self._root_slot(channel, header, data, root)
+            if problem is not None:
+                raise problem
+            if sent[4] == ag.INVALID:
+                raise _unsendable([root])
         nbytes = int(sent[7])
         result = None
         if inline is not None and nbytes <= _ROOM:      # the root's data came inline

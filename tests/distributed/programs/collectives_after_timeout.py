@@ -4,7 +4,8 @@ prints 'OK <rank>'.
 
 A rank whose all_gather, gather or broadcast value cannot be pickled fails, and so does
 the other rank, at once (before, it sent no header: the other paired with its next
-call of the name, a silent wrong result).
+call of the name, a silent wrong result; the root of an unchecked broadcast failed
+alone, the other waited until its timeout).
 
 Rank 0's collective of name "x" times out (rank 1 is not there yet); rank 1 then calls
 it and both go on with that name.  MPI matches collectives of a communicator by their
@@ -33,7 +34,10 @@ for label, call in (
         ("all_reduce", lambda: dist.all_reduce((lambda: 0) if r == 1 else "a", name="pk")),
         ("gather", lambda: dist.gather((lambda: 0) if r == 0 else 0, root=1, name="pk")),
         ("broadcast", lambda: dist.broadcast((lambda: 0) if r == 1 else 0, root=1,
-                                             name="pk"))):
+                                             name="pk")),
+        # unchecked: the root sent nothing before, the other waited until its timeout
+        ("unchecked broadcast", lambda: dist.broadcast((lambda: 0) if r == 1 else 0, root=1,
+                                                       name="pk", check=False))):
     start = time.monotonic()
     try:
         dist.all_gather(0, name="pk").result()     # (the channel made)
