@@ -322,6 +322,7 @@ class Collectives:
         #: requests left unmatched by a disagreement, with their buffers, which MPI may
         #: still write: kept alive until they complete (``_renew``)
         self._stranded: list[tuple] = []
+        self._closed = False    # shut down (close): no more collectives
 
     # -- scheduling ---------------------------------------------------------
     def _submit(self, kind: str, name: str | None, make: Callable[[Any, str], Any],
@@ -345,6 +346,10 @@ class Collectives:
         with self._lock:
             channel = self._channels.get(name)
             if channel is None:
+                if self._closed:
+                    raise PhylanxDistributedError(
+                        f"{_label(kind, name)} called after this rank's collectives were "
+                        "shut down (at exit)", where, kind)
                 channel = self._channels[name] = _Channel()
                 self._open(channel, name)
             running = self.engine.track(timeout, self._on_timeout(kind, name, where, timeout),
@@ -702,13 +707,40 @@ class Collectives:
         return comm.Iallreduce(send, out, getattr(MPI(), op.upper())), send, out
 
     def unsettled(self, seconds: float = 2.0) -> bool:
-        """Is a request left unmatched by a disagreement (``_renew``) still pending after
-        testing for up to ``seconds``?  (Then MPI cannot be finalized.)"""
-        pending = [entry[0] for entry in self._stranded]
+        """Is a request left unmatched by a disagreement (``_renew``), or one an abandoned
+        collective left in flight on a channel's buffers (``_Buffers.in_flight``), still
+        pending after testing for up to ``seconds``?  (Then MPI cannot be finalized.)"""
+        with self._lock:
+            channels = [c.buffers for c in self._channels.values() if c.buffers is not None]
+        pending = [entry[0] for entry in self._stranded] \
+            + [b.in_flight for b in channels if b.in_flight is not None]
         deadline = time.monotonic() + seconds
         while pending and time.monotonic() < deadline:
             pending = [request for request in pending if not _settled(request)]
+        for buffers in channels:
+            if buffers.in_flight is not None \
+                    and not any(r is buffers.in_flight for r in pending):
+                buffers.in_flight = None        # (settled: its partners came)
         return bool(pending)
+
+    def close(self, seconds: float = 2.0) -> bool:
+        """At shutdown, once no collective runs any more (the engine stopped): free every
+        channel's persistent header exchange that is not in flight, also one an abandoned
+        collective left in flight that completed since (a timed-out one whose partners
+        came later), and say whether some request is still pending (:meth:`unsettled`:
+        MPI cannot be finalized).  A collective called after this fails, located."""
+        pending = self.unsettled(seconds)
+        with self._lock:
+            self._closed = True
+            channels, self._channels = list(self._channels.values()), {}
+        for channel in channels:
+            buffers = channel.buffers
+            if buffers is not None and buffers.exchange is not None \
+                    and buffers.in_flight is None:
+                # (an inactive persistent request: MPI allows freeing only those)
+                buffers.exchange.Free()
+                buffers.exchange = None
+        return pending
 
     def _gather_bytes(self, comm, data: np.ndarray, counts: list[int], root: int | None):
         """Every rank's bytes, as a list of arrays (on every rank, or only on ``root``)."""

@@ -209,7 +209,7 @@ class MPILocality(Locality):
                   "when this one gave up waiting for them (shutdown_timeout)",
                   file=sys.stderr)
         self.engine.stop()
-        if self.collectives.unsettled():
+        if self.collectives.close():
             self.engine.abandoned = True
         if self.engine.abandoned:
             # a collective that timed out or was abandoned may still be pending inside MPI
