@@ -478,7 +478,9 @@ class Collectives:
             if started.get(name, 0) <= index:
                 at = f" at {where.file}:{where.line}" if where is not None else ""
                 how = "died (its process ended without leaving the program: killed?)" \
-                    if status is None else f"left the program (exit status {status})"
+                    if status is None else f"left the program (exit status {status})" \
+                    if status >= 0 else ("left the program by a bare 'raise SystemExit' "
+                                         "(exit status unknown: sys.exit(n) tells it)")
                 return PhylanxPeerLeftError(
                     f"rank {rank} {how} while rank {self.rank} waited in "
                     f"{_label(kind, name)}{at}", where, kind,
