@@ -68,8 +68,8 @@ def _caller(where: Any = CALLER) -> SourceLoc | None:
 #: (id of the calling code, its instruction) -> (that code, the call's SourceLoc): a
 #: SourceLoc is immutable, so shared (building one costs as much as an 8-byte
 #: collective's whole MPI part, and a loop calls from the same place).  Keyed by the
-#: instruction, not the line: ``f_lineno`` scans the code's line table, 20 us per call
-#: from a script's 400-line top level (loaded machine), where the instruction is at
+#: instruction, not the line: ``f_lineno`` scans the code's line table, 9-20 us per
+#: call from a script's 400-line top level (loaded machine), where the instruction is at
 #: hand; the code is kept with it, so that its id names no other code meanwhile.
 _CALLER_LOCS: dict[tuple[int, int], tuple[Any, SourceLoc]] = {}
 
