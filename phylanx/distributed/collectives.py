@@ -692,13 +692,16 @@ class Collectives:
                 and (same_data or headers is not buffers.agreed):
             ag.check(headers, name, same_data)
 
-    def _agreed_data(self, channel: _Channel, start: Callable[[], Any], nbytes: int) -> Any:
-        """The data request ``start()`` starts, after a header exchange every rank took
-        part in (so every rank starts its part right after it: ``arrived``, the waiter
-        may ``MPI_Wait`` for it itself, as for a large checked all_reduce's data, instead
-        of a test loop or a hand-off to the long-wait thread).  A start MPI refuses
-        leaves the other ranks waiting in ``MPI_Wait``, which nothing interrupts: it ends
-        the job, located, as the all_reduce's does (``ProgressEngine.end_job``)."""
+    def _arrived_data(self, channel: _Channel, start: Callable[[], Any], nbytes: int) -> Any:
+        """The data request ``start()`` starts, where every rank starts its part: after a
+        header exchange every rank took part in, or in an unchecked reduction, whose
+        caller promised that every rank makes it alike (``check=False``).  So it is
+        ``arrived``: the waiter may ``MPI_Wait`` for it itself, as for a large checked
+        all_reduce's data, instead of a test loop or a hand-off to the long-wait thread
+        (a rank that never comes ends the job by the deadline, located: ``on_stuck``).
+        A start MPI refuses leaves the other ranks waiting in ``MPI_Wait``, which nothing
+        interrupts: it ends the job, located, as the all_reduce's does
+        (``ProgressEngine.end_job``)."""
         try:
             request = start()
         except Exception as e:  # noqa: BLE001 - ends the job, located
@@ -706,11 +709,11 @@ class Collectives:
         return data_request(request, nbytes, arrived=True)
 
     def _data(self, channel: _Channel, start: Callable[[], Any], nbytes: int,
-              agreed: bool) -> Any:
-        """The request ``start()`` starts, as an operation yields it: see :meth:`_agreed_data`
-        for ``agreed`` (a header exchange every rank took part in came before)."""
-        if agreed:
-            return self._agreed_data(channel, start, nbytes)
+              arrived: bool) -> Any:
+        """The request ``start()`` starts, as an operation yields it: see
+        :meth:`_arrived_data` for ``arrived``."""
+        if arrived:
+            return self._arrived_data(channel, start, nbytes)
         return data_request(start(), nbytes)
 
     def _gather_alike(self, channel: _Channel, data: np.ndarray, array: np.ndarray,
@@ -720,16 +723,16 @@ class Collectives:
         (None off the root)."""
         comm = channel.comm
         if root is not None and self.rank != root:
-            yield self._agreed_data(
+            yield self._arrived_data(
                 channel, lambda: comm.Igather([data, MPI().BYTE], None, root), data.nbytes)
             return None
         result = np.empty((self.size, *array.shape), array.dtype)
         spec = [_byte_view(result), MPI().BYTE]
         if root is None:
-            yield self._agreed_data(
+            yield self._arrived_data(
                 channel, lambda: comm.Iallgather([data, MPI().BYTE], spec), result.nbytes)
         else:
-            yield self._agreed_data(
+            yield self._arrived_data(
                 channel, lambda: comm.Igather([data, MPI().BYTE], spec, root), result.nbytes)
         return list(result)
 
@@ -814,23 +817,23 @@ class Collectives:
         return pending
 
     def _gather_bytes(self, channel: _Channel, data: np.ndarray, counts: list[int],
-                      root: int | None, agreed: bool = True):
+                      root: int | None, arrived: bool = True):
         """Every rank's bytes, as a list of arrays (on every rank, or only on ``root``);
-        ``agreed``: after a header exchange (:meth:`_data`)."""
+        ``arrived``: see :meth:`_arrived_data`."""
         comm = channel.comm
         if root is not None and self.rank != root:
             yield self._data(channel, lambda: comm.Igatherv([data, MPI().BYTE], None, root),
-                             data.nbytes, agreed)
+                             data.nbytes, arrived)
             return None
         received = np.empty(sum(counts), np.uint8)
         displs = _displacements(counts)
         spec = [received, (counts, displs), MPI().BYTE]
         if root is None:
             yield self._data(channel, lambda: comm.Iallgatherv([data, MPI().BYTE], spec),
-                             received.nbytes, agreed)
+                             received.nbytes, arrived)
         else:
             yield self._data(channel, lambda: comm.Igatherv([data, MPI().BYTE], spec, root),
-                             received.nbytes, agreed)
+                             received.nbytes, arrived)
         return [received[d:d + c] for d, c in zip(displs, counts)]
 
     # -- the operations ---------------------------------------------------------
@@ -944,8 +947,9 @@ class Collectives:
                 # MPI has no MIN/MAX of complex numbers; NumPy orders them (real part,
                 # then imaginary): every rank's array, reduced here in rank order, as the
                 # inline path of small arrays does
+                # (checked, or unchecked: every rank promised to make it alike)
                 parts = yield from self._gather_bytes(channel, _byte_view(send),
-                                                      [send.nbytes] * self.size, root, checked)
+                                                      [send.nbytes] * self.size, root)
                 if parts is None:
                     return None
                 stacked = np.stack([p.view(send.dtype) for p in parts]).reshape(
@@ -954,13 +958,14 @@ class Collectives:
                 return _like(value, result) if scalar else result
             mpi_op = getattr(MPI(), op.upper())
             out = np.empty_like(send)
+            # (checked: after the header exchange; unchecked: every rank promised to make
+            # it alike, check=False)
             if root is None:
-                yield self._data(channel, lambda: comm.Iallreduce(send, out, mpi_op),
-                                 send.nbytes, checked)
+                yield self._arrived_data(channel, lambda: comm.Iallreduce(send, out, mpi_op),
+                                         send.nbytes)
             else:
-                yield self._data(channel, lambda: comm.Ireduce(
-                    send, out if self.rank == root else None, mpi_op, root), send.nbytes,
-                    checked)
+                yield self._arrived_data(channel, lambda: comm.Ireduce(
+                    send, out if self.rank == root else None, mpi_op, root), send.nbytes)
                 if self.rank != root:
                     return None
             result = back(out)
