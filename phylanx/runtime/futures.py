@@ -418,7 +418,11 @@ def external() -> Future:
 
 def ready(value: Any) -> Future:
     """A future that already holds ``value``."""
-    return _settled(value, None)
+    f = Future.__new__(Future)      # (no __init__: see _settled)
+    f._state, f._value, f._error, f._lock, f._event = _DONE, value, None, _SETTLED_LOCK, None
+    f._callbacks, f._task, f._executor, f._parent, f._token = [], None, None, None, None
+    f._retrieved = f._external = False
+    return f
 
 
 def failed(error: BaseException) -> Future:
