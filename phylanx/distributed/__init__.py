@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..runtime import comm_order
+from ..runtime import locality as _locality
 from ..runtime.futures import Future, ready
 from ..runtime.locality import here
 from ..source import SourceLoc
@@ -54,18 +55,23 @@ def _caller(where: Any = CALLER) -> SourceLoc | None:
     if where is not CALLER:
         return where
     frame = sys._getframe(2)
-    key = (frame.f_code.co_filename, frame.f_lineno)
-    loc = _CALLER_LOCS.get(key)
-    if loc is None:
-        if len(_CALLER_LOCS) >= 4096:      # (bounded: a program has few such lines)
+    code = frame.f_code
+    key = (id(code), frame.f_lasti)
+    entry = _CALLER_LOCS.get(key)
+    if entry is None or entry[0] is not code:
+        if len(_CALLER_LOCS) >= 4096:      # (bounded: a program has few such calls)
             _CALLER_LOCS.clear()
-        loc = _CALLER_LOCS[key] = SourceLoc(key[0], key[1], 1)
-    return loc
+        entry = _CALLER_LOCS[key] = (code, SourceLoc(code.co_filename, frame.f_lineno, 1))
+    return entry[1]
 
 
-#: (file, line) -> its SourceLoc (immutable, so shared: building one costs as much as
-#: an 8-byte collective's whole MPI part, and a loop calls from the same line)
-_CALLER_LOCS: dict[tuple[str, int], SourceLoc] = {}
+#: (id of the calling code, its instruction) -> (that code, the call's SourceLoc): a
+#: SourceLoc is immutable, so shared (building one costs as much as an 8-byte
+#: collective's whole MPI part, and a loop calls from the same place).  Keyed by the
+#: instruction, not the line: ``f_lineno`` scans the code's line table, 9-20 us per
+#: call from a script's 400-line top level (loaded machine), where the instruction is at
+#: hand; the code is kept with it, so that its id names no other code meanwhile.
+_CALLER_LOCS: dict[tuple[int, int], tuple[Any, SourceLoc]] = {}
 
 
 def _mpi() -> Any:
@@ -79,11 +85,15 @@ def _mpi_in_order() -> Any:
     """:func:`_mpi` for a collective: first wait until the work before it in program
     order has ended (``runtime/comm_order.py``), so every rank starts its collectives in
     the same order, whatever ran concurrently."""
-    locality = here()
+    locality = _locality._current or here()
     if type(locality).__name__ != "MPILocality":
         return None
-    comm_order.my_turn()
+    if getattr(_turn_state, "waits", None):    # (else no work before it to wait for)
+        comm_order.my_turn()
     return locality
+
+
+_turn_state = comm_order.turn_state
 
 
 def find_here() -> int:

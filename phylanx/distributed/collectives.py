@@ -106,6 +106,22 @@ def _prepare_for_op(array: np.ndarray, op: str) -> tuple[np.ndarray, Callable]:
     """The array MPI can reduce with ``op`` and the conversion of the result back
     (NumPy semantics: bools sum as integers, logical ops give bools, float min/max
     propagate NaN)."""
+    key = (array.dtype, op)
+    plain = _PLAIN_OPS.get(key)
+    if plain:                   # (the common case: one lookup instead of three calls)
+        return array, _as_is
+    send, back = _prepared(array, op)
+    if plain is None and len(_PLAIN_OPS) < 1024:
+        _PLAIN_OPS[key] = send is array and back is _as_is
+    return send, back
+
+
+#: (dtype, op) -> does MPI reduce the array as it is, the result as it comes?
+#: (:func:`_prepared` decides from the dtype and op alone)
+_PLAIN_OPS: dict[tuple[np.dtype, str], bool] = {}
+
+
+def _prepared(array: np.ndarray, op: str) -> tuple[np.ndarray, Callable]:
     keep = _as_is
     if op in ("land", "lor", "lxor"):
         return array.astype(bool), keep
@@ -114,7 +130,7 @@ def _prepare_for_op(array: np.ndarray, op: str) -> tuple[np.ndarray, Callable]:
             return array.astype(np.int64), keep
         return array.astype(np.uint8), lambda a: a.astype(bool)
     if array.dtype == np.float16:
-        send, back = _prepare_for_op(array.astype(np.float32), op)
+        send, back = _prepared(array.astype(np.float32), op)
         return send, lambda a: back(a).astype(np.float16)
     if reduce_ops.orderable(array.dtype, op):
         # (MPI's MIN/MAX of floats drop a NaN: np.min/np.max propagate it)
@@ -163,7 +179,8 @@ _ALL_REDUCE = ag.KINDS.index("all_reduce")
 _COMPLEX = frozenset(i for i, dt in enumerate(ag.DTYPES) if dt.kind == "c")
 _NOT_INTEGER = frozenset(i for i, dt in enumerate(ag.DTYPES) if dt.kind in "fc")
 _ORDERED_OPS = frozenset(ag.OPS[op][0] for op in ("min", "max"))
-_BITWISE_OPS = frozenset(ag.OPS[op][0] for op in ("band", "bor", "bxor"))
+_BITWISE_NAMES = frozenset(("band", "bor", "bxor"))
+_BITWISE_OPS = frozenset(ag.OPS[op][0] for op in _BITWISE_NAMES)
 
 
 def _speculates(h: np.ndarray) -> bool:
@@ -213,9 +230,14 @@ def _check_sendable(headers: np.ndarray, problem: Exception | None) -> None:
         raise problem
     unusable = [k for k, h in enumerate(headers) if h[4] == ag.INVALID]
     if unusable:
-        raise ag.agreed(PhylanxCollectiveMismatchError(
-            f"{ag.ranks_text(unusable)} passed a value this collective cannot send (it "
-            "cannot be pickled: see the error there)"))
+        raise _unsendable(unusable)
+
+
+def _unsendable(ranks: list[int]) -> PhylanxCollectiveMismatchError:
+    """The error of the ranks whose value ``ranks`` could not send."""
+    return ag.agreed(PhylanxCollectiveMismatchError(
+        f"{ag.ranks_text(ranks)} passed a value this collective cannot send (it "
+        "cannot be pickled: see the error there)"))
 
 
 def _label(kind: str, name: str) -> str:
@@ -229,7 +251,7 @@ class _Buffers:
 
     __slots__ = ("send", "send_bytes", "received", "received_headers", "slots", "header",
                  "expected", "expected_head", "expected_tail", "headers", "agreed", "_typed",
-                 "exchange", "in_flight")
+                 "exchange", "in_flight", "agreed_raw", "_agreed_rows")
 
     def __init__(self, size: int) -> None:
         self.send = np.zeros(_SLOT, np.uint8)
@@ -245,8 +267,11 @@ class _Buffers:
         #: once per rank: what ranks agreeing on all but their data send
         self.expected_head = self.expected_tail = b""
         self.headers: np.ndarray | None = None  # ``header`` once per rank (read-only)
-        #: the headers of the last exchange that found those fields agreeing
+        #: the headers of the last exchange that found those fields agreeing (read-only),
+        #: their bytes, and per rank its inline array's typed row (``agreed_row``)
         self.agreed: np.ndarray | None = None
+        self.agreed_raw = b""
+        self._agreed_rows: dict[int, np.ndarray] = {}
         self._typed: dict[tuple, np.ndarray] = {}
         #: MPI-4's persistent all-gather of ``send`` into ``received`` (made by the first
         #: exchange, started by each): a fifth of ``Iallgather``'s cost to start, which
@@ -260,6 +285,19 @@ class _Buffers:
         #: next exchange waits for it first (MPI writes into ``send``/``received`` until
         #: then), so the channel's calls stay paired as every rank made them.
         self.in_flight: Any = None
+
+    def agree(self, headers: np.ndarray, raw: bytes) -> None:
+        """``headers`` (their bytes ``raw``) agree as a broadcast or gather needs."""
+        self.agreed, self.agreed_raw, self._agreed_rows = headers, raw, {}
+
+    def agreed_row(self, rank: int) -> np.ndarray:
+        """``rank``'s inline array, as its header in :attr:`agreed` describes it: a view
+        of its slot (valid until the next exchange), its layout read once per agreement."""
+        row = self._agreed_rows.get(rank)
+        if row is None:
+            h = self.agreed[rank]
+            row = self._agreed_rows[rank] = self.typed(ag.dtype_of(h), ag.shape_of(h))[1][rank]
+        return row
 
     def typed(self, dtype: np.dtype, shape: tuple[int, ...]) -> tuple:
         """Every rank's inline array of ``dtype`` and ``shape`` (which it must have
@@ -317,6 +355,7 @@ class Collectives:
         #: requests left unmatched by a disagreement, with their buffers, which MPI may
         #: still write: kept alive until they complete (``_renew``)
         self._stranded: list[tuple] = []
+        self._closed = False    # shut down (close): no more collectives
 
     # -- scheduling ---------------------------------------------------------
     def _submit(self, kind: str, name: str | None, make: Callable[[Any, str], Any],
@@ -340,6 +379,10 @@ class Collectives:
         with self._lock:
             channel = self._channels.get(name)
             if channel is None:
+                if self._closed:
+                    raise PhylanxDistributedError(
+                        f"{_label(kind, name)} called after this rank's collectives were "
+                        "shut down (at exit)", where, kind)
                 channel = self._channels[name] = _Channel()
                 self._open(channel, name)
             running = self.engine.track(timeout, self._on_timeout(kind, name, where, timeout),
@@ -468,7 +511,9 @@ class Collectives:
             if started.get(name, 0) <= index:
                 at = f" at {where.file}:{where.line}" if where is not None else ""
                 how = "died (its process ended without leaving the program: killed?)" \
-                    if status is None else f"left the program (exit status {status})"
+                    if status is None else f"left the program (exit status {status})" \
+                    if status >= 0 else ("left the program by a bare 'raise SystemExit' "
+                                         "(exit status unknown: sys.exit(n) tells it)")
                 return PhylanxPeerLeftError(
                     f"rank {rank} {how} while rank {self.rank} waited in "
                     f"{_label(kind, name)}{at}", where, kind,
@@ -573,7 +618,8 @@ class Collectives:
         buffers = channel.buffers
         if buffers is None:
             buffers = channel.buffers = _Buffers(self.size)
-        yield from self._settle(buffers)     # (before ``send`` is written)
+        if buffers.in_flight is not None:
+            yield from self._settle(buffers)     # (before ``send`` is written)
         if buffers.header is not header:     # (headers are cached: usually the same)
             buffers.send[:_HEADER_BYTES] = header.view(np.uint8)
             buffers.header, buffers.expected = header, header.tobytes() * self.size
@@ -604,17 +650,25 @@ class Collectives:
         received = buffers.received
         if not header[ag.FLAGS]:
             sent = buffers.received_headers
-            if sent.tobytes() == buffers.expected:
+            raw = sent.tobytes()
+            if raw == buffers.expected:
                 # every rank sent this very header (the common case): no need to look
                 # closer (one copy and one comparison: 1.5 us, 6.6 us slot by slot)
                 return buffers.headers, buffers.slots
-            if loose and sent[:, :_AGREED_HEAD].tobytes() == buffers.expected_head \
-                    and sent[:, _AGREED_TAIL:].tobytes() == buffers.expected_tail:
-                # kind, name, op, root, lockstep tag, no end flag and the operands' digest
-                # alike on every rank (so none speculated, none ended an operation):
-                # they agree as ``agreement.check(same_data=False)`` sees it
-                buffers.agreed = headers = sent.copy().view(np.int64)
-                return headers, buffers.slots
+            if loose:
+                if raw == buffers.agreed_raw:
+                    # the headers the last exchange found agreeing, again (a broadcast
+                    # called again alike: the root's header and the others' differ)
+                    return buffers.agreed, buffers.slots
+                if sent[:, :_AGREED_HEAD].tobytes() == buffers.expected_head \
+                        and sent[:, _AGREED_TAIL:].tobytes() == buffers.expected_tail:
+                    # kind, name, op, root, lockstep tag, no end flag and the operands'
+                    # digest alike on every rank (so none speculated, none ended an
+                    # operation): they agree as ``agreement.check(same_data=False)`` sees it
+                    headers = sent.copy().view(np.int64)
+                    headers.flags.writeable = False
+                    buffers.agree(headers, raw)
+                    return headers, buffers.slots
         headers = received[:, :_HEADER_BYTES].copy().view(np.int64)
         if self._named and any(_speculates(h) for h in headers):
             # (without named communicators no rank starts data early: _reduce_op)
@@ -638,18 +692,48 @@ class Collectives:
                 and (same_data or headers is not buffers.agreed):
             ag.check(headers, name, same_data)
 
-    def _gather_alike(self, comm, data: np.ndarray, array: np.ndarray, root: int | None):
+    def _arrived_data(self, channel: _Channel, start: Callable[[], Any], nbytes: int) -> Any:
+        """The data request ``start()`` starts, where every rank starts its part: after a
+        header exchange every rank took part in, or in an unchecked reduction, whose
+        caller promised that every rank makes it alike (``check=False``).  So it is
+        ``arrived``: the waiter may ``MPI_Wait`` for it itself, as for a large checked
+        all_reduce's data, instead of a test loop or a hand-off to the long-wait thread
+        (a rank that never comes ends the job by the deadline, located: ``on_stuck``).
+        A start MPI refuses leaves the other ranks waiting in ``MPI_Wait``, which nothing
+        interrupts: it ends the job, located, as the all_reduce's does
+        (``ProgressEngine.end_job``)."""
+        try:
+            request = start()
+        except Exception as e:  # noqa: BLE001 - ends the job, located
+            self.engine.end_job(self._locate(e, channel.current_tag()))
+        return data_request(request, nbytes, arrived=True)
+
+    def _data(self, channel: _Channel, start: Callable[[], Any], nbytes: int,
+              arrived: bool) -> Any:
+        """The request ``start()`` starts, as an operation yields it: see
+        :meth:`_arrived_data` for ``arrived``."""
+        if arrived:
+            return self._arrived_data(channel, start, nbytes)
+        return data_request(start(), nbytes)
+
+    def _gather_alike(self, channel: _Channel, data: np.ndarray, array: np.ndarray,
+                      root: int | None):
         """All-gather (gather to ``root``) arrays of ``array``'s dtype and shape, one per
-        rank: the list of views of one ``(ranks, *shape)`` array (None off the root)."""
+        rank (their headers agreed): the list of views of one ``(ranks, *shape)`` array
+        (None off the root)."""
+        comm = channel.comm
         if root is not None and self.rank != root:
-            yield data_request(comm.Igather([data, MPI().BYTE], None, root), data.nbytes)
+            yield self._arrived_data(
+                channel, lambda: comm.Igather([data, MPI().BYTE], None, root), data.nbytes)
             return None
         result = np.empty((self.size, *array.shape), array.dtype)
         spec = [_byte_view(result), MPI().BYTE]
         if root is None:
-            yield data_request(comm.Iallgather([data, MPI().BYTE], spec), result.nbytes)
+            yield self._arrived_data(
+                channel, lambda: comm.Iallgather([data, MPI().BYTE], spec), result.nbytes)
         else:
-            yield data_request(comm.Igather([data, MPI().BYTE], spec, root), result.nbytes)
+            yield self._arrived_data(
+                channel, lambda: comm.Igather([data, MPI().BYTE], spec, root), result.nbytes)
         return list(result)
 
     def _renew(self, channel: _Channel, started: tuple | None, headers: np.ndarray) -> None:
@@ -697,26 +781,59 @@ class Collectives:
         return comm.Iallreduce(send, out, getattr(MPI(), op.upper())), send, out
 
     def unsettled(self, seconds: float = 2.0) -> bool:
-        """Is a request left unmatched by a disagreement (``_renew``) still pending after
-        testing for up to ``seconds``?  (Then MPI cannot be finalized.)"""
-        pending = [entry[0] for entry in self._stranded]
+        """Is a request left unmatched by a disagreement (``_renew``), or one an abandoned
+        collective left in flight on a channel's buffers (``_Buffers.in_flight``), still
+        pending after testing for up to ``seconds``?  (Then MPI cannot be finalized.)"""
+        with self._lock:
+            channels = [c.buffers for c in self._channels.values() if c.buffers is not None]
+        pending = [entry[0] for entry in self._stranded] \
+            + [b.in_flight for b in channels if b.in_flight is not None]
         deadline = time.monotonic() + seconds
         while pending and time.monotonic() < deadline:
             pending = [request for request in pending if not _settled(request)]
+        for buffers in channels:
+            if buffers.in_flight is not None \
+                    and not any(r is buffers.in_flight for r in pending):
+                buffers.in_flight = None        # (settled: its partners came)
         return bool(pending)
 
-    def _gather_bytes(self, comm, data: np.ndarray, counts: list[int], root: int | None):
-        """Every rank's bytes, as a list of arrays (on every rank, or only on ``root``)."""
+    def close(self, seconds: float = 2.0) -> bool:
+        """At shutdown, once no collective runs any more (the engine stopped): free every
+        channel's persistent header exchange that is not in flight, also one an abandoned
+        collective left in flight that completed since (a timed-out one whose partners
+        came later), and say whether some request is still pending (:meth:`unsettled`:
+        MPI cannot be finalized).  A collective called after this fails, located."""
+        pending = self.unsettled(seconds)
+        with self._lock:
+            self._closed = True
+            channels, self._channels = list(self._channels.values()), {}
+        for channel in channels:
+            buffers = channel.buffers
+            if buffers is not None and buffers.exchange is not None \
+                    and buffers.in_flight is None:
+                # (an inactive persistent request: MPI allows freeing only those)
+                buffers.exchange.Free()
+                buffers.exchange = None
+        return pending
+
+    def _gather_bytes(self, channel: _Channel, data: np.ndarray, counts: list[int],
+                      root: int | None, arrived: bool = True):
+        """Every rank's bytes, as a list of arrays (on every rank, or only on ``root``);
+        ``arrived``: see :meth:`_arrived_data`."""
+        comm = channel.comm
         if root is not None and self.rank != root:
-            yield data_request(comm.Igatherv([data, MPI().BYTE], None, root), data.nbytes)
+            yield self._data(channel, lambda: comm.Igatherv([data, MPI().BYTE], None, root),
+                             data.nbytes, arrived)
             return None
         received = np.empty(sum(counts), np.uint8)
         displs = _displacements(counts)
         spec = [received, (counts, displs), MPI().BYTE]
         if root is None:
-            yield data_request(comm.Iallgatherv([data, MPI().BYTE], spec), received.nbytes)
+            yield self._data(channel, lambda: comm.Iallgatherv([data, MPI().BYTE], spec),
+                             received.nbytes, arrived)
         else:
-            yield data_request(comm.Igatherv([data, MPI().BYTE], spec, root), received.nbytes)
+            yield self._data(channel, lambda: comm.Igatherv([data, MPI().BYTE], spec, root),
+                             received.nbytes, arrived)
         return [received[d:d + c] for d, c in zip(displs, counts)]
 
     # -- the operations ---------------------------------------------------------
@@ -728,7 +845,8 @@ class Collectives:
         ``tag``: the lockstep tag of the header (``agreement.header``); tagged
         collectives are always checked."""
         kind = "all_reduce" if root is None else "reduce"
-        op = ag.op_name(op, where, kind)
+        if type(op) is not str or op not in ag.OPS:
+            op = ag.op_name(op, where, kind)
         if root is not None:
             self._check_root(root, kind, where)
         checked = settings.get("check_collectives") if check is None else bool(check)
@@ -784,19 +902,22 @@ class Collectives:
             result = back(out)
             return _like(value, result) if scalar else result
         if array is not None and checked:
-            send, back = _prepare_for_op(array, op)
+            send, back = (array, _as_is) if _PLAIN_OPS.get((array.dtype, op)) \
+                else _prepare_for_op(array, op)
             # the header travels with the data (or alone, when the data is too big)
             headers, slots = yield from self._exchange(channel, header, send)
-            self._check(channel, headers, name, True)
-            refused = _refused_by_numpy(send.dtype, op)
-            if refused is not None:
-                raise refused       # (the dtype is the same on every rank: checked)
+            buffers = channel.buffers
+            if buffers is None or headers is not buffers.headers:
+                self._check(channel, headers, name, True)
+            if op in _BITWISE_NAMES:
+                refused = _refused_by_numpy(send.dtype, op)
+                if refused is not None:
+                    raise refused       # (the dtype is the same on every rank: checked)
             if slots is not None and send.nbytes <= _ROOM:
                 # small: every rank got every array (the same layout: checked); reduce
                 # here, in rank order, the same on every rank
                 if root is not None and self.rank != root:
                     return None
-                buffers = channel.buffers
                 if buffers is not None and slots is buffers.slots:
                     parts, rows = buffers.typed(send.dtype, send.shape)   # (ranks, *shape)
                 else:
@@ -826,7 +947,8 @@ class Collectives:
                 # MPI has no MIN/MAX of complex numbers; NumPy orders them (real part,
                 # then imaginary): every rank's array, reduced here in rank order, as the
                 # inline path of small arrays does
-                parts = yield from self._gather_bytes(comm, _byte_view(send),
+                # (checked, or unchecked: every rank promised to make it alike)
+                parts = yield from self._gather_bytes(channel, _byte_view(send),
                                                       [send.nbytes] * self.size, root)
                 if parts is None:
                     return None
@@ -836,17 +958,20 @@ class Collectives:
                 return _like(value, result) if scalar else result
             mpi_op = getattr(MPI(), op.upper())
             out = np.empty_like(send)
+            # (checked: after the header exchange; unchecked: every rank promised to make
+            # it alike, check=False)
             if root is None:
-                yield data_request(comm.Iallreduce(send, out, mpi_op), send.nbytes)
+                yield self._arrived_data(channel, lambda: comm.Iallreduce(send, out, mpi_op),
+                                         send.nbytes)
             else:
-                yield data_request(comm.Ireduce(send, out if self.rank == root else None,
-                                                mpi_op, root), send.nbytes)
+                yield self._arrived_data(channel, lambda: comm.Ireduce(
+                    send, out if self.rank == root else None, mpi_op, root), send.nbytes)
                 if self.rank != root:
                     return None
             result = back(out)
             return _like(value, result) if scalar else result
-        parts = yield from self._gather_bytes(comm, payload, [int(n) for n in headers[:, 7]],
-                                              root)
+        parts = yield from self._gather_bytes(channel, payload,
+                                              [int(n) for n in headers[:, 7]], root)
         if parts is None:
             return None
         return functools.reduce(ag.OPS[op][1], [ag.unpack(p) for p in parts])
@@ -855,7 +980,8 @@ class Collectives:
                    where: SourceLoc | None = None, root: int | None = None,
                    tag: tuple | None = None) -> Future:
         kind = "all_gather" if root is None else "gather"
-        self._check_root(root, kind, where)
+        if root is not None:
+            self._check_root(root, kind, where)
         return self._submit(kind, name,
                             lambda channel, n: self._gather_op(channel, n, kind, value, root, tag),
                             where, value)
@@ -865,22 +991,23 @@ class Collectives:
         return self.all_gather(value, name, where, root)
 
     def _gather_op(self, channel: _Channel, name, kind, value, root, tag=None):
-        comm = channel.comm
         # Python numbers are pickled (a few bytes): they come back as the Python numbers
         # each rank passed, whatever the others passed
         array = None if type(value) in (bool, int, float, complex) else ag.as_array(value)
         problem = None
         if array is not None:
-            data = _byte_view(array)
+            data = array    # (C-contiguous: its bytes travel as they are)
             header = ag.header(kind, name, None, root, ag.ARRAY, array, tag=tag)
         else:
             data, problem = _pickled(value)
             header = ag.header(kind, name, None, root, ag.PICKLED if problem is None
                                else ag.INVALID, nbytes=data.size, tag=tag)
         headers, slots = yield from self._exchange(channel, header, data, loose=True)
-        self._check(channel, headers, name, False)
-        _check_sendable(headers, problem)
         buffers = channel.buffers
+        if buffers is None or headers is not buffers.headers or problem is not None:
+            # (every rank sent this very header, a usable value: nothing to look at)
+            self._check(channel, headers, name, False)
+            _check_sendable(headers, problem)
         if buffers is not None and headers is buffers.headers and array is not None \
                 and array.nbytes <= _ROOM:
             # every rank sent this very header: arrays of one dtype and shape, inline
@@ -901,9 +1028,9 @@ class Collectives:
             # every rank brings an array of this dtype and shape (the common case): MPI
             # gathers them straight into the result, rank after rank, which the ranks'
             # arrays are views of (no staging buffer, no copies; one count for all)
-            return (yield from self._gather_alike(comm, data, array, root))
+            return (yield from self._gather_alike(channel, data, array, root))
         else:
-            parts = yield from self._gather_bytes(comm, data, counts, root)
+            parts = yield from self._gather_bytes(channel, data, counts, root)
             if parts is None:
                 return None
         scalar = not isinstance(value, np.ndarray)
@@ -916,7 +1043,8 @@ class Collectives:
         unchecked broadcast is one ``Ibcast`` of the root's header slot (and a second
         one for data too big for it), every rank must pass the same.  Tagged
         broadcasts are always checked."""
-        self._check_root(root, "broadcast", where)
+        if not 0 <= root < self.size:
+            self._check_root(root, "broadcast", where)
         checked = settings.get("check_collectives") if check is None else bool(check)
         checked = checked or tag is not None
         return self._submit("broadcast", name,
@@ -931,22 +1059,29 @@ class Collectives:
         if not is_root:
             header = ag.header("broadcast", name, None, root, ag.NOTHING, tag=tag)
         elif array is not None:
-            data = _byte_view(array)
+            data = array    # (C-contiguous: its bytes travel as they are)
             header = ag.header("broadcast", name, None, root, ag.ARRAY, array, tag=tag)
         else:
             data, problem = _pickled(value)
             header = ag.header("broadcast", name, None, root, ag.PICKLED if problem is None
                                else ag.INVALID, nbytes=data.size, tag=tag)
-            if problem is not None and not checked:
-                raise problem   # (no header exchange: the others wait until their timeout)
         if checked:
             headers, slots = yield from self._exchange(channel, header, data, loose=True)
-            self._check(channel, headers, name, False)
-            _check_sendable(headers, problem)
+            buffers = channel.buffers
+            if buffers is None or headers is not buffers.headers \
+                    and headers is not buffers.agreed:
+                self._check(channel, headers, name, False)
             sent = headers[root]
             inline = slots[root] if slots is not None else None
         else:
             sent, inline = yield from self._root_slot(channel, header, data, root)
+        # (only the root brings a value: a root that cannot pickle its value still sends
+        # its header, INVALID, so every rank fails here at once, instead of the others
+        # waiting until their timeout, unchecked, or pairing with its next call)
+        if problem is not None:
+            raise problem
+        if sent[4] == ag.INVALID:
+            raise _unsendable([root])
         nbytes = int(sent[7])
         result = None
         if inline is not None and nbytes <= _ROOM:      # the root's data came inline
@@ -959,12 +1094,21 @@ class Collectives:
                 received = _byte_view(result)
             else:
                 received = np.empty(nbytes, np.uint8)
-            yield data_request(channel.comm.Ibcast([received, MPI().BYTE], root), nbytes)
+            # (checked: every rank took part in the header exchange; unchecked, a rank
+            # other than the root received its slot, so the root is there; the root
+            # itself knows nothing of the others)
+            yield self._data(channel, lambda: channel.comm.Ibcast([received, MPI().BYTE], root),
+                             nbytes, checked or not is_root)
         if is_root:
             return value
         if sent[4] == ag.ARRAY:
             if result is None:
-                result = ag.array_from_bytes(received, sent)
+                buffers = channel.buffers
+                if checked and buffers is not None and headers is buffers.agreed \
+                        and inline is not None:
+                    result = buffers.agreed_row(root).copy()   # (the layout read once)
+                else:
+                    result = ag.array_from_bytes(received, sent)
             return result[()] if result.ndim == 0 else result
         return ag.unpack(received)
 
@@ -975,7 +1119,8 @@ class Collectives:
         buffers = channel.buffers
         if buffers is None:
             buffers = channel.buffers = _Buffers(self.size)
-        yield from self._settle(buffers)
+        if buffers.in_flight is not None:
+            yield from self._settle(buffers)
         slot = buffers.send
         if self.rank == root:
             slot[:_HEADER_BYTES] = header.view(np.uint8)

@@ -22,7 +22,8 @@ class PhylanxDistributionError(PhylanxDistributedError, PhylanxTypeError):
 
 
 class PhylanxPeerLeftError(PhylanxDistributedError):
-    """A rank's program ended (``exit_status``, 0 or ``sys.exit``'s; None: its process
+    """A rank's program ended (``exit_status``, 0 or ``sys.exit``'s; -1: a bare ``raise
+    SystemExit``, whose status is not known, ``faults.UNKNOWN_STATUS``; None: its process
     died) while this rank waited for it in a collective it never started; ``departed``:
     the ranks gone so far."""
 

@@ -16,14 +16,21 @@ ends with the departed rank's status when that is not 0 (:func:`abort_status`).
 
 The exit status.  Python does not tell ``atexit`` handlers the status it will exit
 with, so :func:`install` has ``sys.exit`` (and the ``exit``/``quit`` builtins) keep
-the ``SystemExit`` they raise in the main thread; :func:`exit_status` believes it
-only if it ended the script (it unwound the script's top level and that stopped at
-its line: a caught one does not count).  ``phylanx run`` knows the status itself.
-A bare ``raise SystemExit(n)`` under a bare ``mpiexec`` is not seen: status 0.
+the ``SystemExit`` they raise in the main thread, and keeps the script's top-level
+frame; :func:`exit_status` asks that frame how it ended: by its last instruction (a
+return: the script ran to its end, status 0, whatever ``SystemExit`` was caught on
+the way), else by an exception, which was a ``SystemExit`` (any other went to the
+excepthook, which ended the job) or a ``KeyboardInterrupt`` (the excepthook saw it);
+the ``SystemExit`` kept gives the status if it is the one that unwound the frame
+(also through a ``with`` or ``finally`` at the top level: it counted as 0 before).  A
+bare ``raise SystemExit(n)`` leaves no trace Python shows an ``atexit`` handler (it
+frees the exception before): its status is :data:`UNKNOWN_STATUS`, said so in the
+others' messages (it was reported as 0).  ``phylanx run`` knows the status itself.
 """
 from __future__ import annotations
 
 import builtins
+import dis
 import os
 import sys
 import threading
@@ -36,6 +43,17 @@ from ..errors import PhylanxError
 _reported = threading.Lock()
 _exits: list[Any] = []          # [the SystemExit sys.exit() raised in the main thread]
 _known_status: list[int] = []   # [the status phylanx run saw]
+_main_frame: list[Any] = []     # [the script's top-level frame, found by install]
+_interrupted: list[bool] = []   # [True] once a KeyboardInterrupt ended the main thread
+
+#: the exit status of a script ended by a bare ``raise SystemExit(n)``: not known (see
+#: the module docstring); the others say so, and the job ends with status 1
+UNKNOWN_STATUS = -1
+#: the status of a process ended by an uncaught KeyboardInterrupt (Python kills itself
+#: with SIGINT: 128 + 2 to the shell)
+_INTERRUPTED_STATUS = 130
+_RETURNS = frozenset(dis.opmap[n] for n in ("RETURN_VALUE", "RETURN_CONST") if n in dis.opmap)
+_RERAISE = dis.opmap.get("RERAISE")
 
 #: seconds a rank that waited in a collective when another left waits for a lower
 #: rank to report the same departure (the job then ends with one message), before it
@@ -64,12 +82,66 @@ def set_exit_status(status: int) -> None:
 
 
 def exit_status() -> int:
-    """The status this process is exiting with, as far as it can be known (see above)."""
+    """The status this process is exiting with, as far as it can be known (see above):
+    :data:`UNKNOWN_STATUS` for a bare ``raise SystemExit``."""
     if _known_status:
         return _known_status[0]
-    if _exits and _ended_the_script(_exits[0]):
+    main = _main_frame[0] if _main_frame else None
+    ended = _ended_by_exception(main) if main is not None else None
+    if ended is None:       # (no top-level frame known: the traceback alone tells)
+        return status_code(_exits[0].code) if _exits and _ended_the_script(_exits[0]) else 0
+    if not ended:
+        return 0
+    if _interrupted:
+        return _INTERRUPTED_STATUS
+    if _exits and _unwound(_exits[0], main):
         return status_code(_exits[0].code)
-    return 0
+    return UNKNOWN_STATUS
+
+
+def _ended_by_exception(frame: Any) -> bool | None:
+    """Did the finished top-level ``frame`` end by an exception (not by returning)?
+    None if it cannot tell (its last instruction is unknown).  (Asked at exit: the
+    frame ran to its end, or was unwound.)"""
+    code, last = frame.f_code.co_code, frame.f_lasti
+    if not 0 <= last < len(code):
+        return None
+    return code[last] not in _RETURNS
+
+
+def _unwound(error: BaseException, main: Any) -> bool:
+    """Is ``error`` the exception that unwound the top-level frame ``main``?  Nothing
+    caught it (its traceback ends at our wrapper: Python 3.11 adds the frames an
+    exception passes only where a handler takes it), or its traceback reaches that
+    frame (it was not caught in a function) at the line where the frame stopped, or
+    the frame stopped re-raising it (the end of a ``with`` or ``finally``); one caught
+    at the top level, the script going on to end by another exception, stopped the
+    frame elsewhere."""
+    tb = error.__traceback__
+    if tb is None:
+        return False
+    if tb.tb_frame.f_code is _WRAPPER_CODE:
+        return True
+    if tb.tb_frame is not main:
+        return False
+    return tb.tb_lineno == main.f_lineno or main.f_code.co_code[main.f_lasti] == _RERAISE
+
+
+def job_status(status: int | None) -> int:
+    """The status a job ends with when a rank that left with ``status`` ends it: a
+    known non-zero one, else 1."""
+    return status if status is not None and status > 0 else 1
+
+
+def _top_level_frame() -> Any:
+    """The script's top-level frame (``__main__``'s module code) on this thread's stack,
+    if the script is running it (None: imported elsewhere, or not run as a script)."""
+    frame, found = sys._getframe(1), None
+    while frame is not None:
+        if frame.f_code.co_name == "<module>" and frame.f_globals.get("__name__") == "__main__":
+            found = frame
+        frame = frame.f_back
+    return found
 
 
 def _ended_the_script(error: BaseException) -> bool:
@@ -119,7 +191,7 @@ def abort_status(error: BaseException) -> int:
     """The job's exit status when ``error`` ends it: a departed rank's non-zero status
     (it is the rank that failed), else 1."""
     left = _peer_left(error)
-    return (left.exit_status or 1) if left is not None else 1
+    return job_status(left.exit_status) if left is not None else 1
 
 
 def describe(error: BaseException, rank: int) -> str:
@@ -174,6 +246,8 @@ def install(rank: int, size: int, world: Any) -> None:
     previous = sys.excepthook
 
     def excepthook(kind, error, tb):
+        if issubclass(kind, KeyboardInterrupt):
+            _interrupted[:] = [True]
         if issubclass(kind, (KeyboardInterrupt, SystemExit)):
             previous(kind, error, tb)
             return
@@ -188,6 +262,8 @@ def install(rank: int, size: int, world: Any) -> None:
 
     sys.excepthook = excepthook
     threading.excepthook = thread_excepthook
+    if threading.current_thread() is threading.main_thread():
+        _main_frame[:] = [frame] if (frame := _top_level_frame()) is not None else []
     if not hasattr(sys.exit, "__wrapped__"):
         sys.exit = _recording(sys.exit)
     for name in ("exit", "quit"):

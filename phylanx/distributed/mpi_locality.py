@@ -199,17 +199,19 @@ class MPILocality(Locality):
             timeout = min(timeout, FAILED_GRACE)
         missing = self.service.leave(timeout, status, self.collectives.started())
         if missing and status != 0:
-            print(f"[rank {self.rank}] this rank exited with status {status} while ranks "
+            told = "an unknown status (a bare 'raise SystemExit')" \
+                if status == faults.UNKNOWN_STATUS else f"status {status}"
+            print(f"[rank {self.rank}] this rank exited with {told} while ranks "
                   f"{sorted(missing)} ran on: ending the job", file=sys.stderr)
             sys.stderr.flush()
-            self.world.Abort(status)
-            os._exit(status)
+            self.world.Abort(faults.job_status(status))
+            os._exit(faults.job_status(status))
         if missing:
             print(f"[rank {self.rank}] warning: ranks {sorted(missing)} had not finished "
                   "when this one gave up waiting for them (shutdown_timeout)",
                   file=sys.stderr)
         self.engine.stop()
-        if self.collectives.unsettled():
+        if self.collectives.close():
             self.engine.abandoned = True
         if self.engine.abandoned:
             # a collective that timed out or was abandoned may still be pending inside MPI
@@ -221,8 +223,8 @@ class MPILocality(Locality):
             sys.stdout.flush()
             sys.stderr.flush()
             if self.size > 1:
-                self.world.Abort(status or 1)
-            os._exit(status or 1)
+                self.world.Abort(faults.job_status(status))
+            os._exit(faults.job_status(status))
 
 
 def _fold(op: Callable[[Any, Any], Any], values: list, where: SourceLoc | None) -> Any:

@@ -42,6 +42,10 @@ from .futures import _PENDING, Forward
 
 _on = [False]
 _here = threading.local()      # .waits: the markers this thread's work must wait for
+#: the per-thread state :func:`my_turn` reads: a caller on a hot path (every collective)
+#: calls it only when ``getattr(turn_state, "waits", None)`` holds markers (a thread
+#: outside concurrent thunks, the common case, has none: nothing to wait for)
+turn_state = _here
 
 
 class Marker:

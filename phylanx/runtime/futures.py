@@ -418,17 +418,30 @@ def external() -> Future:
 
 def ready(value: Any) -> Future:
     """A future that already holds ``value``."""
-    f = Future()
-    f._state = _DONE
-    f._value = value
+    f = Future.__new__(Future)      # (no __init__: see _settled)
+    f._state, f._value, f._error, f._lock, f._event = _DONE, value, None, _SETTLED_LOCK, None
+    f._callbacks, f._task, f._executor, f._parent, f._token = [], None, None, None, None
+    f._retrieved = f._external = False
     return f
 
 
 def failed(error: BaseException) -> Future:
     """A future that already holds the exception ``error``."""
-    f = Future()
-    f._state = _DONE
-    f._error = error
+    return _settled(None, error)
+
+
+#: the lock of every future created done: nothing about it changes any more, so what
+#: its lock guards (a completion, a callback added) finds it done at once; one shared
+#: (reentrant: a thread may hold it for one such future and take it for another)
+#: instead of a lock allocated per future, on the path of every express collective
+_SETTLED_LOCK = threading.RLock()
+
+
+def _settled(value: Any, error: BaseException | None) -> Future:
+    f = Future.__new__(Future)
+    f._state, f._value, f._error, f._lock, f._event = _DONE, value, error, _SETTLED_LOCK, None
+    f._callbacks, f._task, f._executor, f._parent, f._token = [], None, None, None, None
+    f._retrieved = f._external = False
     return f
 
 

@@ -35,11 +35,13 @@ def test_a_rank_stopped_during_a_large_all_reduce_fails_the_others_by_the_timeou
     assert f"[rank 0] {where}" in output and "did not complete within 3 s" in output, output
 
 
-def test_a_rank_whose_data_start_fails_ends_the_job_with_the_located_error():
+@pytest.mark.parametrize("collective", ("all_reduce", "all_gather"))
+def test_a_rank_whose_data_start_fails_ends_the_job_with_the_located_error(collective):
     # its header went out, so the others wait for its data in MPI_Wait (no cancel for a
     # collective): the job ends at once with the error located at the call, where the
     # others sat until the collective timeout (60 s) and the failing rank went on alone
-    done, elapsed = program(2, "faults.py", "start-fails", timeout=90)
+    # (all_gather: its data waited for in MPI_Wait since ar44, _agreed_data)
+    done, elapsed = program(2, "faults.py", "start-fails", collective, timeout=90)
     output = done.stdout + done.stderr
     assert done.returncode != 0 and elapsed < 30, (elapsed, output)
     where = f"{PROGRAMS / 'faults.py'}:{_line_of('a data start refused: here')}"

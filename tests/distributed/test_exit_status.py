@@ -47,15 +47,53 @@ CASES = {
         t = threading.Thread(target=leave, args=(8,))
         t.start(); t.join()
         """,
+    # (the top level stopped elsewhere than at the exit's line: it counted as 0)
+    "through a finally at the top level": """\
+        try:
+            sys.exit(10)
+        finally:
+            x = 3
+        """,
+}
+
+#: scripts ended by a bare ``raise SystemExit(n)``: Python frees the exception before the
+#: ``atexit`` handlers run, so its status cannot be known; it must not be told as 0
+#: (nor as the status of a ``sys.exit`` caught earlier)
+UNKNOWN_CASES = {
+    "in a function": """\
+        def stop():
+            raise SystemExit(4)
+        stop()
+        """,
+    "after a sys.exit caught at the top level": """\
+        try:
+            sys.exit(7)
+        except SystemExit:
+            pass
+        raise SystemExit(4)
+        """,
 }
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_status_told_to_other_ranks_is_the_one_the_process_exits_with(case, tmp_path):
-    script = tmp_path / "prog.py"
-    script.write_text(PROLOGUE + textwrap.dedent(CASES[case]))
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          env=dict(os.environ, PYTHONPATH=str(ROOT), PHYLANX_MPI="0"),
-                          timeout=60)
+    done = _run(tmp_path, CASES[case])
     assert f"status {done.returncode}" in done.stdout.splitlines(), (done.returncode,
                                                                       done.stdout, done.stderr)
+
+
+@pytest.mark.parametrize("case", sorted(UNKNOWN_CASES))
+def test_a_bare_raise_system_exit_is_told_as_unknown_not_as_0(case, tmp_path):
+    from phylanx.distributed.faults import UNKNOWN_STATUS
+    done = _run(tmp_path, UNKNOWN_CASES[case])
+    assert done.returncode == 4, (done.stdout, done.stderr)
+    assert done.stdout.splitlines() == [f"status {UNKNOWN_STATUS}"], (done.stdout,
+                                                                     done.stderr)
+
+
+def _run(tmp_path: Path, body: str) -> subprocess.CompletedProcess:
+    script = tmp_path / "prog.py"
+    script.write_text(PROLOGUE + textwrap.dedent(body))
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT), PHYLANX_MPI="0"),
+                          timeout=60)

@@ -4,7 +4,8 @@ prints 'OK <rank>'.
 
 A rank whose all_gather, gather or broadcast value cannot be pickled fails, and so does
 the other rank, at once (before, it sent no header: the other paired with its next
-call of the name, a silent wrong result).
+call of the name, a silent wrong result; the root of an unchecked broadcast failed
+alone, the other waited until its timeout).
 
 Rank 0's collective of name "x" times out (rank 1 is not there yet); rank 1 then calls
 it and both go on with that name.  MPI matches collectives of a communicator by their
@@ -33,7 +34,10 @@ for label, call in (
         ("all_reduce", lambda: dist.all_reduce((lambda: 0) if r == 1 else "a", name="pk")),
         ("gather", lambda: dist.gather((lambda: 0) if r == 0 else 0, root=1, name="pk")),
         ("broadcast", lambda: dist.broadcast((lambda: 0) if r == 1 else 0, root=1,
-                                             name="pk"))):
+                                             name="pk")),
+        # unchecked: the root sent nothing before, the other waited until its timeout
+        ("unchecked broadcast", lambda: dist.broadcast((lambda: 0) if r == 1 else 0, root=1,
+                                                       name="pk", check=False))):
     start = time.monotonic()
     try:
         dist.all_gather(0, name="pk").result()     # (the channel made)
@@ -66,4 +70,22 @@ for k in (1, 2, 3):
     assert got == 3 * 10 ** k, (r, k, got)
 got = dist.all_gather(np.array([r, k]), name="x").result()
 assert [g.tolist() for g in got] == [[0, 3], [1, 3]], got
+# -- at shutdown every persistent header exchange is freed, also rank 0's that timed out
+# (in flight then, completed by rank 1's call since): before, none was ever freed
+from phylanx.distributed.mpi import MPI  # noqa: E402
+from phylanx.runtime.locality import here  # noqa: E402
+
+collectives = here().collectives
+dist.barrier(name="end").result()
+exchanges = [c.buffers.exchange for c in collectives._channels.values()
+             if c.buffers is not None and c.buffers.exchange is not None]
+assert len(exchanges) >= 4, exchanges     # (pk, x, go, end: MPI-4 named channels)
+assert collectives.close() is False       # (nothing left pending)
+assert all(e == MPI().REQUEST_NULL for e in exchanges), exchanges
+try:
+    dist.all_reduce(1.0, name="x").result()
+except dist.PhylanxDistributedError as e:
+    assert "shut down" in str(e) and e.loc is not None and e.loc.file == __file__, e
+else:
+    raise AssertionError("a collective after close did not fail")
 print(f"OK {r}", flush=True)

@@ -8,6 +8,8 @@
   large against inline data) get the same located error naming the ranks on every rank,
   within seconds; the channel gets a new communicator (the unmatched data request stays
   on the old one, which is freed), no other channel's, and its next collectives are right;
+* so do an unchecked all_reduce's, a checked broadcast's, all_gather's and gather's large
+  data;
 * an all_gather of arrays of one dtype and shape lands in one block, without copies;
   a broadcast's (a scatter's) large array is received into the result itself.
 """
@@ -50,8 +52,20 @@ assert np.array_equal(first.result(), functools.reduce(np.add, parts))
 mid = np.arange(3000.0) + r
 assert np.array_equal(dist.all_reduce(mid, name="mid").result(),
                       sum(np.arange(3000.0) + k for k in range(n)))
+# the data of an unchecked all_reduce (its caller promised every rank makes it), of a
+# checked broadcast, all_gather and gather (after the header exchange every rank took
+# part in) is waited for the same way (ar44; before, each went to the long-wait thread)
+big = np.arange(elements, dtype=np.float64) + r
+assert np.array_equal(dist.all_reduce(big, name="big", check=False).result(),
+                      sum(np.arange(elements, dtype=np.float64) + k for k in range(n)))
+assert np.array_equal(dist.broadcast(big, root=n - 1, name="big").result(),
+                      np.arange(elements, dtype=np.float64) + n - 1)
+gathered = dist.all_gather(big, name="big").result()
+assert [g[0] for g in gathered] == list(range(n)), [g[0] for g in gathered]
+gathered = dist.gather(big, root=0, name="big").result()
+assert gathered is None if r else [g[0] for g in gathered] == list(range(n)), gathered
 # nothing was handed to the long-wait thread (it is started on first use)
-assert engine._long_thread is None, "a large all_reduce was handed to the long-wait thread"
+assert engine._long_thread is None, "large data was handed to the long-wait thread"
 # complex max, which MPI has not for complex numbers, is NumPy's (gathered and reduced in
 # rank order, the same at every size)
 assert np.array_equal(dist.all_reduce(c, "max", name="big").result(),

@@ -18,10 +18,10 @@
 * ``stop-large``: the last rank stops (SIGSTOP) once its headers of a large all_reduce
   are exchanged (its data request started: the others wait for it in ``MPI_Wait``);
   they must fail by the collective timeout with the located error, and end the job;
-* ``start-fails``: the last rank's MPI refuses to start the data of a large all_reduce
-  (after its header went out: the others wait for that data in ``MPI_Wait``); the rank
-  catches the error and goes on: the job must end within seconds, with the located
-  error (it waited for the collective timeout, 60 s);
+* ``start-fails [all_reduce|all_gather]``: the last rank's MPI refuses to start the data
+  of a large all_reduce (all_gather) after its header went out (the others wait for that
+  data in ``MPI_Wait``); the rank catches the error and goes on: the job must end within
+  seconds, with the located error (it waited for the collective timeout, 60 s);
 * ``late``: the last rank starts collectives, never waits for them and ends; the others
   call them later: they complete ('OK <rank>').
 """
@@ -81,33 +81,36 @@ elif mode == "start-fails":
     from phylanx.distributed.mpi import MPI
     from phylanx.runtime.locality import here
 
+    collective = getattr(dist, sys.argv[2] if len(sys.argv) > 2 else "all_reduce")
+    starts_data = "Iallreduce" if collective is dist.all_reduce else "Iallgather"
+
     class Refusing:
-        """The channel's communicator, whose next Iallreduce fails (as an MPI out of
-        resources would)."""
+        """The channel's communicator, whose next data call (``starts_data``) fails (as
+        an MPI out of resources would)."""
 
         def __init__(self, comm):
             self.comm, self.refused = comm, False
 
-        def Iallreduce(self, *args):  # noqa: N802 - mpi4py's name
-            if not self.refused:
+        def __getattr__(self, attribute):
+            if attribute != starts_data or self.refused:
+                return getattr(self.comm, attribute)
+
+            def refuse(*args):
                 self.refused = True
                 raise MPI().Exception(MPI().ERR_INTERN)
-            return self.comm.Iallreduce(*args)
-
-        def __getattr__(self, attribute):
-            return getattr(self.comm, attribute)
+            return refuse
 
     large = np.ones(1 << 16)      # 512 KiB: its data waited for with MPI_Wait
-    dist.all_reduce(large, name="large").result()
+    collective(large, name="large").result()
     channel = here().collectives._channels["large"]
     if r == n - 1:
         channel.comm = Refusing(channel.comm)
     try:
-        dist.all_reduce(large, name="large").result()   # a data start refused: here
+        collective(large, name="large").result()   # a data start refused: here
     except phylanx.PhylanxError as e:
         print(f"[rank {r}] caught {e}", flush=True)     # (the old code raised it here alone)
     # (the old code: this rank's next header exchange met the others' data request)
-    dist.all_reduce(large, name="large").result()
+    collective(large, name="large").result()
     print(f"[rank {r}] went on, out of step", flush=True)
     sys.exit(3)
 
