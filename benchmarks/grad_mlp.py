@@ -2,7 +2,7 @@
 ``jax.jit(jax.value_and_grad)`` in one run (issue 29 item 4's first figures).
 
     python benchmarks/grad_mlp.py [--model mlp|conv1d|both|conv1d-causal|conv1d-strided|
-                                           conv1d-fresh|all]
+                                           conv1d-fresh|conv1d-residual|all]
                                   [--batch 512]
                                   [--features 256] [--dtype float32] [--repeat 20]
                                   [--profile]
@@ -16,7 +16,9 @@ function, ``maximum(0.0, .)``, global max pooling, a squared error) and
 ``conv1d-strided`` ("same" padding, stride 2, tanh, ``sum / length``, ``np.dot``);
 ``conv1d-fresh`` (cg43's check on a spelling no change was made for: "same" padding,
 dilation 2, a bias subtracted, ``minimum(., 1.0)``, global min pooling, ``.dot``, a
-sum of squares over the batch).
+sum of squares over the batch); ``conv1d-residual`` (conv44's check: "same" padding,
+tanh, a pointwise second convolution as an ``einsum``, a residual add of the input's
+first channels, a mean of squares plus a label term).
 Gradients with respect to the four parameters.  Both peers get the same
 arrays; their values and gradients are checked to agree (float32 rounding) before
 timing.  The peers' calls alternate (round robin), so that a change of the machine's
@@ -87,8 +89,16 @@ def conv_loss_fresh(w1, b1, w2, b2, x, labels):
     return np.sum((z - labels) ** 2) / x.shape[0]
 
 
+@Phylanx
+def conv_loss_residual(w1, b1, w2, b2, x, labels):
+    h = np.tanh(conv1d(x, w1, "same") + b1)
+    y = np.einsum("blc,ck->blk", h, w2) + b2 + x[:, :, :10]
+    return np.mean(y ** 2) + np.sum(labels * np.mean(y, axis=1)) / x.shape[0]
+
+
 LOSSES = {"mlp": mlp_loss, "conv1d": conv_loss, "conv1d-causal": conv_loss_causal,
-          "conv1d-strided": conv_loss_strided, "conv1d-fresh": conv_loss_fresh}
+          "conv1d-strided": conv_loss_strided, "conv1d-fresh": conv_loss_fresh,
+          "conv1d-residual": conv_loss_residual}
 
 
 def jax_loss(jnp, model="mlp"):
@@ -114,6 +124,12 @@ def jax_loss(jnp, model="mlp"):
             z = jnp.min(h, axis=1).dot(w2) - b2
             return jnp.sum((z - labels) ** 2) / x.shape[0]
         return fresh
+    if model == "conv1d-residual":
+        def residual(w1, b1, w2, b2, x, labels):
+            h = jnp.tanh(conv(x, w1, "SAME") + b1)
+            y = jnp.einsum("blc,ck->blk", h, w2) + b2 + x[:, :, :10]
+            return jnp.mean(y ** 2) + jnp.sum(labels * jnp.mean(y, axis=1)) / x.shape[0]
+        return residual
     if model == "conv1d-strided":
         def strided(w1, b1, w2, b2, x, labels):
             h = jnp.tanh(conv(x, w1, "SAME", 2) + b1)

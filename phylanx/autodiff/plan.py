@@ -98,7 +98,10 @@ class BackwardPlan:
             cts[index] = None          # free it as soon as it is used, as the tape path
             entry = entries[index]
             try:
-                if is_selective:
+                if entry.saved is not None:     # what the forward kept (saved.py)
+                    grads = rule(ct, entry.out, *entry.args, wanted=wanted,
+                                 saved=entry.saved)
+                elif is_selective:
                     grads = rule(ct, entry.out, *entry.args, wanted=wanted)
                 else:
                     grads = rule(ct, entry.out, *entry.args)

@@ -33,6 +33,7 @@ from ..runtime.nodes import Node, build_eager
 from ..values import Builtin, Function
 from . import tape as tapes
 from .rule_helpers import index_tuple, put
+from .saved import KEEPING
 
 #: primitives that change their first operand in place; one missing here gives a silently
 #: wrong gradient for an array (the tape keeps the value before the change); a changed
@@ -71,6 +72,7 @@ def recording_kernel(name: str, impl: Callable[..., Any], node: Any) -> Callable
         # gradients through it are zeros, as JAX's
         return impl
     mutates = name in MUTATORS or name.startswith("__inplace")
+    keeping = KEEPING.get(name)      # a form that keeps what the rule needs (saved.py)
 
     def recorded(*args):
         tape = active_tape()
@@ -129,6 +131,10 @@ def recording_kernel(name: str, impl: Callable[..., Any], node: Any) -> Callable
                 tape.after_mutation(name, target, operands, node, aliased)
             if changed:
                 return out
+        elif keeping is not None and keeping.applies(tape.tracked, args):
+            out, saved = keeping.forward(*args)
+            tape.record(name, args, out, node, saved=saved)
+            return out
         else:
             out = impl(*args)
         tape.record(name, args, out, node)

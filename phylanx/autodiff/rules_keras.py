@@ -13,6 +13,7 @@ import numpy as np
 import scipy.special
 
 from ..errors import PhylanxValueError
+from ..primitives.keras_support.conv import conv1d_keeping, conv2d_keeping
 from .equations import eq, equation_rule, shape_of
 from .rule_helpers import (
     POOLS,
@@ -28,6 +29,7 @@ from .rule_helpers import (
     stable_softmax,
     to_bool,
 )
+from .saved import KEEPING, Keeping
 from .table import VJP
 
 EPSILON = 1e-7      # Keras' clipping of probabilities, as in the loss kernels
@@ -201,12 +203,16 @@ def softmax_crossentropy_vjp(ct, out, target, logits, sparse=False, wanted=None)
 # -- convolutions and pooling: kernels in primitives/keras_support/adjoints.py ---------------
 @selective
 def _conv_vjp(ct, out, x, kernel, padding="valid", strides=1, dilation_rate=1, *,
-              wanted=None):
+              wanted=None, saved=None):
+    """``saved``: the forward's window matrix (``saved.py``), for the kernel's cotangent."""
     return conv_cotangents(x, kernel, ct, padding, strides, dilation_rate,
-                           is_wanted(wanted, 0), is_wanted(wanted, 1))
+                           is_wanted(wanted, 0), is_wanted(wanted, 1), windows=saved)
 
 
 VJP.register("conv1d", "conv2d")(_conv_vjp)
+# the kernel's cotangent multiplies the forward's window matrix again: keep it
+KEEPING["conv1d"] = Keeping(conv1d_keeping, arrays=(0, 1), for_operands=(1,))
+KEEPING["conv2d"] = Keeping(conv2d_keeping, arrays=(0, 1), for_operands=(1,))
 
 
 def _pool_vjp(name: str):

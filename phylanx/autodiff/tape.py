@@ -56,6 +56,7 @@ class Entry:
     loc: Any = None
     keys: Any = None                  # <container> of a dict: its keys; <item>: its path
     changed_by: Any = None            # <changed in place>: the array whose change it was
+    saved: Any = None                 # what the forward kept for the rule (saved.py)
 
 
 def _same_memory(a: Any, b: Any) -> bool:
@@ -149,7 +150,7 @@ class Tape:
         return entry
 
     def record(self, name: str, args: tuple | list, out: Any, node: Any,
-               hidden: Entry | None = None, opaque: bool = False) -> None:
+               hidden: Entry | None = None, opaque: bool = False, saved: Any = None) -> None:
         """Append ``out = name(*args)`` if it depends on a tracked value (see module doc).
 
         ``hidden``: an entry ``out`` depends on although no operand is tracked (a function
@@ -158,6 +159,7 @@ class Tape:
         of an array) that the tape does not see, so ``out`` and every float inside it
         depend on this application, whatever the tape knew of them (only a rule of the
         primitive could say more).
+        ``saved``: what the primitive's keeping form kept for its rule (``saved.py``).
         """
         if is_container(out):
             fresh = self._fresh_items(out, args, opaque)
@@ -181,7 +183,7 @@ class Tape:
         # containers may change later (append): keep them as they were when used
         kept = [containers.snapshot(a) for a in args]
         if not is_container(out):
-            self._append(name, kept, out, node, parents)
+            self._append(name, kept, out, node, parents).saved = saved
             return
         with self.lock:
             entry = self._append_locked(name, kept, containers.snapshot(out), node, parents)
@@ -434,7 +436,7 @@ def _apply_rule(entry: Entry, ct: Any, outers: list[Tape] = ()) -> tuple:
         if outers and _depends_on_outer(outers, [ct, entry.out, *entry.args]):
             return _recorded_rule(entry, ct, rule, outers)
         out = apply_vjp(rule, ct, entry.out, entry.args,
-                        tuple(p is not None for p in entry.parents))
+                        tuple(p is not None for p in entry.parents), entry.saved)
     except PhylanxError as e:
         raise located(e, entry)
     except Exception as e:

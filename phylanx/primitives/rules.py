@@ -127,10 +127,15 @@ class RuleTable:
 VJP = RuleTable("vjp", lambda spec: spec.differentiable, "differentiable")
 
 
-def apply_vjp(rule: Any, ct: Any, out: Any, operands: Any, wanted: tuple | None) -> tuple:
+def apply_vjp(rule: Any, ct: Any, out: Any, operands: Any, wanted: tuple | None,
+              saved: Any = None) -> tuple:
     """``rule``'s cotangents of ``operands`` (one per operand, None past the rule's),
-    asking a selective rule (``autodiff.rule_helpers.selective``) only for ``wanted``."""
-    if wanted is not None and getattr(rule, "selective", False):
+    asking a selective rule (``autodiff.rule_helpers.selective``) only for ``wanted``;
+    ``saved``: what the forward kept for the rule (``autodiff/saved.py``; its rules
+    are selective)."""
+    if saved is not None:
+        grads = tuple(rule(ct, out, *operands, wanted=wanted, saved=saved))
+    elif wanted is not None and getattr(rule, "selective", False):
         grads = tuple(rule(ct, out, *operands, wanted=wanted))
     else:
         grads = tuple(rule(ct, out, *operands))

@@ -96,6 +96,17 @@ def pad_amounts(lengths: tuple[int, ...], kernels: tuple[int, ...], strides: tup
     return pads
 
 
+def padded(x: np.ndarray, pads: list[tuple[int, int]], fill: Any = 0) -> np.ndarray:
+    """``x`` (``(batch, *spatial, channels)``) with ``pads`` cells of ``fill`` around its
+    spatial axes: ``np.pad``'s result, written as one filled buffer and one copy (its
+    general code cost about 20 us more a call, twice per convolution's
+    ``value_and_grad``, a fiftieth of a small Conv1D loss's call)."""
+    shape = (x.shape[0], *(n + b + a for n, (b, a) in zip(x.shape[1:-1], pads)), x.shape[-1])
+    out = np.zeros(shape, x.dtype) if fill == 0 else np.full(shape, fill, x.dtype)
+    out[(slice(None), *(slice(b, b + n) for n, (b, _) in zip(x.shape[1:-1], pads)))] = x
+    return out
+
+
 def window_view(x: np.ndarray, kernels: tuple[int, ...], strides: tuple[int, ...],
                 dilations: tuple[int, ...], pads: list[tuple[int, int]],
                 fill: Any = 0) -> np.ndarray:
@@ -106,7 +117,7 @@ def window_view(x: np.ndarray, kernels: tuple[int, ...], strides: tuple[int, ...
     """
     nsp = len(kernels)
     if any(p != (0, 0) for p in pads):
-        x = np.pad(x, [(0, 0), *pads, (0, 0)], constant_values=fill)
+        x = padded(x, pads, fill)
     spans = tuple(effective_size(k, d) for k, d in zip(kernels, dilations))
     for axis, (length, span) in enumerate(zip(x.shape[1:1 + nsp], spans)):
         if length < span:

@@ -27,7 +27,7 @@ import numpy as np
 from ...errors import PhylanxValueError
 from ..registry import primitive
 from . import conv_gemm, conv_windows
-from ._windows import pad_amounts
+from ._windows import pad_amounts, padded
 from .pooling import pool as forward_pool
 
 _NO_ORACLE = ("the adjoint of a convolution or pooling, which NumPy lacks: checked against "
@@ -57,8 +57,8 @@ def _tap_slices(tap, strides, dilations, out_sizes) -> tuple:
 
 def _padded(x: np.ndarray, pads, fill=0.0) -> np.ndarray:
     if all(p == (0, 0) for p in pads):
-        return x               # "valid": np.pad would copy the whole input for nothing
-    return np.pad(x, [(0, 0), *pads, (0, 0)], constant_values=fill)
+        return x               # "valid": padding would copy the whole input for nothing
+    return padded(x, pads, fill)
 
 
 def _crop(grad: np.ndarray, pads) -> np.ndarray:
@@ -69,9 +69,11 @@ def _crop(grad: np.ndarray, pads) -> np.ndarray:
 # -- convolutions --------------------------------------------------------------------------
 
 def conv_cotangents(x, kernel, ct, padding="valid", strides=1, dilation_rate=1,
-                    need_x=True, need_k=True) -> tuple:
+                    need_x=True, need_k=True, windows=None) -> tuple:
     """(input's, kernel's) cotangent of ``sum(conv(x, kernel) * ct)``; None where not
-    needed."""
+    needed.  ``windows``: the window matrix the forward convolution multiplied
+    (``conv_windows.correlate_keeping``), if it was kept: the kernel's cotangent is its
+    product with ``ct``, without copying the windows again."""
     x, k = _as_array(x), _as_array(kernel)
     ct = np.asarray(ct)
     nsp = k.ndim - 2
@@ -81,7 +83,11 @@ def conv_cotangents(x, kernel, ct, padding="valid", strides=1, dilation_rate=1,
     if need_k and ct.size and conv_windows.fits(x, k):
         # few input channels: the kernel's cotangent as one product over copied windows
         dtype = np.result_type(x, k, ct)
-        grad_k = conv_windows.kernel_cotangent(x, k.shape, ct, steps, dilations, pads, dtype)
+        grad_k = None if windows is None else \
+            conv_windows.kernel_cotangent_of(windows, k.shape, ct, dtype)
+        if grad_k is None:
+            grad_k = conv_windows.kernel_cotangent(x, k.shape, ct, steps, dilations, pads,
+                                                   dtype)
         if not need_x:
             return None, grad_k
         return conv_cotangents(x, k, ct, padding, strides, dilation_rate, need_k=False)[0], \

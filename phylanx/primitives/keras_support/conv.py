@@ -91,6 +91,11 @@ def conv1d(x, kernel, padding="valid", strides=1, dilation_rate=1):
     integers, not both above 1 (as in the original and Keras).  Like Keras, this is a
     cross-correlation (the kernel is not flipped).
     """
+    return convolve(*_conv1d_operands(x, kernel, padding, strides, dilation_rate))
+
+
+def _conv1d_operands(x, kernel, padding, strides, dilation_rate) -> tuple:
+    """conv1d's operands checked: ``(x, kernel, mode, strides, dilations)``."""
     x = _operand(x, "input")
     kernel = _operand(kernel, "kernel")
     check_rank(x, (3,), "input (batch, length, channels)")
@@ -102,7 +107,30 @@ def conv1d(x, kernel, padding="valid", strides=1, dilation_rate=1):
     if strides_[0] > 1 and dilations[0] > 1:
         raise PhylanxValueError(f"strides > 1 ({strides_[0]}) together with a "
                                 f"dilation_rate > 1 ({dilations[0]}) is not supported")
-    return convolve(x, kernel, mode, strides_, dilations)
+    return x, kernel, mode, strides_, dilations
+
+
+def convolve_keeping(x: np.ndarray, kernel: np.ndarray, padding: str,
+                     strides: tuple[int, ...], dilations: tuple[int, ...]
+                     ) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`convolve` and the window matrix it multiplied (few input channels, one
+    slice: ``conv_windows.correlate_keeping``), else None."""
+    if conv_windows.fits(x, kernel):
+        pads = pad_amounts(x.shape[1:-1], kernel.shape[:-2], strides, dilations, padding)
+        return conv_windows.correlate_keeping(x, kernel, strides, dilations, pads)
+    return convolve(x, kernel, padding, strides, dilations), None
+
+
+def conv1d_keeping(x, kernel, padding="valid", strides=1, dilation_rate=1) -> tuple:
+    """``conv1d``'s result and the window matrix it multiplied, or None (what the
+    kernel's cotangent would copy again: ``autodiff/saved.py`` keeps it for the
+    reverse pass)."""
+    return convolve_keeping(*_conv1d_operands(x, kernel, padding, strides, dilation_rate))
+
+
+def conv2d_keeping(x, kernel, padding="valid", strides=(1, 1), dilation_rate=(1, 1)) -> tuple:
+    """``conv2d``'s result and its window matrix, or None (as :func:`conv1d_keeping`)."""
+    return convolve_keeping(*_conv2d_operands(x, kernel, padding, strides, dilation_rate))
 
 
 @primitive(
@@ -119,14 +147,19 @@ def conv2d(x, kernel, padding="valid", strides=(1, 1), dilation_rate=(1, 1)):
     ``padding`` is "valid" or "same" (TensorFlow's); ``strides`` and ``dilation_rate``
     are an integer or a list of two.
     """
+    return convolve(*_conv2d_operands(x, kernel, padding, strides, dilation_rate))
+
+
+def _conv2d_operands(x, kernel, padding, strides, dilation_rate) -> tuple:
+    """conv2d's operands checked: ``(x, kernel, mode, strides, dilations)``."""
     x = _operand(x, "input")
     kernel = _operand(kernel, "kernel")
     check_rank(x, (4,), "input (batch, rows, cols, channels)")
     check_rank(kernel, (4,), "kernel (rows, cols, in_channels, out_channels)")
     _check_channels(x, kernel, 2)
     mode = to_padding_mode(padding, ("valid", "same"))
-    return convolve(x, kernel, mode, to_positive_ints(strides, 2, "strides"),
-                    to_positive_ints(dilation_rate, 2, "dilation_rate"))
+    return (x, kernel, mode, to_positive_ints(strides, 2, "strides"),
+            to_positive_ints(dilation_rate, 2, "dilation_rate"))
 
 
 @primitive(

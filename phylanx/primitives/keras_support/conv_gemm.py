@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import blas_blocks
 from ..blas_gemm import gemm
-from . import conv_winograd
+from . import _windows, conv_winograd
 
 #: below this many input channels one product over copied windows wins (conv.py's
 #: form): a GEMM per tap with a handful of columns is all call overhead
@@ -48,7 +48,7 @@ def padded(x: np.ndarray, pads: list[tuple[int, int]]) -> np.ndarray:
     """``x`` with zeros around its spatial axes (itself when no padding)."""
     if all(p == (0, 0) for p in pads):
         return x
-    return np.pad(x, [(0, 0), *pads, (0, 0)])
+    return _windows.padded(x, pads)
 
 
 def _taps(spatial: tuple[int, ...], sizes: tuple[int, ...],

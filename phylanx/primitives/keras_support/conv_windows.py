@@ -84,6 +84,16 @@ def _matrix(windows: np.ndarray, dtype: np.dtype, nsp: int) -> np.ndarray:
 def correlate(x: np.ndarray, kernel: np.ndarray, strides: tuple[int, ...],
               dilations: tuple[int, ...], pads: list[tuple[int, int]]) -> np.ndarray:
     """The convolution ``(B, *out, O)`` of checked operands (see ``conv.convolve``)."""
+    return correlate_keeping(x, kernel, strides, dilations, pads)[0]
+
+
+def correlate_keeping(x: np.ndarray, kernel: np.ndarray, strides: tuple[int, ...],
+                      dilations: tuple[int, ...], pads: list[tuple[int, int]]
+                      ) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`correlate` and the window matrix it multiplied, when it made one (one
+    slice: the matrix is at most :data:`SLICE_BYTES`), else None: the kernel's
+    cotangent is that matrix's product too (:func:`kernel_cotangent_of`), so a reverse
+    pass that keeps it copies the windows once instead of twice."""
     nsp = kernel.ndim - 2
     dtype = np.result_type(x, kernel)
     windows = _windows(x, kernel.shape[:nsp], strides, dilations, pads)
@@ -93,7 +103,8 @@ def correlate(x: np.ndarray, kernel: np.ndarray, strides: tuple[int, ...],
     if len(parts) == 1:
         # the one product is the output: a second buffer of the output's size, filled by
         # copy, costs more than the product at few channels (fresh pages, twice per call)
-        return (_matrix(windows, dtype, nsp) @ weights).reshape(*cells, kernel.shape[-1])
+        matrix = _matrix(windows, dtype, nsp)
+        return (matrix @ weights).reshape(*cells, kernel.shape[-1]), matrix
     out = np.empty((*cells, kernel.shape[-1]), dtype)
     for part in parts:
         # each part's product goes straight into its rows of the output: a product
@@ -102,7 +113,7 @@ def correlate(x: np.ndarray, kernel: np.ndarray, strides: tuple[int, ...],
         # a view (``copy=False`` raises rather than write into a copy)
         np.matmul(_matrix(windows[part], dtype, nsp), weights,
                   out=out[part].reshape(-1, kernel.shape[-1], copy=False))
-    return out
+    return out, None
 
 
 def kernel_cotangent(x: np.ndarray, kernel_shape: tuple[int, ...], ct: np.ndarray,
@@ -119,3 +130,18 @@ def kernel_cotangent(x: np.ndarray, kernel_shape: tuple[int, ...], ct: np.ndarra
         piece = _matrix(windows[part], dtype, nsp).T @ rows
         total = piece if total is None else total + piece
     return total.reshape(kernel_shape)
+
+
+def kernel_cotangent_of(matrix: np.ndarray, kernel_shape: tuple[int, ...], ct: np.ndarray,
+                        dtype: np.dtype) -> np.ndarray | None:
+    """:func:`kernel_cotangent` from the window matrix the forward convolution made
+    (:func:`correlate_keeping`), or None when ``matrix`` cannot be that matrix for
+    ``ct`` (another dtype, or not one row per output cell and one column per kernel
+    row): the caller then builds the windows again."""
+    ct = np.asarray(ct)
+    columns = int(np.prod(kernel_shape[:-1], dtype=np.int64))
+    rows = ct.size // max(kernel_shape[-1], 1)
+    if (type(matrix) is not np.ndarray or matrix.dtype != dtype or matrix.ndim != 2
+            or matrix.shape != (rows, columns) or ct.shape[-1] != kernel_shape[-1]):
+        return None
+    return (matrix.T @ np.asarray(ct, dtype).reshape(rows, -1)).reshape(kernel_shape)

@@ -75,6 +75,52 @@ def kron(a, b):
     return scalarize(np.asarray(numpy_call(np.kron, x, y)))
 
 
+#: an einsum of two or more operands doing at least this many multiply-adds (the product
+#: of its labels' lengths) asks NumPy to plan its contractions (``optimize=True``: pairs
+#: of operands as BLAS products).  NumPy's default sums them in its own loop: ``python
+#: benchmarks/einsum_paths.py`` (one BLAS thread, float32, load 24: **loaded**), planned
+#: / plain CPU time of a pointwise convolution ``"blc,ck->blk"``, its two cotangents and
+#: ``"ij,jk->ik"``: 2.5-5.1x at 1-5K multiply-adds (the planning's 15-20 us), 0.69-1.26x
+#: at 20K, 0.26-0.44x at 82K, 0.08-0.17x at 655K, 0.15-0.27x at 2.6M (a Conv1D layer's:
+#: 1.4-2.1 ms against 0.23-0.44): the bound lies between the last mixed and first sure case
+EINSUM_PLANNED_WORK = 1 << 15
+
+
+def einsum_work(subscripts: str, shapes: list[tuple[int, ...]]) -> int:
+    """The multiply-adds of ``einsum(subscripts, *operands of shapes)``: the product of
+    every label's length (``...`` counted as its largest broadcast extent); 0 when the
+    subscripts do not describe the operands (``np.einsum`` then reports it)."""
+    inputs = subscripts.replace(" ", "").partition("->")[0]
+    terms = inputs.split(",")
+    if len(terms) != len(shapes):
+        return 0
+    sizes: dict[str, int] = {}
+    broadcast = 1
+    for term, shape in zip(terms, shapes):
+        if "..." in term:
+            head, _, tail = term.partition("...")
+            rank = len(shape) - len(head) - len(tail)
+            if rank < 0:
+                return 0
+            broadcast = max(broadcast, int(np.prod(shape[len(head):len(head) + rank])))
+            term, shape = head + tail, shape[:len(head)] + shape[len(head) + rank:]
+        if len(term) != len(shape):
+            return 0
+        for label, n in zip(term, shape):
+            sizes[label] = max(sizes.get(label, 1), int(n))
+    work = broadcast
+    for n in sizes.values():
+        work *= n
+    return work
+
+
+def einsum_planned(subscripts: str, arrays: list[np.ndarray]) -> bool:
+    """Whether ``np.einsum`` should plan this einsum (``optimize=True``): see
+    :data:`EINSUM_PLANNED_WORK`."""
+    return (len(arrays) > 1
+            and einsum_work(subscripts, [a.shape for a in arrays]) >= EINSUM_PLANNED_WORK)
+
+
 @primitive(
     "einsum", "einsum(_1_subscripts, __2)", extension=True, oracle=np.einsum,
     differentiable=True,
@@ -93,7 +139,8 @@ def einsum(subscripts, *operands):
     arrays = [numeric(op, f"operand {i + 1}") for i, op in enumerate(operands)]
     if not arrays:
         raise PhylanxValueError("einsum needs at least one operand")
-    return scalarize(np.asarray(numpy_call(np.einsum, subscripts, *arrays)))
+    return scalarize(np.asarray(numpy_call(np.einsum, subscripts, *arrays,
+                                           optimize=einsum_planned(subscripts, arrays))))
 
 
 def _stack(value, what: str) -> np.ndarray:

@@ -1,0 +1,63 @@
+"""``amax``/``amin`` over a middle axis by halving (``reductions.halving_extreme``,
+conv44): taken for C-contiguous float32/float64 arrays whose block after the reduced
+axis is 2 elements to ``HALVING_INNER_BYTES`` long, and exactly NumPy's result (NaN
+included) for every shape, axis and ``keepdims``.
+
+Guard (it passes on the old code's NumPy reduction too, kept because halving could
+break it): ``test_extremes_equal_numpys``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from phylanx.primitives.statistics import reductions
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from([np.float32, np.float64]),
+       hnp.array_shapes(min_dims=2, max_dims=4, min_side=1, max_side=9),
+       st.data(), st.booleans(), st.booleans())
+def test_extremes_equal_numpys(dtype, shape, data, keepdims, with_nan):
+    a = data.draw(hnp.arrays(dtype, shape, elements=st.floats(-4, 4, width=32)))
+    if with_nan:
+        a.flat[data.draw(st.integers(0, a.size - 1))] = np.nan
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    for name, reference in (("amax", np.max), ("amin", np.min)):
+        got = getattr(reductions, name)(a, axis, keepdims or None)
+        want = reference(a, axis=axis, keepdims=keepdims)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_conv1d_pooling_takes_halving_and_a_single_column_does_not(monkeypatch):
+    calls = []
+    real = reductions.halving_extreme
+    monkeypatch.setattr(reductions, "halving_extreme",
+                        lambda *a: calls.append(a[1].shape) or real(*a))
+    rng = np.random.default_rng(44)
+    pooled = rng.standard_normal((4, 33, 32)).astype(np.float32)   # 128-byte blocks
+    np.testing.assert_array_equal(reductions.amax(pooled, 1), pooled.max(axis=1))
+    np.testing.assert_array_equal(reductions.amin(pooled, -2, True),
+                                  pooled.min(axis=1, keepdims=True))
+    assert calls == [pooled.shape, pooled.shape]
+    calls.clear()
+    column = rng.standard_normal((4, 33, 1))         # one element: NumPy's own pass
+    wide = rng.standard_normal((4, 33, 32))          # 256 bytes of float64: NumPy's
+    for a in (column, wide, pooled[:, ::2], pooled.astype(np.float16)):
+        np.testing.assert_array_equal(reductions.amax(a, 1), a.max(axis=1))
+    assert calls == []
+    assert reductions.HALVING_INNER_BYTES >= 2 * 8
+
+
+@pytest.mark.parametrize("op", [np.maximum, np.minimum])
+def test_halving_gives_a_new_array(op):
+    # the result is never a view of the operand (an in-place change of either would
+    # show in the other)
+    a = np.arange(24.0).reshape(2, 3, 4)
+    out = reductions.halving_extreme(op, a, 1)
+    assert not np.shares_memory(out, a)
+    np.testing.assert_array_equal(out, op.reduce(a, axis=1))
