@@ -229,3 +229,14 @@ def diag_equations(ct, out, v, k=0, wanted=None):
     if len(shape) != 1 and (len(shape) != 2 or shape[0] != shape[1]):
         return None                 # the diagonal of a non-square matrix: not covered
     return (eq("diag", ct, 0 if k is None else int(k)),)
+
+
+@recordable("constant_like", "__npconstant_like")
+def constant_like_equations(ct, out, value, a, dtype=None, wanted=None):
+    # the value's cotangent: ct, which the engine sums over what it was broadcast to
+    return (ct if np.asarray(out).dtype.kind in "fc" else None, None, None)
+
+
+@recordable("full_like")
+def full_like_equations(ct, out, a, value, dtype=None, wanted=None):
+    return (None, ct if np.asarray(out).dtype.kind in "fc" else None, None)
