@@ -23,6 +23,7 @@ from . import (  # noqa: F401  (importing a rules module attaches its rules to V
     rules_norms,
     rules_rearrange,
     rules_recordable,
+    rules_recordable_arrays,
     rules_reductions,
     rules_shape,
     rules_structure,

@@ -132,4 +132,5 @@ def unary(derivative):
     def rule(ct, out, x, dtype=None):
         return (np.asarray(ct) * derivative(arr(x), np.asarray(out)),)
     rule.__name__ = getattr(derivative, "__name__", "unary") + "_vjp"
+    rule.derivative = derivative    # its equation form evaluates it on equations too
     return rule

@@ -174,3 +174,33 @@ def solve_vjp(ct, out, a, b):
     g = np.linalg.solve(a_t, ct[..., None] if one_rhs else ct)
     grad_a = -(g @ np.swapaxes(x[..., None] if one_rhs else x, -1, -2))
     return grad_a, g[..., 0] if one_rhs else g
+
+
+def _swapped(m):
+    """``m`` with its last two axes exchanged (each matrix of a stack transposed)."""
+    rank = len(shape_of(m))
+    return eq("transpose", m, list(range(rank - 2)) + [rank - 1, rank - 2])
+
+
+@VJP.register("matrix_power")
+@equation_rule
+def matrix_power_vjp(ct, out, a, n, wanted=None):
+    """out = B^m (B = a, m = n; B = a^-1, m = -n if n < 0):
+    B̄ = sum_k (Bᵀ)^k ct (Bᵀ)^(m-1-k), and ā = -a⁻ᵀ B̄ a⁻ᵀ for the inverse.  Equations of
+    primitives (matrix_power itself among them): derivatives of any order go through."""
+    m = abs(int(n))
+    if m == 0 or not is_wanted(wanted, 0):
+        return (None, None)             # the identity: a constant
+    base = eq("inverse", a) if n < 0 else a
+    base_t = _swapped(base)
+
+    def power(k):
+        return eq("matrix_power", base_t, k)
+    terms = []
+    for k in range(m):
+        term = ct if k == 0 else eq("matmul", power(k), ct)
+        terms.append(term if k == m - 1 else eq("matmul", term, power(m - 1 - k)))
+    grad = terms[0] if m == 1 else eq("__add", *terms)
+    if n < 0:
+        grad = eq("__minus", eq("matmul", eq("matmul", base_t, grad), base_t))
+    return (grad, None)

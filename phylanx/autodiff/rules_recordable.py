@@ -29,6 +29,7 @@ from . import (  # noqa: F401 (the rules annotated here are registered by these)
     rules_structure,
 )
 from .equations import eq, shape_of
+from .expressions import derivative_equation
 from .rule_helpers import count_reduced, is_wanted, reduced_axes, to_bool
 from .table import VJP
 
@@ -215,6 +216,118 @@ def relu_equations(ct, out, x, alpha=rules_keras.NOT_AN_OPERAND, max_value=None,
     clamped = ~below & (v < 0)           # at or above a negative threshold: 0 (the kernel's)
     slope = np.where(capped | clamped, 0.0, np.where(below, alpha, 1.0))
     return (eq("__mul", ct, slope),)
+
+
+# -- the other element-wise functions: their kernel rule's own derivative, on equations ----------
+
+def _derived(derivative):
+    """The equation form of ``unary(derivative)``: ``derivative`` evaluated on equations
+    (:mod:`.expressions`), the kernel rule's formula itself."""
+    def builder(ct, out, x, dtype=None, wanted=None):
+        return (eq("__mul", ct, derivative_equation(derivative, x, out)),)
+    builder.__name__ = f"{getattr(derivative, '__name__', 'unary')}_equations"
+    return builder
+
+
+#: slope 1 (real operands): the cotangent itself
+_IDENTITIES = ("conj", "real", "__real", "__pyconj")
+recordable(*_IDENTITIES)(lambda ct, out, x, dtype=None, wanted=None: (ct,))
+for _name in rules_arithmetic._UNARY:
+    if getattr(VJP.get(_name), "recordable", None) is None:
+        recordable(_name)(_derived(VJP.get(_name).derivative))
+
+
+@recordable("sigmoid")
+def sigmoid_equations(ct, out, x, wanted=None):
+    return (eq("__mul", ct, eq("__mul", out, eq("__sub", 1.0, out))),)
+
+
+@recordable("softplus")
+def softplus_equations(ct, out, x, wanted=None):
+    return (eq("__mul", ct, eq("sigmoid", x)),)
+
+
+@recordable("softsign")
+def softsign_equations(ct, out, x, wanted=None):
+    return (eq("__div", ct, eq("square", eq("__add", 1.0, eq("absolute", x)))),)
+
+
+@recordable("softmax")
+def softmax_equations(ct, out, x, axis=-1, wanted=None):
+    if np.ndim(out) == 0:
+        return None
+    ax = int(axis) % np.ndim(out)
+    weighted = eq("sum", eq("__mul", ct, out), ax, True)
+    return (eq("__mul", out, eq("__sub", ct, weighted)),)
+
+
+@recordable("bias_add")
+def bias_add_equations(ct, out, x, bias, wanted=None):
+    return (ct, ct)                      # the engine sums the bias's over the leading axes
+
+
+@recordable("logaddexp")
+def logaddexp_equations(ct, out, a, b, wanted=None):
+    return tuple(eq("__mul", ct, eq("exp", eq("__sub", v, out))) for v in (a, b))
+
+
+@recordable("logaddexp2")
+def logaddexp2_equations(ct, out, a, b, wanted=None):
+    return tuple(eq("__mul", ct, eq("exp2", eq("__sub", v, out))) for v in (a, b))
+
+
+@recordable("arctan2")
+def arctan2_equations(ct, out, y, x, wanted=None):
+    r2 = eq("__add", eq("square", x), eq("square", y))
+    return (eq("__div", eq("__mul", ct, x), r2),
+            eq("__minus", eq("__div", eq("__mul", ct, y), r2)))
+
+
+@recordable("hypot")
+def hypot_equations(ct, out, a, b, wanted=None):
+    if np.any(np.asarray(out) == 0):
+        return None                      # the kink at 0: the kernel's one-sided choice
+    return tuple(eq("__div", eq("__mul", ct, v), out) for v in (a, b))
+
+
+@recordable("float_power")
+def float_power_equations(ct, out, a, b, wanted=None):
+    return (eq("__mul", ct, eq("__mul", b, eq("float_power", a, eq("__sub", b, 1.0)))),
+            eq("__mul", ct, eq("__mul", out, eq("log", a))))
+
+
+def _stepped(step):
+    """a % b, fmod: slope 1 in a, ``-step(a / b)`` in b (a constant between the jumps)."""
+    def builder(ct, out, a, b, wanted=None):
+        return (ct, eq("__mul", ct, -step(np.asarray(a, float) / np.asarray(b, float))))
+    return builder
+
+
+recordable("__mod")(_stepped(np.floor))
+recordable("fmod")(_stepped(np.trunc))
+
+
+@recordable("copysign")
+def copysign_equations(ct, out, a, b, wanted=None):
+    return (eq("__mul", ct, np.copysign(1.0, np.asarray(a, float)) *
+               np.copysign(1.0, np.asarray(b, float))), None)
+
+
+@recordable("clip")
+def clip_equations(ct, out, a, a_min, a_max, wanted=None):
+    """``ct`` routed by the (constant) masks of the kernel rule."""
+    x = np.asarray(a)
+    low = np.zeros(x.shape, bool) if a_min is None else x < np.asarray(a_min)
+    high = np.zeros(x.shape, bool) if a_max is None else x > np.asarray(a_max)
+    return (eq("__npwhere", ~(low | high), ct, 0.0),
+            None if a_min is None else eq("__npwhere", low & ~high, ct, 0.0),
+            None if a_max is None else eq("__npwhere", high, ct, 0.0))
+
+
+@recordable("hard_sigmoid")
+def hard_sigmoid_equations(ct, out, x, wanted=None):
+    inner = 0.2 * np.asarray(x, float) + 0.5
+    return (eq("__npwhere", (inner > 0) & (inner < 1), eq("__mul", 0.2, ct), 0.0),)
 
 
 # -- indexing: scatter and gather are each other's adjoints ----------------------------------

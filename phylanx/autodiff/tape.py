@@ -401,6 +401,8 @@ def _recorded_rule(entry: Entry, ct: Any, rule: Any, outers: list[Tape]) -> tupl
             "docs/autodiff.md, nested differentiation)", entry.loc, entry.name)
 
     def evaluate(value: Any) -> Any:
+        if type(value) is list:        # the cotangents of a list operand's items
+            return [evaluate(v) for v in value]
         if not isinstance(value, Eq):
             return value
         args = [evaluate(a) for a in value.args]

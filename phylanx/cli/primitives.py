@@ -214,6 +214,7 @@ def gradient_coverage_lines() -> list[str]:
            f"  with a VJP rule: {' '.join(with_rule)}"]
     if without:
         out.append(f"  WITHOUT a VJP rule: {' '.join(without)}")
+    out += second_order_lines(with_rule)
     zero = sorted((spec.zero_gradient, spec.name) for spec in all_specs()
                   if spec.zero_gradient)
     reasons: dict[str, list[str]] = {}
@@ -222,6 +223,17 @@ def gradient_coverage_lines() -> list[str]:
     out.append(f"  zero gradient, as in JAX ({len(zero)}):")
     out += [f"    {reason}: {' '.join(names)}" for reason, names in reasons.items()]
     return out
+
+
+def second_order_lines(with_rule: list[str]) -> list[str]:
+    """Which VJP rules carry an equation form, so that ``grad`` of ``grad`` (``hessian``,
+    ``hvp``) differentiates through them (the others: a located error there)."""
+    recordable = [name for name in with_rule if getattr(VJP.get(name), "recordable", None)
+                  or getattr(VJP.get(name), "equations", None)]
+    others = [name for name in with_rule if name not in recordable]
+    return [f"Second derivatives: {len(recordable)} of {len(with_rule)} VJP rules have an "
+            "equation form (grad of grad goes through them)",
+            f"  without one (nested grad: a located error): {' '.join(others) or '-'}"]
 
 
 def main(argv: list[str] | None = None) -> int:

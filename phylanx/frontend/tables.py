@@ -60,7 +60,7 @@ NUMPY_RENAMES: dict[str, str] = {
     "asanyarray": "__array", "ascontiguousarray": "__array",
     "radians": "deg2rad", "degrees": "rad2deg",
     "linalg.inv": "inverse", "linalg.det": "determinant", "linalg.norm": "__npnorm",
-    "linalg.solve": "solve", "linalg.matmul": "matmul",
+    "linalg.solve": "solve", "linalg.matmul": "matmul", "linalg.matrix_power": "matrix_power",
 }
 
 #: NumPy scalar types and constants usable as values

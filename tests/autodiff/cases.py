@@ -203,6 +203,8 @@ CASES.update({
               (normal(2), normal(3))],
     "determinant": [(normal(3, 3) + 3 * np.eye(3),)],
     "inverse": [(normal(3, 3) + 3 * np.eye(3),)],
+    "matrix_power": [(normal(3, 3) * 0.6, 3), (normal(3, 3) + 3 * np.eye(3), -2),
+                     (normal(2, 3, 3) * 0.6, 2), (normal(3, 3), 0), (normal(3, 3), 1)],
     "invGJE": [(normal(3, 3) + 3 * np.eye(3),)],
     "conv1d": [(normal(2, 7, 3), normal(3, 3, 2)), (normal(2, 7, 3), normal(3, 3, 2), "same", 2),
                (normal(1, 6, 2), normal(2, 2, 2), "causal", 1, 2),

@@ -98,12 +98,12 @@ def test_jacobian_of_grad_is_the_hessian():
 def test_a_rule_without_equations_is_a_located_error_in_nested_grad():
     @Phylanx
     def curved(x):
-        return np.sum(np.arctan(x) * x)
+        return np.sum(np.sort(x) * x)     # (arctan until ad44, which gave it a form)
 
     assert grad(curved)(W).shape == W.shape            # first order: the kernel rule
-    with pytest.raises(PhylanxGradientError, match="derivative of 'arctan'") as info:
+    with pytest.raises(PhylanxGradientError, match="derivative of 'sort'") as info:
         hessian(curved)(W)
-    assert info.value.loc is not None and "np.arctan" in str(info.value)
+    assert info.value.loc is not None and "np.sort" in str(info.value)
 
 
 RECORDABLE = [(n, k) for n in sorted(CASES) if getattr(VJP.get(n), "recordable", None)
@@ -121,28 +121,61 @@ def test_the_common_rules_have_equation_forms():
         "__conv_input_adjoint", "__conv_kernel_adjoint", "__pool_adjoint", "__pool_gather"))
 
 
+#: forms covering a list operand or a list result (ad44): compared item by item
+LIST_FORMS = {"concatenate", "slogdet"}
+
+#: cases a form does not cover (None: a located error in nested grad, as the kernel's
+#: formula there is not written as equations), with the reason
+NOT_COVERED = {
+    ("diag", 1): "the diagonal of a non-square matrix",
+    ("flatten", 1): "Fortran order", ("ravel", 1): "Fortran order",
+    ("outer", 1): "operands that are not vectors",
+    ("prod", 1): "an operand with a zero (the kernel's exclusive products)",
+    ("solve", 2): "a stack of matrices", ("solve", 3): "a stack of matrices",
+    ("concatenate", 2): "axis None (the operands flattened)",
+    ("concatenate", 3): "an array operand (its rows joined)",
+    ("concatenate", 4): "an array operand (its rows joined)",
+    ("slogdet", 1): "a stack of matrices",
+}
+
+
+def _compare(form, want, operand, where):
+    if type(operand) is list:
+        for j, (f, w) in enumerate(zip(form, want)):
+            _compare(f, w, operand[j], f"{where} item {j}")
+        return
+    np.testing.assert_allclose(fit(evaluate(form), operand), fit(want, operand),
+                               rtol=1e-12, atol=1e-12, err_msg=where)
+
+
 @pytest.mark.parametrize(("name", "k"), RECORDABLE, ids=[f"{n}-{k}" for n, k in RECORDABLE])
 def test_equation_form_equals_the_kernel_rule(name, k):
     args = list(CASES[name][k])
     rule = VJP.get(name)
     value = registry.lookup(name).impl(*args)
-    if isinstance(value, (list, tuple)) or any(
-            isinstance(a, list) and any(isinstance(v, np.ndarray) for v in a) for a in args):
+    rng = np.random.default_rng(k)
+    if name not in LIST_FORMS and (isinstance(value, (list, tuple)) or any(
+            isinstance(a, list) and any(isinstance(v, np.ndarray) for v in a) for a in args)):
         # Python's list + list, list * n, copies of lists: not covered (an error)
         assert rule.recordable(value, value, *args, wanted=None) is None
         return
-    ct = np.random.default_rng(k).standard_normal(np.shape(value))
+    if isinstance(value, (list, tuple)):
+        ct = [rng.standard_normal(np.shape(v)) for v in value]
+    else:
+        ct = rng.standard_normal(np.shape(value))
     equations = rule.recordable(ct, value, *args, wanted=None)
     # (until issue 29: __div of three operands, matmul of stacks, transpose with axes
     # had none)
+    if (name, k) in NOT_COVERED:
+        assert equations is None, f"{name} case {k}: covered now, remove it from NOT_COVERED"
+        return
     assert equations is not None, f"{name} case {k}: no equation form"
     kernel = rule(ct, value, *args)
     for i, (form, want) in enumerate(zip(equations, kernel)):
-        if want is None or form is None or not isinstance(args[i], (np.ndarray, float)):
+        if want is None or form is None or not isinstance(args[i], (np.ndarray, float, list)):
             assert (form is None) == (want is None) or not isinstance(args[i], np.ndarray)
             continue
-        np.testing.assert_allclose(fit(evaluate(form), args[i]), fit(want, args[i]),
-                                   rtol=1e-12, atol=1e-12, err_msg=f"{name} case {k} op {i}")
+        _compare(form, want, args[i], f"{name} case {k} op {i}")
 
 
 def test_hessian_and_hvp_take_one_position_and_hvp_checks_the_vector():

@@ -307,6 +307,7 @@ JAX = {
     "einsum": jnp.einsum,
     "slogdet": lambda a: list(jnp.linalg.slogdet(a)), "solve": jnp.linalg.solve,
     "determinant": jnp.linalg.det, "inverse": jnp.linalg.inv, "invGJE": jnp.linalg.inv,
+    "matrix_power": jnp.linalg.matrix_power,
     "cholesky": lambda a, upper=False: jnp.linalg.cholesky(
         _mirrored(a, _flag(upper)), upper=_flag(upper), symmetrize_input=False),
     "eigh": _eigh, "eig": _eig, "eigvals": lambda a: _eig(a)[0],

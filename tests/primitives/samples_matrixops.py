@@ -88,6 +88,13 @@ def _matrixops_linalg() -> dict[str, list[tuple]]:
                     (np.float32([[1, 2], [3, 4]]),), (np.array([[1., 2.], [2., 4.]]),),
                     (np.arange(8.).reshape(2, 2, 2) ** 2,), (np.arange(6.).reshape(2, 3),),
                     (np.arange(36.).reshape(2, 2, 3, 3) ** 1.5,), (np.zeros((0, 2, 2)),)],
+        "matrix_power": [(np.array([[1., 2.], [3., 4.]]), n) for n in (-3, -1, 0, 1, 2, 5)] + [
+            (np.array([[2, 0, 1], [1, 3, 2], [1, 1, 2]]), 3),      # integers stay integers
+            (np.array([[2, 0, 1], [1, 3, 2], [1, 1, 2]]), -2),     # ... but not inverted
+            (np.float32([[1, 2], [3, 4]]), -1), (np.array([[1., 2.], [2., 4.]]), -1),
+            (np.arange(8.).reshape(2, 2, 2) ** 2, -2), (np.arange(8).reshape(2, 2, 2), 0),
+            (np.arange(6.).reshape(2, 3), 2), (np.eye(2), 2.0), (np.eye(2), True),
+            (np.eye(2), np.int32(4)), (np.zeros((0, 2, 2)), 3)],
         "invGJE": [(np.array([[1., 2.], [3., 4.]]),),
                    (np.array([[0, 1, 2], [1, 0, 3], [4, -3, 8]]),),
                    (np.float32([[4, 7], [2, 6]]),), (np.array([[1., 2.], [2., 4.]]),),

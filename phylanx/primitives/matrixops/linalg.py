@@ -1,6 +1,7 @@
 """Products and linear algebra: dot, tensordot, outer, cross, matmul, determinants, inverses, norm.
 
-Primitives: ``dot tensordot outer cross matmul determinant inverse invGJE norm``.
+Primitives: ``dot tensordot outer cross matmul determinant inverse invGJE matrix_power
+norm``.
 
 NumPy semantics throughout (``numpy.dot``, ``numpy.tensordot``, ``numpy.matmul``,
 ``numpy.linalg``): dtype promotion (float32 stays float32), any rank NumPy accepts,
@@ -12,6 +13,7 @@ they are stricter than ``numpy.linalg.inv``, which refuses only exactly zero piv
 """
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -274,6 +276,27 @@ def inv_gje(a):
         factors[col] = 0
         work -= np.outer(factors, work[col])
     return work[:, n:].copy()
+
+
+@primitive("matrix_power", "matrix_power(_1, _2)", extension=True,
+           oracle=np.linalg.matrix_power, differentiable=True,
+           example="matrix_power([[1, 1], [0, 1]], 3)", result="[[1, 3], [0, 1]]")
+def matrix_power(a, n):
+    """``a`` to the integer power ``n`` (each matrix of a stack), numpy.linalg.matrix_power.
+
+    ``n = 0`` gives the identity (of ``a``'s dtype), a negative ``n`` the power of the
+    inverse (a singular matrix is a PhylanxLinAlgError, as ``inverse``).  ``n`` must be an
+    integer, as in NumPy (a float, even 2.0, is a PhylanxTypeError).
+    """
+    arr = _square(a, "the matrix")
+    try:
+        n = operator.index(n)           # NumPy's test: an integer (a bool is one)
+    except TypeError:
+        raise PhylanxTypeError(f"the exponent of matrix_power must be an integer, got a "
+                               f"{type_name(n)}") from None
+    if n < 0:
+        arr = inverse(arr)
+    return np.linalg.matrix_power(arr, abs(n))
 
 
 def _norm_order(ord_: Any) -> Any:
