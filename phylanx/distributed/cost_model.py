@@ -99,6 +99,8 @@ CASES = {
     "reduce_tiled_axis": ("all_gather", "sum/mean over the split axis: the partial "
                           "sums (the other axes' size)"),
     "mask_rows": ("all_gather", "x[m], m a tiled 1-d mask: the mask (one byte per row)"),
+    "mask_rows_aligned": ("all_gather", "x[m], m a 1-d mask tiled like x's rows: each "
+                          "rank's count of selected rows (8 bytes)"),
     "gather": ("all_gather", "a primitive without a rule: every rank's tile"),
 }
 
@@ -120,6 +122,8 @@ def bytes_moved(case: str, shape: tuple[int, ...], localities: int,
         return math.prod(shape[1:]) * itemsize
     if case == "mask_rows":
         return -(-shape[0] // p)                          # this rank's rows, one byte each
+    if case == "mask_rows_aligned":
+        return 8                                          # one int64 count
     return -(-shape[0] // p) * math.prod(shape[1:]) * itemsize   # gather: the tile
 
 
@@ -150,22 +154,21 @@ KMEANS_PASSES = {"distance": 4.0, "store_column": 10.0, "argmin": 2.5, "select":
 
 def _kmeans(size: dict, p: int, m: Machine, variant: str, overhead: float) -> float:
     """Distances (``distance`` passes per coordinate and cluster), their columns
-    stored, argmin, then per cluster the selection and its mean (:data:`KMEANS_PASSES`).
-    By hand all of it on this rank's rows, then one all_reduce of k (d + 1) sums and
-    counts.  phylanx as implemented: storing the row-tiled column into the plain
-    ``distances`` (``np.zeros`` is plain) has no rule, so each of the k columns is
-    gathered (``gather``) and stored, argmin and ``labels == j`` computed, on all n
-    rows on every rank; each cluster's mean all-gathers d partial sums."""
+    stored, argmin, then per cluster the selection and its mean (:data:`KMEANS_PASSES`),
+    all of it on this rank's rows.  By hand one all_reduce of k (d + 1) sums and counts.
+    phylanx: ``distances`` is allocated with the points' row tiling
+    (``compiler/rewrite/fresh_rows.py``), so the column stores and the argmin stay on
+    the rank's rows; per cluster ``points[labels == j]`` all-gathers the counts
+    (``mask_rows_aligned``) and the mean d partial sums (``reduce_tiled_axis``)."""
     n, d, k = size["n"], size["d"], size["k"]
     c = KMEANS_PASSES
     share = m.share(p)
-    own_rows = n / p * (c["distance"] * k * d + c["select"] * k + 2 * d)
+    own_rows = n / p * (c["distance"] * k * d + c["select"] * k + 2 * d
+                        + (c["store_column"] + c["argmin"]) * k)
     if variant == "phylanx":
-        all_rows = n * (c["store_column"] + c["argmin"] + 1) * k
-        comm = k * (all_gather_s(bytes_moved("gather", (n,), p), p, m)
+        comm = k * (all_gather_s(bytes_moved("mask_rows_aligned", (n,), p), p, m)
                     + all_gather_s(bytes_moved("reduce_tiled_axis", (n, d), p), p, m))
-        return (own_rows + all_rows) * m.element_s * share + comm + overhead * share
-    own_rows += n / p * (c["store_column"] + c["argmin"]) * k
+        return own_rows * m.element_s * share + comm + overhead * share
     return own_rows * m.element_s * share + all_reduce_s(k * (d + 1) * FLOAT64, p, m)
 
 

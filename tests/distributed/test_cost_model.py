@@ -68,6 +68,7 @@ def test_bytes_formulas():
     assert cm.bytes_moved("reduce_tiled_axis", (1000, 7), 4) == 7 * 8
     assert cm.bytes_moved("gather", (1001, 7), 4) == 251 * 7 * 8
     assert cm.bytes_moved("mask_rows", (1001,), 4) == 251
+    assert cm.bytes_moved("mask_rows_aligned", (1001,), 4) == 8
     assert cm.bytes_moved("matvec_rows", (1000, 7), 4) == 0
     with pytest.raises(KeyError):
         cm.bytes_moved("no such case", (3,), 2)

@@ -36,7 +36,9 @@ _GLOBAL.update({
     "nonzero": "nonzero(a > 0.3)", "cumsum": "cumsum(a, 1)", "sort": "sort(a, 0)",
     "argsort": "argsort(a)",
     # x[k] += v and x += v: the target takes the value in place
-    "__inplace": "__inplace(a, a * 2.0)"})
+    "__inplace": "__inplace(a, a * 2.0)",
+    # a fresh table with a's rows (creation.py): allocated with a's row tiling
+    "__fresh_rows_of": "__fresh_rows_of(a, list(2, 4), 1.5)"})
 
 
 def run(code, *args):

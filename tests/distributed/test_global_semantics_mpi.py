@@ -4,8 +4,10 @@ tiled inputs, under ``mpiexec -n 1..4`` (issue 28 items 1 and 3):
 every tiling combination, the gather fallback, bad input; uneven, empty and
 overlapping tiles; a seeded random sweep) and ``programs/unchanged_examples.py``
 (``examples/lra.py``, ``kmeans.py``, ``als.py`` imported, compared with their
-undecorated functions).  Both programs run in one job per rank count
-(``programs/several.py``); each test checks its own program."""
+undecorated functions), and ``programs/fresh_tables.py`` (tables allocated with the rows
+of a tiled array and filled column by column reduce without a message; issue 28 item 5).
+The programs run in one job per rank count (``programs/several.py``); each test checks
+its own program."""
 from __future__ import annotations
 
 import functools
@@ -23,7 +25,7 @@ def job():
     @functools.cache
     def run(k: int):
         return several(k, ("global_semantics.py", str(k), "12"), ("unchanged_examples.py",),
-                       timeout=600)
+                       ("fresh_tables.py",), timeout=600)
     yield run
     run.cache_clear()
 
@@ -36,3 +38,8 @@ def test_tiled_arrays_give_numpys_answer_for_the_whole_array(k, job):
 @pytest.mark.parametrize("k", RANKS)
 def test_the_examples_run_unchanged_on_tiled_inputs(k, job):
     assert_program_ok(job(k), "unchanged_examples.py", k)
+
+
+@pytest.mark.parametrize("k", RANKS)
+def test_fresh_tables_filled_from_row_tiles_stay_on_each_ranks_rows(k, job):
+    assert_program_ok(job(k), "fresh_tables.py", k)

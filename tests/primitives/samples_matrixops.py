@@ -24,6 +24,8 @@ def _matrixops_creation() -> dict[str, list[tuple]]:
                      (1, 2, "double"), (np.arange(2), 2), (1.5, None, "int")],
         "full": [([2, 3], 7), (3, 1.5), ([2, 2], 1, "float"), ([0], 2), ([2, 3], np.arange(3.)),
                  ([2], True), ([1, 2], np.float32(2.5))],
+        "__fresh_rows_of": [(np.ones((2, 1)), [2, 3], 0), (np.ones(4), 4, 1.5, "float32"),
+                            (np.ones((2, 2)), [2, 2, 2], 7, "int64"), (np.ones((0, 3)), [0, 3], 1)],
         "__npconstant_like": [(0, np.arange(6).reshape(2, 3)), (1, np.ones(3, np.float32)),
                           (2.5, np.arange(4)), (1, np.zeros((2, 2)), "int"), (0, np.zeros((0, 2))),
                           (1, np.float64(3))],

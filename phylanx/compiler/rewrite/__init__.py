@@ -21,7 +21,18 @@ from __future__ import annotations
 from collections import Counter
 
 from ...language import ast
-from . import cse, fold, gram_rows, hoist, inline, label_stats, normalize, outer, row_blocks
+from . import (
+    cse,
+    fold,
+    fresh_rows,
+    gram_rows,
+    hoist,
+    inline,
+    label_stats,
+    normalize,
+    outer,
+    row_blocks,
+)
 from .engine import Pass, Phase, run_phases
 
 #: the phases of the engine, in order (and the one whole-program pass, inlining).
@@ -31,15 +42,16 @@ from .engine import Pass, Phase, run_phases
 #: Then, on the IR (an SSA edge is an edge: a named part of a pattern is seen through),
 #: the gram row passes and the argmin's row blocks (before hoisting or CSE moves a part
 #: of their expression into a value of its own), label statistics (which read the row
-#: blocks' ``__rows_concat``) and symmetric products (a rewritten product is still
-#: hoisted whole: its call is pure and its function value reads nothing the loop binds);
+#: blocks' ``__rows_concat``), fresh row tables (``fresh_rows``: an allocation no other
+#: name holds) and symmetric products (a rewritten product is still hoisted whole: its
+#: call is pure and its function value reads nothing the loop binds);
 #: folding before hoisting and sharing (it makes equal constants equal); hoisting before
 #: sharing (a subexpression CSE binds to a variable inside a loop body would make every
 #: expression using it look loop-variant).  In the default pipeline inline and normalize
 #: run on the AST before lowering, the later phases' IR rules on the IR (``through_ir``).
 PASSES: list = [Pass("inline", inline.run), normalize.PHASE, gram_rows.PHASE,
-                row_blocks.PHASE, label_stats.PHASE, outer.PHASE, fold.PHASE, hoist.PHASE,
-                cse.PHASE]
+                row_blocks.PHASE, label_stats.PHASE, fresh_rows.PHASE, outer.PHASE,
+                fold.PHASE, hoist.PHASE, cse.PHASE]
 
 
 def rules() -> list:

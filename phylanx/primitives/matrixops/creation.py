@@ -139,6 +139,28 @@ def full(shape, value, dtype=None):
     return scalarize(numpy_call(np.full, dims, as_array(value, "value"), dtype=to_dtype(dtype)))
 
 
+def _restore_full(args, loc):
+    from ...language import ast
+    return ast.Call("full", tuple(args[1:]), None, loc)
+
+
+@primitive(
+    "__fresh_rows_of", "__fresh_rows_of(_1_rows_of, _2_shape, _3_value, __arg(_4_dtype, nil))",
+    oracle=lambda rows_of, shape, value, dtype=None: np.full(shape, value, dtype=dtype),
+    extension=True, internal=True, distributable=True, flags={"restore": _restore_full},
+    example="__fresh_rows_of([[1.5], [2.5]], list(2, 3), 0.0)",
+    result="[[0., 0., 0.], [0., 0., 0.]]",
+)
+def fresh_rows_of(rows_of, shape, value, dtype=None):
+    """``full(shape, value, dtype)`` for a table no other name holds, with ``rows_of``'s rows.
+
+    ``compiler/rewrite/fresh_rows.py`` writes it for ``np.zeros``, ``np.ones``,
+    ``np.empty`` and ``np.full`` of ``(x.shape[0], ...)``.  Here ``rows_of`` is plain and
+    only names the rows; the distributed layer's rule allocates the array with the row
+    tiling of a row-tiled ``rows_of`` (``dist_matrixops/creation.py``)."""
+    return full(shape, value, dtype)
+
+
 def _constant_like_oracle(value, a, dtype=None):
     if value is None:
         return np.empty_like(a, dtype=dtype)

@@ -1,6 +1,8 @@
 """Creating tiled arrays (reference §4.2-4.3): ``constant_d``, ``random_d``,
 ``identity_d``, ``diag_d`` (``annotate_d`` is in ``core/``, ``file_read_csv_d`` in
-``fileio/``, the original's categories).
+``fileio/``, the original's categories), and the rule of ``__fresh_rows_of`` (a table
+no other name holds, allocated with the row tiling of the array whose rows it has:
+:func:`fresh_rows_rule`, no message).
 
 Each returns this locality's tile as a ``DistributedArray``; building it is
 collective (an all_gather of the tiles' boxes checks the layout), so every rank
@@ -11,11 +13,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from .... import distributed as api
 from ....errors import PhylanxError, PhylanxValueError
+from ....primitives.array_args import as_shape
 from ....primitives.dtypes import to_dtype, to_int, to_shape
 from ....primitives.registry import primitive
+from ....primitives.rules import DISTRIBUTION
 from ... import tiles, tiling
-from ...darray import as_tiled
+from ...darray import DistributedArray, as_tiled
+from ...tiles import Layout
 from .._support import ORDERED, auto_name, create, lockstep, placement
 from .._support import tiling_type as check_tiling_type
 
@@ -140,3 +146,39 @@ def diag_d(arr, k=0, tiling_type="sym", tile_index=None, numtiles=None):
     return v.derive(local, layout, suffix="_diag")
 
 
+
+
+def _row_spans(x: DistributedArray) -> list | None:
+    """Every rank's rows of ``x`` when its tiles are whole-width row blocks in rank
+    order that cover the rows once (empty blocks allowed); else None."""
+    spans = [box[0] for box in x.layout.boxes]
+    others_whole = all(box[1:] == tuple((0, n) for n in x.shape[1:])
+                       for box in x.layout.boxes)
+    ends = [0] + [e for _, e in spans]
+    if not others_whole or any(s != e for (s, _), e in zip(spans, ends)) \
+            or ends[-1] != x.shape[0]:
+        return None
+    return spans
+
+
+def fresh_rows_rule(impl, args: list):
+    """``__fresh_rows_of(x, shape, value, dtype)`` with a tiled ``x``: the table
+    allocated with ``x``'s row blocks (each rank fills its rows; the layout is ``x``'s,
+    which every rank holds alike: no message), when ``x`` is tiled by whole rows and the
+    table has 1 to 3 axes; otherwise the plain table (the kernel, ``x`` unused).  A tiled
+    shape, value or dtype: declined (the gather fallback)."""
+    x, rest = args[0], args[1:]
+    if type(x) is not DistributedArray or any(type(a) is DistributedArray for a in rest):
+        return NotImplemented
+    dims = as_shape(rest[0])
+    spans = _row_spans(x)
+    if spans is None or not 1 <= len(dims) <= 3 or dims[0] != x.shape[0]:
+        return impl(None, *rest)
+    here = spans[api.find_here()]
+    local = np.asarray(impl(None, (here[1] - here[0], *dims[1:]), *rest[1:]))
+    boxes = [((s, e), *((0, n) for n in dims[1:])) for s, e in spans]
+    key1d = ("rows" if x.ndim > 1 else x.layout.key1d) if len(dims) == 1 else None
+    return x.derive(local, Layout(boxes, tuple(dims), key1d), suffix="_table")
+
+
+DISTRIBUTION.defrule("__fresh_rows_of", fresh_rows_rule)

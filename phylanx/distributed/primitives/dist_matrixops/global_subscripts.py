@@ -105,7 +105,8 @@ def _has_ellipsis(key: tuple) -> bool:
 def _components(key: tuple, shape: tuple[int, ...]) -> list[tuple] | None:
     """The key as one entry per source axis plus new axes, if separable (module doc):
     ``("new",)``, ``("int", axis, i)``, ``("sel", axis, positions, step)`` (step None for
-    an index array); None for the general path."""
+    an index array, whose positions are an array; a slice's are a ``range``); None for
+    the general path."""
     key = tuple(NEWAXIS if k is None else k for k in key)
     arrays = [k for k in key if isinstance(k, np.ndarray)]
     ints = [k for k in key if type(k) is int]
@@ -127,7 +128,7 @@ def _components(key: tuple, shape: tuple[int, ...]) -> list[tuple] | None:
         if type(k) is int:
             out.append(("int", axis, k % n))
         elif type(k) is slice:
-            out.append(("sel", axis, np.arange(n)[k], k.step or 1))
+            out.append(("sel", axis, range(n)[k], k.step or 1))   # (O(1), not n positions)
         else:
             positions = np.nonzero(k)[0] if k.dtype == np.bool_ else np.arange(n)[k]
             steps = np.diff(positions)
@@ -136,6 +137,17 @@ def _components(key: tuple, shape: tuple[int, ...]) -> list[tuple] | None:
             out.append(("sel", axis, positions, None))
         axis += 1
     return out
+
+
+def _held(r: range, start: int, stop: int) -> tuple[int, int]:
+    """``[k0, k1)``: the items of a slice's positions ``r`` inside ``[start, stop)``
+    (monotonic, so contiguous), by arithmetic (empty when ``k0 >= k1``)."""
+    s = r.step
+    if s > 0:
+        return (max(0, -(-(start - r.start) // s)),
+                min(len(r), max(0, -(-(stop - r.start) // s))))
+    return (max(0, (r.start - stop) // -s + 1),
+            min(len(r), max(0, (r.start - start) // -s + 1)))
 
 
 class _Plan:
@@ -174,17 +186,20 @@ class _Plan:
                 local.append(c[2] - start)
                 continue
             positions, step = c[2], c[3]
-            held = np.nonzero((positions >= start) & (positions < stop))[0]
-            if held.size == 0:
-                return None, None
-            k0, k1 = int(held[0]), int(held[-1]) + 1
-            result_box.append((k0, k1))
-            chosen = positions[k0:k1] - start
             if step is None:
-                local.append(chosen)
-            else:
-                end = int(chosen[-1]) + step
-                local.append(slice(int(chosen[0]), None if end < 0 else end, step))
+                held = np.nonzero((positions >= start) & (positions < stop))[0]
+                if held.size == 0:
+                    return None, None
+                k0, k1 = int(held[0]), int(held[-1]) + 1
+                result_box.append((k0, k1))
+                local.append(positions[k0:k1] - start)
+                continue
+            k0, k1 = _held(positions, start, stop)
+            if k0 >= k1:
+                return None, None
+            result_box.append((k0, k1))
+            end = positions[k1 - 1] - start + step
+            local.append(slice(positions[k0] - start, None if end < 0 else end, step))
         return tuple(result_box), tuple(local)
 
     def layout(self, x: DistributedArray) -> Layout:
@@ -237,6 +252,43 @@ def _full_mask(x: DistributedArray, key: tuple) -> Any:
     return None
 
 
+def _row_mask(x: DistributedArray, key: tuple) -> Any:
+    """The mask of ``x[mask]`` when ``x`` has two axes or three in whole-row tiles split
+    by rows alone and ``mask`` is a tiled 1-d boolean array whose tiles face ``x``'s
+    rows (``points[labels == j]``, ``labels`` computed from ``points``' rows): each
+    rank's part of the selection is in its own tile (None otherwise)."""
+    if len(key) != 1 or not is_tiled(key[0]) or x.ndim < 2:
+        return None
+    m = key[0]
+    if m.dtype != np.bool_ or m.ndim != 1 or m.shape[0] != x.shape[0] \
+            or x.layout.split_axes() != [0] or not _whole_rows(x):
+        return None
+    if any(mb[0] != xb[0] for mb, xb in zip(m.layout.boxes, x.layout.boxes)) \
+            or len(m.layout.boxes) != len(x.layout.boxes) or not _whole_rows(m):
+        return None
+    return m
+
+
+def _masked_row_blocks(x: DistributedArray, mask: DistributedArray, label: str) -> Any:
+    """``x[mask]`` of a row mask tiled like ``x``'s rows (:func:`_row_mask`): each rank
+    keeps its selected rows; only the counts travel (one small all_gather), where the
+    general path gathers the mask.  The result's boxes are those the separable path
+    gives (an empty part: an empty box); nothing selected: NumPy's empty array."""
+    mine = x.local[mask.local]
+    with operation(label):
+        counts = [int(c) for c in tiles.all_gather(np.int64(mine.shape[0]), final=True)]
+    boxes = x.layout.boxes
+    shape = (sum(counts), *x.shape[1:])
+    if shape[0] == 0:
+        return np.zeros(shape, x.dtype)
+    spans, offset = [None] * len(boxes), 0
+    for r in sorted(range(len(boxes)), key=lambda r: (boxes[r][0][0], r)):
+        spans[r] = ((offset, offset + counts[r]), *((0, n) for n in shape[1:])) \
+            if counts[r] else tuple((0, 0) for _ in shape)
+        offset += counts[r]
+    return x.derive(mine, Layout(spans, shape), suffix="_sliced")
+
+
 def _mask_part(mask: Any, box: tiling.Box) -> np.ndarray:
     return mask.local if is_tiled(mask) else mask[tuple(slice(s, e) for s, e in box)]
 
@@ -276,6 +328,9 @@ def read(x: DistributedArray, key: tuple) -> Any:
     mask = _full_mask(x, key)
     if mask is not None and 0 in x.layout.split_axes() and _whole_rows(x):
         return _masked_rows(x, mask, label)
+    rows = _row_mask(x, key)
+    if rows is not None:
+        return _masked_row_blocks(x, rows, label)
     if any(is_tiled(k) for k in key):
         with operation(label):
             return _read(x, tuple(whole(k) for k in key), label)
@@ -394,8 +449,17 @@ def _store(x: DistributedArray, key: tuple, value: Any) -> None:
         if not tiling.is_empty(x.box):
             x.local[_mask_part(mask, x.box)] = value
         return
+    label = label_of("store", (x, value, *key))
+    aligned = _aligned_plan(x, key, value)
+    if aligned is not None:
+        # decided from the layouts every rank holds: each stores its own tile's part,
+        # nothing is sent, so no end message either
+        with operation(label, local=True):
+            if aligned.mine is not None:
+                x.local[aligned.mine] = value.local
+        return
     sends = is_tiled(value) or any(is_tiled(k) for k in key)
-    with operation(label_of("store", (x, value, *key)), local=not sends):
+    with operation(label, local=not sends):
         key = tuple(whole(k) for k in key)
         probe = _checked(x, key)
         if probe.size == 0:
@@ -420,6 +484,23 @@ def _store(x: DistributedArray, key: tuple, value: Any) -> None:
         where = np.nonzero(_inside(coords, box))[0] if not tiling.is_empty(box) else []
         if len(where):
             x.local[tuple(c[where] - s for c, (s, _) in zip(coords, box))] = given[where]
+
+
+def _aligned_plan(x: DistributedArray, key: tuple, value: Any) -> _Plan | None:
+    """The plan of ``x[key] = value`` when ``value`` is tiled exactly as the separable
+    selection (plain indices), else None (also for an index NumPy refuses: the
+    general path raises it inside the store's operation, as before)."""
+    if not is_tiled(value) or any(is_tiled(k) for k in key):
+        return None
+    try:
+        probe = _checked(x, key)
+    except PhylanxIndexError:
+        return None
+    comps = _components(key, x.shape) if probe.size else None
+    if comps is None or value.shape != probe.shape:
+        return None
+    plan = _Plan(x, comps, probe.shape)
+    return plan if value.layout.boxes == tuple(plan.boxes) else None
 
 
 def _fit(value: Any, shape: tuple[int, ...]) -> np.ndarray:
