@@ -14,7 +14,7 @@ spellings need more than relabelling, and each is turned into a plain einsum fir
   carries it, so the cotangent is spread over that axis.
 
 A cotangent's einsum is planned (BLAS products) by the forward's rule,
-``numpy_products.einsum_planned``: in NumPy's own loop the two cotangents of a Conv1D-sized
+``numpy_products.einsum_operands``: in NumPy's own loop the two cotangents of a Conv1D-sized
 pointwise convolution took 5-7x their planned time.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ import string
 import numpy as np
 
 from ..errors import PhylanxValueError
-from ..primitives.matrixops.numpy_products import einsum_planned
+from ..primitives.matrixops.numpy_products import einsum_operands
 from .rule_helpers import arr
 from .table import VJP
 
@@ -94,6 +94,6 @@ def einsum_vjp(ct, out, subscripts, *operands):
                     seen += label
                 target += label
         subscripts = ",".join(spec) + "->" + target
-        grads.append(np.einsum(subscripts, *factors,
-                               optimize=einsum_planned(subscripts, factors)))
+        factors, planned = einsum_operands(subscripts, factors)
+        grads.append(np.einsum(subscripts, *factors, optimize=planned))
     return (None, *grads)

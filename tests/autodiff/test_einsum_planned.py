@@ -85,3 +85,38 @@ def test_the_rules_einsums_are_planned_and_agree_with_jax(monkeypatch):
         for g, ref in zip(grads, want):
             assert g.dtype == dtype
             np.testing.assert_allclose(g, np.asarray(ref), rtol=tol, atol=tol)
+
+
+# rev24: a planned einsum contracts pairs of operands in their own dtype, where NumPy's
+# einsum computes everything in the operands' common dtype: two int8 operands were
+# multiplied in int8 (wrapping: zeros for 100 * 100 * 256) before meeting the float64 one,
+# two float16 ones overflowed to inf.  The rule's einsums are planned too (guard below:
+# NumPy's planner starts from the cotangent there in every case tried, so it passes)
+MIXED = [(np.int8, 100, np.float64, 0.5), (np.uint8, 200, np.float32, 0.25),
+         (np.float16, 16, np.float32, 1e-3)]
+
+
+@pytest.mark.parametrize("narrow, fill, wide, scale", MIXED)
+def test_mixed_dtypes_compute_in_the_common_dtype(narrow, fill, wide, scale):
+    a, b = np.full((1, 256), fill, narrow), np.full((256, 256), fill, narrow)
+    c = np.full((256, 64), scale, wide)          # 4M multiply-adds: planned
+    got = numpy_products.einsum("ij,jk,kl->il", a, b, c)
+    want = np.einsum("ij,jk,kl->il", a, b, c)
+    assert got.dtype == want.dtype and np.isfinite(want).all()
+    # NumPy's own loop sums 65536 float32 products in float32 (about 1e-3 off)
+    np.testing.assert_allclose(got, want, rtol=1e-12 if wide == np.float64 else 2e-3)
+
+
+@Phylanx
+def mixed_loss(a, b, c):
+    return np.sum(np.einsum("ij,jk,kl->il", a, b, c))
+
+
+def test_a_mixed_dtype_gradient_computes_in_the_common_dtype():
+    # guard (passes before the fix): the first operand's cotangent "il,jk,kl->ij" has
+    # two int8 factors, which must not be multiplied in int8
+    a = RNG.standard_normal((256, 2))
+    b, c = np.full((2, 4), 100, np.int8), np.full((4, 256), 100, np.int8)
+    got = phylanx.grad(mixed_loss, 0)(a, b, c)
+    want = np.broadcast_to((b.astype(np.float64) @ c).sum(axis=1), a.shape)
+    np.testing.assert_allclose(got, want, rtol=1e-12)

@@ -180,3 +180,23 @@ def test_sliced_products_write_into_the_output_without_a_buffer_of_their_own(
         tracemalloc.stop()
     _close(y, want, np.float64)
     assert peak < 1.25 * y.nbytes, (peak, y.nbytes)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.bool_, np.float16, np.float32])
+@pytest.mark.parametrize("fill", [0, 1.5, -np.inf, np.nan])
+def test_padding_is_np_pads(dtype, fill):
+    # rev24: conv44's ``_windows.padded`` (np.pad's replacement) filled with
+    # ``np.full``, which casts unsafely: -inf or NaN into an int array (the max-pooling
+    # adjoint pads with -inf) silently became 0 or INT_MIN where np.pad raised
+    from phylanx.primitives.keras_support._windows import padded
+    x = (np.arange(12).reshape(2, 3, 2) - 5).astype(dtype)
+    pads = [(1, 2)]
+    try:
+        want = np.pad(x, [(0, 0), *pads, (0, 0)], constant_values=fill)
+    except (OverflowError, ValueError) as e:
+        with pytest.raises(type(e)):
+            padded(x, pads, fill)
+        return
+    got = padded(x, pads, fill)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)

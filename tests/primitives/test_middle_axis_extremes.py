@@ -61,3 +61,22 @@ def test_halving_gives_a_new_array(op):
     out = reductions.halving_extreme(op, a, 1)
     assert not np.shares_memory(out, a)
     np.testing.assert_array_equal(out, op.reduce(a, axis=1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("length", [2, 3, 4, 5, 6])
+def test_signed_zeros_come_out_as_numpys(dtype, length):
+    # rev24: NumPy reduces a middle axis as a left fold of np.maximum/np.minimum, which
+    # return their second operand on a tie, so of equal zeros of both signs the last one
+    # along the axis is the result (np.max([[-0.], [0.]], 0) is 0.0, of [[0.], [-0.]]
+    # -0.0); halving pairs other indices and gave the other sign for some orders
+    # (1/amax(x) then -inf where NumPy's is inf).  Every order of -1, -0.0, 0.0 and 1
+    # along the axis, two columns (a 2-element block: halving's case)
+    import itertools
+    rows = np.array(list(itertools.product([-1.0, -0.0, 0.0, 1.0], repeat=length)), dtype)
+    a = np.stack([rows, rows[::-1]], axis=-1)          # (orders, length, 2)
+    for name, reference in (("amax", np.max), ("amin", np.min)):
+        got = getattr(reductions, name)(a, 1)
+        want = reference(a, axis=1)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want), err_msg=name)

@@ -102,7 +102,10 @@ def padded(x: np.ndarray, pads: list[tuple[int, int]], fill: Any = 0) -> np.ndar
     general code cost about 20 us more a call, twice per convolution's
     ``value_and_grad``, a fiftieth of a small Conv1D loss's call)."""
     shape = (x.shape[0], *(n + b + a for n, (b, a) in zip(x.shape[1:-1], pads)), x.shape[-1])
-    out = np.zeros(shape, x.dtype) if fill == 0 else np.full(shape, fill, x.dtype)
+    # the fill converted as np.pad converts it (np.full casts unsafely: -inf into an int
+    # array would be 0 or INT_MIN, where np.pad raises)
+    out = np.zeros(shape, x.dtype) if fill == 0 else \
+        np.full(shape, np.array(fill, x.dtype), x.dtype)
     out[(slice(None), *(slice(b, b + n) for n, (b, _) in zip(x.shape[1:-1], pads)))] = x
     return out
 

@@ -116,9 +116,23 @@ def einsum_work(subscripts: str, shapes: list[tuple[int, ...]]) -> int:
 
 def einsum_planned(subscripts: str, arrays: list[np.ndarray]) -> bool:
     """Whether ``np.einsum`` should plan this einsum (``optimize=True``): see
-    :data:`EINSUM_PLANNED_WORK`."""
+    :data:`EINSUM_PLANNED_WORK`.  Never for float16 (NumPy's own einsum sums float16
+    in its own way; a planned one rounds and may overflow each pair's product)."""
     return (len(arrays) > 1
-            and einsum_work(subscripts, [a.shape for a in arrays]) >= EINSUM_PLANNED_WORK)
+            and einsum_work(subscripts, [a.shape for a in arrays]) >= EINSUM_PLANNED_WORK
+            and np.result_type(*arrays) != np.float16)
+
+
+def einsum_operands(subscripts: str, arrays: list) -> tuple[list, bool]:
+    """``(operands, optimize)`` for ``np.einsum(subscripts, *operands, optimize=...)``:
+    planned (:func:`einsum_planned`), every operand in their common dtype.  A plan
+    contracts pairs of operands in their own dtype, where NumPy's einsum computes all
+    in the common one: two int8 operands met in int8 (wrapping) before a float64 one,
+    two float16 ones overflowed before a float32 one (rev24)."""
+    if not einsum_planned(subscripts, arrays):
+        return arrays, False
+    common = np.result_type(*arrays)
+    return [a if a.dtype == common else a.astype(common) for a in arrays], True
 
 
 @primitive(
@@ -139,8 +153,9 @@ def einsum(subscripts, *operands):
     arrays = [numeric(op, f"operand {i + 1}") for i, op in enumerate(operands)]
     if not arrays:
         raise PhylanxValueError("einsum needs at least one operand")
+    arrays, planned = einsum_operands(subscripts, arrays)
     return scalarize(np.asarray(numpy_call(np.einsum, subscripts, *arrays,
-                                           optimize=einsum_planned(subscripts, arrays))))
+                                           optimize=planned)))
 
 
 def _stack(value, what: str) -> np.ndarray:
