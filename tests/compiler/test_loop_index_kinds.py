@@ -182,3 +182,34 @@ def test_other_index_kinds_give_what_the_tree_gives(code):
     table = np.arange(12.0).reshape(3, 4)
     codes = np.array([code, code], dtype=np.asarray(code).dtype)
     same_as_tree(lookups, table, codes, 2)
+
+
+def first_of(seq, k, n):
+    acc = 0.0
+    for _ in range(n):
+        acc = acc + seq[k]
+    return acc
+
+
+def put_at(seq, k, n):
+    for _ in range(n):
+        seq[k] = 9.0
+    return seq
+
+
+@pytest.mark.parametrize("translate", [True, False])
+@pytest.mark.parametrize("seq", [[1.0, 2.0, 3.0], (1.0, 2.0, 3.0)])
+def test_a_numpy_bool_does_not_index_a_list_or_tuple(seq, translate):
+    """Python refuses ``seq[np.True_]`` (no ``__index__``: a TypeError); the generic
+    kernels read it as ``int(True)``, the element at 1, a silent wrong answer."""
+    with pytest.raises(TypeError):
+        first_of(seq, np.True_, 1)
+    with pytest.raises(PhylanxError, match="indices must be integers or slices"):
+        decorated(first_of, translate)(seq, np.True_, 1)
+    if type(seq) is list:
+        with pytest.raises(TypeError):
+            put_at(list(seq), np.True_, 1)
+        with pytest.raises(PhylanxError, match="indices must be integers or slices"):
+            decorated(put_at, translate)(list(seq), np.True_, 1)
+    # a Python bool is an int to Python
+    assert decorated(first_of, translate)(seq, True, 1) == first_of(seq, True, 1)
