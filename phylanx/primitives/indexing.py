@@ -222,6 +222,11 @@ def check_python_indices(value: Any, indices: tuple | list) -> None:
             if any(_is_float(v) for v in (spec if t is list else ())):
                 raise PhylanxTypeError("slice indices must be integers or None or have an "
                                        "__index__ method")
+        elif t is np.bool_ and sequence:   # no __index__: Python refuses, not int(True)
+            if isinstance(value, str):
+                raise PhylanxTypeError("string indices must be integers, not 'numpy.bool'")
+            raise PhylanxTypeError(f"{type(value).__name__} indices must be integers or "
+                                   "slices, not numpy.bool")
         elif _is_float(spec) and isinstance(value, str):
             raise PhylanxTypeError(f"string indices must be integers, not "
                                    f"'{type(spec).__name__}'")
