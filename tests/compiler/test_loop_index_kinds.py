@@ -213,3 +213,22 @@ def test_a_numpy_bool_does_not_index_a_list_or_tuple(seq, translate):
             decorated(put_at, translate)(list(seq), np.True_, 1)
     # a Python bool is an int to Python
     assert decorated(first_of, translate)(seq, True, 1) == first_of(seq, True, 1)
+
+
+def bool_axis(x, k, n):
+    out = x
+    for _ in range(n):
+        out = x[:, k]
+    return out, x[k, :, None]
+
+
+@pytest.mark.parametrize("translate", [True, False])
+@pytest.mark.parametrize("k", [np.True_, np.False_, True, False])
+def test_a_bool_scalar_index_is_a_new_axis_of_the_mask_not_an_axis_indexed(k, translate):
+    """NumPy's ``x[:, True]`` of a 1-d ``x`` has shape (n, 1) (a 0-d mask adds an axis):
+    a bool scalar is not one of the indices counted against ``x.ndim``."""
+    x = np.arange(3.0)
+    got, want = decorated(bool_axis, translate)(x, k, 2), bool_axis(x, k, 2)
+    for g, w in zip(got, want):
+        assert np.shape(g) == w.shape
+        np.testing.assert_array_equal(g, w)
