@@ -122,7 +122,9 @@ def get(value: Any, indices: tuple | list) -> Any:
         return value[key]
     if isinstance(value, np.ndarray):
         indices = per_axis(indices)
-        real = [i for i in indices if i is not NEWAXIS and i is not Ellipsis]
+        # a bool scalar is a 0-d mask: NumPy adds an axis for it, indexes none
+        real = [i for i in indices if i is not NEWAXIS and i is not Ellipsis
+                and type(i) is not bool and type(i) is not np.bool_]
         if len(real) > max(value.ndim, 1) and not any(
                 isinstance(i, np.ndarray) for i in indices):
             raise PhylanxIndexError(
