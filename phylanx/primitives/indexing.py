@@ -122,7 +122,9 @@ def get(value: Any, indices: tuple | list) -> Any:
         return value[key]
     if isinstance(value, np.ndarray):
         indices = per_axis(indices)
-        real = [i for i in indices if i is not NEWAXIS and i is not Ellipsis]
+        # a bool scalar is a 0-d mask: NumPy adds an axis for it, indexes none
+        real = [i for i in indices if i is not NEWAXIS and i is not Ellipsis
+                and type(i) is not bool and type(i) is not np.bool_]
         if len(real) > max(value.ndim, 1) and not any(
                 isinstance(i, np.ndarray) for i in indices):
             raise PhylanxIndexError(
@@ -222,6 +224,11 @@ def check_python_indices(value: Any, indices: tuple | list) -> None:
             if any(_is_float(v) for v in (spec if t is list else ())):
                 raise PhylanxTypeError("slice indices must be integers or None or have an "
                                        "__index__ method")
+        elif t is np.bool_ and sequence:   # no __index__: Python refuses, not int(True)
+            if isinstance(value, str):
+                raise PhylanxTypeError("string indices must be integers, not 'numpy.bool'")
+            raise PhylanxTypeError(f"{type(value).__name__} indices must be integers or "
+                                   "slices, not numpy.bool")
         elif _is_float(spec) and isinstance(value, str):
             raise PhylanxTypeError(f"string indices must be integers, not "
                                    f"'{type(spec).__name__}'")

@@ -34,3 +34,21 @@ def test_every_phrasing_agrees_with_numpy(program):
         assert agreement(Phylanx(ph.fn)(*given), want, tol) == "same", ph.name
         if not ph.float32:
             assert agreement(want, first, program.tol) == "same", ph.name
+
+
+@pytest.mark.parametrize("got,want", [
+    (np.array([np.nan, 2.0]), np.array([1.0, 2.0])),      # a NaN NumPy does not give
+    (np.float64("nan"), np.float64(0.5)),
+    (np.array([1.0, 2.0]), np.array([np.nan, 2.0])),      # NumPy's NaN, a number given
+    (np.array([5.0, np.inf]), np.array([1.0, np.inf])),   # an inf in NumPy's result
+    (np.array([np.inf, 1.0]), np.array([-np.inf, 1.0])),
+])
+def test_agreement_refuses_nans_and_infinities_numpy_does_not_give(got, want):
+    """A NaN is no number's agreement: the check must not report a NaN result, or any
+    result beside an infinity of NumPy's, as the same (max over NaN keeps the 0)."""
+    assert agreement(got, want, 1e-6).startswith("DIFFERS")
+
+
+def test_agreement_takes_the_same_nans_and_infinities():
+    x = np.array([np.nan, np.inf, -np.inf, 1.0])
+    assert agreement(x.copy(), x, 1e-6) == "same"

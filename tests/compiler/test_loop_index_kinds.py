@@ -182,3 +182,53 @@ def test_other_index_kinds_give_what_the_tree_gives(code):
     table = np.arange(12.0).reshape(3, 4)
     codes = np.array([code, code], dtype=np.asarray(code).dtype)
     same_as_tree(lookups, table, codes, 2)
+
+
+def first_of(seq, k, n):
+    acc = 0.0
+    for _ in range(n):
+        acc = acc + seq[k]
+    return acc
+
+
+def put_at(seq, k, n):
+    for _ in range(n):
+        seq[k] = 9.0
+    return seq
+
+
+@pytest.mark.parametrize("translate", [True, False])
+@pytest.mark.parametrize("seq", [[1.0, 2.0, 3.0], (1.0, 2.0, 3.0)])
+def test_a_numpy_bool_does_not_index_a_list_or_tuple(seq, translate):
+    """Python refuses ``seq[np.True_]`` (no ``__index__``: a TypeError); the generic
+    kernels read it as ``int(True)``, the element at 1, a silent wrong answer."""
+    with pytest.raises(TypeError):
+        first_of(seq, np.True_, 1)
+    with pytest.raises(PhylanxError, match="indices must be integers or slices"):
+        decorated(first_of, translate)(seq, np.True_, 1)
+    if type(seq) is list:
+        with pytest.raises(TypeError):
+            put_at(list(seq), np.True_, 1)
+        with pytest.raises(PhylanxError, match="indices must be integers or slices"):
+            decorated(put_at, translate)(list(seq), np.True_, 1)
+    # a Python bool is an int to Python
+    assert decorated(first_of, translate)(seq, True, 1) == first_of(seq, True, 1)
+
+
+def bool_axis(x, k, n):
+    out = x
+    for _ in range(n):
+        out = x[:, k]
+    return out, x[k, :, None]
+
+
+@pytest.mark.parametrize("translate", [True, False])
+@pytest.mark.parametrize("k", [np.True_, np.False_, True, False])
+def test_a_bool_scalar_index_is_a_new_axis_of_the_mask_not_an_axis_indexed(k, translate):
+    """NumPy's ``x[:, True]`` of a 1-d ``x`` has shape (n, 1) (a 0-d mask adds an axis):
+    a bool scalar is not one of the indices counted against ``x.ndim``."""
+    x = np.arange(3.0)
+    got, want = decorated(bool_axis, translate)(x, k, 2), bool_axis(x, k, 2)
+    for g, w in zip(got, want):
+        assert np.shape(g) == w.shape
+        np.testing.assert_array_equal(g, w)
