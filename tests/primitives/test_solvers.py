@@ -401,7 +401,12 @@ def test_lanczos_full_dimension_gives_all_eigenvalues():
 
 
 def test_lanczos_fewer_steps_bracket_the_extreme_eigenvalues():
-    a = _spd(20)
+    # a spectrum with a gap above the rest, so that six steps converge the largest
+    # eigenvalue whatever the random basis (Kaniel-Paige); on _spd's spectrum 4 seeds of
+    # 40 missed the 1 % below, and the module's shared generator made the test depend on
+    # which tests ran before it
+    q, _ = np.linalg.qr(np.random.default_rng(3).standard_normal((20, 20)))
+    a = (q * np.r_[np.linspace(1.0, 10.0, 19), 40.0]) @ q.T
     b = np.ones(20)
     ritz = solve("iterative_solver_lanczos", a, b, 6)
     exact = np.linalg.eigvalsh(a)
