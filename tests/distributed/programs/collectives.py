@@ -138,6 +138,15 @@ unchecked = phylanx.evaluate('async(all_reduce([1.0, 2.0] * (find_here() + 1), "
                              '"physl-unchecked", false))')
 assert np.array_equal(unchecked, [s, 2 * s]), unchecked
 phylanx.evaluate('barrier("physl")')
+if n > 1:    # a root that names no rank: located, not truncated to one (0.5 was rank 0)
+    for call in ("gather(find_here(), 0.5)", "reduce(1, \"sum\", 0.5)",
+                 "broadcast(find_here(), 0.5)", "scatter(linspace(0, 1, 4), 0.5)"):
+        try:
+            got = phylanx.evaluate(call)
+        except phylanx.PhylanxError as e:
+            assert "<evaluate>:1:1" in str(e) and "root 0.5" in str(e), str(e)
+        else:
+            raise AssertionError(f"{call}: no error, {got!r}")
 
 # -- concurrency: named collectives started in different orders, overlapping work ----
 names = [f"c{i}" for i in range(4)]
