@@ -42,6 +42,7 @@ decides the exchange for every rank (``lockstep.py``, ``agreement.step_outcome``
 from __future__ import annotations
 
 import functools
+import operator
 import threading
 import time
 from collections import deque
@@ -847,8 +848,8 @@ class Collectives:
         kind = "all_reduce" if root is None else "reduce"
         if type(op) is not str or op not in ag.OPS:
             op = ag.op_name(op, where, kind)
-        if root is not None:
-            self._check_root(root, kind, where)
+        if root is not None and (type(root) is not int or not 0 <= root < self.size):
+            root = self._check_root(root, kind, where)
         checked = settings.get("check_collectives") if check is None else bool(check)
         return self._submit(kind, name, lambda channel, n: self._reduce_op(
             channel, n, kind, value, op, root, checked or tag is not None, tag), where, value)
@@ -980,8 +981,8 @@ class Collectives:
                    where: SourceLoc | None = None, root: int | None = None,
                    tag: tuple | None = None) -> Future:
         kind = "all_gather" if root is None else "gather"
-        if root is not None:
-            self._check_root(root, kind, where)
+        if root is not None and (type(root) is not int or not 0 <= root < self.size):
+            root = self._check_root(root, kind, where)
         return self._submit(kind, name,
                             lambda channel, n: self._gather_op(channel, n, kind, value, root, tag),
                             where, value)
@@ -1043,8 +1044,8 @@ class Collectives:
         unchecked broadcast is one ``Ibcast`` of the root's header slot (and a second
         one for data too big for it), every rank must pass the same.  Tagged
         broadcasts are always checked."""
-        if not 0 <= root < self.size:
-            self._check_root(root, "broadcast", where)
+        if type(root) is not int or not 0 <= root < self.size:
+            root = self._check_root(root, "broadcast", where)
         checked = settings.get("check_collectives") if check is None else bool(check)
         checked = checked or tag is not None
         return self._submit("broadcast", name,
@@ -1134,7 +1135,7 @@ class Collectives:
 
     def scatter(self, value: Any, root: int = 0, name: str | None = None,
                 where: SourceLoc | None = None) -> Future:
-        self._check_root(root, "scatter", where)
+        root = self._check_root(root, "scatter", where)
         return self._submit("scatter", name,
                             lambda channel, n: self._scatter_op(channel, n, value, root), where,
                             value if self.rank == root else None)
@@ -1219,7 +1220,17 @@ class Collectives:
             return None
         return self._submit("end", name, operation, where)
 
-    def _check_root(self, root: int | None, kind: str, where: SourceLoc | None) -> None:
-        if root is not None and not 0 <= root < self.size:
+    def _check_root(self, root: Any, kind: str, where: SourceLoc | None) -> int:
+        """The rank ``root`` names, as an ``int`` (a NumPy integer too); a located error
+        if it names none: a float in range would make no rank the root, each comparing
+        its rank with it, and gather and reduce gave None on every rank."""
+        try:
+            rank = operator.index(root)
+        except TypeError:
             raise PhylanxDistributedError(
-                f"root {root} is not a locality (there are {self.size})", where, kind)
+                f"root {root!r} is not a locality: a rank is an integer", where,
+                kind) from None
+        if not 0 <= rank < self.size:
+            raise PhylanxDistributedError(
+                f"root {root!r} is not a locality (there are {self.size})", where, kind)
+        return rank

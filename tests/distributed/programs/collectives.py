@@ -95,6 +95,32 @@ for root in range(n):
     assert item == f"item{r}"
 dist.barrier().result()
 
+# -- a root names a rank: a NumPy integer does; a float or a rank out of range fails,
+# located, on every rank (a float root in range made no rank the root: gather and reduce
+# gave None on every rank, silently)
+if n > 1:
+    last = np.int64(n - 1)
+    assert dist.gather(r, root=last).result() == (list(range(n)) if r == n - 1 else None)
+    assert dist.broadcast(np.full(2, r), root=last).result().tolist() == [n - 1] * 2
+
+    def joined(a, b):       # (a Python function: the reduction gathers to the root)
+        return a + b
+
+    for bad in (0.5, 1.0, n, -1):
+        for collective, value, extra in [(dist.gather, r, {}),
+                                         (dist.reduce, np.full(2, r), {}),
+                                         (dist.reduce, r, {"op": joined}),
+                                         (dist.broadcast, np.full(2, r), {}),
+                                         (dist.scatter, list(range(n)), {})]:
+            try:
+                got = collective(value, root=bad, **extra).result()
+            except dist.PhylanxDistributedError as e:
+                assert "collectives.py" in str(e) and f"root {bad!r}" in str(e), str(e)
+            else:
+                raise AssertionError(f"{collective.__name__} {extra} with root {bad!r}: no "
+                                     f"error, {got!r}")
+
+
 # -- the PhySL primitives ----------------------------------------------------------
 total, maximum, gathered, bcast, scattered, reduced = phylanx.evaluate(f"""
     list(all_reduce([1.0, 2.0] * (find_here() + 1), "sum"),
@@ -112,6 +138,15 @@ unchecked = phylanx.evaluate('async(all_reduce([1.0, 2.0] * (find_here() + 1), "
                              '"physl-unchecked", false))')
 assert np.array_equal(unchecked, [s, 2 * s]), unchecked
 phylanx.evaluate('barrier("physl")')
+if n > 1:    # a root that names no rank: located, not truncated to one (0.5 was rank 0)
+    for call in ("gather(find_here(), 0.5)", "reduce(1, \"sum\", 0.5)",
+                 "broadcast(find_here(), 0.5)", "scatter(linspace(0, 1, 4), 0.5)"):
+        try:
+            got = phylanx.evaluate(call)
+        except phylanx.PhylanxError as e:
+            assert "<evaluate>:1:1" in str(e) and "root 0.5" in str(e), str(e)
+        else:
+            raise AssertionError(f"{call}: no error, {got!r}")
 
 # -- concurrency: named collectives started in different orders, overlapping work ----
 names = [f"c{i}" for i in range(4)]

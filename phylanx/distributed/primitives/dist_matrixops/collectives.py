@@ -71,7 +71,7 @@ def all_reduce(value, op="sum", name="", check=None):
 
 
 def _start_reduce(value, op="sum", root=0, name=""):
-    return api.reduce(value, str(op), int(root), _name(name), where=None)
+    return api.reduce(value, str(op), root, _name(name), where=None)
 
 
 @primitive("reduce", 'reduce(_1, __arg(_2_op, "sum"), __arg(_3_root, 0), __arg(_4_name, ""))',
@@ -95,7 +95,7 @@ def all_gather(value, name=""):
 
 
 def _start_gather(value, root=0, name=""):
-    return api.gather(value, int(root), _name(name), where=None)
+    return api.gather(value, root, _name(name), where=None)
 
 
 @primitive("gather", 'gather(_1, __arg(_2_root, 0), __arg(_3_name, ""))', **_starts(_start_gather),
@@ -106,7 +106,7 @@ def gather(value, root=0, name=""):
 
 
 def _start_broadcast(value, root=0, name=""):
-    return api.broadcast(value, int(root), _name(name), where=None)
+    return api.broadcast(value, root, _name(name), where=None)
 
 
 @primitive("broadcast", 'broadcast(_1, __arg(_2_root, 0), __arg(_3_name, ""))',
@@ -118,7 +118,7 @@ def broadcast(value, root=0, name=""):
 
 
 def _start_scatter(value, root=0, name=""):
-    return api.scatter(value, int(root), _name(name), where=None)
+    return api.scatter(value, root, _name(name), where=None)
 
 
 @primitive("scatter", 'scatter(_1, __arg(_2_root, 0), __arg(_3_name, ""))',
