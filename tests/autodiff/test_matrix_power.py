@@ -87,3 +87,24 @@ def test_the_rule_of_a_large_exponent_is_logarithmic_in_it():
     np.testing.assert_allclose(phylanx.hessian(f)(rotation, 2 ** 12 + 1),
                                jax.hessian(f_jax)(rotation, 2 ** 12 + 1), rtol=1e-7,
                                atol=1e-9 * 2 ** 24)
+
+
+def test_a_stack_to_a_negative_power_differentiates():
+    # the inverse's transpose was built for a rank-0 operand (an equation's shape is not
+    # the matrix's): a PhylanxValueError for every stack with n < 0
+    stack = np.stack([A, A.T + np.eye(3)])
+    for n in (-1, -2):
+        np.testing.assert_allclose(phylanx.grad(loss_of_stack)(stack, n),
+                                   jax.grad(loss_of_stack_jax)(stack, n), rtol=1e-9,
+                                   err_msg=f"n = {n}")
+    np.testing.assert_allclose(phylanx.hessian(loss_of_stack)(stack, -2),
+                               jax.hessian(loss_of_stack_jax)(stack, -2), rtol=1e-8,
+                               atol=1e-10)
+
+
+def loss_of_stack(a, n):
+    return np.sum(np.sin(np.linalg.matrix_power(a, n)))
+
+
+def loss_of_stack_jax(a, n):
+    return jnp.sum(jnp.sin(jnp.linalg.matrix_power(a, n)))
