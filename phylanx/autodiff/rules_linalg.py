@@ -176,9 +176,9 @@ def solve_vjp(ct, out, a, b):
     return grad_a, g[..., 0] if one_rhs else g
 
 
-def _swapped(m):
-    """``m`` with its last two axes exchanged (each matrix of a stack transposed)."""
-    rank = len(shape_of(m))
+def _swapped(m, rank):
+    """``m`` (of rank ``rank``: an equation's own shape is not known) with its last two
+    axes exchanged (each matrix of a stack transposed)."""
     return eq("transpose", m, list(range(rank - 2)) + [rank - 1, rank - 2])
 
 
@@ -193,13 +193,13 @@ def matrix_power_vjp(ct, out, a, n, wanted=None):
     m = abs(int(n))
     if m == 0 or not is_wanted(wanted, 0):
         return (None, None)             # the identity: a constant
+    shape = shape_of(a)
+    size, rank = shape[-1], len(shape)
     base = eq("inverse", a) if n < 0 else a
-    base_t = _swapped(base)
+    base_t = _swapped(base, rank)
     if m == 1:
         grad = ct
     else:
-        shape = shape_of(a)
-        size, rank = shape[-1], len(shape)
         zeros = np.zeros(tuple(shape))
         block = eq("concatenate", [eq("concatenate", [base_t, ct], rank - 1),
                                    eq("concatenate", [zeros, base_t], rank - 1)], rank - 2)
