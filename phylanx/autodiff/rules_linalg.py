@@ -200,7 +200,8 @@ def matrix_power_vjp(ct, out, a, n, wanted=None):
     if m == 1:
         grad = ct
     else:
-        zeros = np.zeros(tuple(shape))
+        zeros = np.zeros(tuple(shape), np.result_type(getattr(ct, "dtype", float),
+                                                      getattr(a, "dtype", float)))
         block = eq("concatenate", [eq("concatenate", [base_t, ct], rank - 1),
                                    eq("concatenate", [zeros, base_t], rank - 1)], rank - 2)
         ranges = [[0, k] for k in shape[:-2]] + [[0, size], [size, 2 * size]]
