@@ -57,6 +57,8 @@ def evaluate(value: Any) -> Any:
     if isinstance(value, Eq):
         spec = registry.lookup(value.primitive)
         return spec.impl(*(evaluate(a) for a in value.args))
+    if type(value) is list:            # a list operand (concatenate's) of equations
+        return [evaluate(v) for v in value]
     return value
 
 

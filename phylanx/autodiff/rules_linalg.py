@@ -176,9 +176,9 @@ def solve_vjp(ct, out, a, b):
     return grad_a, g[..., 0] if one_rhs else g
 
 
-def _swapped(m):
-    """``m`` with its last two axes exchanged (each matrix of a stack transposed)."""
-    rank = len(shape_of(m))
+def _swapped(m, rank):
+    """``m`` (of rank ``rank``: an equation's own shape is not known) with its last two
+    axes exchanged (each matrix of a stack transposed)."""
     return eq("transpose", m, list(range(rank - 2)) + [rank - 1, rank - 2])
 
 
@@ -186,21 +186,26 @@ def _swapped(m):
 @equation_rule
 def matrix_power_vjp(ct, out, a, n, wanted=None):
     """out = B^m (B = a, m = n; B = a^-1, m = -n if n < 0):
-    B̄ = sum_k (Bᵀ)^k ct (Bᵀ)^(m-1-k), and ā = -a⁻ᵀ B̄ a⁻ᵀ for the inverse.  Equations of
-    primitives (matrix_power itself among them): derivatives of any order go through."""
+    B̄ = sum_k (Bᵀ)^k ct (Bᵀ)^(m-1-k), and ā = -a⁻ᵀ B̄ a⁻ᵀ for the inverse.  The sum is
+    the upper right block of [[Bᵀ, ct], [0, Bᵀ]]^m: one matrix_power (repeated squaring,
+    O(log m) products, as JAX's), not m terms.  Equations of primitives (matrix_power
+    itself among them): derivatives of any order go through."""
     m = abs(int(n))
     if m == 0 or not is_wanted(wanted, 0):
         return (None, None)             # the identity: a constant
+    shape = shape_of(a)
+    size, rank = shape[-1], len(shape)
     base = eq("inverse", a) if n < 0 else a
-    base_t = _swapped(base)
-
-    def power(k):
-        return eq("matrix_power", base_t, k)
-    terms = []
-    for k in range(m):
-        term = ct if k == 0 else eq("matmul", power(k), ct)
-        terms.append(term if k == m - 1 else eq("matmul", term, power(m - 1 - k)))
-    grad = terms[0] if m == 1 else eq("__add", *terms)
+    base_t = _swapped(base, rank)
+    if m == 1:
+        grad = ct
+    else:
+        zeros = np.zeros(tuple(shape), np.result_type(getattr(ct, "dtype", float),
+                                                      getattr(a, "dtype", float)))
+        block = eq("concatenate", [eq("concatenate", [base_t, ct], rank - 1),
+                                   eq("concatenate", [zeros, base_t], rank - 1)], rank - 2)
+        ranges = [[0, k] for k in shape[:-2]] + [[0, size], [size, 2 * size]]
+        grad = eq("__subscript", eq("matrix_power", block, m), *ranges)
     if n < 0:
         grad = eq("__minus", eq("matmul", eq("matmul", base_t, grad), base_t))
     return (grad, None)
