@@ -196,3 +196,16 @@ def test_element_wise_primitives_without_a_rule_of_their_own_have_the_facts_of_t
     assert 'comm="all_gather"' in squared_column_sums.ir(x)
     comms = _comms(soft, x, _tiled(COLUMNS))
     assert comms["log1p"] == "none" and comms["logaddexp"] == "fetch"
+
+
+@Phylanx
+def column_medians(x):
+    return np.median(x, axis=0)
+
+
+def test_a_primitive_without_a_rule_called_with_keywords_gathers_every_tile_too():
+    # (user44) np.median(x, axis=0) takes the gather fallback whatever its keywords,
+    # but only a call without keywords said so
+    eqn, = column_medians.ir_function(signature_of((_tiled(ROWS),))).eqns
+    assert eqn.param("comm") == "gather"
+    assert eqn.param("moved") == sum(int(_mask(b, (6, 4)).sum()) for b in ROWS) * 8
