@@ -228,7 +228,7 @@ def _communication(eqn: Eqn, facts: list[Facts], values: list) -> Any:
     if eqn.prim == "transpose" and kw is None and len(operands) == 1 \
             and rule is transpose and type(operands[0]) is DistributedArray:
         return "none"
-    if rule is None and kw is None:
+    if rule is None:          # (the fallback gathers whatever the keywords)
         from .gather_fallback import always_gathers, gathered_bytes
         if always_gathers(eqn.prim):
             return "gather", gathered_bytes(_distinct_tiled(eqn, operands))
