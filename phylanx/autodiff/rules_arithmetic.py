@@ -211,16 +211,45 @@ def where_vjp(ct, out, condition, x=None, y=None):
 VJP.defrule("__npwhere", where_vjp)      # np.where (NumPy's spelling of where)
 
 
+def clip_factors(a, a_min, a_max) -> tuple:
+    """The derivatives of ``clip(a, a_min, a_max)`` = ``minimum(maximum(a, a_min),
+    a_max)`` (NumPy's, ``a_max`` winning when ``a_min > a_max``) by ``a``, ``a_min`` and
+    ``a_max`` (None for an absent bound): 1 or 0, and at a tie the mean of the one-sided
+    derivatives, 0.5 to each side (as ``maximum``/``minimum``, and JAX); a NaN ``a``
+    routes to ``a``.  Float64 arrays of the broadcast shape."""
+    x = arr(a)
+    if a_min is None:
+        m, d_x, d_lo = x, np.ones(x.shape), None
+    else:
+        lo = arr(a_min)
+        m = np.maximum(x, lo)
+        tie = 0.5 * (x == lo)
+        d_x = (x > lo) + tie + np.isnan(x)
+        d_lo = (lo > x) + tie
+    if a_max is None:
+        d_m, d_hi = np.ones(np.shape(m)), None
+    else:
+        hi = arr(a_max)
+        tie = 0.5 * (m == hi)
+        d_m = (m < hi) + tie + np.isnan(m)
+        d_hi = (hi < m) + tie
+    shape = np.broadcast_shapes(np.shape(d_x), np.shape(d_m))
+    return (np.broadcast_to(d_x * d_m, shape),
+            None if d_lo is None else np.broadcast_to(d_lo * d_m, shape),
+            None if d_hi is None else np.broadcast_to(d_hi, shape))
+
+
 @VJP.register("clip")
 def clip_vjp(ct, out, a, a_min, a_max):
-    x = arr(a)
     ct = np.asarray(ct)
-    low = np.zeros(x.shape, bool) if a_min is None else x < arr(a_min)
-    high = np.zeros(x.shape, bool) if a_max is None else x > arr(a_max)
-    inside = ~(low | high)
-    return (masked(inside, ct),
-            None if a_min is None else masked(low & ~high, ct),
-            None if a_max is None else masked(high, ct))
+
+    def route(factor):
+        if factor is None:
+            return None
+        if np.all((factor == 0) | (factor == 1)):          # no tie: a mask
+            return masked(factor != 0, ct)
+        return ct * factor.astype(ct.dtype)
+    return tuple(route(f) for f in clip_factors(a, a_min, a_max))
 
 
 def _sign_mean(x, out):

@@ -315,13 +315,16 @@ def copysign_equations(ct, out, a, b, wanted=None):
 
 @recordable("clip")
 def clip_equations(ct, out, a, a_min, a_max, wanted=None):
-    """``ct`` routed by the (constant) masks of the kernel rule."""
-    x = np.asarray(a)
-    low = np.zeros(x.shape, bool) if a_min is None else x < np.asarray(a_min)
-    high = np.zeros(x.shape, bool) if a_max is None else x > np.asarray(a_max)
-    return (eq("__npwhere", ~(low | high), ct, 0.0),
-            None if a_min is None else eq("__npwhere", low & ~high, ct, 0.0),
-            None if a_max is None else eq("__npwhere", high, ct, 0.0))
+    """``ct`` times the (constant) derivatives of the kernel rule (ties halved)."""
+    from .rules_arithmetic import clip_factors
+
+    def route(factor):
+        if factor is None:
+            return None
+        if np.all((factor == 0) | (factor == 1)):          # no tie: a mask
+            return eq("__npwhere", factor != 0, ct, 0.0)
+        return eq("__mul", ct, np.array(factor))
+    return tuple(route(f) for f in clip_factors(a, a_min, a_max))
 
 
 @recordable("hard_sigmoid")

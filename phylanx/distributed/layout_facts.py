@@ -92,16 +92,27 @@ def propagate(eqn: Eqn, facts: list[Facts], values: list) -> Facts | None:
                  layouts.encode(layout.boxes, layout.split_axes(), layout.key1d))
 
 
+def _runs_tilewise(primitive: str, rule: Any) -> bool:
+    """True if a tiled operand of ``primitive`` is computed tile by tile: its rule is
+    ``tilewise``, or it has none and is element-wise (``darray._dispatch`` runs such a
+    kernel tile by tile too: ``power``, ``log1p``, ``logaddexp`` ...)."""
+    from ..primitives.registry import lookup
+    from .primitives.dist_matrixops.elementwise import tilewise
+    if rule is tilewise:
+        return True
+    spec = lookup(primitive)
+    return rule is None and spec is not None and spec.elementwise and not spec.special
+
+
 def _layout(eqn: Eqn, facts: list[Facts], values: list) -> Any:
     from .broadcasting import result_layout as elementwise_layout
     from .primitives.dist_matrixops import global_products, global_reductions
-    from .primitives.dist_matrixops.elementwise import tilewise
     from .primitives.dist_matrixops.global_view import transpose
     from .primitives.dist_matrixops.layout_ops import transposed_layout
     kw = eqn.param("kw")
     operands = [stand_in(f, v) for f, v in zip(facts, values)]
     rule = DISTRIBUTION.get(eqn.prim)
-    if rule is tilewise and kw is None:
+    if _runs_tilewise(eqn.prim, rule) and kw is None:
         if any(x is UNKNOWN for x in operands):
             return None
         return elementwise_layout(operands)[1]
@@ -199,14 +210,13 @@ def _elementwise_communication(operands: list) -> Any:
 
 def _communication(eqn: Eqn, facts: list[Facts], values: list) -> Any:
     from .primitives.dist_matrixops import global_products, global_reductions
-    from .primitives.dist_matrixops.elementwise import tilewise
     from .primitives.dist_matrixops.global_view import transpose
     kw = eqn.param("kw")
     operands = [stand_in(f, v) for f, v in zip(facts, values)]
     if any(x is UNKNOWN for x in operands):
         return None
     rule = DISTRIBUTION.get(eqn.prim)
-    if rule is tilewise and kw is None:
+    if _runs_tilewise(eqn.prim, rule) and kw is None:
         return _elementwise_communication(operands)
     if eqn.prim == "dot_general" and len(operands) == 2:
         a, b = (x if type(x) is DistributedArray else np.asarray(x) for x in operands)
@@ -218,7 +228,7 @@ def _communication(eqn: Eqn, facts: list[Facts], values: list) -> Any:
     if eqn.prim == "transpose" and kw is None and len(operands) == 1 \
             and rule is transpose and type(operands[0]) is DistributedArray:
         return "none"
-    if rule is None and kw is None:
+    if rule is None:          # (the fallback gathers whatever the keywords)
         from .gather_fallback import always_gathers, gathered_bytes
         if always_gathers(eqn.prim):
             return "gather", gathered_bytes(_distinct_tiled(eqn, operands))

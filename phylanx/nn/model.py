@@ -163,11 +163,35 @@ class Model(TrainingMixin):
     # -- structure ---------------------------------------------------------------
     @property
     def layers(self) -> list[Layer]:
+        """The layers in Keras 3's order (``keras.src.ops.function.map_graph``), so that
+        ``get_weights``/``set_weights`` lists match Keras': by depth (the longest path
+        from a call to the output; a shared layer its deepest call's), deepest first,
+        ties in the order a depth-first walk from the output first meets them."""
+        depth: dict[int, int] = {}
+        layer_depth: dict[int, int] = {}
+        for call in reversed(self._calls):       # from the output back (topological)
+            d = max(depth.get(id(call), 0), layer_depth.get(id(call.layer), 0))
+            layer_depth[id(call.layer)] = depth[id(call)] = d
+            for t in call.inputs:
+                if t.call is not None and t is not self.input:
+                    depth[id(t.call)] = max(depth.get(id(t.call), 0), d + 1)
+        met: dict[int, int] = {}                 # a layer's first visit, preorder
+        seen_calls: set[int] = set()
+        stack = [self.output] if self.output is not None else []
+        while stack:
+            tensor = stack.pop()
+            call = tensor.call
+            if tensor is self.input or call is None or id(call) in seen_calls:
+                continue
+            seen_calls.add(id(call))
+            met.setdefault(id(call.layer), len(met))
+            stack.extend(reversed(call.inputs))
         seen: list[Layer] = []
         for layer in self._chain:
             if layer not in seen:
                 seen.append(layer)
-        return seen
+        return sorted(seen, key=lambda layer: (-layer_depth.get(id(layer), 0),
+                                               met.get(id(layer), 0)))
 
     @property
     def built(self) -> bool:

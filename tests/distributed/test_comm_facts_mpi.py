@@ -175,3 +175,37 @@ def test_one_program_run_from_copies_at_different_paths_agrees_on_its_sites(tmp_
     done, _ = launch(1, sys.executable, copies[0], ":", "-n", "1", sys.executable,
                      copies[1], timeout=300)
     assert_all_ok(done, 2)
+
+
+@Phylanx
+def squared_column_sums(x):
+    return (x ** 2).sum(axis=0)
+
+
+@Phylanx
+def soft(x, y):
+    return np.log1p(x) + np.logaddexp(x, y)
+
+
+def test_element_wise_primitives_without_a_rule_of_their_own_have_the_facts_of_tilewise():
+    # (user44) power, log1p, logaddexp ... run tile by tile (darray._dispatch: an
+    # element-wise kernel without a rule) but had no facts: `x ** 2` hid every later
+    # equation's comm, as `(x ** 2).sum(axis=0)`'s all_gather
+    x = _tiled(ROWS)
+    assert _comms(squared_column_sums, x) == {"power": "none", "sum": "all_gather"}
+    assert 'comm="all_gather"' in squared_column_sums.ir(x)
+    comms = _comms(soft, x, _tiled(COLUMNS))
+    assert comms["log1p"] == "none" and comms["logaddexp"] == "fetch"
+
+
+@Phylanx
+def column_medians(x):
+    return np.median(x, axis=0)
+
+
+def test_a_primitive_without_a_rule_called_with_keywords_gathers_every_tile_too():
+    # (user44) np.median(x, axis=0) takes the gather fallback whatever its keywords,
+    # but only a call without keywords said so
+    eqn, = column_medians.ir_function(signature_of((_tiled(ROWS),))).eqns
+    assert eqn.param("comm") == "gather"
+    assert eqn.param("moved") == sum(int(_mask(b, (6, 4)).sum()) for b in ROWS) * 8
