@@ -86,6 +86,14 @@ def order_zero_difference(x, k):
     return np.sum(u, axis=0)
 
 
+@Phylanx
+def filled_per_row(x, w):
+    t = np.full((x.shape[0], 2), w[:, None] * 1.0)     # a fill value with the rows axis
+    v = np.full(x.shape[0], w * 2.0)
+    t[:, 1] = np.sum(x, axis=1)
+    return np.sum(t, axis=1) + v
+
+
 def whole(value):
     if isinstance(value, (list, tuple)):
         return [whole(v) for v in value]
@@ -149,6 +157,9 @@ for how, tx in tilings(x, "fresh_x").items():
 
     same(order_zero_difference(tx, 0), order_zero_difference.python(x, 0),
          f"np.diff of order 0 is the table, {how}")
+
+    w = np.arange(rows) * 1.5
+    same(filled_per_row(tx, w), filled_per_row.python(x, w), f"a fill value per row, {how}")
 
     lab = tiled_labels.get(how, labels)
     same(class_means(tx, lab, 4), class_means.python(x, labels, 4), f"class means, {how}")
