@@ -120,3 +120,31 @@ def test_guard_a_table_another_name_may_see_is_left_alone(name):
     rng = np.random.default_rng(4)
     x, c = rng.normal(size=(5, 5)), rng.normal(size=(2, 5))
     np.testing.assert_allclose(decorated(x, c), python(x, c), rtol=1e-12)
+
+
+#: np.diff of order 0 returns its operand itself (NumPy: ``if n == 0: return a``), so the
+#: table is then seen through a second name; an order the program computes may be 0
+ORDER_ZERO = {
+    "n=0": "np.diff(d, n=0)",
+    "0 positional, an axis": "np.diff(d, 0, axis=0)",
+    "an order the caller gives": "np.diff(d, n=k)",
+}
+
+
+@pytest.mark.parametrize("name", ORDER_ZERO)
+def test_a_table_np_diff_may_return_itself_is_left_alone(name):
+    source = ("def f(x, k):\n    d = np.zeros((x.shape[0], 2))\n"
+              f"    u = {ORDER_ZERO[name]}\n"
+              "    d[:, 0] = np.sum(x, axis=1)\n    return np.sum(u)\n")
+    count, decorated, python = fired(source)
+    assert count == 0, name
+    x = np.random.default_rng(5).normal(size=(5, 3))
+    np.testing.assert_allclose(decorated(x, 0), python(x, 0), rtol=1e-12)
+
+
+def test_a_table_np_diff_of_order_one_is_a_new_value():
+    # guard: a literal order of 1 or more (or none: 1) makes a new array
+    count, _, _ = fired("def f(x, c):\n    d = np.zeros((x.shape[0], 2))\n"
+                        "    u = np.diff(d, axis=0) + np.diff(d, 2, axis=0)\n"
+                        "    d[:, 0] = np.sum(x, axis=1)\n    return np.sum(u) + np.sum(d)\n")
+    assert count == 1

@@ -23,7 +23,8 @@ the rule fires only when the compiled program proves the array is not shared: fo
 the SSA versions of ``d`` through its element stores (``update``) and the loops and
 branches that carry it, every read is an operand of a primitive that makes a new value of
 it (the arithmetic, statistics and comparison categories, ``argmin``, ``argmax``,
-``shape``), never a binding to another name, a call, a container, a subscript read (a
+``shape``; ``diff`` only of a literal order of 1 or more: ``np.diff(a, n=0)`` returns
+``a`` itself), never a binding to another name, a call, a container, a subscript read (a
 view), a nested function, or the function's result.  The facts are the program's, so
 every rank decides alike; at run time the tiling is decided from ``x``'s layout, which
 every rank holds alike.  The dtype is NumPy's: ``np.zeros`` without one is float64 (a
@@ -87,7 +88,21 @@ def _carried(holder: Eqn, slot: int) -> list[Var]:
 
 
 def _reads_afresh(eqn: Eqn) -> bool:
-    return eqn.param("attribute") is None and (eqn.prim in _READERS or _ir_consumes(eqn.prim))
+    if eqn.param("attribute") is not None:
+        return False
+    if eqn.prim == "diff":
+        return _diff_order(eqn) >= 1        # np.diff(a, n=0) returns ``a`` itself
+    return eqn.prim in _READERS or _ir_consumes(eqn.prim)
+
+
+def _diff_order(eqn: Eqn) -> int:
+    """The literal order ``n`` of a ``diff`` equation (1 when not given), or 0 when the
+    program computes it (it may be 0)."""
+    names = eqn.param("kw") or ("",) * len(eqn.ins)
+    positional = [a for a, n in zip(eqn.ins, names) if not n]
+    named = {n: a for a, n in zip(eqn.ins, names) if n}
+    order = named.get("n", positional[1] if len(positional) > 1 else Literal(1))
+    return order.value if type(order) is Literal and type(order.value) is int else 0
 
 
 def _unshared(start: Var, uses: dict) -> bool:

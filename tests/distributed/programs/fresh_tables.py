@@ -78,6 +78,22 @@ def class_means(x, labels, k):
     return means
 
 
+@Phylanx
+def order_zero_difference(x, k):
+    t = np.zeros((x.shape[0], 2))
+    u = np.diff(t, n=k)             # k == 0: NumPy returns t itself, u sees the store
+    t[:, 0] = np.sum(x, axis=1)
+    return np.sum(u, axis=0)
+
+
+@Phylanx
+def filled_per_row(x, w):
+    t = np.full((x.shape[0], 2), w[:, None] * 1.0)     # a fill value with the rows axis
+    v = np.full(x.shape[0], w * 2.0)
+    t[:, 1] = np.sum(x, axis=1)
+    return np.sum(t, axis=1) + v
+
+
 def whole(value):
     if isinstance(value, (list, tuple)):
         return [whole(v) for v in value]
@@ -138,6 +154,12 @@ for how, tx in tilings(x, "fresh_x").items():
     t = escaping_table(tx)
     assert type(t) is np.ndarray, type(t)       # returned: allocated plain, as before
     same(t, escaping_table.python(x), f"escaping table, {how}")
+
+    same(order_zero_difference(tx, 0), order_zero_difference.python(x, 0),
+         f"np.diff of order 0 is the table, {how}")
+
+    w = np.arange(rows) * 1.5
+    same(filled_per_row(tx, w), filled_per_row.python(x, w), f"a fill value per row, {how}")
 
     lab = tiled_labels.get(how, labels)
     same(class_means(tx, lab, 4), class_means.python(x, labels, 4), f"class means, {how}")

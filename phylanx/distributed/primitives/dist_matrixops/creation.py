@@ -175,7 +175,14 @@ def fresh_rows_rule(impl, args: list):
     if spans is None or not 1 <= len(dims) <= 3 or dims[0] != x.shape[0]:
         return impl(None, *rest)
     here = spans[api.find_here()]
-    local = np.asarray(impl(None, (here[1] - here[0], *dims[1:]), *rest[1:]))
+    value = rest[1]
+    if np.ndim(value) >= len(dims) and np.shape(value)[np.ndim(value) - len(dims)] != 1:
+        # a fill value reaching the rows axis (np.full((n, k), w[:, None])): this
+        # rank's rows of it (a value NumPy cannot broadcast: the plain table raises it)
+        if np.ndim(value) != len(dims) or np.shape(value)[0] != dims[0]:
+            return impl(None, *rest)
+        value = np.asarray(value)[here[0]:here[1]]
+    local = np.asarray(impl(None, (here[1] - here[0], *dims[1:]), value, *rest[2:]))
     boxes = [((s, e), *((0, n) for n in dims[1:])) for s, e in spans]
     key1d = ("rows" if x.ndim > 1 else x.layout.key1d) if len(dims) == 1 else None
     return x.derive(local, Layout(boxes, tuple(dims), key1d), suffix="_table")
