@@ -15,12 +15,16 @@ def cache(tmp_path_factory):
 @pytest.fixture
 def rows(cache, monkeypatch):
     """Every row pass hot at once: no thresholds, any size, compiled in the calling
-    thread, kept even when slower than NumPy (so the kernel is what runs)."""
+    thread, kept even when slower than NumPy and not re-checked when its cost moves (so
+    the kernel is what runs: on a busy machine a kernel call descheduled for a moment
+    moved the kernel's cost past ``choices.COST_FACTOR``, and each re-check ran NumPy
+    instead; tests/fusion/test_policy_costs.py tests the re-check itself)."""
     for name, value in (("fusion_rows", True), ("fusion_count_threshold", 1),
                         ("fusion_min_time_us", 0.0), ("fusion_compile_cost_ms", 0.0),
                         ("fusion_background", False), ("fusion_cache_dir", cache)):
         config.set(name, value)
     monkeypatch.setattr(hot, "KEEP_SLOWER", True)
+    monkeypatch.setattr(hot.FusedRegion, "cost_moved_kept", lambda self, entry: None)
     monkeypatch.setattr(rowpass, "MIN_ELEMENTS", 1)
     yield
     for name in ("fusion_rows", "fusion_count_threshold", "fusion_min_time_us",
