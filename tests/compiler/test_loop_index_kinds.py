@@ -20,9 +20,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from phylanx import Phylanx, config
-from phylanx.compiler import scalar_loops
 from phylanx.errors import PhylanxError
+
+from .test_loop_slices import decorated, sources
 
 INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
               np.uint64]
@@ -66,24 +66,6 @@ def column_stores(x, a, b, n):
         x[a:b, i % x.shape[1]] = x[a:b, i % x.shape[1]] + 1.0
         x[::2, :b] = -x[::2, :b]
     return x
-
-
-def decorated(fn, translate=True):
-    for name in ("scalar_loops", "array_loops"):
-        config.set(name, translate)
-    config.set("fusion", False)
-    try:
-        dec = Phylanx(fn)
-        dec._ensure_compiled()
-    finally:
-        for name in ("scalar_loops", "array_loops", "fusion"):
-            config.reset(name)
-    return dec
-
-
-def sources(dec) -> str:
-    return "".join(n.run.scalar_loop.source for n in dec._function.body.walk()
-                   if n.primitive in ("for_each", "while") and scalar_loops.translated(n))
 
 
 def same_as_tree(fn, *args):
