@@ -51,6 +51,21 @@ def f(x, c):
         j += 1
     return np.max(d, axis=1)
 """,
+    "len(x) rows, a list shape": """
+def f(x, c):
+    d = np.zeros([len(x), c.shape[0]])
+    for j in range(c.shape[0]):
+        d[:, j] = np.sum((x - c[j]) ** 2, axis=1)
+    return np.argmin(d, axis=1)
+""",
+    "the row count named first": """
+def f(x, c):
+    n = x.shape[0]
+    d = np.zeros((n, c.shape[0]))
+    for j in range(c.shape[0]):
+        d[:, j] = np.sum(np.abs(x - c[j]), axis=1)
+    return np.argmax(d, axis=1)
+""",
     "ones, one axis, under a branch": """
 def f(x, c):
     v = np.ones(x.shape[0])

@@ -175,13 +175,18 @@ def _allocation(eqn: Eqn, defs: dict, uses: dict):
 
 
 def _rows_of(shape, defs: dict) -> Var | None:
-    """``x`` when ``shape`` is ``x.shape[0]`` or a tuple whose first item is."""
+    """``x`` when ``shape`` is ``x.shape[0]`` or ``len(x)`` (the same number for an
+    array, and a list ``x`` only ever gets the plain table), or a tuple or list whose
+    first item is (a name bound to it first is followed by its definition)."""
     if type(shape) is not Var:
         return None
     d = defs.get(shape.id)
-    if d is not None and d.prim == "tuple" and d.ins and not d.params:
+    if d is not None and d.prim in ("tuple", "list") and d.ins and not d.params:
         first = d.ins[0]
         d = defs.get(first.id) if type(first) is Var else None
+    if d is not None and d.prim == "__len" and not d.params and len(d.ins) == 1 \
+            and type(d.ins[0]) is Var:
+        return d.ins[0]
     if d is None or d.prim != "__subscript" or d.params or len(d.ins) != 2 \
             or d.ins[1] != Literal(0) or type(d.ins[0]) is not Var:
         return None
