@@ -54,6 +54,12 @@ def test_strided_and_broadcast_operands_are_not_copied(eager, installed, fn, dty
     for _ in range(CALLS):
         assert_like_numpy(f(*args), fn(*args))
     assert map_calls(installed) >= 3
+    # a kept kernel's re-check runs NumPy, with its temporaries, once a period or after
+    # a cost change (hot.FusedRegion.keep; a busy machine triggers the latter): the
+    # measured call is the kernel's, as in test_strided.py
+    for entry in (e for r in installed for e in r.kernels.values()):
+        if hasattr(entry, "recheck_due"):
+            entry.recheck_due = False
     tracemalloc.start()
     try:
         got = f(*args)
