@@ -13,10 +13,12 @@ Under ``mpiexec -n 2`` (``programs/comm_facts.py``, one launch): ranks reaching 
 operation from different sites of the plan fail, each located at its own, and stay in
 step; two statements (``g = x.T @ y``, ``m = np.sum(y * y)``) start their collectives,
 which wait for a late rank, the local work runs while they are in flight and they are
-waited for after it, on one thread (before, the overlap of the statements took a second
-thread once the policy had measured them; that check is replaced by this one), as the timeline recorder of ``phylanx trace`` shows (failed
-before ``runtime/started.py``), and ranks whose started statements differ in site fail
-at the wait, located at their own (a guard: the blocking collective failed there too).
+waited for after it, on one thread, as the timeline recorder of ``phylanx trace``
+shows (failed before ``runtime/started.py``; before, the statements' overlap took a
+second thread once the policy had measured them: that check is replaced by this one);
+ranks whose started statements differ in site fail at the wait, located at their own
+(a guard: the blocking collective failed there too), and a statement failing between a
+start and its join raises its own error, the ranks in step after it (a guard).
 """
 from __future__ import annotations
 

@@ -14,7 +14,8 @@ others late) shows both statements' nodes ending before the local work begins, t
 collectives' spans covering it, and the two waits after it, all on one thread (before,
 the statements' overlap took a second thread, once the policy had measured them).
 Ranks whose started statements differ in site raise the mismatch at the wait, each
-located at its own statement, and stay in step.
+located at its own statement, and stay in step; a statement failing between a start
+and its join raises its own error, and the started collective still ends.
 
 (That the ``comm`` facts are the communication the run does: ``layout_facts.py``.)
 Prints 'OK <rank>' at the end.
@@ -27,6 +28,7 @@ import numpy as np
 from phylanx import Phylanx
 from phylanx import distributed as dist
 from phylanx.distributed.errors import PhylanxCollectiveMismatchError
+from phylanx.errors import PhylanxValueError
 
 
 @Phylanx
@@ -90,6 +92,28 @@ def check_started_sites_differ():
 
 
 @Phylanx
+def started_then_fails(x, a):
+    t = np.sum(x, axis=0)
+    u = a @ np.ones(4)      # fails: between the start and the join
+    return t + u
+
+
+def check_started_then_failed():
+    """A statement between a start and its join fails on every rank: the error is
+    raised, located at it, and the started collective still ends (the ranks in step)."""
+    x = dist.tiled(np.arange(12.0).reshape(4, 3), "row", name="started_failed")
+    try:
+        started_then_fails(x, np.ones((3, 3)))
+    except PhylanxValueError as error:
+        assert error.loc is not None and error.loc.line == _line_of("# fails: between "
+                                                                    "the start and the join")
+    else:
+        raise AssertionError("the shape error was not raised")
+    np.testing.assert_allclose(started_then_fails(x, np.ones((3, 4))),
+                               np.arange(12.0).reshape(4, 3).sum(axis=0) + 4.0)
+
+
+@Phylanx
 def two_started(x, y, a):
     g = x.T @ y     # first started
     m = np.sum(y * y)     # second started
@@ -140,6 +164,7 @@ if __name__ == "__main__":
     assert dist.num_localities() > 1, "run with several ranks"
     check_sites_differ()
     check_started_sites_differ()
+    check_started_then_failed()
     check_started_trace()
     sys.stdout.write(f"OK {dist.find_here()}\n")   # one write: lines of ranks not joined
     sys.stdout.flush()
