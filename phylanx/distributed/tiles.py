@@ -34,12 +34,16 @@ from .lockstep import CHANNEL
 from .tiling import Box
 
 
-def _wait(future) -> Any:
+def _wait(future, inside: bool = True) -> Any:
+    """The value of a collective of this channel.  ``inside``: waited for inside its
+    operation, whose end an error may decide (``lockstep.received``); a started one is
+    waited for after its operation ended (``all_gathered_then``)."""
     from .collectives import wait
     try:
         return wait(future)
     except PhylanxError as e:
-        lockstep.received(e)
+        if inside:
+            lockstep.received(e)
         if e.loc is None and e.primitive in KINDS:
             # the collective layer named its own kind: the error belongs to the
             # distributed operation, whose node (or Python caller) names and locates it
@@ -66,7 +70,7 @@ def all_gathered_then(value: Any, finish: Callable[[list], Any]) -> Any:
     if mpi is None or not (started.may_start() and lockstep.outermost()):
         return finish(all_gather(value, final=True))
     future = mpi.collectives.all_gather(value, CHANNEL, tag=lockstep.tag(True))
-    return started.Started(lambda: finish(_wait(future)))
+    return started.Started(lambda: finish(_wait(future, inside=False)))
 
 
 def all_reduce(value: Any, op: str = "sum") -> Any:
