@@ -153,6 +153,7 @@ class Compiler:
             raise self.error("the program is nested too deep to compile", program.loc,
                              "compiler") from None
         self.fuse(body)
+        dependencies.mark_local_work(body)   # the side table's local work, once
         hooks.compiled(body)   # a timeline recording (now or later) reaches this code
         if config.get("tracing"):
             if measure.TRACE_LOG not in hooks.active():

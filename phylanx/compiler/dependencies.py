@@ -14,6 +14,11 @@ and only if ``V`` itself assigns nothing and is pure.  Variables are compared
 by name, which is conservative (two variables of one name count as one).  The
 runtime (``runtime/overlap.py``) spawns such a statement only once the policy
 has measured ``V`` as expensive; everything else keeps program order.
+
+:func:`mark_local_work` marks, once per compile, the subtrees that hold no
+communicating or impure primitive (the scheduler's side table, ``Choice.local_reads``):
+with several localities their later siblings need not wait for them
+(``distributed/local_work.py``).
 """
 from __future__ import annotations
 
@@ -46,6 +51,44 @@ def primitive_is_pure(name: str) -> bool:
     if pure is None:
         pure = _pure_cache[name] = _primitive_is_pure(name)
     return pure
+
+
+#: primitives of the plan's own making that neither compute nor communicate
+_LOCAL_INTERNAL = frozenset(("literal", "access-variable", "array"))
+
+
+def mark_local_work(roots: list[Node]) -> None:
+    """Mark, once per compile, in the scheduler's side table (``Choice.local_reads``)
+    every node whose subtree holds no communicating or impure primitive: the variables
+    it reads (a tuple), else None.  Such a subtree can communicate only through a tiled
+    variable, which the distributed layer checks when it is forked
+    (``distributed/local_work.py``), so its later siblings need not wait for it."""
+    for root in roots:
+        stack: list[tuple[Node, bool]] = [(root, False)]
+        while stack:
+            node, children_done = stack.pop()
+            if node.is_const:
+                node.choice.local_reads = ()
+            elif not children_done:
+                stack.append((node, True))
+                stack.extend((c, False) for c in node.children)
+            else:
+                node.choice.local_reads = _local_reads(node)
+
+
+def _local_reads(node: Node) -> tuple | None:
+    p = node.primitive
+    if p == "access-variable":
+        return None if node.variable is None else (node.variable,)
+    if p not in _LOCAL_INTERNAL and not primitive_is_pure(p):
+        return None
+    reads: dict = {}
+    for child in node.children:
+        below = child.choice.local_reads
+        if below is None:
+            return None
+        reads.update(dict.fromkeys(below))
+    return tuple(reads)
 
 
 def summarize(node: Node) -> tuple[set[str], set[str], bool]:

@@ -44,6 +44,7 @@ from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from .. import distributed as api
 from ..errors import PhylanxError, PhylanxTypeError, PhylanxValueError
+from ..runtime import started
 from ..runtime.cancel import context
 from ..source import user_line
 from . import lockstep, tiles
@@ -300,9 +301,13 @@ def _dispatch_at_site(node: Any, impl: Any, args: tuple) -> Any:
     static id joins their labels: ``lockstep.enter_site``); ``guarded``'s wait for
     its turn, after it, runs outside the site (the thread may run other tasks then)."""
     outer = lockstep.enter_site(node.primitive, node.loc)
+    # the node evaluated in start mode: its own rule may start its final collective
+    # and leave the wait to the statement's join (runtime/started.py)
+    outer_rule = started.enter_rule(node)
     try:
         return _dispatch(node, impl, args)
     finally:
+        started.leave_rule(outer_rule)
         lockstep.leave_site(outer)
 
 

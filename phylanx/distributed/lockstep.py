@@ -239,6 +239,12 @@ def tag(final: bool = False) -> tuple[int, int, int, int, int]:
     return (_state.label, _state.seq, _state.step, END if final else 0, _state.digest)
 
 
+def outermost() -> bool:
+    """True inside an operation that is not part of an enclosing one: its final
+    message (``tag(final=True)``) ends it, and nothing is sent after it."""
+    return getattr(_state.local, "depth", 0) == 1
+
+
 def after_operation(cleanup: Callable[[], None]) -> None:
     """Run ``cleanup`` once the current operation has ended here (its outcome agreed:
     e.g. unregister a tile the others may still read until then); at once outside

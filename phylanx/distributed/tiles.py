@@ -19,12 +19,14 @@ compares it (``agreement.disagreement``) and names the ranks that differ.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .. import distributed as api
 from ..errors import PhylanxError, PhylanxValueError
+from ..runtime import started
 from . import lockstep, tiling
 from .agreement import KINDS, agreed, disagreement
 from .errors import PhylanxCollectiveMismatchError
@@ -32,12 +34,16 @@ from .lockstep import CHANNEL
 from .tiling import Box
 
 
-def _wait(future) -> Any:
+def _wait(future, inside: bool = True) -> Any:
+    """The value of a collective of this channel.  ``inside``: waited for inside its
+    operation, whose end an error may decide (``lockstep.received``); a started one is
+    waited for after its operation ended (``all_gathered_then``)."""
     from .collectives import wait
     try:
         return wait(future)
     except PhylanxError as e:
-        lockstep.received(e)
+        if inside:
+            lockstep.received(e)
         if e.loc is None and e.primitive in KINDS:
             # the collective layer named its own kind: the error belongs to the
             # distributed operation, whose node (or Python caller) names and locates it
@@ -52,6 +58,19 @@ def all_gather(value: Any, final: bool = False) -> list:
     if mpi is None:
         return [value]
     return _wait(mpi.collectives.all_gather(value, CHANNEL, tag=lockstep.tag(final)))
+
+
+def all_gathered_then(value: Any, finish: Callable[[list], Any]) -> Any:
+    """``finish(every rank's value)``, the all_gather the current operation's final
+    message.  A rule running in start mode (``runtime/started.py``: its node is a
+    statement's value, its operation not part of an enclosing one) only starts the
+    all_gather and gives a ``Started`` whose wait (its timeout, its errors, as
+    :func:`all_gather`'s) the statement's join takes."""
+    mpi = api._mpi()
+    if mpi is None or not (started.may_start() and lockstep.outermost()):
+        return finish(all_gather(value, final=True))
+    future = mpi.collectives.all_gather(value, CHANNEL, tag=lockstep.tag(True))
+    return started.Started(lambda: finish(_wait(future, inside=False)))
 
 
 def all_reduce(value: Any, op: str = "sum") -> Any:

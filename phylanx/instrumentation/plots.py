@@ -21,7 +21,7 @@ from .trace_view import spans_by_track
 from .tree_picture import PictureUnavailable
 
 CATEGORY_COLOURS = {"node": "#f28e2b", "task": "#4e79a7", "collective": "#e15759",
-                    "remote": "#59a14f"}
+                    "remote": "#59a14f", "wait": "#b07aa1"}
 
 
 def _pyplot():

@@ -147,7 +147,7 @@ def render(trace: dict, path: str = "trace.json") -> str:
     data = script_json({"gantt": gantt})
     legend = "".join(f'<span style="background:{c}"></span>{k}' for k, c in
                      (("node", "#f28e2b"), ("task", "#4e79a7"), ("collective", "#e15759"),
-                      ("remote", "#59a14f")))
+                      ("remote", "#59a14f"), ("wait", "#b07aa1")))
     version = h(trace["otherData"].get("phylanx", ""))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>phylanx report: {h(path)}</title>

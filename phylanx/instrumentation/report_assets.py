@@ -33,7 +33,8 @@ button{font-size:12px;margin-right:6px}
 JS = r"""
 (function(){
 const D = JSON.parse(document.getElementById('phylanx-data').textContent);
-const COL = {node:'#f28e2b', task:'#4e79a7', collective:'#e15759', remote:'#59a14f'};
+const COL = {node:'#f28e2b', task:'#4e79a7', collective:'#e15759', remote:'#59a14f',
+             wait:'#b07aa1'};
 // ---- Gantt -------------------------------------------------------------------
 const cv = document.getElementById('gantt'), tip = document.getElementById('tip');
 if (cv) {

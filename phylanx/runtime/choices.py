@@ -11,7 +11,10 @@ What may change while it runs lives here, in one :class:`Choice` per node (reach
 * the **policy's** state (``policy.py``): watched, being timed, the decision
   ``eval_direct`` (1 inline, 0 task, -1 undecided) and the parent's ``async_children``;
 * **counting** for counters (``measure.py``): :func:`set_counted`;
-* **recording** for a timeline (``instrumentation/timeline.py``): :func:`set_recording`.
+* **recording** for a timeline (``instrumentation/timeline.py``): :func:`set_recording`;
+* what the **compiler** found once per compile: ``local_reads``, the variables the
+  node's subtree reads if it holds no communicating or impure primitive, else None
+  (``compiler/dependencies.mark_local_work``; ``distributed/local_work.py`` reads it).
 
 Callers evaluate a node as ``node.choice.call(frame)``.  ``call`` is derived from those
 decisions by :meth:`Choice.compose` alone (variant, wrapped by the policy's timing or the
@@ -76,7 +79,7 @@ class Choice:
         "node", "plain", "variant", "inner", "call", "counted", "recording",
         "watched", "measuring", "eval_direct", "async_children", "float_matrix",
         "runs", "spent_ns", "decided_ns", "decided", "period", "due", "task_runs",
-        "__weakref__",
+        "local_reads", "__weakref__",
     )
 
     def __init__(self, node: Any):
@@ -96,6 +99,7 @@ class Choice:
         self.period = REVISIT_FIRST
         self.due = 0               # the tick at which the decision is timed again
         self.task_runs = 0
+        self.local_reads = None    # not marked local work: may communicate
 
     def compose(self) -> None:
         """Derive ``call`` from the decisions (the only place that sets it)."""

@@ -7,12 +7,15 @@ site.  Every rank must raise the mismatch, located at its own line, and the rank
 in step (a later collective gives the right answer).  Before the site joined the label
 this passed unnoticed.
 
-Then the overlap the plan's order allows: ``step`` computes ``g = x.T @ r`` (an
-all_gather of partial products, its ``comm`` fact; here waiting for late ranks), then
-local work on a plain matrix, then ``w - g * s``.  Once the policy has measured them,
-rank 0 runs the local work on another thread while the collective waits (the
-instrumentation hooks give every node's interval): the collective starts where its
-operands are ready and is waited for where ``g`` is read.
+Then the overlap the plan's order allows, the start/wait split
+(``runtime/started.py``): ``g = x.T @ y`` and ``m = np.sum(y * y)`` start their
+all_gathers and leave them in flight; ``phylanx trace``'s recorder on rank 0 (the
+others late) shows both statements' nodes ending before the local work begins, the
+collectives' spans covering it, and the two waits after it, all on one thread (before,
+the statements' overlap took a second thread, once the policy had measured them).
+Ranks whose started statements differ in site raise the mismatch at the wait, each
+located at its own statement, and stay in step; a statement failing between a start
+and its join raises its own error, and the started collective still ends.
 
 (That the ``comm`` facts are the communication the run does: ``layout_facts.py``.)
 Prints 'OK <rank>' at the end.
@@ -22,9 +25,10 @@ import time
 
 import numpy as np
 
-from phylanx import Phylanx, config
+from phylanx import Phylanx
 from phylanx import distributed as dist
 from phylanx.distributed.errors import PhylanxCollectiveMismatchError
+from phylanx.errors import PhylanxValueError
 
 
 @Phylanx
@@ -58,65 +62,109 @@ def check_sites_differ():
 
 
 @Phylanx
-def step(x, r, w, a):
-    g = x.T @ r     # gram
-    s = np.sum(a @ a @ a)     # local
-    return w - g * s
+def started_here(x):
+    t = np.sum(x)           # started: here
+    u = np.ones(3) * 2.0
+    return t + u
 
 
-class Intervals:
-    """(start, end, thread) of the gram product and of the local product chain."""
-
-    def __init__(self):
-        self.events = {"gram": [], "local": []}
-        self.lines = {_line_of("# gram"): "gram", _line_of("# local"): "local"}
-
-    def on_eval(self, node, start_ns, end_ns, thread_id):
-        line = node.loc.line if node.loc is not None else None
-        if line in self.lines and node.primitive in ("dot", "matmul", "sum") and \
-                node.parent.primitive not in ("dot", "matmul", "sum"):
-            self.events[self.lines[line]].append((start_ns, end_ns, thread_id))
+@Phylanx
+def started_there(x):
+    t = np.sum(x)           # started: there
+    u = np.ones(3) * 2.0
+    return t + u
 
 
-def check_overlap():
-    """Rank 0 computes the local work while the gram product's collective waits."""
-    from phylanx.runtime import executors, hooks, measure
-    from phylanx.runtime import policy as policy_module
-    rank, n = dist.find_here(), dist.num_localities()
-    policy_module.KEEP_BLAS_PRODUCTS_INLINE = False   # the product stands for any work
-    executors.set_threads(2)
-    config.set("eval_count_threshold", 2)
-    config.set("exec_time_upper_threshold", 100_000)
-    config.set("exec_time_lower_threshold", 50_000)
-    whole = np.arange(2000.0).reshape(200, 10) / 2000
-    x = dist.tiled(whole, "row", name="gx")
-    r = dist.tiled(whole + 1.0, "row", name="gr")
-    w, a = np.ones((10, 10)), np.random.default_rng(0).random((200, 200)) / 200
-    want = w - whole.T @ (whole + 1.0) * np.sum(a @ a @ a)
-    rec = Intervals()
-    hooks.install(rec)
-    step(x, r, w, a)
-    for root in step.state.snippets:
-        measure.enable(root)
-    overlapped = []
-    for _run in range(8):
-        for events in rec.events.values():
-            events.clear()
-        if rank != 0:
-            time.sleep(0.05)              # late ranks: rank 0's exchange waits
-        got = step(x, r, w, a)
-        np.testing.assert_allclose(got, want, rtol=1e-12)
-        (g0, g1, g_thread), = rec.events["gram"]
-        (l0, l1, l_thread), = rec.events["local"]
-        overlapped.append(g0 < l1 and l0 < g1 and g_thread != l_thread)
-    hooks.remove(rec)
-    if rank == 0 and n > 1:
-        assert any(overlapped[-3:]), (overlapped, rec.events)
+def check_started_sites_differ():
+    """A collective started by a statement and waited for at its join: the ranks'
+    disagreement is raised at the wait, located at each rank's own statement."""
+    x = dist.tiled(np.arange(12.0).reshape(4, 3), "row", name="started_sited")
+    here = dist.find_here() == 0
+    fn = started_here if here else started_there
+    try:
+        fn(x)
+    except PhylanxCollectiveMismatchError as error:
+        line = _line_of("# started: here" if here else "# started: there")
+        assert error.loc is not None and error.loc.line == line, (error, line)
+    else:
+        raise AssertionError("ranks at different sites were not told apart")
+    np.testing.assert_allclose(started_here(x), 66.0 + 2.0 * np.ones(3))   # in step
+
+
+@Phylanx
+def started_then_fails(x, a):
+    t = np.sum(x, axis=0)
+    u = a @ np.ones(4)      # fails: between the start and the join
+    return t + u
+
+
+def check_started_then_failed():
+    """A statement between a start and its join fails on every rank: the error is
+    raised, located at it, and the started collective still ends (the ranks in step)."""
+    x = dist.tiled(np.arange(12.0).reshape(4, 3), "row", name="started_failed")
+    try:
+        started_then_fails(x, np.ones((3, 3)))
+    except PhylanxValueError as error:
+        assert error.loc is not None and error.loc.line == _line_of("# fails: between "
+                                                                    "the start and the join")
+    else:
+        raise AssertionError("the shape error was not raised")
+    np.testing.assert_allclose(started_then_fails(x, np.ones((3, 4))),
+                               np.arange(12.0).reshape(4, 3).sum(axis=0) + 4.0)
+
+
+@Phylanx
+def two_started(x, y, a):
+    g = x.T @ y     # first started
+    m = np.sum(y * y)     # second started
+    s = np.sum(a @ a @ a)     # local work
+    return g * s + m
+
+
+def check_started_trace():
+    """The timeline (``phylanx trace``) of rank 0, the other ranks late: both
+    collectives start (their statements' nodes end) before the local work begins, are
+    in flight while it runs, and are waited for after it ends, all on one thread."""
+    from phylanx.instrumentation.timeline import NODE, SPAN, Recorder
+    rank = dist.find_here()
+    whole = np.arange(600.0).reshape(200, 3) / 600
+    x = dist.tiled(whole, "row", name="tx")
+    y = dist.tiled(whole[:, 0] + 1.0, "row", name="ty")
+    a = np.random.default_rng(1).random((150, 150)) / 150
+    want = whole.T @ (whole[:, 0] + 1.0) * np.sum(a @ a @ a) + np.sum((whole[:, 0] + 1) ** 2)
+    np.testing.assert_allclose(two_started(x, y, a), want, rtol=1e-12)    # compiled
+    if rank != 0:
+        time.sleep(0.05)              # late ranks: rank 0's collectives wait for them
+        np.testing.assert_allclose(two_started(x, y, a), want, rtol=1e-12)
+        return
+    recorder = Recorder(threshold_us=0).start()
+    try:
+        np.testing.assert_allclose(two_started(x, y, a), want, rtol=1e-12)
+    finally:
+        recorder.stop()
+    lines = {_line_of(f"# {what}"): what for what in ("first started", "second started",
+                                                      "local work")}
+    nodes = {}
+    for event in recorder.events:
+        if event[0] == NODE and event[1].loc is not None and event[1].loc.line in lines \
+                and event[1].parent.primitive in ("define-variable", "store"):
+            nodes[lines[event[1].loc.line]] = (event[3], event[3] + event[4], event[2])
+    spans = [e for e in recorder.events if e[0] == SPAN]
+    waits = [(t0, t0 + d, tid) for _, name, cat, tid, t0, d, _ in spans if cat == "wait"]
+    flights = [(t0, t0 + d) for _, name, cat, tid, t0, d, _ in spans if cat == "collective"]
+    assert set(nodes) == set(lines.values()) and len(waits) == 2, (nodes, waits)
+    l0, l1, thread = nodes["local work"]
+    for what in ("first started", "second started"):
+        assert nodes[what][1] <= l0 and nodes[what][2] == thread, (what, nodes)
+    assert all(w0 >= l1 and tid == thread for w0, _, tid in waits), (waits, l1)
+    assert sum(1 for c0, c1 in flights if c0 <= l0 and c1 >= l1) >= 2, (flights, l0, l1)
 
 
 if __name__ == "__main__":
     assert dist.num_localities() > 1, "run with several ranks"
     check_sites_differ()
-    check_overlap()
+    check_started_sites_differ()
+    check_started_then_failed()
+    check_started_trace()
     sys.stdout.write(f"OK {dist.find_here()}\n")   # one write: lines of ranks not joined
     sys.stdout.flush()

@@ -7,7 +7,11 @@ rows, columns, blocks, unevenly with an empty tile and with overlapping tiles; e
 result is compared with NumPy on the whole arrays.  Then a seeded random sweep
 (``SEED CASES`` arguments; the same draws on every rank) of reductions, element-wise
 expressions and products over random shapes and tilings.  Incompatible shapes are the
-same located error on every rank.  Prints 'OK <rank>' at the end.
+same located error on every rank.  A loop with two independent reductions per
+iteration (a summed ``x.T @ r`` and a sum over the tiled axis), every tiling: NumPy's
+answer, and on row tiles with several ranks both collectives of every iteration are
+started by their statements and waited for at their join (``runtime/started.py``),
+none on one rank.  Prints 'OK <rank>' at the end.
 """
 import sys
 import warnings
@@ -175,6 +179,53 @@ for code, args, words in (("a + b", (x, np.ones(4)), "does not broadcast"),
         assert len(set(texts)) == 1, texts
     else:
         raise AssertionError(f"{code}: rank {r} gave {whole(got)!r}")
+
+# -- collectives started where their operand is ready, waited for where read ----------------
+
+
+def two_reductions_numpy(x, y, w, steps):
+    for _ in range(steps):
+        p = x @ w
+        g = x.T @ (p - y)       # a summed product: one all_gather
+        m = np.sum(p * p)       # a sum over the tiled axis: one all_gather
+        z = w * 0.5 + 1.0       # independent local work, while both are in flight
+        w = z - 0.01 * g + 0.001 * m
+    return w
+
+
+two_reductions = Phylanx(two_reductions_numpy)      # (the undecorated: the oracle)
+
+
+class CountStarts:
+    """Counts the collectives left in flight by a statement (``runtime/started.py``)."""
+
+    def __enter__(self):
+        from phylanx.runtime import started
+        self.count, self.cls, self.init = 0, started.Started, started.Started.__init__
+
+        def counted(this, finish):
+            self.count += 1
+            self.init(this, finish)
+        self.cls.__init__ = counted
+        return self
+
+    def __exit__(self, *exc):
+        self.cls.__init__ = self.init
+
+
+STEPS = 3
+W5 = rng.normal(size=5)
+LABELS = tilings(V, "sv")
+for how, x in tilings(A, "st").items():
+    other_how = how if how in LABELS else "row"     # (the labels: 1-d tilings only)
+    with CountStarts() as starts:
+        got = two_reductions(x, LABELS[other_how], W5, STEPS)
+    check(got, two_reductions_numpy(A, V, W5, STEPS), f"started: {how}, {other_how}")
+    if n == 1:        # one locality: nothing is sent, nothing is started
+        assert starts.count == 0, (how, starts.count)
+    elif how == "row":
+        # both reductions of every iteration were started, then waited for
+        assert starts.count == 2 * STEPS, (r, starts.count)
 
 # -- a seeded random sweep ------------------------------------------------------------------
 seed, cases = (int(sys.argv[1]), int(sys.argv[2])) if len(sys.argv) > 2 else (0, 12)

@@ -30,6 +30,7 @@ import numpy as np
 
 from .... import distributed as api
 from ....primitives.rules import DISTRIBUTION
+from ....runtime import started
 from ... import lockstep, tiling
 from ...broadcasting import elementwise
 from ...darray import DistributedArray
@@ -175,3 +176,5 @@ def product_rule(name: str):
 
 DISTRIBUTION.defrule("dot", product_rule("dot"))
 DISTRIBUTION.defrule("matmul", product_rule("matmul"))
+#: a summed product may leave its all_gather to the statement's join (start mode)
+started.STARTS.update(("dot", "matmul"))

@@ -31,6 +31,7 @@ from .... import distributed as api
 from ....primitives.dtypes import to_bool
 from ....primitives.rules import DISTRIBUTION
 from ....primitives.statistics.reductions import reduction_axes
+from ....runtime import started
 from ....values import scalarize
 from ... import lockstep, tiles, tiling
 from ...darray import DistributedArray
@@ -108,10 +109,12 @@ def _identity(ufunc: np.ufunc, dtype: np.dtype) -> Any:
 
 
 def combined(a: DistributedArray, axes: tuple[int, ...], ufunc: np.ufunc, dtype: np.dtype,
-             block_of: Any = None, final: bool = True) -> np.ndarray:
+             block_of: Any = None, final: bool = True, then: Any = None) -> Any:
     """Collective: ``ufunc`` reduced over ``axes`` of ``block_of(cell, block)`` (the
     block itself by default) for every owned cell, combined over the ranks in rank
-    order; the shape keeps the reduced axes (length 1)."""
+    order; the shape keeps the reduced axes (length 1).  ``then``: the rest of the
+    rule, applied to that; given, a rule in start mode gets a ``Started`` instead
+    (``tiles.all_gathered_then``: the all_gather left in flight)."""
     shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape))
     partial = np.full(shape, _identity(ufunc, dtype), dtype)
     rank = api.find_here()
@@ -123,11 +126,17 @@ def combined(a: DistributedArray, axes: tuple[int, ...], ufunc: np.ufunc, dtype:
         where = tuple(slice(0, 1) if i in axes else slice(s, e) for i, (s, e) in enumerate(cell))
         part = ufunc.reduce(block, axis=axes, keepdims=True, dtype=dtype)
         partial[where] = ufunc(partial[where], part)
-    parts = tiles.all_gather(partial, final=final) if len(a.layout.boxes) > 1 else [partial]
-    out = parts[0]
-    for p in parts[1:]:
-        out = ufunc(out, p)
-    return out
+
+    def reduced(parts: list) -> Any:
+        out = parts[0]
+        for p in parts[1:]:
+            out = ufunc(out, p)
+        return out if then is None else then(out)
+    if len(a.layout.boxes) == 1:
+        return reduced([partial])
+    if final and then is not None:
+        return tiles.all_gathered_then(partial, reduced)
+    return reduced(tiles.all_gather(partial, final=final))
 
 
 def _finish(value: np.ndarray, axes: tuple[int, ...], keep: bool) -> Any:
@@ -165,17 +174,21 @@ def _reduction(name: str):
 def _global(name: str, a: DistributedArray, axes: tuple[int, ...], keep: bool,
             rest: list) -> Any:
     ufunc = _COMBINE[name][0]
+
+    def finish(value: np.ndarray) -> Any:
+        return _finish(value, axes, keep)
     if name in ("all", "any"):
-        return _finish(combined(a, axes, ufunc, np.dtype(bool)), axes, keep)
+        return combined(a, axes, ufunc, np.dtype(bool), then=finish)
     if name in ("amax", "amin"):
-        return _finish(combined(a, axes, ufunc, a.dtype), axes, keep)
+        return combined(a, axes, ufunc, a.dtype, then=finish)
     if name in ("sum", "prod"):
         dtype = getattr(np, name)(np.zeros(1, a.dtype)).dtype
-        return _finish(combined(a, axes, ufunc, dtype), axes, keep)
+        return combined(a, axes, ufunc, dtype, then=finish)
     count = int(np.prod([a.shape[ax] for ax in axes]))
     dtype = np.mean(np.zeros(1, a.dtype)).dtype
     if name == "mean":
-        return _finish(combined(a, axes, np.add, dtype) / dtype.type(count), axes, keep)
+        return combined(a, axes, np.add, dtype,
+                        then=lambda total: finish(total / dtype.type(count)))
     ddof = rest[2] if rest[2] is not None else 0
     mean = combined(a, axes, np.add, dtype, final=False) / dtype.type(count)
 
@@ -211,4 +224,6 @@ def norm_rule(impl: Any, args: list) -> Any:
 
 for _name in _COMBINE:
     DISTRIBUTION.defrule(_name, _reduction(_name))
+#: their rules may leave their final all_gather to the statement's join (start mode)
+started.STARTS.update(("sum", "prod", "amax", "amin", "all", "any", "mean"))
 DISTRIBUTION.defrule("__npnorm", norm_rule)

@@ -64,8 +64,14 @@ def _cells(x: DistributedArray) -> list[tuple[tiling.Box, np.ndarray]]:
 
 
 def _summed(partial: np.ndarray) -> Any:
-    """The sum over localities, added in locality order (the same bits everywhere)."""
-    parts = tiles.all_gather(partial, final=True) if api.num_localities() > 1 else [partial]
+    """The sum over localities, added in locality order (the same bits everywhere);
+    in start mode a ``Started`` (``tiles.all_gathered_then``)."""
+    if api.num_localities() == 1:
+        return _total([partial])
+    return tiles.all_gathered_then(partial, _total)
+
+
+def _total(parts: list) -> Any:
     total = parts[0]
     for p in parts[1:]:
         total = total + p
