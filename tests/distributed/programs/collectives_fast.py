@@ -13,8 +13,10 @@
 * (one rank) an 8-byte all_reduce, broadcast and all_gather stay within a budget of
   Python calls on the calling thread.
 """
+import gc
 import threading
 import time
+import weakref
 
 import numpy as np
 
@@ -229,6 +231,23 @@ for root in range(n):
     assert (got is None) if r != root else np.array_equal(got, want)
     got = dist.gather(big, root=root, name="long").result()
     assert (got is None) if r != root else len(got) == n
+# a large result is freed as soon as the program drops it: a finished collective's future
+# and its operation no longer refer to each other (a cycle kept every result until the
+# cyclic GC ran: tens of MiB, and fresh pages from the OS for each large collective)
+gc.disable()
+try:
+    for call in (lambda: dist.all_reduce(big, name="long-a").result(),
+                 lambda: dist.all_reduce(big, name="long-u", check=False).result(),
+                 lambda: dist.all_gather(big, name="long").result()[0],
+                 lambda: dist.broadcast(big, root=n - 1, name="long").result()):
+        got = call()
+        if got is big:
+            continue        # (the broadcast's root gets its own value back)
+        freed = weakref.ref(got)
+        del got
+        assert freed() is None, "a collective's large result outlived its last reference"
+finally:
+    gc.enable()
 x = np.arange(6.0).reshape(2, 3)[:, ::2] + r                # not contiguous
 assert np.array_equal(dist.all_reduce(x, name="edge").result(),
                       sum(np.arange(6.0).reshape(2, 3)[:, ::2] + k for k in range(n)))
