@@ -185,6 +185,9 @@ _NOT_INTEGER = frozenset(i for i, dt in enumerate(ag.DTYPES) if dt.kind in "fc")
 _ORDERED_OPS = frozenset(ag.OPS[op][0] for op in ("min", "max"))
 _BITWISE_NAMES = frozenset(("band", "bor", "bxor"))
 _BITWISE_OPS = frozenset(ag.OPS[op][0] for op in _BITWISE_NAMES)
+#: the bytes of a header's lockstep tag fields when it has none (all zero: comparing
+#: bytes costs a fifth of NumPy's ``any`` of the slice, on every large all_reduce's path)
+_UNTAGGED = bytes((ag.HEADER_LENGTH - ag.TAG) * 8)
 
 
 def _speculates(h: np.ndarray) -> bool:
@@ -195,7 +198,7 @@ def _speculates(h: np.ndarray) -> bool:
     failed must not leave the others waiting for it).  A function of the header alone,
     so every rank decides the same for every rank."""
     if not (h[0] == _ALL_REDUCE and h[3] == -1 and h[4] == ag.ARRAY and h[7] > _ROOM
-            and not h[ag.TAG:].any()):
+            and h[ag.TAG:].tobytes() == _UNTAGGED):
         return False
     return not (h[2] in _ORDERED_OPS and h[5] in _COMPLEX
                 or h[2] in _BITWISE_OPS and h[5] in _NOT_INTEGER)
