@@ -32,7 +32,10 @@ renews the channel's communicator: ``_exchange``, ``_renew``).
 (:meth:`Collectives._express`): it steps the operation, testing each request a bounded
 number of times, and returns a future that is done already when the other ranks were
 there; otherwise the progress engine adopts the operation where it stands
-(``progress.py``).  Either way the operation, and so every check, is the same.
+(``progress.py``).  Either way the operation, and so every check, is the same.  A
+small checked collective called again alike runs from its plan
+(``collective_plans.py``, :meth:`Collectives._express_plan`), which takes only the
+outcome where every rank sent the expected header and resumes the operation otherwise.
 
 The tiles channel's collectives carry a lockstep tag in their header (always
 checked) and :meth:`Collectives.end` ends a lockstep operation with one header
