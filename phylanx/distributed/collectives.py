@@ -32,7 +32,10 @@ renews the channel's communicator: ``_exchange``, ``_renew``).
 (:meth:`Collectives._express`): it steps the operation, testing each request a bounded
 number of times, and returns a future that is done already when the other ranks were
 there; otherwise the progress engine adopts the operation where it stands
-(``progress.py``).  Either way the operation, and so every check, is the same.
+(``progress.py``).  Either way the operation, and so every check, is the same.  A
+small checked collective called again alike runs from its plan
+(``collective_plans.py``, :meth:`Collectives._express_plan`), which takes only the
+outcome where every rank sent the expected header and resumes the operation otherwise.
 
 The tiles channel's collectives carry a lockstep tag in their header (always
 checked) and :meth:`Collectives.end` ends a lockstep operation with one header
@@ -58,6 +61,7 @@ from ..source import SourceLoc
 from . import agreement as ag
 from . import mpi as mpi_module
 from . import reduce_ops, settings
+from .collective_plans import MISS, BroadcastPlan, GatherPlan, Plan, ReducePlan
 from .errors import PhylanxCollectiveMismatchError, PhylanxDistributedError, PhylanxPeerLeftError
 from .mpi import MPI, can_create_named_communicators
 from .progress import Long, ProgressEngine, data_request
@@ -158,6 +162,8 @@ _EXPRESS = "express"
 #: before the engine takes it over: the other rank(s) being there, an 8-byte
 #: collective completes within a few tests (2 ranks: 1-10)
 _EXPRESS_POLLS = 64
+#: ``begun`` of an exchange a plan started that completed already (``_exchange``)
+_COMPLETED = "completed"
 
 #: the local reduction of what MPI's op would compute (in rank order: the same on all)
 _UFUNCS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum,
@@ -182,6 +188,9 @@ _NOT_INTEGER = frozenset(i for i, dt in enumerate(ag.DTYPES) if dt.kind in "fc")
 _ORDERED_OPS = frozenset(ag.OPS[op][0] for op in ("min", "max"))
 _BITWISE_NAMES = frozenset(("band", "bor", "bxor"))
 _BITWISE_OPS = frozenset(ag.OPS[op][0] for op in _BITWISE_NAMES)
+#: the bytes of a header's lockstep tag fields when it has none (all zero: comparing
+#: bytes costs a fifth of NumPy's ``any`` of the slice, on every large all_reduce's path)
+_UNTAGGED = bytes((ag.HEADER_LENGTH - ag.TAG) * 8)
 
 
 def _speculates(h: np.ndarray) -> bool:
@@ -192,7 +201,7 @@ def _speculates(h: np.ndarray) -> bool:
     failed must not leave the others waiting for it).  A function of the header alone,
     so every rank decides the same for every rank."""
     if not (h[0] == _ALL_REDUCE and h[3] == -1 and h[4] == ag.ARRAY and h[7] > _ROOM
-            and not h[ag.TAG:].any()):
+            and h[ag.TAG:].tobytes() == _UNTAGGED):
         return False
     return not (h[2] in _ORDERED_OPS and h[5] in _COMPLEX
                 or h[2] in _BITWISE_OPS and h[5] in _NOT_INTEGER)
@@ -287,6 +296,17 @@ class _Buffers:
         #: then), so the channel's calls stay paired as every rank made them.
         self.in_flight: Any = None
 
+    def load(self, header: np.ndarray, size: int) -> None:
+        """Put ``header`` in the slot this rank sends (and what ``size`` ranks agreeing
+        with it send: :attr:`expected` and its agreed parts)."""
+        self.send[:_HEADER_BYTES] = header.view(np.uint8)
+        self.header, self.expected = header, header.tobytes() * size
+        self.headers = np.repeat(header[None], size, axis=0)
+        self.headers.flags.writeable = False
+        raw = header.tobytes()
+        self.expected_head = raw[:_AGREED_HEAD] * size
+        self.expected_tail = raw[_AGREED_TAIL:] * size
+
     def agree(self, headers: np.ndarray, raw: bytes) -> None:
         """``headers`` (their bytes ``raw``) agree as a broadcast or gather needs."""
         self.agreed, self.agreed_raw, self._agreed_rows = headers, raw, {}
@@ -332,6 +352,11 @@ class _Channel:
         #: the tag (``Collectives._submit``) of the collective the calling thread runs
         #: while ``current`` is ``_EXPRESS``
         self.express_tag: tuple | None = None
+        #: the plans of the collectives called on the channel (``collective_plans.py``),
+        #: the one used last apart: a collective repeated alike finds it in a few
+        #: attribute reads
+        self.plan: Any = None
+        self.plans: dict[tuple, Any] = {}
 
     def current_tag(self) -> tuple:
         """The tag of the collective running on the channel."""
@@ -478,6 +503,130 @@ class Collectives:
         if queued:
             self._next(channel)
 
+    # -- plans: a small checked collective called again alike ------------------------
+    def _express_plan(self, kind: str, name: str | None, value: Any, op: str | None,
+                      root: int | None, where: SourceLoc | None) -> Future | None:
+        """Run a small checked collective by its plan (``collective_plans.py``) on the
+        calling thread, as :meth:`_express` would, or None: the general path runs it (no
+        plan fits, the channel is busy or not ready).  The plan takes the outcome where
+        every rank sent the headers it expects; any other (a late rank, a disagreement)
+        goes on in the general operation, resumed after the exchange the plan started
+        (``_exchange(begun=...)``), stepped by :meth:`_express`."""
+        if type(value) is np.ndarray and value.nbytes > _ROOM:
+            return None             # (large data: no plan, the general path at once)
+        name = name or UNNAMED
+        channel = self._channels.get(name)
+        if channel is None:
+            return None
+        plan = channel.plan
+        if plan is None or plan.buffers is not channel.buffers \
+                or not plan.fits(kind, op, root, value):
+            plan = self._plan_for(channel, kind, name, value, op, root)
+            if plan is None:
+                return None
+        with self._lock:
+            buffers = channel.buffers
+            if channel.current is not None or channel.queue or channel.comm is None \
+                    or self._departed or hooks.recorder is not None \
+                    or not mpi_module.thread_multiple or buffers is not plan.buffers \
+                    or buffers.in_flight is not None:
+                return None
+            channel.current = _EXPRESS
+            channel.express_tag = tag = (name, channel.started, kind, where)
+            channel.started += 1
+        exchange = buffers.exchange
+        begun: Any = _COMPLETED
+        try:
+            if buffers.header is not plan.header:
+                buffers.load(plan.header, self.size)
+            if plan.end:
+                buffers.send_bytes[_HEADER_BYTES:plan.end] = value.tobytes()
+            buffers.in_flight = exchange    # (before Start: an interrupt may come between)
+            exchange.Start()
+            for _ in range(_EXPRESS_POLLS):
+                if exchange.Test():
+                    buffers.in_flight = None
+                    result = plan.result(buffers.received_headers.tobytes(), value)
+                    break
+            else:
+                begun = exchange        # a rank is late: the general operation waits
+                result = MISS
+        except Exception as e:  # noqa: BLE001 - delivered to the waiter
+            self._release(channel)
+            return failed(self._locate(e, tag))
+        except BaseException:
+            # an interrupt: the exchange may be in flight on the channel's buffers, which
+            # wait for it themselves (_Buffers.in_flight)
+            self._release(channel)
+            raise
+        if result is MISS:
+            return self._express(channel, tag, self._resumed(kind, value, op, root, begun))
+        self._release(channel)
+        return ready(result)
+
+    def _resumed(self, kind: str, value: Any, op: str | None, root: int | None,
+                 begun: Any) -> Callable[[Any, str], Any]:
+        """The general operation of a planned collective, going on after the exchange
+        its plan started (``begun``: the request, or :data:`_COMPLETED`)."""
+        if kind == "all_reduce":
+            return lambda channel, n: self._reduce_op(channel, n, kind, value, op, None, True,
+                                                      None, begun)
+        if kind == "all_gather":
+            return lambda channel, n: self._gather_op(channel, n, kind, value, None, None,
+                                                      begun)
+        return lambda channel, n: self._broadcast_op(channel, n, value, root, None, True,
+                                                     begun)
+
+    def _plan_for(self, channel: _Channel, kind: str, name: str, value: Any,
+                  op: str | None, root: int | None) -> Plan | None:
+        """The channel's plan of this call (made the first time; None: the call has
+        none, or the channel has no persistent exchange yet: its first collective makes
+        it).  A channel's plans hold its buffers: new buffers (``_renew``), new plans."""
+        buffers = channel.buffers
+        if buffers is None or buffers.exchange is None:
+            return None
+        plans = channel.plans
+        if plans and next(iter(plans.values())).buffers is not buffers:
+            plans.clear()
+        if kind == "broadcast" and root != self.rank:
+            key: tuple = (kind, root)       # (the others' value is not looked at)
+        elif type(value) is not np.ndarray or ag.as_array(value) is not value:
+            return None     # (converted, copied or pickled: the general path)
+        else:
+            key = (kind, op, root, value.dtype, value.shape)
+        plan = plans.get(key)
+        if plan is None:
+            plan = self._make_plan(buffers, kind, name, value, op, root)
+            if plan is None:
+                return None
+            if len(plans) < 64:     # (a program uses a few layouts per name)
+                plans[key] = plan
+        channel.plan = plan
+        return plan
+
+    def _make_plan(self, buffers: _Buffers, kind: str, name: str, value: Any,
+                   op: str | None, root: int | None) -> Plan | None:
+        """A plan of what the general operation would do with these arguments, made
+        from its own pieces (the cached header, ``_prepare_for_op``, the typed slot
+        views); None where the general operation converts the data."""
+        fields = dict(kind=kind, op=op, root=root, buffers=buffers)
+        if kind == "broadcast" and root != self.rank:
+            return BroadcastPlan(False, dtype=None, shape=None, end=0, header=ag.header(
+                "broadcast", name, None, root, ag.NOTHING), **fields)
+        if value.nbytes > _ROOM:
+            return None
+        fields.update(dtype=value.dtype, shape=value.shape, end=_HEADER_BYTES + value.nbytes,
+                      header=ag.header(kind, name, op, root, ag.ARRAY, value))
+        if kind == "broadcast":
+            return BroadcastPlan(True, **fields)
+        if kind == "all_gather":
+            return GatherPlan(buffers.typed(value.dtype, value.shape), **fields)
+        send, back = _prepare_for_op(value, op)
+        if send is not value or back is not _as_is \
+                or _refused_by_numpy(value.dtype, op) is not None:
+            return None
+        return ReducePlan(_UFUNCS[op], buffers.typed(value.dtype, value.shape), **fields)
+
     # -- ranks that left -----------------------------------------------------------
     def started(self) -> dict[str, int]:
         """How many collectives of each name this rank called (told to the others when
@@ -593,7 +742,8 @@ class Collectives:
         return headers
 
     def _exchange(self, channel: _Channel, header: np.ndarray, data: np.ndarray | None,
-                  alongside: Callable[[], tuple] | None = None, loose: bool = False):
+                  alongside: Callable[[], tuple] | None = None, loose: bool = False,
+                  begun: Any = None):
         """Every rank's header, and every rank's slot: its ``data`` if that fits.
 
         One all-gather of ``_SLOT`` bytes per rank: the header, then the data if it is
@@ -615,38 +765,40 @@ class Collectives:
         gather: each rank brings its own data, or none): headers that agree in every
         field that check compares, compared as bytes, are returned as agreed
         (``_Buffers.agreed``) without the field by field look.
+
+        ``begun``: a plan (``_express_plan``) wrote ``header`` and ``data`` into the
+        slot and started the exchange already: this is its request, still in flight
+        (:data:`_COMPLETED`: it completed), and the exchange goes on from there.
         """
         buffers = channel.buffers
         if buffers is None:
             buffers = channel.buffers = _Buffers(self.size)
-        if buffers.in_flight is not None:
-            yield from self._settle(buffers)     # (before ``send`` is written)
-        if buffers.header is not header:     # (headers are cached: usually the same)
-            buffers.send[:_HEADER_BYTES] = header.view(np.uint8)
-            buffers.header, buffers.expected = header, header.tobytes() * self.size
-            buffers.headers = np.repeat(header[None], self.size, axis=0)
-            buffers.headers.flags.writeable = False
-            raw = header.tobytes()
-            buffers.expected_head = raw[:_AGREED_HEAD] * self.size
-            buffers.expected_tail = raw[_AGREED_TAIL:] * self.size
-        if data is not None and data.nbytes <= _ROOM:
-            buffers.send_bytes[_HEADER_BYTES:_HEADER_BYTES + data.nbytes] = data.tobytes()
-        if self._persistent:
-            exchange = buffers.exchange
-            if exchange is None:
-                # (a collective call of its own, in the channel's order like any other:
-                # every rank makes it at its first exchange on these buffers, and the
-                # buffers are replaced only on every rank at once, _renew: a rank whose
-                # collective was abandoned keeps them, _Buffers.in_flight)
-                exchange = buffers.exchange = channel.comm.Allgather_init(buffers.send,
-                                                                          buffers.received)
-            buffers.in_flight = exchange    # (before Start: an interrupt may come between)
-            exchange.Start()
-        else:
-            exchange = buffers.in_flight = channel.comm.Iallgather(buffers.send,
-                                                                   buffers.received)
-        started = alongside() if alongside is not None else None
-        yield exchange
+        started = None
+        if begun is None:
+            if buffers.in_flight is not None:
+                yield from self._settle(buffers)     # (before ``send`` is written)
+            if buffers.header is not header:     # (headers are cached: usually the same)
+                buffers.load(header, self.size)
+            if data is not None and data.nbytes <= _ROOM:
+                buffers.send_bytes[_HEADER_BYTES:_HEADER_BYTES + data.nbytes] = data.tobytes()
+            if self._persistent:
+                exchange = buffers.exchange
+                if exchange is None:
+                    # (a collective call of its own, in the channel's order like any other:
+                    # every rank makes it at its first exchange on these buffers, and the
+                    # buffers are replaced only on every rank at once, _renew: a rank whose
+                    # collective was abandoned keeps them, _Buffers.in_flight)
+                    exchange = buffers.exchange = channel.comm.Allgather_init(
+                        buffers.send, buffers.received)
+                buffers.in_flight = exchange    # (before Start: an interrupt may come between)
+                exchange.Start()
+            else:
+                exchange = buffers.in_flight = channel.comm.Iallgather(buffers.send,
+                                                                       buffers.received)
+            started = alongside() if alongside is not None else None
+            yield exchange
+        elif begun is not _COMPLETED:
+            yield begun
         buffers.in_flight = None
         received = buffers.received
         if not header[ag.FLAGS]:
@@ -851,6 +1003,10 @@ class Collectives:
         if root is not None and (type(root) is not int or not 0 <= root < self.size):
             root = self._check_root(root, kind, where)
         checked = settings.get("check_collectives") if check is None else bool(check)
+        if checked and root is None and tag is None and type(value) is np.ndarray:
+            future = self._express_plan(kind, name, value, op, None, where)
+            if future is not None:
+                return future
         return self._submit(kind, name, lambda channel, n: self._reduce_op(
             channel, n, kind, value, op, root, checked or tag is not None, tag), where, value)
 
@@ -858,7 +1014,8 @@ class Collectives:
                where: SourceLoc | None = None) -> Future:
         return self.all_reduce(value, op, name, where, root)
 
-    def _reduce_op(self, channel: _Channel, name, kind, value, op, root, checked, tag=None):
+    def _reduce_op(self, channel: _Channel, name, kind, value, op, root, checked, tag=None,
+                   begun=None):
         comm = channel.comm
         array = ag.as_array(value)
         scalar = array is not None and not isinstance(value, np.ndarray)
@@ -906,7 +1063,7 @@ class Collectives:
             send, back = (array, _as_is) if _PLAIN_OPS.get((array.dtype, op)) \
                 else _prepare_for_op(array, op)
             # the header travels with the data (or alone, when the data is too big)
-            headers, slots = yield from self._exchange(channel, header, send)
+            headers, slots = yield from self._exchange(channel, header, send, begun=begun)
             buffers = channel.buffers
             if buffers is None or headers is not buffers.headers:
                 self._check(channel, headers, name, True)
@@ -983,6 +1140,10 @@ class Collectives:
         kind = "all_gather" if root is None else "gather"
         if root is not None and (type(root) is not int or not 0 <= root < self.size):
             root = self._check_root(root, kind, where)
+        if root is None and tag is None and type(value) is np.ndarray:
+            future = self._express_plan(kind, name, value, None, None, where)
+            if future is not None:
+                return future
         return self._submit(kind, name,
                             lambda channel, n: self._gather_op(channel, n, kind, value, root, tag),
                             where, value)
@@ -991,7 +1152,7 @@ class Collectives:
                where: SourceLoc | None = None) -> Future:
         return self.all_gather(value, name, where, root)
 
-    def _gather_op(self, channel: _Channel, name, kind, value, root, tag=None):
+    def _gather_op(self, channel: _Channel, name, kind, value, root, tag=None, begun=None):
         # Python numbers are pickled (a few bytes): they come back as the Python numbers
         # each rank passed, whatever the others passed
         array = None if type(value) in (bool, int, float, complex) else ag.as_array(value)
@@ -1003,7 +1164,8 @@ class Collectives:
             data, problem = _pickled(value)
             header = ag.header(kind, name, None, root, ag.PICKLED if problem is None
                                else ag.INVALID, nbytes=data.size, tag=tag)
-        headers, slots = yield from self._exchange(channel, header, data, loose=True)
+        headers, slots = yield from self._exchange(channel, header, data, loose=True,
+                                                   begun=begun)
         buffers = channel.buffers
         if buffers is None or headers is not buffers.headers or problem is not None:
             # (every rank sent this very header, a usable value: nothing to look at)
@@ -1048,12 +1210,17 @@ class Collectives:
             root = self._check_root(root, "broadcast", where)
         checked = settings.get("check_collectives") if check is None else bool(check)
         checked = checked or tag is not None
+        if checked and tag is None:
+            future = self._express_plan("broadcast", name, value, None, root, where)
+            if future is not None:
+                return future
         return self._submit("broadcast", name,
                             lambda channel, n: self._broadcast_op(channel, n, value, root, tag,
                                                                   checked),
                             where, value if self.rank == root else None)
 
-    def _broadcast_op(self, channel: _Channel, name, value, root, tag=None, checked=True):
+    def _broadcast_op(self, channel: _Channel, name, value, root, tag=None, checked=True,
+                      begun=None):
         is_root = self.rank == root
         array = ag.as_array(value) if is_root else None
         data = problem = None
@@ -1067,7 +1234,8 @@ class Collectives:
             header = ag.header("broadcast", name, None, root, ag.PICKLED if problem is None
                                else ag.INVALID, nbytes=data.size, tag=tag)
         if checked:
-            headers, slots = yield from self._exchange(channel, header, data, loose=True)
+            headers, slots = yield from self._exchange(channel, header, data, loose=True,
+                                                       begun=begun)
             buffers = channel.buffers
             if buffers is None or headers is not buffers.headers \
                     and headers is not buffers.agreed:

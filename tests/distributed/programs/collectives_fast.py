@@ -13,8 +13,10 @@
 * (one rank) an 8-byte all_reduce, broadcast and all_gather stay within a budget of
   Python calls on the calling thread.
 """
+import gc
 import threading
 import time
+import weakref
 
 import numpy as np
 
@@ -44,15 +46,44 @@ def counting_submit(kind, name, make, where, value=None):
     return submit(kind, name, counted, where, value)
 
 
+plan_run, resumed = collectives._express_plan, collectives._resumed
+
+
+def counting_plan(kind, name, value, op, root, where):
+    # a collective run by its plan (collective_plans.py) starts the header exchange itself
+    future = plan_run(kind, name, value, op, root, where)
+    if future is not None:
+        yielded.append("the plan's exchange")
+    return future
+
+
+def counting_resumed(kind, value, op, root, begun):
+    make = resumed(kind, value, op, root, begun)
+
+    def counted(channel, channel_name):
+        # (the exchange the plan started, yielded again while in flight: counted once)
+        operation = make(channel, channel_name)
+        try:
+            while True:
+                request = operation.send(None)
+                if request is not begun:
+                    yielded.append(request)
+                yield request
+        except StopIteration as stop:
+            return stop.value
+    return counted
+
+
 def requests_of(call):
-    """How many MPI requests ``call()``'s collective waited on."""
+    """How many MPI requests ``call()``'s collective waited on, on whichever path."""
     dist.barrier(name="round-trips").result()
     yielded.clear()
     collectives._submit = counting_submit
+    collectives._express_plan, collectives._resumed = counting_plan, counting_resumed
     try:
         value = call().result()
     finally:
-        del collectives._submit
+        del collectives._submit, collectives._express_plan, collectives._resumed
     return len(yielded), value
 
 
@@ -61,6 +92,7 @@ small, large = np.arange(room // 8, dtype=np.float64), np.arange(4 * room, dtype
 assert requests_of(lambda: dist.all_reduce(small, name="rt"))[0] == 1
 assert requests_of(lambda: dist.all_reduce(large, name="rt"))[0] == 2
 assert requests_of(lambda: dist.all_reduce(large, name="rt", check=False))[0] == 1
+assert requests_of(lambda: dist.all_reduce(small, name="rt"))[0] == 1     # (by its plan now)
 trips = requests_of(lambda: dist.broadcast(small, root=n - 1, name="rt"))[0]
 assert trips == 1, ("a small broadcast", trips)
 assert requests_of(lambda: dist.broadcast({"k": [1, 2]}, root=0, name="rt"))[0] == 1
@@ -80,7 +112,7 @@ assert requests_of(lambda: dist.all_gather(large, name="rt"))[0] == 2
 # -- the Python calls of a small collective on its thread (one rank: its request is
 # complete at the first test, so the count is exact; a guard of the short path, load-free:
 # at 392732a these took 110, 102 and 114 calls, at 24f2018 77, 69 and 82; the express
-# path 46, 38 and 40; ar44 39, 32 and 34) -----------------------------------------
+# path 46, 38 and 40; ar44 39, 32 and 34; ar45's plans 25, 23 and 23) --------------
 if n == 1:
     import sys
 
@@ -91,6 +123,7 @@ if n == 1:
             if event in ("call", "c_call"):
                 count[0] += 1
         call()
+        call()      # (the first makes the channel, the second its plan)
         sys.setprofile(profile)
         try:
             call()
@@ -100,9 +133,9 @@ if n == 1:
 
     one = np.ones(1)
     for kind, call, budget in (
-            ("all_reduce", lambda: dist.all_reduce(one, name="calls").result(), 41),
-            ("broadcast", lambda: dist.broadcast(one, 0, name="calls").result(), 34),
-            ("all_gather", lambda: dist.all_gather(one, name="calls").result(), 36)):
+            ("all_reduce", lambda: dist.all_reduce(one, name="calls").result(), 27),
+            ("broadcast", lambda: dist.broadcast(one, 0, name="calls").result(), 25),
+            ("all_gather", lambda: dist.all_gather(one, name="calls").result(), 25)):
         used = calls_of(call)
         assert used <= budget, (kind, used, budget)
 
@@ -198,6 +231,23 @@ for root in range(n):
     assert (got is None) if r != root else np.array_equal(got, want)
     got = dist.gather(big, root=root, name="long").result()
     assert (got is None) if r != root else len(got) == n
+# a large result is freed as soon as the program drops it: a finished collective's future
+# and its operation no longer refer to each other (a cycle kept every result until the
+# cyclic GC ran: tens of MiB, and fresh pages from the OS for each large collective)
+gc.disable()
+try:
+    for call in (lambda: dist.all_reduce(big, name="long-a").result(),
+                 lambda: dist.all_reduce(big, name="long-u", check=False).result(),
+                 lambda: dist.all_gather(big, name="long").result()[0],
+                 lambda: dist.broadcast(big, root=n - 1, name="long").result()):
+        got = call()
+        if got is big:
+            continue        # (the broadcast's root gets its own value back)
+        freed = weakref.ref(got)
+        del got
+        assert freed() is None, "a collective's large result outlived its last reference"
+finally:
+    gc.enable()
 x = np.arange(6.0).reshape(2, 3)[:, ::2] + r                # not contiguous
 assert np.array_equal(dist.all_reduce(x, name="edge").result(),
                       sum(np.arange(6.0).reshape(2, 3)[:, ::2] + k for k in range(n)))
@@ -241,6 +291,65 @@ if n > 1:
         raise AssertionError("no mismatch error")
     # the channel goes on after the agreed error
     assert dist.all_reduce(np.ones(2), name="disagree").result().tolist() == [n, n]
+
+# -- plans (collective_plans.py): a small checked collective repeated alike runs by its
+# plan; any other outcome goes on in the general operation, alike on every rank ---------
+x = np.arange(3.0) + r
+want = sum(np.arange(3.0) + k for k in range(n))
+for _ in range(3):
+    assert np.array_equal(dist.all_reduce(x, name="plan").result(), want)
+assert type(collectives._channels["plan"].plan).__name__ == "ReducePlan"
+for late in range(n):       # a late rank: the engine waits for the plan's exchange
+    if r == late:
+        time.sleep(0.05)
+    assert np.array_equal(dist.all_reduce(x, name="plan").result(), want)
+# other layouts and ops on the channel, then the first again: a plan each
+for _ in range(2):
+    assert dist.all_reduce(np.int32(r), "max", name="plan").result() == n - 1
+    assert dist.all_reduce(np.array(r > 0), "lor", name="plan").result() == (n > 1)
+    assert np.array_equal(dist.all_reduce(x, name="plan").result(), want)
+    nan = dist.all_reduce(np.array([np.nan if r == n - 1 else 1.0, 2.0]), name="plan").result()
+    assert np.isnan(nan[0]) and nan[1] == 2 * n, nan
+if n > 1:
+    # each rank has a plan for both layouts; then rank 0 brings the other one: every rank
+    # raises the located mismatch naming the ranks, and the channel goes on
+    for _ in range(2):
+        dist.all_reduce(np.zeros(4), name="plan").result()
+        dist.all_reduce(np.zeros(3), name="plan").result()
+    try:
+        dist.all_reduce(np.zeros(4 if r == 0 else 3), name="plan").result()
+    except dist.PhylanxCollectiveMismatchError as e:
+        assert "rank 0: all_reduce(op=sum) of float64 array (4,)" in str(e), str(e)
+        assert e.loc is not None and e.loc.file.endswith("collectives_fast.py"), e.loc
+    else:
+        raise AssertionError("no mismatch error after the plans")
+    assert np.array_equal(dist.all_reduce(x, name="plan").result(), want)
+# broadcast: the root changes what it sends after both sides have plans
+for _ in range(3):
+    assert np.array_equal(dist.broadcast(x, root=n - 1, name="plan-b").result(),
+                          np.arange(3.0) + n - 1)
+assert type(collectives._channels["plan-b"].plan).__name__ == "BroadcastPlan"
+for value, root in ((np.arange(5, dtype=np.int16) + r, 0), (np.float32(r + 7), 0),
+                    ({"k": r}, 0), (np.arange(300.0) + r, 0), (x, n - 1), (x, 0)):
+    got = dist.broadcast(value, root=root, name="plan-b").result()
+    sent = value - r + root if not isinstance(value, dict) else {"k": root}
+    if isinstance(value, dict):
+        assert got == sent, (got, sent)
+    else:
+        assert type(got) is type(sent) and np.array_equal(got, sent) \
+            and np.asarray(got).dtype == np.asarray(sent).dtype, (got, sent)
+if r == n - 1:
+    time.sleep(0.05)        # a late root
+assert np.array_equal(dist.broadcast(x, root=0, name="plan-b").result(), np.arange(3.0))
+# all_gather: a rank that brings another shape after the plans
+for _ in range(3):
+    got = dist.all_gather(x, name="plan-g").result()
+    assert all(np.array_equal(g, np.arange(3.0) + k) for k, g in enumerate(got))
+assert type(collectives._channels["plan-g"].plan).__name__ == "GatherPlan"
+got = dist.all_gather(np.arange(3.0 + (r == 0)), name="plan-g").result()
+assert [len(g) for g in got] == [4] + [3] * (n - 1), got
+got = dist.all_gather(np.float64(r), name="plan-g").result()
+assert [type(g) for g in got] == [np.float64] * n and got == list(range(n)), got
 
 dist.barrier().result()
 print(f"OK {r}", flush=True)

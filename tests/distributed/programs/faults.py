@@ -65,12 +65,13 @@ elif mode == "stop-large":
     for _ in range(20):
         if r == n - 1:
             time.sleep(0.5)         # the others wait already (their headers sent)
+            # (None: finished already; a finished future drops its operation)
             running = dist.all_reduce(large, name="large")._running
             deadline = time.monotonic() + 10
-            while running.wait_here is None and not running.finished \
-                    and time.monotonic() < deadline:
+            while running is not None and running.wait_here is None \
+                    and not running.finished and time.monotonic() < deadline:
                 time.sleep(0)       # until the headers agreed (the data request started)
-            if not running.finished:
+            if running is not None and not running.finished:
                 os.kill(os.getpid(), signal.SIGSTOP)
             continue                # the data arrived first (a busy machine): again
         dist.all_reduce(large, name="large").result()    # a stopped peer: waited for here
