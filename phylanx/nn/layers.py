@@ -7,6 +7,7 @@ from .layers_attention import (
     MultiHeadAttention,
     TokenAndPositionEmbedding,
 )
+from .layers_bidirectional import Bidirectional
 from .layers_conv import (
     AveragePooling1D,
     Conv1D,
@@ -23,7 +24,7 @@ from .model import Input
 
 __all__ = [
     "GRU", "LSTM", "Activation", "Add", "Average", "AveragePooling1D", "AveragePooling2D",
-    "BatchNormalization", "Concatenate", "Conv1D", "Conv2D", "Dense", "Dropout",
+    "BatchNormalization", "Bidirectional", "Concatenate", "Conv1D", "Conv2D", "Dense", "Dropout",
     "Embedding", "Flatten", "GlobalAveragePooling1D", "GlobalMaxPooling1D",
     "LayerNormalization", "Masking", "MaxPooling1D", "MaxPooling2D", "Maximum", "Minimum",
     "MultiHeadAttention", "Multiply", "Permute", "Reshape", "SimpleRNN", "Subtract",

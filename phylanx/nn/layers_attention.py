@@ -218,6 +218,13 @@ class MultiHeadAttention(Layer):
         flag = masked[0]                                      # the query's
         return [flag, False] if options.get("return_attention_scores") else flag
 
+    def graph_mask(self, g, values, masks, options, computed):
+        return [masks[0], None] if options.get("return_attention_scores") else masks[0]
+
+    def mask_clearing_inputs(self, options):
+        # (Keras 3's call: ``backend.set_keras_mask(query / value / key, None)``)
+        return (0, 1, 2) if options.get("has_key") else (0, 1)
+
     def forward_masked(self, ctx, xs, masks, options):
         given = options.get("mask_inputs", ())
         keras_masks = {"query_mask": masks[0]}
@@ -439,6 +446,9 @@ class Add(Layer):
     def forward_masked(self, ctx, xs, masks, options):
         return self.forward(ctx, *xs), merged_mask(ctx.graph, masks)
 
+    def graph_mask(self, g, values, masks, options, computed):
+        return merged_mask(g, masks)
+
     def __call__(self, inputs: Any) -> Any:
         from .model import call_layer
         if not isinstance(inputs, (list, tuple)) or len(inputs) < 2:
@@ -520,6 +530,9 @@ class TokenAndPositionEmbedding(Layer):
 
     def mask_flags(self, masked, options):
         return self.mask_zero
+
+    def graph_mask(self, g, values, masks, options, computed):
+        return computed                # (from the indices, whatever their mask)
 
     def forward_masked(self, ctx, xs, masks, options):
         out = self.forward(ctx, *xs)

@@ -149,6 +149,7 @@ class GlobalAveragePooling1D(Layer):
 
     reduction = "mean"
     supports_masking = True
+    mask_argument = True
 
     def compute_output_shape(self, input_shape):
         expect_rank(self, input_shape, 3)
@@ -181,6 +182,7 @@ class GlobalMaxPooling1D(GlobalAveragePooling1D):
 
     reduction = "amax"
     supports_masking = False
+    mask_argument = False
 
     def mask_flags(self, masked, options):
         return Layer.mask_flags(self, masked, options)

@@ -127,6 +127,26 @@ class Layer:
                           "and the loss do not see it", UserWarning, stacklevel=4)
         return False
 
+    #: Keras' ``call`` takes a ``mask`` argument: in a functional model it is given the
+    #: mask recorded when the model was built (:mod:`.mask_flow`)
+    mask_argument = False
+
+    def mask_sources(self, count: int, options: dict) -> list[str]:
+        """For each input, whether the call reads the mask recorded in the graph
+        (``"graph"``) or its array's at run time (``"array"``), as Keras 3."""
+        return ["graph" if self.mask_argument else "array"] * count
+
+    def graph_mask(self, g: Any, values: list, masks: list, options: dict, computed: Any) -> Any:
+        """The output's mask in the flow recorded when the model was built, from the
+        inputs' ones there (``computed``: the output's mask at run time, for a layer
+        whose mask does not depend on its inputs' masks)."""
+        return masks[0] if self.supports_masking else None
+
+    def mask_clearing_inputs(self, options: dict) -> tuple[int, ...]:
+        """The inputs whose arrays lose their Keras mask when the layer runs (Keras 3's
+        MultiHeadAttention: its query, value and key; :mod:`.mask_flow`)."""
+        return ()
+
     def forward_masked(self, ctx: Context, xs: list, masks: list, options: dict):
         """``(output(s), mask(s))`` of the call: ``masks`` are the inputs' masks (None
         where a tensor has none).  Layers that compute or use a mask override it."""

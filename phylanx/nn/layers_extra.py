@@ -32,7 +32,13 @@ initializers.INITIALIZERS.setdefault("uniform", _uniform_005)
 
 class BatchNormalization(Layer):
     """``gamma * (x - mean) / sqrt(var + epsilon) + beta`` over the last axis: batch
-    statistics in training (which also update the moving ones), moving ones otherwise."""
+    statistics in training (which also update the moving ones), moving ones otherwise.
+    With a Keras mask the batch statistics are over the unmasked steps, as Keras 3's
+    ``_moments``: ``sum(where(mask, x, 0)) / (count + 1e-7)``, the variance likewise
+    (the output keeps the mask)."""
+
+    supports_masking = True
+    mask_argument = True
 
     def __init__(self, axis: int = -1, momentum: float = 0.99, epsilon: float = 1e-3,
                  center: bool = True, scale: bool = True, **kwargs: Any) -> None:
@@ -52,14 +58,23 @@ class BatchNormalization(Layer):
             raise ShapeMismatch(f"needs a known last axis, got shape {input_shape}")
         return input_shape
 
-    def mask_flags(self, masked, options):
-        if masked[0]:
-            # (Keras 3 takes the mask out of the batch statistics: not written here yet,
-            # and normalising the padding too would train another model)
-            raise ShapeMismatch("a masked input (Keras 3 leaves the masked steps out of "
-                                "the batch statistics) is not supported yet; use "
-                                "LayerNormalization, which takes masks")
-        return False
+    def forward_masked(self, ctx, xs, masks, options):
+        return self.forward(ctx, xs[0], mask=masks[0]), masks[0]
+
+    def _masked_moments(self, g, x, mask):
+        """Keras 3's masked ``_moments`` (``backend.epsilon()`` = 1e-7 in the counts)."""
+        channels, axes = (x.shape[-1],), list(range(len(x.shape) - 1))
+        kept = g.op("expand_dims", mask, len(x.shape) - 1, shape=x.shape[:-1] + (1,))
+        count = g.op("sum", g.op("astype", kept, "float32", shape=kept.shape), axes,
+                     shape=(1,))
+        count = g.op("__add", count, 1e-7, shape=(1,), hint="bn_count")
+        total = g.op("sum", g.op("where", kept, x, 0.0, shape=x.shape), axes, shape=channels)
+        mean = g.op("__div", total, count, shape=channels, hint="bn_mean")
+        spread = g.op("where", kept, g.op("__sub", x, mean, shape=x.shape), 0.0,
+                      shape=x.shape)
+        squares = g.op("sum", g.op("__mul", spread, spread, shape=x.shape), axes,
+                       shape=channels)
+        return mean, g.op("__div", squares, count, shape=channels, hint="bn_var")
 
     def build(self, input_shape):
         channels = (input_shape[-1],)
@@ -70,12 +85,19 @@ class BatchNormalization(Layer):
         self.add_weight("moving_mean", channels, "zeros", trainable=False)
         self.add_weight("moving_variance", channels, "ones", trainable=False)
 
-    def forward(self, ctx, x):
+    def forward(self, ctx, x, mask=None):
         g, w = ctx.graph, ctx.weights
         channels = (x.shape[-1],)
         if ctx.training:
             axes = list(range(len(x.shape) - 1))
-            if ctx.parallel is not None and ctx.parallel.sync_batchnorm:
+            synchronized = ctx.parallel is not None and ctx.parallel.sync_batchnorm
+            if mask is not None and synchronized:
+                raise args.value_error("BatchNormalization", "a masked input's statistics "
+                                       "over every rank's shard are not written yet (data "
+                                       "parallel); train it on one process")
+            if mask is not None:
+                mean, variance = self._masked_moments(g, x, mask)
+            elif synchronized:
                 # over every rank's shard (data parallel)
                 mean, variance = global_moments(g, ctx.parallel, x, self.name)
             else:
@@ -149,6 +171,9 @@ class Embedding(Layer):
     def mask_flags(self, masked, options):
         return self.mask_zero        # (Keras: its own mask, whatever its input's)
 
+    def graph_mask(self, g, values, masks, options, computed):
+        return computed
+
     def forward_masked(self, ctx, xs, masks, options):
         out = self.forward(ctx, *xs)
         if not self.mask_zero:
@@ -181,6 +206,9 @@ class Masking(Layer):
 
     def mask_flags(self, masked, options):
         return True
+
+    def graph_mask(self, g, values, masks, options, computed):
+        return computed              # (from the values, whatever their input's mask)
 
     def forward_masked(self, ctx, xs, masks, options):
         g, x = ctx.graph, xs[0]

@@ -3,9 +3,12 @@ Minimum, called on a list of tensors (``Concatenate(axis=-1)([a, b])``).
 
 Element-wise merges take tensors of one shape (no broadcasting between them, as Keras 3
 asks of functional inputs here); Concatenate takes tensors equal but on ``axis``, which
-may not be the batch axis.  A wrong list is a located error at the call that builds the
-model.  Their backward passes come from the rules of the primitives they are written
-with (``__add``/``__sub``/``__mul``/``__div``/``maximum``/``minimum``/``concatenate``).
+may not be the batch axis.  Keras masks: element-wise merges OR their inputs' masks
+(none unless every input has one); Concatenate joins them as Keras 3's
+``compute_mask`` (an unmasked input's steps kept).  A wrong list is a located error at
+the call that builds the model.  Their backward passes come from the rules of the
+primitives they are written with (``__add``/``__sub``/``__mul``/``__div``/``maximum``/
+``minimum``/``concatenate``).
 """
 from __future__ import annotations
 
@@ -58,6 +61,9 @@ class _Merge(Layer):
 
     def forward_masked(self, ctx, xs, masks, options):
         return self.forward(ctx, *xs), merged_mask(ctx.graph, masks)
+
+    def graph_mask(self, g, values, masks, options, computed):
+        return merged_mask(g, masks)
 
     def forward(self, ctx, *xs):
         out = xs[0]
@@ -118,14 +124,38 @@ class Concatenate(_Merge):
         return {"axis": self.axis}
 
     def mask_flags(self, masked, options):
-        if any(masked):
-            # (Keras joins the masks along the axis, a step of an unmasked input kept)
-            raise ShapeMismatch("masked inputs are not supported yet (Keras joins their "
-                                "masks along the axis)")
-        return False
+        return any(masked)
 
     def forward_masked(self, ctx, xs, masks, options):
-        return self.forward(ctx, *xs), None
+        return self.forward(ctx, *xs), self.joined_mask(ctx.graph, xs, masks)
+
+    def graph_mask(self, g, values, masks, options, computed):
+        return self.joined_mask(g, values, masks)
+
+    def joined_mask(self, g, xs: list, masks: list) -> Any:
+        """Keras 3's ``Concatenate.compute_mask``: each input's mask (an unmasked input
+        all kept), broadcast over its last axis, joined along ``axis`` and reduced by
+        ``any`` over the last axis: on the last axis the OR of the masks (kept
+        everywhere if an input has none), on another the masks joined along it."""
+        if all(m is None for m in masks):
+            return None
+        # (a mask carries no gradient: constant, as a comparison's output)
+        full = [g.op("full_like", self._mask_shaped(g, x), True, "bool",
+                     shape=x.shape[:-1], hint="kept", constant=True) if m is None else m
+                for x, m in zip(xs, masks)]
+        if self.resolved_axis == len(xs[0].shape) - 1:
+            out = full[0]
+            for m in full[1:]:
+                out = g.op("logical_or", out, m, shape=out.shape, hint="mask")
+            return out
+        return g.op("concatenate", full, self.resolved_axis,
+                    shape=self.output_shape[:-1], hint="mask")
+
+    @staticmethod
+    def _mask_shaped(g, x):
+        """``x[..., 0]``: a value of the shape of ``x``'s mask."""
+        return g.op("slice", x, *([[None, None]] * (len(x.shape) - 1)), 0,
+                    shape=x.shape[:-1], constant=True)
 
     def merged_shape(self, shapes: list[tuple]) -> tuple:
         rank = len(shapes[0])

@@ -10,7 +10,8 @@ With a Keras mask (``(batch, steps)``, from ``Embedding(mask_zero=True)`` or
 ``Masking``) a masked step keeps the previous state (``where(mask_t, new, old)``, as
 Keras 3's loop), and its output is that state, or zeros with
 ``zero_output_for_mask=True``; the output sequence keeps the input's mask, the last
-output none.
+output none.  ``go_backwards=True`` (all three) reads the steps last to first and
+returns the sequence in that order, as Keras.
 """
 from __future__ import annotations
 
@@ -27,13 +28,16 @@ _ALL = [None, None]          # the slice of a whole axis
 class _Recurrent(Layer):
     gates = 1
     supports_masking = True
+    mask_argument = True
 
     def __init__(self, units: int, activation: str | None = "tanh", use_bias: bool = True,
                  return_sequences: bool = False, kernel_initializer: Any = "glorot_uniform",
                  recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
-                 zero_output_for_mask: bool = False, **kwargs: Any) -> None:
+                 zero_output_for_mask: bool = False, go_backwards: bool = False,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         where = type(self).__name__
+        self.go_backwards = args.boolean(go_backwards, "go_backwards", where)
         self.units = args.integer(units, "units", where)
         self.activation = activations.check(activation)
         self.use_bias = args.boolean(use_bias, "use_bias", where)
@@ -71,6 +75,11 @@ class _Recurrent(Layer):
             z = g.op("__add", z, w["bias"], shape=(None, width))
         z = g.op("reshape", z, [-1, steps, width], shape=(batch, steps, width))
         return [g.op("slice", z, _ALL, t, _ALL, shape=(batch, width)) for t in range(steps)]
+
+    def _order(self, steps: int) -> range:
+        """The steps in the order read: last to first with ``go_backwards`` (whose
+        output sequence is in that order, as Keras')."""
+        return range(steps - 1, -1, -1) if self.go_backwards else range(steps)
 
     # -- masks --------------------------------------------------------------------
     def mask_flags(self, masked, options):
@@ -117,6 +126,7 @@ class _Recurrent(Layer):
         return {"units": self.units, "activation": self.activation,
                 "use_bias": self.use_bias, "return_sequences": self.return_sequences,
                 "zero_output_for_mask": self.zero_output_for_mask,
+                "go_backwards": self.go_backwards,
                 "kernel_initializer": _init_name(self.kernel_initializer),
                 "recurrent_initializer": _init_name(self.recurrent_initializer),
                 "bias_initializer": _init_name(self.bias_initializer)}
@@ -129,7 +139,9 @@ class SimpleRNN(_Recurrent):
         g, w = ctx.graph, ctx.weights
         outs: list[Var] = []
         h = None
-        for t, z in enumerate(self._projections(ctx, x)):
+        projections = self._projections(ctx, x)
+        for t in self._order(len(projections)):
+            z = projections[t]
             if h is not None:
                 z = g.op("__add", z, g.op("dot", h, w["recurrent_kernel"],
                                           shape=z.shape), shape=z.shape)
@@ -164,7 +176,9 @@ class LSTM(_Recurrent):
         u = self.units
         outs: list[Var] = []
         h = c = None
-        for t, z in enumerate(self._projections(ctx, x)):
+        projections = self._projections(ctx, x)
+        for t in self._order(len(projections)):
+            z = projections[t]
             if h is not None:
                 z = g.op("__add", z, g.op("dot", h, w["recurrent_kernel"],
                                           shape=z.shape), shape=z.shape)
@@ -208,13 +222,12 @@ class GRU(_Recurrent):
 
     def __init__(self, units: int, recurrent_activation: str | None = "sigmoid",
                  reset_after: bool = True, return_state: bool = False,
-                 go_backwards: bool = False, **kwargs: Any) -> None:
+                 **kwargs: Any) -> None:
         super().__init__(units, **kwargs)
         where = "GRU"
         self.recurrent_activation = activations.check(recurrent_activation)
         self.reset_after = args.boolean(reset_after, "reset_after", where)
         self.return_state = args.boolean(return_state, "return_state", where)
-        self.go_backwards = args.boolean(go_backwards, "go_backwards", where)
 
     def compute_output_shape(self, input_shape):
         out = super().compute_output_shape(input_shape)
@@ -243,7 +256,7 @@ class GRU(_Recurrent):
         if input_bias is not None:
             z_all = g.op("__add", z_all, input_bias, shape=(None, width))
         z_all = g.op("reshape", z_all, [-1, steps, width], shape=(batch, steps, width))
-        order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
+        order = self._order(steps)
         shape = (batch, u)
 
         def part(value, k):          # gate k's columns (of a bias vector too)
@@ -293,5 +306,4 @@ class GRU(_Recurrent):
 
     def layer_config(self):
         return {**super().layer_config(), "recurrent_activation": self.recurrent_activation,
-                "reset_after": self.reset_after, "return_state": self.return_state,
-                "go_backwards": self.go_backwards}
+                "reset_after": self.reset_after, "return_state": self.return_state}

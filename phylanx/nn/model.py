@@ -21,6 +21,7 @@ from ..autodiff.symbolic import Var
 from ..errors import PhylanxValueError
 from ..source import user_line
 from . import arguments as args
+from . import mask_flow
 from .layers_core import Layer, ShapeMismatch, _auto_name
 from .training import TrainingMixin
 
@@ -219,20 +220,38 @@ class Model(TrainingMixin):
         return self.emit_masked(ctx_for, x, on_output)[0]
 
     def emit_masked(self, ctx_for, x: Var, on_output=None) -> tuple[Var, Var | None]:
-        """:meth:`emit`, and the output's Keras mask (a boolean Var, or None)."""
+        """:meth:`emit`, and the output's Keras mask (a boolean Var, or None).  Two mask
+        flows, as Keras 3's (:mod:`.mask_flow`): the one of the model's construction,
+        which Keras records in the graph for the layers whose ``call`` takes a mask
+        argument, and the one of the arrays at run time (the calls in Keras' order),
+        from which MultiHeadAttention takes its inputs' masks off."""
         values: dict[int, Any] = {id(self.input): x}
-        masks: dict[int, Any] = {id(self.input): None}
-        for call in self._calls:
+        recorded: dict[int, Any] = {id(self.input): None}
+        arrays = mask_flow.ArrayMasks()
+        for call in mask_flow.run_order(self._calls, self.input):
+            layer, ctx = call.layer, ctx_for(call.layer)
             ins = [_value(values, t) for t in call.inputs]
-            in_masks = [_value(masks, t) for t in call.inputs]
-            out, mask = call.layer.forward_masked(ctx_for(call.layer), ins, in_masks,
-                                                  dict(call.options))
+            graph_masks = [_value(recorded, t) for t in call.inputs]
+            in_masks = mask_flow.call_masks(layer, call.options, graph_masks,
+                                            [arrays.of(v) for v in ins])
+            out, mask = layer.forward_masked(ctx, ins, in_masks, dict(call.options))
+            outs = out if isinstance(out, list) else [out]
+            out_masks = mask if isinstance(mask, list) else \
+                [mask] + [None] * (len(outs) - 1)
+            for i in layer.mask_clearing_inputs(call.options):
+                arrays.clear(ins[i])          # (during the call, as Keras)
+            for value, value_mask in zip(outs, out_masks, strict=True):
+                arrays.produced(value, value_mask)
+            if not all(a is b for a, b in zip(graph_masks, in_masks)):
+                # (the flows differ here: the recorded one goes on from its own masks)
+                mask = layer.graph_mask(ctx.graph, ins, graph_masks, call.options, mask)
             if isinstance(out, list) and not isinstance(mask, list):
                 mask = [mask] + [None] * (len(out) - 1)
-            values[id(call)], masks[id(call)] = out, mask
+            values[id(call)], recorded[id(call)] = out, mask
             if on_output is not None:
-                on_output(call.layer, out)
-        return _value(values, self.output), _value(masks, self.output)
+                on_output(layer, out)
+        out = _value(values, self.output)
+        return out, arrays.of(out)
 
     @property
     def masked(self) -> bool:

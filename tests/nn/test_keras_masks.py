@@ -1,11 +1,12 @@
-"""Keras masks (``Embedding(mask_zero=True)``, ``Masking``) through RNNs, attention,
-pooling, merges and the loss, against Keras 3 on the JAX backend from the same initial
-weights (tests/nn/keras_mask_cases.py): predictions to float32 rounding, per-epoch
-losses to 1e-5 relative and final weights to rounding (the gradients through the
-masked steps agree), ``evaluate``'s loss and masked accuracy.  Live with Keras
-installed and ``PHYLANX_KERAS_LIVE=1`` (Keras takes a minute for these models: the
-suite's time), against the stored reference (tools/keras_mask_references.py) always.
-Bad input is a located error when the model is built or before any step."""
+"""Keras masks (``Embedding(mask_zero=True)``, ``Masking``) through RNNs (``go_backwards``,
+``Bidirectional``), attention (residuals around it: Keras 3's two mask flows), pooling,
+merges (Concatenate), BatchNormalization and the loss, against Keras 3 on the JAX
+backend from the same initial weights (tests/nn/keras_mask_cases.py): predictions to
+float32 rounding, per-epoch losses to 1e-5 relative and final weights to rounding (the
+gradients through the masked steps agree), ``evaluate``'s loss and masked accuracy. Live
+with Keras installed and ``PHYLANX_KERAS_LIVE=1`` (Keras takes a minute for these
+models: the suite's time), against the stored reference (tools/keras_mask_references.py)
+always. Bad input is a located error when the model is built or before any step."""
 from __future__ import annotations
 
 import os
@@ -126,8 +127,6 @@ def test_bad_masks_are_located_errors_before_any_step():
     _raises_here(lambda: nn.Masking(0.0)(nn.Input((4,))), "rank 3")
     x = nn.Input((4,))
     h = nn.Embedding(5, 3, mask_zero=True)(x)
-    _raises_here(lambda: nn.BatchNormalization()(h), "mask")
-    _raises_here(lambda: nn.Concatenate()([h, h]), "mask")
     _raises_here(lambda: nn.MultiHeadAttention(1, 2)(h, h, attention_mask=np.ones((3, 4))),
                  "attention_mask")
     model = nn.Model(x, nn.Dense(2, activation="softmax")(nn.LSTM(2, return_sequences=True)(h)))
@@ -208,3 +207,81 @@ def test_token_and_position_embedding_mask_zero_reaches_the_pooling():
     kept = (tokens != 0)[..., None]
     want = (embedded * kept).sum(1) / kept.sum(1)
     np.testing.assert_allclose(model.predict(tokens), want, rtol=1e-6)
+
+
+def _residual_model(attention: bool):
+    """A per-step classifier over ``Add()([e, f(e)])``, ``f`` a MultiHeadAttention or a
+    Dense, ``e`` masked by ``Embedding(mask_zero=True)``."""
+    nn.clear_session()
+    nn.set_seed(3)
+    x = nn.Input((5,))
+    e = nn.Embedding(4, 2, mask_zero=True)(x)
+    branch = nn.MultiHeadAttention(1, 2)(e, e) if attention else nn.Dense(2)(e)
+    return nn.Model(x, nn.Dense(2, activation="softmax")(nn.Add()([e, branch])))
+
+
+@pytest.mark.parametrize("attention", [True, False])
+def test_a_residual_around_attention_loses_the_mask_as_in_keras(attention):
+    """Keras 3: the attention takes the mask off its input array, so the residual Add
+    after it has no mask and the loss counts every step; beside a Dense the mask stays
+    and the loss is over the unmasked steps (NumPy oracle from the predictions)."""
+    x = np.array([[1, 2, 0, 0, 0], [3, 3, 1, 2, 0]])
+    y = np.array([[1, 0, 1, 1, 1], [0, 1, 1, 0, 1]])
+    model = _residual_model(attention)
+    model.compile("sgd", "sparse_categorical_crossentropy")
+    p = model.predict(x)
+    each = -np.log(np.take_along_axis(p, y[..., None], -1)[..., 0])
+    kept = np.ones(x.shape, bool) if attention else x != 0
+    np.testing.assert_allclose(model.evaluate(x, y, verbose=0), each[kept].mean(), rtol=1e-5)
+
+
+def test_bidirectional_refuses_what_keras_refuses_at_the_call():
+    _raises_here(lambda: nn.Bidirectional(nn.Dense(2)), "recurrent layer", "Dense")
+    _raises_here(lambda: nn.Bidirectional(nn.LSTM(2), merge_mode="max"), "merge_mode")
+    _raises_here(lambda: nn.Bidirectional(nn.GRU(2, go_backwards=True)), "go_backwards")
+    _raises_here(lambda: nn.Bidirectional(nn.GRU(2, return_state=True)), "return_state")
+
+
+def _one_bidirectional(seed: int):
+    nn.clear_session()
+    nn.set_seed(seed)
+    x = nn.Input((3,))
+    h = nn.Bidirectional(nn.GRU(2))(nn.Embedding(4, 2, mask_zero=True)(x))
+    return nn.Model(x, h)
+
+
+def test_bidirectional_weights_file_is_keras_layout_and_loads_back(tmp_path):
+    """save_weights writes each half under Keras 3's ``forward_layer``/``backward_layer``
+    groups (what Keras' own file of the ``bidirectional`` case holds), and loading it
+    into a fresh model gives the same predictions."""
+    h5py = pytest.importorskip("h5py")
+    model = _one_bidirectional(5)
+    x = np.array([[1, 3, 0], [2, 0, 0]])
+    path = tmp_path / "bi.weights.h5"
+    model.save_weights(path)
+    with h5py.File(path) as f:
+        groups = set()
+        f.visit(groups.add)
+    for half in ("forward_layer", "backward_layer"):
+        assert f"layers/bidirectional/{half}/cell/vars" in groups, sorted(groups)
+    again = _one_bidirectional(6)
+    assert not np.allclose(again.predict(x), model.predict(x))
+    again.load_weights(path)
+    np.testing.assert_array_equal(again.predict(x), model.predict(x))
+
+
+def test_bidirectional_summary_rows_count_both_halves():
+    """A ``Bidirectional`` row: the merged output shape and twice the wrapped layer's
+    parameters (Keras 3's summary of the ``bidirectional`` case shows the same rows)."""
+    model = cases.phylanx_model("bidirectional")
+    lines: list[str] = []
+    model.summary(print_fn=lines.append)
+    for layer in model.layers:
+        if isinstance(layer, nn.Bidirectional):
+            half = type(layer.forward_layer)(**layer.forward_layer.layer_config())
+            half.build_for(layer.input_shape)
+            assert layer.count_params() == 2 * half.count_params()
+            row = next(line for line in lines if f"{layer.name} (Bidirectional)" in line)
+            assert str(layer.output_shape) in row and f"{layer.count_params():,}" in row
+    one = model.get_layer("bidirectional")
+    assert one.output_shape[-1] == 2 * one.forward_layer.units      # concat
