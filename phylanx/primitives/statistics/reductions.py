@@ -141,7 +141,8 @@ def _halving_fits(a: Any, axes: Any, initial: Any, dtype: Any) -> bool:
     return (type(a) is np.ndarray and a.dtype.char in "fd" and initial is None
             and dtype is None and type(axes) is int and 0 <= axes < a.ndim - 1
             and a.shape[axes] > 1 and a.flags.c_contiguous and a.size > 0
-            and 2 * a.itemsize <= a.strides[axes] <= HALVING_INNER_BYTES)
+            and 2 * a.itemsize <= a.strides[axes] <= HALVING_INNER_BYTES
+            and a.nbytes >= HALVING_MIN_ROWS * a.strides[axes])
 
 
 #: longest block (bytes) after the reduced axis for which halving beats NumPy's
@@ -151,6 +152,14 @@ def _halving_fits(a: Any, axes: Any, initial: Any, dtype: Any) -> bool:
 #: bytes: 0.26-0.48x, 0.68-0.90x); 256 bytes 0.57-0.73x for float32 but 1.29-1.90x for
 #: float64; one element (a contiguous row per reduction, which NumPy sums fast) 1.1-7.9x
 HALVING_INNER_BYTES = 128
+#: fewest blocks (the reduced length times the axes before it) for which halving pays:
+#: NumPy's reduction costs about 30 ns per block, halving a fixed few microseconds (its
+#: log2(length) element-wise calls and the zero-sign check).  ``python
+#: benchmarks/middle_axis_extremes.py`` (load 30: **loaded**), halving / NumPy CPU time
+#: for one array of (length, inner): (8, 8) 1.2x, (8, 16) 2.0x, (64, 8) 1.7-2.0x,
+#: (128, 16) 1.7-1.8x, (256, 16) 0.93-1.26x, (1000, 4) 0.45-0.53x, (1000, 16) 0.51-0.57x
+#: (a Viterbi step's max over an 8x8 matrix paid 1.2-2x NumPy's)
+HALVING_MIN_ROWS = 256
 
 
 def _extreme(fn, what: str, a, axis, keepdims, initial, dtype):
