@@ -114,3 +114,18 @@ def test_a_few_blocks_take_numpys_reduction(monkeypatch):
     long = rng.standard_normal((reductions.HALVING_MIN_ROWS, 4))
     np.testing.assert_array_equal(reductions.amin(long, 0), long.min(axis=0))
     assert calls == [long.shape]
+
+
+@pytest.mark.parametrize("name", ["amax", "amin"])
+@pytest.mark.parametrize("a, axis", [(np.arange(8.0), None), (np.arange(8.0), 0),
+                                     (np.ones((8, 8)), 0), (np.arange(12).reshape(3, 4), -1),
+                                     (np.array([True, False]), None)])
+def test_a_small_extreme_is_numpys_reduction_in_few_calls(name, a, axis):
+    """A loop's step over a small array pays every Python call of the kernel beside
+    NumPy's one reduction: the plain case (a non-empty numeric array, an int axis or
+    none, no options) converts nothing; the result is NumPy's, a scalar for a 0-d one."""
+    from .test_matrixops_linalg import _python_calls
+    got, called = _python_calls(getattr(reductions, name), a, axis)
+    assert len(called) <= 4, called          # the kernel, _extreme and two tests
+    want = (np.max if name == "amax" else np.min)(a, axis=axis)
+    assert type(got) is type(want) and np.array_equal(got, want)

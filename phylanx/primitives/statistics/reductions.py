@@ -46,8 +46,10 @@ def _prepare(a: Any, axis: Any, keepdims: Any, *, axis_of_0d: bool = True
 def _plain(a: Any, axis: Any, *options: Any) -> bool:
     """The hot case: a non-empty numeric array, no options, axis nil or an in-range int.
     Then the NumPy call needs no checks or conversions."""
+    for option in options:       # (a loop, not all() of a generator: one frame fewer)
+        if option is not None:
+            return False
     return (type(a) is np.ndarray and a.size and a.dtype.kind in "biuf"
-            and all(o is None for o in options)
             and (axis is None or (type(axis) is int and -a.ndim <= axis < a.ndim)))
 
 
@@ -168,6 +170,11 @@ def _extreme(fn, what: str, a, axis, keepdims, initial, dtype):
         axis = axis % a.ndim
         out = halving_extreme(np.maximum if fn is np.max else np.minimum, a, axis)
         return out if not to_bool(keepdims) else np.expand_dims(out, axis)
+    if _plain(a, axis, keepdims, initial, dtype):
+        # the hot case (a loop's step over a small matrix): the ufunc's reduction, which
+        # is what np.max calls for an ndarray, without the conversions it does not need
+        # (a 0-d result is a scalar: a ufunc's reduction never gives a 0-d array)
+        return (np.maximum if fn is np.max else np.minimum).reduce(a, axis=axis)
     a, axes, keep = _prepare(a, axis, keepdims)
     dt = to_dtype(dtype)
     if dt is not None:
