@@ -147,6 +147,7 @@ class Translator(loop_invariants.Emission):
                          _Future=Future, _waited=waited,
                          _reuse_left=loop_buffers.reuse_left,
                          _reuse_right=loop_buffers.reuse_right,
+                         _update=loop_buffers.update,
                          _UNSET=loop_invariants.UNSET, _NEVER=loop_invariants.NEVER,
                          _keep=loop_invariants.keep,
                          _unaliased=loop_invariants.unaliased)
@@ -308,12 +309,39 @@ class Translator(loop_invariants.Emission):
             values.append(value)
         return values
 
+    def emit_update(self, node: Node, spec) -> str | None:
+        """``x op= e`` (``__inplace(x, op(x, e))``, the frontend reading ``x`` twice in a
+        row) as ``_update(op, x, e, inplace)`` (``loop_buffers.update``): ``x`` read once,
+        the result computed into it where that is the same; None if ``node`` is not of
+        that form (an operator without a ufunc, a target that is not a plain read)."""
+        if len(node.children) != 2:
+            return None
+        target, value = node.children
+        value_spec = registry.lookup(value.primitive)
+        if value_spec is None or len(value.children) != 2 or value in self.opaque:
+            return None
+        op = value_spec.flags.get("binary")
+        if op not in loop_buffers.UFUNCS or _INFIX.get(op) is None \
+                or not _same_read(target, value.children[0]):
+            return None
+        # the second read of the target came right after the first: the same value (the
+        # other operand is evaluated after both, in either form)
+        args = self.operands([target, value.children[1]])
+        t = self.temp()
+        self.line(f"{t} = _update({self.name(op, 'k')}, {args[0]}, {args[1]}, "
+                  f"{self.name(spec.impl, 'k')})", node)
+        return t
+
     def emit_kernel(self, node: Node) -> str:
         spec = registry.lookup(node.primitive)
         if spec is None or spec.lazy or spec.special or registry.dtype_suffix(node.primitive):
             raise Unsupported(node.primitive)
         # readers that neither change nor keep an operand (loop_invariants.py): the
         # operators and products; an operand a kernel prepares from alone
+        if node.primitive == "__inplace" and self.arrays:
+            updated = self.emit_update(node, spec)
+            if updated is not None:
+                return updated
         everything = range(len(node.children))
         prepared = spec.flags.get("invariant_operand") if self.arrays else None
         if prepared is not None and prepared[0] < len(node.children):
@@ -639,6 +667,26 @@ def _is_newaxis(node: Node) -> bool:
 
 def _is_pyindex(node: Node) -> bool:
     return node.primitive == "__pyindex" and len(node.children) == 1 and not node.is_const
+
+
+#: the forms of a read the frontend writes twice for ``x op= e`` (``x``, ``x[i, 1:n]``)
+_READS = frozenset(("access-variable", "__subscript", "list", "__pyindex"))
+_LITERAL_TYPES = (int, bool, type(None))
+
+
+def _same_read(a: Node, b: Node) -> bool:
+    """True if ``a`` and ``b`` read the same thing: the same local variable, subscripted
+    by the same integer/None literals and variables (no operation with an effect)."""
+    if a.is_const or b.is_const:
+        return (a.is_const and b.is_const and type(a.value) is type(b.value)
+                and isinstance(a.value, _LITERAL_TYPES) and a.value == b.value)
+    if a.primitive != b.primitive or a.primitive not in _READS \
+            or len(a.children) != len(b.children):
+        return False
+    if a.primitive == "access-variable":
+        va, vb = a.variable, b.variable
+        return va is not None and vb is not None and va[0] == vb[0] and va[2] == vb[2]
+    return all(map(_same_read, a.children, b.children))
 
 
 def _writers(root: Node) -> dict[int, int]:

@@ -38,6 +38,7 @@ float32 reductions, float32 products with float64, arrays changed in place) and
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from typing import Any
@@ -360,9 +361,11 @@ class LoopPlan:
         return (prelude + _UPCAST_HELPER + "\n\n@njit(cache=True" + kernel + "\n"
                 + "".join(hoisted) + f"    {start}\n" + rest)
 
-    @property
+    @functools.cached_property
     def source(self) -> str:
-        """The source for float64 (no cast point taken)."""
+        """The source for float64 (no cast point taken); rendered once: ``loops.py`` reads
+        it on every call the tree runs the loop (the compile cost it is weighed against),
+        and its four regular-expression passes cost more than a small loop's run."""
         return self.render()
 
 

@@ -142,3 +142,40 @@ def test_shapes_hold_exactly_when_numpy_runs_the_loop(x, y, w, inplace):
     want = _numpy_runs(np.ones(x), np.ones(y), np.ones(w), inplace)
     shapes = {"x": x, "y": y, "w": w, "a": ()}
     assert loop_types.shapes_hold([("w", _step(inplace))], shapes) == want
+
+
+def test_a_loop_left_to_the_tree_renders_its_source_once(monkeypatch):
+    """Until its compile is due, a loop runs as the tree and weighs the time spent against
+    the compile cost of its source: that source is the plan's, rendered once, not again
+    by every call (four regular-expression passes over the kernel's text per call, more
+    than a small loop's whole run)."""
+    from phylanx import config
+    from phylanx.fusion import loop_plan
+
+    renders = []
+    original = loop_plan.LoopPlan.render
+
+    def counting(self, casts=frozenset()):
+        renders.append(self)
+        return original(self, casts)
+    monkeypatch.setattr(loop_plan.LoopPlan, "render", counting)
+    names = ("fusion_loops", "fusion_compile_cost_ms")
+    for name, value in zip(names, (True, 1e9)):      # never due: the tree every call
+        config.set(name, value)
+    monkeypatch.setattr(loops, "MAX_NS_PER_NODE", 10**12)
+    try:
+        def steps(x, n):
+            v = x * 1.0
+            for _ in range(n):
+                v = v + 0.5
+            return v
+        f = Phylanx(steps)
+        x = RNG.normal(size=3)
+        for _ in range(6):
+            same(f(x, 4), steps(x, 4))
+        assert len(compiled_loops(f)) == 1
+    finally:
+        for name in names:
+            config.reset(name)
+    # one render for the signature's kernel, one for the weighed source
+    assert 1 <= len(renders) <= 2

@@ -257,3 +257,41 @@ def test_norm_like_numpy(x, args, kwargs):
 def test_norm_errors(args, error, message):
     with pytest.raises(error, match=message):
         ev(f"lambda(x, __npnorm(x{args}))", np.array([1., 2.]))
+
+
+def _python_calls(fn, *args):
+    """(fn(*args), the functions of phylanx called while it ran, fn itself included;
+    NumPy's own Python dispatchers are NumPy's cost, paid by NumPy code too)."""
+    import os
+    import sys
+    root = os.path.dirname(phylanx.__file__)
+    called = []
+
+    def profile(frame, event, _arg):
+        if event == "call" and frame.f_code.co_filename.startswith(root):
+            called.append(frame.f_code.co_name)
+    sys.setprofile(profile)
+    try:
+        result = fn(*args)
+    finally:
+        sys.setprofile(None)
+    return result, called
+
+
+@pytest.mark.parametrize("name", ["dot", "matmul"])
+@pytest.mark.parametrize("a_shape, b_shape", [((2, 2), (2, 2)), ((2, 2), (2,)), ((2,), (2,)),
+                                              ((3,), (3, 2)), ((2, 2, 3), (2, 3, 2))])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128])
+def test_a_product_of_float_arrays_is_one_python_call(name, a_shape, b_shape, dtype):
+    """The products of a loop of small steps (a Kalman filter's 2x2 matrices) cost their
+    Python calls beside NumPy's own: the hot case (float arrays whose contracted axes
+    agree) is the kernel's one frame calling NumPy, and its result is NumPy's, a scalar
+    (never a 0-d array) for an inner product."""
+    from phylanx.primitives.matrixops import linalg
+    a, b = operand(a_shape, dtype, 3), operand(b_shape, dtype, 4)
+    got, called = _python_calls(getattr(linalg, name), a, b)
+    assert called == [name]
+    want = getattr(np, name)(a, b)
+    assert type(got) is type(want) and np.array_equal(got, want)
+    if isinstance(want, np.ndarray):
+        assert got.dtype == want.dtype

@@ -17,11 +17,26 @@ from hypothesis.extra import numpy as hnp
 from phylanx.primitives.statistics import reductions
 
 
+@pytest.fixture
+def small_halved(monkeypatch):
+    """Halving taken by arrays of any number of blocks (the examples here are small)."""
+    monkeypatch.setattr(reductions, "HALVING_MIN_ROWS", 1)
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from([np.float32, np.float64]),
        hnp.array_shapes(min_dims=2, max_dims=4, min_side=1, max_side=9),
        st.data(), st.booleans(), st.booleans())
 def test_extremes_equal_numpys(dtype, shape, data, keepdims, with_nan):
+    saved = reductions.HALVING_MIN_ROWS
+    reductions.HALVING_MIN_ROWS = data.draw(st.sampled_from([1, saved]))
+    try:
+        _extremes_equal_numpys(dtype, shape, data, keepdims, with_nan)
+    finally:
+        reductions.HALVING_MIN_ROWS = saved
+
+
+def _extremes_equal_numpys(dtype, shape, data, keepdims, with_nan):
     a = data.draw(hnp.arrays(dtype, shape, elements=st.floats(-4, 4, width=32)))
     if with_nan:
         a.flat[data.draw(st.integers(0, a.size - 1))] = np.nan
@@ -33,7 +48,7 @@ def test_extremes_equal_numpys(dtype, shape, data, keepdims, with_nan):
         np.testing.assert_array_equal(got, want)
 
 
-def test_a_conv1d_pooling_takes_halving_and_a_single_column_does_not(monkeypatch):
+def test_a_conv1d_pooling_takes_halving_and_a_single_column_does_not(monkeypatch, small_halved):
     calls = []
     real = reductions.halving_extreme
     monkeypatch.setattr(reductions, "halving_extreme",
@@ -63,6 +78,7 @@ def test_halving_gives_a_new_array(op):
     np.testing.assert_array_equal(out, op.reduce(a, axis=1))
 
 
+@pytest.mark.usefixtures("small_halved")
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("length", [2, 3, 4, 5, 6])
 def test_signed_zeros_come_out_as_numpys(dtype, length):
@@ -80,3 +96,36 @@ def test_signed_zeros_come_out_as_numpys(dtype, length):
         want = reference(a, axis=1)
         np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(np.signbit(got), np.signbit(want), err_msg=name)
+
+
+def test_a_few_blocks_take_numpys_reduction(monkeypatch):
+    """Halving's fixed cost (its element-wise calls, the zero-sign check) is paid back
+    only over many blocks: a small matrix (a Viterbi step's 8x8 candidates) takes NumPy's
+    one reduction, a long one halving; both NumPy's result."""
+    calls = []
+    real = reductions.halving_extreme
+    monkeypatch.setattr(reductions, "halving_extreme",
+                        lambda *a: calls.append(a[1].shape) or real(*a))
+    rng = np.random.default_rng(45)
+    for shape in [(8, 8), (3, 8, 4), (64, 8)]:
+        a = rng.standard_normal(shape)
+        np.testing.assert_array_equal(reductions.amax(a, -2), a.max(axis=-2))
+    assert calls == []
+    long = rng.standard_normal((reductions.HALVING_MIN_ROWS, 4))
+    np.testing.assert_array_equal(reductions.amin(long, 0), long.min(axis=0))
+    assert calls == [long.shape]
+
+
+@pytest.mark.parametrize("name", ["amax", "amin"])
+@pytest.mark.parametrize("a, axis", [(np.arange(8.0), None), (np.arange(8.0), 0),
+                                     (np.ones((8, 8)), 0), (np.arange(12).reshape(3, 4), -1),
+                                     (np.array([True, False]), None)])
+def test_a_small_extreme_is_numpys_reduction_in_few_calls(name, a, axis):
+    """A loop's step over a small array pays every Python call of the kernel beside
+    NumPy's one reduction: the plain case (a non-empty numeric array, an int axis or
+    none, no options) converts nothing; the result is NumPy's, a scalar for a 0-d one."""
+    from .test_matrixops_linalg import _python_calls
+    got, called = _python_calls(getattr(reductions, name), a, axis)
+    assert len(called) <= 4, called          # the kernel, _extreme and two tests
+    want = (np.max if name == "amax" else np.min)(a, axis=axis)
+    assert type(got) is type(want) and np.array_equal(got, want)

@@ -43,14 +43,6 @@ def numeric(value: Any, what: str) -> np.ndarray:
     return arr
 
 
-def _float_arrays_that_fit(a: Any, b: Any) -> bool:
-    """The hot case of dot/matmul: float arrays (>= 1-d) whose contracted axes agree;
-    they need no conversion or check before NumPy."""
-    return (type(a) is np.ndarray and type(b) is np.ndarray and a.ndim > 0 and b.ndim > 0
-            and a.dtype.kind in "fc" and b.dtype.kind in "fc"
-            and a.shape[-1] == b.shape[-2 if b.ndim >= 2 else -1])
-
-
 def _check_contraction(a: np.ndarray, b: np.ndarray) -> None:
     """The last axis of ``a`` against the second-to-last (or only) axis of ``b``."""
     axis_b = -2 if b.ndim >= 2 else -1
@@ -73,11 +65,17 @@ def dot(a, b):
     Scalars multiply; vector.vector is the inner product; otherwise the last axis of
     ``a`` is contracted with the second-to-last axis of ``b`` (its only axis if 1-d).
     """
-    if not _float_arrays_that_fit(a, b):
-        a = numeric(a, "the first operand")
-        b = numeric(b, "the second operand")
-        if a.ndim and b.ndim:
-            _check_contraction(a, b)
+    # the hot case, tested inline (a loop of small products pays every Python call):
+    # float arrays (>= 1-d) whose contracted axes agree need no conversion or check, and
+    # NumPy gives a scalar, never a 0-d array, for their inner product
+    if (type(a) is np.ndarray and type(b) is np.ndarray and a.ndim and b.ndim
+            and a.dtype.kind in "fc" and b.dtype.kind in "fc"
+            and a.shape[-1] == b.shape[-2 if b.ndim >= 2 else -1]):
+        return np.dot(a, b)
+    a = numeric(a, "the first operand")
+    b = numeric(b, "the second operand")
+    if a.ndim and b.ndim:
+        _check_contraction(a, b)
     return scalarize(np.dot(a, b))
 
 
@@ -91,15 +89,19 @@ def matmul(a, b):
     Scalars are rejected (use ``*``); a 1-d operand is a row/column vector whose
     added axis is removed from the result.
     """
-    if not _float_arrays_that_fit(a, b):
-        a = numeric(a, "the first operand")
-        b = numeric(b, "the second operand")
-        for arr, which in ((a, "first"), (b, "second")):
-            if arr.ndim == 0:
-                raise PhylanxValueError(
-                    f"the {which} operand must have at least one dimension, "
-                    "got a scalar (use * for scalar products)")
-        _check_contraction(a, b)
+    # the hot case inline, as in dot (np.matmul is a gufunc: a 0-d result is a scalar)
+    if (type(a) is np.ndarray and type(b) is np.ndarray and a.ndim and b.ndim
+            and a.dtype.kind in "fc" and b.dtype.kind in "fc"
+            and a.shape[-1] == b.shape[-2 if b.ndim >= 2 else -1]):
+        return np.matmul(a, b)
+    a = numeric(a, "the first operand")
+    b = numeric(b, "the second operand")
+    for arr, which in ((a, "first"), (b, "second")):
+        if arr.ndim == 0:
+            raise PhylanxValueError(
+                f"the {which} operand must have at least one dimension, "
+                "got a scalar (use * for scalar products)")
+    _check_contraction(a, b)
     return scalarize(np.matmul(a, b))
 
 

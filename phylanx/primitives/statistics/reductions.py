@@ -46,8 +46,10 @@ def _prepare(a: Any, axis: Any, keepdims: Any, *, axis_of_0d: bool = True
 def _plain(a: Any, axis: Any, *options: Any) -> bool:
     """The hot case: a non-empty numeric array, no options, axis nil or an in-range int.
     Then the NumPy call needs no checks or conversions."""
+    for option in options:       # (a loop, not all() of a generator: one frame fewer)
+        if option is not None:
+            return False
     return (type(a) is np.ndarray and a.size and a.dtype.kind in "biuf"
-            and all(o is None for o in options)
             and (axis is None or (type(axis) is int and -a.ndim <= axis < a.ndim)))
 
 
@@ -141,7 +143,8 @@ def _halving_fits(a: Any, axes: Any, initial: Any, dtype: Any) -> bool:
     return (type(a) is np.ndarray and a.dtype.char in "fd" and initial is None
             and dtype is None and type(axes) is int and 0 <= axes < a.ndim - 1
             and a.shape[axes] > 1 and a.flags.c_contiguous and a.size > 0
-            and 2 * a.itemsize <= a.strides[axes] <= HALVING_INNER_BYTES)
+            and 2 * a.itemsize <= a.strides[axes] <= HALVING_INNER_BYTES
+            and a.nbytes >= HALVING_MIN_ROWS * a.strides[axes])
 
 
 #: longest block (bytes) after the reduced axis for which halving beats NumPy's
@@ -151,6 +154,14 @@ def _halving_fits(a: Any, axes: Any, initial: Any, dtype: Any) -> bool:
 #: bytes: 0.26-0.48x, 0.68-0.90x); 256 bytes 0.57-0.73x for float32 but 1.29-1.90x for
 #: float64; one element (a contiguous row per reduction, which NumPy sums fast) 1.1-7.9x
 HALVING_INNER_BYTES = 128
+#: fewest blocks (the reduced length times the axes before it) for which halving pays:
+#: NumPy's reduction costs about 30 ns per block, halving a fixed few microseconds (its
+#: log2(length) element-wise calls and the zero-sign check).  ``python
+#: benchmarks/middle_axis_extremes.py`` (load 30: **loaded**), halving / NumPy CPU time
+#: for one array of (length, inner): (8, 8) 1.2x, (8, 16) 2.0x, (64, 8) 1.7-2.0x,
+#: (128, 16) 1.7-1.8x, (256, 16) 0.93-1.26x, (1000, 4) 0.45-0.53x, (1000, 16) 0.51-0.57x
+#: (a Viterbi step's max over an 8x8 matrix paid 1.2-2x NumPy's)
+HALVING_MIN_ROWS = 256
 
 
 def _extreme(fn, what: str, a, axis, keepdims, initial, dtype):
@@ -159,6 +170,11 @@ def _extreme(fn, what: str, a, axis, keepdims, initial, dtype):
         axis = axis % a.ndim
         out = halving_extreme(np.maximum if fn is np.max else np.minimum, a, axis)
         return out if not to_bool(keepdims) else np.expand_dims(out, axis)
+    if _plain(a, axis, keepdims, initial, dtype):
+        # the hot case (a loop's step over a small matrix): the ufunc's reduction, which
+        # is what np.max calls for an ndarray, without the conversions it does not need
+        # (a 0-d result is a scalar: a ufunc's reduction never gives a 0-d array)
+        return (np.maximum if fn is np.max else np.minimum).reduce(a, axis=axis)
     a, axes, keep = _prepare(a, axis, keepdims)
     dt = to_dtype(dtype)
     if dt is not None:

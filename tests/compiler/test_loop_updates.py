@@ -1,0 +1,163 @@
+"""``x op= e`` in a translated loop is ``x = x op e`` stored back, computed in place
+(compiler/loop_buffers.py ``update``; issue 27 item 1: ``x[a:b] += e`` is the same
+program as ``x[a:b] = x[a:b] + e``).
+
+The law: a ufunc's output may overlap its inputs (NumPy buffers what an overlap needs),
+so ``op(x, e, out=x)`` writes what computing ``op(x, e)`` and copying it into ``x``
+writes.  Oracles: the undecorated function (NumPy), the tree (``scalar_loops`` off) and
+the phrasing by a slice store, which must agree bit for bit, for the operators with a
+ufunc, float32/float64/int64/complex targets, scalars and arrays of the target's shape
+or another (broadcast), and an operand that overlaps the target.  The in-place form
+allocates no result-sized temporary (tracemalloc); a cast NumPy refuses is the tree's
+located error.
+"""
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from phylanx.errors import PhylanxError
+
+from .test_array_loops import assert_identical, copies, decorated, loops
+
+OFF = dict(fusion=False, fusion_rows=False, fusion_loops=False)
+
+
+def add_slice(u, e, steps):
+    u = u.copy()
+    for _ in range(steps):
+        u[1:-1] += e
+    return u
+
+
+def add_slice_stored(u, e, steps):
+    u = u.copy()
+    for _ in range(steps):
+        u[1:-1] = u[1:-1] + e
+    return u
+
+
+def sub_name(u, e, steps):
+    u = u.copy()
+    for _ in range(steps):
+        u -= e
+    return u
+
+
+def mul_rows(u, e, steps):
+    u = u.copy()
+    for i in range(steps):
+        u[i % u.shape[0]] *= e
+    return u
+
+
+def div_slice(u, e, steps):
+    u = u.copy()
+    for _ in range(steps):
+        u[1:-1] /= e
+    return u
+
+
+def shifted(u, e, steps):
+    """The operand overlaps the target (a shifted view of the same array)."""
+    u = u.copy()
+    for _ in range(steps):
+        u[1:] += e * u[:-1]
+    return u
+
+
+def heat_augmented(u, r, steps):
+    """benchmarks/fresh_programs.py's phrasing: ``+=`` on the interior slice."""
+    u = u.copy()
+    for _ in range(steps):
+        lap = u[2:] - 2.0 * u[1:-1] + u[:-2]
+        u[1:-1] += r * lap
+    return u
+
+
+def heat_stored(u, r, steps):
+    u = u.copy()
+    for _ in range(steps):
+        u[1:-1] = u[1:-1] + r * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+    return u
+
+
+def translated_agrees(fn, *args):
+    """fn translated, the tree and NumPy: the same kinds, dtypes and bits (or all raise)."""
+    on, off = decorated(fn, **OFF), decorated(fn, False, **OFF)
+    assert loops(on)[0].run.scalar_loop is not None
+    assert "_update(" in loops(on)[0].run.scalar_loop.source
+    try:
+        want = fn(*copies(args))
+    except Exception:
+        with pytest.raises(PhylanxError):
+            on(*copies(args))
+        with pytest.raises(PhylanxError):
+            off(*copies(args))
+        return None
+    got = on(*copies(args))
+    assert_identical(got, want)
+    assert_identical(off(*copies(args)), want)
+    return got
+
+
+DTYPES = [np.float64, np.float32, np.int64, np.complex128]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(fn=st.sampled_from([add_slice, sub_name, mul_rows, div_slice, shifted]),
+       dtype=st.sampled_from(DTYPES), n=st.integers(3, 9),
+       other=st.sampled_from(["int", "float", "same", "row", "float32", "int64"]),
+       seed=st.integers(0, 2**16), steps=st.integers(1, 3))
+def test_an_update_in_a_loop_is_numpys(fn, dtype, n, other, seed, steps):
+    rng = np.random.default_rng(seed)
+    u = (rng.normal(size=(n, 3)) * 4).astype(dtype)
+    target_shape = {add_slice: (n - 2, 3), div_slice: (n - 2, 3), sub_name: (n, 3),
+                    mul_rows: (3,), shifted: (n - 1, 3)}[fn]
+    e = {"int": 2, "float": 0.5,
+         "same": rng.uniform(1, 2, size=target_shape).astype(dtype),
+         "row": rng.uniform(1, 2, size=3),
+         "float32": rng.uniform(1, 2, size=target_shape).astype(np.float32),
+         "int64": rng.integers(1, 3, size=target_shape)}[other]
+    if fn is shifted and other in ("same", "float32", "int64"):
+        e = e[0]              # a row: e * u[:-1] broadcasts
+    translated_agrees(fn, u, e, steps)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_augmented_phrasing_is_the_slice_store(dtype):
+    u = np.sin(np.linspace(0.0, 3.0, 40)).astype(dtype)
+    got = translated_agrees(heat_augmented, u, 0.4, 5)
+    stored = decorated(heat_stored, **OFF)(u.copy(), 0.4, 5)
+    np.testing.assert_allclose(got, stored, rtol=1e-5 if dtype == np.float32 else 1e-12)
+    e = np.linspace(0.0, 1.0, 38)
+    assert_identical(translated_agrees(add_slice, u.astype(np.float64), e, 3),
+                     decorated(add_slice_stored, **OFF)(u.astype(np.float64), e, 3))
+
+
+def test_an_update_in_place_allocates_no_result_sized_temporary():
+    n = 200_000
+    u, e = np.ones(n), np.full(n - 2, 0.5)
+    on = decorated(add_slice, **OFF)
+    on(u, e, 1)                                        # compiled, warm
+    tracemalloc.start()
+    try:
+        got = on(u, e, 3)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert_identical(got, add_slice(u, e, 3))
+    # the copy of u is the program's (NumPy's too); u[1:-1] + e would be another
+    assert peak < 1.5 * u.nbytes
+
+
+def test_a_cast_numpy_refuses_is_the_located_error():
+    """A guard (passes on the old code too): the cast stays the kernel's located error."""
+    u = np.arange(6)
+    with pytest.raises(PhylanxError, match="in place") as err:
+        decorated(div_slice, **OFF)(u, 2, 1)
+    assert err.value.loc is not None and err.value.loc.line > 0
