@@ -122,7 +122,7 @@ def _walk(op: Op, values: list, layout: Any, dispatched: list) -> Any:
             raise _Declined
         axes = _axes(axis, len(layout.shape))
         probe = _probe(layout)
-        if len(axes) == len(layout.shape) or not whole_along(probe, axes):
+        if axes is None or len(axes) == len(layout.shape) or not whole_along(probe, axes):
             raise _Declined          # a plain answer, or a reduction that communicates
         result_layout = reduced_layout(probe, axes, bool(keep))
     else:
@@ -148,11 +148,16 @@ def _walk(op: Op, values: list, layout: Any, dispatched: list) -> Any:
     return result
 
 
-def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
+def _axes(axis: Any, ndim: int) -> tuple[int, ...] | None:
+    """The reduced axes, or None for an axis out of range or repeated (the rule's own
+    error, node by node)."""
     if axis is None:
         return tuple(range(ndim))
     axes = axis if isinstance(axis, tuple) else (axis,)
-    return tuple(sorted(a % ndim for a in axes))
+    if any(not -ndim <= a < ndim for a in axes):
+        return None
+    normal = tuple(sorted(a % ndim for a in axes))
+    return normal if len(set(normal)) == len(normal) else None
 
 
 def _probe(layout: Any) -> DistributedArray:
