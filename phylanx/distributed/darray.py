@@ -416,6 +416,7 @@ def _register() -> None:
         from . import settings
         comm_order.enable(timeout=lambda: settings.get("collective_timeout"))
         from . import local_work  # noqa: F401 - registers which subtrees cannot communicate
+    from . import fused_tiles  # noqa: F401 - fused regions run on the tiles (their trace)
     if on_tiled_operand not in nodes.operand_handlers:
         nodes.operand_handlers.append(on_tiled_operand)
 

@@ -89,6 +89,16 @@ def guarded(site: Any, locate: Callable[[BaseException], PhylanxError],
     return result
 
 
+def passed(site: Any) -> None:
+    """An evaluation of ``site`` that ended without error and was not run through
+    :func:`guarded` (a fused region on tiles stands for its operations' rules, which
+    count their evaluations: ``fused_tiles.py``): counted as :func:`guarded` counts it."""
+    if api.num_localities() == 1:
+        return
+    my_turn()
+    _end(site, None)
+
+
 def _end(site: Any, error: PhylanxError | None) -> int:
     """Note that an evaluation of ``site`` ended (with ``error``); its number."""
     with _lock:

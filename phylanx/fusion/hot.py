@@ -37,6 +37,11 @@ The root node of every region (``regions.py``) evaluates through a
   timed (``recheck``); a kernel no longer faster than that takes its timed turns
   again, so a kernel kept in a quiet minute is not kept for ever either.
 
+A region whose leaves are tiled arrays runs through the runner the distributed layer
+installs (``set_tiled_runner``: ``distributed/fused_tiles.py``): the same policy on
+each rank's own tiles when the region is row-local, leaving exactly the trace the
+node-by-node rules would (so each rank may decide alone), else node by node.
+
 Every timing here reads the side table's clock (``choices.clock``: tests inject one).
 
 A kernel runs only on operands ``prepare`` accepted for its signature (kinds, dtypes,
@@ -116,6 +121,23 @@ class _Planned:
 
 
 _ranks: list[bool] = []
+
+#: the runner of a region on the local tiles of tiled operands, set by the layer that
+#: owns them (``distributed/fused_tiles.py``; fusion does not import it): ``kind`` (the
+#: tiled type), ``local_size(value)``, and ``run(region, values, compute)``, which
+#: computes the region's tiled value from the tiles with ``compute`` (the fused path
+#: on plain values) and leaves what the node-by-node path would, or returns
+#: ``NotImplemented`` (operands it does not cover: the node-by-node path runs)
+_TILED: list[Any] = []
+
+
+def set_tiled_runner(runner: Any) -> None:
+    """Install ``runner`` (see ``_TILED``): regions with tiled leaves go through it."""
+    _TILED[:] = [runner]
+
+
+def _tiled_kind() -> Any:
+    return _TILED[0].kind if _TILED else None
 
 
 def in_lockstep() -> bool:
@@ -282,6 +304,10 @@ class FusedRegion:
     def big_value(self, value: Any) -> bool:
         """A cold evaluation's value is big enough to count (a descheduled small
         evaluation on a loaded machine must not; a reduction hides the size)."""
+        if type(value) is _tiled_kind():
+            # this rank's tile: whether it runs fused is its own decision, the tiled
+            # runner leaves the same trace either way
+            return self.reduction or _TILED[0].local_size(value) >= Settings.min_size
         return self.reduction or (type(value) is np.ndarray
                                   and value.size >= Settings.min_size)
 
@@ -471,6 +497,15 @@ class FusedRegion:
         if not RAISING.isdisjoint(np.geterr().values()):
             return self.original(frame)        # errstate raise/call: NumPy's own checks
         values = [leaf.choice.call(frame) for leaf in self.leaves]
+        kind = _tiled_kind()
+        if kind is not None and any(type(v) is kind for v in values):
+            result = _TILED[0].run(self.region, values, self.hot_values)
+            if result is not NotImplemented:
+                return result
+        return self.hot_values(values)
+
+    def hot_values(self, values: list) -> Any:
+        """The hot evaluation of the region on its leaves' values."""
         prepared = self.prepare(values)
         if prepared is None or prepared[3] < self.min_elements():
             self.small += 1

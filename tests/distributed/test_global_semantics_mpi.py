@@ -5,7 +5,9 @@ every tiling combination, the gather fallback, bad input; uneven, empty and
 overlapping tiles; a seeded random sweep) and ``programs/unchanged_examples.py``
 (``examples/lra.py``, ``kmeans.py``, ``als.py`` imported, compared with their
 undecorated functions), and ``programs/fresh_tables.py`` (tables allocated with the rows
-of a tiled array and filled column by column reduce without a message; issue 28 item 5).
+of a tiled array and filled column by column reduce without a message; issue 28 item 5),
+and ``programs/fused_tiles.py`` (fused regions on the tiles of row-tiled operands: random
+chains against NumPy and against the node-by-node trace; ranks choosing differently).
 The programs run in one job per rank count (``programs/several.py``); each test checks
 its own program."""
 from __future__ import annotations
@@ -25,7 +27,7 @@ def job():
     @functools.cache
     def run(k: int):
         return several(k, ("global_semantics.py", str(k), "12"), ("unchanged_examples.py",),
-                       ("fresh_tables.py",), timeout=600)
+                       ("fresh_tables.py",), ("fused_tiles.py",), timeout=600)
     yield run
     run.cache_clear()
 
@@ -43,3 +45,8 @@ def test_the_examples_run_unchanged_on_tiled_inputs(k, job):
 @pytest.mark.parametrize("k", RANKS)
 def test_fresh_tables_filled_from_row_tiles_stay_on_each_ranks_rows(k, job):
     assert_program_ok(job(k), "fresh_tables.py", k)
+
+
+@pytest.mark.parametrize("k", RANKS)
+def test_fused_regions_run_on_row_tiles_and_leave_the_node_by_node_trace(k, job):
+    assert_program_ok(job(k), "fused_tiles.py", k)

@@ -1,0 +1,211 @@
+"""Fused regions on the local tiles of tiled operands, leaving the node-by-node trace.
+
+A fused region (``fusion/regions.py``: an element-wise chain, perhaps ended by a
+``sum``/``mean``/``amax``/``amin``) whose leaves are tiled arrays ran node by node before,
+each operation through its ``DISTRIBUTION`` rule.  The law that lets it run fused on
+the tiles instead: an element-wise chain commutes with any partition of its operands'
+elements, and a reduction over axes no tile splits commutes with the partition of the
+other axes; so when every tiled leaf has one layout and the full (broadcast) shape,
+every plain operand is whole where the tiles are split (each tile reads all of it),
+and the reduced axes are whole in every tile, each rank's tile of the result is the
+region computed on its own tiles, with no message (what the node-by-node rules do
+too: ``broadcasting.elementwise`` fetches nothing, ``global_reductions`` reduces
+locally).  Anything else (a fetch, a reduction over a split axis, an autodiff tape,
+operands of another kind) is declined: the node-by-node path runs.
+
+**The same trace on every rank.**  Whether a region runs fused is each rank's own
+decision (its tile's size, its timings), so the fused path leaves exactly what the
+node-by-node path would, computed from the layouts and the plain operands alone
+(:func:`trace`): the result's name and generation (each operation's *driver*, the
+first tiled operand, gives the next generation), its layout, and the digests of the
+plain operands it carries to its next exchange (``DistributedArray.plain``, merged
+per operation as ``darray.dispatch`` merges them, named by each operation's primitive
+and location); and each operation's evaluation is counted at its site as the rules'
+``one_rank_errors.guarded`` counts it, so a later error's agreement finds every
+rank's count alike.  A plain intermediate (an operation of plain operands only) is
+computed here to take its digest, as the node-by-node path computes it.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import distributed as api
+from ..errors import PhylanxValueError
+from ..fusion import hot
+from ..fusion.regions import Op, Region
+from ..runtime.nodes import call
+from . import tiling
+from .darray import DistributedArray, located_at, merged, plain_operands
+from .one_rank_errors import guarded, passed
+
+#: reductions whose rule reduces each tile alone when no tile splits the reduced axes
+_LOCAL_REDUCTIONS = ("sum", "mean", "amax", "amin")
+
+
+class _Tiled:
+    """What the node-by-node path would hold for a tiled intermediate (no data)."""
+
+    __slots__ = ("name", "generation", "layout", "plain")
+
+    def __init__(self, name: str, generation: int, layout: Any, plain: tuple) -> None:
+        self.name, self.generation, self.layout, self.plain = name, generation, layout, plain
+
+
+class _Declined(Exception):  # noqa: N818 - a signal: the node-by-node path runs
+    """Operands or operations the tile path does not cover."""
+
+
+def trace(region: Region, values: list) -> tuple[_Tiled, list] | None:
+    """(the result's trace, the operation nodes whose evaluations the rules count, in
+    order), or None when the region is not row-local on these operands (module doc)."""
+    tiled = [v for v in values if type(v) is DistributedArray]
+    layout = tiled[0].layout
+    if any(v.layout != layout for v in tiled):
+        return None
+    for v in values:
+        if type(v) is DistributedArray or type(v) in (bool, int, float):
+            continue
+        if not isinstance(v, (np.ndarray, np.generic)) or not _whole_where_split(
+                np.shape(v), layout):
+            return None
+    dispatched: list = []
+    try:
+        result = _walk(region.root, values, layout, dispatched)
+    except _Declined:
+        return None
+    return (result, dispatched) if isinstance(result, _Tiled) else None
+
+
+def _whole_where_split(plain_shape: tuple, layout: Any) -> bool:
+    """A plain operand broadcasts into ``layout``'s shape without widening it, and every
+    tile reads all of it (its axes of length > 1 are whole in every tile)."""
+    shape = layout.shape
+    if len(plain_shape) > len(shape):
+        return False
+    try:
+        if np.broadcast_shapes(shape, plain_shape) != shape:
+            return False
+    except ValueError:
+        return False
+    lead = len(shape) - len(plain_shape)
+    return all(box[lead + j] == (0, shape[lead + j])
+               for box in layout.boxes for j, n in enumerate(plain_shape) if n != 1)
+
+
+def _walk(op: Op, values: list, layout: Any, dispatched: list) -> Any:
+    """``op``'s trace (a :class:`_Tiled`) or its plain value, its operands first in the
+    order ``regions.interpret`` evaluates them."""
+    from ..primitives.registry import lookup
+    from ..primitives.rules import DISTRIBUTION
+    from .primitives.dist_matrixops.elementwise import tilewise
+    from .primitives.dist_matrixops.global_reductions import reduced_layout, whole_along
+    args = []
+    for kind, x in op.args:
+        if kind == "op":
+            args.append(_walk(x, values, layout, dispatched))
+        elif kind == "leaf":
+            args.append(values[x])
+        else:
+            args.append(x)
+    tiled = [a for a in args if type(a) in (_Tiled, DistributedArray)]
+    if not tiled:
+        return call(op.node, op.impl, args)      # plain: computed, as node by node
+    node = op.node
+    rule = DISTRIBUTION.get(node.primitive)
+    if op.reduction:
+        if node.primitive not in _LOCAL_REDUCTIONS or len(tiled) != 1 or tiled[0] is not args[0]:
+            raise _Declined
+        axis, keep = (list(args[1:]) + [None, None])[:2]
+        if any(a is not None for a in args[3:]):
+            raise _Declined
+        axes = _axes(axis, len(layout.shape))
+        probe = _probe(layout)
+        if axes is None or len(axes) == len(layout.shape) or not whole_along(probe, axes):
+            raise _Declined          # a plain answer, or a reduction that communicates
+        result_layout = reduced_layout(probe, axes, bool(keep))
+    else:
+        spec = lookup(node.primitive)
+        if not (rule is tilewise or (rule is None and spec is not None and spec.elementwise)):
+            raise _Declined
+        if any(a.layout != layout for a in tiled if type(a) is _Tiled):
+            raise _Declined          # (every operation's result keeps the one layout)
+        for a in args:
+            if type(a) not in (_Tiled, DistributedArray) and not (
+                    type(a) in (bool, int, float) or (
+                        isinstance(a, (np.ndarray, np.generic))
+                        and _whole_where_split(np.shape(a), layout))):
+                raise _Declined
+        result_layout = layout
+    driver = tiled[0]
+    result = _Tiled(driver.name, driver.generation + 1, result_layout, driver.plain)
+    plain = plain_operands([_PROBE if type(a) is _Tiled else a for a in args],
+                           node.primitive, node.loc)
+    if plain:
+        result.plain = merged(result.plain, plain)
+    dispatched.append(node)
+    return result
+
+
+def _axes(axis: Any, ndim: int) -> tuple[int, ...] | None:
+    """The reduced axes, or None for an axis out of range or repeated (the rule's own
+    error, node by node)."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    if any(not -ndim <= a < ndim for a in axes):
+        return None
+    normal = tuple(sorted(a % ndim for a in axes))
+    return normal if len(set(normal)) == len(normal) else None
+
+
+def _probe(layout: Any) -> DistributedArray:
+    """A tiled array of ``layout`` without data, for the rules' layout questions."""
+    return DistributedArray(np.empty((0,)), layout, "", 0)
+
+
+#: stands for a tiled intermediate among an operation's operands (no digest)
+_PROBE = DistributedArray(np.empty((0,)), None, "", 0)
+
+
+class TileRunner:
+    """``fusion.hot``'s runner of regions with tiled leaves (``hot.set_tiled_runner``)."""
+
+    kind = DistributedArray
+
+    @staticmethod
+    def local_size(value: DistributedArray) -> int:
+        return value.local.size
+
+    @staticmethod
+    def run(region: Region, values: list, compute: Any) -> Any:
+        from ..autodiff.recording import active_tape
+        if active_tape() is not None or not all(
+                type(v) in (DistributedArray, bool, int, float)
+                or isinstance(v, (np.ndarray, np.generic)) for v in values):
+            return NotImplemented    # a tape refuses tiled operands; futures: not yet here
+        made = trace(region, values)
+        if made is None:
+            return NotImplemented
+        result, dispatched = made
+        root = region.root.node
+        for node in dispatched[:-1]:
+            passed((node.primitive, node.loc))   # counted as the rules' evaluations are
+        local = [v.local if type(v) is DistributedArray else v for v in values]
+
+        def on_tiles() -> DistributedArray:
+            box = result.layout.boxes[api.find_here()]
+            out, want = np.asarray(compute(local)), tiling.box_shape(box)
+            if out.shape != want:
+                raise PhylanxValueError(f"the fused result of a tile of shape {want} has "
+                                        f"shape {out.shape}")
+            tiled = DistributedArray(out, result.layout, result.name, result.generation)
+            tiled.plain = result.plain
+            return tiled
+        return guarded((root.primitive, root.loc), lambda e: located_at(root, e), on_tiles)
+
+
+hot.set_tiled_runner(TileRunner)
+
+__all__ = ["TileRunner", "trace"]

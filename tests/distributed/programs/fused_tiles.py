@@ -1,0 +1,186 @@
+"""Fused regions run on the local tiles of row-tiled operands (``distributed/fused_tiles.py``)
+and leave the node-by-node trace (issue 28 item 5).
+
+* Random element-wise chains (seeded by the rank count: every rank draws the same) of
+  two tiled arrays ``x``, ``y``, a plain row ``c`` and a number ``s``, some ended by a
+  sum, mean or max along the rows' other axis, over random row tilings (even, uneven
+  with rank 0's tile empty): the result equals the undecorated function's on the whole
+  arrays, and equals the same function run node by node on the tiles (the tile path
+  switched off; its plain parts fused alike) in everything the next exchange reads
+  (name, generation, layout, the plain operands' digests it carries); the tile path
+  ran (counted).  A column tiling (the plain row is cut per tile: declined) and ``x``,
+  ``y`` tiled differently (a fetch: declined) are guards.
+* Ranks choosing differently: rank 0 runs the region fused on its tiles, the others
+  node by node (the tile path switched off there).  Equal plain operands give NumPy's
+  answer; a plain row that differs on rank 0 only is a located error on every rank at
+  the result's first exchange, naming it, as when every rank runs node by node; an
+  error inside the region afterwards is raised by every rank (each counted the
+  region's evaluations at its operations' sites alike, else the job ends).
+
+Prints 'OK <rank>' at the end.
+"""
+import linecache
+import warnings
+
+import numpy as np
+
+from phylanx import Phylanx, config
+from phylanx import distributed as dist
+from phylanx.distributed import fused_tiles
+from phylanx.errors import PhylanxError
+from phylanx.fusion import hot
+
+warnings.simplefilter("ignore", dist.PhylanxPerformanceWarning)
+r, p = dist.find_here(), dist.num_localities()
+
+EAGER = (("fusion", True), ("fusion_rows", True), ("fusion_count_threshold", 1),
+         ("fusion_min_time_us", 0.0), ("fusion_compile_cost_ms", 0.0),
+         ("fusion_min_size", 1), ("fusion_background", False))
+for _name, _value in EAGER:
+    config.set(_name, _value)
+hot.KEEP_SLOWER = True                                     # the kernel, once checked, runs
+hot.FusedRegion.cost_moved_kept = lambda self, entry: None  # (no NumPy re-check on a busy machine)
+
+ran = []
+_run = fused_tiles.TileRunner.run
+
+
+def _counted(region, values, compute):
+    result = _run(region, values, compute)
+    ran.append(result is not NotImplemented)
+    return result
+
+
+fused_tiles.TileRunner.run = staticmethod(_counted)
+
+
+def compiled(source, name):
+    """``name`` from ``source`` (registered in linecache for @Phylanx)."""
+    where = f"<fused_tiles {name}>"
+    linecache.cache[where] = (len(source), None, source.splitlines(keepends=True), where)
+    scope = {"np": np}
+    exec(compile(source, where, "exec"), scope)
+    fn = Phylanx(scope[name])
+    fn.python = scope[name]
+    return fn
+
+
+def uneven(a, name):
+    """Rows split unevenly, rank 0's tile empty (one rank: the whole)."""
+    rows = a.shape[0]
+    cuts = [0, 0] + [round(rows * k / (p - 1)) for k in range(1, p)] if p > 1 else [0, rows]
+    return dist.annotate(a[cuts[r]:cuts[r + 1]].copy(), name,
+                         ["tile", ["rows", cuts[r], cuts[r + 1]], ["columns", 0, a.shape[1]]])
+
+
+def tiled(a, how, name):
+    return uneven(a, name) if how == "uneven" else dist.tiled(a, how, name=name)
+
+
+def expression(rng, depth):
+    """A random element-wise expression of x, y (tiled), c (a plain row), s (a number)."""
+    if depth == 0 or rng.random() < 0.2:
+        return str(rng.choice(["x", "y", "c", "s", "x"]))
+    kind = rng.integers(6)
+    a = expression(rng, depth - 1)
+    if kind == 0:
+        return f"np.tanh({a})"
+    if kind == 1:
+        return f"np.abs({a})"
+    if kind == 2:
+        return f"np.maximum({a}, c)"
+    b = expression(rng, depth - 1)
+    return f"({a} {['+', '-', '*'][kind - 3]} {b})"
+
+
+def chain_source(rng, i):
+    body = f"x * {expression(rng, 3)} + y"       # tiled whatever the draw
+    end = rng.integers(4)
+    if end == 1:
+        body = f"np.sum({body}, axis=1)"
+    elif end == 2:
+        body = f"np.mean({body} * {body}, axis=-1)"
+    elif end == 3:
+        body = f"np.max({body}, axis=1)"
+    return f"def chain{i}(x, y, c, s):\n    t = {body}\n    return t\n"
+
+
+def trace(value):
+    return value.full_name, value.layout, value.plain
+
+
+# three chains per job, drawn anew for each rank count (a kernel each: make test's time)
+rng = np.random.default_rng(45 + p)
+for i, how in enumerate(("row", "uneven", "column")):
+    source = chain_source(rng, i)
+    fused = compiled(source, f"chain{i}")
+    unfused = compiled(source, f"chain{i}")      # run below without the tile path
+    rows, m = int(rng.integers(p, 4 * p + 6)), int(rng.integers(1, 7)) + p
+    x, y = rng.normal(size=(rows, m)), rng.normal(size=(rows, m))
+    c, s = rng.normal(size=m), float(rng.normal())
+    tx, ty = tiled(x, how, f"fx{i}"), tiled(y, how, f"fy{i}")
+    want = fused.python(x, y, c, s)
+    del ran[:]
+    for _ in range(4):                   # cold, hot (planned, compiled), checked, kernel
+        got = fused(tx, ty, c, s)
+    hot._TILED[:] = []                   # node by node on the tiles, as before
+    try:
+        for _ in range(4):
+            plain = unfused(tx, ty, c, s)
+    finally:
+        hot.set_tiled_runner(fused_tiles.TileRunner)
+    if how != "column" and tx.local.size:     # (an empty tile's chain stays cold: small)
+        assert ran and all(ran), (i, how, source, ran)
+    assert type(got) is type(plain), (i, how, type(got), type(plain))
+    assert how == "column" or type(got) is dist.DistributedArray, (i, type(got))
+    if type(got) is dist.DistributedArray:
+        assert trace(got) == trace(plain), (i, how, source, trace(got), trace(plain))
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-10, atol=1e-12,
+                               err_msg=f"{source} {how} rank {r}")
+    np.testing.assert_allclose(np.asarray(plain), want, rtol=1e-12, atol=1e-14)
+
+# x and y tiled differently: y's rows are fetched (a collective): declined, NumPy's answer
+source = chain_source(np.random.default_rng(7), "mixed")
+mixed = compiled(source, "chainmixed")
+x, y, c = np.random.default_rng(8).normal(size=(3, 2 * p + 3, 4))
+tx, ty = dist.tiled(x, "row", name="mx"), uneven(y, "my")
+del ran[:]
+for _ in range(4):
+    got = mixed(tx, ty, c[0], 0.5)
+assert p == 1 or not any(ran), ran
+np.testing.assert_allclose(np.asarray(got), mixed.python(x, y, c[0], 0.5), rtol=1e-10, atol=1e-12)
+
+# ranks choosing differently: rank 0 fused, the others node by node
+DISTANCES = "def distances(x, c):\n    return np.sum((x - c) * (x + c), axis=1)\n"
+mine = compiled(DISTANCES, "distances")
+if r != 0:
+    hot._TILED[:] = []                   # node by node on the tiles on every other rank
+x = np.random.default_rng(9).normal(size=(4 * p + 1, 5))
+c = np.arange(5.0)
+for how in ("row", "uneven"):
+    tx = tiled(x, how, f"dx_{how}")
+    for _ in range(4):
+        got = mine(tx, c)
+        np.testing.assert_allclose(np.asarray(got), mine.python(x, c), rtol=1e-12)
+    shifted = c + (1e-9 if r == 0 else 0.0)
+    try:
+        np.asarray(mine(tx, shifted))   # the result's first exchange checks the digests
+    except PhylanxError as error:
+        text = str(error)
+        assert p > 1 and "different values for a plain operand" in text, text
+        assert "operand 2 of __sub" in text and "<fused_tiles distances>:2:" in text, text
+    else:
+        assert p == 1, f"rank {r}: a plain operand differing on rank 0 went unnoticed ({how})"
+    # an error inside the region (its first __sub) after evaluations fused on rank 0
+    # only: every rank counted them alike, so every rank raises it (else: job ended)
+    try:
+        mine(tx, np.arange(6.0))
+    except PhylanxError as error:
+        assert "<fused_tiles distances>:2:" in str(error) and "(6,)" in str(error), str(error)
+    else:
+        raise AssertionError(f"rank {r}: a plain row of 6 against rows of 5 gave a result")
+assert (r == 0) == any(ran[-10:]), (r, ran)
+hot.set_tiled_runner(fused_tiles.TileRunner)
+
+dist.barrier().result()
+print(f"OK {r}")
