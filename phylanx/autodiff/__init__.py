@@ -24,6 +24,7 @@ from . import (  # noqa: F401  (importing a rules module attaches its rules to V
     rules_rearrange,
     rules_recordable,
     rules_recordable_arrays,
+    rules_recordable_lists,
     rules_reductions,
     rules_shape,
     rules_structure,
