@@ -45,15 +45,11 @@ NAMES = sorted(n for n in CASES if n in VJP.names() and n not in RECORDER_ONLY
 #: rules without an equation form yet (a located error in nested differentiation);
 #: strict: a form added makes its test pass, and the entry must go
 NOT_YET_RECORDABLE = {
-    **{n: "a rearrangement: its form is not written yet" for n in (
-        "pad", "__nppad", "tile", "repeat", "sort")},
     **{n: "a decomposition: its form is not written yet" for n in (
         "cholesky", "eig", "eigh", "eigvals", "eigvalsh", "lstsq", "pinv", "qr", "svd")},
     **{n: "a norm (rules_norms.py): its form is not written yet" for n in ("norm", "__npnorm")},
     **{n: "a Keras loss: its form is not written yet" for n in (
         "binary_crossentropy", "categorical_crossentropy", "softmax_crossentropy")},
-    **{n: "an einsum-written contraction: its form is not written yet" for n in (
-        "einsum", "tensordot", "cross")},
     "normalize": "the original's normalize: its form is not written yet",
     "elu": "its alpha's cotangent is a sum: the form is not written yet",
     "l2_normalize": "its floor on the norm: the form is not written yet",
