@@ -47,12 +47,6 @@ NAMES = sorted(n for n in CASES if n in VJP.names() and n not in RECORDER_ONLY
 NOT_YET_RECORDABLE = {
     **{n: "a decomposition: its form is not written yet" for n in (
         "cholesky", "eig", "eigh", "eigvals", "eigvalsh", "lstsq", "pinv", "qr", "svd")},
-    **{n: "a norm (rules_norms.py): its form is not written yet" for n in ("norm", "__npnorm")},
-    **{n: "a Keras loss: its form is not written yet" for n in (
-        "binary_crossentropy", "categorical_crossentropy", "softmax_crossentropy")},
-    "normalize": "the original's normalize: its form is not written yet",
-    "elu": "its alpha's cotangent is a sum: the form is not written yet",
-    "l2_normalize": "its floor on the norm: the form is not written yet",
 }
 
 #: compared with JAX's second derivative on every run: a scan, a masked function, a
