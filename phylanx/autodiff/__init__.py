@@ -25,6 +25,7 @@ from . import (  # noqa: F401  (importing a rules module attaches its rules to V
     rules_recordable,
     rules_recordable_arrays,
     rules_recordable_contractions,
+    rules_recordable_decompositions,
     rules_recordable_keras,
     rules_recordable_lists,
     rules_recordable_norms,

@@ -125,7 +125,8 @@ def test_the_common_rules_have_equation_forms():
 #: forms covering a list operand or a list result (ad44): compared item by item
 LIST_FORMS = {"concatenate", "slogdet", "__npstack", "__nphstack", "__npvstack", "__npdstack",
               "column_stack", "hstack", "vstack", "dstack", "stack", "split", "array_split",
-              "hsplit", "vsplit", "__array", "__pylist", "__pytuple", "__tolist", "__pysum"}
+              "hsplit", "vsplit", "__array", "__pylist", "__pytuple", "__tolist", "__pysum",
+              "eig", "eigh"}
 
 #: cases a form does not cover (None: a located error in nested grad, as the kernel's
 #: formula there is not written as equations), with the reason
