@@ -1,5 +1,5 @@
 """Equation forms of the decomposition rules: ``cholesky``, ``eigh``, ``eigvalsh``,
-``eig`` and ``eigvals`` (for nested differentiation; the mechanism is in
+``eig``, ``eigvals`` and ``qr`` (for nested differentiation; the mechanism is in
 :mod:`.rules_recordable`, the formulas and their conditions in
 :mod:`.rules_decompositions`).
 
@@ -11,8 +11,8 @@ gaps ``F_ij = 1 / (w_j - w_i)`` depend on the eigenvalues, so they are equations
 the form computes them with ``eigh`` / ``eig`` (recorded, so their own rules give the
 next derivative).  Not covered (None: a located error in nested differentiation, as
 the kernel rule's own conditions): repeated eigenvalues where eigenvectors get a
-cotangent, complex eigenvalues of a general matrix.  ``svd``, ``qr``, ``pinv`` and
-``lstsq`` have no form yet.  ``tests/autodiff/test_second_order.py`` checks them.
+cotangent, complex eigenvalues of a general matrix, ``qr``'s ``"r"`` mode (its Q not
+returned).  ``svd``, ``pinv`` and ``lstsq`` have no form yet.  ``tests/autodiff/test_second_order.py`` checks them.
 """
 from __future__ import annotations
 
@@ -137,3 +137,27 @@ def eigvals_equations(ct, out, a, wanted=None):
     return (_eig_gradient(out, v, ct, None, rank, n),)
 
 
+
+
+@recordable("qr")
+def qr_equations(ct, out, a, mode="reduced", wanted=None):
+    """A = Q R, M >= N, full rank: Q (Rbar + M R^-T) + (Qbar - Q Q^T Qbar) R^-T, M =
+    tril(Q^T Qbar - Qbar^T Q + R Rbar^T - Rbar R^T) (the kernel rule's); the reduced
+    (and square complete) factors only."""
+    shape = shape_of(a)
+    rank, m, n = len(shape), shape[-2], shape[-1]
+    if mode not in ("reduced", "complete") or m < n or (mode == "complete" and m > n):
+        return None
+    q, r = out[0], out[1]
+    diag = np.abs(np.diagonal(np.asarray(r), axis1=-2, axis2=-1))
+    if np.any(diag <= n * np.finfo(diag.dtype).eps * np.max(diag, -1, keepdims=True)):
+        return None                 # rank-deficient: the kernel refuses it
+    q_bar = _item(ct, 0) if _item(ct, 0) is not None else np.zeros(np.shape(q))
+    r_bar = _item(ct, 1) if _item(ct, 1) is not None else np.zeros(np.shape(r))
+    qtqb = _mm(_t(q, rank), q_bar)
+    rrbt = _mm(r, _t(r_bar, rank))
+    low = eq("tril", eq("__sub", eq("__add", eq("__sub", qtqb, _t(qtqb, rank)), rrbt),
+                        _t(rrbt, rank)))
+    right = _t(eq("solve", r, _t(low, rank)), rank)                     # low R^-T
+    rest = _t(eq("solve", r, _t(eq("__sub", q_bar, _mm(q, qtqb)), rank)), rank)
+    return (eq("__add", _mm(q, eq("__add", r_bar, right)), rest), None)
