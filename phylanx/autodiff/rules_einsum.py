@@ -64,19 +64,20 @@ def _sizes(terms: list[str], operands: list[np.ndarray]) -> dict[str, int]:
     return sizes
 
 
-@VJP.register("einsum")
-def einsum_vjp(ct, out, subscripts, *operands):
+def cotangent_einsums(subscripts: str, operands: list) -> tuple[list, dict, str, list]:
+    """Per operand, the einsum giving its cotangent: ``(subscripts, factors)`` where a
+    factor is ``"ct"`` (the output's cotangent, at the output's full shape), an operand's
+    position (that operand at its full shape) or a constant array (an identity tying a
+    repeated label, a ones vector spreading a label summed in this operand only).
+    Also the operands' labels, the label lengths and the output's labels."""
     values = [arr(op) for op in operands]
     terms, output = _parse(subscripts, values)
     sizes = _sizes(terms, values)
-    # operands at their full (broadcast) shapes, so that einsum sees matching lengths
-    full = [np.broadcast_to(v, [sizes[c] for c in t]) for t, v in zip(terms, values)]
-    ct = np.broadcast_to(np.asarray(ct), [sizes[c] for c in output])
-    dtype = np.result_type(ct, *values)      # the helper factors: float32 stays float32
-    grads = []
+    dtype = np.result_type(*values, np.float16)
+    plans = []
     for i, term in enumerate(terms):
         spec = [output] + [t for j, t in enumerate(terms) if j != i]
-        factors = [ct] + [f for j, f in enumerate(full) if j != i]
+        factors: list = ["ct"] + [j for j in range(len(terms)) if j != i]
         seen = "".join(spec)
         unused = iter(c for c in string.ascii_letters
                       if c not in seen and c not in "".join(terms) + output)
@@ -93,7 +94,21 @@ def einsum_vjp(ct, out, subscripts, *operands):
                     factors.append(np.ones(sizes[label], dtype))
                     seen += label
                 target += label
-        subscripts = ",".join(spec) + "->" + target
-        factors, planned = einsum_operands(subscripts, factors)
-        grads.append(np.einsum(subscripts, *factors, optimize=planned))
+        plans.append((",".join(spec) + "->" + target, factors))
+    return terms, sizes, output, plans
+
+
+@VJP.register("einsum")
+def einsum_vjp(ct, out, subscripts, *operands):
+    terms, sizes, output, plans = cotangent_einsums(subscripts, list(operands))
+    # operands at their full (broadcast) shapes, so that einsum sees matching lengths
+    full = [np.broadcast_to(arr(v), [sizes[c] for c in t]) for t, v in zip(terms, operands)]
+    ct = np.broadcast_to(np.asarray(ct), [sizes[c] for c in output])
+    grads = []
+    for spec, keys in plans:
+        dtype = np.result_type(ct, *full)     # the helper factors: float32 stays float32
+        factors = [k.astype(dtype, copy=False) if isinstance(k, np.ndarray)
+                   else ct if isinstance(k, str) else full[k] for k in keys]
+        factors, planned = einsum_operands(spec, factors)
+        grads.append(np.einsum(spec, *factors, optimize=planned))
     return (None, *grads)

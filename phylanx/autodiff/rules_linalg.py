@@ -22,8 +22,9 @@ from .table import VJP
 _LETTERS = string.ascii_letters
 
 
-def _contraction_vjp(ct, a, b, axes_a: list[int], axes_b: list[int], wanted=None):
-    """Cotangents of ``tensordot(a, b, (axes_a, axes_b))`` (output: a's free axes, then b's)."""
+def contraction_subscripts(a, b, axes_a: list[int], axes_b: list[int]) -> tuple[str, str]:
+    """The einsums of the cotangents of ``tensordot(a, b, (axes_a, axes_b))``: a's from
+    (ct, b), b's from (ct, a)."""
     la = list(_LETTERS[:a.ndim])
     lb = list(_LETTERS[a.ndim:a.ndim + b.ndim])
     for i, j in zip(axes_a, axes_b):
@@ -32,9 +33,15 @@ def _contraction_vjp(ct, a, b, axes_a: list[int], axes_b: list[int], wanted=None
     free_b = [lb[j] for j in range(b.ndim) if j not in axes_b]
     lo = "".join(free_a + free_b)
     sa, sb = "".join(la), "".join(lb)
+    return f"{lo},{sb}->{sa}", f"{lo},{sa}->{sb}"
+
+
+def _contraction_vjp(ct, a, b, axes_a: list[int], axes_b: list[int], wanted=None):
+    """Cotangents of ``tensordot(a, b, (axes_a, axes_b))`` (output: a's free axes, then b's)."""
+    for_a, for_b = contraction_subscripts(a, b, axes_a, axes_b)
     ct = np.asarray(ct)
-    return (np.einsum(f"{lo},{sb}->{sa}", ct, b) if is_wanted(wanted, 0) else None,
-            np.einsum(f"{lo},{sa}->{sb}", ct, a) if is_wanted(wanted, 1) else None)
+    return (np.einsum(for_a, ct, b) if is_wanted(wanted, 0) else None,
+            np.einsum(for_b, ct, a) if is_wanted(wanted, 1) else None)
 
 
 @VJP.register("dot")
@@ -97,9 +104,8 @@ def matmul_vjp(ct, out, a, b, wanted=None):
     return grad_x, grad_y
 
 
-@VJP.register("tensordot")
-def tensordot_vjp(ct, out, a, b, axes=2):
-    x, y = arr(a), arr(b)
+def tensordot_axes(x: np.ndarray, y: np.ndarray, axes) -> tuple[list[int], list[int]]:
+    """``tensordot``'s ``axes`` (a count, a pair of axes, a pair of lists) as two lists."""
     if isinstance(axes, (list, tuple)) and len(axes) == 2 and not all(
             isinstance(v, (int, np.integer)) for v in axes):
         axes_a = [i % max(x.ndim, 1) for i in int_list(axes[0])]
@@ -109,7 +115,13 @@ def tensordot_vjp(ct, out, a, b, axes=2):
     else:
         n = int(np.asarray(axes).reshape(()))
         axes_a, axes_b = list(range(x.ndim - n, x.ndim)), list(range(n))
-    return _contraction_vjp(ct, x, y, axes_a, axes_b)
+    return axes_a, axes_b
+
+
+@VJP.register("tensordot")
+def tensordot_vjp(ct, out, a, b, axes=2):
+    x, y = arr(a), arr(b)
+    return _contraction_vjp(ct, x, y, *tensordot_axes(x, y, axes))
 
 
 @VJP.register("outer")

@@ -310,6 +310,17 @@ def add_cotangents(a: Any, b: Any) -> Any:
     return a + b   # never in place: rules may return views of a shared cotangent
 
 
+def accumulate(a: Any, b: Any, outers: list[Tape] = ()) -> Any:
+    """``a + b`` of two cotangents (None: none yet), each addition of arrays recorded on
+    the outer tapes (nested grad; containers item by item: a list's sum is not the
+    ``__add`` of lists, Python's concatenation)."""
+    if not outers or a is None or b is None:
+        return add_cotangents(a, b)
+    if is_container(a):
+        return containers.add_container(a, b, lambda x, y: accumulate(x, y, outers))
+    return record_on(outers, "__add", [a, b], a + b)
+
+
 def backward(tape: Tape, result: Any, seed: Any) -> dict[int, Any]:
     """Cotangents of the leaf entries (by entry index) for ``result`` seeded with ``seed``."""
     start = tape.producer.get(id(result))
@@ -324,7 +335,7 @@ def backward(tape: Tape, result: Any, seed: Any) -> dict[int, Any]:
         ct = cts.pop(index, None)
         items = item_cts.pop(index, None)
         if items is not None:
-            ct = add_cotangents(ct, containers.densify(items, tape.entries[index].out))
+            ct = accumulate(ct, containers.densify(items, tape.entries[index].out), outers)
         if ct is None:
             continue
         entry = tape.entries[index]
@@ -333,7 +344,7 @@ def backward(tape: Tape, result: Any, seed: Any) -> dict[int, Any]:
             continue
         if entry.name == ITEM:         # added where it sits in its primitive's output
             acc = item_cts.setdefault(entry.parents[0].index, {})
-            acc[entry.keys] = add_cotangents(acc.get(entry.keys), ct)
+            acc[entry.keys] = accumulate(acc.get(entry.keys), ct, outers)
             continue
         for pos, g in enumerate(_apply_rule(entry, ct, outers)):
             parent = entry.parents[pos] if pos < len(entry.parents) else None
@@ -343,11 +354,7 @@ def backward(tape: Tape, result: Any, seed: Any) -> dict[int, Any]:
             if not carries_gradient(arg):
                 continue               # integer and boolean operands get no gradient
             g = fitted_cotangent(g, entry, pos, outers)
-            previous = cts.get(parent.index)
-            total = add_cotangents(previous, g)
-            if outers and previous is not None:
-                record_on(outers, "__add", [previous, g], total)
-            cts[parent.index] = total
+            cts[parent.index] = accumulate(cts.get(parent.index), g, outers)
     return leaves
 
 
@@ -365,11 +372,42 @@ def record_on(outers: list[Tape], name: str, args: list, out: Any, node: Any = N
 
 
 def fit_recorded(g: Any, arg: Any, outers: list[Tape]) -> Any:
-    """:func:`fit`, recorded on the outer tapes as an ``<unbroadcast>`` step."""
+    """:func:`fit`, recorded on the outer tapes as an ``<unbroadcast>`` step; a container
+    cotangent or operand is fitted item by item, each step recorded (a cast of a scalar
+    item, or a row taken from an array, unrecorded, lost the second derivative)."""
+    if outers and (is_container(arg) or is_container(g)):
+        return _fit_items_recorded(g, arg, outers)
     fitted = fit(g, arg)
     if outers and fitted is not g and not is_container(fitted):
         record_on(outers, UNBROADCAST, [g], fitted)
     return fitted
+
+
+def _fit_items_recorded(g: Any, arg: Any, outers: list[Tape]) -> Any:
+    """:func:`fit` of a container cotangent or operand under outer tapes, each item's
+    step recorded: an array's rows for a list operand are ``__subscript`` steps, a list
+    of row cotangents for an array operand is an ``__npstack`` step."""
+    def fit_item(c: Any, v: Any) -> Any:
+        return fit_recorded(c, v, outers)
+
+    if is_container(arg):
+        if not is_container(g) and not isinstance(arg, dict):
+            if np.shape(g)[:1] != (len(arg),):
+                raise TypeError(f"an array cotangent of shape {np.shape(g)} for a container "
+                                f"of {len(arg)} items (nested differentiation)")
+            take = lookup("__subscript").impl
+            g = [record_on(outers, "__subscript", [g, i], take(g, i)) for i in range(len(arg))]
+        return containers.fit_container(g, arg, fit_item)
+    if not isinstance(g, (list, tuple)) or not any(
+            tape.tracked(c) is not None for tape in outers for c in g if c is not None):
+        return containers.rows_cotangent(g, arg, fit)      # checks the kind, stacks
+    fitted: list = []
+    rows = containers.rows_cotangent(g, arg, lambda c, v: fitted.append(fit_item(c, v))
+                                     or fitted[-1])
+    # the stacking of the fitted (recorded) items, zeros where none came, is one step
+    pending, zero = iter(fitted), np.zeros(np.shape(arg)[1:], rows.dtype)
+    items = [zero if c is None else next(pending) for c in g]
+    return record_on(outers, "__npstack", [items, 0], rows)
 
 
 def fitted_cotangent(g: Any, entry: Entry, pos: int, outers: list[Tape] = ()) -> Any:

@@ -98,12 +98,13 @@ def test_jacobian_of_grad_is_the_hessian():
 def test_a_rule_without_equations_is_a_located_error_in_nested_grad():
     @Phylanx
     def curved(x):
-        return np.sum(np.sort(x) * x)     # (arctan until ad44, which gave it a form)
+        # (arctan until ad44, sort until ad45, which gave them forms)
+        return np.sum(np.linalg.pinv(np.outer(x, x + 2.0)) * x)
 
     assert grad(curved)(W).shape == W.shape            # first order: the kernel rule
-    with pytest.raises(PhylanxGradientError, match="derivative of 'sort'") as info:
+    with pytest.raises(PhylanxGradientError, match="derivative of 'pinv'") as info:
         hessian(curved)(W)
-    assert info.value.loc is not None and "np.sort" in str(info.value)
+    assert info.value.loc is not None and "np.linalg.pinv" in str(info.value)
 
 
 RECORDABLE = [(n, k) for n in sorted(CASES) if getattr(VJP.get(n), "recordable", None)
@@ -122,7 +123,10 @@ def test_the_common_rules_have_equation_forms():
 
 
 #: forms covering a list operand or a list result (ad44): compared item by item
-LIST_FORMS = {"concatenate", "slogdet"}
+LIST_FORMS = {"concatenate", "slogdet", "__npstack", "__nphstack", "__npvstack", "__npdstack",
+              "column_stack", "hstack", "vstack", "dstack", "stack", "split", "array_split",
+              "hsplit", "vsplit", "__array", "__pylist", "__pytuple", "__tolist", "__pysum",
+              "eig", "eigh", "qr"}
 
 #: cases a form does not cover (None: a located error in nested grad, as the kernel's
 #: formula there is not written as equations), with the reason
@@ -136,6 +140,10 @@ NOT_COVERED = {
     ("concatenate", 3): "an array operand (its rows joined)",
     ("concatenate", 4): "an array operand (its rows joined)",
     ("slogdet", 1): "a stack of matrices",
+    ("cross", 3): "a 2-vector with a 3-vector",
+    ("qr", 2): "mode r (the form would compute Q again)",
+    **{("__npnorm", k): "a spectral matrix norm (the SVD's derivative)"
+       for k in (11, 12, 13, 18, 19)},
 }
 
 
@@ -171,7 +179,7 @@ def test_equation_form_equals_the_kernel_rule(name, k):
         return
     assert equations is not None, f"{name} case {k}: no equation form"
     kernel = rule(ct, value, *args)
-    for i, (form, want) in enumerate(zip(equations, kernel)):
+    for i, (form, want) in enumerate(zip(equations, kernel[:len(args)])):
         if want is None or form is None or not isinstance(args[i], (np.ndarray, float, list)):
             assert (form is None) == (want is None) or not isinstance(args[i], np.ndarray)
             continue

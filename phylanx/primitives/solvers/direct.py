@@ -199,7 +199,9 @@ def _stack_pivots(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     getrf, = lapack.get_lapack_funcs(("getrf",), (stack[0],))
     # each swapped matrix, transposed back, is a Fortran-ordered copy that LAPACK factorises
     # in place: the loop does nothing but call it, the pivots are read afterwards at once
-    columns = np.ascontiguousarray(np.swapaxes(stack, 1, 2))
+    # (a copy always: for a transposed operand, ``x.T``, the swapped stack is ``x``'s own
+    # memory, which getrf overwrote until ad45)
+    columns = np.array(np.swapaxes(stack, 1, 2), order="C", copy=True)
     infos = np.array([getrf(m, overwrite_a=1)[2] for m in columns.transpose(0, 2, 1)],
                      dtype=np.int64)
     if np.any(infos < 0):  # pragma: no cover - only on malformed input, which callers check
