@@ -79,6 +79,15 @@ def leave_rule(outer: bool) -> None:
     _here.now = outer
 
 
+def set_aside() -> bool:
+    """No rule may give a :class:`Started` on this thread until :func:`leave_rule` gets
+    the state returned: it may run another task meanwhile (an operation's wait for its
+    turn, ``distributed/lockstep.operation``), whose collectives nobody would wait for."""
+    outer = getattr(_here, "now", False)
+    _here.now = False
+    return outer
+
+
 def may_start() -> bool:
     """True if the rule running now may give a :class:`Started` (module docstring)."""
     return getattr(_here, "now", False)
