@@ -172,17 +172,21 @@ def operation(label: str, local: bool = False) -> Iterator[None]:
         finally:
             here.depth -= 1
         return
+    from ..runtime import started
     from ..runtime.comm_order import my_turn
     site = site_id()
     rule = getattr(_rule, "plain", ())
     # set aside while waiting: this thread may run another task meanwhile, whose
-    # operations must carry neither these plain operands nor this site
+    # operations must carry neither these plain operands nor this site, nor leave
+    # their collectives in flight as this rule may (runtime/started.py)
     _rule.plain, outer_site = (), leave_site(None)
+    outer_start = started.set_aside()
     try:
         my_turn()   # the work before it in program order has ended (concurrent subtrees)
     finally:
         _rule.plain = rule
         leave_site(outer_site)
+        started.leave_rule(outer_start)
     here.depth = 1
     _state.seq += 1
     _state.step = 0

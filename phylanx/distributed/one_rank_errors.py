@@ -189,3 +189,18 @@ def _abort(error: PhylanxError, site: Any, went_on: list[int], answers: dict) ->
     locality = api._mpi()
     faults.report_and_abort(error, api.find_here(), api.num_localities(),
                             getattr(locality, "world", None))
+
+
+def end_job_alone(error: PhylanxError) -> None:
+    """A collective a statement started (``runtime/started.py``) failed on this rank
+    only at its wait (a rank late beyond ``collective_timeout``, or gone): its
+    evaluation ended here without an error already, as it did on the others, which
+    went on; so the ranks cannot all raise it: end the job with ``error`` (never
+    returns), as :func:`guarded` does for a blocking collective's failure."""
+    from . import faults
+    error.message = (f"{error.message} (on locality {api.find_here()} only, at the wait "
+                     f"for a collective its statement started, so the ranks cannot all "
+                     f"raise it: ending the job)")
+    locality = api._mpi()
+    faults.report_and_abort(error, api.find_here(), api.num_localities(),
+                            getattr(locality, "world", None))

@@ -65,12 +65,27 @@ def all_gathered_then(value: Any, finish: Callable[[list], Any]) -> Any:
     message.  A rule running in start mode (``runtime/started.py``: its node is a
     statement's value, its operation not part of an enclosing one) only starts the
     all_gather and gives a ``Started`` whose wait (its timeout, its errors, as
-    :func:`all_gather`'s) the statement's join takes."""
+    :func:`all_gather`'s) the statement's join takes; an error there that is not
+    agreed (this rank's alone: a timeout, a rank gone) ends the job, as in
+    ``one_rank_errors.guarded``, since the node's evaluation ended well everywhere."""
     mpi = api._mpi()
     if mpi is None or not (started.may_start() and lockstep.outermost()):
         return finish(all_gather(value, final=True))
+    node = started.starting()
     future = mpi.collectives.all_gather(value, CHANNEL, tag=lockstep.tag(True))
-    return started.Started(lambda: finish(_wait(future, inside=False)))
+
+    def waited() -> Any:
+        try:
+            parts = _wait(future, inside=False)
+        except PhylanxError as error:
+            if not getattr(error, "agreed", False):
+                # failed on this rank only (the others' evaluations of the node ended
+                # well when they started it): the job ends (one_rank_errors.py)
+                from .one_rank_errors import end_job_alone
+                end_job_alone(node.locate(error))
+            raise
+        return finish(parts)
+    return started.Started(waited)
 
 
 def all_reduce(value: Any, op: str = "sum") -> Any:

@@ -17,7 +17,9 @@ between reads it).
 
 Every rank runs the same plan, so the starts come in program order on every rank, and
 the collectives' own agreement checks (labels, numbers, the site) still catch ranks
-that diverge; an error of the collective is raised at the wait, located at ``V``.
+that diverge; an error of the collective is raised at the wait, located at ``V``
+(one this rank alone meets, a timeout or a rank gone, ends the job: the distributed
+layer's ``one_rank_errors.end_job_alone``).
 Which operand kinds start is the rule's decision from the layouts (the same on every
 rank): ``V`` on plain operands gives its value at once, and :func:`resolve` is a no-op.
 A timeline being recorded gets a span ``wait <primitive>`` for each wait, so
@@ -77,9 +79,23 @@ def leave_rule(outer: bool) -> None:
     _here.now = outer
 
 
+def set_aside() -> bool:
+    """No rule may give a :class:`Started` on this thread until :func:`leave_rule` gets
+    the state returned: it may run another task meanwhile (an operation's wait for its
+    turn, ``distributed/lockstep.operation``), whose collectives nobody would wait for."""
+    outer = getattr(_here, "now", False)
+    _here.now = False
+    return outer
+
+
 def may_start() -> bool:
     """True if the rule running now may give a :class:`Started` (module docstring)."""
     return getattr(_here, "now", False)
+
+
+def starting() -> Any:
+    """The node whose rule may give a :class:`Started` now (:func:`may_start`)."""
+    return getattr(_here, "node", None)
 
 
 def resolve(frame: list, statement: Any, value_node: Any) -> None:

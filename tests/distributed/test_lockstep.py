@@ -130,3 +130,32 @@ def test_a_site_id_is_formatted_once_per_site_not_per_operation():
         assert lockstep.site_id() is lockstep.site_id()
     finally:
         lockstep.leave_site(outer)
+
+
+def test_a_task_run_while_an_operation_waits_for_its_turn_may_not_start(monkeypatch):
+    """An operation waits for its turn (``comm_order.my_turn``), where this thread may
+    run an earlier task; the rule of a statement's value in start mode
+    (``runtime/started.py``) may be the one waiting: that task's collectives must not
+    be left in flight (a ``Started`` nobody waits for), as its operations must not carry
+    the rule's plain operands or site either.  The rule itself may, after its turn."""
+    from phylanx import distributed as api
+    from phylanx.distributed import lockstep
+    from phylanx.runtime import comm_order, started
+    seen = []
+    monkeypatch.setattr(api, "num_localities", lambda: 2)
+    monkeypatch.setattr(comm_order, "my_turn", lambda: seen.append(started.may_start()))
+    seq = lockstep._state.seq
+    node = object()
+    try:
+        with started.startable(node):
+            outer = started.enter_rule(node)
+            try:
+                assert started.may_start()
+                with lockstep.operation("started_test", local=True):
+                    assert started.may_start()
+            finally:
+                started.leave_rule(outer)
+    finally:
+        lockstep._state.seq = seq
+    assert seen == [False]
+    assert not started.may_start()

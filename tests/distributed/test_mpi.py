@@ -145,6 +145,20 @@ def test_a_collective_other_ranks_never_call_times_out_and_ends_the_job(k):
     assert "all_reduce 'only rank 0' did not complete within 2 s" in output, output
 
 
+@pytest.mark.parametrize("k", (2, 3))
+def test_a_started_collective_failing_on_one_rank_ends_the_job(k):
+    """Rank 0 alone starts a collective (``runtime/started.py``); its wait fails there
+    only: the job ends with the located error, as a blocking collective's does
+    (``one_rank_errors.py``), not an error rank 0 alone may catch and go on from."""
+    done, elapsed = program(k, "faults.py", "started-alone", timeout=90)
+    output = done.stdout + done.stderr
+    assert done.returncode != 0 and "CAUGHT" not in output, output
+    line = _line_of("# started alone")
+    assert f"[rank 0] {PROGRAMS / 'faults.py'}:{line}:" in output, output
+    assert "on locality 0 only" in output and "ending the job" in output, output
+    assert elapsed < 18, (elapsed, output)      # (the others compute for 20 s more)
+
+
 @pytest.mark.parametrize("k", RANKS)
 def test_exception_on_one_rank_ends_all_with_one_message(k):
     done, elapsed = program(k, "faults.py", "exception", timeout=60)

@@ -23,7 +23,11 @@
   data in ``MPI_Wait``); the rank catches the error and goes on: the job must end within
   seconds, with the located error (it waited for the collective timeout, 60 s);
 * ``late``: the last rank starts collectives, never waits for them and ends; the others
-  call them later: they complete ('OK <rank>').
+  call them later: they complete ('OK <rank>');
+* ``started-alone``: rank 0 takes a branch whose statement starts a collective
+  (``runtime/started.py``), the others do not and compute for a while: rank 0's wait
+  fails on rank 0 only, which must end the job with the located error (the ranks
+  cannot all raise it), never an error rank 0 alone catches.
 """
 import os
 import signal
@@ -44,6 +48,28 @@ if mode == "exception":
         time.sleep(0.2)
         raise ValueError(f"boom from rank {r}")
     dist.all_reduce(1, name="never completes").result()
+
+elif mode == "started-alone":
+    from phylanx import Phylanx
+
+    @Phylanx
+    def branch(a, c, w):
+        if c > 0:
+            x = np.sum(a)           # started alone
+            z = w * 2.0
+            q = z + 1.0
+        else:
+            x = 0.0
+            q = w
+        return x + q
+
+    phylanx.config.set("collective_timeout", 2.0)
+    a = dist.tiled(np.arange(12.0).reshape(4, 3), "row", name="started_alone")
+    try:
+        branch(a, 1 if r == 0 else 0, np.ones(3))
+    except Exception as error:  # noqa: BLE001 - must not be caught on one rank alone
+        print(f"CAUGHT on rank {r}: {error}", flush=True)
+    time.sleep(20)                  # the others compute, in no collective
 
 elif mode == "kill":
     if r == n - 1:
