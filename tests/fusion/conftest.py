@@ -9,11 +9,24 @@ from phylanx.fusion import hot, rowpass
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
+    """A kernel directory of the module's own, for tests whose policy reads what the
+    directory holds (the measured compile costs of ``costs.json``, cached or not)."""
     return str(tmp_path_factory.mktemp("rowpass-cache"))
 
 
+@pytest.fixture(scope="session")
+def kernel_dir(tmp_path_factory):
+    """One kernel directory for every test of this process that compiles at once
+    (``eager``, ``rows``, test_loops' ``compiled``: compile cost 0, so the policy never
+    reads the directory).  A kernel of the same source (a phrasing's loop, the k-means
+    pass of several files) is compiled once, not once per module or test: compiling is
+    what these files spend their time on (about 1 s a kernel), and each test checks
+    the kernel's results, not that it was compiled afresh."""
+    return str(tmp_path_factory.mktemp("fusion-kernels"))
+
+
 @pytest.fixture
-def rows(cache, monkeypatch):
+def rows(kernel_dir, monkeypatch):
     """Every row pass hot at once: no thresholds, any size, compiled in the calling
     thread, kept even when slower than NumPy and not re-checked when its cost moves (so
     the kernel is what runs: on a busy machine a kernel call descheduled for a moment
@@ -21,7 +34,7 @@ def rows(cache, monkeypatch):
     instead; tests/fusion/test_policy_costs.py tests the re-check itself)."""
     for name, value in (("fusion_rows", True), ("fusion_count_threshold", 1),
                         ("fusion_min_time_us", 0.0), ("fusion_compile_cost_ms", 0.0),
-                        ("fusion_background", False), ("fusion_cache_dir", cache)):
+                        ("fusion_background", False), ("fusion_cache_dir", kernel_dir)):
         config.set(name, value)
     monkeypatch.setattr(hot, "KEEP_SLOWER", True)
     monkeypatch.setattr(hot.FusedRegion, "cost_moved_kept", lambda self, entry: None)
@@ -44,13 +57,13 @@ def installed(monkeypatch):
 
 
 @pytest.fixture
-def eager(cache, monkeypatch):
+def eager(kernel_dir, monkeypatch):
     """Every region hot at once (no thresholds, compiled in the calling thread, kept even
     when slower): element-wise chains (``fusion``) and row reductions alike."""
     names = ("fusion", "fusion_rows", "fusion_count_threshold", "fusion_min_time_us",
              "fusion_compile_cost_ms", "fusion_min_size", "fusion_background",
              "fusion_cache_dir")
-    for name, value in zip(names, (True, True, 1, 0.0, 0.0, 1, False, cache)):
+    for name, value in zip(names, (True, True, 1, 0.0, 0.0, 1, False, kernel_dir)):
         config.set(name, value)
     monkeypatch.setattr(hot, "KEEP_SLOWER", True)
     yield

@@ -20,11 +20,10 @@ CALLS = 8     # interpreted, check, four timed turns, then two steady compiled r
 
 
 @pytest.fixture
-def compiled(tmp_path_factory, monkeypatch):
-    cache = str(tmp_path_factory.mktemp("loop-cache"))
+def compiled(kernel_dir, monkeypatch):
     names = ("fusion_loops", "fusion_compile_cost_ms", "fusion_background",
              "fusion_cache_dir")
-    for name, value in zip(names, (True, 0.0, False, cache)):
+    for name, value in zip(names, (True, 0.0, False, kernel_dir)):
         config.set(name, value)
     monkeypatch.setattr(hot, "KEEP_SLOWER", True)
     # these tests follow the policy's states, not the machine's speed: under load an
