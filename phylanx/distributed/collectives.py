@@ -162,6 +162,10 @@ _EXPRESS = "express"
 #: before the engine takes it over: the other rank(s) being there, an 8-byte
 #: collective completes within a few tests (2 ranks: 1-10)
 _EXPRESS_POLLS = 64
+#: the layouts a channel keeps plans and typed slot views for (a program uses a few per
+#: name; when more come, the cache starts afresh: a warm-up over many sizes must not
+#: leave it full of layouts never used again, every later call building its own anew)
+_LAYOUTS_KEPT = 64
 #: ``begun`` of an exchange a plan started that completed already (``_exchange``)
 _COMPLETED = "completed"
 
@@ -330,8 +334,9 @@ class _Buffers:
             view = self.slots[:, :nbytes].view(dtype).reshape((len(self.slots), *shape))
             # (rows of a 0-d layout as 0-d arrays, not scalars: ``[r, ...]``)
             views = view, tuple(view[r, ...] for r in range(len(view)))
-            if len(self._typed) < 64:       # (a program uses a few layouts per name)
-                self._typed[(dtype, shape)] = views
+            if len(self._typed) >= _LAYOUTS_KEPT:
+                self._typed.clear()     # (the layouts of now, not those of the start)
+            self._typed[(dtype, shape)] = views
         return views
 
 
@@ -586,7 +591,8 @@ class Collectives:
         if buffers is None or buffers.exchange is None:
             return None
         plans = channel.plans
-        if plans and next(iter(plans.values())).buffers is not buffers:
+        first = next(iter(plans.values()), None)    # (None: another thread emptied it)
+        if first is not None and first.buffers is not buffers:
             plans.clear()
         if kind == "broadcast" and root != self.rank:
             key: tuple = (kind, root)       # (the others' value is not looked at)
@@ -599,8 +605,9 @@ class Collectives:
             plan = self._make_plan(buffers, kind, name, value, op, root)
             if plan is None:
                 return None
-            if len(plans) < 64:     # (a program uses a few layouts per name)
-                plans[key] = plan
+            if len(plans) >= _LAYOUTS_KEPT:
+                plans.clear()       # (the layouts of now, not those of the start)
+            plans[key] = plan
         channel.plan = plan
         return plan
 
