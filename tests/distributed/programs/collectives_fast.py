@@ -337,6 +337,25 @@ if n > 1:
     else:
         raise AssertionError("no mismatch error after the plans")
     assert np.array_equal(dist.all_reduce(x, name="plan").result(), want)
+    # a failed collective's future and error are freed at their last reference too (the
+    # engine's frame that caught the error, in its traceback, held the operation and so
+    # the future: a cycle kept the error, the operation's frames and their arrays until
+    # the cyclic GC ran).  The last rank is late: the others' operations are the engine's.
+    gc.disable()
+    try:
+        if r == n - 1:
+            time.sleep(0.2)
+        future = dist.all_reduce(np.zeros(3 if r == n - 1 else 2), name="plan")
+        try:
+            future.result()
+        except dist.PhylanxCollectiveMismatchError as e:
+            freed = weakref.ref(e)
+        else:
+            raise AssertionError("no mismatch error")
+        del future
+        assert freed() is None, "a failed collective's error outlived its future"
+    finally:
+        gc.enable()
 # broadcast: the root changes what it sends after both sides have plans
 for _ in range(3):
     assert np.array_equal(dist.broadcast(x, root=n - 1, name="plan-b").result(),
