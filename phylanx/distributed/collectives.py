@@ -94,6 +94,15 @@ def _item(part: np.ndarray, h: np.ndarray, scalar: bool) -> Any:
     return item[()] if scalar and item.ndim == 0 else item
 
 
+def _from_operation(e: Exception) -> Exception:
+    """``e``, which the calling thread caught stepping a collective, with its traceback
+    from the operation's frames on: the catching frame held, through its callers'
+    frames, the collective's future, which holds ``e``: a cycle that kept the error and
+    the operation's arrays until the cyclic GC ran."""
+    tb = e.__traceback__
+    return e.with_traceback(None if tb is None else tb.tb_next)
+
+
 def _byte_view(array: np.ndarray) -> np.ndarray:
     return array.reshape(-1).view(np.uint8)    # (``array`` is C-contiguous already)
 
@@ -477,7 +486,7 @@ class Collectives:
             return ready(stop.value)
         except Exception as e:  # noqa: BLE001 - delivered to the waiter
             self._release(channel)
-            return failed(self._locate(e, tag))
+            return failed(self._locate(_from_operation(e), tag))
         except BaseException:
             # an interrupt: its request may still be in flight, writing into buffers
             # the operation holds: those stay alive until it completes (as after _renew;
@@ -558,7 +567,7 @@ class Collectives:
                 result = MISS
         except Exception as e:  # noqa: BLE001 - delivered to the waiter
             self._release(channel)
-            return failed(self._locate(e, tag))
+            return failed(self._locate(_from_operation(e), tag))
         except BaseException:
             # an interrupt: the exchange may be in flight on the channel's buffers, which
             # wait for it themselves (_Buffers.in_flight)
