@@ -261,9 +261,26 @@ try:
         assert freed() is None, "a collective's large result outlived its last reference"
 finally:
     gc.enable()
-x = np.arange(6.0).reshape(2, 3)[:, ::2] + r                # not contiguous
-assert np.array_equal(dist.all_reduce(x, name="edge").result(),
-                      sum(np.arange(6.0).reshape(2, 3)[:, ::2] + k for k in range(n)))
+# inputs that are not C-contiguous (strided, Fortran-order, transposed: the last three of
+# the dtype and shape of a plan the contiguous one made), read-only, byte-swapped
+def ramp(k):
+    return np.arange(12.0).reshape(2, 6) + k
+
+
+layouts = (lambda k: ramp(k)[:, ::2], lambda k: np.ascontiguousarray(ramp(k)[:, ::2]),
+           lambda k: np.asfortranarray(ramp(k)[:, ::2]), lambda k: ramp(k)[:, 1::2],
+           lambda k: (ramp(k)[:, ::2].T.copy()).T, lambda k: ramp(k)[:, ::2].astype(">f8"))
+assert not layouts[0](r).flags.c_contiguous and not layouts[2](r).flags.c_contiguous
+for make in layouts + layouts[1:2]:
+    x = make(r)
+    if make is layouts[1]:
+        x.flags.writeable = False
+    assert np.array_equal(dist.all_reduce(x, name="edge").result(),
+                          sum(make(k) for k in range(n))), make
+    got = dist.all_gather(x, name="edge").result()
+    assert all(np.array_equal(g, make(k)) for k, g in enumerate(got)), make
+    got = dist.broadcast(x, root=n - 1, name="edge").result()
+    assert np.array_equal(got, make(n - 1)), make
 
 # ranks bringing different sizes and kinds to one all_gather: some inline, some not
 mine = np.full(r * 700, r, np.int16) if r % 2 else ("text", r, [r] * (r * 300))
