@@ -94,6 +94,15 @@ def _item(part: np.ndarray, h: np.ndarray, scalar: bool) -> Any:
     return item[()] if scalar and item.ndim == 0 else item
 
 
+def _from_operation(e: Exception) -> Exception:
+    """``e``, which the calling thread caught stepping a collective, with its traceback
+    from the operation's frames on: the catching frame held, through its callers'
+    frames, the collective's future, which holds ``e``: a cycle that kept the error and
+    the operation's arrays until the cyclic GC ran."""
+    tb = e.__traceback__
+    return e.with_traceback(None if tb is None else tb.tb_next)
+
+
 def _byte_view(array: np.ndarray) -> np.ndarray:
     return array.reshape(-1).view(np.uint8)    # (``array`` is C-contiguous already)
 
@@ -162,6 +171,10 @@ _EXPRESS = "express"
 #: before the engine takes it over: the other rank(s) being there, an 8-byte
 #: collective completes within a few tests (2 ranks: 1-10)
 _EXPRESS_POLLS = 64
+#: the layouts a channel keeps plans and typed slot views for (a program uses a few per
+#: name; when more come, the cache starts afresh: a warm-up over many sizes must not
+#: leave it full of layouts never used again, every later call building its own anew)
+_LAYOUTS_KEPT = 64
 #: ``begun`` of an exchange a plan started that completed already (``_exchange``)
 _COMPLETED = "completed"
 
@@ -330,8 +343,9 @@ class _Buffers:
             view = self.slots[:, :nbytes].view(dtype).reshape((len(self.slots), *shape))
             # (rows of a 0-d layout as 0-d arrays, not scalars: ``[r, ...]``)
             views = view, tuple(view[r, ...] for r in range(len(view)))
-            if len(self._typed) < 64:       # (a program uses a few layouts per name)
-                self._typed[(dtype, shape)] = views
+            if len(self._typed) >= _LAYOUTS_KEPT:
+                self._typed.clear()     # (the layouts of now, not those of the start)
+            self._typed[(dtype, shape)] = views
         return views
 
 
@@ -472,7 +486,7 @@ class Collectives:
             return ready(stop.value)
         except Exception as e:  # noqa: BLE001 - delivered to the waiter
             self._release(channel)
-            return failed(self._locate(e, tag))
+            return failed(self._locate(_from_operation(e), tag))
         except BaseException:
             # an interrupt: its request may still be in flight, writing into buffers
             # the operation holds: those stay alive until it completes (as after _renew;
@@ -553,7 +567,7 @@ class Collectives:
                 result = MISS
         except Exception as e:  # noqa: BLE001 - delivered to the waiter
             self._release(channel)
-            return failed(self._locate(e, tag))
+            return failed(self._locate(_from_operation(e), tag))
         except BaseException:
             # an interrupt: the exchange may be in flight on the channel's buffers, which
             # wait for it themselves (_Buffers.in_flight)
@@ -586,7 +600,8 @@ class Collectives:
         if buffers is None or buffers.exchange is None:
             return None
         plans = channel.plans
-        if plans and next(iter(plans.values())).buffers is not buffers:
+        first = next(iter(plans.values()), None)    # (None: another thread emptied it)
+        if first is not None and first.buffers is not buffers:
             plans.clear()
         if kind == "broadcast" and root != self.rank:
             key: tuple = (kind, root)       # (the others' value is not looked at)
@@ -599,8 +614,9 @@ class Collectives:
             plan = self._make_plan(buffers, kind, name, value, op, root)
             if plan is None:
                 return None
-            if len(plans) < 64:     # (a program uses a few layouts per name)
-                plans[key] = plan
+            if len(plans) >= _LAYOUTS_KEPT:
+                plans.clear()       # (the layouts of now, not those of the start)
+            plans[key] = plan
         channel.plan = plan
         return plan
 

@@ -441,6 +441,14 @@ class ProgressEngine:
     def _fail(self, running: _Running, error: Exception) -> None:
         """``running`` failed with ``error`` (from its operation or its MPI request)."""
         locate = running.locate
+        tb = error.__traceback__
+        while tb is not None and tb.tb_frame.f_globals is globals():
+            tb = tb.tb_next
+        # (the engine's frames that caught it, first in its traceback, hold ``running``,
+        # which holds the future the error goes to: a cycle that kept a failed
+        # collective's error, frames and arrays until the cyclic GC ran; the operation's
+        # own frames, where it was raised, stay)
+        error = error.with_traceback(tb)
         self._finish(running, None, error if locate is None else locate(error, running.tag))
 
     def _finish(self, running: _Running, value: Any, error: BaseException | None) -> None:

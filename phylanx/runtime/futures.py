@@ -257,7 +257,13 @@ class Future(Deferred):
             self._wait(timeout, helping)
         self._retrieved = True
         if self._error is not None:
-            raise self._error
+            try:
+                raise self._error
+            finally:
+                # this frame, in the error's traceback, would hold the future, which holds
+                # the error: a cycle, kept (with the failed operation's frames and arrays)
+                # until the cyclic GC ran (as concurrent.futures does)
+                self = None
         return self._value
 
     get = result  # the original's primitive_argument_future.get()

@@ -138,6 +138,19 @@ if n == 1:
             ("all_gather", lambda: dist.all_gather(one, name="calls").result(), 25)):
         used = calls_of(call)
         assert used <= budget, (kind, used, budget)
+    # a channel that saw many layouts once (a warm-up over sizes) still keeps the plans
+    # of the layouts it uses now: two alternating layouts cost what they cost on a fresh
+    # channel (the caches of plans and typed views were full for good after 64 layouts:
+    # every call made its plan anew, more calls than without plans at all)
+    two = np.ones(2)
+
+    def alternating(name):
+        return lambda: (dist.all_reduce(one, name=name).result(),
+                        dist.all_reduce(two, name=name).result())
+    for k in range(70):
+        dist.all_reduce(np.ones(k + 10), name="calls-warm").result()
+    fresh, warm = calls_of(alternating("calls-fresh")), calls_of(alternating("calls-warm"))
+    assert warm <= fresh, ("two layouts after 70 others", warm, fresh)
 
 # -- a long wait does not burn a core -------------------------------------------------
 # rank 0 arrives late: the others' waiting threads test their requests (MPI advances
@@ -248,9 +261,26 @@ try:
         assert freed() is None, "a collective's large result outlived its last reference"
 finally:
     gc.enable()
-x = np.arange(6.0).reshape(2, 3)[:, ::2] + r                # not contiguous
-assert np.array_equal(dist.all_reduce(x, name="edge").result(),
-                      sum(np.arange(6.0).reshape(2, 3)[:, ::2] + k for k in range(n)))
+# inputs that are not C-contiguous (strided, Fortran-order, transposed: the last three of
+# the dtype and shape of a plan the contiguous one made), read-only, byte-swapped
+def ramp(k):
+    return np.arange(12.0).reshape(2, 6) + k
+
+
+layouts = (lambda k: ramp(k)[:, ::2], lambda k: np.ascontiguousarray(ramp(k)[:, ::2]),
+           lambda k: np.asfortranarray(ramp(k)[:, ::2]), lambda k: ramp(k)[:, 1::2],
+           lambda k: (ramp(k)[:, ::2].T.copy()).T, lambda k: ramp(k)[:, ::2].astype(">f8"))
+assert not layouts[0](r).flags.c_contiguous and not layouts[2](r).flags.c_contiguous
+for make in layouts + layouts[1:2]:
+    x = make(r)
+    if make is layouts[1]:
+        x.flags.writeable = False
+    assert np.array_equal(dist.all_reduce(x, name="edge").result(),
+                          sum(make(k) for k in range(n))), make
+    got = dist.all_gather(x, name="edge").result()
+    assert all(np.array_equal(g, make(k)) for k, g in enumerate(got)), make
+    got = dist.broadcast(x, root=n - 1, name="edge").result()
+    assert np.array_equal(got, make(n - 1)), make
 
 # ranks bringing different sizes and kinds to one all_gather: some inline, some not
 mine = np.full(r * 700, r, np.int16) if r % 2 else ("text", r, [r] * (r * 300))
@@ -324,6 +354,25 @@ if n > 1:
     else:
         raise AssertionError("no mismatch error after the plans")
     assert np.array_equal(dist.all_reduce(x, name="plan").result(), want)
+    # a failed collective's future and error are freed at their last reference too (the
+    # engine's frame that caught the error, in its traceback, held the operation and so
+    # the future: a cycle kept the error, the operation's frames and their arrays until
+    # the cyclic GC ran).  The last rank is late: the others' operations are the engine's.
+    gc.disable()
+    try:
+        if r == n - 1:
+            time.sleep(0.2)
+        future = dist.all_reduce(np.zeros(3 if r == n - 1 else 2), name="plan")
+        try:
+            future.result()
+        except dist.PhylanxCollectiveMismatchError as e:
+            freed = weakref.ref(e)
+        else:
+            raise AssertionError("no mismatch error")
+        del future
+        assert freed() is None, "a failed collective's error outlived its future"
+    finally:
+        gc.enable()
 # broadcast: the root changes what it sends after both sides have plans
 for _ in range(3):
     assert np.array_equal(dist.broadcast(x, root=n - 1, name="plan-b").result(),
