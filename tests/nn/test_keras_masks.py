@@ -285,3 +285,23 @@ def test_bidirectional_summary_rows_count_both_halves():
             assert str(layer.output_shape) in row and f"{layer.count_params():,}" in row
     one = model.get_layer("bidirectional")
     assert one.output_shape[-1] == 2 * one.forward_layer.units      # concat
+
+
+def test_bidirectional_sequences_are_zero_at_masked_steps():
+    """Keras 3's Bidirectional sets ``zero_output_for_mask = return_sequences`` on both
+    halves (whatever the wrapped layer's), so a masked step's output is zero in every
+    merge mode, not the state carried over (seen wherever the mask is lost: a
+    Concatenate with an unmasked input, a residual around an attention,
+    GlobalMaxPooling1D; Keras 3.15 gives 0 there)."""
+    nn.clear_session()
+    nn.set_seed(8)
+    x = nn.Input((4,))
+    e = nn.Embedding(6, 3, mask_zero=True)(x)
+    outs = [nn.Bidirectional(nn.GRU(2, return_sequences=True), merge_mode=mode)(e)
+            for mode in ("concat", "sum", "ave")]
+    outs += nn.Bidirectional(nn.SimpleRNN(2, return_sequences=True), merge_mode=None)(e)
+    tokens = np.array([[1, 2, 0, 0], [3, 0, 0, 0], [4, 5, 1, 2]])
+    p = nn.Model(x, nn.Concatenate()(outs)).predict(tokens)
+    kept = tokens != 0
+    np.testing.assert_array_equal(p[~kept], 0.0)
+    assert np.abs(p[kept]).min() > 0
