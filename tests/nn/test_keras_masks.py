@@ -292,16 +292,28 @@ def test_bidirectional_sequences_are_zero_at_masked_steps():
     halves (whatever the wrapped layer's), so a masked step's output is zero in every
     merge mode, not the state carried over (seen wherever the mask is lost: a
     Concatenate with an unmasked input, a residual around an attention,
-    GlobalMaxPooling1D; Keras 3.15 gives 0 there)."""
+    GlobalMaxPooling1D; Keras 3.15 gives 0 there).  With the same weights, each merge
+    mode is its formula of ``merge_mode=None``'s two outputs (the stored Keras case
+    ``bidirectional`` checks concat, None and mul)."""
     nn.clear_session()
     nn.set_seed(8)
     x = nn.Input((4,))
     e = nn.Embedding(6, 3, mask_zero=True)(x)
-    outs = [nn.Bidirectional(nn.GRU(2, return_sequences=True), merge_mode=mode)(e)
-            for mode in ("concat", "sum", "ave")]
-    outs += nn.Bidirectional(nn.SimpleRNN(2, return_sequences=True), merge_mode=None)(e)
+    modes = ("concat", "sum", "ave", "mul", None)
+    layers = [nn.Bidirectional(nn.GRU(2, return_sequences=True), merge_mode=mode)
+              for mode in modes]
+    outs = [o for layer in layers for o in (lambda y: y if isinstance(y, list) else [y])(
+        layer(e))]
+    model = nn.Model(x, nn.Concatenate()(outs))
+    for layer in layers[:-1]:
+        layer.set_weights(layers[-1].get_weights())
     tokens = np.array([[1, 2, 0, 0], [3, 0, 0, 0], [4, 5, 1, 2]])
-    p = nn.Model(x, nn.Concatenate()(outs)).predict(tokens)
+    p = model.predict(tokens)
     kept = tokens != 0
     np.testing.assert_array_equal(p[~kept], 0.0)
     assert np.abs(p[kept]).min() > 0
+    concat, total, average, product, forward, backward = np.split(p, [4, 6, 8, 10, 12], -1)
+    np.testing.assert_allclose(concat, np.concatenate([forward, backward], -1), rtol=1e-6)
+    np.testing.assert_allclose(total, forward + backward, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(average, (forward + backward) / 2, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(product, forward * backward, rtol=1e-6, atol=1e-8)
