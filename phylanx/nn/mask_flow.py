@@ -52,15 +52,14 @@ def run_order(calls: list, model_input: Any) -> list:
     return [by_id[key] for key in sorted(depth, key=lambda key: -depth[key])]
 
 
-def call_masks(layer: Any, options: dict, recorded: list, arrays: list) -> list:
+def call_masks(layer: Any, recorded: list, arrays: list) -> list:
     """The masks a call of ``layer`` reads: a layer whose Keras ``call`` takes a mask
     argument (``layer.mask_argument``: RNNs, GlobalAveragePooling1D, BatchNormalization)
     gets the one recorded in the graph when the model was built (an input with none
     there: its array's), the others read their input arrays' (Keras'
     ``previous_mask``)."""
-    sources = layer.mask_sources(len(arrays), options)
-    return [a if s == "array" or r is None else r
-            for s, r, a in zip(sources, recorded, arrays, strict=True)]
+    return [r if layer.mask_argument and r is not None else a
+            for r, a in zip(recorded, arrays, strict=True)]
 
 
 class ArrayMasks:

@@ -232,8 +232,7 @@ class Model(TrainingMixin):
             layer, ctx = call.layer, ctx_for(call.layer)
             ins = [_value(values, t) for t in call.inputs]
             graph_masks = [_value(recorded, t) for t in call.inputs]
-            in_masks = mask_flow.call_masks(layer, call.options, graph_masks,
-                                            [arrays.of(v) for v in ins])
+            in_masks = mask_flow.call_masks(layer, graph_masks, [arrays.of(v) for v in ins])
             out, mask = layer.forward_masked(ctx, ins, in_masks, dict(call.options))
             outs = out if isinstance(out, list) else [out]
             out_masks = mask if isinstance(mask, list) else \
