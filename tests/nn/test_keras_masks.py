@@ -240,6 +240,12 @@ def test_bidirectional_refuses_what_keras_refuses_at_the_call():
     _raises_here(lambda: nn.Bidirectional(nn.LSTM(2), merge_mode="max"), "merge_mode")
     _raises_here(lambda: nn.Bidirectional(nn.GRU(2, go_backwards=True)), "go_backwards")
     _raises_here(lambda: nn.Bidirectional(nn.GRU(2, return_state=True)), "return_state")
+    _raises_here(lambda: nn.Bidirectional(nn.LSTM(2), backward_layer=nn.LSTM(2)),
+                 "backward_layer")
+    # (two outputs: Keras' Sequential refuses them too; here at the user's line)
+    _raises_here(lambda: nn.Sequential([nn.Input((3,)), nn.Embedding(4, 2),
+                                        nn.Bidirectional(nn.GRU(2), merge_mode=None)]),
+                 "2 outputs", "Sequential")
 
 
 def _one_bidirectional(seed: int):
