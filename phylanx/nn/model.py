@@ -415,11 +415,13 @@ class Sequential(Model):
     def add(self, layer: Any) -> None:
         if isinstance(layer, Tensor):           # Sequential([Input(...), Dense(...)])
             if self.built or self._pending:
-                raise PhylanxValueError("an Input can only be the first item of a Sequential")
+                raise PhylanxValueError("an Input can only be the first item of a Sequential",
+                                        user_line())
             self.input = self.output = layer
             return
         if not isinstance(layer, Layer):
-            raise PhylanxValueError(f"Sequential.add takes layers, got {type(layer).__name__}")
+            raise PhylanxValueError(f"Sequential.add takes layers, got {type(layer).__name__}",
+                                    user_line())
         if not self.built and not self._pending and layer.batch_input_shape is not None:
             self.input = self.output = Input(layer.batch_input_shape[1:])
         if self.built:
@@ -430,7 +432,7 @@ class Sequential(Model):
 
     def pop(self) -> None:
         if not self._chain and not self._pending:
-            raise PhylanxValueError("pop from an empty Sequential")
+            raise PhylanxValueError("pop from an empty Sequential", user_line())
         if self._pending:
             self._pending.pop()
         else:
@@ -453,6 +455,6 @@ class Sequential(Model):
         if isinstance(out, list):
             raise PhylanxValueError(f"layer '{layer.name}' ({type(layer).__name__}) has "
                                     f"{len(out)} outputs: a Sequential takes layers of one "
-                                    "output (use the functional Model)")
+                                    "output (use the functional Model)", user_line())
         self.output = out
         self._calls.append(out.call)
