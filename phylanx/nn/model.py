@@ -167,15 +167,19 @@ class Model(TrainingMixin):
         """The layers in Keras 3's order (``keras.src.ops.function.map_graph``), so that
         ``get_weights``/``set_weights`` lists match Keras': by depth (the longest path
         from a call to the output; a shared layer its deepest call's), deepest first,
-        ties in the order a depth-first walk from the output first meets them."""
+        ties in the order a depth-first walk from the output first meets them; the ops
+        computing a recorded mask deepen the layers they read, as in Keras' graph
+        (:func:`.mask_flow.deepen_by_masks`)."""
         depth: dict[int, int] = {}
         layer_depth: dict[int, int] = {}
+        cache: dict = {}
         for call in reversed(self._calls):       # from the output back (topological)
             d = max(depth.get(id(call), 0), layer_depth.get(id(call.layer), 0))
             layer_depth[id(call.layer)] = depth[id(call)] = d
             for t in call.inputs:
                 if t.call is not None and t is not self.input:
                     depth[id(t.call)] = max(depth.get(id(t.call), 0), d + 1)
+            mask_flow.deepen_by_masks(call, d, depth, self.input, cache)
         met: dict[int, int] = {}                 # a layer's first visit, preorder
         seen_calls: set[int] = set()
         stack = [self.output] if self.output is not None else []
