@@ -7,7 +7,9 @@ the two are merged (``merge_mode`` ``"concat"`` on the last axis, ``"sum"``, ``"
 ``"ave"``, or ``None``: both outputs).  The weights are the forward layer's, then the
 backward layer's (``get_weights`` in Keras' order); in a ``.weights.h5`` file they sit
 under ``layers/bidirectional/forward_layer/cell/vars`` and ``backward_layer``.
-``return_sequences`` keeps the input's mask (each output's, with ``merge_mode=None``).
+``return_sequences`` keeps the input's mask (each output's, with ``merge_mode=None``), and
+both halves get ``zero_output_for_mask=True`` then, as Keras 3 forces: a masked step's
+output is zero.
 """
 from __future__ import annotations
 
@@ -47,7 +49,9 @@ class Bidirectional(Layer):
                                           f"{merge_mode!r}")
         super().__init__(**kwargs)
         self.merge_mode = merge_mode
-        config = layer.layer_config()
+        # (Keras 3 forces zero_output_for_mask = return_sequences on both halves: a
+        # masked step of a returned sequence is zero, whatever the wrapped layer says)
+        config = {**layer.layer_config(), "zero_output_for_mask": layer.return_sequences}
         self.forward_layer = type(layer)(**{**config, "name": "forward_" + layer.name})
         self.backward_layer = type(layer)(**{**config, "name": "backward_" + layer.name,
                                              "go_backwards": not layer.go_backwards})

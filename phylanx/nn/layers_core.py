@@ -131,11 +131,6 @@ class Layer:
     #: mask recorded when the model was built (:mod:`.mask_flow`)
     mask_argument = False
 
-    def mask_sources(self, count: int, options: dict) -> list[str]:
-        """For each input, whether the call reads the mask recorded in the graph
-        (``"graph"``) or its array's at run time (``"array"``), as Keras 3."""
-        return ["graph" if self.mask_argument else "array"] * count
-
     def graph_mask(self, g: Any, values: list, masks: list, options: dict, computed: Any) -> Any:
         """The output's mask in the flow recorded when the model was built, from the
         inputs' ones there (``computed``: the output's mask at run time, for a layer

@@ -167,15 +167,19 @@ class Model(TrainingMixin):
         """The layers in Keras 3's order (``keras.src.ops.function.map_graph``), so that
         ``get_weights``/``set_weights`` lists match Keras': by depth (the longest path
         from a call to the output; a shared layer its deepest call's), deepest first,
-        ties in the order a depth-first walk from the output first meets them."""
+        ties in the order a depth-first walk from the output first meets them; the ops
+        computing a recorded mask deepen the layers they read, as in Keras' graph
+        (:func:`.mask_flow.deepen_by_masks`)."""
         depth: dict[int, int] = {}
         layer_depth: dict[int, int] = {}
+        cache: dict = {}
         for call in reversed(self._calls):       # from the output back (topological)
             d = max(depth.get(id(call), 0), layer_depth.get(id(call.layer), 0))
             layer_depth[id(call.layer)] = depth[id(call)] = d
             for t in call.inputs:
                 if t.call is not None and t is not self.input:
                     depth[id(t.call)] = max(depth.get(id(t.call), 0), d + 1)
+            mask_flow.deepen_by_masks(call, d, depth, self.input, cache)
         met: dict[int, int] = {}                 # a layer's first visit, preorder
         seen_calls: set[int] = set()
         stack = [self.output] if self.output is not None else []
@@ -232,8 +236,7 @@ class Model(TrainingMixin):
             layer, ctx = call.layer, ctx_for(call.layer)
             ins = [_value(values, t) for t in call.inputs]
             graph_masks = [_value(recorded, t) for t in call.inputs]
-            in_masks = mask_flow.call_masks(layer, call.options, graph_masks,
-                                            [arrays.of(v) for v in ins])
+            in_masks = mask_flow.call_masks(layer, graph_masks, [arrays.of(v) for v in ins])
             out, mask = layer.forward_masked(ctx, ins, in_masks, dict(call.options))
             outs = out if isinstance(out, list) else [out]
             out_masks = mask if isinstance(mask, list) else \
@@ -416,11 +419,13 @@ class Sequential(Model):
     def add(self, layer: Any) -> None:
         if isinstance(layer, Tensor):           # Sequential([Input(...), Dense(...)])
             if self.built or self._pending:
-                raise PhylanxValueError("an Input can only be the first item of a Sequential")
+                raise PhylanxValueError("an Input can only be the first item of a Sequential",
+                                        user_line())
             self.input = self.output = layer
             return
         if not isinstance(layer, Layer):
-            raise PhylanxValueError(f"Sequential.add takes layers, got {type(layer).__name__}")
+            raise PhylanxValueError(f"Sequential.add takes layers, got {type(layer).__name__}",
+                                    user_line())
         if not self.built and not self._pending and layer.batch_input_shape is not None:
             self.input = self.output = Input(layer.batch_input_shape[1:])
         if self.built:
@@ -431,7 +436,7 @@ class Sequential(Model):
 
     def pop(self) -> None:
         if not self._chain and not self._pending:
-            raise PhylanxValueError("pop from an empty Sequential")
+            raise PhylanxValueError("pop from an empty Sequential", user_line())
         if self._pending:
             self._pending.pop()
         else:
@@ -454,6 +459,6 @@ class Sequential(Model):
         if isinstance(out, list):
             raise PhylanxValueError(f"layer '{layer.name}' ({type(layer).__name__}) has "
                                     f"{len(out)} outputs: a Sequential takes layers of one "
-                                    "output (use the functional Model)")
+                                    "output (use the functional Model)", user_line())
         self.output = out
         self._calls.append(out.call)

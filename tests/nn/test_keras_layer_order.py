@@ -51,3 +51,29 @@ def test_weights_set_in_keras_order_predict_as_keras():
     (ka, ba), (ks, bs), (kb, bb), (ko, bo) = (by_name[n] for n in ("a", "skip", "b", "out"))
     expected = ((x @ ks + bs) + (np.tanh(x @ ka + ba) @ kb + bb)) @ ko + bo
     np.testing.assert_allclose(model.predict(x, verbose=0), expected, rtol=1e-5, atol=1e-6)
+
+
+def _masked_concatenation(L, wrap):
+    """A masked GRU stack and an unmasked branch joined by Concatenate, whose mask a
+    GRU reads: Keras records the mask's ops in the graph (``zeros_like`` of the masked
+    input, ``ones_like`` of the unmasked one), which deepen the layers they read."""
+    x = L.Input((4,))
+    e = L.Embedding(7, 3, mask_zero=True)(x)
+    a = wrap(L, L.GRU(2, return_sequences=True))(e)
+    b = wrap(L, L.GRU(2, return_sequences=True))(a)
+    p = L.Dense(2)(L.Embedding(7, 2)(x))
+    c = L.Concatenate()([b, p])
+    g = L.GRU(2, return_sequences=True, go_backwards=True)(c)
+    return x, L.Dense(3, activation="softmax")(L.Concatenate()([c, g]))
+
+
+def test_the_ops_of_a_recorded_mask_deepen_the_layers_they_read():
+    # [l.name for l in keras.Model(...).layers if l.weights] (Keras 3.15, JAX backend):
+    # without the mask ops' depths, embedding_1 came before the second GRU
+    for wrap, second in ((lambda L, layer: layer, "gru_1"),
+                         (lambda L, layer: L.Bidirectional(layer), "bidirectional_1")):
+        nn.clear_session()
+        model = nn.Model(*_masked_concatenation(nn, wrap))
+        first = "gru" if second == "gru_1" else "bidirectional"
+        assert [layer.name for layer in model.layers if layer.weights] == \
+            ["embedding", first, second, "embedding_1", "dense", "gru_2", "dense_1"]

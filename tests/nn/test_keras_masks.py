@@ -240,6 +240,12 @@ def test_bidirectional_refuses_what_keras_refuses_at_the_call():
     _raises_here(lambda: nn.Bidirectional(nn.LSTM(2), merge_mode="max"), "merge_mode")
     _raises_here(lambda: nn.Bidirectional(nn.GRU(2, go_backwards=True)), "go_backwards")
     _raises_here(lambda: nn.Bidirectional(nn.GRU(2, return_state=True)), "return_state")
+    _raises_here(lambda: nn.Bidirectional(nn.LSTM(2), backward_layer=nn.LSTM(2)),
+                 "backward_layer")
+    # (two outputs: Keras' Sequential refuses them too; here at the user's line)
+    _raises_here(lambda: nn.Sequential([nn.Input((3,)), nn.Embedding(4, 2),
+                                        nn.Bidirectional(nn.GRU(2), merge_mode=None)]),
+                 "2 outputs", "Sequential")
 
 
 def _one_bidirectional(seed: int):
@@ -285,3 +291,35 @@ def test_bidirectional_summary_rows_count_both_halves():
             assert str(layer.output_shape) in row and f"{layer.count_params():,}" in row
     one = model.get_layer("bidirectional")
     assert one.output_shape[-1] == 2 * one.forward_layer.units      # concat
+
+
+def test_bidirectional_sequences_are_zero_at_masked_steps():
+    """Keras 3's Bidirectional sets ``zero_output_for_mask = return_sequences`` on both
+    halves (whatever the wrapped layer's), so a masked step's output is zero in every
+    merge mode, not the state carried over (seen wherever the mask is lost: a
+    Concatenate with an unmasked input, a residual around an attention,
+    GlobalMaxPooling1D; Keras 3.15 gives 0 there).  With the same weights, each merge
+    mode is its formula of ``merge_mode=None``'s two outputs (the stored Keras case
+    ``bidirectional`` checks concat, None and mul)."""
+    nn.clear_session()
+    nn.set_seed(8)
+    x = nn.Input((4,))
+    e = nn.Embedding(6, 3, mask_zero=True)(x)
+    modes = ("concat", "sum", "ave", "mul", None)
+    layers = [nn.Bidirectional(nn.GRU(2, return_sequences=True), merge_mode=mode)
+              for mode in modes]
+    outs = [o for layer in layers for o in (lambda y: y if isinstance(y, list) else [y])(
+        layer(e))]
+    model = nn.Model(x, nn.Concatenate()(outs))
+    for layer in layers[:-1]:
+        layer.set_weights(layers[-1].get_weights())
+    tokens = np.array([[1, 2, 0, 0], [3, 0, 0, 0], [4, 5, 1, 2]])
+    p = model.predict(tokens)
+    kept = tokens != 0
+    np.testing.assert_array_equal(p[~kept], 0.0)
+    assert np.abs(p[kept]).min() > 0
+    concat, total, average, product, forward, backward = np.split(p, [4, 6, 8, 10, 12], -1)
+    np.testing.assert_allclose(concat, np.concatenate([forward, backward], -1), rtol=1e-6)
+    np.testing.assert_allclose(total, forward + backward, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(average, (forward + backward) / 2, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(product, forward * backward, rtol=1e-6, atol=1e-8)
