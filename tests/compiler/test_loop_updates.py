@@ -161,3 +161,24 @@ def test_a_cast_numpy_refuses_is_the_located_error():
     with pytest.raises(PhylanxError, match="in place") as err:
         decorated(div_slice, **OFF)(u, 2, 1)
     assert err.value.loc is not None and err.value.loc.line > 0
+
+
+@pytest.mark.parametrize("translate", [True, False])
+def test_an_update_by_a_dtype_variant_keeps_its_cast(translate):
+    """``__inplace(x, __add__int(x, e))`` (PhySL's dtype variant: the sum cast to int64,
+    then stored into ``x``) is not ``x += e``: the translated loop keeps the cast, as
+    the tree does (``_update`` would add 1.5 into the float array: 4.5, not 3.0)."""
+    import phylanx
+    from phylanx import config
+    code = ("lambda(x, n, block(for_each(lambda(i, store(x, __inplace(x, "
+            "__add__int(x, 1.5)))), range(n)), x))")
+    for name in ("scalar_loops", "array_loops"):
+        config.set(name, translate)
+    try:
+        x = np.zeros(4)
+        got = phylanx.evaluate(code, x, 3)
+    finally:
+        for name in ("scalar_loops", "array_loops"):
+            config.reset(name)
+    assert_identical(got, np.full(4, 3.0))
+    assert_identical(x, np.full(4, 3.0))
