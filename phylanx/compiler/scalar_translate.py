@@ -318,7 +318,11 @@ class Translator(loop_invariants.Emission):
             return None
         target, value = node.children
         value_spec = registry.lookup(value.primitive)
-        if value_spec is None or len(value.children) != 2 or value in self.opaque:
+        # the checks emit_kernel makes of the value node it no longer emits: a dtype
+        # variant (``__add__int``: the sum cast) is not the operator
+        if value_spec is None or len(value.children) != 2 or value in self.opaque \
+                or value_spec.lazy or value_spec.special \
+                or registry.dtype_suffix(value.primitive):
             return None
         op = value_spec.flags.get("binary")
         if op not in loop_buffers.UFUNCS or _INFIX.get(op) is None \
