@@ -182,3 +182,23 @@ def test_an_update_by_a_dtype_variant_keeps_its_cast(translate):
             config.reset(name)
     assert_identical(got, np.full(4, 3.0))
     assert_identical(x, np.full(4, 3.0))
+
+
+def zero_d_update(x, e, steps):
+    y = x
+    for _ in range(steps):
+        x += e
+    return y
+
+
+@pytest.mark.xfail(strict=True, reason="pre-existing (3781e36 too, tree and translation): "
+                   "__inplace rebinds a 0-d target instead of changing it in place")
+@pytest.mark.parametrize("translate", [True, False])
+def test_a_0d_array_changes_in_place_as_in_numpy(translate):
+    """NumPy's ``x += e`` on a 0-d array changes it (the caller's array, every other name
+    of it); phylanx rebinds ``x`` to a scalar: ``y`` and the argument keep 1.0."""
+    want_arg, got_arg = np.array(1.0), np.array(1.0)
+    want = zero_d_update(want_arg, 0.5, 2)
+    got = decorated(zero_d_update, translate, **OFF)(got_arg, 0.5, 2)
+    assert_identical(got_arg, want_arg)
+    assert_identical(got, want)
