@@ -202,3 +202,44 @@ def test_a_0d_array_changes_in_place_as_in_numpy(translate):
     got = decorated(zero_d_update, translate, **OFF)(got_arg, 0.5, 2)
     assert_identical(got_arg, want_arg)
     assert_identical(got, want)
+
+
+def counted(x, n, k):
+    """``k`` (an argument: not a scalar accumulator) and ``s`` (first bound to an element)
+    take ``+=`` through ``__inplace``, numbers all along."""
+    s = x[0]
+    for _ in range(n):
+        k += 1
+        s += x[k % 7]
+    return s, k
+
+
+def test_a_number_updated_in_a_loop_pays_no_call():
+    """``k += 1`` on a number is ``k + 1`` inline in the translated loop, as before the
+    in-place form (3781e36): no Python call of phylanx per iteration (``_update`` and
+    the ``__inplace`` kernel it falls back to cost 1.3-1.7x such a loop's time)."""
+    import os
+    import sys
+
+    import phylanx
+    root = os.path.dirname(phylanx.__file__)
+    on = decorated(counted, **OFF)
+    x = np.arange(10.0)
+    assert_identical(on(x, 5, 0), counted(x, 5, 0))
+
+    def calls(n):
+        called = []
+
+        def profile(frame, event, _arg):
+            if event == "call" and frame.f_code.co_filename.startswith(root):
+                called.append(frame.f_code.co_name)
+        sys.setprofile(profile)
+        try:
+            on(x, n, 0)
+        finally:
+            sys.setprofile(None)
+        return called
+    assert "_update(" in loops(on)[0].run.scalar_loop.source
+    from collections import Counter
+    few, more = calls(50), calls(150)
+    assert len(more) == len(few), Counter(more) - Counter(few)
