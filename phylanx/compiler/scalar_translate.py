@@ -332,7 +332,10 @@ class Translator(loop_invariants.Emission):
         # other operand is evaluated after both, in either form)
         args = self.operands([target, value.children[1]])
         t = self.temp()
-        self.line(f"{t} = _update({self.name(op, 'k')}, {args[0]}, {args[1]}, "
+        # a number (a counter, an element summed) is rebound: the operator inline, as
+        # before, without the two calls per iteration of _update's fallback
+        self.line(f"{t} = {args[0]} {_INFIX[op]} {args[1]} if type({args[0]}) in _NUMBERS "
+                  f"else _update({self.name(op, 'k')}, {args[0]}, {args[1]}, "
                   f"{self.name(spec.impl, 'k')})", node)
         return t
 
