@@ -312,8 +312,9 @@ class Translator(loop_invariants.Emission):
     def emit_update(self, node: Node, spec) -> str | None:
         """``x op= e`` (``__inplace(x, op(x, e))``, the frontend reading ``x`` twice in a
         row) as ``_update(op, x, e, inplace)`` (``loop_buffers.update``): ``x`` read once,
-        the result computed into it where that is the same; None if ``node`` is not of
-        that form (an operator without a ufunc, a target that is not a plain read)."""
+        the result computed into it where that is the same, a number rebound inline;
+        None if ``node`` is not of that form (an operator without a ufunc, a dtype
+        variant, a target that is not a plain read)."""
         if len(node.children) != 2:
             return None
         target, value = node.children
