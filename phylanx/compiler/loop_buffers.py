@@ -17,9 +17,11 @@ dtype it gives into a new one.
 ``x op= e`` (``__inplace(x, op(x, e))``, ``x`` a variable or a subscript read twice) is
 written ``_update(op, x, e, inplace)``: computed into ``x`` itself, as NumPy's
 ``x.__iadd__`` does, where that is what computing ``op(x, e)`` and copying it into ``x``
-gives (a writable float/complex array, ``e`` of its shape or a scalar, NumPy's
+gives (a writable float/complex array of at least one dimension, not a copy standing
+for a view (``values.stands_for_view``), ``e`` of its shape or a scalar, NumPy's
 ``result_type`` ``x``'s: no cast), else that computation and the ``__inplace`` kernel
-(its casts and located errors).  The law: a ufunc's output may overlap its inputs
+(its casts and located errors).  A number ``x`` (``type(x) in _NUMBERS``) is rebound
+to ``x op e`` inline by the translator, without calling ``_update``.  The law: a ufunc's output may overlap its inputs
 (NumPy buffers what the overlap needs), so ``op(x, e, out=x)`` writes the values the
 copy of ``op(x, e)`` writes, without the second pass and the temporary.
 """

@@ -312,13 +312,18 @@ class Translator(loop_invariants.Emission):
     def emit_update(self, node: Node, spec) -> str | None:
         """``x op= e`` (``__inplace(x, op(x, e))``, the frontend reading ``x`` twice in a
         row) as ``_update(op, x, e, inplace)`` (``loop_buffers.update``): ``x`` read once,
-        the result computed into it where that is the same; None if ``node`` is not of
-        that form (an operator without a ufunc, a target that is not a plain read)."""
+        the result computed into it where that is the same, a number rebound inline;
+        None if ``node`` is not of that form (an operator without a ufunc, a dtype
+        variant, a target that is not a plain read)."""
         if len(node.children) != 2:
             return None
         target, value = node.children
         value_spec = registry.lookup(value.primitive)
-        if value_spec is None or len(value.children) != 2 or value in self.opaque:
+        # the checks emit_kernel makes of the value node it no longer emits: a dtype
+        # variant (``__add__int``: the sum cast) is not the operator
+        if value_spec is None or len(value.children) != 2 or value in self.opaque \
+                or value_spec.lazy or value_spec.special \
+                or registry.dtype_suffix(value.primitive):
             return None
         op = value_spec.flags.get("binary")
         if op not in loop_buffers.UFUNCS or _INFIX.get(op) is None \
@@ -328,7 +333,10 @@ class Translator(loop_invariants.Emission):
         # other operand is evaluated after both, in either form)
         args = self.operands([target, value.children[1]])
         t = self.temp()
-        self.line(f"{t} = _update({self.name(op, 'k')}, {args[0]}, {args[1]}, "
+        # a number (a counter, an element summed) is rebound: the operator inline, as
+        # before, without the two calls per iteration of _update's fallback
+        self.line(f"{t} = {args[0]} {_INFIX[op]} {args[1]} if type({args[0]}) in _NUMBERS "
+                  f"else _update({self.name(op, 'k')}, {args[0]}, {args[1]}, "
                   f"{self.name(spec.impl, 'k')})", node)
         return t
 

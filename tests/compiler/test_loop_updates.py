@@ -161,3 +161,85 @@ def test_a_cast_numpy_refuses_is_the_located_error():
     with pytest.raises(PhylanxError, match="in place") as err:
         decorated(div_slice, **OFF)(u, 2, 1)
     assert err.value.loc is not None and err.value.loc.line > 0
+
+
+@pytest.mark.parametrize("translate", [True, False])
+def test_an_update_by_a_dtype_variant_keeps_its_cast(translate):
+    """``__inplace(x, __add__int(x, e))`` (PhySL's dtype variant: the sum cast to int64,
+    then stored into ``x``) is not ``x += e``: the translated loop keeps the cast, as
+    the tree does (``_update`` would add 1.5 into the float array: 4.5, not 3.0)."""
+    import phylanx
+    from phylanx import config
+    code = ("lambda(x, n, block(for_each(lambda(i, store(x, __inplace(x, "
+            "__add__int(x, 1.5)))), range(n)), x))")
+    for name in ("scalar_loops", "array_loops"):
+        config.set(name, translate)
+    try:
+        x = np.zeros(4)
+        got = phylanx.evaluate(code, x, 3)
+    finally:
+        for name in ("scalar_loops", "array_loops"):
+            config.reset(name)
+    assert_identical(got, np.full(4, 3.0))
+    assert_identical(x, np.full(4, 3.0))
+
+
+def zero_d_update(x, e, steps):
+    y = x
+    for _ in range(steps):
+        x += e
+    return y
+
+
+@pytest.mark.xfail(strict=True, reason="pre-existing (3781e36 too, tree and translation): "
+                   "__inplace rebinds a 0-d target instead of changing it in place")
+@pytest.mark.parametrize("translate", [True, False])
+def test_a_0d_array_changes_in_place_as_in_numpy(translate):
+    """NumPy's ``x += e`` on a 0-d array changes it (the caller's array, every other name
+    of it); phylanx rebinds ``x`` to a scalar: ``y`` and the argument keep 1.0."""
+    want_arg, got_arg = np.array(1.0), np.array(1.0)
+    want = zero_d_update(want_arg, 0.5, 2)
+    got = decorated(zero_d_update, translate, **OFF)(got_arg, 0.5, 2)
+    assert_identical(got_arg, want_arg)
+    assert_identical(got, want)
+
+
+def counted(x, n, k):
+    """``k`` (an argument: not a scalar accumulator) and ``s`` (first bound to an element)
+    take ``+=`` through ``__inplace``, numbers all along."""
+    s = x[0]
+    for _ in range(n):
+        k += 1
+        s += x[k % 7]
+    return s, k
+
+
+def test_a_number_updated_in_a_loop_pays_no_call():
+    """``k += 1`` on a number is ``k + 1`` inline in the translated loop, as before the
+    in-place form (3781e36): no Python call of phylanx per iteration (``_update`` and
+    the ``__inplace`` kernel it falls back to cost 1.3-1.7x such a loop's time)."""
+    import os
+    import sys
+
+    import phylanx
+    root = os.path.dirname(phylanx.__file__)
+    on = decorated(counted, **OFF)
+    x = np.arange(10.0)
+    assert_identical(on(x, 5, 0), counted(x, 5, 0))
+
+    def calls(n):
+        called = []
+
+        def profile(frame, event, _arg):
+            if event == "call" and frame.f_code.co_filename.startswith(root):
+                called.append(frame.f_code.co_name)
+        sys.setprofile(profile)
+        try:
+            on(x, n, 0)
+        finally:
+            sys.setprofile(None)
+        return called
+    assert "_update(" in loops(on)[0].run.scalar_loop.source
+    from collections import Counter
+    few, more = calls(50), calls(150)
+    assert len(more) == len(few), Counter(more) - Counter(few)
