@@ -144,6 +144,34 @@ def recording_kernel(name: str, impl: Callable[..., Any], node: Any) -> Callable
     return recorded
 
 
+def _rewritten_norm(name: str, args: tuple, loc) -> ast.Call | None:
+    """``__npnorm(v[, axis=k])`` for ``sqrt(sum(power(absolute(v), 2.0)[, axis=k]))``,
+    the compiler's rewrite of the plain ``np.linalg.norm`` (rule
+    ``norm_is_root_of_sum_of_squares``, the same value), else None.  Recorded as
+    written, the norm is differentiated by its own rules: through ``absolute``, whose
+    sign is a constant of the derivative and 0 at 0, a nested derivative lost the
+    curvature of ``|v_i|**2`` at ``v_i = 0`` (the Hessian of ``norm(x)**2`` had a 0
+    where it is 2)."""
+    if name != "sqrt" or len(args) != 1:
+        return None
+    total = args[0]
+    if type(total) is not ast.Call or total.func != "sum" or total.attribute is not None:
+        return None
+    squares, *rest = total.args or (None,)
+    if len(rest) > 1 or (rest and not (type(rest[0]) is ast.KeywordArg
+                                       and rest[0].name == "axis")):
+        return None
+    if (type(squares) is not ast.Call or squares.func != "power" or len(squares.args) != 2
+            or type(squares.args[1]) is not ast.Literal or squares.args[1].value != 2.0
+            or type(squares.args[1].value) is not float):
+        return None
+    magnitude = squares.args[0]
+    if (type(magnitude) is not ast.Call or magnitude.func != "absolute"
+            or len(magnitude.args) != 1 or type(magnitude.args[0]) is ast.KeywordArg):
+        return None
+    return ast.Call("__npnorm", (magnitude.args[0], *rest), None, loc)
+
+
 class RecordingCompiler(Compiler):
     """A compiler whose eager primitives record on the active tape (see module doc)."""
 
@@ -192,6 +220,9 @@ class RecordingCompiler(Compiler):
         restore = spec.flags.get("restore") if spec is not None else None
         if restore is not None:   # a rewrite's primitive: record the expression it replaced
             return self.compile(restore(tuple(args), loc), scope)
+        norm = _rewritten_norm(name, args, loc)
+        if norm is not None:      # np.linalg.norm as it was written (see _rewritten_norm)
+            return self.compile(norm, scope)
         if (name == "store" and len(args) == 2 and isinstance(args[0], ast.Call)
                 and args[0].func in _SLICE_FORMS and args[0].args):
             return self.compile_store_into_slice(args[0], args[1], loc, scope)

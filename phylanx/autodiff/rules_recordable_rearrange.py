@@ -3,8 +3,8 @@ and ``sort`` (for nested differentiation; the mechanism is in :mod:`.rules_recor
 
 Each copies or moves elements, so its rule moves the cotangent back with primitives:
 the inside of a padding is cut out (``__subscript``), the copies of a tile are summed
-(``reshape``, ``sum``), a repeat's copies are summed by a product with its 0/1 owner
-matrix, a sort's permutation is undone by indexing with its inverse.  Which element
+(``reshape``, ``sum``), a repeat's copies are summed (split and summed, or gathered
+per element), a sort's permutation is undone by indexing with its inverse.  Which element
 went where is decided from the shapes and the primal order (constants of the
 derivative, as in the kernel rules of :mod:`.rules_shape` and :mod:`.rules_rearrange`).
 ``tests/autodiff/test_second_order.py`` checks their second derivatives.
@@ -54,11 +54,24 @@ def repeat_equations(ct, out, a, repeats, axis=None, wanted=None):
         ax, rank = int(axis) % x.ndim, x.ndim
         n = x.shape[ax]
     counts = np.broadcast_to(np.asarray(int_list(repeats)), (n,))
-    owner = np.repeat(np.arange(n), counts)         # which element each output slot copies
-    owners = (owner[:, None] == np.arange(n)[None, :]).astype(np.result_type(x, 1.0))
     last = [i for i in range(rank) if i != ax] + [ax]
     moved = eq("transpose", ct, last) if rank > 1 else ct
-    summed = eq("dot", moved, owners)
+    lead = [shape_of(ct)[i] for i in last[:-1]]
+    widest = int(counts.max(initial=0))
+    if n and np.all(counts == widest):
+        # the copies of element i are places i*k ... i*k + k - 1: split the axis, sum
+        summed = eq("sum", eq("reshape", moved, lead + [n, widest]), -1)
+    else:
+        # element i's copies gathered into row i of an (n, widest) table, the places
+        # past its count reading an appended zero (linear in the length, unlike a 0/1
+        # owner matrix of output length x n)
+        total = int(counts.sum())
+        zero = np.zeros(lead + [1], np.result_type(x, 1.0))
+        padded = eq("concatenate", [moved, zero], -1)
+        starts = np.cumsum(counts) - counts
+        places = starts[:, None] + np.arange(max(widest, 1))[None, :]
+        table = np.where(np.arange(max(widest, 1))[None, :] < counts[:, None], places, total)
+        summed = eq("sum", eq("__subscript", padded, *([None] * (rank - 1)), table), -1)
     back = eq("transpose", summed, [int(i) for i in np.argsort(last)]) if rank > 1 else summed
     return eq("reshape", back, list(x.shape)), None, None
 
