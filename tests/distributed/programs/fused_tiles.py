@@ -180,6 +180,24 @@ for how in ("row", "uneven"):
     else:
         raise AssertionError(f"rank {r}: a plain row of 6 against rows of 5 gave a result")
 assert (r == 0) == any(ran[-10:]), (r, ran)
+
+# an error of one operation inside the region that depends on the values (an integer
+# base to a negative power), at the region's first hot evaluation (no kernel yet):
+# rank 0 ran it on its tiles, the others node by node; every rank raises it, located
+# at the power, and goes on in step (else: the job ended, rank 0 said to have a result)
+POWERS = "def powers(x, k):\n    return np.sum(x ** k + 1, axis=1)\n"
+powers = compiled(POWERS, "powers")
+xi = np.arange(3 * p * 4).reshape(3 * p, 4) % 7 + 1
+ti = dist.tiled(xi, "row", name="pi")
+np.testing.assert_array_equal(np.asarray(powers(ti, 2)), powers.python(xi, 2))   # cold
+try:
+    powers(ti, -1)
+except PhylanxError as error:
+    assert "negative integer exponent" in str(error), str(error)
+    assert "<fused_tiles powers>:2:" in str(error), str(error)
+else:
+    raise AssertionError(f"rank {r}: an integer base to a negative power gave a result")
+np.testing.assert_array_equal(np.asarray(powers(ti, 3)), powers.python(xi, 3))
 hot.set_tiled_runner(fused_tiles.TileRunner)
 
 dist.barrier().result()
