@@ -141,8 +141,10 @@ def _walk(op: Op, values: list, layout: Any, dispatched: list) -> Any:
         result_layout = layout
     driver = tiled[0]
     result = _Tiled(driver.name, driver.generation + 1, result_layout, driver.plain)
-    plain = plain_operands([_PROBE if type(a) is _Tiled else a for a in args],
-                           node.primitive, node.loc)
+    # (digests merged by a rule's dispatch only: an element-wise kernel without a rule
+    # runs tile by tile and carries none, ``darray._dispatch``)
+    plain = () if rule is None else plain_operands(
+        [_PROBE if type(a) is _Tiled else a for a in args], node.primitive, node.loc)
     if plain:
         result.plain = merged(result.plain, plain)
     dispatched.append(node)
