@@ -20,7 +20,9 @@ and leave the node-by-node trace (issue 28 item 5).
   error inside the region afterwards is raised by every rank (each counted the
   region's evaluations at its operations' sites alike, else the job ends); so is an
   error that depends on the values (an integer base to a negative power) inside a
-  region run on rank 0's tiles only, located at its operation.
+  region run on rank 0's tiles only, located at its operation.  Hot or cold is decided
+  alike on every rank (by global sizes), so that a declined region whose leaf
+  communicates keeps its collectives in step with tiles of very different sizes.
 
 Prints 'OK <rank>' at the end.
 """
@@ -233,6 +235,28 @@ else:
 np.testing.assert_array_equal(np.asarray(powers(ti, 3)), powers.python(xi, 3))
 config.set("fusion_min_size", 1)
 hot.set_tiled_runner(fused_tiles.TileRunner)
+
+# ranks choosing differently by their tiles' sizes (rank 0's big, the others' small)
+# in a region the tile path declines (``x + z`` fetches: another tiling) whose leaf
+# communicates (``np.sum(q)``): a hot rank evaluates the leaves first, a cold one in
+# the tree's order, so hot or cold must be decided alike on every rank (else the
+# collectives run out of step and the job ends)
+config.set("fusion_min_size", 100)
+ORDER = "def order(x, z, q):\n    return (x + z) * np.sum(q) - x\n"
+order = compiled(ORDER, "order")
+rows = 20 + 10 * p
+x, z, q = np.random.default_rng(10).normal(size=(3, rows, 5))
+xcuts = [0] + [20 + 10 * k for k in range(1, p + 1)]
+zcuts = [0] + [c - 5 for c in xcuts[1:-1]] + [rows]
+tx = dist.annotate(x[xcuts[r]:xcuts[r + 1]].copy(), "ox",
+                   ["tile", ["rows", xcuts[r], xcuts[r + 1]], ["columns", 0, 5]])
+tz = dist.annotate(z[zcuts[r]:zcuts[r + 1]].copy(), "oz",
+                   ["tile", ["rows", zcuts[r], zcuts[r + 1]], ["columns", 0, 5]])
+tq = dist.tiled(q, "row", name="oq")
+for _ in range(4):
+    np.testing.assert_allclose(np.asarray(order(tx, tz, tq)), order.python(x, z, q),
+                               rtol=1e-12)
+config.set("fusion_min_size", 1)
 
 dist.barrier().result()
 print(f"OK {r}")
