@@ -178,8 +178,8 @@ class TileRunner:
     kind = DistributedArray
 
     @staticmethod
-    def local_size(value: DistributedArray) -> int:
-        return value.local.size
+    def size(value: DistributedArray) -> int:
+        return value.size
 
     @staticmethod
     def run(region: Region, values: list, compute: Any) -> Any:
