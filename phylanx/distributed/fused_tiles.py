@@ -27,6 +27,7 @@ computed here to take its digest, as the node-by-node path computes it.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -140,8 +141,10 @@ def _walk(op: Op, values: list, layout: Any, dispatched: list) -> Any:
         result_layout = layout
     driver = tiled[0]
     result = _Tiled(driver.name, driver.generation + 1, result_layout, driver.plain)
-    plain = plain_operands([_PROBE if type(a) is _Tiled else a for a in args],
-                           node.primitive, node.loc)
+    # (digests merged by a rule's dispatch only: an element-wise kernel without a rule
+    # runs tile by tile and carries none, ``darray._dispatch``)
+    plain = () if rule is None else plain_operands(
+        [_PROBE if type(a) is _Tiled else a for a in args], node.primitive, node.loc)
     if plain:
         result.plain = merged(result.plain, plain)
     dispatched.append(node)
@@ -175,8 +178,8 @@ class TileRunner:
     kind = DistributedArray
 
     @staticmethod
-    def local_size(value: DistributedArray) -> int:
-        return value.local.size
+    def size(value: DistributedArray) -> int:
+        return value.size
 
     @staticmethod
     def run(region: Region, values: list, compute: Any) -> Any:
@@ -190,13 +193,21 @@ class TileRunner:
             return NotImplemented
         result, dispatched = made
         root = region.root.node
+        local = [v.local if type(v) is DistributedArray else v for v in values]
+        try:
+            out = np.asarray(compute(local))
+        except Exception as e:  # noqa: BLE001 - node by node says where, with every rank
+            # an operation failed on this tile (an integer base to a negative power):
+            # node by node it fails at its own site, agreed there with every rank, as
+            # on a rank that did not fuse (counting the operations as passed first
+            # would tell those ranks this one got a result: the job would end)
+            return _node_by_node(region, values, e)
         for node in dispatched[:-1]:
             passed((node.primitive, node.loc))   # counted as the rules' evaluations are
-        local = [v.local if type(v) is DistributedArray else v for v in values]
 
         def on_tiles() -> DistributedArray:
             box = result.layout.boxes[api.find_here()]
-            out, want = np.asarray(compute(local)), tiling.box_shape(box)
+            want = tiling.box_shape(box)
             if out.shape != want:
                 raise PhylanxValueError(f"the fused result of a tile of shape {want} has "
                                         f"shape {out.shape}")
@@ -204,6 +215,20 @@ class TileRunner:
             tiled.plain = result.plain
             return tiled
         return guarded((root.primitive, root.loc), lambda e: located_at(root, e), on_tiles)
+
+
+def _node_by_node(region: Region, values: list, failure: Exception) -> Any:
+    """The region evaluated node by node on the tiled values (each operation through
+    its rule, at its own site) after its fused evaluation on this rank's tiles failed
+    with ``failure``: that operation's error, agreed with every rank; or, if every
+    operation succeeds (the fused path's own fault), the answer, with a warning."""
+    from ..fusion.regions import interpret
+    from ..kernels.compiling import FusionWarning
+    value = interpret(region, values)
+    warnings.warn(f"the fused evaluation of {region.describe()} on this rank's tiles failed "
+                  f"({type(failure).__name__}: {failure}); its operations node by node "
+                  "gave the answer", FusionWarning, stacklevel=2)
+    return value
 
 
 hot.set_tiled_runner(TileRunner)

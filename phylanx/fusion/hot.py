@@ -40,7 +40,11 @@ The root node of every region (``regions.py``) evaluates through a
 A region whose leaves are tiled arrays runs through the runner the distributed layer
 installs (``set_tiled_runner``: ``distributed/fused_tiles.py``): the same policy on
 each rank's own tiles when the region is row-local, leaving exactly the trace the
-node-by-node rules would (so each rank may decide alone), else node by node.
+node-by-node rules would (so each rank may choose the kernel or NumPy for its tile
+alone), else node by node.  Whether the region is hot is decided alike on every rank
+(a tiled value is big by its global size; a tile's small evaluation is not counted):
+a hot evaluation computes the leaves first, a cold one in the tree's order, and a
+declined region's collectives must not run out of step.
 
 Every timing here reads the side table's clock (``choices.clock``: tests inject one).
 
@@ -124,7 +128,7 @@ _ranks: list[bool] = []
 
 #: the runner of a region on the local tiles of tiled operands, set by the layer that
 #: owns them (``distributed/fused_tiles.py``; fusion does not import it): ``kind`` (the
-#: tiled type), ``local_size(value)``, and ``run(region, values, compute)``, which
+#: tiled type), ``size(value)`` (global), and ``run(region, values, compute)``, which
 #: computes the region's tiled value from the tiles with ``compute`` (the fused path
 #: on plain values) and leaves what the node-by-node path would, or returns
 #: ``NotImplemented`` (operands it does not cover: the node-by-node path runs)
@@ -305,9 +309,11 @@ class FusedRegion:
         """A cold evaluation's value is big enough to count (a descheduled small
         evaluation on a loaded machine must not; a reduction hides the size)."""
         if type(value) is _tiled_kind():
-            # this rank's tile: whether it runs fused is its own decision, the tiled
-            # runner leaves the same trace either way
-            return self.reduction or _TILED[0].local_size(value) >= Settings.min_size
+            # by its global size, alike on every rank: a hot rank evaluates the leaves
+            # first, a cold one in the tree's order, which must not put a declined
+            # region's collectives out of step (each tile's kernel or NumPy is still
+            # its rank's own choice: ``hot_values`` on the tiles, uncounted)
+            return self.reduction or _TILED[0].size(value) >= Settings.min_size
         return self.reduction or (type(value) is np.ndarray
                                   and value.size >= Settings.min_size)
 
@@ -499,20 +505,24 @@ class FusedRegion:
         values = [leaf.choice.call(frame) for leaf in self.leaves]
         kind = _tiled_kind()
         if kind is not None and any(type(v) is kind for v in values):
-            result = _TILED[0].run(self.region, values, self.hot_values)
+            result = _TILED[0].run(self.region, values,
+                                   lambda tiles: self.hot_values(tiles, counted=False))
             if result is not NotImplemented:
                 return result
         return self.hot_values(values)
 
-    def hot_values(self, values: list) -> Any:
-        """The hot evaluation of the region on its leaves' values."""
+    def hot_values(self, values: list, counted: bool = True) -> Any:
+        """The hot evaluation of the region on its leaves' values.  Not ``counted``
+        (this rank's tiles): a tile's size does not retire the region on one rank."""
         prepared = self.prepare(values)
         if prepared is None or prepared[3] < self.min_elements():
-            self.small += 1
-            if self.small >= GIVE_UP and 4 * self.big < self.small:
-                self.mostly_small()            # the sizes changed: mostly small evaluations now
+            if counted:
+                self.small += 1
+                if self.small >= GIVE_UP and 4 * self.big < self.small:
+                    self.mostly_small()        # the sizes changed: mostly small evaluations now
             return self.unfused(values)
-        self.big += 1
+        if counted:
+            self.big += 1
         sig, args, shape, n = prepared
         entry = self.kernels.get(sig)
         if isinstance(entry, _Kernel) and entry.checked and entry.timed_runs >= SPEED_RUNS:

@@ -1,21 +1,28 @@
 """Fused regions run on the local tiles of row-tiled operands (``distributed/fused_tiles.py``)
 and leave the node-by-node trace (issue 28 item 5).
 
-* Random element-wise chains (seeded by the rank count: every rank draws the same) of
-  two tiled arrays ``x``, ``y``, a plain row ``c`` and a number ``s``, some ended by a
-  sum, mean or max along the rows' other axis, over random row tilings (even, uneven
-  with rank 0's tile empty): the result equals the undecorated function's on the whole
-  arrays, and equals the same function run node by node on the tiles (the tile path
-  switched off; its plain parts fused alike) in everything the next exchange reads
-  (name, generation, layout, the plain operands' digests it carries); the tile path
-  ran (counted).  A column tiling (the plain row is cut per tile: declined) and ``x``,
-  ``y`` tiled differently (a fetch: declined) are guards.
+* Random element-wise chains (three, the same at every rank count: a kernel each,
+  compiled once and then loaded from numba's disk cache) of two tiled arrays ``x``,
+  ``y``, a plain row ``c`` and a number ``s``, some ended by a sum, mean or max along
+  the rows' other axis, each over three tilings of random shapes (seeded by the rank
+  count: every rank draws the same): rows even, rows uneven with rank 0's tile empty,
+  and columns.  The result equals the undecorated function's on the whole arrays, and
+  equals the same function run node by node on the tiles (the tile path switched off;
+  its plain parts fused alike) in everything the next exchange reads (name,
+  generation, layout, the plain operands' digests it carries); on rows the tile path
+  ran (counted).  The column tiling (the plain row is cut per tile: declined) and
+  ``x``, ``y`` tiled differently (a fetch: declined) are guards.  An element-wise
+  operation without a rule of its own (``power``) leaves the same trace fused.
 * Ranks choosing differently: rank 0 runs the region fused on its tiles, the others
   node by node (the tile path switched off there).  Equal plain operands give NumPy's
   answer; a plain row that differs on rank 0 only is a located error on every rank at
   the result's first exchange, naming it, as when every rank runs node by node; an
   error inside the region afterwards is raised by every rank (each counted the
-  region's evaluations at its operations' sites alike, else the job ends).
+  region's evaluations at its operations' sites alike, else the job ends); so is an
+  error that depends on the values (an integer base to a negative power) inside a
+  region run on rank 0's tiles only, located at its operation.  Hot or cold is decided
+  alike on every rank (by global sizes), so that a declined region whose leaf
+  communicates keeps its collectives in step with tiles of very different sizes.
 
 Prints 'OK <rank>' at the end.
 """
@@ -109,35 +116,40 @@ def trace(value):
     return value.full_name, value.layout, value.plain
 
 
-# three chains per job, drawn anew for each rank count (a kernel each: make test's time)
-rng = np.random.default_rng(45 + p)
-for i, how in enumerate(("row", "uneven", "column")):
-    source = chain_source(rng, i)
+# three chains, the same at every rank count (their kernels compiled once: numba's disk
+# cache), each run on the three tilings (one kernel signature each: compiled once per
+# process), the first its own (chain 1 starts on uneven tiles: rank 0's empty tile runs
+# NumPy while the others' run the kernel); the shapes drawn anew for each rank count
+draw, rng = np.random.default_rng(45), np.random.default_rng(45 + p)
+TILINGS = ("row", "uneven", "column")
+for i in range(3):
+    source = chain_source(draw, i)
     fused = compiled(source, f"chain{i}")
     unfused = compiled(source, f"chain{i}")      # run below without the tile path
-    rows, m = int(rng.integers(p, 4 * p + 6)), int(rng.integers(1, 7)) + p
-    x, y = rng.normal(size=(rows, m)), rng.normal(size=(rows, m))
-    c, s = rng.normal(size=m), float(rng.normal())
-    tx, ty = tiled(x, how, f"fx{i}"), tiled(y, how, f"fy{i}")
-    want = fused.python(x, y, c, s)
-    del ran[:]
-    for _ in range(4):                   # cold, hot (planned, compiled), checked, kernel
-        got = fused(tx, ty, c, s)
-    hot._TILED[:] = []                   # node by node on the tiles, as before
-    try:
-        for _ in range(4):
-            plain = unfused(tx, ty, c, s)
-    finally:
-        hot.set_tiled_runner(fused_tiles.TileRunner)
-    if how != "column" and tx.local.size:     # (an empty tile's chain stays cold: small)
-        assert ran and all(ran), (i, how, source, ran)
-    assert type(got) is type(plain), (i, how, type(got), type(plain))
-    assert how == "column" or type(got) is dist.DistributedArray, (i, type(got))
-    if type(got) is dist.DistributedArray:
-        assert trace(got) == trace(plain), (i, how, source, trace(got), trace(plain))
-    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-10, atol=1e-12,
-                               err_msg=f"{source} {how} rank {r}")
-    np.testing.assert_allclose(np.asarray(plain), want, rtol=1e-12, atol=1e-14)
+    for how in TILINGS[i:] + TILINGS[:i]:
+        rows, m = int(rng.integers(p, 4 * p + 6)), int(rng.integers(1, 7)) + p
+        x, y = rng.normal(size=(rows, m)), rng.normal(size=(rows, m))
+        c, s = rng.normal(size=m), float(rng.normal())
+        tx, ty = tiled(x, how, f"fx{i}{how}"), tiled(y, how, f"fy{i}{how}")
+        want = fused.python(x, y, c, s)
+        del ran[:]
+        for _ in range(4):               # cold, hot (planned, compiled), checked, kernel
+            got = fused(tx, ty, c, s)
+        hot._TILED[:] = []               # node by node on the tiles, as before
+        try:
+            for _ in range(4):
+                plain = unfused(tx, ty, c, s)
+        finally:
+            hot.set_tiled_runner(fused_tiles.TileRunner)
+        if how != "column":        # (hot alike on every rank: by the global size)
+            assert ran and all(ran), (i, how, source, ran)
+        assert type(got) is type(plain), (i, how, type(got), type(plain))
+        assert how == "column" or type(got) is dist.DistributedArray, (i, type(got))
+        if type(got) is dist.DistributedArray:
+            assert trace(got) == trace(plain), (i, how, source, trace(got), trace(plain))
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-10, atol=1e-12,
+                                   err_msg=f"{source} {how} rank {r}")
+        np.testing.assert_allclose(np.asarray(plain), want, rtol=1e-12, atol=1e-14)
 
 # x and y tiled differently: y's rows are fetched (a collective): declined, NumPy's answer
 source = chain_source(np.random.default_rng(7), "mixed")
@@ -149,6 +161,31 @@ for _ in range(4):
     got = mixed(tx, ty, c[0], 0.5)
 assert p == 1 or not any(ran), ran
 np.testing.assert_allclose(np.asarray(got), mixed.python(x, y, c[0], 0.5), rtol=1e-10, atol=1e-12)
+
+# an element-wise operation without a rule of its own (power: ``darray.dispatch`` runs
+# it tile by tile and carries no digest of its plain operands) leaves that trace fused
+# too (else a rank that fused and one that did not differ at the next exchange: a false
+# "different values for a plain operand"); hot on NumPy (a reduction: big whatever its
+# size), no kernel to compile
+config.set("fusion_min_size", 10 ** 9)
+POWERS = "def powers(x, k):\n    return np.sum(x ** k + 1, axis=1)\n"
+powers, slow = compiled(POWERS, "powers"), compiled(POWERS, "powers")
+xi = np.arange(2 * p * 3).reshape(2 * p, 3) % 5
+ti = dist.tiled(xi, "row", name="pw")
+del ran[:]
+for _ in range(2):
+    got = powers(ti, 3)
+hot._TILED[:] = []
+try:
+    for _ in range(2):
+        plain = slow(ti, 3)
+finally:
+    hot.set_tiled_runner(fused_tiles.TileRunner)
+assert ran and ran[-1], ran
+assert trace(got) == trace(plain), (trace(got), trace(plain))
+np.testing.assert_array_equal(np.asarray(got), powers.python(xi, 3))
+config.set("fusion_min_size", 1)
+del ran[:]
 
 # ranks choosing differently: rank 0 fused, the others node by node
 DISTANCES = "def distances(x, c):\n    return np.sum((x - c) * (x + c), axis=1)\n"
@@ -180,7 +217,46 @@ for how in ("row", "uneven"):
     else:
         raise AssertionError(f"rank {r}: a plain row of 6 against rows of 5 gave a result")
 assert (r == 0) == any(ran[-10:]), (r, ran)
+
+# an error of one operation inside the region that depends on the values (an integer
+# base to a negative power), on its tiles on rank 0 only: every rank raises it, located
+# at the power, and goes on in step (else: the job ended, rank 0 said to have a result)
+config.set("fusion_min_size", 10 ** 9)
+xi = np.arange(3 * p * 4).reshape(3 * p, 4) % 7 + 1
+ti = dist.tiled(xi, "row", name="pi")
+np.testing.assert_array_equal(np.asarray(powers(ti, 2)), powers.python(xi, 2))
+try:
+    powers(ti, -1)
+except PhylanxError as error:
+    assert "negative integer exponent" in str(error), str(error)
+    assert "<fused_tiles powers>:2:" in str(error), str(error)
+else:
+    raise AssertionError(f"rank {r}: an integer base to a negative power gave a result")
+np.testing.assert_array_equal(np.asarray(powers(ti, 3)), powers.python(xi, 3))
+config.set("fusion_min_size", 1)
 hot.set_tiled_runner(fused_tiles.TileRunner)
+
+# ranks choosing differently by their tiles' sizes (rank 0's big, the others' small)
+# in a region the tile path declines (``x + z`` fetches: another tiling) whose leaf
+# communicates (``np.sum(q)``): a hot rank evaluates the leaves first, a cold one in
+# the tree's order, so hot or cold must be decided alike on every rank (else the
+# collectives run out of step and the job ends)
+config.set("fusion_min_size", 100)
+ORDER = "def order(x, z, q):\n    return (x + z) * np.sum(q) - x\n"
+order = compiled(ORDER, "order")
+rows = 20 + 10 * p
+x, z, q = np.random.default_rng(10).normal(size=(3, rows, 5))
+xcuts = [0] + [20 + 10 * k for k in range(1, p + 1)]
+zcuts = [0] + [c - 5 for c in xcuts[1:-1]] + [rows]
+tx = dist.annotate(x[xcuts[r]:xcuts[r + 1]].copy(), "ox",
+                   ["tile", ["rows", xcuts[r], xcuts[r + 1]], ["columns", 0, 5]])
+tz = dist.annotate(z[zcuts[r]:zcuts[r + 1]].copy(), "oz",
+                   ["tile", ["rows", zcuts[r], zcuts[r + 1]], ["columns", 0, 5]])
+tq = dist.tiled(q, "row", name="oq")
+for _ in range(4):
+    np.testing.assert_allclose(np.asarray(order(tx, tz, tq)), order.python(x, z, q),
+                               rtol=1e-12)
+config.set("fusion_min_size", 1)
 
 dist.barrier().result()
 print(f"OK {r}")
