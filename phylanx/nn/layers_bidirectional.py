@@ -7,7 +7,8 @@ the two are merged (``merge_mode`` ``"concat"`` on the last axis, ``"sum"``, ``"
 ``"ave"``, or ``None``: both outputs).  The weights are the forward layer's, then the
 backward layer's (``get_weights`` in Keras' order); in a ``.weights.h5`` file they sit
 under ``layers/bidirectional/forward_layer/cell/vars`` and ``backward_layer``.
-``return_sequences`` keeps the input's mask (each output's, with ``merge_mode=None``).
+``return_sequences`` keeps the input's mask (each output's, with ``merge_mode=None``), and
+both copies take ``zero_output_for_mask = return_sequences``, as Keras 3 forces.
 """
 from __future__ import annotations
 
@@ -52,6 +53,10 @@ class Bidirectional(Layer):
         self.backward_layer = type(layer)(**{**config, "name": "backward_" + layer.name,
                                              "go_backwards": not layer.go_backwards})
         self.return_sequences = layer.return_sequences
+        # As Keras 3 (force_zero_output_for_mask): a masked step's output is zeros in
+        # both halves when sequences are returned, not the state carried through it
+        for half in (self.forward_layer, self.backward_layer):
+            half.zero_output_for_mask = layer.return_sequences
 
     @property
     def keras_sublayers(self) -> dict[str, str]:
