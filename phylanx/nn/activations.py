@@ -1,7 +1,8 @@
 """Activation functions by Keras name, emitted as primitives of a layer's program.
 
 ``relu sigmoid tanh softmax linear elu selu softplus softsign hard_sigmoid exponential
-swish`` (``silu``); ``None`` and ``"linear"`` are the identity.
+swish`` (``silu``); ``None`` and ``"linear"`` are the identity.  ``hard_sigmoid`` is
+Keras 3's, ``relu6(x + 3) / 6`` (the PhySL primitive is Keras 2's ``0.2 x + 0.5``).
 """
 from __future__ import annotations
 
@@ -29,6 +30,13 @@ def _selu(g: Graph, x: Var) -> Var:
     return g.op("__mul", inner, _SELU_SCALE, shape=x.shape, hint="selu")
 
 
+def _hard_sigmoid(g: Graph, x: Var) -> Var:
+    # Keras 3's relu6(x + 3) / 6 = clip(x / 6 + 0.5, 0, 1); the primitive keeps Keras 2's
+    # (and the original's) clip(0.2 x + 0.5, 0, 1), so it reads x scaled by 5/6
+    scaled = g.op("__mul", x, 5.0 / 6.0, shape=x.shape, hint="hard_sigmoid")
+    return g.op("hard_sigmoid", scaled, shape=x.shape, hint="hard_sigmoid")
+
+
 def _swish(g: Graph, x: Var) -> Var:
     s = g.op("sigmoid", x, shape=x.shape)
     return g.op("__mul", x, s, shape=x.shape, hint="swish")
@@ -44,7 +52,7 @@ ACTIVATIONS = {
     "selu": _selu,
     "softplus": _simple("softplus"),
     "softsign": _simple("softsign"),
-    "hard_sigmoid": _simple("hard_sigmoid"),
+    "hard_sigmoid": _hard_sigmoid,
     "exponential": _simple("exp"),
     "swish": _swish,
     "silu": _swish,
