@@ -22,8 +22,9 @@ for a view (``values.stands_for_view``), ``e`` of its shape or a scalar, NumPy's
 ``result_type`` ``x``'s: no cast), else that computation and the ``__inplace`` kernel
 (its casts and located errors).  A number ``x`` (``type(x) in _NUMBERS``) is rebound
 to ``x op e`` inline by the translator, without calling ``_update``.  The law: a
-ufunc's output may overlap its inputs (NumPy buffers what the overlap needs), so ``op(x, e, out=x)`` writes the values the
-copy of ``op(x, e)`` writes, without the second pass and the temporary.
+ufunc's output may overlap its inputs (NumPy buffers what the overlap needs), so
+``op(x, e, out=x)`` writes the values the copy of ``op(x, e)`` writes, without the
+second pass and the temporary.
 """
 from __future__ import annotations
 
