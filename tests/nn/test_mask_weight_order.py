@@ -1,15 +1,19 @@
 """A mask read by a later layer (Concatenate's mask feeding an RNN) puts Keras 3's mask
 ops in its functional graph, which reorders its layers (``map_graph`` by depth) and so
-its ``get_weights`` list and the positional keys of its ``.weights.h5``.  phylanx orders
-the layers as without masks (docs/nn.md: "Not modelled").  With two layers of one class
-and shape (two embeddings) the weights land swapped, with no error: a Keras-written
-weights file loads into the other layer and the prediction differs silently."""
+its ``get_weights`` list and the positional keys of its ``.weights.h5``.  phylanx models
+those ops' depth (``nn/mask_flow.py``, rev29); before, with two layers of one class and
+shape (two embeddings), the weights landed swapped with no error: a Keras-written
+weights file loaded into the other layer and the prediction differed silently."""
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pytest
 
 from phylanx import nn
+
+os.environ.setdefault("KERAS_BACKEND", "jax")     # (before keras is imported)
 
 pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning"),
               pytest.mark.filterwarnings("ignore::DeprecationWarning")]
@@ -23,7 +27,6 @@ def _build(layers, model, inp):
     return model(i, layers.Dense(1)(layers.LSTM(3)(c)))
 
 
-@pytest.mark.xfail(strict=True, reason="Keras' mask ops reorder its layers; not modelled")
 def test_keras_weights_file_with_mask_reordered_layers(tmp_path):
     keras = pytest.importorskip("keras")
     if keras.backend.backend() != "jax":
