@@ -26,6 +26,13 @@ from phylanx.runtime.locality import here
 r, n = dist.find_here(), dist.num_localities()
 engine = here().engine
 
+# -- a rank keeps freed large blocks for reuse (runtime/malloc_reuse.py) from its start,
+# before any evaluation: collectives called from Python reallocate their results too
+if n > 1:
+    from phylanx.runtime import malloc_reuse
+    assert malloc_reuse._applied is True, ("malloc_reuse not applied at the rank's start",
+                                           malloc_reuse._applied)
+
 # -- round trips: count the MPI requests each operation yields (whoever steps it: the
 # calling thread, collectives._express, or the engine) ----------------------------------
 collectives = here().collectives
