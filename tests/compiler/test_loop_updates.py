@@ -218,27 +218,13 @@ def test_a_number_updated_in_a_loop_pays_no_call():
     """``k += 1`` on a number is ``k + 1`` inline in the translated loop, as before the
     in-place form (3781e36): no Python call of phylanx per iteration (``_update`` and
     the ``__inplace`` kernel it falls back to cost 1.3-1.7x such a loop's time)."""
-    import os
-    import sys
-
-    import phylanx
-    root = os.path.dirname(phylanx.__file__)
+    from ..python_calls import python_calls
     on = decorated(counted, **OFF)
     x = np.arange(10.0)
     assert_identical(on(x, 5, 0), counted(x, 5, 0))
 
     def calls(n):
-        called = []
-
-        def profile(frame, event, _arg):
-            if event == "call" and frame.f_code.co_filename.startswith(root):
-                called.append(frame.f_code.co_name)
-        sys.setprofile(profile)
-        try:
-            on(x, n, 0)
-        finally:
-            sys.setprofile(None)
-        return called
+        return python_calls(on, x, n, 0)[1]
     assert "_update(" in loops(on)[0].run.scalar_loop.source
     from collections import Counter
     few, more = calls(50), calls(150)

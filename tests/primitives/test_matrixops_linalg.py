@@ -14,6 +14,7 @@ import pytest
 import phylanx
 from phylanx.errors import PhylanxTypeError, PhylanxValueError
 
+from ..python_calls import python_calls
 from .harness import assert_like_numpy
 
 ev = phylanx.evaluate
@@ -259,25 +260,6 @@ def test_norm_errors(args, error, message):
         ev(f"lambda(x, __npnorm(x{args}))", np.array([1., 2.]))
 
 
-def _python_calls(fn, *args):
-    """(fn(*args), the functions of phylanx called while it ran, fn itself included;
-    NumPy's own Python dispatchers are NumPy's cost, paid by NumPy code too)."""
-    import os
-    import sys
-    root = os.path.dirname(phylanx.__file__)
-    called = []
-
-    def profile(frame, event, _arg):
-        if event == "call" and frame.f_code.co_filename.startswith(root):
-            called.append(frame.f_code.co_name)
-    sys.setprofile(profile)
-    try:
-        result = fn(*args)
-    finally:
-        sys.setprofile(None)
-    return result, called
-
-
 @pytest.mark.parametrize("name", ["dot", "matmul"])
 @pytest.mark.parametrize("a_shape, b_shape", [((2, 2), (2, 2)), ((2, 2), (2,)), ((2,), (2,)),
                                               ((3,), (3, 2)), ((2, 2, 3), (2, 3, 2))])
@@ -289,7 +271,7 @@ def test_a_product_of_float_arrays_is_one_python_call(name, a_shape, b_shape, dt
     (never a 0-d array) for an inner product."""
     from phylanx.primitives.matrixops import linalg
     a, b = operand(a_shape, dtype, 3), operand(b_shape, dtype, 4)
-    got, called = _python_calls(getattr(linalg, name), a, b)
+    got, called = python_calls(getattr(linalg, name), a, b)
     assert called == [name]
     want = getattr(np, name)(a, b)
     assert type(got) is type(want) and np.array_equal(got, want)

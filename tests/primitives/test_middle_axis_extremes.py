@@ -124,8 +124,8 @@ def test_a_small_extreme_is_numpys_reduction_in_few_calls(name, a, axis):
     """A loop's step over a small array pays every Python call of the kernel beside
     NumPy's one reduction: the plain case (a non-empty numeric array, an int axis or
     none, no options) converts nothing; the result is NumPy's, a scalar for a 0-d one."""
-    from .test_matrixops_linalg import _python_calls
-    got, called = _python_calls(getattr(reductions, name), a, axis)
+    from ..python_calls import python_calls
+    got, called = python_calls(getattr(reductions, name), a, axis)
     assert len(called) <= 4, called          # the kernel, _extreme and two tests
     want = (np.max if name == "amax" else np.min)(a, axis=axis)
     assert type(got) is type(want) and np.array_equal(got, want)
