@@ -119,9 +119,51 @@ def result_shape(args: Any) -> tuple[int, ...]:
     return shape
 
 
+def aligned_driver(args: Any) -> DistributedArray | None:
+    """The first tiled operand when every tiled operand has its shape and boxes and
+    every other one is used whole by every tile (a number, a 0-d array: shape ``()``), else None.
+    Then the general path's every choice is known without computing it: the result
+    has the driver's shape and layout, every candidate driver costs 0 (each rank's part
+    of an operand laid out alike is its own tile), so the first is chosen, nothing is
+    fetched, and each tile reads the operands' own tiles whole."""
+    driver = None
+    for a in args:
+        if type(a) is DistributedArray:
+            if driver is None:
+                driver = a
+            elif a.layout is not driver.layout and (a.layout.boxes != driver.layout.boxes
+                                                    or a.shape != driver.shape):
+                return None     # (a 1-d operand's orientation key may differ)
+        elif (type(a) is np.ndarray and a.ndim > 0) or _is_sequence(a):
+            return None
+    return driver
+
+
 def elementwise(fn: Any, args: Any) -> Any:
     """``fn`` tile by tile with NumPy's broadcasting (module docstring).  The result
     has the driver's name, next generation."""
+    driver = aligned_driver(args)
+    if driver is not None:
+        # (the common case, a chain on one layout: the general path's answer, found
+        # without its cost model and parts; test_broadcasting_property checks they agree)
+        out = fn(*[a.local if type(a) is DistributedArray else a for a in args])
+        return _tile_result(out, driver, driver.layout, driver.box)
+    return general_elementwise(fn, args)
+
+
+def _tile_result(out: Any, driver: DistributedArray, layout: Layout,
+                 box: tiling.Box) -> DistributedArray:
+    want = tiling.box_shape(box)
+    if isinstance(out, np.generic) and int(np.prod(want)) == 1:
+        out = np.asarray(out).reshape(want)
+    if not isinstance(out, np.ndarray) or out.shape != want:
+        raise PhylanxValueError(f"the element-wise result of a tile of shape {want} has "
+                                f"shape {np.shape(out)}")
+    return driver.derive(out, layout)
+
+
+def general_elementwise(fn: Any, args: Any) -> Any:
+    """:func:`elementwise` by the cost model, for any operands (module docstring)."""
     args = list(args)
     operands = [a for a in args if type(a) is DistributedArray]
     driver, layout = result_layout(args)
@@ -151,14 +193,7 @@ def elementwise(fn: Any, args: Any) -> Any:
             local_args.append(whole[tuple(slice(*p) for p in _part(box, whole.shape, shape))])
         else:
             local_args.append(a)
-    out = fn(*local_args)
-    want = tiling.box_shape(box)
-    if isinstance(out, np.generic) and int(np.prod(want)) == 1:
-        out = np.asarray(out).reshape(want)
-    if not isinstance(out, np.ndarray) or out.shape != want:
-        raise PhylanxValueError(f"the element-wise result of a tile of shape {want} has "
-                                f"shape {np.shape(out)}")
-    return driver.derive(out, layout)
+    return _tile_result(fn(*local_args), driver, layout, box)
 
 
 def fetched_operands(operands: list[DistributedArray], driver: DistributedArray,
@@ -202,5 +237,5 @@ def result_layout(args: Any) -> tuple[DistributedArray, Layout]:
                           driver.layout.key1d if len(shape) == 1 else None)
 
 
-__all__ = ["choose_driver", "elementwise", "fetched_bytes", "fetched_operands",
-           "result_layout", "result_shape"]
+__all__ = ["aligned_driver", "choose_driver", "elementwise", "fetched_bytes",
+           "fetched_operands", "general_elementwise", "result_layout", "result_shape"]

@@ -360,12 +360,13 @@ def plain_operands(args: Any, primitive: str, where: Any) -> tuple:
     from ..values import type_name
     from .agreement import operand_digest
     found = []
-    at = f" at {where}" if where is not None else ""
     for i, a in enumerate(args):
         if type(a) is DistributedArray:
             continue
         digest = operand_digest(a)
         if digest is not None:
+            # (the location's text only when there is an operand to name)
+            at = f" at {where}" if where is not None else ""
             found.append((digest, f"operand {i + 1} of {primitive} ({type_name(a)}){at}"))
     return tuple(found)
 

@@ -194,7 +194,8 @@ def communication(eqn: Eqn, facts: list[Facts], values: list
         if plain is None or plain.shape is None or None in plain.shape or not plain.dtype:
             return kind, None
         size = int(np.prod(plain.shape)) * np.dtype(plain.dtype).itemsize
-        gathers = 2 if eqn.prim in ("var", "std") else 1     # the mean first
+        # var, std: each rank's mean and sum of squared deviations, in one message
+        gathers = 2 if eqn.prim in ("var", "std") else 1
         return kind, gathers * ranks * (ranks - 1) * size
     return kind, None
 

@@ -134,7 +134,7 @@ class Layout:
     """Where the tiles of one array are: one box per locality, the global shape and,
     for vectors, the orientation key (``columns``: a row vector, ``rows``: a column)."""
 
-    __slots__ = ("boxes", "shape", "key1d", "_owned")
+    __slots__ = ("boxes", "shape", "key1d", "_owned", "_split")
 
     def __init__(self, boxes: list[Box] | tuple[Box, ...], shape: tuple[int, ...],
                  key1d: str | None = None) -> None:
@@ -142,6 +142,7 @@ class Layout:
         self.shape = tuple(int(s) for s in shape)
         self.key1d = (key1d or "columns") if len(self.shape) == 1 else None
         self._owned: list[list[Box]] | None = None
+        self._split: list[int] | None = None
 
     @property
     def owned(self) -> list[list[Box]]:
@@ -151,7 +152,11 @@ class Layout:
         return self._owned
 
     def split_axes(self) -> list[int]:
-        return tiling.split_axes(list(self.boxes), self.shape)
+        # (asked by every product and reduction rule: computed once, boxes and shape
+        # never change; a copy, as before, so no caller can change the cached one)
+        if self._split is None:
+            self._split = tiling.split_axes(list(self.boxes), self.shape)
+        return list(self._split)
 
     def tile(self, rank: int) -> list:
         return tiling.format_tile(self.boxes[rank], self.key1d)

@@ -92,3 +92,66 @@ def test_the_driver_is_the_operand_that_moves_least():
     assert broadcasting.choose_driver([y, x], shape) is y          # a tie: the first
     row = DistributedArray(None, layout_of((6,), 4, "row"), "r")
     assert broadcasting.choose_driver([row, x], shape) is x        # the result's shape
+
+
+@st.composite
+def aligned_cases(draw):
+    ranks = draw(st.integers(1, 4))
+    shape = tuple(draw(st.integers(1, 6)) for _ in range(draw(st.integers(1, 2))))
+    kind = draw(st.sampled_from(["row", "column", "sym"]))
+    # operands: tiled alike ("t"; "e": an equal layout, another object), a number, a 0-d
+    # array; or one that breaks the alignment ("row": a plain row, "other": another tiling)
+    roles = draw(st.lists(st.sampled_from(["t", "e", "number", "0d", "row", "other"]),
+                          min_size=1, max_size=4))
+    return ranks, shape, kind, ["t"] + roles, draw(st.integers(0, 2**31 - 1))
+
+
+@settings(max_examples=100, deadline=None)
+@given(aligned_cases())
+def test_the_aligned_shortcut_is_the_general_path(case):
+    """``broadcasting.elementwise``'s shortcut for operands on one layout gives what the
+    general path (cost model, parts) gives on every rank: the same tile, name,
+    generation and layout; operands it does not cover take the general path."""
+    import phylanx.distributed as api
+    ranks, shape, kind, roles, seed = case
+    rng = np.random.default_rng(seed)
+    layout = layout_of(shape, ranks, kind)
+    other = layout_of(shape, ranks, "column" if kind != "column" else "row")
+    values = {"number": 0.5, "0d": np.array(1.5), "row": rng.normal(size=shape[-1:])}
+    real = api.find_here
+    try:
+        for rank in range(ranks):
+            api.find_here = lambda rank=rank: rank
+            operands = []
+            for i, role in enumerate(roles):
+                if role in ("t", "e", "other"):
+                    lay = {"t": layout, "e": Layout(layout.boxes, layout.shape, layout.key1d),
+                           "other": other}[role]
+                    local = rng.normal(size=tiling.box_shape(lay.boxes[rank]))
+                    operands.append(DistributedArray(local, lay, f"a{i}", i))
+                else:
+                    operands.append(values[role])
+            aligned = broadcasting.aligned_driver(operands)
+            covered = all(r in ("t", "e", "number", "0d") or (r == "other" and other == layout)
+                          for r in roles)
+            assert (aligned is operands[0]) == covered, roles
+            if not covered:
+                continue          # (the general path may fetch: a collective)
+
+            def fn(*xs):
+                out = xs[0]
+                for x in xs[1:]:
+                    out = out * 2.0 - x
+                return out
+            want = broadcasting.general_elementwise(fn, operands)
+            general = broadcasting.result_layout
+            broadcasting.result_layout = None      # the shortcut never asks the cost model
+            try:
+                got = broadcasting.elementwise(fn, operands)
+            finally:
+                broadcasting.result_layout = general
+            assert (got.name, got.generation, got.layout) == \
+                (want.name, want.generation, want.layout)
+            np.testing.assert_array_equal(got.local, want.local)
+    finally:
+        api.find_here = real

@@ -8,6 +8,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import phylanx
 from phylanx import distributed as dist
@@ -123,3 +125,26 @@ def test_element_wise_primitives_without_a_rule_of_their_own_go_tile_by_tile():
         got = phylanx.evaluate(f"lambda(a, {code})", x)
         assert isinstance(got, dist.DistributedArray) and got.full_name == "w/1", code
         np.testing.assert_array_equal(got.gather(), want)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 40), st.lists(st.integers(0, 40), max_size=4), st.integers(0, 3),
+       st.floats(-1e6, 1e6))
+def test_variance_parts_join_as_the_whole(rows, cuts, columns, offset):
+    """The law ``var``/``std`` of tiled arrays rest on (``global_reductions.moments``):
+    parts' counts, means and sums of squared deviations joined in order by Chan's
+    pairwise update give the whole's sum of squared deviations, empty parts included."""
+    from phylanx.distributed.primitives.dist_matrixops.global_reductions import _merge
+    data = np.random.default_rng(rows + columns).normal(size=(rows, columns + 1)) + offset
+    bounds = [0, *sorted(min(c, rows) for c in cuts), rows]
+    dtype = np.dtype(np.float64)
+    count, mean, m2 = (np.zeros((1, columns + 1), t) for t in (np.int64, dtype, dtype))
+    for start, stop in zip(bounds, bounds[1:]):
+        part = data[start:stop]
+        centre = part.mean(axis=0, keepdims=True) if len(part) else np.zeros_like(mean)
+        squares = ((part - centre) ** 2).sum(axis=0, keepdims=True)
+        _merge(count, mean, m2, np.full(count.shape, len(part), np.int64), centre, squares,
+               dtype)
+    assert (count == rows).all()
+    want = np.var(data, axis=0, keepdims=True) * rows
+    np.testing.assert_allclose(m2, want, rtol=1e-9, atol=1e-9 * max(1.0, abs(offset)))

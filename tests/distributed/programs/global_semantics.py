@@ -7,11 +7,11 @@ rows, columns, blocks, unevenly with an empty tile and with overlapping tiles; e
 result is compared with NumPy on the whole arrays.  Then a seeded random sweep
 (``SEED CASES`` arguments; the same draws on every rank) of reductions, element-wise
 expressions and products over random shapes and tilings.  Incompatible shapes are the
-same located error on every rank.  A loop with two independent reductions per
-iteration (a summed ``x.T @ r`` and a sum over the tiled axis), every tiling: NumPy's
-answer, and on row tiles with several ranks both collectives of every iteration are
-started by their statements and waited for at their join (``runtime/started.py``),
-none on one rank.  Prints 'OK <rank>' at the end.
+same located error on every rank.  A loop with three independent reductions per
+iteration (a summed ``x.T @ r``, a sum and a ``std`` over the tiled axis), every tiling:
+NumPy's answer, and on row tiles with several ranks the three collectives of every
+iteration (one all_gather each) are started by their statements and waited for at their
+join (``runtime/started.py``), none on one rank.  Prints 'OK <rank>' at the end.
 """
 import sys
 import warnings
@@ -188,8 +188,9 @@ def two_reductions_numpy(x, y, w, steps):
         p = x @ w
         g = x.T @ (p - y)       # a summed product: one all_gather
         m = np.sum(p * p)       # a sum over the tiled axis: one all_gather
-        z = w * 0.5 + 1.0       # independent local work, while both are in flight
-        w = z - 0.01 * g + 0.001 * m
+        v = np.std(p, ddof=1)   # mean and squared deviations: one all_gather too
+        z = w * 0.5 + 1.0       # independent local work, while all three are in flight
+        w = z - 0.01 * g + 0.001 * m + 0.001 * v
     return w
 
 
@@ -197,20 +198,31 @@ two_reductions = Phylanx(two_reductions_numpy)      # (the undecorated: the orac
 
 
 class CountStarts:
-    """Counts the collectives left in flight by a statement (``runtime/started.py``)."""
+    """Counts the collectives left in flight by a statement (``runtime/started.py``),
+    and the all_gathers started (``gathers``)."""
 
     def __enter__(self):
         from phylanx.runtime import started
         self.count, self.cls, self.init = 0, started.Started, started.Started.__init__
+        self.gathers, self.engine = 0, dist._mpi() and dist._mpi().collectives
 
         def counted(this, finish):
             self.count += 1
             self.init(this, finish)
         self.cls.__init__ = counted
+        if self.engine is not None:
+            self.all_gather = self.engine.all_gather
+
+            def gathered(*args, **kwargs):
+                self.gathers += 1
+                return self.all_gather(*args, **kwargs)
+            self.engine.all_gather = gathered
         return self
 
     def __exit__(self, *exc):
         self.cls.__init__ = self.init
+        if self.engine is not None:
+            del self.engine.all_gather
 
 
 STEPS = 3
@@ -224,8 +236,10 @@ for how, x in tilings(A, "st").items():
     if n == 1:        # one locality: nothing is sent, nothing is started
         assert starts.count == 0, (how, starts.count)
     elif how == "row":
-        # both reductions of every iteration were started, then waited for
-        assert starts.count == 2 * STEPS, (r, starts.count)
+        # the three reductions of every iteration were started, then waited for, each
+        # one all_gather (np.std's mean and squared deviations travel together)
+        assert starts.count == 3 * STEPS, (r, starts.count)
+        assert starts.gathers == 3 * STEPS, (r, starts.gathers)
 
 # -- a seeded random sweep ------------------------------------------------------------------
 seed, cases = (int(sys.argv[1]), int(sys.argv[2])) if len(sys.argv) > 2 else (0, 12)

@@ -14,8 +14,9 @@ the layout (the same on every rank):
   tiles count every element once) into an array of the result's shape, the partial
   results travel in one all_gather (the operation's final message) and are combined
   in rank order, so every rank holds the same plain result, bit for bit.  ``mean``
-  divides the sum by the count; ``var``/``std`` take the global mean first, then the
-  sum of squared deviations (NumPy's two passes) divided by ``N - ddof``.
+  divides the sum by the count; ``var``/``std`` send each rank's mean and sum of
+  squared deviations (NumPy's two passes on the cells it owns) in one all_gather, joined
+  in rank order by Chan's pairwise update (:func:`moments`), divided by ``N - ddof``.
 
 Options these do not cover (``initial``, ``dtype``, a ``norm`` order, empty
 reductions, complex data) take the gather fallback (``gather_fallback.py``: NumPy's
@@ -190,17 +191,80 @@ def _global(name: str, a: DistributedArray, axes: tuple[int, ...], keep: bool,
         return combined(a, axes, np.add, dtype,
                         then=lambda total: finish(total / dtype.type(count)))
     ddof = rest[2] if rest[2] is not None else 0
-    mean = combined(a, axes, np.add, dtype, final=False) / dtype.type(count)
 
-    def squared_deviations(cell, block):
-        centre = mean[tuple(slice(0, 1) if i in axes else slice(s, e)
-                            for i, (s, e) in enumerate(cell))]
-        deviation = block.astype(dtype, copy=False) - centre
-        return deviation * deviation
-    total = combined(a, axes, np.add, dtype, squared_deviations)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        variance = total / dtype.type(max(count - ddof, 0))
-    return _finish(np.sqrt(variance) if name == "std" else variance, axes, keep)
+    def spread(total: np.ndarray) -> Any:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            variance = total / dtype.type(max(count - ddof, 0))
+        return finish(np.sqrt(variance) if name == "std" else variance)
+    return moments(a, axes, dtype, spread)
+
+
+def _owned_counts(a: DistributedArray, axes: tuple[int, ...], rank: int) -> np.ndarray:
+    """How many elements ``rank`` owns along ``axes`` at each position of the result
+    (the reduced axes kept, length 1): known from the layout alone, on every rank."""
+    counts = np.zeros(tuple(1 if i in axes else n for i, n in enumerate(a.shape)), np.int64)
+    for cell in a.layout.owned[rank]:
+        where = tuple(slice(0, 1) if i in axes else slice(s, e)
+                      for i, (s, e) in enumerate(cell))
+        counts[where] += int(np.prod([cell[ax][1] - cell[ax][0] for ax in axes]))
+    return counts
+
+
+def _merge(count: np.ndarray, mean: np.ndarray, m2: np.ndarray, more: np.ndarray,
+           mean_b: np.ndarray, m2_b: np.ndarray, dtype: np.dtype) -> None:
+    """Chan, Golub and LeVeque's pairwise update, in place: ``(count, mean, m2)`` (the
+    count, mean and sum of squared deviations of one part) joined with another part's,
+    position by position (a part of count 0 changes nothing)."""
+    total = count + more
+    weight = (more / np.maximum(total, 1)).astype(dtype, copy=False)
+    delta = mean_b - mean
+    m2 += m2_b + delta * delta * (count * weight).astype(dtype, copy=False)
+    mean += delta * weight
+    count[...] = total
+
+
+def moments(a: DistributedArray, axes: tuple[int, ...], dtype: np.dtype,
+            then: Any) -> Any:
+    """Collective: ``then(sum of squared deviations from the mean)`` over ``axes`` (the
+    reduced axes kept, length 1) in ONE all_gather, which a rule in start mode leaves
+    in flight as ``sum`` does (``tiles.all_gathered_then``).  Each rank sends the mean
+    and the sum of squared deviations of the cells it owns (NumPy's two passes, on
+    them), the counts being known from the layout; the parts are joined in rank order
+    by the pairwise update of Chan, Golub and LeVeque (the law: the sum of squared
+    deviations of a union is the parts' sums plus ``delta^2 n_a n_b / n``), so every
+    rank holds the same bits.  Before, the global mean travelled first and the squared
+    deviations after it: two collectives, the second unable to start before the first
+    was read."""
+    rank = api.find_here()
+    shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape))
+    box = a.layout.boxes[rank]
+    count = np.zeros(shape, np.int64)
+    mean, m2 = np.zeros(shape, dtype), np.zeros(shape, dtype)
+    for cell in a.layout.owned[rank]:
+        block = a.local[tiling.to_local(cell, box)].astype(dtype, copy=False)
+        size = int(np.prod([cell[ax][1] - cell[ax][0] for ax in axes]))
+        if size == 0 or block.size == 0:
+            continue
+        where = tuple(slice(0, 1) if i in axes else slice(s, e)
+                      for i, (s, e) in enumerate(cell))
+        centre = np.add.reduce(block, axis=axes, keepdims=True, dtype=dtype) / dtype.type(size)
+        deviation = block - centre
+        squares = np.add.reduce(deviation * deviation, axis=axes, keepdims=True, dtype=dtype)
+        part = (count[where], mean[where], m2[where])
+        _merge(*part, np.full(part[0].shape, size, np.int64), centre, squares, dtype)
+        count[where], mean[where], m2[where] = part
+    partial = np.stack([mean, m2])
+
+    def joined(parts: list) -> Any:
+        total = np.zeros(shape, np.int64)
+        centre, squares = np.zeros(shape, dtype), np.zeros(shape, dtype)
+        for r, part in enumerate(parts):
+            _merge(total, centre, squares, _owned_counts(a, axes, r), part[0], part[1],
+                   dtype)
+        return then(squares)
+    if len(a.layout.boxes) == 1:
+        return joined([partial])
+    return tiles.all_gathered_then(partial, joined)
 
 
 def norm_rule(impl: Any, args: list) -> Any:
@@ -225,5 +289,5 @@ def norm_rule(impl: Any, args: list) -> Any:
 for _name in _COMBINE:
     DISTRIBUTION.defrule(_name, _reduction(_name))
 #: their rules may leave their final all_gather to the statement's join (start mode)
-started.STARTS.update(("sum", "prod", "amax", "amin", "all", "any", "mean"))
+started.STARTS.update(("sum", "prod", "amax", "amin", "all", "any", "mean", "var", "std"))
 DISTRIBUTION.defrule("__npnorm", norm_rule)
