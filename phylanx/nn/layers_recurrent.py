@@ -112,8 +112,10 @@ class _Recurrent(Layer):
         g, w = ctx.graph, ctx.weights
         batch, steps, channels = x.shape
         width = self.gates * self.units
-        first = g.op("slice", x, _ALL, 0, _ALL, shape=(batch, channels))
-        masks = self._masks(ctx, first, self.dropout)
+        masks = None
+        if ctx.training and self.dropout:        # (masks shaped as one step's inputs)
+            first = g.op("slice", x, _ALL, 0, _ALL, shape=(batch, channels))
+            masks = self._masks(ctx, first, self.dropout)
         flat_shape = (None, channels)
         if masks is None:
             z = g.op("dot", g.op("reshape", x, [-1, channels], shape=flat_shape),
@@ -164,8 +166,10 @@ class _Recurrent(Layer):
         batch, steps, width = z.shape
         projections = [g.op("slice", z, _ALL, t, _ALL, shape=(batch, width))
                        for t in range(steps)]
+        if not (ctx.training and self.recurrent_dropout):
+            return projections, None
         like = g.op("slice", projections[0], _ALL, [0, self.units],
-                    shape=(batch, self.units)) if self.recurrent_dropout else None
+                    shape=(batch, self.units))          # (shaped as the state)
         return projections, self._masks(ctx, like, self.recurrent_dropout)
 
     def _order(self, steps: int) -> range:
