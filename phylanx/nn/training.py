@@ -557,6 +557,8 @@ class TrainingMixin(BatchMixin):
         if weights is not None:
             raise _error("sample_weight and class_weight are not supported with "
                          "distributed='model' yet")
+        if any(head.weight != 1.0 for head in self.heads):
+            raise _error("loss_weights are not supported with distributed='model' yet")
         if self.optimizer.transforms:
             raise _error(f"the optimizer's {', '.join(self.optimizer.transforms)} "
                          "is not supported with distributed='model' yet")
