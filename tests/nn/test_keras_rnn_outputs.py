@@ -199,3 +199,14 @@ def test_loss_weights_and_one_loss_for_every_output():
     np.testing.assert_allclose(scores["b_loss"], np.mean(pb ** 2), rtol=1e-5)
     np.testing.assert_allclose(scores["loss"], 2 * scores["a_loss"] + 0.5 * scores["b_loss"],
                                rtol=1e-5)
+
+
+def test_bidirectional_config_keeps_the_users_backward_layer():
+    nn.clear_session()
+    wrapped = nn.Bidirectional(nn.LSTM(2, return_sequences=True, dropout=0.25),
+                               backward_layer=nn.GRU(2, return_sequences=True,
+                                                     go_backwards=True, name="back"))
+    again = nn.Bidirectional.from_config(wrapped.get_config())
+    assert (type(again.backward_layer), again.backward_layer.name) == (nn.GRU, "back")
+    assert (again.forward_layer.name, again.forward_layer.dropout) == ("forward_lstm", 0.25)
+    assert again.get_config() == wrapped.get_config()
