@@ -23,7 +23,7 @@ from phylanx import nn
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
 STORED = os.path.join(os.path.dirname(__file__), "data", "keras_rnn_outputs.npz")
-SAMPLES, STEPS, CHANNELS, BATCH, EPOCHS, LEARNING_RATE, CLASSES = 16, 5, 3, 8, 3, 0.1, 3
+SAMPLES, STEPS, CHANNELS, BATCH, EPOCHS, LEARNING_RATE, CLASSES = 16, 3, 3, 8, 3, 0.1, 3
 
 
 def _rnn_states(L):

@@ -57,11 +57,11 @@ def test_equals_keras_live(name):
 
 def test_return_state_outputs_are_the_last_states():
     """LSTM's ``[output, h, c]``: h is the last output; SimpleRNN's state likewise."""
-    x = nn.Input((4, 2))
+    x = nn.Input((3, 2))
     out, h, c = nn.LSTM(3, return_state=True)(x)
     seq, state = nn.SimpleRNN(2, return_sequences=True, return_state=True)(x)
     model = nn.Model(x, [out, h, c, seq, state])
-    data = np.random.default_rng(0).normal(size=(5, 4, 2)).astype(np.float32)
+    data = np.random.default_rng(0).normal(size=(5, 3, 2)).astype(np.float32)
     out, h, c, seq, state = model.predict(data)
     np.testing.assert_array_equal(out, h)
     np.testing.assert_array_equal(seq[:, -1], state)
@@ -71,13 +71,13 @@ def test_return_state_outputs_are_the_last_states():
 # -- dropout: masks of Keras 3's cells ---------------------------------------------------
 @pytest.mark.parametrize("kind", ["SimpleRNN", "LSTM", "GRU"])
 def test_dropout_changes_nothing_at_inference(kind):
-    x = nn.Input((4, 3))
-    with_dropout = nn.Model(x, getattr(nn, kind)(3, dropout=0.3, recurrent_dropout=0.2,
+    x = nn.Input((3, 2))
+    with_dropout = nn.Model(x, getattr(nn, kind)(2, dropout=0.3, recurrent_dropout=0.2,
                                                   return_sequences=True)(x))
-    y = nn.Input((4, 3))
-    plain = nn.Model(y, getattr(nn, kind)(3, return_sequences=True)(y))
+    y = nn.Input((3, 2))
+    plain = nn.Model(y, getattr(nn, kind)(2, return_sequences=True)(y))
     plain.set_weights(with_dropout.get_weights())
-    data = np.random.default_rng(1).normal(size=(6, 4, 3)).astype(np.float32)
+    data = np.random.default_rng(1).normal(size=(6, 3, 2)).astype(np.float32)
     np.testing.assert_array_equal(with_dropout.predict(data), plain.predict(data))
 
 
