@@ -210,3 +210,11 @@ def test_bidirectional_config_keeps_the_users_backward_layer():
     assert (type(again.backward_layer), again.backward_layer.name) == (nn.GRU, "back")
     assert (again.forward_layer.name, again.forward_layer.dropout) == ("forward_lstm", 0.25)
     assert again.get_config() == wrapped.get_config()
+
+
+@pytest.mark.parametrize("kind", ["SimpleRNN", "LSTM", "GRU"])
+def test_recurrent_defaults_are_keras_ones(kind):
+    layer = getattr(nn, kind)(2)
+    assert (layer.return_state, layer.dropout, layer.recurrent_dropout, layer.stateful,
+            layer.unroll, layer.seed) == (False, 0.0, 0.0, False, False, None)
+    assert nn.Bidirectional(layer).merge_mode == "concat"
