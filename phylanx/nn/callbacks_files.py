@@ -20,7 +20,6 @@ import numpy as np
 
 from .. import atomic
 from . import arguments as args
-from . import metrics as metrics_module
 from .callbacks import Callback
 from .callbacks_schedule import monitor_sign
 from .weights_io import check_writable, file_format
@@ -29,7 +28,7 @@ from .weights_io import check_writable, file_format
 def logged_names(model: Any, validation: bool) -> list[str]:
     """The names ``fit`` logs each epoch for ``model`` (with ``val_`` ones if
     ``validation``), and ``learning_rate`` (which the schedule callbacks add)."""
-    names = ["loss", *(metrics_module.display_name(m) for m in model.metric_names)]
+    names = model.log_names()
     if validation:
         names += ["val_" + n for n in names]
     return names + ["learning_rate"]

@@ -63,8 +63,65 @@ def _check_indices(x: np.ndarray, layer: Any, where: str, name: str) -> None:
                                       f"indices must be in 0..{rows - 1}{hint}")
 
 
-def targets(model: Any, x: np.ndarray, y: Any, where: str, name: str = "y") -> np.ndarray:
-    """``y`` as the loss takes it, one target per sample of ``x``."""
+class Targets:
+    """The targets of a model of several outputs, one array per output, whose samples
+    are taken together (``y[take]``, ``y[a:b]``, ``len(y)``: the number of samples)."""
+
+    def __init__(self, arrays: list[np.ndarray]) -> None:
+        self.arrays = list(arrays)
+
+    def __len__(self) -> int:
+        return len(self.arrays[0])
+
+    def __getitem__(self, index: Any) -> Targets:
+        return Targets([a[index] for a in self.arrays])
+
+
+def target_arrays(y: Any) -> list:
+    """The step's target inputs: one array, or one per output."""
+    return y.arrays if isinstance(y, Targets) else [y]
+
+
+def _several_targets(model: Any, x: np.ndarray, y: Any, where: str, name: str) -> Targets:
+    """``y`` of a model of several outputs: a list in the outputs' order, or a dict by
+    output name (Keras' forms), each array checked against its output's loss."""
+    names = model.output_names
+    if isinstance(y, dict):
+        unknown = sorted(set(map(str, y)) - set(names))
+        missing = [n for n in names if n not in y]
+        if unknown or missing:
+            raise args.value_error(where, f"{name}: the model's outputs are {names}, the "
+                                          f"targets are given for {sorted(map(str, y))}")
+        y = [y[n] for n in names]
+    if not isinstance(y, (list, tuple)):
+        raise args.type_error(where, f"{name}: a model of {len(names)} outputs {names} takes "
+                                     "a list of target arrays (one per output) or a dict by "
+                                     f"output name, got {type(y).__name__}")
+    if len(y) != len(names):
+        raise args.value_error(where, f"{name}: {len(y)} target arrays for a model of "
+                                      f"{len(names)} outputs {names}")
+    found = []
+    for head, shape, out_name, each in zip(model.heads, model.output_shapes, names, y):
+        array = args.array(each, f"{name} of output '{out_name}'", where,
+                           "numeric (targets)")
+        try:
+            target = head.loss.check_targets(array, shape)
+        except PhylanxError as e:
+            e.message = f"output '{out_name}': {e.message}"
+            e.args = (e.message,)
+            raise args.located(e, where) from None
+        if len(target) != len(x):
+            raise args.value_error(where, f"{len(x)} input samples but {len(target)} "
+                                          f"targets for output '{out_name}' ({name})")
+        found.append(target)
+    return Targets(found)
+
+
+def targets(model: Any, x: np.ndarray, y: Any, where: str, name: str = "y") -> Any:
+    """``y`` as the loss takes it, one target per sample of ``x`` (a model of several
+    outputs: :class:`Targets`)."""
+    if y is not None and len(model.outputs) > 1:
+        return _several_targets(model, x, y, where, name)
     if y is None:
         raise args.type_error(where, f"{name} (the targets) is required: the loss "
                                      f"'{model.loss.name}' compares the outputs with them")
@@ -143,6 +200,9 @@ def sample_weights(y: np.ndarray, sample_weight: Any, class_weight: Any,
     if sample_weight is not None and class_weight is not None:
         raise args.value_error(where, "give sample_weight or class_weight, not both (as "
                                       "Keras)")
+    if isinstance(y, Targets) and (sample_weight is not None or class_weight is not None):
+        raise args.value_error(where, "sample_weight and class_weight are not supported "
+                                      "yet for a model of several outputs")
     if sample_weight is not None:
         return _per_sample(sample_weight, len(y), "sample_weight", where)
     if class_weight is not None:

@@ -302,9 +302,11 @@ def check_agreement(model: Any, x: np.ndarray, y: np.ndarray, settings: dict,
     values["the optimizer"] = f"{opt.name} {opt.get_config()}, step {opt.iterations}"
     values["the number of samples"] = len(x)
     values["checksum of x"] = checksum(np.asarray(x))
-    values["checksum of y"] = checksum(np.asarray(y))
+    from .data import target_arrays
+    values["checksum of y"] = tuple(checksum(np.asarray(a)) for a in target_arrays(y))
     values["validation data (samples, checksums)"] = None if validation is None else \
-        (len(validation[0]), *(checksum(np.asarray(v)) for v in validation))
+        (len(validation[0]), checksum(np.asarray(validation[0])),
+         *(checksum(np.asarray(a)) for a in target_arrays(validation[1])))
     values.update(settings)
     for label, rng in (("the random state (shuffling)", initializers.generator()),
                        ("the random state (dropout)", random_numbers._rng)):

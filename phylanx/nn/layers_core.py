@@ -323,24 +323,38 @@ class Flatten(Layer):
         return ctx.graph.op("reshape", x, [-1, shape[1]], shape=shape, hint="flatten")
 
 
+def _noise(ctx: Context, like: Var) -> Var:
+    """Uniform [0, 1) noise of ``like``'s shape, drawn inside the step."""
+    g = ctx.graph
+    if ctx.shard is not None and all(d is not None for d in like.shape[1:]):
+        # every rank draws the global batch's mask (same seed) and keeps its rows:
+        # the masks, hence the losses, are those of one process
+        offset, stop, total = ctx.shard
+        whole = g.op("random_sample", [total, *like.shape[1:]], shape=like.shape)
+        return g.op("slice", whole, [offset, stop], shape=like.shape)
+    size = g.op("shape", like, shape=(len(like.shape),))
+    return g.op("random_sample", size, shape=like.shape)
+
+
 def dropout(ctx: Context, x: Var, rate: float) -> Var:
     """``x`` with a fraction ``rate`` zeroed and the rest scaled by ``1 / (1 - rate)`` in
     training; ``x`` otherwise (Dropout, and MultiHeadAttention's attention weights)."""
     if not ctx.training or rate == 0.0:
         return x
     g = ctx.graph
-    if ctx.shard is not None and all(d is not None for d in x.shape[1:]):
-        # every rank draws the global batch's mask (same seed) and keeps its rows:
-        # the masks, hence the losses, are those of one process
-        offset, stop, total = ctx.shard
-        whole = g.op("random_sample", [total, *x.shape[1:]], shape=x.shape)
-        noise = g.op("slice", whole, [offset, stop], shape=x.shape)
-    else:
-        size = g.op("shape", x, shape=(len(x.shape),))
-        noise = g.op("random_sample", size, shape=x.shape)
-    keep = g.op("__ge", noise, rate, shape=x.shape, hint="keep")
+    keep = g.op("__ge", _noise(ctx, x), rate, shape=x.shape, hint="keep")
     kept = g.op("__mul", x, keep, shape=x.shape)
     return g.op("__mul", kept, 1.0 / (1.0 - rate), shape=x.shape, hint="dropout")
+
+
+def dropout_mask(ctx: Context, like: Var, rate: float) -> Var:
+    """A float32 mask of ``like``'s shape: 0 for a fraction ``rate``, ``1 / (1 - rate)``
+    elsewhere (Keras' ``random.dropout`` of ones: the recurrent layers' masks, drawn once
+    and reused at every step)."""
+    g = ctx.graph
+    keep = g.op("__ge", _noise(ctx, like), rate, shape=like.shape, hint="keep")
+    keep = g.op("astype", keep, "float32", shape=like.shape)
+    return g.op("__mul", keep, 1.0 / (1.0 - rate), shape=like.shape, hint="dropout_mask")
 
 
 class Dropout(Layer):

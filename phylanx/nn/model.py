@@ -7,8 +7,10 @@ the output tensor (or tensors: ``GRU(return_state=True)``,
 take is an error naming both layers and the shape.  A functional model is the graph of
 those calls (:class:`Call`), from one input to one output: a layer may take several
 tensors (``Add()([x, h])``, ``MultiHeadAttention()(query, value)``), so residual
-connections are branches of the graph, emitted in topological order.  Training,
-evaluation and prediction live in :mod:`.training`.
+connections are branches of the graph, emitted in topological order.  A model may have
+several outputs (``Model(x, [a, b])``, named by the layers computing them, as Keras
+names them): one loss each (:mod:`.training`).  Training, evaluation and prediction
+live in :mod:`.training`.
 """
 from __future__ import annotations
 
@@ -101,11 +103,11 @@ def call_layer(layer: Layer, tensors: Any, options: dict | None = None) -> Any:
     return Tensor(tuple(out), layer, first, layer.name, first.dtype, call, None, bool(masked))
 
 
-def _calls(inputs: Tensor, outputs: Tensor) -> list[Call]:
+def _calls(inputs: Tensor, outputs: list[Tensor]) -> list[Call]:
     """The calls computing ``outputs`` from ``inputs``, each after those it reads."""
     order: list[Call] = []
     done: set[int] = set()
-    stack: list[tuple[Tensor, bool]] = [(outputs, False)]
+    stack: list[tuple[Tensor, bool]] = [(t, False) for t in reversed(outputs)]
     while stack:             # (iterative: a deep model must not hit the recursion limit)
         tensor, expanded = stack.pop()
         if tensor is inputs:
@@ -127,20 +129,38 @@ def _calls(inputs: Tensor, outputs: Tensor) -> list[Call]:
 
 
 class Model(TrainingMixin):
-    """A model from an input tensor to an output tensor (Keras' functional API)."""
+    """A model from an input tensor to one output tensor or a list of them (Keras'
+    functional API)."""
 
     def __init__(self, inputs: Any = None, outputs: Any = None, name: str | None = None):
         self.name = name or _auto_name(type(self).__name__)
         self._calls: list[Call] = []
         self.input: Tensor | None = None
-        self.output: Tensor | None = None
+        #: the output tensors (one for a model of one output)
+        self.outputs: list[Tensor] = []
         if inputs is not None or outputs is not None:
-            self._set_graph(_single(inputs, "inputs"), _single(outputs, "outputs"))
+            self._set_graph(_single(inputs, "inputs"), _outputs(outputs))
         super().__init__()
 
-    def _set_graph(self, inputs: Tensor, outputs: Tensor) -> None:
+    @property
+    def output(self) -> Any:
+        """The output tensor; a list of them for a model of several (as Keras)."""
+        if len(self.outputs) > 1:
+            return list(self.outputs)
+        return self.outputs[0] if self.outputs else None
+
+    @output.setter
+    def output(self, tensor: Tensor | None) -> None:
+        self.outputs = [] if tensor is None else [tensor]
+
+    @property
+    def output_names(self) -> list[str]:
+        """Each output's name as Keras gives it: the name of the layer computing it."""
+        return [t.layer.name if t.layer is not None else t.name for t in self.outputs]
+
+    def _set_graph(self, inputs: Tensor, outputs: list[Tensor]) -> None:
         self._calls = _calls(inputs, outputs)
-        self.input, self.output = inputs, outputs
+        self.input, self.outputs = inputs, list(outputs)
 
     @property
     def _chain(self) -> list[Layer]:
@@ -151,6 +171,8 @@ class Model(TrainingMixin):
     def is_chain(self) -> bool:
         """Whether each layer takes the previous one's only output (no branches, no
         call options, one output each): what saving and model-parallel training take."""
+        if len(self.outputs) != 1:
+            return False
         previous = self.input
         for call in self._calls:
             if len(call.inputs) != 1 or call.inputs[0] is not previous or call.options \
@@ -182,7 +204,7 @@ class Model(TrainingMixin):
             mask_flow.deepen_by_masks(call, d, depth, self.input, cache)
         met: dict[int, int] = {}                 # a layer's first visit, preorder
         seen_calls: set[int] = set()
-        stack = [self.output] if self.output is not None else []
+        stack = list(reversed(self.outputs))
         while stack:
             tensor = stack.pop()
             call = tensor.call
@@ -208,9 +230,17 @@ class Model(TrainingMixin):
         return self.input.shape
 
     @property
-    def output_shape(self) -> tuple:
+    def output_shape(self) -> Any:
+        """The output's shape; a list of shapes for a model of several outputs."""
         self._require_built()
-        return self.output.shape
+        shapes = [t.shape for t in self.outputs]
+        return shapes if len(shapes) > 1 else shapes[0]
+
+    @property
+    def output_shapes(self) -> list[tuple]:
+        """Each output's shape."""
+        self._require_built()
+        return [t.shape for t in self.outputs]
 
     def _require_built(self) -> None:
         if not self.built:
@@ -224,7 +254,15 @@ class Model(TrainingMixin):
         return self.emit_masked(ctx_for, x, on_output)[0]
 
     def emit_masked(self, ctx_for, x: Var, on_output=None) -> tuple[Var, Var | None]:
-        """:meth:`emit`, and the output's Keras mask (a boolean Var, or None).  Two mask
+        """:meth:`emit`, and the output's Keras mask (a boolean Var, or None), of a
+        model of one output (see :meth:`emit_outputs`)."""
+        outs, masks = self.emit_outputs(ctx_for, x, on_output)
+        if len(outs) != 1:
+            raise PhylanxValueError(f"model '{self.name}' has {len(outs)} outputs")
+        return outs[0], masks[0]
+
+    def emit_outputs(self, ctx_for, x: Var, on_output=None) -> tuple[list, list]:
+        """Write the forward pass; each output's Var and Keras mask (None: none).  Two mask
         flows, as Keras 3's (:mod:`.mask_flow`): the one of the model's construction,
         which Keras records in the graph for the layers whose ``call`` takes a mask
         argument, and the one of the arrays at run time (the calls in Keras' order),
@@ -253,15 +291,16 @@ class Model(TrainingMixin):
             values[id(call)], recorded[id(call)] = out, mask
             if on_output is not None:
                 on_output(layer, out)
-        out = _value(values, self.output)
-        return out, arrays.of(out)
+        outs = [_value(values, t) for t in self.outputs]
+        return outs, [arrays.of(out) for out in outs]
 
     @property
     def masked(self) -> bool:
         """Whether a Keras mask reaches some layer call or the output (what the
         model-parallel split does not take yet)."""
         return bool(self.input.masked) or any(
-            t.masked for call in self._calls for t in call.inputs) or self.output.masked
+            t.masked for call in self._calls for t in call.inputs) or any(
+            t.masked for t in self.outputs)
 
     def index_readers(self) -> list[Layer]:
         """The layers that read the model's input as row indices (Embedding)."""
@@ -394,6 +433,18 @@ def _only_output(call: Call, calls: list[Call], output: Tensor) -> Tensor | None
     if output.call is call:
         read[id(output)] = output
     return next(iter(read.values())) if len(read) == 1 else None
+
+
+def _outputs(tensors: Any) -> list[Tensor]:
+    """The model's output tensors: one, or a list of them."""
+    if not isinstance(tensors, (list, tuple)):
+        return [_single(tensors, "outputs")]
+    if not tensors:
+        raise PhylanxValueError("a model needs at least one output", user_line())
+    outputs = [_single(t, "outputs") for t in tensors]
+    if len({id(t) for t in outputs}) != len(outputs):
+        raise PhylanxValueError("a model's outputs must be distinct tensors", user_line())
+    return outputs
 
 
 def _single(tensors: Any, what: str) -> Tensor:

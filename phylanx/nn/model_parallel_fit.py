@@ -268,7 +268,7 @@ def _head(model: Any):
     from .training import _target_shape
     g = Graph(prefix="h")
     out = g.input("out", model.output_shape, active=True)
-    y = g.input("y", _target_shape(model, model.output_shape))
+    y = g.input("y", _target_shape(model.loss, model.output_shape))
     loss = model.loss.emit(g, y, out)
     found = [metrics.emit(k, g, y, out, model.loss) for k in model.metric_kinds]
     (d_out,) = gradients(g, loss, [out])

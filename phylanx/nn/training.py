@@ -12,6 +12,9 @@ A model whose output carries a Keras mask has its loss and metrics over the unma
 steps (:class:`~.losses.MaskWeights`); its step also returns the batch's number of
 unmasked steps, the weight of its metrics in the epoch's values (Keras' metrics count
 steps, its loss batches).
+
+A model of several outputs (:mod:`.outputs`) takes one target array per output
+(``y_batch0``, ``y_batch1`` ...); its step's metrics start with each output's loss.
 """
 from __future__ import annotations
 
@@ -23,13 +26,22 @@ from typing import Any
 import numpy as np
 
 from .. import execution_tree
-from ..autodiff.symbolic import Graph, gradients
+from ..autodiff.symbolic import Graph, Var, gradients
 from ..errors import PhylanxError, PhylanxRuntimeError
 from ..runtime.futures import Future
 from ..source import user_line
 from . import arguments as args
 from . import callbacks as cbs
-from . import data, data_parallel, initializers, losses, metrics, optimizers, regularizers
+from . import (
+    data,
+    data_parallel,
+    initializers,
+    losses,
+    metrics,
+    optimizers,
+    outputs,
+    regularizers,
+)
 from .layers_core import Context
 from .training_batch import BatchMixin
 
@@ -85,25 +97,35 @@ class Program:
                     penalties.append(term)
 
         x = g.input("x_batch", model.input_shape)
-        out, out_mask = model.emit_masked(ctx_for, x, on_output)
+        outs, out_masks = model.emit_outputs(ctx_for, x, on_output)
+        out, out_mask = outs[0], out_masks[0]
         names = [v.name for v in params + consts] + ["x_batch"]
-        results: Any = out
+        results: Any = out if len(outs) == 1 else outs
         self.slot_names: tuple[str, ...] = ()
         self.updated: list = []
         #: whether the step's metrics end with the batch's count of unmasked steps
         self.metric_count = False
-        if kind != "predict":
-            y = g.input("y_batch", _target_shape(model, out.shape))
+        if kind != "predict" and len(outs) > 1:
+            loss, found, y_names = _several_losses(g, model.heads, outs)
+            if penalties:       # in the reported loss too, as Keras reports it
+                loss = g.op("__add", loss, *penalties, shape=(), hint="regularized")
+            names += y_names
+            results = [loss, found]
+        elif kind != "predict":
+            head = model.heads[0]
+            y = g.input("y_batch", _target_shape(head.loss, out.shape))
             # weighted: the loss weighs each sample (validation_data's sample weights);
             # the metrics do not, as Keras' `metrics` (not `weighted_metrics`)
             w = g.input("w_batch", (None,)) if weighted else None
             masked = None if out_mask is None else \
                 losses.mask_weights(g, out_mask, self.parallel)
-            loss = model.loss.emit(g, y, out, w, masked)
+            loss = head.loss.emit(g, y, out, w, masked)
+            if head.weight != 1.0:
+                loss = g.op("__mul", loss, head.weight, shape=(), hint="weighted_loss")
             if penalties:       # in the reported loss too, as Keras reports it
                 loss = g.op("__add", loss, *penalties, shape=(), hint="regularized")
-            found = [metrics.emit(k, g, y, out, model.loss, masked)
-                     for k in model.metric_kinds]
+            found = [metrics.emit(k, g, y, out, head.loss, masked)
+                     for k in head.metric_kinds]
             if masked is not None and found:
                 found.append(masked.count)
                 self.metric_count = True
@@ -156,7 +178,8 @@ class Program:
             results += [new_params, [v for s in self.slot_names for v in new_slots[s]],
                         [v for _, v in updates]]
         if kind != "predict":
-            g.drop_if_unused(out, results)     # a softmax whose loss took its logits
+            for each in outs:       # a softmax whose loss took its logits
+                g.drop_if_unused(each, results)
         body = ", ".join(g.physl() + [_render(results)])
         label = kind + ("_weighted" if weighted else "")
         self.text = f"define({label}_step, {', '.join(names)}, block({body}))"
@@ -238,10 +261,27 @@ def _render(value: Any) -> str:
     return literal(value)
 
 
-def _target_shape(model: Any, out_shape: tuple) -> tuple:
-    if model.loss.name == "sparse_categorical_crossentropy":
+def _target_shape(loss: losses.Loss, out_shape: tuple) -> tuple:
+    if loss.name == "sparse_categorical_crossentropy":
         return out_shape[:-1]
     return out_shape
+
+
+def _several_losses(g: Graph, heads: list, outs: list) -> tuple[Var, list, list[str]]:
+    """A model of several outputs: ``sum(weight * output loss)``, the metrics (each
+    output's loss, then each output's metrics, as Keras lists them) and the names of
+    the targets' inputs."""
+    ys = [g.input(f"y_batch{i}", _target_shape(head.loss, out.shape))
+          for i, (head, out) in enumerate(zip(heads, outs))]
+    each = [head.loss.emit(g, y, out) for head, y, out in zip(heads, ys, outs)]
+    terms = [e if head.weight == 1.0 else
+             g.op("__mul", e, head.weight, shape=(), hint="weighted_loss")
+             for head, e in zip(heads, each)]
+    loss = terms[0] if len(terms) == 1 else \
+        g.op("__add", *terms, shape=(), hint="total_loss")
+    found = each + [metrics.emit(k, g, y, out, head.loss)
+                    for head, y, out in zip(heads, ys, outs) for k in head.metric_kinds]
+    return loss, found, [y.name for y in ys]
 
 
 class TrainingMixin(BatchMixin):
@@ -251,6 +291,8 @@ class TrainingMixin(BatchMixin):
     def __init__(self) -> None:
         self.optimizer: optimizers.Optimizer | None = None
         self.loss: losses.Loss | None = None
+        #: each output's loss, loss weight and metrics (:mod:`.outputs`)
+        self.heads: list[outputs.Head] = []
         self.metric_names: list[str] = []
         self.metric_kinds: list[str] = []
         self.stop_training = False
@@ -261,39 +303,57 @@ class TrainingMixin(BatchMixin):
         self._programs = {}
 
     def compile(self, optimizer: Any = "rmsprop", loss: Any = None,
-                metrics: list | None = None) -> None:
-        """Choose the optimizer, loss and metrics (Keras' signature); checks them and, if
-        the model is built, that the loss fits its outputs."""
+                metrics: Any = None, loss_weights: Any = None) -> None:
+        """Choose the optimizer, loss(es), metrics and ``loss_weights`` (Keras' names;
+        a model of several outputs takes them per output: :mod:`.outputs`); checks them
+        and, if the model is built, that each loss fits its output."""
         if loss is None:
             raise args.value_error("compile", "compile needs a loss (e.g. loss='mse')")
-        if metrics is not None and not isinstance(metrics, (list, tuple)):
-            # (Keras refuses a bare name too: list("accuracy") would be its letters)
-            raise args.type_error("compile", "metrics must be a list of metric names, got "
-                                             f"{metrics!r}")
-        try:       # (both checked before either is set: a refused compile changes nothing)
-            self.optimizer, self.loss = optimizers.get(optimizer), losses.get(loss)
+        names = self.output_names if self.built else ["output"]
+        # (all checked before anything is set: a refused compile changes nothing)
+        heads = outputs.heads(names, loss, loss_weights, metrics)
+        try:
+            optimizer = optimizers.get(optimizer)
         except PhylanxError as e:
             raise args.located(e, "compile") from None
-        self.metric_names = list(metrics or [])
+        if self.built:
+            outputs.resolve(heads, self.output_shapes, "compile")
+        self.optimizer, self.heads, self.loss = optimizer, heads, heads[0].loss
+        self.metric_names = list(heads[0].metric_names) if len(heads) == 1 else []
+        self.metric_kinds = list(heads[0].metric_kinds) if len(heads) == 1 else []
         self.compile_config = {"optimizer": type(self.optimizer).__name__,
                                "optimizer_config": self.optimizer.get_config(),
                                "loss": self.loss.name, "from_logits": self.loss.from_logits,
                                "metrics": list(self.metric_names)}
+        if len(heads) > 1 or heads[0].weight != 1.0:
+            self.compile_config["outputs"] = [
+                {"name": h.name, "loss": h.loss.name, "from_logits": h.loss.from_logits,
+                 "loss_weight": h.weight, "metrics": list(h.metric_names)} for h in heads]
         self._programs = {}
-        if self.built:
-            self._resolve_metrics("compile")
 
     def _resolve_metrics(self, where: str) -> None:
-        try:
-            self.metric_kinds = [metrics.resolve(m, self.loss, self.output_shape)
-                                 for m in self.metric_names]
-        except PhylanxError as e:
-            raise args.located(e, where) from None
-        if self.loss.name in ("categorical_crossentropy", "sparse_categorical_crossentropy") \
-                and self.output_shape[-1] is not None and self.output_shape[-1] < 2:
-            raise args.value_error(where, f"{self.loss.name} needs at least 2 output units; "
-                                          f"the model outputs shape {self.output_shape} (use "
-                                          "binary_crossentropy for one unit)")
+        outputs.resolve(self.heads, self.output_shapes, where)
+        if len(self.heads) == 1:
+            self.metric_kinds = list(self.heads[0].metric_kinds)
+
+    def log_names(self) -> list[str]:
+        """The names of the logs of a step, in order (Keras')."""
+        return outputs.log_names(self.heads)
+
+    def _refuse_several_outputs(self, where: str, weights: Any = (),
+                                distributed: str | None = None) -> None:
+        """What a model of several outputs does not do yet, refused before any step."""
+        if len(self.outputs) == 1:
+            return
+        if any(t.masked for t in self.outputs):
+            raise args.value_error(where, "a model of several outputs whose outputs carry "
+                                          "a Keras mask is not supported yet")
+        if any(w is not None for w in weights):
+            raise args.value_error(where, "sample_weight and class_weight are not supported "
+                                          "yet for a model of several outputs")
+        if distributed == "model":
+            raise args.value_error(where, "distributed='model' is not supported yet for a "
+                                          "model of several outputs")
 
     def _program(self, kind: str) -> Program:
         program = self._programs.get(kind)
@@ -374,6 +434,7 @@ class TrainingMixin(BatchMixin):
                 raise _error("conv_split ('batch' or 'length') is for distributed='model'")
             x, y = data.samples(self, x, y, "fit")
             train_weights = data.sample_weights(y, sample_weight, class_weight, "fit")
+            self._refuse_several_outputs("fit", (train_weights,), distributed)
             weights = None
             if validation_split:
                 (x, y), (vx, vy) = data.split(x, y, validation_split)
@@ -480,7 +541,7 @@ class TrainingMixin(BatchMixin):
         """Sample or class weights with a masked output: not written yet (Keras 3
         multiplies the mask and the weights by NumPy's broadcasting, which pairs a
         sample's weight with a step), refused before any step."""
-        if self.output.masked and any(w is not None for w in weights):
+        if any(t.masked for t in self.outputs) and any(w is not None for w in weights):
             raise args.value_error(where, "sample_weight and class_weight are not "
                                           "supported yet for a model whose output carries "
                                           "a Keras mask (its loss is over the unmasked "
@@ -496,6 +557,8 @@ class TrainingMixin(BatchMixin):
         if weights is not None:
             raise _error("sample_weight and class_weight are not supported with "
                          "distributed='model' yet")
+        if any(head.weight != 1.0 for head in self.heads):
+            raise _error("loss_weights are not supported with distributed='model' yet")
         if self.optimizer.transforms:
             raise _error(f"the optimizer's {', '.join(self.optimizer.transforms)} "
                          "is not supported with distributed='model' yet")
@@ -507,8 +570,8 @@ class TrainingMixin(BatchMixin):
                      extra=(), wb=()):
         opt = self.optimizer
         slots = [v for s in step.slot_names for v in opt.state[s]]
-        out = step(*[w.value for w in step.trainable], *[w.value for w in step.fixed], xb, yb,
-                   *wb, *slots, np.float32(opt.learning_rate),
+        out = step(*[w.value for w in step.trainable], *[w.value for w in step.fixed], xb,
+                   *data.target_arrays(yb), *wb, *slots, np.float32(opt.learning_rate),
                    np.float32(opt.iterations + 1),
                    *extra)
         loss, found, new_params, new_slots, updates = _resolved(out)
@@ -526,9 +589,9 @@ class TrainingMixin(BatchMixin):
         return self._logs(loss, found), steps_kept
 
     def _logs(self, loss, found) -> dict:
-        """A batch's logs as Keras names them: the loss, then each metric."""
-        return {"loss": float(loss), **{metrics.display_name(m): float(v)
-                                        for m, v in zip(self.metric_names, found)}}
+        """A batch's logs as Keras names them: the loss, then (several outputs) each
+        output's loss, then each metric."""
+        return dict(zip(self.log_names(), [float(loss), *map(float, found)], strict=True))
 
     def _model_parallel(self, conv_split: str) -> Any:
         # one trainer (its compiled programs) per model, optimizer and split
@@ -555,7 +618,8 @@ class TrainingMixin(BatchMixin):
         for start in range(0, len(x), batch_size):
             xb, yb = x[start:start + batch_size], y[start:start + batch_size]
             wb = () if weights is None else (weights[start:start + batch_size],)
-            loss, found = program(*[w.value for w in program.fixed], xb, yb, *wb)
+            loss, found = program(*[w.value for w in program.fixed], xb,
+                                  *data.target_arrays(yb), *wb)
             found, steps_kept = program.split_count(found)
             logs = _accumulate(totals, seen, self._logs(loss, found), len(xb), steps_kept)
         return logs
@@ -571,6 +635,7 @@ class TrainingMixin(BatchMixin):
         return_dict = args.boolean(return_dict, "return_dict", "evaluate")
         x, y = data.samples(self, x, y, "evaluate")
         weights = data.sample_weights(y, sample_weight, None, "evaluate")
+        self._refuse_several_outputs("evaluate", (weights,))
         self._refuse_masked_weights("evaluate", weights)
         scores = self._evaluate_arrays(x, y, batch_size, weights)
         if verbose:
@@ -583,9 +648,10 @@ class TrainingMixin(BatchMixin):
         return values[0] if len(values) == 1 else values
 
     def predict(self, x: Any = None, batch_size: int | None = None,
-                verbose: Any = 0) -> np.ndarray:
-        """The model's outputs for ``x`` (inference mode: no dropout, moving statistics);
-        no samples give an empty array of the output's shape."""
+                verbose: Any = 0) -> Any:
+        """The model's outputs for ``x`` (inference mode: no dropout, moving statistics),
+        a list of arrays for a model of several outputs; no samples give an empty array
+        of the output's shape."""
         batch_size = args.integer(batch_size, "batch_size", "predict", none=True) or 32
         verbose = args.verbose(verbose, "predict")
         x = data.inputs(self, x, "predict")
@@ -593,12 +659,20 @@ class TrainingMixin(BatchMixin):
             steps = math.ceil(len(x) / batch_size)
             print(f"{steps}/{steps} [{'=' * cbs.ProgressBar.WIDTH}]")
         program = self._program("predict")
-        parts = [np.asarray(program(*[w.value for w in program.fixed],
-                                    x[start:start + batch_size]))
+        parts = [program(*[w.value for w in program.fixed], x[start:start + batch_size])
                  for start in range(0, len(x), batch_size)]
-        if not parts:
-            return np.zeros((0,) + tuple(self.output_shape[1:]), np.float32)
-        return np.concatenate(parts)
+        return self._joined(parts)
+
+    def _joined(self, parts: list) -> Any:
+        """The predictions of batches joined: one array per output (a list of them for
+        a model of several, as Keras returns)."""
+        several = len(self.outputs) > 1
+        found = []
+        for i, shape in enumerate(self.output_shapes):
+            each = [np.asarray(p[i] if several else p) for p in parts]
+            found.append(np.concatenate(each) if each else
+                         np.zeros((0,) + tuple(shape[1:]), np.float32))
+        return found if several else found[0]
 
     def __call__(self, x: Any) -> np.ndarray:
         return self.predict(x)

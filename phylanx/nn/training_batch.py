@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from . import arguments as args
 from . import data
 
@@ -36,6 +34,7 @@ class BatchMixin:
         x, y = data.samples(self, x, y, where)
         weights = data.sample_weights(y, sample_weight, class_weight, where)
         self._refuse_masked_weights(where, weights)
+        self._refuse_several_outputs(where, (weights,))
         step = self._program("train" if weights is None else "train:weighted")
         opt = self.optimizer
         if any(len(opt.state.get(s, ())) != len(step.trainable) for s in step.slot_names):
@@ -54,13 +53,15 @@ class BatchMixin:
         x, y = data.samples(self, x, y, where)
         weights = data.sample_weights(y, sample_weight, None, where)
         self._refuse_masked_weights(where, weights)
+        self._refuse_several_outputs(where, (weights,))
         logs = self._evaluate_arrays(x, y, len(x), weights)
         return _returned(logs, return_dict)
 
-    def predict_on_batch(self, x: Any) -> np.ndarray:
-        """The model's outputs for the batch ``x`` (inference mode), as one array."""
+    def predict_on_batch(self, x: Any) -> Any:
+        """The model's outputs for the batch ``x`` (inference mode), as one array (a
+        list of them for a model of several outputs)."""
         x = data.inputs(self, x, "predict_on_batch")
         if len(x) == 0:
-            return np.zeros((0,) + tuple(self.output_shape[1:]), np.float32)
+            return self._joined([])
         program = self._program("predict")
-        return np.asarray(program(*[w.value for w in program.fixed], x))
+        return self._joined([program(*[w.value for w in program.fixed], x)])

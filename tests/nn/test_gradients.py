@@ -94,6 +94,20 @@ def test_recurrent(layer):
     _check(model, x, RNG.normal(size=(3,) + model.output_shape[1:]))
 
 
+@pytest.mark.parametrize("layer", [     # (small: central differences per weight)
+    lambda: nn.SimpleRNN(2, dropout=0.4, recurrent_dropout=0.4),
+    lambda: nn.LSTM(1, dropout=0.4, recurrent_dropout=0.4),
+    lambda: nn.GRU(1, dropout=0.4, return_sequences=True),
+    lambda: nn.GRU(1, dropout=0.4, recurrent_dropout=0.4, reset_after=False),
+])
+def test_recurrent_dropout_with_fixed_masks(layer):
+    """Keras 3's dropout masks (one per gate with recurrent_dropout) are constants of
+    the step: the generated gradient is the masked program's."""
+    model = _seq((3, 2), layer(), nn.Flatten())
+    x = RNG.normal(size=(4, 3, 2))
+    _check(model, x, RNG.normal(size=(4,) + model.output_shape[1:]))
+
+
 def test_recurrent_sequence_of_one_step():
     """One time step keeps its time axis (the layer joins steps with NumPy's stack; the
     PhySL stack of one operand would stack its rows, as the original's did)."""

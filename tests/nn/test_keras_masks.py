@@ -239,9 +239,18 @@ def test_bidirectional_refuses_what_keras_refuses_at_the_call():
     _raises_here(lambda: nn.Bidirectional(nn.Dense(2)), "recurrent layer", "Dense")
     _raises_here(lambda: nn.Bidirectional(nn.LSTM(2), merge_mode="max"), "merge_mode")
     _raises_here(lambda: nn.Bidirectional(nn.GRU(2, go_backwards=True)), "go_backwards")
-    _raises_here(lambda: nn.Bidirectional(nn.GRU(2, return_state=True)), "return_state")
     _raises_here(lambda: nn.Bidirectional(nn.LSTM(2), backward_layer=nn.LSTM(2)),
-                 "backward_layer")
+                 "should have different `go_backwards` value")
+    _raises_here(lambda: nn.Bidirectional(nn.LSTM(2), backward_layer=nn.Dense(2)),
+                 "backward_layer must be a recurrent layer", "Dense")
+    _raises_here(lambda: nn.Bidirectional(
+        nn.LSTM(2), backward_layer=nn.LSTM(2, go_backwards=True, return_sequences=True)),
+        'same value for attribute "return_sequences"')
+    _raises_here(lambda: nn.Bidirectional(
+        nn.GRU(2, return_state=True), backward_layer=nn.GRU(2, go_backwards=True)),
+        'same value for attribute "return_state"')
+    _raises_here(lambda: nn.Bidirectional(nn.GRU(2), backward_layer=nn.GRU(
+        3, go_backwards=True))(nn.Input((4, 2))), "give both the same units")
     # (two outputs: Keras' Sequential refuses them too; here at the user's line)
     _raises_here(lambda: nn.Sequential([nn.Input((3,)), nn.Embedding(4, 2),
                                         nn.Bidirectional(nn.GRU(2), merge_mode=None)]),

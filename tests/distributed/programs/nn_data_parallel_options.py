@@ -2,7 +2,9 @@
 (run under mpiexec): sample weights and class weights (each rank weighs its shard), a
 global gradient norm clip and weight decay (applied to the all-reduced gradients, not
 to a shard's), and kernel/activity regularizers (each penalty counted once, the
-activity penalty over the global batch).  Prints ``OK <rank>``."""
+activity penalty over the global batch), and a model of two outputs (a loss, a loss
+weight and a metric each: each output's loss and metric all-reduced as the total).
+Prints ``OK <rank>``."""
 import numpy as np
 
 from phylanx import distributed as dist
@@ -48,12 +50,33 @@ def check(optimizer, what, **fit):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=2e-6, err_msg=f"{what}: weights")
 
 
+def two_outputs(distributed):
+    """A model of two outputs: History (``a_loss``, ``b_mae`` ...) and weights."""
+    x, y, _ = data()
+    nn.set_seed(4)
+    nn.clear_session()
+    inputs = nn.Input((5,))
+    h = nn.Dense(6, activation="tanh")(inputs)
+    m = nn.Model(inputs, [nn.Dense(3, activation="softmax", name="a")(h), nn.Dense(2, name="b")(h)])
+    m.compile(nn.SGD(0.1), ["sparse_categorical_crossentropy", "mse"], loss_weights=[1.0, 0.5],
+              metrics=[["accuracy"], ["mae"]])
+    h = m.fit(x, {"a": y, "b": x[:, :2]}, batch_size=8, epochs=2, verbose=0, shuffle=False,
+              distributed="data" if distributed else None)
+    return h.history, m.get_weights()
+
+
 def main():
     _, _, w = data()
     check(lambda: nn.SGD(0.1, global_clipnorm=0.5, weight_decay=0.1), "sample weights",
           sample_weight=w, validation_split=0.2)
     check(lambda: nn.Adam(0.01, clipnorm=0.2), "class weights",
           class_weight={0: 2.0, 2: 0.5})
+    (got_h, got_w), (want_h, want_w) = two_outputs(True), two_outputs(False)
+    assert list(got_h) == list(want_h) == ["loss", "a_loss", "b_loss", "a_accuracy", "b_mae"]
+    for key in want_h:
+        np.testing.assert_allclose(got_h[key], want_h[key], rtol=2e-5, atol=1e-6, err_msg=key)
+    for g, w in zip(got_w, want_w):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=2e-6, err_msg="two outputs: weights")
     print(f"OK {dist.find_here()}", flush=True)
 
 

@@ -1,0 +1,132 @@
+"""compile's loss, ``loss_weights`` and metrics of each output of a model, as Keras 3
+takes them, and the names of the values ``fit`` and ``evaluate`` report.
+
+A model of one output has one loss and a list of metric names.  A model of several
+(``Model(x, [a, b])``) takes a loss for every output (one name for all, a list in the
+outputs' order, or a dict by output name: the name of the layer computing it), optional
+``loss_weights`` (list or dict; 1 by default) and metrics as a list of lists or a dict;
+its loss is ``sum(weight * output loss)``, and the logs are Keras': ``loss``, each
+``<output>_loss`` (unweighted), then each ``<output>_<metric>``.  Every mismatch is an
+error at the user's compile line, before any step.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import PhylanxError
+from . import arguments as args
+from . import losses, metrics
+
+
+@dataclass
+class Head:
+    """One output's share of the training: its name, loss, loss weight and metrics
+    (the names asked for, and the specific metric each resolves to)."""
+
+    name: str
+    loss: losses.Loss
+    weight: float = 1.0
+    metric_names: list = field(default_factory=list)
+    metric_kinds: list = field(default_factory=list)
+
+
+def _per_output(value: Any, names: list[str], what: str, keyed: bool = True) -> list:
+    """``value`` as one item per output: a list of as many, or a dict by output name."""
+    where = "compile"
+    if isinstance(value, dict):
+        unknown = sorted(set(map(str, value)) - set(names))
+        if unknown:
+            raise args.value_error(where, f"{what} names output(s) {unknown} the model does "
+                                          f"not have; its outputs are {names}")
+        missing = [n for n in names if n not in value]
+        if missing and keyed:
+            raise args.value_error(where, f"{what} gives none for output(s) {missing}; "
+                                          f"the model's outputs are {names}")
+        return [value.get(n) for n in names]
+    if isinstance(value, (list, tuple)):
+        if len(value) != len(names):
+            raise args.value_error(where, f"{what} has {len(value)} entries for a model of "
+                                          f"{len(names)} outputs {names}: give one per "
+                                          "output, or a dict by output name")
+        return list(value)
+    raise args.type_error(where, f"{what} for a model of several outputs must be a list "
+                                 f"(one per output) or a dict by output name, got "
+                                 f"{type(value).__name__}")
+
+
+def heads(names: list[str], loss: Any, loss_weights: Any, metric_names: Any) -> list[Head]:
+    """Each output's :class:`Head` from compile's arguments (``names``: the outputs')."""
+    where = "compile"
+    several = len(names) > 1
+    if several and len(set(names)) != len(names):
+        raise args.value_error(where, f"the model's outputs are named {names}: several come "
+                                      "from one layer, and Keras names an output by its "
+                                      "layer; end each output with a layer of its own")
+    if several and (isinstance(loss, (list, tuple, dict))):
+        given = _per_output(loss, names, "loss")
+    elif isinstance(loss, (list, tuple)) and len(loss) == 1:
+        given = list(loss)
+    elif isinstance(loss, dict) and len(loss) == 1 and set(loss) == set(names):
+        given = list(loss.values())
+    elif isinstance(loss, (list, tuple, dict)):
+        raise args.value_error(where, f"loss has {len(loss)} entries for a model of one "
+                                      f"output {names}")
+    else:               # (one loss for every output, as Keras)
+        given = [loss] * len(names)
+    if loss_weights is None:
+        weights = [1.0] * len(names)
+    elif not several and not isinstance(loss_weights, (list, tuple, dict)):
+        weights = [loss_weights]
+    else:
+        weights = _per_output(loss_weights, names, "loss_weights", keyed=False)
+    weights = [1.0 if w is None else args.real(w, "loss_weights", where, 0.0)
+               for w in weights]
+    if metric_names is None:
+        per_metrics: list = [[] for _ in names]
+    elif not several:
+        if not isinstance(metric_names, (list, tuple)):
+            # (Keras refuses a bare name too: list("accuracy") would be its letters)
+            raise args.type_error(where, "metrics must be a list of metric names, got "
+                                         f"{metric_names!r}")
+        per_metrics = [list(metric_names)]
+    else:
+        if isinstance(metric_names, (list, tuple)) and any(
+                not isinstance(m, (list, tuple)) and m is not None for m in metric_names):
+            raise args.value_error(where, "metrics of a model of several outputs: a list "
+                                          "with one list of metric names per output, or a "
+                                          f"dict by output name {names}, got "
+                                          f"{metric_names!r}")
+        per_metrics = _per_output(metric_names, names, "metrics", keyed=False)
+        per_metrics = [[] if m is None else [m] if isinstance(m, str) else list(m)
+                       for m in per_metrics]
+    try:
+        found = [losses.get(each) for each in given]
+    except PhylanxError as e:
+        raise args.located(e, where) from None
+    return [Head(n, lo, w, m) for n, lo, w, m in zip(names, found, weights, per_metrics)]
+
+
+def resolve(heads_: list[Head], shapes: list[tuple], where: str) -> None:
+    """Each head's metrics resolved from its loss and output shape; a cross-entropy on
+    fewer than 2 units refused."""
+    try:
+        for head, shape in zip(heads_, shapes, strict=True):
+            head.metric_kinds = [metrics.resolve(m, head.loss, shape)
+                                 for m in head.metric_names]
+    except PhylanxError as e:
+        raise args.located(e, where) from None
+    for head, shape in zip(heads_, shapes):
+        if head.loss.name in ("categorical_crossentropy", "sparse_categorical_crossentropy") \
+                and shape[-1] is not None and shape[-1] < 2:
+            raise args.value_error(where, f"{head.loss.name} needs at least 2 output units; "
+                                          f"the model outputs shape {shape} (use "
+                                          "binary_crossentropy for one unit)")
+
+
+def log_names(heads_: list[Head]) -> list[str]:
+    """The names of a step's logs in order, as Keras names them."""
+    if len(heads_) == 1:
+        return ["loss", *(metrics.display_name(m) for m in heads_[0].metric_names)]
+    return ["loss", *(f"{h.name}_loss" for h in heads_),
+            *(f"{h.name}_{metrics.display_name(m)}" for h in heads_ for m in h.metric_names)]

@@ -1,0 +1,220 @@
+"""Recurrent ``return_state``, ``dropout``/``recurrent_dropout``, Bidirectional's
+``backward_layer`` and models of several outputs (issue 29 item 1), against Keras 3's
+stored results (``tests/nn/keras_rnn_output_cases.py``; live with
+``PHYLANX_KERAS_LIVE=1``): predictions to float32 rounding, per-epoch History values
+(Keras' keys) to 1e-5 relative, final weights to rounding.  Dropout's random masks
+differ from Keras' generator: checked by inference equality (no dropout at predict)
+and by the statistics of the masks (drawn once per batch, reused at every step).  Bad
+arguments are errors at the user's line before any step."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from phylanx import execution_tree, nn
+from phylanx.autodiff.symbolic import Graph, literal
+from phylanx.errors import PhylanxError
+from phylanx.nn.layers_core import Context
+
+from . import keras_rnn_output_cases as cases
+
+pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning:keras"),
+              pytest.mark.filterwarnings("ignore::UserWarning:keras")]
+
+
+def _check(name: str, reference: dict) -> None:
+    model = cases.phylanx_model(name)
+    assert [w.shape for w in model.get_weights()] == [w.shape for w in reference["initial"]]
+    model.set_weights(reference["initial"])
+    ours = cases.run(model, name, keras_api=False)
+    for mine, theirs in zip(ours["prediction"], reference["prediction"], strict=True):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
+    for part in ("history", "evaluate"):
+        assert set(ours[part]) == set(reference[part]), part
+        for key, values in reference[part].items():
+            np.testing.assert_allclose(ours[part][key], values, rtol=1e-5, atol=1e-7,
+                                       err_msg=f"{part}[{key!r}]")
+    for mine, theirs in zip(ours["final"], reference["final"], strict=True):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", list(cases.CASES))
+def test_equals_stored_keras_reference(name):
+    _check(name, cases.stored(name))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("PHYLANX_KERAS_LIVE") != "1",
+                    reason="Keras takes tens of seconds to build these models: "
+                           "PHYLANX_KERAS_LIVE=1 runs them (the stored test always runs)")
+@pytest.mark.parametrize("name", list(cases.CASES))
+def test_equals_keras_live(name):
+    pytest.importorskip("keras")
+    _check(name, cases.reference(name))
+
+
+def test_return_state_outputs_are_the_last_states():
+    """LSTM's ``[output, h, c]``: h is the last output; SimpleRNN's state likewise."""
+    x = nn.Input((3, 2))
+    out, h, c = nn.LSTM(3, return_state=True)(x)
+    seq, state = nn.SimpleRNN(2, return_sequences=True, return_state=True)(x)
+    model = nn.Model(x, [out, h, c, seq, state])
+    data = np.random.default_rng(0).normal(size=(5, 3, 2)).astype(np.float32)
+    out, h, c, seq, state = model.predict(data)
+    np.testing.assert_array_equal(out, h)
+    np.testing.assert_array_equal(seq[:, -1], state)
+    assert c.shape == (5, 3) and not np.allclose(c, h)
+
+
+# -- dropout: masks of Keras 3's cells ---------------------------------------------------
+@pytest.mark.parametrize("kind", ["SimpleRNN", "LSTM", "GRU"])
+def test_dropout_changes_nothing_at_inference(kind):
+    x = nn.Input((3, 2))
+    with_dropout = nn.Model(x, getattr(nn, kind)(2, dropout=0.3, recurrent_dropout=0.2,
+                                                  return_sequences=True)(x))
+    y = nn.Input((3, 2))
+    plain = nn.Model(y, getattr(nn, kind)(2, return_sequences=True)(y))
+    plain.set_weights(with_dropout.get_weights())
+    data = np.random.default_rng(1).normal(size=(6, 3, 2)).astype(np.float32)
+    np.testing.assert_array_equal(with_dropout.predict(data), plain.predict(data))
+
+
+def _training_forward(layer, x: np.ndarray, weights: list) -> np.ndarray:
+    """The layer's output in training mode (dropout on), compiled alone."""
+    g = Graph(prefix="t")
+    xv = g.input("x", (None,) + x.shape[1:])
+    names = [w.name.split("/", 1)[1] for w in layer.weights]
+    ws = {n: g.input(f"w{i}", np.shape(v)) for i, (n, v) in enumerate(zip(names, weights))}
+    out = layer.forward(Context(g, ws, True), xv)
+    body = ", ".join(g.physl() + [literal(out)])
+    params = ", ".join(["x", *(v.name for v in ws.values())])
+    text = f"define(fwd, {params}, block({body}))"
+    state = execution_tree.compiler_state(f"test:{layer.name}", "<test>")
+    execution_tree.compile(state, "<test>", "fwd", text)
+    return np.asarray(execution_tree.invoke(state.lookup("fwd"), [x, *weights], {}))
+
+
+def _identity_rnn(**options):
+    layer = nn.SimpleRNN(5, activation=None, use_bias=False, return_sequences=True, **options)
+    nn.Model(x := nn.Input((4, 5)), layer(x))
+    return layer, [np.eye(5, dtype=np.float32), np.eye(5, dtype=np.float32)]
+
+
+def test_input_dropout_mask_is_drawn_once_per_batch_and_reused_at_every_step():
+    """h_t = (x_t * m) @ I with the recurrent kernel 0: every step shows the mask."""
+    layer, (kernel, _) = _identity_rnn(dropout=0.5)
+    nn.set_seed(5)
+    out = _training_forward(layer, np.ones((200, 4, 5), np.float32),
+                            [kernel, np.zeros((5, 5), np.float32)])
+    for t in range(1, 4):                        # the same mask at every step
+        np.testing.assert_array_equal(out[:, t], out[:, 0])
+    assert set(np.unique(out)) == {0.0, 2.0}     # kept values scaled by 1 / (1 - rate)
+    assert abs(np.mean(out[:, 0] == 0) - 0.5) < 0.06     # 1,000 draws: sd 0.016
+    assert len({row.tobytes() for row in out[:, 0]}) > 16    # a mask per sample (of 32)
+
+
+def test_recurrent_dropout_mask_is_reused_across_steps():
+    """x = (1, 0, 0, 0), kernels I: h_0 = 1, h_t = h_{t-1} * m, so h_2 = m * m: with one
+    mask for all steps it is 0 or 4 (kept with probability 1/2); masks drawn per step
+    would give 4 with probability 1/4."""
+    layer, weights = _identity_rnn(recurrent_dropout=0.5)
+    x = np.zeros((400, 4, 5), np.float32)
+    x[:, 0] = 1.0
+    nn.set_seed(6)
+    out = _training_forward(layer, x, weights)
+    np.testing.assert_array_equal(out[:, 0], 1.0)
+    assert set(np.unique(out[:, 2])) == {0.0, 4.0}
+    assert abs(np.mean(out[:, 2] == 4.0) - 0.5) < 0.05    # 2,000 draws: sd 0.011
+    np.testing.assert_array_equal(out[:, 3] != 0, out[:, 2] != 0)
+
+
+# -- bad input: located errors before any step ---------------------------------------------
+def _raises_here(fn, *words):
+    with pytest.raises(PhylanxError) as info:
+        fn()
+    message = str(info.value)
+    assert all(w in message for w in words), message
+    assert info.value.loc is not None and info.value.loc.file == __file__, info.value.loc
+
+
+def _two_outputs():
+    nn.clear_session()
+    x = nn.Input((3,))
+    h = nn.Dense(4)(x)
+    return nn.Model(x, [nn.Dense(3, activation="softmax", name="a")(h),
+                        nn.Dense(2, name="b")(h)])
+
+
+def test_bad_recurrent_arguments_are_located_errors():
+    _raises_here(lambda: nn.LSTM(2, stateful=True), "stateful=True is not supported")
+    _raises_here(lambda: nn.GRU(2, dropout=1.0), "dropout")
+    _raises_here(lambda: nn.SimpleRNN(2, recurrent_dropout=-0.1), "recurrent_dropout")
+    _raises_here(lambda: nn.SimpleRNN(2, seed=3), "seed=3")
+    _raises_here(lambda: nn.Sequential([nn.Input((4, 2)), nn.LSTM(3, return_state=True)]),
+                 "3 outputs")
+
+
+def test_bad_compile_arguments_of_several_outputs_are_located_errors():
+    model = _two_outputs()
+    _raises_here(lambda: model.compile("sgd", ["mse"]), "loss has 1 entries", "2 outputs")
+    _raises_here(lambda: model.compile("sgd", ["mse", "mse", "mse"]), "3 entries")
+    _raises_here(lambda: model.compile("sgd", {"a": "mse"}), "none for output(s) ['b']")
+    _raises_here(lambda: model.compile("sgd", {"a": "mse", "b": "mse", "c": "mse"}),
+                 "['c']")
+    _raises_here(lambda: model.compile("sgd", "mse", loss_weights=[1.0]), "loss_weights")
+    _raises_here(lambda: model.compile("sgd", "mse", metrics=["mae"]), "one list of metric")
+    _raises_here(lambda: model.compile("sgd", "mse", metrics={"c": ["mae"]}), "['c']")
+    assert model.loss is None              # (a refused compile changes nothing)
+
+
+def test_bad_targets_of_several_outputs_are_located_errors_before_any_step():
+    model = _two_outputs()
+    model.compile("sgd", ["sparse_categorical_crossentropy", "mse"])
+    x = np.zeros((4, 3), np.float32)
+    weights = model.get_weights()
+    _raises_here(lambda: model.fit(x, [np.zeros(4)], verbose=0), "1 target arrays")
+    _raises_here(lambda: model.fit(x, np.zeros((4, 2)), verbose=0), "list of target arrays")
+    _raises_here(lambda: model.fit(x, {"a": np.zeros(4)}, verbose=0), "['a']")
+    _raises_here(lambda: model.fit(x, [np.full(4, 5), np.zeros((4, 2))], verbose=0),
+                 "output 'a'", "label 5")
+    _raises_here(lambda: model.fit(x, [np.zeros(4), np.zeros((4, 2))], verbose=0,
+                                   sample_weight=np.ones(4)), "several outputs")
+    for before, after in zip(weights, model.get_weights()):
+        np.testing.assert_array_equal(before, after)
+
+
+def test_loss_weights_and_one_loss_for_every_output():
+    """A loss given once applies to each output; the loss is the weighted sum of the
+    outputs' losses (each reported unweighted)."""
+    model = _two_outputs()
+    model.compile("sgd", "mse", loss_weights={"a": 2.0, "b": 0.5})
+    x = np.random.default_rng(2).normal(size=(5, 3)).astype(np.float32)
+    ya, yb = np.ones((5, 3), np.float32), np.zeros((5, 2), np.float32)
+    pa, pb = model.predict(x)
+    scores = model.evaluate(x, {"b": yb, "a": ya}, return_dict=True, verbose=0)
+    assert list(scores) == ["loss", "a_loss", "b_loss"]
+    np.testing.assert_allclose(scores["a_loss"], np.mean((pa - ya) ** 2), rtol=1e-5)
+    np.testing.assert_allclose(scores["b_loss"], np.mean(pb ** 2), rtol=1e-5)
+    np.testing.assert_allclose(scores["loss"], 2 * scores["a_loss"] + 0.5 * scores["b_loss"],
+                               rtol=1e-5)
+
+
+def test_bidirectional_config_keeps_the_users_backward_layer():
+    nn.clear_session()
+    wrapped = nn.Bidirectional(nn.LSTM(2, return_sequences=True, dropout=0.25),
+                               backward_layer=nn.GRU(2, return_sequences=True,
+                                                     go_backwards=True, name="back"))
+    again = nn.Bidirectional.from_config(wrapped.get_config())
+    assert (type(again.backward_layer), again.backward_layer.name) == (nn.GRU, "back")
+    assert (again.forward_layer.name, again.forward_layer.dropout) == ("forward_lstm", 0.25)
+    assert again.get_config() == wrapped.get_config()
+
+
+@pytest.mark.parametrize("kind", ["SimpleRNN", "LSTM", "GRU"])
+def test_recurrent_defaults_are_keras_ones(kind):
+    layer = getattr(nn, kind)(2)
+    assert (layer.return_state, layer.dropout, layer.recurrent_dropout, layer.stateful,
+            layer.unroll, layer.seed) == (False, 0.0, 0.0, False, False, None)
+    assert nn.Bidirectional(layer).merge_mode == "concat"
