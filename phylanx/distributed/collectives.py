@@ -56,6 +56,7 @@ import numpy as np
 
 from ..errors import PhylanxError
 from ..runtime import hooks
+from ..runtime.backoff import yield_core
 from ..runtime.futures import Future, failed, ready
 from ..source import SourceLoc
 from . import agreement as ag
@@ -236,7 +237,8 @@ def _same_layout(headers: np.ndarray) -> bool:
 
 def _completes_soon(request: Any) -> bool:
     """Test ``request`` until it completes (True) or :data:`_EXPRESS_SPIN` has passed
-    (False); the clock read every 16 tests."""
+    (False); every 16 tests the clock is read and the core given up (``sched_yield``:
+    where ranks outnumber cores, the late rank may be waiting for this one's core)."""
     if _EXPRESS_SPIN <= 0:
         return False
     deadline = time.perf_counter() + _EXPRESS_SPIN
@@ -246,6 +248,7 @@ def _completes_soon(request: Any) -> bool:
                 return True
         if time.perf_counter() > deadline:
             return False
+        yield_core()
 
 
 def _settled(request: Any) -> bool:
