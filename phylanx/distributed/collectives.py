@@ -173,13 +173,15 @@ _EXPRESS = "express"
 #: completes within a few tests (2 ranks: 1-10)
 _EXPRESS_POLLS = 64
 #: how long (seconds) the calling thread goes on testing a request those tests found
-#: incomplete before the engine takes the collective over.  Longer than a collective
-#: the engine completes takes on the other rank: a rank that handed one to the engine
-#: (its path is several times an express call's) came late to the next call, where
-#: 64 tests did not wait for it either: the ranks then took turns handing calls to
-#: the engine (at ar45, 2 ranks, in a loop of 8-byte all_reduces, a miss was followed
-#: by the other rank's miss in ~80% of cases).  Tests, never a sleep.
-_EXPRESS_SPIN = 50e-6
+#: incomplete before the engine takes the collective over.  Longer than what the
+#: engine's path adds to a small collective on the other rank: a rank that handed one
+#: to the engine came late to the next call by that much (8 B, 1 rank, loaded: 9.5 us
+#: against the express path's 3.7, p90 11.7), where 64 tests (3-5 us) did not wait for
+#: it: the ranks then took turns handing calls to the engine (ar45, 2 ranks, a loop of
+#: 8-byte all_reduces: a miss followed by the other rank's in 79-97% of cases).  Not
+#: much longer: a caller that starts a collective early to overlap it with its own work
+#: loses this much when another rank is really late.  Tests, never a sleep.
+_EXPRESS_SPIN = 25e-6
 #: the layouts a channel keeps plans and typed slot views for (a program uses a few per
 #: name; when more come, the cache starts afresh: a warm-up over many sizes must not
 #: leave it full of layouts never used again, every later call building its own anew)
