@@ -7,7 +7,8 @@ Run under a launcher with 2 ranks (``benchmarks/distributed.py`` does it for you
 
 For each collective and size (8 B, then 16 B * 4**k up to 64 MiB: float64 buffers) it
 times, in the same run and interleaved (so that load from other processes hits all
-alike), and reports the ratio phylanx / raw:
+alike), and reports the ratio phylanx / raw (and ``engine%``: the share of phylanx's
+checked calls the progress engine completed, a rank having found another late):
 
 * ``phylanx``: ``phylanx.distributed.all_reduce(a).result()`` (header check on, the
   default; likewise ``broadcast(a, root=0)`` and ``all_gather(a)``), and, for
@@ -54,13 +55,20 @@ def _calls_for(comm, seconds_per_call: float) -> int:
     return int(comm.bcast(count, root=0))
 
 
-def _time(comm, call, count: int) -> float:
-    """Seconds per call: the slowest rank's average over ``count`` calls."""
+def _time(comm, call, count: int, handed: list | None = None) -> float:
+    """Seconds per call: the slowest rank's average over ``count`` calls.  ``handed``
+    gets the share of the calls the progress engine completed (a rank found another
+    late and handed the collective over: the engine's posts, summed over the ranks, per
+    call and rank)."""
+    engine = here().engine
     comm.Barrier()
+    posts = engine.posts
     start = time.perf_counter()
     for _ in range(count):
         call()
     elapsed = (time.perf_counter() - start) / count
+    if handed is not None:
+        handed.append(comm.allreduce(engine.posts - posts) / (count * comm.Get_size()))
     return comm.allreduce(elapsed, op=MPI().MAX)
 
 
@@ -112,10 +120,12 @@ def sweep(comm, repeat: int, collective: str, max_bytes: int,
         variants["phylanx"]()
         count = _calls_for(comm, time.perf_counter() - probe)
         samples: dict[str, list[float]] = {name: [] for name in variants}
+        handed: list[float] = []     # (of the checked phylanx calls)
         for _ in range(repeat):
             for name, call in variants.items():
                 _set_check(comm, name != "phylanx_nocheck")
-                samples[name].append(_time(comm, call, count))
+                samples[name].append(_time(comm, call, count,
+                                           handed if name == "phylanx" else None))
         _set_check(comm, True)
         _check_result(comm, collective, a)
         row = {"collective": collective, "bytes": nbytes, "calls": count}
@@ -128,6 +138,7 @@ def sweep(comm, repeat: int, collective: str, max_bytes: int,
                                         for k in ("min_us", "median_us")}
         row["bandwidth_GBps"] = {name: nbytes / (row[name]["min_us"] * 1e-6) / 1e9
                                  for name in variants}
+        row["phylanx"]["handed_to_engine"] = statistics.median(handed)
         rows.append(row)
         if comm.Get_rank() == 0:
             print(_line(row), flush=True)
@@ -212,7 +223,8 @@ def _line(row: dict) -> str:
             + f"{row['ratio_phylanx']['median_us']:6.2f} "
             + (f"{row['ratio_phylanx_nocheck']['median_us']:6.2f} " if nocheck
                else f"{'-':>6} ")
-            + f"{row['bandwidth_GBps']['phylanx']:8.3f}")
+            + f"{row['bandwidth_GBps']['phylanx']:8.3f} "
+            + f"{100 * row['phylanx']['handed_to_engine']:7.1f}")
 
 
 def _verdicts(rows: list[dict]) -> list[str]:
@@ -258,7 +270,7 @@ def main(argv=None) -> None:
         print(f"{comm.Get_size()} ranks; us per call (median of {args.repeat}); "
               "ratio = phylanx / raw; bandwidth = bytes / best time")
         print(f"{'collective':>10} {'size':>8} {'raw':>10} {'phylanx':>10} {'no check':>10} "
-              f"{'ratio':>6} {'(nochk)':>6} {'GB/s':>8}")
+              f"{'ratio':>6} {'(nochk)':>6} {'GB/s':>8} {'engine%':>7}")
     sizes = [int(n) for n in args.sizes.split(",")] if args.sizes else SIZES
     if any(n <= 0 or n % 8 for n in sizes):
         ap.error("--sizes: positive multiples of 8 (float64 buffers)")

@@ -56,13 +56,20 @@ def _caller(where: Any = CALLER) -> SourceLoc | None:
         return where
     frame = sys._getframe(2)
     code = frame.f_code
-    key = (id(code), frame.f_lasti)
-    entry = _CALLER_LOCS.get(key)
+    entry = _CALLER_LOCS.get((id(code), frame.f_lasti))
     if entry is None or entry[0] is not code:
-        if len(_CALLER_LOCS) >= 4096:      # (bounded: a program has few such calls)
-            _CALLER_LOCS.clear()
-        entry = _CALLER_LOCS[key] = (code, SourceLoc(code.co_filename, frame.f_lineno, 1))
+        entry = _remember_caller(frame)
     return entry[1]
+
+
+def _remember_caller(frame: Any) -> tuple[Any, SourceLoc]:
+    """The entry of :data:`_CALLER_LOCS` of the call ``frame`` is making, made."""
+    code = frame.f_code
+    if len(_CALLER_LOCS) >= 4096:      # (bounded: a program has few such calls)
+        _CALLER_LOCS.clear()
+    entry = _CALLER_LOCS[(id(code), frame.f_lasti)] = (
+        code, SourceLoc(code.co_filename, frame.f_lineno, 1))
+    return entry
 
 
 #: (id of the calling code, its instruction) -> (that code, the call's SourceLoc): a
@@ -88,12 +95,31 @@ def _mpi_in_order() -> Any:
     locality = _locality._current or here()
     if type(locality).__name__ != "MPILocality":
         return None
-    if getattr(_turn_state, "waits", None):    # (else no work before it to wait for)
+    if _turn_state.waits:       # (else no work before it to wait for)
         comm_order.my_turn()
     return locality
 
 
 _turn_state = comm_order.turn_state
+
+
+def _mpi_at_caller(where: Any) -> tuple[Any, SourceLoc | None]:
+    """:func:`_mpi_in_order` and :func:`_caller` in one call, for the collectives a
+    program calls in loops (all_reduce, broadcast, all_gather: a Python call fewer on
+    their path); ``(None, None)`` in a single process."""
+    locality = _locality._current or here()
+    if type(locality).__name__ != "MPILocality":
+        return None, None
+    if _turn_state.waits:       # (else no work before it to wait for)
+        comm_order.my_turn()
+    if where is not CALLER:
+        return locality, where
+    frame = sys._getframe(2)
+    code = frame.f_code
+    entry = _CALLER_LOCS.get((id(code), frame.f_lasti))
+    if entry is None or entry[0] is not code:
+        entry = _remember_caller(frame)
+    return locality, entry[1]
 
 
 def find_here() -> int:
@@ -125,12 +151,14 @@ def all_reduce(value: Any, op: str | Callable = "sum", name: str | None = None, 
     the shapes of weights broadcast with checks); every rank must pass the same, else
     MPI sees mismatched calls: at best the collective fails after
     ``collective_timeout``."""
-    mpi = _mpi_in_order()
+    mpi, located = _mpi_at_caller(where)
     if mpi is None:
         if isinstance(op, str):
             agreement.op_name(op, _caller(where))
         return ready(value)
-    return mpi.all_reduce(value, op, name, _caller(where), check=check)
+    if type(op) is str:     # (the locality only maps or folds a Python function)
+        return mpi.collectives.all_reduce(value, op, name, located, check=check)
+    return mpi.all_reduce(value, op, name, located, check=check)
 
 
 def reduce(value: Any, op: str | Callable = "sum", root: int = 0,
@@ -142,8 +170,8 @@ def reduce(value: Any, op: str | Callable = "sum", root: int = 0,
 
 def all_gather(value: Any, name: str | None = None, *, where: Any = CALLER) -> Future:
     """The list of every rank's value, on every rank."""
-    mpi = _mpi_in_order()
-    return ready([value]) if mpi is None else mpi.all_gather(value, name, _caller(where))
+    mpi, located = _mpi_at_caller(where)
+    return ready([value]) if mpi is None else mpi.collectives.all_gather(value, name, located)
 
 
 def gather(value: Any, root: int = 0, name: str | None = None, *, where: Any = CALLER) -> Future:
@@ -156,9 +184,9 @@ def broadcast(value: Any, root: int = 0, name: str | None = None, *, where: Any 
               check: bool | None = None) -> Future:
     """``root``'s value on every rank (the others' ``value`` is ignored).  ``check``:
     as for :func:`all_reduce` (unchecked, one ``Ibcast`` for up to 1 KiB)."""
-    mpi = _mpi_in_order()
-    return ready(value) if mpi is None else mpi.broadcast(value, root, name, _caller(where),
-                                                          check=check)
+    mpi, located = _mpi_at_caller(where)
+    return ready(value) if mpi is None else mpi.collectives.broadcast(
+        value, root, name, located, check=check)
 
 
 def scatter(value: Any, root: int = 0, name: str | None = None, *, where: Any = CALLER) -> Future:

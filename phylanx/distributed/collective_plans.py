@@ -30,7 +30,7 @@ from . import agreement as ag
 class Plan:
     """What every plan holds: its key's fields, the header and the channel's buffers."""
 
-    __slots__ = ("kind", "op", "root", "dtype", "shape", "header", "buffers", "end")
+    __slots__ = ("kind", "op", "root", "dtype", "shape", "header", "buffers", "end", "key")
 
     def __init__(self, kind: str, op: str | None, root: int | None, dtype: Any,
                  shape: tuple, header: np.ndarray, buffers: Any, end: int) -> None:
@@ -38,12 +38,10 @@ class Plan:
         self.header, self.buffers = header, buffers
         #: where this rank's data ends in its slot (0: it sends none)
         self.end = end
-
-    def fits(self, kind: str, op: str | None, root: int | None, value: Any) -> bool:
-        """Is a call of ``kind`` with these arguments this plan's?  (``value``: an
-        ndarray, the caller checked.)"""
-        return kind == self.kind and op == self.op and root == self.root \
-            and value.dtype is self.dtype and value.shape == self.shape
+        #: the calls this plan runs: (kind, op, root, dtype, shape) of the array passed,
+        #: or (kind, root) of a broadcast this rank is not the root of (its value is not
+        #: looked at); set by ``Collectives._plan_for``, compared by ``_express_plan``
+        self.key: tuple = ()
 
     def result(self, raw: bytes, value: Any) -> Any:
         """The collective's result from the exchanged header bytes ``raw`` and the
@@ -111,12 +109,6 @@ class BroadcastPlan(Plan):
         self.is_root = is_root
         self.agreed: Any = None     # the agreed headers ``inline`` was decided for
         self.inline = False         # the root's array came inline with them
-
-    def fits(self, kind: str, op: str | None, root: int | None, value: Any) -> bool:
-        # (only the root's value travels: the others' is not looked at)
-        return kind == self.kind and root == self.root and (
-            not self.is_root or type(value) is np.ndarray and value.dtype is self.dtype
-            and value.shape == self.shape)
 
     def result(self, raw: bytes, value: Any) -> Any:
         buffers = self.buffers

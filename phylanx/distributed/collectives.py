@@ -56,6 +56,7 @@ import numpy as np
 
 from ..errors import PhylanxError
 from ..runtime import hooks
+from ..runtime.backoff import yield_core
 from ..runtime.futures import Future, failed, ready
 from ..source import SourceLoc
 from . import agreement as ag
@@ -168,9 +169,19 @@ UNNAMED = "unnamed"
 #: a channel's ``current`` while the calling thread runs a collective itself (_express)
 _EXPRESS = "express"
 #: how many times the calling thread tests each request of an express collective
-#: before the engine takes it over: the other rank(s) being there, an 8-byte
-#: collective completes within a few tests (2 ranks: 1-10)
+#: before it looks at the clock: the other rank(s) being there, an 8-byte collective
+#: completes within a few tests (2 ranks: 1-10)
 _EXPRESS_POLLS = 64
+#: how long (seconds) the calling thread goes on testing a request those tests found
+#: incomplete before the engine takes the collective over.  Longer than what the
+#: engine's path adds to a small collective on the other rank: a rank that handed one
+#: to the engine came late to the next call by that much (8 B, 1 rank, loaded: 9.5 us
+#: against the express path's 3.7, p90 11.7), where 64 tests (3-5 us) did not wait for
+#: it: the ranks then took turns handing calls to the engine (ar45, 2 ranks, a loop of
+#: 8-byte all_reduces: a miss followed by the other rank's in 79-97% of cases).  Not
+#: much longer: a caller that starts a collective early to overlap it with its own work
+#: loses this much when another rank is really late.  Tests, never a sleep.
+_EXPRESS_SPIN = 25e-6
 #: the layouts a channel keeps plans and typed slot views for (a program uses a few per
 #: name; when more come, the cache starts afresh: a warm-up over many sizes must not
 #: leave it full of layouts never used again, every later call building its own anew)
@@ -224,6 +235,22 @@ def _same_layout(headers: np.ndarray) -> bool:
     """Every rank brings an array, of the same dtype and shape."""
     layout = headers[:, 4:ag.SHAPE.stop]
     return bool(headers[0, 4] == ag.ARRAY and (layout == layout[0]).all())
+
+
+def _completes_soon(request: Any) -> bool:
+    """Test ``request`` until it completes (True) or :data:`_EXPRESS_SPIN` has passed
+    (False); every 16 tests the clock is read and the core given up (``sched_yield``:
+    where ranks outnumber cores, the late rank may be waiting for this one's core)."""
+    if _EXPRESS_SPIN <= 0:
+        return False
+    deadline = time.perf_counter() + _EXPRESS_SPIN
+    while True:
+        for _ in range(16):
+            if request.Test():
+                return True
+        if time.perf_counter() > deadline:
+            return False
+        yield_core()
 
 
 def _settled(request: Any) -> bool:
@@ -459,12 +486,14 @@ class Collectives:
                 "name in another order", where, kind)
         return on_timeout
 
-    def _express(self, channel: _Channel, tag: tuple, make: Callable[[Any, str], Any]) -> Future:
+    def _express(self, channel: _Channel, tag: tuple, make: Callable[[Any, str], Any],
+                 spin: bool = True) -> Future:
         """Run a collective on the calling thread, the channel held (``_EXPRESS``): step
         its operation, testing each request it yields up to :data:`_EXPRESS_POLLS`
-        times.  When the other ranks are there (the common case) every request completes
-        within that, and the caller gets a future that is done already: no future of the
-        engine, no deadline registered, no hand-off between threads.  Otherwise (a rank
+        times, then (``spin``) for up to :data:`_EXPRESS_SPIN`.  When the other ranks are
+        there (the common case) every request completes within that, and the caller
+        gets a future that is done already: no future of the engine, no deadline
+        registered, no hand-off between threads.  Otherwise (a rank
         is late, or the operation yields a request that moves much data) the engine
         adopts the operation as it stands (a deadline from now on, the progress thread,
         the waiter's drive): exactly the operation the general path runs, only stepped
@@ -479,7 +508,8 @@ class Collectives:
                     if request.Test():
                         break
                 else:
-                    break       # a rank is late: the engine waits with back-off
+                    if not (spin and _completes_soon(request)):
+                        break       # a rank is late: the engine waits with back-off
                 request = operation.send(None)
         except StopIteration as stop:
             self._release(channel)
@@ -532,10 +562,15 @@ class Collectives:
         channel = self._channels.get(name)
         if channel is None:
             return None
+        if kind == "broadcast" and root != self.rank:
+            key: tuple = (kind, root)       # (the others' value is not looked at)
+        elif type(value) is np.ndarray:
+            key = (kind, op, root, value.dtype, value.shape)
+        else:
+            return None     # (converted or pickled: the general path)
         plan = channel.plan
-        if plan is None or plan.buffers is not channel.buffers \
-                or not plan.fits(kind, op, root, value):
-            plan = self._plan_for(channel, kind, name, value, op, root)
+        if plan is None or plan.key != key or plan.buffers is not channel.buffers:
+            plan = self._plan_for(channel, key, kind, name, value, op, root)
             if plan is None:
                 return None
         with self._lock:
@@ -559,11 +594,14 @@ class Collectives:
             exchange.Start()
             for _ in range(_EXPRESS_POLLS):
                 if exchange.Test():
-                    buffers.in_flight = None
-                    result = plan.result(buffers.received_headers.tobytes(), value)
                     break
             else:
-                begun = exchange        # a rank is late: the general operation waits
+                if not _completes_soon(exchange):
+                    begun = exchange    # a rank is late: the general operation waits
+            if begun is _COMPLETED:
+                buffers.in_flight = None
+                result = plan.result(buffers.received_headers.tobytes(), value)
+            else:
                 result = MISS
         except Exception as e:  # noqa: BLE001 - delivered to the waiter
             self._release(channel)
@@ -574,8 +612,14 @@ class Collectives:
             self._release(channel)
             raise
         if result is MISS:
-            return self._express(channel, tag, self._resumed(kind, value, op, root, begun))
-        self._release(channel)
+            # (a late rank: the exchange was tested for _EXPRESS_SPIN already)
+            return self._express(channel, tag, self._resumed(kind, value, op, root, begun),
+                                 spin=begun is _COMPLETED)
+        with self._lock:        # (_release, inline: the common case)
+            channel.current = None
+            queued = bool(channel.queue)
+        if queued:
+            self._next(channel)
         return ready(result)
 
     def _resumed(self, kind: str, value: Any, op: str | None, root: int | None,
@@ -591,11 +635,12 @@ class Collectives:
         return lambda channel, n: self._broadcast_op(channel, n, value, root, None, True,
                                                      begun)
 
-    def _plan_for(self, channel: _Channel, kind: str, name: str, value: Any,
+    def _plan_for(self, channel: _Channel, key: tuple, kind: str, name: str, value: Any,
                   op: str | None, root: int | None) -> Plan | None:
-        """The channel's plan of this call (made the first time; None: the call has
-        none, or the channel has no persistent exchange yet: its first collective makes
-        it).  A channel's plans hold its buffers: new buffers (``_renew``), new plans."""
+        """The channel's plan of this call, ``key`` (made the first time; None: the call
+        has none, or the channel has no persistent exchange yet: its first collective
+        makes it).  A channel's plans hold its buffers: new buffers (``_renew``), new
+        plans."""
         buffers = channel.buffers
         if buffers is None or buffers.exchange is None:
             return None
@@ -603,17 +648,14 @@ class Collectives:
         first = next(iter(plans.values()), None)    # (None: another thread emptied it)
         if first is not None and first.buffers is not buffers:
             plans.clear()
-        if kind == "broadcast" and root != self.rank:
-            key: tuple = (kind, root)       # (the others' value is not looked at)
-        elif type(value) is not np.ndarray or ag.as_array(value) is not value:
-            return None     # (converted, copied or pickled: the general path)
-        else:
-            key = (kind, op, root, value.dtype, value.shape)
+        if len(key) > 2 and ag.as_array(value) is not value:
+            return None     # (converted or copied: the general path)
         plan = plans.get(key)
         if plan is None:
             plan = self._make_plan(buffers, kind, name, value, op, root)
             if plan is None:
                 return None
+            plan.key = key
             if len(plans) >= _LAYOUTS_KEPT:
                 plans.clear()       # (the layouts of now, not those of the start)
             plans[key] = plan

@@ -41,10 +41,16 @@ from .executors import get_executor
 from .futures import _PENDING, Forward
 
 _on = [False]
-_here = threading.local()      # .waits: the markers this thread's work must wait for
+class _ThreadState(threading.local):
+    #: the markers this thread's work must wait for (none outside concurrent thunks)
+    waits: tuple = ()
+
+
+_here = _ThreadState()
 #: the per-thread state :func:`my_turn` reads: a caller on a hot path (every collective)
-#: calls it only when ``getattr(turn_state, "waits", None)`` holds markers (a thread
-#: outside concurrent thunks, the common case, has none: nothing to wait for)
+#: calls it only when ``turn_state.waits`` holds markers (a thread outside concurrent
+#: thunks, the common case, has none: nothing to wait for; a class attribute, so that
+#: reading it is no ``getattr`` call)
 turn_state = _here
 
 
@@ -99,7 +105,7 @@ def ordered(thunks: Sequence[Callable[[], Any]], quiet: Sequence[bool] | None = 
     """``thunks`` wrapped so that each waits for its predecessors before communicating,
     and their markers (``fork_join`` gives the spawned ones their futures).  A thunk
     marked ``quiet`` cannot communicate (:func:`silent`): nobody waits for it."""
-    base = getattr(_here, "waits", ())
+    base = _here.waits
     markers = [Marker() for _ in thunks]
     for marker, q in zip(markers, quiet or ()):
         if q:
@@ -116,7 +122,7 @@ def ordered(thunks: Sequence[Callable[[], Any]], quiet: Sequence[bool] | None = 
                 # beneath it on this very thread.  Run it on another thread instead.
                 return Forward(get_executor().submit(run))
             markers[i].thread = me
-            saved = getattr(_here, "waits", ())
+            saved = _here.waits
             _here.waits = waits
             try:
                 return thunk()
@@ -136,7 +142,7 @@ def unordered(fn: Callable[..., Any]) -> Callable[..., Any]:
     thread claims its task (one waiting for its value, deep in an ordered thunk) must not
     make it wait for that thunk's predecessors, which may be waiting for this value."""
     def run(*args: Any) -> Any:
-        saved = getattr(_here, "waits", ())
+        saved = _here.waits
         _here.waits = ()
         try:
             return fn(*args)
@@ -148,7 +154,7 @@ def unordered(fn: Callable[..., Any]) -> Callable[..., Any]:
 def my_turn() -> None:
     """Wait until all the work before this thread's in program order has finished (called
     by an operation before it communicates); immediate outside concurrent thunks."""
-    waits = getattr(_here, "waits", ())
+    waits = _here.waits
     if not waits:
         return
     limit = 2 * float(_timeout[0]()) + 1.0

@@ -59,17 +59,18 @@ got = meet(lambda: dist.all_reduce(mib * (r + 1), name="big"), "big").result()
 assert np.array_equal(got, mib * 3), "1 MiB all_reduce"
 
 # -- express and engine agree, and NumPy is the oracle -----------------------------------
-polls = coll_module._EXPRESS_POLLS
+polls, spin = coll_module._EXPRESS_POLLS, coll_module._EXPRESS_SPIN
 
 
 def both_ways(call):
     """``call()``'s result by the express path and by the engine alone."""
     fast = call().result()
-    coll_module._EXPRESS_POLLS = 0      # every request handed to the engine at once
+    # every request handed to the engine at once
+    coll_module._EXPRESS_POLLS, coll_module._EXPRESS_SPIN = 0, 0.0
     try:
         slow = call().result()
     finally:
-        coll_module._EXPRESS_POLLS = polls
+        coll_module._EXPRESS_POLLS, coll_module._EXPRESS_SPIN = polls, spin
     return fast, slow
 
 
