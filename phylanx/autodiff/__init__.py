@@ -16,6 +16,7 @@ from __future__ import annotations
 from . import (  # noqa: F401  (importing a rules module attaches its rules to VJP)
     rules_arithmetic,
     rules_collectives,
+    rules_complex,
     rules_decompositions,
     rules_einsum,
     rules_keras,

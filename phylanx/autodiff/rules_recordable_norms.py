@@ -17,6 +17,7 @@ import numpy as np
 from . import rules_keras, rules_norms, rules_reductions  # noqa: F401 (the rules)
 from .equations import eq, shape_of
 from .rule_helpers import arr, expand_reduced, reduced_axes
+from .rules_arithmetic import abs_slope
 from .rules_norms import _matrix_axes, _matrix_gradient, _order, _vector_gradient
 from .rules_recordable import recordable
 
@@ -33,7 +34,7 @@ def _vector(ct, out, x, one, ord_, kept_shape):
         constant = _vector_gradient(v, np.reshape(np.asarray(out), kept_shape), one, ord_)
         return eq("__mul", ctk, constant)
     p = float(ord_)
-    signed = eq("__mul", np.sign(arr(x)), eq("power", eq("absolute", x), p - 1.0))
+    signed = eq("__mul", abs_slope(arr(x)), eq("power", eq("absolute", x), p - 1.0))
     return eq("__mul", ctk, eq("__div", signed, eq("power", r, p - 1.0)))
 
 
