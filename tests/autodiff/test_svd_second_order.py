@@ -1,7 +1,8 @@
 """Second derivatives through ``svd``, ``pinv`` and ``lstsq`` (ad46: their rules got
 equation forms, ``autodiff/rules_recordable_svd.py``) of whole Python functions:
 ``hessian`` against ``jax.hessian``, ``grad(grad)`` against central differences of the
-first derivative, the full SVD's first columns against the reduced one, float32.
+first derivative, the full SVD's first columns against the reduced one, float32; the
+spectral matrix norms, which record an svd.
 The registry-wide check of every case is ``test_second_order.py``."""
 from __future__ import annotations
 
@@ -86,3 +87,19 @@ def test_float32_hessians_stay_float32():
     got = phylanx.hessian(family)(*(v.astype(np.float32) for v in operands))
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, want, rtol=2e-3, atol=2e-3 * np.max(np.abs(want)))
+
+
+def spectral(a, w):
+    return (np.linalg.norm(a, "nuc") * np.sum(a * w) + np.linalg.norm(a, 2) ** 2
+            + np.linalg.norm(a, -2) * np.linalg.norm(a, "nuc"))
+
+
+@pytest.mark.parametrize("a", [TALL, WIDE], ids=["tall", "wide"])
+def test_spectral_norms_second_derivatives_equal_central_differences(a):
+    """``"nuc"`` and ``±2`` record the svd of their matrix (ad46; their first derivative
+    is compared with JAX's by test_rules_jax.py)."""
+    w, v = RNG.standard_normal(a.shape), RNG.standard_normal(a.shape)
+    gradient = phylanx.grad(spectral)
+    eps = 1e-5
+    want = (gradient(a + eps * v, w) - gradient(a - eps * v, w)) / (2 * eps)
+    np.testing.assert_allclose(phylanx.hvp(spectral)(a, w, v), want, rtol=1e-6, atol=1e-6)
