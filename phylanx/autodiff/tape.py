@@ -190,7 +190,11 @@ class Tape:
             return
         # containers may change later (append): keep them as they were when used
         kept = [containers.snapshot(a) for a in args]
-        real_only = self._real_only(name, args, out, parents)
+        # (once per recorded application: a dtype check until a complex value was seen)
+        dtype = getattr(out, "dtype", None)
+        real_only = (self.complex_seen or type(out) is complex
+                     or (dtype.kind == "c" if dtype is not None else is_container(out))) \
+            and self._real_only(name, args, out, parents)
         if not is_container(out):
             entry = self._append(COMPLEX_VALUES if real_only else name, kept, out, node,
                                  parents)
