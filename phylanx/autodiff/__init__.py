@@ -16,6 +16,7 @@ from __future__ import annotations
 from . import (  # noqa: F401  (importing a rules module attaches its rules to VJP)
     rules_arithmetic,
     rules_collectives,
+    rules_complex,
     rules_decompositions,
     rules_einsum,
     rules_keras,
@@ -30,6 +31,7 @@ from . import (  # noqa: F401  (importing a rules module attaches its rules to V
     rules_recordable_lists,
     rules_recordable_norms,
     rules_recordable_rearrange,
+    rules_recordable_svd,
     rules_reductions,
     rules_shape,
     rules_structure,

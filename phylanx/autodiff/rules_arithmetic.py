@@ -135,8 +135,8 @@ def power_vjp(ct, out, base, exponent):
 
 @selective
 def _extremum_vjp(ct, out, *operands, wanted=None):
-    """``maximum``/``minimum``/``fmax``/``fmin`` of n operands: the cotangent goes to the
-    operands equal to the result, shared equally between ties (as JAX).  Computed in the
+    """``maximum``/``minimum`` of n operands: the cotangent goes to the operands equal to
+    the result, shared equally between ties (as JAX).  Computed in the
     cotangent's dtype from boolean masks, and only for the operands that need it (relu's
     ``maximum(x, 0.0)``: not for the constant)."""
     result = np.asarray(out)
@@ -155,7 +155,33 @@ def _extremum_vjp(ct, out, *operands, wanted=None):
                      for i, hit in enumerate(hits))
 
 
-VJP.register("maximum", "minimum", "fmax", "fmin")(_extremum_vjp)
+VJP.register("maximum", "minimum")(_extremum_vjp)
+
+
+def nan_ignoring_choice(name: str, out, a, b) -> np.ndarray:
+    """Where ``fmax``/``fmin`` took ``a``: ``a`` beyond ``b`` or ``b`` NaN, as JAX's
+    ``where(a > b | isnan(b), a, b)``: a tie goes to ``b`` whole (JAX's, not
+    ``maximum``'s sharing).  Compared in the dtype the forward computed in (as
+    :func:`_extremum_vjp`: a Python number is weak)."""
+    result = np.asarray(out)
+    a, b = arr_with(a, result), arr_with(b, result)
+    beyond = a > b if name == "fmax" else a < b
+    return beyond | np.isnan(b)
+
+
+def _nan_ignoring_vjp(name: str):
+    @selective
+    def rule(ct, out, a, b, wanted=None):
+        chosen = np.broadcast_to(nan_ignoring_choice(name, out, a, b), np.shape(out))
+        ct = np.asarray(ct)
+        return (masked(chosen, ct) if is_wanted(wanted, 0) else None,
+                masked(~chosen, ct) if is_wanted(wanted, 1) else None)
+    rule.__name__ = f"{name}_vjp"
+    return rule
+
+
+for _name in ("fmax", "fmin"):
+    VJP.register(_name)(_nan_ignoring_vjp(_name))
 
 
 @VJP.register("hypot")
@@ -252,12 +278,27 @@ def clip_vjp(ct, out, a, a_min, a_max):
     return tuple(route(f) for f in clip_factors(a, a_min, a_max))
 
 
-def _sign_mean(x, out):
-    return np.sign(x)      # 0 at 0: the mean of the one-sided slopes -1 and 1
+def abs_slope(x, out=None):
+    """d|x|/dx of a real ``x``: the sign, +1 at 0 (and -0.0) as JAX's ``abs``
+    (``select(x >= 0, 1, -1)``; until ad46 0, the mean of the one-sided slopes).  The
+    norms built on |x| take it too (:mod:`.rules_norms`); docs/autodiff.md, "Kinks"."""
+    x = np.asarray(x)
+    dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
+    return np.where(x >= 0, dtype.type(1), dtype.type(-1))
+
+
+def _d_abs(x, out):
+    """|x|'s rule: :func:`abs_slope` for real ``x``; for a complex one (an intermediate:
+    ``abs(x * c)``) JAX's cotangent ``ct conj(x) / |x|`` (0 at 0)."""
+    if np.iscomplexobj(x):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(out == 0, 0.0, np.conj(x) / np.where(out == 0, 1.0, out))
+    return abs_slope(x)
 
 
 def _d_sqrt(x, out):
-    return 0.5 / out
+    with np.errstate(divide="ignore"):
+        return 0.5 / out                 # inf at 0, as JAX (no warning: a kink, not a fault)
 
 
 def _d_invsqrt(x, out):
@@ -277,7 +318,7 @@ def _d_erf(x, out):
 
 
 _UNARY = {
-    "absolute": _sign_mean,
+    "absolute": _d_abs,
     "sqrt": _d_sqrt,
     "invsqrt": _d_invsqrt,
     "cbrt": _d_cbrt,
@@ -305,10 +346,27 @@ _UNARY = {
     "erf": _d_erf,
     "erfc": lambda x, out: -_d_erf(x, out),
     "square": lambda x, out: 2.0 * x,
-    "conj": lambda x, out: np.ones_like(x),
     "real": lambda x, out: np.ones_like(x),
     "__real": lambda x, out: np.ones_like(x),
-    "__pyconj": lambda x, out: np.ones_like(x),
 }
 for _name, _derivative in _UNARY.items():
     VJP.defrule(_name, unary(_derivative))
+VJP.defrule("__pyabs", unary(_d_abs))     # Python's abs(x)
+
+
+def _conj_vjp(ct, out, x, dtype=None):
+    """conj's transpose conjugates the cotangent (JAX's convention for a complex ``x``;
+    the identity for a real one: until ad46 always the identity, :mod:`.rules_complex`)."""
+    return (np.conj(ct) if np.iscomplexobj(ct) else ct,)
+
+
+def _imag_vjp(ct, out, x, dtype=None):
+    """imag(z) = Re(-1j z): ``-1j ct`` for a complex ``z``; a real one's imaginary part is
+    the constant 0."""
+    return (-1j * np.asarray(ct),) if np.iscomplexobj(x) else (None,)
+
+
+for _name in ("conj", "__pyconj"):
+    VJP.defrule(_name, _conj_vjp)
+for _name in ("imag", "__imag"):
+    VJP.defrule(_name, _imag_vjp)

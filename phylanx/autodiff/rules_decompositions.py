@@ -8,9 +8,9 @@ differentiable function of the matrix.  Where it is not, a gradient that would n
 missing derivative is a located error, never a silent value:
 
 * ``eigh``: eigenvectors of a repeated eigenvalue (any rotation of them is as good);
-* ``eig``, ``eigvals`` (a general matrix): complex eigenvalues (the reverse mode carries
-  real cotangents only, so a complex result has no gradient here, rather than a wrong
-  one), and a repeated eigenvalue (not a differentiable function of a non-normal matrix);
+* ``eig``, ``eigvals`` (a general matrix): the eigenvectors of complex eigenvalues (the
+  eigenvalues themselves follow JAX's convention, :mod:`.rules_complex`), and a repeated
+  eigenvalue (not a differentiable function of a non-normal matrix);
 * ``svd``: singular vectors of a repeated singular value, the singular vectors of a
   non-square matrix with a zero singular value, and the extra columns of ``u`` (rows of
   ``vh``) that ``full_matrices`` adds to a non-square matrix (any completion will do);
@@ -134,14 +134,15 @@ def eigvalsh_vjp(ct, out, a, UPLO="L"):  # noqa: N803 - NumPy's keyword name
 
 # -- general (non-symmetric) eigenproblems ------------------------------------------------
 
-def _real_eigen(w: np.ndarray) -> None:
-    """The conditions of :func:`_eig_gradient`: real eigenvalues, none repeated."""
-    if w.dtype.kind == "c":
+def _real_eigen(w: np.ndarray, vectors: bool) -> None:
+    """The conditions of :func:`_eig_gradient`: no repeated eigenvalue; complex ones only
+    for the eigenvalues' cotangents (JAX's convention, :mod:`.rules_complex`: the
+    gradient of a real matrix is the real part of V^-T diag(wbar) V^T)."""
+    if w.dtype.kind == "c" and vectors:
         raise PhylanxValueError(
-            "the matrix has complex eigenvalues, and phylanx's reverse mode carries "
-            "real cotangents only (its rules of real, imag, abs and conj follow no complex "
-            "convention), so this gradient would be wrong; differentiate a function of a "
-            "matrix with real eigenvalues, or use eigh for a symmetric one")
+            "the eigenvectors of a matrix with complex eigenvalues have no gradient here "
+            "(each is defined up to a complex phase, and no convention is implemented); "
+            "differentiate a function of the eigenvalues, or of a matrix with real ones")
     if _repeated(w):
         raise PhylanxValueError(
             "a repeated eigenvalue of a general matrix is not a differentiable "
@@ -163,14 +164,14 @@ def _eig_gradient(w, v, w_bar, v_bar) -> np.ndarray:
 @VJP.register("eig")
 def eig_vjp(ct, out, a):
     w, v = np.asarray(out[0]), np.asarray(out[1])
-    _real_eigen(w)
+    _real_eigen(w, _item(ct, 1) is not None)
     return (_eig_gradient(w, v, _item(ct, 0), _item(ct, 1)),)
 
 
 @VJP.register("eigvals")
 def eigvals_vjp(ct, out, a):
     w, v = np.linalg.eig(arr(a))
-    _real_eigen(w)
+    _real_eigen(w, False)
     return (_eig_gradient(w, v, np.asarray(ct), None),)
 
 

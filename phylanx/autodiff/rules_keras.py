@@ -71,16 +71,17 @@ def relu_vjp(ct, out, x, alpha=NOT_AN_OPERAND, max_value=None, threshold=0.0):
         # form below multiplies by a float64 slope array, many passes, and promotes
         # float32); d/d alpha = sum over x < threshold of ct * (x - threshold), one dot,
         # computed only when alpha was an operand (a layer's relu(x) does not pass it);
-        # d/d threshold = -alpha * ... = 0; slope 1 from max(threshold, 0) on (values
-        # at or above a negative threshold are clamped at 0)
-        passed = masked(x >= max(float(threshold), 0.0), ct)   # (rule_helpers.masked)
+        # d/d threshold = -alpha * ... = 0; slope 1 above max(threshold, 0) (values
+        # at or above a negative threshold are clamped at 0); at the kink the slope
+        # from below, 0 (jax.nn.relu's, TensorFlow's, PyTorch's; until ad46 1)
+        passed = masked(x > max(float(threshold), 0.0), ct)   # (rule_helpers.masked)
         if not wants_alpha:
             return (passed,)
         d_alpha = np.vdot(ct, np.minimum(x - float(threshold), 0)) if x.size else 0.0
         return (passed, d_alpha, None, 0.0)
-    below = x < float(threshold)
+    below = x <= float(threshold)        # at the threshold: the slope from below, alpha
     capped = np.zeros(x.shape, bool) if max_value is None else x >= float(max_value)
-    clamped = ~below & (x < 0)           # at or above a negative threshold: 0 (the original)
+    clamped = ~below & (x <= 0)          # at or above a negative threshold: 0 (the original)
     # the slopes in the cotangent's float dtype: a float32 layer's stays float32
     dtype = np.result_type(ct.dtype, x.dtype, np.float16)
     slope = np.where(below, np.asarray(alpha, dtype), np.asarray(1, dtype))

@@ -9,13 +9,16 @@ with ``axis`` nil, or two axes): Frobenius ``x / r``; ``"nuc"`` ``u @ vh``; ``2`
 the outer product of the singular vectors of the largest/smallest singular value (ties
 share: ``u_block @ vh_block`` is the same for every basis of a repeated value's block);
 ``1``/``-1`` ``sign(x)`` in the column of largest/smallest absolute sum, ``inf``/``-inf``
-in the row.  Where a norm is zero, its (sub)gradient is taken as zero, as at a kink.
+in the row.  ``sign`` is |x|'s slope, +1 at 0 (``abs``'s rule, as JAX: the 1-norm of a
+vector with zeros is JAX's).  Where a 2-, p- or Frobenius norm is zero, its
+(sub)gradient is taken as zero (JAX: NaN, from ``x / r``); docs/autodiff.md, "Kinks".
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .rule_helpers import arr, expand_reduced, to_bool
+from .rules_arithmetic import abs_slope
 from .table import VJP
 
 
@@ -42,7 +45,7 @@ def _vector_gradient(x: np.ndarray, r: np.ndarray, axis: int | None, ord_) -> np
     with the reduced axis kept (length 1)."""
     if ord_ is None or ord_ == 2:
         return _divided(x, r)
-    magnitude, sign = np.abs(x), np.sign(x)
+    magnitude, sign = np.abs(x), abs_slope(x)
     if ord_ == 0:
         return np.zeros(x.shape, x.dtype)
     if ord_ == 1:
@@ -67,7 +70,7 @@ def _matrix_gradient(m: np.ndarray, r: np.ndarray, ord_) -> np.ndarray:
             return u @ vh
         share = _shared(s, s[..., :1] if ord_ == 2 else s[..., -1:])
         return (u * share[..., None, :]) @ vh
-    sign = np.sign(m)
+    sign = abs_slope(m)
     by_column = ord_ in (1, -1)
     sums = np.sum(np.abs(m), axis=-2 if by_column else -1)
     best = np.max(sums, -1, keepdims=True) if ord_ > 0 else np.min(sums, -1, keepdims=True)

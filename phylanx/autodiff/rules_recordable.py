@@ -184,7 +184,22 @@ def _extremum_equations(ct, out, *operands, wanted=None):
                  for i, hit in enumerate(hits))
 
 
-recordable("maximum", "minimum", "fmax", "fmin")(_extremum_equations)
+recordable("maximum", "minimum")(_extremum_equations)
+
+
+def _nan_ignoring_equations(name: str):
+    """fmax/fmin: ``ct`` routed by the (constant) choice of the kernel rule."""
+    def builder(ct, out, a, b, wanted=None):
+        chosen = np.broadcast_to(rules_arithmetic.nan_ignoring_choice(name, out, a, b),
+                                 np.shape(out))
+        return (eq("__npwhere", chosen, ct, 0.0) if is_wanted(wanted, 0) else None,
+                eq("__npwhere", ~chosen, ct, 0.0) if is_wanted(wanted, 1) else None)
+    builder.__name__ = f"{name}_equations"
+    return builder
+
+
+for _name in ("fmax", "fmin"):
+    recordable(_name)(_nan_ignoring_equations(_name))
 
 
 def _where_equations(ct, out, condition, x=None, y=None, wanted=None):
@@ -198,8 +213,13 @@ def _where_equations(ct, out, condition, x=None, y=None, wanted=None):
 
 
 recordable("where", "__npwhere")(_where_equations)
-#: |x|: its sign is a constant of the derivative (0 at 0, as the kernel rule)
-recordable("absolute")(_unary(lambda x, out: np.sign(np.asarray(x))))
+@recordable("absolute", "__pyabs")
+def absolute_equations(ct, out, x, dtype=None, wanted=None):
+    """|x|: its slope is a constant of the derivative (+1 at 0, as the kernel rule and
+    JAX); a complex ``x`` is not covered."""
+    if np.iscomplexobj(x):
+        return None
+    return (eq("__mul", ct, rules_arithmetic.abs_slope(x)),)
 
 
 @recordable("relu")
@@ -211,9 +231,9 @@ def relu_equations(ct, out, x, alpha=rules_keras.NOT_AN_OPERAND, max_value=None,
         return None
     alpha = 0.0 if alpha is rules_keras.NOT_AN_OPERAND else float(alpha)
     v = np.asarray(x)
-    below = v < float(threshold)
+    below = v <= float(threshold)        # at the threshold: the slope from below (the kernel's)
     capped = np.zeros(v.shape, bool) if max_value is None else v >= float(max_value)
-    clamped = ~below & (v < 0)           # at or above a negative threshold: 0 (the kernel's)
+    clamped = ~below & (v <= 0)          # at or above a negative threshold: 0 (the kernel's)
     slope = np.where(capped | clamped, 0.0, np.where(below, alpha, 1.0))
     return (eq("__mul", ct, slope),)
 
@@ -230,8 +250,18 @@ def _derived(derivative):
 
 
 #: slope 1 (real operands): the cotangent itself
-_IDENTITIES = ("conj", "real", "__real", "__pyconj")
+_IDENTITIES = ("real", "__real")
 recordable(*_IDENTITIES)(lambda ct, out, x, dtype=None, wanted=None: (ct,))
+
+
+@recordable("conj", "__pyconj")
+def conj_equations(ct, out, x, dtype=None, wanted=None):
+    return (eq("conj", ct) if np.iscomplexobj(ct) else ct,)
+
+
+@recordable("imag", "__imag")
+def imag_equations(ct, out, x, dtype=None, wanted=None):
+    return (eq("__mul", -1j, ct),) if np.iscomplexobj(x) else (None,)
 for _name in rules_arithmetic._UNARY:
     if getattr(VJP.get(_name), "recordable", None) is None:
         recordable(_name)(_derived(VJP.get(_name).derivative))

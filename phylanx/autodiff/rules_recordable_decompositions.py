@@ -12,7 +12,7 @@ the form computes them with ``eigh`` / ``eig`` (recorded, so their own rules giv
 next derivative).  Not covered (None: a located error in nested differentiation, as
 the kernel rule's own conditions): repeated eigenvalues where eigenvectors get a
 cotangent, complex eigenvalues of a general matrix, ``qr``'s ``"r"`` mode (its Q not
-returned).  ``svd``, ``pinv`` and ``lstsq`` have no form yet.
+returned).  ``svd``, ``pinv`` and ``lstsq``: :mod:`.rules_recordable_svd`.
 ``tests/autodiff/test_second_order.py`` checks them.
 """
 from __future__ import annotations

@@ -6,18 +6,20 @@ The smooth norms are written with primitives: the 2-norm and Frobenius norm
 ``ct x / r``, a ``p``-norm ``ct sign(x) |x|^(p-1) / r^(p-1)``.  The piecewise linear ones
 (``ord`` 1, ``inf``, ``-inf``, 0; the matrix norms ``±1``, ``±inf``) have a gradient
 constant where it exists (the kernel rule's signs and shares, constants of the
-derivative), times the cotangent.  Not covered (None: a located error in nested
-differentiation): a zero norm (a kink), and the spectral matrix norms (``"nuc"``,
-``±2``: the SVD's derivative).  ``tests/autodiff/test_second_order.py`` checks them.
+derivative), times the cotangent.  The spectral matrix norms (``"nuc"``, ``±2``, since
+ad46) record the ``svd`` of their matrix.  Not covered (None: a located error in nested
+differentiation): a zero norm (a kink), a spectral norm over axes other than the last
+two.  ``tests/autodiff/test_second_order.py`` checks them.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from . import rules_keras, rules_norms, rules_reductions  # noqa: F401 (the rules)
+from . import rules_keras, rules_norms, rules_recordable_svd, rules_reductions  # noqa: F401
 from .equations import eq, shape_of
 from .rule_helpers import arr, expand_reduced, reduced_axes
-from .rules_norms import _matrix_axes, _matrix_gradient, _order, _vector_gradient
+from .rules_arithmetic import abs_slope
+from .rules_norms import _matrix_axes, _matrix_gradient, _order, _shared, _vector_gradient
 from .rules_recordable import recordable
 
 
@@ -33,7 +35,7 @@ def _vector(ct, out, x, one, ord_, kept_shape):
         constant = _vector_gradient(v, np.reshape(np.asarray(out), kept_shape), one, ord_)
         return eq("__mul", ctk, constant)
     p = float(ord_)
-    signed = eq("__mul", np.sign(arr(x)), eq("power", eq("absolute", x), p - 1.0))
+    signed = eq("__mul", abs_slope(arr(x)), eq("power", eq("absolute", x), p - 1.0))
     return eq("__mul", ctk, eq("__div", signed, eq("power", r, p - 1.0)))
 
 
@@ -53,12 +55,27 @@ def npnorm_equations(ct, out, x, ord=None, axis=None, keepdims=False, wanted=Non
     if ord_ is None or ord_ == "fro":
         return (eq("__mul", ctk, eq("__div", x, eq("reshape", out, kept))),)
     if ord_ in ("nuc", 2, -2):
-        return None                 # the singular values' derivative: not covered
+        return _spectral(ctk, x, v, pair, ord_)
     moved = np.moveaxis(v, pair, (-2, -1))
     rest = np.reshape(np.asarray(out), np.shape(moved)[:-2])
     constant = np.moveaxis(_matrix_gradient(moved, rest[..., None, None], ord_), (-2, -1),
                            pair)
     return (eq("__mul", ctk, constant),)
+
+
+def _spectral(ctk, x, v, pair, ord_):
+    """``"nuc"``: ``u @ vh``; ``±2``: ``u diag(share) vh`` (the kernel rule's, the ties'
+    shares constants), the factors from a recorded reduced ``svd`` (its equation form
+    gives the next derivative); the last two axes only."""
+    if tuple(pair) != (v.ndim - 2, v.ndim - 1):
+        return None                 # a moved matrix: not covered
+    parts = eq("svd", x, False)
+    u, vh = eq("__subscript", parts, 0), eq("__subscript", parts, 2)
+    if ord_ != "nuc":
+        s = np.linalg.svd(v, compute_uv=False)
+        share = _shared(s, s[..., :1] if ord_ == 2 else s[..., -1:])
+        u = eq("__mul", u, np.expand_dims(share, -2))
+    return (eq("__mul", ctk, eq("matmul", u, vh)),)
 
 
 @recordable("norm")

@@ -37,6 +37,8 @@ CHANGED_IN_PLACE = "<changed in place>"
 CONTAINER = "<container>"     # a use of a list/tuple/dict: its parents are its items'
 ITEM = "<item>"               # a new float item of a container a primitive returned
 UNBROADCAST = "<unbroadcast>"  # a cotangent fitted to its operand (nested grad's record)
+COMPLEX_VALUES = "<complex values>"  # a rule for real values given complex ones (changed_by:
+                                     # the primitive; rules_complex.py)
 
 
 class PhylanxGradientError(PhylanxRuntimeError):
@@ -64,6 +66,10 @@ def _same_memory(a: Any, b: Any) -> bool:
     return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape
             and a.strides == b.strides and a.dtype == b.dtype
             and a.__array_interface__["data"][0] == b.__array_interface__["data"][0])
+
+
+def _is_complex(value: Any) -> bool:
+    return type(value) is complex or getattr(getattr(value, "dtype", None), "kind", "") == "c"
 
 
 def _root(array: np.ndarray) -> np.ndarray:
@@ -95,6 +101,8 @@ class Tape:
         # the tape of the grad this one's function was called in (``grad(grad(f))``):
         # it records this tape's function and reverse pass too (recording.record)
         self.outer: Tape | None = None
+        # a complex value was recorded: operands are checked from then on (rules_complex)
+        self.complex_seen = False
 
     def chain(self) -> list[Tape]:
         """This tape and its outer ones, innermost first."""
@@ -182,13 +190,36 @@ class Tape:
             return
         # containers may change later (append): keep them as they were when used
         kept = [containers.snapshot(a) for a in args]
+        # (once per recorded application: a dtype check until a complex value was seen)
+        dtype = getattr(out, "dtype", None)
+        real_only = (self.complex_seen or type(out) is complex
+                     or (dtype.kind == "c" if dtype is not None else is_container(out))) \
+            and self._real_only(name, args, out, parents)
         if not is_container(out):
-            self._append(name, kept, out, node, parents).saved = saved
+            entry = self._append(COMPLEX_VALUES if real_only else name, kept, out, node,
+                                 parents)
+            entry.saved, entry.changed_by = saved, name if real_only else None
             return
         with self.lock:
-            entry = self._append_locked(name, kept, containers.snapshot(out), node, parents)
+            entry = self._append_locked(COMPLEX_VALUES if real_only else name, kept,
+                                        containers.snapshot(out), node, parents)
+            entry.changed_by = name if real_only else None
             for path, leaf in fresh:
                 self._append_locked(ITEM, [leaf], leaf, node, [entry], path)
+
+    def _real_only(self, name: str, args: Any, out: Any, parents: list) -> bool:
+        """Whether ``out = name(*args)`` gives complex values to a rule written for real
+        ones (``rules_complex``): its entry is then a located error when a gradient
+        reaches it.  Operands are looked at only once a complex value was recorded."""
+        complex_out = (any(_is_complex(v) for _, v in containers.float_leaves(out))
+                       if is_container(out) else _is_complex(out))
+        if not (complex_out or self.complex_seen):
+            return False
+        self.complex_seen = True
+        if getattr(VJP.get(name), "complex_ready", False):
+            return False
+        return complex_out or any(p is not None and _is_complex(a)
+                                  for a, p in zip(args, parents))
 
     def refuse_tiled(self, name: str, args: Any, node: Any) -> None:
         """A distributed array is made from, or meets, a tracked value: the tape cannot
@@ -283,11 +314,12 @@ class Tape:
 
 
 def _float_dtype(value: Any) -> np.dtype:
-    """The dtype of ``value``'s gradient: its own float dtype, else float64."""
+    """The dtype of ``value``'s gradient: its own float dtype, complex128 for a Python
+    complex, else float64."""
     dtype = getattr(value, "dtype", None)
     if dtype is not None and dtype.kind in "fc":
         return dtype
-    return np.dtype(np.float64)
+    return np.dtype(np.complex128 if type(value) is complex else np.float64)
 
 
 def fit(ct: Any, value: Any) -> Any:
@@ -462,6 +494,12 @@ def _apply_rule(entry: Entry, ct: Any, outers: list[Tape] = ()) -> tuple:
         return (fit_recorded(ct, entry.args[0], list(outers)),)
     if entry.name == CONTAINER:
         return tuple(containers.item_cotangents(ct, entry.args, entry.keys))
+    if entry.name == COMPLEX_VALUES:
+        raise PhylanxGradientError(
+            f"cannot differentiate '{entry.changed_by}' of complex values: its VJP rule is "
+            "for real ones (complex intermediates follow JAX's convention through the "
+            "rules listed in phylanx/autodiff/rules_complex.py; see docs/autodiff.md)",
+            entry.loc, entry.changed_by)
     if entry.name == CHANGED_IN_PLACE:
         raise PhylanxGradientError(
             "cannot differentiate through a value that was changed in place through another "

@@ -180,8 +180,8 @@ def unbroadcast(ct: Any, operand: Any) -> Any:
         if ct.shape != shape:
             ct = np.broadcast_to(ct, shape)   # a scalar cotangent of a whole operand
     dtype = getattr(operand, "dtype", None)
-    if dtype is None or dtype.kind not in "fc":
-        dtype = np.dtype(np.float64)
+    if dtype is None or dtype.kind not in "fc":      # a Python complex keeps its imaginary part
+        dtype = np.dtype(np.complex128 if type(operand) is complex else np.float64)
     if ct.dtype != dtype:
         ct = ct.astype(dtype) if dtype.kind == "c" or ct.dtype.kind != "c" else \
             ct.real.astype(dtype)

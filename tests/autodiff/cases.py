@@ -61,7 +61,7 @@ UNARY_DOMAINS = {
     "sin": A34, "cos": A34, "tan": UNIT, "sinh": A34, "cosh": A34, "tanh": A34,
     "arcsin": UNIT, "arccos": UNIT, "arctan": A34, "arcsinh": A34,
     "arccosh": uniform(1.5, 3.0, 3, 4), "arctanh": UNIT, "erf": A34, "erfc": A34,
-    "square": A34, "conj": A34, "real": A34, "sigmoid": A34, "softplus": A34,
+    "square": A34, "conj": A34, "real": A34, "imag": A34, "sigmoid": A34, "softplus": A34,
     "softsign": A34, "hard_sigmoid": uniform(-2.0, 2.0, 3, 4),
 }
 
@@ -147,6 +147,8 @@ CASES.update({
     "__view": [(A34,)],
     "__asndarray": [(A34,), (A34, A34)],
     "__real": [(A34,)],
+    "__imag": [(A34,)],                            # (a real operand's: a constant 0)
+    "__pyabs": [(UNARY_DOMAINS["absolute"],)],     # (no new draw: the cases after keep theirs)
     "transpose": [(A234,), (A234, [1, 0, 2])],
     "flip": [(A34, 1), (A34,)],
     "flipud": [(A34,)],

@@ -235,7 +235,7 @@ def _without_dtype(fn):
 _UNARY = {name: getattr(jnp, name) for name in (
     "absolute", "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
     "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin", "arccos", "arctan", "arcsinh",
-    "arccosh", "arctanh", "square", "conj", "real")}
+    "arccosh", "arctanh", "square", "conj", "real", "imag")}
 
 JAX = {
     **{name: _without_dtype(fn) for name, fn in _UNARY.items()},
@@ -244,7 +244,8 @@ JAX = {
     "exp10": lambda x, dtype=None: 10.0 ** x,
     "erf": lambda x, dtype=None: jsp.erf(x),
     "erfc": lambda x, dtype=None: jsp.erfc(x),
-    "__real": jnp.real, "__pyconj": jnp.conj, "__pos": jnp.positive, "__minus": jnp.negative,
+    "__real": jnp.real, "__imag": jnp.imag, "__pyabs": jnp.abs, "__pyconj": jnp.conj,
+    "__pos": jnp.positive, "__minus": jnp.negative,
     "sigmoid": jax.nn.sigmoid, "softplus": jax.nn.softplus, "softsign": jax.nn.soft_sign,
     "hard_sigmoid": lambda x: jnp.clip(0.2 * x + 0.5, 0.0, 1.0),
     "relu": _relu, "elu": lambda x, alpha: jax.nn.elu(x, alpha),

@@ -99,7 +99,7 @@ real = _declare("real", _real, "Element-wise real part (a copy of the input for 
                 "real([1.5, -2.0])", "[1.5, -2.0]", oracle=np.real)
 imag = _declare("imag", np.imag,
                 "Element-wise imaginary part (zeros of the input's type for real inputs).",
-                "imag([1.5, -2.0])", "[0.0, 0.0]", oracle=np.imag, differentiable=False)
+                "imag([1.5, -2.0])", "[0.0, 0.0]", oracle=np.imag)
 
 
 @primitive("__real", "__real(_1)", extension=True, internal=True, oracle=np.real, samples="unary",
@@ -113,7 +113,7 @@ def npreal(x):
 
 
 @primitive("__imag", "__imag(_1)", extension=True, internal=True, oracle=np.imag, samples="unary",
-           example="__imag([1.5, -2.0])", result="[0.0, 0.0]")
+           differentiable=True, example="__imag([1.5, -2.0])", result="[0.0, 0.0]")
 def npimag(x):
     """Python's ``x.imag`` and ``np.imag(x)``: NumPy's.
 

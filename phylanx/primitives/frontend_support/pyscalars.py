@@ -49,7 +49,7 @@ def pyconvert(x, kind):
 
 
 @primitive("__pyabs", "__pyabs(_1)", extension=True, internal=True, oracle=abs,
-           example="__pyabs(-3)", result="3")
+           differentiable=True, example="__pyabs(-3)", result="3")
 def pyabs(x):
     """Python's ``abs(x)``: a Python number stays one, arrays element-wise.
 
