@@ -30,21 +30,22 @@ node-by-node path would fail at one operation's site (agreed there with every ra
 counted at that site): a rank that fused would have counted nothing there, or its
 operations as passed.  So the trace decides before anything runs, by the operands'
 kinds, dtypes and plain values, and declines (node by node runs and raises at the
-site): an operation NumPy refuses for these dtypes or plain values (``x & 1.5``, a
-Python int out of an int8 tile's range, ``x ** -1`` of an int ``x``: asked of its
-kernel on one-element stand-ins of the tiled operands, the plain ones as they are), an
-integer power whose tiled integer exponent may hold a negative value (its values are
-not known before), and any region while a ``RuntimeWarning`` is raised as an error
-(``warnings`` filters: NumPy's ``divide by zero`` in a tile's ``log`` is then an error
-that depends on the values; ``np.errstate(...="raise")`` never reaches here,
-``fusion/hot.py``).  What still fails in the fused evaluation is the kernel's own
-fault: raised at the region's root, agreed with every rank there (one that went on
-ends the job, with one located message).  (It used to run the region again node by
+site): an operation NumPy refuses for these dtypes (``x & 1.5``, a Python int out of
+an int8 tile's range: asked of its kernel on one-element stand-ins of its operands'
+dtypes, once per operation and operand kinds), an integer base to an integer exponent
+that is negative or, tiled, may be (its values are not known before), and any region
+while a ``RuntimeWarning`` is raised as an error (``warnings`` filters: NumPy's
+``divide by zero`` in a tile's ``log`` is then an error that depends on the values;
+``np.errstate(...="raise")`` never reaches here, ``fusion/hot.py``).  What still
+fails in the fused evaluation is the kernel's own fault: raised at the region's root,
+agreed with every rank there (one that went on ends the job, with one located
+message).  (It used to run the region again node by
 node after the fused evaluation failed: a retry after a kernel's failure.)
 """
 from __future__ import annotations
 
 import warnings
+import weakref
 from typing import Any
 
 import numpy as np
@@ -177,22 +178,52 @@ def _walk(op: Op, values: list, layout: Any, dispatched: list) -> Any:
     return result
 
 
+#: op -> {operand kinds: the result's dtype, or None (declined)}: the answer depends on
+#: the operands' dtypes, kinds and (Python ints: NumPy refuses one out of a tile's
+#: range) values alone, so it is asked once per operation and kinds (a memo of a pure
+#: function of them: nothing here changes the plan or its choices)
+_DTYPES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_MEMO_LIMIT = 256        # kinds kept per operation (distinct Python ints: forgotten then)
+
+
 def _result_dtype(op: Op, args: list) -> np.dtype:
     """The dtype of ``op``'s result on ``args``, asked of its kernel before anything
-    runs, on one-element stand-ins of the tiled operands (their dtype) and the plain
-    ones as they are; :class:`_Declined` where the operation can fail on the tiles
-    (module doc: node by node then raises it at its own site, agreed)."""
+    runs, on one-element stand-ins of the operands' dtypes (Python numbers as they
+    are); :class:`_Declined` where the operation can fail on the tiles (module doc:
+    node by node then raises it at its own site, agreed)."""
     tiled = [type(a) in (_Tiled, DistributedArray) for a in args]
-    if op.node.primitive == "power" and len(args) >= 2 and tiled[1] and \
-            _kind(args[0]) in "biu" and _kind(args[1]) in "biu":
-        raise _Declined      # an integer base to an exponent that may be negative there
-    stand_ins = [np.ones((1,) * len(a.layout.shape), a.dtype) if is_tiled else a
-                 for a, is_tiled in zip(args, tiled)]
-    try:
-        with np.errstate(all="ignore"):
-            return np.asarray(op.impl(*stand_ins)).dtype
-    except Exception:  # noqa: BLE001 - NumPy answers "which dtype" by raising: declined
-        raise _Declined from None
+    if op.node.primitive == "power" and len(args) >= 2 and \
+            _kind(args[0]) in "biu" and _kind(args[1]) in "biu" and (
+                tiled[1] or bool(np.any(np.asarray(args[1]) < 0))):
+        raise _Declined      # an integer base to an exponent that is (may be) negative
+    key = tuple(_operand_key(a, is_tiled) for a, is_tiled in zip(args, tiled))
+    known = _DTYPES.get(op)
+    if known is None or len(known) >= _MEMO_LIMIT:
+        known = _DTYPES[op] = {}
+    if key not in known:
+        stand_ins = [np.ones((1,) * len(a.layout.shape), a.dtype) if is_tiled
+                     else np.ones((1,) * a.ndim, a.dtype) if isinstance(a, np.ndarray)
+                     else a.dtype.type(1) if isinstance(a, np.generic) else a
+                     for a, is_tiled in zip(args, tiled)]
+        try:
+            with np.errstate(all="ignore"):
+                known[key] = np.asarray(op.impl(*stand_ins)).dtype
+        except Exception:  # noqa: BLE001 - NumPy answers "which dtype" by raising
+            known[key] = None
+    if known[key] is None:
+        raise _Declined
+    return known[key]
+
+
+def _operand_key(value: Any, is_tiled: bool) -> tuple:
+    """What :func:`_result_dtype`'s answer depends on of an operand."""
+    if is_tiled:
+        return ("tiled", value.dtype.str, len(value.layout.shape))
+    if isinstance(value, np.ndarray):
+        return ("array", value.dtype.str, value.ndim)
+    if isinstance(value, np.generic):
+        return ("scalar", value.dtype.str)
+    return (type(value), value) if type(value) is int else (type(value),)
 
 
 def _kind(value: Any) -> str:

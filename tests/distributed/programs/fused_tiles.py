@@ -257,6 +257,7 @@ def raised_at(fn, *args, text):
 tk = dist.tiled(np.where(np.arange(3 * p)[:, None] % 3 == 0, -1, 2) * np.ones((1, 4), int),
                 "row", name="pk")
 raised_at(powers, ti, tk, text="negative integer exponent")
+raised_at(powers, ti, np.array([2, -1, 2, 2]), text="negative integer exponent")  # plain
 del ran[:]
 np.testing.assert_array_equal(np.asarray(powers(ti, ti)), powers.python(xi, xi))
 assert ran and not any(ran), ran
