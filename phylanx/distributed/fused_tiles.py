@@ -300,7 +300,10 @@ class TileRunner:
             passed((node.primitive, node.loc))   # counted as the rules' evaluations are
 
         def on_tiles() -> DistributedArray:
-            out = np.asarray(compute(local))
+            try:
+                out = np.asarray(compute(local))
+            except Exception as e:  # noqa: BLE001 - located at the root, never retried
+                raise located_at(root, e) from e
             box = result.layout.boxes[api.find_here()]
             want = tiling.box_shape(box)
             if out.shape != want:

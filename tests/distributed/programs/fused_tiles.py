@@ -50,10 +50,15 @@ hot.FusedRegion.cost_moved_kept = lambda self, entry: None  # (no NumPy re-check
 
 ran = []
 _run = fused_tiles.TileRunner.run
+faulty = []          # [True]: the fused evaluation on the tiles fails (a kernel's fault)
+
+
+def _broken(tiles):
+    raise RuntimeError("an injected kernel fault")
 
 
 def _counted(region, values, compute):
-    result = _run(region, values, compute)
+    result = _run(region, values, _broken if faulty else compute)
     ran.append(result is not NotImplemented)
     return result
 
@@ -283,6 +288,19 @@ with warnings.catch_warnings():
 with warnings.catch_warnings():
     warnings.simplefilter("error", RuntimeWarning)
     raised_at(logs, tz, text="divide by zero")
+# a fault of the fused evaluation itself, on every rank (no operation's error: nothing
+# runs again node by node): located at the region's root, agreed; the ranks go on
+faulty.append(True)
+try:
+    masks(ti, 6)
+except PhylanxError as error:
+    assert "<fused_tiles masks>:2:" in str(error), str(error)
+    assert "an injected kernel fault" in str(error), str(error)
+else:
+    raise AssertionError(f"rank {r}: a fused evaluation that failed gave a result")
+finally:
+    faulty.clear()
+np.testing.assert_array_equal(np.asarray(masks(ti, 6)), masks.python(xi, 6))
 config.set("fusion_min_size", 1)
 
 # ranks choosing differently by their tiles' sizes (rank 0's big, the others' small)
