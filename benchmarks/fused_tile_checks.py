@@ -10,7 +10,9 @@ locality: the tile path runs there too), a row-tiled chain ``np.sum(x * np.tanh(
 (no kernel compile): side by side, alternating, the calls as committed and the same
 calls with the checks switched off (``_result_dtype`` giving the operand's dtype,
 ``warnings_raise`` False: a benchmark-only patch).  Prints min and median microseconds
-per call and the ratio with / without.  Results are printed, never written: a run on a
+per call and the ratio with / without, and the same of the decision alone (``trace``
+and the warnings check, timed inside each call: on a loaded machine the calls' spread
+hides a difference of microseconds).  Results are printed, never written: a run on a
 loaded machine says so (load average).
 """
 from __future__ import annotations
@@ -40,6 +42,16 @@ def main() -> None:
         config.set(name, value)     # hot at once, on NumPy (no compile in the timing)
 
     checked = (fused_tiles._result_dtype, fused_tiles.warnings_raise)
+    traced = fused_tiles.trace
+    decisions: list[float] = []
+
+    def timed_trace(region, values):
+        start = time.perf_counter()
+        fused_tiles.warnings_raise()
+        made = traced(region, values)
+        decisions.append(time.perf_counter() - start)
+        return made
+    fused_tiles.trace = timed_trace
 
     def unchecked_dtype(op, values):
         return next(v.dtype for v in values if hasattr(v, "layout"))
@@ -57,16 +69,19 @@ def main() -> None:
         y = dist.tiled(b, "row", name=f"y{rows}")
         np.testing.assert_allclose(np.asarray(fn(x, y, c)), chain(a, b, c), rtol=1e-12)
         times: dict[str, list[float]] = {"checks": [], "none": []}
+        decided: dict[str, list[float]] = {"checks": [], "none": []}
         for turn in range(args.repeat):      # (the order alternates)
             for label in ("none", "checks") if turn % 2 else ("checks", "none"):
                 if label == "none":
                     fused_tiles._result_dtype = unchecked_dtype
                     fused_tiles.warnings_raise = lambda: False
                 try:
+                    del decisions[:]
                     start = time.perf_counter()
                     for _ in range(args.calls):
                         fn(x, y, c)
                     times[label].append((time.perf_counter() - start) / args.calls * 1e6)
+                    decided[label] += [d * 1e6 for d in decisions]
                 finally:
                     fused_tiles._result_dtype, fused_tiles.warnings_raise = checked
         line = [f"tile {rows}x{cols}:"]
@@ -74,6 +89,9 @@ def main() -> None:
             line.append(f"{label} min {min(got):.1f} us median {statistics.median(got):.1f} us")
         ratio = statistics.median(times["checks"]) / statistics.median(times["none"])
         print("  ".join(line) + f"  ratio (median) {ratio:.3f}")
+        print("    the decision alone: " + "  ".join(
+            f"{label} min {min(got):.1f} us median {statistics.median(got):.1f} us"
+            for label, got in decided.items()))
 
 
 if __name__ == "__main__":
