@@ -164,6 +164,19 @@ with warnings.catch_warnings(record=True) as caught:
 names = sorted(str(w.message).split(": ")[1].split(" ")[0] for w in caught)
 assert names == ["cumprod", "flip", "median"], names      # once per line
 
+# -- NumPy's functions of the operators (np.power, np.divide, np.mod: the frontend gives
+# Python numbers NumPy's types, ``__npoperand``): tile by tile, no gather (a gather would
+# warn: PhylanxPerformanceWarning is an error here); a bool array squared is int64
+def numpy_operators(a, w):
+    return np.power(np.abs(a), w) + np.divide(a, 2) - np.mod(a, 3)
+
+
+for how, x in tilings(A, "npo").items():
+    check(Phylanx(numpy_operators)(x, 2.0), numpy_operators(A, 2.0), f"np operators {how}")
+bools = Phylanx(lambda b: np.power(b, 2))(dist.tiled(A > 0, "row", name="npb"))
+assert bools.dtype == np.power(A > 0, 2).dtype, bools.dtype
+check(bools, np.power(A > 0, 2), "np.power of bools")
+
 # -- bad input: the same located error on every rank, no hang -----------------------------
 x = dist.tiled(A, "row", name="bad")
 for code, args, words in (("a + b", (x, np.ones(4)), "does not broadcast"),
