@@ -333,7 +333,9 @@ def tiled(array: Any, tiling_type: str = "sym", intersection: Any = None,
     from .lockstep import operation
     from .primitives._support import auto_name, box_slices, create
     name = auto_name(name, "array")
-    with _located(_caller(), "tiled"), operation(f"tiled({name})"):
+    # (the name is agreed with the tiles, ``create``: not in the label, where ranks
+    # naming the array differently met a bare "ranks disagree in collective")
+    with _located(_caller(), "tiled"), operation("tiled"):
         # inside the operation: a rank whose input is no array fails with every rank
         # (it raised NumPy's ValueError alone, and the others went on out of step)
         if array is None:

@@ -720,8 +720,9 @@ class Collectives:
                 at = f" at {where.file}:{where.line}" if where is not None else ""
                 how = "died (its process ended without leaving the program: killed?)" \
                     if status is None else f"left the program (exit status {status})" \
-                    if status >= 0 else ("left the program by a bare 'raise SystemExit' "
-                                         "(exit status unknown: sys.exit(n) tells it)")
+                    if status >= 0 else ("left the program by a 'raise SystemExit(...)' "
+                                         "(exit status unknown: its operand is no literal "
+                                         "or variable; sys.exit(n) tells it)")
                 return PhylanxPeerLeftError(
                     f"rank {rank} {how} while rank {self.rank} waited in "
                     f"{_label(kind, name)}{at}", where, kind,

@@ -326,24 +326,35 @@ def _dispatch(node: Any, impl: Any, args: tuple) -> Any:
         # the dependence on a differentiated value would be lost (a zero gradient)
         tape.refuse_tiled(node.primitive, args, node)
     rule = DISTRIBUTION.get(node.primitive)
+    spec = lookup(node.primitive)
+    if rule is None and (spec is None or spec.side_effects):
+        # every rank would repeat the effect (random numbers, a file written)
+        raise refusal(node.primitive, next((a for a in args if _is_tiled(a)), None))
+    # the plain operands stand for one value: their digests go into this operation's
+    # messages, or (none sent: a rule or an element-wise kernel tile by tile) with the
+    # tiled result into its next one, whichever way it is computed (issue 28)
+    plain = plain_operands(args, node.primitive, node.loc)
+    with lockstep.plain_operands_of_rule(plain):     # (none: not the caller's)
+        result = _global_answer(node, impl, args, rule, spec)
+    if plain and type(result) is DistributedArray and not any(result is a for a in args):
+        # computed here from them, maybe without a message: its next carries them
+        # (an operand passed through is not changed: a store into it carries them)
+        result.plain = merged(result.plain, plain)
+    return result
+
+
+def _global_answer(node: Any, impl: Any, args: tuple, rule: Any, spec: Any) -> Any:
+    """The primitive's answer for the whole arrays: its rule, else (element-wise) tile
+    by tile, else NumPy's answer from the gathered operands."""
     if rule is not None:
-        plain = plain_operands(args, node.primitive, node.loc)
-        with lockstep.plain_operands_of_rule(plain):     # (none: not the caller's)
-            result = rule(impl, list(args))
-        if plain and type(result) is DistributedArray and \
-                not any(result is a for a in args):
-            # computed here from them, maybe without a message: its next carries them
-            # (an operand passed through is not changed: a store into it carries them)
-            result.plain = merged(result.plain, plain)
+        result = rule(impl, list(args))
         if result is not NotImplemented:    # (a rule declines operands it does not cover)
             return result
-    spec = lookup(node.primitive)
     if spec is not None and spec.elementwise:
         # an element-wise kernel without a rule of its own yet (the rule table covers
         # the flag ``distributable``): tile by tile is its global answer
         return elementwise(impl, args)
     if spec is None or spec.side_effects:
-        # every rank would repeat the effect (random numbers, a file written)
         raise refusal(node.primitive, next((a for a in args if _is_tiled(a)), None))
     from .gather_fallback import gather_and_compute
     return gather_and_compute(node.primitive, impl, args, node.loc)

@@ -24,8 +24,12 @@ excepthook, which ended the job) or a ``KeyboardInterrupt`` (the excepthook saw 
 the ``SystemExit`` kept gives the status if it is the one that unwound the frame
 (also through a ``with`` or ``finally`` at the top level: it counted as 0 before).  A
 bare ``raise SystemExit(n)`` leaves no trace Python shows an ``atexit`` handler (it
-frees the exception before): its status is :data:`UNKNOWN_STATUS`, said so in the
-others' messages (it was reported as 0).  ``phylanx run`` knows the status itself.
+frees the exception before), but the frame stopped at that ``raise``: when its operand
+is a literal or a name (``raise SystemExit(3)``, ``raise SystemExit(status)``,
+``raise SystemExit``), the status is read from the code and the module's variables
+(:func:`_raised_status`); any other operand (a call, an expression: evaluating it
+again could do anything) leaves it :data:`UNKNOWN_STATUS`, said so in the others'
+messages (it was reported as 0).  ``phylanx run`` knows the status itself.
 """
 from __future__ import annotations
 
@@ -96,6 +100,46 @@ def exit_status() -> int:
         return _INTERRUPTED_STATUS
     if _exits and _unwound(_exits[0], main):
         return status_code(_exits[0].code)
+    return _raised_status(main)
+
+
+#: the instructions of a call that do not change what ``_raised_status`` reads
+_CALL_PARTS = frozenset(("PUSH_NULL", "PRECALL", "CACHE", "KW_NAMES"))
+_LOADS = frozenset(("LOAD_NAME", "LOAD_GLOBAL"))
+
+
+def _raised_status(main: Any) -> int:
+    """The status of the ``raise SystemExit(...)`` the top-level frame ``main`` stopped
+    at, read from its code when the operand is a literal or a module variable (which
+    still holds it: nothing ran in that frame since); :data:`UNKNOWN_STATUS` for
+    anything else (a call would have to run again)."""
+    code = main.f_code
+    steps = [i for i in dis.get_instructions(code) if i.offset <= main.f_lasti
+             and i.opname not in _CALL_PARTS]
+    if not steps or steps[-1].offset != main.f_lasti or steps[-1].opname != "RAISE_VARARGS" \
+            or steps[-1].arg != 1:
+        return UNKNOWN_STATUS
+    tail = [i.opname for i in steps[-4:-1]]
+    names = main.f_globals
+
+    def is_system_exit(instruction: Any) -> bool:
+        return (instruction.opname in _LOADS and instruction.argval == "SystemExit"
+                and names.get("SystemExit", builtins.SystemExit) is SystemExit)
+    if len(steps) >= 2 and is_system_exit(steps[-2]):              # raise SystemExit
+        return 0
+    if len(steps) >= 3 and tail[-1:] == ["CALL"] and steps[-2].arg == 0 and \
+            is_system_exit(steps[-3]):                              # raise SystemExit()
+        return 0
+    if len(steps) < 4 or tail[-1] != "CALL" or steps[-2].arg != 1 or \
+            not is_system_exit(steps[-4]):
+        return UNKNOWN_STATUS
+    operand = steps[-3]
+    if operand.opname == "LOAD_CONST":
+        return status_code(operand.argval)
+    if operand.opname in _LOADS and operand.argval in names:
+        value = names[operand.argval]
+        if value is None or type(value) in (int, bool, str):
+            return status_code(value)
     return UNKNOWN_STATUS
 
 

@@ -24,10 +24,28 @@ and location); and each operation's evaluation is counted at its site as the rul
 ``one_rank_errors.guarded`` counts it, so a later error's agreement finds every
 rank's count alike.  A plain intermediate (an operation of plain operands only) is
 computed here to take its digest, as the node-by-node path computes it.
+
+**Declined where it could fail.**  A fused region on the tiles must not fail where the
+node-by-node path would fail at one operation's site (agreed there with every rank,
+counted at that site): a rank that fused would have counted nothing there, or its
+operations as passed.  So the trace decides before anything runs, by the operands'
+kinds, dtypes and plain values, and declines (node by node runs and raises at the
+site): an operation NumPy refuses for these dtypes (``x & 1.5``, a Python int out of
+an int8 tile's range: asked of its kernel on one-element stand-ins of its operands'
+dtypes, once per operation and operand kinds), an integer base to an integer exponent
+that is negative or, tiled, may be (its values are not known before), and any region
+while a ``RuntimeWarning`` is raised as an error (``warnings`` filters: NumPy's
+``divide by zero`` in a tile's ``log`` is then an error that depends on the values;
+``np.errstate(...="raise")`` never reaches here, ``fusion/hot.py``).  What still
+fails in the fused evaluation is the kernel's own fault: raised at the region's root,
+agreed with every rank there (one that went on ends the job, with one located
+message).  (It used to run the region again node by
+node after the fused evaluation failed: a retry after a kernel's failure.)
 """
 from __future__ import annotations
 
 import warnings
+import weakref
 from typing import Any
 
 import numpy as np
@@ -48,10 +66,12 @@ _LOCAL_REDUCTIONS = ("sum", "mean", "amax", "amin")
 class _Tiled:
     """What the node-by-node path would hold for a tiled intermediate (no data)."""
 
-    __slots__ = ("name", "generation", "layout", "plain")
+    __slots__ = ("name", "generation", "layout", "plain", "dtype")
 
-    def __init__(self, name: str, generation: int, layout: Any, plain: tuple) -> None:
+    def __init__(self, name: str, generation: int, layout: Any, plain: tuple,
+                 dtype: np.dtype) -> None:
         self.name, self.generation, self.layout, self.plain = name, generation, layout, plain
+        self.dtype = dtype
 
 
 class _Declined(Exception):  # noqa: N818 - a signal: the node-by-node path runs
@@ -76,6 +96,12 @@ def trace(region: Region, values: list) -> tuple[_Tiled, list] | None:
         result = _walk(region.root, values, layout, dispatched)
     except _Declined:
         return None
+    except Exception:
+        # a plain operation failed (its own located error, raised as node by node, where
+        # the tiled operations before it passed): counted as they would be
+        for node in dispatched:
+            passed((node.primitive, node.loc))
+        raise
     return (result, dispatched) if isinstance(result, _Tiled) else None
 
 
@@ -140,15 +166,87 @@ def _walk(op: Op, values: list, layout: Any, dispatched: list) -> Any:
                 raise _Declined
         result_layout = layout
     driver = tiled[0]
-    result = _Tiled(driver.name, driver.generation + 1, result_layout, driver.plain)
-    # (digests merged by a rule's dispatch only: an element-wise kernel without a rule
-    # runs tile by tile and carries none, ``darray._dispatch``)
-    plain = () if rule is None else plain_operands(
-        [_PROBE if type(a) is _Tiled else a for a in args], node.primitive, node.loc)
+    result = _Tiled(driver.name, driver.generation + 1, result_layout, driver.plain,
+                    _result_dtype(op, args))
+    # (digests merged as ``darray._dispatch`` merges them: by a rule, or an element-wise
+    # kernel without one, tile by tile)
+    plain = plain_operands([_PROBE if type(a) is _Tiled else a for a in args],
+                           node.primitive, node.loc)
     if plain:
         result.plain = merged(result.plain, plain)
     dispatched.append(node)
     return result
+
+
+#: op -> {operand kinds: the result's dtype, or None (declined)}: the answer depends on
+#: the operands' dtypes, kinds and (Python ints: NumPy refuses one out of a tile's
+#: range) values alone, so it is asked once per operation and kinds (a memo of a pure
+#: function of them: nothing here changes the plan or its choices)
+_DTYPES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_MEMO_LIMIT = 256        # kinds kept per operation (distinct Python ints: forgotten then)
+
+
+def _result_dtype(op: Op, args: list) -> np.dtype:
+    """The dtype of ``op``'s result on ``args``, asked of its kernel before anything
+    runs, on one-element stand-ins of the operands' dtypes (Python numbers as they
+    are); :class:`_Declined` where the operation can fail on the tiles (module doc:
+    node by node then raises it at its own site, agreed)."""
+    tiled = [type(a) in (_Tiled, DistributedArray) for a in args]
+    if op.node.primitive == "power" and len(args) >= 2 and \
+            _kind(args[0]) in "biu" and _kind(args[1]) in "biu" and (
+                tiled[1] or bool(np.any(np.asarray(args[1]) < 0))):
+        raise _Declined      # an integer base to an exponent that is (may be) negative
+    key = tuple(_operand_key(a, is_tiled) for a, is_tiled in zip(args, tiled))
+    known = _DTYPES.get(op)
+    if known is None or len(known) >= _MEMO_LIMIT:
+        known = _DTYPES[op] = {}
+    if key not in known:
+        stand_ins = [np.ones((1,) * len(a.layout.shape), a.dtype) if is_tiled
+                     else np.ones((1,) * a.ndim, a.dtype) if isinstance(a, np.ndarray)
+                     else a.dtype.type(1) if isinstance(a, np.generic) else a
+                     for a, is_tiled in zip(args, tiled)]
+        try:
+            with np.errstate(all="ignore"):
+                known[key] = np.asarray(op.impl(*stand_ins)).dtype
+        except Exception:  # noqa: BLE001 - NumPy answers "which dtype" by raising
+            known[key] = None
+    if known[key] is None:
+        raise _Declined
+    return known[key]
+
+
+def _operand_key(value: Any, is_tiled: bool) -> tuple:
+    """What :func:`_result_dtype`'s answer depends on of an operand."""
+    if is_tiled:
+        return ("tiled", value.dtype.str, len(value.layout.shape))
+    if isinstance(value, np.ndarray):
+        return ("array", value.dtype.str, value.ndim)
+    if isinstance(value, np.generic):
+        return ("scalar", value.dtype.str)
+    return (type(value), value) if type(value) is int else (type(value),)
+
+
+def _kind(value: Any) -> str:
+    """A NumPy dtype kind (``b i u f c`` ...) of an operand: a tiled one's, a plain one's,
+    a Python number's."""
+    if type(value) in (_Tiled, DistributedArray) or isinstance(value, (np.ndarray, np.generic)):
+        return value.dtype.kind
+    return {bool: "b", int: "i", float: "f", complex: "c"}.get(type(value), "O")
+
+
+def warnings_raise() -> bool:
+    """Would a NumPy ``RuntimeWarning`` (``divide by zero encountered in log``) be raised
+    as an error here (``warnings`` filters, ``-W error``, pytest's ``filterwarnings``)?
+    The first filter that takes every such warning decides; one that takes some of them
+    and raises counts as raising (declined when in doubt)."""
+    for action, message, category, module, _line in warnings.filters:
+        if not issubclass(RuntimeWarning, category):
+            continue
+        if (message is None or not message.pattern) and (module is None or not module.pattern):
+            return action == "error"
+        if action == "error":
+            return True
+    return False
 
 
 def _axes(axis: Any, ndim: int) -> tuple[int, ...] | None:
@@ -188,24 +286,24 @@ class TileRunner:
                 type(v) in (DistributedArray, bool, int, float)
                 or isinstance(v, (np.ndarray, np.generic)) for v in values):
             return NotImplemented    # a tape refuses tiled operands; futures: not yet here
+        if warnings_raise():
+            return NotImplemented    # a tile's NumPy warning would be an error (module doc)
         made = trace(region, values)
         if made is None:
             return NotImplemented
         result, dispatched = made
         root = region.root.node
         local = [v.local if type(v) is DistributedArray else v for v in values]
-        try:
-            out = np.asarray(compute(local))
-        except Exception as e:  # noqa: BLE001 - node by node says where, with every rank
-            # an operation failed on this tile (an integer base to a negative power):
-            # node by node it fails at its own site, agreed there with every rank, as
-            # on a rank that did not fuse (counting the operations as passed first
-            # would tell those ranks this one got a result: the job would end)
-            return _node_by_node(region, values, e)
+        # the trace declined what may fail on the tiles: the operations before the root
+        # pass, as node by node; the kernel's own fault is the root's, agreed there
         for node in dispatched[:-1]:
             passed((node.primitive, node.loc))   # counted as the rules' evaluations are
 
         def on_tiles() -> DistributedArray:
+            try:
+                out = np.asarray(compute(local))
+            except Exception as e:  # noqa: BLE001 - located at the root, never retried
+                raise located_at(root, e) from e
             box = result.layout.boxes[api.find_here()]
             want = tiling.box_shape(box)
             if out.shape != want:
@@ -215,20 +313,6 @@ class TileRunner:
             tiled.plain = result.plain
             return tiled
         return guarded((root.primitive, root.loc), lambda e: located_at(root, e), on_tiles)
-
-
-def _node_by_node(region: Region, values: list, failure: Exception) -> Any:
-    """The region evaluated node by node on the tiled values (each operation through
-    its rule, at its own site) after its fused evaluation on this rank's tiles failed
-    with ``failure``: that operation's error, agreed with every rank; or, if every
-    operation succeeds (the fused path's own fault), the answer, with a warning."""
-    from ..fusion.regions import interpret
-    from ..kernels.compiling import FusionWarning
-    value = interpret(region, values)
-    warnings.warn(f"the fused evaluation of {region.describe()} on this rank's tiles failed "
-                  f"({type(failure).__name__}: {failure}); its operations node by node "
-                  "gave the answer", FusionWarning, stacklevel=2)
-    return value
 
 
 hot.set_tiled_runner(TileRunner)

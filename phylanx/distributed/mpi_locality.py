@@ -205,7 +205,7 @@ class MPILocality(Locality):
             timeout = min(timeout, FAILED_GRACE)
         missing = self.service.leave(timeout, status, self.collectives.started())
         if missing and status != 0:
-            told = "an unknown status (a bare 'raise SystemExit')" \
+            told = "an unknown status (a 'raise SystemExit(...)')" \
                 if status == faults.UNKNOWN_STATUS else f"status {status}"
             print(f"[rank {self.rank}] this rank exited with {told} while ranks "
                   f"{sorted(missing)} ran on: ending the job", file=sys.stderr)

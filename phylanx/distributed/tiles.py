@@ -182,7 +182,9 @@ def establish(local: Any, box: Box | None, key1d: str | None, problem: str | Non
     every rank must have alike (``shape``, the global shape the tiles must make up,
     the number of tiles, a checksum ...), compared in the same exchange; the
     tiles' dtype must agree too.  Every error is raised on every rank alike.
-    ``final``: the caller's operation ends with this (``all_gather``)."""
+    ``final``: the caller's operation ends with this (``all_gather``).  ``what`` names
+    the array by ``declared["name"]``, if declared, as the lowest rank has it: ranks
+    naming it differently raise the same text."""
     rank, count = api.find_here(), api.num_localities()
     if problem is None:
         problem = _local_problem(local, box, claim, rank, count)
@@ -190,6 +192,9 @@ def establish(local: Any, box: Box | None, key1d: str | None, problem: str | Non
     meta = (problem, box, key1d, None if local is None else np.ndim(local), dtype,
             declared or {})
     gathered = all_gather(meta, final) if count > 1 else [meta]
+    mine, lowest = meta[5].get("name"), gathered[0][5].get("name")
+    if mine is not None and what == f"array {mine!r}":
+        what = f"array {lowest!r}"
     raise_agreed([m[0] for m in gathered], what)
     declared = gathered[0][5]
     differ = [disagreement([m[5].get(k) for m in gathered], k) for k in declared] + \

@@ -40,7 +40,7 @@ def split(n: int, parts: int, what: str = "dimension") -> list[Span]:
         raise PhylanxValueError(f"the number of tiles must be positive, got {parts}")
     if n < parts:
         raise PhylanxValueError(
-            f"cannot split a {what} of {n} element(s) into {parts} tiles "
+            f"cannot split the {what} of {n} element(s) into {parts} tile(s) "
             "(fewer elements than tiles)")
     return even_spans(n, parts)
 
@@ -128,9 +128,9 @@ def tile_boxes(shape: tuple[int, ...], numtiles: int, tiling_type: str = "sym",
     """
     shape = tuple(int(s) for s in shape)
     counts = grid(shape, numtiles, tiling_type)
-    axis_names = AXIS_KEYS[len(shape)] if len(shape) > 1 else ("elements",)
-    splits = [split(n, c, f"{name} dimension" if c > 1 else name)
-              for n, c, name in zip(shape, counts, axis_names)]
+    axis_names = [f"{key} axis" for key in AXIS_KEYS[len(shape)]] if len(shape) > 1 \
+        else ["vector"]
+    splits = [split(n, c, name) for n, c, name in zip(shape, counts, axis_names)]
     over = _overlaps(intersection, len(shape))
     for ax, (spans, extra) in enumerate(zip(splits, over)):
         if extra == 0 or len(spans) == 1:

@@ -54,23 +54,35 @@ CASES = {
         finally:
             x = 3
         """,
+    # a bare raise at the top level, its operand a literal or a variable: read from the
+    # code (it was unknown); after a sys.exit caught earlier, not that one's status
+    "a bare raise of a literal, after a sys.exit caught at the top level": """\
+        try:
+            sys.exit(7)
+        except SystemExit:
+            pass
+        if x := 1:
+            raise SystemExit(4)
+        """,
+    "a bare raise of a variable": "status = 300\nraise SystemExit(status)\n",
+    "a bare raise without a status": "raise SystemExit\n",
 }
 
-#: scripts ended by a bare ``raise SystemExit(n)``: Python frees the exception before the
-#: ``atexit`` handlers run, so its status cannot be known; it must not be told as 0
-#: (nor as the status of a ``sys.exit`` caught earlier)
+#: scripts ended by a bare ``raise SystemExit(n)`` whose status the code does not tell
+#: (Python frees the exception before the ``atexit`` handlers run): it must not be told
+#: as 0, nor as the status of a ``sys.exit`` caught earlier
 UNKNOWN_CASES = {
     "in a function": """\
         def stop():
             raise SystemExit(4)
         stop()
         """,
-    "after a sys.exit caught at the top level": """\
+    "an operand that is a call, after a sys.exit caught at the top level": """\
         try:
             sys.exit(7)
         except SystemExit:
             pass
-        raise SystemExit(4)
+        raise SystemExit(int("4"))
         """,
 }
 

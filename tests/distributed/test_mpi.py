@@ -188,11 +188,13 @@ def _rank_lines(output: str) -> list[str]:
             if line.startswith("[rank ") and "Traceback" not in line]
 
 
-@pytest.mark.parametrize("k, launcher", [(2, "mpiexec"), (4, "mpiexec"), (2, "phylanx run")])
-def test_a_rank_calling_sys_exit_ends_the_job_fast_with_its_status(k, launcher):
+@pytest.mark.parametrize("k, launcher, how", [
+    (2, "mpiexec", "sys.exit"), (4, "mpiexec", "sys.exit"), (2, "phylanx run", "sys.exit"),
+    (3, "mpiexec", "raise")])
+def test_a_rank_calling_sys_exit_ends_the_job_fast_with_its_status(k, launcher, how):
     # the others waited in the collective for collective_timeout (60 s), the job's
-    # status was 1
-    args = (str(PROGRAMS / "faults.py"), "leave", "3")
+    # status was 1; a bare ``raise SystemExit(status)`` under mpiexec: status 1, "unknown"
+    args = (str(PROGRAMS / "faults.py"), "leave", "3") + (("raise",) if how == "raise" else ())
     if launcher == "mpiexec":
         done, elapsed = program(k, "faults.py", *args[1:], timeout=60)
     else:

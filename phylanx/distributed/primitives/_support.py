@@ -70,10 +70,10 @@ def create(name: str, shape: tuple[int, ...], tile_index: Any, numtiles: Any,
            declared: dict[str, Any] | None = None) -> DistributedArray:
     """Collective: this rank's tile (``make(box)``) of a ``shape`` array split by
     ``kind``; a problem on any rank (bad tiling, index out of range) raises on all.
-    The ranks must agree on the shape, the tiling and ``declared`` (their values
+    The ranks must agree on the name, the shape, the tiling and ``declared`` (their values
     travel with the tiles' boxes), and on a checksum of ``replicated``, the whole
     array every rank passed; the tiles must make up ``shape``."""
-    declared = {"shape": tuple(int(n) for n in shape), "tiling_type": str(kind),
+    declared = {"name": name, "shape": tuple(int(n) for n in shape), "tiling_type": str(kind),
                 "intersection": repr(intersection), **(declared or {})}
     if replicated is not None:
         declared["checksum of the data"] = checksum(replicated)

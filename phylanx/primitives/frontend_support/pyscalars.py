@@ -76,7 +76,9 @@ def _numpy_kind(v):
     return v
 
 
-@primitive("__asnumpy", "__asnumpy(_1)", extension=True, internal=True,
+# (takes_tiled: a tiled value passes through as it is; it took the gather fallback, the
+# whole array gathered on every rank for each np.divide / np.power of a tiled operand)
+@primitive("__asnumpy", "__asnumpy(_1)", takes_tiled=True, extension=True, internal=True,
            oracle=lambda x: np.asarray(x)[()],
            example="__asnumpy(3)", result="3")
 def asnumpy(x):
@@ -94,10 +96,18 @@ def _numpy_operand(a, b) -> bool:
     """``a`` is a Python number whose NumPy type differs in result from Python's operator:
     next to another Python number, or to a bool array (``np.power(b, 2)``)."""
     return _python_number(a) and (_python_number(b) or (
-        isinstance(b, np.ndarray) and b.dtype == np.bool_))
+        isinstance(b, np.ndarray) and b.dtype == np.bool_) or (
+        _is_tiled(b) and b.dtype == np.bool_))
 
 
-@primitive("__npoperand", "__npoperand(_1, _2)", extension=True, internal=True,
+def _is_tiled(value) -> bool:
+    """A distributed array (its dtype is its tiles': agreed by every rank)."""
+    from ...distributed.darray import DistributedArray
+    return type(value) is DistributedArray
+
+
+@primitive("__npoperand", "__npoperand(_1, _2)", takes_tiled=True, extension=True,
+           internal=True,
            oracle=lambda a, b: np.asarray(a)[()] if _numpy_operand(a, b) else a,
            example="__npoperand(1, 0) / 0", result="inf")
 def npoperand(a, b):

@@ -5,9 +5,10 @@
 * ``timeout``: only rank 0 calls a collective: it times out, the job ends;
 * ``mismatch``: ranks disagree in collectives; every rank gets a located error naming
   the ranks, then the job ends normally ('OK <rank>');
-* ``leave STATUS [busy]``: the last rank leaves (``sys.exit(STATUS)``, or ``end``: its
-  program ends) while the others wait in a collective, or compute (``busy``), for 30 s:
-  must be ended, with its status;
+* ``leave STATUS [busy|raise]``: the last rank leaves (``sys.exit(STATUS)``, a bare
+  ``raise SystemExit(status)`` (``raise``), or ``end``: its program ends) while the
+  others wait in a collective, or compute (``busy``), for 30 s: must be ended, with its
+  status;
 * ``fewer``: the last rank calls one collective of a name, the others two, then it ends;
 * ``died``: rank 0 is told that the last rank's process is one that has ended (a
   launcher that does not end the job when a rank dies); it waits in a collective
@@ -153,6 +154,9 @@ elif mode == "timeout":
 elif mode == "leave":
     if r == n - 1:
         time.sleep(0.2)
+        if sys.argv[3:] == ["raise"]:
+            status = int(sys.argv[2])
+            raise SystemExit(status)    # no sys.exit: the status read from this line
         if sys.argv[2] != "end":
             sys.exit(int(sys.argv[2]))
     elif sys.argv[3:] == ["busy"]:

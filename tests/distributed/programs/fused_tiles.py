@@ -50,10 +50,15 @@ hot.FusedRegion.cost_moved_kept = lambda self, entry: None  # (no NumPy re-check
 
 ran = []
 _run = fused_tiles.TileRunner.run
+faulty = []          # [True]: the fused evaluation on the tiles fails (a kernel's fault)
+
+
+def _broken(tiles):
+    raise RuntimeError("an injected kernel fault")
 
 
 def _counted(region, values, compute):
-    result = _run(region, values, compute)
+    result = _run(region, values, _broken if faulty else compute)
     ran.append(result is not NotImplemented)
     return result
 
@@ -233,8 +238,70 @@ except PhylanxError as error:
 else:
     raise AssertionError(f"rank {r}: an integer base to a negative power gave a result")
 np.testing.assert_array_equal(np.asarray(powers(ti, 3)), powers.python(xi, 3))
-config.set("fusion_min_size", 1)
 hot.set_tiled_runner(fused_tiles.TileRunner)
+
+
+def raised_at(fn, *args, text):
+    """``fn(*args)`` raised a PhylanxError at line 2 of its source saying ``text``,
+    and its region did not run fused on the tiles."""
+    del ran[:]
+    try:
+        fn(*args)
+    except PhylanxError as error:
+        assert f"<fused_tiles {fn.python.__name__}>:2:" in str(error), str(error)
+        assert text in str(error), str(error)
+    else:
+        raise AssertionError(f"rank {r}: {fn.python.__name__}{args} gave a result")
+    assert ran and not any(ran), (fn.python.__name__, ran)
+
+
+# where the fused evaluation could fail, the region is declined before it runs, on
+# every rank (fused_tiles' module doc: it used to fail fused, then run node by node):
+# a tiled integer exponent (its values unknown: declined even when none is negative),
+# here negative on every rank's tile: every rank raises at the power and goes on
+tk = dist.tiled(np.where(np.arange(3 * p)[:, None] % 3 == 0, -1, 2) * np.ones((1, 4), int),
+                "row", name="pk")
+raised_at(powers, ti, tk, text="negative integer exponent")
+raised_at(powers, ti, np.array([2, -1, 2, 2]), text="negative integer exponent")  # plain
+del ran[:]
+np.testing.assert_array_equal(np.asarray(powers(ti, ti)), powers.python(xi, xi))
+assert ran and not any(ran), ran
+# a dtype NumPy refuses (an int tile & a float): every rank raises at the operation
+MASKS = "def masks(x, s):\n    return np.sum((x & s) + 1, axis=1)\n"
+masks = compiled(MASKS, "masks")
+for _ in range(2):                       # cold, then hot: fused
+    del ran[:]
+    np.testing.assert_array_equal(np.asarray(masks(ti, 6)), masks.python(xi, 6))
+assert ran and all(ran), ran
+raised_at(masks, ti, 1.5, text="bitwise_and")
+# NumPy's warnings raised as errors (a zero in every rank's tile: log's divide by zero)
+LOGS = "def logs(x):\n    return np.sum(np.log(x) * 2.0, axis=1)\n"
+logs = compiled(LOGS, "logs")
+xz = (np.arange(3 * p * 4).reshape(3 * p, 4) % 3).astype(float)
+tz = dist.tiled(xz, "row", name="lz")
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", RuntimeWarning)
+    for _ in range(2):
+        del ran[:]
+        np.testing.assert_array_equal(np.asarray(logs(tz)), logs.python(xz))
+    assert ran and all(ran), ran
+with warnings.catch_warnings():
+    warnings.simplefilter("error", RuntimeWarning)
+    raised_at(logs, tz, text="divide by zero")
+# a fault of the fused evaluation itself, on every rank (no operation's error: nothing
+# runs again node by node): located at the region's root, agreed; the ranks go on
+faulty.append(True)
+try:
+    masks(ti, 6)
+except PhylanxError as error:
+    assert "<fused_tiles masks>:2:" in str(error), str(error)
+    assert "an injected kernel fault" in str(error), str(error)
+else:
+    raise AssertionError(f"rank {r}: a fused evaluation that failed gave a result")
+finally:
+    faulty.clear()
+np.testing.assert_array_equal(np.asarray(masks(ti, 6)), masks.python(xi, 6))
+config.set("fusion_min_size", 1)
 
 # ranks choosing differently by their tiles' sizes (rank 0's big, the others' small)
 # in a region the tile path declines (``x + z`` fetches: another tiling) whose leaf

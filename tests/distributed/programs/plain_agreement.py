@@ -35,6 +35,18 @@ def shifted_max(x, s):
     return (x + s).max()                    # where: scalar
 
 
+def powered_sum(x, w):
+    return (x ** w).sum()                   # where: power (element-wise, no rule)
+
+
+def hypot_max(x, w):
+    return np.hypot(x, w).max()             # where: hypot (element-wise, no rule)
+
+
+def kron_sum(x, w):
+    return np.kron(x, w).sum()              # where: kron (no rule: the gather fallback)
+
+
 def same_everywhere(call, x, *args):
     got = Phylanx(call)(x, *args)
     wanted = call(np.asarray(x).copy(), *args)
@@ -69,6 +81,9 @@ same_everywhere(scaled_sum, x, common.normal(size=5))
 same_everywhere(product, x, common.normal(size=(5, 2)))
 same_everywhere(stored_sum, dist.tiled(matrix, "row", name="plain_s"), common.normal(size=5))
 same_everywhere(shifted_max, x, 0.25)
+same_everywhere(powered_sum, x, common.integers(1, 4, size=5).astype(float))
+same_everywhere(hypot_max, x, common.normal(size=5))
+same_everywhere(kron_sum, x, common.normal(size=2))
 
 if n > 1:
     mine = np.random.default_rng(100 + r)       # no common seed: differs on every rank
@@ -76,6 +91,11 @@ if n > 1:
     differs(product, "product", x, mine.normal(size=(5, 2)), gathered=True)
     differs(stored_sum, "store", dist.tiled(matrix, "row", name="plain_t"), mine.normal(size=5))
     differs(shifted_max, "scalar", x, float(r))
+    # element-wise primitives without a rule of their own (tile by tile) and the gather
+    # fallback (its all_gather carries the digests): a silently different answer before
+    differs(powered_sum, "power (element-wise, no rule)", x, np.full(5, 2.0 + (r == 1)))
+    differs(hypot_max, "hypot (element-wise, no rule)", x, mine.normal(size=5))
+    differs(kron_sum, "kron (no rule: the gather fallback)", x, mine.normal(size=2))
     # a large operand (digested by a sample and a sum of its words): one element differs
     wide = dist.tiled(np.ones((4, 20000)), "row", name="plain_wide")
     w = np.ones(20000)

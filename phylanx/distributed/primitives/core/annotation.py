@@ -32,9 +32,9 @@ def annotate_d(target, name, args=None):
     [, list("pages", p0, p1)])`` (global half-open spans, one per dimension), optionally
     wrapped as ``list("args", list("locality", id, n), list("tile", ...))``; nil means
     the tile is the whole array.  All localities exchange their spans (all_gather) and
-    check them: one span per dimension, spans matching the tile's shape, one key for
-    vectors, and in every dimension spans covering [0, n) without gaps (overlaps
-    allowed).
+    check them: the same ``name``, one span per dimension, spans matching the tile's
+    shape, one key for vectors, and in every dimension spans covering [0, n) without
+    gaps (overlaps allowed).
     """
     name = str(name)
     problem, box, key, claim = None, None, None, None
@@ -59,7 +59,10 @@ def annotate_d(target, name, args=None):
             box, key = tiling.parse_tile(spec, local.ndim)
     except PhylanxError as e:
         problem = e.message
-    layout = tiles.establish(local, box, key, problem, f"array {name!r}", claim, final=True)
+    # the name says which array the tile belongs to: ranks naming it differently made
+    # tiles of different arrays into one (an error only at a later exchange, unnamed)
+    layout = tiles.establish(local, box, key, problem, f"array {name!r}", claim,
+                             declared={"name": name}, final=True)
     return DistributedArray(local, layout, name)
 
 
