@@ -43,6 +43,7 @@ import traceback
 from typing import Any
 
 from ..errors import PhylanxError
+from . import settings
 
 _reported = threading.Lock()
 _exits: list[Any] = []          # [the SystemExit sys.exit() raised in the main thread]
@@ -64,11 +65,6 @@ _RERAISE = dis.opmap.get("RERAISE")
 #: reports it itself
 _DEFER_TO_LOWER_RANK = 3.0
 
-#: seconds a rank that saw another die (its process ended without leaving the program)
-#: waits before reporting it: a rank that failed printed its own located error and
-#: called ``MPI_Abort``, and the launcher's tear-down of the job, slower on a busy
-#: machine, should end this process first, so the job prints one message
-_DIED_GRACE = 2.0
 
 
 def status_code(code: Any) -> int:
@@ -274,11 +270,13 @@ def report_and_abort(error: BaseException, rank: int, size: int, world: Any = No
 def _defer_to_lower_rank(error: BaseException, rank: int) -> None:
     """Every rank waiting when one left fails the same way: let the lowest of them
     report it (its abort ends this process meanwhile), and a rank that died the
-    launcher's tear-down first (:data:`_DIED_GRACE`), so the job prints it once."""
+    launcher's tear-down first (``died_rank_grace``: a rank that failed printed its own
+    located error and called ``MPI_Abort``, and the tear-down, slower on a busy machine,
+    should end this process first), so the job prints it once."""
     left = _peer_left(error)
     if left is None:
         return
-    delay = _DIED_GRACE if left.exit_status is None else 0.0
+    delay = float(settings.get("died_rank_grace")) if left.exit_status is None else 0.0
     if any(r not in left.departed for r in range(rank)):
         delay += _DEFER_TO_LOWER_RANK
     time.sleep(delay)

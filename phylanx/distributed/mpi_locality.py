@@ -36,11 +36,6 @@ _CALLABLE_OPS: dict[Any, str] = {
 }
 
 
-#: seconds a rank exiting with a non-zero status waits for the others to finish (or
-#: report it) before it ends the job
-FAILED_GRACE = 5.0
-
-
 class MPILocality(Locality):
     """This rank, as a locality."""
 
@@ -193,7 +188,7 @@ class MPILocality(Locality):
     def shutdown(self) -> None:
         """At exit: tell the others we leave, with our exit status, and wait for them
         (``shutdown_timeout``).  A rank failing with a non-zero status waits only
-        :data:`FAILED_GRACE` (the others report it meanwhile), then ends the job."""
+        ``failed_exit_grace`` (the others report it meanwhile), then ends the job."""
         if self._closed:
             return
         self._closed = True
@@ -202,7 +197,7 @@ class MPILocality(Locality):
         status = faults.exit_status()
         timeout = float(settings.get("shutdown_timeout"))
         if status != 0:
-            timeout = min(timeout, FAILED_GRACE)
+            timeout = min(timeout, float(settings.get("failed_exit_grace")))
         missing = self.service.leave(timeout, status, self.collectives.started())
         if missing and status != 0:
             told = "an unknown status (a 'raise SystemExit(...)')" \

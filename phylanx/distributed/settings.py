@@ -15,6 +15,12 @@ _SETTINGS = (
             "seconds a request to another locality (run_on, get_remote) may take"),
     Setting("shutdown_timeout", 60.0, float,
             "seconds a finished rank waits for the others to finish before it exits"),
+    Setting("failed_exit_grace", 5.0, float,
+            "seconds a rank exiting with a non-zero status while others still run waits "
+            "for them to report its departure before it ends the job itself"),
+    Setting("died_rank_grace", 2.0, float,
+            "seconds a rank that saw another rank's process die waits for the launcher "
+            "to end the job (the failed rank printed its own error) before reporting it"),
     Setting("check_collectives", True, _bool,
             "exchange a header before each collective to report disagreeing ranks"),
     Setting("progress_polling", "wait", str,

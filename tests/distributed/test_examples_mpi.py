@@ -1,6 +1,9 @@
 """The distributed examples under ``mpiexec -n 1, 2, 3`` give the single-process
 NumPy result: the plain NumPy originals of the single-locality examples (``.python``)
-run here on all the data, which the examples generate block by block per rank."""
+run here on all the data, which the examples generate block by block per rank.  The
+``mpiexec`` jobs are those of ``test_tiled_arrays_mpi.py`` (``programs/examples.py``
+runs first in its 1-3 rank jobs; its test is there, with :func:`expected_results`);
+this file checks the examples' data and options in this process."""
 from __future__ import annotations
 
 import importlib
@@ -10,14 +13,13 @@ import sys
 import numpy as np
 import pytest
 
-from .test_mpi import ROOT, assert_all_ok, program
+from .test_mpi import ROOT
 
 pytestmark = pytest.mark.mpi
 EXAMPLES = ROOT / "examples"
 
 
-@pytest.fixture(scope="module")
-def ex():
+def example_modules() -> dict:
     """The example modules (importable by name, as the examples import each other)."""
     if str(EXAMPLES) not in sys.path:
         sys.path.insert(0, str(EXAMPLES))
@@ -26,7 +28,12 @@ def ex():
              "distributed_kmeans", "distributed_als")}
 
 
-def _expected(ex):
+@pytest.fixture(scope="module")
+def ex():
+    return example_modules()
+
+
+def expected_results(ex):
     """Single-process NumPy results of the runs of ``programs/examples.py``."""
     tiles = ex["_tiles"]
     x, y = tiles.classification(0, 12, 0, 2500)
@@ -41,21 +48,6 @@ def _expected(ex):
     return {"lra_rows": {"weights": lra_rows}, "lra_columns": {"weights": lra_columns},
             "kmeans": {"centroids": centroids, "labels": labels},
             "als": {"x": users, "y": items}}
-
-
-@pytest.mark.parametrize("k", (1, 2, 3))
-def test_distributed_examples_match_single_process_numpy(k, ex, tmp_path):
-    done, _ = program(k, "examples.py", str(tmp_path), timeout=120)
-    assert_all_ok(done, k)
-    for run, expected in _expected(ex).items():
-        got = np.load(tmp_path / f"{run}.npz")
-        for key, want in expected.items():
-            # only the order of the sums differs from one process: rounding
-            np.testing.assert_allclose(got[key], want, rtol=1e-9, atol=1e-12,
-                                       err_msg=f"{run} {key} on {k} ranks")
-    # rank 0 alone reports, with the accuracy of the whole data set
-    assert len(re.findall(r"accuracy: ", done.stdout)) == 2, done.stdout
-    assert f"{k} localit" in done.stdout
 
 
 def test_the_examples_generate_the_same_rows_whatever_the_split(ex):

@@ -1,5 +1,4 @@
-"""What one ``mpiexec`` job per rank count checks (a launch costs 1-2 s; it also runs
-the programs of ``test_stale_views_mpi.py``, issue 28):
+"""What one ``mpiexec`` job per rank count checks (a launch costs 1-2 s):
 
 * augmented assignments to tiled arrays give NumPy's answer (``programs/inplace_stores.py``:
   ``x[x > 2] *= 0.5``, ``x[idx] += v``, ``x[1:5] -= 1``, ``x += 1``; before, ``__inplace``
@@ -18,7 +17,18 @@ the programs of ``test_stale_views_mpi.py``, issue 28):
 * so is an error every rank meets in one of two calls of a helper that the evaluation
   policy runs concurrently, the calls ending in another order on each rank
   (``concurrent``, in the 2-rank job; before, the ranks numbered the runs of the
-  helper's product differently and the job ended).
+  helper's product differently and the job ended);
+* issue 28: a gathered copy standing for NumPy's view of a tiled array (``y = x[2]`` of
+  row tiles) sees every later store into the array (``x[2, 0] = v``, ``x[...] = v``,
+  ``x += 1``, another view changed in place, a store through a tiled view of the array),
+  read by a primitive, returned, or read by NumPy in Python after a store from Python
+  (``programs/view_refresh.py``; before: the old values, silently);
+* a plain operand that differs between ranks meeting a tiled array is a located error
+  on every rank naming it (``programs/plain_agreement.py``; before: a silently wrong
+  answer).
+
+(The issue 28 checks had a file of their own that imported this file's job: with
+``--dist loadfile`` on the other worker, it launched the four jobs a second time.)
 """
 from __future__ import annotations
 
@@ -87,3 +97,21 @@ def test_an_error_on_one_rank_only_ends_the_job_with_one_located_message(k):
     reports = [text for text in output.splitlines() if text.startswith("[rank ")]
     assert len(reports) == 1 and reports[0].startswith(located), output
     assert f"on locality {odd} only" in reports[0], output
+
+
+def assert_returned_everywhere(name: str, k: int) -> None:
+    """``name`` returned on every rank (the job's last program ends it on purpose when
+    k > 1: look at this one's DONE lines, as the job's own tests do)."""
+    done = job(k)[0]
+    finished = re.findall(rf"DONE {re.escape(name)} (\d+)\.", done.stdout)
+    assert sorted(map(int, finished)) == list(range(k)), done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("k", sorted(JOBS))
+def test_a_gathered_view_sees_later_stores(k):
+    assert_returned_everywhere("view_refresh.py", k)
+
+
+@pytest.mark.parametrize("k", sorted(JOBS))
+def test_plain_operands_that_differ_between_ranks_are_a_located_error(k):
+    assert_returned_everywhere("plain_agreement.py", k)
