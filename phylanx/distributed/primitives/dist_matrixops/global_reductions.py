@@ -194,7 +194,8 @@ def _global(name: str, a: DistributedArray, axes: tuple[int, ...], keep: bool,
 
     def spread(total: np.ndarray) -> Any:
         with np.errstate(divide="ignore", invalid="ignore"):
-            variance = total / dtype.type(max(count - ddof, 0))
+            variance = (total / total.dtype.type(max(count - ddof, 0))).astype(dtype,
+                                                                                copy=False)
         return finish(np.sqrt(variance) if name == "std" else variance)
     return moments(a, axes, dtype, spread)
 
@@ -218,7 +219,9 @@ def _merge(count: np.ndarray, mean: np.ndarray, m2: np.ndarray, more: np.ndarray
     total = count + more
     weight = (more / np.maximum(total, 1)).astype(dtype, copy=False)
     delta = mean_b - mean
-    m2 += m2_b + delta * delta * (count * weight).astype(dtype, copy=False)
+    # (delta times n_a n_b / n first: with ``count`` 0, delta * delta overflowed for a
+    # large mean, |mean| > 1.8e19 in float32, and inf * 0 made the variance nan)
+    m2 += m2_b + delta * (delta * (count * weight).astype(dtype, copy=False))
     mean += delta * weight
     count[...] = total
 
@@ -234,7 +237,9 @@ def moments(a: DistributedArray, axes: tuple[int, ...], dtype: np.dtype,
     deviations of a union is the parts' sums plus ``delta^2 n_a n_b / n``), so every
     rank holds the same bits.  Before, the global mean travelled first and the squared
     deviations after it: two collectives, the second unable to start before the first
-    was read."""
+    was read.  The sums are in float32 at least (the result is ``then``'s to cast): NumPy
+    accumulates float16 in float32, and the join in float16 was ten times less exact."""
+    dtype = np.promote_types(dtype, np.float32)
     rank = api.find_here()
     shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape))
     box = a.layout.boxes[rank]
