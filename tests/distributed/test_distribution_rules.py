@@ -204,3 +204,23 @@ def test_variance_of_tiles_is_numpys_on_every_rank(ranks, shape, kind, name, dty
     rtol = {"float16": 1e-3, "float32": 2e-5}.get(dtype, 1e-10)
     np.testing.assert_allclose(np.asarray(got[0], np.float64), exact, rtol=rtol,
                                atol=rtol * scale * (scale if name == "var" else 1))
+
+
+@pytest.mark.parametrize("ddof", [True, "a", None])
+def test_variance_of_tiles_refuses_a_ddof_the_plain_primitive_refuses(ddof):
+    """``var``/``std`` over a split axis (two ranks, rank 0 played) check ``ddof`` as the
+    plain primitive does: a located type error, not a bool taken for 1 or nil for 0."""
+    from phylanx.distributed import tiles
+    from phylanx.distributed.darray import DistributedArray
+    from phylanx.errors import PhylanxTypeError
+    layout = layout_of((4, 2), 2, "row")
+    a = DistributedArray(X[:1].repeat(2, 0), layout, "x")
+    real = (dist.find_here, tiles.all_gathered_then)
+    try:
+        dist.find_here = lambda: 0
+        tiles.all_gathered_then = lambda value, finish: None     # (rank 1 is not played)
+        for name in ("var", "std"):
+            with pytest.raises(PhylanxTypeError, match="ddof must be a number"):
+                DISTRIBUTION.get(name)(lookup(name).impl, [a, 0, None, None, None, ddof])
+    finally:
+        dist.find_here, tiles.all_gathered_then = real

@@ -31,7 +31,7 @@ import numpy as np
 from .... import distributed as api
 from ....primitives.dtypes import to_bool
 from ....primitives.rules import DISTRIBUTION
-from ....primitives.statistics.reductions import reduction_axes
+from ....primitives.statistics.reductions import _ddof, reduction_axes
 from ....runtime import started
 from ....values import scalarize
 from ... import lockstep, tiles, tiling
@@ -164,6 +164,8 @@ def _reduction(name: str):
         keep = to_bool(keepdims)
         if whole_along(a, axes):
             return _local(a, axes, keep, lambda tile: impl(tile, *args[1:]))
+        if name in ("var", "std") and len(args) > 5:
+            _ddof(args[5])      # (as the kernel checks it: a bool, nil, a string refused)
         if not _plain_case(a, axes):
             return NotImplemented
         with lockstep.operation(lockstep.label_of(name, (a,))):
