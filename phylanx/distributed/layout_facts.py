@@ -193,9 +193,12 @@ def communication(eqn: Eqn, facts: list[Facts], values: list
         plain = facts_of(eqn, [_as_array(f) for f in facts], values)
         if plain is None or plain.shape is None or None in plain.shape or not plain.dtype:
             return kind, None
-        size = int(np.prod(plain.shape)) * np.dtype(plain.dtype).itemsize
-        # var, std: each rank's mean and sum of squared deviations, in one message
-        gathers = 2 if eqn.prim in ("var", "std") else 1
+        dtype, gathers = np.dtype(plain.dtype), 1
+        if eqn.prim in ("var", "std"):
+            # each rank's mean and sum of squared deviations, in one message, in float32
+            # at least (global_reductions.moments)
+            dtype, gathers = np.promote_types(dtype, np.float32), 2
+        size = int(np.prod(plain.shape)) * dtype.itemsize
         return kind, gathers * ranks * (ranks - 1) * size
     return kind, None
 

@@ -16,6 +16,8 @@ from phylanx import distributed as dist
 from phylanx.primitives.registry import lookup
 from phylanx.primitives.rules import DISTRIBUTION
 
+from .test_broadcasting_property import layout_of
+
 X = np.array([[0.25, 0.5, 0.75], [0.125, 0.375, 0.625]])
 Y = np.array([[0.5, 0.25, 0.75], [1.0, 0.375, 0.125]])
 _DOMAIN = {"arccosh": 1.0}     # shift into the function's domain
@@ -148,3 +150,77 @@ def test_variance_parts_join_as_the_whole(rows, cuts, columns, offset):
     assert (count == rows).all()
     want = np.var(data, axis=0, keepdims=True) * rows
     np.testing.assert_allclose(m2, want, rtol=1e-9, atol=1e-9 * max(1.0, abs(offset)))
+
+
+def _played_global(name, whole, layout, axes, keep, ddof):
+    """``global_reductions._global`` (``var``/``std`` of a tiled array) on every rank of
+    ``layout`` in turn, its all_gather played by giving each rank's join every rank's
+    partial: each rank's answer."""
+    from phylanx.distributed import tiles
+    from phylanx.distributed.darray import DistributedArray
+    from phylanx.distributed.primitives.dist_matrixops import global_reductions
+    joins, real = [], (dist.find_here, tiles.all_gathered_then)
+    try:
+        tiles.all_gathered_then = lambda value, finish: joins.append((value, finish))
+        for rank, box in enumerate(layout.boxes):
+            dist.find_here = lambda rank=rank: rank
+            a = DistributedArray(whole[tuple(slice(s, e) for s, e in box)], layout, "x")
+            out = global_reductions._global(name, a, axes, keep, [None, None, ddof])
+            if len(layout.boxes) == 1:
+                return [out]
+    finally:
+        dist.find_here, tiles.all_gathered_then = real
+    return [finish([value for value, _ in joins]) for _, finish in joins]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 4), st.lists(st.integers(1, 7), min_size=1, max_size=2),
+       st.sampled_from(["row", "column", "sym"]), st.sampled_from(["var", "std"]),
+       st.sampled_from(["float16", "float32", "float64", "int64", "bool"]),
+       st.booleans(), st.integers(0, 1), st.booleans(), st.integers(0, 3))
+def test_variance_of_tiles_is_numpys_on_every_rank(ranks, shape, kind, name, dtype, large,
+                                                   axis, keep, seed):
+    """``var``/``std`` of a tiled array (every rank played, uneven and empty tiles): every
+    rank the same bits, NumPy's dtype, the exact value to the dtype's precision; a
+    ``large`` mean (past the square root of float32's or float64's largest number: its
+    square overflows; float16's far from 0: summed in float32, as NumPy does) included."""
+    shape = tuple(shape)
+    axes = (0,) if len(shape) == 1 else ((axis,), (0, 1))[seed % 2]
+    rng = np.random.default_rng(seed)
+    offset, scale = {"float16": (100.0, 10.0), "float32": (3e19, 3e17),
+                     "float64": (2e154, 2e152)}.get(dtype, (0.0, 3.0)) if large else (0.0, 3.0)
+    whole = {"bool": rng.random(shape) < 0.5, "int64": rng.integers(-9, 9, shape)}.get(
+        dtype, (rng.normal(size=shape) * scale + offset).astype(dtype))
+    ddof = seed % 2
+    got = _played_global(name, whole, layout_of(shape, ranks, kind), axes, keep, ddof)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)     # ddof = N
+        want = getattr(np, name)(whole, axis=axes, keepdims=keep, ddof=ddof)
+        exact = getattr(np, name)(whole.astype(np.float64), axis=axes, keepdims=keep,
+                                  ddof=ddof)
+    for g in got:
+        assert np.asarray(g).dtype == np.asarray(want).dtype and np.shape(g) == np.shape(want)
+        np.testing.assert_array_equal(g, got[0])
+    rtol = {"float16": 1e-3, "float32": 2e-5}.get(dtype, 1e-10)
+    np.testing.assert_allclose(np.asarray(got[0], np.float64), exact, rtol=rtol,
+                               atol=rtol * scale * (scale if name == "var" else 1))
+
+
+@pytest.mark.parametrize("ddof", [True, "a", None])
+def test_variance_of_tiles_refuses_a_ddof_the_plain_primitive_refuses(ddof):
+    """``var``/``std`` over a split axis (two ranks, rank 0 played) check ``ddof`` as the
+    plain primitive does: a located type error, not a bool taken for 1 or nil for 0."""
+    from phylanx.distributed import tiles
+    from phylanx.distributed.darray import DistributedArray
+    from phylanx.errors import PhylanxTypeError
+    layout = layout_of((4, 2), 2, "row")
+    a = DistributedArray(X[:1].repeat(2, 0), layout, "x")
+    real = (dist.find_here, tiles.all_gathered_then)
+    try:
+        dist.find_here = lambda: 0
+        tiles.all_gathered_then = lambda value, finish: None     # (rank 1 is not played)
+        for name in ("var", "std"):
+            with pytest.raises(PhylanxTypeError, match="ddof must be a number"):
+                DISTRIBUTION.get(name)(lookup(name).impl, [a, 0, None, None, None, ddof])
+    finally:
+        dist.find_here, tiles.all_gathered_then = real

@@ -82,6 +82,16 @@ def total(x):
 
 
 @Phylanx
+def spread(x):
+    return np.std(x, axis=0)
+
+
+@Phylanx
+def spread16(x):
+    return np.var(x)        # of float16 data (DTYPES): its parts travel in float32
+
+
+@Phylanx
 def transposed(x):
     return np.transpose(x) + 0.5
 
@@ -111,8 +121,11 @@ CASES = {"scaled": (scaled, ()), "minus_row": (minus_row, ("v",)),
          "with_other": (with_other, ("y",)), "matmul": (matmul, ("w",)),
          "dot": (dot, ("w",)), "gram": (gram, ("y",)), "sum0": (sum0, ()),
          "sum1": (sum1, ()), "mean_keep": (mean_keep, ()), "total": (total, ()),
+         "spread": (spread, ()), "spread16": (spread16, ()),
          "transposed": (transposed, ()), "chain": (chain, ("w",))}
 TILINGS = ("row", "column", "sym", "uneven")
+#: the dtype of x where it is not float64
+DTYPES = {"spread16": np.float16}
 
 
 def tiled(whole, tiling, name):
@@ -130,7 +143,7 @@ def tiled(whole, tiling, name):
 def operands(case, shape, tiling, other, seed):
     """The arguments of ``case``: x tiled by ``tiling``, y by ``other`` (collective)."""
     rng = np.random.default_rng(seed)
-    whole = rng.normal(size=shape)
+    whole = rng.normal(size=shape).astype(DTYPES.get(case, np.float64))
     x = tiled(whole, tiling, f"x{seed}")
     more = {"w": lambda: rng.normal(size=(shape[1], 2)),
             "v": lambda: rng.normal(size=shape[1]),

@@ -31,7 +31,7 @@ import numpy as np
 from .... import distributed as api
 from ....primitives.dtypes import to_bool
 from ....primitives.rules import DISTRIBUTION
-from ....primitives.statistics.reductions import reduction_axes
+from ....primitives.statistics.reductions import _ddof, reduction_axes
 from ....runtime import started
 from ....values import scalarize
 from ... import lockstep, tiles, tiling
@@ -164,6 +164,8 @@ def _reduction(name: str):
         keep = to_bool(keepdims)
         if whole_along(a, axes):
             return _local(a, axes, keep, lambda tile: impl(tile, *args[1:]))
+        if name in ("var", "std") and len(args) > 5:
+            _ddof(args[5])      # (as the kernel checks it: a bool, nil, a string refused)
         if not _plain_case(a, axes):
             return NotImplemented
         with lockstep.operation(lockstep.label_of(name, (a,))):
@@ -194,7 +196,8 @@ def _global(name: str, a: DistributedArray, axes: tuple[int, ...], keep: bool,
 
     def spread(total: np.ndarray) -> Any:
         with np.errstate(divide="ignore", invalid="ignore"):
-            variance = total / dtype.type(max(count - ddof, 0))
+            variance = (total / total.dtype.type(max(count - ddof, 0))).astype(dtype,
+                                                                                copy=False)
         return finish(np.sqrt(variance) if name == "std" else variance)
     return moments(a, axes, dtype, spread)
 
@@ -218,7 +221,9 @@ def _merge(count: np.ndarray, mean: np.ndarray, m2: np.ndarray, more: np.ndarray
     total = count + more
     weight = (more / np.maximum(total, 1)).astype(dtype, copy=False)
     delta = mean_b - mean
-    m2 += m2_b + delta * delta * (count * weight).astype(dtype, copy=False)
+    # (delta times n_a n_b / n first: with ``count`` 0, delta * delta overflowed for a
+    # large mean, |mean| > 1.8e19 in float32, and inf * 0 made the variance nan)
+    m2 += m2_b + delta * (delta * (count * weight).astype(dtype, copy=False))
     mean += delta * weight
     count[...] = total
 
@@ -234,7 +239,9 @@ def moments(a: DistributedArray, axes: tuple[int, ...], dtype: np.dtype,
     deviations of a union is the parts' sums plus ``delta^2 n_a n_b / n``), so every
     rank holds the same bits.  Before, the global mean travelled first and the squared
     deviations after it: two collectives, the second unable to start before the first
-    was read."""
+    was read.  The sums are in float32 at least (the result is ``then``'s to cast): NumPy
+    accumulates float16 in float32, and the join in float16 was ten times less exact."""
+    dtype = np.promote_types(dtype, np.float32)
     rank = api.find_here()
     shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape))
     box = a.layout.boxes[rank]
