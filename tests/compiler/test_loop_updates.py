@@ -14,6 +14,7 @@ located error.
 from __future__ import annotations
 
 import tracemalloc
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -21,7 +22,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from phylanx import Phylanx, config
+from phylanx.compiler.through_ir import optimize_through_ir
 from phylanx.errors import PhylanxError
+from phylanx.language import parser
 
 from .test_array_loops import assert_identical, copies, decorated, loops
 
@@ -261,7 +264,7 @@ def generated_update(target: str, updates: list, looped: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 @given(target=st.sampled_from(sorted(TARGETS)),
        dtype=st.sampled_from([np.float64, np.float32]),
        updates=st.lists(st.sampled_from(OPERATORS), min_size=1, max_size=3),
@@ -325,3 +328,80 @@ def assert_same_kinds(got, want, rtol: float):
         return
     assert type(got) is type(want) and np.result_type(got) == np.result_type(want)
     np.testing.assert_allclose(got, want, rtol=rtol, equal_nan=True)
+
+
+# -- x[idx] op= e outside loops: computed into the target (compiler/rewrite/updates.py) --
+
+#: subscripts of ``b`` (1-d, 6 elements) an update may take: a view, an element, copies
+INDICES = ["1:-1", "::2", "3", "-1", "b > 1.0", "[0, 0, 2]", "[4, 1]", "..."]
+
+
+def generated_store(index: str, op: str) -> str:
+    return (f"def generated(b, e):\n    y = b\n    b[{index}] {op} e\n    b[{index}] {op} e\n"
+            f"    return b, y\n")
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(index=st.sampled_from(INDICES), op=st.sampled_from(["+=", "-=", "*=", "/="]),
+       dtype=st.sampled_from([np.float64, np.float32, np.int64]),
+       operand=st.sampled_from(["float", "int", "array", "scalar32"]),
+       seed=st.integers(0, 2**16))
+def test_a_subscript_update_is_numpys_with_and_without_the_rule(index, op, dtype, operand,
+                                                                seed):
+    """``b[idx] op= e`` (the rule ``update_in_place`` computes it into the target) gives
+    NumPy's answer bit for bit, and the answer with the rule off: a repeated index adds
+    once (NumPy's), an int target refuses a float result as NumPy does."""
+    source = generated_store(index, op)
+    namespace = {"np": np}
+    exec(compile(source, "<generated>", "exec"), namespace)
+    python = namespace["generated"]
+    rng = np.random.default_rng(seed)
+    b = (rng.uniform(0.5, 2.0, size=6) * (4 if dtype is np.int64 else 1)).astype(dtype)
+    selected = np.empty(6)[eval(f"np.s_[{index}]", {"np": np, "b": b})]  # noqa: S307
+    e = {"float": 1.5, "int": 2, "scalar32": np.float32(0.75),
+         "array": rng.uniform(0.5, 2.0, size=np.shape(selected)).astype(dtype)}[operand]
+    try:
+        want = python(b.copy(), e)
+    except TypeError:           # NumPy's same-kind cast refused (a float into int64)
+        want = None
+    for disabled in ("", "update_in_place"):
+        config.set("disable_rules", disabled)
+        try:
+            on = Phylanx(source=source)(python)
+            if want is None:
+                with pytest.raises(PhylanxError):
+                    on(b.copy(), e)
+                continue
+            got = on(b.copy(), e)
+        finally:
+            config.reset("disable_rules")
+        assert_identical(got, want)
+        assert got[0] is got[1]
+
+
+def add_interior(u, e):
+    u[1:-1] += e
+    return u
+
+
+def test_a_slice_update_outside_loops_allocates_no_result_sized_temporary():
+    """``u[1:-1] += e`` is ``np.add(view, e, out=view)`` (NumPy's ``__iadd__``): no
+    temporary of the slice's size, as the update in a translated loop."""
+    n = 200_000
+    e = np.full(n - 2, 0.5)
+    on = decorated(add_interior, **OFF)
+    rules: Counter = Counter()
+    optimize_through_ir(parser.parse(on.get_physl_source()), rules)
+    assert rules["update_in_place"] == 1
+    u = np.ones(n)
+    on(u, e)                                          # compiled, warm
+    tracemalloc.start()
+    try:
+        on(u, e)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    want = np.ones(n)
+    want[1:-1] += 2 * e
+    assert_identical(u, want)
+    assert peak < 0.5 * e.nbytes

@@ -674,6 +674,9 @@ def inplace(target, value):
 #: the operators ``x op= e`` is computed into ``x`` for (``update``), and their ufuncs
 UPDATE_UFUNCS = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply,
                  operator.truediv: np.true_divide}
+#: ``__update``'s third operand (the PhySL operator) -> the operator
+UPDATE_OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul,
+                    "/": operator.truediv}
 _SCALARS = (int, float, complex, np.generic)
 
 
@@ -696,6 +699,25 @@ def update(op, target, other):
             UPDATE_UFUNCS[op](target, other, out=target)
             return target
     return inplace(target, op(target, other))
+
+
+def _restore_update(args: tuple, loc):
+    """The expression an ``__update`` call replaced: ``__inplace(t, t op e)``."""
+    from ...language import ast
+    target, other, op = args
+    return ast.Call("__inplace", (target, ast.BinOp(op.value, target, other, loc)), None, loc)
+
+
+@primitive("__update", "__update(_1, _2, _3)", extension=True, internal=True,
+           side_effects=True, distributable=True,
+           no_oracle="internal: introduced by compiler/rewrite/updates.py; the oracle is "
+                     "the __inplace expression it replaces (tests/compiler/test_loop_updates.py)",
+           example="__update([1.0, 2.0], [3.0, 4.0], \"+\")", result="[4.0, 6.0]",
+           flags={"restore": _restore_update})
+def update_by_name(target, other, op):
+    """``target op= other`` (``__inplace(target, target op other)`` with ``target`` read
+    once): :func:`update` of the operator ``op`` (``"+"``, ``"-"``, ``"*"``, ``"/"``)."""
+    return update(UPDATE_OPERATORS[op], target, other)
 
 
 def _copy_into_read_only(target: np.ndarray, value) -> None:
