@@ -715,8 +715,10 @@ def _restore_update(args: tuple, loc):
            example="__update([1.0, 2.0], [3.0, 4.0], \"+\")", result="[4.0, 6.0]",
            flags={"restore": _restore_update})
 def update_by_name(target, other, op):
-    """``target op= other`` (``__inplace(target, target op other)`` with ``target`` read
-    once): :func:`update` of the operator ``op`` (``"+"``, ``"-"``, ``"*"``, ``"/"``)."""
+    """``target op= other`` computed into ``target`` where NumPy's would be.
+
+    ``__inplace(target, target op other)`` with ``target`` read once: :func:`update` of
+    the operator ``op`` (``"+"``, ``"-"``, ``"*"``, ``"/"``)."""
     return update(UPDATE_OPERATORS[op], target, other)
 
 
