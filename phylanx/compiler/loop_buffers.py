@@ -15,32 +15,25 @@ The law: a ufunc written into a buffer nothing else references gives the values 
 dtype it gives into a new one.
 
 ``x op= e`` (``__inplace(x, op(x, e))``, ``x`` a variable or a subscript read twice) is
-written ``_update(op, x, e, inplace)``: computed into ``x`` itself, as NumPy's
-``x.__iadd__`` does, where that is what computing ``op(x, e)`` and copying it into ``x``
-gives (a writable float/complex array of at least one dimension, not a copy standing
-for a view (``values.stands_for_view``), ``e`` of its shape or a scalar, NumPy's
-``result_type`` ``x``'s: no cast), else that computation and the ``__inplace`` kernel
-(its casts and located errors).  A number ``x`` (``type(x) in _NUMBERS``) is rebound
-to ``x op e`` inline by the translator, without calling ``_update``.  The law: a
-ufunc's output may overlap its inputs (NumPy buffers what the overlap needs), so
-``op(x, e, out=x)`` writes the values the copy of ``op(x, e)`` writes, without the
-second pass and the temporary.
+written ``_update(op, x, e)`` (``python_builtins.update``, the kernel of ``__update``
+too): computed into ``x`` itself, as NumPy's ``x.__iadd__`` does, where that is what
+computing ``op(x, e)`` and copying it into ``x`` gives (a writable float/complex array,
+0-d included, not a copy standing for a view (``values.stands_for_view``), ``e`` of its
+shape or a scalar, NumPy's ``result_type`` ``x``'s: no cast), else that computation and
+the ``__inplace`` kernel (its casts and located errors).  A number ``x`` (``type(x) in
+_NUMBERS``) is rebound to ``x op e`` inline by the translator, without calling
+``_update``.
 """
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
 
-from ..values import write_through_of
+from ..primitives.frontend_support.python_builtins import UPDATE_UFUNCS as UFUNCS
 
 #: below this many elements the tests cost what an allocation does (as runtime/inplace.py)
 MIN_ELEMENTS = 2048
-
-#: the operators whose results are fresh arrays, and the ufuncs they are for arrays
-UFUNCS = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply,
-          operator.truediv: np.true_divide}
 
 _ndarray = np.ndarray
 _SCALARS = (int, float, complex, np.generic)
@@ -72,18 +65,3 @@ def reuse_right(op, x: Any, y: Any) -> Any:
     if _writable_into(y, x):
         return UFUNCS[op](x, y, out=y)
     return op(x, y)
-
-
-def update(op, target: Any, other: Any, inplace) -> Any:
-    """``inplace(target, op(target, other))`` (``target op= other``), computed into
-    ``target`` where that is the same (see the module's docstring)."""
-    if type(target) is _ndarray and target.ndim and target.dtype.kind in "fc" \
-            and target.flags.writeable and write_through_of(target) is None:
-        if type(other) is _ndarray:
-            fits = other.shape == target.shape
-        else:
-            fits = isinstance(other, _SCALARS)
-        if fits and np.result_type(target, other) == target.dtype:
-            UFUNCS[op](target, other, out=target)
-            return target
-    return inplace(target, op(target, other))

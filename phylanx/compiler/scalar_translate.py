@@ -26,6 +26,7 @@ import numpy as np
 
 from ..primitives import indexing, registry
 from ..primitives.controls.control_flow import iterate
+from ..primitives.frontend_support import python_builtins
 from ..runtime.cancel import PENDING, check
 from ..runtime.futures import Future, waited
 from ..runtime.nodes import Node
@@ -147,7 +148,7 @@ class Translator(loop_invariants.Emission):
                          _Future=Future, _waited=waited,
                          _reuse_left=loop_buffers.reuse_left,
                          _reuse_right=loop_buffers.reuse_right,
-                         _update=loop_buffers.update,
+                         _update=python_builtins.update,
                          _UNSET=loop_invariants.UNSET, _NEVER=loop_invariants.NEVER,
                          _keep=loop_invariants.keep,
                          _unaliased=loop_invariants.unaliased)
@@ -309,9 +310,9 @@ class Translator(loop_invariants.Emission):
             values.append(value)
         return values
 
-    def emit_update(self, node: Node, spec) -> str | None:
+    def emit_update(self, node: Node) -> str | None:
         """``x op= e`` (``__inplace(x, op(x, e))``, the frontend reading ``x`` twice in a
-        row) as ``_update(op, x, e, inplace)`` (``loop_buffers.update``): ``x`` read once,
+        row) as ``_update(op, x, e)`` (``python_builtins.update``): ``x`` read once,
         the result computed into it where that is the same, a number rebound inline;
         None if ``node`` is not of that form (an operator without a ufunc, a dtype
         variant, a target that is not a plain read)."""
@@ -336,8 +337,7 @@ class Translator(loop_invariants.Emission):
         # a number (a counter, an element summed) is rebound: the operator inline, as
         # before, without the two calls per iteration of _update's fallback
         self.line(f"{t} = {args[0]} {_INFIX[op]} {args[1]} if type({args[0]}) in _NUMBERS "
-                  f"else _update({self.name(op, 'k')}, {args[0]}, {args[1]}, "
-                  f"{self.name(spec.impl, 'k')})", node)
+                  f"else _update({self.name(op, 'k')}, {args[0]}, {args[1]})", node)
         return t
 
     def emit_kernel(self, node: Node) -> str:
@@ -347,7 +347,7 @@ class Translator(loop_invariants.Emission):
         # readers that neither change nor keep an operand (loop_invariants.py): the
         # operators and products; an operand a kernel prepares from alone
         if node.primitive == "__inplace" and self.arrays:
-            updated = self.emit_update(node, spec)
+            updated = self.emit_update(node)
             if updated is not None:
                 return updated
         everything = range(len(node.children))

@@ -175,8 +175,9 @@ class _Specialising:
             if f.kind == "array" and f.shape:
                 outs_facts = [Facts(f.shape, f.dtype, "array", f.layout)]
         elif e.prim == "__inplace" and len(ins) == 2 and e.params == ():
-            # x += v: an array of one axis or more takes v in place (it stays itself,
-            # other names see it); anything else is v (primitives: python_builtins.inplace)
+            # x += v: an array takes v in place (it stays itself, other names see it);
+            # anything else is v (primitives: python_builtins.inplace).  Facts do not
+            # tell a 0-d array (changed in place) from a NumPy scalar (rebound): unknown
             target, value = facts
             if target.kind == "array" and target.shape and target.dtype is not None \
                     and type(ins[0]) is Var:

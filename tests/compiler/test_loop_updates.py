@@ -14,13 +14,17 @@ located error.
 from __future__ import annotations
 
 import tracemalloc
+from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from phylanx import Phylanx, config
+from phylanx.compiler.through_ir import optimize_through_ir
 from phylanx.errors import PhylanxError
+from phylanx.language import parser
 
 from .test_array_loops import assert_identical, copies, decorated, loops
 
@@ -191,12 +195,10 @@ def zero_d_update(x, e, steps):
     return y
 
 
-@pytest.mark.xfail(strict=True, reason="pre-existing (3781e36 too, tree and translation): "
-                   "__inplace rebinds a 0-d target instead of changing it in place")
 @pytest.mark.parametrize("translate", [True, False])
 def test_a_0d_array_changes_in_place_as_in_numpy(translate):
     """NumPy's ``x += e`` on a 0-d array changes it (the caller's array, every other name
-    of it); phylanx rebinds ``x`` to a scalar: ``y`` and the argument keep 1.0."""
+    of it); phylanx rebound ``x`` to a scalar until ip46: ``y`` and the argument kept 1.0."""
     want_arg, got_arg = np.array(1.0), np.array(1.0)
     want = zero_d_update(want_arg, 0.5, 2)
     got = decorated(zero_d_update, translate, **OFF)(got_arg, 0.5, 2)
@@ -229,3 +231,177 @@ def test_a_number_updated_in_a_loop_pays_no_call():
     from collections import Counter
     few, more = calls(50), calls(150)
     assert len(more) == len(few), Counter(more) - Counter(few)
+
+
+# -- op= on every kind of target: arrays (0-d too) change, numbers are rebound ----------
+
+#: how the program's ``x`` is made from its argument ``b``, and the ``b`` it is given
+TARGETS = {
+    "0-d": ("x = b", lambda dt: np.array(1.25, dt)),
+    "1-d": ("x = b", lambda dt: np.array([1.25, 0.75, 1.5], dt)),
+    "slice": ("x = b[1:]", lambda dt: np.array([1.25, 0.75, 1.5], dt)),
+    "0-d view": ("x = b[1, ...]", lambda dt: np.array([1.25, 0.75, 1.5], dt)),
+    "element": ("x = b[1]", lambda dt: np.array([1.25, 0.75, 1.5], dt)),
+    "scalar": ("x = b", lambda dt: dt(1.25)),
+    "float": ("x = b", lambda dt: 1.25),
+    "int": ("x = b", lambda dt: 3),
+}
+OPERATORS = ["+=", "-=", "*=", "/=", "//=", "**=", "%="]
+OPERANDS = {"float": lambda dt: 1.5, "int": lambda dt: 2, "scalar": lambda dt: dt(0.75),
+            "0-d": lambda dt: np.array(1.5, dt)}
+
+
+def generated_update(target: str, updates: list, looped: bool) -> str:
+    """A function ``(b, e0, e1, e2, n)`` making ``x`` from ``b``, naming it twice
+    (``y = x``), updating ``x`` by ``updates`` (straight or in a loop)."""
+    lines = ["def generated(b, e0, e1, e2, n):", f"    {TARGETS[target][0]}", "    y = x"]
+    indent = "    "
+    if looped:
+        lines.append("    for _ in range(n):")
+        indent = "        "
+    lines += [f"{indent}x {op} e{k}" for k, op in enumerate(updates)]
+    lines.append("    return b, x, y")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(target=st.sampled_from(sorted(TARGETS)),
+       dtype=st.sampled_from([np.float64, np.float32]),
+       updates=st.lists(st.sampled_from(OPERATORS), min_size=1, max_size=3),
+       operands=st.lists(st.sampled_from(sorted(OPERANDS)), min_size=3, max_size=3),
+       looped=st.booleans(), steps=st.integers(1, 3))
+@example(target="0-d view", dtype=np.float32, updates=["+=", "*="],
+         operands=["float", "0-d", "int"], looped=True, steps=2)
+def test_an_update_changes_what_numpy_changes(target, dtype, updates, operands, looped,
+                                              steps):
+    """``x op= e`` decorated (loops translated and the tree) against the undecorated
+    function: the same kinds, dtypes and bits of ``x``, of its other name ``y`` and of
+    the caller's argument ``b`` -- a 0-d array (a view of ``b`` too) changes in place,
+    an element, a NumPy scalar or a Python number is rebound -- or both raise."""
+    source = generated_update(target, updates, looped)
+    namespace = {"np": np}
+    exec(compile(source, "<generated>", "exec"), namespace)
+    python = namespace["generated"]
+    b = TARGETS[target][1](dtype)
+    args = [b, *(OPERANDS[o](dtype) for o in operands), steps]
+    try:
+        with np.errstate(all="ignore"):
+            want = python(*copies(args))
+    except ArithmeticError:     # an int target: //= 0 cannot happen, ** stays finite
+        raise
+    except TypeError:           # NumPy refuses a same-kind cast (float into int)
+        want = None
+    for translate in (True, False):
+        given_args = copies(args)
+        for name in ("scalar_loops", "array_loops"):
+            config.set(name, translate)
+        try:
+            on = Phylanx(source=source)(python)
+            if want is None:
+                with pytest.raises(PhylanxError):
+                    on(*given_args)
+                continue
+            with np.errstate(all="ignore"):
+                got = on(*given_args)
+        finally:
+            for name in ("scalar_loops", "array_loops"):
+                config.reset(name)
+        if "**=" in updates:
+            # NumPy's scalar ``**`` (np.float64, np.float32) is libm's pow, its ufunc
+            # (phylanx's kernel) another, an ulp apart: kinds and dtypes exact, values close
+            rtol = 1e-6 if dtype is np.float32 else 1e-14
+            assert_same_kinds(got, want, rtol)
+            assert_same_kinds(given_args[0], want[0], rtol)
+        else:
+            assert_identical(got, want)
+            assert_identical(given_args[0], want[0])
+        if isinstance(want[1], np.ndarray):
+            assert got[1] is got[2]             # still one array with two names
+
+
+def assert_same_kinds(got, want, rtol: float):
+    """The kinds and dtypes of :func:`assert_identical`, the values within ``rtol``."""
+    if isinstance(want, tuple):
+        assert type(got) is tuple and len(got) == len(want)
+        for g, w in zip(got, want):
+            assert_same_kinds(g, w, rtol)
+        return
+    assert type(got) is type(want) and np.result_type(got) == np.result_type(want)
+    np.testing.assert_allclose(got, want, rtol=rtol, equal_nan=True)
+
+
+# -- x[idx] op= e outside loops: computed into the target (compiler/rewrite/updates.py) --
+
+#: subscripts of ``b`` (1-d, 6 elements) an update may take: a view, an element, copies
+INDICES = ["1:-1", "::2", "3", "-1", "b > 1.0", "[0, 0, 2]", "[4, 1]", "..."]
+
+
+def generated_store(index: str, op: str) -> str:
+    return (f"def generated(b, e):\n    y = b\n    b[{index}] {op} e\n    b[{index}] {op} e\n"
+            f"    return b, y\n")
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(index=st.sampled_from(INDICES), op=st.sampled_from(["+=", "-=", "*=", "/="]),
+       dtype=st.sampled_from([np.float64, np.float32, np.int64]),
+       operand=st.sampled_from(["float", "int", "array", "scalar32"]),
+       seed=st.integers(0, 2**16))
+def test_a_subscript_update_is_numpys_with_and_without_the_rule(index, op, dtype, operand,
+                                                                seed):
+    """``b[idx] op= e`` (the rule ``update_in_place`` computes it into the target) gives
+    NumPy's answer bit for bit, and the answer with the rule off: a repeated index adds
+    once (NumPy's), an int target refuses a float result as NumPy does."""
+    source = generated_store(index, op)
+    namespace = {"np": np}
+    exec(compile(source, "<generated>", "exec"), namespace)
+    python = namespace["generated"]
+    rng = np.random.default_rng(seed)
+    b = (rng.uniform(0.5, 2.0, size=6) * (4 if dtype is np.int64 else 1)).astype(dtype)
+    selected = np.empty(6)[eval(f"np.s_[{index}]", {"np": np, "b": b})]  # noqa: S307
+    e = {"float": 1.5, "int": 2, "scalar32": np.float32(0.75),
+         "array": rng.uniform(0.5, 2.0, size=np.shape(selected)).astype(dtype)}[operand]
+    try:
+        want = python(b.copy(), e)
+    except TypeError:           # NumPy's same-kind cast refused (a float into int64)
+        want = None
+    for disabled in ("", "update_in_place"):
+        config.set("disable_rules", disabled)
+        try:
+            on = Phylanx(source=source)(python)
+            if want is None:
+                with pytest.raises(PhylanxError):
+                    on(b.copy(), e)
+                continue
+            got = on(b.copy(), e)
+        finally:
+            config.reset("disable_rules")
+        assert_identical(got, want)
+        assert got[0] is got[1]
+
+
+def add_interior(u, e):
+    u[1:-1] += e
+    return u
+
+
+def test_a_slice_update_outside_loops_allocates_no_result_sized_temporary():
+    """``u[1:-1] += e`` is ``np.add(view, e, out=view)`` (NumPy's ``__iadd__``): no
+    temporary of the slice's size, as the update in a translated loop."""
+    n = 200_000
+    e = np.full(n - 2, 0.5)
+    on = decorated(add_interior, **OFF)
+    rules: Counter = Counter()
+    optimize_through_ir(parser.parse(on.get_physl_source()), rules)
+    assert rules["update_in_place"] == 1
+    u = np.ones(n)
+    on(u, e)                                          # compiled, warm
+    tracemalloc.start()
+    try:
+        on(u, e)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    want = np.ones(n)
+    want[1:-1] += 2 * e
+    assert_identical(u, want)
+    assert peak < 0.5 * e.nbytes

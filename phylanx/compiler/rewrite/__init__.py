@@ -32,6 +32,7 @@ from . import (
     normalize,
     outer,
     row_blocks,
+    updates,
 )
 from .engine import Pass, Phase, run_phases
 
@@ -47,11 +48,13 @@ from .engine import Pass, Phase, run_phases
 #: call is pure and its function value reads nothing the loop binds);
 #: folding before hoisting and sharing (it makes equal constants equal); hoisting before
 #: sharing (a subexpression CSE binds to a variable inside a loop body would make every
-#: expression using it look loop-variant).  In the default pipeline inline and normalize
-#: run on the AST before lowering, the later phases' IR rules on the IR (``through_ir``).
+#: expression using it look loop-variant).  Augmented assignments outside loops last
+#: (``updates``: the phases before read ``__inplace``).  In the default pipeline inline
+#: and normalize run on the AST before lowering, the later phases' IR rules on the IR
+#: (``through_ir``).
 PASSES: list = [Pass("inline", inline.run), normalize.PHASE, gram_rows.PHASE,
                 row_blocks.PHASE, label_stats.PHASE, fresh_rows.PHASE, outer.PHASE,
-                fold.PHASE, hoist.PHASE, cse.PHASE]
+                fold.PHASE, hoist.PHASE, cse.PHASE, updates.PHASE]
 
 
 def rules() -> list:

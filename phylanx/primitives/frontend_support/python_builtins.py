@@ -640,9 +640,11 @@ def ellipsis():
 def inplace(target, value):
     """``x += v``: an array or list ``target`` takes the new value in place, else ``value``.
 
-    As in Python, other names of the same array (or list) see the change.
+    As in Python, other names of the same array (or list) see the change; a 0-d array
+    too (NumPy's ``__iadd__`` changes it), while a number or NumPy scalar (``np.float64``,
+    immutable in NumPy as well) is rebound to ``value``.
     """
-    if isinstance(target, np.ndarray) and target.ndim and target is not value:
+    if isinstance(target, np.ndarray) and target is not value:
         write_back = write_through_of(target)
         if not target.flags.writeable and write_back is None:
             # a read-only view (diagonal, broadcast_to): NumPy's error
@@ -667,6 +669,57 @@ def inplace(target, value):
         target[:] = value
         return target
     return value
+
+
+#: the operators ``x op= e`` is computed into ``x`` for (``update``), and their ufuncs
+UPDATE_UFUNCS = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply,
+                 operator.truediv: np.true_divide}
+#: ``__update``'s third operand (the PhySL operator) -> the operator
+UPDATE_OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul,
+                    "/": operator.truediv}
+_SCALARS = (int, float, complex, np.generic)
+
+
+def update(op, target, other):
+    """``inplace(target, op(target, other))`` (``target op= other``), computed into
+    ``target`` where that is the same: a writable float/complex ndarray (0-d too), not a
+    copy standing for a view (``values.stands_for_view``), ``other`` of its shape or a
+    scalar, NumPy's ``result_type`` ``target``'s (no cast).  Otherwise that computation
+    and :func:`inplace` (its casts, located errors, numbers rebound).  The law: a ufunc's
+    output may overlap its inputs (NumPy buffers what an overlap needs), so
+    ``op(x, e, out=x)`` writes the values the copy of ``op(x, e)`` into ``x`` writes,
+    without the temporary and the second pass (NumPy's ``x.__iadd__``)."""
+    if type(target) is np.ndarray and target.dtype.kind in "fc" \
+            and target.flags.writeable and write_through_of(target) is None:
+        if type(other) is np.ndarray:
+            fits = other.shape == target.shape
+        else:
+            fits = isinstance(other, _SCALARS)
+        if fits and np.result_type(target, other) == target.dtype:
+            UPDATE_UFUNCS[op](target, other, out=target)
+            return target
+    return inplace(target, op(target, other))
+
+
+def _restore_update(args: tuple, loc):
+    """The expression an ``__update`` call replaced: ``__inplace(t, t op e)``."""
+    from ...language import ast
+    target, other, op = args
+    return ast.Call("__inplace", (target, ast.BinOp(op.value, target, other, loc)), None, loc)
+
+
+@primitive("__update", "__update(_1, _2, _3)", extension=True, internal=True,
+           side_effects=True, distributable=True,
+           no_oracle="internal: introduced by compiler/rewrite/updates.py; the oracle is "
+                     "the __inplace expression it replaces (tests/compiler/test_loop_updates.py)",
+           example="__update([1.0, 2.0], [3.0, 4.0], \"+\")", result="[4.0, 6.0]",
+           flags={"restore": _restore_update})
+def update_by_name(target, other, op):
+    """``target op= other`` computed into ``target`` where NumPy's would be.
+
+    ``__inplace(target, target op other)`` with ``target`` read once: :func:`update` of
+    the operator ``op`` (``"+"``, ``"-"``, ``"*"``, ``"/"``)."""
+    return update(UPDATE_OPERATORS[op], target, other)
 
 
 def _copy_into_read_only(target: np.ndarray, value) -> None:

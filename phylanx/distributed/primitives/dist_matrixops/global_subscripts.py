@@ -571,8 +571,19 @@ def inplace_rule(impl: Any, args: list) -> Any:
     return target
 
 
+def update_rule(impl: Any, args: list) -> Any:
+    """``__update(target, other, op)`` with a tiled operand (``x op= e`` outside loops,
+    compiler/rewrite/updates.py): what it replaced, ``__inplace(target, target op
+    other)``, the operator taken tile by tile as NumPy's operators on tiled arrays are
+    (``DistributedArray.__array_ufunc__``), then :func:`inplace_rule`."""
+    from ....primitives.frontend_support.python_builtins import UPDATE_OPERATORS, inplace
+    target, other, op = args
+    return inplace_rule(inplace, [target, UPDATE_OPERATORS[op](target, other)])
+
+
 DISTRIBUTION.defrule("__subscript", subscript_rule)
 DISTRIBUTION.defrule("__pyindex", pyindex_rule)
 DISTRIBUTION.defrule("__inplace", inplace_rule)
+DISTRIBUTION.defrule("__update", update_rule)
 special_forms.KIND_STORES[DistributedArray] = store_rule
-communicating("__subscript", "__inplace")
+communicating("__subscript", "__inplace", "__update")
