@@ -1,15 +1,19 @@
-"""The window-matrix convolution and its kernel cotangent as batch / row blocks on the
-task pool (conv46, ``keras_support/conv_windows.py``) against the same products on
-BLAS's own threads, inside ``value_and_grad`` of ``grad_mlp.py``'s Conv1D losses, with
-``jax.jit(jax.value_and_grad)`` beside them; the three calls alternated in one process.
+"""conv46's changes on and off inside ``value_and_grad`` of ``grad_mlp.py``'s Conv1D
+losses, with ``jax.jit(jax.value_and_grad)`` beside them; the three calls alternated in
+one process.  The changes: the window-matrix convolution and its kernel cotangent as
+batch / row blocks on the task pool (``keras_support/conv_windows.py``) instead of one
+product each on BLAS's own threads, and sums / means over a middle axis as a product
+with a row of ones (``reductions.middle_axis_sum``) instead of NumPy's reduction.
 
     python benchmarks/conv_window_blocks.py [--repeat 40] [--dtype float32]
                                             [--models conv1d,conv1d-causal,...]
+                                            [--only blocks|sums]
 
-"blocks off": ``_item_blocks`` gives one range and the kernel's cotangent is one
-``matrix.T @ ct`` (BLAS's threads as they are set: run it with the default threads for
-the comparison the blocks replace).  Printed per loss: median wall and process CPU ms
-per call of each, and the ratios to JAX.  State the machine's load when quoting.
+"off": ``_item_blocks`` gives one range, the kernel's cotangent is one ``matrix.T @ ct``
+(BLAS's threads as they are set: run it with the default threads for the comparison
+the blocks replace) and ``MIDDLE_SUM_INNER_BYTES`` is 0; ``--only`` switches one of the
+two.  Printed per loss: median wall and process CPU ms per call of each, and the ratios
+to JAX.  State the machine's load when quoting.
 """
 from __future__ import annotations
 
@@ -23,18 +27,27 @@ from workloads.common import optional
 
 import phylanx
 from phylanx.primitives.keras_support import conv_windows
+from phylanx.primitives.statistics import reductions
+
+ONLY = {"blocks": True, "sums": True}
 
 
 @contextmanager
-def blocks_off():
-    """The products as one BLAS call each, for the duration."""
-    kept = conv_windows._item_blocks, conv_windows._windows_t_product
-    conv_windows._item_blocks = lambda cells, shape: [(0, cells[0])]
-    conv_windows._windows_t_product = lambda matrix, rows: matrix.T @ rows
+def changes_off():
+    """The products as one BLAS call each and NumPy's middle-axis sums (those of
+    :data:`ONLY` set), for the duration."""
+    kept = (conv_windows._item_blocks, conv_windows._windows_t_product,
+            reductions.MIDDLE_SUM_INNER_BYTES)
+    if ONLY["blocks"]:
+        conv_windows._item_blocks = lambda cells, shape: [(0, cells[0])]
+        conv_windows._windows_t_product = lambda matrix, rows: matrix.T @ rows
+    if ONLY["sums"]:
+        reductions.MIDDLE_SUM_INNER_BYTES = 0
     try:
         yield
     finally:
-        conv_windows._item_blocks, conv_windows._windows_t_product = kept
+        (conv_windows._item_blocks, conv_windows._windows_t_product,
+         reductions.MIDDLE_SUM_INNER_BYTES) = kept
 
 
 def main() -> None:
@@ -42,7 +55,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=40)
     parser.add_argument("--dtype", default="float32")
     parser.add_argument("--models", default=",".join(m for m in LOSSES if m != "mlp"))
+    parser.add_argument("--only", choices=tuple(ONLY))
     args = parser.parse_args()
+    if args.only:
+        ONLY.update({k: k == args.only for k in ONLY})
     jax = optional("jax")
     if jax is not None and args.dtype == "float64":
         jax.config.update("jax_enable_x64", True)
@@ -51,7 +67,7 @@ def main() -> None:
     for model in args.models.split(","):
         arrays, what = problem(model, 512, 256, args.dtype)
         fn = phylanx.value_and_grad(LOSSES[model], (0, 1, 2, 3))
-        with blocks_off():
+        with changes_off():
             value_off, grads_off = fn(*arrays)
         value_on, grads_on = fn(*arrays)
         tol = 1e-4 if args.dtype == "float32" else 1e-10
@@ -60,9 +76,9 @@ def main() -> None:
             assert np.allclose(a, b, rtol=tol * 10, atol=tol * float(np.abs(b).max()))
 
         def off(fn=fn, arrays=arrays):
-            with blocks_off():
+            with changes_off():
                 fn(*arrays)
-        calls = {"blocks on": lambda fn=fn, arrays=arrays: fn(*arrays), "blocks off": off}
+        calls = {"on": lambda fn=fn, arrays=arrays: fn(*arrays), "off": off}
         if jax is not None:
             peer = jax.jit(jax.value_and_grad(jax_loss(jax.numpy, model), (0, 1, 2, 3)))
             on_device = [jax.numpy.asarray(a) for a in arrays]
