@@ -212,7 +212,7 @@ def test_blocked_products_equal_one_product(monkeypatch, two_threads):
     monkeypatch.setattr(conv_windows, "SLICE_BYTES", 1 << 20)
     forks.clear()
     out, matrix = conv_windows.correlate_keeping(x, w, (2,), (1,), [(0, 0)])
-    assert forks == [4]                                 # one block per batch item here
+    assert forks == [2]                                 # one block per pool thread
     np.testing.assert_allclose(out, want_out, rtol=1e-12)
     np.testing.assert_allclose(conv_windows.kernel_cotangent_of(matrix, w.shape, ct,
                                                                 np.dtype(np.float64)),

@@ -23,18 +23,20 @@ counts.
 
 Both cores: a product large enough for row blocks (``blas_blocks.block_bounds``: the
 pool has two or more threads and the work is ``MIN_FLOPS`` or more) runs as blocks of
-the batch on the task pool, BLAS one thread each (``share_blas``), each block copying
-its own windows and multiplying them into its rows of the output; the kernel's
-cotangent as row blocks of the window matrix, their ``(K, O)`` products summed in block
-order (the same bits for the same pool size).  Why not BLAS's own threads: they split
-one product only (the copy stays on one core), and OpenBLAS's second thread, when
-another process holds the core, keeps the caller waiting (a median 17 ms for a 0.2 ms
-product, loaded), where a block nobody took runs on the calling thread.
+the batch on the task pool, one per pool thread, BLAS one thread each (``share_blas``),
+each block copying its own windows and multiplying them into its rows of the output;
+the kernel's cotangent as row blocks of the window matrix, their ``(K, O)`` products
+summed in block order (the same bits for the same pool size).  Why not BLAS's own
+threads: they split one product only (the copy stays on one core), and OpenBLAS's
+second thread, when another process holds the core, keeps the caller waiting (a median
+17 ms for a 0.2 ms product, loaded), where a block nobody took runs on the calling
+thread.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ...runtime.executors import get_executor
 from ...runtime.forkjoin import fork_join
 from .. import blas_blocks
 from ._windows import window_view
@@ -131,17 +133,31 @@ def correlate_keeping(x: np.ndarray, kernel: np.ndarray, strides: tuple[int, ...
     return out, None
 
 
+def _block_count(rows: int, flops: float) -> int:
+    """How many blocks a window product of ``rows`` rows and ``flops`` work runs as:
+    one when ``blas_blocks.block_bounds`` does not split it, else one per pool thread.
+    Why not ``block_bounds``' four per thread: these products take 0.2-0.5 ms, and each
+    block more costs a task hand-off (``python benchmarks/conv_window_blocks.py``'s
+    Conv1D loss, load 23-27, wall (CPU) ms a call with 8 / 4 / 2 blocks: 54 (8.1) / 44
+    (5.4) / 37 (4.3) with BLAS's default threads, 41 (4.1) / 42 (4.0) / 38 (4.0) with
+    one BLAS thread)."""
+    count = len(blas_blocks.block_bounds(rows, flops))
+    return 1 if count == 1 else min(count, get_executor().num_threads)
+
+
+def _ranges(count: int, blocks: int) -> list[tuple[int, int]]:
+    """``range(count)`` cut into at most ``blocks`` ranges of (nearly) equal length."""
+    step = -(-count // max(min(blocks, count), 1))
+    return [(lo, min(lo + step, count)) for lo in range(0, count, step)]
+
+
 def _item_blocks(cells: tuple[int, ...], weights_shape: tuple[int, int]
                  ) -> list[tuple[int, int]]:
     """Ranges of batch items for a window product over ``cells`` (``(B, *out)``) with a
-    ``weights_shape`` matrix: as many as ``blas_blocks.block_bounds`` gives the product's
-    rows (one range: not worth splitting), at most one per item."""
-    batch = cells[0]
+    ``weights_shape`` matrix (:func:`_block_count` of them, at most one per item)."""
     rows = int(np.prod(cells, dtype=np.int64))
-    count = min(len(blas_blocks.block_bounds(rows, 2.0 * rows * weights_shape[0] *
-                                             weights_shape[1])), batch)
-    step = -(-batch // max(count, 1))
-    return [(lo, min(lo + step, batch)) for lo in range(0, batch, step)]
+    return _ranges(cells[0], _block_count(rows, 2.0 * rows * weights_shape[0] *
+                                          weights_shape[1]))
 
 
 def _blocked_correlate(windows: np.ndarray, weights: np.ndarray, dtype: np.dtype,
@@ -166,10 +182,9 @@ def _blocked_correlate(windows: np.ndarray, weights: np.ndarray, dtype: np.dtype
 
 def _windows_t_product(matrix: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """``matrix.T @ rows`` (a ``(K, O)`` sum over many rows): row blocks of both
-    concurrently when ``blas_blocks.block_bounds`` splits them, their products summed in
-    block order."""
+    concurrently (:func:`_block_count`), their products summed in block order."""
     count, columns = matrix.shape
-    bounds = blas_blocks.block_bounds(count, 2.0 * count * columns * rows.shape[1])
+    bounds = _ranges(count, _block_count(count, 2.0 * count * columns * rows.shape[1]))
     if len(bounds) == 1:
         return matrix.T @ rows
     pieces = fork_join([lambda lo=lo, hi=hi: matrix[lo:hi].T @ rows[lo:hi]
