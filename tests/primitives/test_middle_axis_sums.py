@@ -1,8 +1,9 @@
 """``sum``/``mean`` over a middle axis as one batched product with a row of ones
 (``reductions.middle_axis_sum``, conv46): taken for C-contiguous float32/float64 arrays
-whose block after the axis is at most ``MIDDLE_SUM_INNER_BYTES``, and NumPy's result
-within the rounding of another order of additions (the same dtype, shape, infinities,
-NaNs and signs of zero) for every shape, axis and ``keepdims``.
+with axes before the summed axis and a block after it of at most
+``MIDDLE_SUM_INNER_BYTES``, and NumPy's result within the rounding of another order of
+additions (the same dtype, shape, infinities, NaNs and signs of zero) for every shape,
+axis and ``keepdims``.
 """
 from __future__ import annotations
 
@@ -55,6 +56,7 @@ def test_a_conv1d_mean_takes_the_product_and_other_arrays_do_not(monkeypatch):
     reductions.sum_(h, -2, True)
     assert taken == [h.shape, h.shape]
     reductions.sum_(h, 2)                                # the last axis: NumPy's
+    reductions.sum_(h, 0)                                # a leading axis: NumPy's
     reductions.sum_(h[:, ::2], 1)                        # not contiguous
     reductions.sum_(h.astype(np.float16), 1)             # not float32/64
     reductions.sum_(h, 1, None, 1.0)                     # initial

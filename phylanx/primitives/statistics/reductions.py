@@ -113,12 +113,13 @@ def middle_axis_sum(a: np.ndarray, axis: int) -> np.ndarray:
 
 def _middle_sum_fits(a: Any, axis: Any) -> bool:
     """Whether :func:`middle_axis_sum` serves ``a``'s sum over ``axis``: a C-contiguous
-    float32/float64 array, one int axis with axes after it whose block is at most
+    float32/float64 array, one int axis with axes before it (a leading axis NumPy sums
+    as whole rows) and axes after it whose block is at most
     :data:`MIDDLE_SUM_INNER_BYTES`."""
     if type(a) is not np.ndarray or type(axis) is not int or a.dtype.char not in "fd":
         return False
     axis = axis + a.ndim if axis < 0 else axis
-    return (0 <= axis < a.ndim - 1 and a.shape[axis] > 1 and a.size > 0
+    return (0 < axis < a.ndim - 1 and a.shape[axis] > 1 and a.size > 0
             and a.flags.c_contiguous and a.strides[axis] <= MIDDLE_SUM_INNER_BYTES)
 
 
