@@ -1,7 +1,8 @@
 """The window matrix a convolution's forward multiplied, kept for its kernel's cotangent
 (``autodiff/saved.py``, ``conv_windows.correlate_keeping``): ``value_and_grad`` of a
 Conv1D/Conv2D loss copies the windows once, and its gradients equal JAX's for float32
-and float64, every padding, stride and dilation, a layer in a helper function.
+and float64, every padding, stride and dilation, a layer in a helper function; the same
+with the two products as blocks on the task pool (conv46).
 
 Guard (it passed before conv44, kept because the kept matrix could break it):
 ``test_a_changed_input_leaves_the_kept_windows_as_they_were``.
@@ -76,22 +77,52 @@ def _jax_losses():
 LOSSES = {"causal": causal_loss, "strided": strided_loss, "dilated": dilated_loss}
 
 
+@pytest.fixture
+def two_threads():
+    """A pool of two threads (row blocks need two), the previous setting after."""
+    from phylanx import config
+    from phylanx.runtime import executors
+    before = config.get("threads")
+    executors.set_threads(2)
+    yield
+    executors.set_threads(before)
+
+
+def _forced_blocks(monkeypatch) -> list:
+    """Row blocks at any size (conv46's blocked window products); records the number of
+    blocks of each fork."""
+    from phylanx.primitives import blas_blocks
+    monkeypatch.setattr(blas_blocks, "MIN_FLOPS", 2)
+    monkeypatch.setattr(blas_blocks, "MIN_ROWS", 1)
+    forks = []
+    real = conv_windows.fork_join
+    monkeypatch.setattr(conv_windows, "fork_join",
+                        lambda thunks, **kw: forks.append(len(thunks)) or real(thunks, **kw))
+    return forks
+
+
 @pytest.mark.parametrize("name", sorted(LOSSES))
-def test_the_kernel_cotangent_reuses_the_forward_windows(monkeypatch, name):
+def test_the_kernel_cotangent_reuses_the_forward_windows(monkeypatch, two_threads, name):
     # 3 input channels: the window form serves both dtypes.  JAX's reference is taken
-    # in float64 for both (one compile per loss), float32 within float32's rounding
-    w, b, x = (RNG.standard_normal(s) * 0.5 for s in [(4, 3, 5), (5,), (2, 23, 3)])
+    # in float64 for both (one compile per loss), float32 within float32's rounding.
+    # Then again with the products as blocks on the pool (conv46; forced at this size)
+    w, b, x = (RNG.standard_normal(s) * 0.5 for s in [(4, 3, 5), (5,), (3, 23, 3)])
     want_value, want = jax.jit(jax.value_and_grad(_jax_losses()[name], (0, 1)))(
         *map(jnp.asarray, (w, b, x)))
     calls = _copies(monkeypatch)
-    for dtype, tol in ((np.float32, 2e-5), (np.float64, 1e-11)):
-        value, grads = phylanx.value_and_grad(LOSSES[name], (0, 1))(
-            *(a.astype(dtype) for a in (w, b, x)))
-        assert calls == []             # the forward's matrix served the kernel's cotangent
-        np.testing.assert_allclose(value, want_value, rtol=tol)
-        for g, ref in zip(grads, want):
-            assert g.dtype == dtype
-            np.testing.assert_allclose(g, np.asarray(ref), rtol=tol, atol=tol)
+    for blocked in (False, True):
+        forks = _forced_blocks(monkeypatch) if blocked else []
+        for dtype, tol in ((np.float32, 2e-5), (np.float64, 1e-11)):
+            forks.clear()
+            value, grads = phylanx.value_and_grad(LOSSES[name], (0, 1))(
+                *(a.astype(dtype) for a in (w, b, x)))
+            assert calls == []         # the forward's matrix served the kernel's cotangent
+            if blocked:                # forward and kernel cotangent, each as blocks
+                assert len(forks) == 2 and min(forks) > 1
+            np.testing.assert_allclose(value, want_value, rtol=tol)
+            for g, ref in zip(grads, want):
+                assert g.dtype == dtype
+                np.testing.assert_allclose(g, np.asarray(ref), rtol=tol, atol=tol)
 
 
 @Phylanx
@@ -161,3 +192,28 @@ def test_a_kept_matrix_that_does_not_fit_is_not_used():
     for wrong in (matrix.astype(np.float32), matrix[:-1], matrix[:, :-1]):
         assert conv_windows.kernel_cotangent_of(wrong, w.shape, ct,
                                                 np.dtype(np.float64)) is None
+
+
+def test_blocked_products_equal_one_product(monkeypatch, two_threads):
+    # the forward and the kernel's cotangent built from the input again (nothing kept:
+    # nested grad, a tiled operand), whole and in slices, as blocks: the same as one
+    # product each (float64, odd length, stride 2)
+    x, w = RNG.standard_normal((4, 31, 3)), RNG.standard_normal((3, 3, 2))
+    ct = RNG.standard_normal((4, 15, 2))
+    args = (x, w.shape, ct, (2,), (1,), [(0, 0)], np.dtype(np.float64))
+    want = conv_windows.kernel_cotangent(*args)
+    want_out = conv_windows.correlate(x, w, (2,), (1,), [(0, 0)])
+    forks = _forced_blocks(monkeypatch)
+    for slice_bytes in (conv_windows.SLICE_BYTES, 500):
+        monkeypatch.setattr(conv_windows, "SLICE_BYTES", slice_bytes)
+        forks.clear()
+        np.testing.assert_allclose(conv_windows.kernel_cotangent(*args), want, rtol=1e-12)
+        assert forks and min(forks) > 1
+    monkeypatch.setattr(conv_windows, "SLICE_BYTES", 1 << 20)
+    forks.clear()
+    out, matrix = conv_windows.correlate_keeping(x, w, (2,), (1,), [(0, 0)])
+    assert forks == [2]                                 # one block per pool thread
+    np.testing.assert_allclose(out, want_out, rtol=1e-12)
+    np.testing.assert_allclose(conv_windows.kernel_cotangent_of(matrix, w.shape, ct,
+                                                                np.dtype(np.float64)),
+                               want, rtol=1e-12)

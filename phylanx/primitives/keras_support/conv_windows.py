@@ -20,11 +20,25 @@ one row's cells: whichever is outermost and fits).
 When: the matrix's row (``prod(k) * C`` elements) is at most :data:`ROW_BYTES` long;
 ``python benchmarks/conv_channels.py`` times this form against the others over channel
 counts.
+
+Both cores: a product large enough for row blocks (``blas_blocks.block_bounds``: the
+pool has two or more threads and the work is ``MIN_FLOPS`` or more) runs as blocks of
+the batch on the task pool, one per pool thread, BLAS one thread each (``share_blas``),
+each block copying its own windows and multiplying them into its rows of the output;
+the kernel's cotangent as row blocks of the window matrix, their ``(K, O)`` products
+summed in block order (the same bits for the same pool size).  Why not BLAS's own
+threads: they split one product only (the copy stays on one core), and OpenBLAS's
+second thread, when another process holds the core, keeps the caller waiting (a median
+17 ms for a 0.2 ms product, loaded), where a block nobody took runs on the calling
+thread.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ...runtime.executors import get_executor
+from ...runtime.forkjoin import fork_join
+from .. import blas_blocks
 from ._windows import window_view
 
 #: longest window-matrix row (bytes: kernel taps x input channels x item size) served
@@ -101,6 +115,9 @@ def correlate_keeping(x: np.ndarray, kernel: np.ndarray, strides: tuple[int, ...
     weights = kernel.astype(dtype, copy=False).reshape(-1, kernel.shape[-1])
     parts = list(_slices(cells, weights.shape[0] * dtype.itemsize))
     if len(parts) == 1:
+        blocks = _item_blocks(cells, weights.shape)
+        if len(blocks) > 1:
+            return _blocked_correlate(windows, weights, dtype, blocks)
         # the one product is the output: a second buffer of the output's size, filled by
         # copy, costs more than the product at few channels (fresh pages, twice per call)
         matrix = _matrix(windows, dtype, nsp)
@@ -116,6 +133,68 @@ def correlate_keeping(x: np.ndarray, kernel: np.ndarray, strides: tuple[int, ...
     return out, None
 
 
+def _block_count(rows: int, flops: float) -> int:
+    """How many blocks a window product of ``rows`` rows and ``flops`` work runs as:
+    one when ``blas_blocks.block_bounds`` does not split it, else one per pool thread.
+    Why not ``block_bounds``' four per thread: these products take 0.2-0.5 ms, and each
+    block more costs a task hand-off (``python benchmarks/conv_window_blocks.py``'s
+    Conv1D loss, load 23-27, wall (CPU) ms a call with 8 / 4 / 2 blocks: 54 (8.1) / 44
+    (5.4) / 37 (4.3) with BLAS's default threads, 41 (4.1) / 42 (4.0) / 38 (4.0) with
+    one BLAS thread)."""
+    count = len(blas_blocks.block_bounds(rows, flops))
+    return 1 if count == 1 else min(count, get_executor().num_threads)
+
+
+def _ranges(count: int, blocks: int) -> list[tuple[int, int]]:
+    """``range(count)`` cut into at most ``blocks`` ranges of (nearly) equal length."""
+    step = -(-count // max(min(blocks, count), 1))
+    return [(lo, min(lo + step, count)) for lo in range(0, count, step)]
+
+
+def _item_blocks(cells: tuple[int, ...], weights_shape: tuple[int, int]
+                 ) -> list[tuple[int, int]]:
+    """Ranges of batch items for a window product over ``cells`` (``(B, *out)``) with a
+    ``weights_shape`` matrix (:func:`_block_count` of them, at most one per item)."""
+    rows = int(np.prod(cells, dtype=np.int64))
+    return _ranges(cells[0], _block_count(rows, 2.0 * rows * weights_shape[0] *
+                                          weights_shape[1]))
+
+
+def _blocked_correlate(windows: np.ndarray, weights: np.ndarray, dtype: np.dtype,
+                       blocks: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """The output and the window matrix of :func:`correlate_keeping`, blocks of the
+    batch concurrently: each copies its items' windows into its rows of the matrix and
+    multiplies them into its rows of the output (both written in place: no buffer of
+    a block's own, no copy after)."""
+    matrix = np.empty(windows.shape, dtype)                  # (B, *out, *k, C)
+    nsp = (windows.ndim - 2) // 2
+    out = np.empty((*windows.shape[:nsp + 1], weights.shape[1]), dtype)
+
+    def block(lo: int, hi: int) -> None:
+        np.copyto(matrix[lo:hi], windows[lo:hi], casting="same_kind")
+        np.matmul(matrix[lo:hi].reshape(-1, weights.shape[0]), weights,
+                  out=out[lo:hi].reshape(-1, weights.shape[1], copy=False))
+
+    fork_join([lambda lo=lo, hi=hi: block(lo, hi) for lo, hi in blocks], share_blas=True,
+              quiet=[True] * len(blocks))      # a block computes, never communicates
+    return out, matrix.reshape(-1, weights.shape[0])
+
+
+def _windows_t_product(matrix: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``matrix.T @ rows`` (a ``(K, O)`` sum over many rows): row blocks of both
+    concurrently (:func:`_block_count`), their products summed in block order."""
+    count, columns = matrix.shape
+    bounds = _ranges(count, _block_count(count, 2.0 * count * columns * rows.shape[1]))
+    if len(bounds) == 1:
+        return matrix.T @ rows
+    pieces = fork_join([lambda lo=lo, hi=hi: matrix[lo:hi].T @ rows[lo:hi]
+                        for lo, hi in bounds], share_blas=True, quiet=[True] * len(bounds))
+    total = pieces[0]
+    for piece in pieces[1:]:
+        total += piece
+    return total
+
+
 def kernel_cotangent(x: np.ndarray, kernel_shape: tuple[int, ...], ct: np.ndarray,
                      strides: tuple[int, ...], dilations: tuple[int, ...],
                      pads: list[tuple[int, int]], dtype: np.dtype) -> np.ndarray:
@@ -127,7 +206,7 @@ def kernel_cotangent(x: np.ndarray, kernel_shape: tuple[int, ...], ct: np.ndarra
     total = None
     for part in _slices(windows.shape[:nsp + 1], columns * np.dtype(dtype).itemsize):
         rows = np.asarray(ct[part], dtype).reshape(-1, kernel_shape[-1])
-        piece = _matrix(windows[part], dtype, nsp).T @ rows
+        piece = _windows_t_product(_matrix(windows[part], dtype, nsp), rows)
         total = piece if total is None else total + piece
     return total.reshape(kernel_shape)
 
@@ -144,4 +223,5 @@ def kernel_cotangent_of(matrix: np.ndarray, kernel_shape: tuple[int, ...], ct: n
     if (type(matrix) is not np.ndarray or matrix.dtype != dtype or matrix.ndim != 2
             or matrix.shape != (rows, columns) or ct.shape[-1] != kernel_shape[-1]):
         return None
-    return (matrix.T @ np.asarray(ct, dtype).reshape(rows, -1)).reshape(kernel_shape)
+    return _windows_t_product(matrix, np.asarray(ct, dtype).reshape(rows, -1)
+                              ).reshape(kernel_shape)
