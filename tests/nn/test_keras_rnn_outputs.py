@@ -218,3 +218,26 @@ def test_recurrent_defaults_are_keras_ones(kind):
     assert (layer.return_state, layer.dropout, layer.recurrent_dropout, layer.stateful,
             layer.unroll, layer.seed) == (False, 0.0, 0.0, False, False, None)
     assert nn.Bidirectional(layer).merge_mode == "concat"
+
+
+def test_lists_of_several_outputs_take_keras_order():
+    """``evaluate`` (and ``*_on_batch``) without ``return_dict``: Keras 3's
+    ``_flatten_metrics_in_order`` gives the loss, each output's loss in the outputs'
+    order, then the metrics by name (its metric objects' bare names match no
+    ``<output>_<metric>`` key, so those come sorted), whatever the outputs' order."""
+    nn.clear_session()
+    x = nn.Input((3,))
+    h = nn.Dense(4)(x)
+    model = nn.Model(x, [nn.Dense(2, name="z")(h),
+                         nn.Dense(3, activation="softmax", name="a")(h)])
+    model.compile("sgd", {"z": "mse", "a": "sparse_categorical_crossentropy"},
+                  metrics={"z": ["mse", "mae"], "a": ["accuracy"]})
+    rng = np.random.default_rng(3)
+    data = rng.normal(size=(6, 3)).astype(np.float32)
+    y = [rng.normal(size=(6, 2)).astype(np.float32), rng.integers(0, 3, 6)]
+    keras_order = ["loss", "z_loss", "a_loss", "a_accuracy", "z_mae", "z_mse"]
+    scores = model.evaluate(data, y, verbose=0, return_dict=True)
+    assert sorted(scores) == sorted(keras_order)
+    assert model.evaluate(data, y, verbose=0) == [scores[k] for k in keras_order]
+    batch = model.test_on_batch(data, y, return_dict=True)
+    assert model.test_on_batch(data, y) == [batch[k] for k in keras_order]
