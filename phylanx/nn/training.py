@@ -434,7 +434,6 @@ class TrainingMixin(BatchMixin):
                 raise _error("conv_split ('batch' or 'length') is for distributed='model'")
             x, y = data.samples(self, x, y, "fit")
             train_weights = data.sample_weights(y, sample_weight, class_weight, "fit")
-            self._refuse_several_outputs("fit", (train_weights,), distributed)
             weights = None
             if validation_split:
                 (x, y), (vx, vy) = data.split(x, y, validation_split)
@@ -446,6 +445,8 @@ class TrainingMixin(BatchMixin):
                     train_weights = train_weights[:cut]
             elif validation_data is not None:
                 vx, vy, weights = data.validation(self, validation_data)
+            # (validation_data's sample weights too: its step would take them late)
+            self._refuse_several_outputs("fit", (train_weights, weights), distributed)
             self._refuse_masked_weights("fit", train_weights, weights)
             if distributed == "model":
                 self._check_model_parallel(train_weights)

@@ -181,6 +181,9 @@ def test_bad_targets_of_several_outputs_are_located_errors_before_any_step():
                  "output 'a'", "label 5")
     _raises_here(lambda: model.fit(x, [np.zeros(4), np.zeros((4, 2))], verbose=0,
                                    sample_weight=np.ones(4)), "several outputs")
+    targets = [np.zeros(4), np.zeros((4, 2))]
+    _raises_here(lambda: model.fit(x, targets, validation_data=(x, targets, np.ones(4)),
+                                   verbose=0), "several outputs")
     for before, after in zip(weights, model.get_weights()):
         np.testing.assert_array_equal(before, after)
 
