@@ -244,3 +244,15 @@ def test_lists_of_several_outputs_take_keras_order():
     assert model.evaluate(data, y, verbose=0) == [scores[k] for k in keras_order]
     batch = model.test_on_batch(data, y, return_dict=True)
     assert model.test_on_batch(data, y) == [batch[k] for k in keras_order]
+
+
+def test_saved_model_keeps_its_loss_weight(tmp_path):
+    """load_model compiles again with the saved loss weight (a loss 3 times smaller and
+    its gradients too, without it)."""
+    nn.clear_session()
+    model = nn.Sequential([nn.Input((3,)), nn.Dense(2)])
+    model.compile("sgd", "mse", loss_weights=3.0)
+    rng = np.random.default_rng(4)
+    x, y = rng.normal(size=(5, 3)).astype(np.float32), rng.normal(size=(5, 2))
+    again = nn.load_model(nn.save_model(model, tmp_path / "weighted.npz"))
+    assert again.evaluate(x, y, verbose=0) == model.evaluate(x, y, verbose=0)
