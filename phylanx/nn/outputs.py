@@ -124,9 +124,25 @@ def resolve(heads_: list[Head], shapes: list[tuple], where: str) -> None:
                                           "binary_crossentropy for one unit)")
 
 
+def _metric_log_name(head: Head, metric: str) -> str:
+    return f"{head.name}_{metrics.display_name(metric)}"
+
+
+def metric_order(heads_: list[Head]) -> list[tuple[int, int]]:
+    """The metrics of a model of several outputs, ``(output, metric)`` indices, in the
+    order Keras lists their values (``evaluate`` without ``return_dict``): by log name
+    (Keras' ``_flatten_metrics_in_order`` finds its metrics' bare names in no
+    ``<output>_<metric>`` key, and sorts those keys)."""
+    pairs = [(i, k) for i, h in enumerate(heads_) for k in range(len(h.metric_names))]
+    return sorted(pairs, key=lambda p: _metric_log_name(heads_[p[0]],
+                                                        heads_[p[0]].metric_names[p[1]]))
+
+
 def log_names(heads_: list[Head]) -> list[str]:
-    """The names of a step's logs in order, as Keras names them."""
+    """The names of a step's logs in order, as Keras names them and lists their values:
+    the loss, then (several outputs) each output's loss, then the metrics."""
     if len(heads_) == 1:
         return ["loss", *(metrics.display_name(m) for m in heads_[0].metric_names)]
     return ["loss", *(f"{h.name}_loss" for h in heads_),
-            *(f"{h.name}_{metrics.display_name(m)}" for h in heads_ for m in h.metric_names)]
+            *(_metric_log_name(heads_[i], heads_[i].metric_names[k])
+              for i, k in metric_order(heads_))]

@@ -96,8 +96,11 @@ def load_model(path: str | Path) -> Any:
     settings = saved.get("compile")
     if settings:
         from . import losses, optimizers
+        # (a loss weight other than 1 is saved under "outputs", one entry per output)
+        heads = settings.get("outputs")
         model.compile(optimizers.from_config(settings["optimizer"],
                                              settings["optimizer_config"]),
                       losses.Loss(settings["loss"], settings["from_logits"]),
-                      settings["metrics"])
+                      settings["metrics"],
+                      loss_weights=None if not heads else [h["loss_weight"] for h in heads])
     return model

@@ -269,8 +269,8 @@ def _target_shape(loss: losses.Loss, out_shape: tuple) -> tuple:
 
 def _several_losses(g: Graph, heads: list, outs: list) -> tuple[Var, list, list[str]]:
     """A model of several outputs: ``sum(weight * output loss)``, the metrics (each
-    output's loss, then each output's metrics, as Keras lists them) and the names of
-    the targets' inputs."""
+    output's loss, then the outputs' metrics, in :func:`.outputs.log_names`' order)
+    and the names of the targets' inputs."""
     ys = [g.input(f"y_batch{i}", _target_shape(head.loss, out.shape))
           for i, (head, out) in enumerate(zip(heads, outs))]
     each = [head.loss.emit(g, y, out) for head, y, out in zip(heads, ys, outs)]
@@ -279,8 +279,8 @@ def _several_losses(g: Graph, heads: list, outs: list) -> tuple[Var, list, list[
              for head, e in zip(heads, each)]
     loss = terms[0] if len(terms) == 1 else \
         g.op("__add", *terms, shape=(), hint="total_loss")
-    found = each + [metrics.emit(k, g, y, out, head.loss)
-                    for head, y, out in zip(heads, ys, outs) for k in head.metric_kinds]
+    found = each + [metrics.emit(heads[i].metric_kinds[k], g, ys[i], outs[i],
+                                 heads[i].loss) for i, k in outputs.metric_order(heads)]
     return loss, found, [y.name for y in ys]
 
 
@@ -434,7 +434,6 @@ class TrainingMixin(BatchMixin):
                 raise _error("conv_split ('batch' or 'length') is for distributed='model'")
             x, y = data.samples(self, x, y, "fit")
             train_weights = data.sample_weights(y, sample_weight, class_weight, "fit")
-            self._refuse_several_outputs("fit", (train_weights,), distributed)
             weights = None
             if validation_split:
                 (x, y), (vx, vy) = data.split(x, y, validation_split)
@@ -446,6 +445,8 @@ class TrainingMixin(BatchMixin):
                     train_weights = train_weights[:cut]
             elif validation_data is not None:
                 vx, vy, weights = data.validation(self, validation_data)
+            # (validation_data's sample weights too: its step would take them late)
+            self._refuse_several_outputs("fit", (train_weights, weights), distributed)
             self._refuse_masked_weights("fit", train_weights, weights)
             if distributed == "model":
                 self._check_model_parallel(train_weights)

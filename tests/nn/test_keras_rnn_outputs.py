@@ -181,6 +181,9 @@ def test_bad_targets_of_several_outputs_are_located_errors_before_any_step():
                  "output 'a'", "label 5")
     _raises_here(lambda: model.fit(x, [np.zeros(4), np.zeros((4, 2))], verbose=0,
                                    sample_weight=np.ones(4)), "several outputs")
+    targets = [np.zeros(4), np.zeros((4, 2))]
+    _raises_here(lambda: model.fit(x, targets, validation_data=(x, targets, np.ones(4)),
+                                   verbose=0), "several outputs")
     for before, after in zip(weights, model.get_weights()):
         np.testing.assert_array_equal(before, after)
 
@@ -218,3 +221,38 @@ def test_recurrent_defaults_are_keras_ones(kind):
     assert (layer.return_state, layer.dropout, layer.recurrent_dropout, layer.stateful,
             layer.unroll, layer.seed) == (False, 0.0, 0.0, False, False, None)
     assert nn.Bidirectional(layer).merge_mode == "concat"
+
+
+def test_lists_of_several_outputs_take_keras_order():
+    """``evaluate`` (and ``*_on_batch``) without ``return_dict``: Keras 3's
+    ``_flatten_metrics_in_order`` gives the loss, each output's loss in the outputs'
+    order, then the metrics by name (its metric objects' bare names match no
+    ``<output>_<metric>`` key, so those come sorted), whatever the outputs' order."""
+    nn.clear_session()
+    x = nn.Input((3,))
+    h = nn.Dense(4)(x)
+    model = nn.Model(x, [nn.Dense(2, name="z")(h),
+                         nn.Dense(3, activation="softmax", name="a")(h)])
+    model.compile("sgd", {"z": "mse", "a": "sparse_categorical_crossentropy"},
+                  metrics={"z": ["mse", "mae"], "a": ["accuracy"]})
+    rng = np.random.default_rng(3)
+    data = rng.normal(size=(6, 3)).astype(np.float32)
+    y = [rng.normal(size=(6, 2)).astype(np.float32), rng.integers(0, 3, 6)]
+    keras_order = ["loss", "z_loss", "a_loss", "a_accuracy", "z_mae", "z_mse"]
+    scores = model.evaluate(data, y, verbose=0, return_dict=True)
+    assert sorted(scores) == sorted(keras_order)
+    assert model.evaluate(data, y, verbose=0) == [scores[k] for k in keras_order]
+    batch = model.test_on_batch(data, y, return_dict=True)
+    assert model.test_on_batch(data, y) == [batch[k] for k in keras_order]
+
+
+def test_saved_model_keeps_its_loss_weight(tmp_path):
+    """load_model compiles again with the saved loss weight (a loss 3 times smaller and
+    its gradients too, without it)."""
+    nn.clear_session()
+    model = nn.Sequential([nn.Input((3,)), nn.Dense(2)])
+    model.compile("sgd", "mse", loss_weights=3.0)
+    rng = np.random.default_rng(4)
+    x, y = rng.normal(size=(5, 3)).astype(np.float32), rng.normal(size=(5, 2))
+    again = nn.load_model(nn.save_model(model, tmp_path / "weighted.npz"))
+    assert again.evaluate(x, y, verbose=0) == model.evaluate(x, y, verbose=0)
