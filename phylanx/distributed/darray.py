@@ -353,6 +353,8 @@ def _global_answer(node: Any, impl: Any, args: tuple, rule: Any, spec: Any) -> A
     if spec is not None and spec.elementwise:
         # an element-wise kernel without a rule of its own yet (the rule table covers
         # the flag ``distributable``): tile by tile is its global answer
+        if node.primitive == "power":
+            _integer_power_of_plain_exponent(impl, args)
         return elementwise(impl, args)
     if spec is None or spec.side_effects:
         raise refusal(node.primitive, next((a for a in args if _is_tiled(a)), None))
@@ -363,6 +365,26 @@ def _global_answer(node: Any, impl: Any, args: tuple, rule: Any, spec: Any) -> A
 #: a tiled array carries at most this many plain operands (by name; a loop's operand
 #: combines its digests)
 _CARRIED = 8
+
+
+def _integer_power_of_plain_exponent(impl: Any, args: tuple) -> None:
+    """Raise, on every rank, what NumPy raises for a tiled integer base to a plain
+    exponent it refuses (a negative integer, a Python int out of the base's range),
+    when the whole result is not empty: every exponent element then meets some base
+    element, but maybe none of this rank's tile (an empty tile, a column tiling whose
+    plain row has its negative elsewhere), where NumPy says nothing; the ranks that
+    raised would end the job (a one-rank error).  Asked of the kernel on a one-element
+    stand-in of the base's tile with the whole exponent (the values of a tiled
+    exponent are not known to every rank: not here)."""
+    if len(args) != 2 or type(args[0]) is not DistributedArray or _is_tiled(args[1]):
+        return
+    base, exponent = args
+    try:
+        empty = 0 in np.broadcast_shapes(base.shape, np.shape(exponent))
+    except ValueError:
+        return          # (the tile-by-tile path raises its own broadcasting error)
+    if base.dtype.kind in "biu" and not empty:
+        impl(np.ones((1,) * base.ndim, base.dtype), exponent)
 
 
 def plain_operands(args: Any, primitive: str, where: Any) -> tuple:

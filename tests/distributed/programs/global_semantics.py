@@ -237,6 +237,18 @@ if n > 1:
             lambda: phylanx.evaluate("lambda(a, cannon_product_d(a, a))", square),
             "square number of localities")
 
+# an integer base to a plain negative exponent: NumPy raises for the whole array, so every
+# rank does, also one whose tile meets no negative element (rank 0's empty tile, the
+# columns of the plain row without its -1) (it got a result there: the job ended)
+I = np.arange(A.size).reshape(A.shape) % 4
+int_powers = Phylanx(lambda a, w: np.power(a, w))
+for how, t in tilings(I, "ipw").items():
+    for e in (np.array([-1, 2, 2, 2, 2]), -2):
+        bad(f"an integer base to a negative power ({how}, {e!r})",
+            lambda t=t, e=e: int_powers(t, e), "negative integer exponent")
+check(int_powers(tilings(I, "ipw2")["uneven"], np.int64(2)), I ** 2,
+      "an integer base to a power, rank 0's tile empty")
+
 # -- collectives started where their operand is ready, waited for where read ----------------
 
 
