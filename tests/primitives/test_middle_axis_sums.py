@@ -63,3 +63,16 @@ def test_a_conv1d_mean_takes_the_product_and_other_arrays_do_not(monkeypatch):
     reductions.mean(np.ones((2, 3, 4097), np.float16), 1)
     reductions.sum_(np.ones((2, 3, 2049), np.float32), 1)  # block above the bound
     assert taken == [h.shape, h.shape]
+
+
+def test_every_spelling_of_one_middle_axis_gives_the_same_bits():
+    # the product serves the sum over one axis however the axis is written (NumPy's
+    # np.sum(h, 1) and np.sum(h, (1,)) are the same bits), not only a Python int
+    h = np.random.default_rng(4).normal(size=(16, 300, 3)).astype(np.float32)
+    for name in ("sum_", "mean"):
+        want = getattr(reductions, name)(h, 1)
+        for axis in (-2, np.int64(1), (1,), [-2], np.array([1])):
+            for keepdims in (None, True):
+                got = getattr(reductions, name)(h, axis, keepdims)
+                np.testing.assert_array_equal(
+                    got, want if keepdims is None else want[:, None], err_msg=f"{axis!r}")

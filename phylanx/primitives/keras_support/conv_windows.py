@@ -6,8 +6,9 @@ a shifted GEMM per kernel tap (``conv_gemm.py``) multiplies by a ``C x O`` slice
 inner size ``C`` is too small for BLAS to run well, and Winograd's tiles
 (``conv_winograd.py``) transform ``C``-vectors for two products each.  Copying every
 window once into a matrix of ``prod(k) * C`` columns gives one product with an inner
-size ``prod(k)`` times longer, on the calling thread (no fork-join: a block waiting
-for a core another process holds costs more than the product at these sizes).
+size ``prod(k)`` times longer, on the calling thread when small (below
+``blas_blocks.MIN_FLOPS`` a task hand-off costs more than the product; larger ones run
+as blocks: *Both cores* below).
 
 The window matrix has one row per output cell, ``(batch, *out)`` in C order, and its
 columns in the kernel's own order ``(*k, C)``, so the kernel read as a ``(prod(k) * C,

@@ -82,9 +82,10 @@ def sum_(a, axis=None, keepdims=None, initial=None, dtype=None):
 
     bool and int inputs sum as int64; ``dtype`` sets the accumulator and result type.
     """
-    if initial is None and dtype is None and _middle_sum_fits(a, axis):
-        out = middle_axis_sum(a, axis % a.ndim)
-        return out if not to_bool(keepdims) else np.expand_dims(out, axis)
+    middle = _middle_axis(a, axis) if initial is None and dtype is None else None
+    if middle is not None:
+        out = middle_axis_sum(a, middle)
+        return out if not to_bool(keepdims) else np.expand_dims(out, middle)
     if _plain(a, axis, keepdims, initial, dtype):
         return scalarize(np.sum(a, axis=axis))
     a, axes, keep = _prepare(a, axis, keepdims)
@@ -111,16 +112,27 @@ def middle_axis_sum(a: np.ndarray, axis: int) -> np.ndarray:
     return out
 
 
-def _middle_sum_fits(a: Any, axis: Any) -> bool:
-    """Whether :func:`middle_axis_sum` serves ``a``'s sum over ``axis``: a C-contiguous
-    float32/float64 array, one int axis with axes before it (a leading axis NumPy sums
-    as whole rows) and axes after it whose block is at most
-    :data:`MIDDLE_SUM_INNER_BYTES`."""
-    if type(a) is not np.ndarray or type(axis) is not int or a.dtype.char not in "fd":
-        return False
-    axis = axis + a.ndim if axis < 0 else axis
-    return (0 < axis < a.ndim - 1 and a.shape[axis] > 1 and a.size > 0
+def _middle_axis(a: Any, axis: Any) -> int | None:
+    """The axis (non-negative) over which :func:`middle_axis_sum` serves ``a``'s sum over
+    ``axis``, else None: a C-contiguous float32/float64 array, one axis with axes before
+    it (a leading axis NumPy sums as whole rows) and axes after it whose block is at
+    most :data:`MIDDLE_SUM_INNER_BYTES`.  One axis however it is written (``1``,
+    ``np.int64(1)``, ``(1,)``, ``[-2]``): the same sum gets the same bits."""
+    if (type(a) is not np.ndarray or a.dtype.char not in "fd" or a.ndim < 3
+            or axis is None):
+        return None
+    if type(axis) is int:
+        axis = axis + a.ndim if axis < 0 else axis
+    else:
+        # a bad axis raises here the error NumPy's path would raise (reduction_axes)
+        axis = reduction_axes(axis, a.ndim)
+        if type(axis) is tuple:
+            if len(axis) != 1:
+                return None
+            axis = axis[0]
+    fits = (0 < axis < a.ndim - 1 and a.shape[axis] > 1 and a.size > 0
             and a.flags.c_contiguous and a.strides[axis] <= MIDDLE_SUM_INNER_BYTES)
+    return axis if fits else None
 
 
 #: longest block (bytes) after the summed axis served by :func:`middle_axis_sum`.
@@ -260,11 +272,12 @@ def mean(a, axis=None, keepdims=None, dummy_=None, dtype=None):
 
     The mean of nothing is NaN with NumPy's warning.  The 4th argument is ignored.
     """
-    if dtype is None and _middle_sum_fits(a, axis):
+    middle = _middle_axis(a, axis) if dtype is None else None
+    if middle is not None:
         # NumPy's mean: the sum in the array's dtype, divided by the count
-        out = middle_axis_sum(a, axis % a.ndim)
-        out /= a.shape[axis]
-        return out if not to_bool(keepdims) else np.expand_dims(out, axis)
+        out = middle_axis_sum(a, middle)
+        out /= a.shape[middle]
+        return out if not to_bool(keepdims) else np.expand_dims(out, middle)
     if _plain(a, axis, keepdims, dtype):
         return scalarize(np.mean(a, axis=axis))
     a, axes, keep = _prepare(a, axis, keepdims, axis_of_0d=False)
