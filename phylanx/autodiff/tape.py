@@ -216,7 +216,9 @@ class Tape:
         if not (complex_out or self.complex_seen):
             return False
         self.complex_seen = True
-        if getattr(VJP.get(name), "complex_ready", False):
+        # a cotangent's fit (nested grad: its real part, sums over broadcast axes) is
+        # linear, and its rule, the fit back (c + 0j, broadcast), is JAX's transpose
+        if name == UNBROADCAST or getattr(VJP.get(name), "complex_ready", False):
             return False
         return complex_out or any(p is not None and _is_complex(a)
                                   for a, p in zip(args, parents))
