@@ -32,6 +32,7 @@ from ..runtime.futures import holds_future, resolve_deep
 from ..runtime.nodes import Node, build_eager
 from ..values import Builtin, Function
 from . import tape as tapes
+from .containers import carries_gradient
 from .rule_helpers import index_tuple, put
 from .saved import KEEPING
 
@@ -172,6 +173,25 @@ def _rewritten_norm(name: str, args: tuple, loc) -> ast.Call | None:
     return ast.Call("__npnorm", (magnitude.args[0], *rest), None, loc)
 
 
+def _unseen_call(fn: Callable[..., Any], name: str, loc: Any) -> Callable[..., Any]:
+    """A Python callable other than a Phylanx function (``np.sin``, ``math.exp`` passed as
+    an argument or a default) runs unseen by the tape: what it computes from tracked
+    values would be a constant, a silently wrong gradient.  So a located error then
+    (unless the tape saw it: a callable that runs Phylanx functions records them)."""
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        tape = active_tape()
+        if tape is not None and carries_gradient(out) and tape.tracked(out) is None and any(
+                tape.tracked(a) is not None for a in (*args, *kwargs.values())):
+            raise tapes.PhylanxGradientError(
+                f"cannot differentiate through '{name}', a "
+                f"{getattr(fn, '__name__', type(fn).__name__)} passed as a value: the tape "
+                "does not see inside a Python callable; call the NumPy function by name "
+                "or pass a Python function (compiled and followed)", loc, name)
+        return out
+    return checked
+
+
 class RecordingCompiler(Compiler):
     """A compiler whose eager primitives record on the active tape (see module doc)."""
 
@@ -195,7 +215,11 @@ class RecordingCompiler(Compiler):
 
         def get(frame):
             fn = read(frame)
-            return twins.twin(fn) if type(fn) is Function else fn
+            if type(fn) is Function:
+                return twins.twin(fn)
+            if type(fn) is Builtin or not callable(fn):
+                return fn
+            return _unseen_call(fn, call.func, call.loc)
 
         positional = [a for a in call.args if not isinstance(a, ast.KeywordArg)]
         keywords = [a for a in call.args if isinstance(a, ast.KeywordArg)]

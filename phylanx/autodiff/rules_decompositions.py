@@ -304,6 +304,17 @@ def pinv_vjp(ct, out, a, rcond=None, hermitian=False):
     return (_fold(grad, False) if to_bool(hermitian) else grad,)
 
 
+def lstsq_rcond(rcond, a) -> float:
+    """The ``rcond`` of ``pinv`` that cuts the singular values ``lstsq(a, b, rcond)``
+    cuts: None is NumPy's ``eps * max(m, n)``, a negative one machine precision (LAPACK's;
+    ``pinv(a, -1)`` would keep the zero singular values of a rank-deficient ``a``: a
+    gradient of about 1e31, until rev36)."""
+    eps = float(np.finfo(np.float64).eps)     # NumPy's lstsq computes in double
+    if rcond is None:
+        return eps * max(np.shape(a)[-2:])
+    return eps if float(rcond) < 0 else float(rcond)
+
+
 @VJP.register("lstsq")
 def lstsq_vjp(ct, out, a, b, rcond=None):
     """x = pinv(a) b; the residuals' derivative is that of |b - a x|^2 at its minimum
@@ -318,7 +329,7 @@ def lstsq_vjp(ct, out, a, b, rcond=None):
     grad_b = np.zeros(rhs2.shape, dtype)
     x_bar, res_bar, s_bar = _item(ct, 0), _item(ct, 1), _item(ct, 3)
     if x_bar is not None:
-        p = np.linalg.pinv(x_mat, rcond) if rcond is not None else np.linalg.pinv(x_mat)
+        p = np.linalg.pinv(x_mat, lstsq_rcond(rcond, x_mat))
         xb = x_bar[:, None] if one_rhs else x_bar
         grad_a = grad_a + _pinv_gradient(x_mat, p, xb @ rhs2.T)
         grad_b = grad_b + p.T @ xb

@@ -26,7 +26,7 @@ from ..errors import PhylanxValueError
 from . import rules_decompositions  # noqa: F401 (the rules)
 from .equations import eq, shape_of
 from .rule_helpers import to_bool
-from .rules_decompositions import _reduced_cotangent, _repeated
+from .rules_decompositions import _reduced_cotangent, _repeated, lstsq_rcond
 from .rules_recordable import recordable
 from .rules_recordable_decompositions import _fold, _item, _mm, _t
 
@@ -158,7 +158,7 @@ def lstsq_equations(ct, out, a, b, rcond=None, wanted=None):
     x_bar, res_bar, s_bar = _item(ct, 0), _item(ct, 1), _item(ct, 3)
     grads_a, grads_b = [], []
     if x_bar is not None:
-        p = eq("pinv", a, rcond) if rcond is not None else eq("pinv", a)
+        p = eq("pinv", a, lstsq_rcond(rcond, a))
         xb = eq("expand_dims", x_bar, -1) if one_rhs else x_bar
         grads_a.append(_pinv_gradient(a, p, _mm(xb, _t(rhs, 2)), (2, m, n), dtype))
         grads_b.append(_mm(_t(p, 2), xb))

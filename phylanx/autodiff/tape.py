@@ -72,6 +72,13 @@ def _is_complex(value: Any) -> bool:
     return type(value) is complex or getattr(getattr(value, "dtype", None), "kind", "") == "c"
 
 
+def _holds_complex(value: Any) -> bool:
+    """A complex value, or a container with one among its items (``norm([z0, z1])``)."""
+    if is_container(value):
+        return any(_is_complex(v) for _, v in containers.float_leaves(value))
+    return _is_complex(value)
+
+
 def _root(array: np.ndarray) -> np.ndarray:
     """The array owning the memory of ``array`` (itself unless it is a view)."""
     while isinstance(array.base, np.ndarray):
@@ -211,14 +218,15 @@ class Tape:
         """Whether ``out = name(*args)`` gives complex values to a rule written for real
         ones (``rules_complex``): its entry is then a located error when a gradient
         reaches it.  Operands are looked at only once a complex value was recorded."""
-        complex_out = (any(_is_complex(v) for _, v in containers.float_leaves(out))
-                       if is_container(out) else _is_complex(out))
+        complex_out = _holds_complex(out)
         if not (complex_out or self.complex_seen):
             return False
         self.complex_seen = True
-        if getattr(VJP.get(name), "complex_ready", False):
+        # a cotangent's fit (nested grad: its real part, sums over broadcast axes) is
+        # linear, and its rule, the fit back (c + 0j, broadcast), is JAX's transpose
+        if name == UNBROADCAST or getattr(VJP.get(name), "complex_ready", False):
             return False
-        return complex_out or any(p is not None and _is_complex(a)
+        return complex_out or any(p is not None and _holds_complex(a)
                                   for a, p in zip(args, parents))
 
     def refuse_tiled(self, name: str, args: Any, node: Any) -> None:

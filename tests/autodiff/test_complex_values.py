@@ -69,7 +69,48 @@ def test_a_rule_for_real_values_given_complex_ones_is_a_located_error():
         phylanx.grad(lambda x: np.sum(np.real((x * 1j) ** 2.0)))(X)
 
 
+def list_norm(x):
+    z = x * (1.0 + 2.0j)
+    return np.linalg.norm([z[0], z[1]])
+
+
+def tuple_var(x):
+    z = x * (1.0 + 2.0j)
+    return np.var((z[0], z[1], z[2]))
+
+
+@pytest.mark.parametrize("f", [list_norm, tuple_var], ids=["norm of a list", "var of a tuple"])
+def test_complex_values_in_a_list_given_to_a_rule_for_real_values_are_a_located_error(f):
+    """A list or tuple operand holding complex values (until rev36 unseen: its items'
+    cotangents without the conjugate, a silently wrong gradient)."""
+    with pytest.raises(PhylanxGradientError, match="of complex values") as info:
+        phylanx.grad(f)(X)
+    assert info.value.loc is not None
+
+
 def test_the_eigenvectors_of_complex_eigenvalues_are_a_located_error():
     with pytest.raises(PhylanxValueError, match="complex eigenvalues") as info:
         phylanx.grad(lambda a: np.sum(np.abs(np.linalg.eig(a)[1])))(A)
     assert info.value.loc is not None
+
+
+def smooth_of_complex(x):
+    z = x * (1.0 + 2.0j)
+    return (np.sum(np.real(np.exp(1j * x * x))) + np.sum(np.imag(np.conj(z) * z * x))
+            + np.real((2.0 + 1.0j) * x[0] * x[1] * x[2]) + np.sum(np.real(np.sin(z) / (z + 3.0))))
+
+
+def smooth_of_complex_jax(x):
+    z = x * (1.0 + 2.0j)
+    return (jnp.sum(jnp.real(jnp.exp(1j * x * x))) + jnp.sum(jnp.imag(jnp.conj(z) * z * x))
+            + jnp.real((2.0 + 1.0j) * x[0] * x[1] * x[2])
+            + jnp.sum(jnp.real(jnp.sin(z) / (z + 3.0))))
+
+
+def test_second_derivatives_through_complex_values_are_jax_s():
+    """The inner reverse pass fits complex cotangents to real values (their real part):
+    a linear step recorded for the outer pass, whose rule (the fit back, ``c + 0j``) is
+    JAX's transpose (until rev36 refused as a rule for real values, unlocated)."""
+    want = jax.jit(jax.hessian(smooth_of_complex_jax))(X)
+    np.testing.assert_allclose(phylanx.hessian(smooth_of_complex)(X), np.asarray(want),
+                               rtol=1e-12, atol=1e-14)

@@ -163,3 +163,21 @@ def test_eig_without_a_derivative_is_a_located_error_not_a_zero_gradient():
     assert info.value.loc is not None and "** 3" in str(info.value)
     _located(spectrum, np.diag([1.0, 2.0, 2.0]) + np.triu(np.ones((3, 3)), 1),
              "repeated eigenvalue")
+
+
+def test_lstsq_rcond_minus_one_differentiates_with_lstsq_s_own_cut():
+    """``rcond=-1`` (NumPy's old default: machine precision) and ``None`` solve a
+    rank-deficient system alike; the gradients took ``pinv(a, -1)``, which keeps the zero
+    singular value: about 1e31 (until rev36, first and second order)."""
+    rng = np.random.default_rng(29)
+    a = rng.standard_normal((4, 2))
+    a = np.c_[a, a[:, 0] + a[:, 1]]                # rank 2
+    b, w = rng.standard_normal(4), np.arange(1.0, 4.0)
+
+    def solved(rcond):
+        return lambda m: np.sum(np.sin(np.linalg.lstsq(m, b, rcond=rcond)[0]) * w)
+
+    for how in (phylanx.grad, phylanx.hessian):
+        want = how(solved(None))(a)
+        assert np.all(np.isfinite(want))
+        np.testing.assert_allclose(how(solved(-1))(a), want, rtol=1e-8, atol=1e-10)

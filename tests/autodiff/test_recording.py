@@ -3,14 +3,16 @@ differentiation at a time, function values passed from Python, and no nested gra
 from __future__ import annotations
 
 import gc
+import math
 import threading
 import weakref
 
 import numpy as np
+import pytest
 
 import phylanx
 from phylanx import Phylanx
-from phylanx.autodiff import grad, value_and_grad
+from phylanx.autodiff import PhylanxGradientError, grad, value_and_grad
 from phylanx.autodiff import recording as rec
 
 from .helpers import assert_grad_close
@@ -100,6 +102,28 @@ def test_function_passed_from_python_is_differentiated_through():
 
     x = np.array([0.5, 0.8])
     assert_grad_close(grad(outer)(x), 9 * x ** 8)
+
+
+def test_a_numpy_function_passed_as_a_value_is_a_located_error_not_a_constant():
+    """``f(x)`` of a NumPy or ``math`` function given as an argument (or a default) runs
+    unseen by the tape: until rev36 its result was a constant, a silently wrong gradient
+    (``sin(x)`` for ``sum(f(x) * x)``)."""
+    def applied(x, f=np.sin):
+        return np.sum(f(x) * x)
+
+    def scalar(x, f):
+        return f(x[0]) * x[1]
+
+    x = np.array([1.0, -2.0, 0.5])
+    for call in (lambda: grad(applied)(x), lambda: grad(applied)(x, np.square),
+                 lambda: grad(scalar)(x, math.sin)):
+        with pytest.raises(PhylanxGradientError, match="passed as a value") as info:
+            call()
+        assert info.value.loc is not None and "f(x" in str(info.value)
+    # a Python function passed so is compiled and followed; a constant operand is fine
+    assert_grad_close(grad(applied)(x, lambda v: v * v), 3 * x ** 2)
+    assert_grad_close(grad(lambda v, f: np.sum(f(np.ones(3)) * v))(x, np.sin),
+                      np.sin(np.ones(3)))
 
 
 def test_keyword_arguments_and_defaults():
