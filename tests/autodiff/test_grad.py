@@ -232,6 +232,22 @@ def test_in_place_change_of_an_alias_of_the_input():
 
 
 @Phylanx
+def _zero_d_used_before_its_change(w):
+    t = np.array(w[0] * 1.0)
+    u = t * w[1]            # its rule needs t as it was before the change
+    t *= w[1]               # a 0-d array changes in place, as NumPy's (ip46)
+    t -= w[0]
+    return u * t            # w0 w1 (w0 w1 - w0)
+
+
+def test_a_0d_array_changed_in_place_keeps_its_old_value_on_the_tape():
+    w0, w1 = 1.5, 3.0
+    got = grad(_zero_d_used_before_its_change)(np.array([w0, w1]))
+    np.testing.assert_allclose(got, [2 * w0 * w1 ** 2 - 2 * w0 * w1,
+                                     2 * w0 ** 2 * w1 - w0 ** 2], rtol=1e-14)
+
+
+@Phylanx
 def _bump_both(x, y):
     x += 1.0
     return np.sum(x * y)
