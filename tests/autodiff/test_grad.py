@@ -248,6 +248,23 @@ def test_a_0d_array_changed_in_place_keeps_its_old_value_on_the_tape():
 
 
 @Phylanx
+def _zero_d_argument_doubled(x):
+    y = x
+    x *= 2.0                # the 0-d argument changes in place: y sees it (NumPy's)
+    return y * x            # 4 x**2
+
+
+def test_a_0d_argument_changed_in_place_is_differentiated_as_called():
+    """A 0-d array argument stays an array under ``grad`` (it was made a NumPy scalar,
+    rebound by ``x *= 2.0``: value 4.5 and gradient 6.0 where the call gives 9.0)."""
+    x = np.array(1.5)
+    value, gradient = value_and_grad(_zero_d_argument_doubled)(x)
+    assert value == _zero_d_argument_doubled.python(np.array(1.5)) == 9.0
+    assert gradient == 12.0 and np.shape(gradient) == ()
+    assert x == 1.5                     # the caller's array: restored
+
+
+@Phylanx
 def _bump_both(x, y):
     x += 1.0
     return np.sum(x * y)
