@@ -379,6 +379,20 @@ def test_a_subscript_update_is_numpys_with_and_without_the_rule(index, op, dtype
         assert got[0] is got[1]
 
 
+@pytest.mark.parametrize("index", INDICES + ["None, 1:", "..., 2", "[[1, 1], [0, 3]]"])
+def test_the_rule_takes_every_spelling_of_a_subscript(index):
+    """The rule is not spelling-shaped: ``...``, ``None`` and an index array literal are
+    the same read twice as a slice is (they were left to the copy, so the property test
+    above did not run the rule on ``...`` and ``[0, 0, 2]``)."""
+    source = generated_store(index, "+=")
+    namespace = {"np": np}
+    exec(compile(source, "<generated>", "exec"), namespace)
+    rules: Counter = Counter()
+    physl = Phylanx(source=source)(namespace["generated"]).get_physl_source()
+    optimize_through_ir(parser.parse(physl), rules)
+    assert rules["update_in_place"] == 2
+
+
 def add_interior(u, e):
     u[1:-1] += e
     return u
