@@ -3,9 +3,10 @@
 store ``x[k] = x[k] * 0.5`` takes).  Any number of ranks; row, column and sym tilings
 (uneven tiles).  The undecorated function on the whole array is the oracle, for the
 result and for the argument it changed.  A view changed in place (``y = x[2]; y *= 2``,
-a 0-d one ``y = x[2, 1, ...]`` too) changes the array, as in NumPy, also after the array changed (``view_refresh.py``);
-other writes into a gathered copy are located errors; returned to Python it stays
-read-only (a write there is NumPy's error, not lost).  Prints 'OK <rank>'.
+a 0-d one ``y = x[2, 1, ...]`` too) changes the array, as in NumPy, also after the
+array changed (rows: ``view_refresh.py``); other writes into a gathered copy are located
+errors; returned to Python it stays read-only (a write there is NumPy's error, not
+lost).  Prints 'OK <rank>'.
 """
 import warnings
 
