@@ -320,7 +320,10 @@ def _as_input(value: Any, position: int, tape: tapes.Tape,
         else:
             array = None
         if array is not None:
-            leaf_value = array if array.ndim else array.dtype.type(array[()])
+            # a 0-d array stays one: ``x += 1.0`` changes it in place, as NumPy's (other
+            # names see it); a number is a NumPy scalar (rebound)
+            leaf_value = array if array.ndim or isinstance(value, np.ndarray) \
+                else array.dtype.type(array[()])
             # nested grad: the outer tapes see the inner argument as a copy of theirs
             tapes.record_on(tape.chain()[1:], "__copy", [value], leaf_value)
             return leaf_value, tape.leaf(leaf_value)

@@ -142,7 +142,8 @@ class Tape:
         return entry
 
     def _hold(self, entry: Entry, pos: int, value: Any) -> None:
-        if isinstance(value, np.ndarray) and value.ndim:
+        # a 0-d array too: ``t *= w`` changes it in place, as NumPy's (ip46)
+        if isinstance(value, np.ndarray):
             self.holders.setdefault(id(_root(value)), []).append((entry, pos))
 
     def tracked(self, value: Any) -> Entry | None:

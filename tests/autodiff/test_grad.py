@@ -232,6 +232,39 @@ def test_in_place_change_of_an_alias_of_the_input():
 
 
 @Phylanx
+def _zero_d_used_before_its_change(w):
+    t = np.array(w[0] * 1.0)
+    u = t * w[1]            # its rule needs t as it was before the change
+    t *= w[1]               # a 0-d array changes in place, as NumPy's (ip46)
+    t -= w[0]
+    return u * t            # w0 w1 (w0 w1 - w0)
+
+
+def test_a_0d_array_changed_in_place_keeps_its_old_value_on_the_tape():
+    w0, w1 = 1.5, 3.0
+    got = grad(_zero_d_used_before_its_change)(np.array([w0, w1]))
+    np.testing.assert_allclose(got, [2 * w0 * w1 ** 2 - 2 * w0 * w1,
+                                     2 * w0 ** 2 * w1 - w0 ** 2], rtol=1e-14)
+
+
+@Phylanx
+def _zero_d_argument_doubled(x):
+    y = x
+    x *= 2.0                # the 0-d argument changes in place: y sees it (NumPy's)
+    return y * x            # 4 x**2
+
+
+def test_a_0d_argument_changed_in_place_is_differentiated_as_called():
+    """A 0-d array argument stays an array under ``grad`` (it was made a NumPy scalar,
+    rebound by ``x *= 2.0``: value 4.5 and gradient 6.0 where the call gives 9.0)."""
+    x = np.array(1.5)
+    value, gradient = value_and_grad(_zero_d_argument_doubled)(x)
+    assert value == _zero_d_argument_doubled.python(np.array(1.5)) == 9.0
+    assert gradient == 12.0 and np.shape(gradient) == ()
+    assert x == 1.5                     # the caller's array: restored
+
+
+@Phylanx
 def _bump_both(x, y):
     x += 1.0
     return np.sum(x * y)

@@ -31,15 +31,16 @@ from .engine import P, Phase, Rule, Sample, normal
 
 #: the operators ``__update`` computes into its target (python_builtins.UPDATE_OPERATORS)
 _OPERATORS = frozenset(("+", "-", "*", "/"))
-#: heads of the reads a target may be made of (a variable, its subscripts and slices)
-_READS = frozenset(("__subscript", "list"))
+#: heads of the reads a target may be made of (a variable, its subscripts and slices,
+#: the markers ``...`` and ``None``)
+_READS = frozenset(("__subscript", "list", "__ellipsis", "__newaxis"))
 #: the loops whose bodies keep ``__inplace`` (translated loops and planners read it)
 _LOOPS = frozenset(("for_each", "while"))
 
 
 def same_read(a, b) -> bool:
     """``a`` and ``b`` read the same thing: one variable, subscripted by the same
-    literals and variables (no call with an effect between)."""
+    literals (index arrays too) and variables (no call with an effect between)."""
     t = type(a)
     if t is not type(b):
         return False
@@ -47,6 +48,8 @@ def same_read(a, b) -> bool:
         return a.name == b.name
     if t is ast.Literal:
         return type(a.value) is type(b.value) and a.value == b.value
+    if t is ast.ArrayLiteral:       # an index array ``x[[0, 2]]``: kind, rank and items
+        return a == b
     if t is ast.Call:
         return (a.func == b.func and a.func in _READS and a.attribute is None
                 and b.attribute is None and len(a.args) == len(b.args)

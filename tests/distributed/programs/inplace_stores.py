@@ -2,10 +2,11 @@
 ``x[idx] += v``, ``x[1:5] -= 1``, ``x += 1``: ``__inplace``'s rule lowers them to the
 store ``x[k] = x[k] * 0.5`` takes).  Any number of ranks; row, column and sym tilings
 (uneven tiles).  The undecorated function on the whole array is the oracle, for the
-result and for the argument it changed.  A view changed in place (``y = x[2]; y *= 2``)
-changes the array, as in NumPy, also after the array changed (``view_refresh.py``);
-other writes into a gathered copy are located errors; returned to Python it stays
-read-only (a write there is NumPy's error, not lost).  Prints 'OK <rank>'.
+result and for the argument it changed.  A view changed in place (``y = x[2]; y *= 2``,
+a 0-d one ``y = x[2, 1, ...]`` too) changes the array, as in NumPy, also after the
+array changed (rows: ``view_refresh.py``); other writes into a gathered copy are located
+errors; returned to Python it stays read-only (a write there is NumPy's error, not
+lost).  Prints 'OK <rank>'.
 """
 import warnings
 
@@ -56,6 +57,19 @@ def row_view(x):
     y = x[2]            # NumPy: a view, so x changes with y (tiled: a copy written back)
     y *= 2
     y += x[3]
+    return x
+
+
+def element_view(x):
+    y = x[2, 1, ...]    # NumPy: a 0-d view, changed in place as any array since ip46
+    y *= 2
+    y += x[3, 0]
+    return x
+
+
+def vector_element_view(x):
+    y = x[4, ...]
+    y -= 1.5
     return x
 
 
@@ -122,11 +136,13 @@ same_everywhere(indexed, matrix, np.array([[1, 1], [0, 3]]), rng.normal(size=(2,
 
 # a view changed in place changes the array it views (before: x unchanged, silently);
 # the plain arrays are a guard (NumPy's views)
-for view_of in (row_view, block_view) + ((view_of_a_view,) if dist.num_localities() > 1 else ()):
+for view_of in (row_view, element_view, block_view) + (
+        (view_of_a_view,) if dist.num_localities() > 1 else ()):
     same_everywhere(view_of, matrix)
     plain, expected = matrix.copy(), matrix.copy()
     np.testing.assert_allclose(Phylanx(view_of)(plain), view_of(expected))
     np.testing.assert_allclose(plain, expected)
+same_everywhere(vector_element_view, vector)
 if dist.num_localities() == 1:
     # one locality: x[0:2] is itself a gathered copy and s[1] a NumPy view of it, not a
     # copy standing for one: a located read-only error, not NumPy's answer (not fixed)

@@ -353,7 +353,12 @@ def _read(x: DistributedArray, key: tuple, label: str) -> Any:
             np.zeros(0, x.dtype)
         with operation(label):
             value = tiles.all_gather(mine, final=True)[owner][0]
-        return np.asarray(value) if _has_ellipsis(key) else value
+        if not _has_ellipsis(key):
+            return value
+        # ``x[i, ...]``: NumPy's 0-d view, which ``s *= 2`` changes in place (ip46): a
+        # copy standing for it writes back into x, as a gathered row does below
+        return stands_for_view(np.asarray(value),
+                               lambda old, new: _write_back(x, key, old, new, label))
     result = x.derive(plan.local_part(x), plan.layout(x), suffix="_sliced")
     if plan.stays_tiled(x):
         return result
