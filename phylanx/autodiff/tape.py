@@ -135,7 +135,9 @@ class Tape:
         return entry
 
     def _hold(self, entry: Entry, pos: int, value: Any) -> None:
-        if isinstance(value, np.ndarray) and value.ndim:
+        # 0-d arrays too: ``s *= w`` changes one in place (as NumPy's), so an entry
+        # holding it must keep its value from before the change
+        if isinstance(value, np.ndarray):
             self.holders.setdefault(id(_root(value)), []).append((entry, pos))
 
     def tracked(self, value: Any) -> Entry | None:
