@@ -644,8 +644,20 @@ class TrainingMixin(BatchMixin):
                   f"{cbs.format_logs(scores)}")
         if return_dict:
             return scores
-        values = list(scores.values())
+        values = [scores[k] for k in self._evaluate_order(scores)]
         return values[0] if len(values) == 1 else values
+
+    def _evaluate_order(self, scores: dict) -> list[str]:
+        """The keys of ``evaluate``'s list, in Keras 3's order (its
+        ``_flatten_metrics_in_order``): one output, as computed (loss, then the metrics
+        as given); several, the loss and each output's loss in the outputs' order, then
+        the other keys sorted (``lab_accuracy`` before ``val_mae``, whatever the order of
+        the outputs and of the metrics given to ``compile``)."""
+        names = self.output_names if self.built else []
+        if len(names) < 2:
+            return list(scores)
+        first = [k for k in ["loss", *(f"{n}_loss" for n in names)] if k in scores]
+        return first + sorted(k for k in scores if k not in first)
 
     def predict(self, x: Any = None, batch_size: int | None = None,
                 verbose: Any = 0) -> Any:
