@@ -14,10 +14,10 @@ from . import arguments as args
 from . import data
 
 
-def _returned(logs: dict, return_dict: bool) -> Any:
+def _returned(model: Any, logs: dict, return_dict: bool) -> Any:
     if return_dict:
         return logs
-    values = list(logs.values())
+    values = [logs[k] for k in model._evaluate_order(logs)]    # Keras' order, as evaluate
     return values[0] if len(values) == 1 else values
 
 
@@ -42,7 +42,7 @@ class BatchMixin:
         wb = () if weights is None else (weights,)
         # (as Keras: a NaN loss is returned, not raised; fit stops on it)
         logs, _ = self._train_batch(step, x, y, False, 0, 0, None, (), wb)
-        return _returned(logs, return_dict)
+        return _returned(self, logs, return_dict)
 
     def test_on_batch(self, x: Any = None, y: Any = None, sample_weight: Any = None,
                       return_dict: bool = False) -> Any:
@@ -55,7 +55,7 @@ class BatchMixin:
         self._refuse_masked_weights(where, weights)
         self._refuse_several_outputs(where, (weights,))
         logs = self._evaluate_arrays(x, y, len(x), weights)
-        return _returned(logs, return_dict)
+        return _returned(self, logs, return_dict)
 
     def predict_on_batch(self, x: Any) -> Any:
         """The model's outputs for the batch ``x`` (inference mode), as one array (a

@@ -241,3 +241,9 @@ def test_evaluate_lists_several_outputs_scores_in_keras_order():
     keras_order = ["loss", "val_loss", "lab_loss", "lab_accuracy", "val_mae", "val_mse"]
     assert sorted(scores) == sorted(keras_order)
     np.testing.assert_array_equal(listed, [scores[k] for k in keras_order])
+    # test_on_batch and train_on_batch list their logs likewise (Keras' same function)
+    batch = model.test_on_batch(*data, return_dict=True)
+    np.testing.assert_array_equal(model.test_on_batch(*data), [batch[k] for k in keras_order])
+    listed = model.train_on_batch(*data)
+    assert len(listed) == len(keras_order)
+    np.testing.assert_allclose(listed[3], scores["lab_accuracy"])   # weights before the step
