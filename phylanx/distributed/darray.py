@@ -152,11 +152,23 @@ class DistributedArray(NDArrayOperatorsMixin):
             # global shape was applied to every tile alike
             count = len(inputs)
             where = kwargs.pop("where", True)
-            with api._located(None if in_evaluation() else user_line(), ufunc.__name__):
+            line = None if in_evaluation() else user_line()
+            with api._located(line, ufunc.__name__):
                 if where is True:
-                    return elementwise(lambda *xs: ufunc(*xs, **kwargs), inputs)
-                return elementwise(lambda *xs: ufunc(*xs[:count], where=xs[count], **kwargs),
-                                   (*inputs, where))
+                    result = elementwise(lambda *xs: ufunc(*xs, **kwargs), inputs)
+                else:
+                    result = elementwise(
+                        lambda *xs: ufunc(*xs[:count], where=xs[count], **kwargs),
+                        (*inputs, where))
+            if line is not None and type(result) is DistributedArray:
+                # from Python (``x * w``): the plain operands stand for one value, as in
+                # a rule (``_dispatch``, which does this inside an evaluation); computed
+                # without a message, the result carries them to its next one
+                plain = plain_operands(inputs if where is True else (*inputs, where),
+                                       ufunc.__name__, line)
+                if plain:
+                    result.plain = merged(result.plain, plain)
+            return result
         out = kwargs.get("out", ())
         out = out if type(out) is tuple else (out,)
         if method == "__call__" and ufunc.signature is None and len(out) == 1 and \
@@ -336,11 +348,17 @@ def _dispatch(node: Any, impl: Any, args: tuple) -> Any:
     plain = plain_operands(args, node.primitive, node.loc)
     with lockstep.plain_operands_of_rule(plain):     # (none: not the caller's)
         result = _global_answer(node, impl, args, rule, spec)
-    if plain and type(result) is DistributedArray and not any(result is a for a in args):
+    if plain and type(result) is DistributedArray and (
+            node.primitive in _CHANGE_THEIR_TARGET or not any(result is a for a in args)):
         # computed here from them, maybe without a message: its next carries them
-        # (an operand passed through is not changed: a store into it carries them)
+        # (an operand passed through is not changed: a store into it carries them; the
+        # target ``x`` of ``x op= w`` is, and takes ``w``'s digest on)
         result.plain = merged(result.plain, plain)
     return result
+
+
+#: the primitives whose result is their first operand changed in place (``x op= e``)
+_CHANGE_THEIR_TARGET = frozenset({"__inplace", "__update"})
 
 
 def _global_answer(node: Any, impl: Any, args: tuple, rule: Any, spec: Any) -> Any:

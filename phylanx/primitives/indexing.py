@@ -165,8 +165,11 @@ def put(target: Any, indices: tuple | list, value: Any) -> None:
     subscripts do.
     """
     if isinstance(target, np.ndarray):
-        if target.ndim == 0:
-            raise PhylanxValueError("cannot assign into a slice of a 0-d value")
+        if target.ndim == 0 and any(
+                i is not NEWAXIS and i is not Ellipsis and type(i) is not bool
+                and type(i) is not np.bool_ for i in per_axis(indices)):
+            # (``x[...] = v``, ``x[()] = v`` of a 0-d array are NumPy's stores into it)
+            raise PhylanxIndexError("cannot index a 0-d value")
         target[index_tuple(indices)] = value
         return
     if not isinstance(target, (dict, list)):

@@ -106,3 +106,42 @@ def test_a_change_seen_through_another_name_stays_a_located_error(function):
     """Guards (they passed before): the fix must not turn these into silent answers."""
     with pytest.raises(phylanx.PhylanxError, match="changed in place through another name"):
         grad(function)(VECTOR.copy())
+
+
+def zero_d_product(a):
+    s = np.zeros(())
+    s += a[0] ** 2
+    s *= a[1]              # the product's rule needs s from before this change
+    return s + np.sum(a)
+
+
+def jax_zero_d_product(a):
+    return a[0] ** 2 * a[1] + jnp.sum(a)
+
+
+def zero_d_in_a_loop(a):
+    s = np.array(0.0)
+    b = a * 1.0
+    for i in range(3):
+        s += np.sin(b[i])
+        b[i] *= s
+    return s * np.sum(b * b)
+
+
+def jax_zero_d_in_a_loop(a):
+    s, b = 0.0, a * 1.0
+    for i in range(3):
+        s = s + jnp.sin(b[i])
+        b = b.at[i].multiply(s)
+    return s * jnp.sum(b * b)
+
+
+@pytest.mark.parametrize("ours, theirs", [(zero_d_product, jax_zero_d_product),
+                                          (zero_d_in_a_loop, jax_zero_d_in_a_loop)])
+def test_a_0d_array_changed_in_place_differentiates_as_jax(ours, theirs):
+    """``s *= v`` changes a 0-d array in place (as NumPy's, since 178af18): the tape kept
+    the changed array for the product recorded before it, so ``s``'s factor took the
+    value after the change (a silently wrong gradient: -0.637 for 0.49)."""
+    got = grad(ours)(VECTOR.copy())
+    expected = np.asarray(jax.grad(theirs)(jnp.asarray(VECTOR)))
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)

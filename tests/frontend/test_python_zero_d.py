@@ -81,3 +81,38 @@ def test_an_integer_index_of_a_0d_array_is_an_index_error():
         index_0d.python(np.array(2.0))
     with pytest.raises(IndexError):
         index_0d(np.array(2.0))
+
+
+@Phylanx
+def stores_into_0d(x, n):
+    a, b, c = x.copy(), x.copy(), x.copy()
+    a[...] = 2
+    b[()] = 3
+    c[...] += 4
+    c[()] *= 5
+    d = np.zeros(())
+    for i in range(n):
+        d[()] += i
+        d[...] *= 2
+    return a, b, c, d
+
+
+def test_stores_into_a_0d_array_by_ellipsis_or_empty_tuple_are_numpys():
+    """``x[...] = v``, ``x[()] = v`` (and ``op=``) store into a 0-d array, as NumPy's:
+    they were a located "cannot assign into a slice of a 0-d value"."""
+    for x in (np.array(2.0), np.array(3)):
+        agree(stores_into_0d, x, 3)
+
+
+@Phylanx
+def store_0d_by_integer(x):
+    y = x.copy()
+    y[0] = 1
+    return y
+
+
+def test_a_store_into_a_0d_array_by_an_integer_index_is_an_index_error():
+    with pytest.raises(IndexError):
+        store_0d_by_integer.python(np.array(2.0))
+    with pytest.raises(IndexError):
+        store_0d_by_integer(np.array(2.0))

@@ -256,3 +256,32 @@ def test_saved_model_keeps_its_loss_weight(tmp_path):
     x, y = rng.normal(size=(5, 3)).astype(np.float32), rng.normal(size=(5, 2))
     again = nn.load_model(nn.save_model(model, tmp_path / "weighted.npz"))
     assert again.evaluate(x, y, verbose=0) == model.evaluate(x, y, verbose=0)
+
+
+def test_evaluate_lists_several_outputs_scores_in_keras_order():
+    """``evaluate``'s list for several outputs is Keras 3's: the loss, each output's loss
+    in the outputs' order, then the metrics sorted by key (Keras 3.15.1, outputs
+    ``[val, lab]``, metrics ``[["mae", "mse"], ["accuracy"]]``: loss, val_loss,
+    lab_loss, lab_accuracy, val_mae, val_mse).  It was the order of computation
+    (val_mae, val_mse, lab_accuracy): unpacked as in Keras, silently other numbers."""
+    nn.clear_session()
+    x = nn.Input((3,))
+    h = nn.Dense(4, activation="tanh")(x)
+    model = nn.Model(x, [nn.Dense(2, name="val")(h),
+                         nn.Dense(3, activation="softmax", name="lab")(h)])
+    model.compile("sgd", ["mse", "sparse_categorical_crossentropy"],
+                  metrics=[["mae", "mse"], ["accuracy"]])
+    rng = np.random.default_rng(4)
+    data = (rng.normal(size=(6, 3)).astype(np.float32),
+            [rng.normal(size=(6, 2)).astype(np.float32), rng.integers(0, 3, 6)])
+    scores = model.evaluate(*data, return_dict=True, verbose=0)
+    listed = model.evaluate(*data, verbose=0)
+    keras_order = ["loss", "val_loss", "lab_loss", "lab_accuracy", "val_mae", "val_mse"]
+    assert sorted(scores) == sorted(keras_order)
+    np.testing.assert_array_equal(listed, [scores[k] for k in keras_order])
+    # test_on_batch and train_on_batch list their logs likewise (Keras' same function)
+    batch = model.test_on_batch(*data, return_dict=True)
+    np.testing.assert_array_equal(model.test_on_batch(*data), [batch[k] for k in keras_order])
+    listed = model.train_on_batch(*data)
+    assert len(listed) == len(keras_order)
+    np.testing.assert_allclose(listed[3], scores["lab_accuracy"])   # weights before the step

@@ -47,22 +47,46 @@ def kron_sum(x, w):
     return np.kron(x, w).sum()              # where: kron (no rule: the gather fallback)
 
 
+def added_in_place(x, w):
+    x += w                                  # where: added in place
+    return x
+
+
+def rows_scaled_in_place(x, w):
+    x[1:3] *= w                             # where: rows scaled in place
+    return x
+
+
+def masked_store(x, w):
+    x[x > w[0]] = 0.0                       # where: masked store
+    return x
+
+
+def python_product(x, w):
+    return x * w                            # where: python multiply
+
+
+def python_added_in_place(x, w):
+    x += w                                  # where: python added in place
+    return x
+
+
 def same_everywhere(call, x, *args):
+    wanted = call(np.asarray(x).copy(), *args)      # (before: some change x in place)
     got = Phylanx(call)(x, *args)
-    wanted = call(np.asarray(x).copy(), *args)
     np.testing.assert_allclose(np.asarray(got), wanted, rtol=1e-12, err_msg=call.__name__)
 
 
 SOURCE = open(__file__).read().splitlines()
 
 
-def differs(call, where, x, *args, gathered=False):
+def differs(call, where, x, *args, gathered=False, compiled=True):
     """``call`` with operands that differ between ranks fails on every rank, naming
     the operand by its line (marked ``# where: <where>``); the ranks are in step
     afterwards."""
     line = next(i + 1 for i, text in enumerate(SOURCE) if text.endswith(f"# where: {where}"))
     try:
-        got = Phylanx(call)(x, *args)
+        got = (Phylanx(call) if compiled else call)(x, *args)
         if gathered:
             np.asarray(got)                 # the result's first exchange
     except PhylanxError as error:
@@ -84,6 +108,9 @@ same_everywhere(shifted_max, x, 0.25)
 same_everywhere(powered_sum, x, common.integers(1, 4, size=5).astype(float))
 same_everywhere(hypot_max, x, common.normal(size=5))
 same_everywhere(kron_sum, x, common.normal(size=2))
+for call in [added_in_place, rows_scaled_in_place, masked_store]:
+    same_everywhere(call, dist.tiled(matrix, "column", name=f"same_{call.__name__}"),
+                    common.normal(size=5))
 
 if n > 1:
     mine = np.random.default_rng(100 + r)       # no common seed: differs on every rank
@@ -101,6 +128,17 @@ if n > 1:
     w = np.ones(20000)
     w[12345] += r
     differs(scaled_sum, "multiply", wide, w)
+    # x op= w and stores under a mask computed from w, compiled (__update, __inplace,
+    # the store) and from Python (NumPy's operators on a DistributedArray): the target
+    # carries w's digest to its next message (before: a silently mixed answer)
+    for name, call in [("added in place", added_in_place), ("masked store", masked_store),
+                       ("rows scaled in place", rows_scaled_in_place)]:
+        differs(call, name, dist.tiled(matrix, "column", name=f"plain_{call.__name__}"),
+                mine.normal(size=5), gathered=True)
+    for name, call in [("python multiply", python_product),
+                       ("python added in place", python_added_in_place)]:
+        differs(call, name, dist.tiled(matrix, "row", name=f"plain_{call.__name__}"),
+                mine.normal(size=5), gathered=True, compiled=False)
     # in step afterwards: equal operands give NumPy's answer again
     same_everywhere(scaled_sum, x, common.normal(size=5))
 dist.barrier().result()

@@ -443,8 +443,11 @@ def store(x: DistributedArray, key: tuple, value: Any, where: Any = None) -> Non
     # at x's next exchange (x carries its digest), or at this store's own
     with plain_operands_of_rule(plain):
         _store(x, key, value)
-    if plain:
-        x.plain = merged(x.plain, plain)
+    # a tiled value (or index) computed tile by tile from plain operands carries their
+    # digests (``x += w``: ``x + w`` sent nothing); stored into x, x carries them on
+    carried = tuple(p for v in (value, *key) if type(v) is DistributedArray for p in v.plain)
+    if plain or carried:
+        x.plain = merged(x.plain, plain + carried)
 
 
 def _store(x: DistributedArray, key: tuple, value: Any) -> None:
