@@ -15,6 +15,7 @@ import operator
 import numpy as np
 
 from ...errors import PhylanxTypeError, PhylanxValueError
+from ...runtime.nodes import registered_kind
 from ...values import truth, type_name
 from ..registry import primitive
 
@@ -101,9 +102,9 @@ def _numpy_operand(a, b) -> bool:
 
 
 def _is_tiled(value) -> bool:
-    """A distributed array (its dtype is its tiles': agreed by every rank)."""
-    from ...distributed.darray import DistributedArray
-    return type(value) is DistributedArray
+    """A distributed array (its dtype is its tiles': agreed by every rank): the operand
+    kind the distributed layer registers with the runtime (primitives sit below it)."""
+    return type(value) is registered_kind()
 
 
 @primitive("__npoperand", "__npoperand(_1, _2)", takes_tiled=True, extension=True,
