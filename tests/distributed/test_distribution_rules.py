@@ -41,6 +41,8 @@ _GLOBAL.update({
     "argsort": "argsort(a)",
     # x[k] += v and x += v: the target takes the value in place
     "__inplace": "__inplace(a, a * 2.0)",
+    # x op= e computed into x (compiler/rewrite/updates.py): __inplace(a, a * 2.0) read once
+    "__update": "__update(a, 2.0, \"*\")",
     # a fresh table with a's rows (creation.py): allocated with a's row tiling
     "__fresh_rows_of": "__fresh_rows_of(a, list(2, 4), 1.5)"})
 
