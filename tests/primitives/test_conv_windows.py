@@ -200,3 +200,19 @@ def test_padding_is_np_pads(dtype, fill):
     got = padded(x, pads, fill)
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("blocks", [1, 4])
+def test_an_empty_batch_convolves_to_an_empty_output_and_a_zero_kernel_cotangent(
+        monkeypatch, blocks) -> None:
+    """A rank's batch tile may be empty (model parallel, uneven data): NumPy's answer for
+    no rows, whatever the block count (``_ranges`` of 0 was ``range(0, 0, 0)``)."""
+    monkeypatch.setattr(conv_windows, "_block_count", lambda *_: blocks)
+    rng = np.random.default_rng(5)
+    x = np.zeros((0, 12, 3), np.float32)
+    kernel = rng.normal(size=(4, 3, 5)).astype(np.float32)
+    y = conv1d(x, kernel, "valid", 1, 1)
+    assert y.shape == (0, 9, 5) and y.dtype == np.float32
+    grad_x, grad_k = conv_cotangents(x, kernel, np.zeros(y.shape, np.float32), "valid", 1, 1)
+    assert grad_x.shape == x.shape
+    np.testing.assert_array_equal(grad_k, np.zeros(kernel.shape, np.float32))

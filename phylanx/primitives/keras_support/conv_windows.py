@@ -147,7 +147,10 @@ def _block_count(rows: int, flops: float) -> int:
 
 
 def _ranges(count: int, blocks: int) -> list[tuple[int, int]]:
-    """``range(count)`` cut into at most ``blocks`` ranges of (nearly) equal length."""
+    """``range(count)`` cut into at most ``blocks`` ranges of (nearly) equal length; an
+    empty range is one empty block (a rank's empty batch tile: the one-product path)."""
+    if count <= 0:
+        return [(0, 0)]
     step = -(-count // max(min(blocks, count), 1))
     return [(lo, min(lo + step, count)) for lo in range(0, count, step)]
 
