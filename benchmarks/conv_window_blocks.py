@@ -59,6 +59,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.only:
         ONLY.update({k: k == args.only for k in ONLY})
+    # "on" is the blocks with the setting on (off by default since stop 46's idle run)
+    phylanx.config.set("conv_blocks", True)
     jax = optional("jax")
     if jax is not None and args.dtype == "float64":
         jax.config.update("jax_enable_x64", True)

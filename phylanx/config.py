@@ -82,6 +82,11 @@ SETTINGS: dict[str, Setting] = {
         Setting("blocking_gram", False, _bool,
                 "evaluate x.T @ f(x @ w) by NumPy row tiles; off: measured 1.2-1.6x slower "
                 "than untiled on the logistic regressions here (docs/performance.md)"),
+        Setting("conv_blocks", False, _bool,
+                "run a Conv1D/Conv2D window product and its kernel cotangent as batch "
+                "blocks on the task pool (BLAS one thread each); off: measured 1.3x "
+                "slower than one threaded BLAS call on an idle 2-core machine "
+                "(benchmarks/conv_window_blocks.py --only blocks, docs/performance.md)"),
         Setting("fusion_rows", True, _bool,
                 "compile the row passes once hot: x.T @ f(x @ w) and argmin(f(x @ c), 1) "
                 "as one numba loop over the rows of x, sum/mean(f(...), axis=-1) as one "

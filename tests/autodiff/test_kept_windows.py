@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import phylanx
-from phylanx import Phylanx
+from phylanx import Phylanx, config
 from phylanx.ops import conv1d, conv2d
 from phylanx.primitives.keras_support import conv_windows
 
@@ -92,6 +92,8 @@ def _forced_blocks(monkeypatch) -> list:
     """Row blocks at any size (conv46's blocked window products); records the number of
     blocks of each fork."""
     from phylanx.primitives import blas_blocks
+    monkeypatch.setattr(config, "_overrides", {**config._overrides, "conv_blocks": True})
+    monkeypatch.setattr(config, "_cache", {})
     monkeypatch.setattr(blas_blocks, "MIN_FLOPS", 2)
     monkeypatch.setattr(blas_blocks, "MIN_ROWS", 1)
     forks = []

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import config
 from ...runtime.executors import get_executor
 from ...runtime.forkjoin import fork_join
 from .. import blas_blocks
@@ -142,6 +143,9 @@ def _block_count(rows: int, flops: float) -> int:
     Conv1D loss, load 23-27, wall (CPU) ms a call with 8 / 4 / 2 blocks: 54 (8.1) / 44
     (5.4) / 37 (4.3) with BLAS's default threads, 41 (4.1) / 42 (4.0) / 38 (4.0) with
     one BLAS thread)."""
+    if not config.get("conv_blocks"):
+        # off by default: on an idle machine one threaded BLAS call was faster (setting)
+        return 1
     count = len(blas_blocks.block_bounds(rows, flops))
     return 1 if count == 1 else min(count, get_executor().num_threads)
 
