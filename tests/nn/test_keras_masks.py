@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from phylanx import nn
-from phylanx.errors import PhylanxError
 
 from . import keras_mask_cases as cases
+from .located import raises_in
 
 # Keras' own warnings (NumPy 2's copy keyword, the mask GlobalMaxPooling1D drops)
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning:keras"),
@@ -114,11 +114,7 @@ def test_masked_steps_keep_the_state_and_summary_is_unchanged():
 
 
 def _raises_here(fn, *words):
-    with pytest.raises(PhylanxError) as info:
-        fn()
-    message = str(info.value)
-    assert all(w in message for w in words), message
-    assert info.value.loc is not None and info.value.loc.file == __file__, info.value.loc
+    raises_in(__file__, fn, *words)
 
 
 def test_bad_masks_are_located_errors_before_any_step():

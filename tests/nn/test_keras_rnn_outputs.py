@@ -15,10 +15,10 @@ import pytest
 
 from phylanx import execution_tree, nn
 from phylanx.autodiff.symbolic import Graph, literal
-from phylanx.errors import PhylanxError
 from phylanx.nn.layers_core import Context
 
 from . import keras_rnn_output_cases as cases
+from .located import raises_in
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning:keras"),
               pytest.mark.filterwarnings("ignore::UserWarning:keras")]
@@ -132,11 +132,7 @@ def test_recurrent_dropout_mask_is_reused_across_steps():
 
 # -- bad input: located errors before any step ---------------------------------------------
 def _raises_here(fn, *words):
-    with pytest.raises(PhylanxError) as info:
-        fn()
-    message = str(info.value)
-    assert all(w in message for w in words), message
-    assert info.value.loc is not None and info.value.loc.file == __file__, info.value.loc
+    raises_in(__file__, fn, *words)
 
 
 def _two_outputs():
