@@ -249,9 +249,16 @@ def _abort(error: PhylanxError, site: Any, went_on: list[int], answers: dict) ->
         why.append(f"{ranks_text(absent)} did not get there within collective_timeout")
     if unknown:
         why.append(f"{ranks_text(unknown)} could not be asked ({answers[unknown[0]][1]})")
-    error.message = (f"{error.message} (on locality {api.find_here()} only: "
+    failed = sorted(r for r, a in answers.items() if a[0] == "failed")
+    where = f"locality {failed[0]}" if len(failed) == 1 else \
+        f"localities {', '.join(map(str, failed))}"
+    error.message = (f"{error.message} (on {where} only: "
                      f"{'; '.join(why)}, so the ranks cannot all raise it: ending the job; "
                      f"a plain operand must be the same on every rank)")
+    if any(a[0] == "failed" for r, a in answers.items() if r < api.find_here()):
+        # a lower rank failed here too and ends the job as this one does: its message
+        # is the job's one (its abort ends this process meanwhile)
+        time.sleep(faults._DEFER_TO_LOWER_RANK)
     locality = api._mpi()
     faults.report_and_abort(error, api.find_here(), api.num_localities(),
                             getattr(locality, "world", None))

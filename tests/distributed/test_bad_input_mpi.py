@@ -11,7 +11,8 @@ also checks each case's answer against NumPy.  Before, ``var``, ``std``, ``sum``
 the split axis, ``x.T @ r``, a global index, and the reductions in loops waited 60 s
 (``collective_timeout``): the failing rank asked the others how the evaluation ended
 while they waited in its collective, which it never called.  Each case is a launch
-of its own (it ends its job): 2 ranks for every case, 3 for those where two ranks wait.
+of its own (it ends its job): 2 ranks for every case, 3 for those where two ranks wait,
+and ``var`` failing on ranks 0 and 1 of 3 (both end the job: rank 0's message only).
 """
 from __future__ import annotations
 
@@ -53,10 +54,11 @@ def clean(k: int) -> float:
     return elapsed
 
 
-@pytest.mark.parametrize("case, k", [(c, 2) for c in CASES] + [(c, 3) for c in ON_THREE])
-def test_a_bad_input_on_one_rank_ends_the_job_fast_with_one_located_message(case, k):
+@pytest.mark.parametrize("case, k, bad", [(c, 2, "1") for c in CASES] +
+                         [(c, 3, "1") for c in ON_THREE] + [("var", 3, "0,1")])
+def test_a_bad_input_on_one_rank_ends_the_job_fast_with_one_located_message(case, k, bad):
     reference = clean(k)
-    done, elapsed = launch(k, sys.executable, str(PROGRAM), case, "1", timeout=120, **ENV)
+    done, elapsed = launch(k, sys.executable, str(PROGRAM), case, bad, timeout=120, **ENV)
     output = done.stdout + done.stderr
     assert done.returncode == (3 if case == "exit" else 1), output
     assert "OK 1" not in done.stdout, output

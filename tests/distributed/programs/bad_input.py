@@ -6,7 +6,8 @@ batch) on rank ``BAD`` alone, at some point of a program, must end the job withi
 seconds with one located message (the line marked ``# fails: CASE``, or for a rank
 that leaves, the line the others wait at), never hang in a collective until its
 timeout (``var`` waited 60 s: the failing rank asked the others how the evaluation
-ended while they waited in its all_gather, which it never called).  ``BAD`` = -1:
+ended while they waited in its all_gather, which it never called).  ``BAD``: a rank,
+or several (``0,1``: each failing rank is told the others wait; one message).  -1:
 no rank is bad, every case runs to its end and checks its answer against NumPy
 (``test_bad_input_mpi.py`` times that clean run as the reference).
 
@@ -28,9 +29,9 @@ import numpy as np
 from phylanx import Phylanx
 from phylanx import distributed as dist
 
-case, bad = sys.argv[1], int(sys.argv[2])
+case, bad = sys.argv[1], {int(r) for r in sys.argv[2].split(",")}
 rank = dist.find_here()
-odd = rank == bad
+odd = rank in bad
 A = np.arange(24.0).reshape(6, 4)
 x = dist.tiled(A, "row", name="x")
 
