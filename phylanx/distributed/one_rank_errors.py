@@ -28,7 +28,9 @@ has not got there yet (up to ``collective_timeout``, asking again every half
 * some rank got a result (it has gone on, computing with it): the ranks cannot all
   raise, so the failing rank ends the job at once with its located error, naming the
   ranks that went on (``faults.report_and_abort``: one message, every rank ends,
-  non-zero).  A rank that never gets there within ``collective_timeout`` ends it too.
+  non-zero).  A rank that never gets there within ``collective_timeout`` ends it too,
+  and so, at once, does one that waits in a collective the failing rank never called
+  (it cannot get there: ``outcome``'s ``"stuck"``, issue 28 "Bad input").
 
 Errors already agreed (``agreement.agreed``: decided from exchanged data, raised by
 every rank alike) need nothing.  Evaluations in subtrees the evaluation policy
