@@ -692,6 +692,25 @@ class Collectives:
         with self._lock:
             return {name: channel.started for name, channel in self._channels.items()}
 
+    def waiting_without(self, started: dict[str, int]) -> str | None:
+        """A collective of ours in flight or queued that a rank, having called
+        ``started[name]`` collectives of each name and calling no more (it waits for
+        the ranks' agreement on its error, ``one_rank_errors.py``), never called:
+        ``"all_gather 'phylanx_tiles' at file:line"``, or None.  Ours cannot complete:
+        the ranks cannot all raise that rank's error."""
+        with self._lock:
+            for name, channel in self._channels.items():
+                tags = [q[0].tag for q in channel.queue if not q[0].finished]
+                if channel.current is _EXPRESS:
+                    tags.append(channel.express_tag)
+                elif channel.current is not None and not channel.current.finished:
+                    tags.append(channel.current.tag)
+                for _, index, kind, where in tags:
+                    if started.get(name, 0) <= index:
+                        at = f" at {where.file}:{where.line}" if where is not None else ""
+                        return f"{_label(kind, name)}{at}"
+        return None
+
     def peer_left(self, rank: int, status: int | None, started: dict[str, int]) -> None:
         """``rank``'s program ended (exit ``status``; None: its process died) after it
         called ``started[name]`` collectives of each name: fail at once every collective

@@ -268,13 +268,18 @@ def report_and_abort(error: BaseException, rank: int, size: int, world: Any = No
 
 
 def _defer_to_lower_rank(error: BaseException, rank: int) -> None:
-    """Every rank waiting when one left fails the same way: let the lowest of them
-    report it (its abort ends this process meanwhile), and a rank that died the
+    """Every rank waiting when one left fails the same way, as every rank raises an
+    agreed error: let the lowest of them report it (its abort ends this process
+    meanwhile), and a rank that died the
     launcher's tear-down first (``died_rank_grace``: a rank that failed printed its own
     located error and called ``MPI_Abort``, and the tear-down, slower on a busy machine,
     should end this process first), so the job prints it once."""
     left = _peer_left(error)
     if left is None:
+        if rank > 0 and getattr(error, "agreed", False):
+            # raised alike by every rank (``agreement.agreed``): rank 0 reports it (unless
+            # its program caught it: then this rank does, a moment later)
+            time.sleep(_DEFER_TO_LOWER_RANK)
         return
     delay = float(settings.get("died_rank_grace")) if left.exit_status is None else 0.0
     if any(r not in left.departed for r in range(rank)):

@@ -28,7 +28,9 @@ has not got there yet (up to ``collective_timeout``, asking again every half
 * some rank got a result (it has gone on, computing with it): the ranks cannot all
   raise, so the failing rank ends the job at once with its located error, naming the
   ranks that went on (``faults.report_and_abort``: one message, every rank ends,
-  non-zero).  A rank that never gets there within ``collective_timeout`` ends it too.
+  non-zero).  A rank that never gets there within ``collective_timeout`` ends it too,
+  and so, at once, does one that waits in a collective the failing rank never called
+  (it cannot get there: ``outcome``'s ``"stuck"``, issue 28 "Bad input").
 
 Errors already agreed (``agreement.agreed``: decided from exchanged data, raised by
 every rank alike) need nothing.  Evaluations in subtrees the evaluation policy
@@ -80,6 +82,13 @@ def guarded(site: Any, locate: Callable[[BaseException], PhylanxError],
             _end(site, None)
             raise
         error = locate(raw)
+        if _departed(raw):
+            # a rank left the program while this one waited for it: it cannot be asked,
+            # and the job ends (as for a collective called from Python: its status)
+            _end(site, error)
+            if error is raw:
+                raise
+            raise error from raw    # (the departed rank's status stays known: faults.py)
         decided = locate(_agree(site, _end(site, error), error))
         if decided is raw:
             raise
@@ -87,6 +96,12 @@ def guarded(site: Any, locate: Callable[[BaseException], PhylanxError],
     my_turn()
     _end(site, None)
     return result
+
+
+def _departed(error: BaseException) -> bool:
+    """Is ``error`` a rank's departure (``PhylanxPeerLeftError``), or raised from one?"""
+    from .faults import _peer_left
+    return _peer_left(error) is not None
 
 
 def passed(site: Any) -> None:
@@ -110,27 +125,65 @@ def _end(site: Any, error: PhylanxError | None) -> int:
     return k
 
 
-def outcome(site: Any, k: int, timeout: float) -> tuple:
+def outcome(site: Any, k: int, timeout: float, started: dict[str, int] | None = None) -> tuple:
     """Run on this rank for another (by its service): how this rank's ``k``-th
     evaluation of ``site`` ended: ``("failed", class, text)``, ``("passed",)``, or
     ``("absent",)`` if it did not end it within ``timeout`` seconds.  A failure is
     forgotten once every other rank was told of it: each asks once, and only if it
-    failed there too (a rank that got a result never asks; the job ends then)."""
+    failed there too (a rank that got a result never asks; the job ends then).
+
+    ``started``: the asking rank's count of collectives called per name (it failed,
+    and calls no more until the ranks agree).  A collective of ours it never called
+    cannot complete, so an evaluation waiting in it never ends: ``("stuck", what)``
+    at once, naming the collective (the asking rank ends the job), rather than
+    ``"absent"`` after ``collective_timeout`` (a rule that failed on one rank before
+    its collective, the others waiting in it: 60 s, then every rank raised)."""
     deadline = time.monotonic() + timeout
-    with _lock:
-        while True:
-            if (site, k) in _failed:
-                answer = ("failed", *_failed[(site, k)])
-                _told[(site, k)] = _told.get((site, k), 0) + 1
-                if _told[(site, k)] == api.num_localities() - 1:
-                    del _failed[(site, k)], _told[(site, k)]
+    while True:
+        with _lock:
+            answer = _ended_as(site, k)
+            if answer is not None:
                 return answer
-            if _ended.get(site, 0) > k:
-                return ("passed",)
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return ("absent",)
-            _lock.wait(remaining)     # (woken by _end when an evaluation ends)
+            if started is None:
+                _lock.wait(remaining)   # (woken by _end when an evaluation ends)
+                continue
+        waiting = _waiting_without(started)
+        with _lock:
+            answer = _ended_as(site, k)     # (it may have ended meanwhile)
+            if answer is not None:
+                return answer
+            if waiting is not None:
+                return ("stuck", waiting)
+            # (no notice when a collective starts: looked at again shortly)
+            _lock.wait(min(remaining, _STUCK_POLL))
+
+
+#: seconds between two looks at this rank's collectives while another waits for it
+_STUCK_POLL = 0.05
+
+
+def _ended_as(site: Any, k: int) -> tuple | None:
+    """:func:`outcome`'s answer if this rank ended evaluation ``k`` of ``site``, else
+    None (under ``_lock``)."""
+    if (site, k) in _failed:
+        answer = ("failed", *_failed[(site, k)])
+        _told[(site, k)] = _told.get((site, k), 0) + 1
+        if _told[(site, k)] == api.num_localities() - 1:
+            del _failed[(site, k)], _told[(site, k)]
+        return answer
+    if _ended.get(site, 0) > k:
+        return ("passed",)
+    return None
+
+
+def _waiting_without(started: dict[str, int]) -> str | None:
+    """A collective this rank waits in that a rank which called ``started`` never
+    called (``Collectives.waiting_without``), or None."""
+    locality = api._mpi()
+    return None if locality is None else locality.collectives.waiting_without(started)
 
 
 def _agree(site: Any, k: int, error: PhylanxError) -> PhylanxError:
@@ -140,7 +193,11 @@ def _agree(site: Any, k: int, error: PhylanxError) -> PhylanxError:
     here, size = api.find_here(), api.num_localities()
     deadline = time.monotonic() + float(settings.get("collective_timeout"))
     answers = {here: ("failed", full_name(type(error)), error.message)}
-    answers.update({r: _ask(r, site, k, deadline) for r in range(size) if r != here})
+    for r in range(size):
+        if r != here:
+            answers[r] = _ask(r, site, k, deadline)
+            if answers[r][0] != "failed":
+                break   # (the job ends: the others need not be waited for)
     went_on = [r for r, a in answers.items() if a[0] != "failed"]
     if went_on:
         _abort(error, site, went_on, answers)
@@ -163,11 +220,18 @@ def _ask(rank: int, site: Any, k: int, deadline: float) -> tuple:
     while True:
         wait = max(0.0, min(deadline - time.monotonic(), remote / 2))
         try:
-            answer = api.run_on(rank, outcome, site, k, wait).result(timeout=remote + 10.0)
+            answer = api.run_on(rank, outcome, site, k, wait, _started()).result(
+                timeout=remote + 10.0)
         except Exception as failure:  # noqa: BLE001 - a rank we cannot ask: end the job
             return ("unknown", str(failure))
         if answer[0] != "absent" or time.monotonic() >= deadline:
             return answer
+
+
+def _started() -> dict[str, int]:
+    """This rank's collectives called per name (``Collectives.started``)."""
+    locality = api._mpi()
+    return {} if locality is None else locality.collectives.started()
 
 
 def _abort(error: PhylanxError, site: Any, went_on: list[int], answers: dict) -> None:
@@ -175,17 +239,28 @@ def _abort(error: PhylanxError, site: Any, went_on: list[int], answers: dict) ->
     from . import faults
     absent = [r for r in went_on if answers[r][0] == "absent"]
     unknown = [r for r in went_on if answers[r][0] == "unknown"]
-    passed = [r for r in went_on if r not in absent and r not in unknown]
+    stuck = [r for r in went_on if answers[r][0] == "stuck"]
+    passed = [r for r in went_on if answers[r][0] == "passed"]
     why = []
     if passed:
         why.append(f"{ranks_text(passed)} got a result there")
+    for r in stuck:
+        why.append(f"rank {r} waits in {answers[r][1]}, which locality {api.find_here()} "
+                   "never called")
     if absent:
         why.append(f"{ranks_text(absent)} did not get there within collective_timeout")
     if unknown:
         why.append(f"{ranks_text(unknown)} could not be asked ({answers[unknown[0]][1]})")
-    error.message = (f"{error.message} (on locality {api.find_here()} only: "
+    failed = sorted(r for r, a in answers.items() if a[0] == "failed")
+    where = f"locality {failed[0]}" if len(failed) == 1 else \
+        f"localities {', '.join(map(str, failed))}"
+    error.message = (f"{error.message} (on {where} only: "
                      f"{'; '.join(why)}, so the ranks cannot all raise it: ending the job; "
                      f"a plain operand must be the same on every rank)")
+    if any(a[0] == "failed" for r, a in answers.items() if r < api.find_here()):
+        # a lower rank failed here too and ends the job as this one does: its message
+        # is the job's one (its abort ends this process meanwhile)
+        time.sleep(faults._DEFER_TO_LOWER_RANK)
     locality = api._mpi()
     faults.report_and_abort(error, api.find_here(), api.num_localities(),
                             getattr(locality, "world", None))

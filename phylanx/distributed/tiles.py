@@ -28,7 +28,7 @@ from .. import distributed as api
 from ..errors import PhylanxError, PhylanxValueError
 from ..runtime import started
 from . import lockstep, tiling
-from .agreement import KINDS, agreed, disagreement
+from .agreement import KINDS, agreed, checksum, disagreement
 from .errors import PhylanxCollectiveMismatchError
 from .lockstep import CHANNEL
 from .tiling import Box
@@ -174,7 +174,8 @@ class Layout:
 
 def establish(local: Any, box: Box | None, key1d: str | None, problem: str | None,
               what: str, claim: tuple[int, int] | None = None,
-              declared: dict[str, Any] | None = None, final: bool = False) -> Layout:
+              declared: dict[str, Any] | None = None, final: bool = False,
+              same_overlaps: bool = False) -> Layout:
     """Collective: exchange every rank's tile box and build the layout, with the
     checks of reference §4.2 (one span per dimension, spans match the tile's extent,
     one vector orientation, union from 0 without gaps).  ``claim`` is the
@@ -184,7 +185,9 @@ def establish(local: Any, box: Box | None, key1d: str | None, problem: str | Non
     tiles' dtype must agree too.  Every error is raised on every rank alike.
     ``final``: the caller's operation ends with this (``all_gather``).  ``what`` names
     the array by ``declared["name"]``, if declared, as the lowest rank has it: ranks
-    naming it differently raise the same text."""
+    naming it differently raise the same text.  ``same_overlaps``: tiles each rank
+    made itself (``annotate_d``) must hold the same values where they overlap
+    (:func:`_check_overlaps`)."""
     rank, count = api.find_here(), api.num_localities()
     if problem is None:
         problem = _local_problem(local, box, claim, rank, count)
@@ -222,7 +225,34 @@ def establish(local: Any, box: Box | None, key1d: str | None, problem: str | Non
             f"{what}: the tiles make up shape {shape}, not the {tuple(declared['shape'])} "
             "asked for; boxes " + ", ".join(f"locality {r}: {list(b)}"
                                             for r, b in enumerate(boxes))))
-    return Layout(boxes, shape, keys[0])
+    layout = Layout(boxes, shape, keys[0])
+    if same_overlaps and count > 1:
+        _check_overlaps(local, layout, what, final)
+    return layout
+
+
+def _check_overlaps(local: Any, layout: Layout, what: str, final: bool) -> None:
+    """Every two tiles that overlap hold the same values there, else the same located
+    error on every rank, naming the localities and the cells.  Each rank sends a
+    checksum of its tile's part in each overlap it takes part in (``checksum``: bytes,
+    dtype and shape; ``-0.0`` and ``0.0`` differ), one exchange more, and only for a
+    layout with overlaps (every rank knows it from the boxes just exchanged, so all
+    of them send it or none).  Before, each rank computed with its own values: a
+    reduction counted the owner's, a gather showed one rank's, silently."""
+    boxes, rank = layout.boxes, api.find_here()
+    overlaps = [(r, q, cut) for r in range(len(boxes)) for q in range(r + 1, len(boxes))
+                if (cut := tiling.intersect(boxes[r], boxes[q])) is not None]
+    if not overlaps:
+        return
+    mine = [checksum(np.asarray(local)[tiling.to_local(cut, boxes[rank])])
+            if rank in (r, q) else None for r, q, cut in overlaps]
+    sums = all_gather(mine, final)
+    differ = [f"localities {r} and {q} at {list(cut)}" for i, (r, q, cut) in
+              enumerate(overlaps) if sums[r][i] != sums[q][i]]
+    if differ:
+        raise agreed(PhylanxCollectiveMismatchError(
+            f"{what}: overlapping tiles hold different values (each cell must have one "
+            "value): " + "; ".join(differ)))
 
 
 def _local_problem(local: Any, box: Box | None, claim: tuple[int, int] | None,

@@ -107,6 +107,12 @@ def basic():
     assert m.annotation()[2 + r][1] == ["tile", ["rows", r0, r1], ["columns", 0, 5]]
     mo = dist.tiled(whole, "row", 1 if n + 2 >= 2 * n else 0, name="mo")
     check_tiled(mo, whole, "tiled with overlap")
+    # tiles the ranks made themselves, overlapping by a row, alike there: accepted
+    # (their overlaps' checksums are compared: ``tiles._check_overlaps``)
+    lap = np.arange(6.0 * n).reshape(2 * n, 3)
+    lo = max(0, 2 * r - 1)
+    check_tiled(ev(f'annotate_d(a, "lap", list("tile", list("rows", {lo}, {2 * r + 2}), '
+                   'list("columns", 0, 3)))', lap[lo:2 * r + 2]), lap, "annotate_d overlap")
 
     # -- vectors, diag_d ------------------------------------------------------------------
     v = np.arange(1.0, 2 * n + 2)
@@ -375,6 +381,16 @@ def errors():
         key = "rows" if r == 0 else "columns"
         expect_error(f'annotate_d([1, 2], "key", list("tile", list("{key}", {2 * r}, '
                      f'{2 * r + 2})))', ["same key"])
+        # tiles overlapping by a row, the last rank's other there: every rank raises,
+        # naming the localities and the cells (before: each computed with its own)
+        lap = np.arange(6.0 * n).reshape(2 * n, 3)
+        lo = max(0, 2 * r - 1)
+        own = lap[lo:2 * r + 2] + (r == n - 1)
+        expect_error(f'annotate_d(a, "lap2", list("tile", list("rows", {lo}, {2 * r + 2}), '
+                     'list("columns", 0, 3)))',
+                     ["overlapping tiles hold different values",
+                      f"localities {n - 2} and {n - 1} at [({2 * n - 3}, {2 * n - 2}), (0, 3)]"],
+                     own)
     expect_error(f"constant_d(1, list(8), {n})", ["tile_index", "out of range"])
     expect_error(f'annotate_d([1], "l", list("args", list("locality", {n}, {n}), '
                  'list("tile", list("columns", 0, 1))))', ["does not match this locality"])

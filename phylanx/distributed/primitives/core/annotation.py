@@ -62,7 +62,7 @@ def annotate_d(target, name, args=None):
     # the name says which array the tile belongs to: ranks naming it differently made
     # tiles of different arrays into one (an error only at a later exchange, unnamed)
     layout = tiles.establish(local, box, key, problem, f"array {name!r}", claim,
-                             declared={"name": name}, final=True)
+                             declared={"name": name}, final=True, same_overlaps=True)
     return DistributedArray(local, layout, name)
 
 
