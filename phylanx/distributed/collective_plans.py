@@ -102,13 +102,15 @@ class BroadcastPlan(Plan):
     (``_Buffers.agreed``): then the root's array is the one its agreed header
     describes, inline in its slot."""
 
-    __slots__ = ("is_root", "agreed", "inline")
+    __slots__ = ("is_root", "agreed", "row")
 
     def __init__(self, is_root: bool, **fields: Any) -> None:
         super().__init__(**fields)
         self.is_root = is_root
-        self.agreed: Any = None     # the agreed headers ``inline`` was decided for
-        self.inline = False         # the root's array came inline with them
+        self.agreed: Any = None     # the agreed headers ``row`` was decided for
+        #: the root's array as they describe it, a view of its slot (None: it did not
+        #: come inline with them)
+        self.row: np.ndarray | None = None
 
     def result(self, raw: bytes, value: Any) -> Any:
         buffers = self.buffers
@@ -121,8 +123,10 @@ class BroadcastPlan(Plan):
         if self.agreed is not buffers.agreed:
             sent = buffers.agreed[self.root]
             self.agreed = buffers.agreed
-            self.inline = bool(sent[4] == ag.ARRAY and sent[7] <= self.buffers.slots.shape[1])
-        if not self.inline:
+            inline = bool(sent[4] == ag.ARRAY and sent[7] <= buffers.slots.shape[1])
+            self.row = buffers.agreed_row(self.root) if inline else None
+        row = self.row
+        if row is None:
             return MISS
-        result = buffers.agreed_row(self.root).copy()
+        result = row.copy()
         return result[()] if result.ndim == 0 else result

@@ -1080,7 +1080,12 @@ class Collectives:
             op = ag.op_name(op, where, kind)
         if root is not None and (type(root) is not int or not 0 <= root < self.size):
             root = self._check_root(root, kind, where)
-        checked = settings.get("check_collectives") if check is None else bool(check)
+        if check is None:
+            checked = settings.check_collectives.value
+            if checked is None:
+                checked = settings.check_collectives.read()
+        else:
+            checked = bool(check)
         if checked and root is None and tag is None and type(value) is np.ndarray:
             future = self._express_plan(kind, name, value, op, None, where)
             if future is not None:
@@ -1286,7 +1291,12 @@ class Collectives:
         broadcasts are always checked."""
         if type(root) is not int or not 0 <= root < self.size:
             root = self._check_root(root, "broadcast", where)
-        checked = settings.get("check_collectives") if check is None else bool(check)
+        if check is None:
+            checked = settings.check_collectives.value
+            if checked is None:
+                checked = settings.check_collectives.read()
+        else:
+            checked = bool(check)
         checked = checked or tag is not None
         if checked and tag is None:
             future = self._express_plan("broadcast", name, value, None, root, where)

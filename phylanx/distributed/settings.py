@@ -35,3 +35,27 @@ for _setting in _SETTINGS:
 
 #: a setting's value (``config.get`` itself: it sits on every collective's path)
 get = config.get
+
+
+class Cached:
+    """A setting's value kept in an attribute, for the path of every small collective
+    (a read there instead of a call of ``config.get``); forgotten at every
+    ``config.set``/``reset``, read again by the next :meth:`read`."""
+
+    __slots__ = ("name", "value")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.value = None       # (None: not read since the last change; settings read
+        config.on_change(self.forget)   # through it are never None)
+
+    def forget(self) -> None:
+        self.value = None
+
+    def read(self):
+        self.value = value = get(self.name)
+        return value
+
+
+#: ``check_collectives``: ``check_collectives.value``, or ``.read()`` when that is None
+check_collectives = Cached("check_collectives")

@@ -20,6 +20,7 @@ import weakref
 
 import numpy as np
 
+from phylanx import config
 from phylanx import distributed as dist
 from phylanx.runtime.locality import here
 
@@ -115,13 +116,22 @@ assert trips == 2 and np.array_equal(got, large), trips
 trips, got = requests_of(lambda: dist.broadcast(("py", r), root=0, name="rt", check=False))
 assert trips == 1 and got == ("py", 0), (trips, got)
 assert requests_of(lambda: dist.all_gather(large, name="rt"))[0] == 2
+# the setting check_collectives (read from an attribute on this path: settings.Cached)
+# takes effect at the next call, off and on again
+config.set("check_collectives", False)
+try:
+    assert requests_of(lambda: dist.all_reduce(large, name="rt"))[0] == 1
+finally:
+    config.reset("check_collectives")
+assert requests_of(lambda: dist.all_reduce(large, name="rt"))[0] == 2
 
 # -- the Python calls of a small collective on its thread (one rank: its request is
 # complete at the first test, so the count is exact; a guard of the short path, load-free:
 # at 392732a these took 110, 102 and 114 calls, at 24f2018 77, 69 and 82; the express
 # path 46, 38 and 40; ar44 39, 32 and 34; ar45's plans 25, 23 and 23; ar46 19, 18 and
 # 18: the API calls the collectives directly, one helper for locality and caller, the
-# plan's key compared, its release inline) ---------------------------------------------
+# plan's key compared, its release inline; coll47 18, 17 and 18: check_collectives
+# read from an attribute) ---------------------------------------------
 if n == 1:
     import sys
 
@@ -142,8 +152,8 @@ if n == 1:
 
     one = np.ones(1)
     for kind, call, budget in (
-            ("all_reduce", lambda: dist.all_reduce(one, name="calls").result(), 19),
-            ("broadcast", lambda: dist.broadcast(one, 0, name="calls").result(), 18),
+            ("all_reduce", lambda: dist.all_reduce(one, name="calls").result(), 18),
+            ("broadcast", lambda: dist.broadcast(one, 0, name="calls").result(), 17),
             ("all_gather", lambda: dist.all_gather(one, name="calls").result(), 18)):
         used = calls_of(call)
         assert used <= budget, (kind, used, budget)
@@ -396,6 +406,18 @@ for value, root in ((np.arange(5, dtype=np.int16) + r, 0), (np.float32(r + 7), 0
     else:
         assert type(got) is type(sent) and np.array_equal(got, sent) \
             and np.asarray(got).dtype == np.asarray(sent).dtype, (got, sent)
+# the others' plan of a broadcast (coll47: it keeps the root's row) across dtypes, 0-d
+# arrays and a root that changes its layout between calls: the result of the general
+# operation (the first call of each), by type, dtype and value, on every rank
+for dtype in ("float32", "int64", "bool", "complex128", "uint8"):
+    for shape in ((), (3,), (2, 2)):
+        value = (np.arange(int(np.prod(shape))).reshape(shape) + r).astype(dtype)
+        sent = (np.arange(int(np.prod(shape))).reshape(shape) + n - 1).astype(dtype)
+        first = dist.broadcast(value, root=n - 1, name="plan-bd").result()
+        for _ in range(3):
+            got = dist.broadcast(value, root=n - 1, name="plan-bd").result()
+            assert type(got) is type(first) and np.asarray(got).dtype == sent.dtype \
+                and np.array_equal(got, sent), (dtype, shape, got, first)
 if r == n - 1:
     time.sleep(0.05)        # a late root
 assert np.array_equal(dist.broadcast(x, root=0, name="plan-b").result(), np.arange(3.0))
