@@ -71,9 +71,11 @@ class Future(Deferred):
     """The eventual value of a computation."""
 
     # _spawned: (thread, time) of the spawn, set only while a timeline is recorded
-    # (executors.py); never initialised, so recording off costs nothing here
+    # (executors.py); never initialised, so recording off costs nothing here.
+    # _source: the future a :func:`forwarded` one completes with, set only there
     __slots__ = ("_state", "_value", "_error", "_lock", "_event", "_callbacks", "_task",
-                 "_executor", "_parent", "_token", "_retrieved", "_spawned", "_external")
+                 "_executor", "_parent", "_token", "_retrieved", "_spawned", "_external",
+                 "_source")
 
     def __init__(self) -> None:
         self._state = _PENDING
@@ -289,6 +291,16 @@ class Future(Deferred):
             self._run_claimed(task)
             if self._state == _DONE:
                 return       # (else the task forwarded its outcome: wait for that)
+        source = getattr(self, "_source", None)
+        if source is not None and source._external and source._state != _DONE:
+            # waited for as its source is: an MPI operation's future drives the engine
+            # itself, ``MPI_Wait`` for a request every rank started (``progress.py``),
+            # where a generic poll loop tests it between naps (the data-parallel step's
+            # gradients: 1-2 MB each, moved at a test per poll).  External sources only:
+            # their wait runs no queued task, as this one's would not
+            source._wait(timeout, helping)
+            if self._state == _DONE:
+                return       # (else a callback on another thread completes it now)
         block = _blocking if self._external or not helping else None
         if block is not None:
             with block():
@@ -401,6 +413,7 @@ def forwarded(forward: Forward) -> Future:
     future = Future()
     future._external = True
     future._token = context.token     # its failure stops the scope, as a task's does
+    future._source = forward.future
     forward.future.add_done_callback(lambda done: future._forwarded(done, forward))
     return future
 

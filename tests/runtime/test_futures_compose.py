@@ -390,3 +390,39 @@ def test_numpy_copy_protocol_of_a_future():
     assert np.asarray(f) is value
     with pytest.raises(ValueError):
         np.array(f, dtype=np.float32, copy=False)
+
+
+def test_a_forwarded_future_is_waited_for_as_its_source_is():
+    """``async(all_reduce(...))``'s value is a forwarded future of the engine's operation
+    future, whose own wait drives MPI (``MPI_Wait`` for a request every rank started):
+    waiting for the forwarded one must wait that way, not in the generic poll loop, which
+    tests the request between naps (or, here, never completes it)."""
+    from phylanx.runtime.futures import Forward, FutureTimeoutError, forwarded
+
+    class Driven(Future):
+        """Completed only by its own wait, as an operation its waiter drives."""
+        __slots__ = ("waits", "outcome")
+
+        def __init__(self, outcome):
+            super().__init__()
+            self._external = True
+            self.waits, self.outcome = [], outcome
+
+        def _wait(self, timeout=None, helping=True):
+            self.waits.append(timeout)
+            if isinstance(self.outcome, BaseException):
+                raise self.outcome
+            self.set_result(self.outcome)
+
+    source = Driven(5)
+    value = forwarded(Forward(source))
+    assert value.result(timeout=2) == 5 and source.waits == [2]
+    # the source's timeout is the waiter's
+    late = Driven(FutureTimeoutError("late"))
+    with pytest.raises(FutureTimeoutError):
+        forwarded(Forward(late)).result(timeout=0.01)
+    assert late.waits == [0.01]
+    # a source done already is not waited for again
+    done = Driven(1)
+    done.set_result(7)
+    assert forwarded(Forward(done)).result(timeout=2) == 7 and done.waits == []
