@@ -4,8 +4,10 @@
 Each problem is a located error naming the argument (see :mod:`.arguments`): inputs
 that are not numeric arrays or do not fit the model's input shape, missing targets or
 targets that do not fit the loss, as many inputs as targets, no samples to average a
-loss over, sample weights not one finite number per sample, class weights not a dict of
-class indices to finite numbers.
+loss over, sample weights not one finite number per sample (or per step of a sequence
+output; a model of several outputs: one array per output, or one for all, as Keras 3),
+class weights not a dict of class indices to finite numbers, or given for a model of
+several outputs or an output of a class per step.
 """
 from __future__ import annotations
 
@@ -159,23 +161,32 @@ def split(x: np.ndarray, y: np.ndarray, fraction: float) -> tuple:
     return (x[:cut], y[:cut]), (x[cut:], y[cut:])
 
 
-def _per_sample(w: Any, count: int, name: str, where: str) -> np.ndarray:
-    """One finite float32 weight per sample (``(n, 1)`` taken as ``(n,)``, as Keras)."""
+def _per_sample(w: Any, count: int, name: str, where: str,
+                per_step: tuple | None = None) -> np.ndarray:
+    """One finite float32 weight per sample (``(n, 1)`` taken as ``(n,)``, as Keras),
+    or, for a sequence output, one per step: ``per_step`` is the shape of the loss's
+    per-step values (the targets' shape without the class axis), ``(n, steps)``."""
     w = args.array(w, name, where)
     if w.ndim == 2 and w.shape[1] == 1:
         w = w[:, 0]
-    if w.shape != (count,):
+    if w.shape != (count,) and (per_step is None or len(per_step) < 2
+                                or w.shape != tuple(per_step)):
+        steps = "" if per_step is None or len(per_step) < 2 else \
+            f", or one per step of the sequence output, shape {tuple(per_step)}"
         raise args.value_error(where, f"{name} must hold one weight per sample, shape "
-                                      f"({count},), got shape {w.shape}")
+                                      f"({count},){steps}, got shape {w.shape}")
     if not np.all(np.isfinite(w)):
         raise args.value_error(where, f"{name} must be finite")
     return w.astype(np.float32)
 
 
-def class_weights(y: np.ndarray, class_weight: Any, where: str) -> np.ndarray:
+def class_weights(y: np.ndarray, class_weight: Any, where: str,
+                  output_shape: tuple | None = None) -> np.ndarray:
     """Keras 3's sample weights from ``class_weight`` (class index -> weight): each
     sample's class is its label, the argmax of a one-hot row, or a one-unit target
-    rounded; classes not in the dict weigh 1."""
+    rounded; classes not in the dict weigh 1.  An output of a class per step (a
+    sequence) has no class per sample: refused (Keras 3 took the argmax of a sample's
+    labels over its steps, or failed in the loss)."""
     if not isinstance(class_weight, dict):
         raise args.type_error(where, "class_weight must be a dict {class index: weight}, "
                                      f"got {type(class_weight).__name__}")
@@ -183,6 +194,11 @@ def class_weights(y: np.ndarray, class_weight: Any, where: str) -> np.ndarray:
     for key, value in class_weight.items():
         index = args.integer(key, "class_weight's key", where, minimum=0)
         table[index] = args.real(value, f"class_weight[{key}]", where)
+    if output_shape is not None and len(output_shape) > 2:
+        raise args.value_error(where, "class_weight needs one class per sample; the "
+                                      f"model's output has shape {tuple(output_shape)} "
+                                      "(a class per step): weigh the steps with "
+                                      "sample_weight of shape (samples, steps)")
     labels = np.asarray(y)
     if labels.ndim > 1:
         labels = np.argmax(labels, axis=-1) if labels.shape[-1] != 1 else labels[..., 0]
@@ -193,20 +209,98 @@ def class_weights(y: np.ndarray, class_weight: Any, where: str) -> np.ndarray:
     return np.array([table.get(int(c), 1.0) for c in labels], np.float32)
 
 
-def sample_weights(y: np.ndarray, sample_weight: Any, class_weight: Any,
-                   where: str) -> np.ndarray | None:
-    """fit/evaluate's ``sample_weight`` or ``class_weight`` as one weight per sample of
-    the checked targets ``y`` (not both, as Keras refuses), or None."""
+def _step_shape(model: Any, target: np.ndarray, index: int) -> tuple:
+    """The shape of output ``index``'s per-step loss values for ``target``: the
+    targets' shape without the class axis (sparse labels have none)."""
+    if model.heads[index].loss.name == "sparse_categorical_crossentropy":
+        return target.shape
+    return target.shape[:-1]
+
+
+class OutputWeights:
+    """The sample weights of a model of several outputs, one array per output (ones
+    for an output given none), whose samples are taken together, as :class:`Targets`."""
+
+    def __init__(self, arrays: list[np.ndarray]) -> None:
+        self.arrays = list(arrays)
+
+    def __len__(self) -> int:
+        return len(self.arrays[0])
+
+    def __getitem__(self, index: Any) -> OutputWeights:
+        return OutputWeights([a[index] for a in self.arrays])
+
+
+def weight_arrays(weights: Any) -> list:
+    """The step's sample-weight inputs: none, one array, or one per output."""
+    if weights is None:
+        return []
+    return weights.arrays if isinstance(weights, OutputWeights) else [weights]
+
+
+def weight_ranks(weights: Any) -> str:
+    """The ranks of the step's sample-weight inputs, as the program's key writes them
+    (``"1"``: a weight per sample; ``"1,2"``: per sample, then per step)."""
+    return ",".join(str(w.ndim) for w in weight_arrays(weights))
+
+
+def _several_weights(model: Any, y: Targets, sample_weight: Any, where: str,
+                     name: str) -> OutputWeights:
+    """Keras 3's ``sample_weight`` of a model of several outputs: a list in the
+    outputs' order or a dict by output name (None: that output unweighted), or one
+    array of a weight per sample for every output."""
+    names = model.output_names
+    if isinstance(sample_weight, dict):
+        unknown = sorted(set(map(str, sample_weight)) - set(names))
+        missing = [n for n in names if n not in sample_weight]
+        if unknown or missing:
+            raise args.value_error(where, f"{name}: the model's outputs are {names}, "
+                                          "the weights are given for "
+                                          f"{sorted(map(str, sample_weight))}: give one "
+                                          "array (or None) per output")
+        given = [sample_weight[n] for n in names]
+    elif isinstance(sample_weight, (list, tuple)):
+        if len(sample_weight) != len(names):
+            raise args.value_error(where, f"{name} has {len(sample_weight)} arrays "
+                                          f"for a model of {len(names)} outputs {names}: "
+                                          "give one per output (None: unweighted), as "
+                                          "Keras")
+        given = list(sample_weight)
+    else:       # (Keras: a weight per sample, replicated on every output)
+        one = _per_sample(sample_weight, len(y), name, where)
+        given = [one] * len(names)
+    found = []
+    for i, (out_name, each) in enumerate(zip(names, given)):
+        if each is None:
+            found.append(np.ones(len(y), np.float32))
+            continue
+        found.append(_per_sample(each, len(y), f"{name} of output '{out_name}'",
+                                 where, _step_shape(model, y.arrays[i], i)))
+    return OutputWeights(found)
+
+
+def sample_weights(model: Any, y: Any, sample_weight: Any, class_weight: Any,
+                   where: str, name: str = "sample_weight") -> Any:
+    """fit/evaluate's ``sample_weight`` or ``class_weight`` as the weights of the
+    checked targets ``y`` (not both, as Keras refuses): one per sample (or per step of
+    a sequence output), an :class:`OutputWeights` for a model of several outputs, or
+    None."""
     if sample_weight is not None and class_weight is not None:
         raise args.value_error(where, "give sample_weight or class_weight, not both (as "
                                       "Keras)")
-    if isinstance(y, Targets) and (sample_weight is not None or class_weight is not None):
-        raise args.value_error(where, "sample_weight and class_weight are not supported "
-                                      "yet for a model of several outputs")
+    if isinstance(y, Targets):
+        if class_weight is not None:
+            raise args.value_error(where, "class_weight is only supported for models of "
+                                          "a single output (as Keras): give sample_weight, "
+                                          "one array per output")
+        if sample_weight is None:
+            return None
+        return _several_weights(model, y, sample_weight, where, name)
     if sample_weight is not None:
-        return _per_sample(sample_weight, len(y), "sample_weight", where)
+        return _per_sample(sample_weight, len(y), name, where,
+                           _step_shape(model, y, 0))
     if class_weight is not None:
-        return class_weights(y, class_weight, where)
+        return class_weights(y, class_weight, where, model.output_shape)
     return None
 
 
@@ -222,4 +316,5 @@ def validation(model: Any, data: Any) -> tuple:
                      "validation_data's y")
     if len(data) == 2 or data[2] is None:
         return vx, vy, None
-    return vx, vy, _per_sample(data[2], len(vx), "validation_data's sample_weight", "fit")
+    return vx, vy, sample_weights(model, vy, data[2], None, "fit",
+                                  "validation_data's sample_weight")

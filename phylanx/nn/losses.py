@@ -14,7 +14,12 @@ loss sees only the probabilities (``model_parallel_fit._head``): clipped there.
 When the model's output carries a Keras mask (a sequence output of a masked model),
 the loss is Keras 3's masked ``sum_over_batch_size``: the per-step losses (the
 element-wise ones averaged over the last axis first) of the unmasked steps summed,
-over their number (0 when the batch has none): :class:`MaskWeights`.
+over their number (0 when the batch has none): :class:`MaskWeights`; with sample
+weights (one per sample, or per step), each step's loss times its weight first, as
+Keras 3 does for weights of shape ``(n, 1)`` or ``(n, steps)``.  (Keras 3.15 multiplies
+a mask of shape ``(n, steps)`` by weights of shape ``(n,)`` by NumPy's broadcasting,
+which fails unless ``n == steps`` and then pairs sample ``j``'s weight with step ``j``;
+phylanx takes ``(n,)`` as ``(n, 1)``, a weight per sample, as Keras documents it.)
 """
 from __future__ import annotations
 
@@ -44,18 +49,29 @@ class MaskWeights:
     scale: Var
     count: Var
 
-    def reduce(self, g: Graph, values: Var) -> Var:
+    def reduce(self, g: Graph, values: Var, weights: Var | None = None) -> Var:
         """The masked mean of per-step ``values`` (the element-wise ones averaged over
-        their last axis first, as Keras)."""
+        their last axis first, as Keras), each step's value times its ``weights`` (one
+        per sample or per step) if given."""
         rank = len(self.keep.shape)
         if len(values.shape) == rank + 1:
             values = g.op("mean", values, -1, shape=values.shape[:-1])
         if len(values.shape) != rank:
             raise PhylanxValueError(f"the output's mask, of shape {self.keep.shape}, does "
                                     f"not fit its per-step values of shape {values.shape}")
+        if weights is not None:
+            values = weighted(g, values, weights)
         kept = g.op("__mul", values, self.keep, shape=values.shape, hint="masked")
         return g.op("__mul", g.op("sum", kept, shape=()), self.scale, shape=(),
                     hint="masked_mean")
+
+
+def weighted(g: Graph, values: Var, weights: Var) -> Var:
+    """``values`` (a sample's first axis) times ``weights``: one per sample, or one per
+    step (a sequence's values, ``(samples, steps)``), over the values' other axes."""
+    for _ in range(len(values.shape) - len(weights.shape)):
+        weights = g.op("expand_dims", weights, -1, shape=tuple(weights.shape) + (1,))
+    return g.op("__mul", values, weights, shape=values.shape, hint="weighted")
 
 
 def mask_weights(g: Graph, mask: Var, parallel: Any = None) -> MaskWeights:
@@ -91,16 +107,14 @@ class Loss:
     def emit(self, g: Graph, y: Var, p: Var, weights: Var | None = None,
              masked: MaskWeights | None = None) -> Var:
         """The scalar loss of outputs ``p`` for targets ``y``: the mean of the
-        per-element losses, or with ``weights`` (one per sample) Keras 3's
-        ``sum_over_batch_size``: each sample's loss times its weight, over the number of
-        samples (``sum(w * loss) / n``, not over ``sum(w)``); with ``masked``, over the
-        unmasked steps (see the module doc)."""
+        per-element losses, or with ``weights`` (one per sample, or one per step of a
+        sequence output) Keras 3's ``sum_over_batch_size``: each sample's (step's) loss
+        times its weight, over the number of samples (steps): ``sum(w * loss) / n``, not
+        over ``sum(w)``; with ``masked``, over the unmasked steps (see the module
+        doc)."""
         logits = p if self.from_logits else softmax_input(g, p)
         if masked is not None:
-            if weights is not None:
-                raise PhylanxValueError("sample weights with a masked output are not "
-                                        "supported yet")
-            return masked.reduce(g, self._each(g, y, p, logits))
+            return masked.reduce(g, self._each(g, y, p, logits), weights)
         if weights is None and logits is not None and self.name in (
                 "categorical_crossentropy", "sparse_categorical_crossentropy"):
             # one statement from the logits, exact (as Keras' TensorFlow backend takes a
@@ -109,10 +123,7 @@ class Loss:
             return g.op("softmax_crossentropy", y, logits, sparse, shape=(), hint="loss")
         each = self._each(g, y, p, logits)
         if weights is not None:
-            if len(each.shape) > 1:        # a weight per sample, over its other axes
-                weights = g.op("reshape", weights, [-1] + [1] * (len(each.shape) - 1),
-                               shape=(each.shape[0],) + (1,) * (len(each.shape) - 1))
-            each = g.op("__mul", each, weights, shape=each.shape, hint="weighted")
+            each = weighted(g, each, weights)
         return g.op("mean", each, shape=(), hint="loss")
 
     def _each(self, g: Graph, y: Var, p: Var, logits: Var | None) -> Var:

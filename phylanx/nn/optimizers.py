@@ -54,8 +54,15 @@ class Optimizer:
     def __init__(self, learning_rate: Any, weight_decay: float | None = None,
                  clipnorm: float | None = None, clipvalue: float | None = None,
                  global_clipnorm: float | None = None, lr: Any = None,
-                 name: str | None = None) -> None:
+                 name: str | None = None, **unknown: Any) -> None:
         where = self.name
+        if unknown:     # (Python's TypeError named no optimizer and no known argument)
+            keras_only = sorted(set(unknown) & KERAS_OPTIONS_NOT_SUPPORTED)
+            if keras_only:
+                raise args.value_error(where, f"{', '.join(keras_only)}: Keras 3's option "
+                                              "is not supported by phylanx.nn")
+            raise args.type_error(where, f"unknown argument(s) {', '.join(sorted(unknown))}; "
+                                         f"{where} takes {', '.join(self._known())}")
         if lr is not None:
             # Keras 2 took lr= with a warning; Keras 3 refuses it: accepted, flagged
             warnings.warn(f"{where}: the lr argument is deprecated (Keras 3 refuses it); "
@@ -77,6 +84,17 @@ class Optimizer:
         self.optimizer_name = args.name(name, where)
         self._excluded_names: tuple[str, ...] = ()
         self.state: dict[str, list[np.ndarray]] = {}
+
+    def _known(self) -> list[str]:
+        """The arguments this optimizer takes (for the message of an unknown one)."""
+        import inspect
+        known: list[str] = []
+        for cls in type(self).__mro__:
+            if "__init__" in vars(cls):
+                known += [p for p, v in inspect.signature(cls.__init__).parameters.items()
+                          if p != "self" and v.kind is v.POSITIONAL_OR_KEYWORD
+                          and p not in known and p != "lr"]
+        return known
 
     @property
     def learning_rate(self) -> float:
@@ -230,15 +248,21 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
-    slots = ("m", "v")
+    """Keras 3's Adam; ``amsgrad`` divides by the running maximum of ``v`` (its own
+    slot) instead of ``v``."""
 
     def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9,
-                 beta_2: float = 0.999, epsilon: float = 1e-7, **options: Any) -> None:
+                 beta_2: float = 0.999, epsilon: float = 1e-7, amsgrad: bool = False,
+                 **options: Any) -> None:
         super().__init__(learning_rate, **options)
         where = self.name
         self.beta_1 = hyper(beta_1, "beta_1", where, 0.0, 1.0, high_open=True)
         self.beta_2 = hyper(beta_2, "beta_2", where, 0.0, 1.0, high_open=True)
         self.epsilon = hyper(epsilon, "epsilon", where, 0.0)
+        self.amsgrad = args.boolean(amsgrad, "amsgrad", where)
+
+    def slot_names(self):
+        return ("m", "v") + (("v_hat",) if self.amsgrad else ())
 
     def prepare(self, g, lr, t):
         corr2 = g.op("sqrt", g.op("__sub", 1.0, g.op("power", self.beta_2, t, shape=()),
@@ -254,35 +278,62 @@ class Adam(Optimizer):
         v = g.op("__add", g.op("__mul", slots["v"], self.beta_2, shape=s),
                  g.op("__mul", g.op("square", grad, shape=s), 1.0 - self.beta_2, shape=s),
                  shape=s, hint="v")
+        made = {"m": m, "v": v}
+        if self.amsgrad:
+            v = made["v_hat"] = g.op("maximum", slots["v_hat"], v, shape=s, hint="v_hat")
         denom = g.op("__add", g.op("sqrt", v, shape=s), self.epsilon, shape=s)
         step = g.op("__div", g.op("__mul", m, shared["alpha"], shape=s), denom, shape=s)
-        return g.op("__sub", w, step, shape=s, hint="new"), {"m": m, "v": v}
+        return g.op("__sub", w, step, shape=s, hint="new"), made
 
     def get_config(self):
         return {**super().get_config(), "beta_1": self.beta_1, "beta_2": self.beta_2,
-                "epsilon": self.epsilon}
+                "epsilon": self.epsilon, "amsgrad": self.amsgrad}
 
 
 class RMSprop(Optimizer):
-    slots = ("v",)
+    """Keras 3's RMSprop: ``v = rho v + (1 - rho) g^2``; ``centered`` subtracts the
+    square of the moving mean gradient from ``v`` in the denominator; ``momentum`` > 0
+    accumulates the increments ``lr g / sqrt(v + epsilon)`` (its own slot)."""
 
     def __init__(self, learning_rate: Any = 0.001, rho: float = 0.9,
-                 epsilon: float = 1e-7, **options: Any) -> None:
+                 momentum: float = 0.0, epsilon: float = 1e-7, centered: bool = False,
+                 **options: Any) -> None:
         super().__init__(learning_rate, **options)
         self.rho = hyper(rho, "rho", "RMSprop", 0.0, 1.0, high_open=True)
+        self.momentum = hyper(momentum, "momentum", "RMSprop", 0.0, 1.0)
         self.epsilon = hyper(epsilon, "epsilon", "RMSprop", 0.0)
+        self.centered = args.boolean(centered, "centered", "RMSprop")
+
+    def slot_names(self):
+        return ("v",) + (("momentum",) if self.momentum else ()) + \
+            (("average_gradient",) if self.centered else ())
 
     def update(self, g, w, grad, slots, shared):
         s = w.shape
-        v = g.op("__add", g.op("__mul", slots["v"], self.rho, shape=s),
-                 g.op("__mul", g.op("square", grad, shape=s), 1.0 - self.rho, shape=s),
+        rho = self.rho
+        v = g.op("__add", g.op("__mul", slots["v"], rho, shape=s),
+                 g.op("__mul", g.op("square", grad, shape=s), 1.0 - rho, shape=s),
                  shape=s, hint="v")
-        denom = g.op("sqrt", g.op("__add", v, self.epsilon, shape=s), shape=s)
+        made = {"v": v}
+        if self.centered:
+            mean = g.op("__add", g.op("__mul", slots["average_gradient"], rho, shape=s),
+                        g.op("__mul", grad, 1.0 - rho, shape=s), shape=s,
+                        hint="average_gradient")
+            made["average_gradient"] = mean
+            spread = g.op("__sub", v, g.op("square", mean, shape=s), shape=s)
+            denom = g.op("sqrt", g.op("__add", spread, self.epsilon, shape=s), shape=s)
+        else:
+            denom = g.op("sqrt", g.op("__add", v, self.epsilon, shape=s), shape=s)
         step = g.op("__div", g.op("__mul", grad, shared["lr"], shape=s), denom, shape=s)
-        return g.op("__sub", w, step, shape=s, hint="new"), {"v": v}
+        if self.momentum:
+            step = g.op("__add", g.op("__mul", slots["momentum"], self.momentum, shape=s),
+                        step, shape=s, hint="momentum")
+            made["momentum"] = step
+        return g.op("__sub", w, step, shape=s, hint="new"), made
 
     def get_config(self):
-        return {**super().get_config(), "rho": self.rho, "epsilon": self.epsilon}
+        return {**super().get_config(), "rho": self.rho, "momentum": self.momentum,
+                "epsilon": self.epsilon, "centered": self.centered}
 
 
 class AdamW(Adam):
@@ -290,13 +341,18 @@ class AdamW(Adam):
 
     def __init__(self, learning_rate: Any = 0.001, weight_decay: float = 0.004,
                  beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7,
-                 **options: Any) -> None:
+                 amsgrad: bool = False, **options: Any) -> None:
         if weight_decay is None:
             raise args.value_error("AdamW", "AdamW needs a weight_decay (a number >= 0); "
                                             "use Adam for none")
-        super().__init__(learning_rate, beta_1, beta_2, epsilon, weight_decay=weight_decay,
-                         **options)
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, amsgrad,
+                         weight_decay=weight_decay, **options)
 
+
+#: Keras 3 optimizers' options that phylanx.nn does not implement (refused by name)
+KERAS_OPTIONS_NOT_SUPPORTED = frozenset({
+    "use_ema", "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor",
+    "gradient_accumulation_steps"})
 
 OPTIMIZERS = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop}
 

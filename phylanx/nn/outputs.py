@@ -4,7 +4,8 @@ takes them, and the names of the values ``fit`` and ``evaluate`` report.
 A model of one output has one loss and a list of metric names.  A model of several
 (``Model(x, [a, b])``) takes a loss for every output (one name for all, a list in the
 outputs' order, or a dict by output name: the name of the layer computing it), optional
-``loss_weights`` (list or dict; 1 by default) and metrics as a list of lists or a dict;
+``loss_weights`` (a list, or a dict by output name naming every output, as Keras 3;
+none given: 1) and metrics as a list of lists or a dict;
 its loss is ``sum(weight * output loss)``, and the logs are Keras': ``loss``, each
 ``<output>_loss`` (unweighted), then each ``<output>_<metric>``.  Every mismatch is an
 error at the user's compile line, before any step.
@@ -79,7 +80,9 @@ def heads(names: list[str], loss: Any, loss_weights: Any, metric_names: Any) -> 
     elif not several and not isinstance(loss_weights, (list, tuple, dict)):
         weights = [loss_weights]
     else:
-        weights = _per_output(loss_weights, names, "loss_weights", keyed=False)
+        # (a dict missing an output is refused, as Keras 3 refuses it at fit; given
+        # with one loss for all outputs, Keras took its one weight for every output)
+        weights = _per_output(loss_weights, names, "loss_weights")
     weights = [1.0 if w is None else args.real(w, "loss_weights", where, 0.0)
                for w in weights]
     if metric_names is None:

@@ -96,11 +96,23 @@ def load_model(path: str | Path) -> Any:
     settings = saved.get("compile")
     if settings:
         from . import losses, optimizers
-        # (a loss weight other than 1 is saved under "outputs", one entry per output)
-        heads = settings.get("outputs")
         model.compile(optimizers.from_config(settings["optimizer"],
                                              settings["optimizer_config"]),
                       losses.Loss(settings["loss"], settings["from_logits"]),
-                      settings["metrics"],
-                      loss_weights=None if not heads else [h["loss_weight"] for h in heads])
+                      settings["metrics"], loss_weights=_loss_weights(path, settings))
     return model
+
+
+def _loss_weights(path: Path, settings: dict) -> Any:
+    """The saved loss weights in the outputs' order (saved under "outputs", one entry
+    per output, when one is not 1), or None; an entry without its weight is an error
+    naming the file, as compile refuses a dict missing an output (a weight is not
+    taken as 1)."""
+    heads = settings.get("outputs")
+    if not heads:
+        return None
+    if not isinstance(heads, list) or not all(
+            isinstance(h, dict) and "loss_weight" in h for h in heads):
+        raise PhylanxValueError(f"{path}: the compile settings' \"outputs\" must give "
+                                f"each output's loss_weight, got {heads!r}")
+    return [h["loss_weight"] for h in heads]

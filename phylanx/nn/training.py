@@ -14,7 +14,8 @@ unmasked steps, the weight of its metrics in the epoch's values (Keras' metrics 
 steps, its loss batches).
 
 A model of several outputs (:mod:`.outputs`) takes one target array per output
-(``y_batch0``, ``y_batch1`` ...); its step's metrics start with each output's loss.
+(``y_batch0``, ``y_batch1`` ...) and, weighted, one sample-weight array per output
+(``w_batch0`` ...); its step's metrics start with each output's loss.
 """
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ class Program:
     """One compiled PhySL function of a model and what its inputs and outputs mean."""
 
     def __init__(self, model: Any, kind: str, parallel: bool = False,
-                 sync_batchnorm: bool = True, weighted: bool = False,
+                 sync_batchnorm: bool = True, weighted: str = "",
                  bucket_cap_mb: float = 0.0, traced: bool = False) -> None:
         trainable = model.trainable_weights if kind == "train" else []
         fixed = [w for w in model.weights if all(w is not t for t in trainable)]
@@ -98,38 +99,22 @@ class Program:
 
         x = g.input("x_batch", model.input_shape)
         outs, out_masks = model.emit_outputs(ctx_for, x, on_output)
-        out, out_mask = outs[0], out_masks[0]
         names = [v.name for v in params + consts] + ["x_batch"]
-        results: Any = out if len(outs) == 1 else outs
+        results: Any = outs[0] if len(outs) == 1 else outs
         self.slot_names: tuple[str, ...] = ()
         self.updated: list = []
-        #: whether the step's metrics end with the batch's count of unmasked steps
-        self.metric_count = False
-        if kind != "predict" and len(outs) > 1:
-            loss, found, y_names = _several_losses(g, model.heads, outs)
+        #: per metric value, which of the counts of unmasked steps ending the step's
+        #: metrics weighs it in the epoch's values (None: the batch's samples)
+        self.metric_counts: list = []
+        if kind != "predict":
+            # weighted: each output's loss weighs each sample (or step; validation_data's
+            # weights too); the metrics do not, as Keras' `metrics` (not
+            # `weighted_metrics`)
+            loss, found, inputs, self.metric_counts = _heads_loss(
+                g, model.heads, outs, out_masks, weighted, self.parallel)
             if penalties:       # in the reported loss too, as Keras reports it
                 loss = g.op("__add", loss, *penalties, shape=(), hint="regularized")
-            names += y_names
-            results = [loss, found]
-        elif kind != "predict":
-            head = model.heads[0]
-            y = g.input("y_batch", _target_shape(head.loss, out.shape))
-            # weighted: the loss weighs each sample (validation_data's sample weights);
-            # the metrics do not, as Keras' `metrics` (not `weighted_metrics`)
-            w = g.input("w_batch", (None,)) if weighted else None
-            masked = None if out_mask is None else \
-                losses.mask_weights(g, out_mask, self.parallel)
-            loss = head.loss.emit(g, y, out, w, masked)
-            if head.weight != 1.0:
-                loss = g.op("__mul", loss, head.weight, shape=(), hint="weighted_loss")
-            if penalties:       # in the reported loss too, as Keras reports it
-                loss = g.op("__add", loss, *penalties, shape=(), hint="regularized")
-            found = [metrics.emit(k, g, y, out, head.loss, masked)
-                     for k in head.metric_kinds]
-            if masked is not None and found:
-                found.append(masked.count)
-                self.metric_count = True
-            names += ["y_batch"] + (["w_batch"] if weighted else [])
+            names += inputs
             results = [loss, found]
         if kind == "train":
             opt = model.optimizer
@@ -193,12 +178,13 @@ class Program:
     def __call__(self, *args: Any) -> Any:
         return execution_tree.invoke(self.function, args, {})
 
-    def split_count(self, found: list) -> tuple[list, float | None]:
-        """The step's metric values and the batch's unmasked step count (None: the
-        metrics weigh as the batch's samples)."""
-        if not self.metric_count:
-            return found, None
-        return found[:-1], float(found[-1])
+    def split_count(self, found: list) -> tuple[list, list]:
+        """The step's metric values and, for each, its weight in the epoch's values:
+        the batch's count of unmasked steps of a masked output's metric, else None
+        (the batch's samples)."""
+        counts = len(found) - len(self.metric_counts)
+        values, kept = found[:len(found) - counts], found[len(found) - counts:]
+        return values, [None if c is None else float(kept[c]) for c in self.metric_counts]
 
 
 def _shard(step: Program, take: np.ndarray, rank: int, count: int):
@@ -252,12 +238,13 @@ def _callbacks(callbacks: Any) -> list:
 
 
 def _accumulate(totals: dict, seen: dict, values: dict, samples: int,
-                steps_kept: float | None) -> dict:
-    """Add a batch's logs to the epoch's and return the epoch's so far: the loss weighs
-    as the batch's samples (Keras' loss tracker), the metrics too, or, for a masked
-    output, as its unmasked steps (Keras' metrics count steps; none yet: 0)."""
+                steps_kept: dict) -> dict:
+    """Add a batch's logs to the epoch's and return the epoch's so far: the losses weigh
+    as the batch's samples (Keras' loss trackers), the metrics too, or, for a masked
+    output, as its unmasked steps (``steps_kept``, by log name: Keras' metrics count
+    steps; none yet: 0)."""
     for k, v in values.items():
-        weight = samples if steps_kept is None or k == "loss" else steps_kept
+        weight = steps_kept.get(k, samples)
         totals[k] = totals.get(k, 0.0) + v * weight
         seen[k] = seen.get(k, 0.0) + weight
     return {k: totals[k] / seen[k] if seen[k] else 0.0 for k in totals}
@@ -274,21 +261,39 @@ def _target_shape(loss: losses.Loss, out_shape: tuple) -> tuple:
     return out_shape
 
 
-def _several_losses(g: Graph, heads: list, outs: list) -> tuple[Var, list, list[str]]:
-    """A model of several outputs: ``sum(weight * output loss)``, the metrics (each
-    output's loss, then the outputs' metrics, in :func:`.outputs.log_names`' order)
-    and the names of the targets' inputs."""
-    ys = [g.input(f"y_batch{i}", _target_shape(head.loss, out.shape))
-          for i, (head, out) in enumerate(zip(heads, outs))]
-    each = [head.loss.emit(g, y, out) for head, y, out in zip(heads, ys, outs)]
+def _heads_loss(g: Graph, heads: list, outs: list, masks: list, weighted: str,
+                parallel: Any) -> tuple[Var, list, list[str], list]:
+    """The step's loss and metrics: ``sum(loss weight * output loss)``, and the metric
+    values in :func:`.outputs.log_names`' order (several outputs: each output's loss
+    first), then the counts of unmasked steps of the masked outputs having metrics;
+    the names of the targets' (and sample weights') inputs; and per metric value, the
+    index of its count (None: none).  ``weighted``: the ranks of the sample-weight
+    inputs, one per output, comma-separated ("" for none)."""
+    several = len(outs) > 1
+    suffix = [str(i) if several else "" for i in range(len(outs))]
+    ys = [g.input(f"y_batch{s}", _target_shape(head.loss, out.shape))
+          for s, head, out in zip(suffix, heads, outs)]
+    ranks = [int(r) for r in weighted.split(",")] if weighted else []
+    ws = [g.input(f"w_batch{s}", out.shape[:rank]) for s, out, rank in
+          zip(suffix, outs, ranks)] or [None] * len(outs)
+    masked = [None if m is None else losses.mask_weights(g, m, parallel) for m in masks]
+    each = [head.loss.emit(g, y, out, w, mk)
+            for head, y, out, w, mk in zip(heads, ys, outs, ws, masked)]
     terms = [e if head.weight == 1.0 else
              g.op("__mul", e, head.weight, shape=(), hint="weighted_loss")
              for head, e in zip(heads, each)]
     loss = terms[0] if len(terms) == 1 else \
         g.op("__add", *terms, shape=(), hint="total_loss")
-    found = each + [metrics.emit(heads[i].metric_kinds[k], g, ys[i], outs[i],
-                                 heads[i].loss) for i, k in outputs.metric_order(heads)]
-    return loss, found, [y.name for y in ys]
+    order = outputs.metric_order(heads) if several else \
+        [(0, k) for k in range(len(heads[0].metric_kinds))]
+    found = [metrics.emit(heads[i].metric_kinds[k], g, ys[i], outs[i], heads[i].loss,
+                          masked[i]) for i, k in order]
+    counted = sorted({i for i, _ in order if masked[i] is not None})
+    weights = [None if masked[i] is None else counted.index(i) for i, _ in order]
+    if several:         # (each output's loss weighs as its batch's samples, as Keras)
+        found, weights = each + found, [None] * len(each) + weights
+    found += [masked[i].count for i in counted]
+    return loss, found, [v.name for v in ys + ws if v is not None], weights
 
 
 class TrainingMixin(BatchMixin):
@@ -347,33 +352,21 @@ class TrainingMixin(BatchMixin):
         """The names of the logs of a step, in order (Keras')."""
         return outputs.log_names(self.heads)
 
-    def _refuse_several_outputs(self, where: str, weights: Any = (),
-                                distributed: str | None = None) -> None:
-        """What a model of several outputs does not do yet, refused before any step."""
-        if len(self.outputs) == 1:
-            return
-        if any(t.masked for t in self.outputs):
-            raise args.value_error(where, "a model of several outputs whose outputs carry "
-                                          "a Keras mask is not supported yet")
-        if any(w is not None for w in weights):
-            raise args.value_error(where, "sample_weight and class_weight are not supported "
-                                          "yet for a model of several outputs")
-        if distributed == "model":
-            raise args.value_error(where, "distributed='model' is not supported yet for a "
-                                          "model of several outputs")
-
     def _program(self, kind: str) -> Program:
         program = self._programs.get(kind)
         if program is None:
             # "train:data": data parallel; "train:data:local_bn": without synchronised
             # batch statistics; ":bucket=<MB>": its gradients' bucket size;
-            # ":weighted": a loss weighing each sample; ":traced" (last): its gradients
+            # ":weighted=<ranks>": losses weighing each sample (rank 1) or step (2), one
+            # rank per output (data.weight_ranks); ":traced" (last): its gradients
             # timed (data_parallel.record_timeline: the switch picks the step at each fit)
             base, *modes = kind.split(":")
             bucket = [float(m.split("=")[1]) for m in modes if m.startswith("bucket=")]
+            weighted = [m.split("=")[1] for m in modes if m.startswith("weighted=")]
             program = self._programs[kind] = Program(
                 self, base, parallel="data" in modes,
-                sync_batchnorm="local_bn" not in modes, weighted="weighted" in modes,
+                sync_batchnorm="local_bn" not in modes,
+                weighted=weighted[0] if weighted else "",
                 bucket_cap_mb=bucket[0] if bucket else 0.0, traced="traced" in modes)
         return program
 
@@ -440,7 +433,7 @@ class TrainingMixin(BatchMixin):
                 from .model_parallel_fit import _error
                 raise _error("conv_split ('batch' or 'length') is for distributed='model'")
             x, y = data.samples(self, x, y, "fit")
-            train_weights = data.sample_weights(y, sample_weight, class_weight, "fit")
+            train_weights = data.sample_weights(self, y, sample_weight, class_weight, "fit")
             weights = None
             if validation_split:
                 (x, y), (vx, vy) = data.split(x, y, validation_split)
@@ -452,9 +445,6 @@ class TrainingMixin(BatchMixin):
                     train_weights = train_weights[:cut]
             elif validation_data is not None:
                 vx, vy, weights = data.validation(self, validation_data)
-            # (validation_data's sample weights too: its step would take them late)
-            self._refuse_several_outputs("fit", (train_weights, weights), distributed)
-            self._refuse_masked_weights("fit", train_weights, weights)
             if distributed == "model":
                 self._check_model_parallel(train_weights)
             for cb in callbacks:    # (a path that cannot be written: before any step)
@@ -467,7 +457,8 @@ class TrainingMixin(BatchMixin):
             untraced = (("train" if distributed is None else
                          ("train:data" if sync_batchnorm else "train:data:local_bn")
                          + f":bucket={bucket_cap_mb:g}")
-                        + ("" if train_weights is None else ":weighted"))
+                        + ("" if train_weights is None else
+                           f":weighted={data.weight_ranks(train_weights)}"))
             traced = distributed is not None and data_parallel.recording()
             step = self._program(untraced + (":traced" if traced else ""))
         if distributed is not None:
@@ -482,7 +473,7 @@ class TrainingMixin(BatchMixin):
             data_parallel.check_agreement(self, x, y, {
                 "batch_size": batch_size, "epochs": epochs, "initial_epoch": initial_epoch,
                 "shuffle": bool(shuffle), "sync_batchnorm": bool(sync_batchnorm),
-                "sample weights": None if train_weights is None else checksum(train_weights)},
+                "sample weights": [checksum(w) for w in data.weight_arrays(train_weights)]},
                 None if validation_data is None else (vx, vy), program, distributed)
             if distributed == "model":      # (its plan splits weights collectively)
                 trainer = self._model_parallel(conv_split or "batch")
@@ -520,14 +511,15 @@ class TrainingMixin(BatchMixin):
                 extra: list = []
                 if trainer is not None:
                     values, steps_kept = self._model_parallel_batch(
-                        trainer, x[take], y[take], stop_on_nan, epoch, b, history), None
+                        trainer, x[take], y[take], stop_on_nan, epoch, b, history), {}
                 else:
                     mine = take
                     if distributed is not None:
                         mine, extra = _shard(step, take, rank, count)
                     if not shuffle:     # (its rows consecutive: order is an arange)
                         mine = _span(mine)
-                    wb = () if train_weights is None else (train_weights[mine],)
+                    wb = () if train_weights is None else \
+                        data.weight_arrays(train_weights[mine])
                     values, steps_kept = self._train_batch(
                         step, x[mine], y[mine], stop_on_nan, epoch, b, history, extra, wb)
                 logs = _accumulate(totals, seen, values, len(take), steps_kept)
@@ -547,20 +539,13 @@ class TrainingMixin(BatchMixin):
         self.history = history
         return history
 
-    def _refuse_masked_weights(self, where: str, *weights: Any) -> None:
-        """Sample or class weights with a masked output: not written yet (Keras 3
-        multiplies the mask and the weights by NumPy's broadcasting, which pairs a
-        sample's weight with a step), refused before any step."""
-        if any(t.masked for t in self.outputs) and any(w is not None for w in weights):
-            raise args.value_error(where, "sample_weight and class_weight are not "
-                                          "supported yet for a model whose output carries "
-                                          "a Keras mask (its loss is over the unmasked "
-                                          "steps)")
-
     def _check_model_parallel(self, weights) -> None:
         """What model-parallel training does not do yet, refused before any step (its
         weights are split: a norm or penalty of one rank's block is not the weight's)."""
         from .model_parallel_fit import _error
+        if len(self.outputs) > 1:
+            raise _error("a model of several outputs is not supported with "
+                         "distributed='model' yet")
         if self.masked:
             raise _error("Keras masks (Embedding(mask_zero=True), Masking) are not "
                          "supported with distributed='model' yet")
@@ -585,7 +570,7 @@ class TrainingMixin(BatchMixin):
                    np.float32(opt.iterations + 1),
                    *extra)
         loss, found, new_params, new_slots, updates = _resolved(out)
-        found, steps_kept = step.split_count(found)
+        found, counts = step.split_count(found)
         if not np.isfinite(loss) and stop_on_nan:
             raise _diverged(loss, epoch, batch, history)
         opt.iterations += 1
@@ -596,7 +581,12 @@ class TrainingMixin(BatchMixin):
             opt.state[s] = list(new_slots[k * n:(k + 1) * n])
         for w, v in zip(step.updated, updates):
             w.value = v
-        return self._logs(loss, found), steps_kept
+        return self._logs(loss, found), self._counted(counts)
+
+    def _counted(self, counts: list) -> dict:
+        """The log names of the metrics weighing as their batch's unmasked steps in the
+        epoch's values, and those counts."""
+        return {name: c for name, c in zip(self.log_names()[1:], counts) if c is not None}
 
     def _logs(self, loss, found) -> dict:
         """A batch's logs as Keras names them: the loss, then (several outputs) each
@@ -621,17 +611,20 @@ class TrainingMixin(BatchMixin):
     def _evaluate_arrays(self, x, y, batch_size, weights=None) -> dict[str, float]:
         """The loss and metrics over ``(x, y)``: each batch's, weighted by its size, so
         that with ``weights`` the loss is ``sum(w * loss) / n`` over all the samples."""
-        program = self._program("test" if weights is None else "test:weighted")
+        program = self._program("test" if weights is None else
+                                f"test:weighted={data.weight_ranks(weights)}")
         totals: dict[str, float] = {}
         seen: dict[str, float] = {}
         logs: dict[str, float] = {}
         for start in range(0, len(x), batch_size):
             xb, yb = x[start:start + batch_size], y[start:start + batch_size]
-            wb = () if weights is None else (weights[start:start + batch_size],)
+            wb = () if weights is None else \
+                data.weight_arrays(weights[start:start + batch_size])
             loss, found = program(*[w.value for w in program.fixed], xb,
                                   *data.target_arrays(yb), *wb)
-            found, steps_kept = program.split_count(found)
-            logs = _accumulate(totals, seen, self._logs(loss, found), len(xb), steps_kept)
+            found, counts = program.split_count(found)
+            logs = _accumulate(totals, seen, self._logs(loss, found), len(xb),
+                               self._counted(counts))
         return logs
 
     def evaluate(self, x: Any = None, y: Any = None, batch_size: int | None = None,
@@ -644,9 +637,7 @@ class TrainingMixin(BatchMixin):
         verbose = args.verbose(verbose, "evaluate")
         return_dict = args.boolean(return_dict, "return_dict", "evaluate")
         x, y = data.samples(self, x, y, "evaluate")
-        weights = data.sample_weights(y, sample_weight, None, "evaluate")
-        self._refuse_several_outputs("evaluate", (weights,))
-        self._refuse_masked_weights("evaluate", weights)
+        weights = data.sample_weights(self, y, sample_weight, None, "evaluate")
         scores = self._evaluate_arrays(x, y, batch_size, weights)
         if verbose:
             steps = math.ceil(len(x) / batch_size)

@@ -32,14 +32,13 @@ class BatchMixin:
         self._require_compiled(where)
         return_dict = args.boolean(return_dict, "return_dict", where)
         x, y = data.samples(self, x, y, where)
-        weights = data.sample_weights(y, sample_weight, class_weight, where)
-        self._refuse_masked_weights(where, weights)
-        self._refuse_several_outputs(where, (weights,))
-        step = self._program("train" if weights is None else "train:weighted")
+        weights = data.sample_weights(self, y, sample_weight, class_weight, where)
+        step = self._program("train" if weights is None else
+                             f"train:weighted={data.weight_ranks(weights)}")
         opt = self.optimizer
         if any(len(opt.state.get(s, ())) != len(step.trainable) for s in step.slot_names):
             opt.init_state([w.value for w in step.trainable])
-        wb = () if weights is None else (weights,)
+        wb = data.weight_arrays(weights)
         # (as Keras: a NaN loss is returned, not raised; fit stops on it)
         logs, _ = self._train_batch(step, x, y, False, 0, 0, None, (), wb)
         return _returned(logs, return_dict)
@@ -51,9 +50,7 @@ class BatchMixin:
         self._require_compiled(where)
         return_dict = args.boolean(return_dict, "return_dict", where)
         x, y = data.samples(self, x, y, where)
-        weights = data.sample_weights(y, sample_weight, None, where)
-        self._refuse_masked_weights(where, weights)
-        self._refuse_several_outputs(where, (weights,))
+        weights = data.sample_weights(self, y, sample_weight, None, where)
         logs = self._evaluate_arrays(x, y, len(x), weights)
         return _returned(logs, return_dict)
 

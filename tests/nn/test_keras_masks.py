@@ -128,8 +128,11 @@ def test_bad_masks_are_located_errors_before_any_step():
     model = nn.Model(x, nn.Dense(2, activation="softmax")(nn.LSTM(2, return_sequences=True)(h)))
     model.compile("sgd", "sparse_categorical_crossentropy")
     xs, ys = np.ones((4, 4), np.int64), np.zeros((4, 4), np.int64)
-    _raises_here(lambda: model.fit(xs, ys, sample_weight=np.ones(4), verbose=0),
-                 "sample_weight", "mask")
+    # weights: one per sample or per step; a class per step has no class per sample
+    _raises_here(lambda: model.fit(xs, ys, sample_weight=np.ones((4, 3)), verbose=0),
+                 "sample_weight", "per step", "(4, 4)")
+    _raises_here(lambda: model.fit(xs, ys, class_weight={0: 2.0}, verbose=0),
+                 "class_weight", "one class per sample")
     _raises_here(lambda: model.fit(xs, ys, verbose=0, distributed="model"), "mask")
     # index input_dim: the vocabulary counted without the padding 0 (Keras on JAX would
     # clip it to the last row silently)

@@ -15,6 +15,7 @@ import pytest
 
 from phylanx import execution_tree, nn
 from phylanx.autodiff.symbolic import Graph, literal
+from phylanx.errors import PhylanxValueError
 from phylanx.nn.layers_core import Context
 
 from . import keras_rnn_output_cases as cases
@@ -160,6 +161,11 @@ def test_bad_compile_arguments_of_several_outputs_are_located_errors():
     _raises_here(lambda: model.compile("sgd", {"a": "mse", "b": "mse", "c": "mse"}),
                  "['c']")
     _raises_here(lambda: model.compile("sgd", "mse", loss_weights=[1.0]), "loss_weights")
+    # a dict missing an output: Keras 3 raises (a KeyError at fit; with one loss for
+    # all outputs it took the one weight given for every output)
+    for loss in ("mse", ["mse", "mse"], {"a": "mse", "b": "mse"}):
+        _raises_here(lambda loss=loss: model.compile("sgd", loss, loss_weights={"a": 2.0}),
+                     "loss_weights", "none for output(s) ['b']")
     _raises_here(lambda: model.compile("sgd", "mse", metrics=["mae"]), "one list of metric")
     _raises_here(lambda: model.compile("sgd", "mse", metrics={"c": ["mae"]}), "['c']")
     assert model.loss is None              # (a refused compile changes nothing)
@@ -175,11 +181,20 @@ def test_bad_targets_of_several_outputs_are_located_errors_before_any_step():
     _raises_here(lambda: model.fit(x, {"a": np.zeros(4)}, verbose=0), "['a']")
     _raises_here(lambda: model.fit(x, [np.full(4, 5), np.zeros((4, 2))], verbose=0),
                  "output 'a'", "label 5")
-    _raises_here(lambda: model.fit(x, [np.zeros(4), np.zeros((4, 2))], verbose=0,
-                                   sample_weight=np.ones(4)), "several outputs")
     targets = [np.zeros(4), np.zeros((4, 2))]
-    _raises_here(lambda: model.fit(x, targets, validation_data=(x, targets, np.ones(4)),
-                                   verbose=0), "several outputs")
+    # Keras 3's forms of sample weights: one array per output, or one for all
+    _raises_here(lambda: model.fit(x, targets, verbose=0, sample_weight=[np.ones(4)]),
+                 "1 arrays", "2 outputs")
+    _raises_here(lambda: model.fit(x, targets, verbose=0, sample_weight={"a": np.ones(4)}),
+                 "['a']")
+    _raises_here(lambda: model.fit(x, targets, verbose=0, sample_weight=np.ones((4, 2))),
+                 "sample_weight", "one weight per sample")
+    _raises_here(lambda: model.fit(x, targets, verbose=0,
+                                   sample_weight=[None, np.ones(3)]), "output 'b'", "(4,)")
+    _raises_here(lambda: model.fit(x, targets, validation_data=(x, targets, [np.ones(5)] * 2),
+                                   verbose=0), "validation_data's sample_weight")
+    _raises_here(lambda: model.fit(x, targets, verbose=0, class_weight={0: 2.0}),
+                 "class_weight", "single output")
     for before, after in zip(weights, model.get_weights()):
         np.testing.assert_array_equal(before, after)
 
@@ -281,3 +296,22 @@ def test_evaluate_lists_several_outputs_scores_in_keras_order():
     listed = model.train_on_batch(*data)
     assert len(listed) == len(keras_order)
     np.testing.assert_allclose(listed[3], scores["lab_accuracy"])   # weights before the step
+
+
+def test_saved_loss_weight_missing_is_an_error_naming_the_file(tmp_path):
+    """A saved output entry without its loss_weight is not taken as 1 (as compile
+    refuses a loss_weights dict missing an output): an error naming the file."""
+    import json
+    nn.clear_session()
+    model = nn.Sequential([nn.Input((3,)), nn.Dense(2)])
+    model.compile("sgd", "mse", loss_weights=3.0)
+    path = nn.save_model(model, tmp_path / "weighted.npz")
+    with np.load(path) as saved:
+        arrays = {k: saved[k] for k in saved.files}
+    config = json.loads(str(arrays["__config__"]))
+    assert config["compile"]["outputs"][0].pop("loss_weight") == 3.0
+    arrays["__config__"] = np.array(json.dumps(config))
+    np.savez(path, **arrays)
+    with pytest.raises(PhylanxValueError, match="loss_weight") as info:
+        nn.load_model(path)
+    assert str(path) in str(info.value)

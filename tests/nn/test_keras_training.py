@@ -1,6 +1,7 @@
 """phylanx.nn's training features against Keras 3 (JAX backend), from the same data,
 initial weights and settings (tests/nn/keras_scenarios.py): sample and class weights,
-clipnorm/clipvalue/global_clipnorm, weight decay and AdamW, L1/L2 regularizers, the
+clipnorm/clipvalue/global_clipnorm, weight decay and AdamW, RMSprop's momentum and
+centered form, Adam's amsgrad, L1/L2 regularizers, the
 learning-rate schedules, ReduceLROnPlateau and LearningRateScheduler, and the
 ``*_on_batch`` methods.
 
@@ -95,10 +96,14 @@ def test_matches_keras(name, phylanx_run):
 def test_the_scenarios_exercise_what_they_name(phylanx_run):
     """Guard: each optimizer option changes the result (else agreeing with Keras would
     prove nothing): the scenario without its option ends with other weights."""
-    for name in ("clipnorm", "clipvalue", "global_clipnorm", "weight_decay"):
+    for name, option in (("clipnorm", "clipnorm"), ("clipvalue", "clipvalue"),
+                         ("global_clipnorm", "global_clipnorm"),
+                         ("weight_decay", "weight_decay"),
+                         ("rmsprop_centered", "momentum"), ("rmsprop_centered", "centered"),
+                         ("amsgrad", "amsgrad")):
         spec = keras_scenarios.SCENARIOS[name]
         opt, options = spec["optimizer"]
-        stripped = {k: v for k, v in options.items() if k != name}
+        stripped = {k: v for k, v in options.items() if k != option}
         keras_scenarios.SCENARIOS[f"{name}_off"] = {**spec, "optimizer": (opt, stripped)}
         try:
             with_it = phylanx_run(name)["weights"]

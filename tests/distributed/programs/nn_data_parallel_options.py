@@ -3,7 +3,8 @@
 global gradient norm clip and weight decay (applied to the all-reduced gradients, not
 to a shard's), and kernel/activity regularizers (each penalty counted once, the
 activity penalty over the global batch), and a model of two outputs (a loss, a loss
-weight and a metric each: each output's loss and metric all-reduced as the total).
+weight and a metric each, sample weights for one: each output's loss and metric
+all-reduced as the total).
 Prints ``OK <rank>``."""
 import numpy as np
 
@@ -51,8 +52,9 @@ def check(optimizer, what, **fit):
 
 
 def two_outputs(distributed):
-    """A model of two outputs: History (``a_loss``, ``b_mae`` ...) and weights."""
-    x, y, _ = data()
+    """A model of two outputs, the first's loss weighted per sample (Keras 3's list per
+    output): History (``a_loss``, ``b_mae`` ...) and weights."""
+    x, y, w = data()
     nn.set_seed(4)
     nn.clear_session()
     inputs = nn.Input((5,))
@@ -61,7 +63,7 @@ def two_outputs(distributed):
     m.compile(nn.SGD(0.1), ["sparse_categorical_crossentropy", "mse"], loss_weights=[1.0, 0.5],
               metrics=[["accuracy"], ["mae"]])
     h = m.fit(x, {"a": y, "b": x[:, :2]}, batch_size=8, epochs=2, verbose=0, shuffle=False,
-              distributed="data" if distributed else None)
+              sample_weight=[w[:, None], None], distributed="data" if distributed else None)
     return h.history, m.get_weights()
 
 

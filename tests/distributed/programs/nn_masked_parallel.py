@@ -2,7 +2,8 @@
 mpiexec): the loss and metrics over the unmasked steps of the global batch (the ranks'
 counts all-reduced), with an uneven split, a shard wholly padded, and a last batch of
 one row (a rank without rows runs a stand-in of weight 0); a Masking + LSTM + pooling
-classifier too.  Prints ``OK <rank>``."""
+classifier too; the sequence model's loss weighted per step (sample weights of shape
+``(n, steps)``, each rank's shard of them).  Prints ``OK <rank>``."""
 import numpy as np
 
 from phylanx import distributed as dist
@@ -30,20 +31,20 @@ def pooled_model():
     return nn.Model(x, nn.Dense(3, activation="softmax")(nn.GlobalAveragePooling1D()(h)))
 
 
-def train(build, x, y, distributed):
+def train(build, x, y, distributed, **fit):
     nn.set_seed(3)
     nn.clear_session()
     m = build()
     m.compile(optimizer=nn.Adam(0.05), loss="sparse_categorical_crossentropy",
               metrics=["accuracy"])
     h = m.fit(x, y, batch_size=4, epochs=2, verbose=0, shuffle=False,
-              distributed="data" if distributed else None)
+              distributed="data" if distributed else None, **fit)
     return h.history, m.get_weights()
 
 
-def check(build, x, y, what):
-    got_h, got_w = train(build, x, y, True)
-    want_h, want_w = train(build, x, y, False)
+def check(build, x, y, what, **fit):
+    got_h, got_w = train(build, x, y, True, **fit)
+    want_h, want_w = train(build, x, y, False, **fit)
     assert set(got_h) == set(want_h), what
     for key in want_h:
         np.testing.assert_allclose(got_h[key], want_h[key], rtol=2e-5, atol=1e-6,
@@ -54,7 +55,9 @@ def check(build, x, y, what):
 
 def main():
     x, y = data()
-    check(sequence_model, x, y, "Embedding(mask_zero) + GRU sequence")
+    per_step = np.random.default_rng(6).uniform(0.0, 2.0, x.shape).astype(np.float32)
+    check(sequence_model, x, y, "Embedding(mask_zero) + GRU sequence",
+          sample_weight=per_step)
     rng = np.random.default_rng(5)
     features = rng.normal(size=(13, 5, 2)).astype(np.float32)
     features[x == 0] = 0.0

@@ -1,0 +1,166 @@
+"""Sample weights of models of several outputs and of masked outputs compared with
+Keras 3 (JAX backend), from the same data and initial weights (phylanx's
+initialisers).
+
+``two_outputs``: a model of two outputs with loss weights and metrics per output,
+trained with one weight array per output (a ``(n, 1)`` one and a ``(n,)`` one),
+validated with weighted ``validation_data``, evaluated with one array for both outputs,
+and ``train_on_batch``/``test_on_batch`` with weights.  ``masked``: a masked sequence
+output (``Embedding(mask_zero=True)``) trained with a weight per step, split by
+``validation_split`` (the weights too), evaluated with a weight per sample (``(n, 1)``).
+``two_masked``: a masked sequence output and a vector output, the first weighted per
+sample, the second not (None).
+
+``reference(name)`` runs Keras; ``tools/keras_weight_references.py`` stores it in
+``tests/nn/data/keras_weights.npz`` (Keras takes tens of seconds to build these
+models, so the live comparison is opt-in: ``PHYLANX_KERAS_LIVE=1``).
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from phylanx import nn
+
+os.environ.setdefault("KERAS_BACKEND", "jax")
+STORED = os.path.join(os.path.dirname(__file__), "data", "keras_weights.npz")
+SAMPLES, STEPS, VOCABULARY, BATCH, EPOCHS, LEARNING_RATE = 16, 5, 10, 6, 2, 0.2
+
+
+def _two_outputs(L):
+    x = L.Input((4,))
+    h = L.Dense(5, activation="tanh")(x)
+    return x, [L.Dense(3, activation="softmax", name="a")(h), L.Dense(2, name="b")(h)]
+
+
+def _masked(L):
+    x = L.Input((STEPS,))
+    h = L.LSTM(3, return_sequences=True)(L.Embedding(VOCABULARY, 4, mask_zero=True)(x))
+    return x, L.Dense(3, activation="softmax", name="tags")(h)
+
+
+def _two_masked(L):
+    x = L.Input((STEPS,))
+    e = L.Embedding(VOCABULARY, 4, mask_zero=True)(x)
+    tags = L.Dense(3, activation="softmax", name="tags")(L.GRU(3, return_sequences=True)(e))
+    return x, [tags, L.Dense(2, name="size")(L.LSTM(2)(e))]
+
+
+CASES = {"two_outputs": _two_outputs, "masked": _masked, "two_masked": _two_masked}
+COMPILE = {
+    "two_outputs": {"loss": ["sparse_categorical_crossentropy", "mse"],
+                    "loss_weights": [1.0, 0.5], "metrics": [["accuracy"], ["mae"]]},
+    "masked": {"loss": "sparse_categorical_crossentropy", "metrics": ["accuracy"]},
+    "two_masked": {"loss": {"tags": "sparse_categorical_crossentropy", "size": "mse"},
+                   "metrics": {"tags": ["accuracy"], "size": ["mae"]}},
+}
+#: the metrics of masked outputs during training, which Keras 3.15 on JAX computes
+#: over every step (the output's mask, an attribute of the traced array, does not come
+#: out of ``jax.value_and_grad``'s aux: ``fit``'s and ``train_on_batch``'s accuracy
+#: of a masked output counts the padding, ``evaluate``'s does not); phylanx's are over
+#: the unmasked steps in training as in evaluation: not compared
+KERAS_TRAINING_MASK_LOST = {"masked": ["accuracy"], "two_masked": ["tags_accuracy"]}
+
+
+def data(name: str) -> dict:
+    """The case's inputs, targets and weights (``w``: fit's, ``ew``: evaluate's)."""
+    rng = np.random.default_rng(list(CASES).index(name) + 70)
+    n = SAMPLES
+    if name == "two_outputs":
+        x = rng.normal(size=(n, 4)).astype(np.float32)
+        y = [rng.integers(0, 3, n), rng.normal(size=(n, 2)).astype(np.float32)]
+        w = [rng.uniform(0, 2, (n, 1)).astype(np.float32),
+             rng.uniform(0, 2, n).astype(np.float32)]
+        return {"x": x, "y": y, "w": w, "ew": rng.uniform(0, 2, n).astype(np.float32),
+                "vx": x[:7], "vy": [y[0][:7], y[1][:7]], "vw": [w[1][:7], w[0][:7]]}
+    x = rng.integers(1, VOCABULARY, (n, STEPS))
+    lengths = rng.integers(0, STEPS + 1, n)
+    x[np.arange(STEPS) >= lengths[:, None]] = 0          # padding; some rows all padding
+    tags = rng.integers(0, 3, (n, STEPS))
+    per_step = rng.uniform(0, 2, (n, STEPS)).astype(np.float32)
+    per_sample = rng.uniform(0, 2, (n, 1)).astype(np.float32)
+    if name == "masked":
+        return {"x": x, "y": tags, "w": per_step, "ew": per_sample}
+    y = [tags, rng.normal(size=(n, 2)).astype(np.float32)]
+    return {"x": x, "y": y, "w": [per_sample, None], "ew": [per_step, per_sample[:, 0]]}
+
+
+def phylanx_model(name: str) -> nn.Model:
+    nn.clear_session()
+    nn.set_seed(list(CASES).index(name) + 170)
+    return nn.Model(*CASES[name](nn))
+
+
+def keras_model(name: str):
+    import keras
+    return keras.Model(*CASES[name](keras.layers))
+
+
+def run(model, name: str, keras_api: bool, forms=None) -> dict:
+    """EPOCHS epochs of SGD (batches in order) with the case's weights, then
+    ``evaluate``, ``train_on_batch`` and ``test_on_batch`` with weights: the History,
+    the values (dicts) and the final weights.  ``forms``: the case's data with other
+    (equivalent) forms of the weights, for phylanx alone."""
+    given = data(name) if forms is None else forms
+    if keras_api:
+        import keras
+        optimizer = keras.optimizers.SGD(LEARNING_RATE)
+    else:
+        optimizer = nn.SGD(LEARNING_RATE)
+    model.compile(optimizer=optimizer, **COMPILE[name])
+    x, y, w = given["x"], given["y"], given["w"]
+    fit = {"validation_data": (given["vx"], given["vy"], given["vw"])} if "vx" in given \
+        else {"validation_split": 0.25}
+    history = model.fit(x, y, sample_weight=w, batch_size=BATCH, epochs=EPOCHS,
+                        shuffle=False, verbose=0, **fit)
+    scores = model.evaluate(x, y, sample_weight=given["ew"], batch_size=BATCH, verbose=0,
+                            return_dict=True)
+    part = slice(0, BATCH)
+    yb = [t[part] for t in y] if isinstance(y, list) else y[part]
+    if isinstance(w, dict):
+        wb = {k: None if v is None else v[part] for k, v in w.items()}
+    else:
+        wb = [None if v is None else v[part] for v in w] if isinstance(w, list) \
+            else w[part]
+    trained = model.train_on_batch(x[part], yb, sample_weight=wb, return_dict=True)
+    tested = model.test_on_batch(x[part], yb, sample_weight=wb, return_dict=True)
+    return {"history": {k: np.asarray(v) for k, v in history.history.items()},
+            "evaluate": {k: np.asarray(v) for k, v in scores.items()},
+            "train_on_batch": {k: np.asarray(v) for k, v in trained.items()},
+            "test_on_batch": {k: np.asarray(v) for k, v in tested.items()},
+            "final": [np.asarray(v) for v in model.get_weights()]}
+
+
+def reference(name: str, model=None) -> dict:
+    """Keras' run of case ``name`` from phylanx's initial weights."""
+    initial = phylanx_model(name).get_weights()
+    model = keras_model(name) if model is None else model
+    model.set_weights(initial)
+    return {"initial": initial, **run(model, name, keras_api=True)}
+
+
+def flatten(name: str, ref: dict) -> dict[str, np.ndarray]:
+    """``ref`` as npz entries: ``<case>/<field>/<index or key>``."""
+    arrays = {}
+    for field, value in ref.items():
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in items:
+            arrays[f"{name}/{field}/{key}"] = np.asarray(item)
+    return arrays
+
+
+def stored(name: str) -> dict:
+    """The stored reference of case ``name`` (``tools/keras_weight_references.py``)."""
+    found: dict = {}
+    with np.load(STORED) as saved:
+        for entry in saved.files:
+            case, field, key = entry.split("/")
+            if case == name:
+                found.setdefault(field, {})[key] = saved[entry]
+    if not found:
+        raise KeyError(f"no stored Keras reference for {name!r}: run "
+                       "tools/keras_weight_references.py")
+    for field in ("initial", "final"):
+        found[field] = [found[field][k] for k in sorted(found[field], key=int)]
+    return found
