@@ -77,10 +77,9 @@ lax = jax.lax
 jax.config.update("jax_enable_x64", True)      # as the other JAX comparisons here
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("padding,stride,dilation", [("valid", 1, 1), ("causal", 1, 1),
-                                                     ("same", 2, 1), ("same", 1, 2)])
-@pytest.mark.parametrize("activation", ["relu", "clamp"])
+@pytest.mark.parametrize("dtype,padding,stride,dilation,activation", [
+    (np.float32, "valid", 1, 1, "relu"), (np.float64, "causal", 1, 1, "clamp"),
+    (np.float64, "same", 2, 1, "relu"), (np.float32, "same", 1, 2, "clamp")])
 def test_conv1d_relu_loss_gradients_match_jax(dtype, padding, stride, dilation, activation):
     """A Conv1D layer with a bias, ``maximum(., 0.0)`` (or ``minimum(., 1.0)``), mean
     pooling: every parameter's gradient against JAX (the rule's no-tie path; the
@@ -105,7 +104,7 @@ def test_conv1d_relu_loss_gradients_match_jax(dtype, padding, stride, dilation, 
                                      dimension_numbers=("NWC", "WIO", "NWC"))
         return jnp.sum(jnp.mean(jax_act(h + b), axis=1) @ v)
 
-    want = jax.grad(theirs, (0, 1, 2))(w, b, v)
+    want = jax.jit(jax.grad(theirs, (0, 1, 2)))(w, b, v)
     got = phylanx.grad(ours, (0, 1, 2))(w, b, v)
     tol = 1e-4 if dtype == np.float32 else 1e-10
     for g, e in zip(got, want):
