@@ -11,6 +11,8 @@ alternated call by call in one run.
   cotangent: with ``keep`` made float64 (``rule_helpers.arr``, before) against float32
   (``rule_helpers.arr_with``), the float64 result cast back as the ``vjp`` primitive does;
 * ``maximum rule``: the whole ``maximum(x, 0.0)`` rule of ``rules_arithmetic``;
+* ``relu rule`` (conv47): that rule on a Conv1D activation with ``mean``'s broadcast
+  cotangent, the two-operand tie check against counting every operand's hits in int8;
 * ``bias``: a bias's cotangent, the sum of a float32 ``(64, 124, 32)`` cotangent over its
   two leading axes (Conv1D's batch and positions): NumPy's ``sum`` against
   ``rules.sum_leading_axes`` (``ones @ rows``);
