@@ -11,6 +11,8 @@ alternated call by call in one run.
   cotangent: with ``keep`` made float64 (``rule_helpers.arr``, before) against float32
   (``rule_helpers.arr_with``), the float64 result cast back as the ``vjp`` primitive does;
 * ``maximum rule``: the whole ``maximum(x, 0.0)`` rule of ``rules_arithmetic``;
+* ``relu rule`` (conv47): that rule on a Conv1D activation with ``mean``'s broadcast
+  cotangent, the two-operand tie check against counting every operand's hits in int8;
 * ``bias``: a bias's cotangent, the sum of a float32 ``(64, 124, 32)`` cotangent over its
   two leading axes (Conv1D's batch and positions): NumPy's ``sum`` against
   ``rules.sum_leading_axes`` (``ones @ rows``);
@@ -89,11 +91,32 @@ def main() -> None:
         "maximum(x, 0.0) rule, np.where (before)": before,
         "maximum(x, 0.0) rule (now)": lambda: rule(ct, out, x, 0.0, wanted=(True, False))},
         args.calls))
+    conv_relu_rule(rng, rule, args.calls)
     bias_ct = rng.standard_normal((64, 124, 32)).astype(np.float32)
     show("bias", alternate({
         "sum(axis=(0, 1)) (before)": lambda: bias_ct.sum(axis=(0, 1)),
         "sum_leading_axes (now)": lambda: sum_leading_axes(bias_ct, 2)}, args.calls))
     conv_rules(rng, args.calls)
+
+
+def conv_relu_rule(rng: np.random.Generator, rule, calls: int) -> None:
+    """conv47: relu's rule on a Conv1D activation with ``mean``'s broadcast cotangent,
+    the two-operand tie check (now) against counting every operand's hits (before)."""
+    from phylanx.autodiff.rule_helpers import masked
+    acts = rng.standard_normal((64, 124, 32)).astype(np.float32)
+    out = np.maximum(acts, 0.0)
+    ct = np.broadcast_to(rng.standard_normal((64, 1, 32)).astype(np.float32), acts.shape)
+
+    def counted():          # the rule before conv47: hits of both, an int8 tie count
+        hits = [acts == out, np.float32(0.0) == out]
+        ties = hits[0].astype(np.int8)
+        ties += hits[1]
+        shared = ct / ties if ties.max(initial=0) > 1 else ct
+        return masked(hits[0], shared)
+    show("relu rule, (64, 124, 32), broadcast cotangent", alternate({
+        "ties counted (before)": counted,
+        "two-operand tie check (now)": lambda: rule(ct, out, acts, 0.0,
+                                                    wanted=(True, False))}, calls))
 
 
 def conv_rules(rng: np.random.Generator, calls: int) -> None:

@@ -144,11 +144,20 @@ def _extremum_vjp(ct, out, *operands, wanted=None):
     # weak: float32 for a float32 result): arr's float64 0.1 never equals a float32
     # result's 0.1, so a tie with the constant went undetected, and comparing a float32
     # array in float64 cost a cast per element
-    hits = [arr_with(v, result) == result for v in operands]
+    values = [arr_with(v, result) for v in operands]
+    ct = np.asarray(ct)
+    if len(values) == 2 and not np.equal(values[0], values[1]).any():
+        # two operands tie exactly where they are equal (both then equal the result; a
+        # NaN equals nothing): with no tie each element has one hit and the cotangent
+        # goes whole, so only the wanted operands' hits are made (relu's maximum(x, 0.0):
+        # one comparison of x with the constant and x's hits, where counting ties made
+        # both operands' hits and an int8 sum and maximum of them, three more passes)
+        return tuple(masked(v == result, ct) if is_wanted(wanted, i) else None
+                     for i, v in enumerate(values))
+    hits = [v == result for v in values]
     ties = hits[0].astype(np.int8)
     for hit in hits[1:]:
         ties += hit
-    ct = np.asarray(ct)
     with np.errstate(divide="ignore", invalid="ignore"):
         shared = ct / ties if ties.max(initial=0) > 1 else ct
         return tuple(masked(hit, shared) if is_wanted(wanted, i) else None

@@ -215,6 +215,26 @@ class Tape:
             for path, leaf in fresh:
                 self._append_locked(ITEM, [leaf], leaf, node, [entry], path)
 
+    def record_plain(self, name: str, args: tuple | list, out: Any, node: Any) -> None:
+        """:meth:`record` of an application none of whose operands is a container (the
+        recorder checked their kinds: ``recording.PLAIN_OPERANDS``) and whose result is
+        a real float array or scalar, before any complex value was recorded: the same
+        decisions without the container and complex cases (fewer Python frames per
+        recorded application); anything else goes to :meth:`record`."""
+        if (self.complex_seen or not isinstance(out, (np.ndarray, np.generic))
+                or out.dtype.kind != "f"):
+            self.record(name, args, out, node)
+            return
+        producer = self.producer
+        if id(out) in producer:
+            return                     # the very object already tracked: same dependence
+        for a in args:
+            if out is a:
+                return                 # a selection of an operand: locally constant
+        parents = [producer.get(id(a)) for a in args]
+        if any(parents):
+            self._append(name, list(args), out, node, parents)
+
     def _real_only(self, name: str, args: Any, out: Any, parents: list) -> bool:
         """Whether ``out = name(*args)`` gives complex values to a rule written for real
         ones (``rules_complex``): its entry is then a located error when a gradient

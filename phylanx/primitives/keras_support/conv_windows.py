@@ -35,6 +35,8 @@ thread.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ... import config
@@ -70,7 +72,7 @@ def _slices(cells: tuple[int, ...], row_bytes: int):
     :data:`SLICE_BYTES` (or one row, if a row is longer): all at once, else ranges of the
     outermost axis whose single index fits, at every index of the axes before it (groups
     of batch items; ranges of one item's first output axis; of one output row's cells)."""
-    if int(np.prod(cells, dtype=np.int64)) * row_bytes <= SLICE_BYTES:
+    if math.prod(cells) * row_bytes <= SLICE_BYTES:
         yield (slice(None),)
         return
     axis, one_index = len(cells) - 1, row_bytes     # bytes of one index along ``axis``
@@ -87,14 +89,18 @@ def _windows(x: np.ndarray, sizes: tuple[int, ...], strides: tuple[int, ...],
              dilations: tuple[int, ...], pads: list[tuple[int, int]]) -> np.ndarray:
     """The window view of ``x`` ordered ``(B, *out, *k, C)`` (no copy yet)."""
     windows = window_view(x, sizes, strides, dilations, pads)     # (B, *out, C, *k)
-    return np.moveaxis(windows, len(sizes) + 1, -1)
+    # np.moveaxis(windows, C's axis, -1) as one transpose (shape tuples of Python ints,
+    # here and in math.prod below: NumPy's general helpers cost microseconds a call,
+    # a fixed cost of every convolution's forward and rule)
+    channels = len(sizes) + 1
+    return windows.transpose((*range(channels), *range(channels + 1, windows.ndim), channels))
 
 
 def _matrix(windows: np.ndarray, dtype: np.dtype, nsp: int) -> np.ndarray:
     """A copy of ``windows`` (``(b, *out, *k, C)``) in ``dtype``, one row per cell."""
     copy = np.empty(windows.shape, dtype)
     np.copyto(copy, windows, casting="same_kind")
-    return copy.reshape(-1, int(np.prod(windows.shape[nsp + 1:], dtype=np.int64)))
+    return copy.reshape(-1, math.prod(windows.shape[nsp + 1:]))
 
 
 def correlate(x: np.ndarray, kernel: np.ndarray, strides: tuple[int, ...],
@@ -163,7 +169,7 @@ def _item_blocks(cells: tuple[int, ...], weights_shape: tuple[int, int]
                  ) -> list[tuple[int, int]]:
     """Ranges of batch items for a window product over ``cells`` (``(B, *out)``) with a
     ``weights_shape`` matrix (:func:`_block_count` of them, at most one per item)."""
-    rows = int(np.prod(cells, dtype=np.int64))
+    rows = math.prod(cells)
     return _ranges(cells[0], _block_count(rows, 2.0 * rows * weights_shape[0] *
                                           weights_shape[1]))
 
@@ -210,7 +216,7 @@ def kernel_cotangent(x: np.ndarray, kernel_shape: tuple[int, ...], ct: np.ndarra
     nsp = len(kernel_shape) - 2
     windows = _windows(x, kernel_shape[:nsp], strides, dilations, pads)
     ct = np.asarray(ct)
-    columns = int(np.prod(kernel_shape[:-1], dtype=np.int64))
+    columns = math.prod(kernel_shape[:-1])
     total = None
     for part in _slices(windows.shape[:nsp + 1], columns * np.dtype(dtype).itemsize):
         rows = np.asarray(ct[part], dtype).reshape(-1, kernel_shape[-1])
@@ -226,7 +232,7 @@ def kernel_cotangent_of(matrix: np.ndarray, kernel_shape: tuple[int, ...], ct: n
     ``ct`` (another dtype, or not one row per output cell and one column per kernel
     row): the caller then builds the windows again."""
     ct = np.asarray(ct)
-    columns = int(np.prod(kernel_shape[:-1], dtype=np.int64))
+    columns = math.prod(kernel_shape[:-1])
     rows = ct.size // max(kernel_shape[-1], 1)
     if (type(matrix) is not np.ndarray or matrix.dtype != dtype or matrix.ndim != 2
             or matrix.shape != (rows, columns) or ct.shape[-1] != kernel_shape[-1]):
