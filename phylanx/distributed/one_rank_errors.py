@@ -194,10 +194,15 @@ def _agree(site: Any, k: int, error: PhylanxError) -> PhylanxError:
     deadline = time.monotonic() + float(settings.get("collective_timeout"))
     answers = {here: ("failed", full_name(type(error)), error.message)}
     for r in range(size):
-        if r != here:
-            answers[r] = _ask(r, site, k, deadline)
-            if answers[r][0] != "failed":
-                break   # (the job ends: the others need not be waited for)
+        if r == here:
+            continue
+        if any(a[0] != "failed" for a in answers.values()) and \
+                (r > here or any(answers[q][0] == "failed" for q in answers if q < here)):
+            # the job ends: the others need not be waited for, but for the ranks below
+            # this one until one of them failed too (then it reports, this one defers:
+            # ``_abort``), as every failing rank but the lowest learns, so one reports
+            break
+        answers[r] = _ask(r, site, k, deadline)
     went_on = [r for r, a in answers.items() if a[0] != "failed"]
     if went_on:
         _abort(error, site, went_on, answers)

@@ -19,6 +19,7 @@ compares it (``agreement.disagreement``) and names the ranks that differ.
 """
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Any
 
@@ -28,7 +29,7 @@ from .. import distributed as api
 from ..errors import PhylanxError, PhylanxValueError
 from ..runtime import started
 from . import lockstep, tiling
-from .agreement import KINDS, agreed, checksum, disagreement
+from .agreement import KINDS, agreed, disagreement, pack
 from .errors import PhylanxCollectiveMismatchError
 from .lockstep import CHANNEL
 from .tiling import Box
@@ -234,8 +235,8 @@ def establish(local: Any, box: Box | None, key1d: str | None, problem: str | Non
 def _check_overlaps(local: Any, layout: Layout, what: str, final: bool) -> None:
     """Every two tiles that overlap hold the same values there, else the same located
     error on every rank, naming the localities and the cells.  Each rank sends a
-    checksum of its tile's part in each overlap it takes part in (``checksum``: bytes,
-    dtype and shape; ``-0.0`` and ``0.0`` differ), one exchange more, and only for a
+    digest of its tile's part in each overlap it takes part in (:func:`_overlap_digest`:
+    ``-0.0`` and ``0.0`` differ), one exchange more, and only for a
     layout with overlaps (every rank knows it from the boxes just exchanged, so all
     of them send it or none).  Before, each rank computed with its own values: a
     reduction counted the owner's, a gather showed one rank's, silently."""
@@ -244,7 +245,7 @@ def _check_overlaps(local: Any, layout: Layout, what: str, final: bool) -> None:
                 if (cut := tiling.intersect(boxes[r], boxes[q])) is not None]
     if not overlaps:
         return
-    mine = [checksum(np.asarray(local)[tiling.to_local(cut, boxes[rank])])
+    mine = [_overlap_digest(np.asarray(local)[tiling.to_local(cut, boxes[rank])])
             if rank in (r, q) else None for r, q, cut in overlaps]
     sums = all_gather(mine, final)
     differ = [f"localities {r} and {q} at {list(cut)}" for i, (r, q, cut) in
@@ -253,6 +254,23 @@ def _check_overlaps(local: Any, layout: Layout, what: str, final: bool) -> None:
         raise agreed(PhylanxCollectiveMismatchError(
             f"{what}: overlapping tiles hold different values (each cell must have one "
             "value): " + "; ".join(differ)))
+
+
+def _overlap_digest(part: np.ndarray) -> bytes:
+    """A digest of the values of ``part`` (the ranks agreed on its dtype's name and its
+    shape): of its bytes in native order with one NaN for every NaN, since the values,
+    not their byte order or a NaN's sign and payload (``0/0`` gives ``-nan`` on x86,
+    ``np.nan`` is ``+nan``), must be alike.  Cryptographic, not ``agreement.checksum``:
+    adler32 misses differences as small as bytes ``+1, -2, +1`` (its two sums unchanged),
+    and a difference missed here is computed with silently."""
+    if part.dtype.hasobject:
+        return hashlib.blake2b(pack(part), digest_size=16).digest()
+    flat = np.ascontiguousarray(part, dtype=part.dtype.newbyteorder("=")).reshape(-1)
+    if flat.dtype.kind == "c":
+        flat = flat.view(flat.real.dtype)     # (its real and imaginary parts apart)
+    if flat.dtype.kind == "f":
+        flat = np.where(np.isnan(flat), np.nan, flat).astype(flat.dtype, copy=False)
+    return hashlib.blake2b(flat.view(np.uint8), digest_size=16).digest()
 
 
 def _local_problem(local: Any, box: Box | None, claim: tuple[int, int] | None,
