@@ -55,3 +55,21 @@ def test_carried_digests_stay_bounded_and_are_combined_never_dropped():
     assert all(f"operand {i}" in names for i in range(20))
     again = merged(carried, ((99, "operand 19"),))      # a loop's operand: combined
     assert len(again) == 8 and again[-1] == (combine((19, 99)), "operand 19")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.binary(min_size=3, max_size=64), st.data())
+def test_the_data_checksum_sees_small_second_differences(raw, data):
+    """``agreement.checksum`` (what ranks compare for ``dist.tiled``'s data and data
+    parallel fit's x and y) sees bytes changed by +1, -2, +1 -- adler32's sums did not."""
+    from phylanx.distributed.agreement import checksum
+    a = np.frombuffer(raw, np.uint8).copy()
+    at = data.draw(st.integers(0, a.size - 3))
+    changed = a.astype(np.int64)
+    changed[at:at + 3] += (1, -2, 1)
+    if changed.min() < 0 or changed.max() > 255:
+        changed[at:at + 3] -= 2 * np.array((1, -2, 1))
+    if changed.min() < 0 or changed.max() > 255:
+        return
+    assert checksum(changed.astype(np.uint8)) != checksum(a)
+    assert checksum(a.copy()) == checksum(a)
