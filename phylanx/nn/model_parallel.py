@@ -127,7 +127,9 @@ class ParallelConv1D:
     def forward(self, x: dist.DistributedArray) -> dist.DistributedArray:
         layer = self.layer
         kernel = layer.weights[0].value
-        y = _conv1d_d(layer, x, kernel)
+        if "conv1d_d" not in self._programs:
+            self._programs["conv1d_d"] = _conv1d_d(layer)
+        y = self._programs["conv1d_d"](x, kernel)
         self._x, self._y = x, y
         # compiled once per block shape (a compilation costs a few ms: fit calls this
         # every step)
@@ -161,10 +163,17 @@ class ParallelConv1D:
         return x.derive(np.asarray(grads[0]), x.layout), [np.asarray(g) for g in grads[1:]]
 
 
-def _conv1d_d(layer: Conv1D, x: Any, kernel: np.ndarray) -> Any:
-    import phylanx
-    return phylanx.evaluate(f'lambda(x, k, conv1d_d(x, k, "{layer.padding}", '
-                            f'{layer.strides}, {layer.dilation_rate}))', x, kernel)
+def _conv1d_d(layer: Conv1D):
+    """``(x, kernel) -> conv1d_d(x, kernel, ...)`` with the layer's padding, strides and
+    dilation, compiled once (``phylanx.evaluate`` compiles its text at every call: a
+    few ms, each step)."""
+    name = f"conv1d_d_{layer.name}"
+    text = (f'define({name}, x, k, conv1d_d(x, k, "{layer.padding}", {layer.strides}, '
+            f'{layer.dilation_rate}))')
+    state = execution_tree.compiler_state(f"nn:mp:{name}", f"<nn {name}>")
+    execution_tree.compile(state, f"<nn {name}>", name, text)
+    function = state.lookup(name)
+    return lambda x, kernel: execution_tree.invoke(function, (x, kernel), {})
 
 
 class ColumnParallelDense:
