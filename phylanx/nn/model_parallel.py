@@ -127,6 +127,8 @@ class ParallelConv1D:
     def forward(self, x: dist.DistributedArray) -> dist.DistributedArray:
         layer = self.layer
         kernel = layer.weights[0].value
+        if not set(x.layout.split_axes()) - {0}:
+            return self._batch_forward(x)
         if "conv1d_d" not in self._programs:
             self._programs["conv1d_d"] = _conv1d_d(layer)
         y = self._programs["conv1d_d"](x, kernel)
@@ -139,6 +141,30 @@ class ParallelConv1D:
         epilogue = self._programs[key]
         args = [y.local] + ([layer.weights[1].value] if layer.use_bias else [])
         return y.derive(np.asarray(epilogue(*args), np.float32), y.layout)
+
+    def _batch_forward(self, x: dist.DistributedArray) -> dist.DistributedArray:
+        """An input tiled by batch alone: every window lies in the rank's tile, so the
+        output block is the single-process layer on the input block (one compiled
+        program: convolution, bias, activation), and nothing is sent."""
+        from ..distributed.tiles import Layout
+        layer = self.layer
+        key = ("batch forward", tuple(x.local.shape[1:]))
+        if key not in self._programs:
+            g = Graph(prefix="f")
+            h = g.input("x", (None,) + key[1])
+            weights = {"kernel": g.input("kernel", layer.weights[0].value.shape)}
+            if layer.use_bias:
+                weights["bias"] = g.input("bias", layer.weights[1].value.shape)
+            out = layer.forward(Context(g, weights, False), h)
+            self._programs[key] = (_compile(f"conv1d_{layer.name}_forward", g,
+                                            [h, *weights.values()], out), out.shape[1:])
+        program, rest = self._programs[key]
+        y = np.asarray(program(x.local, *[w.value for w in layer.weights]), np.float32)
+        layout = Layout([(box[0], *((0, n) for n in rest)) for box in x.layout.boxes],
+                        (x.shape[0], *rest))
+        out = x.derive(y, layout)
+        self._x, self._y = x, out
+        return out
 
     def backward(self, ct: Any) -> tuple[dist.DistributedArray, list[np.ndarray]]:
         """(input gradient tiled like the input, [kernel gradient, bias gradient]) for

@@ -15,9 +15,14 @@
   normalisation, recurrent ...) is one replicated stage: the same compiled program on
   every rank, over the whole batch.
 
-Between stages, activations and cotangents are whole arrays on every rank: a parallel
-stage takes its tile of its input (a slice, no communication) and all-gathers its
-output; in the backward pass it takes its block of the output cotangent and gathers
+With the batch split, activations and cotangents stay this rank's batch tile from the
+first Conv1D on, through the other Conv1D stages and the runs of per-sample layers
+without weights (:data:`_PER_SAMPLE`; such a run computes its tile's rows of the
+whole-batch result), and are all-gathered only before a stage that needs the whole
+batch (``Trainer._forms``): a Conv1D stack moves no activations, only its weight
+gradients.  Elsewhere activations and cotangents are whole arrays on every rank: a
+parallel stage takes its tile of its input (a slice, no communication) and all-gathers
+its output; in the backward pass it takes its block of the output cotangent and gathers
 (Conv1D) or all-reduces (Dense) the input gradient, which is skipped where no earlier
 layer has weights to train.  So the replicated layers, the loss and the dropout masks
 (drawn in the same order as one process's step, from the same seed) are those of
