@@ -11,6 +11,13 @@ SGD.  Launched under ``mpiexec -n 1`` and ``-n 2`` as ``nn_data_parallel.py`` do
 the median wall-clock time per step, the CPU time per step summed over the ranks, and
 the speedup of 2 localities against 1, per size.  The first steps (compilation,
 communicators) are not counted.
+
+Then the cost model's prediction (``cost_model.conv1d_stack_s``): the convolutions'
+rate and phylanx's cost per step fitted to the 1-locality CPU times of the sizes (least
+squares, at least two sizes), the collectives' latency and bandwidth measured by the
+2-rank run (all_reduce of 8 B and 4 MiB after training, median of 5), and the speedup
+predicted for the batch split with tiled activations (what runs), with gathered ones
+(until stop 47) and for a split of the filters.
 """
 from __future__ import annotations
 
@@ -49,6 +56,19 @@ def worker(args) -> None:
     model.fit(x, y, batch_size=batch, epochs=1, verbose=0, shuffle=False,
               callbacks=[Clock()], distributed="model", conv_split=args.split)
     report(dist.find_here(), dist.num_localities(), ends, cpu)
+    if dist.num_localities() > 1:
+        for nbytes in (8, 4 << 20):
+            value = np.zeros(nbytes // 4, np.float32)
+            times = []
+            for _ in range(5):
+                t0 = time.perf_counter()
+                dist.all_reduce(value, "sum", f"bench_{nbytes}").result()
+                times.append(time.perf_counter() - t0)
+            if dist.find_here() == 0:
+                print(f"COLLECTIVE {nbytes} {float(np.median(times)):.6f}", flush=True)
+
+
+COLLECTIVES: list[tuple[int, float]] = []
 
 
 def timed_ranks(args, size: str, ranks: int) -> tuple[float, float]:
@@ -60,6 +80,8 @@ def timed_ranks(args, size: str, ranks: int) -> tuple[float, float]:
     cpu = dict(re.findall(r"CPU (\d+) (\d+\.\d{6})", done.stdout))
     if done.returncode or result is None or len(cpu) != ranks:
         sys.exit(f"{size} on {ranks} ranks failed:\n{done.stdout}\n{done.stderr}")
+    COLLECTIVES.extend((int(b), float(t)) for b, t in
+                       re.findall(r"COLLECTIVE (\d+) (\d+\.\d+)", done.stdout))
     return float(result[1]), sum(float(v) for v in cpu.values())
 
 
@@ -76,6 +98,7 @@ def main() -> None:
         return worker(args)
     print(f"load average {' '.join(f'{v:.1f}' for v in os.getloadavg())}; "
           f"{os.cpu_count()} CPUs; split by {args.split}", flush=True)
+    results: dict = {}
     for size in args.sizes.split(","):
         found = {ranks: timed_ranks(args, size, ranks) for ranks in (1, 2)}
         for ranks, (wall, cpu) in found.items():
@@ -83,7 +106,42 @@ def main() -> None:
                   f"{1e3 * wall:.1f} ms/step wall, {1e3 * cpu:.1f} ms/step CPU (all ranks)")
         print(f"{size}: speedup 2 vs 1 localities {found[1][0] / found[2][0]:.2f}x "
               f"(load average {os.getloadavg()[0]:.1f})", flush=True)
+        results[size] = found
+    predict(results)
     return None
+
+
+def _layers(filters: int) -> list[tuple[int, int, int]]:
+    return [(5, 3, filters), (5, filters, filters)]
+
+
+def predict(results: dict) -> None:
+    """The cost model's speedups next to the measured ones (see the module doc)."""
+    from phylanx.distributed import cost_model as cm
+    if len(results) < 2 or not COLLECTIVES:
+        return
+    madds, cpu1 = [], []
+    for size, found in results.items():
+        batch, length, filters = (int(v) for v in size.split("x"))
+        one = cm.conv1d_stack_s(batch, length, _layers(filters), 1, cm.CLUSTER, 1.0, 0.0)
+        madds.append(one)
+        cpu1.append(found[1][1])
+    rate, overhead = np.linalg.lstsq(np.stack([madds, np.ones(len(madds))], 1),
+                                     np.array(cpu1), rcond=None)[0]
+    overhead = max(float(overhead), 0.0)
+    latency, per_byte = cm.fit_collective(COLLECTIVES)
+    machine = cm.Machine(latency, per_byte, 0.0, 0.0)
+    print(f"cost model: {rate * 1e12:.1f} ps per conv multiply-add, {overhead * 1e3:.1f} ms "
+          f"per step besides; collectives {machine.describe()}")
+    for size, found in results.items():
+        batch, length, filters = (int(v) for v in size.split("x"))
+        one = cm.conv1d_stack_s(batch, length, _layers(filters), 1, machine, rate, overhead)
+        flows = {flow: one / cm.conv1d_stack_s(batch, length, _layers(filters), 2, machine,
+                                               rate, overhead, flow)
+                 for flow in cm.CONV_FLOWS}
+        print(f"{size}: predicted speedup " + ", ".join(f"{f} {v:.2f}x" for f, v in flows.items())
+              + f"; measured {found[1][0] / found[2][0]:.2f}x wall, "
+              f"{2 * found[1][1] / found[2][1]:.2f}x CPU per rank")
 
 
 if __name__ == "__main__":
