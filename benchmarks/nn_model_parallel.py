@@ -12,9 +12,10 @@ the median wall-clock time per step, the CPU time per step summed over the ranks
 the speedup of 2 localities against 1, per size.  The first steps (compilation,
 communicators) are not counted.
 
-Then the cost model's prediction (``cost_model.conv1d_stack_s``): the convolutions'
-rate and phylanx's cost per step fitted to the 1-locality CPU times of the sizes (least
-squares, at least two sizes), the collectives' latency and bandwidth measured by the
+On a loaded machine the best step (the least disturbed) is printed too.  Then the cost
+model's prediction (``cost_model.conv1d_stack_s``): the convolutions' rate and
+phylanx's cost per step from the 1-locality CPU times of the smallest and the largest
+size (at least two sizes), the collectives' latency and bandwidth measured by the
 2-rank run (all_reduce of 8 B and 4 MiB after training, median of 5), and the speedup
 predicted for the batch split with tiled activations (what runs), with gathered ones
 (until stop 47) and for a split of the filters.
@@ -71,18 +72,19 @@ def worker(args) -> None:
 COLLECTIVES: list[tuple[int, float]] = []
 
 
-def timed_ranks(args, size: str, ranks: int) -> tuple[float, float]:
+def timed_ranks(args, size: str, ranks: int) -> tuple[float, float, float]:
     from mpi_launch import rank_env, run_ranks
     done = run_ranks(__file__, ranks, ["--worker", "--size", size, "--steps", str(args.steps),
                                        "--split", args.split],
                      capture=True, timeout=3600, env=rank_env(PHYLANX_THREADS="1"))
-    result = re.search(r"RESULT \d+ (\d+\.\d{6})", done.stdout)
+    result = re.search(r"RESULT \d+ (\d+\.\d{6})((?: \d+\.\d+)*)", done.stdout)
     cpu = dict(re.findall(r"CPU (\d+) (\d+\.\d{6})", done.stdout))
     if done.returncode or result is None or len(cpu) != ranks:
         sys.exit(f"{size} on {ranks} ranks failed:\n{done.stdout}\n{done.stderr}")
     COLLECTIVES.extend((int(b), float(t)) for b, t in
                        re.findall(r"COLLECTIVE (\d+) (\d+\.\d+)", done.stdout))
-    return float(result[1]), sum(float(v) for v in cpu.values())
+    best = min(float(v) for v in result[2].split())
+    return float(result[1]), sum(float(v) for v in cpu.values()), best
 
 
 def main() -> None:
@@ -101,11 +103,13 @@ def main() -> None:
     results: dict = {}
     for size in args.sizes.split(","):
         found = {ranks: timed_ranks(args, size, ranks) for ranks in (1, 2)}
-        for ranks, (wall, cpu) in found.items():
+        for ranks, (wall, cpu, best) in found.items():
             print(f"{size}: {ranks} localit{'y' if ranks == 1 else 'ies'}: "
-                  f"{1e3 * wall:.1f} ms/step wall, {1e3 * cpu:.1f} ms/step CPU (all ranks)")
+                  f"{1e3 * wall:.1f} ms/step wall (best step {1e3 * best:.1f}), "
+                  f"{1e3 * cpu:.1f} ms/step CPU (all ranks)")
         print(f"{size}: speedup 2 vs 1 localities {found[1][0] / found[2][0]:.2f}x "
-              f"(load average {os.getloadavg()[0]:.1f})", flush=True)
+              f"(best steps {found[1][2] / found[2][2]:.2f}x; load average "
+              f"{os.getloadavg()[0]:.1f})", flush=True)
         results[size] = found
     predict(results)
     return None
@@ -120,15 +124,14 @@ def predict(results: dict) -> None:
     from phylanx.distributed import cost_model as cm
     if len(results) < 2 or not COLLECTIVES:
         return
-    madds, cpu1 = [], []
+    points = []         # (multiply-adds, 1-locality CPU seconds) per size
     for size, found in results.items():
         batch, length, filters = (int(v) for v in size.split("x"))
-        one = cm.conv1d_stack_s(batch, length, _layers(filters), 1, cm.CLUSTER, 1.0, 0.0)
-        madds.append(one)
-        cpu1.append(found[1][1])
-    rate, overhead = np.linalg.lstsq(np.stack([madds, np.ones(len(madds))], 1),
-                                     np.array(cpu1), rcond=None)[0]
-    overhead = max(float(overhead), 0.0)
+        points.append((cm.conv1d_stack_s(batch, length, _layers(filters), 1, cm.CLUSTER,
+                                         1.0, 0.0), found[1][1]))
+    (m0, t0), (m1, t1) = min(points), max(points)
+    rate = max((t1 - t0) / (m1 - m0), 1e-15)
+    overhead = max(t0 - m0 * rate, 0.0)
     latency, per_byte = cm.fit_collective(COLLECTIVES)
     machine = cm.Machine(latency, per_byte, 0.0, 0.0)
     print(f"cost model: {rate * 1e12:.1f} ps per conv multiply-add, {overhead * 1e3:.1f} ms "

@@ -5,7 +5,8 @@ column-tiled weights (forward and backward; every rank calls them, SPMD).
   ``DistributedArray`` tiled by batch (``dist.tiled(x, "page")``) or by length
   (``"row"``); the weights are replicated.  ``forward`` is ``conv1d_d`` (halos fetched
   from the neighbours for a length tiling) plus bias and activation, tile by tile: the
-  output is tiled like the input.  ``backward(ct)`` gives the input gradient tiled like
+  output is tiled like the input.  Tiled by batch alone, every window lies in the
+  rank's block: the layer's own forward runs on it as one local program (nothing sent).  ``backward(ct)`` gives the input gradient tiled like
   the input and the full kernel and bias gradients on every rank (all-reduced).  For a
   batch tiling it differentiates the local computation (the generated backward of
   :mod:`.graph`).  For a length tiling (:func:`_length_tiled_backward`) an input row
