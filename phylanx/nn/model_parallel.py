@@ -6,14 +6,16 @@ column-tiled weights (forward and backward; every rank calls them, SPMD).
   (``"row"``); the weights are replicated.  ``forward`` is ``conv1d_d`` (halos fetched
   from the neighbours for a length tiling) plus bias and activation, tile by tile: the
   output is tiled like the input.  Tiled by batch alone, every window lies in the
-  rank's block: the layer's own forward runs on it as one local program (nothing sent).  ``backward(ct)`` gives the input gradient tiled like
-  the input and the full kernel and bias gradients on every rank (all-reduced).  For a
-  batch tiling it differentiates the local computation (the generated backward of
-  :mod:`.graph`).  For a length tiling (:func:`_length_tiled_backward`) an input row
-  feeds the outputs whose windows cover it, some of them on the neighbours: each rank
-  turns its output cotangent into the pre-activation one, fetches the halo of that
-  (the outputs of the neighbours whose windows reach into its tile, ``tiles.fetch``),
-  and differentiates ``conv1d`` of its rows over the outputs it now has.
+  rank's block: the layer's own forward runs on it as one local program (nothing
+  sent).  ``backward(ct)`` gives the input gradient tiled like the input and the full
+  kernel and bias gradients on every rank (all-reduced).  For a batch tiling it
+  differentiates the local computation (the generated backward of :mod:`.graph`; the
+  kernel and bias gradients all-reduced together, :func:`_summed_together`).  For a
+  length tiling (:func:`_length_tiled_backward`) an input row feeds the outputs whose
+  windows cover it, some of them on the neighbours: each rank turns its output
+  cotangent into the pre-activation one, fetches the halo of that (the outputs of the
+  neighbours whose windows reach into its tile, ``tiles.fetch``), and differentiates
+  ``conv1d`` of its rows over the outputs it now has.
 * :class:`ColumnParallelDense` — the kernel ``(in, units)`` and the bias are split by
   columns (rank r keeps units ``[c0, c1)``); the input is replicated.  ``forward`` is
   ``dot_d(x, kernel)`` (tiled by the kernel's columns) plus the bias tile and the
@@ -72,10 +74,31 @@ def _local_backward(layer: Any, x_shape: tuple, k_shape: tuple, b_shape: tuple |
     for var, grad, what in zip(wrt, grads, ["input", *weights]):
         if grad is None:
             grad = g.op("__mul", var, 0.0, shape=var.shape)
-        if (what == "input" and reduce_input) or (what != "input" and reduce_params):
+        if what == "input" and reduce_input:
             grad = g.op("all_reduce", grad, "sum", f"mp_{layer.name}_{what}", shape=var.shape)
         results.append(grad)
+    if reduce_params:
+        results[1:] = _summed_together(g, results[1:], f"mp_{layer.name}_weights")
     return _compile(f"{forward_op}_{layer.name}_backward", g, [*wrt, ct], results)
+
+
+def _summed_together(g: Graph, grads: list[Var], name: str) -> list[Var]:
+    """``grads`` summed over the ranks by one all_reduce of them concatenated (a sum is
+    taken element by element, so each one's span of the result is its sum): one
+    collective round per layer instead of one per weight."""
+    if len(grads) == 1:
+        return [g.op("all_reduce", grads[0], "sum", name, shape=grads[0].shape)]
+    sizes = [int(np.prod(v.shape, dtype=np.int64)) for v in grads]
+    packed = g.op("concatenate", grads, None, shape=(sum(sizes),))
+    whole = g.op("all_reduce", packed, "sum", name, shape=(sum(sizes),))
+    summed, offset = [], 0
+    for grad, size in zip(grads, sizes):
+        span = g.op("slice", whole, [offset, offset + size], shape=(size,))
+        if len(grad.shape) != 1:
+            span = g.op("reshape", span, list(grad.shape), shape=grad.shape)
+        summed.append(span)
+        offset += size
+    return summed
 
 
 def _column_softmax(g: Graph, z: Var, name: str) -> Var:
