@@ -203,8 +203,8 @@ def main():
     check("batch", flat_model, lambda: nn.RMSprop(0.01), 7, "rmsprop, flatten")
     check("batch", bn_model, lambda: nn.SGD(0.05), 16, "batchnorm")
     check("batch", causal_model, lambda: nn.Adam(0.01), 12, "causal, strides, float64 data",
-          dtype=np.float64)
-    check("length", causal_model, lambda: nn.SGD(0.1), 12, "causal, strides")
+          n=24, dtype=np.float64)
+    check("length", causal_model, lambda: nn.SGD(0.1), 12, "causal, strides", n=24)
     check("length", bn_model, lambda: nn.Adam(0.01), 16, "batchnorm")
     # batches of 4 and 1: the last has fewer samples than ranks (empty tiles)
     check("batch", conv_model, lambda: nn.SGD(0.1), 4, "short batch", n=5, shuffle=False)
