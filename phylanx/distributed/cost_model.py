@@ -217,3 +217,50 @@ def fit_collective(points: list[tuple[int, float]]) -> tuple[float, float]:
     points = sorted(points)
     (b0, t0), (b1, t1) = points[0], points[-1]
     return t0, max((t1 - t0) / (b1 - b0), 1e-15)
+
+
+# -- model-parallel Conv1D training (``fit(distributed="model")``) ----------------------
+FLOAT32 = 4
+#: how activations pass between a Conv1D stack's layers on ``p`` ranks
+CONV_FLOWS = {
+    "tiled": "split by batch, activations stay this rank's batch tile (since stop 47): "
+             "per layer an all_reduce of the kernel and bias gradients",
+    "gathered": "split by batch, every layer's output and input gradient all-gathered "
+                "(until stop 47): the tiled flow's collectives and those",
+    "filters": "split by filters, weights split: per layer an all_gather of the output "
+               "channels and, but for the first layer, an all_reduce of the input "
+               "gradient (each rank's filters' share)",
+}
+
+
+def conv1d_stack_s(batch: int, length: int, layers: list[tuple[int, int, int]],
+                   localities: int, m: Machine, conv_madd_s: float, overhead_s: float,
+                   flow: str = "tiled") -> float:
+    """Seconds of one training step of a stack of Conv1D ``layers`` (``(width, channels,
+    filters)`` each; valid padding, stride 1) over a global batch of ``batch``
+    sequences of ``length`` steps, on ``localities`` ranks, float32.
+
+    Compute: ``3 B L_out K C F`` multiply-adds per layer (forward, input and kernel
+    gradients) at ``conv_madd_s`` (a blocked product's rate, far below
+    ``Machine.madd_s``, which is a matrix-vector product's), divided among the ranks;
+    ``overhead_s`` (phylanx's own cost per step, the layers after the stack) is not.
+    Communication per ``flow`` (:data:`CONV_FLOWS`), each collective at the
+    alpha-beta cost of :func:`all_reduce_s` / :func:`all_gather_s`."""
+    if flow not in CONV_FLOWS:
+        raise ValueError(f"flow must be one of {sorted(CONV_FLOWS)}, got {flow!r}")
+    p = localities
+    compute = comm = 0.0
+    steps = length
+    for i, (width, channels, filters) in enumerate(layers):
+        steps = steps - width + 1
+        compute += 3 * batch * steps * width * channels * filters * conv_madd_s
+        outputs = batch * steps * filters * FLOAT32 / p        # one rank's share
+        inputs = batch * (steps + width - 1) * channels * FLOAT32 / p
+        if flow in ("tiled", "gathered"):
+            comm += all_reduce_s(width * channels * filters * FLOAT32, p, m)
+            comm += all_reduce_s(filters * FLOAT32, p, m)
+        if flow == "gathered":
+            comm += all_gather_s(outputs, p, m) + (all_gather_s(inputs, p, m) if i else 0.0)
+        if flow == "filters":
+            comm += all_gather_s(outputs, p, m) + (all_reduce_s(inputs * p, p, m) if i else 0.0)
+    return compute / p * m.share(p) + overhead_s + comm

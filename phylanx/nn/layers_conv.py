@@ -15,12 +15,13 @@ from .layers_core import Layer, ShapeMismatch, _init_name, expect_rank
 _PADDINGS = ("valid", "same")
 
 
-def _padding(value: str, where: str) -> str:
+def _padding(value: str, where: str, allowed: tuple = _PADDINGS) -> str:
+    choices = " or ".join(f"'{p}'" for p in allowed)
     if not isinstance(value, str):
-        raise args.type_error(where, f"padding must be 'valid' or 'same', got {value!r}")
+        raise args.type_error(where, f"padding must be {choices}, got {value!r}")
     padding = value.lower()
-    if padding not in _PADDINGS:
-        raise args.value_error(where, f"padding must be 'valid' or 'same', got {value!r}")
+    if padding not in allowed:
+        raise args.value_error(where, f"padding must be {choices}, got {value!r}")
     return padding
 
 
@@ -37,7 +38,7 @@ def _one_int(value: Any, what: str, where: str) -> int:
 def _out_length(length, window: int, stride: int, padding: str, dilation: int = 1):
     if length is None:
         return None
-    if padding == "same":
+    if padding in ("same", "causal"):   # (causal: span - 1 zeros on the left)
         return -(-length // stride)
     span = dilation * (window - 1) + 1
     return (length - span) // stride + 1 if length >= span else 0
@@ -58,7 +59,7 @@ class Conv1D(Layer):
         self.kernel_size = _one_int(kernel_size, "kernel_size", where)
         self.strides = _one_int(strides, "strides", where)
         self.dilation_rate = _one_int(dilation_rate, "dilation_rate", where)
-        self.padding = _padding(padding, where)
+        self.padding = _padding(padding, where, ("valid", "same", "causal"))
         self.activation = activations.check(activation)
         self.use_bias = args.boolean(use_bias, "use_bias", where)
         self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer

@@ -5,14 +5,17 @@ column-tiled weights (forward and backward; every rank calls them, SPMD).
   ``DistributedArray`` tiled by batch (``dist.tiled(x, "page")``) or by length
   (``"row"``); the weights are replicated.  ``forward`` is ``conv1d_d`` (halos fetched
   from the neighbours for a length tiling) plus bias and activation, tile by tile: the
-  output is tiled like the input.  ``backward(ct)`` gives the input gradient tiled like
-  the input and the full kernel and bias gradients on every rank (all-reduced).  For a
-  batch tiling it differentiates the local computation (the generated backward of
-  :mod:`.graph`).  For a length tiling (:func:`_length_tiled_backward`) an input row
-  feeds the outputs whose windows cover it, some of them on the neighbours: each rank
-  turns its output cotangent into the pre-activation one, fetches the halo of that
-  (the outputs of the neighbours whose windows reach into its tile, ``tiles.fetch``),
-  and differentiates ``conv1d`` of its rows over the outputs it now has.
+  output is tiled like the input.  Tiled by batch alone, every window lies in the
+  rank's block: the layer's own forward runs on it as one local program (nothing
+  sent).  ``backward(ct)`` gives the input gradient tiled like the input and the full
+  kernel and bias gradients on every rank (all-reduced).  For a batch tiling it
+  differentiates the local computation (the generated backward of :mod:`.graph`; the
+  kernel and bias gradients all-reduced together, :func:`_summed_together`).  For a
+  length tiling (:func:`_length_tiled_backward`) an input row feeds the outputs whose
+  windows cover it, some of them on the neighbours: each rank turns its output
+  cotangent into the pre-activation one, fetches the halo of that (the outputs of the
+  neighbours whose windows reach into its tile, ``tiles.fetch``), and differentiates
+  ``conv1d`` of its rows over the outputs it now has.
 * :class:`ColumnParallelDense` — the kernel ``(in, units)`` and the bias are split by
   columns (rank r keeps units ``[c0, c1)``); the input is replicated.  ``forward`` is
   ``dot_d(x, kernel)`` (tiled by the kernel's columns) plus the bias tile and the
@@ -71,10 +74,31 @@ def _local_backward(layer: Any, x_shape: tuple, k_shape: tuple, b_shape: tuple |
     for var, grad, what in zip(wrt, grads, ["input", *weights]):
         if grad is None:
             grad = g.op("__mul", var, 0.0, shape=var.shape)
-        if (what == "input" and reduce_input) or (what != "input" and reduce_params):
+        if what == "input" and reduce_input:
             grad = g.op("all_reduce", grad, "sum", f"mp_{layer.name}_{what}", shape=var.shape)
         results.append(grad)
+    if reduce_params:
+        results[1:] = _summed_together(g, results[1:], f"mp_{layer.name}_weights")
     return _compile(f"{forward_op}_{layer.name}_backward", g, [*wrt, ct], results)
+
+
+def _summed_together(g: Graph, grads: list[Var], name: str) -> list[Var]:
+    """``grads`` summed over the ranks by one all_reduce of them concatenated (a sum is
+    taken element by element, so each one's span of the result is its sum): one
+    collective round per layer instead of one per weight."""
+    if len(grads) == 1:
+        return [g.op("all_reduce", grads[0], "sum", name, shape=grads[0].shape)]
+    sizes = [int(np.prod(v.shape, dtype=np.int64)) for v in grads]
+    packed = g.op("concatenate", grads, None, shape=(sum(sizes),))
+    whole = g.op("all_reduce", packed, "sum", name, shape=(sum(sizes),))
+    summed, offset = [], 0
+    for grad, size in zip(grads, sizes):
+        span = g.op("slice", whole, [offset, offset + size], shape=(size,))
+        if len(grad.shape) != 1:
+            span = g.op("reshape", span, list(grad.shape), shape=grad.shape)
+        summed.append(span)
+        offset += size
+    return summed
 
 
 def _column_softmax(g: Graph, z: Var, name: str) -> Var:
@@ -127,7 +151,11 @@ class ParallelConv1D:
     def forward(self, x: dist.DistributedArray) -> dist.DistributedArray:
         layer = self.layer
         kernel = layer.weights[0].value
-        y = _conv1d_d(layer, x, kernel)
+        if not set(x.layout.split_axes()) - {0}:
+            return self._batch_forward(x)
+        if "conv1d_d" not in self._programs:
+            self._programs["conv1d_d"] = _conv1d_d(layer)
+        y = self._programs["conv1d_d"](x, kernel)
         self._x, self._y = x, y
         # compiled once per block shape (a compilation costs a few ms: fit calls this
         # every step)
@@ -137,6 +165,30 @@ class ParallelConv1D:
         epilogue = self._programs[key]
         args = [y.local] + ([layer.weights[1].value] if layer.use_bias else [])
         return y.derive(np.asarray(epilogue(*args), np.float32), y.layout)
+
+    def _batch_forward(self, x: dist.DistributedArray) -> dist.DistributedArray:
+        """An input tiled by batch alone: every window lies in the rank's tile, so the
+        output block is the single-process layer on the input block (one compiled
+        program: convolution, bias, activation), and nothing is sent."""
+        from ..distributed.tiles import Layout
+        layer = self.layer
+        key = ("batch forward", tuple(x.local.shape[1:]))
+        if key not in self._programs:
+            g = Graph(prefix="f")
+            h = g.input("x", (None,) + key[1])
+            weights = {"kernel": g.input("kernel", layer.weights[0].value.shape)}
+            if layer.use_bias:
+                weights["bias"] = g.input("bias", layer.weights[1].value.shape)
+            out = layer.forward(Context(g, weights, False), h)
+            self._programs[key] = (_compile(f"conv1d_{layer.name}_forward", g,
+                                            [h, *weights.values()], out), out.shape[1:])
+        program, rest = self._programs[key]
+        y = np.asarray(program(x.local, *[w.value for w in layer.weights]), np.float32)
+        layout = Layout([(box[0], *((0, n) for n in rest)) for box in x.layout.boxes],
+                        (x.shape[0], *rest))
+        out = x.derive(y, layout)
+        self._x, self._y = x, out
+        return out
 
     def backward(self, ct: Any) -> tuple[dist.DistributedArray, list[np.ndarray]]:
         """(input gradient tiled like the input, [kernel gradient, bias gradient]) for
@@ -161,10 +213,17 @@ class ParallelConv1D:
         return x.derive(np.asarray(grads[0]), x.layout), [np.asarray(g) for g in grads[1:]]
 
 
-def _conv1d_d(layer: Conv1D, x: Any, kernel: np.ndarray) -> Any:
-    import phylanx
-    return phylanx.evaluate(f'lambda(x, k, conv1d_d(x, k, "{layer.padding}", '
-                            f'{layer.strides}, {layer.dilation_rate}))', x, kernel)
+def _conv1d_d(layer: Conv1D):
+    """``(x, kernel) -> conv1d_d(x, kernel, ...)`` with the layer's padding, strides and
+    dilation, compiled once (``phylanx.evaluate`` compiles its text at every call: a
+    few ms, each step)."""
+    name = f"conv1d_d_{layer.name}"
+    text = (f'define({name}, x, k, conv1d_d(x, k, "{layer.padding}", {layer.strides}, '
+            f'{layer.dilation_rate}))')
+    state = execution_tree.compiler_state(f"nn:mp:{name}", f"<nn {name}>")
+    execution_tree.compile(state, f"<nn {name}>", name, text)
+    function = state.lookup(name)
+    return lambda x, kernel: execution_tree.invoke(function, (x, kernel), {})
 
 
 class ColumnParallelDense:

@@ -15,9 +15,14 @@
   normalisation, recurrent ...) is one replicated stage: the same compiled program on
   every rank, over the whole batch.
 
-Between stages, activations and cotangents are whole arrays on every rank: a parallel
-stage takes its tile of its input (a slice, no communication) and all-gathers its
-output; in the backward pass it takes its block of the output cotangent and gathers
+With the batch split, activations and cotangents stay this rank's batch tile from the
+first Conv1D on, through the other Conv1D stages and the runs of per-sample layers
+without weights (:data:`_PER_SAMPLE`; such a run computes its tile's rows of the
+whole-batch result), and are all-gathered only before a stage that needs the whole
+batch (``Trainer._forms``): a Conv1D stack moves no activations, only its weight
+gradients.  Elsewhere activations and cotangents are whole arrays on every rank: a
+parallel stage takes its tile of its input (a slice, no communication) and all-gathers
+its output; in the backward pass it takes its block of the output cotangent and gathers
 (Conv1D) or all-reduces (Dense) the input gradient, which is skipped where no earlier
 layer has weights to train.  So the replicated layers, the loss and the dropout masks
 (drawn in the same order as one process's step, from the same seed) are those of
@@ -47,8 +52,15 @@ from ..autodiff.symbolic import Graph, gradients
 from ..errors import PhylanxValueError
 from . import arguments as args
 from . import data_parallel, metrics
-from .layers_conv import Conv1D
-from .layers_core import Context, Dense, Weight
+from .layers_conv import (
+    AveragePooling1D,
+    Conv1D,
+    GlobalAveragePooling1D,
+    GlobalMaxPooling1D,
+    MaxPooling1D,
+)
+from .layers_core import Activation, Context, Dense, Flatten, Weight
+from .layers_image import Permute, Reshape
 from .model_parallel import ColumnParallelDense, ParallelConv1D, _compile
 
 #: fit's conv_split: the axis of a Conv1D's input that is tiled over the ranks
@@ -107,28 +119,62 @@ def _tile_layout(shape: tuple, axis: int, count: int):
     return Layout(boxes, shape)
 
 
+class _BatchTiles:
+    """This rank's rows of the step's global batch (near-equal spans, the first ranks one
+    longer, as :func:`_tile_layout`): the form in which activations and cotangents pass
+    between the stages that run on a batch tile (see :class:`Trainer`)."""
+
+    def __init__(self) -> None:
+        self.batch = 0      # the global batch of the current step
+
+    def bounds(self) -> tuple[int, int]:
+        return data_parallel.shard_bounds(self.batch, dist.find_here(), dist.num_localities())
+
+    def tile(self, whole: np.ndarray) -> np.ndarray:
+        b0, b1 = self.bounds()
+        return np.ascontiguousarray(whole[b0:b1])
+
+    def layout(self, tile_shape: tuple):
+        return _tile_layout((self.batch, *tile_shape[1:]), 0, dist.num_localities())
+
+    def whole(self, tile: np.ndarray, name: str) -> np.ndarray:
+        """Collective: the ranks' tiles one after the other."""
+        tile = np.ascontiguousarray(tile, np.float32)
+        return dist.DistributedArray(tile, self.layout(tile.shape), name).gather()
+
+
 class _ConvStage:
-    def __init__(self, layer: Conv1D, axis: int, trainable: set) -> None:
-        self.layer, self.axis = layer, axis
+    """A Conv1D split by batch (``axis`` 0: it takes and gives this rank's batch tile,
+    ``tiled``) or by length (1: it takes and gives whole arrays, slicing its tile and
+    gathering its output itself)."""
+
+    def __init__(self, layer: Conv1D, axis: int, trainable: set, tiles: _BatchTiles) -> None:
+        self.layer, self.axis, self.tiles = layer, axis, tiles
         self.mp = ParallelConv1D(layer)
         self.params = [_Param(w, id(w) in trainable) for w in layer.weights]
         self.updates: list = []
+        self.tiled = axis == 0
         self._layouts: dict = {}
 
     def forward(self, h: np.ndarray) -> np.ndarray:
+        name = f"mp_fit_{self.layer.name}_input"
+        if self.tiled:
+            x = dist.DistributedArray(np.ascontiguousarray(h), self.tiles.layout(h.shape), name)
+            return self.mp.forward(x).local
         rank, count = dist.find_here(), dist.num_localities()
         layout = self._layouts.get(h.shape)
         if layout is None:
             layout = self._layouts[h.shape] = _tile_layout(h.shape, self.axis, count)
         box = tuple(slice(a, b) for a, b in layout.boxes[rank])
-        x = dist.DistributedArray(np.ascontiguousarray(h[box]), layout,
-                                  f"mp_fit_{self.layer.name}_input")
+        x = dist.DistributedArray(np.ascontiguousarray(h[box]), layout, name)
         return self.mp.forward(x).gather()
 
     def backward(self, ct: np.ndarray):
-        block = ct[tuple(slice(a, b) for a, b in self.mp._y.box)]
+        block = ct if self.tiled else ct[tuple(slice(a, b) for a, b in self.mp._y.box)]
         dx, grads = self.mp.backward(np.ascontiguousarray(block, np.float32))
-        return (dx.gather() if self.need_dx else None), list(grads)
+        if not self.need_dx:
+            return None, list(grads)
+        return (dx.local if self.tiled else dx.gather()), list(grads)
 
 
 class _DenseStage:
@@ -137,6 +183,7 @@ class _DenseStage:
         self.mp = ColumnParallelDense(layer)
         self.params = [_Param(w, id(w) in trainable, self.mp.columns) for w in layer.weights]
         self.updates: list = []
+        self.tiled = False      # its input is replicated
 
     def forward(self, h: np.ndarray) -> np.ndarray:
         kernel = self.mp.kernel     # this rank's current column block
@@ -180,6 +227,12 @@ class _ReplicatedStage:
         wrt = ([x] if need_dx else []) + [v for p, v in zip(self.params, wvars) if p.trainable]
         self._backward = None
         self.need_dx = need_dx
+        # on a batch tile it computes the tile's rows of its whole-batch result: only
+        # when each output row is a function of its input row alone (no weights whose
+        # gradients would be partial sums, no batch statistics, no random draws, which
+        # are the global batch's); None: it runs on whatever form its input has
+        self.tiled = None if (not self.params and not draws and not updates and all(
+            type(layer) in _PER_SAMPLE for layer in layers)) else False
         if wrt and h.active:
             g.stmts[:] = [s for s in g.stmts if not s.primitive.startswith("random")]
             ct = g.input("ct", h.shape)
@@ -193,6 +246,14 @@ class _ReplicatedStage:
         self._saved: tuple = ()
 
     def forward(self, h: np.ndarray) -> np.ndarray:
+        if self.tiled is None and len(h) == 0:
+            # an empty tile (fewer samples than ranks): no rows, nothing to run (a
+            # kernel such as max_pool2d refuses an empty array)
+            self._saved = (h, [], [])
+            shape = tuple(h.shape)
+            for layer in self.layers:
+                shape = tuple(layer.compute_output_shape(shape))
+            return np.zeros(shape, np.float32)
         values = [p.value for p in self.params]
         out, draws, updates = self._forward(h, *values)
         self._saved = (h, values, list(draws))
@@ -205,6 +266,8 @@ class _ReplicatedStage:
         if self._backward is None:      # nothing to train here, no gradient to pass on
             return None, grads
         h, values, draws = self._saved
+        if self.tiled is None and len(h) == 0:     # an empty tile (see forward)
+            return np.zeros(h.shape, np.float32), grads
         found = [np.asarray(g) for g in self._backward(h, *values, *draws, ct)]
         dx = found.pop(0) if self.need_dx else None
         trainable = [i for i, p in enumerate(self.params) if p.trainable]
@@ -213,7 +276,12 @@ class _ReplicatedStage:
         return dx, grads
 
 
-def plan(model: Any, conv_split: str) -> list:
+#: layers without weights whose output rows are each a function of the same input row
+_PER_SAMPLE = {Activation, Flatten, MaxPooling1D, AveragePooling1D, GlobalAveragePooling1D,
+               GlobalMaxPooling1D, Reshape, Permute}
+
+
+def plan(model: Any, conv_split: str, tiles: _BatchTiles | None = None) -> list:
     """The model's stages (see the module doc); errors before any communication."""
     if conv_split not in SPLITS:
         raise _error(f"conv_split must be 'batch' or 'length', got {conv_split!r}")
@@ -252,7 +320,8 @@ def plan(model: Any, conv_split: str) -> list:
     for group in groups:
         first = group[0]
         if isinstance(first, Conv1D):
-            stage: Any = _ConvStage(first, SPLITS[conv_split], trainable)
+            stage: Any = _ConvStage(first, SPLITS[conv_split], trainable,
+                                    tiles if tiles is not None else _BatchTiles())
         elif split(first):
             stage = _DenseStage(first, trainable)
         else:
@@ -299,7 +368,8 @@ class Trainer:
 
     def __init__(self, model: Any, conv_split: str) -> None:
         self.model = model
-        self.stages = plan(model, conv_split)
+        self.tiles = _BatchTiles()
+        self.stages = plan(model, conv_split, self.tiles)
         self.params = [p for stage in self.stages for p in stage.params]
         # the optimizer's slots are indexed like model.trainable_weights
         order = {id(w): i for i, w in enumerate(model.trainable_weights)}
@@ -340,27 +410,51 @@ class Trainer:
         """One training step on the global batch ``(xb, yb)``: (loss, metrics).  On a
         NaN loss with ``stop_on_nan``, syncs and raises ``diverged(loss)`` on every
         rank (they all have the same loss), before any update."""
+        self.tiles.batch = len(xb)
+        forms = self._forms()
         h = xb
-        for stage in self.stages:
+        for i, stage in enumerate(self.stages):
+            h = self._convert(h, forms[i], forms[i + 1], f"mp_fit_{i}_forward")
             h = stage.forward(h)
+        h = self._convert(h, forms[-1], False, "mp_fit_output")
         loss, found, ct = self.head(h, yb)
         if not np.isfinite(loss) and stop_on_nan:
             self.sync()
             raise diverged(loss)
         grads: dict[int, np.ndarray] = {}
-        ct = np.asarray(ct, np.float32)
-        for stage in reversed(self.stages):
+        ct = self._convert(np.asarray(ct, np.float32), False, forms[-1], "")
+        for i in reversed(range(len(self.stages))):
             if ct is None:
                 break           # nothing before this stage trains: no cotangent flows on
+            stage = self.stages[i]
             ct, made = stage.backward(ct)
             for p, g in zip(stage.params, made):
                 if p.trainable and g is not None:
                     grads[id(p)] = np.asarray(g, np.float32)
+            if ct is not None:
+                ct = self._convert(ct, forms[i + 1], forms[i], f"mp_fit_{i}_backward")
         self._apply(grads)
         for stage in self.stages:       # moving statistics, after the step as one process
             for w, v in stage.updates:
                 w.value = np.asarray(v, np.float32)
         return loss, found
+
+    def _forms(self) -> list[bool]:
+        """Whether the model's input (first) and each stage's output is this rank's batch
+        tile (True) or the whole array: a stage that may run on a tile keeps it, so a
+        chain of batch-split Conv1D and per-sample layers moves no activations."""
+        forms = [False]
+        for stage in self.stages:
+            forms.append(forms[-1] if stage.tiled is None else stage.tiled)
+        return forms
+
+    def _convert(self, h: np.ndarray, tiled: bool, want: bool, name: str) -> np.ndarray:
+        """``h`` (a tile when ``tiled``) in the form ``want``: a slice of the whole
+        array, or the tiles gathered (collective) -- the backward pass converts the
+        cotangents back the same way."""
+        if tiled == want:
+            return h
+        return self.tiles.whole(h, name) if tiled else self.tiles.tile(h)
 
     def _apply(self, grads: dict) -> None:
         opt = self.model.optimizer

@@ -87,3 +87,28 @@ def test_bad_arguments():
         cm.predict("lra", cm.FULL_SIZES["lra"], 0, M)
     with pytest.raises(ValueError):
         cm.predict("lra", cm.FULL_SIZES["lra"], 2, M, "jax")
+
+
+@given(batch=st.integers(1, 512), length=st.integers(8, 300), filters=st.integers(1, 256),
+       p=st.integers(1, 16))
+def test_conv1d_stack_flows(batch, length, filters, p):
+    # one locality: the convolutions' multiply-adds and the overhead, whatever the flow;
+    # the tiled flow makes a subset of the gathered flow's collectives; and it moves
+    # fewer bytes than the filter split (every layer's activations instead of its
+    # weights, twice as many summed by the all_reduce) when each layer's outputs, B x
+    # steps per filter, number at least twice its K x C + 1 weights per filter
+    layers = [(5, 3, filters), (3, filters, filters)]
+    madds = 3 * batch * ((length - 4) * 5 * 3 * filters + (length - 6) * 3 * filters ** 2)
+    for flow in cm.CONV_FLOWS:
+        one = cm.conv1d_stack_s(batch, length, layers, 1, M, 1e-11, 1e-3, flow)
+        assert one == pytest.approx(madds * 1e-11 + 1e-3)
+    t = {flow: cm.conv1d_stack_s(batch, length, layers, p, M, 1e-11, 1e-3, flow)
+         for flow in cm.CONV_FLOWS}
+    assert t["tiled"] <= t["gathered"]
+    bandwidth = cm.Machine(0.0, 1e-10, 0.0, 0.0)
+    if batch * (length - 6) >= 2 * (3 * filters + 1) and batch * (length - 4) >= 2 * 16:
+        tiled, split = (cm.conv1d_stack_s(batch, length, layers, p, bandwidth, 1e-11, 1e-3,
+                                          flow) for flow in ("tiled", "filters"))
+        assert tiled <= split
+    with pytest.raises(ValueError, match="flow"):
+        cm.conv1d_stack_s(batch, length, layers, p, M, 1e-11, 0.0, "rows")

@@ -61,7 +61,7 @@ def test_losses_from_logits(name):
     _check(model, RNG.normal(size=(6, 4)), y, nn.losses.Loss(name, from_logits=True))
 
 
-@pytest.mark.parametrize("padding,strides", [("valid", 1), ("same", 2)])
+@pytest.mark.parametrize("padding,strides", [("valid", 1), ("same", 2), ("causal", 2)])
 def test_conv1d_pooling_flatten(padding, strides):
     model = _seq((7, 3), nn.Conv1D(4, 3, strides=strides, padding=padding, activation="relu"),
                  nn.MaxPooling1D(2, padding="same"), nn.Flatten(), nn.Dense(2))

@@ -6,8 +6,10 @@ length, Dense by columns, the rest replicated) and then, alone, the same model f
 same seed without it (the oracle): the losses and metrics of every epoch, the final
 weights, the optimizer's slots and ``evaluate``/``predict`` afterwards must agree to
 float32 rounding.  Cases: SGD, SGD with momentum, Adam; dropout; BatchNormalization;
-Flatten; batches and lengths that do not divide by the number of ranks, and a batch
-with fewer samples than ranks; validation data and callbacks.  Then the errors: a layer
+Flatten; causal padding, strides and dilation, float64 data; batches and lengths that
+do not divide by the number of ranks, and a batch with fewer samples than ranks;
+validation data and callbacks.  For the batch split, the activations stay batch tiles
+between the convolutions and the per-sample layers (``FORMS``).  Then the errors: a layer
 that cannot run model-parallel, a bad ``conv_split``, a NaN loss — raised on every rank
 alike (no hang).  With ``--verbose`` one fit draws its progress (rank 0 only).  Prints
 ``OK <rank>``.
@@ -40,6 +42,26 @@ def bn_model(optimizer):
             nn.BatchNormalization(momentum=0.8), nn.Activation("relu"), nn.MaxPooling1D(2),
             nn.Conv1D(8, 5, activation="relu"), nn.GlobalMaxPooling1D(),
             nn.Dense(3, activation="softmax")]
+
+
+def causal_model(optimizer):
+    # causal and same padding, dilation and strides; average pooling and Flatten on the
+    # batch tiles between the convolutions and before the Dense
+    return [nn.Input((24, 3)),
+            nn.Conv1D(6, 3, padding="causal", dilation_rate=2, activation="relu"),
+            nn.AveragePooling1D(2), nn.Conv1D(5, 3, strides=2, padding="same",
+                                              activation="tanh"),
+            nn.Flatten(), nn.Dense(3, activation="softmax")]
+
+
+#: for the batch split, whether the model's input and each stage's output is this
+#: rank's batch tile: activations are gathered only before a stage that needs the
+#: whole batch (a Dense split by columns, Dropout's draws, BatchNormalization's
+#: statistics, a replicated Dense), never between the convolutions
+FORMS = {conv_model: [False, True, True, True, False, False, False],
+         flat_model: [False, True, True, True, False],
+         bn_model: [False, True, False, True, True, False],
+         causal_model: [False, True, True, True, True, False]}
 
 
 def build(make, optimizer):
@@ -78,13 +100,17 @@ def close(got, want, what, rtol=1e-4, atol=2e-6):
                                err_msg=f"rank {rank} of {count}: {what}")
 
 
-def check(split, make, optimizer, batch_size, what, n=40, **kw):
+def check(split, make, optimizer, batch_size, what, n=40, dtype=np.float32, **kw):
     x, y = data(n)
+    x = x.astype(dtype)
     what = f"{what} ({split} split, batch {batch_size}, {n} samples)"
     m, got_h, got_w, got_s = train(split, x, y, make, optimizer(), batch_size, **kw)
     want, want_h, want_w, want_s = train(None, x, y, make, optimizer(), batch_size, **kw)
+    trainer = m._programs[f"train:model:{split}"]
+    if split == "batch":
+        assert trainer._forms() == FORMS[make], (what, trainer._forms())
     # the Dense layers really were split: this rank held only its columns
-    stages = m._programs[f"train:model:{split}"].stages
+    stages = trainer.stages
     blocks = [p for s in stages if type(s).__name__ == "_DenseStage" for p in s.params]
     assert blocks and all(p.block.shape[-1] == len(np.array_split(
         np.arange(p.weight.value.shape[-1]), count)[rank]) for p in blocks), what
@@ -176,6 +202,9 @@ def main():
           "nesterov, strides, dilation, flatten")
     check("batch", flat_model, lambda: nn.RMSprop(0.01), 7, "rmsprop, flatten")
     check("batch", bn_model, lambda: nn.SGD(0.05), 16, "batchnorm")
+    check("batch", causal_model, lambda: nn.Adam(0.01), 12, "causal, strides, float64 data",
+          n=24, dtype=np.float64)
+    check("length", causal_model, lambda: nn.SGD(0.1), 12, "causal, strides", n=24)
     check("length", bn_model, lambda: nn.Adam(0.01), 16, "batchnorm")
     # batches of 4 and 1: the last has fewer samples than ranks (empty tiles)
     check("batch", conv_model, lambda: nn.SGD(0.1), 4, "short batch", n=5, shuffle=False)
