@@ -166,8 +166,12 @@ def _start_polling_thread(engine: ProgressEngine) -> Callable[[], None]:
                 # collective, which costs more than an 8-byte collective.
                 undriven_since = None
                 pacing.reset()
+                # the deadlines: of operations not started yet, and while a waiter
+                # drives, of one it may be stuck in (a driver that waits again in a
+                # done-callback its poll ran can be inside ``MPI_Wait``, the driver's
+                # lock held: it polls no more, and only an abandon ends that wait)
+                guarded(engine.check_deadlines)
                 if not busy:
-                    guarded(engine.check_deadlines)   # (of operations not started yet)
                     now = time.monotonic()
                     if engine.posts != posts:
                         posts, posted_at = engine.posts, now

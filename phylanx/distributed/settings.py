@@ -5,6 +5,8 @@ single-process run does not list them unless the distributed layer is loaded.
 """
 from __future__ import annotations
 
+import threading
+
 from .. import config
 from ..config import Setting, _bool
 
@@ -40,20 +42,27 @@ get = config.get
 class Cached:
     """A setting's value kept in an attribute, for the path of every small collective
     (a read there instead of a call of ``config.get``); forgotten at every
-    ``config.set``/``reset``, read again by the next :meth:`read`."""
+    ``config.set``/``reset``, read again by the next :meth:`read`.
 
-    __slots__ = ("name", "value")
+    A read and a forget take turns (``_turn``): a read that fetched the value before
+    another thread's ``config.set`` would otherwise store it after that set's forget,
+    and the old value would stay until the next change."""
+
+    __slots__ = ("name", "value", "_turn")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.value = None       # (None: not read since the last change; settings read
-        config.on_change(self.forget)   # through it are never None)
+        self._turn = threading.Lock()   # through it are never None)
+        config.on_change(self.forget)
 
     def forget(self) -> None:
-        self.value = None
+        with self._turn:
+            self.value = None
 
     def read(self):
-        self.value = value = get(self.name)
+        with self._turn:
+            self.value = value = get(self.name)
         return value
 
 

@@ -94,3 +94,59 @@ def test_a_waiter_stuck_in_wait_past_its_deadline_ends_the_job_with_the_located_
         engine.stop()
     waiter.join(10.0)
     assert isinstance(future.exception(0), TimeoutError)
+
+
+class Once(StandIn):
+    """A request complete at its first test."""
+
+    def Test(self) -> bool:  # noqa: N802
+        self.tests += 1
+        return True
+
+
+def _tested(request):
+    yield request       # (tested by the polls, not a Long)
+    return "done"
+
+
+def test_a_driver_stuck_in_wait_inside_a_done_callback_still_ends_the_job(monkeypatch):
+    # the driving waiter's poll completes an operation whose done-callback waits for an
+    # ``async`` collective's value (a forwarded future: waited for through its source,
+    # with ``Wait``) while other requests are in flight (``busy``: stand-ins cannot be
+    # tested together).  The driver is then inside ``Wait`` with the driver's lock held:
+    # the progress thread, standing aside for drivers, must still look at the deadlines,
+    # or nothing ever ends that wait.  (A deadline of 1 s: one passed before the Wait
+    # began is no longer in it to report)
+    from phylanx.runtime.futures import Forward, forwarded
+
+    stuck: list[BaseException] = []
+    reported = threading.Event()
+    engine = progress.ProgressEngine(on_stuck=lambda error: (stuck.append(error),
+                                                            reported.set()))
+    monkeypatch.setattr(engine, "busy", lambda: True)
+    request, values = Stuck(), []
+
+    def then_wait(_):
+        values.append(forwarded(Forward(engine.start(
+            _operation(request, True), 1.0, lambda: TimeoutError("late")))))
+        values[0].exception(20.0)
+
+    first = engine.track(30.0, lambda: TimeoutError("first"))
+    first.future.add_done_callback(then_wait)
+
+    def drive():    # what a waiter driving the engine does (``_drive``), in short
+        with engine._driver:
+            engine._driver_owner = threading.get_ident()
+            engine.run(first, _tested(Once()))
+            engine.poll()       # (completes ``first``: its done-callback waits)
+
+    waiter = threading.Thread(target=drive, daemon=True)
+    try:
+        waiter.start()
+        assert reported.wait(10.0), "the driver stays in Wait past the deadline unreported"
+        assert [str(e) for e in stuck] == ["late"] and request.waited_by == [waiter.ident]
+    finally:
+        request.release.set()
+        engine.stop()
+    waiter.join(10.0)
+    assert isinstance(values[0].exception(0), TimeoutError)
