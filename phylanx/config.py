@@ -6,10 +6,14 @@ original's ini keys (``phylanx.eval_count_threshold`` and friends, §2.8).
 """
 from __future__ import annotations
 
+import numbers
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -173,6 +177,11 @@ def _parsed(setting: Any, raw: str) -> Any:
         raise ValueError(f"environment variable {setting.env}={raw!r}: {e}") from None
 
 
+#: ``get``'s slow path, ``set`` and ``reset`` take turns: a ``get`` that read the old
+#: value must not store it in the cache after a concurrent ``set`` dropped it
+_turn = threading.Lock()
+
+
 def get(name: str) -> Any:
     """Current value of setting ``name`` (override, then environment, then default).
 
@@ -183,30 +192,67 @@ def get(name: str) -> Any:
     except KeyError:
         pass
     setting = SETTINGS[name]
-    if name in _overrides:
-        value = _overrides[name]
-    else:
-        raw = os.environ.get(setting.env)
-        value = setting.default if raw is None or not raw.strip() else _parsed(setting, raw)
-    _cache[name] = value
+    with _turn:
+        if name in _overrides:
+            value = _overrides[name]
+        else:
+            raw = os.environ.get(setting.env)
+            value = setting.default if raw is None or not raw.strip() else _parsed(setting, raw)
+        _cache[name] = value
+    return value
+
+
+def _checked(setting: Setting, value: Any) -> Any:
+    """``value`` as setting ``setting`` takes it, or a ValueError naming the setting:
+    a string is parsed as its environment variable is; anything else must be of the
+    default's kind (``set("check_collectives", "false")`` is False, never a truthy
+    string; ``set("threads", 2.5)`` is an error, not 2)."""
+    if isinstance(value, str):
+        try:
+            return setting.parse(value)
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"phylanx setting {setting.name!r}={value!r}: {e}") from None
+    default = setting.default
+    if isinstance(default, bool):
+        ok = isinstance(value, (bool, np.bool_)) or (
+            isinstance(value, numbers.Integral) and value in (0, 1))
+        value = bool(value) if ok else value
+    elif isinstance(default, int):
+        ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+        value = int(value) if ok else value
+    elif isinstance(default, float) or setting.parse is _cost_ms:
+        ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    else:       # a string setting: paths are welcome
+        ok = isinstance(value, os.PathLike)
+        value = os.fspath(value) if ok else value
+    if not ok:
+        kind = "a number" if setting.parse is _cost_ms else type(default).__name__
+        raise ValueError(f"phylanx setting {setting.name!r} takes {kind} (or a string "
+                         f"as its environment variable {setting.env}), not "
+                         f"{type(value).__name__} {value!r}")
     return value
 
 
 def set(name: str, value: Any) -> None:  # noqa: A001 - mirrors get()
-    """Override setting ``name`` for this process."""
+    """Override setting ``name`` for this process (a value of the default's kind, or
+    a string read as the environment variable is)."""
     if name not in SETTINGS:
         raise KeyError(f"unknown phylanx setting {name!r}; known: {', '.join(SETTINGS)}")
-    _overrides[name] = value
-    _cache.pop(name, None)
+    value = _checked(SETTINGS[name], value)
+    with _turn:
+        _overrides[name] = value
+        _cache.pop(name, None)
     _changed()
 
 
 def reset(name: str | None = None) -> None:
     """Drop overrides (all, or one)."""
-    if name is None:
-        _overrides.clear()
-        _cache.clear()
-    else:
-        _overrides.pop(name, None)
-        _cache.pop(name, None)
+    with _turn:
+        if name is None:
+            _overrides.clear()
+            _cache.clear()
+        else:
+            _overrides.pop(name, None)
+            _cache.pop(name, None)
     _changed()
