@@ -182,6 +182,7 @@ class Emission:
         value = self.emit(node)
         self.fresh.discard(value)
         self.line(f"{t} = {value}", node)
+        self.prove(t, self.number(value))   # the same value at every step (loop_versions)
         read_values = "".join(f"v{s}, " for s in reads)
         self.line(f"if {lazy} is _UNSET: {lazy} = _keep({t}, {any_kind}, ({read_values}), "
                   f"({self.bases()}))", node)

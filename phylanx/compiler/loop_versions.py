@@ -1,0 +1,147 @@
+"""Two versions of a translated loop: one without per-step kind tests, chosen at entry.
+
+A translated loop (``scalar_translate.py``) tests kinds at every step where it cannot
+prove them: ``a[i, j]`` is NumPy's subscript only if ``a`` is an ``ndarray``,
+``min(x, y, z)`` is Python's only if every operand is a number, ``if c`` is Python's
+truth only if ``c`` is a bool.  Profiling the edit distance (issue 27 item 5, task ed47)
+put a quarter of its time beside CPython's in those tests.
+
+The law (loop versioning): a test of a variable the loop never assigns has the same
+outcome at every step of one run of the loop (an array's type, ``ndim`` and ``dtype``
+never change in place).  So the translator writes the loop twice: the general version,
+as before, and a *fast* one in which each such test is assumed true and dropped; the
+generated function evaluates those tests once at entry (its flags) and runs the fast
+version when all it assumed hold, else the general one.  Both compute what the tree
+computes: the fast one only leaves out the branches its assumptions rule out.
+
+What the fast version additionally proves, per expression (:class:`Versions`): that a
+value is a *number* (a type of :data:`NUMBERS`), under which flags:
+
+* literals of those types and proven Python ints, unconditionally;
+* ``a[i, ...]`` of a variable the loop never assigns, every index a proven int, under
+  the flag ``type(a) is ndarray and a.ndim == <indices> and a.dtype.type in _NUMBERS``
+  (an element, a NumPy scalar of that type);
+* ``x op y`` (``+ - * / // %`` and the comparisons) of numbers: NumPy's and Python's
+  arithmetic of those types gives those types or raises (``**`` is left out: a negative
+  float to a fractional power is complex);
+* an ``if`` whose branches are both numbers; a local bound to a number, until the next
+  assignment the translator cannot follow (in a branch, a loop, a fused node).
+
+Where such a fact is used (``min``/``max`` of numbers is Python's, the truth of a number
+is ``bool``, ``x op= e`` of a number is the operator) its flags join the assumptions.
+An error is still located by its generated line (both versions' lines belong to nodes).
+The setting ``loop_versions`` switches this off (only the general version is written).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+#: number types for which ``min``/``max`` of Python are the ``__pymin``/``__pymax`` kernels
+#: (their ``<`` gives a bool or NumPy bool, whose truth is ``bool``)
+NUMBERS = frozenset((bool, int, float, np.bool_, np.int8, np.int16, np.int32, np.int64,
+                     np.uint8, np.uint16, np.uint32, np.uint64, np.float16, np.float32,
+                     np.float64))
+
+#: infix operators whose result is a number when both operands are
+NUMBER_CLOSED = frozenset(("+", "-", "*", "/", "//", "%",
+                           "==", "!=", "<", "<=", ">", ">="))
+
+
+class Versions:
+    """The translator's part proving numbers and collecting the fast version's
+    assumptions (a mixin of ``scalar_translate.Translator``: its ``flags``, ``names``,
+    ``writers``, ``is_int`` and state)."""
+
+    def start_versions(self, enabled: bool) -> None:
+        self.versions = enabled
+        self.assume = False          # writing the fast version
+        self.assumed: set[str] = set()
+        self.numbers: dict[str, frozenset] = {}
+
+    def start_fast(self) -> None:
+        """Reset what the general version's pass proved; the flags are kept (the same
+        tests get the same names)."""
+        self.assume = True
+        self.numbers = {}
+
+    # -- flags --------------------------------------------------------------
+    def flag(self, base: str, test: str) -> str | None:
+        """The name of ``test`` (about ``base``'s kind) computed once per run, if
+        ``base`` is a variable the subtree never assigns; else None (an empty ``test``:
+        only whether it is such a variable, "")."""
+        if not (base.startswith("v") and base[1:].isdigit()
+                and int(base[1:]) not in self.writers):
+            return None
+        if not test:
+            return ""
+        for known, text in self.flags.items():
+            if text == test:
+                return known
+        name = f"f{len(self.flags)}"
+        self.flags[name] = test
+        return name
+
+    # -- numbers -------------------------------------------------------------
+    def number(self, expr: str) -> frozenset | None:
+        """The entry tests (pairs (variable, test)) under which ``expr`` holds a number,
+        None if not proven."""
+        if self.is_int(expr) or expr in ("True", "False"):
+            return frozenset()
+        known = self.numbers.get(expr)
+        if known is not None:
+            return known
+        value = self.names.get(expr, self) if expr.startswith("c") else self
+        if value is not self and type(value) in NUMBERS:
+            return frozenset()
+        return None
+
+    def numbers_of(self, exprs) -> frozenset | None:
+        """The entry tests under which every one of ``exprs`` is a number, else None."""
+        flags: frozenset = frozenset()
+        for expr in exprs:
+            known = self.number(expr)
+            if known is None:
+                return None
+            flags |= known
+        return flags
+
+    def use_numbers(self, exprs) -> bool:
+        """True if the code being written may take every one of ``exprs`` as a number
+        (its entry tests then join the fast version's assumptions)."""
+        flags = self.numbers_of(exprs)
+        if flags is None or (flags and not self.assume):
+            return False
+        # the flags are named (computed at entry) only where a fact is used
+        self.assumed.update(self.flag(base, test) for base, test in flags)
+        return True
+
+    def prove(self, target: str, flags: frozenset | None) -> None:
+        if flags is None:
+            self.numbers.pop(target, None)
+        else:
+            self.numbers[target] = flags
+
+    def element(self, target: str, base: str, indices: list[str]) -> None:
+        """``target = base[indices]`` was written directly: an element of a numeric array
+        when every index is a proven int (fast version only)."""
+        if not self.assume or not all(self.is_int(i) for i in indices):
+            return
+        if self.flag(base, "") is not None:   # a variable the loop never assigns
+            test = (f"(type({base}) is _nd and {base}.ndim == {len(indices)} "
+                    f"and {base}.dtype.type in _NUMBERS)")
+            self.numbers[target] = frozenset(((base, test),))
+
+    def forget(self, slots) -> None:
+        """The locals of ``slots`` may have been assigned where this pass cannot follow."""
+        for slot in slots:
+            self.numbers.pop(f"v{slot}", None)
+
+    def versioned(self, general: list, fast: list, fast_result: str) -> list:
+        """The lines of both versions: the fast one under its assumptions, returning;
+        the general one after it.  Just the general one if nothing was assumed."""
+        if not self.assumed:
+            return general
+        condition = " and ".join(sorted(self.assumed, key=lambda f: int(f[1:])))
+        return ([(1, f"if {condition}:", None)]
+                + [(depth + 1, text, node) for depth, text, node in fast]
+                + [(2, f"return {fast_result}", None)] + general)
