@@ -57,6 +57,10 @@ class Versions:
         self.assume = False          # writing the fast version
         self.assumed: set[str] = set()
         self.numbers: dict[str, frozenset] = {}
+        # expressions that are Python ints when some variables the innermost loop never
+        # assigns are: expr -> (that loop's LoopFacts, the variables)
+        self.loop_ints: dict[str, tuple] = {}
+        self.entry_flags = 0
 
     def start_fast(self) -> None:
         """Reset what the general version's pass proved; the flags are kept (the same
@@ -130,6 +134,45 @@ class Versions:
             test = (f"(type({base}) is _nd and {base}.ndim == {len(indices)} "
                     f"and {base}.dtype.type in _NUMBERS)")
             self.numbers[target] = frozenset(((base, test),))
+
+    # -- integer indices ------------------------------------------------------
+    def note_int(self, target: str, args: list[str]) -> None:
+        """``target`` is ``args[0] <op> args[1]`` for an operator closed over Python
+        ints: record it as a Python int when the variables among ``args`` that the
+        innermost loop never assigns are (tested once per run of that loop)."""
+        if not self.loops:
+            return
+        facts = self.loops[-1]
+        need: set[str] = set()
+        for arg in args:
+            known = self.loop_ints.get(arg)
+            if self.is_int(arg):
+                continue
+            if known is not None and known[0] is facts:
+                need |= known[1]
+            elif arg.startswith("v") and arg[1:].isdigit() and int(arg[1:]) not in facts.writes:
+                need.add(arg)
+            else:
+                return
+        if need:
+            self.loop_ints[target] = (facts, frozenset(need))
+
+    def index_test(self, value: str) -> str:
+        """The generated test that ``value`` is an integer index: a flag of the innermost
+        loop's entry first when ``value`` is a Python int whenever some variables the
+        loop never assigns are (a knapsack's ``best[c - w]``, ``w`` read in the outer
+        loop), else ``type(value) in _ints`` (``_INDEX_INTS``)."""
+        test = f"type({value}) in _ints"
+        known = self.loop_ints.get(value)
+        if known is None or not self.loops or known[0] is not self.loops[-1]:
+            return test
+        facts = self.loops[-1]
+        text = " and ".join(f"type({v}) is int" for v in sorted(known[1]))
+        name = facts.entry.get(text)
+        if name is None:
+            name = facts.entry[text] = f"g{self.entry_flags}"
+            self.entry_flags += 1
+        return f"({name} or {test})"
 
     def forget(self, slots) -> None:
         """The locals of ``slots`` may have been assigned where this pass cannot follow."""

@@ -388,6 +388,8 @@ class Translator(loop_invariants.Emission, loop_versions.Versions):
                     self.fresh.add(t)
                 if infix in _INT_CLOSED and self.is_int(args[0]) and self.is_int(args[1]):
                     self.ints.add(t)   # int <op> int is an int (or raises)
+                elif infix in _INT_CLOSED:
+                    self.note_int(t, args)
                 if infix in loop_versions.NUMBER_CLOSED:
                     self.prove(t, self.numbers_of(args))
                 return t
@@ -445,7 +447,7 @@ class Translator(loop_invariants.Emission, loop_versions.Versions):
 
     def fast_test(self, base: str, raw: list[str]) -> str:
         """The condition under which ``base[raw...]`` is what the generic kernels do."""
-        ints = " and ".join(_index_test(i) for i in raw if not self.is_int(i)) or "True"
+        ints = " and ".join(self.index_test(i) for i in raw if not self.is_int(i)) or "True"
         if len(raw) == 1:
             kind = (f"(type({base}) is _nd or type({base}) is _list or type({base}) is _str "
                     f"or type({base}) is _tuple)")
@@ -544,7 +546,7 @@ class Translator(loop_invariants.Emission, loop_versions.Versions):
         # a 0-d array is refused by indexing.get and .put with their own errors
         kind = f"(type({base}) is _nd and {base}.ndim)"
         test = _all([self.base_test(base, kind)] + [
-            _index_test(v) for v in tested if not self.is_int(v)])
+            self.index_test(v) for v in tested if not self.is_int(v)])
         return base, ", ".join(direct), ", ".join(generic), test, value
 
     def emit_store(self, node: Node) -> str:
@@ -568,7 +570,7 @@ class Translator(loop_invariants.Emission, loop_versions.Versions):
         if len(raw) == 1:
             kind = f"({kind} or type({base}) is _list)"
         kind = self.base_test(base, kind)
-        ints = [_index_test(i) for i in raw if not self.is_int(i)]
+        ints = [self.index_test(i) for i in raw if not self.is_int(i)]
         self.emit_put(_all([kind, *ints]), f"{base}[{', '.join(raw)}] = {value}",
                       f"_put({base}, [{', '.join(generic)}], {value})", node)
         return "None"
@@ -716,11 +718,6 @@ _INDEX_INTS = frozenset([int, *(np.dtype(c).type for c in np.typecodes["AllInteg
 
 #: a position of ``emit_sliced``'s index shape holding NumPy's ``None``
 _NEWAXIS_WIDTH = -2
-
-
-def _index_test(value: str) -> str:
-    """The generated test that ``value`` is an integer index (``_INDEX_INTS``)."""
-    return f"type({value}) in _ints"
 
 
 def _is_newaxis(node: Node) -> bool:
