@@ -53,6 +53,7 @@ class LoopFacts:
 
     def __init__(self, loop: Node, opaque: frozenset, writers: dict[int, int],
                  local_slot):
+        self.node = loop
         self.writes = frozenset(writers)
         bases: set[int] = set()
         hoisting = True

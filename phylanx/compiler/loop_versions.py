@@ -136,43 +136,64 @@ class Versions:
             self.numbers[target] = frozenset(((base, test),))
 
     # -- integer indices ------------------------------------------------------
+    def loop_int_variables(self, value: str) -> frozenset | None:
+        """The variables that, being Python ints at the entry of the innermost loop,
+        make ``value`` a Python int throughout it (None: not proven): each is one the
+        loop never assigns or one of its inductive ints (:func:`inductive_ints`)."""
+        if not self.loops or self.is_int(value):
+            return None
+        facts = self.loops[-1]
+        known = self.loop_ints.get(value)
+        if known is not None:
+            return known[1] if known[0] is facts else None
+        if value.startswith("v") and value[1:].isdigit():
+            slot = int(value[1:])
+            if slot not in facts.writes or slot in self.inductive(facts):
+                return frozenset((value,))
+        return None
+
+    def inductive(self, facts) -> frozenset:
+        known = getattr(facts, "inductive", None)
+        if known is None:
+            known = facts.inductive = inductive_ints(facts.node)
+        return known
+
     def note_int(self, target: str, args: list[str]) -> None:
         """``target`` is ``args[0] <op> args[1]`` for an operator closed over Python
-        ints: record it as a Python int when the variables among ``args`` that the
-        innermost loop never assigns are (tested once per run of that loop)."""
-        if not self.loops:
-            return
-        facts = self.loops[-1]
+        ints: record it as a Python int when some variables are at the innermost
+        loop's entry (:meth:`loop_int_variables`, tested once per run of that loop)."""
         need: set[str] = set()
         for arg in args:
-            known = self.loop_ints.get(arg)
             if self.is_int(arg):
                 continue
-            if known is not None and known[0] is facts:
-                need |= known[1]
-            elif arg.startswith("v") and arg[1:].isdigit() and int(arg[1:]) not in facts.writes:
-                need.add(arg)
-            else:
+            variables = self.loop_int_variables(arg)
+            if variables is None:
                 return
+            need |= variables
         if need:
-            self.loop_ints[target] = (facts, frozenset(need))
+            self.loop_ints[target] = (self.loops[-1], frozenset(need))
 
-    def index_test(self, value: str) -> str:
-        """The generated test that ``value`` is an integer index: a flag of the innermost
-        loop's entry first when ``value`` is a Python int whenever some variables the
-        loop never assigns are (a knapsack's ``best[c - w]``, ``w`` read in the outer
-        loop), else ``type(value) in _ints`` (``_INDEX_INTS``)."""
-        test = f"type({value}) in _ints"
-        known = self.loop_ints.get(value)
-        if known is None or not self.loops or known[0] is not self.loops[-1]:
-            return test
+    def int_flag(self, value: str) -> str | None:
+        """The name of the innermost loop's entry test under which ``value`` is a
+        Python int at every step (a knapsack's ``best[c - w]``, ``w`` read in the outer
+        loop; ``d[i, j]`` of a ``while j <= n: ... j += 1``), None if not proven."""
+        variables = self.loop_int_variables(value)
+        if variables is None:
+            return None
         facts = self.loops[-1]
-        text = " and ".join(f"type({v}) is int" for v in sorted(known[1]))
+        text = " and ".join(f"type({v}) is int" for v in sorted(variables))
         name = facts.entry.get(text)
         if name is None:
             name = facts.entry[text] = f"g{self.entry_flags}"
             self.entry_flags += 1
-        return f"({name} or {test})"
+        return name
+
+    def index_test(self, value: str) -> str:
+        """The generated test that ``value`` is an integer index (``_INDEX_INTS``): the
+        loop's entry flag first where :meth:`int_flag` proves one."""
+        test = f"type({value}) in _ints"
+        flag = self.int_flag(value)
+        return test if flag is None else f"({flag} or {test})"
 
     def forget(self, slots) -> None:
         """The locals of ``slots`` may have been assigned where this pass cannot follow."""
@@ -188,3 +209,64 @@ class Versions:
         return ([(1, f"if {condition}:", None)]
                 + [(depth + 1, text, node) for depth, text, node in fast]
                 + [(2, f"return {fast_result}", None)] + general)
+
+
+#: operators of Python ints giving a Python int (or raising)
+_INT_OPERATORS = frozenset(("__add", "__sub", "__mul", "__floordiv", "__mod"))
+
+
+def inductive_ints(loop) -> frozenset:
+    """The slots of local variables that every assignment in ``loop``'s subtree keeps a
+    Python int when they all are one (an int literal, ``len``, a ``range`` loop's
+    counter, ``+ - * // %`` of those; ``j += 1``): a Python int at the loop's entry, such
+    a variable is one at every step of that run (by induction over the assignments)."""
+    forms: dict[int, list] = {}
+    for inner in loop.walk():
+        p = inner.primitive
+        variable = inner.variable
+        if p == "define-variable" or (p == "store" and inner.instance != "__subscript"):
+            value = inner.children[0] if len(inner.children) == 1 else None
+        elif p == "for_each":
+            value = inner.children[0] if inner.children else None
+            value = ("range",) if value is not None and (
+                value.primitive == "range" and not value.is_const
+                or value.is_const and type(value.value) is range) else None
+        else:
+            continue
+        if variable is None or variable[0] is None:
+            continue
+        slot = variable[2] if variable[0][0] == 0 else -1
+        forms.setdefault(slot, []).append(value)
+    candidates = {slot for slot in forms if slot >= 0}
+    changed = True
+    while changed:
+        changed = False
+        for slot in sorted(candidates):
+            if not all(_int_form(value, candidates) for value in forms[slot]):
+                candidates.discard(slot)
+                changed = True
+    return frozenset(candidates)
+
+
+def _int_form(node, candidates: set) -> bool:
+    """True if ``node`` gives a Python int when the variables of ``candidates`` hold one."""
+    if node is None:
+        return False
+    if type(node) is tuple:   # a range loop's counter
+        return True
+    if node.is_const:
+        return type(node.value) is int
+    p = node.primitive
+    if p == "access-variable":
+        variable = node.variable
+        return (variable is not None and variable[0] is not None and variable[0][0] == 0
+                and variable[2] in candidates)
+    if p == "__len":
+        return True
+    if p in _INT_OPERATORS and len(node.children) == 2:
+        return all(_int_form(c, candidates) for c in node.children)
+    if p == "__inplace" and len(node.children) == 2:
+        # x op= e on a number is op(x, e) (scalar_translate.emit_update; the kernel gives
+        # its second operand for a value neither an array nor a list)
+        return _int_form(node.children[1], candidates)
+    return False

@@ -347,9 +347,11 @@ class Translator(loop_invariants.Emission, loop_versions.Versions):
         if self.use_numbers(args[:1]):
             self.line(f"{t} = {args[0]} {_INFIX[op]} {args[1]}", node)
         else:
-            self.line(f"{t} = {args[0]} {_INFIX[op]} {args[1]} if type({args[0]}) in "
-                      f"_NUMBERS else _update({self.name(op, 'k')}, {args[0]}, {args[1]})",
-                      node)
+            flag = self.int_flag(args[0])   # a Python int at every step: a loop's entry test
+            test = f"type({args[0]}) in _NUMBERS"
+            self.line(f"{t} = {args[0]} {_INFIX[op]} {args[1]} if "
+                      f"{test if flag is None else f'({flag} or {test})'} else "
+                      f"_update({self.name(op, 'k')}, {args[0]}, {args[1]})", node)
         if _INFIX[op] in loop_versions.NUMBER_CLOSED:
             self.prove(t, self.numbers_of(args))
         return t
