@@ -146,7 +146,7 @@ class Translator(loop_invariants.Emission, loop_versions.Versions):
         used = sorted(self.reads | self.writes)
         namespace = dict(self.names, type=type, min=min, max=max,
                          _nd=np.ndarray, _ints=_INDEX_INTS, _list=list, _str=str,
-                         _tuple=tuple,
+                         _tuple=tuple, _range=range,
                          _T=np.True_, _F=np.False_, _truth=truth, _iterate=iterate,
                          _PENDING=PENDING, _check=check, _NUMBERS=_NUMBERS,
                          _put=_put_python, _pyindex=_pyindex_kernel(),
@@ -402,6 +402,14 @@ class Translator(loop_invariants.Emission, loop_versions.Versions):
             # ``x += e`` on a value that is neither an array nor a list is ``e`` (inplace)
             self.line(f"{t} = {kernel}({args[0]}, {args[1]}) if type({args[0]}) is _nd or "
                       f"type({args[0]}) is _list else {args[1]}", node)
+            return t
+        if node.primitive == "range" and _builtin_range(node, args):
+            # Python ints (not bools): the kernel is Python's range after to_int, which
+            # gives them back (a zero step is left to the kernel's located error)
+            tests = " and ".join(f"type({a}) is int" for a in args if not self.is_int(a))
+            direct = f"_range({', '.join(args)})"
+            self.line(f"{t} = {direct}" if not tests else
+                      f"{t} = {direct} if {tests} else {kernel}({', '.join(args)})", node)
             return t
         if node.primitive in ("__pymin", "__pymax") and len(args) >= 2:
             # Python's min/max are these kernels for numbers (first extreme, truth of <)
@@ -689,6 +697,14 @@ def _valueless(node: Node) -> bool:
     if p == "for_each" or p == "while":
         return len(node.children) == 2 and _valueless(node.children[-1])
     return False
+
+
+def _builtin_range(node: Node, args: list[str]) -> bool:
+    """``range(a[, b[, step]])`` whose step, if any, is a non-zero int literal."""
+    if len(args) == 3:
+        step = node.children[2]
+        return step.is_const and type(step.value) is int and step.value != 0
+    return 1 <= len(args) <= 2
 
 
 def _all(tests: list[str]) -> str:
