@@ -23,7 +23,8 @@ value is a *number* (a type of :data:`NUMBERS`), under which flags:
   (an element, a NumPy scalar of that type);
 * ``x op y`` (``+ - * / // %`` and the comparisons) of numbers: NumPy's and Python's
   arithmetic of those types gives those types or raises (``**`` is left out: a negative
-  float to a fractional power is complex);
+  float to a fractional power is complex); ``x == y`` and ``x != y`` of numbers or
+  one-character strings (``s[i]`` of a ``str``, under ``... or type(s) is str``): a bool;
 * an ``if`` whose branches are both numbers; a local bound to a number, until the next
   assignment the translator cannot follow (in a branch, a loop, a fused node).
 
@@ -57,6 +58,9 @@ class Versions:
         self.assume = False          # writing the fast version
         self.assumed: set[str] = set()
         self.numbers: dict[str, frozenset] = {}
+        # element reads that are a number or a string (an item of a str): ``==`` and
+        # ``!=`` of those give a bool (LCS of two strings)
+        self.comparable: dict[str, frozenset] = {}
         # expressions that are Python ints when some variables the innermost loop never
         # assigns are: expr -> (that loop's LoopFacts, the variables)
         self.loop_ints: dict[str, tuple] = {}
@@ -67,6 +71,7 @@ class Versions:
         tests get the same names)."""
         self.assume = True
         self.numbers = {}
+        self.comparable = {}
 
     # -- flags --------------------------------------------------------------
     def flag(self, base: str, test: str) -> str | None:
@@ -119,6 +124,22 @@ class Versions:
         self.assumed.update(self.flag(base, test) for base, test in flags)
         return True
 
+    def equality(self, target: str, infix: str, args: list[str]) -> None:
+        """``target = args[0] <infix> args[1]``: a number (bool) when both operands are
+        numbers, or for ``==``/``!=`` numbers or strings."""
+        flags = self.numbers_of(args)
+        if flags is None and infix in ("==", "!="):
+            flags = frozenset()
+            for arg in args:
+                known = self.comparable.get(arg)
+                if known is None:
+                    known = self.number(arg)
+                if known is None:
+                    flags = None
+                    break
+                flags |= known
+        self.prove(target, flags)
+
     def prove(self, target: str, flags: frozenset | None) -> None:
         if flags is None:
             self.numbers.pop(target, None)
@@ -134,6 +155,9 @@ class Versions:
             test = (f"(type({base}) is _nd and {base}.ndim == {len(indices)} "
                     f"and {base}.dtype.type in _NUMBERS)")
             self.numbers[target] = frozenset(((base, test),))
+            if len(indices) == 1:
+                either = f"({test} or type({base}) is _str)"
+                self.comparable[target] = frozenset(((base, either),))
 
     # -- integer indices ------------------------------------------------------
     def loop_int_variables(self, value: str) -> frozenset | None:

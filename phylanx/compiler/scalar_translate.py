@@ -12,7 +12,10 @@ proves a few facts, so that fewer tests run per step: which expressions are Pyth
 and which variables the subtree never assigns (their kind tests run once per run).
 Array loops also index arrays by slices (``x[a:b]``, bounds integers) and store into
 them (``x[a:b] = v``) directly, and
-compute loop invariants once per run of their loop (``loop_invariants.py``).  A node
+compute loop invariants once per run of their loop (``loop_invariants.py``).  The
+loop is written twice, a fast version without the kind tests of variables it never
+assigns run when those hold at entry, and an index that is a Python int whenever some
+variables are at an inner loop's entry is tested there once (``loop_versions.py``).  A node
 it fused declines is run as its translation (:meth:`Translator.emit_opaque`).  A
 node it does not take raises :class:`Unsupported`: the tree runs that loop.
 """
@@ -393,7 +396,7 @@ class Translator(loop_invariants.Emission, loop_versions.Versions):
                 elif infix in _INT_CLOSED:
                     self.note_int(t, args)
                 if infix in loop_versions.NUMBER_CLOSED:
-                    self.prove(t, self.numbers_of(args))
+                    self.equality(t, infix, args)
                 return t
             kernel = self.name(op, "k")
         else:
