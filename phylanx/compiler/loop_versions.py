@@ -127,17 +127,18 @@ class Versions:
     def equality(self, target: str, infix: str, args: list[str]) -> None:
         """``target = args[0] <infix> args[1]``: a number (bool) when both operands are
         numbers, or for ``==``/``!=`` numbers or strings."""
-        flags = self.numbers_of(args)
-        if flags is None and infix in ("==", "!="):
-            flags = frozenset()
-            for arg in args:
-                known = self.comparable.get(arg)
-                if known is None:
-                    known = self.number(arg)
-                if known is None:
-                    flags = None
-                    break
-                flags |= known
+        if infix not in ("==", "!="):
+            self.prove(target, self.numbers_of(args))
+            return
+        flags: frozenset | None = frozenset()   # a number or a string, each
+        for arg in args:
+            known = self.comparable.get(arg)
+            if known is None:
+                known = self.number(arg)
+            if known is None:
+                flags = None
+                break
+            flags |= known
         self.prove(target, flags)
 
     def prove(self, target: str, flags: frozenset | None) -> None:
