@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from phylanx import Phylanx, config
 from phylanx.compiler import scalar_loops
 from phylanx.compiler.loop_versions import inductive_ints
+from phylanx.compiler.scalar_translate import FILE_PREFIX
 from phylanx.errors import PhylanxError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -293,3 +294,45 @@ def test_a_range_of_python_ints_is_pythons_and_other_kinds_are_the_kernels(n):
     assert outcome_of(dec) == outcome_of(tree)
     if type(n) is not bool:
         assert outcome_of(dec) == count_up(int(n), 5)
+
+
+def lcs_into(a, b, t):
+    """LCS into a given table (one too small raises in the loop, naming its line)."""
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            if a[i - 1] == b[j - 1]:
+                t[i, j] = t[i - 1, j - 1] + 1
+            else:
+                t[i, j] = max(t[i - 1, j], t[i, j - 1])
+    return t
+
+
+def failing_version(dec, *args) -> str:
+    """"fast" or "general": which version of the outer loop raised (the line of the
+    generated code in the error's traceback)."""
+    with pytest.raises(IndexError) as caught:
+        dec(*args)
+    tb = (caught.value.__cause__ or caught.value).__traceback__
+    line, source = None, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.startswith(FILE_PREFIX):
+            line, source = tb.tb_lineno, tb.tb_frame.f_code
+        tb = tb.tb_next
+    text = max(translations(dec), key=lambda t: t.count("for v"))   # the outer loop's
+    lines = text.splitlines()
+    start = next(k for k, x in enumerate(lines) if x.startswith("        if f")) + 1
+    end = next(k for k in range(start, len(lines)) if lines[k].startswith("            return"))
+    assert source is not None
+    return "fast" if start < line <= end + 1 else "general"
+
+
+def test_strings_int_arrays_and_float_tables_run_the_fast_version():
+    """The entry tests hold for strings, int arrays and float tables; a list of lists
+    as the table (no ndarray) runs the general version."""
+    dec = decorated(lcs_into)
+    short = np.zeros((4, 3))
+    assert failing_version(dec, "ACGT", "ACGTA", short.copy()) == "fast"
+    assert failing_version(dec, np.arange(3), np.arange(4), short.copy()) == "fast"
+    assert failing_version(dec, np.arange(3), np.arange(4),
+                           short.astype(np.int32)) == "fast"
+    assert failing_version(dec, [0, 1, 2], [0, 1, 2, 3], short.copy()) == "general"
