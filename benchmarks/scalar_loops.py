@@ -16,7 +16,9 @@ a call longer than a scheduler time slice is preempted, which the wall time coun
 * prefix sum of a float64 array (20,000 elements), ``+=`` on a scalar;
 * a small matrix loop ``c[i, j] = a[i, j] + b[j]`` (100 x 100);
 * fewest coins for an amount (2,000, seven coin values in a list), a float table with
-  ``inf`` for "none", a condition with ``and`` over two reads.
+  ``inf`` for "none", a condition with ``and`` over two reads;
+* edit distance phrased with ``while`` loops and ``+=``, int32 inputs (120 x 100);
+* Viterbi's best path score by scalar loops (``benchmarks/fresh_programs.py``).
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ import statistics
 import time
 
 import numpy as np
+from fresh_programs import viterbi_data, viterbi_scalar
 
 
 def edit_distance(a, b):
@@ -95,6 +98,32 @@ def fewest_coins(coins, amount):
     return best[amount]
 
 
+def edit_distance_while(a, b):
+    n = len(a)
+    m = len(b)
+    d = np.zeros((n + 1, m + 1))
+    i = 0
+    while i <= n:
+        d[i, 0] = i
+        i += 1
+    j = 0
+    while j <= m:
+        d[0, j] = j
+        j += 1
+    i = 1
+    while i <= n:
+        j = 1
+        while j <= m:
+            if a[i - 1] == b[j - 1]:
+                cost = 0.0
+            else:
+                cost = 1.0
+            d[i, j] = min(d[i - 1, j] + 1.0, d[i, j - 1] + 1.0, d[i - 1, j - 1] + cost)
+            j += 1
+        i += 1
+    return d[n, m]
+
+
 def cases():
     rng = np.random.default_rng(0)
     letters = "ACGT"
@@ -110,6 +139,9 @@ def cases():
         ("prefix sum 20000", prefix_sum, (rng.random(20000),)),
         ("matrix loop 100x100", matrix_loop, (rng.random((100, 100)), rng.random(100))),
         ("fewest coins 2000x7", fewest_coins, ([1, 5, 10, 25, 50, 97, 200], 2000)),
+        ("edit distance while i32", edit_distance_while,
+         (rng.integers(0, 4, 120).astype(np.int32), rng.integers(0, 4, 100).astype(np.int32))),
+        ("Viterbi scalar", viterbi_scalar, viterbi_data(False)),
     ]
 
 
@@ -128,6 +160,7 @@ def medians(samples: list) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=9)
+    parser.add_argument("--only", help="comma-separated substrings of program names")
     parser.add_argument("--no-translate", action="store_true",
                         help="also time the tree (setting scalar_loops off)")
     args = parser.parse_args()
@@ -138,6 +171,8 @@ def main() -> None:
     print(f"{'program':24s} {'CPython':>15s} {'phylanx':>15s} {'ratio':>11s}"
           + (f" {'tree':>17s} {'ratio':>11s}" if args.no_translate else ""))
     for name, fn, data in cases():
+        if args.only and not any(w in name for w in args.only.split(",")):
+            continue
         fast = Phylanx(fn)
         tree = None
         if args.no_translate:
@@ -157,7 +192,7 @@ def main() -> None:
                 tr.append(timed(tree, data))
         (pw, pc), (fw, fc) = medians(py), medians(ph)
         line = (f"{name:24s} {pw:7.2f} ({pc:5.2f}) {fw:7.2f} ({fc:5.2f}) "
-                f"{fw / pw:4.1f} ({fc / pc:4.1f})")
+                f"{fw / pw:5.2f} ({fc / pc:5.2f})")
         if tree is not None:
             tw, tc = medians(tr)
             line += f" {tw:8.1f} ({tc:6.1f}) {tw / pw:4.0f} ({tc / pc:4.0f})"

@@ -108,6 +108,10 @@ SETTINGS: dict[str, Setting] = {
                 "in a translated loop, compute an invariant expression (and what solve "
                 "prepares from an invariant matrix) once per run of the loop "
                 "(compiler/loop_invariants.py)"),
+        Setting("loop_versions", True, _bool,
+                "a translated loop also written without the kind tests of variables it "
+                "never assigns, run when those tests hold at entry "
+                "(compiler/loop_versions.py)"),
         Setting("fusion_loops", True, _bool,
                 "compile a for_each over a range whose body binds variables to "
                 "element-wise, dot/matmul, transpose and sum/mean expressions into one "

@@ -53,6 +53,7 @@ class LoopFacts:
 
     def __init__(self, loop: Node, opaque: frozenset, writers: dict[int, int],
                  local_slot):
+        self.node = loop
         self.writes = frozenset(writers)
         bases: set[int] = set()
         hoisting = True
@@ -72,13 +73,16 @@ class LoopFacts:
         self.bases = tuple(sorted(bases))
         self.hoisting = hoisting
         self.lazy: list[str] = []    # its lazily bound locals (reset at its entry)
+        # tests of variables it never assigns, computed at its entry: test -> local name
+        # (loop_versions.Versions.index_test)
+        self.entry: dict[str, str] = {}
 
 
 def invariant(node: Node, facts: LoopFacts, pure, local_slot) -> tuple[int, ...] | None:
     """The slots ``node`` reads if it is an invariant expression of the loop of
     ``facts`` worth reusing: only constants, reads of variables the loop neither assigns
     nor stores into, and kernels ``pure(primitive)`` accepts; at least one of them
-    something else than an arithmetic operator.  Else None."""
+    something else than an arithmetic operator or an element read.  Else None."""
     if not facts.hoisting or node.is_const or node.primitive == "access-variable":
         return None
     reads: set[int] = set()
@@ -94,10 +98,16 @@ def invariant(node: Node, facts: LoopFacts, pure, local_slot) -> tuple[int, ...]
             reads.add(slot)
         elif p in _FORMS or p == "__inplace" or not pure(inner):
             return None
+        elif p in _LIGHT_READS:
+            continue   # an element read costs what testing the lazy local costs
         elif not inner.children or len(inner.children) != 2 or p not in _OPERATORS:
             heavy = True
     return tuple(sorted(reads)) if heavy else None
 
+
+#: element reads (``a[i]``, ``a[i, j]``: a slice list child is heavy itself); reusing
+#: them cost a knapsack's inner loop (``values[k]``) two tests per step for one subscript
+_LIGHT_READS = frozenset(("__subscript", "__pyindex"))
 
 #: cheap two-operand operators: an expression of these alone is not worth a lazy local
 _OPERATORS = frozenset(("__add", "__sub", "__mul", "__div", "__mod", "__floordiv",
@@ -150,10 +160,11 @@ class Emission:
 
     def leave_loop(self, node: Node, header: int) -> None:
         """Every lazily bound local of the loop reset before its header (each run of
-        the loop computes its invariants again)."""
+        the loop computes its invariants again), and its entry tests computed there."""
         facts = self.loops.pop()
         self.lines[header:header] = [(self.depth, f"{h} = _UNSET", node)
-                                     for h in facts.lazy]
+                                     for h in facts.lazy] + [
+            (self.depth, f"{name} = {test}", node) for test, name in facts.entry.items()]
 
     def loop_invariant(self, node: Node) -> tuple[int, ...] | None:
         if not self.loops or not self.invariants:
@@ -182,6 +193,7 @@ class Emission:
         value = self.emit(node)
         self.fresh.discard(value)
         self.line(f"{t} = {value}", node)
+        self.prove(t, self.number(value))   # the same value at every step (loop_versions)
         read_values = "".join(f"v{s}, " for s in reads)
         self.line(f"if {lazy} is _UNSET: {lazy} = _keep({t}, {any_kind}, ({read_values}), "
                   f"({self.bases()}))", node)

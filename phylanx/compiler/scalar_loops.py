@@ -103,7 +103,8 @@ def build(node: Node, tree_run, opaque: frozenset = frozenset()):
     translated.  The nodes of ``opaque`` run through their own closures."""
     try:
         translator = Translator(arrays=bool(config.get("array_loops")), opaque=opaque,
-                                invariants=bool(config.get("loop_invariants")))
+                                invariants=bool(config.get("loop_invariants")),
+                                versions=bool(config.get("loop_versions")))
         compiled, reads, lines = translator.translate(node)
     except Unsupported:
         return None

@@ -12,7 +12,10 @@ proves a few facts, so that fewer tests run per step: which expressions are Pyth
 and which variables the subtree never assigns (their kind tests run once per run).
 Array loops also index arrays by slices (``x[a:b]``, bounds integers) and store into
 them (``x[a:b] = v``) directly, and
-compute loop invariants once per run of their loop (``loop_invariants.py``).  A node
+compute loop invariants once per run of their loop (``loop_invariants.py``).  The
+loop is written twice, a fast version without the kind tests of variables it never
+assigns run when those hold at entry, and an index that is a Python int whenever some
+variables are at an inner loop's entry is tested there once (``loop_versions.py``).  A node
 it fused declines is run as its translation (:meth:`Translator.emit_opaque`).  A
 node it does not take raises :class:`Unsupported`: the tree runs that loop.
 """
@@ -31,7 +34,7 @@ from ..runtime.cancel import PENDING, check
 from ..runtime.futures import Future, waited
 from ..runtime.nodes import Node
 from ..values import NEWAXIS, truth
-from . import loop_buffers, loop_invariants
+from . import loop_buffers, loop_invariants, loop_versions
 from .dependencies import primitive_is_pure
 
 #: eager primitives whose kernels give plain results for plain operands (no futures, no
@@ -75,11 +78,7 @@ _INFIX = {
     operator.and_: "&", operator.or_: "|", operator.xor: "^",
 }
 
-#: number types for which ``min``/``max`` of Python are the ``__pymin``/``__pymax`` kernels
-#: (their ``<`` gives a bool or NumPy bool, whose truth is ``bool``)
-_NUMBERS = frozenset((bool, int, float, np.bool_, np.int8, np.int16, np.int32, np.int64,
-                      np.uint8, np.uint16, np.uint32, np.uint64, np.float16, np.float32,
-                      np.float64))
+_NUMBERS = loop_versions.NUMBERS
 
 FILE_PREFIX = "<phylanx scalar loop "
 _serial = itertools.count()
@@ -89,11 +88,11 @@ class Unsupported(Exception):  # noqa: N818 - a signal of the translator, never 
     """The subtree holds a node this translator does not take: the tree runs it."""
 
 
-class Translator(loop_invariants.Emission):
+class Translator(loop_invariants.Emission, loop_versions.Versions):
     """One subtree as the text of a Python function ``loop(frame)``."""
 
     def __init__(self, arrays: bool = False, opaque: frozenset = frozenset(),
-                 invariants: bool = True):
+                 invariants: bool = True, versions: bool = True):
         # also every primitive of :func:`plain_kernel` (array loops), not only PURE's
         self.arrays = arrays
         # nodes run through their own closure (what fusion built for them), see emit_opaque
@@ -119,6 +118,9 @@ class Translator(loop_invariants.Emission):
         self.invariants = invariants
         self.loops: list[loop_invariants.LoopFacts] = []
         self.lazies = 0
+        # a second, fast version without the kind tests of unassigned variables
+        # (loop_versions.py); not beside fused nodes (their alternatives save the state)
+        self.start_versions(versions and not opaque)
 
     # -- output -----------------------------------------------------------
     def line(self, text: str, node: Node | None) -> None:
@@ -137,11 +139,17 @@ class Translator(loop_invariants.Emission):
     def translate(self, root: Node):
         self.writers = _writers(root)
         result = self.emit(root)   # (its parent is built after it: the value is kept)
+        if self.versions:
+            general, self.lines = self.lines, []
+            self.ints, self.fresh = set(), set()
+            self.start_fast()
+            fast_result = self.emit(root)
+            self.lines = self.versioned(general, self.lines, fast_result)
         self.line(f"return {result}", None)
         used = sorted(self.reads | self.writes)
         namespace = dict(self.names, type=type, min=min, max=max,
                          _nd=np.ndarray, _ints=_INDEX_INTS, _list=list, _str=str,
-                         _tuple=tuple,
+                         _tuple=tuple, _range=range,
                          _T=np.True_, _F=np.False_, _truth=truth, _iterate=iterate,
                          _PENDING=PENDING, _check=check, _NUMBERS=_NUMBERS,
                          _put=_put_python, _pyindex=_pyindex_kernel(),
@@ -194,6 +202,7 @@ class Translator(loop_invariants.Emission):
             self.fresh.discard(value)   # the variable holds it too
             self.writes.add(slot)
             self.line(f"v{slot} = {value}", node)
+            self.prove(f"v{slot}", self.number(value))
             return value
         if p == "store":
             return self.emit_store(node)
@@ -257,6 +266,7 @@ class Translator(loop_invariants.Emission):
         self.line(f"if type({t}) is _Future: {t} = _waited({t})", node)
         for slot in sorted(writes):
             self.line(f"v{slot} = frame[{slot}]", node)
+        self.forget(writes)
         self.depth -= translation is not None
         return t
 
@@ -306,6 +316,7 @@ class Translator(loop_invariants.Emission):
                 self.line(f"{t} = {value}", child)
                 if value in self.ints:
                     self.ints.add(t)
+                self.prove(t, self.number(value))
                 value = t
             values.append(value)
         return values
@@ -336,8 +347,16 @@ class Translator(loop_invariants.Emission):
         t = self.temp()
         # a number (a counter, an element summed) is rebound: the operator inline, as
         # before, without the two calls per iteration of _update's fallback
-        self.line(f"{t} = {args[0]} {_INFIX[op]} {args[1]} if type({args[0]}) in _NUMBERS "
-                  f"else _update({self.name(op, 'k')}, {args[0]}, {args[1]})", node)
+        if self.use_numbers(args[:1]):
+            self.line(f"{t} = {args[0]} {_INFIX[op]} {args[1]}", node)
+        else:
+            flag = self.int_flag(args[0])   # a Python int at every step: a loop's entry test
+            test = f"type({args[0]}) in _NUMBERS"
+            self.line(f"{t} = {args[0]} {_INFIX[op]} {args[1]} if "
+                      f"{test if flag is None else f'({flag} or {test})'} else "
+                      f"_update({self.name(op, 'k')}, {args[0]}, {args[1]})", node)
+        if _INFIX[op] in loop_versions.NUMBER_CLOSED:
+            self.prove(t, self.numbers_of(args))
         return t
 
     def emit_kernel(self, node: Node) -> str:
@@ -374,6 +393,10 @@ class Translator(loop_invariants.Emission):
                     self.fresh.add(t)
                 if infix in _INT_CLOSED and self.is_int(args[0]) and self.is_int(args[1]):
                     self.ints.add(t)   # int <op> int is an int (or raises)
+                elif infix in _INT_CLOSED:
+                    self.note_int(t, args)
+                if infix in loop_versions.NUMBER_CLOSED:
+                    self.equality(t, infix, args)
                 return t
             kernel = self.name(op, "k")
         else:
@@ -383,9 +406,21 @@ class Translator(loop_invariants.Emission):
             self.line(f"{t} = {kernel}({args[0]}, {args[1]}) if type({args[0]}) is _nd or "
                       f"type({args[0]}) is _list else {args[1]}", node)
             return t
+        if node.primitive == "range" and _builtin_range(node, args):
+            # Python ints (not bools): the kernel is Python's range after to_int, which
+            # gives them back (a zero step is left to the kernel's located error)
+            tests = " and ".join(f"type({a}) is int" for a in args if not self.is_int(a))
+            direct = f"_range({', '.join(args)})"
+            self.line(f"{t} = {direct}" if not tests else
+                      f"{t} = {direct} if {tests} else {kernel}({', '.join(args)})", node)
+            return t
         if node.primitive in ("__pymin", "__pymax") and len(args) >= 2:
             # Python's min/max are these kernels for numbers (first extreme, truth of <)
             builtin = "min" if node.primitive == "__pymin" else "max"
+            if self.use_numbers(args):   # proven numbers (loop_versions.py)
+                self.line(f"{t} = {builtin}({', '.join(args)})", node)
+                self.prove(t, self.numbers_of(args))   # one of them
+                return t
             kinds = " and ".join(f"type({a}) in _NUMBERS" for a in args)
             self.line(f"{t} = {builtin}({', '.join(args)}) if {kinds} else "
                       f"{kernel}({', '.join(args)})", node)
@@ -401,15 +436,15 @@ class Translator(loop_invariants.Emission):
 
     def base_test(self, base: str, test: str) -> str:
         """``test`` (about ``base``'s kind) computed once per run when ``base`` is a
-        variable assigned nowhere in the subtree, else as it is."""
-        if base.startswith("v") and base[1:].isdigit() and int(base[1:]) not in self.writers:
-            name = f"f{len(self.flags)}"
-            for known, text in self.flags.items():
-                if text == test:
-                    return known
-            self.flags[name] = test
-            return name
-        return test
+        variable assigned nowhere in the subtree, else as it is ("True" in the fast
+        version: it runs only when the flag holds, loop_versions.py)."""
+        name = self.flag(base, test)
+        if name is None:
+            return test
+        if self.assume:   # the fast version runs only where it holds
+            self.assumed.add(name)
+            return "True"
+        return name
 
     def emit_indices(self, children, indices: range) -> tuple[list[str], list[str]]:
         """(raw values, the values the generic kernel takes) of ``children`` (a
@@ -425,14 +460,13 @@ class Translator(loop_invariants.Emission):
 
     def fast_test(self, base: str, raw: list[str]) -> str:
         """The condition under which ``base[raw...]`` is what the generic kernels do."""
-        ints = " and ".join(_index_test(i) for i in raw if not self.is_int(i))
+        ints = " and ".join(self.index_test(i) for i in raw if not self.is_int(i)) or "True"
         if len(raw) == 1:
             kind = (f"(type({base}) is _nd or type({base}) is _list or type({base}) is _str "
                     f"or type({base}) is _tuple)")
         else:
             kind = f"type({base}) is _nd"
-        kind = self.base_test(base, kind)
-        return f"{kind} and {ints}" if ints else kind
+        return _all([self.base_test(base, kind), ints])
 
     def emit_subscript(self, node: Node) -> str:
         if not node.children:
@@ -448,7 +482,12 @@ class Translator(loop_invariants.Emission):
         values, generic = self.emit_indices(node.children, range(1, len(node.children)))
         base, raw, generic = values[0], values[1:], generic[1:]
         t = self.temp()
-        self.line(f"{t} = {base}[{', '.join(raw)}] if {self.fast_test(base, raw)} else "
+        test = self.fast_test(base, raw)
+        if test == "True":   # the fast version (loop_versions.py)
+            self.line(f"{t} = {base}[{', '.join(raw)}]", node)
+            self.element(t, base, raw)
+            return t
+        self.line(f"{t} = {base}[{', '.join(raw)}] if {test} else "
                   f"{kernel}({base}, {', '.join(generic)})", node)
         return t
 
@@ -459,7 +498,8 @@ class Translator(loop_invariants.Emission):
         them for the generic kernel), else the generic kernel given the lists."""
         base, direct, generic, test, _ = self.sliced_indices(node.children)
         t = self.temp()
-        self.line(f"{t} = {base}[{direct}] if {test} else {kernel}({base}, {generic})", node)
+        self.line(f"{t} = {base}[{direct}]" if test == "True" else
+                  f"{t} = {base}[{direct}] if {test} else {kernel}({base}, {generic})", node)
         return t
 
     def emit_sliced_store(self, node: Node) -> str:
@@ -467,9 +507,18 @@ class Translator(loop_invariants.Emission):
         :meth:`emit_sliced` (an array of one axis or more: ``indexing.put`` assigns so),
         else the tree's store (``_put``: Python's index checks, then ``put``)."""
         base, direct, generic, test, value = self.sliced_indices(node.children, store=True)
-        self.line(f"if {test}: {base}[{direct}] = {value}", node)
-        self.line(f"else: _put({base}, [{generic}], {value})", node)
+        self.emit_put(test, f"{base}[{direct}] = {value}", f"_put({base}, [{generic}], {value})",
+                      node)
         return "None"
+
+    def emit_put(self, test: str, direct: str, generic: str, node: Node) -> None:
+        """``direct`` if ``test`` holds, else ``generic`` (``direct`` alone in the fast
+        version, where ``test`` is "True")."""
+        if test == "True":
+            self.line(direct, node)
+            return
+        self.line(f"if {test}: {direct}", node)
+        self.line(f"else: {generic}", node)
 
     def sliced_indices(self, children, store: bool = False):
         """(base, direct indices, generic arguments, the direct path's test, the stored
@@ -509,8 +558,8 @@ class Translator(loop_invariants.Emission):
             tested.extend(b for b in bounds if b != "None")
         # a 0-d array is refused by indexing.get and .put with their own errors
         kind = f"(type({base}) is _nd and {base}.ndim)"
-        test = " and ".join([self.base_test(base, kind)] + [
-            _index_test(v) for v in tested if not self.is_int(v)])
+        test = _all([self.base_test(base, kind)] + [
+            self.index_test(v) for v in tested if not self.is_int(v)])
         return base, ", ".join(direct), ", ".join(generic), test, value
 
     def emit_store(self, node: Node) -> str:
@@ -520,6 +569,7 @@ class Translator(loop_invariants.Emission):
             self.fresh.discard(value)
             self.writes.add(slot)
             self.line(f"v{slot} = {value}", node)
+            self.prove(f"v{slot}", self.number(value))
             return "None"
         if node.instance != "__subscript" or len(node.children) < 3:
             raise Unsupported("a store into a PhySL slice")
@@ -533,10 +583,9 @@ class Translator(loop_invariants.Emission):
         if len(raw) == 1:
             kind = f"({kind} or type({base}) is _list)"
         kind = self.base_test(base, kind)
-        ints = [_index_test(i) for i in raw if not self.is_int(i)]
-        test = " and ".join([kind, *ints])
-        self.line(f"if {test}: {base}[{', '.join(raw)}] = {value}", node)
-        self.line(f"else: _put({base}, [{', '.join(generic)}], {value})", node)
+        ints = [self.index_test(i) for i in raw if not self.is_int(i)]
+        self.emit_put(_all([kind, *ints]), f"{base}[{', '.join(raw)}] = {value}",
+                      f"_put({base}, [{', '.join(generic)}], {value})", node)
         return "None"
 
     def emit_if(self, node: Node, want: bool) -> str:
@@ -545,25 +594,38 @@ class Translator(loop_invariants.Emission):
             raise Unsupported("if")
         cond = self.emit(children[0])
         t = self.temp() if want else "None"
-        self.line(f"if {_truth_test(cond)}:", node)
-        self.branch(children[1], t, node)
+        self.line(f"if {self.truth_test(cond)}:", node)
+        taken = self.branch(children[1], t, node)
+        other = None
         if want or len(children) == 3:
             self.line("else:", node)
-            self.branch(children[2] if len(children) == 3 else None, t, node)
+            other = self.branch(children[2] if len(children) == 3 else None, t, node)
+        if want:
+            self.prove(t, None if taken is None or other is None else taken | other)
         return t
 
-    def branch(self, child: Node | None, target: str, owner: Node) -> None:
+    def truth_test(self, value: str) -> str:
+        """PhySL's truth of ``value``: Python's for a proven number (``truth`` is
+        ``bool`` there, loop_versions.py), else :func:`_truth_test`."""
+        return value if self.use_numbers([value]) else _truth_test(value)
+
+    def branch(self, child: Node | None, target: str, owner: Node) -> frozenset | None:
         """One indented block computing ``child`` (None: nothing) into ``target`` (a
-        name, or "None": the value is not kept)."""
+        name, or "None": the value is not kept); returns the flags under which the
+        value is a number (None: not proven)."""
         self.depth += 1
         start = len(self.lines)
         value = "None" if child is None else self.emit(child, target != "None")
         self.fresh.discard(value)
+        number = self.number(value)
         if target != "None":
             self.line(f"{target} = {value}", owner)
         elif len(self.lines) == start:
             self.line("pass", owner)
         self.depth -= 1
+        if child is not None:
+            self.forget(_writers(child))   # assigned in this branch only, or in a loop
+        return number
 
     def emit_for(self, node: Node, want: bool) -> str:
         if not node.instance or len(node.children) != 2:
@@ -576,6 +638,7 @@ class Translator(loop_invariants.Emission):
         if want:
             self.line(f"{t} = None", node)
         header = self.enter_loop(node)
+        self.forget(self.assigned(node))   # the values of the previous iteration
         if iterable.primitive == "range" and not iterable.is_const:
             # the range kernel gives a range (or raises): iterate() would return it
             self.line(f"for v{slot} in {items}:", node)
@@ -601,10 +664,11 @@ class Translator(loop_invariants.Emission):
         if want:
             self.line(f"{t} = None", node)
         header = self.enter_loop(node)
+        self.forget(self.assigned(node))   # the values of the previous iteration
         self.line("while True:", node)
         self.depth += 1
         cond = self.emit(cond_node)
-        self.line(f"if not ({_truth_test(cond)}): break", node)
+        self.line(f"if not ({self.truth_test(cond)}): break", node)
         self.line("if _PENDING[0]: _check()", node)
         self.depth -= 1
         self.branch(body, t, node)
@@ -638,6 +702,19 @@ def _valueless(node: Node) -> bool:
     return False
 
 
+def _builtin_range(node: Node, args: list[str]) -> bool:
+    """``range(a[, b[, step]])`` whose step, if any, is a non-zero int literal."""
+    if len(args) == 3:
+        step = node.children[2]
+        return step.is_const and type(step.value) is int and step.value != 0
+    return 1 <= len(args) <= 2
+
+
+def _all(tests: list[str]) -> str:
+    """The conjunction of ``tests`` without the ones known true ("True" if none is left)."""
+    return " and ".join(t for t in tests if t != "True") or "True"
+
+
 def _truth_test(value: str) -> str:
     """PhySL's truth of ``value`` as the ``if`` primitive tests it (a bool first)."""
     return (f"{value} is True or {value} is _T or ({value} is not False and "
@@ -662,11 +739,6 @@ _INDEX_INTS = frozenset([int, *(np.dtype(c).type for c in np.typecodes["AllInteg
 
 #: a position of ``emit_sliced``'s index shape holding NumPy's ``None``
 _NEWAXIS_WIDTH = -2
-
-
-def _index_test(value: str) -> str:
-    """The generated test that ``value`` is an integer index (``_INDEX_INTS``)."""
-    return f"type({value}) in _ints"
 
 
 def _is_newaxis(node: Node) -> bool:
