@@ -70,6 +70,24 @@ def _transposed(a, split: RowSplit) -> tuple[Var, Eqn] | None:
     return d.ins[0], d
 
 
+def _bound_transpose(a, split: RowSplit, ctx) -> tuple[Var, Eqn] | None:
+    """``(x, its transpose's equation)`` when ``a`` is a name bound to ``transpose(x)``
+    before the product's region (``transx = x.T`` before the loop that reads it), inside
+    a function, where nothing in the program changes a value in place and no other
+    variable takes ``x``'s name: ``transpose(x)`` evaluated at the product is then the
+    same value (the binding stays for any other reader)."""
+    if type(a) is not Var or not ctx.in_function or a.id in split.position:
+        return None
+    d = ctx.terms.defining_around(a)
+    if d is None or d.prim != "transpose" or d.params or len(d.ins) != 1 \
+            or type(d.ins[0]) is not Var or not d.ins[0].name:
+        return None
+    x = d.ins[0]
+    if ctx.terms.changes_values or ctx.terms.binds_name_elsewhere(x):
+        return None
+    return x, d
+
+
 def _named(eqns) -> bool:
     return any(o.name for q in eqns for o in q.outs)
 
@@ -95,7 +113,7 @@ def _gram(bound: dict, ctx):
     e, terms = bound["e"], ctx.terms
     if len(e.ins) != 2 or len(e.outs) != 1 or type(e.ins[0]) is not Var:
         return None
-    left = terms.defining(e.ins[0])
+    left = terms.defining_around(e.ins[0])
     if (left is None or left.prim != "transpose") and type(e.ins[1]) is Var \
             and e.ins[1].name != TILE and not config.get("blocking_gram") \
             and gram_wanted():
@@ -105,6 +123,9 @@ def _gram(bound: dict, ctx):
     tiles = config.get("blocking_gram")
     split = RowSplit(e, terms, ctx.in_function, whole=not tiles)
     found = _transposed(e.ins[0], split)
+    bound = found is None
+    if bound:
+        found = _bound_transpose(e.ins[0], split, ctx)
     if found is None or found[0].name == TILE:        # (the lambda this rule built)
         return None
     split.x, transpose = found
@@ -112,14 +133,15 @@ def _gram(bound: dict, ctx):
         inner = split.value(e.ins[1])
     except NoMatch:
         return None
-    split.followed.append(transpose)
+    if not bound:
+        split.followed.append(transpose)
     if not split.products or not split.movable():
         return None
     absorbed = split.followed
     if not tiles:
         # the fused row pass finds the expression whole: nothing to do unless a named
-        # part of it would be raised as a variable of its own
-        if not _named(absorbed):
+        # part of it would be raised as a variable of its own (a bound transpose is one)
+        if not bound and not _named(absorbed):
             return None
         left = split.emit(transpose, transpose.ins)
         terms.absorb(absorbed)
