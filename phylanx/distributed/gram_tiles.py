@@ -29,6 +29,7 @@ all_gather starts as soon as the tile's pass ends and is waited for at the join.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -56,12 +57,17 @@ def _probe(layout: Any, dtype: Any, name: str, generation: int, plain: tuple) ->
     return probe
 
 
-def _own_boxes(x: DistributedArray) -> bool:
-    """Every rank owns its whole box (tiles do not overlap): the local tile's rows are
-    the rows that rank adds."""
-    layout = x.layout
-    return all(owned == ([] if tiling.is_empty(box) else [box])
-               for box, owned in zip(layout.boxes, layout.owned))
+@functools.lru_cache(maxsize=64)
+def _row_facts(layout: Any) -> tuple[bool, Any, Any]:
+    """For a matrix ``x`` of ``layout``: (split by rows only into tiles that do not
+    overlap, each rank owning its whole box; the layout of ``x @ w`` for a vector
+    ``w``; the layout of ``x.T``).  A pure function of the layout, kept (an iteration
+    asks it again of the same layout)."""
+    own = set(layout.split_axes()) <= {0} and all(
+        owned == ([] if tiling.is_empty(box) else [box])
+        for box, owned in zip(layout.boxes, layout.owned))
+    probe = _probe(layout, np.float64, "", 0, ())
+    return own, row_layout(probe, np.empty(0)), transposed_layout(probe)[0]
 
 
 def gram_on_tiles(rows: Any, values: list) -> Any:
@@ -71,8 +77,10 @@ def gram_on_tiles(rows: Any, values: list) -> Any:
     from ..autodiff.recording import active_tape
     x = values[0]
     if active_tape() is not None or warnings_raise() or x.ndim != 2 \
-            or x.dtype not in (np.float64, np.float32) \
-            or not set(x.layout.split_axes()) <= {0} or not _own_boxes(x):
+            or x.dtype not in (np.float64, np.float32):
+        return NotImplemented
+    own, rows_of_x, transposed = _row_facts(x.layout)
+    if not own:
         return NotImplemented
     one = api.num_localities() == 1
     leaves, region_values, values = rows.region.leaves, [], list(values)
@@ -92,7 +100,7 @@ def gram_on_tiles(rows: Any, values: list) -> Any:
                     carried = merged(carried, plain)
             if not (value.shape == (x.shape[1],) and value.dtype.kind == "f"):
                 return NotImplemented
-            value = _probe(row_layout(x, value), np.result_type(x.dtype, value.dtype),
+            value = _probe(rows_of_x, np.result_type(x.dtype, value.dtype),
                            x.name, x.generation + 1, carried)
         elif type(value) not in (DistributedArray, bool, int, float) \
                 and not isinstance(value, (np.ndarray, np.generic)):
@@ -102,7 +110,6 @@ def gram_on_tiles(rows: Any, values: list) -> Any:
     if made is None:
         return NotImplemented
     f_trace, dispatched = made
-    rows_of_x = row_layout(x, np.empty(x.shape[1:2]))
     if f_trace.layout.boxes != rows_of_x.boxes or f_trace.layout.shape != rows_of_x.shape \
             or f_trace.dtype.kind != "f":
         return NotImplemented                # not one float per row of x
@@ -113,7 +120,7 @@ def gram_on_tiles(rows: Any, values: list) -> Any:
         a, b, transpose = f, x, None
     else:
         transpose = node.children[0]
-        a = _probe(transposed_layout(x)[0], x.dtype, x.name + "_transposed",
+        a = _probe(transposed, x.dtype, x.name + "_transposed",
                    x.generation + 1, x.plain)
         b = f
     path = product_path("dot", a, b)
