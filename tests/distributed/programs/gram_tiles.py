@@ -8,7 +8,10 @@ the partial products summed.
   float64 and float32 data, rows even and uneven with rank 0's tile empty (the same
   draws at every rank count).  Each result equals the undecorated function's on the
   whole arrays and, with the tile path off (node by node on the tiles: the rule
-  without its tile pass), the same value of the same kind; the tile path ran.
+  without its tile pass), the same value of the same kind (a tiled one: the same
+  name, generation, layout and carried digests); the tile path ran where the rows
+  are split (on one rank: its one tile), and declined where nothing is split (two
+  ranks, rank 0's tile empty: ``dot_d`` runs).
 * Ranks choosing differently: rank 0 takes the tile path, the others node by node
   (same answer, no disagreement: the trace is the node-by-node one); a ``w`` that
   differs on rank 0 only is the located "different values for a plain operand" error
@@ -151,6 +154,9 @@ for i in range(6):
         finally:
             off.clear()
         assert type(got) is type(plain), (i, how, type(got), type(plain))
+        if type(got) is dist.DistributedArray:     # (what the next exchange reads)
+            assert (got.full_name, got.layout, got.plain) == \
+                (plain.full_name, plain.layout, plain.plain), (i, how, source)
         rtol = 1e-10 if dtype is np.float64 else 2e-4
         scale = float(np.max(np.abs(want))) or 1.0
         for value in (got, plain):
