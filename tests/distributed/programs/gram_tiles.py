@@ -16,6 +16,8 @@ the partial products summed.
   (same answer, no disagreement: the trace is the node-by-node one); a ``w`` that
   differs on rank 0 only is the located "different values for a plain operand" error
   on every rank, as node by node.
+* A statement between the gram and its first read: the gram's all_gather is started
+  when the tile's pass ends and waited for at the read (``runtime/started.py``).
 
 Prints 'OK <rank>' at the end.
 """
@@ -29,6 +31,7 @@ from phylanx import distributed as dist
 from phylanx.distributed import fused_tiles, gram_tiles
 from phylanx.errors import PhylanxError
 from phylanx.fusion import hot, rowpass
+from phylanx.runtime import started
 
 warnings.simplefilter("ignore", dist.PhylanxPerformanceWarning)
 r, p = dist.find_here(), dist.num_localities()
@@ -162,6 +165,31 @@ for i in range(6):
         for value in (got, plain):
             np.testing.assert_allclose(whole(value), want, rtol=rtol, atol=rtol * scale,
                                        err_msg=f"{source} {how} {dtype} rank {r}")
+
+# started early (runtime/started.py): a statement between the gram and its first read
+# runs while the all_gather of the partial grams is in flight
+STARTED = ("def early(x, y, w, a):\n    g = x.T @ (np.tanh(x @ w) - y)\n"
+           "    b = np.sum(a * 2.0)\n    return g + b\n")
+early = compiled(STARTED, "early")
+starts = []
+_started_init = started.Started.__init__
+
+
+def _noted(self, finish):
+    starts.append(1)
+    _started_init(self, finish)
+
+
+started.Started.__init__ = _noted
+x = np.random.default_rng(10).normal(size=(3 * p + 2, 4))
+y, w, a = np.arange(3 * p + 2.0) / 7.0, np.linspace(0.5, -0.5, 4), np.ones(3)
+tx, ty = dist.tiled(x, "row", name="ex"), dist.tiled(y, "row", name="ey")
+del ran[:]
+for _ in range(3):
+    np.testing.assert_allclose(early(tx, ty, w, a), early.python(x, y, w, a), rtol=1e-12)
+started.Started.__init__ = _started_init
+assert ran and all(ran), ran
+assert (len(starts) == 3) == (p > 1), starts      # (one locality: nothing to start)
 
 # ranks choosing differently: rank 0 on its tile, the others node by node
 SIGMOID = ("def sigmoid_gram(x, y, w):\n    q = 1.0 / (1.0 + np.exp(-(x @ w)))\n"
