@@ -27,6 +27,12 @@ as ``x.T @ (sigmoid(x @ w) - y)``), which changes no value.  The gram written
 its named parts raised alike (never a ``__rows_gram``: a matrix ``f`` would contract
 its columns with ``x``'s rows).
 
+A transpose bound to a name before the product's region (``transx = x.T`` before the
+loop, ``examples/lra.py``) is followed too, inside a function where nothing in the
+program changes a value in place (a ``print`` changes none) and no other variable takes
+``x``'s name: ``transpose(x)`` is then evaluated at the product (a view of a NumPy
+``x``; the binding stays for any other reader).
+
 ``f`` is followed through the equations of the product's region as the row blocks
 follow theirs: an SSA edge is an edge, taken where a value is read once and only pure or
 binding equations stand between its equation and the product (nothing changes ``x``,
@@ -168,8 +174,9 @@ PHASE = Phase("gram_row_passes", (
          "x.T @ f(x @ m) is a sum over row blocks of x[rows].T @ f(x[rows] @ m) (the "
          "product contracts over the rows, f reads each row alone); f is followed through "
          "values read once with nothing changing x, m or an operand in place in between, "
-         "so the row pass (fusion/rowpass.py, or NumPy tiles with blocking_gram) sees it "
-         "however it is named",
+         "and x.T through a name bound before the loop when nothing in the program changes "
+         "a value in place, so the row pass (fusion/rowpass.py, or NumPy tiles with "
+         "blocking_gram) sees it however it is named",
          P("dot_general", name="e"), _gram,
          Sample("def sample(x, y, w):\n    p = 1.0 / (1.0 + np.exp(-DOT(x, w)))\n"
                 "    g = DOT(x.T, p - y)\n    return g\n", _regression,
