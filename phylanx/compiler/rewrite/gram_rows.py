@@ -27,12 +27,6 @@ as ``x.T @ (sigmoid(x @ w) - y)``), which changes no value.  The gram written
 its named parts raised alike (never a ``__rows_gram``: a matrix ``f`` would contract
 its columns with ``x``'s rows).
 
-A transpose bound to a name before the product's region (``transx = x.T`` before the
-loop, ``examples/lra.py``) is followed too, inside a function where nothing in the
-program changes a value in place (a ``print`` changes none) and no other variable takes
-``x``'s name: ``transpose(x)`` is then evaluated at the product (a view of a NumPy
-``x``; the binding stays for any other reader).
-
 ``f`` is followed through the equations of the product's region as the row blocks
 follow theirs: an SSA edge is an edge, taken where a value is read once and only pure or
 binding equations stand between its equation and the product (nothing changes ``x``,
@@ -76,24 +70,6 @@ def _transposed(a, split: RowSplit) -> tuple[Var, Eqn] | None:
     return d.ins[0], d
 
 
-def _bound_transpose(a, split: RowSplit, ctx) -> tuple[Var, Eqn] | None:
-    """``(x, its transpose's equation)`` when ``a`` is a name bound to ``transpose(x)``
-    before the product's region (``transx = x.T`` before the loop that reads it), inside
-    a function, where nothing in the program changes a value in place and no other
-    variable takes ``x``'s name: ``transpose(x)`` evaluated at the product is then the
-    same value (the binding stays for any other reader)."""
-    if type(a) is not Var or not ctx.in_function or a.id in split.position:
-        return None
-    d = ctx.terms.defining_around(a)
-    if d is None or d.prim != "transpose" or d.params or len(d.ins) != 1 \
-            or type(d.ins[0]) is not Var or not d.ins[0].name:
-        return None
-    x = d.ins[0]
-    if ctx.terms.changes_values or ctx.terms.binds_name_elsewhere(x):
-        return None
-    return x, d
-
-
 def _named(eqns) -> bool:
     return any(o.name for q in eqns for o in q.outs)
 
@@ -119,7 +95,7 @@ def _gram(bound: dict, ctx):
     e, terms = bound["e"], ctx.terms
     if len(e.ins) != 2 or len(e.outs) != 1 or type(e.ins[0]) is not Var:
         return None
-    left = terms.defining_around(e.ins[0])
+    left = terms.defining(e.ins[0])
     if (left is None or left.prim != "transpose") and type(e.ins[1]) is Var \
             and e.ins[1].name != TILE and not config.get("blocking_gram") \
             and gram_wanted():
@@ -129,9 +105,6 @@ def _gram(bound: dict, ctx):
     tiles = config.get("blocking_gram")
     split = RowSplit(e, terms, ctx.in_function, whole=not tiles)
     found = _transposed(e.ins[0], split)
-    bound = found is None
-    if bound:
-        found = _bound_transpose(e.ins[0], split, ctx)
     if found is None or found[0].name == TILE:        # (the lambda this rule built)
         return None
     split.x, transpose = found
@@ -139,15 +112,14 @@ def _gram(bound: dict, ctx):
         inner = split.value(e.ins[1])
     except NoMatch:
         return None
-    if not bound:
-        split.followed.append(transpose)
+    split.followed.append(transpose)
     if not split.products or not split.movable():
         return None
     absorbed = split.followed
     if not tiles:
         # the fused row pass finds the expression whole: nothing to do unless a named
-        # part of it would be raised as a variable of its own (a bound transpose is one)
-        if not bound and not _named(absorbed):
+        # part of it would be raised as a variable of its own
+        if not _named(absorbed):
             return None
         left = split.emit(transpose, transpose.ins)
         terms.absorb(absorbed)
@@ -174,9 +146,8 @@ PHASE = Phase("gram_row_passes", (
          "x.T @ f(x @ m) is a sum over row blocks of x[rows].T @ f(x[rows] @ m) (the "
          "product contracts over the rows, f reads each row alone); f is followed through "
          "values read once with nothing changing x, m or an operand in place in between, "
-         "and x.T through a name bound before the loop when nothing in the program changes "
-         "a value in place, so the row pass (fusion/rowpass.py, or NumPy tiles with "
-         "blocking_gram) sees it however it is named",
+         "so the row pass (fusion/rowpass.py, or NumPy tiles with blocking_gram) sees it "
+         "however it is named",
          P("dot_general", name="e"), _gram,
          Sample("def sample(x, y, w):\n    p = 1.0 / (1.0 + np.exp(-DOT(x, w)))\n"
                 "    g = DOT(x.T, p - y)\n    return g\n", _regression,

@@ -56,14 +56,9 @@ def _opaque_mutates(eqn: Eqn) -> bool:
     return ProgramFacts(ast.Program((eqn.param("ast"),), eqn.loc)).mutates
 
 
-#: side effects that write text out and change no value of the program (``print``)
-_OUTPUT_ONLY = frozenset(("__print",))
-
-
-def _may_mutate(fn: Function, output_only: frozenset = frozenset()) -> bool:
+def _may_mutate(fn: Function) -> bool:
     """Whether running ``fn`` may change an array or list in place (an element write,
-    an in-place primitive, a held PhySL statement, a call of a function not in it);
-    the primitives ``output_only`` are taken for changing nothing."""
+    an in-place primitive, a held PhySL statement, a call of a function not in it)."""
     defined: set[str] = set()
     eqns = []
 
@@ -88,8 +83,7 @@ def _may_mutate(fn: Function, output_only: frozenset = frozenset()) -> bool:
         if p in IR_OPS:
             continue
         spec = registry.lookup(p)
-        if spec is None or (spec.side_effects and p not in _NON_MUTATING
-                            and p not in output_only):
+        if spec is None or (spec.side_effects and p not in _NON_MUTATING):
             return True
     return False
 
@@ -142,7 +136,6 @@ class IrTerms:
         self._absorbed: list[set] = []     # per open region: id() of absorbed equations
         self._readers: defaultdict | None = None
         self._mutates: bool | None = None
-        self._changes: bool | None = None
 
     # -- the adapter the engine's patterns use --------------------------------------------
 
@@ -184,39 +177,6 @@ class IrTerms:
         """The equation of the open region defining ``var`` (one output), or None."""
         got = self._defs[-1].get(var.id) if self._defs else None
         return got if type(got) is Eqn and len(got.outs) == 1 else None
-
-    def defining_around(self, var: Var) -> Eqn | None:
-        """The equation defining ``var`` (one output) in the open region or in a region
-        enclosing it (a value bound before a loop, read in its body), or None."""
-        for defs in reversed(self._defs):
-            got = defs.get(var.id)
-            if got is not None:
-                return got if type(got) is Eqn and len(got.outs) == 1 else None
-        return None
-
-    @property
-    def changes_values(self) -> bool:
-        """:attr:`mutates`, a ``print`` taken for changing nothing (it writes text)."""
-        if self._changes is None:
-            self._changes = _may_mutate(self.program, _OUTPUT_ONLY)
-        return self._changes
-
-    def binds_name_elsewhere(self, var: Var) -> bool:
-        """Some variable of the program other than ``var`` has ``var``'s PhySL name (a
-        rebinding: raising reads a variable by its name, so a read of the name moved
-        into a loop could see another value)."""
-        name = var.name
-
-        def look(fn: Function) -> bool:
-            if any(p.name == name and p.id != var.id for p in fn.params):
-                return True
-            for eqn in fn.eqns:
-                if any(o.name == name and o.id != var.id for o in eqn.outs):
-                    return True
-                if any(look(region) for region in regions(eqn)):
-                    return True
-            return False
-        return look(self.program)
 
     def earlier_equal(self, eqn: Eqn) -> Eqn | None:
         """The equation before ``eqn`` in its region computing the same primitive of the
