@@ -6,8 +6,8 @@ always the same, and lives here:
 
 * the ``mpiexec`` next to this Python (``phylanx.cli.run.find_mpiexec``: the one of the
   ``mpich`` wheel in the venv), or a clear exit when there is none;
-* one BLAS/OpenMP thread per rank (``OPENBLAS_NUM_THREADS=1`` ...), so that 2 ranks use 2
-  cores rather than 2 x 2 threads competing for them;
+* one BLAS/OpenMP/numba thread per rank (``OPENBLAS_NUM_THREADS=1`` ...), so that 2 ranks
+  use 2 cores rather than 2 x 2 threads competing for them;
 * ``PYTHONPATH`` led by this checkout (and ``benchmarks/``, for the shared workloads), so
   the ranks import the phylanx being measured, not an installed one;
 * a timeout on the whole job: a hung rank ends the benchmark instead of the session;
@@ -24,8 +24,11 @@ from pathlib import Path
 BENCHMARKS = Path(__file__).resolve().parent
 ROOT = BENCHMARKS.parent
 
-#: a thread count of 1 for every BLAS/OpenMP library a rank may load
-ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+#: a thread count of 1 for every BLAS/OpenMP library a rank may load, and numba's pool
+#: (phylanx's compiled parallel loops: 2 ranks with 2 numba threads each oversubscribe
+#: 2 cores, and a rank's process time counts its pool's spinning)
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+              "NUMBA_NUM_THREADS": "1"}
 
 
 def mpiexec() -> str:

@@ -83,7 +83,7 @@ def trace(region: Region, values: list) -> tuple[_Tiled, list] | None:
     order), or None when the region is not row-local on these operands (module doc)."""
     tiled = [v for v in values if type(v) is DistributedArray]
     layout = tiled[0].layout
-    if any(v.layout != layout for v in tiled):
+    if any(not _aligned(v.layout, layout) for v in tiled):
         return None
     for v in values:
         if type(v) is DistributedArray or type(v) in (bool, int, float):
@@ -103,6 +103,12 @@ def trace(region: Region, values: list) -> tuple[_Tiled, list] | None:
             passed((node.primitive, node.loc))
         raise
     return (result, dispatched) if isinstance(result, _Tiled) else None
+
+
+def _aligned(a: Any, b: Any) -> bool:
+    """Layouts of one shape and boxes (a 1-d one's orientation key may differ: the
+    element-wise rule reads them alike, ``broadcasting.aligned_driver``)."""
+    return a is b or (a.boxes == b.boxes and a.shape == b.shape)
 
 
 def _whole_where_split(plain_shape: tuple, layout: Any) -> bool:
@@ -156,7 +162,7 @@ def _walk(op: Op, values: list, layout: Any, dispatched: list) -> Any:
         spec = lookup(node.primitive)
         if not (rule is tilewise or (rule is None and spec is not None and spec.elementwise)):
             raise _Declined
-        if any(a.layout != layout for a in tiled if type(a) is _Tiled):
+        if any(not _aligned(a.layout, layout) for a in tiled if type(a) is _Tiled):
             raise _Declined          # (every operation's result keeps the one layout)
         for a in args:
             if type(a) not in (_Tiled, DistributedArray) and not (
@@ -164,7 +170,7 @@ def _walk(op: Op, values: list, layout: Any, dispatched: list) -> Any:
                         isinstance(a, (np.ndarray, np.generic))
                         and _whole_where_split(np.shape(a), layout))):
                 raise _Declined
-        result_layout = layout
+        result_layout = tiled[0].layout      # the driver's, as the rule's
     driver = tiled[0]
     result = _Tiled(driver.name, driver.generation + 1, result_layout, driver.plain,
                     _result_dtype(op, args))
@@ -274,6 +280,12 @@ class TileRunner:
     """``fusion.hot``'s runner of regions with tiled leaves (``hot.set_tiled_runner``)."""
 
     kind = DistributedArray
+
+    @staticmethod
+    def gram(rows: Any, values: list) -> Any:
+        """A gram row pass with a tiled ``x`` (``gram_tiles.gram_on_tiles``)."""
+        from .gram_tiles import gram_on_tiles
+        return gram_on_tiles(rows, values)
 
     @staticmethod
     def size(value: DistributedArray) -> int:

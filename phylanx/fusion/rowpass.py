@@ -37,7 +37,7 @@ from ..kernels.compiling import KERNEL_LOCK, Settings, array_key
 from ..primitives import registry
 from ..runtime.nodes import Node, call
 from . import codegen
-from .hot import COLD, FusedRegion, _Kernel, _tolerance, scalar_key
+from .hot import _TILED, COLD, RAISING, FusedRegion, _Kernel, _tiled_kind, _tolerance, scalar_key
 from .regions import Region, interpret, region_at
 
 #: the canonical products (the compiler lowered every spelling to one of them)
@@ -112,11 +112,17 @@ class RowPolicy(FusedRegion):
     def big_value(self, value: Any) -> bool:
         return True                  # the result may be small; x's size was checked
 
+    def on_tiles(self, frame: list) -> Any:
+        """The evaluation when ``x`` is a tiled array (``RowPass``: each rank's tile)."""
+        return self.original(frame)
+
     def cold(self, frame: list) -> Any:
         # x is a variable: reading it costs a frame access, so small matrices run the
         # expression untimed, and a function first called on a sample and then on big
         # data still fuses (a region of small evaluations would have retired)
         x = self.leaves[self.x_index].run(frame)
+        if type(x) is _tiled_kind():
+            return self.on_tiles(frame)
         if type(x) is not np.ndarray or x.size < self.min_elements():
             return self.original(frame)       # small, or a distributed/other array
         return super().cold(frame)
@@ -125,13 +131,22 @@ class RowPolicy(FusedRegion):
         # cold with a small x runs the expression untimed, uncounted (see cold)
         if self.state == COLD:
             x = self.leaves[self.x_index].run(frame)
+            if type(x) is _tiled_kind():
+                return not self.tile_pass()
             return type(x) is not np.ndarray or x.size < self.min_elements()
         return super().declines(frame)
+
+    def tile_pass(self) -> bool:
+        """A tiled ``x`` may take :meth:`on_tiles` (the setting, and a layer that runs
+        it on tiles)."""
+        return False
 
     def hot(self, frame: list) -> Any:
         # a small x again (the sizes changed): back to cold, which runs it untimed; what
         # hot itself then counts as small are operands no kernel takes, and those retire
         x = self.leaves[self.x_index].run(frame)
+        if type(x) is _tiled_kind():
+            return self.on_tiles(frame)
         if type(x) is not np.ndarray or x.size < self.min_elements():
             self.state, self.big, self.small = COLD, 0, 0
             return self.original(frame)
@@ -160,6 +175,18 @@ class RowPass(RowPolicy):
                     else f"transpose(x), {self.region.describe()}")
         return f"<RowPass {self.node.primitive}({operands}) {state}>"
 
+
+    def tile_pass(self) -> bool:
+        return self.switched_on and _TILED and hasattr(_TILED[0], "gram")
+
+    def on_tiles(self, frame: list) -> Any:
+        """``x`` tiled: each rank's row pass on its tile and the partial grams summed
+        (``distributed/gram_tiles.py``, decided from the layouts), or node by node."""
+        if not self.tile_pass() or not RAISING.isdisjoint(np.geterr().values()):
+            return self.original(frame)
+        values = [leaf.choice.call(frame) for leaf in self.leaves]
+        result = _TILED[0].gram(self, values)
+        return self.unfused(values) if result is NotImplemented else result
 
     def unfused(self, values: list, record: list | None = None) -> Any:
         x = values[0]

@@ -98,6 +98,42 @@ def test_every_phrasing_is_a_row_pass_on_the_ir(phrasing):
     assert fired(on) == 1
 
 
+_BOUND = ("def sample(x, y, w):\n    xt = x.T\n{before}    i = 0\n    while i < 3:\n"
+          "{inside}        pred = " + _SIGMOID + "\n"
+          "        w = w - 0.1 * (xt @ (pred - y))\n        i += 1\n    return w\n")
+
+
+@pytest.mark.parametrize("before, inside, fires", [
+    ("", "", 1),
+    ("", "        if i < 0:\n            print(i, w)\n", 1),       # printing changes nothing
+    ("", "        x = x * 1.0\n", 0),          # x rebound: the product reads another x
+    ("    z = x\n    z[0, 0] = 5.0\n", "", 0),  # x changed in place through an alias
+], ids=["bound", "print", "x rebound", "in place"])
+def test_a_transpose_bound_before_the_loop_is_a_row_pass(before, inside, fires):
+    """``transx = x.T`` before the loop (examples/lra.py): normalize reads it as
+    ``transpose(x)`` at the product (the same value when nothing changes a value in place
+    and ``x`` is not rebound; a ``print`` changes nothing), which the gram rule takes."""
+    on = agree(_BOUND.format(before=before, inside=inside), data(np.random.default_rng(8)))
+    assert fired(on) == fires
+
+
+@pytest.mark.parametrize("read_after, kept", [("", False), ("    w = w + xt[:, 0]\n", True)],
+                         ids=["unread", "read after the loop"])
+def test_a_bound_transpose_goes_once_nothing_reads_it(monkeypatch, read_after, kept):
+    """For the fused row pass (blocking_gram off): the product reads ``transpose(x)``;
+    normalize drops the binding when nothing else reads it (a tiled x's transpose copies
+    its tile once a call for nothing), and keeps it when something does."""
+    from phylanx import fusion
+    monkeypatch.setattr(fusion, "backend_available", lambda: True)
+    source = _BOUND.format(before="", inside="").replace(
+        "    return w\n", read_after + "    return w\n")
+    on = agree(source, data(np.random.default_rng(9)))
+    with configured((("blocking_gram", False), ("fusion_rows", True))):
+        text = to_physl(optimize_through_ir(parser.parse(on.get_physl_source())))
+    assert "dot(transpose(x), " in text or "matmul(transpose(x), " in text, text
+    assert ("define(xt, transpose(x))" in text) == kept, text
+
+
 def test_for_a_fused_row_pass_the_named_parts_are_raised_into_the_product(monkeypatch):
     """blocking_gram off, row passes on (numba there): no ``__rows_gram``; the chain of
     names is raised as one expression, which fusion/rowpass.py finds."""

@@ -7,7 +7,10 @@ overlapping tiles; a seeded random sweep) and ``programs/unchanged_examples.py``
 undecorated functions), and ``programs/fresh_tables.py`` (tables allocated with the rows
 of a tiled array and filled column by column reduce without a message; issue 28 item 5),
 and ``programs/fused_tiles.py`` (fused regions on the tiles of row-tiled operands: random
-chains against NumPy and against the node-by-node trace; ranks choosing differently).
+chains against NumPy and against the node-by-node trace; ranks choosing differently),
+and ``programs/gram_tiles.py`` (the gram row pass on each rank's row tile: random
+programs ``x.T @ f(x @ w, y, s)`` in several spellings, float32/float64, even, uneven
+and empty tiles, against NumPy and against node by node; ranks choosing differently).
 The programs run in one job per rank count (``programs/several.py``); each test checks
 its own program."""
 from __future__ import annotations
@@ -27,7 +30,7 @@ def job():
     @functools.cache
     def run(k: int):
         return several(k, ("global_semantics.py", str(k), "12"), ("unchanged_examples.py",),
-                       ("fresh_tables.py",), ("fused_tiles.py",), timeout=600)
+                       ("fresh_tables.py",), ("fused_tiles.py",), ("gram_tiles.py",), timeout=600)
     yield run
     run.cache_clear()
 
@@ -50,3 +53,8 @@ def test_fresh_tables_filled_from_row_tiles_stay_on_each_ranks_rows(k, job):
 @pytest.mark.parametrize("k", RANKS)
 def test_fused_regions_run_on_row_tiles_and_leave_the_node_by_node_trace(k, job):
     assert_program_ok(job(k), "fused_tiles.py", k)
+
+
+@pytest.mark.parametrize("k", RANKS)
+def test_the_gram_row_pass_runs_on_each_ranks_row_tile(k, job):
+    assert_program_ok(job(k), "gram_tiles.py", k)

@@ -134,9 +134,10 @@ class Names:
                 return name
 
 
-#: side-effect primitives that change no array or list they are given
-_NON_MUTATING = frozenset(("cout", "random", "randn", "random_integers", "random_sample",
-                           "random_d", "set_seed"))
+#: side-effect primitives that change no array or list they are given (``__print``,
+#: Python's ``print``, writes text as ``cout`` does)
+_NON_MUTATING = frozenset(("cout", "__print", "random", "randn", "random_integers",
+                           "random_sample", "random_d", "set_seed"))
 
 #: forms that bind, jump or build closures: an expression holding one is not movable
 _NOT_MOVABLE = frozenset(("define", "define_global", "store", "lambda", "for_each",
