@@ -6,6 +6,7 @@ broadcasting, Python numbers and integers, and a Conv1D loss through it JAX's gr
 """
 from __future__ import annotations
 
+import jax
 import numpy as np
 import pytest
 
@@ -71,7 +72,6 @@ def test_two_operand_rule_gives_the_tie_counting_bits(name, dtype, cotangent):
                     assert np.array_equal(_bits(g), _bits(w)), (name, a, b, wanted)
 
 
-jax = pytest.importorskip("jax")
 jnp = jax.numpy
 lax = jax.lax
 jax.config.update("jax_enable_x64", True)      # as the other JAX comparisons here
