@@ -90,7 +90,7 @@ def asnumpy(x):
 
 
 def _python_number(v) -> bool:
-    return type(v) is int or type(v) is float or type(v) is bool
+    return type(v) is int or type(v) is float or type(v) is bool or type(v) is complex
 
 
 def _numpy_operand(a, b) -> bool:
