@@ -473,7 +473,11 @@ class TrainingMixin(BatchMixin):
             data_parallel.check_agreement(self, x, y, {
                 "batch_size": batch_size, "epochs": epochs, "initial_epoch": initial_epoch,
                 "shuffle": bool(shuffle), "sync_batchnorm": bool(sync_batchnorm),
-                "sample weights": [checksum(w) for w in data.weight_arrays(train_weights)]},
+                "sample weights": [checksum(w) for w in data.weight_arrays(train_weights)],
+                # (every rank evaluates the whole validation set: weighed alike, or the
+                # ranks' val_loss differ and a callback watching it stops one alone)
+                "validation sample weights": [checksum(w)
+                                              for w in data.weight_arrays(weights)]},
                 None if validation_data is None else (vx, vy), program, distributed)
             if distributed == "model":      # (its plan splits weights collectively)
                 trainer = self._model_parallel(conv_split or "batch")
