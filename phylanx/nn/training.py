@@ -391,10 +391,12 @@ class TrainingMixin(BatchMixin):
         integer or None (32); ``validation_split`` in [0, 1), the last samples, or
         ``validation_data=(x, y)`` or ``(x, y, sample_weight)`` (the validation loss
         weighs each sample, Keras 3's ``sum_over_batch_size``; not both); ``verbose`` 0,
-        1, 2 or "auto" (1).  ``sample_weight`` (one number per sample) or
-        ``class_weight`` ({class index: weight}) weigh each sample's training loss as
-        Keras 3 does: ``sum(w * loss) / batch size`` (``validation_split`` splits the
-        sample weights too; class weights weigh the training samples only).
+        1, 2 or "auto" (1).  ``sample_weight`` (one number per sample, or per step of
+        a sequence output; several outputs: one array per output, or one for all) or
+        ``class_weight`` ({class index: weight}; one output) weigh each sample's
+        training loss as Keras 3 does: ``sum(w * loss) / batch size`` (a masked
+        output's over its unmasked steps; ``validation_split`` splits the sample
+        weights too; class weights weigh the training samples only).
 
         ``distributed="data"``: data parallel over the localities (every rank passes
         the same data; see :mod:`.data_parallel`); BatchNormalization then uses the
