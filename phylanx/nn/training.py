@@ -391,10 +391,12 @@ class TrainingMixin(BatchMixin):
         integer or None (32); ``validation_split`` in [0, 1), the last samples, or
         ``validation_data=(x, y)`` or ``(x, y, sample_weight)`` (the validation loss
         weighs each sample, Keras 3's ``sum_over_batch_size``; not both); ``verbose`` 0,
-        1, 2 or "auto" (1).  ``sample_weight`` (one number per sample) or
-        ``class_weight`` ({class index: weight}) weigh each sample's training loss as
-        Keras 3 does: ``sum(w * loss) / batch size`` (``validation_split`` splits the
-        sample weights too; class weights weigh the training samples only).
+        1, 2 or "auto" (1).  ``sample_weight`` (one number per sample, or per step of
+        a sequence output; several outputs: one array per output, or one for all) or
+        ``class_weight`` ({class index: weight}; one output) weigh each sample's
+        training loss as Keras 3 does: ``sum(w * loss) / batch size`` (a masked
+        output's over its unmasked steps; ``validation_split`` splits the sample
+        weights too; class weights weigh the training samples only).
 
         ``distributed="data"``: data parallel over the localities (every rank passes
         the same data; see :mod:`.data_parallel`); BatchNormalization then uses the
@@ -473,7 +475,11 @@ class TrainingMixin(BatchMixin):
             data_parallel.check_agreement(self, x, y, {
                 "batch_size": batch_size, "epochs": epochs, "initial_epoch": initial_epoch,
                 "shuffle": bool(shuffle), "sync_batchnorm": bool(sync_batchnorm),
-                "sample weights": [checksum(w) for w in data.weight_arrays(train_weights)]},
+                "sample weights": [checksum(w) for w in data.weight_arrays(train_weights)],
+                # (every rank evaluates the whole validation set: weighed alike, or the
+                # ranks' val_loss differ and a callback watching it stops one alone)
+                "validation sample weights": [checksum(w)
+                                              for w in data.weight_arrays(weights)]},
                 None if validation_data is None else (vx, vy), program, distributed)
             if distributed == "model":      # (its plan splits weights collectively)
                 trainer = self._model_parallel(conv_split or "batch")

@@ -6,7 +6,8 @@ argv chooses the groups (default: all):
   array given to ``distributed.tiled``: content, dtype, shape, no array at all; the
   array it reduces;
   ``fit(distributed="data")`` and ``"model"``: the model, its activation, loss,
-  optimizer and learning rate, the number of samples, the seed; an argument error on
+  optimizer and learning rate, the number of samples, the seed (data parallel: the
+  sample weights of the validation rows too); an argument error on
   that rank alone: fewer targets than samples); every rank
   must get a located error naming the differing rank, and the ranks must still be in
   step;
@@ -135,13 +136,20 @@ def disagree():
                          ["fit", f"on locality {bad}", "40 input samples but 39 targets"],
                          f"fit with fewer targets on rank {bad} ({mode} parallel)")
             in_step(f"fit with fewer targets on rank {bad} ({mode} parallel)")
+        # sample weights differing in the validation rows alone (validation_split): each
+        # rank evaluates the whole validation set, so its val_loss differed silently
+        # (and a callback watching it could stop one rank alone)
+        expect_error(lambda me=me: fit(validation_weight=2.0 if me else 1.0),
+                     ["fit(distributed='data')", "disagree", "validation sample weights"]
+                     + rank_words(bad), f"fit validation weights on rank {bad}")
+        in_step(f"fit validation weights on rank {bad}")
     weights = fit()     # all alike: trains, the same weights everywhere
     for w, w0 in zip(weights, dist.broadcast(weights, 0, "weights").result()):
         close(w, w0, "weights after fit")
 
 
 def fit(width=16, samples=40, seed=3, activation="relu", loss="mse", lr=0.01,
-        optimizer="sgd", mode="data", targets=None):
+        optimizer="sgd", mode="data", targets=None, validation_weight=None):
     nn.set_seed(seed)
     nn.clear_session()
     m = nn.Sequential([nn.Input((4,)), nn.Dense(width, activation=activation), nn.Dense(2)])
@@ -151,7 +159,12 @@ def fit(width=16, samples=40, seed=3, activation="relu", loss="mse", lr=0.01,
     data = np.random.default_rng(0)
     x = data.normal(size=(samples, 4)).astype(np.float32)
     y = data.normal(size=(samples, 2)).astype(np.float32)
-    m.fit(x, y[:targets], batch_size=8, epochs=1, verbose=0, distributed=mode)
+    weighted = {}
+    if validation_weight is not None:       # (the last quarter: the validation rows)
+        w = np.ones(samples, np.float32)
+        w[-samples // 4:] = validation_weight
+        weighted = dict(sample_weight=w, validation_split=0.25)
+    m.fit(x, y[:targets], batch_size=8, epochs=1, verbose=0, distributed=mode, **weighted)
     return m.get_weights()
 
 
