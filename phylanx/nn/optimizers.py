@@ -56,8 +56,9 @@ class Optimizer:
                  global_clipnorm: float | None = None, lr: Any = None,
                  name: str | None = None, **unknown: Any) -> None:
         where = self.name
+        unknown = {k: v for k, v in unknown.items() if not _keras_default(k, v)}
         if unknown:     # (Python's TypeError named no optimizer and no known argument)
-            keras_only = sorted(set(unknown) & KERAS_OPTIONS_NOT_SUPPORTED)
+            keras_only = sorted(set(unknown) & set(KERAS_OPTIONS_NOT_SUPPORTED))
             if keras_only:
                 raise args.value_error(where, f"{', '.join(keras_only)}: Keras 3's option "
                                               "is not supported by phylanx.nn")
@@ -349,10 +350,23 @@ class AdamW(Adam):
                          weight_decay=weight_decay, **options)
 
 
-#: Keras 3 optimizers' options that phylanx.nn does not implement (refused by name)
-KERAS_OPTIONS_NOT_SUPPORTED = frozenset({
-    "use_ema", "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor",
-    "gradient_accumulation_steps"})
+#: Keras 3 optimizers' options that phylanx.nn does not implement, with Keras'
+#: defaults: a default is accepted (it asks for nothing), any other value refused by name
+KERAS_OPTIONS_NOT_SUPPORTED = {
+    "use_ema": False, "ema_momentum": 0.99, "ema_overwrite_frequency": None,
+    "loss_scale_factor": None, "gradient_accumulation_steps": None}
+
+
+
+def _keras_default(name: str, value: Any) -> bool:
+    """``name=value`` is one of Keras' options at its default, which asks for nothing."""
+    if name not in KERAS_OPTIONS_NOT_SUPPORTED:
+        return False
+    default = KERAS_OPTIONS_NOT_SUPPORTED[name]
+    if default is None:
+        return value is None
+    return isinstance(value, (bool, int, float)) and value == default
+
 
 OPTIMIZERS = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop}
 

@@ -145,6 +145,8 @@ BAD_CONSTRUCTORS = {
     "RMSprop centered=1": (lambda: nn.RMSprop(centered=1), T, "centered"),
     "SGD beta_1=0.9": (lambda: nn.SGD(beta_1=0.9), T, "beta_1"),
     "Adam use_ema=True": (lambda: nn.Adam(use_ema=True), V, "use_ema"),
+    "SGD loss_scale_factor=2": (lambda: nn.SGD(loss_scale_factor=2.0), V, "loss_scale"),
+    "Adam ema_momentum=0.5": (lambda: nn.Adam(ema_momentum=0.5), V, "ema_momentum"),
     "EarlyStopping patience=1.5": (lambda: nn.EarlyStopping(patience=1.5), T, "patience"),
     "EarlyStopping mode='up'": (lambda: nn.EarlyStopping(mode="up"), V, "mode"),
     "from_logits='yes'": (lambda: nn.losses.BinaryCrossentropy(from_logits="yes"), T,
@@ -193,6 +195,16 @@ def test_accepted_forms_are_used_as_given():
     model.fit(X, Y, epochs=1, verbose=0)
     assert model.optimizer.iterations == 5              # one batch of the default 32
     assert model.predict(X[:0]).shape == (0, 3)         # no samples: no outputs
+
+
+def test_keras_options_at_their_defaults_are_accepted():
+    """Keras' ``use_ema=False`` and the like ask for nothing: accepted (Keras code that
+    spells its defaults out runs), the same optimizer as without them."""
+    plain, spelled = nn.Adam(0.01), nn.Adam(0.01, use_ema=False, ema_momentum=0.99,
+                                            ema_overwrite_frequency=None,
+                                            loss_scale_factor=None,
+                                            gradient_accumulation_steps=None)
+    assert plain.get_config() == spelled.get_config()
 
 
 def test_predict_verbose_is_honoured(capsys):
