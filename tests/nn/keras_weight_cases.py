@@ -11,17 +11,20 @@ output (``Embedding(mask_zero=True)``) trained with a weight per step, split by
 ``two_masked``: a masked sequence output and a vector output, the first weighted per
 sample, the second not (None).
 
-``reference(name)`` runs Keras; ``tools/keras_weight_references.py`` stores it in
+``reference(name)`` runs Keras; ``tools/keras_case_references.py weights`` stores it in
 ``tests/nn/data/keras_weights.npz`` (Keras takes tens of seconds to build these
 models, so the live comparison is opt-in: ``PHYLANX_KERAS_LIVE=1``).
 """
 from __future__ import annotations
 
 import os
+import sys
 
 import numpy as np
 
 from phylanx import nn
+
+from . import keras_stored
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
 STORED = os.path.join(os.path.dirname(__file__), "data", "keras_weights.npz")
@@ -134,33 +137,12 @@ def run(model, name: str, keras_api: bool, forms=None) -> dict:
 
 def reference(name: str, model=None) -> dict:
     """Keras' run of case ``name`` from phylanx's initial weights."""
-    initial = phylanx_model(name).get_weights()
-    model = keras_model(name) if model is None else model
-    model.set_weights(initial)
-    return {"initial": initial, **run(model, name, keras_api=True)}
+    return keras_stored.reference(sys.modules[__name__], name, model)
 
 
-def flatten(name: str, ref: dict) -> dict[str, np.ndarray]:
-    """``ref`` as npz entries: ``<case>/<field>/<index or key>``."""
-    arrays = {}
-    for field, value in ref.items():
-        items = value.items() if isinstance(value, dict) else enumerate(value)
-        for key, item in items:
-            arrays[f"{name}/{field}/{key}"] = np.asarray(item)
-    return arrays
+flatten = keras_stored.flatten
 
 
 def stored(name: str) -> dict:
-    """The stored reference of case ``name`` (``tools/keras_weight_references.py``)."""
-    found: dict = {}
-    with np.load(STORED) as saved:
-        for entry in saved.files:
-            case, field, key = entry.split("/")
-            if case == name:
-                found.setdefault(field, {})[key] = saved[entry]
-    if not found:
-        raise KeyError(f"no stored Keras reference for {name!r}: run "
-                       "tools/keras_weight_references.py")
-    for field in ("initial", "final"):
-        found[field] = [found[field][k] for k in sorted(found[field], key=int)]
-    return found
+    """The stored reference of case ``name`` (``tools/keras_case_references.py weights``)."""
+    return keras_stored.stored(STORED, name, "weights", ("initial", "final"))
