@@ -9,8 +9,6 @@ models: the suite's time), against the stored reference (tools/keras_mask_refere
 always. Bad input is a located error when the model is built or before any step."""
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,6 +17,7 @@ from hypothesis import strategies as st
 from phylanx import nn
 
 from . import keras_mask_cases as cases
+from . import keras_stored
 from .located import raises_in
 
 # Keras' own warnings (NumPy 2's copy keyword, the mask GlobalMaxPooling1D drops)
@@ -58,9 +57,7 @@ def test_masked_models_equal_stored_keras_reference(name, phylanx_run):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("PHYLANX_KERAS_LIVE") != "1",
-                    reason="Keras' compiles of these models take a minute: "
-                           "PHYLANX_KERAS_LIVE=1 runs them (the stored test always runs)")
+@keras_stored.live
 @pytest.mark.parametrize("name", sorted(cases.CASES))
 def test_masked_models_equal_keras_live(name, phylanx_run):
     pytest.importorskip("keras")

@@ -8,8 +8,6 @@ and by the statistics of the masks (drawn once per batch, reused at every step).
 arguments are errors at the user's line before any step."""
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
@@ -19,6 +17,7 @@ from phylanx.errors import PhylanxValueError
 from phylanx.nn.layers_core import Context
 
 from . import keras_rnn_output_cases as cases
+from . import keras_stored
 from .located import raises_in
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning:keras"),
@@ -47,9 +46,7 @@ def test_equals_stored_keras_reference(name):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("PHYLANX_KERAS_LIVE") != "1",
-                    reason="Keras takes tens of seconds to build these models: "
-                           "PHYLANX_KERAS_LIVE=1 runs them (the stored test always runs)")
+@keras_stored.live
 @pytest.mark.parametrize("name", list(cases.CASES))
 def test_equals_keras_live(name):
     pytest.importorskip("keras")

@@ -9,13 +9,12 @@ there: ``keras_weight_cases.KERAS_TRAINING_MASK_LOST``); a test with NumPy as th
 oracle checks them."""
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
 from phylanx import nn
 
+from . import keras_stored
 from . import keras_weight_cases as cases
 from .located import raises_in
 
@@ -53,9 +52,7 @@ def test_equals_stored_keras_reference(name):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("PHYLANX_KERAS_LIVE") != "1",
-                    reason="Keras takes tens of seconds to build these models: "
-                           "PHYLANX_KERAS_LIVE=1 runs them (the stored test always runs)")
+@keras_stored.live
 @pytest.mark.parametrize("name", list(cases.CASES))
 def test_equals_keras_live(name):
     pytest.importorskip("keras")
