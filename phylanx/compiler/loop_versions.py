@@ -173,11 +173,14 @@ class Versions:
             return known[1] if known[0] is facts else None
         if value.startswith("v") and value[1:].isdigit():
             slot = int(value[1:])
-            if slot not in facts.writes or slot in self.inductive(facts):
+            if slot not in facts.writes:
                 return frozenset((value,))
+            sources = self.inductive(facts).get(slot)
+            if sources is not None:   # every variable its int-ness rests on
+                return frozenset(f"v{s}" for s in sources)
         return None
 
-    def inductive(self, facts) -> frozenset:
+    def inductive(self, facts) -> dict:
         known = getattr(facts, "inductive", None)
         if known is None:
             known = facts.inductive = inductive_ints(facts.node)
@@ -240,11 +243,13 @@ class Versions:
 _INT_OPERATORS = frozenset(("__add", "__sub", "__mul", "__floordiv", "__mod"))
 
 
-def inductive_ints(loop) -> frozenset:
+def inductive_ints(loop) -> dict[int, frozenset]:
     """The slots of local variables that every assignment in ``loop``'s subtree keeps a
-    Python int when they all are one (an int literal, ``len``, a ``range`` loop's
-    counter, ``+ - * // %`` of those; ``j += 1``): a Python int at the loop's entry, such
-    a variable is one at every step of that run (by induction over the assignments)."""
+    Python int when the variables it reads are (an int literal, ``len``, a ``range``
+    loop's counter, ``+ - * // %`` of those; ``j += 1``), each mapped to the slots whose
+    being Python ints at the loop's entry makes it one at every step of that run (by
+    induction over the assignments): itself and every variable its assignments read,
+    transitively (``j = k`` rests on ``k``: an array ``k`` makes ``j`` one)."""
     forms: dict[int, list] = {}
     for inner in loop.walk():
         p = inner.primitive
@@ -263,18 +268,31 @@ def inductive_ints(loop) -> frozenset:
         slot = variable[2] if variable[0][0] == 0 else -1
         forms.setdefault(slot, []).append(value)
     candidates = {slot for slot in forms if slot >= 0}
+    reads: dict[int, set] = {}
     changed = True
     while changed:
         changed = False
         for slot in sorted(candidates):
-            if not all(_int_form(value, candidates) for value in forms[slot]):
+            read: set = set()
+            if not all(_int_form(value, candidates, read) for value in forms[slot]):
                 candidates.discard(slot)
                 changed = True
-    return frozenset(candidates)
+            reads[slot] = read
+    sources: dict[int, frozenset] = {}
+    for slot in candidates:   # the transitive closure of the reads
+        closure, todo = {slot}, [slot]
+        while todo:
+            for other in reads[todo.pop()]:
+                if other not in closure:
+                    closure.add(other)
+                    todo.append(other)
+        sources[slot] = frozenset(closure)
+    return sources
 
 
-def _int_form(node, candidates: set) -> bool:
-    """True if ``node`` gives a Python int when the variables of ``candidates`` hold one."""
+def _int_form(node, candidates: set, reads: set) -> bool:
+    """True if ``node`` gives a Python int when the variables of ``candidates`` hold one
+    (the ones it reads are added to ``reads``)."""
     if node is None:
         return False
     if type(node) is tuple:   # a range loop's counter
@@ -284,14 +302,17 @@ def _int_form(node, candidates: set) -> bool:
     p = node.primitive
     if p == "access-variable":
         variable = node.variable
-        return (variable is not None and variable[0] is not None and variable[0][0] == 0
-                and variable[2] in candidates)
+        if (variable is None or variable[0] is None or variable[0][0] != 0
+                or variable[2] not in candidates):
+            return False
+        reads.add(variable[2])
+        return True
     if p == "__len":
         return True
     if p in _INT_OPERATORS and len(node.children) == 2:
-        return all(_int_form(c, candidates) for c in node.children)
+        return all(_int_form(c, candidates, reads) for c in node.children)
     if p == "__inplace" and len(node.children) == 2:
         # x op= e on a number is op(x, e) (scalar_translate.emit_update; the kernel gives
         # its second operand for a value neither an array nor a list)
-        return _int_form(node.children[1], candidates)
+        return _int_form(node.children[1], candidates, reads)
     return False

@@ -103,6 +103,10 @@ class _Source:
         self.marks = itertools.count()         # ``_W<n>(`` cast points (:func:`render`)
         self.inplace_keys: set[Any] = set()     # variables changed in place (``x += e``)
         self.aliased: set[Any] = set()          # variables bound to another's value
+        # variables the hoisted invariants' expressions read: none may be one the loop
+        # binds (the IR's hoisting reads an invariant bound in the body, ``m = j + 1``
+        # then ``a[m]``; bound before the kernel, ``E`` would read it unbound)
+        self.invariant_reads: set[Any] = set()
 
     def mark(self, code: str) -> tuple[int, str]:
         """(n, code wrapped in the cast point ``_W<n>(...)``): rendered as a float32
@@ -128,6 +132,10 @@ class _Source:
         invariant = _lazy_invariant(node)
         if invariant is not None:               # hoisted: bound before the kernel runs
             self.invariants.append(node)
+            computed = node.children[2].children[0].children[0]   # E of store(v, E)
+            self.invariant_reads.update(
+                inner.variable[0] for inner in computed.walk()
+                if inner.primitive == "access-variable" and inner.variable is not None)
             node = invariant
             p = node.primitive
         if p == "access-variable":
@@ -225,6 +233,8 @@ class _Source:
         lines = [self.statement(stmt) for stmt in statements]
         if not statements or None in lines or any(g[0] in self.bound for g in self.guards):
             return None
+        if self.invariant_reads & (self.bound | {self.index_key}):
+            return None   # an invariant computed from a variable of the body (see above)
         if self.inplace_keys & self.aliased:
             # changed in place and also bound to another name's array: the arrays the
             # loop writes would not be only the ones it was given (see loops.py)
@@ -290,9 +300,9 @@ def _statements(body: Node) -> list[Node]:
 def _lazy_invariant(node: Node) -> Node | None:
     """The variable read of a loop invariant hoisted by ``compiler/rewrite/hoist.py``
     (``if(flag, v, block(store(v, E), store(flag, true), v))``), else None.  ``E`` is
-    pure and reads nothing the loop binds, so running the ``if`` once before the kernel
-    binds ``v`` to the value every iteration would read (a loop that runs at least once
-    evaluates ``E`` anyway)."""
+    pure; when it reads nothing the loop binds (``_Source.body`` declines the loop
+    otherwise), running the ``if`` once before the kernel binds ``v`` to the value every
+    iteration would read (a loop that runs at least once evaluates ``E`` anyway)."""
     if node.primitive != "if" or len(node.children) != 3:
         return None
     flag, var, compute = node.children

@@ -137,6 +137,26 @@ def test_a_variable_that_stops_being_an_int_is_not_taken_for_one():
     assert dec(x, 2) == drifting(x, 2)
 
 
+def aliasing(arr, n):
+    """``j`` and ``k`` are inductive together: an int ``j`` at entry is not enough, ``k``
+    (an array) makes ``j`` one, and ``j += 1`` then adds in place into ``arr``."""
+    j = 0
+    k = arr
+    i = 0
+    while i < n:
+        j += 1
+        j = k
+        k = i
+        i += 1
+    return arr
+
+
+def test_an_inductive_int_rests_on_every_variable_it_is_assigned_from():
+    dec = decorated(aliasing)
+    got, expected = dec(np.zeros(3), 3), aliasing(np.zeros(3), 3)
+    np.testing.assert_array_equal(got, expected)   # [1, 1, 1]: j += 1 in place
+
+
 def test_knapsack_weights_of_any_int_kind():
     """``best[c - w]`` with ``w`` a Python int (the loop's entry test holds), a NumPy
     int (it does not: the per-step test) or a float (the generic kernel refuses it)."""

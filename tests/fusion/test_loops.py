@@ -443,6 +443,24 @@ def test_hoisted_invariants_are_bound_before_the_kernel(compiled):
     same(f(x[:0], y[:0], 0.01, 0.1, 0)[0], np.zeros(5))   # no iteration: nothing evaluated
 
 
+def reads_a_bound_invariant(a, j, n):
+    s = 0.0
+    for _ in range(n):
+        m = j + 1              # invariant, but bound in the body
+        s = s + a[m % 3]       # hoisted (IR): a[m % 3] computed from that m
+    return s
+
+
+def test_a_hoisted_invariant_reading_a_variable_of_the_body_is_not_bound_before(compiled):
+    """Bound before the kernel, ``a[m % 3]`` read ``m`` unbound (None: ``a[None]``, the
+    whole array, or a located TypeError of ``None % 3``): the loop is left to the tree."""
+    f = Phylanx(reads_a_bound_invariant)
+    a = np.arange(3.0)
+    for n in (3, 1, 3, 3, 3, 3, 3, 2):     # CALLS: past the compiled loop's turns
+        got, want = f(a, 1, n), reads_a_bound_invariant(a, 1, n)
+        assert type(got) is type(want) and got == want
+
+
 def lra_while(x, y, alpha, iterations, enable_output):
     # examples/lra.py's loop: an int counter, optional printing under an if
     weights = np.zeros(x.shape[1])
