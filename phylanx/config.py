@@ -111,7 +111,8 @@ SETTINGS: dict[str, Setting] = {
         Setting("loop_versions", True, _bool,
                 "a translated loop also written without the kind tests of variables it "
                 "never assigns, run when those tests hold at entry "
-                "(compiler/loop_versions.py)"),
+                "(compiler/loop_versions.py; off: the general version alone, though "
+                "its int tests of inductive ints stay once per run of the inner loop)"),
         Setting("fusion_loops", True, _bool,
                 "compile a for_each over a range whose body binds variables to "
                 "element-wise, dot/matmul, transpose and sum/mean expressions into one "

@@ -66,6 +66,14 @@ class Versions:
         self.loop_ints: dict[str, tuple] = {}
         self.entry_flags = 0
 
+    def versions_state(self) -> tuple:
+        """What the facts keyed by value names hold now: a failed alternative restores
+        it with the temps' counter, so a reused temp never inherits a stale fact."""
+        return dict(self.numbers), dict(self.comparable), dict(self.loop_ints)
+
+    def restore_versions_state(self, state: tuple) -> None:
+        self.numbers, self.comparable, self.loop_ints = state
+
     def start_fast(self) -> None:
         """Reset what the general version's pass proved; the flags are kept (the same
         tests get the same names)."""

@@ -276,6 +276,7 @@ class Translator(loop_invariants.Emission, loop_versions.Versions):
         translator is then as it was)."""
         saved = (len(self.lines), set(self.reads), set(self.writes), set(self.fresh),
                  set(self.ints), dict(self.flags), len(self.loops), self.temps)
+        facts = self.versions_state()
         self.opaque = self.opaque - {node}
         self.depth += 1
         try:
@@ -292,6 +293,7 @@ class Translator(loop_invariants.Emission, loop_versions.Versions):
         if lines is None:
             (_, self.reads, self.writes, self.fresh, self.ints, self.flags, depth,
              self.temps) = saved
+            self.restore_versions_state(facts)
             del self.loops[depth:]
         return lines
 

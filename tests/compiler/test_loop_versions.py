@@ -275,14 +275,13 @@ def test_random_dynamic_programs_agree_with_cpython(case):
         np.int64 if table == "list" else table)
     make = (lambda: d0.tolist()) if table == "list" else d0.copy
     # (the setting off is the general version alone, which test_scalar_loops checks)
-    for versions in (True,):
-        fn, dec = compiled(text, versions)
-        expected_table, got_table = make(), make()
-        with np.errstate(over="ignore"):
-            expected = outcome(fn, a, b, expected_table)
-            got = outcome(dec, a, b, got_table)
-        assert got[0] == expected[0], text
-        same(got_table, expected_table)
+    fn, dec = compiled(text, True)
+    expected_table, got_table = make(), make()
+    with np.errstate(over="ignore"):
+        expected = outcome(fn, a, b, expected_table)
+        got = outcome(dec, a, b, got_table)
+    assert got[0] == expected[0], text
+    same(got_table, expected_table)
 
 
 def count_up(n, step_from):
