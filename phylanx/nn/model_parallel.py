@@ -170,6 +170,7 @@ class ParallelConv1D:
         """An input tiled by batch alone: every window lies in the rank's tile, so the
         output block is the single-process layer on the input block (one compiled
         program: convolution, bias, activation), and nothing is sent."""
+        from ..distributed.darray import merged, plain_operands
         from ..distributed.tiles import Layout
         layer = self.layer
         key = ("batch forward", tuple(x.local.shape[1:]))
@@ -183,10 +184,15 @@ class ParallelConv1D:
             self._programs[key] = (_compile(f"conv1d_{layer.name}_forward", g,
                                             [h, *weights.values()], out), out.shape[1:])
         program, rest = self._programs[key]
-        y = np.asarray(program(x.local, *[w.value for w in layer.weights]), np.float32)
+        weights = [w.value for w in layer.weights]
+        y = np.asarray(program(x.local, *weights), np.float32)
         layout = Layout([(box[0], *((0, n) for n in rest)) for box in x.layout.boxes],
                         (x.shape[0], *rest))
         out = x.derive(y, layout)
+        # the weights are plain operands every rank must pass alike (conv1d_d checks
+        # them): their digests go with the output, checked at its next exchange
+        out.plain = merged(out.plain, plain_operands(
+            [x, *weights], f"conv1d of layer '{layer.name}'", None))
         self._x, self._y = x, out
         return out
 
