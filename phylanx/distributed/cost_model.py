@@ -224,9 +224,10 @@ FLOAT32 = 4
 #: how activations pass between a Conv1D stack's layers on ``p`` ranks
 CONV_FLOWS = {
     "tiled": "split by batch, activations stay this rank's batch tile (since stop 47): "
-             "per layer an all_reduce of the kernel and bias gradients",
+             "per layer one all_reduce of the kernel and bias gradients concatenated",
     "gathered": "split by batch, every layer's output and input gradient all-gathered "
-                "(until stop 47): the tiled flow's collectives and those",
+                "(until stop 47): those, and per layer an all_reduce of the kernel "
+                "gradient and one of the bias gradient",
     "filters": "split by filters, weights split: per layer an all_gather of the output "
                "channels and, but for the first layer, an all_reduce of the input "
                "gradient (each rank's filters' share)",
@@ -256,7 +257,9 @@ def conv1d_stack_s(batch: int, length: int, layers: list[tuple[int, int, int]],
         compute += 3 * batch * steps * width * channels * filters * conv_madd_s
         outputs = batch * steps * filters * FLOAT32 / p        # one rank's share
         inputs = batch * (steps + width - 1) * channels * FLOAT32 / p
-        if flow in ("tiled", "gathered"):
+        if flow == "tiled":
+            comm += all_reduce_s((width * channels * filters + filters) * FLOAT32, p, m)
+        if flow == "gathered":
             comm += all_reduce_s(width * channels * filters * FLOAT32, p, m)
             comm += all_reduce_s(filters * FLOAT32, p, m)
         if flow == "gathered":

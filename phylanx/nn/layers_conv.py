@@ -59,6 +59,10 @@ class Conv1D(Layer):
         self.kernel_size = _one_int(kernel_size, "kernel_size", where)
         self.strides = _one_int(strides, "strides", where)
         self.dilation_rate = _one_int(dilation_rate, "dilation_rate", where)
+        if self.strides > 1 and self.dilation_rate > 1:
+            # (the conv1d kernel refuses it too, but only at the first call of the model)
+            raise args.value_error(where, "strides > 1 with dilation_rate > 1 is not "
+                                          "supported (nor in Keras)")
         self.padding = _padding(padding, where, ("valid", "same", "causal"))
         self.activation = activations.check(activation)
         self.use_bias = args.boolean(use_bias, "use_bias", where)

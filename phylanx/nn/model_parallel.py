@@ -151,7 +151,7 @@ class ParallelConv1D:
     def forward(self, x: dist.DistributedArray) -> dist.DistributedArray:
         layer = self.layer
         kernel = layer.weights[0].value
-        if not set(x.layout.split_axes()) - {0}:
+        if _by_batch_alone(x.layout):
             return self._batch_forward(x)
         if "conv1d_d" not in self._programs:
             self._programs["conv1d_d"] = _conv1d_d(layer)
@@ -170,6 +170,7 @@ class ParallelConv1D:
         """An input tiled by batch alone: every window lies in the rank's tile, so the
         output block is the single-process layer on the input block (one compiled
         program: convolution, bias, activation), and nothing is sent."""
+        from ..distributed.darray import merged, plain_operands
         from ..distributed.tiles import Layout
         layer = self.layer
         key = ("batch forward", tuple(x.local.shape[1:]))
@@ -183,10 +184,15 @@ class ParallelConv1D:
             self._programs[key] = (_compile(f"conv1d_{layer.name}_forward", g,
                                             [h, *weights.values()], out), out.shape[1:])
         program, rest = self._programs[key]
-        y = np.asarray(program(x.local, *[w.value for w in layer.weights]), np.float32)
+        weights = [w.value for w in layer.weights]
+        y = np.asarray(program(x.local, *weights), np.float32)
         layout = Layout([(box[0], *((0, n) for n in rest)) for box in x.layout.boxes],
                         (x.shape[0], *rest))
         out = x.derive(y, layout)
+        # the weights are plain operands every rank must pass alike (conv1d_d checks
+        # them): their digests go with the output, checked at its next exchange
+        out.plain = merged(out.plain, plain_operands(
+            [x, *weights], f"conv1d of layer '{layer.name}'", None))
         self._x, self._y = x, out
         return out
 
@@ -201,7 +207,7 @@ class ParallelConv1D:
             raise PhylanxValueError(
                 f"ParallelConv1D '{self.layer.name}': the cotangent block {block.shape} is "
                 f"not this rank's output block {self._y.local.shape}")
-        if 1 in x.layout.split_axes():
+        if not _by_batch_alone(x.layout):
             return _length_tiled_backward(self, block.astype(np.float32, copy=False))
         layer = self.layer
         if self._backward is None:
@@ -211,6 +217,15 @@ class ParallelConv1D:
                 reduce_params=True, reduce_input=False, forward_op="conv1d")
         grads = self._backward(x.local, *[w.value for w in layer.weights], block)
         return x.derive(np.asarray(grads[0]), x.layout), [np.asarray(g) for g in grads[1:]]
+
+
+def _by_batch_alone(layout: Any) -> bool:
+    """Whether every rank's tile spans all the steps and channels (the batch alone is
+    split).  Not ``layout.split_axes()``, which skips empty tiles: a length shorter
+    than the rank count is all on the first ranks, the others' tiles empty, and each
+    rank's block is not its samples' sequences."""
+    full = [(0, n) for n in layout.shape[1:]]
+    return all(list(box[1:]) == full for box in layout.boxes)
 
 
 def _conv1d_d(layer: Conv1D):

@@ -112,3 +112,15 @@ def test_conv1d_stack_flows(batch, length, filters, p):
         assert tiled <= split
     with pytest.raises(ValueError, match="flow"):
         cm.conv1d_stack_s(batch, length, layers, p, M, 1e-11, 0.0, "rows")
+
+
+def test_conv1d_stack_tiled_flow_makes_one_all_reduce_per_layer():
+    # as ParallelConv1D's backward does since stop 47: the kernel and bias gradients
+    # concatenated, one all_reduce (one latency step on 2 ranks) per layer
+    layers = [(5, 3, 8), (3, 8, 8)]
+    latency = cm.Machine(1.0, 0.0, 0.0, 0.0)
+    assert cm.conv1d_stack_s(4, 20, layers, 2, latency, 0.0, 0.0, "tiled") == 2.0
+    per_byte = cm.Machine(0.0, 1.0, 0.0, 0.0)
+    weights = sum(w * c * f + f for w, c, f in layers) * cm.FLOAT32
+    assert cm.conv1d_stack_s(4, 20, layers, 2, per_byte, 0.0, 0.0, "tiled") == \
+        pytest.approx(cm.all_reduce_s(weights, 2, per_byte))

@@ -121,6 +121,8 @@ BAD_CONSTRUCTORS = {
     "Conv1D filters=2.5": (lambda: nn.Conv1D(2.5, 3), T, "filters"),
     "Conv1D strides=1.5": (lambda: nn.Conv1D(4, 3, strides=1.5), T, "strides"),
     "Conv1D padding='full'": (lambda: nn.Conv1D(4, 3, padding="full"), V, "padding"),
+    "Conv1D strides=2 dilation_rate=2": (lambda: nn.Conv1D(4, 3, strides=2, dilation_rate=2),
+                                         V, "dilation_rate"),
     "MaxPooling1D padding='causal'": (lambda: nn.MaxPooling1D(2, padding="causal"), V,
                                       "padding"),
     "MaxPooling1D pool_size=0": (lambda: nn.MaxPooling1D(0), V, "pool_size"),

@@ -97,6 +97,21 @@ for padding, stride, dilation, with_bias in cases:
     else:
         raise AssertionError("a cotangent of the wrong shape must be refused")
 
+# ranks whose kernels differ (no common seed): an error at the output's gather naming
+# the kernel, as conv1d_d's plain operands (the batch tiling runs no conv1d_d)
+if count > 1:
+    layer = nn.Conv1D(4, 3, padding="causal")
+    layer.build_for((None, 11, 2))
+    layer.weights[0].value = layer.weights[0].value + rank
+    out = ParallelConv1D(layer).forward(dist.tiled(rng.normal(size=(6, 11, 2)), "page",
+                                                   name="x_disagreeing_kernels"))
+    try:
+        out.gather()
+    except dist.PhylanxCollectiveMismatchError as e:
+        assert "different values for a plain operand" in str(e) and layer.name in str(e), e
+    else:
+        raise AssertionError("ranks with different kernels must be an error")
+
 # -- Dense: 5 samples x 7 features -> 6 or 7 units, columns split over the ranks -----
 def numpy_dense(x, kernel, bias, ct, activation):
     """act(x @ kernel + bias) and the gradients of sum(out * ct) by x, kernel, bias."""

@@ -54,6 +54,14 @@ def causal_model(optimizer):
             nn.Flatten(), nn.Dense(3, activation="softmax")]
 
 
+def short_model(optimizer):
+    # the second Conv1D's input has one step: split by length, it is all on rank 0 and
+    # the other ranks' tiles are empty (not a batch tiling)
+    return [nn.Input((24, 3)), nn.Conv1D(4, 3, strides=24, padding="same"),
+            nn.Conv1D(5, 2, padding="causal", activation="relu"), nn.Flatten(),
+            nn.Dense(3, activation="softmax")]
+
+
 #: for the batch split, whether the model's input and each stage's output is this
 #: rank's batch tile: activations are gathered only before a stage that needs the
 #: whole batch (a Dense split by columns, Dropout's draws, BatchNormalization's
@@ -206,6 +214,7 @@ def main():
           n=24, dtype=np.float64)
     check("length", causal_model, lambda: nn.SGD(0.1), 12, "causal, strides", n=24)
     check("length", bn_model, lambda: nn.Adam(0.01), 16, "batchnorm")
+    check("length", short_model, lambda: nn.SGD(0.1), 8, "one step, empty tiles", n=16)
     # batches of 4 and 1: the last has fewer samples than ranks (empty tiles)
     check("batch", conv_model, lambda: nn.SGD(0.1), 4, "short batch", n=5, shuffle=False)
     errors()
