@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from phylanx import Phylanx, config, fusion
 from phylanx.compiler.rewrite import label_stats, normalize, patterns
 from phylanx.compiler.through_ir import optimize_through_ir
+from phylanx.errors import PhylanxTypeError
 from phylanx.language import ast, parser
 
 RNG = np.random.default_rng(27)
@@ -170,6 +171,25 @@ def test_a_transpose_binding_that_may_change_is_kept(source):
     assert all(normalize.transposed(c.args[0]) is None for c in products)
     x, r = RNG.normal(size=(3, 3)), RNG.normal(size=3)
     np.testing.assert_allclose(f(x.copy(), r), python(x.copy(), r), rtol=1e-13)
+
+
+@pytest.mark.parametrize("source, args", [
+    # a binding nothing reads: Python evaluates y.T all the same
+    ("def spelled(x, y, r):\n    a = x.T\n    b = y.T\n    return a @ r\n",
+     (np.ones((3, 2)), None, np.ones(3))),
+    # its one read substituted, in a loop that runs no iteration
+    ("def spelled(x, r, n):\n    xt = x.T\n    i = 0\n    while i < n:\n"
+     "        r = xt @ r\n        i += 1\n    return r\n", (None, np.ones(3), 0)),
+], ids=["unread", "read in a loop run no time"])
+def test_a_transpose_binding_keeps_its_error(source, args):
+    """A transpose fails on what is neither an array nor a number (Python's
+    AttributeError on ``None.T``): its binding stays, a located error at its line,
+    never a result where the original raises."""
+    f, python = decorated(source)
+    with pytest.raises(AttributeError):
+        python(*args)
+    with pytest.raises(PhylanxTypeError, match="transpose"):
+        f(*args)
 
 
 def test_locations_are_kept():

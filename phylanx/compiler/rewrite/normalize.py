@@ -183,21 +183,15 @@ class _TransposeBindings:
     ``t`` is bound exactly once, ``v`` is a parameter of the enclosing function bound
     nowhere else, the program changes no array in place (``tree.ProgramFacts``), and
     only reads of ``t`` that are operands of a product after the binding are replaced
-    (other reads keep the variable and the binding).  A binding no read is left of goes
-    (a pure value nothing reads; a tiled ``v``'s transpose copies its tile).
+    (other reads keep the variable and the binding).  The binding itself stays, read or
+    not: ``transpose(v)`` fails on what is neither an array nor a number (Python's
+    ``None.T``), and the reads it leaves may never run (a loop of no iteration).
     """
 
     def __init__(self, program: ast.Program):
         self.bound = _binding_counts(program)
         self.off = facts(program).mutates
         self.changed = False
-        self.named: Counter = Counter()      # occurrences of each name, the binding's too
-        stack = list(program.body)
-        while stack:
-            e = stack.pop()
-            if type(e) is ast.Identifier:
-                self.named[e.name] += 1
-            stack.extend(children(e))
 
     def function(self, call: ast.Call, params: frozenset):
         """The body of a ``define(f, params.., body)``/``lambda``, rewritten."""
@@ -235,9 +229,7 @@ class _TransposeBindings:
                 continue
             for j in range(i + 1, len(out)):
                 out[j] = self.substituted(out[j], *found)
-            if self.named[found[0]] == 1:     # the binding's own name alone is left
-                out[i] = None
-        return tuple(e for e in out if e is not None)
+        return tuple(out)
 
     def substituted(self, e, name: str, value):
         """``e`` with ``name`` replaced by ``value`` where it is a product's operand."""
@@ -252,7 +244,6 @@ class _TransposeBindings:
         if all(a is b for a, b in zip(swapped, operands)):
             return e
         self.changed = True
-        self.named[name] -= sum(a is not b for a, b in zip(swapped, operands))
         return same_product(e, *swapped)
 
 
@@ -307,7 +298,7 @@ PHASE = Phase("normalize", (
          "re-evaluating a pure expression gives the value its binding holds when nothing it "
          "reads was rebound or changed in place in between: t = v.T read by a product is "
          "transpose(v) (t bound once, v a parameter bound nowhere else, no in-place "
-         "change in the program); a binding no read is left of goes (a pure value)",
+         "change in the program); the binding stays (transpose fails on a non-array)",
          P("define", "lambda", name="e", where=_outermost_function), _read_transposes,
          Sample("def sample(x, r):\n    xt = x.T\n    return DOT(xt, r)\n",
                 normal(("n", 4), ("n", 2)), ("@", "np.dot", ".dot", "float32")),
