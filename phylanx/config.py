@@ -22,6 +22,8 @@ class Setting:
     default: Any
     parse: Callable[[str], Any]
     doc: str
+    #: a further test of the value, parsed or given (a message, or None when it holds)
+    valid: Callable[[Any], str | None] | None = None
 
     @property
     def env(self) -> str:
@@ -41,6 +43,19 @@ def _cost_ms(text: str) -> float | str:
     """``auto`` or a number of milliseconds (``fusion_compile_cost_ms``)."""
     word = text.strip().lower()
     return "auto" if word == "auto" else float(word)
+
+
+def seconds(*, zero: bool) -> Callable[[Any], str | None]:
+    """The test of a wait in seconds: a number, not NaN (a NaN deadline never passes:
+    every comparison with it is False), not negative, and above 0 unless ``zero``;
+    ``inf`` waits without a limit."""
+    def valid(value: Any) -> str | None:
+        if value != value:
+            return "a wait in seconds cannot be NaN (it would never expire)"
+        if value < 0 or (value == 0 and not zero):
+            return f"a wait in seconds must be {'>= 0' if zero else '> 0'}"
+        return None
+    return valid
 
 
 def _pipeline(text: str) -> str:
@@ -176,9 +191,13 @@ def _parsed(setting: Any, raw: str) -> Any:
     """An environment variable's value for ``setting`` (empty counts as unset, above);
     a value it cannot take names the variable, not the code that first read it."""
     try:
-        return setting.parse(raw)
+        value = setting.parse(raw)
+        problem = setting.valid(value) if setting.valid is not None else None
     except (ValueError, TypeError) as e:
         raise ValueError(f"environment variable {setting.env}={raw!r}: {e}") from None
+    if problem is not None:
+        raise ValueError(f"environment variable {setting.env}={raw!r}: {problem}")
+    return value
 
 
 #: ``get``'s slow path, ``set`` and ``reset`` take turns: a ``get`` that read the old
@@ -210,7 +229,16 @@ def _checked(setting: Setting, value: Any) -> Any:
     """``value`` as setting ``setting`` takes it, or a ValueError naming the setting:
     a string is parsed as its environment variable is; anything else must be of the
     default's kind (``set("check_collectives", "false")`` is False, never a truthy
-    string; ``set("threads", 2.5)`` is an error, not 2)."""
+    string; ``set("threads", 2.5)`` is an error, not 2), and passes its ``valid``
+    test (a NaN wait is refused)."""
+    value = _of_kind(setting, value)
+    problem = setting.valid(value) if setting.valid is not None else None
+    if problem is not None:
+        raise ValueError(f"phylanx setting {setting.name!r}={value!r}: {problem}")
+    return value
+
+
+def _of_kind(setting: Setting, value: Any) -> Any:
     if isinstance(value, str):
         try:
             return setting.parse(value)
