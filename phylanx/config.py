@@ -171,6 +171,11 @@ SETTINGS: dict[str, Setting] = {
     )
 }
 
+#: modules registering more settings (the distributed layer's, ``phylanx/_wiring.py``),
+#: imported when a name not known yet is asked for: ``config.set("collective_timeout",
+#: 5)`` works before anything has used that layer, which this module may not import
+more_settings: list[str] = []
+
 _overrides: dict[str, Any] = {}
 _cache: dict[str, Any] = {}
 _listeners: list[Callable[[], None]] = []
@@ -180,6 +185,18 @@ def on_change(listener: Callable[[], None]) -> None:
     """Call ``listener()`` after every ``set``/``reset`` (for values cached elsewhere,
     such as the evaluation-policy thresholds)."""
     _listeners.append(listener)
+
+
+def _setting(name: str) -> Setting:
+    """The setting ``name``, importing the modules of :data:`more_settings` once for a
+    name not registered yet; a KeyError listing every setting for an unknown one."""
+    if name not in SETTINGS:
+        import importlib
+        for module in more_settings:
+            importlib.import_module(module)
+        if name not in SETTINGS:
+            raise KeyError(f"unknown phylanx setting {name!r}; known: {', '.join(SETTINGS)}")
+    return SETTINGS[name]
 
 
 def _changed() -> None:
@@ -214,7 +231,7 @@ def get(name: str) -> Any:
         return _cache[name]
     except KeyError:
         pass
-    setting = SETTINGS[name]
+    setting = _setting(name)
     with _turn:
         if name in _overrides:
             value = _overrides[name]
@@ -269,9 +286,7 @@ def _of_kind(setting: Setting, value: Any) -> Any:
 def set(name: str, value: Any) -> None:  # noqa: A001 - mirrors get()
     """Override setting ``name`` for this process (a value of the default's kind, or
     a string read as the environment variable is)."""
-    if name not in SETTINGS:
-        raise KeyError(f"unknown phylanx setting {name!r}; known: {', '.join(SETTINGS)}")
-    value = _checked(SETTINGS[name], value)
+    value = _checked(_setting(name), value)
     with _turn:
         _overrides[name] = value
         _cache.pop(name, None)

@@ -101,3 +101,21 @@ def test_an_infinite_or_positive_timeout_is_taken(value):
 
     config.set("collective_timeout", value)
     assert config.get("collective_timeout") == float(value)
+
+
+def test_the_distributed_settings_are_known_before_the_distributed_layer_is_used():
+    # docs/distributed.md lists them among phylanx.config's; a fresh process's
+    # config.set("collective_timeout", 5) was "unknown phylanx setting" until something
+    # had imported phylanx.distributed.settings
+    import subprocess
+    import sys
+
+    code = ("import phylanx, sys\n"
+            "phylanx.config.set('collective_timeout', 5)\n"
+            "phylanx.config.reset('check_collectives')\n"
+            "assert phylanx.config.get('check_collectives') is True\n"
+            "assert phylanx.config.get('collective_timeout') == 5.0\n"
+            "assert 'mpi4py' not in sys.modules\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
