@@ -132,12 +132,16 @@ def unique(a, axis=None, return_index=False, return_inverse=False, return_counts
 def _power_operand(value: Any, what: str) -> Any:
     if isinstance(value, (np.ndarray, np.generic)):
         return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if isinstance(value, (int, float, complex)) and not isinstance(value, bool):
         return value  # a weak Python scalar: x ** 2 keeps float32 as in NumPy
     if isinstance(value, (list, tuple, range, bool)):
         return numeric(value, what)
     raise PhylanxTypeError(f"{what} of power must be a number or an array, got a "
                            f"{type_name(value)}")
+
+
+#: the classes of the Python numbers ``power`` raises as Python does
+_PYTHON_NUMBERS = frozenset((int, float, bool, complex))
 
 
 def _pow_oracle(base, exponent):
@@ -159,9 +163,9 @@ def power(base, exponent):
     squared (int64, not int8): the frontend gives it NumPy's operands (``__npoperand``).
     """
     tb, te = type(base), type(exponent)
-    if (tb is int or tb is float or tb is bool) and (te is int or te is float or te is bool):
-        # Python numbers: Python's ** (unbounded ints; 2 ** -1 is 0.5), as the same
-        # expression gives in plain Python
+    if tb in _PYTHON_NUMBERS and te in _PYTHON_NUMBERS:
+        # Python numbers: Python's ** (unbounded ints; 2 ** -1 is 0.5; complex ones
+        # too), as the same expression gives in plain Python
         try:
             return base ** exponent
         except ZeroDivisionError as e:   # Python's class and message
