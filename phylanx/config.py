@@ -286,7 +286,12 @@ def _of_kind(setting: Setting, value: Any) -> Any:
 def set(name: str, value: Any) -> None:  # noqa: A001 - mirrors get()
     """Override setting ``name`` for this process (a value of the default's kind, or
     a string read as the environment variable is)."""
-    value = _checked(_setting(name), value)
+    try:
+        value = _checked(_setting(name), value)
+    except ValueError as e:     # located at the caller's line, as every phylanx error
+        from .errors import PhylanxValueError
+        from .source import user_line
+        raise PhylanxValueError(str(e), user_line()) from None
     with _turn:
         _overrides[name] = value
         _cache.pop(name, None)

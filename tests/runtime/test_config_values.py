@@ -119,3 +119,14 @@ def test_the_distributed_settings_are_known_before_the_distributed_layer_is_used
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_refused_value_is_located_at_the_callers_line():
+    # it was a bare ValueError: a script's "[rank 0] .../phylanx/config.py:254:
+    # ValueError: ..." named phylanx's line, not the user's config.set
+    from phylanx.errors import PhylanxValueError
+
+    with pytest.raises(PhylanxValueError) as caught:
+        config.set("threads", 2.5)
+    assert caught.value.loc is not None and caught.value.loc.file == __file__
+    assert "'threads'" in str(caught.value) and isinstance(caught.value, ValueError)
