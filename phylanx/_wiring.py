@@ -9,6 +9,7 @@ Imported by ``phylanx/__init__`` before anything can ask a table.
 """
 from __future__ import annotations
 
+from . import config
 from .ir import layouts
 from .primitives.rules import DISTRIBUTION, FUSION, VJP
 
@@ -17,3 +18,5 @@ DISTRIBUTION.filled_by = "phylanx.distributed.primitives"
 FUSION.filled_by = "phylanx.fusion.rules"
 # the IR's layout facts come from the distributed layer's rules
 layouts.filled_by = "phylanx.distributed.layout_facts"
+# the settings of the distributed layer, known to config.get/set before it is used
+config.more_settings.append("phylanx.distributed.settings")

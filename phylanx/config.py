@@ -22,6 +22,8 @@ class Setting:
     default: Any
     parse: Callable[[str], Any]
     doc: str
+    #: a further test of the value, parsed or given (a message, or None when it holds)
+    valid: Callable[[Any], str | None] | None = None
 
     @property
     def env(self) -> str:
@@ -41,6 +43,19 @@ def _cost_ms(text: str) -> float | str:
     """``auto`` or a number of milliseconds (``fusion_compile_cost_ms``)."""
     word = text.strip().lower()
     return "auto" if word == "auto" else float(word)
+
+
+def seconds(*, zero: bool) -> Callable[[Any], str | None]:
+    """The test of a wait in seconds: a number, not NaN (a NaN deadline never passes:
+    every comparison with it is False), not negative, and above 0 unless ``zero``;
+    ``inf`` waits without a limit."""
+    def valid(value: Any) -> str | None:
+        if value != value:
+            return "a wait in seconds cannot be NaN (it would never expire)"
+        if value < 0 or (value == 0 and not zero):
+            return f"a wait in seconds must be {'>= 0' if zero else '> 0'}"
+        return None
+    return valid
 
 
 def _pipeline(text: str) -> str:
@@ -157,6 +172,11 @@ SETTINGS: dict[str, Setting] = {
     )
 }
 
+#: modules registering more settings (the distributed layer's, ``phylanx/_wiring.py``),
+#: imported when a name not known yet is asked for: ``config.set("collective_timeout",
+#: 5)`` works before anything has used that layer, which this module may not import
+more_settings: list[str] = []
+
 _overrides: dict[str, Any] = {}
 _cache: dict[str, Any] = {}
 _listeners: list[Callable[[], None]] = []
@@ -168,6 +188,18 @@ def on_change(listener: Callable[[], None]) -> None:
     _listeners.append(listener)
 
 
+def _setting(name: str) -> Setting:
+    """The setting ``name``, importing the modules of :data:`more_settings` once for a
+    name not registered yet; a KeyError listing every setting for an unknown one."""
+    if name not in SETTINGS:
+        import importlib
+        for module in more_settings:
+            importlib.import_module(module)
+        if name not in SETTINGS:
+            raise KeyError(f"unknown phylanx setting {name!r}; known: {', '.join(SETTINGS)}")
+    return SETTINGS[name]
+
+
 def _changed() -> None:
     for listener in _listeners:
         listener()
@@ -177,9 +209,13 @@ def _parsed(setting: Any, raw: str) -> Any:
     """An environment variable's value for ``setting`` (empty counts as unset, above);
     a value it cannot take names the variable, not the code that first read it."""
     try:
-        return setting.parse(raw)
+        value = setting.parse(raw)
+        problem = setting.valid(value) if setting.valid is not None else None
     except (ValueError, TypeError) as e:
         raise ValueError(f"environment variable {setting.env}={raw!r}: {e}") from None
+    if problem is not None:
+        raise ValueError(f"environment variable {setting.env}={raw!r}: {problem}")
+    return value
 
 
 #: ``get``'s slow path, ``set`` and ``reset`` take turns: a ``get`` that read the old
@@ -196,7 +232,7 @@ def get(name: str) -> Any:
         return _cache[name]
     except KeyError:
         pass
-    setting = SETTINGS[name]
+    setting = _setting(name)
     with _turn:
         if name in _overrides:
             value = _overrides[name]
@@ -211,7 +247,16 @@ def _checked(setting: Setting, value: Any) -> Any:
     """``value`` as setting ``setting`` takes it, or a ValueError naming the setting:
     a string is parsed as its environment variable is; anything else must be of the
     default's kind (``set("check_collectives", "false")`` is False, never a truthy
-    string; ``set("threads", 2.5)`` is an error, not 2)."""
+    string; ``set("threads", 2.5)`` is an error, not 2), and passes its ``valid``
+    test (a NaN wait is refused)."""
+    value = _of_kind(setting, value)
+    problem = setting.valid(value) if setting.valid is not None else None
+    if problem is not None:
+        raise ValueError(f"phylanx setting {setting.name!r}={value!r}: {problem}")
+    return value
+
+
+def _of_kind(setting: Setting, value: Any) -> Any:
     if isinstance(value, str):
         try:
             return setting.parse(value)
@@ -242,9 +287,12 @@ def _checked(setting: Setting, value: Any) -> Any:
 def set(name: str, value: Any) -> None:  # noqa: A001 - mirrors get()
     """Override setting ``name`` for this process (a value of the default's kind, or
     a string read as the environment variable is)."""
-    if name not in SETTINGS:
-        raise KeyError(f"unknown phylanx setting {name!r}; known: {', '.join(SETTINGS)}")
-    value = _checked(SETTINGS[name], value)
+    try:
+        value = _checked(_setting(name), value)
+    except ValueError as e:     # located at the caller's line, as every phylanx error
+        from .errors import PhylanxValueError
+        from .source import user_line
+        raise PhylanxValueError(str(e), user_line()) from None
     with _turn:
         _overrides[name] = value
         _cache.pop(name, None)

@@ -8,21 +8,26 @@ from __future__ import annotations
 import threading
 
 from .. import config
-from ..config import Setting, _bool
+from ..config import Setting, _bool, seconds
 
 _SETTINGS = (
     Setting("collective_timeout", 60.0, float,
-            "seconds a collective may wait for the other ranks before it fails"),
+            "seconds a collective may wait for the other ranks before it fails",
+            valid=seconds(zero=False)),
     Setting("remote_timeout", 60.0, float,
-            "seconds a request to another locality (run_on, get_remote) may take"),
+            "seconds a request to another locality (run_on, get_remote) may take",
+            valid=seconds(zero=False)),
     Setting("shutdown_timeout", 60.0, float,
-            "seconds a finished rank waits for the others to finish before it exits"),
+            "seconds a finished rank waits for the others to finish before it exits",
+            valid=seconds(zero=True)),
     Setting("failed_exit_grace", 5.0, float,
             "seconds a rank exiting with a non-zero status while others still run waits "
-            "for them to report its departure before it ends the job itself"),
+            "for them to report its departure before it ends the job itself",
+            valid=seconds(zero=True)),
     Setting("died_rank_grace", 2.0, float,
             "seconds a rank that saw another rank's process die waits for the launcher "
-            "to end the job (the failed rank printed its own error) before reporting it"),
+            "to end the job (the failed rank printed its own error) before reporting it",
+            valid=seconds(zero=True)),
     Setting("check_collectives", True, _bool,
             "exchange a header before each collective to report disagreeing ranks"),
     Setting("progress_polling", "wait", str,

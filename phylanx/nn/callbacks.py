@@ -3,8 +3,10 @@ ReduceLROnPlateau, LearningRateScheduler (:mod:`.callbacks_schedule`), ModelChec
 and CSVLogger (:mod:`.callbacks_files`), all importable from here.
 
 A callback gets ``on_train_begin``, ``on_epoch_begin(epoch)``,
-``on_train_batch_end(batch, logs)``, ``on_epoch_end(epoch, logs)`` and
-``on_train_end``; ``self.model`` is the model being trained, and setting
+``on_train_batch_begin(batch)``, ``on_train_batch_end(batch, logs)``,
+``on_epoch_end(epoch, logs)`` and ``on_train_end``; as in Keras 3, the two batch hooks
+call ``on_batch_begin``/``on_batch_end`` unless overridden (Keras' backwards-compatible
+names); ``self.model`` is the model being trained, and setting
 ``model.stop_training = True`` ends training after the current epoch.
 """
 from __future__ import annotations
@@ -34,7 +36,14 @@ class Callback:
     def on_train_end(self, logs: dict | None = None) -> None: ...
     def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None: ...
     def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None: ...
-    def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None: ...
+    def on_train_batch_begin(self, batch: int, logs: dict | None = None) -> None:
+        self.on_batch_begin(batch, logs)
+
+    def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
+        self.on_batch_end(batch, logs)
+
+    def on_batch_begin(self, batch: int, logs: dict | None = None) -> None: ...
+    def on_batch_end(self, batch: int, logs: dict | None = None) -> None: ...
 
 
 class History(Callback):

@@ -513,6 +513,8 @@ class TrainingMixin(BatchMixin):
             totals: dict[str, float] = {}
             seen: dict[str, float] = {}
             for b in range(steps):
+                for cb in every:
+                    cb.on_train_batch_begin(b)
                 take = order[b * batch_size:(b + 1) * batch_size]
                 extra: list = []
                 if trainer is not None:

@@ -24,7 +24,7 @@ from phylanx import Phylanx, config
 from phylanx.compiler import scalar_loops
 from phylanx.compiler.loop_versions import inductive_ints
 from phylanx.compiler.scalar_translate import FILE_PREFIX
-from phylanx.errors import PhylanxError
+from phylanx.errors import PhylanxError, PhylanxTypeError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from general_programs import edit_distance  # noqa: E402
@@ -295,7 +295,8 @@ def count_up(n, step_from):
 @pytest.mark.parametrize("n", [3, np.int64(3), 2.0, True, -1], ids=repr)
 def test_a_range_of_python_ints_is_pythons_and_other_kinds_are_the_kernels(n):
     """``range(a, b)`` is Python's for Python ints (tested once per run of the loop),
-    the kernel's otherwise (an integral float accepted, a bool refused, located)."""
+    the kernel's otherwise, with Python's rules too (a bool taken; a float, even an
+    integral one, a located TypeError, as Python raises)."""
     config.set("scalar_loops", False)
     try:
         tree = Phylanx(count_up)
@@ -311,8 +312,11 @@ def test_a_range_of_python_ints_is_pythons_and_other_kinds_are_the_kernels(n):
         except PhylanxError as e:
             return type(e)
     assert outcome_of(dec) == outcome_of(tree)
-    if type(n) is not bool:
-        assert outcome_of(dec) == count_up(int(n), 5)
+    try:
+        expected = count_up(n, 5)
+    except TypeError:
+        expected = PhylanxTypeError
+    assert outcome_of(dec) == expected
 
 
 def lcs_into(a, b, t):

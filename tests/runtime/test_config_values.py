@@ -64,3 +64,69 @@ def test_a_get_racing_sets_ends_with_the_last_value():
         stop.set()
         for t in threads:
             t.join()
+
+
+@pytest.mark.parametrize("name,value", [
+    ("collective_timeout", float("nan")), ("collective_timeout", "nan"),
+    ("collective_timeout", -3), ("collective_timeout", 0), ("remote_timeout", -1.0),
+    ("shutdown_timeout", float("nan")), ("failed_exit_grace", -5),
+    ("died_rank_grace", "nan"),
+])
+def test_waits_in_seconds_are_not_nan_or_negative(name, value):
+    # a NaN collective_timeout never expired (every deadline test was False): ranks
+    # calling collectives of one name in another order waited forever instead of
+    # failing; -3 failed every collective at once "within -3 s"
+    import phylanx.distributed.settings  # noqa: F401 - registers the settings
+
+    before = config.get(name)
+    with pytest.raises(ValueError, match=repr(name)):
+        config.set(name, value)
+    assert config.get(name) == before
+
+
+def test_a_nan_wait_in_the_environment_is_refused(monkeypatch):
+    import phylanx.distributed.settings  # noqa: F401
+
+    monkeypatch.setenv("PHYLANX_COLLECTIVE_TIMEOUT", "nan")
+    config.reset("collective_timeout")
+    with pytest.raises(ValueError, match="PHYLANX_COLLECTIVE_TIMEOUT"):
+        config.get("collective_timeout")
+    monkeypatch.delenv("PHYLANX_COLLECTIVE_TIMEOUT")
+    config.reset("collective_timeout")
+
+
+@pytest.mark.parametrize("value", [float("inf"), "inf", 0.5])
+def test_an_infinite_or_positive_timeout_is_taken(value):
+    import phylanx.distributed.settings  # noqa: F401
+
+    config.set("collective_timeout", value)
+    assert config.get("collective_timeout") == float(value)
+
+
+def test_the_distributed_settings_are_known_before_the_distributed_layer_is_used():
+    # docs/distributed.md lists them among phylanx.config's; a fresh process's
+    # config.set("collective_timeout", 5) was "unknown phylanx setting" until something
+    # had imported phylanx.distributed.settings
+    import subprocess
+    import sys
+
+    code = ("import phylanx, sys\n"
+            "phylanx.config.set('collective_timeout', 5)\n"
+            "phylanx.config.reset('check_collectives')\n"
+            "assert phylanx.config.get('check_collectives') is True\n"
+            "assert phylanx.config.get('collective_timeout') == 5.0\n"
+            "assert 'mpi4py' not in sys.modules\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_refused_value_is_located_at_the_callers_line():
+    # it was a bare ValueError: a script's "[rank 0] .../phylanx/config.py:254:
+    # ValueError: ..." named phylanx's line, not the user's config.set
+    from phylanx.errors import PhylanxValueError
+
+    with pytest.raises(PhylanxValueError) as caught:
+        config.set("threads", 2.5)
+    assert caught.value.loc is not None and caught.value.loc.file == __file__
+    assert "'threads'" in str(caught.value) and isinstance(caught.value, ValueError)

@@ -11,6 +11,7 @@ cancellation once per iteration.
 """
 from __future__ import annotations
 
+import operator
 import threading
 from functools import partial
 from time import perf_counter_ns
@@ -473,19 +474,33 @@ def _async_start(expr, start):
     return run
 
 
+def _index(value: Any, what: str) -> int:
+    """A bound of ``range`` as Python's takes it: anything with ``__index__`` (ints,
+    NumPy ints, bools, 0-d integer arrays); a float, even an integral one
+    (``range(len(t) / 2)``), is Python's TypeError, not its int."""
+    if type(value) is int:
+        return value
+    if not isinstance(value, (float, np.floating, str, bytes)):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise PhylanxTypeError(f"{what} must be an integer, got a {type_name(value)}")
+
+
 @primitive("range", "range(_1)", "range(_1, _2)", "range(_1, _2, _3)",
-           oracle=lambda *a: list(range(*[int(x) for x in a])), samples="range",
+           oracle=lambda *a: list(range(*a)), samples="range",
            example="range(1, 7, 2)", result="list(1, 3, 5)")
 def range_(a, b=None, c=None):
     """Python-style lazy range ``range(stop)``, ``range(start, stop[, step])``."""
     if b is None:
-        return range(to_int(a, "range stop"))
+        return range(_index(a, "range stop"))
     if c is None:
-        return range(to_int(a, "range start"), to_int(b, "range stop"))
-    step = to_int(c, "range step")
+        return range(_index(a, "range start"), _index(b, "range stop"))
+    step = _index(c, "range step")
     if step == 0:
         raise PhylanxValueError("range step must not be zero")
-    return range(to_int(a, "range start"), to_int(b, "range stop"), step)
+    return range(_index(a, "range start"), _index(b, "range stop"), step)
 
 
 @primitive("break", "break()", extension=True, lazy=True,

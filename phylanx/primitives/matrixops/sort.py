@@ -144,6 +144,7 @@ def _power_operand(value: Any, what: str) -> Any:
                            f"{type_name(value)}")
 
 
+
 def _pow_oracle(base, exponent):
     """Python's ``**``: NumPy's for arrays (np.power, but ``b ** 2`` of a bool array squares),
     Python's for Python numbers."""
@@ -164,8 +165,8 @@ def power(base, exponent):
     """
     tb, te = type(base), type(exponent)
     if tb in _PYTHON_NUMBERS and te in _PYTHON_NUMBERS:
-        # Python numbers: Python's ** (unbounded ints; 2 ** -1 is 0.5), as the same
-        # expression gives in plain Python
+        # Python numbers: Python's ** (unbounded ints; 2 ** -1 is 0.5; complex ones
+        # too), as the same expression gives in plain Python
         try:
             return base ** exponent
         except ZeroDivisionError as e:   # Python's class and message

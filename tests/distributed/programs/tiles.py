@@ -120,6 +120,17 @@ def basic():
     check_tiled(ev(f'annotate_d(a, "lap_bytes", list("tile", list("rows", {lo}, {2 * r + 2}), '
                    'list("columns", 0, 3)))', odd), np.where(np.arange(3) == 1, np.nan, lap),
                 "annotate_d overlap alike in value")
+    # reductions of those big-endian tiles: amax/amin reduced each block with the tile's
+    # dtype, which a ufunc refuses when not native ("The `dtype` and `signature`
+    # arguments to ufuncs only select the general DType ..." on the odd ranks)
+    be = ev(f'annotate_d(a, "lap_be", list("tile", list("rows", {lo}, {2 * r + 2}), '
+            'list("columns", 0, 3)))', lap[lo:2 * r + 2].astype(">f8" if r % 2 else "<f8"))
+    for code, expected in (("amax(a)", lap.max()), ("amin(a)", lap.min()),
+                           ("amax(a, 0)", lap.max(0)), ("amin(a, 1)", lap.min(1)),
+                           ("sum(a, 0)", lap.sum(0)), ("argmax(a)", lap.argmax())):
+        got = ev(code, be)
+        close(got.gather() if isinstance(got, dist.DistributedArray) else got, expected,
+              f"{code} of big-endian tiles")
 
     # -- vectors, diag_d ------------------------------------------------------------------
     v = np.arange(1.0, 2 * n + 2)

@@ -116,6 +116,9 @@ def combined(a: DistributedArray, axes: tuple[int, ...], ufunc: np.ufunc, dtype:
     order; the shape keeps the reduced axes (length 1).  ``then``: the rest of the
     rule, applied to that; given, a rule in start mode gets a ``Started`` instead
     (``tiles.all_gathered_then``: the all_gather left in flight)."""
+    # in native byte order: a ufunc's dtype= refuses another (a big-endian tile's amax),
+    # and NumPy's reductions of such an array give native values too
+    dtype = np.dtype(dtype).newbyteorder("=")
     shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape))
     partial = np.full(shape, _identity(ufunc, dtype), dtype)
     rank = api.find_here()
