@@ -266,9 +266,10 @@ def _overlap_digest(part: np.ndarray) -> bytes:
     shape): of its bytes in native order with one NaN for every NaN and ``0.0`` for
     ``-0.0``, since the values, not their byte order, a NaN's sign and payload (``0/0``
     gives ``-nan`` on x86, ``np.nan`` is ``+nan``) or a zero's sign, must be alike
-    (NumPy's ``array_equal(a, b, equal_nan=True)``: ``-0.0 == 0.0``).  Cryptographic, not ``agreement.checksum``:
-    adler32 misses differences as small as bytes ``+1, -2, +1`` (its two sums unchanged),
-    and a difference missed here is computed with silently."""
+    (NumPy's ``array_equal(a, b, equal_nan=True)``: ``-0.0 == 0.0``).  Cryptographic,
+    not ``agreement.checksum``: adler32 misses differences as small as bytes ``+1, -2,
+    +1`` (its two sums unchanged), and a difference missed here is computed with
+    silently."""
     if part.dtype.hasobject:
         return hashlib.blake2b(pack(part), digest_size=16).digest()
     flat = np.ascontiguousarray(part, dtype=part.dtype.newbyteorder("=")).reshape(-1)
