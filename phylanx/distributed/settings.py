@@ -111,14 +111,15 @@ def protocol_problem(values_by_rank: list) -> str | None:
     from .agreement import disagreement
     names = list(dict.fromkeys(name for values in values_by_rank for name, _ in values))
     differ = [disagreement([dict(values).get(name) for values in values_by_rank],
-                           f"setting {name!r}" if name in PROTOCOL else name)
+                           f"setting {name!r} ({config.SETTINGS[name].env})"
+                           if name in PROTOCOL else name)
               for name in names]
     differ = [d for d in differ if d is not None]
     if not differ:
         return None
     return ("the ranks disagree on settings their messages depend on (every rank must "
-            "have the same: PHYLANX_<NAME> in every rank's environment, or "
-            "phylanx.distributed.set_on_every_rank): " + "; ".join(differ))
+            "have the same: the variable in every rank's environment alike, "
+            "phylanx.distributed.set_on_every_rank to change it): " + "; ".join(differ))
 
 
 def agree_at_start(values_by_rank: list) -> None:
