@@ -293,8 +293,9 @@ def protocol_settings():
         try:
             settings.agree_at_start(dist.all_gather(values).result())
         except dist.PhylanxCollectiveMismatchError as e:
-            assert "'check_collectives' differs" in str(e) and f"rank {odd}: False" in \
-                str(e), str(e)
+            text = str(e)
+            assert "'check_collectives' (PHYLANX_CHECK_COLLECTIVES) differs" in text \
+                and f"rank {odd}: False" in text, text
         else:
             raise AssertionError(f"rank {r}: no error at start-up")
     for value in (False, True):       # every rank alike: changed on every rank
