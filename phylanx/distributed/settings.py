@@ -170,11 +170,18 @@ def set_on_every_rank(name: str, value: Any = RESET, where: Any = None) -> None:
     setting = config.SETTINGS.get(name)
     if setting is None:
         config.set(name, value)         # (the KeyError naming the known ones)
-    new = config._without_override(name) if value is RESET else \
-        config._checked(setting, value)
+    try:
+        new = config._without_override(name) if value is RESET else \
+            config._checked(setting, value)
+    except ValueError as e:     # (after the exchange: the others must not wait for us)
+        new, invalid = f"<{e}>", e
+    else:
+        invalid = None
     if num_localities() > 1:
         check_same({f"the new value of setting {name!r}": new}, "set_on_every_rank",
                    "phylanx_settings", where=where)
+    if invalid is not None:
+        raise invalid
     _collectively.on = True
     try:
         if value is RESET:

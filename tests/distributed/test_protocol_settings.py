@@ -52,3 +52,10 @@ def test_the_start_up_comparison_names_setting_variable_and_ranks():
     other = alike[:-1] + (("named_communicators", False),)
     assert "named_communicators differs: rank 0: True; rank 1: False" in \
         settings.protocol_problem([alike, other])
+
+
+def test_a_value_the_setting_cannot_take_is_refused(ranks_running):
+    with pytest.raises(ValueError, match="check_collectives"):
+        dist.set_on_every_rank("check_collectives", "maybe")
+    with pytest.raises(KeyError, match="no_such_setting"):
+        dist.set_on_every_rank("no_such_setting", 1)
