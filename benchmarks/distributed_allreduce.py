@@ -38,7 +38,6 @@ import time
 
 import numpy as np
 
-from phylanx import config
 from phylanx import distributed as dist
 from phylanx.distributed.mpi import MPI
 from phylanx.runtime.locality import here
@@ -161,7 +160,7 @@ def sweep(comm, repeat: int, collective: str, max_bytes: int,
 def _set_check(comm, on: bool) -> None:
     """Every rank switches the header check at the same point (between collectives)."""
     comm.Barrier()
-    config.set("check_collectives", on)
+    dist.set_on_every_rank("check_collectives", on)
 
 
 def profile(comm, repeat: int, count: int = 2000) -> dict:

@@ -19,7 +19,6 @@ import time
 
 import numpy as np
 
-from phylanx import config
 from phylanx import distributed as dist
 from phylanx.runtime.locality import here
 
@@ -78,9 +77,9 @@ def main() -> None:
         lat = latency(variant)
         comm, alone, both = overlap(variant)
         rows.append((variant, lat, comm, alone, both))
-    config.set("check_collectives", False)
+    dist.set_on_every_rank("check_collectives", False)
     unchecked = latency("thread")
-    config.set("check_collectives", True)
+    dist.set_on_every_rank("check_collectives", True)
     checked = latency("thread")
     if rank == 0:
         print(f"{size} ranks; latency: us per all_reduce of 8 doubles; overlap: ms")

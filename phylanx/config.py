@@ -180,6 +180,21 @@ more_settings: list[str] = []
 _overrides: dict[str, Any] = {}
 _cache: dict[str, Any] = {}
 _listeners: list[Callable[[], None]] = []
+_guards: list[Callable[[str, Any], None]] = []
+
+
+def before_change(guard: Callable[[str, Any], None]) -> None:
+    """Call ``guard(name, value)`` before a ``set``/``reset`` gives setting ``name`` the
+    value ``value``; it may refuse the change by raising (the distributed layer: a
+    setting the ranks' messages depend on, ``distributed/settings.py``)."""
+    _guards.append(guard)
+
+
+def _without_override(name: str) -> Any:
+    """The value of setting ``name`` once its override is dropped (``reset``)."""
+    setting = SETTINGS[name]
+    raw = os.environ.get(setting.env)
+    return setting.default if raw is None or not raw.strip() else _parsed(setting, raw)
 
 
 def on_change(listener: Callable[[], None]) -> None:
@@ -293,6 +308,8 @@ def set(name: str, value: Any) -> None:  # noqa: A001 - mirrors get()
         from .errors import PhylanxValueError
         from .source import user_line
         raise PhylanxValueError(str(e), user_line()) from None
+    for guard in _guards:
+        guard(name, value)
     with _turn:
         _overrides[name] = value
         _cache.pop(name, None)
@@ -301,6 +318,12 @@ def set(name: str, value: Any) -> None:  # noqa: A001 - mirrors get()
 
 def reset(name: str | None = None) -> None:
     """Drop overrides (all, or one)."""
+    if _guards:
+        for dropped in list(_overrides) if name is None else [name]:
+            if dropped in _overrides:
+                value = _without_override(dropped)
+                for guard in _guards:
+                    guard(dropped, value)
     with _turn:
         if name is None:
             _overrides.clear()

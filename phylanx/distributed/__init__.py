@@ -41,7 +41,7 @@ __all__ = [
     "PhylanxRemoteError",
     "all_gather", "all_reduce", "barrier", "broadcast", "find_all_localities", "find_here",
     "check_same", "gather", "get_remote", "hostname", "num_localities", "reduce", "register_array",
-    "register_function", "run_on", "scatter", "unregister_array",
+    "register_function", "run_on", "scatter", "set_on_every_rank", "unregister_array",
 ]
 
 
@@ -224,6 +224,18 @@ def check_same(values: dict[str, Any], what: str, name: str = "check_same", *,
     if differ:
         raise agreement.agreed(PhylanxCollectiveMismatchError(
             "the ranks disagree: " + "; ".join(differ), where, what))
+
+
+def set_on_every_rank(name: str, *value: Any, where: Any = CALLER) -> None:
+    """Collective: ``config.set(name, value)`` on every rank (``config.reset(name)``
+    without a value), which must all pass the same, else every rank raises the same
+    located error naming the ranks and none changes it.  The way to change a setting
+    the ranks' messages depend on (``check_collectives``) once several run
+    (``distributed/settings.py``); any other setting may be changed so too."""
+    from . import settings
+    if len(value) > 1:
+        raise TypeError("set_on_every_rank(name[, value])")
+    settings.set_on_every_rank(name, value[0] if value else settings.RESET, _caller(where))
 
 
 # -- remote execution -------------------------------------------------------------

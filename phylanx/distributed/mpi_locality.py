@@ -60,9 +60,13 @@ class MPILocality(Locality):
         self.rank, self.size = self.world.Get_rank(), self.world.Get_size()
         self._host = socket.gethostname()
         # every rank creates its locality at import: the one collective here tells each
-        # the processes of the ranks on its host, whose liveness its service checks
+        # the processes of the ranks on its host, whose liveness its service checks, and
+        # checks that the ranks agree on what shapes their messages (settings.PROTOCOL)
         import os
-        everyone = self.world.allgather((self._host, os.getpid())) if self.size > 1 else []
+        everyone = self.world.allgather((self._host, os.getpid(), _protocol(mpi))) \
+            if self.size > 1 else []
+        if everyone:
+            settings.agree_at_start([protocol for _, _, protocol in everyone])
         # a collective failing while its waiter is inside MPI_Wait (progress._wait_here)
         # ends the job with its located error
         self.engine = ProgressEngine(on_stuck=lambda error: faults.report_and_abort(
@@ -70,7 +74,7 @@ class MPILocality(Locality):
         self.collectives = Collectives(self.world, self.engine)
         self.service = Service(self.world.Dup())
         self.service.on_left = self.collectives.peer_left
-        self.service.watch({r: pid for r, (host, pid) in enumerate(everyone)
+        self.service.watch({r: pid for r, (host, pid, _) in enumerate(everyone)
                             if host == self._host and r != self.rank},
                            lambda: self.engine.outstanding() > 0)
         self._closed = False
@@ -226,6 +230,17 @@ class MPILocality(Locality):
             if self.size > 1:
                 self.world.Abort(faults.job_status(status))
             os._exit(faults.job_status(status))
+
+
+def _protocol(mpi: Any) -> tuple:
+    """This rank's protocol settings, and the facts of its MPI library that shape the
+    collectives' messages as they do (``Collectives``: communicators created by name,
+    persistent header exchanges), which a launch mixing libraries could make differ."""
+    from .mpi import can_create_named_communicators
+    named = can_create_named_communicators()
+    return settings.protocol_values(
+        named_communicators=named,
+        persistent_collectives=named and hasattr(mpi.Intracomm, "Allgather_init"))
 
 
 def _fold(op: Callable[[Any, Any], Any], values: list, where: SourceLoc | None) -> Any:

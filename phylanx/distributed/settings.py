@@ -1,11 +1,24 @@
-"""The distributed settings, added to ``phylanx.config`` (``PHYLANX_<NAME>`` env vars).
+"""The distributed settings, added to ``phylanx.config`` (``PHYLANX_<NAME>`` env vars),
+and the agreement of the ranks on those their messages depend on.
 
 They live here rather than in ``config.py`` so that the configuration of a
 single-process run does not list them unless the distributed layer is loaded.
+
+**Protocol settings** (:data:`PROTOCOL`: ``check_collectives``, whether an unchecked
+collective exchanges headers) must be equal on every rank: a rank sending a header
+where another sends data reads garbage or waits forever.  The ranks exchange them at
+start-up, in the one collective the MPI locality runs anyway, with the MPI facts that
+shape the messages likewise (named communicators, persistent header exchanges); a
+difference is the same error on every rank, naming the setting and the ranks.  Once
+several ranks run, ``config.set``/``reset`` refuses to change one (a located error
+naming the setting): :func:`set_on_every_rank` changes it collectively.  The others
+(timeouts, ``progress_polling``: how this rank completes its requests) are each rank's.
 """
 from __future__ import annotations
 
+import sys
 import threading
+from typing import Any
 
 from .. import config
 from ..config import Setting, _bool, seconds
@@ -73,3 +86,112 @@ class Cached:
 
 #: ``check_collectives``: ``check_collectives.value``, or ``.read()`` when that is None
 check_collectives = Cached("check_collectives")
+
+
+#: settings whose values must be equal on every rank for their messages to match
+PROTOCOL = ("check_collectives",)
+
+#: several ranks exchanged their protocol settings (:func:`agree_at_start`): from now
+#: on they change only collectively (:func:`set_on_every_rank`)
+_ranks_running = False
+_collectively = threading.local()
+
+
+def protocol_values(**facts: Any) -> tuple:
+    """This rank's protocol settings and ``facts`` (``name=value``), as ``(name, value)``
+    pairs; a setting whose environment variable cannot be read is the error's text
+    (every rank must then hear of it, not only this one)."""
+    values = []
+    for name in PROTOCOL:
+        try:
+            values.append((name, get(name)))
+        except ValueError as e:
+            values.append((name, f"<{e}>"))
+    return tuple(values) + tuple(sorted(facts.items()))
+
+
+def protocol_problem(values_by_rank: list) -> str | None:
+    """The text naming the protocol settings the ranks disagree on (``values_by_rank[r]``
+    is rank r's :func:`protocol_values`), or None."""
+    from .agreement import disagreement
+    names = list(dict.fromkeys(name for values in values_by_rank for name, _ in values))
+    differ = [disagreement([dict(values).get(name) for values in values_by_rank],
+                           f"setting {name!r} ({config.SETTINGS[name].env})"
+                           if name in PROTOCOL else name)
+              for name in names]
+    differ = [d for d in differ if d is not None]
+    if not differ:
+        return None
+    return ("the ranks disagree on settings their messages depend on (every rank must "
+            "have the same: the variable in every rank's environment alike, "
+            "phylanx.distributed.set_on_every_rank to change it): " + "; ".join(differ))
+
+
+def agree_at_start(values_by_rank: list) -> None:
+    """At the MPI locality's start: raise the same error on every rank if the ranks'
+    protocol settings differ; from then on they change only collectively."""
+    global _ranks_running
+    problem = protocol_problem(values_by_rank)
+    if problem is not None:
+        from .agreement import agreed
+        from .errors import PhylanxCollectiveMismatchError
+        raise agreed(PhylanxCollectiveMismatchError(problem, None, "start-up"))
+    _ranks_running = len(values_by_rank) > 1
+
+
+def _refuse_alone(name: str, value: Any) -> None:
+    """``config``'s guard: once several ranks run, a protocol setting changes only
+    through :func:`set_on_every_rank`."""
+    if not _ranks_running or name not in PROTOCOL or getattr(_collectively, "on", False):
+        return
+    if value == get(name):
+        return
+    from ..errors import PhylanxValueError
+    from ..source import SourceLoc
+    frame = sys._getframe(1)        # (the line that called config.set or reset)
+    while frame.f_back is not None and frame.f_code.co_filename in (config.__file__,
+                                                                     __file__):
+        frame = frame.f_back
+    raise PhylanxValueError(
+        f"setting {name!r} must be equal on every rank (the ranks' messages depend on "
+        f"it): change it on every rank at once with "
+        f"phylanx.distributed.set_on_every_rank({name!r}, {value!r}), not on this rank "
+        "alone", SourceLoc(frame.f_code.co_filename, frame.f_lineno, 1), "config.set")
+
+
+config.before_change(_refuse_alone)
+
+#: stands for "drop the override" (``config.reset``) in :func:`set_on_every_rank`
+RESET: Any = object()
+
+
+def set_on_every_rank(name: str, value: Any = RESET, where: Any = None) -> None:
+    """Collective: ``config.set(name, value)`` (``config.reset(name)`` without a value)
+    on every rank, which must all pass the same; the same located error on every rank
+    naming the ranks that differ, and then no rank changes it.  Call it where no other
+    collective is in flight on this rank (a protocol setting is read as a collective
+    starts)."""
+    from . import check_same, num_localities
+    setting = config.SETTINGS.get(name)
+    if setting is None:
+        config.set(name, value)         # (the KeyError naming the known ones)
+    try:
+        new = config._without_override(name) if value is RESET else \
+            config._checked(setting, value)
+    except ValueError as e:     # (after the exchange: the others must not wait for us)
+        new, invalid = f"<{e}>", e
+    else:
+        invalid = None
+    if num_localities() > 1:
+        check_same({f"the new value of setting {name!r}": new}, "set_on_every_rank",
+                   "phylanx_settings", where=where)
+    if invalid is not None:
+        raise invalid
+    _collectively.on = True
+    try:
+        if value is RESET:
+            config.reset(name)
+        else:
+            config.set(name, new)
+    finally:
+        _collectively.on = False

@@ -195,7 +195,9 @@ def establish(local: Any, box: Box | None, key1d: str | None, problem: str | Non
     dtype = None if local is None else np.asarray(local).dtype.str
     meta = (problem, box, key1d, None if local is None else np.ndim(local), dtype,
             declared or {})
-    gathered = all_gather(meta, final) if count > 1 else [meta]
+    # with ``same_overlaps`` the overlaps' digests follow (known once the boxes are in):
+    # this message is then not the operation's last (lockstep.py: nothing after it)
+    gathered = all_gather(meta, final and not same_overlaps) if count > 1 else [meta]
     mine, lowest = meta[5].get("name"), gathered[0][5].get("name")
     if mine is not None and what == f"array {mine!r}":
         what = f"array {lowest!r}"
@@ -236,10 +238,13 @@ def _check_overlaps(local: Any, layout: Layout, what: str, final: bool) -> None:
     """Every two tiles that overlap hold the same values there, else the same located
     error on every rank, naming the localities and the cells.  Each rank sends a
     digest of its tile's part in each overlap it takes part in (:func:`_overlap_digest`:
-    ``-0.0`` and ``0.0`` differ), one exchange more, and only for a
+    values NumPy's ``array_equal`` calls equal digest alike), one exchange more, and only for a
     layout with overlaps (every rank knows it from the boxes just exchanged, so all
     of them send it or none).  Before, each rank computed with its own values: a
-    reduction counted the owner's, a gather showed one rank's, silently."""
+    reduction counted the owner's, a gather showed one rank's, silently.  ``final``:
+    this exchange is the operation's last message (:func:`establish` then sent its
+    own as not the last); without overlaps nothing is sent here and the operation
+    ends with its end message (``lockstep``), the one exchange more it costs."""
     boxes, rank = layout.boxes, api.find_here()
     overlaps = [(r, q, cut) for r in range(len(boxes)) for q in range(r + 1, len(boxes))
                 if (cut := tiling.intersect(boxes[r], boxes[q])) is not None]
@@ -258,18 +263,21 @@ def _check_overlaps(local: Any, layout: Layout, what: str, final: bool) -> None:
 
 def _overlap_digest(part: np.ndarray) -> bytes:
     """A digest of the values of ``part`` (the ranks agreed on its dtype's name and its
-    shape): of its bytes in native order with one NaN for every NaN, since the values,
-    not their byte order or a NaN's sign and payload (``0/0`` gives ``-nan`` on x86,
-    ``np.nan`` is ``+nan``), must be alike.  Cryptographic, not ``agreement.checksum``:
-    adler32 misses differences as small as bytes ``+1, -2, +1`` (its two sums unchanged),
-    and a difference missed here is computed with silently."""
+    shape): of its bytes in native order with one NaN for every NaN and ``0.0`` for
+    ``-0.0``, since the values, not their byte order, a NaN's sign and payload (``0/0``
+    gives ``-nan`` on x86, ``np.nan`` is ``+nan``) or a zero's sign, must be alike
+    (NumPy's ``array_equal(a, b, equal_nan=True)``: ``-0.0 == 0.0``).  Cryptographic,
+    not ``agreement.checksum``: adler32 misses differences as small as bytes ``+1, -2,
+    +1`` (its two sums unchanged), and a difference missed here is computed with
+    silently."""
     if part.dtype.hasobject:
         return hashlib.blake2b(pack(part), digest_size=16).digest()
     flat = np.ascontiguousarray(part, dtype=part.dtype.newbyteorder("=")).reshape(-1)
     if flat.dtype.kind == "c":
         flat = flat.view(flat.real.dtype)     # (its real and imaginary parts apart)
     if flat.dtype.kind == "f":
-        flat = np.where(np.isnan(flat), np.nan, flat).astype(flat.dtype, copy=False)
+        flat = np.where(np.isnan(flat), np.nan, np.where(flat == 0, 0.0, flat)) \
+            .astype(flat.dtype, copy=False)
     return hashlib.blake2b(flat.view(np.uint8), digest_size=16).digest()
 
 

@@ -16,7 +16,13 @@ argv chooses the groups (default: all):
   same located error naming that rank, and gathers and reductions afterwards must
   give NumPy's answers;
 * ``empty``: ``dot_d(transpose_d(x), x)`` and friends with all rows on one rank and
-  empty tiles elsewhere equal NumPy.
+  empty tiles elsewhere equal NumPy;
+* ``settings``: a setting the ranks' messages depend on (``check_collectives``,
+  issue 28 item 1): ``config.set`` of it on one rank alone is refused there (located);
+  ``set_on_every_rank`` with one rank's value other is the same located error on every
+  rank naming it, and changes nothing; alike, it changes it everywhere; the start-up
+  check (``settings.agree_at_start``, given the ranks' values with one rank's
+  ``check_collectives`` off) names the setting and the rank on every rank.
 
 Prints ``OK <rank>`` at the end.
 """
@@ -31,7 +37,7 @@ from phylanx.distributed import overlapped_fetch, tiles
 from phylanx.errors import PhylanxError
 
 r, n = dist.find_here(), dist.num_localities()
-groups = sys.argv[1:] or ["disagree", "caught", "empty"]
+groups = sys.argv[1:] or ["disagree", "caught", "empty", "settings"]
 rng = np.random.default_rng(5)
 COLS = n + 2     # (a tiled vector of COLS elements needs one per rank)
 A = rng.normal(size=(4 * n + 1, COLS))
@@ -265,6 +271,44 @@ def empty():
               f"sum_d, rows on rank {holder}")
 
 
+def protocol_settings():
+    from phylanx import config
+    from phylanx.distributed import settings
+    assert config.get("check_collectives") is True
+    small = np.arange(3) + r          # (the reviewer's case: [1, 3, 5] on 2 ranks)
+    want = sum(np.arange(3) + k for k in range(n))
+    config.set("check_collectives", True)       # (no change: allowed)
+    for odd in range(n if n > 1 else 0):
+        if r == odd:    # this rank alone: refused, where it is called
+            expect_error(lambda: config.set("check_collectives", "0"),
+                         ["'check_collectives'", "set_on_every_rank"], "config.set alone")
+        expect_error(lambda odd=odd: dist.set_on_every_rank("check_collectives", r != odd),
+                     ["'check_collectives'", *rank_words(odd)], "set_on_every_rank")
+        assert config.get("check_collectives") is True
+        assert np.array_equal(dist.all_reduce(small).result(), want)
+        # at start-up: rank odd's environment said PHYLANX_CHECK_COLLECTIVES=0
+        values = settings.protocol_values(named_communicators=True)
+        if r == odd:
+            values = (("check_collectives", False),) + values[1:]
+        try:
+            settings.agree_at_start(dist.all_gather(values).result())
+        except dist.PhylanxCollectiveMismatchError as e:
+            text = str(e)
+            assert "'check_collectives' (PHYLANX_CHECK_COLLECTIVES) differs" in text \
+                and f"rank {odd}: False" in text, text
+        else:
+            raise AssertionError(f"rank {r}: no error at start-up")
+    for value in (False, True):       # every rank alike: changed on every rank
+        dist.set_on_every_rank("check_collectives", value)
+        assert config.get("check_collectives") is value
+        assert np.array_equal(dist.all_reduce(small).result(), want)
+        assert np.array_equal(dist.all_reduce(np.arange(100000.0) + r).result(),
+                              n * np.arange(100000.0) + sum(range(n)))
+    dist.set_on_every_rank("check_collectives")       # (dropped: the default again)
+    assert config.get("check_collectives") is True
+
+
 for group in groups:
-    {"disagree": disagree, "caught": caught, "empty": empty}[group]()
+    {"disagree": disagree, "caught": caught, "empty": empty,
+     "settings": protocol_settings}[group]()
 print(f"OK {r}", flush=True)

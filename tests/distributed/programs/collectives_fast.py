@@ -20,7 +20,6 @@ import weakref
 
 import numpy as np
 
-from phylanx import config
 from phylanx import distributed as dist
 from phylanx.runtime.locality import here
 
@@ -117,12 +116,13 @@ trips, got = requests_of(lambda: dist.broadcast(("py", r), root=0, name="rt", ch
 assert trips == 1 and got == ("py", 0), (trips, got)
 assert requests_of(lambda: dist.all_gather(large, name="rt"))[0] == 2
 # the setting check_collectives (read from an attribute on this path: settings.Cached)
-# takes effect at the next call, off and on again
-config.set("check_collectives", False)
+# takes effect at the next call, off and on again (changed on every rank at once:
+# config.set alone refuses it with several ranks, settings.PROTOCOL)
+dist.set_on_every_rank("check_collectives", False)
 try:
     assert requests_of(lambda: dist.all_reduce(large, name="rt"))[0] == 1
 finally:
-    config.reset("check_collectives")
+    dist.set_on_every_rank("check_collectives")
 assert requests_of(lambda: dist.all_reduce(large, name="rt"))[0] == 2
 
 # -- the Python calls of a small collective on its thread (one rank: its request is

@@ -1,0 +1,61 @@
+"""The guard of the settings the ranks' messages depend on (``distributed/settings.py``,
+issue 28 item 1), in one process pretending several ranks run: ``config.set`` and
+``config.reset`` refuse to change one, located at the caller; ``set_on_every_rank``
+changes it; the start-up comparison names the setting, its variable and the ranks.
+Under MPI: ``programs/agreement.py`` (group ``settings``)."""
+from __future__ import annotations
+
+import pytest
+
+from phylanx import config
+from phylanx import distributed as dist
+from phylanx.distributed import settings
+from phylanx.errors import PhylanxValueError
+
+
+@pytest.fixture
+def ranks_running(monkeypatch):
+    monkeypatch.setattr(settings, "_ranks_running", True)
+    yield
+    config.reset("check_collectives")
+
+
+def test_a_protocol_setting_changes_only_on_every_rank(ranks_running, monkeypatch):
+    old = config.get("check_collectives")
+    with pytest.raises(PhylanxValueError, match="set_on_every_rank") as caught:
+        config.set("check_collectives", not old)
+    assert caught.value.loc.file == __file__
+    assert config.get("check_collectives") is old
+    config.set("check_collectives", old)        # (no change: allowed)
+    config.set("collective_timeout", 7.0)       # (not a protocol setting: this rank's)
+    config.reset("collective_timeout")
+    dist.set_on_every_rank("check_collectives", not old)
+    assert config.get("check_collectives") is (not old)
+    with pytest.raises(PhylanxValueError, match="check_collectives"):
+        config.reset()                          # (would drop the override: a change)
+    assert config.get("check_collectives") is (not old)
+    dist.set_on_every_rank("check_collectives")
+    assert config.get("check_collectives") is old
+    monkeypatch.setattr(settings, "_ranks_running", False)
+    config.set("check_collectives", not old)    # (one rank: anything goes)
+
+
+def test_the_start_up_comparison_names_setting_variable_and_ranks():
+    alike = (("check_collectives", True), ("named_communicators", True))
+    assert [n for n, _ in settings.protocol_values(named_communicators=True)] == \
+        [n for n, _ in alike]
+    assert settings.protocol_problem([alike, alike, alike]) is None
+    off = (("check_collectives", False),) + alike[1:]
+    problem = settings.protocol_problem([alike, off, alike])
+    assert "setting 'check_collectives' (PHYLANX_CHECK_COLLECTIVES) differs: ranks 0, 2: " \
+        "True; rank 1: False" in problem, problem
+    other = alike[:-1] + (("named_communicators", False),)
+    assert "named_communicators differs: rank 0: True; rank 1: False" in \
+        settings.protocol_problem([alike, other])
+
+
+def test_a_value_the_setting_cannot_take_is_refused(ranks_running):
+    with pytest.raises(ValueError, match="check_collectives"):
+        dist.set_on_every_rank("check_collectives", "maybe")
+    with pytest.raises(KeyError, match="no_such_setting"):
+        dist.set_on_every_rank("no_such_setting", 1)
