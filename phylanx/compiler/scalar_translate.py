@@ -408,6 +408,10 @@ class Translator(loop_invariants.Emission, loop_versions.Versions):
             kernel = self.name(op, "k")
         else:
             kernel = self.name(spec.impl, "k")
+        if len(args) == 1 and spec.flags.get("unary") is operator.neg:
+            # the kernel is the prefix operator (``flags["unary"]``), as binary ones are
+            self.line(f"{t} = -{args[0]}", node)
+            return t
         if node.primitive == "list":
             # the list kernel of plain items (every value in the loop is plain: no future
             # to gather) is the Python list of them

@@ -71,3 +71,38 @@ def test_elementwise_of_a_numpy_scalar_is_numpys(value, name):
     got, want = getattr(elementwise_math, name)(value), getattr(np, name)(value)
     assert type(got) is type(want)
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("base", [np.float32(1.5), np.float64(-2.0), np.complex64(1 + 1j),
+                                  np.array(2.5), np.array([1.5, -2.0], dtype=np.float32),
+                                  np.array([[0.5]], dtype=np.complex128)])
+@pytest.mark.parametrize("exponent", [2, -1, 0.5, 3.0])
+def test_power_of_a_float_base_is_pythons_operator(base, exponent):
+    from phylanx.primitives.matrixops.sort import power
+    with np.errstate(all="ignore"):
+        got, want = power(base, exponent), base ** exponent
+    assert type(got) is type(want) and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def negations(x, flag, steps):
+    total = x * 0
+    for _ in range(steps):
+        total = total + -x - (-flag)
+    return total
+
+
+@pytest.mark.parametrize("x", [np.float32(1.5), 3, np.array([1, -2], dtype=np.int8),
+                               np.array([0.5, 2.0])])
+def test_a_negation_in_a_loop_is_the_prefix_operator(x):
+    got, want = Phylanx(negations)(x, True, 3), negations(x, True, 3)
+    assert type(got) is type(want) and np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_negated_bool_array_in_a_loop_is_located():
+    from phylanx.errors import PhylanxError
+    with pytest.raises(TypeError):
+        negations(np.array([True]), True, 2)
+    with pytest.raises(PhylanxError, match="test_small_array_steps.py:"):
+        Phylanx(negations)(np.array([True]), True, 2)
