@@ -156,6 +156,7 @@ class Translator(loop_invariants.Emission, loop_versions.Versions):
                          _Future=Future, _waited=waited,
                          _reuse_left=loop_buffers.reuse_left,
                          _reuse_right=loop_buffers.reuse_right,
+                         _MIN_BUFFER=loop_buffers.MIN_ELEMENTS,
                          _update=python_builtins.update,
                          _UNSET=loop_invariants.UNSET, _NEVER=loop_invariants.NEVER,
                          _keep=loop_invariants.keep,
@@ -385,10 +386,14 @@ class Translator(loop_invariants.Emission, loop_versions.Versions):
             if infix is not None:
                 dead = [a in self.fresh for a in args] if self.arrays else [False, False]
                 if op in loop_buffers.UFUNCS and any(dead):
-                    # an operand only this operation reads: its buffer may take the result
+                    # an operand only this operation reads: its buffer may take the result;
+                    # below MIN_ELEMENTS (a number, a small array) _reuse_* computes the
+                    # operator itself, so that case is the operator inline (no call)
                     side = "_reuse_left" if dead[0] else "_reuse_right"
-                    self.line(f"{t} = {side}({self.name(op, 'k')}, {args[0]}, {args[1]})",
-                              node)
+                    buffer = args[0] if dead[0] else args[1]
+                    self.line(f"{t} = {side}({self.name(op, 'k')}, {args[0]}, {args[1]}) "
+                              f"if type({buffer}) is _nd and {buffer}.size >= _MIN_BUFFER "
+                              f"else {args[0]} {infix} {args[1]}", node)
                 else:
                     self.line(f"{t} = {args[0]} {infix} {args[1]}", node)
                 if op in loop_buffers.UFUNCS:
@@ -403,6 +408,15 @@ class Translator(loop_invariants.Emission, loop_versions.Versions):
             kernel = self.name(op, "k")
         else:
             kernel = self.name(spec.impl, "k")
+        if len(args) == 1 and spec.flags.get("unary") is operator.neg:
+            # the kernel is the prefix operator (``flags["unary"]``), as binary ones are
+            self.line(f"{t} = -{args[0]}", node)
+            return t
+        if node.primitive == "list":
+            # the list kernel of plain items (every value in the loop is plain: no future
+            # to gather) is the Python list of them
+            self.line(f"{t} = [{', '.join(args)}]", node)
+            return t
         if node.primitive == "__inplace" and len(args) == 2:
             # ``x += e`` on a value that is neither an array nor a list is ``e`` (inplace)
             self.line(f"{t} = {kernel}({args[0]}, {args[1]}) if type({args[0]}) is _nd or "

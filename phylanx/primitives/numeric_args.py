@@ -17,6 +17,8 @@ from .dtypes import to_dtype
 
 _NUMERIC_CONTAINERS = (list, tuple, range)
 _PYTHON_NUMBERS = (bool, int, float, complex)
+#: NumPy's float and complex scalar types (what :func:`apply_elementwise` takes as is)
+_FLOAT_SCALARS = frozenset(np.dtype(c).type for c in np.typecodes["AllFloat"])
 
 
 def as_numeric(x: Any, what: str = "argument") -> Any:
@@ -66,6 +68,11 @@ def apply_elementwise(fn: Callable, x: Any, dtype: Any, ufunc: np.ufunc | None =
     """Run the element-wise ``fn`` on ``x`` with the dtype rules of the module docstring."""
     if dtype is None and type(x) is np.ndarray and x.dtype.kind in "fc":
         return fn(x)  # the common case (a float array, no dtype): nothing to check or cast
+    if dtype is None and type(x) in _FLOAT_SCALARS:
+        # a NumPy float scalar (an element read in a loop): as_numeric keeps it and finish
+        # only scalarizes, so the result is fn's, a 0-d array made a scalar
+        out = fn(x)
+        return out[()] if type(out) is np.ndarray and out.ndim == 0 else out
     a = as_numeric(x)
     dt = to_dtype(dtype)
     if dt is not None and dt.kind in "fc":

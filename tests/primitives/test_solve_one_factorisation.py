@@ -71,3 +71,17 @@ def test_other_kinds_keep_numpys_path():
         got, expected = numpy_products.solve(nan, np.ones(2)), np.linalg.solve(nan, np.ones(2))
     assert np.isnan(expected).any()
     np.testing.assert_array_equal(got, expected)
+
+
+def test_an_overflowing_sum_of_squares_and_inf_keep_their_paths():
+    """The isfinite pass runs only when the sum of squares is not finite: a finite
+    matrix whose squares overflow is still solved (decided by the exact check), a
+    matrix holding inf gets NumPy's result."""
+    a = np.array([[2.0, 1.0], [1.0, 3.0]]) * 1e200
+    b = np.array([1.0, 2.0]) * 1e200
+    np.testing.assert_allclose(numpy_products.solve(a, b), np.linalg.solve(a, b),
+                               rtol=1e-12)
+    inf = np.array([[np.inf, 1.0], [1.0, 2.0]])
+    with np.errstate(all="ignore"):
+        got, expected = numpy_products.solve(inf, np.ones(2)), np.linalg.solve(inf, np.ones(2))
+    np.testing.assert_array_equal(got, expected)

@@ -74,7 +74,8 @@ def pos(a):
 
 @primitive("__minus", "-_1", "__minus(_1)", oracle=np.negative,
            samples="unary", elementwise=True, differentiable=True, distributable=True,
-           supports_dtype=True, infix="-", example="__minus([1, -2])", result="[-1, 2]")
+           supports_dtype=True, infix="-", example="__minus([1, -2])", result="[-1, 2]",
+           flags={"unary": operator.neg})
 def minus(a):
     """Unary negation (prefix ``-``)."""
     return operator.neg(a)

@@ -132,6 +132,8 @@ def asndarray(x, like=None):
     the original, whose 0-d values are scalars; NumPy gives a 0-d array there.  A scalar
     becomes that 0-d array, unless ``like`` (a method's receiver) is a NumPy scalar, whose
     methods give scalars; an array or any other value is unchanged."""
+    if type(x) is np.ndarray:   # the common case (np.array(...) in a loop): as it is
+        return x
     if isinstance(x, (np.generic, int, float, bool)) and not isinstance(like, np.generic):
         return np.asarray(x)
     return x

@@ -156,7 +156,10 @@ def dtype_(x):
 def array(x, dtype=None, copy=True):
     """``np.array(x, dtype)`` / ``np.asarray(x, dtype)`` (``copy=false``) of nested lists."""
     try:
-        out = np.array(x, dtype=to_dtype(dtype), copy=None if not truth(copy) else True)
+        if dtype is None and copy is True:   # np.array(list): nothing to convert
+            out = np.array(x)
+        else:
+            out = np.array(x, dtype=to_dtype(dtype), copy=None if not truth(copy) else True)
     except ValueError as e:
         raise PhylanxValueError(f"cannot make an array: {e}") from None
     if out.dtype == object:

@@ -195,6 +195,9 @@ def _one_factorisation(a: np.ndarray, b: np.ndarray, finite: bool = False) -> bo
             and (finite or bool(np.isfinite(a).all())))
 
 
+#: the dtypes of :func:`_one_factorisation`'s matrices
+_LAPACK_FLOATS = (np.float32, np.float64)
+
 #: dtype -> (getrf, getrs, n * eps factor, smallest sum of squares taken as exact)
 _LU_ROUTINES: dict = {}
 
@@ -209,19 +212,21 @@ def _lu_routines(dtype: np.dtype) -> tuple:
     return routines
 
 
-def _lu_factors(a: np.ndarray) -> tuple:
+def _lu_factors(a: np.ndarray, squares: float | None = None) -> tuple:
     """(lu, pivots, getrf's info, clearly regular) of the one matrix ``a`` (LAPACK's getrf): clearly
     regular when every pivot exceeds twice the singularity bound (see
-    :func:`_solve_matrix`); otherwise only the exact check may decide."""
+    :func:`_solve_matrix`); otherwise only the exact check may decide.  ``squares``:
+    ``float(np.vdot(a, a))`` if the caller has it."""
     getrf, _getrs, eps, smallest = _lu_routines(a.dtype)
     lu, pivots, info = getrf(a)
     if info < 0:  # pragma: no cover - only on malformed input, which solve checks
         raise PhylanxValueError(f"LAPACK getrf rejected argument {-info}")
     n = a.shape[-1]
-    squares = float(np.vdot(a, a))
+    if squares is None:
+        squares = float(np.vdot(a, a))
     # clearly regular: twice the margin of any rounding of these few operations
     clear = (info == 0 and 2 * n * n * smallest <= squares < np.inf
-             and float(np.abs(lu.diagonal()).min()) > 2 * n * eps * squares ** 0.5)
+             and float(np.minimum.reduce(np.abs(lu.diagonal()))) > 2 * n * eps * squares ** 0.5)
     return lu, pivots, info, clear
 
 
@@ -233,7 +238,7 @@ def _lu_solve(lu: np.ndarray, pivots: np.ndarray, b: np.ndarray) -> np.ndarray:
     return x
 
 
-def _solve_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _solve_matrix(a: np.ndarray, b: np.ndarray, squares: float | None = None) -> np.ndarray:
     """``a @ x = b`` for one matrix, factorised once: LAPACK's getrf gives the pivots the
     singularity check reads and the factors getrs solves with.  NumPy's solve is LAPACK's
     gesv, these two calls; checking first and then calling NumPy factorised ``a`` twice (a
@@ -246,7 +251,7 @@ def _solve_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     sum of squares taken in float64) is regular for it whatever the rounding of those few
     operations; any other (a small pivot, a sum of squares it would rescale) goes to
     ``first_singular_in_stack`` itself, which decides and names the pivot."""
-    lu, pivots, info, clear = _lu_factors(a)
+    lu, pivots, info, clear = _lu_factors(a, squares)
     if not clear:
         factored = (np.abs(lu.diagonal())[None], np.array([info], dtype=np.int64))
         _raise_singular(first_singular_in_stack(a, factored), 2)
@@ -302,7 +307,13 @@ def solve(a, b, *, _prepared=None):
                                 f": expected {expected} with M = {lhs.shape[-1]}")
     if _prepared is not None and _prepared[0] is lhs and _one_factorisation(lhs, rhs, True):
         return _lu_solve(_prepared[1], _prepared[2], rhs)
-    if _one_factorisation(lhs, rhs):
+    if lhs.ndim == 2 and lhs.dtype in _LAPACK_FLOATS:
+        # a finite sum of squares has finite terms: then the isfinite pass of
+        # _one_factorisation is not needed (an overflowing or inf/NaN sum makes it run)
+        squares = float(np.vdot(lhs, lhs))
+        if _one_factorisation(lhs, rhs, squares < np.inf):
+            return _solve_matrix(lhs, rhs, squares)
+    elif _one_factorisation(lhs, rhs):
         return _solve_matrix(lhs, rhs)
     if lhs.ndim == 2 or lhs.shape[-1] == 0 or lhs.size // lhs.shape[-1] ** 2 < OVERLAP_STACK:
         _check_regular(lhs)

@@ -131,6 +131,8 @@ def unique(a, axis=None, return_index=False, return_inverse=False, return_counts
 
 #: Python's own number types: ``**`` of two of them is Python's (``2 ** 1j`` complex)
 _PYTHON_NUMBERS = frozenset((int, float, bool, complex))
+#: NumPy's float and complex scalar types
+_FLOAT_SCALARS = frozenset(np.dtype(c).type for c in np.typecodes["AllFloat"])
 
 
 def _power_operand(value: Any, what: str) -> Any:
@@ -171,6 +173,12 @@ def power(base, exponent):
             return base ** exponent
         except ZeroDivisionError as e:   # Python's class and message
             raise PhylanxZeroDivisionError(str(e)) from None
+    if (te is int or te is float) and (tb in _FLOAT_SCALARS or (
+            tb is np.ndarray and base.dtype.kind in "fc")):
+        # a float base (an element read in a loop, an array) to a Python number: what
+        # the checks below come to (no bool, no negative int power; a ufunc gives a
+        # scalar, never a 0-d array), without their calls
+        return np.power(base, exponent)
     b = _power_operand(base, "the base")
     e = _power_operand(exponent, "the exponent")
     if te is int and exponent == 2 and isinstance(b, np.ndarray) and b.dtype == np.bool_:
