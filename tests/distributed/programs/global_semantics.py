@@ -355,7 +355,7 @@ def t_vector(v, w):
     return vt * 2.0
 
 
-A3 = rng.normal(size=(2 * n + 3, 3, 2))
+A3 = rng.normal(size=(2 * n + 3, n + 2, 2))
 for fn, data, other, hows in ((t_after_add, A, V, ("row", "column", "sym", "overlap")),
                               (t_after_store, A, V, ("row", "uneven")),
                               (t_written, A, V, ("row", "column")),
