@@ -214,6 +214,36 @@ DIGEST_WHOLE_BYTES = 1 << 13
 DIGEST_SAMPLE = 512
 
 
+#: float64 pieces that hold a long double's mantissa exactly (x86's 64 bits: 2; a
+#: 113-bit quad: 3)
+_PIECES = -(-(np.finfo(np.longdouble).nmant + 1) // 53)
+
+
+def value_array(array: Any) -> np.ndarray:
+    """``array`` as an array whose bytes are its values alone: itself, but for long
+    doubles (``np.longdouble``, ``np.clongdouble``), whose bytes on x86 hold 6 padding
+    bytes per 80-bit value that are garbage (equal values, different bytes: "checksum
+    differs" on equal arrays).  Those are taken by value, exactly: each value's
+    ``frexp`` exponent and its mantissa as float64 pieces (hi, then the remainders);
+    NaN (any sign or payload) and the infinities by a flag."""
+    array = np.asarray(array)
+    kind, size = array.dtype.kind, array.dtype.itemsize
+    if not ((kind == "f" and size > 8) or (kind == "c" and size > 16)):
+        return array
+    parts = np.ascontiguousarray(array)
+    if kind == "c":
+        parts = np.stack([parts.real, parts.imag], axis=-1)
+    special = np.select([np.isnan(parts), parts == np.inf, parts == -np.inf],
+                        [2.0, 1.0, -1.0], 0.0)
+    mantissa, exponent = np.frexp(np.where(special == 0, parts, 0))
+    pieces = [special, exponent.astype(np.float64)]
+    for _ in range(_PIECES):
+        piece = mantissa.astype(np.float64)
+        pieces.append(piece)
+        mantissa = mantissa - piece          # exact: the rest of the mantissa's bits
+    return np.stack(pieces, axis=-1)
+
+
 def operand_digest(value: Any) -> int | None:
     """A cheap digest of a plain operand's value (dtype and shape included), or None
     for what is no number or array (strings, None, functions): ranks that pass equal
@@ -229,12 +259,13 @@ def operand_digest(value: Any) -> int | None:
     if isinstance(value, np.generic):
         if value.dtype.hasobject:
             return None
-        return zlib.crc32(value.tobytes(), zlib.crc32(value.dtype.str.encode()))
+        return zlib.crc32(value_array(value).tobytes(), zlib.crc32(value.dtype.str.encode()))
     if t is slice:
         return zlib.crc32(repr(value).encode())
     if t is not np.ndarray or value.dtype.hasobject:
         return None
     head = zlib.crc32(f"{value.dtype.str}{value.shape}".encode())
+    value = value_array(value)
     if value.nbytes <= DIGEST_WHOLE_BYTES:
         return zlib.crc32(np.ascontiguousarray(value).reshape(-1).view(np.uint8), head)
     flat = np.ascontiguousarray(value).reshape(-1)
@@ -278,7 +309,7 @@ def disagreement(values: list, label: str, show: Any = repr) -> str | None:
 def _key(value: Any) -> Any:
     """A hashable stand-in for comparing ``value`` (arrays by dtype, shape and bytes)."""
     if isinstance(value, np.ndarray):
-        return ("array", value.dtype.str, value.shape, value.tobytes())
+        return ("array", value.dtype.str, value.shape, value_array(value).tobytes())
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(_key(v) for v in value))
     if isinstance(value, dict):
@@ -294,7 +325,7 @@ def checksum(array: np.ndarray) -> int:
     head = zlib.crc32(f"{array.dtype.str}{array.shape}".encode())
     if array.dtype.hasobject:
         return zlib.crc32(pickle.dumps(array, protocol=pickle.HIGHEST_PROTOCOL), head)
-    flat = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+    flat = np.ascontiguousarray(value_array(array)).reshape(-1).view(np.uint8)
     return zlib.crc32(flat, head)
 
 

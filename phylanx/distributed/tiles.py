@@ -29,7 +29,7 @@ from .. import distributed as api
 from ..errors import PhylanxError, PhylanxValueError
 from ..runtime import started
 from . import lockstep, tiling
-from .agreement import KINDS, agreed, disagreement, pack
+from .agreement import KINDS, agreed, disagreement, pack, value_array
 from .errors import PhylanxCollectiveMismatchError
 from .lockstep import CHANNEL
 from .tiling import Box
@@ -273,6 +273,7 @@ def _overlap_digest(part: np.ndarray) -> bytes:
     if part.dtype.hasobject:
         return hashlib.blake2b(pack(part), digest_size=16).digest()
     flat = np.ascontiguousarray(part, dtype=part.dtype.newbyteorder("=")).reshape(-1)
+    flat = value_array(flat).reshape(-1)     # (a long double by value, not its padding)
     if flat.dtype.kind == "c":
         flat = flat.view(flat.real.dtype)     # (its real and imaginary parts apart)
     if flat.dtype.kind == "f":

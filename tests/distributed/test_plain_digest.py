@@ -73,3 +73,30 @@ def test_the_data_checksum_sees_small_second_differences(raw, data):
         return
     assert checksum(changed.astype(np.uint8)) != checksum(a)
     assert checksum(a.copy()) == checksum(a)
+
+
+def _garbage_padding(a):
+    """``a`` with x86's 6 padding bytes of each 80-bit value overwritten (elsewhere,
+    where a long double has no padding, ``a`` itself)."""
+    b = a.copy()
+    if np.finfo(np.longdouble).nmant == 63 and np.dtype(np.longdouble).itemsize == 16:
+        raw = b.reshape(-1).view(np.uint8).reshape(-1, 16)
+        raw[:, 10:] = np.random.default_rng(1).integers(0, 256, raw[:, 10:].shape)
+    return b
+
+
+def test_long_doubles_are_digested_by_value_not_their_padding():
+    from phylanx.distributed.agreement import checksum
+    from phylanx.distributed.tiles import _overlap_digest
+    real = np.concatenate([np.arange(-6, 6, dtype=np.longdouble) / 3,
+                           np.array([np.inf, -np.inf, 1e-4000, 1e4000], np.longdouble)])
+    for a in (real, real.astype(np.clongdouble) * (1 - 2j)):
+        b = _garbage_padding(a)
+        for digest in (operand_digest, checksum, _overlap_digest):
+            assert digest(b) == digest(a), digest
+            changed = a.copy()           # the last mantissa bit, past float64's 53
+            changed[1] = np.nextafter(changed[1].real, np.longdouble(np.inf))
+            assert digest(changed) != digest(a), digest
+        assert operand_digest(b[3]) == operand_digest(a[3])
+    nans = np.array([np.nan, -np.nan], np.longdouble)
+    assert _overlap_digest(nans) == _overlap_digest(nans[::-1].copy())

@@ -30,10 +30,12 @@ def transpose_d(a, axes=None):
     """Transpose of a distributed array, named ``<name>_transposed``.
 
     The local tile is transposed and the spans permuted (rows <-> columns; a
-    vector's orientation flips)."""
+    vector's orientation flips).  The result is NumPy's view: its tile is a view of
+    ``a``'s, so a store into either is seen by the other (before, a copy: ``xt = x.T;
+    x += 1; xt @ r`` gave the stale product)."""
     a = as_tiled(a, "the argument")
     layout, perm = transposed_layout(a, axes)
-    local = a.local.copy() if a.ndim == 1 else np.transpose(a.local, perm).copy()
+    local = a.local.view() if a.ndim == 1 else np.transpose(a.local, perm)
     return a.derive(local, layout, suffix="_transposed")
 
 
