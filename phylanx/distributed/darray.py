@@ -184,6 +184,20 @@ class DistributedArray(NDArrayOperatorsMixin):
         plain = [x.gather() if isinstance(x, DistributedArray) else x for x in inputs]
         return getattr(ufunc, method)(*plain, **kwargs)
 
+    @property
+    def T(self) -> DistributedArray:  # noqa: N802 - NumPy's name
+        """``x.T``: NumPy's transposed view (its tile a view of this one's)."""
+        return self.transpose()
+
+    def transpose(self, *axes: Any) -> DistributedArray:
+        """``x.transpose()``, ``x.transpose(1, 0)`` or ``x.transpose((1, 0))``, as
+        NumPy's: a view (``transpose_d``), the spans permuted."""
+        from .primitives.dist_matrixops.layout_ops import transpose_d
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        with api._located(None if in_evaluation() else user_line(), "transpose"):
+            return transpose_d(self, list(axes) if axes else None)
+
     def __bool__(self) -> bool:
         if self.size != 1:
             raise PhylanxValueError(f"the truth value of a distributed array with {self.size} "

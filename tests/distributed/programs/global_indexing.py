@@ -231,6 +231,8 @@ for x in layouts(whole, "x"):
     check(x[[3, 1], -1], whole[[3, 1], -1], what + " python x[[3, 1], -1]")
     check(x[None, 0], whole[None, 0], what + " python x[None, 0]")
     check(x[..., 1], whole[..., 1], what + " python x[..., 1]")
+    check(x.T, whole.T, what + " python x.T")     # (was an AttributeError)
+    check(x.transpose(1, 0)[2], whole.T[2], what + " python x.transpose(1, 0)[2]")
     # structure
     check(joined(x, plain[:, :1].repeat(4, 1)), np.concatenate((whole, plain[:, :1].repeat(4, 1),
                                                                 whole)), what + " concatenate")
