@@ -321,7 +321,10 @@ def reset(name: str | None = None) -> None:
     if _guards:
         for dropped in list(_overrides) if name is None else [name]:
             if dropped in _overrides:
-                value = _without_override(dropped)
+                try:
+                    value = _without_override(dropped)
+                except ValueError as e:     # (its variable's error is get's to raise,
+                    value = f"<{e}>"        # after the reset; a guard sees a change)
                 for guard in _guards:
                     guard(dropped, value)
     with _turn:

@@ -59,3 +59,23 @@ def test_a_value_the_setting_cannot_take_is_refused(ranks_running):
         dist.set_on_every_rank("check_collectives", "maybe")
     with pytest.raises(KeyError, match="no_such_setting"):
         dist.set_on_every_rank("no_such_setting", 1)
+
+
+def test_reset_drops_an_override_whose_variable_is_unreadable(monkeypatch):
+    monkeypatch.setenv("PHYLANX_COLLECTIVE_TIMEOUT", "abc")
+    config.set("collective_timeout", 2.0)
+    config.reset()                  # (was: the variable's ValueError, override kept)
+    assert "collective_timeout" not in config._overrides
+    with pytest.raises(ValueError, match="PHYLANX_COLLECTIVE_TIMEOUT"):
+        config.get("collective_timeout")
+
+
+def test_reset_to_an_unreadable_variable_is_a_change_of_a_protocol_setting(
+        ranks_running, monkeypatch):
+    dist.set_on_every_rank("check_collectives", False)
+    monkeypatch.setenv("PHYLANX_CHECK_COLLECTIVES", "maybe")
+    with pytest.raises(PhylanxValueError, match="set_on_every_rank"):
+        config.reset("check_collectives")
+    assert config.get("check_collectives") is False
+    monkeypatch.delenv("PHYLANX_CHECK_COLLECTIVES")
+    dist.set_on_every_rank("check_collectives")
