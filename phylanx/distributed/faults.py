@@ -259,12 +259,24 @@ def report_and_abort(error: BaseException, rank: int, size: int, world: Any = No
         sys.stderr.write(describe(error, rank) + "\n")
         sys.stderr.flush()
     finally:
-        if world is not None and size > 1:
-            # the launcher stops forwarding output when it tears the job down: give it a
-            # moment to pass on what we just wrote
-            time.sleep(0.2)
-            world.Abort(status)
-        os._exit(status)
+        end_job(world, size, status)
+
+
+def end_job(world: Any, size: int, status: int) -> None:
+    """End the whole job with ``status`` once this rank's report is written (never
+    returns).  The launcher stops forwarding output when ``MPI_Abort`` tears the job
+    down, and may handle the abort before the bytes already in its pipe: give it a
+    moment to pass on what was just written (without it, a line went missing on a busy
+    machine)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):   # a closed or broken stream must not stop the end
+            pass
+    if world is not None and size > 1:
+        time.sleep(0.2)
+        world.Abort(status)
+    os._exit(status)
 
 
 def _defer_to_lower_rank(error: BaseException, rank: int) -> None:

@@ -196,7 +196,6 @@ class MPILocality(Locality):
         if self._closed:
             return
         self._closed = True
-        import os
         import sys
         status = faults.exit_status()
         timeout = float(settings.get("shutdown_timeout"))
@@ -208,9 +207,7 @@ class MPILocality(Locality):
                 if status == faults.UNKNOWN_STATUS else f"status {status}"
             print(f"[rank {self.rank}] this rank exited with {told} while ranks "
                   f"{sorted(missing)} ran on: ending the job", file=sys.stderr)
-            sys.stderr.flush()
-            self.world.Abort(faults.job_status(status))
-            os._exit(faults.job_status(status))
+            faults.end_job(self.world, self.size, faults.job_status(status))
         if missing:
             print(f"[rank {self.rank}] warning: ranks {sorted(missing)} had not finished "
                   "when this one gave up waiting for them (shutdown_timeout)",
@@ -225,11 +222,7 @@ class MPILocality(Locality):
             print(f"[rank {self.rank}] a collective failed unfinished earlier (timed out, "
                   "or a rank left), so MPI cannot be finalized cleanly: aborting the job",
                   file=sys.stderr)
-            sys.stdout.flush()
-            sys.stderr.flush()
-            if self.size > 1:
-                self.world.Abort(faults.job_status(status))
-            os._exit(faults.job_status(status))
+            faults.end_job(self.world, self.size, faults.job_status(status))
 
 
 def _protocol(mpi: Any) -> tuple:
