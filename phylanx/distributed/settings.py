@@ -21,7 +21,7 @@ import threading
 from typing import Any
 
 from .. import config
-from ..config import Setting, _bool, seconds
+from ..config import Setting, _bool, choice, seconds
 
 _SETTINGS = (
     Setting("collective_timeout", 60.0, float,
@@ -43,7 +43,7 @@ _SETTINGS = (
             valid=seconds(zero=True)),
     Setting("check_collectives", True, _bool,
             "exchange a header before each collective to report disagreeing ranks"),
-    Setting("progress_polling", "wait", str,
+    Setting("progress_polling", "wait", choice("wait", "thread"),
             "how MPI requests are completed: 'wait' (a thread waiting for a collective "
             "tests its requests itself, other waiting threads poll too; the faster) or "
             "'thread' (progress thread only)"),
