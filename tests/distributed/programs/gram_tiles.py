@@ -24,17 +24,25 @@ the partial products summed.
 
 Prints 'OK <rank>' at the end.
 """
-import linecache
+import functools
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 
-from phylanx import Phylanx, config
+from phylanx import config
 from phylanx import distributed as dist
 from phylanx.distributed import fused_tiles, gram_tiles
 from phylanx.errors import PhylanxError
 from phylanx.fusion import hot, rowpass
 from phylanx.runtime import started
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))   # tests/
+from source_functions import compiled as compiled_from  # noqa: E402
+
+#: functions of source text, named <gram_tiles NAME> in errors
+compiled = functools.partial(compiled_from, label="gram_tiles")
 
 warnings.simplefilter("ignore", dist.PhylanxPerformanceWarning)
 r, p = dist.find_here(), dist.num_localities()
@@ -59,16 +67,6 @@ def _counted(rows, values):
 
 
 fused_tiles.TileRunner.gram = staticmethod(_counted)
-
-
-def compiled(source, name):
-    where = f"<gram_tiles {name}>"
-    linecache.cache[where] = (len(source), None, source.splitlines(keepends=True), where)
-    scope = {"np": np}
-    exec(compile(source, where, "exec"), scope)
-    fn = Phylanx(scope[name])
-    fn.python = scope[name]
-    return fn
 
 
 def uneven(a, name, empty=True):
