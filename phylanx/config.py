@@ -58,27 +58,60 @@ def seconds(*, zero: bool) -> Callable[[Any], str | None]:
     return valid
 
 
-def _pipeline(text: str) -> str:
-    """``ir`` or ``ast`` (``tree``, its former name, is ``ast``)."""
-    word = text.strip().lower()
-    word = "ast" if word == "tree" else word
-    if word not in ("ir", "ast"):
-        raise ValueError("expected 'ir' or 'ast'")
-    return word
+def count(minimum: int = 0) -> Callable[[Any], str | None]:
+    """The test of a count or a size (threads, evaluations, bytes, rows): at least
+    ``minimum`` (a negative thread count was taken and meant "one per core", a negative
+    threshold "always")."""
+    def valid(value: Any) -> str | None:
+        return None if value >= minimum else f"a count must be >= {minimum}"
+    return valid
+
+
+def amount(value: Any) -> str | None:
+    """The test of a time or a cost: a number, not NaN (every comparison with it is
+    False), not negative; ``inf`` is a limit never reached."""
+    if value != value:
+        return "cannot be NaN (every comparison with it is False)"
+    return "must be >= 0" if value < 0 else None
+
+
+def _cost_amount(value: Any) -> str | None:
+    return None if value == "auto" else amount(value)
+
+
+def choice(*words: str, **aliases: str) -> Callable[[str], str]:
+    """The parser of a setting taking one of ``words`` (``aliases``: a former name for
+    one of them); the words are its ``choices`` attribute (the settings' table test)."""
+    def parse(text: str) -> str:
+        word = text.strip().lower()
+        word = aliases.get(word, word)
+        if word not in words:
+            raise ValueError("expected " + " or ".join(map(repr, words)))
+        return word
+    parse.choices = words  # type: ignore[attr-defined]
+    return parse
+
+
+#: ``ir`` or ``ast`` (``tree``, its former name, is ``ast``)
+_pipeline = choice("ir", "ast", tree="ast")
 
 
 SETTINGS: dict[str, Setting] = {
     s.name: s
     for s in (
-        Setting("threads", 0, int, "worker threads of the pool executor (0: one per core)"),
+        Setting("threads", 0, int, "worker threads of the pool executor (0: one per core)",
+                valid=count()),
         Setting("sync_execution", False, _bool,
                 "run everything on the calling thread (deterministic; pdb works)"),
         Setting("eval_count_threshold", 5, int,
-                "evaluations a node is timed before the inline/async decision"),
+                "evaluations a node is timed before the inline/async decision",
+                valid=count()),
         Setting("exec_time_upper_threshold", 500_000, int,
-                "mean ns per evaluation above which a node runs as a task"),
+                "mean ns per evaluation above which a node runs as a task",
+                valid=count()),
         Setting("exec_time_lower_threshold", 350_000, int,
-                "mean ns per evaluation below which a node runs inline"),
+                "mean ns per evaluation below which a node runs inline",
+                valid=count()),
         Setting("tracing", False, _bool,
                 "log every evaluation of newly compiled code to the phylanx.trace logger"),
         Setting("optimize", True, _bool,
@@ -140,12 +173,15 @@ SETTINGS: dict[str, Setting] = {
                 "compute a @ reshape(v[:, :, None] * v[:, None, :], (n, k * k)) with each "
                 "pair of equal columns once (compiler/rewrite/outer.py; needs optimize)"),
         Setting("tile_bytes", 1 << 20, int,
-                "bytes of the widest row block of a tiled pass (rows = this / row width)"),
+                "bytes of the widest row block of a tiled pass (rows = this / row width)",
+                valid=count(1)),
         Setting("tile_rows", 0, int,
-                "rows per tile of a tiled pass (0: from tile_bytes)"),
+                "rows per tile of a tiled pass (0: from tile_bytes)",
+                valid=count()),
         Setting("blas_threads", 0, int,
                 "BLAS threads (0: automatic: all cores, split among concurrent tasks, one "
-                "per rank under MPI; n > 0: always n)"),
+                "per rank under MPI; n > 0: always n)",
+                valid=count()),
         Setting("malloc_reuse", True, _bool,
                 "glibc: reuse freed blocks up to 32 MiB, and keep 64 MiB of free heap, "
                 "instead of fresh pages every step (runtime/malloc_reuse.py); 0: C defaults"),
@@ -153,22 +189,27 @@ SETTINGS: dict[str, Setting] = {
                 "compile hot chains of element-wise primitives into one kernel "
                 "(phylanx/fusion; needs numba, else NumPy runs them as before)"),
         Setting("fusion_min_size", 4096, int,
-                "elements below which a chain stays NumPy (a kernel call costs a few us)"),
+                "elements below which a chain stays NumPy (a kernel call costs a few us)",
+                valid=count()),
         Setting("fusion_count_threshold", 3, int,
-                "big evaluations of a chain before it is considered for a kernel"),
+                "big evaluations of a chain before it is considered for a kernel",
+                valid=count()),
         Setting("fusion_min_time_us", 20.0, float,
-                "an evaluation of a chain counts as big from this time (unfused)"),
+                "an evaluation of a chain counts as big from this time (unfused)",
+                valid=amount),
         Setting("fusion_compile_cost_ms", "auto", _cost_ms,
                 "expected cost of compiling one kernel: a chain is compiled once it has "
                 "spent that long unfused; auto: measured on this machine (compiles, "
                 "loads from numba's disk cache, numba's set-up: kept in the cache "
-                "directory); a number: that, a tenth when numba's disk cache holds it"),
+                "directory); a number: that, a tenth when numba's disk cache holds it",
+                valid=_cost_amount),
         Setting("fusion_background", True, _bool,
                 "compile kernels in a background thread while the chain runs unfused"),
         Setting("fusion_cache_dir", "", str,
                 "generated kernels and numba's cache (default ~/.cache/phylanx/fusion)"),
         Setting("trace_threshold_us", 50.0, float,
-                "timeline recording: inline evaluations shorter than this are not recorded"),
+                "timeline recording: inline evaluations shorter than this are not recorded",
+                valid=amount),
     )
 }
 
@@ -272,6 +313,8 @@ def _checked(setting: Setting, value: Any) -> Any:
 
 
 def _of_kind(setting: Setting, value: Any) -> Any:
+    if isinstance(value, os.PathLike) and isinstance(setting.default, str):
+        value = os.fspath(value)    # (a path is a string setting's string, parsed)
     if isinstance(value, str):
         try:
             return setting.parse(value)
@@ -288,9 +331,8 @@ def _of_kind(setting: Setting, value: Any) -> Any:
     elif isinstance(default, float) or setting.parse is _cost_ms:
         ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
         value = float(value) if ok else value
-    else:       # a string setting: paths are welcome
-        ok = isinstance(value, os.PathLike)
-        value = os.fspath(value) if ok else value
+    else:       # a string setting: only a string (or a path, above)
+        ok = False
     if not ok:
         kind = "a number" if setting.parse is _cost_ms else type(default).__name__
         raise ValueError(f"phylanx setting {setting.name!r} takes {kind} (or a string "

@@ -6,12 +6,16 @@ single-process run does not list them unless the distributed layer is loaded.
 
 **Protocol settings** (:data:`PROTOCOL`: ``check_collectives``, whether an unchecked
 collective exchanges headers) must be equal on every rank: a rank sending a header
-where another sends data reads garbage or waits forever.  The ranks exchange them at
+where another sends data reads garbage or waits forever.  So must the **plan settings**
+(:data:`PLAN`: ``optimize``, ``fusion``, ...): ranks compiling one program to different
+plans may call its collectives in another order.  The ranks exchange both at
 start-up, in the one collective the MPI locality runs anyway, with the MPI facts that
 shape the messages likewise (named communicators, persistent header exchanges); a
 difference is the same error on every rank, naming the setting and the ranks.  Once
-several ranks run, ``config.set``/``reset`` refuses to change one (a located error
-naming the setting): :func:`set_on_every_rank` changes it collectively.  The others
+several ranks run, ``config.set``/``reset`` refuses to change a protocol setting (a
+located error naming it): :func:`set_on_every_rank` changes it collectively.  A plan
+setting is compared at start-up only (scripts set one alike on every rank, and a
+program compiled after is each rank's own plan of it).  The others
 (timeouts, ``progress_polling``: how this rank completes its requests) are each rank's.
 """
 from __future__ import annotations
@@ -21,7 +25,7 @@ import threading
 from typing import Any
 
 from .. import config
-from ..config import Setting, _bool, seconds
+from ..config import Setting, _bool, choice, seconds
 
 _SETTINGS = (
     Setting("collective_timeout", 60.0, float,
@@ -43,7 +47,7 @@ _SETTINGS = (
             valid=seconds(zero=True)),
     Setting("check_collectives", True, _bool,
             "exchange a header before each collective to report disagreeing ranks"),
-    Setting("progress_polling", "wait", str,
+    Setting("progress_polling", "wait", choice("wait", "thread"),
             "how MPI requests are completed: 'wait' (a thread waiting for a collective "
             "tests its requests itself, other waiting threads poll too; the faster) or "
             "'thread' (progress thread only)"),
@@ -91,6 +95,15 @@ check_collectives = Cached("check_collectives")
 #: settings whose values must be equal on every rank for their messages to match
 PROTOCOL = ("check_collectives",)
 
+#: settings that change the plan a program compiles to (``phylanx/config.py``: the
+#: rewrites, the IR pipeline, loop translation, fusion): ranks compiling one program with
+#: different values may run its collectives in another order, so they are compared at
+#: start-up with :data:`PROTOCOL` (tests/distributed/test_protocol_settings.py checks
+#: every rewrite rule's setting is here)
+PLAN = ("optimize", "pipeline", "disable_rules", "normalize", "cache_blocking",
+        "blocking_gram", "symmetric_products", "scalar_loops", "array_loops",
+        "loop_invariants", "loop_versions", "fusion", "fusion_rows", "fusion_loops")
+
 #: several ranks exchanged their protocol settings (:func:`agree_at_start`): from now
 #: on they change only collectively (:func:`set_on_every_rank`)
 _ranks_running = False
@@ -98,11 +111,11 @@ _collectively = threading.local()
 
 
 def protocol_values(**facts: Any) -> tuple:
-    """This rank's protocol settings and ``facts`` (``name=value``), as ``(name, value)``
-    pairs; a setting whose environment variable cannot be read is the error's text
-    (every rank must then hear of it, not only this one)."""
+    """This rank's protocol and plan settings and ``facts`` (``name=value``), as ``(name,
+    value)`` pairs; a setting whose environment variable cannot be read is the error's
+    text (every rank must then hear of it, not only this one)."""
     values = []
-    for name in PROTOCOL:
+    for name in PROTOCOL + PLAN:
         try:
             values.append((name, get(name)))
         except ValueError as e:
@@ -117,13 +130,14 @@ def protocol_problem(values_by_rank: list) -> str | None:
     names = list(dict.fromkeys(name for values in values_by_rank for name, _ in values))
     differ = [disagreement([dict(values).get(name) for values in values_by_rank],
                            f"setting {name!r} ({config.SETTINGS[name].env})"
-                           if name in PROTOCOL else name)
+                           if name in PROTOCOL + PLAN else name)
               for name in names]
     differ = [d for d in differ if d is not None]
     if not differ:
         return None
-    return ("the ranks disagree on settings their messages depend on (every rank must "
-            "have the same: the variable in every rank's environment alike, "
+    return ("the ranks disagree on settings their messages or their compiled programs "
+            "depend on (every rank must have the same: the variable in every rank's "
+            "environment alike, "
             "phylanx.distributed.set_on_every_rank to change it): " + "; ".join(differ))
 
 

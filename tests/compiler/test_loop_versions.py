@@ -11,7 +11,6 @@ CPython.
 from __future__ import annotations
 
 import inspect
-import linecache
 import sys
 from pathlib import Path
 
@@ -25,6 +24,8 @@ from phylanx.compiler import scalar_loops
 from phylanx.compiler.loop_versions import inductive_ints
 from phylanx.compiler.scalar_translate import FILE_PREFIX
 from phylanx.errors import PhylanxError, PhylanxTypeError
+
+from ..source_functions import compiled as compiled_from
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from general_programs import edit_distance  # noqa: E402
@@ -233,12 +234,9 @@ COMPILED: dict = {}
 def compiled(text: str, versions: bool):
     key = (text, versions)
     if key not in COMPILED:
-        name = f"<dp-{len(COMPILED)}>"
-        linecache.cache[name] = (len(text), None, text.splitlines(True), name)
-        namespace = {"np": np}
-        exec(compile(text, name, "exec"), namespace)   # noqa: S102 - the test's own text
-        fn = namespace["dp"]
-        COMPILED[key] = (fn, decorated(fn, versions))
+        dec = compiled_from(text, "dp", where=f"<dp-{len(COMPILED)}>",
+                            decorate=lambda fn: decorated(fn, versions))
+        COMPILED[key] = (dec.python, dec)
     return COMPILED[key]
 
 

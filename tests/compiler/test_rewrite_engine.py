@@ -27,6 +27,8 @@ from phylanx.compiler.rewrite.engine import P, Phase, Rule, Sample
 from phylanx.compiler.through_ir import optimize_through_ir
 from phylanx.language import ast, parser
 
+from ..source_functions import compiled as compiled_from
+
 RULES = rewrite.rules()
 RULE_IDS = [r.name for _, r in RULES]
 #: the spellings a sample may declare (engine.Sample)
@@ -109,10 +111,8 @@ def configured(settings, disabled: str = ""):
 
 def compiled(source: str):
     """(decorated, undecorated) function ``sample`` of ``source``."""
-    namespace: dict = {"np": np}
-    exec(compile(source, "<sample>", "exec"), namespace)
-    python = namespace["sample"]
-    return Phylanx(source=source)(python), python
+    fn = compiled_from(source, "sample", decorate=Phylanx(source=source))
+    return fn, fn.python
 
 
 def fired(decorated) -> Counter:

@@ -43,7 +43,7 @@ def test_a_protocol_setting_changes_only_on_every_rank(ranks_running, monkeypatc
 def test_the_start_up_comparison_names_setting_variable_and_ranks():
     alike = (("check_collectives", True), ("named_communicators", True))
     assert [n for n, _ in settings.protocol_values(named_communicators=True)] == \
-        [n for n, _ in alike]
+        ["check_collectives", *settings.PLAN, "named_communicators"]
     assert settings.protocol_problem([alike, alike, alike]) is None
     off = (("check_collectives", False),) + alike[1:]
     problem = settings.protocol_problem([alike, off, alike])
@@ -79,3 +79,24 @@ def test_reset_to_an_unreadable_variable_is_a_change_of_a_protocol_setting(
     assert config.get("check_collectives") is False
     monkeypatch.delenv("PHYLANX_CHECK_COLLECTIVES")
     dist.set_on_every_rank("check_collectives")
+
+
+def test_the_start_up_comparison_names_a_plan_setting_and_its_ranks():
+    # optimize or fusion differing: the ranks compiled one program to two plans and
+    # could call its collectives in another order (was not compared)
+    alike = settings.protocol_values(named_communicators=True)
+    assert ("optimize", config.get("optimize")) in alike and \
+        ("fusion", config.get("fusion")) in alike
+    off = tuple((k, (not v) if k == "fusion" else v) for k, v in alike)
+    problem = settings.protocol_problem([alike, alike, off])
+    assert "setting 'fusion' (PHYLANX_FUSION) differs: ranks 0, 1: " \
+        f"{config.get('fusion')}; rank 2: {not config.get('fusion')}" in problem, problem
+    assert "optimize" not in problem
+
+
+def test_every_setting_a_rewrite_reads_is_a_plan_setting():
+    from phylanx.compiler import rewrite
+
+    read = {rule.setting for _, rule in rewrite.rules() if rule.setting}
+    assert read and read <= set(settings.PLAN), read - set(settings.PLAN)
+    assert set(settings.PLAN) <= set(config.SETTINGS)

@@ -7,7 +7,6 @@ The other families are in test_functions.py and test_numpy_usage.py.
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -398,24 +397,3 @@ def word_counts(words):
 @FEW
 def test_dict_get_items_keys_values(words):
     check(word_counts, words)
-
-
-def _complex_powers(a, n):
-    return a ** 1j, a ** (2 + 0.5j), np.power(a, 1j), 2 ** (a * 1j), (1j) ** a, n ** 1j, \
-        np.power(n, 1j)
-
-
-complex_powers = Phylanx(_complex_powers)
-
-
-@pytest.mark.parametrize("a", [np.array([1.0, 2.0, 3.0]), np.array([1, 2, 3], np.uint64),
-                               np.array([1.0, 2.0], np.float32), np.float32(2.0)])
-@pytest.mark.parametrize("n", [2, 2.5])
-def test_powers_with_a_complex_python_number_are_numpys(a, n):
-    """A Python complex exponent or base is a number as an int or float is (it was
-    refused: 'the exponent of power must be a number'); NumPy's types and values."""
-    want = _complex_powers(a, n)
-    got = complex_powers(a, n)
-    for g, w in zip(got, want, strict=True):
-        assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype
-        np.testing.assert_allclose(g, w, rtol=1e-6)

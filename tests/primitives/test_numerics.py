@@ -91,3 +91,72 @@ def test_als_without_regularization_and_too_many_factors_is_singular():
     assert info.value.primitive == "als" and info.value.loc is not None
     x, y = evaluate_with("als(a0, 0.1, 3, 2, 40.0)", _ratings())       # regularised: fine
     assert x.shape == (3, 3) and y.shape == (2, 3) and np.all(np.isfinite(x))
+
+
+_SCALES = [1e-200, 1e-100, 1e-30, 1e30, 1e100, 1e200]
+_WELL = np.array([[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]])     # SPD, cond ~3
+
+
+def _scaled(matrix, scale, dtype, symmetric=False):
+    """``matrix`` with its first row (and column: ``symmetric``) scaled by ``scale``: as
+    well conditioned as ``matrix`` once equilibrated, however far its norm strays."""
+    d = np.ones(len(matrix))
+    d[0] = np.sqrt(scale) if symmetric else scale
+    return ((d[:, None] * matrix * d[None, :]) if symmetric
+            else d[:, None] * matrix).astype(dtype)
+
+
+def _in_range(scale, dtype):
+    # float32 carries 1e-30 .. 1e30 (a product of two of its entries would not)
+    return dtype == np.float64 or 1e-30 <= scale <= 1e30
+
+
+_CASES = [(name, scale, dtype) for name in ("solve", "linear_solver_lu", "linear_solver_ldlt",
+                                            "linear_solver_cholesky", "inverse", "invGJE")
+          for scale in _SCALES for dtype in (np.float64, np.float32)
+          if _in_range(scale, dtype) and (dtype == np.float64 or name in (
+              "solve", "inverse", "invGJE"))]     # (linear_solver_* answer in float64)
+
+
+@pytest.mark.parametrize("name,scale,dtype", _CASES)
+def test_a_matrix_with_a_scaled_row_is_solved_as_numpy_does(name, scale, dtype):
+    # solve([[1e200, 0], [0, 1]], b) was "singular": pivot 1 <= 2 * eps * 1e200
+    symmetric = name in ("linear_solver_ldlt", "linear_solver_cholesky")
+    a = _scaled(_WELL, scale, dtype, symmetric)
+    b = np.array([1.0, 2.0, 3.0], dtype)
+    if name in ("inverse", "invGJE"):
+        got, want = ev(f"lambda(a, {name}(a))", a), np.linalg.inv(a)
+    else:
+        got, want = ev(f"lambda(a, b, {name}(a, b))", a, b), np.linalg.solve(a, b)
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=0)
+    assert np.asarray(got).dtype == (np.float64 if name.startswith("linear_solver")
+                                     else dtype)
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e200])
+@pytest.mark.parametrize("name", ["solve", "linear_solver_lu", "linear_solver_ldlt",
+                                  "inverse", "invGJE"])
+def test_a_singular_matrix_with_a_scaled_row_is_still_the_located_error(name, scale):
+    symmetric = name == "linear_solver_ldlt"
+    singular = SINGULAR["1..9"] if not symmetric else np.ones((3, 3))
+    a, b = _scaled(singular, scale, np.float64, symmetric), np.ones(3)
+    inverting = name in ("inverse", "invGJE")
+    with pytest.raises(PhylanxValueError, match="singular") as info:
+        if inverting:
+            ev(f"lambda(a, {name}(a))", a)
+        else:
+            ev(f"lambda(a, b, {name}(a, b))", a, b)
+    assert info.value.primitive == name and info.value.loc is not None
+
+
+def test_a_stack_names_its_singular_matrix_after_a_scaled_regular_one():
+    stack = np.stack([_scaled(_WELL, 1e200, np.float64),
+                      _scaled(SINGULAR["1..9"], 1e-200, np.float64), np.eye(3)])
+    with pytest.raises(PhylanxValueError, match=r"matrix \[1\] of the stack"):
+        ev("lambda(a, b, solve(a, b))", stack, np.ones((3, 3, 1)))
+    with pytest.raises(PhylanxValueError, match=r"matrix \[1\] of the stack"):
+        ev("lambda(a, inverse(a))", stack)
+    got = ev("lambda(a, b, solve(a, b))", stack[[0, 2]], np.ones((2, 3, 1)))
+    np.testing.assert_allclose(got, np.linalg.solve(stack[[0, 2]], np.ones((2, 3, 1))),
+                               rtol=1e-12)

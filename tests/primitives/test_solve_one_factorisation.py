@@ -48,9 +48,9 @@ def test_agrees_with_numpy(n, k, dtype, seed):
 @pytest.mark.parametrize("a", [
     np.ones((3, 3)),
     np.array([[1.0, 2.0], [2.0, 4.0 + 1e-17]]),
-    np.diag([1.0, 1e-20, 1.0]),
     np.zeros((2, 2), dtype=np.float32),
-], ids=["ones", "nearly", "tiny-pivot", "zeros-f32"])
+], ids=["ones", "nearly", "zeros-f32"])     # (diag(1, 1e-20, 1) is regular: a scaled row,
+#                                             test_numerics.py solves such matrices)
 def test_singular_verdict_is_the_stacks(a):
     found = first_singular_in_stack(a[None])
     assert found is not None

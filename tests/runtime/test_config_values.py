@@ -130,3 +130,62 @@ def test_a_refused_value_is_located_at_the_callers_line():
         config.set("threads", 2.5)
     assert caught.value.loc is not None and caught.value.loc.file == __file__
     assert "'threads'" in str(caught.value) and isinstance(caught.value, ValueError)
+
+
+def _registry() -> dict:
+    import phylanx.distributed.settings  # noqa: F401 - registers the distributed ones
+
+    return dict(config.SETTINGS)
+
+
+def _refused(setting) -> list:
+    """Values ``setting`` must refuse, from its kind alone: every setting of a kind is
+    validated alike (a new int setting without its count test fails here)."""
+    default = setting.default
+    choices = getattr(setting.parse, "choices", None)
+    if isinstance(default, bool):
+        return ["maybe", 2, 0.5, None]
+    if isinstance(default, int):
+        return [-1, "-1", 2.5, True, "nan"]
+    if isinstance(default, float) or setting.name == "fusion_compile_cost_ms":
+        return [float("nan"), "nan", -1.0, "-1", True, "soon"]
+    if choices is not None:
+        return ["bogus", 3, pathlib.Path("bogus")]
+    return [3, None, 1.5]      # free text (a path, a list of rule names)
+
+
+_REFUSALS = [(name, value) for name, s in _registry().items() for value in _refused(s)]
+
+
+@pytest.mark.parametrize("name,value", _REFUSALS, ids=[f"{n}={v!r}" for n, v in _REFUSALS])
+def test_every_setting_refuses_what_its_kind_does_not_take(name, value):
+    # a negative count was taken: threads=-1 ran one thread per core, a negative
+    # tile_rows or fusion_min_size silently meant "from tile_bytes" or "always";
+    # progress_polling took any word and ran as 'thread'
+    before = config.get(name)
+    with pytest.raises(ValueError, match=repr(name)):
+        config.set(name, value)
+    assert config.get(name) == before
+
+
+_ENV_REFUSALS = [(n, v) for n, v in _REFUSALS if isinstance(v, str)]
+
+
+@pytest.mark.parametrize("name,text", _ENV_REFUSALS,
+                         ids=[f"{n}={v!r}" for n, v in _ENV_REFUSALS])
+def test_every_setting_refuses_the_same_text_in_its_environment_variable(
+        name, text, monkeypatch):
+    env = config.SETTINGS[name].env
+    monkeypatch.setenv(env, text)
+    with pytest.raises(ValueError, match=env):
+        config.reset(name)      # (a listener reading it at once refuses it there)
+        config.get(name)
+    monkeypatch.delenv(env)
+    config.reset(name)
+
+
+def test_every_choice_setting_takes_its_words():
+    for name, s in _registry().items():
+        for word in getattr(s.parse, "choices", ()):
+            config.set(name, word.upper())
+            assert config.get(name) == word

@@ -8,8 +8,10 @@ NumPy semantics throughout (``numpy.dot``, ``numpy.tensordot``, ``numpy.matmul``
 0-d results as NumPy scalars.  Shape mismatches and singular matrices are reported as
 ``PhylanxValueError`` naming the operands' shapes.  ``invGJE`` is our own Gauss-Jordan
 elimination with partial pivoting.  ``inverse`` and ``invGJE`` call a matrix singular
-when a pivot is zero relative to n * eps * ||a||_F (``solvers.rounding_tolerance``), so
-they are stricter than ``numpy.linalg.inv``, which refuses only exactly zero pivots.
+when a pivot is zero relative to n * eps * ||a||_F (``solvers.rounding_tolerance``) also
+once its rows and columns are equilibrated (``solvers/direct.py``: a scaled row is no
+singularity), so they are stricter than ``numpy.linalg.inv``, which refuses only exactly
+zero pivots.
 """
 from __future__ import annotations
 
@@ -22,7 +24,12 @@ from ...errors import PhylanxAxisError, PhylanxLinAlgError, PhylanxTypeError, Ph
 from ...values import scalarize, type_name
 from ..dtypes import to_axes, to_bool, to_int
 from ..registry import primitive
-from ..solvers.direct import RELATIVE_TO, first_singular_in_stack, rounding_tolerance
+from ..solvers.direct import (
+    RELATIVE_TO,
+    equilibration_scales,
+    first_singular_in_stack,
+    rounding_tolerance,
+)
 
 _NUMERIC_KINDS = "biufc"
 
@@ -262,15 +269,33 @@ def inv_gje(a):
     n = arr.shape[0]
     if n == 0:
         return np.zeros((0, 0), dtype=dtype)
-    work = np.concatenate([arr.astype(dtype), np.eye(n, dtype=dtype)], axis=1)
-    if not np.all(np.isfinite(work)):
+    arr = arr.astype(dtype)
+    if not np.all(np.isfinite(arr)):
         raise PhylanxValueError("the argument contains NaN or infinity")
+    inverse_of = _gauss_jordan(arr)
+    if inverse_of is None:
+        # the second look of solvers/direct.py: singular only if also so equilibrated,
+        # b = diag(r) a diag(c) by powers of two, inv(a) = diag(c) inv(b) diag(r)
+        rows, columns = equilibration_scales(arr)
+        inverse_of = _gauss_jordan(arr * rows[:, None] * columns[None, :])
+        if inverse_of is None:
+            raise PhylanxLinAlgError("the matrix is singular and has no inverse (a pivot is "
+                                     f"zero {RELATIVE_TO})")
+        inverse_of = inverse_of * columns[:, None] * rows[None, :]
+    return inverse_of
+
+
+def _gauss_jordan(arr: np.ndarray) -> np.ndarray | None:
+    """The inverse of the finite square ``arr`` by Gauss-Jordan elimination with partial
+    pivoting, None at a pivot of magnitude at most n * eps * ||arr||_F."""
+    n = arr.shape[0]
+    work = np.concatenate([arr, np.eye(n, dtype=arr.dtype)], axis=1)
     # a pivot below this is rounding noise of an exactly singular matrix
-    tolerance = rounding_tolerance(arr, dtype)
+    tolerance = rounding_tolerance(arr, arr.dtype)
     for col in range(n):
         pivot = col + int(np.argmax(np.abs(work[col:, col])))
         if not np.abs(work[pivot, col]) > tolerance:
-            raise PhylanxLinAlgError("the matrix is singular and has no inverse")
+            return None
         if pivot != col:
             work[[col, pivot]] = work[[pivot, col]]
         work[col] /= work[col, col]

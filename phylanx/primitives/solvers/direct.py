@@ -14,7 +14,11 @@ kernel.  So every singularity, rank or definiteness check of the primitives goes
 :func:`rounding_tolerance` = n * eps(dtype) * ||a||_F: the size of the rounding errors of
 an n x n factorisation of ``a`` (``numpy.linalg.matrix_rank`` uses the same form with
 the largest singular value, which ||a||_F bounds from above).  Being relative to ``a``,
-the verdict does not change when ``a`` is scaled.
+the verdict does not change when ``a`` is scaled.  Nor when its rows or columns are:
+a pivot that test calls zero is judged again on ``a`` equilibrated (:func:`equilibrated`,
+rows and columns scaled by powers of two to a largest entry in [1, 2)), and the matrix is
+singular only if it is so there too: ``[[1e200, 0], [0, 1]]`` is solved, as NumPy does,
+with ``a``'s own factors.
 
 ``lu`` follows the original (Blaze, row-major storage): ``A = L @ U @ P`` with
 ``L`` lower triangular, ``U`` *unit* upper triangular and ``P`` a permutation of
@@ -53,8 +57,50 @@ def float_operand(value, what: str, ndims: tuple[int, ...]) -> np.ndarray:
     return arr
 
 
-#: how error messages state the test of :func:`first_negligible`
-RELATIVE_TO = "relative to n * eps * ||a||_F"
+#: how error messages state the test of :func:`first_negligible` (and its second look)
+RELATIVE_TO = "relative to n * eps * ||a||_F, also with its rows and columns equilibrated"
+
+
+def _power_of_two_scales(largest: np.ndarray, dtype, root: bool = False) -> np.ndarray:
+    """The powers of two taking each of ``largest`` (> 0, finite) into [1, 2) (1 for a 0;
+    ``root``: their square roots, rounded down to powers of two), exponents kept within
+    ``dtype``'s normal range: scaling by them is exact."""
+    info = np.finfo(dtype)
+    _, exponent = np.frexp(np.where(largest > 0, largest, 1.0))
+    exponent = 1 - exponent
+    exponent = exponent // 2 if root else exponent
+    exponent = np.clip(exponent, info.minexp, info.maxexp - 1).astype(np.int32)
+    return np.ldexp(np.ones(largest.shape, info.dtype), exponent)
+
+
+def equilibrated(stack: np.ndarray, symmetric: bool = False) -> np.ndarray:
+    """The finite float stack ``stack`` (..., n, n) with each matrix's rows, then its
+    columns, scaled by powers of two to a largest magnitude in [1, 2) (LAPACK's geequb);
+    ``symmetric``: one scale ``d`` for both, ``d a d`` (syequb's form, ``d`` about
+    1 / sqrt(largest of the row) until the rows stay), so that a symmetric matrix stays
+    symmetric.  A
+    matrix is singular exactly when its equilibrated form is; the pivots of that form are
+    comparable with its norm whatever the scales of the rows and columns were."""
+    if symmetric:
+        # Ruiz's iteration: d a d with d = 1 / sqrt(row maxima) again and again; each
+        # pass halves the exponents' distance from a balanced matrix (a large row of
+        # the first pass made another row's off-diagonal entry its maximum)
+        for _ in range(2 * np.finfo(stack.dtype).nexp):
+            scale = _power_of_two_scales(np.abs(stack).max(axis=-1), stack.dtype, root=True)
+            if np.all(scale == 1):
+                break
+            stack = stack * scale[..., :, None] * scale[..., None, :]
+        return stack
+    rows, columns = equilibration_scales(stack)
+    return stack * rows[..., :, None] * columns[..., None, :]
+
+
+def equilibration_scales(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(rows, columns)``: :func:`equilibrated`'s ``stack * rows[..., :, None] *
+    columns[..., None, :]`` (powers of two)."""
+    rows = _power_of_two_scales(np.abs(stack).max(axis=-1), stack.dtype)
+    scaled = np.abs(stack) * rows[..., :, None]
+    return rows, _power_of_two_scales(scaled.max(axis=-2), stack.dtype)
 
 
 def rounding_tolerance(a: np.ndarray, dtype=None) -> float:
@@ -145,7 +191,15 @@ def factorise(a: np.ndarray, factor_name: str, lower: int | None = None):
     if info > 0:
         return factors, int(info)
     read = a if lower is None else symmetric_from_triangle(a, lower)
-    return factors, first_negligible(_PIVOTS[factor_name](factors, lower), read, a.dtype)
+    bad = first_negligible(_PIVOTS[factor_name](factors, lower), read, a.dtype)
+    if bad is not None and np.isfinite(read).all():
+        # the second look, on ``a`` equilibrated (module docstring): its rows' scales
+        # may be all that made a pivot small next to ||a||_F
+        balanced = equilibrated(read, symmetric=lower is not None)
+        *again, info = factor(balanced, **flags)
+        bad = int(info) if info > 0 else first_negligible(
+            _PIVOTS[factor_name](again, lower), balanced, a.dtype)
+    return factors, bad
 
 
 def _frobenius_norms(stack: np.ndarray, info: np.finfo) -> np.ndarray:
@@ -276,6 +330,21 @@ def first_singular_in_stack(work: np.ndarray, factored: tuple | None = None
     bad_rows = np.flatnonzero(small.any(axis=1))
     if bad_rows.size == 0:
         return None
+    # the second look (module docstring) at those without an exactly zero pivot
+    again = bad_rows[(infos[bad_rows] == 0) & np.isfinite(stack[bad_rows]).all(axis=(1, 2))]
+    if again.size:
+        balanced = equilibrated(stack[again])
+        getrf, = lapack.get_lapack_funcs(("getrf",), (balanced[0],))
+        factored_again = [getrf(m) for m in balanced]
+        balanced_pivots = np.abs(np.array([np.diagonal(lu) for lu, _, _ in factored_again]))
+        balanced_tolerance = n * info.eps * _frobenius_norms(balanced, info)
+        infos = infos.copy()        # (the second look's own, as factorise answers)
+        infos[again] = [i for _, _, i in factored_again]
+        small[again] = ((balanced_pivots <= balanced_tolerance[:, None])
+                        | (infos[again][:, None] > 0))
+        bad_rows = np.flatnonzero(small.any(axis=1))
+        if bad_rows.size == 0:
+            return None
     first = int(bad_rows[0])
     bad = int(infos[first]) if infos[first] > 0 else int(np.argmax(small[first])) + 1
     return tuple(int(i) for i in np.unravel_index(first, work.shape[:-2])), bad

@@ -22,7 +22,8 @@ argv chooses the groups (default: all):
   ``set_on_every_rank`` with one rank's value other is the same located error on every
   rank naming it, and changes nothing; alike, it changes it everywhere; the start-up
   check (``settings.agree_at_start``, given the ranks' values with one rank's
-  ``check_collectives`` off) names the setting and the rank on every rank.
+  ``check_collectives`` off, then its ``optimize``: a setting of the compiled plan)
+  names the setting and the rank on every rank.
 
 Prints ``OK <rank>`` at the end.
 """
@@ -298,6 +299,18 @@ def protocol_settings():
                 and f"rank {odd}: False" in text, text
         else:
             raise AssertionError(f"rank {r}: no error at start-up")
+        # a setting of the compiled plan: rank odd's environment said PHYLANX_OPTIMIZE=0
+        values = settings.protocol_values(named_communicators=True)
+        if r == odd:
+            values = tuple((k, False if k == "optimize" else v) for k, v in values)
+        try:
+            settings.agree_at_start(dist.all_gather(values).result())
+        except dist.PhylanxCollectiveMismatchError as e:
+            text = str(e)
+            assert "'optimize' (PHYLANX_OPTIMIZE) differs" in text \
+                and f"rank {odd}: False" in text and "check_collectives" not in text, text
+        else:
+            raise AssertionError(f"rank {r}: no error at start-up for optimize")
     for value in (False, True):       # every rank alike: changed on every rank
         dist.set_on_every_rank("check_collectives", value)
         assert config.get("check_collectives") is value

@@ -26,16 +26,24 @@ and leave the node-by-node trace (issue 28 item 5).
 
 Prints 'OK <rank>' at the end.
 """
-import linecache
+import functools
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 
-from phylanx import Phylanx, config
+from phylanx import config
 from phylanx import distributed as dist
 from phylanx.distributed import fused_tiles
 from phylanx.errors import PhylanxError
 from phylanx.fusion import hot
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))   # tests/
+from source_functions import compiled as compiled_from  # noqa: E402
+
+#: functions of source text, named <fused_tiles NAME> in errors
+compiled = functools.partial(compiled_from, label="fused_tiles")
 
 warnings.simplefilter("ignore", dist.PhylanxPerformanceWarning)
 r, p = dist.find_here(), dist.num_localities()
@@ -64,17 +72,6 @@ def _counted(region, values, compute):
 
 
 fused_tiles.TileRunner.run = staticmethod(_counted)
-
-
-def compiled(source, name):
-    """``name`` from ``source`` (registered in linecache for @Phylanx)."""
-    where = f"<fused_tiles {name}>"
-    linecache.cache[where] = (len(source), None, source.splitlines(keepends=True), where)
-    scope = {"np": np}
-    exec(compile(source, where, "exec"), scope)
-    fn = Phylanx(scope[name])
-    fn.python = scope[name]
-    return fn
 
 
 def uneven(a, name):

@@ -16,22 +16,33 @@ the partial products summed.
   (same answer, no disagreement: the trace is the node-by-node one); a ``w`` that
   differs on rank 0 only is the located "different values for a plain operand" error
   on every rank, as node by node.
+* What the tile path declines (an x neither float32 nor float64, a w of ints or a
+  matrix, warnings raised as errors; with several ranks a tiled w, x split by
+  columns, y tiled unlike x): the gram is asked, declines, and the answer is NumPy's.
 * A statement between the gram and its first read: the gram's all_gather is started
   when the tile's pass ends and waited for at the read (``runtime/started.py``).
 
 Prints 'OK <rank>' at the end.
 """
-import linecache
+import functools
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 
-from phylanx import Phylanx, config
+from phylanx import config
 from phylanx import distributed as dist
 from phylanx.distributed import fused_tiles, gram_tiles
 from phylanx.errors import PhylanxError
 from phylanx.fusion import hot, rowpass
 from phylanx.runtime import started
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))   # tests/
+from source_functions import compiled as compiled_from  # noqa: E402
+
+#: functions of source text, named <gram_tiles NAME> in errors
+compiled = functools.partial(compiled_from, label="gram_tiles")
 
 warnings.simplefilter("ignore", dist.PhylanxPerformanceWarning)
 r, p = dist.find_here(), dist.num_localities()
@@ -56,16 +67,6 @@ def _counted(rows, values):
 
 
 fused_tiles.TileRunner.gram = staticmethod(_counted)
-
-
-def compiled(source, name):
-    where = f"<gram_tiles {name}>"
-    linecache.cache[where] = (len(source), None, source.splitlines(keepends=True), where)
-    scope = {"np": np}
-    exec(compile(source, where, "exec"), scope)
-    fn = Phylanx(scope[name])
-    fn.python = scope[name]
-    return fn
 
 
 def uneven(a, name, empty=True):
@@ -212,4 +213,36 @@ except PhylanxError as error:
 else:
     assert p == 1, f"rank {r}: a w differing on rank 0 went unnoticed"
 off.clear()
+
+# what the tile path declines (gram_tiles.gram_on_tiles): the gram was asked and ran
+# node by node, NumPy's answer all the same.  Whatever the rank count: x not float32 or
+# float64, w not a float vector (ints; a matrix), warnings raised as errors; with the
+# rows split (several ranks): w tiled, x split by columns, y's rows tiled unlike x's.
+# (A tape recording is declined too, but gradients do not flow through tiled arrays yet:
+# no program reaches it.)
+DECLINED = ("def declined(x, y, w):\n    q = x @ w\n    return x.T @ (np.tanh(q) - y)\n")
+declined = compiled(DECLINED, "declined")
+x = np.random.default_rng(12).normal(size=(4 * p + 3, 4))
+y, w = np.linspace(-1.0, 1.0, 4 * p + 3), np.linspace(0.5, -0.5, 4)
+tx, ty = dist.tiled(x, "row", name="nx"), dist.tiled(y, "row", name="ny")
+cases = [("x float16", dist.tiled(x.astype(np.float16), "row", name="hx"), ty, w, True),
+         ("w of ints", tx, ty, np.arange(4), True),
+         ("w a matrix", tx, ty, w[:, None], True),
+         ("warnings raise", tx, ty, w, True),
+         ("w tiled", tx, ty, dist.tiled(w, "row", name="nw"), p > 1),
+         ("x split by columns", dist.tiled(x, "column", name="cx"), y, w, p > 1),
+         ("y tiled otherwise", tx, uneven(y, "oy", False), w, p > 1)]
+for what, cx, cy, cw, always in cases:
+    del ran[:]
+    with warnings.catch_warnings():
+        if what == "warnings raise":
+            warnings.simplefilter("error", RuntimeWarning)
+        for _ in range(3):
+            got = declined(cx, cy, cw)
+    plain_args = [whole(v) for v in (cx, cy, cw)]
+    want = declined.python(*plain_args)
+    np.testing.assert_allclose(whole(got), want, rtol=2e-3 if what == "x float16" else 1e-12,
+                               atol=1e-2 if what == "x float16" else 0.0,
+                               err_msg=f"{what} rank {r}")
+    assert ran and (not any(ran) or not always), (what, ran)
 print(f"OK {r}", flush=True)
