@@ -4,7 +4,9 @@
 different model, sample count or seed on one rank are located errors on every rank
 naming it; a distributed primitive failing on one rank (caught by the program) is the
 same located error on every rank, and later gathers, reductions and products are
-NumPy's; ``dot_d`` with all rows on one rank and empty tiles elsewhere is NumPy's."""
+NumPy's; ``dot_d`` with all rows on one rank and empty tiles elsewhere is NumPy's.
+On 4 ranks the ``fit`` disagreements are made by ranks 0, 2 and 3 (rank 1, a middle
+rank as on 3 ranks, makes every other disagreement): see ``FIT_RANKS``."""
 from __future__ import annotations
 
 import pytest

@@ -88,10 +88,12 @@ def well_behaved_job():
     """The programs that end well on every rank, one job of k ranks for all of them
     (``several``: the start-up of k interpreters paid once, not once per program):
     collectives, mismatched collectives (each rank gets its errors, then goes on), on 2
-    and 3 ranks the placed calls, on 2 the interrupts, and last, because its last rank
-    leaves the job, remote execution ending in a request to that finished rank.  The
-    fault programs that end the job keep a job each."""
-    extra = {2: [("placed_calls.py", "30"), ("interrupts.py",)], 3: [("placed_calls.py", "30")]}
+    and 3 ranks the placed calls, on 2 the interrupts and the async consumers with 1,
+    then 2 threads, and last, because its last rank leaves the job, remote execution
+    ending in a request to that finished rank.  The fault programs that end the job
+    keep a job each."""
+    extra = {2: [("placed_calls.py", "30"), ("interrupts.py",), ("async_consumers.py", "1", "2")],
+             3: [("placed_calls.py", "30")]}
 
     @functools.cache
     def run(k: int):
@@ -107,12 +109,15 @@ def test_localities_and_collectives(k, well_behaved_job):
 
 
 @pytest.mark.parametrize("threads", ("1", "2"))
-def test_an_async_collective_needed_by_several_statements(threads):
+def test_an_async_collective_needed_by_several_statements(threads, well_behaved_job):
     # it hung until the collective timeout 4 times of 4 with one thread, before waits
-    # for collectives stopped running other tasks
-    done, _ = program(2, "async_consumers.py", timeout=30, PHYLANX_COLLECTIVE_TIMEOUT="5",
-                      PHYLANX_THREADS=threads)
-    assert_all_ok(done, 2)
+    # for collectives stopped running other tasks (the program runs with a collective
+    # timeout of 5 s: a hang fails fast)
+    done = well_behaved_job(2)
+    ran = re.findall(rf"THREADS {threads} OK (\d+)", done.stdout)
+    assert sorted(map(int, ran)) == [0, 1], done.stdout + done.stderr
+    if threads == "2":      # the last: the program returned (the settings restored)
+        assert_program_ok(done, "async_consumers.py", 2)
 
 
 @pytest.mark.parametrize("k", RANKS)
