@@ -134,7 +134,7 @@ def test_starting_over_many_live_programs_sets_off_no_collection():
     """Wrapping every live program allocates much and frees nothing: the collector waits
     (it cost seconds of full collections in a process holding many programs), and is
     on again afterwards -- or still off, if it was off before."""
-    states = _idle_programs(40)
+    states = _idle_programs(12)
     collections: list[int] = []
 
     def note(phase, info):
@@ -157,7 +157,7 @@ def test_starting_over_many_live_programs_sets_off_no_collection():
 
 
 def test_the_trace_builds_trees_of_the_programs_that_ran_only(tmp_path, monkeypatch):
-    states = _idle_programs(20)
+    states = _idle_programs(4)
     idle = {id(n) for s in states for root in s.snippets for n in root.walk()}
     built = []
     real = tree_data.from_node
