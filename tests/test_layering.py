@@ -38,6 +38,7 @@ module (``importlib.import_module(name)`` imports it all the same).  The rules
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import sys
 from pathlib import Path
@@ -121,13 +122,22 @@ class _Imports(ast.NodeVisitor):
                                node.lineno))
 
 
-def _all_imports():
+@functools.cache
+def _parsed_imports() -> tuple[tuple[str, Path, str, int], ...]:
+    """Every (module, path, imported, line) of phylanx/, parsed once per test session:
+    the tree does not change while the tests run, and three tests read it (parsing it
+    all was most of this file's time)."""
+    found = []
     for path in sorted(ROOT.rglob("*.py")):
         module = _module_name(path)
         visitor = _Imports(module, path.name == "__init__.py")
         visitor.visit(ast.parse(path.read_text(encoding="utf-8"), str(path)))
-        for imported, line in visitor.found:
-            yield module, path, imported, line
+        found += [(module, path, imported, line) for imported, line in visitor.found]
+    return tuple(found)
+
+
+def _all_imports():
+    return iter(_parsed_imports())
 
 
 def _violations() -> list[str]:

@@ -29,6 +29,7 @@ Recording stops by itself when the estimated file size reaches ``max_size``.
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import itertools
 import sys
@@ -107,8 +108,18 @@ class Recorder:
         self.start_ns = clock()
         hooks.recorder = self
         hooks.install(self)
-        for root in list(hooks.programs):
-            self.add_tree(root)
+        # wrapping every live program allocates a few dozen objects a node and frees
+        # none: with the collector on, that bulk set off full collections of the whole
+        # heap (seconds in a process holding many programs, for no garbage); they are
+        # left to the collector's next ordinary pass
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            for root in list(hooks.programs):
+                self.add_tree(root)
+        finally:
+            if collecting:
+                gc.enable()
         return self
 
     def stop(self) -> None:

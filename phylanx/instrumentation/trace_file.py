@@ -222,6 +222,11 @@ def _trees(rec: Recorder, stats: dict[Node, list[int]]) -> list[dict]:
         if id(root) in seen:
             continue
         seen.add(id(root))
+        # a program no recorded span ran in has no tree to show: the recorder reaches
+        # every live program, and building each one's tree (to find it idle) cost
+        # seconds in a process holding many
+        if not any(node in stats for node in root.walk()):
+            continue
         tree = tree_data.from_node(root, stat)
         if tree_data.active(tree):
             out.append(tree)

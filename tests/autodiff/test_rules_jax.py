@@ -394,6 +394,12 @@ _EAGER = {"eigh", "eig", "eigvals", "svd", "lstsq"}
 _REFERENCES: dict[tuple, object] = {}
 
 
+#: the references are compiled once and run once: LLVM's optimisations (a fifth of the
+#: compile time of these tiny programs) would never pay, and they only reorder float
+#: operations (no fast math either way), inside the tolerances below
+_QUICK = {"xla_backend_optimization_level": 0}
+
+
 def _static_key(args, slots) -> str:
     """The arguments the reference closes over (everything but the float operands)."""
     traced = "<float operand>"
@@ -412,7 +418,7 @@ def _reference(name, args, slots):
             out, pullback = jax.vjp(with_jax, *values)
             return out, pullback(ct)
         _REFERENCES[key] = (forward_and_pullback if name in _EAGER
-                            else jax.jit(forward_and_pullback))
+                            else jax.jit(forward_and_pullback, compiler_options=_QUICK))
     return _REFERENCES[key]
 
 

@@ -2,6 +2,7 @@
 the tree afterwards, the size limit, and phylanx.trace on success and failure."""
 from __future__ import annotations
 
+import gc
 import json
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 import phylanx
 from phylanx import Phylanx
 from phylanx import execution_tree as et
-from phylanx.instrumentation import timeline, trace
+from phylanx.instrumentation import timeline, trace, tree_data
 from phylanx.instrumentation.timeline import Recorder
 from phylanx.instrumentation.validate import load, problems
 from phylanx.runtime import executors, hooks
@@ -116,3 +117,58 @@ def test_decorated_functions_store_their_sources(tmp_path):
     assert "def axpy" in source["python"]
     lines = [line for _, line in source["physl"]]
     assert source["first_line"] <= min(lines) and max(lines) < source["first_line"] + 3
+
+
+def _idle_programs(count: int) -> list:
+    """``count`` compiled programs, alive (their states held) and never run."""
+    states = []
+    for i in range(count):
+        state = et.compiler_state(f"idle{i}", f"<idle{i}>")
+        et.compile(state, f"<idle{i}>", "f",
+                   "define(f, n, block(define(a, n * 2 + 1), if(n < 2, a, f(n - 1) + a)))")
+        states.append(state)
+    return states
+
+
+def test_starting_over_many_live_programs_sets_off_no_collection():
+    """Wrapping every live program allocates much and frees nothing: the collector waits
+    (it cost seconds of full collections in a process holding many programs), and is
+    on again afterwards -- or still off, if it was off before."""
+    states = _idle_programs(12)
+    collections: list[int] = []
+
+    def note(phase, info):
+        if phase == "start":
+            collections.append(info["generation"])
+    gc.callbacks.append(note)
+    try:
+        rec = Recorder(threshold_us=0).start()
+    finally:
+        gc.callbacks.remove(note)
+    rec.stop()
+    assert collections == [] and gc.isenabled()
+    assert len(rec.roots) >= len(states)          # the idle programs were reached
+    gc.disable()
+    try:
+        Recorder(threshold_us=0).start().stop()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_the_trace_builds_trees_of_the_programs_that_ran_only(tmp_path, monkeypatch):
+    states = _idle_programs(4)
+    idle = {id(n) for s in states for root in s.snippets for n in root.walk()}
+    built = []
+    real = tree_data.from_node
+
+    def from_node(root, *args, **kwargs):
+        built.append(id(root))
+        return real(root, *args, **kwargs)
+    monkeypatch.setattr(tree_data, "from_node", from_node)
+    path = tmp_path / "t.json"
+    with trace(str(path), threshold_us=0):
+        phylanx.evaluate("block(define(two, 2), two * 3 + two)")
+    trees = load(str(path))["otherData"]["trees"]
+    assert trees and built and not idle & set(built)
+    assert any(n["primitive"] == "__mul" for t in trees for n in tree_data.walk(t))
