@@ -57,8 +57,11 @@ def float_operand(value, what: str, ndims: tuple[int, ...]) -> np.ndarray:
     return arr
 
 
-#: how error messages state the test of :func:`first_negligible` (and its second look)
-RELATIVE_TO = "relative to n * eps * ||a||_F, also with its rows and columns equilibrated"
+#: how error messages state the test of :func:`first_negligible` alone (a diagonal, the
+#: pivots of a factorisation judged without the second look)
+RELATIVE_TO_A = "relative to n * eps * ||a||_F"
+#: ... and with its second look (:func:`factorise`, :func:`first_singular_in_stack`)
+RELATIVE_TO = RELATIVE_TO_A + ", also with its rows and columns equilibrated"
 
 
 #: the exponent standing for a zero entry: below any sum of exponents taken here
