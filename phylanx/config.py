@@ -96,6 +96,18 @@ def choice(*words: str, **aliases: str) -> Callable[[str], str]:
 _pipeline = choice("ir", "ast", tree="ast")
 
 
+def _rule_names(value: str) -> str | None:
+    """The test of ``disable_rules``: every comma-separated name is a rewrite rule's (a
+    misspelt one was ignored, and the rule meant to be off stayed on)."""
+    from .compiler.rewrite import rules
+    known = [rule.name for _, rule in rules()]
+    unknown = [n.strip() for n in value.split(",") if n.strip() and n.strip() not in known]
+    if not unknown:
+        return None
+    return (f"unknown rewrite rule {', '.join(map(repr, unknown))}; known: "
+            + ", ".join(known))
+
+
 SETTINGS: dict[str, Setting] = {
     s.name: s
     for s in (
@@ -123,7 +135,8 @@ SETTINGS: dict[str, Setting] = {
                 "PhySL AST alone, as before the IR (kept for one release; 'tree' is 'ast')"),
         Setting("disable_rules", "", str,
                 "comma-separated names of rewrite rules to leave out (compiler/rewrite, "
-                "docs/rules.md); for comparisons and tests"),
+                "docs/rules.md); for comparisons and tests",
+                valid=_rule_names),
         Setting("normalize", True, _bool,
                 "lower every spelling of a product, transpose, mean or norm to one form "
                 "before the other rewrites (compiler/rewrite/normalize.py; needs optimize)"),

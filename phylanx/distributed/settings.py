@@ -96,13 +96,19 @@ check_collectives = Cached("check_collectives")
 PROTOCOL = ("check_collectives",)
 
 #: settings that change the plan a program compiles to (``phylanx/config.py``: the
-#: rewrites, the IR pipeline, loop translation, fusion): ranks compiling one program with
-#: different values may run its collectives in another order, so they are compared at
-#: start-up with :data:`PROTOCOL` (tests/distributed/test_protocol_settings.py checks
-#: every rewrite rule's setting is here)
+#: rewrites, the IR pipeline, fusion, and when a fused region goes hot:
+#: ``fusion_count_threshold`` big evaluations of ``fusion_min_size`` elements, counted
+#: alike on every rank, ``fusion/hot.py``; a hot region evaluates its leaves first, a
+#: cold one in the tree's order): ranks compiling one program with different values
+#: may run its collectives in another order, so they are compared at start-up with
+#: :data:`PROTOCOL` (tests/distributed/test_protocol_settings.py checks every rewrite
+#: rule's setting is here).  Not the loop translations (``scalar_loops``,
+#: ``array_loops``, ``loop_invariants``, ``loop_versions``): a translated loop holds
+#: plain values only and computes the tree's values bit for bit
+#: (``compiler/scalar_loops.py``), so they change only a rank's speed.
 PLAN = ("optimize", "pipeline", "disable_rules", "normalize", "cache_blocking",
-        "blocking_gram", "symmetric_products", "scalar_loops", "array_loops",
-        "loop_invariants", "loop_versions", "fusion", "fusion_rows", "fusion_loops")
+        "blocking_gram", "symmetric_products", "fusion", "fusion_rows", "fusion_loops",
+        "fusion_count_threshold", "fusion_min_size")
 
 #: several ranks exchanged their protocol settings (:func:`agree_at_start`): from now
 #: on they change only collectively (:func:`set_on_every_rank`)

@@ -269,7 +269,8 @@ def test_a_phase_that_does_not_converge_is_a_located_error():
 def test_a_disabled_rule_does_not_fire(monkeypatch):
     program = parser.parse("define(f, x, x * (2 * 3))")
     assert rewrite.optimize(program) != program
-    monkeypatch.setenv("PHYLANX_DISABLE_RULES", "cse, fold_literal_arithmetic")
+    monkeypatch.setenv("PHYLANX_DISABLE_RULES",
+                       "share_common_subexpressions, fold_literal_arithmetic")
     config.reset("disable_rules")
     try:
         counts: Counter = Counter()

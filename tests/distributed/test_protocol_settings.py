@@ -100,3 +100,24 @@ def test_every_setting_a_rewrite_reads_is_a_plan_setting():
     read = {rule.setting for _, rule in rewrite.rules() if rule.setting}
     assert read and read <= set(settings.PLAN), read - set(settings.PLAN)
     assert set(settings.PLAN) <= set(config.SETTINGS)
+
+
+@pytest.mark.parametrize("name", ["fusion_count_threshold", "fusion_min_size"])
+def test_the_settings_deciding_when_a_fused_region_goes_hot_are_compared(name):
+    # a region of tiled leaves goes hot after fusion_count_threshold big evaluations of
+    # fusion_min_size elements, counted alike on every rank (fusion/hot.py), and then
+    # evaluates its leaves first: ranks with other values ran its collectives out of
+    # step, and the values were not compared
+    alike = settings.protocol_values(named_communicators=True)
+    off = tuple((k, v + 1 if k == name else v) for k, v in alike)
+    problem = settings.protocol_problem([alike, off])
+    assert problem is not None and \
+        f"setting {name!r} ({config.SETTINGS[name].env}) differs" in problem, problem
+
+
+def test_a_loop_translation_changes_only_speed_and_may_differ_between_ranks():
+    # a translated loop holds plain values only and computes the tree's values bit for
+    # bit (compiler/scalar_loops.py): no collective of it can run out of step
+    names = [n for n, _ in settings.protocol_values(named_communicators=True)]
+    assert not {"scalar_loops", "array_loops", "loop_invariants", "loop_versions"} & \
+        set(names), names

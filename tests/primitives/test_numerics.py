@@ -160,3 +160,23 @@ def test_a_stack_names_its_singular_matrix_after_a_scaled_regular_one():
     got = ev("lambda(a, b, solve(a, b))", stack[[0, 2]], np.ones((2, 3, 1)))
     np.testing.assert_allclose(got, np.linalg.solve(stack[[0, 2]], np.ones((2, 3, 1))),
                                rtol=1e-12)
+
+
+@pytest.mark.parametrize("name,k,y", [("invGJE", 3, 2.0**70),
+                                      ("solve", 7, 2.0**70 * (1 + 2.0**-12)),
+                                      ("inverse", 7, 2.0**70 * (1 + 2.0**-12))])
+def test_a_singular_float32_matrix_whose_rows_span_more_than_float32_is_still_singular(
+        name, k, y):
+    # row 1 is k * row 0 exactly; scaling the rows took x * 2**-70 to a float32 subnormal,
+    # rounded, and scaling its column up made that rounding a pivot: solve answered
+    # garbage and invGJE inf (each entry is now scaled once, by its row's and column's
+    # powers of two together)
+    x = (1 + 2.0**-20) * 2.0**-60
+    a = np.array([[x, y], [k * x, k * y]], np.float32)
+    assert np.all(a[1].astype(np.float64) == k * a[0].astype(np.float64))
+    with pytest.raises(PhylanxValueError, match="singular") as info:
+        if name == "solve":
+            ev("lambda(a, b, solve(a, b))", a, np.ones(2, np.float32))
+        else:
+            ev(f"lambda(a, {name}(a))", a)
+    assert info.value.primitive == name and info.value.loc is not None

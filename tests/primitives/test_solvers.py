@@ -468,3 +468,13 @@ def test_krylov_eigenvalues_of_scaled_matrices(name, scale):
     values = solve(name, a, b)
     assert values.shape == (5,) and values.dtype == np.float64
     np.testing.assert_allclose(values, exact, rtol=1e-8, atol=1e-10 * exact.max())
+
+
+@pytest.mark.parametrize("suffix", ["cg_incompleteCholesky", "cg_jacobi", "bicgstab_qr"])
+def test_a_preconditioners_test_without_equilibration_does_not_claim_one(suffix):
+    # these tests judge a pivot or a diagonal entry against ||a||_F alone; their message
+    # said "also with its rows and columns equilibrated" (the direct solvers' second look)
+    a = np.array([[1.0, 1.0], [1.0, 1.0]]) if suffix == "bicgstab_qr" else \
+        np.array([[0.0, 1.0], [1.0, 0.0]])
+    error = _raises_located(f"iterative_solver_{suffix}", "relative to n", a, np.ones(2))
+    assert "equilibrated" not in str(error), error

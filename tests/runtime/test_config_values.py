@@ -189,3 +189,33 @@ def test_every_choice_setting_takes_its_words():
         for word in getattr(s.parse, "choices", ()):
             config.set(name, word.upper())
             assert config.get(name) == word
+
+
+@pytest.mark.parametrize("text", ["fold_literal_arithmetc", "cse",
+                                  "update_in_place, share_common_subexpresions"])
+def test_a_misspelt_rule_to_disable_is_an_error_naming_it_and_the_known_ones(
+        text, monkeypatch):
+    # a misspelt name was ignored: the rule meant to be off stayed on, silently
+    from phylanx.compiler import rewrite
+
+    unknown = [n.strip() for n in text.split(",")][-1]
+    known = [rule.name for _, rule in rewrite.rules()]
+    with pytest.raises(ValueError, match="'disable_rules'") as caught:
+        config.set("disable_rules", text)
+    assert caught.value.loc is not None and caught.value.loc.file == __file__
+    assert repr(unknown) in str(caught.value) and all(n in str(caught.value) for n in known)
+    assert config.get("disable_rules") == ""
+    monkeypatch.setenv("PHYLANX_DISABLE_RULES", text)
+    config.reset("disable_rules")
+    with pytest.raises(ValueError, match="PHYLANX_DISABLE_RULES") as caught:
+        config.get("disable_rules")
+    assert repr(unknown) in str(caught.value) and known[0] in str(caught.value)
+    monkeypatch.delenv("PHYLANX_DISABLE_RULES")
+    config.reset("disable_rules")
+
+
+def test_rules_to_disable_by_their_names():
+    config.set("disable_rules", " update_in_place,fold_literal_arithmetic ,")
+    assert config.get("disable_rules") == " update_in_place,fold_literal_arithmetic ,"
+    from phylanx.compiler.rewrite.engine import disabled_rules
+    assert disabled_rules() == {"update_in_place", "fold_literal_arithmetic"}

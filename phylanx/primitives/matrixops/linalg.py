@@ -26,9 +26,10 @@ from ..dtypes import to_axes, to_bool, to_int
 from ..registry import primitive
 from ..solvers.direct import (
     RELATIVE_TO,
-    equilibration_scales,
+    equilibration_exponents,
     first_singular_in_stack,
     rounding_tolerance,
+    times_power_of_two,
 )
 
 _NUMERIC_KINDS = "biufc"
@@ -275,13 +276,13 @@ def inv_gje(a):
     inverse_of = _gauss_jordan(arr)
     if inverse_of is None:
         # the second look of solvers/direct.py: singular only if also so equilibrated,
-        # b = diag(r) a diag(c) by powers of two, inv(a) = diag(c) inv(b) diag(r)
-        rows, columns = equilibration_scales(arr)
-        inverse_of = _gauss_jordan(arr * rows[:, None] * columns[None, :])
+        # b = diag(2**r) a diag(2**c), inv(a) = diag(2**c) inv(b) diag(2**r)
+        rows, columns = equilibration_exponents(arr)
+        inverse_of = _gauss_jordan(times_power_of_two(arr, rows[:, None] + columns[None, :]))
         if inverse_of is None:
             raise PhylanxLinAlgError("the matrix is singular and has no inverse (a pivot is "
                                      f"zero {RELATIVE_TO})")
-        inverse_of = inverse_of * columns[:, None] * rows[None, :]
+        inverse_of = times_power_of_two(inverse_of, columns[:, None] + rows[None, :])
     return inverse_of
 
 

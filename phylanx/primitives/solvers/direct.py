@@ -57,20 +57,43 @@ def float_operand(value, what: str, ndims: tuple[int, ...]) -> np.ndarray:
     return arr
 
 
-#: how error messages state the test of :func:`first_negligible` (and its second look)
-RELATIVE_TO = "relative to n * eps * ||a||_F, also with its rows and columns equilibrated"
+#: how error messages state the test of :func:`first_negligible` alone (a diagonal, the
+#: pivots of a factorisation judged without the second look)
+RELATIVE_TO_A = "relative to n * eps * ||a||_F"
+#: ... and with its second look (:func:`factorise`, :func:`first_singular_in_stack`)
+RELATIVE_TO = RELATIVE_TO_A + ", also with its rows and columns equilibrated"
 
 
-def _power_of_two_scales(largest: np.ndarray, dtype, root: bool = False) -> np.ndarray:
-    """The powers of two taking each of ``largest`` (> 0, finite) into [1, 2) (1 for a 0;
-    ``root``: their square roots, rounded down to powers of two), exponents kept within
-    ``dtype``'s normal range: scaling by them is exact."""
-    info = np.finfo(dtype)
-    _, exponent = np.frexp(np.where(largest > 0, largest, 1.0))
-    exponent = 1 - exponent
+#: the exponent standing for a zero entry: below any sum of exponents taken here
+_ZERO = -(1 << 20)
+
+
+def _exponents(stack: np.ndarray) -> np.ndarray:
+    """The binary exponents (``np.frexp``'s, magnitude in [0.5, 1)) of ``stack``'s
+    entries, :data:`_ZERO` for a zero: the largest entry of a row has the largest."""
+    magnitude = np.abs(stack)
+    return np.where(magnitude > 0, np.frexp(magnitude)[1], _ZERO)
+
+
+def _unit_scales(largest: np.ndarray, root: bool = False) -> np.ndarray:
+    """The exponents ``e`` taking values of binary exponents ``largest`` into [1, 2) by
+    ``2**e`` (0 for a zero; ``root``: half of it, rounded down)."""
+    exponent = 1 - largest
     exponent = exponent // 2 if root else exponent
-    exponent = np.clip(exponent, info.minexp, info.maxexp - 1).astype(np.int32)
-    return np.ldexp(np.ones(largest.shape, info.dtype), exponent)
+    return np.where(largest > _ZERO // 2, exponent, 0)
+
+
+def times_power_of_two(stack: np.ndarray, exponents: np.ndarray) -> np.ndarray:
+    """``stack * 2**exponents`` rounded once per entry (only where the product is
+    subnormal): a row's and a column's scales applied one after the other could round
+    twice, an entry taken to a subnormal by its row and back up by its column losing
+    its low bits on the way."""
+    exponents = exponents.astype(np.int32)
+    if stack.dtype.kind != "c":
+        return np.ldexp(stack, exponents)
+    scaled = np.empty(np.broadcast_shapes(stack.shape, exponents.shape), stack.dtype)
+    scaled.real, scaled.imag = np.ldexp(stack.real, exponents), np.ldexp(stack.imag, exponents)
+    return scaled
 
 
 def equilibrated(stack: np.ndarray, symmetric: bool = False) -> np.ndarray:
@@ -80,27 +103,32 @@ def equilibrated(stack: np.ndarray, symmetric: bool = False) -> np.ndarray:
     1 / sqrt(largest of the row) until the rows stay), so that a symmetric matrix stays
     symmetric.  A
     matrix is singular exactly when its equilibrated form is; the pivots of that form are
-    comparable with its norm whatever the scales of the rows and columns were."""
+    comparable with its norm whatever the scales of the rows and columns were.  The
+    scales are found on the entries' exponents and each entry is scaled once
+    (:func:`times_power_of_two`): exact but where the result is subnormal."""
+    exponents = _exponents(stack)
     if symmetric:
         # Ruiz's iteration: d a d with d = 1 / sqrt(row maxima) again and again; each
         # pass halves the exponents' distance from a balanced matrix (a large row of
         # the first pass made another row's off-diagonal entry its maximum)
+        d = np.zeros(stack.shape[:-1], np.int64)
         for _ in range(2 * np.finfo(stack.dtype).nexp):
-            scale = _power_of_two_scales(np.abs(stack).max(axis=-1), stack.dtype, root=True)
-            if np.all(scale == 1):
+            largest = (exponents + d[..., :, None] + d[..., None, :]).max(axis=-1)
+            step = _unit_scales(largest, root=True)
+            if not step.any():
                 break
-            stack = stack * scale[..., :, None] * scale[..., None, :]
-        return stack
-    rows, columns = equilibration_scales(stack)
-    return stack * rows[..., :, None] * columns[..., None, :]
+            d = d + step
+        return times_power_of_two(stack, d[..., :, None] + d[..., None, :])
+    rows, columns = equilibration_exponents(stack)
+    return times_power_of_two(stack, rows[..., :, None] + columns[..., None, :])
 
 
-def equilibration_scales(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(rows, columns)``: :func:`equilibrated`'s ``stack * rows[..., :, None] *
-    columns[..., None, :]`` (powers of two)."""
-    rows = _power_of_two_scales(np.abs(stack).max(axis=-1), stack.dtype)
-    scaled = np.abs(stack) * rows[..., :, None]
-    return rows, _power_of_two_scales(scaled.max(axis=-2), stack.dtype)
+def equilibration_exponents(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(rows, columns)``: :func:`equilibrated`'s ``times_power_of_two(stack,
+    rows[..., :, None] + columns[..., None, :])``."""
+    exponents = _exponents(stack)
+    rows = _unit_scales(exponents.max(axis=-1))
+    return rows, _unit_scales((exponents + rows[..., :, None]).max(axis=-2))
 
 
 def rounding_tolerance(a: np.ndarray, dtype=None) -> float:

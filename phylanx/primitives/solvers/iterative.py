@@ -32,6 +32,7 @@ from ..lazy_modules import lazy_functions, lazy_module
 from ..registry import primitive
 from .direct import (
     RELATIVE_TO,
+    RELATIVE_TO_A,
     factorise,
     first_negligible,
     float_operand,
@@ -77,7 +78,7 @@ def _triangular_inverse_check(a, r, name):
     if bad is not None:
         raise PhylanxValueError(f"the {name} preconditioner needs a non-singular matrix "
                                 f"(r[{bad}, {bad}] of its {name} factorisation is zero "
-                                f"{RELATIVE_TO})")
+                                f"{RELATIVE_TO_A})")
 
 
 def _rq_preconditioner(a):
@@ -107,7 +108,7 @@ def _nonzero_diagonal(a, name):
     bad = first_negligible(diagonal, a)
     if bad is not None:
         raise PhylanxValueError(f"the {name} preconditioner needs a non-zero diagonal "
-                                f"(a[{bad}, {bad}] is zero {RELATIVE_TO})")
+                                f"(a[{bad}, {bad}] is zero {RELATIVE_TO_A})")
     return diagonal
 
 
@@ -142,7 +143,7 @@ def _incomplete_cholesky_preconditioner(a):
         pivot = factor[k, k]
         if not pivot > tolerance:
             raise PhylanxValueError("the incomplete Cholesky preconditioner broke down (pivot "
-                                    f"{k + 1} is not positive {RELATIVE_TO}): a must be "
+                                    f"{k + 1} is not positive {RELATIVE_TO_A}): a must be "
                                     "positive definite")
         factor[k, k] = np.sqrt(pivot)
         column = factor[k + 1:, k] / factor[k, k]
