@@ -140,6 +140,7 @@ _METRICS = {
 
 
 def display_name(requested: str) -> str:
-    """The key in logs and History: what the user asked for, as Keras does."""
-    key = str(requested).lower()
-    return "accuracy" if key == "acc" else key
+    """The key in logs and History: what the user asked for, as Keras 3 names it (its
+    ``get_metric`` names a metric by the string given: ``"acc"`` logs ``acc``, not
+    ``accuracy``, which phylanx logged before stop 48)."""
+    return str(requested).lower()

@@ -128,3 +128,12 @@ def test_load_model_compiles_the_saved_weighted_metrics(tmp_path):
         pytest.approx(model.evaluate(x, y, sample_weight=w, verbose=0, return_dict=True),
                       rel=1e-6)
     assert again.log_names() == ["loss", "accuracy", "weighted_accuracy"]
+
+
+def test_acc_is_logged_as_acc_as_keras_3_names_it():
+    """Keras 3.15 names a metric by the string given (``{'acc': ..., 'weighted_acc':
+    ...}``; phylanx logged ``accuracy`` for ``acc`` before)."""
+    model = cases.phylanx_model("classes")
+    model.compile(nn.SGD(0.1), "sparse_categorical_crossentropy", metrics=["acc"],
+                  weighted_metrics=["acc"])
+    assert model.log_names() == ["loss", "acc", "weighted_acc"]
