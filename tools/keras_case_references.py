@@ -6,6 +6,9 @@
     KERAS_BACKEND=jax python tools/keras_case_references.py weights
         (tests/nn/keras_weight_cases.py: sample weights of models of several outputs
         and of masked outputs -> tests/nn/data/keras_weights.npz)
+    KERAS_BACKEND=jax python tools/keras_case_references.py weighted_metrics
+        (tests/nn/keras_weighted_metric_cases.py: compile's weighted_metrics ->
+        tests/nn/data/keras_weighted_metrics.npz)
 
 Each file is written atomically (tests/nn/keras_stored.py's ``regenerate``).
 """

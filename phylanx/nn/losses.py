@@ -78,20 +78,35 @@ def mask_weights(g: Graph, mask: Var, parallel: Any = None) -> MaskWeights:
     """The :class:`MaskWeights` of a boolean ``mask``; ``parallel``: the step's
     :class:`~.data_parallel.Inputs` (data parallel), or None."""
     keep = g.op("astype", mask, "float32", shape=mask.shape, hint="keep")
+    return weighed_by(g, keep, parallel, counts=True)
+
+
+def weighed_by(g: Graph, keep: Var, parallel: Any = None,
+               counts: bool = False) -> MaskWeights:
+    """The :class:`MaskWeights` of float32 weights ``keep`` (a mask's 0 and 1:
+    ``counts``; a weighted metric's weights times its mask): its ``scale`` is 1 over
+    their sum (taken as 1 when it is 0: a count's ``maximum(sum, 1)``, a weight
+    total's that may be below 1, ``sum + (sum == 0)``), its ``count`` their sum."""
     valid = g.op("sum", keep, shape=(), hint="valid")
+
+    def nonzero(total: Var) -> Var:
+        if counts:
+            return g.op("maximum", total, 1.0, shape=())
+        none = g.op("astype", g.op("__eq", total, 0.0, shape=()), "float32", shape=())
+        return g.op("__add", total, none, shape=())
     if parallel is None:
-        scale = g.op("__div", 1.0, g.op("maximum", valid, 1.0, shape=()), shape=())
+        scale = g.op("__div", 1.0, nonzero(valid), shape=())
         return MaskWeights(keep, scale, valid)
     offset, stop, total = parallel.shard
     # (a rank running a stand-in row for an empty shard counts none)
     has_rows = g.op("astype", g.op("__gt", parallel.weight, 0.0, shape=()), "float32",
                     shape=())
     local = g.op("__mul", valid, has_rows, shape=())
-    valid_all = g.op("all_reduce", local, "sum", "nn_mask_count", shape=())
+    label = "nn_mask_count" if counts else "nn_weight_total"
+    valid_all = g.op("all_reduce", local, "sum", label, shape=())
     rows = g.op("astype", g.op("__sub", stop, offset, shape=()), "float32", shape=())
     inverse_share = g.op("__div", g.op("astype", total, "float32", shape=()), rows, shape=())
-    scale = g.op("__div", inverse_share, g.op("maximum", valid_all, 1.0, shape=()),
-                 shape=())
+    scale = g.op("__div", inverse_share, nonzero(valid_all), shape=())
     return MaskWeights(keep, scale, g.op("__mul", local, inverse_share, shape=()))
 
 

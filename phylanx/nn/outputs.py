@@ -9,6 +9,12 @@ none given: 1) and metrics as a list of lists or a dict;
 its loss is ``sum(weight * output loss)``, and the logs are Keras': ``loss``, each
 ``<output>_loss`` (unweighted), then each ``<output>_<metric>``.  Every mismatch is an
 error at the user's compile line, before any step.
+
+``weighted_metrics`` (Keras 3's) take the same forms as ``metrics`` and are weighed by
+the samples' weights (``sample_weight``, ``class_weight``, ``validation_data``'s):
+Keras' ``Mean`` over the epoch, ``sum(w * value) / sum(w)``.  Their logs are named as
+Keras 3 names them: ``<metric>`` (``<output>_<metric>``), or, when an unweighted metric
+already has that name, ``weighted_<metric>`` (``<output>_weighted_<metric>``).
 """
 from __future__ import annotations
 
@@ -30,6 +36,9 @@ class Head:
     weight: float = 1.0
     metric_names: list = field(default_factory=list)
     metric_kinds: list = field(default_factory=list)
+    #: ``weighted_metrics``: the names asked for and the metrics they resolve to
+    weighted_names: list = field(default_factory=list)
+    weighted_kinds: list = field(default_factory=list)
 
 
 def _per_output(value: Any, names: list[str], what: str, keyed: bool = True) -> list:
@@ -56,7 +65,39 @@ def _per_output(value: Any, names: list[str], what: str, keyed: bool = True) -> 
                                  f"{type(value).__name__}")
 
 
-def heads(names: list[str], loss: Any, loss_weights: Any, metric_names: Any) -> list[Head]:
+def _metric_lists(value: Any, names: list[str], what: str) -> list[list]:
+    """compile's ``metrics`` or ``weighted_metrics`` as a list of names per output (a
+    dict may leave outputs out, as Keras 3's); every name one phylanx knows."""
+    where = "compile"
+    several = len(names) > 1
+    if value is None:
+        per_output: list = [[] for _ in names]
+    elif not several:
+        if not isinstance(value, (list, tuple)):
+            # (Keras refuses a bare name too: list("accuracy") would be its letters)
+            raise args.type_error(where, f"{what} must be a list of metric names, got "
+                                         f"{value!r}")
+        per_output = [list(value)]
+    else:
+        if isinstance(value, (list, tuple)) and any(
+                not isinstance(m, (list, tuple)) and m is not None for m in value):
+            raise args.value_error(where, f"{what} of a model of several outputs: a list "
+                                          "with one list of metric names per output, or a "
+                                          f"dict by output name {names}, got {value!r}")
+        per_output = _per_output(value, names, what, keyed=False)
+        per_output = [[] if m is None else [m] if isinstance(m, str) else list(m)
+                      for m in per_output]
+    try:
+        for each in per_output:
+            for name in each:
+                metrics.check_name(name)
+    except PhylanxError as e:
+        raise args.located(e, where) from None
+    return per_output
+
+
+def heads(names: list[str], loss: Any, loss_weights: Any, metric_names: Any,
+          weighted_metrics: Any = None) -> list[Head]:
     """Each output's :class:`Head` from compile's arguments (``names``: the outputs')."""
     where = "compile"
     several = len(names) > 1
@@ -85,29 +126,14 @@ def heads(names: list[str], loss: Any, loss_weights: Any, metric_names: Any) -> 
         weights = _per_output(loss_weights, names, "loss_weights")
     weights = [1.0 if w is None else args.real(w, "loss_weights", where, 0.0)
                for w in weights]
-    if metric_names is None:
-        per_metrics: list = [[] for _ in names]
-    elif not several:
-        if not isinstance(metric_names, (list, tuple)):
-            # (Keras refuses a bare name too: list("accuracy") would be its letters)
-            raise args.type_error(where, "metrics must be a list of metric names, got "
-                                         f"{metric_names!r}")
-        per_metrics = [list(metric_names)]
-    else:
-        if isinstance(metric_names, (list, tuple)) and any(
-                not isinstance(m, (list, tuple)) and m is not None for m in metric_names):
-            raise args.value_error(where, "metrics of a model of several outputs: a list "
-                                          "with one list of metric names per output, or a "
-                                          f"dict by output name {names}, got "
-                                          f"{metric_names!r}")
-        per_metrics = _per_output(metric_names, names, "metrics", keyed=False)
-        per_metrics = [[] if m is None else [m] if isinstance(m, str) else list(m)
-                       for m in per_metrics]
+    per_metrics = _metric_lists(metric_names, names, "metrics")
+    per_weighted = _metric_lists(weighted_metrics, names, "weighted_metrics")
     try:
         found = [losses.get(each) for each in given]
     except PhylanxError as e:
         raise args.located(e, where) from None
-    return [Head(n, lo, w, m) for n, lo, w, m in zip(names, found, weights, per_metrics)]
+    return [Head(n, lo, w, m, weighted_names=v)
+            for n, lo, w, m, v in zip(names, found, weights, per_metrics, per_weighted)]
 
 
 def resolve(heads_: list[Head], shapes: list[tuple], where: str) -> None:
@@ -117,6 +143,8 @@ def resolve(heads_: list[Head], shapes: list[tuple], where: str) -> None:
         for head, shape in zip(heads_, shapes, strict=True):
             head.metric_kinds = [metrics.resolve(m, head.loss, shape)
                                  for m in head.metric_names]
+            head.weighted_kinds = [metrics.resolve(m, head.loss, shape)
+                                   for m in head.weighted_names]
     except PhylanxError as e:
         raise args.located(e, where) from None
     for head, shape in zip(heads_, shapes):
@@ -127,25 +155,56 @@ def resolve(heads_: list[Head], shapes: list[tuple], where: str) -> None:
                                           "binary_crossentropy for one unit)")
 
 
-def _metric_log_name(head: Head, metric: str) -> str:
-    return f"{head.name}_{metrics.display_name(metric)}"
+def metric_log_names(heads_: list[Head]) -> list[list[str]]:
+    """Each output's metrics' log names, its unweighted ones then its weighted ones,
+    named as Keras 3's ``CompileMetrics.result``: ``[<output>_]<metric>``; a weighted
+    metric whose name an earlier metric has takes ``[<output>_]weighted_<metric>``,
+    and a name taken again gets ``_1``, ``_2`` ... appended."""
+    several = len(heads_) > 1
+    taken: dict[str, int] = {}
+    found: list[list[str]] = [[] for _ in heads_]
+
+    def named(i: int, metric: str, weighted: bool) -> str:
+        prefix = f"{heads_[i].name}_" if several else ""
+        name = prefix + metrics.display_name(metric)
+        if weighted and name in taken:
+            name = prefix + "weighted_" + metrics.display_name(metric)
+        if name in taken:
+            taken[name] += 1
+            return f"{name}_{taken[name] - 1}"
+        taken[name] = 1
+        return name
+    for weighted in (False, True):      # (Keras names every unweighted metric first)
+        for i, head in enumerate(heads_):
+            for m in (head.weighted_names if weighted else head.metric_names):
+                found[i].append(named(i, m, weighted))
+    return found
 
 
 def metric_order(heads_: list[Head]) -> list[tuple[int, int]]:
-    """The metrics of a model of several outputs, ``(output, metric)`` indices, in the
-    order Keras lists their values (``evaluate`` without ``return_dict``): by log name
-    (Keras' ``_flatten_metrics_in_order`` finds its metrics' bare names in no
-    ``<output>_<metric>`` key, and sorts those keys)."""
-    pairs = [(i, k) for i, h in enumerate(heads_) for k in range(len(h.metric_names))]
-    return sorted(pairs, key=lambda p: _metric_log_name(heads_[p[0]],
-                                                        heads_[p[0]].metric_names[p[1]]))
+    """The metrics, ``(output, metric)`` indices (a head's weighted metrics after its
+    unweighted ones), in the order Keras lists their values (``evaluate`` without
+    ``return_dict``).  Several outputs: by log name (Keras' ``_flatten_metrics_in_order``
+    finds its metrics' bare names in no ``<output>_<metric>`` key, and sorts those
+    keys).  One output: the unweighted, the weighted, then those renamed
+    ``weighted_<metric>`` by name (Keras 3.15 lists the unweighted value again where
+    such a metric's bare name stands, a duplicate phylanx leaves out)."""
+    names = metric_log_names(heads_)
+    pairs = [(i, k) for i in range(len(heads_)) for k in range(len(names[i]))]
+    if len(heads_) > 1:
+        return sorted(pairs, key=lambda p: names[p[0]][p[1]])
+    head = heads_[0]
+    bare = len(head.metric_names)
+
+    def renamed(k: int) -> bool:
+        return k >= bare and names[0][k] != metrics.display_name(head.weighted_names[k - bare])
+    return sorted(pairs, key=lambda p: (renamed(p[1]), names[0][p[1]] if renamed(p[1])
+                                        else str(p[1]).zfill(6)))
 
 
 def log_names(heads_: list[Head]) -> list[str]:
     """The names of a step's logs in order, as Keras names them and lists their values:
     the loss, then (several outputs) each output's loss, then the metrics."""
-    if len(heads_) == 1:
-        return ["loss", *(metrics.display_name(m) for m in heads_[0].metric_names)]
-    return ["loss", *(f"{h.name}_loss" for h in heads_),
-            *(_metric_log_name(heads_[i], heads_[i].metric_names[k])
-              for i, k in metric_order(heads_))]
+    names = metric_log_names(heads_)
+    losses_ = [f"{h.name}_loss" for h in heads_] if len(heads_) > 1 else []
+    return ["loss", *losses_, *(names[i][k] for i, k in metric_order(heads_))]

@@ -99,8 +99,18 @@ def load_model(path: str | Path) -> Any:
         model.compile(optimizers.from_config(settings["optimizer"],
                                              settings["optimizer_config"]),
                       losses.Loss(settings["loss"], settings["from_logits"]),
-                      settings["metrics"], loss_weights=_loss_weights(path, settings))
+                      settings["metrics"], loss_weights=_loss_weights(path, settings),
+                      weighted_metrics=_weighted_metrics(settings))
     return model
+
+
+def _weighted_metrics(settings: dict) -> Any:
+    """The saved ``weighted_metrics`` (one list per output) as compile takes them, or
+    None (a file saved without any)."""
+    per_output = settings.get("weighted_metrics")
+    if not per_output:
+        return None
+    return per_output[0] if len(per_output) == 1 else per_output
 
 
 def _loss_weights(path: Path, settings: dict) -> Any:

@@ -107,9 +107,8 @@ class Program:
         #: metrics weighs it in the epoch's values (None: the batch's samples)
         self.metric_counts: list = []
         if kind != "predict":
-            # weighted: each output's loss weighs each sample (or step; validation_data's
-            # weights too); the metrics do not, as Keras' `metrics` (not
-            # `weighted_metrics`)
+            # weighted: each output's loss and weighted_metrics weigh each sample (or
+            # step; validation_data's weights too); its `metrics` do not, as Keras
             loss, found, inputs, self.metric_counts = _heads_loss(
                 g, model.heads, outs, out_masks, weighted, self.parallel)
             if penalties:       # in the reported loss too, as Keras reports it
@@ -284,15 +283,27 @@ def _heads_loss(g: Graph, heads: list, outs: list, masks: list, weighted: str,
              for head, e in zip(heads, each)]
     loss = terms[0] if len(terms) == 1 else \
         g.op("__add", *terms, shape=(), hint="total_loss")
-    order = outputs.metric_order(heads) if several else \
-        [(0, k) for k in range(len(heads[0].metric_kinds))]
-    found = [metrics.emit(heads[i].metric_kinds[k], g, ys[i], outs[i], heads[i].loss,
-                          masked[i]) for i, k in order]
-    counted = sorted({i for i, _ in order if masked[i] is not None})
-    weights = [None if masked[i] is None else counted.index(i) for i, _ in order]
+    # weighted metrics: each output's weights (times its mask), None if it has none
+    weighed = [metrics.weighing(g, w, mk, parallel) if head.weighted_kinds else None
+               for head, w, mk in zip(heads, ws, masked)]
+    found, counted = [], []     # (counted: the distinct MaskWeights weighing a metric)
+    weights: list = []
+    for i, k in outputs.metric_order(heads):
+        plain = len(heads[i].metric_kinds)
+        by = masked[i] if k < plain else weighed[i]
+        if k < plain:
+            found.append(metrics.emit(heads[i].metric_kinds[k], g, ys[i], outs[i],
+                                      heads[i].loss, masked[i]))
+        else:
+            found.append(metrics.emit_weighted(heads[i].weighted_kinds[k - plain], g,
+                                               ys[i], outs[i], heads[i].loss, by))
+        if by is not None and all(by is not c for c in counted):
+            counted.append(by)
+        weights.append(None if by is None else
+                       next(n for n, c in enumerate(counted) if c is by))
     if several:         # (each output's loss weighs as its batch's samples, as Keras)
         found, weights = each + found, [None] * len(each) + weights
-    found += [masked[i].count for i in counted]
+    found += [c.count for c in counted]
     return loss, found, [v.name for v in ys + ws if v is not None], weights
 
 
@@ -315,15 +326,17 @@ class TrainingMixin(BatchMixin):
         self._programs = {}
 
     def compile(self, optimizer: Any = "rmsprop", loss: Any = None,
-                metrics: Any = None, loss_weights: Any = None) -> None:
-        """Choose the optimizer, loss(es), metrics and ``loss_weights`` (Keras' names;
-        a model of several outputs takes them per output: :mod:`.outputs`); checks them
-        and, if the model is built, that each loss fits its output."""
+                metrics: Any = None, loss_weights: Any = None,
+                weighted_metrics: Any = None) -> None:
+        """Choose the optimizer, loss(es), metrics, ``loss_weights`` and
+        ``weighted_metrics`` (Keras' names; a model of several outputs takes them per
+        output: :mod:`.outputs`); checks them and, if the model is built, that each
+        loss fits its output."""
         if loss is None:
             raise args.value_error("compile", "compile needs a loss (e.g. loss='mse')")
         names = self.output_names if self.built else ["output"]
         # (all checked before anything is set: a refused compile changes nothing)
-        heads = outputs.heads(names, loss, loss_weights, metrics)
+        heads = outputs.heads(names, loss, loss_weights, metrics, weighted_metrics)
         try:
             optimizer = optimizers.get(optimizer)
         except PhylanxError as e:
@@ -337,6 +350,9 @@ class TrainingMixin(BatchMixin):
                                "optimizer_config": self.optimizer.get_config(),
                                "loss": self.loss.name, "from_logits": self.loss.from_logits,
                                "metrics": list(self.metric_names)}
+        if any(h.weighted_names for h in heads):
+            self.compile_config["weighted_metrics"] = [list(h.weighted_names)
+                                                       for h in heads]
         if len(heads) > 1 or heads[0].weight != 1.0:
             self.compile_config["outputs"] = [
                 {"name": h.name, "loss": h.loss.name, "from_logits": h.loss.from_logits,
@@ -560,6 +576,9 @@ class TrainingMixin(BatchMixin):
         if weights is not None:
             raise _error("sample_weight and class_weight are not supported with "
                          "distributed='model' yet")
+        if any(head.weighted_names for head in self.heads):
+            raise _error("weighted_metrics are not supported with distributed='model' "
+                         "yet")
         if any(head.weight != 1.0 for head in self.heads):
             raise _error("loss_weights are not supported with distributed='model' yet")
         if self.optimizer.transforms:

@@ -4,7 +4,8 @@ global gradient norm clip and weight decay (applied to the all-reduced gradients
 to a shard's), and kernel/activity regularizers (each penalty counted once, the
 activity penalty over the global batch), and a model of two outputs (a loss, a loss
 weight and a metric each, sample weights for one: each output's loss and metric
-all-reduced as the total).
+all-reduced as the total).  Weighted metrics (compile's ``weighted_metrics``) too:
+the ranks' weighted sums and weight totals add up to the global batch's.
 Prints ``OK <rank>``."""
 import numpy as np
 
@@ -26,7 +27,7 @@ def model(optimizer):
                                 activity_regularizer="l1"),
                        nn.Dense(3, activation="softmax", bias_regularizer="l2")])
     m.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy",
-              metrics=["accuracy"])
+              metrics=["accuracy"], weighted_metrics=["accuracy"])
     return m
 
 
@@ -44,6 +45,8 @@ def check(optimizer, what, **fit):
     got_h, got_w = train(True, optimizer(), **fit)
     want_h, want_w = train(False, optimizer(), **fit)
     assert set(got_h) == set(want_h), what
+    # (weighted unlike unweighted: the check could not pass with the weights ignored)
+    assert not np.allclose(want_h["weighted_accuracy"], want_h["accuracy"]), what
     for key in want_h:
         np.testing.assert_allclose(got_h[key], want_h[key], rtol=2e-5, atol=1e-6,
                                    err_msg=f"{what}: {key}")
@@ -61,7 +64,7 @@ def two_outputs(distributed):
     h = nn.Dense(6, activation="tanh")(inputs)
     m = nn.Model(inputs, [nn.Dense(3, activation="softmax", name="a")(h), nn.Dense(2, name="b")(h)])
     m.compile(nn.SGD(0.1), ["sparse_categorical_crossentropy", "mse"], loss_weights=[1.0, 0.5],
-              metrics=[["accuracy"], ["mae"]])
+              metrics=[["accuracy"], ["mae"]], weighted_metrics={"a": ["accuracy"]})
     h = m.fit(x, {"a": y, "b": x[:, :2]}, batch_size=8, epochs=2, verbose=0, shuffle=False,
               sample_weight=[w[:, None], None], distributed="data" if distributed else None)
     return h.history, m.get_weights()
@@ -74,7 +77,8 @@ def main():
     check(lambda: nn.Adam(0.01, clipnorm=0.2), "class weights",
           class_weight={0: 2.0, 2: 0.5})
     (got_h, got_w), (want_h, want_w) = two_outputs(True), two_outputs(False)
-    assert list(got_h) == list(want_h) == ["loss", "a_loss", "b_loss", "a_accuracy", "b_mae"]
+    assert list(got_h) == list(want_h) == ["loss", "a_loss", "b_loss", "a_accuracy",
+                                           "a_weighted_accuracy", "b_mae"]
     for key in want_h:
         np.testing.assert_allclose(got_h[key], want_h[key], rtol=2e-5, atol=1e-6, err_msg=key)
     for g, w in zip(got_w, want_w):

@@ -3,7 +3,8 @@ mpiexec): the loss and metrics over the unmasked steps of the global batch (the 
 counts all-reduced), with an uneven split, a shard wholly padded, and a last batch of
 one row (a rank without rows runs a stand-in of weight 0); a Masking + LSTM + pooling
 classifier too; the sequence model's loss weighted per step (sample weights of shape
-``(n, steps)``, each rank's shard of them).  Prints ``OK <rank>``."""
+``(n, steps)``, each rank's shard of them), and its weighted metric (compile's
+``weighted_metrics``: the ranks' sums of ``w * mask`` add up).  Prints ``OK <rank>``."""
 import numpy as np
 
 from phylanx import distributed as dist
@@ -36,7 +37,7 @@ def train(build, x, y, distributed, **fit):
     nn.clear_session()
     m = build()
     m.compile(optimizer=nn.Adam(0.05), loss="sparse_categorical_crossentropy",
-              metrics=["accuracy"])
+              metrics=["accuracy"], weighted_metrics=["accuracy"])
     h = m.fit(x, y, batch_size=4, epochs=2, verbose=0, shuffle=False,
               distributed="data" if distributed else None, **fit)
     return h.history, m.get_weights()
@@ -46,6 +47,9 @@ def check(build, x, y, what, **fit):
     got_h, got_w = train(build, x, y, True, **fit)
     want_h, want_w = train(build, x, y, False, **fit)
     assert set(got_h) == set(want_h), what
+    # (weighted unlike unweighted when weighed: the check could not pass ignoring them)
+    assert np.allclose(want_h["weighted_accuracy"], want_h["accuracy"]) != ("sample_weight"
+                                                                           in fit), what
     for key in want_h:
         np.testing.assert_allclose(got_h[key], want_h[key], rtol=2e-5, atol=1e-6,
                                    err_msg=f"{what}: {key}")
