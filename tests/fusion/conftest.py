@@ -1,14 +1,12 @@
 """Fixtures of the row-pass tests (phylanx/fusion/rowpass.py, rowargmin.py)."""
 from __future__ import annotations
 
-import ast
-import os
-from pathlib import Path
-
 import pytest
 
 from phylanx import config
 from phylanx.fusion import hot, rowpass
+
+from ..kernel_dirs import kept_kernel_dir
 
 
 @pytest.fixture(scope="module")
@@ -22,49 +20,12 @@ def cache(tmp_path_factory):
 def kernel_dir(tmp_path_factory):
     """One kernel directory for every test that compiles at once (``eager``, ``rows``,
     test_loops' ``compiled``: compile cost 0, so the policy never reads the directory),
-    kept from run to run and shared by the pytest-xdist workers: a kernel of the same
-    source (a phrasing's loop, the k-means pass of several files) is compiled once, then
-    loaded from numba's disk cache, as a user's second process does.  Compiling is what
-    these files spent their time on (1-18 s of CPU a kernel); each test checks the
-    kernel's results, not that it was compiled afresh.
-
-    Loading cannot give a stale kernel: a generated module is named by the hash of its
-    whole source and imports nothing of phylanx (numba, NumPy and math only), and numba
-    keys its cache by its own version and the CPU.  ``PHYLANX_TEST_KERNELS=fresh``
-    compiles every kernel anew (a directory of this run's own)."""
-    if os.environ.get("PHYLANX_TEST_KERNELS", "") == "fresh":
-        return str(tmp_path_factory.mktemp("fusion-kernels"))
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    path = base / "phylanx" / "fusion-tests"
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe = path / f".probe-{os.getpid()}"
-        probe.write_text("")
-        probe.unlink()
-    except OSError:                     # a read-only home: this run's own directory
-        return str(tmp_path_factory.mktemp("fusion-kernels"))
-    _assert_self_contained(path)
-    return str(path)
-
-
-#: what a generated kernel module may import for its disk cache to stay exact
-_KERNEL_IMPORTS = {"numpy", "numba", "math"}
-
-
-def _assert_self_contained(path: Path) -> None:
-    """Every generated module kept in ``path`` imports only :data:`_KERNEL_IMPORTS`:
-    numba does not notice a change in code a cached kernel calls from another module, so
-    such an import would let a run test the machine code of an older phylanx."""
-    for module in path.glob("phylanx_fused_*.py"):     # not a hidden temp file
-        for node in ast.walk(ast.parse(module.read_text())):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
-                     [node.module or "."] if isinstance(node, ast.ImportFrom) else [])
-            outside = [n for n in names if n.split(".")[0] not in _KERNEL_IMPORTS]
-            if outside or getattr(node, "level", 0):
-                raise AssertionError(
-                    f"{module} imports {outside or names}: a kernel kept from run to run "
-                    f"may import only {sorted(_KERNEL_IMPORTS)} (PHYLANX_TEST_KERNELS="
-                    "fresh compiles anew)")
+    kept from run to run and shared by the pytest-xdist workers (tests/kernel_dirs.py):
+    a kernel of the same source (a phrasing's loop, the k-means pass of several files) is
+    compiled once, then loaded from numba's disk cache, as a user's second process does.
+    Compiling is what these files spent their time on (1-18 s of CPU a kernel); each
+    test checks the kernel's results, not that it was compiled afresh."""
+    return kept_kernel_dir(tmp_path_factory)
 
 
 @pytest.fixture
