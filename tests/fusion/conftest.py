@@ -6,6 +6,8 @@ import pytest
 from phylanx import config
 from phylanx.fusion import hot, rowpass
 
+from ..kernel_dirs import kept_kernel_dir
+
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
@@ -16,13 +18,14 @@ def cache(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def kernel_dir(tmp_path_factory):
-    """One kernel directory for every test of this process that compiles at once
-    (``eager``, ``rows``, test_loops' ``compiled``: compile cost 0, so the policy never
-    reads the directory).  A kernel of the same source (a phrasing's loop, the k-means
-    pass of several files) is compiled once, not once per module or test: compiling is
-    what these files spend their time on (about 1 s a kernel), and each test checks
-    the kernel's results, not that it was compiled afresh."""
-    return str(tmp_path_factory.mktemp("fusion-kernels"))
+    """One kernel directory for every test that compiles at once (``eager``, ``rows``,
+    test_loops' ``compiled``: compile cost 0, so the policy never reads the directory),
+    kept from run to run and shared by the pytest-xdist workers (tests/kernel_dirs.py):
+    a kernel of the same source (a phrasing's loop, the k-means pass of several files) is
+    compiled once, then loaded from numba's disk cache, as a user's second process does.
+    Compiling is what these files spent their time on (1-18 s of CPU a kernel); each
+    test checks the kernel's results, not that it was compiled afresh."""
+    return kept_kernel_dir(tmp_path_factory)
 
 
 @pytest.fixture
