@@ -212,7 +212,6 @@ def test_the_faster_loop_is_followed_when_the_load_changes(rows, monkeypatch):
     """After the timed turns, the other loop runs once each time the loop in use has
     spent EXPLORE times the other's last known time: a loop that becomes slow (another
     library's threads on the cores) is left for the other."""
-    import time
     monkeypatch.setattr(hot, "EXPLORE", 2)
     monkeypatch.setattr(hot, "TURNS", (1, 0))
     monkeypatch.setattr(hot, "SPEED_RUNS", 2)
@@ -220,18 +219,22 @@ def test_the_faster_loop_is_followed_when_the_load_changes(rows, monkeypatch):
     _, (found,) = run(LRA, [(x, w, y)] * 6)
     (entry,) = [e for e in found.kernels.values() if isinstance(e, rowpass.RowKernel)]
 
-    def slowed(kernel):
-        def slow(*args):
-            time.sleep(0.05)        # far above either loop, even on a loaded machine
-            return kernel(*args)
-        return slow
+    # the policy is what is tested, not the machine: the loops' times are those of a
+    # clock each call advances (a wall-clock sleep of 50 ms was outweighed once by a
+    # fast call descheduled for longer, six test processes on 2 cores)
+    now = [0]
+    monkeypatch.setattr(choices, "clock", lambda: now[0])
 
-    # both from the serial loop: the parallel one, on a loaded machine, waits for a
-    # descheduled thread for as long as the sleep below (the policy is what is tested)
-    fast = (entry.variants[1],) * 2
+    def taking(kernel, nanoseconds):
+        def timed(*args):
+            now[0] += nanoseconds
+            return kernel(*args)
+        return timed
+
+    serial = entry.variants[1]
     for slow_one in (0, 1):
-        variants = list(fast)
-        variants[slow_one] = slowed(fast[slow_one])
+        variants = [taking(serial, 10_000), taking(serial, 10_000)]
+        variants[slow_one] = taking(serial, 50_000_000)
         entry.variants = tuple(variants)
         for _ in range(12):
             found.steady(entry, None, x.size, [x, 1.0, 1.0, w, y], [x, 1.0, 1.0, w, y])
