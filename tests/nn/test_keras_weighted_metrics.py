@@ -155,3 +155,12 @@ def test_a_batch_whose_weights_sum_to_zero_keeps_its_weighted_sum():
     for step in (model.test_on_batch, model.train_on_batch):
         alone = step(xs[:2], ys[:2], sample_weight=w[:2], return_dict=True)
         assert alone["weighted_accuracy"] == 0.0, step.__name__
+
+
+def test_a_metric_is_logged_by_the_string_given_case_and_all():
+    """Keras 3.15 logs ``metrics=["ACC"], weighted_metrics=["Accuracy"]`` as ``ACC`` and
+    ``Accuracy`` (a callback reading ``logs["ACC"]`` finds it), ``"MAE"`` as ``MAE``."""
+    model = cases.phylanx_model("classes")
+    model.compile(nn.SGD(0.1), "sparse_categorical_crossentropy", metrics=["ACC", "MAE"],
+                  weighted_metrics=["Accuracy"])
+    assert model.log_names() == ["loss", "ACC", "MAE", "Accuracy"]
