@@ -164,3 +164,6 @@ def test_a_metric_is_logged_by_the_string_given_case_and_all():
     model.compile(nn.SGD(0.1), "sparse_categorical_crossentropy", metrics=["ACC", "MAE"],
                   weighted_metrics=["Accuracy"])
     assert model.log_names() == ["loss", "ACC", "MAE", "Accuracy"]
+    # (mode="auto" maximises it, whatever its case: Keras 3 asks the metric its direction)
+    assert nn.EarlyStopping(monitor="val_ACC").sign == 1.0
+    assert nn.callbacks.ReduceLROnPlateau(monitor="Accuracy").sign == 1.0
