@@ -72,7 +72,7 @@ class History(Callback):
 
 class EarlyStopping(Callback):
     """Stop when ``monitor`` has not improved by more than ``min_delta`` for ``patience``
-    epochs (Keras' rules; ``mode='auto'`` maximises quantities with 'acc' in the name)."""
+    epochs (Keras' rules; ``mode='auto'``: :func:`.callbacks_schedule.monitor_sign`)."""
 
     def __init__(self, monitor: str = "val_loss", min_delta: float = 0.0, patience: int = 0,
                  verbose: int = 0, mode: str = "auto", baseline: float | None = None,
@@ -91,7 +91,7 @@ class EarlyStopping(Callback):
         self.start_from_epoch = args.integer(start_from_epoch, "start_from_epoch", where,
                                              minimum=0)
         mode = args.choice(mode, "mode", where, ("auto", "min", "max"))
-        maximise = mode == "max" or (mode == "auto" and "acc" in monitor)
+        maximise = monitor_sign(monitor, mode) > 0
         self.sign = 1.0 if maximise else -1.0
         # (Keras takes the absolute value of min_delta too)
         self.min_delta = abs(args.real(min_delta, "min_delta", where))
@@ -203,7 +203,7 @@ class ProgressBar(Callback):
 
 # (at the end: these modules subclass Callback, defined above)
 from .callbacks_files import CSVLogger, ModelCheckpoint  # noqa: E402
-from .callbacks_schedule import LearningRateScheduler, ReduceLROnPlateau  # noqa: E402
+from .callbacks_schedule import LearningRateScheduler, ReduceLROnPlateau, monitor_sign  # noqa: E402
 
 __all__ = ["CSVLogger", "Callback", "EarlyStopping", "History", "LearningRateScheduler",
            "ModelCheckpoint", "ProgressBar", "ReduceLROnPlateau"]

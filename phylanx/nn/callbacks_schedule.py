@@ -31,8 +31,9 @@ def _refuse_schedule(callback: Callback) -> None:
 
 def monitor_sign(monitor: str, mode: str) -> float:
     """+1 where larger is better, -1 where smaller is (Keras' ``mode="auto"``: the
-    accuracies are maximised, losses and errors minimised)."""
-    if mode == "max" or (mode == "auto" and "acc" in monitor):
+    accuracies are maximised, losses and errors minimised; 'acc' in any case, as a
+    metric logs by the string given: ``val_ACC``)."""
+    if mode == "max" or (mode == "auto" and "acc" in monitor.lower()):
         return 1.0
     return -1.0
 

@@ -141,6 +141,6 @@ _METRICS = {
 
 def display_name(requested: str) -> str:
     """The key in logs and History: what the user asked for, as Keras 3 names it (its
-    ``get_metric`` names a metric by the string given: ``"acc"`` logs ``acc``, not
-    ``accuracy``, which phylanx logged before stop 48)."""
-    return str(requested).lower()
+    ``get_metric`` names a metric by the string given, its case too: ``"acc"`` logs
+    ``acc``, not ``accuracy``, which phylanx logged before stop 48, ``"MAE"`` ``MAE``)."""
+    return str(requested)

@@ -241,10 +241,13 @@ def _accumulate(totals: dict, seen: dict, values: dict, samples: int,
     """Add a batch's logs to the epoch's and return the epoch's so far: the losses weigh
     as the batch's samples (Keras' loss trackers), the metrics too, or, for a masked
     output, as its unmasked steps (``steps_kept``, by log name: Keras' metrics count
-    steps; none yet: 0)."""
+    steps; none yet: 0), or a weighted metric as its batch's ``sum(w)``.  A count of 0
+    has its value unscaled (the step's ``scale`` is 1 over ``sum + (sum == 0)``): its
+    sum, added as Keras' ``Mean`` adds ``sum(w * v)`` to its total when negative
+    weights leave ``sum(w)`` 0 (a batch alone is then 0, ``divide_no_nan``)."""
     for k, v in values.items():
         weight = steps_kept.get(k, samples)
-        totals[k] = totals.get(k, 0.0) + v * weight
+        totals[k] = totals.get(k, 0.0) + (v * weight if weight else v)
         seen[k] = seen.get(k, 0.0) + weight
     return {k: totals[k] / seen[k] if seen[k] else 0.0 for k in totals}
 

@@ -40,8 +40,10 @@ class BatchMixin:
             opt.init_state([w.value for w in step.trainable])
         wb = data.weight_arrays(weights)
         # (as Keras: a NaN loss is returned, not raised; fit stops on it)
-        logs, _ = self._train_batch(step, x, y, False, 0, 0, None, (), wb)
-        return _returned(logs, return_dict)
+        from .training import _accumulate  # (training imports this module)
+        logs, counts = self._train_batch(step, x, y, False, 0, 0, None, (), wb)
+        # (as fit's batch logs: a weighted metric of weights summing to 0 is 0)
+        return _returned(_accumulate({}, {}, logs, len(x), counts), return_dict)
 
     def test_on_batch(self, x: Any = None, y: Any = None, sample_weight: Any = None,
                       return_dict: bool = False) -> Any:

@@ -137,3 +137,33 @@ def test_acc_is_logged_as_acc_as_keras_3_names_it():
     model.compile(nn.SGD(0.1), "sparse_categorical_crossentropy", metrics=["acc"],
                   weighted_metrics=["acc"])
     assert model.log_names() == ["loss", "acc", "weighted_acc"]
+
+
+def test_a_batch_whose_weights_sum_to_zero_keeps_its_weighted_sum():
+    """Negative weights: a batch of ``sum(w) == 0`` and ``sum(w * hit) != 0`` adds its
+    sum to the epoch's (Keras' ``Mean``: total ``sum(w * v)``, count ``sum(w)``), and
+    alone is 0 (``divide_no_nan``), in ``train_on_batch`` as in ``test_on_batch``."""
+    model = _compiled("classes")
+    given = cases.data("classes")
+    x, y = given["x"], given["y"]
+    hits = model.predict(x).argmax(-1) == y
+    pair = [int(np.flatnonzero(hits)[0]), int(np.flatnonzero(~hits)[0])]
+    xs, ys, w = x[pair * 2], y[pair * 2], np.array([1.0, -1.0, 1.0, 1.0], np.float32)
+    want = (w * hits[pair * 2]).sum() / w.sum()          # 2 / 2, not the 2nd batch's 1 / 2
+    got = model.evaluate(xs, ys, sample_weight=w, batch_size=2, verbose=0, return_dict=True)
+    assert got["weighted_accuracy"] == pytest.approx(want, rel=1e-6)
+    for step in (model.test_on_batch, model.train_on_batch):
+        alone = step(xs[:2], ys[:2], sample_weight=w[:2], return_dict=True)
+        assert alone["weighted_accuracy"] == 0.0, step.__name__
+
+
+def test_a_metric_is_logged_by_the_string_given_case_and_all():
+    """Keras 3.15 logs ``metrics=["ACC"], weighted_metrics=["Accuracy"]`` as ``ACC`` and
+    ``Accuracy`` (a callback reading ``logs["ACC"]`` finds it), ``"MAE"`` as ``MAE``."""
+    model = cases.phylanx_model("classes")
+    model.compile(nn.SGD(0.1), "sparse_categorical_crossentropy", metrics=["ACC", "MAE"],
+                  weighted_metrics=["Accuracy"])
+    assert model.log_names() == ["loss", "ACC", "MAE", "Accuracy"]
+    # (mode="auto" maximises it, whatever its case: Keras 3 asks the metric its direction)
+    assert nn.EarlyStopping(monitor="val_ACC").sign == 1.0
+    assert nn.callbacks.ReduceLROnPlateau(monitor="Accuracy").sign == 1.0
