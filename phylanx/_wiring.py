@@ -20,3 +20,5 @@ FUSION.filled_by = "phylanx.fusion.rules"
 layouts.filled_by = "phylanx.distributed.layout_facts"
 # the settings of the distributed layer, known to config.get/set before it is used
 config.more_settings.append("phylanx.distributed.settings")
+# the rewrite rules ``disable_rules`` may name
+config.rules_module = "phylanx.compiler.rewrite"

@@ -6,6 +6,7 @@ original's ini keys (``phylanx.eval_count_threshold`` and friends, §2.8).
 """
 from __future__ import annotations
 
+import importlib
 import numbers
 import os
 import threading
@@ -96,11 +97,17 @@ def choice(*words: str, **aliases: str) -> Callable[[str], str]:
 _pipeline = choice("ir", "ast", tree="ast")
 
 
+#: the module whose ``rules()`` lists the rewrite rules (told by the composition root,
+#: ``phylanx/_wiring.py``: the compiler sits above config, which may not import it)
+rules_module: str | None = None
+
+
 def _rule_names(value: str) -> str | None:
     """The test of ``disable_rules``: every comma-separated name is a rewrite rule's (a
     misspelt one was ignored, and the rule meant to be off stayed on)."""
-    from .compiler.rewrite import rules
-    known = [rule.name for _, rule in rules()]
+    if rules_module is None:        # (config alone, without phylanx/__init__'s wiring)
+        return None
+    known = [rule.name for _, rule in importlib.import_module(rules_module).rules()]
     unknown = [n.strip() for n in value.split(",") if n.strip() and n.strip() not in known]
     if not unknown:
         return None
@@ -261,7 +268,6 @@ def _setting(name: str) -> Setting:
     """The setting ``name``, importing the modules of :data:`more_settings` once for a
     name not registered yet; a KeyError listing every setting for an unknown one."""
     if name not in SETTINGS:
-        import importlib
         for module in more_settings:
             importlib.import_module(module)
         if name not in SETTINGS:
