@@ -189,7 +189,10 @@ class _Function:
         # functions defined at the top: the free names they read must not be bound here
         self.helpers = {k: h for k, h in helpers.items()
                         if k not in self.bindings and not (h.free & self.bindings.keys())}
-        self.spliced: set[int] = set()          # ids of the let-blocks built here
+        # the let-blocks built here, by id: the dict holds each one, so that no other node
+        # can be allocated at a spliced let's address and be taken for a let (an ``if``
+        # among a block's statements flattened into its test and branches)
+        self.spliced: dict[int, ast.Call] = {}
 
     def visit_body(self, body):
         if type(body) is ast.Call and body.func == "block":
@@ -232,13 +235,17 @@ class _Function:
             return None
         return name, made
 
+    def is_let(self, e) -> bool:
+        """``e`` is a let-block this pass built (the very object, not one at its address)."""
+        return self.spliced.get(id(e)) is e
+
     def splice(self, stmt) -> list:
         """``define(v, let)``/``store(v, let)``/``let`` as a statement: the let-block's
         statements in line, then the binding of its value."""
-        if id(stmt) in self.spliced:
+        if self.is_let(stmt):
             return [*stmt.args]
         if type(stmt) is ast.Call and stmt.func in ("define", "store") \
-                and len(stmt.args) == 2 and id(stmt.args[1]) in self.spliced:
+                and len(stmt.args) == 2 and self.is_let(stmt.args[1]):
             let = stmt.args[1]
             return [*let.args[:-1], rebuild(stmt, (stmt.args[0], let.args[-1]))]
         return [stmt]
@@ -281,7 +288,7 @@ class _Function:
         if not lets and len(statements) == 1:
             return statements[0]
         let = ast.Call("block", (*lets, *statements), loc=call.loc)
-        self.spliced.add(id(let))
+        self.spliced[id(let)] = let
         return let
 
 
