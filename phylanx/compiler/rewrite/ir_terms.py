@@ -133,7 +133,9 @@ class IrTerms:
         self._defs: list[dict] = []        # per open region: var id -> defining equation
         self._kept: list[dict] = []        # per open region: value key -> equation
         self._open: list[list] = []        # per open region: [its equations, memo]
-        self._absorbed: list[set] = []     # per open region: id() of absorbed equations
+        # per open region: the absorbed equations by id (held: an equation made later at a
+        # dropped one's address must not be taken for it, as the inliner's lets were)
+        self._absorbed: list[dict] = []
         self._readers: defaultdict | None = None
         self._mutates: bool | None = None
 
@@ -217,7 +219,7 @@ class IrTerms:
         self._defs.append({})
         self._kept.append({})
         self._open.append([fn.eqns, {}])
-        self._absorbed.append(set())
+        self._absorbed.append({})
 
     def close_region(self) -> None:
         self._defs.pop()
@@ -228,9 +230,9 @@ class IrTerms:
     def absorb(self, eqns) -> None:
         """A rule's replacement computes the values of ``eqns`` (of the open region)
         itself: at the end of the region's walk they go if nothing else reads them."""
-        self._absorbed[-1].update(id(e) for e in eqns)
+        self._absorbed[-1].update((id(e), e) for e in eqns)
 
-    def absorbed(self) -> set:
+    def absorbed(self) -> dict:
         return self._absorbed[-1]
 
     def keep(self, eqn: Eqn) -> None:
@@ -335,7 +337,7 @@ class _IrRound:
         return None
 
 
-def _unread_dropped(eqns: list, results, absorbed: set) -> list:
+def _unread_dropped(eqns: list, results, absorbed: dict) -> list:
     """``eqns`` without the absorbed equations whose outputs nothing reads (the
     replacement that absorbed them computes their values where it needs them)."""
     reads: Counter = Counter()
@@ -354,7 +356,7 @@ def _unread_dropped(eqns: list, results, absorbed: set) -> list:
     kept = list(eqns)
     for i in range(len(kept) - 1, -1, -1):        # readers come after: one pass back
         e = kept[i]
-        if id(e) in absorbed and not any(reads[o.id] for o in e.outs):
+        if absorbed.get(id(e)) is e and not any(reads[o.id] for o in e.outs):
             count((e,), (), -1)
             del kept[i]
     return kept
