@@ -6,6 +6,8 @@ A table that holds what it knows leaves no such object to make (None)."""
 from __future__ import annotations
 
 from phylanx.compiler import binding
+from phylanx.compiler.rewrite.ir_terms import IrTerms, _unread_dropped
+from phylanx.ir.core import Eqn, Function, Literal, Var
 from phylanx.primitives.registry import PrimitiveSpec, Signature
 
 
@@ -36,3 +38,25 @@ def test_a_spec_at_a_dropped_specs_address_gets_its_own_python_defaults():
     del first
     second = at_address(address, lambda: _spec(two))
     assert second is None or binding.python_defaults(second)[1] == 2
+
+
+def test_an_equation_at_a_dropped_absorbed_ones_address_is_not_dropped_for_it():
+    # ir_terms knew a region's absorbed equations by id() alone (fixed at 4ac6d14): an
+    # equation a round made and dropped after absorbing it left its id, and an unread
+    # equation made later at that address was dropped from the program
+    x = Var.new("x")
+    region = Function((x,), (), (x,))
+    terms = IrTerms(region)
+    terms.open_region(region)
+
+    def unread():
+        return Eqn("__add", (), (x, Literal(1.0)), (Var.new(),))
+
+    made = unread()
+    terms.absorb([made])
+    address = id(made)
+    del made
+    later = at_address(address, unread)
+    if later is not None:
+        assert _unread_dropped([later], region.results, terms.absorbed()) == [later]
+    terms.close_region()
