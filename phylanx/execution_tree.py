@@ -7,6 +7,7 @@ result is a function, calls it with the (converted) arguments.
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any
 
 from .compiler import Compiler
@@ -34,16 +35,28 @@ class compiler_state:  # noqa: N801 - the original's name
         self.name = name
         self.codename = codename
         self.compiler = Compiler(codename)
-        self.snippets: list[Any] = []
+        # the compiled roots in order: a root, or a weak reference to one its owner holds
+        # (a decorated function's: the state must not keep a dropped function's program)
+        self._roots: list[Any] = []
+        self._prune_at = 128
         self._cache: dict[tuple[str, str], Any] = {}
         self._lock = threading.RLock()
+
+    @property
+    def snippets(self) -> list:
+        """Every live compiled root, in order of compilation (instrumentation walks them)."""
+        with self._lock:
+            roots = [r() if type(r) is weakref.ref else r for r in self._roots]
+        return [r for r in roots if r is not None]
 
     @property
     def globals(self) -> list:
         return self.compiler.globals.frame
 
-    def compile_text(self, code: Any, file_name: str | None = None):
-        """Compile PhySL text, an AST or a list of ASTs into a runnable node."""
+    def compile_text(self, code: Any, file_name: str | None = None, *, owned: bool = False):
+        """Compile PhySL text, an AST or a list of ASTs into a runnable node.  ``owned``:
+        the caller holds the node for as long as it is wanted; the state keeps it weakly
+        (a decorated function's program lives as long as the function)."""
         file_name = file_name or self.codename
         if isinstance(code, str):
             key = (file_name, code)
@@ -60,10 +73,21 @@ class compiler_state:  # noqa: N801 - the original's name
         with self._lock:
             self.compiler.file_name = file_name
             node = self.compiler.compile_program(program)
-        self.snippets.append(node)
+            self._keep(node, owned and key is None)
         if key is not None:
             self._cache[key] = node
         return node
+
+    def _keep(self, node: Any, weak: bool) -> None:
+        if not weak:
+            self._roots.append(node)
+            return
+        self._roots.append(weakref.ref(node))
+        if len(self._roots) >= self._prune_at:
+            # the dropped ones' references go; the list at most doubles before the next
+            # look (amortised constant time per root)
+            self._roots = [r for r in self._roots if type(r) is not weakref.ref or r()]
+            self._prune_at = max(128, 2 * len(self._roots))
 
     def run(self, node) -> Any:
         try:

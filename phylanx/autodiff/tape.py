@@ -2,8 +2,9 @@
 
 Dependence on the differentiated inputs is tracked by *identity*: ``producer`` maps
 ``id(value)`` of every value that depends on an input to the tape entry that made it
-(inputs are leaf entries).  Entries keep their arguments and outputs alive, so an id
-cannot be reused while the tape exists.  An application is recorded only when one of its
+(inputs are leaf entries).  Entries keep their arguments and outputs alive (and the tape
+the values whose entry took a copy before a change: ``renamed``), so an id cannot be
+reused while the tape exists.  An application is recorded only when one of its
 operands is tracked and its output is a new float value or a container holding one;
 outputs that are one of the operands (a selection), integers and booleans carry no
 gradient and are not recorded.  Lists, tuples and dicts are never tracked by identity:
@@ -110,6 +111,11 @@ class Tape:
         self.outer: Tape | None = None
         # a complex value was recorded: operands are checked from then on (rules_complex)
         self.complex_seen = False
+        # values whose entry now holds a copy (before_mutation) while their id still names
+        # that entry: held here, so that the id names no other value while the tape lives
+        # (a change that failed, caught by ``try``, left the key; a constant made later at
+        # the dropped array's address was taken for it: a gradient where none flows)
+        self.renamed: list[Any] = []
 
     def chain(self) -> list[Tape]:
         """This tape and its outer ones, innermost first."""
@@ -298,8 +304,10 @@ class Tape:
                 copy = held.copy()
                 if pos < 0:
                     entry.out = copy
-                    if held is not target and self.producer.get(id(held)) is entry:
-                        stale[id(held)] = (held, entry)
+                    if self.producer.get(id(held)) is entry:
+                        self.renamed.append(held)
+                        if held is not target:
+                            stale[id(held)] = (held, entry)
                 else:
                     entry.args[pos] = copy
                 self._hold(entry, pos, copy)

@@ -15,13 +15,16 @@ from ..language.ast import KeywordArg
 from ..primitives.registry import PrimitiveSpec
 
 _NO_DEFAULT = object()
-_defaults_cache: dict[int, list[Any]] = {}
+#: id(spec) -> (spec, its defaults): the spec is held and checked by identity (a spec
+#: made at a dropped one's address must not get the dropped one's defaults)
+_defaults_cache: dict[int, tuple[PrimitiveSpec, list[Any]]] = {}
 
 
 def python_defaults(spec: PrimitiveSpec) -> list[Any]:
     """Defaults of ``spec.impl`` per positional parameter (``_NO_DEFAULT`` if none)."""
     key = id(spec)
-    if key not in _defaults_cache:
+    entry = _defaults_cache.get(key)
+    if entry is None or entry[0] is not spec:
         out = []
         try:
             params = inspect.signature(spec.impl).parameters.values()
@@ -30,8 +33,8 @@ def python_defaults(spec: PrimitiveSpec) -> list[Any]:
         for p in params:
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
                 out.append(_NO_DEFAULT if p.default is p.empty else p.default)
-        _defaults_cache[key] = out
-    return _defaults_cache[key]
+        entry = _defaults_cache[key] = (spec, out)
+    return entry[1]
 
 
 def bind(spec: PrimitiveSpec, name: str, args: tuple, loc) -> tuple[list, list[int]]:

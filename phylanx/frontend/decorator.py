@@ -16,12 +16,14 @@ import inspect
 import itertools
 import threading
 import types
+import weakref
 from typing import Any
 
 from .. import execution_tree
 from ..compiler import scopes
 from ..compiler.compiler import deep_recursion
 from ..compiler.rewrite import inline
+from ..errors import PhylanxRuntimeError
 from ..exceptions import InvalidDecoratorArgumentError
 from ..language import ast as past
 from ..language import to_physl
@@ -29,7 +31,7 @@ from ..runtime import evaluation
 from ..runtime.forkjoin import evaluate
 from ..runtime.futures import Future
 from ..session import PhylanxSession
-from ..values import Function, call_function, from_python, to_python
+from ..values import Builtin, Function, call_function, from_python, to_python
 from . import arguments, checks, instrument
 from .linking import linker_of
 from .markers import DecoratedFunction
@@ -39,6 +41,39 @@ from .translator import translate
 
 _LOCK = threading.RLock()
 _lambda_ids = itertools.count()
+
+
+def _compiled(linker, fn) -> DecoratedFunction:
+    """The compiled decorator of ``fn`` (decorated, or plain Python made one)."""
+    dec = linker.decorator_for(fn)
+    dec._ensure_compiled()
+    return dec
+
+
+def _loaded(linker, get) -> Any:
+    """The current value of a Python global (``get`` reads it) as PhySL (a function as
+    its compiled one), nil if it does not exist yet."""
+    try:
+        value = get()
+        if isinstance(value, (DecoratedFunction, types.FunctionType)):
+            return _compiled(linker, value)._function
+        return from_python(value)
+    except (KeyError, ValueError):
+        return None
+
+
+def _let_go(frame: list, slot: int, function: Function) -> None:
+    """A dropped decorated function's slot no longer holds it (if it still does): a
+    call by its name is then a located error saying so."""
+    if slot < len(frame) and frame[slot] is function:
+        frame[slot] = Builtin(function.name, functools.partial(_dropped, function.name))
+
+
+def _dropped(name: str, *args: Any, **kwargs: Any) -> Any:
+    raise PhylanxRuntimeError(
+        f"'{name}' is no longer defined: its decorated function was dropped (a function "
+        "value that outlives it, returned to Python, cannot call it by name; keep the "
+        "decorated function)")
 
 
 class PhylanxDecorator(DecoratedFunction):
@@ -68,6 +103,7 @@ class PhylanxDecorator(DecoratedFunction):
         self._compiled = False
         self._compiling = False
         self._function: Function | None = None
+        self._roots: list = []         # the compiled programs (the state keeps them weakly)
         self._slots: list = []
         self._writeback: list = []
         self._signature = inspect.signature(fn)
@@ -153,9 +189,11 @@ class PhylanxDecorator(DecoratedFunction):
             if dep is self:
                 continue
             if dep._compiling:   # mutual recursion: declare the name, defined later
-                state.run(state.compile_text(past.Program((past.Call(
+                declared = state.compile_text(past.Program((past.Call(
                     "define", (past.Identifier(dep.state_name), past.Literal(None))),)),
-                    self.file))
+                    self.file, owned=True)
+                self._roots.append(declared)
+                state.run(declared)
             else:
                 dep._ensure_compiled()
         declare = tuple(past.Call("define", (past.Identifier(name), past.Literal(None)))
@@ -172,9 +210,15 @@ class PhylanxDecorator(DecoratedFunction):
                 {slot: self._storer(put) for slot, (_, put) in assigned.items()})
         # the helpers this function calls, so that the inlining pass sees their bodies
         with inline.linked(self._linked_definitions()):
-            node = state.compile_text(program, self.file)
+            node = state.compile_text(program, self.file, owned=True)
+        self._roots.append(node)       # (the state holds its roots weakly: owned)
         state.run(node)
         self._function = state.lookup(tr.state_name)
+        # once this function is dropped, so is its program: its name's slot lets the
+        # function go (a decorated function is callable by name as long as it lives)
+        weakref.finalize(self, _let_go, state.globals,
+                         state.compiler.globals.slots[tr.state_name], self._function
+                         ).atexit = False
         externals = {}
         self._collect_externals(externals, set())
         slots = state.compiler.globals.slots
@@ -216,8 +260,7 @@ class PhylanxDecorator(DecoratedFunction):
 
     def _argument(self, value, passed: list | None = None):
         if isinstance(value, (DecoratedFunction, types.FunctionType)):
-            dec = self.linker.decorator_for(value)
-            dec._ensure_compiled()
+            dec = _compiled(self.linker, value)
             if passed is not None and dec is not self:
                 passed.append(dec)   # its free names are loaded before the call, like ours
             return dec._function
@@ -226,13 +269,13 @@ class PhylanxDecorator(DecoratedFunction):
     def _load(self, get) -> Any:
         """The current value of a Python global (``get`` reads it), as a call loads it
         (nil if it does not exist yet)."""
-        try:
-            return self._argument(get())
-        except (KeyError, ValueError):
-            return None
+        return _loaded(self.linker, get)
 
     def _loader(self, get):
-        return lambda: self._load(get)
+        # the state's global frame keeps the loader: it holds the linker, not this
+        # function (which would then never be dropped, nor its program)
+        linker = self.linker
+        return lambda: _loaded(linker, get)
 
     @staticmethod
     def _storer(put):

@@ -9,7 +9,10 @@ called from decorated ones (translated on the fly, once per state).
 The linker belongs to the frontend, not to the compiler state: :func:`linker_of`
 keeps one per live state in a mapping that holds it weakly.  The linker
 lives as long as some decorated function of the state refers to it (every
-``PhylanxDecorator`` keeps its linker), so nothing outlives its users.
+``PhylanxDecorator`` keeps its linker; so do the loaders of the globals a function
+assigns, on the state's frame), so nothing outlives its users.  It holds the
+decorated functions it named weakly: a dropped function's name stays taken, and its
+program goes (``decorator.py``).
 """
 from __future__ import annotations
 
@@ -36,22 +39,28 @@ class Linker:
     def __init__(self, state, make_decorator: Callable[..., DecoratedFunction]):
         self.state = state
         self.make_decorator = make_decorator   # PhylanxDecorator (defined above this module)
+        # name -> what it was handed out for: a key of a Python value's storage, or a
+        # weak reference to a decorated function (the linker must not keep a dropped
+        # function and its program alive; its name stays taken)
         self.used: dict[str, Any] = {}
         self.helpers: dict[int, tuple[Any, DecoratedFunction]] = {}
 
     def unique(self, base: str, key: Any) -> str:
-        """``base`` or ``base_2``, ``base_3`` ...: a name free in the state for ``key``."""
+        """``base`` or ``base_2``, ``base_3`` ...: a name free in the state for ``key``
+        (a storage key, or a decorated function, which the linker holds weakly)."""
         taken = self.state.compiler.globals.slots
         for n in itertools.count(1):
             name = base if n == 1 else f"{base}_{n}"
             owner = self.used.get(name)
-            if owner is not None and owner == key:
+            if owner is not None and (owner() is key if type(owner) is weakref.ref
+                                      else owner == key):
                 return name
             # a name the state already defines (by PhySL, or by an earlier linker of the
             # state whose functions are all gone) is not handed out again
             if (owner is None and name not in CONSTANTS and name not in taken
                     and registry.lookup(name) is None):
-                self.used[name] = key
+                self.used[name] = (weakref.ref(key) if isinstance(key, DecoratedFunction)
+                                   else key)
                 return name
         raise AssertionError("unreachable")
 

@@ -154,3 +154,27 @@ def test_remembered_function_sources_do_not_keep_compiler_states_alive():
         del state
     gc.collect()
     assert all(r() is None for r in refs)
+
+
+@Phylanx
+def _failed_change_then_constants(x):
+    y = x * 2.0
+    try:
+        y += np.ones((2, 3))     # fails in __inplace, after the tape copied what it holds
+    except ValueError:
+        pass
+    y = 0.0                      # the array dies: its address is free for a constant
+    s = 0.0
+    for _ in range(40):
+        z = np.ones(3) * 3.0     # constants, one of them often at y's old address
+        s = s + np.sum(z * x)
+    return s
+
+
+def test_a_failed_change_in_place_leaves_no_id_for_a_later_constant():
+    # the tape kept y's id for y's entry after copying the entry's value (the change
+    # then failed, caught): a constant made at the dead y's address was taken for y, and
+    # a gradient flowed through it (122, 124, 126 in about one call of three)
+    x = np.array([1.0, 2.0, 3.0])
+    for _ in range(12):
+        assert_grad_close(grad(_failed_change_then_constants)(x), np.full(3, 120.0))
