@@ -113,10 +113,31 @@ def test_bad_weighted_metrics_are_located_errors_at_compile():
         raises_in(__file__, lambda bad=bad: two.compile("sgd", loss,
                                                         weighted_metrics=bad), *words)
     assert two.loss is None             # (a refused compile changes nothing)
-    model = _compiled("classes")
-    given = cases.data("classes")
-    raises_in(__file__, lambda: model.fit(given["x"], given["y"], distributed="model",
-                                          verbose=0), "weighted_metrics are not supported")
+
+
+@pytest.mark.parametrize("name", ["classes", "regression"])
+def test_model_parallel_fit_weighs_as_fit_in_one_process(name):
+    """``fit(distributed="model")`` with ``class_weight`` (``classes``, weighted
+    validation data) or ``sample_weight`` split by ``validation_split``
+    (``regression``): the History of plain ``fit``, weighted metrics and weighted loss
+    (under mpiexec: ``tests/distributed/programs/nn_model_parallel_fit.py``)."""
+    given = cases.data(name)
+    fit = {"validation_data": (given["vx"], given["vy"], given["vw"])} if "vx" in given \
+        else {"validation_split": 0.25}
+    found = []
+    for distributed in ("model", None):
+        model = _compiled(name)
+        found.append(model.fit(given["x"], given["y"], sample_weight=given.get("w"),
+                               class_weight=given.get("cw"), batch_size=cases.BATCH,
+                               epochs=cases.EPOCHS, verbose=0, distributed=distributed,
+                               **fit).history)
+    got, want = found
+    assert list(got) == list(want)
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-5, atol=1e-7, err_msg=key)
+    # (the weights count: the weighted values are not the unweighted ones)
+    plain = "accuracy" if name == "classes" else "mae"
+    assert not np.allclose(want[f"weighted_{plain}"], want[plain])
 
 
 def test_load_model_compiles_the_saved_weighted_metrics(tmp_path):

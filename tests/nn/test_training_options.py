@@ -232,7 +232,6 @@ def test_on_batch_return_forms():
     ({"weight_decay": 0.1}, {}, {}, "weight_decay is not supported"),
     ({"clipnorm": 1.0}, {}, {}, "clipnorm is not supported"),
     ({}, {"kernel_regularizer": "l2"}, {}, "regularizers are not supported"),
-    ({}, {}, {"sample_weight": np.ones(20)}, "sample_weight and class_weight"),
 ])
 def test_model_parallel_refuses_what_it_would_compute_on_blocks(options, dense, fit,
                                                                  message):
