@@ -72,6 +72,23 @@ class Context:
     parallel: Any = None
 
 
+def _check_dtype(dtype: Any, where: str) -> None:
+    """A layer's ``dtype`` (Keras' dtype policy): phylanx.nn computes in float32, so
+    only that (or None) is taken; Keras computes in float16, bfloat16 (and the
+    ``mixed_`` policies) or float64 as asked, which float32 would answer otherwise."""
+    if dtype is None:
+        return
+    name = getattr(dtype, "name", dtype)        # (a Keras DTypePolicy, a NumPy dtype)
+    try:
+        name = np.dtype(name).name
+    except TypeError:
+        name = str(name)
+    if name != "float32":
+        raise args.value_error(where, f"dtype={dtype!r}: phylanx.nn computes in float32 "
+                                      "only (Keras' default policy); leave dtype out or "
+                                      "give 'float32'")
+
+
 class Layer:
     """Base class: see the module doc."""
 
@@ -82,7 +99,8 @@ class Layer:
                  input_dim: int | None = None, trainable: bool = True, **unused: Any) -> None:
         where = type(self).__name__
         regularizers.attach(self, unused)      # (takes its arguments out of unused)
-        unknown = set(unused) - {"dtype", "batch_input_shape"}
+        _check_dtype(unused.pop("dtype", None), where)
+        unknown = set(unused) - {"batch_input_shape"}
         if unknown:
             raise args.type_error(where, f"unknown argument(s) {', '.join(sorted(unknown))}")
         self.name = args.name(name, where) or _auto_name(where)

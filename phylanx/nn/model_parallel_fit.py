@@ -33,8 +33,10 @@ random draws and its new moving statistics) and the backward, which recomputes t
 forward from the stage's input with the *same* random draws (fed in place of the
 ``random_*`` statements) and differentiates it with
 :func:`phylanx.autodiff.symbolic.gradients`.  The loss
-head (loss, metrics, d loss / d output) and the optimizer's update (over the weights
-each rank holds: whole ones, and its column blocks of the Dense layers) are programs
+head (loss, metrics, d loss / d output: one process's, ``sample_weight``,
+``class_weight`` and ``weighted_metrics`` included, run on the whole output
+everywhere) and the optimizer's update (over the weights each rank holds: whole ones,
+and its column blocks of the Dense layers) are programs
 too, all compiled once per model and reused by later ``fit`` calls.
 
 The model's Dense weights and the optimizer's slots are whole again (all-gathered) at
@@ -48,10 +50,10 @@ from typing import Any
 import numpy as np
 
 from .. import distributed as dist
-from ..autodiff.symbolic import Graph, gradients
+from ..autodiff.symbolic import Graph, Var, gradients
 from ..errors import PhylanxValueError
 from . import arguments as args
-from . import data_parallel, metrics
+from . import data_parallel
 from .layers_conv import (
     AveragePooling1D,
     Conv1D,
@@ -332,16 +334,19 @@ def plan(model: Any, conv_split: str, tiles: _BatchTiles | None = None) -> list:
     return stages
 
 
-def _head(model: Any):
-    """``(output, y) -> list(loss, metrics, d loss / d output)``, compiled."""
-    from .training import _target_shape
+def _head(model: Any, weighted: str):
+    """``(output, y[, sample weights]) -> list(loss, metrics, d loss / d output)``,
+    compiled, and per metric the index of its weight total among the values ending the
+    metrics (None: none): the loss and metrics of one process's step
+    (``training._heads_loss``; ``weighted``: the sample weights' rank, "" for none)."""
+    from .training import _heads_loss
     g = Graph(prefix="h")
     out = g.input("out", model.output_shape, active=True)
-    y = g.input("y", _target_shape(model.loss, model.output_shape))
-    loss = model.loss.emit(g, y, out)
-    found = [metrics.emit(k, g, y, out, model.loss) for k in model.metric_kinds]
+    loss, found, names, counts = _heads_loss(g, model.heads, [out], [None], weighted, None)
     (d_out,) = gradients(g, loss, [out])
-    return _compile("mp_fit_head", g, [out, y], [loss, found, d_out])
+    head = _compile(f"mp_fit_head{'_weighted' if weighted else ''}", g,
+                    [out, *(Var(n, ()) for n in names)], [loss, found, d_out])
+    return head, counts
 
 
 def _update(optimizer: Any, shapes: list[tuple]):
@@ -375,7 +380,7 @@ class Trainer:
         order = {id(w): i for i, w in enumerate(model.trainable_weights)}
         self.trained = sorted((p for p in self.params if p.trainable),
                               key=lambda p: order[id(p.weight)])
-        self.head = _head(model)
+        self._heads: dict[str, Any] = {}       # by the sample weights' rank ("": none)
         self.slots: dict[str, list] = {}
         self._updates: dict = {}
 
@@ -406,10 +411,13 @@ class Trainer:
         for s in opt.slot_names():
             opt.state[s] = [p.whole(v, "mp_fit_sync") for p, v in zip(self.trained, self.slots[s])]
 
-    def step(self, xb: np.ndarray, yb: np.ndarray, stop_on_nan: bool, diverged) -> tuple:
-        """One training step on the global batch ``(xb, yb)``: (loss, metrics).  On a
-        NaN loss with ``stop_on_nan``, syncs and raises ``diverged(loss)`` on every
-        rank (they all have the same loss), before any update."""
+    def step(self, xb: np.ndarray, yb: np.ndarray, wb: np.ndarray | None,
+             stop_on_nan: bool, diverged) -> tuple:
+        """One training step on the global batch ``(xb, yb)`` weighed by the samples'
+        weights ``wb`` (or None): (loss, metrics, each metric's weight in the epoch's
+        values: a weighted metric's batch ``sum(w)``, else None).  On a NaN loss with
+        ``stop_on_nan``, syncs and raises ``diverged(loss)`` on every rank (they all
+        have the same loss), before any update."""
         self.tiles.batch = len(xb)
         forms = self._forms()
         h = xb
@@ -417,7 +425,13 @@ class Trainer:
             h = self._convert(h, forms[i], forms[i + 1], f"mp_fit_{i}_forward")
             h = stage.forward(h)
         h = self._convert(h, forms[-1], False, "mp_fit_output")
-        loss, found, ct = self.head(h, yb)
+        weighted = "" if wb is None else str(np.ndim(wb))
+        if weighted not in self._heads:
+            self._heads[weighted] = _head(self.model, weighted)
+        head, metric_counts = self._heads[weighted]
+        loss, found, ct = head(h, yb, *(() if wb is None else (wb,)))
+        values, kept = list(found[:len(metric_counts)]), found[len(metric_counts):]
+        counts = [None if c is None else float(kept[c]) for c in metric_counts]
         if not np.isfinite(loss) and stop_on_nan:
             self.sync()
             raise diverged(loss)
@@ -437,7 +451,7 @@ class Trainer:
         for stage in self.stages:       # moving statistics, after the step as one process
             for w, v in stage.updates:
                 w.value = np.asarray(v, np.float32)
-        return loss, found
+        return loss, values, counts
 
     def _forms(self) -> list[bool]:
         """Whether the model's input (first) and each stage's output is this rank's batch

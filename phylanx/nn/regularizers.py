@@ -99,8 +99,11 @@ ARGUMENTS = {
     "Conv1D": ("kernel_regularizer", "bias_regularizer"),
     "SimpleRNN": ("kernel_regularizer", "recurrent_regularizer", "bias_regularizer"),
     "LSTM": ("kernel_regularizer", "recurrent_regularizer", "bias_regularizer"),
+    "GRU": ("kernel_regularizer", "recurrent_regularizer", "bias_regularizer"),
+    "Conv2D": ("kernel_regularizer", "bias_regularizer"),
     "Embedding": ("embeddings_regularizer",),
     "BatchNormalization": ("beta_regularizer", "gamma_regularizer"),
+    "LayerNormalization": ("beta_regularizer", "gamma_regularizer"),
 }
 #: argument -> the weight (by its name in the layer) it regularizes
 WEIGHTS = {"kernel_regularizer": "kernel", "bias_regularizer": "bias",

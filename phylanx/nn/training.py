@@ -467,7 +467,7 @@ class TrainingMixin(BatchMixin):
             elif validation_data is not None:
                 vx, vy, weights = data.validation(self, validation_data)
             if distributed == "model":
-                self._check_model_parallel(train_weights)
+                self._check_model_parallel()
             for cb in callbacks:    # (a path that cannot be written: before any step)
                 check = getattr(cb, "check_before_training", None)
                 if check is not None:
@@ -538,7 +538,9 @@ class TrainingMixin(BatchMixin):
                 extra: list = []
                 if trainer is not None:
                     values, steps_kept = self._model_parallel_batch(
-                        trainer, x[take], y[take], stop_on_nan, epoch, b, history), {}
+                        trainer, x[take], y[take],
+                        None if train_weights is None else train_weights[take],
+                        stop_on_nan, epoch, b, history)
                 else:
                     mine = take
                     if distributed is not None:
@@ -566,7 +568,7 @@ class TrainingMixin(BatchMixin):
         self.history = history
         return history
 
-    def _check_model_parallel(self, weights) -> None:
+    def _check_model_parallel(self) -> None:
         """What model-parallel training does not do yet, refused before any step (its
         weights are split: a norm or penalty of one rank's block is not the weight's)."""
         from .model_parallel_fit import _error
@@ -576,12 +578,6 @@ class TrainingMixin(BatchMixin):
         if self.masked:
             raise _error("Keras masks (Embedding(mask_zero=True), Masking) are not "
                          "supported with distributed='model' yet")
-        if weights is not None:
-            raise _error("sample_weight and class_weight are not supported with "
-                         "distributed='model' yet")
-        if any(head.weighted_names for head in self.heads):
-            raise _error("weighted_metrics are not supported with distributed='model' "
-                         "yet")
         if any(head.weight != 1.0 for head in self.heads):
             raise _error("loss_weights are not supported with distributed='model' yet")
         if self.optimizer.transforms:
@@ -632,10 +628,11 @@ class TrainingMixin(BatchMixin):
             trainer = self._programs[key] = Trainer(self, conv_split)
         return trainer
 
-    def _model_parallel_batch(self, trainer, xb, yb, stop_on_nan, epoch, batch, history):
-        loss, found = trainer.step(xb, yb, stop_on_nan,
-                                   lambda value: _diverged(value, epoch, batch, history))
-        return self._logs(loss, found)
+    def _model_parallel_batch(self, trainer, xb, yb, wb, stop_on_nan, epoch, batch,
+                              history):
+        loss, found, counts = trainer.step(
+            xb, yb, wb, stop_on_nan, lambda value: _diverged(value, epoch, batch, history))
+        return self._logs(loss, found), self._counted(counts)
 
     # -- evaluation and prediction ---------------------------------------------------------
     def _evaluate_arrays(self, x, y, batch_size, weights=None) -> dict[str, float]:

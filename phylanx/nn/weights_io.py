@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,19 @@ def check_writable(path: Path, where: str, make_folders: bool = False) -> None:
     if not os.access(folder, os.W_OK | os.X_OK):
         raise args.value_error(where, f"cannot write '{path}': the folder '{folder}' is not "
                                       "writable")
+    if path.is_file() or not path.exists():
+        # os.access says yes to root for every folder, also one of a read-only or
+        # virtual file system (/proc) that refuses a new file only when one is made (a
+        # checkpoint failed so after its first epoch, with a bare FileNotFoundError): a
+        # file is made and removed (not for a stream such as /dev/stdout)
+        try:
+            fd, probe = tempfile.mkstemp(prefix=f".{path.name}{atomic.TEMP_MARK}probe-",
+                                         dir=folder)
+        except OSError as e:
+            raise args.value_error(where, f"cannot write '{path}': no file can be made in "
+                                          f"'{folder}' ({e.strerror})") from None
+        os.close(fd)
+        os.unlink(probe)
 
 
 def _h5py(where: str):

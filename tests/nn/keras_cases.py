@@ -10,10 +10,13 @@ epochs of SGD.  ``tools/keras_references.py`` stores these in
 from __future__ import annotations
 
 import os
+import sys
 
 import numpy as np
 
 from phylanx import nn
+
+from . import keras_stored
 
 # Keras 3 runs on JAX here (installed by .[all]); set before anything imports Keras
 os.environ.setdefault("KERAS_BACKEND", "jax")
@@ -162,24 +165,17 @@ def data(name: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def phylanx_model(name: str) -> nn.Model:
-    nn.clear_session()
-    nn.set_seed(SEED_ORDER.index(name) + 100)
-    return nn.Model(*CASES[name](nn))
+    return keras_stored.phylanx_model(sys.modules[__name__], name, 100, SEED_ORDER)
 
 
 def keras_model(name: str):
-    import keras
-    return keras.Model(*CASES[name](keras.layers))
+    return keras_stored.keras_model(sys.modules[__name__], name)
 
 
 def train(model, x, y, keras_api: bool) -> tuple[np.ndarray, list]:
     """Per-epoch losses and final weights of EPOCHS epochs of SGD, batches in order."""
-    if keras_api:
-        import keras
-        model.compile(optimizer=keras.optimizers.SGD(LEARNING_RATE),
-                      loss="sparse_categorical_crossentropy")
-    else:
-        model.compile(optimizer=nn.SGD(LEARNING_RATE), loss="sparse_categorical_crossentropy")
+    model.compile(optimizer=keras_stored.sgd(keras_api, LEARNING_RATE),
+                  loss="sparse_categorical_crossentropy")
     history = model.fit(x, y, batch_size=BATCH, epochs=EPOCHS, shuffle=False, verbose=0)
     return np.asarray(history.history["loss"]), [np.asarray(w) for w in model.get_weights()]
 
@@ -200,18 +196,5 @@ def reference(name: str, model=None) -> dict:
 
 def stored(name: str) -> dict:
     """The stored reference of case ``name`` (``tools/keras_references.py``)."""
-    with np.load(STORED) as saved:
-        found: dict = {}
-        for key in saved.files:
-            case, field, *index = key.split("/")
-            if case != name:
-                continue
-            if index:
-                found.setdefault(field, {})[int(index[0])] = saved[key]
-            else:
-                found[field] = saved[key]
-    if not found:
-        raise KeyError(f"no stored Keras reference for {name!r}: run "
-                       "tools/keras_references.py")
-    return {k: [v[i] for i in sorted(v)] if isinstance(v, dict) else v
-            for k, v in found.items()}
+    return keras_stored.stored(STORED, name, "tools/keras_references.py",
+                               ("initial", "final"))

@@ -21,10 +21,13 @@ stores them in ``tests/nn/data/keras_masks.npz`` for machines without Keras.
 from __future__ import annotations
 
 import os
+import sys
 
 import numpy as np
 
 from phylanx import nn
+
+from . import keras_stored
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
 STORED = os.path.join(os.path.dirname(__file__), "data", "keras_masks.npz")
@@ -151,25 +154,18 @@ def data(name: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def phylanx_model(name: str) -> nn.Model:
-    nn.clear_session()
-    nn.set_seed(list(CASES).index(name) + 40)
-    return nn.Model(*CASES[name](nn))
+    return keras_stored.phylanx_model(sys.modules[__name__], name, 40)
 
 
 def keras_model(name: str):
-    import keras
-    return keras.Model(*CASES[name](keras.layers))
+    return keras_stored.keras_model(sys.modules[__name__], name)
 
 
 def run(model, name: str, keras_api: bool) -> dict:
     """Predictions, per-epoch losses, final weights and ``evaluate``'s values of
     ``model`` (its initial weights set)."""
     x, y = data(name)
-    if keras_api:
-        import keras
-        optimizer = keras.optimizers.SGD(LEARNING_RATE)
-    else:
-        optimizer = nn.SGD(LEARNING_RATE)
+    optimizer = keras_stored.sgd(keras_api, LEARNING_RATE)
     prediction = np.array(model.predict(x, verbose=0))
     model.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy",
                   metrics=["accuracy"])
@@ -182,21 +178,10 @@ def run(model, name: str, keras_api: bool) -> dict:
 
 def reference(name: str, model=None) -> dict:
     """Keras' record of case ``name`` from phylanx's initial weights."""
-    initial = phylanx_model(name).get_weights()
-    model = keras_model(name) if model is None else model
-    model.set_weights(initial)
-    return {"initial": initial, **run(model, name, keras_api=True)}
+    return keras_stored.reference(sys.modules[__name__], name, model)
 
 
 def stored(name: str) -> dict:
-    with np.load(STORED) as saved:
-        found: dict = {}
-        for key in saved.files:
-            case, field, *index = key.split("/")
-            if case == name:
-                if index:
-                    found.setdefault(field, {})[int(index[0])] = saved[key]
-                else:
-                    found[field] = saved[key]
-    return {k: [v[i] for i in sorted(v)] if isinstance(v, dict) else v
-            for k, v in found.items()}
+    """The stored reference of case ``name`` (``tools/keras_mask_references.py``)."""
+    return keras_stored.stored(STORED, name, "tools/keras_mask_references.py",
+                               ("initial", "final"))

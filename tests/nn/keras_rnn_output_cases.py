@@ -71,14 +71,11 @@ def data(name: str) -> tuple[np.ndarray, object]:
 
 
 def phylanx_model(name: str) -> nn.Model:
-    nn.clear_session()
-    nn.set_seed(list(CASES).index(name) + 140)
-    return nn.Model(*CASES[name](nn))
+    return keras_stored.phylanx_model(sys.modules[__name__], name, 140)
 
 
 def keras_model(name: str):
-    import keras
-    return keras.Model(*CASES[name](keras.layers))
+    return keras_stored.keras_model(sys.modules[__name__], name)
 
 
 def run(model, name: str, keras_api: bool) -> dict:
@@ -88,17 +85,13 @@ def run(model, name: str, keras_api: bool) -> dict:
     prediction = model.predict(x, verbose=0)
     prediction = [np.array(p) for p in prediction] if isinstance(prediction, list) \
         else [np.array(prediction)]
-    if keras_api:
-        import keras
-        optimizer = keras.optimizers.SGD(LEARNING_RATE)
-    else:
-        optimizer = nn.SGD(LEARNING_RATE)
+    optimizer = keras_stored.sgd(keras_api, LEARNING_RATE)
     model.compile(optimizer=optimizer, **COMPILE[name])
     history = model.fit(x, y, batch_size=BATCH, epochs=EPOCHS, shuffle=False, verbose=0)
     scores = model.evaluate(x, y, batch_size=BATCH, verbose=0, return_dict=True)
     return {"prediction": prediction,
-            "history": {k: np.asarray(v) for k, v in history.history.items()},
-            "evaluate": {k: np.asarray(v) for k, v in scores.items()},
+            "history": keras_stored.arrays(history.history),
+            "evaluate": keras_stored.arrays(scores),
             "final": [np.asarray(w) for w in model.get_weights()]}
 
 
@@ -107,9 +100,7 @@ def reference(name: str, model=None) -> dict:
     return keras_stored.reference(sys.modules[__name__], name, model)
 
 
-flatten = keras_stored.flatten
-
-
 def stored(name: str) -> dict:
     """The stored reference of case ``name`` (``tools/keras_case_references.py rnn_outputs``)."""
-    return keras_stored.stored(STORED, name, "rnn_outputs", ("initial", "prediction", "final"))
+    return keras_stored.stored(STORED, name, "tools/keras_case_references.py rnn_outputs",
+                               ("initial", "prediction", "final"))

@@ -90,49 +90,21 @@ def data(name: str) -> dict:
 
 
 def phylanx_model(name: str) -> nn.Model:
-    nn.clear_session()
-    nn.set_seed(list(CASES).index(name) + 170)
-    return nn.Model(*CASES[name](nn))
+    return keras_stored.phylanx_model(sys.modules[__name__], name, 170)
 
 
 def keras_model(name: str):
-    import keras
-    return keras.Model(*CASES[name](keras.layers))
+    return keras_stored.keras_model(sys.modules[__name__], name)
 
 
 def run(model, name: str, keras_api: bool, forms=None) -> dict:
     """EPOCHS epochs of SGD (batches in order) with the case's weights, then
-    ``evaluate``, ``train_on_batch`` and ``test_on_batch`` with weights: the History,
-    the values (dicts) and the final weights.  ``forms``: the case's data with other
-    (equivalent) forms of the weights, for phylanx alone."""
+    ``evaluate``, ``train_on_batch`` and ``test_on_batch`` with weights
+    (``keras_stored.weighed_run``).  ``forms``: the case's data with other (equivalent)
+    forms of the weights, for phylanx alone."""
     given = data(name) if forms is None else forms
-    if keras_api:
-        import keras
-        optimizer = keras.optimizers.SGD(LEARNING_RATE)
-    else:
-        optimizer = nn.SGD(LEARNING_RATE)
-    model.compile(optimizer=optimizer, **COMPILE[name])
-    x, y, w = given["x"], given["y"], given["w"]
-    fit = {"validation_data": (given["vx"], given["vy"], given["vw"])} if "vx" in given \
-        else {"validation_split": 0.25}
-    history = model.fit(x, y, sample_weight=w, batch_size=BATCH, epochs=EPOCHS,
-                        shuffle=False, verbose=0, **fit)
-    scores = model.evaluate(x, y, sample_weight=given["ew"], batch_size=BATCH, verbose=0,
-                            return_dict=True)
-    part = slice(0, BATCH)
-    yb = [t[part] for t in y] if isinstance(y, list) else y[part]
-    if isinstance(w, dict):
-        wb = {k: None if v is None else v[part] for k, v in w.items()}
-    else:
-        wb = [None if v is None else v[part] for v in w] if isinstance(w, list) \
-            else w[part]
-    trained = model.train_on_batch(x[part], yb, sample_weight=wb, return_dict=True)
-    tested = model.test_on_batch(x[part], yb, sample_weight=wb, return_dict=True)
-    return {"history": {k: np.asarray(v) for k, v in history.history.items()},
-            "evaluate": {k: np.asarray(v) for k, v in scores.items()},
-            "train_on_batch": {k: np.asarray(v) for k, v in trained.items()},
-            "test_on_batch": {k: np.asarray(v) for k, v in tested.items()},
-            "final": [np.asarray(v) for v in model.get_weights()]}
+    model.compile(optimizer=keras_stored.sgd(keras_api, LEARNING_RATE), **COMPILE[name])
+    return keras_stored.weighed_run(model, given, BATCH, EPOCHS, given["w"])
 
 
 def reference(name: str, model=None) -> dict:
@@ -140,9 +112,7 @@ def reference(name: str, model=None) -> dict:
     return keras_stored.reference(sys.modules[__name__], name, model)
 
 
-flatten = keras_stored.flatten
-
-
 def stored(name: str) -> dict:
     """The stored reference of case ``name`` (``tools/keras_case_references.py weights``)."""
-    return keras_stored.stored(STORED, name, "weights", ("initial", "final"))
+    return keras_stored.stored(STORED, name, "tools/keras_case_references.py weights",
+                               ("initial", "final"))

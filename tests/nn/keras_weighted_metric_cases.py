@@ -22,7 +22,7 @@ import numpy as np
 
 from phylanx import nn
 
-from . import keras_stored
+from . import keras_stored, keras_weight_cases
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
 STORED = os.path.join(os.path.dirname(__file__), "data", "keras_weighted_metrics.npz")
@@ -39,20 +39,15 @@ def _regression(L):
     return x, L.Dense(2)(L.Dense(5, activation="tanh")(x))
 
 
-def _two_outputs(L):
-    x = L.Input((4,))
-    h = L.Dense(5, activation="tanh")(x)
-    return x, [L.Dense(3, activation="softmax", name="a")(h), L.Dense(2, name="b")(h)]
-
-
 def _masked(L):
     x = L.Input((STEPS,))
     h = L.GRU(3, return_sequences=True)(L.Embedding(VOCABULARY, 4, mask_zero=True)(x))
     return x, L.Dense(3, activation="softmax", name="tags")(h)
 
 
-CASES = {"classes": _classes, "regression": _regression, "two_outputs": _two_outputs,
-         "masked": _masked}
+# (two_outputs: the model of keras_weight_cases' case of that name)
+CASES = {"classes": _classes, "regression": _regression,
+         "two_outputs": keras_weight_cases.CASES["two_outputs"], "masked": _masked}
 COMPILE = {
     "classes": {"loss": "sparse_categorical_crossentropy", "metrics": ["accuracy"],
                 "weighted_metrics": ["accuracy"]},
@@ -95,50 +90,21 @@ def data(name: str) -> dict:
 
 
 def phylanx_model(name: str) -> nn.Model:
-    nn.clear_session()
-    nn.set_seed(list(CASES).index(name) + 190)
-    return nn.Model(*CASES[name](nn))
+    return keras_stored.phylanx_model(sys.modules[__name__], name, 190)
 
 
 def keras_model(name: str):
-    import keras
-    return keras.Model(*CASES[name](keras.layers))
-
-
-def _rows(value, part):
-    if value is None:
-        return None
-    return [v[part] for v in value] if isinstance(value, list) else value[part]
+    return keras_stored.keras_model(sys.modules[__name__], name)
 
 
 def run(model, name: str, keras_api: bool) -> dict:
     """EPOCHS epochs of SGD (batches in order) with the case's weights, then
-    ``evaluate``, ``train_on_batch`` and ``test_on_batch`` with weights: the History,
-    the values (dicts) and the final weights."""
+    ``evaluate``, ``train_on_batch`` and ``test_on_batch`` with weights
+    (``keras_stored.weighed_run``)."""
     given = data(name)
-    if keras_api:
-        import keras
-        optimizer = keras.optimizers.SGD(LEARNING_RATE)
-    else:
-        optimizer = nn.SGD(LEARNING_RATE)
-    model.compile(optimizer=optimizer, **COMPILE[name])
-    x, y, w, cw = given["x"], given["y"], given.get("w"), given.get("cw")
-    fit = {"validation_data": (given["vx"], given["vy"], given["vw"])} if "vx" in given \
-        else {"validation_split": 0.25}
-    history = model.fit(x, y, sample_weight=w, class_weight=cw, batch_size=BATCH,
-                        epochs=EPOCHS, shuffle=False, verbose=0, **fit)
-    scores = model.evaluate(x, y, sample_weight=given["ew"], batch_size=BATCH, verbose=0,
-                            return_dict=True)
-    part = slice(0, BATCH)
-    trained = model.train_on_batch(x[part], _rows(y, part), sample_weight=_rows(w, part),
-                                   class_weight=cw, return_dict=True)
-    tested = model.test_on_batch(x[part], _rows(y, part),
-                                 sample_weight=_rows(given["ew"], part), return_dict=True)
-    return {"history": {k: np.asarray(v) for k, v in history.history.items()},
-            "evaluate": {k: np.asarray(v) for k, v in scores.items()},
-            "train_on_batch": {k: np.asarray(v) for k, v in trained.items()},
-            "test_on_batch": {k: np.asarray(v) for k, v in tested.items()},
-            "final": [np.asarray(v) for v in model.get_weights()]}
+    model.compile(optimizer=keras_stored.sgd(keras_api, LEARNING_RATE), **COMPILE[name])
+    return keras_stored.weighed_run(model, given, BATCH, EPOCHS, given["ew"],
+                                    class_weight=given.get("cw"))
 
 
 def reference(name: str, model=None) -> dict:
@@ -149,4 +115,6 @@ def reference(name: str, model=None) -> dict:
 def stored(name: str) -> dict:
     """The stored reference of case ``name`` (``tools/keras_case_references.py
     weighted_metrics``)."""
-    return keras_stored.stored(STORED, name, "weighted_metrics", ("initial", "final"))
+    return keras_stored.stored(STORED, name,
+                               "tools/keras_case_references.py weighted_metrics",
+                               ("initial", "final"))

@@ -149,6 +149,11 @@ BAD_CONSTRUCTORS = {
     "Adam use_ema=True": (lambda: nn.Adam(use_ema=True), V, "use_ema"),
     "SGD loss_scale_factor=2": (lambda: nn.SGD(loss_scale_factor=2.0), V, "loss_scale"),
     "Adam ema_momentum=0.5": (lambda: nn.Adam(ema_momentum=0.5), V, "ema_momentum"),
+    # (Keras computes in the dtype asked: float32 silently stood in for it)
+    "LayerNormalization dtype='float16'": (lambda: nn.LayerNormalization(dtype="float16"),
+                                           V, "computes in float32"),
+    "Dense dtype='mixed_float16'": (lambda: nn.Dense(2, dtype="mixed_float16"), V, "dtype"),
+    "Dense dtype=float64": (lambda: nn.Dense(2, dtype=np.float64), V, "dtype"),
     "EarlyStopping patience=1.5": (lambda: nn.EarlyStopping(patience=1.5), T, "patience"),
     "EarlyStopping mode='up'": (lambda: nn.EarlyStopping(mode="up"), V, "mode"),
     "from_logits='yes'": (lambda: nn.losses.BinaryCrossentropy(from_logits="yes"), T,
@@ -207,6 +212,8 @@ def test_keras_options_at_their_defaults_are_accepted():
                                             loss_scale_factor=None,
                                             gradient_accumulation_steps=None)
     assert plain.get_config() == spelled.get_config()
+    for dtype in ("float32", np.float32, np.dtype("float32"), None):     # Keras' default
+        assert nn.Dense(2, dtype=dtype).units == 2
 
 
 def test_predict_verbose_is_honoured(capsys):

@@ -31,26 +31,11 @@ def _check(name: str, reference: dict) -> None:
     ours = cases.run(model, name, keras_api=False)
     for mine, theirs in zip(ours["prediction"], reference["prediction"], strict=True):
         np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
-    for part in ("history", "evaluate"):
-        assert set(ours[part]) == set(reference[part]), part
-        for key, values in reference[part].items():
-            np.testing.assert_allclose(ours[part][key], values, rtol=1e-5, atol=1e-7,
-                                       err_msg=f"{part}[{key!r}]")
-    for mine, theirs in zip(ours["final"], reference["final"], strict=True):
-        np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
+    keras_stored.assert_same(ours, reference, ("history", "evaluate"))
 
 
-@pytest.mark.parametrize("name", list(cases.CASES))
-def test_equals_stored_keras_reference(name):
-    _check(name, cases.stored(name))
-
-
-@pytest.mark.slow
-@keras_stored.live
-@pytest.mark.parametrize("name", list(cases.CASES))
-def test_equals_keras_live(name):
-    pytest.importorskip("keras")
-    _check(name, cases.reference(name))
+test_equals_stored_keras_reference, test_equals_keras_live = \
+    keras_stored.comparisons(cases, _check)
 
 
 def test_return_state_outputs_are_the_last_states():

@@ -27,16 +27,9 @@ def _raises_here(fn, *words):
 
 
 def _assert_same(ours: dict, reference: dict, name: str) -> None:
-    lost = cases.KERAS_TRAINING_MASK_LOST.get(name, [])
-    for part in ("history", "evaluate", "train_on_batch", "test_on_batch"):
-        assert set(ours[part]) == set(reference[part]), part
-        for key, values in reference[part].items():
-            if part in ("history", "train_on_batch") and key in lost:
-                continue        # (Keras' value counts the padding: see the cases)
-            np.testing.assert_allclose(ours[part][key], values, rtol=1e-5, atol=1e-7,
-                                       err_msg=f"{part}[{key!r}]")
-    for mine, theirs in zip(ours["final"], reference["final"], strict=True):
-        np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
+    # (Keras' training value of a masked output counts the padding: see the cases)
+    keras_stored.assert_same(ours, reference, keras_stored.PARTS,
+                             cases.KERAS_TRAINING_MASK_LOST.get(name, ()))
 
 
 def _run(name: str, initial: list, forms=None) -> dict:
@@ -45,19 +38,12 @@ def _run(name: str, initial: list, forms=None) -> dict:
     return cases.run(model, name, keras_api=False, forms=forms)
 
 
-@pytest.mark.parametrize("name", list(cases.CASES))
-def test_equals_stored_keras_reference(name):
-    reference = cases.stored(name)
+def _check(name: str, reference: dict) -> None:
     _assert_same(_run(name, reference["initial"]), reference, name)
 
 
-@pytest.mark.slow
-@keras_stored.live
-@pytest.mark.parametrize("name", list(cases.CASES))
-def test_equals_keras_live(name):
-    pytest.importorskip("keras")
-    reference = cases.reference(name)
-    _assert_same(_run(name, reference["initial"]), reference, name)
+test_equals_stored_keras_reference, test_equals_keras_live = \
+    keras_stored.comparisons(cases, _check)
 
 
 def test_equivalent_forms_of_the_weights_give_the_same_run():

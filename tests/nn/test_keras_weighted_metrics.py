@@ -22,16 +22,8 @@ pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning:keras"),
 
 
 def _assert_same(ours: dict, reference: dict, name: str) -> None:
-    lost = cases.KERAS_TRAINING_MASK_LOST.get(name, [])
-    for part in ("history", "evaluate", "train_on_batch", "test_on_batch"):
-        assert set(ours[part]) == set(reference[part]), part
-        for key, values in reference[part].items():
-            if part in ("history", "train_on_batch") and key in lost:
-                continue        # (Keras' value counts the padding)
-            np.testing.assert_allclose(ours[part][key], values, rtol=1e-5, atol=1e-7,
-                                       err_msg=f"{part}[{key!r}]")
-    for mine, theirs in zip(ours["final"], reference["final"], strict=True):
-        np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
+    keras_stored.assert_same(ours, reference, keras_stored.PARTS,
+                             cases.KERAS_TRAINING_MASK_LOST.get(name, ()))
 
 
 def _run(name: str, initial: list) -> dict:
@@ -40,19 +32,12 @@ def _run(name: str, initial: list) -> dict:
     return cases.run(model, name, keras_api=False)
 
 
-@pytest.mark.parametrize("name", list(cases.CASES))
-def test_equals_stored_keras_reference(name):
-    reference = cases.stored(name)
+def _check(name: str, reference: dict) -> None:
     _assert_same(_run(name, reference["initial"]), reference, name)
 
 
-@pytest.mark.slow
-@keras_stored.live
-@pytest.mark.parametrize("name", list(cases.CASES))
-def test_equals_keras_live(name):
-    pytest.importorskip("keras")
-    reference = cases.reference(name)
-    _assert_same(_run(name, reference["initial"]), reference, name)
+test_equals_stored_keras_reference, test_equals_keras_live = \
+    keras_stored.comparisons(cases, _check)
 
 
 def _compiled(name: str) -> nn.Model:
@@ -113,10 +98,31 @@ def test_bad_weighted_metrics_are_located_errors_at_compile():
         raises_in(__file__, lambda bad=bad: two.compile("sgd", loss,
                                                         weighted_metrics=bad), *words)
     assert two.loss is None             # (a refused compile changes nothing)
-    model = _compiled("classes")
-    given = cases.data("classes")
-    raises_in(__file__, lambda: model.fit(given["x"], given["y"], distributed="model",
-                                          verbose=0), "weighted_metrics are not supported")
+
+
+@pytest.mark.parametrize("name", ["classes", "regression"])
+def test_model_parallel_fit_weighs_as_fit_in_one_process(name):
+    """``fit(distributed="model")`` with ``class_weight`` (``classes``, weighted
+    validation data) or ``sample_weight`` split by ``validation_split``
+    (``regression``): the History of plain ``fit``, weighted metrics and weighted loss
+    (under mpiexec: ``tests/distributed/programs/nn_model_parallel_fit.py``)."""
+    given = cases.data(name)
+    fit = {"validation_data": (given["vx"], given["vy"], given["vw"])} if "vx" in given \
+        else {"validation_split": 0.25}
+    found = []
+    for distributed in ("model", None):
+        model = _compiled(name)
+        found.append(model.fit(given["x"], given["y"], sample_weight=given.get("w"),
+                               class_weight=given.get("cw"), batch_size=cases.BATCH,
+                               epochs=cases.EPOCHS, verbose=0, distributed=distributed,
+                               **fit).history)
+    got, want = found
+    assert list(got) == list(want)
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-5, atol=1e-7, err_msg=key)
+    # (the weights count: the weighted values are not the unweighted ones)
+    plain = "accuracy" if name == "classes" else "mae"
+    assert not np.allclose(want[f"weighted_{plain}"], want[plain])
 
 
 def test_load_model_compiles_the_saved_weighted_metrics(tmp_path):

@@ -75,6 +75,9 @@ def test_checkpoint_of_the_whole_model_every_epoch(tmp_path):
                                                  "monitor": "loss"}, "cannot be filled in"),
     ("{folder}/ck.weights.h5", {"save_weights_only": True, "save_best_only": True},
      "no validation data"),
+    # (a folder that takes no new file, root or not: it failed after the first epoch)
+    ("/proc/ck.weights.h5", {"save_weights_only": True, "save_best_only": True,
+                             "monitor": "loss"}, "cannot write '/proc/ck.weights.h5'"),
 ])
 def test_checkpoint_that_cannot_be_written_fails_before_training(tmp_path, filepath,
                                                                  options, message):

@@ -187,6 +187,46 @@ def test_regularizer_penalty_is_in_the_reported_loss():
     assert regularized.evaluate(X, Y, verbose=0) == pytest.approx(expected, rel=1e-5)
 
 
+def test_gru_conv2d_and_layer_normalization_take_their_weights_regularizers():
+    """Keras 3's arguments of these layers (they were refused): each penalty of its
+    weight (GRU's bias of reset_after two rows) in the reported loss."""
+    rng = np.random.default_rng(4)
+    x, y = rng.normal(size=(6, 5, 4, 2)).astype(np.float32), rng.integers(0, 3, 6)
+    options = {"conv": {"kernel_regularizer": nn.regularizers.l2(0.3),
+                        "bias_regularizer": nn.regularizers.l1(0.2)},
+               "gru": {"kernel_regularizer": nn.regularizers.l1(0.1),
+                       "recurrent_regularizer": nn.regularizers.l2(0.2),
+                       "bias_regularizer": nn.regularizers.l1_l2(0.1, 0.4)},
+               "norm": {"gamma_regularizer": nn.regularizers.l2(0.5),
+                        "beta_regularizer": nn.regularizers.l1(0.25)}}
+
+    def build(regularized):
+        nn.clear_session()
+        nn.set_seed(2)
+        given = options if regularized else {k: {} for k in options}
+        layers = [nn.Input((5, 4, 2)), nn.Conv2D(3, 2, padding="same", **given["conv"]),
+                  nn.Reshape((5, 12)), nn.GRU(4, return_sequences=True, **given["gru"]),
+                  nn.LayerNormalization(**given["norm"]), nn.Flatten(),
+                  nn.Dense(3, activation="softmax")]
+        model = nn.Sequential(layers)
+        model.compile("sgd", "sparse_categorical_crossentropy")
+        # (weights away from the initialisers' zeros and ones: every term counts)
+        model.set_weights([w + rng.uniform(0.1, 0.5, w.shape).astype(np.float32)
+                           for w in model.get_weights()])
+        return model
+    plain, regularized = build(False), build(True)
+    plain.set_weights(regularized.get_weights())
+    kernel, bias, w, u, b, gamma, beta = (v.astype(np.float64)
+                                          for v in regularized.get_weights()[:7])
+    assert b.shape == (2, 12)           # (reset_after: both bias rows are penalised)
+    penalty = (0.3 * np.square(kernel).sum() + 0.2 * np.abs(bias).sum()
+               + 0.1 * np.abs(w).sum() + 0.2 * np.square(u).sum()
+               + 0.1 * np.abs(b).sum() + 0.4 * np.square(b).sum()
+               + 0.5 * np.square(gamma).sum() + 0.25 * np.abs(beta).sum())
+    assert regularized.evaluate(x, y, verbose=0) == pytest.approx(
+        plain.evaluate(x, y, verbose=0) + penalty, rel=1e-5)
+
+
 @pytest.mark.parametrize("make, error, message", [
     (lambda: nn.Dropout(0.5, kernel_regularizer="l2"), PhylanxTypeError, "no kernel weight"),
     (lambda: nn.Dense(2, kernel_regularizer="l3"), PhylanxValueError, "unknown regularizer"),
@@ -232,7 +272,6 @@ def test_on_batch_return_forms():
     ({"weight_decay": 0.1}, {}, {}, "weight_decay is not supported"),
     ({"clipnorm": 1.0}, {}, {}, "clipnorm is not supported"),
     ({}, {"kernel_regularizer": "l2"}, {}, "regularizers are not supported"),
-    ({}, {}, {"sample_weight": np.ones(20)}, "sample_weight and class_weight"),
 ])
 def test_model_parallel_refuses_what_it_would_compute_on_blocks(options, dense, fit,
                                                                  message):

@@ -8,10 +8,12 @@ weights, the optimizer's slots and ``evaluate``/``predict`` afterwards must agre
 float32 rounding.  Cases: SGD, SGD with momentum, Adam; dropout; BatchNormalization;
 Flatten; causal padding, strides and dilation, float64 data; batches and lengths that
 do not divide by the number of ranks, and a batch with fewer samples than ranks;
-validation data and callbacks.  For the batch split, the activations stay batch tiles
-between the convolutions and the per-sample layers (``FORMS``).  Then the errors: a layer
-that cannot run model-parallel, a bad ``conv_split``, a NaN loss — raised on every rank
-alike (no hang).  With ``--verbose`` one fit draws its progress (rank 0 only).  Prints
+validation data and callbacks; weighted metrics (compile's ``weighted_metrics``) with
+sample weights (split by ``validation_split``: weighted validation) or class weights.
+For the batch split, the activations stay batch tiles between the convolutions and the
+per-sample layers (``FORMS``).  Then the errors: a layer that cannot run
+model-parallel, a bad ``conv_split``, a NaN loss — raised on every rank alike (no
+hang).  With ``--verbose`` one fit draws its progress (rank 0 only).  Prints
 ``OK <rank>``.
 """
 import sys
@@ -72,12 +74,12 @@ FORMS = {conv_model: [False, True, True, True, False, False, False],
          causal_model: [False, True, True, True, True, False]}
 
 
-def build(make, optimizer):
+def build(make, optimizer, weighted=False):
     nn.set_seed(7)
     nn.clear_session()
     m = nn.Sequential(make(optimizer))
     m.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy",
-              metrics=["accuracy"])
+              metrics=["accuracy"], weighted_metrics=["accuracy"] if weighted else None)
     return m
 
 
@@ -91,7 +93,8 @@ class Logs(nn.Callback):
 
 
 def train(mode, x, y, make, optimizer, batch_size, **kw):
-    m = build(make, optimizer)
+    weighted = "sample_weight" in kw or "class_weight" in kw
+    m = build(make, optimizer, weighted)
     if mode and rank != 0:            # fit's broadcast must replace these
         m.set_weights([w + 1.0 for w in m.get_weights()])
     logs = Logs()
@@ -123,6 +126,8 @@ def check(split, make, optimizer, batch_size, what, n=40, dtype=np.float32, **kw
     assert blocks and all(p.block.shape[-1] == len(np.array_split(
         np.arange(p.weight.value.shape[-1]), count)[rank]) for p in blocks), what
     assert got_h.keys() == want_h.keys(), (got_h, want_h)
+    if "weighted_accuracy" in want_h:   # (the weights count: the check could fail)
+        assert not np.allclose(want_h["weighted_accuracy"], want_h["accuracy"]), what
     for key in want_h:
         close(got_h[key], want_h[key], f"{what}: {key}", rtol=2e-5, atol=1e-6)
     assert len(got_w) == len(want_w)
@@ -204,11 +209,14 @@ def errors():
 def main():
     check("batch", conv_model, lambda: nn.Adam(0.01), 12, "adam, dropout")
     check("length", conv_model, lambda: nn.Adam(0.01), 12, "adam, dropout")
-    check("batch", conv_model, lambda: nn.SGD(0.1, momentum=0.9), 10, "sgd momentum",
-          validation_split=0.25)
+    # (weighted metrics ride on two of the cases: a new case cost 3-4 s a job)
+    weights = np.random.default_rng(5).uniform(0.0, 2.0, 40).astype(np.float32)
+    check("batch", conv_model, lambda: nn.SGD(0.1, momentum=0.9), 10,
+          "sgd momentum, sample weights", validation_split=0.25, sample_weight=weights)
     check("length", flat_model, lambda: nn.SGD(0.1, momentum=0.9, nesterov=True), 16,
           "nesterov, strides, dilation, flatten")
-    check("batch", flat_model, lambda: nn.RMSprop(0.01), 7, "rmsprop, flatten")
+    check("batch", flat_model, lambda: nn.RMSprop(0.01), 7, "rmsprop, flatten, class weights",
+          class_weight={0: 0.5, 1: 2.0, 2: 1.0})
     check("batch", bn_model, lambda: nn.SGD(0.05), 16, "batchnorm")
     check("batch", causal_model, lambda: nn.Adam(0.01), 12, "causal, strides, float64 data",
           n=24, dtype=np.float64)
