@@ -86,6 +86,16 @@ for how, x in tilings(A, "a").items():
         got = reductions(x)[2]
         assert isinstance(got, dist.DistributedArray), (how, got)
         assert [b[0] for b in got.layout.boxes] == [b[0] for b in x.layout.boxes]
+# float16 means are summed in float32 and the quotient cast, as NumPy's (``_mean``): the
+# partial sums of a split axis were summed and combined in float16, up to 20 units in
+# the last place off (user49)
+HALF = (np.random.default_rng(49).normal(size=(37, 6)) * 3 + 1).astype(np.float16)
+for how, x in tilings(HALF, "half").items():
+    for axis in (None, 0, 1):
+        got = whole(phylanx.evaluate("lambda(a, k, mean(a, k))", x, axis))
+        want = np.mean(HALF, axis=axis)
+        assert np.asarray(got).dtype == np.float16, (how, axis, np.asarray(got).dtype)
+        np.testing.assert_array_max_ulp(got, want, maxulp=1)
 for how, v in tilings(V, "v").items():
     check(np.asarray(phylanx.evaluate("lambda(a, list(sum(a), mean(a), std(a), amax(a)))", v),
                      dtype=float), [V.sum(), V.mean(), V.std(), V.max()], f"vector {how}")
