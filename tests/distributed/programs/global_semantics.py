@@ -124,6 +124,20 @@ for how, x in tilings(A, "b").items():
     check(phylanx.evaluate("lambda(b, c, b + c)", tiled_row, tiled_column), row + column,
           "tiled row + tiled column")
 
+
+
+# a column made of a 1-d array with rank 0's tile empty (``v[:, None]``: that tile's box is
+# (0, 0) on both axes) against every tiling: rank 0 sliced its (0, 0) tile for a (0, 1)
+# part, failed alone and ended the job (user49)
+@Phylanx
+def minus_column(x, v):
+    return np.where(x > v[:, None], x - v[:, None], v[:, None] * 2.0)
+
+
+V_EMPTY_FIRST = uneven(V, "vcol")
+for how, x in tilings(A, "e").items():
+    check(minus_column(x, V_EMPTY_FIRST), minus_column.python(A, V), f"x - v[:, None] {how}")
+
 # -- products in every tiling combination ---------------------------------------------------
 W = rng.normal(size=(5, 3))
 LEFT = rng.normal(size=(2, A.shape[0]))
