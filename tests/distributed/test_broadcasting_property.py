@@ -173,10 +173,9 @@ def test_an_empty_tile_of_any_box_shape_gives_an_empty_part():
         for rank in range(3):
             api.find_here = lambda rank=rank: rank
 
-            def tile(whole, layout, name):
-                box = layout.boxes[rank]
-                return DistributedArray(whole[tuple(slice(*s) for s in box)], layout, name)
-            tx, tc = tile(x, x_layout, "x"), tile(column, c_layout, "c")
+            tx, tc = (DistributedArray(whole[tuple(slice(*s) for s in lay.boxes[rank])], lay,
+                                       name)
+                      for whole, lay, name in ((x, x_layout, "x"), (column, c_layout, "c")))
             for operands, plain in (((tx, tc), (x, column)), ((tc, tx), (column, x)),
                                     ((tc, x[0]), (column, x[0]))):
                 got = broadcasting.general_elementwise(np.subtract, list(operands))
