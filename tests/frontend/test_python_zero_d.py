@@ -116,3 +116,23 @@ def test_a_store_into_a_0d_array_by_an_integer_index_is_an_index_error():
         store_0d_by_integer.python(np.array(2.0))
     with pytest.raises(IndexError):
         store_0d_by_integer(np.array(2.0))
+
+
+@Phylanx
+def kept_0d(x, a, b):
+    y = x.T
+    y[()] = 7              # x.T of a 0-d array is its view, as NumPy's
+    m = np.where(a > b, a, b)
+    m += 1                 # a 0-d array changes in place (a scalar would be rebound)
+    return (x.T, x.transpose(), x.astype(np.float32), np.where(x > 0, x, 0), m,
+            np.where(True, a, b), x)
+
+
+def test_transpose_astype_and_where_of_0d_operands_give_0d_arrays():
+    """``x.T``, ``x.transpose()``, ``x.astype`` of a 0-d array and ``np.where`` of 0-d
+    operands (Python numbers too) are 0-d arrays, as NumPy's; they were NumPy scalars
+    (user49: ``np.where(a > b, a, b)`` of two numbers was ``np.int64``)."""
+    for x, a, b in ((np.array(2.5), 3, 4), (np.array(-3), np.float32(1.5), 2),
+                    (np.array(True), np.array(5.0), 1)):
+        agree(kept_0d, x, a, b)
+

@@ -167,14 +167,20 @@ def transpose(a, axes=None):
     """Reverse the axes, or permute them in the order of the list ``axes``."""
     arr = as_array(a, "a")
     if axes is None:
-        return scalarize(np.transpose(arr))
+        # a 0-d array passed in stays one (``x.T`` is NumPy's 0-d view), a number a scalar
+        return np.transpose(arr) if _zero_d_array(a) else scalarize(np.transpose(arr))
     perm = as_int_list(axes, "axes")
     perm = perm if isinstance(perm, list) else [perm]
     if len(perm) != arr.ndim:
         raise PhylanxValueError(
             f"axes {perm} must list each of the {arr.ndim} axes of the array exactly once")
     order = _axes_arg(perm, arr.ndim) if perm else ()
-    return scalarize(np.transpose(arr, order))
+    return np.transpose(arr, order) if _zero_d_array(a) else scalarize(np.transpose(arr, order))
+
+
+def _zero_d_array(value) -> bool:
+    """A 0-d ndarray (kept 0-d where NumPy keeps it), not a number or NumPy scalar."""
+    return type(value) is np.ndarray and value.ndim == 0
 
 
 @primitive(
@@ -272,7 +278,8 @@ def shape(a, dim=None):
 )
 def astype(x, dtype):
     """A copy of ``x`` cast to ``dtype`` ("bool", "int"/"int64", "float"/"float64", ...)."""
-    return scalarize(as_array(x, "x").astype(to_dtype(dtype, np.float64)))
+    cast = as_array(x, "x").astype(to_dtype(dtype, np.float64))
+    return cast if _zero_d_array(x) else scalarize(cast)     # (x.astype of a 0-d array: 0-d)
 
 
 @primitive(
