@@ -136,3 +136,30 @@ def test_transpose_astype_and_where_of_0d_operands_give_0d_arrays():
                     (np.array(True), np.array(5.0), 1)):
         agree(kept_0d, x, a, b)
 
+
+@Phylanx
+def cumulative_along(x, axis):
+    return np.cumsum(x, axis=axis), np.cumprod(x, axis=axis), np.argsort(x, axis=axis)
+
+
+@Phylanx
+def sorted_along(x, axis):
+    return np.sort(x, axis=axis)
+
+
+def test_cumulative_functions_and_argsort_run_on_a_0d_array_as_on_a_1d_one():
+    """NumPy runs ``cumsum``/``cumprod``/``argsort`` on a 0-d array as on a 1-d one:
+    axis 0 or -1 give a 1-d result, another axis is an AxisError (it was ignored: a
+    result, user49; argsort was a ValueError); ``sort`` wants axis None (an AxisError)."""
+    x = np.array(2.5)
+    for axis in (0, -1, None):
+        agree(cumulative_along, x, axis)
+    agree(Phylanx(lambda v: (np.argsort(v), np.sort(v, axis=None))), x)
+    for axis in (1, -2):
+        for f in (cumulative_along, sorted_along):
+            with pytest.raises(np.exceptions.AxisError):
+                f.python(x, axis)
+            with pytest.raises(np.exceptions.AxisError):
+                f(x, axis)
+    with pytest.raises(np.exceptions.AxisError):
+        sorted_along(x, -1)
