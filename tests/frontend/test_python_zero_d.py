@@ -163,3 +163,34 @@ def test_cumulative_functions_and_argsort_run_on_a_0d_array_as_on_a_1d_one():
                 f(x, axis)
     with pytest.raises(np.exceptions.AxisError):
         sorted_along(x, -1)
+
+
+@Phylanx
+def along_0d(x, axis, which):
+    if which == 0:
+        return np.median(x, axis=axis)
+    if which == 1:
+        return np.percentile(x, 50, axis=axis)
+    if which == 2:
+        return np.flip(x, axis=axis)
+    if which == 3:
+        return np.count_nonzero(x, axis=axis)
+    return np.squeeze(x, axis=axis)
+
+
+@pytest.mark.parametrize("axis", [0, -1, 1])
+def test_an_axis_of_a_0d_array_is_numpys_answer_or_its_axis_error(axis):
+    """``np.median``, ``np.percentile`` and ``np.flip`` refuse any axis of a 0-d array,
+    ``np.count_nonzero`` and ``np.squeeze`` take 0 or -1 (as of a 1-d one): axis 0 and -1
+    were taken for the whole, a result where NumPy raises, and squeeze's were an
+    IndexError (user49)."""
+    x = np.array(2.5)
+    for which in range(5):
+        try:
+            want = along_0d.python(x, axis, which)
+        except np.exceptions.AxisError:
+            with pytest.raises(np.exceptions.AxisError):
+                along_0d(x, axis, which)
+        else:
+            got = along_0d(x, axis, which)
+            assert type(got) is type(want) and repr(got) == repr(want), (which, got, want)

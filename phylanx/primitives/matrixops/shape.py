@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import PhylanxTypeError, PhylanxValueError
+from ...errors import PhylanxAxisError, PhylanxTypeError, PhylanxValueError
 from ...values import scalarize, type_name
 from ..array_args import as_array, as_int_list, as_shape, numpy_call
 from ..dtypes import to_axes, to_axis, to_bool, to_dtype, to_int
@@ -136,6 +136,8 @@ def squeeze(a, axis=None):
     """Remove axes of length one (all of them, or the given axis/axes)."""
     arr = as_array(a, "a")
     axes = None if axis is None else _axes_arg(axis, arr.ndim)
+    if arr.ndim == 0:      # (axis 0 or -1 of a 0-d value, checked above: NumPy's answer)
+        axes = None
     for ax in (axes if isinstance(axes, tuple) else () if axes is None else (axes,)):
         if arr.shape[ax] != 1:
             raise PhylanxValueError(
@@ -192,10 +194,11 @@ def _zero_d_array(value) -> bool:
 def flip(a, axis=None):
     """Reverse the order of elements along the given axis/axes (all axes if omitted)."""
     arr = as_array(a, "a")
-    axes = None if axis is None else _axes_arg(axis, arr.ndim)
     if arr.ndim == 0:
+        if axis is not None:      # (NumPy's AxisError; 0 and -1 were ignored, user49)
+            raise PhylanxAxisError(f"axis {axis} is out of bounds for a 0-d array")
         return scalarize(arr)
-    return np.flip(arr, axes)
+    return np.flip(arr, None if axis is None else _axes_arg(axis, arr.ndim))
 
 
 @primitive(
@@ -383,8 +386,10 @@ def count_nonzero(a, axis=None, keepdims=False):
     arr = as_array(a, "a")
     if axis is None and not to_bool(keepdims):
         return np.count_nonzero(arr)
-    axes = _axes_arg(axis, arr.ndim) if arr.ndim else None
-    counts = np.count_nonzero(arr, axis=axes, keepdims=to_bool(keepdims))
+    # (a 0-d value's axis must be 0 or -1, as NumPy's: to_axes checks it as a 1-d one's)
+    axes = _axes_arg(axis, arr.ndim)
+    counts = np.count_nonzero(arr, axis=axes if arr.ndim else None,
+                              keepdims=to_bool(keepdims))
     return scalarize(np.asarray(counts, dtype=np.int64))
 
 
