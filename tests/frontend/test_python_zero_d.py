@@ -175,17 +175,22 @@ def along_0d(x, axis, which):
         return np.flip(x, axis=axis)
     if which == 3:
         return np.count_nonzero(x, axis=axis)
+    if which == 4:
+        return np.nanmax(x, axis=axis)
+    if which == 5:
+        return np.roll(x, 1, axis=axis)
     return np.squeeze(x, axis=axis)
 
 
 @pytest.mark.parametrize("axis", [0, -1, 1])
 def test_an_axis_of_a_0d_array_is_numpys_answer_or_its_axis_error(axis):
-    """``np.median``, ``np.percentile`` and ``np.flip`` refuse any axis of a 0-d array,
+    """``np.median``, ``np.percentile``, ``np.flip``, ``np.roll`` refuse any axis of a 0-d array,
     ``np.count_nonzero`` and ``np.squeeze`` take 0 or -1 (as of a 1-d one): axis 0 and -1
     were taken for the whole, a result where NumPy raises, and squeeze's were an
-    IndexError (user49)."""
+    IndexError; ``np.nanmax`` and ``np.roll`` raised NumPy's AxisError as a plain
+    ValueError (user49)."""
     x = np.array(2.5)
-    for which in range(5):
+    for which in range(7):
         try:
             want = along_0d.python(x, axis, which)
         except np.exceptions.AxisError:
