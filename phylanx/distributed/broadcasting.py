@@ -184,8 +184,13 @@ def general_elementwise(fn: Any, args: Any) -> Any:
                 local_args.append(fetched[id(a)])
             else:
                 part = _part(box, a.shape, shape)
-                local_args.append(a.local[tiling.to_local(part, a.box)]
-                                  if a is not driver or part != a.box else a.local)
+                if tiling.is_empty(part):
+                    # (an empty tile's box may be (0, 0) on every axis, ``v[:, None]``'s,
+                    # so slicing it cannot give a part of length 1 on a broadcast axis)
+                    local_args.append(np.empty(tiling.box_shape(part), a.local.dtype))
+                else:
+                    local_args.append(a.local[tiling.to_local(part, a.box)]
+                                      if a is not driver or part != a.box else a.local)
         elif type(a) is np.ndarray and a.ndim > 0:
             local_args.append(a[tuple(slice(*p) for p in _part(box, a.shape, shape))])
         elif _is_sequence(a):

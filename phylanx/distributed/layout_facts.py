@@ -198,6 +198,8 @@ def communication(eqn: Eqn, facts: list[Facts], values: list
             # each rank's mean and sum of squared deviations, in one message, in float32
             # at least (global_reductions.moments)
             dtype, gathers = np.promote_types(dtype, np.float32), 2
+        elif eqn.prim == "mean":
+            dtype = np.promote_types(dtype, np.float32)     # (its sums: float32 at least)
         size = int(np.prod(plain.shape)) * dtype.itemsize
         return kind, gathers * ranks * (ranks - 1) * size
     return kind, None

@@ -12,6 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import (
+    PhylanxAxisError,
     PhylanxLinAlgError,
     PhylanxOverflowError,
     PhylanxTypeError,
@@ -84,6 +85,8 @@ def numpy_call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return fn(*args, **kwargs)
     except np.linalg.LinAlgError as e:
         raise PhylanxLinAlgError(str(e)) from None
+    except np.exceptions.AxisError as e:    # (NumPy's class kept: np.nanmax(x, axis=5))
+        raise PhylanxAxisError(str(e)) from None
     except ValueError as e:
         raise PhylanxValueError(str(e)) from None
     except TypeError as e:
@@ -102,5 +105,7 @@ def python_call(what: str, fn: Callable[..., Any], keywords: Any, values: tuple)
         raise PhylanxTypeError(f"{what}: {e}") from None
     except OverflowError as e:
         raise PhylanxOverflowError(f"{what}: {e}") from None
+    except np.exceptions.AxisError as e:
+        raise PhylanxAxisError(f"{what}: {e}") from None
     except ValueError as e:
         raise PhylanxValueError(f"{what}: {e}") from None

@@ -155,3 +155,32 @@ def test_the_aligned_shortcut_is_the_general_path(case):
             np.testing.assert_array_equal(got.local, want.local)
     finally:
         api.find_here = real
+
+
+def test_an_empty_tile_of_any_box_shape_gives_an_empty_part():
+    """An empty tile may be written with the array's other spans (``annotate_d``: rows
+    (0, 0), columns (0, 5)) or with every span (0, 0) (``v[:, None]`` of a 1-d array
+    with an empty tile, ``concatenate``); either way its rank computes an empty part of
+    the result.  ``x > v[:, None]`` with rank 0's tiles empty sliced v's (0, 0) tile for
+    the (0, 1) part x's tile needs and failed on rank 0 alone, ending the job (user49)."""
+    import phylanx.distributed as api
+    rng = np.random.default_rng(49)
+    x, column = rng.normal(size=(7, 5)), rng.normal(size=(7, 1))
+    x_layout = Layout([((0, 0), (0, 5)), ((0, 4), (0, 5)), ((4, 7), (0, 5))], (7, 5), None)
+    c_layout = Layout([((0, 0), (0, 0)), ((0, 4), (0, 1)), ((4, 7), (0, 1))], (7, 1), None)
+    real = api.find_here
+    try:
+        for rank in range(3):
+            api.find_here = lambda rank=rank: rank
+
+            tx, tc = (DistributedArray(whole[tuple(slice(*s) for s in lay.boxes[rank])], lay,
+                                       name)
+                      for whole, lay, name in ((x, x_layout, "x"), (column, c_layout, "c")))
+            for operands, plain in (((tx, tc), (x, column)), ((tc, tx), (column, x)),
+                                    ((tc, x[0]), (column, x[0]))):
+                got = broadcasting.general_elementwise(np.subtract, list(operands))
+                want = np.subtract(*plain)[tuple(slice(*s) for s in got.layout.boxes[rank])]
+                assert got.local.shape == want.shape, (rank, got.local.shape, want.shape)
+                np.testing.assert_array_equal(got.local, want)
+    finally:
+        api.find_here = real

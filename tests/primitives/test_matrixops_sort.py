@@ -88,8 +88,13 @@ def test_sort_of_scalars_and_empty():
     assert_like_numpy(ev("sort(3.0, nil)"), np.sort(3.0, axis=None))
     with pytest.raises(ValueError):
         np.sort(np.float64(3.0))
-    with pytest.raises(PhylanxValueError, match="0-d value"):
-        ev("sort(3.0)")
+    with pytest.raises(np.exceptions.AxisError, match="out of bounds for a 0-d array"):
+        ev("sort(3.0)")          # (an AxisError, as NumPy's; it was a plain ValueError)
+    # argsort runs on a 0-d value as on a 1-d one, as NumPy's (it was refused, user49)
+    for code, axis in (("argsort(3.0)", -1), ("argsort(3.0, 0)", 0)):
+        assert_like_numpy(ev(code), np.argsort(3.0, axis=axis))
+    with pytest.raises(np.exceptions.AxisError):
+        ev("argsort(3.0, 1)")
     empty = np.zeros((0, 2))
     assert_like_numpy(ev("lambda(a, sort(a, 0))", empty), np.sort(empty, axis=0))
     assert_like_numpy(ev("lambda(a, argsort(a))", empty), np.argsort(empty))

@@ -20,9 +20,10 @@ from ..registry import primitive
 
 def _cumulative(fn, a: Any, axis: Any, dtype: Any) -> Any:
     a = as_numeric(a)
-    # a 0-d input has no axis to run along: like NumPy with axis=None it becomes 1-d
-    ax = to_axis(axis, np.ndim(a)) if np.ndim(a) else None
-    return fn(a, axis=ax, dtype=to_dtype(dtype))
+    # a 0-d input runs as a 1-d one, as NumPy's: its axis must be 0 or -1 (any other was
+    # ignored, user49) and it becomes 1-d
+    ax = to_axis(axis, np.ndim(a))
+    return fn(a, axis=ax if np.ndim(a) else None, dtype=to_dtype(dtype))
 
 
 @primitive(

@@ -138,8 +138,10 @@ def _where(condition, x, y, numpy: bool):
         raise PhylanxValueError("where takes 1 argument (the condition) or 3 "
                                 "(condition, x, y), got 2")
     if numpy:
+        # np.where is no ufunc: of 0-d operands (Python numbers too) NumPy gives a 0-d
+        # array, not a scalar (user49: np.where(a > b, a, b) of two numbers was np.int64)
         cond = as_numeric(condition, "condition")
-        return scalarize(np.where(cond, as_operand(x, "x"), as_operand(y, "y")))
+        return np.where(cond, as_operand(x, "x"), as_operand(y, "y"))
     cond = _original_operand(condition, "condition")
     return scalarize(np.where(cond, _original_operand(x, "x"), _original_operand(y, "y")))
 
@@ -168,5 +170,7 @@ def where(condition, x=_OMITTED, y=_OMITTED):
            example="__npwhere([true, false, true], [1, 2, 3], 0)", result="[1, 0, 3]",
            differentiable=True)
 def npwhere(condition, x=_OMITTED, y=_OMITTED):
-    """``np.where``: NumPy's meaning (a 0-d condition alone is refused, lists are arrays)."""
+    """``np.where``: NumPy's meaning (a 0-d condition alone is refused, lists are arrays).
+
+    A 0-d result is a 0-d array, as NumPy's (np.where is no ufunc)."""
     return _where(condition, x, y, numpy=True)

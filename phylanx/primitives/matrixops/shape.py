@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import PhylanxTypeError, PhylanxValueError
+from ...errors import PhylanxAxisError, PhylanxTypeError, PhylanxValueError
 from ...values import scalarize, type_name
 from ..array_args import as_array, as_int_list, as_shape, numpy_call
 from ..dtypes import to_axes, to_axis, to_bool, to_dtype, to_int
@@ -136,6 +136,8 @@ def squeeze(a, axis=None):
     """Remove axes of length one (all of them, or the given axis/axes)."""
     arr = as_array(a, "a")
     axes = None if axis is None else _axes_arg(axis, arr.ndim)
+    if arr.ndim == 0:      # (axis 0 or -1 of a 0-d value, checked above: NumPy's answer)
+        axes = None
     for ax in (axes if isinstance(axes, tuple) else () if axes is None else (axes,)):
         if arr.shape[ax] != 1:
             raise PhylanxValueError(
@@ -167,14 +169,20 @@ def transpose(a, axes=None):
     """Reverse the axes, or permute them in the order of the list ``axes``."""
     arr = as_array(a, "a")
     if axes is None:
-        return scalarize(np.transpose(arr))
+        # a 0-d array passed in stays one (``x.T`` is NumPy's 0-d view), a number a scalar
+        return np.transpose(arr) if _zero_d_array(a) else scalarize(np.transpose(arr))
     perm = as_int_list(axes, "axes")
     perm = perm if isinstance(perm, list) else [perm]
     if len(perm) != arr.ndim:
         raise PhylanxValueError(
             f"axes {perm} must list each of the {arr.ndim} axes of the array exactly once")
     order = _axes_arg(perm, arr.ndim) if perm else ()
-    return scalarize(np.transpose(arr, order))
+    return np.transpose(arr, order) if _zero_d_array(a) else scalarize(np.transpose(arr, order))
+
+
+def _zero_d_array(value) -> bool:
+    """A 0-d ndarray (kept 0-d where NumPy keeps it), not a number or NumPy scalar."""
+    return type(value) is np.ndarray and value.ndim == 0
 
 
 @primitive(
@@ -186,10 +194,11 @@ def transpose(a, axes=None):
 def flip(a, axis=None):
     """Reverse the order of elements along the given axis/axes (all axes if omitted)."""
     arr = as_array(a, "a")
-    axes = None if axis is None else _axes_arg(axis, arr.ndim)
     if arr.ndim == 0:
+        if axis is not None:      # (NumPy's AxisError; 0 and -1 were ignored, user49)
+            raise PhylanxAxisError(f"axis {axis} is out of bounds for a 0-d array")
         return scalarize(arr)
-    return np.flip(arr, axes)
+    return np.flip(arr, None if axis is None else _axes_arg(axis, arr.ndim))
 
 
 @primitive(
@@ -272,7 +281,8 @@ def shape(a, dim=None):
 )
 def astype(x, dtype):
     """A copy of ``x`` cast to ``dtype`` ("bool", "int"/"int64", "float"/"float64", ...)."""
-    return scalarize(as_array(x, "x").astype(to_dtype(dtype, np.float64)))
+    cast = as_array(x, "x").astype(to_dtype(dtype, np.float64))
+    return cast if _zero_d_array(x) else scalarize(cast)     # (x.astype of a 0-d array: 0-d)
 
 
 @primitive(
@@ -376,8 +386,10 @@ def count_nonzero(a, axis=None, keepdims=False):
     arr = as_array(a, "a")
     if axis is None and not to_bool(keepdims):
         return np.count_nonzero(arr)
-    axes = _axes_arg(axis, arr.ndim) if arr.ndim else None
-    counts = np.count_nonzero(arr, axis=axes, keepdims=to_bool(keepdims))
+    # (a 0-d value's axis must be 0 or -1, as NumPy's: to_axes checks it as a 1-d one's)
+    axes = _axes_arg(axis, arr.ndim)
+    counts = np.count_nonzero(arr, axis=axes if arr.ndim else None,
+                              keepdims=to_bool(keepdims))
     return scalarize(np.asarray(counts, dtype=np.int64))
 
 

@@ -13,7 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import PhylanxTypeError, PhylanxValueError, PhylanxZeroDivisionError
+from ...errors import (
+    PhylanxAxisError,
+    PhylanxTypeError,
+    PhylanxValueError,
+    PhylanxZeroDivisionError,
+)
 from ...values import scalarize, type_name
 from ..dtypes import to_axis, to_bool
 from ..registry import primitive
@@ -55,10 +60,14 @@ def argmin(a, axis=None):
 def _sort_args(name: str, a: Any, axis: Any, kind: Any, order: Any):
     arr = numeric(a, "the argument")
     if axis is not None:
-        if arr.ndim == 0:
-            raise PhylanxValueError(
-                f"a 0-d value can only be sorted with axis nil (got axis {axis})")
+        if arr.ndim == 0 and name == "sort":
+            raise PhylanxAxisError(f"axis {axis} is out of bounds for a 0-d array (sort "
+                                   f"it with axis nil)")
+        # (argsort runs on a 0-d value as on a 1-d one, as NumPy's: to_axis checks the
+        # axis is 0 or -1 there, and the flattened value's argsort is [0])
         axis = to_axis(axis, arr.ndim)
+        if arr.ndim == 0:
+            axis = None
     if kind is not None and kind not in _SORT_KINDS:
         raise PhylanxValueError(
             f"sort kind must be one of {', '.join(_SORT_KINDS)}, got {kind!r}")

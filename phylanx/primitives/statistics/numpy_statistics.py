@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import PhylanxTypeError
+from ...errors import PhylanxAxisError, PhylanxTypeError
 from ...values import scalarize, type_name
 from ..array_args import numpy_call
 from ..dtypes import to_bool, to_dtype
@@ -46,8 +46,16 @@ def median(a, axis=None, keepdims=False):
     makes the median NaN.  The median of an empty array is NaN with NumPy's warning.
     """
     a = _data(a)
-    axes = reduction_axes(axis, np.ndim(a))
+    axes = _order_axes(axis, a)
     return scalarize(numpy_call(np.median, a, axis=axes, keepdims=to_bool(keepdims)))
+
+
+def _order_axes(axis, a):
+    """The checked axes of a median or percentile: NumPy refuses any axis for a 0-d value
+    (one of 0 or -1 was taken for the whole, a result where NumPy raises, user49)."""
+    if axis is not None and np.ndim(a) == 0:
+        raise PhylanxAxisError(f"axis {axis} is out of bounds for a 0-d array (give nil)")
+    return reduction_axes(axis, np.ndim(a))
 
 
 def _order_statistic(fn, a, q, axis, method, keepdims):
@@ -57,7 +65,7 @@ def _order_statistic(fn, a, q, axis, method, keepdims):
         # a number q is weak in NumPy (float32 data stays float32); PhySL literals arrive as
         # int64/float64 scalars, so they are turned back into Python numbers
         q = q.item()
-    axes = reduction_axes(axis, np.ndim(a))
+    axes = _order_axes(axis, a)
     return scalarize(numpy_call(fn, a, q, axis=axes, method=_method(method),
                                 keepdims=to_bool(keepdims)))
 

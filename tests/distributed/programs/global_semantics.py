@@ -86,6 +86,16 @@ for how, x in tilings(A, "a").items():
         got = reductions(x)[2]
         assert isinstance(got, dist.DistributedArray), (how, got)
         assert [b[0] for b in got.layout.boxes] == [b[0] for b in x.layout.boxes]
+# float16 means are summed in float32 and the quotient cast, as NumPy's (``_mean``): the
+# partial sums of a split axis were summed and combined in float16, up to 20 units in
+# the last place off (user49)
+HALF = (np.random.default_rng(49).normal(size=(37, 6)) * 3 + 1).astype(np.float16)
+for how, x in tilings(HALF, "half").items():
+    for axis in (None, 0, 1):
+        got = whole(phylanx.evaluate("lambda(a, k, mean(a, k))", x, axis))
+        want = np.mean(HALF, axis=axis)
+        assert np.asarray(got).dtype == np.float16, (how, axis, np.asarray(got).dtype)
+        np.testing.assert_array_max_ulp(got, want, maxulp=1)
 for how, v in tilings(V, "v").items():
     check(np.asarray(phylanx.evaluate("lambda(a, list(sum(a), mean(a), std(a), amax(a)))", v),
                      dtype=float), [V.sum(), V.mean(), V.std(), V.max()], f"vector {how}")
@@ -113,6 +123,20 @@ for how, x in tilings(A, "b").items():
           A + row * column, f"{how} with a tiled row and column")
     check(phylanx.evaluate("lambda(b, c, b + c)", tiled_row, tiled_column), row + column,
           "tiled row + tiled column")
+
+
+
+# a column made of a 1-d array with rank 0's tile empty (``v[:, None]``: that tile's box is
+# (0, 0) on both axes) against every tiling: rank 0 sliced its (0, 0) tile for a (0, 1)
+# part, failed alone and ended the job (user49)
+@Phylanx
+def minus_column(x, v):
+    return np.where(x > v[:, None], x - v[:, None], v[:, None] * 2.0)
+
+
+V_EMPTY_FIRST = uneven(V, "vcol")
+for how, x in tilings(A, "e").items():
+    check(minus_column(x, V_EMPTY_FIRST), minus_column.python(A, V), f"x - v[:, None] {how}")
 
 # -- products in every tiling combination ---------------------------------------------------
 W = rng.normal(size=(5, 3))

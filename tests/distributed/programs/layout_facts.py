@@ -92,6 +92,11 @@ def spread16(x):
 
 
 @Phylanx
+def mean16(x):
+    return np.mean(x, axis=0)   # of float16 data: its sums travel in float32, as NumPy's
+
+
+@Phylanx
 def transposed(x):
     return np.transpose(x) + 0.5
 
@@ -122,10 +127,11 @@ CASES = {"scaled": (scaled, ()), "minus_row": (minus_row, ("v",)),
          "dot": (dot, ("w",)), "gram": (gram, ("y",)), "sum0": (sum0, ()),
          "sum1": (sum1, ()), "mean_keep": (mean_keep, ()), "total": (total, ()),
          "spread": (spread, ()), "spread16": (spread16, ()),
+         "mean16": (mean16, ()),
          "transposed": (transposed, ()), "chain": (chain, ("w",))}
 TILINGS = ("row", "column", "sym", "uneven")
 #: the dtype of x where it is not float64
-DTYPES = {"spread16": np.float16}
+DTYPES = {"spread16": np.float16, "mean16": np.float16}
 
 
 def tiled(whole, tiling, name):

@@ -193,8 +193,11 @@ def _global(name: str, a: DistributedArray, axes: tuple[int, ...], keep: bool,
     count = int(np.prod([a.shape[ax] for ax in axes]))
     dtype = np.mean(np.zeros(1, a.dtype)).dtype
     if name == "mean":
-        return combined(a, axes, np.add, dtype,
-                        then=lambda total: finish(total / dtype.type(count)))
+        # NumPy sums float16 in float32 and casts the quotient (``_methods._mean``); the
+        # partial sums combined in float16 were up to 20 units in the last place off
+        wide = np.promote_types(dtype, np.float32)
+        return combined(a, axes, np.add, wide, then=lambda total: finish(
+            (total / wide.type(count)).astype(dtype, copy=False)))
     ddof = rest[2] if rest[2] is not None else 0
 
     def spread(total: np.ndarray) -> Any:
