@@ -158,6 +158,61 @@ def test_cholesky_solver_numerically_singular(key, dtype, scale):
     _raises_located("linear_solver_cholesky", "not positive definite", a, np.ones(len(a), dtype))
 
 
+def _rank_deficient(seed):
+    """A rounded rank-deficient product (n x k times k x n, k < n) with rows of scales 2**-100
+    .. 2**100: ``rows`` for LU, ``gram`` (symmetric positive semi-definite) for LDL^T and
+    Cholesky.  Its pivots' rounding noise may land above n * eps * ||a||_F (an
+    ill-conditioned leading block amplifies it), so only the condition estimate sees it."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 12))
+    k = int(rng.integers(1, n))
+    left, right = rng.standard_normal((n, k)), rng.standard_normal((k, n))
+    scales = 2.0 ** rng.integers(-100, 100, n) if seed % 3 == 0 else np.ones(n)
+    return left @ right * scales[:, None], left @ left.T * np.outer(scales, scales)
+
+
+# seeds whose factorisations the pivot test alone passed (OpenBLAS, stop 49): LU 64, 98;
+# LDL^T 9, 125; Cholesky 64, 120, 153, 191 (the upper and lower triangles both)
+@pytest.mark.parametrize("seed", [9, 64, 98, 120, 125, 153, 191])
+@pytest.mark.parametrize("name,uplo", [("linear_solver_lu", None), ("linear_solver_ldlt", "U"),
+                                       ("linear_solver_cholesky", "U"),
+                                       ("linear_solver_cholesky", "L")])
+def test_a_rounded_rank_deficient_matrix_is_singular_to_working_precision(seed, name, uplo):
+    rows, gram = _rank_deficient(seed)
+    a = rows if uplo is None else gram
+    extra = () if uplo is None else (uplo,)
+    with pytest.raises(PhylanxValueError, match="singular|not positive definite") as info:
+        x = solve(name, a, np.ones(len(a)), *extra)
+        pytest.fail(f"solved: |x| up to {np.abs(x).max():.3g}")
+    assert info.value.primitive == name and info.value.loc is not None
+
+
+@pytest.mark.parametrize("name", DIRECT)
+def test_an_ill_conditioned_matrix_is_solved(name):
+    # Hilbert(8): cond ~1.5e10, far from 1 / (n eps); also with a row pair scaled by 2**300
+    hilbert = 1.0 / (np.arange(8)[:, None] + np.arange(8)[None, :] + 1)
+    d = np.ones(8)
+    d[3] = 2.0**150
+    b = np.linspace(1.0, 2.0, 8)
+    x = solve(name, hilbert * np.outer(d, d), b)
+    # d is powers of two: (d h d)^-1 b = d^-1 h^-1 d^-1 b exactly
+    np.testing.assert_allclose(x, np.linalg.solve(hilbert, b / d) / d, rtol=1e-5)
+    for a in (hilbert, np.diag([1.0, 1e-14])):
+        b = np.linspace(1.0, 2.0, len(a))
+        np.testing.assert_allclose(solve(name, a, b), np.linalg.solve(a, b), rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", DIRECT)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_an_exactly_singular_matrix_is_the_located_error_in_either_float(name, dtype):
+    # float32 operands are read as float64 (the original); these are singular in both
+    for a in ([[1.0, 1.0], [1.0, 1.0]], [[0.0]], [[0.0, 0.0], [0.0, 3.0]]):
+        a = np.array(a, dtype)
+        with pytest.raises(PhylanxValueError, match="singular|not positive definite") as info:
+            solve(name, a, np.ones(len(a), dtype))
+        assert info.value.primitive == name
+
+
 @pytest.mark.parametrize("name", DIRECT)
 @pytest.mark.parametrize("scale", [1e-12, 1e12])
 def test_direct_solvers_do_not_call_a_scaled_well_conditioned_matrix_singular(name, scale):

@@ -18,7 +18,12 @@ the verdict does not change when ``a`` is scaled.  Nor when its rows or columns 
 a pivot that test calls zero is judged again on ``a`` equilibrated (:func:`equilibrated`,
 rows and columns scaled by powers of two to a largest entry in [1, 2)), and the matrix is
 singular only if it is so there too: ``[[1e200, 0], [0, 1]]`` is solved, as NumPy does,
-with ``a``'s own factors.
+with ``a``'s own factors.  A pivot test alone misses some rounded singular matrices (the
+last pivot of an unpivoted Cholesky factorisation of ``b @ b.T`` carries rounding noise
+amplified by its ill-conditioned leading block, above the tolerance), so :func:`factorise`
+also calls singular a matrix whose reciprocal condition number (LAPACK's gecon/sycon/pocon
+estimate from the factors, O(n^2)) is at most n * eps, again on both looks: singular to
+working precision, as ``numpy.linalg.matrix_rank`` would count it.
 
 ``lu`` follows the original (Blaze, row-major storage): ``A = L @ U @ P`` with
 ``L`` lower triangular, ``U`` *unit* upper triangular and ``P`` a permutation of
@@ -29,6 +34,7 @@ The iterative solvers are in ``iterative.py``.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from time import perf_counter_ns
 
 import numpy as np
@@ -205,29 +211,85 @@ def cholesky_pivots(factors, lower=None) -> np.ndarray:
 _PIVOTS = {"getrf": lu_pivots, "sytrf": ldlt_pivots, "potrf": cholesky_pivots}
 
 
-def factorise(a: np.ndarray, factor_name: str, lower: int | None = None):
-    """LAPACK ``factor_name`` of the float matrix ``a`` -> ``(factors, bad)``.
+@dataclass(frozen=True)
+class Singular:
+    """Why :func:`factorise` calls a matrix singular: its first zero pivot (1-based; LAPACK's
+    ``info`` or negligible by :func:`first_negligible`), or, with no pivot at fault, LAPACK's
+    estimate ``rcond`` of its reciprocal condition number, at most n * eps."""
+    pivot: int | None = None
+    rcond: float | None = None
 
-    ``bad`` is the 1-based index of the first pivot that is zero (LAPACK ``info``) or
-    negligible relative to ``a`` (:func:`first_negligible`; for sytrf/potrf ``a`` is the
-    symmetric matrix read from the ``lower`` triangle), else None."""
+    def reason(self, factorisation: str, zero: str = "zero") -> str:
+        """The clause for an error message: what was found, and relative to what."""
+        if self.pivot is not None:
+            return (f"pivot {self.pivot} of its {factorisation} factorisation is {zero} "
+                    f"{RELATIVE_TO}")
+        return (f"its reciprocal condition number {self.rcond:.3g} (LAPACK's estimate) is at "
+                f"most n * eps: singular to working precision, also with its rows and columns "
+                f"equilibrated")
+
+
+#: the LAPACK routine estimating the reciprocal condition number from each factorisation
+_CONDITION = {"getrf": "gecon", "sytrf": "sycon", "potrf": "pocon"}
+
+
+def reciprocal_condition(read: np.ndarray, factors, factor_name: str, lower: int | None) -> float:
+    """LAPACK's estimate of 1 / (||a||_1 ||inv(a)||_1) for the finite matrix ``read`` whose
+    ``factor_name`` factorisation is ``factors`` (0 when ||a||_1 overflows)."""
+    with np.errstate(over="ignore"):
+        anorm = float(np.abs(read).sum(axis=0).max(initial=0.0))
+    if not np.isfinite(anorm):
+        return 0.0
+    condition, = lapack.get_lapack_funcs((_CONDITION[factor_name],), (read,))
+    if factor_name == "getrf":
+        rcond, _ = condition(factors[0], anorm, norm="1")
+    elif factor_name == "sytrf":
+        rcond, _ = condition(factors[0], factors[1], anorm, lower=lower)
+    else:
+        rcond, _ = condition(factors[0], anorm, uplo="L" if lower else "U")
+    return float(rcond)
+
+
+def _looks_singular(read: np.ndarray, factors, factor_name: str, lower: int | None,
+                    dtype) -> Singular | None:
+    """One look of :func:`factorise` at the factors of ``read``: a negligible pivot, else a
+    reciprocal condition number at most n * eps (a pivot test alone misses singular
+    matrices whose rounding noise lands above the tolerance, e.g. at the last pivot of an
+    unpivoted Cholesky factorisation, amplified by an ill-conditioned leading block)."""
+    bad = first_negligible(_PIVOTS[factor_name](factors, lower), read, dtype)
+    if bad is not None:
+        return Singular(pivot=bad)
+    if not np.isfinite(read).all():
+        return None                                  # LAPACK's own result stands
+    rcond = reciprocal_condition(read, factors, factor_name, lower)
+    return Singular(rcond=rcond) if rcond <= len(read) * np.finfo(dtype).eps else None
+
+
+def factorise(a: np.ndarray, factor_name: str, lower: int | None = None):
+    """LAPACK ``factor_name`` of the float matrix ``a`` -> ``(factors, singular)``.
+
+    ``singular`` is None for a regular ``a``, else a :class:`Singular`: a pivot that is zero
+    (LAPACK ``info``) or negligible relative to ``a`` (:func:`first_negligible`; for
+    sytrf/potrf ``a`` is the symmetric matrix read from the ``lower`` triangle), or
+    LAPACK's reciprocal condition estimate at most n * eps; either found on ``a`` and
+    again on ``a`` equilibrated (the module docstring's second look)."""
     factor, = lapack.get_lapack_funcs((factor_name,), (a,))
     flags = {} if lower is None else {"lower": lower}
     *factors, info = factor(a, **flags)
     if info < 0:  # pragma: no cover - only on malformed input, which callers check
         raise PhylanxValueError(f"LAPACK {factor_name} rejected argument {-info}")
     if info > 0:
-        return factors, int(info)
+        return factors, Singular(pivot=int(info))
     read = a if lower is None else symmetric_from_triangle(a, lower)
-    bad = first_negligible(_PIVOTS[factor_name](factors, lower), read, a.dtype)
-    if bad is not None and np.isfinite(read).all():
+    singular = _looks_singular(read, factors, factor_name, lower, a.dtype)
+    if singular is not None and np.isfinite(read).all():
         # the second look, on ``a`` equilibrated (module docstring): its rows' scales
-        # may be all that made a pivot small next to ||a||_F
+        # may be all that made a pivot small next to ||a||_F or its condition large
         balanced = equilibrated(read, symmetric=lower is not None)
         *again, info = factor(balanced, **flags)
-        bad = int(info) if info > 0 else first_negligible(
-            _PIVOTS[factor_name](again, lower), balanced, a.dtype)
-    return factors, bad
+        singular = Singular(pivot=int(info)) if info > 0 else _looks_singular(
+            balanced, again, factor_name, lower, a.dtype)
+    return factors, singular
 
 
 def _frobenius_norms(stack: np.ndarray, info: np.finfo) -> np.ndarray:
@@ -419,21 +481,19 @@ def _original_operands(a, b, name: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _solve_with(name: str, a, b, factor_name: str, solve_name: str, lower: int | None,
-                failure: str):
-    """Factor ``a`` with LAPACK ``factor_name`` and solve with ``solve_name``."""
+                failure):
+    """Factor ``a`` with LAPACK ``factor_name`` and solve with ``solve_name``; a singular
+    ``a`` is the error ``failure(singular)`` says (:class:`Singular`)."""
     a, b = _original_operands(a, b, name)
     if a.shape[0] == 0:
         return np.zeros(0)
-    factors, bad = factorise(a, factor_name, lower)
-    if bad is not None:
-        raise PhylanxLinAlgError(failure.format(info=bad))
+    factors, singular = factorise(a, factor_name, lower)
+    if singular is not None:
+        raise PhylanxLinAlgError(failure(singular))
     solve, = lapack.get_lapack_funcs((solve_name,), (a, b))
     flags = {} if lower is None else {"lower": lower}
     x, info = solve(*factors, b.reshape(-1, 1), **flags)
     return x.reshape(-1)
-
-
-_RELATIVE = "zero " + RELATIVE_TO
 
 
 def _solve_oracle(triangle: bool):
@@ -461,8 +521,7 @@ def linear_solver_lu(a, b):
     numerically singular one: a pivot of magnitude at most n * eps * ||a||_F (see the
     module docstring).  ``numpy.linalg.solve`` only refuses exactly zero pivots."""
     return _solve_with("linear_solver_lu", a, b, "getrf", "getrs", None,
-                       "the matrix a is singular (pivot {info} of its LU factorisation is "
-                       + _RELATIVE + ")")
+                       lambda singular: f"the matrix a is singular ({singular.reason('LU')})")
 
 
 @primitive("linear_solver_ldlt", "linear_solver_ldlt(_1, _2)", "linear_solver_ldlt(_1, _2, _3)",
@@ -478,8 +537,7 @@ def linear_solver_ldlt(a, b, uplo=None):
     n * eps * ||a||_F)."""
     name = "linear_solver_ldlt"
     return _solve_with(name, a, b, "sytrf", "sytrs", _lower_flag(uplo, name),
-                       "the matrix a is singular (pivot {info} of its LDL^T factorisation is "
-                       + _RELATIVE + ")")
+                       lambda singular: f"the matrix a is singular ({singular.reason('LDL^T')})")
 
 
 @primitive("linear_solver_cholesky", "linear_solver_cholesky(_1, _2)",
@@ -497,8 +555,8 @@ def linear_solver_cholesky(a, b, uplo=None):
     name = "linear_solver_cholesky"
     return _solve_with(
         name, a, b, "potrf", "potrs", _lower_flag(uplo, name),
-        "the matrix a is not positive definite (pivot {info} of its Cholesky factorisation "
-        "is not positive " + RELATIVE_TO + ")")
+        lambda singular: "the matrix a is not positive definite ("
+                         + singular.reason("Cholesky", zero="not positive") + ")")
 
 
 @primitive("lu", "lu(_1)",

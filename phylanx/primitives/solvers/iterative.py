@@ -31,7 +31,6 @@ from ..dtypes import to_int
 from ..lazy_modules import lazy_functions, lazy_module
 from ..registry import primitive
 from .direct import (
-    RELATIVE_TO,
     RELATIVE_TO_A,
     factorise,
     first_negligible,
@@ -63,10 +62,10 @@ def _tolerance(tolerance) -> float:
 
 def _lu_preconditioner(a):
     # LAPACK getrf directly: scipy.linalg.lu_factor only warns about a singular matrix
-    (factors, pivots), bad = factorise(a, "getrf")
-    if bad is not None:
-        raise PhylanxValueError("the LU preconditioner needs a non-singular matrix (pivot "
-                                f"{bad} of its LU factorisation is zero {RELATIVE_TO})")
+    (factors, pivots), singular = factorise(a, "getrf")
+    if singular is not None:
+        raise PhylanxValueError("the LU preconditioner needs a non-singular matrix "
+                                f"({singular.reason('LU')})")
     getrs, = lapack.get_lapack_funcs(("getrs",), (a,))
     return lambda v: getrs(factors, pivots, v)[0]
 
@@ -94,11 +93,11 @@ def _qr_preconditioner(a):
 
 
 def _cholesky_preconditioner(a):
-    (factor,), bad = factorise(a, "potrf", lower=1)
-    if bad is not None:
+    (factor,), singular = factorise(a, "potrf", lower=1)
+    if singular is not None:
         raise PhylanxValueError(
-            "the Cholesky preconditioner needs a symmetric positive definite matrix (pivot "
-            f"{bad} of its Cholesky factorisation is not positive {RELATIVE_TO})")
+            "the Cholesky preconditioner needs a symmetric positive definite matrix "
+            f"({singular.reason('Cholesky', zero='not positive')})")
     return lambda v: scipy.linalg.cho_solve((factor, True), v, check_finite=False)
 
 
