@@ -526,10 +526,70 @@ def test_krylov_eigenvalues_of_scaled_matrices(name, scale):
 
 
 @pytest.mark.parametrize("suffix", ["cg_incompleteCholesky", "cg_jacobi", "bicgstab_qr"])
-def test_a_preconditioners_test_without_equilibration_does_not_claim_one(suffix):
-    # these tests judge a pivot or a diagonal entry against ||a||_F alone; their message
-    # said "also with its rows and columns equilibrated" (the direct solvers' second look)
+def test_a_preconditioners_test_says_the_one_look_it_takes(suffix):
+    # these tests judge a pivot or a diagonal entry of the equilibrated system once; their
+    # message said "also with its rows and columns equilibrated" (the direct solvers' two
+    # looks), then (stop 48) nothing of the equilibration
     a = np.array([[1.0, 1.0], [1.0, 1.0]]) if suffix == "bicgstab_qr" else \
         np.array([[0.0, 1.0], [1.0, 0.0]])
     error = _raises_located(f"iterative_solver_{suffix}", "relative to n", a, np.ones(2))
-    assert "equilibrated" not in str(error), error
+    assert "a's rows and columns equilibrated" in str(error), error
+    assert "also with" not in str(error), error
+
+
+ITERATIVE = ITERATIVE_SPD + ITERATIVE_GENERAL
+
+
+def _scaled_system(exponents, dtype):
+    """``(d a d, d b, x)`` for the SPD ``a`` with ``a x = b`` and ``d = 2**exponents``: the
+    solution of the scaled system is ``x / d`` exactly."""
+    rng = np.random.default_rng(49)
+    a = _spd(5, rng)
+    x = rng.standard_normal(5)
+    d = np.exp2(np.asarray(exponents, np.float64))
+    return ((d[:, None] * a * d[None, :]).astype(dtype), (d * (a @ x)).astype(dtype),
+            x / d)
+
+
+# d: one power of two for all (the matrix scaled by 2**+-660, 1e+-199), a row and column
+# pair, or rows and columns of scales 2**-330 .. 2**330 at once; float32 within its range
+_SCALINGS = [([e] * 5, np.float64) for e in (-330, 330)] + [
+    ([330, 0, 0, 0, 0], np.float64), ([-330, 0, 0, 0, 0], np.float64),
+    ([-330, 0, 330, 0, 165], np.float64), ([40, 0, -40, 0, 20], np.float32),
+    ([-60] * 5, np.float32)]
+
+
+@pytest.mark.parametrize("exponents,dtype", _SCALINGS)
+@pytest.mark.parametrize("suffix", ITERATIVE)
+def test_iterative_solvers_are_scale_invariant(suffix, exponents, dtype):
+    # diag(1e200, 1) was "singular" or "did not converge" (its squares overflow), a
+    # 1e-200 system answered garbage (residuals underflowed to a converged zero)
+    a, b, want = _scaled_system(exponents, dtype)
+    x = solve(f"iterative_solver_{suffix}", a, b)
+    assert x.dtype == dtype
+    np.testing.assert_allclose(x, want, rtol=1e-7 if dtype == np.float64 else 1e-4, atol=0)
+
+
+@pytest.mark.parametrize("suffix", ITERATIVE)
+@pytest.mark.parametrize("big", [1e200, 1e-200])
+def test_iterative_solvers_solve_diag_1e200_1_as_numpy(suffix, big):
+    a, b = np.diag([big, 1.0]), np.array([big, 1.0])
+    np.testing.assert_allclose(solve(f"iterative_solver_{suffix}", a, b),
+                               np.linalg.solve(a, b), rtol=1e-10)
+
+
+@pytest.mark.parametrize("suffix", ["cg_jacobi", "bicgstab_lu", "bicgstab_cholesky",
+                                    "bicgstab_qr", "cg_incompleteCholesky"])
+@pytest.mark.parametrize("scale", [-300, 0, 300])
+def test_a_scaled_singular_matrix_is_still_refused_by_a_preconditioner(suffix, scale):
+    d = np.exp2([scale, 0.0, 0.0])
+    singular = d[:, None] * np.array([[1.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 0.0]]) \
+        * d[None, :]
+    _raises_located(f"iterative_solver_{suffix}", "needs|broke down", singular, np.ones(3))
+
+
+@pytest.mark.parametrize("suffix", ["conjugate_gradient", "bicgstab", "gmres"])
+def test_iterative_solvers_refuse_inf_and_nan(suffix):
+    for a, b in ((np.array([[np.inf, 0.0], [0.0, 1.0]]), np.ones(2)),
+                 (np.eye(2), np.array([np.nan, 1.0]))):
+        _raises_located(f"iterative_solver_{suffix}", "finite", a, b)

@@ -112,21 +112,34 @@ def equilibrated(stack: np.ndarray, symmetric: bool = False) -> np.ndarray:
     comparable with its norm whatever the scales of the rows and columns were.  The
     scales are found on the entries' exponents and each entry is scaled once
     (:func:`times_power_of_two`): exact but where the result is subnormal."""
-    exponents = _exponents(stack)
     if symmetric:
-        # Ruiz's iteration: d a d with d = 1 / sqrt(row maxima) again and again; each
-        # pass halves the exponents' distance from a balanced matrix (a large row of
-        # the first pass made another row's off-diagonal entry its maximum)
-        d = np.zeros(stack.shape[:-1], np.int64)
-        for _ in range(2 * np.finfo(stack.dtype).nexp):
-            largest = (exponents + d[..., :, None] + d[..., None, :]).max(axis=-1)
-            step = _unit_scales(largest, root=True)
-            if not step.any():
-                break
-            d = d + step
+        d = symmetric_equilibration_exponents(stack)
         return times_power_of_two(stack, d[..., :, None] + d[..., None, :])
     rows, columns = equilibration_exponents(stack)
     return times_power_of_two(stack, rows[..., :, None] + columns[..., None, :])
+
+
+def symmetric_equilibration_exponents(stack: np.ndarray) -> np.ndarray:
+    """``d``: :func:`equilibrated`'s ``times_power_of_two(stack, d[..., :, None] +
+    d[..., None, :])`` for ``symmetric``."""
+    exponents = _exponents(stack)
+    # Ruiz's iteration: d a d with d = 1 / sqrt(row maxima) again and again; each
+    # pass halves the exponents' distance from a balanced matrix (a large row of
+    # the first pass made another row's off-diagonal entry its maximum)
+    d = np.zeros(stack.shape[:-1], np.int64)
+    for _ in range(2 * np.finfo(stack.dtype).nexp):
+        largest = (exponents + d[..., :, None] + d[..., None, :]).max(axis=-1)
+        step = _unit_scales(largest, root=True)
+        if not step.any():
+            break
+        d = d + step
+    return d
+
+
+def vector_scale_exponent(vector: np.ndarray) -> int:
+    """The exponent ``e`` taking ``vector``'s largest magnitude into [1, 2) by ``2**e``
+    (0 for a zero vector)."""
+    return int(_unit_scales(_exponents(vector).max(initial=_ZERO)))
 
 
 def equilibration_exponents(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
