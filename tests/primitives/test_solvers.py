@@ -214,6 +214,16 @@ def test_an_exactly_singular_matrix_is_the_located_error_in_either_float(name, d
 
 
 @pytest.mark.parametrize("name", DIRECT)
+def test_direct_solvers_refuse_inf_and_nan(name):
+    # linear_solver_ldlt called a NaN diagonal "singular (pivot 3 ...)", _lu answered NaN
+    a = _spd(3)
+    for bad_a, bad_b, what in ((np.where(np.eye(3) == 1, np.nan, a), np.ones(3), "in a"),
+                               (np.where(np.eye(3) == 1, np.inf, a), np.ones(3), "in a"),
+                               (a, np.array([1.0, np.inf, 0.0]), "in b")):
+        _raises_located(name, f"needs finite operands: inf or NaN {what}", bad_a, bad_b)
+
+
+@pytest.mark.parametrize("name", DIRECT)
 @pytest.mark.parametrize("scale", [1e-12, 1e12])
 def test_direct_solvers_do_not_call_a_scaled_well_conditioned_matrix_singular(name, scale):
     # a tiny (or huge) matrix is not a singular one: 1e-12 * identity has pivots 1e-12

@@ -490,6 +490,10 @@ def _original_operands(a, b, name: str) -> tuple[np.ndarray, np.ndarray]:
             f"vector, got a {np.ndim(a)}-d and a {np.ndim(b)}-d value (several right-hand "
             "sides: np.linalg.solve)")
     a, b, _ = system_operands(np.asarray(a, np.float64), np.asarray(b, np.float64))
+    for what, value in (("a", a), ("b", b)):
+        # LAPACK's verdict on inf/NaN is no verdict: sytrf called NaN "singular"
+        if not np.isfinite(value).all():
+            raise PhylanxValueError(f"{name} needs finite operands: inf or NaN in {what}")
     return a, b
 
 
