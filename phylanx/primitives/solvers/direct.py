@@ -416,7 +416,9 @@ def first_singular_in_stack(work: np.ndarray, factored: tuple | None = None
     """``(index, bad)`` of the first matrix of the float stack ``work`` (..., n, n) that
     :func:`factorise` with getrf would call singular (``bad`` its 1-based pivot), else None.
 
-    Equal to calling ``factorise(work[index], "getrf")`` for every index in order, but the
+    Equal to calling ``factorise(work[index], "getrf")`` for every index in order, but
+    for its condition estimate (a per-matrix LAPACK call this path has not paid for: a
+    rounded rank-deficient matrix whose pivots all pass is solved here), and the
     tolerance of :func:`rounding_tolerance` is computed for the whole stack at once and
     LAPACK is called without per-matrix Python work besides the call itself: a stacked
     ``solve`` of thousands of small systems (ALS) spent most of its time here.
