@@ -5,7 +5,9 @@ The solvers call LAPACK through ``scipy.linalg.lapack`` (``getrf/getrs``,
 checked ``PhylanxValueError`` rather than a warning.  Integer and boolean inputs
 are solved in float64; as in the original (compat addendum A.3.9), ``linear_solver_*``
 take a matrix and ONE right-hand side vector and answer in float64 (``solve``, which
-``np.linalg.solve`` compiles to, takes stacks and keeps float32).
+``np.linalg.solve`` compiles to, takes stacks and keeps float32).  float16 and long double
+operands are refused as numpy.linalg refuses them (:func:`check_lapack_float`), and so
+are inf and NaN (LAPACK's verdict on them is none: sytrf called a NaN "singular").
 
 Numerical singularity: LAPACK's ``info`` only flags a pivot that is exactly zero, and
 whether rounding leaves an exact zero or something like -4.7e-17 depends on the BLAS
@@ -49,11 +51,26 @@ scipy = lazy_module("scipy")
 lapack = lazy_module("scipy.linalg.lapack")
 
 
+#: the floating types LAPACK (and so numpy.linalg) computes in
+LAPACK_FLOATS = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64,
+                                                np.complex128))
+
+
+def check_lapack_float(arr: np.ndarray, what: str) -> None:
+    """A PhylanxTypeError for a float16 or long double ``arr``, as numpy.linalg's
+    TypeError: converted to float64 it would be computed in another precision than its
+    own, silently (integers and bools are exact in float64, as NumPy takes them)."""
+    if arr.dtype.kind in "fc" and arr.dtype not in LAPACK_FLOATS:
+        raise PhylanxTypeError(f"{what}: array type {arr.dtype} is unsupported in linear "
+                               "algebra, as in numpy.linalg (convert it to float32 or float64)")
+
+
 def float_operand(value, what: str, ndims: tuple[int, ...]) -> np.ndarray:
     """``value`` as a float32/float64 array of one of the ranks ``ndims``."""
     arr = np.asarray(value)
     if arr.dtype.kind not in "biuf" or arr.dtype == object:
         raise PhylanxTypeError(f"{what} must be a real numeric array, got a {type_name(value)}")
+    check_lapack_float(arr, what)
     if arr.ndim not in ndims:
         ranks = " or ".join(f"{n}-d" for n in ndims)
         raise PhylanxValueError(f"{what} must be {ranks}, got a {arr.ndim}-d array "
@@ -485,7 +502,9 @@ def _original_operands(a, b, name: str) -> tuple[np.ndarray, np.ndarray]:
     for value in (a, b):
         kind = np.asarray(value).dtype.kind
         if kind not in "biuf":
-            raise PhylanxTypeError(f"{name} requires numeric operands, got a {type_name(value)}")
+            raise PhylanxTypeError(f"{name} requires real numeric operands (complex is not "
+                                   f"supported), got a {type_name(value)}")
+        check_lapack_float(np.asarray(value), "an operand")
     if np.ndim(a) != 2 or np.ndim(b) != 1:
         raise PhylanxValueError(
             f"{name} requires that first operand to be a matrix and the second operand to be a "
