@@ -18,7 +18,7 @@ from ...values import display, type_name
 from ..dtypes import to_bool, to_count
 from ..lazy_modules import lazy_module
 from ..registry import primitive
-from ..solvers.direct import RELATIVE_TO, factorise
+from ..solvers.direct import factorise
 
 # SciPy loads on first use (``import phylanx`` stays fast)
 scipy = lazy_module("scipy")
@@ -101,11 +101,11 @@ def _als_sweep(factors: np.ndarray, other: np.ndarray, confidence: np.ndarray,
         rhs = other.T @ ((conf + 1.0) * preference)               # Y^T (C_u + I) p_u
         # LU with the relative pivot test: np.linalg.solve would accept a numerically
         # singular system (rounding leaves tiny pivots, not zeros) and return garbage
-        lu, bad = factorise(system, "getrf")
-        if bad is not None:
+        lu, singular = factorise(system, "getrf")
+        if singular is not None:
             raise PhylanxValueError(
-                f"a least-squares system of ALS (row {row}) is singular: pivot {bad} of its LU "
-                f"factorisation is zero {RELATIVE_TO}; use a positive regularization")
+                f"a least-squares system of ALS (row {row}) is singular: "
+                f"{singular.reason('LU')}; use a positive regularization")
         factors[row] = scipy.linalg.lu_solve(lu, rhs, check_finite=False)
 
 

@@ -26,6 +26,7 @@ from ..dtypes import to_axes, to_bool, to_int
 from ..registry import primitive
 from ..solvers.direct import (
     RELATIVE_TO,
+    check_lapack_float,
     equilibration_exponents,
     first_singular_in_stack,
     rounding_tolerance,
@@ -261,11 +262,13 @@ def _check_not_singular(arr: np.ndarray) -> None:
 def inv_gje(a):
     """Inverse of a square matrix by Gauss-Jordan elimination with partial pivoting.
 
-    Integer/bool input gives float64, float32 stays float32.  A pivot of magnitude at most
+    Integer/bool input gives float64, float32 stays float32; float16 and long double are
+    refused, as numpy.linalg.inv refuses them.  A pivot of magnitude at most
     n * eps * ||a||_F means the matrix is singular: PhylanxValueError (stricter than
     numpy.linalg.inv, as ``inverse``).
     """
     arr = _square(a, "the argument", stacked=False)
+    check_lapack_float(arr, "the argument")     # GJE would run in float16 (NumPy refuses)
     dtype = arr.dtype if arr.dtype.kind in "fc" else np.dtype(np.float64)
     n = arr.shape[0]
     if n == 0:

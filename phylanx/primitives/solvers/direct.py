@@ -5,7 +5,9 @@ The solvers call LAPACK through ``scipy.linalg.lapack`` (``getrf/getrs``,
 checked ``PhylanxValueError`` rather than a warning.  Integer and boolean inputs
 are solved in float64; as in the original (compat addendum A.3.9), ``linear_solver_*``
 take a matrix and ONE right-hand side vector and answer in float64 (``solve``, which
-``np.linalg.solve`` compiles to, takes stacks and keeps float32).
+``np.linalg.solve`` compiles to, takes stacks and keeps float32).  float16 and long double
+operands are refused as numpy.linalg refuses them (:func:`check_lapack_float`), and so
+are inf and NaN (LAPACK's verdict on them is none: sytrf called a NaN "singular").
 
 Numerical singularity: LAPACK's ``info`` only flags a pivot that is exactly zero, and
 whether rounding leaves an exact zero or something like -4.7e-17 depends on the BLAS
@@ -18,7 +20,12 @@ the verdict does not change when ``a`` is scaled.  Nor when its rows or columns 
 a pivot that test calls zero is judged again on ``a`` equilibrated (:func:`equilibrated`,
 rows and columns scaled by powers of two to a largest entry in [1, 2)), and the matrix is
 singular only if it is so there too: ``[[1e200, 0], [0, 1]]`` is solved, as NumPy does,
-with ``a``'s own factors.
+with ``a``'s own factors.  A pivot test alone misses some rounded singular matrices (the
+last pivot of an unpivoted Cholesky factorisation of ``b @ b.T`` carries rounding noise
+amplified by its ill-conditioned leading block, above the tolerance), so :func:`factorise`
+also calls singular a matrix whose reciprocal condition number (LAPACK's gecon/sycon/pocon
+estimate from the factors, O(n^2)) is at most n * eps, again on both looks: singular to
+working precision, as ``numpy.linalg.matrix_rank`` would count it.
 
 ``lu`` follows the original (Blaze, row-major storage): ``A = L @ U @ P`` with
 ``L`` lower triangular, ``U`` *unit* upper triangular and ``P`` a permutation of
@@ -29,6 +36,7 @@ The iterative solvers are in ``iterative.py``.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from time import perf_counter_ns
 
 import numpy as np
@@ -43,11 +51,26 @@ scipy = lazy_module("scipy")
 lapack = lazy_module("scipy.linalg.lapack")
 
 
+#: the floating types LAPACK (and so numpy.linalg) computes in
+LAPACK_FLOATS = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64,
+                                                np.complex128))
+
+
+def check_lapack_float(arr: np.ndarray, what: str) -> None:
+    """A PhylanxTypeError for a float16 or long double ``arr``, as numpy.linalg's
+    TypeError: converted to float64 it would be computed in another precision than its
+    own, silently (integers and bools are exact in float64, as NumPy takes them)."""
+    if arr.dtype.kind in "fc" and arr.dtype not in LAPACK_FLOATS:
+        raise PhylanxTypeError(f"{what}: array type {arr.dtype} is unsupported in linear "
+                               "algebra, as in numpy.linalg (convert it to float32 or float64)")
+
+
 def float_operand(value, what: str, ndims: tuple[int, ...]) -> np.ndarray:
     """``value`` as a float32/float64 array of one of the ranks ``ndims``."""
     arr = np.asarray(value)
     if arr.dtype.kind not in "biuf" or arr.dtype == object:
         raise PhylanxTypeError(f"{what} must be a real numeric array, got a {type_name(value)}")
+    check_lapack_float(arr, what)
     if arr.ndim not in ndims:
         ranks = " or ".join(f"{n}-d" for n in ndims)
         raise PhylanxValueError(f"{what} must be {ranks}, got a {arr.ndim}-d array "
@@ -106,21 +129,34 @@ def equilibrated(stack: np.ndarray, symmetric: bool = False) -> np.ndarray:
     comparable with its norm whatever the scales of the rows and columns were.  The
     scales are found on the entries' exponents and each entry is scaled once
     (:func:`times_power_of_two`): exact but where the result is subnormal."""
-    exponents = _exponents(stack)
     if symmetric:
-        # Ruiz's iteration: d a d with d = 1 / sqrt(row maxima) again and again; each
-        # pass halves the exponents' distance from a balanced matrix (a large row of
-        # the first pass made another row's off-diagonal entry its maximum)
-        d = np.zeros(stack.shape[:-1], np.int64)
-        for _ in range(2 * np.finfo(stack.dtype).nexp):
-            largest = (exponents + d[..., :, None] + d[..., None, :]).max(axis=-1)
-            step = _unit_scales(largest, root=True)
-            if not step.any():
-                break
-            d = d + step
+        d = symmetric_equilibration_exponents(stack)
         return times_power_of_two(stack, d[..., :, None] + d[..., None, :])
     rows, columns = equilibration_exponents(stack)
     return times_power_of_two(stack, rows[..., :, None] + columns[..., None, :])
+
+
+def symmetric_equilibration_exponents(stack: np.ndarray) -> np.ndarray:
+    """``d``: :func:`equilibrated`'s ``times_power_of_two(stack, d[..., :, None] +
+    d[..., None, :])`` for ``symmetric``."""
+    exponents = _exponents(stack)
+    # Ruiz's iteration: d a d with d = 1 / sqrt(row maxima) again and again; each
+    # pass halves the exponents' distance from a balanced matrix (a large row of
+    # the first pass made another row's off-diagonal entry its maximum)
+    d = np.zeros(stack.shape[:-1], np.int64)
+    for _ in range(2 * np.finfo(stack.dtype).nexp):
+        largest = (exponents + d[..., :, None] + d[..., None, :]).max(axis=-1)
+        step = _unit_scales(largest, root=True)
+        if not step.any():
+            break
+        d = d + step
+    return d
+
+
+def vector_scale_exponent(vector: np.ndarray) -> int:
+    """The exponent ``e`` taking ``vector``'s largest magnitude into [1, 2) by ``2**e``
+    (0 for a zero vector)."""
+    return int(_unit_scales(_exponents(vector).max(initial=_ZERO)))
 
 
 def equilibration_exponents(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -205,29 +241,85 @@ def cholesky_pivots(factors, lower=None) -> np.ndarray:
 _PIVOTS = {"getrf": lu_pivots, "sytrf": ldlt_pivots, "potrf": cholesky_pivots}
 
 
-def factorise(a: np.ndarray, factor_name: str, lower: int | None = None):
-    """LAPACK ``factor_name`` of the float matrix ``a`` -> ``(factors, bad)``.
+@dataclass(frozen=True)
+class Singular:
+    """Why :func:`factorise` calls a matrix singular: its first zero pivot (1-based; LAPACK's
+    ``info`` or negligible by :func:`first_negligible`), or, with no pivot at fault, LAPACK's
+    estimate ``rcond`` of its reciprocal condition number, at most n * eps."""
+    pivot: int | None = None
+    rcond: float | None = None
 
-    ``bad`` is the 1-based index of the first pivot that is zero (LAPACK ``info``) or
-    negligible relative to ``a`` (:func:`first_negligible`; for sytrf/potrf ``a`` is the
-    symmetric matrix read from the ``lower`` triangle), else None."""
+    def reason(self, factorisation: str, zero: str = "zero") -> str:
+        """The clause for an error message: what was found, and relative to what."""
+        if self.pivot is not None:
+            return (f"pivot {self.pivot} of its {factorisation} factorisation is {zero} "
+                    f"{RELATIVE_TO}")
+        return (f"its reciprocal condition number {self.rcond:.3g} (LAPACK's estimate) is at "
+                f"most n * eps: singular to working precision, also with its rows and columns "
+                f"equilibrated")
+
+
+#: the LAPACK routine estimating the reciprocal condition number from each factorisation
+_CONDITION = {"getrf": "gecon", "sytrf": "sycon", "potrf": "pocon"}
+
+
+def reciprocal_condition(read: np.ndarray, factors, factor_name: str, lower: int | None) -> float:
+    """LAPACK's estimate of 1 / (||a||_1 ||inv(a)||_1) for the finite matrix ``read`` whose
+    ``factor_name`` factorisation is ``factors`` (0 when ||a||_1 overflows)."""
+    with np.errstate(over="ignore"):
+        anorm = float(np.abs(read).sum(axis=0).max(initial=0.0))
+    if not np.isfinite(anorm):
+        return 0.0
+    condition, = lapack.get_lapack_funcs((_CONDITION[factor_name],), (read,))
+    if factor_name == "getrf":
+        rcond, _ = condition(factors[0], anorm, norm="1")
+    elif factor_name == "sytrf":
+        rcond, _ = condition(factors[0], factors[1], anorm, lower=lower)
+    else:
+        rcond, _ = condition(factors[0], anorm, uplo="L" if lower else "U")
+    return float(rcond)
+
+
+def _looks_singular(read: np.ndarray, factors, factor_name: str, lower: int | None,
+                    dtype) -> Singular | None:
+    """One look of :func:`factorise` at the factors of ``read``: a negligible pivot, else a
+    reciprocal condition number at most n * eps (a pivot test alone misses singular
+    matrices whose rounding noise lands above the tolerance, e.g. at the last pivot of an
+    unpivoted Cholesky factorisation, amplified by an ill-conditioned leading block)."""
+    bad = first_negligible(_PIVOTS[factor_name](factors, lower), read, dtype)
+    if bad is not None:
+        return Singular(pivot=bad)
+    if not np.isfinite(read).all():
+        return None                                  # LAPACK's own result stands
+    rcond = reciprocal_condition(read, factors, factor_name, lower)
+    return Singular(rcond=rcond) if rcond <= len(read) * np.finfo(dtype).eps else None
+
+
+def factorise(a: np.ndarray, factor_name: str, lower: int | None = None):
+    """LAPACK ``factor_name`` of the float matrix ``a`` -> ``(factors, singular)``.
+
+    ``singular`` is None for a regular ``a``, else a :class:`Singular`: a pivot that is zero
+    (LAPACK ``info``) or negligible relative to ``a`` (:func:`first_negligible`; for
+    sytrf/potrf ``a`` is the symmetric matrix read from the ``lower`` triangle), or
+    LAPACK's reciprocal condition estimate at most n * eps; either found on ``a`` and
+    again on ``a`` equilibrated (the module docstring's second look)."""
     factor, = lapack.get_lapack_funcs((factor_name,), (a,))
     flags = {} if lower is None else {"lower": lower}
     *factors, info = factor(a, **flags)
     if info < 0:  # pragma: no cover - only on malformed input, which callers check
         raise PhylanxValueError(f"LAPACK {factor_name} rejected argument {-info}")
     if info > 0:
-        return factors, int(info)
+        return factors, Singular(pivot=int(info))
     read = a if lower is None else symmetric_from_triangle(a, lower)
-    bad = first_negligible(_PIVOTS[factor_name](factors, lower), read, a.dtype)
-    if bad is not None and np.isfinite(read).all():
+    singular = _looks_singular(read, factors, factor_name, lower, a.dtype)
+    if singular is not None and np.isfinite(read).all():
         # the second look, on ``a`` equilibrated (module docstring): its rows' scales
-        # may be all that made a pivot small next to ||a||_F
+        # may be all that made a pivot small next to ||a||_F or its condition large
         balanced = equilibrated(read, symmetric=lower is not None)
         *again, info = factor(balanced, **flags)
-        bad = int(info) if info > 0 else first_negligible(
-            _PIVOTS[factor_name](again, lower), balanced, a.dtype)
-    return factors, bad
+        singular = Singular(pivot=int(info)) if info > 0 else _looks_singular(
+            balanced, again, factor_name, lower, a.dtype)
+    return factors, singular
 
 
 def _frobenius_norms(stack: np.ndarray, info: np.finfo) -> np.ndarray:
@@ -341,7 +433,9 @@ def first_singular_in_stack(work: np.ndarray, factored: tuple | None = None
     """``(index, bad)`` of the first matrix of the float stack ``work`` (..., n, n) that
     :func:`factorise` with getrf would call singular (``bad`` its 1-based pivot), else None.
 
-    Equal to calling ``factorise(work[index], "getrf")`` for every index in order, but the
+    Equal to calling ``factorise(work[index], "getrf")`` for every index in order, but
+    for its condition estimate (a per-matrix LAPACK call this path has not paid for: a
+    rounded rank-deficient matrix whose pivots all pass is solved here), and the
     tolerance of :func:`rounding_tolerance` is computed for the whole stack at once and
     LAPACK is called without per-matrix Python work besides the call itself: a stacked
     ``solve`` of thousands of small systems (ALS) spent most of its time here.
@@ -408,32 +502,36 @@ def _original_operands(a, b, name: str) -> tuple[np.ndarray, np.ndarray]:
     for value in (a, b):
         kind = np.asarray(value).dtype.kind
         if kind not in "biuf":
-            raise PhylanxTypeError(f"{name} requires numeric operands, got a {type_name(value)}")
+            raise PhylanxTypeError(f"{name} requires real numeric operands (complex is not "
+                                   f"supported), got a {type_name(value)}")
+        check_lapack_float(np.asarray(value), "an operand")
     if np.ndim(a) != 2 or np.ndim(b) != 1:
         raise PhylanxValueError(
             f"{name} requires that first operand to be a matrix and the second operand to be a "
             f"vector, got a {np.ndim(a)}-d and a {np.ndim(b)}-d value (several right-hand "
             "sides: np.linalg.solve)")
     a, b, _ = system_operands(np.asarray(a, np.float64), np.asarray(b, np.float64))
+    for what, value in (("a", a), ("b", b)):
+        # LAPACK's verdict on inf/NaN is no verdict: sytrf called NaN "singular"
+        if not np.isfinite(value).all():
+            raise PhylanxValueError(f"{name} needs finite operands: inf or NaN in {what}")
     return a, b
 
 
 def _solve_with(name: str, a, b, factor_name: str, solve_name: str, lower: int | None,
-                failure: str):
-    """Factor ``a`` with LAPACK ``factor_name`` and solve with ``solve_name``."""
+                failure):
+    """Factor ``a`` with LAPACK ``factor_name`` and solve with ``solve_name``; a singular
+    ``a`` is the error ``failure(singular)`` says (:class:`Singular`)."""
     a, b = _original_operands(a, b, name)
     if a.shape[0] == 0:
         return np.zeros(0)
-    factors, bad = factorise(a, factor_name, lower)
-    if bad is not None:
-        raise PhylanxLinAlgError(failure.format(info=bad))
+    factors, singular = factorise(a, factor_name, lower)
+    if singular is not None:
+        raise PhylanxLinAlgError(failure(singular))
     solve, = lapack.get_lapack_funcs((solve_name,), (a, b))
     flags = {} if lower is None else {"lower": lower}
     x, info = solve(*factors, b.reshape(-1, 1), **flags)
     return x.reshape(-1)
-
-
-_RELATIVE = "zero " + RELATIVE_TO
 
 
 def _solve_oracle(triangle: bool):
@@ -461,8 +559,7 @@ def linear_solver_lu(a, b):
     numerically singular one: a pivot of magnitude at most n * eps * ||a||_F (see the
     module docstring).  ``numpy.linalg.solve`` only refuses exactly zero pivots."""
     return _solve_with("linear_solver_lu", a, b, "getrf", "getrs", None,
-                       "the matrix a is singular (pivot {info} of its LU factorisation is "
-                       + _RELATIVE + ")")
+                       lambda singular: f"the matrix a is singular ({singular.reason('LU')})")
 
 
 @primitive("linear_solver_ldlt", "linear_solver_ldlt(_1, _2)", "linear_solver_ldlt(_1, _2, _3)",
@@ -478,8 +575,7 @@ def linear_solver_ldlt(a, b, uplo=None):
     n * eps * ||a||_F)."""
     name = "linear_solver_ldlt"
     return _solve_with(name, a, b, "sytrf", "sytrs", _lower_flag(uplo, name),
-                       "the matrix a is singular (pivot {info} of its LDL^T factorisation is "
-                       + _RELATIVE + ")")
+                       lambda singular: f"the matrix a is singular ({singular.reason('LDL^T')})")
 
 
 @primitive("linear_solver_cholesky", "linear_solver_cholesky(_1, _2)",
@@ -497,8 +593,8 @@ def linear_solver_cholesky(a, b, uplo=None):
     name = "linear_solver_cholesky"
     return _solve_with(
         name, a, b, "potrf", "potrs", _lower_flag(uplo, name),
-        "the matrix a is not positive definite (pivot {info} of its Cholesky factorisation "
-        "is not positive " + RELATIVE_TO + ")")
+        lambda singular: "the matrix a is not positive definite ("
+                         + singular.reason("Cholesky", zero="not positive") + ")")
 
 
 @primitive("lu", "lu(_1)",

@@ -4,16 +4,25 @@ The original offered these only in BlazeIterative builds; here they are always p
 
 * Linear solvers ``iterative_solver_<method>(a, b[, tolerance])``: ``a`` square, ``b`` a
   vector; the optional third argument is the relative residual tolerance
-  (``||b - a x|| <= tolerance * ||b||``, default 1e-10, as Blaze's iteration tags).  A
-  solve that does not reach it within SciPy's default iteration limit (10 n for CG and
-  BiCGSTAB) raises a ``PhylanxValueError`` naming the method.
+  (``||r (b - a x)|| <= tolerance * ||r b||``, default 1e-10, as Blaze's iteration tags,
+  with ``r`` the powers of two that take each row of ``a`` to a largest entry in [1, 2):
+  the plain residual when the rows are of one scale, and a verdict that does not change
+  when a row or column is scaled).  The true residual of the answer is checked, not only
+  the method's running one.  A solve that does not reach it within SciPy's default
+  iteration limit (10 n for CG and BiCGSTAB) raises a ``PhylanxValueError`` naming the
+  method.
+* Scale: the method runs on the system equilibrated by powers of two (exact): rows and
+  columns (``d a d`` for the symmetric methods) and ``b``, so that ``diag(1e200, 1)`` is
+  solved (its squares overflowed) and a 1e-200 system does not "converge" on residuals
+  that underflowed to zero.  Inf or NaN in ``a`` or ``b`` is an error.
 * Preconditioned variants build ``M ~ inv(a)`` from a factorisation of ``a``: LU, RQ,
   QR and Cholesky are exact (BiCGSTAB then converges in one step); Jacobi, SSOR
   (omega = 1.2), symmetric Gauss-Seidel (SSOR with omega = 1) and incomplete Cholesky
   IC(0) (restricted to the non-zero pattern of ``a``) are the classic approximations.
   A preconditioner refuses a matrix whose pivots (or, for Jacobi and SSOR, diagonal
-  entries) are zero relative to n * eps * ||a||_F (``solvers.first_negligible``), not
-  only exact zeros: which of the two rounding leaves depends on the BLAS kernel.
+  entries) are zero relative to n * eps * ||a||_F of the equilibrated ``a``
+  (``solvers.first_negligible``), not only exact zeros: which of the two rounding leaves
+  depends on the BLAS kernel.
 * ``iterative_solver_gmres(a, b[, n[, tolerance]])``: as the original, the third argument
   is the Krylov dimension n (the restart length, an integer), the tolerance comes fourth.
 * ``iterative_solver_lanczos`` / ``_arnoldi(a, b[, n])``: approximate eigenvalues of
@@ -31,14 +40,16 @@ from ..dtypes import to_int
 from ..lazy_modules import lazy_functions, lazy_module
 from ..registry import primitive
 from .direct import (
-    RELATIVE_TO,
-    RELATIVE_TO_A,
+    equilibration_exponents,
     factorise,
     first_negligible,
     float_operand,
     rounding_tolerance,
+    symmetric_equilibration_exponents,
     symmetric_from_triangle,
     system_operands,
+    times_power_of_two,
+    vector_scale_exponent,
 )
 
 # SciPy loads on first use (``import phylanx`` stays fast)
@@ -48,6 +59,10 @@ lapack = lazy_module("scipy.linalg.lapack")
 
 DEFAULT_TOLERANCE = 1e-10
 SSOR_OMEGA = 1.2
+
+#: the preconditioners judge the system equilibrated (:func:`_krylov_solve`), once
+EQUILIBRATED_ONLY = ("relative to n * eps * ||a||_F, a's rows and columns equilibrated "
+                     "(by powers of two)")
 
 
 def _tolerance(tolerance) -> float:
@@ -63,10 +78,10 @@ def _tolerance(tolerance) -> float:
 
 def _lu_preconditioner(a):
     # LAPACK getrf directly: scipy.linalg.lu_factor only warns about a singular matrix
-    (factors, pivots), bad = factorise(a, "getrf")
-    if bad is not None:
-        raise PhylanxValueError("the LU preconditioner needs a non-singular matrix (pivot "
-                                f"{bad} of its LU factorisation is zero {RELATIVE_TO})")
+    (factors, pivots), singular = factorise(a, "getrf")
+    if singular is not None:
+        raise PhylanxValueError("the LU preconditioner needs a non-singular matrix "
+                                f"({singular.reason('LU')})")
     getrs, = lapack.get_lapack_funcs(("getrs",), (a,))
     return lambda v: getrs(factors, pivots, v)[0]
 
@@ -78,7 +93,7 @@ def _triangular_inverse_check(a, r, name):
     if bad is not None:
         raise PhylanxValueError(f"the {name} preconditioner needs a non-singular matrix "
                                 f"(r[{bad}, {bad}] of its {name} factorisation is zero "
-                                f"{RELATIVE_TO_A})")
+                                f"{EQUILIBRATED_ONLY})")
 
 
 def _rq_preconditioner(a):
@@ -94,11 +109,11 @@ def _qr_preconditioner(a):
 
 
 def _cholesky_preconditioner(a):
-    (factor,), bad = factorise(a, "potrf", lower=1)
-    if bad is not None:
+    (factor,), singular = factorise(a, "potrf", lower=1)
+    if singular is not None:
         raise PhylanxValueError(
-            "the Cholesky preconditioner needs a symmetric positive definite matrix (pivot "
-            f"{bad} of its Cholesky factorisation is not positive {RELATIVE_TO})")
+            "the Cholesky preconditioner needs a symmetric positive definite matrix "
+            f"({singular.reason('Cholesky', zero='not positive')})")
     return lambda v: scipy.linalg.cho_solve((factor, True), v, check_finite=False)
 
 
@@ -108,7 +123,7 @@ def _nonzero_diagonal(a, name):
     bad = first_negligible(diagonal, a)
     if bad is not None:
         raise PhylanxValueError(f"the {name} preconditioner needs a non-zero diagonal "
-                                f"(a[{bad}, {bad}] is zero {RELATIVE_TO_A})")
+                                f"(a[{bad}, {bad}] is zero {EQUILIBRATED_ONLY})")
     return diagonal
 
 
@@ -143,7 +158,7 @@ def _incomplete_cholesky_preconditioner(a):
         pivot = factor[k, k]
         if not pivot > tolerance:
             raise PhylanxValueError("the incomplete Cholesky preconditioner broke down (pivot "
-                                    f"{k + 1} is not positive {RELATIVE_TO_A}): a must be "
+                                    f"{k + 1} is not positive {EQUILIBRATED_ONLY}): a must be "
                                     "positive definite")
         factor[k, k] = np.sqrt(pivot)
         column = factor[k + 1:, k] / factor[k, k]
@@ -162,8 +177,14 @@ def _symmetric_gauss_seidel_preconditioner(a):
 
 # --- the common driver ----------------------------------------------------------------
 
+def _norm(vector: np.ndarray) -> float:
+    """||vector||_2 without overflow or underflow (a sum of squares of 1e-200 is zero)."""
+    largest = float(np.abs(vector).max(initial=0.0))
+    return largest * float(np.linalg.norm(vector / largest)) if largest > 0 else 0.0
+
+
 def _krylov_solve(title: str, method: Callable, a, b, tolerance,
-                  preconditioner: Callable | None = None):
+                  preconditioner: Callable | None = None, symmetric: bool = False):
     a, b, dtype = system_operands(a, b)
     if b.ndim != 1:
         raise PhylanxValueError(f"{title} solves for one right-hand side: b must be a "
@@ -172,17 +193,51 @@ def _krylov_solve(title: str, method: Callable, a, b, tolerance,
     if a.shape[0] == 0:
         return np.zeros(0, dtype=dtype)
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    if not (np.isfinite(a64).all() and np.isfinite(b64).all()):
+        raise PhylanxValueError(f"{title} needs finite a and b: inf or NaN in "
+                                f"{'a' if not np.isfinite(a64).all() else 'b'}")
+    # the system equilibrated by powers of two (exact): r a c y = 2**shift r b, x = c y /
+    # 2**shift; every check and inner product then sees entries near 1, whatever the
+    # scales of a's rows and columns and of b (1e200 squared overflowed, 1e-200 squared
+    # underflowed to a "converged" zero residual)
+    row_scales, columns = equilibration_exponents(a64)
+    rows = row_scales
+    if symmetric:                                 # d a d keeps CG's symmetry
+        rows = columns = symmetric_equilibration_exponents(a64)
+    a64 = times_power_of_two(a64, rows[:, None] + columns[None, :])
+    b64 = times_power_of_two(b64, rows)
+    shift = vector_scale_exponent(b64)
+    b64 = times_power_of_two(b64, np.full(b64.shape, shift))
+    # the tolerance holds for the plain residual b - a x = 2**-shift 2**-rows r' (r' =
+    # b' - a' y) and for the row-equilibrated one, 2**(row_scales - rows) times that (a
+    # row of 1e200 must not make the others' residuals noise): each is r' weighed, the
+    # weights taken to at most 1
+    weights = [np.exp2((e.min() - e).astype(np.float64)) for e in (rows, rows - row_scales)]
+    targets = [tol * _norm(w * b64) for w in weights]
+    # ||w * r'|| <= ||r'||: the method's own residual within the least target meets both
+    goal = min(targets)
     options = {}
     if preconditioner is not None:
         apply = preconditioner(a64)
         options["M"] = sla.LinearOperator(a64.shape, matvec=apply, dtype=np.float64)
     with np.errstate(all="ignore"):  # breakdowns are reported through info below
-        x, info = method(a64, b64, rtol=tol, atol=0.0, **options)
-    if info > 0 or not np.all(np.isfinite(x)):
+        y, info = method(a64, b64, rtol=0.0, atol=goal, **options)
+    if info > 0 or not np.all(np.isfinite(y)):
         raise PhylanxValueError(f"{title} did not converge to the relative tolerance {tol:g} "
                                 f"within {info if info > 0 else 'the allowed'} iterations")
     if info < 0:
         raise PhylanxValueError(f"{title} broke down (illegal input or numerical breakdown)")
+    # the method judged its own running residual; the tolerance is about the true one
+    residual = b64 - a64 @ y
+    for w, target, what in zip(weights, targets, ("", " (rows equilibrated)")):
+        if _norm(w * residual) > target:
+            raise PhylanxValueError(
+                f"{title} did not reach the relative tolerance {tol:g}{what}: its true "
+                f"residual is {_norm(w * residual) / _norm(w * b64):.3g} of ||b||, "
+                "whatever its own running residual said")
+    x = times_power_of_two(y, columns - shift)
+    if not np.all(np.isfinite(x)):
+        raise PhylanxValueError(f"{title}: the solution overflows float64")
     return x.astype(dtype, copy=False)
 
 
@@ -195,7 +250,7 @@ def _register_linear(suffix: str, title: str, method: Callable, preconditioner, 
     name = f"iterative_solver_{suffix}"
 
     def solver(a, b, tolerance=None):
-        return _krylov_solve(title, method, a, b, tolerance, preconditioner)
+        return _krylov_solve(title, method, a, b, tolerance, preconditioner, symmetric)
 
     solver.__name__ = solver.__qualname__ = name
     requirement = ("a symmetric positive definite ``a``" if symmetric
