@@ -375,8 +375,10 @@ class PhylanxDecorator(DecoratedFunction):
         self._ensure_compiled()
         et = execution_tree
         if not args and not kwargs:
-            fn = self._function
-            return et.variable(et.primitive(self.state_name, value=fn), name=self.__name__)
+            # read through this decorated function, which the variable so keeps: the
+            # function value alone would outlive it and lose its name (a recursive call)
+            return et.variable(et.primitive(self.state_name, lambda: self._function),
+                               name=self.__name__)
         try:   # arguments that can never bind fail here, at the caller's line
             self._signature.bind_partial(*args, **kwargs)
         except TypeError:

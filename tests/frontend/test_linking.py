@@ -101,6 +101,19 @@ def test_a_function_value_outliving_its_dropped_function_cannot_call_it_by_name(
         execution_tree.invoke(value, (5,), {})
 
 
+def _fact(n):
+    return 1 if n < 2 else n * _fact(n - 1)
+
+
+def test_the_lazy_function_of_a_temporary_decorator_keeps_its_name():
+    # lazy() without arguments wraps the function value alone: the dropped decorator's
+    # name was let go, and the recursive call by that name failed
+    state = execution_tree.compiler_state("lazy")
+    lazy = Phylanx(compiler_state=state)(_fact).lazy()
+    gc.collect()
+    assert lazy.eval(5) == 120
+
+
 def test_a_function_of_another_compiler_state_can_be_called():
     # the original shared one state among all functions, so such a call worked there
     mine = execution_tree.compiler_state("mine")
