@@ -412,7 +412,9 @@ def make_call(node: Node, name: str, get, args: list, kwargs: dict,
         a0 = args[0]
         a_run, ai, a_impl, a_const = slot_op(a0)   # ``fib(n - 1)``: ``n - 1`` in place
         a0e = a0.choice
-        plain = None   # the last function called that takes one plain parameter
+        # the last function called that takes one plain parameter; first a sentinel no
+        # value is (None would let a nil bound to the name past the check below)
+        plain: Any = object()
 
         def run1(frame):
             nonlocal plain

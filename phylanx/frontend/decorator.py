@@ -50,13 +50,17 @@ def _compiled(linker, fn) -> DecoratedFunction:
     return dec
 
 
-def _loaded(linker, get) -> Any:
+def _loaded(linker, get, held: list | None = None) -> Any:
     """The current value of a Python global (``get`` reads it) as PhySL (a function as
-    its compiled one), nil if it does not exist yet."""
+    its compiled one, its decorated function appended to ``held``), nil if it does not
+    exist yet."""
     try:
         value = get()
         if isinstance(value, (DecoratedFunction, types.FunctionType)):
-            return _compiled(linker, value)._function
+            dec = _compiled(linker, value)
+            if held is not None:
+                held.append(dec)
+            return dec._function
         return from_python(value)
     except (KeyError, ValueError):
         return None
@@ -266,10 +270,11 @@ class PhylanxDecorator(DecoratedFunction):
             return dec._function
         return from_python(value)
 
-    def _load(self, get) -> Any:
+    def _load(self, get, held: list | None = None) -> Any:
         """The current value of a Python global (``get`` reads it), as a call loads it
-        (nil if it does not exist yet)."""
-        return _loaded(self.linker, get)
+        (nil if it does not exist yet; a function's decorated function appended to
+        ``held``)."""
+        return _loaded(self.linker, get, held)
 
     def _loader(self, get):
         # the state's global frame keeps the loader: it holds the linker, not this
@@ -301,7 +306,8 @@ class PhylanxDecorator(DecoratedFunction):
         read from their modules when it starts.  Those it assigns (``global x``) live in
         the evaluation's own frame (``compiler/scopes.py``: two calls running at once on
         two Python threads each see their own assignments) and are written back to their
-        modules when it ends, even by an error; a call nested in an evaluation (PhySL ->
+        modules when it ends, even by an error (but a function it loaded and left: the
+        module keeps its own object); a call nested in an evaluation (PhySL ->
         Python -> PhySL) shares that frame, as Python code shares its module's globals.
         Globals it only reads are loaded into the shared global frame (each call loads
         the modules' current values: what Python's reads would see)."""
@@ -309,28 +315,40 @@ class PhylanxDecorator(DecoratedFunction):
         if not slots:
             return evaluate(fn, *args)
         g = self.state.globals
+        # the decorated functions of the functions loaded: alive until the evaluation
+        # ends (rebound meanwhile, by Python code it calls or another thread, a dropped
+        # one would take its name from its running program)
+        held: list = []
         if not writeback:
             for slot, get in slots:
-                g[slot] = self._load(get)
+                g[slot] = self._load(get, held)
             return evaluate(fn, *args)
         key = scopes.overlay_key(g)
+        loaded_key = (key, "loaded")
         overlay = evaluation.lookup(key)
         nested = overlay is not None
+        # what the evaluation loaded into its frame (the calls nested in it add theirs)
+        loaded = evaluation.lookup(loaded_key) if nested else {}
         if not nested:
             overlay = {}
         for slot, get in slots:
             if scopes.is_per_evaluation(g, slot):
                 if not (nested and slot in overlay):
-                    overlay[slot] = self._load(get)
+                    overlay[slot] = loaded[slot] = self._load(get, held)
             else:
-                g[slot] = self._load(get)
+                g[slot] = self._load(get, held)
         try:
             if nested:
                 return fn(*args)
-            return evaluation.run_with({key: overlay}, fn, *args)
+            return evaluation.run_with({key: overlay, loaded_key: loaded}, fn, *args)
         finally:
             for slot, put in writeback:
-                put(to_python(overlay.get(slot)))
+                value = overlay.get(slot)
+                # a function the evaluation loaded and left: the global was not assigned,
+                # and keeps the Python function it holds (its compiled value in its place,
+                # a decorated function would be dropped, and with it its name)
+                if type(value) is not Function or value is not loaded.get(slot):
+                    put(to_python(value))
 
     def _run(self, values: list, passed=(), keywords: dict | None = None) -> Any:
         with deep_recursion():
@@ -375,8 +393,10 @@ class PhylanxDecorator(DecoratedFunction):
         self._ensure_compiled()
         et = execution_tree
         if not args and not kwargs:
-            fn = self._function
-            return et.variable(et.primitive(self.state_name, value=fn), name=self.__name__)
+            # read through this decorated function, which the variable so keeps: the
+            # function value alone would outlive it and lose its name (a recursive call)
+            return et.variable(et.primitive(self.state_name, lambda: self._function),
+                               name=self.__name__)
         try:   # arguments that can never bind fail here, at the caller's line
             self._signature.bind_partial(*args, **kwargs)
         except TypeError:

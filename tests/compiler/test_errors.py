@@ -43,6 +43,11 @@ def error_of(code: str, *args) -> PhylanxError:
     ("if([1, 2], 1, 2)", PhylanxValueError, 1, 1, "ambiguous"),
     ("block(define(f, x, x), f(1, 2))", PhylanxTypeError, 1, 24, "takes 1 argument(s), got 2"),
     ("apply(1, list())", PhylanxTypeError, 1, 1, "not a function"),
+    # one argument takes the call's fast path: it knew no function yet, and took nil
+    # for the one it knew (an internal AttributeError)
+    ("block(define(f, nil), f(1))", PhylanxTypeError, 1, 23, "'f' is a nil, not a function"),
+    ("block(define(f, nil), f(1, 2))", PhylanxTypeError, 1, 23,
+     "'f' is a nil, not a function"),
     ("func{L#3}(1)", PhylanxCompileError, 1, 1, "locality 3 does not exist"),
 ])
 def test_error_location_and_message(code, cls, line, col, text):

@@ -1,6 +1,7 @@
 """The linker (unique names per compiler state) belongs to the frontend."""
 from __future__ import annotations
 
+import functools
 import gc
 import weakref
 
@@ -99,6 +100,73 @@ def test_a_function_value_outliving_its_dropped_function_cannot_call_it_by_name(
     gc.collect()
     with pytest.raises(PhylanxRuntimeError, match="'fact' is no longer defined"):
         execution_tree.invoke(value, (5,), {})
+
+
+def _fact(n):
+    return 1 if n < 2 else n * _fact(n - 1)
+
+
+def test_the_lazy_function_of_a_temporary_decorator_keeps_its_name():
+    # lazy() without arguments wraps the function value alone: the dropped decorator's
+    # name was let go, and the recursive call by that name failed
+    state = execution_tree.compiler_state("lazy")
+    lazy = Phylanx(compiler_state=state)(_fact).lazy()
+    gc.collect()
+    assert lazy.eval(5) == 120
+
+
+_op = None
+
+
+def test_a_global_decorated_function_a_call_did_not_rebind_stays_itself():
+    # a global the call assigns (``global``) was written back as its compiled function
+    # value: the decorated function, so replaced, was dropped, and the next call's
+    # recursion by its name failed
+    global _op
+    state = execution_tree.compiler_state("global op")
+    _op = Phylanx(compiler_state=state)(_fact)
+    decorated = _op
+
+    @Phylanx(compiler_state=state)
+    def use(n):
+        global _op
+        return _op(n)
+
+    assert use(5) == 120 and _op is decorated
+    del decorated
+    gc.collect()
+    assert use(4) == 24 and use.lazy().eval(3) == 6 and _op(3) == 6
+
+
+def _counting(n, hook):
+    if n < 1:
+        return 0
+    hook(n)
+    return 1 + _counting(n - 1, hook)
+
+
+def test_a_global_decorated_function_rebound_while_a_call_runs_it_keeps_its_program():
+    # the evaluation held only the compiled function it loaded from the global: rebound
+    # by Python code the call ran (or another thread), the decorated function was
+    # dropped, and the running recursion lost its name
+    global _op
+    state = execution_tree.compiler_state("rebound op")
+    _op = Phylanx(compiler_state=state)(_counting)
+
+    @Phylanx(compiler_state=state)
+    def use(n, hook):
+        global _op
+        return _op(n, hook)
+
+    def rebind(n):
+        global _op
+        if n == 3:
+            _op = Phylanx(compiler_state=state)(lambda n, hook: 10 * n)
+            gc.collect()
+        return 0
+
+    assert use(5, functools.partial(rebind)) == 5
+    assert use(5, functools.partial(rebind)) == 50      # the new one, as in Python
 
 
 def test_a_function_of_another_compiler_state_can_be_called():
