@@ -27,8 +27,9 @@ argv chooses the groups (default: all):
   ``set_on_every_rank`` with one rank's value other is the same located error on every
   rank naming it, and changes nothing; alike, it changes it everywhere; the start-up
   check (``settings.agree_at_start``, given the ranks' values with one rank's
-  ``check_collectives`` off, then its ``optimize``: a setting of the compiled plan)
-  names the setting and the rank on every rank.
+  ``check_collectives`` off, then its ``optimize``: a setting of the compiled plan,
+  then no numba installed) names the setting and the rank on every rank; the rules
+  ``disable_rules`` leaves out, spelt in another order on each rank, agree.
 
 Prints ``OK <rank>`` at the end.
 """
@@ -320,6 +321,27 @@ def protocol_settings():
                 and f"rank {odd}: False" in text and "check_collectives" not in text, text
         else:
             raise AssertionError(f"rank {r}: no error at start-up for optimize")
+        # rank odd has no numba: its plans differ (no gram rewrite, no fusion)
+        values = settings.protocol_values(named_communicators=True)
+        if r == odd:
+            values = tuple((k, None if k == "numba" else v) for k, v in values)
+        try:
+            settings.agree_at_start(dist.all_gather(values).result())
+        except dist.PhylanxCollectiveMismatchError as e:
+            text = str(e)
+            assert "numba (the numba version installed" in text and \
+                f"rank {odd}: None" in text and "optimize" not in text, text
+        else:
+            raise AssertionError(f"rank {r}: no error at start-up for numba")
+    # the same rules left out, spelt differently on each rank: the same plan
+    from phylanx.compiler import rewrite
+    names = [rule.name for _, rule in rewrite.rules()][:3]
+    config.set("disable_rules", ", ".join(names[r % 3:] + names[:r % 3]))
+    try:
+        settings.agree_at_start(
+            dist.all_gather(settings.protocol_values(named_communicators=True)).result())
+    finally:
+        config.reset("disable_rules")
     for value in (False, True):       # every rank alike: changed on every rank
         dist.set_on_every_rank("check_collectives", value)
         assert config.get("check_collectives") is value
