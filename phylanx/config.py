@@ -239,7 +239,9 @@ SETTINGS: dict[str, Setting] = {
 #: ``fusion/hot.py``; a hot region evaluates its leaves first, a cold one in the tree's
 #: order).  Ranks compiling one program with different values may run its collectives
 #: in another order: the distributed layer compares them at start-up
-#: (``distributed/settings.py``).  Not the loop translations
+#: (``distributed/settings.py``) and, by the :func:`plan_key` the compiler stamps on
+#: a program's nodes, in the messages of its distributed operations
+#: (``distributed/lockstep.py``).  Not the loop translations
 #: (``scalar_loops``, ``array_loops``, ``loop_invariants``, ``loop_versions``): a
 #: translated loop holds plain values only and computes the tree's values bit for bit
 #: (``compiler/scalar_loops.py``), so they change only a rank's speed.
@@ -294,6 +296,32 @@ def plan_facts() -> tuple:
                 version = "installed"
         _facts.append((("numba", version),))
     return _facts[0]
+
+
+#: the plan values every rank agreed on at start-up (``distributed/settings.py``), or
+#: None: :func:`plan_key` marks the settings changed since
+plan_at_start: tuple | None = None
+
+
+def plan_key() -> int:
+    """A digest of :func:`plan_values` for the compiler to stamp on the nodes it builds:
+    the low 32 bits a crc32 of the values, the bits from 32 on mark the settings of
+    :data:`PLAN` whose value differs from :data:`plan_at_start` (bit i: ``PLAN[i]``),
+    so ranks comparing keys can name the settings one of them changed."""
+    import zlib
+    values = plan_values()
+    changed = 0
+    if plan_at_start is not None:
+        for i, (value, agreed) in enumerate(zip(values, plan_at_start)):
+            if value != agreed:
+                changed |= 1 << i
+    return (changed << 32) | zlib.crc32(repr(values).encode())
+
+
+def plan_changes(key: int) -> list[str]:
+    """The names of the settings :func:`plan_key` marked changed in ``key``."""
+    changed = key >> 32
+    return [name for i, name in enumerate(PLAN) if changed >> i & 1]
 
 
 #: modules registering more settings (the distributed layer's, ``phylanx/_wiring.py``),

@@ -16,8 +16,12 @@ shape the messages likewise (named communicators, persistent header exchanges); 
 difference is the same error on every rank, naming the setting and the ranks.  Once
 several ranks run, ``config.set``/``reset`` refuses to change a protocol setting (a
 located error naming it): :func:`set_on_every_rank` changes it collectively.  A plan
-setting is compared at start-up only (scripts set one alike on every rank, and a
-program compiled after is each rank's own plan of it).  The others
+setting may change on one rank (a script sets it on every rank in turn), but the nodes
+of a program compiled afterwards carry the plan key it was compiled under
+(``config.plan_key``), which travels in the header of every message of their
+distributed operations (``lockstep.py``): ranks that compiled one program under
+different plan settings fail at its first message, every rank with the same located
+error naming the settings changed since start-up and the ranks.  The others
 (timeouts, ``progress_polling``: how this rank completes its requests) are each rank's.
 """
 from __future__ import annotations
@@ -160,6 +164,8 @@ def agree_at_start(values_by_rank: list) -> None:
         from .errors import PhylanxCollectiveMismatchError
         raise agreed(PhylanxCollectiveMismatchError(problem, None, "start-up"))
     _ranks_running = len(values_by_rank) > 1
+    if _ranks_running:      # (a plan setting changed from now on is marked: plan_key)
+        config.plan_at_start = config.plan_values()
 
 
 def _refuse_alone(name: str, value: Any) -> None:

@@ -154,3 +154,33 @@ def test_whether_numba_is_installed_and_its_version_are_compared_at_start_up():
         problem = settings.protocol_problem([alike, alike, off])
         assert problem is not None and "numba (the numba version installed" in problem \
             and f"rank 2: {other!r}" in problem, problem
+
+
+def test_the_plan_key_names_the_plan_settings_changed_since_start_up(monkeypatch):
+    # a plan setting changed after start-up on one rank: the programs it compiles then
+    # carry another key in their messages, and the ranks' error names the setting
+    import numpy as np
+
+    from phylanx.distributed import agreement as ag
+    monkeypatch.setattr(config, "plan_at_start", config.plan_values())
+    start = config.plan_key()
+    assert config.plan_changes(start) == []
+    config.set("fusion_min_size", config.get("fusion_min_size") + 1)
+    try:
+        changed = config.plan_key()
+    finally:
+        config.reset("fusion_min_size")
+    assert config.plan_changes(changed) == ["fusion_min_size"]
+    assert config.plan_key() == start
+
+    def message(key):
+        return ag.header("all_gather", "phylanx_tiles", None, None, ag.NOTHING,
+                         tag=(7, 1, 1, 0, 0, key))
+    headers = np.stack([message(start), message(changed), message(start)])
+    with pytest.raises(dist.PhylanxCollectiveMismatchError) as caught:
+        ag.check(headers, "phylanx_tiles", False)
+    text = str(caught.value)
+    assert "different plan settings" in text and "ranks 0, 2: as at start-up" in text \
+        and "rank 1: 'fusion_min_size' changed since start-up" in text, text
+    # a message of no compiled node (key 0) is left to the other checks
+    assert ag.plans_differ(np.stack([message(start), message(0)])) is None

@@ -29,7 +29,10 @@ argv chooses the groups (default: all):
   check (``settings.agree_at_start``, given the ranks' values with one rank's
   ``check_collectives`` off, then its ``optimize``: a setting of the compiled plan,
   then no numba installed) names the setting and the rank on every rank; the rules
-  ``disable_rules`` leaves out, spelt in another order on each rank, agree.
+  ``disable_rules`` leaves out, spelt in another order on each rank, agree; a plan
+  setting changed after start-up on one rank (``fusion_min_size``), a program compiled
+  then fails at its first message on every rank, located, naming the setting and the
+  rank (changed on every rank alike: NumPy's answer).
 
 Prints ``OK <rank>`` at the end.
 """
@@ -333,6 +336,27 @@ def protocol_settings():
                 f"rank {odd}: None" in text and "optimize" not in text, text
         else:
             raise AssertionError(f"rank {r}: no error at start-up for numba")
+        # a plan setting changed after start-up on rank odd alone: the program compiled
+        # then is another plan there; its first message fails on every rank, located
+        y = dist.tiled(A, "row", name="planned")
+        if r == odd:
+            config.set("fusion_min_size", config.get("fusion_min_size") + 1)
+        try:
+            text = expect_error(lambda y=y: phylanx.evaluate("lambda(y, sum_d(y))", y),
+                                ["different plan settings", f"rank {odd}: 'fusion_min_size' "
+                                 "changed since start-up", "as at start-up"],
+                                "a plan setting changed on one rank")
+        finally:
+            config.reset("fusion_min_size")
+        assert "sum_d" in text, text
+        in_step(f"a plan setting changed on rank {odd}")
+    # changed alike on every rank: one plan
+    config.set("fusion_min_size", config.get("fusion_min_size") + 1)
+    try:
+        close(phylanx.evaluate("lambda(y, sum_d(y))", dist.tiled(A, "row", name="alike")),
+              A.sum(), "sum_d, a plan setting changed on every rank")
+    finally:
+        config.reset("fusion_min_size")
     # the same rules left out, spelt differently on each rank: the same plan
     from phylanx.compiler import rewrite
     names = [rule.name for _, rule in rewrite.rules()][:3]
