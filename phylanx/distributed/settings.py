@@ -8,16 +8,17 @@ single-process run does not list them unless the distributed layer is loaded.
 collective exchanges headers) must be equal on every rank: a rank sending a header
 where another sends data reads garbage or waits forever.  So must the **plan settings**
 (:data:`PLAN`: ``optimize``, ``fusion``, ...): ranks compiling one program to different
-plans may call its collectives in another order; ``disable_rules`` is compared as the
-set of rules it names, and so are the facts of the installation that change a plan
+plans may call its collectives in another order (``disable_rules`` is compared as the
+set of rules it names).  So must the facts of the installation that change a plan
 (``config.PLAN_FACTS``: numba's version, or none).  The ranks exchange all of them at
 start-up, in the one collective the MPI locality runs anyway, with the MPI facts that
 shape the messages likewise (named communicators, persistent header exchanges); a
 difference is the same error on every rank, naming the setting and the ranks.  Once
 several ranks run, ``config.set``/``reset`` refuses to change a protocol setting (a
-located error naming it): :func:`set_on_every_rank` changes it collectively.  A plan
-setting may change on one rank (a script sets it on every rank in turn), but the nodes
-of a program compiled afterwards carry the plan key it was compiled under
+located error naming it): :func:`set_on_every_rank` changes it collectively.  A script
+may still change a plan setting after start-up with ``config.set`` (each rank runs it
+for itself: alike on every rank, nothing differs), and the nodes of a program compiled
+afterwards carry the plan key it was compiled under
 (``config.plan_key``), which travels in the header of every message of their
 distributed operations (``lockstep.py``): ranks that compiled one program under
 different plan settings fail at its first message, every rank with the same located
