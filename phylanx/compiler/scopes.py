@@ -26,8 +26,10 @@ frontend's linker gave them, their translated helpers and the Python values they
 too (it calls a decorated function by name), but a PhySL ``define`` of one makes a
 binding of PhySL's own: the decorated code keeps calling the helper its Python source
 refers to (as Python resolves a name in the function's module, where a PhySL snippet is
-another namespace).  A decorated function's public name itself is no name for PhySL to
-take over: :meth:`GlobalScope.check_define` refuses it, located (docs/physl.md).
+another namespace); a PhySL ``store`` into such a binding is refused, located
+(:meth:`GlobalScope.check_store`).  A decorated function's public name itself is no name
+for PhySL to take over: :meth:`GlobalScope.check_define` refuses it, located
+(docs/physl.md).
 
 Per-evaluation globals.  The Python globals a ``@Phylanx`` function assigns (``global
 x``) are loaded for each call, not into the shared global frame: their slots are marked
@@ -126,6 +128,18 @@ class GlobalScope(_Scope):
                 f"'{name}' is the decorated function {what} in this compiler state: "
                 "PhySL text may call it but not define it again (choose another name, "
                 "or compile the PhySL in a compiler state of its own)", loc, "define")
+
+    def check_store(self, name: str, loc: Any) -> None:
+        """A located error if PhySL text stores into ``name`` where it is still the
+        decorated code's binding (a helper, a Python value): the store would change what
+        the decorated code calls or reads; a PhySL ``define`` makes PhySL's own."""
+        slot = self.linked.get(name)
+        if slot is not None and not self.linking and self.lookup_local(name) == slot:
+            from ..errors import PhylanxCompileError
+            raise PhylanxCompileError(
+                f"'{name}' is bound by the code of decorated functions in this compiler "
+                f"state: PhySL text may not store into it (define({name}, ...) makes a "
+                "variable of PhySL's own)", loc, "store")
 
     def linked_slot(self, name: str) -> int:
         """The slot decorated code binds ``name`` to (KeyError if none)."""

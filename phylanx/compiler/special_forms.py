@@ -270,8 +270,11 @@ def store(compiler, call, scope):
             raise PhylanxCompileError(
                 f"couldn't find variable '{target.name}' in symbol table", target.loc, "store")
         owner, slot = found
+        where = scopes.resolve(scope, target.name)
+        if where[0] is None:        # (a global: not one decorated code is bound to)
+            scopes.root(scope).check_store(target.name, target.loc)
         node = compiler.new_node("store", call.loc, (value,), instance=target.name)
-        node.variable = (scopes.resolve(scope, target.name), owner, slot)
+        node.variable = (where, owner, slot)
 
         value_entry = value.choice
 

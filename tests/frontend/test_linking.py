@@ -105,6 +105,16 @@ def test_physl_text_does_not_rebind_a_decorated_functions_helper(optimize):
         late = _uses_plus_one(state)
         execution_tree.eval(state, "define(plus_one, x, x * 1000)")
         assert late(1) == 2 and execution_tree.eval(state, "plus_one(1)") == 1000
+        # a store into a binding decorated code still holds is refused, located; into
+        # PhySL's own binding it is a store
+        fresh = execution_tree.compiler_state("stores")
+        bound = _uses_plus_one(fresh)
+        assert bound(1) == 2
+        with pytest.raises(PhylanxCompileError, match="may not store into it") as caught:
+            execution_tree.eval(fresh, "store(plus_one, lambda(x, x * 100))")
+        assert caught.value.loc.col == 7 and bound(1) == 2
+        execution_tree.eval(state, "store(plus_one, lambda(x, x * 7))")
+        assert execution_tree.eval(state, "plus_one(1)") == 7 and late(1) == 2
     finally:
         config.reset("optimize")
 
