@@ -233,6 +233,97 @@ SETTINGS: dict[str, Setting] = {
     )
 }
 
+#: the settings that shape the plan a program compiles to: the rewrites, the IR
+#: pipeline, fusion, and when a fused region goes hot (``fusion_count_threshold`` big
+#: evaluations of ``fusion_min_size`` elements, counted alike on every rank,
+#: ``fusion/hot.py``; a hot region evaluates its leaves first, a cold one in the tree's
+#: order).  Ranks compiling one program with different values may run its collectives
+#: in another order: the distributed layer compares them at start-up
+#: (``distributed/settings.py``) and, by the :func:`plan_key` the compiler stamps on
+#: a program's nodes, in the messages of its distributed operations
+#: (``distributed/lockstep.py``).  Not the loop translations
+#: (``scalar_loops``, ``array_loops``, ``loop_invariants``, ``loop_versions``): a
+#: translated loop holds plain values only and computes the tree's values bit for bit
+#: (``compiler/scalar_loops.py``), so they change only a rank's speed.
+PLAN = ("optimize", "pipeline", "disable_rules", "normalize", "cache_blocking",
+        "blocking_gram", "symmetric_products", "fusion", "fusion_rows", "fusion_loops",
+        "fusion_count_threshold", "fusion_min_size")
+
+
+def _canonical(name: str, value: Any) -> Any:
+    """A plan setting's value as ranks compare it: ``disable_rules`` as the sorted set
+    of its rule names (``"a,b"``, ``"b, a"`` and ``"a,,b,a"`` leave out the same rules)."""
+    if name == "disable_rules" and isinstance(value, str):
+        return ",".join(sorted({n.strip() for n in value.split(",") if n.strip()}))
+    return value
+
+
+def plan_values() -> tuple:
+    """This process's plan settings (:data:`PLAN`) as ``(name, canonical value)``
+    pairs; a setting whose environment variable cannot be read is the error's text
+    (every rank must then hear of it, not only this one)."""
+    values = []
+    for name in PLAN:
+        try:
+            values.append((name, _canonical(name, get(name))))
+        except ValueError as e:
+            values.append((name, f"<{e}>"))
+    return tuple(values)
+
+
+#: the facts of this installation that change a compiled plan, by name, with what the
+#: value means (compared at start-up with :data:`PLAN`; fixed for the process's life)
+PLAN_FACTS = {
+    "numba": "the numba version installed, None: none (without numba the gram pattern "
+             "is not rewritten and no region is fused; a version may compile a kernel "
+             "another refuses, and ranks in lockstep then round replicated values "
+             "apart: NumPy's against the kernel's)",
+}
+_facts: list[tuple] = []
+
+
+def plan_facts() -> tuple:
+    """:data:`PLAN_FACTS`' values here, as ``(name, value)`` pairs (found once, without
+    importing numba: its metadata, about 4 ms; "installed" without it)."""
+    if not _facts:
+        import importlib.metadata
+        import importlib.util
+        version = None
+        if importlib.util.find_spec("numba") is not None:
+            try:
+                version = importlib.metadata.version("numba")
+            except importlib.metadata.PackageNotFoundError:
+                version = "installed"
+        _facts.append((("numba", version),))
+    return _facts[0]
+
+
+#: the plan values every rank agreed on at start-up (``distributed/settings.py``), or
+#: None: :func:`plan_key` marks the settings changed since
+plan_at_start: tuple | None = None
+
+
+def plan_key() -> int:
+    """A digest of :func:`plan_values` for the compiler to stamp on the nodes it builds:
+    the low 32 bits a crc32 of the values, the bits from 32 on mark the settings of
+    :data:`PLAN` whose value differs from :data:`plan_at_start` (bit i: ``PLAN[i]``),
+    so ranks comparing keys can name the settings one of them changed."""
+    import zlib
+    values = plan_values()
+    changed = 0
+    if plan_at_start is not None:
+        for i, (value, agreed) in enumerate(zip(values, plan_at_start)):
+            if value != agreed:
+                changed |= 1 << i
+    return (changed << 32) | zlib.crc32(repr(values).encode())
+
+
+def plan_changes(key: int) -> list[str]:
+    """The names of the settings :func:`plan_key` marked changed in ``key``."""
+    changed = key >> 32
+    return [name for i, name in enumerate(PLAN) if changed >> i & 1]
+
+
 #: modules registering more settings (the distributed layer's, ``phylanx/_wiring.py``),
 #: imported when a name not known yet is asked for: ``config.set("collective_timeout",
 #: 5)`` works before anything has used that layer, which this module may not import

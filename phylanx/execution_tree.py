@@ -53,10 +53,13 @@ class compiler_state:  # noqa: N801 - the original's name
     def globals(self) -> list:
         return self.compiler.globals.frame
 
-    def compile_text(self, code: Any, file_name: str | None = None, *, owned: bool = False):
+    def compile_text(self, code: Any, file_name: str | None = None, *, owned: bool = False,
+                     linked: bool = False):
         """Compile PhySL text, an AST or a list of ASTs into a runnable node.  ``owned``:
         the caller holds the node for as long as it is wanted; the state keeps it weakly
-        (a decorated function's program lives as long as the function)."""
+        (a decorated function's program lives as long as the function).  ``linked``: it
+        is the code of ``@Phylanx`` functions (the frontend's), which binds the names its
+        linker gave (``compiler/scopes.py``: two namespaces)."""
         file_name = file_name or self.codename
         if isinstance(code, str):
             key = (file_name, code)
@@ -72,7 +75,12 @@ class compiler_state:  # noqa: N801 - the original's name
             key, program = None, past.Program((code,))
         with self._lock:
             self.compiler.file_name = file_name
-            node = self.compiler.compile_program(program)
+            scope = self.compiler.globals
+            outer, scope.linking = scope.linking, linked
+            try:
+                node = self.compiler.compile_program(program)
+            finally:
+                scope.linking = outer
             self._keep(node, owned and key is None)
         if key is not None:
             self._cache[key] = node
@@ -100,6 +108,16 @@ class compiler_state:  # noqa: N801 - the original's name
         except Exception as e:  # an internal failure: still located at the program
             raise PhylanxRuntimeError(f"internal error: {type(e).__name__}: {e}",
                                       node.loc) from e
+
+    def declare_linked(self, name: str) -> int:
+        """The slot of ``name`` in the decorated code's namespace (declared if new)."""
+        with self._lock:
+            scope = self.compiler.globals
+            outer, scope.linking = scope.linking, True
+            try:
+                return scope.declare(name)
+            finally:
+                scope.linking = outer
 
     def lookup(self, name: str) -> Any:
         slot = self.compiler.globals.slots.get(name)

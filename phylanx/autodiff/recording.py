@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..compiler import scopes
 from ..compiler.compiler import Compiler, make_call
 from ..compiler.special_forms import compile_function, function_source
 from ..language import ast
@@ -225,7 +226,6 @@ class RecordingCompiler(Compiler):
         return Builtin(name, recording_kernel(name, plain.call, where))
 
     def compile_function_call(self, call: ast.Call, where, scope):
-        from ..compiler import scopes
         read = scopes.reader(where, self.globals.frame)
         twins = self.twins
 
@@ -359,9 +359,16 @@ class TwinCache:
             with self._lock:
                 if source.twin is None:
                     recorder = RecordingCompiler(source.compiler, self)
-                    source.twin, _ = compile_function(recorder, source.call, source.scope,
-                                                      source.name, source.params,
-                                                      source.body_ast)
+                    # (a decorated function's names bound as its own code binds them:
+                    # PhySL text may have defined one of them again, compiler/scopes.py)
+                    root = scopes.root(source.scope)
+                    outer, root.linking = root.linking, source.linked
+                    try:
+                        source.twin, _ = compile_function(
+                            recorder, source.call, source.scope, source.name,
+                            source.params, source.body_ast)
+                    finally:
+                        root.linking = outer
                 make = source.twin
         return make(fn.closure)
 

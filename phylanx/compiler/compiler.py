@@ -137,12 +137,14 @@ class Compiler:
         self.file_name = file_name
         self.globals = scopes.GlobalScope()
         self.compile_id = 0
+        self.plan_key = 0       # (config.plan_key when the program began compiling)
         self._seq: dict[str, int] = {}
 
     # -- entry points -------------------------------------------------------
     def compile_program(self, program: ast.Program) -> Node:
         """Compile top-level expressions into one node returning the last value."""
         self.compile_id += 1
+        self.plan_key = config.plan_key()
         # the rewrite passes and compiling recurse along the AST's depth: both run under
         # the evaluation's raised limit, and a program deeper still is a located error
         try:
@@ -202,6 +204,7 @@ class Compiler:
         node.seq = self._seq.get(primitive, 0)
         self._seq[primitive] = node.seq + 1
         node.compile_id = self.compile_id
+        node.plan = self.plan_key
         return node
 
     def error(self, message: str, loc: SourceLoc | None, primitive: str | None = None):
@@ -264,6 +267,9 @@ class Compiler:
 
     def builtin_value(self, name: str, spec, loc) -> Builtin:
         impl = spec.impl
+        with_plan = getattr(impl, "with_plan", None)
+        if with_plan is not None:       # (as below: the plan of the program using it)
+            impl = with_plan(self.plan_key)
         suffix = registry.dtype_suffix(name)
         if suffix:
             impl = with_dtype(impl, suffix, spec.flags.get("dtype_args"))
@@ -363,6 +369,11 @@ class Compiler:
                 run = scalar_loops.build(node, run) or run
             return node.set_run(run)
         impl = spec.impl
+        with_plan = getattr(impl, "with_plan", None)
+        if with_plan is not None:
+            # (a distributed operation: its messages carry the plan key of the node,
+            # which the ranks compare, distributed/lockstep.py)
+            impl = with_plan(node.plan)
         suffix = registry.dtype_suffix(name)
         if suffix:
             impl = with_dtype(impl, suffix, spec.flags.get("dtype_args"))

@@ -19,6 +19,18 @@ block are shared: ``store`` into one from two branches is a data race, as in
 Python threads.  (``parallel_map`` needs none of this: its function gets a
 fresh frame per call.)
 
+Two namespaces in the global scope.  The code of ``@Phylanx`` functions (compiled with
+``linking`` on: ``compiler_state.compile_text(..., linked=True)``) binds the names the
+frontend's linker gave them, their translated helpers and the Python values they read
+(:attr:`GlobalScope.linked`): the Python source's bindings.  PhySL text sees those names
+too (it calls a decorated function by name), but a PhySL ``define`` of one makes a
+binding of PhySL's own: the decorated code keeps calling the helper its Python source
+refers to (as Python resolves a name in the function's module, where a PhySL snippet is
+another namespace); a PhySL ``store`` into such a binding is refused, located
+(:meth:`GlobalScope.check_store`).  A decorated function's public name itself is no name
+for PhySL to take over: :meth:`GlobalScope.check_define` refuses it, located
+(docs/physl.md).
+
 Per-evaluation globals.  The Python globals a ``@Phylanx`` function assigns (``global
 x``) are loaded for each call, not into the shared global frame: their slots are marked
 (:func:`mark_per_evaluation`, before the code using them is compiled) and read and
@@ -31,6 +43,7 @@ there is one list index, and any thread's load is the module's current value.)
 """
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -70,6 +83,68 @@ class GlobalScope(_Scope):
     def __init__(self) -> None:
         self.slots: dict[str, int] = {}
         self.frame: list[Any] = [None]   # slot 0 unused: globals have no enclosing frame
+        # the decorated code's bindings (module doc): name -> slot, and the public names
+        # of decorated functions -> what they are (for the error of a PhySL define)
+        self.linked: dict[str, int] = {}
+        self.public: dict[str, str] = {}
+        # per thread: compiling decorated code, whose names resolve to ``linked`` (a
+        # recording twin of a function compiles on the thread that differentiates it)
+        self._linking = threading.local()
+
+    @property
+    def linking(self) -> bool:
+        return getattr(self._linking, "on", False)
+
+    @linking.setter
+    def linking(self, on: bool) -> None:
+        self._linking.on = on
+
+    def lookup_local(self, name: str) -> int | None:
+        if self.linking:
+            slot = self.linked.get(name)
+            if slot is not None:
+                return slot
+        return super().lookup_local(name)
+
+    def declare(self, name: str) -> int:
+        linked = self.linked.get(name)
+        if self.linking:
+            if linked is None:      # a slot of its own; PhySL text sees it unless it
+                linked = self.linked[name] = self._new_slot()   # has one of that name
+                self.slots.setdefault(name, linked)
+            return linked
+        if linked is not None and self.slots.get(name) == linked and not self.private:
+            self.slots[name] = self._new_slot()     # PhySL's own binding from now on
+        return super().declare(name)
+
+    def check_define(self, name: str, loc: Any) -> None:
+        """A located error if PhySL text (not decorated code) defines ``name``, the
+        public name of a decorated function in this state: PhySL code calling it by
+        name would then call another function than Python's ``name`` does."""
+        what = self.public.get(name)
+        if what is not None and not self.linking:
+            from ..errors import PhylanxCompileError
+            raise PhylanxCompileError(
+                f"'{name}' is the decorated function {what} in this compiler state: "
+                "PhySL text may call it but not define it again (choose another name, "
+                "or compile the PhySL in a compiler state of its own)", loc, "define")
+
+    def check_store(self, name: str, loc: Any) -> None:
+        """A located error if PhySL text stores into ``name`` where it is still the
+        decorated code's binding (a helper, a Python value): the store would change what
+        the decorated code calls or reads; a PhySL ``define`` makes PhySL's own."""
+        slot = self.linked.get(name)
+        if slot is not None and not self.linking and self.lookup_local(name) == slot:
+            from ..errors import PhylanxCompileError
+            raise PhylanxCompileError(
+                f"'{name}' is bound by the code of decorated functions in this compiler "
+                f"state: PhySL text may not store into it (define({name}, ...) makes a "
+                "variable of PhySL's own)", loc, "store")
+
+    def linked_slot(self, name: str) -> int:
+        """The slot decorated code binds ``name`` to (KeyError if none)."""
+        slot = self.linked.get(name)
+        return self.slots[name] if slot is None else slot
 
     def _new_slot(self) -> int:
         self.frame.append(None)

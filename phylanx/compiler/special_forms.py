@@ -66,11 +66,13 @@ class FunctionSource:
     """
 
     __slots__ = ("compiler", "call", "scope", "name", "params", "body_ast", "twin",
-                 "placed_key")
+                 "placed_key", "linked")
 
     def __init__(self, compiler, call, scope, name, params, body_ast):
         self.compiler, self.call, self.scope = compiler, call, scope
         self.name, self.params, self.body_ast = name, params, body_ast
+        # decorated code: its twin resolves global names as it did (scopes.py)
+        self.linked = scopes.root(scope).linking
         self.twin = None      # autodiff's factory of the recording twin, once compiled
         self.placed_key = None  # a top-level definition's key for placed calls (remote_call)
 
@@ -184,6 +186,8 @@ def _define(compiler, call: ast.Call, scope, global_: bool):
             call.loc, call.func)
     name = args[0].name
     target_scope = scopes.root(scope) if global_ else scope
+    if isinstance(target_scope, scopes.GlobalScope):
+        target_scope.check_define(name, call.loc)
     slot = target_scope.declare(name)
     g = compiler.globals.frame
     is_global = isinstance(target_scope, scopes.GlobalScope)
@@ -266,8 +270,11 @@ def store(compiler, call, scope):
             raise PhylanxCompileError(
                 f"couldn't find variable '{target.name}' in symbol table", target.loc, "store")
         owner, slot = found
+        where = scopes.resolve(scope, target.name)
+        if where[0] is None:        # (a global: not one decorated code is bound to)
+            scopes.root(scope).check_store(target.name, target.loc)
         node = compiler.new_node("store", call.loc, (value,), instance=target.name)
-        node.variable = (scopes.resolve(scope, target.name), owner, slot)
+        node.variable = (where, owner, slot)
 
         value_entry = value.choice
 

@@ -29,12 +29,13 @@ import numpy as np
 
 from .errors import PhylanxCollectiveMismatchError
 
-HEADER_LENGTH = 21
+HEADER_LENGTH = 22
 MAX_DIMS = 8
 SHAPE = slice(8, 8 + MAX_DIMS)
-#: the lockstep tag: label checksum, operation number, message number, flags, and the
-#: digest of the plain operands the operation's tiled arrays were computed with
-TAG, SEQ, STEP, FLAGS, DIGEST = 16, 17, 18, 19, 20
+#: the lockstep tag: label checksum, operation number, message number, flags, the
+#: digest of the plain operands the operation's tiled arrays were computed with, and
+#: the key of the plan settings its node was compiled under (``config.plan_key``)
+TAG, SEQ, STEP, FLAGS, DIGEST, PLAN_KEY = 16, 17, 18, 19, 20, 21
 #: flags: the message ends an operation; it failed on this rank
 END, FAILED = 1, 2
 
@@ -167,6 +168,9 @@ def check(headers: np.ndarray, name: str, same_data: bool, root: int | None = No
     raw = headers.tobytes()
     if raw == raw[:len(raw) // len(headers)] * len(headers):
         return
+    plans = plans_differ(headers)
+    if plans is not None:       # (it explains any other difference: checked first)
+        raise agreed(plans)
     columns = [0, 1, 2, 3, TAG, SEQ, STEP]
     if same_data:
         columns += [4, 5, 6] + list(range(SHAPE.start, SHAPE.stop))
@@ -189,6 +193,32 @@ def check(headers: np.ndarray, name: str, same_data: bool, root: int | None = No
     raise agreed(PhylanxCollectiveMismatchError(
         f"ranks disagree in collective {name!r}: "
         + "; ".join(f"{ranks_text(r)}: {d}" for d, r in groups.items())))
+
+
+def plans_differ(headers: np.ndarray) -> PhylanxCollectiveMismatchError | None:
+    """The error for ranks whose messages come from nodes compiled under different plan
+    settings (``PLAN_KEY``: ``config.plan_key``, on every rank's header; 0, a message
+    of no compiled node, is left to the other checks), naming the settings each group
+    of ranks changed since start-up; None when they agree."""
+    keys = headers[:, PLAN_KEY]
+    if (keys == keys[0]).all() or not keys.all():
+        return None
+    from .. import config
+    groups: dict[int, list[int]] = {}
+    for rank, key in enumerate(keys):
+        groups.setdefault(int(key), []).append(rank)
+    parts = []
+    for key, ranks in groups.items():
+        changed = config.plan_changes(key)
+        parts.append(f"{ranks_text(ranks)}: " + (
+            ", ".join(map(repr, changed)) + " changed since start-up" if changed
+            else "as at start-up") + f" (plan digest {key & 0xFFFFFFFF:#x})")
+    return PhylanxCollectiveMismatchError(
+        "the ranks compiled the program running this operation under different plan "
+        "settings (phylanx.config.PLAN; ranks compiling one program to different plans "
+        "may run its collectives in another order): " + "; ".join(parts) +
+        ".  Change a plan setting alike on every rank before the program is compiled "
+        "(phylanx.distributed.set_on_every_rank)")
 
 
 def _plain_operands_differ(headers: np.ndarray) -> PhylanxCollectiveMismatchError:
@@ -409,7 +439,10 @@ def step_outcome(headers: np.ndarray, messages: np.ndarray) -> BaseException | N
     ends = (headers[:, FLAGS] & END) != 0
     failed = [r for r in range(len(headers)) if headers[r, FLAGS] & FAILED]
     seq = int(headers[ends][0, SEQ])
-    if failed:
+    plans = plans_differ(headers)
+    if plans is not None:   # (the others' end messages are each its own plan's)
+        error = plans
+    elif failed:
         texts: dict[tuple[str, str], list[int]] = {}
         for r in failed:
             raw = bytes(messages[r, :int(headers[r, 7])]).decode("utf-8", "replace")

@@ -1469,7 +1469,7 @@ class Collectives:
         message = np.frombuffer(ag.end_message(error), np.uint8)
         flags = ag.END | (ag.FAILED if error is not None else 0)
         header = ag.header("end", name, None, None, ag.NOTHING, nbytes=message.size,
-                           tag=(*tag[:3], flags))
+                           tag=(*tag[:3], flags, 0, *tag[3:4]))
 
         def operation(channel, n):
             yield from self._exchange(channel, header, message)

@@ -326,7 +326,7 @@ def _dispatch_at_site(node: Any, impl: Any, args: tuple) -> Any:
     """:func:`_dispatch` with the node as the site of the operations it runs (its
     static id joins their labels: ``lockstep.enter_site``); ``guarded``'s wait for
     its turn, after it, runs outside the site (the thread may run other tasks then)."""
-    outer = lockstep.enter_site(node.primitive, node.loc)
+    outer = lockstep.enter_site(node.primitive, node.loc, node.plan)
     # the node evaluated in start mode: its own rule may start its final collective
     # and leave the wait to the statement's join (runtime/started.py)
     outer_rule = started.enter_rule(node)

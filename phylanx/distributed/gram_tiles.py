@@ -153,7 +153,7 @@ def gram_on_tiles(rows: Any, values: list) -> Any:
         with lockstep.operation(lockstep.label_of("dot", (a, b))):
             return _summed(mine)
 
-    outer_site = lockstep.enter_site(node.primitive, node.loc)
+    outer_site = lockstep.enter_site(node.primitive, node.loc, node.plan)
     outer_rule = started.enter_rule(node)
     try:
         with lockstep.plain_operands_of_rule(()):
@@ -172,7 +172,7 @@ def _transposed(x: DistributedArray) -> None:
 
 def _transposed_here(transpose: Any, x: DistributedArray) -> None:
     """The transpose node's evaluation node by node, without its copy of the tile."""
-    outer = lockstep.enter_site(transpose.primitive, transpose.loc)
+    outer = lockstep.enter_site(transpose.primitive, transpose.loc, transpose.plan)
     try:
         guarded((transpose.primitive, transpose.loc),
                 lambda e: located_at(transpose, e), _transposed, x)

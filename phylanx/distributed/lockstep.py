@@ -7,8 +7,12 @@ tiles channel (``tiles.py``) carries a tag in its collective header
 (``agreement.header``): a checksum of the operation's label (the primitive and its
 arrays' names with generations and global shapes, and the static id of the plan's
 node that runs it: its primitive and source location, :func:`enter_site`), the
-operation's number and the message's number within it.  Ranks whose tags differ fail
-at once, all with the same error naming them, instead of reading each other's data.
+operation's number and the message's number within it, and the key of the plan
+settings that node was compiled under (``config.plan_key``).  Ranks whose tags differ
+fail at once, all with the same error naming them, instead of reading each other's
+data; ranks whose plan keys differ, with the error naming the plan settings changed
+since start-up (a plan explains any other difference: the same program compiled to
+two plans may run its operations in another order).
 
 **Errors are collective.**  When an operation ends on a rank, that rank sends an
 end message (one exchange of header slots): nothing, or its error's class and
@@ -61,6 +65,7 @@ class _State:
         self.ended: BaseException | None = None    # the decided outcome, once received
         self.plain: tuple = ()  # the plain operands its messages carry (label_of)
         self.digest = 0         # their digest (agreement.DIGEST)
+        self.plan = 0           # the plan key of its node (agreement.PLAN_KEY)
         self.final = False      # the current operation sent its final message
         self.local = threading.local()             # nesting depth, per thread
         self.cleanups: list[Callable[[], None]] = []   # run when the operation ended
@@ -123,15 +128,27 @@ def plain_operands() -> list[str]:
 _site = threading.local()
 
 
-def enter_site(primitive: str, loc: Any) -> Any:
+def enter_site(primitive: str, loc: Any, plan: int = 0) -> Any:
     """This thread's operations are from now on those of the plan's node ``primitive``
-    at ``loc``; returns the site to restore (:func:`leave_site`).  The site's static id
-    joins their label, so ranks whose plans reach one operation from different
-    equations (diverged control flow that happened to meet the same primitive on the
-    same arrays) fail at that exchange, each located at its own.  (Plain assignments,
-    not a context manager: it runs on every dispatch of a tiled operand.)"""
+    at ``loc``, compiled under plan settings ``plan`` (``Node.plan``, 0: not known);
+    returns the site to restore (:func:`leave_site`).  The site's static id joins their
+    label, so ranks whose plans reach one operation from different equations (diverged
+    control flow that happened to meet the same primitive on the same arrays) fail at
+    that exchange, each located at its own; ``plan`` rides in their headers
+    (``agreement.PLAN_KEY``), so ranks that compiled the program under different plan
+    settings fail at its first message, naming the settings.  (Plain assignments, not a
+    context manager: it runs on every dispatch of a tiled operand.)"""
     outer = getattr(_site, "at", None)
-    _site.at = (primitive, loc)
+    _site.at = (primitive, loc, plan)
+    return outer
+
+
+def enter_plan(plan: int) -> Any:
+    """This thread's operations are from now on those of a node compiled under plan
+    settings ``plan``, at the site entered before (a distributed primitive called by
+    its own node: :func:`lockstep`'s ``with_plan``); returns the site to restore."""
+    outer = getattr(_site, "at", None)
+    _site.at = ("", None, plan) if outer is None else (outer[0], outer[1], plan)
     return outer
 
 
@@ -146,7 +163,13 @@ def site_id() -> str:
     """The static id of the program point running this thread's operations ("" when
     they are the Python API's)."""
     at = getattr(_site, "at", None)
-    return "" if at is None or at[1] is None else _site_text(*at)
+    return "" if at is None or at[1] is None else _site_text(at[0], at[1])
+
+
+def site_plan() -> int:
+    """The plan key of the node running this thread's operations (0: none known)."""
+    at = getattr(_site, "at", None)
+    return 0 if at is None else at[2]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -174,7 +197,7 @@ def operation(label: str, local: bool = False) -> Iterator[None]:
         return
     from ..runtime import started
     from ..runtime.comm_order import my_turn
-    site = site_id()
+    site, plan = site_id(), site_plan()
     rule = getattr(_rule, "plain", ())
     # set aside while waiting: this thread may run another task meanwhile, whose
     # operations must carry neither these plain operands nor this site, nor leave
@@ -191,6 +214,7 @@ def operation(label: str, local: bool = False) -> Iterator[None]:
     _state.seq += 1
     _state.step = 0
     _state.label = zlib.crc32((label + site).encode())
+    _state.plan = plan
     _state.plain = getattr(label, "plain", ()) + rule
     _state.digest = combine(d for d, _ in _state.plain) if _state.plain else 0
     _state.ended, _state.final = None, False
@@ -220,7 +244,7 @@ def operation(label: str, local: bool = False) -> Iterator[None]:
 def _end(error: BaseException | None) -> None:
     """The end message of the current operation; raises the decided error, if any."""
     from .collectives import wait
-    tag = (_state.label, _state.seq, _state.step + 1)
+    tag = (_state.label, _state.seq, _state.step + 1, _state.plan)
     future = api._mpi().collectives.end(error, CHANNEL, tag)
     try:
         wait(future)
@@ -231,7 +255,7 @@ def _end(error: BaseException | None) -> None:
         raise
 
 
-def tag(final: bool = False) -> tuple[int, int, int, int, int]:
+def tag(final: bool = False) -> tuple[int, int, int, int, int, int]:
     """The tag of the next message of the current operation.  ``final``: the message
     is the operation's end message, if the caller runs the operation itself (not a
     part of an enclosing one): after it, every rank computes only on what all
@@ -240,7 +264,8 @@ def tag(final: bool = False) -> tuple[int, int, int, int, int]:
     final = final and getattr(_state.local, "depth", 0) == 1
     _state.final = _state.final or final
     from .agreement import END
-    return (_state.label, _state.seq, _state.step, END if final else 0, _state.digest)
+    return (_state.label, _state.seq, _state.step, END if final else 0, _state.digest,
+            _state.plan)
 
 
 def outermost() -> bool:
@@ -301,4 +326,21 @@ def lockstep(fn: Callable[..., Any] | None = None, *, local: bool = False,
             result.plain = merged(result.plain, plain)
         return result
     run.lockstep = True  # type: ignore[attr-defined]
+
+    def with_plan(plan: int) -> Callable[..., Any]:
+        """``run`` as the kernel of a node compiled under plan key ``plan`` (the
+        compiler asks, ``compiler.py``: ``Node.plan``): its messages carry it."""
+        if not plan:
+            return run
+
+        @functools.wraps(fn)
+        def planned(*args: Any, **kwargs: Any) -> Any:
+            outer = enter_plan(plan)
+            try:
+                return run(*args, **kwargs)
+            finally:
+                leave_site(outer)
+        planned.lockstep = True  # type: ignore[attr-defined]
+        return planned
+    run.with_plan = with_plan  # type: ignore[attr-defined]
     return run

@@ -8,14 +8,21 @@ single-process run does not list them unless the distributed layer is loaded.
 collective exchanges headers) must be equal on every rank: a rank sending a header
 where another sends data reads garbage or waits forever.  So must the **plan settings**
 (:data:`PLAN`: ``optimize``, ``fusion``, ...): ranks compiling one program to different
-plans may call its collectives in another order.  The ranks exchange both at
+plans may call its collectives in another order (``disable_rules`` is compared as the
+set of rules it names).  So must the facts of the installation that change a plan
+(``config.PLAN_FACTS``: numba's version, or none).  The ranks exchange all of them at
 start-up, in the one collective the MPI locality runs anyway, with the MPI facts that
 shape the messages likewise (named communicators, persistent header exchanges); a
 difference is the same error on every rank, naming the setting and the ranks.  Once
 several ranks run, ``config.set``/``reset`` refuses to change a protocol setting (a
-located error naming it): :func:`set_on_every_rank` changes it collectively.  A plan
-setting is compared at start-up only (scripts set one alike on every rank, and a
-program compiled after is each rank's own plan of it).  The others
+located error naming it): :func:`set_on_every_rank` changes it collectively.  A script
+may still change a plan setting after start-up with ``config.set`` (each rank runs it
+for itself: alike on every rank, nothing differs), and the nodes of a program compiled
+afterwards carry the plan key it was compiled under
+(``config.plan_key``), which travels in the header of every message of their
+distributed operations (``lockstep.py``): ranks that compiled one program under
+different plan settings fail at its first message, every rank with the same located
+error naming the settings changed since start-up and the ranks.  The others
 (timeouts, ``progress_polling``: how this rank completes its requests) are each rank's.
 """
 from __future__ import annotations
@@ -95,20 +102,12 @@ check_collectives = Cached("check_collectives")
 #: settings whose values must be equal on every rank for their messages to match
 PROTOCOL = ("check_collectives",)
 
-#: settings that change the plan a program compiles to (``phylanx/config.py``: the
-#: rewrites, the IR pipeline, fusion, and when a fused region goes hot:
-#: ``fusion_count_threshold`` big evaluations of ``fusion_min_size`` elements, counted
-#: alike on every rank, ``fusion/hot.py``; a hot region evaluates its leaves first, a
-#: cold one in the tree's order): ranks compiling one program with different values
-#: may run its collectives in another order, so they are compared at start-up with
-#: :data:`PROTOCOL` (tests/distributed/test_protocol_settings.py checks every rewrite
-#: rule's setting is here).  Not the loop translations (``scalar_loops``,
-#: ``array_loops``, ``loop_invariants``, ``loop_versions``): a translated loop holds
-#: plain values only and computes the tree's values bit for bit
-#: (``compiler/scalar_loops.py``), so they change only a rank's speed.
-PLAN = ("optimize", "pipeline", "disable_rules", "normalize", "cache_blocking",
-        "blocking_gram", "symmetric_products", "fusion", "fusion_rows", "fusion_loops",
-        "fusion_count_threshold", "fusion_min_size")
+#: settings that change the plan a program compiles to (``config.PLAN``, whose comment
+#: says which and why): compared at start-up with :data:`PROTOCOL` and the facts of the
+#: installation that change a plan too (``config.PLAN_FACTS``: numba's version)
+#: (tests/distributed/test_protocol_settings.py checks every rewrite rule's setting is
+#: here)
+PLAN = config.PLAN
 
 #: several ranks exchanged their protocol settings (:func:`agree_at_start`): from now
 #: on they change only collectively (:func:`set_on_every_rank`)
@@ -117,16 +116,19 @@ _collectively = threading.local()
 
 
 def protocol_values(**facts: Any) -> tuple:
-    """This rank's protocol and plan settings and ``facts`` (``name=value``), as ``(name,
-    value)`` pairs; a setting whose environment variable cannot be read is the error's
-    text (every rank must then hear of it, not only this one)."""
+    """This rank's protocol and plan settings (``disable_rules`` as its set of rule
+    names: ``config.plan_values``), the facts of its installation that change a plan
+    (``config.plan_facts``) and ``facts`` (``name=value``), as ``(name, value)`` pairs; a
+    setting whose environment variable cannot be read is the error's text (every rank
+    must then hear of it, not only this one)."""
     values = []
-    for name in PROTOCOL + PLAN:
+    for name in PROTOCOL:
         try:
             values.append((name, get(name)))
         except ValueError as e:
             values.append((name, f"<{e}>"))
-    return tuple(values) + tuple(sorted(facts.items()))
+    return tuple(values) + config.plan_values() + config.plan_facts() + \
+        tuple(sorted(facts.items()))
 
 
 def protocol_problem(values_by_rank: list) -> str | None:
@@ -135,9 +137,7 @@ def protocol_problem(values_by_rank: list) -> str | None:
     from .agreement import disagreement
     names = list(dict.fromkeys(name for values in values_by_rank for name, _ in values))
     differ = [disagreement([dict(values).get(name) for values in values_by_rank],
-                           f"setting {name!r} ({config.SETTINGS[name].env})"
-                           if name in PROTOCOL + PLAN else name)
-              for name in names]
+                           _label(name)) for name in names]
     differ = [d for d in differ if d is not None]
     if not differ:
         return None
@@ -145,6 +145,14 @@ def protocol_problem(values_by_rank: list) -> str | None:
             "depend on (every rank must have the same: the variable in every rank's "
             "environment alike, "
             "phylanx.distributed.set_on_every_rank to change it): " + "; ".join(differ))
+
+
+def _label(name: str) -> str:
+    if name in PROTOCOL + PLAN:
+        return f"setting {name!r} ({config.SETTINGS[name].env})"
+    if name in config.PLAN_FACTS:
+        return f"{name} ({config.PLAN_FACTS[name]})"
+    return name
 
 
 def agree_at_start(values_by_rank: list) -> None:
@@ -157,6 +165,8 @@ def agree_at_start(values_by_rank: list) -> None:
         from .errors import PhylanxCollectiveMismatchError
         raise agreed(PhylanxCollectiveMismatchError(problem, None, "start-up"))
     _ranks_running = len(values_by_rank) > 1
+    if _ranks_running:      # (a plan setting changed from now on is marked: plan_key)
+        config.plan_at_start = config.plan_values()
 
 
 def _refuse_alone(name: str, value: Any) -> None:

@@ -133,6 +133,11 @@ class PhylanxDecorator(DecoratedFunction):
         base = fn.__name__ if fn.__name__ != "<lambda>" else f"__Physl_lambda_{next(_lambda_ids)}"
         self.linker = linker_of(self.state, PhylanxDecorator)
         self.state_name = self.linker.unique(base, self)
+        # PhySL text in the state may call it by this name, not define it again (the
+        # linker withdraws this for a plain function it translates: a helper's name is
+        # the decorated code's binding alone, compiler/scopes.py)
+        self.state.compiler.globals.public[self.state_name] = \
+            f"{fn.__qualname__} ({fn.__code__.co_filename}:{fn.__code__.co_firstlineno})"
         if self.debug:
             self._ensure_compiled()
             print(self.get_physl_source())
@@ -195,7 +200,7 @@ class PhylanxDecorator(DecoratedFunction):
             if dep._compiling:   # mutual recursion: declare the name, defined later
                 declared = state.compile_text(past.Program((past.Call(
                     "define", (past.Identifier(dep.state_name), past.Literal(None))),)),
-                    self.file, owned=True)
+                    self.file, owned=True, linked=True)
                 self._roots.append(declared)
                 state.run(declared)
             else:
@@ -205,7 +210,7 @@ class PhylanxDecorator(DecoratedFunction):
         program = past.Program(declare + tr.program.body, tr.program.loc)
         # the Python globals it assigns are per call (compiler/scopes.py): marked before
         # the code using them is compiled
-        assigned = {state.compiler.globals.declare(name): (get, put)
+        assigned = {state.declare_linked(name): (get, put)
                     for name, (get, put) in tr.externals.items() if put}
         if assigned:
             scopes.mark_per_evaluation(
@@ -214,20 +219,19 @@ class PhylanxDecorator(DecoratedFunction):
                 {slot: self._storer(put) for slot, (_, put) in assigned.items()})
         # the helpers this function calls, so that the inlining pass sees their bodies
         with inline.linked(self._linked_definitions()):
-            node = state.compile_text(program, self.file, owned=True)
+            node = state.compile_text(program, self.file, owned=True, linked=True)
         self._roots.append(node)       # (the state holds its roots weakly: owned)
         state.run(node)
-        self._function = state.lookup(tr.state_name)
+        slot = state.compiler.globals.linked_slot
+        self._function = state.globals[slot(tr.state_name)]
         # once this function is dropped, so is its program: its name's slot lets the
         # function go (a decorated function is callable by name as long as it lives)
-        weakref.finalize(self, _let_go, state.globals,
-                         state.compiler.globals.slots[tr.state_name], self._function
+        weakref.finalize(self, _let_go, state.globals, slot(tr.state_name), self._function
                          ).atexit = False
         externals = {}
         self._collect_externals(externals, set())
-        slots = state.compiler.globals.slots
-        self._slots = [(slots[name], get) for name, (get, _) in externals.items()]
-        self._writeback = [(slots[name], put) for name, (_, put) in externals.items() if put]
+        self._slots = [(slot(name), get) for name, (get, _) in externals.items()]
+        self._writeback = [(slot(name), put) for name, (_, put) in externals.items() if put]
         self._compiled = True
         if self.print_progress:
             print(f"physl: compiled {self.__name__}({self.file})")

@@ -95,6 +95,8 @@ class Linker:
                 raise PhylanxTypeError(f"cannot translate {obj!r}: {e}") from None
             raise locator.error(node, f"cannot translate '{getattr(obj, '__name__', obj)}': "
                                       "its Python source is not available") from None
+        if not isinstance(obj, DecoratedFunction):   # (a plain function: no public name)
+            self.state.compiler.globals.public.pop(helper.state_name, None)
         self.helpers[id(obj)] = (obj, helper)
         return helper
 

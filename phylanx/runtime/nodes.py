@@ -51,7 +51,8 @@ class Node:
         "run", "primitive", "loc", "children", "instance", "seq", "compile_id",
         "inline", "count", "time_ns", "parent", "choice",
         "value", "is_const", "slot", "function_source",
-        "variable", "blas", "takes_tiled", "elementwise", "future_free", "__weakref__",
+        "variable", "blas", "takes_tiled", "elementwise", "future_free", "plan",
+        "__weakref__",
     )
 
     def __init__(self, primitive: str, loc: SourceLoc | None, children: tuple = (),
@@ -62,6 +63,9 @@ class Node:
         self.instance = instance
         self.seq = 0
         self.compile_id = 0
+        # the plan settings it was compiled under (``config.plan_key``; 0: not known):
+        # its distributed operations' messages carry it, ranks must agree on it
+        self.plan = 0
         self.count = 0
         self.time_ns = 0
         self.parent: Node | None = None

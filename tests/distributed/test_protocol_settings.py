@@ -43,7 +43,7 @@ def test_a_protocol_setting_changes_only_on_every_rank(ranks_running, monkeypatc
 def test_the_start_up_comparison_names_setting_variable_and_ranks():
     alike = (("check_collectives", True), ("named_communicators", True))
     assert [n for n, _ in settings.protocol_values(named_communicators=True)] == \
-        ["check_collectives", *settings.PLAN, "named_communicators"]
+        ["check_collectives", *settings.PLAN, *config.PLAN_FACTS, "named_communicators"]
     assert settings.protocol_problem([alike, alike, alike]) is None
     off = (("check_collectives", False),) + alike[1:]
     problem = settings.protocol_problem([alike, off, alike])
@@ -121,3 +121,66 @@ def test_a_loop_translation_changes_only_speed_and_may_differ_between_ranks():
     names = [n for n, _ in settings.protocol_values(named_communicators=True)]
     assert not {"scalar_loops", "array_loops", "loop_invariants", "loop_versions"} & \
         set(names), names
+
+
+def test_disable_rules_is_compared_as_the_set_of_rules_it_names():
+    # "a,b" and "b, a" leave out the same rules: compared by spelling, ranks whose
+    # scripts listed them in another order could not start
+    from phylanx.compiler import rewrite
+    a, b = [rule.name for _, rule in rewrite.rules()][:2]
+    spellings = [f"{a},{b}", f" {b}, {a}", f"{a},,{b},{a}"]
+    seen = []
+    try:
+        for spelling in spellings:
+            config.set("disable_rules", spelling)
+            seen.append(settings.protocol_values(named_communicators=True))
+        assert settings.protocol_problem(seen) is None
+        config.set("disable_rules", a)
+        problem = settings.protocol_problem(
+            [seen[0], settings.protocol_values(named_communicators=True)])
+    finally:
+        config.reset("disable_rules")
+    assert f"setting 'disable_rules' (PHYLANX_DISABLE_RULES) differs: rank 0: " \
+        f"'{min(a, b)},{max(a, b)}'; rank 1: '{a}'" in problem, problem
+
+
+def test_whether_numba_is_installed_and_its_version_are_compared_at_start_up():
+    # without numba the gram pattern is not rewritten (gram_rows.gram_wanted) and no
+    # region fuses: ranks compiled one program to two plans, and nothing compared it
+    alike = settings.protocol_values(named_communicators=True)
+    assert ("numba", config.plan_facts()[0][1]) in alike
+    for other in (None, "0.1.0"):
+        off = tuple((k, other if k == "numba" else v) for k, v in alike)
+        problem = settings.protocol_problem([alike, alike, off])
+        assert problem is not None and "numba (the numba version installed" in problem \
+            and f"rank 2: {other!r}" in problem, problem
+
+
+def test_the_plan_key_names_the_plan_settings_changed_since_start_up(monkeypatch):
+    # a plan setting changed after start-up on one rank: the programs it compiles then
+    # carry another key in their messages, and the ranks' error names the setting
+    import numpy as np
+
+    from phylanx.distributed import agreement as ag
+    monkeypatch.setattr(config, "plan_at_start", config.plan_values())
+    start = config.plan_key()
+    assert config.plan_changes(start) == []
+    config.set("fusion_min_size", config.get("fusion_min_size") + 1)
+    try:
+        changed = config.plan_key()
+    finally:
+        config.reset("fusion_min_size")
+    assert config.plan_changes(changed) == ["fusion_min_size"]
+    assert config.plan_key() == start
+
+    def message(key):
+        return ag.header("all_gather", "phylanx_tiles", None, None, ag.NOTHING,
+                         tag=(7, 1, 1, 0, 0, key))
+    headers = np.stack([message(start), message(changed), message(start)])
+    with pytest.raises(dist.PhylanxCollectiveMismatchError) as caught:
+        ag.check(headers, "phylanx_tiles", False)
+    text = str(caught.value)
+    assert "different plan settings" in text and "ranks 0, 2: as at start-up" in text \
+        and "rank 1: 'fusion_min_size' changed since start-up" in text, text
+    # a message of no compiled node (key 0) is left to the other checks
+    assert ag.plans_differ(np.stack([message(start), message(0)])) is None

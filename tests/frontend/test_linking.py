@@ -1,4 +1,5 @@
-"""The linker (unique names per compiler state) belongs to the frontend."""
+"""The linker (unique names per compiler state) belongs to the frontend; PhySL text in a
+state does not change what decorated code's names are bound to (compiler/scopes.py)."""
 from __future__ import annotations
 
 import functools
@@ -7,8 +8,9 @@ import weakref
 
 import pytest
 
-from phylanx import Phylanx, execution_tree
-from phylanx.errors import PhylanxRuntimeError
+import phylanx
+from phylanx import Phylanx, config, execution_tree
+from phylanx.errors import PhylanxCompileError, PhylanxRuntimeError
 from phylanx.frontend import linking
 from phylanx.values import Function
 
@@ -187,3 +189,102 @@ def test_a_function_of_another_compiler_state_can_be_called():
 
     assert uses_twice(3) == 7 and uses_both(3) == 13 and twice(4) == 8
     assert twice.state is mine
+
+
+def plus_one(x):
+    return x + 1
+
+
+def _uses_plus_one(state):
+    @Phylanx(compiler_state=state)
+    def uses_plus_one(x):
+        return plus_one(x)
+    return uses_plus_one
+
+
+@pytest.mark.parametrize("optimize", [True, False])
+def test_physl_text_does_not_rebind_a_decorated_functions_helper(optimize):
+    # a PhySL define of the helper's name replaced the translated helper: the decorated
+    # function returned 100 for 2 (with optimize on only where the inliner declined)
+    config.set("optimize", optimize)
+    try:
+        state = execution_tree.compiler_state("helpers")
+        before, between = _uses_plus_one(state), _uses_plus_one(state)
+        assert before(1) == 2                   # compiled: plus_one is bound
+        execution_tree.eval(state, "define(plus_one, x, x * 100)")
+        assert before(1) == 2 and between(1) == 2   # (between: compiled after it)
+        assert _uses_plus_one(state)(1) == 2
+        # PhySL sees its own plus_one, and calls the decorated functions by name
+        assert execution_tree.eval(state, "plus_one(1)") == 100
+        assert execution_tree.eval(state, f"{before.state_name}(1)") == 2
+        # named before PhySL took the name, compiled after: still Python's helper
+        late = _uses_plus_one(state)
+        execution_tree.eval(state, "define(plus_one, x, x * 1000)")
+        assert late(1) == 2 and execution_tree.eval(state, "plus_one(1)") == 1000
+        # a store into a binding decorated code still holds is refused, located; into
+        # PhySL's own binding it is a store
+        fresh = execution_tree.compiler_state("stores")
+        bound = _uses_plus_one(fresh)
+        assert bound(1) == 2
+        with pytest.raises(PhylanxCompileError, match="may not store into it") as caught:
+            execution_tree.eval(fresh, "store(plus_one, lambda(x, x * 100))")
+        assert caught.value.loc.col == 7 and bound(1) == 2
+        execution_tree.eval(state, "store(plus_one, lambda(x, x * 7))")
+        assert execution_tree.eval(state, "plus_one(1)") == 7 and late(1) == 2
+    finally:
+        config.reset("optimize")
+
+
+def test_the_global_state_and_evaluate_keep_a_decorated_functions_helper():
+    @Phylanx
+    def uses_plus_one_globally(x):
+        return plus_one(x)
+
+    config.set("optimize", False)   # (not inlined: the call reads the helper's binding)
+    try:
+        assert uses_plus_one_globally(1) == 2
+        phylanx.evaluate("define(plus_one, x, x * 100)")    # (a state of its own)
+        execution_tree.eval(execution_tree.global_compiler_state(),
+                            "define(plus_one, x, x * 100)")
+        assert uses_plus_one_globally(1) == 2
+    finally:
+        config.reset("optimize")
+
+
+def test_physl_text_may_not_define_a_decorated_functions_public_name():
+    # PhySL calling it by name would get another function than Python's name gives
+    state = execution_tree.compiler_state("public")
+    f = _uses_plus_one(state)
+    with pytest.raises(PhylanxCompileError, match=r"'uses_plus_one' is the decorated "
+                       r"function .*uses_plus_one \(.*test_linking.py:\d+\)") as caught:
+        execution_tree.eval(state, "\n  define(uses_plus_one, x, x * 100)")
+    assert (caught.value.loc.line, caught.value.loc.col) == (2, 3)
+    assert f(1) == 2 and execution_tree.eval(state, "uses_plus_one(1)") == 2
+    # a name PhySL took first is PhySL's: the decorated function gets another
+    other = execution_tree.compiler_state("physl first")
+    execution_tree.eval(other, "define(uses_plus_one, x, x * 100)")
+    g = _uses_plus_one(other)
+    assert g.state_name != "uses_plus_one" and g(1) == 2
+    assert execution_tree.eval(other, "uses_plus_one(1)") == 100
+
+
+def squared(x):
+    return x * x
+
+
+def test_the_gradient_of_a_decorated_function_differentiates_its_own_helper():
+    # the recording twin, compiled at the first gradient, bound the helper's name as
+    # PhySL text did: the derivative of the PhySL define (3.0), not of x * x
+    state = execution_tree.compiler_state("twins")
+
+    @Phylanx(compiler_state=state)
+    def uses_squared(x):
+        return squared(x)
+
+    config.set("optimize", False)   # (not inlined: the call reads the helper's binding)
+    try:
+        assert uses_squared(2.0) == 4.0
+        execution_tree.eval(state, "define(squared, x, x * 3)")
+        assert phylanx.grad(uses_squared)(2.0) == 4.0
+    finally:
+        config.reset("optimize")

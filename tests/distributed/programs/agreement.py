@@ -27,8 +27,12 @@ argv chooses the groups (default: all):
   ``set_on_every_rank`` with one rank's value other is the same located error on every
   rank naming it, and changes nothing; alike, it changes it everywhere; the start-up
   check (``settings.agree_at_start``, given the ranks' values with one rank's
-  ``check_collectives`` off, then its ``optimize``: a setting of the compiled plan)
-  names the setting and the rank on every rank.
+  ``check_collectives`` off, then its ``optimize``: a setting of the compiled plan,
+  then no numba installed) names the setting and the rank on every rank; the rules
+  ``disable_rules`` leaves out, spelt in another order on each rank, agree; a plan
+  setting changed after start-up on one rank (``fusion_min_size``), a program compiled
+  then fails at its first message on every rank, located, naming the setting and the
+  rank (changed on every rank alike: NumPy's answer).
 
 Prints ``OK <rank>`` at the end.
 """
@@ -320,6 +324,48 @@ def protocol_settings():
                 and f"rank {odd}: False" in text and "check_collectives" not in text, text
         else:
             raise AssertionError(f"rank {r}: no error at start-up for optimize")
+        # rank odd has no numba: its plans differ (no gram rewrite, no fusion)
+        values = settings.protocol_values(named_communicators=True)
+        if r == odd:
+            values = tuple((k, None if k == "numba" else v) for k, v in values)
+        try:
+            settings.agree_at_start(dist.all_gather(values).result())
+        except dist.PhylanxCollectiveMismatchError as e:
+            text = str(e)
+            assert "numba (the numba version installed" in text and \
+                f"rank {odd}: None" in text and "optimize" not in text, text
+        else:
+            raise AssertionError(f"rank {r}: no error at start-up for numba")
+        # a plan setting changed after start-up on rank odd alone: the program compiled
+        # then is another plan there; its first message fails on every rank, located
+        y = dist.tiled(A, "row", name="planned")
+        if r == odd:
+            config.set("fusion_min_size", config.get("fusion_min_size") + 1)
+        try:
+            text = expect_error(lambda y=y: phylanx.evaluate("lambda(y, sum_d(y))", y),
+                                ["different plan settings", f"rank {odd}: 'fusion_min_size' "
+                                 "changed since start-up", "as at start-up"],
+                                "a plan setting changed on one rank")
+        finally:
+            config.reset("fusion_min_size")
+        assert "sum_d" in text, text
+        in_step(f"a plan setting changed on rank {odd}")
+    # changed alike on every rank: one plan
+    config.set("fusion_min_size", config.get("fusion_min_size") + 1)
+    try:
+        close(phylanx.evaluate("lambda(y, sum_d(y))", dist.tiled(A, "row", name="alike")),
+              A.sum(), "sum_d, a plan setting changed on every rank")
+    finally:
+        config.reset("fusion_min_size")
+    # the same rules left out, spelt differently on each rank: the same plan
+    from phylanx.compiler import rewrite
+    names = [rule.name for _, rule in rewrite.rules()][:3]
+    config.set("disable_rules", ", ".join(names[r % 3:] + names[:r % 3]))
+    try:
+        settings.agree_at_start(
+            dist.all_gather(settings.protocol_values(named_communicators=True)).result())
+    finally:
+        config.reset("disable_rules")
     for value in (False, True):       # every rank alike: changed on every rank
         dist.set_on_every_rank("check_collectives", value)
         assert config.get("check_collectives") is value
