@@ -326,6 +326,8 @@ class Compiler:
         if (isinstance(expr, ast.Call) and expr.func == "define" and expr.args
                 and isinstance(expr.args[0], ast.Identifier)):
             name = expr.args[0].name
+            if isinstance(scope, scopes.GlobalScope):   # (refused before it is declared)
+                scope.check_define(name, expr.loc)
             private[name] = scope.declare(name)     # declared as outside the branch
         scope.private, scope.in_loop = private, True
         try:

@@ -171,6 +171,7 @@ def _placed_define(compiler, call: ast.Call, scope, target: int):
             f"{call.func}{{L#{target}}}: the first argument must be the variable's name",
             call.loc, call.func)
     name = call.args[0].name
+    scopes.root(scope).check_define(name, call.loc)
     slot = scopes.root(scope).declare(name)
     body = compiler.compile(call.args[1], scope)
     frame = compiler.globals.frame

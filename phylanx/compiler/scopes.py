@@ -113,7 +113,9 @@ class GlobalScope(_Scope):
                 linked = self.linked[name] = self._new_slot()   # has one of that name
                 self.slots.setdefault(name, linked)
             return linked
-        if linked is not None and self.slots.get(name) == linked and not self.private:
+        private = self.private      # (a branch's own name: not the global binding)
+        branch_local = private is not None and (name in private or self.in_loop)
+        if linked is not None and self.slots.get(name) == linked and not branch_local:
             self.slots[name] = self._new_slot()     # PhySL's own binding from now on
         return super().declare(name)
 

@@ -387,6 +387,8 @@ def for_each(compiler, call, scope):
     if (isinstance(fn_ast, ast.Call) and fn_ast.func == "lambda" and len(fn_ast.args) == 2
             and isinstance(fn_ast.args[0], ast.Identifier)):
         var = fn_ast.args[0].name
+        if isinstance(scope, scopes.GlobalScope):   # (a global loop variable: a define)
+            scope.check_define(var, fn_ast.args[0].loc)
         slot = scope.declare(var)
         body = compiler.compile(fn_ast.args[1], scope)
         node = compiler.new_node("for_each", call.loc, (iterable, body), instance=var)

@@ -268,6 +268,36 @@ def test_physl_text_may_not_define_a_decorated_functions_public_name():
     assert execution_tree.eval(other, "uses_plus_one(1)") == 100
 
 
+def test_a_branch_private_define_leaves_physls_binding_of_a_helpers_name():
+    # a define inside a parallel_block branch is the branch's own (compiler/scopes.py):
+    # it moved PhySL's global binding of the helper's name to a fresh slot, so
+    # plus_one(1) after the block found nil
+    state = execution_tree.compiler_state("branches")
+    f = _uses_plus_one(state)
+    assert f(1) == 2
+    execution_tree.eval(state, "parallel_block(block(define(plus_one, lambda(x, x * 100)), "
+                               "plus_one(1)), 0)")
+    assert execution_tree.eval(state, "plus_one(1)") == 2 and f(1) == 2
+    # a branch that is a define defines the name after the block: PhySL's own
+    execution_tree.eval(state, "parallel_block(define(plus_one, lambda(x, x * 7)), 0)")
+    assert execution_tree.eval(state, " plus_one(1)") == 7 and f(1) == 2
+
+
+def test_a_refused_define_of_a_public_name_leaves_it_callable_from_physl():
+    # the branch's define was refused (located) after its name had been declared anew:
+    # PhySL's uses_plus_one then read a nil slot
+    state = execution_tree.compiler_state("refused")
+    f = _uses_plus_one(state)
+    assert f(1) == 2                            # (compiled: PhySL sees its name)
+    # (a define in a branch, a global loop variable, a placed define: each a define)
+    for text in ("parallel_block(define(uses_plus_one, 5), 0)",
+                 "for_each(lambda(uses_plus_one, uses_plus_one), list(1, 2))",
+                 "define{L#0}(uses_plus_one, 5)"):
+        with pytest.raises(PhylanxCompileError, match="is the decorated function"):
+            execution_tree.eval(state, text)
+    assert execution_tree.eval(state, "uses_plus_one(1)") == 2 and f(1) == 2
+
+
 def squared(x):
     return x * x
 
