@@ -31,6 +31,7 @@ from ..runtime import evaluation
 from ..runtime.forkjoin import evaluate
 from ..runtime.futures import Future
 from ..session import PhylanxSession
+from ..source import user_line
 from ..values import Builtin, Function, call_function, from_python, to_python
 from . import arguments, checks, instrument
 from .linking import linker_of
@@ -256,13 +257,17 @@ class PhylanxDecorator(DecoratedFunction):
             dep._collect_externals(out, seen)
 
     # -- calling ------------------------------------------------------------
-    def _bind(self, args, kwargs) -> list | tuple:
+    def _bind(self, args, kwargs, loc=None) -> list | tuple:
         if not kwargs and len(args) == self._plain_arity:
             return args
         # located at the caller's line (frames: _bind, __call__ or lazy, the caller)
-        return arguments.bind(self.python, self._signature, args, kwargs, caller_loc(2))
+        return arguments.bind(self.python, self._signature, args, kwargs,
+                              loc or caller_loc(2))
 
     def _argument(self, value, passed: list | None = None):
+        if (isinstance(value, execution_tree.variable)
+                and isinstance(value.value, LazyFunction)):
+            value = value.value.decorated   # its globals are loaded as a call's
         if isinstance(value, (DecoratedFunction, types.FunctionType)):
             dec = _compiled(self.linker, value)
             if passed is not None and dec is not self:
@@ -393,10 +398,7 @@ class PhylanxDecorator(DecoratedFunction):
         self._ensure_compiled()
         et = execution_tree
         if not args and not kwargs:
-            # read through this decorated function, which the variable so keeps: the
-            # function value alone would outlive it and lose its name (a recursive call)
-            return et.variable(et.primitive(self.state_name, lambda: self._function),
-                               name=self.__name__)
+            return et.variable(LazyFunction(self), name=self.__name__)
         try:   # arguments that can never bind fail here, at the caller's line
             self._signature.bind_partial(*args, **kwargs)
         except TypeError:
@@ -453,6 +455,28 @@ class PhylanxDecorator(DecoratedFunction):
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
+
+
+class LazyFunction(execution_tree.primitive):
+    """The expression of ``f.lazy()``: the function value of ``f``; called with
+    arguments (``.eval(x)``), a call of ``f``, which reads the Python globals as they
+    are then (the function value alone would run with the globals some earlier call
+    loaded, or nil).  It holds the decorated function: the function value alone would
+    outlive it and lose its name (a recursive call)."""
+
+    __slots__ = ("decorated",)
+
+    def __init__(self, decorated: PhylanxDecorator):
+        super().__init__(decorated.state_name, lambda: decorated._function)
+        self.decorated = decorated
+
+    def raw(self, *args: Any) -> Any:
+        if not args:
+            return super().raw()
+        decorated = self.decorated
+        if not decorated._doc_src:   # arguments that cannot bind: located at eval's line
+            decorated._bind(args, {}, user_line())
+        return from_python(decorated(*args))
 
 
 class LazyDecorator(DecoratedFunction):
