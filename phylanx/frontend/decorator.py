@@ -55,16 +55,56 @@ def _loaded(linker, get, held: list | None = None) -> Any:
     """The current value of a Python global (``get`` reads it) as PhySL (a function as
     its compiled one, its decorated function appended to ``held``), nil if it does not
     exist yet."""
+    return _read(linker, get, held)[1]
+
+
+def _read(linker, get, held: list | None = None) -> tuple[Any, Any]:
+    """(the Python value of a global, that value as :func:`_loaded` gives it)."""
     try:
         value = get()
         if isinstance(value, (DecoratedFunction, types.FunctionType)):
             dec = _compiled(linker, value)
             if held is not None:
                 held.append(dec)
-            return dec._function
-        return from_python(value)
+            return value, dec._function
+        return value, from_python(value)
     except (KeyError, ValueError):
-        return None
+        return None, None
+
+
+class _Loaded:
+    """A global an evaluation that may assign it loaded: its PhySL value, the Python
+    object it came from, and (a list or dict converted to a new one) the items the copy
+    had, to tell whether the evaluation changed it in place."""
+
+    __slots__ = ("value", "python", "items")
+
+    def __init__(self, python: Any, value: Any):
+        self.value, self.python = value, python
+        self.items = None
+        if value is not python and type(value) in (list, dict) and type(python) is type(value):
+            self.items = list(value.items() if type(value) is dict else value)
+
+    def write_back(self, value: Any, put) -> None:
+        """Leave the global as Python would after the evaluation, ``value`` its value
+        then: assigned, ``put`` stores it; not assigned, the global keeps its object (a
+        list or dict as itself, changed in place; a function its decorated function;
+        a copy the evaluation changed in place is copied into the object)."""
+        if value is not self.value:
+            put(to_python(value))
+        elif self.items is not None and _changed(value, self.items):
+            if type(value) is list:
+                self.python[:] = to_python(value)
+            else:
+                self.python.clear()
+                self.python.update(to_python(value))
+
+
+def _changed(container: list | dict, items: list) -> bool:
+    now = list(container.items()) if type(container) is dict else container
+    return len(now) != len(items) or any(
+        (a is not b) if type(container) is list else (a[0] != b[0] or a[1] is not b[1])
+        for a, b in zip(now, items))
 
 
 def _let_go(frame: list, slot: int, function: Function) -> None:
@@ -339,7 +379,8 @@ class PhylanxDecorator(DecoratedFunction):
         for slot, get in slots:
             if scopes.is_per_evaluation(g, slot):
                 if not (nested and slot in overlay):
-                    overlay[slot] = loaded[slot] = self._load(get, held)
+                    record = loaded[slot] = _Loaded(*_read(self.linker, get, held))
+                    overlay[slot] = record.value
             else:
                 g[slot] = self._load(get, held)
         try:
@@ -349,11 +390,15 @@ class PhylanxDecorator(DecoratedFunction):
         finally:
             for slot, put in writeback:
                 value = overlay.get(slot)
-                # a function the evaluation loaded and left: the global was not assigned,
-                # and keeps the Python function it holds (its compiled value in its place,
-                # a decorated function would be dropped, and with it its name)
-                if type(value) is not Function or value is not loaded.get(slot):
+                record = loaded.get(slot)
+                # a value the evaluation loaded and left: the global was not assigned and
+                # keeps its object (its converted copy in its place, a list would no
+                # longer be its aliases', a decorated function would be dropped, and
+                # with it its name)
+                if record is None:
                     put(to_python(value))
+                else:
+                    record.write_back(value, put)
 
     def _run(self, values: list, passed=(), keywords: dict | None = None) -> Any:
         with deep_recursion():

@@ -50,3 +50,53 @@ def test_a_lazy_call_that_cannot_bind_is_located_at_the_eval():
     line = inspect.currentframe().f_lineno + 2
     with pytest.raises(PhylanxTypeError, match=f"test_globals.py:{line}:.*takes 1 positional"):
         lazy.eval(1.0, 2.0)
+
+
+_LIST = [1, 2]
+_DICT = {"a": 1}
+_VARIABLES = [execution_tree.variable(np.array([1.0]))]
+
+
+@Phylanx
+def _appends(x):
+    global _LIST, _DICT
+    _LIST.append(x)
+    _DICT["b"] = x
+    return len(_LIST)
+
+
+@Phylanx
+def _reads_variables():
+    global _VARIABLES
+    return len(_VARIABLES)
+
+
+@Phylanx
+def _appends_to_variables(x):
+    global _VARIABLES
+    _VARIABLES.append(x)
+    return len(_VARIABLES)
+
+
+@Phylanx
+def _rebinds(x):
+    global _LIST
+    _LIST = [x]
+    return x
+
+
+def test_a_global_list_a_call_changes_in_place_stays_the_same_object():
+    # written back as a converted copy, the list was no longer the one Python code
+    # held (``L is alias`` False): a change made after the call was lost to the alias
+    global _LIST, _DICT
+    _LIST, _DICT = [1, 2], {"a": 1}
+    lst, dct = _LIST, _DICT
+    assert _appends(3) == 3
+    assert _LIST is lst and lst == [1, 2, 3]
+    assert _DICT is dct and dct == {"a": 1, "b": 3}
+    assert _reads_variables() == 1
+    assert isinstance(_VARIABLES[0], execution_tree.variable)   # not converted
+    variables = _VARIABLES      # passed as a converted copy: changed in place, copied in
+    assert _appends_to_variables(2.0) == 2 and _VARIABLES is variables
+    assert variables[1] == 2.0 and variables[0].tolist() == [1.0]
+    assert _rebinds(7) == 7 and _LIST == [7] and lst == [1, 2, 3]   # rebound: a new list
