@@ -37,6 +37,7 @@ from . import arguments, checks, instrument
 from .linking import linker_of
 from .markers import DecoratedFunction
 from .options import caller_loc, check_options, definition_loc
+from .physl_names import renamed
 from .source import docstring_source, function_source
 from .translator import translate
 
@@ -213,7 +214,9 @@ class PhylanxDecorator(DecoratedFunction):
             raise self.locator.error(self._node, "the PhySL docstring of a doc_src function "
                                      f"must define '{name}', e.g. define({name}, x, x + 1)"
                                      + also)
-        return Translation(program, name)
+        if self.state_name != name:   # its own slot, not another function's of its name
+            program = renamed(program, name, self.state_name)
+        return Translation(program, self.state_name)
 
     def _ensure_compiled(self) -> None:
         if self._compiled:

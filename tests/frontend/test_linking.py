@@ -8,7 +8,7 @@ import weakref
 import pytest
 
 from phylanx import Phylanx, execution_tree
-from phylanx.errors import PhylanxRuntimeError
+from phylanx.errors import PhylanxRuntimeError, PhylanxSyntaxError
 from phylanx.frontend import linking
 from phylanx.values import Function
 
@@ -187,3 +187,35 @@ def test_a_function_of_another_compiler_state_can_be_called():
 
     assert uses_twice(3) == 7 and uses_both(3) == 13 and twice(4) == 8
     assert twice.state is mine
+
+
+
+def _doc_src_fact(state):
+    @Phylanx(compiler_state=state, doc_src=True)
+    def rec(n):
+        """define(rec, n, if(n < 2, 1, n * rec(n - 1)))"""
+    return rec
+
+
+def _doc_src_hundred(state):
+    @Phylanx(compiler_state=state, doc_src=True)
+    def rec(n):
+        """define(rec, n, if(n < 1, 100, rec(n - 1)))"""
+    return rec
+
+
+def test_two_doc_src_functions_of_one_name_each_have_their_own():
+    # the PhySL define kept the Python name, not the unique one: the second function
+    # took the first one's slot, and the live one's recursion ran the other's body
+    state = execution_tree.compiler_state("doc_src names")
+    fact, hundred = _doc_src_fact(state), _doc_src_hundred(state)
+    assert fact.state_name == "rec" and hundred.state_name == "rec_2"
+    assert hundred(3) == 100 and fact(1) == 1 and fact(4) == 24 and hundred(2) == 100
+    assert "define(rec_2, n," in hundred.get_physl_source()
+
+    @Phylanx(compiler_state=state, doc_src=True)
+    def rec(n):
+        """define(rec, n, block(define(rec, n), rec))"""
+    with pytest.raises(PhylanxSyntaxError, match=r"test_linking.py:\d+:\d+: cannot rename "
+                       "the doc_src function 'rec'.* defines 'rec' again inside"):
+        rec(1)
