@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import functools
 import gc
+import threading
+import time
 import weakref
 
 import pytest
@@ -219,3 +221,31 @@ def test_two_doc_src_functions_of_one_name_each_have_their_own():
     with pytest.raises(PhylanxSyntaxError, match=r"test_linking.py:\d+:\d+: cannot rename "
                        "the doc_src function 'rec'.* defines 'rec' again inside"):
         rec(1)
+
+
+
+def test_threads_decorating_one_name_at_once_get_distinct_names(monkeypatch):
+    # the linker's check that a name is free and its taking were not one step: two
+    # threads could both take the same name, and then share its slot.  A thread switch
+    # inside that step (a registry look-up that sleeps) shows the race in every run
+    lookup = linking.registry.lookup
+
+    def slow_lookup(name):
+        time.sleep(0.002)
+        return lookup(name)
+    monkeypatch.setattr(linking.registry, "lookup", slow_lookup)
+    state = execution_tree.compiler_state("threads")
+    barrier = threading.Barrier(8)
+    decorated: list = []
+
+    def decorate():
+        barrier.wait(timeout=30)
+        decorated.append(Phylanx(compiler_state=state)(_fact))
+
+    threads = [threading.Thread(target=decorate) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    names = {f.state_name for f in decorated}
+    assert len(decorated) == 8 and len(names) == 8 and "_fact" in names
