@@ -300,12 +300,13 @@ class PhylanxDecorator(DecoratedFunction):
             dep._collect_externals(out, seen)
 
     # -- calling ------------------------------------------------------------
-    def _bind(self, args, kwargs, loc=None) -> list | tuple:
+    def _bind(self, args, kwargs, locate=None) -> list | tuple:
         if not kwargs and len(args) == self._plain_arity:
             return args
-        # located at the caller's line (frames: _bind, __call__ or lazy, the caller)
+        # located at the caller's line (frames: _bind, __call__ or lazy, the caller),
+        # or where ``locate()`` says
         return arguments.bind(self.python, self._signature, args, kwargs,
-                              loc or caller_loc(2))
+                              locate() if locate else caller_loc(2))
 
     def _argument(self, value, passed: list | None = None):
         if (isinstance(value, execution_tree.variable)
@@ -454,8 +455,9 @@ class PhylanxDecorator(DecoratedFunction):
         bound = list(args)
         keywords = kwargs
 
-        def call(*more: Any):
-            values, passed = self._arguments(self._bind((*bound, *more), keywords))
+        def call(*more: Any):   # (arguments that cannot bind: located at eval's line)
+            values, passed = self._arguments(self._bind((*bound, *more), keywords,
+                                                        user_line))
             return self._run(values, passed)
         return et.variable(et.primitive(f"{self.state_name}_bound", call, partial=True))
 
@@ -523,7 +525,7 @@ class LazyFunction(execution_tree.primitive):
             return super().raw()
         decorated = self.decorated
         if not decorated._doc_src:   # arguments that cannot bind: located at eval's line
-            decorated._bind(args, {}, user_line())
+            decorated._bind(args, {}, user_line)
         return from_python(decorated(*args))
 
 

@@ -50,6 +50,10 @@ def test_a_lazy_call_that_cannot_bind_is_located_at_the_eval():
     line = inspect.currentframe().f_lineno + 2
     with pytest.raises(PhylanxTypeError, match=f"test_globals.py:{line}:.*takes 1 positional"):
         lazy.eval(1.0, 2.0)
+    bound = _times_k.lazy(1.0)
+    line = inspect.currentframe().f_lineno + 2
+    with pytest.raises(PhylanxTypeError, match=f"test_globals.py:{line}:.*takes 1 positional"):
+        bound.eval(2.0)
 
 
 _LIST = [1, 2]
