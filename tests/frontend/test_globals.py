@@ -104,3 +104,20 @@ def test_a_global_list_a_call_changes_in_place_stays_the_same_object():
     assert _appends_to_variables(2.0) == 2 and _VARIABLES is variables
     assert variables[1] == 2.0 and variables[0].tolist() == [1.0]
     assert _rebinds(7) == 7 and _LIST == [7] and lst == [1, 2, 3]   # rebound: a new list
+
+
+@Phylanx
+def _assigns_if_positive(x):
+    global _MADE_IF_POSITIVE
+    if x > 0:
+        _MADE_IF_POSITIVE = x
+    return x
+
+
+def test_a_global_a_call_did_not_assign_is_not_created():
+    # the write-back stored the nil it had loaded: the module got the name, as None
+    assert _assigns_if_positive(-1) == -1 and "_MADE_IF_POSITIVE" not in globals()
+    try:
+        assert _assigns_if_positive(2) == 2 and globals()["_MADE_IF_POSITIVE"] == 2
+    finally:
+        globals().pop("_MADE_IF_POSITIVE", None)
