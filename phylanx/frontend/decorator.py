@@ -355,8 +355,8 @@ class PhylanxDecorator(DecoratedFunction):
         read from their modules when it starts.  Those it assigns (``global x``) live in
         the evaluation's own frame (``compiler/scopes.py``: two calls running at once on
         two Python threads each see their own assignments) and are written back to their
-        modules when it ends, even by an error (but a function it loaded and left: the
-        module keeps its own object); a call nested in an evaluation (PhySL ->
+        modules when it ends, even by an error (one it loaded and left keeps its object:
+        ``_Loaded.write_back``); a call nested in an evaluation (PhySL ->
         Python -> PhySL) shares that frame, as Python code shares its module's globals.
         Globals it only reads are loaded into the shared global frame (each call loads
         the modules' current values: what Python's reads would see)."""
