@@ -34,6 +34,7 @@ from ..session import PhylanxSession
 from ..source import user_line
 from ..values import Builtin, Function, call_function, from_python, to_python
 from . import arguments, checks, instrument
+from .global_values import Loaded, compiled, loaded_value, read
 from .linking import linker_of
 from .markers import DecoratedFunction
 from .options import caller_loc, check_options, definition_loc
@@ -43,69 +44,6 @@ from .translator import translate
 
 _LOCK = threading.RLock()
 _lambda_ids = itertools.count()
-
-
-def _compiled(linker, fn) -> DecoratedFunction:
-    """The compiled decorator of ``fn`` (decorated, or plain Python made one)."""
-    dec = linker.decorator_for(fn)
-    dec._ensure_compiled()
-    return dec
-
-
-def _loaded(linker, get, held: list | None = None) -> Any:
-    """The current value of a Python global (``get`` reads it) as PhySL (a function as
-    its compiled one, its decorated function appended to ``held``), nil if it does not
-    exist yet."""
-    return _read(linker, get, held)[1]
-
-
-def _read(linker, get, held: list | None = None) -> tuple[Any, Any]:
-    """(the Python value of a global, that value as :func:`_loaded` gives it)."""
-    try:
-        value = get()
-        if isinstance(value, (DecoratedFunction, types.FunctionType)):
-            dec = _compiled(linker, value)
-            if held is not None:
-                held.append(dec)
-            return value, dec._function
-        return value, from_python(value)
-    except (KeyError, ValueError):
-        return None, None
-
-
-class _Loaded:
-    """A global an evaluation that may assign it loaded: its PhySL value, the Python
-    object it came from, and (a list or dict converted to a new one) the items the copy
-    had, to tell whether the evaluation changed it in place."""
-
-    __slots__ = ("value", "python", "items")
-
-    def __init__(self, python: Any, value: Any):
-        self.value, self.python = value, python
-        self.items = None
-        if value is not python and type(value) in (list, dict) and type(python) is type(value):
-            self.items = list(value.items() if type(value) is dict else value)
-
-    def write_back(self, value: Any, put) -> None:
-        """Leave the global as Python would after the evaluation, ``value`` its value
-        then: assigned, ``put`` stores it; not assigned, the global keeps its object (a
-        list or dict as itself, changed in place; a function its decorated function;
-        a copy the evaluation changed in place is copied into the object)."""
-        if value is not self.value:
-            put(to_python(value))
-        elif self.items is not None and _changed(value, self.items):
-            if type(value) is list:
-                self.python[:] = to_python(value)
-            else:
-                self.python.clear()
-                self.python.update(to_python(value))
-
-
-def _changed(container: list | dict, items: list) -> bool:
-    now = list(container.items()) if type(container) is dict else container
-    return len(now) != len(items) or any(
-        (a is not b) if type(container) is list else (a[0] != b[0] or a[1] is not b[1])
-        for a, b in zip(now, items))
 
 
 def _let_go(frame: list, slot: int, function: Function) -> None:
@@ -313,7 +251,7 @@ class PhylanxDecorator(DecoratedFunction):
                 and isinstance(value.value, LazyFunction)):
             value = value.value.decorated   # its globals are loaded as a call's
         if isinstance(value, (DecoratedFunction, types.FunctionType)):
-            dec = _compiled(self.linker, value)
+            dec = compiled(self.linker, value)
             if passed is not None and dec is not self:
                 passed.append(dec)   # its free names are loaded before the call, like ours
             return dec._function
@@ -323,13 +261,13 @@ class PhylanxDecorator(DecoratedFunction):
         """The current value of a Python global (``get`` reads it), as a call loads it
         (nil if it does not exist yet; a function's decorated function appended to
         ``held``)."""
-        return _loaded(self.linker, get, held)
+        return loaded_value(self.linker, get, held)
 
     def _loader(self, get):
         # the state's global frame keeps the loader: it holds the linker, not this
         # function (which would then never be dropped, nor its program)
         linker = self.linker
-        return lambda: _loaded(linker, get)
+        return lambda: loaded_value(linker, get)
 
     @staticmethod
     def _storer(put):
@@ -356,7 +294,7 @@ class PhylanxDecorator(DecoratedFunction):
         the evaluation's own frame (``compiler/scopes.py``: two calls running at once on
         two Python threads each see their own assignments) and are written back to their
         modules when it ends, even by an error (one it loaded and left keeps its object:
-        ``_Loaded.write_back``); a call nested in an evaluation (PhySL ->
+        ``global_values.Loaded``); a call nested in an evaluation (PhySL ->
         Python -> PhySL) shares that frame, as Python code shares its module's globals.
         Globals it only reads are loaded into the shared global frame (each call loads
         the modules' current values: what Python's reads would see)."""
@@ -383,7 +321,7 @@ class PhylanxDecorator(DecoratedFunction):
         for slot, get in slots:
             if scopes.is_per_evaluation(g, slot):
                 if not (nested and slot in overlay):
-                    record = loaded[slot] = _Loaded(*_read(self.linker, get, held))
+                    record = loaded[slot] = Loaded(*read(self.linker, get, held))
                     overlay[slot] = record.value
             else:
                 g[slot] = self._load(get, held)
