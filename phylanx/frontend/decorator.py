@@ -31,39 +31,19 @@ from ..runtime import evaluation
 from ..runtime.forkjoin import evaluate
 from ..runtime.futures import Future
 from ..session import PhylanxSession
+from ..source import user_line
 from ..values import Builtin, Function, call_function, from_python, to_python
 from . import arguments, checks, instrument
+from .global_values import Loaded, compiled, loaded_value, read
 from .linking import linker_of
 from .markers import DecoratedFunction
 from .options import caller_loc, check_options, definition_loc
+from .physl_names import renamed
 from .source import docstring_source, function_source
 from .translator import translate
 
 _LOCK = threading.RLock()
 _lambda_ids = itertools.count()
-
-
-def _compiled(linker, fn) -> DecoratedFunction:
-    """The compiled decorator of ``fn`` (decorated, or plain Python made one)."""
-    dec = linker.decorator_for(fn)
-    dec._ensure_compiled()
-    return dec
-
-
-def _loaded(linker, get, held: list | None = None) -> Any:
-    """The current value of a Python global (``get`` reads it) as PhySL (a function as
-    its compiled one, its decorated function appended to ``held``), nil if it does not
-    exist yet."""
-    try:
-        value = get()
-        if isinstance(value, (DecoratedFunction, types.FunctionType)):
-            dec = _compiled(linker, value)
-            if held is not None:
-                held.append(dec)
-            return dec._function
-        return from_python(value)
-    except (KeyError, ValueError):
-        return None
 
 
 def _let_go(frame: list, slot: int, function: Function) -> None:
@@ -177,7 +157,9 @@ class PhylanxDecorator(DecoratedFunction):
             raise self.locator.error(self._node, "the PhySL docstring of a doc_src function "
                                      f"must define '{name}', e.g. define({name}, x, x + 1)"
                                      + also)
-        return Translation(program, name)
+        if self.state_name != name:   # its own slot, not another function's of its name
+            program = renamed(program, name, self.state_name)
+        return Translation(program, self.state_name)
 
     def _ensure_compiled(self) -> None:
         if self._compiled:
@@ -260,15 +242,20 @@ class PhylanxDecorator(DecoratedFunction):
             dep._collect_externals(out, seen)
 
     # -- calling ------------------------------------------------------------
-    def _bind(self, args, kwargs) -> list | tuple:
+    def _bind(self, args, kwargs, locate=None) -> list | tuple:
         if not kwargs and len(args) == self._plain_arity:
             return args
-        # located at the caller's line (frames: _bind, __call__ or lazy, the caller)
-        return arguments.bind(self.python, self._signature, args, kwargs, caller_loc(2))
+        # located at the caller's line (frames: _bind, __call__ or lazy, the caller),
+        # or where ``locate()`` says
+        return arguments.bind(self.python, self._signature, args, kwargs,
+                              locate() if locate else caller_loc(2))
 
     def _argument(self, value, passed: list | None = None):
+        if (isinstance(value, execution_tree.variable)
+                and isinstance(value.value, LazyFunction)):
+            value = value.value.decorated   # its globals are loaded as a call's
         if isinstance(value, (DecoratedFunction, types.FunctionType)):
-            dec = _compiled(self.linker, value)
+            dec = compiled(self.linker, value)
             if passed is not None and dec is not self:
                 passed.append(dec)   # its free names are loaded before the call, like ours
             return dec._function
@@ -278,13 +265,13 @@ class PhylanxDecorator(DecoratedFunction):
         """The current value of a Python global (``get`` reads it), as a call loads it
         (nil if it does not exist yet; a function's decorated function appended to
         ``held``)."""
-        return _loaded(self.linker, get, held)
+        return loaded_value(self.linker, get, held)
 
     def _loader(self, get):
         # the state's global frame keeps the loader: it holds the linker, not this
         # function (which would then never be dropped, nor its program)
         linker = self.linker
-        return lambda: _loaded(linker, get)
+        return lambda: loaded_value(linker, get)
 
     @staticmethod
     def _storer(put):
@@ -310,8 +297,8 @@ class PhylanxDecorator(DecoratedFunction):
         read from their modules when it starts.  Those it assigns (``global x``) live in
         the evaluation's own frame (``compiler/scopes.py``: two calls running at once on
         two Python threads each see their own assignments) and are written back to their
-        modules when it ends, even by an error (but a function it loaded and left: the
-        module keeps its own object); a call nested in an evaluation (PhySL ->
+        modules when it ends, even by an error (one it loaded and left keeps its object:
+        ``global_values.Loaded``); a call nested in an evaluation (PhySL ->
         Python -> PhySL) shares that frame, as Python code shares its module's globals.
         Globals it only reads are loaded into the shared global frame (each call loads
         the modules' current values: what Python's reads would see)."""
@@ -338,7 +325,8 @@ class PhylanxDecorator(DecoratedFunction):
         for slot, get in slots:
             if scopes.is_per_evaluation(g, slot):
                 if not (nested and slot in overlay):
-                    overlay[slot] = loaded[slot] = self._load(get, held)
+                    record = loaded[slot] = Loaded(*read(self.linker, get, held))
+                    overlay[slot] = record.value
             else:
                 g[slot] = self._load(get, held)
         try:
@@ -348,11 +336,15 @@ class PhylanxDecorator(DecoratedFunction):
         finally:
             for slot, put in writeback:
                 value = overlay.get(slot)
-                # a function the evaluation loaded and left: the global was not assigned,
-                # and keeps the Python function it holds (its compiled value in its place,
-                # a decorated function would be dropped, and with it its name)
-                if type(value) is not Function or value is not loaded.get(slot):
+                record = loaded.get(slot)
+                # a value the evaluation loaded and left: the global was not assigned and
+                # keeps its object (its converted copy in its place, a list would no
+                # longer be its aliases', a decorated function would be dropped, and
+                # with it its name)
+                if record is None:
                     put(to_python(value))
+                else:
+                    record.write_back(value, put)
 
     def _run(self, values: list, passed=(), keywords: dict | None = None) -> Any:
         with deep_recursion():
@@ -397,10 +389,7 @@ class PhylanxDecorator(DecoratedFunction):
         self._ensure_compiled()
         et = execution_tree
         if not args and not kwargs:
-            # read through this decorated function, which the variable so keeps: the
-            # function value alone would outlive it and lose its name (a recursive call)
-            return et.variable(et.primitive(self.state_name, lambda: self._function),
-                               name=self.__name__)
+            return et.variable(LazyFunction(self), name=self.__name__)
         try:   # arguments that can never bind fail here, at the caller's line
             self._signature.bind_partial(*args, **kwargs)
         except TypeError:
@@ -408,8 +397,9 @@ class PhylanxDecorator(DecoratedFunction):
         bound = list(args)
         keywords = kwargs
 
-        def call(*more: Any):
-            values, passed = self._arguments(self._bind((*bound, *more), keywords))
+        def call(*more: Any):   # (arguments that cannot bind: located at eval's line)
+            values, passed = self._arguments(self._bind((*bound, *more), keywords,
+                                                        user_line))
             return self._run(values, passed)
         return et.variable(et.primitive(f"{self.state_name}_bound", call, partial=True))
 
@@ -457,6 +447,28 @@ class PhylanxDecorator(DecoratedFunction):
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
+
+
+class LazyFunction(execution_tree.primitive):
+    """The expression of ``f.lazy()``: the function value of ``f``; called with
+    arguments (``.eval(x)``), a call of ``f``, which reads the Python globals as they
+    are then (the function value alone would run with the globals some earlier call
+    loaded, or nil).  It holds the decorated function: the function value alone would
+    outlive it and lose its name (a recursive call)."""
+
+    __slots__ = ("decorated",)
+
+    def __init__(self, decorated: PhylanxDecorator):
+        super().__init__(decorated.state_name, lambda: decorated._function)
+        self.decorated = decorated
+
+    def raw(self, *args: Any) -> Any:
+        if not args:
+            return super().raw()
+        decorated = self.decorated
+        if not decorated._doc_src:   # arguments that cannot bind: located at eval's line
+            decorated._bind(args, {}, user_line)
+        return from_python(decorated(*args))
 
 
 class LazyDecorator(DecoratedFunction):

@@ -44,10 +44,17 @@ class Linker:
         # function and its program alive; its name stays taken)
         self.used: dict[str, Any] = {}
         self.helpers: dict[int, tuple[Any, DecoratedFunction]] = {}
+        # a name's check and its taking are one step: two threads decorating functions
+        # of one name at once would both take it, and share its slot
+        self._naming = threading.Lock()
 
     def unique(self, base: str, key: Any) -> str:
         """``base`` or ``base_2``, ``base_3`` ...: a name free in the state for ``key``
         (a storage key, or a decorated function, which the linker holds weakly)."""
+        with self._naming:
+            return self._unique(base, key)
+
+    def _unique(self, base: str, key: Any) -> str:
         taken = self.state.compiler.globals.slots
         for n in itertools.count(1):
             name = base if n == 1 else f"{base}_{n}"

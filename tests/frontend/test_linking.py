@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import functools
 import gc
+import threading
+import time
 import weakref
 
 import pytest
 
 import phylanx
 from phylanx import Phylanx, config, execution_tree
-from phylanx.errors import PhylanxCompileError, PhylanxRuntimeError
+from phylanx.errors import PhylanxCompileError, PhylanxRuntimeError, PhylanxSyntaxError
 from phylanx.frontend import linking
 from phylanx.values import Function
 
@@ -318,3 +320,62 @@ def test_the_gradient_of_a_decorated_function_differentiates_its_own_helper():
         assert phylanx.grad(uses_squared)(2.0) == 4.0
     finally:
         config.reset("optimize")
+
+
+def _doc_src_fact(state):
+    @Phylanx(compiler_state=state, doc_src=True)
+    def rec(n):
+        """define(rec, n, if(n < 2, 1, n * rec(n - 1)))"""
+    return rec
+
+
+def _doc_src_hundred(state):
+    @Phylanx(compiler_state=state, doc_src=True)
+    def rec(n):
+        """define(rec, n, if(n < 1, 100, rec(n - 1)))"""
+    return rec
+
+
+def test_two_doc_src_functions_of_one_name_each_have_their_own():
+    # the PhySL define kept the Python name, not the unique one: the second function
+    # took the first one's slot, and the live one's recursion ran the other's body
+    state = execution_tree.compiler_state("doc_src names")
+    fact, hundred = _doc_src_fact(state), _doc_src_hundred(state)
+    assert fact.state_name == "rec" and hundred.state_name == "rec_2"
+    assert hundred(3) == 100 and fact(1) == 1 and fact(4) == 24 and hundred(2) == 100
+    assert "define(rec_2, n," in hundred.get_physl_source()
+
+    @Phylanx(compiler_state=state, doc_src=True)
+    def rec(n):
+        """define(rec, n, block(define(rec, n), rec))"""
+    with pytest.raises(PhylanxSyntaxError, match=r"test_linking.py:\d+:\d+: cannot rename "
+                       "the doc_src function 'rec'.* defines 'rec' again inside"):
+        rec(1)
+
+
+
+def test_threads_decorating_one_name_at_once_get_distinct_names(monkeypatch):
+    # the linker's check that a name is free and its taking were not one step: two
+    # threads could both take the same name, and then share its slot.  A thread switch
+    # inside that step (a registry look-up that sleeps) shows the race in every run
+    lookup = linking.registry.lookup
+
+    def slow_lookup(name):
+        time.sleep(0.002)
+        return lookup(name)
+    monkeypatch.setattr(linking.registry, "lookup", slow_lookup)
+    state = execution_tree.compiler_state("threads")
+    barrier = threading.Barrier(8)
+    decorated: list = []
+
+    def decorate():
+        barrier.wait(timeout=30)
+        decorated.append(Phylanx(compiler_state=state)(_fact))
+
+    threads = [threading.Thread(target=decorate) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    names = {f.state_name for f in decorated}
+    assert len(decorated) == 8 and len(names) == 8 and "_fact" in names
