@@ -8,6 +8,9 @@ the old file in place (and, at worst, a hidden ``.<name>.tmp-*`` file beside it)
 * :func:`replacing` yields the temporary *path*, for libraries that write by name
   (h5py, matplotlib); :func:`open_atomic` yields an open file object;
   :func:`write_text` / :func:`write_bytes` write a whole string or bytes.
+* :func:`create_text` writes a file only if the path is free (``os.link`` of the synced
+  temporary file: of two processes creating it at once, one wins and the other leaves
+  it alone, its modification time too: numba's disk cache is stamped with it).
 * :func:`updating` is a read-modify-write (``file_write_hdf5`` into an existing file):
   it yields a temporary copy of the file to change.  Updates of one path take turns
   (an ``flock`` on a hidden ``.<name>.lock`` file beside it, left in place), so two
@@ -150,5 +153,36 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> None:
         fh.write(data)
 
 
-__all__ = ["LOCK_SUFFIX", "TEMP_MARK", "open_atomic", "replacing", "updating", "write_bytes",
-           "write_text"]
+def create_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> bool:
+    """Write ``text`` to ``path`` atomically unless ``path`` exists: True if this call
+    created it, False if it was there (left as it is).  On a file system without hard
+    links the file is created as :func:`write_text` would (replacing a racing one)."""
+    path = os.fspath(path)
+    if os.path.lexists(path):
+        return False
+    tmp = _new_temp(path)
+    try:
+        with open(tmp, "w", encoding=encoding) as fh:
+            fh.write(text)
+        _fsync(tmp)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        except OSError:                 # no hard links here (some FUSE, vfat)
+            os.replace(tmp, path)
+            return True
+    finally:
+        try:
+            os.remove(tmp)
+        except FileNotFoundError:
+            pass
+    try:
+        _fsync(os.path.dirname(path) or ".")
+    except OSError:
+        pass
+    return True
+
+
+__all__ = ["LOCK_SUFFIX", "TEMP_MARK", "create_text", "open_atomic", "replacing", "updating",
+           "write_bytes", "write_text"]

@@ -227,6 +227,12 @@ SETTINGS: dict[str, Setting] = {
                 "compile kernels in a background thread while the chain runs unfused"),
         Setting("fusion_cache_dir", "", str,
                 "generated kernels and numba's cache (default ~/.cache/phylanx/fusion)"),
+        Setting("fusion_cache_wait", 120.0, float,
+                "seconds a process waits for another process on the same cache directory "
+                "compiling the same kernel module (which it then loads from numba's disk "
+                "cache) before compiling it itself, with a warning (0: never waits; "
+                "kernels/host_lock.py)",
+                valid=seconds(zero=True)),
         Setting("trace_threshold_us", 50.0, float,
                 "timeline recording: inline evaluations shorter than this are not recorded",
                 valid=amount),

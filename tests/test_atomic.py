@@ -39,3 +39,12 @@ def test_atomic_writes_a_fifo_in_place(tmp_path):
     atomic.write_text(fifo, "streamed")
     reader.join(timeout=30)
     assert got == ["streamed"] and fifo.is_fifo()
+
+
+def test_create_text_writes_a_free_path_once_and_leaves_a_taken_one(tmp_path):
+    path = tmp_path / "module.py"
+    assert atomic.create_text(path, "first")
+    stamp = os.stat(path).st_mtime_ns
+    assert not atomic.create_text(path, "second")    # numba's index is stamped with its mtime
+    assert path.read_text() == "first" and os.stat(path).st_mtime_ns == stamp
+    assert [p.name for p in tmp_path.iterdir()] == ["module.py"]   # no temp file left

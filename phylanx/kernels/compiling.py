@@ -8,7 +8,9 @@ it imports only the base modules, and numba only when a kernel is compiled, so
 * :func:`module_from_source` / :func:`compile_kernel`: the source is written to a
   module in the cache directory named by its hash and imported once per process;
   numba's ``cache=True`` keeps the machine code beside it, so the next process loads
-  instead of compiling (:func:`is_cached` tells which).
+  instead of compiling (:func:`is_cached` tells which).  The first compile of a
+  module on a host is one process's: the others wait for it and load
+  (``host_lock.py``: an flock in the cache directory, bounded by ``fusion_cache_wait``).
 * :func:`launch`: a compile job runs in a background thread (``fusion_background``)
   while NumPy keeps the job; :func:`wait_for_compiles` joins them (tests, exit).
 * :data:`KERNEL_LOCK`: numba's default thread pool must not run two parallel kernels
@@ -27,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from .. import atomic, config
+from . import host_lock
 
 
 class FusionWarning(RuntimeWarning):
@@ -52,6 +56,7 @@ class Settings:
     min_ns = 20_000
     compile_cost_ns: int | None = None    # None: measured (kernels/costs.py)
     background = True
+    cache_wait = 120.0
 
     @classmethod
     def reload(cls) -> None:
@@ -64,6 +69,7 @@ class Settings:
         cost = config.get("fusion_compile_cost_ms")
         cls.compile_cost_ns = None if cost == "auto" else int(float(cost) * 1e6)
         cls.background = bool(config.get("fusion_background"))
+        cls.cache_wait = float(config.get("fusion_cache_wait"))
 
 
 Settings.reload()
@@ -166,8 +172,10 @@ def _load(source: str):
         module = _modules.get(str(path))
         if module is not None:
             return module
-        if not path.exists() or path.read_text() != source:
-            atomic.write_text(path, source)   # another process may import it now
+        # written once: numba stamps its index with the module's mtime, and a module
+        # rewritten by a process starting later would make its kernels stale
+        if not atomic.create_text(path, source) and path.read_text() != source:
+            atomic.write_text(path, source)     # (not the module of its name)
         spec = importlib.util.spec_from_file_location(path.stem, path)
         module = importlib.util.module_from_spec(spec)
         # numba's disk cache pickles references to the module's helpers by module name
@@ -180,8 +188,30 @@ def _load(source: str):
 def module_from_source(source: str):
     """The module of generated numba ``source``, written to the cache directory named by
     its hash and imported (once per process), so that ``cache=True`` kernels in it keep
-    their machine code on disk; for generated kernels outside fusion (Winograd conv)."""
+    their machine code on disk; for generated kernels outside fusion (Winograd conv),
+    compiled inside :func:`first_compile`."""
     return _load(source)
+
+
+def first_compile(source: str, cached: Callable[[], bool] | None = None):
+    """The context to compile the kernels of ``source``'s module in: on a host, the
+    first process compiles and fills numba's disk cache while the others wait, then
+    load (``host_lock.first_compile``; ``cached()``: the disk cache holds them, no wait)."""
+    return host_lock.first_compile(_module_path(source), Settings.cache_wait, cached)
+
+
+def in_disk_cache(dispatcher, types: tuple) -> bool:
+    """True if ``dispatcher`` has ``types`` compiled, or numba's disk cache holds them for
+    this CPU: the key numba's ``compile`` looks up (numba's private ``_cache`` API: if
+    it changes, False, and the process takes the lock as for a kernel not cached)."""
+    try:
+        if dispatcher.overloads.get(types) is not None:
+            return True
+        cache = dispatcher._cache
+        key = cache._index_key(types, dispatcher.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except Exception:   # noqa: BLE001 - any change of numba's internals: not known
+        return False
 
 
 def compile_kernel(plan_: Plan, sample_args: tuple, serial: bool = True) -> tuple[Any, Any]:
@@ -193,9 +223,11 @@ def compile_kernel(plan_: Plan, sample_args: tuple, serial: bool = True) -> tupl
     import numba
     module = _load(plan_.source)
     types = tuple(numba.typeof(a) for a in sample_args)
-    module.kernel_par.compile(types)
-    if serial:
-        module.kernel_ser.compile(types)
+    kernels = (module.kernel_par, module.kernel_ser) if serial else (module.kernel_par,)
+    with first_compile(plan_.source,
+                       lambda: all(in_disk_cache(k, types) for k in kernels)):
+        for kernel in kernels:
+            kernel.compile(types)
     _initialized.append(True)
     costs.compiled(plan_.source, cached, ready, costs.clock() - start)
     return module.kernel_par, module.kernel_ser if serial else None

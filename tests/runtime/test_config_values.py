@@ -26,6 +26,7 @@ def _reset():
     ("trace_threshold_us", 5, 5.0), ("fusion_compile_cost_ms", "auto", "auto"),
     ("fusion_compile_cost_ms", 2, 2.0), ("pipeline", "tree", "ast"),
     ("fusion_cache_dir", pathlib.Path("/tmp/x"), "/tmp/x"),
+    ("fusion_cache_wait", 0, 0.0), ("fusion_cache_wait", "inf", float("inf")),
 ])
 def test_values_of_the_settings_kind_and_strings_are_taken(name, value, expected):
     config.set(name, value)
@@ -70,7 +71,8 @@ def test_a_get_racing_sets_ends_with_the_last_value():
     ("collective_timeout", float("nan")), ("collective_timeout", "nan"),
     ("collective_timeout", -3), ("collective_timeout", 0), ("remote_timeout", -1.0),
     ("shutdown_timeout", float("nan")), ("failed_exit_grace", -5),
-    ("died_rank_grace", "nan"),
+    ("died_rank_grace", "nan"), ("fusion_cache_wait", float("nan")),
+    ("fusion_cache_wait", -1),
 ])
 def test_waits_in_seconds_are_not_nan_or_negative(name, value):
     # a NaN collective_timeout never expired (every deadline test was False): ranks

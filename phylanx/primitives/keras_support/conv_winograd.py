@@ -316,8 +316,10 @@ def compiled(m: int, r: int, dtype) -> object:
     benchmarks); raises if it does not compile."""
     from ...kernels import compiling
     from ...runtime import blas_threads
-    module = compiling.module_from_source(source(m, r, np.dtype(dtype).name))
-    _warm(module, m, r, np.dtype(dtype))
+    text = source(m, r, np.dtype(dtype).name)
+    module = compiling.module_from_source(text)
+    with compiling.first_compile(text):     # (its types are _warm's: no cache check)
+        _warm(module, m, r, np.dtype(dtype))
     # numba's np.dot calls SciPy's BLAS, a library of its own (as blas_gemm.py's)
     blas_threads.include_loaded_libraries()
     return module
