@@ -11,8 +11,8 @@ same located error on every rank.  A loop with three independent reductions per
 iteration (a summed ``x.T @ r``, a sum and a ``std`` over the tiled axis), every tiling:
 NumPy's answer, and on row tiles with several ranks the three collectives of every
 iteration (one all_gather each) are started by their statements and waited for at their
-join (``runtime/started.py``), none on one rank.  ``for row in x`` iterates the
-global rows, as ``enumerate(x)``.  Prints 'OK <rank>' at the end.
+join (``runtime/started.py``), none on one rank.  ``for row in x`` iterates the global
+rows, as ``enumerate(x)``.  Prints 'OK <rank>' at the end.
 """
 import sys
 import warnings
