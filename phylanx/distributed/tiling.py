@@ -27,7 +27,7 @@ boxes (reductions and products work on owned cells), a scan sizes what it sends 
 receiving box.  Layouts differing only in how an empty tile is written are *not* equal:
 equal layouts promise equal tile shapes (the aligned element-wise shortcut combines the
 tiles as they are).
-``tests/distributed/programs/global_semantics.py`` runs every rule on operands of each
+``tests/distributed/programs/empty_tiles.py`` runs every rule on operands of each
 producer, rank 0's or a middle rank's tile empty, against NumPy.
 
 Errors are ``PhylanxValueError`` without location: the primitive calling us adds it.
