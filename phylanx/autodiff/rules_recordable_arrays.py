@@ -105,9 +105,9 @@ def cumprod_equations(ct, out, a, axis=None, dtype=None, wanted=None):
 
 
 @recordable("trace")
-def trace_equations(ct, out, a, dtype=None, wanted=None):
+def trace_equations(ct, out, a, dtype=None, offset=0, wanted=None):
     shape = shape_of(a)
-    eye = np.eye(shape[0], shape[1]).reshape(shape[:2] + (1,) * (len(shape) - 2))
+    eye = np.eye(shape[0], shape[1], int(offset)).reshape(shape[:2] + (1,) * (len(shape) - 2))
     return (eq("__mul", ct, eye),)
 
 

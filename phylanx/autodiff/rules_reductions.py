@@ -138,9 +138,9 @@ def cumprod_vjp(ct, out, a, axis=None, dtype=None):
 
 
 @VJP.register("trace")
-def trace_vjp(ct, out, a, dtype=None):
+def trace_vjp(ct, out, a, dtype=None, offset=0):
     x = arr(a)
-    eye = np.eye(x.shape[0], x.shape[1], dtype=x.dtype).reshape(x.shape[:2] + (1,) *
+    eye = np.eye(x.shape[0], x.shape[1], int(offset), dtype=x.dtype).reshape(x.shape[:2] + (1,) *
                                                                 (x.ndim - 2))
     return (eye * np.asarray(ct),)
 

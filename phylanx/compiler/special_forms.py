@@ -375,6 +375,16 @@ def return_(compiler, call, scope):
     return node.set_run(run)
 
 
+def _items(node, value: Any):
+    """What ``for_each`` iterates over.  A tiled array means the whole array, so its
+    items are the global rows, NumPy's answer, as ``enumerate(x)`` gives: its dispatcher
+    gathers the whole array (the gather fallback, with its performance warning; every
+    rank runs the same loop, so every rank gathers) -- never this rank's tile's rows."""
+    if type(value) is registered_kind():
+        return dispatch_kind(node, iterate, (value,))
+    return iterate(value)
+
+
 @special_form("for_each")
 def for_each(compiler, call, scope):
     """Build ``for_each`` (documented in primitives/controls/special_forms.py)."""
@@ -401,7 +411,7 @@ def for_each(compiler, call, scope):
         def run_inline(frame):
             target = frame_of(frame)
             result = None
-            for item in iterate(iterable.choice.call(frame)):
+            for item in _items(node, iterable.choice.call(frame)):
                 if PENDING[0]:
                     check()   # a cancelled branch stops at its next iteration
                 target[slot] = item
@@ -425,7 +435,7 @@ def for_each(compiler, call, scope):
     def run(frame):
         f = fn.choice.call(frame)
         result = None
-        for item in iterate(iterable.choice.call(frame)):
+        for item in _items(node, iterable.choice.call(frame)):
             if PENDING[0]:
                 check()
             try:

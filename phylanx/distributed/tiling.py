@@ -13,6 +13,23 @@ order.  A *layout* of an array over N localities is the tuple of the N boxes.
   every element once;
 * :func:`intersect`, :func:`to_local`, :func:`box_shape`: span algebra.
 
+**Empty tiles** (issue 28, user49).  A tile holding nothing has a box empty along some
+axis, written one of two ways: ``annotate`` keeps the spans the user gave for the other
+axes (rows (0, 0), columns (0, 5)); the rules that derive a layout (``v[:, None]``,
+``concatenate``, slices, masks, ``_drop_axis``) write (0, 0) on every axis.  Both stay:
+the second is the only form every producer can write (dropping the axis a tile is
+empty along leaves no span to say it is empty; the other spans would claim elements),
+and ``annotate`` must not change what the user wrote.  What holds for both, and what
+every consumer relies on: **a tile's array has its box's shape**, and no consumer
+slices an empty tile by a box -- an empty part's shape comes from the part
+(``broadcasting.general_elementwise``), owned cells and :func:`intersect` skip empty
+boxes (reductions and products work on owned cells), a scan sizes what it sends by the
+receiving box.  Layouts differing only in how an empty tile is written are *not* equal:
+equal layouts promise equal tile shapes (the aligned element-wise shortcut combines the
+tiles as they are).
+``tests/distributed/programs/empty_tiles.py`` runs every rule on operands of each
+producer, rank 0's or a middle rank's tile empty, against NumPy.
+
 Errors are ``PhylanxValueError`` without location: the primitive calling us adds it.
 """
 from __future__ import annotations

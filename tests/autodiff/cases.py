@@ -124,7 +124,7 @@ CASES.update({
     "logsumexp": [(A234,), (A234, 1)],
     "cumsum": [(A34,), (A34, 1)],
     "cumprod": [(positive(3, 4),), (positive(3, 4), 0)],
-    "trace": [(normal(3, 3),), (A234,)],
+    "trace": [(normal(3, 3),), (A234,), (A34, None, 1), (A234, None, -1)],
     "normalize": [(A34,)],
     "norm": [(A34,), (normal(3),), (A34, 2), (normal(3), None, 0, True), (A34, "fro"),
              (away_from_zero(4), 1), (distinct(4), INF), (distinct(4), NEG_INF),

@@ -271,7 +271,7 @@ JAX = {
         a, _axis(axis), keepdims=_flag(keepdims)),
     "cumsum": lambda a, axis=None, dtype=None: jnp.cumsum(a, _axis(axis)),
     "cumprod": lambda a, axis=None, dtype=None: jnp.cumprod(a, _axis(axis)),
-    "trace": lambda a, dtype=None: jnp.trace(a),
+    "trace": lambda a, dtype=None, offset=0: jnp.trace(a, offset),
     "norm": _physl_norm, "__npnorm": _norm,
     "reshape": lambda a, shape: jnp.reshape(a, tuple(shape)),
     "__npreshape": lambda a, shape, order="C": jnp.reshape(a, tuple(shape), order=order),

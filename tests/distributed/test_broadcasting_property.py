@@ -18,7 +18,17 @@ from phylanx.distributed.darray import DistributedArray
 from phylanx.distributed.tiles import Layout
 
 
-def layout_of(shape, ranks, kind):
+def layout_of(shape, ranks, kind, zeroed=False):
+    """``zeroed``: empty tiles written (0, 0) on every axis (``v[:, None]``'s,
+    ``concatenate``'s form) instead of with the other axes' spans (``annotate``'s)."""
+    layout = _layout_of(shape, ranks, kind)
+    if not zeroed:
+        return layout
+    boxes = [tuple((0, 0) for _ in b) if tiling.is_empty(b) else b for b in layout.boxes]
+    return Layout(boxes, layout.shape, layout.key1d)
+
+
+def _layout_of(shape, ranks, kind):
     kind = kind if len(shape) == 2 or kind == "row" else "row"
     axis = {"row": 0, "column": 1}.get(kind)
     if axis is not None and shape[axis] < ranks:
@@ -103,7 +113,8 @@ def aligned_cases(draw):
     # array; or one that breaks the alignment ("row": a plain row, "other": another tiling)
     roles = draw(st.lists(st.sampled_from(["t", "e", "number", "0d", "row", "other"]),
                           min_size=1, max_size=4))
-    return ranks, shape, kind, ["t"] + roles, draw(st.integers(0, 2**31 - 1))
+    return (ranks, shape, kind, ["t"] + roles, draw(st.integers(0, 2**31 - 1)),
+            draw(st.booleans()), draw(st.booleans()))
 
 
 @settings(max_examples=100, deadline=None)
@@ -111,12 +122,13 @@ def aligned_cases(draw):
 def test_the_aligned_shortcut_is_the_general_path(case):
     """``broadcasting.elementwise``'s shortcut for operands on one layout gives what the
     general path (cost model, parts) gives on every rank: the same tile, name,
-    generation and layout; operands it does not cover take the general path."""
+    generation and layout; operands it does not cover take the general path.  Empty
+    tiles are written either way (``tiling.py``), each tile's array of its box's shape."""
     import phylanx.distributed as api
-    ranks, shape, kind, roles, seed = case
+    ranks, shape, kind, roles, seed, zeroed, other_zeroed = case
     rng = np.random.default_rng(seed)
-    layout = layout_of(shape, ranks, kind)
-    other = layout_of(shape, ranks, "column" if kind != "column" else "row")
+    layout = layout_of(shape, ranks, kind, zeroed)
+    other = layout_of(shape, ranks, "column" if kind != "column" else "row", other_zeroed)
     values = {"number": 0.5, "0d": np.array(1.5), "row": rng.normal(size=shape[-1:])}
     real = api.find_here
     try:
@@ -153,6 +165,7 @@ def test_the_aligned_shortcut_is_the_general_path(case):
             assert (got.name, got.generation, got.layout) == \
                 (want.name, want.generation, want.layout)
             np.testing.assert_array_equal(got.local, want.local)
+            assert got.local.shape == tiling.box_shape(got.layout.boxes[rank])
     finally:
         api.find_here = real
 

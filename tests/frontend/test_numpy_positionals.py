@@ -26,6 +26,8 @@ CASES = [
     "np.unique(np.array([3, 1, 3]), True)", "np.full((2,), 3.0, np.int8)",
     "np.full((2, 2), fill_value=3)", "np.arange(1, 7, 2)", "np.arange(5, dtype=float)",
     "np.full_like(x, 2, np.int32)", "np.clip(x, 0, 1)",
+    # trace's slots are (a, dtype, offset): NumPy's offset by position or name (user49)
+    "np.trace(x, 1)", "np.trace(x, offset=-1)", "np.trace(x, 1, dtype=np.float32)",
 ]
 
 
@@ -49,10 +51,11 @@ def test_positional_arguments_mean_numpys_parameters(body):
         np.testing.assert_allclose(g, w, rtol=1e-6)
 
 
-@pytest.mark.parametrize("body", ["np.trace(x, 1)", "np.trace(x, offset=1)",
+@pytest.mark.parametrize("body", ["np.trace(x, 0, 1)", "np.trace(x, axis2=0)",
                                   "np.median(x, 0, None, False, True)"])
 def test_a_parameter_the_primitive_lacks_is_a_located_error(body):
-    """np.trace's offset is not a slot of trace (its second slot is dtype): refused, named."""
+    """np.trace's axis1/axis2 are not slots of trace (its slots are a, dtype, offset):
+    refused, named."""
     f = _decorated(body)
     with pytest.raises(PhylanxError, match=r"<string>:2:.*unknown keyword argument"):
         f(X)

@@ -10,6 +10,7 @@ import pytest
 import scipy.special
 
 import phylanx
+from phylanx import Phylanx
 from phylanx.errors import PhylanxError
 
 from .harness import assert_like_numpy, call
@@ -175,6 +176,31 @@ def test_normalize_dtype_and_zero_vector():
 ])
 def test_trace(x):
     assert_like_numpy(call("trace", x), np.trace(x))
+
+
+@pytest.mark.parametrize("offset", [1, -1, 2, 5, -4])
+def test_trace_offset(offset):
+    x = np.arange(24.0).reshape(2, 3, 4)
+    assert_like_numpy(call("trace", x[0], None, offset), np.trace(x[0], offset))
+    assert_like_numpy(call("trace", x, None, offset), np.trace(x, offset))
+
+
+def test_trace_offset_by_numpys_position_and_refused_floats():
+    """``np.trace(x, 1)`` passes the offset by position, as NumPy's signature has it: it
+    was refused as "unknown keyword argument 'offset'" (user49)."""
+    x = np.arange(12.0).reshape(3, 4)
+    assert_like_numpy(Phylanx(_trace_above)(x), np.trace(x, 1))
+    assert_like_numpy(Phylanx(_trace_below_named)(x), np.trace(x, offset=-1))
+    with pytest.raises(PhylanxError, match="offset must be an integer"):
+        call("trace", x, None, 1.5)
+
+
+def _trace_above(x):
+    return np.trace(x, 1)
+
+
+def _trace_below_named(x):
+    return np.trace(x, offset=-1)
 
 
 def test_trace_dtype_and_errors():

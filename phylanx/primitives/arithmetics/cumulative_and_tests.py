@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import PhylanxValueError
+from ...errors import PhylanxTypeError, PhylanxValueError
 from ...values import scalarize
 from ..dtypes import to_axis, to_dtype
 from ..numeric_args import as_numeric, as_operand, finish, float_of
@@ -73,20 +73,32 @@ def normalize(a, dtype=None):
 
 
 @primitive(
-    "trace", "trace(_1, __arg(_2_dtype, nil))",
-    oracle=lambda a, dtype=None: np.trace(a, dtype=dtype), differentiable=True,
-    example="trace([[1, 2], [3, 4]])", result="5",
+    "trace", "trace(_1, __arg(_2_dtype, nil), __arg(_3_offset, 0))",
+    oracle=lambda a, dtype=None, offset=0: np.trace(a, offset, dtype=dtype),
+    differentiable=True, example="trace([[1, 2], [3, 4]])", result="5",
 )
-def trace(a, dtype=None):
-    """Sum of the main diagonal of a matrix, like numpy.trace (n-d: over the first two axes).
+def trace(a, dtype=None, offset=0):
+    """Sum of a diagonal of a matrix, like numpy.trace (n-d: over the first two axes).
 
+    ``offset`` picks the diagonal as NumPy's (1: above the main one, -1: below; one
+    outside the matrix sums nothing); ``np.trace(x, 1)`` passes it by NumPy's name.
     ``dtype`` sets the accumulation and result type (bool input sums as int64, as NumPy).
     """
     a = as_numeric(a)
     if np.ndim(a) < 2:
         raise PhylanxValueError(f"the argument must be an array of at least 2 dimensions, "
                                 f"got a {np.ndim(a)}-d one")
-    return scalarize(np.trace(a, dtype=to_dtype(dtype)))
+    return scalarize(np.trace(a, as_offset(offset), dtype=to_dtype(dtype)))
+
+
+def as_offset(offset: Any) -> int:
+    """``trace``'s diagonal offset: an integer (NumPy refuses a float or a bool, so do we:
+    truncating 1.5 would sum another diagonal than the one asked for)."""
+    if isinstance(offset, (bool, np.bool_)) or not isinstance(offset, (int, np.integer)) \
+            and not (isinstance(offset, np.ndarray) and offset.ndim == 0
+                     and offset.dtype.kind in "iu"):
+        raise PhylanxTypeError(f"offset must be an integer, got {offset!r}")
+    return int(offset)
 
 
 def _extremum(name: str, ufunc: np.ufunc, example: str, result: str, doc: str):

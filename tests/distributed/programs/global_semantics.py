@@ -11,7 +11,8 @@ same located error on every rank.  A loop with three independent reductions per
 iteration (a summed ``x.T @ r``, a sum and a ``std`` over the tiled axis), every tiling:
 NumPy's answer, and on row tiles with several ranks the three collectives of every
 iteration (one all_gather each) are started by their statements and waited for at their
-join (``runtime/started.py``), none on one rank.  Prints 'OK <rank>' at the end.
+join (``runtime/started.py``), none on one rank.  ``for row in x`` iterates the global
+rows, as ``enumerate(x)``.  Prints 'OK <rank>' at the end.
 """
 import sys
 import warnings
@@ -187,6 +188,43 @@ with warnings.catch_warnings(record=True) as caught:
         assert not isinstance(got[1], dist.DistributedArray)
 names = sorted(str(w.message).split(": ")[1].split(" ")[0] for w in caught)
 assert names == ["cumprod", "flip", "median"], names      # once per line
+
+# ``for row in x`` iterates the global rows, as ``enumerate(x)`` and NumPy do (it was a
+# located TypeError while enumerate gathered, user49): order-sensitive sums, every
+# tiling (the uneven one has rank 0's tile empty), a 1-d array's elements too
+@Phylanx
+def row_loop(x):
+    s = 0.0
+    for row in x:
+        s = s * 0.5 + np.sum(row * np.arange(1.0, row.shape[0] + 1.0))
+    return s
+
+
+@Phylanx
+def enumerated_loop(x):
+    s = 0.0
+    for k, row in enumerate(x):
+        s = s * 0.5 + np.sum(row * np.arange(1.0, row.shape[0] + 1.0)) + k
+    return s
+
+
+@Phylanx
+def element_loop(v):
+    s = 0.0
+    for e in v:
+        s = s * 0.5 + e
+    return s
+
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for how, x in tilings(A, "it").items():
+        check(row_loop(x), row_loop.python(A), f"for row in {how}")
+        check(enumerated_loop(x), enumerated_loop.python(A), f"enumerate {how}")
+    for how, v in tilings(V, "iv").items():
+        check(element_loop(v), element_loop.python(V), f"for e in {how}")
+assert {"for_each", "__enumerate"} <= {str(w.message).split(": ")[1].split(" ")[0]
+                                      for w in caught}, [str(w.message) for w in caught]
 
 # -- NumPy's functions of the operators (np.power, np.divide, np.mod: the frontend gives
 # Python numbers NumPy's types, ``__npoperand``): tile by tile, no gather (a gather would
