@@ -14,7 +14,10 @@ The original offered these only in BlazeIterative builds; here they are always p
 * Scale: the method runs on the system equilibrated by powers of two (exact): rows and
   columns (``d a d`` for the symmetric methods) and ``b``, so that ``diag(1e200, 1)`` is
   solved (its squares overflowed) and a 1e-200 system does not "converge" on residuals
-  that underflowed to zero.  Inf or NaN in ``a`` or ``b`` is an error.
+  that underflowed to zero -- when LAPACK's rule says it matters (row, column or
+  diagonal scales more than 10x apart, or max|a| outside [SMALL, LARGE]:
+  :func:`_equilibration_worth_it`); otherwise on ``a`` times one power of two, which
+  costs one pass over ``a``.  Inf or NaN in ``a`` or ``b`` is an error.
 * Preconditioned variants build ``M ~ inv(a)`` from a factorisation of ``a``: LU, RQ,
   QR and Cholesky are exact (BiCGSTAB then converges in one step); Jacobi, SSOR
   (omega = 1.2), symmetric Gauss-Seidel (SSOR with omega = 1) and incomplete Cholesky
