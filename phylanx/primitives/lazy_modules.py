@@ -26,13 +26,18 @@ from typing import Any
 class LazyModule:
     """Stands for the module ``name`` and imports it when an attribute is first read."""
 
-    __slots__ = ("_name",)
+    __slots__ = ("_name", "_module")
 
     def __init__(self, name: str) -> None:
         self._name = name
+        self._module = None
 
     def __getattr__(self, attr: str) -> Any:
-        module = importlib.import_module(self._name)
+        # kept once imported: importlib.import_module costs ~3 us a call even then, as much
+        # as a small solve's LAPACK call (linear_solver_lu of order 10 read it three times)
+        module = self._module
+        if module is None:
+            module = self._module = importlib.import_module(self._name)
         try:
             return getattr(module, attr)
         except AttributeError:
@@ -46,15 +51,19 @@ class LazyModule:
 class LazyAttribute:
     """Stands for ``module.attr``: calling it or reading its attributes imports ``module``."""
 
-    __slots__ = ("_module", "_attr", "__name__")
+    __slots__ = ("_module", "_attr", "__name__", "_value")
 
     def __init__(self, module: str, attr: str) -> None:
         self._module = module
         self._attr = attr
         self.__name__ = attr
+        self._value = None
 
     def resolve(self) -> Any:
-        return getattr(importlib.import_module(self._module), self._attr)
+        value = self._value                     # kept once imported (as LazyModule)
+        if value is None:
+            value = self._value = getattr(importlib.import_module(self._module), self._attr)
+        return value
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.resolve()(*args, **kwargs)

@@ -1,9 +1,13 @@
 """Direct and iterative solvers, ``lu`` and the Krylov eigenvalue estimates against NumPy/SciPy."""
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 import scipy.linalg
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import phylanx
 from phylanx.errors import PhylanxError, PhylanxTypeError, PhylanxValueError
@@ -603,3 +607,57 @@ def test_iterative_solvers_refuse_inf_and_nan(suffix):
     for a, b in ((np.array([[np.inf, 0.0], [0.0, 1.0]]), np.ones(2)),
                  (np.eye(2), np.array([np.nan, 1.0]))):
         _raises_located(f"iterative_solver_{suffix}", "finite", a, b)
+
+
+def _krylov_arguments(suffix):
+    """``(title, method, preconditioner, symmetric)`` of ``iterative_solver_<suffix>``, as its
+    primitive passes them to the driver (gmres: its default restart)."""
+    from phylanx.primitives.solvers import iterative
+    table = {row[0]: row[1:5] for row in iterative._LINEAR_SOLVERS}
+    table["gmres"] = ("GMRES", partial(iterative.sla.gmres, restart=20), None, False)
+    return table[suffix]
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 10), seed=st.integers(0, 2**16), exponent=st.integers(-900, 900),
+       suffix=st.sampled_from(ITERATIVE))
+def test_skipping_equilibration_agrees_with_it_on_well_scaled_systems(n, seed, exponent,
+                                                                      suffix):
+    # LAPACK's rule (iterative._equilibration_worth_it) runs these as given, times one power
+    # of two: the answer is within the solver's tolerance of the equilibrated path's, and
+    # that of 2**k a is exactly 2**-k times that of a
+    from phylanx.primitives.solvers import iterative
+    rng = np.random.default_rng(seed)
+    a = _spd(n, rng) * 2.0**exponent        # diagonal within 4x, cond <= ~5, max|a| 2**+-900
+    b = rng.standard_normal(n)
+    magnitude = np.abs(a)
+    assert not iterative._equilibration_worth_it(a, magnitude, magnitude.max(axis=1),
+                                                 magnitude.max(), suffix in ITERATIVE_SPD)
+    title, method, preconditioner, symmetric = _krylov_arguments(suffix)
+    paths = [iterative._krylov_solve(title, method, a, b, None, preconditioner, symmetric,
+                                     equilibrate=equilibrate) for equilibrate in (False, True)]
+    tolerance = 1e-10                       # the default: ||b - a x|| <= tol ||b||, each path
+    skipped, equilibrated = (np.ldexp(x, exponent) for x in paths)   # norms without overflow
+    bound = 2 * tolerance * np.linalg.cond(a * 2.0**-exponent) * np.linalg.norm(equilibrated)
+    assert np.linalg.norm(skipped - equilibrated) <= bound * 1.01
+    np.testing.assert_array_equal(solve(f"iterative_solver_{suffix}", a, b), paths[0])
+    unscaled = iterative._krylov_solve(title, method, a * 2.0**-exponent, b, None,
+                                       preconditioner, symmetric)
+    np.testing.assert_array_equal(paths[0], np.ldexp(unscaled, -exponent))
+
+
+@pytest.mark.parametrize("a,symmetric,worth_it", [
+    (np.eye(3), False, False), (np.eye(3), True, False),
+    (np.diag([1.0, 0.05]), False, True),                 # row ratio 0.05 < 0.1
+    (np.diag([1.0, 0.05]), True, False),                 # dpoequ: sqrt(0.05) >= 0.1
+    (np.diag([1.0, 0.005]), True, True),                 # sqrt(0.005) < 0.1
+    (np.array([[1.0, 1.0], [0.0, 0.05]]), False, True),  # row 2 small
+    (np.array([[1.0, 0.0], [1.0, 0.05]]), False, True),  # column 2 small, rows not
+    (np.diag([-1.0, 1.0]), True, True),                  # dpoequ fails: not positive
+    (np.eye(2) * 1e-295, False, True), (np.eye(2) * 1e-295, True, True),  # max|a| < SMALL
+    (np.eye(2) * 1e295, False, True), (np.eye(2) * 1e-200, False, False)])
+def test_equilibration_follows_lapacks_rule(a, symmetric, worth_it):
+    from phylanx.primitives.solvers import iterative
+    magnitude = np.abs(a)
+    assert iterative._equilibration_worth_it(a, magnitude, magnitude.max(axis=1),
+                                             magnitude.max(), symmetric) == worth_it

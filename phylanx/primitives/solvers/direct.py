@@ -36,6 +36,8 @@ The iterative solvers are in ``iterative.py``.
 """
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass
 from time import perf_counter_ns
 
@@ -153,10 +155,18 @@ def symmetric_equilibration_exponents(stack: np.ndarray) -> np.ndarray:
     return d
 
 
+def unit_scale_exponents(largest: np.ndarray) -> np.ndarray:
+    """The exponents ``e`` taking the magnitudes ``largest`` into [1, 2) by ``2**e`` (0 for
+    a zero): :func:`equilibration_exponents`'s rows, from the rows' largest magnitudes
+    (n values instead of the n^2 entries' exponents)."""
+    return np.where(largest > 0, 1 - np.frexp(largest)[1], 0)
+
+
 def vector_scale_exponent(vector: np.ndarray) -> int:
-    """The exponent ``e`` taking ``vector``'s largest magnitude into [1, 2) by ``2**e``
+    """The exponent ``e`` taking the finite ``vector``'s largest magnitude into [1, 2) by ``2**e``
     (0 for a zero vector)."""
-    return int(_unit_scales(_exponents(vector).max(initial=_ZERO)))
+    largest = float(np.abs(vector).max(initial=0.0))        # the largest has the largest exponent
+    return 1 - math.frexp(largest)[1] if largest != 0 else 0
 
 
 def equilibration_exponents(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -194,11 +204,23 @@ def first_negligible(values, a: np.ndarray, dtype=None) -> int | None:
 
     An all-zero ``a`` has tolerance 0, so its (zero) pivots count.  A non-finite tolerance
     or pivot (inf/NaN in ``a``) is not judged here: LAPACK's own result stands."""
-    tolerance = rounding_tolerance(a, dtype)
+    return _first_at_most(values, rounding_tolerance(a, dtype))
+
+
+def _first_at_most(values, tolerance: float) -> int | None:
+    """:func:`first_negligible` for its ``rounding_tolerance`` already computed."""
     if not np.isfinite(tolerance):
         return None
     small = np.abs(np.asarray(values)) <= tolerance        # NaN compares False
     return int(np.argmax(small)) + 1 if small.any() else None
+
+
+@functools.cache
+def lapack_routine(name: str, dtype: np.dtype):
+    """LAPACK's ``name`` for ``dtype`` (scipy's ``get_lapack_funcs``), looked up once: the
+    look-up costs about as much as the routine itself on a small matrix (order 10)."""
+    routine, = lapack.get_lapack_funcs((name,), dtype=dtype)
+    return routine
 
 
 def symmetric_from_triangle(a: np.ndarray, lower: int) -> np.ndarray:
@@ -266,11 +288,11 @@ _CONDITION = {"getrf": "gecon", "sytrf": "sycon", "potrf": "pocon"}
 def reciprocal_condition(read: np.ndarray, factors, factor_name: str, lower: int | None) -> float:
     """LAPACK's estimate of 1 / (||a||_1 ||inv(a)||_1) for the finite matrix ``read`` whose
     ``factor_name`` factorisation is ``factors`` (0 when ||a||_1 overflows)."""
-    with np.errstate(over="ignore"):
-        anorm = float(np.abs(read).sum(axis=0).max(initial=0.0))
+    # xLANGE, as LAPACK's drivers take the norm for xGECON: an overflow is inf, no warning
+    anorm = float(lapack_routine("lange", read.dtype)("1", read)) if read.size else 0.0
     if not np.isfinite(anorm):
         return 0.0
-    condition, = lapack.get_lapack_funcs((_CONDITION[factor_name],), (read,))
+    condition = lapack_routine(_CONDITION[factor_name], read.dtype)
     if factor_name == "getrf":
         rcond, _ = condition(factors[0], anorm, norm="1")
     elif factor_name == "sytrf":
@@ -286,11 +308,12 @@ def _looks_singular(read: np.ndarray, factors, factor_name: str, lower: int | No
     reciprocal condition number at most n * eps (a pivot test alone misses singular
     matrices whose rounding noise lands above the tolerance, e.g. at the last pivot of an
     unpivoted Cholesky factorisation, amplified by an ill-conditioned leading block)."""
-    bad = first_negligible(_PIVOTS[factor_name](factors, lower), read, dtype)
+    tolerance = rounding_tolerance(read, dtype)
+    if not np.isfinite(tolerance):
+        return None             # inf or NaN in ``read``: LAPACK's own result stands
+    bad = _first_at_most(_PIVOTS[factor_name](factors, lower), tolerance)
     if bad is not None:
         return Singular(pivot=bad)
-    if not np.isfinite(read).all():
-        return None                                  # LAPACK's own result stands
     rcond = reciprocal_condition(read, factors, factor_name, lower)
     return Singular(rcond=rcond) if rcond <= len(read) * np.finfo(dtype).eps else None
 
@@ -303,7 +326,7 @@ def factorise(a: np.ndarray, factor_name: str, lower: int | None = None):
     sytrf/potrf ``a`` is the symmetric matrix read from the ``lower`` triangle), or
     LAPACK's reciprocal condition estimate at most n * eps; either found on ``a`` and
     again on ``a`` equilibrated (the module docstring's second look)."""
-    factor, = lapack.get_lapack_funcs((factor_name,), (a,))
+    factor = lapack_routine(factor_name, a.dtype)
     flags = {} if lower is None else {"lower": lower}
     *factors, info = factor(a, **flags)
     if info < 0:  # pragma: no cover - only on malformed input, which callers check
@@ -528,7 +551,7 @@ def _solve_with(name: str, a, b, factor_name: str, solve_name: str, lower: int |
     factors, singular = factorise(a, factor_name, lower)
     if singular is not None:
         raise PhylanxLinAlgError(failure(singular))
-    solve, = lapack.get_lapack_funcs((solve_name,), (a, b))
+    solve = lapack_routine(solve_name, a.dtype)               # a and b: both float64
     flags = {} if lower is None else {"lower": lower}
     x, info = solve(*factors, b.reshape(-1, 1), **flags)
     return x.reshape(-1)

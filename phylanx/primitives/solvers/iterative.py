@@ -14,7 +14,10 @@ The original offered these only in BlazeIterative builds; here they are always p
 * Scale: the method runs on the system equilibrated by powers of two (exact): rows and
   columns (``d a d`` for the symmetric methods) and ``b``, so that ``diag(1e200, 1)`` is
   solved (its squares overflowed) and a 1e-200 system does not "converge" on residuals
-  that underflowed to zero.  Inf or NaN in ``a`` or ``b`` is an error.
+  that underflowed to zero -- when LAPACK's rule says it matters (row, column or
+  diagonal scales more than 10x apart, or max|a| outside [SMALL, LARGE]:
+  :func:`_equilibration_worth_it`); otherwise on ``a`` times one power of two, which
+  costs one pass over ``a``.  Inf or NaN in ``a`` or ``b`` is an error.
 * Preconditioned variants build ``M ~ inv(a)`` from a factorisation of ``a``: LU, RQ,
   QR and Cholesky are exact (BiCGSTAB then converges in one step); Jacobi, SSOR
   (omega = 1.2), symmetric Gauss-Seidel (SSOR with omega = 1) and incomplete Cholesky
@@ -30,6 +33,7 @@ The original offered these only in BlazeIterative builds; here they are always p
 """
 from __future__ import annotations
 
+import math
 from functools import partial
 from typing import Callable
 
@@ -49,6 +53,7 @@ from .direct import (
     symmetric_from_triangle,
     system_operands,
     times_power_of_two,
+    unit_scale_exponents,
     vector_scale_exponent,
 )
 
@@ -56,13 +61,14 @@ from .direct import (
 scipy = lazy_module("scipy")
 sla = lazy_functions("scipy.sparse.linalg")   # its solvers sit in _LINEAR_SOLVERS
 lapack = lazy_module("scipy.linalg.lapack")
+blas = lazy_module("scipy.linalg.blas")
 
 DEFAULT_TOLERANCE = 1e-10
 SSOR_OMEGA = 1.2
 
-#: the preconditioners judge the system equilibrated (:func:`_krylov_solve`), once
+#: the preconditioners judge the system the method runs on (:func:`_krylov_solve`), once
 EQUILIBRATED_ONLY = ("relative to n * eps * ||a||_F, a's rows and columns equilibrated "
-                     "(by powers of two)")
+                     "(by powers of two) when LAPACK's rule calls for it")
 
 
 def _tolerance(tolerance) -> float:
@@ -177,14 +183,57 @@ def _symmetric_gauss_seidel_preconditioner(a):
 
 # --- the common driver ----------------------------------------------------------------
 
-def _norm(vector: np.ndarray) -> float:
-    """||vector||_2 without overflow or underflow (a sum of squares of 1e-200 is zero)."""
-    largest = float(np.abs(vector).max(initial=0.0))
-    return largest * float(np.linalg.norm(vector / largest)) if largest > 0 else 0.0
+def _weighted_norms(weights: np.ndarray, vector: np.ndarray) -> list[float]:
+    """``||w * vector||_2`` for each row ``w`` of ``weights`` by BLAS nrm2, which neither
+    overflows nor underflows (a plain sum of squares of 1e-200 is zero)."""
+    nrm2 = blas.dnrm2
+    return [float(nrm2(row)) for row in weights * vector]
+
+
+#: LAPACK's rule (xLAQGE, xLAQSY): scales whose smallest is at least this fraction of their
+#: largest are not worth applying
+EQUILIBRATION_THRESHOLD = 0.1
+#: LAPACK's SMALL = safe minimum / precision (dlamch 'S' / 'P'); its LARGE is 1 / SMALL
+EQUILIBRATION_SMALL = float(np.finfo(np.float64).tiny / np.finfo(np.float64).eps)
+EQUILIBRATION_LARGE = 1.0 / EQUILIBRATION_SMALL
+
+
+def _equilibration_worth_it(a: np.ndarray, magnitude: np.ndarray, row_max: np.ndarray,
+                            amax: float, symmetric: bool) -> bool:
+    """Whether the Krylov method should run on ``a`` equilibrated, by LAPACK's rule.
+
+    LAPACK computes the scales (dgeequ, dpoequ) and applies them only when it matters
+    (dlaqge, dlaqsy): the rows when the ratio of the smallest row scale to the largest
+    is below 0.1 or the largest magnitude ``amax`` of ``a`` is outside [SMALL, LARGE]
+    (safe minimum / precision and its reciprocal), the columns when their ratio is
+    below 0.1; a symmetric positive definite matrix (dpoequ: ``s_i = 1 / sqrt(a_ii)``)
+    when ``min s / max s < 0.1`` or ``amax`` is out of range, a non-positive diagonal
+    entry being dpoequ's failure (then equilibrated: the method or its preconditioner
+    says what is wrong).  Here one decision for rows and columns (equilibrate both or
+    neither), ``amax`` over all of ``a`` also for the symmetric methods, and dgeequ's
+    column ratio, which it takes after the row scales, bounded from below: with every
+    row's largest in [0.1 amax, amax] it is at least ``min_j max_i |a_ij| / amax``,
+    the ratio tested.  ``magnitude`` is |a|, ``row_max`` its rows' largest and ``amax``
+    theirs: one pass over ``a`` instead of the exponents of every entry, the scaled
+    copies and Ruiz's iteration of the equilibration itself."""
+    if not EQUILIBRATION_SMALL <= amax <= EQUILIBRATION_LARGE:
+        return True
+    threshold = EQUILIBRATION_THRESHOLD
+    if symmetric:
+        diagonal = np.diagonal(a)
+        smallest = float(diagonal.min())
+        # min s / max s = sqrt(min a_ii / max a_ii) >= 0.1
+        return not (smallest > 0 and smallest >= threshold ** 2 * float(diagonal.max()))
+    return not (float(row_max.min()) >= threshold * amax
+                and float(magnitude.max(axis=0).min()) >= threshold * amax)
 
 
 def _krylov_solve(title: str, method: Callable, a, b, tolerance,
-                  preconditioner: Callable | None = None, symmetric: bool = False):
+                  preconditioner: Callable | None = None, symmetric: bool = False,
+                  equilibrate: bool | None = None):
+    """Solve ``a x = b`` by ``method`` (module docstring).  ``equilibrate``: None to
+    equilibrate as :func:`_equilibration_worth_it` says, True or False to force it (the
+    tests compare the two paths)."""
     a, b, dtype = system_operands(a, b)
     if b.ndim != 1:
         raise PhylanxValueError(f"{title} solves for one right-hand side: b must be a "
@@ -192,28 +241,52 @@ def _krylov_solve(title: str, method: Callable, a, b, tolerance,
     tol = _tolerance(tolerance)
     if a.shape[0] == 0:
         return np.zeros(0, dtype=dtype)
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    if not (np.isfinite(a64).all() and np.isfinite(b64).all()):
+    a64, b64 = a.astype(np.float64, copy=False), b.astype(np.float64, copy=False)
+    magnitude = np.abs(a64)
+    row_max = magnitude.max(axis=1)
+    amax, bmax = float(row_max.max()), float(np.abs(b64).max())    # NaN propagates in max
+    if not (math.isfinite(amax) and math.isfinite(bmax)):
         raise PhylanxValueError(f"{title} needs finite a and b: inf or NaN in "
-                                f"{'a' if not np.isfinite(a64).all() else 'b'}")
-    # the system equilibrated by powers of two (exact): r a c y = 2**shift r b, x = c y /
-    # 2**shift; every check and inner product then sees entries near 1, whatever the
+                                f"{'a' if not math.isfinite(amax) else 'b'}")
+    row_scales = unit_scale_exponents(row_max)
+    if equilibrate is None:
+        equilibrate = _equilibration_worth_it(a64, magnitude, row_max, amax, symmetric)
+    # the method runs on r a c y = 2**shift r b, x = c y / 2**shift, r and c powers of
+    # two (exact): every check and inner product then sees entries near 1, whatever the
     # scales of a's rows and columns and of b (1e200 squared overflowed, 1e-200 squared
-    # underflowed to a "converged" zero residual)
-    row_scales, columns = equilibration_exponents(a64)
-    rows = row_scales
-    if symmetric:                                 # d a d keeps CG's symmetry
-        rows = columns = symmetric_equilibration_exponents(a64)
-    a64 = times_power_of_two(a64, rows[:, None] + columns[None, :])
-    b64 = times_power_of_two(b64, rows)
-    shift = vector_scale_exponent(b64)
-    b64 = times_power_of_two(b64, np.full(b64.shape, shift))
-    # the tolerance holds for the plain residual b - a x = 2**-shift 2**-rows r' (r' =
-    # b' - a' y) and for the row-equilibrated one, 2**(row_scales - rows) times that (a
-    # row of 1e200 must not make the others' residuals noise): each is r' weighed, the
-    # weights taken to at most 1
-    weights = [np.exp2((e.min() - e).astype(np.float64)) for e in (rows, rows - row_scales)]
-    targets = [tol * _norm(w * b64) for w in weights]
+    # underflowed to a "converged" zero residual).  The tolerance holds for the plain
+    # residual b - a x = 2**-shift 2**-rows r' (r' = b' - a' y) and for the
+    # row-equilibrated one, 2**(row_scales - rows) times that (a row of 1e200 must not
+    # make the others' residuals noise): each is r' weighed, the weights taken to at most 1
+    if equilibrate:
+        if symmetric:                             # d a d keeps CG's symmetry
+            rows = columns = symmetric_equilibration_exponents(a64)
+        else:
+            rows, columns = row_scales, equilibration_exponents(a64)[1]
+        a64 = times_power_of_two(a64, rows[:, None] + columns[None, :])
+        b64 = times_power_of_two(b64, rows)
+        shift = vector_scale_exponent(b64)
+        b64 = times_power_of_two(b64, np.full(b64.shape, shift))
+        x_exponents = columns - shift
+        exponents = np.stack((rows, rows - row_scales))
+        weights = np.exp2(exponents.min(axis=1, keepdims=True) - exponents)
+    else:
+        # a's rows and columns are of one scale (LAPACK's rule): r = 2**exponent for all
+        # rows, c = 1, so a is multiplied once per entry (exact: amax is in [SMALL,
+        # LARGE]) to a largest magnitude in [1, 2) as the equilibrated a has; needed, as
+        # SciPy's BiCGSTAB compares omega ~ 1 / ||a|| with eps**2 (2**100 times a
+        # well-scaled matrix "broke down"), and every method's answer for 2**k a is
+        # then exactly 2**-k times that for a.  b is scaled once, by its own largest
+        exponent = 1 - math.frexp(amax)[1]
+        if exponent:
+            a64 = a64 * 2.0 ** exponent
+        b_exponent = 1 - math.frexp(bmax)[1] if bmax else 0
+        b64 = np.ldexp(b64, b_exponent)
+        x_exponents = exponent - b_exponent
+        weights = np.ones((2, len(b64)))        # rows of one scale: the plain residual's are 1
+        weights[1] = np.exp2(row_scales - row_scales.max())
+    b_norms = _weighted_norms(weights, b64)
+    targets = [tol * norm for norm in b_norms]
     # ||w * r'|| <= ||r'||: the method's own residual within the least target meets both
     goal = min(targets)
     options = {}
@@ -222,21 +295,22 @@ def _krylov_solve(title: str, method: Callable, a, b, tolerance,
         options["M"] = sla.LinearOperator(a64.shape, matvec=apply, dtype=np.float64)
     with np.errstate(all="ignore"):  # breakdowns are reported through info below
         y, info = method(a64, b64, rtol=0.0, atol=goal, **options)
-    if info > 0 or not np.all(np.isfinite(y)):
+    if info > 0 or not np.isfinite(y).all():
         raise PhylanxValueError(f"{title} did not converge to the relative tolerance {tol:g} "
                                 f"within {info if info > 0 else 'the allowed'} iterations")
     if info < 0:
         raise PhylanxValueError(f"{title} broke down (illegal input or numerical breakdown)")
     # the method judged its own running residual; the tolerance is about the true one
     residual = b64 - a64 @ y
-    for w, target, what in zip(weights, targets, ("", " (rows equilibrated)")):
-        if _norm(w * residual) > target:
+    reached = _weighted_norms(weights, residual)
+    for look, what in enumerate(("", " (rows equilibrated)")):
+        if reached[look] > targets[look]:
             raise PhylanxValueError(
                 f"{title} did not reach the relative tolerance {tol:g}{what}: its true "
-                f"residual is {_norm(w * residual) / _norm(w * b64):.3g} of ||b||, "
+                f"residual is {reached[look] / b_norms[look]:.3g} of ||b||, "
                 "whatever its own running residual said")
-    x = times_power_of_two(y, columns - shift)
-    if not np.all(np.isfinite(x)):
+    x = times_power_of_two(y, np.asarray(x_exponents))     # an array, or one int for all
+    if not np.isfinite(x).all():
         raise PhylanxValueError(f"{title}: the solution overflows float64")
     return x.astype(dtype, copy=False)
 
