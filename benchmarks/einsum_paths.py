@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 from functools import partial
 
 import numpy as np
+from workloads.common import median_cpu_us
 
 CASES = [("blc,ck->blk", lambda b, l, c, k: [(b, l, c), (c, k)]),
          ("blk,ck->blc", lambda b, l, c, k: [(b, l, k), (c, k)]),
@@ -27,14 +27,7 @@ CASES = [("blc,ck->blk", lambda b, l, c, k: [(b, l, c), (c, k)]),
          ("ij,jk->ik", lambda b, l, c, k: [(b * l, c), (c, k)])]
 
 
-def timed(fn, calls: int) -> float:
-    """Median CPU microseconds of ``fn()``."""
-    times = []
-    for _ in range(calls):
-        start = time.process_time()
-        fn()
-        times.append(time.process_time() - start)
-    return float(np.median(times)) * 1e6
+timed = median_cpu_us   # (median CPU microseconds of fn(), calls times)
 
 
 def main() -> None:

@@ -15,22 +15,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from functools import partial
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from workloads.common import median_cpu_us  # noqa: E402
+
 from phylanx.primitives.statistics.reductions import halving_extreme  # noqa: E402
 
-
-def timed(fn, calls: int) -> float:
-    times = []
-    for _ in range(calls):
-        start = time.process_time()
-        fn()
-        times.append(time.process_time() - start)
-    return float(np.median(times)) * 1e6
+timed = median_cpu_us   # (median CPU microseconds of fn(), calls times)
 
 
 def main() -> None:

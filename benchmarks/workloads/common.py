@@ -113,6 +113,17 @@ def median_ms(fn: Callable[[], Any], repeat: int) -> float:
     return float(np.median(times)) * 1e3
 
 
+def median_cpu_us(fn: Callable[[], Any], calls: int) -> float:
+    """Median CPU microseconds (``time.process_time``) of ``calls`` calls of ``fn``."""
+    import time
+    times = []
+    for _ in range(calls):
+        start = time.process_time()
+        fn()
+        times.append(time.process_time() - start)
+    return float(np.median(times)) * 1e6
+
+
 def first_call_under(pipeline: str | None, run: Callable[[], Any]) -> Any:
     """``run()`` with the config key ``pipeline`` (``PHYLANX_PIPELINE``) set to
     ``pipeline`` (None: as configured).  A decorated function compiles at its first call
