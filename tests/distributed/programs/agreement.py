@@ -300,42 +300,27 @@ def protocol_settings():
                      ["'check_collectives'", *rank_words(odd)], "set_on_every_rank")
         assert config.get("check_collectives") is True
         assert np.array_equal(dist.all_reduce(small).result(), want)
-        # at start-up: rank odd's environment said PHYLANX_CHECK_COLLECTIVES=0
-        values = settings.protocol_values(named_communicators=True)
-        if r == odd:
-            values = (("check_collectives", False),) + values[1:]
-        try:
-            settings.agree_at_start(dist.all_gather(values).result())
-        except dist.PhylanxCollectiveMismatchError as e:
-            text = str(e)
-            assert "'check_collectives' (PHYLANX_CHECK_COLLECTIVES) differs" in text \
-                and f"rank {odd}: False" in text, text
-        else:
-            raise AssertionError(f"rank {r}: no error at start-up")
-        # a setting of the compiled plan: rank odd's environment said PHYLANX_OPTIMIZE=0
-        values = settings.protocol_values(named_communicators=True)
-        if r == odd:
-            values = tuple((k, False if k == "optimize" else v) for k, v in values)
-        try:
-            settings.agree_at_start(dist.all_gather(values).result())
-        except dist.PhylanxCollectiveMismatchError as e:
-            text = str(e)
-            assert "'optimize' (PHYLANX_OPTIMIZE) differs" in text \
-                and f"rank {odd}: False" in text and "check_collectives" not in text, text
-        else:
-            raise AssertionError(f"rank {r}: no error at start-up for optimize")
-        # rank odd has no numba: its plans differ (no gram rewrite, no fusion)
-        values = settings.protocol_values(named_communicators=True)
-        if r == odd:
-            values = tuple((k, None if k == "numba" else v) for k, v in values)
-        try:
-            settings.agree_at_start(dist.all_gather(values).result())
-        except dist.PhylanxCollectiveMismatchError as e:
-            text = str(e)
-            assert "numba (the numba version installed" in text and \
-                f"rank {odd}: None" in text and "optimize" not in text, text
-        else:
-            raise AssertionError(f"rank {r}: no error at start-up for numba")
+        # at start-up, rank odd's values differ in one entry: its environment said
+        # PHYLANX_CHECK_COLLECTIVES=0, or PHYLANX_OPTIMIZE=0 (a setting of the compiled
+        # plan), or it has no numba (its plans differ: no gram rewrite, no fusion)
+        for key, odd_value, said, unsaid in (
+                ("check_collectives", False,
+                 "'check_collectives' (PHYLANX_CHECK_COLLECTIVES) differs", None),
+                ("optimize", False, "'optimize' (PHYLANX_OPTIMIZE) differs",
+                 "check_collectives"),
+                ("numba", None, "numba (the numba version installed", "optimize")):
+            values = settings.protocol_values(named_communicators=True)
+            assert key in dict(values), key
+            if r == odd:
+                values = tuple((k, odd_value if k == key else v) for k, v in values)
+            try:
+                settings.agree_at_start(dist.all_gather(values).result())
+            except dist.PhylanxCollectiveMismatchError as e:
+                text = str(e)
+                assert said in text and f"rank {odd}: {odd_value}" in text \
+                    and (unsaid is None or unsaid not in text), text
+            else:
+                raise AssertionError(f"rank {r}: no error at start-up for {key}")
         # a plan setting changed after start-up on rank odd alone: the program compiled
         # then is another plan there; its first message fails on every rank, located
         y = dist.tiled(A, "row", name="planned")
