@@ -64,7 +64,7 @@ from . import mpi as mpi_module
 from . import reduce_ops, settings
 from .collective_plans import MISS, BroadcastPlan, GatherPlan, Plan, ReducePlan
 from .errors import PhylanxCollectiveMismatchError, PhylanxDistributedError, PhylanxPeerLeftError
-from .lockstep import site_plan
+from .lockstep import SITE
 from .mpi import MPI, can_create_named_communicators
 from .progress import Long, ProgressEngine, data_request
 
@@ -1089,7 +1089,8 @@ class Collectives:
                 checked = settings.check_collectives.read()
         else:
             checked = bool(check)
-        plan = site_plan() if tag is None else 0
+        at = SITE.at     # (lockstep.site_plan, inline)
+        plan = 0 if at is None or tag is not None else at[2]
         if checked and root is None and tag is None and type(value) is np.ndarray:
             future = self._express_plan(kind, name, value, op, None, where, plan)
             if future is not None:
@@ -1228,7 +1229,8 @@ class Collectives:
         kind = "all_gather" if root is None else "gather"
         if root is not None and (type(root) is not int or not 0 <= root < self.size):
             root = self._check_root(root, kind, where)
-        plan = site_plan() if tag is None else 0
+        at = SITE.at     # (lockstep.site_plan, inline)
+        plan = 0 if at is None or tag is not None else at[2]
         if root is None and tag is None and type(value) is np.ndarray:
             future = self._express_plan(kind, name, value, None, None, where, plan)
             if future is not None:
@@ -1304,7 +1306,8 @@ class Collectives:
         else:
             checked = bool(check)
         checked = checked or tag is not None
-        plan = site_plan() if tag is None else 0
+        at = SITE.at     # (lockstep.site_plan, inline)
+        plan = 0 if at is None or tag is not None else at[2]
         if checked and tag is None:
             future = self._express_plan("broadcast", name, value, None, root, where, plan)
             if future is not None:
@@ -1400,7 +1403,8 @@ class Collectives:
     def scatter(self, value: Any, root: int = 0, name: str | None = None,
                 where: SourceLoc | None = None) -> Future:
         root = self._check_root(root, "scatter", where)
-        plan = site_plan()
+        at = SITE.at     # (lockstep.site_plan, inline)
+        plan = 0 if at is None else at[2]
         return self._submit("scatter", name,
                             lambda channel, n: self._scatter_op(channel, n, value, root, plan),
                             where, value if self.rank == root else None)
@@ -1457,7 +1461,8 @@ class Collectives:
 
     def barrier(self, name: str | None = None, where: SourceLoc | None = None,
                 tag: tuple | None = None) -> Future:
-        plan = site_plan() if tag is None else 0
+        at = SITE.at     # (lockstep.site_plan, inline)
+        plan = 0 if at is None or tag is not None else at[2]
         return self._submit("barrier", name,
                             lambda channel, n: self._barrier_op(channel, n, tag, plan), where)
 

@@ -133,6 +133,9 @@ class _Site(threading.local):
 
 
 _site = _Site()
+#: the same, for the collectives' entry points, which read ``SITE.at`` inline (as
+#: :func:`site_plan` does: no Python call more on an 8-byte collective's path)
+SITE = _site
 
 
 def enter_site(primitive: str, loc: Any, plan: int = 0) -> Any:
