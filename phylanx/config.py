@@ -209,10 +209,12 @@ SETTINGS: dict[str, Setting] = {
                 "compile hot chains of element-wise primitives into one kernel "
                 "(phylanx/fusion; needs numba, else NumPy runs them as before)"),
         Setting("fusion_min_size", 4096, int,
-                "elements below which a chain stays NumPy (a kernel call costs a few us)",
+                "elements below which a chain stays NumPy (a kernel call costs a few us; "
+                "a program keeps the value it was compiled with: of its plan, PLAN)",
                 valid=count()),
         Setting("fusion_count_threshold", 3, int,
-                "big evaluations of a chain before it is considered for a kernel",
+                "big evaluations of a chain before it is considered for a kernel (a "
+                "program keeps the value it was compiled with: of its plan, PLAN)",
                 valid=count()),
         Setting("fusion_min_time_us", 20.0, float,
                 "an evaluation of a chain counts as big from this time (unfused)",
@@ -242,8 +244,14 @@ SETTINGS: dict[str, Setting] = {
 #: the settings that shape the plan a program compiles to: the rewrites, the IR
 #: pipeline, fusion, and when a fused region goes hot (``fusion_count_threshold`` big
 #: evaluations of ``fusion_min_size`` elements, counted alike on every rank,
-#: ``fusion/hot.py``; a hot region evaluates its leaves first, a cold one in the tree's
-#: order).  Ranks compiling one program with different values may run its collectives
+#: ``fusion/hot.py``).  Those two act at run time, but they are of the plan, by what a
+#: peer sees: a hot region evaluates its leaves first, a cold one in the tree's order
+#: (a leaf's collectives then meet the peers' in another order), and under several
+#: ranks a hot region's kernel rounds a replicated value otherwise than NumPy does
+#: (result bits the ranks must share).  So each region keeps the values the program
+#: was compiled with (``FusedRegion.min_size``, ``hot_after``), and the key below,
+#: stamped at compile time, says which values a compiled program runs with.
+#: Ranks compiling one program with different values may run its collectives
 #: in another order: the distributed layer compares them at start-up
 #: (``distributed/settings.py``) and, by the :func:`plan_key` the compiler stamps on
 #: a program's nodes, in the messages of its distributed operations

@@ -359,6 +359,10 @@ class TwinCache:
             with self._lock:
                 if source.twin is None:
                     recorder = RecordingCompiler(source.compiler, self)
+                    # the twin is the recorded program's plan: its distributed
+                    # operations carry that program's plan key (ranks compare it,
+                    # distributed/lockstep.py), not 0, which no rank checks
+                    recorder.plan_key = fn.body.plan
                     # (a decorated function's names bound as its own code binds them:
                     # PhySL text may have defined one of them again, compiler/scopes.py)
                     root = scopes.root(source.scope)

@@ -13,6 +13,10 @@ operation's sequence number, the message's number within it, and flags marking t
 message that ends an operation (and whether it failed on that rank, with its error
 text in the slot).  Any rank's end-of-operation message decides the exchange for all
 (:func:`step_outcome`), so a rank that failed meets the others wherever they are.
+The last column (``PLAN_KEY``) is the plan key of the compiled node sending the message
+(``config.plan_key``): a tiled operation's, in its tag, or that of a node calling a
+collective by name (``all_reduce(x)`` in a program; 0 from the Python API): ranks whose
+keys differ compiled the program under different plan settings (:func:`plans_differ`).
 
 :func:`disagreement` is the one way ranks' values are compared and the differing
 ranks named; the tiled arrays' metadata and data-parallel ``fit`` use it too.
@@ -97,22 +101,26 @@ def as_array(value: Any) -> np.ndarray | None:
 
 def header(kind: str, name: str, op: str | None, root: int | None,
            payload: int, array: np.ndarray | None = None, nbytes: int = 0,
-           tag: tuple[int, int, int, int] | None = None) -> np.ndarray:
+           tag: tuple[int, ...] | None = None, plan: int = 0) -> np.ndarray:
     """The header of this rank's part in a collective (read-only: headers are cached,
-    a collective called again with the same kind, name and array layout reuses it)."""
+    a collective called again with the same kind, name and array layout reuses it).
+    ``plan``: the plan key of the compiled node calling a collective by name (a
+    tagged one's key is in its ``tag``), in column ``PLAN_KEY``."""
     if array is not None:
         return _header(kind, name, op, root, payload, array.dtype, array.shape, array.nbytes,
-                       tag)
-    return _header(kind, name, op, root, payload, None, (), nbytes, tag)
+                       tag, plan)
+    return _header(kind, name, op, root, payload, None, (), nbytes, tag, plan)
 
 
 @functools.lru_cache(maxsize=4096)
 def _header(kind: str, name: str, op: str | None, root: int | None, payload: int,
             dtype: np.dtype | None, shape: tuple[int, ...], nbytes: int,
-            tag: tuple[int, int, int, int] | None) -> np.ndarray:
+            tag: tuple[int, ...] | None, plan: int = 0) -> np.ndarray:
     h = np.zeros(HEADER_LENGTH, np.int64)
     if tag is not None:
         h[TAG:TAG + len(tag)] = tag
+    elif plan:
+        h[PLAN_KEY] = plan
     h[0] = KINDS.index(kind)
     h[1] = zlib.crc32(name.encode())
     h[2] = OPS[op][0] if op is not None else -1

@@ -38,9 +38,11 @@ class Plan:
         self.header, self.buffers = header, buffers
         #: where this rank's data ends in its slot (0: it sends none)
         self.end = end
-        #: the calls this plan runs: (kind, op, root, dtype, shape) of the array passed,
-        #: or (kind, root) of a broadcast this rank is not the root of (its value is not
-        #: looked at); set by ``Collectives._plan_for``, compared by ``_express_plan``
+        #: the calls this plan runs: (kind, op, root, dtype, shape, plan key) of the
+        #: array passed, or (kind, root, plan key) of a broadcast this rank is not the
+        #: root of (its value is not looked at); the plan key is that of the compiled
+        #: node calling it by name (``agreement.PLAN_KEY``, 0: none); set by
+        #: ``Collectives._plan_for``, compared by ``_express_plan``
         self.key: tuple = ()
 
     def result(self, raw: bytes, value: Any) -> Any:

@@ -64,6 +64,7 @@ from . import mpi as mpi_module
 from . import reduce_ops, settings
 from .collective_plans import MISS, BroadcastPlan, GatherPlan, Plan, ReducePlan
 from .errors import PhylanxCollectiveMismatchError, PhylanxDistributedError, PhylanxPeerLeftError
+from .lockstep import SITE
 from .mpi import MPI, can_create_named_communicators
 from .progress import Long, ProgressEngine, data_request
 
@@ -549,7 +550,8 @@ class Collectives:
 
     # -- plans: a small checked collective called again alike ------------------------
     def _express_plan(self, kind: str, name: str | None, value: Any, op: str | None,
-                      root: int | None, where: SourceLoc | None) -> Future | None:
+                      root: int | None, where: SourceLoc | None,
+                      plan_key: int) -> Future | None:
         """Run a small checked collective by its plan (``collective_plans.py``) on the
         calling thread, as :meth:`_express` would, or None: the general path runs it (no
         plan fits, the channel is busy or not ready).  The plan takes the outcome where
@@ -563,14 +565,14 @@ class Collectives:
         if channel is None:
             return None
         if kind == "broadcast" and root != self.rank:
-            key: tuple = (kind, root)       # (the others' value is not looked at)
+            key: tuple = (kind, root, plan_key)     # (the others' value is not looked at)
         elif type(value) is np.ndarray:
-            key = (kind, op, root, value.dtype, value.shape)
+            key = (kind, op, root, value.dtype, value.shape, plan_key)
         else:
             return None     # (converted or pickled: the general path)
         plan = channel.plan
         if plan is None or plan.key != key or plan.buffers is not channel.buffers:
-            plan = self._plan_for(channel, key, kind, name, value, op, root)
+            plan = self._plan_for(channel, key, kind, name, value, op, root, plan_key)
             if plan is None:
                 return None
         with self._lock:
@@ -613,7 +615,8 @@ class Collectives:
             raise
         if result is MISS:
             # (a late rank: the exchange was tested for _EXPRESS_SPIN already)
-            return self._express(channel, tag, self._resumed(kind, value, op, root, begun),
+            return self._express(channel, tag, self._resumed(kind, value, op, root, begun,
+                                                             plan_key),
                                  spin=begun is _COMPLETED)
         with self._lock:        # (_release, inline: the common case)
             channel.current = None
@@ -623,20 +626,20 @@ class Collectives:
         return ready(result)
 
     def _resumed(self, kind: str, value: Any, op: str | None, root: int | None,
-                 begun: Any) -> Callable[[Any, str], Any]:
+                 begun: Any, plan: int) -> Callable[[Any, str], Any]:
         """The general operation of a planned collective, going on after the exchange
         its plan started (``begun``: the request, or :data:`_COMPLETED`)."""
         if kind == "all_reduce":
             return lambda channel, n: self._reduce_op(channel, n, kind, value, op, None, True,
-                                                      None, begun)
+                                                      None, begun, plan)
         if kind == "all_gather":
             return lambda channel, n: self._gather_op(channel, n, kind, value, None, None,
-                                                      begun)
+                                                      begun, plan)
         return lambda channel, n: self._broadcast_op(channel, n, value, root, None, True,
-                                                     begun)
+                                                     begun, plan)
 
     def _plan_for(self, channel: _Channel, key: tuple, kind: str, name: str, value: Any,
-                  op: str | None, root: int | None) -> Plan | None:
+                  op: str | None, root: int | None, plan_key: int) -> Plan | None:
         """The channel's plan of this call, ``key`` (made the first time; None: the call
         has none, or the channel has no persistent exchange yet: its first collective
         makes it).  A channel's plans hold its buffers: new buffers (``_renew``), new
@@ -648,11 +651,11 @@ class Collectives:
         first = next(iter(plans.values()), None)    # (None: another thread emptied it)
         if first is not None and first.buffers is not buffers:
             plans.clear()
-        if len(key) > 2 and ag.as_array(value) is not value:
+        if len(key) > 3 and ag.as_array(value) is not value:
             return None     # (converted or copied: the general path)
         plan = plans.get(key)
         if plan is None:
-            plan = self._make_plan(buffers, kind, name, value, op, root)
+            plan = self._make_plan(buffers, kind, name, value, op, root, plan_key)
             if plan is None:
                 return None
             plan.key = key
@@ -663,18 +666,18 @@ class Collectives:
         return plan
 
     def _make_plan(self, buffers: _Buffers, kind: str, name: str, value: Any,
-                   op: str | None, root: int | None) -> Plan | None:
+                   op: str | None, root: int | None, plan_key: int) -> Plan | None:
         """A plan of what the general operation would do with these arguments, made
         from its own pieces (the cached header, ``_prepare_for_op``, the typed slot
         views); None where the general operation converts the data."""
         fields = dict(kind=kind, op=op, root=root, buffers=buffers)
         if kind == "broadcast" and root != self.rank:
             return BroadcastPlan(False, dtype=None, shape=None, end=0, header=ag.header(
-                "broadcast", name, None, root, ag.NOTHING), **fields)
+                "broadcast", name, None, root, ag.NOTHING, plan=plan_key), **fields)
         if value.nbytes > _ROOM:
             return None
         fields.update(dtype=value.dtype, shape=value.shape, end=_HEADER_BYTES + value.nbytes,
-                      header=ag.header(kind, name, op, root, ag.ARRAY, value))
+                      header=ag.header(kind, name, op, root, ag.ARRAY, value, plan=plan_key))
         if kind == "broadcast":
             return BroadcastPlan(True, **fields)
         if kind == "all_gather":
@@ -1086,19 +1089,22 @@ class Collectives:
                 checked = settings.check_collectives.read()
         else:
             checked = bool(check)
+        at = SITE.at     # (lockstep.site_plan, inline)
+        plan = 0 if at is None or tag is not None else at[2]
         if checked and root is None and tag is None and type(value) is np.ndarray:
-            future = self._express_plan(kind, name, value, op, None, where)
+            future = self._express_plan(kind, name, value, op, None, where, plan)
             if future is not None:
                 return future
         return self._submit(kind, name, lambda channel, n: self._reduce_op(
-            channel, n, kind, value, op, root, checked or tag is not None, tag), where, value)
+            channel, n, kind, value, op, root, checked or tag is not None, tag, plan=plan),
+            where, value)
 
     def reduce(self, value: Any, op: str = "sum", root: int = 0, name: str | None = None,
                where: SourceLoc | None = None) -> Future:
         return self.all_reduce(value, op, name, where, root)
 
     def _reduce_op(self, channel: _Channel, name, kind, value, op, root, checked, tag=None,
-                   begun=None):
+                   begun=None, plan=0):
         comm = channel.comm
         array = ag.as_array(value)
         scalar = array is not None and not isinstance(value, np.ndarray)
@@ -1107,7 +1113,7 @@ class Collectives:
             payload, problem = _pickled(value)
         form = ag.ARRAY if array is not None else ag.PICKLED if problem is None else ag.INVALID
         header = ag.header(kind, name, op, root, form, array,
-                           0 if payload is None else payload.size, tag)
+                           0 if payload is None else payload.size, tag, plan)
         headers = None
         if array is not None and checked and array.nbytes > _ROOM and _speculates(header) \
                 and self._named:
@@ -1223,30 +1229,32 @@ class Collectives:
         kind = "all_gather" if root is None else "gather"
         if root is not None and (type(root) is not int or not 0 <= root < self.size):
             root = self._check_root(root, kind, where)
+        at = SITE.at     # (lockstep.site_plan, inline)
+        plan = 0 if at is None or tag is not None else at[2]
         if root is None and tag is None and type(value) is np.ndarray:
-            future = self._express_plan(kind, name, value, None, None, where)
+            future = self._express_plan(kind, name, value, None, None, where, plan)
             if future is not None:
                 return future
-        return self._submit(kind, name,
-                            lambda channel, n: self._gather_op(channel, n, kind, value, root, tag),
-                            where, value)
+        return self._submit(kind, name, lambda channel, n: self._gather_op(
+            channel, n, kind, value, root, tag, plan=plan), where, value)
 
     def gather(self, value: Any, root: int = 0, name: str | None = None,
                where: SourceLoc | None = None) -> Future:
         return self.all_gather(value, name, where, root)
 
-    def _gather_op(self, channel: _Channel, name, kind, value, root, tag=None, begun=None):
+    def _gather_op(self, channel: _Channel, name, kind, value, root, tag=None, begun=None,
+                   plan=0):
         # Python numbers are pickled (a few bytes): they come back as the Python numbers
         # each rank passed, whatever the others passed
         array = None if type(value) in (bool, int, float, complex) else ag.as_array(value)
         problem = None
         if array is not None:
             data = array    # (C-contiguous: its bytes travel as they are)
-            header = ag.header(kind, name, None, root, ag.ARRAY, array, tag=tag)
+            header = ag.header(kind, name, None, root, ag.ARRAY, array, tag=tag, plan=plan)
         else:
             data, problem = _pickled(value)
             header = ag.header(kind, name, None, root, ag.PICKLED if problem is None
-                               else ag.INVALID, nbytes=data.size, tag=tag)
+                               else ag.INVALID, nbytes=data.size, tag=tag, plan=plan)
         headers, slots = yield from self._exchange(channel, header, data, loose=True,
                                                    begun=begun)
         buffers = channel.buffers
@@ -1298,29 +1306,32 @@ class Collectives:
         else:
             checked = bool(check)
         checked = checked or tag is not None
+        at = SITE.at     # (lockstep.site_plan, inline)
+        plan = 0 if at is None or tag is not None else at[2]
         if checked and tag is None:
-            future = self._express_plan("broadcast", name, value, None, root, where)
+            future = self._express_plan("broadcast", name, value, None, root, where, plan)
             if future is not None:
                 return future
         return self._submit("broadcast", name,
                             lambda channel, n: self._broadcast_op(channel, n, value, root, tag,
-                                                                  checked),
+                                                                  checked, plan=plan),
                             where, value if self.rank == root else None)
 
     def _broadcast_op(self, channel: _Channel, name, value, root, tag=None, checked=True,
-                      begun=None):
+                      begun=None, plan=0):
         is_root = self.rank == root
         array = ag.as_array(value) if is_root else None
         data = problem = None
         if not is_root:
-            header = ag.header("broadcast", name, None, root, ag.NOTHING, tag=tag)
+            header = ag.header("broadcast", name, None, root, ag.NOTHING, tag=tag, plan=plan)
         elif array is not None:
             data = array    # (C-contiguous: its bytes travel as they are)
-            header = ag.header("broadcast", name, None, root, ag.ARRAY, array, tag=tag)
+            header = ag.header("broadcast", name, None, root, ag.ARRAY, array, tag=tag,
+                               plan=plan)
         else:
             data, problem = _pickled(value)
             header = ag.header("broadcast", name, None, root, ag.PICKLED if problem is None
-                               else ag.INVALID, nbytes=data.size, tag=tag)
+                               else ag.INVALID, nbytes=data.size, tag=tag, plan=plan)
         if checked:
             headers, slots = yield from self._exchange(channel, header, data, loose=True,
                                                        begun=begun)
@@ -1392,30 +1403,32 @@ class Collectives:
     def scatter(self, value: Any, root: int = 0, name: str | None = None,
                 where: SourceLoc | None = None) -> Future:
         root = self._check_root(root, "scatter", where)
+        at = SITE.at     # (lockstep.site_plan, inline)
+        plan = 0 if at is None else at[2]
         return self._submit("scatter", name,
-                            lambda channel, n: self._scatter_op(channel, n, value, root), where,
-                            value if self.rank == root else None)
+                            lambda channel, n: self._scatter_op(channel, n, value, root, plan),
+                            where, value if self.rank == root else None)
 
-    def _scatter_op(self, channel: _Channel, name, value, root):
+    def _scatter_op(self, channel: _Channel, name, value, root, plan=0):
         comm = channel.comm
         is_root, size = self.rank == root, self.size
         problem, array, pieces = None, None, None
         if is_root:
             array = ag.as_array(value)
             if array is not None and array.ndim >= 1:
-                header = ag.header("scatter", name, None, root, ag.ARRAY, array)
+                header = ag.header("scatter", name, None, root, ag.ARRAY, array, plan=plan)
             elif isinstance(value, (list, tuple)) and len(value) == size:
                 pieces = [np.frombuffer(ag.pack(v), np.uint8) for v in value]
                 header = ag.header("scatter", name, None, root, ag.PICKLED,
-                                   nbytes=sum(p.size for p in pieces))
+                                   nbytes=sum(p.size for p in pieces), plan=plan)
             else:
                 problem = (f"scatter needs a list of {size} items (one per rank) or an array "
                            f"with a first axis; got {type(value).__name__}"
                            + (f" of length {len(value)}" if isinstance(value, (list, tuple))
                               else ""))
-                header = ag.header("scatter", name, None, root, ag.INVALID)
+                header = ag.header("scatter", name, None, root, ag.INVALID, plan=plan)
         else:
-            header = ag.header("scatter", name, None, root, ag.NOTHING)
+            header = ag.header("scatter", name, None, root, ag.NOTHING, plan=plan)
         headers = yield from self._headers(channel, header)
         self._check(channel, headers, name, False)
         if problem is not None:
@@ -1448,14 +1461,16 @@ class Collectives:
 
     def barrier(self, name: str | None = None, where: SourceLoc | None = None,
                 tag: tuple | None = None) -> Future:
-        return self._submit("barrier", name, lambda channel, n: self._barrier_op(channel, n, tag),
-                            where)
+        at = SITE.at     # (lockstep.site_plan, inline)
+        plan = 0 if at is None or tag is not None else at[2]
+        return self._submit("barrier", name,
+                            lambda channel, n: self._barrier_op(channel, n, tag, plan), where)
 
-    def _barrier_op(self, channel: _Channel, name, tag=None):
+    def _barrier_op(self, channel: _Channel, name, tag=None, plan=0):
         comm = channel.comm
         if tag is not None or settings.get("check_collectives"):
-            headers = yield from self._headers(channel, ag.header("barrier", name, None, None,
-                                                               ag.NOTHING, tag=tag))
+            headers = yield from self._headers(channel, ag.header(
+                "barrier", name, None, None, ag.NOTHING, tag=tag, plan=plan))
             self._check(channel, headers, name, False)
             return None     # the header exchange was the barrier (no rank passes it alone)
         yield comm.Ibarrier()

@@ -450,21 +450,25 @@ class PhylanxDecorator(DecoratedFunction):
 
 
 class LazyFunction(execution_tree.primitive):
-    """The expression of ``f.lazy()``: the function value of ``f``; called with
-    arguments (``.eval(x)``), a call of ``f``, which reads the Python globals as they
-    are then (the function value alone would run with the globals some earlier call
-    loaded, or nil).  It holds the decorated function: the function value alone would
-    outlive it and lose its name (a recursive call)."""
+    """The expression of ``f.lazy()``: ``f`` itself.  Called with arguments
+    (``.eval(x)``), a call of ``f``; its value (``.eval()``, ``v()``, the variable
+    passed to PhySL: ``phylanx.evaluate``, ``execution_tree.invoke``, inside a list) is
+    the decorated function, whose every call is an ordinary call: it reads the Python
+    globals as they are then.  (The compiled function value it was would run with the
+    globals some earlier call loaded, or nil.)  Passed to a decorated function, it is
+    passed as ``f`` is (its compiled value, its globals loaded with the caller's:
+    ``PhylanxDecorator._argument``).  Holding the decorated function keeps its name
+    (a recursive call)."""
 
     __slots__ = ("decorated",)
 
     def __init__(self, decorated: PhylanxDecorator):
-        super().__init__(decorated.state_name, lambda: decorated._function)
+        super().__init__(decorated.state_name, lambda: decorated)   # (not assignable)
         self.decorated = decorated
 
     def raw(self, *args: Any) -> Any:
         if not args:
-            return super().raw()
+            return self.decorated
         decorated = self.decorated
         if not decorated._doc_src:   # arguments that cannot bind: located at eval's line
             decorated._bind(args, {}, user_line)

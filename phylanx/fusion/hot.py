@@ -6,8 +6,9 @@ The root node of every region (``regions.py``) evaluates through a
 * **cold** — the original closures run, timed.  An evaluation that took at least
   ``fusion_min_time_us`` and gave at least ``fusion_min_size`` elements (a reduction:
   the time alone) counts as *big*; after ``fusion_count_threshold`` big ones, if they
-  are the majority, the region is hot.  A region whose evaluations are four in five
-  small, after 64 of them, hands its node back its original closure (no cost left at
+  are the majority, the region is hot (both settings as the program was compiled with
+  them: they are of its plan, ``config.PLAN``).  A region whose evaluations are four in
+  five small, after 64 of them, hands its node back its original closure (no cost left at
   all: scalar loops, small arrays), through the node's entry in the scheduler's side
   table (``runtime/choices.py``), which gives it another look later (cold again after
   8 top-level evaluations, twice as many each time: sizes may have grown).
@@ -241,6 +242,11 @@ class FusedRegion:
         self.reduction = region.root.reduction
         self.state = COLD
         self.big = self.small = 0
+        # when it goes hot, by the settings the program was compiled with (part of its
+        # plan key, config.PLAN): read at run time, a change on one rank after
+        # compiling made its regions hot at another evaluation than its peers' (the
+        # leaves' collectives in another order, other rounding), under the same key
+        self.min_size, self.hot_after = Settings.min_size, Settings.count
         self.unfused_ns = 0
         self.unfused_runs = 0
         self.kernels: dict[tuple, Any] = {}
@@ -297,7 +303,7 @@ class FusedRegion:
             self.big += 1
             self.unfused_ns += elapsed
             self.unfused_runs += 1
-            if self.big >= Settings.count and self.big >= self.small and self.switched_on:
+            if self.big >= self.hot_after and self.big >= self.small and self.switched_on:
                 self.state = HOT
         else:
             self.small += 1
@@ -313,9 +319,9 @@ class FusedRegion:
             # first, a cold one in the tree's order, which must not put a declined
             # region's collectives out of step (each tile's kernel or NumPy is still
             # its rank's own choice: ``hot_values`` on the tiles, uncounted)
-            return self.reduction or _TILED[0].size(value) >= Settings.min_size
+            return self.reduction or _TILED[0].size(value) >= self.min_size
         return self.reduction or (type(value) is np.ndarray
-                                  and value.size >= Settings.min_size)
+                                  and value.size >= self.min_size)
 
     # -- what a subclass (rowpass.RowPass) changes -----------------------------------
     kernel_class = _Kernel
@@ -333,7 +339,7 @@ class FusedRegion:
     switched_on = True
 
     def min_elements(self) -> int:
-        return Settings.min_size
+        return self.min_size
 
     def prepare(self, values: list) -> tuple | None:
         """(signature, kernel arguments, output shape, size), or None: run unfused."""

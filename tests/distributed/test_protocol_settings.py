@@ -184,3 +184,9 @@ def test_the_plan_key_names_the_plan_settings_changed_since_start_up(monkeypatch
         and "rank 1: 'fusion_min_size' changed since start-up" in text, text
     # a message of no compiled node (key 0) is left to the other checks
     assert ag.plans_differ(np.stack([message(start), message(0)])) is None
+    # a collective a program calls by name: untagged, its node's key in the same column
+    named = np.stack([ag.header("all_reduce", "n", "sum", None, ag.NOTHING, plan=key)
+                      for key in (start, changed)])
+    assert (named[:, ag.TAG:ag.PLAN_KEY] == 0).all()
+    with pytest.raises(dist.PhylanxCollectiveMismatchError, match="rank 1: 'fusion_min_size'"):
+        ag.check(named, "n", True)

@@ -7,6 +7,7 @@ import inspect
 import numpy as np
 import pytest
 
+import phylanx
 from phylanx import Phylanx, PhylanxTypeError, execution_tree
 
 _K = 2.0
@@ -41,6 +42,41 @@ def test_a_lazy_evaluation_reads_the_globals_as_python_does_when_it_runs():
         bound = _times_k.lazy(5.0)
         _K = 0.5
         assert bound.eval() == 2.5
+    finally:
+        _K = 2.0
+
+
+@Phylanx
+def _k_alone():
+    return _K
+
+
+@Phylanx
+def _calls_the_first(fs, x):
+    return fs[0](x)
+
+
+def test_a_lazy_function_reaching_physl_otherwise_reads_the_globals_of_its_call():
+    # lazy()'s value (eval() without arguments, v(), the variable given to PhySL) was
+    # the compiled function value, which ran with the globals some earlier call loaded
+    # (nil before any; in a list passed to a decorated function, a stale value)
+    global _K
+    lazy = _times_k.lazy()
+    paths = {
+        "eval(), called later": lambda: lazy.eval()(3.0),
+        "v(), called later": lambda: lazy()(3.0),
+        "invoke": lambda: execution_tree.invoke(lazy.eval(), (3.0,), {}),
+        "evaluate": lambda: phylanx.evaluate("lambda(f, x, f(x))", lazy, 3.0),
+        "fmap": lambda: phylanx.evaluate("lambda(f, xs, fmap(f, xs))", lazy, [3.0])[0],
+        "in a list": lambda: _calls_the_first([lazy], 3.0),
+        "passed": lambda: _calls_its_argument(lazy, 3.0),
+        "no parameters": lambda: _k_alone.lazy().eval()() * 3.0,
+    }
+    try:
+        for k, (what, run) in enumerate(paths.items()):
+            _calls_its_argument(_times_k, 1.0)    # (loads _K: the value a stale read sees)
+            _K = 7.0 + k
+            assert run() == _times_k.python(3.0) == _k_alone.python() * 3.0, what
     finally:
         _K = 2.0
 

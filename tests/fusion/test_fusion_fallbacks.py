@@ -133,6 +133,34 @@ def test_hot_after_the_count_threshold(policy):
             config.reset(name)
 
 
+def test_a_region_goes_hot_by_the_thresholds_its_program_was_compiled_with(policy):
+    # fusion_count_threshold and fusion_min_size are of the plan (config.PLAN), whose
+    # key a program's nodes carry from compile time: read at run time, a change after
+    # compiling made a region hot at another evaluation under the same key (ranks: the
+    # leaves' collectives in another order, replicated values rounded otherwise)
+    config.set("fusion_min_time_us", 0.0)
+    names = ("fusion_count_threshold", "fusion_min_size")
+    for name, value in zip(names, (2, 1)):
+        config.set(name, value)
+    try:
+        code, later = "lambda(x, exp(x) * 2 - x)", "lambda(x, exp(x) * 3 - x)"
+        state, node = compiled(code)
+        [region] = fusion.regions_of(node)
+        for name, value in zip(names, (1000, 10 ** 9)):
+            config.set(name, value)
+        state_later, node = compiled(later)
+        [changed] = fusion.regions_of(node)
+        x = data((500,), "float64")
+        for _ in range(2):
+            assert_like(phylanx.execution_tree.eval(state, code, x), np.exp(x) * 2 - x)
+            assert_like(phylanx.execution_tree.eval(state_later, later, x),
+                        np.exp(x) * 3 - x)
+        assert region.state == hot.HOT and changed.state == hot.COLD
+    finally:
+        for name in names:
+            config.reset(name)
+
+
 def test_a_kernel_slower_than_numpy_is_given_back(eager, monkeypatch):
     import time
     monkeypatch.setattr(hot, "KEEP_SLOWER", False)

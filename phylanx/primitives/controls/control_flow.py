@@ -389,6 +389,9 @@ def async_(node, children):
     spec = lookup(expr.primitive)
     start = spec.flags.get("start") if spec is not None else None
     if start is not None:
+        with_plan = getattr(start, "with_plan", None)
+        if with_plan is not None:   # (the collective's header carries expr's plan key)
+            start = with_plan(expr.plan)
         return _async_start(expr, start)
 
     def run(frame):

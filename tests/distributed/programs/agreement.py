@@ -32,7 +32,10 @@ argv chooses the groups (default: all):
   ``disable_rules`` leaves out, spelt in another order on each rank, agree; a plan
   setting changed after start-up on one rank (``fusion_min_size``), a program compiled
   then fails at its first message on every rank, located, naming the setting and the
-  rank (changed on every rank alike: NumPy's answer).
+  rank (changed on every rank alike: NumPy's answer); so do, after such a change, the
+  recording twin of a function differentiated (grad) and collectives a program calls
+  by name, and a program compiled before the change keeps the fusion thresholds it
+  was compiled with (its region hot on every rank alike).
 
 Prints ``OK <rank>`` at the end.
 """
@@ -285,6 +288,56 @@ def empty():
               f"sum_d, rows on rank {holder}")
 
 
+def _planned_loss(w, y):
+    return np.sum(w * w) * np.sum(y)
+
+
+def plan_key_everywhere(odd, y):
+    """A plan setting changed after start-up on rank ``odd`` alone (issue 28): the
+    recording twin of a function differentiated then (grad; its nodes carried key 0),
+    and collectives a program compiled then calls by name (they carried no key), fail
+    on every rank with the error naming the setting and the rank; a program compiled
+    before the change keeps the thresholds it was compiled with (read at run time, its
+    fused region went hot on rank ``odd`` at another evaluation than on the others)."""
+    from phylanx import Phylanx, config, execution_tree, fusion
+    from phylanx.fusion import hot
+    words = ["different plan settings",
+             f"rank {odd}: 'fusion_count_threshold' changed since start-up"]
+    w = np.array([1.0, -2.0])
+    loss = Phylanx(_planned_loss)
+    if r == odd:
+        config.set("fusion_count_threshold", config.get("fusion_count_threshold") + 1)
+    try:
+        expect_error(lambda: phylanx.grad(loss)(w, y), words, "grad's twin")
+        for code, name in (('lambda(x, all_reduce(x, "sum", "planned"))', "all_reduce"),
+                           ("lambda(x, async(all_gather(x)))", "all_gather"),
+                           ("lambda(x, broadcast(x, 0))", "broadcast")):
+            text = expect_error(lambda code=code: phylanx.evaluate(code, w), words, code)
+            assert f"{name}: the ranks compiled" in text, text
+    finally:
+        config.reset("fusion_count_threshold")
+    in_step(f"plan keys of a twin and named collectives, rank {odd}")
+    assert fusion.backend_available(), "numba is a dependency"
+    alike = (("fusion", True), ("fusion_min_size", 1), ("fusion_count_threshold", 2))
+    for name, value in alike:
+        config.set(name, value)
+    try:
+        code = "lambda(x, exp(x) * 2 - x)"
+        state = execution_tree.compiler_state(f"thresholds {odd}", "<thresholds>")
+        [region] = fusion.regions_of(state.compile_text(code))
+        if r == odd:
+            config.set("fusion_count_threshold", 1000)
+            config.set("fusion_min_size", 10 ** 9)
+        x = np.linspace(-1.0, 1.0, 64)
+        for _ in range(2):
+            close(execution_tree.eval(state, code, x), np.exp(x) * 2 - x, "thresholds")
+        states = dist.all_gather(region.state).result()
+        assert states == [hot.HOT] * n, f"rank {r}: regions {states}, rank {odd} changed"
+    finally:
+        for name, _ in alike:
+            config.reset(name)
+
+
 def protocol_settings():
     from phylanx import config
     from phylanx.distributed import settings
@@ -335,6 +388,7 @@ def protocol_settings():
             config.reset("fusion_min_size")
         assert "sum_d" in text, text
         in_step(f"a plan setting changed on rank {odd}")
+        plan_key_everywhere(odd, y)
     # changed alike on every rank: one plan
     config.set("fusion_min_size", config.get("fusion_min_size") + 1)
     try:

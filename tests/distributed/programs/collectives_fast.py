@@ -56,16 +56,16 @@ def counting_submit(kind, name, make, where, value=None):
 plan_run, resumed = collectives._express_plan, collectives._resumed
 
 
-def counting_plan(kind, name, value, op, root, where):
+def counting_plan(kind, name, value, op, root, where, plan_key):
     # a collective run by its plan (collective_plans.py) starts the header exchange itself
-    future = plan_run(kind, name, value, op, root, where)
+    future = plan_run(kind, name, value, op, root, where, plan_key)
     if future is not None:
         yielded.append("the plan's exchange")
     return future
 
 
-def counting_resumed(kind, value, op, root, begun):
-    make = resumed(kind, value, op, root, begun)
+def counting_resumed(kind, value, op, root, begun, plan_key):
+    make = resumed(kind, value, op, root, begun, plan_key)
 
     def counted(channel, channel_name):
         # (the exchange the plan started, yielded again while in flight: counted once)
