@@ -36,8 +36,9 @@ forward from the stage's input with the *same* random draws (fed in place of the
 head (loss, metrics, d loss / d output: one process's, ``sample_weight``,
 ``class_weight`` and ``weighted_metrics`` included, run on the whole output
 everywhere) and the optimizer's update (over the weights each rank holds: whole ones,
-and its column blocks of the Dense layers) are programs
-too, all compiled once per model and reused by later ``fit`` calls.
+and its column blocks of the Dense layers; with its clipping and weight decay) are
+programs too, all compiled once per model and reused by later ``fit`` calls.  Weight
+regularizers and gradient norms of split weights: :mod:`.model_parallel_options`.
 
 The model's Dense weights and the optimizer's slots are whole again (all-gathered) at
 the end of every epoch, before validation and callbacks, and when training stops on a
@@ -54,6 +55,7 @@ from ..autodiff.symbolic import Graph, Var, gradients
 from ..errors import PhylanxValueError
 from . import arguments as args
 from . import data_parallel
+from . import model_parallel_options as options
 from .layers_conv import (
     AveragePooling1D,
     Conv1D,
@@ -349,22 +351,33 @@ def _head(model: Any, weighted: str):
     return head, counts
 
 
-def _update(optimizer: Any, shapes: list[tuple]):
-    """``(params, grads, slots, learning_rate, step_number) -> list(new params, new
-    slots)`` for this rank's blocks: the optimizer's own update statements."""
+def _clips_by_norm(optimizer: Any) -> bool:
+    return optimizer.clipnorm is not None or optimizer.global_clipnorm is not None
+
+
+def _update(optimizer: Any, weights: list, shapes: list[tuple]):
+    """``(params, grads, slots, [squared gradient norms,] learning_rate, step_number) ->
+    list(new params, new slots)`` for this rank's blocks (of ``weights``): the
+    optimizer's own clipping (by the whole weights' norms, given), decay and update, as
+    one process's step (``training.Program``)."""
     g = Graph(prefix="u")
     params = [g.input(f"p{i}", s) for i, s in enumerate(shapes)]
     grads = [g.input(f"g{i}", s) for i, s in enumerate(shapes)]
     names = optimizer.slot_names()
     slots = {n: [g.input(f"slot_{n}{i}", s) for i, s in enumerate(shapes)] for n in names}
+    squares = [g.input(f"square{i}", ()) for i in range(len(shapes))] \
+        if _clips_by_norm(optimizer) else []
     lr, t = g.input("learning_rate", ()), g.input("step_number", ())
-    shared = optimizer.prepare(g, lr, t)
+    clipped = optimizer.clip(g, grads, squares or None)
+    shared = {"lr": lr, **optimizer.prepare(g, lr, t)}
     new_params, new_slots = [], []
-    for i, (p, grad) in enumerate(zip(params, grads)):
-        new, made = optimizer.update(g, p, grad, {n: slots[n][i] for n in names}, shared)
+    for i, (p, grad) in enumerate(zip(params, clipped)):
+        decayed = optimizer.decayed(g, p, weights[i], shared)
+        new, made = optimizer.update(g, decayed, grad, {n: slots[n][i] for n in names},
+                                     shared)
         new_params.append(new)
         new_slots.append([made[n] for n in names])
-    inputs = [*params, *grads, *(v for n in names for v in slots[n]), lr, t]
+    inputs = [*params, *grads, *(v for n in names for v in slots[n]), *squares, lr, t]
     return _compile("mp_fit_update", g, inputs, [new_params, new_slots])
 
 
@@ -380,6 +393,7 @@ class Trainer:
         order = {id(w): i for i, w in enumerate(model.trainable_weights)}
         self.trained = sorted((p for p in self.params if p.trainable),
                               key=lambda p: order[id(p.weight)])
+        self.penalties = options.Penalties(self.stages)
         self._heads: dict[str, Any] = {}       # by the sample weights' rank ("": none)
         self.slots: dict[str, list] = {}
         self._updates: dict = {}
@@ -432,10 +446,14 @@ class Trainer:
         loss, found, ct = head(h, yb, *(() if wb is None else (wb,)))
         values, kept = list(found[:len(metric_counts)]), found[len(metric_counts):]
         counts = [None if c is None else float(kept[c]) for c in metric_counts]
+        # the regularizers' penalty (of the weights before the update, in the loss as
+        # one process reports it) and its gradients, which join the loss's
+        penalty, grads = self.penalties()
+        if self.penalties.terms:
+            loss = np.float32(np.float32(loss) + penalty)
         if not np.isfinite(loss) and stop_on_nan:
             self.sync()
             raise diverged(loss)
-        grads: dict[int, np.ndarray] = {}
         ct = self._convert(np.asarray(ct, np.float32), False, forms[-1], "")
         for i in reversed(range(len(self.stages))):
             if ct is None:
@@ -444,7 +462,8 @@ class Trainer:
             ct, made = stage.backward(ct)
             for p, g in zip(stage.params, made):
                 if p.trainable and g is not None:
-                    grads[id(p)] = np.asarray(g, np.float32)
+                    g = np.asarray(g, np.float32)
+                    grads[id(p)] = g if id(p) not in grads else grads[id(p)] + g
             if ct is not None:
                 ct = self._convert(ct, forms[i + 1], forms[i], f"mp_fit_{i}_backward")
         self._apply(grads)
@@ -476,11 +495,14 @@ class Trainer:
         update = self._updates.get(which)
         if update is None:
             update = self._updates[which] = _update(
-                opt, [tuple(self.trained[i].value.shape) for i in which])
+                opt, [self.trained[i].weight for i in which],
+                [tuple(self.trained[i].value.shape) for i in which])
         names = opt.slot_names()
         params = [self.trained[i] for i in which]
-        out = update(*[p.value for p in params], *[grads[id(p)] for p in params],
-                     *[self.slots[n][i] for n in names for i in which],
+        mine = [grads[id(p)] for p in params]
+        squares = options.squared_norms(params, mine) if _clips_by_norm(opt) else []
+        out = update(*[p.value for p in params], *mine,
+                     *[self.slots[n][i] for n in names for i in which], *squares,
                      np.float32(opt.learning_rate), np.float32(opt.iterations + 1))
         new_params, new_slots = out
         opt.iterations += 1

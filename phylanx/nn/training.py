@@ -569,8 +569,7 @@ class TrainingMixin(BatchMixin):
         return history
 
     def _check_model_parallel(self) -> None:
-        """What model-parallel training does not do yet, refused before any step (its
-        weights are split: a norm or penalty of one rank's block is not the weight's)."""
+        """What model-parallel training does not do yet, refused before any step."""
         from .model_parallel_fit import _error
         if len(self.outputs) > 1:
             raise _error("a model of several outputs is not supported with "
@@ -578,14 +577,11 @@ class TrainingMixin(BatchMixin):
         if self.masked:
             raise _error("Keras masks (Embedding(mask_zero=True), Masking) are not "
                          "supported with distributed='model' yet")
-        if any(head.weight != 1.0 for head in self.heads):
-            raise _error("loss_weights are not supported with distributed='model' yet")
-        if self.optimizer.transforms:
-            raise _error(f"the optimizer's {', '.join(self.optimizer.transforms)} "
-                         "is not supported with distributed='model' yet")
-        if any(getattr(layer, "weight_regularizers", None) or
-               getattr(layer, "activity_regularizer", None) for layer in self.layers):
-            raise _error("regularizers are not supported with distributed='model' yet")
+        active = [layer.name for layer in self.layers
+                  if getattr(layer, "activity_regularizer", None)]
+        if active:
+            raise _error(f"activity_regularizer (layer '{active[0]}') is not supported "
+                         "with distributed='model' yet")
 
     def _train_batch(self, step: Program, xb, yb, stop_on_nan, epoch, batch, history,
                      extra=(), wb=()):

@@ -9,7 +9,9 @@ float32 rounding.  Cases: SGD, SGD with momentum, Adam; dropout; BatchNormalizat
 Flatten; causal padding, strides and dilation, float64 data; batches and lengths that
 do not divide by the number of ranks, and a batch with fewer samples than ranks;
 validation data and callbacks; weighted metrics (compile's ``weighted_metrics``) with
-sample weights (split by ``validation_split``: weighted validation) or class weights.
+sample weights (split by ``validation_split``: weighted validation) or class weights;
+``clipnorm``, ``global_clipnorm``, ``clipvalue``, ``weight_decay`` (SGD, AdamW),
+kernel and bias regularizers on split and whole weights, ``loss_weights``.
 For the batch split, the activations stay batch tiles between the convolutions and the
 per-sample layers (``FORMS``).  Then the errors: a layer that cannot run
 model-parallel, a bad ``conv_split``, a NaN loss — raised on every rank alike (no
@@ -64,6 +66,16 @@ def short_model(optimizer):
             nn.Dense(3, activation="softmax")]
 
 
+def reg_model(optimizer):
+    # regularized weights, whole (the Conv1D's) and split by columns (the Dense ones)
+    return [nn.Input((24, 3)),
+            nn.Conv1D(4, 3, activation="relu", bias_regularizer=nn.regularizers.L1(0.01)),
+            nn.GlobalAveragePooling1D(),
+            nn.Dense(6, activation="tanh", kernel_regularizer=nn.regularizers.L2(0.05),
+                     bias_regularizer=nn.regularizers.L1L2(0.01, 0.02)),
+            nn.Dense(3, activation="softmax", kernel_regularizer="l1")]
+
+
 #: for the batch split, whether the model's input and each stage's output is this
 #: rank's batch tile: activations are gathered only before a stage that needs the
 #: whole batch (a Dense split by columns, Dropout's draws, BatchNormalization's
@@ -71,15 +83,17 @@ def short_model(optimizer):
 FORMS = {conv_model: [False, True, True, True, False, False, False],
          flat_model: [False, True, True, True, False],
          bn_model: [False, True, False, True, True, False],
-         causal_model: [False, True, True, True, True, False]}
+         causal_model: [False, True, True, True, True, False],
+         reg_model: [False, True, True, False, False]}
 
 
-def build(make, optimizer, weighted=False):
+def build(make, optimizer, weighted=False, loss_weights=None):
     nn.set_seed(7)
     nn.clear_session()
     m = nn.Sequential(make(optimizer))
     m.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy",
-              metrics=["accuracy"], weighted_metrics=["accuracy"] if weighted else None)
+              metrics=["accuracy"], weighted_metrics=["accuracy"] if weighted else None,
+              loss_weights=loss_weights)
     return m
 
 
@@ -92,9 +106,9 @@ class Logs(nn.Callback):
         self.seen.append((epoch, dict(logs)))
 
 
-def train(mode, x, y, make, optimizer, batch_size, **kw):
+def train(mode, x, y, make, optimizer, batch_size, loss_weights=None, **kw):
     weighted = "sample_weight" in kw or "class_weight" in kw
-    m = build(make, optimizer, weighted)
+    m = build(make, optimizer, weighted, loss_weights)
     if mode and rank != 0:            # fit's broadcast must replace these
         m.set_weights([w + 1.0 for w in m.get_weights()])
     logs = Logs()
@@ -225,6 +239,16 @@ def main():
     check("length", short_model, lambda: nn.SGD(0.1), 8, "one step, empty tiles", n=16)
     # batches of 4 and 1: the last has fewer samples than ranks (empty tiles)
     check("batch", conv_model, lambda: nn.SGD(0.1), 4, "short batch", n=5, shuffle=False)
+    # the optimizer's options and regularizers over split weights: the norms and the
+    # penalties are the whole weights' (summed over the ranks' blocks), the limits low
+    # enough that every step clips
+    check("batch", reg_model, lambda: nn.SGD(0.2, clipnorm=0.02), 10,
+          "clipnorm, regularizers")
+    check("length", reg_model, lambda: nn.SGD(0.2, momentum=0.9, global_clipnorm=0.05,
+                                              weight_decay=0.05), 12,
+          "global_clipnorm, weight_decay, regularizers")
+    check("batch", conv_model, lambda: nn.AdamW(0.01, weight_decay=0.1, clipvalue=0.01), 12,
+          "adamw, clipvalue, loss_weights", loss_weights=[2.0])
     errors()
     if "--verbose" in sys.argv:
         m = build(conv_model, nn.SGD(0.1))
