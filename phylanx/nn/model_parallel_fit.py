@@ -289,11 +289,10 @@ def plan(model: Any, conv_split: str, tiles: _BatchTiles | None = None) -> list:
     """The model's stages (see the module doc); errors before any communication."""
     if conv_split not in SPLITS:
         raise _error(f"conv_split must be 'batch' or 'length', got {conv_split!r}")
-    if not model.is_chain:
-        # (the stages run the layers one after the other: a branch would be dropped)
-        raise _error(f"model '{model.name}' has branches (Add, attention, several "
-                     "outputs): model-parallel training takes a chain of layers; train "
-                     "with distributed='data'")
+    if not model.is_chain or model.masked:
+        # branches, several outputs, Keras masks: blocks between the split layers
+        from .model_parallel_graph import plan as graph_plan
+        return graph_plan(model, conv_split, tiles if tiles is not None else _BatchTiles())
     count = dist.num_localities()
     chain = list(model._chain)
     trainable = {id(w) for w in model.trainable_weights}
@@ -336,18 +335,25 @@ def plan(model: Any, conv_split: str, tiles: _BatchTiles | None = None) -> list:
     return stages
 
 
-def _head(model: Any, weighted: str):
-    """``(output, y[, sample weights]) -> list(loss, metrics, d loss / d output)``,
-    compiled, and per metric the index of its weight total among the values ending the
-    metrics (None: none): the loss and metrics of one process's step
-    (``training._heads_loss``; ``weighted``: the sample weights' rank, "" for none)."""
+def _head(model: Any, weighted: str, mask_shapes: list):
+    """``(*outputs, *masks, *targets, *sample weights) -> list(loss, metrics, list(d
+    loss / d output))``, compiled, and per metric the index of its weight total among
+    the values ending the metrics (None: none): the loss and metrics of one process's
+    step (``training._heads_loss``; ``weighted``: the sample weights' ranks, "" for
+    none; ``mask_shapes``: each output's Keras mask's shape, None for none)."""
     from .training import _heads_loss
     g = Graph(prefix="h")
-    out = g.input("out", model.output_shape, active=True)
-    loss, found, names, counts = _heads_loss(g, model.heads, [out], [None], weighted, None)
-    (d_out,) = gradients(g, loss, [out])
+    outs = [g.input(f"out{i}", shape, active=True)
+            for i, shape in enumerate(model.output_shapes)]
+    masks = [None if shape is None else g.input(f"mask{i}", shape)
+             for i, shape in enumerate(mask_shapes)]
+    loss, found, names, counts = _heads_loss(g, model.heads, outs, masks, weighted, None)
+    d_outs = gradients(g, loss, outs)
+    d_outs = [d if d is not None else g.op("__mul", o, 0.0, shape=o.shape)
+              for o, d in zip(outs, d_outs)]
     head = _compile(f"mp_fit_head{'_weighted' if weighted else ''}", g,
-                    [out, *(Var(n, ()) for n in names)], [loss, found, d_out])
+                    [*outs, *(m for m in masks if m is not None),
+                     *(Var(n, ()) for n in names)], [loss, found, d_outs])
     return head, counts
 
 
@@ -439,11 +445,18 @@ class Trainer:
             h = self._convert(h, forms[i], forms[i + 1], f"mp_fit_{i}_forward")
             h = stage.forward(h)
         h = self._convert(h, forms[-1], False, "mp_fit_output")
-        weighted = "" if wb is None else str(np.ndim(wb))
+        from . import data
+        weighted = "" if wb is None else data.weight_ranks(wb)
+        last = self.stages[-1]
+        masks = getattr(last, "out_masks", [])
         if weighted not in self._heads:
-            self._heads[weighted] = _head(self.model, weighted)
+            self._heads[weighted] = _head(self.model, weighted,
+                                          getattr(last, "mask_shapes", [None]))
         head, metric_counts = self._heads[weighted]
-        loss, found, ct = head(h, yb, *(() if wb is None else (wb,)))
+        outs = h if isinstance(h, list) else [h]
+        loss, found, cts = head(*outs, *masks, *data.target_arrays(yb),
+                                *data.weight_arrays(wb))
+        ct = list(cts) if isinstance(h, list) else cts[0]
         values, kept = list(found[:len(metric_counts)]), found[len(metric_counts):]
         counts = [None if c is None else float(kept[c]) for c in metric_counts]
         # the regularizers' penalty (of the weights before the update, in the loss as
@@ -454,7 +467,8 @@ class Trainer:
         if not np.isfinite(loss) and stop_on_nan:
             self.sync()
             raise diverged(loss)
-        ct = self._convert(np.asarray(ct, np.float32), False, forms[-1], "")
+        if not isinstance(ct, list):
+            ct = self._convert(np.asarray(ct, np.float32), False, forms[-1], "")
         for i in reversed(range(len(self.stages))):
             if ct is None:
                 break           # nothing before this stage trains: no cotangent flows on

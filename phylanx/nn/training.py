@@ -487,9 +487,13 @@ class TrainingMixin(BatchMixin):
             # (a tanh on one rank and a relu elsewhere trained a mix without complaint);
             # the untraced step's text: a rank recording its timeline times its gradients,
             # which changes no value and no collective (data_parallel_timeline.py)
-            program = self._program(untraced).text if step is not None else json.dumps(
-                [self.get_config(), self.compile_config, conv_split or "batch"],
-                sort_keys=True, default=str)
+            if step is not None:
+                program = self._program(untraced).text
+            else:
+                from .model_parallel_graph import structure
+                program = json.dumps([self.get_config() if self.is_chain else
+                                      structure(self), self.compile_config,
+                                      conv_split or "batch"], sort_keys=True, default=str)
             from ..distributed.agreement import checksum
             data_parallel.check_agreement(self, x, y, {
                 "batch_size": batch_size, "epochs": epochs, "initial_epoch": initial_epoch,
@@ -571,12 +575,6 @@ class TrainingMixin(BatchMixin):
     def _check_model_parallel(self) -> None:
         """What model-parallel training does not do yet, refused before any step."""
         from .model_parallel_fit import _error
-        if len(self.outputs) > 1:
-            raise _error("a model of several outputs is not supported with "
-                         "distributed='model' yet")
-        if self.masked:
-            raise _error("Keras masks (Embedding(mask_zero=True), Masking) are not "
-                         "supported with distributed='model' yet")
         active = [layer.name for layer in self.layers
                   if getattr(layer, "activity_regularizer", None)]
         if active:

@@ -11,7 +11,9 @@ do not divide by the number of ranks, and a batch with fewer samples than ranks;
 validation data and callbacks; weighted metrics (compile's ``weighted_metrics``) with
 sample weights (split by ``validation_split``: weighted validation) or class weights;
 ``clipnorm``, ``global_clipnorm``, ``clipvalue``, ``weight_decay`` (SGD, AdamW),
-kernel and bias regularizers on split and whole weights, ``loss_weights``.
+kernel and bias regularizers on split and whole weights, ``loss_weights``; functional
+models cut at their split layers (``model_parallel_graph``): two outputs after
+``Masking`` and an LSTM (a masked sequence output), a branch between split layers.
 For the batch split, the activations stay batch tiles between the convolutions and the
 per-sample layers (``FORMS``).  Then the errors: a layer that cannot run
 model-parallel, a bad ``conv_split``, a NaN loss — raised on every rank alike (no
@@ -154,6 +156,72 @@ def check(split, make, optimizer, batch_size, what, n=40, dtype=np.float32, **kw
     close(m.evaluate(x, y, verbose=0), want.evaluate(x, y, verbose=0), f"{what}: evaluate")
 
 
+def masked_two_outputs():
+    # a split Dense, then Masking (relu's zeros: some steps masked), an LSTM and two
+    # outputs: a masked sequence (its loss and accuracy over the unmasked steps) and a
+    # value from the masked average of the steps
+    x = nn.Input((8,))
+    h = nn.Dense(12, activation="relu", kernel_regularizer=nn.regularizers.L2(0.01))(x)
+    seq = nn.LSTM(5, return_sequences=True)(nn.Masking(0.0)(nn.Reshape((6, 2))(h)))
+    tags = nn.Dense(3, activation="softmax", name="tags")(seq)
+    value = nn.Dense(1, name="value")(nn.Dropout(0.2)(nn.GlobalAveragePooling1D()(seq)))
+    return x, [tags, value], {"loss": ["sparse_categorical_crossentropy", "mse"],
+                              "loss_weights": [1.0, 0.5], "metrics": [["accuracy"], []]}
+
+
+def conv_branches():
+    # split Conv1D and Dense layers around a block with a branch (two poolings added)
+    x = nn.Input((12, 3))
+    h = nn.Conv1D(4, 3, activation="relu")(x)
+    h = nn.Add()([nn.GlobalAveragePooling1D()(h), nn.GlobalMaxPooling1D()(h)])
+    h = nn.Dense(6, activation="tanh")(h)
+    return x, nn.Dense(3, activation="softmax")(h), {
+        "loss": "sparse_categorical_crossentropy", "metrics": ["accuracy"]}
+
+
+def check_graph(split, make, optimizer, batch_size, what, x, y, **kw):
+    """A functional model (branches, several outputs, masks) == one process's."""
+    def run(mode):
+        nn.set_seed(7)
+        nn.clear_session()
+        inputs, outputs, options = make()
+        m = nn.Model(inputs, outputs)
+        m.compile(optimizer=optimizer(), **options)
+        extra = {"distributed": "model", "conv_split": mode} if mode else {}
+        h = m.fit(x, y, batch_size=batch_size, epochs=2, verbose=0, **extra, **kw)
+        return m, h.history
+    m, got = run(split)
+    want_m, want = run(None)
+    what = f"{what} ({split} split, batch {batch_size})"
+    kinds = [type(s).__name__ for s in m._programs[f"train:model:{split}"].stages]
+    assert "BlockStage" in kinds and len(set(kinds)) > 1, (what, kinds)
+    assert got.keys() == want.keys(), (got, want)
+    for key in want:
+        close(got[key], want[key], f"{what}: {key}", rtol=2e-5, atol=1e-6)
+    for i, (g, w) in enumerate(zip(m.get_weights(), want_m.get_weights(), strict=True)):
+        close(g, w, f"{what}: weight {i} {m.weights[i].name}")
+    for g, w in zip(*(([v for s in k.optimizer.slot_names() for v in k.optimizer.state[s]])
+                      for k in (m, want_m)), strict=True):
+        close(g, w, f"{what}: optimizer slot", atol=1e-5)
+    close(m.evaluate(x, y, verbose=0), want_m.evaluate(x, y, verbose=0), f"{what}: evaluate")
+
+
+def graphs():
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(20, 8)).astype(np.float32)
+    tags, value = rng.integers(0, 3, (20, 6)), rng.normal(size=(20, 1)).astype(np.float32)
+    check_graph("batch", masked_two_outputs, lambda: nn.SGD(0.2, momentum=0.9,
+                                                            global_clipnorm=0.3), 6,
+                "two outputs, masks", x, [tags, value])
+    x, y = data(18)
+    x = x[:, :12]
+    weights = np.random.default_rng(5).uniform(0.0, 2.0, 18).astype(np.float32)
+    check_graph("length", conv_branches, lambda: nn.Adam(0.01), 8, "branches", x, y,
+                sample_weight=weights)
+    check_graph("batch", conv_branches, lambda: nn.SGD(0.1, clipnorm=0.05), 5, "branches",
+                x, y)
+
+
 def expect_error(fn, *parts):
     try:
         fn()
@@ -249,6 +317,7 @@ def main():
           "global_clipnorm, weight_decay, regularizers")
     check("batch", conv_model, lambda: nn.AdamW(0.01, weight_decay=0.1, clipvalue=0.01), 12,
           "adamw, clipvalue, loss_weights", loss_weights=[2.0])
+    graphs()
     errors()
     if "--verbose" in sys.argv:
         m = build(conv_model, nn.SGD(0.1))
