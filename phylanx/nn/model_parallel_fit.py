@@ -217,16 +217,19 @@ class _ReplicatedStage:
                  for i, p in enumerate(self.params)]
         by_weight = {id(p.weight): v for p, v in zip(self.params, wvars)}
         updates: list = []
+        penalties: list = []
         h = x
         for layer in layers:
             ctx = Context(g, {w.name.split("/", 1)[1]: by_weight[id(w)] for w in layer.weights},
                           True)
             ctx.updates = updates
             h = layer.forward(ctx, h)
+            options.activity_terms(g, layer, h, penalties)
         draws = [s.out for s in g.stmts if s.primitive.startswith("random")]
         self.updated = [w for w, _ in updates]
         self._forward = _compile(f"mp_fit_{name}_forward", g, [x, *wvars],
-                                 [h, draws, [v for _, v in updates]])
+                                 [h, draws, [v for _, v in updates], penalties])
+        self.penalty = np.float32(0.0)
         # the backward program: the forward again, its random draws given as inputs
         wrt = ([x] if need_dx else []) + [v for p, v in zip(self.params, wvars) if p.trainable]
         self._backward = None
@@ -235,12 +238,16 @@ class _ReplicatedStage:
         # when each output row is a function of its input row alone (no weights whose
         # gradients would be partial sums, no batch statistics, no random draws, which
         # are the global batch's); None: it runs on whatever form its input has
-        self.tiled = None if (not self.params and not draws and not updates and all(
-            type(layer) in _PER_SAMPLE for layer in layers)) else False
+        # (an activity penalty is the whole batch's)
+        self.tiled = None if (not self.params and not draws and not updates and
+                              not penalties and all(type(layer) in _PER_SAMPLE
+                                                    for layer in layers)) else False
         if wrt and h.active:
             g.stmts[:] = [s for s in g.stmts if not s.primitive.startswith("random")]
             ct = g.input("ct", h.shape)
             loss = g.op("sum", g.op("__mul", h, ct, shape=h.shape), shape=())
+            if penalties:
+                loss = g.op("__add", loss, *penalties, shape=())
             grads = gradients(g, loss, wrt)
             self.has_grad = [grad is not None for grad in grads[1 if need_dx else 0:]]
             grads = [grad if grad is not None else g.op("__mul", v, 0.0, shape=v.shape)
@@ -259,9 +266,10 @@ class _ReplicatedStage:
                 shape = tuple(layer.compute_output_shape(shape))
             return np.zeros(shape, np.float32)
         values = [p.value for p in self.params]
-        out, draws, updates = self._forward(h, *values)
+        out, draws, updates, penalties = self._forward(h, *values)
         self._saved = (h, values, list(draws))
         self.updates = list(zip(self.updated, updates))
+        self.penalty = options.total(penalties)
         return np.asarray(out)
 
     def backward(self, ct: np.ndarray):
@@ -306,7 +314,10 @@ def plan(model: Any, conv_split: str, tiles: _BatchTiles | None = None) -> list:
                          "model-parallel")
     def split(layer) -> bool:
         # a Dense with fewer units than ranks (a Dense(1) output, say) has no column
-        # for some rank: it runs replicated, like the layers around it
+        # for some rank: it runs replicated, like the layers around it; so does a layer
+        # with an activity regularizer (the penalty of its whole output, in a stage)
+        if getattr(layer, "activity_regularizer", None) is not None:
+            return False
         return isinstance(layer, Conv1D) or (isinstance(layer, Dense) and layer.units >= count)
     if not any(split(layer) for layer in chain):
         raise _error(f"model '{model.name}' has no Conv1D, and no Dense with at least "
@@ -462,8 +473,9 @@ class Trainer:
         # the regularizers' penalty (of the weights before the update, in the loss as
         # one process reports it) and its gradients, which join the loss's
         penalty, grads = self.penalties()
-        if self.penalties.terms:
-            loss = np.float32(np.float32(loss) + penalty)
+        activity = [s.penalty for s in self.stages if getattr(s, "penalty", None)]
+        if self.penalties.terms or activity:
+            loss = options.total([loss, penalty, *activity])
         if not np.isfinite(loss) and stop_on_nan:
             self.sync()
             raise diverged(loss)

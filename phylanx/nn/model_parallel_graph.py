@@ -4,7 +4,8 @@
 A ``Conv1D``, or a ``Dense`` of at least as many units as ranks on a 2-D input, is
 split (as in a chain) where the model passes through it alone: in Keras' run order
 (:func:`.mask_flow.run_order`), nothing computed before it is read after it but its
-input, and neither its input nor its output carries a Keras mask.  The layers between
+input, neither its input nor its output carries a Keras mask, and it has no
+``activity_regularizer`` (whose penalty a block computes).  The layers between
 two such cuts (and before the first, after the last) are one *block*: a replicated stage
 whose programs are the block as a model of its own (``Model(cut, outputs)``), emitted
 with the model's own mask flow, so branches, attention and masks inside it are those
@@ -21,6 +22,7 @@ import numpy as np
 
 from .. import distributed as dist
 from ..autodiff.symbolic import Graph, gradients
+from . import model_parallel_options as options
 from .layers_conv import Conv1D
 from .layers_core import Context, Dense
 from .model_parallel import _compile
@@ -81,6 +83,7 @@ def split_calls(model: Any, count: int) -> tuple[list, list[int]]:
         layer = call.layer
         kind = isinstance(layer, Conv1D) or (isinstance(layer, Dense) and layer.units >= count
                                              and len(call.inputs[0].shape) == 2)
+        kind = kind and getattr(layer, "activity_regularizer", None) is None
         if kind and uses[id(layer)] == 1 and _cut_at(order, i, model):
             cuts.append(i)
     return order, cuts
@@ -114,7 +117,9 @@ class BlockStage:
                               for w in layer.weights}, True)
             ctx.updates = updates
             return ctx
-        outs, masks = sub.emit_outputs(ctx_for, x)
+        penalties: list = []
+        outs, masks = sub.emit_outputs(
+            ctx_for, x, lambda layer, y: options.activity_terms(g, layer, y, penalties))
         if not last and masks[0] is not None:
             from .model_parallel_fit import _error
             raise _error(f"the output of block {index} of model '{model.name}' carries a "
@@ -125,7 +130,9 @@ class BlockStage:
         name = f"mp_fit_{model.name}_block{index}"
         kept_masks = [m for m in masks if m is not None] if last else []
         self._forward = _compile(f"{name}_forward", g, [x, *wvars],
-                                 [outs, kept_masks, draws, [v for _, v in updates]])
+                                 [outs, kept_masks, draws, [v for _, v in updates],
+                                  penalties])
+        self.penalty = np.float32(0.0)
         wrt = ([x] if need_dx else []) + [v for p, v in zip(self.params, wvars)
                                           if p.trainable]
         self._backward = None
@@ -135,6 +142,7 @@ class BlockStage:
             cts = [g.input(f"ct{i}", o.shape) for i, o in enumerate(outs)]
             terms = [g.op("sum", g.op("__mul", o, c, shape=o.shape), shape=())
                      for o, c in zip(outs, cts) if o.active]
+            terms += penalties
             loss = terms[0] if len(terms) == 1 else g.op("__add", *terms, shape=())
             grads = gradients(g, loss, wrt)
             self.has_grad = [d is not None for d in grads[1 if need_dx else 0:]]
@@ -148,9 +156,10 @@ class BlockStage:
 
     def forward(self, h: np.ndarray) -> Any:
         values = [p.value for p in self.params]
-        outs, masks, draws, updates = self._forward(h, *values)
+        outs, masks, draws, updates, penalties = self._forward(h, *values)
         self._saved = (h, values, list(draws))
         self.updates = list(zip(self.updated, updates))
+        self.penalty = options.total(penalties)
         self.out_masks = [np.asarray(m) for m in masks]
         outs = [np.asarray(o) for o in outs]
         return outs if self.several else outs[0]

@@ -14,6 +14,9 @@ on each rank's block and summed over the ranks.
   optimizer's own ``clip`` takes them.
 * ``clipvalue`` and ``weight_decay`` are element-wise: the optimizer's statements on the
   blocks in the update program, nothing here.
+* ``activity_regularizer``: a layer with one is not split; the replicated stage running
+  it adds its penalty (:func:`activity_terms`) to its forward's results and to its
+  backward's loss.
 """
 from __future__ import annotations
 
@@ -40,6 +43,25 @@ def regularized(stages: list) -> list[tuple[Any, Any]]:
                                               for p, _ in found):
                     found.append((by_weight[id(weight)], reg))
     return found
+
+
+def total(values: list) -> np.float32:
+    """A float32 sum, in order (0 for none)."""
+    out = np.float32(0.0)
+    for v in values:
+        out = np.float32(out + np.float32(v))
+    return out
+
+
+def activity_terms(g: Graph, layer: Any, output: Any, terms: list) -> None:
+    """Append ``layer``'s activity penalty of its ``output`` (over the batch size, as
+    one process's step) to ``terms``, if it has one: for a replicated stage, whose
+    batch is the whole one."""
+    from .regularizers import activity_penalty
+    reg = getattr(layer, "activity_regularizer", None)
+    term = None if reg is None else activity_penalty(g, reg, output)
+    if term is not None:
+        terms.append(term)
 
 
 def split_sums(values: list[float], split: list[bool], name: str) -> list[np.float32]:
@@ -74,10 +96,7 @@ class Penalties:
         values = [np.float32(v) for v in found[0]]
         whole = split_sums(values, [p.columns is not None for p in kept],
                            "mp_fit_penalties")
-        total = whole[0]
-        for v in whole[1:]:
-            total = np.float32(total + v)
-        return total, {id(p): np.asarray(d, np.float32) for p, d in zip(trained, found[1])}
+        return total(whole), {id(p): np.asarray(d, np.float32) for p, d in zip(trained, found[1])}
 
     def _compile(self) -> tuple:
         """(program or None, the params with a penalty, those of them trained)."""

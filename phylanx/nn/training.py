@@ -466,8 +466,6 @@ class TrainingMixin(BatchMixin):
                     train_weights = train_weights[:cut]
             elif validation_data is not None:
                 vx, vy, weights = data.validation(self, validation_data)
-            if distributed == "model":
-                self._check_model_parallel()
             for cb in callbacks:    # (a path that cannot be written: before any step)
                 check = getattr(cb, "check_before_training", None)
                 if check is not None:
@@ -571,15 +569,6 @@ class TrainingMixin(BatchMixin):
             cb.on_train_end()
         self.history = history
         return history
-
-    def _check_model_parallel(self) -> None:
-        """What model-parallel training does not do yet, refused before any step."""
-        from .model_parallel_fit import _error
-        active = [layer.name for layer in self.layers
-                  if getattr(layer, "activity_regularizer", None)]
-        if active:
-            raise _error(f"activity_regularizer (layer '{active[0]}') is not supported "
-                         "with distributed='model' yet")
 
     def _train_batch(self, step: Program, xb, yb, stop_on_nan, epoch, batch, history,
                      extra=(), wb=()):
