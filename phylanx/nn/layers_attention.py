@@ -14,7 +14,11 @@ Keras' fused attention leaves a wholly masked row's even weights): a constant
 ``attention_mask`` shared by the batch, the causal mask, and per-sample masks, tensors
 of the model (``attention_mask`` (batch, steps or 1, key steps or 1),
 ``value_mask``/``key_mask`` (batch, key steps)), inputs of the call like query and
-value.  Shapes and masks are checked when the layer is called on
+value.  A 4-D ``attention_mask`` is one per head, (batch, heads or 1, steps or 1, key
+steps or 1) as a tensor or (1, heads or 1, steps, key steps) as a constant, used as
+Keras 3 uses it (broadcast against the scores); with the causal mask only: Keras 3
+joins the other masks as (batch, steps, key steps), which against a 4-D mask align the
+batch with the heads, so that is refused.  Shapes and masks are checked when the layer is called on
 its input tensors, before any program is built.  Keras masks of the inputs
 (``Embedding(mask_zero=True)``, ``Masking``) join in as Keras 3's
 ``_compute_attention_mask`` joins them: the query's as (batch, query steps, 1), the
@@ -144,11 +148,19 @@ class MultiHeadAttention(Layer):
             raise ShapeMismatch(f"was built for (query, key, value) features {self.dims}, "
                                 f"got {dims}")
         steps, key_steps = query[1], key[1]
+        per_head = False        # a 4-D attention_mask, constant or a tensor
         if "attention_mask" in options:
             options["attention_mask"] = self._mask(options["attention_mask"], steps,
                                                    key_steps)
+            per_head = np.ndim(options["attention_mask"]) == 3
         for name, shape in zip(masks, shapes[tensors:]):
             self._check_mask_tensor(name, tuple(shape), steps, key_steps)
+            per_head = per_head if name != "attention_mask" else len(shape) == 4
+        if "attention_mask" in options or "attention_mask" in masks:
+            options["per_head_mask"] = per_head
+            others = [m for m in masks if m != "attention_mask"]
+            if per_head and others:
+                raise ShapeMismatch(self._per_head_refusal(", ".join(others)))
         if options["use_causal_mask"] and (steps is None or key_steps is None):
             raise ShapeMismatch(f"use_causal_mask needs known steps, got query shape "
                                 f"{tuple(query)} and key shape {tuple(key)}")
@@ -162,13 +174,18 @@ class MultiHeadAttention(Layer):
             return [out, (query[0], self.num_heads, steps, key_steps)]
         return out
 
-    @staticmethod
-    def _check_mask_tensor(name: str, shape: tuple, steps: Any, key_steps: Any) -> None:
+    def _check_mask_tensor(self, name: str, shape: tuple, steps: Any,
+                           key_steps: Any) -> None:
         """A per-sample mask's shape: attention_mask (batch, query steps or 1, key steps
-        or 1), value_mask and key_mask (batch, key steps), as Keras broadcasts them."""
+        or 1) or per head (batch, heads or 1, query steps or 1, key steps or 1), value_mask
+        and key_mask (batch, key steps), as Keras broadcasts them against the scores
+        (batch, heads, query steps, key steps)."""
         if name == "attention_mask":
-            fits = len(shape) == 3 and shape[1] in (1, steps) and shape[2] in (1, key_steps)
-            want = f"(batch, {steps} or 1, {key_steps} or 1)"
+            fits = len(shape) in (3, 4) and shape[-2] in (1, steps) and \
+                shape[-1] in (1, key_steps) and (len(shape) == 3 or
+                                                 shape[1] in (1, self.num_heads))
+            want = (f"(batch, {steps} or 1, {key_steps} or 1) or, one per head, (batch, "
+                    f"{self.num_heads} or 1, {steps} or 1, {key_steps} or 1)")
         else:
             fits = len(shape) == 2 and _compatible(shape[1], key_steps)
             want = f"(batch, key steps) = (batch, {key_steps})"
@@ -177,16 +194,24 @@ class MultiHeadAttention(Layer):
 
     def _mask(self, mask: Any, steps: Any, key_steps: Any) -> list:
         """A constant ``attention_mask`` checked: (steps, key steps), or (1, steps, key
-        steps), shared by every sample; True (or non-zero, Keras' cast) where a query step
-        may attend a key step.  A per-sample mask is a tensor of the model."""
+        steps), shared by every sample, or per head (1, heads or 1, steps, key steps),
+        kept as (heads or 1, steps, key steps); True (or non-zero, Keras' cast) where a
+        query step may attend a key step.  A per-sample mask is a tensor of the model."""
         mask = np.asarray(mask)
         if mask.dtype.kind not in "biuf":
             raise ShapeMismatch(f"attention_mask must be boolean or numbers, got dtype "
                                 f"{mask.dtype}")
         want = (steps, key_steps)
-        if mask.ndim == 3 and mask.shape[0] == 1:
+        if mask.ndim == 4 and mask.shape[0] == 1:
+            if mask.shape[1] not in (1, self.num_heads) or \
+                    not all(_compatible(w, m) for w, m in zip(want, mask.shape[2:])):
+                raise ShapeMismatch(f"a per-head attention_mask must have shape (1, "
+                                    f"{self.num_heads} or 1, {want[0]}, {want[1]}), got "
+                                    f"{mask.shape}")
+            return (mask[0] != 0).tolist()                         # Keras' cast to bool
+        if mask.ndim in (3, 4) and mask.shape[0] == 1:
             mask = mask[0]
-        elif mask.ndim == 3:
+        elif mask.ndim in (3, 4):
             raise ShapeMismatch(f"attention_mask of shape {mask.shape} has one mask per "
                                 f"sample: pass it as a tensor of the model (computed from "
                                 f"its data, so that it follows the samples through batches "
@@ -214,7 +239,21 @@ class MultiHeadAttention(Layer):
         self.dims = dims
 
     # -- Keras masks ------------------------------------------------------------------
+    @staticmethod
+    def _per_head_refusal(masks: str) -> str:
+        return (f"a per-head (4-D) attention_mask with {masks}: Keras 3 joins those as "
+                "(batch, steps, key steps) masks, which broadcast against a 4-D mask "
+                "align the batch with the heads axis (a wrong mask, or an error only when "
+                "it runs); join them into the 4-D mask yourself")
+
     def mask_flags(self, masked, options):
+        if options.get("per_head_mask"):
+            keras = [name for name, flag in zip(("query", "value", "key"), masked)
+                     if flag]
+            if keras:
+                raise ShapeMismatch(self._per_head_refusal(
+                    f"the Keras mask of the {', '.join(keras)} (Embedding(mask_zero=True),"
+                    " Masking)"))
         flag = masked[0]                                      # the query's
         return [flag, False] if options.get("return_attention_scores") else flag
 
@@ -255,7 +294,7 @@ class MultiHeadAttention(Layer):
 
     def forward(self, ctx, query, value, *rest, has_key=False, mask_inputs=(),
                 attention_mask=None, use_causal_mask=False, return_attention_scores=False,
-                keras_masks=None):
+                keras_masks=None, per_head_mask=False):
         g, w = ctx.graph, ctx.weights
         key = rest[0] if has_key else value
         per_sample = dict(zip(mask_inputs, rest[1 if has_key else 0:]))
@@ -300,10 +339,12 @@ class MultiHeadAttention(Layer):
     def _allowed(g, shared: list | None, per_sample: dict, batch, steps: int,
                  key_steps: int) -> Var | None:
         """The scores kept, broadcasting against (batch, heads, steps, key steps): the
-        shared (steps, key steps) booleans, and with per-sample masks (non-zero: kept, as
-        Keras' cast) their conjunction as (batch, 1, steps, key steps)."""
+        shared (steps, key steps) or per-head (heads or 1, steps, key steps) booleans,
+        and with per-sample masks (non-zero: kept, as Keras' cast) their conjunction as
+        (batch, 1, steps, key steps), or (batch, heads or 1, steps, key steps) with a
+        per-head attention_mask (which comes alone: ``build_call``)."""
         shared_var = None if shared is None else g.op(
-            "__array", shared, "bool", shape=(steps, key_steps), hint="mask")
+            "__array", shared, "bool", shape=np.shape(shared), hint="mask")
         sample = None
         for name in ("attention_mask", "value_mask", "key_mask", "query_mask"):
             if name not in per_sample:
@@ -318,10 +359,14 @@ class MultiHeadAttention(Layer):
                 "logical_and", sample, kept, shape=_broadcast(sample.shape, kept.shape))
         if sample is None:
             return shared_var
+        if len(sample.shape) == 3:
+            rows, cols = sample.shape[1], sample.shape[2]
+            sample = g.op("expand_dims", sample, 1, shape=(batch, 1, rows, cols))
         if shared_var is not None:
-            sample = g.op("logical_and", sample, shared_var, shape=(batch, steps, key_steps))
-        rows, cols = sample.shape[1], sample.shape[2]
-        return g.op("expand_dims", sample, 1, shape=(batch, 1, rows, cols))
+            sample = g.op("logical_and", sample, shared_var,
+                          shape=(batch, *_broadcast(sample.shape[1:], (1,) * (
+                              3 - len(shared_var.shape)) + shared_var.shape)))
+        return sample
 
     @staticmethod
     def _keep(mask: list | None, causal: bool, steps: int, key_steps: int) -> list | None:

@@ -418,8 +418,10 @@ def _bytes(size: float) -> str:
 
 
 def _value(values: dict, tensor: Tensor) -> Any:
-    """The program value of ``tensor`` (one output of its call's, or the input)."""
-    if tensor.call is None:
+    """The program value of ``tensor`` (one output of its call's, or the input: which
+    may be a tensor computed by a call, for a part of a model as a model of its own,
+    ``model_parallel_graph``)."""
+    if tensor.call is None or id(tensor) in values:
         return values[id(tensor)]
     out = values[id(tensor.call)]
     return out if tensor.index is None else out[tensor.index]

@@ -36,8 +36,9 @@ forward from the stage's input with the *same* random draws (fed in place of the
 head (loss, metrics, d loss / d output: one process's, ``sample_weight``,
 ``class_weight`` and ``weighted_metrics`` included, run on the whole output
 everywhere) and the optimizer's update (over the weights each rank holds: whole ones,
-and its column blocks of the Dense layers) are programs
-too, all compiled once per model and reused by later ``fit`` calls.
+and its column blocks of the Dense layers; with its clipping and weight decay) are
+programs too, all compiled once per model and reused by later ``fit`` calls.  Weight
+regularizers and gradient norms of split weights: :mod:`.model_parallel_options`.
 
 The model's Dense weights and the optimizer's slots are whole again (all-gathered) at
 the end of every epoch, before validation and callbacks, and when training stops on a
@@ -54,6 +55,7 @@ from ..autodiff.symbolic import Graph, Var, gradients
 from ..errors import PhylanxValueError
 from . import arguments as args
 from . import data_parallel
+from . import model_parallel_options as options
 from .layers_conv import (
     AveragePooling1D,
     Conv1D,
@@ -215,16 +217,19 @@ class _ReplicatedStage:
                  for i, p in enumerate(self.params)]
         by_weight = {id(p.weight): v for p, v in zip(self.params, wvars)}
         updates: list = []
+        penalties: list = []
         h = x
         for layer in layers:
             ctx = Context(g, {w.name.split("/", 1)[1]: by_weight[id(w)] for w in layer.weights},
                           True)
             ctx.updates = updates
             h = layer.forward(ctx, h)
+            options.activity_terms(g, layer, h, penalties)
         draws = [s.out for s in g.stmts if s.primitive.startswith("random")]
         self.updated = [w for w, _ in updates]
         self._forward = _compile(f"mp_fit_{name}_forward", g, [x, *wvars],
-                                 [h, draws, [v for _, v in updates]])
+                                 [h, draws, [v for _, v in updates], penalties])
+        self.penalty = np.float32(0.0)
         # the backward program: the forward again, its random draws given as inputs
         wrt = ([x] if need_dx else []) + [v for p, v in zip(self.params, wvars) if p.trainable]
         self._backward = None
@@ -233,12 +238,16 @@ class _ReplicatedStage:
         # when each output row is a function of its input row alone (no weights whose
         # gradients would be partial sums, no batch statistics, no random draws, which
         # are the global batch's); None: it runs on whatever form its input has
-        self.tiled = None if (not self.params and not draws and not updates and all(
-            type(layer) in _PER_SAMPLE for layer in layers)) else False
+        # (an activity penalty is the whole batch's)
+        self.tiled = None if (not self.params and not draws and not updates and
+                              not penalties and all(type(layer) in _PER_SAMPLE
+                                                    for layer in layers)) else False
         if wrt and h.active:
             g.stmts[:] = [s for s in g.stmts if not s.primitive.startswith("random")]
             ct = g.input("ct", h.shape)
             loss = g.op("sum", g.op("__mul", h, ct, shape=h.shape), shape=())
+            if penalties:
+                loss = g.op("__add", loss, *penalties, shape=())
             grads = gradients(g, loss, wrt)
             self.has_grad = [grad is not None for grad in grads[1 if need_dx else 0:]]
             grads = [grad if grad is not None else g.op("__mul", v, 0.0, shape=v.shape)
@@ -257,9 +266,10 @@ class _ReplicatedStage:
                 shape = tuple(layer.compute_output_shape(shape))
             return np.zeros(shape, np.float32)
         values = [p.value for p in self.params]
-        out, draws, updates = self._forward(h, *values)
+        out, draws, updates, penalties = self._forward(h, *values)
         self._saved = (h, values, list(draws))
         self.updates = list(zip(self.updated, updates))
+        self.penalty = options.total(penalties)
         return np.asarray(out)
 
     def backward(self, ct: np.ndarray):
@@ -287,11 +297,10 @@ def plan(model: Any, conv_split: str, tiles: _BatchTiles | None = None) -> list:
     """The model's stages (see the module doc); errors before any communication."""
     if conv_split not in SPLITS:
         raise _error(f"conv_split must be 'batch' or 'length', got {conv_split!r}")
-    if not model.is_chain:
-        # (the stages run the layers one after the other: a branch would be dropped)
-        raise _error(f"model '{model.name}' has branches (Add, attention, several "
-                     "outputs): model-parallel training takes a chain of layers; train "
-                     "with distributed='data'")
+    if not model.is_chain or model.masked:
+        # branches, several outputs, Keras masks: blocks between the split layers
+        from .model_parallel_graph import plan as graph_plan
+        return graph_plan(model, conv_split, tiles if tiles is not None else _BatchTiles())
     count = dist.num_localities()
     chain = list(model._chain)
     trainable = {id(w) for w in model.trainable_weights}
@@ -305,7 +314,10 @@ def plan(model: Any, conv_split: str, tiles: _BatchTiles | None = None) -> list:
                          "model-parallel")
     def split(layer) -> bool:
         # a Dense with fewer units than ranks (a Dense(1) output, say) has no column
-        # for some rank: it runs replicated, like the layers around it
+        # for some rank: it runs replicated, like the layers around it; so does a layer
+        # with an activity regularizer (the penalty of its whole output, in a stage)
+        if getattr(layer, "activity_regularizer", None) is not None:
+            return False
         return isinstance(layer, Conv1D) or (isinstance(layer, Dense) and layer.units >= count)
     if not any(split(layer) for layer in chain):
         raise _error(f"model '{model.name}' has no Conv1D, and no Dense with at least "
@@ -334,37 +346,55 @@ def plan(model: Any, conv_split: str, tiles: _BatchTiles | None = None) -> list:
     return stages
 
 
-def _head(model: Any, weighted: str):
-    """``(output, y[, sample weights]) -> list(loss, metrics, d loss / d output)``,
-    compiled, and per metric the index of its weight total among the values ending the
-    metrics (None: none): the loss and metrics of one process's step
-    (``training._heads_loss``; ``weighted``: the sample weights' rank, "" for none)."""
+def _head(model: Any, weighted: str, mask_shapes: list):
+    """``(*outputs, *masks, *targets, *sample weights) -> list(loss, metrics, list(d
+    loss / d output))``, compiled, and per metric the index of its weight total among
+    the values ending the metrics (None: none): the loss and metrics of one process's
+    step (``training._heads_loss``; ``weighted``: the sample weights' ranks, "" for
+    none; ``mask_shapes``: each output's Keras mask's shape, None for none)."""
     from .training import _heads_loss
     g = Graph(prefix="h")
-    out = g.input("out", model.output_shape, active=True)
-    loss, found, names, counts = _heads_loss(g, model.heads, [out], [None], weighted, None)
-    (d_out,) = gradients(g, loss, [out])
+    outs = [g.input(f"out{i}", shape, active=True)
+            for i, shape in enumerate(model.output_shapes)]
+    masks = [None if shape is None else g.input(f"mask{i}", shape)
+             for i, shape in enumerate(mask_shapes)]
+    loss, found, names, counts = _heads_loss(g, model.heads, outs, masks, weighted, None)
+    d_outs = gradients(g, loss, outs)
+    d_outs = [d if d is not None else g.op("__mul", o, 0.0, shape=o.shape)
+              for o, d in zip(outs, d_outs)]
     head = _compile(f"mp_fit_head{'_weighted' if weighted else ''}", g,
-                    [out, *(Var(n, ()) for n in names)], [loss, found, d_out])
+                    [*outs, *(m for m in masks if m is not None),
+                     *(Var(n, ()) for n in names)], [loss, found, d_outs])
     return head, counts
 
 
-def _update(optimizer: Any, shapes: list[tuple]):
-    """``(params, grads, slots, learning_rate, step_number) -> list(new params, new
-    slots)`` for this rank's blocks: the optimizer's own update statements."""
+def _clips_by_norm(optimizer: Any) -> bool:
+    return optimizer.clipnorm is not None or optimizer.global_clipnorm is not None
+
+
+def _update(optimizer: Any, weights: list, shapes: list[tuple]):
+    """``(params, grads, slots, [squared gradient norms,] learning_rate, step_number) ->
+    list(new params, new slots)`` for this rank's blocks (of ``weights``): the
+    optimizer's own clipping (by the whole weights' norms, given), decay and update, as
+    one process's step (``training.Program``)."""
     g = Graph(prefix="u")
     params = [g.input(f"p{i}", s) for i, s in enumerate(shapes)]
     grads = [g.input(f"g{i}", s) for i, s in enumerate(shapes)]
     names = optimizer.slot_names()
     slots = {n: [g.input(f"slot_{n}{i}", s) for i, s in enumerate(shapes)] for n in names}
+    squares = [g.input(f"square{i}", ()) for i in range(len(shapes))] \
+        if _clips_by_norm(optimizer) else []
     lr, t = g.input("learning_rate", ()), g.input("step_number", ())
-    shared = optimizer.prepare(g, lr, t)
+    clipped = optimizer.clip(g, grads, squares or None)
+    shared = {"lr": lr, **optimizer.prepare(g, lr, t)}
     new_params, new_slots = [], []
-    for i, (p, grad) in enumerate(zip(params, grads)):
-        new, made = optimizer.update(g, p, grad, {n: slots[n][i] for n in names}, shared)
+    for i, (p, grad) in enumerate(zip(params, clipped)):
+        decayed = optimizer.decayed(g, p, weights[i], shared)
+        new, made = optimizer.update(g, decayed, grad, {n: slots[n][i] for n in names},
+                                     shared)
         new_params.append(new)
         new_slots.append([made[n] for n in names])
-    inputs = [*params, *grads, *(v for n in names for v in slots[n]), lr, t]
+    inputs = [*params, *grads, *(v for n in names for v in slots[n]), *squares, lr, t]
     return _compile("mp_fit_update", g, inputs, [new_params, new_slots])
 
 
@@ -380,6 +410,7 @@ class Trainer:
         order = {id(w): i for i, w in enumerate(model.trainable_weights)}
         self.trained = sorted((p for p in self.params if p.trainable),
                               key=lambda p: order[id(p.weight)])
+        self.penalties = options.Penalties(self.stages)
         self._heads: dict[str, Any] = {}       # by the sample weights' rank ("": none)
         self.slots: dict[str, list] = {}
         self._updates: dict = {}
@@ -425,18 +456,31 @@ class Trainer:
             h = self._convert(h, forms[i], forms[i + 1], f"mp_fit_{i}_forward")
             h = stage.forward(h)
         h = self._convert(h, forms[-1], False, "mp_fit_output")
-        weighted = "" if wb is None else str(np.ndim(wb))
+        from . import data
+        weighted = "" if wb is None else data.weight_ranks(wb)
+        last = self.stages[-1]
+        masks = getattr(last, "out_masks", [])
         if weighted not in self._heads:
-            self._heads[weighted] = _head(self.model, weighted)
+            self._heads[weighted] = _head(self.model, weighted,
+                                          getattr(last, "mask_shapes", [None]))
         head, metric_counts = self._heads[weighted]
-        loss, found, ct = head(h, yb, *(() if wb is None else (wb,)))
+        outs = h if isinstance(h, list) else [h]
+        loss, found, cts = head(*outs, *masks, *data.target_arrays(yb),
+                                *data.weight_arrays(wb))
+        ct = list(cts) if isinstance(h, list) else cts[0]
         values, kept = list(found[:len(metric_counts)]), found[len(metric_counts):]
         counts = [None if c is None else float(kept[c]) for c in metric_counts]
+        # the regularizers' penalty (of the weights before the update, in the loss as
+        # one process reports it) and its gradients, which join the loss's
+        penalty, grads = self.penalties()
+        activity = [s.penalty for s in self.stages if getattr(s, "penalty", None)]
+        if self.penalties.terms or activity:
+            loss = options.total([loss, penalty, *activity])
         if not np.isfinite(loss) and stop_on_nan:
             self.sync()
             raise diverged(loss)
-        grads: dict[int, np.ndarray] = {}
-        ct = self._convert(np.asarray(ct, np.float32), False, forms[-1], "")
+        if not isinstance(ct, list):
+            ct = self._convert(np.asarray(ct, np.float32), False, forms[-1], "")
         for i in reversed(range(len(self.stages))):
             if ct is None:
                 break           # nothing before this stage trains: no cotangent flows on
@@ -444,7 +488,8 @@ class Trainer:
             ct, made = stage.backward(ct)
             for p, g in zip(stage.params, made):
                 if p.trainable and g is not None:
-                    grads[id(p)] = np.asarray(g, np.float32)
+                    g = np.asarray(g, np.float32)
+                    grads[id(p)] = g if id(p) not in grads else grads[id(p)] + g
             if ct is not None:
                 ct = self._convert(ct, forms[i + 1], forms[i], f"mp_fit_{i}_backward")
         self._apply(grads)
@@ -476,11 +521,14 @@ class Trainer:
         update = self._updates.get(which)
         if update is None:
             update = self._updates[which] = _update(
-                opt, [tuple(self.trained[i].value.shape) for i in which])
+                opt, [self.trained[i].weight for i in which],
+                [tuple(self.trained[i].value.shape) for i in which])
         names = opt.slot_names()
         params = [self.trained[i] for i in which]
-        out = update(*[p.value for p in params], *[grads[id(p)] for p in params],
-                     *[self.slots[n][i] for n in names for i in which],
+        mine = [grads[id(p)] for p in params]
+        squares = options.squared_norms(params, mine) if _clips_by_norm(opt) else []
+        out = update(*[p.value for p in params], *mine,
+                     *[self.slots[n][i] for n in names for i in which], *squares,
                      np.float32(opt.learning_rate), np.float32(opt.iterations + 1))
         new_params, new_slots = out
         opt.iterations += 1

@@ -158,9 +158,15 @@ class Optimizer:
         """Statements shared by every parameter's update (bias corrections)."""
         return {"lr": lr}
 
-    def clip(self, g: Graph, grads: list[Var | None]) -> list[Var | None]:
+    def clip(self, g: Graph, grads: list[Var | None],
+             squares: list[Var] | None = None) -> list[Var | None]:
         """The gradients as ``clipnorm``/``global_clipnorm``/``clipvalue`` leave them
-        (Keras 3's formulas; a gradient of norm 0 stays 0)."""
+        (Keras 3's formulas; a gradient of norm 0 stays 0).  ``squares``: each
+        gradient's squared norm when ``grads`` are blocks of weights split over ranks
+        (model-parallel ``fit``: the whole weight's, summed over the ranks)."""
+        def square(i: int, d: Var) -> Var:
+            return squares[i] if squares is not None else \
+                g.op("sum", g.op("square", d, shape=d.shape), shape=())
         if self.clipvalue is not None:
             v = self.clipvalue
             return [None if d is None else
@@ -168,23 +174,21 @@ class Optimizer:
         if self.clipnorm is not None:
             c = self.clipnorm
             out = []
-            for d in grads:
+            for i, d in enumerate(grads):
                 if d is None:
                     out.append(None)
                     continue
-                norm = g.op("sqrt", g.op("sum", g.op("square", d, shape=d.shape), shape=()),
-                            shape=(), hint="norm")
+                norm = g.op("sqrt", square(i, d), shape=(), hint="norm")
                 scaled = g.op("__mul", d, c, shape=d.shape)
                 out.append(g.op("__div", scaled, g.op("maximum", norm, c, shape=()),
                                 shape=d.shape, hint="clipped"))
             return out
         if self.global_clipnorm is not None:
             c = self.global_clipnorm
-            present = [d for d in grads if d is not None]
+            present = [square(i, d) for i, d in enumerate(grads) if d is not None]
             if not present:
                 return grads
-            squares = [g.op("sum", g.op("square", d, shape=d.shape), shape=()) for d in present]
-            total = squares[0] if len(squares) == 1 else g.op("__add", *squares, shape=())
+            total = present[0] if len(present) == 1 else g.op("__add", *present, shape=())
             norm = g.op("sqrt", total, shape=(), hint="global_norm")
             # c * min(1/norm, 1/c): 1 below the limit, c/norm above it
             scale = g.op("__mul", c, g.op("minimum", g.op("__div", 1.0, norm, shape=()),

@@ -466,8 +466,6 @@ class TrainingMixin(BatchMixin):
                     train_weights = train_weights[:cut]
             elif validation_data is not None:
                 vx, vy, weights = data.validation(self, validation_data)
-            if distributed == "model":
-                self._check_model_parallel()
             for cb in callbacks:    # (a path that cannot be written: before any step)
                 check = getattr(cb, "check_before_training", None)
                 if check is not None:
@@ -487,9 +485,13 @@ class TrainingMixin(BatchMixin):
             # (a tanh on one rank and a relu elsewhere trained a mix without complaint);
             # the untraced step's text: a rank recording its timeline times its gradients,
             # which changes no value and no collective (data_parallel_timeline.py)
-            program = self._program(untraced).text if step is not None else json.dumps(
-                [self.get_config(), self.compile_config, conv_split or "batch"],
-                sort_keys=True, default=str)
+            if step is not None:
+                program = self._program(untraced).text
+            else:
+                from .model_parallel_graph import structure
+                program = json.dumps([self.get_config() if self.is_chain else
+                                      structure(self), self.compile_config,
+                                      conv_split or "batch"], sort_keys=True, default=str)
             from ..distributed.agreement import checksum
             data_parallel.check_agreement(self, x, y, {
                 "batch_size": batch_size, "epochs": epochs, "initial_epoch": initial_epoch,
@@ -567,25 +569,6 @@ class TrainingMixin(BatchMixin):
             cb.on_train_end()
         self.history = history
         return history
-
-    def _check_model_parallel(self) -> None:
-        """What model-parallel training does not do yet, refused before any step (its
-        weights are split: a norm or penalty of one rank's block is not the weight's)."""
-        from .model_parallel_fit import _error
-        if len(self.outputs) > 1:
-            raise _error("a model of several outputs is not supported with "
-                         "distributed='model' yet")
-        if self.masked:
-            raise _error("Keras masks (Embedding(mask_zero=True), Masking) are not "
-                         "supported with distributed='model' yet")
-        if any(head.weight != 1.0 for head in self.heads):
-            raise _error("loss_weights are not supported with distributed='model' yet")
-        if self.optimizer.transforms:
-            raise _error(f"the optimizer's {', '.join(self.optimizer.transforms)} "
-                         "is not supported with distributed='model' yet")
-        if any(getattr(layer, "weight_regularizers", None) or
-               getattr(layer, "activity_regularizer", None) for layer in self.layers):
-            raise _error("regularizers are not supported with distributed='model' yet")
 
     def _train_batch(self, step: Program, xb, yb, stop_on_nan, epoch, batch, history,
                      extra=(), wb=()):

@@ -115,16 +115,37 @@ def _merge(L):
     return x, L.Dense(CLASSES, activation="softmax")(h)
 
 
+#: a constant per-head mask (1, heads, query steps, key steps) of the mha_heads case
+HEADS_MASK = np.stack([np.tril(np.ones((5, 5), bool)), np.triu(np.ones((5, 5), bool))])[None]
+
+
+def _mha_heads(L):
+    x = L.Input((5, 4))
+    # per-head masks computed from the data, (batch, heads, 5, 5) and (batch, 1, 5, 5):
+    # relu's zeros are masked, some rows wholly
+    heads = L.Permute((2, 1, 3))(L.Reshape((5, 2, 5))(L.Dense(10, activation="relu")(x)))
+    one = L.Reshape((1, 5, 5))(L.Dense(5, activation="relu")(x))
+    # with the scores returned Keras takes its masked softmax (a wholly masked row
+    # attends nothing), without them its fused kernel (such a row spreads evenly)
+    h, scores = L.MultiHeadAttention(2, 3)(x, x, attention_mask=heads, use_causal_mask=True,
+                                           return_attention_scores=True)
+    fused = L.MultiHeadAttention(2, 3)(x, x, attention_mask=one)
+    shared = L.MultiHeadAttention(2, 3)(x, x, attention_mask=HEADS_MASK)
+    h = L.Concatenate()([L.Flatten()(h), L.Flatten()(scores), L.Flatten()(fused),
+                         L.Flatten()(shared)])
+    return x, L.Dense(CLASSES, activation="softmax")(h)
+
+
 CASES = {"mha_causal": _mha_causal, "mha_cross": _mha_cross, "layernorm": _layernorm,
          "gru": _gru, "gru_state": _gru_state, "conv2d": _conv2d,
          "conv2d_groups": _conv2d_groups, "mha_masks": _mha_masks,
-         "reshape_permute": _reshape_permute, "merge": _merge}
+         "reshape_permute": _reshape_permute, "merge": _merge, "mha_heads": _mha_heads}
 
 
 #: the cases in the order that seeds their data and initial weights: new cases go at the
 #: end, so that adding one leaves the others' stored references as they are
 SEED_ORDER = ("conv2d", "gru", "gru_state", "layernorm", "merge", "mha_causal", "mha_cross",
-              "reshape_permute", "conv2d_groups", "mha_masks")
+              "reshape_permute", "conv2d_groups", "mha_masks", "mha_heads")
 assert sorted(SEED_ORDER) == sorted(CASES)
 
 #: models whose Keras-written ``.weights.h5`` files are stored too (branched ones, and

@@ -122,13 +122,26 @@ def test_attention_bad_shapes_and_masks_are_located_errors(make, match):
 
 
 def _masks(x, v):
-    return {"mask": nn.Dense(9)(x), "flat": nn.Reshape((-1,))(nn.Dense(1)(v))}
+    mask = nn.Dense(9)(x)
+    return {"mask": mask, "flat": nn.Reshape((-1,))(nn.Dense(1)(v)),
+            "heads2": nn.Reshape((2, 6, 9))(nn.Dense(18)(x)),
+            "heads3": nn.Reshape((3, 6, 9))(nn.Dense(27)(x))}
+
+
+def test_a_per_head_mask_with_a_keras_mask_is_a_located_error():
+    """Keras 3 would AND the query's (batch, steps, 1) mask into the 4-D mask aligned
+    with its heads axis: refused where the layer is called."""
+    tokens = nn.Input((6,))
+    h = nn.Embedding(5, 8, mask_zero=True)(tokens)
+    with pytest.raises(PhylanxError, match=r"the Keras mask of the query, value") as info:
+        nn.MultiHeadAttention(2, 4)(h, h, attention_mask=np.ones((1, 1, 6, 6)))
+    _located_here(info.value)
 
 
 @pytest.mark.parametrize("make,match", [
     (lambda x, v, m: nn.MultiHeadAttention(2, 4)(x, v, attention_mask=nn.Dense(5)(x)),
-     r"the attention_mask tensor must have shape \(batch, 6 or 1, 9 or 1\), got "
-     r"\(None, 6, 5\)"),
+     r"the attention_mask tensor must have shape \(batch, 6 or 1, 9 or 1\) or, one per "
+     r"head, \(batch, 2 or 1, 6 or 1, 9 or 1\), got \(None, 6, 5\)"),
     (lambda x, v, m: nn.MultiHeadAttention(2, 4)(x, v, attention_mask=m["flat"]),
      r"attention_mask tensor must have shape"),
     (lambda x, v, m: nn.MultiHeadAttention(2, 4)(x, v, value_mask=m["mask"]),
@@ -139,6 +152,21 @@ def _masks(x, v):
      r"value_mask must be a tensor of the model"),
     (lambda x, v, m: nn.MultiHeadAttention(2, 4)(x, v, query_mask=m["flat"]),
      r"query_mask is not read by Keras 3"),
+    # per head: (batch, heads or 1, steps or 1, key steps or 1), alone
+    (lambda x, v, m: nn.MultiHeadAttention(2, 4)(x, v, attention_mask=m["heads3"]),
+     r"\(batch, 2 or 1, 6 or 1, 9 or 1\), got \(None, 3, 6, 9\)"),
+    (lambda x, v, m: nn.MultiHeadAttention(2, 4)(
+        x, v, attention_mask=nn.Reshape((1, 6, 1, 9))(m["mask"])), r"got \(None, 1, 6, 1, 9\)"),
+    (lambda x, v, m: nn.MultiHeadAttention(2, 4)(x, v, attention_mask=m["heads2"],
+                                                 value_mask=m["flat"]),
+     r"per-head \(4-D\) attention_mask with value_mask: Keras 3 joins"),
+    (lambda x, v, m: nn.MultiHeadAttention(2, 4)(x, v, attention_mask=np.ones((1, 2, 6, 9)),
+                                                 key_mask=m["flat"]),
+     r"per-head \(4-D\) attention_mask with key_mask"),
+    (lambda x, v, m: nn.MultiHeadAttention(2, 4)(x, v, attention_mask=np.ones((1, 3, 6, 9))),
+     r"per-head attention_mask must have shape \(1, 2 or 1, 6, 9\), got \(1, 3, 6, 9\)"),
+    (lambda x, v, m: nn.MultiHeadAttention(2, 4)(x, v, attention_mask=np.ones((4, 2, 6, 9))),
+     r"one mask per sample"),
 ])
 def test_per_sample_masks_of_the_wrong_shape_are_located_errors(make, match):
     """Per-sample masks are tensors of the model, checked when the layer is called (the

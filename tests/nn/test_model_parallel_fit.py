@@ -108,3 +108,18 @@ def test_a_frozen_first_split_layer():
     np.testing.assert_allclose(got, want, rtol=1e-4)
     for a, b in zip(split.get_weights(), whole.get_weights()):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
+
+
+def test_a_layer_with_weights_on_both_sides_of_a_split_layer_is_refused():
+    """A functional model is cut at its split layers (model_parallel_graph.py): a layer
+    used before and after one would get its gradients from two stages."""
+    shared = nn.Dense(5, name="shared")
+    inputs = nn.Input((5,))
+    h = shared(nn.Dense(5, name="middle")(shared(inputs)))
+    model = nn.Model(inputs, [nn.Dense(3, activation="softmax")(h), nn.Dense(1)(h)])
+    model.compile("sgd", ["sparse_categorical_crossentropy", "mse"])
+    x = np.zeros((4, 5), np.float32)
+    with pytest.raises(PhylanxValueError, match="layer 'shared' .Dense. is used on both "
+                                                "sides of a split layer") as e:
+        model.fit(x, [np.zeros(4), np.zeros((4, 1))], verbose=0, distributed="model")
+    assert __file__.rsplit("/", 1)[-1] in str(e.value)

@@ -268,21 +268,18 @@ def test_on_batch_return_forms():
                                   with_metrics.predict(X[:3]))
 
 
-@pytest.mark.parametrize("options, dense, fit, message", [
-    ({"weight_decay": 0.1}, {}, {}, "weight_decay is not supported"),
-    ({"clipnorm": 1.0}, {}, {}, "clipnorm is not supported"),
-    ({}, {"kernel_regularizer": "l2"}, {}, "regularizers are not supported"),
-])
-def test_model_parallel_refuses_what_it_would_compute_on_blocks(options, dense, fit,
-                                                                 message):
-    """(Its weights are split over the ranks: a block's norm or penalty is not the
-    weight's.)"""
-    model = _model(nn.SGD(0.1, **options), **dense)
-    before = model.get_weights()
-    with pytest.raises(PhylanxValueError, match=message) as info:
-        model.fit(X, Y, epochs=1, verbose=0, distributed="model", **fit)
-    assert info.value.loc is not None and info.value.loc.file == __file__
-    _assert_untrained(model, before)
+def test_model_parallel_takes_the_optimizer_options_and_regularizers():
+    """One locality (every block whole): the same as one process's ``fit``; on 2 and 3
+    ranks, tests/distributed/programs/nn_model_parallel_fit.py."""
+    def run(**fit):
+        model = _model(nn.SGD(0.1, momentum=0.9, global_clipnorm=0.1, weight_decay=0.1),
+                       kernel_regularizer="l2", activity_regularizer="l1")
+        history = model.fit(X, Y, batch_size=5, epochs=2, shuffle=False, verbose=0, **fit)
+        return history.history["loss"], model.get_weights()
+    (got, got_w), (want, want_w) = run(distributed="model"), run()
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    for a, b in zip(got_w, want_w, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
 def test_a_saved_model_keeps_its_schedule_and_optimizer_options(tmp_path):

@@ -9,7 +9,11 @@ float32 rounding.  Cases: SGD, SGD with momentum, Adam; dropout; BatchNormalizat
 Flatten; causal padding, strides and dilation, float64 data; batches and lengths that
 do not divide by the number of ranks, and a batch with fewer samples than ranks;
 validation data and callbacks; weighted metrics (compile's ``weighted_metrics``) with
-sample weights (split by ``validation_split``: weighted validation) or class weights.
+sample weights (split by ``validation_split``: weighted validation) or class weights;
+``clipnorm``, ``global_clipnorm``, ``clipvalue``, ``weight_decay`` (SGD, AdamW),
+kernel, bias and activity regularizers on split and whole weights, ``loss_weights``;
+functional models cut at their split layers (``model_parallel_graph``): two outputs after
+``Masking`` and a SimpleRNN (a masked sequence output), a branch between split layers.
 For the batch split, the activations stay batch tiles between the convolutions and the
 per-sample layers (``FORMS``).  Then the errors: a layer that cannot run
 model-parallel, a bad ``conv_split``, a NaN loss — raised on every rank alike (no
@@ -64,6 +68,16 @@ def short_model(optimizer):
             nn.Dense(3, activation="softmax")]
 
 
+def reg_model(optimizer):
+    # regularized weights, whole (the Conv1D's) and split by columns (the Dense ones)
+    return [nn.Input((24, 3)),
+            nn.Conv1D(4, 3, activation="relu", bias_regularizer=nn.regularizers.L1(0.01)),
+            nn.GlobalAveragePooling1D(activity_regularizer=nn.regularizers.L2(0.05)),
+            nn.Dense(6, activation="tanh", kernel_regularizer=nn.regularizers.L2(0.05),
+                     bias_regularizer=nn.regularizers.L1L2(0.01, 0.02)),
+            nn.Dense(3, activation="softmax", kernel_regularizer="l1")]
+
+
 #: for the batch split, whether the model's input and each stage's output is this
 #: rank's batch tile: activations are gathered only before a stage that needs the
 #: whole batch (a Dense split by columns, Dropout's draws, BatchNormalization's
@@ -71,15 +85,17 @@ def short_model(optimizer):
 FORMS = {conv_model: [False, True, True, True, False, False, False],
          flat_model: [False, True, True, True, False],
          bn_model: [False, True, False, True, True, False],
-         causal_model: [False, True, True, True, True, False]}
+         causal_model: [False, True, True, True, True, False],
+         reg_model: [False, True, False, False, False]}
 
 
-def build(make, optimizer, weighted=False):
+def build(make, optimizer, weighted=False, loss_weights=None):
     nn.set_seed(7)
     nn.clear_session()
     m = nn.Sequential(make(optimizer))
     m.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy",
-              metrics=["accuracy"], weighted_metrics=["accuracy"] if weighted else None)
+              metrics=["accuracy"], weighted_metrics=["accuracy"] if weighted else None,
+              loss_weights=loss_weights)
     return m
 
 
@@ -92,9 +108,9 @@ class Logs(nn.Callback):
         self.seen.append((epoch, dict(logs)))
 
 
-def train(mode, x, y, make, optimizer, batch_size, **kw):
+def train(mode, x, y, make, optimizer, batch_size, loss_weights=None, **kw):
     weighted = "sample_weight" in kw or "class_weight" in kw
-    m = build(make, optimizer, weighted)
+    m = build(make, optimizer, weighted, loss_weights)
     if mode and rank != 0:            # fit's broadcast must replace these
         m.set_weights([w + 1.0 for w in m.get_weights()])
     logs = Logs()
@@ -138,6 +154,76 @@ def check(split, make, optimizer, batch_size, what, n=40, dtype=np.float32, **kw
         close(g, w, f"{what}: optimizer slot", atol=1e-5)
     close(m.predict(x[:7]), want.predict(x[:7]), f"{what}: predict after training")
     close(m.evaluate(x, y, verbose=0), want.evaluate(x, y, verbose=0), f"{what}: evaluate")
+
+
+def masked_two_outputs():
+    # a split Dense, then Masking (relu's zeros: some steps masked), an RNN and two
+    # outputs: a masked sequence (its loss and accuracy over the unmasked steps) and a
+    # value from the masked average of the steps
+    x = nn.Input((8,))
+    h = nn.Dense(6, activation="relu", kernel_regularizer=nn.regularizers.L2(0.01))(x)
+    seq = nn.SimpleRNN(4, return_sequences=True)(nn.Masking(0.0)(nn.Reshape((3, 2))(h)))
+    tags = nn.Dense(3, activation="softmax", name="tags")(seq)
+    value = nn.Dense(1, name="value", activity_regularizer="l2")(
+        nn.Dropout(0.2)(nn.GlobalAveragePooling1D()(seq)))
+    return x, [tags, value], {"loss": ["sparse_categorical_crossentropy", "mse"],
+                              "loss_weights": [1.0, 0.5], "metrics": [["accuracy"], []]}
+
+
+def conv_branches():
+    # split Conv1D and Dense layers around a block with a branch (two poolings added)
+    x = nn.Input((12, 3))
+    h = nn.Conv1D(4, 3, activation="relu")(x)
+    h = nn.Add()([nn.GlobalAveragePooling1D()(h), nn.GlobalMaxPooling1D()(h)])
+    h = nn.Dense(6, activation="tanh")(h)
+    return x, nn.Dense(3, activation="softmax")(h), {
+        "loss": "sparse_categorical_crossentropy", "metrics": ["accuracy"]}
+
+
+def check_graph(split, make, optimizer, batch_size, what, x, y, **kw):
+    """A functional model (branches, several outputs, masks) == one process's."""
+    def run(mode):
+        nn.set_seed(7)
+        nn.clear_session()
+        inputs, outputs, options = make()
+        m = nn.Model(inputs, outputs)
+        m.compile(optimizer=optimizer(), **options)
+        extra = {"distributed": "model", "conv_split": mode} if mode else {}
+        h = m.fit(x, y, batch_size=batch_size, epochs=2, verbose=0, **extra, **kw)
+        return m, h.history
+    m, got = run(split)
+    want_m, want = run(None)
+    what = f"{what} ({split} split, batch {batch_size})"
+    kinds = [type(s).__name__ for s in m._programs[f"train:model:{split}"].stages]
+    assert "BlockStage" in kinds and len(set(kinds)) > 1, (what, kinds)
+    assert got.keys() == want.keys(), (got, want)
+    for key in want:
+        close(got[key], want[key], f"{what}: {key}", rtol=2e-5, atol=1e-6)
+    for i, (g, w) in enumerate(zip(m.get_weights(), want_m.get_weights(), strict=True)):
+        close(g, w, f"{what}: weight {i} {m.weights[i].name}")
+    for g, w in zip(*(([v for s in k.optimizer.slot_names() for v in k.optimizer.state[s]])
+                      for k in (m, want_m)), strict=True):
+        close(g, w, f"{what}: optimizer slot", atol=1e-5)
+
+
+def graphs():
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(20, 8)).astype(np.float32)
+    tags, value = rng.integers(0, 3, (20, 3)), rng.normal(size=(20, 1)).astype(np.float32)
+    nn.set_seed(7)
+    nn.clear_session()
+    first = nn.Model(*masked_two_outputs()[:2]).layers[0]      # (the deepest: Dense(6))
+    kernel, bias = (w.value for w in first.weights)
+    masked = (np.maximum(x @ kernel + bias, 0).reshape(20, 3, 2) == 0).all(axis=-1)
+    assert first.units == 6 and 0 < masked.sum() < masked.size / 2, masked.sum()
+    check_graph("batch", masked_two_outputs, lambda: nn.SGD(0.2, momentum=0.9,
+                                                            global_clipnorm=0.3), 6,
+                "two outputs, masks", x, [tags, value])
+    x, y = data(18)
+    x = x[:, :12]
+    weights = np.random.default_rng(5).uniform(0.0, 2.0, 18).astype(np.float32)
+    check_graph("batch", conv_branches, lambda: nn.Adam(0.01), 5, "branches", x, y,
+                sample_weight=weights)
 
 
 def expect_error(fn, *parts):
@@ -207,14 +293,17 @@ def errors():
 
 
 def main():
-    check("batch", conv_model, lambda: nn.Adam(0.01), 12, "adam, dropout")
+    # (the optimizer's options ride on existing cases: a new case costs 3-5 s a job)
+    check("batch", conv_model, lambda: nn.AdamW(0.01, weight_decay=0.1, clipvalue=0.01), 12,
+          "adamw, clipvalue, loss_weights, dropout", loss_weights=[2.0])
     check("length", conv_model, lambda: nn.Adam(0.01), 12, "adam, dropout")
     # (weighted metrics ride on two of the cases: a new case cost 3-4 s a job)
     weights = np.random.default_rng(5).uniform(0.0, 2.0, 40).astype(np.float32)
     check("batch", conv_model, lambda: nn.SGD(0.1, momentum=0.9), 10,
           "sgd momentum, sample weights", validation_split=0.25, sample_weight=weights)
-    check("length", flat_model, lambda: nn.SGD(0.1, momentum=0.9, nesterov=True), 16,
-          "nesterov, strides, dilation, flatten")
+    check("length", flat_model, lambda: nn.SGD(0.1, momentum=0.9, nesterov=True,
+                                               global_clipnorm=0.05, weight_decay=0.05), 16,
+          "nesterov, global_clipnorm, weight_decay, strides, dilation, flatten")
     check("batch", flat_model, lambda: nn.RMSprop(0.01), 7, "rmsprop, flatten, class weights",
           class_weight={0: 0.5, 1: 2.0, 2: 1.0})
     check("batch", bn_model, lambda: nn.SGD(0.05), 16, "batchnorm")
@@ -225,6 +314,12 @@ def main():
     check("length", short_model, lambda: nn.SGD(0.1), 8, "one step, empty tiles", n=16)
     # batches of 4 and 1: the last has fewer samples than ranks (empty tiles)
     check("batch", conv_model, lambda: nn.SGD(0.1), 4, "short batch", n=5, shuffle=False)
+    # the optimizer's options and regularizers over split weights: the norms and the
+    # penalties are the whole weights' (summed over the ranks' blocks), the limits low
+    # enough that every step clips
+    check("batch", reg_model, lambda: nn.SGD(0.2, clipnorm=0.02), 10,
+          "clipnorm, regularizers")
+    graphs()
     errors()
     if "--verbose" in sys.argv:
         m = build(conv_model, nn.SGD(0.1))
