@@ -129,7 +129,9 @@ class Plan:
 
 _modules: dict[str, Any] = {}
 _modules_lock = threading.Lock()
-_cache_dir: Path | None = None
+#: the directory :func:`cache_dir` chose, and what it chose it from (the setting and
+#: the environment): a change of either (``config.reset`` too) chooses again
+_cache_dir: tuple[tuple, Path] | None = None
 
 
 def cache_dir() -> Path:
@@ -138,8 +140,9 @@ def cache_dir() -> Path:
     else a temporary directory if that cannot be written."""
     global _cache_dir
     configured = config.get("fusion_cache_dir")
-    if _cache_dir is not None and (not configured or Path(configured) == _cache_dir):
-        return _cache_dir
+    source = (configured, os.environ.get("XDG_CACHE_HOME"), os.environ.get("HOME"))
+    if _cache_dir is not None and _cache_dir[0] == source:
+        return _cache_dir[1]
     base = Path(configured) if configured else Path(
         os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "phylanx" / "fusion"
     try:
@@ -149,7 +152,7 @@ def cache_dir() -> Path:
         probe.unlink()
     except OSError:
         base = Path(tempfile.mkdtemp(prefix="phylanx-fusion-"))
-    _cache_dir = base
+    _cache_dir = (source, base)
     return base
 
 

@@ -157,3 +157,18 @@ def test_a_lock_or_cache_that_cannot_be_written_compiles_as_before(cache_dir, tm
                                          (np.zeros(3),), serial=False)
     assert kernel(np.ones(2)) == 2.0
     assert not Path(compiling.cache_dir()).is_relative_to(beneath_a_file)
+
+
+def test_the_cache_directory_follows_the_setting_and_its_reset(tmp_path, monkeypatch):
+    # a directory chosen from ``fusion_cache_dir`` was kept after ``config.reset``
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    default = tmp_path / "xdg" / "phylanx" / "fusion"
+    assert compiling.cache_dir() == default
+    config.set("fusion_cache_dir", str(tmp_path / "set"))
+    try:
+        assert compiling.cache_dir() == tmp_path / "set"
+    finally:
+        config.reset("fusion_cache_dir")
+    assert compiling.cache_dir() == default
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other"))
+    assert compiling.cache_dir() == tmp_path / "other" / "phylanx" / "fusion"
