@@ -110,6 +110,7 @@ recordable("cos")(_unary(lambda x, out: eq("__minus", eq("sin", x))))
 recordable("tanh")(_unary(lambda x, out: eq("__sub", 1.0, eq("__mul", out, out))))
 recordable("square")(_unary(lambda x, out: eq("__mul", 2.0, x)))
 recordable("sqrt")(_unary(lambda x, out: eq("__div", 0.5, out)))
+recordable("reciprocal")(_unary(lambda x, out: eq("__minus", eq("__mul", out, out))))
 
 
 def _kept(ct, a, axis, keepdims):

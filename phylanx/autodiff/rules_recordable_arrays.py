@@ -96,7 +96,7 @@ def cumsum_equations(ct, out, a, axis=None, dtype=None, wanted=None):
 @recordable("cumprod")
 def cumprod_equations(ct, out, a, axis=None, dtype=None, wanted=None):
     if np.any(np.asarray(a) == 0):
-        return None                 # the kernel refuses it too
+        return None     # the quotient form needs operands without zeros
     ax = rules_reductions._scan_axis(a, axis)
     scanned = eq("__mul", ct, out)
     if ax is None:
