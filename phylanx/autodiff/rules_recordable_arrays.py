@@ -140,8 +140,8 @@ def inverse_equations(ct, out, a, wanted=None):
 
 @recordable("determinant")
 def determinant_equations(ct, out, a, wanted=None):
-    if len(shape_of(a)) != 2:
-        return None
+    if len(shape_of(a)) != 2 or np.any(np.asarray(out) == 0):
+        return None     # a singular matrix: the kernel's SVD cofactors are not equations
     return (eq("__mul", eq("__mul", ct, out), _transposed(eq("inverse", a))),)
 
 
