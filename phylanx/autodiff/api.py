@@ -227,22 +227,32 @@ def _jacobians(tape: tapes.Tape, result: Any, structures: list, arrays: list) ->
         cotangents = tapes.backward(tape, result, seed if shape else dtype.type(1))
         for k, leaves in enumerate(structures):
             rows[k].append(_gradients(cotangents, leaves))
+    # an empty result has no element to seed: one pass seeded with the (empty) zeros gives
+    # each argument's structure and shape, of which the Jacobian has zero rows (as JAX's)
+    templates = [None] * len(structures)
+    if not all(rows):
+        cotangents = tapes.backward(tape, result, np.zeros(shape, dtype))
+        templates = [_gradients(cotangents, leaves) for leaves in structures]
     if tape.outer is not None:
         raise tapes.PhylanxGradientError(
             "jacobian inside a function being differentiated is not supported (use "
             "hessian, or grad of grad)")
-    return tuple(_own(_stack_rows(per_element, shape), arrays) for per_element in rows)
+    return tuple(_own(_stack_rows(per_element, shape, template), arrays)
+                 for per_element, template in zip(rows, templates))
 
 
-def _stack_rows(per_element: list, shape: tuple) -> Any:
+def _stack_rows(per_element: list, shape: tuple, template: Any = None) -> Any:
     """The gradients of each result element stacked into ``shape + argument shape`` (leaf
-    by leaf for a list, tuple or dict argument)."""
-    first = per_element[0]
+    by leaf for a list, tuple or dict argument); ``per_element`` is empty for an empty
+    result, and ``template`` (a gradient of it) gives the structure and shapes."""
+    first = per_element[0] if per_element else template
     if isinstance(first, dict):
-        return {k: _stack_rows([g[k] for g in per_element], shape) for k in first}
+        return {k: _stack_rows([g[k] for g in per_element], shape, first[k]) for k in first}
     if isinstance(first, (list, tuple)):
-        return type(first)(_stack_rows([g[i] for g in per_element], shape)
+        return type(first)(_stack_rows([g[i] for g in per_element], shape, first[i])
                             for i in range(len(first)))
+    if not per_element:
+        return np.zeros(shape + np.shape(first), np.asarray(first).dtype)
     stacked = np.stack([np.asarray(g) for g in per_element])
     return stacked.reshape(shape + np.shape(first))
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from .rule_helpers import arr, arr_with, is_wanted, masked, selective, unary
 from .table import VJP
+from .tape import PhylanxGradientError
 
 # Python floats, not NumPy float64 scalars: NumPy promotes a float32 array multiplied by
 # a float64 scalar to float64, by a Python float not (NEP 50)
@@ -355,12 +356,45 @@ _UNARY = {
     "erf": _d_erf,
     "erfc": lambda x, out: -_d_erf(x, out),
     "square": lambda x, out: 2.0 * x,
+    "reciprocal": lambda x, out: -out * out,
+    "fabs": _d_abs,
+    "positive": lambda x, out: np.ones_like(x),
+    "deg2rad": lambda x, out: np.full_like(x, np.pi / 180),
+    "rad2deg": lambda x, out: np.full_like(x, 180 / np.pi),
     "real": lambda x, out: np.ones_like(x),
     "__real": lambda x, out: np.ones_like(x),
 }
 for _name, _derivative in _UNARY.items():
     VJP.defrule(_name, unary(_derivative))
 VJP.defrule("__pyabs", unary(_d_abs))     # Python's abs(x)
+
+#: ``math.<name>`` of one number whose derivative is NumPy's function's of that name
+_MATH_UNARY = {"sqrt": "sqrt", "exp": "exp", "expm1": "expm1", "log": "log", "log1p": "log1p",
+               "log2": "log2", "log10": "log10", "sin": "sin", "cos": "cos", "tan": "tan",
+               "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "asin": "arcsin",
+               "acos": "arccos", "atan": "arctan", "asinh": "arcsinh", "acosh": "arccosh",
+               "atanh": "arctanh", "erf": "erf", "erfc": "erfc", "fabs": "absolute"}
+
+
+@VJP.register("__pymath")
+def _pymath_vjp(ct, out, function, keywords, *values):
+    """Python's ``math.<function>(x)``: the derivative of NumPy's function of that name
+    (``math.log(x, base)`` and the functions of two numbers have no rule: a located
+    error, never a zero gradient)."""
+    name = _MATH_UNARY.get(function)
+    if name is None or len(values) != 1 or list(keywords or ()):
+        raise PhylanxGradientError(
+            f"cannot differentiate through math.{function} with {len(values)} argument(s): "
+            f"no rule (NumPy's np.{function} may have one)")
+    x = arr(values[0])
+    return (None, None, np.asarray(ct) * _UNARY[name](x, np.asarray(out, dtype=x.dtype)))
+
+
+@VJP.register("__pyconvert")
+def _pyconvert_vjp(ct, out, x, kind):
+    """``float(x)`` passes the cotangent on (a number is the value it converts);
+    ``int``/``bool`` are piecewise constant (and their results carry none)."""
+    return (ct if kind == "float" else None, None)
 
 
 def _conj_vjp(ct, out, x, dtype=None):

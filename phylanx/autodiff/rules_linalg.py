@@ -1,4 +1,4 @@
-"""VJP rules of products and linear algebra: dot, matmul, tensordot, outer, vdot, cross,
+"""VJP rules of products and linear algebra: dot, matmul, tensordot, inner, outer, vdot, cross,
 determinant, inverse, slogdet, solve.
 
 ``dot``'s rule is written as equations (:mod:`.equations`), which ``phylanx.nn``'s
@@ -124,6 +124,16 @@ def tensordot_vjp(ct, out, a, b, axes=2):
     return _contraction_vjp(ct, x, y, *tensordot_axes(x, y, axes))
 
 
+@VJP.register("inner")
+def inner_vjp(ct, out, a, b):
+    x, y = arr(a), arr(b)
+    if x.ndim == 0 or y.ndim == 0:          # a scalar operand: a product
+        return (np.sum(np.asarray(ct) * y).reshape(x.shape) if x.ndim == 0 else ct * y,
+                np.sum(np.asarray(ct) * x).reshape(y.shape) if y.ndim == 0 else ct * x)
+    # inner contracts the last axes of both (tensordot's rule)
+    return _contraction_vjp(ct, x, y, [x.ndim - 1], [y.ndim - 1])
+
+
 @VJP.register("outer")
 def outer_vjp(ct, out, a, b):
     x, y = arr(a).ravel(), arr(b).ravel()
@@ -158,9 +168,31 @@ def cross_vjp(ct, out, a, b):
 @VJP.register("determinant")
 def determinant_vjp(ct, out, a):
     x = arr(a)
-    # d det(A) = det(A) tr(A^-1 dA): the cotangent is ct * det(A) * A^-T
-    scale = (np.asarray(ct) * np.asarray(out))[..., None, None]
-    return (scale * np.swapaxes(np.linalg.inv(x), -1, -2),)
+    # d det(A) = tr(adj(A) dA): the cotangent is ct times the cofactor matrix adj(A)^T,
+    # det(A) A^-T where A is invertible; a singular matrix (det exactly 0, where inv has
+    # no answer) has one all the same (JAX's: rank n-1 a non-zero one), from its SVD
+    singular = np.asarray(out) == 0
+    cofactors = np.empty(x.shape, np.result_type(x.dtype, np.float64 if x.dtype.kind != "f"
+                                                  else x.dtype))
+    regular = ~singular
+    if np.any(regular):
+        cofactors[regular] = (np.asarray(out)[regular][..., None, None]
+                              * np.swapaxes(np.linalg.inv(x[regular]), -1, -2))
+    if np.any(singular):
+        cofactors[singular] = _cofactors_by_svd(x[singular])
+    return (np.asarray(ct)[..., None, None] * cofactors,)
+
+
+def _cofactors_by_svd(x):
+    """The cofactor matrices adj(A)^T of a stack of matrices, any rank: with
+    A = U diag(s) V^T, adj(A)^T = det(U) det(V) U diag(p) V^T, p_i the product of the
+    singular values other than s_i (products from both ends, no division by a zero s_i)."""
+    u, s, vt = np.linalg.svd(x)
+    ones = np.ones(s.shape[:-1] + (1,), s.dtype)
+    before = np.concatenate([ones, np.cumprod(s, -1)[..., :-1]], -1)
+    after = np.concatenate([np.cumprod(s[..., ::-1], -1)[..., -2::-1], ones], -1)
+    sign = np.linalg.det(u) * np.linalg.det(vt)
+    return sign[..., None, None] * ((u * (before * after)[..., None, :]) @ vt)
 
 
 @VJP.register("inverse", "invGJE")

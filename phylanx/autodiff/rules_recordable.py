@@ -110,6 +110,7 @@ recordable("cos")(_unary(lambda x, out: eq("__minus", eq("sin", x))))
 recordable("tanh")(_unary(lambda x, out: eq("__sub", 1.0, eq("__mul", out, out))))
 recordable("square")(_unary(lambda x, out: eq("__mul", 2.0, x)))
 recordable("sqrt")(_unary(lambda x, out: eq("__div", 0.5, out)))
+recordable("reciprocal")(_unary(lambda x, out: eq("__minus", eq("__mul", out, out))))
 
 
 def _kept(ct, a, axis, keepdims):
@@ -213,7 +214,15 @@ def _where_equations(ct, out, condition, x=None, y=None, wanted=None):
 
 
 recordable("where", "__npwhere")(_where_equations)
-@recordable("absolute", "__pyabs")
+# constant slopes, as equations (the kernel rules' ``full_like`` evaluated on an equation
+# is not one: the derived form would be wrong, not refused)
+recordable("deg2rad")(lambda ct, out, x, dtype=None, wanted=None: (
+    eq("__mul", ct, np.pi / 180),))
+recordable("rad2deg")(lambda ct, out, x, dtype=None, wanted=None: (
+    eq("__mul", ct, 180 / np.pi),))
+
+
+@recordable("absolute", "__pyabs", "fabs")
 def absolute_equations(ct, out, x, dtype=None, wanted=None):
     """|x|: its slope is a constant of the derivative (+1 at 0, as the kernel rule and
     JAX); a complex ``x`` is not covered."""
@@ -250,7 +259,7 @@ def _derived(derivative):
 
 
 #: slope 1 (real operands): the cotangent itself
-_IDENTITIES = ("real", "__real")
+_IDENTITIES = ("real", "__real", "positive")
 recordable(*_IDENTITIES)(lambda ct, out, x, dtype=None, wanted=None: (ct,))
 
 

@@ -96,7 +96,7 @@ def cumsum_equations(ct, out, a, axis=None, dtype=None, wanted=None):
 @recordable("cumprod")
 def cumprod_equations(ct, out, a, axis=None, dtype=None, wanted=None):
     if np.any(np.asarray(a) == 0):
-        return None                 # the kernel refuses it too
+        return None     # the quotient form needs operands without zeros
     ax = rules_reductions._scan_axis(a, axis)
     scanned = eq("__mul", ct, out)
     if ax is None:
@@ -140,8 +140,8 @@ def inverse_equations(ct, out, a, wanted=None):
 
 @recordable("determinant")
 def determinant_equations(ct, out, a, wanted=None):
-    if len(shape_of(a)) != 2:
-        return None
+    if len(shape_of(a)) != 2 or np.any(np.asarray(out) == 0):
+        return None     # a singular matrix: the kernel's SVD cofactors are not equations
     return (eq("__mul", eq("__mul", ct, out), _transposed(eq("inverse", a))),)
 
 

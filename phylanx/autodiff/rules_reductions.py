@@ -1,5 +1,5 @@
 """VJP rules of reductions and scans: sum, mean, prod, amax/amin, var/std, logsumexp,
-cumsum/cumprod, trace, normalize (the norms are in :mod:`.rules_norms`).
+cumsum/cumprod, diff, trace, normalize (the norms are in :mod:`.rules_norms`).
 
 A reduction's cotangent is put back on the reduced axes (as length 1 when ``keepdims``
 was not given) and broadcast over the operand.
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import PhylanxValueError
 from .rule_helpers import arr, broadcast_reduced, count_reduced, expand_reduced, reduced_axes
 from .table import VJP
 
@@ -123,18 +122,55 @@ def cumsum_vjp(ct, out, a, axis=None, dtype=None):
 
 @VJP.register("cumprod")
 def cumprod_vjp(ct, out, a, axis=None, dtype=None):
+    """d out_k / d x_i is the product of x_0..x_k without x_i (k >= i).  Before a line's
+    first zero that is out_k / x_i; at the first zero z, the running product with x_z
+    left out; after it every such product holds x_z, so 0 (as JAX; until ad50 a zero
+    operand was an error)."""
     ax = _scan_axis(a, axis)
     x = arr(a)
-    ct, out = np.asarray(ct), np.asarray(out)
-    if ax is None:
-        x, shape, ax = x.reshape(-1), x.shape, 0
-    else:
-        shape = None
-    if np.any(x == 0):
-        raise PhylanxValueError("the gradient of cumprod is only computed for operands "
-                                "without zeros")
-    g = np.flip(np.cumsum(np.flip(ct * out, ax), axis=ax), ax) / x
-    return (g if shape is None else g.reshape(shape),)
+    shape = x.shape
+    x = x.reshape(-1) if ax is None else np.moveaxis(x, ax, -1)
+    ct = np.asarray(ct).reshape(x.shape) if ax is None else np.moveaxis(np.asarray(ct), ax, -1)
+    out = np.asarray(out).reshape(x.shape) if ax is None else np.moveaxis(np.asarray(out),
+                                                                           ax, -1)
+    position = np.arange(x.shape[-1])
+    zero = x == 0
+    first_zero = np.where(zero.any(-1), zero.argmax(-1), x.shape[-1])[..., None]
+    before = position < first_zero
+    g = np.where(before, _suffix_sums(ct * out) / np.where(before, x, 1), 0)
+    at_zero = position == first_zero
+    if np.any(at_zero):
+        without_zero = np.cumprod(np.where(at_zero, 1, x), axis=-1)
+        g = g + np.where(at_zero, _suffix_sums(ct * without_zero), 0)
+    g = g.astype(np.result_type(x.dtype, ct.dtype), copy=False)
+    return (g.reshape(shape) if ax is None else np.moveaxis(g, -1, ax),)
+
+
+@VJP.register("diff")
+def diff_vjp(ct, out, a, n=1, axis=-1, prepend=None, append=None):
+    """Each difference out[i] = v[i + 1] - v[i] sends ct[i] to v[i + 1] and -ct[i] to v[i];
+    ``n`` of them undone in turn, then the joined ``prepend``/``append`` parts cut off
+    (they get their own cotangents: NumPy broadcast a number, the engine sums it back)."""
+    x = arr(a)
+    ax = int(axis) % x.ndim
+    g = np.asarray(ct)
+    pad = [(0, 0)] * x.ndim
+    for _ in range(int(n)):
+        pad[ax] = (1, 0)
+        moved_up = np.pad(g, pad)
+        pad[ax] = (0, 1)
+        g = moved_up - np.pad(g, pad)
+    before = 0 if prepend is None else np.shape(np.asarray(prepend))[ax] \
+        if np.ndim(prepend) == x.ndim else 1
+    length = x.shape[ax]
+    parts = np.split(g, [before, before + length], axis=ax)
+    return (parts[1], None, None, None if prepend is None else parts[0],
+            None if append is None else parts[2])
+
+
+def _suffix_sums(v):
+    """sum_{k >= i} v_k along the last axis."""
+    return np.flip(np.cumsum(np.flip(v, -1), axis=-1), -1)
 
 
 @VJP.register("trace")

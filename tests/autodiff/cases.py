@@ -309,6 +309,30 @@ CASES.update({
               (normal(3, 5), normal(3))],
 })
 
+# ad50's rules (fixed values, no draws: the cases above keep theirs)
+_GRID = np.linspace(-1.3, 1.7, 12).reshape(3, 4)
+_ZEROS = np.array([[2.0, 0.0, 3.0, 0.5], [0.0, 1.5, 0.0, 2.0], [1.0, -2.0, 3.0, 4.0]])
+CASES["cumprod"] += [(_ZEROS, 1), (_ZEROS, 0), (_ZEROS,)]       # zeros (until ad50 an error)
+CASES["determinant"] += [(np.array([[1.0, 2.0], [2.0, 4.0]]),),           # singular: rank 1
+                         (np.array([[1.0, 2, 3], [4, 5, 6], [7, 8, 9]]),),
+                         (np.stack([np.diag([1.0, 2.0, 0.0]), np.eye(3) * 2.0]),)]
+CASES.update({
+    "reciprocal": [(_GRID + 2.0,)], "fabs": [(_GRID + 0.05,)], "positive": [(_GRID,)],
+    "deg2rad": [(_GRID,)], "rad2deg": [(_GRID,)],
+    "take": [(_GRID, np.array([0, 0, 11, -1])), (_GRID, np.array([[3, 3], [0, -4]]), 1),
+             (_GRID, np.array([5, -1, 0]), 0, "wrap"), (_GRID, np.array([7, -3, 1]), 1, "clip")],
+    "take_along_axis": [(_GRID, np.array([[0, 0, 3], [1, 1, 1], [2, 0, 2]]), 1),
+                        (_GRID, np.array([[2, 0, 0, 1]]), 0),
+                        (_GRID[:1], np.array([[2], [0], [2]]), 1),
+                        (_GRID, np.array([5, 5, 11]), None)],
+    "rot90": [(_GRID,), (_GRID.reshape(2, 3, 2), 3, [2, 0])],
+    "inner": [(_GRID, _GRID[:2] * 0.5), (_GRID[0], _GRID[1]), (f(1.5), _GRID)],
+    "diff": [(_GRID,), (_GRID, 2, 0), (_GRID, 0), (_GRID, 2, 1, f(0.5), np.ones((3, 2)))],
+    "__pyconvert": [(f(0.7), "float")],
+    "__pymath": [("sqrt", [], f(1.7)), ("atan", [], f(0.4)), ("log", [], f(2.5)),
+                 ("fabs", [], f(-0.3))],
+})
+
 #: rules whose operands the recorder builds (in-place changes): checked end to end in
 #: test_control_flow.py instead
 RECORDER_ONLY = {"__inplace", "__fill", "store", "add_at"}

@@ -142,6 +142,10 @@ NOT_COVERED = {
     ("concatenate", 3): "an array operand (its rows joined)",
     ("concatenate", 4): "an array operand (its rows joined)",
     ("slogdet", 1): "a stack of matrices",
+    **{("cumprod", k): "an operand with a zero (the kernel's exact rule)" for k in (2, 3, 4)},
+    ("determinant", 1): "a singular matrix (the kernel's SVD cofactors)",
+    ("determinant", 2): "a singular matrix (the kernel's SVD cofactors)",
+    ("determinant", 3): "a stack of matrices",
     ("cross", 3): "a 2-vector with a 3-vector",
     ("qr", 2): "mode r (the form would compute Q again)",
     # (the spectral norms of the last two axes record their svd since ad46)

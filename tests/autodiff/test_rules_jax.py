@@ -235,7 +235,8 @@ def _without_dtype(fn):
 _UNARY = {name: getattr(jnp, name) for name in (
     "absolute", "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
     "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin", "arccos", "arctan", "arcsinh",
-    "arccosh", "arctanh", "square", "conj", "real", "imag")}
+    "arccosh", "arctanh", "square", "conj", "real", "imag", "reciprocal", "fabs", "positive",
+    "deg2rad", "rad2deg")}
 
 JAX = {
     **{name: _without_dtype(fn) for name, fn in _UNARY.items()},
@@ -296,6 +297,14 @@ JAX = {
     "hsplit": lambda x, sections: list(jnp.hsplit(x, sections)),
     "vsplit": lambda x, sections: list(jnp.vsplit(x, sections)),
     "sort": lambda a, axis=-1, kind=None, order=None: jnp.sort(a, axis=_axis(axis)),
+    "rot90": lambda m, k=1, axes=(0, 1): jnp.rot90(m, int(k), _axis(axes)),
+    # NumPy's "raise" accepts the indices -n..n-1, which JAX's "wrap" reads alike
+    "take": lambda a, indices, axis=None, mode="raise": jnp.take(
+        a, jnp.asarray(indices), _axis(axis), mode="wrap" if mode == "raise" else mode),
+    "take_along_axis": lambda a, indices, axis: jnp.take_along_axis(a, jnp.asarray(indices),
+                                                                    _axis(axis)),
+    "diff": lambda a, n=1, axis=-1, prepend=None, append=None: jnp.diff(
+        a, int(n), int(axis), prepend, append),
     "concatenate": lambda arrays, axis=0: jnp.concatenate(arrays, _axis(axis)),
     "__npstack": lambda arrays, axis=0, dtype=None: jnp.stack(arrays, int(axis)),
     "__nphstack": lambda arrays, dtype=None: jnp.hstack(arrays),
@@ -303,6 +312,7 @@ JAX = {
     "__npdstack": lambda arrays, dtype=None: jnp.dstack(arrays),
     "column_stack": jnp.column_stack,
     "dot": jnp.dot, "matmul": jnp.matmul, "outer": jnp.outer, "vdot": jnp.vdot,
+    "inner": jnp.inner,
     "tensordot": lambda a, b, axes=2: jnp.tensordot(a, b, axes),
     "cross": jnp.cross,
     "einsum": jnp.einsum,
@@ -338,6 +348,8 @@ NO_JAX = {
     **{name: "fills an array shaped like another (the value's cotangent is the sum)"
        for name in ("constant_like", "__npconstant_like", "full_like")},
     "normalize": "the original's normalize (x / sum(x)) has no JAX namesake",
+    "__pyconvert": "Python's float(x) (JAX has no operation for it)",
+    "__pymath": "Python's math module (its functions are the jnp ones of the same name)",
     "all_reduce": "a collective (MPI): JAX's psum needs a mapped axis",
 }
 

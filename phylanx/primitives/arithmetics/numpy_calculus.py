@@ -39,7 +39,7 @@ def _diff(a, n=1, axis=-1, prepend=None, append=None):
 
 @primitive(
     "diff", "diff(_1_a, __arg(_2_n, 1), __arg(_3_axis, -1), __arg(_4_prepend, nil), "
-    "__arg(_5_append, nil))", extension=True, oracle=_diff,
+    "__arg(_5_append, nil))", extension=True, oracle=_diff, differentiable=True,
     example="diff([1, 4, 9, 16])", result="[3, 5, 7]",
 )
 def diff(a, n=1, axis=-1, prepend=None, append=None):

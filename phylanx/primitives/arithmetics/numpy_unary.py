@@ -50,28 +50,28 @@ deg2rad = _unary(
     "deg2rad", np.deg2rad,
     "Element-wise conversion of angles from degrees to radians, like numpy.deg2rad.\n\n"
     "Also known as numpy.radians; integers give float64.",
-    "deg2rad([180, 90])", "[3.141592653589793, 1.5707963267948966]")
+    "deg2rad([180, 90])", "[3.141592653589793, 1.5707963267948966]", differentiable=True)
 rad2deg = _unary(
     "rad2deg", np.rad2deg,
     "Element-wise conversion of angles from radians to degrees, like numpy.rad2deg.\n\n"
     "Also known as numpy.degrees; integers give float64.",
-    "rad2deg([3.141592653589793, 0.0])", "[180.0, 0.0]")
+    "rad2deg([3.141592653589793, 0.0])", "[180.0, 0.0]", differentiable=True)
 reciprocal = _unary(
     "reciprocal", np.reciprocal,
     "Element-wise 1/x, like numpy.reciprocal.\n\n"
     "Keeps the input's type: the reciprocal of an integer is an integer (0 for |x| > 1, as "
     "in NumPy); 0.0 gives inf with NumPy's warning.",
-    "reciprocal([2.0, 0.5, -4.0])", "[0.5, 2.0, -0.25]")
+    "reciprocal([2.0, 0.5, -4.0])", "[0.5, 2.0, -0.25]", differentiable=True)
 
 fabs = _unary(
     "fabs", np.fabs,
     "Element-wise absolute value as a float, like numpy.fabs.\n\n"
     "Integers give NumPy's float type (int8 float16, int64 float64); not for complex.",
-    "fabs([-2, 3])", "[2.0, 3.0]")
+    "fabs([-2, 3])", "[2.0, 3.0]", differentiable=True)
 positive = _unary(
     "positive", np.positive,
     "Element-wise +x (a copy), like numpy.positive; not for bool, as in NumPy.",
-    "positive([-2, 3])", "[-2, 3]")
+    "positive([-2, 3])", "[-2, 3]", differentiable=True)
 spacing = _unary(
     "spacing", np.spacing,
     "Element-wise distance to the next larger float, like numpy.spacing.",

@@ -23,6 +23,7 @@ _CONVERSIONS = {"int": int, "float": float, "bool": bool, "complex": complex}
 
 
 @primitive("__pyconvert", "__pyconvert(_1, _2_kind)", extension=True, internal=True,
+           differentiable=True,
            oracle=lambda x, kind: _CONVERSIONS[kind](x),
            example="__pyconvert(2.7, \"int\")", result="2")
 def pyconvert(x, kind):

@@ -343,6 +343,7 @@ MATH_FUNCTIONS = {name: getattr(math, name) for name in dir(math)
 
 
 @primitive("__pymath", "__pymath(_1_function, _2_keywords, __3)", extension=True, internal=True,
+           differentiable=True,
            no_oracle="Python's math module itself; tests compare with undecorated code",
            example="__pymath(\"comb\", list(), 5, 2)", result="10")
 def pymath(function, keywords, *values):

@@ -35,7 +35,7 @@ from .linalg import numeric
 
 
 @primitive(
-    "inner", "inner(_1_a, _2_b)", extension=True, oracle=np.inner,
+    "inner", "inner(_1_a, _2_b)", extension=True, oracle=np.inner, differentiable=True,
     example="inner([[1, 2], [3, 4]], [1, 10])", result="[21, 43]",
 )
 def inner(a, b):

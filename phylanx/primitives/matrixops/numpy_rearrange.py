@@ -115,6 +115,7 @@ def swapaxes(a, axis1, axis2):
 
 @primitive(
     "rot90", "rot90(_1_m, __arg(_2_k, 1), __arg(_3_axes, list(0, 1)))", extension=True,
+    differentiable=True,
     oracle=lambda m, k=1, axes=(0, 1): np.rot90(m, k, tuple(axes)),
     example="rot90([[1, 2], [3, 4]])", result="[[2, 4], [1, 3]]",
 )
@@ -208,6 +209,7 @@ def delete(arr, obj, axis=None):
 
 @primitive(
     "take_along_axis", "take_along_axis(_1_arr, _2_indices, _3_axis)", extension=True,
+    differentiable=True,
     oracle=np.take_along_axis,
     example="take_along_axis([[4, 1], [2, 3]], [[1], [0]], 1)", result="[[1], [2]]",
 )
@@ -232,7 +234,7 @@ _TAKE_MODES = ("raise", "wrap", "clip")
 
 @primitive(
     "take", "take(_1_a, _2_indices, __arg(_3_axis, nil), __arg(_4_mode, \"raise\"))",
-    extension=True,
+    extension=True, differentiable=True,
     oracle=lambda a, indices, axis=None, mode="raise": np.take(a, indices, axis, mode=mode),
     example="take([[1, 2], [3, 4]], [1, 0, 1], 1)", result="[[2, 1, 2], [4, 3, 4]]",
 )
