@@ -44,6 +44,10 @@ class Linker:
         # function and its program alive; its name stays taken)
         self.used: dict[str, Any] = {}
         self.helpers: dict[int, tuple[Any, DecoratedFunction]] = {}
+        # global slot -> how many live compiled decorated functions read or assign it (a
+        # Python global, closure cell or default of theirs or of their helpers): the
+        # last one dropped empties it, so the value a call last loaded goes too
+        self.slot_users: dict[int, int] = {}
         # a name's check and its taking are one step: two threads decorating functions
         # of one name at once would both take it, and share its slot
         self._naming = threading.Lock()
@@ -73,6 +77,25 @@ class Linker:
 
     def external_name(self, key: tuple, name: str) -> str:
         return self.unique(name, key)
+
+    def use_slots(self, slots) -> None:
+        """A compiled decorated function reads or assigns the global ``slots``."""
+        with self._naming:
+            for slot in slots:
+                self.slot_users[slot] = self.slot_users.get(slot, 0) + 1
+
+    def release_slots(self, frame: list, slots) -> None:
+        """A decorated function that used ``slots`` was dropped: those no live one uses
+        are emptied (nil: a call loads its globals before it runs)."""
+        with self._naming:
+            for slot in slots:
+                left = self.slot_users.get(slot, 0) - 1
+                if left > 0:
+                    self.slot_users[slot] = left
+                    continue
+                self.slot_users.pop(slot, None)
+                if slot < len(frame):
+                    frame[slot] = None
 
     def decorator_for(self, obj, node=None, locator=None) -> DecoratedFunction:
         """The decorator of a decorated function, or of a plain function (made once)."""
