@@ -141,6 +141,58 @@ def test_values_a_live_function_reads_stay():
     assert all(frame[s] is None for s in slots)
 
 
+def test_a_fresh_lambda_per_call_reuses_one_translated_helper():
+    # every call passing a new lambda translated and kept one more helper for the state's
+    # life; the same code with the same cells and defaults is the same helper
+    state = execution_tree.compiler_state("fresh lambdas")
+
+    @Phylanx(compiler_state=state)
+    def apply(fn, x):
+        return fn(x)
+
+    before = len(apply.linker.helpers)
+    for k in range(4):
+        assert apply(lambda x: x * 2, float(k)) == 2.0 * k
+    assert len(apply.linker.helpers) == before + 1
+    for k in range(3):                     # a default per lambda: three helpers
+        step = np.array([float(k)])
+        assert apply(lambda x, step=step: x + step[0], 1.0) == 1.0 + k
+    assert len(apply.linker.helpers) == before + 4
+
+
+def _plus_one(x):
+    return x + 1
+
+
+def test_translated_helpers_beyond_the_bound_let_go():
+    state = execution_tree.compiler_state("helper bound")
+
+    @Phylanx(compiler_state=state)
+    def apply(fn, x):
+        return fn(x)
+
+    @Phylanx(compiler_state=state)
+    def calls_by_name(x):
+        return _plus_one(x) * 2
+
+    assert calls_by_name(1.0) == 4.0
+    config.set("helper_cache", 2)
+    try:
+        arrays = []
+        for k in range(6):
+            data = np.full(3, float(k))
+            assert apply(lambda x, data=data: x + data[0], 1.0) == 1.0 + k
+            arrays.append(weakref.ref(data))
+            del data
+        gc.collect()
+        assert [r() is not None for r in arrays] == [False] * 4 + [True] * 2
+        assert len(apply.linker.helpers) == 2
+        # _plus_one's entry went, the function calling it keeps it
+        assert calls_by_name(2.0) == 6.0
+    finally:
+        config.reset("helper_cache")
+
+
 def test_a_function_value_outliving_its_dropped_function_cannot_call_it_by_name():
     state = execution_tree.compiler_state("outlived")
 
