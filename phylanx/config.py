@@ -235,6 +235,12 @@ SETTINGS: dict[str, Setting] = {
                 "cache) before compiling it itself, with a warning (0: never waits; "
                 "kernels/host_lock.py)",
                 valid=seconds(zero=True)),
+        Setting("helper_cache", 256, int,
+                "plain Python functions a compiler state keeps translated (a lambda passed "
+                "to a decorated function, a helper it calls), the least recently used let "
+                "go beyond this many; one a live decorated function calls stays with it "
+                "(frontend/linking.py)",
+                valid=count()),
         Setting("trace_threshold_us", 50.0, float,
                 "timeline recording: inline evaluations shorter than this are not recorded",
                 valid=amount),

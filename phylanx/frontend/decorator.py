@@ -46,11 +46,22 @@ _LOCK = threading.RLock()
 _lambda_ids = itertools.count()
 
 
-def _let_go(frame: list, slot: int, function: Function) -> None:
+def _let_go(frame: list, slot: int, function: Function, linker: weakref.ref,
+            used: tuple) -> None:
     """A dropped decorated function's slot no longer holds it (if it still does): a
-    call by its name is then a located error saying so."""
+    call by its name is then a located error saying so; the slots of the Python values
+    it read or assigned that no live function uses let their values go (all of them if
+    its linker went too: every function the linker named is gone, and a later linker
+    of the state names other slots)."""
     if slot < len(frame) and frame[slot] is function:
         frame[slot] = Builtin(function.name, functools.partial(_dropped, function.name))
+    live = linker()
+    if live is not None:
+        live.release_slots(frame, used)
+    else:
+        for value_slot in used:
+            if value_slot < len(frame):
+                frame[value_slot] = None
 
 
 def _dropped(name: str, *args: Any, **kwargs: Any) -> Any:
@@ -206,14 +217,19 @@ class PhylanxDecorator(DecoratedFunction):
         state.run(node)
         slot = state.compiler.globals.linked_slot
         self._function = state.globals[slot(tr.state_name)]
-        # once this function is dropped, so is its program: its name's slot lets the
-        # function go (a decorated function is callable by name as long as it lives)
-        weakref.finalize(self, _let_go, state.globals, slot(tr.state_name), self._function
-                         ).atexit = False
         externals = {}
         self._collect_externals(externals, set())
         self._slots = [(slot(name), get) for name, (get, _) in externals.items()]
         self._writeback = [(slot(name), put) for name, (_, put) in externals.items() if put]
+        # once this function is dropped, so is its program: its name's slot lets the
+        # function go (a decorated function is callable by name as long as it lives),
+        # and so do the values it loaded that no live function reads
+        used = tuple(sorted({s for s, _ in self._slots}))
+        self.linker.use_slots(used)
+        # (the linker weakly: held by the finalizer, it and its state would outlive the
+        # collection that drops their last function)
+        weakref.finalize(self, _let_go, state.globals, slot(tr.state_name), self._function,
+                         weakref.ref(self.linker), used).atexit = False
         self._compiled = True
         if self.print_progress:
             print(f"physl: compiled {self.__name__}({self.file})")

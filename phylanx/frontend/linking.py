@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import itertools
 import threading
+import types
 import weakref
+from collections import OrderedDict
 from typing import Any, Callable
 
+from .. import config
 from ..compiler.compiler import CONSTANTS
 from ..errors import PhylanxError, PhylanxTypeError
 from ..primitives import registry
@@ -43,7 +46,18 @@ class Linker:
         # weak reference to a decorated function (the linker must not keep a dropped
         # function and its program alive; its name stays taken)
         self.used: dict[str, Any] = {}
-        self.helpers: dict[int, tuple[Any, DecoratedFunction]] = {}
+        # helper key (:func:`_helper_key`) -> (the function, its decorator), least
+        # recently used first, at most ``helper_cache`` of them: a dropped entry's
+        # decorator lives on while a decorated function calls it (its translation's
+        # deps), else its program goes with it (decorator.py)
+        self.helpers: OrderedDict[tuple, tuple[Any, DecoratedFunction]] = OrderedDict()
+        # global slot -> how many live compiled decorated functions read or assign it (a
+        # Python global, closure cell or default of theirs or of their helpers): the
+        # last one dropped empties it, so the value a call last loaded goes too
+        self.slot_users: dict[int, int] = {}
+        # reentrant: a finalizer releasing slots runs wherever the garbage collector
+        # does, also inside this lock on the same thread
+        self._slot_lock = threading.RLock()
         # a name's check and its taking are one step: two threads decorating functions
         # of one name at once would both take it, and share its slot
         self._naming = threading.Lock()
@@ -74,6 +88,25 @@ class Linker:
     def external_name(self, key: tuple, name: str) -> str:
         return self.unique(name, key)
 
+    def use_slots(self, slots) -> None:
+        """A compiled decorated function reads or assigns the global ``slots``."""
+        with self._slot_lock:
+            for slot in slots:
+                self.slot_users[slot] = self.slot_users.get(slot, 0) + 1
+
+    def release_slots(self, frame: list, slots) -> None:
+        """A decorated function that used ``slots`` was dropped: those no live one uses
+        are emptied (nil: a call loads its globals before it runs)."""
+        with self._slot_lock:
+            for slot in slots:
+                left = self.slot_users.get(slot, 0) - 1
+                if left > 0:
+                    self.slot_users[slot] = left
+                    continue
+                self.slot_users.pop(slot, None)
+                if slot < len(frame):
+                    frame[slot] = None
+
     def decorator_for(self, obj, node=None, locator=None) -> DecoratedFunction:
         """The decorator of a decorated function, or of a plain function (made once)."""
         options = {"compiler_state": self.state}
@@ -84,9 +117,12 @@ class Linker:
             # called from a function of another compiler state: as in the original (one
             # state for all), the call works; the function is compiled into this state too
             options = {**obj.kwargs, "compiler_state": self.state, "debug": False}
-        entry = self.helpers.get(id(obj))
-        if entry is not None and entry[0] is obj:
-            return entry[1]
+        key = _helper_key(obj)
+        with self._naming:
+            entry = self.helpers.get(key)
+            if entry is not None and (entry[0] is obj or key[0] == "plain"):
+                self.helpers.move_to_end(key)
+                return entry[1]
         try:
             python = obj.python if isinstance(obj, DecoratedFunction) else obj
             helper = self.make_decorator(python, **options)
@@ -104,8 +140,26 @@ class Linker:
                                       "its Python source is not available") from None
         if not isinstance(obj, DecoratedFunction):   # (a plain function: no public name)
             self.state.compiler.globals.public.pop(helper.state_name, None)
-        self.helpers[id(obj)] = (obj, helper)
+        evicted = []        # dropped after the lock: their finalizers may take it
+        with self._naming:
+            self.helpers[key] = (obj, helper)
+            bound = config.get("helper_cache")
+            while len(self.helpers) > bound:
+                evicted.append(self.helpers.popitem(last=False))
+        del evicted
         return helper
+
+
+def _helper_key(obj) -> tuple:
+    """What a helper is cached by.  A plain Python function: its code, globals, closure
+    cells and defaults, which are all its translation reads, so a fresh ``lambda`` per
+    call of unchanged code (and cells) reuses one helper; the entry holds the first such
+    function, so the ids in the key stay its objects'.  Anything else: itself."""
+    if type(obj) is types.FunctionType:
+        return ("plain", obj.__code__, id(obj.__globals__),
+                tuple(map(id, obj.__closure__ or ())), tuple(map(id, obj.__defaults__ or ())),
+                tuple((k, id(v)) for k, v in (obj.__kwdefaults__ or {}).items()))
+    return ("object", id(obj))
 
 
 def linker_of(state, make_decorator: Callable[..., DecoratedFunction]) -> Linker:

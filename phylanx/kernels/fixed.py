@@ -72,19 +72,128 @@ def {name}(index, values, k, chunks):
 ADD_ROWS = two_loops(lambda name, parallel: _ADD_ROWS.format(name=name, parallel=parallel))
 
 
+_LU_CONDITION = """
+@njit(cache=True, nogil=True)
+def _lu_times(a, x, transposed):
+    # x <- inv(U) inv(L) x, or inv(L)^T inv(U)^T x (transposed), for the factors a of
+    # an elimination (unit L below the diagonal, U on and above it): LAPACK dgecon's
+    # products, whose 1-norm is that of inv(P L U) (P permutes columns only)
+    n = a.shape[0]
+    if not transposed:
+        for i in range(n):
+            s = x[i]
+            for k in range(i):
+                s -= a[i, k] * x[k]
+            x[i] = s
+        for i in range(n - 1, -1, -1):
+            s = x[i]
+            for k in range(i + 1, n):
+                s -= a[i, k] * x[k]
+            x[i] = s / a[i, i]
+    else:
+        for i in range(n):
+            s = x[i]
+            for k in range(i):
+                s -= a[k, i] * x[k]
+            x[i] = s / a[i, i]
+        for i in range(n - 1, -1, -1):
+            s = x[i]
+            for k in range(i + 1, n):
+                s -= a[k, i] * x[k]
+            x[i] = s
+
+
+@njit(cache=True, nogil=True)
+def _signs(x, isgn):
+    # x(i) <- +-1 by its sign (LAPACK dlacn2: 0 counts as +), isgn the same; True if
+    # isgn did not change
+    same = True
+    for i in range(x.shape[0]):
+        s = 1 if x[i] >= 0 else -1
+        if s != isgn[i]:
+            same = False
+        isgn[i] = s
+        x[i] = s
+    return same
+
+
+@njit(cache=True, nogil=True)
+def _first_largest(x):
+    # LAPACK's idamax: the first index of the largest magnitude
+    j = 0
+    for i in range(1, x.shape[0]):
+        if abs(x[i]) > abs(x[j]):
+            j = i
+    return j
+
+
+@njit(cache=True, nogil=True)
+def lu_rcond(a, anorm):
+    # LAPACK dgecon's reciprocal condition estimate 1 / (||A||_1 ||inv(A)||_1) from the
+    # factors a, ||inv(A)||_1 estimated by Higham's method as dlacn2 takes it step by
+    # step (no dlatrs scaling: an estimate that overflows gives 0, and factorise judges)
+    n = a.shape[0]
+    x = np.empty(n)
+    isgn = np.zeros(n, np.int64)
+    for i in range(n):
+        x[i] = 1.0 / n
+    _lu_times(a, x, False)
+    if n == 1:
+        est = abs(x[0])
+    else:
+        est = np.sum(np.abs(x))
+        _signs(x, isgn)
+        _lu_times(a, x, True)
+        j = _first_largest(x)
+        iteration = 2
+        while True:
+            x[:] = 0.0
+            x[j] = 1.0
+            _lu_times(a, x, False)
+            estold = est
+            est = np.sum(np.abs(x))
+            if _signs(x.copy(), isgn.copy()) or est <= estold:
+                break
+            _signs(x, isgn)
+            _lu_times(a, x, True)
+            jlast = j
+            j = _first_largest(x)
+            if x[jlast] == abs(x[j]) or iteration >= 5:
+                break
+            iteration += 1
+        sign = 1.0
+        for i in range(n):
+            x[i] = sign * (1.0 + i / (n - 1))
+            sign = -sign
+        _lu_times(a, x, False)
+        alternating = 2.0 * (np.sum(np.abs(x)) / (3 * n))
+        if alternating > est:
+            est = alternating
+    if not (0.0 < est < np.inf):
+        return 0.0
+    return (1.0 / est) / anorm
+"""
+
 _LU_SOLVE = """
 @njit(parallel={parallel}, cache=True, nogil=True)
-def {name}(stack, rhs, out, pivots, infos):
-    # |u_kk| of the LU factorisation with partial pivoting of every matrix and LAPACK
-    # getrf's info (1 + the first exactly zero pivot, else 0); and, for every matrix
-    # without an exactly zero pivot, the solution of stack[m] @ out[m] = rhs[m]: the row
-    # swaps and eliminations applied to the right-hand sides too, then back substitution
-    # (rhs with 0 columns: the pivots alone, for a singularity check)
+def {name}(stack, rhs, out, pivots, infos, rconds):
+    # |u_kk| of the LU factorisation with partial pivoting of every matrix, LAPACK
+    # getrf's info (1 + the first exactly zero pivot, else 0) and gecon's reciprocal
+    # condition estimate from the factors (0 for a zero pivot or an infinite norm); and,
+    # for every matrix without an exactly zero pivot, the solution of stack[m] @ out[m] =
+    # rhs[m]: the row swaps and eliminations applied to the right-hand sides too, then
+    # back substitution (rhs with 0 columns: the check alone)
     count, n = stack.shape[0], stack.shape[1]
     columns = rhs.shape[2]
     for m in prange(count):
         a = stack[m].copy()
         b = rhs[m].copy()
+        anorm = 0.0
+        for j in range(n):
+            s = 0.0
+            for i in range(n):
+                s += abs(a[i, j])
+            anorm = max(anorm, s)
         info = 0
         for k in range(n):
             p = k
@@ -100,7 +209,7 @@ def {name}(stack, rhs, out, pivots, infos):
                     info = k + 1
                 continue
             if p != k:
-                for j in range(k, n):
+                for j in range(n):      # whole rows: L's multipliers too, as getrf
                     t = a[k, j]
                     a[k, j] = a[p, j]
                     a[p, j] = t
@@ -110,12 +219,16 @@ def {name}(stack, rhs, out, pivots, infos):
                     b[p, j] = t
             for i in range(k + 1, n):
                 f = a[i, k] / a[k, k]
+                a[i, k] = f
                 for j in range(k + 1, n):
                     a[i, j] -= f * a[k, j]
                 for j in range(columns):
                     b[i, j] -= f * b[k, j]
         infos[m] = info
+        rconds[m] = 0.0
         if info == 0:
+            if 0.0 < anorm < np.inf:
+                rconds[m] = lu_rcond(a, anorm)
             x = out[m]
             for i in range(n - 1, -1, -1):
                 for j in range(columns):
@@ -124,7 +237,8 @@ def {name}(stack, rhs, out, pivots, infos):
                         s -= a[i, c] * x[c, j]
                     x[i, j] = s / a[i, i]
 """
-LU_SOLVE = two_loops(lambda name, parallel: _LU_SOLVE.format(name=name, parallel=parallel))
+LU_SOLVE = Plan(two_loops(lambda name, parallel: _LU_SOLVE.format(
+    name=name, parallel=parallel)).source + "\n\n" + _LU_CONDITION, None)
 
 
 def arrival_key(*arrays) -> tuple:

@@ -8,6 +8,7 @@ import threading
 import time
 import weakref
 
+import numpy as np
 import pytest
 
 import phylanx
@@ -84,6 +85,112 @@ def test_dropped_functions_leave_no_program_alive():
     assert len(functions) <= 3 and len(state.snippets) <= 3      # kept's, helper's
     # a live decorated function stays callable by its name
     assert execution_tree.eval(state, f"{kept.state_name}(3)") == 8
+
+
+def _closure_over(state, data):
+    @Phylanx(compiler_state=state)
+    def first(x):
+        return x + data[0]
+    return first
+
+
+SHARED = np.arange(4.0)
+
+
+def test_values_a_dropped_function_read_go_with_it():
+    # each closure's array stayed in the state's global frame, the value its last call
+    # loaded (issue 28: 100 closures over 2 MB arrays kept 190 MB)
+    state = execution_tree.compiler_state("dropped values")
+    kept = _closure_over(state, np.full(3, 7.0))
+    arrays = []
+    for k in range(5):
+        data = np.full(3, float(k))
+        f = _closure_over(state, data)
+        assert f(1.0) == 1.0 + k
+        arrays.append(weakref.ref(data))
+        del f, data
+    gc.collect()
+    assert all(r() is None for r in arrays)
+    assert kept(1.0) == 8.0
+
+
+def test_values_a_live_function_reads_stay():
+    # two functions reading one closure cell, and two one module global, share its slot:
+    # dropping one empties neither (a call of the other may be running meanwhile)
+    state = execution_tree.compiler_state("shared values")
+    data = np.array([5.0])
+
+    @Phylanx(compiler_state=state)
+    def one(x):
+        return x + data[0] + SHARED[1]
+
+    @Phylanx(compiler_state=state)
+    def two(x):
+        return x * data[0] + SHARED[1]
+
+    assert one(1.0) == 7.0 and two(1.0) == 6.0
+    slots = {value_slot for value_slot, _ in two.decorator()._slots}
+    frame = state.globals
+    assert len(slots) == 2 and {id(frame[s]) for s in slots} == {id(data), id(SHARED)}
+    del one
+    gc.collect()
+    assert {id(frame[s]) for s in slots} == {id(data), id(SHARED)}
+    assert two(2.0) == 11.0
+    del two
+    gc.collect()
+    assert all(frame[s] is None for s in slots)
+
+
+def test_a_fresh_lambda_per_call_reuses_one_translated_helper():
+    # every call passing a new lambda translated and kept one more helper for the state's
+    # life; the same code with the same cells and defaults is the same helper
+    state = execution_tree.compiler_state("fresh lambdas")
+
+    @Phylanx(compiler_state=state)
+    def apply(fn, x):
+        return fn(x)
+
+    before = len(apply.linker.helpers)
+    for k in range(4):
+        assert apply(lambda x: x * 2, float(k)) == 2.0 * k
+    assert len(apply.linker.helpers) == before + 1
+    for k in range(3):                     # a default per lambda: three helpers
+        step = np.array([float(k)])
+        assert apply(lambda x, step=step: x + step[0], 1.0) == 1.0 + k
+    assert len(apply.linker.helpers) == before + 4
+
+
+def _plus_one(x):
+    return x + 1
+
+
+def test_translated_helpers_beyond_the_bound_let_go():
+    state = execution_tree.compiler_state("helper bound")
+
+    @Phylanx(compiler_state=state)
+    def apply(fn, x):
+        return fn(x)
+
+    @Phylanx(compiler_state=state)
+    def calls_by_name(x):
+        return _plus_one(x) * 2
+
+    assert calls_by_name(1.0) == 4.0
+    config.set("helper_cache", 2)
+    try:
+        arrays = []
+        for k in range(6):
+            data = np.full(3, float(k))
+            assert apply(lambda x, data=data: x + data[0], 1.0) == 1.0 + k
+            arrays.append(weakref.ref(data))
+            del data
+        gc.collect()
+        assert [r() is not None for r in arrays] == [False] * 4 + [True] * 2
+        assert len(apply.linker.helpers) == 2
+        # _plus_one's entry went, the function calling it keeps it
+        assert calls_by_name(2.0) == 6.0
+    finally:
+        config.reset("helper_cache")
 
 
 def test_a_function_value_outliving_its_dropped_function_cannot_call_it_by_name():

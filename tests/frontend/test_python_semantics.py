@@ -113,3 +113,40 @@ def test_numpy_keywords_are_evaluated_in_the_order_written():
     EVALUATED.clear()
     check(keywords_out_of_order, np.arange(6.0))
     assert EVALUATED == [3, 1, 3, 1]   # the Python original, then the decorated function
+
+
+@Phylanx
+def _returned(items):
+    return items
+
+
+@Phylanx
+def _literal():
+    return [1.0, [2, 3], (4, np.float32(5))]
+
+
+@Phylanx
+def _accumulated(x, acc=[]):  # noqa: B006 - Python's shared default is the point
+    acc.append(x)
+    return acc
+
+
+def _python_accumulated(x, acc=[]):  # noqa: B006
+    acc.append(x)
+    return acc
+
+
+def test_a_returned_list_is_the_object_python_returns():
+    # to_python copied every list a call returned: a list passed through came back a
+    # new one, and a default list's growth was lost between calls
+    items = [1.0, np.float64(2.0), "a", None, np.ones(2)]
+    assert _returned(items) is items
+    first, second = _literal(), _literal()
+    assert first == second == _literal.python() and first is not second
+    first[1].append(9)                      # a literal is built by each call, as in Python
+    assert _literal()[1] == [2, 3]
+    got = [_accumulated(k) for k in (1, 2)]
+    want = [_python_accumulated(k) for k in (1, 2)]
+    assert got == want and (got[0] is got[1]) == (want[0] is want[1])
+    with_range = _returned([range(2), 1.0])   # a converted item: a new list, the rest kept
+    assert with_range == [[0, 1], 1.0] and type(with_range[0]) is list

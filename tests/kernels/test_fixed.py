@@ -100,18 +100,34 @@ def fresh_lu(cache, monkeypatch):
     yield from _fresh_kernel("lu_pivots", cache, monkeypatch)
 
 
+def _rounded_rank_deficient(n, dtype):
+    """``b @ b.T`` (b n x (n-1)) whose LU pivots all pass the pivot test: only the condition
+    estimate finds it singular."""
+    from phylanx.primitives.solvers.direct import factorise
+    while True:
+        b = RNG.normal(size=(n, n - 1))
+        a = (b @ b.T).astype(dtype)
+        singular = factorise(a, "getrf")[1]
+        if singular is not None and singular.pivot is None:
+            return a
+
+
 def singular_stacks(dtype):
     """Stacks of >= COMPILED_STACK matrices with singular ones (exact, rank-deficient,
-    a zero column, negligible pivots) at several places, and a regular stack."""
+    a zero column, negligible pivots, rounded rank-deficient with every pivot passing) at
+    several places, and a regular stack."""
     from phylanx.primitives.solvers.direct import COMPILED_STACK
     n, count = 6, COMPILED_STACK + 5
     stacks = []
-    for where, kind in ((0, "zero column"), (7, "rank"), (count - 1, "tiny"), (None, "")):
+    for where, kind in ((0, "zero column"), (7, "rank"), (count - 1, "tiny"),
+                        (40, "rounded"), (None, "")):
         a = (RNG.normal(size=(count, n, n)) + 3 * np.eye(n)).astype(dtype)
         if kind == "zero column":
             a[where][:, 2] = 0
         elif kind == "rank":
             a[where][4] = a[where][1] + 2 * a[where][3]
+        elif kind == "rounded":
+            a[where] = _rounded_rank_deficient(n, dtype)
         elif kind == "tiny":
             a[where] = np.outer(RNG.normal(size=n), RNG.normal(size=n)).astype(dtype)
             a[where] += np.finfo(dtype).eps * RNG.normal(size=(n, n)).astype(dtype)
@@ -122,15 +138,28 @@ def singular_stacks(dtype):
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_compiled_lu_pivots_find_what_getrf_finds(fresh_lu, dtype):
     from phylanx.primitives.solvers import direct
-    for stack in singular_stacks(dtype):
+    stacks = singular_stacks(dtype)
+    for i, stack in enumerate(stacks):
         direct.first_singular_in_stack(stack)            # LAPACK's loop, then compiled
         assert any(type(e) is tuple for e in fresh_lu.entries.values())
         compiled = direct.first_singular_in_stack(stack)
-        pivots, infos = direct._stack_pivots(stack)
+        assert (compiled is None) == (i == len(stacks) - 1)
+        if i == 3:                                       # only the estimate finds it
+            assert compiled[0] == (40,) and compiled[1].pivot is None
+        pivots, infos, rconds = direct._stack_pivots(stack)
         getrf, = direct.lapack.get_lapack_funcs(("getrf",), (stack[0],))
-        want = np.array([np.abs(np.diagonal(getrf(m.copy())[0])) for m in stack])
+        factors = [getrf(m.copy())[0] for m in stack]
+        want = np.array([np.abs(np.diagonal(lu)) for lu in factors])
         np.testing.assert_allclose(pivots, want, rtol=1e-3 if dtype == "float32" else 1e-9,
                                    atol=64 * np.finfo(dtype).eps * np.abs(stack).max())
+        # the kernel's estimate is gecon's algorithm on its own factors
+        regular = infos == 0
+        gecon = direct.lapack_routine("gecon", stack.dtype)
+        expected = np.array([gecon(lu, np.abs(m).sum(axis=0).max())[0]
+                             for lu, m in zip(factors, stack)])
+        np.testing.assert_allclose(rconds[regular], expected[regular],
+                                   rtol=1e-2 if dtype == "float32" else 1e-6,
+                                   atol=8 * np.finfo(dtype).eps)
         config.set("fusion_rows", False)                 # the LAPACK loop again
         try:
             assert direct.first_singular_in_stack(stack) == compiled

@@ -9,7 +9,7 @@ import pytest
 from phylanx.errors import PhylanxError, PhylanxValueError
 from phylanx.primitives.matrixops import numpy_search
 from phylanx.primitives.matrixops.numpy_products import solve
-from phylanx.primitives.solvers.direct import factorise, first_singular_in_stack
+from phylanx.primitives.solvers.direct import Singular, factorise, first_singular_in_stack
 
 RNG = np.random.default_rng(5)
 ROWS = numpy_search.ROWS_FAST_TILE * 2 + 123     # several one-hot tiles, the last short
@@ -76,12 +76,11 @@ def test_add_at_non_finite_values_and_bad_indices():
 
 
 def loop_first_singular(stack):
-    # the stack's check is factorise's pivot test (its condition estimate is factorise's
-    # alone: a Singular without a pivot would differ here, on purpose)
+    # the stack's check is factorise's, pivot test and condition estimate, matrix by matrix
     for index in np.ndindex(stack.shape[:-2]):
         _, singular = factorise(np.array(stack[index], order="F"), "getrf")
         if singular is not None:
-            return index, singular.pivot if singular.pivot is not None else singular
+            return index, singular
     return None
 
 
@@ -95,7 +94,8 @@ def test_stacked_singularity_check_equals_the_per_matrix_loop(dtype):
     got = first_singular_in_stack(stack)
     assert got == loop_first_singular(stack) and got[0] == (1, 2)
     stack[1, 2] = np.eye(n)
-    assert first_singular_in_stack(stack) == loop_first_singular(stack) == ((2, 0), 1)
+    assert first_singular_in_stack(stack) == loop_first_singular(stack) == ((2, 0),
+                                                                        Singular(pivot=1))
 
 
 @pytest.mark.parametrize("magnitude", [1e-170, 1e-30, 1e160])
@@ -104,7 +104,7 @@ def test_stacked_check_at_extreme_magnitudes_equals_the_loop(magnitude):
     n = 5
     stack = RNG.normal(size=(4, n, n)) * magnitude
     stack[2, :, 4] = stack[2, :, 0] * 3
-    assert first_singular_in_stack(stack) == loop_first_singular(stack) == ((2,), 5)
+    assert first_singular_in_stack(stack) == loop_first_singular(stack) == ((2,), Singular(pivot=5))
     stack[2] = np.eye(n) * magnitude
     assert first_singular_in_stack(stack) is None is loop_first_singular(stack)
 

@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import phylanx
+from phylanx import Phylanx
 from phylanx.errors import PhylanxError
 
 RNG = np.random.default_rng(0)
@@ -253,3 +254,87 @@ def test_a_well_conditioned_system_gives_x_back(n, seed, name, exponent):
     x = rng.standard_normal(n)
     got = phylanx.evaluate(f"lambda(a, b, {name}(a, b))", a, a @ x)
     np.testing.assert_allclose(got, x, rtol=1e-7, atol=1e-7 * np.abs(x).max())
+
+
+def _rounded_singular(n: int, dtype, seed: int) -> np.ndarray:
+    """``b @ b^H`` (b n x (n-1), rounded: rank n-1 up to rounding) whose LU pivots all pass
+    the pivot test, so that only the condition estimate finds it singular."""
+    from phylanx.primitives.solvers.direct import factorise
+    rng = np.random.default_rng(seed)
+    while True:
+        b = rng.standard_normal((n, n - 1))
+        if np.dtype(dtype).kind == "c":
+            b = b + 1j * rng.standard_normal((n, n - 1))
+        a = (b @ b.conj().T).astype(dtype)
+        singular = factorise(np.array(a, order="F"), "getrf")[1]
+        if singular is not None and singular.pivot is None:
+            return a
+
+
+@Phylanx
+def _numpy_solve(a, b):
+    return np.linalg.solve(a, b)
+
+
+@Phylanx
+def _numpy_inv(a):
+    return np.linalg.inv(a)
+
+
+@Phylanx
+def _solve_loss(a, b):
+    return np.sum(np.linalg.solve(a, b))
+
+
+#: every way into solve's and inverse's rule: name -> (call, takes complex, takes stacks)
+SINGULAR_ENTRIES = {
+    "solve": (lambda a: phylanx.evaluate("lambda(a, b, solve(a, b))", a, _ones_rhs(a)),
+              False, True),
+    "np.linalg.solve": (lambda a: _numpy_solve(a, _ones_rhs(a)), False, True),
+    "grad of np.linalg.solve": (lambda a: phylanx.grad(_solve_loss)(a, _ones_rhs(a)),
+                                False, True),
+    "inverse": (lambda a: phylanx.evaluate("lambda(a, inverse(a))", a), True, True),
+    "np.linalg.inv": (_numpy_inv, True, True),
+    "invGJE": (lambda a: phylanx.evaluate("lambda(a, invGJE(a))", a), True, False),
+    "matrix_power_-1": (lambda a: phylanx.evaluate("lambda(a, matrix_power(a, -1))", a),
+                        True, True),
+}
+
+
+def _ones_rhs(a):
+    return np.ones(a.shape[:-1] + (1,), a.dtype)
+
+
+def _layouts(a: np.ndarray, regular: np.ndarray) -> dict:
+    """``a`` alone, in a stack after a regular matrix, as a stack of one, and enough
+    regular matrices around it for the stacked path's compiled kernel (if it is hot)."""
+    return {"2-d": a, "stacked": np.stack([regular, a, regular]), "singleton": a[None],
+            "large stack": np.stack([regular] * 70 + [a])}
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128])
+def test_a_rounded_singular_matrix_is_refused_by_every_entry_and_layout(dtype):
+    # NumPy answers garbage for these (their pivots are far from zero); the rule (a pivot
+    # or the condition estimate at most n * eps, both looks) is the same for all paths
+    n = 6
+    a = _rounded_singular(n, dtype, seed=n)
+    regular = (np.eye(n) * 3 + np.triu(np.ones((n, n)), 1) * 0.5).astype(dtype)
+    wrong = []
+    for name, (call, complex_ok, stacks_ok) in SINGULAR_ENTRIES.items():
+        if np.dtype(dtype).kind == "c" and not complex_ok:
+            continue
+        for layout, value in _layouts(a, regular).items():
+            if layout != "2-d" and not stacks_ok:
+                continue
+            try:
+                call(value)
+                wrong.append(f"{name} {layout}: answered")
+            except PhylanxError as error:
+                if "singular" not in str(error):
+                    wrong.append(f"{name} {layout}: {error}")
+        # the regular matrices themselves (and an empty stack) are answered
+        for layout, value in (("2-d", regular), ("stacked", np.stack([regular] * 3)),
+                              ("empty stack", np.zeros((0, n, n), dtype))):
+            if layout == "2-d" or stacks_ok:
+                call(value)
+    assert not wrong, "\n".join(wrong)

@@ -27,6 +27,7 @@ def _reset():
     ("fusion_compile_cost_ms", 2, 2.0), ("pipeline", "tree", "ast"),
     ("fusion_cache_dir", pathlib.Path("/tmp/x"), "/tmp/x"),
     ("fusion_cache_wait", 0, 0.0), ("fusion_cache_wait", "inf", float("inf")),
+    ("helper_cache", "0", 0),
 ])
 def test_values_of_the_settings_kind_and_strings_are_taken(name, value, expected):
     config.set(name, value)
@@ -38,7 +39,7 @@ def test_values_of_the_settings_kind_and_strings_are_taken(name, value, expected
     ("sync_execution", "maybe"), ("sync_execution", 2), ("sync_execution", None),
     ("threads", 2.5), ("threads", True), ("threads", "two"),
     ("trace_threshold_us", True), ("fusion_compile_cost_ms", "soon"),
-    ("pipeline", "jit"), ("fusion_cache_dir", 3),
+    ("pipeline", "jit"), ("fusion_cache_dir", 3), ("helper_cache", -1),
 ])
 def test_other_values_are_errors_naming_the_setting(name, value):
     before = config.get(name)

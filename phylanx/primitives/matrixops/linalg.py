@@ -8,10 +8,10 @@ NumPy semantics throughout (``numpy.dot``, ``numpy.tensordot``, ``numpy.matmul``
 0-d results as NumPy scalars.  Shape mismatches and singular matrices are reported as
 ``PhylanxValueError`` naming the operands' shapes.  ``invGJE`` is our own Gauss-Jordan
 elimination with partial pivoting.  ``inverse`` and ``invGJE`` call a matrix singular
-when a pivot is zero relative to n * eps * ||a||_F (``solvers.rounding_tolerance``) also
-once its rows and columns are equilibrated (``solvers/direct.py``: a scaled row is no
-singularity), so they are stricter than ``numpy.linalg.inv``, which refuses only exactly
-zero pivots.
+when a pivot is zero relative to n * eps * ||a||_F (``solvers.rounding_tolerance``) or
+LAPACK's reciprocal condition estimate is at most n * eps, also once its rows and columns
+are equilibrated (``solvers/direct.py``: a scaled row is no singularity), so they are
+stricter than ``numpy.linalg.inv``, which refuses only exactly zero pivots.
 """
 from __future__ import annotations
 
@@ -230,7 +230,8 @@ def inverse(a):
 
     A singular matrix raises a PhylanxValueError.  Stricter than numpy.linalg.inv: also a
     numerically singular one, whose LU factorisation (LAPACK getrf) has a pivot of
-    magnitude at most n * eps * ||a||_F; NumPy refuses only exactly zero pivots, and
+    magnitude at most n * eps * ||a||_F or whose reciprocal condition number (LAPACK
+    gecon's estimate) is at most n * eps; NumPy refuses only exactly zero pivots, and
     whether rounding leaves one depends on the BLAS kernel (``inverse([[1, 2, 3],
     [4, 5, 6], [7, 8, 9]])`` is an error here, huge garbage or an error in NumPy).
     """
@@ -243,18 +244,18 @@ def inverse(a):
 
 
 def _check_not_singular(arr: np.ndarray) -> None:
-    """PhylanxValueError if a matrix of ``arr`` has a negligible LU pivot (inf/NaN entries
-    are left to NumPy, whose result is then NaN like theirs)."""
+    """PhylanxValueError if a matrix of ``arr`` is singular by ``solve``'s rule (a negligible
+    LU pivot or condition estimate; inf/NaN entries are left to NumPy, whose result is then
+    NaN like theirs)."""
     work = arr if arr.dtype.kind in "fc" and arr.dtype.itemsize >= 4 else arr.astype(np.float64)
     if work.shape[-1] == 0 or not np.all(np.isfinite(work)):
         return
     found = first_singular_in_stack(work)
     if found is not None:
-        index, bad = found
+        index, singular = found
         where = f" (matrix {list(index)} of the stack)" if work.ndim > 2 else ""
         raise PhylanxLinAlgError(
-            f"the matrix is singular and has no inverse{where}: pivot {bad} of its LU "
-            f"factorisation is zero {RELATIVE_TO}")
+            f"the matrix is singular and has no inverse{where}: {singular.reason('LU')}")
 
 
 @primitive("invGJE", "invGJE(_1)", oracle=np.linalg.inv,
@@ -263,9 +264,9 @@ def inv_gje(a):
     """Inverse of a square matrix by Gauss-Jordan elimination with partial pivoting.
 
     Integer/bool input gives float64, float32 stays float32; float16 and long double are
-    refused, as numpy.linalg.inv refuses them.  A pivot of magnitude at most
-    n * eps * ||a||_F means the matrix is singular: PhylanxValueError (stricter than
-    numpy.linalg.inv, as ``inverse``).
+    refused, as numpy.linalg.inv refuses them.  A matrix ``inverse`` calls singular (a
+    negligible LU pivot or condition estimate), or a GJE pivot of magnitude at most
+    n * eps * ||a||_F, is a PhylanxValueError (stricter than numpy.linalg.inv).
     """
     arr = _square(a, "the argument", stacked=False)
     check_lapack_float(arr, "the argument")     # GJE would run in float16 (NumPy refuses)
@@ -276,6 +277,9 @@ def inv_gje(a):
     arr = arr.astype(dtype)
     if not np.all(np.isfinite(arr)):
         raise PhylanxValueError("the argument contains NaN or infinity")
+    # inverse's verdict first (LU pivots and condition estimate): GJE's own pivots alone
+    # passed rounded rank-deficient matrices
+    _check_not_singular(arr)
     inverse_of = _gauss_jordan(arr)
     if inverse_of is None:
         # the second look of solvers/direct.py: singular only if also so equilibrated,

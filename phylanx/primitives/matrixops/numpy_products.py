@@ -5,10 +5,12 @@ Each is the NumPy function of the same name (``solve`` is ``numpy.linalg.solve``
 NumPy's result types: integers stay integers in the products, float32 stays float32.
 ``solve`` works on stacks of matrices with NumPy 2's broadcasting rule (see its
 docstring) and, like ``inverse`` and ``linear_solver_lu``, also refuses a numerically
-singular matrix (a pivot at most n * eps * ||a||_F, see solvers/direct.py), where NumPy
-only refuses exactly zero pivots and otherwise returns huge garbage.  A large real
-stack (ALS' per-row systems) is, once hot, solved by one compiled elimination per
-matrix that also yields the check's pivots (``solvers/direct.solve_stack_compiled``);
+singular matrix (a pivot at most n * eps * ||a||_F, or LAPACK's reciprocal condition
+estimate at most n * eps; see solvers/direct.py), the same rule for one matrix and a
+stack, where NumPy only refuses exactly zero pivots and otherwise returns huge garbage.
+A large real stack (ALS' per-row systems) is, once hot, solved by one compiled
+elimination per matrix that also yields the check's pivots and condition estimates
+(``solvers/direct.solve_stack_compiled``);
 until then the check runs beside NumPy's solve.
 """
 from __future__ import annotations
@@ -25,9 +27,9 @@ from ...values import scalarize, type_name
 from ..array_args import numpy_call
 from ..registry import primitive
 from ..solvers.direct import (
-    RELATIVE_TO,
     first_singular_in_stack,
     lapack,
+    reciprocal_condition,
     solve_stack_compiled,
     stack_solve_key,
 )
@@ -179,10 +181,9 @@ def _check_regular(a: np.ndarray) -> None:
 
 def _raise_singular(found: tuple | None, ndim: int) -> None:
     if found is not None:
-        index, bad = found
+        index, singular = found
         where = f" (matrix {list(index)} of the stack)" if ndim > 2 else ""
-        raise PhylanxLinAlgError(f"the matrix a is singular{where}: pivot {bad} of its LU "
-                                f"factorisation is zero {RELATIVE_TO}")
+        raise PhylanxLinAlgError(f"the matrix a is singular{where}: {singular.reason('LU')}")
 
 
 def _one_factorisation(a: np.ndarray, b: np.ndarray, finite: bool = False) -> bool:
@@ -213,10 +214,11 @@ def _lu_routines(dtype: np.dtype) -> tuple:
 
 
 def _lu_factors(a: np.ndarray, squares: float | None = None) -> tuple:
-    """(lu, pivots, getrf's info, clearly regular) of the one matrix ``a`` (LAPACK's getrf): clearly
-    regular when every pivot exceeds twice the singularity bound (see
-    :func:`_solve_matrix`); otherwise only the exact check may decide.  ``squares``:
-    ``float(np.vdot(a, a))`` if the caller has it."""
+    """(lu, pivots, getrf's info, gecon's rcond, clearly regular) of the one matrix ``a``
+    (LAPACK's getrf and gecon): clearly regular when every pivot exceeds twice the pivot
+    bound and the condition estimate passes (see :func:`_solve_matrix`); otherwise only
+    the exact check may decide.  ``squares``: ``float(np.vdot(a, a))`` if the caller has
+    it."""
     getrf, _getrs, eps, smallest = _lu_routines(a.dtype)
     lu, pivots, info = getrf(a)
     if info < 0:  # pragma: no cover - only on malformed input, which solve checks
@@ -224,10 +226,12 @@ def _lu_factors(a: np.ndarray, squares: float | None = None) -> tuple:
     n = a.shape[-1]
     if squares is None:
         squares = float(np.vdot(a, a))
-    # clearly regular: twice the margin of any rounding of these few operations
+    # clearly regular: twice the margin of any rounding of these few operations; the
+    # condition estimate is the very number factorise takes from the same factors
     clear = (info == 0 and 2 * n * n * smallest <= squares < np.inf
              and float(np.minimum.reduce(np.abs(lu.diagonal()))) > 2 * n * eps * squares ** 0.5)
-    return lu, pivots, info, clear
+    rcond = reciprocal_condition(a, (lu,), "getrf", None) if info == 0 else 0.0
+    return lu, pivots, info, rcond, clear and rcond > n * eps
 
 
 def _lu_solve(lu: np.ndarray, pivots: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -247,13 +251,15 @@ def _solve_matrix(a: np.ndarray, b: np.ndarray, squares: float | None = None) ->
     sums apart).
 
     The verdict is :func:`first_singular_in_stack`'s for a stack of one (singular: a pivot
-    at most n * eps * ||a||_F): a matrix whose every pivot exceeds twice that bound (the
-    sum of squares taken in float64) is regular for it whatever the rounding of those few
-    operations; any other (a small pivot, a sum of squares it would rescale) goes to
-    ``first_singular_in_stack`` itself, which decides and names the pivot."""
-    lu, pivots, info, clear = _lu_factors(a, squares)
+    at most n * eps * ||a||_F, or LAPACK's condition estimate at most n * eps): a matrix
+    whose every pivot exceeds twice that bound (the sum of squares taken in float64) and
+    whose estimate (gecon, from these factors) passes is regular for it whatever the
+    rounding of those few operations; any other goes to ``first_singular_in_stack``
+    itself, which decides and says why."""
+    lu, pivots, info, rcond, clear = _lu_factors(a, squares)
     if not clear:
-        factored = (np.abs(lu.diagonal())[None], np.array([info], dtype=np.int64))
+        factored = (np.abs(lu.diagonal())[None], np.array([info], dtype=np.int64),
+                    np.array([rcond]))
         _raise_singular(first_singular_in_stack(a, factored), 2)
     return _lu_solve(lu, pivots, b)
 
@@ -268,7 +274,7 @@ def solve_preparation(a: Any) -> tuple | None:
     if not (type(a) is np.ndarray and a.ndim == 2 and a.shape[0] == a.shape[1] > 0
             and a.dtype in (np.float32, np.float64) and bool(np.isfinite(a).all())):
         return None
-    lu, pivots, _info, clear = _lu_factors(a)
+    lu, pivots, _info, _rcond, clear = _lu_factors(a)
     return (a, lu, pivots) if clear else None
 
 

@@ -372,10 +372,12 @@ def _frobenius_norms(stack: np.ndarray, info: np.finfo) -> np.ndarray:
 COMPILED_STACK = 64
 
 
-def _stack_pivots(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(|u_kk| per matrix, getrf's info per matrix)`` of a float stack (count, n, n):
-    by the compiled kernel once it has paid for itself (a large real stack, numba,
-    ``fusion_rows``), else by LAPACK's getrf in a loop."""
+def _stack_pivots(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(|u_kk| per matrix, getrf's info per matrix, rcond per matrix)`` of a float stack
+    (count, n, n): by the compiled kernel once it has paid for itself (a large real stack,
+    numba, ``fusion_rows``), else by LAPACK's getrf and gecon in a loop.  ``rcond`` is the
+    estimate of LAPACK's gecon from the factors (the kernel's is the same algorithm,
+    ``kernels/fixed.py``), 0 where a pivot is exactly zero."""
     count, n = stack.shape[0], stack.shape[-1]
     # real stacks only: LAPACK pivots complex ones on |re| + |im|, the kernel on |z|
     compiled = count >= COMPILED_STACK and stack.dtype in (np.float32, np.float64)
@@ -386,26 +388,42 @@ def _stack_pivots(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         none = np.empty((count, n, 0), stack.dtype)
         kernels = fixed.lu_pivots.get(key, lambda: (
             np.ascontiguousarray(stack[:1]), none[:1], none[:1],
-            np.empty((1, n), stack.dtype), np.empty(1, np.int64)))
+            np.empty((1, n), stack.dtype), np.empty(1, np.int64), np.empty(1)))
         if kernels is not None:
             work = np.ascontiguousarray(stack)
             pivots, infos = np.empty((count, n), work.dtype), np.empty(count, np.int64)
-            fixed.FixedKernel.run(kernels, work, none, none, pivots, infos)
-            return pivots, infos
+            rconds = np.empty(count)
+            fixed.FixedKernel.run(kernels, work, none, none, pivots, infos, rconds)
+            return pivots, infos, rconds
         start = perf_counter_ns()
-    getrf, = lapack.get_lapack_funcs(("getrf",), (stack[0],))
+    getrf = lapack_routine("getrf", stack.dtype)
     # each swapped matrix, transposed back, is a Fortran-ordered copy that LAPACK factorises
     # in place: the loop does nothing but call it, the pivots are read afterwards at once
     # (a copy always: for a transposed operand, ``x.T``, the swapped stack is ``x``'s own
     # memory, which getrf overwrote until ad45)
     columns = np.array(np.swapaxes(stack, 1, 2), order="C", copy=True)
-    infos = np.array([getrf(m, overwrite_a=1)[2] for m in columns.transpose(0, 2, 1)],
-                     dtype=np.int64)
+    factors = columns.transpose(0, 2, 1)
+    infos = np.array([getrf(m, overwrite_a=1)[2] for m in factors], dtype=np.int64)
     if np.any(infos < 0):  # pragma: no cover - only on malformed input, which callers check
         raise PhylanxValueError(f"LAPACK getrf rejected argument {-int(infos.min())}")
+    rconds = _stack_conditions(stack, factors, infos)
     if compiled:
         fixed.lu_pivots.spent(key, perf_counter_ns() - start)
-    return np.abs(np.diagonal(columns, axis1=1, axis2=2)), infos
+    return np.abs(np.diagonal(columns, axis1=1, axis2=2)), infos, rconds
+
+
+def _stack_conditions(stack: np.ndarray, factors: np.ndarray, infos: np.ndarray) -> np.ndarray:
+    """LAPACK gecon's reciprocal condition estimate of each matrix of ``stack`` from its
+    getrf ``factors`` (Fortran-ordered), 0 where a pivot is exactly zero (``infos``) or
+    ||a||_1 is not finite; one call per matrix (about 5 us: the price of the check)."""
+    gecon = lapack_routine("gecon", stack.dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        norms = np.abs(stack).sum(axis=-2).max(axis=-1, initial=0.0).tolist()
+    rconds = np.zeros(len(norms))
+    for i, (lu, anorm, info) in enumerate(zip(factors, norms, infos.tolist())):
+        if info == 0 and 0 < anorm < np.inf:
+            rconds[i] = gecon(lu, anorm, norm="1")[0]
+    return rconds
 
 
 def stack_solve_key(a: np.ndarray, b: np.ndarray) -> tuple | None:
@@ -438,7 +456,7 @@ def solve_stack_compiled(a: np.ndarray, b: np.ndarray, key: tuple):
     kernels = fixed.lu_solve.get(key, lambda: (
         np.ascontiguousarray(a.reshape(count, n, n)[:1]),
         np.ascontiguousarray(b.reshape(shape)[:1]), np.empty((1,) + shape[1:], a.dtype),
-        np.empty((1, n), a.dtype), np.empty(1, np.int64)))
+        np.empty((1, n), a.dtype), np.empty(1, np.int64), np.empty(1)))
     if kernels is None:
         return None
     stack = np.ascontiguousarray(a).reshape(count, n, n)
@@ -447,52 +465,43 @@ def solve_stack_compiled(a: np.ndarray, b: np.ndarray, key: tuple):
     rhs = np.ascontiguousarray(b).reshape(shape)
     x = np.empty(shape, a.dtype)
     pivots, infos = np.empty((count, n), a.dtype), np.empty(count, np.int64)
-    fixed.FixedKernel.run(kernels, stack, rhs, x, pivots, infos)
-    return x.reshape(b.shape), first_singular_in_stack(a, (pivots, infos))
+    rconds = np.empty(count)
+    fixed.FixedKernel.run(kernels, stack, rhs, x, pivots, infos, rconds)
+    return x.reshape(b.shape), first_singular_in_stack(a, (pivots, infos, rconds))
 
 
 def first_singular_in_stack(work: np.ndarray, factored: tuple | None = None
-                            ) -> tuple[tuple[int, ...], int] | None:
-    """``(index, bad)`` of the first matrix of the float stack ``work`` (..., n, n) that
-    :func:`factorise` with getrf would call singular (``bad`` its 1-based pivot), else None.
+                            ) -> tuple[tuple[int, ...], Singular] | None:
+    """``(index, singular)`` of the first matrix of the finite float stack ``work``
+    (..., n, n) that :func:`factorise` with getrf calls singular (``singular`` its
+    :class:`Singular`), else None.
 
-    Equal to calling ``factorise(work[index], "getrf")`` for every index in order, but
-    for its condition estimate (a per-matrix LAPACK call this path has not paid for: a
-    rounded rank-deficient matrix whose pivots all pass is solved here), and the
-    tolerance of :func:`rounding_tolerance` is computed for the whole stack at once and
-    LAPACK is called without per-matrix Python work besides the call itself: a stacked
-    ``solve`` of thousands of small systems (ALS) spent most of its time here.
-    ``factored``: the ``(pivots, infos)`` of :func:`_stack_pivots`, already computed."""
+    Equal to calling ``factorise(work[index], "getrf")`` for every index in order: a
+    vectorised screen over the whole stack (its pivots against the tolerance of
+    :func:`rounding_tolerance`, its condition estimates against n * eps, from one
+    factorisation per matrix) passes the matrices that ``factorise``'s first look passes,
+    and each matrix it flags is judged by ``factorise`` itself (both looks): a stacked
+    ``solve`` of thousands of small systems (ALS) spent most of its time in per-matrix
+    Python.  ``factored``: the ``(pivots, infos, rconds)`` of :func:`_stack_pivots`,
+    already computed."""
     n = work.shape[-1]
     stack = work.reshape(-1, n, n)
     count = stack.shape[0]
     if count == 0 or n == 0:
         return None
-    pivots, infos = _stack_pivots(stack) if factored is None else factored
+    pivots, infos, rconds = _stack_pivots(stack) if factored is None else factored
     info = np.finfo(work.dtype if work.dtype.kind in "fc" else np.float64)
     tolerance = n * info.eps * _frobenius_norms(stack, info)
-    small = (pivots <= tolerance[:, None]) | (infos[:, None] > 0)
-    bad_rows = np.flatnonzero(small.any(axis=1))
-    if bad_rows.size == 0:
-        return None
-    # the second look (module docstring) at those without an exactly zero pivot
-    again = bad_rows[(infos[bad_rows] == 0) & np.isfinite(stack[bad_rows]).all(axis=(1, 2))]
-    if again.size:
-        balanced = equilibrated(stack[again])
-        getrf, = lapack.get_lapack_funcs(("getrf",), (balanced[0],))
-        factored_again = [getrf(m) for m in balanced]
-        balanced_pivots = np.abs(np.array([np.diagonal(lu) for lu, _, _ in factored_again]))
-        balanced_tolerance = n * info.eps * _frobenius_norms(balanced, info)
-        infos = infos.copy()        # (the second look's own, as factorise answers)
-        infos[again] = [i for _, _, i in factored_again]
-        small[again] = ((balanced_pivots <= balanced_tolerance[:, None])
-                        | (infos[again][:, None] > 0))
-        bad_rows = np.flatnonzero(small.any(axis=1))
-        if bad_rows.size == 0:
-            return None
-    first = int(bad_rows[0])
-    bad = int(infos[first]) if infos[first] > 0 else int(np.argmax(small[first])) + 1
-    return tuple(int(i) for i in np.unravel_index(first, work.shape[:-2])), bad
+    # (the tolerance and ||a||_1 are taken for the whole stack at once: a matrix at the
+    # verdict's very edge may be flagged by the screen and passed by factorise, not the
+    # other way round but for the last rounding of those norms)
+    flagged = ((pivots <= tolerance[:, None]).any(axis=1) | (infos > 0)
+               | ~(rconds > n * info.eps))
+    for first in np.flatnonzero(flagged).tolist():
+        _, singular = factorise(np.array(stack[first], order="F"), "getrf")
+        if singular is not None:
+            return tuple(int(i) for i in np.unravel_index(first, work.shape[:-2])), singular
+    return None
 
 
 def system_operands(a, b) -> tuple[np.ndarray, np.ndarray, np.dtype]:
