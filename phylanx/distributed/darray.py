@@ -60,6 +60,28 @@ def in_evaluation() -> bool:
     return context.token is not None
 
 
+class Storage:
+    """Which memory a tiled array's tiles are (views of): arrays whose tiles may share
+    memory hold the same ``Storage``.  A store into one can change only the arrays of
+    its storage; ``view_copies.refresh`` relies on it.  Decided from how the program
+    made the array, never from where memory is (an empty tile shares none: ranks would
+    differ)."""
+
+    __slots__ = ("__weakref__", "what")
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def __repr__(self) -> str:
+        return f"Storage({self.what})"
+
+
+#: arrays made from the user's memory (``annotate``, ``tiled``, a ``DistributedArray``
+#: constructed by hand): one storage, since the user's code alone knows which of them
+#: share memory.  Arrays a rule allocates have their own (``derive(new_memory=True)``)
+USER_MEMORY = Storage("the user's memory")
+
+
 class DistributedArray(NDArrayOperatorsMixin):
     """This rank's tile of a tiled array, with the layout of all tiles and its name."""
 
@@ -73,11 +95,13 @@ class DistributedArray(NDArrayOperatorsMixin):
     #: (``lockstep.label_of``; ranks must pass them alike)
     plain: tuple = ()
 
-    def __init__(self, local: np.ndarray, layout: Layout, name: str, generation: int = 0):
+    def __init__(self, local: np.ndarray, layout: Layout, name: str, generation: int = 0,
+                 storage: Storage = USER_MEMORY):
         self.local = local
         self.layout = layout
         self.name = name
         self.generation = int(generation)
+        self.storage = storage
 
     # -- what it is ------------------------------------------------------------------
     @property
@@ -119,14 +143,18 @@ class DistributedArray(NDArrayOperatorsMixin):
                 ["name", self.name, np.int64(self.generation)]]
 
     def derive(self, local: np.ndarray, layout: Layout | None = None, suffix: str = "",
-               name: str | None = None) -> DistributedArray:
+               name: str | None = None, new_memory: bool = False) -> DistributedArray:
         """A result computed from this array: same base name (plus ``suffix``), the
-        next generation; or ``name`` (generation 0) if one was given."""
+        next generation; or ``name`` (generation 0) if one was given.  Its tiles may be
+        views of this array's (a slice, a transpose), so it has this array's
+        :class:`Storage`, unless the caller allocated them (``new_memory``: every
+        rank's tile is memory of its own, whatever the operands)."""
+        storage = Storage(self.name + suffix) if new_memory else self.storage
         if name:
-            result = DistributedArray(local, layout or self.layout, name, 0)
+            result = DistributedArray(local, layout or self.layout, name, 0, storage)
         else:
             result = DistributedArray(local, layout or self.layout, self.name + suffix,
-                                      self.generation + 1)
+                                      self.generation + 1, storage)
         result.plain = self.plain
         return result
 
@@ -231,13 +259,14 @@ class DistributedArray(NDArrayOperatorsMixin):
             "the layout explicitly", None if in_evaluation() else user_line(), "pickle")
 
     def __copy__(self) -> DistributedArray:
-        result = DistributedArray(self.local, self.layout, self.name, self.generation)
+        result = DistributedArray(self.local, self.layout, self.name, self.generation,
+                                  self.storage)
         result.plain = self.plain
         return result
 
     def __deepcopy__(self, memo: dict) -> DistributedArray:
         result = DistributedArray(copy.deepcopy(self.local, memo), self.layout, self.name,
-                                  self.generation)
+                                  self.generation, copy.deepcopy(self.storage, memo))
         result.plain = self.plain
         return result
 

@@ -304,6 +304,11 @@ def gather(local: np.ndarray, layout: Layout, final: bool = False) -> np.ndarray
     """Collective: the whole array on every rank (``final``: see :func:`all_gather`)."""
     tiles = all_gather(np.ascontiguousarray(local), final) if len(layout.boxes) > 1 \
         else [local]
+    return assemble(tiles, layout)
+
+
+def assemble(tiles: list[np.ndarray], layout: Layout) -> np.ndarray:
+    """The whole array from every rank's tile (an empty box: nothing to place)."""
     dtype = np.result_type(*[t.dtype for t in tiles]) if tiles else np.float64
     out = np.zeros(layout.shape, dtype)
     for box, tile in zip(layout.boxes, tiles):

@@ -143,7 +143,7 @@ def diag_d(arr, k=0, tiling_type="sym", tile_index=None, numtiles=None):
         local[j + max(-k, 0) - r0, j + max(k, 0) - c0] = part[j - need[0]]
     layout = tiles.establish(local, box, None, None, f"diagonal of {v.full_name!r}",
                              final=True)
-    return v.derive(local, layout, suffix="_diag")
+    return v.derive(local, layout, suffix="_diag", new_memory=True)
 
 
 
@@ -185,7 +185,9 @@ def fresh_rows_rule(impl, args: list):
     local = np.asarray(impl(None, (here[1] - here[0], *dims[1:]), value, *rest[2:]))
     boxes = [((s, e), *((0, n) for n in dims[1:])) for s, e in spans]
     key1d = ("rows" if x.ndim > 1 else x.layout.key1d) if len(dims) == 1 else None
-    return x.derive(local, Layout(boxes, tuple(dims), key1d), suffix="_table")
+    # (the table is memory of its own: a store into it changes no view of x)
+    return x.derive(local, Layout(boxes, tuple(dims), key1d), suffix="_table",
+                    new_memory=True)
 
 
 DISTRIBUTION.defrule("__fresh_rows_of", fresh_rows_rule)
