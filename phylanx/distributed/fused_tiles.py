@@ -133,7 +133,10 @@ def _walk(op: Op, values: list, layout: Any, dispatched: list) -> Any:
     from ..primitives.registry import lookup
     from ..primitives.rules import DISTRIBUTION
     from .primitives.dist_matrixops.elementwise import tilewise
-    from .primitives.dist_matrixops.global_reductions import reduced_layout, whole_along
+    from .primitives.dist_matrixops.global_reductions import (
+        every_tile_whole_along,
+        reduced_layout,
+    )
     args = []
     for kind, x in op.args:
         if kind == "op":
@@ -155,7 +158,8 @@ def _walk(op: Op, values: list, layout: Any, dispatched: list) -> Any:
             raise _Declined
         axes = _axes(axis, len(layout.shape))
         probe = _probe(layout)
-        if axes is None or len(axes) == len(layout.shape) or not whole_along(probe, axes):
+        if axes is None or len(axes) == len(layout.shape) or \
+                not every_tile_whole_along(probe, axes):
             raise _Declined          # a plain answer, or a reduction that communicates
         result_layout = reduced_layout(probe, axes, bool(keep))
     else:

@@ -150,15 +150,19 @@ def diag_d(arr, k=0, tiling_type="sym", tile_index=None, numtiles=None):
 
 def _row_spans(x: DistributedArray) -> list | None:
     """Every rank's rows of ``x`` when its tiles are whole-width row blocks in rank
-    order that cover the rows once (empty blocks allowed); else None."""
-    spans = [box[0] for box in x.layout.boxes]
-    others_whole = all(box[1:] == tuple((0, n) for n in x.shape[1:])
-                       for box in x.layout.boxes)
-    ends = [0] + [e for _, e in spans]
-    if not others_whole or any(s != e for (s, _), e in zip(spans, ends)) \
-            or ends[-1] != x.shape[0]:
-        return None
-    return spans
+    order that cover the rows once, else None.  An empty tile holds the rows (e, e),
+    e the rows before it, however its box is written (``tiling.py``: (0, 0) on every
+    axis or the other axes' spans; an annotated table and a derived one alike)."""
+    whole, spans, end = tuple((0, n) for n in x.shape[1:]), [], 0
+    for box in x.layout.boxes:
+        if tiling.is_empty(box):
+            spans.append((end, end))
+        elif box[1:] != whole or box[0][0] != end:
+            return None
+        else:
+            spans.append(box[0])
+            end = box[0][1]
+    return spans if end == x.shape[0] else None
 
 
 def fresh_rows_rule(impl, args: list):

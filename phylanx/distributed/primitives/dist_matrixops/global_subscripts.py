@@ -263,10 +263,16 @@ def _row_mask(x: DistributedArray, key: tuple) -> Any:
     if m.dtype != np.bool_ or m.ndim != 1 or m.shape[0] != x.shape[0] \
             or x.layout.split_axes() != [0] or not _whole_rows(x):
         return None
-    if any(mb[0] != xb[0] for mb, xb in zip(m.layout.boxes, x.layout.boxes)) \
+    if any(_rows_held(mb) != _rows_held(xb) for mb, xb in zip(m.layout.boxes, x.layout.boxes)) \
             or len(m.layout.boxes) != len(x.layout.boxes) or not _whole_rows(m):
         return None
     return m
+
+
+def _rows_held(box: tiling.Box) -> tiling.Span | None:
+    """The rows a tile holds; None for an empty tile, however its box is written
+    (``tiling.py``: a mask's and its array's empty tiles may be written apart)."""
+    return None if tiling.is_empty(box) else box[0]
 
 
 def _masked_row_blocks(x: DistributedArray, mask: DistributedArray, label: str) -> Any:
