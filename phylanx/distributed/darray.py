@@ -49,6 +49,7 @@ from ..runtime.cancel import context
 from ..source import user_line
 from . import lockstep, tiles
 from .one_rank_errors import guarded
+from .storages import ANY, Storage, remember
 from .tiles import Layout
 
 
@@ -58,28 +59,6 @@ class TiledOperand(Exception):  # noqa: N818 - a signal translated into the refu
 
 def in_evaluation() -> bool:
     return context.token is not None
-
-
-class Storage:
-    """Which memory a tiled array's tiles are (views of): arrays whose tiles may share
-    memory hold the same ``Storage``.  A store into one can change only the arrays of
-    its storage; ``view_copies.refresh`` relies on it.  Decided from how the program
-    made the array, never from where memory is (an empty tile shares none: ranks would
-    differ)."""
-
-    __slots__ = ("__weakref__", "what")
-
-    def __init__(self, what: str) -> None:
-        self.what = what
-
-    def __repr__(self) -> str:
-        return f"Storage({self.what})"
-
-
-#: arrays made from the user's memory (``annotate``, ``tiled``, a ``DistributedArray``
-#: constructed by hand): one storage, since the user's code alone knows which of them
-#: share memory.  Arrays a rule allocates have their own (``derive(new_memory=True)``)
-USER_MEMORY = Storage("the user's memory")
 
 
 class DistributedArray(NDArrayOperatorsMixin):
@@ -96,12 +75,15 @@ class DistributedArray(NDArrayOperatorsMixin):
     plain: tuple = ()
 
     def __init__(self, local: np.ndarray, layout: Layout, name: str, generation: int = 0,
-                 storage: Storage = USER_MEMORY):
+                 storage: Storage = ANY):
         self.local = local
         self.layout = layout
         self.name = name
         self.generation = int(generation)
+        #: which memory the tiles are (``storages.py``): the stores that change this
+        #: array's gathered copies are those into arrays of a storage it may share
         self.storage = storage
+        remember(local)
 
     # -- what it is ------------------------------------------------------------------
     @property

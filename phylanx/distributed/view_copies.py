@@ -16,8 +16,8 @@ returned (a store from Python, ``x[2, 0] = -1``, refreshes it too).
 Why at the store and not at the copy's next read: a read of a plain array by a kernel
 or by NumPy passes through no hook (a check on every operand would tax every
 primitive); a store into a tiled array always passes here.  Which copies: those whose
-selection has the stored array's :class:`~.darray.Storage` (its tiles may be views of
-the stored array's: ``s = x[0:2]; y = s[1]``, a store into ``x`` changes ``y``'s
+selection may share the stored array's memory (``storages.py``: its tiles may be views
+of the stored array's, ``s = x[0:2]; y = s[1]``, a store into ``x`` changes ``y``'s
 source).  A store into any other array cannot change them, and sends nothing for them:
 a copy one program returned and a user keeps must not make a later program's stores
 into its own tables send a message each (issue 28, dist50: a gathered ``x[:, 1:]`` made
@@ -34,11 +34,9 @@ whose copy is gone still sends its part for the others.  An entry holds its sour
 tiles until then, as a NumPy view holds its base.
 
 Not covered: a write into a tile that is no store (``local_tile(x)[0] = v``, the
-explicitly local view) refreshes nothing; nor does a store into an array the user made
-over such a view's memory (``annotate(local_tile(t), ...)``: the user's memory, not
-``t``'s storage).  Cost: nothing while no copy of the stored array's storage is
-registered; with some, every store into it costs one all_gather of their selections
-(bytes: their size, received by every rank).
+explicitly local view) refreshes nothing.  Cost: nothing while no copy of a storage the
+stored array's may share is registered; with some, every store into it costs one
+all_gather of their selections (bytes: their size, received by every rank).
 """
 from __future__ import annotations
 
@@ -51,6 +49,7 @@ import numpy as np
 from ..values import unlocked
 from . import tiles, tiling
 from .lockstep import label_of, operation, plain_operands_of_rule
+from .storages import may_share
 
 
 class _Entry:
@@ -97,7 +96,7 @@ def refresh(stored: Any) -> None:
     copy of ``stored``'s storage takes its source's current values (collective when
     there is one; the label is built only then: a store with none pays one test per
     registered copy)."""
-    if any(e.source.storage is stored.storage for e in _entries):
+    if any(may_share(e.source.storage, stored.storage) for e in _entries):
         _exchange(label_of("store", (stored,)) + "/views", stored.storage)
 
 
@@ -109,8 +108,8 @@ def _liveness() -> tuple[list[_Entry], np.ndarray]:
 
 def _exchange(label: str, storage: Any) -> None:
     entries, alive_here = _liveness()
-    parts = [np.ascontiguousarray(e.source.local) if e.source.storage is storage else None
-             for e in entries]
+    parts = [np.ascontiguousarray(e.source.local) if may_share(e.source.storage, storage)
+             else None for e in entries]
     with plain_operands_of_rule(()), operation(label):  # (not the caller's operands)
         everyone = tiles.all_gather((alive_here, parts), final=True)
     for i, entry in enumerate(entries):
