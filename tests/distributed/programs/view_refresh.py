@@ -4,15 +4,16 @@ old row).  Any number of ranks; row and column tilings (uneven tiles); the
 undecorated function on the whole array is the oracle for the result and for the
 array.  A copy kept alive changes no store into another array's messages (issue 28,
 dist50: each sent an all_gather), and a store into an array annotated over the copied
-array's tile still reaches it.  Run in ``test_one_rank_errors_and_inplace_mpi.py``'s
-job (its DONE line says it returned: no 'OK' of its own, which that job counts for its
-other programs).
+array's tile still reaches it, as does a store through ``slice_row_d``.  Run in
+``test_one_rank_errors_and_inplace_mpi.py``'s job (its DONE line says it returned: no
+'OK' of its own, which that job counts for its other programs).
 """
 import collections
 import warnings
 
 import numpy as np
 
+import phylanx
 from phylanx import Phylanx
 from phylanx import distributed as dist
 from phylanx.distributed import view_copies
@@ -171,5 +172,10 @@ alias[2, 1] = -8.5
 expected = matrix[2].copy()
 expected[1] = -8.5
 np.testing.assert_array_equal(copy, expected)
-del kept, copy
+# a store through ``slice_row_d`` (PhySL's form) reaches a copy too (before: the old row)
+sliced = dist.tiled(matrix, "row", name="views_slice_store")
+row = sliced[2]
+phylanx.evaluate("lambda(a, block(store(slice_row_d(a, 2), 5.0), a))", sliced)
+np.testing.assert_array_equal(row, np.full(matrix.shape[1], 5.0))
+del kept, copy, row
 dist.barrier().result()
