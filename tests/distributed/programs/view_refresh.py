@@ -172,6 +172,25 @@ alias[2, 1] = -8.5
 expected = matrix[2].copy()
 expected[1] = -8.5
 np.testing.assert_array_equal(copy, expected)
+# nor do other programs' copies change how many messages a program's own copies take
+# (the registry's exchanges of liveness bits ride on each new copy's gather)
+def reads(x):
+    total = 0.0
+    for i in range(20):
+        total = total + x[i % x.shape[0]].sum()
+    return total
+
+
+reads_d = Phylanx(reads)
+total, before = sent(reads_d, own_rows("views_reads_before"))
+np.testing.assert_allclose(total, reads(matrix))
+others = own_rows("views_others")
+held = [others[i % matrix.shape[0]] for i in range(11)]
+for times in range(3):
+    _, after = sent(reads_d, own_rows(f"views_reads_after{times}"))
+    assert after == before, f"reads sent {dict(after)} with copies alive, {dict(before)}"
+    held += [others[i] for i in range(5)]
+del held
 # a store through ``slice_row_d`` (PhySL's form) reaches a copy too (before: the old row)
 sliced = dist.tiled(matrix, "row", name="views_slice_store")
 row = sliced[2]
