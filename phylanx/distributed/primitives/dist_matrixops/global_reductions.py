@@ -63,14 +63,20 @@ def every_tile_whole_along(a: DistributedArray, axes: tuple[int, ...]) -> bool:
 
 
 def whole_along(a: DistributedArray, axes: tuple[int, ...]) -> bool:
-    """Reducing ``axes`` is local: every non-empty tile spans them whole, and some axis
-    is kept (all reduced: every tile must be the whole array, the answer plain).  An
-    empty tile passes however its box is written ((0, 0) on every axis or the other
-    axes' spans, ``tiling.py``): it holds nothing of the result (:func:`_local`)."""
-    if len(axes) == a.ndim:
-        return every_tile_whole_along(a, axes)
-    return all(tiling.is_empty(box) or all(box[ax] == (0, a.shape[ax]) for ax in axes)
-               for box in a.layout.boxes)
+    """Reducing ``axes`` is local: every tile spans them whole.  An empty tile written
+    (0, 0) on every axis (``tiling.py``) is taken as ``annotate`` writes it: empty along
+    the axes the other tiles split (the first, if none), whole along the others; so
+    either form decides alike (dist50).  Not every empty tile passes: one tile holding
+    all the rows reduced along them stays the all_gather (its plain result is what the
+    consumers take, k-means' means; ``test_scaling_counts_mpi``)."""
+    split = a.layout.split_axes() or [0]
+
+    def annotated(box: tiling.Box) -> tiling.Box:
+        if any(span != (0, 0) for span in box):
+            return box
+        return tuple((0, 0) if i in split else (0, n) for i, n in enumerate(a.shape))
+    return all(annotated(box)[ax] == (0, a.shape[ax])
+               for box in a.layout.boxes for ax in axes)
 
 
 def _local(a: DistributedArray, axes: tuple[int, ...], keep: bool, kernel: Any) -> Any:
