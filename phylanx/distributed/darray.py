@@ -49,6 +49,7 @@ from ..runtime.cancel import context
 from ..source import user_line
 from . import lockstep, tiles
 from .one_rank_errors import guarded
+from .storages import ANY, Storage, remember
 from .tiles import Layout
 
 
@@ -73,11 +74,16 @@ class DistributedArray(NDArrayOperatorsMixin):
     #: (``lockstep.label_of``; ranks must pass them alike)
     plain: tuple = ()
 
-    def __init__(self, local: np.ndarray, layout: Layout, name: str, generation: int = 0):
+    def __init__(self, local: np.ndarray, layout: Layout, name: str, generation: int = 0,
+                 storage: Storage = ANY):
         self.local = local
         self.layout = layout
         self.name = name
         self.generation = int(generation)
+        #: which memory the tiles are (``storages.py``): the stores that change this
+        #: array's gathered copies are those into arrays of a storage it may share
+        self.storage = storage
+        remember(local)
 
     # -- what it is ------------------------------------------------------------------
     @property
@@ -119,14 +125,18 @@ class DistributedArray(NDArrayOperatorsMixin):
                 ["name", self.name, np.int64(self.generation)]]
 
     def derive(self, local: np.ndarray, layout: Layout | None = None, suffix: str = "",
-               name: str | None = None) -> DistributedArray:
+               name: str | None = None, new_memory: bool = False) -> DistributedArray:
         """A result computed from this array: same base name (plus ``suffix``), the
-        next generation; or ``name`` (generation 0) if one was given."""
+        next generation; or ``name`` (generation 0) if one was given.  Its tiles may be
+        views of this array's (a slice, a transpose), so it has this array's
+        :class:`Storage`, unless the caller allocated them (``new_memory``: every
+        rank's tile is memory of its own, whatever the operands)."""
+        storage = Storage(self.name + suffix) if new_memory else self.storage
         if name:
-            result = DistributedArray(local, layout or self.layout, name, 0)
+            result = DistributedArray(local, layout or self.layout, name, 0, storage)
         else:
             result = DistributedArray(local, layout or self.layout, self.name + suffix,
-                                      self.generation + 1)
+                                      self.generation + 1, storage)
         result.plain = self.plain
         return result
 
@@ -231,13 +241,14 @@ class DistributedArray(NDArrayOperatorsMixin):
             "the layout explicitly", None if in_evaluation() else user_line(), "pickle")
 
     def __copy__(self) -> DistributedArray:
-        result = DistributedArray(self.local, self.layout, self.name, self.generation)
+        result = DistributedArray(self.local, self.layout, self.name, self.generation,
+                                  self.storage)
         result.plain = self.plain
         return result
 
     def __deepcopy__(self, memo: dict) -> DistributedArray:
         result = DistributedArray(copy.deepcopy(self.local, memo), self.layout, self.name,
-                                  self.generation)
+                                  self.generation, copy.deepcopy(self.storage, memo))
         result.plain = self.plain
         return result
 

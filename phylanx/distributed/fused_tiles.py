@@ -66,12 +66,12 @@ _LOCAL_REDUCTIONS = ("sum", "mean", "amax", "amin")
 class _Tiled:
     """What the node-by-node path would hold for a tiled intermediate (no data)."""
 
-    __slots__ = ("name", "generation", "layout", "plain", "dtype")
+    __slots__ = ("name", "generation", "layout", "plain", "dtype", "storage")
 
     def __init__(self, name: str, generation: int, layout: Any, plain: tuple,
-                 dtype: np.dtype) -> None:
+                 dtype: np.dtype, storage: Any) -> None:
         self.name, self.generation, self.layout, self.plain = name, generation, layout, plain
-        self.dtype = dtype
+        self.dtype, self.storage = dtype, storage
 
 
 class _Declined(Exception):  # noqa: N818 - a signal: the node-by-node path runs
@@ -133,7 +133,10 @@ def _walk(op: Op, values: list, layout: Any, dispatched: list) -> Any:
     from ..primitives.registry import lookup
     from ..primitives.rules import DISTRIBUTION
     from .primitives.dist_matrixops.elementwise import tilewise
-    from .primitives.dist_matrixops.global_reductions import reduced_layout, whole_along
+    from .primitives.dist_matrixops.global_reductions import (
+        every_tile_whole_along,
+        reduced_layout,
+    )
     args = []
     for kind, x in op.args:
         if kind == "op":
@@ -155,7 +158,8 @@ def _walk(op: Op, values: list, layout: Any, dispatched: list) -> Any:
             raise _Declined
         axes = _axes(axis, len(layout.shape))
         probe = _probe(layout)
-        if axes is None or len(axes) == len(layout.shape) or not whole_along(probe, axes):
+        if axes is None or len(axes) == len(layout.shape) or \
+                not every_tile_whole_along(probe, axes):
             raise _Declined          # a plain answer, or a reduction that communicates
         result_layout = reduced_layout(probe, axes, bool(keep))
     else:
@@ -173,7 +177,7 @@ def _walk(op: Op, values: list, layout: Any, dispatched: list) -> Any:
         result_layout = tiled[0].layout      # the driver's, as the rule's
     driver = tiled[0]
     result = _Tiled(driver.name, driver.generation + 1, result_layout, driver.plain,
-                    _result_dtype(op, args))
+                    _result_dtype(op, args), driver.storage)
     # (digests merged as ``darray._dispatch`` merges them: by a rule, or an element-wise
     # kernel without one, tile by tile)
     plain = plain_operands([_PROBE if type(a) is _Tiled else a for a in args],
@@ -321,7 +325,8 @@ class TileRunner:
             if out.shape != want:
                 raise PhylanxValueError(f"the fused result of a tile of shape {want} has "
                                         f"shape {out.shape}")
-            tiled = DistributedArray(out, result.layout, result.name, result.generation)
+            tiled = DistributedArray(out, result.layout, result.name, result.generation,
+                                     result.storage)
             tiled.plain = result.plain
             return tiled
         return guarded((root.primitive, root.loc), lambda e: located_at(root, e), on_tiles)

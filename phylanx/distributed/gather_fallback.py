@@ -109,7 +109,7 @@ def retiled(result: Any, operands: list[DistributedArray]) -> Any:
     from .. import distributed as api
     box = layout.boxes[api.find_here()]
     local = result[tuple(slice(s, e) for s, e in box)].copy()
-    return like.derive(local, layout)
+    return like.derive(local, layout, new_memory=True)
 
 
 def always_gathers(primitive: str) -> bool:

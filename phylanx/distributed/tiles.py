@@ -176,7 +176,8 @@ class Layout:
 def establish(local: Any, box: Box | None, key1d: str | None, problem: str | None,
               what: str, claim: tuple[int, int] | None = None,
               declared: dict[str, Any] | None = None, final: bool = False,
-              same_overlaps: bool = False) -> Layout:
+              same_overlaps: bool = False, extra: Any = None,
+              extras: list | None = None) -> Layout:
     """Collective: exchange every rank's tile box and build the layout, with the
     checks of reference §4.2 (one span per dimension, spans match the tile's extent,
     one vector orientation, union from 0 without gaps).  ``claim`` is the
@@ -188,13 +189,14 @@ def establish(local: Any, box: Box | None, key1d: str | None, problem: str | Non
     the array by ``declared["name"]``, if declared, as the lowest rank has it: ranks
     naming it differently raise the same text.  ``same_overlaps``: tiles each rank
     made itself (``annotate_d``) must hold the same values where they overlap
-    (:func:`_check_overlaps`)."""
+    (:func:`_check_overlaps`).  ``extra``: a fact of this rank's sent along, every
+    rank's then appended to ``extras`` in rank order."""
     rank, count = api.find_here(), api.num_localities()
     if problem is None:
         problem = _local_problem(local, box, claim, rank, count)
     dtype = None if local is None else np.asarray(local).dtype.str
     meta = (problem, box, key1d, None if local is None else np.ndim(local), dtype,
-            declared or {})
+            declared or {}, extra)
     # with ``same_overlaps`` the overlaps' digests follow (known once the boxes are in):
     # this message is then not the operation's last (lockstep.py: nothing after it)
     gathered = all_gather(meta, final and not same_overlaps) if count > 1 else [meta]
@@ -229,6 +231,8 @@ def establish(local: Any, box: Box | None, key1d: str | None, problem: str | Non
             "asked for; boxes " + ", ".join(f"locality {r}: {list(b)}"
                                             for r, b in enumerate(boxes))))
     layout = Layout(boxes, shape, keys[0])
+    if extras is not None:
+        extras.extend(m[6] for m in gathered)
     if same_overlaps and count > 1:
         _check_overlaps(local, layout, what, final)
     return layout
@@ -304,6 +308,11 @@ def gather(local: np.ndarray, layout: Layout, final: bool = False) -> np.ndarray
     """Collective: the whole array on every rank (``final``: see :func:`all_gather`)."""
     tiles = all_gather(np.ascontiguousarray(local), final) if len(layout.boxes) > 1 \
         else [local]
+    return assemble(tiles, layout)
+
+
+def assemble(tiles: list[np.ndarray], layout: Layout) -> np.ndarray:
+    """The whole array from every rank's tile (an empty box: nothing to place)."""
     dtype = np.result_type(*[t.dtype for t in tiles]) if tiles else np.float64
     out = np.zeros(layout.shape, dtype)
     for box, tile in zip(layout.boxes, tiles):

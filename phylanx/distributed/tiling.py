@@ -26,7 +26,12 @@ slices an empty tile by a box -- an empty part's shape comes from the part
 boxes (reductions and products work on owned cells), a scan sizes what it sends by the
 receiving box.  Layouts differing only in how an empty tile is written are *not* equal:
 equal layouts promise equal tile shapes (the aligned element-wise shortcut combines the
-tiles as they are).
+tiles as they are).  A consumer choosing a path from the boxes (a fresh table's rows,
+a row mask, a local reduction) decides alike for either form (dist50,
+``tests/distributed/test_empty_tile_forms.py``): one program's spelling must not change
+its messages; only ``fused_tiles`` declines the (0, 0) form (its kernel runs on the
+tile as it is, and a plain operand does not broadcast against a (0, 0) tile), leaving
+it to the node-by-node rules.
 ``tests/distributed/programs/empty_tiles.py`` runs every rule on operands of each
 producer, rank 0's or a middle rank's tile empty, against NumPy.
 

@@ -12,9 +12,9 @@ and ``programs/gram_tiles.py`` (the gram row pass on each rank's row tile: rando
 programs ``x.T @ f(x @ w, y, s)`` in several spellings, float32/float64, even, uneven
 and empty tiles, against NumPy and against node by node; ranks choosing differently),
 and ``programs/empty_tiles.py`` (every rule on operands whose empty tile is written
-either way, rank 0's or a middle rank's, against NumPy; last: run before
-``fresh_tables.py`` its subscripts made that program's row-tiled table send four
-all_gathers, a fault of its own not understood yet, see docs/performance.md).
+either way, rank 0's or a middle rank's, against NumPy; before ``fresh_tables.py``: its
+gathered copies made that program's table stores send an all_gather each, issue 28,
+dist50; ``fresh_tables.py`` checks it itself too).
 The programs run in one job per rank count (``programs/several.py``); each test checks
 its own program."""
 from __future__ import annotations
@@ -34,8 +34,8 @@ def job():
     @functools.cache
     def run(k: int):
         return several(k, ("global_semantics.py", str(k), "12"), ("unchanged_examples.py",),
-                       ("fresh_tables.py",), ("fused_tiles.py",), ("gram_tiles.py",),
-                       ("empty_tiles.py",), timeout=600)
+                       ("empty_tiles.py",), ("fresh_tables.py",), ("fused_tiles.py",),
+                       ("gram_tiles.py",), timeout=600)
     yield run
     run.cache_clear()
 

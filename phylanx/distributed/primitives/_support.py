@@ -22,6 +22,7 @@ from .. import tiles, tiling
 from ..agreement import checksum
 from ..darray import DistributedArray
 from ..lockstep import lockstep
+from ..storages import Storage
 
 __all__ = ["ORDERED", "auto_name", "box_slices", "create", "lockstep", "placement",
            "tiling_type"]
@@ -90,7 +91,8 @@ def create(name: str, shape: tuple[int, ...], tile_index: Any, numtiles: Any,
         problem = e.message
     layout = tiles.establish(local, box, key1d, problem, f"array {name!r}",
                              declared=declared, final=True)
-    return DistributedArray(local, layout, name)
+    # (every caller's ``make`` allocates the tile: memory of its own)
+    return DistributedArray(local, layout, name, storage=Storage(name))
 
 
 def box_slices(box: tiling.Box) -> tuple[slice, ...]:

@@ -7,7 +7,8 @@ reductions with and without keepdims, where, concatenate/stack, subscripts and a
 assignment, argmin/argmax, cumsum, sort, the gather fallback) on an operand of each
 producer, rank 0's tile empty or a middle rank's, mixed with an operand whose empty tile
 is written the other way: NumPy's answer; each tile's array has its box's shape.  Runs
-last in ``test_global_semantics_mpi``'s job (see the note there).  Prints 'OK <rank>'.
+before ``fresh_tables.py`` in ``test_global_semantics_mpi``'s job (see the note there).
+Prints 'OK <rank>'.
 """
 import warnings
 

@@ -9,7 +9,12 @@ rows of each class selected by a tiled mask (``x[labels == c]``).  Each result e
 undecorated function's on the whole arrays; the collectives of the reductions along the
 rows are counted by the runtime's timeline: none (a plain table would gather each column).
 The points are tiled by rows evenly, unevenly with rank 0's tile empty, and by columns
-(then the table is plain: the gather path, as before).  Prints 'OK <rank>' at the end.
+(then the table is plain: the gather path, as before).  Then an earlier program's history
+does not change these programs' messages (issue 28, dist50): after ``x[:, 1:]`` and
+``v[:, None]`` of an array whose one non-empty tile is rank 1's (gathered copies standing
+for NumPy's views, kept alive), the stores into the tables send what they sent before
+(they sent an all_gather each: the copies were refreshed at every store into any tiled
+array).  Prints 'OK <rank>' at the end.
 """
 import collections
 import warnings
@@ -128,6 +133,11 @@ def tilings(a, name):
     return out
 
 
+@Phylanx
+def views_of_one_tile(x, v):
+    return x[:, 1:], v[:, None]
+
+
 rng = np.random.default_rng(11)
 rows = 2 * p + 3
 x = rng.normal(size=(rows, 5))
@@ -136,20 +146,22 @@ tiled_labels = tilings(labels, "fresh_labels")
 means, variances = rng.normal(size=(4, 5)), rng.uniform(0.5, 2.0, size=(4, 5))
 args = (means, variances, np.log(np.full(4, 0.25)))
 anchors = rng.normal(size=(3, 5))
+h = rows // 2
+stores = {}     # (tiling, program) -> the collectives of its call
 for how, tx in tilings(x, "fresh_x").items():
     by_rows = how in ("row", "uneven")
     log_likelihood_labels(tx, *args)                  # compiled outside the count
-    got, sent = collectives(log_likelihood_labels, tx, *args)
+    got, sent = stores[how, "log-likelihood"] = collectives(log_likelihood_labels, tx, *args)
     same(got, log_likelihood_labels.python(x, *args), f"log-likelihood table, {how}")
     assert not sent or not by_rows, f"{how}: a row-tiled table's argmax/max sent {dict(sent)}"
 
-    got, sent = collectives(anchor_distances, tx, anchors)
+    got, sent = stores[how, "anchors"] = collectives(anchor_distances, tx, anchors)
     same(got, anchor_distances.python(x, anchors), f"anchor distances, {how}")
     assert not by_rows or (set(sent) <= {"all_gather", "end"} and sent["all_gather"] <= 1), \
         (how, dict(sent))
 
-    h = rows // 2
-    same(row_blocks(tx, h), row_blocks.python(x, h), f"row blocks at {h}, {how}")
+    got, _ = stores[how, "row blocks"] = collectives(row_blocks, tx, h)
+    same(got, row_blocks.python(x, h), f"row blocks at {h}, {how}")
 
     t = escaping_table(tx)
     assert type(t) is np.ndarray, type(t)       # returned: allocated plain, as before
@@ -164,5 +176,19 @@ for how, tx in tilings(x, "fresh_x").items():
     lab = tiled_labels.get(how, labels)
     same(class_means(tx, lab, 4), class_means.python(x, labels, 4), f"class means, {how}")
 
+# an earlier program's gathered copies, alive, change no later program's messages
+kept = views_of_one_tile(uneven(x, "fresh_views_x"), uneven(x[:, 0].copy(), "fresh_views_v"))
+same(kept, views_of_one_tile.python(x, x[:, 0].copy()), "views of the one non-empty tile")
+calls = {"log-likelihood": (log_likelihood_labels, args), "row blocks": (row_blocks, (h,))}
+for how, tx in tilings(x, "fresh_after_x").items():
+    if how == "column":
+        continue        # (a plain table: each store a gather, with or without copies)
+    for what, (fn, rest) in calls.items():
+        got, sent = collectives(fn, tx, *rest)
+        same(got, fn.python(x, *rest), f"{what}, {how}, after the copies")
+        assert sent == stores[how, what][1], \
+            f"{what}, {how}: sent {dict(sent)} after another program's copies, " \
+            f"{dict(stores[how, what][1])} before"
+del kept
 dist.barrier().result()
 print(f"OK {r}")

@@ -2,16 +2,22 @@
 tiles) sees every later store into the array, as the view does (issue 28: it kept the
 old row).  Any number of ranks; row and column tilings (uneven tiles); the
 undecorated function on the whole array is the oracle for the result and for the
-array.  Run in ``test_one_rank_errors_and_inplace_mpi.py``'s job (its DONE line says
-it returned: no 'OK' of its own, which that job counts for its other programs).
+array.  A copy kept alive changes no store into another array's messages (issue 28,
+dist50: each sent an all_gather), and a store into an array annotated over the copied
+array's tile still reaches it, as does a store through ``slice_row_d``.  Run in
+``test_one_rank_errors_and_inplace_mpi.py``'s job (its DONE line says it returned: no
+'OK' of its own, which that job counts for its other programs).
 """
+import collections
 import warnings
 
 import numpy as np
 
+import phylanx
 from phylanx import Phylanx
 from phylanx import distributed as dist
 from phylanx.distributed import view_copies
+from phylanx.instrumentation.timeline import SPAN, Recorder
 
 warnings.simplefilter("ignore", dist.PhylanxPerformanceWarning)
 r = dist.find_here()
@@ -115,4 +121,80 @@ for i in range(40):
     rows[i % 7].sum()
 rows[0, 0] = 0.0
 assert view_copies.registered() <= 16, view_copies.registered()
+
+
+def stored(x):
+    x[0, :] = 1.0
+    x += 1.0
+    y = x * 2.0
+    y[1] = 3.0
+    return np.sum(y, axis=0)
+
+
+def row_two(x):
+    return x[2]
+
+
+def sent(fn, *args):
+    """``fn(*args)`` and this rank's collectives, by kind."""
+    recorder = Recorder(rank=r, size=dist.num_localities()).start()
+    try:
+        result = fn(*args)
+    finally:
+        recorder.stop()
+    return result, collections.Counter(e[6]["kind"] for e in recorder.events
+                                       if e[0] == SPAN and e[2] == "collective")
+
+
+def own_rows(name):
+    """``matrix``'s rows tiled by annotate (its tile a copy: memory of its own)."""
+    return dist.annotate(matrix[rows_here].copy(), name,
+                         ["tile", ["rows", *rows_span], ["columns", 0, matrix.shape[1]]])
+
+
+k_ranks = dist.num_localities()
+cuts = [round(matrix.shape[0] * i / k_ranks) for i in range(k_ranks + 1)]
+rows_span = [cuts[r], cuts[r + 1]]
+rows_here = slice(*rows_span)
+stored_d = Phylanx(stored)
+want, before = sent(stored_d, own_rows("views_store_before"))
+kept = Phylanx(row_two)(own_rows("views_kept"))         # a copy standing for a view, alive
+got, after = sent(stored_d, own_rows("views_store_after"))
+np.testing.assert_allclose(got, want)
+assert after == before, f"a store sent {dict(after)} with another array's copy alive, " \
+    f"{dict(before)} without"
+# an array annotated over the kept copy's source tile may share its memory: its stores
+# still reach the copy
+source = own_rows("views_source")
+copy = Phylanx(row_two)(source)
+alias = dist.annotate(source.local, "views_alias", source.tile())
+alias[2, 1] = -8.5
+expected = matrix[2].copy()
+expected[1] = -8.5
+np.testing.assert_array_equal(copy, expected)
+# nor do other programs' copies change how many messages a program's own copies take
+# (the registry's exchanges of liveness bits ride on each new copy's gather)
+def reads(x):
+    total = 0.0
+    for i in range(20):
+        total = total + x[i % x.shape[0]].sum()
+    return total
+
+
+reads_d = Phylanx(reads)
+total, before = sent(reads_d, own_rows("views_reads_before"))
+np.testing.assert_allclose(total, reads(matrix))
+others = own_rows("views_others")
+held = [others[i % matrix.shape[0]] for i in range(11)]
+for times in range(3):
+    _, after = sent(reads_d, own_rows(f"views_reads_after{times}"))
+    assert after == before, f"reads sent {dict(after)} with copies alive, {dict(before)}"
+    held += [others[i] for i in range(5)]
+del held
+# a store through ``slice_row_d`` (PhySL's form) reaches a copy too (before: the old row)
+sliced = dist.tiled(matrix, "row", name="views_slice_store")
+row = sliced[2]
+phylanx.evaluate("lambda(a, block(store(slice_row_d(a, 2), 5.0), a))", sliced)
+np.testing.assert_array_equal(row, np.full(matrix.shape[1], 5.0))
+del kept, copy, row
 dist.barrier().result()

@@ -13,7 +13,7 @@ from ....errors import PhylanxError, PhylanxValueError
 from ....primitives.dtypes import to_int
 from ....primitives.registry import primitive
 from ....values import plain_array
-from ... import tiles, tiling
+from ... import storages, tiles, tiling
 from ...darray import DistributedArray
 from .._support import ORDERED, lockstep
 
@@ -61,9 +61,12 @@ def annotate_d(target, name, args=None):
         problem = e.message
     # the name says which array the tile belongs to: ranks naming it differently made
     # tiles of different arrays into one (an error only at a later exchange, unnamed)
+    # (asked before the array exists, which holds the tile: storages.py)
+    held, every_held = storages.held(local), []
     layout = tiles.establish(local, box, key, problem, f"array {name!r}", claim,
-                             declared={"name": name}, final=True, same_overlaps=True)
-    return DistributedArray(local, layout, name)
+                             declared={"name": name}, final=True, same_overlaps=True,
+                             extra=held, extras=every_held)
+    return DistributedArray(local, layout, name, storage=storages.agreed(every_held, name))
 
 
 def _as_tile(value: Any) -> np.ndarray:

@@ -59,7 +59,7 @@ def rows_of(result: np.ndarray, source: DistributedArray, key1d: str | None = No
     boxes = [((s, e),) + tuple((0, n) for n in result.shape[1:]) for s, e in spans]
     box = boxes[api.find_here()]
     local = result[tuple(slice(s, e) for s, e in box)].copy()
-    return source.derive(local, Layout(boxes, result.shape, key1d))
+    return source.derive(local, Layout(boxes, result.shape, key1d), new_memory=True)
 
 
 def can_tile(result: Any) -> bool:

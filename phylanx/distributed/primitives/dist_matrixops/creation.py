@@ -143,22 +143,26 @@ def diag_d(arr, k=0, tiling_type="sym", tile_index=None, numtiles=None):
         local[j + max(-k, 0) - r0, j + max(k, 0) - c0] = part[j - need[0]]
     layout = tiles.establish(local, box, None, None, f"diagonal of {v.full_name!r}",
                              final=True)
-    return v.derive(local, layout, suffix="_diag")
+    return v.derive(local, layout, suffix="_diag", new_memory=True)
 
 
 
 
 def _row_spans(x: DistributedArray) -> list | None:
     """Every rank's rows of ``x`` when its tiles are whole-width row blocks in rank
-    order that cover the rows once (empty blocks allowed); else None."""
-    spans = [box[0] for box in x.layout.boxes]
-    others_whole = all(box[1:] == tuple((0, n) for n in x.shape[1:])
-                       for box in x.layout.boxes)
-    ends = [0] + [e for _, e in spans]
-    if not others_whole or any(s != e for (s, _), e in zip(spans, ends)) \
-            or ends[-1] != x.shape[0]:
-        return None
-    return spans
+    order that cover the rows once, else None.  An empty tile holds the rows (e, e),
+    e the rows before it, however its box is written (``tiling.py``: (0, 0) on every
+    axis or the other axes' spans; an annotated table and a derived one alike)."""
+    whole, spans, end = tuple((0, n) for n in x.shape[1:]), [], 0
+    for box in x.layout.boxes:
+        if tiling.is_empty(box):
+            spans.append((end, end))
+        elif box[1:] != whole or box[0][0] != end:
+            return None
+        else:
+            spans.append(box[0])
+            end = box[0][1]
+    return spans if end == x.shape[0] else None
 
 
 def fresh_rows_rule(impl, args: list):
@@ -185,7 +189,9 @@ def fresh_rows_rule(impl, args: list):
     local = np.asarray(impl(None, (here[1] - here[0], *dims[1:]), value, *rest[2:]))
     boxes = [((s, e), *((0, n) for n in dims[1:])) for s, e in spans]
     key1d = ("rows" if x.ndim > 1 else x.layout.key1d) if len(dims) == 1 else None
-    return x.derive(local, Layout(boxes, tuple(dims), key1d), suffix="_table")
+    # (the table is memory of its own: a store into it changes no view of x)
+    return x.derive(local, Layout(boxes, tuple(dims), key1d), suffix="_table",
+                    new_memory=True)
 
 
 DISTRIBUTION.defrule("__fresh_rows_of", fresh_rows_rule)

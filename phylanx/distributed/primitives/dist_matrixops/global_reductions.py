@@ -56,27 +56,57 @@ def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
     return (axes,) if isinstance(axes, int) else tuple(axes)
 
 
-def whole_along(a: DistributedArray, axes: tuple[int, ...]) -> bool:
-    """Every tile (empty ones too) spans ``axes`` whole: reducing them is local."""
+def every_tile_whole_along(a: DistributedArray, axes: tuple[int, ...]) -> bool:
+    """Every tile, empty ones too, spans ``axes`` whole (each tile's kernel can run on
+    the tile as it is: ``fused_tiles``)."""
     return all(box[ax] == (0, a.shape[ax]) for box in a.layout.boxes for ax in axes)
 
 
+def whole_along(a: DistributedArray, axes: tuple[int, ...]) -> bool:
+    """Reducing ``axes`` is local: every tile spans them whole.  An empty tile written
+    (0, 0) on every axis (``tiling.py``) is taken as ``annotate`` writes it: empty along
+    the axes the other tiles split (the first, if none), whole along the others; so
+    either form decides alike (dist50).  Not every empty tile passes: one tile holding
+    all the rows reduced along them stays the all_gather (its plain result is what the
+    consumers take, k-means' means; ``test_scaling_counts_mpi``)."""
+    split = a.layout.split_axes() or [0]
+
+    def annotated(box: tiling.Box) -> tiling.Box:
+        if any(span != (0, 0) for span in box):
+            return box
+        return tuple((0, 0) if i in split else (0, n) for i, n in enumerate(a.shape))
+    return all(annotated(box)[ax] == (0, a.shape[ax])
+               for box in a.layout.boxes for ax in axes)
+
+
 def _local(a: DistributedArray, axes: tuple[int, ...], keep: bool, kernel: Any) -> Any:
-    """The reduction of each tile, tiled like ``a`` without the reduced axes."""
-    local = kernel(a.local)
+    """The reduction of each tile, tiled like ``a`` without the reduced axes.  An empty
+    tile's kernel runs on a stand-in spanning the reduced axes whole (NumPy's max
+    refuses an axis of length 0, which a box of (0, 0) on every axis would give), for
+    the result's dtype."""
     if len(axes) == a.ndim:
-        return local                    # every tile is the whole array
+        return kernel(a.local)          # every tile is the whole array
     layout = reduced_layout(a, axes, keep)
-    return a.derive(np.asarray(local).reshape(tiling.box_shape(layout.boxes[api.find_here()])),
-                    layout)
+    mine = layout.boxes[api.find_here()]
+    tile = a.local
+    if tiling.is_empty(a.box):
+        extents = tiling.box_shape(mine)
+        kept = iter([extents[i] for i in range(a.ndim) if i not in axes] if keep else extents)
+        tile = np.empty(tuple(a.shape[i] if i in axes else next(kept) for i in range(a.ndim)),
+                        a.dtype)
+    return a.derive(np.asarray(kernel(tile)).reshape(tiling.box_shape(mine)), layout)
 
 
 def reduced_layout(a: DistributedArray, axes: tuple[int, ...], keep: bool) -> Layout:
     """The layout of a reduction over ``axes`` that no tile splits: ``a``'s without them
     (a length-1 axis with ``keep``)."""
     def reduced(box):
-        return tuple((0, 1) if i in axes else span for i, span in enumerate(box)
-                     if keep or i not in axes)
+        out = tuple((0, 1) if i in axes else span for i, span in enumerate(box)
+                    if keep or i not in axes)
+        # an empty tile stays empty (one empty only along a reduced axis holds no part of
+        # the kept spans): (0, 0) on every axis, as the layouts derived elsewhere
+        return tuple((0, 0) for _ in out) if tiling.is_empty(box) and \
+            not tiling.is_empty(out) else out
     boxes = [reduced(b) for b in a.layout.boxes]
     shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape)
                   if keep or i not in axes)

@@ -69,7 +69,8 @@ def _gathered(name: str, impl: Any, args: list, leads_with_rows: Any) -> Any:
     if can_tile(result) and 0 in source.layout.split_axes() and leads_with_rows(result):
         if result.shape == source.shape:
             box = source.box
-            return source.derive(result[tuple(slice(s, e) for s, e in box)].copy())
+            return source.derive(result[tuple(slice(s, e) for s, e in box)].copy(),
+                                  new_memory=True)
         return rows_of(result, source)
     return result
 
@@ -279,7 +280,7 @@ def _flattened(a: DistributedArray) -> DistributedArray:
     boxes = [((b[0][0] * rest, b[0][1] * rest),) if not tiling.is_empty(b) else ((0, 0),)
              for b in a.layout.boxes]
     return DistributedArray(a.local.reshape(-1), Layout(boxes, (a.size,)), a.name,
-                            a.generation)
+                            a.generation, a.storage)
 
 
 def _scan(impl: Any, a: DistributedArray, ax: int, dtype: Any) -> DistributedArray:

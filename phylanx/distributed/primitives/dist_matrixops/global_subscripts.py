@@ -263,10 +263,16 @@ def _row_mask(x: DistributedArray, key: tuple) -> Any:
     if m.dtype != np.bool_ or m.ndim != 1 or m.shape[0] != x.shape[0] \
             or x.layout.split_axes() != [0] or not _whole_rows(x):
         return None
-    if any(mb[0] != xb[0] for mb, xb in zip(m.layout.boxes, x.layout.boxes)) \
+    if any(_rows_held(mb) != _rows_held(xb) for mb, xb in zip(m.layout.boxes, x.layout.boxes)) \
             or len(m.layout.boxes) != len(x.layout.boxes) or not _whole_rows(m):
         return None
     return m
+
+
+def _rows_held(box: tiling.Box) -> tiling.Span | None:
+    """The rows a tile holds; None for an empty tile, however its box is written
+    (``tiling.py``: a mask's and its array's empty tiles may be written apart)."""
+    return None if tiling.is_empty(box) else box[0]
 
 
 def _masked_row_blocks(x: DistributedArray, mask: DistributedArray, label: str) -> Any:
@@ -286,7 +292,7 @@ def _masked_row_blocks(x: DistributedArray, mask: DistributedArray, label: str) 
         spans[r] = ((offset, offset + counts[r]), *((0, n) for n in shape[1:])) \
             if counts[r] else tuple((0, 0) for _ in shape)
         offset += counts[r]
-    return x.derive(mine, Layout(spans, shape), suffix="_sliced")
+    return x.derive(mine, Layout(spans, shape), suffix="_sliced", new_memory=True)
 
 
 def _mask_part(mask: Any, box: tiling.Box) -> np.ndarray:
@@ -319,7 +325,7 @@ def _masked_rows(x: DistributedArray, mask: Any, label: str) -> Any:
         offset += counts[r]
     if offset == 0:
         return np.zeros(0, x.dtype)
-    return x.derive(mine, Layout(spans, (offset,)), suffix="_sliced")
+    return x.derive(mine, Layout(spans, (offset,)), suffix="_sliced", new_memory=True)
 
 
 def read(x: DistributedArray, key: tuple) -> Any:
@@ -363,13 +369,14 @@ def _read(x: DistributedArray, key: tuple, label: str) -> Any:
     if plan.stays_tiled(x):
         return result
     with operation(label):
-        copy = tiles.gather(result.local, result.layout, final=True)
-    if any(c[0] == "sel" and c[3] is None for c in comps):
-        return copy     # an index array: NumPy's answer is a copy too, not a view
-    # NumPy gives a view here: a change in place of the copy reaches x (``y = x[2];
-    # y *= 2``), any other write into it is NumPy's read-only error (values.py), and a
-    # store into x reaches the copy (view_copies.py: result's tiles are views of x's)
-    view_copies.register(copy, result)
+        if any(c[0] == "sel" and c[3] is None for c in comps):
+            # an index array: NumPy's answer is a copy too, not a view
+            return tiles.gather(result.local, result.layout, final=True)
+        # NumPy gives a view here: a change in place of the copy reaches x (``y = x[2];
+        # y *= 2``), any other write into it is NumPy's read-only error (values.py), and
+        # a store into x reaches the copy (view_copies.py: result's tiles are views of
+        # x's, result has x's storage)
+        copy = view_copies.gathered_copy(result)
     return stands_for_view(copy, lambda old, new: _write_back(x, key, old, new, label))
 
 

@@ -15,6 +15,7 @@ from ....errors import PhylanxIndexError, PhylanxValueError
 from ....primitives import indexing
 from ....primitives.dtypes import to_int
 from ....primitives.registry import primitive
+from ... import view_copies
 from ...darray import DistributedArray, as_tiled
 from ...tiles import Layout
 from .._support import ORDERED, lockstep
@@ -97,8 +98,15 @@ def store_slice(kind: str, a, indices: list, value) -> None:
     locality passes the same), or a distributed array of that shape: its tiles are
     used as they are if they are laid out like the slice, else it is gathered
     (every locality knows every layout, so all decide alike and gather together).
+    Then the gathered copies standing for views of ``a`` take its new values, as after
+    any store (``view_copies.py``; before dist50 they kept the old ones).
     """
     a = as_tiled(a, "the store target")
+    _store_slice(kind, a, indices, value)
+    view_copies.refresh(a)
+
+
+def _store_slice(kind: str, a: DistributedArray, indices: list, value) -> None:
     axis = _row_axis(a.ndim) if kind == "slice_row_d" else a.ndim - 1
     layout, mine = _plan(a, axis, indices, kind)
     if isinstance(value, DistributedArray):
