@@ -77,19 +77,6 @@ def _jax_losses():
 LOSSES = {"causal": causal_loss, "strided": strided_loss, "dilated": dilated_loss}
 
 
-def _rows_form(monkeypatch, on: bool) -> None:
-    """The 1-d convolutions' in-place window form (``conv_rows.py``) on or off."""
-    monkeypatch.setattr(config, "_overrides", {**config._overrides, "conv_rows": on})
-    monkeypatch.setattr(config, "_cache", {})
-
-
-@pytest.fixture(autouse=True)
-def copied_windows(monkeypatch):
-    """These tests are the copied (and kept) window matrix's: the in-place form, which
-    serves their 1-d convolutions but the dilated one, off unless a test turns it on."""
-    _rows_form(monkeypatch, False)
-
-
 @pytest.fixture
 def two_threads():
     """A pool of two threads (row blocks need two), the previous setting after."""
@@ -232,30 +219,3 @@ def test_blocked_products_equal_one_product(monkeypatch, two_threads):
     np.testing.assert_allclose(conv_windows.kernel_cotangent_of(matrix, w.shape, ct,
                                                                 np.dtype(np.float64)),
                                want, rtol=1e-12)
-
-
-@pytest.mark.parametrize("name", sorted(LOSSES))
-def test_the_in_place_windows_agree_with_jax_and_the_copied_ones(monkeypatch, name):
-    # conv50: the forward and the kernel's cotangent over the window matrix read in
-    # place (causal and "same" padding, stride 2; the dilated loss keeps the copy)
-    w, b, x = (RNG.standard_normal(s) * 0.5 for s in [(4, 3, 5), (5,), (3, 23, 3)])
-    want_value, want = jax.jit(jax.value_and_grad(_jax_losses()[name], (0, 1)))(
-        *map(jnp.asarray, (w, b, x)))
-    from phylanx.primitives.keras_support import conv_rows
-    served = []
-    real = conv_rows.kernel_cotangent
-    monkeypatch.setattr(conv_rows, "kernel_cotangent",
-                        lambda *a: served.append(1) or real(*a))
-    for dtype, tol in ((np.float32, 2e-5), (np.float64, 1e-11)):
-        args = [a.astype(dtype) for a in (w, b, x)]
-        _rows_form(monkeypatch, False)
-        copied = phylanx.value_and_grad(LOSSES[name], (0, 1))(*args)
-        _rows_form(monkeypatch, True)
-        value, grads = phylanx.value_and_grad(LOSSES[name], (0, 1))(*args)
-        np.testing.assert_allclose(value, want_value, rtol=tol)
-        np.testing.assert_allclose(value, copied[0], rtol=tol)
-        for g, ref, other in zip(grads, want, copied[1]):
-            assert g.dtype == dtype
-            np.testing.assert_allclose(g, np.asarray(ref), rtol=tol, atol=tol)
-            np.testing.assert_allclose(g, other, rtol=tol, atol=tol)
-    assert served == ([] if name == "dilated" else [1, 1])

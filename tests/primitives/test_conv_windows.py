@@ -10,19 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from phylanx import config
 from phylanx.primitives.keras_support import conv_windows
 from phylanx.primitives.keras_support._windows import pad_amounts
 from phylanx.primitives.keras_support.adjoints import conv_cotangents
 from phylanx.primitives.keras_support.conv import conv1d, conv2d
-
-
-@pytest.fixture(autouse=True)
-def copied_windows(monkeypatch):
-    """These tests are the copied window matrix's: the 1-d convolutions' in-place form
-    (``conv_rows.py``, which would serve most of them) off."""
-    monkeypatch.setattr(config, "_overrides", {**config._overrides, "conv_rows": False})
-    monkeypatch.setattr(config, "_cache", {})
 
 
 def _tap_reference(x, kernel, ct, padding, strides, dilations):

@@ -26,7 +26,7 @@ import numpy as np
 
 from ...errors import PhylanxValueError
 from ..registry import primitive
-from . import conv_gemm, conv_rows, conv_windows
+from . import conv_gemm, conv_windows
 from ._windows import pad_amounts, padded
 from .pooling import pool as forward_pool
 
@@ -80,14 +80,6 @@ def conv_cotangents(x, kernel, ct, padding="valid", strides=1, dilation_rate=1,
     sizes = k.shape[:nsp]
     steps, dilations = _per_axis(strides, nsp), _per_axis(dilation_rate, nsp)
     pads = pad_amounts(x.shape[1:1 + nsp], sizes, steps, dilations, str(padding).lower())
-    if need_k and ct.size and conv_rows.fits(x, k, steps, dilations, pads):
-        # a 1-d convolution: the kernel's cotangent over the window matrix read in place
-        grad_k = conv_rows.kernel_cotangent(x, k.shape, ct, steps, pads,
-                                            np.result_type(x, k, ct))
-        if not need_x:
-            return None, grad_k
-        return conv_cotangents(x, k, ct, padding, strides, dilation_rate, need_k=False)[0], \
-            grad_k
     if need_k and ct.size and conv_windows.fits(x, k):
         # few input channels: the kernel's cotangent as one product over copied windows
         dtype = np.result_type(x, k, ct)

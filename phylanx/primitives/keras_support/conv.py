@@ -4,10 +4,9 @@ Layouts follow the Keras backend: inputs ``(batch, *spatial, channels)``, kernel
 ``(*kernel_size, in_channels, out_channels)`` (``conv2d_transpose``: ``(kh, kw,
 out_channels, in_channels)``).  Padding is TensorFlow's ("same" puts the odd pixel
 after, "causal" pads ``(k-1)*d`` before).  Each convolution is one ``tensordot``
-over a strided, dilated window view of the padded input: a 1-d one (dilation 1) as a few
-GEMMs over the window matrix read in place (``conv_rows.py``); else with few input
-channels one GEMM over a copy of the windows (``conv_windows.py``), stride 1 with 8 or
-more channels as shifted GEMMs (``conv_gemm.py``).
+over a strided, dilated window view of the padded input: with few input channels one GEMM
+over a copy of the windows (``conv_windows.py``), stride 1 with 8 or more channels as
+shifted GEMMs (``conv_gemm.py``).
 """
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ import numpy as np
 
 from ...errors import PhylanxValueError
 from ..registry import primitive
-from . import conv_rows, conv_windows
+from . import conv_windows
 from ._windows import (
     as_float_array,
     check_rank,
@@ -58,8 +57,6 @@ def convolve(x: np.ndarray, kernel: np.ndarray, padding: str, strides: tuple[int
     nsp = kernel.ndim - 2
     sizes = kernel.shape[:nsp]
     pads = pad_amounts(x.shape[1:1 + nsp], sizes, strides, dilations, padding)
-    if conv_rows.fits(x, kernel, strides, dilations, pads):
-        return conv_rows.correlate(x, kernel, strides, pads)
     if conv_windows.fits(x, kernel):
         return conv_windows.correlate(x, kernel, strides, dilations, pads)
     windows = window_view(x, sizes, strides, dilations, pads)   # (B, *out, C, *k)
@@ -117,11 +114,9 @@ def convolve_keeping(x: np.ndarray, kernel: np.ndarray, padding: str,
                      strides: tuple[int, ...], dilations: tuple[int, ...]
                      ) -> tuple[np.ndarray, np.ndarray | None]:
     """:func:`convolve` and the window matrix it multiplied (few input channels, one
-    slice: ``conv_windows.correlate_keeping``), else None (nothing to keep: the window
-    matrix read in place, ``conv_rows.py``, or not made)."""
-    pads = pad_amounts(x.shape[1:-1], kernel.shape[:-2], strides, dilations, padding)
-    if conv_windows.fits(x, kernel) and not conv_rows.fits(x, kernel, strides, dilations,
-                                                            pads):
+    slice: ``conv_windows.correlate_keeping``), else None."""
+    if conv_windows.fits(x, kernel):
+        pads = pad_amounts(x.shape[1:-1], kernel.shape[:-2], strides, dilations, padding)
         return conv_windows.correlate_keeping(x, kernel, strides, dilations, pads)
     return convolve(x, kernel, padding, strides, dilations), None
 
