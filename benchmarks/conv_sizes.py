@@ -3,6 +3,7 @@
 alternated in one process (conv50).
 
     python benchmarks/conv_sizes.py [--setting NAME] [--repeat 15] [--quick]
+                                    [--kernels 3,7] [--dtypes float32,float64]
 
 The loss is ``grad_mlp.py``'s Conv1D classifier (conv, bias, relu, mean over the length,
 dense to 10 classes, softmax cross-entropy; gradients of the four parameters), over
@@ -84,6 +85,8 @@ def main() -> None:
     parser.add_argument("--setting", default=None)
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--kernels", default="3,7", help="kernel sizes, e.g. 7")
+    parser.add_argument("--dtypes", default="float32,float64")
     args = parser.parse_args()
     jax = optional("jax")
     if jax is None:
@@ -91,8 +94,9 @@ def main() -> None:
     jax.config.update("jax_enable_x64", True)
     print(f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}; "
           f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', '(default)')}")
-    grid = itertools.product((3, 7), ((16, 32), (128, 128)), (8, 128), ("valid", "same"),
-                             ("float32", "float64"))
+    grid = itertools.product([int(k) for k in args.kernels.split(",")],
+                             ((16, 32), (128, 128)), (8, 128), ("valid", "same"),
+                             args.dtypes.split(","))
     if args.quick:
         grid = [(5, (16, 32), 64, "valid", "float32"), (3, (16, 32), 8, "same", "float64"),
                 (7, (128, 128), 128, "valid", "float32"), (3, (128, 128), 8, "same",
