@@ -161,9 +161,9 @@ SETTINGS: dict[str, Setting] = {
                 "(benchmarks/conv_window_blocks.py --only blocks, docs/performance.md)"),
         Setting("conv_rows", True, _bool,
                 "run a Conv1D (dilation 1) whose windows are 385 B-1 KiB and its kernel "
-                "cotangent as products of the window matrix read in place from the input "
-                "(conv_rows.py); off: shifted GEMMs or Winograd (docs/performance.md, "
-                "conv50)"),
+                "cotangent, when BLAS runs one thread, as products of the window matrix "
+                "read in place from the input (conv_rows.py); off: shifted GEMMs or "
+                "Winograd (docs/performance.md, conv50)"),
         Setting("fusion_rows", True, _bool,
                 "compile the row passes once hot: x.T @ f(x @ w) and argmin(f(x @ c), 1) "
                 "as one numba loop over the rows of x, sum/mean(f(...), axis=-1) as one "

@@ -227,6 +227,7 @@ def test_windows_read_in_place_agree_with_jax_and_the_other_forms(monkeypatch, n
     # the forward and the kernel's cotangent over the window matrix read in place
     # (conv_rows.py), against JAX and against the setting off (shifted GEMMs)
     from phylanx.primitives.keras_support import conv_rows
+    monkeypatch.setattr(conv_rows, "one_blas_thread", lambda: True)   # (whatever BLAS does)
     w, b, x = (RNG.standard_normal(s) * 0.3 for s in [(7, 16, 5), (5,), (3, 23, 16)])
     want_value, want = jax.jit(jax.value_and_grad(_jax_losses()[name], (0, 1)))(
         *map(jnp.asarray, (w, b, x)))

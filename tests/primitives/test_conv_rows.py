@@ -19,6 +19,13 @@ from phylanx.primitives.keras_support.adjoints import conv_cotangents
 from phylanx.primitives.keras_support.conv import conv1d
 
 
+@pytest.fixture(autouse=True)
+def one_blas_thread(monkeypatch):
+    """The form serves only while BLAS runs one thread (``conv_rows.one_blas_thread``):
+    taken as so here, whatever this process's BLAS does."""
+    monkeypatch.setattr(conv_rows, "one_blas_thread", lambda: True)
+
+
 def _set_rows(monkeypatch, on: bool) -> None:
     monkeypatch.setattr(config, "_overrides", {**config._overrides, "conv_rows": on})
     monkeypatch.setattr(config, "_cache", {})
@@ -83,6 +90,9 @@ def test_what_the_form_serves(monkeypatch):
     assert not conv_rows.fits(np.ones((2, 9, 128)), np.ones((3, 128, 2)), (1,), (1,),
                               [(0, 0)])                                  # many channels
     assert not conv_rows.fits(x, np.ones((3, 4, 0), np.float32), (1,), (1,), [(0, 0)])
+    monkeypatch.setattr(conv_rows, "one_blas_thread", lambda: False)
+    assert not conv_rows.fits(x, kernel, (1,), (1,), [(0, 0)])          # threaded BLAS
+    monkeypatch.setattr(conv_rows, "one_blas_thread", lambda: True)
     _set_rows(monkeypatch, False)
     assert not conv_rows.fits(x, kernel, (1,), (1,), [(0, 0)])
 

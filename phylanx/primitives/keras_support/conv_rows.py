@@ -31,10 +31,13 @@ is made only for "same"/"causal" padding, or when the stride does not divide the
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ... import config
+from ...runtime import blas_threads
 
 #: longest window (bytes: kernel taps x input channels x item size) served here; the
 #: shorter windows the copied form takes first (``conv_windows.ROW_BYTES``, ``conv.py``
@@ -49,12 +52,25 @@ from ... import config
 ROW_BYTES = 1024
 
 
+def one_blas_thread() -> bool:
+    """Whether BLAS now runs a product on one thread (``OPENBLAS_NUM_THREADS=1``, an MPI
+    rank, a block of ``share_blas``).  Why it matters: this form makes ``ceil(k/s)``
+    products where the others make one or a few, and each product of a threaded BLAS
+    forks and joins its threads; on a loaded machine each join waits for a preempted
+    thread (conv50, default threads, load 33-35, CPU per ``value_and_grad`` call: 16->32
+    channels, kernel 7, batch 128 float32 49-60 ms against 23-25 without this form,
+    batch 64 float64 kernel 5 32 against 17; with one BLAS thread 7.5-8.2 against
+    15.8-19.1 and 7.2 against 9.3).  Idle, with BLAS's threads, not measured: off."""
+    count = blas_threads.current()
+    return count == 1 if count is not None else (os.cpu_count() or 1) == 1
+
+
 def fits(x: np.ndarray, kernel: np.ndarray, strides: tuple[int, ...],
          dilations: tuple[int, ...], pads: list[tuple[int, int]]) -> bool:
     """Whether this form can serve the 1-d convolution of ``x`` (``(B, L, C)``) with
     ``kernel`` (``(k, C, O)``): the setting ``conv_rows`` on, dilation 1, float32 or
-    float64 result, a window of at most :data:`ROW_BYTES`, some output (``conv.py``
-    asks the copied window form first)."""
+    float64 result, a window of at most :data:`ROW_BYTES`, some output, BLAS on one
+    thread (:func:`one_blas_thread`; ``conv.py`` asks the copied window form first)."""
     if kernel.ndim != 3 or dilations[0] != 1 or not config.get("conv_rows"):
         return False
     dtype = np.result_type(x, kernel)
@@ -63,7 +79,8 @@ def fits(x: np.ndarray, kernel: np.ndarray, strides: tuple[int, ...],
     padded_length = x.shape[1] + pads[0][0] + pads[0][1]
     return (x.shape[0] > 0 and kernel.size > 0 and x.shape[2] > 0
             and padded_length >= kernel.shape[0]
-            and kernel.shape[0] * kernel.shape[1] * dtype.itemsize <= ROW_BYTES)
+            and kernel.shape[0] * kernel.shape[1] * dtype.itemsize <= ROW_BYTES
+            and one_blas_thread())
 
 
 def _input(x: np.ndarray, size: int, stride: int, pad: tuple[int, int],
