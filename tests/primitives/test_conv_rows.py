@@ -75,7 +75,7 @@ def test_in_place_windows_equal_the_taps_and_the_other_forms(
         config.reset("conv_rows")
     tol = 1e-5 if dtype == np.float32 else 1e-12
     for a, b in ((got, want), (got_k, want_k), (got, other), (got_k, other_k)):
-        assert a.dtype == dtype and a.shape == b.shape
+        assert a.dtype == dtype and a.shape == b.shape and a.flags.c_contiguous
         np.testing.assert_allclose(a, b, rtol=0, atol=tol * max(np.abs(b).max(), 1.0))
 
 

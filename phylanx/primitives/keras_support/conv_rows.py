@@ -24,9 +24,8 @@ same: it packs windows from the input inside its GEMM (no window matrix).
 Flat positions run over the batch: position ``t = b * R + l`` (``R`` positions per item,
 the padded length over the stride) is a real output for ``l < out_length``, else a junk
 row whose window reaches into the next item (or past the padded end: those are not
-computed).  The forward returns the real rows as a view of ``Y`` (the next element-wise
-operation makes its own contiguous copy anyway); the cotangent is embedded in zeros at
-the junk rows, so they add nothing.  The padded input (a copy of the input's size)
+computed).  The forward copies the real rows out of ``Y``; the cotangent is embedded in
+zeros at the junk rows, so they add nothing.  The padded input (a copy of the input's size)
 is made only for "same"/"causal" padding, or when the stride does not divide the length.
 """
 from __future__ import annotations
@@ -120,7 +119,8 @@ def _groups(flat: np.ndarray, positions: int, size: int, stride: int, channels: 
 def correlate(x: np.ndarray, kernel: np.ndarray, strides: tuple[int, ...],
               pads: list[tuple[int, int]]) -> np.ndarray:
     """The convolution ``(B, out, O)`` of checked operands (``fits``): the real rows of
-    the ``g`` window products, a view."""
+    the ``g`` window products, made contiguous (a strided view cost the next element-wise
+    pass as much as this copy, and a tile sent as a message must be contiguous)."""
     size, channels, outs = kernel.shape
     dtype = np.result_type(x, kernel)
     flat, rows, outputs = _input(x, size, strides[0], pads[0], dtype)
@@ -128,7 +128,7 @@ def correlate(x: np.ndarray, kernel: np.ndarray, strides: tuple[int, ...],
     y = np.empty((x.shape[0] * rows, outs), dtype)
     for j, step, matrix in _groups(flat, y.shape[0], size, strides[0], channels):
         np.matmul(matrix, weights, out=y[j::step][:matrix.shape[0]])
-    return y.reshape(x.shape[0], rows, outs)[:, :outputs]
+    return np.ascontiguousarray(y.reshape(x.shape[0], rows, outs)[:, :outputs])
 
 
 def kernel_cotangent(x: np.ndarray, kernel_shape: tuple[int, ...], ct: np.ndarray,
