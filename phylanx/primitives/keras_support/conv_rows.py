@@ -16,10 +16,12 @@ strided matrix.  So the windows fall into ``g`` matrices (positions ``j, j + g, 
 * kernel cotangent: ``dK = sum_j M_j^T @ CT[j::g]``;
 
 a row partition of ``Y = M @ K`` and of ``M^T @ CT = sum_rows``, the same products as
-the copied window matrix (cg43, conv44) without its copy (``k`` times the input, 2.5 MB
-for ``grad_mlp.py``'s Conv1D: written and read again each call), the kernel's cotangent
-without keeping that copy alive until the reverse pass.  XLA's convolution does the
-same: it packs windows from the input inside its GEMM (no window matrix).
+the copied window matrix (cg43, conv44) without its copy (``k`` times the input), a
+product with an inner size ``k`` times the shifted GEMMs' (``conv_gemm.py``).  XLA's
+convolution makes no window matrix either.  Served where the copy form stops (its
+windows are shorter: there, in a whole ``value_and_grad``, the kept copy serves the
+kernel's cotangent in one product and this form did not gain) up to :data:`ROW_BYTES`,
+with BLAS on one thread (:func:`one_blas_thread`).
 
 Flat positions run over the batch: position ``t = b * R + l`` (``R`` positions per item,
 the padded length over the stride) is a real output for ``l < out_length``, else a junk
