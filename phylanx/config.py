@@ -159,6 +159,11 @@ SETTINGS: dict[str, Setting] = {
                 "blocks on the task pool (BLAS one thread each); off: measured 1.3x "
                 "slower than one threaded BLAS call on an idle 2-core machine "
                 "(benchmarks/conv_window_blocks.py --only blocks, docs/performance.md)"),
+        Setting("conv_rows", True, _bool,
+                "run a Conv1D (dilation 1) whose windows are 385 B-1 KiB and its kernel "
+                "cotangent, when BLAS runs one thread, as products of the window matrix "
+                "read in place from the input (conv_rows.py); off: shifted GEMMs or "
+                "Winograd (docs/performance.md, conv50)"),
         Setting("fusion_rows", True, _bool,
                 "compile the row passes once hot: x.T @ f(x @ w) and argmin(f(x @ c), 1) "
                 "as one numba loop over the rows of x, sum/mean(f(...), axis=-1) as one "

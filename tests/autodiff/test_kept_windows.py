@@ -219,3 +219,33 @@ def test_blocked_products_equal_one_product(monkeypatch, two_threads):
     np.testing.assert_allclose(conv_windows.kernel_cotangent_of(matrix, w.shape, ct,
                                                                 np.dtype(np.float64)),
                                want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["causal", "strided"])
+def test_windows_read_in_place_agree_with_jax_and_the_other_forms(monkeypatch, name):
+    # conv50: 16 channels, kernel 7 (448 / 896 bytes a window, past the copied form):
+    # the forward and the kernel's cotangent over the window matrix read in place
+    # (conv_rows.py), against JAX and against the setting off (shifted GEMMs)
+    from phylanx.primitives.keras_support import conv_rows
+    monkeypatch.setattr(conv_rows, "one_blas_thread", lambda: True)   # (whatever BLAS does)
+    w, b, x = (RNG.standard_normal(s) * 0.3 for s in [(7, 16, 5), (5,), (3, 23, 16)])
+    want_value, want = jax.jit(jax.value_and_grad(_jax_losses()[name], (0, 1)))(
+        *map(jnp.asarray, (w, b, x)))
+    served = []
+    real = conv_rows.kernel_cotangent
+    monkeypatch.setattr(conv_rows, "kernel_cotangent", lambda *a: served.append(1) or real(*a))
+    for dtype, tol in ((np.float32, 5e-5), (np.float64, 1e-11)):
+        args = [a.astype(dtype) for a in (w, b, x)]
+        value, grads = phylanx.value_and_grad(LOSSES[name], (0, 1))(*args)
+        monkeypatch.setattr(config, "_overrides", {**config._overrides, "conv_rows": False})
+        monkeypatch.setattr(config, "_cache", {})
+        other_value, others = phylanx.value_and_grad(LOSSES[name], (0, 1))(*args)
+        monkeypatch.setattr(config, "_overrides", {**config._overrides, "conv_rows": True})
+        monkeypatch.setattr(config, "_cache", {})
+        np.testing.assert_allclose(value, want_value, rtol=tol)
+        np.testing.assert_allclose(value, other_value, rtol=tol)
+        for g, ref, other in zip(grads, want, others):
+            assert g.dtype == dtype
+            np.testing.assert_allclose(g, np.asarray(ref), rtol=tol, atol=tol)
+            np.testing.assert_allclose(g, other, rtol=tol, atol=tol)
+    assert served == [1, 1]

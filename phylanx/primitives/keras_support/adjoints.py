@@ -26,7 +26,7 @@ import numpy as np
 
 from ...errors import PhylanxValueError
 from ..registry import primitive
-from . import conv_gemm, conv_windows
+from . import conv_gemm, conv_rows, conv_windows
 from ._windows import pad_amounts, padded
 from .pooling import pool as forward_pool
 
@@ -88,6 +88,15 @@ def conv_cotangents(x, kernel, ct, padding="valid", strides=1, dilation_rate=1,
         if grad_k is None:
             grad_k = conv_windows.kernel_cotangent(x, k.shape, ct, steps, dilations, pads,
                                                    dtype)
+        if not need_x:
+            return None, grad_k
+        return conv_cotangents(x, k, ct, padding, strides, dilation_rate, need_k=False)[0], \
+            grad_k
+    if need_k and ct.size and conv_rows.fits(x, k, steps, dilations, pads):
+        # a 1-d convolution (windows up to 1 KiB): the kernel's cotangent over the window
+        # matrix read in place
+        grad_k = conv_rows.kernel_cotangent(x, k.shape, ct, steps, pads,
+                                            np.result_type(x, k, ct))
         if not need_x:
             return None, grad_k
         return conv_cotangents(x, k, ct, padding, strides, dilation_rate, need_k=False)[0], \

@@ -5,8 +5,10 @@ Layouts follow the Keras backend: inputs ``(batch, *spatial, channels)``, kernel
 out_channels, in_channels)``).  Padding is TensorFlow's ("same" puts the odd pixel
 after, "causal" pads ``(k-1)*d`` before).  Each convolution is one ``tensordot``
 over a strided, dilated window view of the padded input: with few input channels one GEMM
-over a copy of the windows (``conv_windows.py``), stride 1 with 8 or more channels as
-shifted GEMMs (``conv_gemm.py``).
+over a copy of the windows (``conv_windows.py``); a 1-d one (dilation 1) with windows
+longer than that form takes, up to 1 KiB, as a few GEMMs over the window matrix read in
+place (``conv_rows.py``); stride 1 with 8 or more channels as shifted GEMMs
+(``conv_gemm.py``).
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import numpy as np
 
 from ...errors import PhylanxValueError
 from ..registry import primitive
-from . import conv_windows
+from . import conv_rows, conv_windows
 from ._windows import (
     as_float_array,
     check_rank,
@@ -59,6 +61,8 @@ def convolve(x: np.ndarray, kernel: np.ndarray, padding: str, strides: tuple[int
     pads = pad_amounts(x.shape[1:1 + nsp], sizes, strides, dilations, padding)
     if conv_windows.fits(x, kernel):
         return conv_windows.correlate(x, kernel, strides, dilations, pads)
+    if conv_rows.fits(x, kernel, strides, dilations, pads):
+        return conv_rows.correlate(x, kernel, strides, pads)
     windows = window_view(x, sizes, strides, dilations, pads)   # (B, *out, C, *k)
     if shifted_gemm_fits(windows, strides):
         return correlate(padded(x, pads), kernel, dilations)
