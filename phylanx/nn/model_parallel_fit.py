@@ -333,7 +333,9 @@ def plan(model: Any, conv_split: str, tiles: _BatchTiles | None = None) -> list:
     weights_before = False      # input gradients are needed only to reach such weights
     for group in groups:
         first = group[0]
-        if isinstance(first, Conv1D):
+        # (a Conv1D that is not split, with an activity regularizer, heads a run of
+        # replicated layers: that run is a replicated stage, all of it)
+        if split(first) and isinstance(first, Conv1D):
             stage: Any = _ConvStage(first, SPLITS[conv_split], trainable,
                                     tiles if tiles is not None else _BatchTiles())
         elif split(first):
