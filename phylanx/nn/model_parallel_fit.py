@@ -12,8 +12,9 @@
   only its columns of the kernel and bias (and their optimizer slots) and computes
   those output columns (``dot_d``; softmax over the column tiles);
 * every run of other layers (pooling, flatten, activations, dropout, batch
-  normalisation, recurrent ...) is one replicated stage: the same compiled program on
-  every rank, over the whole batch.
+  normalisation, recurrent ..., and a Conv1D or Dense with an ``activity_regularizer``,
+  whose penalty is of its whole output) is one replicated stage: the same compiled
+  program on every rank, over the whole batch.
 
 With the batch split, activations and cotangents stay this rank's batch tile from the
 first Conv1D on, through the other Conv1D stages and the runs of per-sample layers
