@@ -12,8 +12,9 @@
   only its columns of the kernel and bias (and their optimizer slots) and computes
   those output columns (``dot_d``; softmax over the column tiles);
 * every run of other layers (pooling, flatten, activations, dropout, batch
-  normalisation, recurrent ...) is one replicated stage: the same compiled program on
-  every rank, over the whole batch.
+  normalisation, recurrent ..., and a Conv1D or Dense with an ``activity_regularizer``,
+  whose penalty is of its whole output) is one replicated stage: the same compiled
+  program on every rank, over the whole batch.
 
 With the batch split, activations and cotangents stay this rank's batch tile from the
 first Conv1D on, through the other Conv1D stages and the runs of per-sample layers
@@ -333,7 +334,9 @@ def plan(model: Any, conv_split: str, tiles: _BatchTiles | None = None) -> list:
     weights_before = False      # input gradients are needed only to reach such weights
     for group in groups:
         first = group[0]
-        if isinstance(first, Conv1D):
+        # (a Conv1D that is not split, with an activity regularizer, heads a run of
+        # replicated layers: that run is a replicated stage, all of it)
+        if split(first) and isinstance(first, Conv1D):
             stage: Any = _ConvStage(first, SPLITS[conv_split], trainable,
                                     tiles if tiles is not None else _BatchTiles())
         elif split(first):

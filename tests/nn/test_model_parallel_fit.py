@@ -123,3 +123,20 @@ def test_a_layer_with_weights_on_both_sides_of_a_split_layer_is_refused():
                                                 "sides of a split layer") as e:
         model.fit(x, [np.zeros(4), np.zeros((4, 1))], verbose=0, distributed="model")
     assert __file__.rsplit("/", 1)[-1] in str(e.value)
+
+
+def test_a_conv1d_with_an_activity_regularizer_runs_replicated_with_the_layers_after_it():
+    """It is not split (its penalty is of its whole output): the run it heads is one
+    replicated stage, penalty and all (a Conv1D stage of it alone dropped the layers
+    after it and the penalty, a wrong loss and weights without an error)."""
+    def layers():
+        return [nn.Input((12, 3)), nn.Conv1D(4, 3, activity_regularizer="l2"),
+                nn.Activation("relu"), nn.Conv1D(4, 3, activation="relu"),
+                nn.GlobalAveragePooling1D(), nn.Dense(3, activation="softmax")]
+    x, y = _data(8)
+    (m, got_h, got_w), (_, want_h, want_w) = _fit_both(layers, lambda: nn.SGD(0.1), x, y)
+    np.testing.assert_allclose(got_h["loss"], want_h["loss"], rtol=1e-5)
+    for g, w in zip(got_w, want_w, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-6)
+    kinds = [type(s).__name__ for s in m._programs["train:model:batch"].stages]
+    assert kinds == ["_ReplicatedStage", "_ConvStage", "_ReplicatedStage", "_DenseStage"]

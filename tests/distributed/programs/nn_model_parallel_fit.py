@@ -69,9 +69,12 @@ def short_model(optimizer):
 
 
 def reg_model(optimizer):
-    # regularized weights, whole (the Conv1D's) and split by columns (the Dense ones)
+    # regularized weights, whole (the Conv1D's) and split by columns (the Dense ones);
+    # a Conv1D with an activity regularizer is not split: it runs replicated, with the
+    # layers after it (the pooling), in one stage
     return [nn.Input((24, 3)),
             nn.Conv1D(4, 3, activation="relu", bias_regularizer=nn.regularizers.L1(0.01)),
+            nn.Conv1D(4, 3, activity_regularizer=nn.regularizers.L2(0.01)),
             nn.GlobalAveragePooling1D(activity_regularizer=nn.regularizers.L2(0.05)),
             nn.Dense(6, activation="tanh", kernel_regularizer=nn.regularizers.L2(0.05),
                      bias_regularizer=nn.regularizers.L1L2(0.01, 0.02)),
