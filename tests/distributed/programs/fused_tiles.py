@@ -23,6 +23,10 @@ and leave the node-by-node trace (issue 28 item 5).
   region run on rank 0's tiles only, located at its operation.  Hot or cold is decided
   alike on every rank (by global sizes), so that a declined region whose leaf
   communicates keeps its collectives in step with tiles of very different sizes.
+* Compiled loops of replicated plain values (``fusion/loops.py``: a ``for`` and a
+  ``while``), rank 0 alone reaching the expected compile cost: every rank still compiles
+  them at the same call and keeps them on their check alone, so the results' bytes and
+  the kernel runs are the same on every rank.
 
 Prints 'OK <rank>' at the end.
 """
