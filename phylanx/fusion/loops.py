@@ -44,7 +44,24 @@ would (their errors are the tree's located errors).  Under ``np.errstate`` raisi
 calling for a floating-point error the tree runs (a kernel does not); a kernel does
 not warn where NumPy would (a zero divisor, an invalid value), and its sums add in
 sequence where NumPy adds pairwise (differences within rounding, as in fused
-reductions).  Setting ``fusion_loops`` switches it.
+reductions).  Setting ``fusion_loops`` switches it, as the program was compiled (it is of
+its plan, ``config.PLAN``).
+
+Whether the kernel or the tree computes a value changes its rounding.  With several
+localities (``hot.in_lockstep``), ranks computing the same replicated values must round
+them alike (else a ``while`` condition or a later comparison can differ between ranks:
+other iteration counts, other branches), so every choice above is then made from counts
+and sizes alone, never from local timings: a signature's kernel compiles, in the calling
+thread, once the tree has run ``LOCKSTEP_WORK`` node evaluations for it (inputs of at
+most ``LOCKSTEP_MAX_ELEMENTS`` elements, the size rule standing for ``MAX_NS_PER_NODE``),
+so at the same call on every rank; it is kept once its check agrees with the tree
+(deterministic given equal inputs), without timed runs.  A compile failure that follows
+from the kernel's source, its types and numba's version (the ranks share them: numba's
+version is compared at start-up, ``config.PLAN_FACTS``) leaves the tree on every rank
+alike; one of this process's own (an ``OSError``, a ``MemoryError``: one rank only,
+maybe) is a located error there rather than a rank running the tree where its peers run
+the kernel.  The chunks' lengths are timed, but they do not change a result: between
+chunks the carried values are passed on as they are.
 """
 from __future__ import annotations
 
@@ -88,6 +105,16 @@ SETTLED_AFTER_S = 2.0   # a loop not run for this long is not settling any more
 _PENDING, _REJECTED = "pending", "rejected"
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 _FITTING_KEPT = 64      # input shapes whose check is remembered
+#: with several localities (see the module docstring): node evaluations of the tree per
+#: signature before its kernel compiles, the count standing for the ski-rental's timed
+#: cost (at the few microseconds a node costs in the tree: between what loading a kernel
+#: from numba's disk cache and compiling it cost), and the inputs' elements past which
+#: the tree keeps the loop, the size standing for ``MAX_NS_PER_NODE``'s timing
+LOCKSTEP_WORK = 100_000
+LOCKSTEP_MAX_ELEMENTS = 1 << 16
+#: compile failures of this process's own, not of the kernel's source (see the module
+#: docstring): with several localities a located error, not the tree on one rank only
+_ENVIRONMENTAL = (OSError, MemoryError)
 
 
 def _key(value: Any, carried: bool) -> Any:
@@ -159,6 +186,9 @@ class CompiledLoop:
         self.is_carried = [i in carried for i in range(len(plan.inputs))]
         self.last_run = 0.0
         self.fitting: dict[tuple, bool] = {}  # input shapes -> shapes_hold's answer
+        # as the program was compiled (of its plan): read at run time, a change on one
+        # rank after compiling ran the tree there and kernels on its peers
+        self.switched_on = Settings.loops
 
     def __repr__(self) -> str:
         loc = self.node.loc
@@ -201,7 +231,7 @@ class CompiledLoop:
 
     def dispatch(self, frame: list) -> Any:
         items = self.begin(frame)
-        if not (Settings.loops and self.worth(frame, items)) \
+        if not (self.switched_on and self.worth(frame, items)) \
                 or not RAISING.isdisjoint(np.geterr().values()):
             return self.interpret(frame, items)[0]
         for invariant in self.plan.invariants:
@@ -227,6 +257,8 @@ class CompiledLoop:
             return self.trial(frame, items, values, sig, entry)
         if type(entry) is not int:             # pending or rejected
             return self.interpret(frame, items)[0]
+        if hot.in_lockstep():
+            return self.counted(frame, items, values, sig, entry, elements)
         start = perf_counter_ns()
         result, iterations = self.interpret(frame, items)
         elapsed = perf_counter_ns() - start
@@ -241,6 +273,27 @@ class CompiledLoop:
                 return result
             self.entries[sig] = spent = entry + elapsed
         if costs.due(self.plan.source, spent):
+            self.start_compile(sig, values)
+        return result
+
+    def counted(self, frame: list, items: Any, values: list, sig: tuple, entry: int,
+                elements: int) -> Any:
+        """With several localities: the tree's run, its node evaluations counted (not
+        timed) towards ``LOCKSTEP_WORK``, so that the kernel compiles at the same call on
+        every rank; inputs of more than ``LOCKSTEP_MAX_ELEMENTS`` elements stay the
+        tree's."""
+        result, iterations = self.interpret(frame, items)
+        if elements > LOCKSTEP_MAX_ELEMENTS:
+            return result
+        kernel = self.compiled_for(sig[1:])
+        with self.lock:
+            if self.entries.get(sig) != entry:
+                return result
+            if kernel is not None:   # compiled at another size: checked here
+                self.entries[sig] = _Entry(kernel)
+                return result
+            self.entries[sig] = work = entry + self.nodes * max(1, iterations)
+        if work >= LOCKSTEP_WORK:
             self.start_compile(sig, values)
         return result
 
@@ -289,6 +342,7 @@ class CompiledLoop:
                 return
             self.entries[sig] = _PENDING
         samples = self.leading_args + tuple(values)
+        lockstep = hot.in_lockstep()
 
         def work() -> None:
             try:
@@ -296,11 +350,21 @@ class CompiledLoop:
                                                 samples, serial=False)[0]
             except Exception as e:  # any failure: the tree keeps the loop
                 self.entries[sig] = _REJECTED
+                if lockstep and isinstance(e, _ENVIRONMENTAL):
+                    # maybe on this rank alone: its peers would run the kernel
+                    error = self.node.wrap(e)
+                    error.message = (f"could not compile the loop here ("
+                                     f"{describe_failure(e)}); with several localities "
+                                     "every rank must run it alike")
+                    raise error from e
                 self.warn(f"could not compile the loop ({describe_failure(e)})")
                 return
             self.entries[sig] = _Entry(kernel)
 
-        launch(work, "phylanx-loop-compile")
+        if lockstep:
+            work()       # every rank from the same call on (bounded: fusion_cache_wait)
+        else:
+            launch(work, "phylanx-loop-compile")
 
     # -- compiled -------------------------------------------------------------------------
     def execute(self, kernel: Any, items: range, values: list) -> tuple[tuple, Any, int]:
@@ -462,6 +526,9 @@ class CompiledLoop:
             self.reject(entry, f"the compiled loop disagrees with the tree ({problem})")
             return result
         entry.checked = True
+        if hot.in_lockstep():
+            entry.kept = True     # no timed runs: kept on every rank alike
+            return result
         entry.timed[0].append(compiled_ns)
         entry.timed[1].append(tree_ns)
         return result

@@ -7,7 +7,8 @@ overlapping tiles; a seeded random sweep) and ``programs/unchanged_examples.py``
 undecorated functions), and ``programs/fresh_tables.py`` (tables allocated with the rows
 of a tiled array and filled column by column reduce without a message; issue 28 item 5),
 and ``programs/fused_tiles.py`` (fused regions on the tiles of row-tiled operands: random
-chains against NumPy and against the node-by-node trace; ranks choosing differently),
+chains against NumPy and against the node-by-node trace; ranks choosing differently;
+compiled loops of replicated values giving the same bytes on every rank),
 and ``programs/gram_tiles.py`` (the gram row pass on each rank's row tile: random
 programs ``x.T @ f(x @ w, y, s)`` in several spellings, float32/float64, even, uneven
 and empty tiles, against NumPy and against node by node; ranks choosing differently),

@@ -179,3 +179,77 @@ def test_a_loop_left_to_the_tree_renders_its_source_once(monkeypatch):
             config.reset(name)
     # one render for the signature's kernel, one for the weighed source
     assert 1 <= len(renders) <= 2
+
+
+@pytest.fixture
+def lockstep(request, monkeypatch):
+    """Several localities (``hot.in_lockstep``), and timings under which one process
+    would never compile: every call "big steps", compiling never due, and in the
+    background."""
+    from phylanx import config
+    request.getfixturevalue("compiled")
+    from phylanx.fusion import hot
+    monkeypatch.setattr(hot, "_ranks", [True], raising=False)
+    monkeypatch.setattr(hot, "KEEP_SLOWER", False)
+    monkeypatch.setattr(loops, "MAX_NS_PER_NODE", 0)
+    for name, value in (("fusion_compile_cost_ms", 1e9), ("fusion_background", True)):
+        config.set(name, value)
+
+
+def test_with_several_ranks_a_loop_compiles_by_its_counted_work(lockstep, monkeypatch):
+    from phylanx import config
+    x = RNG.normal(size=(20, 3))
+    y = (RNG.random(20) > 0.5).astype(float)
+    f = Phylanx(lra)
+    same(f(x, y, 0.1, 30), lra(x, y, 0.1, 30))
+    (loop,) = compiled_loops(f)
+    (work,) = loop.entries.values()                 # node evaluations, not time
+    assert work == loop.nodes * 30
+    monkeypatch.setattr(loops, "LOCKSTEP_WORK", 3 * work)
+    config.set("fusion_loops", False)   # after compiling: the program keeps its setting
+    for _ in range(2):
+        same(f(x, y, 0.1, 30), lra(x, y, 0.1, 30))
+    # compiled in the calling thread by the third call, checked by the fourth and kept
+    # without timed runs, run by the fifth
+    (entry,) = loop.entries.values()
+    assert type(entry) is loops._Entry and not entry.checked
+    same(f(x, y, 0.1, 30), lra(x, y, 0.1, 30))
+    assert entry.checked and entry.kept and entry.timed == [[], []] and entry.calls == 0
+    same(f(x, y, 0.1, 30), lra(x, y, 0.1, 30))
+    assert entry.calls == 1
+    # inputs past LOCKSTEP_MAX_ELEMENTS stay the tree's (the size for the timing rule)
+    monkeypatch.setattr(loops, "LOCKSTEP_MAX_ELEMENTS", x.size)
+    x2 = RNG.normal(size=(40, 3))
+    for _ in range(3):
+        same(f(x2, y[:10].repeat(4), 0.1, 30), lra(x2, y[:10].repeat(4), 0.1, 30))
+    assert entry.calls == 1 and not any(type(e) is loops._Entry and e is not entry
+                                        for e in loop.entries.values())
+
+
+@pytest.mark.parametrize("failure", [OSError("disk full"), ValueError("no typing rule")])
+def test_with_several_ranks_a_compile_failure_of_this_process_is_located(
+        lockstep, monkeypatch, failure):
+    """A failure of the kernel's source (the same on every rank: numba's version is
+    compared at start-up) leaves the tree on every rank alike, with a warning; one of this
+    process's own (an OSError: maybe this rank alone) is a located error here."""
+    from phylanx.kernels import compiling
+    from phylanx.kernels.compiling import FusionWarning
+
+    def failing(*args, **kw):
+        raise failure
+    monkeypatch.setattr(compiling, "compile_kernel", failing)
+    monkeypatch.setattr(loops, "LOCKSTEP_WORK", 1)
+    x = RNG.normal(size=(20, 3))
+    y = (RNG.random(20) > 0.5).astype(float)
+    f = Phylanx(lra)
+    if isinstance(failure, OSError):
+        with pytest.raises(PhylanxError, match="could not compile the loop here "
+                           r"\(OSError: disk full\)") as err:
+            f(x, y, 0.1, 5)
+        assert err.value.loc is not None and err.value.loc.line > 0
+    else:
+        with pytest.warns(FusionWarning, match="could not compile the loop"):
+            same(f(x, y, 0.1, 5), lra(x, y, 0.1, 5))
+    same(f(x, y, 0.1, 5), lra(x, y, 0.1, 5))          # the tree from now on
+    (loop,) = compiled_loops(f)
+    assert list(loop.entries.values()) == [loops._REJECTED]

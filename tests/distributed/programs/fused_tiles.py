@@ -23,10 +23,15 @@ and leave the node-by-node trace (issue 28 item 5).
   region run on rank 0's tiles only, located at its operation.  Hot or cold is decided
   alike on every rank (by global sizes), so that a declined region whose leaf
   communicates keeps its collectives in step with tiles of very different sizes.
+* Compiled loops of replicated plain values (``fusion/loops.py``: a ``for`` and a
+  ``while``), rank 0 alone reaching the expected compile cost: every rank still compiles
+  them at the same call and keeps them on their check alone, so the results' bytes and
+  the kernel runs are the same on every rank.
 
 Prints 'OK <rank>' at the end.
 """
 import functools
+import hashlib
 import sys
 import warnings
 from pathlib import Path
@@ -37,7 +42,7 @@ from phylanx import config
 from phylanx import distributed as dist
 from phylanx.distributed import fused_tiles
 from phylanx.errors import PhylanxError
-from phylanx.fusion import hot
+from phylanx.fusion import hot, loops
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))   # tests/
 from source_functions import compiled as compiled_from  # noqa: E402
@@ -321,6 +326,53 @@ for _ in range(4):
     np.testing.assert_allclose(np.asarray(order(tx, tz, tq)), order.python(x, z, q),
                                rtol=1e-12)
 config.set("fusion_min_size", 1)
+
+# compiled loops of replicated plain values (``fusion/loops.py``, issue 28): rank 0 reaches
+# a loop's expected compile cost at once, its peers never (``fusion_compile_cost_ms`` is
+# no plan setting: a rank idler than its peers, a kernel in its disk cache); with several
+# ranks the loops still compile at the same call on every rank, by the tree's work
+# counted (``LOCKSTEP_WORK``, lowered here), and are kept on their check alone, so every
+# rank rounds the replicated values alike: the same bytes on every rank, the same number
+# of kernel runs (before: rank 0 ran kernels, the others the tree; other bits)
+LOOPS = ("def descend(x, y, a, b, n):\n"
+         "    w = np.zeros(x.shape[1])\n"
+         "    for _ in range(n):\n"
+         "        w = w - 0.01 * (x.T @ (1.0 / (1.0 + np.exp(-(x @ w))) - y))\n"
+         "    v = b * 0.0\n"
+         "    step = 1.0\n"
+         "    k = 0\n"
+         "    while step > 1e-20:\n"
+         "        g = a @ v - b\n"
+         "        v = v - 0.05 * g\n"
+         "        step = np.sum(g * g)\n"
+         "        k = k + 1\n"
+         "    return w, v, k\n")
+descend = compiled(LOOPS, "descend")
+config.set("fusion_min_size", 10 ** 9)          # (no region kernels: the loops' alone)
+config.set("fusion_compile_cost_ms", 0.0 if r == 0 else 1e9)
+lockstep_work, max_ns = loops.LOCKSTEP_WORK, loops.MAX_NS_PER_NODE
+loops.LOCKSTEP_WORK, loops.MAX_NS_PER_NODE = 4000, 10 ** 12   # (a loaded machine: small steps)
+try:
+    rng = np.random.default_rng(12)              # the same on every rank: replicated
+    x, m = rng.normal(size=(60, 6)), rng.normal(size=(6, 6))
+    y, a, b = (rng.random(60) > 0.5) * 1.0, m @ m.T / 6 + np.eye(6), rng.normal(size=6)
+    digest = hashlib.sha256()
+    for _ in range(8):    # 1 rank: compiled, checked, timed four times, kept
+        w, v, k = descend(x, y, a, b, 200)
+        digest.update(w.tobytes() + v.tobytes() + str(k).encode())
+    want = descend.python(x, y, a, b, 200)
+    np.testing.assert_allclose(w, want[0], rtol=1e-9)
+    np.testing.assert_allclose(v, want[1], rtol=1e-9, atol=1e-12)
+    runs = [e.calls for node in descend._function.body.walk()
+            if isinstance(loop := getattr(node.inline, "__self__", None), loops.CompiledLoop)
+            for e in loop.entries.values() if isinstance(e, loops._Entry)]
+    seen = dist.all_gather((digest.hexdigest(), runs)).result()
+    assert all(s == seen[0] for s in seen), f"rank {r}: compiled loops' results {seen}"
+    assert len(runs) == 2 and all(runs), (r, runs)        # both loops ran kernels
+finally:
+    loops.LOCKSTEP_WORK, loops.MAX_NS_PER_NODE = lockstep_work, max_ns
+    config.set("fusion_compile_cost_ms", 0.0)
+    config.set("fusion_min_size", 1)
 
 dist.barrier().result()
 print(f"OK {r}")
