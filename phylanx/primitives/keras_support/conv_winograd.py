@@ -26,8 +26,8 @@ literals, so each transformed row is one pass with no zero terms) and cached on 
 the input transform are called, not inlined into both kernels by numba (``inline=
 "always"`` copied their unrolled bodies into each), and the sum of the kernel's partial
 products is a plain loop (an array ``+=`` compiled a broadcast check and ufunc loop);
-together a module's compile fell from 9-13 s of CPU to 3-5 s with the same arithmetic
-(``docs/performance.md``, wino50).  Each kernel works through chunks of tiles small
+together a module's compile fell from 6-7 s of CPU to 2-3 s (loaded) with the same
+arithmetic (``docs/performance.md``, wino50).  Each kernel works through chunks of tiles small
 enough to stay in cache, calling BLAS (``np.dot`` inside numba: SciPy's BLAS, put under
 the thread policy of ``runtime/blas_threads.py`` when a module loads) for the component
 products.  The
