@@ -56,7 +56,7 @@ def _direct(x, k, ct):
 
 #: every kernel size's transforms in one dtype at least, float32 at the smallest and the
 #: largest kernel (F(2, 7): the largest constants, float32's largest error), float64 at
-#: r = 5 (the module the other tests use) and 7; each pair is a module compiled (5-12 s of
+#: r = 5 (the module the other tests use) and 7; each pair is a module compiled (2-3 s of
 #: CPU on a cold cache), the code is the same text but for the dtype's name
 @pytest.mark.parametrize("r,dtype", [(2, np.float32), (5, np.float64), (7, np.float32),
                                      (7, np.float64)])

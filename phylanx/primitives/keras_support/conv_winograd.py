@@ -22,9 +22,15 @@ across batch items (the junk rows a tile produces there are cut off as in
 
 The transforms run in numba kernels generated per ``(m, r, dtype)`` (coefficients as
 literals, so each transformed row is one pass with no zero terms) and cached on disk by
-``kernels/compiling.py``; each kernel works through chunks of tiles small enough to stay in
-cache, calling BLAS (``np.dot`` inside numba: SciPy's BLAS, put under the thread policy
-of ``runtime/blas_threads.py`` when a module loads) for the component products.  The
+``kernels/compiling.py``.  They are written for numba's compile time: the row reader and
+the input transform are called, not inlined into both kernels by numba (``inline=
+"always"`` copied their unrolled bodies into each), and the sum of the kernel's partial
+products is a plain loop (an array ``+=`` compiled a broadcast check and ufunc loop);
+together a module's compile fell from 6-7 s of CPU to 2-3 s (loaded) with the same
+arithmetic (``docs/performance.md``, wino50).  Each kernel works through chunks of tiles small
+enough to stay in cache, calling BLAS (``np.dot`` inside numba: SciPy's BLAS, put under
+the thread policy of ``runtime/blas_threads.py`` when a module loads) for the component
+products.  The
 interpolation points (0, +-1, +-2, +-1/2 and infinity) make every entry of ``B^T`` and
 ``A^T`` a short binary fraction, exact in any float; ``G``'s are not (2/9, 1/90 ...):
 it is applied to the kernel in float64, and, for the kernel's cotangent, to the
@@ -168,7 +174,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(inline="always")
+@njit
 def _row(S, L, nvalid, shift, q, zero):
     # row q of the items of S laid end to end, each L rows long with nvalid real ones,
     # after shift leading zero rows; zero outside
@@ -184,7 +190,7 @@ def _row(S, L, nvalid, shift, q, zero):
     return S[item, pos]
 
 
-@njit(inline="always")
+@njit
 def _inputs(S, L, nvalid, shift, q, zero, V, jj):
     # V[:, jj] = B^T (the {a} rows of S from q on)
     C = S.shape[2]
@@ -230,7 +236,10 @@ def kernel_tiles(S, L, nvalid, T, Lc, nc, j0, j1, Mk, V, W, tmp, zero, zc):
 {wdefs}
         for i in range({a}):
             np.dot(V[i, :n].T, W[i, :n], tmp)
-            Mk[i] += tmp
+            Mki = Mk[i]
+            for c in range(tmp.shape[0]):
+                for o in range(tmp.shape[1]):
+                    Mki[c, o] += tmp[c, o]
 '''
 
 
