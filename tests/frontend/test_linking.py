@@ -164,6 +164,36 @@ def _plus_one(x):
     return x + 1
 
 
+def _times_three(x):
+    return x * 3
+
+
+OPERATION = _plus_one
+
+
+def test_a_fresh_lambda_sees_what_its_names_are_bound_to_now():
+    # the same code over the same cell or global, rebound to another function (bound when
+    # translated, not loaded per call) between the lambdas: the cached helper called the
+    # first one (a silent wrong answer)
+    global OPERATION
+    state = execution_tree.compiler_state("rebound names")
+
+    @Phylanx(compiler_state=state)
+    def apply(fn, x):
+        return fn(x)
+
+    # (the lambdas read the loop variable as it is when they are called, on purpose)
+    results = [apply(lambda x: op(x), 2.0) for op in (_plus_one, _times_three)]  # noqa: B023
+    assert results == [3.0, 6.0]
+    by_global = []
+    for OPERATION in (_plus_one, _times_three):
+        by_global.append(apply(lambda x: OPERATION(x), 2.0))  # noqa: B023
+    assert by_global == [3.0, 6.0]
+    reductions = [apply(lambda x: reduce(x), np.array([1.0, 2.0]))  # noqa: B023
+                  for reduce in (np.sum, np.max)]
+    assert reductions == [3.0, 2.0]
+
+
 def test_translated_helpers_beyond_the_bound_let_go():
     state = execution_tree.compiler_state("helper bound")
 
