@@ -141,6 +141,28 @@ def test_values_a_live_function_reads_stay():
     assert all(frame[s] is None for s in slots)
 
 
+SCALED = True
+
+
+def test_a_closure_a_call_returned_keeps_the_values_it_reads():
+    # the lambda outlives the decorated function that made it; its slots were emptied
+    # with that function's last drop: the flag read nil (falsy), silently 1.0, not 2.0
+    state = execution_tree.compiler_state("returned closures")
+
+    @Phylanx(compiler_state=state)
+    def make():
+        return lambda x: x * 2 if SCALED else x
+
+    @Phylanx(compiler_state=state)
+    def make_pair():
+        return [lambda x: x + SHARED[1], 0]
+
+    scale, (shift, _) = make(), make_pair()
+    del make, make_pair
+    gc.collect()
+    assert scale(1.0) == 2.0 and shift(1.0) == 2.0
+
+
 def test_a_fresh_lambda_per_call_reuses_one_translated_helper():
     # every call passing a new lambda translated and kept one more helper for the state's
     # life; the same code with the same cells and defaults is the same helper
