@@ -32,14 +32,7 @@ from ..runtime.forkjoin import evaluate
 from ..runtime.futures import Future
 from ..session import PhylanxSession
 from ..source import user_line
-from ..values import (
-    _KEPT_AS_THEY_ARE,
-    Builtin,
-    Function,
-    call_function,
-    from_python,
-    to_python,
-)
+from ..values import Builtin, Function, call_function, from_python, to_python
 from . import arguments, checks, instrument
 from .global_values import Loaded, compiled, loaded_value, read
 from .linking import linker_of
@@ -219,7 +212,8 @@ class PhylanxDecorator(DecoratedFunction):
                 {slot: self._storer(put) for slot, (_, put) in assigned.items()})
         # the helpers this function calls, so that the inlining pass sees their bodies
         with inline.linked(self._linked_definitions()):
-            node = state.compile_text(program, self.file, owned=True, linked=True)
+            node = state.compile_text(program, self.file, owned=True, linked=True,
+                                      owner=weakref.ref(self))
         self._roots.append(node)       # (the state holds its roots weakly: owned)
         state.run(node)
         slot = state.compiler.globals.linked_slot
@@ -372,22 +366,7 @@ class PhylanxDecorator(DecoratedFunction):
     def _run(self, values: list, passed=(), keywords: dict | None = None) -> Any:
         with deep_recursion():
             result = self.with_globals(passed, self._evaluate, values, keywords)
-        self._keep_with(result)
         return result
-
-    def _keep_with(self, value: Any) -> None:
-        """The closures made by a call (not functions of the global frame) in its result
-        keep this function: they read its globals' slots, which its drop would empty."""
-        t = type(value)
-        if t is Function:
-            if value.keeps is None and value.closure is not self.state.globals:
-                value.keeps = self
-        elif t is list or t is tuple or t is dict:
-            items = value.values() if t is dict else value
-            # (items of these types hold no function value: scanned in C)
-            if not _KEPT_AS_THEY_ARE.issuperset(map(type, items)):
-                for item in items:
-                    self._keep_with(item)
 
     def _evaluate(self, values: list, keywords: dict | None) -> Any:
         result = call_function(self._function, values, keywords, self.__name__)

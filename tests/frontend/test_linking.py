@@ -142,12 +142,15 @@ def test_values_a_live_function_reads_stay():
 
 
 SCALED = True
+MADE = None
 
 
-def test_a_closure_a_call_returned_keeps_the_values_it_reads():
-    # the lambda outlives the decorated function that made it; its slots were emptied
-    # with that function's last drop: the flag read nil (falsy), silently 1.0, not 2.0
-    state = execution_tree.compiler_state("returned closures")
+def test_a_closure_a_call_made_keeps_the_values_it_reads():
+    # the lambdas outlive the decorated functions that made them (returned, assigned to a
+    # global, appended to an argument); their slots were emptied with those functions'
+    # last drop: the flag read nil (falsy), silently 1.0, not 2.0
+    global MADE
+    state = execution_tree.compiler_state("made closures")
 
     @Phylanx(compiler_state=state)
     def make():
@@ -157,10 +160,22 @@ def test_a_closure_a_call_returned_keeps_the_values_it_reads():
     def make_pair():
         return [lambda x: x + SHARED[1], 0]
 
+    @Phylanx(compiler_state=state)
+    def assign():
+        global MADE
+        MADE = lambda x: x * 2 if SCALED else x   # noqa: E731 (a closure assigned)
+
+    @Phylanx(compiler_state=state)
+    def append_to(out):
+        out.append(lambda x: x * 2 if SCALED else x)
+
+    box = []
     scale, (shift, _) = make(), make_pair()
-    del make, make_pair
+    assign()
+    append_to(box)
+    del make, make_pair, assign, append_to
     gc.collect()
-    assert scale(1.0) == 2.0 and shift(1.0) == 2.0
+    assert [scale(1.0), shift(1.0), MADE(1.0), box[0](1.0)] == [2.0, 2.0, 2.0, 2.0]
 
 
 def test_a_fresh_lambda_per_call_reuses_one_translated_helper():
