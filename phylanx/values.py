@@ -121,7 +121,7 @@ class Function:
         self.loc = loc
         self.catches_return = catches_return
         # what must live as long as this function value: the decorated function whose
-        # call returned it (frontend/decorator.py), the globals its body reads with it
+        # call made it (compiler/special_forms.py), the globals its body reads with it
         self.keeps = None
 
     def invoke(self, args: list | tuple, kwargs: dict | None = None) -> Any:
