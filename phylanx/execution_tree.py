@@ -59,8 +59,8 @@ class compiler_state:  # noqa: N801 - the original's name
         the caller holds the node for as long as it is wanted; the state keeps it weakly
         (a decorated function's program lives as long as the function).  ``linked``: it
         is the code of ``@Phylanx`` functions (the frontend's), which binds the names its
-        linker gave (``compiler/scopes.py``: two namespaces).  ``owner``: a weak reference
-        to what the functions its calls make keep alive (``values.Function.keeps``)."""
+        linker gave (``compiler/scopes.py``: two namespaces).  ``owner``: its ``token`` is
+        what the functions its calls make hold (``values.Function.keeps``)."""
         file_name = file_name or self.codename
         if isinstance(code, str):
             key = (file_name, code)

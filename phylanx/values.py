@@ -120,8 +120,8 @@ class Function:
         self.min_args = self.nparams - sum(1 for d in defaults if d is not None)
         self.loc = loc
         self.catches_return = catches_return
-        # what must live as long as this function value: the decorated function whose
-        # call made it (compiler/special_forms.py), the globals its body reads with it
+        # what must live as long as this function value: the use of the global slots its
+        # body reads, made by a decorated function's call (frontend/decorator.py)
         self.keeps = None
 
     def invoke(self, args: list | tuple, kwargs: dict | None = None) -> Any:

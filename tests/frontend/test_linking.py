@@ -164,6 +164,7 @@ def test_a_closure_a_call_made_keeps_the_values_it_reads():
     def assign():
         global MADE
         MADE = lambda x: x * 2 if SCALED else x   # noqa: E731 (a closure assigned)
+        return MADE(1.0)    # (the call node caching the closure keeps no function alive)
 
     @Phylanx(compiler_state=state)
     def append_to(out):
@@ -171,11 +172,13 @@ def test_a_closure_a_call_made_keeps_the_values_it_reads():
 
     box = []
     scale, (shift, _) = make(), make_pair()
-    assign()
+    assert assign() == 2.0
     append_to(box)
+    dropped = [weakref.ref(f) for f in (make, make_pair, assign, append_to)]
     del make, make_pair, assign, append_to
     gc.collect()
     assert [scale(1.0), shift(1.0), MADE(1.0), box[0](1.0)] == [2.0, 2.0, 2.0, 2.0]
+    assert all(f() is None for f in dropped)
 
 
 def test_a_fresh_lambda_per_call_reuses_one_translated_helper():
