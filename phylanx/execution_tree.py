@@ -54,12 +54,13 @@ class compiler_state:  # noqa: N801 - the original's name
         return self.compiler.globals.frame
 
     def compile_text(self, code: Any, file_name: str | None = None, *, owned: bool = False,
-                     linked: bool = False):
+                     linked: bool = False, owner=None):
         """Compile PhySL text, an AST or a list of ASTs into a runnable node.  ``owned``:
         the caller holds the node for as long as it is wanted; the state keeps it weakly
         (a decorated function's program lives as long as the function).  ``linked``: it
         is the code of ``@Phylanx`` functions (the frontend's), which binds the names its
-        linker gave (``compiler/scopes.py``: two namespaces)."""
+        linker gave (``compiler/scopes.py``: two namespaces).  ``owner``: its ``token`` is
+        what the functions its calls make hold (``values.Function.keeps``)."""
         file_name = file_name or self.codename
         if isinstance(code, str):
             key = (file_name, code)
@@ -77,10 +78,12 @@ class compiler_state:  # noqa: N801 - the original's name
             self.compiler.file_name = file_name
             scope = self.compiler.globals
             outer, scope.linking = scope.linking, linked
+            self.compiler.owner = owner
             try:
                 node = self.compiler.compile_program(program)
             finally:
                 scope.linking = outer
+                self.compiler.owner = None
             self._keep(node, owned and key is None)
         if key is not None:
             self._cache[key] = node

@@ -103,7 +103,7 @@ class Function:
     """
 
     __slots__ = ("name", "params", "body", "entry", "closure", "frame_size", "defaults",
-                 "nparams", "min_args", "loc", "catches_return")
+                 "nparams", "min_args", "loc", "catches_return", "keeps")
 
     def __init__(self, name, params, body, closure, frame_size, defaults, loc=None,
                  catches_return=False):
@@ -120,6 +120,9 @@ class Function:
         self.min_args = self.nparams - sum(1 for d in defaults if d is not None)
         self.loc = loc
         self.catches_return = catches_return
+        # what must live as long as this function value: the use of the global slots its
+        # body reads, made by a decorated function's call (frontend/decorator.py)
+        self.keeps = None
 
     def invoke(self, args: list | tuple, kwargs: dict | None = None) -> Any:
         n = len(args)

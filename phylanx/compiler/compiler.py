@@ -136,6 +136,9 @@ class Compiler:
     def __init__(self, file_name: str = "<physl>") -> None:
         self.file_name = file_name
         self.globals = scopes.GlobalScope()
+        # what the closures of the decorated function being compiled hold, its ``token``
+        # (execution_tree.py: compile_text's owner), else None
+        self.owner = None
         self.compile_id = 0
         self.plan_key = 0       # (config.plan_key when the program began compiling)
         self._seq: dict[str, int] = {}

@@ -172,9 +172,17 @@ def compile_function(compiler, call: ast.Call, scope, name: str, param_items, bo
     body = compiler.compile(body_ast, fscope)
     body.function_source = FunctionSource(compiler, call, scope, name, param_items, body_ast)
     loc = call.loc
+    # a function a call makes (a closure, not one of the global frame) reads the global
+    # slots of the decorated function compiled, which its drop empties: the closure holds
+    # their use (frontend/decorator.py: _SlotUse)
+    owner = None if isinstance(scope, scopes.GlobalScope) else compiler.owner
 
     def make(frame):
-        return Function(name, params, body, frame, fscope.size, defaults, loc, fscope.has_return)
+        function = Function(name, params, body, frame, fscope.size, defaults, loc,
+                             fscope.has_return)
+        if owner is not None:
+            function.keeps = owner.token
+        return function
     return make, body
 
 

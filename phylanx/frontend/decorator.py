@@ -55,6 +55,11 @@ def _let_go(frame: list, slot: int, function: Function, linker: weakref.ref,
     of the state names other slots)."""
     if slot < len(frame) and frame[slot] is function:
         frame[slot] = Builtin(function.name, functools.partial(_dropped, function.name))
+    _release(frame, linker, used)
+
+
+def _release(frame: list, linker: weakref.ref, used: tuple) -> None:
+    """A user of the global slots ``used`` is gone (see :func:`_let_go`)."""
     live = linker()
     if live is not None:
         live.release_slots(frame, used)
@@ -62,6 +67,20 @@ def _let_go(frame: list, slot: int, function: Function, linker: weakref.ref,
         for value_slot in used:
             if value_slot < len(frame):
                 frame[value_slot] = None
+
+
+class _SlotUse:
+    """A use of a program's global slots that outlives the program's decorated function:
+    every function value its calls make (a closure: returned, stored in a global or a
+    list) holds it (``values.Function.keeps``), and the slots keep their values while one
+    lives.  The closure holds this, not the decorated function: a call node of the
+    program caching the closure would otherwise keep the function from ever dropping."""
+
+    __slots__ = ("__weakref__",)
+
+    def __init__(self, frame: list, linker, used: tuple):
+        linker.use_slots(used)
+        weakref.finalize(self, _release, frame, weakref.ref(linker), used).atexit = False
 
 
 def _dropped(name: str, *args: Any, **kwargs: Any) -> Any:
@@ -210,9 +229,12 @@ class PhylanxDecorator(DecoratedFunction):
                 state.globals,
                 {slot: self._loader(get) for slot, (get, _) in assigned.items()},
                 {slot: self._storer(put) for slot, (_, put) in assigned.items()})
+        # what the closures its calls make hold (its slots' use, once known: _SlotUse)
+        keeper = types.SimpleNamespace(token=None)
         # the helpers this function calls, so that the inlining pass sees their bodies
         with inline.linked(self._linked_definitions()):
-            node = state.compile_text(program, self.file, owned=True, linked=True)
+            node = state.compile_text(program, self.file, owned=True, linked=True,
+                                      owner=keeper)
         self._roots.append(node)       # (the state holds its roots weakly: owned)
         state.run(node)
         slot = state.compiler.globals.linked_slot
@@ -226,6 +248,7 @@ class PhylanxDecorator(DecoratedFunction):
         # and so do the values it loaded that no live function reads
         used = tuple(sorted({s for s, _ in self._slots}))
         self.linker.use_slots(used)
+        keeper.token = _SlotUse(state.globals, self.linker, used)
         # (the linker weakly: held by the finalizer, it and its state would outlive the
         # collection that drops their last function)
         weakref.finalize(self, _let_go, state.globals, slot(tr.state_name), self._function,

@@ -28,6 +28,7 @@ from ..compiler.compiler import CONSTANTS
 from ..errors import PhylanxError, PhylanxTypeError
 from ..primitives import registry
 from .markers import DecoratedFunction
+from .resolve import Resolver
 from .source import SourceUnavailableError
 
 _LOCK = threading.Lock()
@@ -120,7 +121,8 @@ class Linker:
         key = _helper_key(obj)
         with self._naming:
             entry = self.helpers.get(key)
-            if entry is not None and (entry[0] is obj or key[0] == "plain"):
+            if entry is not None and (entry[0] is obj or key[0] == "plain") and (
+                    key[0] != "plain" or _still_bound(entry[1], obj)):
                 self.helpers.move_to_end(key)
                 return entry[1]
         try:
@@ -160,6 +162,14 @@ def _helper_key(obj) -> tuple:
                 tuple(map(id, obj.__closure__ or ())), tuple(map(id, obj.__defaults__ or ())),
                 tuple((k, id(v)) for k, v in (obj.__kwdefaults__ or {}).items()))
     return ("object", id(obj))
+
+
+def _still_bound(helper: DecoratedFunction, obj) -> bool:
+    """True if the names the translation of ``helper`` (if made) bound once, functions,
+    modules, dtypes (a value is loaded at every call), resolve for the plain function
+    ``obj`` to what they did: a cell or global rebound since translates again."""
+    translation = helper._translation
+    return translation is None or Resolver(obj).still_bound(translation.bound)
 
 
 def linker_of(state, make_decorator: Callable[..., DecoratedFunction]) -> Linker:

@@ -114,6 +114,10 @@ class Resolver:
         found = self.globals.get("__builtins__", builtins)
         self.builtins = found if isinstance(found, dict) else vars(found)
         self.cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        # name -> (kind, object) as the translation bound it: all but a value (loaded at
+        # every call) are bound once, so a translation is another function's only while
+        # its names still resolve to these (linking.py: the helper cache)
+        self.bound: dict[str, tuple[Kind, Any]] = {}
 
     def lookup(self, name: str) -> Resolved | None:
         cell = self.cells.get(name)
@@ -134,7 +138,18 @@ class Resolver:
         kind, extra = classify(value)
         if where == "builtin":
             kind = Kind.BUILTIN
+        self.bound[name] = (kind, None if kind is Kind.VALUE else value)
         return Resolved(kind, value, where, extra)
+
+    def still_bound(self, bound: dict) -> bool:
+        """True if every name of ``bound`` (another resolver's :attr:`bound`) resolves here
+        as it did there: the same object, or a value again."""
+        for name, (kind, value) in bound.items():
+            now = self.lookup(name)
+            if now is None or now.kind is not kind or (
+                    kind is not Kind.VALUE and now.value is not value):
+                return False
+        return True
 
     def getter(self, name: str, where: str):
         """A function returning the current value of ``name`` (read before every call)."""

@@ -25,6 +25,7 @@ class Translation:
     deps: list = field(default_factory=list)            # decorators compiled before this one
     externals: dict = field(default_factory=dict)       # PhySL name -> (getter, setter | None)
     params: list = field(default_factory=list)
+    bound: dict = field(default_factory=dict)           # the resolver's names -> objects
 
 
 class Scope:

@@ -496,4 +496,4 @@ def translate(fn_node, pyfunc, locator, state_name: str, linker,
     next(TRANSLATIONS)
     _, _, _, params = scope_names(fn_node)
     return Translation(past.Program((define,), locator(fn_node)), state_name, tr.deps,
-                       tr.externals, params)
+                       tr.externals, params, tr.resolver.bound)

@@ -141,6 +141,46 @@ def test_values_a_live_function_reads_stay():
     assert all(frame[s] is None for s in slots)
 
 
+SCALED = True
+MADE = None
+
+
+def test_a_closure_a_call_made_keeps_the_values_it_reads():
+    # the lambdas outlive the decorated functions that made them (returned, assigned to a
+    # global, appended to an argument); their slots were emptied with those functions'
+    # last drop: the flag read nil (falsy), silently 1.0, not 2.0
+    global MADE
+    state = execution_tree.compiler_state("made closures")
+
+    @Phylanx(compiler_state=state)
+    def make():
+        return lambda x: x * 2 if SCALED else x
+
+    @Phylanx(compiler_state=state)
+    def make_pair():
+        return [lambda x: x + SHARED[1], 0]
+
+    @Phylanx(compiler_state=state)
+    def assign():
+        global MADE
+        MADE = lambda x: x * 2 if SCALED else x   # noqa: E731 (a closure assigned)
+        return MADE(1.0)    # (the call node caching the closure keeps no function alive)
+
+    @Phylanx(compiler_state=state)
+    def append_to(out):
+        out.append(lambda x: x * 2 if SCALED else x)
+
+    box = []
+    scale, (shift, _) = make(), make_pair()
+    assert assign() == 2.0
+    append_to(box)
+    dropped = [weakref.ref(f) for f in (make, make_pair, assign, append_to)]
+    del make, make_pair, assign, append_to
+    gc.collect()
+    assert [scale(1.0), shift(1.0), MADE(1.0), box[0](1.0)] == [2.0, 2.0, 2.0, 2.0]
+    assert all(f() is None for f in dropped)
+
+
 def test_a_fresh_lambda_per_call_reuses_one_translated_helper():
     # every call passing a new lambda translated and kept one more helper for the state's
     # life; the same code with the same cells and defaults is the same helper
@@ -162,6 +202,36 @@ def test_a_fresh_lambda_per_call_reuses_one_translated_helper():
 
 def _plus_one(x):
     return x + 1
+
+
+def _times_three(x):
+    return x * 3
+
+
+OPERATION = _plus_one
+
+
+def test_a_fresh_lambda_sees_what_its_names_are_bound_to_now():
+    # the same code over the same cell or global, rebound to another function (bound when
+    # translated, not loaded per call) between the lambdas: the cached helper called the
+    # first one (a silent wrong answer)
+    global OPERATION
+    state = execution_tree.compiler_state("rebound names")
+
+    @Phylanx(compiler_state=state)
+    def apply(fn, x):
+        return fn(x)
+
+    # (the lambdas read the loop variable as it is when they are called, on purpose)
+    results = [apply(lambda x: op(x), 2.0) for op in (_plus_one, _times_three)]  # noqa: B023
+    assert results == [3.0, 6.0]
+    by_global = []
+    for OPERATION in (_plus_one, _times_three):
+        by_global.append(apply(lambda x: OPERATION(x), 2.0))  # noqa: B023
+    assert by_global == [3.0, 6.0]
+    reductions = [apply(lambda x: reduce(x), np.array([1.0, 2.0]))  # noqa: B023
+                  for reduce in (np.sum, np.max)]
+    assert reductions == [3.0, 2.0]
 
 
 def test_translated_helpers_beyond_the_bound_let_go():
