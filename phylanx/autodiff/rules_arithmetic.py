@@ -276,7 +276,7 @@ def clip_factors(a, a_min, a_max) -> tuple:
 
 
 @VJP.register("clip")
-def clip_vjp(ct, out, a, a_min, a_max):
+def clip_vjp(ct, out, a, a_min=None, a_max=None):
     ct = np.asarray(ct)
 
     def route(factor):

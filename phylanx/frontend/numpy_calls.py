@@ -39,7 +39,7 @@ class NumpyMixin(NumpyMoreMixin):
         """``prim(args)`` with the NumPy keywords it takes by position moved into place;
         arguments with effects are still evaluated in the order written, as in Python
         (``np.clip(x, a_max=f(), a_min=g())`` calls f first)."""
-        moved = positional_keywords(prim, dotted, args)
+        moved = _as_evaluated(prim, positional_keywords(prim, dotted, args))
         effects = [id(_value(a)) for a in args if not is_pure(_value(a))]
         if [id(_value(a)) for a in moved if not is_pure(_value(a))] == effects:
             return self.call(prim, moved, node)
@@ -367,6 +367,17 @@ def positional_keywords(prim: str, dotted: str, args: list) -> list:
         else:
             rest.append(kw)   # the compiler reports it as an unknown keyword, located
     return out + rest
+
+
+def _as_evaluated(prim: str, args: list) -> list:
+    """``args`` in the order the compiled call evaluates them: the positional ones, then
+    the keywords in the order of the primitive's slots they bind to (``clip``'s
+    ``a_max=`` after ``a_min=`` however written)."""
+    spec = registry.lookup(prim)
+    slots = spec.signature.keywords if spec is not None else {}
+    keywords = [a for a in args if isinstance(a, past.KeywordArg)]
+    return [a for a in args if not isinstance(a, past.KeywordArg)] + sorted(
+        keywords, key=lambda k: slots.get(k.name, len(slots)))
 
 
 def is_pure(expr) -> bool:
