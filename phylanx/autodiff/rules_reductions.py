@@ -27,6 +27,17 @@ def mean_vjp(ct, out, a, axis=None, keepdims=None, dummy=None, dtype=None):
     return (broadcast_reduced(scaled, a, axis, keepdims),)
 
 
+@VJP.register("__masked_mean")
+def masked_mean_vjp(ct, out, a, where, axis=None, keepdims=None, dtype=None):
+    """``ct / count`` on the selected elements, zero on the others (NumPy's where=)."""
+    x = arr(a)
+    mask = np.broadcast_to(np.asarray(where), x.shape)
+    count = np.sum(mask, axis=reduced_axes(axis, x.ndim), keepdims=True)
+    spread = broadcast_reduced(ct, a, axis, keepdims)
+    scaled = (spread / np.maximum(count, 1)).astype(spread.dtype, copy=False)
+    return np.where(mask, scaled, spread.dtype.type(0)), None
+
+
 def _products_of_others(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """For every element, the product of the other elements of its reduction (exact with
     zeros: exclusive products from the left and from the right)."""
