@@ -115,6 +115,8 @@ CASES.update({
                              (np.array([[0, 2, 3], [1, 1, 0]]), A234, True)],
     "sum": [(A234,), (A234, 1), (A234, [0, 2], True), (A234, None, None, f(2.0))],
     "mean": [(A234,), (A234, -1), (A234, [0, 1], True)],
+    "__masked_mean": [(A234, A234 > -0.5), (A234, np.array([True, False, True, True]), -1),
+                      (A234, A234[0] > -0.5, [0, 1], True)],
     "prod": [(positive(2, 3, 4), 1), (np.array([[0.0, 1.5, 2.0], [0.5, 0.0, 0.0]]), 1),
              (positive(2, 3),)],
     "amax": [(distinct(2, 3, 4),), (distinct(2, 3, 4), 2), (distinct(2, 3, 4), 1, True)],

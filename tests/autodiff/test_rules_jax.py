@@ -267,6 +267,8 @@ JAX = {
     "where": jnp.where, "__npwhere": jnp.where, "clip": jnp.clip,
     "sum": _sum_like(jnp.sum), "mean": _sum_like(jnp.mean), "prod": _sum_like(jnp.prod),
     "amax": _sum_like(jnp.max), "amin": _sum_like(jnp.min),
+    "__masked_mean": lambda a, where, axis=None, keepdims=None, dtype=None: jnp.mean(
+        a, _axis(axis), keepdims=_flag(keepdims), where=where),
     "var": _moment(jnp.var), "std": _moment(jnp.std),
     "logsumexp": lambda a, axis=None, keepdims=None, dummy=None, dtype=None: jsp.logsumexp(
         a, _axis(axis), keepdims=_flag(keepdims)),
