@@ -38,6 +38,24 @@ def masked_mean_vjp(ct, out, a, where, axis=None, keepdims=None, dtype=None):
     return np.where(mask, scaled, spread.dtype.type(0)), None
 
 
+@VJP.register("nansum")
+def nansum_vjp(ct, out, a, axis=None, dtype=None, keepdims=False):
+    """``sum``'s, zero at the NaNs (they count as 0: JAX's ``nansum``)."""
+    spread = broadcast_reduced(ct, a, axis, keepdims)
+    return (np.where(np.isnan(arr(a)), spread.dtype.type(0), spread),)
+
+
+@VJP.register("nanmean")
+def nanmean_vjp(ct, out, a, axis=None, dtype=None, keepdims=False):
+    """``ct / count`` of the non-NaN elements, zero at the NaNs (JAX's ``nanmean``)."""
+    x = arr(a)
+    kept = ~np.isnan(x)
+    count = np.sum(kept, axis=reduced_axes(axis, x.ndim), keepdims=True)
+    spread = broadcast_reduced(ct, a, axis, keepdims)
+    scaled = (spread / np.maximum(count, 1)).astype(spread.dtype, copy=False)
+    return (np.where(kept, scaled, spread.dtype.type(0)),)
+
+
 def _products_of_others(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """For every element, the product of the other elements of its reduction (exact with
     zeros: exclusive products from the left and from the right)."""

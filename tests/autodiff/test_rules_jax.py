@@ -267,6 +267,10 @@ JAX = {
     "where": jnp.where, "__npwhere": jnp.where, "clip": jnp.clip,
     "sum": _sum_like(jnp.sum), "mean": _sum_like(jnp.mean), "prod": _sum_like(jnp.prod),
     "amax": _sum_like(jnp.max), "amin": _sum_like(jnp.min),
+    "nansum": lambda a, axis=None, dtype=None, keepdims=False: jnp.nansum(
+        a, _axis(axis), keepdims=_flag(keepdims)),
+    "nanmean": lambda a, axis=None, dtype=None, keepdims=False: jnp.nanmean(
+        a, _axis(axis), keepdims=_flag(keepdims)),
     "__masked_mean": lambda a, where, axis=None, keepdims=None, dtype=None: jnp.mean(
         a, _axis(axis), keepdims=_flag(keepdims), where=where),
     "var": _moment(jnp.var), "std": _moment(jnp.std),

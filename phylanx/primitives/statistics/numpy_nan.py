@@ -45,6 +45,7 @@ def _tuple_axis(axis):
     oracle=lambda a, axis=None, dtype=None, keepdims=False: np.nansum(
         a, _tuple_axis(axis), dtype, keepdims=bool(keepdims)),
     example="nansum(list(1.0, nan, 3.0))", result="4.0",
+    differentiable=True,
 )
 def nansum(a, axis=None, dtype=None, keepdims=False):
     """Sum treating NaN as zero (along ``axis``), like numpy.nansum.
@@ -61,6 +62,7 @@ def nansum(a, axis=None, dtype=None, keepdims=False):
     oracle=lambda a, axis=None, dtype=None, keepdims=False: np.nanmean(
         a, _tuple_axis(axis), dtype, keepdims=bool(keepdims)),
     example="nanmean(list(list(1.0, nan), list(3.0, 4.0)), 1)", result="[1.0, 3.5]",
+    differentiable=True,
 )
 def nanmean(a, axis=None, dtype=None, keepdims=False):
     """Mean of the non-NaN elements (along ``axis``), like numpy.nanmean.
