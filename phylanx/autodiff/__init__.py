@@ -22,6 +22,7 @@ from . import (  # noqa: F401  (importing a rules module attaches its rules to V
     rules_keras,
     rules_linalg,
     rules_norms,
+    rules_products,
     rules_rearrange,
     rules_recordable,
     rules_recordable_arrays,

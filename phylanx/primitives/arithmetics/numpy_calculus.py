@@ -131,6 +131,7 @@ _CONVOLVE_MODES = ("full", "same", "valid")
 
 @primitive(
     "convolve", "convolve(_1_a, _2_v, __arg(_3_mode, \"full\"))", extension=True,
+    differentiable=True,
     oracle=lambda a, v, mode="full": np.convolve(a, v, mode),
     example="convolve([1, 2, 3], [0, 1, 0.5])", result="[0.0, 1.0, 2.5, 4.0, 1.5]",
 )
