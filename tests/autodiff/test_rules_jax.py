@@ -267,6 +267,9 @@ JAX = {
     "where": jnp.where, "__npwhere": jnp.where, "clip": jnp.clip,
     "sum": _sum_like(jnp.sum), "mean": _sum_like(jnp.mean), "prod": _sum_like(jnp.prod),
     "amax": _sum_like(jnp.max), "amin": _sum_like(jnp.min),
+    "ldexp": jnp.ldexp,
+    "nan_to_num": lambda x, copy=True, nan=0.0, posinf=None, neginf=None: jnp.nan_to_num(
+        x, nan=nan, posinf=posinf, neginf=neginf),
     "kron": jnp.kron, "convolve": lambda a, v, mode="full": jnp.convolve(a, v, mode),
     "nansum": lambda a, axis=None, dtype=None, keepdims=False: jnp.nansum(
         a, _axis(axis), keepdims=_flag(keepdims)),
