@@ -30,6 +30,7 @@ from . import (  # noqa: F401  (importing a rules module attaches its rules to V
     rules_recordable_decompositions,
     rules_recordable_keras,
     rules_recordable_lists,
+    rules_recordable_masked,
     rules_recordable_norms,
     rules_recordable_rearrange,
     rules_recordable_svd,

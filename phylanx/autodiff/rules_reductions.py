@@ -107,7 +107,8 @@ def _extreme_vjp(ct, out, a, axis=None, keepdims=None, initial=None, dtype=None)
     return (np.multiply(ct, hits, dtype=dtype),)
 
 
-VJP.register("amax", "amin")(_extreme_vjp)
+# nanmax(a, axis, keepdims) has amax's first slots; a NaN never equals the result
+VJP.register("amax", "amin", "nanmax", "nanmin")(_extreme_vjp)
 
 
 @VJP.register("var")

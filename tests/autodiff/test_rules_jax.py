@@ -273,6 +273,10 @@ JAX = {
     "kron": jnp.kron, "convolve": lambda a, v, mode="full": jnp.convolve(a, v, mode),
     "nansum": lambda a, axis=None, dtype=None, keepdims=False: jnp.nansum(
         a, _axis(axis), keepdims=_flag(keepdims)),
+    "nanmax": lambda a, axis=None, keepdims=False: jnp.nanmax(a, _axis(axis),
+                                                              keepdims=_flag(keepdims)),
+    "nanmin": lambda a, axis=None, keepdims=False: jnp.nanmin(a, _axis(axis),
+                                                              keepdims=_flag(keepdims)),
     "nanmean": lambda a, axis=None, dtype=None, keepdims=False: jnp.nanmean(
         a, _axis(axis), keepdims=_flag(keepdims)),
     "__masked_mean": lambda a, where, axis=None, keepdims=None, dtype=None: jnp.mean(

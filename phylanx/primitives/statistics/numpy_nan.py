@@ -83,6 +83,7 @@ def _extreme_oracle(fn):
     "nanmax", "nanmax(_1_a, __arg(_2_axis, nil), __arg(_3_keepdims, false))",
     extension=True, samples="reduction", oracle=_extreme_oracle(np.nanmax),
     example="nanmax(list(1.0, nan, 3.0))", result="3.0",
+    differentiable=True,
 )
 def nanmax(a, axis=None, keepdims=False):
     """Largest element ignoring NaN (along ``axis``), like numpy.nanmax.
@@ -96,6 +97,7 @@ def nanmax(a, axis=None, keepdims=False):
     "nanmin", "nanmin(_1_a, __arg(_2_axis, nil), __arg(_3_keepdims, false))",
     extension=True, samples="reduction", oracle=_extreme_oracle(np.nanmin),
     example="nanmin(list(1.0, nan, 3.0))", result="1.0",
+    differentiable=True,
 )
 def nanmin(a, axis=None, keepdims=False):
     """Smallest element ignoring NaN (along ``axis``), like numpy.nanmin.
