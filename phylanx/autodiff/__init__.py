@@ -19,6 +19,7 @@ from . import (  # noqa: F401  (importing a rules module attaches its rules to V
     rules_complex,
     rules_decompositions,
     rules_einsum,
+    rules_interp_average,
     rules_keras,
     rules_linalg,
     rules_norms,

@@ -270,6 +270,13 @@ JAX = {
     "ldexp": jnp.ldexp,
     "nan_to_num": lambda x, copy=True, nan=0.0, posinf=None, neginf=None: jnp.nan_to_num(
         x, nan=nan, posinf=posinf, neginf=neginf),
+    "interp": lambda x, xp, fp, left=None, right=None, period=None: jnp.interp(
+        x, xp, fp, left, right),
+    "average": lambda a, axis=None, weights=None, returned=False, keepdims=False: (
+        list(jnp.average(a, _axis(axis), weights, True, keepdims=_flag(keepdims)))
+        if returned else jnp.average(a, _axis(axis), weights, keepdims=_flag(keepdims))),
+    "__npappend": lambda a, v, axis=None: jnp.append(a, v, None if axis is None
+                                                     else int(axis)),
     "kron": jnp.kron, "convolve": lambda a, v, mode="full": jnp.convolve(a, v, mode),
     "nansum": lambda a, axis=None, dtype=None, keepdims=False: jnp.nansum(
         a, _axis(axis), keepdims=_flag(keepdims)),

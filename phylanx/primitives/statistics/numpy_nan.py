@@ -165,7 +165,7 @@ def _average(a, axis=None, weights=None, returned=False, keepdims=False):
     "average",
     "average(_1_a, __arg(_2_axis, nil), __arg(_3_weights, nil), __arg(_4_returned, false), "
     "__arg(_5_keepdims, false))",
-    extension=True, oracle=_average,
+    extension=True, oracle=_average, differentiable=True,
     example="average([1.0, 2.0, 4.0], nil, [1, 1, 2])", result="2.75",
 )
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
