@@ -69,7 +69,17 @@ class NumpyMixin(NumpyMoreMixin):
                                    "argument")
         array, rest = rest[0], rest[1:]
         if prim == "mean":
-            value = self.call("__masked_mean", [array, mask.value, *rest], node)
+            # NumPy's positions as the mean primitive reads them (np.mean(x, 0, np.float32)
+            # gives dtype=), then passed to __masked_mean by name
+            moved = positional_keywords(prim, dotted, [array, *rest])
+            slots = registry.lookup(prim).signature.params
+            positional = [a for a in moved if not isinstance(a, past.KeywordArg)]
+            if len(positional) > len(slots):
+                raise self.error(node, f"np.{dotted}: too many arguments")
+            named = [past.KeywordArg(slots[i].name, a, node_loc(a, mask))
+                     for i, a in enumerate(positional[1:], 1)]
+            value = self.call("__masked_mean", [array, mask.value, *named, *(
+                a for a in moved if isinstance(a, past.KeywordArg))], node)
         else:
             fill = MASKED_REDUCTIONS[prim]
             if fill is None:
@@ -409,6 +419,11 @@ def positional_keywords(prim: str, dotted: str, args: list) -> list:
 #: (None: ``initial=``, required by NumPy; ``mean``: counted instead, ``__masked_mean``)
 MASKED_REDUCTIONS = {"sum": 0, "nansum": 0, "prod": 1, "any": False, "all": True,
                      "amax": None, "amin": None, "mean": 0}
+
+
+def node_loc(expr, fallback):
+    """Where ``expr`` (a translated argument) was written, else ``fallback``'s place."""
+    return getattr(expr, "loc", None) or fallback.loc
 
 
 def _as_evaluated(prim: str, args: list) -> list:

@@ -47,7 +47,8 @@ def test_where_of_a_reduction_is_numpys_and_its_gradient_jaxs(case):
 def test_where_of_any_all_nansum_and_integers_is_numpys():
     def reductions(x, m, n):
         return (np.any(x > 1.5, where=m), np.all(x > -1.5, where=m),
-                np.nansum(x, where=m), np.sum(n, where=m), np.mean(n, 0, where=m))
+                np.nansum(x, where=m), np.sum(n, where=m), np.mean(n, 0, where=m),
+                np.mean(x, 1, np.float32, None, True, where=m))   # NumPy's positions
     ints = np.array([[100, 100, 100], [100, 100, 27]], np.int8)
     x = X.copy()
     x[0, 0] = np.nan
