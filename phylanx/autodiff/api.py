@@ -316,8 +316,9 @@ def _as_input(value: Any, position: int, tape: tapes.Tape,
         pairs = [_as_input(v, position, tape) for v in value]
         kind = tuple if isinstance(value, tuple) else list
         return kind(p[0] for p in pairs), kind(p[1] for p in pairs)
-    if isinstance(value, (np.ndarray, np.generic, int, float, list, tuple)) \
-            and not isinstance(value, (bool, np.bool_)):
+    if isinstance(value, (bool, np.bool_)):
+        raise _integer_argument(value, position)
+    if isinstance(value, (np.ndarray, np.generic, int, float, list, tuple)):
         # a masked array or np.matrix is a located error, never its bare values
         array = plain_array(value) if isinstance(value, np.ndarray) else np.asarray(value)
         if alone:
@@ -326,7 +327,12 @@ def _as_input(value: Any, position: int, tape: tapes.Tape,
         elif array.dtype.kind == "f":
             array = array.copy()
         elif array.dtype.kind in "iu":
-            array = array.astype(np.float64)
+            # JAX's rule (and PyTorch's): an integer argument is never differentiated.
+            # Running the function on a float64 copy made value_and_grad's value differ
+            # from the call's (an int8 ``x * x`` wraps around) and coerced it silently.
+            raise _integer_argument(value, position)
+        elif array.dtype.kind == "b":
+            raise _integer_argument(value, position)
         else:
             array = None
         if array is not None:
@@ -343,6 +349,16 @@ def _as_input(value: Any, position: int, tape: tapes.Tape,
     raise PhylanxTypeError(f"cannot differentiate with respect to argument {position}: a "
                            f"{type_name(value)} (gradients need float arrays or numbers, or "
                            "lists, tuples and dicts of them)", user_line())
+
+
+def _integer_argument(value: Any, position: int) -> PhylanxTypeError:
+    """The error of an integer or boolean value in a differentiated position."""
+    kind = "boolean" if isinstance(value, (bool, np.bool_)) or \
+        np.asarray(value).dtype.kind == "b" else "integer"
+    return PhylanxTypeError(
+        f"cannot differentiate with respect to argument {position}: it is {kind} ("
+        f"{type_name(value)}); pass a float (x.astype(float), or 3.0 for 3), as JAX "
+        "requires (arguments not in argnums are passed unchanged)", user_line())
 
 
 def _gradients(cotangents: dict, leaves: Any, outers: list = ()) -> Any:

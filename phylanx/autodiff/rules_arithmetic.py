@@ -218,6 +218,27 @@ def copysign_vjp(ct, out, a, b):
     return ct * np.copysign(1.0, arr(a)) * np.copysign(1.0, arr(b)), None
 
 
+@VJP.register("ldexp")
+def ldexp_vjp(ct, out, a, b):
+    """``a * 2**b`` with integer ``b`` (NumPy refuses a float one): ``ct * 2**b``, by
+    ``ldexp`` itself (exact); ``b`` has no gradient (an integer)."""
+    ct = np.asarray(ct)
+    return np.ldexp(ct, np.asarray(b)).astype(ct.dtype, copy=False), None
+
+
+@VJP.register("nan_to_num")
+def nan_to_num_vjp(ct, out, x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """``x`` where finite; the replaced places' cotangents go to the replacement values
+    (summed), a default replacement (nil: the dtype's extremes) being a constant."""
+    ct, value = np.asarray(ct), np.broadcast_to(arr(x), np.shape(ct))
+
+    def replaced(where, by):
+        return None if by is None else np.sum(ct, where=where)
+    return (np.where(np.isfinite(value), ct, ct.dtype.type(0)), None,
+            replaced(np.isnan(value), nan), replaced(np.isposinf(value), posinf),
+            replaced(np.isneginf(value), neginf))
+
+
 @VJP.register("logaddexp")
 def logaddexp_vjp(ct, out, a, b):
     r = np.asarray(out)
@@ -276,7 +297,7 @@ def clip_factors(a, a_min, a_max) -> tuple:
 
 
 @VJP.register("clip")
-def clip_vjp(ct, out, a, a_min, a_max):
+def clip_vjp(ct, out, a, a_min=None, a_max=None):
     ct = np.asarray(ct)
 
     def route(factor):

@@ -353,7 +353,7 @@ def copysign_equations(ct, out, a, b, wanted=None):
 
 
 @recordable("clip")
-def clip_equations(ct, out, a, a_min, a_max, wanted=None):
+def clip_equations(ct, out, a, a_min=None, a_max=None, wanted=None):
     """``ct`` times the (constant) derivatives of the kernel rule (ties halved)."""
     from .rules_arithmetic import clip_factors
 

@@ -27,6 +27,35 @@ def mean_vjp(ct, out, a, axis=None, keepdims=None, dummy=None, dtype=None):
     return (broadcast_reduced(scaled, a, axis, keepdims),)
 
 
+@VJP.register("__masked_mean")
+def masked_mean_vjp(ct, out, a, where, axis=None, keepdims=None, dtype=None):
+    """``ct / count`` on the selected elements, zero on the others (NumPy's where=)."""
+    x = arr(a)
+    mask = np.broadcast_to(np.asarray(where), x.shape)
+    count = np.sum(mask, axis=reduced_axes(axis, x.ndim), keepdims=True)
+    spread = broadcast_reduced(ct, a, axis, keepdims)
+    scaled = (spread / np.maximum(count, 1)).astype(spread.dtype, copy=False)
+    return np.where(mask, scaled, spread.dtype.type(0)), None
+
+
+@VJP.register("nansum")
+def nansum_vjp(ct, out, a, axis=None, dtype=None, keepdims=False):
+    """``sum``'s, zero at the NaNs (they count as 0: JAX's ``nansum``)."""
+    spread = broadcast_reduced(ct, a, axis, keepdims)
+    return (np.where(np.isnan(arr(a)), spread.dtype.type(0), spread),)
+
+
+@VJP.register("nanmean")
+def nanmean_vjp(ct, out, a, axis=None, dtype=None, keepdims=False):
+    """``ct / count`` of the non-NaN elements, zero at the NaNs (JAX's ``nanmean``)."""
+    x = arr(a)
+    kept = ~np.isnan(x)
+    count = np.sum(kept, axis=reduced_axes(axis, x.ndim), keepdims=True)
+    spread = broadcast_reduced(ct, a, axis, keepdims)
+    scaled = (spread / np.maximum(count, 1)).astype(spread.dtype, copy=False)
+    return (np.where(kept, scaled, spread.dtype.type(0)),)
+
+
 def _products_of_others(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """For every element, the product of the other elements of its reduction (exact with
     zeros: exclusive products from the left and from the right)."""
@@ -78,7 +107,8 @@ def _extreme_vjp(ct, out, a, axis=None, keepdims=None, initial=None, dtype=None)
     return (np.multiply(ct, hits, dtype=dtype),)
 
 
-VJP.register("amax", "amin")(_extreme_vjp)
+# nanmax(a, axis, keepdims) has amax's first slots; a NaN never equals the result
+VJP.register("amax", "amin", "nanmax", "nanmin")(_extreme_vjp)
 
 
 @VJP.register("var")

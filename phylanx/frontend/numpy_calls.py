@@ -39,7 +39,10 @@ class NumpyMixin(NumpyMoreMixin):
         """``prim(args)`` with the NumPy keywords it takes by position moved into place;
         arguments with effects are still evaluated in the order written, as in Python
         (``np.clip(x, a_max=f(), a_min=g())`` calls f first)."""
-        moved = positional_keywords(prim, dotted, args)
+        if prim in MASKED_REDUCTIONS and any(isinstance(a, past.KeywordArg) and
+                                             a.name == "where" for a in args):
+            return self.masked_reduction(prim, dotted, args, node)
+        moved = _as_evaluated(prim, positional_keywords(prim, dotted, args))
         effects = [id(_value(a)) for a in args if not is_pure(_value(a))]
         if [id(_value(a)) for a in moved if not is_pure(_value(a))] == effects:
             return self.call(prim, moved, node)
@@ -48,6 +51,49 @@ class NumpyMixin(NumpyMoreMixin):
                 if isinstance(a, past.KeywordArg) else self.pinned(a, node, out) for a in args]
         return self.call("block", [*out, self.call(prim, positional_keywords(prim, dotted, args),
                                                     node)], node)
+
+    def masked_reduction(self, prim: str, dotted: str, args: list, node):
+        """``np.sum(a, ..., where=m)``: NumPy's masked reduction, the reduction of
+        ``np.where(m, a, fill)`` with ``fill`` the reduction's identity (``initial`` for
+        ``max``/``min``, which NumPy requires there); ``mean`` counts the selected
+        elements (``__masked_mean``).  The gradient is the unmasked one through
+        ``where``: zero where ``m`` is False.  Arguments are evaluated once, in the
+        order written."""
+        out: list = []
+        args = [past.KeywordArg(a.name, self.pinned(a.value, node, out), a.loc)
+                if isinstance(a, past.KeywordArg) else self.pinned(a, node, out) for a in args]
+        mask = next(a for a in args if isinstance(a, past.KeywordArg) and a.name == "where")
+        rest = [a for a in args if a is not mask]
+        if not rest or isinstance(rest[0], past.KeywordArg):
+            raise self.error(node, f"np.{dotted} with where= needs the array as its first "
+                                   "argument")
+        array, rest = rest[0], rest[1:]
+        if prim == "mean":
+            # NumPy's positions as the mean primitive reads them (np.mean(x, 0, np.float32)
+            # gives dtype=), then passed to __masked_mean by name
+            moved = positional_keywords(prim, dotted, [array, *rest])
+            slots = registry.lookup(prim).signature.params
+            positional = [a for a in moved if not isinstance(a, past.KeywordArg)]
+            if len(positional) > len(slots):
+                raise self.error(node, f"np.{dotted}: too many arguments")
+            named = [past.KeywordArg(slots[i].name, a, node_loc(a, mask))
+                     for i, a in enumerate(positional[1:], 1)]
+            value = self.call("__masked_mean", [array, mask.value, *named, *(
+                a for a in moved if isinstance(a, past.KeywordArg))], node)
+        else:
+            fill = MASKED_REDUCTIONS[prim]
+            if fill is None:
+                initial = next((a for a in rest if isinstance(a, past.KeywordArg)
+                                and a.name == "initial"), None)
+                if initial is None:
+                    raise self.error(node, f"np.{dotted} with where= needs initial= (NumPy: "
+                                           "the maximum and minimum have no identity)")
+                fill = initial.value
+            else:
+                fill = self.lit(fill, node)
+            masked = self.call("__npwhere", [mask.value, array, fill], node)
+            value = self.call(prim, positional_keywords(prim, dotted, [masked, *rest]), node)
+        return self.call("block", [*out, value], node) if out else value
 
     def numpy_name(self, dotted: str, node) -> str:
         prim = tables.NUMPY_RENAMES.get(dotted) or numpy_namesake(dotted)
@@ -367,6 +413,28 @@ def positional_keywords(prim: str, dotted: str, args: list) -> list:
         else:
             rest.append(kw)   # the compiler reports it as an unknown keyword, located
     return out + rest
+
+
+#: the reductions taking NumPy's ``where=`` -> the identity filling what is left out
+#: (None: ``initial=``, required by NumPy; ``mean``: counted instead, ``__masked_mean``)
+MASKED_REDUCTIONS = {"sum": 0, "nansum": 0, "prod": 1, "any": False, "all": True,
+                     "amax": None, "amin": None, "mean": 0}
+
+
+def node_loc(expr, fallback):
+    """Where ``expr`` (a translated argument) was written, else ``fallback``'s place."""
+    return getattr(expr, "loc", None) or fallback.loc
+
+
+def _as_evaluated(prim: str, args: list) -> list:
+    """``args`` in the order the compiled call evaluates them: the positional ones, then
+    the keywords in the order of the primitive's slots they bind to (``clip``'s
+    ``a_max=`` after ``a_min=`` however written)."""
+    spec = registry.lookup(prim)
+    slots = spec.signature.keywords if spec is not None else {}
+    keywords = [a for a in args if isinstance(a, past.KeywordArg)]
+    return [a for a in args if not isinstance(a, past.KeywordArg)] + sorted(
+        keywords, key=lambda k: slots.get(k.name, len(slots)))
 
 
 def is_pure(expr) -> bool:

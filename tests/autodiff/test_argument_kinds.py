@@ -68,11 +68,56 @@ def test_refused_arguments_and_argnums_point_at_the_callers_line():
     _located_here(caught.value)
 
 
-def test_float_and_integer_arguments_are_still_differentiated():
-    """Guard: the kinds the docs promise (float32 stays float32, integers as float64)."""
-    for w in (np.array([0.5, -1.0], np.float32), np.array([1, 2]), 1.5):
+def test_float_arguments_are_differentiated_in_their_float_type():
+    """Guard: the kinds the docs promise (float32 stays float32, a Python float float64)."""
+    for w in (np.array([0.5, -1.0], np.float32), np.array([1.0, 2.0]), 1.5):
         got = phylanx.grad(lambda w: np.sum(np.sin(w) * w))(w)
         x = np.asarray(w, np.float64)
         np.testing.assert_allclose(got, np.sin(x) + x * np.cos(x), rtol=1e-6)
         assert np.asarray(got).dtype == (np.float32 if np.asarray(w).dtype == np.float32
                                          else np.float64)
+
+
+_SQUARES = lambda x: np.sum(x * x)      # noqa: E731
+
+
+@pytest.mark.parametrize("argument", [
+    np.arange(5, dtype=np.int8) * 10, np.array([1, 2]), 3, np.int32(3), True,
+    np.array([True, False]), [np.ones(2), np.array([1, 2])], {"w": np.arange(3)},
+], ids=["int8", "int64", "int", "np-int", "bool", "bool-array", "in-a-list", "in-a-dict"])
+@pytest.mark.parametrize("transform", ["grad", "value_and_grad", "jacobian", "hessian",
+                                       "has_aux"])
+def test_an_integer_or_boolean_differentiated_argument_is_refused_as_jax_does(
+        argument, transform):
+    """adb50: an integer argument was differentiated as a float64 copy, so an int8
+    ``x * x`` (which wraps) gave value_and_grad's value 3000.0 where the call gives 36:
+    now a located error, as JAX's ``grad(f)(3)``."""
+    def f(x):
+        leaves = x if isinstance(x, list) else list(x.values()) if isinstance(x, dict) \
+            else [x]
+        return sum(_SQUARES(leaf) for leaf in leaves)
+
+    if not isinstance(argument, (list, dict)):
+        with pytest.raises(TypeError):
+            jax.grad(lambda x: jnp.sum(x * x))(argument)
+        f = _SQUARES
+    call = {"grad": lambda: phylanx.grad(f)(argument),
+            "value_and_grad": lambda: phylanx.value_and_grad(f)(argument),
+            "jacobian": lambda: phylanx.jacobian(f)(argument),
+            "hessian": lambda: phylanx.hessian(f)(argument),
+            "has_aux": lambda: phylanx.value_and_grad(lambda x: (f(x), 1.0),
+                                                      has_aux=True)(argument)}[transform]
+    with pytest.raises(PhylanxTypeError, match="pass a float") as caught:
+        call()
+    _located_here(caught.value)
+
+
+def test_integer_arguments_not_differentiated_are_passed_unchanged():
+    """Integers outside argnums are data (indices, counts): the function sees them as
+    they are, and the value is the call's."""
+    x = np.arange(4.0)
+    value, (gx,) = phylanx.value_and_grad(lambda x, n, t: np.sum(x[:n] * x[:n]) +
+                                          np.sum(t * t), argnums=(0,))(
+        x, 2, np.arange(3, dtype=np.int8) * 50)
+    assert value == 1.0 + np.sum((np.arange(3, dtype=np.int8) * 50) ** 2)
+    np.testing.assert_array_equal(gx, [0.0, 2.0, 0.0, 0.0])

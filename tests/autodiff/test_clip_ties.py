@@ -35,3 +35,30 @@ def test_the_bounds_gradients_and_the_hessian_at_the_bounds_are_jax_s():
     hess = phylanx.hessian(lambda w: np.sum(np.clip(w, -1.0, 2.0) ** 2))(W)
     np.testing.assert_allclose(hess, jax.hessian(lambda w: jnp.sum(jnp.clip(w, -1.0, 2.0)
                                                                    ** 2))(W), rtol=1e-12)
+
+
+SPELLINGS = {
+    "method-min": (lambda w: w.clip(0.0), lambda w: jnp.clip(w, 0.0)),
+    "method-max-keyword": (lambda w: w.clip(max=2.0), lambda w: jnp.clip(w, max=2.0)),
+    "method-min-keyword": (lambda w: w.clip(min=0.0), lambda w: jnp.clip(w, min=0.0)),
+    "np-min-keyword": (lambda w: np.clip(w, min=0.0), lambda w: jnp.clip(w, min=0.0)),
+    "np-max-keyword": (lambda w: np.clip(w, max=2.0), lambda w: jnp.clip(w, max=2.0)),
+    "np-both-keywords": (lambda w: np.clip(w, min=0.0, max=2.0),
+                         lambda w: jnp.clip(w, 0.0, 2.0)),
+    "np-no-bound": (lambda w: np.clip(w), lambda w: w),
+}
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_clip_takes_the_spellings_numpy_takes(spelling):
+    """adb50: ``x.clip(0)`` (one bound) failed to compile ("missing argument 3"), and
+    ``min=``/``max=`` keywords (NumPy 2.1+) were refused; values against the undecorated
+    function, gradients and Hessian against JAX."""
+    clipped, jax_clipped = SPELLINGS[spelling]
+    np.testing.assert_array_equal(phylanx.Phylanx(clipped)(W), clipped(W))
+    got = phylanx.grad(lambda w: np.sum(clipped(w) ** 2 * w))(W)
+    want = jax.grad(lambda w: jnp.sum(jax_clipped(w) ** 2 * w))(W)
+    np.testing.assert_allclose(got, np.asarray(want), rtol=1e-12)
+    hess = phylanx.hessian(lambda w: np.sum(clipped(w) ** 3))(W)
+    np.testing.assert_allclose(hess, jax.hessian(lambda w: jnp.sum(jax_clipped(w) ** 3))(W),
+                               rtol=1e-12)

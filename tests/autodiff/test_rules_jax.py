@@ -267,6 +267,27 @@ JAX = {
     "where": jnp.where, "__npwhere": jnp.where, "clip": jnp.clip,
     "sum": _sum_like(jnp.sum), "mean": _sum_like(jnp.mean), "prod": _sum_like(jnp.prod),
     "amax": _sum_like(jnp.max), "amin": _sum_like(jnp.min),
+    "ldexp": jnp.ldexp,
+    "nan_to_num": lambda x, copy=True, nan=0.0, posinf=None, neginf=None: jnp.nan_to_num(
+        x, nan=nan, posinf=posinf, neginf=neginf),
+    "interp": lambda x, xp, fp, left=None, right=None, period=None: jnp.interp(
+        x, xp, fp, left, right),
+    "average": lambda a, axis=None, weights=None, returned=False, keepdims=False: (
+        list(jnp.average(a, _axis(axis), weights, True, keepdims=_flag(keepdims)))
+        if returned else jnp.average(a, _axis(axis), weights, keepdims=_flag(keepdims))),
+    "__npappend": lambda a, v, axis=None: jnp.append(a, v, None if axis is None
+                                                     else int(axis)),
+    "kron": jnp.kron, "convolve": lambda a, v, mode="full": jnp.convolve(a, v, mode),
+    "nansum": lambda a, axis=None, dtype=None, keepdims=False: jnp.nansum(
+        a, _axis(axis), keepdims=_flag(keepdims)),
+    "nanmax": lambda a, axis=None, keepdims=False: jnp.nanmax(a, _axis(axis),
+                                                              keepdims=_flag(keepdims)),
+    "nanmin": lambda a, axis=None, keepdims=False: jnp.nanmin(a, _axis(axis),
+                                                              keepdims=_flag(keepdims)),
+    "nanmean": lambda a, axis=None, dtype=None, keepdims=False: jnp.nanmean(
+        a, _axis(axis), keepdims=_flag(keepdims)),
+    "__masked_mean": lambda a, where, axis=None, keepdims=None, dtype=None: jnp.mean(
+        a, _axis(axis), keepdims=_flag(keepdims), where=where),
     "var": _moment(jnp.var), "std": _moment(jnp.std),
     "logsumexp": lambda a, axis=None, keepdims=None, dummy=None, dtype=None: jsp.logsumexp(
         a, _axis(axis), keepdims=_flag(keepdims)),

@@ -47,6 +47,8 @@ NAMES = sorted(n for n in CASES if n in VJP.names() and n not in RECORDER_ONLY
 NOT_YET_RECORDABLE: dict[str, str] = {     # (svd, pinv, lstsq until ad46)
     **{name: "ad50's first-order rule (NumPy code, no equation form yet)" for name in (
         "take", "take_along_axis", "diff", "rot90", "inner", "__pyconvert", "__pymath")},
+    **{name: "adb50's first-order rule (NumPy code, no equation form yet)" for name in (
+        "interp", "average", "__npappend")},
 }
 
 #: compared with JAX's second derivative on every run: a scan, a masked function, a

@@ -66,7 +66,7 @@ float_power = _binary(
     "Element-wise x1 ** x2 computed in float64 (or complex128), like numpy.float_power.")
 ldexp = _binary(
     "ldexp", np.ldexp, "ldexp([1.0, 3.0], [2, 1])", "[4.0, 6.0]",
-    "Element-wise x1 * 2**x2 (x2 integers), like numpy.ldexp.", differentiable=False)
+    "Element-wise x1 * 2**x2 (x2 integers), like numpy.ldexp.")
 nextafter = _binary(
     "nextafter", np.nextafter, "nextafter([1.0], [2.0])", "[1.0000000000000002]",
     "Element-wise next float after x1 towards x2, like numpy.nextafter.",

@@ -89,7 +89,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     "interp",
     "interp(_1_x, _2_xp, _3_fp, __arg(_4_left, nil), __arg(_5_right, nil), "
     "__arg(_6_period, nil))",
-    extension=True, oracle=np.interp,
+    extension=True, oracle=np.interp, differentiable=True,
     example="interp([0.5, 2.5, 9.0], [0.0, 1.0, 3.0], [0.0, 10.0, 30.0])",
     result="[5.0, 25.0, 30.0]",
 )
@@ -131,6 +131,7 @@ _CONVOLVE_MODES = ("full", "same", "valid")
 
 @primitive(
     "convolve", "convolve(_1_a, _2_v, __arg(_3_mode, \"full\"))", extension=True,
+    differentiable=True,
     oracle=lambda a, v, mode="full": np.convolve(a, v, mode),
     example="convolve([1, 2, 3], [0, 1, 0.5])", result="[0.0, 1.0, 2.5, 4.0, 1.5]",
 )

@@ -98,7 +98,7 @@ def _replacement(value, what: str):
     "nan_to_num",
     "nan_to_num(_1_x, __arg(_2_copy, true), __arg(_3_nan, 0.0), __arg(_4_posinf, nil), "
     "__arg(_5_neginf, nil))",
-    extension=True, elementwise=True,
+    extension=True, elementwise=True, differentiable=True,
     oracle=lambda x, copy=True, nan=0.0, posinf=None, neginf=None: np.nan_to_num(
         x, copy=copy, nan=nan, posinf=posinf, neginf=neginf),
     example="nan_to_num(list(nan, inf, -inf, 1.5), true, -1.0, 9.0)",

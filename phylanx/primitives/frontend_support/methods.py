@@ -198,7 +198,7 @@ def fill(x, value):
 
 
 @primitive("__npappend", "__npappend(_1, _2, __arg(_3_axis, nil))",
-           extension=True, internal=True, oracle=np.append,
+           extension=True, internal=True, oracle=np.append, differentiable=True,
            example="__npappend([1, 2], 3)", result="[1, 2, 3]")
 def npappend(arr, values, axis=None):
     """``np.append(arr, values, axis)``: a new array (flattened when axis is nil)."""

@@ -68,7 +68,7 @@ def vdot(a, b):
 
 
 @primitive(
-    "kron", "kron(_1_a, _2_b)", extension=True, oracle=np.kron,
+    "kron", "kron(_1_a, _2_b)", extension=True, differentiable=True, oracle=np.kron,
     example="kron([[1, 2]], [[1], [10]])", result="[[1, 2], [10, 20]]",
 )
 def kron(a, b):

@@ -408,11 +408,11 @@ def diag(v, k=0):
 
 
 @primitive(
-    "clip", "clip(_1, _2, _3)", oracle=np.clip,
+    "clip", "clip(_1_a, __arg(_2_a_min, nil), __arg(_3_a_max, nil))", oracle=np.clip,
     example="clip([1, 5, 9], 2, 6)", result="[2, 5, 6]",
     differentiable=True,
 )
-def clip(a, a_min, a_max):
+def clip(a, a_min=None, a_max=None):
     """numpy.clip: limit values to [a_min, a_max] (either bound may be nil)."""
     arr = as_array(a, "a")
     # Python-number bounds stay weak, as in NumPy: clip(float32 x, 0, 1) stays float32

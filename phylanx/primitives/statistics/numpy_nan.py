@@ -45,6 +45,7 @@ def _tuple_axis(axis):
     oracle=lambda a, axis=None, dtype=None, keepdims=False: np.nansum(
         a, _tuple_axis(axis), dtype, keepdims=bool(keepdims)),
     example="nansum(list(1.0, nan, 3.0))", result="4.0",
+    differentiable=True,
 )
 def nansum(a, axis=None, dtype=None, keepdims=False):
     """Sum treating NaN as zero (along ``axis``), like numpy.nansum.
@@ -61,6 +62,7 @@ def nansum(a, axis=None, dtype=None, keepdims=False):
     oracle=lambda a, axis=None, dtype=None, keepdims=False: np.nanmean(
         a, _tuple_axis(axis), dtype, keepdims=bool(keepdims)),
     example="nanmean(list(list(1.0, nan), list(3.0, 4.0)), 1)", result="[1.0, 3.5]",
+    differentiable=True,
 )
 def nanmean(a, axis=None, dtype=None, keepdims=False):
     """Mean of the non-NaN elements (along ``axis``), like numpy.nanmean.
@@ -81,6 +83,7 @@ def _extreme_oracle(fn):
     "nanmax", "nanmax(_1_a, __arg(_2_axis, nil), __arg(_3_keepdims, false))",
     extension=True, samples="reduction", oracle=_extreme_oracle(np.nanmax),
     example="nanmax(list(1.0, nan, 3.0))", result="3.0",
+    differentiable=True,
 )
 def nanmax(a, axis=None, keepdims=False):
     """Largest element ignoring NaN (along ``axis``), like numpy.nanmax.
@@ -94,6 +97,7 @@ def nanmax(a, axis=None, keepdims=False):
     "nanmin", "nanmin(_1_a, __arg(_2_axis, nil), __arg(_3_keepdims, false))",
     extension=True, samples="reduction", oracle=_extreme_oracle(np.nanmin),
     example="nanmin(list(1.0, nan, 3.0))", result="1.0",
+    differentiable=True,
 )
 def nanmin(a, axis=None, keepdims=False):
     """Smallest element ignoring NaN (along ``axis``), like numpy.nanmin.
@@ -161,7 +165,7 @@ def _average(a, axis=None, weights=None, returned=False, keepdims=False):
     "average",
     "average(_1_a, __arg(_2_axis, nil), __arg(_3_weights, nil), __arg(_4_returned, false), "
     "__arg(_5_keepdims, false))",
-    extension=True, oracle=_average,
+    extension=True, oracle=_average, differentiable=True,
     example="average([1.0, 2.0, 4.0], nil, [1, 1, 2])", result="2.75",
 )
 def average(a, axis=None, weights=None, returned=False, keepdims=False):

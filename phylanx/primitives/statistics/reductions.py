@@ -284,6 +284,24 @@ def mean(a, axis=None, keepdims=None, dummy_=None, dtype=None):
     return scalarize(np.mean(a, axis=axes, keepdims=keep, dtype=to_dtype(dtype)))
 
 
+@primitive("__masked_mean",
+           "__masked_mean(_1_a, _2_where, __arg(_3_axis, nil), __arg(_4_keepdims, nil), "
+           "__arg(_5_dtype, nil))", extension=True, internal=True, differentiable=True,
+           oracle=lambda a, where, axis=None, keepdims=None, dtype=None: np.mean(
+               a, axis=axis, keepdims=bool(keepdims), dtype=dtype, where=where),
+           example="__masked_mean([1.0, 2.0, 6.0], [true, false, true])", result="3.5")
+def masked_mean(a, where, axis=None, keepdims=None, dtype=None):
+    """``np.mean(a, axis, where=where)``: the mean of the elements ``where`` selects (the
+    frontend's ``where=`` of ``mean``); NaN with NumPy's warning where none is."""
+    a, axes, keep = _prepare(a, axis, keepdims, axis_of_0d=False)
+    mask = as_numeric(where)
+    if np.asarray(mask).dtype.kind != "b":
+        raise PhylanxTypeError(f"mean's where= must be a boolean array, got "
+                               f"{type_name(where)}")
+    return scalarize(np.mean(a, axis=axes, keepdims=keep, dtype=to_dtype(dtype),
+                             where=mask))
+
+
 def _moment_pattern(name: str) -> str:
     # ddof is a trailing slot beyond the original's five, so the original's calls still work
     return _pattern(name, "dummy_")[:-1] + ", __arg(_6_ddof, 0))"
