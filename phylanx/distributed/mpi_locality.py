@@ -74,6 +74,10 @@ class MPILocality(Locality):
         self.collectives = Collectives(self.world, self.engine)
         self.service = Service(self.world.Dup())
         self.service.on_left = self.collectives.peer_left
+        self.service.on_busy = self.collectives.peer_busy
+        if self.size > 1:       # (a compile tells the peers: kernels/compiling.py)
+            from ..runtime import hooks
+            hooks.local_work = self.service.busy
         self.service.watch({r: pid for r, (host, pid, _) in enumerate(everyone)
                             if host == self._host and r != self.rank},
                            lambda: self.engine.outstanding() > 0)
