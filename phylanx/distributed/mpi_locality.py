@@ -200,6 +200,8 @@ class MPILocality(Locality):
         if self._closed:
             return
         self._closed = True
+        from ..runtime import hooks
+        hooks.local_work = None     # (no compile tells the peers once this rank leaves)
         import sys
         status = faults.exit_status()
         timeout = float(settings.get("shutdown_timeout"))
