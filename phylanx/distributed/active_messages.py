@@ -13,6 +13,9 @@ Each rank has a service thread probing a communicator of its own (a duplicate of
   (a barrier-like handshake), or ``shutdown_timeout`` passed, then says
 * ``GONE`` (the same): the sender stopped serving.  Requests to it fail at once, and
   requests still waiting for it fail, instead of hanging.
+* ``BUSY`` (seconds): the sender starts a long local step (a kernel's compile) that
+  may last up to that long, or (0) ended it; ``on_busy`` (the collectives) lets the
+  collectives waiting for it wait that long (:meth:`Service.busy`).
 
 The service thread probes without blocking, napping at most 2 ms when idle, so these
 messages are seen within milliseconds whatever the program does meanwhile.  A rank
@@ -39,6 +42,7 @@ requests cannot deadlock.  A request gets no answer after ``remote_timeout``: it
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import os
@@ -46,7 +50,7 @@ import pickle
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -60,7 +64,7 @@ from .errors import PhylanxRemoteError
 from .interrupts import each, guarded
 from .mpi import MPI, mpi_lock
 
-REQUEST, REPLY, LEAVING, GONE = 11, 12, 13, 14
+REQUEST, REPLY, LEAVING, GONE, BUSY = 11, 12, 13, 14, 15
 _LIVENESS_PERIOD = 0.5  # seconds between checks that the other ranks' processes run
 _NAME_WAIT = 5.0      # seconds a rank waits for a function name to be defined (SPMD lag)
 
@@ -100,6 +104,8 @@ class Service:
         self.gone: set[int] = set()     # ranks that stopped serving
         #: called (rank, exit status, collectives started per name) when a rank leaves
         self.on_left: Callable[[int, int, dict[str, int]], None] | None = None
+        #: called (rank, seconds) when a rank starts (seconds > 0) or ends a long step
+        self.on_busy: Callable[[int, float], None] | None = None
         self._leaving = False           # this rank's program finished
         self._pids: dict[int, int] = {}           # rank -> pid, the other ranks on this host
         self._waiting: Callable[[], bool] = lambda: False
@@ -130,6 +136,22 @@ class Service:
             recorder.remote_request(target, request_id, what, future)
         self._send((request_id, what, payload), target, REQUEST)
         return future
+
+    @contextlib.contextmanager
+    def busy(self, seconds: float) -> Iterator[None]:
+        """Held around a long local step (at most ``seconds``): every other rank still
+        serving is told at its start and its end (``BUSY``)."""
+        self._tell_busy(seconds)
+        try:
+            yield
+        finally:
+            self._tell_busy(0.0)
+
+    def _tell_busy(self, seconds: float) -> None:
+        with self._lock:
+            targets = [t for t in range(self.size) if t != self.rank and t not in self.gone]
+        for target in targets:
+            self._send(float(seconds), target, BUSY)
 
     def _gone(self, target: int, what: str, where: SourceLoc | None) -> PhylanxRemoteError:
         return PhylanxRemoteError(
@@ -243,6 +265,9 @@ class Service:
             else:
                 threading.Thread(target=guarded, args=(answer,), kwargs={"rank": self.rank},
                                  daemon=True, name=thread_name).start()
+        elif tag == BUSY:
+            if self.on_busy is not None:
+                self.on_busy(source, data)
         elif tag in (LEAVING, GONE):
             status, started = data
             self._departed(source, status, started, gone=tag == GONE)

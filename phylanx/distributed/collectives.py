@@ -57,7 +57,7 @@ import numpy as np
 from ..errors import PhylanxError
 from ..runtime import hooks
 from ..runtime.backoff import yield_core
-from ..runtime.futures import Future, failed, ready
+from ..runtime.futures import Future, FutureTimeoutError, failed, ready
 from ..source import SourceLoc
 from . import agreement as ag
 from . import mpi as mpi_module
@@ -77,7 +77,16 @@ def wait(future: Future) -> Any:
     async_consumers.py``); a spare worker stands in for the thread meanwhile, so a rank
     with few worker threads still starts its next ``async`` collectives (the overlap
     of data-parallel training)."""
-    return future.result(float(settings.get("collective_timeout")) + 30.0, helping=False)
+    while True:
+        try:
+            return future.result(float(settings.get("collective_timeout")) + 30.0,
+                                 helping=False)
+        except FutureTimeoutError:
+            # (a peer's long step, ``peer_busy``, moved the collective's deadline on)
+            running = getattr(future, "_running", None)
+            if running is None or running.finished \
+                    or running.deadline + 30.0 < time.monotonic():
+                raise
 
 
 def _like(value: Any, result: np.ndarray) -> Any:
@@ -713,6 +722,12 @@ class Collectives:
                         at = f" at {where.file}:{where.line}" if where is not None else ""
                         return f"{_label(kind, name)}{at}"
         return None
+
+    def peer_busy(self, rank: int, seconds: float) -> None:
+        """``rank`` started a long local step of up to ``seconds`` (a kernel's compile:
+        ``Service.busy``), or ended it (0): a collective that waits for it is not late
+        until ``collective_timeout`` past that step's bound, or past its end."""
+        self.engine.peer_busy(rank, seconds, float(settings.get("collective_timeout")))
 
     def peer_left(self, rank: int, status: int | None, started: dict[str, int]) -> None:
         """``rank``'s program ended (exit ``status``; None: its process died) after it

@@ -74,6 +74,10 @@ class MPILocality(Locality):
         self.collectives = Collectives(self.world, self.engine)
         self.service = Service(self.world.Dup())
         self.service.on_left = self.collectives.peer_left
+        self.service.on_busy = self.collectives.peer_busy
+        if self.size > 1:       # (a compile tells the peers: kernels/compiling.py)
+            from ..runtime import hooks
+            hooks.local_work = self.service.busy
         self.service.watch({r: pid for r, (host, pid, _) in enumerate(everyone)
                             if host == self._host and r != self.rank},
                            lambda: self.engine.outstanding() > 0)
@@ -196,6 +200,8 @@ class MPILocality(Locality):
         if self._closed:
             return
         self._closed = True
+        from ..runtime import hooks
+        hooks.local_work = None     # (no compile tells the peers once this rank leaves)
         import sys
         status = faults.exit_status()
         timeout = float(settings.get("shutdown_timeout"))

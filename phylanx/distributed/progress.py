@@ -218,8 +218,8 @@ def _start_polling_thread(engine: ProgressEngine) -> Callable[[], None]:
 class _Running:
     """One operation in flight: its generator, its future and its deadline."""
 
-    __slots__ = ("operation", "future", "deadline", "describe", "on_finish", "finished", "tag",
-                 "abandoned", "long_wait", "wait_here", "in_wait", "locate")
+    __slots__ = ("operation", "future", "deadline", "due", "describe", "on_finish", "finished",
+                 "tag", "abandoned", "long_wait", "wait_here", "in_wait", "locate")
 
     def __init__(self, operation: Operation, future: Future, deadline: float,
                  describe: Callable[[], BaseException], on_finish, tag: Any = None,
@@ -231,6 +231,7 @@ class _Running:
         self.locate = locate
         self.future = future
         self.deadline = deadline
+        self.due = deadline     # its deadline had no peer been busy (peer_busy)
         self.describe = describe
         self.on_finish = on_finish
         self.finished = False
@@ -297,6 +298,8 @@ class ProgressEngine:
         self._poll_lock = threading.Lock()   # one poller at a time; others skip
         self._finish_lock = threading.Lock()
         self._next_deadline_check = 0.0
+        #: the ranks in a long local step -> until when their peers wait (peer_busy)
+        self._busy: dict[int, float] = {}
         self.abandoned = False     # an operation failed with its MPI requests pending
         self._driver = threading.Lock()       # held by the waiter that drives (drive)
         self._driver_owner: int | None = None  # that waiter's thread
@@ -323,8 +326,27 @@ class ProgressEngine:
                            on_timeout, on_finish, tag, locate)
         running.future._running = running
         with self._finish_lock:
+            if self._busy:
+                running.deadline = max(running.deadline, *self._busy.values())
             self._running.add(running)
         return running
+
+    def peer_busy(self, rank: int, seconds: float, timeout: float) -> None:
+        """Another rank started a long local step of up to ``seconds`` (a kernel's
+        compile), or ended it (0): every operation waits for it, up to ``timeout`` past
+        the step's bound; once it ended, up to ``timeout`` from then (or its own deadline,
+        if later).  Bounded: a rank that never ends its step is late at the bound."""
+        now = time.monotonic()
+        with self._finish_lock:
+            if seconds > 0:
+                until = self._busy[rank] = now + seconds + timeout
+                for running in self._running:
+                    running.deadline = max(running.deadline, until)
+                return
+            self._busy.pop(rank, None)
+            floor = max([now + timeout, *self._busy.values()])
+            for running in self._running:
+                running.deadline = min(running.deadline, max(running.due, floor))
 
     def run(self, running: _Running, operation: Operation) -> None:
         """Drive ``operation`` to completion; its value (or error) goes to the future."""

@@ -22,6 +22,7 @@ What a compile costs, and so when one is worth starting, is measured in ``costs.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import importlib.util
 import os
@@ -96,11 +97,18 @@ def wait_for_compiles(timeout: float | None = 60.0) -> None:
 atexit.register(wait_for_compiles)
 
 
+#: ``on`` in a background compile's thread (``launch``)
+_background = threading.local()
+
+
 def launch(work, name: str) -> None:
     """Run a compile job ``work()`` in a background thread (``fusion_background``; waited
     for by :func:`wait_for_compiles`), else now."""
     if Settings.background:
-        thread = threading.Thread(target=work, name=name, daemon=True)
+        def in_background() -> None:
+            _background.on = True       # (its rank goes on meanwhile: no peer told)
+            work()
+        thread = threading.Thread(target=in_background, name=name, daemon=True)
         _compiles.append(thread)
         thread.start()
     else:
@@ -217,6 +225,19 @@ def in_disk_cache(dispatcher, types: tuple) -> bool:
         return False
 
 
+def _peers_told():
+    """Around a compile on a rank of several: its peers' collectives wait for it (the
+    host-lock wait, ``fusion_cache_wait``, plus a collective timeout's worth of compile)
+    instead of failing after ``collective_timeout`` while it compiles (issue 28).  Not
+    in the background (``launch``): there the rank goes on, no peer waits for it."""
+    from ..runtime import hooks
+    if hooks.local_work is None or getattr(_background, "on", False):
+        return contextlib.nullcontext()
+    from ..distributed import settings as dist_settings
+    return hooks.local_work(Settings.cache_wait
+                            + float(dist_settings.get("collective_timeout")))
+
+
 def compile_kernel(plan_: Plan, sample_args: tuple, serial: bool = True) -> tuple[Any, Any]:
     """The compiled kernels (numba dispatchers: on every core, on one; the second None
     unless ``serial``) for arguments typed like ``sample_args``."""
@@ -227,8 +248,8 @@ def compile_kernel(plan_: Plan, sample_args: tuple, serial: bool = True) -> tupl
     module = _load(plan_.source)
     types = tuple(numba.typeof(a) for a in sample_args)
     kernels = (module.kernel_par, module.kernel_ser) if serial else (module.kernel_par,)
-    with first_compile(plan_.source,
-                       lambda: all(in_disk_cache(k, types) for k in kernels)):
+    with _peers_told(), first_compile(plan_.source,
+                                      lambda: all(in_disk_cache(k, types) for k in kernels)):
         for kernel in kernels:
             kernel.compile(types)
     _initialized.append(True)

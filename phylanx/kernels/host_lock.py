@@ -15,6 +15,9 @@ finds the code in its index and loads it (tens of milliseconds, not seconds).
   signatures at once can lose an entry or name two entries' code files alike.
 * Every wait is bounded (setting ``fusion_cache_wait``, 120 s): past it the waiter
   compiles itself, with a one-line :class:`KernelCacheWarning`.
+  On a rank of several, the wait and the compile are told to the other ranks
+  (``compiling._peers_told``): their collectives wait for it, up to this bound plus a
+  ``collective_timeout``, rather than fail after ``collective_timeout`` (issue 28).
 * A lock file that cannot be made (a cache directory that cannot be written) is no
   lock: the process compiles as it did before.
 * Asked first, ``cached()`` can say the disk cache holds the kernel already: then no

@@ -10,6 +10,11 @@ test it once per task, the distributed layer once per collective or remote call,
 per node), and ``programs``
 holds every compiled program's statements weakly, so that a recording started
 later reaches code compiled before it.
+
+``local_work`` is set by a distributed run of several ranks (``mpi_locality.py``):
+``local_work(seconds)`` is a context held around a long local step that a peer's
+collective may wait for (a kernel's compile, its host-lock wait): the peers are told,
+so that their collectives wait for it (up to ``seconds``) instead of timing out.
 """
 from __future__ import annotations
 
@@ -28,6 +33,8 @@ _hooks: list[Hook] = []
 recorder: Any = None
 #: the top-level statements of every compiled program (weakly: they die with their state)
 programs: weakref.WeakSet = weakref.WeakSet()
+#: the context telling the other ranks of a long local step, or None (one process)
+local_work: Any = None
 
 
 def install(hook: Hook) -> None:

@@ -30,9 +30,11 @@ and leave the node-by-node trace (issue 28 item 5).
 
 Prints 'OK <rank>' at the end.
 """
+import contextlib
 import functools
 import hashlib
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -373,6 +375,36 @@ finally:
     loops.LOCKSTEP_WORK, loops.MAX_NS_PER_NODE = lockstep_work, max_ns
     config.set("fusion_compile_cost_ms", 0.0)
     config.set("fusion_min_size", 1)
+
+# a rank whose kernel compiles (or waits for another process's compile of it: the host
+# lock, up to fusion_cache_wait) longer than collective_timeout is not a hang: its peers'
+# collectives wait for it (it tells them: ``hooks.local_work``), then go on alike
+# (issue 28, hang50: rank 0 timed out in a gather while rank 1 compiled under load)
+if p > 1:
+    from phylanx.kernels import compiling
+    _first = compiling.first_compile
+
+    @contextlib.contextmanager
+    def _slow_first(*args, **kwargs):
+        if r == p - 1:
+            time.sleep(2.5)         # > collective_timeout below: a held host lock
+        with _first(*args, **kwargs) as how:
+            yield how
+
+    compiling.first_compile = _slow_first
+    timeout = config.get("collective_timeout")
+    config.set("collective_timeout", 1.0)
+    try:
+        SLOW = f"def slow(x, s):\n    return np.tanh(x * {1.5 + 0.25 * p}) + s\n"
+        slow = compiled(SLOW, "slow")
+        xs = np.random.default_rng(11).normal(size=(4 * p, 3))
+        txs = dist.tiled(xs, "row", name="slowx")
+        for _ in range(4):          # the kernel compiles on the last rank's late
+            np.testing.assert_allclose(np.asarray(slow(txs, 0.5)), slow.python(xs, 0.5),
+                                       rtol=1e-12)
+    finally:
+        config.set("collective_timeout", timeout)
+        compiling.first_compile = _first
 
 dist.barrier().result()
 print(f"OK {r}")
