@@ -21,20 +21,12 @@ import os
 import time
 
 import numpy as np
+from grad_mlp import conv_loss as loss_valid  # (grad_mlp.py's Conv1D loss, 'valid')
 from workloads.common import optional
 
 import phylanx
 from phylanx import Phylanx, config
 from phylanx.ops import conv1d
-
-
-@Phylanx
-def loss_valid(w1, b1, w2, b2, x, labels):
-    h = np.maximum(conv1d(x, w1) + b1, 0.0)
-    z = np.mean(h, axis=1) @ w2 + b2
-    shifted = z - np.max(z, axis=1, keepdims=True)
-    log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
-    return -np.sum(labels * log_probs) / x.shape[0]
 
 
 @Phylanx

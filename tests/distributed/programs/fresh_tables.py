@@ -16,28 +16,18 @@ for NumPy's views, kept alive), the stores into the tables send what they sent b
 (they sent an all_gather each: the copies were refreshed at every store into any tiled
 array).  Prints 'OK <rank>' at the end.
 """
-import collections
 import warnings
 
 import numpy as np
+from counted import collectives
 
 from phylanx import Phylanx
 from phylanx import distributed as dist
-from phylanx.instrumentation.timeline import SPAN, Recorder
 
 warnings.simplefilter("ignore", dist.PhylanxPerformanceWarning)
 r, p = dist.find_here(), dist.num_localities()
 
 
-def collectives(fn, *args):
-    """``fn(*args)``'s result and the collectives this rank made: Counter of kinds."""
-    recorder = Recorder(rank=r, size=p).start()
-    try:
-        result = fn(*args)
-    finally:
-        recorder.stop()
-    return result, collections.Counter(e[6]["kind"] for e in recorder.events
-                                       if e[0] == SPAN and e[2] == "collective")
 
 
 @Phylanx

@@ -8,16 +8,15 @@ array's tile still reaches it, as does a store through ``slice_row_d``.  Run in
 ``test_one_rank_errors_and_inplace_mpi.py``'s job (its DONE line says it returned: no
 'OK' of its own, which that job counts for its other programs).
 """
-import collections
 import warnings
 
 import numpy as np
+from counted import collectives
 
 import phylanx
 from phylanx import Phylanx
 from phylanx import distributed as dist
 from phylanx.distributed import view_copies
-from phylanx.instrumentation.timeline import SPAN, Recorder
 
 warnings.simplefilter("ignore", dist.PhylanxPerformanceWarning)
 r = dist.find_here()
@@ -135,15 +134,6 @@ def row_two(x):
     return x[2]
 
 
-def sent(fn, *args):
-    """``fn(*args)`` and this rank's collectives, by kind."""
-    recorder = Recorder(rank=r, size=dist.num_localities()).start()
-    try:
-        result = fn(*args)
-    finally:
-        recorder.stop()
-    return result, collections.Counter(e[6]["kind"] for e in recorder.events
-                                       if e[0] == SPAN and e[2] == "collective")
 
 
 def own_rows(name):
@@ -157,9 +147,9 @@ cuts = [round(matrix.shape[0] * i / k_ranks) for i in range(k_ranks + 1)]
 rows_span = [cuts[r], cuts[r + 1]]
 rows_here = slice(*rows_span)
 stored_d = Phylanx(stored)
-want, before = sent(stored_d, own_rows("views_store_before"))
+want, before = collectives(stored_d, own_rows("views_store_before"))
 kept = Phylanx(row_two)(own_rows("views_kept"))         # a copy standing for a view, alive
-got, after = sent(stored_d, own_rows("views_store_after"))
+got, after = collectives(stored_d, own_rows("views_store_after"))
 np.testing.assert_allclose(got, want)
 assert after == before, f"a store sent {dict(after)} with another array's copy alive, " \
     f"{dict(before)} without"
@@ -182,12 +172,12 @@ def reads(x):
 
 
 reads_d = Phylanx(reads)
-total, before = sent(reads_d, own_rows("views_reads_before"))
+total, before = collectives(reads_d, own_rows("views_reads_before"))
 np.testing.assert_allclose(total, reads(matrix))
 others = own_rows("views_others")
 held = [others[i % matrix.shape[0]] for i in range(11)]
 for times in range(3):
-    _, after = sent(reads_d, own_rows(f"views_reads_after{times}"))
+    _, after = collectives(reads_d, own_rows(f"views_reads_after{times}"))
     assert after == before, f"reads sent {dict(after)} with copies alive, {dict(before)}"
     held += [others[i] for i in range(5)]
 del held
