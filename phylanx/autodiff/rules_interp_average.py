@@ -11,6 +11,15 @@ from .table import VJP
 from .tape import PhylanxGradientError
 
 
+def _in_dtype_of(gradient, operand):
+    """``gradient`` in ``operand``'s float dtype (float32 stays float32, as JAX): the
+    rules compute in float64."""
+    if gradient is None:
+        return None
+    dtype = np.asarray(operand).dtype
+    return np.asarray(gradient).astype(dtype, copy=False) if dtype.kind == "f" else gradient
+
+
 @VJP.register("interp")
 def interp_vjp(ct, out, x, xp, fp, left=None, right=None, period=None):
     """JAX's ``interp`` derivative: the segment ``[xp[i-1], xp[i]]`` with ``i`` =
@@ -47,7 +56,9 @@ def interp_vjp(ct, out, x, xp, fp, left=None, right=None, period=None):
         d_fp[-1] += np.sum(ct[above])
     else:
         d_right = np.sum(ct[above])
-    return (d_x.reshape(np.shape(x)), d_xp, d_fp, d_left, d_right, None)
+    return (_in_dtype_of(d_x.reshape(np.shape(x)), x), _in_dtype_of(d_xp, xp),
+            _in_dtype_of(d_fp, fp), _in_dtype_of(d_left, left),
+            _in_dtype_of(d_right, right), None)
 
 
 @VJP.register("average")
@@ -76,7 +87,7 @@ def average_vjp(ct, out, a, axis=None, weights=None, returned=False, keepdims=Fa
     g = expand_reduced(ct_avg, x, axis, keepdims)
     d_a = np.broadcast_to(g * w_full / total, x.shape)
     if weights is None:
-        return (d_a,)
+        return (_in_dtype_of(d_a, a),)
     d_w = g * (x - expand_reduced(avg, x, axis, keepdims)) / total
     if ct_sum is not None:
         d_w = d_w + expand_reduced(ct_sum, x, axis, keepdims)
@@ -84,7 +95,7 @@ def average_vjp(ct, out, a, axis=None, weights=None, returned=False, keepdims=Fa
     if np.shape(weights) != x.shape:
         others = tuple(k for k in range(x.ndim) if k != axes[0])
         d_w = np.sum(d_w, axis=others).reshape(np.shape(weights))
-    return d_a, None, d_w
+    return _in_dtype_of(d_a, a), None, _in_dtype_of(d_w, weights)
 
 
 @VJP.register("__npappend")

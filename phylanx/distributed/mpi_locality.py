@@ -77,7 +77,10 @@ class MPILocality(Locality):
         self.service.on_busy = self.collectives.peer_busy
         if self.size > 1:       # (a compile tells the peers: kernels/compiling.py)
             from ..runtime import hooks
-            hooks.local_work = self.service.busy
+            # a compile's own bound (its host-lock wait) plus a collective timeout's
+            # worth of compiling
+            hooks.local_work = lambda seconds: self.service.busy(
+                seconds + float(settings.get("collective_timeout")))
         self.service.watch({r: pid for r, (host, pid, _) in enumerate(everyone)
                             if host == self._host and r != self.rank},
                            lambda: self.engine.outstanding() > 0)

@@ -405,6 +405,18 @@ def _solvers_iterative_linear() -> dict[str, list[tuple]]:
     return out
 
 
+def _statistics_reductions() -> dict[str, list[tuple]]:
+    """Samples of phylanx/primitives/statistics/reductions.py."""
+    a = np.arange(6.0).reshape(2, 3)
+    where = np.array([[True, False, True], [False, True, True]])
+    return {
+        "__masked_mean": [(np.array([1.0, 2.0, 6.0]), np.array([True, False, True])),
+                          (a, where), (a, where, np.int64(1)),
+                          (a.astype(np.float32), where, np.int64(0), True),
+                          (a, np.ones((1, 3), bool), np.int64(0))],
+    }
+
+
 def _builders() -> list:
     """Every function named ``_<category>_<module>...`` of this module and of
     ``samples_matrixops``: one per declaring module, each returning ``{name: samples}``."""

@@ -291,8 +291,9 @@ def mean(a, axis=None, keepdims=None, dummy_=None, dtype=None):
                a, axis=axis, keepdims=bool(keepdims), dtype=dtype, where=where),
            example="__masked_mean([1.0, 2.0, 6.0], [true, false, true])", result="3.5")
 def masked_mean(a, where, axis=None, keepdims=None, dtype=None):
-    """``np.mean(a, axis, where=where)``: the mean of the elements ``where`` selects (the
-    frontend's ``where=`` of ``mean``); NaN with NumPy's warning where none is."""
+    """``np.mean(a, axis, where=where)``: the mean of the elements ``where`` selects.
+
+    The frontend's ``where=`` of ``mean``; NaN with NumPy's warning where none is."""
     a, axes, keep = _prepare(a, axis, keepdims, axis_of_0d=False)
     mask = as_numeric(where)
     if np.asarray(mask).dtype.kind != "b":
