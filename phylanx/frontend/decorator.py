@@ -217,12 +217,9 @@ class PhylanxDecorator(DecoratedFunction):
                 state.run(declared)
             else:
                 dep._ensure_compiled()
-        # the Python values it reads are declared, not defined: running ``define(G, nil)``
-        # would empty a slot that a call of another live function, on another thread,
-        # has loaded and is about to read (issue 27: it read nil)
-        for name in tr.externals:
-            state.declare_linked(name)
-        program = tr.program
+        declare = tuple(past.Call("define", (past.Identifier(name), past.Literal(None)))
+                        for name in tr.externals)
+        program = past.Program(declare + tr.program.body, tr.program.loc)
         # the Python globals it assigns are per call (compiler/scopes.py): marked before
         # the code using them is compiled
         assigned = {state.declare_linked(name): (get, put)

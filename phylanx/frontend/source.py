@@ -21,22 +21,11 @@ import inspect
 import linecache
 import re
 import textwrap
-import threading
 from dataclasses import dataclass
 
 from ..errors import PhylanxError, PhylanxTypeError
 from ..source import SourceLoc
 from . import checks
-
-# CPython 3.11's ast module counts its recursion depth per interpreter, not per thread: two
-# threads parsing at once failed with "SystemError: AST constructor recursion depth
-# mismatch" (seen translating lambdas on 3 threads, 11 of 30 runs; fixed in later CPythons)
-_PARSING = threading.Lock()
-
-
-def _parse(text: str) -> ast.Module:
-    with _PARSING:
-        return ast.parse(text)
 
 
 class SourceUnavailableError(PhylanxError):
@@ -79,7 +68,7 @@ def function_source(fn, source: str | None = None) -> Source:
     indent = len(lines[0]) - len(lines[0].lstrip())
     file = inspect.getsourcefile(fn) or fn.__code__.co_filename
     if fn.__name__ != "<lambda>":
-        node = _parse(text).body[0]
+        node = ast.parse(text).body[0]
         if not isinstance(node, ast.FunctionDef):
             raise PhylanxTypeError(f"@Phylanx needs a function, got {type(node).__name__}")
         return Source(node, file, first - 1, indent, text)
@@ -89,7 +78,7 @@ def function_source(fn, source: str | None = None) -> Source:
     # a lambda: parse the smallest enclosing statement text and find it by its parameters
     for candidate in (text, text.strip().rstrip(",)") + "\n", "(" + text.strip() + ")"):
         try:
-            tree = _parse(candidate)
+            tree = ast.parse(candidate)
         except SyntaxError:
             continue
         node = _find(tree, fn)
@@ -125,7 +114,7 @@ def _given_source(fn, source: str) -> Source:
     file = fn.__code__.co_filename
     where = checks.Locator(file, 0, text)
     try:
-        tree = _parse(text)
+        tree = ast.parse(text)
     except SyntaxError as e:
         raise SourceUnavailableError(f"the source= text is not valid Python: {e.msg}",
                                      SourceLoc(file, e.lineno or 0, e.offset or 0, text)) \
@@ -153,7 +142,7 @@ def _lambda_in_file(fn, file: str) -> Source | None:
         return None
     text = "".join(lines)
     try:
-        tree = _parse(text)
+        tree = ast.parse(text)
     except SyntaxError:
         return None
     start = min(starts)

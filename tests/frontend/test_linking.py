@@ -141,32 +141,6 @@ def test_values_a_live_function_reads_stay():
     assert all(frame[s] is None for s in slots)
 
 
-def test_compiling_a_function_leaves_the_values_a_call_loaded():
-    # a call loads its globals into the shared frame, then reads them; compiling another
-    # function reading one ran ``define(SHARED, nil)`` and emptied it in between (issue 27:
-    # a live function on another thread read nil).  The order forced by hand: the load,
-    # the compilation, then the read.
-    state = execution_tree.compiler_state("compile keeps loads")
-
-    @Phylanx(compiler_state=state)
-    def kept(x):
-        return x + SHARED[1]
-
-    dec = kept.decorator()
-    dec._ensure_compiled()
-    (slot, get), = dec._slots
-    state.globals[slot] = dec._load(get)        # what a call of kept does first
-
-    @Phylanx(compiler_state=state)
-    def other(x):
-        return x * SHARED[2]
-
-    other.decorator()._ensure_compiled()
-    assert state.globals[slot] is SHARED
-    assert dec._evaluate([1.0], None) == 2.0    # the read, without loading again
-    assert other(2.0) == 4.0 and kept(1.0) == 2.0
-
-
 SCALED = True
 MADE = None
 
